@@ -1,0 +1,165 @@
+// Reads flags, environment and the optional TOML file (CONTRACT §6) once, validates them, and
+// returns a frozen Config. Any problem is a ConfigError whose message is one line naming the file,
+// the key and what is wrong.
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parse as parseToml } from "smol-toml";
+import { Cron } from "croner";
+import { z } from "zod";
+
+export class ConfigError extends Error {}
+
+const engineId = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, "must be 1-32 characters of a-z, 0-9, _ or -, starting with a letter or digit");
+
+const httpUrl = z
+  .string()
+  .url("must be a URL")
+  .refine((u) => /^https?:\/\//i.test(u), "must start with http:// or https://")
+  .transform((u) => u.replace(/\/+$/, ""));
+
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be the name of an environment variable");
+
+const modelEndpoint = {
+  api: z.enum(["openai", "anthropic"]),
+  base_url: httpUrl,
+  model: z.string().min(1, "must not be empty"),
+  api_key_env: envName.optional(),
+  timeout_ms: z.number().int().min(1000).max(600_000).default(60_000),
+  max_retries: z.number().int().min(0).max(10).default(3),
+  temperature: z.number().min(0).max(2).optional(),
+  max_tokens: z.number().int().min(16).max(32_000).optional(),
+};
+
+const engineSchema = z
+  .object({
+    id: engineId,
+    label: z.string().min(1).optional(),
+    ...modelEndpoint,
+    concurrency: z.number().int().min(1).max(256).optional(),
+  })
+  .strict();
+
+const writerSchema = z.object(modelEndpoint).strict();
+
+const cronSchema = z.string().refine((expr) => {
+  try {
+    new Cron(expr, { paused: true, timezone: "UTC" });
+    return true;
+  } catch {
+    return false;
+  }
+}, "must be a valid cron expression such as \"0 6 * * *\"");
+
+const fileSchema = z
+  .object({
+    public_url: httpUrl.optional(),
+    log_level: z.enum(["debug", "info", "warn", "error"]).optional(),
+    auth: z.object({ signup: z.enum(["first", "open", "closed"]).default("first") }).strict().default({ signup: "first" }),
+    tracking: z
+      .object({
+        schedule: cronSchema.default("0 6 * * *"),
+        samples: z.number().int().min(1).max(20).default(1),
+        concurrency: z.number().int().min(1).max(256).default(8),
+        enabled: z.boolean().default(true),
+      })
+      .strict()
+      .default({ schedule: "0 6 * * *", samples: 1, concurrency: 8, enabled: true }),
+    engines: z.array(engineSchema).default([]),
+    writer: writerSchema.optional(),
+  })
+  .strict();
+
+export type EngineSettings = z.infer<typeof engineSchema> & { label: string; concurrency: number };
+export type WriterSettings = z.infer<typeof writerSchema>;
+
+export interface Config {
+  dataDir: string;
+  dbPath: string;
+  configFile: string | null;
+  host: string;
+  port: number;
+  publicUrl: string | null;
+  /** Origin of publicUrl (scheme://host[:port]), used by the same-origin and Origin checks. */
+  publicOrigin: string | null;
+  logLevel: "debug" | "info" | "warn" | "error";
+  auth: { signup: "first" | "open" | "closed" };
+  tracking: { schedule: string; samples: number; concurrency: number; enabled: boolean };
+  engines: EngineSettings[];
+  writer: WriterSettings | null;
+}
+
+export interface ConfigInput {
+  flags: { data?: string; config?: string; host?: string; port?: string };
+  env: Record<string, string | undefined>;
+  cwd?: string;
+}
+
+export function loadConfig({ flags, env, cwd = process.cwd() }: ConfigInput): Config {
+  const dataDir = resolve(cwd, flags.data ?? env.SPYGLASS_DATA ?? "./data");
+  const explicitConfig = flags.config ?? env.SPYGLASS_CONFIG;
+  let configFile: string | null = null;
+  if (explicitConfig !== undefined && explicitConfig !== "") {
+    configFile = resolve(cwd, explicitConfig);
+    if (!existsSync(configFile)) throw new ConfigError(`${configFile}: the config file does not exist`);
+  } else if (existsSync(join(dataDir, "spyglass.toml"))) {
+    configFile = join(dataDir, "spyglass.toml");
+  }
+
+  const file = configFile ? readConfigFile(configFile) : fileSchema.parse({});
+  const where = configFile ?? "configuration";
+
+  const host = flags.host ?? env.HOST ?? "0.0.0.0";
+  if (host.trim() === "") throw new ConfigError(`${where}: host must not be empty`);
+  const portText = flags.port ?? env.PORT ?? "3000";
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535) {
+    throw new ConfigError(`port: "${portText}" is not a port number (0-65535)`);
+  }
+
+  const seen = new Set<string>();
+  const engines: EngineSettings[] = file.engines.map((engine, i) => {
+    if (seen.has(engine.id)) throw new ConfigError(`${where}: engines[${i}].id: "${engine.id}" is used twice`);
+    seen.add(engine.id);
+    return {
+      ...engine,
+      label: engine.label ?? engine.id,
+      concurrency: engine.concurrency ?? file.tracking.concurrency,
+    };
+  });
+
+  const publicOrigin = file.public_url ? new URL(file.public_url).origin : null;
+  return Object.freeze({
+    dataDir,
+    dbPath: join(dataDir, "spyglass.db"),
+    configFile,
+    host,
+    port,
+    publicUrl: file.public_url ?? null,
+    publicOrigin,
+    logLevel: file.log_level ?? "info",
+    auth: file.auth,
+    tracking: file.tracking,
+    engines,
+    writer: file.writer ?? null,
+  });
+}
+
+function readConfigFile(path: string): z.infer<typeof fileSchema> {
+  let raw: unknown;
+  try {
+    raw = parseToml(readFileSync(path, "utf8"));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split("\n")[0] : "unreadable";
+    throw new ConfigError(`${path}: not valid TOML: ${reason}`);
+  }
+  const parsed = fileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const key = issue?.path.length ? issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : i ? `.${String(p)}` : String(p))).join("") : "(top level)";
+    const message = issue?.code === "unrecognized_keys" ? `unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}` : (issue?.message ?? "invalid");
+    throw new ConfigError(`${path}: ${key}: ${message}`);
+  }
+  return parsed.data;
+}

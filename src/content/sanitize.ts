@@ -1,0 +1,160 @@
+// Article HTML sanitizer: DOMPurify on a jsdom window, configured for article bodies.
+//
+// The output is embedded in a brand's own site, inside a page we do not control, so the allowlist
+// is stricter than DOMPurify's default: no id/name (DOM clobbering of the host page's globals and
+// forms), no style (CSS overlays, exfiltration through url()), no class except `language-*` on code
+// (host-page scripts select by class: a "gadget" class could wire an article node to host
+// behaviour), no data-* (same gadget risk), no svg/math (namespace-confusion mXSS), no form
+// controls, and URLs limited to http(s), mailto and relative ones.
+//
+// jsdom, not happy-dom: DOMPurify on happy-dom has been measured to leave executable markup on
+// these corpora (see ../shared/corpus/README.md).
+
+import createDOMPurify, { type Config, type DOMPurify, type WindowLike } from "dompurify";
+import { JSDOM } from "jsdom";
+import { Invalid } from "../errors";
+
+export type Sanitizer = (html: string) => string;
+
+/** The article body cannot be brought to a stable, safe form; the user has to change it. */
+export class UnsafeHtmlError extends Invalid {
+  constructor() {
+    super(
+      "The article body contains HTML that cannot be made safe: remove the raw HTML (or simplify it) and try again.",
+      "unsafe_html",
+    );
+  }
+}
+
+export const ALLOWED_TAGS: readonly string[] = [
+  "h1", "h2", "h3", "h4", "h5", "h6", "p", "br", "hr",
+  "strong", "b", "em", "i", "u", "s", "del", "ins", "sub", "sup", "mark", "small",
+  "abbr", "cite", "q", "kbd", "code", "pre", "blockquote",
+  "ul", "ol", "li", "dl", "dt", "dd",
+  "table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption",
+  "a", "img", "figure", "figcaption", "details", "summary", "span", "div",
+];
+
+// No `target`: where a link opens is the host page's decision, and a named target could aim at
+// one of its frames. `class` is listed but narrowed to `language-*` on code/pre by a hook.
+export const ALLOWED_ATTR: readonly string[] = [
+  "href", "title", "alt", "src", "width", "height", "colspan", "rowspan", "align",
+  "start", "reversed", "open", "lang", "dir", "cite", "datetime", "rel", "class",
+];
+
+/** Attributes whose value is a URL, and the schemes each may carry (no scheme = relative: allowed). */
+const URL_SCHEMES: Readonly<Record<string, ReadonlySet<string>>> = {
+  href: new Set(["http", "https", "mailto"]),
+  src: new Set(["http", "https"]),
+  cite: new Set(["http", "https"]),
+};
+
+// DOMPurify tests every attribute outside its URI-safe list against this, so it must accept plain
+// values (widths, dates, "rtl") too: a listed scheme, or anything that does not start with a scheme.
+const ALLOWED_URI_REGEXP = /^(?:(?:https?|mailto):|[^a-z]|[a-z+.-]+(?:[^a-z+.\-:]|$))/i;
+
+// The characters DOMPurify and URL parsers ignore inside a scheme ("java\tscript:", "\u0001javascript:").
+const URL_IGNORED_CHARS = /[\u0000-\u0020\u00A0\u1680\u180E\u2000-\u2029\u205F\u3000]/g;
+const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
+
+const LANGUAGE_CLASS = /^language-[a-z0-9_+#-]{1,40}$/i;
+const AUTHOR_REL_TOKENS = new Set(["nofollow", "ugc", "sponsored", "external"]);
+
+const CONFIG: Config = {
+  ALLOWED_TAGS: [...ALLOWED_TAGS],
+  ALLOWED_ATTR: [...ALLOWED_ATTR],
+  ALLOWED_URI_REGEXP,
+  ALLOW_DATA_ATTR: false,
+  ALLOW_ARIA_ATTR: false,
+  ALLOW_UNKNOWN_PROTOCOLS: false,
+  // An attribute value holding "/>" is a classic mXSS ingredient; articles never need one.
+  ALLOW_SELF_CLOSE_IN_ATTR: false,
+  SANITIZE_DOM: true,
+  KEEP_CONTENT: true,
+};
+
+/** The scheme of a URL attribute value as a browser would read it, or null when relative. */
+export function urlScheme(value: string): string | null {
+  const match = SCHEME.exec(value.replace(URL_IGNORED_CHARS, ""));
+  return match?.[1] ? match[1].toLowerCase() : null;
+}
+
+interface ArticleDom {
+  purify: DOMPurify;
+  document: Document;
+}
+
+function createArticleDom(): ArticleDom {
+  // No `runScripts` and no resource loader: nothing parsed in this window can run or fetch.
+  const { window } = new JSDOM("<!DOCTYPE html>");
+  const purify = createDOMPurify(window as unknown as WindowLike);
+  purify.setConfig(CONFIG);
+
+  purify.addHook("uponSanitizeAttribute", (node, data) => {
+    if (data.attrName === "class") {
+      const tag = node.nodeName.toLowerCase();
+      const kept = tag === "code" || tag === "pre"
+        ? data.attrValue.split(/\s+/).filter((token) => LANGUAGE_CLASS.test(token))
+        : [];
+      if (kept.length === 0) data.keepAttr = false;
+      else data.attrValue = kept.join(" ");
+    }
+  });
+
+  purify.addHook("afterSanitizeAttributes", (node) => {
+    const element = node as Element;
+    if (typeof element.getAttribute !== "function") return;
+    // DOMPurify lets data: through on <img src> by default; article media must be fetched over http(s).
+    for (const [attr, schemes] of Object.entries(URL_SCHEMES)) {
+      const value = element.getAttribute(attr);
+      if (value === null) continue;
+      const scheme = urlScheme(value);
+      if (scheme !== null && !schemes.has(scheme)) element.removeAttribute(attr);
+    }
+    if (element.nodeName === "A") {
+      if (element.hasAttribute("href")) {
+        const authored = (element.getAttribute("rel") ?? "").toLowerCase().split(/\s+/);
+        const kept = authored.filter((token) => AUTHOR_REL_TOKENS.has(token));
+        element.setAttribute("rel", [...new Set(kept), "noopener", "noreferrer"].join(" "));
+      } else {
+        element.removeAttribute("rel");
+      }
+    } else {
+      element.removeAttribute("rel");
+    }
+  });
+
+  return { purify, document: window.document as unknown as Document };
+}
+
+let articleDom: ArticleDom | undefined;
+
+// Created on first use: building a jsdom window costs tens of milliseconds, and most commands of
+// the binary never render an article.
+function lazyArticleDom(): ArticleDom {
+  articleDom ??= createArticleDom();
+  return articleDom;
+}
+
+/** The inert jsdom document the sanitizer works in, for callers that need to inspect its output. */
+export function inertDocument(): Document {
+  return lazyArticleDom().document;
+}
+
+const MAX_PASSES = 3;
+
+/**
+ * Sanitizes an article body. The result is a fixed point (sanitizing it again changes nothing):
+ * an output that still changes on a second pass is one whose parse differs from what was checked,
+ * the signature of mutation XSS, so it is refused rather than published.
+ */
+export function sanitizeArticleHtml(html: string): string {
+  const { purify } = lazyArticleDom();
+  let current = purify.sanitize(html);
+  for (let pass = 1; pass < MAX_PASSES; pass++) {
+    const next = purify.sanitize(current);
+    if (next === current) return current;
+    current = next;
+  }
+  throw new UnsafeHtmlError();
+}

@@ -1,0 +1,224 @@
+// The whole product's schema. Timestamps are integer epoch milliseconds (UTC); ids are text
+// (random, prefixed) except for the high-volume answer rows, whose integer ids keep the analytics
+// tables compact. Everything here maps directly to PostgreSQL (text, bigint, boolean-as-integer).
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export const PLANS = ["none", "visibility", "autopilot"] as const;
+export type Plan = (typeof PLANS)[number];
+
+export const accounts = sqliteTable("accounts", {
+  id: text("id").primaryKey(),
+  email: text("email").notNull().unique(),
+  passwordHash: text("password_hash").notNull(),
+  plan: text("plan", { enum: PLANS }).notNull().default("none"),
+  createdAt: integer("created_at").notNull(),
+});
+
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    // SHA-256 (hex) of the session token: the token itself is never stored.
+    tokenHash: text("token_hash").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("sessions_account_idx").on(t.accountId)],
+);
+
+export const brands = sqliteTable(
+  "brands",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    domain: text("domain"),
+    aliases: text("aliases", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    siteKey: text("site_key").notNull().unique(),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("brands_account_idx").on(t.accountId, t.createdAt)],
+);
+
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    brandId: text("brand_id").notNull().references(() => brands.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    // SHA-256 (hex) of the plaintext key; the plaintext exists only in the creation response.
+    keyHash: text("key_hash").notNull().unique(),
+    keyPrefix: text("key_prefix").notNull(),
+    createdAt: integer("created_at").notNull(),
+    lastUsedAt: integer("last_used_at"),
+    revokedAt: integer("revoked_at"),
+  },
+  (t) => [index("api_keys_account_idx").on(t.accountId, t.revokedAt, t.createdAt)],
+);
+
+export const tags = sqliteTable(
+  "tags",
+  {
+    id: text("id").primaryKey(),
+    brandId: text("brand_id").notNull().references(() => brands.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    // Lowercased name: tags are unique per brand, case-insensitively.
+    nameKey: text("name_key").notNull(),
+    color: text("color"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("tags_brand_name_idx").on(t.brandId, t.nameKey)],
+);
+
+export const prompts = sqliteTable(
+  "prompts",
+  {
+    id: text("id").primaryKey(),
+    brandId: text("brand_id").notNull().references(() => brands.id, { onDelete: "cascade" }),
+    text: text("text").notNull(),
+    // Lowercased, whitespace-collapsed text: duplicates are detected case- and space-insensitively.
+    textKey: text("text_key").notNull(),
+    country: text("country"),
+    language: text("language"),
+    archivedAt: integer("archived_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("prompts_brand_text_idx").on(t.brandId, t.textKey),
+    index("prompts_brand_created_idx").on(t.brandId, t.createdAt),
+  ],
+);
+
+export const promptTags = sqliteTable(
+  "prompt_tags",
+  {
+    promptId: text("prompt_id").notNull().references(() => prompts.id, { onDelete: "cascade" }),
+    tagId: text("tag_id").notNull().references(() => tags.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.promptId, t.tagId] }), index("prompt_tags_tag_idx").on(t.tagId)],
+);
+
+export const competitors = sqliteTable(
+  "competitors",
+  {
+    id: text("id").primaryKey(),
+    brandId: text("brand_id").notNull().references(() => brands.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    aliases: text("aliases", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    // Lowercased registrable hosts without scheme or `www.`.
+    domains: text("domains", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("competitors_brand_idx").on(t.brandId)],
+);
+
+export const RUN_STATUSES = ["running", "completed", "interrupted", "failed"] as const;
+export const trackingRuns = sqliteTable(
+  "tracking_runs",
+  {
+    id: text("id").primaryKey(),
+    brandId: text("brand_id").notNull().references(() => brands.id, { onDelete: "cascade" }),
+    status: text("status", { enum: RUN_STATUSES }).notNull(),
+    trigger: text("trigger").notNull(),
+    answersPlanned: integer("answers_planned").notNull(),
+    answersDone: integer("answers_done").notNull().default(0),
+    startedAt: integer("started_at").notNull(),
+    finishedAt: integer("finished_at"),
+    error: text("error"),
+  },
+  (t) => [index("tracking_runs_brand_idx").on(t.brandId, t.startedAt)],
+);
+
+export const ANSWER_STATUSES = ["ok", "empty", "refusal", "error"] as const;
+export type AnswerStatus = (typeof ANSWER_STATUSES)[number];
+export const answers = sqliteTable(
+  "answers",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    brandId: text("brand_id").notNull().references(() => brands.id, { onDelete: "cascade" }),
+    runId: text("run_id"),
+    promptId: text("prompt_id").notNull().references(() => prompts.id, { onDelete: "cascade" }),
+    engine: text("engine").notNull(),
+    model: text("model"),
+    sample: integer("sample").notNull().default(0),
+    status: text("status", { enum: ANSWER_STATUSES }).notNull(),
+    text: text("text").notNull().default(""),
+    error: text("error"),
+    latencyMs: integer("latency_ms"),
+    tokensIn: integer("tokens_in"),
+    tokensOut: integer("tokens_out"),
+    createdAt: integer("created_at").notNull(),
+    // The brand's own figures, denormalised from `mentions` so the hot analytics need no join.
+    brandMentioned: integer("brand_mentioned", { mode: "boolean" }).notNull().default(false),
+    brandPosition: integer("brand_position"),
+    brandSentiment: real("brand_sentiment"),
+    // Whether the answer cites a URL on one of the brand's own domains (citation_rate).
+    brandCited: integer("brand_cited", { mode: "boolean" }).notNull().default(false),
+  },
+  (t) => [
+    index("answers_brand_created_idx").on(t.brandId, t.createdAt),
+    index("answers_brand_prompt_idx").on(t.brandId, t.promptId, t.createdAt),
+    uniqueIndex("answers_run_slot_idx").on(t.runId, t.promptId, t.engine, t.sample),
+  ],
+);
+
+export const mentions = sqliteTable(
+  "mentions",
+  {
+    answerId: integer("answer_id").notNull().references(() => answers.id, { onDelete: "cascade" }),
+    brandId: text("brand_id").notNull(),
+    // The brand's id for the brand itself, a competitor's id otherwise.
+    memberId: text("member_id").notNull(),
+    isBrand: integer("is_brand", { mode: "boolean" }).notNull(),
+    offset: integer("offset").notNull(),
+    rank: integer("rank").notNull(),
+    sentiment: real("sentiment"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.answerId, t.memberId] }),
+    index("mentions_brand_created_idx").on(t.brandId, t.createdAt),
+  ],
+);
+
+export const citations = sqliteTable(
+  "citations",
+  {
+    answerId: integer("answer_id").notNull().references(() => answers.id, { onDelete: "cascade" }),
+    brandId: text("brand_id").notNull(),
+    url: text("url").notNull(),
+    domain: text("domain").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.answerId, t.url] }),
+    index("citations_brand_created_idx").on(t.brandId, t.createdAt),
+  ],
+);
+
+export const ARTICLE_STATUSES = ["draft", "published"] as const;
+export const articles = sqliteTable(
+  "articles",
+  {
+    id: text("id").primaryKey(),
+    brandId: text("brand_id").notNull().references(() => brands.id, { onDelete: "cascade" }),
+    promptId: text("prompt_id").references(() => prompts.id, { onDelete: "set null" }),
+    title: text("title").notNull().default(""),
+    description: text("description"),
+    slug: text("slug").notNull(),
+    markdown: text("markdown").notNull(),
+    // Rendered and sanitized once, when the article is saved.
+    html: text("html").notNull(),
+    status: text("status", { enum: ARTICLE_STATUSES }).notNull().default("draft"),
+    publishedAt: integer("published_at"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("articles_brand_slug_idx").on(t.brandId, t.slug),
+    index("articles_brand_status_idx").on(t.brandId, t.status, t.publishedAt),
+  ],
+);

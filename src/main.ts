@@ -1,0 +1,116 @@
+#!/usr/bin/env bun
+// The CLI (CONTRACT §2): parses argv and dispatches. No business logic lives here.
+import { parseArgs } from "node:util";
+import { loadConfig, ConfigError, type Config } from "./config";
+import { openDatabase, type Db } from "./db/client";
+import { AppError } from "./errors";
+import { configureLog, log } from "./log";
+import { startServer } from "./server";
+
+type Flags = Record<string, string | boolean | string[] | undefined>;
+
+interface Command {
+  usage: string;
+  options: Record<string, { type: "string" | "boolean"; multiple?: boolean }>;
+  run(ctx: { config: Config; flags: Flags; positionals: string[]; json: boolean }): Promise<void> | void;
+}
+
+const COMMON = {
+  data: { type: "string" },
+  config: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean" },
+} as const;
+
+const COMMANDS: Record<string, Command> = {
+  serve: {
+    usage: "spyglass serve [--host H] [--port N] [--data DIR] [--config FILE]",
+    options: { host: { type: "string" }, port: { type: "string" } },
+    async run({ config }) {
+      configureLog({ level: config.logLevel });
+      const db = openDatabase(config.dbPath);
+      const server = startServer({ config, db });
+      log.info("listening", { url: server.url, data: config.dataDir, config: config.configFile });
+      const shutdown = async (signal: string) => {
+        log.info("shutting down", { signal });
+        await server.stop();
+        log.info("stopped");
+        process.exit(0);
+      };
+      process.once("SIGTERM", () => void shutdown("SIGTERM"));
+      process.once("SIGINT", () => void shutdown("SIGINT"));
+    },
+  },
+};
+
+function fail(message: string, code = 1): never {
+  process.stderr.write(`spyglass: ${message}\n`);
+  process.exit(code);
+}
+
+export function withDb<T>(config: Config, fn: (db: Db) => T): T {
+  const db = openDatabase(config.dbPath);
+  try {
+    return fn(db);
+  } finally {
+    db.close();
+  }
+}
+
+export function printRecord(record: unknown, json: boolean): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(record)}\n`);
+    return;
+  }
+  process.stdout.write(`${JSON.stringify(record, null, 2)}\n`);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const words: string[] = [];
+  let rest = argv;
+  // Two-word commands ("account create") first, then one-word ones ("serve"); none means serve.
+  if (argv[0] && argv[1] && COMMANDS[`${argv[0]} ${argv[1]}`]) {
+    words.push(argv[0], argv[1]);
+    rest = argv.slice(2);
+  } else if (argv[0] && COMMANDS[argv[0]]) {
+    words.push(argv[0]);
+    rest = argv.slice(1);
+  } else if (argv[0] === undefined || argv[0].startsWith("-")) {
+    words.push("serve");
+  } else if (argv[0] === "help" || argv[0] === "--help") {
+    process.stdout.write(`${Object.values(COMMANDS).map((c) => c.usage).join("\n")}\n`);
+    return;
+  } else {
+    fail(`unknown command "${argv.slice(0, 2).join(" ")}"; run "spyglass help" for the list`, 2);
+  }
+  const name = words.join(" ");
+  const command = COMMANDS[name]!;
+  let parsed: { values: Flags; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: rest, options: { ...COMMON, ...command.options }, allowPositionals: true, strict: true });
+  } catch (error) {
+    fail(`${name}: ${(error as Error).message.split("\n")[0]}\nusage: ${command.usage}`, 2);
+  }
+  if (parsed.values.help) {
+    process.stdout.write(`usage: ${command.usage}\n`);
+    return;
+  }
+  const config = loadConfig({
+    flags: {
+      data: parsed.values.data as string | undefined,
+      config: parsed.values.config as string | undefined,
+      host: parsed.values.host as string | undefined,
+      port: parsed.values.port as string | undefined,
+    },
+    env: process.env,
+  });
+  await command.run({ config, flags: parsed.values, positionals: parsed.positionals, json: parsed.values.json === true });
+}
+
+if (import.meta.main) {
+  main(process.argv.slice(2)).catch((error: unknown) => {
+    if (error instanceof ConfigError) fail(error.message);
+    if (error instanceof AppError) fail(error.message);
+    fail(`unexpected error: ${(error as Error)?.message ?? String(error)}`);
+  });
+}

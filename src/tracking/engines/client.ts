@@ -1,0 +1,179 @@
+import { buildAnthropicRequest, parseAnthropicReply } from "./anthropic.ts";
+import { providerErrorMessage } from "./json.ts";
+import { createLimiter, LimiterAbortedError } from "./limiter.ts";
+import { buildOpenAIRequest, parseOpenAIReply } from "./openai.ts";
+import { looksLikeRefusal } from "./refusal.ts";
+import { backoffDelayMs, isRetryableStatus, parseRetryAfter, sleepMs } from "./retry.ts";
+import type { ChatMessage, ClientOptions, EngineAnswer, EngineConfig, ModelConfig, ParsedReply } from "./types.ts";
+
+export const DEFAULT_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_RETRIES = 3;
+/** Matches `[tracking] concurrency` in CONTRACT §6 when the loader does not pass one. */
+export const DEFAULT_CONCURRENCY = 8;
+/** Provider error messages are kept short: enough to act on, not a stored copy of their body. */
+const MAX_REASON_CHARS = 200;
+
+export interface EngineClient {
+  readonly config: EngineConfig;
+  /** Asks one prompt as a user would type it; never throws, failures come back as `status: "error"`. */
+  ask(prompt: string, signal?: AbortSignal): Promise<EngineAnswer>;
+  /** Requests currently holding a slot of this engine's limiter. */
+  readonly inFlight: number;
+}
+
+export function createEngineClient(config: EngineConfig, opts: ClientOptions = {}): EngineClient {
+  const limiter = createLimiter(config.concurrency ?? DEFAULT_CONCURRENCY);
+  return {
+    config,
+    async ask(prompt, signal) {
+      try {
+        return await limiter.run(() => complete(config, [{ role: "user", content: prompt }], { ...opts, signal }), signal);
+      } catch (error) {
+        if (error instanceof LimiterAbortedError) return failure(config, "aborted", 0, 0);
+        throw error;
+      }
+    },
+    get inFlight() {
+      return limiter.inFlight;
+    },
+  };
+}
+
+/**
+ * Sends one chat exchange with timeout and retries, and classifies the reply.
+ * Shared by tracking (`ask`) and the article writer (system + user messages). Never throws.
+ */
+export async function complete(
+  config: ModelConfig,
+  messages: ChatMessage[],
+  opts: ClientOptions & { signal?: AbortSignal } = {},
+): Promise<EngineAnswer> {
+  const doFetch = opts.fetch ?? ((input: string, init: RequestInit) => fetch(input, init));
+  const sleep = opts.sleep ?? sleepMs;
+  const now = opts.now ?? Date.now;
+  const random = opts.random ?? Math.random;
+  const env = opts.env ?? process.env;
+  const timeoutMs = config.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+  const maxAttempts = 1 + Math.max(0, config.max_retries ?? DEFAULT_MAX_RETRIES);
+
+  let apiKey: string | null = null;
+  if (config.api_key_env) {
+    apiKey = env[config.api_key_env]?.trim() || null;
+    if (!apiKey) return failure(config, `environment variable ${config.api_key_env} is not set`, 0, 0);
+  }
+  const redact = (message: string): string => redactKey(message, apiKey);
+  const request =
+    config.api === "anthropic"
+      ? buildAnthropicRequest(config, messages, apiKey)
+      : buildOpenAIRequest(config, messages, apiKey);
+  const parse = config.api === "anthropic" ? parseAnthropicReply : parseOpenAIReply;
+
+  let reason = "no attempt made";
+  let latency = 0;
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    if (opts.signal?.aborted) return failure(config, "aborted", latency, attempt - 1);
+
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const onOuterAbort = (): void => controller.abort();
+    opts.signal?.addEventListener("abort", onOuterAbort, { once: true });
+
+    const started = now();
+    let retryAfterMs: number | null = null;
+    let retryable = false;
+    try {
+      const response = await doFetch(request.url, { ...request.init, signal: controller.signal });
+      const raw = await response.text();
+      latency = now() - started;
+      const body = parseJson(raw);
+      if (!response.ok) {
+        const message = providerErrorMessage(body) ?? (response.statusText || raw.slice(0, MAX_REASON_CHARS));
+        reason = shorten(redact(`HTTP ${response.status}${message ? `: ${message}` : ""}`));
+        retryable = isRetryableStatus(response.status);
+        retryAfterMs = parseRetryAfter(response.headers, now());
+      } else if (body === undefined) {
+        return failure(config, "provider returned a body that is not JSON", latency, attempt);
+      } else {
+        return classify(config, parse(body), latency, attempt);
+      }
+    } catch (error) {
+      latency = now() - started;
+      if (opts.signal?.aborted) return failure(config, "aborted", latency, attempt);
+      reason = timedOut ? `timeout after ${timeoutMs} ms` : shorten(redact(`network error: ${errorText(error)}`));
+      retryable = true;
+    } finally {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener("abort", onOuterAbort);
+    }
+
+    if (!retryable || attempt === maxAttempts) return failure(config, reason, latency, attempt);
+    await sleep(retryAfterMs ?? backoffDelayMs(attempt - 1, random), opts.signal);
+  }
+  return failure(config, reason, latency, maxAttempts);
+}
+
+function classify(config: ModelConfig, reply: ParsedReply, latency: number, attempts: number): EngineAnswer {
+  const base = {
+    citations: dedupe(reply.citations),
+    model: reply.model ?? config.model,
+    latency_ms: latency,
+    tokens_in: reply.tokens_in,
+    tokens_out: reply.tokens_out,
+    error: null,
+    attempts,
+  };
+  if (reply.refusal !== null) return { ...base, status: "refusal", text: reply.text || reply.refusal };
+  if (reply.text.trim() === "") return { ...base, status: "empty", text: "" };
+  if (looksLikeRefusal(reply.text)) return { ...base, status: "refusal", text: reply.text };
+  return { ...base, status: "ok", text: reply.text };
+}
+
+function failure(config: ModelConfig, reason: string, latency: number, attempts: number): EngineAnswer {
+  return {
+    status: "error",
+    text: "",
+    citations: [],
+    model: config.model,
+    latency_ms: latency,
+    tokens_in: null,
+    tokens_out: null,
+    error: reason,
+    attempts,
+  };
+}
+
+function parseJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function dedupe(urls: string[]): string[] {
+  return [...new Set(urls)];
+}
+
+function shorten(text: string): string {
+  const oneLine = text.replace(/\s+/g, " ").trim();
+  return oneLine.length > MAX_REASON_CHARS ? `${oneLine.slice(0, MAX_REASON_CHARS - 1)}…` : oneLine;
+}
+
+/** Some providers echo a (partial) key in auth errors; the stored reason must never carry it. */
+function redactKey(text: string, apiKey: string | null): string {
+  if (!apiKey) return text;
+  let out = text.split(apiKey).join("[redacted]");
+  // Providers often echo a prefix/suffix ("sk-abc…wxyz"); hide any 8+ char run of the key too.
+  if (apiKey.length >= 8) {
+    for (let i = 0; i + 8 <= apiKey.length; i++) out = out.split(apiKey.slice(i, i + 8)).join("[redacted]");
+  }
+  return out;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
