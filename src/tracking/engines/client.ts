@@ -1,10 +1,10 @@
-import { buildAnthropicRequest, parseAnthropicReply } from "./anthropic.ts";
-import { providerErrorMessage } from "./json.ts";
-import { createLimiter, LimiterAbortedError } from "./limiter.ts";
-import { buildOpenAIRequest, parseOpenAIReply } from "./openai.ts";
-import { looksLikeRefusal } from "./refusal.ts";
-import { backoffDelayMs, isRetryableStatus, parseRetryAfter, sleepMs } from "./retry.ts";
-import type { ChatMessage, ClientOptions, EngineAnswer, EngineConfig, ModelConfig, ParsedReply } from "./types.ts";
+import { buildAnthropicRequest, parseAnthropicReply } from "./anthropic";
+import { providerErrorMessage } from "./json";
+import { createLimiter, LimiterAbortedError } from "./limiter";
+import { buildOpenAIRequest, parseOpenAIReply } from "./openai";
+import { looksLikeRefusal } from "./refusal";
+import { backoffDelayMs, isRetryableStatus, parseRetryAfter, sleepMs } from "./retry";
+import type { ChatMessage, ClientOptions, EngineAnswer, EngineConfig, ModelConfig, ParsedReply } from "./types";
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RETRIES = 3;

@@ -1,0 +1,320 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { complete, createEngineClient } from "../../../src/tracking/engines/client";
+import type { ClientOptions, EngineConfig } from "../../../src/tracking/engines/types";
+import {
+  answer,
+  empty,
+  hang,
+  httpError,
+  rateLimited,
+  raw,
+  refusal,
+  startFakeAnthropic,
+  startFakeOpenAI,
+  type FakeProvider,
+} from "../../support/fake-providers";
+
+const KEY = "sk-test-0123456789abcdefSECRET";
+const running: FakeProvider[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((fake) => fake.stop()));
+});
+
+function track(fake: FakeProvider): FakeProvider {
+  running.push(fake);
+  return fake;
+}
+
+function engine(fake: FakeProvider, api: "openai" | "anthropic", extra: Partial<EngineConfig> = {}): EngineConfig {
+  return { id: api, label: api, api, base_url: fake.url, model: "test-model", api_key_env: "FAKE_KEY", ...extra };
+}
+
+/** Records the waits instead of waiting, so retry tests run in milliseconds. */
+function recordingOptions(): ClientOptions & { waits: number[] } {
+  const waits: number[] = [];
+  return {
+    waits,
+    env: { FAKE_KEY: KEY },
+    sleep: async (ms: number) => {
+      waits.push(ms);
+    },
+    random: () => 0.5,
+  };
+}
+
+describe("OpenAI-compatible engines", () => {
+  test("an answer with url_citation annotations comes back ok with its citations, tokens and model", async () => {
+    const fake = track(
+      startFakeOpenAI({
+        apiKey: KEY,
+        model: "gpt-served",
+        script: { "best crm?": answer("Acme CRM is a solid pick.", { citations: ["https://acme.com/crm", "https://review.io/x"] }) },
+      }),
+    );
+    const result = await createEngineClient(engine(fake, "openai"), recordingOptions()).ask("best crm?");
+    expect(result).toMatchObject({
+      status: "ok",
+      text: "Acme CRM is a solid pick.",
+      citations: ["https://acme.com/crm", "https://review.io/x"],
+      model: "gpt-served",
+      tokens_in: 2,
+      tokens_out: 6,
+      error: null,
+      attempts: 1,
+    });
+    expect(result.latency_ms).toBeGreaterThanOrEqual(0);
+    const request = fake.requests[0]!;
+    expect(request.path).toBe("/v1/chat/completions");
+    expect(request.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(request.body).toMatchObject({ model: "test-model", messages: [{ role: "user", content: "best crm?" }] });
+  });
+
+  test("Perplexity's top-level citations and search_results are read and deduplicated", async () => {
+    const fake = track(
+      startFakeOpenAI({ citationStyle: "perplexity", script: { q: answer("Try Acme [1].", { citations: ["https://acme.com", "https://b.org/p"] }) } }),
+    );
+    const result = await createEngineClient(engine(fake, "openai"), recordingOptions()).ask("q");
+    expect(result.status).toBe("ok");
+    expect(result.citations).toEqual(["https://acme.com", "https://b.org/p"]);
+  });
+
+  test("the key never appears in the result, even when the provider echoes part of a wrong key", async () => {
+    const fake = track(startFakeOpenAI({ apiKey: "sk-the-right-key-000000" }));
+    const result = await createEngineClient(engine(fake, "openai"), recordingOptions()).ask("hello");
+    expect(result.status).toBe("error");
+    expect(result.error).toStartWith("HTTP 401");
+    expect(result.attempts).toBe(1);
+    expect(JSON.stringify(result)).not.toContain(KEY);
+    expect(JSON.stringify(result)).not.toContain(KEY.slice(0, 8));
+  });
+
+  test("a missing key variable is an error before any request is sent", async () => {
+    const fake = track(startFakeOpenAI());
+    const result = await createEngineClient(engine(fake, "openai"), { env: {} }).ask("hello");
+    expect(result).toMatchObject({ status: "error", attempts: 0, error: "environment variable FAKE_KEY is not set" });
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  test("an engine without api_key_env (e.g. Ollama) sends no Authorization header", async () => {
+    const fake = track(startFakeOpenAI());
+    const config = { ...engine(fake, "openai"), api_key_env: undefined };
+    const result = await createEngineClient(config, { env: {} }).ask("hello");
+    expect(result.status).toBe("ok");
+    expect(fake.requests[0]!.headers.authorization).toBeUndefined();
+  });
+
+  test("a 429 with Retry-After in seconds waits that long, then succeeds", async () => {
+    const fake = track(startFakeOpenAI({ script: { q: [rateLimited("7"), answer("Fine.")] } }));
+    const opts = recordingOptions();
+    const result = await createEngineClient(engine(fake, "openai"), opts).ask("q");
+    expect(result).toMatchObject({ status: "ok", text: "Fine.", attempts: 2 });
+    expect(opts.waits).toEqual([7000]);
+  });
+
+  test("a Retry-After HTTP date is honoured relative to now, and a huge one is capped", async () => {
+    const now = Date.parse("2025-01-01T00:00:00Z");
+    const fake = track(
+      startFakeOpenAI({
+        script: { q: [rateLimited("Wed, 01 Jan 2025 00:00:03 GMT"), rateLimited("99999"), answer("ok")] },
+      }),
+    );
+    const opts = { ...recordingOptions(), now: () => now };
+    const result = await createEngineClient(engine(fake, "openai"), opts).ask("q");
+    expect(result.status).toBe("ok");
+    expect(opts.waits).toEqual([3000, 60_000]);
+  });
+
+  test("a 500 is retried with jittered exponential backoff, then succeeds", async () => {
+    const fake = track(startFakeOpenAI({ script: { q: [httpError(500), httpError(503), answer("Back.")] } }));
+    const opts = recordingOptions();
+    const result = await createEngineClient(engine(fake, "openai"), opts).ask("q");
+    expect(result).toMatchObject({ status: "ok", attempts: 3 });
+    // random() = 0.5: half of 500 ms, then half of 1000 ms.
+    expect(opts.waits).toEqual([250, 500]);
+  });
+
+  test("when retries run out the answer is an error that keeps the status and message", async () => {
+    const fake = track(startFakeOpenAI({ script: { q: httpError(502, { message: "upstream exploded" }) } }));
+    const opts = recordingOptions();
+    const result = await createEngineClient(engine(fake, "openai", { max_retries: 2 }), opts).ask("q");
+    expect(result).toMatchObject({ status: "error", error: "HTTP 502: upstream exploded", attempts: 3, text: "", citations: [] });
+    expect(fake.requests).toHaveLength(3);
+    expect(opts.waits).toHaveLength(2);
+  });
+
+  test("a 400 is not retried", async () => {
+    const fake = track(startFakeOpenAI({ script: { q: httpError(400, { message: "bad model" }) } }));
+    const result = await createEngineClient(engine(fake, "openai"), recordingOptions()).ask("q");
+    expect(result).toMatchObject({ status: "error", error: "HTTP 400: bad model", attempts: 1 });
+  });
+
+  test("a hanging provider times out, is retried, and ends as a timeout error", async () => {
+    const fake = track(startFakeOpenAI({ script: { q: hang() } }));
+    const opts = recordingOptions();
+    const result = await createEngineClient(engine(fake, "openai", { timeout_ms: 100, max_retries: 1 }), opts).ask("q");
+    expect(result).toMatchObject({ status: "error", error: "timeout after 100 ms", attempts: 2 });
+    expect(result.latency_ms).toBeGreaterThanOrEqual(90);
+  });
+
+  test("a refused connection is a retried network error", async () => {
+    const fake = startFakeOpenAI();
+    const config = engine(fake, "openai", { max_retries: 1 });
+    await fake.stop();
+    const result = await createEngineClient(config, recordingOptions()).ask("q");
+    expect(result.status).toBe("error");
+    expect(result.error).toStartWith("network error");
+    expect(result.attempts).toBe(2);
+  });
+
+  test("empty content is classified empty", async () => {
+    const fake = track(startFakeOpenAI({ script: { q: empty(), w: answer("   \n ") } }));
+    const client = createEngineClient(engine(fake, "openai"), recordingOptions());
+    expect((await client.ask("q")).status).toBe("empty");
+    expect((await client.ask("w")).status).toBe("empty");
+  });
+
+  test("message.refusal is a refusal, and so is a short 'I can't help with that' answer", async () => {
+    const fake = track(
+      startFakeOpenAI({
+        script: { a: refusal("I can't assist with that."), b: answer("I'm sorry, but I can't help with that request.") },
+      }),
+    );
+    const client = createEngineClient(engine(fake, "openai"), recordingOptions());
+    expect(await client.ask("a")).toMatchObject({ status: "refusal", text: "I can't assist with that.", error: null });
+    expect((await client.ask("b")).status).toBe("refusal");
+  });
+
+  test("a long answer that opens with a caveat is not a refusal", async () => {
+    const text = `I can't help with picking one for you, but here are options: ${"Acme is good for teams. ".repeat(20)}`;
+    const fake = track(startFakeOpenAI({ script: { q: answer(text) } }));
+    expect((await createEngineClient(engine(fake, "openai"), recordingOptions()).ask("q")).status).toBe("ok");
+  });
+
+  test("a 200 that is not JSON is an error", async () => {
+    const fake = track(startFakeOpenAI({ script: () => raw("<html>gateway</html>") }));
+    const result = await createEngineClient(engine(fake, "openai"), recordingOptions()).ask("q");
+    expect(result).toMatchObject({ status: "error", error: "provider returned a body that is not JSON" });
+  });
+
+  test("a JSON body without choices is read as empty, not a crash", async () => {
+    const fake = track(startFakeOpenAI({ script: () => raw({ unexpected: true }) }));
+    const result = await createEngineClient(engine(fake, "openai"), recordingOptions()).ask("q");
+    expect(result.status).toBe("empty");
+  });
+
+  test("the concurrency limit bounds the requests in flight at the server", async () => {
+    const fake = track(startFakeOpenAI({ latencyMs: 40 }));
+    const client = createEngineClient(engine(fake, "openai", { concurrency: 3 }), recordingOptions());
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => client.ask(`prompt ${i}`)));
+    expect(results.every((r) => r.status === "ok")).toBe(true);
+    expect(fake.requests).toHaveLength(12);
+    expect(fake.maxInFlight).toBe(3);
+  });
+
+  test("aborting the caller's signal stops a hanging request without retrying", async () => {
+    const fake = track(startFakeOpenAI({ script: { q: hang() } }));
+    const controller = new AbortController();
+    const pending = createEngineClient(engine(fake, "openai"), recordingOptions()).ask("q", controller.signal);
+    setTimeout(() => controller.abort(), 50);
+    expect(await pending).toMatchObject({ status: "error", error: "aborted", attempts: 1 });
+  });
+
+  test("complete() sends the system and user messages and returns the text", async () => {
+    const fake = track(startFakeOpenAI({ script: () => answer("# Draft") }));
+    const result = await complete(
+      { api: "openai", base_url: fake.url, model: "writer", temperature: 0.2, max_tokens: 500 },
+      [
+        { role: "system", content: "You write articles." },
+        { role: "user", content: "Write about Acme." },
+      ],
+    );
+    expect(result).toMatchObject({ status: "ok", text: "# Draft" });
+    expect(fake.requests[0]!.body).toMatchObject({
+      model: "writer",
+      temperature: 0.2,
+      max_tokens: 500,
+      messages: [
+        { role: "system", content: "You write articles." },
+        { role: "user", content: "Write about Acme." },
+      ],
+    });
+  });
+});
+
+describe("Anthropic engines", () => {
+  test("an answer with web search citations comes back ok; results read but not cited are left out", async () => {
+    const fake = track(
+      startFakeAnthropic({
+        apiKey: KEY,
+        script: {
+          q: answer("Acme leads the market.", {
+            citations: ["https://acme.com/about"],
+            searchResults: ["https://acme.com/about", "https://unrelated.net"],
+          }),
+        },
+      }),
+    );
+    const result = await createEngineClient(engine(fake, "anthropic"), recordingOptions()).ask("q");
+    expect(result).toMatchObject({
+      status: "ok",
+      text: "Acme leads the market.",
+      citations: ["https://acme.com/about"],
+      tokens_in: 1,
+      tokens_out: 4,
+      attempts: 1,
+    });
+    const request = fake.requests[0]!;
+    expect(request.path).toBe("/v1/messages");
+    expect(request.headers["x-api-key"]).toBe(KEY);
+    expect(request.headers["anthropic-version"]).toBe("2023-06-01");
+    expect(request.headers.authorization).toBeUndefined();
+    expect(request.body).toMatchObject({ model: "test-model", max_tokens: 2048, messages: [{ role: "user", content: "q" }] });
+    expect(JSON.stringify(result)).not.toContain(KEY);
+  });
+
+  test("a base_url ending in /v1 is not doubled", async () => {
+    const fake = track(startFakeAnthropic());
+    const result = await createEngineClient(engine(fake, "anthropic", { base_url: `${fake.url}/v1/` }), recordingOptions()).ask("q");
+    expect(result.status).toBe("ok");
+  });
+
+  test("system messages become the top-level system field", async () => {
+    const fake = track(startFakeAnthropic());
+    await complete(
+      { api: "anthropic", base_url: fake.url, model: "claude-test" },
+      [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "Hi" },
+      ],
+    );
+    expect(fake.requests[0]!.body).toMatchObject({ system: "Be brief.", messages: [{ role: "user", content: "Hi" }] });
+  });
+
+  test("stop_reason refusal is a refusal, empty content is empty", async () => {
+    const fake = track(startFakeAnthropic({ script: { a: refusal(""), b: empty() } }));
+    const client = createEngineClient(engine(fake, "anthropic"), recordingOptions());
+    expect((await client.ask("a")).status).toBe("refusal");
+    expect((await client.ask("b")).status).toBe("empty");
+  });
+
+  test("529 overloaded and 429 are retried, honouring Retry-After", async () => {
+    const fake = track(startFakeAnthropic({ script: { q: [httpError(529), rateLimited("2"), answer("ok")] } }));
+    const opts = recordingOptions();
+    const result = await createEngineClient(engine(fake, "anthropic"), opts).ask("q");
+    expect(result).toMatchObject({ status: "ok", attempts: 3 });
+    expect(opts.waits).toEqual([250, 2000]);
+  });
+
+  test("a wrong key is a non-retried 401 error", async () => {
+    const fake = track(startFakeAnthropic({ apiKey: "another-key" }));
+    const result = await createEngineClient(engine(fake, "anthropic"), recordingOptions()).ask("q");
+    expect(result).toMatchObject({ status: "error", error: "HTTP 401: invalid x-api-key", attempts: 1 });
+  });
+
+  test("the concurrency limit bounds in-flight requests", async () => {
+    const fake = track(startFakeAnthropic({ latencyMs: 30 }));
+    const client = createEngineClient(engine(fake, "anthropic", { concurrency: 2 }), recordingOptions());
+    await Promise.all(Array.from({ length: 8 }, (_, i) => client.ask(`p${i}`)));
+    expect(fake.maxInFlight).toBe(2);
+  });
+});
