@@ -17,6 +17,7 @@ CREATE TABLE `answers` (
 	`sample` integer DEFAULT 0 NOT NULL,
 	`status` text NOT NULL,
 	`text` text DEFAULT '' NOT NULL,
+	`provider_citations` text DEFAULT '[]' NOT NULL,
 	`error` text,
 	`latency_ms` integer,
 	`tokens_in` integer,
@@ -30,7 +31,7 @@ CREATE TABLE `answers` (
 	FOREIGN KEY (`prompt_id`) REFERENCES `prompts`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE INDEX `answers_brand_created_idx` ON `answers` (`brand_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `answers_brand_period_idx` ON `answers` (`brand_id`,`created_at`,`engine`,`status`,`brand_mentioned`,`brand_position`,`brand_sentiment`,`brand_cited`,`prompt_id`);--> statement-breakpoint
 CREATE INDEX `answers_brand_prompt_idx` ON `answers` (`brand_id`,`prompt_id`,`created_at`);--> statement-breakpoint
 CREATE UNIQUE INDEX `answers_run_slot_idx` ON `answers` (`run_id`,`prompt_id`,`engine`,`sample`);--> statement-breakpoint
 CREATE TABLE `api_keys` (
@@ -87,12 +88,14 @@ CREATE TABLE `citations` (
 	`brand_id` text NOT NULL,
 	`url` text NOT NULL,
 	`domain` text NOT NULL,
+	`engine` text NOT NULL,
+	`prompt_id` text NOT NULL,
 	`created_at` integer NOT NULL,
 	PRIMARY KEY(`answer_id`, `url`),
 	FOREIGN KEY (`answer_id`) REFERENCES `answers`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE INDEX `citations_brand_created_idx` ON `citations` (`brand_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `citations_brand_period_idx` ON `citations` (`brand_id`,`created_at`,`engine`,`domain`,`prompt_id`,`answer_id`);--> statement-breakpoint
 CREATE TABLE `competitors` (
 	`id` text PRIMARY KEY NOT NULL,
 	`brand_id` text NOT NULL,
@@ -112,12 +115,14 @@ CREATE TABLE `mentions` (
 	`offset` integer NOT NULL,
 	`rank` integer NOT NULL,
 	`sentiment` real,
+	`engine` text NOT NULL,
+	`prompt_id` text NOT NULL,
 	`created_at` integer NOT NULL,
 	PRIMARY KEY(`answer_id`, `member_id`),
 	FOREIGN KEY (`answer_id`) REFERENCES `answers`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE INDEX `mentions_brand_created_idx` ON `mentions` (`brand_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `mentions_brand_period_idx` ON `mentions` (`brand_id`,`created_at`,`engine`,`member_id`,`is_brand`,`rank`,`sentiment`,`prompt_id`,`answer_id`);--> statement-breakpoint
 CREATE TABLE `prompt_tags` (
 	`prompt_id` text NOT NULL,
 	`tag_id` text NOT NULL,
@@ -166,12 +171,15 @@ CREATE TABLE `tracking_runs` (
 	`brand_id` text NOT NULL,
 	`status` text NOT NULL,
 	`trigger` text NOT NULL,
+	`engines` text DEFAULT '[]' NOT NULL,
 	`answers_planned` integer NOT NULL,
 	`answers_done` integer DEFAULT 0 NOT NULL,
+	`owner_pid` integer,
 	`started_at` integer NOT NULL,
 	`finished_at` integer,
 	`error` text,
 	FOREIGN KEY (`brand_id`) REFERENCES `brands`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE INDEX `tracking_runs_brand_idx` ON `tracking_runs` (`brand_id`,`started_at`);
+CREATE INDEX `tracking_runs_brand_idx` ON `tracking_runs` (`brand_id`,`started_at`);--> statement-breakpoint
+CREATE INDEX `tracking_runs_status_idx` ON `tracking_runs` (`status`);

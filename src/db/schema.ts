@@ -116,20 +116,25 @@ export const competitors = sqliteTable(
 );
 
 export const RUN_STATUSES = ["running", "completed", "interrupted", "failed"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
 export const trackingRuns = sqliteTable(
   "tracking_runs",
   {
     id: text("id").primaryKey(),
     brandId: text("brand_id").notNull().references(() => brands.id, { onDelete: "cascade" }),
     status: text("status", { enum: RUN_STATUSES }).notNull(),
+    /** "schedule", "cli" or "tool". */
     trigger: text("trigger").notNull(),
+    engines: text("engines", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     answersPlanned: integer("answers_planned").notNull(),
     answersDone: integer("answers_done").notNull().default(0),
+    // The process running it: a start-up only marks `interrupted` the runs whose process is gone.
+    ownerPid: integer("owner_pid"),
     startedAt: integer("started_at").notNull(),
     finishedAt: integer("finished_at"),
     error: text("error"),
   },
-  (t) => [index("tracking_runs_brand_idx").on(t.brandId, t.startedAt)],
+  (t) => [index("tracking_runs_brand_idx").on(t.brandId, t.startedAt), index("tracking_runs_status_idx").on(t.status)],
 );
 
 export const ANSWER_STATUSES = ["ok", "empty", "refusal", "error"] as const;
@@ -146,6 +151,8 @@ export const answers = sqliteTable(
     sample: integer("sample").notNull().default(0),
     status: text("status", { enum: ANSWER_STATUSES }).notNull(),
     text: text("text").notNull().default(""),
+    /** Raw URLs from the provider's citation fields, kept so re-analysis needs no provider call. */
+    providerCitations: text("provider_citations", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     error: text("error"),
     latencyMs: integer("latency_ms"),
     tokensIn: integer("tokens_in"),
@@ -159,12 +166,25 @@ export const answers = sqliteTable(
     brandCited: integer("brand_cited", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [
-    index("answers_brand_created_idx").on(t.brandId, t.createdAt),
+    // Covering index of the period aggregates (overview, trend, coverage): no table lookups.
+    index("answers_brand_period_idx").on(
+      t.brandId,
+      t.createdAt,
+      t.engine,
+      t.status,
+      t.brandMentioned,
+      t.brandPosition,
+      t.brandSentiment,
+      t.brandCited,
+      t.promptId,
+    ),
     index("answers_brand_prompt_idx").on(t.brandId, t.promptId, t.createdAt),
     uniqueIndex("answers_run_slot_idx").on(t.runId, t.promptId, t.engine, t.sample),
   ],
 );
 
+// Mentions and citations are stored for valid (`ok`) answers only, with the answer's engine, prompt
+// and time copied in so that ranking, share of voice, sources and gaps are single-table aggregates.
 export const mentions = sqliteTable(
   "mentions",
   {
@@ -176,11 +196,23 @@ export const mentions = sqliteTable(
     offset: integer("offset").notNull(),
     rank: integer("rank").notNull(),
     sentiment: real("sentiment"),
+    engine: text("engine").notNull(),
+    promptId: text("prompt_id").notNull(),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.answerId, t.memberId] }),
-    index("mentions_brand_created_idx").on(t.brandId, t.createdAt),
+    index("mentions_brand_period_idx").on(
+      t.brandId,
+      t.createdAt,
+      t.engine,
+      t.memberId,
+      t.isBrand,
+      t.rank,
+      t.sentiment,
+      t.promptId,
+      t.answerId,
+    ),
   ],
 );
 
@@ -191,11 +223,13 @@ export const citations = sqliteTable(
     brandId: text("brand_id").notNull(),
     url: text("url").notNull(),
     domain: text("domain").notNull(),
+    engine: text("engine").notNull(),
+    promptId: text("prompt_id").notNull(),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.answerId, t.url] }),
-    index("citations_brand_created_idx").on(t.brandId, t.createdAt),
+    index("citations_brand_period_idx").on(t.brandId, t.createdAt, t.engine, t.domain, t.promptId, t.answerId),
   ],
 );
 
