@@ -1,0 +1,78 @@
+import { getDomain } from "tldts";
+import { findUrls } from "./urls";
+
+export interface Citation {
+  url: string;
+  /** Registrable domain (public-suffix aware), or the host itself for IPs and single-label hosts. */
+  domain: string;
+}
+
+const TRACKING_PARAMS = new Set(["gclid", "fbclid"]);
+
+/**
+ * The answer's citations, normalised and counted once: provider citation fields first (in provider
+ * order), then markdown links and bare URLs in text order. Non-http(s) and unparsable URLs are ignored.
+ */
+export function extractCitations(text: string, providerUrls: readonly string[] = []): Citation[] {
+  const seen = new Set<string>();
+  const out: Citation[] = [];
+  for (const raw of [...providerUrls, ...findUrls(text).map((span) => span.url)]) {
+    const url = normalizeUrl(raw);
+    if (url === null || seen.has(url)) continue;
+    seen.add(url);
+    out.push({ url, domain: registrableDomain(new URL(url).hostname) });
+  }
+  return out;
+}
+
+/**
+ * METRICS.md normalisation: scheme and host lowercased, `www.` dropped, fragment dropped, `utm_*`,
+ * `gclid` and `fbclid` removed, trailing slash dropped, default port dropped. Credentials in a URL are
+ * dropped as well: they are never worth storing. Returns null for anything but http(s). Idempotent.
+ */
+export function normalizeUrl(raw: string): string | null {
+  let input = raw.trim();
+  if (/^www\./i.test(input)) input = `https://${input}`;
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return null;
+  const host = stripWww(url.hostname.replace(/\.+$/, ""));
+  if (host === "") return null;
+  const port = url.port === "" ? "" : `:${url.port}`;
+  const path = url.pathname.replace(/\/+$/, "");
+  const query = url.search
+    .slice(1)
+    .split("&")
+    .filter((pair) => pair !== "" && !isTrackingParam(pair))
+    .join("&");
+  return `${url.protocol}//${host}${port}${path}${query === "" ? "" : `?${query}`}`;
+}
+
+/** `blog.acme.co.uk` → `acme.co.uk`. Private suffixes count (`acme.github.io` stays itself), as for brand domains. */
+export function registrableDomain(hostname: string): string {
+  const host = stripWww(hostname.toLowerCase().replace(/\.+$/, ""));
+  return getDomain(host, { allowPrivateDomains: true }) ?? host;
+}
+
+function stripWww(host: string): string {
+  let out = host;
+  // Loop so the result is stable under a second pass ("www.www.a.com"), but never strip down to a bare suffix.
+  while (out.startsWith("www.") && out.slice(4).includes(".")) out = out.slice(4);
+  return out;
+}
+
+function isTrackingParam(pair: string): boolean {
+  const rawKey = pair.split("=", 1)[0] ?? "";
+  let key: string;
+  try {
+    key = decodeURIComponent(rawKey.replace(/\+/g, " "));
+  } catch {
+    key = rawKey;
+  }
+  key = key.toLowerCase();
+  return key.startsWith("utm_") || TRACKING_PARAMS.has(key);
+}

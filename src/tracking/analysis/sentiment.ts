@@ -1,0 +1,60 @@
+import Sentiment from "sentiment";
+import { maskSpans, maskUrls } from "./urls";
+import type { MentionSpan } from "./mentions";
+
+const analyzer = new Sentiment();
+
+/**
+ * AFINN word scores are integers in [−5, 5]. The sum over the sentences that mention a member is
+ * mapped to [−1, 1] with tanh(sum / 5): one strongest word ("outstanding") gives ±0.76, one
+ * everyday word ("good", "bad", ±3) gives ±0.54, and more evidence approaches ±1 without a cliff.
+ * The sum, not the library's per-token `comparative`, is used so neutral filler in a long sentence
+ * does not dilute a clear judgement.
+ */
+export const SENTIMENT_SCALE = 5;
+
+/**
+ * Sentiment toward each member, from the sentences that mention it. Roster names are blanked before
+ * scoring so a brand called "Happy Cow" is not positive by name. Negation is the library's own: a
+ * negator ("not", "don't", "isn't"…) immediately before a word flips its score. A sentence praising
+ * one member and criticising another scores the same for both: AFINN cannot tell the targets apart.
+ */
+export function sentimentByMember<Id>(text: string, spans: readonly MentionSpan<Id>[]): Map<Id, number> {
+  const prose = maskSpans(maskUrls(text), spans);
+  const sentences = sentenceBounds(text);
+  const sums = new Map<Id, number>();
+  const scored = new Map<Id, Set<number>>();
+  for (const span of spans) {
+    const index = sentences.findIndex(([start, end]) => span.start >= start && span.start < end);
+    const seen = scored.get(span.member_id) ?? new Set<number>();
+    scored.set(span.member_id, seen);
+    if (!sums.has(span.member_id)) sums.set(span.member_id, 0);
+    if (index < 0 || seen.has(index)) continue;
+    seen.add(index);
+    const [start, end] = sentences[index]!;
+    sums.set(span.member_id, sums.get(span.member_id)! + analyzer.analyze(prose.slice(start, end)).score);
+  }
+  return new Map([...sums].map(([id, sum]) => [id, toUnitScore(sum)]));
+}
+
+export function toUnitScore(afinnSum: number): number {
+  // Rounded so stored values do not carry float noise; 1e-4 is far below any meaningful difference.
+  return Math.round(Math.tanh(afinnSum / SENTIMENT_SCALE) * 10_000) / 10_000;
+}
+
+/**
+ * Sentence spans [start, end): a sentence ends at a line break (list items, headings, table rows) or
+ * at . ! ? followed by whitespace. "acme.com" and "3.5" do not end a sentence; "Inc. " does, which
+ * only narrows the scored text.
+ */
+export function sentenceBounds(text: string): Array<[number, number]> {
+  const bounds: Array<[number, number]> = [];
+  let start = 0;
+  for (const match of maskUrls(text).matchAll(/[.!?…]+(?=\s)|\n/g)) {
+    const end = match.index + match[0].length;
+    if (end > start) bounds.push([start, end]);
+    start = end;
+  }
+  if (start < text.length) bounds.push([start, text.length]);
+  return bounds;
+}
