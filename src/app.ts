@@ -2,8 +2,12 @@
 import { Elysia } from "elysia";
 import type { Config } from "./config";
 import type { Db } from "./db/client";
+import { accountRoutes } from "./accounts/routes";
+import { brandRoutes } from "./brands/routes";
 import { healthRoutes } from "./health/routes";
 import { observability } from "./http/observability";
+import { keyRoutes } from "./keys/routes";
+import { publicRoutes } from "./public/routes";
 
 export interface AppContext {
   config: Config;
@@ -13,7 +17,11 @@ export interface AppContext {
 export function buildApp(ctx: AppContext) {
   return new Elysia()
     .use(observability())
-    .use(healthRoutes());
+    .use(healthRoutes())
+    .use(accountRoutes(ctx))
+    .use(brandRoutes(ctx))
+    .use(keyRoutes(ctx))
+    .use(publicRoutes(ctx));
 }
 
 export type App = ReturnType<typeof buildApp>;

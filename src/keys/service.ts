@@ -114,12 +114,13 @@ export function listApiKeys(db: Db, accountId: string): ApiKeyView[] {
 
 /** Revokes an active key of the account; effective on the very next request (verification reads the row). */
 export function revokeApiKey(db: Db, accountId: string, keyId: string): void {
-  const result = db.orm
+  const revoked = db.orm
     .update(apiKeys)
     .set({ revokedAt: Date.now() })
     .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
-    .run();
-  if (result.changes === 0) throw new NotFound("API key not found.", "key_not_found");
+    .returning({ id: apiKeys.id })
+    .get();
+  if (!revoked) throw new NotFound("API key not found.", "key_not_found");
 }
 
 export interface VerifiedKey {

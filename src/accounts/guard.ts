@@ -1,0 +1,115 @@
+// The session cookie and the guard every cookie-authenticated route stands behind.
+//
+// A state change (POST, PUT, PATCH, DELETE) must be same-origin (CONTRACT §3): `Sec-Fetch-Site`
+// same-origin or none, else an `Origin` equal to our own origin (config.publicOrigin, or the
+// request's own origin when no public_url is set); a request with neither header (curl, scripts)
+// is allowed. It must also be `Content-Type: application/json`, except a DELETE without a body
+// (the key-revocation endpoint takes none, per the spec): forms can neither send JSON nor DELETE
+// cross-site, so both rules together close the CSRF door that SameSite=Lax leaves ajar.
+// The `Authorization` header is never read here: a bearer API key is not a dashboard credential.
+import { Elysia } from "elysia";
+import type { Server } from "bun";
+import type { AppContext } from "../app";
+import type { Config } from "../config";
+import { AppError, Forbidden, Unauthorized } from "../errors";
+import type { AccountView } from "./service";
+import { resolveSession } from "./sessions";
+
+const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+export function isHttpsInstance(config: Config): boolean {
+  return config.publicUrl?.startsWith("https://") ?? false;
+}
+
+/** `__Host-` requires Secure, so it is used only when the instance is served over https. */
+export function sessionCookieName(config: Config): string {
+  return isHttpsInstance(config) ? "__Host-spyglass_session" : "spyglass_session";
+}
+
+export function sessionCookie(config: Config, token: string, expiresAt: number, now = Date.now()): string {
+  const maxAge = Math.max(0, Math.floor((expiresAt - now) / 1000));
+  return cookieHeader(config, token, maxAge);
+}
+
+export function clearedSessionCookie(config: Config): string {
+  return cookieHeader(config, "", 0);
+}
+
+function cookieHeader(config: Config, value: string, maxAge: number): string {
+  const secure = isHttpsInstance(config) ? "; Secure" : "";
+  return `${sessionCookieName(config)}=${value}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`;
+}
+
+export function readSessionToken(config: Config, request: Request): string | null {
+  const header = request.headers.get("cookie");
+  if (!header) return null;
+  const name = sessionCookieName(config);
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return null;
+}
+
+class UnsupportedMediaType extends AppError {
+  constructor() {
+    super(415, "unsupported_media_type", "Send the request body as JSON with Content-Type: application/json.");
+  }
+}
+
+function hasBody(request: Request): boolean {
+  const length = request.headers.get("content-length");
+  if (length !== null) return length.trim() !== "0";
+  return request.headers.has("transfer-encoding");
+}
+
+/** Throws Forbidden (cross-site) or 415 (not JSON) for a state change that may not proceed. */
+export function assertSameOriginJson(config: Config, request: Request): void {
+  if (!STATE_CHANGING.has(request.method)) return;
+  const site = request.headers.get("sec-fetch-site");
+  if (site !== null) {
+    if (site !== "same-origin" && site !== "none") throw crossSite();
+  } else {
+    const origin = request.headers.get("origin");
+    if (origin !== null && origin !== (config.publicOrigin ?? new URL(request.url).origin)) throw crossSite();
+  }
+  if (request.method === "DELETE" && !hasBody(request)) return;
+  const type = request.headers.get("content-type")?.split(";", 1)[0]?.trim().toLowerCase();
+  if (type !== "application/json") throw new UnsupportedMediaType();
+}
+
+function crossSite(): Forbidden {
+  return new Forbidden("Forbidden", "cross_site");
+}
+
+/**
+ * The client's address for throttling: the socket's peer; behind a reverse proxy on the same host
+ * (peer on loopback) the address that proxy appended to X-Forwarded-For.
+ */
+export function clientAddress(request: Request, server: Server<unknown> | null): string {
+  const peer = server?.requestIP(request)?.address ?? "unknown";
+  const loopback = peer === "127.0.0.1" || peer === "::1" || peer === "::ffff:127.0.0.1" || peer === "unknown";
+  if (loopback) {
+    const forwarded = request.headers.get("x-forwarded-for")?.split(",").pop()?.trim();
+    if (forwarded) return forwarded;
+  }
+  return peer;
+}
+
+/**
+ * Mount with `.use(sessionGuard(ctx))` in a feature's routes: every route after it gets `account`
+ * (or answers 401), and its state changes pass the same-origin and JSON checks (or answer 403/415).
+ */
+export function sessionGuard(ctx: AppContext) {
+  return new Elysia()
+    .onBeforeHandle({ as: "scoped" }, ({ request }) => {
+      assertSameOriginJson(ctx.config, request);
+    })
+    .resolve({ as: "scoped" }, ({ request, set }): { account: AccountView } => {
+      const token = readSessionToken(ctx.config, request);
+      const found = resolveSession(ctx.db, token);
+      if (!token || !found) throw new Unauthorized("Unauthorized", "unauthorized");
+      if (found.refreshedUntil !== null) set.headers["set-cookie"] = sessionCookie(ctx.config, token, found.refreshedUntil);
+      return { account: found.account };
+    });
+}

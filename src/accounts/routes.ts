@@ -1,0 +1,78 @@
+// /api/auth: signup, login, logout, me (CONTRACT §3).
+import { Elysia } from "elysia";
+import type { AppContext } from "../app";
+import { Invalid, TooManyRequests, Unauthorized } from "../errors";
+import {
+  assertSameOriginJson,
+  clearedSessionCookie,
+  clientAddress,
+  readSessionToken,
+  sessionCookie,
+  sessionGuard,
+} from "./guard";
+import { authenticate, signup, type AccountView } from "./service";
+import { createSession, deleteSession } from "./sessions";
+import { loginThrottle } from "./throttle";
+
+interface Credentials {
+  email?: unknown;
+  password?: unknown;
+}
+
+function credentials(body: unknown): Credentials {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new Invalid("Send a JSON object with email and password.", "invalid_input");
+  }
+  return body as Credentials;
+}
+
+export function accountRoutes(ctx: AppContext) {
+  const throttle = loginThrottle();
+  const { config, db } = ctx;
+
+  const startSession = (account: AccountView, set: { headers: Record<string, unknown> }) => {
+    const session = createSession(db, account.id);
+    set.headers["set-cookie"] = sessionCookie(config, session.token, session.expiresAt);
+    return { account };
+  };
+
+  const open = new Elysia({ prefix: "/api/auth" })
+    .onBeforeHandle({ as: "local" }, ({ request }) => {
+      assertSameOriginJson(config, request);
+    })
+    .post("/signup", async ({ body, set }) => {
+      const input = credentials(body);
+      const account = await signup(db, config, { email: input.email, password: input.password });
+      set.status = 201;
+      return startSession(account, set);
+    })
+    .post("/login", async ({ body, set, request, server }) => {
+      const input = credentials(body);
+      const emailKey = typeof input.email === "string" ? input.email.trim().toLowerCase() : "";
+      const address = clientAddress(request, server);
+      const wait = Math.max(throttle.email.retryAfter(emailKey), throttle.address.retryAfter(address));
+      if (wait > 0) {
+        throw new TooManyRequests(`Too many failed sign-in attempts; try again in ${wait} seconds.`, wait, "login_throttled");
+      }
+      const account = await authenticate(db, input.email, input.password);
+      if (!account) {
+        throttle.email.fail(emailKey);
+        throttle.address.fail(address);
+        throw new Unauthorized("Unauthorized", "invalid_credentials");
+      }
+      throttle.email.clear(emailKey);
+      return startSession(account, set);
+    })
+    .post("/logout", ({ request, set }) => {
+      deleteSession(db, readSessionToken(config, request));
+      set.headers["set-cookie"] = clearedSessionCookie(config);
+      set.status = 204;
+      return null;
+    });
+
+  const authed = new Elysia({ prefix: "/api/auth" })
+    .use(sessionGuard(ctx))
+    .get("/me", ({ account }) => ({ account }));
+
+  return new Elysia().use(open).use(authed);
+}

@@ -1,0 +1,164 @@
+// Accounts and passwords. Queries on the accounts table live here only; the CLI, the auth routes
+// and the dashboard call these functions.
+import { count, eq } from "drizzle-orm";
+import type { Config } from "../config";
+import type { Db } from "../db/client";
+import { accounts, PLANS, type Plan } from "../db/schema";
+import { Conflict, Forbidden, Invalid, NotFound } from "../errors";
+import { newId } from "../ids";
+
+export const MIN_PASSWORD = 8;
+// Bounds the hashing work a single request can ask for.
+const MAX_PASSWORD = 1024;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@.]+$/;
+
+export interface AccountView {
+  id: string;
+  email: string;
+  plan: Plan;
+}
+
+export type AccountRow = typeof accounts.$inferSelect;
+
+export function accountView(row: Pick<AccountRow, "id" | "email" | "plan">): AccountView {
+  return { id: row.id, email: row.email, plan: row.plan };
+}
+
+/** Trimmed and lowercased; throws Invalid when it is not an address. */
+export function normalizeEmail(value: unknown): string {
+  if (typeof value !== "string") throw new Invalid("email: give an email address.", "invalid_email");
+  const email = value.trim().toLowerCase();
+  if (email.length > 254 || !EMAIL.test(email)) {
+    throw new Invalid("email: this is not an email address.", "invalid_email");
+  }
+  return email;
+}
+
+export function validatePassword(value: unknown): string {
+  if (typeof value !== "string") throw new Invalid("password: give a password.", "invalid_password");
+  if (value.length < MIN_PASSWORD) {
+    throw new Invalid(`password: use at least ${MIN_PASSWORD} characters.`, "invalid_password");
+  }
+  if (value.length > MAX_PASSWORD) {
+    throw new Invalid(`password: use at most ${MAX_PASSWORD} characters.`, "invalid_password");
+  }
+  return value;
+}
+
+export function parsePlan(value: unknown): Plan {
+  if (typeof value === "string" && (PLANS as readonly string[]).includes(value)) return value as Plan;
+  throw new Invalid(`plan: must be one of ${PLANS.join(", ")}.`, "invalid_plan");
+}
+
+export function hashPassword(password: string): Promise<string> {
+  return Bun.password.hash(password, { algorithm: "argon2id" });
+}
+
+let dummyHash: Promise<string> | null = null;
+
+/**
+ * Checks a password against the account's hash, or against a dummy hash of the same cost when the
+ * account does not exist, so that both cases take about the same time.
+ */
+export async function verifyPassword(password: string, hash: string | null): Promise<boolean> {
+  if (hash === null) {
+    dummyHash ??= hashPassword(crypto.randomUUID());
+    await Bun.password.verify(password, await dummyHash);
+    return false;
+  }
+  return Bun.password.verify(password, hash);
+}
+
+export function countAccounts(db: Db): number {
+  return db.orm.select({ n: count() }).from(accounts).get()?.n ?? 0;
+}
+
+export function findAccountByEmail(db: Db, email: string): AccountRow | null {
+  let normalized: string;
+  try {
+    normalized = normalizeEmail(email);
+  } catch {
+    return null;
+  }
+  return db.orm.select().from(accounts).where(eq(accounts.email, normalized)).get() ?? null;
+}
+
+export function getAccount(db: Db, accountId: string): AccountView {
+  const row = db.orm.select().from(accounts).where(eq(accounts.id, accountId)).get();
+  if (!row) throw new NotFound("Account not found.", "account_not_found");
+  return accountView(row);
+}
+
+export interface NewAccount {
+  email: unknown;
+  password: unknown;
+  plan?: unknown;
+}
+
+/**
+ * Creates an account. `mayCreate`, called inside the write transaction, lets signup apply its
+ * policy atomically (two simultaneous "first" signups cannot both succeed).
+ */
+export async function createAccount(
+  db: Db,
+  input: NewAccount,
+  mayCreate: (existingAccounts: number) => void = () => {},
+): Promise<AccountView> {
+  const email = normalizeEmail(input.email);
+  const password = validatePassword(input.password);
+  const plan = input.plan === undefined ? "none" : parsePlan(input.plan);
+  const passwordHash = await hashPassword(password);
+  const row: AccountRow = { id: newId("acc"), email, passwordHash, plan, createdAt: Date.now() };
+  return db.sqlite
+    .transaction(() => {
+      mayCreate(countAccounts(db));
+      if (db.orm.select({ id: accounts.id }).from(accounts).where(eq(accounts.email, email)).get()) {
+        throw new Conflict("An account with this email already exists.", "email_taken");
+      }
+      db.orm.insert(accounts).values(row).run();
+      return accountView(row);
+    })
+    .immediate();
+}
+
+/**
+ * Signup over HTTP (CONTRACT §3): open while the instance has no account; afterwards only when the
+ * config says `[auth] signup = "open"`.
+ */
+export function signup(db: Db, config: Config, input: NewAccount): Promise<AccountView> {
+  return createAccount(db, { email: input.email, password: input.password }, (existing) => {
+    if (existing > 0 && config.auth.signup !== "open") {
+      throw new Forbidden("Signup is closed on this instance; ask its administrator for an account.", "signup_closed");
+    }
+  });
+}
+
+export function setAccountPlan(db: Db, email: string, plan: unknown): AccountView {
+  const parsed = parsePlan(plan);
+  const row = db.orm
+    .update(accounts)
+    .set({ plan: parsed })
+    .where(eq(accounts.email, normalizeEmail(email)))
+    .returning()
+    .get();
+  if (!row) throw new NotFound(`No account has the email ${email.trim().toLowerCase()}.`, "account_not_found");
+  return accountView(row);
+}
+
+/** The account whose email and password match, or null (in about the same time either way). */
+export async function authenticate(db: Db, email: unknown, password: unknown): Promise<AccountView | null> {
+  if (typeof password !== "string" || password.length > MAX_PASSWORD) {
+    throw new Invalid("password: give a password.", "invalid_password");
+  }
+  if (typeof email !== "string") throw new Invalid("email: give an email address.", "invalid_email");
+  const row = findAccountByEmail(db, email);
+  const ok = await verifyPassword(password, row?.passwordHash ?? null);
+  return ok && row ? accountView(row) : null;
+}
+
+/** Resolves `--email` for CLI commands: the account or a NotFound naming the address. */
+export function requireAccountByEmail(db: Db, email: string): AccountRow {
+  const row = findAccountByEmail(db, email);
+  if (!row) throw new NotFound(`No account has the email ${email.trim().toLowerCase()}.`, "account_not_found");
+  return row;
+}

@@ -1,0 +1,20 @@
+// /api/brands for the dashboard session (CONTRACT §3).
+import { Elysia } from "elysia";
+import type { AppContext } from "../app";
+import { sessionGuard } from "../accounts/guard";
+import { Invalid } from "../errors";
+import { createBrand, listBrands, type BrandInput } from "./service";
+
+export function brandRoutes(ctx: AppContext) {
+  return new Elysia({ prefix: "/api/brands" })
+    .use(sessionGuard(ctx))
+    .get("/", ({ account }) => ({ brands: listBrands(ctx.db, account.id) }))
+    .post("/", ({ account, body, set }) => {
+      if (typeof body !== "object" || body === null || Array.isArray(body)) {
+        throw new Invalid("Send a JSON object with name, and optionally domain and aliases.", "invalid_input");
+      }
+      const brand = createBrand(ctx.db, account.id, body as BrandInput);
+      set.status = 201;
+      return { brand };
+    });
+}

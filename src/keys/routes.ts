@@ -1,0 +1,27 @@
+// /api/mcp/keys: API-key management for the dashboard session (spec "Key management", CONTRACT §3).
+// Authenticated by the session cookie only; a bearer key is never accepted here.
+import { Elysia } from "elysia";
+import type { AppContext } from "../app";
+import { sessionGuard } from "../accounts/guard";
+import { Invalid } from "../errors";
+import { createApiKey, listApiKeys, revokeApiKey } from "./service";
+
+export function keyRoutes(ctx: AppContext) {
+  return new Elysia({ prefix: "/api/mcp/keys" })
+    .use(sessionGuard(ctx))
+    .get("/", ({ account }) => ({ keys: listApiKeys(ctx.db, account.id) }))
+    .post("/", ({ account, body, set }) => {
+      if (typeof body !== "object" || body === null || Array.isArray(body)) {
+        throw new Invalid("Send a JSON object with name and optionally brand_id.", "invalid_input");
+      }
+      const input = body as { name?: unknown; brand_id?: unknown };
+      const created = createApiKey(ctx.db, account.id, { name: input.name, brandId: input.brand_id });
+      set.status = 201;
+      return created;
+    })
+    .delete("/:id", ({ account, params, set }) => {
+      revokeApiKey(ctx.db, account.id, params.id);
+      set.status = 204;
+      return null;
+    });
+}
