@@ -1,0 +1,60 @@
+// Article slugs: the URL segment a brand's site uses for an article. Lowercase a-z, 0-9 and "-",
+// unique per brand, derived from the title unless given, and fixed once the article is published.
+import { Invalid } from "../errors";
+
+export const MAX_SLUG = 100;
+/** Derived slugs stay shorter than explicit ones, leaving room for a "-2" suffix. */
+const MAX_DERIVED_SLUG = 80;
+export const FALLBACK_SLUG = "untitled";
+
+const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+export function isValidSlug(value: string): boolean {
+  return value.length <= MAX_SLUG && SLUG_PATTERN.test(value);
+}
+
+/** Validates an explicit slug: lowercase letters, digits and single hyphens between them. */
+export function parseSlug(value: string): string {
+  const slug = value.trim();
+  if (!isValidSlug(slug)) {
+    throw new Invalid(
+      `slug: "${slug.slice(0, 60)}" is not a valid slug; use 1 to ${MAX_SLUG} lowercase letters, digits and single hyphens (for example "best-crm-for-startups").`,
+      "invalid_slug",
+    );
+  }
+  return slug;
+}
+
+/** "Crème brûlée: 10 tips!" → "creme-brulee-10-tips"; "" or only symbols → "untitled". */
+export function slugify(title: string): string {
+  const ascii = title
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/['’]/g, "")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "");
+  if (ascii === "") return FALLBACK_SLUG;
+  if (ascii.length <= MAX_DERIVED_SLUG) return ascii;
+  // Cut at a word boundary when one is near, so the slug does not end in half a word.
+  const cut = ascii.slice(0, MAX_DERIVED_SLUG);
+  const lastHyphen = cut.lastIndexOf("-");
+  return (lastHyphen >= MAX_DERIVED_SLUG / 2 ? cut.slice(0, lastHyphen) : cut).replace(/-+$/, "");
+}
+
+/** `base`, else `base-2`, `base-3`… : the first one `isTaken` says is free. */
+export function firstFreeSlug(base: string, isTaken: (slug: string) => boolean): string {
+  if (!isTaken(base)) return base;
+  for (let n = 2; n < 10_000; n++) {
+    const candidate = `${base}-${n}`;
+    if (!isTaken(candidate)) return candidate;
+  }
+  throw new Invalid(`slug: too many articles are already named "${base}"; give this one its own slug.`, "invalid_slug");
+}
+
+/** Whether `slug` is `base` or one of its collision suffixes (`base-2`, `base-3`…). */
+export function isDerivedFrom(slug: string, base: string): boolean {
+  if (slug === base) return true;
+  if (!slug.startsWith(`${base}-`)) return false;
+  return /^[1-9][0-9]*$/.test(slug.slice(base.length + 1));
+}
