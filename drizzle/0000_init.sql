@@ -95,7 +95,7 @@ CREATE TABLE `citations` (
 	FOREIGN KEY (`answer_id`) REFERENCES `answers`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE INDEX `citations_brand_period_idx` ON `citations` (`brand_id`,`created_at`,`engine`,`domain`,`prompt_id`,`answer_id`);--> statement-breakpoint
+CREATE INDEX `citations_brand_period_idx` ON `citations` (`brand_id`,`created_at`,`engine`,`domain`,`prompt_id`,`answer_id`,`url`);--> statement-breakpoint
 CREATE TABLE `competitors` (
 	`id` text PRIMARY KEY NOT NULL,
 	`brand_id` text NOT NULL,

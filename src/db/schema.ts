@@ -229,7 +229,7 @@ export const citations = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.answerId, t.url] }),
-    index("citations_brand_period_idx").on(t.brandId, t.createdAt, t.engine, t.domain, t.promptId, t.answerId),
+    index("citations_brand_period_idx").on(t.brandId, t.createdAt, t.engine, t.domain, t.promptId, t.answerId, t.url),
   ],
 );
 

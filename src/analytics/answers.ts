@@ -1,0 +1,168 @@
+// Stored answers themselves: a bounded, cursor-paged list and one answer in full.
+import type { AppContext } from "../app";
+import type { AnswerStatus } from "../db/schema";
+import { Invalid, NotFound } from "../errors";
+import { iso } from "../ids";
+import { isOnDomains, loadRoster } from "../tracking/store";
+import { dayString, parseDay, DAY_MS, type SqlParam } from "./filters";
+
+export interface AnswerSummary {
+  id: string;
+  prompt_id: string;
+  engine: string;
+  model: string | null;
+  status: AnswerStatus;
+  created_at: string;
+  mentioned: boolean;
+  position: number | null;
+  sentiment: number | null;
+  cited: boolean;
+}
+
+export interface ListAnswersInput {
+  prompt_id?: string;
+  engine?: string;
+  mentioned?: boolean;
+  status?: AnswerStatus;
+  start_date?: string;
+  end_date?: string;
+  limit: number;
+  cursor?: string;
+}
+
+interface SummaryRow {
+  id: number;
+  prompt_id: string;
+  engine: string;
+  model: string | null;
+  status: AnswerStatus;
+  created_at: number;
+  brand_mentioned: number;
+  brand_position: number | null;
+  brand_sentiment: number | null;
+  brand_cited: number;
+}
+
+function summary(r: SummaryRow): AnswerSummary {
+  return {
+    id: String(r.id),
+    prompt_id: r.prompt_id,
+    engine: r.engine,
+    model: r.model,
+    status: r.status,
+    created_at: iso(r.created_at),
+    mentioned: r.brand_mentioned === 1,
+    position: r.brand_position,
+    sentiment: r.brand_sentiment,
+    cited: r.brand_cited === 1,
+  };
+}
+
+function encodeCursor(row: SummaryRow): string {
+  return Buffer.from(`a:${row.created_at}:${row.id}`).toString("base64url");
+}
+
+function decodeCursor(cursor: string): { createdAt: number; id: number } {
+  const match = /^a:(\d{1,15}):(\d{1,15})$/.exec(Buffer.from(cursor, "base64url").toString());
+  if (!match) throw new Invalid("cursor: pass back the next_cursor of a previous result unchanged.", "invalid_cursor");
+  return { createdAt: Number(match[1]), id: Number(match[2]) };
+}
+
+/**
+ * Newest first. `mentioned: false` lists valid answers that do not mention the brand (an answer
+ * that could not be read is not a "not mentioned"). Dates default to no bound.
+ */
+export function listAnswers(app: AppContext, brandId: string, input: ListAnswersInput) {
+  const parts = ["a.brand_id = ?"];
+  const params: SqlParam[] = [brandId];
+  if (input.start_date !== undefined) {
+    parts.push("a.created_at >= ?");
+    params.push(parseDay(input.start_date, "start_date"));
+  }
+  if (input.end_date !== undefined) {
+    parts.push("a.created_at < ?");
+    params.push(parseDay(input.end_date, "end_date") + DAY_MS);
+  }
+  if (input.prompt_id !== undefined) {
+    parts.push("a.prompt_id = ?");
+    params.push(input.prompt_id);
+  }
+  if (input.engine !== undefined) {
+    parts.push("a.engine = ?");
+    params.push(input.engine);
+  }
+  if (input.mentioned !== undefined) {
+    parts.push(input.mentioned ? "a.brand_mentioned = 1" : "a.status = 'ok' AND a.brand_mentioned = 0");
+  }
+  if (input.status !== undefined) {
+    parts.push("a.status = ?");
+    params.push(input.status);
+  }
+  if (input.cursor !== undefined) {
+    const c = decodeCursor(input.cursor);
+    parts.push("(a.created_at < ? OR (a.created_at = ? AND a.id < ?))");
+    params.push(c.createdAt, c.createdAt, c.id);
+  }
+  const rows = app.db.sqlite
+    .query<SummaryRow, SqlParam[]>(
+      `SELECT a.id, a.prompt_id, a.engine, a.model, a.status, a.created_at, a.brand_mentioned, a.brand_position,
+         a.brand_sentiment, a.brand_cited
+       FROM answers a WHERE ${parts.join(" AND ")} ORDER BY a.created_at DESC, a.id DESC LIMIT ?`,
+    )
+    .all(...params, input.limit + 1);
+  const page = rows.slice(0, input.limit);
+  return {
+    answers: page.map(summary),
+    next_cursor: rows.length > input.limit ? encodeCursor(page[page.length - 1]!) : null,
+  };
+}
+
+/** Longest text returned by get_answer; longer answers are cut and flagged. */
+const MAX_TEXT = 20_000;
+
+export function getAnswer(app: AppContext, brandId: string, answerId: string) {
+  if (!/^\d{1,15}$/.test(answerId)) throw new NotFound("Answer not found.", "answer_not_found");
+  const db = app.db.sqlite;
+  const row = db
+    .query<SummaryRow & { text: string; error: string | null; run_id: string | null; latency_ms: number | null; tokens_in: number | null; tokens_out: number | null; prompt_text: string }, [number, string]>(
+      `SELECT a.*, p.text AS prompt_text FROM answers a JOIN prompts p ON p.id = a.prompt_id WHERE a.id = ? AND a.brand_id = ?`,
+    )
+    .get(Number(answerId), brandId);
+  if (!row) throw new NotFound("Answer not found.", "answer_not_found");
+  const roster = loadRoster(app.db, brandId);
+  const names = new Map(roster.members.map((m) => [m.id, m]));
+  const mentions = db
+    .query<{ member_id: string; offset: number; rank: number; sentiment: number | null }, [number]>(
+      `SELECT member_id, "offset", rank, sentiment FROM mentions WHERE answer_id = ? ORDER BY rank`,
+    )
+    .all(row.id)
+    .filter((m) => names.has(m.member_id))
+    .map((m) => ({
+      member_id: m.member_id,
+      name: names.get(m.member_id)!.name,
+      is_brand: names.get(m.member_id)!.isBrand,
+      position: m.rank,
+      offset: m.offset,
+      sentiment: m.sentiment,
+    }));
+  const citations = db
+    .query<{ url: string; domain: string }, [number]>("SELECT url, domain FROM citations WHERE answer_id = ? ORDER BY rowid")
+    .all(row.id)
+    .map((c) => ({ url: c.url, domain: c.domain, owned: isOnDomains(c.url, roster.brandDomains) }));
+  return {
+    answer: {
+      ...summary(row),
+      day: dayString(row.created_at),
+      prompt_text: row.prompt_text,
+      run_id: row.run_id,
+      error: row.error,
+      latency_ms: row.latency_ms,
+      tokens_in: row.tokens_in,
+      tokens_out: row.tokens_out,
+      text: row.text.length > MAX_TEXT ? row.text.slice(0, MAX_TEXT) : row.text,
+      text_truncated: row.text.length > MAX_TEXT,
+      mentions,
+      citations,
+    },
+  };
+}

@@ -1,0 +1,133 @@
+// The shared analytics filter: a period of inclusive UTC days (default: the last 30 days ending
+// today), its previous period of equal length, an engine and a tag, turned into SQL conditions on
+// the period-indexed columns (brand_id, created_at, engine, prompt_id) that answers, mentions and
+// citations all carry.
+import type { AppContext } from "../app";
+import { Invalid, NotFound } from "../errors";
+
+export const DAY_MS = 86_400_000;
+export const DEFAULT_DAYS = 30;
+/** Longest period one call may cover (about three years): bounded work per call. */
+export const MAX_DAYS = 1_100;
+
+export interface FilterInput {
+  start_date?: string;
+  end_date?: string;
+  engine?: string;
+  tag?: string;
+}
+
+export interface Period {
+  /** Inclusive start, ms since epoch (00:00 UTC). */
+  start: number;
+  /** Exclusive end, ms since epoch (00:00 UTC of the day after end_date). */
+  end: number;
+  days: number;
+  start_date: string;
+  end_date: string;
+}
+
+export interface Filter {
+  brandId: string;
+  period: Period;
+  previous: Period;
+  engine: string | null;
+  tag: { id: string; name: string } | null;
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+export function parseDay(value: string, field: string): number {
+  if (!DATE.test(value)) throw new Invalid(`${field}: give a date as YYYY-MM-DD (UTC), such as 2025-01-31.`, "invalid_date");
+  const ms = Date.parse(`${value}T00:00:00Z`);
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value) {
+    throw new Invalid(`${field}: "${value}" is not a calendar date.`, "invalid_date");
+  }
+  return ms;
+}
+
+export function dayString(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+export function startOfUtcDay(ms: number): number {
+  return Math.floor(ms / DAY_MS) * DAY_MS;
+}
+
+export function period(start: number, days: number): Period {
+  return { start, end: start + days * DAY_MS, days, start_date: dayString(start), end_date: dayString(start + (days - 1) * DAY_MS) };
+}
+
+/** Validates the input and resolves the tag (by name, case-insensitively, or by id) among the brand's tags. */
+export function resolveFilter(app: AppContext, brandId: string, input: FilterInput, now = Date.now()): Filter {
+  const today = startOfUtcDay(now);
+  const endDay = input.end_date !== undefined ? parseDay(input.end_date, "end_date") : today;
+  const startDay = input.start_date !== undefined ? parseDay(input.start_date, "start_date") : endDay - (DEFAULT_DAYS - 1) * DAY_MS;
+  if (startDay > endDay) throw new Invalid("start_date must be on or before end_date.", "invalid_date_range");
+  const days = Math.round((endDay - startDay) / DAY_MS) + 1;
+  if (days > MAX_DAYS) throw new Invalid(`The period may cover at most ${MAX_DAYS} days; narrow start_date and end_date.`, "invalid_date_range");
+  const current = period(startDay, days);
+  return {
+    brandId,
+    period: current,
+    previous: period(startDay - days * DAY_MS, days),
+    engine: input.engine ?? null,
+    tag: input.tag !== undefined ? resolveTag(app, brandId, input.tag) : null,
+  };
+}
+
+function resolveTag(app: AppContext, brandId: string, tag: string): { id: string; name: string } {
+  const row = app.db.sqlite
+    .query<{ id: string; name: string }, [string, string, string]>(
+      "SELECT id, name FROM tags WHERE brand_id = ? AND (id = ? OR name_key = ?) LIMIT 1",
+    )
+    .get(brandId, tag, tag.trim().toLowerCase());
+  if (!row) throw new NotFound(`Tag "${tag}" not found; list_tags shows the brand's tags.`, "tag_not_found");
+  return row;
+}
+
+export type SqlParam = string | number;
+
+/**
+ * `WHERE` conditions for a table aliased `alias` with brand_id, created_at, engine and prompt_id,
+ * covering [from, to). The brand comes from the verified credential only.
+ */
+export function where(alias: string, filter: Filter, from: number, to: number): { sql: string; params: SqlParam[] } {
+  const parts = [`${alias}.brand_id = ?`, `${alias}.created_at >= ?`, `${alias}.created_at < ?`];
+  const params: SqlParam[] = [filter.brandId, from, to];
+  if (filter.engine !== null) {
+    parts.push(`${alias}.engine = ?`);
+    params.push(filter.engine);
+  }
+  if (filter.tag !== null) {
+    parts.push(`${alias}.prompt_id IN (SELECT prompt_id FROM prompt_tags WHERE tag_id = ?)`);
+    params.push(filter.tag.id);
+  }
+  return { sql: parts.join(" AND "), params };
+}
+
+/** The filter as echoed in results, so a reader knows what the figures cover. */
+export function describeFilter(filter: Filter) {
+  return {
+    start_date: filter.period.start_date,
+    end_date: filter.period.end_date,
+    days: filter.period.days,
+    previous_start_date: filter.previous.start_date,
+    previous_end_date: filter.previous.end_date,
+    engine: filter.engine,
+    tag: filter.tag?.name ?? null,
+  };
+}
+
+/** Opaque offset cursors for aggregate lists (stable for a given filter and unchanged data). */
+export function encodeOffset(offset: number): string {
+  return Buffer.from(`o:${offset}`).toString("base64url");
+}
+
+export function decodeOffset(cursor: string | undefined): number {
+  if (cursor === undefined) return 0;
+  const text = Buffer.from(cursor, "base64url").toString();
+  const match = /^o:(\d{1,9})$/.exec(text);
+  if (!match) throw new Invalid("cursor: pass back the next_cursor of a previous result unchanged.", "invalid_cursor");
+  return Number(match[1]);
+}

@@ -1,0 +1,168 @@
+// Per-prompt figures and content gaps (METRICS.md "Content gaps").
+import type { AppContext } from "../app";
+import { loadRoster } from "../tracking/store";
+import { describeFilter, encodeOffset, where, type Filter, type SqlParam } from "./filters";
+import { mean, rate, type Mean, type Rate } from "./rates";
+
+export interface PromptPerformance {
+  id: string;
+  text: string;
+  visibility: Rate;
+  avg_position: Mean;
+  answers: { total: number; valid: number };
+  top_competitor: { id: string; name: string; answers: number } | null;
+}
+
+function promptTexts(app: AppContext, brandId: string, ids: string[]): Map<string, string> {
+  if (ids.length === 0) return new Map();
+  const rows = app.db.sqlite
+    .query<{ id: string; text: string }, string[]>(
+      `SELECT id, text FROM prompts WHERE brand_id = ? AND id IN (${ids.map(() => "?").join(",")})`,
+    )
+    .all(brandId, ...ids);
+  return new Map(rows.map((r) => [r.id, r.text]));
+}
+
+/** Competitor mention counts per prompt for the given prompts, in the period. */
+function competitorCounts(app: AppContext, filter: Filter, promptIds: string[]): Map<string, Array<{ id: string; n: number }>> {
+  const out = new Map<string, Array<{ id: string; n: number }>>();
+  if (promptIds.length === 0) return out;
+  const mw = where("m", filter, filter.period.start, filter.period.end);
+  const rows = app.db.sqlite
+    .query<{ prompt_id: string; member_id: string; n: number }, SqlParam[]>(
+      `SELECT m.prompt_id AS prompt_id, m.member_id AS member_id, count(*) AS n FROM mentions m
+       WHERE ${mw.sql} AND m.is_brand = 0 AND m.prompt_id IN (${promptIds.map(() => "?").join(",")})
+       GROUP BY m.prompt_id, m.member_id`,
+    )
+    .all(...mw.params, ...promptIds);
+  for (const r of rows) {
+    const list = out.get(r.prompt_id) ?? [];
+    list.push({ id: r.member_id, n: r.n });
+    out.set(r.prompt_id, list);
+  }
+  for (const list of out.values()) list.sort((a, b) => b.n - a.n || a.id.localeCompare(b.id));
+  return out;
+}
+
+export function promptPerformance(
+  app: AppContext,
+  filter: Filter,
+  opts: { limit: number; offset: number; order: "visibility_desc" | "visibility_asc" },
+) {
+  const w = where("a", filter, filter.period.start, filter.period.end);
+  const direction = opts.order === "visibility_asc" ? "ASC" : "DESC";
+  const rows = app.db.sqlite
+    .query<{ prompt_id: string; total: number; valid: number; mentioned: number; pos_sum: number | null }, SqlParam[]>(
+      `SELECT a.prompt_id AS prompt_id, count(*) AS total, sum(a.status = 'ok') AS valid,
+         sum(a.brand_mentioned) AS mentioned, sum(a.brand_position) AS pos_sum
+       FROM answers a WHERE ${w.sql} GROUP BY a.prompt_id
+       ORDER BY (CASE WHEN valid > 0 THEN CAST(mentioned AS REAL) / valid END) ${direction} NULLS LAST, valid DESC, a.prompt_id
+       LIMIT ? OFFSET ?`,
+    )
+    .all(...w.params, opts.limit + 1, opts.offset);
+  const page = rows.slice(0, opts.limit);
+  const ids = page.map((r) => r.prompt_id);
+  const texts = promptTexts(app, filter.brandId, ids);
+  const competitors = competitorCounts(app, filter, ids);
+  const names = new Map(loadRoster(app.db, filter.brandId).members.map((m) => [m.id, m.name]));
+  const prompts: PromptPerformance[] = page.map((r) => {
+    const top = competitors.get(r.prompt_id)?.find((c) => names.has(c.id));
+    return {
+      id: r.prompt_id,
+      text: texts.get(r.prompt_id) ?? "",
+      visibility: rate(r.mentioned, r.valid),
+      avg_position: mean(r.pos_sum ?? 0, r.mentioned),
+      answers: { total: r.total, valid: r.valid },
+      top_competitor: top ? { id: top.id, name: names.get(top.id)!, answers: top.n } : null,
+    };
+  });
+  return {
+    filter: describeFilter(filter),
+    prompts,
+    next_cursor: rows.length > opts.limit ? encodeOffset(opts.offset + opts.limit) : null,
+  };
+}
+
+export interface ContentGap {
+  prompt_id: string;
+  text: string;
+  /** Valid answers of the prompt in the period that mention at least one competitor. */
+  competitor_answers: number;
+  valid_answers: number;
+  competitors: Array<{ id: string; name: string; answers: number }>;
+  /** Most cited domains in the answers that mention competitors. */
+  top_domains: Array<{ domain: string; citations: number }>;
+}
+
+const TOP_DOMAINS = 5;
+
+/**
+ * Prompts where, in the period, some valid answer mentions a competitor and none mentions the
+ * brand; ranked by the number of answers mentioning competitors.
+ */
+export function contentGaps(app: AppContext, filter: Filter, opts: { limit: number; offset: number }) {
+  const db = app.db.sqlite;
+  const mw = where("m", filter, filter.period.start, filter.period.end);
+  const bw = where("b", filter, filter.period.start, filter.period.end);
+  const rows = db
+    .query<{ prompt_id: string; competitor_answers: number; total_gaps: number }, SqlParam[]>(
+      `SELECT m.prompt_id AS prompt_id, count(DISTINCT m.answer_id) AS competitor_answers, count(*) OVER () AS total_gaps
+       FROM mentions m
+       WHERE ${mw.sql} AND m.is_brand = 0
+         AND m.prompt_id NOT IN (SELECT b.prompt_id FROM mentions b WHERE ${bw.sql} AND b.is_brand = 1)
+       GROUP BY m.prompt_id
+       ORDER BY competitor_answers DESC, m.prompt_id
+       LIMIT ? OFFSET ?`,
+    )
+    .all(...mw.params, ...bw.params, opts.limit + 1, opts.offset);
+  const page = rows.slice(0, opts.limit);
+  const ids = page.map((r) => r.prompt_id);
+  const texts = promptTexts(app, filter.brandId, ids);
+  const competitors = competitorCounts(app, filter, ids);
+  const names = new Map(loadRoster(app.db, filter.brandId).members.map((m) => [m.id, m.name]));
+  const valid = new Map<string, number>();
+  const domains = new Map<string, Array<{ domain: string; citations: number }>>();
+  if (ids.length > 0) {
+    const marks = ids.map(() => "?").join(",");
+    const w = where("a", filter, filter.period.start, filter.period.end);
+    for (const r of db
+      .query<{ prompt_id: string; n: number }, SqlParam[]>(
+        `SELECT a.prompt_id AS prompt_id, count(*) AS n FROM answers a
+         WHERE ${w.sql} AND a.status = 'ok' AND a.prompt_id IN (${marks}) GROUP BY a.prompt_id`,
+      )
+      .all(...w.params, ...ids)) {
+      valid.set(r.prompt_id, r.n);
+    }
+    const cw = where("c", filter, filter.period.start, filter.period.end);
+    for (const r of db
+      .query<{ prompt_id: string; domain: string; n: number }, SqlParam[]>(
+        `SELECT c.prompt_id AS prompt_id, c.domain AS domain, count(*) AS n FROM citations c
+         WHERE ${cw.sql} AND c.prompt_id IN (${marks})
+           AND c.answer_id IN (SELECT m.answer_id FROM mentions m WHERE ${mw.sql} AND m.is_brand = 0 AND m.prompt_id IN (${marks}))
+         GROUP BY c.prompt_id, c.domain`,
+      )
+      .all(...cw.params, ...ids, ...mw.params, ...ids)) {
+      const list = domains.get(r.prompt_id) ?? [];
+      list.push({ domain: r.domain, citations: r.n });
+      domains.set(r.prompt_id, list);
+    }
+  }
+  const gaps: ContentGap[] = page.map((r) => ({
+    prompt_id: r.prompt_id,
+    text: texts.get(r.prompt_id) ?? "",
+    competitor_answers: r.competitor_answers,
+    valid_answers: valid.get(r.prompt_id) ?? 0,
+    competitors: (competitors.get(r.prompt_id) ?? [])
+      .filter((c) => names.has(c.id))
+      .map((c) => ({ id: c.id, name: names.get(c.id)!, answers: c.n })),
+    top_domains: (domains.get(r.prompt_id) ?? [])
+      .sort((a, b) => b.citations - a.citations || a.domain.localeCompare(b.domain))
+      .slice(0, TOP_DOMAINS),
+  }));
+  return {
+    filter: describeFilter(filter),
+    total_gaps: rows[0]?.total_gaps ?? 0,
+    gaps,
+    next_cursor: rows.length > opts.limit ? encodeOffset(opts.offset + opts.limit) : null,
+  };
+}

@@ -1,0 +1,304 @@
+// A tracking run: every active prompt × engine × sample asked once, each answer stored (with its
+// analysis) the moment it arrives. One run per brand at a time, guarded in process and by the run
+// row in the database (so a `spyglass track` beside a running server cannot overlap it either).
+import type { AppContext } from "../app";
+import type { EngineSettings } from "../config";
+import type { RunStatus } from "../db/schema";
+import { Conflict, Invalid, NotFound } from "../errors";
+import { newId } from "../ids";
+import { log } from "../log";
+import { createEngineClient, type EngineClient } from "./engines/client";
+import type { ClientOptions, EngineAnswer } from "./engines/types";
+import { analyzeForStorage, answerWriter, loadRoster, rosterVersion, type Roster } from "./store";
+
+export type RunTrigger = "schedule" | "cli" | "tool";
+
+export interface RunRequest {
+  /** Restrict the run to these prompts (of the brand, not archived); all active prompts otherwise. */
+  promptIds?: string[];
+  /** Restrict the run to these configured engine ids; all configured engines otherwise. */
+  engines?: string[];
+  trigger: RunTrigger;
+  /** Called after each stored answer. */
+  onProgress?: (progress: { done: number; planned: number; engine: string; status: EngineAnswer["status"] }) => void;
+}
+
+export interface StartedRun {
+  runId: string;
+  planned: number;
+  /** Settles with the run's final status; never rejects. */
+  done: Promise<RunStatus>;
+}
+
+interface ActiveRun {
+  runId: string;
+  controller: AbortController;
+  done: Promise<RunStatus>;
+}
+
+interface PromptRow {
+  id: string;
+  text: string;
+}
+
+interface RunningRow {
+  id: string;
+  owner_pid: number | null;
+}
+
+const NO_ENGINES =
+  "No engines are configured: add an [[engines]] section (api, base_url, model, api_key_env) to spyglass.toml, then run tracking again.";
+
+/** Whether a process id belongs to a live process on this machine. */
+export function processAlive(pid: number | null): boolean {
+  if (pid === null || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+export class TrackingRunner {
+  private readonly clients = new Map<string, EngineClient>();
+  private readonly active = new Map<string, ActiveRun>();
+  private closed = false;
+
+  constructor(
+    private readonly app: AppContext,
+    private readonly clientOptions: ClientOptions = {},
+  ) {}
+
+  /** The run under way for the brand in this process, if any. */
+  activeRun(brandId: string): string | null {
+    return this.active.get(brandId)?.runId ?? null;
+  }
+
+  /**
+   * Validates the request, takes the brand's lock, records the run and starts it in the background.
+   * Throws Invalid (no engines, unknown engine or prompt, no active prompt) or Conflict (already running).
+   */
+  start(brandId: string, request: RunRequest): StartedRun {
+    if (this.closed) throw new Conflict("The server is shutting down; tracking cannot start now.", "shutting_down");
+    const engines = this.pickEngines(request.engines);
+    const prompts = this.pickPrompts(brandId, request.promptIds);
+    const samples = this.app.config.tracking.samples;
+    const planned = prompts.length * engines.length * samples;
+
+    const existing = this.active.get(brandId);
+    if (existing) throw alreadyRunning(existing.runId);
+    const runId = newId("run");
+    this.claimRunRow(brandId, runId, request.trigger, engines, planned);
+
+    const controller = new AbortController();
+    const done = this.execute(brandId, runId, engines, prompts, samples, controller.signal, request).finally(() => {
+      this.active.delete(brandId);
+    });
+    this.active.set(brandId, { runId, controller, done });
+    return { runId, planned, done };
+  }
+
+  /**
+   * Stops every run of this process: in-flight requests are aborted, nothing more is stored, and the
+   * runs are marked `interrupted`. Answers already stored are kept.
+   */
+  async shutdown(): Promise<void> {
+    this.closed = true;
+    const runs = [...this.active.values()];
+    for (const run of runs) run.controller.abort();
+    await Promise.all(runs.map((run) => run.done));
+  }
+
+  private pickEngines(ids: string[] | undefined): EngineSettings[] {
+    const configured = this.app.config.engines;
+    if (configured.length === 0) throw new Invalid(NO_ENGINES, "no_engines");
+    if (ids === undefined || ids.length === 0) return configured;
+    const unknown = ids.filter((id) => !configured.some((e) => e.id === id));
+    if (unknown.length > 0) {
+      throw new Invalid(
+        `Unknown engine ${unknown.map((id) => `"${id}"`).join(", ")}; configured engines: ${configured.map((e) => e.id).join(", ")}.`,
+        "unknown_engine",
+      );
+    }
+    return configured.filter((e) => ids.includes(e.id));
+  }
+
+  private pickPrompts(brandId: string, ids: string[] | undefined): PromptRow[] {
+    const all = this.app.db.sqlite
+      .query<PromptRow, [string]>("SELECT id, text FROM prompts WHERE brand_id = ? AND archived_at IS NULL ORDER BY created_at, id")
+      .all(brandId);
+    if (ids === undefined || ids.length === 0) {
+      if (all.length === 0) throw new Invalid("The brand has no active prompt to track; add prompts first (create_prompts).", "no_prompts");
+      return all;
+    }
+    const byId = new Map(all.map((p) => [p.id, p]));
+    const missing = ids.filter((id) => !byId.has(id));
+    if (missing.length > 0) {
+      throw new NotFound(`Prompt ${missing.map((id) => `"${id}"`).join(", ")} not found among the brand's active prompts.`, "prompt_not_found");
+    }
+    return [...new Set(ids)].map((id) => byId.get(id)!);
+  }
+
+  /** Inserts the run row unless another live run of the brand holds it; stale `running` rows are marked interrupted. */
+  private claimRunRow(brandId: string, runId: string, trigger: RunTrigger, engines: EngineSettings[], planned: number): void {
+    const db = this.app.db.sqlite;
+    db.transaction(() => {
+      const running = db
+        .query<RunningRow, [string]>("SELECT id, owner_pid FROM tracking_runs WHERE brand_id = ? AND status = 'running'")
+        .all(brandId);
+      for (const row of running) {
+        // A row of this very process that is not in `active` is a leftover; another live process holds its run.
+        if (row.owner_pid !== process.pid && processAlive(row.owner_pid)) throw alreadyRunning(row.id);
+        markInterrupted(this.app, row.id, "the process running it stopped before it finished");
+      }
+      db.query(
+        `INSERT INTO tracking_runs (id, brand_id, status, trigger, engines, answers_planned, answers_done, owner_pid, started_at)
+         VALUES (?, ?, 'running', ?, ?, ?, 0, ?, ?)`,
+      ).run(runId, brandId, trigger, JSON.stringify(engines.map((e) => e.id)), planned, process.pid, Date.now());
+    }).immediate();
+  }
+
+  private client(engine: EngineSettings): EngineClient {
+    // One client per engine for the whole process, so its concurrency limit holds across runs of all brands.
+    let client = this.clients.get(engine.id);
+    if (!client) {
+      client = createEngineClient(engine, this.clientOptions);
+      this.clients.set(engine.id, client);
+    }
+    return client;
+  }
+
+  private async execute(
+    brandId: string,
+    runId: string,
+    engines: EngineSettings[],
+    prompts: PromptRow[],
+    samples: number,
+    signal: AbortSignal,
+    request: RunRequest,
+  ): Promise<RunStatus> {
+    const db = this.app.db;
+    const planned = prompts.length * engines.length * samples;
+    const writer = answerWriter(db);
+    const countDone = db.sqlite.prepare("UPDATE tracking_runs SET answers_done = answers_done + 1 WHERE id = ?");
+    let roster: Roster = loadRoster(db, brandId);
+    let version = rosterVersion(brandId);
+    let done = 0;
+    let errors = 0;
+    let firstError: string | null = null;
+    let storeFailure: string | null = null;
+
+    const store = (promptId: string, engine: EngineSettings, sample: number, reply: EngineAnswer): void => {
+      if (rosterVersion(brandId) !== version) {
+        roster = loadRoster(db, brandId);
+        version = rosterVersion(brandId);
+      }
+      const analysis = analyzeForStorage(reply.status, reply.text, reply.citations, roster);
+      db.sqlite
+        .transaction(() => {
+          writer.write(
+            {
+              brandId,
+              runId,
+              promptId,
+              engine: engine.id,
+              model: reply.model,
+              sample,
+              status: reply.status,
+              text: reply.text,
+              providerCitations: reply.citations,
+              error: reply.error,
+              latencyMs: reply.latency_ms,
+              tokensIn: reply.tokens_in,
+              tokensOut: reply.tokens_out,
+              createdAt: Date.now(),
+            },
+            analysis,
+            roster,
+          );
+          countDone.run(runId);
+        })
+        .immediate();
+    };
+
+    const work = async (engine: EngineSettings): Promise<void> => {
+      const client = this.client(engine);
+      const slots: Array<{ prompt: PromptRow; sample: number }> = [];
+      for (let sample = 0; sample < samples; sample++) for (const prompt of prompts) slots.push({ prompt, sample });
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        while (next < slots.length && !signal.aborted && storeFailure === null) {
+          const slot = slots[next++]!;
+          const reply = await client.ask(slot.prompt.text, signal);
+          // An answer cut short by a stop is not an answer: the slot stays empty.
+          if (signal.aborted) return;
+          try {
+            store(slot.prompt.id, engine, slot.sample, reply);
+          } catch (error) {
+            storeFailure = `could not store an answer: ${(error as Error).message}`;
+            return;
+          }
+          done++;
+          if (reply.status === "error") {
+            errors++;
+            firstError ??= `${engine.id}: ${reply.error ?? "error"}`;
+          }
+          request.onProgress?.({ done, planned, engine: engine.id, status: reply.status });
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(engine.concurrency, slots.length) }, worker));
+    };
+
+    try {
+      await Promise.all(engines.map(work));
+      if (signal.aborted) {
+        markInterrupted(this.app, runId, "stopped before it finished (shutdown); the answers stored so far are kept");
+        return "interrupted";
+      }
+      if (storeFailure !== null) return finish(this.app, runId, "failed", storeFailure);
+      if (done > 0 && errors === done) return finish(this.app, runId, "failed", `every answer failed; first: ${firstError}`);
+      return finish(this.app, runId, "completed", errors > 0 ? `${errors} of ${done} answers failed; first: ${firstError}` : null);
+    } catch (error) {
+      log.error("tracking run failed", { run: runId, message: (error as Error).message });
+      return finish(this.app, runId, "failed", `unexpected error: ${(error as Error).message}`);
+    }
+  }
+}
+
+function alreadyRunning(runId: string): Conflict {
+  return new Conflict(
+    `A tracking run is already under way for this brand (${runId}); wait for it to finish (get_tracking_status).`,
+    "run_in_progress",
+  );
+}
+
+function finish(app: AppContext, runId: string, status: RunStatus, error: string | null): RunStatus {
+  app.db.sqlite
+    .query("UPDATE tracking_runs SET status = ?, finished_at = ?, error = ? WHERE id = ?")
+    .run(status, Date.now(), error, runId);
+  return status;
+}
+
+export function markInterrupted(app: AppContext, runId: string, reason: string): void {
+  app.db.sqlite
+    .query("UPDATE tracking_runs SET status = 'interrupted', finished_at = ?, error = ? WHERE id = ? AND status = 'running'")
+    .run(Date.now(), reason, runId);
+}
+
+/**
+ * At start-up: every run left `running` by a process that is gone (a crash, a kill -9, a power cut)
+ * is marked `interrupted`; its stored answers stay. Returns how many were marked.
+ */
+export function markInterruptedRuns(app: AppContext): number {
+  const rows = app.db.sqlite
+    .query<RunningRow, []>("SELECT id, owner_pid FROM tracking_runs WHERE status = 'running'")
+    .all();
+  let marked = 0;
+  for (const row of rows) {
+    if (row.owner_pid !== process.pid && processAlive(row.owner_pid)) continue;
+    markInterrupted(app, row.id, "the process running it stopped before it finished; the answers stored so far are kept");
+    marked++;
+  }
+  return marked;
+}

@@ -1,0 +1,45 @@
+// Scheduled tracking: on `[tracking] schedule` (cron, UTC) every trackable brand is run in turn.
+// croner's `protect` skips a tick while the previous one is still going, so ticks never pile up.
+import { Cron } from "croner";
+import type { AppContext } from "../app";
+import { AppError } from "../errors";
+import { log } from "../log";
+import { trackableBrandIds, runTracking } from "./service";
+
+export interface Scheduler {
+  nextRun(): Date | null;
+  /** Runs one tick now (what the cron does); resolves when every brand's run has ended. */
+  tick(): Promise<void>;
+  stop(): void;
+}
+
+export function startScheduler(app: AppContext): Scheduler | null {
+  const { tracking, engines } = app.config;
+  if (!tracking.enabled) {
+    log.info("scheduled tracking is disabled", {});
+    return null;
+  }
+  if (engines.length === 0) {
+    log.info("scheduled tracking is off: no [[engines]] configured", {});
+    return null;
+  }
+  const tick = async (): Promise<void> => {
+    for (const brandId of trackableBrandIds(app)) {
+      try {
+        const run = await runTracking(app, brandId, { trigger: "schedule" });
+        log.info("scheduled tracking run ended", { brand: brandId, run: run.id, status: run.status, answers: run.answers_done });
+      } catch (error) {
+        // Already running (a manual run) or nothing to track: skip this brand until the next tick.
+        if (error instanceof AppError) log.info("scheduled tracking skipped a brand", { brand: brandId, reason: error.message });
+        else log.error("scheduled tracking failed", { brand: brandId, message: (error as Error).message });
+      }
+    }
+  };
+  const job = new Cron(tracking.schedule, { timezone: "UTC", protect: true, name: "tracking" }, tick);
+  log.info("scheduled tracking", { cron: tracking.schedule, next_run: job.nextRun()?.toISOString() ?? null });
+  return {
+    nextRun: () => job.nextRun(),
+    tick,
+    stop: () => job.stop(),
+  };
+}
