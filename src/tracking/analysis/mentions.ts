@@ -24,7 +24,8 @@ export interface MentionSpan<Id = string> {
 /** METRICS.md: aliases shorter than this are refused (they match too much). */
 export const MIN_ALIAS_LENGTH = 3;
 /** Letters and digits are word characters (METRICS.md); combining marks too, so "Acme" misses a decomposed "Acmé". */
-const WORD_CHAR = "[\\p{L}\\p{N}\\p{M}]";
+const WORD_CHAR_AT_START = /^[\p{L}\p{N}\p{M}]/u;
+const WORD_CHAR_AT_END = /[\p{L}\p{N}\p{M}]$/u;
 
 /**
  * First mention of each roster member, ranked by offset (ties, i.e. members sharing an identical name,
@@ -56,9 +57,16 @@ export function findMentionSpans<Id>(text: string, roster: readonly RosterMember
   const searchable = maskUrls(text);
   const candidates: Array<MentionSpan<Id> & { order: number }> = [];
   roster.forEach((member, order) => {
-    for (const pattern of memberPatterns(member)) {
-      for (const match of searchable.matchAll(pattern)) {
-        candidates.push({ member_id: member.id, start: match.index, end: match.index + match[0].length, order });
+    for (const { pattern, checkStart, checkEnd } of namePatterns(member)) {
+      pattern.lastIndex = 0;
+      for (let match = pattern.exec(searchable); match !== null; match = pattern.exec(searchable)) {
+        const start = match.index;
+        const end = start + match[0].length;
+        // Step one character, not past the match: a rejected or shadowed occurrence may overlap a good one.
+        pattern.lastIndex = start + 1;
+        if (checkStart && WORD_CHAR_AT_END.test(searchable.slice(Math.max(0, start - 2), start))) continue;
+        if (checkEnd && WORD_CHAR_AT_START.test(searchable.slice(end, end + 2))) continue;
+        candidates.push({ member_id: member.id, start, end, order });
       }
     }
   });
@@ -84,15 +92,18 @@ export function usableNames(member: RosterMember<unknown>): string[] {
   return [...new Set(names.map((n) => n.toLowerCase()))].map((lower) => names.find((n) => n.toLowerCase() === lower)!);
 }
 
-function memberPatterns(member: RosterMember<unknown>): RegExp[] {
-  return usableNames(member).map((name) => {
-    // A boundary only matters at an edge that is itself a word character: "C++" may be followed by
-    // anything, ".NET" may follow "ASP" — the same rule as \b, but Unicode-aware.
-    const head = new RegExp(`^${WORD_CHAR}`, "u").test(name) ? `(?<!${WORD_CHAR})` : "";
-    const tail = new RegExp(`${WORD_CHAR}$`, "u").test(name) ? `(?!${WORD_CHAR})` : "";
-    const body = name.split(" ").map(escapeRegExp).join("\\s+");
-    return new RegExp(`${head}${body}${tail}`, "giu");
-  });
+/**
+ * Word boundaries are checked in code rather than with Unicode lookarounds, which made matching
+ * several times slower; a boundary only matters at an edge that is itself a word character ("C++"
+ * may be followed by anything, ".NET" may follow "ASP"), the same rule as \b but Unicode-aware.
+ * Without the `u` flag, `i` still folds case for accented letters (É/é); only astral letters miss it.
+ */
+function namePatterns(member: RosterMember<unknown>): Array<{ pattern: RegExp; checkStart: boolean; checkEnd: boolean }> {
+  return usableNames(member).map((name) => ({
+    pattern: new RegExp(name.split(" ").map(escapeRegExp).join("\\s+"), "gi"),
+    checkStart: WORD_CHAR_AT_START.test(name),
+    checkEnd: WORD_CHAR_AT_END.test(name),
+  }));
 }
 
 function escapeRegExp(text: string): string {

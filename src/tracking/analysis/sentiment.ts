@@ -20,8 +20,9 @@ export const SENTIMENT_SCALE = 5;
  * one member and criticising another scores the same for both: AFINN cannot tell the targets apart.
  */
 export function sentimentByMember<Id>(text: string, spans: readonly MentionSpan<Id>[]): Map<Id, number> {
-  const prose = maskSpans(maskUrls(text), spans);
-  const sentences = sentenceBounds(text);
+  const withoutUrls = maskUrls(text);
+  const prose = maskSpans(withoutUrls, spans);
+  const sentences = boundsOfMasked(withoutUrls);
   const sums = new Map<Id, number>();
   const scored = new Map<Id, Set<number>>();
   for (const span of spans) {
@@ -48,13 +49,17 @@ export function toUnitScore(afinnSum: number): number {
  * only narrows the scored text.
  */
 export function sentenceBounds(text: string): Array<[number, number]> {
+  return boundsOfMasked(maskUrls(text));
+}
+
+function boundsOfMasked(text: string): Array<[number, number]> {
   const bounds: Array<[number, number]> = [];
   let start = 0;
-  for (const match of maskUrls(text).matchAll(/[.!?…]+(?=\s)|\n/g)) {
+  for (const match of text.matchAll(/[.!?…]+(?=\s)|\n/g)) {
     const end = match.index + match[0].length;
-    if (end > start) bounds.push([start, end]);
+    if (text.slice(start, end).trim() !== "") bounds.push([start, end]);
     start = end;
   }
-  if (start < text.length) bounds.push([start, text.length]);
+  if (text.slice(start).trim() !== "") bounds.push([start, text.length]);
   return bounds;
 }

@@ -12,7 +12,9 @@ export interface UrlSpan {
   kind: "markdown" | "bare";
 }
 
-const BARE_URL = /(?<![\p{L}\p{N}@.\/-])(?:https?:\/\/|www\.)[^\s<>"'`|\\^{}]+/giu;
+const BARE_URL = /(?:https?:\/\/|www\.)[^\s<>"'`|\\^{}]+/gi;
+/** A URL does not start in the middle of a word or host ("xhttp://", "awww.", "a.www."); checked in code, lookbehinds are slow. */
+const GLUED_BEFORE = /[\p{L}\p{N}@.\/-]$/u;
 /** Punctuation that ends a sentence rather than a URL: "see https://a.com)." → "https://a.com". */
 const TRAILING_PUNCTUATION = new Set([...".,;:!?'\"*_~`’”»。，；：！？、"]);
 const CLOSERS: Record<string, string> = { ")": "(", "]": "[", "}": "{", ">": "<" };
@@ -22,6 +24,7 @@ export function findUrls(text: string): UrlSpan[] {
   const spans = findMarkdownTargets(text);
   const masked = maskSpans(text, spans);
   for (const match of masked.matchAll(BARE_URL)) {
+    if (GLUED_BEFORE.test(masked.slice(Math.max(0, match.index - 2), match.index))) continue;
     const url = trimTrailingPunctuation(match[0]);
     spans.push({ start: match.index, end: match.index + url.length, url, kind: "bare" });
   }
@@ -35,11 +38,17 @@ export function maskUrls(text: string): string {
 
 export function maskSpans(text: string, spans: ReadonlyArray<{ start: number; end: number }>): string {
   if (spans.length === 0) return text;
-  const chars = text.split("");
-  for (const { start, end } of spans) {
-    for (let i = start; i < end; i++) chars[i] = chars[i] === "\n" ? "\n" : " ";
+  const ordered = [...spans].sort((a, b) => a.start - b.start);
+  let out = "";
+  let at = 0;
+  for (const { start, end } of ordered) {
+    const from = Math.max(at, start);
+    if (end <= from) continue;
+    // Line breaks survive so sentence splitting still sees list items.
+    out += text.slice(at, from) + text.slice(from, end).replace(/[^\n]/g, " ");
+    at = end;
   }
-  return chars.join("");
+  return out + text.slice(at);
 }
 
 export function trimTrailingPunctuation(url: string): string {

@@ -1,0 +1,132 @@
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { findMentions, type RosterMember } from "../../../src/tracking/analysis/mentions";
+
+const acme: RosterMember = { id: "acme", name: "Acme", aliases: [] };
+
+function ids(text: string, roster: RosterMember[]): string[] {
+  return findMentions(text, roster).map((m) => m.member_id);
+}
+
+describe("findMentions examples", () => {
+  test("matches case-insensitively on word boundaries", () => {
+    expect(findMentions("We like ACME a lot.", [acme])).toEqual([{ member_id: "acme", offset: 8, rank: 1 }]);
+    expect(ids("Acmeville is a town; so is SuperAcme; acme2 is a model.", [acme])).toEqual([]);
+    expect(ids("(Acme), 'acme', acme's, Acme-Corp, «Acme»", [acme])).toEqual(["acme"]);
+  });
+
+  test("Unicode letters are word characters", () => {
+    expect(ids("Acmé and Acmeß and éAcme", [acme])).toEqual([]);
+    expect(ids("Über Acme", [acme])).toEqual(["acme"]);
+    expect(ids("Nous aimons Société Générale.", [{ id: "sg", name: "société générale", aliases: [] }])).toEqual(["sg"]);
+  });
+
+  test("a brand that is only in URLs is not mentioned, but a link's visible text is", () => {
+    expect(ids("Sources: https://acme.com/pricing and [docs](https://www.acme.com/docs)", [acme])).toEqual([]);
+    expect(ids("See www.acme.com for details", [acme])).toEqual([]);
+    expect(findMentions("Try [Acme](https://acme.com) today", [acme])).toEqual([{ member_id: "acme", offset: 5, rank: 1 }]);
+    // A bare domain in prose is not a URL (GFM would not link it), so it names the brand.
+    expect(ids("Go to acme.com", [acme])).toEqual(["acme"]);
+  });
+
+  test("offsets point into the original text even after URLs are removed", () => {
+    const text = "Read https://beta.io/x first, then Acme.";
+    const [m] = findMentions(text, [acme]);
+    expect(text.slice(m!.offset, m!.offset + 4)).toBe("Acme");
+  });
+
+  test("aliases shorter than 3 characters are ignored; the name always counts", () => {
+    const roster: RosterMember[] = [{ id: "hp", name: "HP", aliases: ["H", "HPQ"] }];
+    expect(findMentions("h is a letter; HPQ stock", roster)).toEqual([{ member_id: "hp", offset: 15, rank: 1 }]);
+    expect(ids("hp laptops", roster)).toEqual(["hp"]);
+  });
+
+  test("regex special characters in names are literal", () => {
+    const roster: RosterMember[] = [
+      { id: "cpp", name: "C++", aliases: [] },
+      { id: "net", name: ".NET", aliases: [] },
+      { id: "q", name: "Why? (Inc.)", aliases: [] },
+    ];
+    expect(ids("I use C++ and ASP.NET; also Why? (Inc.) helps. Cxx is not it.", roster)).toEqual(["cpp", "net", "q"]);
+    expect(ids("a.NETwork", roster)).toEqual([]);
+  });
+
+  test("internal whitespace in a name matches any whitespace run", () => {
+    expect(ids("Acme\n  Cloud rocks", [{ id: "c", name: "Acme Cloud", aliases: [] }])).toEqual(["c"]);
+  });
+
+  test("overlapping names: the longest match wins where they overlap", () => {
+    const roster: RosterMember[] = [acme, { id: "cloud", name: "Acme Cloud", aliases: [] }];
+    expect(findMentions("Acme Cloud is fast.", roster)).toEqual([{ member_id: "cloud", offset: 0, rank: 1 }]);
+    expect(findMentions("Acme Cloud beats Acme.", roster)).toEqual([
+      { member_id: "cloud", offset: 0, rank: 1 },
+      { member_id: "acme", offset: 17, rank: 2 },
+    ]);
+  });
+
+  test("ranks follow first-mention order, each member once", () => {
+    const roster: RosterMember[] = [acme, { id: "beta", name: "Beta", aliases: ["BetaSoft"] }, { id: "gamma", name: "Gamma", aliases: [] }];
+    expect(findMentions("BetaSoft leads, then Acme, then Beta again, then Acme.", roster)).toEqual([
+      { member_id: "beta", offset: 0, rank: 1 },
+      { member_id: "acme", offset: 21, rank: 2 },
+    ]);
+  });
+
+  test("two members sharing a name are both mentioned, ranked in roster order", () => {
+    const roster: RosterMember[] = [acme, { id: "acme2", name: "Other", aliases: ["acme"] }];
+    expect(findMentions("Acme!", roster)).toEqual([
+      { member_id: "acme", offset: 0, rank: 1 },
+      { member_id: "acme2", offset: 0, rank: 2 },
+    ]);
+  });
+});
+
+// Names built from word runs joined by separators, including regex metacharacters. No ':', '/', '[',
+// ']' or leading "www" so a name can never turn into a URL or a markdown link.
+const wordRun = fc.stringMatching(/^[A-Za-z0-9éàü]{1,8}$/);
+const joiner = fc.constantFrom(" ", ".", "+", "&", "-", "*", "?", "$", "^", "|", "(", ")", "'");
+const name = fc
+  .tuple(wordRun, fc.array(fc.tuple(joiner, wordRun), { maxLength: 2 }))
+  .map(([head, rest]) => head + rest.map(([j, w]) => j + w).join(""))
+  .filter((n) => [...n].length >= 3 && !/^www/i.test(n));
+// Context free of ':', '/', '.', '[' and ']', so it cannot form URLs or links around the name.
+const context = fc.stringMatching(/^[A-Za-z0-9 ,;!?()"'\n-]{0,30}$/);
+const nonWord = fc.constantFrom(" ", ",", "(", ")", "!", "\n", "\"", "-", "—", "«");
+const wordChar = fc.stringMatching(/^[A-Za-z0-9éß]{1,5}$/);
+const caseOf = fc.constantFrom<(s: string) => string>((s) => s, (s) => s.toUpperCase(), (s) => s.toLowerCase());
+
+describe("findMentions properties", () => {
+  test("a name embedded between non-word characters is always found, in any case", () => {
+    fc.assert(
+      fc.property(name, context, nonWord, nonWord, context, caseOf, (n, before, left, right, after, recase) => {
+        const prefix = before + left;
+        const text = prefix + recase(n) + right + after;
+        const found = findMentions(text, [{ id: "x", name: n, aliases: [] }]);
+        expect(found).toHaveLength(1);
+        expect(found[0]!.offset).toBeLessThanOrEqual(prefix.length);
+      }),
+    );
+  });
+
+  test("a name embedded inside a word is never found", () => {
+    const wordEdged = name.filter((n) => /^[\p{L}\p{N}]/u.test(n) && /[\p{L}\p{N}]$/u.test(n));
+    fc.assert(
+      fc.property(wordEdged, wordChar, wordChar, (n, left, right) => {
+        expect(findMentions(left + n + right, [{ id: "x", name: n, aliases: [] }])).toEqual([]);
+      }),
+    );
+  });
+
+  test("ranks are 1..k in order of offset", () => {
+    const roster: RosterMember[] = ["Acme", "Beta", "Gamma", "Delta"].map((n) => ({ id: n, name: n, aliases: [] }));
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom("Acme", "Beta", "Gamma", "Delta", "the", "and", "Acmeville", "."), { maxLength: 20 }), (words) => {
+        const found = findMentions(words.join(" "), roster);
+        expect(found.map((m) => m.rank)).toEqual(found.map((_, i) => i + 1));
+        const offsets = found.map((m) => m.offset);
+        expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
+        expect(new Set(found.map((m) => m.member_id)).size).toBe(found.length);
+      }),
+    );
+  });
+});
