@@ -1,0 +1,289 @@
+// Visibility analytics tools (CONTRACT §4): METRICS.md figures over stored answers, for the key's brand.
+import { z } from "zod";
+import { getAnswer, listAnswers } from "../../analytics/answers";
+import { decodeOffset, resolveFilter } from "../../analytics/filters";
+import { contentGaps, promptPerformance } from "../../analytics/prompts";
+import { topSources } from "../../analytics/sources";
+import { competitorRanking, visibilityOverview, visibilityTrend } from "../../analytics/visibility";
+import { ANSWER_STATUSES } from "../../db/schema";
+import { defineTool, type AnyTool } from "../registry";
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a date as YYYY-MM-DD");
+const filterInput = {
+  start_date: date.optional().describe("First day (UTC, inclusive). Default: 29 days before end_date."),
+  end_date: date.optional().describe("Last day (UTC, inclusive). Default: today."),
+  engine: z.string().min(1).max(64).optional().describe("Only this engine id (see get_tracking_status)."),
+  tag: z.string().min(1).max(100).optional().describe("Only prompts with this tag (name or id)."),
+};
+const limit = (def: number) => z.number().int().min(1).max(200).default(def).describe(`Items per page, 1-200 (default ${def}).`);
+const cursor = z.string().max(200).optional().describe("next_cursor of the previous page.");
+
+const rate = z.object({
+  rate: z.number().nullable().describe("successes ÷ n; null when n is 0"),
+  successes: z.number().int(),
+  n: z.number().int(),
+  low: z.number().nullable().describe("Wilson 95% interval, low"),
+  high: z.number().nullable().describe("Wilson 95% interval, high"),
+});
+const periodRate = rate.extend({
+  previous: rate,
+  change_pp: z.number().nullable().describe("change from the previous period in percentage points"),
+  within_noise: z.boolean().nullable().describe("the two 95% intervals overlap"),
+});
+const mean = z.object({ value: z.number().nullable(), n: z.number().int() });
+const periodMean = mean.extend({ previous: mean, change: z.number().nullable() });
+const filterOut = z.object({
+  start_date: z.string(),
+  end_date: z.string(),
+  days: z.number().int(),
+  previous_start_date: z.string(),
+  previous_end_date: z.string(),
+  engine: z.string().nullable(),
+  tag: z.string().nullable(),
+});
+const figures = {
+  answers: z.object({ total: z.number().int(), valid: z.number().int(), no_answer: z.number().int() }),
+  visibility: periodRate,
+  share_of_voice: periodRate,
+  avg_position: periodMean.extend({ top1_rate: periodRate, top3_rate: periodRate }),
+  sentiment: periodMean,
+  citation_rate: periodRate,
+  prompt_coverage: periodRate,
+  no_answer_rate: periodRate,
+};
+
+const getVisibilityOverview = defineTool({
+  name: "get_visibility_overview",
+  title: "Visibility overview",
+  description:
+    "Use first to answer 'how visible is the brand in AI answers?'. Returns, for the period (default: last 30 days) and its previous period of equal length: visibility, share of voice, average position with top-1/top-3 rates, sentiment, citation rate, prompt coverage and no-answer rate — each rate with n, a Wilson 95% interval, the change in points and within_noise — overall and by_engine (each engine with its own denominators). Definitions: METRICS.md.",
+  input: z.object(filterInput),
+  output: z.object({ filter: filterOut, ...figures, by_engine: z.array(z.object({ engine: z.string(), label: z.string(), ...figures })) }),
+  annotations: READ_ONLY,
+  plan: "visibility",
+  handler: (input, ctx) => visibilityOverview(ctx.app, resolveFilter(ctx.app, ctx.brand.id, input)),
+});
+
+const getVisibilityTrend = defineTool({
+  name: "get_visibility_trend",
+  title: "Visibility trend",
+  description:
+    "Use to see how visibility, share of voice and average position move over time. Returns one point per UTC day or ISO week (interval) in the period, each rate with n and its 95% interval; days without answers have n = 0.",
+  input: z.object({ ...filterInput, interval: z.enum(["day", "week"]).default("day").describe("day (default) or week") }),
+  output: z.object({
+    filter: filterOut,
+    interval: z.enum(["day", "week"]),
+    points: z.array(
+      z.object({
+        date: z.string(),
+        visibility: rate,
+        share_of_voice: rate,
+        avg_position: mean,
+        answers: z.object({ total: z.number().int(), valid: z.number().int() }),
+      }),
+    ),
+  }),
+  annotations: READ_ONLY,
+  plan: "visibility",
+  handler: (input, ctx) => visibilityTrend(ctx.app, resolveFilter(ctx.app, ctx.brand.id, input), input.interval),
+});
+
+const getCompetitorRanking = defineTool({
+  name: "get_competitor_ranking",
+  title: "Competitor ranking",
+  description:
+    "Use to compare the brand with its tracked competitors on the same answers. Returns the roster ranked by visibility, each with share of voice, average position (and top-1 rate) and sentiment, with n and 95% intervals.",
+  input: z.object(filterInput),
+  output: z.object({
+    filter: filterOut,
+    valid_answers: z.number().int(),
+    ranking: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        is_brand: z.boolean(),
+        visibility: rate,
+        share_of_voice: rate,
+        avg_position: mean.extend({ top1_rate: rate }),
+        sentiment: mean,
+      }),
+    ),
+  }),
+  annotations: READ_ONLY,
+  plan: "visibility",
+  handler: (input, ctx) => competitorRanking(ctx.app, resolveFilter(ctx.app, ctx.brand.id, input)),
+});
+
+const getPromptPerformance = defineTool({
+  name: "get_prompt_performance",
+  title: "Prompt performance",
+  description:
+    "Use to see which tracked prompts the brand wins or loses. Returns prompts with visibility (n, 95% interval), average position, answer counts and the competitor mentioned most, ordered by visibility (order: visibility_desc, the default, or visibility_asc), paged.",
+  input: z.object({
+    ...filterInput,
+    order: z.enum(["visibility_desc", "visibility_asc"]).default("visibility_desc"),
+    limit: limit(20),
+    cursor,
+  }),
+  output: z.object({
+    filter: filterOut,
+    prompts: z.array(
+      z.object({
+        id: z.string(),
+        text: z.string(),
+        visibility: rate,
+        avg_position: mean,
+        answers: z.object({ total: z.number().int(), valid: z.number().int() }),
+        top_competitor: z.object({ id: z.string(), name: z.string(), answers: z.number().int() }).nullable(),
+      }),
+    ),
+    next_cursor: z.string().nullable(),
+  }),
+  annotations: READ_ONLY,
+  plan: "visibility",
+  handler: (input, ctx) =>
+    promptPerformance(ctx.app, resolveFilter(ctx.app, ctx.brand.id, input), {
+      limit: input.limit,
+      offset: decodeOffset(input.cursor),
+      order: input.order,
+    }),
+});
+
+const getTopSources = defineTool({
+  name: "get_top_sources",
+  title: "Top cited sources",
+  description:
+    "Use to learn which websites the AI engines cite (where to get covered). Returns sources by registrable domain or by URL (level), most cited first, with citation_share of all citations, answers citing them and whether the source is the brand's own site (owned).",
+  input: z.object({ ...filterInput, level: z.enum(["domain", "url"]).default("domain"), limit: limit(20), cursor }),
+  output: z.object({
+    filter: filterOut,
+    level: z.enum(["domain", "url"]),
+    total_citations: z.number().int(),
+    valid_answers: z.number().int(),
+    sources: z.array(
+      z.object({
+        domain: z.string(),
+        url: z.string().optional(),
+        citations: z.number().int(),
+        citation_share: rate,
+        answers: z.number().int(),
+        answer_rate: rate,
+        owned: z.boolean(),
+      }),
+    ),
+    next_cursor: z.string().nullable(),
+  }),
+  annotations: READ_ONLY,
+  plan: "visibility",
+  handler: (input, ctx) =>
+    topSources(ctx.app, resolveFilter(ctx.app, ctx.brand.id, input), { level: input.level, limit: input.limit, offset: decodeOffset(input.cursor) }),
+});
+
+const getContentGaps = defineTool({
+  name: "get_content_gaps",
+  title: "Content gaps",
+  description:
+    "Use to find what to write next. A gap is a prompt where competitors are mentioned in some valid answer of the period and the brand in none; gaps are ranked by answers mentioning competitors and carry those competitors and the domains most cited in those answers (the material of an article brief).",
+  input: z.object({ ...filterInput, limit: limit(20), cursor }),
+  output: z.object({
+    filter: filterOut,
+    total_gaps: z.number().int(),
+    gaps: z.array(
+      z.object({
+        prompt_id: z.string(),
+        text: z.string(),
+        competitor_answers: z.number().int(),
+        valid_answers: z.number().int(),
+        competitors: z.array(z.object({ id: z.string(), name: z.string(), answers: z.number().int() })),
+        top_domains: z.array(z.object({ domain: z.string(), citations: z.number().int() })),
+      }),
+    ),
+    next_cursor: z.string().nullable(),
+  }),
+  annotations: READ_ONLY,
+  plan: "visibility",
+  handler: (input, ctx) =>
+    contentGaps(ctx.app, resolveFilter(ctx.app, ctx.brand.id, input), { limit: input.limit, offset: decodeOffset(input.cursor) }),
+});
+
+const answerSummary = z.object({
+  id: z.string(),
+  prompt_id: z.string(),
+  engine: z.string(),
+  model: z.string().nullable(),
+  status: z.enum(ANSWER_STATUSES),
+  created_at: z.string(),
+  mentioned: z.boolean(),
+  position: z.number().int().nullable(),
+  sentiment: z.number().nullable(),
+  cited: z.boolean(),
+});
+
+const listAnswersTool = defineTool({
+  name: "list_answers",
+  title: "List answers",
+  description:
+    "Use to look at the stored AI answers behind the figures, newest first. Filter by prompt, engine, status, whether the brand is mentioned (mentioned: false lists valid answers without the brand) and dates; paged with cursor. Read one in full with get_answer.",
+  input: z.object({
+    prompt_id: z.string().min(1).max(64).optional(),
+    engine: z.string().min(1).max(64).optional(),
+    mentioned: z.boolean().optional(),
+    status: z.enum(ANSWER_STATUSES).optional(),
+    start_date: date.optional(),
+    end_date: date.optional(),
+    limit: limit(20),
+    cursor,
+  }),
+  output: z.object({ answers: z.array(answerSummary), next_cursor: z.string().nullable() }),
+  annotations: READ_ONLY,
+  plan: "visibility",
+  handler: (input, ctx) => listAnswers(ctx.app, ctx.brand.id, input),
+});
+
+const getAnswerTool = defineTool({
+  name: "get_answer",
+  title: "Get an answer",
+  description:
+    "Use to read one stored AI answer: its text, the roster members it mentions (position, offset, sentiment) and the URLs it cites (owned when on the brand's site).",
+  input: z.object({ answer_id: z.string().min(1).max(20).describe("id from list_answers") }),
+  output: z.object({
+    answer: answerSummary.extend({
+      day: z.string(),
+      prompt_text: z.string(),
+      run_id: z.string().nullable(),
+      error: z.string().nullable(),
+      latency_ms: z.number().int().nullable(),
+      tokens_in: z.number().int().nullable(),
+      tokens_out: z.number().int().nullable(),
+      text: z.string(),
+      text_truncated: z.boolean(),
+      mentions: z.array(
+        z.object({
+          member_id: z.string(),
+          name: z.string(),
+          is_brand: z.boolean(),
+          position: z.number().int(),
+          offset: z.number().int(),
+          sentiment: z.number().nullable(),
+        }),
+      ),
+      citations: z.array(z.object({ url: z.string(), domain: z.string(), owned: z.boolean() })),
+    }),
+  }),
+  annotations: READ_ONLY,
+  plan: "visibility",
+  handler: (input, ctx) => getAnswer(ctx.app, ctx.brand.id, input.answer_id),
+});
+
+export const analyticsTools: AnyTool[] = [
+  getVisibilityOverview,
+  getVisibilityTrend,
+  getCompetitorRanking,
+  getPromptPerformance,
+  getTopSources,
+  getContentGaps,
+  listAnswersTool,
+  getAnswerTool,
+] as AnyTool[];
