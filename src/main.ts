@@ -3,7 +3,11 @@
 import { parseArgs } from "node:util";
 import { loadConfig, ConfigError, type Config } from "./config";
 import { openDatabase, type Db } from "./db/client";
+import { createAccount, requireAccountByEmail, setAccountPlan } from "./accounts/service";
+import { createBrand } from "./brands/service";
+import { backupDatabase } from "./db/backup";
 import { AppError } from "./errors";
+import { createApiKey } from "./keys/service";
 import { configureLog, log } from "./log";
 import { startServer } from "./server";
 
@@ -41,7 +45,71 @@ const COMMANDS: Record<string, Command> = {
       process.once("SIGINT", () => void shutdown("SIGINT"));
     },
   },
+  "account create": {
+    usage: "spyglass account create --email E --password P [--plan none|visibility|autopilot] [--json]",
+    options: { email: { type: "string" }, password: { type: "string" }, plan: { type: "string" } },
+    async run({ config, flags, json }) {
+      const input = { email: need(flags, "email"), password: need(flags, "password"), plan: flags.plan };
+      const db = openDatabase(config.dbPath);
+      try {
+        printRecord(await createAccount(db, input), json);
+      } finally {
+        db.close();
+      }
+    },
+  },
+  "account plan": {
+    usage: "spyglass account plan --email E --plan none|visibility|autopilot [--json]",
+    options: { email: { type: "string" }, plan: { type: "string" } },
+    run({ config, flags, json }) {
+      printRecord(withDb(config, (db) => setAccountPlan(db, need(flags, "email"), need(flags, "plan"))), json);
+    },
+  },
+  "brand create": {
+    usage: "spyglass brand create --email E --name N [--domain D] [--alias A]... [--json]",
+    options: { email: { type: "string" }, name: { type: "string" }, domain: { type: "string" }, alias: { type: "string", multiple: true } },
+    run({ config, flags, json }) {
+      const brand = withDb(config, (db) =>
+        createBrand(db, requireAccountByEmail(db, need(flags, "email")).id, {
+          name: need(flags, "name"),
+          domain: flags.domain,
+          aliases: flags.alias,
+        }),
+      );
+      printRecord({ id: brand.id, name: brand.name, domain: brand.domain, site_key: brand.site_key }, json);
+    },
+  },
+  "key create": {
+    usage: "spyglass key create --email E --brand ID --name N [--json]",
+    options: { email: { type: "string" }, brand: { type: "string" }, name: { type: "string" } },
+    run({ config, flags, json }) {
+      const created = withDb(config, (db) =>
+        createApiKey(db, requireAccountByEmail(db, need(flags, "email")).id, {
+          name: need(flags, "name"),
+          brandId: need(flags, "brand"),
+        }),
+      );
+      printRecord(created, json);
+    },
+  },
+  backup: {
+    usage: "spyglass backup FILE [--json]",
+    options: {},
+    run({ config, positionals, json }) {
+      const [file, ...extra] = positionals;
+      if (!file || extra.length > 0) fail("backup: give exactly one target file\nusage: spyglass backup FILE", 2);
+      printRecord(withDb(config, (db) => backupDatabase(db, file)), json);
+    },
+  },
 };
+
+function need(flags: Flags, name: string): string {
+  const value = flags[name];
+  if (typeof value !== "string" || value === "") throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+class UsageError extends Error {}
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`spyglass: ${message}\n`);
@@ -104,7 +172,12 @@ async function main(argv: string[]): Promise<void> {
     },
     env: process.env,
   });
-  await command.run({ config, flags: parsed.values, positionals: parsed.positionals, json: parsed.values.json === true });
+  try {
+    await command.run({ config, flags: parsed.values, positionals: parsed.positionals, json: parsed.values.json === true });
+  } catch (error) {
+    if (error instanceof UsageError) fail(`${name}: ${error.message}\nusage: ${command.usage}`, 2);
+    throw error;
+  }
 }
 
 if (import.meta.main) {

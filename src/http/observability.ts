@@ -2,7 +2,7 @@
 // Logs carry method, path (never the query string), status, duration and request id: never a key,
 // cookie, password or body.
 import { Elysia } from "elysia";
-import { AppError, errorBody } from "../errors";
+import { AppError, errorBody, TooManyRequests } from "../errors";
 import { log } from "../log";
 
 interface RequestMeta {
@@ -49,7 +49,8 @@ export function observability() {
       const id = requestId(request);
       const headers = { "x-request-id": id };
       if (error instanceof AppError) {
-        const extra = "retryAfterSeconds" in error ? { "retry-after": String(error.retryAfterSeconds) } : {};
+        const extra: Record<string, string> =
+          error instanceof TooManyRequests ? { "retry-after": String(error.retryAfterSeconds) } : {};
         return json(error.status, errorBody(error), { ...headers, ...extra }, request);
       }
       switch (code) {
