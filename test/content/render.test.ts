@@ -1,0 +1,69 @@
+import { describe, expect, test } from "bun:test";
+import { renderArticle } from "../../src/content/render";
+import { sanitizeArticleHtml } from "../../src/content/sanitize";
+import { findUnsafeMarkup } from "../../src/content/sanitizer-self-test";
+
+describe("renderArticle", () => {
+  test("renders GFM: tables with alignment, lists, fenced code with its language", () => {
+    const html = renderArticle({
+      title: "T",
+      markdown: "Intro **bold**\n\n| a | b |\n|:-:|---|\n| 1 | 2 |\n\n- one\n- two\n\n```ts\nconst x = 1 < 2;\n```\n",
+    });
+    expect(html).toContain("<strong>bold</strong>");
+    expect(html).toContain("<th align=\"center\">a</th>");
+    expect(html).toContain("<td>2</td>");
+    expect(html).toContain("<li>one</li>");
+    expect(html).toContain("<code class=\"language-ts\">const x = 1 &lt; 2;\n</code>");
+  });
+
+  test("removes a leading H1 that repeats the title", () => {
+    expect(renderArticle({ title: "Hello World", markdown: "# Hello World\n\nBody" })).toBe("<p>Body</p>\n");
+  });
+
+  test("compares the title case-, whitespace- and entity-insensitively", () => {
+    expect(renderArticle({ title: "Tom &amp; Jerry", markdown: "#   tom   &  JERRY\n\nBody" })).toBe("<p>Body</p>\n");
+    expect(renderArticle({ title: "Tom & Jerry", markdown: "# Tom &amp; Jerry\n\nBody" })).toBe("<p>Body</p>\n");
+    expect(renderArticle({ title: "a <b> c", markdown: "<h1>A &lt;b&gt;\n c</h1>\n\nBody" })).toBe("<p>Body</p>\n");
+  });
+
+  test("keeps an H1 that differs from the title, is not first, or when the title is empty", () => {
+    expect(renderArticle({ title: "Other", markdown: "# Hello\n\nBody" })).toContain("<h1>Hello</h1>");
+    expect(renderArticle({ title: "Hello", markdown: "Intro\n\n# Hello" })).toContain("<h1>Hello</h1>");
+    expect(renderArticle({ title: "", markdown: "# Hello" })).toContain("<h1>Hello</h1>");
+    expect(renderArticle({ title: "  ", markdown: "#  \n\nBody" })).toContain("<p>Body</p>");
+    expect(renderArticle({ title: "Hello", markdown: "## Hello" })).toContain("<h2>Hello</h2>");
+  });
+
+  test("removes only the first H1", () => {
+    expect(renderArticle({ title: "A", markdown: "# A\n\n# A" })).toBe("<h1>A</h1>\n");
+  });
+
+  test("raw HTML in the markdown is sanitized, not escaped", () => {
+    const html = renderArticle({
+      title: "t",
+      markdown: "Text <mark>kept</mark> <img src=x onerror=alert(1)>\n\n<div><script>alert(1)</script><p>para</p></div>",
+    });
+    expect(html).toContain("<mark>kept</mark>");
+    expect(html).toContain("<img src=\"x\">");
+    expect(html).toContain("<p>para</p>");
+    expect(findUnsafeMarkup(html)).toEqual([]);
+  });
+
+  test("markdown links and images cannot smuggle script URLs or handlers", () => {
+    const html = renderArticle({
+      title: "t",
+      markdown:
+        "[a](javascript:alert(1)) [b](&#106;avascript:alert(1)) [c](<javascript:alert(1)>) [d](https://e.com)\n\n" +
+        "![i](x\" onerror=\"alert(1)) ![j](data:image/svg+xml,<svg/onload=alert(1)>)",
+    });
+    expect(findUnsafeMarkup(html)).toEqual([]);
+    expect(html).not.toMatch(/=\s*"?\s*(javascript|data):/i);
+    expect(html).toContain("<img alt=\"j\">");
+    expect(html).toContain("<a href=\"https://e.com\" rel=\"noopener noreferrer\">d</a>");
+  });
+
+  test("the output is a sanitizer fixed point", () => {
+    const html = renderArticle({ title: "X", markdown: "# X\n\n<svg><p>a</p></svg> <noscript><p title=\"</noscript><img src=x onerror=alert(1)>\">" });
+    expect(sanitizeArticleHtml(html)).toBe(html);
+  });
+});

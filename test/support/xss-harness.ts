@@ -1,0 +1,248 @@
+// Loads HTML into headless Chromium and reports whether anything in it ran.
+//
+// One browser for a whole test file; every vector gets a fresh context and page, so one vector's
+// leftovers (a hooked global, a pending timer, a cookie) can never make another look safe or unsafe.
+// The network is closed: the page itself is served from a route, and every other request is
+// aborted and recorded. What counts as "executed":
+//   - a dialog, or a call to the hooked alert/confirm/prompt/print/open (in any frame);
+//   - H5SC's own success signal, pass(), called by a payload or by its trigger;
+//   - a request for script, a frame's document, a stylesheet, font, XHR/fetch, socket and the like;
+//   - a top-level navigation before the trigger ran (meta refresh, location=…).
+// Image and media requests are recorded but do not count: the article policy allows http(s)
+// images, and a script that could fire one would also leave the other evidence above.
+// A navigation the trigger causes by clicking an ordinary link does not count either.
+// Separately, `leftovers` lists markup in the loaded DOM (before any trigger) that could execute or
+// restyle the host page.
+
+import { type Browser, type BrowserContext, type Page, type Request, chromium } from "playwright-core";
+import { resolve } from "node:path";
+
+export interface VectorResult {
+  executed: boolean;
+  /** Why `executed` is true: one line per observation. */
+  evidence: string[];
+  /** Executable or page-altering markup found in the DOM after loading. */
+  leftovers: string[];
+  /** Every request the page tried to make (all of them were blocked). */
+  requests: string[];
+}
+
+export interface XssHarness {
+  loadVector(html: string, trigger?: string | null): Promise<VectorResult>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  /** How long to let timers, animations and focus events play out after load and trigger. */
+  settleMs?: number;
+  /** Hover, focus and click every element after load (and after the vector's trigger). Default true. */
+  interact?: boolean;
+}
+
+/** The shared attack corpora, kept beside the repository (../shared/corpus), never copied into it. */
+export const CORPUS_DIR = resolve(import.meta.dir, "../../../shared/corpus");
+
+export const CHROMIUM_PATH = process.env.SPYGLASS_CHROMIUM ?? "/usr/bin/chromium";
+
+const PAGE_URL = "http://xss-harness.invalid/";
+const HOOK_BINDING = "__xssHarnessReport";
+const NON_EXECUTING_RESOURCES = new Set(["image", "media"]);
+
+// Runs in every frame before any of its own script. The H5SC triggers call pass()/fail()/fuzz(),
+// the helpers of that project's own test page; pass() is its "the vector worked" signal.
+const INIT_SCRIPT = `(() => {
+  const report = (what) => { try { window.${HOOK_BINDING}(what); } catch {} };
+  for (const name of ["alert", "confirm", "prompt", "print", "open"]) {
+    try {
+      Object.defineProperty(window, name, {
+        configurable: false,
+        writable: false,
+        value: function () { report(name + "(" + Array.from(arguments).map(String).join(", ").slice(0, 80) + ")"); return null; },
+      });
+    } catch {}
+  }
+  window.pass = (v) => report("H5SC pass(" + (v === undefined ? "" : String(v)) + ")");
+  window.fail = () => {};
+  window.fuzz = (element, property, values, callback) => {
+    for (const value of values) {
+      try { element[property] = value; } catch {}
+      try { if (callback) callback(element, value); } catch {}
+    }
+  };
+})();`;
+
+// Runs in the page after it settled: what in the final DOM could still execute or alter the page.
+function inspectDom(): string[] {
+  const dangerousTags = new Set([
+    "script", "iframe", "frame", "frameset", "object", "embed", "applet", "form", "base", "meta",
+    "style", "link", "portal", "input", "button", "textarea", "select", "template",
+  ]);
+  const urlAttributes = new Set([
+    "href", "xlink:href", "src", "action", "formaction", "data", "poster", "background", "ping",
+    "cite", "codebase", "srcset", "lowsrc", "dynsrc", "values", "to", "from", "by",
+  ]);
+  const found: string[] = [];
+  const visit = (root: Document | ShadowRoot, where: string): void => {
+    for (const element of Array.from(root.querySelectorAll("*"))) {
+      const tag = element.localName;
+      if (dangerousTags.has(tag)) found.push(`<${tag}> element${where}`);
+      for (const { name, value } of Array.from(element.attributes)) {
+        const attr = name.toLowerCase();
+        if (attr.startsWith("on")) found.push(`${attr} on <${tag}>${where}`);
+        else if (attr === "style" || attr === "srcdoc") found.push(`${attr} attribute on <${tag}>${where}`);
+        if (urlAttributes.has(attr)) {
+          const squeezed = value.replace(/[\u0000-\u0020\u00A0]/g, "").toLowerCase();
+          const scheme = /^(javascript|vbscript|data):/.exec(squeezed);
+          if (scheme) found.push(`${scheme[1]}: in ${attr} of <${tag}>${where}`);
+        }
+      }
+      if (element.shadowRoot) visit(element.shadowRoot, ` (in the shadow root of <${tag}>)`);
+    }
+  };
+  visit(document, "");
+  return found;
+}
+
+// Runs in the page: what a curious reader would do. Hover, focus, type into and click every element,
+// so handlers and javascript: links that need a user fire without a per-vector trigger. Ordinary
+// links and form submissions are cancelled so that one click does not unload the rest of the page.
+function interactWithEverything(): void {
+  const xlink = "http://www.w3.org/1999/xlink";
+  const executable = (url: string | null): boolean =>
+    /^(javascript|vbscript|data):/.test((url ?? "").replace(/[\u0000-\u0020\u00A0]/g, "").toLowerCase());
+  window.addEventListener("click", (event) => {
+    const target = event.target instanceof Element ? event.target.closest("a, area") : null;
+    if (target && !executable(target.getAttribute("href") ?? target.getAttributeNS(xlink, "href"))) {
+      event.preventDefault();
+    }
+  }, true);
+  window.addEventListener("submit", (event) => {
+    const form = event.target instanceof HTMLFormElement ? event.target : null;
+    const submitter = (event as SubmitEvent).submitter;
+    const action = submitter?.getAttribute("formaction") ?? form?.getAttribute("action") ?? null;
+    if (!executable(action)) event.preventDefault();
+  }, true);
+  const events = ["mouseover", "mouseenter", "mousemove", "mousedown", "mouseup", "focusin", "input", "change", "keydown", "keyup"];
+  for (const element of Array.from(document.querySelectorAll("body *")).slice(0, 300)) {
+    for (const type of events) {
+      try {
+        element.dispatchEvent(new Event(type, { bubbles: true }));
+      } catch {
+        // A payload's handler may throw; the next event still has to be tried.
+      }
+    }
+    try {
+      (element as HTMLElement).focus?.();
+      (element as HTMLElement).click?.();
+    } catch {
+      // As above.
+    }
+  }
+}
+
+async function runInPage<A>(page: Page, script: (arg: A) => void, arg: A): Promise<void> {
+  await withTimeout(page.evaluate(script, arg).catch(() => {}), 2000, undefined);
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
+  return Promise.race([promise, new Promise<T>((done) => setTimeout(() => done(fallback), ms))]);
+}
+
+export async function launchXssHarness(options: HarnessOptions = {}): Promise<XssHarness> {
+  const settleMs = options.settleMs ?? 250;
+  const interact = options.interact ?? true;
+  const browser: Browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [
+      "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync",
+      // One renderer per context costs a process start per vector; site isolation inside a page
+      // and the spare renderer only add to that, and neither changes what a payload can run.
+      "--disable-features=IsolateOrigins,site-per-process,SpareRendererForSitePerProcess",
+    ],
+  });
+
+  async function loadVector(html: string, trigger?: string | null): Promise<VectorResult> {
+    const evidence: string[] = [];
+    const requests: string[] = [];
+    let triggerStarted = false;
+    const context: BrowserContext = await browser.newContext({ serviceWorkers: "block", acceptDownloads: false });
+    try {
+      await context.addInitScript(INIT_SCRIPT);
+      await context.exposeBinding(HOOK_BINDING, (_source, what: unknown) => {
+        evidence.push(`called ${String(what)}`);
+      });
+      const page: Page = await context.newPage();
+      page.on("dialog", (dialog) => {
+        evidence.push(`${dialog.type()} dialog: ${dialog.message().slice(0, 80)}`);
+        dialog.dismiss().catch(() => {});
+      });
+      page.on("popup", (popup) => evidence.push(`popup ${popup.url()}`));
+      const document = `<!DOCTYPE html><html><head></head><body>${html}</body></html>`;
+      let served = false;
+      await context.route("**/*", async (route) => {
+        const request: Request = route.request();
+        if (!served && request.url() === PAGE_URL && request.isNavigationRequest()) {
+          served = true;
+          await route.fulfill({ status: 200, contentType: "text/html; charset=utf-8", body: document });
+          return;
+        }
+        const type = request.resourceType();
+        const url = request.url().slice(0, 120);
+        requests.push(`${type} ${url}`);
+        const topNavigation = request.isNavigationRequest() && request.frame() === page.mainFrame();
+        if (topNavigation ? !triggerStarted : !NON_EXECUTING_RESOURCES.has(type)) {
+          evidence.push(`request for ${type} ${url}`);
+        }
+        await route.abort("blockedbyclient");
+      });
+
+      await page.goto(PAGE_URL, { waitUntil: "load", timeout: 3000 }).catch(() => {});
+      await page.waitForTimeout(settleMs);
+      // Inspected before the trigger, which may navigate away from the payload's DOM. A page too
+      // busy to answer (an endless loop) is reported, never taken as clean.
+      const leftovers = await withTimeout(
+        page.evaluate(inspectDom).catch((error: unknown) => [`DOM inspection failed: ${String(error).slice(0, 80)}`]),
+        2000,
+        ["DOM inspection timed out"],
+      );
+      // From here on the page is being "used": a top-level navigation is a followed link, not an attack.
+      triggerStarted = true;
+      if (trigger) await runInPage(page, (code: string) => {
+        try {
+          (0, eval)(code);
+        } catch {
+          // Many H5SC triggers target quirks of other browsers and throw in Chromium.
+        }
+      }, trigger);
+      if (interact) await runInPage(page, interactWithEverything, null);
+      if (trigger || interact) await page.waitForTimeout(settleMs);
+      return { executed: evidence.length > 0, evidence, leftovers, requests };
+    } finally {
+      await withTimeout(context.close().catch(() => {}), 5000, undefined);
+    }
+  }
+
+  return {
+    loadVector,
+    close: () => browser.close(),
+  };
+}
+
+/** Runs `work` over `items` with at most `concurrency` in flight, keeping the input order. */
+export async function mapConcurrent<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T, index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return results;
+}
