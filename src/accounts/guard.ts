@@ -57,10 +57,11 @@ class UnsupportedMediaType extends AppError {
   }
 }
 
-function hasBody(request: Request): boolean {
+/** A DELETE that declares no content type and no body length is a bodiless DELETE. */
+function isBodilessDelete(request: Request): boolean {
+  if (request.method !== "DELETE" || request.headers.has("content-type")) return false;
   const length = request.headers.get("content-length");
-  if (length !== null) return length.trim() !== "0";
-  return request.headers.has("transfer-encoding");
+  return (length === null || length.trim() === "0") && !request.headers.has("transfer-encoding");
 }
 
 /** Throws Forbidden (cross-site) or 415 (not JSON) for a state change that may not proceed. */
@@ -73,7 +74,7 @@ export function assertSameOriginJson(config: Config, request: Request): void {
     const origin = request.headers.get("origin");
     if (origin !== null && origin !== (config.publicOrigin ?? new URL(request.url).origin)) throw crossSite();
   }
-  if (request.method === "DELETE" && !hasBody(request)) return;
+  if (isBodilessDelete(request)) return;
   const type = request.headers.get("content-type")?.split(";", 1)[0]?.trim().toLowerCase();
   if (type !== "application/json") throw new UnsupportedMediaType();
 }

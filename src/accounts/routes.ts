@@ -54,13 +54,13 @@ export function accountRoutes(ctx: AppContext) {
       if (wait > 0) {
         throw new TooManyRequests(`Too many failed sign-in attempts; try again in ${wait} seconds.`, wait, "login_throttled");
       }
+      const attemptAt = Date.now();
+      throttle.email.fail(emailKey, attemptAt);
+      throttle.address.fail(address, attemptAt);
       const account = await authenticate(db, input.email, input.password);
-      if (!account) {
-        throttle.email.fail(emailKey);
-        throttle.address.fail(address);
-        throw new Unauthorized("Unauthorized", "invalid_credentials");
-      }
+      if (!account) throw new Unauthorized("Unauthorized", "invalid_credentials");
       throttle.email.clear(emailKey);
+      throttle.address.forgive(address, attemptAt);
       return startSession(account, set);
     })
     .post("/logout", ({ request, set }) => {

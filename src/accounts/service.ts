@@ -50,8 +50,26 @@ export function parsePlan(value: unknown): Plan {
   throw new Invalid(`plan: must be one of ${PLANS.join(", ")}.`, "invalid_plan");
 }
 
+// OWASP's argon2id baseline (19 MiB, 2 passes). Each hash holds its memory while it runs, so at
+// most HASH_CONCURRENCY run at once: a burst of logins queues instead of exhausting RAM.
+const ARGON2 = { algorithm: "argon2id", memoryCost: 19_456, timeCost: 2 } as const;
+const HASH_CONCURRENCY = 4;
+let hashing = 0;
+const waiting: Array<() => void> = [];
+
+async function limited<T>(work: () => Promise<T>): Promise<T> {
+  if (hashing >= HASH_CONCURRENCY) await new Promise<void>((resolve) => waiting.push(resolve));
+  hashing++;
+  try {
+    return await work();
+  } finally {
+    hashing--;
+    waiting.shift()?.();
+  }
+}
+
 export function hashPassword(password: string): Promise<string> {
-  return Bun.password.hash(password, { algorithm: "argon2id" });
+  return limited(() => Bun.password.hash(password, ARGON2));
 }
 
 let dummyHash: Promise<string> | null = null;
@@ -63,10 +81,11 @@ let dummyHash: Promise<string> | null = null;
 export async function verifyPassword(password: string, hash: string | null): Promise<boolean> {
   if (hash === null) {
     dummyHash ??= hashPassword(crypto.randomUUID());
-    await Bun.password.verify(password, await dummyHash);
+    const dummy = await dummyHash;
+    await limited(() => Bun.password.verify(password, dummy));
     return false;
   }
-  return Bun.password.verify(password, hash);
+  return limited(() => Bun.password.verify(password, hash));
 }
 
 export function countAccounts(db: Db): number {

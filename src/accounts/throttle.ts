@@ -1,6 +1,8 @@
 // Login throttling: failed attempts counted per account (email) and per client address in a
-// sliding window, in memory (one process serves the instance). A success clears the account's
-// count, not the address's, so one good login cannot launder a credential-stuffing run.
+// sliding window, in memory (one process serves the instance). An attempt counts as a failure from
+// the moment it starts, so parallel attempts cannot all slip under the limit; a success takes its
+// own count back and clears the account's, but not the address's earlier failures, so one good
+// login cannot launder a credential-stuffing run.
 
 export interface ThrottleRule {
   maxFailures: number;
@@ -38,6 +40,13 @@ export class FailureWindow {
       const first = this.failures.keys().next();
       if (!first.done) this.failures.delete(first.value);
     }
+  }
+
+  /** Takes back one failure recorded at `at` (an attempt counted up front that then succeeded). */
+  forgive(key: string, at: number): void {
+    const times = this.failures.get(key);
+    const index = times?.lastIndexOf(at) ?? -1;
+    if (times && index >= 0) times.splice(index, 1);
   }
 
   clear(key: string): void {

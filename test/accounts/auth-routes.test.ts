@@ -1,0 +1,189 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { sessions } from "../../src/db/schema";
+import { sha256Hex } from "../../src/ids";
+import { PASSWORD, sessionCookieOf, testApp, type TestApp } from "../support/http";
+
+let t: TestApp;
+afterEach(() => t?.close());
+
+describe("POST /api/auth/signup", () => {
+  test("the first account can sign up and is signed in with a lax HttpOnly cookie", async () => {
+    t = await testApp();
+    const res = await t.call("POST", "/api/auth/signup", { body: { email: " Owner@Example.COM ", password: PASSWORD } });
+    expect(res.status).toBe(201);
+    expect(res.json.account).toEqual({ id: expect.stringMatching(/^acc_/), email: "owner@example.com", plan: "none" });
+    const cookie = res.headers.get("set-cookie")!;
+    expect(cookie).toMatch(/^spyglass_session=[A-Za-z0-9_-]{43}; /);
+    expect(cookie).toContain("HttpOnly");
+    expect(cookie).toContain("SameSite=Lax");
+    expect(cookie).toContain("Path=/");
+    expect(cookie).not.toContain("Secure");
+    const me = await t.call("GET", "/api/auth/me", { cookie: sessionCookieOf(res.headers) });
+    expect(me.status).toBe(200);
+    expect(me.json.account.email).toBe("owner@example.com");
+  });
+
+  test("after the first account, signup is closed unless the config opens it", async () => {
+    t = await testApp();
+    expect((await t.call("POST", "/api/auth/signup", { body: { email: "a@example.com", password: PASSWORD } })).status).toBe(201);
+    const second = await t.call("POST", "/api/auth/signup", { body: { email: "b@example.com", password: PASSWORD } });
+    expect(second.status).toBe(403);
+    expect(second.json).toEqual({ error: expect.any(String), code: "signup_closed" });
+  });
+
+  test('[auth] signup = "open" lets further accounts sign up', async () => {
+    t = await testApp({ signup: "open" });
+    expect((await t.call("POST", "/api/auth/signup", { body: { email: "a@example.com", password: PASSWORD } })).status).toBe(201);
+    expect((await t.call("POST", "/api/auth/signup", { body: { email: "b@example.com", password: PASSWORD } })).status).toBe(201);
+    const dup = await t.call("POST", "/api/auth/signup", { body: { email: "B@example.com", password: PASSWORD } });
+    expect(dup.status).toBe(409);
+    expect(dup.json.code).toBe("email_taken");
+  });
+
+  test("a bad email or a short password is a 400 naming the field", async () => {
+    t = await testApp();
+    const email = await t.call("POST", "/api/auth/signup", { body: { email: "not-an-email", password: PASSWORD } });
+    expect(email.status).toBe(400);
+    expect(email.json).toEqual({ error: expect.stringContaining("email"), code: "invalid_email" });
+    const short = await t.call("POST", "/api/auth/signup", { body: { email: "a@example.com", password: "1234567" } });
+    expect(short.status).toBe(400);
+    expect(short.json).toEqual({ error: expect.stringContaining("8 characters"), code: "invalid_password" });
+    const notObject = await t.call("POST", "/api/auth/signup", { body: ["x"] });
+    expect(notObject.status).toBe(400);
+  });
+
+  test("an https public URL gives a Secure __Host- cookie", async () => {
+    t = await testApp({ publicUrl: "https://visibility.example.com" });
+    const res = await t.call("POST", "/api/auth/signup", { body: { email: "a@example.com", password: PASSWORD } });
+    const cookie = res.headers.get("set-cookie")!;
+    expect(cookie).toMatch(/^__Host-spyglass_session=/);
+    expect(cookie).toContain("; Secure");
+    const me = await t.call("GET", "/api/auth/me", { cookie: sessionCookieOf(res.headers) });
+    expect(me.status).toBe(200);
+    const plainName = sessionCookieOf(res.headers).replace("__Host-", "");
+    expect((await t.call("GET", "/api/auth/me", { cookie: plainName })).status).toBe(401);
+  });
+
+  test("a cross-site signup is 403 and a form-encoded one 415", async () => {
+    t = await testApp();
+    const cross = await t.call("POST", "/api/auth/signup", {
+      body: { email: "a@example.com", password: PASSWORD },
+      headers: { "sec-fetch-site": "cross-site" },
+    });
+    expect(cross.status).toBe(403);
+    expect(cross.json).toEqual({ error: "Forbidden", code: "cross_site" });
+    const form = await t.call("POST", "/api/auth/signup", {
+      rawBody: "email=a%40example.com&password=x",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    expect(form.status).toBe(415);
+  });
+});
+
+describe("POST /api/auth/login", () => {
+  test("correct credentials give 200 {account} and a working session cookie", async () => {
+    t = await testApp();
+    const cookie = await t.signIn("a@example.com", { plan: "visibility" });
+    const me = await t.call("GET", "/api/auth/me", { cookie });
+    expect(me.json).toEqual({ account: { id: expect.any(String), email: "a@example.com", plan: "visibility" } });
+    const res = await t.call("POST", "/api/auth/login", { body: { email: "A@EXAMPLE.com", password: PASSWORD } });
+    expect(res.status).toBe(200);
+    expect(res.json.account.email).toBe("a@example.com");
+  });
+
+  test("the session token is stored only as its SHA-256", async () => {
+    t = await testApp();
+    const cookie = await t.signIn("a@example.com");
+    const token = cookie.split("=")[1]!;
+    const rows = t.db.orm.select().from(sessions).all();
+    expect(rows.map((r) => r.tokenHash)).toEqual([sha256Hex(token)]);
+    expect(JSON.stringify(rows)).not.toContain(token);
+  });
+
+  test("a wrong password and an unknown email get the same 401 in about the same time", async () => {
+    t = await testApp();
+    await t.signIn("a@example.com");
+    const timed = async (email: string) => {
+      const start = performance.now();
+      const res = await t.call("POST", "/api/auth/login", { body: { email, password: "wrong password" } });
+      return { res, ms: performance.now() - start };
+    };
+    const known = await timed("a@example.com");
+    const unknown = await timed("nobody@example.com");
+    expect(known.res.status).toBe(401);
+    expect(unknown.res.status).toBe(401);
+    expect(known.res.json).toEqual({ error: "Unauthorized", code: "invalid_credentials" });
+    expect(unknown.res.json).toEqual(known.res.json);
+    expect(unknown.res.headers.get("set-cookie")).toBeNull();
+    // Both verify an argon2id hash of the same cost (tens of milliseconds).
+    expect(unknown.ms).toBeGreaterThan(known.ms * 0.3);
+    expect(known.ms).toBeGreaterThan(unknown.ms * 0.3);
+  });
+
+  test("five failures for one account throttle it with 429 and Retry-After, even with the right password", async () => {
+    t = await testApp();
+    await t.signIn("a@example.com");
+    for (let i = 0; i < 5; i++) {
+      expect((await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: "wrong password" } })).status).toBe(401);
+    }
+    const res = await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: PASSWORD } });
+    expect(res.status).toBe(429);
+    expect(res.json.code).toBe("login_throttled");
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    // Another account is unaffected.
+    await t.signIn("b@example.com");
+  }, 15_000);
+
+  test("thirty failures from one address throttle that address only", async () => {
+    t = await testApp();
+    const from = (ip: string, email: string, password = "wrong password") =>
+      t.call("POST", "/api/auth/login", { body: { email, password }, headers: { "x-forwarded-for": ip } });
+    await Promise.all(Array.from({ length: 30 }, (_, i) => from("203.0.113.7", `n${i}@example.com`)));
+    const blocked = await from("203.0.113.7", "other@example.com");
+    expect(blocked.status).toBe(429);
+    expect(blocked.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect((await from("198.51.100.1", "other@example.com")).status).toBe(401);
+  }, 30_000);
+
+  test("a missing password is 400, not a crash", async () => {
+    t = await testApp();
+    const res = await t.call("POST", "/api/auth/login", { body: { email: "a@example.com" } });
+    expect(res.status).toBe(400);
+    expect(res.json.code).toBe("invalid_password");
+  });
+});
+
+describe("POST /api/auth/logout and GET /api/auth/me", () => {
+  test("logout deletes the session server-side and clears the cookie", async () => {
+    t = await testApp();
+    const cookie = await t.signIn("a@example.com");
+    const res = await t.call("POST", "/api/auth/logout", { cookie, body: {} });
+    expect(res.status).toBe(204);
+    expect(res.headers.get("set-cookie")).toContain("Max-Age=0");
+    expect(t.db.orm.select().from(sessions).all()).toHaveLength(0);
+    expect((await t.call("GET", "/api/auth/me", { cookie })).status).toBe(401);
+  });
+
+  test("a cross-site logout is refused", async () => {
+    t = await testApp();
+    const cookie = await t.signIn("a@example.com");
+    const res = await t.call("POST", "/api/auth/logout", { cookie, body: {}, headers: { origin: "https://evil.example" } });
+    expect(res.status).toBe(403);
+    expect((await t.call("GET", "/api/auth/me", { cookie })).status).toBe(200);
+  });
+
+  test("me without a session, with a forged cookie or with a bearer key is 401", async () => {
+    t = await testApp();
+    await t.signIn("a@example.com");
+    for (const headers of [
+      {},
+      { cookie: "spyglass_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" },
+      { cookie: "spyglass_session=not a token" },
+      { authorization: `Bearer svc_live_${"A".repeat(43)}` },
+    ]) {
+      const res = await t.call("GET", "/api/auth/me", { headers });
+      expect(res.status).toBe(401);
+      expect(res.json).toEqual({ error: "Unauthorized", code: "unauthorized" });
+    }
+  });
+});

@@ -1,0 +1,108 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { assertSameOriginJson, clientAddress } from "../../src/accounts/guard";
+import { createAccount, findAccountByEmail, setAccountPlan } from "../../src/accounts/service";
+import { createSession, resolveSession, SESSION_REFRESH_MS, SESSION_TTL_MS } from "../../src/accounts/sessions";
+import { sessions } from "../../src/db/schema";
+import { AppError } from "../../src/errors";
+import { PASSWORD, testApp, testConfig, type TestApp } from "../support/http";
+
+let t: TestApp;
+afterEach(() => t?.close());
+
+describe("sessions", () => {
+  test("expiry slides, but the row is rewritten only when it is more than an hour stale", async () => {
+    t = await testApp();
+    const account = await createAccount(t.db, { email: "a@example.com", password: PASSWORD });
+    const start = 1_700_000_000_000;
+    const { token, expiresAt } = createSession(t.db, account.id, start);
+    expect(expiresAt).toBe(start + SESSION_TTL_MS);
+    const stored = () => t.db.orm.select().from(sessions).get()!.expiresAt;
+
+    expect(resolveSession(t.db, token, start + SESSION_REFRESH_MS - 1)?.refreshedUntil).toBeNull();
+    expect(stored()).toBe(start + SESSION_TTL_MS);
+
+    const later = start + SESSION_REFRESH_MS + 1;
+    expect(resolveSession(t.db, token, later)?.refreshedUntil).toBe(later + SESSION_TTL_MS);
+    expect(stored()).toBe(later + SESSION_TTL_MS);
+  });
+
+  test("an expired session is refused and deleted", async () => {
+    t = await testApp();
+    const account = await createAccount(t.db, { email: "a@example.com", password: PASSWORD });
+    const { token, expiresAt } = createSession(t.db, account.id, 1_000);
+    expect(resolveSession(t.db, token, expiresAt)).toBeNull();
+    expect(t.db.orm.select().from(sessions).all()).toHaveLength(0);
+  });
+});
+
+describe("accounts service", () => {
+  test("passwords are hashed with argon2id and emails stored lowercased", async () => {
+    t = await testApp();
+    await createAccount(t.db, { email: "Mixed@Example.com", password: PASSWORD, plan: "autopilot" });
+    const row = findAccountByEmail(t.db, "MIXED@example.com")!;
+    expect(row.email).toBe("mixed@example.com");
+    expect(row.plan).toBe("autopilot");
+    expect(row.passwordHash).toStartWith("$argon2id$");
+    expect(await Bun.password.verify(PASSWORD, row.passwordHash)).toBe(true);
+  });
+
+  test("setAccountPlan changes the plan and rejects unknown plans and emails", async () => {
+    t = await testApp();
+    await createAccount(t.db, { email: "a@example.com", password: PASSWORD });
+    expect(setAccountPlan(t.db, "a@example.com", "visibility").plan).toBe("visibility");
+    expect(() => setAccountPlan(t.db, "a@example.com", "gold")).toThrow("plan: must be one of none, visibility, autopilot.");
+    expect(() => setAccountPlan(t.db, "b@example.com", "none")).toThrow("No account has the email b@example.com.");
+  });
+});
+
+describe("same-origin and JSON guard", () => {
+  const config = testConfig("/tmp/spyglass-guard");
+  const https = testConfig("/tmp/spyglass-guard", { publicUrl: "https://vis.example.com" });
+  const status = (cfg: typeof config, method: string, headers: Record<string, string>, body?: string): number => {
+    try {
+      assertSameOriginJson(cfg, new Request("http://127.0.0.1:3000/api/brands", { method, headers, body }));
+      return 200;
+    } catch (error) {
+      return (error as AppError).status;
+    }
+  };
+  const json = { "content-type": "application/json" };
+
+  test("Sec-Fetch-Site same-origin or none passes; same-site and cross-site are 403", () => {
+    expect(status(config, "POST", { ...json, "sec-fetch-site": "same-origin" }, "{}")).toBe(200);
+    expect(status(config, "POST", { ...json, "sec-fetch-site": "none" }, "{}")).toBe(200);
+    expect(status(config, "POST", { ...json, "sec-fetch-site": "same-site" }, "{}")).toBe(403);
+    expect(status(config, "POST", { ...json, "sec-fetch-site": "cross-site" }, "{}")).toBe(403);
+  });
+
+  test("without Sec-Fetch-Site, Origin must be our own origin", () => {
+    expect(status(config, "POST", { ...json, origin: "http://127.0.0.1:3000" }, "{}")).toBe(200);
+    expect(status(config, "POST", { ...json, origin: "http://evil.example" }, "{}")).toBe(403);
+    expect(status(config, "POST", { ...json, origin: "null" }, "{}")).toBe(403);
+    expect(status(https, "POST", { ...json, origin: "https://vis.example.com" }, "{}")).toBe(200);
+    expect(status(https, "POST", { ...json, origin: "http://127.0.0.1:3000" }, "{}")).toBe(403);
+  });
+
+  test("a request with neither header (curl) is allowed", () => {
+    expect(status(config, "PATCH", json, "{}")).toBe(200);
+  });
+
+  test("state changes need application/json; a DELETE without a body does not; reads are untouched", () => {
+    expect(status(config, "POST", { "content-type": "text/plain" }, "{}")).toBe(415);
+    expect(status(config, "PUT", {}, "{}")).toBe(415);
+    expect(status(config, "POST", { "content-type": "application/json; charset=utf-8" }, "{}")).toBe(200);
+    expect(status(config, "DELETE", {})).toBe(200);
+    expect(status(config, "DELETE", { "content-type": "text/plain" }, "x")).toBe(415);
+    expect(status(config, "GET", { origin: "http://evil.example" })).toBe(200);
+  });
+
+  test("the client address is the peer, or the forwarded one behind a loopback proxy", () => {
+    const request = (xff?: string) =>
+      new Request("http://x/", { headers: xff ? { "x-forwarded-for": xff } : {} });
+    const server = (address: string) => ({ requestIP: () => ({ address, family: "IPv4", port: 1 }) }) as never;
+    expect(clientAddress(request("1.1.1.1"), server("203.0.113.9"))).toBe("203.0.113.9");
+    expect(clientAddress(request("6.6.6.6, 1.1.1.1"), server("127.0.0.1"))).toBe("1.1.1.1");
+    expect(clientAddress(request(), server("::1"))).toBe("::1");
+    expect(clientAddress(request(), null)).toBe("unknown");
+  });
+});

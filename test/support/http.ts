@@ -1,0 +1,121 @@
+// In-process test harness: a real app (buildApp) over a real SQLite database, driven through
+// `app.handle(new Request(...))`, no ports.
+//
+//   const t = await testApp({ publicUrl?, signup?, dbPath? });
+//   const cookie = await t.signIn("a@example.com", { plan: "visibility" });   // creates + logs in
+//   const res = await t.call("POST", "/api/brands", { cookie, body: { name: "Acme" } });
+//   res.status, res.json, res.headers
+//   t.close();
+//
+// `call` sends `Content-Type: application/json` whenever there is a body (override with
+// `headers`); pass `rawBody` to send a string as is.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildApp, type AppContext } from "../../src/app";
+import { createAccount, setAccountPlan } from "../../src/accounts/service";
+import { loadConfig, type Config } from "../../src/config";
+import { openDatabase, type Db } from "../../src/db/client";
+import type { Plan } from "../../src/db/schema";
+import { configureLog } from "../../src/log";
+
+export const BASE = "http://spyglass.test";
+export const PASSWORD = "correct horse battery";
+
+export interface CallOptions {
+  body?: unknown;
+  rawBody?: string;
+  cookie?: string;
+  headers?: Record<string, string>;
+}
+
+export interface CallResult {
+  status: number;
+  headers: Headers;
+  // Tests read fields freely; the body's shape is what they assert.
+  json: any;
+  text: string;
+}
+
+export interface TestApp {
+  app: ReturnType<typeof buildApp>;
+  ctx: AppContext;
+  db: Db;
+  config: Config;
+  dataDir: string;
+  call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
+  /** Creates the account (any plan) with PASSWORD and returns its `name=value` session cookie. */
+  signIn(email: string, options?: { plan?: Plan }): Promise<string>;
+  close(): void;
+}
+
+export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Config {
+  const base = loadConfig({ flags: { data: dataDir }, env: {} });
+  const publicUrl = overrides.publicUrl ?? base.publicUrl;
+  return Object.freeze({ ...base, publicOrigin: publicUrl ? new URL(publicUrl).origin : null, ...overrides });
+}
+
+export async function testApp(
+  options: { publicUrl?: string; signup?: Config["auth"]["signup"]; dbPath?: string; quiet?: boolean } = {},
+): Promise<TestApp> {
+  configureLog({ quiet: options.quiet ?? true });
+  const dataDir = mkdtempSync(join(tmpdir(), "spyglass-test-"));
+  const config = testConfig(dataDir, {
+    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+    auth: { signup: options.signup ?? "first" },
+  });
+  const db = openDatabase(options.dbPath ?? ":memory:");
+  const ctx: AppContext = { config, db };
+  const app = buildApp(ctx);
+
+  const call = async (method: string, path: string, opts: CallOptions = {}): Promise<CallResult> => {
+    const headers: Record<string, string> = {};
+    let body: string | undefined;
+    if (opts.rawBody !== undefined) body = opts.rawBody;
+    else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+    if (body !== undefined) headers["content-type"] = "application/json";
+    if (opts.cookie) headers.cookie = opts.cookie;
+    Object.assign(headers, opts.headers);
+    const response = await app.handle(new Request(`${BASE}${path}`, { method, headers, body }));
+    const text = await response.text();
+    let json: unknown = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      json = null;
+    }
+    return { status: response.status, headers: response.headers, json, text };
+  };
+
+  const signIn = async (email: string, opts: { plan?: Plan } = {}): Promise<string> => {
+    await createAccount(db, { email, password: PASSWORD });
+    if (opts.plan && opts.plan !== "none") setAccountPlan(db, email, opts.plan);
+    const res = await call("POST", "/api/auth/login", { body: { email, password: PASSWORD } });
+    if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
+    return sessionCookieOf(res.headers);
+  };
+
+  let closed = false;
+  return {
+    app,
+    ctx,
+    db,
+    config,
+    dataDir,
+    call,
+    signIn,
+    close() {
+      if (closed) return;
+      closed = true;
+      db.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The `name=value` part of the response's Set-Cookie, ready for a Cookie header. */
+export function sessionCookieOf(headers: Headers): string {
+  const value = headers.get("set-cookie");
+  if (!value) throw new Error("no Set-Cookie in the response");
+  return value.split(";", 1)[0]!;
+}
