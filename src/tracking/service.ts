@@ -23,14 +23,16 @@ export interface RunView {
   error: string | null;
 }
 
-const runners = new WeakMap<AppContext, TrackingRunner>();
+// Keyed by the database handle: the CLI, the scheduler and the tool server of one process share it,
+// and with it the per-brand lock and the per-engine concurrency limits.
+const runners = new WeakMap<AppContext["db"], TrackingRunner>();
 
-/** The process's runner for this app (one per database), created on first use. */
+/** The process's runner for this database, created on first use. */
 export function getTracking(app: AppContext, clientOptions?: ClientOptions): TrackingRunner {
-  let runner = runners.get(app);
+  let runner = runners.get(app.db);
   if (!runner) {
     runner = new TrackingRunner(app, clientOptions);
-    runners.set(app, runner);
+    runners.set(app.db, runner);
   }
   return runner;
 }
@@ -48,7 +50,7 @@ export function runTracking(app: AppContext, brandId: string, request: RunReques
 
 /** The shutdown hook of `serve` and `track`: aborts in-flight requests and marks the runs interrupted. */
 export async function stopTracking(app: AppContext): Promise<void> {
-  await runners.get(app)?.shutdown();
+  await runners.get(app.db)?.shutdown();
 }
 
 interface RunRow {

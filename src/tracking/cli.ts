@@ -1,0 +1,95 @@
+// What `spyglass track` and `spyglass demo` do and print; main.ts only dispatches to these.
+import { SingleBar, Presets } from "cli-progress";
+import type { AppContext } from "../app";
+import { getBrand } from "../brands/service";
+import { seedDemo } from "./demo";
+import { markInterruptedRuns } from "./runner";
+import { runTracking, stopTracking, trackableBrandIds, type RunView } from "./service";
+
+export interface CliOutput {
+  stdout: NodeJS.WriteStream | { write(text: string): unknown; isTTY?: boolean };
+}
+
+/** Summary line of a finished run, for logs and pipes. */
+export function runSummary(run: RunView, brandName: string, seconds: number): string {
+  const a = run.answers;
+  const tail = run.error ? `; ${run.error}` : "";
+  return `${run.id} ${brandName} (${run.brand_id}): ${run.status}, ${run.answers_done}/${run.answers_planned} answers (ok ${a.ok}, empty ${a.empty}, refusal ${a.refusal}, error ${a.error}) in ${seconds.toFixed(1)} s${tail}`;
+}
+
+/**
+ * Runs tracking now for one brand or every trackable one, one brand after the other. A progress bar
+ * on a terminal, one summary line per run otherwise; `json` prints the run records. SIGINT/SIGTERM
+ * abort in-flight requests and mark the run interrupted. Returns the process exit code.
+ */
+export async function trackCommand(app: AppContext, opts: { brandId?: string; json: boolean; out?: CliOutput }): Promise<number> {
+  const stdout = opts.out?.stdout ?? process.stdout;
+  markInterruptedRuns(app);
+  const brandIds = opts.brandId !== undefined ? [getBrand(app.db, opts.brandId).id] : trackableBrandIds(app);
+  if (brandIds.length === 0) {
+    stdout.write(opts.json ? "[]\n" : "Nothing to track: no brand on a paid plan has an active prompt.\n");
+    return 0;
+  }
+  let stopping = false;
+  const onSignal = (): void => {
+    stopping = true;
+    void stopTracking(app);
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  const runs: RunView[] = [];
+  const tty = stdout.isTTY === true && !opts.json;
+  try {
+    for (const brandId of brandIds) {
+      if (stopping) break;
+      const brand = getBrand(app.db, brandId);
+      const started = performance.now();
+      const bar = tty
+        ? new SingleBar(
+            { format: `${brand.name.slice(0, 30)} [{bar}] {value}/{total} answers | {percentage}% | ETA {eta_formatted}`, hideCursor: true, stream: stdout as NodeJS.WriteStream },
+            Presets.shades_classic,
+          )
+        : null;
+      let barStarted = false;
+      const run = await runTracking(app, brandId, {
+        trigger: "cli",
+        onProgress: ({ done, planned }) => {
+          if (!bar) return;
+          if (!barStarted) {
+            bar.start(planned, 0);
+            barStarted = true;
+          }
+          bar.update(done);
+        },
+      }).finally(() => bar?.stop());
+      runs.push(run);
+      if (!opts.json) stdout.write(`${runSummary(run, brand.name, (performance.now() - started) / 1000)}\n`);
+    }
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+  if (opts.json) stdout.write(`${JSON.stringify(runs)}\n`);
+  if (stopping) return 130;
+  return runs.some((r) => r.status !== "completed") ? 1 : 0;
+}
+
+export async function demoCommand(app: AppContext, opts: { scale: number; reset: boolean; json: boolean; out?: CliOutput }): Promise<void> {
+  const stdout = opts.out?.stdout ?? process.stdout;
+  const result = await seedDemo(app, { scale: opts.scale, reset: opts.reset });
+  if (opts.json) {
+    stdout.write(`${JSON.stringify(result)}\n`);
+    return;
+  }
+  const base = app.config.publicUrl ?? `http://localhost:${app.config.port}`;
+  stdout.write(
+    [
+      `Demo data seeded in ${result.seconds} s (DEMO DATA, not real measurements): brand "${result.brand.name}", ${result.competitors} competitors, ${result.prompts} prompts, ${result.answers} answers over 30 days × 3 engines, 1 published article.`,
+      `  login     ${result.login.email}  password: ${result.login.password}`,
+      `  API key   ${result.api_key}   (MCP tool server: ${base}/api/mcp/mcp)`,
+      `  site key  ${result.brand.site_key}   (public content API: ${base}/api/public/articles)`,
+      `Start the server with "spyglass serve" and connect an MCP client with the API key.`,
+      "",
+    ].join("\n"),
+  );
+}

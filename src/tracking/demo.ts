@@ -1,0 +1,280 @@
+// `spyglass demo`: a clearly labelled demo account (Autopilot) with a brand, competitors, tagged
+// prompts and 30 days × 3 engines of answers composed from templates and analysed with the real
+// analysis code, plus one published article. `--scale N` multiplies the prompts for benchmarks.
+// Deterministic (seeded), and fast: a pool of distinct answers is analysed once, then rows are
+// written with prepared statements in large transactions.
+import type { AppContext } from "../app";
+import { createAccount, findAccountByEmail } from "../accounts/service";
+import { createBrand } from "../brands/service";
+import { publishArticle } from "../content/publishing";
+import { createArticle } from "../content/service";
+import type { AnswerStatus } from "../db/schema";
+import { Conflict, Invalid } from "../errors";
+import { newId } from "../ids";
+import { createApiKey } from "../keys/service";
+import type { AnswerAnalysis } from "./analysis/analyze";
+import * as T from "./demo-templates";
+import { analyzeForStorage, answerWriter, loadRoster, type Roster } from "./store";
+
+export const DEMO_DAYS = 30;
+export const MAX_SCALE = 500;
+const POOL_SIZE = 1_500;
+const ROWS_PER_TRANSACTION = 20_000;
+
+export interface DemoOptions {
+  scale?: number;
+  /** Delete an existing demo account first; without it, a second run is refused. */
+  reset?: boolean;
+  now?: number;
+  seed?: number;
+}
+
+export interface DemoResult {
+  login: { email: string; password: string };
+  account_id: string;
+  brand: { id: string; name: string; domain: string | null; site_key: string };
+  api_key: string;
+  competitors: number;
+  prompts: number;
+  answers: number;
+  article: { id: string; slug: string } | null;
+  seconds: number;
+}
+
+/** mulberry32: a small seeded generator, so the demo data set is the same on every machine. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export async function seedDemo(app: AppContext, options: DemoOptions = {}): Promise<DemoResult> {
+  const started = performance.now();
+  const scale = options.scale ?? 1;
+  if (!Number.isInteger(scale) || scale < 1 || scale > MAX_SCALE) {
+    throw new Invalid(`--scale must be a whole number from 1 to ${MAX_SCALE}.`, "invalid_scale");
+  }
+  const db = app.db;
+  const existing = findAccountByEmail(db, T.DEMO_EMAIL);
+  if (existing) {
+    if (!options.reset) {
+      throw new Conflict(
+        `The demo account (${T.DEMO_EMAIL}) already exists; run "spyglass demo --reset" to delete it and seed it again.`,
+        "demo_exists",
+      );
+    }
+    db.sqlite.query("DELETE FROM accounts WHERE id = ?").run(existing.id);
+  }
+
+  const rand = random(options.seed ?? 20250101);
+  const pick = <X>(list: readonly X[]): X => list[Math.floor(rand() * list.length)]!;
+  const password = `demo-${Buffer.from(crypto.getRandomValues(new Uint8Array(9))).toString("base64url")}`;
+  const account = await createAccount(db, { email: T.DEMO_EMAIL, password, plan: "autopilot" });
+  const brand = createBrand(db, account.id, T.DEMO_BRAND);
+  const now = options.now ?? Date.now();
+
+  // Competitors, tags and prompts are written directly: the seeder is a bulk loader, not a user.
+  const sqlite = db.sqlite;
+  const tagIds: string[] = [];
+  const promptRows: Array<{ id: string; tag: number; affinity: number }> = [];
+  sqlite
+    .transaction(() => {
+      const t0 = now - (DEMO_DAYS + 1) * 86_400_000;
+      T.DEMO_COMPETITORS.forEach((c, i) => {
+        sqlite
+          .query("INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+          .run(newId("cmp"), brand.id, c.name, JSON.stringify(c.aliases), JSON.stringify(c.domains), t0 + i);
+      });
+      T.DEMO_TAGS.forEach((t, i) => {
+        const id = newId("tag");
+        tagIds.push(id);
+        sqlite
+          .query("INSERT INTO tags (id, brand_id, name, name_key, color, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+          .run(id, brand.id, t.name, t.name.toLowerCase(), t.color, t0 + i);
+      });
+      const insertPrompt = sqlite.prepare(
+        "INSERT INTO prompts (id, brand_id, text, text_key, country, language, created_at) VALUES (?, ?, ?, ?, NULL, 'en', ?)",
+      );
+      const insertPromptTag = sqlite.prepare("INSERT INTO prompt_tags (prompt_id, tag_id) VALUES (?, ?)");
+      let order = 0;
+      for (let copy = 0; copy < scale; copy++) {
+        for (const [tag, base] of T.DEMO_PROMPTS) {
+          const text = copy === 0 ? base : `${base.replace(/\?$/, "")} for ${variant(copy)}?`;
+          const id = newId("prm");
+          insertPrompt.run(id, brand.id, text, text.toLowerCase().replace(/\s+/g, " ").trim(), t0 + 100 + order++);
+          insertPromptTag.run(id, tagIds[tag]!);
+          // One prompt in five is a gap (the brand never appears); the rest range from weak to strong.
+          const affinity = rand() < 0.2 ? 0 : 0.15 + rand() * 0.75;
+          promptRows.push({ id, tag, affinity });
+        }
+      }
+    })
+    .immediate();
+
+  const roster = loadRoster(db, brand.id);
+  const pool = buildPool(roster, rand, pick);
+  const withBrand = pool.filter((p) => p.hasBrand);
+  const withoutBrand = pool.filter((p) => !p.hasBrand);
+
+  const writer = answerWriter(db);
+  // A bulk load: a bigger page cache keeps the growing indexes in memory. Durability is unchanged
+  // (WAL, synchronous=NORMAL); the cache goes back to its usual size afterwards.
+  const cacheSize = sqlite.query<{ cache_size: number }, []>("PRAGMA cache_size").get()?.cache_size ?? -32000;
+  sqlite.exec("PRAGMA cache_size = -262144");
+  const today = Math.floor(now / 86_400_000) * 86_400_000;
+  let answers = 0;
+  const rows: Array<() => void> = [];
+  const flush = (): void => {
+    sqlite.transaction(() => {
+      for (const write of rows) write();
+    })();
+    rows.length = 0;
+  };
+  for (let d = DEMO_DAYS - 1; d >= 0; d--) {
+    const dayStart = today - d * 86_400_000;
+    // A gentle upward trend over the month, so the trend tool has something to show.
+    const trend = 0.85 + 0.3 * ((DEMO_DAYS - 1 - d) / (DEMO_DAYS - 1));
+    T.DEMO_ENGINES.forEach((engine, e) => {
+      promptRows.forEach((prompt, p) => {
+        const createdAt = Math.min(now - 1000, dayStart + 6 * 3_600_000 + e * 600_000 + (p % 3_600) * 1_000);
+        const roll = rand();
+        let status: AnswerStatus = "ok";
+        if (roll < 0.03) status = "error";
+        else if (roll < 0.05) status = "refusal";
+        else if (roll < 0.06) status = "empty";
+        let text = "";
+        let error: string | null = null;
+        let providerCitations: string[] = [];
+        let analysis: AnswerAnalysis = { mentions: [], citations: [] };
+        if (status === "ok") {
+          const mentionBrand = rand() < Math.min(0.97, prompt.affinity * engine.brandBias * trend);
+          const entry = pick(mentionBrand ? withBrand : withoutBrand);
+          const cite = rand() < engine.citationRate;
+          const variantIndex = cite ? (engine.providerCitations ? 2 : 1) : 0;
+          text = entry.texts[variantIndex]!;
+          providerCitations = variantIndex === 2 ? entry.sources : [];
+          analysis = entry.analyses[variantIndex]!;
+        } else if (status === "refusal") {
+          text = pick(T.REFUSALS);
+        } else if (status === "error") {
+          error = pick(T.ERRORS);
+        }
+        const tokensOut = text === "" ? null : Math.round(text.length / 4);
+        rows.push(() =>
+          writer.write(
+            {
+              brandId: brand.id,
+              runId: null,
+              promptId: prompt.id,
+              engine: engine.id,
+              model: engine.model,
+              sample: 0,
+              status,
+              text,
+              providerCitations,
+              error,
+              latencyMs: status === "error" ? 60_000 : 1_500 + Math.floor(rand() * 6_000),
+              tokensIn: status === "error" ? null : 12 + (p % 20),
+              tokensOut,
+              createdAt,
+            },
+            analysis,
+            roster,
+          ),
+        );
+        answers++;
+        if (rows.length >= ROWS_PER_TRANSACTION) flush();
+      });
+    });
+  }
+  flush();
+  sqlite.exec(`PRAGMA cache_size = ${cacheSize}`);
+
+  const key = createApiKey(db, account.id, { name: "Demo key", brandId: brand.id });
+  const gapPrompt = promptRows.find((p) => p.affinity === 0);
+  const draft = createArticle(db, brand.id, { ...T.DEMO_ARTICLE, promptId: gapPrompt?.id ?? null });
+  const article = publishArticle(app, brand.id, draft.id);
+  sqlite.exec("ANALYZE");
+
+  return {
+    login: { email: T.DEMO_EMAIL, password },
+    account_id: account.id,
+    brand: { id: brand.id, name: brand.name, domain: brand.domain, site_key: brand.site_key },
+    api_key: key.plaintext,
+    competitors: T.DEMO_COMPETITORS.length,
+    prompts: promptRows.length,
+    answers,
+    article: { id: article.id, slug: article.slug },
+    seconds: Math.round((performance.now() - started) / 10) / 100,
+  };
+}
+
+function variant(copy: number): string {
+  const industry = T.SCALE_INDUSTRIES[copy % T.SCALE_INDUSTRIES.length]!;
+  const region = T.SCALE_REGIONS[Math.floor(copy / T.SCALE_INDUSTRIES.length) % T.SCALE_REGIONS.length]!;
+  const round = Math.floor(copy / (T.SCALE_INDUSTRIES.length * T.SCALE_REGIONS.length));
+  return round === 0 ? `${industry} ${region}` : `${industry} ${region} (${round + 1})`;
+}
+
+interface PoolEntry {
+  hasBrand: boolean;
+  /** [no citations, markdown links and bare URLs in the text, provider-field citations]. */
+  texts: [string, string, string];
+  sources: string[];
+  analyses: [AnswerAnalysis, AnswerAnalysis, AnswerAnalysis];
+}
+
+/** Distinct answers, each analysed once with the real analysis code and reused across rows. */
+function buildPool(roster: Roster, rand: () => number, pick: <X>(list: readonly X[]) => X): PoolEntry[] {
+  const pool: PoolEntry[] = [];
+  const brandNames = ["Northwind CRM", "Northwind"];
+  for (let i = 0; i < POOL_SIZE; i++) {
+    const hasBrand = i % 2 === 0;
+    const members: Array<{ name: string; domain: string }> = [];
+    if (hasBrand) members.push({ name: pick(brandNames), domain: T.DEMO_BRAND.domain });
+    for (const c of T.DEMO_COMPETITORS) {
+      if (rand() < 0.55) members.push({ name: rand() < 0.8 || c.aliases.length === 0 ? c.name : c.aliases[0]!, domain: c.domains[0]! });
+    }
+    // Some answers name nobody on the roster (generic advice).
+    if (!hasBrand && rand() < 0.15) members.length = 0;
+    shuffle(members, rand);
+    const sentences = members.map((m) => {
+      const mood = rand();
+      const template = mood < 0.5 ? pick(T.POSITIVE) : mood < 0.8 ? pick(T.NEUTRAL) : pick(T.NEGATIVE);
+      return template.replace("{name}", m.name);
+    });
+    const body = members.length === 0 ? "Look for a tool with good pipeline views, email sync and fair per-seat pricing." : sentences.map((s, k) => `${k + 1}. ${s}`).join("\n");
+    const plain = `${pick(T.INTROS)}\n\n${body}\n\n${pick(T.CLOSINGS)}`;
+
+    const sources: string[] = [];
+    const third = 1 + Math.floor(rand() * 3);
+    for (let k = 0; k < third; k++) sources.push(pick(T.THIRD_PARTY_SOURCES));
+    for (const m of members) if (rand() < 0.35) sources.push(`https://${rand() < 0.3 ? "www." : ""}${m.domain}${pick(T.MEMBER_PAGES)}`);
+    const unique = [...new Set(sources)];
+    const linked = `${plain}\n\nSources: ${unique.map((url, k) => (k % 2 === 0 ? `[${new URL(url).hostname.replace(/^www\./, "")}](${url})` : url)).join(", ")}`;
+    const texts: [string, string, string] = [plain, linked, plain];
+    pool.push({
+      hasBrand,
+      texts,
+      sources: unique,
+      analyses: [
+        analyzeForStorage("ok", plain, [], roster),
+        analyzeForStorage("ok", linked, [], roster),
+        analyzeForStorage("ok", plain, unique, roster),
+      ],
+    });
+  }
+  return pool;
+}
+
+function shuffle<X>(list: X[], rand: () => number): void {
+  for (let i = list.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [list[i], list[j]] = [list[j]!, list[i]!];
+  }
+}
