@@ -1,0 +1,123 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { normalizeDomain } from "../../src/brands/domain";
+import { createBrand, getBrand, updateBrand } from "../../src/brands/service";
+import { findAccountByEmail } from "../../src/accounts/service";
+import { testApp, type TestApp } from "../support/http";
+
+let t: TestApp;
+afterEach(() => t?.close());
+
+describe("normalizeDomain", () => {
+  test("reduces what people type to the bare host", () => {
+    expect(normalizeDomain("https://www.Example.com/pricing?x=1#top")).toBe("example.com");
+    expect(normalizeDomain("  EXAMPLE.com.  ")).toBe("example.com");
+    expect(normalizeDomain("blog.example.co.uk:8443")).toBe("blog.example.co.uk");
+    expect(normalizeDomain("//user@shop.example.org/")).toBe("shop.example.org");
+    expect(normalizeDomain("bücher.de")).toBe("xn--bcher-kva.de");
+    expect(normalizeDomain("me.github.io")).toBe("me.github.io");
+  });
+
+  test("rejects what is not a host under a public suffix, naming the field", () => {
+    for (const bad of ["", "localhost", "co.uk", "1.2.3.4", "[::1]", "exa mple.com", "-x.com", "host.notarealtld", "http://"]) {
+      expect(() => normalizeDomain(bad)).toThrow(/^domain: /);
+    }
+    expect(() => normalizeDomain("nope", "domains[1]")).toThrow(/^domains\[1\]: "nope" is not a domain name/);
+  });
+});
+
+describe("brands service (used by the tool server)", () => {
+  test("getBrand and updateBrand return the {id,name,domain,aliases,site_key} view", async () => {
+    t = await testApp();
+    await t.signIn("a@example.com");
+    const account = findAccountByEmail(t.db, "a@example.com")!;
+    const brand = createBrand(t.db, account.id, { name: "Acme", domain: "acme.com" });
+    expect(getBrand(t.db, brand.id)).toEqual(brand);
+    const updated = updateBrand(t.db, brand.id, { name: "Acme Corp", aliases: ["ACME", "acme", "Acme Co"] });
+    expect(updated).toEqual({ id: brand.id, name: "Acme Corp", domain: "acme.com", aliases: ["ACME", "Acme Co"], site_key: brand.site_key });
+    expect(updateBrand(t.db, brand.id, { domain: null }).domain).toBeNull();
+    expect(updateBrand(t.db, brand.id, { domain: "https://www.acme.io/" }).domain).toBe("acme.io");
+    expect(updateBrand(t.db, brand.id, {})).toEqual(getBrand(t.db, brand.id));
+    expect(() => updateBrand(t.db, brand.id, { name: "" })).toThrow(/^name: /);
+    expect(() => updateBrand(t.db, brand.id, { aliases: ["ab"] })).toThrow(/^aliases: /);
+    expect(() => updateBrand(t.db, brand.id, { domain: "nope" })).toThrow(/^domain: /);
+    expect(() => getBrand(t.db, "brd_missing")).toThrow("Brand not found.");
+    expect(() => updateBrand(t.db, "brd_missing", { name: "X" })).toThrow("Brand not found.");
+  });
+});
+
+describe("GET/POST /api/brands", () => {
+  test("creates a brand with a normalised domain, deduplicated aliases and a pk_ site key", async () => {
+    t = await testApp();
+    const cookie = await t.signIn("a@example.com");
+    expect((await t.call("GET", "/api/brands", { cookie })).json).toEqual({ brands: [] });
+    const res = await t.call("POST", "/api/brands", {
+      cookie,
+      body: { name: "  Acme  ", domain: "https://www.ACME.com/about", aliases: ["Acme Inc", "ACME INC", " Acme Co "] },
+    });
+    expect(res.status).toBe(201);
+    expect(res.json.brand).toEqual({
+      id: expect.stringMatching(/^brd_/),
+      name: "Acme",
+      domain: "acme.com",
+      aliases: ["Acme Inc", "Acme Co"],
+      site_key: expect.stringMatching(/^pk_[0-9a-f]{32}$/),
+    });
+    const second = await t.call("POST", "/api/brands", { cookie, body: { name: "Beta" } });
+    expect(second.json.brand.domain).toBeNull();
+    expect(second.json.brand.site_key).not.toBe(res.json.brand.site_key);
+    const list = await t.call("GET", "/api/brands", { cookie });
+    expect(list.json.brands.map((b: { name: string }) => b.name)).toEqual(["Acme", "Beta"]);
+  });
+
+  test("each invalid field is a 400 whose sentence names it", async () => {
+    t = await testApp();
+    const cookie = await t.signIn("a@example.com");
+    const cases: Array<[unknown, string]> = [
+      [{}, "name"],
+      [{ name: "" }, "name"],
+      [{ name: "x".repeat(101) }, "name"],
+      [{ name: "Acme", domain: "not a domain" }, "domain"],
+      [{ name: "Acme", domain: 42 }, "domain"],
+      [{ name: "Acme", aliases: "Acme" }, "aliases"],
+      [{ name: "Acme", aliases: ["ok alias", "ab"] }, "aliases"],
+      [{ name: "Acme", aliases: Array.from({ length: 21 }, (_, i) => `alias ${i}`) }, "aliases"],
+      [[], "JSON object"],
+    ];
+    for (const [body, field] of cases) {
+      const res = await t.call("POST", "/api/brands", { cookie, body });
+      expect(res.status).toBe(400);
+      expect(res.json.error).toContain(field);
+      expect(typeof res.json.code).toBe("string");
+    }
+    const invalidJson = await t.call("POST", "/api/brands", { cookie, rawBody: "{nope" });
+    expect(invalidJson.status).toBe(400);
+    expect(invalidJson.json.code).toBe("invalid_json");
+    expect((await t.call("GET", "/api/brands", { cookie })).json.brands).toHaveLength(0);
+  });
+
+  test("another account's brands are not listed", async () => {
+    t = await testApp();
+    const alice = await t.signIn("alice@example.com");
+    const bob = await t.signIn("bob@example.com");
+    await t.call("POST", "/api/brands", { cookie: alice, body: { name: "Alice Co" } });
+    expect((await t.call("GET", "/api/brands", { cookie: bob })).json.brands).toEqual([]);
+  });
+
+  test("no session, a bearer key, cross-site and a non-JSON body are refused", async () => {
+    t = await testApp();
+    const cookie = await t.signIn("a@example.com");
+    expect((await t.call("GET", "/api/brands")).status).toBe(401);
+    const bearer = await t.call("POST", "/api/brands", {
+      body: { name: "X" },
+      headers: { authorization: `Bearer svc_live_${"A".repeat(43)}` },
+    });
+    expect(bearer.status).toBe(401);
+    expect(bearer.json).toEqual({ error: "Unauthorized", code: "unauthorized" });
+    const cross = await t.call("POST", "/api/brands", { cookie, body: { name: "X" }, headers: { "sec-fetch-site": "cross-site" } });
+    expect(cross.status).toBe(403);
+    expect(cross.json).toEqual({ error: "Forbidden", code: "cross_site" });
+    const text = await t.call("POST", "/api/brands", { cookie, rawBody: '{"name":"X"}', headers: { "content-type": "text/plain" } });
+    expect(text.status).toBe(415);
+    expect((await t.call("GET", "/api/brands", { cookie })).json.brands).toHaveLength(0);
+  });
+});

@@ -1,0 +1,78 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ConfigError, loadConfig } from "../../src/config";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function withFile(toml: string): { dir: string; file: string } {
+  const dir = mkdtempSync(join(tmpdir(), "spyglass-config-"));
+  dirs.push(dir);
+  const file = join(dir, "spyglass.toml");
+  writeFileSync(file, toml);
+  return { dir, file };
+}
+
+function errorOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("loadConfig", () => {
+  test("defaults: ./data, 0.0.0.0:3000, signup first, no public URL", () => {
+    const config = loadConfig({ flags: {}, env: {}, cwd: "/srv/app" });
+    expect(config).toMatchObject({ dataDir: "/srv/app/data", dbPath: "/srv/app/data/spyglass.db", host: "0.0.0.0", port: 3000, publicUrl: null, auth: { signup: "first" } });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  test("flags beat the environment; DIR/spyglass.toml is read when present", () => {
+    const { dir } = withFile('public_url = "https://vis.example.com/"\n[auth]\nsignup = "open"\n');
+    const config = loadConfig({ flags: { data: dir, port: "8080" }, env: { PORT: "9090", HOST: "127.0.0.1" } });
+    expect(config.port).toBe(8080);
+    expect(config.host).toBe("127.0.0.1");
+    expect(config.publicUrl).toBe("https://vis.example.com");
+    expect(config.publicOrigin).toBe("https://vis.example.com");
+    expect(config.auth.signup).toBe("open");
+  });
+
+  test("a bad value is one line naming the file and the key", () => {
+    const { file } = withFile('[auth]\nsignup = "sometimes"\n');
+    const message = errorOf(() => loadConfig({ flags: { config: file }, env: {} }));
+    expect(message).toStartWith(`${file}: auth.signup: `);
+    expect(message).not.toContain("\n");
+  });
+
+  test("invalid TOML, an unknown key, a bad cron and a bad engine entry each name what is wrong", () => {
+    const cases: Array<[string, string]> = [
+      ["public_url = ", "not valid TOML"],
+      ["colour = 1\n", 'unknown key(s) "colour"'],
+      ['[tracking]\nschedule = "every day"\n', "tracking.schedule: must be a valid cron expression"],
+      ['public_url = "ftp://x"\n', "public_url: "],
+      ['[[engines]]\nid = "Bad Id"\napi = "openai"\nbase_url = "https://x.example"\nmodel = "m"\n', "engines[0].id: "],
+    ];
+    for (const [toml, expected] of cases) {
+      const { file } = withFile(toml);
+      const message = errorOf(() => loadConfig({ flags: { config: file }, env: {} }));
+      expect(message).toStartWith(`${file}: `);
+      expect(message).toContain(expected);
+      expect(message).not.toContain("\n");
+    }
+  });
+
+  test("a missing explicit config file and a bad port are refused", () => {
+    expect(errorOf(() => loadConfig({ flags: { config: "/nonexistent/spyglass.toml" }, env: {} }))).toBe(
+      "/nonexistent/spyglass.toml: the config file does not exist",
+    );
+    expect(errorOf(() => loadConfig({ flags: { port: "http" }, env: {} }))).toContain("port");
+    expect(errorOf(() => loadConfig({ flags: {}, env: { PORT: "70000" } }))).toContain("port");
+  });
+});

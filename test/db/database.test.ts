@@ -1,0 +1,70 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { backupDatabase } from "../../src/db/backup";
+import { openDatabase, type Db } from "../../src/db/client";
+import { EMBEDDED_MIGRATIONS, MIGRATION_JOURNAL } from "../../src/db/migrations";
+
+const dirs: string[] = [];
+const dbs: Db[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "spyglass-db-"));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const db of dbs.splice(0)) db.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("migrations", () => {
+  test("every drizzle/*.sql file is in the journal and embedded in src/db/migrations.ts", () => {
+    const files = readdirSync(join(import.meta.dir, "../../drizzle")).filter((f) => f.endsWith(".sql")).map((f) => f.replace(/\.sql$/, "")).sort();
+    expect(MIGRATION_JOURNAL.map((e) => e.tag).sort()).toEqual(files);
+    expect(Object.keys(EMBEDDED_MIGRATIONS).sort()).toEqual(files);
+  });
+
+  test("a fresh file gets WAL, synchronous=NORMAL, foreign keys and every table; reopening is a no-op", () => {
+    const path = join(tempDir(), "nested", "spyglass.db");
+    const db = openDatabase(path);
+    dbs.push(db);
+    const pragma = (name: string) => Object.values(db.sqlite.query(`PRAGMA ${name}`).get() as object)[0];
+    expect(pragma("journal_mode")).toBe("wal");
+    expect(pragma("synchronous")).toBe(1);
+    expect(pragma("foreign_keys")).toBe(1);
+    expect(Number(pragma("busy_timeout"))).toBeGreaterThan(0);
+    const tables = (db.sqlite.query("SELECT name FROM sqlite_master WHERE type='table'").all() as Array<{ name: string }>).map((r) => r.name);
+    for (const table of ["accounts", "sessions", "brands", "api_keys", "prompts", "answers", "articles"]) expect(tables).toContain(table);
+    db.close();
+    dbs.pop();
+    const again = openDatabase(path);
+    dbs.push(again);
+    const applied = again.sqlite.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number };
+    expect(applied.n).toBe(MIGRATION_JOURNAL.length);
+  });
+
+  test("foreign keys are enforced", () => {
+    const db = openDatabase(":memory:");
+    dbs.push(db);
+    expect(() => db.sqlite.exec("INSERT INTO brands (id, account_id, name, site_key, created_at, updated_at) VALUES ('b', 'missing', 'x', 'pk_x', 1, 1)")).toThrow();
+  });
+});
+
+describe("backup", () => {
+  test("VACUUM INTO makes a consistent copy while the source stays open, and never overwrites a file", () => {
+    const dir = tempDir();
+    const db = openDatabase(join(dir, "spyglass.db"));
+    dbs.push(db);
+    db.sqlite.exec("INSERT INTO accounts (id, email, password_hash, plan, created_at) VALUES ('acc_1', 'a@example.com', 'h', 'none', 1)");
+    const result = backupDatabase(db, join(dir, "copy.db"));
+    expect(result.bytes).toBeGreaterThan(0);
+    const copy = new Database(result.file, { readonly: true });
+    expect(copy.query("SELECT email FROM accounts").all()).toEqual([{ email: "a@example.com" }]);
+    copy.close();
+    writeFileSync(join(dir, "taken.db"), "keep me");
+    expect(() => backupDatabase(db, join(dir, "taken.db"))).toThrow(/already exists/);
+    expect(() => backupDatabase(db, join(dir, "missing", "x.db"))).toThrow(/does not exist/);
+  });
+});

@@ -1,0 +1,86 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { Elysia } from "elysia";
+import { observability } from "../../src/http/observability";
+import { configureLog } from "../../src/log";
+import { testApp, type TestApp } from "../support/http";
+
+let t: TestApp;
+afterEach(() => {
+  configureLog({ quiet: true });
+  t?.close();
+});
+
+async function captureStdout(fn: () => Promise<void>): Promise<string> {
+  const lines: string[] = [];
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string | Uint8Array) => {
+    lines.push(typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk));
+    return true;
+  }) as typeof process.stdout.write;
+  try {
+    await fn();
+    await Bun.sleep(10);
+  } finally {
+    process.stdout.write = write;
+  }
+  return lines.join("");
+}
+
+describe("operational basics", () => {
+  test("GET /healthz answers 200 with a request id", async () => {
+    t = await testApp();
+    const res = await t.call("GET", "/healthz");
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ status: "ok" });
+    expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  test("an unknown route is a JSON 404 and invalid JSON a 400", async () => {
+    t = await testApp();
+    const missing = await t.call("GET", "/nope");
+    expect(missing.status).toBe(404);
+    expect(missing.json).toEqual({ error: "Not found", code: "not_found" });
+    const cookie = await t.signIn("a@example.com");
+    const bad = await t.call("POST", "/api/brands", { cookie, rawBody: "{" });
+    expect(bad.status).toBe(400);
+    expect(bad.json.code).toBe("invalid_json");
+  });
+
+  test("an unexpected exception is a generic 500 with the request id, never a stack trace", async () => {
+    configureLog({ quiet: false });
+    const app = new Elysia().use(observability()).get("/boom", () => {
+      throw new Error("SELECT secret FROM somewhere");
+    });
+    let body = "";
+    let status = 0;
+    let id = "";
+    const logs = await captureStdout(async () => {
+      const res = await app.handle(new Request("http://localhost/boom"));
+      status = res.status;
+      id = res.headers.get("x-request-id") ?? "";
+      body = await res.text();
+    });
+    expect(status).toBe(500);
+    expect(JSON.parse(body)).toEqual({ error: `Something went wrong on our side (request ${id}).`, code: "internal" });
+    expect(body).not.toContain("SELECT");
+    expect(body).not.toContain("at ");
+    // The details go to the log, under the same request id.
+    expect(logs).toContain(id);
+    expect(logs).toContain("SELECT secret");
+  });
+
+  test("access logs are JSON lines with method, path (no query), status and request id; no cookie or key", async () => {
+    t = await testApp({ quiet: false });
+    const logs = await captureStdout(async () => {
+      await t.call("GET", "/healthz?token=abc", {
+        headers: { cookie: "spyglass_session=SECRETCOOKIE", authorization: "Bearer svc_live_SECRET" },
+      });
+    });
+    const entry = logs.trim().split("\n").map((l) => JSON.parse(l)).find((l) => l.msg === "request");
+    expect(entry).toMatchObject({ level: "info", method: "GET", path: "/healthz", status: 200 });
+    expect(entry.request_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(logs).not.toContain("SECRETCOOKIE");
+    expect(logs).not.toContain("svc_live_SECRET");
+    expect(logs).not.toContain("token=abc");
+  });
+});
