@@ -10,6 +10,10 @@ import { AppError } from "./errors";
 import { createApiKey } from "./keys/service";
 import { configureLog, log } from "./log";
 import { startServer } from "./server";
+import { demoCommand, trackCommand } from "./tracking/cli";
+import { markInterruptedRuns } from "./tracking/runner";
+import { startScheduler } from "./tracking/scheduler";
+import { stopTracking } from "./tracking/service";
 
 type Flags = Record<string, string | boolean | string[] | undefined>;
 
@@ -33,7 +37,10 @@ const COMMANDS: Record<string, Command> = {
     async run({ config }) {
       configureLog({ level: config.logLevel });
       const db = openDatabase(config.dbPath);
-      const server = startServer({ config, db });
+      const app = { config, db };
+      markInterruptedRuns(app);
+      const scheduler = startScheduler(app);
+      const server = startServer(app, [() => scheduler?.stop(), () => stopTracking(app)]);
       log.info("listening", { url: server.url, data: config.dataDir, config: config.configFile });
       const shutdown = async (signal: string) => {
         log.info("shutting down", { signal });
@@ -90,6 +97,34 @@ const COMMANDS: Record<string, Command> = {
         }),
       );
       printRecord(created, json);
+    },
+  },
+  track: {
+    usage: "spyglass track [--brand ID] [--json]",
+    options: { brand: { type: "string" } },
+    async run({ config, flags, json }) {
+      configureLog({ level: "warn" });
+      const db = openDatabase(config.dbPath);
+      let code: number;
+      try {
+        code = await trackCommand({ config, db }, { brandId: flags.brand as string | undefined, json });
+      } finally {
+        db.close();
+      }
+      if (code !== 0) process.exit(code);
+    },
+  },
+  demo: {
+    usage: "spyglass demo [--scale N] [--reset] [--json]",
+    options: { scale: { type: "string" }, reset: { type: "boolean" } },
+    async run({ config, flags, json }) {
+      const scale = flags.scale === undefined ? 1 : Number(flags.scale);
+      const db = openDatabase(config.dbPath);
+      try {
+        await demoCommand({ config, db }, { scale, reset: flags.reset === true, json });
+      } finally {
+        db.close();
+      }
     },
   },
   backup: {
