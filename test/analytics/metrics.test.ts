@@ -1,0 +1,329 @@
+// Every METRICS.md figure on a small hand-built dataset, worked out by hand below.
+//
+// Roster: Acme (the brand, acme.com), Globex (C1), Initech (C2). Engines gpt and claude.
+// Prompts: P1, P2 (tag "general"), P3 (tag "pricing").
+// Current period 2025-03-01..2025-03-10 (10 days); previous period 2025-02-19..2025-02-28.
+//
+//  #  day    prompt engine  status   mentions (rank, sentiment)          citations
+//  1  03-01  P1     gpt     ok       Acme 1 (+0.5), Globex 2              acme.com/pricing, g2.com/crm
+//  2  03-01  P1     claude  ok       Globex 1, Acme 2 (−0.5)              g2.com/crm
+//  3  03-01  P2     gpt     ok       Globex 1, Initech 2                  g2.com/crm, reddit.com/r/crm
+//  4  03-01  P2     claude  ok       Initech 1                            –
+//  5  03-05  P2     gpt     error    –                                    –
+//  6  03-05  P3     gpt     ok       Acme 1 (0)                           blog.acme.com/post
+//  7  03-05  P3     claude  refusal  –                                    –
+//  8  03-05  P3     claude  ok       –                                    en.wikipedia.org/wiki/crm
+//  previous period:
+//  9  02-20  P1     gpt     ok       Acme 1 (+1)                          –
+// 10  02-20  P1     gpt     ok       –                                    –
+// 11  02-21  P2     claude  ok       Globex 1                             –
+// 12  02-21  P2     claude  empty    –                                    –
+import { beforeAll, describe, expect, test } from "bun:test";
+import type { AppContext } from "../../src/app";
+import { getAnswer, listAnswers } from "../../src/analytics/answers";
+import { resolveFilter, type FilterInput } from "../../src/analytics/filters";
+import { contentGaps, promptPerformance } from "../../src/analytics/prompts";
+import { topSources } from "../../src/analytics/sources";
+import { competitorRanking, visibilityOverview, visibilityTrend } from "../../src/analytics/visibility";
+import type { AnswerStatus } from "../../src/db/schema";
+import { answerWriter, loadRoster } from "../../src/tracking/store";
+import { memoryApp, seedBrand, type SeededBrand } from "./dataset";
+
+let app: AppContext;
+let s: SeededBrand;
+const ids: number[] = [];
+
+const PERIOD: FilterInput = { start_date: "2025-03-01", end_date: "2025-03-10" };
+
+beforeAll(() => {
+  app = memoryApp(`
+[[engines]]
+id = "gpt"
+label = "GPT"
+api = "openai"
+base_url = "http://127.0.0.1:9/v1"
+model = "gpt-test"
+
+[[engines]]
+id = "claude"
+label = "Claude"
+api = "anthropic"
+base_url = "http://127.0.0.1:9"
+model = "claude-test"
+`);
+  s = seedBrand(app, {
+    name: "Acme",
+    domain: "acme.com",
+    competitors: [
+      { key: "C1", name: "Globex", domains: ["globex.com"] },
+      { key: "C2", name: "Initech" },
+    ],
+    tags: ["general", "pricing"],
+    prompts: [
+      { key: "P1", text: "best crm", tags: ["general"] },
+      { key: "P2", text: "crm for agencies", tags: ["general"] },
+      { key: "P3", text: "crm pricing", tags: ["pricing"] },
+    ],
+  });
+  const roster = loadRoster(app.db, s.brandId);
+  const writer = answerWriter(app.db);
+  const B = s.brandId;
+  const C1 = s.competitors.C1!;
+  const C2 = s.competitors.C2!;
+  const at = (day: string) => Date.parse(`${day}T12:00:00Z`);
+  const cite = (url: string, domain: string) => ({ url, domain });
+  const rows: Array<[string, string, string, AnswerStatus, Array<[string, number, number]>, Array<{ url: string; domain: string }>]> = [
+    ["2025-03-01", "P1", "gpt", "ok", [[B, 1, 0.5], [C1, 2, 0]], [cite("https://acme.com/pricing", "acme.com"), cite("https://g2.com/crm", "g2.com")]],
+    ["2025-03-01", "P1", "claude", "ok", [[C1, 1, 0], [B, 2, -0.5]], [cite("https://g2.com/crm", "g2.com")]],
+    ["2025-03-01", "P2", "gpt", "ok", [[C1, 1, 0], [C2, 2, 0]], [cite("https://g2.com/crm", "g2.com"), cite("https://reddit.com/r/crm", "reddit.com")]],
+    ["2025-03-01", "P2", "claude", "ok", [[C2, 1, 0]], []],
+    ["2025-03-05", "P2", "gpt", "error", [], []],
+    ["2025-03-05", "P3", "gpt", "ok", [[B, 1, 0]], [cite("https://blog.acme.com/post", "acme.com")]],
+    ["2025-03-05", "P3", "claude", "refusal", [], []],
+    ["2025-03-05", "P3", "claude", "ok", [], [cite("https://en.wikipedia.org/wiki/crm", "wikipedia.org")]],
+    ["2025-02-20", "P1", "gpt", "ok", [[B, 1, 1]], []],
+    ["2025-02-20", "P1", "gpt", "ok", [], []],
+    ["2025-02-21", "P2", "claude", "ok", [[C1, 1, 0]], []],
+    ["2025-02-21", "P2", "claude", "empty", [], []],
+  ];
+  rows.forEach(([day, prompt, engine, status, mentions, citations], i) => {
+    ids.push(
+      writer.write(
+        {
+          brandId: B,
+          runId: null,
+          promptId: s.prompts[prompt]!,
+          engine,
+          model: `${engine}-model`,
+          sample: i,
+          status,
+          text: status === "ok" ? `answer ${i + 1}` : "",
+          providerCitations: [],
+          error: status === "error" ? "HTTP 500" : null,
+          latencyMs: 100,
+          tokensIn: 1,
+          tokensOut: 1,
+          createdAt: at(day) + i,
+        },
+        { mentions: mentions.map(([member_id, rank, sentiment]) => ({ member_id, rank, sentiment, offset: rank * 10 })), citations },
+        roster,
+      ),
+    );
+  });
+});
+
+const filter = (extra: FilterInput = {}) => resolveFilter(app, s.brandId, { ...PERIOD, ...extra });
+
+describe("visibility overview on the hand-built dataset", () => {
+  test("overall figures are pooled counts over valid answers, with n", () => {
+    const o = visibilityOverview(app, filter());
+    expect(o.filter).toMatchObject({ start_date: "2025-03-01", end_date: "2025-03-10", days: 10, previous_start_date: "2025-02-19", previous_end_date: "2025-02-28" });
+    expect(o.answers).toEqual({ total: 8, valid: 6, no_answer: 2 });
+    // visibility: answers 1, 2, 6 of the 6 valid ones
+    expect(o.visibility).toMatchObject({ rate: 0.5, successes: 3, n: 6 });
+    // Wilson 95% for 3/6: centre 0.5, half-width 1.96·√(0.25/6 + 3.8415/144) / (1 + 3.8415/6) = 0.3124
+    expect(o.visibility.low!).toBeCloseTo(0.1876, 3);
+    expect(o.visibility.high!).toBeCloseTo(0.8124, 3);
+    // share of voice: Acme in 3 answers; roster mentions 2 + 2 + 2 + 1 + 1 = 8
+    expect(o.share_of_voice).toMatchObject({ rate: 0.375, successes: 3, n: 8 });
+    // positions 1, 2, 1
+    expect(o.avg_position.value).toBeCloseTo(4 / 3, 4);
+    expect(o.avg_position.n).toBe(3);
+    expect(o.avg_position.top1_rate).toMatchObject({ successes: 2, n: 3 });
+    expect(o.avg_position.top1_rate.rate).toBeCloseTo(2 / 3, 4);
+    expect(o.avg_position.top3_rate).toMatchObject({ rate: 1, successes: 3, n: 3 });
+    // sentiment (+0.5 − 0.5 + 0) / 3
+    expect(o.sentiment).toMatchObject({ value: 0, n: 3 });
+    // citation rate: answers 1 (acme.com/pricing) and 6 (blog.acme.com) of 6 valid
+    expect(o.citation_rate).toMatchObject({ successes: 2, n: 6 });
+    expect(o.citation_rate.rate).toBeCloseTo(1 / 3, 4);
+    // prompt coverage: P1 and P3 of P1, P2, P3
+    expect(o.prompt_coverage).toMatchObject({ successes: 2, n: 3 });
+    // no-answer rate: error + refusal of 8
+    expect(o.no_answer_rate).toMatchObject({ rate: 0.25, successes: 2, n: 8 });
+  });
+
+  test("the previous period of equal length, the change in points and within_noise", () => {
+    const o = visibilityOverview(app, filter());
+    // previous: valid 9, 10, 11; Acme in 9 only
+    expect(o.visibility.previous).toMatchObject({ successes: 1, n: 3 });
+    // Wilson 95% for 1/3: centre 0.4269, half-width 0.3654
+    expect(o.visibility.previous.low!).toBeCloseTo(0.0615, 3);
+    expect(o.visibility.previous.high!).toBeCloseTo(0.7924, 3);
+    expect(o.visibility.change_pp).toBeCloseTo(16.67, 2);
+    expect(o.visibility.within_noise).toBe(true);
+    // previous share of voice: Acme 1 of 2 roster mentions (answers 9 and 11)
+    expect(o.share_of_voice.previous).toMatchObject({ rate: 0.5, successes: 1, n: 2 });
+    expect(o.share_of_voice.change_pp).toBe(-12.5);
+    expect(o.avg_position.previous).toEqual({ value: 1, n: 1 });
+    expect(o.avg_position.change).toBeCloseTo(1 / 3, 4);
+    expect(o.prompt_coverage.previous).toMatchObject({ rate: 0.5, successes: 1, n: 2 });
+    expect(o.no_answer_rate.previous).toMatchObject({ rate: 0.25, successes: 1, n: 4 });
+    expect(o.citation_rate.previous).toMatchObject({ rate: 0, successes: 0, n: 3 });
+    expect(o.sentiment.previous).toEqual({ value: 1, n: 1 });
+  });
+
+  test("by_engine keeps each engine's own denominators", () => {
+    const o = visibilityOverview(app, filter());
+    const gpt = o.by_engine.find((e) => e.engine === "gpt")!;
+    const claude = o.by_engine.find((e) => e.engine === "claude")!;
+    expect(o.by_engine.map((e) => e.engine)).toEqual(["claude", "gpt"]);
+    expect(gpt.label).toBe("GPT");
+    // gpt: answers 1, 3, 5, 6; valid 1, 3, 6; Acme in 1 and 6
+    expect(gpt.answers).toEqual({ total: 4, valid: 3, no_answer: 1 });
+    expect(gpt.visibility).toMatchObject({ successes: 2, n: 3 });
+    expect(gpt.share_of_voice).toMatchObject({ rate: 0.4, successes: 2, n: 5 });
+    expect(gpt.avg_position).toMatchObject({ value: 1, n: 2 });
+    expect(gpt.citation_rate).toMatchObject({ successes: 2, n: 3 });
+    expect(gpt.prompt_coverage).toMatchObject({ successes: 2, n: 3 });
+    expect(gpt.no_answer_rate).toMatchObject({ rate: 0.25, successes: 1, n: 4 });
+    // claude: answers 2, 4, 7, 8; valid 2, 4, 8; Acme in 2 at position 2
+    expect(claude.answers).toEqual({ total: 4, valid: 3, no_answer: 1 });
+    expect(claude.visibility).toMatchObject({ successes: 1, n: 3 });
+    expect(claude.share_of_voice).toMatchObject({ successes: 1, n: 3 });
+    expect(claude.avg_position).toMatchObject({ value: 2, n: 1 });
+    expect(claude.avg_position.top1_rate).toMatchObject({ rate: 0, successes: 0, n: 1 });
+    expect(claude.avg_position.top3_rate).toMatchObject({ rate: 1, successes: 1, n: 1 });
+    expect(claude.sentiment).toMatchObject({ value: -0.5, n: 1 });
+    expect(claude.citation_rate).toMatchObject({ rate: 0, successes: 0, n: 3 });
+    expect(claude.prompt_coverage).toMatchObject({ successes: 1, n: 3 });
+    // previous period, claude: valid 11 (Globex only) → 0 of 1
+    expect(claude.visibility.previous).toMatchObject({ rate: 0, successes: 0, n: 1 });
+  });
+
+  test("engine and tag filters narrow every figure", () => {
+    const gptOnly = visibilityOverview(app, filter({ engine: "gpt" }));
+    expect(gptOnly.visibility).toMatchObject({ successes: 2, n: 3 });
+    expect(gptOnly.by_engine.map((e) => e.engine)).toEqual(["gpt"]);
+    // tag pricing: P3 only, answers 6, 7, 8
+    const pricing = visibilityOverview(app, filter({ tag: "Pricing" }));
+    expect(pricing.filter.tag).toBe("pricing");
+    expect(pricing.answers).toEqual({ total: 3, valid: 2, no_answer: 1 });
+    expect(pricing.visibility).toMatchObject({ rate: 0.5, successes: 1, n: 2 });
+    expect(pricing.share_of_voice).toMatchObject({ rate: 1, successes: 1, n: 1 });
+    expect(pricing.prompt_coverage).toMatchObject({ rate: 1, successes: 1, n: 1 });
+  });
+
+  test("share of voice is null when nothing on the roster is mentioned", () => {
+    // 2025-03-05 with claude: answers 7 (refusal) and 8 (no mention)
+    const o = visibilityOverview(app, resolveFilter(app, s.brandId, { start_date: "2025-03-05", end_date: "2025-03-05", engine: "claude" }));
+    expect(o.share_of_voice).toMatchObject({ rate: null, n: 0, low: null, high: null });
+    expect(o.visibility).toMatchObject({ rate: 0, successes: 0, n: 1 });
+  });
+
+  test("a period without data has n = 0 and null rates, never 0%", () => {
+    const o = visibilityOverview(app, resolveFilter(app, s.brandId, { start_date: "2024-01-01", end_date: "2024-01-31" }));
+    expect(o.visibility).toMatchObject({ rate: null, n: 0, change_pp: null, within_noise: null });
+  });
+});
+
+describe("trend, ranking, prompts, sources, gaps", () => {
+  test("daily trend points carry their own n", () => {
+    const t = visibilityTrend(app, filter(), "day");
+    expect(t.points).toHaveLength(10);
+    expect(t.points[0]).toMatchObject({ date: "2025-03-01", answers: { total: 4, valid: 4 }, visibility: { rate: 0.5, n: 4 } });
+    expect(t.points[0]!.share_of_voice).toMatchObject({ successes: 2, n: 7 });
+    expect(t.points[0]!.avg_position).toEqual({ value: 1.5, n: 2 });
+    expect(t.points[4]).toMatchObject({ date: "2025-03-05", answers: { total: 4, valid: 2 }, visibility: { rate: 0.5, n: 2 } });
+    expect(t.points[1]).toMatchObject({ date: "2025-03-02", visibility: { rate: null, n: 0 } });
+    // ISO weeks: 03-01 is a Saturday, so the first week holds 03-01..03-02, the second 03-03..03-09
+    const w = visibilityTrend(app, filter(), "week");
+    expect(w.points.map((p) => p.date)).toEqual(["2025-03-01", "2025-03-03", "2025-03-10"]);
+    expect(w.points[1]!.visibility).toMatchObject({ successes: 1, n: 2 });
+  });
+
+  test("competitor ranking: each member on the same valid answers", () => {
+    const r = competitorRanking(app, filter());
+    expect(r.valid_answers).toBe(6);
+    expect(r.ranking.map((m) => m.name)).toEqual(["Acme", "Globex", "Initech"]);
+    const [acme, globex, initech] = r.ranking;
+    expect(acme).toMatchObject({ is_brand: true, visibility: { rate: 0.5, successes: 3, n: 6 }, share_of_voice: { rate: 0.375, n: 8 } });
+    expect(globex).toMatchObject({ is_brand: false, visibility: { rate: 0.5, successes: 3 }, share_of_voice: { rate: 0.375 } });
+    expect(globex!.avg_position.value).toBeCloseTo(4 / 3, 4);
+    expect(globex!.avg_position.top1_rate).toMatchObject({ successes: 2, n: 3 });
+    expect(initech).toMatchObject({ visibility: { successes: 2, n: 6 }, share_of_voice: { rate: 0.25 }, avg_position: { value: 1.5, n: 2 } });
+    expect(acme!.sentiment).toEqual({ value: 0, n: 3 });
+  });
+
+  test("prompt performance, best first, with the top competitor", () => {
+    const p = promptPerformance(app, filter(), { limit: 2, offset: 0, order: "visibility_desc" });
+    expect(p.prompts.map((x) => x.text)).toEqual(["best crm", "crm pricing"]);
+    expect(p.prompts[0]).toMatchObject({ visibility: { rate: 1, n: 2 }, avg_position: { value: 1.5, n: 2 }, top_competitor: { name: "Globex", answers: 2 } });
+    expect(p.prompts[1]).toMatchObject({ visibility: { rate: 0.5, n: 2 }, answers: { total: 3, valid: 2 }, top_competitor: null });
+    expect(p.next_cursor).not.toBeNull();
+    const worst = promptPerformance(app, filter(), { limit: 5, offset: 0, order: "visibility_asc" });
+    expect(worst.prompts[0]).toMatchObject({ text: "crm for agencies", visibility: { rate: 0, n: 2 }, top_competitor: { name: "Initech", answers: 2 } });
+    expect(worst.next_cursor).toBeNull();
+  });
+
+  test("top sources: citation share of all 7 citations, owned = the brand's site", () => {
+    const d = topSources(app, filter(), { level: "domain", limit: 10, offset: 0 });
+    expect(d.total_citations).toBe(7);
+    expect(d.sources.map((x) => [x.domain, x.citations, x.answers, x.owned])).toEqual([
+      ["g2.com", 3, 3, false],
+      ["acme.com", 2, 2, true],
+      ["reddit.com", 1, 1, false],
+      ["wikipedia.org", 1, 1, false],
+    ]);
+    expect(d.sources[0]!.citation_share).toMatchObject({ successes: 3, n: 7 });
+    expect(d.sources[0]!.citation_share.rate).toBeCloseTo(3 / 7, 4);
+    expect(d.sources[0]!.answer_rate).toMatchObject({ rate: 0.5, successes: 3, n: 6 });
+    const u = topSources(app, filter(), { level: "url", limit: 2, offset: 0 });
+    expect(u.sources.map((x) => [x.url, x.owned])).toEqual([
+      ["https://g2.com/crm", false],
+      ["https://acme.com/pricing", true],
+    ]);
+    expect(u.next_cursor).not.toBeNull();
+  });
+
+  test("content gaps: P2 only, with its competitors and the domains cited in those answers", () => {
+    const g = contentGaps(app, filter(), { limit: 10, offset: 0 });
+    expect(g.total_gaps).toBe(1);
+    expect(g.gaps).toHaveLength(1);
+    const gap = g.gaps[0]!;
+    expect(gap).toMatchObject({ prompt_id: s.prompts.P2, text: "crm for agencies", competitor_answers: 2, valid_answers: 2 });
+    expect(gap.competitors.map((c) => [c.name, c.answers])).toEqual([
+      ["Initech", 2],
+      ["Globex", 1],
+    ]);
+    expect(gap.top_domains).toEqual([
+      { domain: "g2.com", citations: 1 },
+      { domain: "reddit.com", citations: 1 },
+    ]);
+    // In the previous period P2 (answer 11, Globex) was a gap as well; P1 was not (answer 9)
+    const prev = contentGaps(app, resolveFilter(app, s.brandId, { start_date: "2025-02-19", end_date: "2025-02-28" }), { limit: 10, offset: 0 });
+    expect(prev.gaps.map((x) => x.prompt_id)).toEqual([s.prompts.P2!]);
+  });
+});
+
+describe("answers", () => {
+  test("list_answers filters and pages newest first", () => {
+    const first = listAnswers(app, s.brandId, { mentioned: true, start_date: "2025-03-01", end_date: "2025-03-10", limit: 2 });
+    expect(first.answers.map((a) => Number(a.id))).toEqual([ids[5]!, ids[1]!]);
+    const second = listAnswers(app, s.brandId, { mentioned: true, start_date: "2025-03-01", end_date: "2025-03-10", limit: 2, cursor: first.next_cursor! });
+    expect(second.answers.map((a) => Number(a.id))).toEqual([ids[0]!]);
+    expect(second.next_cursor).toBeNull();
+    const notMentioned = listAnswers(app, s.brandId, { mentioned: false, limit: 50 });
+    // valid answers without Acme: 3, 4, 8, 10, 11 (the error, refusal and empty ones are not "not mentioned")
+    expect(notMentioned.answers.map((a) => Number(a.id)).sort((a, b) => a - b)).toEqual([ids[2]!, ids[3]!, ids[7]!, ids[9]!, ids[10]!]);
+    expect(listAnswers(app, s.brandId, { status: "refusal", limit: 5 }).answers.map((a) => Number(a.id))).toEqual([ids[6]!]);
+  });
+
+  test("get_answer returns text, mentions by name and citations", () => {
+    const { answer } = getAnswer(app, s.brandId, String(ids[0]));
+    expect(answer).toMatchObject({ status: "ok", engine: "gpt", mentioned: true, position: 1, cited: true, prompt_text: "best crm", text: "answer 1" });
+    expect(answer.mentions.map((m) => [m.name, m.position, m.sentiment])).toEqual([
+      ["Acme", 1, 0.5],
+      ["Globex", 2, 0],
+    ]);
+    expect(answer.citations).toEqual([
+      { url: "https://acme.com/pricing", domain: "acme.com", owned: true },
+      { url: "https://g2.com/crm", domain: "g2.com", owned: false },
+    ]);
+  });
+
+  test("another brand's answer is not found", () => {
+    const other = seedBrand(app, { name: "Other" });
+    expect(() => getAnswer(app, other.brandId, String(ids[0]))).toThrow("Answer not found.");
+  });
+});
