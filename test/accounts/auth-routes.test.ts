@@ -175,7 +175,7 @@ describe("POST /api/auth/logout and GET /api/auth/me", () => {
   test("me without a session, with a forged cookie or with a bearer key is 401", async () => {
     t = await testApp();
     await t.signIn("a@example.com");
-    for (const headers of [
+    for (const headers of <Array<Record<string, string>>>[
       {},
       { cookie: "spyglass_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" },
       { cookie: "spyglass_session=not a token" },
