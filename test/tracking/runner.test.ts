@@ -1,0 +1,284 @@
+// Tracking runs against stand-in providers on loopback (real HTTP, OpenAI and Anthropic formats).
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import type { AppContext } from "../../src/app";
+import { AppError } from "../../src/errors";
+import { getTracking, getRun, runTracking, startTracking, stopTracking } from "../../src/tracking/service";
+import { markInterruptedRuns } from "../../src/tracking/runner";
+import { answer, empty, hang, httpError, rateLimited, refusal, startFakeAnthropic, startFakeOpenAI, type FakeProvider } from "../support/fake-providers";
+import { memoryApp, seedBrand, type SeededBrand } from "../analytics/dataset";
+
+const ENV = { OPENAI_TEST_KEY: "sk-test-openai", ANTHROPIC_TEST_KEY: "sk-ant-test" };
+const sleeps: number[] = [];
+const fastSleep = (ms: number) => {
+  sleeps.push(ms);
+  return Bun.sleep(1);
+};
+
+function engines(openai: FakeProvider, anthropic: FakeProvider, extra = "", tracking = "concurrency = 2") {
+  return `
+[tracking]
+${tracking}
+
+[[engines]]
+id = "gpt"
+api = "openai"
+base_url = "${openai.url}"
+model = "gpt-test"
+api_key_env = "OPENAI_TEST_KEY"
+max_retries = 2
+timeout_ms = 1000
+${extra}
+
+[[engines]]
+id = "claude"
+api = "anthropic"
+base_url = "${anthropic.url}"
+model = "claude-test"
+api_key_env = "ANTHROPIC_TEST_KEY"
+max_retries = 2
+timeout_ms = 1000
+${extra}
+`;
+}
+
+function countAnswers(app: AppContext, runId: string): number {
+  return app.db.sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM answers WHERE run_id = ?").get(runId)!.n;
+}
+
+const fakes: FakeProvider[] = [];
+afterAll(async () => {
+  await Promise.all(fakes.map((f) => f.stop()));
+});
+
+describe("a run against scripted providers", () => {
+  let openai: FakeProvider;
+  let anthropic: FakeProvider;
+  let app: AppContext;
+  let s: SeededBrand;
+
+  beforeAll(() => {
+    const script = {
+      "best crm": answer("Acme is the best choice; Globex is fine too. See [G2](https://www.g2.com/crm?utm_source=x).", {
+        citations: ["https://acme.com/pricing"],
+      }),
+      "empty one": empty(),
+      "refused one": refusal("I can't help with that."),
+      "flaky one": [httpError(500), httpError(503), answer("Globex leads here.")],
+      "throttled one": [rateLimited("2"), answer("Acme, then Globex.")],
+      "broken one": httpError(500, { message: "upstream exploded" }),
+    };
+    openai = startFakeOpenAI({ apiKey: ENV.OPENAI_TEST_KEY, script });
+    anthropic = startFakeAnthropic({ apiKey: ENV.ANTHROPIC_TEST_KEY, script });
+    fakes.push(openai, anthropic);
+    app = memoryApp(engines(openai, anthropic));
+    getTracking(app, { env: ENV, sleep: fastSleep });
+    s = seedBrand(app, {
+      name: "Acme",
+      domain: "acme.com",
+      competitors: [{ key: "C1", name: "Globex" }],
+      prompts: ["best crm", "empty one", "refused one", "flaky one", "throttled one", "broken one"].map((text, i) => ({ key: `P${i}`, text })),
+    });
+  });
+
+  test("every prompt × engine is stored with its status, model, latency, tokens and analysis", async () => {
+    const run = await runTracking(app, s.brandId, { trigger: "cli" });
+    expect(run).toMatchObject({ status: "completed", trigger: "cli", engines: ["gpt", "claude"], answers_planned: 12, answers_done: 12 });
+    expect(run.answers).toEqual({ ok: 6, empty: 2, refusal: 2, error: 2 });
+    expect(run.error).toContain("2 of 12 answers failed");
+
+    const rows = app.db.sqlite
+      .query<{ text: string; engine: string; status: string; error: string | null; model: string; latency_ms: number; tokens_in: number | null; brand_mentioned: number; brand_position: number | null; brand_cited: number; prompt: string }, [string]>(
+        "SELECT a.*, p.text AS prompt FROM answers a JOIN prompts p ON p.id = a.prompt_id WHERE run_id = ?",
+      )
+      .all(run.id);
+    const by = (prompt: string, engine: string) => rows.find((r) => r.prompt === prompt && r.engine === engine)!;
+    for (const engine of ["gpt", "claude"]) {
+      expect(by("best crm", engine)).toMatchObject({ status: "ok", brand_mentioned: 1, brand_position: 1, brand_cited: 1, model: "fake-model" });
+      expect(by("best crm", engine).latency_ms).toBeGreaterThanOrEqual(0);
+      expect(by("best crm", engine).tokens_in).toBeGreaterThan(0);
+      expect(by("empty one", engine).status).toBe("empty");
+      expect(by("refused one", engine).status).toBe("refusal");
+      expect(by("flaky one", engine)).toMatchObject({ status: "ok", brand_mentioned: 0 });
+      expect(by("throttled one", engine)).toMatchObject({ status: "ok", brand_position: 1 });
+      expect(by("broken one", engine)).toMatchObject({ status: "error", brand_mentioned: 0 });
+      expect(by("broken one", engine).error).toContain("HTTP 500");
+    }
+    // Retry-After: 2 seconds was honoured (the injected sleep recorded it, once per engine).
+    expect(sleeps.filter((ms) => ms === 2000)).toHaveLength(2);
+
+    // Mentions and normalised citations of the valid answers were stored with the answer.
+    const best = by("best crm", "gpt") as unknown as { id: number };
+    const cites = app.db.sqlite.query<{ url: string; domain: string }, [number]>("SELECT url, domain FROM citations WHERE answer_id = ? ORDER BY url").all(best.id);
+    expect(cites).toEqual([
+      { url: "https://acme.com/pricing", domain: "acme.com" },
+      { url: "https://g2.com/crm", domain: "g2.com" },
+    ]);
+    const mentions = app.db.sqlite.query<{ member_id: string; rank: number }, [number]>("SELECT member_id, rank FROM mentions WHERE answer_id = ? ORDER BY rank").all(best.id);
+    expect(mentions).toEqual([
+      { member_id: s.brandId, rank: 1 },
+      { member_id: s.competitors.C1!, rank: 2 },
+    ]);
+  });
+
+  test("a run restricted to some prompts and engines plans only those", async () => {
+    const run = await runTracking(app, s.brandId, { trigger: "tool", promptIds: [s.prompts.P0!], engines: ["claude"] });
+    expect(run).toMatchObject({ status: "completed", answers_planned: 1, answers_done: 1, engines: ["claude"] });
+  });
+
+  test("unknown engines and prompts are refused with a clear message", () => {
+    expect(() => startTracking(app, s.brandId, { trigger: "tool", engines: ["nope"] })).toThrow(/Unknown engine "nope"; configured engines: gpt, claude/);
+    expect(() => startTracking(app, s.brandId, { trigger: "tool", promptIds: ["prm_missing"] })).toThrow(/not found/);
+  });
+});
+
+describe("limits, overlap, interruption", () => {
+  let openai: FakeProvider;
+  let anthropic: FakeProvider;
+  afterEach(async () => {
+    await openai?.stop();
+    await anthropic?.stop();
+  });
+
+  test("each engine's concurrency limit is respected, engines run in parallel", async () => {
+    openai = startFakeOpenAI({ latencyMs: 40, fallback: answer("Acme.") });
+    anthropic = startFakeAnthropic({ latencyMs: 40, fallback: answer("Acme.") });
+    const app = memoryApp(engines(openai, anthropic, "", "concurrency = 3"));
+    getTracking(app, { env: ENV });
+    const s = seedBrand(app, { name: "Acme", prompts: Array.from({ length: 12 }, (_, i) => ({ key: `P${i}`, text: `prompt ${i}` })) });
+    const started = performance.now();
+    const run = await runTracking(app, s.brandId, { trigger: "cli" });
+    const elapsed = performance.now() - started;
+    expect(run.answers_done).toBe(24);
+    expect(openai.maxInFlight).toBe(3);
+    expect(anthropic.maxInFlight).toBe(3);
+    // 12 prompts / 3 at a time × 40 ms ≈ 160 ms per engine, both engines at once; far below serial (960 ms).
+    expect(elapsed).toBeLessThan(900);
+  });
+
+  test("two runs of the same brand never overlap; another brand may run meanwhile", async () => {
+    openai = startFakeOpenAI({ latencyMs: 150, fallback: answer("Acme.") });
+    anthropic = startFakeAnthropic({ latencyMs: 150, fallback: answer("Acme.") });
+    const app = memoryApp(engines(openai, anthropic));
+    getTracking(app, { env: ENV });
+    const a = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
+    const b = seedBrand(app, { name: "Other", prompts: [{ key: "P", text: "two" }] });
+    const first = startTracking(app, a.brandId, { trigger: "tool" });
+    expect(first.run.status).toBe("running");
+    let error: unknown;
+    try {
+      startTracking(app, a.brandId, { trigger: "cli" });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe("run_in_progress");
+    expect((error as AppError).message).toContain(first.run.id);
+    const other = await runTracking(app, b.brandId, { trigger: "tool" });
+    expect(other.status).toBe("completed");
+    expect((await first.done).status).toBe("completed");
+    // Once finished, the brand can run again.
+    expect((await runTracking(app, a.brandId, { trigger: "tool" })).status).toBe("completed");
+  });
+
+  test("a run row held by another live process blocks a new run; one of a dead process is marked interrupted", async () => {
+    openai = startFakeOpenAI({ fallback: answer("Acme.") });
+    anthropic = startFakeAnthropic({ fallback: answer("Acme.") });
+    const app = memoryApp(engines(openai, anthropic));
+    getTracking(app, { env: ENV });
+    const s = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
+    const insert = app.db.sqlite.query(
+      "INSERT INTO tracking_runs (id, brand_id, status, trigger, answers_planned, owner_pid, started_at) VALUES (?, ?, 'running', 'cli', 2, ?, ?)",
+    );
+    // The test runner's parent process is alive and is not us.
+    insert.run("run_elsewhere", s.brandId, process.ppid, Date.now());
+    expect(() => startTracking(app, s.brandId, { trigger: "cli" })).toThrow(/already under way/);
+    app.db.sqlite.query("UPDATE tracking_runs SET owner_pid = ? WHERE id = 'run_elsewhere'").run(2 ** 22 + 12345);
+    const run = await runTracking(app, s.brandId, { trigger: "cli" });
+    expect(run.status).toBe("completed");
+    expect(getRun(app, s.brandId, "run_elsewhere")).toMatchObject({ status: "interrupted" });
+  });
+
+  test("a stop aborts in-flight requests, marks the run interrupted and keeps the answers stored so far", async () => {
+    openai = startFakeOpenAI({ script: (prompt) => (prompt.startsWith("fast") ? answer("Acme is good.") : hang()) });
+    anthropic = startFakeAnthropic({ script: (prompt) => (prompt.startsWith("fast") ? answer("Acme is good.") : hang()) });
+    const app = memoryApp(engines(openai, anthropic, "", "concurrency = 4").replace(/timeout_ms = 1000/g, "timeout_ms = 60000"));
+    getTracking(app, { env: ENV });
+    const s = seedBrand(app, {
+      name: "Acme",
+      prompts: [
+        { key: "F1", text: "fast 1" },
+        { key: "F2", text: "fast 2" },
+        { key: "S1", text: "slow 1" },
+        { key: "S2", text: "slow 2" },
+      ],
+    });
+    const started = startTracking(app, s.brandId, { trigger: "cli" });
+    while (countAnswers(app, started.run.id) < 4) await Bun.sleep(10);
+    await Bun.sleep(50);
+    expect(openai.inFlight + anthropic.inFlight).toBe(4);
+    const t0 = performance.now();
+    await stopTracking(app);
+    expect(performance.now() - t0).toBeLessThan(2000);
+    const run = await started.done;
+    expect(run.status).toBe("interrupted");
+    expect(run.error).toContain("stopped before it finished");
+    expect(run.answers_done).toBe(4);
+    expect(countAnswers(app, run.id)).toBe(4);
+    expect(run.answers).toEqual({ ok: 4, empty: 0, refusal: 0, error: 0 });
+    // After a stop the runner refuses new runs (the process is going away).
+    expect(() => startTracking(app, s.brandId, { trigger: "cli" })).toThrow(/shutting down/);
+  });
+
+  test("at start-up a run left running by a crashed process is marked interrupted and its answers kept", async () => {
+    openai = startFakeOpenAI({ fallback: answer("Acme.") });
+    anthropic = startFakeAnthropic({ fallback: answer("Acme.") });
+    const app = memoryApp(engines(openai, anthropic));
+    getTracking(app, { env: ENV });
+    const s = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }, { key: "Q", text: "two" }] });
+    const run = await runTracking(app, s.brandId, { trigger: "cli" });
+    // Simulate a crash mid-run: the row says running, owned by a process that no longer exists.
+    app.db.sqlite.query("UPDATE tracking_runs SET status = 'running', finished_at = NULL, owner_pid = ? WHERE id = ?").run(2 ** 22 + 54321, run.id);
+    expect(markInterruptedRuns(app)).toBe(1);
+    expect(getRun(app, s.brandId, run.id)).toMatchObject({ status: "interrupted", answers_done: 4 });
+    expect(countAnswers(app, run.id)).toBe(4);
+    const again = await runTracking(app, s.brandId, { trigger: "cli" });
+    expect(again.status).toBe("completed");
+    expect(app.db.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM answers").get()!.n).toBe(8);
+  });
+
+  test("a timeout is stored as an error with the reason; a missing API key fails the run clearly", async () => {
+    openai = startFakeOpenAI({ apiKey: ENV.OPENAI_TEST_KEY, script: { slow: hang() } });
+    anthropic = startFakeAnthropic({ apiKey: ENV.ANTHROPIC_TEST_KEY, fallback: answer("Acme.") });
+    const app = memoryApp(engines(openai, anthropic).replace(/max_retries = 2/g, "max_retries = 0"));
+    getTracking(app, { env: { OPENAI_TEST_KEY: ENV.OPENAI_TEST_KEY } });
+    const s = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "slow" }] });
+    const run = await runTracking(app, s.brandId, { trigger: "cli" });
+    expect(run.status).toBe("failed");
+    expect(run.error).toContain("every answer failed");
+    const errors = app.db.sqlite.query<{ engine: string; error: string }, []>("SELECT engine, error FROM answers ORDER BY engine").all();
+    expect(errors).toEqual([
+      { engine: "claude", error: "environment variable ANTHROPIC_TEST_KEY is not set" },
+      { engine: "gpt", error: "timeout after 1000 ms" },
+    ]);
+  });
+});
+
+describe("without engines", () => {
+  test("run_tracking says how to configure one", () => {
+    const app = memoryApp("");
+    const s = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
+    expect(() => startTracking(app, s.brandId, { trigger: "tool" })).toThrow(/No engines are configured: add an \[\[engines\]\] section/);
+  });
+
+  test("a brand without active prompts is told to add some", () => {
+    const app = memoryApp(`
+[[engines]]
+id = "gpt"
+api = "openai"
+base_url = "http://127.0.0.1:9/v1"
+model = "m"
+`);
+    const s = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "archived", archived: true }] });
+    expect(() => startTracking(app, s.brandId, { trigger: "tool" })).toThrow(/no active prompt/);
+  });
+});
