@@ -1,0 +1,121 @@
+// The foundation as a self-hoster meets it: the compiled binary alone in an empty directory.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { sandbox, type Sandbox, type ServerProcess } from "../support/binary";
+
+const EMAIL = "owner@example.com";
+const PASSWORD = "a long enough password";
+
+let box: Sandbox;
+let server: ServerProcess;
+let cookie = "";
+let brandId = "";
+
+beforeAll(async () => {
+  box = await sandbox();
+});
+afterAll(() => box?.cleanup());
+
+describe("dist/spyglass end to end", () => {
+  test("the CLI creates an account, sets its plan and creates a brand in ./data", async () => {
+    const account = await box.cliJson(["account", "create", "--email", EMAIL, "--password", PASSWORD]);
+    expect(account).toEqual({ id: expect.stringMatching(/^acc_/), email: EMAIL, plan: "none" });
+    expect(existsSync(join(box.dataDir, "spyglass.db"))).toBe(true);
+    expect((await box.cliJson(["account", "plan", "--email", EMAIL, "--plan", "visibility"])).plan).toBe("visibility");
+    const brand = await box.cliJson(["brand", "create", "--email", EMAIL, "--name", "Acme", "--domain", "https://www.acme.com/", "--alias", "Acme Inc"]);
+    expect(brand).toEqual({ id: expect.stringMatching(/^brd_/), name: "Acme", domain: "acme.com", site_key: expect.stringMatching(/^pk_[0-9a-f]{32}$/) });
+    brandId = brand.id;
+  });
+
+  test("CLI errors are one line on stderr and a non-zero exit", async () => {
+    const dup = await box.cli(["account", "create", "--email", EMAIL, "--password", PASSWORD]);
+    expect(dup.code).not.toBe(0);
+    expect(dup.stderr.trim().split("\n")).toHaveLength(1);
+    expect(dup.stderr).toContain("already exists");
+    const missing = await box.cli(["brand", "create", "--email", EMAIL]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("--name is required");
+    const unknown = await box.cli(["key", "create", "--email", "nobody@example.com", "--brand", brandId, "--name", "x"]);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain("No account has the email nobody@example.com");
+  });
+
+  test("the server starts on a free loopback port and a session signs in over HTTP", async () => {
+    server = await box.serve();
+    const login = await fetch(`${server.url}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
+    });
+    expect(login.status).toBe(200);
+    expect(await login.json()).toEqual({ account: { id: expect.any(String), email: EMAIL, plan: "visibility" } });
+    cookie = login.headers.get("set-cookie")!.split(";")[0]!;
+    const brands = await (await fetch(`${server.url}/api/brands`, { headers: { cookie } })).json();
+    expect(brands.brands.map((b: { id: string }) => b.id)).toEqual([brandId]);
+  });
+
+  test("keys are created, listed and revoked over HTTP; the CLI creates keys too", async () => {
+    const json = { "content-type": "application/json", cookie };
+    const created = await fetch(`${server.url}/api/mcp/keys`, { method: "POST", headers: json, body: JSON.stringify({ name: "laptop" }) });
+    expect(created.status).toBe(201);
+    const { key, plaintext } = await created.json();
+    expect(key.brand_id).toBe(brandId);
+    expect(plaintext).toMatch(/^svc_live_[A-Za-z0-9_-]{43}$/);
+
+    const fromCli = await box.cliJson(["key", "create", "--email", EMAIL, "--brand", brandId, "--name", "ci"]);
+    expect(fromCli.plaintext).toMatch(/^svc_live_/);
+    expect(fromCli.key.brand_id).toBe(brandId);
+
+    const list = await (await fetch(`${server.url}/api/mcp/keys`, { headers: { cookie } })).json();
+    expect(list.keys.map((k: { name: string }) => k.name)).toEqual(["ci", "laptop"]);
+
+    const revoked = await fetch(`${server.url}/api/mcp/keys/${key.id}`, { method: "DELETE", headers: { cookie } });
+    expect(revoked.status).toBe(204);
+    const after = await (await fetch(`${server.url}/api/mcp/keys`, { headers: { cookie } })).json();
+    expect(after.keys.map((k: { name: string }) => k.name)).toEqual(["ci"]);
+
+    // The plaintext never reached the server's logs.
+    expect(server.logs()).not.toContain(plaintext);
+    expect(server.logs()).not.toContain(PASSWORD);
+  });
+
+  test("a bearer key is not a dashboard credential and cross-site writes are refused", async () => {
+    const fromCli = await box.cliJson(["key", "create", "--email", EMAIL, "--brand", brandId, "--name", "bearer"]);
+    const bearer = await fetch(`${server.url}/api/mcp/keys`, { headers: { authorization: `Bearer ${fromCli.plaintext}` } });
+    expect(bearer.status).toBe(401);
+    const cross = await fetch(`${server.url}/api/mcp/keys`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie, origin: "https://evil.example" },
+      body: JSON.stringify({ name: "x" }),
+    });
+    expect(cross.status).toBe(403);
+  });
+
+  test("backup while serving is a consistent SQLite copy; it refuses to overwrite", async () => {
+    const result = await box.cliJson(["backup", "backup.db"]);
+    expect(result.file).toBe(join(box.dir, "backup.db"));
+    const copy = new Database(result.file, { readonly: true });
+    expect(copy.query("SELECT email, plan FROM accounts").all()).toEqual([{ email: EMAIL, plan: "visibility" }]);
+    expect((copy.query("SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL").get() as { n: number }).n).toBe(2);
+    copy.close();
+    const again = await box.cli(["backup", "backup.db"]);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain("already exists");
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  test("SIGTERM stops the server with exit code 0 and nothing is lost", async () => {
+    expect(await server.stop("SIGTERM")).toBe(0);
+    expect(server.logs()).toContain('"msg":"stopped"');
+    const db = new Database(join(box.dataDir, "spyglass.db"), { readonly: true });
+    const keys = db.query("SELECT name, revoked_at FROM api_keys ORDER BY created_at").all() as Array<{ name: string; revoked_at: number | null }>;
+    db.close();
+    expect(keys.map((k) => [k.name, k.revoked_at !== null])).toEqual([["laptop", true], ["ci", false], ["bearer", false]]);
+    const restarted = await box.serve();
+    const me = await fetch(`${restarted.url}/api/auth/me`, { headers: { cookie } });
+    expect(me.status).toBe(200);
+    expect(await restarted.stop("SIGINT")).toBe(0);
+  });
+});

@@ -1,0 +1,171 @@
+// Drives the compiled executable (dist/spyglass) the way a self-hoster does: copied alone into an
+// empty temporary directory, run from there (so its data lands in ./data), talked to over real
+// HTTP on loopback. Shared by the end-to-end tests and the benchmarks.
+//
+//   const box = await sandbox({ toml?: "…", env?: {...} });   // throws a clear message if not compiled
+//   const account = await box.cliJson(["account", "create", "--email", e, "--password", p]);
+//   const { code, stdout, stderr } = await box.cli(["backup", "copy.db"]);   // never throws
+//   const server = await box.serve();            // --host 127.0.0.1 --port 0; resolves at first /healthz 200
+//   await fetch(`${server.url}/healthz`);
+//   server.rssKb();  server.logs();              // VmRSS from /proc; stdout so far (JSON lines)
+//   const exitCode = await server.stop();        // SIGTERM (or stop("SIGINT")), waits for exit
+//   box.cleanup();                               // kills what is still running, removes the directory
+//
+// `--json` is added by cliJson; `--data`/`--config` are left to their defaults (./data, ./data/spyglass.toml).
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Subprocess } from "bun";
+
+export const BINARY = resolve(import.meta.dir, "../../dist/spyglass");
+
+/** The compiled binary's path; throws a message saying how to build it when it is missing. */
+export function requireBinary(path = BINARY): string {
+  if (!existsSync(path)) {
+    throw new Error(`${path} is missing: compile it first with \`bun run build/compile.ts\` (or run \`./build.sh test\`)`);
+  }
+  return path;
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface ServerProcess {
+  url: string;
+  port: number;
+  pid: number;
+  proc: Subprocess<"ignore", "pipe", "pipe">;
+  /** Milliseconds from spawn to the first /healthz 200. */
+  startMs: number;
+  logs(): string;
+  rssKb(): number;
+  stop(signal?: "SIGTERM" | "SIGINT"): Promise<number>;
+}
+
+export interface Sandbox {
+  dir: string;
+  dataDir: string;
+  binary: string;
+  cli(args: string[], options?: { env?: Record<string, string> }): Promise<CliResult>;
+  cliJson<T = any>(args: string[]): Promise<T>;
+  serve(options?: { args?: string[]; env?: Record<string, string>; timeoutMs?: number }): Promise<ServerProcess>;
+  cleanup(): void;
+}
+
+function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !/^(SPYGLASS_|PORT$|HOST$)/.test(key)) env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+export async function sandbox(options: { toml?: string; env?: Record<string, string>; binary?: string } = {}): Promise<Sandbox> {
+  const source = requireBinary(options.binary);
+  const dir = mkdtempSync(join(tmpdir(), "spyglass-e2e-"));
+  const binary = join(dir, "spyglass");
+  copyFileSync(source, binary);
+  chmodSync(binary, 0o755);
+  const dataDir = join(dir, "data");
+  if (options.toml !== undefined) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(join(dataDir, "spyglass.toml"), options.toml);
+  }
+  const running = new Set<ServerProcess>();
+
+  const cli = async (args: string[], opts: { env?: Record<string, string> } = {}): Promise<CliResult> => {
+    const proc = Bun.spawn([binary, ...args], {
+      cwd: dir,
+      env: baseEnv({ ...options.env, ...opts.env }),
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    return { code, stdout, stderr };
+  };
+
+  const cliJson = async <T>(args: string[]): Promise<T> => {
+    const result = await cli([...args, "--json"]);
+    if (result.code !== 0) throw new Error(`spyglass ${args.join(" ")} exited ${result.code}: ${result.stderr.trim()}`);
+    return JSON.parse(result.stdout) as T;
+  };
+
+  const serve = async (opts: { args?: string[]; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<ServerProcess> => {
+    const spawnedAt = performance.now();
+    const proc = Bun.spawn([binary, "serve", "--host", "127.0.0.1", "--port", "0", ...(opts.args ?? [])], {
+      cwd: dir,
+      env: baseEnv({ ...options.env, ...opts.env }),
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    let out = "";
+    let err = "";
+    const pump = async (stream: ReadableStream<Uint8Array>, into: (text: string) => void) => {
+      const decoder = new TextDecoder();
+      const reader = stream.getReader();
+      for (let next = await reader.read(); !next.done; next = await reader.read()) {
+        into(decoder.decode(next.value, { stream: true }));
+      }
+    };
+    void pump(proc.stdout, (text) => (out += text));
+    void pump(proc.stderr, (text) => (err += text));
+    const deadline = spawnedAt + (opts.timeoutMs ?? 15_000);
+    let url = "";
+    while (!url) {
+      if (proc.exitCode !== null || performance.now() > deadline) {
+        proc.kill("SIGKILL");
+        throw new Error(`spyglass serve did not start (exit ${proc.exitCode}): ${err.trim() || out.trim()}`);
+      }
+      const match = /"msg":"listening","url":"(http:\/\/[^"]+)"/.exec(out);
+      if (match?.[1]) url = match[1];
+      else await Bun.sleep(2);
+    }
+    for (;;) {
+      const ok = await fetch(`${url}/healthz`).then((r) => r.status === 200, () => false);
+      if (ok) break;
+      if (performance.now() > deadline) throw new Error(`spyglass serve never answered /healthz: ${err.trim()}`);
+      await Bun.sleep(2);
+    }
+    const startMs = performance.now() - spawnedAt;
+    const server: ServerProcess = {
+      url,
+      port: Number(new URL(url).port),
+      pid: proc.pid,
+      proc,
+      startMs,
+      logs: () => out + err,
+      rssKb() {
+        const status = readFileSync(`/proc/${proc.pid}/status`, "utf8");
+        return Number(/VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1] ?? Number.NaN);
+      },
+      async stop(signal = "SIGTERM") {
+        proc.kill(signal);
+        const code = await proc.exited;
+        running.delete(server);
+        return code;
+      },
+    };
+    running.add(server);
+    return server;
+  };
+
+  return {
+    dir,
+    dataDir,
+    binary,
+    cli,
+    cliJson,
+    serve,
+    cleanup() {
+      for (const server of running) server.proc.kill("SIGKILL");
+      running.clear();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
