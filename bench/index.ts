@@ -1,0 +1,19 @@
+// Runs the benchmark scenarios (`./build.sh bench`, or `bun run bench/index.ts [name...]`).
+// A scenario is a bench/<name>.ts module exporting `run(): Promise<void>` that reports through
+// bench/lib.ts; register it here.
+export {};
+const SCENARIOS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
+  foundation: () => import("./foundation"),
+};
+
+const wanted = process.argv.slice(2);
+for (const name of wanted) {
+  if (!SCENARIOS[name]) {
+    console.error(`unknown scenario "${name}"; known: ${Object.keys(SCENARIOS).join(", ")}`);
+    process.exit(2);
+  }
+}
+for (const name of wanted.length ? wanted : Object.keys(SCENARIOS)) {
+  const scenario = await SCENARIOS[name]!();
+  await scenario.run();
+}

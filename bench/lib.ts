@@ -1,0 +1,98 @@
+// Benchmark building blocks, shared by every bench/*.ts scenario:
+//
+//   const box = await sandbox();  const server = await box.serve();      // the compiled binary (test/support/binary.ts)
+//   const r = await load({ url: `${server.url}/healthz`, connections: 32, maxRequests: 20_000, maxMs: 5_000 });
+//   r.rps, r.p50Ms, r.p95Ms, r.errors
+//   const base = baseline('{"status":"ok"}', { "content-type": "application/json" });   // bare Bun.serve
+//   base.url; base.stop();
+//
+// The load generator runs in a separate Bun process (so it does not share an event loop with the
+// server it measures), uses keep-alive fetch with N concurrent loops, is bounded by both a request
+// count and a time limit, and only talks to loopback addresses.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export { sandbox, BINARY, requireBinary, type Sandbox, type ServerProcess } from "../test/support/binary";
+
+export interface LoadOptions {
+  url: string;
+  connections: number;
+  maxRequests: number;
+  maxMs: number;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  seconds: number;
+  rps: number;
+  p50Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+}
+
+const WORKER = `
+const o = JSON.parse(process.env.SPYGLASS_LOAD);
+const latencies = [];
+let started = 0, errors = 0;
+const t0 = performance.now();
+const deadline = t0 + o.maxMs;
+async function loop() {
+  while (started < o.maxRequests && performance.now() < deadline) {
+    started++;
+    const s = performance.now();
+    try {
+      const r = await fetch(o.url, { method: o.method, headers: o.headers, body: o.body, keepalive: true });
+      await r.arrayBuffer();
+      if (r.status >= 400) errors++;
+    } catch { errors++; }
+    latencies.push(performance.now() - s);
+  }
+}
+await Promise.all(Array.from({ length: o.connections }, loop));
+const seconds = (performance.now() - t0) / 1000;
+latencies.sort((a, b) => a - b);
+const q = (p) => latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] : NaN;
+process.stdout.write(JSON.stringify({ requests: latencies.length, errors, seconds, rps: latencies.length / seconds, p50Ms: q(0.5), p95Ms: q(0.95), p99Ms: q(0.99) }));
+`;
+
+let workerFile: string | null = null;
+
+export async function load(options: LoadOptions): Promise<LoadResult> {
+  const host = new URL(options.url).hostname;
+  if (!["127.0.0.1", "localhost", "[::1]"].includes(host)) throw new Error(`load() only targets loopback, not ${host}`);
+  if (!workerFile) {
+    workerFile = join(mkdtempSync(join(tmpdir(), "spyglass-bench-")), "load-worker.mjs");
+    writeFileSync(workerFile, WORKER);
+  }
+  const proc = Bun.spawn([process.execPath, workerFile], {
+    env: { ...process.env, SPYGLASS_LOAD: JSON.stringify({ method: "GET", ...options }) },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) throw new Error(`load generator failed (${code}): ${err.trim()}`);
+  return JSON.parse(out) as LoadResult;
+}
+
+/** A bare Bun.serve on loopback answering every request with `body`: the ceiling to compare with. */
+export function baseline(body: string | Uint8Array, headers: Record<string, string> = {}): { url: string; stop(): void } {
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(body as BodyInit, { headers }) });
+  return { url: `http://127.0.0.1:${server.port}`, stop: () => void server.stop(true) };
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** One result line per measurement, aligned, so runs can be compared by eye or by diff. */
+export function report(scenario: string, name: string, value: number | string, unit = ""): void {
+  const shown = typeof value === "number" ? (Number.isInteger(value) ? String(value) : value.toFixed(2)) : value;
+  console.log(`${scenario.padEnd(12)} ${name.padEnd(44)} ${shown}${unit ? ` ${unit}` : ""}`);
+}
