@@ -1,0 +1,367 @@
+// The public content API, byte for byte against spec "Public content API" and CONTRACT §5.
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { openDatabase } from "../../src/db/client";
+import { articles } from "../../src/db/schema";
+import { createArticle, updateArticle } from "../../src/content/service";
+import { publishArticle, unpublishArticle } from "../../src/content/publishing";
+import { newId } from "../../src/ids";
+import { makeWorld, type World } from "./world";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const SPEC_HEADERS = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "GET, OPTIONS",
+  "cache-control": "public, s-maxage=60, stale-while-revalidate=300",
+};
+
+let world: World;
+
+beforeEach(async () => {
+  world = await makeWorld();
+});
+afterEach(() => world.close());
+
+function request(path: string, init: RequestInit = {}): Promise<Response> {
+  return world.app.handle(new Request(`http://localhost${path}`, init));
+}
+
+function listPath(key: string = world.brand.site_key): string {
+  return `/api/public/articles?key=${encodeURIComponent(key)}`;
+}
+
+function articlePath(slug: string, key: string = world.brand.site_key): string {
+  return `/api/public/articles/${slug}?key=${encodeURIComponent(key)}`;
+}
+
+function expectSpecHeaders(response: Response): void {
+  for (const [name, value] of Object.entries(SPEC_HEADERS)) expect(response.headers.get(name)).toBe(value);
+  expect(response.headers.get("vary")).toBeNull();
+  expect(response.headers.get("last-modified")).toBeNull();
+}
+
+function publish(brandId: string, input: { title?: string; markdown?: string; description?: string; slug?: string }) {
+  const article = createArticle(world.ctx.db, brandId, { markdown: "Body text.", ...input });
+  return publishArticle(world.ctx, brandId, article.id);
+}
+
+/** Sets published_at directly, so ordering tests do not depend on the clock's resolution. */
+function setPublishedAt(id: string, ms: number): void {
+  world.ctx.db.sqlite.query("UPDATE articles SET published_at = ? WHERE id = ?").run(ms, id);
+}
+
+describe("GET /api/public/articles", () => {
+  test("lists published articles with exactly the spec's fields, in the spec's order, newest first", async () => {
+    const first = publish(world.brand.id, { title: "First post", description: "The first one", markdown: "# First post\n\nHello." });
+    const second = publish(world.brand.id, { title: "Second post", markdown: "Second." });
+    setPublishedAt(first.id, Date.UTC(2025, 0, 2, 3, 4, 5, 6));
+    setPublishedAt(second.id, Date.UTC(2025, 5, 1));
+    // Direct SQL bypasses the cache's invalidation; nothing has been requested yet, so it is cold.
+    const response = await request(listPath());
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expectSpecHeaders(response);
+    expect(await response.text()).toBe(
+      '{"articles":[' +
+        '{"slug":"second-post","title":"Second post","description":null,"publishedAt":"2025-06-01T00:00:00.000Z","updatedAt":null},' +
+        '{"slug":"first-post","title":"First post","description":"The first one","publishedAt":"2025-01-02T03:04:05.006Z","updatedAt":null}' +
+        "]}",
+    );
+  });
+
+  test("an article without a title is listed as \"Untitled\"", async () => {
+    publish(world.brand.id, { markdown: "No title here." });
+    const body = await (await request(listPath())).json();
+    expect(body.articles[0].title).toBe("Untitled");
+    expect(body.articles[0].slug).toBe("untitled");
+  });
+
+  test("drafts and unpublished articles are never listed", async () => {
+    createArticle(world.ctx.db, world.brand.id, { title: "A draft", markdown: "Draft." });
+    const gone = publish(world.brand.id, { title: "Gone", markdown: "Was public." });
+    unpublishArticle(world.ctx, world.brand.id, gone.id);
+    const response = await request(listPath());
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('{"articles":[]}');
+  });
+
+  test("an unknown key and malformed keys get 200 with an empty list and the spec's headers", async () => {
+    publish(world.brand.id, { title: "Public", markdown: "x" });
+    const keys = [
+      `pk_${"0".repeat(32)}`,
+      "",
+      "pk_",
+      "nonsense",
+      world.brand.site_key.toUpperCase(),
+      `${world.brand.site_key}0`,
+      `${world.brand.site_key} `,
+      "pk_zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz",
+      "' OR 1=1 --",
+    ];
+    for (const key of keys) {
+      const response = await request(listPath(key));
+      expect(response.status).toBe(200);
+      expectSpecHeaders(response);
+      expect(await response.text()).toBe('{"articles":[]}');
+    }
+    for (const path of ["/api/public/articles", "/api/public/articles?key", "/api/public/articles?other=1"]) {
+      const response = await request(path);
+      expect(response.status).toBe(200);
+      expectSpecHeaders(response);
+      expect(await response.text()).toBe('{"articles":[]}');
+    }
+  });
+
+  test("a site key shows its own brand's articles only", async () => {
+    publish(world.brand.id, { title: "Ours", markdown: "x" });
+    publish(world.other.id, { title: "Theirs", markdown: "y" });
+    const ours = await (await request(listPath(world.brand.site_key))).json();
+    const theirs = await (await request(listPath(world.other.site_key))).json();
+    expect(ours.articles.map((a: { slug: string }) => a.slug)).toEqual(["ours"]);
+    expect(theirs.articles.map((a: { slug: string }) => a.slug)).toEqual(["theirs"]);
+  });
+
+  test("a publish is listed on the very next request, and an unpublish is gone at once", async () => {
+    expect(await (await request(listPath())).text()).toBe('{"articles":[]}');
+    const draft = createArticle(world.ctx.db, world.brand.id, { title: "Fresh", markdown: "New." });
+    expect(await (await request(listPath())).text()).toBe('{"articles":[]}');
+    publishArticle(world.ctx, world.brand.id, draft.id);
+    const listed = await (await request(listPath())).json();
+    expect(listed.articles.map((a: { slug: string }) => a.slug)).toEqual(["fresh"]);
+    const single = await request(articlePath("fresh"));
+    expect(single.status).toBe(200);
+    unpublishArticle(world.ctx, world.brand.id, draft.id);
+    expect(await (await request(listPath())).text()).toBe('{"articles":[]}');
+    expect((await request(articlePath("fresh"))).status).toBe(404);
+  });
+
+  test("an edit of a published article is served on the very next request", async () => {
+    const article = publish(world.brand.id, { title: "Before", markdown: "Old body.", description: "old" });
+    expect((await (await request(articlePath(article.slug))).json()).article.html).toBe("<p>Old body.</p>\n");
+    updateArticle(world.ctx.db, world.brand.id, article.id, { title: "After", markdown: "New body.", description: "new" });
+    const single = await (await request(articlePath(article.slug))).json();
+    expect(single.article).toMatchObject({ title: "After", description: "new", html: "<p>New body.</p>\n" });
+    const list = await (await request(listPath())).json();
+    expect(list.articles[0]).toMatchObject({ slug: "before", title: "After", description: "new" });
+  });
+
+  test("at most 500 articles are listed (501 published), newest first", async () => {
+    const db = world.ctx.db;
+    const base = Date.UTC(2024, 0, 1);
+    const rows = Array.from({ length: 501 }, (_, i) => ({
+      id: newId("art"),
+      brandId: world.brand.id,
+      title: `Article ${i}`,
+      slug: `article-${i}`,
+      markdown: "x",
+      html: "<p>x</p>",
+      status: "published" as const,
+      publishedAt: base + i * 60_000,
+      createdAt: base,
+      updatedAt: base,
+    }));
+    db.sqlite.transaction(() => {
+      for (const row of rows) db.orm.insert(articles).values(row).run();
+    })();
+    const response = await request(listPath());
+    const body = await response.json();
+    expect(body.articles).toHaveLength(500);
+    expect(body.articles[0].slug).toBe("article-500");
+    expect(body.articles[499].slug).toBe("article-1");
+    expect(body.articles.some((a: { slug: string }) => a.slug === "article-0")).toBe(false);
+  });
+});
+
+describe("GET /api/public/articles/:slug", () => {
+  test("returns the article with exactly the spec's fields, in order, without the repeated H1", async () => {
+    const article = publish(world.brand.id, {
+      title: "Best CRM for startups",
+      description: "How to choose",
+      markdown: "# Best CRM for startups\n\nPick **Acme**.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n",
+    });
+    setPublishedAt(article.id, Date.UTC(2025, 2, 3, 4, 5, 6));
+    const response = await request(articlePath("best-crm-for-startups"));
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expectSpecHeaders(response);
+    const html = "<p>Pick <strong>Acme</strong>.</p>\n<table>\n<thead>\n<tr>\n<th>a</th>\n<th>b</th>\n</tr>\n</thead>\n<tbody><tr>\n<td>1</td>\n<td>2</td>\n</tr>\n</tbody></table>\n";
+    expect(await response.text()).toBe(
+      `{"article":{"slug":"best-crm-for-startups","title":"Best CRM for startups","description":"How to choose","html":${JSON.stringify(html)},"publishedAt":"2025-03-03T04:05:06.000Z","updatedAt":null}}`,
+    );
+  });
+
+  test("unknown slug, unknown key, malformed key, draft and another brand's article: 404 {\"error\":\"Not found\"} with the spec's headers", async () => {
+    publish(world.brand.id, { title: "Ours", markdown: "x" });
+    publish(world.other.id, { title: "Theirs", markdown: "y" });
+    createArticle(world.ctx.db, world.brand.id, { title: "Draft only", markdown: "z" });
+    const paths = [
+      articlePath("nope"),
+      articlePath("ours", `pk_${"1".repeat(32)}`),
+      articlePath("ours", "garbage"),
+      articlePath("ours", ""),
+      "/api/public/articles/ours",
+      articlePath("draft-only"),
+      articlePath("theirs"),
+      articlePath("ours", world.other.site_key),
+      articlePath("OURS"),
+      articlePath("%2e%2e"),
+      articlePath("ours%00"),
+    ];
+    for (const path of paths) {
+      const response = await request(path);
+      expect(response.status).toBe(404);
+      expectSpecHeaders(response);
+      expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+      expect(response.headers.get("etag")).toBeNull();
+      expect(await response.text()).toBe('{"error":"Not found"}');
+    }
+  });
+});
+
+describe("every response of the surface carries the spec's headers", () => {
+  test("OPTIONS is 204 with Allow-Headers If-None-Match and a max age", async () => {
+    for (const path of [listPath(), articlePath("x"), "/api/public/articles", "/api/public/nothing-here"]) {
+      const plain = await request(path, { method: "OPTIONS" });
+      const preflight = await request(path, {
+        method: "OPTIONS",
+        headers: { origin: "https://brand.example", "access-control-request-method": "GET", "access-control-request-headers": "if-none-match" },
+      });
+      for (const response of [plain, preflight]) {
+        expect(response.status).toBe(204);
+        expectSpecHeaders(response);
+        expect(response.headers.get("access-control-allow-headers")).toBe("If-None-Match");
+        expect(response.headers.get("access-control-max-age")).toBe("600");
+        expect(response.headers.get("access-control-allow-credentials")).toBeNull();
+        expect(await response.text()).toBe("");
+      }
+    }
+  });
+
+  test("a cross-origin GET gets Allow-Origin * (never the reflected origin)", async () => {
+    const response = await request(listPath(), { headers: { origin: "https://brand.example" } });
+    expect(response.status).toBe(200);
+    expectSpecHeaders(response);
+    expect(response.headers.get("access-control-allow-credentials")).toBeNull();
+  });
+
+  test("HEAD is GET without a body", async () => {
+    publish(world.brand.id, { title: "Headed", markdown: "x" });
+    const get = await request(listPath());
+    const head = await request(listPath(), { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expectSpecHeaders(head);
+    expect(head.headers.get("etag")).toBe(get.headers.get("etag"));
+    expect(head.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    // Content-Length on a HEAD is checked over a real socket (test/e2e/content.test.ts).
+    expect(await head.text()).toBe("");
+    const headSingle = await request(articlePath("headed"), { method: "HEAD" });
+    expect(headSingle.status).toBe(200);
+    expectSpecHeaders(headSingle);
+    expect(await headSingle.text()).toBe("");
+    const headMissing = await request(articlePath("missing"), { method: "HEAD" });
+    expect(headMissing.status).toBe(404);
+    expectSpecHeaders(headMissing);
+  });
+
+  test("unknown paths under /api/public are 404 {\"error\":\"Not found\"} with the headers", async () => {
+    for (const path of ["/api/public", "/api/public/", "/api/public/other", "/api/public/articles/a/b", "/api/public/articles/x/y/z?key=1"]) {
+      for (const method of ["GET", "HEAD"]) {
+        const response = await request(path, { method });
+        expect(response.status).toBe(404);
+        expectSpecHeaders(response);
+        expect(await response.text()).toBe(method === "HEAD" ? "" : '{"error":"Not found"}');
+      }
+    }
+  });
+
+  test("other methods are 405 with Allow and the headers", async () => {
+    for (const method of ["POST", "PUT", "DELETE", "PATCH"]) {
+      for (const path of [listPath(), articlePath("x")]) {
+        const response = await request(path, { method, body: method === "DELETE" ? undefined : "{}" });
+        expect(response.status).toBe(405);
+        expectSpecHeaders(response);
+        expect(response.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+        expect(await response.text()).toBe('{"error":"Method not allowed"}');
+      }
+    }
+  });
+
+  test("the CORS headers stay on this surface: other routes do not get them", async () => {
+    const health = await request("/healthz", { headers: { origin: "https://brand.example" } });
+    expect(health.headers.get("access-control-allow-origin")).toBeNull();
+    expect(health.headers.get("cache-control")).toBeNull();
+    const options = await request("/healthz", { method: "OPTIONS" });
+    expect(options.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});
+
+describe("ETag and If-None-Match", () => {
+  test("200s carry an ETag; a matching If-None-Match gets 304 with the same headers and no body", async () => {
+    publish(world.brand.id, { title: "Tagged", markdown: "x" });
+    for (const path of [listPath(), articlePath("tagged"), listPath("unknown")]) {
+      const first = await request(path);
+      const etag = first.headers.get("etag")!;
+      expect(etag).toMatch(/^"[^"]+"$/);
+      const variants = [etag, `W/${etag}`, "*", `"nope", ${etag}`, `W/"a",W/${etag} , "b"`, `"x",*`];
+      for (const value of variants) {
+        for (const method of ["GET", "HEAD"]) {
+          const response = await request(path, { method, headers: { "if-none-match": value } });
+          expect(response.status).toBe(304);
+          expectSpecHeaders(response);
+          expect(response.headers.get("etag")).toBe(etag);
+          expect(await response.text()).toBe("");
+        }
+      }
+      for (const value of ['"other"', `W/"other"`, etag.slice(1, -1), ""]) {
+        const response = await request(path, { headers: { "if-none-match": value } });
+        expect(response.status).toBe(200);
+        expect(response.headers.get("etag")).toBe(etag);
+      }
+    }
+  });
+
+  test("If-None-Match: * on a missing article is still 404", async () => {
+    const response = await request(articlePath("missing"), { headers: { "if-none-match": "*" } });
+    expect(response.status).toBe(404);
+    expectSpecHeaders(response);
+  });
+
+  test("the ETag changes when the content changes, so an old copy is not revalidated", async () => {
+    const article = publish(world.brand.id, { title: "Versioned", markdown: "v1" });
+    const before = (await request(articlePath("versioned"))).headers.get("etag")!;
+    const listBefore = (await request(listPath())).headers.get("etag")!;
+    updateArticle(world.ctx.db, world.brand.id, article.id, { markdown: "v2", description: "now described" });
+    const after = await request(articlePath("versioned"), { headers: { "if-none-match": before } });
+    expect(after.status).toBe(200);
+    expect(after.headers.get("etag")).not.toBe(before);
+    const listAfter = await request(listPath(), { headers: { "if-none-match": listBefore } });
+    expect(listAfter.status).toBe(200);
+  });
+});
+
+describe("the cache and other processes", () => {
+  test("a publish made through another connection (the CLI) is served on the next request", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "spyglass-public-"));
+    const path = join(dir, "spyglass.db");
+    const shared = await makeWorld({ dbPath: path });
+    try {
+      const served = (p: string) => shared.app.handle(new Request(`http://localhost${p}`));
+      const key = shared.brand.site_key;
+      expect(await (await served(`/api/public/articles?key=${key}`)).text()).toBe('{"articles":[]}');
+      const cli = openDatabase(path);
+      try {
+        const draft = createArticle(cli, shared.brand.id, { title: "From the CLI", markdown: "Hi." });
+        publishArticle({ db: cli }, shared.brand.id, draft.id);
+        const listed = await (await served(`/api/public/articles?key=${key}`)).json();
+        expect(listed.articles.map((a: { slug: string }) => a.slug)).toEqual(["from-the-cli"]);
+        unpublishArticle({ db: cli }, shared.brand.id, draft.id);
+        expect(await (await served(`/api/public/articles?key=${key}`)).text()).toBe('{"articles":[]}');
+      } finally {
+        cli.close();
+      }
+    } finally {
+      shared.close();
+    }
+  });
+});
