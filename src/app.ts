@@ -7,6 +7,7 @@ import { brandRoutes } from "./brands/routes";
 import { healthRoutes } from "./health/routes";
 import { observability } from "./http/observability";
 import { keyRoutes } from "./keys/routes";
+import { mcpRoutes } from "./mcp/routes";
 import { publicRoutes } from "./public/routes";
 
 export interface AppContext {
@@ -21,6 +22,7 @@ export function buildApp(ctx: AppContext) {
     .use(accountRoutes(ctx))
     .use(brandRoutes(ctx))
     .use(keyRoutes(ctx))
+    .use(mcpRoutes(ctx))
     .use(publicRoutes(ctx));
 }
 

@@ -1,0 +1,121 @@
+// The remote tool server: POST|GET|DELETE /api/mcp/mcp (CONTRACT §4), stateless Streamable HTTP with
+// JSON responses. Checks run in this order, each before any JSON-RPC work: Origin (403), bearer key
+// (401), plan (403), body size (413), JSON syntax (400); then a fresh SDK server bound to the key's
+// brand and plan handles the message and is closed with the response.
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { Elysia } from "elysia";
+import type { AppContext } from "../app";
+import { verifyBearerKey, type BearerFailure } from "../keys/service";
+import { requestId } from "../http/observability";
+import { isAllowedOrigin, ownOrigins } from "./origin";
+import { buildCatalog, type AnyTool, type ToolCatalog } from "./registry";
+import { createToolServer } from "./server";
+import { TOOLS } from "./tools";
+
+export const MCP_PATH = "/api/mcp/mcp";
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const WWW_AUTHENTICATE = 'Bearer realm="spyglass", error="invalid_token"';
+
+const UNAUTHORIZED: Record<BearerFailure, string> = {
+  missing: "Send your Spyglass API key as the header Authorization: Bearer svc_live_…",
+  malformed: "The Authorization header does not carry a Spyglass API key (Bearer svc_live_ followed by 43 characters).",
+  unknown: "This API key is not valid: it is unknown or was revoked. Create a new key in the dashboard.",
+  revoked: "This API key is not valid: it is unknown or was revoked. Create a new key in the dashboard.",
+};
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", ...headers },
+  });
+}
+
+function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return json(status, { jsonrpc: "2.0", error: { code, message }, id: null }, headers);
+}
+
+/** The body as text, or null when it is over `max` bytes (declared or actually sent). */
+async function readBody(request: Request, max: number): Promise<string | null> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > max) return null;
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    received += value.byteLength;
+    if (received > max) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+export async function handleMcpRequest(
+  app: AppContext,
+  catalog: ToolCatalog,
+  allowedOrigins: ReadonlySet<string>,
+  request: Request,
+): Promise<Response> {
+  if (!isAllowedOrigin(request.headers.get("origin"), allowedOrigins)) {
+    return json(403, { error: "Requests from this web origin are not allowed.", code: "forbidden_origin" });
+  }
+  const verified = verifyBearerKey(app.db, request.headers.get("authorization"));
+  if (!verified.ok) {
+    return json(401, { error: UNAUTHORIZED[verified.reason], code: "unauthorized" }, { "www-authenticate": WWW_AUTHENTICATE });
+  }
+  const key = verified.value;
+  if (key.plan === "none") {
+    return json(403, {
+      error: "This key's account has no paid plan; Spyglass tools need the Visibility or Autopilot plan.",
+      code: "plan_required",
+    });
+  }
+  if (request.method !== "POST") {
+    // Stateless: no session to stream server messages on or to terminate (as the SDK's stateless example answers).
+    return jsonRpcError(405, -32000, "Method not allowed: this server is stateless; send JSON-RPC messages with POST.", {
+      allow: "POST",
+    });
+  }
+  const text = await readBody(request, MAX_BODY_BYTES);
+  if (text === null) {
+    return jsonRpcError(413, -32000, `The request body is over the limit of ${MAX_BODY_BYTES} bytes.`);
+  }
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return jsonRpcError(400, -32700, "Parse error: the request body is not valid JSON.");
+  }
+
+  const server = createToolServer(catalog, {
+    app,
+    brand: key.brand,
+    account: key.account,
+    plan: key.plan,
+    requestId: requestId(request),
+  });
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  try {
+    await server.connect(transport);
+    return await transport.handleRequest(request, { parsedBody: message });
+  } finally {
+    await server.close();
+  }
+}
+
+/** Mounts the tool server; the catalogue (schemas, per-plan lists) is built here, once. */
+export function mcpRoutes(app: AppContext, tools: readonly AnyTool[] = TOOLS) {
+  const catalog = buildCatalog(tools);
+  const origins = ownOrigins(app.config);
+  const handle = ({ request }: { request: Request }) => handleMcpRequest(app, catalog, origins, request);
+  return new Elysia({ name: "mcp" })
+    .post(MCP_PATH, handle, { parse: "none" })
+    .get(MCP_PATH, handle)
+    .delete(MCP_PATH, handle, { parse: "none" });
+}

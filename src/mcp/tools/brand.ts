@@ -1,0 +1,75 @@
+// Brand tools (CONTRACT §4): the key's brand with its competitors and tracking set-up, and edits to
+// the brand's name, domain and aliases.
+import { z } from "zod";
+import { getBrand, MAX_ALIASES, updateBrand } from "../../brands/service";
+import { listCompetitors, MAX_COMPETITORS, rosterChanged } from "../../competitors/service";
+import { defineTool, type AnyTool } from "../registry";
+import { READ_ONLY, UPDATES } from "./common";
+import { competitor } from "./competitors";
+
+const brand = z.object({
+  id: z.string(),
+  name: z.string(),
+  domain: z.string().nullable().describe("the brand's own site, such as example.com"),
+  aliases: z.array(z.string()).describe("other names counted as mentions of the brand"),
+  site_key: z.string().describe("public key of the content API (GET /api/public/articles?key=…)"),
+});
+
+const getBrandTool = defineTool({
+  name: "get_brand",
+  title: "Get the brand",
+  description:
+    "Use first, to learn which brand this connection works on. Returns the brand (name, domain, aliases, public site key), the account's plan, the tracked competitors, the AI engines whose answers are tracked (id, label, model) and the tracking schedule (cron, UTC) and samples per prompt.",
+  input: z.strictObject({}),
+  output: z.object({
+    brand,
+    plan: z.enum(["visibility", "autopilot"]),
+    competitors: z.array(competitor),
+    engines: z.array(z.object({ id: z.string(), label: z.string(), model: z.string() })),
+    tracking: z.object({
+      schedule: z.string().describe("cron expression, UTC"),
+      timezone: z.literal("UTC"),
+      samples: z.number().int().describe("answers per prompt and engine per run"),
+      enabled: z.boolean(),
+    }),
+  }),
+  annotations: READ_ONLY,
+  plan: "visibility",
+  handler: (_input, ctx) => {
+    const { config, db } = ctx.app;
+    return {
+      brand: getBrand(db, ctx.brand.id),
+      plan: ctx.plan === "autopilot" ? ("autopilot" as const) : ("visibility" as const),
+      competitors: listCompetitors(db, ctx.brand.id, { limit: MAX_COMPETITORS }).competitors,
+      engines: config.engines.map((e) => ({ id: e.id, label: e.label, model: e.model })),
+      tracking: {
+        schedule: config.tracking.schedule,
+        timezone: "UTC" as const,
+        samples: config.tracking.samples,
+        enabled: config.tracking.enabled,
+      },
+    };
+  },
+});
+
+const updateBrandTool = defineTool({
+  name: "update_brand",
+  title: "Edit the brand",
+  description:
+    "Use to correct the brand's name, its own domain (null removes it) or its aliases (other names and spellings, each 3+ characters; the list replaces the current one). Name and aliases decide which mentions count as the brand and the domain which citations are owned; stored answers are re-analysed with the change in the background. Returns the brand as it now stands.",
+  input: z.strictObject({
+    name: z.string().min(1).max(100).optional().describe("The brand's name as answers write it."),
+    domain: z.string().max(253).nullable().optional().describe("The brand's own site, such as example.com; null removes it."),
+    aliases: z.array(z.string().min(3).max(100)).max(MAX_ALIASES).optional().describe("Other names or spellings; replaces the list."),
+  }),
+  output: z.object({ brand }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  plan: "visibility",
+  handler: (input, ctx) => {
+    const updated = updateBrand(ctx.app.db, ctx.brand.id, input);
+    if (input.name !== undefined || input.domain !== undefined || input.aliases !== undefined) rosterChanged(ctx.app.db, ctx.brand.id);
+    return { brand: updated };
+  },
+});
+
+export const brandTools: AnyTool[] = [getBrandTool, updateBrandTool] as AnyTool[];

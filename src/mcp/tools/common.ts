@@ -1,0 +1,27 @@
+// Schema pieces shared by the configuration tools, so that the same field reads the same everywhere.
+import { z } from "zod";
+import { DEFAULT_LIMIT, MAX_LIMIT } from "../../prompts/paging";
+import type { ToolAnnotations } from "../registry";
+
+export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const CREATES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+export const UPDATES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const DELETES: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
+
+export const limit = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_LIMIT)
+  .default(DEFAULT_LIMIT)
+  .describe(`Items per page, 1-${MAX_LIMIT} (default ${DEFAULT_LIMIT}).`);
+
+export const cursor = z.string().min(1).max(500).optional().describe("next_cursor of the previous page, unchanged.");
+
+export const nextCursor = z.string().nullable().describe("Pass as cursor to get the next page; null on the last page.");
+
+export function idOf(what: string, from: string) {
+  return z.string().min(1).max(64).describe(`The ${what}'s id, from ${from}.`);
+}
+
+export const timestamp = z.string().describe("ISO 8601, UTC");

@@ -1,0 +1,86 @@
+// Competitor tools (CONTRACT §4): the other brands counted in the same answers.
+import { z } from "zod";
+import {
+  createCompetitor,
+  deleteCompetitor,
+  listCompetitors,
+  MAX_ALIASES,
+  MAX_DOMAINS,
+  NAME_MAX,
+  NAME_MIN,
+  updateCompetitor,
+} from "../../competitors/service";
+import { defineTool, type AnyTool } from "../registry";
+import { CREATES, cursor, DELETES, idOf, limit, nextCursor, READ_ONLY, timestamp, UPDATES } from "./common";
+
+export const competitor = z.object({
+  id: z.string(),
+  name: z.string(),
+  aliases: z.array(z.string()).describe("other names counted as mentions of the competitor"),
+  domains: z.array(z.string()).describe("hosts whose citations count as the competitor's, lowercased, without scheme or www."),
+  created_at: timestamp,
+});
+
+const name = z.string().min(NAME_MIN).max(NAME_MAX).describe(`The competitor's name as answers write it, ${NAME_MIN}-${NAME_MAX} characters.`);
+const aliases = z
+  .array(z.string().min(NAME_MIN).max(NAME_MAX))
+  .max(MAX_ALIASES)
+  .describe(`Other names or spellings (each ${NAME_MIN}+ characters); replaces the current list.`);
+const domains = z
+  .array(z.string().min(1).max(253))
+  .max(MAX_DOMAINS)
+  .describe("The competitor's sites, such as example.com (a URL is reduced to its host); replaces the current list.");
+const competitorId = idOf("competitor", "list_competitors");
+const REANALYSIS = "Stored answers are re-analysed with the change in the background.";
+
+const listCompetitorsTool = defineTool({
+  name: "list_competitors",
+  title: "List competitors",
+  description:
+    "Use to see which competitors are tracked next to the brand, with the aliases and domains that identify them in answers, in the order they were added, paged.",
+  input: z.strictObject({ limit, cursor }),
+  output: z.object({ competitors: z.array(competitor), next_cursor: nextCursor }),
+  annotations: READ_ONLY,
+  plan: "visibility",
+  handler: (input, ctx) => listCompetitors(ctx.app.db, ctx.brand.id, input),
+});
+
+const createCompetitorTool = defineTool({
+  name: "create_competitor",
+  title: "Add a competitor",
+  description: `Use to track another brand in the same AI answers (share of voice, ranking, content gaps). Give its name, and aliases and domains to count its mentions and citations. ${REANALYSIS} Returns the competitor.`,
+  input: z.strictObject({ name, aliases: aliases.optional(), domains: domains.optional() }),
+  output: z.object({ competitor }),
+  annotations: CREATES,
+  plan: "visibility",
+  handler: (input, ctx) => ({ competitor: createCompetitor(ctx.app.db, ctx.brand.id, input) }),
+});
+
+const updateCompetitorTool = defineTool({
+  name: "update_competitor",
+  title: "Edit a competitor",
+  description: `Use to rename a competitor or replace its aliases or domains. ${REANALYSIS} Returns the competitor as it now stands.`,
+  input: z.strictObject({ competitor_id: competitorId, name: name.optional(), aliases: aliases.optional(), domains: domains.optional() }),
+  output: z.object({ competitor }),
+  annotations: UPDATES,
+  plan: "visibility",
+  handler: (input, ctx) => ({ competitor: updateCompetitor(ctx.app.db, ctx.brand.id, input.competitor_id, input) }),
+});
+
+const deleteCompetitorTool = defineTool({
+  name: "delete_competitor",
+  title: "Remove a competitor",
+  description: `Use to stop tracking a competitor; its mentions leave the figures. ${REANALYSIS} Returns the competitor as it was.`,
+  input: z.strictObject({ competitor_id: competitorId }),
+  output: z.object({ competitor }),
+  annotations: DELETES,
+  plan: "visibility",
+  handler: (input, ctx) => ({ competitor: deleteCompetitor(ctx.app.db, ctx.brand.id, input.competitor_id) }),
+});
+
+export const competitorTools: AnyTool[] = [
+  listCompetitorsTool,
+  createCompetitorTool,
+  updateCompetitorTool,
+  deleteCompetitorTool,
+] as AnyTool[];

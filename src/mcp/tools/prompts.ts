@@ -1,0 +1,115 @@
+// Prompt tools (CONTRACT §4): the questions whose AI answers Spyglass tracks for the brand.
+import { z } from "zod";
+import {
+  archivePrompt,
+  createPrompts,
+  listPrompts,
+  PROMPT_TEXT_MAX,
+  PROMPT_TEXT_MIN,
+  PROMPTS_PER_CALL,
+  updatePrompt,
+} from "../../prompts/service";
+import { TAG_NAME_MAX } from "../../prompts/tags";
+import { defineTool, type AnyTool } from "../registry";
+import { CREATES, cursor, DELETES, idOf, limit, nextCursor, READ_ONLY, timestamp, UPDATES } from "./common";
+
+const prompt = z.object({
+  id: z.string(),
+  text: z.string(),
+  tags: z.array(z.string()).describe("tag names"),
+  country: z.string().nullable().describe("ISO 3166-1 alpha-2 code, or null"),
+  language: z.string().nullable().describe("language code such as en or pt-BR, or null"),
+  archived: z.boolean(),
+  created_at: timestamp,
+});
+
+const text = z
+  .string()
+  .min(PROMPT_TEXT_MIN)
+  .max(PROMPT_TEXT_MAX)
+  .describe(`The question as a user would ask an AI assistant, ${PROMPT_TEXT_MIN}-${PROMPT_TEXT_MAX} characters.`);
+const tags = z.array(z.string().min(1).max(TAG_NAME_MAX)).max(20).describe("Tag names; tags that do not exist yet are created.");
+const country = z
+  .string()
+  .regex(/^[A-Za-z]{2}$/, "must be a two-letter country code such as US or DE")
+  .nullable()
+  .optional()
+  .describe("Market the prompt is about, as an ISO 3166-1 alpha-2 code; null removes it.");
+const language = z
+  .string()
+  .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, "must be a language code such as en or pt-BR")
+  .nullable()
+  .optional()
+  .describe("Language of the prompt, such as en or pt-BR; null removes it.");
+const promptId = idOf("prompt", "list_prompts");
+
+const listPromptsTool = defineTool({
+  name: "list_prompts",
+  title: "List tracked prompts",
+  description:
+    "Use to see which questions are tracked for the brand, in the order they were added. Filter by tag (name or id) or by text (query, ignoring case); archived prompts are left out unless include_archived is true. Returns each prompt with its tags, country, language and archived flag, paged with cursor.",
+  input: z.strictObject({
+    tag: z.string().min(1).max(100).optional().describe("Only prompts with this tag (name or id)."),
+    query: z.string().min(1).max(PROMPT_TEXT_MAX).optional().describe("Only prompts whose text contains this, ignoring case."),
+    include_archived: z.boolean().default(false).describe("Also list archived prompts (default false)."),
+    limit,
+    cursor,
+  }),
+  output: z.object({ prompts: z.array(prompt), next_cursor: nextCursor }),
+  annotations: READ_ONLY,
+  plan: "visibility",
+  handler: (input, ctx) =>
+    listPrompts(ctx.app.db, ctx.brand.id, {
+      tag: input.tag,
+      query: input.query,
+      includeArchived: input.include_archived,
+      limit: input.limit,
+      cursor: input.cursor,
+    }),
+});
+
+const createPromptsTool = defineTool({
+  name: "create_prompts",
+  title: "Add prompts to track",
+  description: `Use to start tracking questions people ask AI assistants about the brand's market (for example "best CRM for small agencies"). Takes 1-${PROMPTS_PER_CALL} prompts; a text the brand already tracks, or repeated in the call (ignoring case and spaces), is listed in duplicates and not created, and an archived prompt with that text is restored instead. Tags named that do not exist are created. Returns the created prompts; they are asked at the next tracking run (or run_tracking).`,
+  input: z.strictObject({
+    prompts: z
+      .array(z.strictObject({ text, tags: tags.optional(), country, language }))
+      .min(1)
+      .max(PROMPTS_PER_CALL)
+      .describe(`1-${PROMPTS_PER_CALL} prompts to add.`),
+  }),
+  output: z.object({
+    created: z.array(prompt),
+    duplicates: z.array(z.string()).describe("texts given that the brand already tracks or that repeat in the call"),
+  }),
+  annotations: CREATES,
+  plan: "visibility",
+  handler: (input, ctx) => createPrompts(ctx.app.db, ctx.brand.id, input.prompts),
+});
+
+const updatePromptTool = defineTool({
+  name: "update_prompt",
+  title: "Edit a prompt",
+  description:
+    "Use to reword a tracked prompt or change its tags (the list given replaces the current tags), country or language. Answers already stored stay with the prompt. Returns the prompt as it now stands.",
+  input: z.strictObject({ prompt_id: promptId, text: text.optional(), tags: tags.optional(), country, language }),
+  output: z.object({ prompt }),
+  annotations: UPDATES,
+  plan: "visibility",
+  handler: (input, ctx) => ({ prompt: updatePrompt(ctx.app.db, ctx.brand.id, input.prompt_id, input) }),
+});
+
+const deletePromptTool = defineTool({
+  name: "delete_prompt",
+  title: "Archive a prompt",
+  description:
+    "Use to stop tracking a prompt. The prompt is archived, not erased: its stored answers and history stay in the analytics, and create_prompts with the same text restores it. Returns the archived prompt.",
+  input: z.strictObject({ prompt_id: promptId }),
+  output: z.object({ prompt }),
+  annotations: DELETES,
+  plan: "visibility",
+  handler: (input, ctx) => ({ prompt: archivePrompt(ctx.app.db, ctx.brand.id, input.prompt_id) }),
+});
+
+export const promptTools: AnyTool[] = [listPromptsTool, createPromptsTool, updatePromptTool, deletePromptTool] as AnyTool[];

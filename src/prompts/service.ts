@@ -1,0 +1,320 @@
+// Tracked prompts: the questions whose AI answers are tracked for a brand. Texts are unique per
+// brand case- and space-insensitively (`text_key`); archiving hides a prompt from tracking and lists
+// while its stored answers stay. Every query is keyed by the brand id of a verified credential.
+import { and, asc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { promptTags, prompts, tags } from "../db/schema";
+import { Conflict, Invalid, NotFound } from "../errors";
+import { iso, newId } from "../ids";
+import { decodeCursor, page } from "./paging";
+import { ensureTags, findTag } from "./tags";
+
+export const PROMPT_TEXT_MIN = 3;
+export const PROMPT_TEXT_MAX = 500;
+export const PROMPTS_PER_CALL = 100;
+
+export interface PromptView {
+  id: string;
+  text: string;
+  tags: string[];
+  country: string | null;
+  language: string | null;
+  archived: boolean;
+  created_at: string;
+}
+
+export interface NewPrompt {
+  text: string;
+  tags?: string[];
+  country?: string | null;
+  language?: string | null;
+}
+
+export interface PromptPatch {
+  text?: string;
+  tags?: string[];
+  country?: string | null;
+  language?: string | null;
+}
+
+type PromptRow = typeof prompts.$inferSelect;
+
+const rowid = sql<number>`${prompts}.rowid`;
+
+/** Trimmed, runs of whitespace collapsed: the text as stored. */
+export function normalizePromptText(text: string, field = "text"): string {
+  const clean = text.trim().replace(/\s+/g, " ");
+  if (clean.length < PROMPT_TEXT_MIN || clean.length > PROMPT_TEXT_MAX) {
+    throw new Invalid(`${field}: a prompt must be ${PROMPT_TEXT_MIN} to ${PROMPT_TEXT_MAX} characters.`, "invalid_prompt_text");
+  }
+  return clean;
+}
+
+/** The duplicate-detection key: case- and space-insensitive. */
+export function promptTextKey(text: string): string {
+  return text.trim().replace(/\s+/g, " ").toLowerCase();
+}
+
+/** ISO 3166-1 alpha-2, stored uppercase. */
+export function normalizeCountry(value: string | null | undefined, field = "country"): string | null {
+  if (value === null || value === undefined || value === "") return null;
+  if (!/^[a-z]{2}$/i.test(value)) {
+    throw new Invalid(`${field}: give a two-letter country code such as US or DE.`, "invalid_country");
+  }
+  return value.toUpperCase();
+}
+
+/** A BCP 47 language tag such as en or pt-BR, stored with a lowercase language part. */
+export function normalizeLanguage(value: string | null | undefined, field = "language"): string | null {
+  if (value === null || value === undefined || value === "") return null;
+  const match = /^([a-z]{2,3})(-[a-z0-9]{2,8})*$/i.exec(value);
+  if (!match) throw new Invalid(`${field}: give a language code such as en or pt-BR.`, "invalid_language");
+  const [lang, ...rest] = value.split("-");
+  return [lang!.toLowerCase(), ...rest.map((part) => (part.length === 2 ? part.toUpperCase() : part))].join("-");
+}
+
+function notFound(): NotFound {
+  return new NotFound("Prompt not found; list_prompts shows the brand's prompts and their ids.", "prompt_not_found");
+}
+
+function tagNamesOf(db: Db, promptIds: string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  if (promptIds.length === 0) return out;
+  const rows = db.orm
+    .select({ promptId: promptTags.promptId, name: tags.name })
+    .from(promptTags)
+    .innerJoin(tags, eq(tags.id, promptTags.tagId))
+    .where(inArray(promptTags.promptId, promptIds))
+    .orderBy(asc(tags.nameKey))
+    .all();
+  for (const row of rows) {
+    const list = out.get(row.promptId);
+    if (list) list.push(row.name);
+    else out.set(row.promptId, [row.name]);
+  }
+  return out;
+}
+
+function view(row: PromptRow, tagNames: string[]): PromptView {
+  return {
+    id: row.id,
+    text: row.text,
+    tags: tagNames,
+    country: row.country,
+    language: row.language,
+    archived: row.archivedAt !== null,
+    created_at: iso(row.createdAt),
+  };
+}
+
+function views(db: Db, rows: PromptRow[]): PromptView[] {
+  const names = tagNamesOf(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((row) => view(row, names.get(row.id) ?? []));
+}
+
+function findRow(db: Db, brandId: string, promptId: string): PromptRow | undefined {
+  return db.orm
+    .select()
+    .from(prompts)
+    .where(and(eq(prompts.brandId, brandId), eq(prompts.id, promptId)))
+    .get();
+}
+
+export function getPrompt(db: Db, brandId: string, promptId: string): PromptView {
+  const row = findRow(db, brandId, promptId);
+  if (!row) throw notFound();
+  return views(db, [row])[0]!;
+}
+
+/** The brand's prompts in the order they were added, filtered by tag (name or id) and text, paged. */
+export function listPrompts(
+  db: Db,
+  brandId: string,
+  options: { tag?: string; query?: string; includeArchived?: boolean; limit: number; cursor?: string },
+): { prompts: PromptView[]; next_cursor: string | null } {
+  const after = decodeCursor(options.cursor, ["number"] as const);
+  let tagId: string | undefined;
+  if (options.tag !== undefined) {
+    const tag = findTag(db, brandId, options.tag);
+    if (!tag) throw new NotFound(`Tag "${options.tag}" not found; list_tags shows the brand's tags.`, "tag_not_found");
+    tagId = tag.id;
+  }
+  const query = options.query === undefined ? "" : promptTextKey(options.query);
+  const rows = db.orm
+    .select({ row: prompts, rowid })
+    .from(prompts)
+    .where(
+      and(
+        eq(prompts.brandId, brandId),
+        options.includeArchived ? undefined : isNull(prompts.archivedAt),
+        after ? gt(rowid, after[0]) : undefined,
+        // instr() rather than LIKE: the user's text needs no escaping of % and _.
+        query ? sql`instr(${prompts.textKey}, ${query}) > 0` : undefined,
+        tagId
+          ? inArray(prompts.id, db.orm.select({ id: promptTags.promptId }).from(promptTags).where(eq(promptTags.tagId, tagId)))
+          : undefined,
+      ),
+    )
+    .orderBy(asc(rowid))
+    .limit(options.limit + 1)
+    .all();
+  const { items, next } = page(rows, options.limit, (r) => [r.rowid]);
+  return {
+    prompts: views(
+      db,
+      items.map((r) => r.row),
+    ),
+    next_cursor: next,
+  };
+}
+
+function setTags(db: Db, brandId: string, promptId: string, names: readonly string[], field: string): void {
+  const ids = ensureTags(db, brandId, names, field);
+  db.orm.delete(promptTags).where(eq(promptTags.promptId, promptId)).run();
+  if (ids.length > 0) {
+    db.orm
+      .insert(promptTags)
+      .values(ids.map((tagId) => ({ promptId, tagId })))
+      .run();
+  }
+}
+
+function addTags(db: Db, brandId: string, promptId: string, names: readonly string[], field: string): void {
+  const ids = ensureTags(db, brandId, names, field);
+  if (ids.length > 0) {
+    db.orm
+      .insert(promptTags)
+      .values(ids.map((tagId) => ({ promptId, tagId })))
+      .onConflictDoNothing()
+      .run();
+  }
+}
+
+/**
+ * Adds prompts. A text the brand already tracks, or one repeated within the call (compared
+ * case- and space-insensitively), is reported in `duplicates` and not created; an archived prompt
+ * with the same text is restored instead (its history kept) and counts as created. Tags that do not
+ * exist are created. All or nothing: an invalid item fails the whole call.
+ */
+export function createPrompts(db: Db, brandId: string, items: readonly NewPrompt[]): { created: PromptView[]; duplicates: string[] } {
+  if (items.length < 1 || items.length > PROMPTS_PER_CALL) {
+    throw new Invalid(`prompts: give 1 to ${PROMPTS_PER_CALL} prompts per call.`, "invalid_prompts");
+  }
+  const prepared = items.map((item, i) => ({
+    text: normalizePromptText(item.text, `prompts[${i}].text`),
+    tags: item.tags ?? [],
+    country: normalizeCountry(item.country, `prompts[${i}].country`),
+    language: normalizeLanguage(item.language, `prompts[${i}].language`),
+    field: `prompts[${i}].tags`,
+    given: item.text,
+  }));
+  return db.sqlite
+    .transaction(() => {
+      const createdIds: string[] = [];
+      const duplicates: string[] = [];
+      const seen = new Set<string>();
+      const now = Date.now();
+      for (const item of prepared) {
+        const key = promptTextKey(item.text);
+        if (seen.has(key)) {
+          duplicates.push(item.given);
+          continue;
+        }
+        seen.add(key);
+        const existing = db.orm
+          .select()
+          .from(prompts)
+          .where(and(eq(prompts.brandId, brandId), eq(prompts.textKey, key)))
+          .get();
+        if (existing && existing.archivedAt === null) {
+          duplicates.push(item.given);
+          continue;
+        }
+        if (existing) {
+          db.orm
+            .update(prompts)
+            .set({
+              archivedAt: null,
+              ...(item.country !== null ? { country: item.country } : {}),
+              ...(item.language !== null ? { language: item.language } : {}),
+            })
+            .where(eq(prompts.id, existing.id))
+            .run();
+          addTags(db, brandId, existing.id, item.tags, item.field);
+          createdIds.push(existing.id);
+          continue;
+        }
+        const id = newId("prm");
+        db.orm
+          .insert(prompts)
+          .values({ id, brandId, text: item.text, textKey: key, country: item.country, language: item.language, createdAt: now })
+          .run();
+        addTags(db, brandId, id, item.tags, item.field);
+        createdIds.push(id);
+      }
+      const rows =
+        createdIds.length === 0
+          ? []
+          : db.orm
+              .select()
+              .from(prompts)
+              .where(and(eq(prompts.brandId, brandId), inArray(prompts.id, createdIds)))
+              .all();
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      return { created: views(db, createdIds.map((id) => byId.get(id)!)), duplicates };
+    })
+    .immediate();
+}
+
+/** Changes the fields given; `tags` replaces the prompt's tags (creating unknown ones). */
+export function updatePrompt(db: Db, brandId: string, promptId: string, patch: PromptPatch): PromptView {
+  return db.sqlite
+    .transaction(() => {
+      const current = findRow(db, brandId, promptId);
+      if (!current) throw notFound();
+      const changes: Partial<PromptRow> = {};
+      if (patch.text !== undefined) {
+        const text = normalizePromptText(patch.text);
+        const key = promptTextKey(text);
+        const clash = db.orm
+          .select({ id: prompts.id })
+          .from(prompts)
+          .where(and(eq(prompts.brandId, brandId), eq(prompts.textKey, key)))
+          .get();
+        if (clash && clash.id !== promptId) {
+          throw new Conflict("Another prompt of this brand already has this text (compared ignoring case and spaces).", "prompt_exists");
+        }
+        changes.text = text;
+        changes.textKey = key;
+      }
+      if (patch.country !== undefined) changes.country = normalizeCountry(patch.country);
+      if (patch.language !== undefined) changes.language = normalizeLanguage(patch.language);
+      if (Object.keys(changes).length > 0) {
+        db.orm
+          .update(prompts)
+          .set(changes)
+          .where(and(eq(prompts.brandId, brandId), eq(prompts.id, promptId)))
+          .run();
+      }
+      if (patch.tags !== undefined) setTags(db, brandId, promptId, patch.tags, "tags");
+      return getPrompt(db, brandId, promptId);
+    })
+    .immediate();
+}
+
+/** Archives the prompt: tracking skips it, its stored answers stay. Archiving twice is harmless. */
+export function archivePrompt(db: Db, brandId: string, promptId: string): PromptView {
+  const current = findRow(db, brandId, promptId);
+  if (!current) throw notFound();
+  if (current.archivedAt === null) {
+    db.orm
+      .update(prompts)
+      .set({ archivedAt: Date.now() })
+      .where(and(eq(prompts.brandId, brandId), eq(prompts.id, promptId)))
+      .run();
+  }
+  return getPrompt(db, brandId, promptId);
+}
