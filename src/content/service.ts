@@ -3,17 +3,17 @@
 // the brand id (from a verified credential) first, and another brand's article is NotFound.
 import { and, desc, eq, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { articles, prompts } from "../db/schema";
+import { articles } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, isoOrNull, newId } from "../ids";
+import { decodeCursor, DEFAULT_LIMIT, MAX_LIMIT, page } from "../prompts/paging";
+import { getPrompt } from "../prompts/service";
 import { renderArticle } from "./render";
 import { FALLBACK_SLUG, firstFreeSlug, isDerivedFrom, parseSlug, slugify } from "./slug";
 
 export const MAX_MARKDOWN_BYTES = 200 * 1024;
 export const MAX_TITLE = 200;
 export const MAX_DESCRIPTION = 500;
-export const DEFAULT_LIST_LIMIT = 20;
-export const MAX_LIST_LIMIT = 100;
 /** The public list's cap (spec "Limits"). */
 export const MAX_PUBLIC_ARTICLES = 500;
 
@@ -105,15 +105,6 @@ export function parseMarkdown(value: string): string {
   return value;
 }
 
-function assertBrandPrompt(db: Db, brandId: string, promptId: string): void {
-  const row = db.orm
-    .select({ id: prompts.id })
-    .from(prompts)
-    .where(and(eq(prompts.id, promptId), eq(prompts.brandId, brandId)))
-    .get();
-  if (!row) throw new NotFound("Prompt not found: check prompt_id with list_prompts.", "prompt_not_found");
-}
-
 // ---- views ---------------------------------------------------------------------------------
 
 function summary(row: ArticleRow): ArticleSummary {
@@ -183,44 +174,25 @@ export interface ArticlePage {
 
 /** Newest first (by creation); `cursor` is the `next_cursor` of the previous page. */
 export function listArticles(db: Db, brandId: string, options: ListArticlesOptions = {}): ArticlePage {
-  const limit = Math.min(Math.max(Math.trunc(options.limit ?? DEFAULT_LIST_LIMIT), 1), MAX_LIST_LIMIT);
-  const conditions = [eq(articles.brandId, brandId)];
-  if (options.status) conditions.push(eq(articles.status, options.status));
-  if (options.cursor) {
-    const after = decodeCursor(options.cursor);
-    conditions.push(
-      or(
-        lt(articles.createdAt, after.createdAt),
-        and(eq(articles.createdAt, after.createdAt), lt(articles.id, after.id)),
-      )!,
-    );
-  }
+  const limit = Math.min(Math.max(Math.trunc(options.limit ?? DEFAULT_LIMIT), 1), MAX_LIMIT);
+  const after = decodeCursor(options.cursor ?? undefined, ["number", "string"] as const);
   const rows = db.orm
     .select()
     .from(articles)
-    .where(and(...conditions))
+    .where(
+      and(
+        eq(articles.brandId, brandId),
+        options.status ? eq(articles.status, options.status) : undefined,
+        after
+          ? or(lt(articles.createdAt, after[0]), and(eq(articles.createdAt, after[0]), lt(articles.id, after[1])))
+          : undefined,
+      ),
+    )
     .orderBy(desc(articles.createdAt), desc(articles.id))
     .limit(limit + 1)
     .all();
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    articles: page.map(summary),
-    next_cursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null,
-  };
-}
-
-function encodeCursor(createdAt: number, id: string): string {
-  return Buffer.from(`${createdAt}:${id}`, "utf8").toString("base64url");
-}
-
-function decodeCursor(cursor: string): { createdAt: number; id: string } {
-  const text = Buffer.from(cursor, "base64url").toString("utf8");
-  const match = /^(\d{1,15}):([a-z]+_[0-9a-z]{16})$/.exec(text);
-  if (!match?.[1] || !match[2]) {
-    throw new Invalid("cursor: not a cursor from list_articles; pass next_cursor from the previous page, or leave it out.", "invalid_cursor");
-  }
-  return { createdAt: Number(match[1]), id: match[2] };
+  const { items, next } = page(rows, limit, (row) => [row.createdAt, row.id]);
+  return { articles: items.map(summary), next_cursor: next };
 }
 
 /** A brand's published articles for its site: newest publication first, at most 500. */
@@ -257,7 +229,8 @@ export function createArticle(db: Db, brandId: string, input: ArticleInput): Art
   const html = renderArticle({ title, markdown });
   const row = db.sqlite
     .transaction((): ArticleRow => {
-      if (input.promptId) assertBrandPrompt(db, brandId, input.promptId);
+      // Another brand's prompt is NotFound, like an unknown one.
+      if (input.promptId) getPrompt(db, brandId, input.promptId);
       const slug = explicitSlug
         ? claimExplicitSlug(db, brandId, explicitSlug)
         : firstFreeSlug(slugify(title), (s) => slugTaken(db, brandId, s));

@@ -10,6 +10,7 @@ import type { AnyTool } from "../registry";
 import { analyticsTools } from "./analytics";
 import { brandTools } from "./brand";
 import { competitorTools } from "./competitors";
+import { contentTools } from "./content";
 import { promptTools } from "./prompts";
 import { tagTools } from "./tags";
 import { trackingTools } from "./tracking";
@@ -21,4 +22,5 @@ export const TOOLS: readonly AnyTool[] = [
   ...competitorTools,
   ...analyticsTools,
   ...trackingTools,
+  ...contentTools,
 ];

@@ -1,0 +1,253 @@
+// The writer model (`[writer]` in the config): drafts an article from a brief built out of the
+// brand's own data — the prompt where the brand is missing, the competitors the engines name for it
+// and the domains they cite, the brand's profile — and saves it through the same path as
+// create_article (rendered and sanitized on save, as a draft).
+import type { AppContext } from "../app";
+import { getBrand } from "../brands/service";
+import type { WriterSettings } from "../config";
+import { AppError, Invalid } from "../errors";
+import { getPrompt } from "../prompts/service";
+import { complete } from "../tracking/engines/client";
+import type { ChatMessage, ClientOptions } from "../tracking/engines/types";
+import { loadRoster } from "../tracking/store";
+import { type Article, createArticle, MAX_DESCRIPTION, MAX_TITLE } from "./service";
+
+export const ARTICLE_LENGTHS = ["short", "medium", "long"] as const;
+export type ArticleLength = (typeof ARTICLE_LENGTHS)[number];
+
+const WORDS: Record<ArticleLength, string> = { short: "about 600", medium: "about 1,200", long: "about 2,000" };
+/** Output room per length when the config sets no max_tokens (Anthropic requires one). */
+const MAX_TOKENS: Record<ArticleLength, number> = { short: 2_000, medium: 4_000, long: 8_000 };
+/** How far back the engines' answers are read for the brief. */
+const BRIEF_DAYS = 90;
+const BRIEF_COMPETITORS = 8;
+const BRIEF_DOMAINS = 10;
+const BRIEF_EXCERPTS = 2;
+const EXCERPT_CHARS = 600;
+
+export class WriterNotConfigured extends AppError {
+  constructor() {
+    super(
+      409,
+      "writer_not_configured",
+      "No writer model is configured on this server (the [writer] section of its config file), so generate_article cannot draft. Write the article yourself and save it with create_article; it will be sanitized and stored as a draft the same way.",
+    );
+  }
+}
+
+export class WriterFailed extends AppError {
+  constructor(reason: string) {
+    super(502, "writer_failed", `The writer model did not produce an article (${reason}); try again, or write it yourself with create_article.`);
+  }
+}
+
+export interface GenerateInput {
+  promptId?: string;
+  topic?: string;
+  title?: string;
+  tone?: string;
+  length?: ArticleLength;
+  language?: string;
+}
+
+/** What the engines say about one prompt, read from the stored answers. */
+export interface PromptEvidence {
+  answers: number;
+  brandMentioned: number;
+  competitors: Array<{ name: string; answers: number }>;
+  domains: Array<{ domain: string; citations: number }>;
+  excerpts: Array<{ engine: string; text: string }>;
+}
+
+export interface WriterBrief {
+  system: string;
+  user: string;
+}
+
+/** Drafts an article with the configured writer model and saves it as a draft of the brand. */
+export async function generateArticle(
+  app: AppContext,
+  brandId: string,
+  input: GenerateInput,
+  options: ClientOptions & { signal?: AbortSignal } = {},
+): Promise<Article> {
+  const writer = app.config.writer;
+  if (!writer) throw new WriterNotConfigured();
+  const brief = buildBrief(app, brandId, input);
+  const length = input.length ?? "medium";
+  const messages: ChatMessage[] = [
+    { role: "system", content: brief.system },
+    { role: "user", content: brief.user },
+  ];
+  const reply = await complete(writerModel(writer, length), messages, options);
+  if (reply.status === "error") throw new WriterFailed(reply.error ?? "the request failed");
+  if (reply.status === "empty") throw new WriterFailed("its reply was empty");
+  if (reply.status === "refusal") throw new WriterFailed("it declined to write it");
+  const draft = parseWriterOutput(reply.text);
+  if (draft.markdown.trim() === "") throw new WriterFailed("its reply had no article body");
+  return createArticle(app.db, brandId, {
+    title: input.title ?? draft.title,
+    markdown: draft.markdown,
+    description: draft.description,
+    promptId: input.promptId ?? null,
+  });
+}
+
+function writerModel(writer: WriterSettings, length: ArticleLength) {
+  return { ...writer, max_tokens: writer.max_tokens ?? MAX_TOKENS[length] };
+}
+
+/** The messages sent to the writer: every fact in them comes from the brand's data. */
+export function buildBrief(app: AppContext, brandId: string, input: GenerateInput): WriterBrief {
+  const topic = input.topic?.trim();
+  if (!input.promptId && !topic) {
+    throw new Invalid("Give prompt_id (a tracked prompt, see get_content_gaps or list_prompts) or topic.", "invalid_input");
+  }
+  const brand = getBrand(app.db, brandId);
+  const prompt = input.promptId ? getPrompt(app.db, brandId, input.promptId) : null;
+  const evidence = prompt ? promptEvidence(app, brandId, prompt.id) : null;
+  const roster = loadRoster(app.db, brandId);
+  const knownCompetitors = roster.members.filter((m) => !m.isBrand).map((m) => m.name);
+  const length = input.length ?? "medium";
+
+  const lines: string[] = [];
+  lines.push(`Write an article for the website of ${brand.name}${brand.domain ? ` (${brand.domain})` : ""}.`);
+  if (brand.aliases.length > 0) lines.push(`The brand is also known as: ${brand.aliases.join(", ")}.`);
+  lines.push("");
+  if (prompt) {
+    lines.push(`Target question, as people ask it to AI assistants: "${prompt.text}"`);
+    if (prompt.language) lines.push(`The question is asked in: ${prompt.language}.`);
+    if (prompt.country) lines.push(`Market: ${prompt.country}.`);
+  }
+  if (topic) lines.push(`${prompt ? "Angle" : "Topic"}: ${topic}`);
+  lines.push("");
+  if (evidence && evidence.answers > 0) {
+    lines.push(
+      `In the last ${BRIEF_DAYS} days, AI assistants answered this question ${evidence.answers} times and mentioned ${brand.name} in ${evidence.brandMentioned} of those answers.`,
+    );
+    if (evidence.competitors.length > 0) {
+      lines.push("Competitors the assistants name instead (answers mentioning each):");
+      for (const c of evidence.competitors) lines.push(`- ${c.name}: ${c.answers}`);
+    }
+    if (evidence.domains.length > 0) {
+      lines.push("Sources the assistants cite for it (citations):");
+      for (const d of evidence.domains) lines.push(`- ${d.domain}: ${d.citations}`);
+    }
+    if (evidence.excerpts.length > 0) {
+      lines.push("Excerpts of their answers (for context only; do not copy them):");
+      for (const e of evidence.excerpts) lines.push(`[${e.engine}] ${e.text}`);
+    }
+  } else if (prompt) {
+    lines.push("No tracked answers to this question yet.");
+  }
+  if (knownCompetitors.length > 0) lines.push(`Competitors of ${brand.name}: ${knownCompetitors.join(", ")}.`);
+  lines.push("");
+  lines.push("The goal: a genuinely useful answer to the question that an AI assistant would want to cite, in which");
+  lines.push(`${brand.name} appears where it honestly fits. Compare fairly with the competitors; cover what the cited`);
+  lines.push("sources cover, better. Do not invent statistics, prices, quotes or customer names.");
+  lines.push("");
+  lines.push(`Length: ${WORDS[length]} words.`);
+  if (input.tone) lines.push(`Tone: ${input.tone}.`);
+  lines.push(`Language: ${input.language ?? prompt?.language ?? "the language of the question"}.`);
+  lines.push(
+    "Format: Markdown only. Start with a front matter block of two lines between --- lines: `title: …` and `description: …` (one sentence, under 160 characters). Then the body: an H1 with the title, short sections with H2 headings, lists and tables where they help. No raw HTML, no images, no scripts.",
+  );
+
+  return {
+    system: `You are an expert content writer for ${brand.name}. You write clear, accurate, well-structured articles in Markdown.`,
+    user: lines.join("\n"),
+  };
+}
+
+/** Counts over the stored answers to one prompt: competitors named, domains cited, a few excerpts. */
+export function promptEvidence(app: AppContext, brandId: string, promptId: string, now = Date.now()): PromptEvidence {
+  const since = now - BRIEF_DAYS * 86_400_000;
+  const db = app.db.sqlite;
+  const totals = db
+    .query<{ answers: number; mentioned: number | null }, [string, string, number]>(
+      `SELECT count(*) AS answers, sum(brand_mentioned) AS mentioned FROM answers
+        WHERE brand_id = ? AND prompt_id = ? AND status = 'ok' AND created_at >= ?`,
+    )
+    .get(brandId, promptId, since);
+  const names = new Map(loadRoster(app.db, brandId).members.filter((m) => !m.isBrand).map((m) => [m.id, m.name]));
+  const competitors = db
+    .query<{ member_id: string; n: number }, [string, string, number]>(
+      `SELECT member_id, count(DISTINCT answer_id) AS n FROM mentions
+        WHERE brand_id = ? AND prompt_id = ? AND is_brand = 0 AND created_at >= ?
+        GROUP BY member_id ORDER BY n DESC, member_id`,
+    )
+    .all(brandId, promptId, since)
+    .filter((r) => names.has(r.member_id))
+    .slice(0, BRIEF_COMPETITORS)
+    .map((r) => ({ name: names.get(r.member_id)!, answers: r.n }));
+  const domains = db
+    .query<{ domain: string; n: number }, [string, string, number, number]>(
+      `SELECT domain, count(*) AS n FROM citations
+        WHERE brand_id = ? AND prompt_id = ? AND created_at >= ?
+        GROUP BY domain ORDER BY n DESC, domain LIMIT ?`,
+    )
+    .all(brandId, promptId, since, BRIEF_DOMAINS)
+    .map((r) => ({ domain: r.domain, citations: r.n }));
+  const excerpts = db
+    .query<{ engine: string; text: string }, [string, string, number, number]>(
+      `SELECT engine, text FROM answers
+        WHERE brand_id = ? AND prompt_id = ? AND status = 'ok' AND created_at >= ? AND brand_mentioned = 0
+        ORDER BY created_at DESC LIMIT ?`,
+    )
+    .all(brandId, promptId, since, BRIEF_EXCERPTS)
+    .map((r) => ({ engine: r.engine, text: oneLine(r.text, EXCERPT_CHARS) }));
+  return { answers: totals?.answers ?? 0, brandMentioned: totals?.mentioned ?? 0, competitors, domains, excerpts };
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+export interface WriterDraft {
+  title: string;
+  description: string | null;
+  markdown: string;
+}
+
+/**
+ * Reads the model's reply: an optional ```markdown fence around everything, an optional front
+ * matter (title, description), and a leading H1 as the title when the front matter has none.
+ */
+export function parseWriterOutput(reply: string): WriterDraft {
+  let text = reply.replace(/\r\n?/g, "\n").trim();
+  const fenced = /^```[a-z]*\n([\s\S]*?)\n```$/i.exec(text);
+  if (fenced?.[1] !== undefined) text = fenced[1].trim();
+  let title = "";
+  let description: string | null = null;
+  const front = /^---\n([\s\S]*?)\n---(?:\n|$)/.exec(text);
+  if (front?.[1] !== undefined) {
+    for (const line of front[1].split("\n")) {
+      const field = /^(title|description)\s*:\s*(.*)$/i.exec(line.trim());
+      if (!field?.[1] || field[2] === undefined) continue;
+      const value = unquote(field[2]);
+      if (field[1].toLowerCase() === "title") title = value;
+      else description = value || null;
+    }
+    text = text.slice(front[0].length).trim();
+  }
+  if (title === "") {
+    const h1 = /^#\s+(.+?)\s*#*\s*$/m.exec(text.split("\n").find((l) => l.trim() !== "") ?? "");
+    if (h1?.[1]) title = h1[1];
+  }
+  return {
+    title: clip(title, MAX_TITLE),
+    description: description === null ? null : clip(description, MAX_DESCRIPTION),
+    markdown: text,
+  };
+}
+
+function unquote(value: string): string {
+  const v = value.trim();
+  return /^(["']).*\1$/.test(v) ? v.slice(1, -1).trim() : v;
+}
+
+function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
