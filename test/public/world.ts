@@ -9,6 +9,7 @@ import { type Config, loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
 import { accounts, prompts } from "../../src/db/schema";
 import { newId } from "../../src/ids";
+import { createApiKey } from "../../src/keys/service";
 import { configureLog } from "../../src/log";
 
 export interface World {
@@ -45,4 +46,36 @@ export function addPrompt(world: World, brandId: string, text: string): string {
     .values({ id, brandId, text, textKey: text.toLowerCase().replace(/\s+/g, " ").trim(), createdAt: Date.now() })
     .run();
   return id;
+}
+
+/** An API key of the world's account for `brandId`, made as the dashboard makes them. */
+export function apiKeyFor(world: World, brandId: string): string {
+  return createApiKey(world.ctx.db, world.accountId, { name: "test", brandId }).plaintext;
+}
+
+export interface ToolOutcome {
+  data: any;
+  error: string | null;
+}
+
+/** One tools/call through app.handle, as an MCP client would post it (stateless JSON responses). */
+export async function callTool(world: World, key: string, name: string, args: Record<string, unknown> = {}): Promise<ToolOutcome> {
+  const response = await world.app.handle(
+    new Request("http://localhost/api/mcp/mcp", {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${key}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-06-18",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
+    }),
+  );
+  const body = (await response.json()) as { result?: { isError?: boolean; structuredContent?: unknown; content?: Array<{ text?: string }> }; error?: { message: string } };
+  if (!body.result) throw new Error(`${name}: JSON-RPC error ${JSON.stringify(body.error ?? body)}`);
+  return {
+    data: body.result.structuredContent ?? null,
+    error: body.result.isError ? (body.result.content?.[0]?.text ?? "") : null,
+  };
 }

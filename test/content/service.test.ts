@@ -1,0 +1,228 @@
+// Articles through the content tools (in process, app.handle): drafts, slugs, sanitized HTML on
+// save, limits, publishing, paging, and brand isolation.
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { addPrompt, apiKeyFor, callTool, makeWorld, type World } from "../public/world";
+
+let world: World;
+let key: string;
+let otherKey: string;
+
+beforeEach(async () => {
+  world = await makeWorld();
+  key = apiKeyFor(world, world.brand.id);
+  otherKey = apiKeyFor(world, world.other.id);
+});
+afterEach(() => world.close());
+
+const tool = (name: string, args: Record<string, unknown> = {}, as = key) => callTool(world, as, name, args);
+
+async function create(args: Record<string, unknown>) {
+  const outcome = await tool("create_article", { markdown: "Some text.", ...args });
+  if (outcome.error) throw new Error(outcome.error);
+  return outcome.data.article;
+}
+
+describe("create_article", () => {
+  test("saves a draft with the record's fields, HTML rendered and sanitized once, the repeated H1 dropped", async () => {
+    const article = await create({
+      title: "Best CRM for Startups",
+      description: "  How to choose\n a CRM ",
+      markdown: "# Best CRM for startups\n\nPick <b onclick=\"alert(1)\">Acme</b>.<script>alert(1)</script>\n\n[site](javascript:alert(1)) [ok](https://acme.com)",
+    });
+    expect(Object.keys(article)).toEqual(["id", "slug", "title", "description", "status", "published_at", "created_at", "updated_at", "prompt_id", "markdown", "html"]);
+    expect(article).toMatchObject({ slug: "best-crm-for-startups", title: "Best CRM for Startups", description: "How to choose a CRM", status: "draft", published_at: null, prompt_id: null });
+    expect(article.id).toMatch(/^art_/);
+    expect(article.html).not.toContain("<h1");
+    expect(article.html).not.toContain("script");
+    expect(article.html).not.toContain("onclick");
+    expect(article.html).not.toContain("javascript:");
+    expect(article.html).toContain('<a href="https://acme.com" rel="noopener noreferrer">ok</a>');
+    expect(article.html).toContain("<b>Acme</b>");
+    const stored = await tool("get_article", { article_id: article.id });
+    expect(stored.data.article).toEqual(article);
+  });
+
+  test("slugs are derived from the title, lowercase a-z0-9-, and get -2, -3 on collision", async () => {
+    expect((await create({ title: "Crème Brûlée: 10 Tips!" })).slug).toBe("creme-brulee-10-tips");
+    expect((await create({ title: "Same title" })).slug).toBe("same-title");
+    expect((await create({ title: "Same Title" })).slug).toBe("same-title-2");
+    expect((await create({ title: "same   title!" })).slug).toBe("same-title-3");
+    expect((await create({})).slug).toBe("untitled");
+    expect((await create({ title: "" })).slug).toBe("untitled-2");
+    expect((await create({ title: "x".repeat(200) })).slug).toHaveLength(80);
+  });
+
+  test("the same slug may exist in two brands", async () => {
+    await create({ title: "Shared" });
+    const theirs = await tool("create_article", { title: "Shared", markdown: "x" }, otherKey);
+    expect(theirs.data.article.slug).toBe("shared");
+  });
+
+  test("an explicit slug is validated, and refused when the brand already uses it", async () => {
+    expect((await create({ title: "A", slug: "my-own-slug" })).slug).toBe("my-own-slug");
+    for (const slug of ["Upper-Case", "spaces here", "-leading", "trailing-", "a--b", "ünï", "a/b", "x".repeat(101)]) {
+      const outcome = await tool("create_article", { markdown: "x", slug });
+      expect(outcome.error).toContain("slug");
+    }
+    const taken = await tool("create_article", { markdown: "x", slug: "my-own-slug" });
+    expect(taken.error).toBe('slug: another article of this brand already uses "my-own-slug"; choose another slug.');
+  });
+
+  test("limits: markdown over 200 KB, an empty body, a title or description too long", async () => {
+    const big = await tool("create_article", { markdown: "a".repeat(200 * 1024 + 1) });
+    expect(big.error).toBe("markdown: the article body is 201 KB; the limit is 200 KB. Shorten it or split it into several articles.");
+    expect((await tool("create_article", { markdown: "a".repeat(200 * 1024) })).error).toBeNull();
+    const multibyte = await tool("create_article", { markdown: "é".repeat(110 * 1024) });
+    expect(multibyte.error).toContain("the limit is 200 KB");
+    expect((await tool("create_article", { markdown: "  \n " })).error).toBe("markdown: the article body is empty; give it some text.");
+    expect((await tool("create_article", { markdown: "x", title: "t".repeat(201) })).error).toContain("title");
+    expect((await tool("create_article", { markdown: "x", description: "d".repeat(501) })).error).toContain("description");
+  });
+
+  test("prompt_id must be one of the brand's prompts", async () => {
+    const own = addPrompt(world, world.brand.id, "best crm for startups");
+    const theirs = addPrompt(world, world.other.id, "best crm for agencies");
+    expect((await create({ prompt_id: own })).prompt_id).toBe(own);
+    const foreign = await tool("create_article", { markdown: "x", prompt_id: theirs });
+    const unknown = await tool("create_article", { markdown: "x", prompt_id: "prm_doesnotexist0000" });
+    expect(foreign.error).toContain("Prompt not found");
+    expect(foreign.error).toBe(unknown.error);
+  });
+
+  test("HTML that cannot be made safe is refused with a clear error, nothing is saved", async () => {
+    const outcome = await tool("create_article", { markdown: "<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>" });
+    if (outcome.error) expect(outcome.error).toContain("cannot be made safe");
+    else expect(outcome.data.article.html).not.toContain("onerror");
+  });
+});
+
+describe("update_article", () => {
+  test("a never-published draft's derived slug follows its title; an explicit slug is kept", async () => {
+    const draft = await create({ title: "First idea" });
+    const renamed = await tool("update_article", { article_id: draft.id, title: "Better idea" });
+    expect(renamed.data.article.slug).toBe("better-idea");
+    const custom = await tool("update_article", { article_id: draft.id, slug: "chosen" });
+    expect(custom.data.article.slug).toBe("chosen");
+    const retitled = await tool("update_article", { article_id: draft.id, title: "Third idea" });
+    expect(retitled.data.article.slug).toBe("chosen");
+  });
+
+  test("re-renders the HTML when the markdown or title changes, and keeps fields not given", async () => {
+    const draft = await create({ title: "Title", description: "desc", markdown: "# Title\n\nOne" });
+    const updated = await tool("update_article", { article_id: draft.id, markdown: "# Title\n\nTwo *three*" });
+    expect(updated.data.article).toMatchObject({ title: "Title", description: "desc", html: "<p>Two <em>three</em></p>\n" });
+    const retitled = await tool("update_article", { article_id: draft.id, title: "Other" });
+    expect(retitled.data.article.html).toContain("<h1>Title</h1>");
+    const cleared = await tool("update_article", { article_id: draft.id, description: null });
+    expect(cleared.data.article.description).toBeNull();
+  });
+
+  test("a published article's slug is fixed for ever: a different slug is refused, the same is fine", async () => {
+    const draft = await create({ title: "Launch post" });
+    await tool("publish_to_site", { article_id: draft.id });
+    const refused = await tool("update_article", { article_id: draft.id, slug: "new-slug" });
+    expect(refused.error).toBe(
+      'slug: this article has been published as "launch-post" and its slug is fixed so that links to it keep working; leave slug out (or pass "launch-post").',
+    );
+    expect((await tool("update_article", { article_id: draft.id, slug: "launch-post", title: "Renamed" })).data.article.slug).toBe("launch-post");
+    await tool("unpublish_article", { article_id: draft.id });
+    expect((await tool("update_article", { article_id: draft.id, slug: "new-slug" })).error).toContain("fixed");
+    expect((await tool("update_article", { article_id: draft.id, title: "Another name" })).data.article.slug).toBe("launch-post");
+  });
+});
+
+describe("publish_to_site and unpublish_article", () => {
+  test("published_at is the first publication: kept by unpublish and republish", async () => {
+    const draft = await create({ title: "Dated" });
+    const published = (await tool("publish_to_site", { article_id: draft.id })).data.article;
+    expect(published.status).toBe("published");
+    expect(published.published_at).not.toBeNull();
+    const again = (await tool("publish_to_site", { article_id: draft.id })).data.article;
+    expect(again).toEqual(published);
+    await Bun.sleep(5);
+    const unpublished = (await tool("unpublish_article", { article_id: draft.id })).data.article;
+    expect(unpublished.status).toBe("draft");
+    expect(unpublished.published_at).toBe(published.published_at);
+    const republished = (await tool("publish_to_site", { article_id: draft.id })).data.article;
+    expect(republished.published_at).toBe(published.published_at);
+  });
+
+  test("a published article is readable at once through the public API, and gone at once when unpublished", async () => {
+    const draft = await create({ title: "Live now", markdown: "Body" });
+    const path = `http://localhost/api/public/articles/live-now?key=${world.brand.site_key}`;
+    expect((await world.app.handle(new Request(path))).status).toBe(404);
+    await tool("publish_to_site", { article_id: draft.id });
+    const live = await world.app.handle(new Request(path));
+    expect(live.status).toBe(200);
+    expect((await live.json()).article.html).toBe("<p>Body</p>\n");
+    await tool("unpublish_article", { article_id: draft.id });
+    expect((await world.app.handle(new Request(path))).status).toBe(404);
+  });
+});
+
+describe("list_articles", () => {
+  test("newest first, filtered by status, paged with cursor", async () => {
+    const made = [];
+    for (let i = 0; i < 5; i++) {
+      made.push(await create({ title: `Post ${i}` }));
+      await Bun.sleep(2);
+    }
+    await tool("publish_to_site", { article_id: made[1].id });
+    await tool("publish_to_site", { article_id: made[3].id });
+    const all = (await tool("list_articles")).data;
+    expect(all.articles.map((a: { slug: string }) => a.slug)).toEqual(["post-4", "post-3", "post-2", "post-1", "post-0"]);
+    expect(all.next_cursor).toBeNull();
+    expect(Object.keys(all.articles[0])).toEqual(["id", "slug", "title", "description", "status", "published_at", "created_at"]);
+    const published = (await tool("list_articles", { status: "published" })).data;
+    expect(published.articles.map((a: { slug: string }) => a.slug)).toEqual(["post-3", "post-1"]);
+    const drafts = (await tool("list_articles", { status: "draft" })).data;
+    expect(drafts.articles.map((a: { slug: string }) => a.slug)).toEqual(["post-4", "post-2", "post-0"]);
+    const first = (await tool("list_articles", { limit: 2 })).data;
+    expect(first.articles.map((a: { slug: string }) => a.slug)).toEqual(["post-4", "post-3"]);
+    const second = (await tool("list_articles", { limit: 2, cursor: first.next_cursor })).data;
+    expect(second.articles.map((a: { slug: string }) => a.slug)).toEqual(["post-2", "post-1"]);
+    const third = (await tool("list_articles", { limit: 2, cursor: second.next_cursor })).data;
+    expect(third.articles.map((a: { slug: string }) => a.slug)).toEqual(["post-0"]);
+    expect(third.next_cursor).toBeNull();
+    expect((await tool("list_articles", { cursor: "garbage" })).error).toContain("cursor");
+  });
+});
+
+describe("brand isolation", () => {
+  test("another brand's article id gets the same not-found error as an unknown id, and changes nothing", async () => {
+    const ours = await create({ title: "Private draft", markdown: "secret words" });
+    const unknownId = "art_0000000000000000";
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ["get_article", {}],
+      ["update_article", { title: "hijacked" }],
+      ["publish_to_site", {}],
+      ["unpublish_article", {}],
+    ];
+    for (const [name, extra] of calls) {
+      const foreign = await tool(name, { article_id: ours.id, ...extra }, otherKey);
+      const unknown = await tool(name, { article_id: unknownId, ...extra }, otherKey);
+      expect(foreign.error).toBe("Article not found: check article_id with list_articles.");
+      expect(foreign.error).toBe(unknown.error);
+    }
+    expect((await tool("list_articles", {}, otherKey)).data.articles).toEqual([]);
+    const after = (await tool("get_article", { article_id: ours.id })).data.article;
+    expect(after).toEqual(ours);
+    const publicList = await world.app.handle(new Request(`http://localhost/api/public/articles?key=${world.brand.site_key}`));
+    expect(await publicList.text()).toBe('{"articles":[]}');
+  });
+
+  test("no content tool takes a brand id", async () => {
+    const outcome = await tool("list_articles", { brand_id: world.other.id });
+    expect(outcome.error).toContain("brand_id");
+  });
+});
+
+describe("generate_article without a writer", () => {
+  test("says no writer is configured and points to create_article", async () => {
+    const promptId = addPrompt(world, world.brand.id, "best crm for startups");
+    const outcome = await tool("generate_article", { prompt_id: promptId });
+    expect(outcome.error).toContain("No writer model is configured");
+    expect(outcome.error).toContain("create_article");
+    expect((await tool("list_articles")).data.articles).toEqual([]);
+  });
+});
