@@ -1,6 +1,6 @@
 // Brands: a name, an optional domain, aliases the analysis also counts as the brand, and a public
 // site key for the content API. Queries on the brands table live here only.
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, max } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { brands } from "../db/schema";
 import { Invalid, NotFound } from "../errors";
@@ -81,19 +81,22 @@ function view(row: BrandRow): BrandView {
 }
 
 export function createBrand(db: Db, accountId: string, input: BrandInput): BrandView {
-  const now = Date.now();
-  const row: BrandRow = {
-    id: newId("brd"),
-    accountId,
+  const fields = {
     name: parseBrandName(input.name),
     domain: parseBrandDomain(input.domain),
     aliases: parseBrandAliases(input.aliases),
-    siteKey: generateSiteKey(),
-    createdAt: now,
-    updatedAt: now,
   };
-  db.orm.insert(brands).values(row).run();
-  return view(row);
+  return db.sqlite
+    .transaction(() => {
+      // Strictly increasing per account, so "the account's first brand" (the default for new keys)
+      // is well defined even for brands created within the same millisecond.
+      const last = db.orm.select({ at: max(brands.createdAt) }).from(brands).where(eq(brands.accountId, accountId)).get()?.at;
+      const createdAt = Math.max(Date.now(), (last ?? 0) + 1);
+      const row: BrandRow = { id: newId("brd"), accountId, ...fields, siteKey: generateSiteKey(), createdAt, updatedAt: createdAt };
+      db.orm.insert(brands).values(row).run();
+      return view(row);
+    })
+    .immediate();
 }
 
 /** The account's brands, oldest first (the first one is the default for new API keys). */

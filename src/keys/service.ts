@@ -1,5 +1,5 @@
 // API keys: create, list, revoke, and verification of a bearer header for the tool server.
-import { and, desc, eq, isNull, count } from "drizzle-orm";
+import { and, count, desc, eq, isNull, max } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { apiKeys, accounts, brands, type Plan } from "../db/schema";
 import { Conflict, Forbidden, Invalid, NotFound } from "../errors";
@@ -77,6 +77,8 @@ export function createApiKey(db: Db, accountId: string, input: { name: unknown; 
         "key_limit",
       );
     }
+    // Strictly increasing per account, so "newest first" is exact even within one millisecond.
+    const last = db.orm.select({ at: max(apiKeys.createdAt) }).from(apiKeys).where(eq(apiKeys.accountId, accountId)).get()?.at;
     const generated = generateApiKey();
     const row = {
       id: newId("key"),
@@ -85,7 +87,7 @@ export function createApiKey(db: Db, accountId: string, input: { name: unknown; 
       name,
       keyHash: generated.hash,
       keyPrefix: generated.prefix,
-      createdAt: Date.now(),
+      createdAt: Math.max(Date.now(), (last ?? 0) + 1),
     };
     db.orm.insert(apiKeys).values(row).run();
     return {

@@ -1,5 +1,5 @@
 // The foundation as a self-hoster meets it: the compiled binary alone in an empty directory.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -7,6 +7,9 @@ import { sandbox, type Sandbox, type ServerProcess } from "../support/binary";
 
 const EMAIL = "owner@example.com";
 const PASSWORD = "a long enough password";
+
+// Child processes on a busy machine need more than the 5 s default.
+setDefaultTimeout(30_000);
 
 let box: Sandbox;
 let server: ServerProcess;

@@ -93,7 +93,6 @@ describe("GET /api/mcp/keys", () => {
     t = await testApp();
     const { cookie } = await withBrand("a@example.com");
     const first = (await t.call("POST", "/api/mcp/keys", { cookie, body: { name: "first" } })).json;
-    await Bun.sleep(2);
     const second = (await t.call("POST", "/api/mcp/keys", { cookie, body: { name: "second" } })).json;
     expect(verifyBearerKey(t.db, `Bearer ${first.plaintext}`).ok).toBe(true);
     flushLastUsed(t.db);

@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 
+
 export const BINARY = resolve(import.meta.dir, "../../dist/spyglass");
 
 /** The compiled binary's path; throws a message saying how to build it when it is missing. */

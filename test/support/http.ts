@@ -9,6 +9,7 @@
 //
 // `call` sends `Content-Type: application/json` whenever there is a body (override with
 // `headers`); pass `rawBody` to send a string as is.
+import { setDefaultTimeout } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +19,10 @@ import { loadConfig, type Config } from "../../src/config";
 import { openDatabase, type Db } from "../../src/db/client";
 import type { Plan } from "../../src/db/schema";
 import { configureLog } from "../../src/log";
+
+// bunfig.toml's [test] timeout is not read by Bun 1.3; argon2id hashing and child processes on a
+// busy machine need more than the 5 s default.
+setDefaultTimeout(30_000);
 
 export const BASE = "http://spyglass.test";
 export const PASSWORD = "correct horse battery";
