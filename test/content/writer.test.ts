@@ -1,0 +1,188 @@
+// generate_article against stand-in OpenAI and Anthropic servers on loopback: the brief is built
+// from the brand's data, the reply is saved as a sanitized draft, and failures are clear.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { answers, citations, competitors, mentions } from "../../src/db/schema";
+import { newId } from "../../src/ids";
+import { parseWriterOutput } from "../../src/content/writer";
+import { answer, type FakeProvider, httpError, startFakeAnthropic, startFakeOpenAI } from "../support/fake-providers";
+import { addPrompt, apiKeyFor, callTool, makeWorld, type World } from "../public/world";
+
+const KEY_ENV = "SPYGLASS_TEST_WRITER_KEY";
+const PROVIDER_KEY = "sk-writer-test-0123456789";
+
+const ARTICLE = `---
+title: "Best CRM for startups in 2025"
+description: A fair comparison of CRMs for young teams.
+---
+# Best CRM for startups in 2025
+
+Acme CRM, Rival One and Rival Two compared.
+
+<script>alert(1)</script><img src=x onerror=alert(1)>
+
+| CRM | Free plan |
+|---|---|
+| Acme CRM | yes |
+`;
+
+let openai: FakeProvider;
+let anthropic: FakeProvider;
+let world: World | null = null;
+
+beforeAll(() => {
+  process.env[KEY_ENV] = PROVIDER_KEY;
+  openai = startFakeOpenAI({ apiKey: PROVIDER_KEY, fallback: answer(ARTICLE) });
+  anthropic = startFakeAnthropic({ apiKey: PROVIDER_KEY, fallback: answer(`\`\`\`markdown\n${ARTICLE}\n\`\`\``) });
+});
+afterAll(async () => {
+  delete process.env[KEY_ENV];
+  await openai.stop();
+  await anthropic.stop();
+});
+afterEach(() => {
+  world?.close();
+  world = null;
+});
+
+async function worldWithWriter(api: "openai" | "anthropic", baseUrl: string) {
+  world = await makeWorld({
+    config: { writer: { api, base_url: baseUrl, model: `${api}-writer`, api_key_env: KEY_ENV, timeout_ms: 5_000, max_retries: 0 } },
+  });
+  return world;
+}
+
+/** A prompt where engines named two competitors (and not the brand) and cited three domains. */
+function seedEvidence(w: World): string {
+  const db = w.ctx.db;
+  const promptId = addPrompt(w, w.brand.id, "What is the best CRM for startups?");
+  const now = Date.now() - 3_600_000;
+  const rivals = ["Rival One", "Rival Two"].map((name, i) => {
+    const id = newId("cmp");
+    db.orm.insert(competitors).values({ id, brandId: w.brand.id, name, domains: [`rival${i + 1}.com`], createdAt: now }).run();
+    return id;
+  });
+  const cited = [
+    ["https://g2.com/crm", "g2.com"],
+    ["https://capterra.com/best", "capterra.com"],
+    ["https://g2.com/other", "g2.com"],
+    ["https://rival1.com/pricing", "rival1.com"],
+  ];
+  for (let i = 0; i < 3; i++) {
+    const row = db.orm
+      .insert(answers)
+      .values({ brandId: w.brand.id, promptId, engine: i ? "perplexity" : "chatgpt", status: "ok", text: `Try Rival One or Rival Two (${i}).`, createdAt: now + i })
+      .returning({ id: answers.id })
+      .get();
+    rivals.forEach((memberId, rank) => {
+      if (rank === 1 && i === 2) return;
+      db.orm.insert(mentions).values({ answerId: row.id, brandId: w.brand.id, memberId, isBrand: false, offset: rank * 10, rank: rank + 1, engine: "chatgpt", promptId, createdAt: now + i }).run();
+    });
+    const [url, domain] = cited[i]!;
+    db.orm.insert(citations).values({ answerId: row.id, brandId: w.brand.id, url: url!, domain: domain!, engine: "chatgpt", promptId, createdAt: now + i }).run();
+  }
+  return promptId;
+}
+
+describe("generate_article with an OpenAI-compatible writer", () => {
+  test("sends a brief built from the prompt, the competitors named, the cited domains and the brand profile", async () => {
+    const w = await worldWithWriter("openai", openai.url);
+    const promptId = seedEvidence(w);
+    const before = openai.requests.length;
+    const outcome = await callTool(w, apiKeyFor(w, w.brand.id), "generate_article", { prompt_id: promptId, tone: "friendly", length: "short" });
+    expect(outcome.error).toBeNull();
+    expect(openai.requests.length).toBe(before + 1);
+    const sent = openai.requests.at(-1)!;
+    expect(sent.headers.authorization).toBe(`Bearer ${PROVIDER_KEY}`);
+    const body = sent.body as { model: string; messages: Array<{ role: string; content: string }>; max_tokens: number };
+    expect(body.model).toBe("openai-writer");
+    expect(body.messages.map((m) => m.role)).toEqual(["system", "user"]);
+    const brief = sent.prompt;
+    for (const expected of [
+      "What is the best CRM for startups?",
+      "Acme CRM (acme.com)",
+      "AcmeCRM",
+      "- Rival One: 3",
+      "- Rival Two: 2",
+      "- g2.com: 2",
+      "- capterra.com: 1",
+      "answered this question 3 times and mentioned Acme CRM in 0",
+      "Tone: friendly.",
+      "about 600 words",
+    ]) {
+      expect(brief).toContain(expected);
+    }
+    expect(body.max_tokens).toBe(2000);
+
+    const article = outcome.data.article;
+    expect(article).toMatchObject({
+      title: "Best CRM for startups in 2025",
+      description: "A fair comparison of CRMs for young teams.",
+      slug: "best-crm-for-startups-in-2025",
+      status: "draft",
+      prompt_id: promptId,
+    });
+    expect(article.markdown.startsWith("# Best CRM for startups in 2025")).toBe(true);
+    expect(article.html).not.toContain("<h1");
+    expect(article.html).not.toContain("script");
+    expect(article.html).not.toContain("onerror");
+    expect(article.html).toContain("<table>");
+  });
+
+  test("works from a topic alone, and a given title wins over the writer's", async () => {
+    const w = await worldWithWriter("openai", openai.url);
+    const outcome = await callTool(w, apiKeyFor(w, w.brand.id), "generate_article", { topic: "CRM migration checklist", title: "Moving CRMs" });
+    expect(outcome.error).toBeNull();
+    expect(openai.requests.at(-1)!.prompt).toContain("Topic: CRM migration checklist");
+    expect(outcome.data.article).toMatchObject({ title: "Moving CRMs", slug: "moving-crms", prompt_id: null });
+  });
+
+  test("needs a prompt or a topic; another brand's prompt is not found", async () => {
+    const w = await worldWithWriter("openai", openai.url);
+    const key = apiKeyFor(w, w.brand.id);
+    expect((await callTool(w, key, "generate_article", {})).error).toContain("prompt_id");
+    const theirs = addPrompt(w, w.other.id, "best crm for agencies");
+    expect((await callTool(w, key, "generate_article", { prompt_id: theirs })).error).toContain("Prompt not found");
+  });
+
+  test("a provider failure is a clear tool error and saves nothing", async () => {
+    const failing = startFakeOpenAI({ apiKey: PROVIDER_KEY, fallback: httpError(500, { message: "upstream exploded" }) });
+    try {
+      const w = await worldWithWriter("openai", failing.url);
+      const key = apiKeyFor(w, w.brand.id);
+      const outcome = await callTool(w, key, "generate_article", { topic: "anything at all" });
+      expect(outcome.error).toContain("The writer model did not produce an article (HTTP 500: upstream exploded)");
+      expect(outcome.error).toContain("create_article");
+      expect((await callTool(w, key, "list_articles")).data.articles).toEqual([]);
+    } finally {
+      await failing.stop();
+    }
+  });
+});
+
+describe("generate_article with an Anthropic writer", () => {
+  test("uses the Messages API with x-api-key and reads a fenced reply", async () => {
+    const w = await worldWithWriter("anthropic", anthropic.url);
+    const promptId = seedEvidence(w);
+    const outcome = await callTool(w, apiKeyFor(w, w.brand.id), "generate_article", { prompt_id: promptId, length: "long", language: "de" });
+    expect(outcome.error).toBeNull();
+    const sent = anthropic.requests.at(-1)!;
+    expect(sent.path).toBe("/v1/messages");
+    expect(sent.headers["x-api-key"]).toBe(PROVIDER_KEY);
+    const body = sent.body as { system?: unknown; max_tokens: number };
+    expect(body.max_tokens).toBe(8000);
+    expect(JSON.stringify(body)).toContain("expert content writer for Acme CRM");
+    expect(sent.prompt).toContain("Rival One");
+    expect(sent.prompt).toContain("Language: de.");
+    expect(outcome.data.article.title).toBe("Best CRM for startups in 2025");
+    expect(outcome.data.article.markdown).not.toContain("```");
+  });
+});
+
+describe("parseWriterOutput", () => {
+  test("front matter, a leading H1 when there is none, and a fence around everything", () => {
+    expect(parseWriterOutput("# Just a heading\n\nBody")).toEqual({ title: "Just a heading", description: null, markdown: "# Just a heading\n\nBody" });
+    expect(parseWriterOutput("```md\n---\ntitle: 'Quoted'\n---\nBody\n```")).toEqual({ title: "Quoted", description: null, markdown: "Body" });
+    expect(parseWriterOutput("No heading at all")).toEqual({ title: "", description: null, markdown: "No heading at all" });
+    expect(parseWriterOutput(`---\ntitle: ${"t".repeat(300)}\n---\nx`).title).toHaveLength(200);
+  });
+});
