@@ -20,7 +20,7 @@ export const INTERNAL_ERROR_BODY = '{"error":"Internal error"}';
 export interface CachedBody {
   body: string;
   etag: string;
-  /** UTF-8 length: the Content-Length of a GET, sent on a HEAD too. */
+  /** UTF-8 length, for the cache's memory budget. */
   length: number;
 }
 
@@ -51,10 +51,6 @@ export function bodyResponse(request: Request, cached: CachedBody): Response {
     return new Response(null, { status: 304, headers });
   }
   headers["content-type"] = JSON_TYPE;
-  if (request.method === "HEAD") {
-    headers["content-length"] = String(cached.length);
-    return new Response(null, { status: 200, headers });
-  }
   return new Response(cached.body, { status: 200, headers });
 }
 

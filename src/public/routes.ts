@@ -65,10 +65,7 @@ function withSurfaceHeaders(request: Request, response: Response): Response {
     headers.set("access-control-allow-headers", PREFLIGHT_ALLOW_HEADERS);
     headers.set("access-control-max-age", String(PREFLIGHT_MAX_AGE_SECONDS));
   }
-  // HEAD: the GET's status and headers, never a body (whichever handler answered).
-  if (request.method === "HEAD" && response.body !== null) {
-    return new Response(null, { status: response.status, headers });
-  }
+  // HEAD is answered as a GET: Bun's server sends its headers and Content-Length without the body.
   return response;
 }
 
