@@ -80,6 +80,8 @@ interface AnswerAgg {
   sent_sum: number | null;
   sent_n: number;
   cited: number;
+  prompts: number;
+  covered: number;
 }
 
 /** Counts for [previous.start, period.end) split by engine and by period (cur = 1 for the current one). */
@@ -104,7 +106,9 @@ function collectCounts(app: AppContext, filter: Filter): { byEngine: Map<string,
       `SELECT a.engine AS engine, (a.created_at >= ?) AS cur, count(*) AS total,
          sum(a.status = 'ok') AS valid, sum(a.brand_mentioned) AS mentioned,
          sum(a.brand_position) AS pos_sum, count(CASE WHEN a.brand_position = 1 THEN 1 END) AS top1, count(CASE WHEN a.brand_position <= 3 THEN 1 END) AS top3,
-         sum(a.brand_sentiment) AS sent_sum, count(a.brand_sentiment) AS sent_n, sum(a.brand_cited) AS cited
+         sum(a.brand_sentiment) AS sent_sum, count(a.brand_sentiment) AS sent_n, sum(a.brand_cited) AS cited,
+         count(DISTINCT CASE WHEN a.status = 'ok' THEN a.prompt_id END) AS prompts,
+         count(DISTINCT CASE WHEN a.brand_mentioned THEN a.prompt_id END) AS covered
        FROM answers a WHERE ${w.sql} GROUP BY a.engine, cur`,
     )
     .all(cutoff, ...w.params);
@@ -120,6 +124,10 @@ function collectCounts(app: AppContext, filter: Filter): { byEngine: Map<string,
       c.sentN += r.sent_n;
       c.cited += r.cited;
     }
+    // Per engine, its own prompts; the overall figure is counted separately below.
+    const own = slot(r.engine, r.cur);
+    own.prompts = r.prompts;
+    own.coveredPrompts = r.covered;
   }
 
   const mw = where("m", filter, filter.previous.start, filter.period.end);
@@ -136,32 +144,18 @@ function collectCounts(app: AppContext, filter: Filter): { byEngine: Map<string,
     }
   }
 
-  // Prompt coverage: per engine its own prompts; overall, a prompt counts once across engines.
-  const coverageRows = db
-    .query<{ engine: string; cur: number; prompts: number; covered: number }, SqlParam[]>(
-      `SELECT engine, cur, count(*) AS prompts, sum(m) AS covered FROM (
-         SELECT a.engine AS engine, (a.created_at >= ?) AS cur, a.prompt_id, max(a.brand_mentioned) AS m
-         FROM answers a WHERE ${w.sql} AND a.status = 'ok' GROUP BY a.engine, cur, a.prompt_id
-       ) GROUP BY engine, cur`,
-    )
-    .all(cutoff, ...w.params);
-  for (const r of coverageRows) {
-    const c = slot(r.engine, r.cur);
-    c.prompts = r.prompts;
-    c.coveredPrompts = r.covered;
-  }
-  const overallCoverage = db
-    .query<{ cur: number; prompts: number; covered: number }, SqlParam[]>(
-      `SELECT cur, count(*) AS prompts, sum(m) AS covered FROM (
-         SELECT (a.created_at >= ?) AS cur, a.prompt_id, max(a.brand_mentioned) AS m
-         FROM answers a WHERE ${w.sql} AND a.status = 'ok' GROUP BY cur, a.prompt_id
-       ) GROUP BY cur`,
-    )
-    .all(cutoff, ...w.params);
-  for (const r of overallCoverage) {
-    const c = overall[r.cur ? 0 : 1];
-    c.prompts = r.prompts;
-    c.coveredPrompts = r.covered;
+  // Overall, a prompt counts once across engines; count(DISTINCT …) dedupes into a small ephemeral index.
+  for (const [index, p] of [filter.period, filter.previous].entries()) {
+    const pw = where("a", filter, p.start, p.end);
+    const r = db
+      .query<{ prompts: number; covered: number }, SqlParam[]>(
+        `SELECT count(DISTINCT CASE WHEN a.status = 'ok' THEN a.prompt_id END) AS prompts,
+           count(DISTINCT CASE WHEN a.brand_mentioned THEN a.prompt_id END) AS covered
+         FROM answers a WHERE ${pw.sql}`,
+      )
+      .get(...pw.params);
+    overall[index]!.prompts = r?.prompts ?? 0;
+    overall[index]!.coveredPrompts = r?.covered ?? 0;
   }
   return { byEngine, overall };
 }
