@@ -56,11 +56,11 @@ function fieldOf(path: readonly PropertyKey[]): string {
   return out;
 }
 
-function unit(origin: string | undefined, n: number | bigint): string {
+function bound(origin: string | undefined, side: "least" | "most", n: number | bigint): string {
   const plural = Number(n) === 1 ? "" : "s";
-  if (origin === "string") return `${n} character${plural}`;
-  if (origin === "array" || origin === "set") return `${n} item${plural}`;
-  return String(n);
+  if (origin === "string") return `must be at ${side} ${n} character${plural}`;
+  if (origin === "array" || origin === "set") return `must have at ${side} ${n} item${plural}`;
+  return `must be at ${side} ${n}`;
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
@@ -68,9 +68,9 @@ function describeIssue(issue: z.core.$ZodIssue): string {
     case "invalid_type":
       return issue.input === undefined ? "is required" : `must be ${issue.expected === "array" ? "a list" : `a ${issue.expected}`}`;
     case "too_small":
-      return `must be at least ${unit(issue.origin, issue.minimum)}`;
+      return bound(issue.origin, "least", issue.minimum);
     case "too_big":
-      return `must be at most ${unit(issue.origin, issue.maximum)}`;
+      return bound(issue.origin, "most", issue.maximum);
     case "invalid_value":
       return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
     case "unrecognized_keys":

@@ -84,7 +84,8 @@ export async function handleMcpRequest(
   }
   const text = await readBody(request, MAX_BODY_BYTES);
   if (text === null) {
-    return jsonRpcError(413, -32000, `The request body is over the limit of ${MAX_BODY_BYTES} bytes.`);
+    // The rest of the body may still be on its way: close the connection rather than parse it as a request.
+    return jsonRpcError(413, -32000, `The request body is over the limit of ${MAX_BODY_BYTES} bytes.`, { connection: "close" });
   }
   let message: unknown;
   try {

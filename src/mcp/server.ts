@@ -3,12 +3,17 @@
 // tools/call validates with the declaration's zod schemas, runs the handler, and maps the outcome.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import pkg from "../../package.json";
 import { log } from "../log";
 import { planCovers, type ToolCatalog, type ToolContext } from "./registry";
 import { invalidInputMessage, planRequiredResult, toolErrorFrom, toolSuccess } from "./results";
 
 export const SERVER_NAME = "spyglass";
+
+// The SDK builds a new Ajv instance (~6 ms) for every Server unless given one; this server never
+// validates against client schemas (no elicitation), so one shared instance serves every request.
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 function instructionsFor(ctx: ToolContext): string {
   const domain = ctx.brand.domain ? ` (${ctx.brand.domain})` : "";
@@ -31,7 +36,7 @@ export async function callTool(
     throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name.slice(0, 64)}"; tools/list shows the tools this key can use.`);
   }
   if (!planCovers(ctx.plan, tool.plan)) return planRequiredResult(tool.name, tool.plan, ctx.plan);
-  const parsed = tool.input.safeParse(args ?? {});
+  const parsed = tool.input.safeParse(args ?? {}, { reportInput: true });
   if (!parsed.success) return { content: [{ type: "text", text: invalidInputMessage(tool.name, parsed.error) }], isError: true };
   const started = performance.now();
   try {
@@ -48,7 +53,7 @@ export async function callTool(
 export function createToolServer(catalog: ToolCatalog, ctx: ToolContext): Server {
   const server = new Server(
     { name: SERVER_NAME, title: "Spyglass", version: pkg.version },
-    { capabilities: { tools: { listChanged: false } }, instructions: instructionsFor(ctx) },
+    { capabilities: { tools: { listChanged: false } }, instructions: instructionsFor(ctx), jsonSchemaValidator },
   );
   const listing = catalog.listFor(ctx.plan);
   server.setRequestHandler(ListToolsRequestSchema, () => listing);

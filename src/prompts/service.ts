@@ -1,9 +1,10 @@
 // Tracked prompts: the questions whose AI answers are tracked for a brand. Texts are unique per
 // brand case- and space-insensitively (`text_key`); archiving hides a prompt from tracking and lists
 // while its stored answers stay. Every query is keyed by the brand id of a verified credential.
-import { and, asc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
+import type { Statement } from "bun:sqlite";
+import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { promptTags, prompts, tags } from "../db/schema";
+import { promptTags, prompts } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, newId } from "../ids";
 import { decodeCursor, page } from "./paging";
@@ -38,8 +39,6 @@ export interface PromptPatch {
 }
 
 type PromptRow = typeof prompts.$inferSelect;
-
-const rowid = sql<number>`${prompts}.rowid`;
 
 /** Trimmed, runs of whitespace collapsed: the text as stored. */
 export function normalizePromptText(text: string, field = "text"): string {
@@ -77,42 +76,64 @@ function notFound(): NotFound {
   return new NotFound("Prompt not found; list_prompts shows the brand's prompts and their ids.", "prompt_not_found");
 }
 
-function tagNamesOf(db: Db, promptIds: string[]): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  if (promptIds.length === 0) return out;
-  const rows = db.orm
-    .select({ promptId: promptTags.promptId, name: tags.name })
-    .from(promptTags)
-    .innerJoin(tags, eq(tags.id, promptTags.tagId))
-    .where(inArray(promptTags.promptId, promptIds))
-    .orderBy(asc(tags.nameKey))
-    .all();
-  for (const row of rows) {
-    const list = out.get(row.promptId);
-    if (list) list.push(row.name);
-    else out.set(row.promptId, [row.name]);
-  }
-  return out;
+// The reads behind list_prompts and every returned prompt: one cached statement each, the tag
+// names gathered per row in SQL, so a page costs one query and no SQL building.
+const PROMPT_COLUMNS = `p.id, p.text, p.country, p.language, p.archived_at, p.created_at, p.rowid AS rid,
+  (SELECT json_group_array(name) FROM
+     (SELECT t.name FROM prompt_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.prompt_id = p.id ORDER BY t.name_key)) AS tag_names`;
+
+interface PromptSqlRow {
+  id: string;
+  text: string;
+  country: string | null;
+  language: string | null;
+  archived_at: number | null;
+  created_at: number;
+  rid: number;
+  tag_names: string;
 }
 
-function view(row: PromptRow, tagNames: string[]): PromptView {
+type ListParams = [string, number, number, number, string, string | null, number];
+
+interface PromptStatements {
+  one: Statement<PromptSqlRow, [string, string]>;
+  list: Statement<PromptSqlRow, ListParams>;
+}
+
+const statements = new WeakMap<Db, PromptStatements>();
+
+function statementsOf(db: Db): PromptStatements {
+  let cached = statements.get(db);
+  if (!cached) {
+    cached = {
+      one: db.sqlite.query(`SELECT ${PROMPT_COLUMNS} FROM prompts p WHERE p.brand_id = ?1 AND p.id = ?2`),
+      // In (created_at, rowid) order, which the (brand_id, created_at) index already has.
+      list: db.sqlite.query(
+        `SELECT ${PROMPT_COLUMNS} FROM prompts p
+          WHERE p.brand_id = ?1
+            AND (?2 = 1 OR p.archived_at IS NULL)
+            AND (p.created_at > ?3 OR (p.created_at = ?3 AND p.rowid > ?4))
+            AND (?5 = '' OR instr(p.text_key, ?5) > 0)
+            AND (?6 IS NULL OR p.id IN (SELECT prompt_id FROM prompt_tags WHERE tag_id = ?6))
+          ORDER BY p.created_at, p.rowid
+          LIMIT ?7`,
+      ),
+    };
+    statements.set(db, cached);
+  }
+  return cached;
+}
+
+function view(row: PromptSqlRow): PromptView {
   return {
     id: row.id,
     text: row.text,
-    tags: tagNames,
+    tags: JSON.parse(row.tag_names) as string[],
     country: row.country,
     language: row.language,
-    archived: row.archivedAt !== null,
-    created_at: iso(row.createdAt),
+    archived: row.archived_at !== null,
+    created_at: iso(row.created_at),
   };
-}
-
-function views(db: Db, rows: PromptRow[]): PromptView[] {
-  const names = tagNamesOf(
-    db,
-    rows.map((r) => r.id),
-  );
-  return rows.map((row) => view(row, names.get(row.id) ?? []));
 }
 
 function findRow(db: Db, brandId: string, promptId: string): PromptRow | undefined {
@@ -124,9 +145,9 @@ function findRow(db: Db, brandId: string, promptId: string): PromptRow | undefin
 }
 
 export function getPrompt(db: Db, brandId: string, promptId: string): PromptView {
-  const row = findRow(db, brandId, promptId);
+  const row = statementsOf(db).one.get(brandId, promptId);
   if (!row) throw notFound();
-  return views(db, [row])[0]!;
+  return view(row);
 }
 
 /** The brand's prompts in the order they were added, filtered by tag (name or id) and text, paged. */
@@ -135,40 +156,26 @@ export function listPrompts(
   brandId: string,
   options: { tag?: string; query?: string; includeArchived?: boolean; limit: number; cursor?: string },
 ): { prompts: PromptView[]; next_cursor: string | null } {
-  const after = decodeCursor(options.cursor, ["number"] as const);
-  let tagId: string | undefined;
+  const after = decodeCursor(options.cursor, ["number", "number"] as const) ?? [-1, -1];
+  let tagId: string | null = null;
   if (options.tag !== undefined) {
     const tag = findTag(db, brandId, options.tag);
     if (!tag) throw new NotFound(`Tag "${options.tag}" not found; list_tags shows the brand's tags.`, "tag_not_found");
     tagId = tag.id;
   }
+  // instr() rather than LIKE: the user's text needs no escaping of % and _.
   const query = options.query === undefined ? "" : promptTextKey(options.query);
-  const rows = db.orm
-    .select({ row: prompts, rowid })
-    .from(prompts)
-    .where(
-      and(
-        eq(prompts.brandId, brandId),
-        options.includeArchived ? undefined : isNull(prompts.archivedAt),
-        after ? gt(rowid, after[0]) : undefined,
-        // instr() rather than LIKE: the user's text needs no escaping of % and _.
-        query ? sql`instr(${prompts.textKey}, ${query}) > 0` : undefined,
-        tagId
-          ? inArray(prompts.id, db.orm.select({ id: promptTags.promptId }).from(promptTags).where(eq(promptTags.tagId, tagId)))
-          : undefined,
-      ),
-    )
-    .orderBy(asc(rowid))
-    .limit(options.limit + 1)
-    .all();
-  const { items, next } = page(rows, options.limit, (r) => [r.rowid]);
-  return {
-    prompts: views(
-      db,
-      items.map((r) => r.row),
-    ),
-    next_cursor: next,
-  };
+  const rows = statementsOf(db).list.all(
+    brandId,
+    options.includeArchived ? 1 : 0,
+    after[0],
+    after[1],
+    query,
+    tagId,
+    options.limit + 1,
+  );
+  const { items, next } = page(rows, options.limit, (r) => [r.created_at, r.rid]);
+  return { prompts: items.map(view), next_cursor: next };
 }
 
 function setTags(db: Db, brandId: string, promptId: string, names: readonly string[], field: string): void {
@@ -255,16 +262,7 @@ export function createPrompts(db: Db, brandId: string, items: readonly NewPrompt
         addTags(db, brandId, id, item.tags, item.field);
         createdIds.push(id);
       }
-      const rows =
-        createdIds.length === 0
-          ? []
-          : db.orm
-              .select()
-              .from(prompts)
-              .where(and(eq(prompts.brandId, brandId), inArray(prompts.id, createdIds)))
-              .all();
-      const byId = new Map(rows.map((r) => [r.id, r]));
-      return { created: views(db, createdIds.map((id) => byId.get(id)!)), duplicates };
+      return { created: createdIds.map((id) => getPrompt(db, brandId, id)), duplicates };
     })
     .immediate();
 }

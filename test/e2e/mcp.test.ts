@@ -1,0 +1,537 @@
+// The tool server of the compiled binary, driven as AI clients drive it: the official SDK Client over
+// Streamable HTTP with a bearer key, on a loopback port, against a seeded data directory.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { eq } from "drizzle-orm";
+import { openDatabase, type Db } from "../../src/db/client";
+import { accounts } from "../../src/db/schema";
+import { revokeApiKey } from "../../src/keys/service";
+import { TOOLS } from "../../src/mcp/tools";
+import { sandbox, type Sandbox, type ServerProcess } from "../support/binary";
+import { seedToolServerData, type BrandRecords, type ToolServerSeed } from "../support/fixtures";
+import { call, connect, raw, rpc } from "../support/mcp";
+
+// One engine, so that run_tracking validates its prompt ids (nothing is ever sent to it here).
+const TOML = `
+[tracking]
+enabled = false
+
+[[engines]]
+id = "fake"
+label = "Fake engine"
+api = "openai"
+base_url = "http://127.0.0.1:9/v1"
+model = "fake-1"
+
+[writer]
+api = "openai"
+base_url = "http://127.0.0.1:9/v1"
+model = "fake-writer"
+`;
+
+const WWW_AUTHENTICATE = 'Bearer realm="spyglass", error="invalid_token"';
+
+let box: Sandbox;
+let server: ServerProcess;
+let seed: ToolServerSeed;
+let db: Db;
+const clients: Client[] = [];
+
+async function client(key: string): Promise<Client> {
+  const c = await connect(server.url, key);
+  clients.push(c);
+  return c;
+}
+
+/** The server still answers: health, and a tools/list over a fresh connection. */
+async function stillServing(): Promise<void> {
+  expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  const c = await client(seed.b.key);
+  expect((await c.listTools()).tools.length).toBeGreaterThan(0);
+}
+
+beforeAll(async () => {
+  box = await sandbox({ toml: TOML });
+  seed = seedToolServerData(join(box.dataDir, "spyglass.db"));
+  server = await box.serve();
+  db = openDatabase(join(box.dataDir, "spyglass.db"));
+}, 60_000);
+
+afterAll(async () => {
+  for (const c of clients) await c.close().catch(() => undefined);
+  db?.close();
+  await server?.stop();
+  box?.cleanup();
+}, 60_000);
+
+describe("connecting with the SDK client", () => {
+  test("initialize negotiates 2025-11-25 and names the server and the key's brand", async () => {
+    const c = await client(seed.a.key);
+    expect(c.getServerVersion()?.name).toBe("spyglass");
+    expect(c.getServerCapabilities()?.tools).toBeDefined();
+    expect(c.getInstructions()).toContain("Acme Analytics");
+    const init = await raw(server.url, {
+      headers: { authorization: `Bearer ${seed.a.key}` },
+      body: rpc("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }),
+    });
+    expect(init.json.result.protocolVersion).toBe("2025-11-25");
+    expect(init.headers.get("mcp-session-id")).toBeNull();
+  });
+
+  test("an older protocol version is negotiated as the SDK does", async () => {
+    const init = await raw(server.url, {
+      headers: { authorization: `Bearer ${seed.a.key}` },
+      body: rpc("initialize", { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "t", version: "1" } }),
+    });
+    expect(init.status).toBe(200);
+    expect(init.json.result.protocolVersion).toBe("2025-03-26");
+  });
+
+  test("tools/list gives every tool a title, a when-to-use description, schemas and annotations", async () => {
+    const { tools } = await (await client(seed.a.key)).listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(TOOLS.map((t) => t.name).sort());
+    for (const tool of tools) {
+      expect(tool.name).toMatch(/^[a-z][a-z0-9_]{0,63}$/);
+      expect(tool.title?.length).toBeGreaterThan(0);
+      expect(tool.description).toMatch(/^Use /);
+      expect(tool.inputSchema.type).toBe("object");
+      expect(tool.outputSchema?.type).toBe("object");
+      expect(Object.keys(tool.annotations ?? {}).sort()).toEqual(
+        ["destructiveHint", "idempotentHint", "openWorldHint", "readOnlyHint", "title"].sort(),
+      );
+    }
+  });
+});
+
+describe("the configuration tools, with the brand's own key", () => {
+  let c: Client;
+  beforeAll(async () => {
+    c = await client(seed.a.key);
+    await c.listTools(); // caches the output validators: every structuredContent below is checked against its schema
+  }, 30_000);
+
+  test("get_brand shows the brand, plan, competitors, engines and schedule, and never a provider key", async () => {
+    const { data, text } = await call(c, "get_brand");
+    expect(data.brand).toMatchObject({ id: seed.a.brandId, name: "Acme Analytics", domain: "acme-analytics.com", aliases: [] });
+    expect(data.brand.site_key).toMatch(/^pk_[0-9a-f]{32}$/);
+    expect(data.plan).toBe("autopilot");
+    expect(data.competitors.map((x: { id: string }) => x.id)).toEqual([seed.a.ids.competitorId]);
+    expect(data.engines).toEqual([{ id: "fake", label: "Fake engine", model: "fake-1" }]);
+    expect(data.tracking).toEqual({ schedule: "0 6 * * *", timezone: "UTC", samples: 1, enabled: false });
+    expect(JSON.parse(text)).toEqual(data);
+    expect(text).not.toContain("base_url");
+    expect(text).not.toContain("api_key");
+  });
+
+  test("update_brand changes name, domain and aliases and returns the brand as it stands", async () => {
+    const { data } = await call(c, "update_brand", { domain: "https://www.Acme-Analytics.com/pricing", aliases: ["Acme", "ACME Inc"] });
+    expect(data.brand).toMatchObject({ domain: "acme-analytics.com", aliases: ["Acme", "ACME Inc"] });
+    const cleared = await call(c, "update_brand", { domain: null, aliases: [] });
+    expect(cleared.data.brand).toMatchObject({ domain: null, aliases: [] });
+    const bad = await call(c, "update_brand", { aliases: ["ab"] });
+    expect(bad.error).toContain("aliases[0] must be at least 3 characters");
+    await call(c, "update_brand", { domain: "acme-analytics.com" });
+  });
+
+  test("list_prompts lists active prompts, filters by tag name (any case) or id, text, and archived", async () => {
+    const active = await call(c, "list_prompts");
+    expect(active.data.prompts.map((p: { id: string }) => p.id)).toEqual([seed.a.ids.promptId]);
+    expect(active.data.prompts[0]).toMatchObject({ tags: ["Acme launch"], country: "US", language: "en", archived: false });
+    expect(active.data.next_cursor).toBeNull();
+    const all = await call(c, "list_prompts", { include_archived: true });
+    expect(all.data.prompts).toHaveLength(2);
+    expect((await call(c, "list_prompts", { tag: "ACME LAUNCH" })).data.prompts).toHaveLength(1);
+    expect((await call(c, "list_prompts", { tag: seed.a.ids.tagId })).data.prompts).toHaveLength(1);
+    expect((await call(c, "list_prompts", { query: "SMALL   teams" })).data.prompts).toHaveLength(1);
+    expect((await call(c, "list_prompts", { query: "100%_" })).data.prompts).toHaveLength(0);
+    expect((await call(c, "list_prompts", { tag: "no such tag" })).error).toMatch(/not found/);
+  });
+
+  test("create_prompts creates, reports duplicates (case, spaces, within the call) and creates unknown tags", async () => {
+    const { data } = await call(c, "create_prompts", {
+      prompts: [
+        { text: "  Best ACME software   for small teams ", tags: ["x"] },
+        { text: "which analytics tool do agencies use?", tags: ["Agencies", "agencies"], country: "de", language: "DE" },
+        { text: "Which analytics tool do  agencies use?" },
+        { text: "top dashboards for startups" },
+      ],
+    });
+    expect(data.duplicates).toEqual(["  Best ACME software   for small teams ", "Which analytics tool do  agencies use?"]);
+    expect(data.created.map((p: { text: string }) => p.text)).toEqual(["which analytics tool do agencies use?", "top dashboards for startups"]);
+    expect(data.created[0]).toMatchObject({ tags: ["Agencies"], country: "DE", language: "de", archived: false });
+    const tags = await call(c, "list_tags");
+    expect(tags.data.tags.map((t: { name: string }) => t.name)).toContain("Agencies");
+    expect(tags.data.tags.map((t: { name: string }) => t.name)).not.toContain("x");
+  });
+
+  test("create_prompts restores an archived prompt with the same text, keeping its id", async () => {
+    const { data } = await call(c, "create_prompts", { prompts: [{ text: "IS ACME WORTH IT" }] });
+    expect(data.created).toHaveLength(1);
+    expect(data.created[0]).toMatchObject({ id: seed.a.ids.archivedPromptId, archived: false });
+    await call(c, "delete_prompt", { prompt_id: seed.a.ids.archivedPromptId });
+  });
+
+  test("create_prompts validates count and length, naming the field", async () => {
+    expect((await call(c, "create_prompts", { prompts: [] })).error).toBe("Invalid input for create_prompts: prompts must have at least 1 item.");
+    const many = Array.from({ length: 101 }, (_, i) => ({ text: `prompt number ${i}` }));
+    expect((await call(c, "create_prompts", { prompts: many })).error).toContain("prompts must have at most 100 items");
+    expect((await call(c, "create_prompts", { prompts: [{ text: "ok prompt" }, { text: "no" }] })).error).toContain(
+      "prompts[1].text must be at least 3 characters",
+    );
+    expect((await call(c, "create_prompts", { prompts: [{ text: "x".repeat(501) }] })).error).toContain("prompts[0].text must be at most 500 characters");
+    expect((await call(c, "create_prompts", { prompts: [{ text: "   a   " }] })).error).toContain("prompts[0].text: a prompt must be 3 to 500 characters");
+    expect((await call(c, "create_prompts", { prompts: [{ text: "fine text", country: "USA" }] })).error).toContain(
+      "prompts[0].country must be a two-letter country code",
+    );
+    expect((await call(c, "create_prompts", {})).error).toBe("Invalid input for create_prompts: prompts is required.");
+    expect((await call(c, "create_prompts", { prompts: "one" })).error).toBe("Invalid input for create_prompts: prompts must be a list.");
+  });
+
+  test("list_prompts pages with an opaque cursor and a limit of 1 to 200", async () => {
+    await call(c, "create_prompts", { prompts: Array.from({ length: 7 }, (_, i) => ({ text: `paging prompt ${i}`, tags: ["paging"] })) });
+    const seen: string[] = [];
+    let cursor: string | null | undefined;
+    let pages = 0;
+    do {
+      const { data } = await call(c, "list_prompts", { tag: "paging", limit: 3, ...(cursor ? { cursor } : {}) });
+      seen.push(...data.prompts.map((p: { text: string }) => p.text));
+      cursor = data.next_cursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(Array.from({ length: 7 }, (_, i) => `paging prompt ${i}`));
+    expect((await call(c, "list_prompts", { limit: 201 })).error).toContain("limit must be at most 200");
+    expect((await call(c, "list_prompts", { limit: 0 })).error).toContain("limit must be at least 1");
+    expect((await call(c, "list_prompts", { cursor: "not-a-cursor" })).error).toContain("cursor: pass back the next_cursor");
+  });
+
+  test("update_prompt rewords, retags, relocates; a text another prompt has is a conflict", async () => {
+    const created = await call(c, "create_prompts", { prompts: [{ text: "prompt to edit", tags: ["old"] }] });
+    const id = created.data.created[0].id;
+    const { data } = await call(c, "update_prompt", { prompt_id: id, text: "prompt  edited", tags: ["New", "Other"], country: "fr", language: "fr" });
+    expect(data.prompt).toMatchObject({ id, text: "prompt edited", tags: ["New", "Other"], country: "FR", language: "fr" });
+    const cleared = await call(c, "update_prompt", { prompt_id: id, tags: [], country: null });
+    expect(cleared.data.prompt).toMatchObject({ tags: [], country: null, language: "fr" });
+    const clash = await call(c, "update_prompt", { prompt_id: id, text: "TOP dashboards for startups" });
+    expect(clash.error).toContain("already has this text");
+    expect((await call(c, "update_prompt", { prompt_id: "prm_doesnotexist00" })).error).toBe(
+      "Prompt not found; list_prompts shows the brand's prompts and their ids.",
+    );
+    expect((await call(c, "update_prompt", { text: "no id given" })).error).toBe("Invalid input for update_prompt: prompt_id is required.");
+  });
+
+  test("delete_prompt archives: hidden from the list, history kept, archiving twice is harmless", async () => {
+    const created = await call(c, "create_prompts", { prompts: [{ text: "prompt to archive" }] });
+    const id = created.data.created[0].id;
+    const { data } = await call(c, "delete_prompt", { prompt_id: id });
+    expect(data.prompt).toMatchObject({ id, archived: true });
+    expect((await call(c, "delete_prompt", { prompt_id: id })).data.prompt.archived).toBe(true);
+    expect((await call(c, "list_prompts", { query: "prompt to archive" })).data.prompts).toHaveLength(0);
+    expect((await call(c, "list_prompts", { query: "prompt to archive", include_archived: true })).data.prompts).toHaveLength(1);
+    // The seeded prompt's answer stays readable after archiving.
+    await call(c, "delete_prompt", { prompt_id: seed.a.ids.promptId });
+    expect((await call(c, "get_answer", { answer_id: seed.a.ids.answerId })).error).toBeNull();
+    await call(c, "create_prompts", { prompts: [{ text: "best Acme software for small teams" }] });
+  });
+
+  test("tags: create, unique per brand ignoring case, rename, recolour, delete (prompts keep going)", async () => {
+    const created = await call(c, "create_tag", { name: "Enterprise", color: "#AABBCC" });
+    expect(created.data.tag).toMatchObject({ name: "Enterprise", color: "#aabbcc", prompt_count: 0 });
+    const id = created.data.tag.id;
+    expect((await call(c, "create_tag", { name: "enterprise" })).error).toContain('A tag named "enterprise" already exists');
+    expect((await call(c, "create_tag", { name: "Bad", color: "red" })).error).toContain("color must be a colour as #rrggbb");
+    expect((await call(c, "update_tag", { tag_id: id, name: "ACME LAUNCH" })).error).toContain("already exists");
+    const renamed = await call(c, "update_tag", { tag_id: id, name: "Enterprise deals", color: null });
+    expect(renamed.data.tag).toMatchObject({ id, name: "Enterprise deals", color: null });
+    const prompt = await call(c, "create_prompts", { prompts: [{ text: "enterprise analytics vendors", tags: ["enterprise deals"] }] });
+    expect(prompt.data.created[0].tags).toEqual(["Enterprise deals"]);
+    expect((await call(c, "list_tags")).data.tags.find((t: { id: string }) => t.id === id).prompt_count).toBe(1);
+    const deleted = await call(c, "delete_tag", { tag_id: id });
+    expect(deleted.data.tag).toMatchObject({ id, name: "Enterprise deals" });
+    expect((await call(c, "list_prompts", { query: "enterprise analytics" })).data.prompts[0].tags).toEqual([]);
+    expect((await call(c, "delete_tag", { tag_id: id })).error).toContain("Tag not found");
+    const page = await call(c, "list_tags", { limit: 1 });
+    expect(page.data.tags).toHaveLength(1);
+    expect(typeof page.data.next_cursor).toBe("string");
+  });
+
+  test("competitors: names and aliases of 3+ characters, domains normalised, unique names, edit and delete", async () => {
+    const created = await call(c, "create_competitor", {
+      name: "Contoso",
+      aliases: ["Contoso Ltd", "contoso"],
+      domains: ["HTTPS://www.Contoso.com/pricing?x=1", "contoso.co.uk"],
+    });
+    expect(created.data.competitor).toMatchObject({ name: "Contoso", aliases: ["Contoso Ltd"], domains: ["contoso.com", "contoso.co.uk"] });
+    const id = created.data.competitor.id;
+    expect((await call(c, "create_competitor", { name: "CONTOSO" })).error).toContain("already exists");
+    expect((await call(c, "create_competitor", { name: "AB" })).error).toBe("Invalid input for create_competitor: name must be at least 3 characters.");
+    expect((await call(c, "create_competitor", { name: "Fabrikam", aliases: ["FB"] })).error).toContain("aliases[0] must be at least 3 characters");
+    expect((await call(c, "create_competitor", { name: "Fabrikam", domains: ["not a domain"] })).error).toContain(
+      'domains[0]: "not a domain" is not a domain name',
+    );
+    expect((await call(c, "create_competitor", { name: "Fabrikam", domains: ["192.168.1.1"] })).error).toContain("is not a domain name");
+    const updated = await call(c, "update_competitor", { competitor_id: id, name: "Contoso Group", domains: ["www.contoso-group.com"] });
+    expect(updated.data.competitor).toMatchObject({ id, name: "Contoso Group", aliases: ["Contoso Ltd"], domains: ["contoso-group.com"] });
+    const listed = await call(c, "list_competitors");
+    expect(listed.data.competitors.map((x: { name: string }) => x.name)).toEqual(["Acme Rival", "Contoso Group"]);
+    const deleted = await call(c, "delete_competitor", { competitor_id: id });
+    expect(deleted.data.competitor.id).toBe(id);
+    expect((await call(c, "update_competitor", { competitor_id: id, name: "Again" })).error).toContain("Competitor not found");
+    expect((await call(c, "get_brand")).data.competitors).toHaveLength(1);
+  });
+
+  test("unknown fields are refused by name: no tool takes a brand id", async () => {
+    const { error } = await call(c, "list_prompts", { brand_id: seed.b.brandId });
+    expect(error).toBe('Invalid input for list_prompts: Unknown field "brand_id".');
+  });
+
+  test("an unknown tool is a JSON-RPC invalid-params error", async () => {
+    await expect(c.callTool({ name: "no_such_tool", arguments: {} })).rejects.toThrow(/Unknown tool "no_such_tool"/);
+  });
+});
+
+// For every registered tool: what brand B's key sends with brand A's ids, and what it must get.
+// "not_found": the same not-found tool error as for an id that does not exist; "own": a success that
+// shows B's data only. Adding a tool without a row here fails the test below.
+type Expectation = "not_found" | "own";
+const ISOLATION: Record<string, { args: (a: BrandRecords) => Record<string, unknown>; expect: Expectation }> = {
+  get_brand: { args: () => ({}), expect: "own" },
+  update_brand: { args: () => ({ aliases: ["Borealis"] }), expect: "own" },
+  list_prompts: { args: (a) => ({ tag: a.tagId }), expect: "not_found" },
+  create_prompts: { args: () => ({ prompts: [{ text: "best Acme software for small teams", tags: ["borealis only"] }] }), expect: "own" },
+  update_prompt: { args: (a) => ({ prompt_id: a.promptId, text: "taken over" }), expect: "not_found" },
+  delete_prompt: { args: (a) => ({ prompt_id: a.promptId }), expect: "not_found" },
+  list_tags: { args: () => ({}), expect: "own" },
+  create_tag: { args: (a) => ({ name: a.tagName }), expect: "own" },
+  update_tag: { args: (a) => ({ tag_id: a.tagId, name: "taken over" }), expect: "not_found" },
+  delete_tag: { args: (a) => ({ tag_id: a.tagId }), expect: "not_found" },
+  list_competitors: { args: () => ({}), expect: "own" },
+  create_competitor: { args: () => ({ name: "Acme Rival" }), expect: "own" },
+  update_competitor: { args: (a) => ({ competitor_id: a.competitorId, name: "taken over" }), expect: "not_found" },
+  delete_competitor: { args: (a) => ({ competitor_id: a.competitorId }), expect: "not_found" },
+  get_visibility_overview: { args: (a) => ({ tag: a.tagId }), expect: "not_found" },
+  get_visibility_trend: { args: (a) => ({ tag: a.tagId }), expect: "not_found" },
+  get_competitor_ranking: { args: (a) => ({ tag: a.tagId }), expect: "not_found" },
+  get_prompt_performance: { args: (a) => ({ tag: a.tagId }), expect: "not_found" },
+  get_top_sources: { args: (a) => ({ tag: a.tagId }), expect: "not_found" },
+  get_content_gaps: { args: (a) => ({ tag: a.tagId }), expect: "not_found" },
+  list_answers: { args: (a) => ({ prompt_id: a.promptId }), expect: "own" },
+  get_answer: { args: (a) => ({ answer_id: a.answerId }), expect: "not_found" },
+  run_tracking: { args: (a) => ({ prompt_ids: [a.promptId] }), expect: "not_found" },
+  get_tracking_status: { args: () => ({}), expect: "own" },
+  create_article: { args: (a) => ({ markdown: "Small teams pick Borealis.", prompt_id: a.promptId }), expect: "not_found" },
+  generate_article: { args: (a) => ({ prompt_id: a.promptId }), expect: "not_found" },
+  list_articles: { args: () => ({}), expect: "own" },
+  get_article: { args: (a) => ({ article_id: a.articleId }), expect: "not_found" },
+  update_article: { args: (a) => ({ article_id: a.articleId, title: "taken over" }), expect: "not_found" },
+  publish_to_site: { args: (a) => ({ article_id: a.articleId }), expect: "not_found" },
+  unpublish_article: { args: (a) => ({ article_id: a.articleId }), expect: "not_found" },
+};
+
+describe("brand isolation", () => {
+  test("every registered tool has a row in the isolation matrix", async () => {
+    const listed = (await (await client(seed.b.key)).listTools()).tools.map((t) => t.name);
+    const registered = [...new Set([...TOOLS.map((t) => t.name), ...listed])];
+    expect(registered.filter((name) => !ISOLATION[name])).toEqual([]);
+  });
+
+  test("brand B's key gets 'not found' or only its own data for each of brand A's ids", async () => {
+    const b = await client(seed.b.key);
+    await b.listTools();
+    const a = seed.a;
+    const secrets = [
+      a.brandId,
+      a.brandName,
+      a.email,
+      a.ids.promptId,
+      a.ids.archivedPromptId,
+      a.ids.tagId,
+      a.ids.competitorId,
+      a.ids.articleId,
+      a.ids.articleSlug,
+    ];
+    for (const tool of TOOLS) {
+      const row = ISOLATION[tool.name]!;
+      const outcome = await call(b, tool.name, row.args(a.ids));
+      const shown = JSON.stringify(outcome.result);
+      const sent = JSON.stringify(row.args(a.ids));
+      // An id B itself sent may be echoed in the error; anything else of A's must never appear.
+      for (const secret of secrets.filter((s) => !sent.includes(s))) {
+        if (shown.includes(secret)) throw new Error(`${tool.name} showed brand A's "${secret}" to brand B: ${shown.slice(0, 300)}`);
+      }
+      if (row.expect === "not_found") {
+        if (!outcome.error || !/not found/i.test(outcome.error)) throw new Error(`${tool.name}: expected a not-found tool error, got ${shown.slice(0, 300)}`);
+      } else if (outcome.error) {
+        throw new Error(`${tool.name}: expected B's own data, got the error ${outcome.error}`);
+      }
+    }
+    const own = await call(b, "list_answers", { prompt_id: a.ids.promptId });
+    expect(own.data.answers).toEqual([]);
+  });
+
+  test("brand A's records are untouched by brand B's calls", async () => {
+    const a = await client(seed.a.key);
+    const prompts = await call(a, "list_prompts", { tag: seed.a.ids.tagId });
+    expect(prompts.data.prompts.map((p: { text: string }) => p.text)).toContain("best Acme software for small teams");
+    const tags = await call(a, "list_tags");
+    expect(tags.data.tags.find((t: { id: string }) => t.id === seed.a.ids.tagId)?.name).toBe("Acme launch");
+    const competitors = await call(a, "list_competitors");
+    expect(competitors.data.competitors.find((x: { id: string }) => x.id === seed.a.ids.competitorId)?.name).toBe("Acme Rival");
+    expect((await call(a, "get_brand")).data.brand.aliases).toEqual([]);
+    const article = await call(a, "get_article", { article_id: seed.a.ids.articleId });
+    expect(article.data.article).toMatchObject({ status: "published", title: "Why Acme for small teams" });
+  });
+});
+
+describe("plans", () => {
+  test("a Visibility key lists no Autopilot tool, and calling one names the plan", async () => {
+    const v = await client(seed.visibility.key);
+    const listed = new Set((await v.listTools()).tools.map((t) => t.name));
+    for (const tool of TOOLS) expect(listed.has(tool.name)).toBe(tool.plan === "visibility");
+    for (const tool of TOOLS.filter((t) => t.plan === "autopilot")) {
+      const { result, error } = await call(v, tool.name, {});
+      expect(error).toContain("requires the Autopilot plan");
+      expect(result.structuredContent).toEqual({ error: { code: "plan_required", required_plan: "autopilot" } });
+    }
+  });
+
+  test("an account on plan none gets 403 plan_required on every request", async () => {
+    for (const method of ["POST", "GET", "DELETE"]) {
+      const res = await raw(server.url, { method, headers: { authorization: `Bearer ${seed.none.key}` }, body: method === "POST" ? rpc("tools/list") : undefined });
+      expect(res.status).toBe(403);
+      expect(res.json).toMatchObject({ code: "plan_required" });
+      expect(res.json.error).toContain("Visibility or Autopilot");
+    }
+  });
+
+  test("a plan change on the account applies to its keys on the next request", async () => {
+    db.orm.update(accounts).set({ plan: "none" }).where(eq(accounts.id, seed.visibility.accountId)).run();
+    const refused = await raw(server.url, { headers: { authorization: `Bearer ${seed.visibility.key}` }, body: rpc("tools/list") });
+    expect(refused.status).toBe(403);
+    db.orm.update(accounts).set({ plan: "visibility" }).where(eq(accounts.id, seed.visibility.accountId)).run();
+    const allowed = await raw(server.url, { headers: { authorization: `Bearer ${seed.visibility.key}` }, body: rpc("tools/list") });
+    expect(allowed.status).toBe(200);
+    expect(allowed.json.result.tools.length).toBe(TOOLS.filter((t) => t.plan === "visibility").length);
+  });
+});
+
+describe("HTTP-level refusals, each leaving the server serving", () => {
+  const list = rpc("tools/list");
+
+  test("401 with WWW-Authenticate and a JSON body for a missing, malformed or unknown key", async () => {
+    const cases: Record<string, Record<string, string>> = {
+      missing: {},
+      "not bearer": { authorization: `Basic ${btoa("a:b")}` },
+      malformed: { authorization: "Bearer svc_live_short" },
+      "wrong prefix": { authorization: `Bearer sk_live_${"a".repeat(43)}` },
+      unknown: { authorization: `Bearer svc_live_${"A".repeat(43)}` },
+    };
+    for (const [name, headers] of Object.entries(cases)) {
+      const res = await raw(server.url, { headers, body: list });
+      if (res.status !== 401) throw new Error(`${name}: ${res.status} ${res.text}`);
+      expect(res.headers.get("www-authenticate")).toBe(WWW_AUTHENTICATE);
+      expect(res.headers.get("content-type")).toContain("application/json");
+      expect(res.json).toMatchObject({ code: "unauthorized" });
+      expect(res.json.jsonrpc).toBeUndefined();
+    }
+    await stillServing();
+  });
+
+  test("the SDK client fails to connect with a bad key", async () => {
+    await expect(connect(server.url, `svc_live_${"B".repeat(43)}`)).rejects.toThrow();
+  });
+
+  test("a revoked key gets 401 on the very next request", async () => {
+    const before = await raw(server.url, { headers: { authorization: `Bearer ${seed.spareKeyOfA.key}` }, body: list });
+    expect(before.status).toBe(200);
+    revokeApiKey(db, seed.a.accountId, seed.spareKeyOfA.keyId);
+    const after = await raw(server.url, { headers: { authorization: `Bearer ${seed.spareKeyOfA.key}` }, body: list });
+    expect(after.status).toBe(401);
+    expect(after.headers.get("www-authenticate")).toBe(WWW_AUTHENTICATE);
+    await stillServing();
+  });
+
+  test("403 for a foreign Origin, before the key is even looked at; loopback and absent origins pass", async () => {
+    for (const origin of ["https://evil.example.com", "null", "http://localhost.evil.com", "http://127.0.0.1.nip.io:3000"]) {
+      const withKey = await raw(server.url, { headers: { authorization: `Bearer ${seed.a.key}`, origin }, body: list });
+      if (withKey.status !== 403) throw new Error(`${origin}: ${withKey.status}`);
+      expect(withKey.json.code).toBe("forbidden_origin");
+    }
+    expect((await raw(server.url, { headers: { origin: "https://evil.example.com" }, body: list })).status).toBe(403);
+    for (const origin of ["http://localhost:6274", "http://127.0.0.1", "https://[::1]:8443", server.url]) {
+      const ok = await raw(server.url, { headers: { authorization: `Bearer ${seed.a.key}`, origin }, body: list });
+      if (ok.status !== 200) throw new Error(`${origin}: ${ok.status}`);
+    }
+    await stillServing();
+  });
+
+  test("413 for a body over 1 MiB, declared or streamed without a length", async () => {
+    const auth = { authorization: `Bearer ${seed.a.key}` };
+    const big = rpc("tools/call", { name: "create_prompts", arguments: { prompts: [{ text: "x".repeat(1024 * 1024) }] } });
+    const declared = await raw(server.url, { headers: auth, body: big });
+    expect(declared.status).toBe(413);
+    expect(declared.json.error.message).toContain("1048576 bytes");
+    const chunk = new TextEncoder().encode("x".repeat(64 * 1024));
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 20) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    const streamed = await raw(server.url, { headers: auth, body: stream });
+    expect(streamed.status).toBe(413);
+    const justUnder = rpc("tools/call", { name: "list_prompts", arguments: { query: "y".repeat(400) } });
+    expect((await raw(server.url, { headers: auth, body: justUnder })).status).toBe(200);
+    await stillServing();
+  });
+
+  test("400 with a JSON-RPC parse error for malformed JSON", async () => {
+    const res = await raw(server.url, { headers: { authorization: `Bearer ${seed.a.key}` }, body: '{"jsonrpc":"2.0","id":1,"method":' });
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error: the request body is not valid JSON." }, id: null });
+    const notRpc = await raw(server.url, { headers: { authorization: `Bearer ${seed.a.key}` }, body: '{"hello":"world"}' });
+    expect(notRpc.status).toBe(400);
+    await stillServing();
+  });
+
+  test("-32601 for an unknown method", async () => {
+    const res = await raw(server.url, { headers: { authorization: `Bearer ${seed.a.key}` }, body: rpc("resources/list", {}, 7) });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ jsonrpc: "2.0", id: 7, error: { code: -32601 } });
+    await stillServing();
+  });
+
+  test("GET and DELETE: 405 in this stateless server, after authentication", async () => {
+    for (const method of ["GET", "DELETE"]) {
+      const unauth = await raw(server.url, { method, headers: { accept: "text/event-stream" } });
+      expect(unauth.status).toBe(401);
+      const res = await raw(server.url, { method, headers: { authorization: `Bearer ${seed.a.key}`, accept: "text/event-stream" } });
+      expect(res.status).toBe(405);
+      expect(res.headers.get("allow")).toBe("POST");
+      expect(res.json.error.code).toBe(-32000);
+    }
+    await stillServing();
+  });
+
+  test("no OAuth discovery documents: a JSON 404", async () => {
+    for (const path of [
+      "/.well-known/oauth-protected-resource",
+      "/.well-known/oauth-protected-resource/api/mcp/mcp",
+      "/.well-known/oauth-authorization-server",
+      "/.well-known/openid-configuration",
+    ]) {
+      const res = await fetch(`${server.url}${path}`);
+      expect(res.status).toBe(404);
+      expect(res.headers.get("content-type")).toContain("application/json");
+      expect(await res.json()).toMatchObject({ code: "not_found" });
+    }
+  });
+
+  test("requests carry a request id and are logged without the key", async () => {
+    const res = await raw(server.url, { headers: { authorization: `Bearer ${seed.a.key}` }, body: list });
+    expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(server.logs()).not.toContain(seed.a.key);
+  });
+});

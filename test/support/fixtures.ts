@@ -1,0 +1,138 @@
+// Seeds a Spyglass data directory for the tool-server tests: accounts on each plan, brands with
+// prompts, tags, competitors and one stored answer, and API keys made as the dashboard makes them
+// (createApiKey). Rows are written with drizzle directly, so the tools read data they did not write.
+//
+//   const seed = seedToolServerData(join(box.dataDir, "spyglass.db"));
+//   seed.a.key          // plaintext key of brand A (Autopilot account)
+//   seed.a.ids          // ids of A's records, for isolation checks
+import { eq } from "drizzle-orm";
+import { createBrand } from "../../src/brands/service";
+import { openDatabase, type Db } from "../../src/db/client";
+import { accounts, answers, articles, competitors, promptTags, prompts, tags, type Plan } from "../../src/db/schema";
+import { newId } from "../../src/ids";
+import { promptTextKey } from "../../src/prompts/service";
+import { createApiKey } from "../../src/keys/service";
+
+export interface SeededBrand {
+  accountId: string;
+  email: string;
+  brandId: string;
+  brandName: string;
+  key: string;
+  keyId: string;
+}
+
+export interface BrandRecords {
+  promptId: string;
+  archivedPromptId: string;
+  tagId: string;
+  tagName: string;
+  competitorId: string;
+  answerId: string;
+  /** A published article. */
+  articleId: string;
+  articleSlug: string;
+}
+
+export interface ToolServerSeed {
+  /** Autopilot account, brand "Acme Analytics" with records. */
+  a: SeededBrand & { ids: BrandRecords };
+  /** Autopilot account, brand "Borealis Tools" with records of its own. */
+  b: SeededBrand & { ids: BrandRecords };
+  /** Visibility account with an empty brand. */
+  visibility: SeededBrand;
+  /** Account on plan none (its key was created while it was on Visibility). */
+  none: SeededBrand;
+  /** A second key of A's account, for revocation tests. */
+  spareKeyOfA: { key: string; keyId: string };
+}
+
+function insertAccount(db: Db, email: string, plan: Plan): string {
+  const id = newId("acc");
+  // Tool-server tests never log in: the hash is a placeholder no password matches.
+  db.orm.insert(accounts).values({ id, email, passwordHash: "!", plan, createdAt: Date.now() }).run();
+  return id;
+}
+
+function seedBrand(db: Db, email: string, name: string, domain: string, plan: Plan): SeededBrand {
+  const accountId = insertAccount(db, email, plan === "none" ? "visibility" : plan);
+  const brand = createBrand(db, accountId, { name, domain });
+  const key = createApiKey(db, accountId, { name: `${name} key`, brandId: brand.id });
+  if (plan === "none") db.orm.update(accounts).set({ plan: "none" }).where(eq(accounts.id, accountId)).run();
+  return { accountId, email, brandId: brand.id, brandName: name, key: key.plaintext, keyId: key.key.id };
+}
+
+function seedRecords(db: Db, brandId: string, word: string): BrandRecords {
+  const now = Date.now() - 86_400_000;
+  const tagId = newId("tag");
+  const tagName = `${word} launch`;
+  db.orm.insert(tags).values({ id: tagId, brandId, name: tagName, nameKey: tagName.toLowerCase(), color: "#112233", createdAt: now }).run();
+  const promptId = newId("prm");
+  const text = `best ${word} software for small teams`;
+  db.orm.insert(prompts).values({ id: promptId, brandId, text, textKey: promptTextKey(text), country: "US", language: "en", createdAt: now }).run();
+  db.orm.insert(promptTags).values({ promptId, tagId }).run();
+  const archivedPromptId = newId("prm");
+  const archived = `is ${word} worth it`;
+  db.orm
+    .insert(prompts)
+    .values({ id: archivedPromptId, brandId, text: archived, textKey: promptTextKey(archived), createdAt: now, archivedAt: now })
+    .run();
+  const competitorId = newId("cmp");
+  db.orm
+    .insert(competitors)
+    .values({ id: competitorId, brandId, name: `${word} Rival`, aliases: [`${word}R`], domains: [`${word.toLowerCase()}-rival.com`], createdAt: now })
+    .run();
+  const answer = db.orm
+    .insert(answers)
+    .values({
+      brandId,
+      promptId,
+      engine: "fake",
+      model: "fake-1",
+      status: "ok",
+      text: `For small teams, ${word} Rival is a common pick.`,
+      createdAt: now,
+    })
+    .returning({ id: answers.id })
+    .get();
+  const articleId = newId("art");
+  const articleSlug = `why-${word.toLowerCase()}-for-small-teams`;
+  db.orm
+    .insert(articles)
+    .values({
+      id: articleId,
+      brandId,
+      promptId,
+      title: `Why ${word} for small teams`,
+      slug: articleSlug,
+      markdown: `Small teams pick ${word}.`,
+      html: `<p>Small teams pick ${word}.</p>`,
+      status: "published",
+      publishedAt: now,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .run();
+  return { promptId, archivedPromptId, tagId, tagName, competitorId, answerId: String(answer.id), articleId, articleSlug };
+}
+
+/** Creates (and migrates) the database at `dbPath` and seeds it; the handle is closed on return. */
+export function seedToolServerData(dbPath: string): ToolServerSeed {
+  const db = openDatabase(dbPath);
+  try {
+    const a = seedBrand(db, "a@example.com", "Acme Analytics", "acme-analytics.com", "autopilot");
+    const b = seedBrand(db, "b@example.com", "Borealis Tools", "borealis.io", "autopilot");
+    const visibility = seedBrand(db, "v@example.com", "Vega Labs", "vega-labs.com", "visibility");
+    const none = seedBrand(db, "n@example.com", "Nadir Co", "nadir.co", "none");
+    const spare = createApiKey(db, a.accountId, { name: "spare", brandId: a.brandId });
+    return {
+      a: { ...a, ids: seedRecords(db, a.brandId, "Acme") },
+      b: { ...b, ids: seedRecords(db, b.brandId, "Borealis") },
+      visibility,
+      none,
+      spareKeyOfA: { key: spare.plaintext, keyId: spare.key.id },
+    };
+  } finally {
+    db.close();
+  }
+}
