@@ -140,7 +140,7 @@ function interactWithEverything(): void {
   }
 }
 
-async function runInPage<A>(page: Page, script: (arg: A) => void, arg: A): Promise<void> {
+async function runInPage(page: Page, script: (arg: string | null) => void, arg: string | null): Promise<void> {
   await withTimeout(page.evaluate(script, arg).catch(() => {}), 2000, undefined);
 }
 
@@ -208,9 +208,9 @@ export async function launchXssHarness(options: HarnessOptions = {}): Promise<Xs
       );
       // From here on the page is being "used": a top-level navigation is a followed link, not an attack.
       triggerStarted = true;
-      if (trigger) await runInPage(page, (code: string) => {
+      if (trigger) await runInPage(page, (code) => {
         try {
-          (0, eval)(code);
+          (0, eval)(code ?? "");
         } catch {
           // Many H5SC triggers target quirks of other browsers and throw in Chromium.
         }
