@@ -70,7 +70,7 @@ max_retries = 1
     db.query("INSERT INTO prompts (id, brand_id, text, text_key, created_at) VALUES (?, ?, ?, ?, ?)").run(`prm_e2e${i}`, brandId, text, text, now + i);
   });
   db.close();
-});
+}, 60_000);
 
 afterAll(async () => {
   box?.cleanup();
