@@ -68,9 +68,32 @@ export interface ToolCatalog {
 /** CONTRACT §4: snake_case, at most 64 characters (also within the MCP SEP-986 name rules). */
 export const TOOL_NAME = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 
+/**
+ * `{"type": ["string", "null"]}` → `{"anyOf": [{"type": "string", …}, {"type": "null"}]}`: clients
+ * that map schemas onto a single-`type` dialect (Gemini's OpenAPI subset) reject type arrays, and
+ * the MCP Inspector's --strict check flags them.
+ */
+function splitNullableTypes(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(splitNullableTypes);
+  if (node === null || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) out[key] = key === "enum" || key === "const" ? value : splitNullableTypes(value);
+  const type = out.type;
+  if (Array.isArray(type) && type.length === 2 && type.includes("null")) {
+    const { type: _type, description, title, default: fallback, ...constraints } = out;
+    return {
+      ...(title !== undefined ? { title } : {}),
+      ...(description !== undefined ? { description } : {}),
+      anyOf: [{ type: type.find((t) => t !== "null"), ...constraints }, { type: "null" }],
+      ...(fallback !== undefined ? { default: fallback } : {}),
+    };
+  }
+  return out;
+}
+
 function jsonSchema(schema: z.ZodObject, io: "input" | "output"): { type: "object"; [key: string]: unknown } {
   // The dialect the SDK's own McpServer emits (draft-07): what every SDK client validates against.
-  const json = z.toJSONSchema(schema, { target: "draft-7", io }) as { type?: unknown; [key: string]: unknown };
+  const json = splitNullableTypes(z.toJSONSchema(schema, { target: "draft-7", io })) as { type?: unknown; [key: string]: unknown };
   if (json.type !== "object") throw new Error(`a tool's ${io} schema must be an object`);
   return json as { type: "object"; [key: string]: unknown };
 }
