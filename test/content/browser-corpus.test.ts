@@ -62,13 +62,33 @@ let harness: XssHarness;
 
 beforeAll(async () => {
   harness = await launchXssHarness({ settleMs: 200 });
-});
+}, 60_000);
 
 afterAll(async () => {
   await harness?.close();
 });
 
 describe("attack corpora in headless Chromium", () => {
+  test("the harness sees each kind of signal, and nothing on a plain page", async () => {
+    const [hooked, request, navigation, interaction, plain] = await mapConcurrent(
+      [
+        "<img src=x onerror=alert(1)>",
+        "<script src=\"https://evil.example/x.js\"></script>",
+        "<meta http-equiv=\"refresh\" content=\"0;url=/next\">",
+        "<button onclick=\"confirm(1)\">b</button>",
+        "<p>plain <a href=\"https://example.com\">link</a> <img src=\"https://example.com/a.png\"></p>",
+      ],
+      CONCURRENCY,
+      (html) => harness.loadVector(html),
+    );
+    expect(hooked?.evidence).toContain("called alert(1)");
+    expect(request?.evidence.some((line) => line.startsWith("request for script https://evil.example/x.js"))).toBe(true);
+    expect(navigation?.evidence.some((line) => line.startsWith("request for document http://xss-harness.invalid/next"))).toBe(true);
+    expect(interaction?.evidence).toContain("called confirm(1)");
+    expect(plain).toMatchObject({ executed: false, evidence: [], leftovers: [] });
+    expect(plain?.requests).toEqual(["image https://example.com/a.png"]);
+  }, 60_000);
+
   test("raw payloads fire in the harness, so a zero after sanitizing means something", async () => {
     // DOMPurify's payloads that call alert, plus every H5SC vector with its trigger.
     const raw: Vector[] = [

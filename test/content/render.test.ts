@@ -1,7 +1,13 @@
-import { describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { renderArticle } from "../../src/content/render";
 import { sanitizeArticleHtml } from "../../src/content/sanitize";
 import { findUnsafeMarkup } from "../../src/content/sanitizer-self-test";
+
+
+// Loading jsdom and building its window takes seconds on a busy machine; keep it out of test timings.
+beforeAll(() => {
+  sanitizeArticleHtml("");
+}, 30_000);
 
 describe("renderArticle", () => {
   test("renders GFM: tables with alignment, lists, fenced code with its language", () => {

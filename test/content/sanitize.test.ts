@@ -1,6 +1,12 @@
-import { describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { sanitizeArticleHtml, UnsafeHtmlError, urlScheme } from "../../src/content/sanitize";
 import { ATTACK_VECTORS, findUnsafeMarkup, selfTestSanitizer } from "../../src/content/sanitizer-self-test";
+
+
+// Loading jsdom and building its window takes seconds on a busy machine; keep it out of test timings.
+beforeAll(() => {
+  sanitizeArticleHtml("");
+}, 30_000);
 
 describe("sanitizeArticleHtml", () => {
   test("keeps ordinary article markup", () => {
@@ -64,7 +70,7 @@ describe("sanitizeArticleHtml", () => {
       expect({ vector: vector.name, problems: findUnsafeMarkup(output) }).toEqual({ vector: vector.name, problems: [] });
       expect(sanitizeArticleHtml(output)).toBe(output);
     }
-  });
+  }, 30_000);
 
   test("the refusal for unstable HTML carries a stable code and a sentence the user can act on", () => {
     const error = new UnsafeHtmlError();
@@ -86,7 +92,7 @@ describe("urlScheme", () => {
 describe("selfTestSanitizer", () => {
   test("passes the real sanitizer", () => {
     expect(selfTestSanitizer(sanitizeArticleHtml)).toEqual({ ok: true });
-  });
+  }, 30_000);
 
   test("refuses an identity sanitizer, naming the script vector", () => {
     const result = selfTestSanitizer((html) => html);

@@ -198,7 +198,7 @@ export async function launchXssHarness(options: HarnessOptions = {}): Promise<Xs
       });
 
       await page.goto(PAGE_URL, { waitUntil: "load", timeout: 3000 }).catch(() => {});
-      await page.waitForTimeout(settleMs);
+      await Bun.sleep(settleMs);
       // Inspected before the trigger, which may navigate away from the payload's DOM. A page too
       // busy to answer (an endless loop) is reported, never taken as clean.
       const leftovers = await withTimeout(
@@ -206,6 +206,8 @@ export async function launchXssHarness(options: HarnessOptions = {}): Promise<Xs
         2000,
         ["DOM inspection timed out"],
       );
+      // A page that was never served would inspect as an empty, "safe" about:blank.
+      if (!served) leftovers.push("the vector's page was never loaded");
       // From here on the page is being "used": a top-level navigation is a followed link, not an attack.
       triggerStarted = true;
       if (trigger) await runInPage(page, (code) => {
@@ -216,7 +218,7 @@ export async function launchXssHarness(options: HarnessOptions = {}): Promise<Xs
         }
       }, trigger);
       if (interact) await runInPage(page, interactWithEverything, null);
-      if (trigger || interact) await page.waitForTimeout(settleMs);
+      if (trigger || interact) await Bun.sleep(settleMs);
       return { executed: evidence.length > 0, evidence, leftovers, requests };
     } finally {
       await withTimeout(context.close().catch(() => {}), 5000, undefined);
