@@ -63,10 +63,12 @@ function bound(origin: string | undefined, side: "least" | "most", n: number | b
   return `must be at ${side} ${n}`;
 }
 
+const EXPECTED: Record<string, string> = { array: "a list", int: "a whole number", object: "an object" };
+
 function describeIssue(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
     case "invalid_type":
-      return issue.input === undefined ? "is required" : `must be ${issue.expected === "array" ? "a list" : `a ${issue.expected}`}`;
+      return issue.input === undefined ? "is required" : `must be ${EXPECTED[issue.expected] ?? `a ${issue.expected}`}`;
     case "too_small":
       return bound(issue.origin, "least", issue.minimum);
     case "too_big":

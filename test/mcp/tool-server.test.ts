@@ -1,0 +1,210 @@
+// The tool server's own machinery, in process (app.handle, no ports): the plan gate, error mapping,
+// the output guard, the catalogue's checks and the Origin rule. Tools declared here are test-only.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Elysia } from "elysia";
+import { z } from "zod";
+import { findAccountByEmail } from "../../src/accounts/service";
+import { createBrand } from "../../src/brands/service";
+import { Conflict, NotFound } from "../../src/errors";
+import { observability } from "../../src/http/observability";
+import { createApiKey } from "../../src/keys/service";
+import { configureLog } from "../../src/log";
+import { isAllowedOrigin, ownOrigins } from "../../src/mcp/origin";
+import { buildCatalog, defineTool, type AnyTool } from "../../src/mcp/registry";
+import { invalidInputMessage } from "../../src/mcp/results";
+import { mcpRoutes } from "../../src/mcp/routes";
+import { testApp, testConfig, type TestApp } from "../support/http";
+
+const ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+const TEST_TOOLS = [
+  defineTool({
+    name: "echo_brand",
+    title: "Echo the brand",
+    description: "Use in tests: returns the key's brand id, and a field the output schema does not declare.",
+    input: z.strictObject({ n: z.number().int().min(1).max(5).optional() }),
+    output: z.object({ brand_id: z.string() }),
+    annotations: ANNOTATIONS,
+    plan: "visibility",
+    handler: (_input, ctx) => ({ brand_id: ctx.brand.id, secret: "must not leave" }) as { brand_id: string },
+  }),
+  defineTool({
+    name: "autopilot_only",
+    title: "Autopilot only",
+    description: "Use in tests: a tool of the Autopilot plan that always succeeds.",
+    input: z.strictObject({}),
+    output: z.object({ ok: z.boolean() }),
+    annotations: ANNOTATIONS,
+    plan: "autopilot",
+    handler: () => ({ ok: true }),
+  }),
+  defineTool({
+    name: "explodes",
+    title: "Explodes",
+    description: "Use in tests: throws an unexpected error carrying internal details.",
+    input: z.strictObject({ kind: z.enum(["internal", "not_found", "conflict"]) }),
+    output: z.object({ ok: z.boolean() }),
+    annotations: ANNOTATIONS,
+    plan: "visibility",
+    handler: (input) => {
+      if (input.kind === "not_found") throw new NotFound("Widget not found.");
+      if (input.kind === "conflict") throw new Conflict("That name is taken.");
+      throw new Error("SQLITE_CONSTRAINT: UNIQUE constraint failed: secret_table.secret_column");
+    },
+  }),
+] as AnyTool[];
+
+let t: TestApp;
+let app: Elysia;
+const keys: Record<string, string> = {};
+
+async function post(key: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await app.handle(
+    new Request("http://spyglass.test/api/mcp/mcp", {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      body: JSON.stringify(body),
+    }),
+  );
+  return { status: response.status, headers: response.headers, json: (await response.json()) as any };
+}
+
+async function callTool(key: string, name: string, args: Record<string, unknown> = {}) {
+  const res = await post(key, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } });
+  expect(res.status).toBe(200);
+  return { ...res.json.result, requestId: res.headers.get("x-request-id") };
+}
+
+beforeAll(async () => {
+  t = await testApp();
+  for (const plan of ["visibility", "autopilot"] as const) {
+    await t.signIn(`${plan}@example.com`, { plan });
+    const account = findAccountByEmail(t.db, `${plan}@example.com`)!;
+    const brand = createBrand(t.db, account.id, { name: `${plan} brand` });
+    keys[plan] = createApiKey(t.db, account.id, { name: "k", brandId: brand.id }).plaintext;
+  }
+  app = new Elysia().use(observability()).use(mcpRoutes(t.ctx, TEST_TOOLS)) as unknown as Elysia;
+});
+
+afterAll(() => t.close());
+
+describe("plan gate", () => {
+  test("tools/list shows a Visibility key only the Visibility tools", async () => {
+    const res = await post(keys.visibility!, { jsonrpc: "2.0", id: 1, method: "tools/list" });
+    expect(res.json.result.tools.map((x: { name: string }) => x.name)).toEqual(["echo_brand", "explodes"]);
+    const auto = await post(keys.autopilot!, { jsonrpc: "2.0", id: 1, method: "tools/list" });
+    expect(auto.json.result.tools.map((x: { name: string }) => x.name)).toEqual(["echo_brand", "autopilot_only", "explodes"]);
+  });
+
+  test("calling a higher plan's tool is a tool error naming the plan, with the contract's structuredContent", async () => {
+    const result = await callTool(keys.visibility!, "autopilot_only");
+    expect(result.isError).toBe(true);
+    expect(result.content[0].text).toBe(
+      "autopilot_only requires the Autopilot plan; this key's account is on the Visibility plan. Upgrade the account's plan to use it.",
+    );
+    expect(result.structuredContent).toEqual({ error: { code: "plan_required", required_plan: "autopilot" } });
+    expect((await callTool(keys.autopilot!, "autopilot_only")).structuredContent).toEqual({ ok: true });
+  });
+});
+
+describe("tool errors", () => {
+  test("an unexpected exception becomes a generic sentence with the request id; details go to the log only", async () => {
+    const lines: string[] = [];
+    const write = process.stdout.write.bind(process.stdout);
+    configureLog({ quiet: false });
+    process.stdout.write = ((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    }) as typeof process.stdout.write;
+    let result: any;
+    try {
+      result = await callTool(keys.visibility!, "explodes", { kind: "internal" });
+    } finally {
+      process.stdout.write = write;
+      configureLog({ quiet: true });
+    }
+    expect(result.isError).toBe(true);
+    expect(result.content[0].text).toBe(
+      `Something went wrong on our side while running explodes (request ${result.requestId}); try again, and quote the request id if it persists.`,
+    );
+    expect(JSON.stringify(result)).not.toContain("SQLITE");
+    expect(result.structuredContent).toBeUndefined();
+    const logged = lines.map((l) => JSON.parse(l)).find((l) => l.msg === "tool failed");
+    expect(logged).toMatchObject({ request_id: result.requestId, tool: "explodes", message: expect.stringContaining("SQLITE_CONSTRAINT") });
+  });
+
+  test("AppError subclasses give their own sentence", async () => {
+    expect((await callTool(keys.visibility!, "explodes", { kind: "not_found" })).content[0].text).toBe("Widget not found.");
+    expect((await callTool(keys.visibility!, "explodes", { kind: "conflict" })).content[0].text).toBe("That name is taken.");
+  });
+
+  test("invalid input names the field and the problem", async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ n: 9 }, "Invalid input for echo_brand: n must be at most 5."],
+      [{ n: "two" }, "Invalid input for echo_brand: n must be a number."],
+      [{ n: 1.5 }, "Invalid input for echo_brand: n must be a whole number."],
+      [{ brand_id: "x" }, 'Invalid input for echo_brand: Unknown field "brand_id".'],
+    ];
+    for (const [args, message] of cases) expect((await callTool(keys.visibility!, "echo_brand", args)).content[0].text).toBe(message);
+    expect((await callTool(keys.visibility!, "explodes", { kind: "boom" })).content[0].text).toBe(
+      'Invalid input for explodes: kind must be one of "internal", "not_found", "conflict".',
+    );
+  });
+
+  test("a result is parsed through the output schema: undeclared fields never leave", async () => {
+    const result = await callTool(keys.visibility!, "echo_brand");
+    expect(result.structuredContent).toEqual({ brand_id: expect.stringMatching(/^brd_/) });
+    expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
+    expect(JSON.stringify(result)).not.toContain("must not leave");
+  });
+
+  test("invalidInputMessage lists at most three problems", () => {
+    const schema = z.object({ a: z.string(), b: z.string(), c: z.string(), d: z.string(), list: z.array(z.object({ x: z.string() })) });
+    const parsed = schema.safeParse({ list: [{ x: 1 }] }, { reportInput: true });
+    expect(parsed.success).toBe(false);
+    if (!parsed.success) expect(invalidInputMessage("t", parsed.error)).toBe("Invalid input for t: a is required; b is required; c is required (and 2 more).");
+  });
+});
+
+describe("catalogue", () => {
+  const base = TEST_TOOLS[0]!;
+  test("refuses names that are not snake_case of at most 64 characters, and duplicates", () => {
+    expect(() => buildCatalog([{ ...base, name: "Echo-Brand" }])).toThrow(/snake_case/);
+    expect(() => buildCatalog([{ ...base, name: `a${"_b".repeat(40)}` }])).toThrow(/snake_case/);
+    expect(() => buildCatalog([base, base])).toThrow(/declared twice/);
+    expect(() => buildCatalog([{ ...base, description: "short" }])).toThrow(/description/);
+  });
+
+  test("renders the JSON once per plan (the same objects on every request)", () => {
+    const catalog = buildCatalog(TEST_TOOLS);
+    expect(catalog.listFor("visibility")).toBe(catalog.listFor("visibility"));
+    expect(catalog.listFor("none").tools).toEqual([]);
+  });
+});
+
+describe("Origin rule", () => {
+  const config = testConfig("/tmp/unused", { publicUrl: "https://visibility.example.com", publicOrigin: "https://visibility.example.com" });
+  const allowed = ownOrigins(config);
+  test.each([
+    [null, true],
+    ["https://visibility.example.com", true],
+    ["http://localhost:6274", true],
+    ["http://127.0.0.1", true],
+    ["https://[::1]:8443", true],
+    ["https://evil.example.com", false],
+    ["http://visibility.example.com", false],
+    ["https://visibility.example.com.evil.com", false],
+    ["http://localhost.evil.com", false],
+    ["null", false],
+    ["file://", false],
+    ["not a url", false],
+    ["https://visibility.example.com/path", false],
+  ] as const)("%p allowed: %p", (origin, expected) => {
+    expect(isAllowedOrigin(origin, allowed)).toBe(expected);
+  });
+
+  test("a configured host and port are the server's own origin; 0.0.0.0 is not", () => {
+    expect([...ownOrigins({ ...config, publicOrigin: null, host: "10.0.0.5", port: 3000 })]).toEqual(["http://10.0.0.5:3000"]);
+    expect([...ownOrigins({ ...config, publicOrigin: null, host: "0.0.0.0", port: 3000 })]).toEqual([]);
+  });
+});

@@ -1,0 +1,77 @@
+// What clients see: tools/list per plan, compared with the committed snapshots, so that any change
+// to a tool's name, description, schemas or annotations is deliberate. After an intended change:
+//   UPDATE_SNAPSHOTS=1 bun test test/mcp/tools-list.test.ts
+// and review the diff of test/mcp/__snapshots__/.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { findAccountByEmail } from "../../src/accounts/service";
+import { createBrand } from "../../src/brands/service";
+import { createApiKey } from "../../src/keys/service";
+import { TOOLS } from "../../src/mcp/tools";
+import { testApp, type TestApp } from "../support/http";
+
+const SNAPSHOTS = join(import.meta.dir, "__snapshots__");
+const PLANS = ["visibility", "autopilot"] as const;
+
+let t: TestApp;
+const keys: Record<string, string> = {};
+
+async function toolsList(key: string): Promise<{ tools: Array<{ name: string; [k: string]: unknown }> }> {
+  const res = await t.call("POST", "/api/mcp/mcp", {
+    body: { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} },
+    headers: { authorization: `Bearer ${key}`, accept: "application/json, text/event-stream" },
+  });
+  expect(res.status).toBe(200);
+  return res.json.result;
+}
+
+beforeAll(async () => {
+  t = await testApp();
+  for (const plan of PLANS) {
+    await t.signIn(`${plan}@example.com`, { plan });
+    const account = findAccountByEmail(t.db, `${plan}@example.com`)!;
+    const brand = createBrand(t.db, account.id, { name: `${plan} brand` });
+    keys[plan] = createApiKey(t.db, account.id, { name: "k", brandId: brand.id }).plaintext;
+  }
+});
+
+afterAll(() => t.close());
+
+describe("tools/list snapshots", () => {
+  for (const plan of PLANS) {
+    test(`the ${plan} plan's tools/list matches its snapshot`, async () => {
+      const listed = await toolsList(keys[plan]!);
+      const file = join(SNAPSHOTS, `tools-list.${plan}.json`);
+      const text = `${JSON.stringify(listed, null, 2)}\n`;
+      if (process.env.UPDATE_SNAPSHOTS === "1" || !existsSync(file)) {
+        if (process.env.CI) throw new Error(`${file} is missing; create it with UPDATE_SNAPSHOTS=1 and commit it`);
+        writeFileSync(file, text);
+      }
+      expect(JSON.parse(text)).toEqual(JSON.parse(readFileSync(file, "utf8")));
+    });
+  }
+
+  test("each plan lists exactly the tools it covers, in registry order", async () => {
+    const visibility = (await toolsList(keys.visibility!)).tools.map((x) => x.name);
+    const autopilot = (await toolsList(keys.autopilot!)).tools.map((x) => x.name);
+    expect(visibility).toEqual(TOOLS.filter((x) => x.plan === "visibility").map((x) => x.name));
+    expect(autopilot).toEqual(TOOLS.map((x) => x.name));
+  });
+
+  test("tool names follow the MCP name format (SEP-986) and CONTRACT §4: snake_case, at most 64 characters, unique", () => {
+    const names = TOOLS.map((x) => x.name);
+    for (const name of names) {
+      expect(name).toMatch(/^[A-Za-z0-9_.-]{1,128}$/);
+      expect(name).toMatch(/^[a-z][a-z0-9]*(_[a-z0-9]+)*$/);
+      expect(name.length).toBeLessThanOrEqual(64);
+    }
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  test("schemas are portable: objects at the top, no type arrays, descriptions on every tool", async () => {
+    const listed = JSON.stringify((await toolsList(keys.autopilot!)).tools);
+    expect(listed).not.toMatch(/"type":\[/);
+    for (const tool of TOOLS) expect(tool.description.length).toBeGreaterThan(40);
+  });
+});
