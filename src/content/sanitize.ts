@@ -111,14 +111,11 @@ function createArticleDom(): ArticleDom {
       const scheme = urlScheme(value);
       if (scheme !== null && !schemes.has(scheme)) element.removeAttribute(attr);
     }
-    if (element.nodeName === "A") {
-      if (element.hasAttribute("href")) {
-        const authored = (element.getAttribute("rel") ?? "").toLowerCase().split(/\s+/);
-        const kept = authored.filter((token) => AUTHOR_REL_TOKENS.has(token));
-        element.setAttribute("rel", [...new Set(kept), "noopener", "noreferrer"].join(" "));
-      } else {
-        element.removeAttribute("rel");
-      }
+    // rel is ours to set: authors keep only the SEO tokens, and every link gets noopener noreferrer.
+    if (element.nodeName === "A" && element.hasAttribute("href")) {
+      const authored = (element.getAttribute("rel") ?? "").toLowerCase().split(/\s+/);
+      const kept = authored.filter((token) => AUTHOR_REL_TOKENS.has(token));
+      element.setAttribute("rel", [...new Set(kept), "noopener", "noreferrer"].join(" "));
     } else {
       element.removeAttribute("rel");
     }
