@@ -43,17 +43,22 @@ async function readBody(request: Request, max: number): Promise<string | null> {
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let received = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    received += value.byteLength;
-    if (received > max) {
-      await reader.cancel().catch(() => undefined);
-      return null;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      received += value.byteLength;
+      if (received <= max) chunks.push(value);
     }
-    chunks.push(value);
+  } catch (error) {
+    // The socket's own cap (server.ts) ended an even longer body.
+    if (received > max) return null;
+    throw error;
   }
-  return Buffer.concat(chunks).toString("utf8");
+  // An over-long body is read to its end (the socket caps it at 8 MiB) and discarded: answering while
+  // the client is still sending leaves its remaining bytes on a keep-alive connection, where they
+  // would be parsed as the next request.
+  return received > max ? null : Buffer.concat(chunks).toString("utf8");
 }
 
 export async function handleMcpRequest(
@@ -84,8 +89,7 @@ export async function handleMcpRequest(
   }
   const text = await readBody(request, MAX_BODY_BYTES);
   if (text === null) {
-    // The rest of the body may still be on its way: close the connection rather than parse it as a request.
-    return jsonRpcError(413, -32000, `The request body is over the limit of ${MAX_BODY_BYTES} bytes.`, { connection: "close" });
+    return jsonRpcError(413, -32000, `The request body is over the limit of ${MAX_BODY_BYTES} bytes.`);
   }
   let message: unknown;
   try {

@@ -76,11 +76,11 @@ function notFound(): NotFound {
   return new NotFound("Prompt not found; list_prompts shows the brand's prompts and their ids.", "prompt_not_found");
 }
 
-// The reads behind list_prompts and every returned prompt: one cached statement each, the tag
-// names gathered per row in SQL, so a page costs one query and no SQL building.
+// The reads behind list_prompts and every returned prompt: cached statements, the tag names gathered
+// per row in SQL (and sorted here: an ORDER BY inside the correlated subquery costs a sort per row),
+// so a page costs one query and no SQL building.
 const PROMPT_COLUMNS = `p.id, p.text, p.country, p.language, p.archived_at, p.created_at, p.rowid AS rid,
-  (SELECT json_group_array(name) FROM
-     (SELECT t.name FROM prompt_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.prompt_id = p.id ORDER BY t.name_key)) AS tag_names`;
+  (SELECT json_group_array(t.name) FROM prompt_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.prompt_id = p.id) AS tag_names`;
 
 interface PromptSqlRow {
   id: string;
@@ -93,11 +93,19 @@ interface PromptSqlRow {
   tag_names: string;
 }
 
-type ListParams = [string, number, number, number, string, string | null, number];
+type ListParams = Record<string, string | number>;
+
+interface ListFilter {
+  includeArchived: boolean;
+  after: boolean;
+  query: boolean;
+  tag: boolean;
+}
 
 interface PromptStatements {
   one: Statement<PromptSqlRow, [string, string]>;
-  list: Statement<PromptSqlRow, ListParams>;
+  /** One statement per combination of filters: optional terms written as `?x IS NULL OR …` cost SQLite a plan per row. */
+  lists: Map<string, Statement<PromptSqlRow, [ListParams]>>;
 }
 
 const statements = new WeakMap<Db, PromptStatements>();
@@ -107,28 +115,42 @@ function statementsOf(db: Db): PromptStatements {
   if (!cached) {
     cached = {
       one: db.sqlite.query(`SELECT ${PROMPT_COLUMNS} FROM prompts p WHERE p.brand_id = ?1 AND p.id = ?2`),
-      // In (created_at, rowid) order, which the (brand_id, created_at) index already has.
-      list: db.sqlite.query(
-        `SELECT ${PROMPT_COLUMNS} FROM prompts p
-          WHERE p.brand_id = ?1
-            AND (?2 = 1 OR p.archived_at IS NULL)
-            AND (p.created_at > ?3 OR (p.created_at = ?3 AND p.rowid > ?4))
-            AND (?5 = '' OR instr(p.text_key, ?5) > 0)
-            AND (?6 IS NULL OR p.id IN (SELECT prompt_id FROM prompt_tags WHERE tag_id = ?6))
-          ORDER BY p.created_at, p.rowid
-          LIMIT ?7`,
-      ),
+      lists: new Map(),
     };
     statements.set(db, cached);
   }
   return cached;
 }
 
+function listStatement(db: Db, filter: ListFilter): Statement<PromptSqlRow, [ListParams]> {
+  const cache = statementsOf(db).lists;
+  const key = `${+filter.includeArchived}${+filter.after}${+filter.query}${+filter.tag}`;
+  let statement = cache.get(key);
+  if (!statement) {
+    const terms = ["p.brand_id = $brand"];
+    if (!filter.includeArchived) terms.push("p.archived_at IS NULL");
+    if (filter.after) terms.push("(p.created_at > $after_at OR (p.created_at = $after_at AND p.rowid > $after_row))");
+    // instr() rather than LIKE: the user's text needs no escaping of % and _.
+    if (filter.query) terms.push("instr(p.text_key, $query) > 0");
+    if (filter.tag) terms.push("p.id IN (SELECT prompt_id FROM prompt_tags WHERE tag_id = $tag)");
+    // In (created_at, rowid) order, which the (brand_id, created_at) index already has.
+    statement = db.sqlite.query(`SELECT ${PROMPT_COLUMNS} FROM prompts p WHERE ${terms.join(" AND ")} ORDER BY p.created_at, p.rowid LIMIT $limit`);
+    cache.set(key, statement);
+  }
+  return statement;
+}
+
+function byName(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 function view(row: PromptSqlRow): PromptView {
   return {
     id: row.id,
     text: row.text,
-    tags: JSON.parse(row.tag_names) as string[],
+    tags: (JSON.parse(row.tag_names) as string[]).sort(byName),
     country: row.country,
     language: row.language,
     archived: row.archived_at !== null,
@@ -156,24 +178,20 @@ export function listPrompts(
   brandId: string,
   options: { tag?: string; query?: string; includeArchived?: boolean; limit: number; cursor?: string },
 ): { prompts: PromptView[]; next_cursor: string | null } {
-  const after = decodeCursor(options.cursor, ["number", "number"] as const) ?? [-1, -1];
+  const after = decodeCursor(options.cursor, ["number", "number"] as const);
   let tagId: string | null = null;
   if (options.tag !== undefined) {
     const tag = findTag(db, brandId, options.tag);
     if (!tag) throw new NotFound(`Tag "${options.tag}" not found; list_tags shows the brand's tags.`, "tag_not_found");
     tagId = tag.id;
   }
-  // instr() rather than LIKE: the user's text needs no escaping of % and _.
   const query = options.query === undefined ? "" : promptTextKey(options.query);
-  const rows = statementsOf(db).list.all(
-    brandId,
-    options.includeArchived ? 1 : 0,
-    after[0],
-    after[1],
-    query,
-    tagId,
-    options.limit + 1,
-  );
+  const filter = { includeArchived: options.includeArchived === true, after: after !== null, query: query !== "", tag: tagId !== null };
+  const params: ListParams = { brand: brandId, limit: options.limit + 1 };
+  if (after) Object.assign(params, { after_at: after[0], after_row: after[1] });
+  if (filter.query) params.query = query;
+  if (tagId) params.tag = tagId;
+  const rows = listStatement(db, filter).all(params);
   const { items, next } = page(rows, options.limit, (r) => [r.created_at, r.rid]);
   return { prompts: items.map(view), next_cursor: next };
 }

@@ -473,17 +473,20 @@ describe("HTTP-level refusals, each leaving the server serving", () => {
     expect(declared.status).toBe(413);
     expect(declared.json.error.message).toContain("1048576 bytes");
     const chunk = new TextEncoder().encode("x".repeat(64 * 1024));
-    let sent = 0;
-    const stream = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (sent++ < 20) controller.enqueue(chunk);
-        else controller.close();
-      },
-    });
-    const streamed = await raw(server.url, { headers: auth, body: stream });
-    expect(streamed.status).toBe(413);
-    const justUnder = rpc("tools/call", { name: "list_prompts", arguments: { query: "y".repeat(400) } });
-    expect((await raw(server.url, { headers: auth, body: justUnder })).status).toBe(200);
+    // 1.25 MiB, then 12.5 MiB (past the socket's own 8 MiB cap), each followed by a normal request.
+    for (const chunks of [20, 200, 20]) {
+      let sent = 0;
+      const stream = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent++ < chunks) controller.enqueue(chunk);
+          else controller.close();
+        },
+      });
+      const streamed = await raw(server.url, { headers: auth, body: stream });
+      expect(streamed.status).toBe(413);
+      const next = rpc("tools/call", { name: "list_prompts", arguments: { query: "y".repeat(400) } });
+      expect((await raw(server.url, { headers: auth, body: next })).status).toBe(200);
+    }
     await stillServing();
   });
 
