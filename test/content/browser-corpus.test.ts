@@ -8,7 +8,8 @@ import { sanitizeArticleHtml, UnsafeHtmlError } from "../../src/content/sanitize
 import { CORPUS_DIR, launchXssHarness, mapConcurrent, type XssHarness } from "../support/xss-harness";
 
 interface DompurifyFixture {
-  title: string;
+  /** About half of the fixtures have none. */
+  title?: string;
   payload: string;
 }
 
@@ -50,7 +51,11 @@ const EXTRA_VECTORS: readonly Vector[] = [
 ].map(([label, html]) => ({ label: label as string, html: html as string, trigger: null }));
 
 const corpusVectors: Vector[] = [
-  ...dompurify.map((fixture) => ({ label: `DOMPurify: ${fixture.title}`, html: fixture.payload, trigger: null })),
+  ...dompurify.map((fixture, index) => ({
+    label: `DOMPurify #${index}: ${fixture.title ?? fixture.payload.slice(0, 60)}`,
+    html: fixture.payload,
+    trigger: null,
+  })),
   ...h5sc.map((item) => ({ label: `H5SC #${item.id}: ${item.name}`, html: item.data, trigger: item.trigger })),
   ...EXTRA_VECTORS,
 ];
@@ -93,7 +98,7 @@ describe("attack corpora in headless Chromium", () => {
     // DOMPurify's payloads that call alert, plus every H5SC vector with its trigger.
     const raw: Vector[] = [
       ...dompurify.filter((fixture) => fixture.payload.includes("alert")).map((fixture) => ({
-        label: fixture.title,
+        label: fixture.title ?? fixture.payload,
         html: fixture.payload,
         trigger: null,
       })),

@@ -140,8 +140,13 @@ function interactWithEverything(): void {
   }
 }
 
+// Generous: on a loaded CI machine a healthy page can take seconds to answer; only a payload's
+// endless loop should ever reach these limits.
+const EVALUATE_TIMEOUT_MS = 10_000;
+const INSPECTION_TIMED_OUT = "DOM inspection timed out";
+
 async function runInPage(page: Page, script: (arg: string | null) => void, arg: string | null): Promise<void> {
-  await withTimeout(page.evaluate(script, arg).catch(() => {}), 2000, undefined);
+  await withTimeout(page.evaluate(script, arg).catch(() => {}), EVALUATE_TIMEOUT_MS, undefined);
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
@@ -197,17 +202,19 @@ export async function launchXssHarness(options: HarnessOptions = {}): Promise<Xs
         await route.abort("blockedbyclient");
       });
 
-      await page.goto(PAGE_URL, { waitUntil: "load", timeout: 3000 }).catch(() => {});
+      await page.goto(PAGE_URL, { waitUntil: "load", timeout: EVALUATE_TIMEOUT_MS / 2 }).catch(() => {});
       await Bun.sleep(settleMs);
       // Inspected before the trigger, which may navigate away from the payload's DOM. A page too
       // busy to answer (an endless loop) is reported, never taken as clean.
       const leftovers = await withTimeout(
         page.evaluate(inspectDom).catch((error: unknown) => [`DOM inspection failed: ${String(error).slice(0, 80)}`]),
-        2000,
-        ["DOM inspection timed out"],
+        EVALUATE_TIMEOUT_MS,
+        [INSPECTION_TIMED_OUT],
       );
       // A page that was never served would inspect as an empty, "safe" about:blank.
       if (!served) leftovers.push("the vector's page was never loaded");
+      // A page stuck in a payload's loop will not answer a trigger either.
+      if (leftovers.includes(INSPECTION_TIMED_OUT)) return { executed: evidence.length > 0, evidence, leftovers, requests };
       // From here on the page is being "used": a top-level navigation is a followed link, not an attack.
       triggerStarted = true;
       if (trigger) await runInPage(page, (code) => {
