@@ -1,6 +1,6 @@
 // The tool server of the compiled binary, driven as AI clients drive it: the official SDK Client over
 // Streamable HTTP with a bearer key, on a loopback port, against a seeded data directory.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { eq } from "drizzle-orm";
@@ -11,6 +11,9 @@ import { TOOLS } from "../../src/mcp/tools";
 import { sandbox, type Sandbox, type ServerProcess } from "../support/binary";
 import { seedToolServerData, type BrandRecords, type ToolServerSeed } from "../support/fixtures";
 import { call, connect, raw, rpc } from "../support/mcp";
+
+// Real processes on a shared machine: give each step room.
+setDefaultTimeout(60_000);
 
 // One engine, so that run_tracking validates its prompt ids (nothing is ever sent to it here).
 const TOML = `

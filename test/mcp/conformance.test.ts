@@ -1,13 +1,16 @@
 // The official MCP conformance suite and the MCP Inspector's CLI against the compiled binary. Both
 // run on Node 22 from .tools/ (installed by ./build.sh test). The conformance runner cannot send an
 // Authorization header, so it talks to a loopback proxy that adds one, as a gateway would.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sandbox, type Sandbox, type ServerProcess } from "../support/binary";
 import { seedToolServerData, type ToolServerSeed } from "../support/fixtures";
 import { authProxy, MCP_PATH, requireMcpTools } from "../support/mcp";
+
+// Real processes on a shared machine: give each step room.
+setDefaultTimeout(60_000);
 
 const SCENARIOS = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"];
 
