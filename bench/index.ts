@@ -4,6 +4,8 @@
 export {};
 const SCENARIOS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   foundation: () => import("./foundation"),
+  mcp: () => import("./mcp"),
+  public: () => import("./public"),
 };
 
 const wanted = process.argv.slice(2);
