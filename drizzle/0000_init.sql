@@ -7,6 +7,24 @@ CREATE TABLE `accounts` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `accounts_email_unique` ON `accounts` (`email`);--> statement-breakpoint
+CREATE TABLE `answer_days` (
+	`brand_id` text NOT NULL,
+	`day` integer NOT NULL,
+	`engine` text NOT NULL,
+	`total` integer NOT NULL,
+	`valid` integer NOT NULL,
+	`mentioned` integer NOT NULL,
+	`position_sum` integer NOT NULL,
+	`top1` integer NOT NULL,
+	`top3` integer NOT NULL,
+	`sentiment_sum` real NOT NULL,
+	`sentiment_n` integer NOT NULL,
+	`cited` integer NOT NULL,
+	`roster_mentions` integer NOT NULL,
+	PRIMARY KEY(`brand_id`, `day`, `engine`),
+	FOREIGN KEY (`brand_id`) REFERENCES `brands`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
 CREATE TABLE `answers` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`brand_id` text NOT NULL,
@@ -27,12 +45,13 @@ CREATE TABLE `answers` (
 	`brand_position` integer,
 	`brand_sentiment` real,
 	`brand_cited` integer DEFAULT false NOT NULL,
+	`roster_mentions` integer DEFAULT 0 NOT NULL,
 	FOREIGN KEY (`brand_id`) REFERENCES `brands`(`id`) ON UPDATE no action ON DELETE cascade,
 	FOREIGN KEY (`prompt_id`) REFERENCES `prompts`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE INDEX `answers_brand_period_idx` ON `answers` (`brand_id`,`created_at`,`engine`,`status`,`brand_mentioned`,`brand_position`,`brand_sentiment`,`brand_cited`,`prompt_id`);--> statement-breakpoint
-CREATE INDEX `answers_brand_prompt_idx` ON `answers` (`brand_id`,`prompt_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `answers_brand_created_idx` ON `answers` (`brand_id`,`created_at`,`engine`,`status`,`brand_mentioned`,`brand_position`,`brand_sentiment`,`brand_cited`,`roster_mentions`);--> statement-breakpoint
+CREATE INDEX `answers_brand_prompt_idx` ON `answers` (`brand_id`,`prompt_id`,`created_at`,`engine`,`status`,`brand_mentioned`,`brand_position`,`brand_sentiment`,`brand_cited`,`roster_mentions`);--> statement-breakpoint
 CREATE UNIQUE INDEX `answers_run_slot_idx` ON `answers` (`run_id`,`prompt_id`,`engine`,`sample`);--> statement-breakpoint
 CREATE TABLE `api_keys` (
 	`id` text PRIMARY KEY NOT NULL,
@@ -107,6 +126,20 @@ CREATE TABLE `competitors` (
 );
 --> statement-breakpoint
 CREATE INDEX `competitors_brand_idx` ON `competitors` (`brand_id`);--> statement-breakpoint
+CREATE TABLE `mention_days` (
+	`brand_id` text NOT NULL,
+	`day` integer NOT NULL,
+	`engine` text NOT NULL,
+	`member_id` text NOT NULL,
+	`answers` integer NOT NULL,
+	`rank_sum` integer NOT NULL,
+	`top1` integer NOT NULL,
+	`sentiment_sum` real NOT NULL,
+	`sentiment_n` integer NOT NULL,
+	PRIMARY KEY(`brand_id`, `day`, `engine`, `member_id`),
+	FOREIGN KEY (`brand_id`) REFERENCES `brands`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
 CREATE TABLE `mentions` (
 	`answer_id` integer NOT NULL,
 	`brand_id` text NOT NULL,
@@ -122,7 +155,7 @@ CREATE TABLE `mentions` (
 	FOREIGN KEY (`answer_id`) REFERENCES `answers`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE INDEX `mentions_brand_period_idx` ON `mentions` (`brand_id`,`created_at`,`engine`,`member_id`,`is_brand`,`rank`,`sentiment`,`prompt_id`,`answer_id`);--> statement-breakpoint
+CREATE INDEX `mentions_brand_prompt_idx` ON `mentions` (`brand_id`,`prompt_id`,`member_id`,`created_at`,`engine`,`is_brand`,`rank`,`sentiment`,`answer_id`);--> statement-breakpoint
 CREATE TABLE `prompt_tags` (
 	`prompt_id` text NOT NULL,
 	`tag_id` text NOT NULL,

@@ -1,7 +1,7 @@
 // The shared analytics filter: a period of inclusive UTC days (default: the last 30 days ending
 // today), its previous period of equal length, an engine and a tag, turned into SQL conditions on
-// the period-indexed columns (brand_id, created_at, engine, prompt_id) that answers, mentions and
-// citations all carry.
+// the columns (brand_id, created_at, engine, prompt_id) that answers, mentions and citations all
+// carry, or on the daily rollups (brand_id, day, engine) when there is no tag.
 import type { AppContext } from "../app";
 import { Invalid, NotFound } from "../errors";
 
@@ -104,6 +104,30 @@ export function where(alias: string, filter: Filter, from: number, to: number): 
     params.push(filter.tag.id);
   }
   return { sql: parts.join(" AND "), params };
+}
+
+/**
+ * `WHERE` conditions on a daily rollup table aliased `alias` (brand_id, day, engine) covering the
+ * whole UTC days of [from, to). Rollups carry no prompt: only a filter without a tag may use them.
+ */
+export function dayWhere(alias: string, filter: Filter, from: number, to: number): { sql: string; params: SqlParam[] } {
+  if (filter.tag !== null) throw new Error("daily rollups cannot answer a tag filter");
+  const parts = [`${alias}.brand_id = ?`, `${alias}.day >= ?`, `${alias}.day < ?`];
+  const params: SqlParam[] = [filter.brandId, from / DAY_MS, to / DAY_MS];
+  if (filter.engine !== null) {
+    parts.push(`${alias}.engine = ?`);
+    params.push(filter.engine);
+  }
+  return { sql: parts.join(" AND "), params };
+}
+
+/** Conditions selecting the filter's prompts (all the brand's, or the tag's) from `prompts` aliased `alias`. */
+export function promptScope(alias: string, filter: Filter): { sql: string; params: SqlParam[] } {
+  if (filter.tag === null) return { sql: `${alias}.brand_id = ?`, params: [filter.brandId] };
+  return {
+    sql: `${alias}.brand_id = ? AND ${alias}.id IN (SELECT prompt_id FROM prompt_tags WHERE tag_id = ?)`,
+    params: [filter.brandId, filter.tag.id],
+  };
 }
 
 /** The filter as echoed in results, so a reader knows what the figures cover. */

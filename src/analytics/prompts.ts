@@ -1,7 +1,7 @@
 // Per-prompt figures and content gaps (METRICS.md "Content gaps").
 import type { AppContext } from "../app";
 import { loadRoster } from "../tracking/store";
-import { describeFilter, encodeOffset, where, type Filter, type SqlParam } from "./filters";
+import { describeFilter, encodeOffset, promptScope, where, type Filter, type SqlParam } from "./filters";
 import { mean, rate, type Mean, type Rate } from "./rates";
 
 export interface PromptPerformance {
@@ -13,28 +13,34 @@ export interface PromptPerformance {
   top_competitor: { id: string; name: string; answers: number } | null;
 }
 
+const marks = (list: readonly unknown[]) => list.map(() => "?").join(",");
+
 function promptTexts(app: AppContext, brandId: string, ids: string[]): Map<string, string> {
   if (ids.length === 0) return new Map();
   const rows = app.db.sqlite
     .query<{ id: string; text: string }, string[]>(
-      `SELECT id, text FROM prompts WHERE brand_id = ? AND id IN (${ids.map(() => "?").join(",")})`,
+      `SELECT id, text FROM prompts WHERE brand_id = ? AND id IN (${marks(ids)})`,
     )
     .all(brandId, ...ids);
   return new Map(rows.map((r) => [r.id, r.text]));
 }
 
-/** Competitor mention counts per prompt for the given prompts, in the period. */
+/** Competitor mention counts per prompt for the given prompts, in the period (current roster members only). */
 function competitorCounts(app: AppContext, filter: Filter, promptIds: string[]): Map<string, Array<{ id: string; n: number }>> {
   const out = new Map<string, Array<{ id: string; n: number }>>();
   if (promptIds.length === 0) return out;
+  const competitorIds = loadRoster(app.db, filter.brandId)
+    .members.filter((m) => !m.isBrand)
+    .map((m) => m.id);
+  if (competitorIds.length === 0) return out;
   const mw = where("m", filter, filter.period.start, filter.period.end);
   const rows = app.db.sqlite
     .query<{ prompt_id: string; member_id: string; n: number }, SqlParam[]>(
       `SELECT m.prompt_id AS prompt_id, m.member_id AS member_id, count(*) AS n FROM mentions m
-       WHERE ${mw.sql} AND m.is_brand = 0 AND m.prompt_id IN (${promptIds.map(() => "?").join(",")})
+       WHERE ${mw.sql} AND m.prompt_id IN (${marks(promptIds)}) AND m.member_id IN (${marks(competitorIds)})
        GROUP BY m.prompt_id, m.member_id`,
     )
-    .all(...mw.params, ...promptIds);
+    .all(...mw.params, ...promptIds, ...competitorIds);
   for (const r of rows) {
     const list = out.get(r.prompt_id) ?? [];
     list.push({ id: r.member_id, n: r.n });
@@ -102,19 +108,23 @@ const TOP_DOMAINS = 5;
  */
 export function contentGaps(app: AppContext, filter: Filter, opts: { limit: number; offset: number }) {
   const db = app.db.sqlite;
-  const mw = where("m", filter, filter.period.start, filter.period.end);
+  const scope = promptScope("p", filter);
+  const w = where("a", filter, filter.period.start, filter.period.end);
   const bw = where("b", filter, filter.period.start, filter.period.end);
+  // Per prompt: one probe for a brand mention (its mention rows), then, for prompts without one, the
+  // answers that mention a competitor (more mention rows than the brand's one) are counted.
   const rows = db
     .query<{ prompt_id: string; competitor_answers: number; total_gaps: number }, SqlParam[]>(
-      `SELECT m.prompt_id AS prompt_id, count(DISTINCT m.answer_id) AS competitor_answers, count(*) OVER () AS total_gaps
-       FROM mentions m
-       WHERE ${mw.sql} AND m.is_brand = 0
-         AND m.prompt_id NOT IN (SELECT b.prompt_id FROM mentions b WHERE ${bw.sql} AND b.is_brand = 1)
-       GROUP BY m.prompt_id
-       ORDER BY competitor_answers DESC, m.prompt_id
+      `WITH candidates (prompt_id, competitor_answers) AS MATERIALIZED (
+         SELECT p.id, (SELECT count(*) FROM answers a WHERE a.prompt_id = p.id AND ${w.sql} AND a.roster_mentions > a.brand_mentioned)
+         FROM prompts p WHERE ${scope.sql}
+           AND NOT EXISTS (SELECT 1 FROM mentions b WHERE b.prompt_id = p.id AND b.member_id = b.brand_id AND ${bw.sql}))
+       SELECT prompt_id, competitor_answers, count(*) OVER () AS total_gaps FROM candidates
+       WHERE competitor_answers > 0
+       ORDER BY competitor_answers DESC, prompt_id
        LIMIT ? OFFSET ?`,
     )
-    .all(...mw.params, ...bw.params, opts.limit + 1, opts.offset);
+    .all(...w.params, ...scope.params, ...bw.params, opts.limit + 1, opts.offset);
   const page = rows.slice(0, opts.limit);
   const ids = page.map((r) => r.prompt_id);
   const texts = promptTexts(app, filter.brandId, ids);
@@ -123,25 +133,24 @@ export function contentGaps(app: AppContext, filter: Filter, opts: { limit: numb
   const valid = new Map<string, number>();
   const domains = new Map<string, Array<{ domain: string; citations: number }>>();
   if (ids.length > 0) {
-    const marks = ids.map(() => "?").join(",");
     const w = where("a", filter, filter.period.start, filter.period.end);
     for (const r of db
       .query<{ prompt_id: string; n: number }, SqlParam[]>(
         `SELECT a.prompt_id AS prompt_id, count(*) AS n FROM answers a
-         WHERE ${w.sql} AND a.status = 'ok' AND a.prompt_id IN (${marks}) GROUP BY a.prompt_id`,
+         WHERE ${w.sql} AND a.status = 'ok' AND a.prompt_id IN (${marks(ids)}) GROUP BY a.prompt_id`,
       )
       .all(...w.params, ...ids)) {
       valid.set(r.prompt_id, r.n);
     }
-    const cw = where("c", filter, filter.period.start, filter.period.end);
+    // Citations of the answers that mention a competitor, reached from those answers by primary key.
     for (const r of db
       .query<{ prompt_id: string; domain: string; n: number }, SqlParam[]>(
-        `SELECT c.prompt_id AS prompt_id, c.domain AS domain, count(*) AS n FROM citations c
-         WHERE ${cw.sql} AND c.prompt_id IN (${marks})
-           AND c.answer_id IN (SELECT m.answer_id FROM mentions m WHERE ${mw.sql} AND m.is_brand = 0 AND m.prompt_id IN (${marks}))
-         GROUP BY c.prompt_id, c.domain`,
+        `SELECT a.prompt_id AS prompt_id, c.domain AS domain, count(*) AS n
+         FROM answers a JOIN citations c ON c.answer_id = a.id
+         WHERE ${w.sql} AND a.prompt_id IN (${marks(ids)}) AND a.roster_mentions > a.brand_mentioned
+         GROUP BY a.prompt_id, c.domain`,
       )
-      .all(...cw.params, ...ids, ...mw.params, ...ids)) {
+      .all(...w.params, ...ids)) {
       const list = domains.get(r.prompt_id) ?? [];
       list.push({ domain: r.domain, citations: r.n });
       domains.set(r.prompt_id, list);

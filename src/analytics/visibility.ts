@@ -1,9 +1,10 @@
-// The brand's period figures (overview), their trend, and the roster ranking: SQL aggregates over
-// the covering period indexes of answers and mentions, pooled counts only (METRICS.md).
+// The brand's period figures (overview), their trend, and the roster ranking: pooled counts only
+// (METRICS.md), summed from the daily rollups (or, with a tag, from the covering per-prompt indexes
+// of answers and mentions), with prompt coverage from index probes per prompt.
 import type { AppContext } from "../app";
 import { Invalid } from "../errors";
 import { loadRoster } from "../tracking/store";
-import { DAY_MS, dayString, describeFilter, where, type Filter, type SqlParam } from "./filters";
+import { DAY_MS, dayString, dayWhere, describeFilter, where, type Filter, type SqlParam } from "./filters";
 import { mean, periodMean, periodRate, rate, type Mean, type PeriodMean, type PeriodRate, type Rate } from "./rates";
 
 /** Pooled counts of one slice (an engine, or everything) in one period. */
@@ -68,7 +69,7 @@ export function figures(cur: Counts, prev: Counts): Figures {
   };
 }
 
-interface AnswerAgg {
+interface SliceAgg {
   engine: string;
   cur: number;
   total: number;
@@ -80,15 +81,76 @@ interface AnswerAgg {
   sent_sum: number | null;
   sent_n: number;
   cited: number;
-  prompts: number;
-  covered: number;
+  roster: number;
 }
 
-/** Counts for [previous.start, period.end) split by engine and by period (cur = 1 for the current one). */
-function collectCounts(app: AppContext, filter: Filter): { byEngine: Map<string, [Counts, Counts]>; overall: [Counts, Counts] } {
+/**
+ * Pooled sums per engine and period (cur = 1 for the current one): from the daily rollups, or, with
+ * a tag, from the answers of the tag's prompts. brand_position / brand_sentiment are only set on
+ * valid answers that mention the brand; roster_mentions is the answer's number of mention rows.
+ */
+function sliceSums(app: AppContext, filter: Filter): SliceAgg[] {
   const db = app.db.sqlite;
-  const cutoff = filter.period.start;
+  if (filter.tag === null) {
+    const d = dayWhere("d", filter, filter.previous.start, filter.period.end);
+    return db
+      .query<SliceAgg, SqlParam[]>(
+        `SELECT d.engine AS engine, (d.day >= ?) AS cur, sum(d.total) AS total, sum(d.valid) AS valid, sum(d.mentioned) AS mentioned,
+           sum(d.position_sum) AS pos_sum, sum(d.top1) AS top1, sum(d.top3) AS top3, sum(d.sentiment_sum) AS sent_sum,
+           sum(d.sentiment_n) AS sent_n, sum(d.cited) AS cited, sum(d.roster_mentions) AS roster
+         FROM answer_days d WHERE ${d.sql} GROUP BY d.engine, cur`,
+      )
+      .all(filter.period.start / DAY_MS, ...d.params);
+  }
   const w = where("a", filter, filter.previous.start, filter.period.end);
+  return db
+    .query<SliceAgg, SqlParam[]>(
+      `SELECT a.engine AS engine, (a.created_at >= ?) AS cur, count(*) AS total, sum(a.status = 'ok') AS valid,
+         sum(a.brand_mentioned) AS mentioned, sum(a.brand_position) AS pos_sum, count(CASE WHEN a.brand_position = 1 THEN 1 END) AS top1,
+         count(CASE WHEN a.brand_position <= 3 THEN 1 END) AS top3, sum(a.brand_sentiment) AS sent_sum, count(a.brand_sentiment) AS sent_n,
+         sum(a.brand_cited) AS cited, sum(a.roster_mentions) AS roster
+       FROM answers a WHERE ${w.sql} GROUP BY a.engine, cur`,
+    )
+    .all(filter.period.start, ...w.params);
+}
+
+interface CoverageAgg {
+  engine: string | null;
+  vc: number | null;
+  mc: number | null;
+  vp: number | null;
+  mp: number | null;
+}
+
+/**
+ * Prompts with a valid answer (v) and with an answer mentioning the brand (m), in the current (c)
+ * and previous (p) periods, per engine and overall (engine null; a prompt counts once across
+ * engines). One index probe per prompt, engine and figure, so the cost follows the number of
+ * prompts, not of answers; the brand's mentions are its mention rows (member_id = brand id).
+ */
+function promptCoverage(app: AppContext, filter: Filter, engines: string[]): CoverageAgg[] {
+  if (engines.length === 0) return [];
+  const probe = (from: string, to: string) => `
+    EXISTS (SELECT 1 FROM answers a WHERE a.brand_id = ?1 AND a.prompt_id = p.id AND a.created_at >= ${from} AND a.created_at < ${to}
+      AND a.engine = e.value AND a.status = 'ok'),
+    EXISTS (SELECT 1 FROM mentions m WHERE m.brand_id = ?1 AND m.prompt_id = p.id AND m.member_id = ?1
+      AND m.created_at >= ${from} AND m.created_at < ${to} AND m.engine = e.value)`;
+  return app.db.sqlite
+    .query<CoverageAgg, SqlParam[]>(
+      `WITH pe (prompt, engine, vc, mc, vp, mp) AS MATERIALIZED (
+         SELECT p.id, e.value, ${probe("?2", "?3")}, ${probe("?4", "?2")}
+         FROM prompts p, json_each(?5) e
+         WHERE p.brand_id = ?1${filter.tag !== null ? " AND p.id IN (SELECT prompt_id FROM prompt_tags WHERE tag_id = ?6)" : ""})
+       SELECT engine, sum(vc) AS vc, sum(mc) AS mc, sum(vp) AS vp, sum(mp) AS mp FROM pe GROUP BY engine
+       UNION ALL
+       SELECT NULL, sum(vc), sum(mc), sum(vp), sum(mp)
+       FROM (SELECT max(vc) AS vc, max(mc) AS mc, max(vp) AS vp, max(mp) AS mp FROM pe GROUP BY prompt)`,
+    )
+    .all(filter.brandId, filter.period.start, filter.period.end, filter.previous.start, JSON.stringify(engines), ...(filter.tag ? [filter.tag.id] : []));
+}
+
+/** Counts for [previous.start, period.end) split by engine and by period. */
+function collectCounts(app: AppContext, filter: Filter): { byEngine: Map<string, [Counts, Counts]>; overall: [Counts, Counts] } {
   const byEngine = new Map<string, [Counts, Counts]>();
   const slot = (engine: string, cur: number): Counts => {
     let pair = byEngine.get(engine);
@@ -99,20 +161,7 @@ function collectCounts(app: AppContext, filter: Filter): { byEngine: Map<string,
     return pair[cur ? 0 : 1];
   };
   const overall: [Counts, Counts] = [zero(), zero()];
-
-  // brand_position / brand_sentiment are only set on valid answers that mention the brand.
-  const answerRows = db
-    .query<AnswerAgg, SqlParam[]>(
-      `SELECT a.engine AS engine, (a.created_at >= ?) AS cur, count(*) AS total,
-         sum(a.status = 'ok') AS valid, sum(a.brand_mentioned) AS mentioned,
-         sum(a.brand_position) AS pos_sum, count(CASE WHEN a.brand_position = 1 THEN 1 END) AS top1, count(CASE WHEN a.brand_position <= 3 THEN 1 END) AS top3,
-         sum(a.brand_sentiment) AS sent_sum, count(a.brand_sentiment) AS sent_n, sum(a.brand_cited) AS cited,
-         count(DISTINCT CASE WHEN a.status = 'ok' THEN a.prompt_id END) AS prompts,
-         count(DISTINCT CASE WHEN a.brand_mentioned THEN a.prompt_id END) AS covered
-       FROM answers a WHERE ${w.sql} GROUP BY a.engine, cur`,
-    )
-    .all(cutoff, ...w.params);
-  for (const r of answerRows) {
+  for (const r of sliceSums(app, filter)) {
     for (const c of [slot(r.engine, r.cur), overall[r.cur ? 0 : 1]]) {
       c.total += r.total;
       c.valid += r.valid;
@@ -123,39 +172,17 @@ function collectCounts(app: AppContext, filter: Filter): { byEngine: Map<string,
       c.sentSum += r.sent_sum ?? 0;
       c.sentN += r.sent_n;
       c.cited += r.cited;
-    }
-    // Per engine, its own prompts; the overall figure is counted separately below.
-    const own = slot(r.engine, r.cur);
-    own.prompts = r.prompts;
-    own.coveredPrompts = r.covered;
-  }
-
-  const mw = where("m", filter, filter.previous.start, filter.period.end);
-  const mentionRows = db
-    .query<{ engine: string; cur: number; roster: number; brand: number }, SqlParam[]>(
-      `SELECT m.engine AS engine, (m.created_at >= ?) AS cur, count(*) AS roster, sum(m.is_brand) AS brand
-       FROM mentions m WHERE ${mw.sql} GROUP BY m.engine, cur`,
-    )
-    .all(cutoff, ...mw.params);
-  for (const r of mentionRows) {
-    for (const c of [slot(r.engine, r.cur), overall[r.cur ? 0 : 1]]) {
+      // Share of voice: every mention row is one roster member in one answer; the brand's are the answers mentioning it.
       c.rosterMentions += r.roster;
-      c.brandMentions += r.brand;
+      c.brandMentions += r.mentioned;
     }
   }
-
-  // Overall, a prompt counts once across engines; count(DISTINCT …) dedupes into a small ephemeral index.
-  for (const [index, p] of [filter.period, filter.previous].entries()) {
-    const pw = where("a", filter, p.start, p.end);
-    const r = db
-      .query<{ prompts: number; covered: number }, SqlParam[]>(
-        `SELECT count(DISTINCT CASE WHEN a.status = 'ok' THEN a.prompt_id END) AS prompts,
-           count(DISTINCT CASE WHEN a.brand_mentioned THEN a.prompt_id END) AS covered
-         FROM answers a WHERE ${pw.sql}`,
-      )
-      .get(...pw.params);
-    overall[index]!.prompts = r?.prompts ?? 0;
-    overall[index]!.coveredPrompts = r?.covered ?? 0;
+  for (const r of promptCoverage(app, filter, [...byEngine.keys()])) {
+    const [cur, prev] = r.engine === null ? overall : byEngine.get(r.engine)!;
+    cur.prompts = r.vc ?? 0;
+    cur.coveredPrompts = r.mc ?? 0;
+    prev.prompts = r.vp ?? 0;
+    prev.coveredPrompts = r.mp ?? 0;
   }
   return { byEngine, overall };
 }
@@ -194,30 +221,36 @@ export function visibilityTrend(app: AppContext, filter: Filter, interval: "day"
   const origin = interval === "day" ? 0 : 4 * DAY_MS;
   const size = interval === "day" ? DAY_MS : 7 * DAY_MS;
   const bucketOf = (ms: number) => Math.floor((ms - origin) / size);
-  const w = where("a", filter, start, end);
-  const answerRows = db
-    .query<{ b: number; total: number; valid: number; mentioned: number; pos_sum: number | null }, SqlParam[]>(
-      `SELECT (a.created_at - ?) / ? AS b, count(*) AS total, sum(a.status = 'ok') AS valid,
-         sum(a.brand_mentioned) AS mentioned, sum(a.brand_position) AS pos_sum
-       FROM answers a WHERE ${w.sql} GROUP BY b`,
-    )
-    .all(origin, size, ...w.params);
-  const mw = where("m", filter, start, end);
-  const mentionRows = db
-    .query<{ b: number; roster: number; brand: number }, SqlParam[]>(
-      `SELECT (m.created_at - ?) / ? AS b, count(*) AS roster, sum(m.is_brand) AS brand FROM mentions m WHERE ${mw.sql} GROUP BY b`,
-    )
-    .all(origin, size, ...mw.params);
-  const answersBy = new Map(answerRows.map((r) => [r.b, r]));
-  const mentionsBy = new Map(mentionRows.map((r) => [r.b, r]));
+  type Bucket = { b: number; total: number; valid: number; mentioned: number; pos_sum: number | null; roster: number };
+  let rows: Bucket[];
+  if (filter.tag === null) {
+    // Buckets are whole days (origin and size are multiples of a day): a day's rollup falls in one bucket.
+    const d = dayWhere("d", filter, start, end);
+    rows = db
+      .query<Bucket, SqlParam[]>(
+        `SELECT (d.day * ${DAY_MS} - ?) / ? AS b, sum(d.total) AS total, sum(d.valid) AS valid, sum(d.mentioned) AS mentioned,
+           sum(d.position_sum) AS pos_sum, sum(d.roster_mentions) AS roster
+         FROM answer_days d WHERE ${d.sql} GROUP BY b`,
+      )
+      .all(origin, size, ...d.params);
+  } else {
+    const w = where("a", filter, start, end);
+    rows = db
+      .query<Bucket, SqlParam[]>(
+        `SELECT (a.created_at - ?) / ? AS b, count(*) AS total, sum(a.status = 'ok') AS valid,
+           sum(a.brand_mentioned) AS mentioned, sum(a.brand_position) AS pos_sum, sum(a.roster_mentions) AS roster
+         FROM answers a WHERE ${w.sql} GROUP BY b`,
+      )
+      .all(origin, size, ...w.params);
+  }
+  const answersBy = new Map(rows.map((r) => [r.b, r]));
   const points: TrendPoint[] = [];
   for (let b = bucketOf(start); b <= bucketOf(end - 1); b++) {
     const a = answersBy.get(b);
-    const m = mentionsBy.get(b);
     points.push({
       date: dayString(Math.max(start, origin + b * size)),
       visibility: rate(a?.mentioned ?? 0, a?.valid ?? 0),
-      share_of_voice: rate(m?.brand ?? 0, m?.roster ?? 0),
+      share_of_voice: rate(a?.mentioned ?? 0, a?.roster ?? 0),
       avg_position: mean(a?.pos_sum ?? 0, a?.mentioned ?? 0),
       answers: { total: a?.total ?? 0, valid: a?.valid ?? 0 },
     });
@@ -239,16 +272,33 @@ export interface RankingRow {
 export function competitorRanking(app: AppContext, filter: Filter) {
   const db = app.db.sqlite;
   const roster = loadRoster(app.db, filter.brandId);
-  const w = where("a", filter, filter.period.start, filter.period.end);
-  const valid = db.query<{ n: number }, SqlParam[]>(`SELECT count(*) AS n FROM answers a WHERE ${w.sql} AND a.status = 'ok'`).get(...w.params)?.n ?? 0;
-  const mw = where("m", filter, filter.period.start, filter.period.end);
-  const rows = db
-    .query<{ member_id: string; n: number; pos_sum: number; top1: number; sent_sum: number | null; sent_n: number }, SqlParam[]>(
-      `SELECT m.member_id AS member_id, count(*) AS n, sum(m.rank) AS pos_sum, sum(m.rank = 1) AS top1,
-         sum(m.sentiment) AS sent_sum, count(m.sentiment) AS sent_n
-       FROM mentions m WHERE ${mw.sql} GROUP BY m.member_id`,
-    )
-    .all(...mw.params);
+  type MemberAgg = { member_id: string; n: number; pos_sum: number; top1: number; sent_sum: number | null; sent_n: number };
+  let valid: number;
+  let rows: MemberAgg[];
+  if (filter.tag === null) {
+    const d = dayWhere("d", filter, filter.period.start, filter.period.end);
+    valid = db.query<{ n: number | null }, SqlParam[]>(`SELECT sum(d.valid) AS n FROM answer_days d WHERE ${d.sql}`).get(...d.params)?.n ?? 0;
+    rows = db
+      .query<MemberAgg, SqlParam[]>(
+        `SELECT d.member_id AS member_id, sum(d.answers) AS n, sum(d.rank_sum) AS pos_sum, sum(d.top1) AS top1,
+           sum(d.sentiment_sum) AS sent_sum, sum(d.sentiment_n) AS sent_n
+         FROM mention_days d WHERE ${d.sql} GROUP BY d.member_id`,
+      )
+      .all(...d.params);
+  } else {
+    const w = where("a", filter, filter.period.start, filter.period.end);
+    valid = db.query<{ n: number }, SqlParam[]>(`SELECT count(*) AS n FROM answers a WHERE ${w.sql} AND a.status = 'ok'`).get(...w.params)?.n ?? 0;
+    // Only the roster's members are reported; naming them lets the per-prompt index seek each one.
+    const mw = where("m", filter, filter.period.start, filter.period.end);
+    const ids = roster.members.map((m) => m.id);
+    rows = db
+      .query<MemberAgg, SqlParam[]>(
+        `SELECT m.member_id AS member_id, count(*) AS n, sum(m.rank) AS pos_sum, sum(m.rank = 1) AS top1,
+           sum(m.sentiment) AS sent_sum, count(m.sentiment) AS sent_n
+         FROM mentions m WHERE ${mw.sql} AND m.member_id IN (${ids.map(() => "?").join(",")}) GROUP BY m.member_id`,
+      )
+      .all(...mw.params, ...ids);
+  }
   const byMember = new Map(rows.map((r) => [r.member_id, r]));
   // Members no longer on the roster have no mentions after re-analysis; only current members count.
   const rosterTotal = roster.members.reduce((sum, m) => sum + (byMember.get(m.id)?.n ?? 0), 0);

@@ -164,10 +164,12 @@ export const answers = sqliteTable(
     brandSentiment: real("brand_sentiment"),
     // Whether the answer cites a URL on one of the brand's own domains (citation_rate).
     brandCited: integer("brand_cited", { mode: "boolean" }).notNull().default(false),
+    // Roster members mentioned (its mention rows): share of voice and gaps need no mentions scan.
+    rosterMentions: integer("roster_mentions").notNull().default(0),
   },
   (t) => [
-    // Covering index of the period aggregates (overview, trend, coverage): no table lookups.
-    index("answers_brand_period_idx").on(
+    // Newest-first listing and the daily rollup rebuild: covering, no table lookups.
+    index("answers_brand_created_idx").on(
       t.brandId,
       t.createdAt,
       t.engine,
@@ -176,9 +178,21 @@ export const answers = sqliteTable(
       t.brandPosition,
       t.brandSentiment,
       t.brandCited,
-      t.promptId,
+      t.rosterMentions,
     ),
-    index("answers_brand_prompt_idx").on(t.brandId, t.promptId, t.createdAt),
+    // Per-prompt figures (coverage probes, gaps, prompt performance, tag filters): covering.
+    index("answers_brand_prompt_idx").on(
+      t.brandId,
+      t.promptId,
+      t.createdAt,
+      t.engine,
+      t.status,
+      t.brandMentioned,
+      t.brandPosition,
+      t.brandSentiment,
+      t.brandCited,
+      t.rosterMentions,
+    ),
     uniqueIndex("answers_run_slot_idx").on(t.runId, t.promptId, t.engine, t.sample),
   ],
 );
@@ -202,15 +216,16 @@ export const mentions = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.answerId, t.memberId] }),
-    index("mentions_brand_period_idx").on(
+    // Per prompt and member (gaps, top competitors, coverage probes, tag-filtered ranking): covering.
+    index("mentions_brand_prompt_idx").on(
       t.brandId,
+      t.promptId,
+      t.memberId,
       t.createdAt,
       t.engine,
-      t.memberId,
       t.isBrand,
       t.rank,
       t.sentiment,
-      t.promptId,
       t.answerId,
     ),
   ],
@@ -231,6 +246,45 @@ export const citations = sqliteTable(
     primaryKey({ columns: [t.answerId, t.url] }),
     index("citations_brand_period_idx").on(t.brandId, t.createdAt, t.engine, t.domain, t.promptId, t.answerId, t.url),
   ],
+);
+
+// Daily rollups of answers and mentions per engine (UTC day = created_at ÷ 86,400,000), kept equal
+// to the sums over the raw rows by every write and re-analysis (src/tracking/store.ts): period
+// figures without a tag filter are sums over at most a few hundred rows. Periods are whole UTC days.
+export const answerDays = sqliteTable(
+  "answer_days",
+  {
+    brandId: text("brand_id").notNull().references(() => brands.id, { onDelete: "cascade" }),
+    day: integer("day").notNull(),
+    engine: text("engine").notNull(),
+    total: integer("total").notNull(),
+    valid: integer("valid").notNull(),
+    mentioned: integer("mentioned").notNull(),
+    positionSum: integer("position_sum").notNull(),
+    top1: integer("top1").notNull(),
+    top3: integer("top3").notNull(),
+    sentimentSum: real("sentiment_sum").notNull(),
+    sentimentN: integer("sentiment_n").notNull(),
+    cited: integer("cited").notNull(),
+    rosterMentions: integer("roster_mentions").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.brandId, t.day, t.engine] })],
+);
+
+export const mentionDays = sqliteTable(
+  "mention_days",
+  {
+    brandId: text("brand_id").notNull().references(() => brands.id, { onDelete: "cascade" }),
+    day: integer("day").notNull(),
+    engine: text("engine").notNull(),
+    memberId: text("member_id").notNull(),
+    answers: integer("answers").notNull(),
+    rankSum: integer("rank_sum").notNull(),
+    top1: integer("top1").notNull(),
+    sentimentSum: real("sentiment_sum").notNull(),
+    sentimentN: integer("sentiment_n").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.brandId, t.day, t.engine, t.memberId] })],
 );
 
 export const ARTICLE_STATUSES = ["draft", "published"] as const;

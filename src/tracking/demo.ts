@@ -14,7 +14,7 @@ import { newId } from "../ids";
 import { createApiKey } from "../keys/service";
 import type { AnswerAnalysis } from "./analysis/analyze";
 import * as T from "./demo-templates";
-import { analyzeForStorage, answerWriter, loadRoster, type Roster } from "./store";
+import { analyzeForStorage, answerWriter, brandFigures, loadRoster, RollupDelta, type BrandFigures, type NewAnswer, type Roster } from "./store";
 
 export const DEMO_DAYS = 30;
 export const MAX_SCALE = 500;
@@ -128,10 +128,33 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
   sqlite.exec("PRAGMA cache_size = -262144");
   const today = Math.floor(now / 86_400_000) * 86_400_000;
   let answers = 0;
-  const rows: Array<() => void> = [];
+  // Rows wait in a buffer and are written per transaction of ROWS_PER_TRANSACTION; their latency is
+  // drawn when written, which keeps the seeded sequence (and so the demo data set) as it was.
+  const rows: PendingRow[] = [];
   const flush = (): void => {
     sqlite.transaction(() => {
-      for (const write of rows) write();
+      const delta = new RollupDelta();
+      for (const row of rows) {
+        const answer: NewAnswer = {
+          brandId: brand.id,
+          runId: null,
+          promptId: row.promptId,
+          engine: row.engine.id,
+          model: row.engine.model,
+          sample: 0,
+          status: row.status,
+          text: row.text,
+          providerCitations: row.variant?.providerCitations ?? [],
+          error: row.error,
+          latencyMs: row.status === "error" ? 60_000 : 1_500 + Math.floor(rand() * 6_000),
+          tokensIn: row.status === "error" ? null : 12 + (row.p % 20),
+          tokensOut: row.text === "" ? null : Math.round(row.text.length / 4),
+          createdAt: row.createdAt,
+        };
+        const v = row.variant;
+        writer.append(answer, v?.analysis ?? NO_ANALYSIS, v?.figures ?? NO_FIGURES, v?.citationsJson ?? "[]", roster.brandId, delta);
+      }
+      writer.applyRollups(delta);
     })();
     rows.length = 0;
   };
@@ -149,44 +172,19 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
         else if (roll < 0.06) status = "empty";
         let text = "";
         let error: string | null = null;
-        let providerCitations: string[] = [];
-        let analysis: AnswerAnalysis = { mentions: [], citations: [] };
+        let variant: PoolVariant | null = null;
         if (status === "ok") {
           const mentionBrand = rand() < Math.min(0.97, prompt.affinity * engine.brandBias * trend);
           const entry = pick(mentionBrand ? withBrand : withoutBrand);
           const cite = rand() < engine.citationRate;
-          const variantIndex = cite ? (engine.providerCitations ? 2 : 1) : 0;
-          text = entry.texts[variantIndex]!;
-          providerCitations = variantIndex === 2 ? entry.sources : [];
-          analysis = entry.analyses[variantIndex]!;
+          variant = entry.variants[cite ? (engine.providerCitations ? 2 : 1) : 0];
+          text = variant.text;
         } else if (status === "refusal") {
           text = pick(T.REFUSALS);
         } else if (status === "error") {
           error = pick(T.ERRORS);
         }
-        const tokensOut = text === "" ? null : Math.round(text.length / 4);
-        rows.push(() =>
-          writer.write(
-            {
-              brandId: brand.id,
-              runId: null,
-              promptId: prompt.id,
-              engine: engine.id,
-              model: engine.model,
-              sample: 0,
-              status,
-              text,
-              providerCitations,
-              error,
-              latencyMs: status === "error" ? 60_000 : 1_500 + Math.floor(rand() * 6_000),
-              tokensIn: status === "error" ? null : 12 + (p % 20),
-              tokensOut,
-              createdAt,
-            },
-            analysis,
-            roster,
-          ),
-        );
+        rows.push({ promptId: prompt.id, p, engine, status, text, error, variant, createdAt });
         answers++;
         if (rows.length >= ROWS_PER_TRANSACTION) flush();
       });
@@ -221,13 +219,34 @@ function variant(copy: number): string {
   return round === 0 ? `${industry} ${region}` : `${industry} ${region} (${round + 1})`;
 }
 
+/** One stored form of a pool answer, analysed once, with the figures and JSON every row of it reuses. */
+interface PoolVariant {
+  text: string;
+  providerCitations: string[];
+  citationsJson: string;
+  analysis: AnswerAnalysis;
+  figures: BrandFigures;
+}
+
 interface PoolEntry {
   hasBrand: boolean;
   /** [no citations, markdown links and bare URLs in the text, provider-field citations]. */
-  texts: [string, string, string];
-  sources: string[];
-  analyses: [AnswerAnalysis, AnswerAnalysis, AnswerAnalysis];
+  variants: [PoolVariant, PoolVariant, PoolVariant];
 }
+
+interface PendingRow {
+  promptId: string;
+  p: number;
+  engine: (typeof T.DEMO_ENGINES)[number];
+  status: AnswerStatus;
+  text: string;
+  error: string | null;
+  variant: PoolVariant | null;
+  createdAt: number;
+}
+
+const NO_ANALYSIS: AnswerAnalysis = { mentions: [], citations: [] };
+const NO_FIGURES: BrandFigures = { mentioned: false, position: null, sentiment: null, cited: false, rosterMentions: 0 };
 
 /** Distinct answers, each analysed once with the real analysis code and reused across rows. */
 function buildPool(roster: Roster, rand: () => number, pick: <X>(list: readonly X[]) => X): PoolEntry[] {
@@ -257,17 +276,11 @@ function buildPool(roster: Roster, rand: () => number, pick: <X>(list: readonly 
     for (const m of members) if (rand() < 0.35) sources.push(`https://${rand() < 0.3 ? "www." : ""}${m.domain}${pick(T.MEMBER_PAGES)}`);
     const unique = [...new Set(sources)];
     const linked = `${plain}\n\nSources: ${unique.map((url, k) => (k % 2 === 0 ? `[${new URL(url).hostname.replace(/^www\./, "")}](${url})` : url)).join(", ")}`;
-    const texts: [string, string, string] = [plain, linked, plain];
-    pool.push({
-      hasBrand,
-      texts,
-      sources: unique,
-      analyses: [
-        analyzeForStorage("ok", plain, [], roster),
-        analyzeForStorage("ok", linked, [], roster),
-        analyzeForStorage("ok", plain, unique, roster),
-      ],
-    });
+    const variant = (text: string, providerCitations: string[]): PoolVariant => {
+      const analysis = analyzeForStorage("ok", text, providerCitations, roster);
+      return { text, providerCitations, citationsJson: JSON.stringify(providerCitations), analysis, figures: brandFigures(analysis, roster) };
+    };
+    pool.push({ hasBrand, variants: [variant(plain, []), variant(linked, []), variant(plain, unique)] });
   }
   return pool;
 }

@@ -93,6 +93,8 @@ export interface BrandFigures {
   position: number | null;
   sentiment: number | null;
   cited: boolean;
+  /** Roster members mentioned: the answer's number of mention rows. */
+  rosterMentions: number;
 }
 
 export function brandFigures(analysis: AnswerAnalysis, roster: Roster): BrandFigures {
@@ -102,6 +104,7 @@ export function brandFigures(analysis: AnswerAnalysis, roster: Roster): BrandFig
     position: own?.rank ?? null,
     sentiment: own?.sentiment ?? null,
     cited: analysis.citations.some((c) => isOnDomains(c.url, roster.brandDomains)),
+    rosterMentions: analysis.mentions.length,
   };
 }
 
@@ -113,89 +116,211 @@ export function analyzeForStorage(status: AnswerStatus, text: string, providerCi
   return analyzeAnswer({ text, providerCitations, roster: roster.members });
 }
 
-type Bind = Record<string, string | number | bigint | boolean | null>;
+const DAY_MS = 86_400_000;
+
+/** The UTC day number of a timestamp, as the rollup tables key it. */
+export function dayOf(ms: number): number {
+  return Math.floor(ms / DAY_MS);
+}
+
+type AnswerDay = [total: number, valid: number, mentioned: number, positionSum: number, top1: number, top3: number, sentimentSum: number, sentimentN: number, cited: number, rosterMentions: number];
+type MentionDay = [answers: number, rankSum: number, top1: number, sentimentSum: number, sentimentN: number];
+
+/**
+ * Additions to the daily rollups, gathered in memory while rows are written and applied in one
+ * upsert per (day, engine[, member]) when flushed, inside the writing transaction.
+ */
+export class RollupDelta {
+  readonly answers = new Map<string, { brandId: string; day: number; engine: string; v: AnswerDay }>();
+  readonly mentions = new Map<string, { brandId: string; day: number; engine: string; memberId: string; v: MentionDay }>();
+
+  add(brandId: string, engine: string, createdAt: number, status: AnswerStatus, figures: BrandFigures, analysis: AnswerAnalysis): void {
+    const day = dayOf(createdAt);
+    const key = `${brandId}\u0000${day}\u0000${engine}`;
+    let a = this.answers.get(key);
+    if (!a) {
+      a = { brandId, day, engine, v: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0] };
+      this.answers.set(key, a);
+    }
+    const v = a.v;
+    v[0] += 1;
+    if (status === "ok") v[1] += 1;
+    if (figures.mentioned) v[2] += 1;
+    if (figures.position !== null) {
+      v[3] += figures.position;
+      if (figures.position === 1) v[4] += 1;
+      if (figures.position <= 3) v[5] += 1;
+    }
+    if (figures.sentiment !== null) {
+      v[6] += figures.sentiment;
+      v[7] += 1;
+    }
+    if (figures.cited) v[8] += 1;
+    v[9] += figures.rosterMentions;
+    for (const m of analysis.mentions) {
+      const mkey = `${key}\u0000${m.member_id}`;
+      let r = this.mentions.get(mkey);
+      if (!r) {
+        r = { brandId, day, engine, memberId: m.member_id, v: [0, 0, 0, 0, 0] };
+        this.mentions.set(mkey, r);
+      }
+      r.v[0] += 1;
+      r.v[1] += m.rank;
+      if (m.rank === 1) r.v[2] += 1;
+      if (m.sentiment !== null) {
+        r.v[3] += m.sentiment;
+        r.v[4] += 1;
+      }
+    }
+  }
+}
 
 /** Prepared statements for writing answers; prepare once per database and reuse. */
 export class AnswerWriter {
   private readonly insertAnswer: Statement;
   private readonly insertMention: Statement;
   private readonly insertCitation: Statement;
+  private readonly upsertAnswerDay: Statement;
+  private readonly upsertMentionDay: Statement;
+  private readonly deleteAnswerDays: Statement;
+  private readonly deleteMentionDays: Statement;
+  private readonly rebuildAnswerDays: Statement;
+  private readonly rebuildMentionDays: Statement;
 
-  constructor(private readonly db: Db) {
-    this.insertAnswer = db.sqlite.prepare(
+  constructor(db: Db) {
+    const sqlite = db.sqlite;
+    this.insertAnswer = sqlite.prepare(
       `INSERT INTO answers (brand_id, run_id, prompt_id, engine, model, sample, status, text, provider_citations, error,
-         latency_ms, tokens_in, tokens_out, created_at, brand_mentioned, brand_position, brand_sentiment, brand_cited)
-       VALUES ($brand_id, $run_id, $prompt_id, $engine, $model, $sample, $status, $text, $provider_citations, $error,
-         $latency_ms, $tokens_in, $tokens_out, $created_at, $mentioned, $position, $sentiment, $cited)
+         latency_ms, tokens_in, tokens_out, created_at, brand_mentioned, brand_position, brand_sentiment, brand_cited, roster_mentions)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
        RETURNING id`,
     );
-    this.insertMention = db.sqlite.prepare(
+    this.insertMention = sqlite.prepare(
       `INSERT INTO mentions (answer_id, brand_id, member_id, is_brand, "offset", rank, sentiment, engine, prompt_id, created_at)
-       VALUES ($answer_id, $brand_id, $member_id, $is_brand, $offset, $rank, $sentiment, $engine, $prompt_id, $created_at)`,
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)`,
     );
-    this.insertCitation = db.sqlite.prepare(
+    this.insertCitation = sqlite.prepare(
       `INSERT OR IGNORE INTO citations (answer_id, brand_id, url, domain, engine, prompt_id, created_at)
-       VALUES ($answer_id, $brand_id, $url, $domain, $engine, $prompt_id, $created_at)`,
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`,
+    );
+    this.upsertAnswerDay = sqlite.prepare(
+      `INSERT INTO answer_days (brand_id, day, engine, total, valid, mentioned, position_sum, top1, top3, sentiment_sum, sentiment_n, cited, roster_mentions)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+       ON CONFLICT (brand_id, day, engine) DO UPDATE SET total = total + excluded.total, valid = valid + excluded.valid,
+         mentioned = mentioned + excluded.mentioned, position_sum = position_sum + excluded.position_sum, top1 = top1 + excluded.top1,
+         top3 = top3 + excluded.top3, sentiment_sum = sentiment_sum + excluded.sentiment_sum, sentiment_n = sentiment_n + excluded.sentiment_n,
+         cited = cited + excluded.cited, roster_mentions = roster_mentions + excluded.roster_mentions`,
+    );
+    this.upsertMentionDay = sqlite.prepare(
+      `INSERT INTO mention_days (brand_id, day, engine, member_id, answers, rank_sum, top1, sentiment_sum, sentiment_n)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+       ON CONFLICT (brand_id, day, engine, member_id) DO UPDATE SET answers = answers + excluded.answers, rank_sum = rank_sum + excluded.rank_sum,
+         top1 = top1 + excluded.top1, sentiment_sum = sentiment_sum + excluded.sentiment_sum, sentiment_n = sentiment_n + excluded.sentiment_n`,
+    );
+    this.deleteAnswerDays = sqlite.prepare("DELETE FROM answer_days WHERE brand_id = ?1 AND day = ?2");
+    this.deleteMentionDays = sqlite.prepare("DELETE FROM mention_days WHERE brand_id = ?1 AND day = ?2");
+    // The same sums as the upserts, recomputed from the stored rows of one day.
+    this.rebuildAnswerDays = sqlite.prepare(
+      `INSERT INTO answer_days (brand_id, day, engine, total, valid, mentioned, position_sum, top1, top3, sentiment_sum, sentiment_n, cited, roster_mentions)
+       SELECT ?1, ?2, a.engine, count(*), sum(a.status = 'ok'), sum(a.brand_mentioned), total(a.brand_position),
+         count(CASE WHEN a.brand_position = 1 THEN 1 END), count(CASE WHEN a.brand_position <= 3 THEN 1 END),
+         total(a.brand_sentiment), count(a.brand_sentiment), sum(a.brand_cited), sum(a.roster_mentions)
+       FROM answers a WHERE a.brand_id = ?1 AND a.created_at >= ?2 * ${DAY_MS} AND a.created_at < (?2 + 1) * ${DAY_MS}
+       GROUP BY a.engine`,
+    );
+    this.rebuildMentionDays = sqlite.prepare(
+      `INSERT INTO mention_days (brand_id, day, engine, member_id, answers, rank_sum, top1, sentiment_sum, sentiment_n)
+       SELECT ?1, ?2, a.engine, m.member_id, count(*), sum(m.rank), sum(m.rank = 1), total(m.sentiment), count(m.sentiment)
+       FROM answers a JOIN mentions m ON m.answer_id = a.id
+       WHERE a.brand_id = ?1 AND a.created_at >= ?2 * ${DAY_MS} AND a.created_at < (?2 + 1) * ${DAY_MS}
+       GROUP BY a.engine, m.member_id`,
     );
   }
 
-  /** Inserts the answer and its analysis; call inside a transaction when writing many. Returns the answer id. */
+  /** Inserts the answer, its analysis and its share of the daily rollups; call inside a transaction. Returns the answer id. */
   write(answer: NewAnswer, analysis: AnswerAnalysis, roster: Roster): number {
-    const figures = brandFigures(analysis, roster);
-    const row = this.insertAnswer.get({
-      brand_id: answer.brandId,
-      run_id: answer.runId,
-      prompt_id: answer.promptId,
-      engine: answer.engine,
-      model: answer.model,
-      sample: answer.sample,
-      status: answer.status,
-      text: answer.text,
-      provider_citations: JSON.stringify(answer.providerCitations),
-      error: answer.error,
-      latency_ms: answer.latencyMs,
-      tokens_in: answer.tokensIn,
-      tokens_out: answer.tokensOut,
-      created_at: answer.createdAt,
-      mentioned: figures.mentioned ? 1 : 0,
-      position: figures.position,
-      sentiment: figures.sentiment,
-      cited: figures.cited ? 1 : 0,
-    } satisfies Bind) as { id: number };
-    this.writeAnalysis(row.id, answer, analysis, roster);
+    const delta = new RollupDelta();
+    const id = this.append(answer, analysis, brandFigures(analysis, roster), JSON.stringify(answer.providerCitations), roster.brandId, delta);
+    this.applyRollups(delta);
+    return id;
+  }
+
+  /**
+   * Inserts the answer and its analysis, with figures computed by the caller (a bulk loader reuses
+   * them across rows); its rollup additions go to `delta`, to be applied in the same transaction.
+   */
+  append(
+    answer: NewAnswer,
+    analysis: AnswerAnalysis,
+    figures: BrandFigures,
+    providerCitationsJson: string,
+    rosterBrandId: string,
+    delta: RollupDelta,
+  ): number {
+    const row = this.insertAnswer.get(
+      answer.brandId,
+      answer.runId,
+      answer.promptId,
+      answer.engine,
+      answer.model,
+      answer.sample,
+      answer.status,
+      answer.text,
+      providerCitationsJson,
+      answer.error,
+      answer.latencyMs,
+      answer.tokensIn,
+      answer.tokensOut,
+      answer.createdAt,
+      figures.mentioned ? 1 : 0,
+      figures.position,
+      figures.sentiment,
+      figures.cited ? 1 : 0,
+      figures.rosterMentions,
+    ) as { id: number };
+    this.writeAnalysis(row.id, answer, analysis, rosterBrandId);
+    delta.add(answer.brandId, answer.engine, answer.createdAt, answer.status, figures, analysis);
     return row.id;
+  }
+
+  /** Adds the gathered rollup additions to the stored rollups. */
+  applyRollups(delta: RollupDelta): void {
+    for (const { brandId, day, engine, v } of delta.answers.values()) this.upsertAnswerDay.run(brandId, day, engine, ...v);
+    for (const { brandId, day, engine, memberId, v } of delta.mentions.values()) this.upsertMentionDay.run(brandId, day, engine, memberId, ...v);
+  }
+
+  /** Recomputes the brand's rollups of the given UTC days from the stored rows (after re-analysis). */
+  rebuildRollups(brandId: string, days: Iterable<number>): void {
+    for (const day of days) {
+      this.deleteAnswerDays.run(brandId, day);
+      this.deleteMentionDays.run(brandId, day);
+      this.rebuildAnswerDays.run(brandId, day);
+      this.rebuildMentionDays.run(brandId, day);
+    }
   }
 
   writeAnalysis(
     answerId: number,
     answer: Pick<NewAnswer, "brandId" | "engine" | "promptId" | "createdAt">,
     analysis: AnswerAnalysis,
-    roster: Roster,
+    rosterBrandId: string,
   ): void {
     for (const m of analysis.mentions) {
-      this.insertMention.run({
-        answer_id: answerId,
-        brand_id: answer.brandId,
-        member_id: m.member_id,
-        is_brand: m.member_id === roster.brandId ? 1 : 0,
-        offset: m.offset,
-        rank: m.rank,
-        sentiment: m.sentiment,
-        engine: answer.engine,
-        prompt_id: answer.promptId,
-        created_at: answer.createdAt,
-      } satisfies Bind);
+      this.insertMention.run(
+        answerId,
+        answer.brandId,
+        m.member_id,
+        m.member_id === rosterBrandId ? 1 : 0,
+        m.offset,
+        m.rank,
+        m.sentiment,
+        answer.engine,
+        answer.promptId,
+        answer.createdAt,
+      );
     }
     for (const c of analysis.citations) {
-      this.insertCitation.run({
-        answer_id: answerId,
-        brand_id: answer.brandId,
-        url: c.url,
-        domain: c.domain,
-        engine: answer.engine,
-        prompt_id: answer.promptId,
-        created_at: answer.createdAt,
-      } satisfies Bind);
+      this.insertCitation.run(answerId, answer.brandId, c.url, c.domain, answer.engine, answer.promptId, answer.createdAt);
     }
   }
 }
@@ -243,7 +368,7 @@ interface StoredAnswerRow {
 const running = new Map<string, { again: boolean; done: Promise<number> }>();
 
 /**
- * Recomputes mentions, citations and the denormalised brand columns of every valid answer of the
+ * Recomputes mentions, citations, the denormalised brand columns and the daily rollups of every valid answer of the
  * brand from the stored text and provider citations, with the roster as it stands now. Each chunk
  * is one transaction, and the event loop is yielded between chunks so a server stays responsive.
  * A call while one is under way for the same brand makes that one start over once more (the roster
@@ -281,7 +406,7 @@ async function reanalyzeOnce(db: Db, brandId: string, restart: () => boolean): P
   const deleteMentions = db.sqlite.prepare("DELETE FROM mentions WHERE answer_id = ?");
   const deleteCitations = db.sqlite.prepare("DELETE FROM citations WHERE answer_id = ?");
   const updateFigures = db.sqlite.prepare(
-    "UPDATE answers SET brand_mentioned = ?, brand_position = ?, brand_sentiment = ?, brand_cited = ? WHERE id = ?",
+    "UPDATE answers SET brand_mentioned = ?, brand_position = ?, brand_sentiment = ?, brand_cited = ?, roster_mentions = ? WHERE id = ?",
   );
   const writer = answerWriter(db);
   let after = 0;
@@ -294,7 +419,9 @@ async function reanalyzeOnce(db: Db, brandId: string, restart: () => boolean): P
     const processed = db.sqlite
       .transaction(() => {
         const rows = select.all(brandId, after, REANALYSIS_CHUNK);
+        const days = new Set<number>();
         for (const row of rows) {
+          days.add(dayOf(row.created_at));
           const key = `${row.provider_citations}\u0000${row.text}`;
           let analysis = cache.get(key);
           if (!analysis) {
@@ -304,9 +431,11 @@ async function reanalyzeOnce(db: Db, brandId: string, restart: () => boolean): P
           const figures = brandFigures(analysis, roster);
           deleteMentions.run(row.id);
           deleteCitations.run(row.id);
-          updateFigures.run(figures.mentioned ? 1 : 0, figures.position, figures.sentiment, figures.cited ? 1 : 0, row.id);
-          writer.writeAnalysis(row.id, { brandId, engine: row.engine, promptId: row.prompt_id, createdAt: row.created_at }, analysis, roster);
+          updateFigures.run(figures.mentioned ? 1 : 0, figures.position, figures.sentiment, figures.cited ? 1 : 0, figures.rosterMentions, row.id);
+          writer.writeAnalysis(row.id, { brandId, engine: row.engine, promptId: row.prompt_id, createdAt: row.created_at }, analysis, roster.brandId);
         }
+        // The days these answers fall on are summed again from the stored rows, in the same transaction.
+        writer.rebuildRollups(brandId, days);
         return rows;
       })
       .immediate();

@@ -1,0 +1,176 @@
+// The daily rollups (answer_days, mention_days) must always equal the sums over the stored rows:
+// after tracking writes, after re-analysis, after the demo seeder; and the analytics that read them
+// must give the same figures as the per-answer path (the tag filter path reads the rows themselves).
+import { expect, test } from "bun:test";
+import type { AppContext } from "../../src/app";
+import { resolveFilter } from "../../src/analytics/filters";
+import { competitorRanking, visibilityOverview, visibilityTrend } from "../../src/analytics/visibility";
+import type { AnswerStatus } from "../../src/db/schema";
+import { seedDemo } from "../../src/tracking/demo";
+import { loadRoster, reanalyzeBrand, storeAnswer } from "../../src/tracking/store";
+import { memoryApp, seedBrand } from "../analytics/dataset";
+
+const DAY = 86_400_000;
+
+/** Rollup rows next to the same sums computed from answers and mentions, sentiment sums rounded (float order). */
+function rollupsAndRaw(app: AppContext, brandId: string) {
+  const db = app.db.sqlite;
+  const round = <R extends { sentiment_sum: number }>(rows: R[]) => rows.map((r) => ({ ...r, sentiment_sum: Math.round(r.sentiment_sum * 1e9) / 1e9 }));
+  const answerCols = "total, valid, mentioned, position_sum, top1, top3, sentiment_sum, sentiment_n, cited, roster_mentions";
+  const stored = {
+    answers: round(db.query<{ sentiment_sum: number }, [string]>(`SELECT day, engine, ${answerCols} FROM answer_days WHERE brand_id = ? ORDER BY day, engine`).all(brandId)),
+    mentions: round(
+      db
+        .query<{ sentiment_sum: number }, [string]>(
+          "SELECT day, engine, member_id, answers, rank_sum, top1, sentiment_sum, sentiment_n FROM mention_days WHERE brand_id = ? ORDER BY day, engine, member_id",
+        )
+        .all(brandId),
+    ),
+  };
+  const raw = {
+    answers: round(
+      db
+        .query<{ sentiment_sum: number }, [string]>(
+          `SELECT created_at / ${DAY} AS day, engine, count(*) AS total, sum(status = 'ok') AS valid, sum(brand_mentioned) AS mentioned,
+             total(brand_position) AS position_sum, count(CASE WHEN brand_position = 1 THEN 1 END) AS top1,
+             count(CASE WHEN brand_position <= 3 THEN 1 END) AS top3, total(brand_sentiment) AS sentiment_sum,
+             count(brand_sentiment) AS sentiment_n, sum(brand_cited) AS cited,
+             (SELECT count(*) FROM mentions m WHERE m.brand_id = a.brand_id AND m.engine = a.engine AND m.created_at / ${DAY} = a.created_at / ${DAY}) AS roster_mentions
+           FROM answers a WHERE brand_id = ? GROUP BY day, engine ORDER BY day, engine`,
+        )
+        .all(brandId),
+    ),
+    mentions: round(
+      db
+        .query<{ sentiment_sum: number }, [string]>(
+          `SELECT created_at / ${DAY} AS day, engine, member_id, count(*) AS answers, sum(rank) AS rank_sum, sum(rank = 1) AS top1,
+             total(sentiment) AS sentiment_sum, count(sentiment) AS sentiment_n
+           FROM mentions WHERE brand_id = ? GROUP BY day, engine, member_id ORDER BY day, engine, member_id`,
+        )
+        .all(brandId),
+    ),
+  };
+  return { stored, raw };
+}
+
+function expectRollupsRight(app: AppContext, brandId: string): void {
+  const { stored, raw } = rollupsAndRaw(app, brandId);
+  expect(stored.answers.length).toBeGreaterThan(0);
+  expect(stored).toEqual(raw);
+}
+
+const TEXTS = [
+  "Acme is the best; Globex is fine. See https://acme.com/pricing and https://g2.com/crm.",
+  "Globex leads, then Initech. Acme is pricey.",
+  "Initech, honestly. Roadrunner too.",
+  "Nobody you know.",
+];
+
+test("tracking writes keep the rollups equal to the stored rows, and re-analysis after a roster change too", async () => {
+  const app = memoryApp();
+  const s = seedBrand(app, {
+    name: "Acme",
+    domain: "acme.com",
+    competitors: [{ key: "G", name: "Globex" }],
+    prompts: [
+      { key: "P1", text: "best crm" },
+      { key: "P2", text: "cheap crm" },
+    ],
+  });
+  const roster = loadRoster(app.db, s.brandId);
+  const start = Date.parse("2025-03-01T00:00:00Z");
+  const statuses: AnswerStatus[] = ["ok", "ok", "ok", "error", "ok", "refusal", "ok", "empty"];
+  for (let i = 0; i < 120; i++) {
+    storeAnswer(
+      app.db,
+      {
+        brandId: s.brandId,
+        runId: null,
+        promptId: i % 3 ? s.prompts.P1! : s.prompts.P2!,
+        engine: ["gpt", "claude", "sonar"][i % 3]!,
+        model: "m",
+        sample: i,
+        status: statuses[i % statuses.length]!,
+        text: TEXTS[i % TEXTS.length]!,
+        providerCitations: i % 5 === 0 ? ["https://www.acme.com/blog/"] : [],
+        error: null,
+        latencyMs: 1,
+        tokensIn: 1,
+        tokensOut: 1,
+        // Spread over 12 days, several answers a day, at varying hours.
+        createdAt: start + Math.floor(i / 10) * DAY + (i % 10) * 7_000_000,
+      },
+      roster,
+    );
+  }
+  expectRollupsRight(app, s.brandId);
+  const period = { start_date: "2025-03-07", end_date: "2025-03-12" };
+  const before = visibilityOverview(app, resolveFilter(app, s.brandId, period));
+  expect(before.share_of_voice.n).toBeGreaterThan(0);
+
+  // A new competitor and an alias: more mentions, new ranks, on every day.
+  app.db.sqlite.query("INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES ('cmp_i', ?, 'Initech', '[]', '[]', 5)").run(s.brandId);
+  app.db.sqlite.query("UPDATE brands SET aliases = ? WHERE id = ?").run(JSON.stringify(["Roadrunner"]), s.brandId);
+  expect(await reanalyzeBrand(app.db, s.brandId)).toBe(75);
+  expectRollupsRight(app, s.brandId);
+  const after = visibilityOverview(app, resolveFilter(app, s.brandId, period));
+  expect(after.share_of_voice.n).toBeGreaterThan(before.share_of_voice.n);
+  expect(after.visibility.successes).toBeGreaterThan(before.visibility.successes);
+
+  // Removing a competitor takes its mentions out of the rollups too.
+  app.db.sqlite.query("DELETE FROM competitors WHERE id = ?").run(s.competitors.G!);
+  await reanalyzeBrand(app.db, s.brandId);
+  expectRollupsRight(app, s.brandId);
+  const ranking = competitorRanking(app, resolveFilter(app, s.brandId, period));
+  expect(ranking.ranking.map((r) => r.name).sort()).toEqual(["Acme", "Initech"]);
+});
+
+test("the demo seeder writes rollups equal to its rows, and the rollup and per-answer paths agree", async () => {
+  const app = memoryApp(`
+[[engines]]
+id = "chatgpt"
+api = "openai"
+base_url = "http://127.0.0.1:9/v1"
+model = "m"
+`);
+  const now = Date.parse("2025-06-30T15:00:00Z");
+  const demo = await seedDemo(app, { now });
+  const brandId = demo.brand.id;
+  expectRollupsRight(app, brandId);
+
+  // Every prompt carries one tag; summing the per-tag figures (per-answer path) must give the
+  // unfiltered ones (rollup path).
+  const tags = app.db.sqlite.query<{ id: string; name: string }, [string]>("SELECT id, name FROM tags WHERE brand_id = ?").all(brandId);
+  const input = { start_date: "2025-06-10", end_date: "2025-06-30" };
+  const whole = visibilityOverview(app, resolveFilter(app, brandId, input, now));
+  const parts = tags.map((t) => visibilityOverview(app, resolveFilter(app, brandId, { ...input, tag: t.name }, now)));
+  const sum = (pick: (o: typeof whole) => number) => parts.reduce((acc, o) => acc + pick(o), 0);
+  for (const pick of [
+    (o: typeof whole) => o.answers.total,
+    (o: typeof whole) => o.visibility.successes,
+    (o: typeof whole) => o.visibility.n,
+    (o: typeof whole) => o.share_of_voice.successes,
+    (o: typeof whole) => o.share_of_voice.n,
+    (o: typeof whole) => o.citation_rate.successes,
+    (o: typeof whole) => o.avg_position.top1_rate.successes,
+    (o: typeof whole) => o.avg_position.top3_rate.successes,
+    (o: typeof whole) => o.prompt_coverage.n,
+    (o: typeof whole) => o.prompt_coverage.successes,
+    (o: typeof whole) => o.sentiment.n,
+    (o: typeof whole) => o.by_engine.find((e) => e.engine === "perplexity")!.prompt_coverage.successes,
+  ]) {
+    expect(sum(pick)).toBe(pick(whole));
+  }
+  const trend = visibilityTrend(app, resolveFilter(app, brandId, input, now), "week");
+  const trendParts = tags.map((t) => visibilityTrend(app, resolveFilter(app, brandId, { ...input, tag: t.name }, now), "week"));
+  trend.points.forEach((p, i) => {
+    expect(trendParts.reduce((acc, t) => acc + t.points[i]!.share_of_voice.n, 0)).toBe(p.share_of_voice.n);
+    expect(trendParts.reduce((acc, t) => acc + t.points[i]!.answers.total, 0)).toBe(p.answers.total);
+  });
+  const ranking = competitorRanking(app, resolveFilter(app, brandId, input, now));
+  const rankingParts = tags.map((t) => competitorRanking(app, resolveFilter(app, brandId, { ...input, tag: t.name }, now)));
+  for (const row of ranking.ranking) {
+    const n = rankingParts.reduce((acc, r) => acc + r.ranking.find((x) => x.id === row.id)!.visibility.successes, 0);
+    expect(n).toBe(row.visibility.successes);
+  }
+});
