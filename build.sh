@@ -68,7 +68,7 @@ case "${1:-build}" in
     bun x tsc --noEmit -p tsconfig.json
     compile
     log "running tests"
-    bun test
+    bun test --timeout 60000
     ;;
   bench)
     compile
