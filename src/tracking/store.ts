@@ -192,8 +192,7 @@ export class AnswerWriter {
     this.insertAnswer = sqlite.prepare(
       `INSERT INTO answers (brand_id, run_id, prompt_id, engine, model, sample, status, text, provider_citations, error,
          latency_ms, tokens_in, tokens_out, created_at, brand_mentioned, brand_position, brand_sentiment, brand_cited, roster_mentions)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
-       RETURNING id`,
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)`,
     );
     this.insertMention = sqlite.prepare(
       `INSERT INTO mentions (answer_id, brand_id, member_id, is_brand, "offset", rank, sentiment, engine, prompt_id, created_at)
@@ -257,7 +256,7 @@ export class AnswerWriter {
     rosterBrandId: string,
     delta: RollupDelta,
   ): number {
-    const row = this.insertAnswer.get(
+    const { lastInsertRowid } = this.insertAnswer.run(
       answer.brandId,
       answer.runId,
       answer.promptId,
@@ -277,10 +276,11 @@ export class AnswerWriter {
       figures.sentiment,
       figures.cited ? 1 : 0,
       figures.rosterMentions,
-    ) as { id: number };
-    this.writeAnalysis(row.id, answer, analysis, rosterBrandId);
+    );
+    const id = Number(lastInsertRowid);
+    this.writeAnalysis(id, answer, analysis, rosterBrandId);
     delta.add(answer.brandId, answer.engine, answer.createdAt, answer.status, figures, analysis);
-    return row.id;
+    return id;
   }
 
   /** Adds the gathered rollup additions to the stored rollups. */
