@@ -2,8 +2,9 @@
 // requested article with its ETag. A brand's entry is dropped the moment one of its articles is
 // published, edited or unpublished (the articles service tells us), so a publish is readable at the
 // origin on the very next request. Writes by another process on the same database (the CLI's
-// `demo`, a second server) are caught by SQLite's `PRAGMA data_version`, checked on every read:
-// when it moves, the whole cache is dropped.
+// `demo`, a second server) are caught by SQLite's `PRAGMA data_version`, checked at most every
+// DATA_VERSION_CHECK_MS (it takes a shared-memory lock: on every request it was the costliest step):
+// when it moves, the whole cache is dropped. Such a publish is served within that delay.
 import type { Statement } from "bun:sqlite";
 import type { Db } from "../db/client";
 import { getPublishedArticleBySlug, listPublishedArticles, onArticlesChanged, type PublicArticleRow } from "../content/service";
@@ -15,6 +16,7 @@ import { type CachedBody, cachedBody } from "./http";
 const MAX_CACHED_BYTES = 64 * 1024 * 1024;
 const SITE_KEY = /^pk_[0-9a-f]{32}$/;
 const EMPTY_LIST = cachedBody('{"articles":[]}');
+export const DATA_VERSION_CHECK_MS = 10;
 
 interface BrandEntry {
   brandId: string;
@@ -29,6 +31,7 @@ export class PublicContentCache {
   private readonly byBrand = new Map<string, BrandEntry>();
   private bytes = 0;
   private dataVersion: number;
+  private dataVersionCheckedAt = 0;
   private readonly dataVersionQuery: Statement<{ data_version: number }>;
   private readonly brandBySiteKey: Statement<{ id: string }>;
 
@@ -81,10 +84,14 @@ export class PublicContentCache {
 
   private entry(siteKey: unknown): BrandEntry | null {
     if (typeof siteKey !== "string" || !SITE_KEY.test(siteKey)) return null;
-    const version = this.readDataVersion();
-    if (version !== this.dataVersion) {
-      this.dataVersion = version;
-      this.clear();
+    const now = performance.now();
+    if (now - this.dataVersionCheckedAt >= DATA_VERSION_CHECK_MS) {
+      this.dataVersionCheckedAt = now;
+      const version = this.readDataVersion();
+      if (version !== this.dataVersion) {
+        this.dataVersion = version;
+        this.clear();
+      }
     }
     const cached = this.bySiteKey.get(siteKey);
     if (cached) return cached;

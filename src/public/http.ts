@@ -44,16 +44,35 @@ export function ifNoneMatchHits(header: string | null, etag: string): boolean {
   return false;
 }
 
-/** A 200 with the cached body, or a 304 with the same headers when the client's copy is current. */
-export function bodyResponse(request: Request, cached: CachedBody): Response {
-  const headers: Record<string, string> = { ...PUBLIC_HEADERS, etag: cached.etag };
-  if (ifNoneMatchHits(request.headers.get("if-none-match"), cached.etag)) {
-    return new Response(null, { status: 304, headers });
-  }
-  headers["content-type"] = JSON_TYPE;
-  return new Response(cached.body, { status: 200, headers });
+/** The mutable response state a route fills in (Elysia's `set`). */
+export interface ResponseState {
+  status?: number | string;
+  headers: Record<string, string | number>;
 }
 
-export function jsonError(status: number, body: string, extra?: Record<string, string>): Response {
-  return new Response(body, { status, headers: { ...PUBLIC_HEADERS, "content-type": JSON_TYPE, ...extra } });
+/**
+ * Answers with the cached body, or with a 304 carrying the same headers when the client's copy is
+ * current. Headers go into `set` and the body is returned as a string: Elysia then builds one
+ * Response around the string, where a prebuilt Response would be re-wrapped as a stream.
+ */
+export function sendCached(set: ResponseState, request: Request, cached: CachedBody): string {
+  Object.assign(set.headers, PUBLIC_HEADERS);
+  set.headers.etag = cached.etag;
+  if (ifNoneMatchHits(request.headers.get("if-none-match"), cached.etag)) {
+    set.status = 304;
+    return "";
+  }
+  set.headers["content-type"] = JSON_TYPE;
+  return cached.body;
+}
+
+export function sendError(set: ResponseState, status: number, body: string, extra?: Record<string, string>): string {
+  Object.assign(set.headers, PUBLIC_HEADERS, extra);
+  set.headers["content-type"] = JSON_TYPE;
+  set.status = status;
+  return body;
+}
+
+export function jsonError(status: number, body: string): Response {
+  return new Response(body, { status, headers: { ...PUBLIC_HEADERS, "content-type": JSON_TYPE } });
 }

@@ -20,8 +20,9 @@ import {
   PREFLIGHT_ALLOW_HEADERS,
   PREFLIGHT_MAX_AGE_SECONDS,
   PUBLIC_HEADERS,
-  bodyResponse,
   jsonError,
+  sendCached,
+  sendError,
 } from "./http";
 
 const ALLOW = { allow: "GET, HEAD, OPTIONS" };
@@ -46,21 +47,23 @@ function surface(ctx: AppContext) {
       log.error("unhandled error", { request_id: requestId(request), error: err?.name, message: err?.message, stack: err?.stack });
       return jsonError(500, INTERNAL_ERROR_BODY);
     })
-    .get("/api/public/articles", ({ request, query }) => bodyResponse(request, cache.list(query.key)))
-    .get("/api/public/articles/:slug", ({ request, query, params }) => {
+    .get("/api/public/articles", ({ request, query, set }) => sendCached(set, request, cache.list(query.key)))
+    .get("/api/public/articles/:slug", ({ request, query, params, set }) => {
       const found = cache.article(query.key, params.slug);
-      return found ? bodyResponse(request, found) : jsonError(404, NOT_FOUND_BODY);
+      return found ? sendCached(set, request, found) : sendError(set, 404, NOT_FOUND_BODY);
     })
-    .all("/api/public/articles", () => jsonError(405, METHOD_NOT_ALLOWED_BODY, ALLOW))
-    .all("/api/public/articles/:slug", () => jsonError(405, METHOD_NOT_ALLOWED_BODY, ALLOW))
-    .all("/*", () => jsonError(404, NOT_FOUND_BODY));
+    .all("/api/public/articles", ({ set }) => sendError(set, 405, METHOD_NOT_ALLOWED_BODY, ALLOW))
+    .all("/api/public/articles/:slug", ({ set }) => sendError(set, 405, METHOD_NOT_ALLOWED_BODY, ALLOW))
+    .all("/*", ({ set }) => sendError(set, 404, NOT_FOUND_BODY));
 }
 
 /** The spec's three headers on every response of the surface, whatever produced it. */
 function withSurfaceHeaders(request: Request, response: Response): Response {
   const headers = response.headers;
-  for (const [name, value] of Object.entries(PUBLIC_HEADERS)) headers.set(name, value);
-  headers.delete("vary");
+  for (const name in PUBLIC_HEADERS) {
+    if (headers.get(name) !== PUBLIC_HEADERS[name]) headers.set(name, PUBLIC_HEADERS[name]!);
+  }
+  if (headers.has("vary")) headers.delete("vary");
   if (request.method === "OPTIONS") {
     headers.set("access-control-allow-headers", PREFLIGHT_ALLOW_HEADERS);
     headers.set("access-control-max-age", String(PREFLIGHT_MAX_AGE_SECONDS));
@@ -71,6 +74,15 @@ function withSurfaceHeaders(request: Request, response: Response): Response {
 
 export function publicRoutes(ctx: AppContext) {
   const app = surface(ctx);
-  const forward = async ({ request }: { request: Request }) => withSurfaceHeaders(request, await app.handle(request));
+  const forward = async ({ request, set }: { request: Request; set: { headers: Record<string, string | number> } }) => {
+    const response = withSurfaceHeaders(request, await app.handle(request));
+    // Headers the main app set for this request (the request id) go onto the response itself:
+    // with `set` left empty Elysia passes the Response through instead of re-wrapping its body.
+    for (const name in set.headers) {
+      response.headers.set(name, String(set.headers[name]));
+      delete set.headers[name];
+    }
+    return response;
+  };
   return new Elysia({ name: "public-content" }).all("/api/public", forward).all("/api/public/*", forward);
 }

@@ -1,0 +1,138 @@
+// Public content API: throughput of the list and single-article endpoints of the compiled binary,
+// as a ratio to a bare Bun.serve answering the same bytes with the same headers in the same run,
+// at 1 and 32 connections. `bun run bench/public.ts` (after compiling dist/spyglass).
+//
+// Two figures per case, because the machine may be shared with other work:
+//   - rps ratio: requests per second of spyglass over those of the bare server, each pair measured
+//     back to back, ROUNDS times, median reported (what was asked; noisy on a busy machine);
+//   - CPU ratio: CPU time the bare server spends per request over what spyglass spends, both read
+//     from /proc for the same number of requests (robust to other load: what throughput would be
+//     when the server, not the machine, is the limit).
+// The bare server runs in its own process, like the binary, so neither shares the load generator's.
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createBrand } from "../src/brands/service";
+import { publishArticle } from "../src/content/publishing";
+import { createArticle } from "../src/content/service";
+import { openDatabase } from "../src/db/client";
+import { accounts } from "../src/db/schema";
+import { newId } from "../src/ids";
+import { load, median, report, requireBinary, sandbox, type Sandbox } from "./lib";
+
+const NAME = "public";
+const ARTICLES = 50;
+const ROUNDS = 5;
+const REQUESTS = 20_000;
+const PARAGRAPH =
+  "Acme CRM keeps small teams organised: contacts, deals and follow-ups in one place, with **no setup** and [a free plan](https://acme.com/pricing).\n\n";
+
+const BARE = `
+const body = await Bun.file(process.env.BARE_BODY).bytes();
+const headers = JSON.parse(process.env.BARE_HEADERS);
+const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(body, { headers }) });
+process.stdout.write(server.port + "\\n");
+`;
+
+/** A brand with ARTICLES published articles of about 8 KB of markdown each. */
+function seed(box: Sandbox): { siteKey: string; slug: string } {
+  const db = openDatabase(join(box.dataDir, "spyglass.db"));
+  try {
+    const accountId = newId("acc");
+    db.orm.insert(accounts).values({ id: accountId, email: "bench@example.com", passwordHash: "!", plan: "autopilot", createdAt: Date.now() }).run();
+    const brand = createBrand(db, accountId, { name: "Acme CRM", domain: "acme.com" });
+    let slug = "";
+    for (let i = 0; i < ARTICLES; i++) {
+      const markdown = `# Article ${i}\n\n${PARAGRAPH.repeat(55)}| plan | price |\n|---|---|\n| Free | 0 |\n| Pro | 12 |\n`;
+      const draft = createArticle(db, brand.id, { title: `Article ${i}`, description: `About topic ${i}.`, markdown });
+      slug = publishArticle({ db }, brand.id, draft.id).slug;
+    }
+    return { siteKey: brand.site_key, slug };
+  } finally {
+    db.close();
+  }
+}
+
+/** utime + stime of a process, in clock ticks (1/100 s). */
+function cpuTicks(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+async function startBare(dir: string, body: Uint8Array, headers: Record<string, string>) {
+  const script = join(dir, "bare.mjs");
+  const bodyFile = join(dir, "body.bin");
+  writeFileSync(script, BARE);
+  writeFileSync(bodyFile, body);
+  const proc = Bun.spawn([process.execPath, script], {
+    env: { ...process.env, BARE_BODY: bodyFile, BARE_HEADERS: JSON.stringify(headers) },
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  const reader = proc.stdout.getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const next = await reader.read();
+    if (next.done) throw new Error("the bare server did not start");
+    text += new TextDecoder().decode(next.value);
+  }
+  return { url: `http://127.0.0.1:${text.trim()}`, pid: proc.pid, stop: () => proc.kill() };
+}
+
+async function compare(label: string, url: string, serverPid: number, dir: string): Promise<void> {
+  const sample = await fetch(url);
+  const body = new Uint8Array(await sample.arrayBuffer());
+  const headers: Record<string, string> = {};
+  sample.headers.forEach((value, name) => {
+    if (!["content-length", "date", "x-request-id"].includes(name)) headers[name] = value;
+  });
+  const bare = await startBare(dir, body, headers);
+  const { pathname, search } = new URL(url);
+  const bareUrl = `${bare.url}${pathname}${search}`;
+  report(NAME, `${label}: body`, body.length, "bytes");
+  try {
+    for (const connections of [1, 32]) {
+      await load({ url, connections, maxRequests: 2_000, maxMs: 10_000 });
+      await load({ url: bareUrl, connections, maxRequests: 2_000, maxMs: 10_000 });
+      const rps: Array<[number, number]> = [];
+      const cpu: Array<[number, number]> = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const appBefore = cpuTicks(serverPid);
+        const app = await load({ url, connections, maxRequests: REQUESTS, maxMs: 60_000 });
+        const appTicks = cpuTicks(serverPid) - appBefore;
+        const bareBefore = cpuTicks(bare.pid);
+        const base = await load({ url: bareUrl, connections, maxRequests: REQUESTS, maxMs: 60_000 });
+        const bareTicks = cpuTicks(bare.pid) - bareBefore;
+        if (app.errors > 0) report(NAME, `${label}: errors, ${connections} conn`, app.errors);
+        rps.push([app.rps, base.rps]);
+        cpu.push([(appTicks * 10_000) / app.requests, (bareTicks * 10_000) / base.requests]);
+      }
+      const rpsRatio = median(rps.map(([a, b]) => a / b));
+      const cpuRatio = median(cpu.map(([a, b]) => b / a));
+      report(NAME, `${label}: rps, ${connections} conn (spyglass / bare)`, `${Math.round(median(rps.map((r) => r[0])))} / ${Math.round(median(rps.map((r) => r[1])))}`, "req/s");
+      report(NAME, `${label}: rps ratio, ${connections} conn`, rpsRatio, `x of bare (rounds ${rps.map(([a, b]) => (a / b).toFixed(2)).join(" ")})`);
+      report(NAME, `${label}: CPU per request, ${connections} conn (spyglass / bare)`, `${median(cpu.map((c) => c[0])).toFixed(1)} / ${median(cpu.map((c) => c[1])).toFixed(1)}`, "µs");
+      report(NAME, `${label}: CPU ratio, ${connections} conn`, cpuRatio, "x of bare (bare CPU/request over spyglass's)");
+    }
+  } finally {
+    bare.stop();
+  }
+}
+
+export async function run(): Promise<void> {
+  requireBinary();
+  const dir = mkdtempSync(join(tmpdir(), "spyglass-bench-public-"));
+  const box = await sandbox({ toml: "[tracking]\nenabled = false\n" });
+  try {
+    const { siteKey, slug } = seed(box);
+    const server = await box.serve({ timeoutMs: 60_000 });
+    await compare("list", `${server.url}/api/public/articles?key=${siteKey}`, server.pid, dir);
+    await compare("single", `${server.url}/api/public/articles/${slug}?key=${siteKey}`, server.pid, dir);
+    await compare("/healthz (reference)", `${server.url}/healthz`, server.pid, dir);
+    await server.stop();
+  } finally {
+    box.cleanup();
+  }
+}
+
+if (import.meta.main) await run();
