@@ -11,7 +11,7 @@
 // these corpora (see ../shared/corpus/README.md).
 
 import createDOMPurify, { type Config, type DOMPurify, type WindowLike } from "dompurify";
-import { JSDOM } from "jsdom";
+import type { JSDOM as JSDOMClass } from "jsdom";
 import { Invalid } from "../errors";
 
 export type Sanitizer = (html: string) => string;
@@ -86,6 +86,9 @@ interface ArticleDom {
 
 function createArticleDom(): ArticleDom {
   // No `runScripts` and no resource loader: nothing parsed in this window can run or fetch.
+  // Loaded here, not at module scope: evaluating jsdom's module graph costs a few hundred
+  // milliseconds, which CLI commands that never sanitize should not pay.
+  const { JSDOM } = require("jsdom") as { JSDOM: typeof JSDOMClass };
   const { window } = new JSDOM("<!DOCTYPE html>");
   const purify = createDOMPurify(window as unknown as WindowLike);
   purify.setConfig(CONFIG);
