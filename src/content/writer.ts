@@ -71,9 +71,10 @@ export async function generateArticle(
   input: GenerateInput,
   options: ClientOptions & { signal?: AbortSignal } = {},
 ): Promise<Article> {
+  // The input is checked first: another brand's prompt is "not found" whatever the configuration.
+  const brief = buildBrief(app, brandId, input);
   const writer = app.config.writer;
   if (!writer) throw new WriterNotConfigured();
-  const brief = buildBrief(app, brandId, input);
   const length = input.length ?? "medium";
   const messages: ChatMessage[] = [
     { role: "system", content: brief.system },

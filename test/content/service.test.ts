@@ -225,4 +225,9 @@ describe("generate_article without a writer", () => {
     expect(outcome.error).toContain("create_article");
     expect((await tool("list_articles")).data.articles).toEqual([]);
   });
+
+  test("another brand's prompt is not found, before the missing writer is mentioned", async () => {
+    const theirs = addPrompt(world, world.other.id, "best crm for agencies");
+    expect((await tool("generate_article", { prompt_id: theirs })).error).toContain("Prompt not found");
+  });
 });
