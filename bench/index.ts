@@ -6,6 +6,7 @@ const SCENARIOS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   foundation: () => import("./foundation"),
   mcp: () => import("./mcp"),
   public: () => import("./public"),
+  tracking: () => import("./tracking"),
 };
 
 const wanted = process.argv.slice(2);

@@ -106,6 +106,14 @@ model = "${id}-bench"
   }
 }
 
-const which = process.argv[2];
-if (which !== "run") await analyticsBench();
-if (which !== "analytics") await runBench();
+/** Both parts, as `./build.sh bench` runs them (bench/index.ts). */
+export async function run(): Promise<void> {
+  await analyticsBench();
+  await runBench();
+}
+
+if (import.meta.main) {
+  const which = process.argv[2];
+  if (which !== "run") await analyticsBench();
+  if (which !== "analytics") await runBench();
+}
