@@ -1,18 +1,56 @@
 // JSON lines on stdout. Callers never pass secrets (keys, cookies, passwords, provider keys).
+//
+// The access log (one line per request) is batched: a synchronous write per request cost more CPU
+// than answering a cached public article. Its lines are held for at most FLUSH_AFTER_MS or
+// FLUSH_AT_BYTES and written in one call; any other line flushes them first, so the order holds, and
+// the process's `exit` (process.exit, a fatal error, the end of serve's shutdown) flushes the rest.
 type Level = "debug" | "info" | "warn" | "error";
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+const FLUSH_AFTER_MS = 10;
+const FLUSH_AT_BYTES = 64 * 1024;
 
 let threshold: number = ORDER.info;
 let quiet = false;
+let pending = "";
+let timer: ReturnType<typeof setTimeout> | null = null;
 
 export function configureLog(options: { level?: Level; quiet?: boolean }): void {
   if (options.level) threshold = ORDER[options.level];
   if (options.quiet !== undefined) quiet = options.quiet;
 }
 
+/** Writes the batched access-log lines now. */
+export function flushLog(): void {
+  if (timer) {
+    clearTimeout(timer);
+    timer = null;
+  }
+  if (pending === "") return;
+  const lines = pending;
+  pending = "";
+  process.stdout.write(lines);
+}
+
+process.on("exit", flushLog);
+
+function line(level: Level, msg: string, fields?: Record<string, unknown>): string {
+  return `${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`;
+}
+
 function write(level: Level, msg: string, fields?: Record<string, unknown>): void {
   if (quiet || ORDER[level] < threshold) return;
-  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`);
+  flushLog();
+  process.stdout.write(line(level, msg, fields));
+}
+
+function writeBatched(level: Level, msg: string, fields: Record<string, unknown>): void {
+  if (quiet || ORDER[level] < threshold) return;
+  pending += line(level, msg, fields);
+  if (pending.length >= FLUSH_AT_BYTES) flushLog();
+  else if (!timer) {
+    timer = setTimeout(flushLog, FLUSH_AFTER_MS);
+    timer.unref();
+  }
 }
 
 export const log = {
@@ -20,4 +58,6 @@ export const log = {
   info: (msg: string, fields?: Record<string, unknown>) => write("info", msg, fields),
   warn: (msg: string, fields?: Record<string, unknown>) => write("warn", msg, fields),
   error: (msg: string, fields?: Record<string, unknown>) => write("error", msg, fields),
+  /** The access log's line for one answered request (info level, batched). */
+  request: (fields: Record<string, unknown>) => writeBatched("info", "request", fields),
 };

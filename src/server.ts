@@ -3,6 +3,7 @@
 import { buildApp, type AppContext } from "./app";
 import { flushLastUsed } from "./keys/service";
 import { log } from "./log";
+import { publicApiRoutes } from "./public/routes";
 
 // Bun's maximum; long tool calls (tracking, article generation) must not be cut at Elysia's 30 s.
 const IDLE_TIMEOUT_SECONDS = 255;
@@ -19,6 +20,8 @@ export type ShutdownHook = () => void | Promise<void>;
 
 export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): RunningServer {
   const app = buildApp(ctx);
+  // Elysia's listen merges these into Bun's routes: the public API skips the main app's dispatch.
+  app.config.serve = { ...app.config.serve, routes: publicApiRoutes(ctx) };
   app.listen({
     hostname: ctx.config.host,
     port: ctx.config.port,

@@ -8,6 +8,8 @@ import { log } from "../log";
 interface RequestMeta {
   id: string;
   start: number;
+  /** The app whose hooks began this request: it alone logs it (an app it forwards to does not). */
+  owner: string;
   errorStatus?: number;
 }
 
@@ -15,6 +17,32 @@ const metas = new WeakMap<Request, RequestMeta>();
 
 export function requestId(request: Request): string {
   return metas.get(request)?.id ?? "unknown";
+}
+
+/** Gives the request its id and start time; returns the id, or null if an outer app already did. */
+export function beginRequest(request: Request, owner: string): string | null {
+  if (metas.has(request)) return null;
+  const id = crypto.randomUUID();
+  metas.set(request, { id, start: performance.now(), owner });
+  return id;
+}
+
+/** The access-log line of a request, written by the app that began it. */
+export function logRequest(request: Request, owner: string, status: number | string): void {
+  const meta = metas.get(request);
+  if (meta && meta.owner !== owner) return;
+  log.request({
+    request_id: meta?.id,
+    method: request.method,
+    path: new URL(request.url).pathname,
+    status: meta?.errorStatus ?? status,
+    ms: meta ? Math.round((performance.now() - meta.start) * 10) / 10 : undefined,
+  });
+}
+
+/** The status Elysia answered with, as its onAfterResponse hook sees it. */
+export function answeredStatus(set: { status?: number | string }, responseValue: unknown): number | string {
+  return responseValue instanceof Response ? responseValue.status : (set.status ?? 200);
 }
 
 function json(status: number, body: unknown, headers?: Record<string, string>, request?: Request): Response {
@@ -26,25 +54,15 @@ function json(status: number, body: unknown, headers?: Record<string, string>, r
   });
 }
 
+const APP = "app";
+
 export function observability() {
   return new Elysia({ name: "observability" })
     .onRequest(({ request, set }) => {
-      const id = crypto.randomUUID();
-      metas.set(request, { id, start: performance.now() });
-      set.headers["x-request-id"] = id;
+      const id = beginRequest(request, APP);
+      if (id) set.headers["x-request-id"] = id;
     })
-    .onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {
-      const meta = metas.get(request);
-      const status =
-        meta?.errorStatus ?? (responseValue instanceof Response ? responseValue.status : (set.status ?? 200));
-      log.info("request", {
-        request_id: meta?.id,
-        method: request.method,
-        path: new URL(request.url).pathname,
-        status,
-        ms: meta ? Math.round((performance.now() - meta.start) * 10) / 10 : undefined,
-      });
-    })
+    .onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => logRequest(request, APP, answeredStatus(set, responseValue)))
     .onError({ as: "global" }, ({ code, error, request }) => {
       const id = requestId(request);
       const headers = { "x-request-id": id };

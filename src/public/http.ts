@@ -22,7 +22,11 @@ export interface CachedBody {
   etag: string;
   /** UTF-8 length, for the cache's memory budget. */
   length: number;
+  /** Every header of its 200 and of its 304 but the request id, built on its first answer. */
+  headers?: { ok: ResponseHeaders; notModified: ResponseHeaders };
 }
+
+export type ResponseHeaders = Readonly<Record<string, string>>;
 
 export function cachedBody(body: string): CachedBody {
   return { body, etag: `"${Bun.hash(body).toString(36)}-${body.length.toString(36)}"`, length: Buffer.byteLength(body) };
@@ -51,24 +55,44 @@ export interface ResponseState {
 }
 
 /**
- * Answers with the cached body, or with a 304 carrying the same headers when the client's copy is
- * current. Headers go into `set` and the body is returned as a string: Elysia then builds one
- * Response around the string, where a prebuilt Response would be re-wrapped as a stream.
+ * The headers every answer of the surface starts with: those the CORS plugin set for this request
+ * (without its `Vary: *`, which would make the answers uncacheable), then the spec's three.
  */
-export function sendCached(set: ResponseState, request: Request, cached: CachedBody): string {
-  Object.assign(set.headers, PUBLIC_HEADERS);
-  set.headers.etag = cached.etag;
+export function surfaceHeaders(pluginHeaders: Record<string, string | number>): ResponseHeaders {
+  const headers: Record<string, string> = {};
+  for (const name in pluginHeaders) if (name !== "vary") headers[name] = String(pluginHeaders[name]);
+  return Object.freeze(Object.assign(headers, PUBLIC_HEADERS));
+}
+
+/**
+ * Answers with the cached body, or with a 304 carrying the same headers when the client's copy is
+ * current. The full header set is built once per cached body, so a hit only adds the request id;
+ * headers go into `set` and the body is returned as a string: Elysia then builds one Response around
+ * the string, where a prebuilt Response would be re-wrapped as a stream.
+ */
+export function sendCached(set: ResponseState, request: Request, id: string, base: ResponseHeaders, cached: CachedBody): string {
+  cached.headers ??= {
+    ok: Object.freeze({ ...base, etag: cached.etag, "content-type": JSON_TYPE }),
+    notModified: Object.freeze({ ...base, etag: cached.etag }),
+  };
   if (ifNoneMatchHits(request.headers.get("if-none-match"), cached.etag)) {
+    set.headers = { ...cached.headers.notModified, "x-request-id": id };
     set.status = 304;
     return "";
   }
-  set.headers["content-type"] = JSON_TYPE;
+  set.headers = { ...cached.headers.ok, "x-request-id": id };
   return cached.body;
 }
 
-export function sendError(set: ResponseState, status: number, body: string, extra?: Record<string, string>): string {
-  Object.assign(set.headers, PUBLIC_HEADERS, extra);
-  set.headers["content-type"] = JSON_TYPE;
+export function sendError(
+  set: ResponseState,
+  id: string,
+  base: ResponseHeaders,
+  status: number,
+  body: string,
+  extra?: Record<string, string>,
+): string {
+  set.headers = { ...base, "content-type": JSON_TYPE, ...extra, "x-request-id": id };
   set.status = status;
   return body;
 }

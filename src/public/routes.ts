@@ -2,15 +2,19 @@
 // its own site, read with nothing but the public site key.
 //
 // CORS comes from @elysiajs/cors, but that plugin's hook applies to every request of the app it is
-// used in (and it answers every OPTIONS): so it lives in an app of its own that only ever sees
-// /api/public requests, and the main app forwards them there. What the plugin does not do as the
-// spec requires is finished in one place, `withSurfaceHeaders`: it emits `Vary: *` (which would make
-// these responses uncacheable), sends no Allow-Methods on a preflight without
+// used in (and it answers every OPTIONS): so it lives in an app of its own, the surface, that only
+// ever sees /api/public requests. The server hands those to the surface straight from Bun's router
+// (`publicApiRoutes`), so a request goes through one Elysia app, which gives it its request id and
+// access-log line; the main app forwards the same paths there too (for `app.handle`, and should Bun's
+// router ever miss one). The plugin's headers are taken as it sets them, without its `Vary: *`
+// (which would make these answers uncacheable), and each cached body's full header set is built
+// once. Answers the routes do not build (the plugin's OPTIONS, an error) are finished by
+// `withSurfaceHeaders`: the plugin sends no Allow-Methods on a preflight without
 // Access-Control-Request-Method, and knows nothing of Cache-Control.
 import { cors } from "@elysiajs/cors";
 import { Elysia } from "elysia";
 import type { AppContext } from "../app";
-import { requestId } from "../http/observability";
+import { answeredStatus, beginRequest, logRequest, requestId } from "../http/observability";
 import { log } from "../log";
 import { publicContentCache } from "./cache";
 import {
@@ -20,16 +24,27 @@ import {
   PREFLIGHT_ALLOW_HEADERS,
   PREFLIGHT_MAX_AGE_SECONDS,
   PUBLIC_HEADERS,
+  type ResponseHeaders,
   jsonError,
   sendCached,
   sendError,
+  surfaceHeaders,
 } from "./http";
 
 const ALLOW = { allow: "GET, HEAD, OPTIONS" };
+/** The owner of the request ids and log lines of requests that reach the surface directly. */
+const SURFACE = "public-content";
+
+type Answer = (request: Request) => Promise<Response>;
 
 function surface(ctx: AppContext) {
   const cache = publicContentCache(ctx.db);
+  // With this configuration the plugin sets the same headers on every request but OPTIONS.
+  let base: ResponseHeaders | null = null;
+  const start = (set: { headers: Record<string, string | number> }) => (base ??= surfaceHeaders(set.headers));
   return new Elysia({ name: "public-content-surface" })
+    .onRequest(({ request }) => void beginRequest(request, SURFACE))
+    .onAfterResponse(({ request, set, responseValue }) => logRequest(request, SURFACE, answeredStatus(set, responseValue)))
     .use(
       cors({
         origin: "*",
@@ -47,17 +62,18 @@ function surface(ctx: AppContext) {
       log.error("unhandled error", { request_id: requestId(request), error: err?.name, message: err?.message, stack: err?.stack });
       return jsonError(500, INTERNAL_ERROR_BODY);
     })
-    .get("/api/public/articles", ({ request, query, set }) => sendCached(set, request, cache.list(query.key)))
+    .get("/api/public/articles", ({ request, query, set }) => sendCached(set, request, requestId(request), start(set), cache.list(query.key)))
     .get("/api/public/articles/:slug", ({ request, query, params, set }) => {
       const found = cache.article(query.key, params.slug);
-      return found ? sendCached(set, request, found) : sendError(set, 404, NOT_FOUND_BODY);
+      const id = requestId(request);
+      return found ? sendCached(set, request, id, start(set), found) : sendError(set, id, start(set), 404, NOT_FOUND_BODY);
     })
-    .all("/api/public/articles", ({ set }) => sendError(set, 405, METHOD_NOT_ALLOWED_BODY, ALLOW))
-    .all("/api/public/articles/:slug", ({ set }) => sendError(set, 405, METHOD_NOT_ALLOWED_BODY, ALLOW))
-    .all("/*", ({ set }) => sendError(set, 404, NOT_FOUND_BODY));
+    .all("/api/public/articles", ({ request, set }) => sendError(set, requestId(request), start(set), 405, METHOD_NOT_ALLOWED_BODY, ALLOW))
+    .all("/api/public/articles/:slug", ({ request, set }) => sendError(set, requestId(request), start(set), 405, METHOD_NOT_ALLOWED_BODY, ALLOW))
+    .all("/*", ({ request, set }) => sendError(set, requestId(request), start(set), 404, NOT_FOUND_BODY));
 }
 
-/** The spec's three headers on every response of the surface, whatever produced it. */
+/** The spec's three headers and the request id on an answer the routes did not build. */
 function withSurfaceHeaders(request: Request, response: Response): Response {
   const headers = response.headers;
   for (const name in PUBLIC_HEADERS) {
@@ -68,20 +84,44 @@ function withSurfaceHeaders(request: Request, response: Response): Response {
     headers.set("access-control-allow-headers", PREFLIGHT_ALLOW_HEADERS);
     headers.set("access-control-max-age", String(PREFLIGHT_MAX_AGE_SECONDS));
   }
+  headers.set("x-request-id", requestId(request));
   // HEAD is answered as a GET: Bun's server sends its headers and Content-Length without the body.
   return response;
 }
 
+const answers = new WeakMap<AppContext, Answer>();
+
+/** Answers any request under /api/public; one surface per context. */
+function publicAnswer(ctx: AppContext): Answer {
+  let answer = answers.get(ctx);
+  if (!answer) {
+    const app = surface(ctx);
+    answer = async (request) => {
+      const response = await app.handle(request);
+      if (response.headers.has("x-request-id")) return response;
+      withSurfaceHeaders(request, response);
+      // The plugin answers OPTIONS from its onRequest hook, after which Elysia runs no onAfterResponse.
+      if (request.method === "OPTIONS") logRequest(request, SURFACE, response.status);
+      return response;
+    };
+    answers.set(ctx, answer);
+  }
+  return answer;
+}
+
+/** Bun router entries for the server (`serve.routes`): /api/public never enters the main app. */
+export function publicApiRoutes(ctx: AppContext): Record<string, Answer> {
+  const answer = publicAnswer(ctx);
+  return { "/api/public": answer, "/api/public/*": answer };
+}
+
 export function publicRoutes(ctx: AppContext) {
-  const app = surface(ctx);
+  const answer = publicAnswer(ctx);
   const forward = async ({ request, set }: { request: Request; set: { headers: Record<string, string | number> } }) => {
-    const response = withSurfaceHeaders(request, await app.handle(request));
-    // Headers the main app set for this request (the request id) go onto the response itself:
-    // with `set` left empty Elysia passes the Response through instead of re-wrapping its body.
-    for (const name in set.headers) {
-      response.headers.set(name, String(set.headers[name]));
-      delete set.headers[name];
-    }
+    const response = await answer(request);
+    // The main app's request id is already on the response (the surface reused it): with `set`
+    // left empty Elysia passes the Response through instead of re-wrapping its body.
+    for (const name in set.headers) delete set.headers[name];
     return response;
   };
   return new Elysia({ name: "public-content" }).all("/api/public", forward).all("/api/public/*", forward);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import { observability } from "../../src/http/observability";
-import { configureLog } from "../../src/log";
+import { configureLog, flushLog } from "../../src/log";
 import { testApp, type TestApp } from "../support/http";
 
 let t: TestApp;
@@ -20,6 +20,7 @@ async function captureStdout(fn: () => Promise<void>): Promise<string> {
   try {
     await fn();
     await Bun.sleep(10);
+    flushLog();
   } finally {
     process.stdout.write = write;
   }
