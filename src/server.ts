@@ -27,6 +27,9 @@ export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): Runnin
     port: ctx.config.port,
     idleTimeout: IDLE_TIMEOUT_SECONDS,
     maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
+    // Elysia turns SO_REUSEPORT on by default: a second server started on a busy port would then
+    // silently share its traffic instead of failing with "address in use".
+    reusePort: false,
   });
   const server = app.server;
   if (!server) throw new Error("the HTTP server did not start");

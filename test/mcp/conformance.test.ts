@@ -22,15 +22,20 @@ let tools: ReturnType<typeof requireMcpTools>;
 let scratch: string;
 
 async function node(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  // Output goes to files, not pipes: reading a short-lived child's pipes raced Bun's epoll
+  // registration under load (EBADF from epoll_ctl) and left the child running.
+  const id = crypto.randomUUID();
+  const outFile = join(scratch, `${id}.out`);
+  const errFile = join(scratch, `${id}.err`);
   const proc = Bun.spawn([tools.node, ...args], {
     cwd: scratch,
     env: { ...process.env, HOME: scratch, NO_COLOR: "1", ...env },
     stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
+    stdout: Bun.file(outFile),
+    stderr: Bun.file(errFile),
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, stdout, stderr };
+  const code = await proc.exited;
+  return { code, stdout: readFileSync(outFile, "utf8"), stderr: readFileSync(errFile, "utf8") };
 }
 
 interface Check {
