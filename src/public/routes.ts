@@ -16,7 +16,8 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../app";
 import { answeredStatus, beginRequest, logRequest, requestId } from "../http/observability";
 import { log } from "../log";
-import { publicContentCache } from "./cache";
+import { isValidSlug } from "../content/slug";
+import { publicContentCache, type PublicContentCache } from "./cache";
 import {
   INTERNAL_ERROR_BODY,
   METHOD_NOT_ALLOWED_BODY,
@@ -24,7 +25,9 @@ import {
   PREFLIGHT_ALLOW_HEADERS,
   PREFLIGHT_MAX_AGE_SECONDS,
   PUBLIC_HEADERS,
+  type CachedBody,
   type ResponseHeaders,
+  ifNoneMatchHits,
   jsonError,
   sendCached,
   sendError,
@@ -96,7 +99,10 @@ function publicAnswer(ctx: AppContext): Answer {
   let answer = answers.get(ctx);
   if (!answer) {
     const app = surface(ctx);
+    const cache = publicContentCache(ctx.db);
     answer = async (request) => {
+      const hit = answerCachedHit(cache, request);
+      if (hit) return hit;
       const response = await app.handle(request);
       if (response.headers.has("x-request-id")) return response;
       withSurfaceHeaders(request, response);
@@ -107,6 +113,44 @@ function publicAnswer(ctx: AppContext): Answer {
     answers.set(ctx, answer);
   }
   return answer;
+}
+
+const ARTICLES_PATH = "/api/public/articles";
+
+/**
+ * A GET or HEAD whose body is cached and has already been answered once through the surface (so its
+ * header set, the CORS plugin's headers included, is built): answered here without an Elysia
+ * dispatch, which was most of the cost of a hit. Anything else (OPTIONS, misses, odd queries, a
+ * body answered for the first time) returns null and goes through the surface.
+ */
+function answerCachedHit(cache: PublicContentCache, request: Request): Response | null {
+  if (request.method !== "GET" && request.method !== "HEAD") return null;
+  const url = request.url;
+  const pathStart = url.indexOf("/", url.indexOf("//") + 2);
+  const queryStart = url.indexOf("?", pathStart);
+  const path = queryStart < 0 ? url.slice(pathStart) : url.slice(pathStart, queryStart);
+  const keys = new URLSearchParams(queryStart < 0 ? "" : url.slice(queryStart + 1)).getAll("key");
+  if (keys.length !== 1) return null;
+  let cached: CachedBody | null;
+  if (path === ARTICLES_PATH) {
+    cached = cache.list(keys[0]);
+  } else if (path.startsWith(`${ARTICLES_PATH}/`)) {
+    const slug = path.slice(ARTICLES_PATH.length + 1);
+    if (!isValidSlug(slug)) return null;
+    cached = cache.article(keys[0], slug);
+  } else {
+    return null;
+  }
+  const headers = cached?.headers;
+  if (!cached || !headers) return null;
+  beginRequest(request, SURFACE);
+  const notModified = ifNoneMatchHits(request.headers.get("if-none-match"), cached.etag);
+  const response = new Response(notModified ? null : cached.body, {
+    status: notModified ? 304 : 200,
+    headers: { ...(notModified ? headers.notModified : headers.ok), "x-request-id": requestId(request) },
+  });
+  logRequest(request, SURFACE, response.status);
+  return response;
 }
 
 /** Bun router entries for the server (`serve.routes`): /api/public never enters the main app. */
