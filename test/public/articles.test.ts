@@ -295,6 +295,28 @@ describe("every response of the surface carries the spec's headers", () => {
   });
 });
 
+describe("cached hits", () => {
+  test("a repeated request (answered from the cache without a dispatch) is byte for byte the first answer", async () => {
+    publish(world.brand.id, { title: "Cached", markdown: "Some **bold** text." });
+    const snapshot = async (response: Response) => {
+      const headers = [...response.headers].filter(([name]) => name !== "x-request-id");
+      return { status: response.status, headers, body: await response.text(), id: response.headers.get("x-request-id") };
+    };
+    for (const path of [listPath(), articlePath("cached"), listPath("pk_00000000000000000000000000000000")]) {
+      const first = await snapshot(await request(path));
+      const second = await snapshot(await request(path));
+      expect(second.status).toBe(first.status);
+      expect(second.headers).toEqual(first.headers);
+      expect(second.body).toBe(first.body);
+      expect(second.id).not.toBe(first.id);
+      const etag = first.headers.find(([name]) => name === "etag")?.[1] ?? "";
+      const revalidated = await snapshot(await request(path, { headers: { "if-none-match": etag } }));
+      expect(revalidated.status).toBe(304);
+      expect(revalidated.body).toBe("");
+    }
+  });
+});
+
 describe("ETag and If-None-Match", () => {
   test("200s carry an ETag; a matching If-None-Match gets 304 with the same headers and no body", async () => {
     publish(world.brand.id, { title: "Tagged", markdown: "x" });
