@@ -38,7 +38,7 @@ const ALLOW = { allow: "GET, HEAD, OPTIONS" };
 /** The owner of the request ids and log lines of requests that reach the surface directly. */
 const SURFACE = "public-content";
 
-type Answer = (request: Request) => Promise<Response>;
+type Answer = (request: Request) => Response | Promise<Response>;
 
 function surface(ctx: AppContext) {
   const cache = publicContentCache(ctx.db);
@@ -100,9 +100,7 @@ function publicAnswer(ctx: AppContext): Answer {
   if (!answer) {
     const app = surface(ctx);
     const cache = publicContentCache(ctx.db);
-    answer = async (request) => {
-      const hit = answerCachedHit(cache, request);
-      if (hit) return hit;
+    const throughSurface = async (request: Request): Promise<Response> => {
       const response = await app.handle(request);
       if (response.headers.has("x-request-id")) return response;
       withSurfaceHeaders(request, response);
@@ -110,6 +108,8 @@ function publicAnswer(ctx: AppContext): Answer {
       if (request.method === "OPTIONS") logRequest(request, SURFACE, response.status);
       return response;
     };
+    // A hit is answered synchronously: no promise for Bun to wait on.
+    answer = (request) => answerCachedHit(cache, request) ?? throughSurface(request);
     answers.set(ctx, answer);
   }
   return answer;
@@ -145,7 +145,7 @@ function answerCachedHit(cache: PublicContentCache, request: Request): Response 
   if (!cached || !headers) return null;
   beginRequest(request, SURFACE);
   const notModified = ifNoneMatchHits(request.headers.get("if-none-match"), cached.etag);
-  const response = new Response(notModified ? null : cached.body, {
+  const response = new Response(notModified ? null : (cached.bytes ??= Buffer.from(cached.body)), {
     status: notModified ? 304 : 200,
     headers: { ...(notModified ? headers.notModified : headers.ok), "x-request-id": requestId(request) },
   });
