@@ -23,7 +23,7 @@ export interface CachedBody {
   /** UTF-8 length, for the cache's memory budget. */
   length: number;
   /** The body as UTF-8, encoded once for the answers that skip the framework. */
-  bytes?: Uint8Array;
+  bytes?: Uint8Array<ArrayBuffer>;
   /** Every header of its 200 and of its 304 but the request id, built on its first answer. */
   headers?: { ok: ResponseHeaders; notModified: ResponseHeaders };
 }

@@ -145,7 +145,7 @@ function answerCachedHit(cache: PublicContentCache, request: Request): Response 
   if (!cached || !headers) return null;
   beginRequest(request, SURFACE);
   const notModified = ifNoneMatchHits(request.headers.get("if-none-match"), cached.etag);
-  const response = new Response(notModified ? null : (cached.bytes ??= Buffer.from(cached.body)), {
+  const response = new Response(notModified ? null : (cached.bytes ??= new TextEncoder().encode(cached.body)), {
     status: notModified ? 304 : 200,
     headers: { ...(notModified ? headers.notModified : headers.ok), "x-request-id": requestId(request) },
   });
