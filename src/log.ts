@@ -33,8 +33,22 @@ export function flushLog(): void {
 
 process.on("exit", flushLog);
 
+// Formatting a date is a measurable part of a log line's cost at thousands of lines a second, and
+// lines within one millisecond share it.
+let stampMs = 0;
+let stamp = "";
+
+function timestamp(): string {
+  const now = Date.now();
+  if (now !== stampMs) {
+    stampMs = now;
+    stamp = new Date(now).toISOString();
+  }
+  return stamp;
+}
+
 function line(level: Level, msg: string, fields?: Record<string, unknown>): string {
-  return `${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`;
+  return `${JSON.stringify({ time: timestamp(), level, msg, ...fields })}\n`;
 }
 
 function write(level: Level, msg: string, fields?: Record<string, unknown>): void {

@@ -27,6 +27,14 @@ export function beginRequest(request: Request, owner: string): string | null {
   return id;
 }
 
+/** The path of an absolute request URL, without its query (which may carry a site key). */
+export function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const query = url.indexOf("?", start);
+  return query < 0 ? url.slice(start) : url.slice(start, query);
+}
+
 /** The access-log line of a request, written by the app that began it. */
 export function logRequest(request: Request, owner: string, status: number | string): void {
   const meta = metas.get(request);
@@ -34,7 +42,7 @@ export function logRequest(request: Request, owner: string, status: number | str
   log.request({
     request_id: meta?.id,
     method: request.method,
-    path: new URL(request.url).pathname,
+    path: pathOf(request.url),
     status: meta?.errorStatus ?? status,
     ms: meta ? Math.round((performance.now() - meta.start) * 10) / 10 : undefined,
   });

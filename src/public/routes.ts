@@ -14,7 +14,7 @@
 import { cors } from "@elysiajs/cors";
 import { Elysia } from "elysia";
 import type { AppContext } from "../app";
-import { answeredStatus, beginRequest, logRequest, requestId } from "../http/observability";
+import { answeredStatus, beginRequest, logRequest, pathOf, requestId } from "../http/observability";
 import { log } from "../log";
 import { isValidSlug } from "../content/slug";
 import { publicContentCache, type PublicContentCache } from "./cache";
@@ -126,9 +126,8 @@ const ARTICLES_PATH = "/api/public/articles";
 function answerCachedHit(cache: PublicContentCache, request: Request): Response | null {
   if (request.method !== "GET" && request.method !== "HEAD") return null;
   const url = request.url;
-  const pathStart = url.indexOf("/", url.indexOf("//") + 2);
-  const queryStart = url.indexOf("?", pathStart);
-  const path = queryStart < 0 ? url.slice(pathStart) : url.slice(pathStart, queryStart);
+  const path = pathOf(url);
+  const queryStart = url.indexOf("?");
   const keys = new URLSearchParams(queryStart < 0 ? "" : url.slice(queryStart + 1)).getAll("key");
   if (keys.length !== 1) return null;
   let cached: CachedBody | null;
