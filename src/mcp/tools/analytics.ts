@@ -58,7 +58,7 @@ const getVisibilityOverview = defineTool({
   name: "get_visibility_overview",
   title: "Visibility overview",
   description:
-    "Use first to answer 'how visible is the brand in AI answers?'. Returns, for the period (default: last 30 days) and its previous period of equal length: visibility, share of voice, average position with top-1/top-3 rates, sentiment, citation rate, prompt coverage and no-answer rate — each rate with n, a Wilson 95% interval, the change in points and within_noise — overall and by_engine (each engine with its own denominators). Definitions: METRICS.md.",
+    "Use first to answer 'how visible is the brand in AI answers?'. Returns, for the period (default: last 30 days) and its previous period of equal length: visibility, share of voice, average position with top-1/top-3 rates, sentiment, citation rate, prompt coverage and no-answer rate — each rate with n, a Wilson 95% interval, the change in points and within_noise — overall and by_engine (each engine with its own denominators). Visibility = valid (ok) answers mentioning the brand ÷ valid answers; share of voice = the brand's mentions ÷ all roster mentions; answers that could not be read count only in no_answer_rate.",
   input: z.object(filterInput),
   output: z.object({ filter: filterOut, ...figures, by_engine: z.array(z.object({ engine: z.string(), label: z.string(), ...figures })) }),
   annotations: READ_ONLY,
