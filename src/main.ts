@@ -62,26 +62,21 @@ const COMMANDS: Record<string, Command> = {
     options: { email: { type: "string" }, password: { type: "string" }, plan: { type: "string" } },
     async run({ config, flags, json }) {
       const input = { email: need(flags, "email"), password: need(flags, "password"), plan: flags.plan };
-      const db = openDatabase(config.dbPath);
-      try {
-        printRecord(await createAccount(db, input), json);
-      } finally {
-        db.close();
-      }
+      printRecord(await withDb(config, (db) => createAccount(db, input)), json);
     },
   },
   "account plan": {
     usage: "spyglass account plan --email E --plan none|visibility|autopilot [--json]",
     options: { email: { type: "string" }, plan: { type: "string" } },
-    run({ config, flags, json }) {
-      printRecord(withDb(config, (db) => setAccountPlan(db, need(flags, "email"), need(flags, "plan"))), json);
+    async run({ config, flags, json }) {
+      printRecord(await withDb(config, (db) => setAccountPlan(db, need(flags, "email"), need(flags, "plan"))), json);
     },
   },
   "brand create": {
     usage: "spyglass brand create --email E --name N [--domain D] [--alias A]... [--json]",
     options: { email: { type: "string" }, name: { type: "string" }, domain: { type: "string" }, alias: { type: "string", multiple: true } },
-    run({ config, flags, json }) {
-      const brand = withDb(config, (db) =>
+    async run({ config, flags, json }) {
+      const brand = await withDb(config, (db) =>
         createBrand(db, requireAccountByEmail(db, need(flags, "email")).id, {
           name: need(flags, "name"),
           domain: flags.domain,
@@ -94,8 +89,8 @@ const COMMANDS: Record<string, Command> = {
   "key create": {
     usage: "spyglass key create --email E --brand ID --name N [--json]",
     options: { email: { type: "string" }, brand: { type: "string" }, name: { type: "string" } },
-    run({ config, flags, json }) {
-      const created = withDb(config, (db) =>
+    async run({ config, flags, json }) {
+      const created = await withDb(config, (db) =>
         createApiKey(db, requireAccountByEmail(db, need(flags, "email")).id, {
           name: need(flags, "name"),
           brandId: need(flags, "brand"),
@@ -109,13 +104,7 @@ const COMMANDS: Record<string, Command> = {
     options: { brand: { type: "string" } },
     async run({ config, flags, json }) {
       configureLog({ level: "warn" });
-      const db = openDatabase(config.dbPath);
-      let code: number;
-      try {
-        code = await trackCommand({ config, db }, { brandId: flags.brand as string | undefined, json });
-      } finally {
-        db.close();
-      }
+      const code = await withDb(config, (db) => trackCommand({ config, db }, { brandId: flags.brand as string | undefined, json }));
       if (code !== 0) process.exit(code);
     },
   },
@@ -124,21 +113,16 @@ const COMMANDS: Record<string, Command> = {
     options: { scale: { type: "string" }, reset: { type: "boolean" } },
     async run({ config, flags, json }) {
       const scale = flags.scale === undefined ? 1 : Number(flags.scale);
-      const db = openDatabase(config.dbPath);
-      try {
-        await demoCommand({ config, db }, { scale, reset: flags.reset === true, json });
-      } finally {
-        db.close();
-      }
+      await withDb(config, (db) => demoCommand({ config, db }, { scale, reset: flags.reset === true, json }));
     },
   },
   backup: {
     usage: "spyglass backup FILE [--json]",
     options: {},
-    run({ config, positionals, json }) {
+    async run({ config, positionals, json }) {
       const [file, ...extra] = positionals;
       if (!file || extra.length > 0) fail("backup: give exactly one target file\nusage: spyglass backup FILE", 2);
-      printRecord(withDb(config, (db) => backupDatabase(db, file)), json);
+      printRecord(await withDb(config, (db) => backupDatabase(db, file)), json);
     },
   },
 };
@@ -156,16 +140,17 @@ function fail(message: string, code = 1): never {
   process.exit(code);
 }
 
-export function withDb<T>(config: Config, fn: (db: Db) => T): T {
+/** Opens the database for one command and closes it once the command (sync or async) is done. */
+async function withDb<T>(config: Config, fn: (db: Db) => T | Promise<T>): Promise<T> {
   const db = openDatabase(config.dbPath);
   try {
-    return fn(db);
+    return await fn(db);
   } finally {
     db.close();
   }
 }
 
-export function printRecord(record: unknown, json: boolean): void {
+function printRecord(record: unknown, json: boolean): void {
   if (json) {
     process.stdout.write(`${JSON.stringify(record)}\n`);
     return;
