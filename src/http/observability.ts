@@ -19,6 +19,16 @@ export function requestId(request: Request): string {
   return metas.get(request)?.id ?? "unknown";
 }
 
+/** The id an outer app already gave this request, if any. */
+export function existingRequestId(request: Request): string | undefined {
+  return metas.get(request)?.id;
+}
+
+/** Milliseconds since `start` (a performance.now()), to a tenth, as the access log shows them. */
+export function elapsedMs(start: number): number {
+  return Math.round((performance.now() - start) * 10) / 10;
+}
+
 /** Gives the request its id and start time; returns the id, or null if an outer app already did. */
 export function beginRequest(request: Request, owner: string): string | null {
   if (metas.has(request)) return null;
@@ -44,7 +54,7 @@ export function logRequest(request: Request, owner: string, status: number | str
     method: request.method,
     path: pathOf(request.url),
     status: meta?.errorStatus ?? status,
-    ms: meta ? Math.round((performance.now() - meta.start) * 10) / 10 : undefined,
+    ms: meta ? elapsedMs(meta.start) : undefined,
   });
 }
 

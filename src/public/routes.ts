@@ -14,7 +14,7 @@
 import { cors } from "@elysiajs/cors";
 import { Elysia } from "elysia";
 import type { AppContext } from "../app";
-import { answeredStatus, beginRequest, logRequest, pathOf, requestId } from "../http/observability";
+import { answeredStatus, beginRequest, elapsedMs, existingRequestId, logRequest, requestId } from "../http/observability";
 import { log } from "../log";
 import { isValidSlug } from "../content/slug";
 import { publicContentCache, type PublicContentCache } from "./cache";
@@ -116,40 +116,62 @@ function publicAnswer(ctx: AppContext): Answer {
 }
 
 const ARTICLES_PATH = "/api/public/articles";
+const ARTICLE_PREFIX = `${ARTICLES_PATH}/`;
 
 /**
  * A GET or HEAD whose body is cached and has already been answered once through the surface (so its
  * header set, the CORS plugin's headers included, is built): answered here without an Elysia
- * dispatch, which was most of the cost of a hit. Anything else (OPTIONS, misses, odd queries, a
- * body answered for the first time) returns null and goes through the surface.
+ * dispatch, which was most of the cost of a hit. Anything else (OPTIONS, misses, a query that needs
+ * decoding, a body answered for the first time) returns null and goes through the surface.
  */
 function answerCachedHit(cache: PublicContentCache, request: Request): Response | null {
-  if (request.method !== "GET" && request.method !== "HEAD") return null;
+  const started = performance.now();
+  const method = request.method;
+  if (method !== "GET" && method !== "HEAD") return null;
   const url = request.url;
-  const path = pathOf(url);
-  const queryStart = url.indexOf("?");
-  const keys = new URLSearchParams(queryStart < 0 ? "" : url.slice(queryStart + 1)).getAll("key");
-  if (keys.length !== 1) return null;
+  const pathStart = url.indexOf("/", url.indexOf("//") + 2);
+  const queryStart = pathStart < 0 ? -1 : url.indexOf("?", pathStart);
+  if (queryStart < 0) return null;
+  const key = plainSiteKey(url, queryStart + 1);
+  if (key === null) return null;
+  const path = url.slice(pathStart, queryStart);
   let cached: CachedBody | null;
-  if (path === ARTICLES_PATH) {
-    cached = cache.list(keys[0]);
-  } else if (path.startsWith(`${ARTICLES_PATH}/`)) {
-    const slug = path.slice(ARTICLES_PATH.length + 1);
-    if (!isValidSlug(slug)) return null;
-    cached = cache.article(keys[0], slug);
-  } else {
-    return null;
-  }
-  const headers = cached?.headers;
-  if (!cached || !headers) return null;
-  beginRequest(request, SURFACE);
+  if (path === ARTICLES_PATH) cached = cache.list(key);
+  else if (path.startsWith(ARTICLE_PREFIX)) cached = cache.article(key, path.slice(ARTICLE_PREFIX.length));
+  else return null;
+  const prebuilt = cached?.headers;
+  if (!cached || !prebuilt) return null;
+  // A request the main app forwarded (app.handle) already has its id, and the main app logs it.
+  const outerId = existingRequestId(request);
+  const id = outerId ?? crypto.randomUUID();
   const notModified = ifNoneMatchHits(request.headers.get("if-none-match"), cached.etag);
-  const response = new Response(notModified ? null : (cached.bytes ??= new TextEncoder().encode(cached.body)), {
-    status: notModified ? 304 : 200,
-    headers: { ...(notModified ? headers.notModified : headers.ok), "x-request-id": requestId(request) },
-  });
-  logRequest(request, SURFACE, response.status);
+  const headers = new Headers(notModified ? prebuilt.notModifiedHeaders : prebuilt.okHeaders);
+  headers.set("x-request-id", id);
+  const status = notModified ? 304 : 200;
+  const response = new Response(notModified ? null : cached.bytes, { status, headers });
+  if (outerId === undefined) log.request({ request_id: id, method, path, status, ms: elapsedMs(started) });
   return response;
+}
+
+/**
+ * The value of the query's one `key` parameter when the query needs no decoding (no `%` or `+`,
+ * as a real site key never does); null when there is none, several, or decoding would be needed,
+ * which the surface's own parser then handles.
+ */
+function plainSiteKey(url: string, from: number): string | null {
+  if (url.indexOf("%", from) >= 0 || url.indexOf("+", from) >= 0) return null;
+  let key: string | null = null;
+  let start = from;
+  while (start <= url.length) {
+    let end = url.indexOf("&", start);
+    if (end < 0) end = url.length;
+    if (url.startsWith("key", start) && (end === start + 3 || url.charCodeAt(start + 3) === 61 /* = */)) {
+      if (key !== null || end === start + 3) return null;
+      key = url.slice(start + 4, end);
+    }
+    start = end + 1;
+  }
+  return key;
 }
 
 /** Bun router entries for the server (`serve.routes`): /api/public never enters the main app. */

@@ -180,6 +180,37 @@ describe("the public content API over a real socket", () => {
     }
   });
 
+  test("repeated reads (answered from the cache) match the first answer, whatever the query's spelling", async () => {
+    const plain = await (await fetch(publicUrl(""))).text();
+    expect(JSON.parse(plain).articles.length).toBeGreaterThan(0);
+    const encodedKey = `%70${siteKeyA.slice(1)}`; // "p" percent-encoded: the same key once decoded
+    for (const url of [
+      publicUrl(""),
+      `${server.url}/api/public/articles?utm_source=x&key=${siteKeyA}`,
+      `${server.url}/api/public/articles?key=${encodedKey}`,
+    ]) {
+      for (let i = 0; i < 3; i++) expect(await (await fetch(url)).text()).toBe(plain);
+    }
+    // A repeated key is left to the framework's parser: whatever it answers, it answers every time.
+    const twice = `${server.url}/api/public/articles?key=${siteKeyA}&key=pk_${"0".repeat(32)}`;
+    const first = await (await fetch(twice)).text();
+    for (let i = 0; i < 3; i++) expect(await (await fetch(twice)).text()).toBe(first);
+  });
+
+  test("every public read gets one access-log line with its path, status and request id, never the site key", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await fetch(publicUrl(""))).headers.get("x-request-id")!);
+    expect(new Set(ids).size).toBe(3);
+    await Bun.sleep(200);
+    const lines = server.logs().trim().split("\n").map((line) => JSON.parse(line));
+    for (const id of ids) {
+      const mine = lines.filter((line) => line.request_id === id);
+      expect(mine).toHaveLength(1);
+      expect(mine[0]).toMatchObject({ level: "info", msg: "request", method: "GET", path: "/api/public/articles", status: 200 });
+    }
+    expect(server.logs()).not.toContain(siteKeyA);
+  });
+
   test("a publish made by another process on the same database (the CLI) is served within the cache's check interval", async () => {
     const db = openDatabase(join(box.dataDir, "spyglass.db"));
     try {

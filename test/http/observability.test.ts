@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import { observability } from "../../src/http/observability";
-import { configureLog, flushLog } from "../../src/log";
+import { configureLog } from "../../src/log";
+import { captureLog } from "../support/log";
 import { testApp, type TestApp } from "../support/http";
 
 let t: TestApp;
@@ -9,23 +10,6 @@ afterEach(() => {
   configureLog({ quiet: true });
   t?.close();
 });
-
-async function captureStdout(fn: () => Promise<void>): Promise<string> {
-  const lines: string[] = [];
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string | Uint8Array) => {
-    lines.push(typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk));
-    return true;
-  }) as typeof process.stdout.write;
-  try {
-    await fn();
-    await Bun.sleep(10);
-    flushLog();
-  } finally {
-    process.stdout.write = write;
-  }
-  return lines.join("");
-}
 
 describe("operational basics", () => {
   test("GET /healthz answers 200 with a request id", async () => {
@@ -55,7 +39,7 @@ describe("operational basics", () => {
     let body = "";
     let status = 0;
     let id = "";
-    const logs = await captureStdout(async () => {
+    const logs = await captureLog(async () => {
       const res = await app.handle(new Request("http://localhost/boom"));
       status = res.status;
       id = res.headers.get("x-request-id") ?? "";
@@ -72,7 +56,7 @@ describe("operational basics", () => {
 
   test("access logs are JSON lines with method, path (no query), status and request id; no cookie or key", async () => {
     t = await testApp({ quiet: false });
-    const logs = await captureStdout(async () => {
+    const logs = await captureLog(async () => {
       await t.call("GET", "/healthz?token=abc", {
         headers: { cookie: "spyglass_session=SECRETCOOKIE", authorization: "Bearer svc_live_SECRET" },
       });

@@ -7,6 +7,7 @@ import { generateApiKey, hashApiKey, isWellFormedApiKey } from "../../src/keys/f
 import { flushLastUsed, verifyBearerKey } from "../../src/keys/service";
 import { configureLog } from "../../src/log";
 import { PASSWORD, sessionCookieOf, testApp, type TestApp } from "../support/http";
+import { captureLog } from "../support/log";
 
 let t: TestApp;
 afterEach(() => {
@@ -45,16 +46,10 @@ describe("key format", () => {
 
 describe("secrets at rest and in the logs", () => {
   test("the plaintext key, the password and the session token never reach the database file, the WAL or the logs", async () => {
-    const lines: string[] = [];
-    const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((chunk: string | Uint8Array) => {
-      lines.push(typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk));
-      return true;
-    }) as typeof process.stdout.write;
     let plaintext = "";
     let token = "";
     let dbPath = "";
-    try {
+    const logs = await captureLog(async () => {
       dbPath = join(mkdtempSync(join(tmpdir(), "spyglass-keys-")), "spyglass.db");
       t = await testApp({ dbPath, quiet: false });
       const signup = await t.call("POST", "/api/auth/signup?password=nope", { body: { email: "a@example.com", password: PASSWORD } });
@@ -70,11 +65,7 @@ describe("secrets at rest and in the logs", () => {
       await t.call("GET", "/api/mcp/keys", { cookie, headers: { authorization: `Bearer ${plaintext}` } });
       await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: PASSWORD } });
       await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: `${PASSWORD}-wrong` } });
-      await Bun.sleep(20);
-    } finally {
-      process.stdout.write = write;
-    }
-    const logs = lines.join("");
+    }, { settleMs: 20 });
     expect(logs).toContain('"path":"/api/mcp/keys"');
     expect(logs).toContain("request_id");
     for (const secret of [plaintext, plaintext.slice(13), PASSWORD, token]) {

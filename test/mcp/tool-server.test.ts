@@ -14,6 +14,7 @@ import { buildCatalog, defineTool, type AnyTool } from "../../src/mcp/registry";
 import { invalidInputMessage } from "../../src/mcp/results";
 import { mcpRoutes } from "../../src/mcp/routes";
 import { testApp, testConfig, type TestApp } from "../support/http";
+import { captureLog } from "../support/log";
 
 const ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
@@ -109,27 +110,18 @@ describe("plan gate", () => {
 
 describe("tool errors", () => {
   test("an unexpected exception becomes a generic sentence with the request id; details go to the log only", async () => {
-    const lines: string[] = [];
-    const write = process.stdout.write.bind(process.stdout);
-    configureLog({ quiet: false });
-    process.stdout.write = ((chunk: string | Uint8Array) => {
-      lines.push(String(chunk));
-      return true;
-    }) as typeof process.stdout.write;
     let result: any;
-    try {
+    const logs = await captureLog(async () => {
       result = await callTool(keys.visibility!, "explodes", { kind: "internal" });
-    } finally {
-      process.stdout.write = write;
-      configureLog({ quiet: true });
-    }
+    });
+    configureLog({ quiet: true });
     expect(result.isError).toBe(true);
     expect(result.content[0].text).toBe(
       `Something went wrong on our side while running explodes (request ${result.requestId}); try again, and quote the request id if it persists.`,
     );
     expect(JSON.stringify(result)).not.toContain("SQLITE");
     expect(result.structuredContent).toBeUndefined();
-    const logged = lines.map((l) => JSON.parse(l)).find((l) => l.msg === "tool failed");
+    const logged = logs.trim().split("\n").map((l) => JSON.parse(l)).find((l) => l.msg === "tool failed");
     expect(logged).toMatchObject({ request_id: result.requestId, tool: "explodes", message: expect.stringContaining("SQLITE_CONSTRAINT") });
   });
 
