@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import { observability } from "../../src/http/observability";
-import { configureLog } from "../../src/log";
+import fc from "fast-check";
+import { configureLog, log } from "../../src/log";
 import { captureLog } from "../support/log";
 import { testApp, type TestApp } from "../support/http";
 
@@ -67,5 +68,24 @@ describe("operational basics", () => {
     expect(logs).not.toContain("SECRETCOOKIE");
     expect(logs).not.toContain("svc_live_SECRET");
     expect(logs).not.toContain("token=abc");
+  });
+});
+
+describe("access-log lines", () => {
+  test("are exactly the JSON that JSON.stringify writes, for any method, path, id and status", async () => {
+    const samples = fc.sample(fc.string({ unit: "binary" }), 300);
+    samples.push('x"y', "a\\b", "tab\there", "nul\u0000", "\ud800lone", "emoji😀", "\u2028", "/api/public/articles");
+    const logs = await captureLog(async () => {
+      for (const text of samples) log.request({ request_id: text, method: text, path: text, status: text, ms: 1.5 });
+      log.request({ method: "GET", path: "/healthz", status: 200 });
+    });
+    const lines = logs.trim().split("\n");
+    expect(lines).toHaveLength(samples.length + 1);
+    samples.forEach((text, i) => {
+      const time = JSON.parse(lines[i]!).time;
+      expect(lines[i]).toBe(JSON.stringify({ time, level: "info", msg: "request", request_id: text, method: text, path: text, status: text, ms: 1.5 }));
+    });
+    const last = JSON.parse(lines.at(-1)!);
+    expect(lines.at(-1)).toBe(JSON.stringify({ time: last.time, level: "info", msg: "request", method: "GET", path: "/healthz", status: 200 }));
   });
 });
