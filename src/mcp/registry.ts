@@ -91,9 +91,25 @@ function splitNullableTypes(node: unknown): unknown {
   return out;
 }
 
+/**
+ * zod writes `minimum: -(2^53 - 1), maximum: 2^53 - 1` on every integer: bounds no client needs
+ * (JSON numbers past them are not integers a client would send), repeated on every count of every
+ * output schema, about a tenth of tools/list, which clients hold in their model's context.
+ */
+function dropSafeIntegerBounds(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(dropSafeIntegerBounds);
+  if (node === null || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "enum" || key === "const" || key === "default") out[key] = value;
+    else if (!(key === "minimum" && value === Number.MIN_SAFE_INTEGER) && !(key === "maximum" && value === Number.MAX_SAFE_INTEGER)) out[key] = dropSafeIntegerBounds(value);
+  }
+  return out;
+}
+
 function jsonSchema(schema: z.ZodObject, io: "input" | "output"): { type: "object"; [key: string]: unknown } {
   // The dialect the SDK's own McpServer emits (draft-07): what every SDK client validates against.
-  const json = splitNullableTypes(z.toJSONSchema(schema, { target: "draft-7", io })) as { type?: unknown; [key: string]: unknown };
+  const json = splitNullableTypes(dropSafeIntegerBounds(z.toJSONSchema(schema, { target: "draft-7", io }))) as { type?: unknown; [key: string]: unknown };
   if (json.type !== "object") throw new Error(`a tool's ${io} schema must be an object`);
   return json as { type: "object"; [key: string]: unknown };
 }
