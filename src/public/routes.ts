@@ -16,7 +16,6 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../app";
 import { answeredStatus, beginRequest, elapsedMs, existingRequestId, logRequest, requestId } from "../http/observability";
 import { log } from "../log";
-import { isValidSlug } from "../content/slug";
 import { publicContentCache, type PublicContentCache } from "./cache";
 import {
   INTERNAL_ERROR_BODY,
