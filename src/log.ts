@@ -8,9 +8,11 @@
 // FLUSH_AT_BYTES; any other line flushes them first, so the order holds, and the process's `exit`
 // (process.exit, a fatal error, the end of serve's shutdown) flushes the rest.
 //
-// Lines go out through Bun's native stdout writer, not process.stdout: measured with stdout on a
-// pipe (as under systemd or docker), process.stdout's stream machinery cost a server answering one
-// connection about a fifth of its throughput; the native writer costs next to nothing.
+// Lines go out through process.stdout. Bun's native `Bun.stdout.writer()` measured cheaper with
+// stdout on a pipe, but with it the server once stopped answering for over a minute in CI while its
+// pipe's reader was busy, and Bun 1.3's tracker has open reports of exactly that: a FileSink and
+// process.stdout on one pipe can hang or spin (oven-sh/bun#35956, #31180). A log must never stall
+// the server, so the well-trodden writer it is.
 type Level = "debug" | "info" | "warn" | "error";
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 const FLUSH_AFTER_MS = 10;
@@ -24,7 +26,6 @@ const buffer = new Uint8Array(BUFFER_BYTES);
 const encoder = new TextEncoder();
 let used = 0;
 let timer: ReturnType<typeof setTimeout> | null = null;
-let sink: ReturnType<typeof Bun.stdout.writer> | null = null;
 
 export function configureLog(options: { level?: Level; quiet?: boolean }): void {
   if (options.level) threshold = ORDER[options.level];
@@ -41,9 +42,7 @@ export function setLogWriter(write: ((text: string) => void) | null): void {
 
 function out(data: string | Uint8Array): void {
   if (redirected) return redirected(typeof data === "string" ? data : new TextDecoder().decode(data));
-  sink ??= Bun.stdout.writer();
-  sink.write(data);
-  void sink.flush();
+  process.stdout.write(data);
 }
 
 /** Writes the batched access-log lines now. */
@@ -53,7 +52,7 @@ export function flushLog(): void {
     timer = null;
   }
   if (used === 0) return;
-  // A copy: the writer may hold on to what it could not write yet, and the buffer is reused.
+  // A copy: the stream may hold on to what it could not write yet, and the buffer is reused.
   const lines = buffer.slice(0, used);
   used = 0;
   out(lines);
