@@ -105,8 +105,8 @@ export class PublicContentCache {
   }
 
   private remember(entry: BrandEntry, cached: CachedBody): CachedBody {
-    entry.bytes += cached.length;
-    this.bytes += cached.length;
+    entry.bytes += cached.bytes.byteLength;
+    this.bytes += cached.bytes.byteLength;
     for (const oldest of this.bySiteKey.values()) {
       if (this.bytes <= MAX_CACHED_BYTES || oldest === entry) break;
       this.invalidateBrand(oldest.brandId);

@@ -20,10 +20,8 @@ export const INTERNAL_ERROR_BODY = '{"error":"Internal error"}';
 export interface CachedBody {
   body: string;
   etag: string;
-  /** The body as UTF-8, encoded once for the answers that skip the framework. */
+  /** The body as UTF-8, encoded once for the answers that skip the framework (its length is the cache's measure). */
   bytes: Uint8Array<ArrayBuffer>;
-  /** UTF-8 length, for the cache's memory budget. */
-  length: number;
   /** Every header of its 200 and of its 304 but the request id, built on its first answer. */
   headers?: CachedHeaders;
 }
@@ -43,7 +41,7 @@ export type ResponseHeaders = Readonly<Record<string, string>>;
 
 export function cachedBody(body: string): CachedBody {
   const bytes = new TextEncoder().encode(body) as Uint8Array<ArrayBuffer>;
-  return { body, etag: `"${Bun.hash(body).toString(36)}-${body.length.toString(36)}"`, bytes, length: bytes.byteLength };
+  return { body, etag: `"${Bun.hash(body).toString(36)}-${body.length.toString(36)}"`, bytes };
 }
 
 const ENTITY_TAG = /(?:W\/)?"[^"]*"|\*/g;
