@@ -35,7 +35,7 @@ process.stdout.write(server.port + "\\n");
 `;
 
 /** A brand with ARTICLES published articles of about 8 KB of markdown each. */
-function seed(box: Sandbox): { siteKey: string; slug: string } {
+async function seed(box: Sandbox): Promise<{ siteKey: string; slug: string }> {
   const db = openDatabase(join(box.dataDir, "spyglass.db"));
   try {
     const accountId = newId("acc");
@@ -44,7 +44,7 @@ function seed(box: Sandbox): { siteKey: string; slug: string } {
     let slug = "";
     for (let i = 0; i < ARTICLES; i++) {
       const markdown = `# Article ${i}\n\n${PARAGRAPH.repeat(55)}| plan | price |\n|---|---|\n| Free | 0 |\n| Pro | 12 |\n`;
-      const draft = createArticle(db, brand.id, { title: `Article ${i}`, description: `About topic ${i}.`, markdown });
+      const draft = await createArticle(db, brand.id, { title: `Article ${i}`, description: `About topic ${i}.`, markdown });
       slug = publishArticle({ db }, brand.id, draft.id).slug;
     }
     return { siteKey: brand.site_key, slug };
@@ -124,7 +124,7 @@ export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "spyglass-bench-public-"));
   const box = await sandbox({ toml: "[tracking]\nenabled = false\n" });
   try {
-    const { siteKey, slug } = seed(box);
+    const { siteKey, slug } = await seed(box);
     const server = await box.serve({ timeoutMs: 60_000 });
     await compare("list", `${server.url}/api/public/articles?key=${siteKey}`, server.pid, dir);
     await compare("single", `${server.url}/api/public/articles/${slug}?key=${siteKey}`, server.pid, dir);

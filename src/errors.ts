@@ -69,6 +69,13 @@ export class TooManyRequests extends AppError {
   }
 }
 
+/** A part of the server that the request needs cannot work right now; the client may retry. */
+export class Unavailable extends AppError {
+  constructor(message: string, code = "unavailable") {
+    super(503, code, message);
+  }
+}
+
 export function planLabel(plan: PaidPlan): string {
   return plan === "autopilot" ? "Autopilot" : "Visibility";
 }

@@ -9,8 +9,7 @@ import { backupDatabase } from "./db/backup";
 import { AppError } from "./errors";
 import { createApiKey } from "./keys/service";
 import { configureLog, log } from "./log";
-import { selfTestSanitizer } from "./content/sanitizer-self-test";
-import { sanitizeArticleHtml } from "./content/sanitize";
+import { articleRenderer } from "./content/renderer";
 import { startServer } from "./server";
 import { demoCommand, trackCommand } from "./tracking/cli";
 import { markInterruptedRuns } from "./tracking/runner";
@@ -38,8 +37,9 @@ const COMMANDS: Record<string, Command> = {
     options: { host: { type: "string" }, port: { type: "string" } },
     async run({ config }) {
       configureLog({ level: config.logLevel });
-      // The exact sanitizer that will guard published articles must stop every known attack.
-      const sanitizer = selfTestSanitizer(sanitizeArticleHtml);
+      // The exact sanitizer that will guard published articles (in the renderer's worker) must stop
+      // every known attack.
+      const sanitizer = await articleRenderer().selfTest();
       if (!sanitizer.ok) fail(`refusing to start: ${sanitizer.reason}`);
       const db = openDatabase(config.dbPath);
       const app = { config, db };

@@ -12,19 +12,11 @@
 
 import createDOMPurify, { type Config, type DOMPurify, type WindowLike } from "dompurify";
 import type { JSDOM as JSDOMClass } from "jsdom";
-import { Invalid } from "../errors";
+import { UnsafeHtmlError } from "./unsafe-html";
+
+export { UnsafeHtmlError };
 
 export type Sanitizer = (html: string) => string;
-
-/** The article body cannot be brought to a stable, safe form; the user has to change it. */
-export class UnsafeHtmlError extends Invalid {
-  constructor() {
-    super(
-      "The article body contains HTML that cannot be made safe: remove the raw HTML (or simplify it) and try again.",
-      "unsafe_html",
-    );
-  }
-}
 
 export const ALLOWED_TAGS: readonly string[] = [
   "h1", "h2", "h3", "h4", "h5", "h6", "p", "br", "hr",

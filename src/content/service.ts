@@ -8,7 +8,8 @@ import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, isoOrNull, newId } from "../ids";
 import { decodeCursor, DEFAULT_LIMIT, MAX_LIMIT, page } from "../prompts/paging";
 import { getPrompt } from "../prompts/service";
-import { renderArticle } from "./render";
+import type { ArticleSource } from "./render";
+import { renderArticleHtml } from "./renderer";
 import { FALLBACK_SLUG, firstFreeSlug, isDerivedFrom, parseSlug, slugify } from "./slug";
 
 export const MAX_MARKDOWN_BYTES = 200 * 1024;
@@ -238,12 +239,12 @@ export type PublicArticleRow = ArticleRow;
 // ---- writes --------------------------------------------------------------------------------
 
 /** Creates a draft. The slug is the one given (it must be free) or derived from the title. */
-export function createArticle(db: Db, brandId: string, input: ArticleInput): Article {
+export async function createArticle(db: Db, brandId: string, input: ArticleInput): Promise<Article> {
   const title = parseTitle(input.title);
   const markdown = parseMarkdown(input.markdown);
   const description = parseDescription(input.description);
   const explicitSlug = input.slug ? parseSlug(input.slug) : null;
-  const html = renderArticle({ title, markdown });
+  const html = await renderArticleHtml({ title, markdown });
   const row = db.sqlite
     .transaction((): ArticleRow => {
       // Another brand's prompt is NotFound, like an unknown one.
@@ -278,47 +279,75 @@ export function createArticle(db: Db, brandId: string, input: ArticleInput): Art
  * different slug is refused. A never-published draft whose slug was derived from its title follows
  * a new title.
  */
-export function updateArticle(db: Db, brandId: string, articleId: string, patch: ArticlePatch): Article {
+export async function updateArticle(db: Db, brandId: string, articleId: string, patch: ArticlePatch): Promise<Article> {
   const title = patch.title !== undefined ? parseTitle(patch.title) : undefined;
   const markdown = patch.markdown !== undefined ? parseMarkdown(patch.markdown) : undefined;
   const description = patch.description !== undefined ? parseDescription(patch.description) : undefined;
   const explicitSlug = patch.slug ? parseSlug(patch.slug) : undefined;
 
-  const row = db.sqlite
-    .transaction((): ArticleRow => {
-      const current = findRow(db, brandId, articleId);
-      const changes: Partial<ArticleRow> = {};
-      if (title !== undefined && title !== current.title) changes.title = title;
-      if (markdown !== undefined && markdown !== current.markdown) changes.markdown = markdown;
-      if (description !== undefined && description !== current.description) changes.description = description;
+  // The HTML is rendered (in the renderer's worker) before the write transaction, from the fields
+  // the article will have. Should another write change the field this patch leaves alone meanwhile,
+  // the transaction sees a different source and the render is done again.
+  let rendered: (ArticleSource & { html: string }) | null = null;
+  for (let attempt = 1; ; attempt++) {
+    if (title !== undefined || markdown !== undefined) {
+      const source = nextSource(findRow(db, brandId, articleId), title, markdown);
+      if (source && (rendered?.title !== source.title || rendered.markdown !== source.markdown)) {
+        rendered = { ...source, html: await renderArticleHtml(source) };
+      }
+    }
+    const row = db.sqlite
+      .transaction((): ArticleRow | null => {
+        const current = findRow(db, brandId, articleId);
+        const changes: Partial<ArticleRow> = {};
+        if (title !== undefined && title !== current.title) changes.title = title;
+        if (markdown !== undefined && markdown !== current.markdown) changes.markdown = markdown;
+        if (description !== undefined && description !== current.description) changes.description = description;
 
-      if (explicitSlug !== undefined && explicitSlug !== current.slug) {
-        if (current.publishedAt !== null) {
-          throw new Conflict(
-            `slug: this article has been published as "${current.slug}" and its slug is fixed so that links to it keep working; leave slug out (or pass "${current.slug}").`,
-            "slug_fixed",
-          );
+        if (explicitSlug !== undefined && explicitSlug !== current.slug) {
+          if (current.publishedAt !== null) {
+            throw new Conflict(
+              `slug: this article has been published as "${current.slug}" and its slug is fixed so that links to it keep working; leave slug out (or pass "${current.slug}").`,
+              "slug_fixed",
+            );
+          }
+          changes.slug = claimExplicitSlug(db, brandId, explicitSlug, current.id);
+        } else if (
+          explicitSlug === undefined &&
+          changes.title !== undefined &&
+          current.publishedAt === null &&
+          isDerivedFrom(current.slug, current.title === "" ? FALLBACK_SLUG : slugify(current.title))
+        ) {
+          changes.slug = firstFreeSlug(slugify(changes.title), (s) => slugTaken(db, brandId, s, current.id));
         }
-        changes.slug = claimExplicitSlug(db, brandId, explicitSlug, current.id);
-      } else if (
-        explicitSlug === undefined &&
-        changes.title !== undefined &&
-        current.publishedAt === null &&
-        isDerivedFrom(current.slug, current.title === "" ? FALLBACK_SLUG : slugify(current.title))
-      ) {
-        changes.slug = firstFreeSlug(slugify(changes.title), (s) => slugTaken(db, brandId, s, current.id));
-      }
 
-      if (changes.title !== undefined || changes.markdown !== undefined) {
-        changes.html = renderArticle({ title: changes.title ?? current.title, markdown: changes.markdown ?? current.markdown });
-      }
-      if (Object.keys(changes).length === 0) return current;
-      changes.updatedAt = Date.now();
-      return db.orm.update(articles).set(changes).where(eq(articles.id, current.id)).returning().get()!;
-    })
-    .immediate();
-  if (row.status === "published") articlesChanged(db, brandId);
-  return full(row);
+        const source = nextSource(current, title, markdown);
+        if (source) {
+          // Rendered from a source that has changed since: render again, outside the transaction.
+          if (rendered?.title !== source.title || rendered.markdown !== source.markdown) return null;
+          changes.html = rendered.html;
+        }
+        if (Object.keys(changes).length === 0) return current;
+        changes.updatedAt = Date.now();
+        return db.orm.update(articles).set(changes).where(eq(articles.id, current.id)).returning().get()!;
+      })
+      .immediate();
+    if (row) {
+      if (row.status === "published") articlesChanged(db, brandId);
+      return full(row);
+    }
+    if (attempt === MAX_RENDER_ATTEMPTS) {
+      throw new Conflict("The article was changed by another request while this change was being saved; nothing was saved: try again.", "article_changed");
+    }
+  }
+}
+
+const MAX_RENDER_ATTEMPTS = 3;
+
+/** The title and markdown an article will have after a patch, or null when neither changes. */
+function nextSource(current: ArticleRow, title: string | undefined, markdown: string | undefined): ArticleSource | null {
+  const next = { title: title ?? current.title, markdown: markdown ?? current.markdown };
+  return next.title === current.title && next.markdown === current.markdown ? null : next;
 }
 
 /**

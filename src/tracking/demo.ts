@@ -195,7 +195,7 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
 
   const key = createApiKey(db, account.id, { name: "Demo key", brandId: brand.id });
   const gapPrompt = promptRows.find((p) => p.affinity === 0);
-  const draft = createArticle(db, brand.id, { ...T.DEMO_ARTICLE, promptId: gapPrompt?.id ?? null });
+  const draft = await createArticle(db, brand.id, { ...T.DEMO_ARTICLE, promptId: gapPrompt?.id ?? null });
   const article = publishArticle(app, brand.id, draft.id);
   sqlite.exec("ANALYZE");
 

@@ -215,7 +215,7 @@ describe("the public content API over a real socket", () => {
     const db = openDatabase(join(box.dataDir, "spyglass.db"));
     try {
       expect((await fetch(publicUrl(""))).status).toBe(200);
-      const draft = createArticle(db, seed.a.brandId, { title: "From another process", markdown: "Hi." });
+      const draft = await createArticle(db, seed.a.brandId, { title: "From another process", markdown: "Hi." });
       publishArticle({ db }, seed.a.brandId, draft.id);
     } finally {
       db.close();

@@ -42,8 +42,8 @@ function expectSpecHeaders(response: Response): void {
   expect(response.headers.get("last-modified")).toBeNull();
 }
 
-function publish(brandId: string, input: { title?: string; markdown?: string; description?: string; slug?: string }) {
-  const article = createArticle(world.ctx.db, brandId, { markdown: "Body text.", ...input });
+async function publish(brandId: string, input: { title?: string; markdown?: string; description?: string; slug?: string }) {
+  const article = await createArticle(world.ctx.db, brandId, { markdown: "Body text.", ...input });
   return publishArticle(world.ctx, brandId, article.id);
 }
 
@@ -54,8 +54,8 @@ function setPublishedAt(id: string, ms: number): void {
 
 describe("GET /api/public/articles", () => {
   test("lists published articles with exactly the spec's fields, in the spec's order, newest first", async () => {
-    const first = publish(world.brand.id, { title: "First post", description: "The first one", markdown: "# First post\n\nHello." });
-    const second = publish(world.brand.id, { title: "Second post", markdown: "Second." });
+    const first = await publish(world.brand.id, { title: "First post", description: "The first one", markdown: "# First post\n\nHello." });
+    const second = await publish(world.brand.id, { title: "Second post", markdown: "Second." });
     setPublishedAt(first.id, Date.UTC(2025, 0, 2, 3, 4, 5, 6));
     setPublishedAt(second.id, Date.UTC(2025, 5, 1));
     // Direct SQL bypasses the cache's invalidation; nothing has been requested yet, so it is cold.
@@ -72,15 +72,15 @@ describe("GET /api/public/articles", () => {
   });
 
   test("an article without a title is listed as \"Untitled\"", async () => {
-    publish(world.brand.id, { markdown: "No title here." });
+    await publish(world.brand.id, { markdown: "No title here." });
     const body = await (await request(listPath())).json();
     expect(body.articles[0].title).toBe("Untitled");
     expect(body.articles[0].slug).toBe("untitled");
   });
 
   test("drafts and unpublished articles are never listed", async () => {
-    createArticle(world.ctx.db, world.brand.id, { title: "A draft", markdown: "Draft." });
-    const gone = publish(world.brand.id, { title: "Gone", markdown: "Was public." });
+    await createArticle(world.ctx.db, world.brand.id, { title: "A draft", markdown: "Draft." });
+    const gone = await publish(world.brand.id, { title: "Gone", markdown: "Was public." });
     unpublishArticle(world.ctx, world.brand.id, gone.id);
     const response = await request(listPath());
     expect(response.status).toBe(200);
@@ -88,7 +88,7 @@ describe("GET /api/public/articles", () => {
   });
 
   test("an unknown key and malformed keys get 200 with an empty list and the spec's headers", async () => {
-    publish(world.brand.id, { title: "Public", markdown: "x" });
+    await publish(world.brand.id, { title: "Public", markdown: "x" });
     const keys = [
       `pk_${"0".repeat(32)}`,
       "",
@@ -115,8 +115,8 @@ describe("GET /api/public/articles", () => {
   });
 
   test("a site key shows its own brand's articles only", async () => {
-    publish(world.brand.id, { title: "Ours", markdown: "x" });
-    publish(world.other.id, { title: "Theirs", markdown: "y" });
+    await publish(world.brand.id, { title: "Ours", markdown: "x" });
+    await publish(world.other.id, { title: "Theirs", markdown: "y" });
     const ours = await (await request(listPath(world.brand.site_key))).json();
     const theirs = await (await request(listPath(world.other.site_key))).json();
     expect(ours.articles.map((a: { slug: string }) => a.slug)).toEqual(["ours"]);
@@ -125,7 +125,7 @@ describe("GET /api/public/articles", () => {
 
   test("a publish is listed on the very next request, and an unpublish is gone at once", async () => {
     expect(await (await request(listPath())).text()).toBe('{"articles":[]}');
-    const draft = createArticle(world.ctx.db, world.brand.id, { title: "Fresh", markdown: "New." });
+    const draft = await createArticle(world.ctx.db, world.brand.id, { title: "Fresh", markdown: "New." });
     expect(await (await request(listPath())).text()).toBe('{"articles":[]}');
     publishArticle(world.ctx, world.brand.id, draft.id);
     const listed = await (await request(listPath())).json();
@@ -138,9 +138,9 @@ describe("GET /api/public/articles", () => {
   });
 
   test("an edit of a published article is served on the very next request", async () => {
-    const article = publish(world.brand.id, { title: "Before", markdown: "Old body.", description: "old" });
+    const article = await publish(world.brand.id, { title: "Before", markdown: "Old body.", description: "old" });
     expect((await (await request(articlePath(article.slug))).json()).article.html).toBe("<p>Old body.</p>\n");
-    updateArticle(world.ctx.db, world.brand.id, article.id, { title: "After", markdown: "New body.", description: "new" });
+    await updateArticle(world.ctx.db, world.brand.id, article.id, { title: "After", markdown: "New body.", description: "new" });
     const single = await (await request(articlePath(article.slug))).json();
     expect(single.article).toMatchObject({ title: "After", description: "new", html: "<p>New body.</p>\n" });
     const list = await (await request(listPath())).json();
@@ -176,7 +176,7 @@ describe("GET /api/public/articles", () => {
 
 describe("GET /api/public/articles/:slug", () => {
   test("returns the article with exactly the spec's fields, in order, without the repeated H1", async () => {
-    const article = publish(world.brand.id, {
+    const article = await publish(world.brand.id, {
       title: "Best CRM for startups",
       description: "How to choose",
       markdown: "# Best CRM for startups\n\nPick **Acme**.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n",
@@ -193,9 +193,9 @@ describe("GET /api/public/articles/:slug", () => {
   });
 
   test("unknown slug, unknown key, malformed key, draft and another brand's article: 404 {\"error\":\"Not found\"} with the spec's headers", async () => {
-    publish(world.brand.id, { title: "Ours", markdown: "x" });
-    publish(world.other.id, { title: "Theirs", markdown: "y" });
-    createArticle(world.ctx.db, world.brand.id, { title: "Draft only", markdown: "z" });
+    await publish(world.brand.id, { title: "Ours", markdown: "x" });
+    await publish(world.other.id, { title: "Theirs", markdown: "y" });
+    await createArticle(world.ctx.db, world.brand.id, { title: "Draft only", markdown: "z" });
     const paths = [
       articlePath("nope"),
       articlePath("ours", `pk_${"1".repeat(32)}`),
@@ -247,7 +247,7 @@ describe("every response of the surface carries the spec's headers", () => {
   });
 
   test("HEAD answers like GET: same status and headers (Bun's server drops the body on the wire)", async () => {
-    publish(world.brand.id, { title: "Headed", markdown: "x" });
+    await publish(world.brand.id, { title: "Headed", markdown: "x" });
     const get = await request(listPath());
     const head = await request(listPath(), { method: "HEAD" });
     expect(head.status).toBe(200);
@@ -297,7 +297,7 @@ describe("every response of the surface carries the spec's headers", () => {
 
 describe("cached hits", () => {
   test("a repeated request (answered from the cache without a dispatch) is byte for byte the first answer", async () => {
-    publish(world.brand.id, { title: "Cached", markdown: "Some **bold** text." });
+    await publish(world.brand.id, { title: "Cached", markdown: "Some **bold** text." });
     const snapshot = async (response: Response) => {
       const headers = [...response.headers].filter(([name]) => name !== "x-request-id");
       return { status: response.status, headers, body: await response.text(), id: response.headers.get("x-request-id") };
@@ -319,7 +319,7 @@ describe("cached hits", () => {
 
 describe("ETag and If-None-Match", () => {
   test("200s carry an ETag; a matching If-None-Match gets 304 with the same headers and no body", async () => {
-    publish(world.brand.id, { title: "Tagged", markdown: "x" });
+    await publish(world.brand.id, { title: "Tagged", markdown: "x" });
     for (const path of [listPath(), articlePath("tagged"), listPath("unknown")]) {
       const first = await request(path);
       const etag = first.headers.get("etag")!;
@@ -350,10 +350,10 @@ describe("ETag and If-None-Match", () => {
   });
 
   test("the ETag changes when the content changes, so an old copy is not revalidated", async () => {
-    const article = publish(world.brand.id, { title: "Versioned", markdown: "v1" });
+    const article = await publish(world.brand.id, { title: "Versioned", markdown: "v1" });
     const before = (await request(articlePath("versioned"))).headers.get("etag")!;
     const listBefore = (await request(listPath())).headers.get("etag")!;
-    updateArticle(world.ctx.db, world.brand.id, article.id, { markdown: "v2", description: "now described" });
+    await updateArticle(world.ctx.db, world.brand.id, article.id, { markdown: "v2", description: "now described" });
     const after = await request(articlePath("versioned"), { headers: { "if-none-match": before } });
     expect(after.status).toBe(200);
     expect(after.headers.get("etag")).not.toBe(before);
@@ -373,7 +373,7 @@ describe("the cache and other processes", () => {
       expect(await (await served(`/api/public/articles?key=${key}`)).text()).toBe('{"articles":[]}');
       const cli = openDatabase(path);
       try {
-        const draft = createArticle(cli, shared.brand.id, { title: "From the CLI", markdown: "Hi." });
+        const draft = await createArticle(cli, shared.brand.id, { title: "From the CLI", markdown: "Hi." });
         publishArticle({ db: cli }, shared.brand.id, draft.id);
         await Bun.sleep(DATA_VERSION_CHECK_MS + 1);
         const listed = await (await served(`/api/public/articles?key=${key}`)).json();

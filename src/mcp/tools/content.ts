@@ -80,8 +80,8 @@ const createArticleTool = defineTool({
   output: z.object({ article }),
   annotations: CREATES,
   plan: "autopilot",
-  handler: (input, ctx) => ({
-    article: createArticle(ctx.app.db, ctx.brand.id, {
+  handler: async (input, ctx) => ({
+    article: await createArticle(ctx.app.db, ctx.brand.id, {
       title: input.title,
       markdown: input.markdown,
       description: input.description,
@@ -157,8 +157,8 @@ const updateArticleTool = defineTool({
   output: z.object({ article }),
   annotations: UPDATES,
   plan: "autopilot",
-  handler: (input, ctx) => ({
-    article: updateArticle(ctx.app.db, ctx.brand.id, input.article_id, {
+  handler: async (input, ctx) => ({
+    article: await updateArticle(ctx.app.db, ctx.brand.id, input.article_id, {
       title: input.title,
       markdown: input.markdown,
       description: input.description,

@@ -1,0 +1,28 @@
+// The worker side of the article renderer (see renderer.ts). Before anything else it runs the
+// sanitizer self-test on the exact sanitizer it will use, reports the result, and renders nothing if
+// it failed: every job then gets an error. The worker entry (render-worker.ts) passes the real
+// sanitizer and renderer; tests pass broken ones.
+
+import type { ArticleSource } from "./render";
+import type { RenderJob, RenderReply } from "./renderer";
+import type { Sanitizer } from "./sanitize";
+import { selfTestSanitizer } from "./sanitizer-self-test";
+import { UnsafeHtmlError } from "./unsafe-html";
+
+declare const self: Worker;
+
+export function answerRenderJobs({ sanitize, render }: { sanitize: Sanitizer; render: (source: ArticleSource) => string }): void {
+  const selfTest = selfTestSanitizer(sanitize);
+  const reply = (message: RenderReply) => self.postMessage(message);
+  reply({ type: "ready", selfTest });
+
+  self.onmessage = ({ data: job }: MessageEvent<RenderJob>) => {
+    if (!selfTest.ok) return reply({ type: "error", id: job.id, error: "self_test_failed" });
+    try {
+      reply({ type: "html", id: job.id, html: render(job) });
+    } catch (error) {
+      if (error instanceof UnsafeHtmlError) reply({ type: "error", id: job.id, error: "unsafe_html" });
+      else reply({ type: "error", id: job.id, error: "failed", message: (error as Error)?.message ?? String(error) });
+    }
+  };
+}

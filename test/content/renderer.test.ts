@@ -1,0 +1,129 @@
+// The article renderer's worker: real workers (the server's own, and stand-ins built on the same
+// job loop that fail in chosen ways), real messages, real crashes and hangs.
+import { afterAll, describe, expect, test } from "bun:test";
+import { renderArticle } from "../../src/content/render";
+import { ArticleRenderer } from "../../src/content/renderer";
+import { UnsafeHtmlError } from "../../src/content/unsafe-html";
+import { AppError } from "../../src/errors";
+
+const worker = (name: string) => new URL(`./workers/${name}.ts`, import.meta.url).href;
+const renderers: ArticleRenderer[] = [];
+function renderer(options: ConstructorParameters<typeof ArticleRenderer>[0] = {}): ArticleRenderer {
+  const created = new ArticleRenderer(options);
+  renderers.push(created);
+  return created;
+}
+afterAll(() => {
+  for (const created of renderers) created.close();
+});
+
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error("expected the promise to reject");
+}
+
+describe("the server's renderer worker", () => {
+  const server = renderer();
+
+  test("passes its sanitizer self-test", async () => {
+    expect(await server.selfTest()).toEqual({ ok: true });
+  }, 30_000);
+
+  test("renders exactly what the renderer does in process, hostile markup included", async () => {
+    const sources = [
+      { title: "Hello", markdown: "# Hello\n\nBody with **bold** and [a link](https://example.com)." },
+      { title: "Table", markdown: "| a | b |\n|:-:|---|\n| 1 | 2 |\n" },
+      { title: "XSS", markdown: "<img src=x onerror=alert(1)><script>alert(1)</script><a href=\"javascript:alert(1)\">x</a>" },
+      { title: "", markdown: "<svg><p><style><img src=x onerror=alert(1)></style></p></svg>" },
+    ];
+    for (const source of sources) expect(await server.render(source)).toBe(renderArticle(source));
+  }, 30_000);
+
+  test("answers concurrent renders each with its own article", async () => {
+    const bodies = Array.from({ length: 40 }, (_, i) => `Paragraph number ${i}.`);
+    const rendered = await Promise.all(bodies.map((markdown) => server.render({ title: "T", markdown })));
+    expect(rendered).toEqual(bodies.map((markdown) => `<p>${markdown}</p>\n`));
+  }, 30_000);
+});
+
+describe("a worker whose sanitizer fails its self-test", () => {
+  const broken = renderer({ workerUrl: worker("broken-sanitizer") });
+
+  test("reports the failure, naming the attack that got through", async () => {
+    const result = await broken.selfTest();
+    expect(result.ok).toBe(false);
+    expect(result.ok ? "" : result.reason).toContain('let the "script element" attack through');
+  }, 30_000);
+
+  test("renders nothing: every job is refused with a 503 that says why, without the content", async () => {
+    const error = await rejection(broken.render({ title: "T", markdown: "<script>alert(1)</script>" }));
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).status).toBe(503);
+    expect((error as AppError).code).toBe("sanitizer_unavailable");
+    expect(error.message).toContain("self-test");
+    expect(error.message).not.toContain("script");
+  }, 30_000);
+});
+
+describe("a worker that misbehaves", () => {
+  test("an article the sanitizer refuses comes back as the user's error (400 unsafe_html)", async () => {
+    const error = await rejection(renderer({ workerUrl: worker("misbehaving") }).render({ title: "T", markdown: "unsafe" }));
+    expect(error).toBeInstanceOf(UnsafeHtmlError);
+  }, 30_000);
+
+  test("an unexpected exception is an internal error, not an AppError shown to the client", async () => {
+    const error = await rejection(renderer({ workerUrl: worker("misbehaving") }).render({ title: "T", markdown: "throw" }));
+    expect(error).not.toBeInstanceOf(AppError);
+    expect(error.message).toContain("the article renderer failed");
+  }, 30_000);
+
+  test("a worker that exits fails the job in flight, and the next job gets a fresh worker", async () => {
+    const flaky = renderer({ workerUrl: worker("misbehaving") });
+    const [crashed, bystander] = await Promise.allSettled([
+      flaky.render({ title: "T", markdown: "exit" }),
+      flaky.render({ title: "T", markdown: "queued behind the crash" }),
+    ]);
+    for (const outcome of [crashed, bystander]) {
+      expect(outcome.status).toBe("rejected");
+      const error = (outcome as PromiseRejectedResult).reason as AppError;
+      expect(error.status).toBe(503);
+      expect(error.code).toBe("render_failed");
+    }
+    expect(await flaky.render({ title: "T", markdown: "Back again." })).toBe("<p>Back again.</p>\n");
+  }, 30_000);
+
+  test("a render that never ends is stopped at the timeout, and the next job gets a fresh worker", async () => {
+    const slow = renderer({ workerUrl: worker("misbehaving"), timeoutMs: 5_000 });
+    expect(await slow.selfTest()).toEqual({ ok: true });
+    const error = (await rejection(slow.render({ title: "T", markdown: "hang" }))) as AppError;
+    expect(error.status).toBe(503);
+    expect(error.code).toBe("render_timeout");
+    expect(error.message).toContain("longer than 5 s");
+    expect(await slow.render({ title: "T", markdown: "Fresh worker." })).toBe("<p>Fresh worker.</p>\n");
+  }, 30_000);
+
+  test("a worker that cannot be loaded fails the self-test and the job, not the process", async () => {
+    const missing = renderer({ workerUrl: worker("no-such-worker") });
+    const result = await missing.selfTest();
+    expect(result.ok).toBe(false);
+    const error = (await rejection(missing.render({ title: "T", markdown: "x" }))) as AppError;
+    expect(error.status).toBe(503);
+  }, 30_000);
+});
+
+test("a script that renders an article exits when it is done: the idle worker does not hold it open", async () => {
+  const script = `
+    import { renderArticleHtml } from ${JSON.stringify(new URL("../../src/content/renderer.ts", import.meta.url).pathname)};
+    console.log(await renderArticleHtml({ title: "T", markdown: "Done." }));
+  `;
+  const proc = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
+  const timer = setTimeout(() => proc.kill(), 20_000);
+  const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+  clearTimeout(timer);
+  expect(out).toBe("<p>Done.</p>\n\n");
+  expect(code).toBe(0);
+}, 30_000);
