@@ -18,9 +18,11 @@ export const METHOD_NOT_ALLOWED_BODY = '{"error":"Method not allowed"}';
 export const INTERNAL_ERROR_BODY = '{"error":"Internal error"}';
 
 export interface CachedBody {
-  body: string;
   etag: string;
-  /** The body as UTF-8, encoded once for the answers that skip the framework (its length is the cache's measure). */
+  /**
+   * The body, as UTF-8 only: the cache's measure is its length, and keeping the JSON string as well
+   * would double what the cache really holds.
+   */
   bytes: Uint8Array<ArrayBuffer>;
   /** Every header of its 200 and of its 304 but the request id, built on its first answer. */
   headers?: CachedHeaders;
@@ -39,9 +41,12 @@ export interface CachedHeaders {
 
 export type ResponseHeaders = Readonly<Record<string, string>>;
 
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
 export function cachedBody(body: string): CachedBody {
-  const bytes = new TextEncoder().encode(body) as Uint8Array<ArrayBuffer>;
-  return { body, etag: `"${Bun.hash(body).toString(36)}-${body.length.toString(36)}"`, bytes };
+  const bytes = encoder.encode(body) as Uint8Array<ArrayBuffer>;
+  return { etag: `"${Bun.hash(body).toString(36)}-${body.length.toString(36)}"`, bytes };
 }
 
 const ENTITY_TAG = /(?:W\/)?"[^"]*"|\*/g;
@@ -80,7 +85,9 @@ export function surfaceHeaders(pluginHeaders: Record<string, string | number>): 
  * Answers with the cached body, or with a 304 carrying the same headers when the client's copy is
  * current. The full header set is built once per cached body, so a hit only adds the request id;
  * headers go into `set` and the body is returned as a string: Elysia then builds one Response around
- * the string, where a prebuilt Response would be re-wrapped as a stream.
+ * the string, where a prebuilt Response would be re-wrapped as a stream. Decoding the cached bytes
+ * here costs little: this path answers a body's first request and unusual query spellings; repeated
+ * hits skip it (public/routes.ts).
  */
 export function sendCached(set: ResponseState, request: Request, id: string, base: ResponseHeaders, cached: CachedBody): string {
   cached.headers ??= cachedHeaders(base, cached.etag);
@@ -90,7 +97,7 @@ export function sendCached(set: ResponseState, request: Request, id: string, bas
     return "";
   }
   set.headers = { ...cached.headers.ok, "x-request-id": id };
-  return cached.body;
+  return decoder.decode(cached.bytes);
 }
 
 function cachedHeaders(base: ResponseHeaders, etag: string): CachedHeaders {
