@@ -108,7 +108,7 @@ export class ArticleRenderer {
 
   private start(): Running {
     if (this.running) return this.running;
-    const worker = new Worker(this.workerUrl, { smol: true }) as BunWorker;
+    const worker = new Worker(this.workerUrl) as BunWorker;
     let reportSelfTest: (result: SelfTestResult) => void = () => {};
     const running: Running = {
       worker,
