@@ -9,6 +9,8 @@
 //     from /proc for the same number of requests (robust to other load: what throughput would be
 //     when the server, not the machine, is the limit).
 // The bare server runs in its own process, like the binary, so neither shares the load generator's.
+// To tell whether a change made serving cheaper, compare binaries with bench/compare.ts instead:
+// it interleaves their rounds, which one run of this file cannot do for two commits.
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,7 +37,7 @@ process.stdout.write(server.port + "\\n");
 `;
 
 /** A brand with ARTICLES published articles of about 8 KB of markdown each. */
-async function seed(box: Sandbox): Promise<{ siteKey: string; slug: string }> {
+export async function seed(box: Sandbox): Promise<{ siteKey: string; slug: string }> {
   const db = openDatabase(join(box.dataDir, "spyglass.db"));
   try {
     const accountId = newId("acc");
@@ -54,7 +56,7 @@ async function seed(box: Sandbox): Promise<{ siteKey: string; slug: string }> {
 }
 
 /** utime + stime of a process, in clock ticks (1/100 s). */
-function cpuTicks(pid: number): number {
+export function cpuTicks(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return Number(fields[11]) + Number(fields[12]);
 }
