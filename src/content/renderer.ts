@@ -115,13 +115,9 @@ export class ArticleRenderer {
       selfTest: new Promise<SelfTestResult>((resolve) => (reportSelfTest = resolve)),
       pending: new Map(),
     };
-    let selfTestReason = "";
     worker.addEventListener("message", ({ data }: MessageEvent<RenderReply>) => {
       if (data.type === "ready") {
-        if (!data.selfTest.ok) {
-          selfTestReason = data.selfTest.reason;
-          log.error("article sanitizer self-test failed", { reason: selfTestReason });
-        }
+        if (!data.selfTest.ok) log.error("article sanitizer self-test failed", { reason: data.selfTest.reason });
         reportSelfTest(data.selfTest);
         this.release(running);
         return;

@@ -288,11 +288,11 @@ export async function updateArticle(db: Db, brandId: string, articleId: string, 
   // The HTML is rendered (in the renderer's worker) before the write transaction, from the fields
   // the article will have. Should another write change the field this patch leaves alone meanwhile,
   // the transaction sees a different source and the render is done again.
-  let rendered: (ArticleSource & { html: string }) | null = null;
+  let rendered: Rendered | null = null;
   for (let attempt = 1; ; attempt++) {
     if (title !== undefined || markdown !== undefined) {
       const source = nextSource(findRow(db, brandId, articleId), title, markdown);
-      if (source && (rendered?.title !== source.title || rendered.markdown !== source.markdown)) {
+      if (source && !renderedFrom(rendered, source)) {
         rendered = { ...source, html: await renderArticleHtml(source) };
       }
     }
@@ -324,7 +324,7 @@ export async function updateArticle(db: Db, brandId: string, articleId: string, 
         const source = nextSource(current, title, markdown);
         if (source) {
           // Rendered from a source that has changed since: render again, outside the transaction.
-          if (rendered?.title !== source.title || rendered.markdown !== source.markdown) return null;
+          if (!renderedFrom(rendered, source)) return null;
           changes.html = rendered.html;
         }
         if (Object.keys(changes).length === 0) return current;
@@ -343,6 +343,12 @@ export async function updateArticle(db: Db, brandId: string, articleId: string, 
 }
 
 const MAX_RENDER_ATTEMPTS = 3;
+
+type Rendered = ArticleSource & { html: string };
+
+function renderedFrom(rendered: Rendered | null, source: ArticleSource): rendered is Rendered {
+  return rendered !== null && rendered.title === source.title && rendered.markdown === source.markdown;
+}
 
 /** The title and markdown an article will have after a patch, or null when neither changes. */
 function nextSource(current: ArticleRow, title: string | undefined, markdown: string | undefined): ArticleSource | null {

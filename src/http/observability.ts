@@ -16,7 +16,7 @@ interface RequestMeta {
 const metas = new WeakMap<Request, RequestMeta>();
 
 export function requestId(request: Request): string {
-  return metas.get(request)?.id ?? "unknown";
+  return existingRequestId(request) ?? "unknown";
 }
 
 /** The id an outer app already gave this request, if any. */
