@@ -54,6 +54,26 @@ ensure_mcp_tools() {
     "@modelcontextprotocol/conformance@0.1.16" "@modelcontextprotocol/inspector@2.12.0" >&2
 }
 
+# The whole suite, then (when something failed) each failed test again with the output that led up
+# to it: bun prints a failure's details far above its summary, and CI logs are often read from the end.
+run_tests() {
+  local output status
+  output="$(mktemp)"
+  set +e
+  bun test --timeout 60000 2>&1 | tee "$output"
+  status=${PIPESTATUS[0]}
+  set -e
+  if [[ $status -ne 0 ]]; then
+    printf '\n[build] the failed tests again, each after the last %s lines printed before it:\n' 60 >&2
+    awk '/^[0-9]+ tests? failed:/ { exit }
+         /^\(pass\)|^[^ ]+\.test\.tsx?:$/ { n = 0; next }
+         /^\(fail\)/ { print "----"; for (i = 0; i < n; i++) print buf[i]; print; n = 0; next }
+         { if (n == 60) { for (i = 1; i < 60; i++) buf[i - 1] = buf[i]; n = 59 } buf[n++] = $0 }' "$output" >&2
+  fi
+  rm -f "$output"
+  return "$status"
+}
+
 ensure_bun
 install_deps
 
@@ -68,7 +88,7 @@ case "${1:-build}" in
     bun x tsc --noEmit -p tsconfig.json
     compile
     log "running tests"
-    bun test --timeout 60000
+    run_tests
     ;;
   bench)
     compile

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { renderArticle } from "../../src/content/render";
 import { sanitizeArticleHtml, UnsafeHtmlError } from "../../src/content/sanitize";
-import { CORPUS_DIR, launchXssHarness, mapConcurrent, type XssHarness } from "../support/xss-harness";
+import { CORPUS_DIR, launchXssHarness, loadVectors, mapConcurrent, type XssHarness } from "../support/xss-harness";
 
 interface DompurifyFixture {
   /** About half of the fixtures have none. */
@@ -105,7 +105,7 @@ describe("attack corpora in headless Chromium", () => {
       ...h5sc.map((item) => ({ label: item.name, html: item.data, trigger: item.trigger })),
     ];
     const started = performance.now();
-    const results = await mapConcurrent(raw, CONCURRENCY, (vector) => harness.loadVector(vector.html, vector.trigger));
+    const results = await loadVectors(harness, raw, CONCURRENCY);
     const fired = results.filter((result) => result.executed).length;
     console.log(
       `raw payloads: ${fired} of ${raw.length} fired, ${results.filter((r) => r.leftovers.length > 0).length} left executable markup (${Math.round(performance.now() - started)} ms)`,
@@ -145,7 +145,7 @@ describe("attack corpora in headless Chromium", () => {
     // Identical output under an identical trigger behaves identically: load each distinct one once.
     const distinct = [...sanitized.values()];
     const started = performance.now();
-    const results = await mapConcurrent(distinct, CONCURRENCY, (vector) => harness.loadVector(vector.html, vector.trigger));
+    const results = await loadVectors(harness, distinct, CONCURRENCY);
     const failures = results.flatMap((result, index) => {
       const vector = distinct[index];
       if (!vector || (!result.executed && result.leftovers.length === 0)) return [];

@@ -10,7 +10,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { sandbox, type Sandbox, type ServerProcess } from "../support/binary";
 import { seedToolServerData, type ToolServerSeed } from "../support/fixtures";
 import { call, connect } from "../support/mcp";
-import { CORPUS_DIR, launchXssHarness, mapConcurrent, type XssHarness } from "../support/xss-harness";
+import { CORPUS_DIR, launchXssHarness, loadVectors, mapConcurrent, type XssHarness } from "../support/xss-harness";
 
 interface Vector {
   label: string;
@@ -45,8 +45,23 @@ const TOOL_CONCURRENCY = 8;
 // Pages in parallel in one browser: renderer starts dominate on a small machine.
 const BROWSER_CONCURRENCY = 6;
 
-function inspectionTimedOut(result: { executed: boolean; leftovers: string[] }): boolean {
-  return !result.executed && result.leftovers.length > 0 && result.leftovers.every((l) => /timed out/.test(l));
+/** A failure that names the vector and carries what the server logged above `info`. */
+function failure(vector: Vector, what: string): Error {
+  const problems = server
+    .logs()
+    .split("\n")
+    .filter((line) => line.trim() !== "" && !line.includes('"level":"info"'))
+    .slice(-20);
+  return new Error(`${vector.label}: ${what}${problems.length > 0 ? `\nthe server's warnings and errors:\n${problems.join("\n")}` : ""}`);
+}
+
+async function step<T>(vector: Vector, what: string, work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await work();
+  } catch (error) {
+    throw failure(vector, `${what} threw after ${Math.round(performance.now() - started)} ms: ${String(error)}`);
+  }
 }
 
 let box: Sandbox;
@@ -93,18 +108,20 @@ describe("hostile article bodies through the binary, the public API and Chromium
     const refused: string[] = [];
     const served = await mapConcurrent(VECTORS, TOOL_CONCURRENCY, async (vector, index) => {
       const slug = `vector-${index}`;
-      const created = await call(client, "create_article", { title: `Vector ${index}`, slug, markdown: vector.payload });
+      const created = await step(vector, "create_article", () =>
+        call(client, "create_article", { title: `Vector ${index}`, slug, markdown: vector.payload }),
+      );
       if (created.error) {
-        if (!REFUSALS.some((r) => r.test(created.error!))) throw new Error(`${vector.label}: unexpected tool error ${created.error}`);
+        if (!REFUSALS.some((r) => r.test(created.error!))) throw failure(vector, `unexpected tool error ${created.error}`);
         refused.push(vector.label);
         return null;
       }
-      const published = await call(client, "publish_to_site", { article_id: created.data.article.id });
-      if (published.error) throw new Error(`${vector.label}: publish failed: ${published.error}`);
-      const response = await fetch(`${server.url}/api/public/articles/${slug}?key=${siteKey}`);
-      if (response.status !== 200) throw new Error(`${vector.label}: public API answered ${response.status}`);
+      const published = await step(vector, "publish_to_site", () => call(client, "publish_to_site", { article_id: created.data.article.id }));
+      if (published.error) throw failure(vector, `publish failed: ${published.error}`);
+      const response = await step(vector, "GET of the article", () => fetch(`${server.url}/api/public/articles/${slug}?key=${siteKey}`));
+      if (response.status !== 200) throw failure(vector, `public API answered ${response.status}`);
       const { article } = (await response.json()) as { article: { html: string } };
-      if (article.html !== created.data.article.html) throw new Error(`${vector.label}: served HTML differs from the stored one`);
+      if (article.html !== created.data.article.html) throw failure(vector, "served HTML differs from the stored one");
       return { ...vector, html: article.html };
     });
     const published = served.filter((v): v is Vector & { html: string } => v !== null);
@@ -119,14 +136,9 @@ describe("hostile article bodies through the binary, the public API and Chromium
       else distinct.set(key, { ...vector, from: [vector.label] });
     }
     const pages = [...distinct.values()];
-    const results = await mapConcurrent(pages, BROWSER_CONCURRENCY, (vector) => harness.loadVector(vector.html, vector.trigger));
-    // A page the harness could not inspect in time (a loaded machine) is looked at again, alone:
-    // an unobserved page is not a safe one, so it still fails if it never answers.
-    for (let i = 0; i < results.length; i++) {
-      for (let attempt = 0; attempt < 2 && inspectionTimedOut(results[i]!); attempt++) {
-        results[i] = await harness.loadVector(pages[i]!.html, pages[i]!.trigger);
-      }
-    }
+    // A page the harness could not observe (a loaded machine, a crashed renderer) is looked at
+    // again, alone: an unobserved page is not a safe one, so it still fails if it never answers.
+    const results = await loadVectors(harness, pages, BROWSER_CONCURRENCY);
     const unsafe = results.flatMap((result, i) =>
       result.executed || result.leftovers.length > 0
         ? [{ from: pages[i]!.from, html: pages[i]!.html.slice(0, 300), evidence: result.evidence, leftovers: result.leftovers }]

@@ -143,7 +143,7 @@ function interactWithEverything(): void {
 // Generous: on a loaded CI machine a healthy page can take seconds to answer; only a payload's
 // endless loop should ever reach these limits.
 const EVALUATE_TIMEOUT_MS = 10_000;
-const INSPECTION_TIMED_OUT = "DOM inspection timed out";
+const INSPECTION_TIMED_OUT = "not observed: DOM inspection timed out";
 
 async function runInPage(page: Page, script: (arg: string | null) => void, arg: string | null): Promise<void> {
   await withTimeout(page.evaluate(script, arg).catch(() => {}), EVALUATE_TIMEOUT_MS, undefined);
@@ -153,10 +153,16 @@ function withTimeout<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T
   return Promise.race([promise, new Promise<T>((done) => setTimeout(() => done(fallback), ms))]);
 }
 
-export async function launchXssHarness(options: HarnessOptions = {}): Promise<XssHarness> {
-  const settleMs = options.settleMs ?? 250;
-  const interact = options.interact ?? true;
-  const browser: Browser = await chromium.launch({
+/** Marks a result the harness could not observe (browser or page lost, inspection timed out). */
+export const NOT_OBSERVED = "not observed:";
+
+/** True when the harness failed to look at a page: look again, and never count it as safe. */
+export function notObserved(result: VectorResult): boolean {
+  return !result.executed && result.leftovers.length > 0 && result.leftovers.every((line) => line.startsWith(NOT_OBSERVED));
+}
+
+function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
     executablePath: CHROMIUM_PATH,
     args: [
       "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -166,12 +172,40 @@ export async function launchXssHarness(options: HarnessOptions = {}): Promise<Xs
       "--disable-features=IsolateOrigins,site-per-process,SpareRendererForSitePerProcess",
     ],
   });
+}
+
+export async function launchXssHarness(options: HarnessOptions = {}): Promise<XssHarness> {
+  const settleMs = options.settleMs ?? 250;
+  const interact = options.interact ?? true;
+  let browser: Browser = await launchBrowser();
+  let relaunching: Promise<Browser> | null = null;
+
+  // A browser that died (a crash on a loaded machine) is started again for the next vector; the
+  // vectors it was showing come back as not observed, and the caller looks at them again.
+  async function liveBrowser(): Promise<Browser> {
+    if (browser.isConnected()) return browser;
+    relaunching ??= launchBrowser().then((next) => {
+      browser = next;
+      relaunching = null;
+      return next;
+    });
+    return relaunching;
+  }
 
   async function loadVector(html: string, trigger?: string | null): Promise<VectorResult> {
+    try {
+      return await observe(html, trigger);
+    } catch (error) {
+      const message = String(error).split("\n")[0]?.slice(0, 160);
+      return { executed: false, evidence: [], leftovers: [`${NOT_OBSERVED} the harness failed: ${message}`], requests: [] };
+    }
+  }
+
+  async function observe(html: string, trigger?: string | null): Promise<VectorResult> {
     const evidence: string[] = [];
     const requests: string[] = [];
     let triggerStarted = false;
-    const context: BrowserContext = await browser.newContext({ serviceWorkers: "block", acceptDownloads: false });
+    const context: BrowserContext = await (await liveBrowser()).newContext({ serviceWorkers: "block", acceptDownloads: false });
     try {
       await context.addInitScript(INIT_SCRIPT);
       await context.exposeBinding(HOOK_BINDING, (_source, what: unknown) => {
@@ -207,12 +241,12 @@ export async function launchXssHarness(options: HarnessOptions = {}): Promise<Xs
       // Inspected before the trigger, which may navigate away from the payload's DOM. A page too
       // busy to answer (an endless loop) is reported, never taken as clean.
       const leftovers = await withTimeout(
-        page.evaluate(inspectDom).catch((error: unknown) => [`DOM inspection failed: ${String(error).slice(0, 80)}`]),
+        page.evaluate(inspectDom).catch((error: unknown) => [`${NOT_OBSERVED} DOM inspection failed: ${String(error).slice(0, 80)}`]),
         EVALUATE_TIMEOUT_MS,
         [INSPECTION_TIMED_OUT],
       );
       // A page that was never served would inspect as an empty, "safe" about:blank.
-      if (!served) leftovers.push("the vector's page was never loaded");
+      if (!served) leftovers.push(`${NOT_OBSERVED} the vector's page was never loaded`);
       // A page stuck in a payload's loop will not answer a trigger either.
       if (leftovers.includes(INSPECTION_TIMED_OUT)) return { executed: evidence.length > 0, evidence, leftovers, requests };
       // From here on the page is being "used": a top-level navigation is a followed link, not an attack.
@@ -234,8 +268,31 @@ export async function launchXssHarness(options: HarnessOptions = {}): Promise<Xs
 
   return {
     loadVector,
-    close: () => browser.close(),
+    close: async () => {
+      await relaunching?.catch(() => undefined);
+      await browser.close();
+    },
   };
+}
+
+/**
+ * Loads every vector, `concurrency` pages at a time, then looks again, alone, at each page the
+ * harness failed to observe (a loaded machine, a crashed renderer or browser). A page that is still
+ * not observed after `retries` more tries stays in the results as such: unobserved is never safe.
+ */
+export async function loadVectors(
+  harness: XssHarness,
+  vectors: readonly { html: string; trigger?: string | null }[],
+  concurrency: number,
+  retries = 2,
+): Promise<VectorResult[]> {
+  const results = await mapConcurrent(vectors, concurrency, (vector) => harness.loadVector(vector.html, vector.trigger));
+  for (let i = 0; i < results.length; i++) {
+    for (let attempt = 0; attempt < retries && notObserved(results[i]!); attempt++) {
+      results[i] = await harness.loadVector(vectors[i]!.html, vectors[i]!.trigger);
+    }
+  }
+  return results;
 }
 
 /** Runs `work` over `items` with at most `concurrency` in flight, keeping the input order. */
