@@ -48,7 +48,7 @@ try {
   for (const { name, path } of binaries) {
     const box = await sandbox({ binary: path, toml: "[tracking]\nenabled = false\n" });
     const { siteKey, slug } = await seed(box);
-    const server = await box.serve({ timeoutMs: 60_000 });
+    const server = await box.serve({ timeoutMs: 60_000, stdoutToFile: true });
     const url = `${server.url}/api/public/articles${values.list ? "" : `/${slug}`}?key=${siteKey}`;
     contenders.push({ name, box, server, url, cpuUs: [], rps: [] });
   }

@@ -127,7 +127,7 @@ export async function run(): Promise<void> {
   const box = await sandbox({ toml: "[tracking]\nenabled = false\n" });
   try {
     const { siteKey, slug } = await seed(box);
-    const server = await box.serve({ timeoutMs: 60_000 });
+    const server = await box.serve({ timeoutMs: 60_000, stdoutToFile: true });
     await compare("list", `${server.url}/api/public/articles?key=${siteKey}`, server.pid, dir);
     await compare("single", `${server.url}/api/public/articles/${slug}?key=${siteKey}`, server.pid, dir);
     await compare("/healthz (reference)", `${server.url}/healthz`, server.pid, dir);

@@ -47,13 +47,25 @@ export interface ServerProcess {
   stop(signal?: "SIGTERM" | "SIGINT"): Promise<number>;
 }
 
+export interface ServeOptions {
+  args?: string[];
+  env?: Record<string, string>;
+  timeoutMs?: number;
+  /**
+   * Send the server's stdout to a file in the sandbox (as a self-hoster's log collector would take
+   * it) instead of a pipe into this process, for benchmarks: reading tens of megabytes of access log
+   * into a string here would compete with the server for the CPU it is being measured on.
+   */
+  stdoutToFile?: boolean;
+}
+
 export interface Sandbox {
   dir: string;
   dataDir: string;
   binary: string;
   cli(args: string[], options?: { env?: Record<string, string> }): Promise<CliResult>;
   cliJson<T = any>(args: string[]): Promise<T>;
-  serve(options?: { args?: string[]; env?: Record<string, string>; timeoutMs?: number }): Promise<ServerProcess>;
+  serve(options?: ServeOptions): Promise<ServerProcess>;
   cleanup(): void;
 }
 
@@ -96,17 +108,20 @@ export async function sandbox(options: { toml?: string; env?: Record<string, str
     return JSON.parse(result.stdout) as T;
   };
 
-  const serve = async (opts: { args?: string[]; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<ServerProcess> => {
+  let servers = 0;
+  const serve = async (opts: ServeOptions = {}): Promise<ServerProcess> => {
     const spawnedAt = performance.now();
+    const stdoutFile = opts.stdoutToFile ? join(dir, `serve-${++servers}.log`) : null;
     const proc = Bun.spawn([binary, "serve", "--host", "127.0.0.1", "--port", "0", ...(opts.args ?? [])], {
       cwd: dir,
       env: baseEnv({ ...options.env, ...opts.env }),
       stdin: "ignore",
-      stdout: "pipe",
+      stdout: stdoutFile ? Bun.file(stdoutFile) : "pipe",
       stderr: "pipe",
-    });
-    let out = "";
+    }) as Subprocess<"ignore", "pipe", "pipe">;
+    let piped = "";
     let err = "";
+    const stdout = (): string => (stdoutFile ? (existsSync(stdoutFile) ? readFileSync(stdoutFile, "utf8") : "") : piped);
     const pump = async (stream: ReadableStream<Uint8Array>, into: (text: string) => void) => {
       const decoder = new TextDecoder();
       const reader = stream.getReader();
@@ -114,18 +129,18 @@ export async function sandbox(options: { toml?: string; env?: Record<string, str
         into(decoder.decode(next.value, { stream: true }));
       }
     };
-    void pump(proc.stdout, (text) => (out += text));
+    if (!stdoutFile) void pump(proc.stdout, (text) => (piped += text));
     void pump(proc.stderr, (text) => (err += text));
     const deadline = spawnedAt + (opts.timeoutMs ?? 15_000);
     let url = "";
     while (!url) {
       if (proc.exitCode !== null || performance.now() > deadline) {
         proc.kill("SIGKILL");
-        throw new Error(`spyglass serve did not start (exit ${proc.exitCode}): ${err.trim() || out.trim()}`);
+        throw new Error(`spyglass serve did not start (exit ${proc.exitCode}): ${err.trim() || stdout().trim()}`);
       }
-      const match = /"msg":"listening","url":"(http:\/\/[^"]+)"/.exec(out);
+      const match = /"msg":"listening","url":"(http:\/\/[^"]+)"/.exec(stdout());
       if (match?.[1]) url = match[1];
-      else await Bun.sleep(2);
+      else await Bun.sleep(stdoutFile ? 10 : 2);
     }
     for (;;) {
       const ok = await fetch(`${url}/healthz`).then((r) => r.status === 200, () => false);
@@ -140,7 +155,7 @@ export async function sandbox(options: { toml?: string; env?: Record<string, str
       pid: proc.pid,
       proc,
       startMs,
-      logs: () => out + err,
+      logs: () => stdout() + err,
       rssKb() {
         const status = readFileSync(`/proc/${proc.pid}/status`, "utf8");
         return Number(/VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1] ?? Number.NaN);
