@@ -9,9 +9,9 @@
 // The load generator runs in a separate Bun process (so it does not share an event loop with the
 // server it measures), uses keep-alive fetch with N concurrent loops, is bounded by both a request
 // count and a time limit, and only talks to loopback addresses.
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { scratchDir } from "../test/support/scratch";
 
 export { sandbox, BINARY, requireBinary, type Sandbox, type ServerProcess } from "../test/support/binary";
 
@@ -66,7 +66,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   const host = new URL(options.url).hostname;
   if (!["127.0.0.1", "localhost", "[::1]"].includes(host)) throw new Error(`load() only targets loopback, not ${host}`);
   if (!workerFile) {
-    workerFile = join(mkdtempSync(join(tmpdir(), "spyglass-bench-")), "load-worker.mjs");
+    workerFile = join(scratchDir("spyglass-bench-"), "load-worker.mjs");
     writeFileSync(workerFile, WORKER);
   }
   const proc = Bun.spawn([process.execPath, workerFile], {

@@ -11,8 +11,7 @@
 // The bare server runs in its own process, like the binary, so neither shares the load generator's.
 // To tell whether a change made serving cheaper, compare binaries with bench/compare.ts instead:
 // it interleaves their rounds, which one run of this file cannot do for two commits.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createBrand } from "../src/brands/service";
 import { publishArticle } from "../src/content/publishing";
@@ -20,6 +19,7 @@ import { createArticle } from "../src/content/service";
 import { openDatabase } from "../src/db/client";
 import { accounts } from "../src/db/schema";
 import { newId } from "../src/ids";
+import { scratchDir } from "../test/support/scratch";
 import { load, median, report, requireBinary, sandbox, type Sandbox } from "./lib";
 
 const NAME = "public";
@@ -123,7 +123,7 @@ async function compare(label: string, url: string, serverPid: number, dir: strin
 
 export async function run(): Promise<void> {
   requireBinary();
-  const dir = mkdtempSync(join(tmpdir(), "spyglass-bench-public-"));
+  const dir = scratchDir("spyglass-bench-public-");
   const box = await sandbox({ toml: "[tracking]\nenabled = false\n" });
   try {
     const { siteKey, slug } = await seed(box);

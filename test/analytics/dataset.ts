@@ -1,17 +1,17 @@
 // Test helpers: an in-memory database with a config loaded from a real spyglass.toml, and a brand
 // with competitors, tags and prompts written directly (the analytics and runner tests own no API
 // for those).
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AppContext } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
 import { newId } from "../../src/ids";
+import { scratchDir } from "../support/scratch";
 
 /** An app on `:memory:` whose config is the given TOML text (engines, tracking, …). */
 export function memoryApp(toml = ""): AppContext {
-  const dir = mkdtempSync(join(tmpdir(), "spyglass-test-"));
+  const dir = scratchDir("spyglass-test-");
   writeFileSync(join(dir, "spyglass.toml"), toml);
   const config = loadConfig({ flags: { data: dir }, env: {} });
   return { config, db: openDatabase(":memory:") };

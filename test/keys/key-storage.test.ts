@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Db } from "../../src/db/client";
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from "../../src/keys/format";
@@ -8,6 +7,7 @@ import { flushLastUsed, verifyBearerKey } from "../../src/keys/service";
 import { configureLog } from "../../src/log";
 import { PASSWORD, sessionCookieOf, testApp, type TestApp } from "../support/http";
 import { captureLog } from "../support/log";
+import { scratchDir } from "../support/scratch";
 
 let t: TestApp;
 afterEach(() => {
@@ -50,7 +50,7 @@ describe("secrets at rest and in the logs", () => {
     let token = "";
     let dbPath = "";
     const logs = await captureLog(async () => {
-      dbPath = join(mkdtempSync(join(tmpdir(), "spyglass-keys-")), "spyglass.db");
+      dbPath = join(scratchDir("spyglass-keys-"), "spyglass.db");
       t = await testApp({ dbPath, quiet: false });
       const signup = await t.call("POST", "/api/auth/signup?password=nope", { body: { email: "a@example.com", password: PASSWORD } });
       token = sessionCookieOf(signup.headers).split("=")[1]!;

@@ -6,9 +6,8 @@ import { createArticle, updateArticle } from "../../src/content/service";
 import { publishArticle, unpublishArticle } from "../../src/content/publishing";
 import { newId } from "../../src/ids";
 import { DATA_VERSION_CHECK_MS } from "../../src/public/cache";
+import { scratchDir } from "../support/scratch";
 import { makeWorld, type World } from "./world";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const SPEC_HEADERS = {
@@ -367,7 +366,7 @@ describe("ETag and If-None-Match", () => {
 
 describe("the cache and other processes", () => {
   test("a publish made through another connection (the CLI) is served within the cache's check interval", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "spyglass-public-"));
+    const dir = scratchDir("spyglass-public-");
     const path = join(dir, "spyglass.db");
     const shared = await makeWorld({ dbPath: path });
     try {

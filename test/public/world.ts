@@ -1,8 +1,5 @@
 // An in-process Spyglass for the content tests: a fresh in-memory database, one account on the
 // Autopilot plan with two brands, and the app built on it (requests go through app.handle).
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { buildApp, type AppContext } from "../../src/app";
 import { type BrandView, createBrand } from "../../src/brands/service";
 import { type Config, loadConfig } from "../../src/config";
@@ -11,6 +8,7 @@ import { accounts, prompts } from "../../src/db/schema";
 import { newId } from "../../src/ids";
 import { createApiKey } from "../../src/keys/service";
 import { configureLog } from "../../src/log";
+import { scratchDir } from "../support/scratch";
 
 export interface World {
   ctx: AppContext;
@@ -22,7 +20,7 @@ export interface World {
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  const dataDir = mkdtempSync(join(tmpdir(), "spyglass-content-"));
+  const dataDir = scratchDir("spyglass-content-");
   return { ...loadConfig({ flags: { data: dataDir }, env: {} }), ...overrides };
 }
 
