@@ -10,8 +10,11 @@
 // Safety is unchanged, and still fails closed:
 //   - each worker runs the sanitizer self-test before its first job and renders nothing if it
 //     failed; `serve` starts one and refuses to start on a failure;
-//   - a worker that crashes, or a render that overruns `timeoutMs`, fails the jobs in flight (and
-//     nothing is saved); the next job starts a fresh worker, which runs the self-test again.
+//   - a worker that crashes, or a render that overruns `timeoutMs`, fails the job it was rendering
+//     (and nothing is saved); the next job starts a fresh worker, which runs the self-test again.
+//     The worker renders one job at a time, in order, so the job it was rendering is the oldest in
+//     flight; the jobs queued behind it never started, and go to the fresh worker (once: a job that
+//     is then itself the one rendering when a worker is lost fails like any other).
 // Otherwise the worker lives as long as the process: starting one costs about a second (jsdom and
 // the self-test), and Bun does not give all of a terminated worker's memory back (measured: RSS
 // +6 to +10 MB per start/stop cycle).
@@ -41,9 +44,12 @@ export interface RendererOptions {
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 interface Pending {
+  source: ArticleSource;
   resolve(html: string): void;
   reject(error: Error): void;
   timer: ReturnType<typeof setTimeout>;
+  /** Already moved to a fresh worker once, after the worker it was queued on was lost. */
+  moved: boolean;
 }
 
 // Bun's Worker can stop holding the process open (unref) and resume (ref); the DOM typings lack both.
@@ -80,25 +86,32 @@ export class ArticleRenderer {
 
   /** The sanitized HTML of an article. Rejects with UnsafeHtmlError when the body cannot be made safe. */
   render(source: ArticleSource): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      this.post({ source, resolve, reject, moved: false });
+    });
+  }
+
+  /** Queues a job on the running worker (starting one if needed), with its own timeout. */
+  private post(job: Omit<Pending, "timer">): void {
     const running = this.start();
     const id = this.nextId++;
-    return new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        log.error("article render timed out", { timeout_ms: this.timeoutMs });
-        this.stop(
-          running,
-          new Unavailable(
-            `Rendering the article took longer than ${this.timeoutMs / 1000} s, so it was stopped and nothing was saved: shorten or simplify the article and try again.`,
-            "render_timeout",
-          ),
-        );
-      }, this.timeoutMs);
-      running.pending.set(id, { resolve, reject, timer });
-      // While a job is in flight the worker keeps the process alive (a CLI command awaiting a render).
-      running.worker.ref();
-      const job: RenderJob = { id, title: source.title, markdown: source.markdown };
-      running.worker.postMessage(job);
-    });
+    // The oldest job in flight is the one rendering when a timer fires: timers start in the order
+    // the worker takes the jobs, and all run for the same time.
+    const timer = setTimeout(() => {
+      log.error("article render timed out", { timeout_ms: this.timeoutMs });
+      this.lose(
+        running,
+        new Unavailable(
+          `Rendering the article took longer than ${this.timeoutMs / 1000} s, so it was stopped and nothing was saved: shorten or simplify the article and try again.`,
+          "render_timeout",
+        ),
+      );
+    }, this.timeoutMs);
+    running.pending.set(id, { ...job, timer });
+    // While a job is in flight the worker keeps the process alive (a CLI command awaiting a render).
+    running.worker.ref();
+    const message: RenderJob = { id, title: job.source.title, markdown: job.source.markdown };
+    running.worker.postMessage(message);
   }
 
   /** Stops the worker now; jobs in flight fail. */
@@ -143,7 +156,7 @@ export class ArticleRenderer {
       if (this.running !== running) return;
       log.error("article renderer stopped unexpectedly", { reason: why });
       reportSelfTest({ ok: false, reason: `the article renderer stopped before its self-test finished (${why})` });
-      this.stop(running, new Unavailable("The article renderer stopped unexpectedly and nothing was saved; try again.", "render_failed"));
+      this.lose(running, new Unavailable("The article renderer stopped unexpectedly and nothing was saved; try again.", "render_failed"));
     };
     worker.addEventListener("error", (event) => lost((event as ErrorEvent).message || "error"));
     worker.addEventListener("close", () => lost("exited"));
@@ -152,14 +165,32 @@ export class ArticleRenderer {
     return running;
   }
 
+  /** Stops the worker and fails every job in flight with `reason`. */
   private stop(running: Running, reason: Error): void {
-    if (this.running === running) this.running = null;
-    for (const job of running.pending.values()) {
-      clearTimeout(job.timer);
-      job.reject(reason);
+    for (const job of this.halt(running)) job.reject(reason);
+  }
+
+  /**
+   * After a crash or a timeout: stops the worker, fails the job it was rendering (the oldest in
+   * flight) with `reason`, and moves the jobs queued behind it to a fresh worker.
+   */
+  private lose(running: Running, reason: Error): void {
+    const [rendering, ...queued] = this.halt(running);
+    if (rendering) rendering.reject(reason);
+    for (const job of queued) {
+      if (job.moved) job.reject(reason);
+      else this.post({ source: job.source, resolve: job.resolve, reject: job.reject, moved: true });
     }
+  }
+
+  /** Terminates the worker and hands back its jobs in flight, oldest first, their timers cleared. */
+  private halt(running: Running): Pending[] {
+    if (this.running === running) this.running = null;
+    const jobs = [...running.pending.values()];
+    for (const job of jobs) clearTimeout(job.timer);
     running.pending.clear();
     running.worker.terminate();
+    return jobs;
   }
 
   /** With no job in flight, the worker no longer holds the process open (a CLI command can exit). */

@@ -81,28 +81,44 @@ describe("a worker that misbehaves", () => {
     expect(error.message).toContain("the article renderer failed");
   }, 30_000);
 
-  test("a worker that exits fails the job in flight, and the next job gets a fresh worker", async () => {
+  test("a worker that exits fails the job it was rendering; the jobs queued behind it are rendered by a fresh worker", async () => {
     const flaky = renderer({ workerUrl: worker("misbehaving") });
-    const [crashed, bystander] = await Promise.allSettled([
+    const [crashed, bystander, next] = await Promise.allSettled([
       flaky.render({ title: "T", markdown: "exit" }),
-      flaky.render({ title: "T", markdown: "queued behind the crash" }),
+      flaky.render({ title: "T", markdown: "Queued behind the crash." }),
+      flaky.render({ title: "T", markdown: "Queued too." }),
     ]);
-    for (const outcome of [crashed, bystander]) {
-      expect(outcome.status).toBe("rejected");
-      const error = (outcome as PromiseRejectedResult).reason as AppError;
-      expect(error.status).toBe(503);
-      expect(error.code).toBe("render_failed");
-    }
+    expect(crashed.status).toBe("rejected");
+    const error = (crashed as PromiseRejectedResult).reason as AppError;
+    expect(error.status).toBe(503);
+    expect(error.code).toBe("render_failed");
+    expect(bystander).toEqual({ status: "fulfilled", value: "<p>Queued behind the crash.</p>\n" });
+    expect(next).toEqual({ status: "fulfilled", value: "<p>Queued too.</p>\n" });
     expect(await flaky.render({ title: "T", markdown: "Back again." })).toBe("<p>Back again.</p>\n");
   }, 30_000);
 
-  test("a render that never ends is stopped at the timeout, and the next job gets a fresh worker", async () => {
+  test("a queued job is moved to a fresh worker once: if it then brings that worker down too, it fails", async () => {
+    const flaky = renderer({ workerUrl: worker("misbehaving") });
+    const outcomes = await Promise.allSettled([
+      flaky.render({ title: "T", markdown: "exit" }),
+      flaky.render({ title: "T", markdown: "exit" }),
+    ]);
+    expect(outcomes.map((o) => o.status === "rejected" && (o.reason as AppError).code)).toEqual(["render_failed", "render_failed"]);
+    expect(await flaky.render({ title: "T", markdown: "Still serving." })).toBe("<p>Still serving.</p>\n");
+  }, 30_000);
+
+  test("a render that never ends is stopped at the timeout; the job queued behind it is not blamed", async () => {
     const slow = renderer({ workerUrl: worker("misbehaving"), timeoutMs: 5_000 });
     expect(await slow.selfTest()).toEqual({ ok: true });
-    const error = (await rejection(slow.render({ title: "T", markdown: "hang" }))) as AppError;
+    const [hung, queued] = await Promise.allSettled([
+      slow.render({ title: "T", markdown: "hang" }),
+      slow.render({ title: "T", markdown: "Waited behind the hang." }),
+    ]);
+    const error = (hung as PromiseRejectedResult).reason as AppError;
     expect(error.status).toBe(503);
     expect(error.code).toBe("render_timeout");
     expect(error.message).toContain("longer than 5 s");
+    expect(queued).toEqual({ status: "fulfilled", value: "<p>Waited behind the hang.</p>\n" });
     expect(await slow.render({ title: "T", markdown: "Fresh worker." })).toBe("<p>Fresh worker.</p>\n");
   }, 30_000);
 
