@@ -117,10 +117,15 @@ describe("attack corpora in headless Chromium", () => {
   }, 300_000);
 
   test("every corpus payload, as an article body or as raw HTML, runs nothing once sanitized", async () => {
+    // The shared corpora as article bodies (the markdown pipeline) are loaded end to end, through the
+    // compiled server's tools and public API, by test/e2e/xss-publish.test.ts; here the browser gets
+    // every other output: the sanitizer on raw HTML, and the extra vectors as article bodies. All of
+    // them must be fixed points of the sanitizer.
+    const coveredEndToEnd = new Set<string>();
     const sanitized = new Map<string, Vector & { sources: string[] }>();
     const unstable: string[] = [];
     let refused = 0;
-    const add = (vector: Vector, via: string, produce: () => string): void => {
+    const add = (vector: Vector, via: string, produce: () => string, endToEnd = false): void => {
       let html: string;
       try {
         html = produce();
@@ -132,18 +137,24 @@ describe("attack corpora in headless Chromium", () => {
       }
       if (sanitizeArticleHtml(html) !== html) unstable.push(`${via} ${vector.label}`);
       const key = `${vector.trigger ?? ""}\u0000${html}`;
+      if (endToEnd) {
+        coveredEndToEnd.add(key);
+        return;
+      }
       const seen = sanitized.get(key);
       if (seen) seen.sources.push(`${via} ${vector.label}`);
       else sanitized.set(key, { label: vector.label, html, trigger: vector.trigger, sources: [`${via} ${vector.label}`] });
     };
     for (const vector of corpusVectors) {
-      add(vector, "markdown", () => renderArticle({ title: "t", markdown: vector.html }));
-      add(vector, "html", () => sanitizeArticleHtml(vector.html));
+      const shared = !EXTRA_VECTORS.includes(vector);
+      add(vector, "markdown", () => renderArticle({ title: "t", markdown: vector.html }), shared);
     }
+    for (const vector of corpusVectors) add(vector, "html", () => sanitizeArticleHtml(vector.html));
     expect(unstable).toEqual([]);
 
     // Identical output under an identical trigger behaves identically: load each distinct one once.
-    const distinct = [...sanitized.values()];
+    const distinct = [...sanitized.entries()].filter(([key]) => !coveredEndToEnd.has(key)).map(([, vector]) => vector);
+    expect(distinct.length).toBeGreaterThan(50);
     const started = performance.now();
     const results = await loadVectors(harness, distinct, CONCURRENCY);
     const failures = results.flatMap((result, index) => {
@@ -152,7 +163,7 @@ describe("attack corpora in headless Chromium", () => {
       return [{ from: vector.sources, html: vector.html, evidence: result.evidence, leftovers: result.leftovers }];
     });
     console.log(
-      `sanitized: ${corpusVectors.length} vectors × 2 pipelines → ${distinct.length} distinct outputs, ${refused} refused, ` +
+      `sanitized: ${corpusVectors.length} vectors × 2 pipelines → ${distinct.length} distinct outputs not loaded end to end, ${refused} refused, ` +
         `${failures.length} unsafe (${Math.round(performance.now() - started)} ms)`,
     );
     expect(failures).toEqual([]);
