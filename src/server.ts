@@ -30,6 +30,9 @@ export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): Runnin
     // Elysia turns SO_REUSEPORT on by default: a second server started on a busy port would then
     // silently share its traffic instead of failing with "address in use".
     reusePort: false,
+    // Elysia leaves Bun's development mode on unless NODE_ENV=production: an error that escaped
+    // every handler would then be answered with Bun's HTML error page and its stack printed.
+    development: false,
   });
   const server = app.server;
   if (!server) throw new Error("the HTTP server did not start");
