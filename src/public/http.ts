@@ -32,8 +32,8 @@ export interface CachedHeaders {
   ok: ResponseHeaders;
   notModified: ResponseHeaders;
   /**
-   * The same, as Headers objects: a hit copies one (a native copy) and adds its request id, which
-   * costs less than building headers from a plain object.
+   * The same, as Headers objects: a hit's Response copies one (a native copy) and adds its request
+   * id to that copy, which costs less than building headers from a plain object.
    */
   okHeaders: Headers;
   notModifiedHeaders: Headers;

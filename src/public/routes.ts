@@ -144,10 +144,10 @@ function answerCachedHit(cache: PublicContentCache, request: Request): Response 
   const outerId = existingRequestId(request);
   const id = outerId ?? crypto.randomUUID();
   const notModified = ifNoneMatchHits(request.headers.get("if-none-match"), cached.etag);
-  const headers = new Headers(notModified ? prebuilt.notModifiedHeaders : prebuilt.okHeaders);
-  headers.set("x-request-id", id);
   const status = notModified ? 304 : 200;
-  const response = new Response(notModified ? null : cached.bytes, { status, headers });
+  // The Response copies the prebuilt headers; the id goes onto its own copy.
+  const response = new Response(notModified ? null : cached.bytes, { status, headers: notModified ? prebuilt.notModifiedHeaders : prebuilt.okHeaders });
+  response.headers.set("x-request-id", id);
   if (outerId === undefined) log.request({ request_id: id, method, path, status, ms: elapsedMs(started) });
   return response;
 }
