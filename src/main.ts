@@ -58,10 +58,10 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   "account create": {
-    usage: "spyglass account create --email E --password P [--plan none|visibility|autopilot] [--json]",
+    usage: "spyglass account create --email E --password P|- [--plan none|visibility|autopilot] [--json]   (--password - reads it from stdin)",
     options: { email: { type: "string" }, password: { type: "string" }, plan: { type: "string" } },
     async run({ config, flags, json }) {
-      const input = { email: need(flags, "email"), password: need(flags, "password"), plan: flags.plan };
+      const input = { email: need(flags, "email"), password: await passwordFrom(need(flags, "password")), plan: flags.plan };
       printRecord(await withDb(config, (db) => createAccount(db, input)), json);
     },
   },
@@ -134,6 +134,18 @@ function need(flags: Flags, name: string): string {
 }
 
 class UsageError extends Error {}
+
+/**
+ * `--password -` reads the password from stdin (its first line), so that it shows up neither in
+ * `ps` nor in the shell's history: `spyglass account create --email E --password - < file`.
+ */
+async function passwordFrom(flag: string): Promise<string> {
+  if (flag !== "-") return flag;
+  const text = await Bun.stdin.text();
+  const password = text.split(/\r?\n/, 1)[0] ?? "";
+  if (password === "") throw new UsageError("--password - read no password from stdin");
+  return password;
+}
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`spyglass: ${message}\n`);

@@ -122,3 +122,34 @@ describe("dist/spyglass end to end", () => {
     expect(await restarted.stop("SIGINT")).toBe(0);
   });
 });
+
+describe("the CLI without secrets on its command line", () => {
+  let own: Sandbox;
+  beforeAll(async () => {
+    own = await sandbox();
+  });
+  afterAll(() => own?.cleanup());
+
+  test("--password - reads the password from stdin, so it is never on the command line", async () => {
+    const created = await own.cli(["account", "create", "--email", "stdin@example.com", "--password", "-", "--json"], { stdin: `${PASSWORD}\n` });
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ email: "stdin@example.com", plan: "none" });
+    const server = await own.serve();
+    try {
+      const login = await fetch(`${server.url}/api/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "stdin@example.com", password: PASSWORD }),
+      });
+      expect(login.status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+    const empty = await own.cli(["account", "create", "--email", "empty@example.com", "--password", "-"], { stdin: "" });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain("--password - read no password from stdin");
+    const short = await own.cli(["account", "create", "--email", "short@example.com", "--password", "-"], { stdin: "short\n" });
+    expect(short.code).not.toBe(0);
+    expect(short.stderr).toContain("8 characters");
+  });
+});

@@ -63,7 +63,7 @@ export interface Sandbox {
   dir: string;
   dataDir: string;
   binary: string;
-  cli(args: string[], options?: { env?: Record<string, string> }): Promise<CliResult>;
+  cli(args: string[], options?: { env?: Record<string, string>; stdin?: string }): Promise<CliResult>;
   cliJson<T = any>(args: string[]): Promise<T>;
   serve(options?: ServeOptions): Promise<ServerProcess>;
   cleanup(): void;
@@ -90,11 +90,11 @@ export async function sandbox(options: { toml?: string; env?: Record<string, str
   }
   const running = new Set<ServerProcess>();
 
-  const cli = async (args: string[], opts: { env?: Record<string, string> } = {}): Promise<CliResult> => {
+  const cli = async (args: string[], opts: { env?: Record<string, string>; stdin?: string } = {}): Promise<CliResult> => {
     const proc = Bun.spawn([binary, ...args], {
       cwd: dir,
       env: baseEnv({ ...options.env, ...opts.env }),
-      stdin: "ignore",
+      stdin: opts.stdin === undefined ? "ignore" : new Blob([opts.stdin]),
       stdout: "pipe",
       stderr: "pipe",
     });
