@@ -179,7 +179,7 @@ export class ArticleRenderer {
     if (rendering) rendering.reject(reason);
     for (const job of queued) {
       if (job.moved) job.reject(reason);
-      else this.post({ source: job.source, resolve: job.resolve, reject: job.reject, moved: true });
+      else this.post({ ...job, moved: true });
     }
   }
 

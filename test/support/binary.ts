@@ -16,7 +16,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, wr
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { Subprocess } from "bun";
+import type { BunFile, Subprocess } from "bun";
 
 
 export const BINARY = resolve(import.meta.dir, "../../dist/spyglass");
@@ -39,7 +39,8 @@ export interface ServerProcess {
   url: string;
   port: number;
   pid: number;
-  proc: Subprocess<"ignore", "pipe", "pipe">;
+  /** Its stdout is a pipe only without `stdoutToFile`; read it through logs(). */
+  proc: Subprocess<"ignore", "pipe" | BunFile, "pipe">;
   /** Milliseconds from spawn to the first /healthz 200. */
   startMs: number;
   logs(): string;
@@ -118,7 +119,7 @@ export async function sandbox(options: { toml?: string; env?: Record<string, str
       stdin: "ignore",
       stdout: stdoutFile ? Bun.file(stdoutFile) : "pipe",
       stderr: "pipe",
-    }) as Subprocess<"ignore", "pipe", "pipe">;
+    });
     let piped = "";
     let err = "";
     const stdout = (): string => (stdoutFile ? (existsSync(stdoutFile) ? readFileSync(stdoutFile, "utf8") : "") : piped);
@@ -129,7 +130,7 @@ export async function sandbox(options: { toml?: string; env?: Record<string, str
         into(decoder.decode(next.value, { stream: true }));
       }
     };
-    if (!stdoutFile) void pump(proc.stdout, (text) => (piped += text));
+    if (proc.stdout instanceof ReadableStream) void pump(proc.stdout, (text) => (piped += text));
     void pump(proc.stderr, (text) => (err += text));
     const deadline = spawnedAt + (opts.timeoutMs ?? 15_000);
     let url = "";

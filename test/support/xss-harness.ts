@@ -143,7 +143,9 @@ function interactWithEverything(): void {
 // Generous: on a loaded CI machine a healthy page can take seconds to answer; only a payload's
 // endless loop should ever reach these limits.
 const EVALUATE_TIMEOUT_MS = 10_000;
-const INSPECTION_TIMED_OUT = "not observed: DOM inspection timed out";
+/** Marks a result the harness could not observe (browser or page lost, inspection timed out). */
+export const NOT_OBSERVED = "not observed:";
+const INSPECTION_TIMED_OUT = `${NOT_OBSERVED} DOM inspection timed out`;
 
 async function runInPage(page: Page, script: (arg: string | null) => void, arg: string | null): Promise<void> {
   await withTimeout(page.evaluate(script, arg).catch(() => {}), EVALUATE_TIMEOUT_MS, undefined);
@@ -152,9 +154,6 @@ async function runInPage(page: Page, script: (arg: string | null) => void, arg: 
 function withTimeout<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
   return Promise.race([promise, new Promise<T>((done) => setTimeout(() => done(fallback), ms))]);
 }
-
-/** Marks a result the harness could not observe (browser or page lost, inspection timed out). */
-export const NOT_OBSERVED = "not observed:";
 
 /** True when the harness failed to look at a page: look again, and never count it as safe. */
 export function notObserved(result: VectorResult): boolean {
