@@ -128,6 +128,8 @@ export async function run(): Promise<void> {
   try {
     const { siteKey, slug } = await seed(box);
     const server = await box.serve({ timeoutMs: 60_000, stdoutToFile: true });
+    await Bun.sleep(2_000);
+    report(NAME, "server RSS when idle after start", Math.round(server.rssKb() / 1024), "MiB");
     await compare("list", `${server.url}/api/public/articles?key=${siteKey}`, server.pid, dir);
     await compare("single", `${server.url}/api/public/articles/${slug}?key=${siteKey}`, server.pid, dir);
     await compare("/healthz (reference)", `${server.url}/healthz`, server.pid, dir);

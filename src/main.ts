@@ -47,6 +47,12 @@ const COMMANDS: Record<string, Command> = {
       const scheduler = startScheduler(app);
       const server = startServer(app, [() => scheduler?.stop(), () => stopTracking(app)]);
       log.info("listening", { url: server.url, data: config.dataDir, config: config.configFile });
+      // Start-up ran a lot of code once and never again (migrations, building the app, the tool
+      // registry's schemas). JavaScriptCore keeps compiled code until it ages out, and every
+      // collection of the serving thread's heap walks it: without it an eden collection measured
+      // 550 instead of 720 µs, and the process 6 MiB less. Bun.shrink() drops it once the thread is
+      // idle; code that runs again is recompiled on its next call.
+      Bun.shrink();
       const shutdown = async (signal: string) => {
         log.info("shutting down", { signal });
         await server.stop();
