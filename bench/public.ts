@@ -4,7 +4,8 @@
 //
 // Two figures per case, because the machine may be shared with other work:
 //   - rps ratio: requests per second of spyglass over those of the bare server, each pair measured
-//     back to back, ROUNDS times, median reported (what was asked; noisy on a busy machine);
+//     back to back (alternating which goes first), ROUNDS times, median reported (what was asked;
+//     noisy on a busy machine);
 //   - CPU ratio: CPU time the bare server spends per request over what spyglass spends, both read
 //     from /proc for the same number of requests (robust to other load: what throughput would be
 //     when the server, not the machine, is the limit).
@@ -24,7 +25,7 @@ import { load, median, report, requireBinary, sandbox, type Sandbox } from "./li
 
 const NAME = "public";
 const ARTICLES = 50;
-const ROUNDS = 5;
+const ROUNDS = 7;
 const REQUESTS = 20_000;
 const PARAGRAPH =
   "Acme CRM keeps small teams organised: contacts, deals and follow-ups in one place, with **no setup** and [a free plan](https://acme.com/pricing).\n\n";
@@ -98,13 +99,25 @@ async function compare(label: string, url: string, serverPid: number, dir: strin
       await load({ url: bareUrl, connections, maxRequests: 2_000, maxMs: 10_000 });
       const rps: Array<[number, number]> = [];
       const cpu: Array<[number, number]> = [];
+      const measure = async (target: string, pid: number) => {
+        const before = cpuTicks(pid);
+        const result = await load({ url: target, connections, maxRequests: REQUESTS, maxMs: 60_000 });
+        return { result, ticks: cpuTicks(pid) - before };
+      };
       for (let round = 0; round < ROUNDS; round++) {
-        const appBefore = cpuTicks(serverPid);
-        const app = await load({ url, connections, maxRequests: REQUESTS, maxMs: 60_000 });
-        const appTicks = cpuTicks(serverPid) - appBefore;
-        const bareBefore = cpuTicks(bare.pid);
-        const base = await load({ url: bareUrl, connections, maxRequests: REQUESTS, maxMs: 60_000 });
-        const bareTicks = cpuTicks(bare.pid) - bareBefore;
+        // Which server goes first alternates, so that neither always meets a machine the other
+        // has just warmed (or slowed).
+        let ours: Awaited<ReturnType<typeof measure>>;
+        let theirs: Awaited<ReturnType<typeof measure>>;
+        if (round % 2 === 0) {
+          ours = await measure(url, serverPid);
+          theirs = await measure(bareUrl, bare.pid);
+        } else {
+          theirs = await measure(bareUrl, bare.pid);
+          ours = await measure(url, serverPid);
+        }
+        const { result: app, ticks: appTicks } = ours;
+        const { result: base, ticks: bareTicks } = theirs;
         if (app.errors > 0) report(NAME, `${label}: errors, ${connections} conn`, app.errors);
         rps.push([app.rps, base.rps]);
         cpu.push([(appTicks * 10_000) / app.requests, (bareTicks * 10_000) / base.requests]);
