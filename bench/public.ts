@@ -21,7 +21,7 @@ import { openDatabase } from "../src/db/client";
 import { accounts } from "../src/db/schema";
 import { newId } from "../src/ids";
 import { scratchDir } from "../test/support/scratch";
-import { load, median, report, requireBinary, sandbox, type Sandbox } from "./lib";
+import { load, median, report, requireBinary, sandbox, type LoadResult, type Sandbox } from "./lib";
 
 const NAME = "public";
 const ARTICLES = 50;
@@ -99,25 +99,19 @@ async function compare(label: string, url: string, serverPid: number, dir: strin
       await load({ url: bareUrl, connections, maxRequests: 2_000, maxMs: 10_000 });
       const rps: Array<[number, number]> = [];
       const cpu: Array<[number, number]> = [];
-      const measure = async (target: string, pid: number) => {
-        const before = cpuTicks(pid);
-        const result = await load({ url: target, connections, maxRequests: REQUESTS, maxMs: 60_000 });
-        return { result, ticks: cpuTicks(pid) - before };
-      };
+      const ours = { url, pid: serverPid };
+      const theirs = { url: bareUrl, pid: bare.pid };
       for (let round = 0; round < ROUNDS; round++) {
         // Which server goes first alternates, so that neither always meets a machine the other
         // has just warmed (or slowed).
-        let ours: Awaited<ReturnType<typeof measure>>;
-        let theirs: Awaited<ReturnType<typeof measure>>;
-        if (round % 2 === 0) {
-          ours = await measure(url, serverPid);
-          theirs = await measure(bareUrl, bare.pid);
-        } else {
-          theirs = await measure(bareUrl, bare.pid);
-          ours = await measure(url, serverPid);
+        const measured = new Map<typeof ours, { result: LoadResult; ticks: number }>();
+        for (const side of round % 2 ? [theirs, ours] : [ours, theirs]) {
+          const before = cpuTicks(side.pid);
+          const result = await load({ url: side.url, connections, maxRequests: REQUESTS, maxMs: 60_000 });
+          measured.set(side, { result, ticks: cpuTicks(side.pid) - before });
         }
-        const { result: app, ticks: appTicks } = ours;
-        const { result: base, ticks: bareTicks } = theirs;
+        const { result: app, ticks: appTicks } = measured.get(ours)!;
+        const { result: base, ticks: bareTicks } = measured.get(theirs)!;
         if (app.errors > 0) report(NAME, `${label}: errors, ${connections} conn`, app.errors);
         rps.push([app.rps, base.rps]);
         cpu.push([(appTicks * 10_000) / app.requests, (bareTicks * 10_000) / base.requests]);

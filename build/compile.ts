@@ -1,16 +1,26 @@
 // Compiles src/main.ts into the single executable dist/spyglass. The article renderer's worker is an
 // entry point of its own (Bun bundles each entry separately; src/content/renderer.ts finds it).
+// `compileExecutable` is the one build configuration: the compiled-sanitizer test builds its check
+// binary with it too.
+import type { BuildOutput } from "bun";
 import { jsdomPlugin } from "./jsdom-plugin";
 
-const result = await Bun.build({
-  entrypoints: ["src/main.ts", "src/content/render-worker.ts"],
-  compile: { outfile: "dist/spyglass" },
-  minify: true,
-  sourcemap: "none",
-  target: "bun",
-  plugins: [jsdomPlugin],
-});
-if (!result.success) {
-  for (const message of result.logs) console.error(message);
-  process.exit(1);
+export function compileExecutable(entrypoints: string[], outfile: string): Promise<BuildOutput> {
+  return Bun.build({
+    entrypoints,
+    compile: { outfile },
+    minify: true,
+    sourcemap: "none",
+    target: "bun",
+    plugins: [jsdomPlugin],
+    throw: false,
+  });
+}
+
+if (import.meta.main) {
+  const result = await compileExecutable(["src/main.ts", "src/content/render-worker.ts"], "dist/spyglass");
+  if (!result.success) {
+    for (const message of result.logs) console.error(message);
+    process.exit(1);
+  }
 }

@@ -54,20 +54,13 @@ console.log(JSON.stringify(report));
 `,
     );
     const outfile = join(binaryDir, "sanitizer-check");
-    // Compiled in a process of its own, as build/compile.ts compiles the real binary: inside
-    // `bun test`, Bun 1.3.14's bundler could not resolve src/content/unsafe-html.ts's "../errors"
-    // on its first build (the same build passes in a plain `bun` process).
+    // Compiled with the real build's configuration, in a process of its own as build.sh does:
+    // inside `bun test`, Bun 1.3.14's bundler could not resolve src/content/unsafe-html.ts's
+    // "../errors" on its first build (the same build passes in a plain `bun` process).
     writeFileSync(
       join(entryDir, "build.ts"),
-      `import { jsdomPlugin } from ${JSON.stringify(join(repoRoot, "build/jsdom-plugin"))};
-const build = await Bun.build({
-  entrypoints: [${JSON.stringify(join(entryDir, "entry.ts"))}],
-  compile: { outfile: ${JSON.stringify(outfile)} },
-  plugins: [jsdomPlugin],
-  minify: true,
-  target: "bun",
-  throw: false,
-});
+      `import { compileExecutable } from ${JSON.stringify(join(repoRoot, "build/compile"))};
+const build = await compileExecutable([${JSON.stringify(join(entryDir, "entry.ts"))}], ${JSON.stringify(outfile)});
 console.log(JSON.stringify({ success: build.success, logs: build.logs.map(String) }));
 `,
     );
