@@ -1,8 +1,8 @@
 // Tracking and analytics benchmarks against the compiled binary (run: `bun run bench/tracking.ts`).
 //
 // 1. Analytics: `spyglass demo --scale N` (default 60 → 2,400 prompts × 3 engines × 30 days =
-//    216,000 answers), then `serve`, then get_visibility_overview, get_competitor_ranking and
-//    get_content_gaps through the MCP SDK client: median and p95 over repeated calls.
+//    216,000 answers), then `serve`, then every analytics read tool through the MCP SDK client:
+//    median and p95 over repeated calls.
 // 2. A run: 1,000 prompts × 3 stand-in engines answering in 200 ms, via `spyglass track`, against the
 //    ideal time the per-engine concurrency limit allows (engines run in parallel):
 //    ideal = prompts × latency / concurrency.
@@ -22,6 +22,18 @@ const PROMPTS = Number(process.env.BENCH_PROMPTS ?? 1000);
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 200);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 
+/** Every analytics read tool, with the default filter (the last 30 days, all engines). */
+const ANALYTICS_CALLS: [string, Record<string, unknown>][] = [
+  ["get_visibility_overview", {}],
+  ["get_visibility_trend", {}],
+  ["get_competitor_ranking", {}],
+  ["get_prompt_performance", {}],
+  ["get_top_sources", {}],
+  ["get_top_sources", { level: "url" }],
+  ["get_content_gaps", {}],
+  ["list_answers", {}],
+];
+
 function quantile(sorted: number[], q: number): number {
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
   return sorted[index]!;
@@ -40,17 +52,18 @@ async function analyticsBench(): Promise<void> {
       new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp/mcp`), { requestInit: { headers: { Authorization: `Bearer ${seeded.api_key}` } } }),
     );
     try {
-      for (const tool of ["get_visibility_overview", "get_competitor_ranking", "get_content_gaps"]) {
+      for (const [tool, args] of ANALYTICS_CALLS) {
         const times: number[] = [];
         for (let i = 0; i < CALLS + 2; i++) {
           const started = performance.now();
-          const result = await client.callTool({ name: tool, arguments: {} });
+          const result = await client.callTool({ name: tool, arguments: args });
           const elapsed = performance.now() - started;
           if (result.isError) throw new Error(`${tool}: ${JSON.stringify(result.content)}`);
           if (i >= 2) times.push(elapsed); // two warm-up calls
         }
         times.sort((a, b) => a - b);
-        console.log(`${tool.padEnd(24)} median ${quantile(times, 0.5).toFixed(1)} ms  p95 ${quantile(times, 0.95).toFixed(1)} ms  (${CALLS} calls over ${seeded.answers} answers, MCP round trip)`);
+        const label = Object.keys(args).length ? `${tool} ${JSON.stringify(args)}` : tool;
+        console.log(`${label.padEnd(24)} median ${quantile(times, 0.5).toFixed(1)} ms  p95 ${quantile(times, 0.95).toFixed(1)} ms  (${CALLS} calls over ${seeded.answers} answers, MCP round trip)`);
       }
     } finally {
       await client.close();

@@ -1,8 +1,9 @@
 // Which sources the engines cite: per registrable domain or per URL, with citation_share (METRICS.md)
-// and whether the source is the brand's own site.
+// and whether the source is the brand's own site. Summed from the daily citation rollups, or, with a
+// tag filter, from the citations of the tag's prompts.
 import type { AppContext } from "../app";
 import { isOnDomains, loadRoster, ownedRegistrableDomains } from "../tracking/store";
-import { describeFilter, encodeOffset, where, type Filter, type SqlParam } from "./filters";
+import { dayWhere, describeFilter, encodeOffset, where, type Filter, type SqlParam } from "./filters";
 import { rate, type Rate } from "./rates";
 
 export interface Source {
@@ -17,20 +18,17 @@ export interface Source {
   owned: boolean;
 }
 
-export function topSources(app: AppContext, filter: Filter, opts: { level: "domain" | "url"; limit: number; offset: number }) {
-  const db = app.db.sqlite;
-  const cw = where("c", filter, filter.period.start, filter.period.end);
-  const total = db.query<{ n: number }, SqlParam[]>(`SELECT count(*) AS n FROM citations c WHERE ${cw.sql}`).get(...cw.params)?.n ?? 0;
-  const w = where("a", filter, filter.period.start, filter.period.end);
-  const valid = db.query<{ n: number }, SqlParam[]>(`SELECT count(*) AS n FROM answers a WHERE ${w.sql} AND a.status = 'ok'`).get(...w.params)?.n ?? 0;
-  const key = opts.level === "url" ? "c.url" : "c.domain";
-  const rows = db
-    .query<{ key: string; domain: string; citations: number; answers: number }, SqlParam[]>(
-      `SELECT ${key} AS key, min(c.domain) AS domain, count(*) AS citations, count(DISTINCT c.answer_id) AS answers
-       FROM citations c WHERE ${cw.sql} GROUP BY ${key}
-       ORDER BY citations DESC, key LIMIT ? OFFSET ?`,
-    )
-    .all(...cw.params, opts.limit + 1, opts.offset);
+type Page = { level: "domain" | "url"; limit: number; offset: number };
+
+interface SourceRow {
+  key: string;
+  domain: string;
+  citations: number;
+  answers: number;
+}
+
+export function topSources(app: AppContext, filter: Filter, opts: Page) {
+  const { total, valid, rows } = filter.tag === null ? fromRollups(app, filter, opts) : fromCitations(app, filter, opts);
   const roster = loadRoster(app.db, filter.brandId);
   const ownedDomains = ownedRegistrableDomains(roster);
   const sources: Source[] = rows.slice(0, opts.limit).map((r) => ({
@@ -50,4 +48,39 @@ export function topSources(app: AppContext, filter: Filter, opts: { level: "doma
     sources,
     next_cursor: rows.length > opts.limit ? encodeOffset(opts.offset + opts.limit) : null,
   };
+}
+
+/** Without a tag: sums over the daily rollups (a few rows per day, engine and source). */
+function fromRollups(app: AppContext, filter: Filter, opts: Page) {
+  const db = app.db.sqlite;
+  const d = dayWhere("d", filter, filter.period.start, filter.period.end);
+  const total = db.query<{ n: number | null }, SqlParam[]>(`SELECT sum(d.citations) AS n FROM citation_domain_days d WHERE ${d.sql}`).get(...d.params)?.n ?? 0;
+  const valid = db.query<{ n: number | null }, SqlParam[]>(`SELECT sum(d.valid) AS n FROM answer_days d WHERE ${d.sql}`).get(...d.params)?.n ?? 0;
+  // Per URL, every citation is a different answer (an answer cites a URL once).
+  const sql =
+    opts.level === "url"
+      ? `SELECT d.url AS key, min(d.domain) AS domain, sum(d.citations) AS citations, sum(d.citations) AS answers
+         FROM citation_url_days d WHERE ${d.sql} GROUP BY d.url`
+      : `SELECT d.domain AS key, d.domain AS domain, sum(d.citations) AS citations, sum(d.answers) AS answers
+         FROM citation_domain_days d WHERE ${d.sql} GROUP BY d.domain`;
+  const rows = db.query<SourceRow, SqlParam[]>(`${sql} ORDER BY citations DESC, key LIMIT ? OFFSET ?`).all(...d.params, opts.limit + 1, opts.offset);
+  return { total, valid, rows };
+}
+
+/** With a tag: from the citations of the tag's prompts themselves (covering index). */
+function fromCitations(app: AppContext, filter: Filter, opts: Page) {
+  const db = app.db.sqlite;
+  const cw = where("c", filter, filter.period.start, filter.period.end);
+  const total = db.query<{ n: number }, SqlParam[]>(`SELECT count(*) AS n FROM citations c WHERE ${cw.sql}`).get(...cw.params)?.n ?? 0;
+  const w = where("a", filter, filter.period.start, filter.period.end);
+  const valid = db.query<{ n: number }, SqlParam[]>(`SELECT count(*) AS n FROM answers a WHERE ${w.sql} AND a.status = 'ok'`).get(...w.params)?.n ?? 0;
+  const key = opts.level === "url" ? "c.url" : "c.domain";
+  const rows = db
+    .query<SourceRow, SqlParam[]>(
+      `SELECT ${key} AS key, min(c.domain) AS domain, count(*) AS citations, count(DISTINCT c.answer_id) AS answers
+       FROM citations c WHERE ${cw.sql} GROUP BY ${key}
+       ORDER BY citations DESC, key LIMIT ? OFFSET ?`,
+    )
+    .all(...cw.params, opts.limit + 1, opts.offset);
+  return { total, valid, rows };
 }

@@ -4,9 +4,11 @@
 // that every file of drizzle/ is listed here).
 import journal from "../../drizzle/meta/_journal.json";
 import m0000 from "../../drizzle/0000_init.sql" with { type: "text" };
+import m0001 from "../../drizzle/0001_citation_rollups.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
+  "0001_citation_rollups": m0001,
 };
 
 export interface JournalEntry {

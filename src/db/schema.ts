@@ -287,6 +287,36 @@ export const mentionDays = sqliteTable(
   (t) => [primaryKey({ columns: [t.brandId, t.day, t.engine, t.memberId] })],
 );
 
+// Daily rollups of citations per engine, for the sources report without a tag filter. Per URL, the
+// citations are the answers citing it (an answer cites a URL once: the citations' primary key); per
+// registrable domain, an answer may cite several of its URLs, so the answers citing it are counted
+// apart. Kept equal to the citations rows like the rollups above.
+export const citationUrlDays = sqliteTable(
+  "citation_url_days",
+  {
+    brandId: text("brand_id").notNull().references(() => brands.id, { onDelete: "cascade" }),
+    day: integer("day").notNull(),
+    engine: text("engine").notNull(),
+    url: text("url").notNull(),
+    domain: text("domain").notNull(),
+    citations: integer("citations").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.brandId, t.day, t.engine, t.url] })],
+);
+
+export const citationDomainDays = sqliteTable(
+  "citation_domain_days",
+  {
+    brandId: text("brand_id").notNull().references(() => brands.id, { onDelete: "cascade" }),
+    day: integer("day").notNull(),
+    engine: text("engine").notNull(),
+    domain: text("domain").notNull(),
+    citations: integer("citations").notNull(),
+    answers: integer("answers").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.brandId, t.day, t.engine, t.domain] })],
+);
+
 export const ARTICLE_STATUSES = ["draft", "published"] as const;
 export const articles = sqliteTable(
   "articles",

@@ -133,6 +133,8 @@ type MentionDay = [answers: number, rankSum: number, top1: number, sentimentSum:
 export class RollupDelta {
   readonly answers = new Map<string, { brandId: string; day: number; engine: string; v: AnswerDay }>();
   readonly mentions = new Map<string, { brandId: string; day: number; engine: string; memberId: string; v: MentionDay }>();
+  readonly urls = new Map<string, { brandId: string; day: number; engine: string; url: string; domain: string; citations: number }>();
+  readonly domains = new Map<string, { brandId: string; day: number; engine: string; domain: string; citations: number; answers: number }>();
 
   add(brandId: string, engine: string, createdAt: number, status: AnswerStatus, figures: BrandFigures, analysis: AnswerAnalysis): void {
     const day = dayOf(createdAt);
@@ -172,6 +174,36 @@ export class RollupDelta {
         r.v[4] += 1;
       }
     }
+    this.addCitations(brandId, day, engine, key, analysis.citations);
+  }
+
+  /** An answer's citations, counted as they are stored: each URL once per answer. */
+  private addCitations(brandId: string, day: number, engine: string, key: string, citations: AnswerAnalysis["citations"]): void {
+    if (citations.length === 0) return;
+    const seen = new Set<string>();
+    const domains = new Set<string>();
+    for (const c of citations) {
+      if (seen.has(c.url)) continue;
+      seen.add(c.url);
+      const ukey = `${key}\u0000${c.url}`;
+      let u = this.urls.get(ukey);
+      if (!u) {
+        u = { brandId, day, engine, url: c.url, domain: c.domain, citations: 0 };
+        this.urls.set(ukey, u);
+      }
+      u.citations += 1;
+      const dkey = `${key}\u0000${c.domain}`;
+      let d = this.domains.get(dkey);
+      if (!d) {
+        d = { brandId, day, engine, domain: c.domain, citations: 0, answers: 0 };
+        this.domains.set(dkey, d);
+      }
+      d.citations += 1;
+      if (!domains.has(c.domain)) {
+        domains.add(c.domain);
+        d.answers += 1;
+      }
+    }
   }
 }
 
@@ -182,10 +214,16 @@ export class AnswerWriter {
   private readonly insertCitation: Statement;
   private readonly upsertAnswerDay: Statement;
   private readonly upsertMentionDay: Statement;
+  private readonly upsertUrlDay: Statement;
+  private readonly upsertDomainDay: Statement;
   private readonly deleteAnswerDays: Statement;
   private readonly deleteMentionDays: Statement;
+  private readonly deleteUrlDays: Statement;
+  private readonly deleteDomainDays: Statement;
   private readonly rebuildAnswerDays: Statement;
   private readonly rebuildMentionDays: Statement;
+  private readonly rebuildUrlDays: Statement;
+  private readonly rebuildDomainDays: Statement;
 
   constructor(db: Db) {
     const sqlite = db.sqlite;
@@ -216,8 +254,18 @@ export class AnswerWriter {
        ON CONFLICT (brand_id, day, engine, member_id) DO UPDATE SET answers = answers + excluded.answers, rank_sum = rank_sum + excluded.rank_sum,
          top1 = top1 + excluded.top1, sentiment_sum = sentiment_sum + excluded.sentiment_sum, sentiment_n = sentiment_n + excluded.sentiment_n`,
     );
+    this.upsertUrlDay = sqlite.prepare(
+      `INSERT INTO citation_url_days (brand_id, day, engine, url, domain, citations) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+       ON CONFLICT (brand_id, day, engine, url) DO UPDATE SET citations = citations + excluded.citations`,
+    );
+    this.upsertDomainDay = sqlite.prepare(
+      `INSERT INTO citation_domain_days (brand_id, day, engine, domain, citations, answers) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+       ON CONFLICT (brand_id, day, engine, domain) DO UPDATE SET citations = citations + excluded.citations, answers = answers + excluded.answers`,
+    );
     this.deleteAnswerDays = sqlite.prepare("DELETE FROM answer_days WHERE brand_id = ?1 AND day = ?2");
     this.deleteMentionDays = sqlite.prepare("DELETE FROM mention_days WHERE brand_id = ?1 AND day = ?2");
+    this.deleteUrlDays = sqlite.prepare("DELETE FROM citation_url_days WHERE brand_id = ?1 AND day = ?2");
+    this.deleteDomainDays = sqlite.prepare("DELETE FROM citation_domain_days WHERE brand_id = ?1 AND day = ?2");
     // The same sums as the upserts, recomputed from the stored rows of one day.
     this.rebuildAnswerDays = sqlite.prepare(
       `INSERT INTO answer_days (brand_id, day, engine, total, valid, mentioned, position_sum, top1, top3, sentiment_sum, sentiment_n, cited, roster_mentions)
@@ -233,6 +281,18 @@ export class AnswerWriter {
        FROM answers a JOIN mentions m ON m.answer_id = a.id
        WHERE a.brand_id = ?1 AND a.created_at >= ?2 * ${DAY_MS} AND a.created_at < (?2 + 1) * ${DAY_MS}
        GROUP BY a.engine, m.member_id`,
+    );
+    this.rebuildUrlDays = sqlite.prepare(
+      `INSERT INTO citation_url_days (brand_id, day, engine, url, domain, citations)
+       SELECT ?1, ?2, c.engine, c.url, min(c.domain), count(*)
+       FROM citations c WHERE c.brand_id = ?1 AND c.created_at >= ?2 * ${DAY_MS} AND c.created_at < (?2 + 1) * ${DAY_MS}
+       GROUP BY c.engine, c.url`,
+    );
+    this.rebuildDomainDays = sqlite.prepare(
+      `INSERT INTO citation_domain_days (brand_id, day, engine, domain, citations, answers)
+       SELECT ?1, ?2, c.engine, c.domain, count(*), count(DISTINCT c.answer_id)
+       FROM citations c WHERE c.brand_id = ?1 AND c.created_at >= ?2 * ${DAY_MS} AND c.created_at < (?2 + 1) * ${DAY_MS}
+       GROUP BY c.engine, c.domain`,
     );
   }
 
@@ -287,6 +347,8 @@ export class AnswerWriter {
   applyRollups(delta: RollupDelta): void {
     for (const { brandId, day, engine, v } of delta.answers.values()) this.upsertAnswerDay.run(brandId, day, engine, ...v);
     for (const { brandId, day, engine, memberId, v } of delta.mentions.values()) this.upsertMentionDay.run(brandId, day, engine, memberId, ...v);
+    for (const u of delta.urls.values()) this.upsertUrlDay.run(u.brandId, u.day, u.engine, u.url, u.domain, u.citations);
+    for (const d of delta.domains.values()) this.upsertDomainDay.run(d.brandId, d.day, d.engine, d.domain, d.citations, d.answers);
   }
 
   /** Recomputes the brand's rollups of the given UTC days from the stored rows (after re-analysis). */
@@ -294,8 +356,12 @@ export class AnswerWriter {
     for (const day of days) {
       this.deleteAnswerDays.run(brandId, day);
       this.deleteMentionDays.run(brandId, day);
+      this.deleteUrlDays.run(brandId, day);
+      this.deleteDomainDays.run(brandId, day);
       this.rebuildAnswerDays.run(brandId, day);
       this.rebuildMentionDays.run(brandId, day);
+      this.rebuildUrlDays.run(brandId, day);
+      this.rebuildDomainDays.run(brandId, day);
     }
   }
 

@@ -1,10 +1,15 @@
-// The daily rollups (answer_days, mention_days) must always equal the sums over the stored rows:
-// after tracking writes, after re-analysis, after the demo seeder; and the analytics that read them
+// The daily rollups (answer_days, mention_days, citation_url_days, citation_domain_days) must always
+// equal the sums over the stored rows: after tracking writes, after re-analysis, after the demo
+// seeder, after the migration that added the citation rollups; and the analytics that read them
 // must give the same figures as the per-answer path (the tag filter path reads the rows themselves).
 import { expect, test } from "bun:test";
+import { join } from "node:path";
 import type { AppContext } from "../../src/app";
 import { resolveFilter } from "../../src/analytics/filters";
+import { topSources } from "../../src/analytics/sources";
 import { competitorRanking, visibilityOverview, visibilityTrend } from "../../src/analytics/visibility";
+import { openDatabase } from "../../src/db/client";
+import { MIGRATION_JOURNAL } from "../../src/db/migrations";
 import type { AnswerStatus } from "../../src/db/schema";
 import { seedDemo } from "../../src/tracking/demo";
 import { loadRoster, reanalyzeBrand, storeAnswer } from "../../src/tracking/store";
@@ -26,6 +31,8 @@ function rollupsAndRaw(app: AppContext, brandId: string) {
         )
         .all(brandId),
     ),
+    urls: db.query("SELECT day, engine, url, domain, citations FROM citation_url_days WHERE brand_id = ? ORDER BY day, engine, url").all(brandId),
+    domains: db.query("SELECT day, engine, domain, citations, answers FROM citation_domain_days WHERE brand_id = ? ORDER BY day, engine, domain").all(brandId),
   };
   const raw = {
     answers: round(
@@ -49,6 +56,18 @@ function rollupsAndRaw(app: AppContext, brandId: string) {
         )
         .all(brandId),
     ),
+    urls: db
+      .query(
+        `SELECT created_at / ${DAY} AS day, engine, url, min(domain) AS domain, count(*) AS citations
+         FROM citations WHERE brand_id = ? GROUP BY day, engine, url ORDER BY day, engine, url`,
+      )
+      .all(brandId),
+    domains: db
+      .query(
+        `SELECT created_at / ${DAY} AS day, engine, domain, count(*) AS citations, count(DISTINCT answer_id) AS answers
+         FROM citations WHERE brand_id = ? GROUP BY day, engine, domain ORDER BY day, engine, domain`,
+      )
+      .all(brandId),
   };
   return { stored, raw };
 }
@@ -56,6 +75,7 @@ function rollupsAndRaw(app: AppContext, brandId: string) {
 function expectRollupsRight(app: AppContext, brandId: string): void {
   const { stored, raw } = rollupsAndRaw(app, brandId);
   expect(stored.answers.length).toBeGreaterThan(0);
+  expect(stored.domains.length).toBeGreaterThan(0);
   expect(stored).toEqual(raw);
 }
 
@@ -167,10 +187,72 @@ model = "m"
     expect(trendParts.reduce((acc, t) => acc + t.points[i]!.share_of_voice.n, 0)).toBe(p.share_of_voice.n);
     expect(trendParts.reduce((acc, t) => acc + t.points[i]!.answers.total, 0)).toBe(p.answers.total);
   });
+  // Sources: the rollup path (no tag) against the citations of each tag's prompts, summed.
+  for (const level of ["domain", "url"] as const) {
+    const page = { level, limit: 500, offset: 0 };
+    const all = topSources(app, resolveFilter(app, brandId, input, now), page);
+    const byTag = tags.map((t) => topSources(app, resolveFilter(app, brandId, { ...input, tag: t.name }, now), page));
+    expect(all.sources.length).toBeGreaterThan(1);
+    expect(byTag.reduce((acc, r) => acc + r.total_citations, 0)).toBe(all.total_citations);
+    expect(byTag.reduce((acc, r) => acc + r.valid_answers, 0)).toBe(all.valid_answers);
+    for (const source of all.sources) {
+      const key = (s: { domain: string; url?: string }) => (level === "url" ? s.url : s.domain);
+      const parts = byTag.map((r) => r.sources.find((x) => key(x) === key(source)));
+      expect(parts.reduce((acc, x) => acc + (x?.citations ?? 0), 0)).toBe(source.citations);
+      expect(parts.reduce((acc, x) => acc + (x?.answers ?? 0), 0)).toBe(source.answers);
+    }
+  }
   const ranking = competitorRanking(app, resolveFilter(app, brandId, input, now));
   const rankingParts = tags.map((t) => competitorRanking(app, resolveFilter(app, brandId, { ...input, tag: t.name }, now)));
   for (const row of ranking.ranking) {
     const n = rankingParts.reduce((acc, r) => acc + r.ranking.find((x) => x.id === row.id)!.visibility.successes, 0);
     expect(n).toBe(row.visibility.successes);
+  }
+});
+
+test("upgrading a database made before the citation rollups fills them from the stored citations", () => {
+  const app = memoryApp();
+  const path = join(app.config.dataDir, "upgrade.db");
+  app.db.close();
+  const db = openDatabase(path);
+  const fileApp: AppContext = { config: app.config, db };
+  const s = seedBrand(fileApp, { name: "Acme", domain: "acme.com", competitors: [{ key: "G", name: "Globex" }], prompts: [{ key: "P1", text: "best crm" }] });
+  const roster = loadRoster(db, s.brandId);
+  const start = Date.parse("2025-03-01T00:00:00Z");
+  for (let i = 0; i < 40; i++) {
+    storeAnswer(
+      db,
+      {
+        brandId: s.brandId,
+        runId: null,
+        promptId: s.prompts.P1!,
+        engine: ["gpt", "claude"][i % 2]!,
+        model: "m",
+        sample: i,
+        status: "ok",
+        text: TEXTS[i % TEXTS.length]!,
+        providerCitations: i % 3 === 0 ? ["https://www.acme.com/blog/", "https://g2.com/crm"] : [],
+        error: null,
+        latencyMs: 1,
+        tokensIn: 1,
+        tokensOut: 1,
+        createdAt: start + Math.floor(i / 8) * DAY + (i % 8) * 9_000_000,
+      },
+      roster,
+    );
+  }
+  const expected = rollupsAndRaw(fileApp, s.brandId).stored;
+  // The database as the release before the rollups left it: no rollup tables, one migration applied.
+  db.sqlite.exec("DROP TABLE citation_url_days; DROP TABLE citation_domain_days");
+  db.sqlite.query("DELETE FROM __drizzle_migrations WHERE created_at = ?").run(MIGRATION_JOURNAL.find((m) => m.tag === "0001_citation_rollups")!.when);
+  db.close();
+
+  const upgraded = openDatabase(path);
+  try {
+    const upgradedApp: AppContext = { config: app.config, db: upgraded };
+    expectRollupsRight(upgradedApp, s.brandId);
+    expect(rollupsAndRaw(upgradedApp, s.brandId).stored).toEqual(expected);
+  } finally {
+    upgraded.close();
   }
 });
