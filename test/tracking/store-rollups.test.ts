@@ -6,6 +6,7 @@ import { expect, test } from "bun:test";
 import { join } from "node:path";
 import type { AppContext } from "../../src/app";
 import { resolveFilter } from "../../src/analytics/filters";
+import { promptPerformance } from "../../src/analytics/prompts";
 import { topSources } from "../../src/analytics/sources";
 import { competitorRanking, visibilityOverview, visibilityTrend } from "../../src/analytics/visibility";
 import { openDatabase } from "../../src/db/client";
@@ -202,6 +203,17 @@ model = "m"
       expect(parts.reduce((acc, x) => acc + (x?.answers ?? 0), 0)).toBe(source.answers);
     }
   }
+  // Prompt performance walks prompt by prompt: the same figures as grouping the period's answers.
+  const f = resolveFilter(app, brandId, input, now);
+  const grouped = app.db.sqlite
+    .query<{ id: string; total: number; valid: number; mentioned: number }, [string, number, number]>(
+      `SELECT prompt_id AS id, count(*) AS total, sum(status = 'ok') AS valid, sum(brand_mentioned) AS mentioned
+       FROM answers WHERE brand_id = ? AND created_at >= ? AND created_at < ? GROUP BY prompt_id ORDER BY prompt_id`,
+    )
+    .all(brandId, f.period.start, f.period.end);
+  const performance = promptPerformance(app, f, { limit: 10_000, offset: 0, order: "visibility_desc" });
+  expect(grouped.length).toBeGreaterThan(1);
+  expect(performance.prompts.map((p) => ({ id: p.id, ...p.answers, mentioned: p.visibility.successes })).sort((a, b) => a.id.localeCompare(b.id))).toEqual(grouped);
   const ranking = competitorRanking(app, resolveFilter(app, brandId, input, now));
   const rankingParts = tags.map((t) => competitorRanking(app, resolveFilter(app, brandId, { ...input, tag: t.name }, now)));
   for (const row of ranking.ranking) {
