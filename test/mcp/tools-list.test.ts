@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { findAccountByEmail } from "../../src/accounts/service";
 import { createBrand } from "../../src/brands/service";
 import { createApiKey } from "../../src/keys/service";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { TOOLS } from "../../src/mcp/tools";
 import { testApp, type TestApp } from "../support/http";
 
@@ -73,5 +74,31 @@ describe("tools/list snapshots", () => {
     const listed = JSON.stringify((await toolsList(keys.autopilot!)).tools);
     expect(listed).not.toMatch(/"type":\[/);
     for (const tool of TOOLS) expect(tool.description.length).toBeGreaterThan(40);
+  });
+
+  test("input schemas are inline (no $ref: some clients map them onto a dialect without it); output schemas share their rates", async () => {
+    const { tools } = await toolsList(keys.autopilot!);
+    for (const tool of tools) expect(JSON.stringify(tool.inputSchema)).not.toContain("$ref");
+    const overview = tools.find((x) => x.name === "get_visibility_overview")!.outputSchema as { definitions: Record<string, unknown> };
+    expect(Object.keys(overview.definitions).sort()).toEqual(["mean", "period_mean", "period_rate", "rate"]);
+    // The overview repeated every rate inline: 20 KB of the 86 KB tools/list.
+    expect(JSON.stringify(overview).length).toBeLessThan(6_000);
+  });
+
+  test("the SDK's own validator resolves the shared definitions: it accepts a real overview and rejects a broken one", async () => {
+    const { tools } = await toolsList(keys.autopilot!);
+    const schema = tools.find((x) => x.name === "get_visibility_overview")!.outputSchema as object;
+    const res = await t.call("POST", "/api/mcp/mcp", {
+      body: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_visibility_overview", arguments: {} } },
+      headers: { authorization: `Bearer ${keys.autopilot}`, accept: "application/json, text/event-stream" },
+    });
+    const output = res.json.result.structuredContent;
+    const validate = new AjvJsonSchemaValidator().getValidator<unknown>(schema as never);
+    expect(validate(output)).toMatchObject({ valid: true });
+    // A rate nested two definitions deep (period_rate → previous: rate) with a wrong type.
+    const broken = structuredClone(output);
+    broken.by_engine = [];
+    broken.visibility.previous.successes = "four";
+    expect(validate(broken)).toMatchObject({ valid: false });
   });
 });

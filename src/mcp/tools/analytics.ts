@@ -26,14 +26,14 @@ const rate = z.object({
   n: z.number().int(),
   low: z.number().nullable().describe("Wilson 95% interval, low"),
   high: z.number().nullable().describe("Wilson 95% interval, high"),
-});
+}).meta({ id: "rate" });
 const periodRate = rate.extend({
   previous: rate,
   change_pp: z.number().nullable().describe("change from the previous period in percentage points"),
   within_noise: z.boolean().nullable().describe("the two 95% intervals overlap"),
-});
-const mean = z.object({ value: z.number().nullable(), n: z.number().int() });
-const periodMean = mean.extend({ previous: mean, change: z.number().nullable() });
+}).meta({ id: "period_rate" });
+const mean = z.object({ value: z.number().nullable(), n: z.number().int() }).meta({ id: "mean" });
+const periodMean = mean.extend({ previous: mean, change: z.number().nullable() }).meta({ id: "period_mean" });
 const filterOut = z.object({
   start_date: z.string(),
   end_date: z.string(),
