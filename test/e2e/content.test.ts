@@ -266,3 +266,58 @@ describe("a small site on another origin", () => {
     }
   }, 60_000);
 });
+
+describe("stopping while a tool call waits on the writer model", () => {
+  test("SIGTERM lets a call in flight finish and answer, then exits 0", async () => {
+    const slow = startFakeOpenAI({ latencyMs: 1_500, fallback: answer("---\ntitle: Slow but sure\n---\nDone.") });
+    const own = await sandbox({
+      toml: `[tracking]\nenabled = false\n\n[writer]\napi = "openai"\nbase_url = "${slow.url}"\nmodel = "writer-e2e"\napi_key_env = "E2E_WRITER_KEY"\nmax_retries = 0\n`,
+      env: { E2E_WRITER_KEY: "sk-e2e-writer" },
+    });
+    try {
+      const ownSeed = seedToolServerData(join(own.dataDir, "spyglass.db"));
+      const running = await own.serve({ timeoutMs: 60_000 });
+      const client = await connect(running.url, ownSeed.a.key);
+      const pending = call(client, "generate_article", { prompt_id: ownSeed.a.ids.promptId });
+      while (slow.requests.length === 0) await Bun.sleep(20);
+      expect(await running.stop("SIGTERM")).toBe(0);
+      expect((await pending).data.article.title).toBe("Slow but sure");
+      expect(running.logs()).not.toContain("shutdown grace period");
+      await client.close().catch(() => undefined);
+    } finally {
+      own.cleanup();
+      await slow.stop();
+    }
+  }, 60_000);
+
+  test("SIGTERM waits for the call, then, past the 30 s grace period, closes it and exits 0", async () => {
+    const hung = startFakeOpenAI({ script: () => ({ kind: "hang" }) });
+    const own = await sandbox({
+      toml: `[tracking]\nenabled = false\n\n[writer]\napi = "openai"\nbase_url = "${hung.url}"\nmodel = "writer-e2e"\napi_key_env = "E2E_WRITER_KEY"\nmax_retries = 0\ntimeout_ms = 300000\n`,
+      env: { E2E_WRITER_KEY: "sk-e2e-writer" },
+    });
+    try {
+      const ownSeed = seedToolServerData(join(own.dataDir, "spyglass.db"));
+      const running = await own.serve({ timeoutMs: 60_000 });
+      const client = await connect(running.url, ownSeed.a.key);
+      const pending = call(client, "generate_article", { prompt_id: ownSeed.a.ids.promptId }).then(
+        () => "answered",
+        () => "cut",
+      );
+      while (hung.requests.length === 0) await Bun.sleep(20);
+      const signalled = performance.now();
+      const code = await running.stop("SIGTERM");
+      const seconds = (performance.now() - signalled) / 1000;
+      expect(code).toBe(0);
+      expect(seconds).toBeGreaterThan(29);
+      expect(await pending).toBe("cut");
+      const logs = running.logs();
+      expect(logs).toContain("requests still in flight after the shutdown grace period");
+      expect(logs).toContain('"msg":"stopped"');
+      await client.close().catch(() => undefined);
+    } finally {
+      own.cleanup();
+      await hung.stop();
+    }
+  }, 90_000);
+});

@@ -20,6 +20,8 @@ import type { BunFile, Subprocess } from "bun";
 
 
 export const BINARY = resolve(import.meta.dir, "../../dist/spyglass");
+/** How long stop() waits for the server to exit after its signal: past the server's 30 s grace period. */
+const STOP_TIMEOUT_MS = 45_000;
 
 /** The compiled binary's path; throws a message saying how to build it when it is missing. */
 export function requireBinary(path = BINARY): string {
@@ -163,8 +165,15 @@ export async function sandbox(options: { toml?: string; env?: Record<string, str
       },
       async stop(signal = "SIGTERM") {
         proc.kill(signal);
-        const code = await proc.exited;
+        // A server that does not stop is a failure of its own, with the server's last words: not
+        // a test hook timing out with nothing to go on.
+        const code = await Promise.race([proc.exited, Bun.sleep(STOP_TIMEOUT_MS).then(() => null)]);
         running.delete(server);
+        if (code === null) {
+          proc.kill("SIGKILL");
+          const tail = (stdout() + err).trimEnd().split("\n").slice(-30).join("\n");
+          throw new Error(`spyglass did not exit within ${STOP_TIMEOUT_MS / 1000} s of ${signal}; its last log lines:\n${tail}`);
+        }
         return code;
       },
     };
