@@ -5,6 +5,7 @@ import type { AppContext } from "../app";
 import { isOnDomains, loadRoster, ownedRegistrableDomains } from "../tracking/store";
 import { dayWhere, describeFilter, encodeOffset, where, type Filter, type SqlParam } from "./filters";
 import { rate, type Rate } from "./rates";
+import { validAnswers } from "./visibility";
 
 export interface Source {
   domain: string;
@@ -28,7 +29,8 @@ interface SourceRow {
 }
 
 export function topSources(app: AppContext, filter: Filter, opts: Page) {
-  const { total, valid, rows } = filter.tag === null ? fromRollups(app, filter, opts) : fromCitations(app, filter, opts);
+  const { total, rows } = filter.tag === null ? fromRollups(app, filter, opts) : fromCitations(app, filter, opts);
+  const valid = validAnswers(app, filter);
   const roster = loadRoster(app.db, filter.brandId);
   const ownedDomains = ownedRegistrableDomains(roster);
   const sources: Source[] = rows.slice(0, opts.limit).map((r) => ({
@@ -55,7 +57,6 @@ function fromRollups(app: AppContext, filter: Filter, opts: Page) {
   const db = app.db.sqlite;
   const d = dayWhere("d", filter, filter.period.start, filter.period.end);
   const total = db.query<{ n: number | null }, SqlParam[]>(`SELECT sum(d.citations) AS n FROM citation_domain_days d WHERE ${d.sql}`).get(...d.params)?.n ?? 0;
-  const valid = db.query<{ n: number | null }, SqlParam[]>(`SELECT sum(d.valid) AS n FROM answer_days d WHERE ${d.sql}`).get(...d.params)?.n ?? 0;
   // Per URL, every citation is a different answer (an answer cites a URL once).
   const sql =
     opts.level === "url"
@@ -64,7 +65,7 @@ function fromRollups(app: AppContext, filter: Filter, opts: Page) {
       : `SELECT d.domain AS key, d.domain AS domain, sum(d.citations) AS citations, sum(d.answers) AS answers
          FROM citation_domain_days d WHERE ${d.sql} GROUP BY d.domain`;
   const rows = db.query<SourceRow, SqlParam[]>(`${sql} ORDER BY citations DESC, key LIMIT ? OFFSET ?`).all(...d.params, opts.limit + 1, opts.offset);
-  return { total, valid, rows };
+  return { total, rows };
 }
 
 /** With a tag: from the citations of the tag's prompts themselves (covering index). */
@@ -72,8 +73,6 @@ function fromCitations(app: AppContext, filter: Filter, opts: Page) {
   const db = app.db.sqlite;
   const cw = where("c", filter, filter.period.start, filter.period.end);
   const total = db.query<{ n: number }, SqlParam[]>(`SELECT count(*) AS n FROM citations c WHERE ${cw.sql}`).get(...cw.params)?.n ?? 0;
-  const w = where("a", filter, filter.period.start, filter.period.end);
-  const valid = db.query<{ n: number }, SqlParam[]>(`SELECT count(*) AS n FROM answers a WHERE ${w.sql} AND a.status = 'ok'`).get(...w.params)?.n ?? 0;
   const key = opts.level === "url" ? "c.url" : "c.domain";
   const rows = db
     .query<SourceRow, SqlParam[]>(
@@ -82,5 +81,5 @@ function fromCitations(app: AppContext, filter: Filter, opts: Page) {
        ORDER BY citations DESC, key LIMIT ? OFFSET ?`,
     )
     .all(...cw.params, opts.limit + 1, opts.offset);
-  return { total, valid, rows };
+  return { total, rows };
 }

@@ -268,16 +268,26 @@ export interface RankingRow {
   sentiment: Mean;
 }
 
+/** Valid (ok) answers in the filter's period: from the daily rollups, or, with a tag, from the answers. */
+export function validAnswers(app: AppContext, filter: Filter): number {
+  const db = app.db.sqlite;
+  if (filter.tag === null) {
+    const d = dayWhere("d", filter, filter.period.start, filter.period.end);
+    return db.query<{ n: number | null }, SqlParam[]>(`SELECT sum(d.valid) AS n FROM answer_days d WHERE ${d.sql}`).get(...d.params)?.n ?? 0;
+  }
+  const w = where("a", filter, filter.period.start, filter.period.end);
+  return db.query<{ n: number }, SqlParam[]>(`SELECT count(*) AS n FROM answers a WHERE ${w.sql} AND a.status = 'ok'`).get(...w.params)?.n ?? 0;
+}
+
 /** The brand and each competitor on the same valid answers, most visible first. */
 export function competitorRanking(app: AppContext, filter: Filter) {
   const db = app.db.sqlite;
   const roster = loadRoster(app.db, filter.brandId);
   type MemberAgg = { member_id: string; n: number; pos_sum: number; top1: number; sent_sum: number | null; sent_n: number };
-  let valid: number;
+  const valid = validAnswers(app, filter);
   let rows: MemberAgg[];
   if (filter.tag === null) {
     const d = dayWhere("d", filter, filter.period.start, filter.period.end);
-    valid = db.query<{ n: number | null }, SqlParam[]>(`SELECT sum(d.valid) AS n FROM answer_days d WHERE ${d.sql}`).get(...d.params)?.n ?? 0;
     rows = db
       .query<MemberAgg, SqlParam[]>(
         `SELECT d.member_id AS member_id, sum(d.answers) AS n, sum(d.rank_sum) AS pos_sum, sum(d.top1) AS top1,
@@ -286,8 +296,6 @@ export function competitorRanking(app: AppContext, filter: Filter) {
       )
       .all(...d.params);
   } else {
-    const w = where("a", filter, filter.period.start, filter.period.end);
-    valid = db.query<{ n: number }, SqlParam[]>(`SELECT count(*) AS n FROM answers a WHERE ${w.sql} AND a.status = 'ok'`).get(...w.params)?.n ?? 0;
     // Only the roster's members are reported; naming them lets the per-prompt index seek each one.
     const mw = where("m", filter, filter.period.start, filter.period.end);
     const ids = roster.members.map((m) => m.id);

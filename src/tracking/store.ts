@@ -216,14 +216,8 @@ export class AnswerWriter {
   private readonly upsertMentionDay: Statement;
   private readonly upsertUrlDay: Statement;
   private readonly upsertDomainDay: Statement;
-  private readonly deleteAnswerDays: Statement;
-  private readonly deleteMentionDays: Statement;
-  private readonly deleteUrlDays: Statement;
-  private readonly deleteDomainDays: Statement;
-  private readonly rebuildAnswerDays: Statement;
-  private readonly rebuildMentionDays: Statement;
-  private readonly rebuildUrlDays: Statement;
-  private readonly rebuildDomainDays: Statement;
+  /** Per rollup table: drop one day of a brand, and sum it again from the stored rows. */
+  private readonly dayRebuilds: Array<{ clear: Statement; refill: Statement }>;
 
   constructor(db: Db) {
     const sqlite = db.sqlite;
@@ -262,38 +256,32 @@ export class AnswerWriter {
       `INSERT INTO citation_domain_days (brand_id, day, engine, domain, citations, answers) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
        ON CONFLICT (brand_id, day, engine, domain) DO UPDATE SET citations = citations + excluded.citations, answers = answers + excluded.answers`,
     );
-    this.deleteAnswerDays = sqlite.prepare("DELETE FROM answer_days WHERE brand_id = ?1 AND day = ?2");
-    this.deleteMentionDays = sqlite.prepare("DELETE FROM mention_days WHERE brand_id = ?1 AND day = ?2");
-    this.deleteUrlDays = sqlite.prepare("DELETE FROM citation_url_days WHERE brand_id = ?1 AND day = ?2");
-    this.deleteDomainDays = sqlite.prepare("DELETE FROM citation_domain_days WHERE brand_id = ?1 AND day = ?2");
     // The same sums as the upserts, recomputed from the stored rows of one day.
-    this.rebuildAnswerDays = sqlite.prepare(
-      `INSERT INTO answer_days (brand_id, day, engine, total, valid, mentioned, position_sum, top1, top3, sentiment_sum, sentiment_n, cited, roster_mentions)
-       SELECT ?1, ?2, a.engine, count(*), sum(a.status = 'ok'), sum(a.brand_mentioned), total(a.brand_position),
-         count(CASE WHEN a.brand_position = 1 THEN 1 END), count(CASE WHEN a.brand_position <= 3 THEN 1 END),
-         total(a.brand_sentiment), count(a.brand_sentiment), sum(a.brand_cited), sum(a.roster_mentions)
-       FROM answers a WHERE a.brand_id = ?1 AND a.created_at >= ?2 * ${DAY_MS} AND a.created_at < (?2 + 1) * ${DAY_MS}
-       GROUP BY a.engine`,
-    );
-    this.rebuildMentionDays = sqlite.prepare(
-      `INSERT INTO mention_days (brand_id, day, engine, member_id, answers, rank_sum, top1, sentiment_sum, sentiment_n)
-       SELECT ?1, ?2, a.engine, m.member_id, count(*), sum(m.rank), sum(m.rank = 1), total(m.sentiment), count(m.sentiment)
-       FROM answers a JOIN mentions m ON m.answer_id = a.id
-       WHERE a.brand_id = ?1 AND a.created_at >= ?2 * ${DAY_MS} AND a.created_at < (?2 + 1) * ${DAY_MS}
-       GROUP BY a.engine, m.member_id`,
-    );
-    this.rebuildUrlDays = sqlite.prepare(
-      `INSERT INTO citation_url_days (brand_id, day, engine, url, domain, citations)
-       SELECT ?1, ?2, c.engine, c.url, min(c.domain), count(*)
-       FROM citations c WHERE c.brand_id = ?1 AND c.created_at >= ?2 * ${DAY_MS} AND c.created_at < (?2 + 1) * ${DAY_MS}
-       GROUP BY c.engine, c.url`,
-    );
-    this.rebuildDomainDays = sqlite.prepare(
-      `INSERT INTO citation_domain_days (brand_id, day, engine, domain, citations, answers)
-       SELECT ?1, ?2, c.engine, c.domain, count(*), count(DISTINCT c.answer_id)
-       FROM citations c WHERE c.brand_id = ?1 AND c.created_at >= ?2 * ${DAY_MS} AND c.created_at < (?2 + 1) * ${DAY_MS}
-       GROUP BY c.engine, c.domain`,
-    );
+    const refills: Record<string, string> = {
+      answer_days: `INSERT INTO answer_days (brand_id, day, engine, total, valid, mentioned, position_sum, top1, top3, sentiment_sum, sentiment_n, cited, roster_mentions)
+         SELECT ?1, ?2, a.engine, count(*), sum(a.status = 'ok'), sum(a.brand_mentioned), total(a.brand_position),
+           count(CASE WHEN a.brand_position = 1 THEN 1 END), count(CASE WHEN a.brand_position <= 3 THEN 1 END),
+           total(a.brand_sentiment), count(a.brand_sentiment), sum(a.brand_cited), sum(a.roster_mentions)
+         FROM answers a WHERE a.brand_id = ?1 AND a.created_at >= ?2 * ${DAY_MS} AND a.created_at < (?2 + 1) * ${DAY_MS}
+         GROUP BY a.engine`,
+      mention_days: `INSERT INTO mention_days (brand_id, day, engine, member_id, answers, rank_sum, top1, sentiment_sum, sentiment_n)
+         SELECT ?1, ?2, a.engine, m.member_id, count(*), sum(m.rank), sum(m.rank = 1), total(m.sentiment), count(m.sentiment)
+         FROM answers a JOIN mentions m ON m.answer_id = a.id
+         WHERE a.brand_id = ?1 AND a.created_at >= ?2 * ${DAY_MS} AND a.created_at < (?2 + 1) * ${DAY_MS}
+         GROUP BY a.engine, m.member_id`,
+      citation_url_days: `INSERT INTO citation_url_days (brand_id, day, engine, url, domain, citations)
+         SELECT ?1, ?2, c.engine, c.url, min(c.domain), count(*)
+         FROM citations c WHERE c.brand_id = ?1 AND c.created_at >= ?2 * ${DAY_MS} AND c.created_at < (?2 + 1) * ${DAY_MS}
+         GROUP BY c.engine, c.url`,
+      citation_domain_days: `INSERT INTO citation_domain_days (brand_id, day, engine, domain, citations, answers)
+         SELECT ?1, ?2, c.engine, c.domain, count(*), count(DISTINCT c.answer_id)
+         FROM citations c WHERE c.brand_id = ?1 AND c.created_at >= ?2 * ${DAY_MS} AND c.created_at < (?2 + 1) * ${DAY_MS}
+         GROUP BY c.engine, c.domain`,
+    };
+    this.dayRebuilds = Object.entries(refills).map(([table, refill]) => ({
+      clear: sqlite.prepare(`DELETE FROM ${table} WHERE brand_id = ?1 AND day = ?2`),
+      refill: sqlite.prepare(refill),
+    }));
   }
 
   /** Inserts the answer, its analysis and its share of the daily rollups; call inside a transaction. Returns the answer id. */
@@ -354,14 +342,10 @@ export class AnswerWriter {
   /** Recomputes the brand's rollups of the given UTC days from the stored rows (after re-analysis). */
   rebuildRollups(brandId: string, days: Iterable<number>): void {
     for (const day of days) {
-      this.deleteAnswerDays.run(brandId, day);
-      this.deleteMentionDays.run(brandId, day);
-      this.deleteUrlDays.run(brandId, day);
-      this.deleteDomainDays.run(brandId, day);
-      this.rebuildAnswerDays.run(brandId, day);
-      this.rebuildMentionDays.run(brandId, day);
-      this.rebuildUrlDays.run(brandId, day);
-      this.rebuildDomainDays.run(brandId, day);
+      for (const { clear, refill } of this.dayRebuilds) {
+        clear.run(brandId, day);
+        refill.run(brandId, day);
+      }
     }
   }
 

@@ -22,6 +22,14 @@ const SPEC_HEADERS = {
   "cache-control": "public, s-maxage=60, stale-while-revalidate=300",
 };
 
+/** A sandbox whose [writer] is the stand-in model `writer`; `extra` adds lines to that section. */
+function writerSandbox(writer: FakeProvider, extra = ""): Promise<Sandbox> {
+  return sandbox({
+    toml: `[tracking]\nenabled = false\n\n[writer]\napi = "openai"\nbase_url = "${writer.url}"\nmodel = "writer-e2e"\napi_key_env = "E2E_WRITER_KEY"\nmax_retries = 0\n${extra}`,
+    env: { E2E_WRITER_KEY: "sk-e2e-writer" },
+  });
+}
+
 let box: Sandbox;
 let server: ServerProcess;
 let seed: ToolServerSeed;
@@ -35,10 +43,7 @@ beforeAll(async () => {
     apiKey: "sk-e2e-writer",
     fallback: answer("---\ntitle: Written by the model\ndescription: Drafted from the brief.\n---\n# Written by the model\n\nA **fine** answer.<script>alert(1)</script>"),
   });
-  box = await sandbox({
-    toml: `[tracking]\nenabled = false\n\n[writer]\napi = "openai"\nbase_url = "${writer.url}"\nmodel = "writer-e2e"\napi_key_env = "E2E_WRITER_KEY"\nmax_retries = 0\n`,
-    env: { E2E_WRITER_KEY: "sk-e2e-writer" },
-  });
+  box = await writerSandbox(writer);
   seed = seedToolServerData(join(box.dataDir, "spyglass.db"));
   server = await box.serve({ timeoutMs: 60_000 });
   a = await connect(server.url, seed.a.key);
@@ -270,10 +275,7 @@ describe("a small site on another origin", () => {
 describe("stopping while a tool call waits on the writer model", () => {
   test("SIGTERM lets a call in flight finish and answer, then exits 0", async () => {
     const slow = startFakeOpenAI({ latencyMs: 1_500, fallback: answer("---\ntitle: Slow but sure\n---\nDone.") });
-    const own = await sandbox({
-      toml: `[tracking]\nenabled = false\n\n[writer]\napi = "openai"\nbase_url = "${slow.url}"\nmodel = "writer-e2e"\napi_key_env = "E2E_WRITER_KEY"\nmax_retries = 0\n`,
-      env: { E2E_WRITER_KEY: "sk-e2e-writer" },
-    });
+    const own = await writerSandbox(slow);
     try {
       const ownSeed = seedToolServerData(join(own.dataDir, "spyglass.db"));
       const running = await own.serve({ timeoutMs: 60_000 });
@@ -292,10 +294,7 @@ describe("stopping while a tool call waits on the writer model", () => {
 
   test("SIGTERM waits for the call, then, past the 30 s grace period, closes it and exits 0", async () => {
     const hung = startFakeOpenAI({ script: () => ({ kind: "hang" }) });
-    const own = await sandbox({
-      toml: `[tracking]\nenabled = false\n\n[writer]\napi = "openai"\nbase_url = "${hung.url}"\nmodel = "writer-e2e"\napi_key_env = "E2E_WRITER_KEY"\nmax_retries = 0\ntimeout_ms = 300000\n`,
-      env: { E2E_WRITER_KEY: "sk-e2e-writer" },
-    });
+    const own = await writerSandbox(hung, "timeout_ms = 300000\n");
     try {
       const ownSeed = seedToolServerData(join(own.dataDir, "spyglass.db"));
       const running = await own.serve({ timeoutMs: 60_000 });

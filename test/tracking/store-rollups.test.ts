@@ -13,7 +13,7 @@ import { openDatabase } from "../../src/db/client";
 import { MIGRATION_JOURNAL } from "../../src/db/migrations";
 import type { AnswerStatus } from "../../src/db/schema";
 import { seedDemo } from "../../src/tracking/demo";
-import { loadRoster, reanalyzeBrand, storeAnswer } from "../../src/tracking/store";
+import { loadRoster, reanalyzeBrand, storeAnswer, type NewAnswer } from "../../src/tracking/store";
 import { memoryApp, seedBrand } from "../analytics/dataset";
 
 const DAY = 86_400_000;
@@ -80,6 +80,14 @@ function expectRollupsRight(app: AppContext, brandId: string): void {
   expect(stored).toEqual(raw);
 }
 
+/** A stored answer of `brandId`: what varies from test to test, and fixed values for the rest. */
+function answer(
+  brandId: string,
+  fields: Pick<NewAnswer, "promptId" | "engine" | "sample" | "status" | "text" | "providerCitations" | "createdAt">,
+): NewAnswer {
+  return { brandId, runId: null, model: "m", error: null, latencyMs: 1, tokensIn: 1, tokensOut: 1, ...fields };
+}
+
 const TEXTS = [
   "Acme is the best; Globex is fine. See https://acme.com/pricing and https://g2.com/crm.",
   "Globex leads, then Initech. Acme is pricey.",
@@ -104,23 +112,16 @@ test("tracking writes keep the rollups equal to the stored rows, and re-analysis
   for (let i = 0; i < 120; i++) {
     storeAnswer(
       app.db,
-      {
-        brandId: s.brandId,
-        runId: null,
+      answer(s.brandId, {
         promptId: i % 3 ? s.prompts.P1! : s.prompts.P2!,
         engine: ["gpt", "claude", "sonar"][i % 3]!,
-        model: "m",
         sample: i,
         status: statuses[i % statuses.length]!,
         text: TEXTS[i % TEXTS.length]!,
         providerCitations: i % 5 === 0 ? ["https://www.acme.com/blog/"] : [],
-        error: null,
-        latencyMs: 1,
-        tokensIn: 1,
-        tokensOut: 1,
         // Spread over 12 days, several answers a day, at varying hours.
         createdAt: start + Math.floor(i / 10) * DAY + (i % 10) * 7_000_000,
-      },
+      }),
       roster,
     );
   }
@@ -234,22 +235,15 @@ test("upgrading a database made before the citation rollups fills them from the 
   for (let i = 0; i < 40; i++) {
     storeAnswer(
       db,
-      {
-        brandId: s.brandId,
-        runId: null,
+      answer(s.brandId, {
         promptId: s.prompts.P1!,
         engine: ["gpt", "claude"][i % 2]!,
-        model: "m",
         sample: i,
         status: "ok",
         text: TEXTS[i % TEXTS.length]!,
         providerCitations: i % 3 === 0 ? ["https://www.acme.com/blog/", "https://g2.com/crm"] : [],
-        error: null,
-        latencyMs: 1,
-        tokensIn: 1,
-        tokensOut: 1,
         createdAt: start + Math.floor(i / 8) * DAY + (i % 8) * 9_000_000,
-      },
+      }),
       roster,
     );
   }
