@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-BUN_VERSION=1.3.14
+BUN_VERSION=1.4.5
 NODE22_VERSION=22.23.3
 TOOLS="$PWD/.tools"
 export PATH="$TOOLS/node_modules/.bin:$PATH"
