@@ -105,8 +105,8 @@ export class PublicContentCache {
   }
 
   private remember(entry: BrandEntry, cached: CachedBody): CachedBody {
-    entry.bytes += cached.bytes.byteLength;
-    this.bytes += cached.bytes.byteLength;
+    entry.bytes += cached.body.size;
+    this.bytes += cached.body.size;
     for (const oldest of this.bySiteKey.values()) {
       if (this.bytes <= MAX_CACHED_BYTES || oldest === entry) break;
       this.invalidateBrand(oldest.brandId);

@@ -20,10 +20,11 @@ export const INTERNAL_ERROR_BODY = '{"error":"Internal error"}';
 export interface CachedBody {
   etag: string;
   /**
-   * The body, as UTF-8 only: the cache's measure is its length, and keeping the JSON string as well
-   * would double what the cache really holds.
+   * The body, as UTF-8 in a Blob only (keeping the JSON string as well would double what the cache
+   * really holds). A Response made from a Blob shares its bytes; one made from a Uint8Array copies
+   * them: for a 12 KB article that copy was about 2 µs and 12 KB of garbage per answer.
    */
-  bytes: Uint8Array<ArrayBuffer>;
+  body: Blob;
   /** Every header of its 200 and of its 304 but the request id, built on its first answer. */
   headers?: CachedHeaders;
 }
@@ -41,12 +42,8 @@ export interface CachedHeaders {
 
 export type ResponseHeaders = Readonly<Record<string, string>>;
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
 export function cachedBody(body: string): CachedBody {
-  const bytes = encoder.encode(body) as Uint8Array<ArrayBuffer>;
-  return { etag: `"${Bun.hash(body).toString(36)}-${body.length.toString(36)}"`, bytes };
+  return { etag: `"${Bun.hash(body).toString(36)}-${body.length.toString(36)}"`, body: new Blob([body]) };
 }
 
 const ENTITY_TAG = /(?:W\/)?"[^"]*"|\*/g;
@@ -85,11 +82,11 @@ export function surfaceHeaders(pluginHeaders: Record<string, string | number>): 
  * Answers with the cached body, or with a 304 carrying the same headers when the client's copy is
  * current. The full header set is built once per cached body, so a hit only adds the request id;
  * headers go into `set` and the body is returned as a string: Elysia then builds one Response around
- * the string, where a prebuilt Response would be re-wrapped as a stream. Decoding the cached bytes
+ * the string, where a prebuilt Response would be re-wrapped as a stream. Reading the cached Blob back
  * here costs little: this path answers a body's first request and unusual query spellings; repeated
  * hits skip it (public/routes.ts).
  */
-export function sendCached(set: ResponseState, request: Request, id: string, base: ResponseHeaders, cached: CachedBody): string {
+export function sendCached(set: ResponseState, request: Request, id: string, base: ResponseHeaders, cached: CachedBody): string | Promise<string> {
   cached.headers ??= cachedHeaders(base, cached.etag);
   if (ifNoneMatchHits(request.headers.get("if-none-match"), cached.etag)) {
     set.headers = { ...cached.headers.notModified, "x-request-id": id };
@@ -97,7 +94,7 @@ export function sendCached(set: ResponseState, request: Request, id: string, bas
     return "";
   }
   set.headers = { ...cached.headers.ok, "x-request-id": id };
-  return decoder.decode(cached.bytes);
+  return cached.body.text();
 }
 
 function cachedHeaders(base: ResponseHeaders, etag: string): CachedHeaders {

@@ -146,7 +146,7 @@ function answerCachedHit(cache: PublicContentCache, request: Request): Response 
   const notModified = ifNoneMatchHits(request.headers.get("if-none-match"), cached.etag);
   const status = notModified ? 304 : 200;
   // The Response copies the prebuilt headers; the id goes onto its own copy.
-  const response = new Response(notModified ? null : cached.bytes, { status, headers: notModified ? prebuilt.notModifiedHeaders : prebuilt.okHeaders });
+  const response = new Response(notModified ? null : cached.body, { status, headers: notModified ? prebuilt.notModifiedHeaders : prebuilt.okHeaders });
   response.headers.set("x-request-id", id);
   if (outerId === undefined) log.request({ request_id: id, method, path, status, ms: elapsedMs(started) });
   return response;
