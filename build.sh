@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Spyglass build entry point.
 #   ./build.sh         install the pinned Bun (through npm) when absent, install dependencies, compile dist/spyglass
-#   ./build.sh test    the same, then type-check and run the whole test suite (unit, in-process, compiled binary)
+#   ./build.sh test    the same, then lint and format check (Biome), type-check and run the whole suite (unit, in-process, compiled binary)
+#   ./build.sh lint    Biome's format and lint check alone (`bun run fix` applies its fixes)
 #   ./build.sh bench   the same as build, then run the benchmarks in bench/
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -84,18 +85,23 @@ case "${1:-build}" in
   test)
     ensure_chromium
     ensure_mcp_tools
+    log "checking format and lint (biome)"
+    bun x biome ci .
     log "type-checking"
     bun x tsc --noEmit -p tsconfig.json
     compile
     log "running tests"
     run_tests
     ;;
+  lint)
+    bun x biome ci .
+    ;;
   bench)
     compile
     bun run bench/index.ts
     ;;
   *)
-    echo "usage: ./build.sh [build|test|bench]" >&2
+    echo "usage: ./build.sh [build|test|lint|bench]" >&2
     exit 2
     ;;
 esac

@@ -10,7 +10,7 @@
 // Single runs of bench/public.ts vary by ±0.1 in ratio on a 2-core VM; interleaved medians of the
 // same binary agree within a few per cent, which is what telling a 5 µs change apart needs.
 import { parseArgs } from "node:util";
-import { load, median, requireBinary, sandbox, type Sandbox, type ServerProcess } from "./lib";
+import { load, median, requireBinary, type Sandbox, type ServerProcess, sandbox } from "./lib";
 import { cpuTicks, seed } from "./public";
 
 const { values, positionals } = parseArgs({

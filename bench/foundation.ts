@@ -1,7 +1,7 @@
 // Foundation: binary size, start-up time, idle memory, and /healthz throughput against a bare
 // Bun.serve answering the same bytes (the framework's overhead on the cheapest route).
 import { statSync } from "node:fs";
-import { baseline, BINARY, load, median, report, requireBinary, sandbox } from "./lib";
+import { BINARY, baseline, load, median, report, requireBinary, sandbox } from "./lib";
 
 const NAME = "foundation";
 
@@ -31,8 +31,18 @@ export async function run(): Promise<void> {
         await load({ url: `${server.url}/healthz`, ...opts, maxRequests: 2_000 });
         const app = await load({ url: `${server.url}/healthz`, ...opts });
         const bare = await load({ url: `${base.url}/healthz`, ...opts });
-        report(NAME, `/healthz rps, ${connections} conn (spyglass)`, Math.round(app.rps), `req/s p50 ${app.p50Ms.toFixed(2)} ms p95 ${app.p95Ms.toFixed(2)} ms`);
-        report(NAME, `/healthz rps, ${connections} conn (bare Bun.serve)`, Math.round(bare.rps), `req/s p50 ${bare.p50Ms.toFixed(2)} ms p95 ${bare.p95Ms.toFixed(2)} ms`);
+        report(
+          NAME,
+          `/healthz rps, ${connections} conn (spyglass)`,
+          Math.round(app.rps),
+          `req/s p50 ${app.p50Ms.toFixed(2)} ms p95 ${app.p95Ms.toFixed(2)} ms`,
+        );
+        report(
+          NAME,
+          `/healthz rps, ${connections} conn (bare Bun.serve)`,
+          Math.round(bare.rps),
+          `req/s p50 ${bare.p50Ms.toFixed(2)} ms p95 ${bare.p95Ms.toFixed(2)} ms`,
+        );
         report(NAME, `/healthz rps ratio, ${connections} conn`, app.rps / bare.rps, "x of bare");
         if (app.errors > 0) report(NAME, `/healthz errors, ${connections} conn`, app.errors);
       }

@@ -2,6 +2,7 @@
 // A scenario is a bench/<name>.ts module exporting `run(): Promise<void>` that reports through
 // bench/lib.ts; register it here.
 export {};
+
 const SCENARIOS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   foundation: () => import("./foundation"),
   mcp: () => import("./mcp"),

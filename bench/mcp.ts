@@ -55,7 +55,12 @@ export async function run(): Promise<void> {
           const opts = { url: target.url, method: target.method, headers: target.headers, body: target.body, connections, maxMs: 5_000 };
           await load({ ...opts, maxRequests: 500, maxMs: 2_000 });
           const r = await load({ ...opts, maxRequests: 50_000 });
-          report(NAME, `${target.name}, ${connections} conn`, Math.round(r.rps), `req/s p50 ${r.p50Ms.toFixed(2)} ms p95 ${r.p95Ms.toFixed(2)} ms`);
+          report(
+            NAME,
+            `${target.name}, ${connections} conn`,
+            Math.round(r.rps),
+            `req/s p50 ${r.p50Ms.toFixed(2)} ms p95 ${r.p95Ms.toFixed(2)} ms`,
+          );
           if (r.errors > 0) report(NAME, `${target.name} errors, ${connections} conn`, r.errors);
         }
       }

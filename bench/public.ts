@@ -21,7 +21,7 @@ import { openDatabase } from "../src/db/client";
 import { accounts } from "../src/db/schema";
 import { newId } from "../src/ids";
 import { scratchDir } from "../test/support/scratch";
-import { load, median, report, requireBinary, sandbox, type LoadResult, type Sandbox } from "./lib";
+import { type LoadResult, load, median, report, requireBinary, type Sandbox, sandbox } from "./lib";
 
 const NAME = "public";
 const ARTICLES = 50;
@@ -44,7 +44,10 @@ export async function seed(box: Sandbox): Promise<{ siteKey: string; slug: strin
   const db = openDatabase(join(box.dataDir, "spyglass.db"));
   try {
     const accountId = newId("acc");
-    db.orm.insert(accounts).values({ id: accountId, email: "bench@example.com", passwordHash: "!", plan: "autopilot", createdAt: Date.now() }).run();
+    db.orm
+      .insert(accounts)
+      .values({ id: accountId, email: "bench@example.com", passwordHash: "!", plan: "autopilot", createdAt: Date.now() })
+      .run();
     const brand = createBrand(db, accountId, { name: "Acme CRM", domain: "acme.com" });
     let slug = "";
     for (let i = 0; i < ARTICLES; i++) {
@@ -120,9 +123,24 @@ async function compare(label: string, url: string, serverPid: number, dir: strin
       }
       const rpsRatio = median(rps.map(([a, b]) => a / b));
       const cpuRatio = median(cpu.map(([a, b]) => b / a));
-      report(NAME, `${label}: rps, ${connections} conn (spyglass / bare)`, `${Math.round(median(rps.map((r) => r[0])))} / ${Math.round(median(rps.map((r) => r[1])))}`, "req/s");
-      report(NAME, `${label}: rps ratio, ${connections} conn`, rpsRatio, `x of bare (rounds ${rps.map(([a, b]) => (a / b).toFixed(2)).join(" ")})`);
-      report(NAME, `${label}: CPU per request, ${connections} conn (spyglass / bare)`, `${median(cpu.map((c) => c[0])).toFixed(1)} / ${median(cpu.map((c) => c[1])).toFixed(1)}`, "µs");
+      report(
+        NAME,
+        `${label}: rps, ${connections} conn (spyglass / bare)`,
+        `${Math.round(median(rps.map((r) => r[0])))} / ${Math.round(median(rps.map((r) => r[1])))}`,
+        "req/s",
+      );
+      report(
+        NAME,
+        `${label}: rps ratio, ${connections} conn`,
+        rpsRatio,
+        `x of bare (rounds ${rps.map(([a, b]) => (a / b).toFixed(2)).join(" ")})`,
+      );
+      report(
+        NAME,
+        `${label}: CPU per request, ${connections} conn (spyglass / bare)`,
+        `${median(cpu.map((c) => c[0])).toFixed(1)} / ${median(cpu.map((c) => c[1])).toFixed(1)}`,
+        "µs",
+      );
       report(NAME, `${label}: CPU ratio, ${connections} conn`, cpuRatio, "x of bare (bare CPU/request over spyglass's)");
     }
   } finally {

@@ -43,13 +43,21 @@ async function analyticsBench(): Promise<void> {
   const box = await sandbox();
   try {
     const t0 = performance.now();
-    const seeded = await box.cliJson<{ api_key: string; answers: number; prompts: number; seconds: number }>(["demo", "--scale", String(SCALE)]);
+    const seeded = await box.cliJson<{ api_key: string; answers: number; prompts: number; seconds: number }>([
+      "demo",
+      "--scale",
+      String(SCALE),
+    ]);
     const seedSeconds = (performance.now() - t0) / 1000;
-    console.log(`demo --scale ${SCALE}: ${seeded.prompts} prompts, ${seeded.answers} answers, seeded in ${seeded.seconds} s (${seedSeconds.toFixed(1)} s with process start)`);
+    console.log(
+      `demo --scale ${SCALE}: ${seeded.prompts} prompts, ${seeded.answers} answers, seeded in ${seeded.seconds} s (${seedSeconds.toFixed(1)} s with process start)`,
+    );
     const server = await box.serve();
     const client = new Client({ name: "spyglass-bench", version: "1.0.0" });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp/mcp`), { requestInit: { headers: { Authorization: `Bearer ${seeded.api_key}` } } }),
+      new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${seeded.api_key}` } },
+      }),
     );
     try {
       for (const [tool, args] of ANALYTICS_CALLS) {
@@ -63,7 +71,9 @@ async function analyticsBench(): Promise<void> {
         }
         times.sort((a, b) => a - b);
         const label = Object.keys(args).length ? `${tool} ${JSON.stringify(args)}` : tool;
-        console.log(`${label.padEnd(24)} median ${quantile(times, 0.5).toFixed(1)} ms  p95 ${quantile(times, 0.95).toFixed(1)} ms  (${CALLS} calls over ${seeded.answers} answers, MCP round trip)`);
+        console.log(
+          `${label.padEnd(24)} median ${quantile(times, 0.5).toFixed(1)} ms  p95 ${quantile(times, 0.95).toFixed(1)} ms  (${CALLS} calls over ${seeded.answers} answers, MCP round trip)`,
+        );
       }
     } finally {
       await client.close();
@@ -99,7 +109,13 @@ model = "${id}-bench"
     const db = new Database(join(box.dataDir, "spyglass.db"));
     db.transaction(() => {
       for (let i = 0; i < PROMPTS; i++) {
-        db.query("INSERT INTO prompts (id, brand_id, text, text_key, created_at) VALUES (?, ?, ?, ?, ?)").run(`prm_b${i}`, brand.id, `bench prompt ${i}`, `bench prompt ${i}`, i);
+        db.query("INSERT INTO prompts (id, brand_id, text, text_key, created_at) VALUES (?, ?, ?, ?, ?)").run(
+          `prm_b${i}`,
+          brand.id,
+          `bench prompt ${i}`,
+          `bench prompt ${i}`,
+          i,
+        );
       }
     })();
     db.close();

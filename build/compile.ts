@@ -2,7 +2,7 @@
 // entry point of its own (Bun bundles each entry separately; src/content/renderer.ts finds it).
 // `compileExecutable` is the one build configuration: the compiled-sanitizer test builds its check
 // binary with it too.
-import type { BuildOutput } from "bun";
+import { type BuildOutput } from "bun";
 import { jsdomPlugin } from "./jsdom-plugin";
 
 export function compileExecutable(entrypoints: string[], outfile: string): Promise<BuildOutput> {

@@ -15,9 +15,9 @@
 // Every rewrite insists on finding the code it expects: after a jsdom or css-tree upgrade that
 // moves things around, the build fails here instead of shipping a binary that crashes on start.
 
-import type { BunPlugin, PluginBuilder } from "bun";
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { type BunPlugin, type PluginBuilder } from "bun";
 
 const CREATE_REQUIRE_IMPORT = /^import\s*\{\s*createRequire\s*\}\s*from\s*['"](?:node:)?module['"];?[ \t]*\r?\n?/m;
 const CREATE_REQUIRE_CALL = /^const\s+require\s*=\s*createRequire\(\s*import\.meta\.url\s*\);?[ \t]*\r?\n?/m;
@@ -63,10 +63,7 @@ export function stubSyncXhrWorker(source: string, file: string): string {
   if (!SYNC_WORKER_RESOLVE.test(source)) {
     throw new Error(`jsdom-plugin: ${file} no longer resolves xhr-sync-worker.js the expected way`);
   }
-  return source.replace(
-    SYNC_WORKER_RESOLVE,
-    JSON.stringify("/$bunfs/spyglass-has-no-jsdom-sync-xhr-worker.js"),
-  );
+  return source.replace(SYNC_WORKER_RESOLVE, JSON.stringify("/$bunfs/spyglass-has-no-jsdom-sync-xhr-worker.js"));
 }
 
 // Forward or back slashes, so that the filters also hold on Windows builds.

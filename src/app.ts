@@ -1,9 +1,9 @@
 // The Elysia app: each feature mounts its own routes. Nothing else lives here.
 import { Elysia } from "elysia";
-import type { Config } from "./config";
-import type { Db } from "./db/client";
 import { accountRoutes } from "./accounts/routes";
 import { brandRoutes } from "./brands/routes";
+import { type Config } from "./config";
+import { type Db } from "./db/client";
 import { healthRoutes } from "./health/routes";
 import { observability } from "./http/observability";
 import { keyRoutes } from "./keys/routes";

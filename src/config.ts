@@ -3,8 +3,8 @@
 // the key and what is wrong.
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { parse as parseToml } from "smol-toml";
 import { Cron } from "croner";
+import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
 
 export class ConfigError extends Error {}
@@ -50,13 +50,16 @@ const cronSchema = z.string().refine((expr) => {
   } catch {
     return false;
   }
-}, "must be a valid cron expression such as \"0 6 * * *\"");
+}, 'must be a valid cron expression such as "0 6 * * *"');
 
 const fileSchema = z
   .object({
     public_url: httpUrl.optional(),
     log_level: z.enum(["debug", "info", "warn", "error"]).optional(),
-    auth: z.object({ signup: z.enum(["first", "open", "closed"]).default("first") }).strict().default({ signup: "first" }),
+    auth: z
+      .object({ signup: z.enum(["first", "open", "closed"]).default("first") })
+      .strict()
+      .default({ signup: "first" }),
     tracking: z
       .object({
         schedule: cronSchema.default("0 6 * * *"),
@@ -157,8 +160,11 @@ function readConfigFile(path: string): z.infer<typeof fileSchema> {
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const key = issue?.path.length ? issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : i ? `.${String(p)}` : String(p))).join("") : "(top level)";
-    const message = issue?.code === "unrecognized_keys" ? `unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}` : (issue?.message ?? "invalid");
+    const key = issue?.path.length
+      ? issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : i ? `.${String(p)}` : String(p))).join("")
+      : "(top level)";
+    const message =
+      issue?.code === "unrecognized_keys" ? `unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}` : (issue?.message ?? "invalid");
     throw new ConfigError(`${path}: ${key}: ${message}`);
   }
   return parsed.data;

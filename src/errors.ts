@@ -38,7 +38,10 @@ export class Forbidden extends AppError {
 export type PaidPlan = "visibility" | "autopilot";
 
 export class PlanRequired extends AppError {
-  constructor(readonly requiredPlan: PaidPlan, message?: string) {
+  constructor(
+    readonly requiredPlan: PaidPlan,
+    message?: string,
+  ) {
     super(
       403,
       "plan_required",

@@ -41,8 +41,8 @@ export function setLogWriter(write: ((text: string) => void) | null): void {
 }
 
 function out(data: string | Uint8Array): void {
-  if (redirected) return redirected(typeof data === "string" ? data : new TextDecoder().decode(data));
-  process.stdout.write(data);
+  if (redirected) redirected(typeof data === "string" ? data : new TextDecoder().decode(data));
+  else process.stdout.write(data);
 }
 
 /** Writes the batched access-log lines now. */
@@ -117,7 +117,10 @@ function jsonString(value: string): string {
 function writeBatched(text: string): void {
   const worstCase = text.length * 3;
   if (used + worstCase > BUFFER_BYTES) flushLog();
-  if (worstCase > BUFFER_BYTES) return out(text);
+  if (worstCase > BUFFER_BYTES) {
+    out(text);
+    return;
+  }
   used += encoder.encodeInto(text, buffer.subarray(used)).written;
   if (used >= FLUSH_AT_BYTES) flushLog();
   else if (!timer) {

@@ -1,15 +1,15 @@
 #!/usr/bin/env bun
 // The CLI (CONTRACT §2): parses argv and dispatches. No business logic lives here.
 import { parseArgs } from "node:util";
-import { loadConfig, ConfigError, type Config } from "./config";
-import { openDatabase, type Db } from "./db/client";
 import { createAccount, requireAccountByEmail, setAccountPlan } from "./accounts/service";
 import { createBrand } from "./brands/service";
+import { type Config, ConfigError, loadConfig } from "./config";
+import { articleRenderer } from "./content/renderer";
 import { backupDatabase } from "./db/backup";
+import { type Db, openDatabase } from "./db/client";
 import { AppError } from "./errors";
 import { createApiKey } from "./keys/service";
 import { configureLog, log } from "./log";
-import { articleRenderer } from "./content/renderer";
 import { startServer } from "./server";
 import { demoCommand, trackCommand } from "./tracking/cli";
 import { markInterruptedRuns } from "./tracking/runner";
@@ -64,7 +64,8 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   "account create": {
-    usage: "spyglass account create --email E --password P|- [--plan none|visibility|autopilot] [--json]   (--password - reads it from stdin)",
+    usage:
+      "spyglass account create --email E --password P|- [--plan none|visibility|autopilot] [--json]   (--password - reads it from stdin)",
     options: { email: { type: "string" }, password: { type: "string" }, plan: { type: "string" } },
     async run({ config, flags, json }) {
       const input = { email: need(flags, "email"), password: await passwordFrom(need(flags, "password")), plan: flags.plan };
@@ -189,7 +190,11 @@ async function main(argv: string[]): Promise<void> {
   } else if (argv[0] === undefined || argv[0].startsWith("-")) {
     words.push("serve");
   } else if (argv[0] === "help" || argv[0] === "--help") {
-    process.stdout.write(`${Object.values(COMMANDS).map((c) => c.usage).join("\n")}\n`);
+    process.stdout.write(
+      `${Object.values(COMMANDS)
+        .map((c) => c.usage)
+        .join("\n")}\n`,
+    );
     return;
   } else {
     fail(`unknown command "${argv.slice(0, 2).join(" ")}"; run "spyglass help" for the list`, 2);

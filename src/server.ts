@@ -1,7 +1,7 @@
 // Starts the HTTP server and stops it cleanly: stop accepting, finish in-flight requests, run the
 // features' shutdown hooks, close the database.
-import type { Server } from "bun";
-import { buildApp, type AppContext } from "./app";
+import { type Server } from "bun";
+import { type AppContext, buildApp } from "./app";
 import { flushLastUsed } from "./keys/service";
 import { log } from "./log";
 import { publicApiRoutes } from "./public/routes";

@@ -7,12 +7,13 @@
 // (the key-revocation endpoint takes none, per the spec): forms can neither send JSON nor DELETE
 // cross-site, so both rules together close the CSRF door that SameSite=Lax leaves ajar.
 // The `Authorization` header is never read here: a bearer API key is not a dashboard credential.
+
+import { type Server } from "bun";
 import { Elysia } from "elysia";
-import type { Server } from "bun";
-import type { AppContext } from "../app";
-import type { Config } from "../config";
+import { type AppContext } from "../app";
+import { type Config } from "../config";
 import { AppError, Forbidden, Unauthorized } from "../errors";
-import type { AccountView } from "./service";
+import { type AccountView } from "./service";
 import { resolveSession } from "./sessions";
 
 const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);

@@ -1,16 +1,9 @@
 // /api/auth: signup, login, logout, me (CONTRACT §3).
 import { Elysia } from "elysia";
-import type { AppContext } from "../app";
+import { type AppContext } from "../app";
 import { Invalid, TooManyRequests, Unauthorized } from "../errors";
-import {
-  assertSameOriginJson,
-  clearedSessionCookie,
-  clientAddress,
-  readSessionToken,
-  sessionCookie,
-  sessionGuard,
-} from "./guard";
-import { authenticate, signup, type AccountView } from "./service";
+import { assertSameOriginJson, clearedSessionCookie, clientAddress, readSessionToken, sessionCookie, sessionGuard } from "./guard";
+import { type AccountView, authenticate, signup } from "./service";
 import { createSession, deleteSession } from "./sessions";
 import { loginThrottle } from "./throttle";
 
@@ -70,9 +63,7 @@ export function accountRoutes(ctx: AppContext) {
       return null;
     });
 
-  const authed = new Elysia({ prefix: "/api/auth" })
-    .use(sessionGuard(ctx))
-    .get("/me", ({ account }) => ({ account }));
+  const authed = new Elysia({ prefix: "/api/auth" }).use(sessionGuard(ctx)).get("/me", ({ account }) => ({ account }));
 
   return new Elysia().use(open).use(authed);
 }

@@ -1,8 +1,8 @@
 // Accounts and passwords. Queries on the accounts table live here only; the CLI, the auth routes
 // and the dashboard call these functions.
 import { count, eq } from "drizzle-orm";
-import type { Config } from "../config";
-import type { Db } from "../db/client";
+import { type Config } from "../config";
+import { type Db } from "../db/client";
 import { accounts, PLANS, type Plan } from "../db/schema";
 import { Conflict, Forbidden, Invalid, NotFound } from "../errors";
 import { newId } from "../ids";

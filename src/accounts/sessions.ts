@@ -1,10 +1,10 @@
 // Dashboard sessions: a random token in an HttpOnly cookie, stored only as its SHA-256. Expiry
 // slides (14 days after the last use) but the row is rewritten at most once an hour.
 import { and, eq, lt } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { type Db } from "../db/client";
 import { accounts, sessions } from "../db/schema";
 import { sha256Hex } from "../ids";
-import type { AccountView } from "./service";
+import { type AccountView } from "./service";
 
 export const SESSION_TTL_MS = 14 * 24 * 60 * 60 * 1000;
 export const SESSION_REFRESH_MS = 60 * 60 * 1000;
@@ -25,8 +25,14 @@ export function createSession(db: Db, accountId: string, now = Date.now()): { to
   const expiresAt = now + SESSION_TTL_MS;
   db.sqlite
     .transaction(() => {
-      db.orm.delete(sessions).where(and(eq(sessions.accountId, accountId), lt(sessions.expiresAt, now))).run();
-      db.orm.insert(sessions).values({ tokenHash: sha256Hex(token), accountId, createdAt: now, expiresAt }).run();
+      db.orm
+        .delete(sessions)
+        .where(and(eq(sessions.accountId, accountId), lt(sessions.expiresAt, now)))
+        .run();
+      db.orm
+        .insert(sessions)
+        .values({ tokenHash: sha256Hex(token), accountId, createdAt: now, expiresAt })
+        .run();
     })
     .immediate();
   return { token, expiresAt };
@@ -57,5 +63,8 @@ export function resolveSession(db: Db, token: string | null | undefined, now = D
 
 export function deleteSession(db: Db, token: string | null | undefined): void {
   if (!token || !TOKEN.test(token)) return;
-  db.orm.delete(sessions).where(eq(sessions.tokenHash, sha256Hex(token))).run();
+  db.orm
+    .delete(sessions)
+    .where(eq(sessions.tokenHash, sha256Hex(token)))
+    .run();
 }

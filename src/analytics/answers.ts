@@ -1,10 +1,10 @@
 // Stored answers themselves: a bounded, cursor-paged list and one answer in full.
-import type { AppContext } from "../app";
-import type { AnswerStatus } from "../db/schema";
+import { type AppContext } from "../app";
+import { type AnswerStatus } from "../db/schema";
 import { Invalid, NotFound } from "../errors";
 import { iso } from "../ids";
 import { isOnDomains, loadRoster } from "../tracking/store";
-import { dayString, parseDay, DAY_MS, type SqlParam } from "./filters";
+import { DAY_MS, dayString, parseDay, type SqlParam } from "./filters";
 
 export interface AnswerSummary {
   id: string;
@@ -124,9 +124,18 @@ export function getAnswer(app: AppContext, brandId: string, answerId: string) {
   if (!/^\d{1,15}$/.test(answerId)) throw new NotFound("Answer not found.", "answer_not_found");
   const db = app.db.sqlite;
   const row = db
-    .query<SummaryRow & { text: string; error: string | null; run_id: string | null; latency_ms: number | null; tokens_in: number | null; tokens_out: number | null; prompt_text: string }, [number, string]>(
-      `SELECT a.*, p.text AS prompt_text FROM answers a JOIN prompts p ON p.id = a.prompt_id WHERE a.id = ? AND a.brand_id = ?`,
-    )
+    .query<
+      SummaryRow & {
+        text: string;
+        error: string | null;
+        run_id: string | null;
+        latency_ms: number | null;
+        tokens_in: number | null;
+        tokens_out: number | null;
+        prompt_text: string;
+      },
+      [number, string]
+    >(`SELECT a.*, p.text AS prompt_text FROM answers a JOIN prompts p ON p.id = a.prompt_id WHERE a.id = ? AND a.brand_id = ?`)
     .get(Number(answerId), brandId);
   if (!row) throw new NotFound("Answer not found.", "answer_not_found");
   const roster = loadRoster(app.db, brandId);

@@ -2,7 +2,7 @@
 // today), its previous period of equal length, an engine and a tag, turned into SQL conditions on
 // the columns (brand_id, created_at, engine, prompt_id) that answers, mentions and citations all
 // carry, or on the daily rollups (brand_id, day, engine) when there is no tag.
-import type { AppContext } from "../app";
+import { type AppContext } from "../app";
 import { Invalid, NotFound } from "../errors";
 
 export const DAY_MS = 86_400_000;
@@ -65,7 +65,8 @@ export function resolveFilter(app: AppContext, brandId: string, input: FilterInp
   const startDay = input.start_date !== undefined ? parseDay(input.start_date, "start_date") : endDay - (DEFAULT_DAYS - 1) * DAY_MS;
   if (startDay > endDay) throw new Invalid("start_date must be on or before end_date.", "invalid_date_range");
   const days = Math.round((endDay - startDay) / DAY_MS) + 1;
-  if (days > MAX_DAYS) throw new Invalid(`The period may cover at most ${MAX_DAYS} days; narrow start_date and end_date.`, "invalid_date_range");
+  if (days > MAX_DAYS)
+    throw new Invalid(`The period may cover at most ${MAX_DAYS} days; narrow start_date and end_date.`, "invalid_date_range");
   const current = period(startDay, days);
   return {
     brandId,

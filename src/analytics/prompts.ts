@@ -1,8 +1,8 @@
 // Per-prompt figures and content gaps (METRICS.md "Content gaps").
-import type { AppContext } from "../app";
+import { type AppContext } from "../app";
 import { loadRoster } from "../tracking/store";
-import { describeFilter, encodeOffset, promptScope, where, type Filter, type SqlParam } from "./filters";
-import { mean, rate, type Mean, type Rate } from "./rates";
+import { describeFilter, encodeOffset, type Filter, promptScope, type SqlParam, where } from "./filters";
+import { type Mean, mean, type Rate, rate } from "./rates";
 
 export interface PromptPerformance {
   id: string;
@@ -18,9 +18,7 @@ const marks = (list: readonly unknown[]) => list.map(() => "?").join(",");
 function promptTexts(app: AppContext, brandId: string, ids: string[]): Map<string, string> {
   if (ids.length === 0) return new Map();
   const rows = app.db.sqlite
-    .query<{ id: string; text: string }, string[]>(
-      `SELECT id, text FROM prompts WHERE brand_id = ? AND id IN (${marks(ids)})`,
-    )
+    .query<{ id: string; text: string }, string[]>(`SELECT id, text FROM prompts WHERE brand_id = ? AND id IN (${marks(ids)})`)
     .all(brandId, ...ids);
   return new Map(rows.map((r) => [r.id, r.text]));
 }

@@ -1,10 +1,10 @@
 // Which sources the engines cite: per registrable domain or per URL, with citation_share (METRICS.md)
 // and whether the source is the brand's own site. Summed from the daily citation rollups, or, with a
 // tag filter, from the citations of the tag's prompts.
-import type { AppContext } from "../app";
+import { type AppContext } from "../app";
 import { isOnDomains, loadRoster, ownedRegistrableDomains } from "../tracking/store";
-import { dayWhere, describeFilter, encodeOffset, where, type Filter, type SqlParam } from "./filters";
-import { rate, type Rate } from "./rates";
+import { dayWhere, describeFilter, encodeOffset, type Filter, type SqlParam, where } from "./filters";
+import { type Rate, rate } from "./rates";
 import { validAnswers } from "./visibility";
 
 export interface Source {
@@ -56,7 +56,9 @@ export function topSources(app: AppContext, filter: Filter, opts: Page) {
 function fromRollups(app: AppContext, filter: Filter, opts: Page) {
   const db = app.db.sqlite;
   const d = dayWhere("d", filter, filter.period.start, filter.period.end);
-  const total = db.query<{ n: number | null }, SqlParam[]>(`SELECT sum(d.citations) AS n FROM citation_domain_days d WHERE ${d.sql}`).get(...d.params)?.n ?? 0;
+  const total =
+    db.query<{ n: number | null }, SqlParam[]>(`SELECT sum(d.citations) AS n FROM citation_domain_days d WHERE ${d.sql}`).get(...d.params)
+      ?.n ?? 0;
   // Per URL, every citation is a different answer (an answer cites a URL once).
   const sql =
     opts.level === "url"
@@ -64,7 +66,9 @@ function fromRollups(app: AppContext, filter: Filter, opts: Page) {
          FROM citation_url_days d WHERE ${d.sql} GROUP BY d.url`
       : `SELECT d.domain AS key, d.domain AS domain, sum(d.citations) AS citations, sum(d.answers) AS answers
          FROM citation_domain_days d WHERE ${d.sql} GROUP BY d.domain`;
-  const rows = db.query<SourceRow, SqlParam[]>(`${sql} ORDER BY citations DESC, key LIMIT ? OFFSET ?`).all(...d.params, opts.limit + 1, opts.offset);
+  const rows = db
+    .query<SourceRow, SqlParam[]>(`${sql} ORDER BY citations DESC, key LIMIT ? OFFSET ?`)
+    .all(...d.params, opts.limit + 1, opts.offset);
   return { total, rows };
 }
 

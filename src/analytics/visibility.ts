@@ -1,11 +1,11 @@
 // The brand's period figures (overview), their trend, and the roster ranking: pooled counts only
 // (METRICS.md), summed from the daily rollups (or, with a tag, from the covering per-prompt indexes
 // of answers and mentions), with prompt coverage from index probes per prompt.
-import type { AppContext } from "../app";
+import { type AppContext } from "../app";
 import { Invalid } from "../errors";
 import { loadRoster } from "../tracking/store";
-import { DAY_MS, dayString, dayWhere, describeFilter, where, type Filter, type SqlParam } from "./filters";
-import { mean, periodMean, periodRate, rate, type Mean, type PeriodMean, type PeriodRate, type Rate } from "./rates";
+import { DAY_MS, dayString, dayWhere, describeFilter, type Filter, type SqlParam, where } from "./filters";
+import { type Mean, mean, type PeriodMean, type PeriodRate, periodMean, periodRate, type Rate, rate } from "./rates";
 
 /** Pooled counts of one slice (an engine, or everything) in one period. */
 export interface Counts {
@@ -146,7 +146,14 @@ function promptCoverage(app: AppContext, filter: Filter, engines: string[]): Cov
        SELECT NULL, sum(vc), sum(mc), sum(vp), sum(mp)
        FROM (SELECT max(vc) AS vc, max(mc) AS mc, max(vp) AS vp, max(mp) AS mp FROM pe GROUP BY prompt)`,
     )
-    .all(filter.brandId, filter.period.start, filter.period.end, filter.previous.start, JSON.stringify(engines), ...(filter.tag ? [filter.tag.id] : []));
+    .all(
+      filter.brandId,
+      filter.period.start,
+      filter.period.end,
+      filter.previous.start,
+      JSON.stringify(engines),
+      ...(filter.tag ? [filter.tag.id] : []),
+    );
 }
 
 /** Counts for [previous.start, period.end) split by engine and by period. */
@@ -273,10 +280,14 @@ export function validAnswers(app: AppContext, filter: Filter): number {
   const db = app.db.sqlite;
   if (filter.tag === null) {
     const d = dayWhere("d", filter, filter.period.start, filter.period.end);
-    return db.query<{ n: number | null }, SqlParam[]>(`SELECT sum(d.valid) AS n FROM answer_days d WHERE ${d.sql}`).get(...d.params)?.n ?? 0;
+    return (
+      db.query<{ n: number | null }, SqlParam[]>(`SELECT sum(d.valid) AS n FROM answer_days d WHERE ${d.sql}`).get(...d.params)?.n ?? 0
+    );
   }
   const w = where("a", filter, filter.period.start, filter.period.end);
-  return db.query<{ n: number }, SqlParam[]>(`SELECT count(*) AS n FROM answers a WHERE ${w.sql} AND a.status = 'ok'`).get(...w.params)?.n ?? 0;
+  return (
+    db.query<{ n: number }, SqlParam[]>(`SELECT count(*) AS n FROM answers a WHERE ${w.sql} AND a.status = 'ok'`).get(...w.params)?.n ?? 0
+  );
 }
 
 /** The brand and each competitor on the same valid answers, most visible first. */
@@ -323,6 +334,11 @@ export function competitorRanking(app: AppContext, filter: Filter) {
       sentiment: mean(r?.sent_sum ?? 0, r?.sent_n ?? 0),
     };
   });
-  ranking.sort((a, b) => (b.visibility.rate ?? 0) - (a.visibility.rate ?? 0) || b.visibility.successes - a.visibility.successes || a.name.localeCompare(b.name));
+  ranking.sort(
+    (a, b) =>
+      (b.visibility.rate ?? 0) - (a.visibility.rate ?? 0) ||
+      b.visibility.successes - a.visibility.successes ||
+      a.name.localeCompare(b.name),
+  );
   return { filter: describeFilter(filter), valid_answers: valid, ranking };
 }

@@ -1,9 +1,9 @@
 // /api/brands for the dashboard session (CONTRACT §3).
 import { Elysia } from "elysia";
-import type { AppContext } from "../app";
 import { sessionGuard } from "../accounts/guard";
+import { type AppContext } from "../app";
 import { Invalid } from "../errors";
-import { createBrand, listBrands, type BrandInput } from "./service";
+import { type BrandInput, createBrand, listBrands } from "./service";
 
 export function brandRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/brands" })

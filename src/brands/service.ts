@@ -1,7 +1,7 @@
 // Brands: a name, an optional domain, aliases the analysis also counts as the brand, and a public
 // site key for the content API. Queries on the brands table live here only.
 import { and, asc, eq, max } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { type Db } from "../db/client";
 import { brands } from "../db/schema";
 import { Invalid, NotFound } from "../errors";
 import { newId } from "../ids";
@@ -90,7 +90,11 @@ export function createBrand(db: Db, accountId: string, input: BrandInput): Brand
     .transaction(() => {
       // Strictly increasing per account, so "the account's first brand" (the default for new keys)
       // is well defined even for brands created within the same millisecond.
-      const last = db.orm.select({ at: max(brands.createdAt) }).from(brands).where(eq(brands.accountId, accountId)).get()?.at;
+      const last = db.orm
+        .select({ at: max(brands.createdAt) })
+        .from(brands)
+        .where(eq(brands.accountId, accountId))
+        .get()?.at;
       const createdAt = Math.max(Date.now(), (last ?? 0) + 1);
       const row: BrandRow = { id: newId("brd"), accountId, ...fields, siteKey: generateSiteKey(), createdAt, updatedAt: createdAt };
       db.orm.insert(brands).values(row).run();
@@ -101,13 +105,7 @@ export function createBrand(db: Db, accountId: string, input: BrandInput): Brand
 
 /** The account's brands, oldest first (the first one is the default for new API keys). */
 export function listBrands(db: Db, accountId: string): BrandView[] {
-  return db.orm
-    .select()
-    .from(brands)
-    .where(eq(brands.accountId, accountId))
-    .orderBy(asc(brands.createdAt), asc(brands.id))
-    .all()
-    .map(view);
+  return db.orm.select().from(brands).where(eq(brands.accountId, accountId)).orderBy(asc(brands.createdAt), asc(brands.id)).all().map(view);
 }
 
 /** A brand by id; for callers whose brand id comes from a verified credential (the tool server). */
@@ -129,11 +127,7 @@ export function getAccountBrand(db: Db, accountId: string, brandId: string): Bra
 }
 
 /** Changes the fields given; `domain: null` (or "") removes the domain. The site key never changes. */
-export function updateBrand(
-  db: Db,
-  brandId: string,
-  patch: { name?: string; domain?: string | null; aliases?: string[] },
-): BrandView {
+export function updateBrand(db: Db, brandId: string, patch: { name?: string; domain?: string | null; aliases?: string[] }): BrandView {
   const changes: Partial<BrandRow> = {};
   if (patch.name !== undefined) changes.name = parseBrandName(patch.name);
   if (patch.domain !== undefined) changes.domain = parseBrandDomain(patch.domain);

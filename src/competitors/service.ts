@@ -4,7 +4,7 @@
 // re-analyses the brand's stored answers in the background: see rosterChanged.
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import { normalizeDomain } from "../brands/domain";
-import type { Db } from "../db/client";
+import { type Db } from "../db/client";
 import { competitors } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, newId } from "../ids";

@@ -3,9 +3,9 @@
 // it failed: every job then gets an error. The worker entry (render-worker.ts) passes the real
 // sanitizer and renderer; tests pass broken ones.
 
-import type { ArticleSource } from "./render";
-import type { RenderJob, RenderReply } from "./renderer";
-import type { Sanitizer } from "./sanitize";
+import { type ArticleSource } from "./render";
+import { type RenderJob, type RenderReply } from "./renderer";
+import { type Sanitizer } from "./sanitize";
 import { selfTestSanitizer } from "./sanitizer-self-test";
 import { UnsafeHtmlError } from "./unsafe-html";
 

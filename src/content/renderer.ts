@@ -19,10 +19,10 @@
 // the self-test), and Bun does not give all of a terminated worker's memory back (measured: RSS
 // +6 to +10 MB per start/stop cycle).
 
-import { log } from "../log";
 import { Unavailable } from "../errors";
-import type { ArticleSource } from "./render";
-import type { SelfTestResult } from "./sanitizer-self-test";
+import { log } from "../log";
+import { type ArticleSource } from "./render";
+import { type SelfTestResult } from "./sanitizer-self-test";
 import { UnsafeHtmlError } from "./unsafe-html";
 
 export interface RenderJob extends ArticleSource {

@@ -11,7 +11,7 @@
 // these corpora (see ../shared/corpus/README.md).
 
 import createDOMPurify, { type Config, type DOMPurify, type WindowLike } from "dompurify";
-import type { JSDOM as JSDOMClass } from "jsdom";
+import { type JSDOM as JSDOMClass } from "jsdom";
 import { UnsafeHtmlError } from "./unsafe-html";
 
 export { UnsafeHtmlError };
@@ -19,19 +19,79 @@ export { UnsafeHtmlError };
 export type Sanitizer = (html: string) => string;
 
 export const ALLOWED_TAGS: readonly string[] = [
-  "h1", "h2", "h3", "h4", "h5", "h6", "p", "br", "hr",
-  "strong", "b", "em", "i", "u", "s", "del", "ins", "sub", "sup", "mark", "small",
-  "abbr", "cite", "q", "kbd", "code", "pre", "blockquote",
-  "ul", "ol", "li", "dl", "dt", "dd",
-  "table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption",
-  "a", "img", "figure", "figcaption", "details", "summary", "span", "div",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "p",
+  "br",
+  "hr",
+  "strong",
+  "b",
+  "em",
+  "i",
+  "u",
+  "s",
+  "del",
+  "ins",
+  "sub",
+  "sup",
+  "mark",
+  "small",
+  "abbr",
+  "cite",
+  "q",
+  "kbd",
+  "code",
+  "pre",
+  "blockquote",
+  "ul",
+  "ol",
+  "li",
+  "dl",
+  "dt",
+  "dd",
+  "table",
+  "thead",
+  "tbody",
+  "tfoot",
+  "tr",
+  "th",
+  "td",
+  "caption",
+  "a",
+  "img",
+  "figure",
+  "figcaption",
+  "details",
+  "summary",
+  "span",
+  "div",
 ];
 
 // No `target`: where a link opens is the host page's decision, and a named target could aim at
 // one of its frames. `class` is listed but narrowed to `language-*` on code/pre by a hook.
 export const ALLOWED_ATTR: readonly string[] = [
-  "href", "title", "alt", "src", "width", "height", "colspan", "rowspan", "align",
-  "start", "reversed", "open", "lang", "dir", "cite", "datetime", "rel", "class",
+  "href",
+  "title",
+  "alt",
+  "src",
+  "width",
+  "height",
+  "colspan",
+  "rowspan",
+  "align",
+  "start",
+  "reversed",
+  "open",
+  "lang",
+  "dir",
+  "cite",
+  "datetime",
+  "rel",
+  "class",
 ];
 
 /** Attributes whose value is a URL, and the schemes each may carry (no scheme = relative: allowed). */
@@ -88,9 +148,7 @@ function createArticleDom(): ArticleDom {
   purify.addHook("uponSanitizeAttribute", (node, data) => {
     if (data.attrName === "class") {
       const tag = node.nodeName.toLowerCase();
-      const kept = tag === "code" || tag === "pre"
-        ? data.attrValue.split(/\s+/).filter((token) => LANGUAGE_CLASS.test(token))
-        : [];
+      const kept = tag === "code" || tag === "pre" ? data.attrValue.split(/\s+/).filter((token) => LANGUAGE_CLASS.test(token)) : [];
       if (kept.length === 0) data.keepAttr = false;
       else data.attrValue = kept.join(" ");
     }

@@ -2,13 +2,13 @@
 // rendered from it once, on save. Queries on the articles table live here only; every function takes
 // the brand id (from a verified credential) first, and another brand's article is NotFound.
 import { and, desc, eq, lt, or, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { type Db } from "../db/client";
 import { articles } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, isoOrNull, newId } from "../ids";
-import { decodeCursor, DEFAULT_LIMIT, MAX_LIMIT, page } from "../prompts/paging";
+import { DEFAULT_LIMIT, decodeCursor, MAX_LIMIT, page } from "../prompts/paging";
 import { getPrompt } from "../prompts/service";
-import type { ArticleSource } from "./render";
+import { type ArticleSource } from "./render";
 import { renderArticleHtml } from "./renderer";
 import { FALLBACK_SLUG, firstFreeSlug, isDerivedFrom, parseSlug, slugify } from "./slug";
 
@@ -184,9 +184,7 @@ export function listArticles(db: Db, brandId: string, options: ListArticlesOptio
       and(
         eq(articles.brandId, brandId),
         options.status ? eq(articles.status, options.status) : undefined,
-        after
-          ? or(lt(articles.createdAt, after[0]), and(eq(articles.createdAt, after[0]), lt(articles.id, after[1])))
-          : undefined,
+        after ? or(lt(articles.createdAt, after[0]), and(eq(articles.createdAt, after[0]), lt(articles.id, after[1]))) : undefined,
       ),
     )
     .orderBy(desc(articles.createdAt), desc(articles.id))
@@ -216,11 +214,7 @@ function preparePublishedBySlug(db: Db) {
     .select()
     .from(articles)
     .where(
-      and(
-        eq(articles.brandId, sql.placeholder("brandId")),
-        eq(articles.slug, sql.placeholder("slug")),
-        eq(articles.status, "published"),
-      ),
+      and(eq(articles.brandId, sql.placeholder("brandId")), eq(articles.slug, sql.placeholder("slug")), eq(articles.status, "published")),
     )
     .prepare();
 }
@@ -337,7 +331,10 @@ export async function updateArticle(db: Db, brandId: string, articleId: string, 
       return full(row);
     }
     if (attempt === MAX_RENDER_ATTEMPTS) {
-      throw new Conflict("The article was changed by another request while this change was being saved; nothing was saved: try again.", "article_changed");
+      throw new Conflict(
+        "The article was changed by another request while this change was being saved; nothing was saved: try again.",
+        "article_changed",
+      );
     }
   }
 }

@@ -5,9 +5,6 @@ import { Invalid } from "../errors";
 /** The article body cannot be brought to a stable, safe form; the user has to change it. */
 export class UnsafeHtmlError extends Invalid {
   constructor() {
-    super(
-      "The article body contains HTML that cannot be made safe: remove the raw HTML (or simplify it) and try again.",
-      "unsafe_html",
-    );
+    super("The article body contains HTML that cannot be made safe: remove the raw HTML (or simplify it) and try again.", "unsafe_html");
   }
 }

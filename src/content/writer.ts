@@ -2,13 +2,13 @@
 // brand's own data — the prompt where the brand is missing, the competitors the engines name for it
 // and the domains they cite, the brand's profile — and saves it through the same path as
 // create_article (rendered and sanitized on save, as a draft).
-import type { AppContext } from "../app";
+import { type AppContext } from "../app";
 import { getBrand } from "../brands/service";
-import type { WriterSettings } from "../config";
+import { type WriterSettings } from "../config";
 import { AppError, Invalid } from "../errors";
 import { getPrompt } from "../prompts/service";
 import { complete } from "../tracking/engines/client";
-import type { ChatMessage, ClientOptions } from "../tracking/engines/types";
+import { type ChatMessage, type ClientOptions } from "../tracking/engines/types";
 import { loadRoster } from "../tracking/store";
 import { type Article, createArticle, MAX_DESCRIPTION, MAX_TITLE } from "./service";
 
@@ -37,7 +37,11 @@ export class WriterNotConfigured extends AppError {
 
 export class WriterFailed extends AppError {
   constructor(reason: string) {
-    super(502, "writer_failed", `The writer model did not produce an article (${reason}); try again, or write it yourself with create_article.`);
+    super(
+      502,
+      "writer_failed",
+      `The writer model did not produce an article (${reason}); try again, or write it yourself with create_article.`,
+    );
   }
 }
 
@@ -170,7 +174,11 @@ export function promptEvidence(app: AppContext, brandId: string, promptId: strin
         WHERE brand_id = ? AND prompt_id = ? AND status = 'ok' AND created_at >= ?`,
     )
     .get(brandId, promptId, since);
-  const names = new Map(loadRoster(app.db, brandId).members.filter((m) => !m.isBrand).map((m) => [m.id, m.name]));
+  const names = new Map(
+    loadRoster(app.db, brandId)
+      .members.filter((m) => !m.isBrand)
+      .map((m) => [m.id, m.name]),
+  );
   const competitors = db
     .query<{ member_id: string; n: number }, [string, string, number]>(
       `SELECT member_id, count(DISTINCT answer_id) AS n FROM mentions

@@ -2,8 +2,8 @@
 // works while the server is writing (WAL readers never block the writer).
 import { existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import type { Db } from "./client";
 import { Conflict, Invalid } from "../errors";
+import { type Db } from "./client";
 
 export function backupDatabase(db: Db, target: string): { file: string; bytes: number } {
   const file = resolve(target);

@@ -1,8 +1,8 @@
 import { Database as SQLite } from "bun:sqlite";
-import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
-import type { MigrationMeta } from "drizzle-orm/migrator";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
+import { type MigrationMeta } from "drizzle-orm/migrator";
 import { EMBEDDED_MIGRATIONS, MIGRATION_JOURNAL } from "./migrations";
 import * as schema from "./schema";
 

@@ -2,9 +2,10 @@
 // compiled executable, copied alone into an empty directory, can create and migrate its database.
 // Adding a migration: run `bun x drizzle-kit generate`, then import its SQL below (a test checks
 // that every file of drizzle/ is listed here).
-import journal from "../../drizzle/meta/_journal.json";
+
 import m0000 from "../../drizzle/0000_init.sql" with { type: "text" };
 import m0001 from "../../drizzle/0001_citation_rollups.sql" with { type: "text" };
+import journal from "../../drizzle/meta/_journal.json";
 
 export const EMBEDDED_MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,

@@ -20,7 +20,9 @@ export const sessions = sqliteTable(
   {
     // SHA-256 (hex) of the session token: the token itself is never stored.
     tokenHash: text("token_hash").primaryKey(),
-    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
     createdAt: integer("created_at").notNull(),
     expiresAt: integer("expires_at").notNull(),
   },
@@ -31,7 +33,9 @@ export const brands = sqliteTable(
   "brands",
   {
     id: text("id").primaryKey(),
-    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     domain: text("domain"),
     aliases: text("aliases", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
@@ -46,8 +50,12 @@ export const apiKeys = sqliteTable(
   "api_keys",
   {
     id: text("id").primaryKey(),
-    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
-    brandId: text("brand_id").notNull().references(() => brands.id, { onDelete: "cascade" }),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     // SHA-256 (hex) of the plaintext key; the plaintext exists only in the creation response.
     keyHash: text("key_hash").notNull().unique(),
@@ -63,7 +71,9 @@ export const tags = sqliteTable(
   "tags",
   {
     id: text("id").primaryKey(),
-    brandId: text("brand_id").notNull().references(() => brands.id, { onDelete: "cascade" }),
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     // Lowercased name: tags are unique per brand, case-insensitively.
     nameKey: text("name_key").notNull(),
@@ -77,7 +87,9 @@ export const prompts = sqliteTable(
   "prompts",
   {
     id: text("id").primaryKey(),
-    brandId: text("brand_id").notNull().references(() => brands.id, { onDelete: "cascade" }),
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id, { onDelete: "cascade" }),
     text: text("text").notNull(),
     // Lowercased, whitespace-collapsed text: duplicates are detected case- and space-insensitively.
     textKey: text("text_key").notNull(),
@@ -86,17 +98,18 @@ export const prompts = sqliteTable(
     archivedAt: integer("archived_at"),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [
-    uniqueIndex("prompts_brand_text_idx").on(t.brandId, t.textKey),
-    index("prompts_brand_created_idx").on(t.brandId, t.createdAt),
-  ],
+  (t) => [uniqueIndex("prompts_brand_text_idx").on(t.brandId, t.textKey), index("prompts_brand_created_idx").on(t.brandId, t.createdAt)],
 );
 
 export const promptTags = sqliteTable(
   "prompt_tags",
   {
-    promptId: text("prompt_id").notNull().references(() => prompts.id, { onDelete: "cascade" }),
-    tagId: text("tag_id").notNull().references(() => tags.id, { onDelete: "cascade" }),
+    promptId: text("prompt_id")
+      .notNull()
+      .references(() => prompts.id, { onDelete: "cascade" }),
+    tagId: text("tag_id")
+      .notNull()
+      .references(() => tags.id, { onDelete: "cascade" }),
   },
   (t) => [primaryKey({ columns: [t.promptId, t.tagId] }), index("prompt_tags_tag_idx").on(t.tagId)],
 );
@@ -105,7 +118,9 @@ export const competitors = sqliteTable(
   "competitors",
   {
     id: text("id").primaryKey(),
-    brandId: text("brand_id").notNull().references(() => brands.id, { onDelete: "cascade" }),
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     aliases: text("aliases", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     // Lowercased registrable hosts without scheme or `www.`.
@@ -121,7 +136,9 @@ export const trackingRuns = sqliteTable(
   "tracking_runs",
   {
     id: text("id").primaryKey(),
-    brandId: text("brand_id").notNull().references(() => brands.id, { onDelete: "cascade" }),
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id, { onDelete: "cascade" }),
     status: text("status", { enum: RUN_STATUSES }).notNull(),
     /** "schedule", "cli" or "tool". */
     trigger: text("trigger").notNull(),
@@ -143,9 +160,13 @@ export const answers = sqliteTable(
   "answers",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    brandId: text("brand_id").notNull().references(() => brands.id, { onDelete: "cascade" }),
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id, { onDelete: "cascade" }),
     runId: text("run_id"),
-    promptId: text("prompt_id").notNull().references(() => prompts.id, { onDelete: "cascade" }),
+    promptId: text("prompt_id")
+      .notNull()
+      .references(() => prompts.id, { onDelete: "cascade" }),
     engine: text("engine").notNull(),
     model: text("model"),
     sample: integer("sample").notNull().default(0),
@@ -202,7 +223,9 @@ export const answers = sqliteTable(
 export const mentions = sqliteTable(
   "mentions",
   {
-    answerId: integer("answer_id").notNull().references(() => answers.id, { onDelete: "cascade" }),
+    answerId: integer("answer_id")
+      .notNull()
+      .references(() => answers.id, { onDelete: "cascade" }),
     brandId: text("brand_id").notNull(),
     // The brand's id for the brand itself, a competitor's id otherwise.
     memberId: text("member_id").notNull(),
@@ -234,7 +257,9 @@ export const mentions = sqliteTable(
 export const citations = sqliteTable(
   "citations",
   {
-    answerId: integer("answer_id").notNull().references(() => answers.id, { onDelete: "cascade" }),
+    answerId: integer("answer_id")
+      .notNull()
+      .references(() => answers.id, { onDelete: "cascade" }),
     brandId: text("brand_id").notNull(),
     url: text("url").notNull(),
     domain: text("domain").notNull(),
@@ -254,7 +279,9 @@ export const citations = sqliteTable(
 export const answerDays = sqliteTable(
   "answer_days",
   {
-    brandId: text("brand_id").notNull().references(() => brands.id, { onDelete: "cascade" }),
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id, { onDelete: "cascade" }),
     day: integer("day").notNull(),
     engine: text("engine").notNull(),
     total: integer("total").notNull(),
@@ -274,7 +301,9 @@ export const answerDays = sqliteTable(
 export const mentionDays = sqliteTable(
   "mention_days",
   {
-    brandId: text("brand_id").notNull().references(() => brands.id, { onDelete: "cascade" }),
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id, { onDelete: "cascade" }),
     day: integer("day").notNull(),
     engine: text("engine").notNull(),
     memberId: text("member_id").notNull(),
@@ -294,7 +323,9 @@ export const mentionDays = sqliteTable(
 export const citationUrlDays = sqliteTable(
   "citation_url_days",
   {
-    brandId: text("brand_id").notNull().references(() => brands.id, { onDelete: "cascade" }),
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id, { onDelete: "cascade" }),
     day: integer("day").notNull(),
     engine: text("engine").notNull(),
     url: text("url").notNull(),
@@ -307,7 +338,9 @@ export const citationUrlDays = sqliteTable(
 export const citationDomainDays = sqliteTable(
   "citation_domain_days",
   {
-    brandId: text("brand_id").notNull().references(() => brands.id, { onDelete: "cascade" }),
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id, { onDelete: "cascade" }),
     day: integer("day").notNull(),
     engine: text("engine").notNull(),
     domain: text("domain").notNull(),
@@ -322,7 +355,9 @@ export const articles = sqliteTable(
   "articles",
   {
     id: text("id").primaryKey(),
-    brandId: text("brand_id").notNull().references(() => brands.id, { onDelete: "cascade" }),
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id, { onDelete: "cascade" }),
     promptId: text("prompt_id").references(() => prompts.id, { onDelete: "set null" }),
     title: text("title").notNull().default(""),
     description: text("description"),

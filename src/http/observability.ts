@@ -85,8 +85,7 @@ export function observability() {
       const id = requestId(request);
       const headers = { "x-request-id": id };
       if (error instanceof AppError) {
-        const extra: Record<string, string> =
-          error instanceof TooManyRequests ? { "retry-after": String(error.retryAfterSeconds) } : {};
+        const extra: Record<string, string> = error instanceof TooManyRequests ? { "retry-after": String(error.retryAfterSeconds) } : {};
         return json(error.status, errorBody(error), { ...headers, ...extra }, request);
       }
       switch (code) {

@@ -1,8 +1,8 @@
 // /api/mcp/keys: API-key management for the dashboard session (spec "Key management", CONTRACT §3).
 // Authenticated by the session cookie only; a bearer key is never accepted here.
 import { Elysia } from "elysia";
-import type { AppContext } from "../app";
 import { sessionGuard } from "../accounts/guard";
+import { type AppContext } from "../app";
 import { Invalid } from "../errors";
 import { createApiKey, listApiKeys, revokeApiKey } from "./service";
 

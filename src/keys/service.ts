@@ -1,9 +1,9 @@
 // API keys: create, list, revoke, and verification of a bearer header for the tool server.
 import { and, count, desc, eq, isNull, max } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { apiKeys, accounts, brands, type Plan } from "../db/schema";
+import { type Db } from "../db/client";
+import { accounts, apiKeys, brands, type Plan } from "../db/schema";
 import { Conflict, Forbidden, Invalid, NotFound } from "../errors";
-import { newId, iso, isoOrNull } from "../ids";
+import { iso, isoOrNull, newId } from "../ids";
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from "./format";
 
 export const MAX_ACTIVE_KEYS = 20;
@@ -37,64 +37,64 @@ export function createApiKey(db: Db, accountId: string, input: { name: unknown; 
   if (input.brandId !== undefined && input.brandId !== null && typeof input.brandId !== "string") {
     throw new Invalid("brand_id must be a string.", "invalid_brand_id");
   }
-  return db.sqlite.transaction((): CreatedKey => {
-    const account = db.orm.select({ plan: accounts.plan }).from(accounts).where(eq(accounts.id, accountId)).get();
-    if (!account) throw new NotFound("Account not found.");
-    if (account.plan === "none") {
-      throw new Forbidden(
-        "API keys need a paid plan (Visibility or Autopilot); change the account's plan first.",
-        "plan_required",
-      );
-    }
-    let brandId: string;
-    if (typeof input.brandId === "string") {
-      const brand = db.orm
-        .select({ id: brands.id })
-        .from(brands)
-        .where(and(eq(brands.id, input.brandId), eq(brands.accountId, accountId)))
+  return db.sqlite
+    .transaction((): CreatedKey => {
+      const account = db.orm.select({ plan: accounts.plan }).from(accounts).where(eq(accounts.id, accountId)).get();
+      if (!account) throw new NotFound("Account not found.");
+      if (account.plan === "none") {
+        throw new Forbidden("API keys need a paid plan (Visibility or Autopilot); change the account's plan first.", "plan_required");
+      }
+      let brandId: string;
+      if (typeof input.brandId === "string") {
+        const brand = db.orm
+          .select({ id: brands.id })
+          .from(brands)
+          .where(and(eq(brands.id, input.brandId), eq(brands.accountId, accountId)))
+          .get();
+        if (!brand) throw new NotFound("Brand not found.", "brand_not_found");
+        brandId = brand.id;
+      } else {
+        const first = db.orm
+          .select({ id: brands.id })
+          .from(brands)
+          .where(eq(brands.accountId, accountId))
+          .orderBy(brands.createdAt, brands.id)
+          .limit(1)
+          .get();
+        if (!first) throw new Conflict("Create a brand before creating an API key.", "no_brand");
+        brandId = first.id;
+      }
+      const active = db.orm
+        .select({ n: count() })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
         .get();
-      if (!brand) throw new NotFound("Brand not found.", "brand_not_found");
-      brandId = brand.id;
-    } else {
-      const first = db.orm
-        .select({ id: brands.id })
-        .from(brands)
-        .where(eq(brands.accountId, accountId))
-        .orderBy(brands.createdAt, brands.id)
-        .limit(1)
-        .get();
-      if (!first) throw new Conflict("Create a brand before creating an API key.", "no_brand");
-      brandId = first.id;
-    }
-    const active = db.orm
-      .select({ n: count() })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
-      .get();
-    if ((active?.n ?? 0) >= MAX_ACTIVE_KEYS) {
-      throw new Conflict(
-        `An account can have at most ${MAX_ACTIVE_KEYS} active API keys; revoke one first.`,
-        "key_limit",
-      );
-    }
-    // Strictly increasing per account, so "newest first" is exact even within one millisecond.
-    const last = db.orm.select({ at: max(apiKeys.createdAt) }).from(apiKeys).where(eq(apiKeys.accountId, accountId)).get()?.at;
-    const generated = generateApiKey();
-    const row = {
-      id: newId("key"),
-      accountId,
-      brandId,
-      name,
-      keyHash: generated.hash,
-      keyPrefix: generated.prefix,
-      createdAt: Math.max(Date.now(), (last ?? 0) + 1),
-    };
-    db.orm.insert(apiKeys).values(row).run();
-    return {
-      key: { id: row.id, name, key_prefix: row.keyPrefix, created_at: iso(row.createdAt), brand_id: brandId },
-      plaintext: generated.plaintext,
-    };
-  }).immediate();
+      if ((active?.n ?? 0) >= MAX_ACTIVE_KEYS) {
+        throw new Conflict(`An account can have at most ${MAX_ACTIVE_KEYS} active API keys; revoke one first.`, "key_limit");
+      }
+      // Strictly increasing per account, so "newest first" is exact even within one millisecond.
+      const last = db.orm
+        .select({ at: max(apiKeys.createdAt) })
+        .from(apiKeys)
+        .where(eq(apiKeys.accountId, accountId))
+        .get()?.at;
+      const generated = generateApiKey();
+      const row = {
+        id: newId("key"),
+        accountId,
+        brandId,
+        name,
+        keyHash: generated.hash,
+        keyPrefix: generated.prefix,
+        createdAt: Math.max(Date.now(), (last ?? 0) + 1),
+      };
+      db.orm.insert(apiKeys).values(row).run();
+      return {
+        key: { id: row.id, name, key_prefix: row.keyPrefix, created_at: iso(row.createdAt), brand_id: brandId },
+        plaintext: generated.plaintext,
+      };
+    })
+    .immediate();
 }
 
 export function listApiKeys(db: Db, accountId: string): ApiKeyView[] {
@@ -237,9 +237,7 @@ export function flushLastUsed(db: Db): void {
   const entries = [...state.pending];
   state.pending.clear();
   try {
-    const update = db.sqlite.query(
-      "UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)",
-    );
+    const update = db.sqlite.query("UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)");
     db.sqlite.transaction(() => {
       for (const [id, at] of entries) update.run(at, id);
     })();

@@ -1,7 +1,7 @@
 // Origin check of the tool server (MCP transport security; DNS rebinding). Only browsers send
 // Origin; desktop and CLI clients do not, and a request without it passes. The server's own origin
 // is taken from the configuration, never from the Host header, which a rebinding page controls.
-import type { Config } from "../config";
+import { type Config } from "../config";
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 

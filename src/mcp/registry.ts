@@ -2,10 +2,10 @@
 // server, the plan filter, the snapshot and the docs. The JSON the clients see (tools/list) is built
 // once, at start, by buildCatalog: a request only binds handlers to its brand.
 import { z } from "zod";
-import type { AppContext } from "../app";
-import type { Plan } from "../db/schema";
-import type { PaidPlan } from "../errors";
-import type { VerifiedKey } from "../keys/service";
+import { type AppContext } from "../app";
+import { type Plan } from "../db/schema";
+import { type PaidPlan } from "../errors";
+import { type VerifiedKey } from "../keys/service";
 
 export interface ToolContext {
   app: AppContext;
@@ -102,14 +102,18 @@ function dropSafeIntegerBounds(node: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === "enum" || key === "const" || key === "default") out[key] = value;
-    else if (!(key === "minimum" && value === Number.MIN_SAFE_INTEGER) && !(key === "maximum" && value === Number.MAX_SAFE_INTEGER)) out[key] = dropSafeIntegerBounds(value);
+    else if (!(key === "minimum" && value === Number.MIN_SAFE_INTEGER) && !(key === "maximum" && value === Number.MAX_SAFE_INTEGER))
+      out[key] = dropSafeIntegerBounds(value);
   }
   return out;
 }
 
 function jsonSchema(schema: z.ZodObject, io: "input" | "output"): { type: "object"; [key: string]: unknown } {
   // The dialect the SDK's own McpServer emits (draft-07): what every SDK client validates against.
-  const json = splitNullableTypes(dropSafeIntegerBounds(z.toJSONSchema(schema, { target: "draft-7", io }))) as { type?: unknown; [key: string]: unknown };
+  const json = splitNullableTypes(dropSafeIntegerBounds(z.toJSONSchema(schema, { target: "draft-7", io }))) as {
+    type?: unknown;
+    [key: string]: unknown;
+  };
   if (json.type !== "object") throw new Error(`a tool's ${io} schema must be an object`);
   return json as { type: "object"; [key: string]: unknown };
 }
@@ -119,7 +123,8 @@ export function buildCatalog(tools: readonly AnyTool[]): ToolCatalog {
   const byName = new Map<string, AnyTool>();
   const listings: Array<{ tool: AnyTool; listing: ToolListing }> = [];
   for (const tool of tools) {
-    if (!TOOL_NAME.test(tool.name) || tool.name.length > 64) throw new Error(`tool name "${tool.name}" is not snake_case of at most 64 characters`);
+    if (!TOOL_NAME.test(tool.name) || tool.name.length > 64)
+      throw new Error(`tool name "${tool.name}" is not snake_case of at most 64 characters`);
     if (byName.has(tool.name)) throw new Error(`tool "${tool.name}" is declared twice`);
     if (!tool.title.trim() || tool.description.trim().length < 20) throw new Error(`tool "${tool.name}" needs a title and a description`);
     byName.set(tool.name, tool);

@@ -3,10 +3,10 @@
 // user can act on: AppError subclasses give their own sentence, invalid input names the field and
 // the problem, and anything unexpected becomes a generic sentence with the request id (details go
 // to the log only, never to the client).
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { z } from "zod";
-import type { Plan } from "../db/schema";
-import { AppError, planLabel, type PaidPlan } from "../errors";
+import { type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type z } from "zod";
+import { type Plan } from "../db/schema";
+import { AppError, type PaidPlan, planLabel } from "../errors";
 import { log } from "../log";
 
 export function toolSuccess(value: Record<string, unknown>): CallToolResult {
@@ -46,7 +46,9 @@ export function toolErrorFrom(error: unknown, context: { tool: string; requestId
     message: err?.message,
     stack: err?.stack,
   });
-  return toolFailure(`Something went wrong on our side while running ${context.tool} (request ${context.requestId}); try again, and quote the request id if it persists.`);
+  return toolFailure(
+    `Something went wrong on our side while running ${context.tool} (request ${context.requestId}); try again, and quote the request id if it persists.`,
+  );
 }
 
 /** "prompts[0].text" from a zod issue path. */

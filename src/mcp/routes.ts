@@ -4,11 +4,11 @@
 // brand and plan handles the message and is closed with the response.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Elysia } from "elysia";
-import type { AppContext } from "../app";
-import { verifyBearerKey, type BearerFailure } from "../keys/service";
+import { type AppContext } from "../app";
 import { requestId } from "../http/observability";
+import { type BearerFailure, verifyBearerKey } from "../keys/service";
 import { isAllowedOrigin, ownOrigins } from "./origin";
-import { buildCatalog, type AnyTool, type ToolCatalog } from "./registry";
+import { type AnyTool, buildCatalog, type ToolCatalog } from "./registry";
 import { createToolServer } from "./server";
 import { TOOLS } from "./tools";
 

@@ -2,7 +2,13 @@
 // Nothing here converts schemas: tools/list answers with the catalogue's precomputed JSON, and
 // tools/call validates with the declaration's zod schemas, runs the handler, and maps the outcome.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import pkg from "../../package.json";
 import { log } from "../log";

@@ -1,10 +1,10 @@
 // Tracked prompts: the questions whose AI answers are tracked for a brand. Texts are unique per
 // brand case- and space-insensitively (`text_key`); archiving hides a prompt from tracking and lists
 // while its stored answers stay. Every query is keyed by the brand id of a verified credential.
-import type { Statement } from "bun:sqlite";
+import { type Statement } from "bun:sqlite";
 import { and, eq } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { promptTags, prompts } from "../db/schema";
+import { type Db } from "../db/client";
+import { prompts, promptTags } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, newId } from "../ids";
 import { decodeCursor, page } from "./paging";
@@ -134,7 +134,9 @@ function listStatement(db: Db, filter: ListFilter): Statement<PromptSqlRow, [Lis
     if (filter.query) terms.push("instr(p.text_key, $query) > 0");
     if (filter.tag) terms.push("p.id IN (SELECT prompt_id FROM prompt_tags WHERE tag_id = $tag)");
     // In (created_at, rowid) order, which the (brand_id, created_at) index already has.
-    statement = db.sqlite.query(`SELECT ${PROMPT_COLUMNS} FROM prompts p WHERE ${terms.join(" AND ")} ORDER BY p.created_at, p.rowid LIMIT $limit`);
+    statement = db.sqlite.query(
+      `SELECT ${PROMPT_COLUMNS} FROM prompts p WHERE ${terms.join(" AND ")} ORDER BY p.created_at, p.rowid LIMIT $limit`,
+    );
     cache.set(key, statement);
   }
   return statement;

@@ -1,7 +1,7 @@
 // Tags group a brand's prompts (by product line, funnel stage, market…). Names are unique per brand,
 // case-insensitively; the stored `name_key` is the lowercased name.
 import { and, asc, eq, gt, or, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { type Db } from "../db/client";
 import { promptTags, tags } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, newId } from "../ids";
@@ -48,11 +48,18 @@ function view(row: TagRow, count: number): TagView {
 }
 
 function conflict(name: string): Conflict {
-  return new Conflict(`A tag named "${name}" already exists for this brand (tag names ignore case); use it or pick another name.`, "tag_exists");
+  return new Conflict(
+    `A tag named "${name}" already exists for this brand (tag names ignore case); use it or pick another name.`,
+    "tag_exists",
+  );
 }
 
 function findByKey(db: Db, brandId: string, key: string): TagRow | undefined {
-  return db.orm.select().from(tags).where(and(eq(tags.brandId, brandId), eq(tags.nameKey, key))).get();
+  return db.orm
+    .select()
+    .from(tags)
+    .where(and(eq(tags.brandId, brandId), eq(tags.nameKey, key)))
+    .get();
 }
 
 export function getTag(db: Db, brandId: string, tagId: string): TagView {
@@ -126,7 +133,11 @@ export function updateTag(db: Db, brandId: string, tagId: string, patch: { name?
       }
       if (patch.color !== undefined) changes.color = normalizeTagColor(patch.color);
       if (Object.keys(changes).length > 0) {
-        db.orm.update(tags).set(changes).where(and(eq(tags.brandId, brandId), eq(tags.id, tagId))).run();
+        db.orm
+          .update(tags)
+          .set(changes)
+          .where(and(eq(tags.brandId, brandId), eq(tags.id, tagId)))
+          .run();
       }
       return { ...current, name: changes.name ?? current.name, color: changes.color !== undefined ? changes.color : current.color };
     })
@@ -138,7 +149,10 @@ export function deleteTag(db: Db, brandId: string, tagId: string): TagView {
   return db.sqlite
     .transaction(() => {
       const current = getTag(db, brandId, tagId);
-      db.orm.delete(tags).where(and(eq(tags.brandId, brandId), eq(tags.id, tagId))).run();
+      db.orm
+        .delete(tags)
+        .where(and(eq(tags.brandId, brandId), eq(tags.id, tagId)))
+        .run();
       return current;
     })
     .immediate();

@@ -5,10 +5,10 @@
 // `demo`, a second server) are caught by SQLite's `PRAGMA data_version`, checked at most every
 // DATA_VERSION_CHECK_MS (it takes a shared-memory lock: on every request it was the costliest step):
 // when it moves, the whole cache is dropped. Such a publish is served within that delay.
-import type { Statement } from "bun:sqlite";
-import type { Db } from "../db/client";
+import { type Statement } from "bun:sqlite";
 import { getPublishedArticleBySlug, listPublishedArticles, onArticlesChanged, type PublicArticleRow } from "../content/service";
 import { isValidSlug } from "../content/slug";
+import { type Db } from "../db/client";
 import { iso } from "../ids";
 import { type CachedBody, cachedBody } from "./http";
 

@@ -86,7 +86,13 @@ export function surfaceHeaders(pluginHeaders: Record<string, string | number>): 
  * here costs little: this path answers a body's first request and unusual query spellings; repeated
  * hits skip it (public/routes.ts).
  */
-export function sendCached(set: ResponseState, request: Request, id: string, base: ResponseHeaders, cached: CachedBody): string | Promise<string> {
+export function sendCached(
+  set: ResponseState,
+  request: Request,
+  id: string,
+  base: ResponseHeaders,
+  cached: CachedBody,
+): string | Promise<string> {
   cached.headers ??= cachedHeaders(base, cached.etag);
   if (ifNoneMatchHits(request.headers.get("if-none-match"), cached.etag)) {
     set.headers = { ...cached.headers.notModified, "x-request-id": id };

@@ -13,21 +13,21 @@
 // Access-Control-Request-Method, and knows nothing of Cache-Control.
 import { cors } from "@elysiajs/cors";
 import { Elysia } from "elysia";
-import type { AppContext } from "../app";
+import { type AppContext } from "../app";
 import { answeredStatus, beginRequest, elapsedMs, existingRequestId, logRequest, requestId } from "../http/observability";
 import { log } from "../log";
-import { publicContentCache, type PublicContentCache } from "./cache";
+import { type PublicContentCache, publicContentCache } from "./cache";
 import {
+  type CachedBody,
   INTERNAL_ERROR_BODY,
+  ifNoneMatchHits,
+  jsonError,
   METHOD_NOT_ALLOWED_BODY,
   NOT_FOUND_BODY,
   PREFLIGHT_ALLOW_HEADERS,
   PREFLIGHT_MAX_AGE_SECONDS,
   PUBLIC_HEADERS,
-  type CachedBody,
   type ResponseHeaders,
-  ifNoneMatchHits,
-  jsonError,
   sendCached,
   sendError,
   surfaceHeaders,
@@ -64,14 +64,18 @@ function surface(ctx: AppContext) {
       log.error("unhandled error", { request_id: requestId(request), error: err?.name, message: err?.message, stack: err?.stack });
       return jsonError(500, INTERNAL_ERROR_BODY);
     })
-    .get("/api/public/articles", ({ request, query, set }) => sendCached(set, request, requestId(request), start(set), cache.list(query.key)))
+    .get("/api/public/articles", ({ request, query, set }) =>
+      sendCached(set, request, requestId(request), start(set), cache.list(query.key)),
+    )
     .get("/api/public/articles/:slug", ({ request, query, params, set }) => {
       const found = cache.article(query.key, params.slug);
       const id = requestId(request);
       return found ? sendCached(set, request, id, start(set), found) : sendError(set, id, start(set), 404, NOT_FOUND_BODY);
     })
     .all("/api/public/articles", ({ request, set }) => sendError(set, requestId(request), start(set), 405, METHOD_NOT_ALLOWED_BODY, ALLOW))
-    .all("/api/public/articles/:slug", ({ request, set }) => sendError(set, requestId(request), start(set), 405, METHOD_NOT_ALLOWED_BODY, ALLOW))
+    .all("/api/public/articles/:slug", ({ request, set }) =>
+      sendError(set, requestId(request), start(set), 405, METHOD_NOT_ALLOWED_BODY, ALLOW),
+    )
     .all("/*", ({ request, set }) => sendError(set, requestId(request), start(set), 404, NOT_FOUND_BODY));
 }
 
@@ -146,7 +150,10 @@ function answerCachedHit(cache: PublicContentCache, request: Request): Response 
   const notModified = ifNoneMatchHits(request.headers.get("if-none-match"), cached.etag);
   const status = notModified ? 304 : 200;
   // The Response copies the prebuilt headers; the id goes onto its own copy.
-  const response = new Response(notModified ? null : cached.body, { status, headers: notModified ? prebuilt.notModifiedHeaders : prebuilt.okHeaders });
+  const response = new Response(notModified ? null : cached.body, {
+    status,
+    headers: notModified ? prebuilt.notModifiedHeaders : prebuilt.okHeaders,
+  });
   response.headers.set("x-request-id", id);
   if (outerId === undefined) log.request({ request_id: id, method, path, status, ms: elapsedMs(started) });
   return response;
@@ -164,7 +171,7 @@ function plainSiteKey(url: string, from: number): string | null {
   while (start <= url.length) {
     let end = url.indexOf("&", start);
     if (end < 0) end = url.length;
-    if (url.startsWith("key", start) && (end === start + 3 || url.charCodeAt(start + 3) === 61 /* = */)) {
+    if (url.startsWith("key", start) && (end === start + 3 || url.charCodeAt(start + 3) === 61) /* = */) {
       if (key !== null || end === start + 3) return null;
       key = url.slice(start + 4, end);
     }

@@ -1,10 +1,10 @@
 // What `spyglass track` and `spyglass demo` do and print; main.ts only dispatches to these.
-import { SingleBar, Presets } from "cli-progress";
-import type { AppContext } from "../app";
+import { Presets, SingleBar } from "cli-progress";
+import { type AppContext } from "../app";
 import { getBrand } from "../brands/service";
 import { seedDemo } from "./demo";
 import { markInterruptedRuns } from "./runner";
-import { runTracking, stopTracking, trackableBrandIds, type RunView } from "./service";
+import { type RunView, runTracking, stopTracking, trackableBrandIds } from "./service";
 
 export interface CliOutput {
   stdout: NodeJS.WriteStream | { write(text: string): unknown; isTTY?: boolean };
@@ -46,7 +46,11 @@ export async function trackCommand(app: AppContext, opts: { brandId?: string; js
       const started = performance.now();
       const bar = tty
         ? new SingleBar(
-            { format: `${brand.name.slice(0, 30)} [{bar}] {value}/{total} answers | {percentage}% | ETA {eta_formatted}`, hideCursor: true, stream: stdout as NodeJS.WriteStream },
+            {
+              format: `${brand.name.slice(0, 30)} [{bar}] {value}/{total} answers | {percentage}% | ETA {eta_formatted}`,
+              hideCursor: true,
+              stream: stdout as NodeJS.WriteStream,
+            },
             Presets.shades_classic,
           )
         : null;

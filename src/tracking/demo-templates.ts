@@ -74,12 +74,39 @@ export const DEMO_PROMPTS: Array<[number, string]> = [
 
 /** Suffixes that multiply prompts for `--scale` while keeping each text distinct. */
 export const SCALE_INDUSTRIES = [
-  "a law firm", "a dental clinic", "a SaaS startup", "an e-commerce shop", "a consultancy", "a manufacturer",
-  "a recruiting agency", "an insurance broker", "a logistics company", "a marketing agency", "a school",
-  "a hotel", "a construction company", "a fitness studio", "a nonprofit", "an accounting firm",
-  "a wholesaler", "a solar installer", "a coworking space", "a travel agency",
+  "a law firm",
+  "a dental clinic",
+  "a SaaS startup",
+  "an e-commerce shop",
+  "a consultancy",
+  "a manufacturer",
+  "a recruiting agency",
+  "an insurance broker",
+  "a logistics company",
+  "a marketing agency",
+  "a school",
+  "a hotel",
+  "a construction company",
+  "a fitness studio",
+  "a nonprofit",
+  "an accounting firm",
+  "a wholesaler",
+  "a solar installer",
+  "a coworking space",
+  "a travel agency",
 ];
-export const SCALE_REGIONS = ["in Germany", "in the UK", "in France", "in Canada", "in Australia", "in Spain", "in Brazil", "in India", "in Japan", "in the US"];
+export const SCALE_REGIONS = [
+  "in Germany",
+  "in the UK",
+  "in France",
+  "in Canada",
+  "in Australia",
+  "in Spain",
+  "in Brazil",
+  "in India",
+  "in Japan",
+  "in the US",
+];
 
 export const INTROS = [
   "Here are a few options worth considering.",
@@ -132,12 +159,14 @@ export const THIRD_PARTY_SOURCES = [
 
 export const MEMBER_PAGES = ["", "/pricing", "/features", "/blog/choosing-a-crm", "/customers"];
 
-export const REFUSALS = [
-  "I'm sorry, but I can't help with recommending specific vendors.",
-  "I can't provide that comparison right now.",
-];
+export const REFUSALS = ["I'm sorry, but I can't help with recommending specific vendors.", "I can't provide that comparison right now."];
 
-export const ERRORS = ["HTTP 503: upstream overloaded", "timeout after 60000 ms", "HTTP 429: Rate limit reached", "HTTP 500: internal error"];
+export const ERRORS = [
+  "HTTP 503: upstream overloaded",
+  "timeout after 60000 ms",
+  "HTTP 429: Rate limit reached",
+  "HTTP 500: internal error",
+];
 
 export const DEMO_ARTICLE = {
   title: "How to choose a CRM for a small business (demo article)",

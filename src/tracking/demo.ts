@@ -3,18 +3,28 @@
 // analysis code, plus one published article. `--scale N` multiplies the prompts for benchmarks.
 // Deterministic (seeded), and fast: a pool of distinct answers is analysed once, then rows are
 // written with prepared statements in large transactions.
-import type { AppContext } from "../app";
+
 import { createAccount, findAccountByEmail } from "../accounts/service";
+import { type AppContext } from "../app";
 import { createBrand } from "../brands/service";
 import { publishArticle } from "../content/publishing";
 import { createArticle } from "../content/service";
-import type { AnswerStatus } from "../db/schema";
+import { type AnswerStatus } from "../db/schema";
 import { Conflict, Invalid } from "../errors";
 import { newId } from "../ids";
 import { createApiKey } from "../keys/service";
-import type { AnswerAnalysis } from "./analysis/analyze";
+import { type AnswerAnalysis } from "./analysis/analyze";
 import * as T from "./demo-templates";
-import { analyzeForStorage, answerWriter, brandFigures, loadRoster, RollupDelta, type BrandFigures, type NewAnswer, type Roster } from "./store";
+import {
+  analyzeForStorage,
+  answerWriter,
+  type BrandFigures,
+  brandFigures,
+  loadRoster,
+  type NewAnswer,
+  RollupDelta,
+  type Roster,
+} from "./store";
 
 export const DEMO_DAYS = 30;
 export const MAX_SCALE = 500;
@@ -267,7 +277,10 @@ function buildPool(roster: Roster, rand: () => number, pick: <X>(list: readonly 
       const template = mood < 0.5 ? pick(T.POSITIVE) : mood < 0.8 ? pick(T.NEUTRAL) : pick(T.NEGATIVE);
       return template.replace("{name}", m.name);
     });
-    const body = members.length === 0 ? "Look for a tool with good pipeline views, email sync and fair per-seat pricing." : sentences.map((s, k) => `${k + 1}. ${s}`).join("\n");
+    const body =
+      members.length === 0
+        ? "Look for a tool with good pipeline views, email sync and fair per-seat pricing."
+        : sentences.map((s, k) => `${k + 1}. ${s}`).join("\n");
     const plain = `${pick(T.INTROS)}\n\n${body}\n\n${pick(T.CLOSINGS)}`;
 
     const sources: string[] = [];
@@ -278,7 +291,13 @@ function buildPool(roster: Roster, rand: () => number, pick: <X>(list: readonly 
     const linked = `${plain}\n\nSources: ${unique.map((url, k) => (k % 2 === 0 ? `[${new URL(url).hostname.replace(/^www\./, "")}](${url})` : url)).join(", ")}`;
     const variant = (text: string, providerCitations: string[]): PoolVariant => {
       const analysis = analyzeForStorage("ok", text, providerCitations, roster);
-      return { text, providerCitations, citationsJson: JSON.stringify(providerCitations), analysis, figures: brandFigures(analysis, roster) };
+      return {
+        text,
+        providerCitations,
+        citationsJson: JSON.stringify(providerCitations),
+        analysis,
+        figures: brandFigures(analysis, roster),
+      };
     };
     pool.push({ hasBrand, variants: [variant(plain, []), variant(linked, []), variant(plain, unique)] });
   }

@@ -1,15 +1,15 @@
 // A tracking run: every active prompt × engine × sample asked once, each answer stored (with its
 // analysis) the moment it arrives. One run per brand at a time, guarded in process and by the run
 // row in the database (so a `spyglass track` beside a running server cannot overlap it either).
-import type { AppContext } from "../app";
-import type { EngineSettings } from "../config";
-import type { RunStatus } from "../db/schema";
+import { type AppContext } from "../app";
+import { type EngineSettings } from "../config";
+import { type RunStatus } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { newId } from "../ids";
 import { log } from "../log";
 import { createEngineClient, type EngineClient } from "./engines/client";
-import type { ClientOptions, EngineAnswer } from "./engines/types";
-import { analyzeForStorage, answerWriter, loadRoster, rosterVersion, type Roster } from "./store";
+import { type ClientOptions, type EngineAnswer } from "./engines/types";
+import { analyzeForStorage, answerWriter, loadRoster, type Roster, rosterVersion } from "./store";
 
 export type RunTrigger = "schedule" | "cli" | "tool";
 
@@ -135,7 +135,10 @@ export class TrackingRunner {
     const byId = new Map(all.map((p) => [p.id, p]));
     const missing = ids.filter((id) => !byId.has(id));
     if (missing.length > 0) {
-      throw new NotFound(`Prompt ${missing.map((id) => `"${id}"`).join(", ")} not found among the brand's active prompts.`, "prompt_not_found");
+      throw new NotFound(
+        `Prompt ${missing.map((id) => `"${id}"`).join(", ")} not found among the brand's active prompts.`,
+        "prompt_not_found",
+      );
     }
     return [...new Set(ids)].map((id) => byId.get(id)!);
   }
@@ -274,9 +277,7 @@ function alreadyRunning(runId: string): Conflict {
 }
 
 function finish(app: AppContext, runId: string, status: RunStatus, error: string | null): RunStatus {
-  app.db.sqlite
-    .query("UPDATE tracking_runs SET status = ?, finished_at = ?, error = ? WHERE id = ?")
-    .run(status, Date.now(), error, runId);
+  app.db.sqlite.query("UPDATE tracking_runs SET status = ?, finished_at = ?, error = ? WHERE id = ?").run(status, Date.now(), error, runId);
   return status;
 }
 
@@ -291,9 +292,7 @@ export function markInterrupted(app: AppContext, runId: string, reason: string):
  * is marked `interrupted`; its stored answers stay. Returns how many were marked.
  */
 export function markInterruptedRuns(app: AppContext): number {
-  const rows = app.db.sqlite
-    .query<RunningRow, []>("SELECT id, owner_pid FROM tracking_runs WHERE status = 'running'")
-    .all();
+  const rows = app.db.sqlite.query<RunningRow, []>("SELECT id, owner_pid FROM tracking_runs WHERE status = 'running'").all();
   let marked = 0;
   for (const row of rows) {
     if (row.owner_pid !== process.pid && processAlive(row.owner_pid)) continue;

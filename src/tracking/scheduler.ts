@@ -1,10 +1,10 @@
 // Scheduled tracking: on `[tracking] schedule` (cron, UTC) every trackable brand is run in turn.
 // croner's `protect` skips a tick while the previous one is still going, so ticks never pile up.
 import { Cron } from "croner";
-import type { AppContext } from "../app";
+import { type AppContext } from "../app";
 import { AppError } from "../errors";
 import { log } from "../log";
-import { trackableBrandIds, runTracking } from "./service";
+import { runTracking, trackableBrandIds } from "./service";
 
 export interface Scheduler {
   nextRun(): Date | null;

@@ -1,12 +1,12 @@
 // The tracking feature as the rest of the product sees it: start a run (in the background or to the
 // end), its status and schedule, run records, and the shutdown hook.
 import { Cron } from "croner";
-import type { AppContext } from "../app";
-import type { RunStatus } from "../db/schema";
+import { type AppContext } from "../app";
+import { type RunStatus } from "../db/schema";
 import { NotFound } from "../errors";
 import { iso, isoOrNull } from "../ids";
-import type { ClientOptions } from "./engines/types";
-import { TrackingRunner, type RunRequest } from "./runner";
+import { type ClientOptions } from "./engines/types";
+import { type RunRequest, TrackingRunner } from "./runner";
 
 export interface RunView {
   id: string;
@@ -69,7 +69,9 @@ interface RunRow {
 function view(app: AppContext, row: RunRow): RunView {
   const counts = { ok: 0, empty: 0, refusal: 0, error: 0 };
   const rows = app.db.sqlite
-    .query<{ status: keyof typeof counts; n: number }, [string]>("SELECT status, count(*) AS n FROM answers WHERE run_id = ? GROUP BY status")
+    .query<{ status: keyof typeof counts; n: number }, [string]>(
+      "SELECT status, count(*) AS n FROM answers WHERE run_id = ? GROUP BY status",
+    )
     .all(row.id);
   for (const r of rows) counts[r.status] = r.n;
   return {
@@ -88,7 +90,9 @@ function view(app: AppContext, row: RunRow): RunView {
 }
 
 export function getRun(app: AppContext, brandId: string, runId: string): RunView {
-  const row = app.db.sqlite.query<RunRow, [string, string]>("SELECT * FROM tracking_runs WHERE id = ? AND brand_id = ?").get(runId, brandId);
+  const row = app.db.sqlite
+    .query<RunRow, [string, string]>("SELECT * FROM tracking_runs WHERE id = ? AND brand_id = ?")
+    .get(runId, brandId);
   if (!row) throw new NotFound("Tracking run not found.", "run_not_found");
   return view(app, row);
 }

@@ -1,12 +1,12 @@
 // Persistence of answers with their analysis (mentions, citations, the brand's denormalised figures),
 // and re-analysis of a brand's stored answers when its roster changes. Writes use prepared
 // statements so that a tracking run and the demo seeder share one fast path.
-import type { Statement } from "bun:sqlite";
-import type { Db } from "../db/client";
-import type { AnswerStatus } from "../db/schema";
-import { analyzeAnswer, type AnswerAnalysis } from "./analysis/analyze";
+import { type Statement } from "bun:sqlite";
+import { type Db } from "../db/client";
+import { type AnswerStatus } from "../db/schema";
+import { type AnswerAnalysis, analyzeAnswer } from "./analysis/analyze";
 import { registrableDomain } from "./analysis/citations";
-import type { RosterMember } from "./analysis/mentions";
+import { type RosterMember } from "./analysis/mentions";
 
 /** The brand plus its competitors, brand first; `domains` decide whether a citation is "owned". */
 export interface Roster {
@@ -111,7 +111,12 @@ export function brandFigures(analysis: AnswerAnalysis, roster: Roster): BrandFig
 const EMPTY_ANALYSIS: AnswerAnalysis = { mentions: [], citations: [] };
 
 /** Only valid answers are analysed: the others are outside every denominator (METRICS.md). */
-export function analyzeForStorage(status: AnswerStatus, text: string, providerCitations: readonly string[], roster: Roster): AnswerAnalysis {
+export function analyzeForStorage(
+  status: AnswerStatus,
+  text: string,
+  providerCitations: readonly string[],
+  roster: Roster,
+): AnswerAnalysis {
   if (status !== "ok") return EMPTY_ANALYSIS;
   return analyzeAnswer({ text, providerCitations, roster: roster.members });
 }
@@ -123,7 +128,18 @@ export function dayOf(ms: number): number {
   return Math.floor(ms / DAY_MS);
 }
 
-type AnswerDay = [total: number, valid: number, mentioned: number, positionSum: number, top1: number, top3: number, sentimentSum: number, sentimentN: number, cited: number, rosterMentions: number];
+type AnswerDay = [
+  total: number,
+  valid: number,
+  mentioned: number,
+  positionSum: number,
+  top1: number,
+  top3: number,
+  sentimentSum: number,
+  sentimentN: number,
+  cited: number,
+  rosterMentions: number,
+];
 type MentionDay = [answers: number, rankSum: number, top1: number, sentimentSum: number, sentimentN: number];
 
 /**
@@ -134,7 +150,10 @@ export class RollupDelta {
   readonly answers = new Map<string, { brandId: string; day: number; engine: string; v: AnswerDay }>();
   readonly mentions = new Map<string, { brandId: string; day: number; engine: string; memberId: string; v: MentionDay }>();
   readonly urls = new Map<string, { brandId: string; day: number; engine: string; url: string; domain: string; citations: number }>();
-  readonly domains = new Map<string, { brandId: string; day: number; engine: string; domain: string; citations: number; answers: number }>();
+  readonly domains = new Map<
+    string,
+    { brandId: string; day: number; engine: string; domain: string; citations: number; answers: number }
+  >();
 
   add(brandId: string, engine: string, createdAt: number, status: AnswerStatus, figures: BrandFigures, analysis: AnswerAnalysis): void {
     const day = dayOf(createdAt);
@@ -287,7 +306,14 @@ export class AnswerWriter {
   /** Inserts the answer, its analysis and its share of the daily rollups; call inside a transaction. Returns the answer id. */
   write(answer: NewAnswer, analysis: AnswerAnalysis, roster: Roster): number {
     const delta = new RollupDelta();
-    const id = this.append(answer, analysis, brandFigures(analysis, roster), JSON.stringify(answer.providerCitations), roster.brandId, delta);
+    const id = this.append(
+      answer,
+      analysis,
+      brandFigures(analysis, roster),
+      JSON.stringify(answer.providerCitations),
+      roster.brandId,
+      delta,
+    );
     this.applyRollups(delta);
     return id;
   }
@@ -334,7 +360,8 @@ export class AnswerWriter {
   /** Adds the gathered rollup additions to the stored rollups. */
   applyRollups(delta: RollupDelta): void {
     for (const { brandId, day, engine, v } of delta.answers.values()) this.upsertAnswerDay.run(brandId, day, engine, ...v);
-    for (const { brandId, day, engine, memberId, v } of delta.mentions.values()) this.upsertMentionDay.run(brandId, day, engine, memberId, ...v);
+    for (const { brandId, day, engine, memberId, v } of delta.mentions.values())
+      this.upsertMentionDay.run(brandId, day, engine, memberId, ...v);
     for (const u of delta.urls.values()) this.upsertUrlDay.run(u.brandId, u.day, u.engine, u.url, u.domain, u.citations);
     for (const d of delta.domains.values()) this.upsertDomainDay.run(d.brandId, d.day, d.engine, d.domain, d.citations, d.answers);
   }
@@ -481,8 +508,20 @@ async function reanalyzeOnce(db: Db, brandId: string, restart: () => boolean): P
           const figures = brandFigures(analysis, roster);
           deleteMentions.run(row.id);
           deleteCitations.run(row.id);
-          updateFigures.run(figures.mentioned ? 1 : 0, figures.position, figures.sentiment, figures.cited ? 1 : 0, figures.rosterMentions, row.id);
-          writer.writeAnalysis(row.id, { brandId, engine: row.engine, promptId: row.prompt_id, createdAt: row.created_at }, analysis, roster.brandId);
+          updateFigures.run(
+            figures.mentioned ? 1 : 0,
+            figures.position,
+            figures.sentiment,
+            figures.cited ? 1 : 0,
+            figures.rosterMentions,
+            row.id,
+          );
+          writer.writeAnalysis(
+            row.id,
+            { brandId, engine: row.engine, promptId: row.prompt_id, createdAt: row.created_at },
+            analysis,
+            roster.brandId,
+          );
         }
         // The days these answers fall on are summed again from the stored rows, in the same transaction.
         writer.rebuildRollups(brandId, days);

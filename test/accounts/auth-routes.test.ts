@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { sessions } from "../../src/db/schema";
 import { sha256Hex } from "../../src/ids";
-import { PASSWORD, sessionCookieOf, testApp, type TestApp } from "../support/http";
+import { PASSWORD, sessionCookieOf, type TestApp, testApp } from "../support/http";
 
 let t: TestApp;
 afterEach(() => t?.close());

@@ -3,8 +3,8 @@ import { assertSameOriginJson, clientAddress } from "../../src/accounts/guard";
 import { createAccount, findAccountByEmail, setAccountPlan } from "../../src/accounts/service";
 import { createSession, resolveSession, SESSION_REFRESH_MS, SESSION_TTL_MS } from "../../src/accounts/sessions";
 import { sessions } from "../../src/db/schema";
-import { AppError } from "../../src/errors";
-import { PASSWORD, testApp, testConfig, type TestApp } from "../support/http";
+import { type AppError } from "../../src/errors";
+import { PASSWORD, type TestApp, testApp, testConfig } from "../support/http";
 
 let t: TestApp;
 afterEach(() => t?.close());
@@ -97,8 +97,7 @@ describe("same-origin and JSON guard", () => {
   });
 
   test("the client address is the peer, or the forwarded one behind a loopback proxy", () => {
-    const request = (xff?: string) =>
-      new Request("http://x/", { headers: xff ? { "x-forwarded-for": xff } : {} });
+    const request = (xff?: string) => new Request("http://x/", { headers: xff ? { "x-forwarded-for": xff } : {} });
     const server = (address: string) => ({ requestIP: () => ({ address, family: "IPv4", port: 1 }) }) as never;
     expect(clientAddress(request("1.1.1.1"), server("203.0.113.9"))).toBe("203.0.113.9");
     expect(clientAddress(request("6.6.6.6, 1.1.1.1"), server("127.0.0.1"))).toBe("1.1.1.1");

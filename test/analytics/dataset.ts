@@ -3,7 +3,7 @@
 // for those).
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AppContext } from "../../src/app";
+import { type AppContext } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
 import { newId } from "../../src/ids";
@@ -47,16 +47,9 @@ export function seedBrand(
     spec.plan ?? "visibility",
     now,
   );
-  db.query("INSERT INTO brands (id, account_id, name, domain, aliases, site_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)").run(
-    brandId,
-    accountId,
-    spec.name,
-    spec.domain ?? null,
-    JSON.stringify(spec.aliases ?? []),
-    newId("pk"),
-    now,
-    now,
-  );
+  db.query(
+    "INSERT INTO brands (id, account_id, name, domain, aliases, site_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+  ).run(brandId, accountId, spec.name, spec.domain ?? null, JSON.stringify(spec.aliases ?? []), newId("pk"), now, now);
   const competitors: Record<string, string> = {};
   (spec.competitors ?? []).forEach((c, i) => {
     const id = newId("cmp");
@@ -74,7 +67,13 @@ export function seedBrand(
   (spec.tags ?? []).forEach((name, i) => {
     const id = newId("tag");
     tags[name] = id;
-    db.query("INSERT INTO tags (id, brand_id, name, name_key, created_at) VALUES (?, ?, ?, ?, ?)").run(id, brandId, name, name.toLowerCase(), now + i);
+    db.query("INSERT INTO tags (id, brand_id, name, name_key, created_at) VALUES (?, ?, ?, ?, ?)").run(
+      id,
+      brandId,
+      name,
+      name.toLowerCase(),
+      now + i,
+    );
   });
   const prompts: Record<string, string> = {};
   (spec.prompts ?? []).forEach((p, i) => {

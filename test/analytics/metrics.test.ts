@@ -19,15 +19,15 @@
 // 11  02-21  P2     claude  ok       Globex 1                             –
 // 12  02-21  P2     claude  empty    –                                    –
 import { beforeAll, describe, expect, test } from "bun:test";
-import type { AppContext } from "../../src/app";
 import { getAnswer, listAnswers } from "../../src/analytics/answers";
-import { resolveFilter, type FilterInput } from "../../src/analytics/filters";
+import { type FilterInput, resolveFilter } from "../../src/analytics/filters";
 import { contentGaps, promptPerformance } from "../../src/analytics/prompts";
 import { topSources } from "../../src/analytics/sources";
 import { competitorRanking, visibilityOverview, visibilityTrend } from "../../src/analytics/visibility";
-import type { AnswerStatus } from "../../src/db/schema";
+import { type AppContext } from "../../src/app";
+import { type AnswerStatus } from "../../src/db/schema";
 import { answerWriter, loadRoster } from "../../src/tracking/store";
-import { memoryApp, seedBrand, type SeededBrand } from "./dataset";
+import { memoryApp, type SeededBrand, seedBrand } from "./dataset";
 
 let app: AppContext;
 let s: SeededBrand;
@@ -73,9 +73,39 @@ model = "claude-test"
   const at = (day: string) => Date.parse(`${day}T12:00:00Z`);
   const cite = (url: string, domain: string) => ({ url, domain });
   const rows: Array<[string, string, string, AnswerStatus, Array<[string, number, number]>, Array<{ url: string; domain: string }>]> = [
-    ["2025-03-01", "P1", "gpt", "ok", [[B, 1, 0.5], [C1, 2, 0]], [cite("https://acme.com/pricing", "acme.com"), cite("https://g2.com/crm", "g2.com")]],
-    ["2025-03-01", "P1", "claude", "ok", [[C1, 1, 0], [B, 2, -0.5]], [cite("https://g2.com/crm", "g2.com")]],
-    ["2025-03-01", "P2", "gpt", "ok", [[C1, 1, 0], [C2, 2, 0]], [cite("https://g2.com/crm", "g2.com"), cite("https://reddit.com/r/crm", "reddit.com")]],
+    [
+      "2025-03-01",
+      "P1",
+      "gpt",
+      "ok",
+      [
+        [B, 1, 0.5],
+        [C1, 2, 0],
+      ],
+      [cite("https://acme.com/pricing", "acme.com"), cite("https://g2.com/crm", "g2.com")],
+    ],
+    [
+      "2025-03-01",
+      "P1",
+      "claude",
+      "ok",
+      [
+        [C1, 1, 0],
+        [B, 2, -0.5],
+      ],
+      [cite("https://g2.com/crm", "g2.com")],
+    ],
+    [
+      "2025-03-01",
+      "P2",
+      "gpt",
+      "ok",
+      [
+        [C1, 1, 0],
+        [C2, 2, 0],
+      ],
+      [cite("https://g2.com/crm", "g2.com"), cite("https://reddit.com/r/crm", "reddit.com")],
+    ],
     ["2025-03-01", "P2", "claude", "ok", [[C2, 1, 0]], []],
     ["2025-03-05", "P2", "gpt", "error", [], []],
     ["2025-03-05", "P3", "gpt", "ok", [[B, 1, 0]], [cite("https://blog.acme.com/post", "acme.com")]],
@@ -117,7 +147,13 @@ const filter = (extra: FilterInput = {}) => resolveFilter(app, s.brandId, { ...P
 describe("visibility overview on the hand-built dataset", () => {
   test("overall figures are pooled counts over valid answers, with n", () => {
     const o = visibilityOverview(app, filter());
-    expect(o.filter).toMatchObject({ start_date: "2025-03-01", end_date: "2025-03-10", days: 10, previous_start_date: "2025-02-19", previous_end_date: "2025-02-28" });
+    expect(o.filter).toMatchObject({
+      start_date: "2025-03-01",
+      end_date: "2025-03-10",
+      days: 10,
+      previous_start_date: "2025-02-19",
+      previous_end_date: "2025-02-28",
+    });
     expect(o.answers).toEqual({ total: 8, valid: 6, no_answer: 2 });
     // visibility: answers 1, 2, 6 of the 6 valid ones
     expect(o.visibility).toMatchObject({ rate: 0.5, successes: 3, n: 6 });
@@ -206,7 +242,10 @@ describe("visibility overview on the hand-built dataset", () => {
 
   test("share of voice is null when nothing on the roster is mentioned", () => {
     // 2025-03-05 with claude: answers 7 (refusal) and 8 (no mention)
-    const o = visibilityOverview(app, resolveFilter(app, s.brandId, { start_date: "2025-03-05", end_date: "2025-03-05", engine: "claude" }));
+    const o = visibilityOverview(
+      app,
+      resolveFilter(app, s.brandId, { start_date: "2025-03-05", end_date: "2025-03-05", engine: "claude" }),
+    );
     expect(o.share_of_voice).toMatchObject({ rate: null, n: 0, low: null, high: null });
     expect(o.visibility).toMatchObject({ rate: 0, successes: 0, n: 1 });
   });
@@ -241,18 +280,30 @@ describe("trend, ranking, prompts, sources, gaps", () => {
     expect(globex).toMatchObject({ is_brand: false, visibility: { rate: 0.5, successes: 3 }, share_of_voice: { rate: 0.375 } });
     expect(globex!.avg_position.value).toBeCloseTo(4 / 3, 4);
     expect(globex!.avg_position.top1_rate).toMatchObject({ successes: 2, n: 3 });
-    expect(initech).toMatchObject({ visibility: { successes: 2, n: 6 }, share_of_voice: { rate: 0.25 }, avg_position: { value: 1.5, n: 2 } });
+    expect(initech).toMatchObject({
+      visibility: { successes: 2, n: 6 },
+      share_of_voice: { rate: 0.25 },
+      avg_position: { value: 1.5, n: 2 },
+    });
     expect(acme!.sentiment).toEqual({ value: 0, n: 3 });
   });
 
   test("prompt performance, best first, with the top competitor", () => {
     const p = promptPerformance(app, filter(), { limit: 2, offset: 0, order: "visibility_desc" });
     expect(p.prompts.map((x) => x.text)).toEqual(["best crm", "crm pricing"]);
-    expect(p.prompts[0]).toMatchObject({ visibility: { rate: 1, n: 2 }, avg_position: { value: 1.5, n: 2 }, top_competitor: { name: "Globex", answers: 2 } });
+    expect(p.prompts[0]).toMatchObject({
+      visibility: { rate: 1, n: 2 },
+      avg_position: { value: 1.5, n: 2 },
+      top_competitor: { name: "Globex", answers: 2 },
+    });
     expect(p.prompts[1]).toMatchObject({ visibility: { rate: 0.5, n: 2 }, answers: { total: 3, valid: 2 }, top_competitor: null });
     expect(p.next_cursor).not.toBeNull();
     const worst = promptPerformance(app, filter(), { limit: 5, offset: 0, order: "visibility_asc" });
-    expect(worst.prompts[0]).toMatchObject({ text: "crm for agencies", visibility: { rate: 0, n: 2 }, top_competitor: { name: "Initech", answers: 2 } });
+    expect(worst.prompts[0]).toMatchObject({
+      text: "crm for agencies",
+      visibility: { rate: 0, n: 2 },
+      top_competitor: { name: "Initech", answers: 2 },
+    });
     expect(worst.next_cursor).toBeNull();
   });
 
@@ -291,7 +342,10 @@ describe("trend, ranking, prompts, sources, gaps", () => {
       { domain: "reddit.com", citations: 1 },
     ]);
     // In the previous period P2 (answer 11, Globex) was a gap as well; P1 was not (answer 9)
-    const prev = contentGaps(app, resolveFilter(app, s.brandId, { start_date: "2025-02-19", end_date: "2025-02-28" }), { limit: 10, offset: 0 });
+    const prev = contentGaps(app, resolveFilter(app, s.brandId, { start_date: "2025-02-19", end_date: "2025-02-28" }), {
+      limit: 10,
+      offset: 0,
+    });
     expect(prev.gaps.map((x) => x.prompt_id)).toEqual([s.prompts.P2!]);
   });
 });
@@ -300,7 +354,13 @@ describe("answers", () => {
   test("list_answers filters and pages newest first", () => {
     const first = listAnswers(app, s.brandId, { mentioned: true, start_date: "2025-03-01", end_date: "2025-03-10", limit: 2 });
     expect(first.answers.map((a) => Number(a.id))).toEqual([ids[5]!, ids[1]!]);
-    const second = listAnswers(app, s.brandId, { mentioned: true, start_date: "2025-03-01", end_date: "2025-03-10", limit: 2, cursor: first.next_cursor! });
+    const second = listAnswers(app, s.brandId, {
+      mentioned: true,
+      start_date: "2025-03-01",
+      end_date: "2025-03-10",
+      limit: 2,
+      cursor: first.next_cursor!,
+    });
     expect(second.answers.map((a) => Number(a.id))).toEqual([ids[0]!]);
     expect(second.next_cursor).toBeNull();
     const notMentioned = listAnswers(app, s.brandId, { mentioned: false, limit: 50 });
@@ -311,7 +371,15 @@ describe("answers", () => {
 
   test("get_answer returns text, mentions by name and citations", () => {
     const { answer } = getAnswer(app, s.brandId, String(ids[0]));
-    expect(answer).toMatchObject({ status: "ok", engine: "gpt", mentioned: true, position: 1, cited: true, prompt_text: "best crm", text: "answer 1" });
+    expect(answer).toMatchObject({
+      status: "ok",
+      engine: "gpt",
+      mentioned: true,
+      position: 1,
+      cited: true,
+      prompt_text: "best crm",
+      text: "answer 1",
+    });
     expect(answer.mentions.map((m) => [m.name, m.position, m.sentiment])).toEqual([
       ["Acme", 1, 0.5],
       ["Globex", 2, 0],

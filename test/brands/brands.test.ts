@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { findAccountByEmail } from "../../src/accounts/service";
 import { normalizeDomain } from "../../src/brands/domain";
 import { createBrand, getBrand, updateBrand } from "../../src/brands/service";
-import { findAccountByEmail } from "../../src/accounts/service";
-import { testApp, type TestApp } from "../support/http";
+import { type TestApp, testApp } from "../support/http";
 
 let t: TestApp;
 afterEach(() => t?.close());
@@ -33,7 +33,13 @@ describe("brands service (used by the tool server)", () => {
     const brand = createBrand(t.db, account.id, { name: "Acme", domain: "acme.com" });
     expect(getBrand(t.db, brand.id)).toEqual(brand);
     const updated = updateBrand(t.db, brand.id, { name: "Acme Corp", aliases: ["ACME", "acme", "Acme Co"] });
-    expect(updated).toEqual({ id: brand.id, name: "Acme Corp", domain: "acme.com", aliases: ["ACME", "Acme Co"], site_key: brand.site_key });
+    expect(updated).toEqual({
+      id: brand.id,
+      name: "Acme Corp",
+      domain: "acme.com",
+      aliases: ["ACME", "Acme Co"],
+      site_key: brand.site_key,
+    });
     expect(updateBrand(t.db, brand.id, { domain: null }).domain).toBeNull();
     expect(updateBrand(t.db, brand.id, { domain: "https://www.acme.io/" }).domain).toBe("acme.io");
     expect(updateBrand(t.db, brand.id, {})).toEqual(getBrand(t.db, brand.id));

@@ -30,7 +30,14 @@ function errorOf(fn: () => unknown): string {
 describe("loadConfig", () => {
   test("defaults: ./data, 0.0.0.0:3000, signup first, no public URL", () => {
     const config = loadConfig({ flags: {}, env: {}, cwd: "/srv/app" });
-    expect(config).toMatchObject({ dataDir: "/srv/app/data", dbPath: "/srv/app/data/spyglass.db", host: "0.0.0.0", port: 3000, publicUrl: null, auth: { signup: "first" } });
+    expect(config).toMatchObject({
+      dataDir: "/srv/app/data",
+      dbPath: "/srv/app/data/spyglass.db",
+      host: "0.0.0.0",
+      port: 3000,
+      publicUrl: null,
+      auth: { signup: "first" },
+    });
     expect(Object.isFrozen(config)).toBe(true);
   });
 

@@ -32,22 +32,28 @@ const h5sc = (await Bun.file(join(CORPUS_DIR, "h5sc-items.json")).json()) as H5s
 // Known mXSS and markdown-specific vectors beyond the two corpora: past DOMPurify bypasses built on
 // namespace confusion and parser differentials, and link/image syntax that only markdown has.
 const EXTRA_VECTORS: readonly Vector[] = [
-  ["mXSS svg/p/style (DOMPurify 2.0.0)", "<svg></p><style><a id=\"</style><img src=1 onerror=alert(1)>\">"],
-  ["mXSS math/mtext/mglyph/style comment", "<math><mtext><table><mglyph><style><!--</style><img title=\"--&gt;&lt;/mglyph&gt;&lt;img&Tab;src=1&Tab;onerror=alert(1)&gt;\">"],
-  ["mXSS nested form (DOMPurify 2.2.2)", "<form><math><mtext></form><form><mglyph><svg><mtext><textarea><path id=\"</textarea><img onerror=alert(1) src=1>\">"],
-  ["mXSS mi/mglyph/svg/textarea", "<math><mi><mglyph><svg><mtext><textarea><a title=\"</textarea><img src=x onerror=alert(1)>\">"],
-  ["mXSS annotation-xml", "<svg><annotation-xml encoding=\"text/html\"><style><img src=x onerror=alert(1)></style></annotation-xml></svg>"],
-  ["mXSS noscript attribute", "<noscript><p title=\"</noscript><img src=x onerror=alert(1)>\">"],
-  ["mXSS select/template/style", "<select><template><style><!--</style><a rel=\"--></template></select><img src=x onerror=alert(1)>\">"],
+  ["mXSS svg/p/style (DOMPurify 2.0.0)", '<svg></p><style><a id="</style><img src=1 onerror=alert(1)>">'],
+  [
+    "mXSS math/mtext/mglyph/style comment",
+    '<math><mtext><table><mglyph><style><!--</style><img title="--&gt;&lt;/mglyph&gt;&lt;img&Tab;src=1&Tab;onerror=alert(1)&gt;">',
+  ],
+  [
+    "mXSS nested form (DOMPurify 2.2.2)",
+    '<form><math><mtext></form><form><mglyph><svg><mtext><textarea><path id="</textarea><img onerror=alert(1) src=1>">',
+  ],
+  ["mXSS mi/mglyph/svg/textarea", '<math><mi><mglyph><svg><mtext><textarea><a title="</textarea><img src=x onerror=alert(1)>">'],
+  ["mXSS annotation-xml", '<svg><annotation-xml encoding="text/html"><style><img src=x onerror=alert(1)></style></annotation-xml></svg>'],
+  ["mXSS noscript attribute", '<noscript><p title="</noscript><img src=x onerror=alert(1)>">'],
+  ["mXSS select/template/style", '<select><template><style><!--</style><a rel="--></template></select><img src=x onerror=alert(1)>">'],
   ["mXSS svg style comment", "<svg><style><!--</style><img src=x onerror=alert(1)>--></style></svg>"],
-  ["declarative shadow DOM", "<div><template shadowrootmode=\"open\"><img src=x onerror=alert(1)></template></div>"],
+  ["declarative shadow DOM", '<div><template shadowrootmode="open"><img src=x onerror=alert(1)></template></div>'],
   ["markdown javascript: link", "[click](javascript:alert(1))"],
   ["markdown entity javascript: link", "[click](&#106;avascript&#58;alert(1))"],
   ["markdown angle-bracket javascript: link", "[click](<javascript:alert(1)>)"],
   ["markdown reference javascript: link", "[click][x]\n\n[x]: javascript:alert(1)"],
-  ["markdown image attribute breakout", "![a](x\" onerror=\"alert(1))"],
+  ["markdown image attribute breakout", '![a](x" onerror="alert(1))'],
   ["markdown autolink with script scheme", "<javascript:alert(1)>"],
-  ["markdown html block with handler", "<div onmouseover=\"alert(1)\">\n\n*hover*\n\n</div>"],
+  ["markdown html block with handler", '<div onmouseover="alert(1)">\n\n*hover*\n\n</div>'],
 ].map(([label, html]) => ({ label: label as string, html: html as string, trigger: null }));
 
 const corpusVectors: Vector[] = [
@@ -78,10 +84,10 @@ describe("attack corpora in headless Chromium", () => {
     const [hooked, request, navigation, interaction, plain] = await mapConcurrent(
       [
         "<img src=x onerror=alert(1)>",
-        "<script src=\"https://evil.example/x.js\"></script>",
-        "<meta http-equiv=\"refresh\" content=\"0;url=/next\">",
-        "<button onclick=\"confirm(1)\">b</button>",
-        "<p>plain <a href=\"https://example.com\">link</a> <img src=\"https://example.com/a.png\"></p>",
+        '<script src="https://evil.example/x.js"></script>',
+        '<meta http-equiv="refresh" content="0;url=/next">',
+        '<button onclick="confirm(1)">b</button>',
+        '<p>plain <a href="https://example.com">link</a> <img src="https://example.com/a.png"></p>',
       ],
       CONCURRENCY,
       (html) => harness.loadVector(html),
@@ -97,11 +103,13 @@ describe("attack corpora in headless Chromium", () => {
   test("raw payloads fire in the harness, so a zero after sanitizing means something", async () => {
     // DOMPurify's payloads that call alert, plus every H5SC vector with its trigger.
     const raw: Vector[] = [
-      ...dompurify.filter((fixture) => fixture.payload.includes("alert")).map((fixture) => ({
-        label: fixture.title ?? fixture.payload,
-        html: fixture.payload,
-        trigger: null,
-      })),
+      ...dompurify
+        .filter((fixture) => fixture.payload.includes("alert"))
+        .map((fixture) => ({
+          label: fixture.title ?? fixture.payload,
+          html: fixture.payload,
+          trigger: null,
+        })),
       ...h5sc.map((item) => ({ label: item.name, html: item.data, trigger: item.trigger })),
     ];
     const started = performance.now();

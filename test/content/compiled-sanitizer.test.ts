@@ -5,11 +5,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import {
-  inlineDefaultStylesheet,
-  rewriteCreateRequireJson,
-  stubSyncXhrWorker,
-} from "../../build/jsdom-plugin";
+import { inlineDefaultStylesheet, rewriteCreateRequireJson, stubSyncXhrWorker } from "../../build/jsdom-plugin";
 
 const repoRoot = resolve(import.meta.dir, "../..");
 // The entry has to live inside the repository so that its imports resolve against node_modules;
@@ -75,8 +71,8 @@ console.log(JSON.stringify({ success: build.success, logs: build.logs.map(String
     expect(run.stderr.toString()).toBe("");
     expect(run.exitCode).toBe(0);
     const report = JSON.parse(run.stdout.toString()) as CompiledReport;
-    expect(report.sanitized).toEqual(["<img src=\"x\"><p>kept</p>", "<a>x</a>"]);
-    expect(report.rendered).toBe("<p><a href=\"https://e.com\" rel=\"noopener noreferrer\">a</a> </p>\n");
+    expect(report.sanitized).toEqual(['<img src="x"><p>kept</p>', "<a>x</a>"]);
+    expect(report.rendered).toBe('<p><a href="https://e.com" rel="noopener noreferrer">a</a> </p>\n');
     expect(report.selfTest).toEqual({ ok: true });
     expect(report.computedColor).toBe("rgb(255, 0, 0)");
   }, 180_000);
@@ -88,7 +84,7 @@ describe("jsdom-plugin", () => {
       "import { createRequire } from 'module';\nconst require = createRequire(import.meta.url);\n" +
       "export const { version } = require('../package.json');\nconst p = require(\"../data/patch.json\");\n";
     const rewritten = rewriteCreateRequireJson(source, "version.js");
-    expect(rewritten).toContain("import __spyglass_json_0 from \"../package.json\" with { type: \"json\" };");
+    expect(rewritten).toContain('import __spyglass_json_0 from "../package.json" with { type: "json" };');
     expect(rewritten).toContain("const p = __spyglass_json_1;");
     expect(rewritten).not.toContain("createRequire");
   });

@@ -3,7 +3,6 @@ import { renderArticle } from "../../src/content/render";
 import { sanitizeArticleHtml } from "../../src/content/sanitize";
 import { findUnsafeMarkup } from "../../src/content/sanitizer-self-test";
 
-
 // Loading jsdom and building its window takes seconds on a busy machine; keep it out of test timings.
 beforeAll(() => {
   sanitizeArticleHtml("");
@@ -16,10 +15,10 @@ describe("renderArticle", () => {
       markdown: "Intro **bold**\n\n| a | b |\n|:-:|---|\n| 1 | 2 |\n\n- one\n- two\n\n```ts\nconst x = 1 < 2;\n```\n",
     });
     expect(html).toContain("<strong>bold</strong>");
-    expect(html).toContain("<th align=\"center\">a</th>");
+    expect(html).toContain('<th align="center">a</th>');
     expect(html).toContain("<td>2</td>");
     expect(html).toContain("<li>one</li>");
-    expect(html).toContain("<code class=\"language-ts\">const x = 1 &lt; 2;\n</code>");
+    expect(html).toContain('<code class="language-ts">const x = 1 &lt; 2;\n</code>');
   });
 
   test("removes a leading H1 that repeats the title", () => {
@@ -50,7 +49,7 @@ describe("renderArticle", () => {
       markdown: "Text <mark>kept</mark> <img src=x onerror=alert(1)>\n\n<div><script>alert(1)</script><p>para</p></div>",
     });
     expect(html).toContain("<mark>kept</mark>");
-    expect(html).toContain("<img src=\"x\">");
+    expect(html).toContain('<img src="x">');
     expect(html).toContain("<p>para</p>");
     expect(findUnsafeMarkup(html)).toEqual([]);
   });
@@ -60,16 +59,19 @@ describe("renderArticle", () => {
       title: "t",
       markdown:
         "[a](javascript:alert(1)) [b](&#106;avascript:alert(1)) [c](<javascript:alert(1)>) [d](https://e.com)\n\n" +
-        "![i](x\" onerror=\"alert(1)) ![j](data:image/svg+xml,<svg/onload=alert(1)>)",
+        '![i](x" onerror="alert(1)) ![j](data:image/svg+xml,<svg/onload=alert(1)>)',
     });
     expect(findUnsafeMarkup(html)).toEqual([]);
     expect(html).not.toMatch(/=\s*"?\s*(javascript|data):/i);
-    expect(html).toContain("<img alt=\"j\">");
-    expect(html).toContain("<a href=\"https://e.com\" rel=\"noopener noreferrer\">d</a>");
+    expect(html).toContain('<img alt="j">');
+    expect(html).toContain('<a href="https://e.com" rel="noopener noreferrer">d</a>');
   });
 
   test("the output is a sanitizer fixed point", () => {
-    const html = renderArticle({ title: "X", markdown: "# X\n\n<svg><p>a</p></svg> <noscript><p title=\"</noscript><img src=x onerror=alert(1)>\">" });
+    const html = renderArticle({
+      title: "X",
+      markdown: '# X\n\n<svg><p>a</p></svg> <noscript><p title="</noscript><img src=x onerror=alert(1)>">',
+    });
     expect(sanitizeArticleHtml(html)).toBe(html);
   });
 });

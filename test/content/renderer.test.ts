@@ -37,7 +37,7 @@ describe("the server's renderer worker", () => {
     const sources = [
       { title: "Hello", markdown: "# Hello\n\nBody with **bold** and [a link](https://example.com)." },
       { title: "Table", markdown: "| a | b |\n|:-:|---|\n| 1 | 2 |\n" },
-      { title: "XSS", markdown: "<img src=x onerror=alert(1)><script>alert(1)</script><a href=\"javascript:alert(1)\">x</a>" },
+      { title: "XSS", markdown: '<img src=x onerror=alert(1)><script>alert(1)</script><a href="javascript:alert(1)">x</a>' },
       { title: "", markdown: "<svg><p><style><img src=x onerror=alert(1)></style></p></svg>" },
     ];
     for (const source of sources) expect(await server.render(source)).toBe(renderArticle(source));

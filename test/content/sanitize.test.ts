@@ -2,7 +2,6 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { sanitizeArticleHtml, UnsafeHtmlError, urlScheme } from "../../src/content/sanitize";
 import { ATTACK_VECTORS, findUnsafeMarkup, selfTestSanitizer } from "../../src/content/sanitizer-self-test";
 
-
 // Loading jsdom and building its window takes seconds on a busy machine; keep it out of test timings.
 beforeAll(() => {
   sanitizeArticleHtml("");
@@ -12,19 +11,19 @@ describe("sanitizeArticleHtml", () => {
   test("keeps ordinary article markup", () => {
     const html =
       "<h2>Plan</h2><p>Read <strong>this</strong> and <em>that</em><sup>1</sup>.</p>" +
-      "<blockquote cite=\"https://example.com/q\"><p>quoted</p></blockquote>" +
-      "<ol start=\"3\" reversed=\"\"><li>a</li></ol><table><thead><tr><th align=\"center\">h</th></tr></thead>" +
-      "<tbody><tr><td colspan=\"2\">c</td></tr></tbody></table>" +
-      "<figure><img src=\"https://example.com/a.png\" alt=\"A\" width=\"10\" height=\"20\"><figcaption>f</figcaption></figure>" +
-      "<details open=\"\"><summary>s</summary>d</details><p lang=\"fr\" dir=\"rtl\"><abbr title=\"t\">x</abbr></p>";
+      '<blockquote cite="https://example.com/q"><p>quoted</p></blockquote>' +
+      '<ol start="3" reversed=""><li>a</li></ol><table><thead><tr><th align="center">h</th></tr></thead>' +
+      '<tbody><tr><td colspan="2">c</td></tr></tbody></table>' +
+      '<figure><img src="https://example.com/a.png" alt="A" width="10" height="20"><figcaption>f</figcaption></figure>' +
+      '<details open=""><summary>s</summary>d</details><p lang="fr" dir="rtl"><abbr title="t">x</abbr></p>';
     expect(sanitizeArticleHtml(html)).toBe(html);
   });
 
   test("links get rel=noopener noreferrer, keep nofollow-style tokens and lose target", () => {
-    expect(sanitizeArticleHtml("<a href=\"https://e.com\" target=\"_blank\" rel=\"nofollow opener\">x</a>")).toBe(
-      "<a href=\"https://e.com\" rel=\"nofollow noopener noreferrer\">x</a>",
+    expect(sanitizeArticleHtml('<a href="https://e.com" target="_blank" rel="nofollow opener">x</a>')).toBe(
+      '<a href="https://e.com" rel="nofollow noopener noreferrer">x</a>',
     );
-    expect(sanitizeArticleHtml("<p rel=\"x\">p</p>")).toBe("<p>p</p>");
+    expect(sanitizeArticleHtml('<p rel="x">p</p>')).toBe("<p>p</p>");
   });
 
   test("allows http, https, mailto, fragment and relative URLs, nothing else", () => {
@@ -38,28 +37,27 @@ describe("sanitizeArticleHtml", () => {
   });
 
   test("images load only over http(s) or a relative path: data: URIs are dropped", () => {
-    expect(sanitizeArticleHtml("<img src=\"data:image/png;base64,iVBORw0KGgo=\" alt=\"a\">")).toBe("<img alt=\"a\">");
-    expect(sanitizeArticleHtml("<img src=\"mailto:a@e.com\">")).toBe("<img>");
-    expect(sanitizeArticleHtml("<img src=\"/a.png\">")).toBe("<img src=\"/a.png\">");
+    expect(sanitizeArticleHtml('<img src="data:image/png;base64,iVBORw0KGgo=" alt="a">')).toBe('<img alt="a">');
+    expect(sanitizeArticleHtml('<img src="mailto:a@e.com">')).toBe("<img>");
+    expect(sanitizeArticleHtml('<img src="/a.png">')).toBe('<img src="/a.png">');
   });
 
   test("drops id, name, style, data-* and aria-* (the markup lands inside another site's page)", () => {
-    expect(
-      sanitizeArticleHtml("<p id=\"x\" name=\"y\" style=\"color:red\" data-toggle=\"modal\" aria-hidden=\"true\">p</p>"),
-    ).toBe("<p>p</p>");
+    expect(sanitizeArticleHtml('<p id="x" name="y" style="color:red" data-toggle="modal" aria-hidden="true">p</p>')).toBe("<p>p</p>");
   });
 
   test("class survives only as language-* on code and pre", () => {
-    expect(sanitizeArticleHtml("<pre class=\"btn language-ts\"><code class=\"language-ts js-x\">x</code></pre>")).toBe(
-      "<pre class=\"language-ts\"><code class=\"language-ts\">x</code></pre>",
+    expect(sanitizeArticleHtml('<pre class="btn language-ts"><code class="language-ts js-x">x</code></pre>')).toBe(
+      '<pre class="language-ts"><code class="language-ts">x</code></pre>',
     );
-    expect(sanitizeArticleHtml("<p class=\"language-ts\">x</p>")).toBe("<p>x</p>");
+    expect(sanitizeArticleHtml('<p class="language-ts">x</p>')).toBe("<p>x</p>");
   });
 
   test("removes svg, math, template, forms and embedded content", () => {
-    const html = "<svg><circle r=\"1\"></circle></svg><math><mi>x</mi></math><template>t</template>" +
-      "<form><input value=\"v\"><button>b</button><select><option>o</option></select></form>" +
-      "<iframe src=\"https://e.com\"></iframe><video src=\"https://e.com/v.mp4\"></video>";
+    const html =
+      '<svg><circle r="1"></circle></svg><math><mi>x</mi></math><template>t</template>' +
+      '<form><input value="v"><button>b</button><select><option>o</option></select></form>' +
+      '<iframe src="https://e.com"></iframe><video src="https://e.com/v.mp4"></video>';
     expect(findUnsafeMarkup(sanitizeArticleHtml(html))).toEqual([]);
     expect(sanitizeArticleHtml(html)).not.toMatch(/<(svg|math|template|form|input|button|select|iframe|video)/);
   });
@@ -97,21 +95,24 @@ describe("selfTestSanitizer", () => {
   test("refuses an identity sanitizer, naming the script vector", () => {
     const result = selfTestSanitizer((html) => html);
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.reason).toContain("\"script element\" attack");
+    if (!result.ok) expect(result.reason).toContain('"script element" attack');
   });
 
   test("refuses a sanitizer that only strips <script>, naming the img onerror vector", () => {
     const result = selfTestSanitizer((html) => html.replace(/<script[\s\S]*?<\/script>/gi, ""));
     expect(result.ok).toBe(false);
     if (!result.ok) {
-      expect(result.reason).toContain("\"img onerror\" attack");
+      expect(result.reason).toContain('"img onerror" attack');
       expect(result.reason).toContain("onerror handler on <img>");
     }
   });
 
   test("refuses a sanitizer that also strips handlers but keeps javascript: links", () => {
     const result = selfTestSanitizer((html) =>
-      html.replace(/<script[\s\S]*?<\/script>/gi, "").replace(/\son\w+=("[^"]*"|'[^']*'|[^\s>]+)/gi, "").replace(/<svg[\s\S]*$/i, ""),
+      html
+        .replace(/<script[\s\S]*?<\/script>/gi, "")
+        .replace(/\son\w+=("[^"]*"|'[^']*'|[^\s>]+)/gi, "")
+        .replace(/<svg[\s\S]*$/i, ""),
     );
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.reason).toMatch(/javascript: URL in href/);

@@ -27,10 +27,30 @@ describe("create_article", () => {
     const article = await create({
       title: "Best CRM for Startups",
       description: "  How to choose\n a CRM ",
-      markdown: "# Best CRM for startups\n\nPick <b onclick=\"alert(1)\">Acme</b>.<script>alert(1)</script>\n\n[site](javascript:alert(1)) [ok](https://acme.com)",
+      markdown:
+        '# Best CRM for startups\n\nPick <b onclick="alert(1)">Acme</b>.<script>alert(1)</script>\n\n[site](javascript:alert(1)) [ok](https://acme.com)',
     });
-    expect(Object.keys(article)).toEqual(["id", "slug", "title", "description", "status", "published_at", "created_at", "updated_at", "prompt_id", "markdown", "html"]);
-    expect(article).toMatchObject({ slug: "best-crm-for-startups", title: "Best CRM for Startups", description: "How to choose a CRM", status: "draft", published_at: null, prompt_id: null });
+    expect(Object.keys(article)).toEqual([
+      "id",
+      "slug",
+      "title",
+      "description",
+      "status",
+      "published_at",
+      "created_at",
+      "updated_at",
+      "prompt_id",
+      "markdown",
+      "html",
+    ]);
+    expect(article).toMatchObject({
+      slug: "best-crm-for-startups",
+      title: "Best CRM for Startups",
+      description: "How to choose a CRM",
+      status: "draft",
+      published_at: null,
+      prompt_id: null,
+    });
     expect(article.id).toMatch(/^art_/);
     expect(article.html).not.toContain("<h1");
     expect(article.html).not.toContain("script");
@@ -124,7 +144,9 @@ describe("update_article", () => {
     expect(refused.error).toBe(
       'slug: this article has been published as "launch-post" and its slug is fixed so that links to it keep working; leave slug out (or pass "launch-post").',
     );
-    expect((await tool("update_article", { article_id: draft.id, slug: "launch-post", title: "Renamed" })).data.article.slug).toBe("launch-post");
+    expect((await tool("update_article", { article_id: draft.id, slug: "launch-post", title: "Renamed" })).data.article.slug).toBe(
+      "launch-post",
+    );
     await tool("unpublish_article", { article_id: draft.id });
     expect((await tool("update_article", { article_id: draft.id, slug: "new-slug" })).error).toContain("fixed");
     expect((await tool("update_article", { article_id: draft.id, title: "Another name" })).data.article.slug).toBe("launch-post");

@@ -1,11 +1,11 @@
 // generate_article against stand-in OpenAI and Anthropic servers on loopback: the brief is built
 // from the brand's data, the reply is saved as a sanitized draft, and failures are clear.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { parseWriterOutput } from "../../src/content/writer";
 import { answers, citations, competitors, mentions } from "../../src/db/schema";
 import { newId } from "../../src/ids";
-import { parseWriterOutput } from "../../src/content/writer";
-import { answer, type FakeProvider, httpError, startFakeAnthropic, startFakeOpenAI } from "../support/fake-providers";
 import { addPrompt, apiKeyFor, callTool, makeWorld, type World } from "../public/world";
+import { answer, type FakeProvider, httpError, startFakeAnthropic, startFakeOpenAI } from "../support/fake-providers";
 
 const KEY_ENV = "SPYGLASS_TEST_WRITER_KEY";
 const PROVIDER_KEY = "sk-writer-test-0123456789";
@@ -58,7 +58,10 @@ function seedEvidence(w: World): string {
   const now = Date.now() - 3_600_000;
   const rivals = ["Rival One", "Rival Two"].map((name, i) => {
     const id = newId("cmp");
-    db.orm.insert(competitors).values({ id, brandId: w.brand.id, name, domains: [`rival${i + 1}.com`], createdAt: now }).run();
+    db.orm
+      .insert(competitors)
+      .values({ id, brandId: w.brand.id, name, domains: [`rival${i + 1}.com`], createdAt: now })
+      .run();
     return id;
   });
   const cited = [
@@ -70,15 +73,38 @@ function seedEvidence(w: World): string {
   for (let i = 0; i < 3; i++) {
     const row = db.orm
       .insert(answers)
-      .values({ brandId: w.brand.id, promptId, engine: i ? "perplexity" : "chatgpt", status: "ok", text: `Try Rival One or Rival Two (${i}).`, createdAt: now + i })
+      .values({
+        brandId: w.brand.id,
+        promptId,
+        engine: i ? "perplexity" : "chatgpt",
+        status: "ok",
+        text: `Try Rival One or Rival Two (${i}).`,
+        createdAt: now + i,
+      })
       .returning({ id: answers.id })
       .get();
     rivals.forEach((memberId, rank) => {
       if (rank === 1 && i === 2) return;
-      db.orm.insert(mentions).values({ answerId: row.id, brandId: w.brand.id, memberId, isBrand: false, offset: rank * 10, rank: rank + 1, engine: "chatgpt", promptId, createdAt: now + i }).run();
+      db.orm
+        .insert(mentions)
+        .values({
+          answerId: row.id,
+          brandId: w.brand.id,
+          memberId,
+          isBrand: false,
+          offset: rank * 10,
+          rank: rank + 1,
+          engine: "chatgpt",
+          promptId,
+          createdAt: now + i,
+        })
+        .run();
     });
     const [url, domain] = cited[i]!;
-    db.orm.insert(citations).values({ answerId: row.id, brandId: w.brand.id, url: url!, domain: domain!, engine: "chatgpt", promptId, createdAt: now + i }).run();
+    db.orm
+      .insert(citations)
+      .values({ answerId: row.id, brandId: w.brand.id, url: url!, domain: domain!, engine: "chatgpt", promptId, createdAt: now + i })
+      .run();
   }
   return promptId;
 }
@@ -88,7 +114,11 @@ describe("generate_article with an OpenAI-compatible writer", () => {
     const w = await worldWithWriter("openai", openai.url);
     const promptId = seedEvidence(w);
     const before = openai.requests.length;
-    const outcome = await callTool(w, apiKeyFor(w, w.brand.id), "generate_article", { prompt_id: promptId, tone: "friendly", length: "short" });
+    const outcome = await callTool(w, apiKeyFor(w, w.brand.id), "generate_article", {
+      prompt_id: promptId,
+      tone: "friendly",
+      length: "short",
+    });
     expect(outcome.error).toBeNull();
     expect(openai.requests.length).toBe(before + 1);
     const sent = openai.requests.at(-1)!;
@@ -130,7 +160,10 @@ describe("generate_article with an OpenAI-compatible writer", () => {
 
   test("works from a topic alone, and a given title wins over the writer's", async () => {
     const w = await worldWithWriter("openai", openai.url);
-    const outcome = await callTool(w, apiKeyFor(w, w.brand.id), "generate_article", { topic: "CRM migration checklist", title: "Moving CRMs" });
+    const outcome = await callTool(w, apiKeyFor(w, w.brand.id), "generate_article", {
+      topic: "CRM migration checklist",
+      title: "Moving CRMs",
+    });
     expect(outcome.error).toBeNull();
     expect(openai.requests.at(-1)!.prompt).toContain("Topic: CRM migration checklist");
     expect(outcome.data.article).toMatchObject({ title: "Moving CRMs", slug: "moving-crms", prompt_id: null });
@@ -163,7 +196,11 @@ describe("generate_article with an Anthropic writer", () => {
   test("uses the Messages API with x-api-key and reads a fenced reply", async () => {
     const w = await worldWithWriter("anthropic", anthropic.url);
     const promptId = seedEvidence(w);
-    const outcome = await callTool(w, apiKeyFor(w, w.brand.id), "generate_article", { prompt_id: promptId, length: "long", language: "de" });
+    const outcome = await callTool(w, apiKeyFor(w, w.brand.id), "generate_article", {
+      prompt_id: promptId,
+      length: "long",
+      language: "de",
+    });
     expect(outcome.error).toBeNull();
     const sent = anthropic.requests.at(-1)!;
     expect(sent.path).toBe("/v1/messages");
@@ -180,8 +217,16 @@ describe("generate_article with an Anthropic writer", () => {
 
 describe("parseWriterOutput", () => {
   test("front matter, a leading H1 when there is none, and a fence around everything", () => {
-    expect(parseWriterOutput("# Just a heading\n\nBody")).toEqual({ title: "Just a heading", description: null, markdown: "# Just a heading\n\nBody" });
-    expect(parseWriterOutput("```md\n---\ntitle: 'Quoted'\n---\nBody\n```")).toEqual({ title: "Quoted", description: null, markdown: "Body" });
+    expect(parseWriterOutput("# Just a heading\n\nBody")).toEqual({
+      title: "Just a heading",
+      description: null,
+      markdown: "# Just a heading\n\nBody",
+    });
+    expect(parseWriterOutput("```md\n---\ntitle: 'Quoted'\n---\nBody\n```")).toEqual({
+      title: "Quoted",
+      description: null,
+      markdown: "Body",
+    });
     expect(parseWriterOutput("No heading at all")).toEqual({ title: "", description: null, markdown: "No heading at all" });
     expect(parseWriterOutput(`---\ntitle: ${"t".repeat(300)}\n---\nx`).title).toHaveLength(200);
   });

@@ -1,10 +1,10 @@
-import { afterEach, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
+import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { backupDatabase } from "../../src/db/backup";
-import { openDatabase, type Db } from "../../src/db/client";
+import { type Db, openDatabase } from "../../src/db/client";
 import { EMBEDDED_MIGRATIONS, MIGRATION_JOURNAL } from "../../src/db/migrations";
 
 const dirs: string[] = [];
@@ -21,7 +21,10 @@ afterEach(() => {
 
 describe("migrations", () => {
   test("every drizzle/*.sql file is in the journal and embedded in src/db/migrations.ts", () => {
-    const files = readdirSync(join(import.meta.dir, "../../drizzle")).filter((f) => f.endsWith(".sql")).map((f) => f.replace(/\.sql$/, "")).sort();
+    const files = readdirSync(join(import.meta.dir, "../../drizzle"))
+      .filter((f) => f.endsWith(".sql"))
+      .map((f) => f.replace(/\.sql$/, ""))
+      .sort();
     expect(MIGRATION_JOURNAL.map((e) => e.tag).sort()).toEqual(files);
     expect(Object.keys(EMBEDDED_MIGRATIONS).sort()).toEqual(files);
   });
@@ -35,7 +38,9 @@ describe("migrations", () => {
     expect(pragma("synchronous")).toBe(1);
     expect(pragma("foreign_keys")).toBe(1);
     expect(Number(pragma("busy_timeout"))).toBeGreaterThan(0);
-    const tables = (db.sqlite.query("SELECT name FROM sqlite_master WHERE type='table'").all() as Array<{ name: string }>).map((r) => r.name);
+    const tables = (db.sqlite.query("SELECT name FROM sqlite_master WHERE type='table'").all() as Array<{ name: string }>).map(
+      (r) => r.name,
+    );
     for (const table of ["accounts", "sessions", "brands", "api_keys", "prompts", "answers", "articles"]) expect(tables).toContain(table);
     db.close();
     dbs.pop();
@@ -48,7 +53,11 @@ describe("migrations", () => {
   test("foreign keys are enforced", () => {
     const db = openDatabase(":memory:");
     dbs.push(db);
-    expect(() => db.sqlite.exec("INSERT INTO brands (id, account_id, name, site_key, created_at, updated_at) VALUES ('b', 'missing', 'x', 'pk_x', 1, 1)")).toThrow();
+    expect(() =>
+      db.sqlite.exec(
+        "INSERT INTO brands (id, account_id, name, site_key, created_at, updated_at) VALUES ('b', 'missing', 'x', 'pk_x', 1, 1)",
+      ),
+    ).toThrow();
   });
 });
 

@@ -4,13 +4,13 @@
 // renders articles with fetch in headless Chromium.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { chromium } from "playwright-core";
-import { openDatabase } from "../../src/db/client";
-import { createArticle } from "../../src/content/service";
 import { publishArticle } from "../../src/content/publishing";
+import { createArticle } from "../../src/content/service";
+import { openDatabase } from "../../src/db/client";
 import { DATA_VERSION_CHECK_MS } from "../../src/public/cache";
-import { sandbox, type Sandbox, type ServerProcess } from "../support/binary";
+import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
 import { answer, type FakeProvider, startFakeOpenAI } from "../support/fake-providers";
 import { seedToolServerData, type ToolServerSeed } from "../support/fixtures";
 import { call, connect } from "../support/mcp";
@@ -41,14 +41,16 @@ let siteKeyA: string;
 beforeAll(async () => {
   writer = startFakeOpenAI({
     apiKey: "sk-e2e-writer",
-    fallback: answer("---\ntitle: Written by the model\ndescription: Drafted from the brief.\n---\n# Written by the model\n\nA **fine** answer.<script>alert(1)</script>"),
+    fallback: answer(
+      "---\ntitle: Written by the model\ndescription: Drafted from the brief.\n---\n# Written by the model\n\nA **fine** answer.<script>alert(1)</script>",
+    ),
   });
   box = await writerSandbox(writer);
   seed = seedToolServerData(join(box.dataDir, "spyglass.db"));
   server = await box.serve({ timeoutMs: 60_000 });
   a = await connect(server.url, seed.a.key);
   b = await connect(server.url, seed.b.key);
-  siteKeyA = ((await call(a, "get_brand")).data.brand.site_key) as string;
+  siteKeyA = (await call(a, "get_brand")).data.brand.site_key as string;
 }, 60_000);
 
 afterAll(async () => {
@@ -99,7 +101,13 @@ describe("content tools on the binary", () => {
     const list = await fetch(publicUrl(""));
     expect(list.status).toBe(200);
     expectSpecHeaders(list);
-    const item = { slug: "e2e-article", title: "E2E article", description: "Checked over a real socket", publishedAt: published.data.article.published_at, updatedAt: null };
+    const item = {
+      slug: "e2e-article",
+      title: "E2E article",
+      description: "Checked over a real socket",
+      publishedAt: published.data.article.published_at,
+      updatedAt: null,
+    };
     // Newest first: ahead of the article the fixtures published a day ago.
     const listed = await list.text();
     expect(listed.startsWith(`{"articles":[${JSON.stringify(item)},{"slug":"${seed.a.ids.articleSlug}"`)).toBe(true);
@@ -127,7 +135,12 @@ describe("content tools on the binary", () => {
   test("generate_article drafts with the configured writer and the brief names the prompt", async () => {
     const outcome = await call(a, "generate_article", { prompt_id: seed.a.ids.promptId });
     expect(outcome.error).toBeNull();
-    expect(outcome.data.article).toMatchObject({ title: "Written by the model", description: "Drafted from the brief.", status: "draft", prompt_id: seed.a.ids.promptId });
+    expect(outcome.data.article).toMatchObject({
+      title: "Written by the model",
+      description: "Drafted from the brief.",
+      status: "draft",
+      prompt_id: seed.a.ids.promptId,
+    });
     expect(outcome.data.article.html).toBe("<p>A <strong>fine</strong> answer.</p>\n");
     expect(writer.requests.at(-1)!.prompt).toContain("best Acme software for small teams");
     expect(writer.requests.at(-1)!.prompt).toContain("Acme Analytics");
@@ -164,7 +177,11 @@ describe("the public content API over a real socket", () => {
   test("a browser-style preflight gets 204 with Allow-Headers If-None-Match and a max age", async () => {
     const response = await fetch(publicUrl(""), {
       method: "OPTIONS",
-      headers: { origin: "https://brand.example", "access-control-request-method": "GET", "access-control-request-headers": "if-none-match" },
+      headers: {
+        origin: "https://brand.example",
+        "access-control-request-method": "GET",
+        "access-control-request-headers": "if-none-match",
+      },
     });
     expect(response.status).toBe(204);
     expectSpecHeaders(response);
@@ -207,7 +224,11 @@ describe("the public content API over a real socket", () => {
     for (let i = 0; i < 3; i++) ids.push((await fetch(publicUrl(""))).headers.get("x-request-id")!);
     expect(new Set(ids).size).toBe(3);
     await Bun.sleep(200);
-    const lines = server.logs().trim().split("\n").map((line) => JSON.parse(line));
+    const lines = server
+      .logs()
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     for (const id of ids) {
       const mine = lines.filter((line) => line.request_id === id);
       expect(mine).toHaveLength(1);
@@ -248,7 +269,11 @@ describe("a small site on another origin", () => {
       post.insertAdjacentHTML("beforeend", article.html);
       document.body.dataset.done = "yes";
     </script></body></html>`;
-    const site = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(page, { headers: { "content-type": "text/html" } }) });
+    const site = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () => new Response(page, { headers: { "content-type": "text/html" } }),
+    });
     const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ["--no-sandbox", "--disable-gpu"] });
     try {
       const tab = await browser.newPage();

@@ -1,9 +1,10 @@
 // The foundation as a self-hoster meets it: the compiled binary alone in an empty directory.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+
 import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { sandbox, type Sandbox, type ServerProcess } from "../support/binary";
+import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
 
 const EMAIL = "owner@example.com";
 const PASSWORD = "a long enough password";
@@ -27,8 +28,24 @@ describe("dist/spyglass end to end", () => {
     expect(account).toEqual({ id: expect.stringMatching(/^acc_/), email: EMAIL, plan: "none" });
     expect(existsSync(join(box.dataDir, "spyglass.db"))).toBe(true);
     expect((await box.cliJson(["account", "plan", "--email", EMAIL, "--plan", "visibility"])).plan).toBe("visibility");
-    const brand = await box.cliJson(["brand", "create", "--email", EMAIL, "--name", "Acme", "--domain", "https://www.acme.com/", "--alias", "Acme Inc"]);
-    expect(brand).toEqual({ id: expect.stringMatching(/^brd_/), name: "Acme", domain: "acme.com", site_key: expect.stringMatching(/^pk_[0-9a-f]{32}$/) });
+    const brand = await box.cliJson([
+      "brand",
+      "create",
+      "--email",
+      EMAIL,
+      "--name",
+      "Acme",
+      "--domain",
+      "https://www.acme.com/",
+      "--alias",
+      "Acme Inc",
+    ]);
+    expect(brand).toEqual({
+      id: expect.stringMatching(/^brd_/),
+      name: "Acme",
+      domain: "acme.com",
+      site_key: expect.stringMatching(/^pk_[0-9a-f]{32}$/),
+    });
     brandId = brand.id;
   });
 
@@ -113,9 +130,16 @@ describe("dist/spyglass end to end", () => {
     expect(await server.stop("SIGTERM")).toBe(0);
     expect(server.logs()).toContain('"msg":"stopped"');
     const db = new Database(join(box.dataDir, "spyglass.db"), { readonly: true });
-    const keys = db.query("SELECT name, revoked_at FROM api_keys ORDER BY created_at").all() as Array<{ name: string; revoked_at: number | null }>;
+    const keys = db.query("SELECT name, revoked_at FROM api_keys ORDER BY created_at").all() as Array<{
+      name: string;
+      revoked_at: number | null;
+    }>;
     db.close();
-    expect(keys.map((k) => [k.name, k.revoked_at !== null])).toEqual([["laptop", true], ["ci", false], ["bearer", false]]);
+    expect(keys.map((k) => [k.name, k.revoked_at !== null])).toEqual([
+      ["laptop", true],
+      ["ci", false],
+      ["bearer", false],
+    ]);
     const restarted = await box.serve();
     const me = await fetch(`${restarted.url}/api/auth/me`, { headers: { cookie } });
     expect(me.status).toBe(200);
@@ -131,7 +155,9 @@ describe("the CLI without secrets on its command line", () => {
   afterAll(() => own?.cleanup());
 
   test("--password - reads the password from stdin, so it is never on the command line", async () => {
-    const created = await own.cli(["account", "create", "--email", "stdin@example.com", "--password", "-", "--json"], { stdin: `${PASSWORD}\n` });
+    const created = await own.cli(["account", "create", "--email", "stdin@example.com", "--password", "-", "--json"], {
+      stdin: `${PASSWORD}\n`,
+    });
     expect(created.code).toBe(0);
     expect(JSON.parse(created.stdout)).toMatchObject({ email: "stdin@example.com", plan: "none" });
     const server = await own.serve();

@@ -2,14 +2,14 @@
 // Streamable HTTP with a bearer key, on a loopback port, against a seeded data directory.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { eq } from "drizzle-orm";
-import { openDatabase, type Db } from "../../src/db/client";
+import { type Db, openDatabase } from "../../src/db/client";
 import { accounts } from "../../src/db/schema";
 import { revokeApiKey } from "../../src/keys/service";
 import { TOOLS } from "../../src/mcp/tools";
-import { sandbox, type Sandbox, type ServerProcess } from "../support/binary";
-import { seedToolServerData, type BrandRecords, type ToolServerSeed } from "../support/fixtures";
+import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
+import { type BrandRecords, seedToolServerData, type ToolServerSeed } from "../support/fixtures";
 import { call, connect, raw, rpc } from "../support/mcp";
 
 // Real processes on a shared machine: give each step room.
@@ -161,7 +161,10 @@ describe("the configuration tools, with the brand's own key", () => {
       ],
     });
     expect(data.duplicates).toEqual(["  Best ACME software   for small teams ", "Which analytics tool do  agencies use?"]);
-    expect(data.created.map((p: { text: string }) => p.text)).toEqual(["which analytics tool do agencies use?", "top dashboards for startups"]);
+    expect(data.created.map((p: { text: string }) => p.text)).toEqual([
+      "which analytics tool do agencies use?",
+      "top dashboards for startups",
+    ]);
     expect(data.created[0]).toMatchObject({ tags: ["Agencies"], country: "DE", language: "de", archived: false });
     const tags = await call(c, "list_tags");
     expect(tags.data.tags.map((t: { name: string }) => t.name)).toContain("Agencies");
@@ -176,14 +179,20 @@ describe("the configuration tools, with the brand's own key", () => {
   });
 
   test("create_prompts validates count and length, naming the field", async () => {
-    expect((await call(c, "create_prompts", { prompts: [] })).error).toBe("Invalid input for create_prompts: prompts must have at least 1 item.");
+    expect((await call(c, "create_prompts", { prompts: [] })).error).toBe(
+      "Invalid input for create_prompts: prompts must have at least 1 item.",
+    );
     const many = Array.from({ length: 101 }, (_, i) => ({ text: `prompt number ${i}` }));
     expect((await call(c, "create_prompts", { prompts: many })).error).toContain("prompts must have at most 100 items");
     expect((await call(c, "create_prompts", { prompts: [{ text: "ok prompt" }, { text: "no" }] })).error).toContain(
       "prompts[1].text must be at least 3 characters",
     );
-    expect((await call(c, "create_prompts", { prompts: [{ text: "x".repeat(501) }] })).error).toContain("prompts[0].text must be at most 500 characters");
-    expect((await call(c, "create_prompts", { prompts: [{ text: "   a   " }] })).error).toContain("prompts[0].text: a prompt must be 3 to 500 characters");
+    expect((await call(c, "create_prompts", { prompts: [{ text: "x".repeat(501) }] })).error).toContain(
+      "prompts[0].text must be at most 500 characters",
+    );
+    expect((await call(c, "create_prompts", { prompts: [{ text: "   a   " }] })).error).toContain(
+      "prompts[0].text: a prompt must be 3 to 500 characters",
+    );
     expect((await call(c, "create_prompts", { prompts: [{ text: "fine text", country: "USA" }] })).error).toContain(
       "prompts[0].country must be a two-letter country code",
     );
@@ -212,7 +221,13 @@ describe("the configuration tools, with the brand's own key", () => {
   test("update_prompt rewords, retags, relocates; a text another prompt has is a conflict", async () => {
     const created = await call(c, "create_prompts", { prompts: [{ text: "prompt to edit", tags: ["old"] }] });
     const id = created.data.created[0].id;
-    const { data } = await call(c, "update_prompt", { prompt_id: id, text: "prompt  edited", tags: ["New", "Other"], country: "fr", language: "fr" });
+    const { data } = await call(c, "update_prompt", {
+      prompt_id: id,
+      text: "prompt  edited",
+      tags: ["New", "Other"],
+      country: "fr",
+      language: "fr",
+    });
     expect(data.prompt).toMatchObject({ id, text: "prompt edited", tags: ["New", "Other"], country: "FR", language: "fr" });
     const cleared = await call(c, "update_prompt", { prompt_id: id, tags: [], country: null });
     expect(cleared.data.prompt).toMatchObject({ tags: [], country: null, language: "fr" });
@@ -268,8 +283,12 @@ describe("the configuration tools, with the brand's own key", () => {
     expect(created.data.competitor).toMatchObject({ name: "Contoso", aliases: ["Contoso Ltd"], domains: ["contoso.com", "contoso.co.uk"] });
     const id = created.data.competitor.id;
     expect((await call(c, "create_competitor", { name: "CONTOSO" })).error).toContain("already exists");
-    expect((await call(c, "create_competitor", { name: "AB" })).error).toBe("Invalid input for create_competitor: name must be at least 3 characters.");
-    expect((await call(c, "create_competitor", { name: "Fabrikam", aliases: ["FB"] })).error).toContain("aliases[0] must be at least 3 characters");
+    expect((await call(c, "create_competitor", { name: "AB" })).error).toBe(
+      "Invalid input for create_competitor: name must be at least 3 characters.",
+    );
+    expect((await call(c, "create_competitor", { name: "Fabrikam", aliases: ["FB"] })).error).toContain(
+      "aliases[0] must be at least 3 characters",
+    );
     expect((await call(c, "create_competitor", { name: "Fabrikam", domains: ["not a domain"] })).error).toContain(
       'domains[0]: "not a domain" is not a domain name',
     );
@@ -364,7 +383,8 @@ describe("brand isolation", () => {
         if (shown.includes(secret)) throw new Error(`${tool.name} showed brand A's "${secret}" to brand B: ${shown.slice(0, 300)}`);
       }
       if (row.expect === "not_found") {
-        if (!outcome.error || !/not found/i.test(outcome.error)) throw new Error(`${tool.name}: expected a not-found tool error, got ${shown.slice(0, 300)}`);
+        if (!outcome.error || !/not found/i.test(outcome.error))
+          throw new Error(`${tool.name}: expected a not-found tool error, got ${shown.slice(0, 300)}`);
       } else if (outcome.error) {
         throw new Error(`${tool.name}: expected B's own data, got the error ${outcome.error}`);
       }
@@ -401,7 +421,11 @@ describe("plans", () => {
 
   test("an account on plan none gets 403 plan_required on every request", async () => {
     for (const method of ["POST", "GET", "DELETE"]) {
-      const res = await raw(server.url, { method, headers: { authorization: `Bearer ${seed.none.key}` }, body: method === "POST" ? rpc("tools/list") : undefined });
+      const res = await raw(server.url, {
+        method,
+        headers: { authorization: `Bearer ${seed.none.key}` },
+        body: method === "POST" ? rpc("tools/list") : undefined,
+      });
       expect(res.status).toBe(403);
       expect(res.json).toMatchObject({ code: "plan_required" });
       expect(res.json.error).toContain("Visibility or Autopilot");
@@ -496,7 +520,11 @@ describe("HTTP-level refusals, each leaving the server serving", () => {
   test("400 with a JSON-RPC parse error for malformed JSON", async () => {
     const res = await raw(server.url, { headers: { authorization: `Bearer ${seed.a.key}` }, body: '{"jsonrpc":"2.0","id":1,"method":' });
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error: the request body is not valid JSON." }, id: null });
+    expect(res.json).toEqual({
+      jsonrpc: "2.0",
+      error: { code: -32700, message: "Parse error: the request body is not valid JSON." },
+      id: null,
+    });
     const notRpc = await raw(server.url, { headers: { authorization: `Bearer ${seed.a.key}` }, body: '{"hello":"world"}' });
     expect(notRpc.status).toBe(400);
     await stillServing();

@@ -1,13 +1,14 @@
 // The whole loop against the compiled binary: spyglass.toml pointing engines at stand-in providers
 // on loopback (keys in env vars) → `spyglass track` → `spyglass serve` → MCP analytics tools via the
 // SDK client → run_tracking → SIGTERM mid-run marks the run interrupted.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+
 import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { sandbox, type Sandbox, type ServerProcess } from "../support/binary";
-import { answer, hang, refusal, startFakeAnthropic, startFakeOpenAI, type FakeProvider } from "../support/fake-providers";
+import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
+import { answer, type FakeProvider, hang, refusal, startFakeAnthropic, startFakeOpenAI } from "../support/fake-providers";
 
 const ENV = { E2E_OPENAI_KEY: "sk-e2e-openai", E2E_ANTHROPIC_KEY: "sk-ant-e2e" };
 let hanging = false;
@@ -18,7 +19,9 @@ let brandId: string;
 let apiKey: string;
 
 const OPENAI_SCRIPT: Record<string, ReturnType<typeof answer>> = {
-  "best crm": answer("Acme is the best CRM here, and Globex is a solid second.", { citations: ["https://www.acme.com/pricing?utm_source=x"] }),
+  "best crm": answer("Acme is the best CRM here, and Globex is a solid second.", {
+    citations: ["https://www.acme.com/pricing?utm_source=x"],
+  }),
   "crm pricing": answer("Globex is the cheapest option."),
   "crm for agencies": answer("Globex is best for agencies, see https://g2.com/agency-crm."),
 };
@@ -29,8 +32,11 @@ const ANTHROPIC_SCRIPT: Record<string, ReturnType<typeof answer>> = {
 };
 
 beforeAll(async () => {
-  openai = startFakeOpenAI({ apiKey: ENV.E2E_OPENAI_KEY, script: (p) => (hanging ? hang() : OPENAI_SCRIPT[p] ?? answer("?")) });
-  anthropic = startFakeAnthropic({ apiKey: ENV.E2E_ANTHROPIC_KEY, script: (p) => (hanging ? hang() : ANTHROPIC_SCRIPT[p] ?? answer("?")) });
+  openai = startFakeOpenAI({ apiKey: ENV.E2E_OPENAI_KEY, script: (p) => (hanging ? hang() : (OPENAI_SCRIPT[p] ?? answer("?"))) });
+  anthropic = startFakeAnthropic({
+    apiKey: ENV.E2E_ANTHROPIC_KEY,
+    script: (p) => (hanging ? hang() : (ANTHROPIC_SCRIPT[p] ?? answer("?"))),
+  });
   box = await sandbox({
     env: ENV,
     toml: `
@@ -57,17 +63,45 @@ max_retries = 1
 `,
   });
   await box.cliJson(["account", "create", "--email", "e2e@example.com", "--password", "long enough pw", "--plan", "visibility"]);
-  const brand = await box.cliJson<{ id: string }>(["brand", "create", "--email", "e2e@example.com", "--name", "Acme", "--domain", "acme.com"]);
+  const brand = await box.cliJson<{ id: string }>([
+    "brand",
+    "create",
+    "--email",
+    "e2e@example.com",
+    "--name",
+    "Acme",
+    "--domain",
+    "acme.com",
+  ]);
   brandId = brand.id;
-  const key = await box.cliJson<{ plaintext: string }>(["key", "create", "--email", "e2e@example.com", "--brand", brandId, "--name", "e2e"]);
+  const key = await box.cliJson<{ plaintext: string }>([
+    "key",
+    "create",
+    "--email",
+    "e2e@example.com",
+    "--brand",
+    brandId,
+    "--name",
+    "e2e",
+  ]);
   apiKey = key.plaintext;
   // Competitors and prompts go straight into the database: their tools are tested with the MCP server.
   const db = new Database(join(box.dataDir, "spyglass.db"));
   const now = Date.now();
-  db.query("INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES ('cmp_globex', ?, 'Globex', '[]', '[\"globex.com\"]', ?)").run(brandId, now);
-  db.query("INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES ('cmp_initech', ?, 'Initech', '[]', '[]', ?)").run(brandId, now + 1);
+  db.query(
+    "INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES ('cmp_globex', ?, 'Globex', '[]', '[\"globex.com\"]', ?)",
+  ).run(brandId, now);
+  db.query(
+    "INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES ('cmp_initech', ?, 'Initech', '[]', '[]', ?)",
+  ).run(brandId, now + 1);
   ["best crm", "crm pricing", "crm for agencies"].forEach((text, i) => {
-    db.query("INSERT INTO prompts (id, brand_id, text, text_key, created_at) VALUES (?, ?, ?, ?, ?)").run(`prm_e2e${i}`, brandId, text, text, now + i);
+    db.query("INSERT INTO prompts (id, brand_id, text, text_key, created_at) VALUES (?, ?, ?, ?, ?)").run(
+      `prm_e2e${i}`,
+      brandId,
+      text,
+      text,
+      now + i,
+    );
   });
   db.close();
 }, 60_000);
@@ -81,7 +115,9 @@ afterAll(async () => {
 async function connect(server: ServerProcess): Promise<Client> {
   const client = new Client({ name: "spyglass-e2e", version: "1.0.0" });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp/mcp`), { requestInit: { headers: { Authorization: `Bearer ${apiKey}` } } }),
+    new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${apiKey}` } },
+    }),
   );
   return client;
 }
@@ -100,7 +136,11 @@ test("spyglass track asks every prompt × engine and prints one summary line (an
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatch(/^run_\w+ Acme \(brd_\w+\): completed, 6\/6 answers \(ok 5, empty 0, refusal 1, error 0\) in \d+\.\d s$/);
 
-  const runs = await box.cliJson<Array<{ status: string; answers: Record<string, number>; engines: string[] }>>(["track", "--brand", brandId]);
+  const runs = await box.cliJson<Array<{ status: string; answers: Record<string, number>; engines: string[] }>>([
+    "track",
+    "--brand",
+    brandId,
+  ]);
   expect(runs).toHaveLength(1);
   expect(runs[0]).toMatchObject({ status: "completed", engines: ["gpt", "claude"], answers: { ok: 5, empty: 0, refusal: 1, error: 0 } });
   expect(openai.requests.every((r) => r.headers.authorization === `Bearer ${ENV.E2E_OPENAI_KEY}`)).toBe(true);
@@ -133,7 +173,12 @@ test("the MCP analytics tools report the expected figures from the stored answer
 
     const gaps = await call(client, "get_content_gaps");
     expect(gaps.gaps).toHaveLength(1);
-    expect(gaps.gaps[0]).toMatchObject({ text: "crm for agencies", competitor_answers: 4, competitors: [{ name: "Globex", answers: 4 }], top_domains: [{ domain: "g2.com", citations: 2 }] });
+    expect(gaps.gaps[0]).toMatchObject({
+      text: "crm for agencies",
+      competitor_answers: 4,
+      competitors: [{ name: "Globex", answers: 4 }],
+      top_domains: [{ domain: "g2.com", citations: 2 }],
+    });
 
     const sources = await call(client, "get_top_sources");
     expect(sources.sources.map((s: { domain: string; owned: boolean }) => [s.domain, s.owned])).toEqual([
@@ -148,7 +193,11 @@ test("the MCP analytics tools report the expected figures from the stored answer
     expect(one.answer.mentions[0]).toMatchObject({ name: "Acme" });
 
     const status = await call(client, "get_tracking_status");
-    expect(status).toMatchObject({ schedule: { cron: "0 6 * * *", timezone: "UTC" }, last_run: { status: "completed", trigger: "cli" }, running: false });
+    expect(status).toMatchObject({
+      schedule: { cron: "0 6 * * *", timezone: "UTC" },
+      last_run: { status: "completed", trigger: "cli" },
+      running: false,
+    });
     expect(status.engines.map((e: { id: string; api_key_set: boolean }) => [e.id, e.api_key_set])).toEqual([
       ["gpt", true],
       ["claude", true],

@@ -6,8 +6,8 @@
 // may execute, and no element or attribute that can execute may be in the DOM.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { sandbox, type Sandbox, type ServerProcess } from "../support/binary";
+import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
 import { seedToolServerData, type ToolServerSeed } from "../support/fixtures";
 import { call, connect } from "../support/mcp";
 import { CORPUS_DIR, launchXssHarness, loadVectors, mapConcurrent, type XssHarness } from "../support/xss-harness";
@@ -19,12 +19,20 @@ interface Vector {
 }
 
 const dompurify = (await Bun.file(join(CORPUS_DIR, "dompurify-expect.json")).json()) as Array<{ title?: string; payload: string }>;
-const h5sc = (await Bun.file(join(CORPUS_DIR, "h5sc-items.json")).json()) as Array<{ id: number; name: string; data: string; trigger: string | null }>;
+const h5sc = (await Bun.file(join(CORPUS_DIR, "h5sc-items.json")).json()) as Array<{
+  id: number;
+  name: string;
+  data: string;
+  trigger: string | null;
+}>;
 
 // Past DOMPurify bypasses built on namespace confusion and parser differentials.
 const MXSS: Array<[string, string]> = [
   ["svg/p/style", '<svg></p><style><a id="</style><img src=1 onerror=alert(1)>">'],
-  ["math/mtext/mglyph/style comment", '<math><mtext><table><mglyph><style><!--</style><img title="--&gt;&lt;/mglyph&gt;&lt;img&Tab;src=1&Tab;onerror=alert(1)&gt;">'],
+  [
+    "math/mtext/mglyph/style comment",
+    '<math><mtext><table><mglyph><style><!--</style><img title="--&gt;&lt;/mglyph&gt;&lt;img&Tab;src=1&Tab;onerror=alert(1)&gt;">',
+  ],
   ["nested form", '<form><math><mtext></form><form><mglyph><svg><mtext><textarea><path id="</textarea><img onerror=alert(1) src=1>">'],
   ["noscript attribute", '<noscript><p title="</noscript><img src=x onerror=alert(1)>">'],
   ["select/template/style", '<select><template><style><!--</style><a rel="--></template></select><img src=x onerror=alert(1)>">'],
@@ -116,7 +124,9 @@ describe("hostile article bodies through the binary, the public API and Chromium
         refused.push(vector.label);
         return null;
       }
-      const published = await step(vector, "publish_to_site", () => call(client, "publish_to_site", { article_id: created.data.article.id }));
+      const published = await step(vector, "publish_to_site", () =>
+        call(client, "publish_to_site", { article_id: created.data.article.id }),
+      );
       if (published.error) throw failure(vector, `publish failed: ${published.error}`);
       const response = await step(vector, "GET of the article", () => fetch(`${server.url}/api/public/articles/${slug}?key=${siteKey}`));
       if (response.status !== 200) throw failure(vector, `public API answered ${response.status}`);

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
-import { observability } from "../../src/http/observability";
 import fc from "fast-check";
+import { observability } from "../../src/http/observability";
 import { configureLog, log } from "../../src/log";
+import { type TestApp, testApp } from "../support/http";
 import { captureLog } from "../support/log";
-import { testApp, type TestApp } from "../support/http";
 
 let t: TestApp;
 afterEach(() => {
@@ -62,7 +62,11 @@ describe("operational basics", () => {
         headers: { cookie: "spyglass_session=SECRETCOOKIE", authorization: "Bearer svc_live_SECRET" },
       });
     });
-    const entry = logs.trim().split("\n").map((l) => JSON.parse(l)).find((l) => l.msg === "request");
+    const entry = logs
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .find((l) => l.msg === "request");
     expect(entry).toMatchObject({ level: "info", method: "GET", path: "/healthz", status: 200 });
     expect(entry.request_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(logs).not.toContain("SECRETCOOKIE");
@@ -83,9 +87,13 @@ describe("access-log lines", () => {
     expect(lines).toHaveLength(samples.length + 1);
     samples.forEach((text, i) => {
       const time = JSON.parse(lines[i]!).time;
-      expect(lines[i]).toBe(JSON.stringify({ time, level: "info", msg: "request", request_id: text, method: text, path: text, status: text, ms: 1.5 }));
+      expect(lines[i]).toBe(
+        JSON.stringify({ time, level: "info", msg: "request", request_id: text, method: text, path: text, status: text, ms: 1.5 }),
+      );
     });
     const last = JSON.parse(lines.at(-1)!);
-    expect(lines.at(-1)).toBe(JSON.stringify({ time: last.time, level: "info", msg: "request", method: "GET", path: "/healthz", status: 200 }));
+    expect(lines.at(-1)).toBe(
+      JSON.stringify({ time: last.time, level: "info", msg: "request", method: "GET", path: "/healthz", status: 200 }),
+    );
   });
 });

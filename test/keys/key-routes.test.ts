@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { flushLastUsed, verifyBearerKey } from "../../src/keys/service";
-import { testApp, type TestApp } from "../support/http";
+import { type TestApp, testApp } from "../support/http";
 
 let t: TestApp;
 afterEach(() => t?.close());
@@ -167,7 +167,11 @@ describe("security of the key endpoints", () => {
       expect(cross.status).toBe(403);
       expect(cross.json).toEqual({ error: "Forbidden", code: "cross_site" });
     }
-    const form = await t.call("POST", "/api/mcp/keys", { cookie, rawBody: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const form = await t.call("POST", "/api/mcp/keys", {
+      cookie,
+      rawBody: "name=x",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(form.status).toBe(415);
     expect((await t.call("GET", "/api/mcp/keys", { cookie })).json.keys).toHaveLength(1);
     expect(verifyBearerKey(t.db, `Bearer ${created.plaintext}`).ok).toBe(true);

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Db } from "../../src/db/client";
+import { type Db } from "../../src/db/client";
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from "../../src/keys/format";
 import { flushLastUsed, verifyBearerKey } from "../../src/keys/service";
 import { configureLog } from "../../src/log";
-import { PASSWORD, sessionCookieOf, testApp, type TestApp } from "../support/http";
+import { PASSWORD, sessionCookieOf, type TestApp, testApp } from "../support/http";
 import { captureLog } from "../support/log";
 import { scratchDir } from "../support/scratch";
 
@@ -30,9 +30,22 @@ describe("key format", () => {
   });
 
   test("malformed bearer values are rejected before any database work", () => {
-    const noDb = new Proxy({}, { get: () => { throw new Error("the database was touched"); } }) as Db;
+    const noDb = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error("the database was touched");
+        },
+      },
+    ) as Db;
     expect(verifyBearerKey(noDb, undefined)).toEqual({ ok: false, reason: "missing" });
-    for (const header of ["svc_live_x", "Bearer svc_live_short", `Basic svc_live_${"A".repeat(43)}`, `Bearer svc_test_${"A".repeat(43)}`, `Bearer svc_live_${"A".repeat(42)}!`]) {
+    for (const header of [
+      "svc_live_x",
+      "Bearer svc_live_short",
+      `Basic svc_live_${"A".repeat(43)}`,
+      `Bearer svc_test_${"A".repeat(43)}`,
+      `Bearer svc_live_${"A".repeat(42)}!`,
+    ]) {
       expect(verifyBearerKey(noDb, header)).toEqual({ ok: false, reason: "malformed" });
     }
     expect(isWellFormedApiKey(`svc_live_${"A".repeat(44)}`)).toBe(false);
@@ -49,23 +62,26 @@ describe("secrets at rest and in the logs", () => {
     let plaintext = "";
     let token = "";
     let dbPath = "";
-    const logs = await captureLog(async () => {
-      dbPath = join(scratchDir("spyglass-keys-"), "spyglass.db");
-      t = await testApp({ dbPath, quiet: false });
-      const signup = await t.call("POST", "/api/auth/signup?password=nope", { body: { email: "a@example.com", password: PASSWORD } });
-      token = sessionCookieOf(signup.headers).split("=")[1]!;
-      const cookie = sessionCookieOf(signup.headers);
-      t.db.sqlite.exec("UPDATE accounts SET plan = 'visibility'");
-      await t.call("POST", "/api/brands", { cookie, body: { name: "Acme" } });
-      const created = await t.call("POST", "/api/mcp/keys", { cookie, body: { name: "k" } });
-      plaintext = created.json.plaintext;
-      expect(plaintext).toMatch(/^svc_live_/);
-      expect(verifyBearerKey(t.db, `Bearer ${plaintext}`).ok).toBe(true);
-      flushLastUsed(t.db);
-      await t.call("GET", "/api/mcp/keys", { cookie, headers: { authorization: `Bearer ${plaintext}` } });
-      await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: PASSWORD } });
-      await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: `${PASSWORD}-wrong` } });
-    }, { settleMs: 20 });
+    const logs = await captureLog(
+      async () => {
+        dbPath = join(scratchDir("spyglass-keys-"), "spyglass.db");
+        t = await testApp({ dbPath, quiet: false });
+        const signup = await t.call("POST", "/api/auth/signup?password=nope", { body: { email: "a@example.com", password: PASSWORD } });
+        token = sessionCookieOf(signup.headers).split("=")[1]!;
+        const cookie = sessionCookieOf(signup.headers);
+        t.db.sqlite.exec("UPDATE accounts SET plan = 'visibility'");
+        await t.call("POST", "/api/brands", { cookie, body: { name: "Acme" } });
+        const created = await t.call("POST", "/api/mcp/keys", { cookie, body: { name: "k" } });
+        plaintext = created.json.plaintext;
+        expect(plaintext).toMatch(/^svc_live_/);
+        expect(verifyBearerKey(t.db, `Bearer ${plaintext}`).ok).toBe(true);
+        flushLastUsed(t.db);
+        await t.call("GET", "/api/mcp/keys", { cookie, headers: { authorization: `Bearer ${plaintext}` } });
+        await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: PASSWORD } });
+        await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: `${PASSWORD}-wrong` } });
+      },
+      { settleMs: 20 },
+    );
     expect(logs).toContain('"path":"/api/mcp/keys"');
     expect(logs).toContain("request_id");
     for (const secret of [plaintext, plaintext.slice(13), PASSWORD, token]) {

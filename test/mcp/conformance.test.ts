@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sandbox, type Sandbox, type ServerProcess } from "../support/binary";
+import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
 import { seedToolServerData, type ToolServerSeed } from "../support/fixtures";
 import { authProxy, MCP_PATH, requireMcpTools } from "../support/mcp";
 
@@ -65,7 +65,9 @@ describe("MCP conformance suite (@modelcontextprotocol/conformance)", () => {
     test(`${scenario} passes`, async () => {
       const out = join(scratch, scenario);
       const run = await node([tools.conformance, "server", "--url", `${proxy.url}${MCP_PATH}`, "--scenario", scenario, "-o", out]);
-      const files = readdirSync(out, { recursive: true }).map(String).filter((f) => f.endsWith("checks.json"));
+      const files = readdirSync(out, { recursive: true })
+        .map(String)
+        .filter((f) => f.endsWith("checks.json"));
       const checks: Check[] = files.flatMap((f) => JSON.parse(readFileSync(join(out, f), "utf8")) as Check[]);
       const failed = checks.filter((c) => c.status !== "SUCCESS" && c.status !== "INFO");
       if (run.code !== 0 || checks.length === 0 || failed.length > 0) {

@@ -7,7 +7,10 @@ import { parse as parseToml } from "smol-toml";
 import { MCP_PATH } from "../../src/mcp/routes";
 
 const readme = readFileSync(join(import.meta.dir, "../../README.md"), "utf8");
-const section = readme.slice(readme.indexOf("## Connect an AI client"), readme.indexOf("\n## ", readme.indexOf("## Connect an AI client") + 5));
+const section = readme.slice(
+  readme.indexOf("## Connect an AI client"),
+  readme.indexOf("\n## ", readme.indexOf("## Connect an AI client") + 5),
+);
 const blocks = [...section.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, body: m[2]! }));
 const json = blocks.filter((b) => b.lang === "json").map((b) => JSON.parse(b.body) as Record<string, any>);
 
@@ -26,7 +29,8 @@ function expectToolServerUrl(url: string): void {
 describe("README: Connect an AI client", () => {
   test("the section has the six clients' snippets", () => {
     expect(blocks.map((b) => b.lang)).toEqual(["sh", "json", "json", "json", "toml", "json"]);
-    for (const name of ["Claude Code", "Cursor", "VS Code", "Windsurf", "Codex", "Claude Desktop"]) expect(section).toContain(`**${name}**`);
+    for (const name of ["Claude Code", "Cursor", "VS Code", "Windsurf", "Codex", "Claude Desktop"])
+      expect(section).toContain(`**${name}**`);
   });
 
   test("Claude Code: claude mcp add --transport http with a bearer header", () => {

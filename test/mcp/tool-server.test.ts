@@ -10,10 +10,10 @@ import { observability } from "../../src/http/observability";
 import { createApiKey } from "../../src/keys/service";
 import { configureLog } from "../../src/log";
 import { isAllowedOrigin, ownOrigins } from "../../src/mcp/origin";
-import { buildCatalog, defineTool, type AnyTool } from "../../src/mcp/registry";
+import { type AnyTool, buildCatalog, defineTool } from "../../src/mcp/registry";
 import { invalidInputMessage } from "../../src/mcp/results";
 import { mcpRoutes } from "../../src/mcp/routes";
-import { testApp, testConfig, type TestApp } from "../support/http";
+import { type TestApp, testApp, testConfig } from "../support/http";
 import { captureLog } from "../support/log";
 
 const ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -63,7 +63,12 @@ async function post(key: string, body: unknown, headers: Record<string, string> 
   const response = await app.handle(
     new Request("http://spyglass.test/api/mcp/mcp", {
       method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      headers: {
+        authorization: `Bearer ${key}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...headers,
+      },
       body: JSON.stringify(body),
     }),
   );
@@ -121,7 +126,11 @@ describe("tool errors", () => {
     );
     expect(JSON.stringify(result)).not.toContain("SQLITE");
     expect(result.structuredContent).toBeUndefined();
-    const logged = logs.trim().split("\n").map((l) => JSON.parse(l)).find((l) => l.msg === "tool failed");
+    const logged = logs
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .find((l) => l.msg === "tool failed");
     expect(logged).toMatchObject({ request_id: result.requestId, tool: "explodes", message: expect.stringContaining("SQLITE_CONSTRAINT") });
   });
 
@@ -154,7 +163,8 @@ describe("tool errors", () => {
     const schema = z.object({ a: z.string(), b: z.string(), c: z.string(), d: z.string(), list: z.array(z.object({ x: z.string() })) });
     const parsed = schema.safeParse({ list: [{ x: 1 }] }, { reportInput: true });
     expect(parsed.success).toBe(false);
-    if (!parsed.success) expect(invalidInputMessage("t", parsed.error)).toBe("Invalid input for t: a is required; b is required; c is required (and 2 more).");
+    if (!parsed.success)
+      expect(invalidInputMessage("t", parsed.error)).toBe("Invalid input for t: a is required; b is required; c is required (and 2 more).");
   });
 });
 

@@ -5,12 +5,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { findAccountByEmail } from "../../src/accounts/service";
 import { createBrand } from "../../src/brands/service";
 import { createApiKey } from "../../src/keys/service";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { TOOLS } from "../../src/mcp/tools";
-import { testApp, type TestApp } from "../support/http";
+import { type TestApp, testApp } from "../support/http";
 
 const SNAPSHOTS = join(import.meta.dir, "__snapshots__");
 const PLANS = ["visibility", "autopilot"] as const;

@@ -1,14 +1,14 @@
 // The public content API, byte for byte against spec "Public content API" and CONTRACT §5.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { publishArticle, unpublishArticle } from "../../src/content/publishing";
+import { createArticle, updateArticle } from "../../src/content/service";
 import { openDatabase } from "../../src/db/client";
 import { articles } from "../../src/db/schema";
-import { createArticle, updateArticle } from "../../src/content/service";
-import { publishArticle, unpublishArticle } from "../../src/content/publishing";
 import { newId } from "../../src/ids";
 import { DATA_VERSION_CHECK_MS } from "../../src/public/cache";
 import { scratchDir } from "../support/scratch";
 import { makeWorld, type World } from "./world";
-import { join } from "node:path";
 
 const SPEC_HEADERS = {
   "access-control-allow-origin": "*",
@@ -70,7 +70,7 @@ describe("GET /api/public/articles", () => {
     );
   });
 
-  test("an article without a title is listed as \"Untitled\"", async () => {
+  test('an article without a title is listed as "Untitled"', async () => {
     await publish(world.brand.id, { markdown: "No title here." });
     const body = await (await request(listPath())).json();
     expect(body.articles[0].title).toBe("Untitled");
@@ -185,13 +185,14 @@ describe("GET /api/public/articles/:slug", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
     expectSpecHeaders(response);
-    const html = "<p>Pick <strong>Acme</strong>.</p>\n<table>\n<thead>\n<tr>\n<th>a</th>\n<th>b</th>\n</tr>\n</thead>\n<tbody><tr>\n<td>1</td>\n<td>2</td>\n</tr>\n</tbody></table>\n";
+    const html =
+      "<p>Pick <strong>Acme</strong>.</p>\n<table>\n<thead>\n<tr>\n<th>a</th>\n<th>b</th>\n</tr>\n</thead>\n<tbody><tr>\n<td>1</td>\n<td>2</td>\n</tr>\n</tbody></table>\n";
     expect(await response.text()).toBe(
       `{"article":{"slug":"best-crm-for-startups","title":"Best CRM for startups","description":"How to choose","html":${JSON.stringify(html)},"publishedAt":"2025-03-03T04:05:06.000Z","updatedAt":null}}`,
     );
   });
 
-  test("unknown slug, unknown key, malformed key, draft and another brand's article: 404 {\"error\":\"Not found\"} with the spec's headers", async () => {
+  test('unknown slug, unknown key, malformed key, draft and another brand\'s article: 404 {"error":"Not found"} with the spec\'s headers', async () => {
     await publish(world.brand.id, { title: "Ours", markdown: "x" });
     await publish(world.other.id, { title: "Theirs", markdown: "y" });
     await createArticle(world.ctx.db, world.brand.id, { title: "Draft only", markdown: "z" });
@@ -225,7 +226,11 @@ describe("every response of the surface carries the spec's headers", () => {
       const plain = await request(path, { method: "OPTIONS" });
       const preflight = await request(path, {
         method: "OPTIONS",
-        headers: { origin: "https://brand.example", "access-control-request-method": "GET", "access-control-request-headers": "if-none-match" },
+        headers: {
+          origin: "https://brand.example",
+          "access-control-request-method": "GET",
+          "access-control-request-headers": "if-none-match",
+        },
       });
       for (const response of [plain, preflight]) {
         expect(response.status).toBe(204);
@@ -262,8 +267,14 @@ describe("every response of the surface carries the spec's headers", () => {
     expectSpecHeaders(headMissing);
   });
 
-  test("unknown paths under /api/public are 404 {\"error\":\"Not found\"} with the headers", async () => {
-    for (const path of ["/api/public", "/api/public/", "/api/public/other", "/api/public/articles/a/b", "/api/public/articles/x/y/z?key=1"]) {
+  test('unknown paths under /api/public are 404 {"error":"Not found"} with the headers', async () => {
+    for (const path of [
+      "/api/public",
+      "/api/public/",
+      "/api/public/other",
+      "/api/public/articles/a/b",
+      "/api/public/articles/x/y/z?key=1",
+    ]) {
       for (const method of ["GET", "HEAD"]) {
         const response = await request(path, { method });
         expect(response.status).toBe(404);
@@ -315,7 +326,10 @@ describe("cached hits", () => {
       expect(revalidated.status).toBe(304);
       expect(revalidated.body).toBe("");
     }
-    expect((await (await request(articlePath("cafe"))).json()).article).toMatchObject({ title: "Café ☕ 🚀", html: "<p>Crème brûlée, 日本語, emoji 🚀.</p>\n" });
+    expect((await (await request(articlePath("cafe"))).json()).article).toMatchObject({
+      title: "Café ☕ 🚀",
+      html: "<p>Crème brûlée, 日本語, emoji 🚀.</p>\n",
+    });
   });
 });
 

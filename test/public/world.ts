@@ -1,6 +1,6 @@
 // An in-process Spyglass for the content tests: a fresh in-memory database, one account on the
 // Autopilot plan with two brands, and the app built on it (requests go through app.handle).
-import { buildApp, type AppContext } from "../../src/app";
+import { type AppContext, buildApp } from "../../src/app";
 import { type BrandView, createBrand } from "../../src/brands/service";
 import { type Config, loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
@@ -30,7 +30,10 @@ export async function makeWorld(options: { config?: Partial<Config>; dbPath?: st
   const db = openDatabase(options.dbPath ?? ":memory:");
   // Inserted directly: hashing a password costs half a second, and these tests never log in.
   const account = { id: newId("acc") };
-  db.orm.insert(accounts).values({ id: account.id, email: `${account.id}@example.com`, passwordHash: "-", plan: "autopilot", createdAt: Date.now() }).run();
+  db.orm
+    .insert(accounts)
+    .values({ id: account.id, email: `${account.id}@example.com`, passwordHash: "-", plan: "autopilot", createdAt: Date.now() })
+    .run();
   const brand = createBrand(db, account.id, { name: "Acme CRM", domain: "acme.com", aliases: ["AcmeCRM"] });
   const other = createBrand(db, account.id, { name: "Other Brand", domain: "other.com" });
   const ctx: AppContext = { config, db };
@@ -70,7 +73,10 @@ export async function callTool(world: World, key: string, name: string, args: Re
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
     }),
   );
-  const body = (await response.json()) as { result?: { isError?: boolean; structuredContent?: unknown; content?: Array<{ text?: string }> }; error?: { message: string } };
+  const body = (await response.json()) as {
+    result?: { isError?: boolean; structuredContent?: unknown; content?: Array<{ text?: string }> };
+    error?: { message: string };
+  };
   if (!body.result) throw new Error(`${name}: JSON-RPC error ${JSON.stringify(body.error ?? body)}`);
   return {
     data: body.result.structuredContent ?? null,

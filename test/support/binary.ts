@@ -12,12 +12,10 @@
 //   box.cleanup();                               // kills what is still running, removes the directory
 //
 // `--json` is added by cliJson; `--data`/`--config` are left to their defaults (./data, ./data/spyglass.toml).
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { readFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { BunFile, Subprocess } from "bun";
-
+import { type BunFile, type Subprocess } from "bun";
 
 export const BINARY = resolve(import.meta.dir, "../../dist/spyglass");
 /** How long stop() waits for the server to exit after its signal: past the server's 30 s grace period. */
@@ -146,7 +144,10 @@ export async function sandbox(options: { toml?: string; env?: Record<string, str
       else await Bun.sleep(stdoutFile ? 10 : 2);
     }
     for (;;) {
-      const ok = await fetch(`${url}/healthz`).then((r) => r.status === 200, () => false);
+      const ok = await fetch(`${url}/healthz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) break;
       if (performance.now() > deadline) throw new Error(`spyglass serve never answered /healthz: ${err.trim()}`);
       await Bun.sleep(2);

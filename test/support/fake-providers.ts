@@ -8,7 +8,7 @@
  *   …
  *   await fake.stop();
  */
-import type { Server } from "bun";
+import { type Server } from "bun";
 
 export interface FakeCitation {
   url: string;
@@ -304,7 +304,12 @@ function anthropicAnswer(behaviour: Extract<FakeBehaviour, { kind: "answer" }>, 
     content.push({
       type: "web_search_tool_result",
       tool_use_id: "srvtoolu_fake",
-      content: behaviour.searchResults.map((r) => ({ type: "web_search_result", url: r.url, title: r.title ?? r.url, encrypted_content: "x" })),
+      content: behaviour.searchResults.map((r) => ({
+        type: "web_search_result",
+        url: r.url,
+        title: r.title ?? r.url,
+        encrypted_content: "x",
+      })),
     });
   }
   const citations = (behaviour.citations ?? []).map((c) => ({
@@ -340,7 +345,10 @@ function lastUserText(body: unknown): string {
     if (m?.role !== "user") continue;
     if (typeof m.content === "string") return m.content;
     if (Array.isArray(m.content)) {
-      return m.content.map((part: unknown) => (part as { text?: unknown } | null)?.text).filter((t): t is string => typeof t === "string").join("");
+      return m.content
+        .map((part: unknown) => (part as { text?: unknown } | null)?.text)
+        .filter((t): t is string => typeof t === "string")
+        .join("");
     }
   }
   return "";

@@ -7,11 +7,11 @@
 //   seed.a.ids          // ids of A's records, for isolation checks
 import { eq } from "drizzle-orm";
 import { createBrand } from "../../src/brands/service";
-import { openDatabase, type Db } from "../../src/db/client";
-import { accounts, answers, articles, competitors, promptTags, prompts, tags, type Plan } from "../../src/db/schema";
+import { type Db, openDatabase } from "../../src/db/client";
+import { accounts, answers, articles, competitors, type Plan, prompts, promptTags, tags } from "../../src/db/schema";
 import { newId } from "../../src/ids";
-import { promptTextKey } from "../../src/prompts/service";
 import { createApiKey } from "../../src/keys/service";
+import { promptTextKey } from "../../src/prompts/service";
 
 export interface SeededBrand {
   accountId: string;
@@ -69,7 +69,10 @@ function seedRecords(db: Db, brandId: string, word: string): BrandRecords {
   db.orm.insert(tags).values({ id: tagId, brandId, name: tagName, nameKey: tagName.toLowerCase(), color: "#112233", createdAt: now }).run();
   const promptId = newId("prm");
   const text = `best ${word} software for small teams`;
-  db.orm.insert(prompts).values({ id: promptId, brandId, text, textKey: promptTextKey(text), country: "US", language: "en", createdAt: now }).run();
+  db.orm
+    .insert(prompts)
+    .values({ id: promptId, brandId, text, textKey: promptTextKey(text), country: "US", language: "en", createdAt: now })
+    .run();
   db.orm.insert(promptTags).values({ promptId, tagId }).run();
   const archivedPromptId = newId("prm");
   const archived = `is ${word} worth it`;
@@ -80,7 +83,14 @@ function seedRecords(db: Db, brandId: string, word: string): BrandRecords {
   const competitorId = newId("cmp");
   db.orm
     .insert(competitors)
-    .values({ id: competitorId, brandId, name: `${word} Rival`, aliases: [`${word}R`], domains: [`${word.toLowerCase()}-rival.com`], createdAt: now })
+    .values({
+      id: competitorId,
+      brandId,
+      name: `${word} Rival`,
+      aliases: [`${word}R`],
+      domains: [`${word.toLowerCase()}-rival.com`],
+      createdAt: now,
+    })
     .run();
   const answer = db.orm
     .insert(answers)

@@ -13,11 +13,11 @@ import { setDefaultTimeout } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildApp, type AppContext } from "../../src/app";
 import { createAccount, setAccountPlan } from "../../src/accounts/service";
-import { loadConfig, type Config } from "../../src/config";
-import { openDatabase, type Db } from "../../src/db/client";
-import type { Plan } from "../../src/db/schema";
+import { type AppContext, buildApp } from "../../src/app";
+import { type Config, loadConfig } from "../../src/config";
+import { type Db, openDatabase } from "../../src/db/client";
+import { type Plan } from "../../src/db/schema";
 import { configureLog } from "../../src/log";
 
 // bunfig.toml's [test] timeout is not read by Bun 1.3; argon2id hashing and child processes on a

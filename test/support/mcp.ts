@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
 export const MCP_PATH = "/api/mcp/mcp";
 
@@ -18,7 +18,8 @@ export const INSPECTOR_CLI = `${TOOLS_DIR}/mcp-tools/node_modules/@modelcontextp
 /** The Node 22 MCP tools; throws how to install them when absent (the tests do not skip). */
 export function requireMcpTools(): { node: string; conformance: string; inspector: string } {
   for (const path of [NODE22, CONFORMANCE_CLI, INSPECTOR_CLI]) {
-    if (!existsSync(path)) throw new Error(`${path} is missing: run ./build.sh test (its ensure_mcp_tools installs Node 22 and the MCP CLIs)`);
+    if (!existsSync(path))
+      throw new Error(`${path} is missing: run ./build.sh test (its ensure_mcp_tools installs Node 22 and the MCP CLIs)`);
   }
   return { node: NODE22, conformance: CONFORMANCE_CLI, inspector: INSPECTOR_CLI };
 }

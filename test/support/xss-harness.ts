@@ -14,8 +14,8 @@
 // Separately, `leftovers` lists markup in the loaded DOM (before any trigger) that could execute or
 // restyle the host page.
 
-import { type Browser, type BrowserContext, type Page, type Request, chromium } from "playwright-core";
 import { resolve } from "node:path";
+import { type Browser, type BrowserContext, chromium, type Page, type Request } from "playwright-core";
 
 export interface VectorResult {
   executed: boolean;
@@ -74,12 +74,44 @@ const INIT_SCRIPT = `(() => {
 // Runs in the page after it settled: what in the final DOM could still execute or alter the page.
 function inspectDom(): string[] {
   const dangerousTags = new Set([
-    "script", "iframe", "frame", "frameset", "object", "embed", "applet", "form", "base", "meta",
-    "style", "link", "portal", "input", "button", "textarea", "select", "template",
+    "script",
+    "iframe",
+    "frame",
+    "frameset",
+    "object",
+    "embed",
+    "applet",
+    "form",
+    "base",
+    "meta",
+    "style",
+    "link",
+    "portal",
+    "input",
+    "button",
+    "textarea",
+    "select",
+    "template",
   ]);
   const urlAttributes = new Set([
-    "href", "xlink:href", "src", "action", "formaction", "data", "poster", "background", "ping",
-    "cite", "codebase", "srcset", "lowsrc", "dynsrc", "values", "to", "from", "by",
+    "href",
+    "xlink:href",
+    "src",
+    "action",
+    "formaction",
+    "data",
+    "poster",
+    "background",
+    "ping",
+    "cite",
+    "codebase",
+    "srcset",
+    "lowsrc",
+    "dynsrc",
+    "values",
+    "to",
+    "from",
+    "by",
   ]);
   const found: string[] = [];
   const visit = (root: Document | ShadowRoot, where: string): void => {
@@ -110,18 +142,26 @@ function interactWithEverything(): void {
   const xlink = "http://www.w3.org/1999/xlink";
   const executable = (url: string | null): boolean =>
     /^(javascript|vbscript|data):/.test((url ?? "").replace(/[\u0000-\u0020\u00A0]/g, "").toLowerCase());
-  window.addEventListener("click", (event) => {
-    const target = event.target instanceof Element ? event.target.closest("a, area") : null;
-    if (target && !executable(target.getAttribute("href") ?? target.getAttributeNS(xlink, "href"))) {
-      event.preventDefault();
-    }
-  }, true);
-  window.addEventListener("submit", (event) => {
-    const form = event.target instanceof HTMLFormElement ? event.target : null;
-    const submitter = (event as SubmitEvent).submitter;
-    const action = submitter?.getAttribute("formaction") ?? form?.getAttribute("action") ?? null;
-    if (!executable(action)) event.preventDefault();
-  }, true);
+  window.addEventListener(
+    "click",
+    (event) => {
+      const target = event.target instanceof Element ? event.target.closest("a, area") : null;
+      if (target && !executable(target.getAttribute("href") ?? target.getAttributeNS(xlink, "href"))) {
+        event.preventDefault();
+      }
+    },
+    true,
+  );
+  window.addEventListener(
+    "submit",
+    (event) => {
+      const form = event.target instanceof HTMLFormElement ? event.target : null;
+      const submitter = (event as SubmitEvent).submitter;
+      const action = submitter?.getAttribute("formaction") ?? form?.getAttribute("action") ?? null;
+      if (!executable(action)) event.preventDefault();
+    },
+    true,
+  );
   const events = ["mouseover", "mouseenter", "mousemove", "mousedown", "mouseup", "focusin", "input", "change", "keydown", "keyup"];
   for (const element of Array.from(document.querySelectorAll("body *")).slice(0, 300)) {
     for (const type of events) {
@@ -148,7 +188,11 @@ export const NOT_OBSERVED = "not observed:";
 const INSPECTION_TIMED_OUT = `${NOT_OBSERVED} DOM inspection timed out`;
 
 async function runInPage(page: Page, script: (arg: string | null) => void, arg: string | null): Promise<void> {
-  await withTimeout(page.evaluate(script, arg).catch(() => {}), EVALUATE_TIMEOUT_MS, undefined);
+  await withTimeout(
+    page.evaluate(script, arg).catch(() => {}),
+    EVALUATE_TIMEOUT_MS,
+    undefined,
+  );
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
@@ -164,8 +208,13 @@ function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     args: [
-      "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
       // One renderer per context costs a process start per vector; site isolation inside a page
       // and the spare renderer only add to that, and neither changes what a payload can run.
       "--disable-features=IsolateOrigins,site-per-process,SpareRendererForSitePerProcess",
@@ -250,18 +299,29 @@ export async function launchXssHarness(options: HarnessOptions = {}): Promise<Xs
       if (leftovers.includes(INSPECTION_TIMED_OUT)) return { executed: evidence.length > 0, evidence, leftovers, requests };
       // From here on the page is being "used": a top-level navigation is a followed link, not an attack.
       triggerStarted = true;
-      if (trigger) await runInPage(page, (code) => {
-        try {
-          (0, eval)(code ?? "");
-        } catch {
-          // Many H5SC triggers target quirks of other browsers and throw in Chromium.
-        }
-      }, trigger);
+      if (trigger)
+        await runInPage(
+          page,
+          (code) => {
+            try {
+              // biome-ignore lint/security/noGlobalEval: the corpus's trigger scripts run in the page under test, as an attacker's would.
+              // biome-ignore lint/complexity/noCommaOperator: an indirect eval runs in the page's global scope.
+              (0, eval)(code ?? "");
+            } catch {
+              // Many H5SC triggers target quirks of other browsers and throw in Chromium.
+            }
+          },
+          trigger,
+        );
       if (interact) await runInPage(page, interactWithEverything, null);
       if (trigger || interact) await Bun.sleep(settleMs);
       return { executed: evidence.length > 0, evidence, leftovers, requests };
     } finally {
-      await withTimeout(context.close().catch(() => {}), 5000, undefined);
+      await withTimeout(
+        context.close().catch(() => {}),
+        5000,
+        undefined,
+      );
     }
   }
 

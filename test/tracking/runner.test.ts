@@ -1,11 +1,21 @@
 // Tracking runs against stand-in providers on loopback (real HTTP, OpenAI and Anthropic formats).
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import type { AppContext } from "../../src/app";
+import { type AppContext } from "../../src/app";
 import { AppError } from "../../src/errors";
-import { getTracking, getRun, runTracking, startTracking, stopTracking } from "../../src/tracking/service";
 import { markInterruptedRuns } from "../../src/tracking/runner";
-import { answer, empty, hang, httpError, rateLimited, refusal, startFakeAnthropic, startFakeOpenAI, type FakeProvider } from "../support/fake-providers";
-import { memoryApp, seedBrand, type SeededBrand } from "../analytics/dataset";
+import { getRun, getTracking, runTracking, startTracking, stopTracking } from "../../src/tracking/service";
+import { memoryApp, type SeededBrand, seedBrand } from "../analytics/dataset";
+import {
+  answer,
+  empty,
+  type FakeProvider,
+  hang,
+  httpError,
+  rateLimited,
+  refusal,
+  startFakeAnthropic,
+  startFakeOpenAI,
+} from "../support/fake-providers";
 
 const ENV = { OPENAI_TEST_KEY: "sk-test-openai", ANTHROPIC_TEST_KEY: "sk-ant-test" };
 const sleeps: number[] = [];
@@ -76,7 +86,10 @@ describe("a run against scripted providers", () => {
       name: "Acme",
       domain: "acme.com",
       competitors: [{ key: "C1", name: "Globex" }],
-      prompts: ["best crm", "empty one", "refused one", "flaky one", "throttled one", "broken one"].map((text, i) => ({ key: `P${i}`, text })),
+      prompts: ["best crm", "empty one", "refused one", "flaky one", "throttled one", "broken one"].map((text, i) => ({
+        key: `P${i}`,
+        text,
+      })),
     });
   });
 
@@ -87,13 +100,32 @@ describe("a run against scripted providers", () => {
     expect(run.error).toContain("2 of 12 answers failed");
 
     const rows = app.db.sqlite
-      .query<{ text: string; engine: string; status: string; error: string | null; model: string; latency_ms: number; tokens_in: number | null; brand_mentioned: number; brand_position: number | null; brand_cited: number; prompt: string }, [string]>(
-        "SELECT a.*, p.text AS prompt FROM answers a JOIN prompts p ON p.id = a.prompt_id WHERE run_id = ?",
-      )
+      .query<
+        {
+          text: string;
+          engine: string;
+          status: string;
+          error: string | null;
+          model: string;
+          latency_ms: number;
+          tokens_in: number | null;
+          brand_mentioned: number;
+          brand_position: number | null;
+          brand_cited: number;
+          prompt: string;
+        },
+        [string]
+      >("SELECT a.*, p.text AS prompt FROM answers a JOIN prompts p ON p.id = a.prompt_id WHERE run_id = ?")
       .all(run.id);
     const by = (prompt: string, engine: string) => rows.find((r) => r.prompt === prompt && r.engine === engine)!;
     for (const engine of ["gpt", "claude"]) {
-      expect(by("best crm", engine)).toMatchObject({ status: "ok", brand_mentioned: 1, brand_position: 1, brand_cited: 1, model: "fake-model" });
+      expect(by("best crm", engine)).toMatchObject({
+        status: "ok",
+        brand_mentioned: 1,
+        brand_position: 1,
+        brand_cited: 1,
+        model: "fake-model",
+      });
       expect(by("best crm", engine).latency_ms).toBeGreaterThanOrEqual(0);
       expect(by("best crm", engine).tokens_in).toBeGreaterThan(0);
       expect(by("empty one", engine).status).toBe("empty");
@@ -108,12 +140,16 @@ describe("a run against scripted providers", () => {
 
     // Mentions and normalised citations of the valid answers were stored with the answer.
     const best = by("best crm", "gpt") as unknown as { id: number };
-    const cites = app.db.sqlite.query<{ url: string; domain: string }, [number]>("SELECT url, domain FROM citations WHERE answer_id = ? ORDER BY url").all(best.id);
+    const cites = app.db.sqlite
+      .query<{ url: string; domain: string }, [number]>("SELECT url, domain FROM citations WHERE answer_id = ? ORDER BY url")
+      .all(best.id);
     expect(cites).toEqual([
       { url: "https://acme.com/pricing", domain: "acme.com" },
       { url: "https://g2.com/crm", domain: "g2.com" },
     ]);
-    const mentions = app.db.sqlite.query<{ member_id: string; rank: number }, [number]>("SELECT member_id, rank FROM mentions WHERE answer_id = ? ORDER BY rank").all(best.id);
+    const mentions = app.db.sqlite
+      .query<{ member_id: string; rank: number }, [number]>("SELECT member_id, rank FROM mentions WHERE answer_id = ? ORDER BY rank")
+      .all(best.id);
     expect(mentions).toEqual([
       { member_id: s.brandId, rank: 1 },
       { member_id: s.competitors.C1!, rank: 2 },
@@ -126,7 +162,9 @@ describe("a run against scripted providers", () => {
   });
 
   test("unknown engines and prompts are refused with a clear message", () => {
-    expect(() => startTracking(app, s.brandId, { trigger: "tool", engines: ["nope"] })).toThrow(/Unknown engine "nope"; configured engines: gpt, claude/);
+    expect(() => startTracking(app, s.brandId, { trigger: "tool", engines: ["nope"] })).toThrow(
+      /Unknown engine "nope"; configured engines: gpt, claude/,
+    );
     expect(() => startTracking(app, s.brandId, { trigger: "tool", promptIds: ["prm_missing"] })).toThrow(/not found/);
   });
 });
@@ -234,10 +272,18 @@ describe("limits, overlap, interruption", () => {
     anthropic = startFakeAnthropic({ fallback: answer("Acme.") });
     const app = memoryApp(engines(openai, anthropic));
     getTracking(app, { env: ENV });
-    const s = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }, { key: "Q", text: "two" }] });
+    const s = seedBrand(app, {
+      name: "Acme",
+      prompts: [
+        { key: "P", text: "one" },
+        { key: "Q", text: "two" },
+      ],
+    });
     const run = await runTracking(app, s.brandId, { trigger: "cli" });
     // Simulate a crash mid-run: the row says running, owned by a process that no longer exists.
-    app.db.sqlite.query("UPDATE tracking_runs SET status = 'running', finished_at = NULL, owner_pid = ? WHERE id = ?").run(2 ** 22 + 54321, run.id);
+    app.db.sqlite
+      .query("UPDATE tracking_runs SET status = 'running', finished_at = NULL, owner_pid = ? WHERE id = ?")
+      .run(2 ** 22 + 54321, run.id);
     expect(markInterruptedRuns(app)).toBe(1);
     expect(getRun(app, s.brandId, run.id)).toMatchObject({ status: "interrupted", answers_done: 4 });
     expect(countAnswers(app, run.id)).toBe(4);

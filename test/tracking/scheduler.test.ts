@@ -2,8 +2,8 @@
 import { afterAll, expect, test } from "bun:test";
 import { startScheduler } from "../../src/tracking/scheduler";
 import { getTracking, getTrackingStatus, lastRun } from "../../src/tracking/service";
-import { answer, startFakeOpenAI } from "../support/fake-providers";
 import { memoryApp, seedBrand } from "../analytics/dataset";
+import { answer, startFakeOpenAI } from "../support/fake-providers";
 
 const fake = startFakeOpenAI({ fallback: answer("Acme is great.") });
 afterAll(() => fake.stop());
@@ -44,7 +44,13 @@ test("the schedule's next run is computed in UTC and reported by get_tracking_st
 test("a tick runs every brand on a paid plan with active prompts, one after the other", async () => {
   const app = memoryApp(toml("0 6 * * *"));
   getTracking(app);
-  const paid = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }, { key: "Q", text: "two" }] });
+  const paid = seedBrand(app, {
+    name: "Acme",
+    prompts: [
+      { key: "P", text: "one" },
+      { key: "Q", text: "two" },
+    ],
+  });
   const unpaid = seedBrand(app, { name: "Free", plan: "none", prompts: [{ key: "P", text: "three" }] });
   const empty = seedBrand(app, { name: "Empty" });
   const scheduler = startScheduler(app)!;
@@ -71,7 +77,11 @@ test("no scheduler without engines or when disabled, and the status says why", (
   const none = memoryApp("");
   expect(startScheduler(none)).toBeNull();
   const s = seedBrand(none, { name: "Acme" });
-  expect(getTrackingStatus(none, s.brandId)).toMatchObject({ engines: [], next_run: null, message: expect.stringContaining("No engines are configured") });
+  expect(getTrackingStatus(none, s.brandId)).toMatchObject({
+    engines: [],
+    next_run: null,
+    message: expect.stringContaining("No engines are configured"),
+  });
   const off = memoryApp(toml("0 6 * * *").replace("[tracking]", "[tracking]\nenabled = false"));
   expect(startScheduler(off)).toBeNull();
 });

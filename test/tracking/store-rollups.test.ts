@@ -4,16 +4,16 @@
 // must give the same figures as the per-answer path (the tag filter path reads the rows themselves).
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import type { AppContext } from "../../src/app";
 import { resolveFilter } from "../../src/analytics/filters";
 import { promptPerformance } from "../../src/analytics/prompts";
 import { topSources } from "../../src/analytics/sources";
 import { competitorRanking, visibilityOverview, visibilityTrend } from "../../src/analytics/visibility";
+import { type AppContext } from "../../src/app";
 import { openDatabase } from "../../src/db/client";
 import { MIGRATION_JOURNAL } from "../../src/db/migrations";
-import type { AnswerStatus } from "../../src/db/schema";
+import { type AnswerStatus } from "../../src/db/schema";
 import { seedDemo } from "../../src/tracking/demo";
-import { loadRoster, reanalyzeBrand, storeAnswer, type NewAnswer } from "../../src/tracking/store";
+import { loadRoster, type NewAnswer, reanalyzeBrand, storeAnswer } from "../../src/tracking/store";
 import { memoryApp, seedBrand } from "../analytics/dataset";
 
 const DAY = 86_400_000;
@@ -21,10 +21,17 @@ const DAY = 86_400_000;
 /** Rollup rows next to the same sums computed from answers and mentions, sentiment sums rounded (float order). */
 function rollupsAndRaw(app: AppContext, brandId: string) {
   const db = app.db.sqlite;
-  const round = <R extends { sentiment_sum: number }>(rows: R[]) => rows.map((r) => ({ ...r, sentiment_sum: Math.round(r.sentiment_sum * 1e9) / 1e9 }));
+  const round = <R extends { sentiment_sum: number }>(rows: R[]) =>
+    rows.map((r) => ({ ...r, sentiment_sum: Math.round(r.sentiment_sum * 1e9) / 1e9 }));
   const answerCols = "total, valid, mentioned, position_sum, top1, top3, sentiment_sum, sentiment_n, cited, roster_mentions";
   const stored = {
-    answers: round(db.query<{ sentiment_sum: number }, [string]>(`SELECT day, engine, ${answerCols} FROM answer_days WHERE brand_id = ? ORDER BY day, engine`).all(brandId)),
+    answers: round(
+      db
+        .query<{ sentiment_sum: number }, [string]>(
+          `SELECT day, engine, ${answerCols} FROM answer_days WHERE brand_id = ? ORDER BY day, engine`,
+        )
+        .all(brandId),
+    ),
     mentions: round(
       db
         .query<{ sentiment_sum: number }, [string]>(
@@ -32,8 +39,12 @@ function rollupsAndRaw(app: AppContext, brandId: string) {
         )
         .all(brandId),
     ),
-    urls: db.query("SELECT day, engine, url, domain, citations FROM citation_url_days WHERE brand_id = ? ORDER BY day, engine, url").all(brandId),
-    domains: db.query("SELECT day, engine, domain, citations, answers FROM citation_domain_days WHERE brand_id = ? ORDER BY day, engine, domain").all(brandId),
+    urls: db
+      .query("SELECT day, engine, url, domain, citations FROM citation_url_days WHERE brand_id = ? ORDER BY day, engine, url")
+      .all(brandId),
+    domains: db
+      .query("SELECT day, engine, domain, citations, answers FROM citation_domain_days WHERE brand_id = ? ORDER BY day, engine, domain")
+      .all(brandId),
   };
   const raw = {
     answers: round(
@@ -131,7 +142,9 @@ test("tracking writes keep the rollups equal to the stored rows, and re-analysis
   expect(before.share_of_voice.n).toBeGreaterThan(0);
 
   // A new competitor and an alias: more mentions, new ranks, on every day.
-  app.db.sqlite.query("INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES ('cmp_i', ?, 'Initech', '[]', '[]', 5)").run(s.brandId);
+  app.db.sqlite
+    .query("INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES ('cmp_i', ?, 'Initech', '[]', '[]', 5)")
+    .run(s.brandId);
   app.db.sqlite.query("UPDATE brands SET aliases = ? WHERE id = ?").run(JSON.stringify(["Roadrunner"]), s.brandId);
   expect(await reanalyzeBrand(app.db, s.brandId)).toBe(75);
   expectRollupsRight(app, s.brandId);
@@ -214,7 +227,11 @@ model = "m"
     .all(brandId, f.period.start, f.period.end);
   const performance = promptPerformance(app, f, { limit: 10_000, offset: 0, order: "visibility_desc" });
   expect(grouped.length).toBeGreaterThan(1);
-  expect(performance.prompts.map((p) => ({ id: p.id, ...p.answers, mentioned: p.visibility.successes })).sort((a, b) => a.id.localeCompare(b.id))).toEqual(grouped);
+  expect(
+    performance.prompts
+      .map((p) => ({ id: p.id, ...p.answers, mentioned: p.visibility.successes }))
+      .sort((a, b) => a.id.localeCompare(b.id)),
+  ).toEqual(grouped);
   const ranking = competitorRanking(app, resolveFilter(app, brandId, input, now));
   const rankingParts = tags.map((t) => competitorRanking(app, resolveFilter(app, brandId, { ...input, tag: t.name }, now)));
   for (const row of ranking.ranking) {
@@ -229,7 +246,12 @@ test("upgrading a database made before the citation rollups fills them from the 
   app.db.close();
   const db = openDatabase(path);
   const fileApp: AppContext = { config: app.config, db };
-  const s = seedBrand(fileApp, { name: "Acme", domain: "acme.com", competitors: [{ key: "G", name: "Globex" }], prompts: [{ key: "P1", text: "best crm" }] });
+  const s = seedBrand(fileApp, {
+    name: "Acme",
+    domain: "acme.com",
+    competitors: [{ key: "G", name: "Globex" }],
+    prompts: [{ key: "P1", text: "best crm" }],
+  });
   const roster = loadRoster(db, s.brandId);
   const start = Date.parse("2025-03-01T00:00:00Z");
   for (let i = 0; i < 40; i++) {
@@ -250,7 +272,9 @@ test("upgrading a database made before the citation rollups fills them from the 
   const expected = rollupsAndRaw(fileApp, s.brandId).stored;
   // The database as the release before the rollups left it: no rollup tables, one migration applied.
   db.sqlite.exec("DROP TABLE citation_url_days; DROP TABLE citation_domain_days");
-  db.sqlite.query("DELETE FROM __drizzle_migrations WHERE created_at = ?").run(MIGRATION_JOURNAL.find((m) => m.tag === "0001_citation_rollups")!.when);
+  db.sqlite
+    .query("DELETE FROM __drizzle_migrations WHERE created_at = ?")
+    .run(MIGRATION_JOURNAL.find((m) => m.tag === "0001_citation_rollups")!.when);
   db.close();
 
   const upgraded = openDatabase(path);

@@ -29,7 +29,9 @@ function store(app: ReturnType<typeof memoryApp>, brandId: string, promptId: str
 }
 
 const ranks = (app: ReturnType<typeof memoryApp>, answerId: number) =>
-  app.db.sqlite.query<{ member_id: string; rank: number }, [number]>("SELECT member_id, rank FROM mentions WHERE answer_id = ? ORDER BY rank").all(answerId);
+  app.db.sqlite
+    .query<{ member_id: string; rank: number }, [number]>("SELECT member_id, rank FROM mentions WHERE answer_id = ? ORDER BY rank")
+    .all(answerId);
 
 test("adding a competitor re-analyses stored answers: new mentions, new brand positions, new gaps", async () => {
   const app = memoryApp();
@@ -40,7 +42,11 @@ test("adding a competitor re-analyses stored answers: new mentions, new brand po
   expect(ranks(app, a2)).toEqual([]);
 
   const cmp = "cmp_initech";
-  app.db.sqlite.query("INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES (?, ?, 'Initech', '[]', '[\"initech.com\"]', 1)").run(cmp, s.brandId);
+  app.db.sqlite
+    .query(
+      "INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES (?, ?, 'Initech', '[]', '[\"initech.com\"]', 1)",
+    )
+    .run(cmp, s.brandId);
   expect(await reanalyzeBrand(app.db, s.brandId)).toBe(2);
 
   expect(ranks(app, a1)).toEqual([
@@ -51,7 +57,9 @@ test("adding a competitor re-analyses stored answers: new mentions, new brand po
   const row = app.db.sqlite.query<{ brand_position: number }, [number]>("SELECT brand_position FROM answers WHERE id = ?").get(a1)!;
   expect(row.brand_position).toBe(2);
   // Citations come back from the stored provider citations, not from a provider call.
-  expect(app.db.sqlite.query<{ url: string }, [number]>("SELECT url FROM citations WHERE answer_id = ?").all(a1)).toEqual([{ url: "https://initech.com" }]);
+  expect(app.db.sqlite.query<{ url: string }, [number]>("SELECT url FROM citations WHERE answer_id = ?").all(a1)).toEqual([
+    { url: "https://initech.com" },
+  ]);
   const o = visibilityOverview(app, resolveFilter(app, s.brandId, { start_date: "2025-03-01", end_date: "2025-03-03" }));
   expect(o.share_of_voice).toMatchObject({ successes: 1, n: 3 });
   expect(o.avg_position.value).toBe(2);
@@ -62,11 +70,15 @@ test("a new brand alias and domain count after re-analysis; removing a competito
   const s = seedBrand(app, { name: "Acme", competitors: [{ key: "C", name: "Globex" }], prompts: [{ key: "P", text: "best crm" }] });
   const a = store(app, s.brandId, s.prompts.P!, "Globex or Roadrunner Cloud? See https://acme.io/docs.");
   expect(ranks(app, a)).toEqual([{ member_id: s.competitors.C!, rank: 1 }]);
-  app.db.sqlite.query("UPDATE brands SET aliases = ?, domain = 'acme.io' WHERE id = ?").run(JSON.stringify(["Roadrunner Cloud"]), s.brandId);
+  app.db.sqlite
+    .query("UPDATE brands SET aliases = ?, domain = 'acme.io' WHERE id = ?")
+    .run(JSON.stringify(["Roadrunner Cloud"]), s.brandId);
   app.db.sqlite.query("DELETE FROM competitors WHERE id = ?").run(s.competitors.C!);
   await reanalyzeBrand(app.db, s.brandId);
   expect(ranks(app, a)).toEqual([{ member_id: s.brandId, rank: 1 }]);
-  const row = app.db.sqlite.query<{ brand_mentioned: number; brand_cited: number }, [number]>("SELECT brand_mentioned, brand_cited FROM answers WHERE id = ?").get(a)!;
+  const row = app.db.sqlite
+    .query<{ brand_mentioned: number; brand_cited: number }, [number]>("SELECT brand_mentioned, brand_cited FROM answers WHERE id = ?")
+    .get(a)!;
   expect(row).toEqual({ brand_mentioned: 1, brand_cited: 1 });
 });
 
@@ -76,15 +88,38 @@ test("re-analysis goes through answers in chunks and leaves non-valid answers al
   const roster = loadRoster(app.db, s.brandId);
   app.db.sqlite.transaction(() => {
     for (let i = 0; i < 4_500; i++) {
-      storeAnswer(app.db, { brandId: s.brandId, runId: null, promptId: s.prompts.P!, engine: "gpt", model: "m", sample: i, status: i % 10 === 0 ? "refusal" : "ok", text: i % 2 ? "Acme wins." : "Globex wins.", providerCitations: [], error: null, latencyMs: 1, tokensIn: 1, tokensOut: 1, createdAt: Date.now() }, roster);
+      storeAnswer(
+        app.db,
+        {
+          brandId: s.brandId,
+          runId: null,
+          promptId: s.prompts.P!,
+          engine: "gpt",
+          model: "m",
+          sample: i,
+          status: i % 10 === 0 ? "refusal" : "ok",
+          text: i % 2 ? "Acme wins." : "Globex wins.",
+          providerCitations: [],
+          error: null,
+          latencyMs: 1,
+          tokensIn: 1,
+          tokensOut: 1,
+          createdAt: Date.now(),
+        },
+        roster,
+      );
     }
   })();
-  app.db.sqlite.query("INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES ('cmp_g', ?, 'Globex', '[]', '[]', 1)").run(s.brandId);
+  app.db.sqlite
+    .query("INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES ('cmp_g', ?, 'Globex', '[]', '[]', 1)")
+    .run(s.brandId);
   // Two calls while one is running share the same pass (and start over once).
   const [n1, n2] = await Promise.all([reanalyzeBrand(app.db, s.brandId), reanalyzeBrand(app.db, s.brandId)]);
   expect(n1).toBe(4_050);
   expect(n2).toBe(4_050);
-  const counts = app.db.sqlite.query<{ member_id: string; n: number }, []>("SELECT member_id, count(*) AS n FROM mentions GROUP BY member_id ORDER BY member_id").all();
+  const counts = app.db.sqlite
+    .query<{ member_id: string; n: number }, []>("SELECT member_id, count(*) AS n FROM mentions GROUP BY member_id ORDER BY member_id")
+    .all();
   expect(counts).toEqual([
     { member_id: s.brandId, n: 2_250 },
     { member_id: "cmp_g", n: 1_800 },

@@ -6,7 +6,7 @@ import { contentGaps, promptPerformance } from "../../analytics/prompts";
 import { topSources } from "../../analytics/sources";
 import { competitorRanking, visibilityOverview, visibilityTrend } from "../../analytics/visibility";
 import { ANSWER_STATUSES } from "../../db/schema";
-import { defineTool, type AnyTool } from "../registry";
+import { type AnyTool, defineTool } from "../registry";
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
@@ -20,18 +20,22 @@ const filterInput = {
 const limit = (def: number) => z.number().int().min(1).max(200).default(def).describe(`Items per page, 1-200 (default ${def}).`);
 const cursor = z.string().max(200).optional().describe("next_cursor of the previous page.");
 
-const rate = z.object({
-  rate: z.number().nullable().describe("successes ÷ n; null when n is 0"),
-  successes: z.number().int(),
-  n: z.number().int(),
-  low: z.number().nullable().describe("Wilson 95% interval, low"),
-  high: z.number().nullable().describe("Wilson 95% interval, high"),
-}).meta({ id: "rate" });
-const periodRate = rate.extend({
-  previous: rate,
-  change_pp: z.number().nullable().describe("change from the previous period in percentage points"),
-  within_noise: z.boolean().nullable().describe("the two 95% intervals overlap"),
-}).meta({ id: "period_rate" });
+const rate = z
+  .object({
+    rate: z.number().nullable().describe("successes ÷ n; null when n is 0"),
+    successes: z.number().int(),
+    n: z.number().int(),
+    low: z.number().nullable().describe("Wilson 95% interval, low"),
+    high: z.number().nullable().describe("Wilson 95% interval, high"),
+  })
+  .meta({ id: "rate" });
+const periodRate = rate
+  .extend({
+    previous: rate,
+    change_pp: z.number().nullable().describe("change from the previous period in percentage points"),
+    within_noise: z.boolean().nullable().describe("the two 95% intervals overlap"),
+  })
+  .meta({ id: "period_rate" });
 const mean = z.object({ value: z.number().nullable(), n: z.number().int() }).meta({ id: "mean" });
 const periodMean = mean.extend({ previous: mean, change: z.number().nullable() }).meta({ id: "period_mean" });
 const filterOut = z.object({
@@ -178,7 +182,11 @@ const getTopSources = defineTool({
   annotations: READ_ONLY,
   plan: "visibility",
   handler: (input, ctx) =>
-    topSources(ctx.app, resolveFilter(ctx.app, ctx.brand.id, input), { level: input.level, limit: input.limit, offset: decodeOffset(input.cursor) }),
+    topSources(ctx.app, resolveFilter(ctx.app, ctx.brand.id, input), {
+      level: input.level,
+      limit: input.limit,
+      offset: decodeOffset(input.cursor),
+    }),
 });
 
 const getContentGaps = defineTool({

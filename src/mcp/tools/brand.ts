@@ -3,8 +3,8 @@
 import { z } from "zod";
 import { getBrand, MAX_ALIASES, updateBrand } from "../../brands/service";
 import { listCompetitors, MAX_COMPETITORS, rosterChanged } from "../../competitors/service";
-import { defineTool, type AnyTool } from "../registry";
-import { READ_ONLY, UPDATES } from "./common";
+import { type AnyTool, defineTool } from "../registry";
+import { READ_ONLY } from "./common";
 import { competitor } from "./competitors";
 
 const brand = z.object({

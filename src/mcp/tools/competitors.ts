@@ -10,7 +10,7 @@ import {
   NAME_MIN,
   updateCompetitor,
 } from "../../competitors/service";
-import { defineTool, type AnyTool } from "../registry";
+import { type AnyTool, defineTool } from "../registry";
 import { CREATES, cursor, DELETES, idOf, limit, nextCursor, READ_ONLY, timestamp, UPDATES } from "./common";
 
 export const competitor = z.object({
@@ -21,7 +21,11 @@ export const competitor = z.object({
   created_at: timestamp,
 });
 
-const name = z.string().min(NAME_MIN).max(NAME_MAX).describe(`The competitor's name as answers write it, ${NAME_MIN}-${NAME_MAX} characters.`);
+const name = z
+  .string()
+  .min(NAME_MIN)
+  .max(NAME_MAX)
+  .describe(`The competitor's name as answers write it, ${NAME_MIN}-${NAME_MAX} characters.`);
 const aliases = z
   .array(z.string().min(NAME_MIN).max(NAME_MAX))
   .max(MAX_ALIASES)

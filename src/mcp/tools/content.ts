@@ -14,7 +14,7 @@ import {
 } from "../../content/service";
 import { MAX_SLUG } from "../../content/slug";
 import { ARTICLE_LENGTHS, generateArticle } from "../../content/writer";
-import { defineTool, type AnyTool, type ToolAnnotations } from "../registry";
+import { type AnyTool, defineTool, type ToolAnnotations } from "../registry";
 import { CREATES, cursor, idOf, limit, nextCursor, READ_ONLY, timestamp, UPDATES } from "./common";
 
 const status = z.enum(["draft", "published"]);
@@ -56,7 +56,9 @@ const slug = z
   .string()
   .min(1)
   .max(MAX_SLUG)
-  .describe('URL segment: lowercase letters, digits and hyphens, such as "best-crm-for-startups". Default: derived from the title (with -2, -3… when taken).');
+  .describe(
+    'URL segment: lowercase letters, digits and hyphens, such as "best-crm-for-startups". Default: derived from the title (with -2, -3… when taken).',
+  );
 
 // Publishing changes what the brand's public site shows: not destructive (unpublish undoes it), but
 // not read-only either. Unpublishing removes a public page: clients may want to confirm it.

@@ -6,7 +6,7 @@
 // tools/list per plan, the plan gate and input validation from the declaration. Then update the
 // tools/list snapshots (test/mcp/__snapshots__, `UPDATE_SNAPSHOTS=1 bun test test/mcp`) and give the
 // tool its row in the isolation matrix (test/e2e/mcp.test.ts), which fails until it has one.
-import type { AnyTool } from "../registry";
+import { type AnyTool } from "../registry";
 import { analyticsTools } from "./analytics";
 import { brandTools } from "./brand";
 import { competitorTools } from "./competitors";

@@ -10,7 +10,7 @@ import {
   updatePrompt,
 } from "../../prompts/service";
 import { TAG_NAME_MAX } from "../../prompts/tags";
-import { defineTool, type AnyTool } from "../registry";
+import { type AnyTool, defineTool } from "../registry";
 import { CREATES, cursor, DELETES, idOf, limit, nextCursor, READ_ONLY, timestamp, UPDATES } from "./common";
 
 const prompt = z.object({

@@ -1,7 +1,7 @@
 // Tag tools (CONTRACT §4): list, create, rename/recolour and delete the brand's prompt tags.
 import { z } from "zod";
 import { createTag, deleteTag, listTags, TAG_NAME_MAX, updateTag } from "../../prompts/tags";
-import { defineTool, type AnyTool } from "../registry";
+import { type AnyTool, defineTool } from "../registry";
 import { CREATES, cursor, DELETES, idOf, limit, nextCursor, READ_ONLY, timestamp, UPDATES } from "./common";
 
 const tag = z.object({

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { RUN_STATUSES } from "../../db/schema";
 import { getTrackingStatus, startTracking } from "../../tracking/service";
-import { defineTool, type AnyTool } from "../registry";
+import { type AnyTool, defineTool } from "../registry";
 
 const runView = z.object({
   id: z.string(),
@@ -24,7 +24,12 @@ const runTrackingTool = defineTool({
     "Use to ask the configured AI engines the brand's prompts now instead of waiting for the schedule (for example after adding prompts). Starts a run in the background and returns it at once with answers_planned; follow it with get_tracking_status. Only one run per brand at a time. Costs provider API calls.",
   input: z.object({
     prompt_ids: z.array(z.string().min(1).max(64)).min(1).max(1000).optional().describe("Only these prompts; default all active prompts."),
-    engines: z.array(z.string().min(1).max(64)).min(1).max(50).optional().describe("Only these engine ids; default all configured engines."),
+    engines: z
+      .array(z.string().min(1).max(64))
+      .min(1)
+      .max(50)
+      .optional()
+      .describe("Only these engine ids; default all configured engines."),
   }),
   output: z.object({ run: runView }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },

@@ -1,5 +1,5 @@
-import { extractCitations, type Citation } from "./citations";
-import { findMentionSpans, rankFirstMentions, type RosterMember } from "./mentions";
+import { type Citation, extractCitations } from "./citations";
+import { findMentionSpans, type RosterMember, rankFirstMentions } from "./mentions";
 import { sentimentByMember } from "./sentiment";
 
 export interface AnalyzedMention<Id = string> {

@@ -107,5 +107,5 @@ function namePatterns(member: RosterMember<unknown>): Array<{ pattern: RegExp; c
 }
 
 function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\\/]/g, "\\$&");
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }

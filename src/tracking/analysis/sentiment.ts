@@ -1,6 +1,6 @@
 import Sentiment from "sentiment";
+import { type MentionSpan } from "./mentions";
 import { maskSpans, maskUrls } from "./urls";
-import type { MentionSpan } from "./mentions";
 
 const analyzer = new Sentiment();
 

@@ -14,7 +14,7 @@ export interface UrlSpan {
 
 const BARE_URL = /(?:https?:\/\/|www\.)[^\s<>"'`|\\^{}]+/gi;
 /** A URL does not start in the middle of a word or host ("xhttp://", "awww.", "a.www."); checked in code, lookbehinds are slow. */
-const GLUED_BEFORE = /[\p{L}\p{N}@.\/-]$/u;
+const GLUED_BEFORE = /[\p{L}\p{N}@./-]$/u;
 /** Punctuation that ends a sentence rather than a URL: "see https://a.com)." → "https://a.com". */
 const TRAILING_PUNCTUATION = new Set([...".,;:!?'\"*_~`’”»。，；：！？、"]);
 const CLOSERS: Record<string, string> = { ")": "(", "]": "[", "}": "{", ">": "<" };
@@ -82,7 +82,9 @@ function findMarkdownTargets(text: string): UrlSpan[] {
     from = open + 1;
     if (close < 0) continue;
     const inner = text.slice(open + 1, close).trim();
-    const target = inner.startsWith("<") ? inner.slice(1, inner.indexOf(">") >= 0 ? inner.indexOf(">") : undefined) : inner.split(/\s+/)[0] ?? "";
+    const target = inner.startsWith("<")
+      ? inner.slice(1, inner.indexOf(">") >= 0 ? inner.indexOf(">") : undefined)
+      : (inner.split(/\s+/)[0] ?? "");
     if (target === "") continue;
     spans.push({ start: open, end: close + 1, url: target, kind: "markdown" });
     from = close + 1;

@@ -1,6 +1,6 @@
 import { asArray, asCount, asObject, asString } from "./json";
 import { trimSlash } from "./openai";
-import type { ChatMessage, ModelConfig, ParsedReply } from "./types";
+import { type ChatMessage, type ModelConfig, type ParsedReply } from "./types";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 /** The Messages API requires max_tokens; this is room for a thorough answer. */

@@ -4,7 +4,7 @@ import { createLimiter, LimiterAbortedError } from "./limiter";
 import { buildOpenAIRequest, parseOpenAIReply } from "./openai";
 import { looksLikeRefusal } from "./refusal";
 import { backoffDelayMs, isRetryableStatus, parseRetryAfter, sleepMs } from "./retry";
-import type { ChatMessage, ClientOptions, EngineAnswer, EngineConfig, ModelConfig, ParsedReply } from "./types";
+import { type ChatMessage, type ClientOptions, type EngineAnswer, type EngineConfig, type ModelConfig, type ParsedReply } from "./types";
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RETRIES = 3;
@@ -63,9 +63,7 @@ export async function complete(
   }
   const redact = (message: string): string => redactKey(message, apiKey);
   const request =
-    config.api === "anthropic"
-      ? buildAnthropicRequest(config, messages, apiKey)
-      : buildOpenAIRequest(config, messages, apiKey);
+    config.api === "anthropic" ? buildAnthropicRequest(config, messages, apiKey) : buildOpenAIRequest(config, messages, apiKey);
   const parse = config.api === "anthropic" ? parseAnthropicReply : parseOpenAIReply;
 
   let reason = "no attempt made";

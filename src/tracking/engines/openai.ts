@@ -1,5 +1,5 @@
 import { asArray, asCount, asObject, asString } from "./json";
-import type { ChatMessage, ModelConfig, ParsedReply } from "./types";
+import { type ChatMessage, type ModelConfig, type ParsedReply } from "./types";
 
 /** OpenAI-compatible chat completions: OpenAI, Perplexity, Gemini's compat endpoint, Ollama, vLLM… */
 export function buildOpenAIRequest(

@@ -11,7 +11,10 @@ const VERB = "(?:help|assist|provide|comply|answer|respond|fulfil|fulfill|do tha
 /** Each pattern is anchored at the start of the answer: a refusal leads with the refusal. */
 const REFUSAL_PATTERNS: RegExp[] = [
   // "I'm sorry, but I can't help with that." / "Sorry, I cannot assist with this request."
-  new RegExp(`^\\W*(?:i${APOSTROPHE}?m sorry|i am sorry|sorry|i apologi[sz]e|unfortunately)\\b[^.!?\\n]{0,40}?\\bi ${CANNOT} ${VERB}\\b`, "iu"),
+  new RegExp(
+    `^\\W*(?:i${APOSTROPHE}?m sorry|i am sorry|sorry|i apologi[sz]e|unfortunately)\\b[^.!?\\n]{0,40}?\\bi ${CANNOT} ${VERB}\\b`,
+    "iu",
+  ),
   // "I can't help with that." / "I cannot assist with this request."
   new RegExp(`^\\W*i ${CANNOT} ${VERB} (?:with )?(?:that|this|your)\\b`, "iu"),
   // "I must decline this request."

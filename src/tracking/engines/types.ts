@@ -15,8 +15,7 @@ export interface EngineConfig {
 }
 
 /** The writer model uses the same fields minus the tracking-only ones. */
-export type ModelConfig = Omit<EngineConfig, "id" | "label" | "concurrency"> &
-  Partial<Pick<EngineConfig, "id" | "label">>;
+export type ModelConfig = Omit<EngineConfig, "id" | "label" | "concurrency"> & Partial<Pick<EngineConfig, "id" | "label">>;
 
 export type AnswerStatus = "ok" | "empty" | "refusal" | "error";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { analyzeAnswer } from "../../../src/tracking/analysis/analyze";
-import type { RosterMember } from "../../../src/tracking/analysis/mentions";
+import { type RosterMember } from "../../../src/tracking/analysis/mentions";
 import { sentenceBounds, toUnitScore } from "../../../src/tracking/analysis/sentiment";
 
 const roster: RosterMember[] = [

@@ -43,7 +43,7 @@ describe("extractCitations", () => {
     const text = [
       "Acme is popular ([review](https://www.review.io/acme?utm_source=chatgpt.com)).",
       "See https://acme.com/pricing/ and https://Acme.com/pricing#plans.",
-      "Also <https://blog.acme.co.uk/post>, and ![logo](https://cdn.acme.com/logo.png \"Logo\").",
+      'Also <https://blog.acme.co.uk/post>, and ![logo](https://cdn.acme.com/logo.png "Logo").',
     ].join("\n");
     expect(extractCitations(text, ["https://acme.com/pricing?utm_medium=x", "https://other.org"])).toEqual([
       { url: "https://acme.com/pricing", domain: "acme.com" },
@@ -71,9 +71,7 @@ describe("extractCitations", () => {
   });
 });
 
-const host = fc
-  .tuple(fc.constantFrom("", "www.", "WWW.", "blog."), fc.domain())
-  .map(([prefix, domain]) => prefix + domain);
+const host = fc.tuple(fc.constantFrom("", "www.", "WWW.", "blog."), fc.domain()).map(([prefix, domain]) => prefix + domain);
 const trackingKey = fc.oneof(
   fc.stringMatching(/^[a-z]{1,8}$/).map((s) => `utm_${s}`),
   fc.constantFrom("UTM_Source", "utm_", "gclid", "fbclid", "utm%5Fsource"),
@@ -88,7 +86,10 @@ const messyUrl = fc
     fc.webPath(),
     fc.constantFrom("", "/", "//"),
     fc.array(param, { maxLength: 5 }),
-    fc.oneof(fc.constant(""), fc.webFragments().map((f) => `#${f}`)),
+    fc.oneof(
+      fc.constant(""),
+      fc.webFragments().map((f) => `#${f}`),
+    ),
   )
   .map(([scheme, h, port, path, slash, params, fragment]) => {
     const query = params.length > 0 ? `?${params.join("&")}` : "";

@@ -91,9 +91,13 @@ const name = fc
   .filter((n) => [...n].length >= 3 && !/^www/i.test(n));
 // Context free of ':', '/', '.', '[' and ']', so it cannot form URLs or links around the name.
 const context = fc.stringMatching(/^[A-Za-z0-9 ,;!?()"'\n-]{0,30}$/);
-const nonWord = fc.constantFrom(" ", ",", "(", ")", "!", "\n", "\"", "-", "—", "«");
+const nonWord = fc.constantFrom(" ", ",", "(", ")", "!", "\n", '"', "-", "—", "«");
 const wordChar = fc.stringMatching(/^[A-Za-z0-9éß]{1,5}$/);
-const caseOf = fc.constantFrom<(s: string) => string>((s) => s, (s) => s.toUpperCase(), (s) => s.toLowerCase());
+const caseOf = fc.constantFrom<(s: string) => string>(
+  (s) => s,
+  (s) => s.toUpperCase(),
+  (s) => s.toLowerCase(),
+);
 
 describe("findMentions properties", () => {
   test("a name embedded between non-word characters is always found, in any case", () => {
@@ -120,13 +124,16 @@ describe("findMentions properties", () => {
   test("ranks are 1..k in order of offset", () => {
     const roster: RosterMember[] = ["Acme", "Beta", "Gamma", "Delta"].map((n) => ({ id: n, name: n, aliases: [] }));
     fc.assert(
-      fc.property(fc.array(fc.constantFrom("Acme", "Beta", "Gamma", "Delta", "the", "and", "Acmeville", "."), { maxLength: 20 }), (words) => {
-        const found = findMentions(words.join(" "), roster);
-        expect(found.map((m) => m.rank)).toEqual(found.map((_, i) => i + 1));
-        const offsets = found.map((m) => m.offset);
-        expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
-        expect(new Set(found.map((m) => m.member_id)).size).toBe(found.length);
-      }),
+      fc.property(
+        fc.array(fc.constantFrom("Acme", "Beta", "Gamma", "Delta", "the", "and", "Acmeville", "."), { maxLength: 20 }),
+        (words) => {
+          const found = findMentions(words.join(" "), roster);
+          expect(found.map((m) => m.rank)).toEqual(found.map((_, i) => i + 1));
+          const offsets = found.map((m) => m.offset);
+          expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
+          expect(new Set(found.map((m) => m.member_id)).size).toBe(found.length);
+        },
+      ),
     );
   });
 });

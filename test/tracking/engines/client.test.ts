@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { complete, createEngineClient } from "../../../src/tracking/engines/client";
-import type { ClientOptions, EngineConfig } from "../../../src/tracking/engines/types";
+import { type ClientOptions, type EngineConfig } from "../../../src/tracking/engines/types";
 import {
   answer,
   empty,
+  type FakeProvider,
   hang,
   httpError,
   rateLimited,
@@ -11,7 +12,6 @@ import {
   refusal,
   startFakeAnthropic,
   startFakeOpenAI,
-  type FakeProvider,
 } from "../../support/fake-providers";
 
 const KEY = "sk-test-0123456789abcdefSECRET";
@@ -71,7 +71,10 @@ describe("OpenAI-compatible engines", () => {
 
   test("Perplexity's top-level citations and search_results are read and deduplicated", async () => {
     const fake = track(
-      startFakeOpenAI({ citationStyle: "perplexity", script: { q: answer("Try Acme [1].", { citations: ["https://acme.com", "https://b.org/p"] }) } }),
+      startFakeOpenAI({
+        citationStyle: "perplexity",
+        script: { q: answer("Try Acme [1].", { citations: ["https://acme.com", "https://b.org/p"] }) },
+      }),
     );
     const result = await createEngineClient(engine(fake, "openai"), recordingOptions()).ask("q");
     expect(result.status).toBe("ok");
@@ -221,13 +224,10 @@ describe("OpenAI-compatible engines", () => {
 
   test("complete() sends the system and user messages and returns the text", async () => {
     const fake = track(startFakeOpenAI({ script: () => answer("# Draft") }));
-    const result = await complete(
-      { api: "openai", base_url: fake.url, model: "writer", temperature: 0.2, max_tokens: 500 },
-      [
-        { role: "system", content: "You write articles." },
-        { role: "user", content: "Write about Acme." },
-      ],
-    );
+    const result = await complete({ api: "openai", base_url: fake.url, model: "writer", temperature: 0.2, max_tokens: 500 }, [
+      { role: "system", content: "You write articles." },
+      { role: "user", content: "Write about Acme." },
+    ]);
     expect(result).toMatchObject({ status: "ok", text: "# Draft" });
     expect(fake.requests[0]!.body).toMatchObject({
       model: "writer",
@@ -280,13 +280,10 @@ describe("Anthropic engines", () => {
 
   test("system messages become the top-level system field", async () => {
     const fake = track(startFakeAnthropic());
-    await complete(
-      { api: "anthropic", base_url: fake.url, model: "claude-test" },
-      [
-        { role: "system", content: "Be brief." },
-        { role: "user", content: "Hi" },
-      ],
-    );
+    await complete({ api: "anthropic", base_url: fake.url, model: "claude-test" }, [
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "Hi" },
+    ]);
     expect(fake.requests[0]!.body).toMatchObject({ system: "Be brief.", messages: [{ role: "user", content: "Hi" }] });
   });
 
