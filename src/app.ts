@@ -3,17 +3,13 @@ import { Elysia } from "elysia";
 import { accountRoutes } from "./accounts/routes";
 import { brandRoutes } from "./brands/routes";
 import { type Config } from "./config";
+import { type AppContext } from "./context";
 import { type Db } from "./db/client";
 import { healthRoutes } from "./health/routes";
 import { observability } from "./http/observability";
 import { keyRoutes } from "./keys/routes";
 import { mcpRoutes } from "./mcp/routes";
 import { publicRoutes } from "./public/routes";
-
-export interface AppContext {
-  config: Config;
-  db: Db;
-}
 
 export function buildApp(ctx: AppContext) {
   return new Elysia()

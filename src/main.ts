@@ -5,6 +5,7 @@ import { createAccount, requireAccountByEmail, setAccountPlan } from "./accounts
 import { createBrand } from "./brands/service";
 import { type Config, ConfigError, loadConfig } from "./config";
 import { articleRenderer } from "./content/renderer";
+import { createAppContext } from "./context";
 import { backupDatabase } from "./db/backup";
 import { type Db, openDatabase } from "./db/client";
 import { AppError } from "./errors";
@@ -42,7 +43,7 @@ const COMMANDS: Record<string, Command> = {
       const sanitizer = await articleRenderer().selfTest();
       if (!sanitizer.ok) fail(`refusing to start: ${sanitizer.reason}`);
       const db = openDatabase(config.dbPath);
-      const app = { config, db };
+      const app = createAppContext(config, db);
       markInterruptedRuns(app);
       const scheduler = startScheduler(app);
       const server = startServer(app, [() => scheduler?.stop(), () => stopTracking(app)]);
@@ -111,7 +112,9 @@ const COMMANDS: Record<string, Command> = {
     options: { brand: { type: "string" } },
     async run({ config, flags, json }) {
       configureLog({ level: "warn" });
-      const code = await withDb(config, (db) => trackCommand({ config, db }, { brandId: flags.brand as string | undefined, json }));
+      const code = await withDb(config, (db) =>
+        trackCommand(createAppContext(config, db), { brandId: flags.brand as string | undefined, json }),
+      );
       if (code !== 0) process.exit(code);
     },
   },
@@ -120,7 +123,7 @@ const COMMANDS: Record<string, Command> = {
     options: { scale: { type: "string" }, reset: { type: "boolean" } },
     async run({ config, flags, json }) {
       const scale = flags.scale === undefined ? 1 : Number(flags.scale);
-      await withDb(config, (db) => demoCommand({ config, db }, { scale, reset: flags.reset === true, json }));
+      await withDb(config, (db) => demoCommand(createAppContext(config, db), { scale, reset: flags.reset === true, json }));
     },
   },
   backup: {

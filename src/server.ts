@@ -1,7 +1,8 @@
 // Starts the HTTP server and stops it cleanly: stop accepting, finish in-flight requests, run the
 // features' shutdown hooks, close the database.
 import { type Server } from "bun";
-import { type AppContext, buildApp } from "./app";
+import { buildApp } from "./app";
+import { type AppContext } from "./context";
 import { flushLastUsed } from "./keys/service";
 import { log } from "./log";
 import { publicApiRoutes } from "./public/routes";

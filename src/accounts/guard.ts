@@ -10,8 +10,8 @@
 
 import { type Server } from "bun";
 import { Elysia } from "elysia";
-import { type AppContext } from "../app";
 import { type Config } from "../config";
+import { type AppContext } from "../context";
 import { AppError, Forbidden, Unauthorized } from "../errors";
 import { type AccountView } from "./service";
 import { resolveSession } from "./sessions";

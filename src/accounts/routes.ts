@@ -1,6 +1,6 @@
 // /api/auth: signup, login, logout, me (CONTRACT §3).
 import { Elysia } from "elysia";
-import { type AppContext } from "../app";
+import { type AppContext } from "../context";
 import { Invalid, TooManyRequests, Unauthorized } from "../errors";
 import { assertSameOriginJson, clearedSessionCookie, clientAddress, readSessionToken, sessionCookie, sessionGuard } from "./guard";
 import { type AccountView, authenticate, signup } from "./service";

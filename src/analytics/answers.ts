@@ -1,5 +1,5 @@
 // Stored answers themselves: a bounded, cursor-paged list and one answer in full.
-import { type AppContext } from "../app";
+import { type AppContext } from "../context";
 import { type AnswerStatus } from "../db/schema";
 import { Invalid, NotFound } from "../errors";
 import { iso } from "../ids";

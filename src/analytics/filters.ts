@@ -2,7 +2,7 @@
 // today), its previous period of equal length, an engine and a tag, turned into SQL conditions on
 // the columns (brand_id, created_at, engine, prompt_id) that answers, mentions and citations all
 // carry, or on the daily rollups (brand_id, day, engine) when there is no tag.
-import { type AppContext } from "../app";
+import { type AppContext } from "../context";
 import { Invalid, NotFound } from "../errors";
 
 export const DAY_MS = 86_400_000;

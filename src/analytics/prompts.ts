@@ -1,5 +1,5 @@
 // Per-prompt figures and content gaps (METRICS.md "Content gaps").
-import { type AppContext } from "../app";
+import { type AppContext } from "../context";
 import { loadRoster } from "../tracking/store";
 import { describeFilter, encodeOffset, type Filter, promptScope, type SqlParam, where } from "./filters";
 import { type Mean, mean, type Rate, rate } from "./rates";

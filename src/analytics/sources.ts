@@ -1,7 +1,7 @@
 // Which sources the engines cite: per registrable domain or per URL, with citation_share (METRICS.md)
 // and whether the source is the brand's own site. Summed from the daily citation rollups, or, with a
 // tag filter, from the citations of the tag's prompts.
-import { type AppContext } from "../app";
+import { type AppContext } from "../context";
 import { isOnDomains, loadRoster, ownedRegistrableDomains } from "../tracking/store";
 import { dayWhere, describeFilter, encodeOffset, type Filter, type SqlParam, where } from "./filters";
 import { type Rate, rate } from "./rates";

@@ -1,7 +1,7 @@
 // The brand's period figures (overview), their trend, and the roster ranking: pooled counts only
 // (METRICS.md), summed from the daily rollups (or, with a tag, from the covering per-prompt indexes
 // of answers and mentions), with prompt coverage from index probes per prompt.
-import { type AppContext } from "../app";
+import { type AppContext } from "../context";
 import { Invalid } from "../errors";
 import { loadRoster } from "../tracking/store";
 import { DAY_MS, dayString, dayWhere, describeFilter, type Filter, type SqlParam, where } from "./filters";

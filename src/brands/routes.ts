@@ -1,7 +1,7 @@
 // /api/brands for the dashboard session (CONTRACT §3).
 import { Elysia } from "elysia";
 import { sessionGuard } from "../accounts/guard";
-import { type AppContext } from "../app";
+import { type AppContext } from "../context";
 import { Invalid } from "../errors";
 import { type BrandInput, createBrand, listBrands } from "./service";
 

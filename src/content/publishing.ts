@@ -1,7 +1,7 @@
 // Publishing an article to the brand's own site: the one entry point shared by the `publish_to_site`
 // and `unpublish_article` tools and the dashboard's Publish button. The public content API serves
 // the change on the very next request (its cache is invalidated by the articles service).
-import { type AppContext } from "../app";
+import { type AppContext } from "../context";
 import { type Article, setArticlePublished } from "./service";
 
 /** Publishes a brand's article; idempotent. A brand id of the caller's credential only. */

@@ -2,9 +2,10 @@
 // brand's own data — the prompt where the brand is missing, the competitors the engines name for it
 // and the domains they cite, the brand's profile — and saves it through the same path as
 // create_article (rendered and sanitized on save, as a draft).
-import { type AppContext } from "../app";
+
 import { getBrand } from "../brands/service";
 import { type WriterSettings } from "../config";
+import { type AppContext } from "../context";
 import { AppError, Invalid } from "../errors";
 import { getPrompt } from "../prompts/service";
 import { complete } from "../tracking/engines/client";

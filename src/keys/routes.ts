@@ -2,7 +2,7 @@
 // Authenticated by the session cookie only; a bearer key is never accepted here.
 import { Elysia } from "elysia";
 import { sessionGuard } from "../accounts/guard";
-import { type AppContext } from "../app";
+import { type AppContext } from "../context";
 import { Invalid } from "../errors";
 import { createApiKey, listApiKeys, revokeApiKey } from "./service";
 

@@ -4,13 +4,13 @@
 // brand and plan handles the message and is closed with the response.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Elysia } from "elysia";
-import { type AppContext } from "../app";
+import { type AnyTool, buildCatalog, type ToolCatalog } from "../catalogue/registry";
+import { TOOLS } from "../catalogue/tools";
+import { type AppContext } from "../context";
 import { requestId } from "../http/observability";
 import { type BearerFailure, verifyBearerKey } from "../keys/service";
 import { isAllowedOrigin, ownOrigins } from "./origin";
-import { type AnyTool, buildCatalog, type ToolCatalog } from "./registry";
 import { createToolServer } from "./server";
-import { TOOLS } from "./tools";
 
 export const MCP_PATH = "/api/mcp/mcp";
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -11,9 +11,9 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import pkg from "../../package.json";
+import { planCovers, type ToolCatalog, type ToolContext } from "../catalogue/registry";
+import { invalidInputMessage, planRequiredResult, toolErrorFrom, toolSuccess } from "../catalogue/results";
 import { log } from "../log";
-import { planCovers, type ToolCatalog, type ToolContext } from "./registry";
-import { invalidInputMessage, planRequiredResult, toolErrorFrom, toolSuccess } from "./results";
 
 export const SERVER_NAME = "spyglass";
 

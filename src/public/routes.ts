@@ -13,7 +13,7 @@
 // Access-Control-Request-Method, and knows nothing of Cache-Control.
 import { cors } from "@elysiajs/cors";
 import { Elysia } from "elysia";
-import { type AppContext } from "../app";
+import { type AppContext } from "../context";
 import { answeredStatus, beginRequest, elapsedMs, existingRequestId, logRequest, requestId } from "../http/observability";
 import { log } from "../log";
 import { type PublicContentCache, publicContentCache } from "./cache";

@@ -1,7 +1,7 @@
 // What `spyglass track` and `spyglass demo` do and print; main.ts only dispatches to these.
 import { Presets, SingleBar } from "cli-progress";
-import { type AppContext } from "../app";
 import { getBrand } from "../brands/service";
+import { type AppContext } from "../context";
 import { seedDemo } from "./demo";
 import { markInterruptedRuns } from "./runner";
 import { type RunView, runTracking, stopTracking, trackableBrandIds } from "./service";

@@ -5,10 +5,10 @@
 // written with prepared statements in large transactions.
 
 import { createAccount, findAccountByEmail } from "../accounts/service";
-import { type AppContext } from "../app";
 import { createBrand } from "../brands/service";
 import { publishArticle } from "../content/publishing";
 import { createArticle } from "../content/service";
+import { type AppContext } from "../context";
 import { type AnswerStatus } from "../db/schema";
 import { Conflict, Invalid } from "../errors";
 import { newId } from "../ids";

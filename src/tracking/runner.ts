@@ -1,8 +1,9 @@
 // A tracking run: every active prompt × engine × sample asked once, each answer stored (with its
 // analysis) the moment it arrives. One run per brand at a time, guarded in process and by the run
 // row in the database (so a `spyglass track` beside a running server cannot overlap it either).
-import { type AppContext } from "../app";
+
 import { type EngineSettings } from "../config";
+import { type AppContext } from "../context";
 import { type RunStatus } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { newId } from "../ids";

@@ -1,7 +1,7 @@
 // Scheduled tracking: on `[tracking] schedule` (cron, UTC) every trackable brand is run in turn.
 // croner's `protect` skips a tick while the previous one is still going, so ticks never pile up.
 import { Cron } from "croner";
-import { type AppContext } from "../app";
+import { type AppContext } from "../context";
 import { AppError } from "../errors";
 import { log } from "../log";
 import { runTracking, trackableBrandIds } from "./service";

@@ -1,7 +1,7 @@
 // The tracking feature as the rest of the product sees it: start a run (in the background or to the
 // end), its status and schedule, run records, and the shutdown hook.
 import { Cron } from "croner";
-import { type AppContext } from "../app";
+import { type AppContext } from "../context";
 import { type RunStatus } from "../db/schema";
 import { NotFound } from "../errors";
 import { iso, isoOrNull } from "../ids";

@@ -3,8 +3,8 @@
 // for those).
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type AppContext } from "../../src/app";
 import { loadConfig } from "../../src/config";
+import { type AppContext } from "../../src/context";
 import { openDatabase } from "../../src/db/client";
 import { newId } from "../../src/ids";
 import { scratchDir } from "../support/scratch";

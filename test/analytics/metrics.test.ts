@@ -24,7 +24,7 @@ import { type FilterInput, resolveFilter } from "../../src/analytics/filters";
 import { contentGaps, promptPerformance } from "../../src/analytics/prompts";
 import { topSources } from "../../src/analytics/sources";
 import { competitorRanking, visibilityOverview, visibilityTrend } from "../../src/analytics/visibility";
-import { type AppContext } from "../../src/app";
+import { type AppContext } from "../../src/context";
 import { type AnswerStatus } from "../../src/db/schema";
 import { answerWriter, loadRoster } from "../../src/tracking/store";
 import { memoryApp, type SeededBrand, seedBrand } from "./dataset";

@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { join } from "node:path";
 import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { eq } from "drizzle-orm";
+import { TOOLS } from "../../src/catalogue/tools";
 import { type Db, openDatabase } from "../../src/db/client";
 import { accounts } from "../../src/db/schema";
 import { revokeApiKey } from "../../src/keys/service";
-import { TOOLS } from "../../src/mcp/tools";
 import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
 import { type BrandRecords, seedToolServerData, type ToolServerSeed } from "../support/fixtures";
 import { call, connect, raw, rpc } from "../support/mcp";

@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { findAccountByEmail } from "../../src/accounts/service";
 import { createBrand } from "../../src/brands/service";
+import { TOOLS } from "../../src/catalogue/tools";
 import { createApiKey } from "../../src/keys/service";
-import { TOOLS } from "../../src/mcp/tools";
 import { type TestApp, testApp } from "../support/http";
 
 const SNAPSHOTS = join(import.meta.dir, "__snapshots__");

@@ -1,8 +1,9 @@
 // An in-process Spyglass for the content tests: a fresh in-memory database, one account on the
 // Autopilot plan with two brands, and the app built on it (requests go through app.handle).
-import { type AppContext, buildApp } from "../../src/app";
+import { buildApp } from "../../src/app";
 import { type BrandView, createBrand } from "../../src/brands/service";
 import { type Config, loadConfig } from "../../src/config";
+import { type AppContext, createAppContext } from "../../src/context";
 import { openDatabase } from "../../src/db/client";
 import { accounts, prompts } from "../../src/db/schema";
 import { newId } from "../../src/ids";
@@ -36,7 +37,7 @@ export async function makeWorld(options: { config?: Partial<Config>; dbPath?: st
     .run();
   const brand = createBrand(db, account.id, { name: "Acme CRM", domain: "acme.com", aliases: ["AcmeCRM"] });
   const other = createBrand(db, account.id, { name: "Other Brand", domain: "other.com" });
-  const ctx: AppContext = { config, db };
+  const ctx = createAppContext(config, db);
   return { ctx, app: buildApp(ctx), accountId: account.id, brand, other, close: () => db.close() };
 }
 

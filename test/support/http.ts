@@ -14,8 +14,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAccount, setAccountPlan } from "../../src/accounts/service";
-import { type AppContext, buildApp } from "../../src/app";
+import { buildApp } from "../../src/app";
 import { type Config, loadConfig } from "../../src/config";
+import { type AppContext, createAppContext } from "../../src/context";
 import { type Db, openDatabase } from "../../src/db/client";
 import { type Plan } from "../../src/db/schema";
 import { configureLog } from "../../src/log";
@@ -70,7 +71,7 @@ export async function testApp(
     auth: { signup: options.signup ?? "first" },
   });
   const db = openDatabase(options.dbPath ?? ":memory:");
-  const ctx: AppContext = { config, db };
+  const ctx = createAppContext(config, db);
   const app = buildApp(ctx);
 
   const call = async (method: string, path: string, opts: CallOptions = {}): Promise<CallResult> => {

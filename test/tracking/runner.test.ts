@@ -1,6 +1,6 @@
 // Tracking runs against stand-in providers on loopback (real HTTP, OpenAI and Anthropic formats).
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { type AppContext } from "../../src/app";
+import { type AppContext } from "../../src/context";
 import { AppError } from "../../src/errors";
 import { markInterruptedRuns } from "../../src/tracking/runner";
 import { getRun, getTracking, runTracking, startTracking, stopTracking } from "../../src/tracking/service";

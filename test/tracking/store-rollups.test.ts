@@ -8,7 +8,7 @@ import { resolveFilter } from "../../src/analytics/filters";
 import { promptPerformance } from "../../src/analytics/prompts";
 import { topSources } from "../../src/analytics/sources";
 import { competitorRanking, visibilityOverview, visibilityTrend } from "../../src/analytics/visibility";
-import { type AppContext } from "../../src/app";
+import { type AppContext } from "../../src/context";
 import { openDatabase } from "../../src/db/client";
 import { MIGRATION_JOURNAL } from "../../src/db/migrations";
 import { type AnswerStatus } from "../../src/db/schema";

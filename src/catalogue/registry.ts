@@ -2,7 +2,7 @@
 // server, the plan filter, the snapshot and the docs. The JSON the clients see (tools/list) is built
 // once, at start, by buildCatalog: a request only binds handlers to its brand.
 import { z } from "zod";
-import { type AppContext } from "../app";
+import { type AppContext } from "../context";
 import { type Plan } from "../db/schema";
 import { type PaidPlan } from "../errors";
 import { type VerifiedKey } from "../keys/service";
