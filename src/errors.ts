@@ -35,30 +35,19 @@ export class Forbidden extends AppError {
   }
 }
 
-export type PaidPlan = "visibility" | "autopilot";
-
+/** The account's plan does not cover the request; `requiredPlan` is the lowest plan that does. */
 export class PlanRequired extends AppError {
   constructor(
-    readonly requiredPlan: PaidPlan,
-    message?: string,
+    readonly requiredPlan: "visibility" | "autopilot",
+    message: string,
   ) {
-    super(
-      403,
-      "plan_required",
-      message ?? `This requires the ${planLabel(requiredPlan)} plan or higher; upgrade the account's plan to use it.`,
-    );
+    super(403, "plan_required", message);
   }
 }
 
 export class Conflict extends AppError {
   constructor(message: string, code = "conflict") {
     super(409, code, message);
-  }
-}
-
-export class TooLarge extends AppError {
-  constructor(message = "The request body is too large.", code = "payload_too_large") {
-    super(413, code, message);
   }
 }
 
@@ -77,10 +66,6 @@ export class Unavailable extends AppError {
   constructor(message: string, code = "unavailable") {
     super(503, code, message);
   }
-}
-
-export function planLabel(plan: PaidPlan): string {
-  return plan === "autopilot" ? "Autopilot" : "Visibility";
 }
 
 export interface ErrorBody {

@@ -43,9 +43,22 @@ interface SummaryRow {
   brand_cited: number;
 }
 
+// Answers are stored under integer keys; clients see them prefixed like every other id.
+const ANSWER_ID = /^(?:ans_)?(\d{1,15})$/;
+
+function answerIdOf(key: number): string {
+  return `ans_${key}`;
+}
+
+/** The stored key of an answer id, `ans_123`, or `123` as ids were shown before they had a prefix. */
+function answerKeyOf(answerId: string): number | null {
+  const match = ANSWER_ID.exec(answerId);
+  return match ? Number(match[1]) : null;
+}
+
 function summary(r: SummaryRow): AnswerSummary {
   return {
-    id: String(r.id),
+    id: answerIdOf(r.id),
     prompt_id: r.prompt_id,
     engine: r.engine,
     model: r.model,
@@ -121,7 +134,8 @@ export function listAnswers(app: AppContext, brandId: string, input: ListAnswers
 const MAX_TEXT = 20_000;
 
 export function getAnswer(app: AppContext, brandId: string, answerId: string) {
-  if (!/^\d{1,15}$/.test(answerId)) throw new NotFound("Answer not found.", "answer_not_found");
+  const key = answerKeyOf(answerId);
+  if (key === null) throw new NotFound("Answer not found.", "answer_not_found");
   const db = app.db.sqlite;
   const row = db
     .query<
@@ -136,7 +150,7 @@ export function getAnswer(app: AppContext, brandId: string, answerId: string) {
       },
       [number, string]
     >(`SELECT a.*, p.text AS prompt_text FROM answers a JOIN prompts p ON p.id = a.prompt_id WHERE a.id = ? AND a.brand_id = ?`)
-    .get(Number(answerId), brandId);
+    .get(key, brandId);
   if (!row) throw new NotFound("Answer not found.", "answer_not_found");
   const roster = loadRoster(app.db, brandId);
   const names = new Map(roster.members.map((m) => [m.id, m]));

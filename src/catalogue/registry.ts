@@ -1,18 +1,25 @@
-// Tools as data (STYLE.md): each tool is one declaration; the registry turns the list into the MCP
-// server, the plan filter, the snapshot and the docs. The JSON the clients see (tools/list) is built
-// once, at start, by buildCatalog: a request only binds handlers to its brand.
+// The catalogue: the application's command layer (STYLE.md "One catalogue, many doors"). Each tool is
+// one declaration; buildCatalog checks them, renders tools/list once per plan, and runs a call for a
+// principal: plan gate, input validation, output parsing and error mapping happen here, for every door.
 import { z } from "zod";
+import { describePlan, type PaidPlan, planCovers, planLabel } from "../accounts/plans";
 import { type AppContext } from "../context";
-import { type Plan } from "../db/schema";
-import { type PaidPlan } from "../errors";
-import { type VerifiedKey } from "../keys/service";
+import { PLANS, type Plan } from "../db/schema";
+import { AppError, Invalid, NotFound, PlanRequired } from "../errors";
+import { log } from "../log";
+import { invalidInputMessage } from "./invalid-input";
 
-export interface ToolContext {
-  app: AppContext;
-  /** From the verified key only: no tool input ever carries a brand id. */
-  brand: VerifiedKey["brand"];
-  account: VerifiedKey["account"];
+/** Who a call acts for. A door builds it from its credential (an API key, a session and a brand it owns). */
+export interface Principal {
+  account: { id: string };
+  /** From the credential only: no tool input ever carries a brand id. */
+  brand: { id: string; name: string; domain: string | null };
   plan: Plan;
+}
+
+/** What a handler is given: the principal, the request id, and the application's services. */
+export interface ToolContext extends Principal {
+  app: AppContext;
   requestId: string;
 }
 
@@ -42,11 +49,39 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: To
 
 export type AnyTool = ToolDef<z.ZodObject, z.ZodObject>;
 
-const PLAN_RANK: Record<Plan, number> = { none: 0, visibility: 1, autopilot: 2 };
+/** How a call ended: the tool's output, or an error with its code and sentence. */
+export type ToolOutcome = { ok: true; value: Record<string, unknown> } | { ok: false; error: AppError };
 
-/** Whether an account on `plan` may use a tool that needs `required`. */
-export function planCovers(plan: Plan, required: PaidPlan): boolean {
-  return PLAN_RANK[plan] >= PLAN_RANK[required];
+/** No tool of that name; doors answer it as a protocol error (MCP) or a 404 (dashboard). */
+export class UnknownTool extends NotFound {
+  constructor(name: string) {
+    super(`Unknown tool "${name.slice(0, 64)}"; tools/list shows the tools this credential can use.`, "unknown_tool");
+  }
+}
+
+/** Anything unexpected: the client gets this sentence, the log gets the details. */
+export class ToolFailed extends AppError {
+  constructor(tool: string, requestId: string) {
+    super(
+      500,
+      "internal_error",
+      `Something went wrong on our side while running ${tool} (request ${requestId}); try again, and quote the request id if it persists.`,
+    );
+  }
+}
+
+/** A principal on plan none may use no tool at all; each door answers this before anything else. */
+export function noToolsFor(plan: Plan): PlanRequired | null {
+  return plan === "none"
+    ? new PlanRequired("visibility", "This account has no paid plan; Spyglass tools need the Visibility or Autopilot plan.")
+    : null;
+}
+
+function toolPlanRequired(tool: AnyTool, plan: Plan): PlanRequired {
+  return new PlanRequired(
+    tool.plan,
+    `${tool.name} requires the ${planLabel(tool.plan)} plan; this account is on ${describePlan(plan)}. Upgrade the account's plan to use it.`,
+  );
 }
 
 /** A tool as tools/list shows it. */
@@ -63,6 +98,8 @@ export interface ToolCatalog {
   byName: ReadonlyMap<string, AnyTool>;
   /** The tools/list result for an account on `plan`, computed once per plan. */
   listFor(plan: Plan): { tools: ToolListing[] };
+  /** Runs one tool for `principal`; never throws. */
+  call(app: AppContext, principal: Principal, requestId: string, name: string, args: unknown): Promise<ToolOutcome>;
 }
 
 /** CONTRACT §4: snake_case, at most 64 characters (also within the MCP SEP-986 name rules). */
@@ -118,6 +155,20 @@ function jsonSchema(schema: z.ZodObject, io: "input" | "output"): { type: "objec
   return json as { type: "object"; [key: string]: unknown };
 }
 
+/** The path of the first object in an input schema that accepts fields it does not declare, or null. */
+function openObjectIn(node: unknown, path = "input"): string | null {
+  if (node === null || typeof node !== "object") return null;
+  const schema = node as Record<string, unknown>;
+  if (schema.type === "object" && schema.additionalProperties !== false) return path;
+  for (const [key, value] of Object.entries(schema)) {
+    const found = Array.isArray(value)
+      ? value.map((item, i) => openObjectIn(item, `${path}.${key}[${i}]`)).find((p) => p !== null)
+      : openObjectIn(value, `${path}.${key}`);
+    if (found) return found;
+  }
+  return null;
+}
+
 /** Checks every declaration and renders the tools/list JSON of each plan. Throws on a bad declaration. */
 export function buildCatalog(tools: readonly AnyTool[]): ToolCatalog {
   const byName = new Map<string, AnyTool>();
@@ -127,6 +178,10 @@ export function buildCatalog(tools: readonly AnyTool[]): ToolCatalog {
       throw new Error(`tool name "${tool.name}" is not snake_case of at most 64 characters`);
     if (byName.has(tool.name)) throw new Error(`tool "${tool.name}" is declared twice`);
     if (!tool.title.trim() || tool.description.trim().length < 20) throw new Error(`tool "${tool.name}" needs a title and a description`);
+    const inputSchema = jsonSchema(tool.input, "input");
+    // A misspelt optional field (start_dat) must be an error, not a silently ignored filter.
+    const open = openObjectIn(inputSchema);
+    if (open) throw new Error(`tool "${tool.name}": ${open} must be a strict object (z.strictObject)`);
     byName.set(tool.name, tool);
     listings.push({
       tool,
@@ -134,18 +189,38 @@ export function buildCatalog(tools: readonly AnyTool[]): ToolCatalog {
         name: tool.name,
         title: tool.title,
         description: tool.description,
-        inputSchema: jsonSchema(tool.input, "input"),
+        inputSchema,
         outputSchema: jsonSchema(tool.output, "output"),
         annotations: { title: tool.title, ...tool.annotations },
       },
     });
   }
   const perPlan = new Map<Plan, { tools: ToolListing[] }>();
-  for (const plan of Object.keys(PLAN_RANK) as Plan[]) {
+  for (const plan of PLANS) {
     perPlan.set(plan, { tools: listings.filter((l) => planCovers(plan, l.tool.plan)).map((l) => l.listing) });
   }
   return {
     byName,
     listFor: (plan) => perPlan.get(plan) ?? { tools: [] },
+    call: (app, principal, requestId, name, args) => callTool(byName.get(name), name, args, { ...principal, app, requestId }),
   };
+}
+
+async function callTool(tool: AnyTool | undefined, name: string, args: unknown, ctx: ToolContext): Promise<ToolOutcome> {
+  if (!tool) return { ok: false, error: new UnknownTool(name) };
+  if (!planCovers(ctx.plan, tool.plan)) return { ok: false, error: toolPlanRequired(tool, ctx.plan) };
+  const parsed = tool.input.safeParse(args ?? {}, { reportInput: true });
+  if (!parsed.success) return { ok: false, error: new Invalid(invalidInputMessage(tool.name, parsed.error)) };
+  const started = performance.now();
+  try {
+    // Parsing the result through the output schema drops anything a handler returned by mistake.
+    const value = tool.output.parse(await tool.handler(parsed.data, ctx)) as Record<string, unknown>;
+    log.debug("tool call", { request_id: ctx.requestId, tool: tool.name, ms: Math.round(performance.now() - started) });
+    return { ok: true, value };
+  } catch (error) {
+    if (error instanceof AppError) return { ok: false, error };
+    const err = error as Error | undefined;
+    log.error("tool failed", { request_id: ctx.requestId, tool: tool.name, error: err?.name, message: err?.message, stack: err?.stack });
+    return { ok: false, error: new ToolFailed(tool.name, ctx.requestId) };
+  }
 }

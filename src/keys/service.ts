@@ -1,8 +1,10 @@
 // API keys: create, list, revoke, and verification of a bearer header for the tool server.
+
 import { and, count, desc, eq, isNull, max } from "drizzle-orm";
+import { requirePlan } from "../accounts/plans";
 import { type Db } from "../db/client";
 import { accounts, apiKeys, brands, type Plan } from "../db/schema";
-import { Conflict, Forbidden, Invalid, NotFound } from "../errors";
+import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, isoOrNull, newId } from "../ids";
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from "./format";
 
@@ -41,9 +43,7 @@ export function createApiKey(db: Db, accountId: string, input: { name: unknown; 
     .transaction((): CreatedKey => {
       const account = db.orm.select({ plan: accounts.plan }).from(accounts).where(eq(accounts.id, accountId)).get();
       if (!account) throw new NotFound("Account not found.");
-      if (account.plan === "none") {
-        throw new Forbidden("API keys need a paid plan (Visibility or Autopilot); change the account's plan first.", "plan_required");
-      }
+      requirePlan(account.plan, "visibility", "API keys need a paid plan (Visibility or Autopilot); change the account's plan first.");
       let brandId: string;
       if (typeof input.brandId === "string") {
         const brand = db.orm

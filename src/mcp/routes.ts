@@ -4,11 +4,12 @@
 // brand and plan handles the message and is closed with the response.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Elysia } from "elysia";
-import { type AnyTool, buildCatalog, type ToolCatalog } from "../catalogue/registry";
+import { type AnyTool, buildCatalog, noToolsFor, type Principal, type ToolCatalog } from "../catalogue/registry";
 import { TOOLS } from "../catalogue/tools";
 import { type AppContext } from "../context";
+import { errorBody } from "../errors";
 import { requestId } from "../http/observability";
-import { type BearerFailure, verifyBearerKey } from "../keys/service";
+import { type BearerFailure, type VerifiedKey, verifyBearerKey } from "../keys/service";
 import { isAllowedOrigin, ownOrigins } from "./origin";
 import { createToolServer } from "./server";
 
@@ -61,6 +62,14 @@ async function readBody(request: Request, max: number): Promise<string | null> {
   return received > max ? null : Buffer.concat(chunks).toString("utf8");
 }
 
+function principalOfKey(key: VerifiedKey): Principal {
+  return {
+    account: { id: key.account.id },
+    brand: { id: key.brand.id, name: key.brand.name, domain: key.brand.domain },
+    plan: key.plan,
+  };
+}
+
 export async function handleMcpRequest(
   app: AppContext,
   catalog: ToolCatalog,
@@ -74,13 +83,9 @@ export async function handleMcpRequest(
   if (!verified.ok) {
     return json(401, { error: UNAUTHORIZED[verified.reason], code: "unauthorized" }, { "www-authenticate": WWW_AUTHENTICATE });
   }
-  const key = verified.value;
-  if (key.plan === "none") {
-    return json(403, {
-      error: "This key's account has no paid plan; Spyglass tools need the Visibility or Autopilot plan.",
-      code: "plan_required",
-    });
-  }
+  const principal = principalOfKey(verified.value);
+  const noTools = noToolsFor(principal.plan);
+  if (noTools) return json(noTools.status, errorBody(noTools));
   if (request.method !== "POST") {
     // Stateless: no session to stream server messages on or to terminate (as the SDK's stateless example answers).
     return jsonRpcError(405, -32000, "Method not allowed: this server is stateless; send JSON-RPC messages with POST.", {
@@ -98,13 +103,7 @@ export async function handleMcpRequest(
     return jsonRpcError(400, -32700, "Parse error: the request body is not valid JSON.");
   }
 
-  const server = createToolServer(catalog, {
-    app,
-    brand: key.brand,
-    account: key.account,
-    plan: key.plan,
-    requestId: requestId(request),
-  });
+  const server = createToolServer(catalog, app, principal, requestId(request));
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   try {
     await server.connect(transport);

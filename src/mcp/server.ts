@@ -1,19 +1,14 @@
-// The per-request tool server: a low-level SDK Server bound to one verified key (brand and plan).
-// Nothing here converts schemas: tools/list answers with the catalogue's precomputed JSON, and
-// tools/call validates with the declaration's zod schemas, runs the handler, and maps the outcome.
+// The per-request tool server: a low-level SDK Server bound to one principal. Nothing here converts
+// schemas or checks input: tools/list answers with the catalogue's precomputed JSON, and tools/call
+// hands the call to the catalogue and turns its outcome into an MCP result.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-} from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import pkg from "../../package.json";
-import { planCovers, type ToolCatalog, type ToolContext } from "../catalogue/registry";
-import { invalidInputMessage, planRequiredResult, toolErrorFrom, toolSuccess } from "../catalogue/results";
+import { type Principal, type ToolCatalog } from "../catalogue/registry";
+import { type AppContext } from "../context";
 import { log } from "../log";
+import { toCallToolResult } from "./results";
 
 export const SERVER_NAME = "spyglass";
 
@@ -21,49 +16,27 @@ export const SERVER_NAME = "spyglass";
 // validates against client schemas (no elicitation), so one shared instance serves every request.
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
-function instructionsFor(ctx: ToolContext): string {
-  const domain = ctx.brand.domain ? ` (${ctx.brand.domain})` : "";
+function instructionsFor(principal: Principal): string {
+  const domain = principal.brand.domain ? ` (${principal.brand.domain})` : "";
   return (
-    `Spyglass tracks how AI assistants answer the prompts that matter to the brand "${ctx.brand.name}"${domain}: ` +
+    `Spyglass tracks how AI assistants answer the prompts that matter to the brand "${principal.brand.name}"${domain}: ` +
     "whether it is mentioned, in what position and sentiment, which sources are cited, and how competitors fare. " +
     "Every tool works on this one brand (the API key decides which); no tool takes a brand id. " +
     "Start with get_brand to see the brand, its competitors and the tracked engines."
   );
 }
 
-export async function callTool(
-  catalog: ToolCatalog,
-  ctx: ToolContext,
-  name: string,
-  args: Record<string, unknown> | undefined,
-): Promise<CallToolResult> {
-  const tool = catalog.byName.get(name);
-  if (!tool) {
-    throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name.slice(0, 64)}"; tools/list shows the tools this key can use.`);
-  }
-  if (!planCovers(ctx.plan, tool.plan)) return planRequiredResult(tool.name, tool.plan, ctx.plan);
-  const parsed = tool.input.safeParse(args ?? {}, { reportInput: true });
-  if (!parsed.success) return { content: [{ type: "text", text: invalidInputMessage(tool.name, parsed.error) }], isError: true };
-  const started = performance.now();
-  try {
-    // Parsing the result through the output schema drops anything a handler returned by mistake.
-    const value = tool.output.parse(await tool.handler(parsed.data, ctx)) as Record<string, unknown>;
-    log.debug("tool call", { request_id: ctx.requestId, tool: tool.name, ms: Math.round(performance.now() - started) });
-    return toolSuccess(value);
-  } catch (error) {
-    return toolErrorFrom(error, { tool: tool.name, requestId: ctx.requestId });
-  }
-}
-
 /** A fresh server for one HTTP request; the caller connects it to a transport and closes it after. */
-export function createToolServer(catalog: ToolCatalog, ctx: ToolContext): Server {
+export function createToolServer(catalog: ToolCatalog, app: AppContext, principal: Principal, requestId: string): Server {
   const server = new Server(
     { name: SERVER_NAME, title: "Spyglass", version: pkg.version },
-    { capabilities: { tools: { listChanged: false } }, instructions: instructionsFor(ctx), jsonSchemaValidator },
+    { capabilities: { tools: { listChanged: false } }, instructions: instructionsFor(principal), jsonSchemaValidator },
   );
-  const listing = catalog.listFor(ctx.plan);
+  const listing = catalog.listFor(principal.plan);
   server.setRequestHandler(ListToolsRequestSchema, () => listing);
-  server.setRequestHandler(CallToolRequestSchema, (request) => callTool(catalog, ctx, request.params.name, request.params.arguments));
-  server.onerror = (error) => log.debug("mcp transport", { request_id: ctx.requestId, message: error.message });
+  server.setRequestHandler(CallToolRequestSchema, async (request) =>
+    toCallToolResult(await catalog.call(app, principal, requestId, request.params.name, request.params.arguments)),
+  );
+  server.onerror = (error) => log.debug("mcp transport", { request_id: requestId, message: error.message });
   return server;
 }

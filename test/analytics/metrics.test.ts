@@ -350,10 +350,16 @@ describe("trend, ranking, prompts, sources, gaps", () => {
   });
 });
 
+/** The stored key behind an answer id, which clients see as ans_<key>. */
+function keyOf(answerId: string): number {
+  expect(answerId).toMatch(/^ans_\d+$/);
+  return Number(answerId.slice("ans_".length));
+}
+
 describe("answers", () => {
   test("list_answers filters and pages newest first", () => {
     const first = listAnswers(app, s.brandId, { mentioned: true, start_date: "2025-03-01", end_date: "2025-03-10", limit: 2 });
-    expect(first.answers.map((a) => Number(a.id))).toEqual([ids[5]!, ids[1]!]);
+    expect(first.answers.map((a) => keyOf(a.id))).toEqual([ids[5]!, ids[1]!]);
     const second = listAnswers(app, s.brandId, {
       mentioned: true,
       start_date: "2025-03-01",
@@ -361,16 +367,17 @@ describe("answers", () => {
       limit: 2,
       cursor: first.next_cursor!,
     });
-    expect(second.answers.map((a) => Number(a.id))).toEqual([ids[0]!]);
+    expect(second.answers.map((a) => keyOf(a.id))).toEqual([ids[0]!]);
     expect(second.next_cursor).toBeNull();
     const notMentioned = listAnswers(app, s.brandId, { mentioned: false, limit: 50 });
     // valid answers without Acme: 3, 4, 8, 10, 11 (the error, refusal and empty ones are not "not mentioned")
-    expect(notMentioned.answers.map((a) => Number(a.id)).sort((a, b) => a - b)).toEqual([ids[2]!, ids[3]!, ids[7]!, ids[9]!, ids[10]!]);
-    expect(listAnswers(app, s.brandId, { status: "refusal", limit: 5 }).answers.map((a) => Number(a.id))).toEqual([ids[6]!]);
+    expect(notMentioned.answers.map((a) => keyOf(a.id)).sort((a, b) => a - b)).toEqual([ids[2]!, ids[3]!, ids[7]!, ids[9]!, ids[10]!]);
+    expect(listAnswers(app, s.brandId, { status: "refusal", limit: 5 }).answers.map((a) => keyOf(a.id))).toEqual([ids[6]!]);
   });
 
   test("get_answer returns text, mentions by name and citations", () => {
-    const { answer } = getAnswer(app, s.brandId, String(ids[0]));
+    const { answer } = getAnswer(app, s.brandId, `ans_${ids[0]}`);
+    expect(answer.id).toBe(`ans_${ids[0]}`);
     expect(answer).toMatchObject({
       status: "ok",
       engine: "gpt",
@@ -392,6 +399,13 @@ describe("answers", () => {
 
   test("another brand's answer is not found", () => {
     const other = seedBrand(app, { name: "Other" });
-    expect(() => getAnswer(app, other.brandId, String(ids[0]))).toThrow("Answer not found.");
+    expect(() => getAnswer(app, other.brandId, `ans_${ids[0]}`)).toThrow("Answer not found.");
+  });
+
+  test("an answer id shown before ids had a prefix still finds its answer; a malformed one is not found", () => {
+    expect(getAnswer(app, s.brandId, String(ids[0])).answer.id).toBe(`ans_${ids[0]}`);
+    for (const bad of ["ans_", "ans_x1", "prm_1", `ans_${ids[0]}x`, "1".repeat(16)]) {
+      expect(() => getAnswer(app, s.brandId, bad)).toThrow("Answer not found.");
+    }
   });
 });

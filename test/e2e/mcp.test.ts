@@ -309,7 +309,11 @@ describe("the configuration tools, with the brand's own key", () => {
   });
 
   test("an unknown tool is a JSON-RPC invalid-params error", async () => {
-    await expect(c.callTool({ name: "no_such_tool", arguments: {} })).rejects.toThrow(/Unknown tool "no_such_tool"/);
+    const error = await c.callTool({ name: "no_such_tool", arguments: {} }).then(
+      () => null,
+      (e: Error) => e.message,
+    );
+    expect(error).toBe('MCP error -32602: Unknown tool "no_such_tool"; tools/list shows the tools this credential can use.');
   });
 });
 

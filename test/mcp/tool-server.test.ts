@@ -5,8 +5,9 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import { findAccountByEmail } from "../../src/accounts/service";
 import { createBrand } from "../../src/brands/service";
+import { invalidInputMessage } from "../../src/catalogue/invalid-input";
 import { type AnyTool, buildCatalog, defineTool } from "../../src/catalogue/registry";
-import { invalidInputMessage } from "../../src/catalogue/results";
+import { TOOLS } from "../../src/catalogue/tools";
 import { Conflict, NotFound } from "../../src/errors";
 import { observability } from "../../src/http/observability";
 import { createApiKey } from "../../src/keys/service";
@@ -106,7 +107,7 @@ describe("plan gate", () => {
     const result = await callTool(keys.visibility!, "autopilot_only");
     expect(result.isError).toBe(true);
     expect(result.content[0].text).toBe(
-      "autopilot_only requires the Autopilot plan; this key's account is on the Visibility plan. Upgrade the account's plan to use it.",
+      "autopilot_only requires the Autopilot plan; this account is on the Visibility plan. Upgrade the account's plan to use it.",
     );
     expect(result.structuredContent).toEqual({ error: { code: "plan_required", required_plan: "autopilot" } });
     expect((await callTool(keys.autopilot!, "autopilot_only")).structuredContent).toEqual({ ok: true });
@@ -175,6 +176,59 @@ describe("catalogue", () => {
     expect(() => buildCatalog([{ ...base, name: `a${"_b".repeat(40)}` }])).toThrow(/snake_case/);
     expect(() => buildCatalog([base, base])).toThrow(/declared twice/);
     expect(() => buildCatalog([{ ...base, description: "short" }])).toThrow(/description/);
+  });
+
+  test("refuses a tool whose input, or an object inside it, would accept fields it does not declare", () => {
+    expect(() => buildCatalog([{ ...base, input: z.object({ n: z.number().optional() }) }])).toThrow(
+      'tool "echo_brand": input must be a strict object (z.strictObject)',
+    );
+    expect(() => buildCatalog([{ ...base, input: z.strictObject({ items: z.array(z.object({ x: z.string() })) }) }])).toThrow(
+      /input\.properties\.items\.items must be a strict object/,
+    );
+  });
+
+  test("every tool of the real catalogue refuses a misspelt field by name", async () => {
+    const catalog = buildCatalog(TOOLS);
+    const account = findAccountByEmail(t.db, "autopilot@example.com")!;
+    const principal = {
+      account: { id: account.id },
+      brand: { id: "brd_nothing_here", name: "x", domain: null },
+      plan: "autopilot" as const,
+    };
+    for (const name of catalog.byName.keys()) {
+      const outcome = await catalog.call(t.ctx, principal, "req_test", name, { start_dat: "2025-01-01" });
+      expect(outcome.ok).toBe(false);
+      if (!outcome.ok) {
+        expect(outcome.error.code).toBe("invalid_input");
+        expect(outcome.error.message).toContain('Unknown field "start_dat"');
+      }
+    }
+  });
+
+  test("a call needs only a principal and a request id, not a credential", async () => {
+    const catalog = buildCatalog(TEST_TOOLS);
+    const principal = { account: { id: "acc_x" }, brand: { id: "brd_x", name: "X", domain: null }, plan: "visibility" as const };
+    expect(await catalog.call(t.ctx, principal, "req_1", "echo_brand", {})).toEqual({ ok: true, value: { brand_id: "brd_x" } });
+    const refused = await catalog.call(t.ctx, principal, "req_1", "autopilot_only", {});
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) expect(refused.error).toMatchObject({ status: 403, code: "plan_required", requiredPlan: "autopilot" });
+    const unknown = await catalog.call(t.ctx, principal, "req_1", "no_such_tool", {});
+    expect(unknown.ok).toBe(false);
+    if (!unknown.ok) expect(unknown.error).toMatchObject({ status: 404, code: "unknown_tool" });
+  });
+
+  test("an unknown tool is a JSON-RPC invalid-params error whose message says so once", async () => {
+    const res = await post(keys.visibility!, {
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "no_such_tool", arguments: {} },
+    });
+    expect(res.json).toEqual({
+      jsonrpc: "2.0",
+      id: 7,
+      error: { code: -32602, message: 'Unknown tool "no_such_tool"; tools/list shows the tools this credential can use.' },
+    });
   });
 
   test("renders the JSON once per plan (the same objects on every request)", () => {

@@ -7,8 +7,7 @@ import { topSources } from "../../analytics/sources";
 import { competitorRanking, visibilityOverview, visibilityTrend } from "../../analytics/visibility";
 import { ANSWER_STATUSES } from "../../db/schema";
 import { type AnyTool, defineTool } from "../registry";
-
-const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+import { cursor, nextCursor, pageLimit, READ_ONLY } from "./common";
 
 const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a date as YYYY-MM-DD");
 const filterInput = {
@@ -17,8 +16,6 @@ const filterInput = {
   engine: z.string().min(1).max(64).optional().describe("Only this engine id (see get_tracking_status)."),
   tag: z.string().min(1).max(100).optional().describe("Only prompts with this tag (name or id)."),
 };
-const limit = (def: number) => z.number().int().min(1).max(200).default(def).describe(`Items per page, 1-200 (default ${def}).`);
-const cursor = z.string().max(200).optional().describe("next_cursor of the previous page.");
 
 const rate = z
   .object({
@@ -63,7 +60,7 @@ const getVisibilityOverview = defineTool({
   title: "Visibility overview",
   description:
     "Use first to answer 'how visible is the brand in AI answers?'. Returns, for the period (default: last 30 days) and its previous period of equal length: visibility, share of voice, average position with top-1/top-3 rates, sentiment, citation rate, prompt coverage and no-answer rate — each rate with n, a Wilson 95% interval, the change in points and within_noise — overall and by_engine (each engine with its own denominators). Visibility = valid (ok) answers mentioning the brand ÷ valid answers; share of voice = the brand's mentions ÷ all roster mentions; answers that could not be read count only in no_answer_rate.",
-  input: z.object(filterInput),
+  input: z.strictObject(filterInput),
   output: z.object({ filter: filterOut, ...figures, by_engine: z.array(z.object({ engine: z.string(), label: z.string(), ...figures })) }),
   annotations: READ_ONLY,
   plan: "visibility",
@@ -75,7 +72,7 @@ const getVisibilityTrend = defineTool({
   title: "Visibility trend",
   description:
     "Use to see how visibility, share of voice and average position move over time. Returns one point per UTC day or ISO week (interval) in the period, each rate with n and its 95% interval; days without answers have n = 0.",
-  input: z.object({ ...filterInput, interval: z.enum(["day", "week"]).default("day").describe("day (default) or week") }),
+  input: z.strictObject({ ...filterInput, interval: z.enum(["day", "week"]).default("day").describe("day (default) or week") }),
   output: z.object({
     filter: filterOut,
     interval: z.enum(["day", "week"]),
@@ -99,7 +96,7 @@ const getCompetitorRanking = defineTool({
   title: "Competitor ranking",
   description:
     "Use to compare the brand with its tracked competitors on the same answers. Returns the roster ranked by visibility, each with share of voice, average position (and top-1 rate) and sentiment, with n and 95% intervals.",
-  input: z.object(filterInput),
+  input: z.strictObject(filterInput),
   output: z.object({
     filter: filterOut,
     valid_answers: z.number().int(),
@@ -125,10 +122,10 @@ const getPromptPerformance = defineTool({
   title: "Prompt performance",
   description:
     "Use to see which tracked prompts the brand wins or loses. Returns prompts with visibility (n, 95% interval), average position, answer counts and the competitor mentioned most, ordered by visibility (order: visibility_desc, the default, or visibility_asc), paged.",
-  input: z.object({
+  input: z.strictObject({
     ...filterInput,
     order: z.enum(["visibility_desc", "visibility_asc"]).default("visibility_desc"),
-    limit: limit(20),
+    limit: pageLimit(20),
     cursor,
   }),
   output: z.object({
@@ -143,7 +140,7 @@ const getPromptPerformance = defineTool({
         top_competitor: z.object({ id: z.string(), name: z.string(), answers: z.number().int() }).nullable(),
       }),
     ),
-    next_cursor: z.string().nullable(),
+    next_cursor: nextCursor,
   }),
   annotations: READ_ONLY,
   plan: "visibility",
@@ -160,7 +157,7 @@ const getTopSources = defineTool({
   title: "Top cited sources",
   description:
     "Use to learn which websites the AI engines cite (where to get covered). Returns sources by registrable domain or by URL (level), most cited first, with citation_share of all citations, answers citing them and whether the source is the brand's own site (owned).",
-  input: z.object({ ...filterInput, level: z.enum(["domain", "url"]).default("domain"), limit: limit(20), cursor }),
+  input: z.strictObject({ ...filterInput, level: z.enum(["domain", "url"]).default("domain"), limit: pageLimit(20), cursor }),
   output: z.object({
     filter: filterOut,
     level: z.enum(["domain", "url"]),
@@ -177,7 +174,7 @@ const getTopSources = defineTool({
         owned: z.boolean(),
       }),
     ),
-    next_cursor: z.string().nullable(),
+    next_cursor: nextCursor,
   }),
   annotations: READ_ONLY,
   plan: "visibility",
@@ -194,7 +191,7 @@ const getContentGaps = defineTool({
   title: "Content gaps",
   description:
     "Use to find what to write next. A gap is a prompt where competitors are mentioned in some valid answer of the period and the brand in none; gaps are ranked by answers mentioning competitors and carry those competitors and the domains most cited in those answers (the material of an article brief).",
-  input: z.object({ ...filterInput, limit: limit(20), cursor }),
+  input: z.strictObject({ ...filterInput, limit: pageLimit(20), cursor }),
   output: z.object({
     filter: filterOut,
     total_gaps: z.number().int(),
@@ -208,7 +205,7 @@ const getContentGaps = defineTool({
         top_domains: z.array(z.object({ domain: z.string(), citations: z.number().int() })),
       }),
     ),
-    next_cursor: z.string().nullable(),
+    next_cursor: nextCursor,
   }),
   annotations: READ_ONLY,
   plan: "visibility",
@@ -234,17 +231,17 @@ const listAnswersTool = defineTool({
   title: "List answers",
   description:
     "Use to look at the stored AI answers behind the figures, newest first. Filter by prompt, engine, status, whether the brand is mentioned (mentioned: false lists valid answers without the brand) and dates; paged with cursor. Read one in full with get_answer.",
-  input: z.object({
+  input: z.strictObject({
     prompt_id: z.string().min(1).max(64).optional(),
     engine: z.string().min(1).max(64).optional(),
     mentioned: z.boolean().optional(),
     status: z.enum(ANSWER_STATUSES).optional(),
     start_date: date.optional(),
     end_date: date.optional(),
-    limit: limit(20),
+    limit: pageLimit(20),
     cursor,
   }),
-  output: z.object({ answers: z.array(answerSummary), next_cursor: z.string().nullable() }),
+  output: z.object({ answers: z.array(answerSummary), next_cursor: nextCursor }),
   annotations: READ_ONLY,
   plan: "visibility",
   handler: (input, ctx) => listAnswers(ctx.app, ctx.brand.id, input),
@@ -255,7 +252,7 @@ const getAnswerTool = defineTool({
   title: "Get an answer",
   description:
     "Use to read one stored AI answer: its text, the roster members it mentions (position, offset, sentiment) and the URLs it cites (owned when on the brand's site).",
-  input: z.object({ answer_id: z.string().min(1).max(20).describe("id from list_answers") }),
+  input: z.strictObject({ answer_id: z.string().min(1).max(20).describe("id from list_answers") }),
   output: z.object({
     answer: answerSummary.extend({
       day: z.string(),

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { getBrand, MAX_ALIASES, updateBrand } from "../../brands/service";
 import { listCompetitors, MAX_COMPETITORS, rosterChanged } from "../../competitors/service";
 import { type AnyTool, defineTool } from "../registry";
-import { READ_ONLY } from "./common";
+import { READ_ONLY, UPDATES } from "./common";
 import { competitor } from "./competitors";
 
 const brand = z.object({
@@ -63,7 +63,7 @@ const updateBrandTool = defineTool({
     aliases: z.array(z.string().min(3).max(100)).max(MAX_ALIASES).optional().describe("Other names or spellings; replaces the list."),
   }),
   output: z.object({ brand }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: UPDATES,
   plan: "visibility",
   handler: (input, ctx) => {
     const updated = updateBrand(ctx.app.db, ctx.brand.id, input);

@@ -7,14 +7,15 @@ export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint:
 export const CREATES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 export const UPDATES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 export const DELETES: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
+/** Asks the configured AI models: what comes back is not known in advance, and it costs provider calls. */
+export const ASKS_MODELS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
 
-export const limit = z
-  .number()
-  .int()
-  .min(1)
-  .max(MAX_LIMIT)
-  .default(DEFAULT_LIMIT)
-  .describe(`Items per page, 1-${MAX_LIMIT} (default ${DEFAULT_LIMIT}).`);
+/** Items per page; lists of figures default to fewer items than lists of records. */
+export function pageLimit(defaultLimit: number) {
+  return z.number().int().min(1).max(MAX_LIMIT).default(defaultLimit).describe(`Items per page, 1-${MAX_LIMIT} (default ${defaultLimit}).`);
+}
+
+export const limit = pageLimit(DEFAULT_LIMIT);
 
 export const cursor = z.string().min(1).max(500).optional().describe("next_cursor of the previous page, unchanged.");
 

@@ -14,8 +14,8 @@ import {
 } from "../../content/service";
 import { MAX_SLUG } from "../../content/slug";
 import { ARTICLE_LENGTHS, generateArticle } from "../../content/writer";
-import { type AnyTool, defineTool, type ToolAnnotations } from "../registry";
-import { CREATES, cursor, idOf, limit, nextCursor, READ_ONLY, timestamp, UPDATES } from "./common";
+import { type AnyTool, defineTool } from "../registry";
+import { ASKS_MODELS, CREATES, cursor, DELETES, idOf, limit, nextCursor, READ_ONLY, timestamp, UPDATES } from "./common";
 
 const status = z.enum(["draft", "published"]);
 
@@ -62,10 +62,8 @@ const slug = z
 
 // Publishing changes what the brand's public site shows: not destructive (unpublish undoes it), but
 // not read-only either. Unpublishing removes a public page: clients may want to confirm it.
-const PUBLISHES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-const UNPUBLISHES: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
-// The writer is an external model: its output is not known in advance.
-const GENERATES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+const PUBLISHES = UPDATES;
+const UNPUBLISHES = DELETES;
 
 const createArticleTool = defineTool({
   name: "create_article",
@@ -107,7 +105,7 @@ const generateArticleTool = defineTool({
     language: z.string().min(2).max(35).optional().describe("Language to write in, such as en, de or pt-BR (default: the prompt's)."),
   }),
   output: z.object({ article }),
-  annotations: GENERATES,
+  annotations: ASKS_MODELS,
   plan: "autopilot",
   handler: async (input, ctx) => ({
     article: await generateArticle(ctx.app, ctx.brand.id, {

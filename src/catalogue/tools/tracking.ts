@@ -3,6 +3,7 @@ import { z } from "zod";
 import { RUN_STATUSES } from "../../db/schema";
 import { getTrackingStatus, startTracking } from "../../tracking/service";
 import { type AnyTool, defineTool } from "../registry";
+import { ASKS_MODELS, READ_ONLY } from "./common";
 
 const runView = z.object({
   id: z.string(),
@@ -22,7 +23,7 @@ const runTrackingTool = defineTool({
   title: "Run tracking now",
   description:
     "Use to ask the configured AI engines the brand's prompts now instead of waiting for the schedule (for example after adding prompts). Starts a run in the background and returns it at once with answers_planned; follow it with get_tracking_status. Only one run per brand at a time. Costs provider API calls.",
-  input: z.object({
+  input: z.strictObject({
     prompt_ids: z.array(z.string().min(1).max(64)).min(1).max(1000).optional().describe("Only these prompts; default all active prompts."),
     engines: z
       .array(z.string().min(1).max(64))
@@ -32,7 +33,7 @@ const runTrackingTool = defineTool({
       .describe("Only these engine ids; default all configured engines."),
   }),
   output: z.object({ run: runView }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: ASKS_MODELS,
   plan: "visibility",
   handler: (input, ctx) => {
     const started = startTracking(ctx.app, ctx.brand.id, { promptIds: input.prompt_ids, engines: input.engines, trigger: "tool" });
@@ -45,7 +46,7 @@ const getTrackingStatusTool = defineTool({
   title: "Tracking status",
   description:
     "Use to see which AI engines are tracked, the schedule (cron, UTC), the brand's last run (status, answers done and by status, error) and when the next scheduled run is.",
-  input: z.object({}),
+  input: z.strictObject({}),
   output: z.object({
     engines: z.array(
       z.object({
@@ -63,7 +64,7 @@ const getTrackingStatusTool = defineTool({
     running: z.boolean(),
     message: z.string().nullable(),
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   plan: "visibility",
   handler: (_input, ctx) => getTrackingStatus(ctx.app, ctx.brand.id),
 });

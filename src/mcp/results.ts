@@ -1,0 +1,35 @@
+// The catalogue's outcomes as MCP results. A success carries its JSON object both as
+// structuredContent and as text; a failure is a tool error (isError) whose text is the catalogue's
+// sentence. An unknown tool is a protocol error (-32602), as the MCP specification answers it.
+import { type CallToolResult, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { type ToolOutcome, UnknownTool } from "../catalogue/registry";
+import { PlanRequired } from "../errors";
+
+/**
+ * A JSON-RPC error the SDK sends as it is. (An McpError would put "MCP error -32602:" in its message,
+ * and the client's McpError puts it there again.)
+ */
+class ProtocolError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function toCallToolResult(outcome: ToolOutcome): CallToolResult {
+  if (outcome.ok) return { content: [{ type: "text", text: JSON.stringify(outcome.value) }], structuredContent: outcome.value };
+  const { error } = outcome;
+  if (error instanceof UnknownTool) throw new ProtocolError(ErrorCode.InvalidParams, error.message);
+  // CONTRACT §4: a plan error names the plan in its text and in structuredContent. Other errors carry
+  // no structuredContent: SDK clients validate any they receive against the tool's output schema.
+  if (error instanceof PlanRequired) {
+    return {
+      content: [{ type: "text", text: error.message }],
+      structuredContent: { error: { code: error.code, required_plan: error.requiredPlan } },
+      isError: true,
+    };
+  }
+  return { content: [{ type: "text", text: error.message }], isError: true };
+}
