@@ -1,22 +1,26 @@
-// The Elysia app: each feature mounts its own routes. Nothing else lives here.
+// The Elysia app: each feature mounts its own routes, and both doors share one catalogue. Nothing else lives here.
 import { Elysia } from "elysia";
 import { accountRoutes } from "./accounts/routes";
 import { brandRoutes } from "./brands/routes";
+import { buildCatalog, type ToolCatalog } from "./catalogue/registry";
+import { TOOLS } from "./catalogue/tools";
 import { type AppContext } from "./context";
+import { dashboardRoutes } from "./dashboard/routes";
 import { healthRoutes } from "./health/routes";
 import { observability } from "./http/observability";
 import { keyRoutes } from "./keys/routes";
 import { mcpRoutes } from "./mcp/routes";
 import { publicRoutes } from "./public/routes";
 
-export function buildApp(ctx: AppContext) {
+export function buildApp(ctx: AppContext, catalogue: ToolCatalog = buildCatalog(TOOLS)) {
   return new Elysia()
     .use(observability())
     .use(healthRoutes())
     .use(accountRoutes(ctx))
     .use(brandRoutes(ctx))
     .use(keyRoutes(ctx))
-    .use(mcpRoutes(ctx))
+    .use(mcpRoutes(ctx, catalogue))
+    .use(dashboardRoutes(ctx, catalogue))
     .use(publicRoutes(ctx));
 }
 

@@ -1,5 +1,6 @@
-// The one small set of error classes, mapped in one place to HTTP statuses (toHttpError) and to
-// MCP tool errors (src/mcp). A message is a sentence a user can act on; `code` is stable.
+// The one small set of error classes, mapped in one place to HTTP statuses (src/http/observability.ts)
+// and, through the catalogue, to MCP tool errors (src/mcp/results.ts). A message is a sentence a user
+// can act on; `code` is stable.
 export class AppError extends Error {
   constructor(
     readonly status: number,
@@ -71,8 +72,11 @@ export class Unavailable extends AppError {
 export interface ErrorBody {
   error: string;
   code: string;
+  /** With code plan_required: the lowest plan that covers the request. */
+  required_plan?: PlanRequired["requiredPlan"];
 }
 
 export function errorBody(error: AppError): ErrorBody {
+  if (error instanceof PlanRequired) return { error: error.message, code: error.code, required_plan: error.requiredPlan };
   return { error: error.message, code: error.code };
 }

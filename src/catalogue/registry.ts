@@ -64,7 +64,7 @@ export class ToolFailed extends AppError {
   constructor(tool: string, requestId: string) {
     super(
       500,
-      "internal_error",
+      "internal",
       `Something went wrong on our side while running ${tool} (request ${requestId}); try again, and quote the request id if it persists.`,
     );
   }

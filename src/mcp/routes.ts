@@ -4,8 +4,7 @@
 // brand and plan handles the message and is closed with the response.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Elysia } from "elysia";
-import { type AnyTool, buildCatalog, noToolsFor, type Principal, type ToolCatalog } from "../catalogue/registry";
-import { TOOLS } from "../catalogue/tools";
+import { noToolsFor, type Principal, type ToolCatalog } from "../catalogue/registry";
 import { type AppContext } from "../context";
 import { errorBody } from "../errors";
 import { requestId } from "../http/observability";
@@ -113,9 +112,8 @@ export async function handleMcpRequest(
   }
 }
 
-/** Mounts the tool server; the catalogue (schemas, per-plan lists) is built here, once. */
-export function mcpRoutes(app: AppContext, tools: readonly AnyTool[] = TOOLS) {
-  const catalog = buildCatalog(tools);
+/** Mounts the tool server's door onto the catalogue. */
+export function mcpRoutes(app: AppContext, catalog: ToolCatalog) {
   const origins = ownOrigins(app.config);
   const handle = ({ request }: { request: Request }) => handleMcpRequest(app, catalog, origins, request);
   return new Elysia({ name: "mcp" })

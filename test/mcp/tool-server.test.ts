@@ -90,7 +90,7 @@ beforeAll(async () => {
     const brand = createBrand(t.db, account.id, { name: `${plan} brand` });
     keys[plan] = createApiKey(t.db, account.id, { name: "k", brandId: brand.id }).plaintext;
   }
-  app = new Elysia().use(observability()).use(mcpRoutes(t.ctx, TEST_TOOLS)) as unknown as Elysia;
+  app = new Elysia().use(observability()).use(mcpRoutes(t.ctx, buildCatalog(TEST_TOOLS))) as unknown as Elysia;
 });
 
 afterAll(() => t.close());

@@ -1,0 +1,28 @@
+// The dashboard's door onto the catalogue (CONTRACT §7): a session runs any tool of the catalogue for
+// a brand its account owns, with the tool server's input, output, plan gate and error sentences.
+//   GET  /api/brands/:brand_id/tools         the tools the account's plan covers, as tools/list shows them
+//   POST /api/brands/:brand_id/tools/:tool   the tool's input as the JSON body → its result, or {error, code}
+import { Elysia } from "elysia";
+import { sessionGuard } from "../accounts/guard";
+import { type AccountView } from "../accounts/service";
+import { getAccountBrand } from "../brands/service";
+import { type Principal, type ToolCatalog } from "../catalogue/registry";
+import { type AppContext } from "../context";
+import { requestId } from "../http/observability";
+
+/** Another account's brand (or none) is the same 404 as a brand that does not exist (CONTRACT §3). */
+function principalFor(ctx: AppContext, account: AccountView, brandId: string): Principal {
+  const brand = getAccountBrand(ctx.db, account.id, brandId);
+  return { account: { id: account.id }, brand: { id: brand.id, name: brand.name, domain: brand.domain }, plan: account.plan };
+}
+
+export function dashboardRoutes(ctx: AppContext, catalogue: ToolCatalog) {
+  return new Elysia({ prefix: "/api/brands/:brand_id/tools" })
+    .use(sessionGuard(ctx))
+    .get("/", ({ account, params }) => catalogue.listFor(principalFor(ctx, account, params.brand_id).plan))
+    .post("/:tool", async ({ account, params, body, request }) => {
+      const outcome = await catalogue.call(ctx, principalFor(ctx, account, params.brand_id), requestId(request), params.tool, body);
+      if (!outcome.ok) throw outcome.error;
+      return outcome.value;
+    });
+}
