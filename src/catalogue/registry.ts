@@ -42,8 +42,10 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   handler: (input: z.output<I>, ctx: ToolContext) => z.input<O> | Promise<z.input<O>>;
 }
 
-/** Identity with inference: keeps each declaration's input and output types tied to its handler. */
-export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: ToolDef<I, O>): ToolDef<I, O> {
+/** Identity with inference: keeps each declaration's name, input and output types tied to its handler. */
+export function defineTool<const N extends string, I extends z.ZodObject, O extends z.ZodObject>(
+  def: ToolDef<I, O> & { name: N },
+): ToolDef<I, O> & { name: N } {
   return def;
 }
 

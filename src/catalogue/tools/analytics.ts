@@ -6,7 +6,7 @@ import { contentGaps, promptPerformance } from "../../analytics/prompts";
 import { topSources } from "../../analytics/sources";
 import { competitorRanking, visibilityOverview, visibilityTrend } from "../../analytics/visibility";
 import { ANSWER_STATUSES } from "../../db/schema";
-import { type AnyTool, defineTool } from "../registry";
+import { defineTool } from "../registry";
 import { cursor, nextCursor, pageLimit, READ_ONLY } from "./common";
 
 const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a date as YYYY-MM-DD");
@@ -282,7 +282,7 @@ const getAnswerTool = defineTool({
   handler: (input, ctx) => getAnswer(ctx.app, ctx.brand.id, input.answer_id),
 });
 
-export const analyticsTools: AnyTool[] = [
+export const analyticsTools = [
   getVisibilityOverview,
   getVisibilityTrend,
   getCompetitorRanking,
@@ -291,4 +291,4 @@ export const analyticsTools: AnyTool[] = [
   getContentGaps,
   listAnswersTool,
   getAnswerTool,
-] as AnyTool[];
+] as const;

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { getBrand, MAX_ALIASES, updateBrand } from "../../brands/service";
 import { listCompetitors, MAX_COMPETITORS, rosterChanged } from "../../competitors/service";
-import { type AnyTool, defineTool } from "../registry";
+import { defineTool } from "../registry";
 import { READ_ONLY, UPDATES } from "./common";
 import { competitor } from "./competitors";
 
@@ -72,4 +72,4 @@ const updateBrandTool = defineTool({
   },
 });
 
-export const brandTools: AnyTool[] = [getBrandTool, updateBrandTool] as AnyTool[];
+export const brandTools = [getBrandTool, updateBrandTool] as const;

@@ -10,7 +10,7 @@ import {
   NAME_MIN,
   updateCompetitor,
 } from "../../competitors/service";
-import { type AnyTool, defineTool } from "../registry";
+import { defineTool } from "../registry";
 import { CREATES, cursor, DELETES, idOf, limit, nextCursor, READ_ONLY, timestamp, UPDATES } from "./common";
 
 export const competitor = z.object({
@@ -82,9 +82,4 @@ const deleteCompetitorTool = defineTool({
   handler: (input, ctx) => ({ competitor: deleteCompetitor(ctx.app.db, ctx.brand.id, input.competitor_id) }),
 });
 
-export const competitorTools: AnyTool[] = [
-  listCompetitorsTool,
-  createCompetitorTool,
-  updateCompetitorTool,
-  deleteCompetitorTool,
-] as AnyTool[];
+export const competitorTools = [listCompetitorsTool, createCompetitorTool, updateCompetitorTool, deleteCompetitorTool] as const;

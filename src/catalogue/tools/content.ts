@@ -14,7 +14,7 @@ import {
 } from "../../content/service";
 import { MAX_SLUG } from "../../content/slug";
 import { ARTICLE_LENGTHS, generateArticle } from "../../content/writer";
-import { type AnyTool, defineTool } from "../registry";
+import { defineTool } from "../registry";
 import { ASKS_MODELS, CREATES, cursor, DELETES, idOf, limit, nextCursor, READ_ONLY, timestamp, UPDATES } from "./common";
 
 const status = z.enum(["draft", "published"]);
@@ -191,7 +191,7 @@ const unpublishArticleTool = defineTool({
   handler: (input, ctx) => ({ article: unpublishArticle(ctx.app, ctx.brand.id, input.article_id) }),
 });
 
-export const contentTools: AnyTool[] = [
+export const contentTools = [
   createArticleTool,
   generateArticleTool,
   listArticlesTool,
@@ -199,4 +199,4 @@ export const contentTools: AnyTool[] = [
   updateArticleTool,
   publishToSiteTool,
   unpublishArticleTool,
-] as AnyTool[];
+] as const;

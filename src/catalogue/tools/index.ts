@@ -16,7 +16,7 @@ import { promptTools } from "./prompts";
 import { tagTools } from "./tags";
 import { trackingTools } from "./tracking";
 
-export const TOOLS: readonly AnyTool[] = [
+const DECLARED = [
   ...brandTools,
   ...promptTools,
   ...tagTools,
@@ -24,4 +24,10 @@ export const TOOLS: readonly AnyTool[] = [
   ...analyticsTools,
   ...trackingTools,
   ...contentTools,
-];
+] as const;
+
+// Each declaration's handler takes its own input type, so the list is widened for the registry.
+export const TOOLS = DECLARED as readonly AnyTool[];
+
+/** Every declared tool with its literal name and schemas: what the dashboard's types come from. */
+export type DeclaredTool = (typeof DECLARED)[number];

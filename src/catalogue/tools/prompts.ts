@@ -10,7 +10,7 @@ import {
   updatePrompt,
 } from "../../prompts/service";
 import { TAG_NAME_MAX } from "../../prompts/tags";
-import { type AnyTool, defineTool } from "../registry";
+import { defineTool } from "../registry";
 import { CREATES, cursor, DELETES, idOf, limit, nextCursor, READ_ONLY, timestamp, UPDATES } from "./common";
 
 const prompt = z.object({
@@ -112,4 +112,4 @@ const deletePromptTool = defineTool({
   handler: (input, ctx) => ({ prompt: archivePrompt(ctx.app.db, ctx.brand.id, input.prompt_id) }),
 });
 
-export const promptTools: AnyTool[] = [listPromptsTool, createPromptsTool, updatePromptTool, deletePromptTool] as AnyTool[];
+export const promptTools = [listPromptsTool, createPromptsTool, updatePromptTool, deletePromptTool] as const;

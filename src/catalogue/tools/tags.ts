@@ -1,7 +1,7 @@
 // Tag tools (CONTRACT §4): list, create, rename/recolour and delete the brand's prompt tags.
 import { z } from "zod";
 import { createTag, deleteTag, listTags, TAG_NAME_MAX, updateTag } from "../../prompts/tags";
-import { type AnyTool, defineTool } from "../registry";
+import { defineTool } from "../registry";
 import { CREATES, cursor, DELETES, idOf, limit, nextCursor, READ_ONLY, timestamp, UPDATES } from "./common";
 
 const tag = z.object({
@@ -67,4 +67,4 @@ const deleteTagTool = defineTool({
   handler: (input, ctx) => ({ tag: deleteTag(ctx.app.db, ctx.brand.id, input.tag_id) }),
 });
 
-export const tagTools: AnyTool[] = [listTagsTool, createTagTool, updateTagTool, deleteTagTool] as AnyTool[];
+export const tagTools = [listTagsTool, createTagTool, updateTagTool, deleteTagTool] as const;

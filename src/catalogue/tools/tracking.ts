@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { RUN_STATUSES } from "../../db/schema";
 import { getTrackingStatus, startTracking } from "../../tracking/service";
-import { type AnyTool, defineTool } from "../registry";
+import { defineTool } from "../registry";
 import { ASKS_MODELS, READ_ONLY } from "./common";
 
 const runView = z.object({
@@ -69,4 +69,4 @@ const getTrackingStatusTool = defineTool({
   handler: (_input, ctx) => getTrackingStatus(ctx.app, ctx.brand.id),
 });
 
-export const trackingTools: AnyTool[] = [runTrackingTool, getTrackingStatusTool] as AnyTool[];
+export const trackingTools = [runTrackingTool, getTrackingStatusTool] as const;
