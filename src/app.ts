@@ -1,5 +1,6 @@
 // The Elysia app: each feature mounts its own routes, and both doors share one catalogue. Nothing else lives here.
 import { Elysia } from "elysia";
+import { ownerRoutes } from "./accounts/owner-routes";
 import { accountRoutes } from "./accounts/routes";
 import { brandRoutes } from "./brands/routes";
 import { buildCatalog, type ToolCatalog } from "./catalogue/registry";
@@ -17,6 +18,7 @@ export function buildApp(ctx: AppContext, catalogue: ToolCatalog = buildCatalog(
     .use(observability())
     .use(healthRoutes())
     .use(accountRoutes(ctx))
+    .use(ownerRoutes(ctx))
     .use(brandRoutes(ctx))
     .use(keyRoutes(ctx))
     .use(mcpRoutes(ctx, catalogue))

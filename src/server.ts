@@ -3,6 +3,7 @@
 import { type Server } from "bun";
 import { buildApp } from "./app";
 import { type AppContext } from "./context";
+import { dashboardPages } from "./dashboard/pages";
 import { flushLastUsed } from "./keys/service";
 import { log } from "./log";
 import { publicApiRoutes } from "./public/routes";
@@ -26,8 +27,9 @@ export type ShutdownHook = () => void | Promise<void>;
 
 export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): RunningServer {
   const app = buildApp(ctx);
-  // Elysia's listen merges these into Bun's routes: the public API skips the main app's dispatch.
-  app.config.serve = { ...app.config.serve, routes: publicApiRoutes(ctx) };
+  // Elysia's listen merges these into Bun's routes: the public API and the dashboard's page and
+  // assets skip the main app's dispatch.
+  app.config.serve = { ...app.config.serve, routes: { ...dashboardPages(), ...publicApiRoutes(ctx) } };
   app.listen({
     hostname: ctx.config.host,
     port: ctx.config.port,

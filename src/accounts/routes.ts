@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { type AppContext } from "../context";
 import { Invalid, TooManyRequests, Unauthorized } from "../errors";
 import { assertSameOriginJson, clearedSessionCookie, clientAddress, readSessionToken, sessionCookie, sessionGuard } from "./guard";
+import { isOwner } from "./owner";
 import { type AccountView, authenticate, signup } from "./service";
 import { createSession, deleteSession } from "./sessions";
 import { loginThrottle } from "./throttle";
@@ -63,7 +64,9 @@ export function accountRoutes(ctx: AppContext) {
       return null;
     });
 
-  const authed = new Elysia({ prefix: "/api/auth" }).use(sessionGuard(ctx)).get("/me", ({ account }) => ({ account }));
+  const authed = new Elysia({ prefix: "/api/auth" })
+    .use(sessionGuard(ctx))
+    .get("/me", ({ account }) => ({ account, owner: isOwner(db, account.id) }));
 
   return new Elysia().use(open).use(authed);
 }

@@ -1,0 +1,38 @@
+// The instance's first-run state (public) and the owner's account management (CONTRACT §3, §7):
+//   GET  /api/auth/status              {setup, signup, public_url}: setup is true until the first account exists
+//   GET  /api/accounts                 {accounts:[{id,email,plan,created_at,owner}]}
+//   POST /api/accounts                 {email,password,plan?} → 201 {account}
+//   POST /api/accounts/:id/plan        {plan} → {account}
+import { Elysia } from "elysia";
+import { type AppContext } from "../context";
+import { Invalid } from "../errors";
+import { sessionGuard } from "./guard";
+import { listAccounts, requireOwner, setPlanOfAccount } from "./owner";
+import { countAccounts, createAccount } from "./service";
+
+function objectBody(body: unknown, fields: string): Record<string, unknown> {
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw new Invalid(`Send a JSON object with ${fields}.`, "invalid_input");
+  return body as Record<string, unknown>;
+}
+
+export function ownerRoutes(ctx: AppContext) {
+  const { config, db } = ctx;
+  const status = new Elysia().get("/api/auth/status", () => ({
+    setup: countAccounts(db) === 0,
+    signup: config.auth.signup,
+    public_url: config.publicUrl,
+  }));
+  const owner = new Elysia({ prefix: "/api/accounts" })
+    .use(sessionGuard(ctx))
+    .onBeforeHandle(({ account }) => requireOwner(db, account.id))
+    .get("/", () => ({ accounts: listAccounts(db) }))
+    .post("/", async ({ body, set }) => {
+      const input = objectBody(body, "email, password and plan");
+      const account = await createAccount(db, { email: input.email, password: input.password, plan: input.plan });
+      set.status = 201;
+      return { account };
+    })
+    .post("/:id/plan", ({ params, body }) => ({ account: setPlanOfAccount(db, params.id, objectBody(body, "plan").plan) }));
+  return new Elysia().use(status).use(owner);
+}

@@ -1,0 +1,98 @@
+// The dashboard's only way to the server: the auth, brand, key and account routes, and the session
+// door onto the catalogue (typed from the catalogue's declarations). Errors carry the server's sentence.
+import { type ToolInput, type ToolName, type ToolOutput } from "../../catalogue/types";
+
+export type Plan = "none" | "visibility" | "autopilot";
+
+export interface Account {
+  id: string;
+  email: string;
+  plan: Plan;
+}
+
+export interface Me {
+  account: Account;
+  owner: boolean;
+}
+
+export interface Brand {
+  id: string;
+  name: string;
+  domain: string | null;
+  aliases: string[];
+  site_key: string;
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  key_prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  brand_id: string;
+}
+
+export interface InstanceStatus {
+  /** No account yet: the first visitor creates the owner. */
+  setup: boolean;
+  signup: "first" | "open" | "closed";
+  public_url: string | null;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code: string,
+    readonly requiredPlan: Plan | null,
+  ) {
+    super(message);
+  }
+}
+
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(path, {
+    method,
+    credentials: "same-origin",
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (response.status === 204) return undefined as T;
+  const data = (await response.json().catch(() => null)) as { error?: string; code?: string; required_plan?: Plan } | null;
+  if (!response.ok) {
+    const message = data?.error ?? `The server answered ${response.status}.`;
+    throw new ApiError(response.status, message, data?.code ?? "error", data?.required_plan ?? null);
+  }
+  return data as T;
+}
+
+export const api = {
+  status: () => request<InstanceStatus>("GET", "/api/auth/status"),
+  me: () => request<Me>("GET", "/api/auth/me"),
+  login: (email: string, password: string) => request<{ account: Account }>("POST", "/api/auth/login", { email, password }),
+  signup: (email: string, password: string) => request<{ account: Account }>("POST", "/api/auth/signup", { email, password }),
+  logout: () => request<void>("POST", "/api/auth/logout", {}),
+
+  brands: () => request<{ brands: Brand[] }>("GET", "/api/brands"),
+  createBrand: (input: { name: string; domain?: string; aliases?: string[] }) => request<{ brand: Brand }>("POST", "/api/brands", input),
+
+  keys: () => request<{ keys: ApiKey[] }>("GET", "/api/mcp/keys"),
+  createKey: (name: string, brandId: string) =>
+    request<{ key: ApiKey; plaintext: string }>("POST", "/api/mcp/keys", { name, brand_id: brandId }),
+  revokeKey: (id: string) => request<void>("DELETE", `/api/mcp/keys/${encodeURIComponent(id)}`),
+
+  accounts: () => request<{ accounts: Array<Account & { created_at: string; owner: boolean }> }>("GET", "/api/accounts"),
+  createAccount: (input: { email: string; password: string; plan: Plan }) => request<{ account: Account }>("POST", "/api/accounts", input),
+  setPlan: (accountId: string, plan: Plan) =>
+    request<{ account: Account }>("POST", `/api/accounts/${encodeURIComponent(accountId)}/plan`, { plan }),
+
+  /** Runs a catalogue tool for a brand the session's account owns. */
+  tool: <N extends ToolName>(brandId: string, name: N, input: ToolInput<N>) =>
+    request<ToolOutput<N>>("POST", `/api/brands/${encodeURIComponent(brandId)}/tools/${name}`, input),
+};
+
+/** The sentence to show for a failed call. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  return "The server could not be reached; check your connection and try again.";
+}

@@ -1,0 +1,104 @@
+// The dashboard: one URL per page and selection, so reload and the back button work.
+import { type ComponentType } from "preact";
+import { useEffect } from "preact/hooks";
+import { LocationProvider, Route, Router, useLocation } from "preact-iso";
+import { brandPath, Shell } from "./components/layout";
+import { EmptyState, PageHeading } from "./components/ui";
+import { Accounts } from "./pages/accounts";
+import { BrandSettings } from "./pages/brand";
+import { Brands } from "./pages/brands";
+import { SignIn } from "./pages/sign-in";
+import { Welcome } from "./pages/welcome";
+import { SessionProvider, useSession } from "./session";
+
+function Redirect({ to }: { to: string }) {
+  const { route } = useLocation();
+  useEffect(() => route(to, true), [to, route]);
+  return null;
+}
+
+function Loading() {
+  return (
+    <p class="loading" role="status">
+      Loading…
+    </p>
+  );
+}
+
+/** Where a visitor belongs when they open the root URL. */
+function Home() {
+  const { ready, me, status, brands } = useSession();
+  if (!ready) return <Loading />;
+  if (!me) return <Redirect to={status?.setup ? "/welcome" : "/sign-in"} />;
+  return <Redirect to={brands[0] ? brandPath(brands[0].id) : "/brands"} />;
+}
+
+/** A page for a signed-in account; visitors are sent to sign in (or, on a new instance, to create the owner). */
+function signedIn<P extends object>(Page: ComponentType<P>) {
+  return function SignedIn(props: P) {
+    const { ready, me, status } = useSession();
+    if (!ready) return <Loading />;
+    if (!me) return <Redirect to={status?.setup ? "/welcome" : "/sign-in"} />;
+    return (
+      <Shell brandId={null}>
+        <Page {...props} />
+      </Shell>
+    );
+  };
+}
+
+/** A page of one of the account's brands; another account's brand (or none) is not found. */
+function brandPage(Page: ComponentType<{ brandId: string; params: Record<string, string> }>) {
+  return function BrandPage({ params }: { params: Record<string, string> }) {
+    const { ready, me, status, brands } = useSession();
+    if (!ready) return <Loading />;
+    if (!me) return <Redirect to={status?.setup ? "/welcome" : "/sign-in"} />;
+    const brandId = params.brandId ?? "";
+    const known = brands.some((b) => b.id === brandId);
+    return (
+      <Shell brandId={known ? brandId : null}>
+        {known ? (
+          <Page brandId={brandId} params={params} />
+        ) : (
+          <>
+            <PageHeading title="Brand not found" />
+            <EmptyState title="This brand does not exist or is not yours">
+              <p>
+                <a href="/brands">See your brands</a>
+              </p>
+            </EmptyState>
+          </>
+        )}
+      </Shell>
+    );
+  };
+}
+
+function NotFound() {
+  return (
+    <main id="main" class="standalone">
+      <PageHeading title="Page not found" />
+      <p>
+        <a href="/">Go to the dashboard</a>
+      </p>
+    </main>
+  );
+}
+
+export function App() {
+  return (
+    <LocationProvider>
+      <SessionProvider>
+        <Router>
+          <Route path="/" component={Home} />
+          <Route path="/sign-in" component={SignIn} />
+          <Route path="/welcome" component={Welcome} />
+          <Route path="/brands" component={signedIn(Brands)} />
+          <Route path="/accounts" component={signedIn(Accounts)} />
+          <Route path="/brands/:brandId" component={brandPage(BrandSettings)} />
+          <Route default component={NotFound} />
+        </Router>
+      </SessionProvider>
+    </LocationProvider>
+  );
+}

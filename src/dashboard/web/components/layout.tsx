@@ -1,0 +1,99 @@
+// The shell around every signed-in page: the brand switcher, the brand's navigation (showing where
+// you are), the account menu, and a skip link to the content.
+import { type ComponentChildren } from "preact";
+import { useLocation } from "preact-iso";
+import { api } from "../api";
+import { useSession } from "../session";
+
+/** The pages of a brand, in the navigation's order. */
+export const BRAND_PAGES = [{ path: "", label: "Brand" }] as const;
+
+export function brandPath(brandId: string, page = ""): string {
+  return `/brands/${encodeURIComponent(brandId)}${page}`;
+}
+
+function BrandSwitcher({ brandId }: { brandId: string | null }) {
+  const { brands } = useSession();
+  const { route, path } = useLocation();
+  if (brands.length === 0) return null;
+  const current = brandId ?? "";
+  const onChange = (event: Event) => {
+    const next = (event.currentTarget as HTMLSelectElement).value;
+    if (!next) return;
+    // Stay on the same kind of page for the other brand.
+    const rest = brandId ? path.slice(brandPath(brandId).length).split("/").slice(0, 2).join("/") : "";
+    route(brandPath(next, rest));
+  };
+  return (
+    <div class="brand-switcher">
+      <label for="brand-switcher">Brand</label>
+      <select id="brand-switcher" value={current} onChange={onChange}>
+        {!brandId && <option value="">Choose a brand</option>}
+        {brands.map((b) => (
+          <option key={b.id} value={b.id}>
+            {b.name}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+function AccountMenu() {
+  const { me, refresh } = useSession();
+  const { route } = useLocation();
+  if (!me) return null;
+  const signOut = async () => {
+    await api.logout();
+    await refresh();
+    route("/sign-in");
+  };
+  return (
+    <div class="account-menu">
+      <span class="account-email">{me.account.email}</span>
+      {me.owner && <a href="/accounts">Accounts</a>}
+      <a href="/brands">All brands</a>
+      <button type="button" class="btn btn-link" onClick={signOut}>
+        Sign out
+      </button>
+    </div>
+  );
+}
+
+export function Shell({ brandId, children }: { brandId: string | null; children: ComponentChildren }) {
+  const { path } = useLocation();
+  return (
+    <div class="shell">
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="topbar">
+        <a class="logo" href="/">
+          Spyglass
+        </a>
+        <BrandSwitcher brandId={brandId} />
+        <AccountMenu />
+      </header>
+      {brandId && (
+        <nav class="brand-nav" aria-label="Brand pages">
+          <ul>
+            {BRAND_PAGES.map((page) => {
+              const href = brandPath(brandId, page.path);
+              const current = page.path === "" ? path === href : path === href || path.startsWith(`${href}/`);
+              return (
+                <li key={page.path}>
+                  <a href={href} aria-current={current ? "page" : undefined}>
+                    {page.label}
+                  </a>
+                </li>
+              );
+            })}
+          </ul>
+        </nav>
+      )}
+      <main id="main" tabIndex={-1}>
+        {children}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,192 @@
+// The dashboard's small set of controls. Each has an accessible name; untrusted text is only ever
+// passed as children (text nodes), never as markup.
+import { type ButtonHTMLAttributes, type ComponentChildren } from "preact";
+import { useCallback, useEffect, useId, useRef, useState } from "preact/hooks";
+import { errorMessage } from "../api";
+
+type ButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, "type"> & {
+  variant?: "primary" | "secondary" | "danger" | "link";
+  type?: "button" | "submit";
+  disabled?: boolean;
+};
+
+export function Button({ variant = "secondary", type = "button", class: className, ...rest }: ButtonProps) {
+  return <button type={type} class={`btn btn-${variant}${className ? ` ${className}` : ""}`} {...rest} />;
+}
+
+interface FieldProps {
+  label: string;
+  hint?: string;
+  error?: string | null;
+  children: (props: { id: string; "aria-describedby"?: string; "aria-invalid"?: boolean }) => ComponentChildren;
+}
+
+/** A label, the control it names, and its hint and error, linked for screen readers. */
+export function Field({ label, hint, error, children }: FieldProps) {
+  const id = useId();
+  const hintId = hint ? `${id}-hint` : undefined;
+  const errorId = error ? `${id}-error` : undefined;
+  const describedBy = [hintId, errorId].filter(Boolean).join(" ") || undefined;
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      {children({ id, "aria-describedby": describedBy, "aria-invalid": error ? true : undefined })}
+      {hint && (
+        <p class="hint" id={hintId}>
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p class="field-error" id={errorId}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** A message the screen reader announces: errors interrupt, confirmations wait their turn. */
+export function Notice({ kind, children }: { kind: "error" | "success" | "info"; children: ComponentChildren }) {
+  return (
+    <div class={`notice notice-${kind}`} role={kind === "error" ? "alert" : "status"}>
+      {children}
+    </div>
+  );
+}
+
+export function EmptyState({ title, children }: { title: string; children?: ComponentChildren }) {
+  return (
+    <section class="empty" aria-label={title}>
+      <h2>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+/**
+ * A modal dialog on the native <dialog>: the browser traps focus inside, closes on Escape and
+ * returns focus to the control that opened it.
+ */
+export function Dialog({
+  open,
+  title,
+  onClose,
+  children,
+}: {
+  open: boolean;
+  title: string;
+  onClose: () => void;
+  children: ComponentChildren;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) dialog.showModal();
+    if (!open && dialog.open) dialog.close();
+  }, [open]);
+  return (
+    <dialog ref={ref} class="dialog" aria-labelledby={titleId} onClose={onClose}>
+      <h2 id={titleId}>{title}</h2>
+      {children}
+    </dialog>
+  );
+}
+
+/** Copies `text`; says so in a live region. Falls back to selecting the text where the clipboard API is not available (plain http). */
+export function CopyButton({ text, label }: { text: string; label: string }) {
+  const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
+  const copy = async () => {
+    try {
+      if (navigator.clipboard && window.isSecureContext) await navigator.clipboard.writeText(text);
+      else {
+        const area = document.createElement("textarea");
+        area.value = text;
+        area.setAttribute("readonly", "");
+        area.className = "offscreen";
+        document.body.append(area);
+        area.select();
+        const ok = document.execCommand("copy");
+        area.remove();
+        if (!ok) throw new Error("copy refused");
+      }
+      setState("copied");
+    } catch {
+      setState("failed");
+    }
+  };
+  return (
+    <span class="copy">
+      <Button onClick={copy} aria-label={label}>
+        Copy
+      </Button>
+      <span role="status" class="copy-status">
+        {state === "copied" ? "Copied" : state === "failed" ? "Select the text and copy it" : ""}
+      </span>
+    </span>
+  );
+}
+
+/** A block of text to paste elsewhere (a key, a configuration), with its copy button. */
+export function CopyBlock({ label, text }: { label: string; text: string }) {
+  return (
+    <figure class="copy-block">
+      <figcaption class="copy-block-head">
+        <span class="copy-block-label">{label}</span>
+        <CopyButton text={text} label={`Copy ${label}`} />
+      </figcaption>
+      <pre>
+        <code>{text}</code>
+      </pre>
+    </figure>
+  );
+}
+
+export interface Loaded<T> {
+  data: T | null;
+  /** The sentence to show for a failed load, and what failed (to tell a plan error from others). */
+  error: string | null;
+  failure: unknown;
+  loading: boolean;
+  reload: () => void;
+}
+
+/** Loads data for a page, again whenever `deps` change; stale answers of an earlier load are dropped. */
+export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Loaded<T> {
+  const [state, setState] = useState<Omit<Loaded<T>, "reload">>({ data: null, error: null, failure: null, loading: true });
+  const generation = useRef(0);
+  const run = useCallback(() => {
+    const mine = ++generation.current;
+    setState((s) => ({ ...s, loading: true, error: null, failure: null }));
+    load().then(
+      (data) => mine === generation.current && setState({ data, error: null, failure: null, loading: false }),
+      (failure: unknown) =>
+        mine === generation.current && setState((s) => ({ data: s.data, error: errorMessage(failure), failure, loading: false })),
+    );
+  }, deps);
+  useEffect(run, [run]);
+  return { ...state, reload: run };
+}
+
+/** Sets the document title and gives the page heading focus, so a screen reader announces the new page. */
+export function PageHeading({ title, children }: { title: string; children?: ComponentChildren }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${title} · Spyglass`;
+    ref.current?.focus({ preventScroll: true });
+  }, [title]);
+  return (
+    <div class="page-head">
+      <h1 ref={ref} tabIndex={-1}>
+        {title}
+      </h1>
+      {children}
+    </div>
+  );
+}
+
+export function formatDate(iso: string | null): string {
+  if (!iso) return "never";
+  return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}

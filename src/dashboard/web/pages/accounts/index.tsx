@@ -1,0 +1,133 @@
+// The owner's page: every account of the instance with its plan, and a form to create one.
+import { useState } from "preact/hooks";
+import { api, errorMessage, type Plan } from "../../api";
+import { Button, Field, formatDate, Notice, PageHeading, useLoad } from "../../components/ui";
+import { useSession } from "../../session";
+
+export const PLAN_LABELS: Record<Plan, string> = { none: "No plan", visibility: "Visibility", autopilot: "Autopilot" };
+const PLANS = Object.keys(PLAN_LABELS) as Plan[];
+
+function PlanSelect({ id, value, onChange, label }: { id?: string; value: Plan; onChange: (plan: Plan) => void; label?: string }) {
+  return (
+    <select id={id} aria-label={label} value={value} onChange={(e) => onChange(e.currentTarget.value as Plan)}>
+      {PLANS.map((p) => (
+        <option key={p} value={p}>
+          {PLAN_LABELS[p]}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+function CreateAccount({ onCreated }: { onCreated: () => void }) {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [plan, setPlan] = useState<Plan>("visibility");
+  const [error, setError] = useState<string | null>(null);
+  const [created, setCreated] = useState<string | null>(null);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setError(null);
+    setCreated(null);
+    try {
+      const { account } = await api.createAccount({ email, password, plan });
+      setCreated(account.email);
+      setEmail("");
+      setPassword("");
+      onCreated();
+    } catch (e) {
+      setError(errorMessage(e));
+    }
+  };
+  return (
+    <form onSubmit={submit} class="stack card" aria-label="Create an account">
+      <h2>Create an account</h2>
+      <Field label="Email">
+        {(p) => <input {...p} type="email" required autoComplete="off" value={email} onInput={(e) => setEmail(e.currentTarget.value)} />}
+      </Field>
+      <Field label="Password" hint="At least 8 characters; give it to the person, who signs in with it.">
+        {(p) => (
+          <input
+            {...p}
+            type="password"
+            required
+            minLength={8}
+            autoComplete="new-password"
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
+        )}
+      </Field>
+      <Field label="Plan">{(p) => <PlanSelect id={p.id} value={plan} onChange={setPlan} />}</Field>
+      {error && <Notice kind="error">{error}</Notice>}
+      {created && <Notice kind="success">Created the account {created}.</Notice>}
+      <Button type="submit" variant="primary">
+        Create the account
+      </Button>
+    </form>
+  );
+}
+
+export function Accounts() {
+  const { me, refresh } = useSession();
+  const loaded = useLoad(() => api.accounts(), []);
+  const [message, setMessage] = useState<{ kind: "error" | "success"; text: string } | null>(null);
+  if (!me?.owner) {
+    return (
+      <>
+        <PageHeading title="Accounts" />
+        <Notice kind="info">Only the instance's owner manages accounts and plans. Ask them to change your plan.</Notice>
+      </>
+    );
+  }
+  const setPlan = async (accountId: string, email: string, plan: Plan) => {
+    setMessage(null);
+    try {
+      await api.setPlan(accountId, plan);
+      setMessage({ kind: "success", text: `${email} is now on ${PLAN_LABELS[plan]}.` });
+      loaded.reload();
+      if (accountId === me.account.id) await refresh();
+    } catch (e) {
+      setMessage({ kind: "error", text: errorMessage(e) });
+    }
+  };
+  return (
+    <>
+      <PageHeading title="Accounts" />
+      <p>
+        Plans decide what an account can do: Visibility for analytics, prompts, tags, competitors and API keys; Autopilot adds articles.
+      </p>
+      {loaded.error && <Notice kind="error">{loaded.error}</Notice>}
+      {message && <Notice kind={message.kind}>{message.text}</Notice>}
+      {loaded.data && (
+        <div class="table-wrap">
+          <table>
+            <caption class="offscreen">Accounts of this instance</caption>
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Created</th>
+                <th scope="col">Plan</th>
+              </tr>
+            </thead>
+            <tbody>
+              {loaded.data.accounts.map((a) => (
+                <tr key={a.id}>
+                  <th scope="row">
+                    {a.email}
+                    {a.owner && <span class="badge">owner</span>}
+                  </th>
+                  <td>{formatDate(a.created_at)}</td>
+                  <td>
+                    <PlanSelect label={`Plan of ${a.email}`} value={a.plan} onChange={(plan) => setPlan(a.id, a.email, plan)} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <CreateAccount onCreated={loaded.reload} />
+    </>
+  );
+}

@@ -1,0 +1,164 @@
+// One brand: its name, domain and aliases (edited through update_brand, so stored answers are
+// re-analysed as the tool server would), the engines and schedule it is tracked on, and the public
+// site key with a snippet for the brand's own site.
+import { useEffect, useState } from "preact/hooks";
+import { api, type Brand, errorMessage } from "../../api";
+import { isPlanRequired, PlanNeeded } from "../../components/plan";
+import { Button, CopyBlock, EmptyState, Field, Notice, PageHeading, useLoad } from "../../components/ui";
+import { useSession } from "../../session";
+import { parseList } from "../brands";
+
+const ENGINE_SNIPPET = `[[engines]]
+id = "chatgpt"
+label = "ChatGPT (gpt-4o-mini)"
+api = "openai"
+base_url = "https://api.openai.com/v1"
+model = "gpt-4o-mini"
+api_key_env = "OPENAI_API_KEY"`;
+
+function siteSnippet(origin: string, siteKey: string): string {
+  return `<!-- Lists the brand's published articles; each links to ?article=<slug> on the same page. -->
+<div id="spyglass-articles"></div>
+<script type="module">
+  const api = "${origin}/api/public/articles";
+  const key = "${siteKey}";
+  const root = document.getElementById("spyglass-articles");
+  const slug = new URLSearchParams(location.search).get("article");
+  if (slug) {
+    const res = await fetch(\`\${api}/\${encodeURIComponent(slug)}?key=\${key}\`);
+    const { article } = await res.json();
+    const h1 = document.createElement("h1");
+    h1.textContent = article.title;
+    const body = document.createElement("div");
+    body.innerHTML = article.html; // sanitized by Spyglass when the article was saved
+    root.append(h1, body);
+  } else {
+    const { articles } = await (await fetch(\`\${api}?key=\${key}\`)).json();
+    for (const a of articles) {
+      const link = document.createElement("a");
+      link.href = \`?article=\${encodeURIComponent(a.slug)}\`;
+      link.textContent = a.title;
+      const item = document.createElement("p");
+      item.append(link);
+      root.append(item);
+    }
+  }
+</script>`;
+}
+
+function Tracking({ brandId }: { brandId: string }) {
+  const loaded = useLoad(() => api.tool(brandId, "get_brand", {}), [brandId]);
+  return (
+    <section class="card stack" aria-labelledby="tracking-heading">
+      <h2 id="tracking-heading">Tracking</h2>
+      {loaded.failure && isPlanRequired(loaded.failure) ? (
+        <PlanNeeded required="visibility" what="Tracking the brand's answers" />
+      ) : loaded.error ? (
+        <Notice kind="error">{loaded.error}</Notice>
+      ) : !loaded.data ? (
+        <p class="muted">Loading…</p>
+      ) : loaded.data.engines.length === 0 ? (
+        <EmptyState title="No engines configured">
+          <p>
+            Spyglass asks AI engines the brand's prompts on a schedule. Add one to <code>spyglass.toml</code> in the data directory, set its
+            key in the environment, and restart:
+          </p>
+          <CopyBlock label="spyglass.toml engine" text={ENGINE_SNIPPET} />
+        </EmptyState>
+      ) : (
+        <>
+          <p>
+            Asked on <strong>{loaded.data.tracking.schedule}</strong> (cron, UTC), {loaded.data.tracking.samples} answer
+            {loaded.data.tracking.samples === 1 ? "" : "s"} per prompt and engine
+            {loaded.data.tracking.enabled ? "" : "; scheduled tracking is off"}.
+          </p>
+          <ul>
+            {loaded.data.engines.map((e) => (
+              <li key={e.id}>
+                {e.label} <span class="muted">({e.model})</span>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}
+
+function EditBrand({ brand }: { brand: Brand }) {
+  const { refresh } = useSession();
+  const [name, setName] = useState(brand.name);
+  const [domain, setDomain] = useState(brand.domain ?? "");
+  const [aliases, setAliases] = useState(brand.aliases.join("\n"));
+  const [failure, setFailure] = useState<unknown>(null);
+  const [saved, setSaved] = useState(false);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    setName(brand.name);
+    setDomain(brand.domain ?? "");
+    setAliases(brand.aliases.join("\n"));
+  }, [brand]);
+
+  const save = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setFailure(null);
+    setSaved(false);
+    try {
+      await api.tool(brand.id, "update_brand", { name, domain: domain.trim() ? domain : null, aliases: parseList(aliases) });
+      await refresh();
+      setSaved(true);
+    } catch (e) {
+      setFailure(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={save} class="stack card" aria-label="Edit the brand">
+      <h2>Name and site</h2>
+      <Field label="Name" hint="As AI answers write it.">
+        {(p) => <input {...p} required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
+      </Field>
+      <Field label="Domain" hint="The brand's own site; citations of it count as owned. Leave empty for none.">
+        {(p) => <input {...p} value={domain} onInput={(e) => setDomain(e.currentTarget.value)} />}
+      </Field>
+      <Field label="Aliases" hint="Other names that count as the brand, one per line. Stored answers are re-analysed after a change.">
+        {(p) => <textarea {...p} rows={3} value={aliases} onInput={(e) => setAliases(e.currentTarget.value)} />}
+      </Field>
+      {failure !== null &&
+        (isPlanRequired(failure) ? (
+          <PlanNeeded required="visibility" what="Editing the brand" />
+        ) : (
+          <Notice kind="error">{errorMessage(failure)}</Notice>
+        ))}
+      {saved && <Notice kind="success">Saved.</Notice>}
+      <Button type="submit" variant="primary" disabled={busy}>
+        {busy ? "Saving…" : "Save"}
+      </Button>
+    </form>
+  );
+}
+
+export function BrandSettings({ brandId }: { brandId: string }) {
+  const { brands, status } = useSession();
+  const brand = brands.find((b) => b.id === brandId);
+  if (!brand) return null;
+  const origin = status?.public_url ? new URL(status.public_url).origin : location.origin;
+  return (
+    <>
+      <PageHeading title={brand.name} />
+      <EditBrand brand={brand} />
+      <Tracking brandId={brandId} />
+      <section class="card stack" aria-labelledby="site-heading">
+        <h2 id="site-heading">The brand's site</h2>
+        <p>
+          Published articles are served to the brand's own site by the public content API, read with this site key (it is not a secret).
+        </p>
+        <CopyBlock label="Site key" text={brand.site_key} />
+        <CopyBlock label="Article list URL" text={`${origin}/api/public/articles?key=${brand.site_key}`} />
+        <CopyBlock label="Snippet for the site" text={siteSnippet(origin, brand.site_key)} />
+      </section>
+    </>
+  );
+}

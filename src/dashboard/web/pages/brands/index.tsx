@@ -1,0 +1,84 @@
+// The account's brands: each one's pages, and a form to create one.
+
+import { useState } from "preact/hooks";
+import { useLocation } from "preact-iso";
+import { api, errorMessage } from "../../api";
+import { brandPath } from "../../components/layout";
+import { Button, EmptyState, Field, Notice, PageHeading } from "../../components/ui";
+import { useSession } from "../../session";
+
+/** Aliases typed one per line or separated by commas. */
+export function parseList(text: string): string[] {
+  return text
+    .split(/[\n,]/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function CreateBrand() {
+  const { refresh } = useSession();
+  const { route } = useLocation();
+  const [name, setName] = useState("");
+  const [domain, setDomain] = useState("");
+  const [aliases, setAliases] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const { brand } = await api.createBrand({ name, ...(domain.trim() ? { domain } : {}), aliases: parseList(aliases) });
+      await refresh();
+      route(brandPath(brand.id));
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={submit} class="stack card" aria-label="Create a brand">
+      <h2>Create a brand</h2>
+      <Field label="Name" hint="As AI answers write it, such as Acme.">
+        {(p) => <input {...p} required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
+      </Field>
+      <Field label="Domain (optional)" hint="The brand's own site, such as acme.com: citations of it count as owned.">
+        {(p) => <input {...p} value={domain} placeholder="acme.com" onInput={(e) => setDomain(e.currentTarget.value)} />}
+      </Field>
+      <Field label="Aliases (optional)" hint="Other names that count as the brand, one per line or separated by commas.">
+        {(p) => <textarea {...p} rows={2} value={aliases} onInput={(e) => setAliases(e.currentTarget.value)} />}
+      </Field>
+      {error && <Notice kind="error">{error}</Notice>}
+      <Button type="submit" variant="primary" disabled={busy}>
+        {busy ? "Creating…" : "Create the brand"}
+      </Button>
+    </form>
+  );
+}
+
+export function Brands() {
+  const { brands } = useSession();
+  return (
+    <>
+      <PageHeading title="Brands" />
+      {brands.length === 0 ? (
+        <EmptyState title="No brand yet">
+          <p>
+            Create the brand whose visibility in AI answers you want to track. Prompts, competitors, keys and articles belong to a brand.
+          </p>
+        </EmptyState>
+      ) : (
+        <ul class="brand-list">
+          {brands.map((b) => (
+            <li key={b.id} class="card">
+              <a href={brandPath(b.id)}>{b.name}</a>
+              <span class="muted">{b.domain ?? "no domain"}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      <CreateBrand />
+    </>
+  );
+}

@@ -1,0 +1,73 @@
+// Sign in with email and password; the first visitor of a new instance is sent to create the owner.
+
+import { useState } from "preact/hooks";
+import { useLocation } from "preact-iso";
+import { api, errorMessage } from "../../api";
+import { Button, Field, Notice, PageHeading } from "../../components/ui";
+import { useSession } from "../../session";
+
+export function SignIn() {
+  const { refresh, status, me } = useSession();
+  const { route } = useLocation();
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  if (me) {
+    route("/", true);
+    return null;
+  }
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await api.login(email, password);
+      await refresh();
+      route("/");
+    } catch (e) {
+      setError((e as { status?: number }).status === 401 ? "The email or the password is not right." : errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main id="main" class="standalone narrow">
+      <p class="logo">Spyglass</p>
+      <PageHeading title="Sign in" />
+      {status?.setup && (
+        <Notice kind="info">
+          This instance has no account yet. <a href="/welcome">Create the owner account</a>.
+        </Notice>
+      )}
+      <form onSubmit={submit} class="stack">
+        <Field label="Email">
+          {(p) => (
+            <input {...p} type="email" autoComplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+          )}
+        </Field>
+        <Field label="Password">
+          {(p) => (
+            <input
+              {...p}
+              type="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onInput={(e) => setPassword(e.currentTarget.value)}
+            />
+          )}
+        </Field>
+        {error && <Notice kind="error">{error}</Notice>}
+        <Button type="submit" variant="primary" disabled={busy}>
+          {busy ? "Signing in…" : "Sign in"}
+        </Button>
+      </form>
+      {status?.signup === "open" && !status.setup && (
+        <p class="hint">
+          New here? <a href="/welcome">Create an account</a>.
+        </p>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,84 @@
+// First run: the first visitor creates the instance's owner account (CONTRACT §3 signup). On an
+// instance whose signup is open, the same form creates an ordinary account.
+
+import { useState } from "preact/hooks";
+import { useLocation } from "preact-iso";
+import { api, errorMessage } from "../../api";
+import { Button, Field, Notice, PageHeading } from "../../components/ui";
+import { useSession } from "../../session";
+
+const MIN_PASSWORD = 8;
+
+export function Welcome() {
+  const { refresh, status, me } = useSession();
+  const { route } = useLocation();
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  if (me) {
+    route("/", true);
+    return null;
+  }
+  const owner = status?.setup ?? false;
+  if (status && !owner && status.signup !== "open") {
+    return (
+      <main id="main" class="standalone narrow">
+        <p class="logo">Spyglass</p>
+        <PageHeading title="Signup is closed" />
+        <p>Ask the owner of this instance for an account, then sign in.</p>
+        <p>
+          <a href="/sign-in">Sign in</a>
+        </p>
+      </main>
+    );
+  }
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await api.signup(email, password);
+      await refresh();
+      route("/brands");
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main id="main" class="standalone narrow">
+      <p class="logo">Spyglass</p>
+      <PageHeading title={owner ? "Welcome to Spyglass" : "Create an account"} />
+      {owner && <p>This instance is new. The account you create now is its owner: it manages the other accounts and their plans.</p>}
+      <form onSubmit={submit} class="stack">
+        <Field label="Email">
+          {(p) => (
+            <input {...p} type="email" autoComplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+          )}
+        </Field>
+        <Field label="Password" hint={`At least ${MIN_PASSWORD} characters.`}>
+          {(p) => (
+            <input
+              {...p}
+              type="password"
+              autoComplete="new-password"
+              required
+              minLength={MIN_PASSWORD}
+              value={password}
+              onInput={(e) => setPassword(e.currentTarget.value)}
+            />
+          )}
+        </Field>
+        {error && <Notice kind="error">{error}</Notice>}
+        <Button type="submit" variant="primary" disabled={busy}>
+          {busy ? "Creating…" : owner ? "Create the owner account" : "Create the account"}
+        </Button>
+      </form>
+      <p class="hint">
+        Already have an account? <a href="/sign-in">Sign in</a>.
+      </p>
+    </main>
+  );
+}
