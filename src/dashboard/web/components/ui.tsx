@@ -169,12 +169,17 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Lo
   return { ...state, reload: run };
 }
 
-/** Sets the document title and gives the page heading focus, so a screen reader announces the new page. */
+// The first page of a visit keeps the browser's own focus (the skip link is the first Tab stop);
+// after a navigation inside the app, focus moves to the new page's heading.
+let firstPageShown = false;
+
+/** Sets the document title and, after an in-app navigation, gives the page heading focus so a screen reader announces the new page. */
 export function PageHeading({ title, children }: { title: string; children?: ComponentChildren }) {
   const ref = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     document.title = `${title} · Spyglass`;
-    ref.current?.focus({ preventScroll: true });
+    if (firstPageShown) ref.current?.focus({ preventScroll: true });
+    firstPageShown = true;
   }, [title]);
   return (
     <div class="page-head">

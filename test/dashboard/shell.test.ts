@@ -1,0 +1,135 @@
+// The dashboard's shell in headless Chromium against the compiled binary: first run, sign in and out,
+// brands, the brand page and the owner's accounts page, by role and label, checked with axe-core,
+// photographed at 1280 and 390 px in light and dark, with no CSP violation, error or dialog.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type Page } from "playwright-core";
+import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, screenshot } from "../support/dashboard";
+
+const OWNER = { email: "owner@example.com", password: "a long password" };
+const HOSTILE = `Acme <img src=x onerror=alert(1)> "><script>alert(2)</script>`;
+
+let d: Dashboard;
+let page: Page;
+
+async function photograph(name: string): Promise<void> {
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.setViewportSize({ width, height });
+      await page.emulateMedia({ colorScheme });
+      await screenshot(page, name);
+      if (width === 390) expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.emulateMedia({ colorScheme: "light" });
+}
+
+beforeAll(async () => {
+  d = await openDashboard();
+  page = await d.page();
+});
+
+afterAll(async () => {
+  await d?.close();
+});
+
+describe("the dashboard's shell", () => {
+  test("the root URL of a new instance offers the owner account's creation", async () => {
+    await page.goto(d.url("/"));
+    await page.waitForURL("**/welcome");
+    await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Welcome to Spyglass");
+    await expectAccessible(page, "welcome");
+    await photograph("welcome");
+    await page.getByLabel("Email").fill(OWNER.email);
+    await page.getByLabel("Password").fill(OWNER.password);
+    await page.getByRole("button", { name: "Create the owner account" }).click();
+    await page.waitForURL("**/brands");
+    await page.getByRole("heading", { name: "No brand yet" }).waitFor();
+    await expectAccessible(page, "brands-empty");
+    await photograph("brands-empty");
+  });
+
+  test("a brand named with markup is created and shown as text", async () => {
+    await page.getByLabel("Name").fill(HOSTILE);
+    await page.getByLabel("Domain (optional)").fill("acme.com");
+    await page.getByRole("button", { name: "Create the brand" }).click();
+    await page.waitForURL(/\/brands\/brd_[a-z0-9]+$/);
+    await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe(HOSTILE);
+    await expect(page.getByLabel("Brand", { exact: true }).inputValue()).resolves.toMatch(/^brd_/);
+    await page.getByRole("heading", { name: "Tracking" }).waitFor();
+    expect(await page.getByRole("link", { name: "set your account's plan on the Accounts page" }).count()).toBe(1);
+    await expectAccessible(page, "brand");
+    await photograph("brand");
+    expectNothingUnsafe(page);
+  });
+
+  test("the owner sets a plan on the accounts page, and the brand page then shows its tracking set-up", async () => {
+    await page.getByRole("link", { name: "Accounts", exact: true }).click();
+    await page.waitForURL("**/accounts");
+    await page.getByRole("table").waitFor();
+    await expectAccessible(page, "accounts");
+    await photograph("accounts");
+    await page.getByLabel(`Plan of ${OWNER.email}`).selectOption("visibility");
+    await page
+      .getByRole("status")
+      .filter({ hasText: `${OWNER.email} is now on Visibility.` })
+      .waitFor();
+    await page.goBack();
+    await page.getByRole("heading", { name: "No engines configured" }).waitFor();
+    expect(await page.getByText("[[engines]]").count()).toBe(1);
+  });
+
+  test("editing the brand goes through the catalogue and keeps the site key", async () => {
+    const siteKey = await page.getByRole("figure", { name: "Site key" }).locator("code").textContent();
+    await page.getByLabel("Aliases").fill("Acme Inc\nACME Corp");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
+    await page.reload();
+    await expect(page.getByLabel("Aliases").inputValue()).resolves.toBe("Acme Inc\nACME Corp");
+    expect(await page.getByRole("figure", { name: "Site key" }).locator("code").textContent()).toBe(siteKey);
+  });
+
+  test("signing out leads to sign-in; a wrong password says so; the right one signs in again", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL("**/sign-in");
+    await page.getByLabel("Email").fill(OWNER.email);
+    await page.getByLabel("Password").fill("not the password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").filter({ hasText: "The email or the password is not right." }).waitFor();
+    await expectAccessible(page, "sign-in");
+    await photograph("sign-in");
+    await page.getByLabel("Password").fill(OWNER.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(/\/brands\/brd_/);
+    expectNothingUnsafe(page);
+  });
+
+  test("the skip link is the first stop of the keyboard and moves focus to the content", async () => {
+    await page.reload();
+    await page.getByRole("heading", { level: 1 }).waitFor();
+    await page.keyboard.press("Tab");
+    const skip = page.getByRole("link", { name: "Skip to content" });
+    await expect(skip.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await page.keyboard.press("Enter");
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe("main");
+  });
+
+  test("the page is served with a strict CSP; assets are immutable and gzipped", async () => {
+    const html = await fetch(d.url("/brands/anything"));
+    expect(html.status).toBe(200);
+    expect(html.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect(html.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(html.headers.get("x-content-type-options")).toBe("nosniff");
+    const script = /src="(\/chunk-[a-z0-9]+\.js)"/.exec(await html.text())?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(d.url(script!), { headers: { "accept-encoding": "gzip" }, decompress: false });
+    expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect(asset.headers.get("content-encoding")).toBe("gzip");
+    const again = await fetch(d.url(script!), { headers: { "if-none-match": asset.headers.get("etag")! } });
+    expect(again.status).toBe(304);
+    expect((await fetch(d.url("/api/brands"))).status).toBe(401);
+  });
+});

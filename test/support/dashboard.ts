@@ -1,0 +1,138 @@
+// The dashboard in headless Chromium (Debian's, through playwright-core) against the compiled binary,
+// as a person uses it. Tests find controls by role and label only; every page they open records
+// Content-Security-Policy violations, uncaught errors and dialogs (an alert is an XSS), and can be
+// checked with axe-core and photographed.
+//
+//   const d = await openDashboard();                    // a fresh sandbox + `spyglass serve` + Chromium
+//   const page = await d.page({ width: 390, height: 844, colorScheme: "dark" });
+//   await page.goto(d.url("/"));
+//   await expectAccessible(page, "brands");             // no serious or critical axe violation
+//   await screenshot(page, "brands");                   // test-artifacts/screenshots/brands-390x844-dark.png
+//   expectNothingUnsafe(page);                          // no CSP violation, page error or dialog
+//   await d.close();
+import { expect } from "bun:test";
+import { mkdirSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { type Sandbox, type ServeOptions, type ServerProcess, sandbox } from "./binary";
+import { CHROMIUM_PATH } from "./xss-harness";
+
+export const SCREENSHOT_DIR = resolve(import.meta.dir, "../../test-artifacts/screenshots");
+const AXE_SOURCE = readFileSync(resolve(import.meta.dir, "../../node_modules/axe-core/axe.min.js"), "utf8");
+
+export interface PageOptions {
+  width?: number;
+  height?: number;
+  colorScheme?: "light" | "dark";
+}
+
+export interface Dashboard {
+  box: Sandbox;
+  server: ServerProcess;
+  browser: Browser;
+  url(path: string): string;
+  /** A page in a context of its own (its own cookies), watched for anything unsafe. */
+  page(options?: PageOptions): Promise<Page>;
+  close(): Promise<void>;
+}
+
+interface Watched {
+  csp: string[];
+  errors: string[];
+  dialogs: string[];
+}
+
+const watched = new WeakMap<Page, Watched>();
+
+export async function openDashboard(
+  options: { toml?: string; env?: Record<string, string>; serve?: ServeOptions } = {},
+): Promise<Dashboard> {
+  const box = await sandbox({ toml: options.toml, env: options.env });
+  const server = await box.serve(options.serve);
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  const contexts: BrowserContext[] = [];
+  return {
+    box,
+    server,
+    browser,
+    url: (path) => `${server.url}${path}`,
+    async page(opts = {}) {
+      const context = await browser.newContext({
+        viewport: { width: opts.width ?? 1280, height: opts.height ?? 800 },
+        colorScheme: opts.colorScheme ?? "light",
+      });
+      contexts.push(context);
+      // Runs before the page's own scripts; reports reach the test through the exposed function.
+      const record: Watched = { csp: [], errors: [], dialogs: [] };
+      await context.exposeFunction("__spyglassCsp", (text: string) => record.csp.push(text));
+      await context.addInitScript(() => {
+        document.addEventListener("securitypolicyviolation", (e) => {
+          (window as unknown as { __spyglassCsp(text: string): void }).__spyglassCsp(`${e.violatedDirective} blocked ${e.blockedURI}`);
+        });
+      });
+      const page = await context.newPage();
+      page.on("pageerror", (error) => record.errors.push(String(error)));
+      page.on("dialog", (dialog) => {
+        record.dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+        void dialog.dismiss();
+      });
+      watched.set(page, record);
+      return page;
+    },
+    async close() {
+      for (const context of contexts) await context.close().catch(() => undefined);
+      await browser.close().catch(() => undefined);
+      await server.stop().catch(() => undefined);
+      box.cleanup();
+    },
+  };
+}
+
+/** No CSP violation, uncaught error or dialog (alert, confirm…) on the page so far. */
+export function expectNothingUnsafe(page: Page): void {
+  const record = watched.get(page);
+  if (!record) throw new Error("expectNothingUnsafe: the page was not opened by openDashboard");
+  expect({ csp: record.csp, errors: record.errors, dialogs: record.dialogs }).toEqual({ csp: [], errors: [], dialogs: [] });
+}
+
+/** Runs axe-core in the page (injected through the DevTools protocol, which the page's CSP does not govern). */
+export async function expectAccessible(page: Page, name: string): Promise<void> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(
+            options: object,
+          ): Promise<{ violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown }>; help: string }> }>;
+        };
+      }
+    ).axe;
+    const result = await axe.run({ resultTypes: ["violations"] });
+    return result.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.slice(0, 3).map((n) => n.target))}`);
+  });
+  expect({ page: name, violations }).toEqual({ page: name, violations: [] });
+}
+
+/** Saves the page, whole, as test-artifacts/screenshots/<name>-<width>x<height>-<scheme>.png (CI keeps the folder). */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const size = page.viewportSize();
+  const dark = await page.evaluate(() => matchMedia("(prefers-color-scheme: dark)").matches);
+  const path = `${SCREENSHOT_DIR}/${name}-${size?.width}x${size?.height}-${dark ? "dark" : "light"}.png`;
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
