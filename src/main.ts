@@ -16,11 +16,14 @@ import { demoCommand, trackCommand } from "./tracking/cli";
 import { markInterruptedRuns } from "./tracking/runner";
 import { startScheduler } from "./tracking/scheduler";
 import { stopTracking } from "./tracking/service";
+import { VERSION } from "./version";
 
 type Flags = Record<string, string | boolean | string[] | undefined>;
 
 interface Command {
   usage: string;
+  /** One line for `spyglass help`. */
+  summary: string;
   options: Record<string, { type: "string" | "boolean"; multiple?: boolean }>;
   run(ctx: { config: Config; flags: Flags; positionals: string[]; json: boolean }): Promise<void> | void;
 }
@@ -29,11 +32,12 @@ const COMMON = {
   data: { type: "string" },
   config: { type: "string" },
   json: { type: "boolean" },
-  help: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
 } as const;
 
 const COMMANDS: Record<string, Command> = {
   serve: {
+    summary: "serves the dashboard API, the MCP tool server and the public content API (the default command)",
     usage: "spyglass serve [--host H] [--port N] [--data DIR] [--config FILE]",
     options: { host: { type: "string" }, port: { type: "string" } },
     async run({ config }) {
@@ -65,6 +69,7 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   "account create": {
+    summary: "creates a dashboard account (a password of at least 8 characters)",
     usage:
       "spyglass account create --email E --password P|- [--plan none|visibility|autopilot] [--json]   (--password - reads it from stdin)",
     options: { email: { type: "string" }, password: { type: "string" }, plan: { type: "string" } },
@@ -74,6 +79,7 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   "account plan": {
+    summary: "changes an account's plan",
     usage: "spyglass account plan --email E --plan none|visibility|autopilot [--json]",
     options: { email: { type: "string" }, plan: { type: "string" } },
     async run({ config, flags, json }) {
@@ -81,6 +87,7 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   "brand create": {
+    summary: "creates a brand of the account; prints its id and site key",
     usage: "spyglass brand create --email E --name N [--domain D] [--alias A]... [--json]",
     options: { email: { type: "string" }, name: { type: "string" }, domain: { type: "string" }, alias: { type: "string", multiple: true } },
     async run({ config, flags, json }) {
@@ -95,6 +102,7 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   "key create": {
+    summary: "creates an API key for one brand; prints the key once",
     usage: "spyglass key create --email E --brand ID --name N [--json]",
     options: { email: { type: "string" }, brand: { type: "string" }, name: { type: "string" } },
     async run({ config, flags, json }) {
@@ -108,6 +116,7 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   track: {
+    summary: "asks every active prompt to every configured engine now",
     usage: "spyglass track [--brand ID] [--json]",
     options: { brand: { type: "string" } },
     async run({ config, flags, json }) {
@@ -119,6 +128,7 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   demo: {
+    summary: "seeds a clearly labelled demo account, brand and 30 days of answers",
     usage: "spyglass demo [--scale N] [--reset] [--json]",
     options: { scale: { type: "string" }, reset: { type: "boolean" } },
     async run({ config, flags, json }) {
@@ -127,6 +137,7 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   backup: {
+    summary: "writes a consistent copy of the database to FILE while the server runs",
     usage: "spyglass backup FILE [--json]",
     options: {},
     async run({ config, positionals, json }) {
@@ -180,27 +191,69 @@ function printRecord(record: unknown, json: boolean): void {
   process.stdout.write(`${JSON.stringify(record, null, 2)}\n`);
 }
 
+/** The commands named `prefix` or starting with it ("account" → account create, account plan). */
+function commandsUnder(prefix: string): string[] {
+  return Object.keys(COMMANDS).filter((name) => name === prefix || name.startsWith(`${prefix} `));
+}
+
+function usageList(names: string[]): string {
+  return names.map((name) => `  ${COMMANDS[name]!.usage}`).join("\n");
+}
+
+function overview(): string {
+  const commands = Object.entries(COMMANDS).map(([, c]) => `  ${c.usage}\n      ${c.summary}`);
+  return [
+    `Spyglass ${VERSION}: a self-hosted AI brand-visibility server in one executable.`,
+    "",
+    "usage:",
+    ...commands,
+    "  spyglass help COMMAND\n      prints one command's usage (also: spyglass COMMAND --help)",
+    "  spyglass --version\n      prints the version",
+    "",
+    "Every command takes --data DIR (default ./data, env SPYGLASS_DATA) and --config FILE (default",
+    "DIR/spyglass.toml, env SPYGLASS_CONFIG). With no command, spyglass serves.",
+    "",
+  ].join("\n");
+}
+
+/** `spyglass help [COMMAND]`: the overview, one command's usage, or a group's ("help account"). */
+function help(topic: string[]): void {
+  const name = topic.join(" ");
+  if (name === "") return void process.stdout.write(overview());
+  const command = COMMANDS[name];
+  if (command) return void process.stdout.write(`usage: ${command.usage}\n${command.summary}\n`);
+  const group = commandsUnder(name);
+  if (group.length === 0) fail(`unknown command "${name}"; run "spyglass help" for the list`, 2);
+  process.stdout.write(`usage:\n${usageList(group)}\n`);
+}
+
 async function main(argv: string[]): Promise<void> {
   const words: string[] = [];
   let rest = argv;
-  // Two-word commands ("account create") first, then one-word ones ("serve"); none means serve.
-  if (argv[0] && argv[1] && COMMANDS[`${argv[0]} ${argv[1]}`]) {
-    words.push(argv[0], argv[1]);
-    rest = argv.slice(2);
-  } else if (argv[0] && COMMANDS[argv[0]]) {
-    words.push(argv[0]);
-    rest = argv.slice(1);
-  } else if (argv[0] === undefined || argv[0].startsWith("-")) {
-    words.push("serve");
-  } else if (argv[0] === "help" || argv[0] === "--help") {
-    process.stdout.write(
-      `${Object.values(COMMANDS)
-        .map((c) => c.usage)
-        .join("\n")}\n`,
-    );
+  const first = argv[0];
+  if (first === "--version") {
+    process.stdout.write(`spyglass ${VERSION}\n`);
     return;
+  }
+  if (first === "help" || first === "--help" || first === "-h") return help(argv.slice(1));
+  // Two-word commands ("account create") first, then one-word ones ("serve"); none means serve.
+  if (first && argv[1] && COMMANDS[`${first} ${argv[1]}`]) {
+    words.push(first, argv[1]);
+    rest = argv.slice(2);
+  } else if (first && COMMANDS[first]) {
+    words.push(first);
+    rest = argv.slice(1);
+  } else if (first === undefined || first.startsWith("-")) {
+    words.push("serve");
+  } else if (commandsUnder(first).length > 0) {
+    // A group's word alone ("spyglass account") or with a subcommand that does not exist.
+    const group = usageList(commandsUnder(first));
+    const second = argv[1];
+    if (second === "--help" || second === "-h") return help([first]);
+    if (second === undefined || second.startsWith("-")) fail(`${first}: give a command\nusage:\n${group}`, 2);
+    fail(`unknown command "${first} ${second}"; run "spyglass help" for the list\nusage:\n${group}`, 2);
   } else {
-    fail(`unknown command "${argv.slice(0, 2).join(" ")}"; run "spyglass help" for the list`, 2);
+    fail(`unknown command "${first}"; run "spyglass help" for the list`, 2);
   }
   const name = words.join(" ");
   const command = COMMANDS[name]!;
