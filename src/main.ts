@@ -2,14 +2,14 @@
 // The CLI (CONTRACT §2): parses argv and dispatches. No business logic lives here.
 import { parseArgs } from "node:util";
 import { createAccount, requireAccountByEmail, setAccountPlan } from "./accounts/service";
-import { createBrand } from "./brands/service";
+import { createBrand, listBrands } from "./brands/service";
 import { type Config, ConfigError, loadConfig } from "./config";
 import { articleRenderer } from "./content/renderer";
 import { createAppContext } from "./context";
 import { backupDatabase } from "./db/backup";
 import { type Db, openDatabase } from "./db/client";
 import { AppError } from "./errors";
-import { createApiKey } from "./keys/service";
+import { createApiKey, listApiKeys, revokeApiKey } from "./keys/service";
 import { configureLog, log } from "./log";
 import { startServer } from "./server";
 import { demoCommand, trackCommand } from "./tracking/cli";
@@ -101,6 +101,21 @@ const COMMANDS: Record<string, Command> = {
       printRecord({ id: brand.id, name: brand.name, domain: brand.domain, site_key: brand.site_key }, json);
     },
   },
+  "brand list": {
+    usage: "spyglass brand list --email E [--json]",
+    summary: "lists the account's brands (oldest first) with their ids and site keys",
+    options: { email: { type: "string" } },
+    async run({ config, flags, json }) {
+      const list = await withDb(config, (db) => listBrands(db, requireAccountByEmail(db, need(flags, "email")).id));
+      if (json) return printRecord({ brands: list }, true);
+      if (list.length === 0)
+        return void process.stdout.write('No brands yet: create one with "spyglass brand create --email E --name N".\n');
+      printTable(
+        ["ID", "NAME", "DOMAIN", "SITE KEY"],
+        list.map((b) => [b.id, b.name, b.domain ?? "-", b.site_key]),
+      );
+    },
+  },
   "key create": {
     summary: "creates an API key for one brand; prints the key once",
     usage: "spyglass key create --email E --brand ID --name N [--json]",
@@ -113,6 +128,40 @@ const COMMANDS: Record<string, Command> = {
         }),
       );
       printRecord(created, json);
+    },
+  },
+  "key list": {
+    usage: "spyglass key list --email E [--json]",
+    summary: "lists the account's active API keys (newest first); the keys themselves are never shown again",
+    options: { email: { type: "string" } },
+    async run({ config, flags, json }) {
+      const keys = await withDb(config, (db) => listApiKeys(db, requireAccountByEmail(db, need(flags, "email")).id));
+      if (json) return printRecord({ keys }, true);
+      if (keys.length === 0)
+        return void process.stdout.write('No active API keys: create one with "spyglass key create --email E --brand ID --name N".\n');
+      printTable(
+        ["ID", "NAME", "KEY", "BRAND", "CREATED", "LAST USED"],
+        keys.map((k) => [k.id, k.name, `${k.key_prefix}…`, k.brand_id, k.created_at, k.last_used_at ?? "never"]),
+      );
+    },
+  },
+  "key revoke": {
+    usage: "spyglass key revoke --email E --id KEY_ID [--json]",
+    summary: "revokes an API key of the account (ids from spyglass key list); it stops working on the next request",
+    options: { email: { type: "string" }, id: { type: "string" } },
+    async run({ config, flags, json }) {
+      const revoked = await withDb(config, (db) => {
+        const accountId = requireAccountByEmail(db, need(flags, "email")).id;
+        const keyId = need(flags, "id");
+        const key = listApiKeys(db, accountId).find((k) => k.id === keyId);
+        // NotFound for an unknown key, one already revoked or another account's, as over HTTP.
+        revokeApiKey(db, accountId, keyId);
+        return key!;
+      });
+      if (json) return printRecord({ revoked }, true);
+      process.stdout.write(
+        `Revoked API key ${revoked.id} ("${revoked.name}", ${revoked.key_prefix}…): it stops working on the very next request.\n`,
+      );
     },
   },
   track: {
@@ -181,6 +230,13 @@ async function withDb<T>(config: Config, fn: (db: Db) => T | Promise<T>): Promis
   } finally {
     db.close();
   }
+}
+
+/** Left-aligned columns for a person at a terminal; --json is for programs. */
+function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ");
+  process.stdout.write(`${[header, ...rows].map(line).join("\n")}\n`);
 }
 
 function printRecord(record: unknown, json: boolean): void {

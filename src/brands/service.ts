@@ -3,7 +3,7 @@
 import { and, asc, eq, max } from "drizzle-orm";
 import { type Db } from "../db/client";
 import { brands } from "../db/schema";
-import { Invalid, NotFound } from "../errors";
+import { Conflict, Invalid, NotFound } from "../errors";
 import { newId } from "../ids";
 import { normalizeDomain } from "./domain";
 
@@ -88,6 +88,18 @@ export function createBrand(db: Db, accountId: string, input: BrandInput): Brand
   };
   return db.sqlite
     .transaction(() => {
+      const same = db.orm
+        .select({ id: brands.id, name: brands.name })
+        .from(brands)
+        .where(eq(brands.accountId, accountId))
+        .all()
+        .find((b) => b.name.toLowerCase() === fields.name.toLowerCase());
+      if (same) {
+        throw new Conflict(
+          `The account already has a brand named "${same.name}" (${same.id}); give the new brand another name.`,
+          "brand_exists",
+        );
+      }
       // Strictly increasing per account, so "the account's first brand" (the default for new keys)
       // is well defined even for brands created within the same millisecond.
       const last = db.orm

@@ -75,6 +75,20 @@ describe("GET/POST /api/brands", () => {
     expect(list.json.brands.map((b: { name: string }) => b.name)).toEqual(["Acme", "Beta"]);
   });
 
+  test("a second brand of the same name (any case) in one account is a 409 brand_exists", async () => {
+    t = await testApp();
+    const cookie = await t.signIn("a@example.com");
+    const acme = (await t.call("POST", "/api/brands", { cookie, body: { name: "Acme" } })).json.brand;
+    const dup = await t.call("POST", "/api/brands", { cookie, body: { name: " ACME " } });
+    expect(dup.status).toBe(409);
+    expect(dup.json).toEqual({
+      error: `The account already has a brand named "Acme" (${acme.id}); give the new brand another name.`,
+      code: "brand_exists",
+    });
+    const other = await t.signIn("b@example.com");
+    expect((await t.call("POST", "/api/brands", { cookie: other, body: { name: "Acme" } })).status).toBe(201);
+  });
+
   test("each invalid field is a 400 whose sentence names it", async () => {
     t = await testApp();
     const cookie = await t.signIn("a@example.com");

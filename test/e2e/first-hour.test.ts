@@ -86,3 +86,78 @@ describe("help and version", () => {
     expect(wrong.stderr).toContain("spyglass account create --email E");
   });
 });
+
+describe("brands and keys from the CLI", () => {
+  const OWNER = "owner@example.com";
+  const OTHER = "other@example.com";
+
+  test("brand list shows the account's brands; brand create refuses a second brand of the same name", async () => {
+    await box.cliJson(["account", "create", "--email", OWNER, "--password", "a long password", "--plan", "visibility"]);
+    await box.cliJson(["account", "create", "--email", OTHER, "--password", "a long password", "--plan", "visibility"]);
+    const empty = await box.cli(["brand", "list", "--email", OWNER]);
+    expect(empty).toEqual({ code: 0, stdout: 'No brands yet: create one with "spyglass brand create --email E --name N".\n', stderr: "" });
+
+    const acme = await box.cliJson(["brand", "create", "--email", OWNER, "--name", "Acme", "--domain", "acme.com"]);
+    const beta = await box.cliJson(["brand", "create", "--email", OWNER, "--name", "Beta"]);
+    for (const name of ["Acme", "  acme "]) {
+      const dup = await box.cli(["brand", "create", "--email", OWNER, "--name", name]);
+      expect(dup.code).toBe(1);
+      expect(dup.stdout).toBe("");
+      expect(dup.stderr).toBe(`spyglass: The account already has a brand named "Acme" (${acme.id}); give the new brand another name.\n`);
+    }
+    // Another account may use the name.
+    await box.cliJson(["brand", "create", "--email", OTHER, "--name", "Acme"]);
+
+    const listed = await box.cliJson(["brand", "list", "--email", OWNER]);
+    expect(listed).toEqual({
+      brands: [
+        { id: acme.id, name: "Acme", domain: "acme.com", aliases: [], site_key: acme.site_key },
+        { id: beta.id, name: "Beta", domain: null, aliases: [], site_key: beta.site_key },
+      ],
+    });
+    const table = await box.cli(["brand", "list", "--email", OWNER]);
+    expect(table.code).toBe(0);
+    const lines = table.stdout.trimEnd().split("\n");
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^ID +NAME +DOMAIN +SITE KEY$/);
+    expect(lines[1]).toMatch(new RegExp(`^${acme.id} +Acme +acme\\.com +${acme.site_key}$`));
+    expect(lines[2]).toMatch(new RegExp(`^${beta.id} +Beta +- +${beta.site_key}$`));
+  });
+
+  test("key list shows active keys without their secret; key revoke revokes one of the account's keys", async () => {
+    const { brands } = await box.cliJson(["brand", "list", "--email", OWNER]);
+    const first = await box.cliJson(["key", "create", "--email", OWNER, "--brand", brands[0].id, "--name", "laptop"]);
+    const second = await box.cliJson(["key", "create", "--email", OWNER, "--brand", brands[1].id, "--name", "ci"]);
+    const listed = await box.cliJson(["key", "list", "--email", OWNER]);
+    expect(listed).toEqual({
+      keys: [
+        { ...second.key, last_used_at: null },
+        { ...first.key, last_used_at: null },
+      ],
+    });
+    const table = await box.cli(["key", "list", "--email", OWNER]);
+    expect(table.stdout.split("\n")[0]).toMatch(/^ID +NAME +KEY +BRAND +CREATED +LAST USED$/);
+    expect(table.stdout).toMatch(new RegExp(`\n${second.key.id} +ci +${second.key.key_prefix}… +${brands[1].id} +\\S+ +never\n`));
+    expect(table.stdout).not.toContain(first.plaintext.slice(13));
+
+    // Another account's key is not found, as over HTTP.
+    const foreign = await box.cli(["key", "revoke", "--email", OTHER, "--id", first.key.id]);
+    expect(foreign).toEqual({ code: 1, stdout: "", stderr: "spyglass: API key not found.\n" });
+
+    const revoked = await box.cli(["key", "revoke", "--email", OWNER, "--id", first.key.id]);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toBe(
+      `Revoked API key ${first.key.id} ("laptop", ${first.key.key_prefix}…): it stops working on the very next request.\n`,
+    );
+    expect(await box.cliJson(["key", "list", "--email", OWNER])).toEqual({ keys: [{ ...second.key, last_used_at: null }] });
+    const again = await box.cli(["key", "revoke", "--email", OWNER, "--id", first.key.id]);
+    expect(again).toEqual({ code: 1, stdout: "", stderr: "spyglass: API key not found.\n" });
+    expect(await box.cliJson(["key", "revoke", "--email", OWNER, "--id", second.key.id])).toEqual({
+      revoked: { ...second.key, last_used_at: null },
+    });
+    expect((await box.cli(["key", "list", "--email", OWNER])).stdout).toStartWith("No active API keys");
+    const missing = await box.cli(["key", "revoke", "--email", OWNER]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("--id is required");
+  });
+});
