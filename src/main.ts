@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 // The CLI (CONTRACT §2): parses argv and dispatches. No business logic lives here.
 import { parseArgs } from "node:util";
-import { createAccount, requireAccountByEmail, setAccountPlan } from "./accounts/service";
+import { createAccount, ownerSignupOpen, requireAccountByEmail, setAccountPlan } from "./accounts/service";
 import { createBrand, listBrands } from "./brands/service";
 import { type Config, ConfigError, loadConfig } from "./config";
 import { articleRenderer } from "./content/renderer";
@@ -51,7 +51,19 @@ const COMMANDS: Record<string, Command> = {
       markInterruptedRuns(app);
       const scheduler = startScheduler(app);
       const server = startServer(app, [() => scheduler?.stop(), () => stopTracking(app)]);
-      log.info("listening", { url: server.url, data: config.dataDir, config: config.configFile });
+      log.info("listening", {
+        url: server.url,
+        listen: server.listen,
+        urls: server.urls,
+        public_url: config.publicUrl,
+        data: config.dataDir,
+        config: config.configFile,
+      });
+      if (ownerSignupOpen(db)) {
+        log.warn(
+          'no account yet: the first visitor to sign up becomes the owner of this instance; create the owner\'s account now with "spyglass account create --email E --password -"',
+        );
+      }
       // Start-up ran a lot of code once and never again (migrations, building the app, the tool
       // registry's schemas). JavaScriptCore keeps compiled code until it ages out, and every
       // collection of the serving thread's heap walks it: without it an eden collection measured

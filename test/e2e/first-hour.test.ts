@@ -2,6 +2,7 @@
 // CLI prints and exits with, and what the server answers over HTTP.
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { networkInterfaces } from "node:os";
 import pkg from "../../package.json";
 import { type Sandbox, sandbox } from "../support/binary";
 
@@ -159,5 +160,41 @@ describe("brands and keys from the CLI", () => {
     const missing = await box.cli(["key", "revoke", "--email", OWNER]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("--id is required");
+  });
+});
+
+describe("the start-up log", () => {
+  test("says where the server listens (0.0.0.0:PORT and the addresses it answers on) and warns while anyone can become the owner", async () => {
+    const fresh = await sandbox();
+    try {
+      const server = await fresh.serve({ args: ["--host", "0.0.0.0"] });
+      const lines = server
+        .logs()
+        .split("\n")
+        .filter((l) => l.startsWith("{"))
+        .map((l) => JSON.parse(l));
+      const listening = lines.find((l) => l.msg === "listening");
+      expect(listening.listen).toBe(`0.0.0.0:${server.port}`);
+      const ipv4 = Object.values(networkInterfaces())
+        .flat()
+        .filter((a) => a?.family === "IPv4")
+        .map((a) => `http://${a!.address}:${server.port}`);
+      expect(listening.urls).toContain(`http://127.0.0.1:${server.port}`);
+      expect([...listening.urls].sort()).toEqual([...new Set(ipv4)].sort());
+      for (const url of listening.urls) expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      const warning = lines.find((l) => l.level === "warn");
+      expect(warning.msg).toContain("no account yet");
+      expect(warning.msg).toContain("the first visitor to sign up becomes the owner");
+      expect(warning.msg).toContain('"spyglass account create --email E --password -"');
+      expect(await server.stop()).toBe(0);
+
+      await fresh.cliJson(["account", "create", "--email", "owner@example.com", "--password", "a long password"]);
+      const again = await fresh.serve();
+      expect(again.logs()).toContain(`"listen":"127.0.0.1:${again.port}","urls":["http://127.0.0.1:${again.port}"]`);
+      expect(again.logs()).not.toContain('"level":"warn"');
+      expect(await again.stop()).toBe(0);
+    } finally {
+      fresh.cleanup();
+    }
   });
 });
