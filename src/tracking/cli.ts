@@ -1,10 +1,11 @@
 // What `spyglass track` and `spyglass demo` do and print; main.ts only dispatches to these.
 import { Presets, SingleBar } from "cli-progress";
 import { getBrand } from "../brands/service";
+import { ConfigError } from "../config";
 import { type AppContext } from "../context";
 import { seedDemo } from "./demo";
 import { markInterruptedRuns } from "./runner";
-import { type RunView, runTracking, stopTracking, trackableBrandIds } from "./service";
+import { enginesWithoutKey, type RunView, runTracking, stopTracking, trackableBrandIds } from "./service";
 
 export interface CliOutput {
   stdout: NodeJS.WriteStream | { write(text: string): unknown; isTTY?: boolean };
@@ -24,6 +25,15 @@ export function runSummary(run: RunView, brandName: string, seconds: number): st
  */
 export async function trackCommand(app: AppContext, opts: { brandId?: string; json: boolean; out?: CliOutput }): Promise<number> {
   const stdout = opts.out?.stdout ?? process.stdout;
+  const unset = enginesWithoutKey(app);
+  if (unset.length > 0) {
+    const where = app.config.configFile ?? "configuration";
+    const engines = unset.map((e) => `engines[${e.index}] ("${e.id}"): api_key_env names ${e.variable}`).join("; ");
+    const which = unset.length === 1 ? "which is not set" : "which are not set";
+    throw new ConfigError(
+      `${where}: ${engines}, ${which} in the environment; set it to the provider's API key and run spyglass track again`,
+    );
+  }
   markInterruptedRuns(app);
   const brandIds = opts.brandId !== undefined ? [getBrand(app.db, opts.brandId).id] : trackableBrandIds(app);
   if (brandIds.length === 0) {

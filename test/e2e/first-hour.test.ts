@@ -1,10 +1,13 @@
 // The first hour of a self-hoster (issue 18, findings 14-20), against the compiled binary: what the
 // CLI prints and exits with, and what the server answers over HTTP.
 
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { networkInterfaces } from "node:os";
+import { join } from "node:path";
 import pkg from "../../package.json";
 import { type Sandbox, sandbox } from "../support/binary";
+import { answer, startFakeOpenAI } from "../support/fake-providers";
 
 // Child processes on a busy machine need more than the 5 s default.
 setDefaultTimeout(30_000);
@@ -195,6 +198,64 @@ describe("the start-up log", () => {
       expect(await again.stop()).toBe(0);
     } finally {
       fresh.cleanup();
+    }
+  });
+});
+
+describe("spyglass track without a provider key", () => {
+  test("refuses to start, naming the unset api_key_env variable, and asks nothing", async () => {
+    const provider = startFakeOpenAI({ script: () => answer("Acme is fine.") });
+    const tracked = await sandbox({
+      toml: `
+[[engines]]
+id = "gpt"
+api = "openai"
+base_url = "${provider.url}"
+model = "gpt-test"
+api_key_env = "FIRST_HOUR_OPENAI_KEY"
+max_retries = 0
+
+[[engines]]
+id = "local"
+api = "openai"
+base_url = "${provider.url}"
+model = "local-test"
+max_retries = 0
+`,
+    });
+    try {
+      await tracked.cliJson(["account", "create", "--email", "t@example.com", "--password", "a long password", "--plan", "visibility"]);
+      const brand = await tracked.cliJson(["brand", "create", "--email", "t@example.com", "--name", "Acme"]);
+      const db = new Database(join(tracked.dataDir, "spyglass.db"));
+      db.query("INSERT INTO prompts (id, brand_id, text, text_key, created_at) VALUES ('prm_fh', ?, 'best crm', 'best crm', ?)").run(
+        brand.id,
+        Date.now(),
+      );
+      db.close();
+
+      const environments: Record<string, string>[] = [{}, { FIRST_HOUR_OPENAI_KEY: "  " }];
+      for (const env of environments) {
+        const refused = await tracked.cli(["track"], { env });
+        expect(refused.code).toBe(1);
+        expect(refused.stdout).toBe("");
+        expect(refused.stderr).toBe(
+          `spyglass: ${join(tracked.dataDir, "spyglass.toml")}: engines[0] ("gpt"): api_key_env names FIRST_HOUR_OPENAI_KEY, which is not set in the environment; set it to the provider's API key and run spyglass track again\n`,
+        );
+      }
+      expect(provider.requests).toHaveLength(0);
+      const counts = new Database(join(tracked.dataDir, "spyglass.db"));
+      expect(counts.query("SELECT count(*) AS n FROM answers").get()).toEqual({ n: 0 });
+      expect(counts.query("SELECT count(*) AS n FROM tracking_runs").get()).toEqual({ n: 0 });
+      counts.close();
+
+      const ran = await tracked.cli(["track"], { env: { FIRST_HOUR_OPENAI_KEY: "sk-first-hour" } });
+      expect(ran.stderr).toBe("");
+      expect(ran.stdout).toMatch(/: completed, 2\/2 answers \(ok 2, empty 0, refusal 0, error 0\)/);
+      expect(ran.code).toBe(0);
+      expect(provider.requests.map((r) => r.headers.authorization ?? null).sort()).toEqual(["Bearer sk-first-hour", null]);
+    } finally {
+      tracked.cleanup();
+      await provider.stop();
     }
   });
 });
