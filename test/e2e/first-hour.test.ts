@@ -259,3 +259,57 @@ max_retries = 0
     }
   });
 });
+
+describe("spyglass demo", () => {
+  test("prints the public API URL with its ?key=; a second run says the demo exists and how to get a new key", async () => {
+    const demo = await sandbox();
+    try {
+      const first = await demo.cli(["demo"]);
+      expect(first.code).toBe(0);
+      const siteKey = /site key +(pk_[0-9a-f]{32})/.exec(first.stdout)?.[1];
+      expect(siteKey).toBeDefined();
+      expect(first.stdout).toContain(`  public API  http://localhost:3000/api/public/articles?key=${siteKey}\n`);
+
+      const second = await demo.cli(["demo"]);
+      expect(second.stderr).toBe("");
+      expect(second.code).toBe(0);
+      const brandId = /\((brd_\w+)\)/.exec(second.stdout)?.[1];
+      expect(second.stdout).toStartWith(
+        `The demo already exists (DEMO DATA): login demo@spyglass-demo.example.com, brand "Northwind CRM (demo)" (${brandId}); nothing was changed.\n`,
+      );
+      expect(second.stdout).toContain(`  public API  http://localhost:3000/api/public/articles?key=${siteKey}\n`);
+      const command = /\n {2}(spyglass key create [^\n]+)\n/.exec(second.stdout)?.[1];
+      expect(command).toBe(`spyglass key create --email demo@spyglass-demo.example.com --brand ${brandId} --name demo`);
+      expect(second.stdout).toContain("\n  spyglass demo --reset\n");
+
+      // The command it gives works as printed, and the new key works on the demo brand.
+      const created = await demo.cliJson(command!.split(" ").slice(1));
+      expect(created.key.brand_id).toBe(brandId);
+      expect(await demo.cliJson(["demo"])).toEqual({
+        exists: true,
+        login: { email: "demo@spyglass-demo.example.com" },
+        brand: { id: brandId, name: "Northwind CRM (demo)", domain: expect.any(String), site_key: siteKey },
+        public_api_url: `http://localhost:3000/api/public/articles?key=${siteKey}`,
+      });
+      const server = await demo.serve();
+      try {
+        const list = await fetch(`${server.url}/api/public/articles?key=${siteKey}`);
+        expect(((await list.json()) as { articles: unknown[] }).articles).toHaveLength(1);
+        const mcp = await fetch(`${server.url}/api/mcp/mcp`, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${created.plaintext}`,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+        });
+        expect(mcp.status).toBe(200);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      demo.cleanup();
+    }
+  });
+});
