@@ -313,3 +313,33 @@ describe("spyglass demo", () => {
     }
   });
 });
+
+describe("a refused key", () => {
+  test("every 401 of the tool server says what to do when a client then reports an OAuth or registration error", async () => {
+    const server = await box.serve();
+    try {
+      const headers: Array<Record<string, string>> = [
+        {},
+        { authorization: "Bearer not-a-key" },
+        { authorization: `Bearer svc_live_${"A".repeat(43)}` },
+      ];
+      for (const auth of headers) {
+        const res = await fetch(`${server.url}/api/mcp/mcp`, {
+          method: "POST",
+          headers: { ...auth, "content-type": "application/json", accept: "application/json, text/event-stream" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+        });
+        expect(res.status).toBe(401);
+        expect(res.headers.get("www-authenticate")).toBe('Bearer realm="spyglass", error="invalid_token"');
+        const body = (await res.json()) as { error: string; code: string };
+        expect(body.code).toBe("unauthorized");
+        expect(body.error).toContain(
+          "Spyglass has no OAuth sign-in: a client that reports an OAuth or client registration error here was refused its API key",
+        );
+        expect(body.error).toContain("spyglass key list --email E");
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+});
