@@ -45,7 +45,8 @@ export class PlanRequired extends AppError {
     super(
       403,
       "plan_required",
-      message ?? `This requires the ${planLabel(requiredPlan)} plan or higher; upgrade the account's plan to use it.`,
+      message ??
+        `This requires the ${planLabel(requiredPlan)} plan or higher; upgrade the account's plan to use it: ${planChangeHint(requiredPlan)}.`,
     );
   }
 }
@@ -77,6 +78,16 @@ export class Unavailable extends AppError {
   constructor(message: string, code = "unavailable") {
     super(503, code, message);
   }
+}
+
+/**
+ * How to change an account's plan, for error sentences: the CLI command (the dashboard has no page for
+ * it yet). Without the email (answers to a key's holder), `E` stands for it and says so.
+ */
+export function planChangeHint(plan: PaidPlan, email?: string): string {
+  return email === undefined
+    ? `spyglass account plan --email E --plan ${plan} (E: the account's email)`
+    : `spyglass account plan --email ${email} --plan ${plan}`;
 }
 
 export function planLabel(plan: PaidPlan): string {

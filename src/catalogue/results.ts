@@ -6,7 +6,7 @@
 import { type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type z } from "zod";
 import { type Plan } from "../db/schema";
-import { AppError, type PaidPlan, planLabel } from "../errors";
+import { AppError, type PaidPlan, planChangeHint, planLabel } from "../errors";
 import { log } from "../log";
 
 export function toolSuccess(value: Record<string, unknown>): CallToolResult {
@@ -28,7 +28,7 @@ export function planRequiredResult(toolName: string, required: PaidPlan, current
     content: [
       {
         type: "text",
-        text: `${toolName} requires the ${planLabel(required)} plan; this key's account is on ${now}. Upgrade the account's plan to use it.`,
+        text: `${toolName} requires the ${planLabel(required)} plan; this key's account is on ${now}. Upgrade the account's plan to use it: ${planChangeHint(required)}.`,
       },
     ],
     structuredContent: { error: { code: "plan_required", required_plan: required } },

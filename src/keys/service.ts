@@ -2,7 +2,7 @@
 import { and, count, desc, eq, isNull, max } from "drizzle-orm";
 import { type Db } from "../db/client";
 import { accounts, apiKeys, brands, type Plan } from "../db/schema";
-import { Conflict, Forbidden, Invalid, NotFound } from "../errors";
+import { Conflict, Forbidden, Invalid, NotFound, planChangeHint } from "../errors";
 import { iso, isoOrNull, newId } from "../ids";
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from "./format";
 
@@ -39,10 +39,13 @@ export function createApiKey(db: Db, accountId: string, input: { name: unknown; 
   }
   return db.sqlite
     .transaction((): CreatedKey => {
-      const account = db.orm.select({ plan: accounts.plan }).from(accounts).where(eq(accounts.id, accountId)).get();
+      const account = db.orm.select({ plan: accounts.plan, email: accounts.email }).from(accounts).where(eq(accounts.id, accountId)).get();
       if (!account) throw new NotFound("Account not found.");
       if (account.plan === "none") {
-        throw new Forbidden("API keys need a paid plan (Visibility or Autopilot); change the account's plan first.", "plan_required");
+        throw new Forbidden(
+          `API keys need a paid plan (Visibility or Autopilot); change the account's plan first: ${planChangeHint("visibility", account.email)}`,
+          "plan_required",
+        );
       }
       let brandId: string;
       if (typeof input.brandId === "string") {

@@ -81,7 +81,8 @@ export async function handleMcpRequest(
   const key = verified.value;
   if (key.plan === "none") {
     return json(403, {
-      error: "This key's account has no paid plan; Spyglass tools need the Visibility or Autopilot plan.",
+      error:
+        "This key's account has no paid plan; Spyglass tools need the Visibility or Autopilot plan: spyglass account plan --email E --plan visibility (E: the account's email).",
       code: "plan_required",
     });
   }

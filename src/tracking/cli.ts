@@ -4,7 +4,7 @@ import { requireAccountByEmail } from "../accounts/service";
 import { getBrand, listBrands } from "../brands/service";
 import { ConfigError } from "../config";
 import { type AppContext } from "../context";
-import { Conflict } from "../errors";
+import { Conflict, planChangeHint } from "../errors";
 import { type DemoResult, seedDemo } from "./demo";
 import { DEMO_EMAIL } from "./demo-templates";
 import { markInterruptedRuns } from "./runner";
@@ -40,7 +40,11 @@ export async function trackCommand(app: AppContext, opts: { brandId?: string; js
   markInterruptedRuns(app);
   const brandIds = opts.brandId !== undefined ? [getBrand(app.db, opts.brandId).id] : trackableBrandIds(app);
   if (brandIds.length === 0) {
-    stdout.write(opts.json ? "[]\n" : "Nothing to track: no brand on a paid plan has an active prompt.\n");
+    stdout.write(
+      opts.json
+        ? "[]\n"
+        : `Nothing to track: no brand on a paid plan has an active prompt (a plan: ${planChangeHint("visibility")}; prompts: an AI client's create_prompts tool).\n`,
+    );
     return 0;
   }
   let stopping = false;

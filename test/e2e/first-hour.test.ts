@@ -343,3 +343,51 @@ describe("a refused key", () => {
     }
   });
 });
+
+describe("errors that ask for another plan name the command that changes it", () => {
+  const mcpCall = async (url: string, key: string, body: unknown) => {
+    const res = await fetch(`${url}/api/mcp/mcp`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, json: (await res.json()) as any };
+  };
+
+  test("key create on plan none, a higher plan's tool, and a key whose account lost its plan", async () => {
+    await box.cliJson(["account", "create", "--email", "free@example.com", "--password", "a long password"]);
+    const brand = await box.cliJson(["brand", "create", "--email", "free@example.com", "--name", "Free"]);
+    const refused = await box.cli(["key", "create", "--email", "free@example.com", "--brand", brand.id, "--name", "k"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      "spyglass: API keys need a paid plan (Visibility or Autopilot); change the account's plan first: spyglass account plan --email free@example.com --plan visibility\n",
+    );
+
+    await box.cliJson(["account", "plan", "--email", "free@example.com", "--plan", "visibility"]);
+    const key = (await box.cliJson(["key", "create", "--email", "free@example.com", "--brand", brand.id, "--name", "k"])).plaintext;
+    const server = await box.serve();
+    try {
+      const call = await mcpCall(server.url, key, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "create_article", arguments: { markdown: "# Hi" } },
+      });
+      expect(call.json.result.isError).toBe(true);
+      expect(call.json.result.content[0].text).toBe(
+        "create_article requires the Autopilot plan; this key's account is on the Visibility plan. Upgrade the account's plan to use it: spyglass account plan --email E --plan autopilot (E: the account's email).",
+      );
+
+      await box.cliJson(["account", "plan", "--email", "free@example.com", "--plan", "none"]);
+      const none = await mcpCall(server.url, key, { jsonrpc: "2.0", id: 1, method: "tools/list" });
+      expect(none.status).toBe(403);
+      expect(none.json).toEqual({
+        error:
+          "This key's account has no paid plan; Spyglass tools need the Visibility or Autopilot plan: spyglass account plan --email E --plan visibility (E: the account's email).",
+        code: "plan_required",
+      });
+    } finally {
+      await server.stop();
+    }
+  });
+});
