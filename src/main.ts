@@ -37,8 +37,8 @@ const COMMON = {
 
 const COMMANDS: Record<string, Command> = {
   serve: {
-    summary: "serves the dashboard API, the MCP tool server and the public content API (the default command)",
     usage: "spyglass serve [--host H] [--port N] [--data DIR] [--config FILE]",
+    summary: "serves the dashboard API, the MCP tool server and the public content API (the default command)",
     options: { host: { type: "string" }, port: { type: "string" } },
     async run({ config }) {
       configureLog({ level: config.logLevel });
@@ -81,9 +81,9 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   "account create": {
-    summary: "creates a dashboard account (a password of at least 8 characters)",
     usage:
       "spyglass account create --email E --password P|- [--plan none|visibility|autopilot] [--json]   (--password - reads it from stdin)",
+    summary: "creates a dashboard account (a password of at least 8 characters)",
     options: { email: { type: "string" }, password: { type: "string" }, plan: { type: "string" } },
     async run({ config, flags, json }) {
       const input = { email: need(flags, "email"), password: await passwordFrom(need(flags, "password")), plan: flags.plan };
@@ -91,16 +91,16 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   "account plan": {
-    summary: "changes an account's plan",
     usage: "spyglass account plan --email E --plan none|visibility|autopilot [--json]",
+    summary: "changes an account's plan",
     options: { email: { type: "string" }, plan: { type: "string" } },
     async run({ config, flags, json }) {
       printRecord(await withDb(config, (db) => setAccountPlan(db, need(flags, "email"), need(flags, "plan"))), json);
     },
   },
   "brand create": {
-    summary: "creates a brand of the account; prints its id and site key",
     usage: "spyglass brand create --email E --name N [--domain D] [--alias A]... [--json]",
+    summary: "creates a brand of the account; prints its id and site key",
     options: { email: { type: "string" }, name: { type: "string" }, domain: { type: "string" }, alias: { type: "string", multiple: true } },
     async run({ config, flags, json }) {
       const brand = await withDb(config, (db) =>
@@ -129,8 +129,8 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   "key create": {
-    summary: "creates an API key for one brand; prints the key once",
     usage: "spyglass key create --email E --brand ID --name N [--json]",
+    summary: "creates an API key for one brand; prints the key once",
     options: { email: { type: "string" }, brand: { type: "string" }, name: { type: "string" } },
     async run({ config, flags, json }) {
       const created = await withDb(config, (db) =>
@@ -177,8 +177,8 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   track: {
-    summary: "asks every active prompt to every configured engine now",
     usage: "spyglass track [--brand ID] [--json]",
+    summary: "asks every active prompt to every configured engine now",
     options: { brand: { type: "string" } },
     async run({ config, flags, json }) {
       configureLog({ level: "warn" });
@@ -189,8 +189,8 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   demo: {
-    summary: "seeds a clearly labelled demo account, brand and 30 days of answers",
     usage: "spyglass demo [--scale N] [--reset] [--json]",
+    summary: "seeds a clearly labelled demo account, brand and 30 days of answers",
     options: { scale: { type: "string" }, reset: { type: "boolean" } },
     async run({ config, flags, json }) {
       const scale = flags.scale === undefined ? 1 : Number(flags.scale);
@@ -198,8 +198,8 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   backup: {
-    summary: "writes a consistent copy of the database to FILE while the server runs",
     usage: "spyglass backup FILE [--json]",
+    summary: "writes a consistent copy of the database to FILE while the server runs",
     options: {},
     async run({ config, positionals, json }) {
       const [file, ...extra] = positionals;
