@@ -50,7 +50,7 @@ export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): Runnin
   const port = server.port ?? ctx.config.port;
   let stopping: Promise<void> | null = null;
   return {
-    url: `http://${ctx.config.host === "0.0.0.0" ? "127.0.0.1" : ctx.config.host}:${port}`,
+    url: `http://${ctx.config.host === "0.0.0.0" ? "127.0.0.1" : ctx.config.host === "::" ? "[::1]" : bracketed(ctx.config.host)}:${port}`,
     port,
     listen: `${bracketed(ctx.config.host)}:${port}`,
     urls: reachableAddresses(ctx.config.host).map((address) => `http://${bracketed(address)}:${port}`),
