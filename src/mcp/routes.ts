@@ -19,13 +19,13 @@ const WWW_AUTHENTICATE = 'Bearer realm="spyglass", error="invalid_token"';
 
 const UNAUTHORIZED: Record<BearerFailure, string> = {
   missing:
-    "Send your Spyglass API key as the header Authorization: Bearer svc_live_…. Spyglass has no OAuth sign-in: a client that reports an OAuth or client registration error here was refused its API key. Set the header in the client's configuration (spyglass key list --email E shows the active keys, spyglass key create makes one).",
+    "No API key was sent: send one as the header Authorization: Bearer svc_live_… (spyglass key list --email E shows the account's keys, spyglass key create makes one). Spyglass has no OAuth sign-in: a client that reports an OAuth or client registration error here had no valid API key; set the header in its configuration.",
   malformed:
-    "The Authorization header does not carry a Spyglass API key (Bearer svc_live_ followed by 43 characters). Spyglass has no OAuth sign-in: a client that reports an OAuth or client registration error here was refused its API key. Check the header in the client's configuration (spyglass key list --email E shows the active keys' prefixes).",
+    "The Authorization header does not carry a Spyglass API key (Bearer svc_live_ followed by 43 characters). Spyglass has no OAuth sign-in: a client that reports an OAuth or client registration error here had no valid API key; check the header in its configuration (spyglass key list --email E shows the active keys' prefixes).",
   unknown:
-    "This API key is not valid: it is unknown or was revoked. Spyglass has no OAuth sign-in: a client that reports an OAuth or client registration error here was refused its API key. Put a valid key in the client's configuration (spyglass key list --email E shows the active keys' prefixes) or create one in the dashboard or with spyglass key create.",
+    "This API key is not valid: it is unknown or was revoked. Spyglass has no OAuth sign-in: a client that reports an OAuth or client registration error here had no valid API key; put a valid one in its configuration (spyglass key list --email E shows the active keys' prefixes, spyglass key create makes one).",
   revoked:
-    "This API key is not valid: it is unknown or was revoked. Spyglass has no OAuth sign-in: a client that reports an OAuth or client registration error here was refused its API key. Put a valid key in the client's configuration (spyglass key list --email E shows the active keys' prefixes) or create one in the dashboard or with spyglass key create.",
+    "This API key is not valid: it is unknown or was revoked. Spyglass has no OAuth sign-in: a client that reports an OAuth or client registration error here had no valid API key; put a valid one in its configuration (spyglass key list --email E shows the active keys' prefixes, spyglass key create makes one).",
 };
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
