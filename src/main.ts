@@ -25,6 +25,8 @@ interface Command {
   /** One line for `spyglass help`. */
   summary: string;
   options: Record<string, { type: "string" | "boolean"; multiple?: boolean }>;
+  /** Whether it takes arguments besides options (backup's FILE); others refuse any. */
+  positionals?: true;
   run(ctx: { config: Config; flags: Flags; positionals: string[]; json: boolean }): Promise<void> | void;
 }
 
@@ -199,6 +201,7 @@ const COMMANDS: Record<string, Command> = {
   },
   backup: {
     usage: "spyglass backup FILE [--json]",
+    positionals: true,
     summary: "writes a consistent copy of the database to FILE while the server runs",
     options: {},
     async run({ config, positionals, json }) {
@@ -334,6 +337,11 @@ async function main(argv: string[]): Promise<void> {
   if (parsed.values.help) {
     process.stdout.write(`usage: ${command.usage}\n`);
     return;
+  }
+  // "spyglass --data DIR brand list" would otherwise start a server: the command comes first.
+  const extra = parsed.positionals[0];
+  if (extra !== undefined && !command.positionals) {
+    fail(`${name}: unexpected argument "${extra}" (the command comes first, then its options)\nusage: ${command.usage}`, 2);
   }
   const config = loadConfig({
     flags: {

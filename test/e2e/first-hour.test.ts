@@ -75,6 +75,18 @@ describe("help and version", () => {
     }
   });
 
+  test("a stray argument is a usage error, not a server started by 'spyglass --data DIR brand list'", async () => {
+    const misplaced = await box.cli(["--host", "127.0.0.1", "--port", "0", "--data", "data", "brand", "list"]);
+    expect(misplaced.code).toBe(2);
+    expect(misplaced.stdout).toBe("");
+    expect(misplaced.stderr.split("\n")[0]).toBe(
+      'spyglass: serve: unexpected argument "brand" (the command comes first, then its options)',
+    );
+    const extra = await box.cli(["account", "plan", "free", "--email", "x@example.com", "--plan", "none"]);
+    expect(extra.code).toBe(2);
+    expect(extra.stderr).toContain('account plan: unexpected argument "free"');
+  });
+
   test("spyglass account alone (or with only flags) prints the account commands' usage and exits 2", async () => {
     for (const args of [["account"], ["account", "--data", "elsewhere"]]) {
       const result = await box.cli(args);
