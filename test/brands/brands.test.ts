@@ -48,6 +48,12 @@ describe("brands service (used by the tool server)", () => {
     expect(() => updateBrand(t.db, brand.id, { domain: "nope" })).toThrow(/^domain: /);
     expect(() => getBrand(t.db, "brd_missing")).toThrow("Brand not found.");
     expect(() => updateBrand(t.db, "brd_missing", { name: "X" })).toThrow("Brand not found.");
+    // Another brand of the account keeps its name to itself; a brand may change its own name's case.
+    const beta = createBrand(t.db, account.id, { name: "Beta" });
+    expect(() => updateBrand(t.db, beta.id, { name: "acme corp" })).toThrow(
+      `The account already has a brand named "Acme Corp" (${brand.id}); give this brand another name.`,
+    );
+    expect(updateBrand(t.db, brand.id, { name: "ACME CORP" }).name).toBe("ACME CORP");
   });
 });
 
@@ -82,7 +88,7 @@ describe("GET/POST /api/brands", () => {
     const dup = await t.call("POST", "/api/brands", { cookie, body: { name: " ACME " } });
     expect(dup.status).toBe(409);
     expect(dup.json).toEqual({
-      error: `The account already has a brand named "Acme" (${acme.id}); give the new brand another name.`,
+      error: `The account already has a brand named "Acme" (${acme.id}); give this brand another name.`,
       code: "brand_exists",
     });
     const other = await t.signIn("b@example.com");

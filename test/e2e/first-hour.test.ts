@@ -119,7 +119,7 @@ describe("brands and keys from the CLI", () => {
       const dup = await box.cli(["brand", "create", "--email", OWNER, "--name", name]);
       expect(dup.code).toBe(1);
       expect(dup.stdout).toBe("");
-      expect(dup.stderr).toBe(`spyglass: The account already has a brand named "Acme" (${acme.id}); give the new brand another name.\n`);
+      expect(dup.stderr).toBe(`spyglass: The account already has a brand named "Acme" (${acme.id}); give this brand another name.\n`);
     }
     // Another account may use the name.
     await box.cliJson(["brand", "create", "--email", OTHER, "--name", "Acme"]);
