@@ -32,10 +32,9 @@ export async function trackCommand(app: AppContext, opts: { brandId?: string; js
   if (unset.length > 0) {
     const where = app.config.configFile ?? "configuration";
     const engines = unset.map((e) => `engines[${e.index}] ("${e.id}"): api_key_env names ${e.variable}`).join("; ");
-    const which = unset.length === 1 ? "which is not set" : "which are not set";
-    throw new ConfigError(
-      `${where}: ${engines}, ${which} in the environment; set it to the provider's API key and run spyglass track again`,
-    );
+    const [which, what] =
+      unset.length === 1 ? ["which is not set", "it to the provider's API key"] : ["which are not set", "them to the providers' API keys"];
+    throw new ConfigError(`${where}: ${engines}, ${which} in the environment; set ${what} and run spyglass track again`);
   }
   markInterruptedRuns(app);
   const brandIds = opts.brandId !== undefined ? [getBrand(app.db, opts.brandId).id] : trackableBrandIds(app);
