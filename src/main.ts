@@ -1,27 +1,32 @@
 #!/usr/bin/env bun
 // The CLI (CONTRACT §2): parses argv and dispatches. No business logic lives here.
 import { parseArgs } from "node:util";
-import { createAccount, requireAccountByEmail, setAccountPlan } from "./accounts/service";
-import { createBrand } from "./brands/service";
+import { createAccount, ownerSignupOpen, requireAccountByEmail, setAccountPlan } from "./accounts/service";
+import { createBrand, listBrands } from "./brands/service";
 import { type Config, ConfigError, loadConfig } from "./config";
 import { articleRenderer } from "./content/renderer";
 import { createAppContext } from "./context";
 import { backupDatabase } from "./db/backup";
 import { type Db, openDatabase } from "./db/client";
 import { AppError } from "./errors";
-import { createApiKey } from "./keys/service";
+import { createApiKey, listApiKeys, revokeApiKey } from "./keys/service";
 import { configureLog, log } from "./log";
 import { startServer } from "./server";
 import { demoCommand, trackCommand } from "./tracking/cli";
 import { markInterruptedRuns } from "./tracking/runner";
 import { startScheduler } from "./tracking/scheduler";
 import { stopTracking } from "./tracking/service";
+import { VERSION } from "./version";
 
 type Flags = Record<string, string | boolean | string[] | undefined>;
 
 interface Command {
   usage: string;
+  /** One line for `spyglass help`. */
+  summary: string;
   options: Record<string, { type: "string" | "boolean"; multiple?: boolean }>;
+  /** Whether it takes arguments besides options (backup's FILE); others refuse any. */
+  positionals?: true;
   run(ctx: { config: Config; flags: Flags; positionals: string[]; json: boolean }): Promise<void> | void;
 }
 
@@ -29,12 +34,13 @@ const COMMON = {
   data: { type: "string" },
   config: { type: "string" },
   json: { type: "boolean" },
-  help: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
 } as const;
 
 const COMMANDS: Record<string, Command> = {
   serve: {
     usage: "spyglass serve [--host H] [--port N] [--data DIR] [--config FILE]",
+    summary: "serves the dashboard API, the MCP tool server and the public content API (the default command)",
     options: { host: { type: "string" }, port: { type: "string" } },
     async run({ config }) {
       configureLog({ level: config.logLevel });
@@ -47,7 +53,19 @@ const COMMANDS: Record<string, Command> = {
       markInterruptedRuns(app);
       const scheduler = startScheduler(app);
       const server = startServer(app, [() => scheduler?.stop(), () => stopTracking(app)]);
-      log.info("listening", { url: server.url, data: config.dataDir, config: config.configFile });
+      log.info("listening", {
+        url: server.url,
+        listen: server.listen,
+        urls: server.urls,
+        public_url: config.publicUrl,
+        data: config.dataDir,
+        config: config.configFile,
+      });
+      if (ownerSignupOpen(db)) {
+        log.warn(
+          'no account yet: the first visitor to sign up becomes the owner of this instance; create the owner\'s account now with "spyglass account create --email E --password -"',
+        );
+      }
       // Start-up ran a lot of code once and never again (migrations, building the app, the tool
       // registry's schemas). JavaScriptCore keeps compiled code until it ages out, and every
       // collection of the serving thread's heap walks it: without it an eden collection measured
@@ -67,6 +85,7 @@ const COMMANDS: Record<string, Command> = {
   "account create": {
     usage:
       "spyglass account create --email E --password P|- [--plan none|visibility|autopilot] [--json]   (--password - reads it from stdin)",
+    summary: "creates a dashboard account (a password of at least 8 characters)",
     options: { email: { type: "string" }, password: { type: "string" }, plan: { type: "string" } },
     async run({ config, flags, json }) {
       const input = { email: need(flags, "email"), password: await passwordFrom(need(flags, "password")), plan: flags.plan };
@@ -75,6 +94,7 @@ const COMMANDS: Record<string, Command> = {
   },
   "account plan": {
     usage: "spyglass account plan --email E --plan none|visibility|autopilot [--json]",
+    summary: "changes an account's plan",
     options: { email: { type: "string" }, plan: { type: "string" } },
     async run({ config, flags, json }) {
       printRecord(await withDb(config, (db) => setAccountPlan(db, need(flags, "email"), need(flags, "plan"))), json);
@@ -82,6 +102,7 @@ const COMMANDS: Record<string, Command> = {
   },
   "brand create": {
     usage: "spyglass brand create --email E --name N [--domain D] [--alias A]... [--json]",
+    summary: "creates a brand of the account; prints its id and site key",
     options: { email: { type: "string" }, name: { type: "string" }, domain: { type: "string" }, alias: { type: "string", multiple: true } },
     async run({ config, flags, json }) {
       const brand = await withDb(config, (db) =>
@@ -94,8 +115,24 @@ const COMMANDS: Record<string, Command> = {
       printRecord({ id: brand.id, name: brand.name, domain: brand.domain, site_key: brand.site_key }, json);
     },
   },
+  "brand list": {
+    usage: "spyglass brand list --email E [--json]",
+    summary: "lists the account's brands (oldest first) with their ids and site keys",
+    options: { email: { type: "string" } },
+    async run({ config, flags, json }) {
+      const list = await withDb(config, (db) => listBrands(db, requireAccountByEmail(db, need(flags, "email")).id));
+      if (json) return printRecord({ brands: list }, true);
+      if (list.length === 0)
+        return void process.stdout.write('No brands yet: create one with "spyglass brand create --email E --name N".\n');
+      printTable(
+        ["ID", "NAME", "DOMAIN", "SITE KEY"],
+        list.map((b) => [b.id, b.name, b.domain ?? "-", b.site_key]),
+      );
+    },
+  },
   "key create": {
     usage: "spyglass key create --email E --brand ID --name N [--json]",
+    summary: "creates an API key for one brand; prints the key once",
     options: { email: { type: "string" }, brand: { type: "string" }, name: { type: "string" } },
     async run({ config, flags, json }) {
       const created = await withDb(config, (db) =>
@@ -107,8 +144,43 @@ const COMMANDS: Record<string, Command> = {
       printRecord(created, json);
     },
   },
+  "key list": {
+    usage: "spyglass key list --email E [--json]",
+    summary: "lists the account's active API keys (newest first); the keys themselves are never shown again",
+    options: { email: { type: "string" } },
+    async run({ config, flags, json }) {
+      const keys = await withDb(config, (db) => listApiKeys(db, requireAccountByEmail(db, need(flags, "email")).id));
+      if (json) return printRecord({ keys }, true);
+      if (keys.length === 0)
+        return void process.stdout.write('No active API keys: create one with "spyglass key create --email E --brand ID --name N".\n');
+      printTable(
+        ["ID", "NAME", "KEY", "BRAND", "CREATED", "LAST USED"],
+        keys.map((k) => [k.id, k.name, `${k.key_prefix}…`, k.brand_id, k.created_at, k.last_used_at ?? "never"]),
+      );
+    },
+  },
+  "key revoke": {
+    usage: "spyglass key revoke --email E --id KEY_ID [--json]",
+    summary: "revokes an API key of the account (ids from spyglass key list); it stops working on the next request",
+    options: { email: { type: "string" }, id: { type: "string" } },
+    async run({ config, flags, json }) {
+      const revoked = await withDb(config, (db) => {
+        const accountId = requireAccountByEmail(db, need(flags, "email")).id;
+        const keyId = need(flags, "id");
+        const key = listApiKeys(db, accountId).find((k) => k.id === keyId);
+        // NotFound for an unknown key, one already revoked or another account's, as over HTTP.
+        revokeApiKey(db, accountId, keyId);
+        return key!;
+      });
+      if (json) return printRecord({ revoked }, true);
+      process.stdout.write(
+        `Revoked API key ${revoked.id} ("${revoked.name}", ${revoked.key_prefix}…): it stops working on the very next request.\n`,
+      );
+    },
+  },
   track: {
     usage: "spyglass track [--brand ID] [--json]",
+    summary: "asks every active prompt to every configured engine now",
     options: { brand: { type: "string" } },
     async run({ config, flags, json }) {
       configureLog({ level: "warn" });
@@ -120,6 +192,7 @@ const COMMANDS: Record<string, Command> = {
   },
   demo: {
     usage: "spyglass demo [--scale N] [--reset] [--json]",
+    summary: "seeds a clearly labelled demo account, brand and 30 days of answers",
     options: { scale: { type: "string" }, reset: { type: "boolean" } },
     async run({ config, flags, json }) {
       const scale = flags.scale === undefined ? 1 : Number(flags.scale);
@@ -128,6 +201,8 @@ const COMMANDS: Record<string, Command> = {
   },
   backup: {
     usage: "spyglass backup FILE [--json]",
+    positionals: true,
+    summary: "writes a consistent copy of the database to FILE while the server runs",
     options: {},
     async run({ config, positionals, json }) {
       const [file, ...extra] = positionals;
@@ -172,6 +247,13 @@ async function withDb<T>(config: Config, fn: (db: Db) => T | Promise<T>): Promis
   }
 }
 
+/** Left-aligned columns for a person at a terminal; --json is for programs. */
+function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ");
+  process.stdout.write(`${[header, ...rows].map(line).join("\n")}\n`);
+}
+
 function printRecord(record: unknown, json: boolean): void {
   if (json) {
     process.stdout.write(`${JSON.stringify(record)}\n`);
@@ -180,27 +262,69 @@ function printRecord(record: unknown, json: boolean): void {
   process.stdout.write(`${JSON.stringify(record, null, 2)}\n`);
 }
 
+/** The commands named `prefix` or starting with it ("account" → account create, account plan). */
+function commandsUnder(prefix: string): string[] {
+  return Object.keys(COMMANDS).filter((name) => name === prefix || name.startsWith(`${prefix} `));
+}
+
+function usageList(names: string[]): string {
+  return names.map((name) => `  ${COMMANDS[name]!.usage}`).join("\n");
+}
+
+function overview(): string {
+  const commands = Object.entries(COMMANDS).map(([, c]) => `  ${c.usage}\n      ${c.summary}`);
+  return [
+    `Spyglass ${VERSION}: a self-hosted AI brand-visibility server in one executable.`,
+    "",
+    "usage:",
+    ...commands,
+    "  spyglass help COMMAND\n      prints one command's usage (also: spyglass COMMAND --help)",
+    "  spyglass --version\n      prints the version",
+    "",
+    "Every command takes --data DIR (default ./data, env SPYGLASS_DATA) and --config FILE (default",
+    "DIR/spyglass.toml, env SPYGLASS_CONFIG). With no command, spyglass serves.",
+    "",
+  ].join("\n");
+}
+
+/** `spyglass help [COMMAND]`: the overview, one command's usage, or a group's ("help account"). */
+function help(topic: string[]): void {
+  const name = topic.join(" ");
+  if (name === "") return void process.stdout.write(overview());
+  const command = COMMANDS[name];
+  if (command) return void process.stdout.write(`usage: ${command.usage}\n${command.summary}\n`);
+  const group = commandsUnder(name);
+  if (group.length === 0) fail(`unknown command "${name}"; run "spyglass help" for the list`, 2);
+  process.stdout.write(`usage:\n${usageList(group)}\n`);
+}
+
 async function main(argv: string[]): Promise<void> {
   const words: string[] = [];
   let rest = argv;
-  // Two-word commands ("account create") first, then one-word ones ("serve"); none means serve.
-  if (argv[0] && argv[1] && COMMANDS[`${argv[0]} ${argv[1]}`]) {
-    words.push(argv[0], argv[1]);
-    rest = argv.slice(2);
-  } else if (argv[0] && COMMANDS[argv[0]]) {
-    words.push(argv[0]);
-    rest = argv.slice(1);
-  } else if (argv[0] === undefined || argv[0].startsWith("-")) {
-    words.push("serve");
-  } else if (argv[0] === "help" || argv[0] === "--help") {
-    process.stdout.write(
-      `${Object.values(COMMANDS)
-        .map((c) => c.usage)
-        .join("\n")}\n`,
-    );
+  const first = argv[0];
+  if (first === "--version") {
+    process.stdout.write(`spyglass ${VERSION}\n`);
     return;
+  }
+  if (first === "help" || first === "--help" || first === "-h") return help(argv.slice(1));
+  // Two-word commands ("account create") first, then one-word ones ("serve"); none means serve.
+  if (first && argv[1] && COMMANDS[`${first} ${argv[1]}`]) {
+    words.push(first, argv[1]);
+    rest = argv.slice(2);
+  } else if (first && COMMANDS[first]) {
+    words.push(first);
+    rest = argv.slice(1);
+  } else if (first === undefined || first.startsWith("-")) {
+    words.push("serve");
+  } else if (commandsUnder(first).length > 0) {
+    // A group's word alone ("spyglass account") or with a subcommand that does not exist.
+    const group = usageList(commandsUnder(first));
+    const second = argv[1];
+    if (second === "--help" || second === "-h") return help([first]);
+    if (second === undefined || second.startsWith("-")) fail(`${first}: give a command\nusage:\n${group}`, 2);
+    fail(`unknown command "${first} ${second}"; run "spyglass help" for the list\nusage:\n${group}`, 2);
   } else {
-    fail(`unknown command "${argv.slice(0, 2).join(" ")}"; run "spyglass help" for the list`, 2);
+    fail(`unknown command "${first}"; run "spyglass help" for the list`, 2);
   }
   const name = words.join(" ");
   const command = COMMANDS[name]!;
@@ -213,6 +337,11 @@ async function main(argv: string[]): Promise<void> {
   if (parsed.values.help) {
     process.stdout.write(`usage: ${command.usage}\n`);
     return;
+  }
+  // "spyglass --data DIR brand list" would otherwise start a server: the command comes first.
+  const extra = parsed.positionals[0];
+  if (extra !== undefined && !command.positionals) {
+    fail(`${name}: unexpected argument "${extra}" (the command comes first, then its options)\nusage: ${command.usage}`, 2);
   }
   const config = loadConfig({
     flags: {

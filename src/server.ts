@@ -1,5 +1,6 @@
 // Starts the HTTP server and stops it cleanly: stop accepting, finish in-flight requests, run the
 // features' shutdown hooks, close the database.
+import { networkInterfaces } from "node:os";
 import { type Server } from "bun";
 import { buildApp } from "./app";
 import { type AppContext } from "./context";
@@ -20,6 +21,10 @@ const SHUTDOWN_GRACE_MS = 30_000;
 export interface RunningServer {
   url: string;
   port: number;
+  /** The address the socket is bound to, as configured: "0.0.0.0:3000". */
+  listen: string;
+  /** Where it answers: every local address of the family when bound to all of them (0.0.0.0, ::). */
+  urls: string[];
   stop(): Promise<void>;
 }
 
@@ -47,8 +52,10 @@ export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): Runnin
   const port = server.port ?? ctx.config.port;
   let stopping: Promise<void> | null = null;
   return {
-    url: `http://${ctx.config.host === "0.0.0.0" ? "127.0.0.1" : ctx.config.host}:${port}`,
+    url: `http://${ctx.config.host === "0.0.0.0" ? "127.0.0.1" : ctx.config.host === "::" ? "[::1]" : bracketed(ctx.config.host)}:${port}`,
     port,
+    listen: `${bracketed(ctx.config.host)}:${port}`,
+    urls: reachableAddresses(ctx.config.host).map((address) => `http://${bracketed(address)}:${port}`),
     stop() {
       stopping ??= (async () => {
         await finishInFlight(server);
@@ -65,6 +72,24 @@ export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): Runnin
       return stopping;
     },
   };
+}
+
+function bracketed(host: string): string {
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+/**
+ * The addresses a server bound to `host` answers on. A wildcard means every interface's address
+ * (IPv6 link-local ones left out: they need a zone to be used); anything else is itself.
+ */
+function reachableAddresses(host: string): string[] {
+  if (host !== "0.0.0.0" && host !== "::") return [host];
+  const families = host === "::" ? ["IPv4", "IPv6"] : ["IPv4"];
+  const addresses = Object.values(networkInterfaces())
+    .flatMap((list) => list ?? [])
+    .filter((a) => families.includes(a.family) && !a.address.toLowerCase().startsWith("fe80:"))
+    .map((a) => a.address);
+  return [...new Set(addresses)];
 }
 
 /**

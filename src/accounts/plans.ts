@@ -20,6 +20,18 @@ export function requirePlan(plan: Plan, required: PaidPlan, message: string): vo
   if (!planCovers(plan, required)) throw new PlanRequired(required, message);
 }
 
+/**
+ * How to change an account's plan, for error sentences: the owner's Accounts page, or the CLI. Without
+ * the email (answers to a key's holder, who must not learn it), `E` stands for it and says so.
+ */
+export function planChangeHint(plan: PaidPlan, email?: string): string {
+  const command =
+    email === undefined
+      ? `spyglass account plan --email E --plan ${plan} (E: the account's email)`
+      : `spyglass account plan --email ${email} --plan ${plan}`;
+  return `the instance's owner sets it on the dashboard's Accounts page, or run ${command}`;
+}
+
 /** "the Visibility plan", or "no paid plan". */
 export function describePlan(plan: Plan): string {
   return plan === "none" ? "no paid plan" : `the ${planLabel(plan)} plan`;

@@ -92,6 +92,11 @@ export function countAccounts(db: Db): number {
   return db.orm.select({ n: count() }).from(accounts).get()?.n ?? 0;
 }
 
+/** Whether whoever reaches the server first can sign up and become its owner (no account yet). */
+export function ownerSignupOpen(db: Db): boolean {
+  return countAccounts(db) === 0;
+}
+
 export function findAccountByEmail(db: Db, email: string): AccountRow | null {
   let normalized: string;
   try {

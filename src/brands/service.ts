@@ -3,7 +3,7 @@
 import { and, asc, eq, max } from "drizzle-orm";
 import { type Db } from "../db/client";
 import { brands } from "../db/schema";
-import { Invalid, NotFound } from "../errors";
+import { Conflict, Invalid, NotFound } from "../errors";
 import { newId } from "../ids";
 import { normalizeDomain } from "./domain";
 
@@ -80,6 +80,19 @@ function view(row: BrandRow): BrandView {
   return { id: row.id, name: row.name, domain: row.domain, aliases: row.aliases, site_key: row.siteKey };
 }
 
+/** An account's brands have different names (compared without case); call inside the write transaction. */
+function requireFreeName(db: Db, accountId: string, name: string, exceptBrandId?: string): void {
+  const same = db.orm
+    .select({ id: brands.id, name: brands.name })
+    .from(brands)
+    .where(eq(brands.accountId, accountId))
+    .all()
+    .find((b) => b.id !== exceptBrandId && b.name.toLowerCase() === name.toLowerCase());
+  if (same) {
+    throw new Conflict(`The account already has a brand named "${same.name}" (${same.id}); give this brand another name.`, "brand_exists");
+  }
+}
+
 export function createBrand(db: Db, accountId: string, input: BrandInput): BrandView {
   const fields = {
     name: parseBrandName(input.name),
@@ -88,6 +101,7 @@ export function createBrand(db: Db, accountId: string, input: BrandInput): Brand
   };
   return db.sqlite
     .transaction(() => {
+      requireFreeName(db, accountId, fields.name);
       // Strictly increasing per account, so "the account's first brand" (the default for new keys)
       // is well defined even for brands created within the same millisecond.
       const last = db.orm
@@ -133,12 +147,21 @@ export function updateBrand(db: Db, brandId: string, patch: { name?: string; dom
   if (patch.domain !== undefined) changes.domain = parseBrandDomain(patch.domain);
   if (patch.aliases !== undefined) changes.aliases = parseBrandAliases(patch.aliases);
   if (Object.keys(changes).length === 0) return getBrand(db, brandId);
-  const row = db.orm
-    .update(brands)
-    .set({ ...changes, updatedAt: Date.now() })
-    .where(eq(brands.id, brandId))
-    .returning()
-    .get();
-  if (!row) throw new NotFound("Brand not found.", "brand_not_found");
-  return view(row);
+  return db.sqlite
+    .transaction(() => {
+      const name = changes.name;
+      if (name !== undefined) {
+        const owner = db.orm.select({ accountId: brands.accountId }).from(brands).where(eq(brands.id, brandId)).get();
+        if (owner) requireFreeName(db, owner.accountId, name, brandId);
+      }
+      const row = db.orm
+        .update(brands)
+        .set({ ...changes, updatedAt: Date.now() })
+        .where(eq(brands.id, brandId))
+        .returning()
+        .get();
+      if (!row) throw new NotFound("Brand not found.", "brand_not_found");
+      return view(row);
+    })
+    .immediate();
 }

@@ -2,7 +2,7 @@
 // one declaration; buildCatalog checks them, renders tools/list once per plan, and runs a call for a
 // principal: plan gate, input validation, output parsing and error mapping happen here, for every door.
 import { z } from "zod";
-import { describePlan, type PaidPlan, planCovers, planLabel } from "../accounts/plans";
+import { describePlan, type PaidPlan, planChangeHint, planCovers, planLabel } from "../accounts/plans";
 import { type AppContext } from "../context";
 import { PLANS, type Plan } from "../db/schema";
 import { AppError, Invalid, NotFound, PlanRequired } from "../errors";
@@ -75,14 +75,17 @@ export class ToolFailed extends AppError {
 /** A principal on plan none may use no tool at all; each door answers this before anything else. */
 export function noToolsFor(plan: Plan): PlanRequired | null {
   return plan === "none"
-    ? new PlanRequired("visibility", "This account has no paid plan; Spyglass tools need the Visibility or Autopilot plan.")
+    ? new PlanRequired(
+        "visibility",
+        `This account has no paid plan; Spyglass tools need the Visibility or Autopilot plan: ${planChangeHint("visibility")}.`,
+      )
     : null;
 }
 
 function toolPlanRequired(tool: AnyTool, plan: Plan): PlanRequired {
   return new PlanRequired(
     tool.plan,
-    `${tool.name} requires the ${planLabel(tool.plan)} plan; this account is on ${describePlan(plan)}. Upgrade the account's plan to use it.`,
+    `${tool.name} requires the ${planLabel(tool.plan)} plan; this account is on ${describePlan(plan)}. To upgrade: ${planChangeHint(tool.plan)}.`,
   );
 }
 

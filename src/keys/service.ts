@@ -1,7 +1,6 @@
 // API keys: create, list, revoke, and verification of a bearer header for the tool server.
-
 import { and, count, desc, eq, isNull, max } from "drizzle-orm";
-import { requirePlan } from "../accounts/plans";
+import { planChangeHint, requirePlan } from "../accounts/plans";
 import { type Db } from "../db/client";
 import { accounts, apiKeys, brands, type Plan } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
@@ -41,9 +40,13 @@ export function createApiKey(db: Db, accountId: string, input: { name: unknown; 
   }
   return db.sqlite
     .transaction((): CreatedKey => {
-      const account = db.orm.select({ plan: accounts.plan }).from(accounts).where(eq(accounts.id, accountId)).get();
+      const account = db.orm.select({ plan: accounts.plan, email: accounts.email }).from(accounts).where(eq(accounts.id, accountId)).get();
       if (!account) throw new NotFound("Account not found.");
-      requirePlan(account.plan, "visibility", "API keys need a paid plan (Visibility or Autopilot); change the account's plan first.");
+      requirePlan(
+        account.plan,
+        "visibility",
+        `API keys need a paid plan (Visibility or Autopilot); ${planChangeHint("visibility", account.email)}.`,
+      );
       let brandId: string;
       if (typeof input.brandId === "string") {
         const brand = db.orm

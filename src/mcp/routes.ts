@@ -18,10 +18,14 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 const WWW_AUTHENTICATE = 'Bearer realm="spyglass", error="invalid_token"';
 
 const UNAUTHORIZED: Record<BearerFailure, string> = {
-  missing: "Send your Spyglass API key as the header Authorization: Bearer svc_live_…",
-  malformed: "The Authorization header does not carry a Spyglass API key (Bearer svc_live_ followed by 43 characters).",
-  unknown: "This API key is not valid: it is unknown or was revoked. Create a new key in the dashboard.",
-  revoked: "This API key is not valid: it is unknown or was revoked. Create a new key in the dashboard.",
+  missing:
+    "No API key was sent: send one as the header Authorization: Bearer svc_live_… (spyglass key list --email E shows the account's keys, spyglass key create makes one). Spyglass has no OAuth sign-in: a client that reports an OAuth or client registration error here had no valid API key; set the header in its configuration.",
+  malformed:
+    "The Authorization header does not carry a Spyglass API key (Bearer svc_live_ followed by 43 characters). Spyglass has no OAuth sign-in: a client that reports an OAuth or client registration error here had no valid API key; check the header in its configuration (spyglass key list --email E shows the active keys' prefixes).",
+  unknown:
+    "This API key is not valid: it is unknown or was revoked. Spyglass has no OAuth sign-in: a client that reports an OAuth or client registration error here had no valid API key; put a valid one in its configuration (spyglass key list --email E shows the active keys' prefixes, spyglass key create makes one).",
+  revoked:
+    "This API key is not valid: it is unknown or was revoked. Spyglass has no OAuth sign-in: a client that reports an OAuth or client registration error here had no valid API key; put a valid one in its configuration (spyglass key list --email E shows the active keys' prefixes, spyglass key create makes one).",
 };
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {

@@ -4,7 +4,7 @@ import { Cron } from "croner";
 import { type AppContext } from "../context";
 import { AppError } from "../errors";
 import { log } from "../log";
-import { runTracking, trackableBrandIds } from "./service";
+import { enginesWithoutKey, runTracking, trackableBrandIds } from "./service";
 
 export interface Scheduler {
   nextRun(): Date | null;
@@ -37,6 +37,12 @@ export function startScheduler(app: AppContext): Scheduler | null {
   };
   const job = new Cron(tracking.schedule, { timezone: "UTC", protect: true, name: "tracking" }, tick);
   log.info("scheduled tracking", { cron: tracking.schedule, next_run: job.nextRun()?.toISOString() ?? null });
+  for (const engine of enginesWithoutKey(app)) {
+    log.warn(`engine "${engine.id}": api_key_env names ${engine.variable}, which is not set; its scheduled answers will be errors`, {
+      engine: engine.id,
+      api_key_env: engine.variable,
+    });
+  }
   return {
     nextRun: () => job.nextRun(),
     tick,

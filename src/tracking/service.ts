@@ -132,6 +132,19 @@ export interface TrackingStatus {
   message: string | null;
 }
 
+/**
+ * The engines whose `api_key_env` names a variable that is unset or blank: every answer they gave
+ * would be an error. `spyglass track` refuses to start while there is one.
+ */
+export function enginesWithoutKey(
+  app: AppContext,
+  env: Record<string, string | undefined> = process.env,
+): Array<{ index: number; id: string; variable: string }> {
+  return app.config.engines.flatMap((e, index) =>
+    e.api_key_env !== undefined && !env[e.api_key_env]?.trim() ? [{ index, id: e.id, variable: e.api_key_env }] : [],
+  );
+}
+
 export function getTrackingStatus(app: AppContext, brandId: string, env: Record<string, string | undefined> = process.env): TrackingStatus {
   const { tracking, engines } = app.config;
   const last = lastRun(app, brandId);

@@ -85,7 +85,7 @@ describe("POST /api/auth/login", () => {
     t = await testApp();
     const cookie = await t.signIn("a@example.com", { plan: "visibility" });
     const me = await t.call("GET", "/api/auth/me", { cookie });
-    expect(me.json).toEqual({ account: { id: expect.any(String), email: "a@example.com", plan: "visibility" } });
+    expect(me.json).toEqual({ account: { id: expect.any(String), email: "a@example.com", plan: "visibility" }, owner: true });
     const res = await t.call("POST", "/api/auth/login", { body: { email: "A@EXAMPLE.com", password: PASSWORD } });
     expect(res.status).toBe(200);
     expect(res.json.account.email).toBe("a@example.com");

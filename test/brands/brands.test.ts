@@ -48,6 +48,12 @@ describe("brands service (used by the tool server)", () => {
     expect(() => updateBrand(t.db, brand.id, { domain: "nope" })).toThrow(/^domain: /);
     expect(() => getBrand(t.db, "brd_missing")).toThrow("Brand not found.");
     expect(() => updateBrand(t.db, "brd_missing", { name: "X" })).toThrow("Brand not found.");
+    // Another brand of the account keeps its name to itself; a brand may change its own name's case.
+    const beta = createBrand(t.db, account.id, { name: "Beta" });
+    expect(() => updateBrand(t.db, beta.id, { name: "acme corp" })).toThrow(
+      `The account already has a brand named "Acme Corp" (${brand.id}); give this brand another name.`,
+    );
+    expect(updateBrand(t.db, brand.id, { name: "ACME CORP" }).name).toBe("ACME CORP");
   });
 });
 
@@ -73,6 +79,20 @@ describe("GET/POST /api/brands", () => {
     expect(second.json.brand.site_key).not.toBe(res.json.brand.site_key);
     const list = await t.call("GET", "/api/brands", { cookie });
     expect(list.json.brands.map((b: { name: string }) => b.name)).toEqual(["Acme", "Beta"]);
+  });
+
+  test("a second brand of the same name (any case) in one account is a 409 brand_exists", async () => {
+    t = await testApp();
+    const cookie = await t.signIn("a@example.com");
+    const acme = (await t.call("POST", "/api/brands", { cookie, body: { name: "Acme" } })).json.brand;
+    const dup = await t.call("POST", "/api/brands", { cookie, body: { name: " ACME " } });
+    expect(dup.status).toBe(409);
+    expect(dup.json).toEqual({
+      error: `The account already has a brand named "Acme" (${acme.id}); give this brand another name.`,
+      code: "brand_exists",
+    });
+    const other = await t.signIn("b@example.com");
+    expect((await t.call("POST", "/api/brands", { cookie: other, body: { name: "Acme" } })).status).toBe(201);
   });
 
   test("each invalid field is a 400 whose sentence names it", async () => {

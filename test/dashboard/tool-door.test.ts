@@ -79,7 +79,8 @@ describe("the session door onto the catalogue", () => {
     const res = await runTool("vis", brand.vis!, "create_article", { markdown: "# Hi" });
     expect(res.status).toBe(403);
     expect(res.json).toEqual({
-      error: "create_article requires the Autopilot plan; this account is on the Visibility plan. Upgrade the account's plan to use it.",
+      error:
+        "create_article requires the Autopilot plan; this account is on the Visibility plan. To upgrade: the instance's owner sets it on the dashboard's Accounts page, or run spyglass account plan --email E --plan autopilot (E: the account's email).",
       code: "plan_required",
       required_plan: "autopilot",
     });

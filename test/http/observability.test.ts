@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import fc from "fast-check";
 import { observability } from "../../src/http/observability";
 import { configureLog, log } from "../../src/log";
+import { VERSION } from "../../src/version";
 import { type TestApp, testApp } from "../support/http";
 import { captureLog } from "../support/log";
 
@@ -13,11 +14,11 @@ afterEach(() => {
 });
 
 describe("operational basics", () => {
-  test("GET /healthz answers 200 with a request id", async () => {
+  test("GET /healthz answers 200 with the version and a request id", async () => {
     t = await testApp();
     const res = await t.call("GET", "/healthz");
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ status: "ok" });
+    expect(res.json).toEqual({ status: "ok", version: VERSION });
     expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 

@@ -107,7 +107,7 @@ describe("plan gate", () => {
     const result = await callTool(keys.visibility!, "autopilot_only");
     expect(result.isError).toBe(true);
     expect(result.content[0].text).toBe(
-      "autopilot_only requires the Autopilot plan; this account is on the Visibility plan. Upgrade the account's plan to use it.",
+      "autopilot_only requires the Autopilot plan; this account is on the Visibility plan. To upgrade: the instance's owner sets it on the dashboard's Accounts page, or run spyglass account plan --email E --plan autopilot (E: the account's email).",
     );
     expect(result.structuredContent).toEqual({ error: { code: "plan_required", required_plan: "autopilot" } });
     expect((await callTool(keys.autopilot!, "autopilot_only")).structuredContent).toEqual({ ok: true });

@@ -4,6 +4,7 @@ import { startScheduler } from "../../src/tracking/scheduler";
 import { getTracking, getTrackingStatus, lastRun } from "../../src/tracking/service";
 import { memoryApp, seedBrand } from "../analytics/dataset";
 import { answer, startFakeOpenAI } from "../support/fake-providers";
+import { captureLog } from "../support/log";
 
 const fake = startFakeOpenAI({ fallback: answer("Acme is great.") });
 afterAll(() => fake.stop());
@@ -84,4 +85,19 @@ test("no scheduler without engines or when disabled, and the status says why", (
   });
   const off = memoryApp(toml("0 6 * * *").replace("[tracking]", "[tracking]\nenabled = false"));
   expect(startScheduler(off)).toBeNull();
+});
+
+test("the scheduler warns at start, naming the variable, about an engine whose api_key_env is unset", async () => {
+  const app = memoryApp(`${toml("0 6 * * *")}api_key_env = "SCHEDULER_UNSET_KEY"\n`);
+  const logged = await captureLog(async () => startScheduler(app)?.stop());
+  const warning = logged
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+    .find((line) => line.level === "warn");
+  expect(warning).toMatchObject({
+    msg: 'engine "gpt": api_key_env names SCHEDULER_UNSET_KEY, which is not set; its scheduled answers will be errors',
+    engine: "gpt",
+    api_key_env: "SCHEDULER_UNSET_KEY",
+  });
 });

@@ -1,0 +1,25 @@
+// `spyglass track`'s refusal when engines have no API key in the environment (issue 18, finding 17);
+// the compiled binary's side is in test/e2e/first-hour.test.ts.
+import { expect, test } from "bun:test";
+import { trackCommand } from "../../src/tracking/cli";
+import { memoryApp } from "../analytics/dataset";
+
+const engine = (id: string, variable?: string) => `
+[[engines]]
+id = "${id}"
+api = "openai"
+base_url = "http://127.0.0.1:9"
+model = "m"
+${variable ? `api_key_env = "${variable}"` : ""}
+`;
+
+test("track names every engine whose api_key_env is unset, before any run", async () => {
+  const app = memoryApp(engine("gpt", "CLI_TEST_UNSET_A") + engine("local") + engine("claude", "CLI_TEST_UNSET_B"));
+  const written: string[] = [];
+  const out = { stdout: { write: (text: string) => written.push(text) } };
+  await expect(trackCommand(app, { json: false, out })).rejects.toThrow(
+    `${app.config.configFile}: engines[0] ("gpt"): api_key_env names CLI_TEST_UNSET_A; engines[2] ("claude"): api_key_env names CLI_TEST_UNSET_B, which are not set in the environment; set them to the providers' API keys and run spyglass track again`,
+  );
+  expect(written).toEqual([]);
+  expect(app.db.sqlite.query("SELECT count(*) AS n FROM tracking_runs").get()).toEqual({ n: 0 });
+});
