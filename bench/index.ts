@@ -4,6 +4,7 @@
 export {};
 
 const SCENARIOS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
+  dashboard: () => import("./dashboard"),
   foundation: () => import("./foundation"),
   mcp: () => import("./mcp"),
   public: () => import("./public"),
