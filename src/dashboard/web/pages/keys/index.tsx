@@ -11,7 +11,9 @@ import { clientSetups, mcpUrl } from "./clients";
 /** The server's limit of active keys per account (spec "Key management"). */
 const MAX_KEYS = 20;
 
-const REVOKE_WHAT_TO_DO = "Revoke a key you no longer use (a brand's keys are on its API keys page) and create this one again.";
+/** What to do at the limit; each brand's keys are listed on its own API keys page. */
+const AT_LIMIT = `Revoke a key you no longer use (each brand's keys are on its API keys page) before creating another.`;
+const OVER_LIMIT = "Revoke a key you no longer use (each brand's keys are on its API keys page), then create this one again.";
 
 interface Created {
   key: { id: string; name: string; key_prefix: string };
@@ -24,6 +26,7 @@ function CreateKey({ brandId, total, onCreated }: { brandId: string; total: numb
   const [failure, setFailure] = useState<unknown>(null);
   const busy = useRef(false);
   const full = total !== null && total >= MAX_KEYS;
+  const overLimit = failure instanceof ApiError && failure.code === "key_limit";
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -56,9 +59,9 @@ function CreateKey({ brandId, total, onCreated }: { brandId: string; total: numb
       <Field label="Key name" hint="Where it will be used, such as “Claude Code on my laptop”: 1 to 100 characters.">
         {(p) => <input {...p} required maxLength={100} autoComplete="off" value={name} onInput={(e) => setName(e.currentTarget.value)} />}
       </Field>
-      {full ? (
+      {full && !overLimit ? (
         <Notice kind="info">
-          {count} An account can have at most {MAX_KEYS} active API keys. {REVOKE_WHAT_TO_DO}
+          {count} An account can have at most {MAX_KEYS} active API keys. {AT_LIMIT}
         </Notice>
       ) : (
         count && <p class="muted">{count}</p>
@@ -69,7 +72,7 @@ function CreateKey({ brandId, total, onCreated }: { brandId: string; total: numb
         ) : (
           <Notice kind="error">
             {errorMessage(failure)}
-            {failure instanceof ApiError && failure.code === "key_limit" && ` ${REVOKE_WHAT_TO_DO}`}
+            {overLimit && ` ${OVER_LIMIT}`}
           </Notice>
         ))}
       <Button type="submit" variant="primary">
@@ -87,7 +90,7 @@ function NewKey({ created, brandName }: { created: Created; brandName: string })
   const setups = clientSetups(mcpUrl(origin), created.plaintext);
   const setup = setups.find((s) => s.id === clientId) ?? setups[0]!;
   return (
-    <div class="stack">
+    <div class="stack dialog-body">
       <p class="notice notice-info">
         <strong>This is the only time the key is shown.</strong> Copy it now and keep it somewhere safe: Spyglass stores only a fingerprint
         of it and cannot show it again. If you lose it, revoke it and create another.
@@ -124,14 +127,16 @@ function NewKey({ created, brandName }: { created: Created; brandName: string })
 function KeyTable({ keys, brandName, onRevoke }: { keys: ApiKey[]; brandName: string; onRevoke: (key: ApiKey) => void }) {
   return (
     <div class="table-wrap">
-      <table>
+      <table class="key-table">
         <caption class="offscreen">API keys of the brand {brandName}</caption>
         <thead>
           <tr>
             <th scope="col">Name</th>
             <th scope="col">Key</th>
             <th scope="col">Created</th>
-            <th scope="col">Last used</th>
+            <th scope="col" class="nowrap">
+              Last used
+            </th>
             <th scope="col">
               <span class="offscreen">Actions</span>
             </th>
@@ -144,8 +149,8 @@ function KeyTable({ keys, brandName, onRevoke }: { keys: ApiKey[]; brandName: st
               <td>
                 <code>{k.key_prefix}…</code>
               </td>
-              <td class="nowrap">{formatDate(k.created_at)}</td>
-              <td class="nowrap">{formatDate(k.last_used_at)}</td>
+              <td>{formatDate(k.created_at)}</td>
+              <td>{formatDate(k.last_used_at)}</td>
               <td>
                 <Button variant="danger" aria-label={`Revoke ${k.name}`} onClick={() => onRevoke(k)}>
                   Revoke
@@ -176,7 +181,7 @@ function RevokeKey({ target, onCancel, onRevoked }: { target: ApiKey; onCancel: 
     }
   };
   return (
-    <div class="stack">
+    <div class="stack dialog-body">
       <p>
         AI clients using the key <code>{target.key_prefix}…</code> are refused from their next request. This cannot be undone: to connect
         them again, create a new key.
