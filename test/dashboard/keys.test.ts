@@ -259,4 +259,15 @@ describe("the API keys page", () => {
     await photograph("keys-limit");
     expectNothingUnsafe(page);
   });
+
+  test("another brand's page lists its own keys, and counts the account's others", async () => {
+    const other = (await d.box.cliJson<{ id: string }>(["brand", "create", "--email", OWNER.email, "--name", "Beta"])).id;
+    await page.reload();
+    await page.getByLabel("Brand", { exact: true }).selectOption({ label: "Beta" });
+    await page.waitForURL(`**/brands/${other}/keys`);
+    await page.getByRole("heading", { name: "No API key for this brand" }).waitFor();
+    await page.getByText("The account's 20 other active keys belong to its other brands: switch brand to see them.").waitFor();
+    await page.getByRole("status").filter({ hasText: "20 of 20 active keys on this account." }).waitFor();
+    expectNothingUnsafe(page);
+  });
 });

@@ -1,7 +1,7 @@
 // A brand's API keys: create one (its plaintext shown once, with each AI client's configuration),
 // list them, revoke one behind a confirmation. The list comes from GET /api/mcp/keys, which holds
 // the whole account's active keys; the page shows this brand's and counts them all against the 20.
-import { useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, type ApiKey, api, errorMessage } from "../../api";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { Button, CopyBlock, Dialog, EmptyState, Field, formatDate, Notice, PageHeading, useLoad } from "../../components/ui";
@@ -206,6 +206,8 @@ export function ApiKeys({ brandId }: { brandId: string }) {
   const [revoked, setRevoked] = useState<string | null>(null);
   const listHeading = useRef<HTMLHeadingElement>(null);
   const justRevoked = useRef(false);
+  // Another brand's page says nothing of this one's revocation.
+  useEffect(() => setRevoked(null), [brandId]);
   if (!brand) return null;
 
   const all = loaded.data?.keys ?? null;
