@@ -198,7 +198,7 @@ function RevokeKey({ target, onCancel, onRevoked }: { target: ApiKey; onCancel: 
 }
 
 export function ApiKeys({ brandId }: { brandId: string }) {
-  const { brands } = useSession();
+  const { brands, me } = useSession();
   const brand = brands.find((b) => b.id === brandId);
   const loaded = useLoad(() => api.keys(), [brandId]);
   const [created, setCreated] = useState<Created | null>(null);
@@ -250,7 +250,11 @@ export function ApiKeys({ brandId }: { brandId: string }) {
           !loaded.error && <p class="muted">Loading…</p>
         ) : mine.length === 0 ? (
           <EmptyState title="No API key for this brand">
-            <p>Create one above, then paste its configuration into your AI client.</p>
+            <p>
+              {me?.account.plan === "none"
+                ? "Once the account has a paid plan, create one above and paste its configuration into your AI client."
+                : "Create one above, then paste its configuration into your AI client."}
+            </p>
           </EmptyState>
         ) : (
           <KeyTable keys={mine} brandName={brand.name} onRevoke={setRevoking} />
