@@ -7,6 +7,7 @@ import { EmptyState, PageHeading } from "./components/ui";
 import { Accounts } from "./pages/accounts";
 import { BrandSettings } from "./pages/brand";
 import { Brands } from "./pages/brands";
+import { ApiKeys } from "./pages/keys";
 import { SignIn } from "./pages/sign-in";
 import { Welcome } from "./pages/welcome";
 import { SessionProvider, useSession } from "./session";
@@ -96,6 +97,7 @@ export function App() {
           <Route path="/brands" component={signedIn(Brands)} />
           <Route path="/accounts" component={signedIn(Accounts)} />
           <Route path="/brands/:brandId" component={brandPage(BrandSettings)} />
+          <Route path="/brands/:brandId/keys" component={brandPage(ApiKeys)} />
           <Route default component={NotFound} />
         </Router>
       </SessionProvider>

@@ -1,0 +1,57 @@
+// The API keys page's client configurations are README.md's "Connect an AI client" snippets, to the
+// character, with the server's URL and the new key in place of the README's examples.
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { clientSetups, mcpUrl } from "../../src/dashboard/web/pages/keys/clients";
+
+const readme = readFileSync(join(import.meta.dir, "../../README.md"), "utf8");
+const start = readme.indexOf("## Connect an AI client");
+const section = readme.slice(start, readme.indexOf("\n## ", start + 5));
+const blocks = [...section.matchAll(/```\w+\n([\s\S]*?)\n```/g)].map((m) => m[1]!);
+const EXAMPLE_URL = "https://visibility.example.com/api/mcp/mcp";
+const KEY = `svc_live_${"A".repeat(43)}`;
+
+/** The README's snippet with the URL and the key put in, as a person following the README would. */
+function filled(block: string, url: string): string {
+  return block.replaceAll(EXAMPLE_URL, url).replaceAll("Bearer svc_live_…", `Bearer ${KEY}`);
+}
+
+describe("the API keys page's client configurations", () => {
+  test("the tool server's URL is the origin's /api/mcp/mcp", () => {
+    expect(mcpUrl("https://v.example.com")).toBe("https://v.example.com/api/mcp/mcp");
+    expect(mcpUrl("http://127.0.0.1:3000/")).toBe("http://127.0.0.1:3000/api/mcp/mcp");
+  });
+
+  test("each of the six clients' configuration is the README's, filled in", () => {
+    const url = "https://spyglass.example.org/api/mcp/mcp";
+    const setups = clientSetups(url, KEY);
+    expect(setups.map((s) => s.label)).toEqual(["Claude Code", "Cursor", "VS Code", "Windsurf", "Codex", "Claude Desktop (mcp-remote)"]);
+    expect(blocks).toHaveLength(6);
+    for (const [i, setup] of setups.entries())
+      expect({ client: setup.label, text: setup.blocks[0]!.text }).toEqual({ client: setup.label, text: filled(blocks[i]!, url) });
+  });
+
+  test("where each configuration goes is the README's file", () => {
+    for (const setup of clientSetups(EXAMPLE_URL, KEY)) {
+      const path = setup.where.split(" ")[0]!;
+      if (setup.id !== "claude-code") expect(section).toContain(`\`${path}\``);
+    }
+  });
+
+  test("the key is in every client's set-up: VS Code's to paste when asked, Codex's in its environment variable", () => {
+    for (const setup of clientSetups(EXAMPLE_URL, KEY)) expect(setup.blocks.map((b) => b.text).join("\n")).toContain(KEY);
+    const codex = clientSetups(EXAMPLE_URL, KEY).find((s) => s.id === "codex")!;
+    expect(codex.blocks[1]!.text).toBe(`export SPYGLASS_API_KEY=${KEY}`);
+    expect(section).toContain("`export SPYGLASS_API_KEY=svc_live_…`");
+  });
+
+  test("mcp-remote gets --allow-http for a plain-HTTP address other than localhost, and only then", () => {
+    const desktop = (url: string) => clientSetups(url, KEY).find((s) => s.id === "claude-desktop")!.blocks[0]!.text;
+    expect(desktop("http://10.0.0.5:3000/api/mcp/mcp")).toContain(`"Authorization:\${AUTH}", "--allow-http"]`);
+    expect(desktop("http://localhost:3000/api/mcp/mcp")).not.toContain("--allow-http");
+    expect(desktop("http://127.0.0.1:3000/api/mcp/mcp")).not.toContain("--allow-http");
+    expect(desktop("https://v.example.com/api/mcp/mcp")).not.toContain("--allow-http");
+    expect(JSON.parse(desktop("http://10.0.0.5:3000/api/mcp/mcp")).mcpServers.spyglass.args).toContain("--allow-http");
+  });
+});

@@ -1,0 +1,273 @@
+// The API keys page in headless Chromium against the compiled binary: a key created by keyboard
+// alone works with the MCP SDK client, its plaintext shown once with every client's configuration;
+// a revoked key is refused on the client's next request; plan none and the 20-key limit say what to
+// do; a name made of markup is text. Checked with axe-core, photographed at 1280 and 390 px in light
+// and dark, with no CSP violation, error or dialog.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { type Page } from "playwright-core";
+import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, screenshot } from "../support/dashboard";
+import { connect } from "../support/mcp";
+
+const OWNER = { email: "owner@example.com", password: "a long password" };
+const MEMBER = { email: "member@example.com", password: "another long password" };
+const HOSTILE = `<img src=x onerror=alert(1)> "><script>alert(2)</script>`;
+const CLIENTS = ["Claude Code", "Cursor", "VS Code", "Windsurf", "Codex", "Claude Desktop (mcp-remote)"];
+
+let d: Dashboard;
+let page: Page;
+let brandId: string;
+let client: Client | null = null;
+let firstKey = "";
+
+async function photograph(name: string): Promise<void> {
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.setViewportSize({ width, height });
+      await page.emulateMedia({ colorScheme });
+      await screenshot(page, name);
+      if (width === 390) expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.emulateMedia({ colorScheme: "light" });
+}
+
+async function signIn(into: Page, who: { email: string; password: string }): Promise<void> {
+  await into.goto(d.url("/sign-in"));
+  await into.getByLabel("Email").fill(who.email);
+  await into.getByLabel("Password").fill(who.password);
+  await into.getByRole("button", { name: "Sign in" }).click();
+  await into.waitForURL(/\/brands\/brd_/);
+}
+
+async function openKeysPage(into: Page, brand = brandId): Promise<void> {
+  await into.goto(d.url(`/brands/${brand}/keys`));
+  await into.getByRole("heading", { level: 1, name: "API keys" }).waitFor();
+}
+
+const focused = (into: Page) =>
+  into.evaluate(() => {
+    const el = document.activeElement as HTMLElement | null;
+    return {
+      tag: el?.tagName ?? "",
+      label: el?.id ? (document.querySelector(`label[for="${el.id}"]`)?.textContent ?? "") : "",
+      text: el?.textContent ?? "",
+    };
+  });
+
+beforeAll(async () => {
+  d = await openDashboard();
+  await d.box.cliJson(["account", "create", "--email", OWNER.email, "--password", OWNER.password]);
+  brandId = (await d.box.cliJson<{ id: string }>(["brand", "create", "--email", OWNER.email, "--name", "Acme", "--domain", "acme.com"])).id;
+  await d.box.cliJson(["account", "create", "--email", MEMBER.email, "--password", MEMBER.password, "--plan", "none"]);
+  await d.box.cliJson(["brand", "create", "--email", MEMBER.email, "--name", "Member's brand"]);
+  page = await d.page();
+  page.setDefaultTimeout(10_000);
+  await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: d.server.url });
+  await signIn(page, OWNER);
+});
+
+afterAll(async () => {
+  await client?.close().catch(() => undefined);
+  await d?.close();
+});
+
+describe("the API keys page", () => {
+  test("plan none: the owner is sent to the Accounts page to set the plan, another account is told to ask the owner", async () => {
+    await page.getByRole("navigation", { name: "Brand pages" }).getByRole("link", { name: "API keys" }).click();
+    await page.waitForURL(`**/brands/${brandId}/keys`);
+    const main = page.getByRole("main");
+    await main.getByText("Creating API keys needs the Visibility plan.").waitFor();
+    const link = main.getByRole("link", { name: "set your account's plan on the Accounts page" });
+    expect(await link.getAttribute("href")).toBe("/accounts");
+    expect(await main.getByLabel("Key name").count()).toBe(0);
+    await main.getByRole("heading", { name: "No API key for this brand" }).waitFor();
+    await expectAccessible(page, "keys-plan-none");
+    await photograph("keys-plan-none");
+
+    const other = await d.page();
+    await signIn(other, MEMBER);
+    const memberBrand = new URL(other.url()).pathname.split("/")[2]!;
+    await openKeysPage(other, memberBrand);
+    await other
+      .getByRole("main")
+      .getByText("Creating API keys needs the Visibility plan. Ask the owner of this instance to change your account's plan.")
+      .waitFor();
+    expect(await other.getByRole("main").getByRole("link").count()).toBe(0);
+    // And the server agrees: plan none cannot create a key.
+    const refused = await other.request.post(d.url("/api/mcp/keys"), { data: { name: "try", brand_id: memberBrand } });
+    expect(refused.status()).toBe(403);
+    expectNothingUnsafe(other);
+    expectNothingUnsafe(page);
+  });
+
+  test("a key is created by keyboard alone, shown once, and works with the MCP SDK client", async () => {
+    expect((await d.box.cli(["account", "plan", "--email", OWNER.email, "--plan", "visibility"])).code).toBe(0);
+    await openKeysPage(page);
+    await page.getByText("0 of 20 active keys on this account.").waitFor();
+
+    // Tab, Enter, Space and Escape only (and typing the name).
+    await page.keyboard.press("Tab");
+    await expect(focused(page)).resolves.toMatchObject({ tag: "A", text: "Skip to content" });
+    await page.keyboard.press("Enter");
+    await page.keyboard.press("Tab");
+    await expect(focused(page)).resolves.toMatchObject({ tag: "INPUT", label: "Key name" });
+    await page.keyboard.type("Claude Code on my laptop");
+    await page.keyboard.press("Enter");
+
+    const dialog = page.getByRole("dialog", { name: "Your new API key" });
+    await dialog.waitFor();
+    await dialog.getByText("This is the only time the key is shown.").waitFor();
+    firstKey =
+      (await dialog
+        .getByRole("figure", { name: /^API key/ })
+        .locator("code")
+        .textContent()) ?? "";
+    expect(firstKey).toMatch(/^svc_live_[A-Za-z0-9_-]{43}$/);
+    // Focus is in the dialog, on the key's copy button: Space copies it.
+    await expect(focused(page)).resolves.toMatchObject({ tag: "BUTTON", text: "Copy" });
+    await page.keyboard.press("Space");
+    await dialog.getByRole("status").filter({ hasText: "Copied" }).first().waitFor();
+    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(firstKey);
+
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "hidden" });
+    await expect(focused(page)).resolves.toMatchObject({ tag: "INPUT", label: "Key name" });
+    // Gone from the page once the dialog is closed.
+    expect(await page.content()).not.toContain(firstKey);
+
+    const row = page.getByRole("row", { name: /Claude Code on my laptop/ });
+    await expect(row.getByRole("cell").allTextContents()).resolves.toEqual([
+      `${firstKey.slice(0, 13)}…`,
+      expect.any(String),
+      "never",
+      "Revoke",
+    ]);
+    await page.getByText("1 of 20 active keys on this account.").waitFor();
+
+    client = await connect(d.server.url, firstKey);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain("get_brand");
+    expectNothingUnsafe(page);
+  });
+
+  test("the new key's dialog has each client's configuration with this server's URL and the key", async () => {
+    await page.getByLabel("Key name").fill("Every client");
+    await page.getByRole("button", { name: "Create the key" }).click();
+    const dialog = page.getByRole("dialog", { name: "Your new API key" });
+    await dialog.waitFor();
+    const key =
+      (await dialog
+        .getByRole("figure", { name: /^API key/ })
+        .locator("code")
+        .textContent()) ?? "";
+    const url = `${d.server.url}/api/mcp/mcp`;
+    const select = dialog.getByLabel("AI client");
+    expect(await select.locator("option").allTextContents()).toEqual(CLIENTS);
+    for (const name of CLIENTS) {
+      await select.selectOption({ label: name });
+      const setup = dialog.getByRole("region", { name: `${name} set-up` });
+      const text = (await setup.locator("pre").allTextContents()).join("\n");
+      expect({ name, url: text.includes(url), key: text.includes(key) }).toEqual({ name, url: true, key: true });
+    }
+    await select.selectOption({ label: "Claude Code" });
+    expect(await dialog.getByRole("figure", { name: "Claude Code command" }).locator("code").textContent()).toBe(
+      `claude mcp add --transport http spyglass ${url} --header "Authorization: Bearer ${key}"`,
+    );
+    await select.selectOption({ label: "Cursor" });
+    const cursor = JSON.parse((await dialog.getByRole("figure", { name: "Cursor configuration" }).locator("code").textContent()) ?? "");
+    expect(cursor).toEqual({ mcpServers: { spyglass: { url, headers: { Authorization: `Bearer ${key}` } } } });
+    await select.selectOption({ label: "Claude Desktop (mcp-remote)" });
+    await expectAccessible(page, "keys-new-key-dialog");
+    await photograph("keys-new-key-dialog");
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    expect(await page.content()).not.toContain(key);
+    expectNothingUnsafe(page);
+  });
+
+  test("revoking asks first, names the key, and the SDK client's next request is refused with 401", async () => {
+    const name = "Claude Code on my laptop";
+    // Escape cancels.
+    await page.getByRole("button", { name: `Revoke ${name}` }).click();
+    const dialog = page.getByRole("dialog", { name: `Revoke the key “${name}”?` });
+    await dialog.getByText("are refused from their next request").waitFor();
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "hidden" });
+    await page.getByRole("row", { name: new RegExp(name) }).waitFor();
+
+    await page.getByRole("button", { name: `Revoke ${name}` }).click();
+    await expectAccessible(page, "keys-revoke-dialog");
+    await photograph("keys-revoke-dialog");
+    await dialog.getByRole("button", { name: "Revoke the key" }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: `Revoked “${name}”` })
+      .waitFor();
+    await page.getByRole("row", { name: new RegExp(name) }).waitFor({ state: "detached" });
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe("This brand's keys");
+    await page.getByText("1 of 20 active keys on this account.").waitFor();
+
+    // The SDK's StreamableHTTPError carries the HTTP status as its code.
+    await expect(client!.listTools()).rejects.toMatchObject({ code: 401, message: expect.stringContaining("was revoked") });
+    await expect(connect(d.server.url, firstKey)).rejects.toMatchObject({ code: 401 });
+    expectNothingUnsafe(page);
+  });
+
+  test("a key named with markup is shown as text", async () => {
+    await page.getByLabel("Key name").fill(HOSTILE);
+    await page.getByRole("button", { name: "Create the key" }).click();
+    const dialog = page.getByRole("dialog", { name: "Your new API key" });
+    await dialog.getByText(`The key “${HOSTILE}” works for the brand Acme only.`).waitFor();
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "hidden" });
+    await expect(page.getByRole("rowheader", { name: HOSTILE }).textContent()).resolves.toBe(HOSTILE);
+    await page.getByRole("button", { name: `Revoke ${HOSTILE}` }).waitFor();
+    expect(await page.locator("main img").count()).toBe(0);
+    await expectAccessible(page, "keys");
+    await photograph("keys");
+    expectNothingUnsafe(page);
+  });
+
+  test("the 20-key limit: the count, the server's sentence and what to do", async () => {
+    const { keys } = (await (await page.request.get(d.url("/api/mcp/keys"))).json()) as { keys: unknown[] };
+    for (let i = keys.length; i < 20; i++) {
+      const created = await page.request.post(d.url("/api/mcp/keys"), { data: { name: `Key ${i + 1}`, brand_id: brandId } });
+      expect(created.status()).toBe(201);
+    }
+    await openKeysPage(page);
+    await page
+      .getByRole("status")
+      .filter({
+        hasText: "20 of 20 active keys on this account. An account can have at most 20 active API keys. Revoke a key you no longer use",
+      })
+      .waitFor();
+    await page.getByLabel("Key name").fill("One too many");
+    await page.getByRole("button", { name: "Create the key" }).click();
+    await page
+      .getByRole("alert")
+      .filter({ hasText: "An account can have at most 20 active API keys; revoke one first. Revoke a key you no longer use" })
+      .waitFor();
+    // The server's sentence replaces the page's own: said once.
+    expect(await page.getByText("An account can have at most 20 active API keys.").count()).toBe(0);
+    expect(await page.getByRole("dialog").count()).toBe(0);
+    await expectAccessible(page, "keys-limit");
+    await photograph("keys-limit");
+    expectNothingUnsafe(page);
+  });
+
+  test("another brand's page lists its own keys, and counts the account's others", async () => {
+    const other = (await d.box.cliJson<{ id: string }>(["brand", "create", "--email", OWNER.email, "--name", "Beta"])).id;
+    await page.reload();
+    await page.getByLabel("Brand", { exact: true }).selectOption({ label: "Beta" });
+    await page.waitForURL(`**/brands/${other}/keys`);
+    await page.getByRole("heading", { name: "No API key for this brand" }).waitFor();
+    await page.getByText("The account's 20 other active keys belong to its other brands: switch brand to see them.").waitFor();
+    await page.getByRole("status").filter({ hasText: "20 of 20 active keys on this account." }).waitFor();
+    expectNothingUnsafe(page);
+  });
+});
