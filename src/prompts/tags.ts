@@ -5,7 +5,7 @@ import { type Db } from "../db/client";
 import { promptTags, tags } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, newId } from "../ids";
-import { decodeCursor, page } from "./paging";
+import { decodeCursor, page } from "../paging";
 
 export const TAG_NAME_MAX = 50;
 

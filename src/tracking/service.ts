@@ -1,11 +1,19 @@
 // The tracking feature as the rest of the product sees it: start a run (in the background or to the
-// end), its status and schedule, run records, and the shutdown hook.
+// end), its status and schedule, run records, storing answers, re-analysis, and the shutdown hook.
 import { Cron } from "croner";
+import { listPaidAccountIds } from "../accounts/service";
+import { listBrandIdsOfAccounts } from "../brands/service";
+import { type Config } from "../config";
 import { type AppContext } from "../context";
+import { type Db } from "../db/client";
 import { type RunStatus } from "../db/schema";
 import { NotFound } from "../errors";
 import { iso, isoOrNull } from "../ids";
-import { type ClientOptions } from "./engines/types";
+import { type ClientOptions } from "../llm/types";
+import { hasActivePrompts } from "../prompts/service";
+import { AnswerWriter, analyzeForStorage, type NewAnswer } from "./answer-writer";
+import { Reanalysis } from "./reanalysis";
+import { type Roster } from "./roster";
 import { type RunRequest, TrackingRunner } from "./runner";
 
 export interface RunView {
@@ -23,23 +31,40 @@ export interface RunView {
   error: string | null;
 }
 
-// Keyed by the database handle: the CLI, the scheduler and the tool server of one process share it,
-// and with it the per-brand lock and the per-engine concurrency limits.
-const runners = new WeakMap<AppContext["db"], TrackingRunner>();
+/**
+ * One per AppContext: the CLI, the scheduler and the tool server of a process share it, and with it
+ * the per-brand run lock, the per-engine concurrency limits and the re-analysis state.
+ */
+export class TrackingService {
+  readonly writer: AnswerWriter;
+  readonly reanalysis: Reanalysis;
+  readonly runner: TrackingRunner;
 
-/** The process's runner for this database, created on first use. */
-export function getTracking(app: AppContext, clientOptions?: ClientOptions): TrackingRunner {
-  let runner = runners.get(app.db);
-  if (!runner) {
-    runner = new TrackingRunner(app, clientOptions);
-    runners.set(app.db, runner);
+  constructor(
+    config: Config,
+    private readonly db: Db,
+    clientOptions: ClientOptions = {},
+  ) {
+    this.writer = new AnswerWriter(db);
+    this.reanalysis = new Reanalysis(db, this.writer);
+    this.runner = new TrackingRunner(config, db, this.writer, this.reanalysis, clientOptions);
   }
-  return runner;
+
+  /** Analyses and stores one answer in its own transaction. Returns the answer id. */
+  storeAnswer(answer: NewAnswer, roster: Roster): number {
+    const analysis = analyzeForStorage(answer.status, answer.text, answer.providerCitations, roster);
+    return this.db.sqlite.transaction(() => this.writer.write(answer, analysis, roster)).immediate();
+  }
+
+  /** Re-analyses the brand's stored answers with its roster as it stands now; see Reanalysis. */
+  reanalyzeBrand(brandId: string): Promise<number> {
+    return this.reanalysis.reanalyzeBrand(brandId);
+  }
 }
 
 /** Starts a run in the background; returns its record as it stands at the start. */
 export function startTracking(app: AppContext, brandId: string, request: RunRequest): { run: RunView; done: Promise<RunView> } {
-  const started = getTracking(app).start(brandId, request);
+  const started = app.tracking.runner.start(brandId, request);
   return { run: getRun(app, brandId, started.runId), done: started.done.then(() => getRun(app, brandId, started.runId)) };
 }
 
@@ -50,7 +75,7 @@ export function runTracking(app: AppContext, brandId: string, request: RunReques
 
 /** The shutdown hook of `serve` and `track`: aborts in-flight requests and marks the runs interrupted. */
 export async function stopTracking(app: AppContext): Promise<void> {
-  await runners.get(app.db)?.shutdown();
+  await app.tracking.runner.shutdown();
 }
 
 interface RunRow {
@@ -106,14 +131,7 @@ export function lastRun(app: AppContext, brandId: string): RunView | null {
 
 /** Brands the scheduler and `spyglass track` cover: on a paid plan, with at least one active prompt. */
 export function trackableBrandIds(app: AppContext): string[] {
-  return app.db.sqlite
-    .query<{ id: string }, []>(
-      `SELECT b.id FROM brands b JOIN accounts a ON a.id = b.account_id
-       WHERE a.plan <> 'none' AND EXISTS (SELECT 1 FROM prompts p WHERE p.brand_id = b.id AND p.archived_at IS NULL)
-       ORDER BY b.created_at, b.id`,
-    )
-    .all()
-    .map((r) => r.id);
+  return listBrandIdsOfAccounts(app.db, listPaidAccountIds(app.db)).filter((brandId) => hasActivePrompts(app.db, brandId));
 }
 
 /** When the schedule fires next (UTC), or null when scheduled tracking is off or has no engine. */

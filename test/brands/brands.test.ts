@@ -32,7 +32,7 @@ describe("brands service (used by the tool server)", () => {
     const account = findAccountByEmail(t.db, "a@example.com")!;
     const brand = createBrand(t.db, account.id, { name: "Acme", domain: "acme.com" });
     expect(getBrand(t.db, brand.id)).toEqual(brand);
-    const updated = updateBrand(t.db, brand.id, { name: "Acme Corp", aliases: ["ACME", "acme", "Acme Co"] });
+    const updated = updateBrand(t.ctx, brand.id, { name: "Acme Corp", aliases: ["ACME", "acme", "Acme Co"] });
     expect(updated).toEqual({
       id: brand.id,
       name: "Acme Corp",
@@ -40,14 +40,14 @@ describe("brands service (used by the tool server)", () => {
       aliases: ["ACME", "Acme Co"],
       site_key: brand.site_key,
     });
-    expect(updateBrand(t.db, brand.id, { domain: null }).domain).toBeNull();
-    expect(updateBrand(t.db, brand.id, { domain: "https://www.acme.io/" }).domain).toBe("acme.io");
-    expect(updateBrand(t.db, brand.id, {})).toEqual(getBrand(t.db, brand.id));
-    expect(() => updateBrand(t.db, brand.id, { name: "" })).toThrow(/^name: /);
-    expect(() => updateBrand(t.db, brand.id, { aliases: ["ab"] })).toThrow(/^aliases: /);
-    expect(() => updateBrand(t.db, brand.id, { domain: "nope" })).toThrow(/^domain: /);
+    expect(updateBrand(t.ctx, brand.id, { domain: null }).domain).toBeNull();
+    expect(updateBrand(t.ctx, brand.id, { domain: "https://www.acme.io/" }).domain).toBe("acme.io");
+    expect(updateBrand(t.ctx, brand.id, {})).toEqual(getBrand(t.db, brand.id));
+    expect(() => updateBrand(t.ctx, brand.id, { name: "" })).toThrow(/^name: /);
+    expect(() => updateBrand(t.ctx, brand.id, { aliases: ["ab"] })).toThrow(/^aliases: /);
+    expect(() => updateBrand(t.ctx, brand.id, { domain: "nope" })).toThrow(/^domain: /);
     expect(() => getBrand(t.db, "brd_missing")).toThrow("Brand not found.");
-    expect(() => updateBrand(t.db, "brd_missing", { name: "X" })).toThrow("Brand not found.");
+    expect(() => updateBrand(t.ctx, "brd_missing", { name: "X" })).toThrow("Brand not found.");
   });
 });
 
