@@ -2,6 +2,9 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { findAccountByEmail } from "../../src/accounts/service";
 import { normalizeDomain } from "../../src/brands/domain";
 import { createBrand, getBrand, updateBrand } from "../../src/brands/service";
+import { buildCatalog } from "../../src/catalogue/registry";
+import { TOOLS } from "../../src/catalogue/tools";
+import { callTool } from "../../src/mcp/server";
 import { type TestApp, testApp } from "../support/http";
 
 let t: TestApp;
@@ -48,6 +51,36 @@ describe("brands service (used by the tool server)", () => {
     expect(() => updateBrand(t.ctx, brand.id, { domain: "nope" })).toThrow(/^domain: /);
     expect(() => getBrand(t.db, "brd_missing")).toThrow("Brand not found.");
     expect(() => updateBrand(t.ctx, "brd_missing", { name: "X" })).toThrow("Brand not found.");
+  });
+});
+
+describe("re-analysis after a change of the brand's roster", () => {
+  test("update_brand and updateBrand with the values the brand already has re-analyse nothing", async () => {
+    t = await testApp();
+    await t.signIn("a@example.com", { plan: "visibility" });
+    const account = findAccountByEmail(t.db, "a@example.com")!;
+    const brand = createBrand(t.db, account.id, { name: "Acme", domain: "acme.com", aliases: ["Acme Co"] });
+    const reanalyses = () => t.ctx.tracking.reanalysis.rosterVersion(brand.id);
+    const before = reanalyses();
+
+    expect(updateBrand(t.ctx, brand.id, { name: "Acme", domain: "https://www.acme.com/", aliases: ["Acme Co"] })).toEqual(brand);
+    expect(updateBrand(t.ctx, brand.id, {})).toEqual(brand);
+    const ctx = {
+      app: t.ctx,
+      brand: { id: brand.id, name: brand.name, domain: brand.domain, aliases: brand.aliases, siteKey: brand.site_key },
+      account: { id: account.id, email: account.email },
+      plan: "visibility" as const,
+      requestId: "test",
+    };
+    const result = await callTool(buildCatalog(TOOLS), ctx, "update_brand", { name: "Acme", domain: "acme.com", aliases: ["Acme Co"] });
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent).toEqual({ brand });
+    expect(reanalyses()).toBe(before);
+
+    await callTool(buildCatalog(TOOLS), ctx, "update_brand", { aliases: ["Acme Company"] });
+    expect(reanalyses()).toBe(before + 1);
+    updateBrand(t.ctx, brand.id, { domain: null });
+    expect(reanalyses()).toBe(before + 2);
   });
 });
 
