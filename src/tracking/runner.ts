@@ -55,7 +55,7 @@ const NO_ENGINES =
   "No engines are configured: add an [[engines]] section (api, base_url, model, api_key_env) to spyglass.toml, then run tracking again.";
 
 /** Whether a process id belongs to a live process on this machine. */
-export function processAlive(pid: number | null): boolean {
+function processAlive(pid: number | null): boolean {
   if (pid === null || pid <= 0) return false;
   try {
     process.kill(pid, 0);
@@ -77,11 +77,6 @@ export class TrackingRunner {
     private readonly reanalysis: Reanalysis,
     private readonly clientOptions: ClientOptions = {},
   ) {}
-
-  /** The run under way for the brand in this process, if any. */
-  activeRun(brandId: string): string | null {
-    return this.active.get(brandId)?.runId ?? null;
-  }
 
   /**
    * Validates the request, takes the brand's lock, records the run and starts it in the background.
