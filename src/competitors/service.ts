@@ -144,11 +144,14 @@ export function createCompetitor(app: RosterWriter, brandId: string, input: Comp
   return created;
 }
 
-/** Changes the fields given; `aliases` and `domains` replace the current lists. */
+/**
+ * Changes the fields given; `aliases` and `domains` replace the current lists. Only a real change
+ * is written and announced (an unchanged competitor re-analyses nothing).
+ */
 export function updateCompetitor(app: RosterWriter, brandId: string, competitorId: string, patch: CompetitorInput): CompetitorView {
   const { db } = app;
   const updated = db.sqlite
-    .transaction(() => {
+    .transaction((): { competitor: CompetitorView; changed: boolean } => {
       const current = findRow(db, brandId, competitorId);
       if (!current) throw notFound();
       const name = patch.name !== undefined ? cleanName(patch.name, "name", "a competitor's name") : current.name;
@@ -159,16 +162,23 @@ export function updateCompetitor(app: RosterWriter, brandId: string, competitorI
         aliases: patch.aliases !== undefined ? cleanAliases(patch.aliases, name) : current.aliases,
         domains: patch.domains !== undefined ? cleanDomains(patch.domains) : current.domains,
       };
-      db.orm
-        .update(competitors)
-        .set({ name: next.name, aliases: next.aliases, domains: next.domains })
-        .where(and(eq(competitors.brandId, brandId), eq(competitors.id, competitorId)))
-        .run();
-      return view(next);
+      const changed = next.name !== current.name || !sameList(next.aliases, current.aliases) || !sameList(next.domains, current.domains);
+      if (changed) {
+        db.orm
+          .update(competitors)
+          .set({ name: next.name, aliases: next.aliases, domains: next.domains })
+          .where(and(eq(competitors.brandId, brandId), eq(competitors.id, competitorId)))
+          .run();
+      }
+      return { competitor: view(next), changed };
     })
     .immediate();
-  app.events.emit("rosterChanged", { brandId });
-  return updated;
+  if (updated.changed) app.events.emit("rosterChanged", { brandId });
+  return updated.competitor;
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i]);
 }
 
 /** Deletes the competitor; its mentions disappear from the analysis with the re-analysis. */
