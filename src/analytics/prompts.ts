@@ -50,18 +50,19 @@ export function promptPerformance(
   const direction = opts.order === "visibility_asc" ? "ASC" : "DESC";
   const rows = app.db.sqlite
     .query<{ prompt_id: string; total: number; valid: number; mentioned: number; pos_sum: number | null }, SqlParam[]>(
-      // Prompt by prompt (CROSS JOIN keeps that loop order), each prompt's answers of the period
-      // from the covering (brand, prompt, created_at…) index: the groups come out in order, where
-      // grouping the period's answers by prompt sorted them all through a temporary B-tree
-      // (320 → 80 ms at 216,000 answers).
-      `SELECT p.value AS prompt_id, count(*) AS total, sum(a.status = 'ok') AS valid,
-         sum(a.brand_mentioned) AS mentioned, sum(a.brand_position) AS pos_sum
-       FROM json_each(?) p CROSS JOIN answers a ON a.prompt_id = p.value
-       WHERE ${w.sql} GROUP BY p.value
-       ORDER BY (CASE WHEN valid > 0 THEN CAST(mentioned AS REAL) / valid END) ${direction} NULLS LAST, valid DESC, p.value
+      // Prompt by prompt, each prompt's answers of the period from the covering (brand, prompt,
+      // created_at…) index, their sums packed into one value: grouping the answers by prompt instead
+      // sorted them all through a temporary B-tree (about twice the time at 108,000 answers).
+      `WITH per_prompt (prompt_id, sums) AS MATERIALIZED (
+         SELECT p.value, (SELECT json_array(count(*), sum(a.status = 'ok'), sum(a.brand_mentioned), sum(a.brand_position))
+                          FROM answers a WHERE a.prompt_id = p.value AND ${w.sql})
+         FROM json_each(?) p),
+       figures AS (SELECT prompt_id, sums ->> 0 AS total, sums ->> 1 AS valid, sums ->> 2 AS mentioned, sums ->> 3 AS pos_sum FROM per_prompt)
+       SELECT prompt_id, total, valid, mentioned, pos_sum FROM figures WHERE total > 0
+       ORDER BY (CASE WHEN valid > 0 THEN CAST(mentioned AS REAL) / valid END) ${direction} NULLS LAST, valid DESC, prompt_id
        LIMIT ? OFFSET ?`,
     )
-    .all(scopePromptIds(app, filter), ...w.params, opts.limit + 1, opts.offset);
+    .all(...w.params, scopePromptIds(app, filter), opts.limit + 1, opts.offset);
   const page = rows.slice(0, opts.limit);
   const ids = page.map((r) => r.prompt_id);
   const texts = getPromptTexts(app.db, filter.brandId, ids);
