@@ -165,15 +165,10 @@ export function listActivePrompts(db: Db, brandId: string): Array<{ id: string; 
     .all();
 }
 
-export function hasActivePrompts(db: Db, brandId: string): boolean {
-  return (
-    db.orm
-      .select({ id: prompts.id })
-      .from(prompts)
-      .where(and(eq(prompts.brandId, brandId), isNull(prompts.archivedAt)))
-      .limit(1)
-      .get() !== undefined
-  );
+/** Ids of the brands that have at least one active prompt (the ones a tracking run has work for). */
+export function listBrandIdsWithActivePrompts(db: Db): Set<string> {
+  const rows = db.orm.selectDistinct({ brandId: prompts.brandId }).from(prompts).where(isNull(prompts.archivedAt)).all();
+  return new Set(rows.map((row) => row.brandId));
 }
 
 /** Ids of the brand's prompts, archived ones included, or only those carrying the tag: the scope of a metric. */

@@ -163,7 +163,7 @@ export class RollupDelta {
   }
 }
 
-/** Prepared statements for writing answers; prepare once per database and reuse. */
+/** Prepared statements for writing answers; one per AppContext (TrackingService.writer). */
 export class AnswerWriter {
   private readonly insertAnswer: Statement;
   private readonly insertMention: Statement;

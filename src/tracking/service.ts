@@ -10,7 +10,7 @@ import { type RunStatus } from "../db/schema";
 import { NotFound } from "../errors";
 import { iso, isoOrNull } from "../ids";
 import { type ClientOptions } from "../llm/types";
-import { hasActivePrompts } from "../prompts/service";
+import { listBrandIdsWithActivePrompts } from "../prompts/service";
 import { AnswerWriter, analyzeForStorage, type NewAnswer } from "./answer-writer";
 import { Reanalysis } from "./reanalysis";
 import { type Roster } from "./roster";
@@ -131,7 +131,8 @@ export function lastRun(app: AppContext, brandId: string): RunView | null {
 
 /** Brands the scheduler and `spyglass track` cover: on a paid plan, with at least one active prompt. */
 export function trackableBrandIds(app: AppContext): string[] {
-  return listBrandIdsOfAccounts(app.db, listPaidAccountIds(app.db)).filter((brandId) => hasActivePrompts(app.db, brandId));
+  const withPrompts = listBrandIdsWithActivePrompts(app.db);
+  return listBrandIdsOfAccounts(app.db, listPaidAccountIds(app.db)).filter((brandId) => withPrompts.has(brandId));
 }
 
 /** When the schedule fires next (UTC), or null when scheduled tracking is off or has no engine. */
