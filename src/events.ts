@@ -11,24 +11,22 @@ export interface AppEvents {
   articlesChanged: { brandId: string };
 }
 
-export type EventListener<K extends keyof AppEvents> = (event: AppEvents[K]) => void;
+export type AppEventListener<K extends keyof AppEvents> = (event: AppEvents[K]) => void;
 
 export class EventHub {
-  private readonly listeners: { [K in keyof AppEvents]: Set<EventListener<K>> } = {
+  private readonly listeners: { [K in keyof AppEvents]: Set<AppEventListener<K>> } = {
     rosterChanged: new Set(),
     articlesChanged: new Set(),
   };
 
-  /** Calls `listener` on every `type` event from now on; returns the call that stops it. */
-  on<K extends keyof AppEvents>(type: K, listener: EventListener<K>): () => void {
-    const set = this.listeners[type] as Set<EventListener<K>>;
-    set.add(listener);
-    return () => set.delete(listener);
+  /** Calls `listener` on every `type` event from now on. */
+  on<K extends keyof AppEvents>(type: K, listener: AppEventListener<K>): void {
+    (this.listeners[type] as Set<AppEventListener<K>>).add(listener);
   }
 
   /** A listener that throws is logged: the change it reacts to has committed and stands. */
   emit<K extends keyof AppEvents>(type: K, event: AppEvents[K]): void {
-    for (const listener of this.listeners[type] as Set<EventListener<K>>) {
+    for (const listener of this.listeners[type] as Set<AppEventListener<K>>) {
       try {
         listener(event);
       } catch (error) {
