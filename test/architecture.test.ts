@@ -59,6 +59,8 @@ function withoutComments(text: string): string {
 }
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s+(?:type\s+)?([\s\S]*?)\s*from\s*["']([^"']+)["']/g;
+/** `import "./x"` for its side effects, and `import("./x")`. */
+const BARE_IMPORT = /(?:^|\n)\s*import\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g;
 
 function resolveImport(fromFile: string, specifier: string): string | null {
   if (!specifier.startsWith(".")) return null;
@@ -80,6 +82,10 @@ function parse(full: string): SourceFile {
     if (target === null) continue;
     const names = [...(match[1] ?? "").matchAll(/(?:type\s+)?([A-Za-z_$][\w$]*)(?:\s+as\s+[\w$]+)?/g)].map((m) => m[1]!);
     imports.push({ target, names });
+  }
+  for (const match of text.matchAll(BARE_IMPORT)) {
+    const target = resolveImport(full, (match[1] ?? match[2])!);
+    if (target !== null) imports.push({ target, names: [] });
   }
   return { path, folder: path.includes("/") ? path.slice(0, path.indexOf("/")) : null, text, imports };
 }
