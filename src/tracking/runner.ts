@@ -2,10 +2,11 @@
 // analysis) the moment it arrives. One run per brand at a time, guarded in process and by the run
 // row in the database (so a `spyglass track` beside a running server cannot overlap it either).
 
+import { and, eq, sql } from "drizzle-orm";
 import { type Config, type EngineSettings } from "../config";
 import { type AppContext } from "../context";
 import { type Db } from "../db/client";
-import { type RunStatus } from "../db/schema";
+import { type RunStatus, trackingRuns } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { newId } from "../ids";
 import { createEngineClient, type EngineClient } from "../llm/client";
@@ -48,7 +49,7 @@ interface PromptRow {
 
 interface RunningRow {
   id: string;
-  owner_pid: number | null;
+  ownerPid: number | null;
 }
 
 const NO_ENGINES =
@@ -146,21 +147,35 @@ export class TrackingRunner {
 
   /** Inserts the run row unless another live run of the brand holds it; stale `running` rows are marked interrupted. */
   private claimRunRow(brandId: string, runId: string, trigger: RunTrigger, engines: EngineSettings[], planned: number): void {
-    const db = this.db.sqlite;
-    db.transaction(() => {
-      const running = db
-        .query<RunningRow, [string]>("SELECT id, owner_pid FROM tracking_runs WHERE brand_id = ? AND status = 'running'")
-        .all(brandId);
-      for (const row of running) {
-        // A row of this very process that is not in `active` is a leftover; another live process holds its run.
-        if (row.owner_pid !== process.pid && processAlive(row.owner_pid)) throw alreadyRunning(row.id);
-        markInterrupted(this.db, row.id, "the process running it stopped before it finished");
-      }
-      db.query(
-        `INSERT INTO tracking_runs (id, brand_id, status, trigger, engines, answers_planned, answers_done, owner_pid, started_at)
-         VALUES (?, ?, 'running', ?, ?, ?, 0, ?, ?)`,
-      ).run(runId, brandId, trigger, JSON.stringify(engines.map((e) => e.id)), planned, process.pid, Date.now());
-    }).immediate();
+    const db = this.db;
+    db.sqlite
+      .transaction(() => {
+        const running: RunningRow[] = db.orm
+          .select({ id: trackingRuns.id, ownerPid: trackingRuns.ownerPid })
+          .from(trackingRuns)
+          .where(and(eq(trackingRuns.brandId, brandId), eq(trackingRuns.status, "running")))
+          .all();
+        for (const row of running) {
+          // A row of this very process that is not in `active` is a leftover; another live process holds its run.
+          if (row.ownerPid !== process.pid && processAlive(row.ownerPid)) throw alreadyRunning(row.id);
+          markInterrupted(db, row.id, "the process running it stopped before it finished");
+        }
+        db.orm
+          .insert(trackingRuns)
+          .values({
+            id: runId,
+            brandId,
+            status: "running",
+            trigger,
+            engines: engines.map((e) => e.id),
+            answersPlanned: planned,
+            answersDone: 0,
+            ownerPid: process.pid,
+            startedAt: Date.now(),
+          })
+          .run();
+      })
+      .immediate();
   }
 
   private client(engine: EngineSettings): EngineClient {
@@ -185,7 +200,11 @@ export class TrackingRunner {
     const db = this.db;
     const planned = prompts.length * engines.length * samples;
     const writer = this.writer;
-    const countDone = db.sqlite.prepare("UPDATE tracking_runs SET answers_done = answers_done + 1 WHERE id = ?");
+    const countDone = db.orm
+      .update(trackingRuns)
+      .set({ answersDone: sql`${trackingRuns.answersDone} + 1` })
+      .where(eq(trackingRuns.id, runId))
+      .prepare();
     let roster: Roster = loadRoster(db, brandId);
     let version = this.reanalysis.rosterVersion(brandId);
     let done = 0;
@@ -221,7 +240,7 @@ export class TrackingRunner {
             analysis,
             roster,
           );
-          countDone.run(runId);
+          countDone.run();
         })
         .immediate();
     };
@@ -278,14 +297,16 @@ function alreadyRunning(runId: string): Conflict {
 }
 
 function finish(db: Db, runId: string, status: RunStatus, error: string | null): RunStatus {
-  db.sqlite.query("UPDATE tracking_runs SET status = ?, finished_at = ?, error = ? WHERE id = ?").run(status, Date.now(), error, runId);
+  db.orm.update(trackingRuns).set({ status, finishedAt: Date.now(), error }).where(eq(trackingRuns.id, runId)).run();
   return status;
 }
 
 function markInterrupted(db: Db, runId: string, reason: string): void {
-  db.sqlite
-    .query("UPDATE tracking_runs SET status = 'interrupted', finished_at = ?, error = ? WHERE id = ? AND status = 'running'")
-    .run(Date.now(), reason, runId);
+  db.orm
+    .update(trackingRuns)
+    .set({ status: "interrupted", finishedAt: Date.now(), error: reason })
+    .where(and(eq(trackingRuns.id, runId), eq(trackingRuns.status, "running")))
+    .run();
 }
 
 /**
@@ -293,10 +314,14 @@ function markInterrupted(db: Db, runId: string, reason: string): void {
  * is marked `interrupted`; its stored answers stay. Returns how many were marked.
  */
 export function markInterruptedRuns(app: AppContext): number {
-  const rows = app.db.sqlite.query<RunningRow, []>("SELECT id, owner_pid FROM tracking_runs WHERE status = 'running'").all();
+  const rows: RunningRow[] = app.db.orm
+    .select({ id: trackingRuns.id, ownerPid: trackingRuns.ownerPid })
+    .from(trackingRuns)
+    .where(eq(trackingRuns.status, "running"))
+    .all();
   let marked = 0;
   for (const row of rows) {
-    if (row.owner_pid !== process.pid && processAlive(row.owner_pid)) continue;
+    if (row.ownerPid !== process.pid && processAlive(row.ownerPid)) continue;
     markInterrupted(app.db, row.id, "the process running it stopped before it finished; the answers stored so far are kept");
     marked++;
   }

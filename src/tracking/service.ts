@@ -1,12 +1,13 @@
 // The tracking feature as the rest of the product sees it: start a run (in the background or to the
 // end), its status and schedule, run records, storing answers, re-analysis, and the shutdown hook.
 import { Cron } from "croner";
+import { and, count, desc, eq } from "drizzle-orm";
 import { listPaidAccountIds } from "../accounts/service";
 import { listBrandIdsOfAccounts } from "../brands/service";
 import { type Config } from "../config";
 import { type AppContext } from "../context";
 import { type Db } from "../db/client";
-import { type RunStatus } from "../db/schema";
+import { answers, type RunStatus, trackingRuns } from "../db/schema";
 import { NotFound } from "../errors";
 import { iso, isoOrNull } from "../ids";
 import { type ClientOptions } from "../llm/types";
@@ -78,54 +79,50 @@ export async function stopTracking(app: AppContext): Promise<void> {
   await app.tracking.runner.shutdown();
 }
 
-interface RunRow {
-  id: string;
-  brand_id: string;
-  status: RunStatus;
-  trigger: string;
-  engines: string;
-  answers_planned: number;
-  answers_done: number;
-  started_at: number;
-  finished_at: number | null;
-  error: string | null;
-}
+type RunRow = typeof trackingRuns.$inferSelect;
 
 function view(app: AppContext, row: RunRow): RunView {
   const counts = { ok: 0, empty: 0, refusal: 0, error: 0 };
-  const rows = app.db.sqlite
-    .query<{ status: keyof typeof counts; n: number }, [string]>(
-      "SELECT status, count(*) AS n FROM answers WHERE run_id = ? GROUP BY status",
-    )
-    .all(row.id);
+  const rows = app.db.orm
+    .select({ status: answers.status, n: count() })
+    .from(answers)
+    .where(eq(answers.runId, row.id))
+    .groupBy(answers.status)
+    .all();
   for (const r of rows) counts[r.status] = r.n;
   return {
     id: row.id,
-    brand_id: row.brand_id,
+    brand_id: row.brandId,
     status: row.status,
     trigger: row.trigger,
-    engines: JSON.parse(row.engines) as string[],
-    answers_planned: row.answers_planned,
-    answers_done: row.answers_done,
+    engines: row.engines,
+    answers_planned: row.answersPlanned,
+    answers_done: row.answersDone,
     answers: counts,
-    started_at: iso(row.started_at),
-    finished_at: isoOrNull(row.finished_at),
+    started_at: iso(row.startedAt),
+    finished_at: isoOrNull(row.finishedAt),
     error: row.error,
   };
 }
 
 export function getRun(app: AppContext, brandId: string, runId: string): RunView {
-  const row = app.db.sqlite
-    .query<RunRow, [string, string]>("SELECT * FROM tracking_runs WHERE id = ? AND brand_id = ?")
-    .get(runId, brandId);
+  const row = app.db.orm
+    .select()
+    .from(trackingRuns)
+    .where(and(eq(trackingRuns.id, runId), eq(trackingRuns.brandId, brandId)))
+    .get();
   if (!row) throw new NotFound("Tracking run not found.", "run_not_found");
   return view(app, row);
 }
 
 export function lastRun(app: AppContext, brandId: string): RunView | null {
-  const row = app.db.sqlite
-    .query<RunRow, [string]>("SELECT * FROM tracking_runs WHERE brand_id = ? ORDER BY started_at DESC, id DESC LIMIT 1")
-    .get(brandId);
+  const row = app.db.orm
+    .select()
+    .from(trackingRuns)
+    .where(eq(trackingRuns.brandId, brandId))
+    .orderBy(desc(trackingRuns.startedAt), desc(trackingRuns.id))
+    .limit(1)
+    .get();
   return row ? view(app, row) : null;
 }
 
