@@ -74,7 +74,7 @@ export class PublicContentCache {
     this.bytes -= entry.bytes;
   }
 
-  clear(): void {
+  private clear(): void {
     this.bySiteKey.clear();
     this.byBrand.clear();
     this.bytes = 0;
