@@ -110,15 +110,17 @@ export function listCompetitors(
   return { competitors: items.map((r) => view(r.row)), next_cursor: next };
 }
 
-/** Every competitor of the brand, oldest first: the roster the answer analysis matches. */
+/** Every competitor of the brand, oldest first: the roster the answer analysis matches (prepared: read by every analysis). */
 export function listAllCompetitors(db: Db, brandId: string): CompetitorView[] {
-  return db.orm
-    .select()
-    .from(competitors)
-    .where(eq(competitors.brandId, brandId))
-    .orderBy(asc(competitors.createdAt), asc(competitors.id))
-    .all()
-    .map(view);
+  const ofBrand = db.prepared("competitors.ofBrand", () =>
+    db.orm
+      .select()
+      .from(competitors)
+      .where(eq(competitors.brandId, sql.placeholder("brandId")))
+      .orderBy(asc(competitors.createdAt), asc(competitors.id))
+      .prepare(),
+  );
+  return ofBrand.all({ brandId }).map(view);
 }
 
 type RosterWriter = Pick<AppContext, "db" | "events">;

@@ -2,7 +2,7 @@
 // brand case- and space-insensitively (`text_key`); archiving hides a prompt from tracking and lists
 // while its stored answers stay. Every query is keyed by the brand id of a verified credential.
 import { type Statement } from "bun:sqlite";
-import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { type Db } from "../db/client";
 import { prompts, promptTags } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
@@ -141,6 +141,18 @@ function view(row: PromptSqlRow): PromptView {
   };
 }
 
+/** Prepared: create_prompts looks up every text it is given. */
+function promptByTextKey(db: Db, brandId: string, textKey: string): PromptRow | undefined {
+  const byTextKey = db.prepared("prompts.byTextKey", () =>
+    db.orm
+      .select()
+      .from(prompts)
+      .where(and(eq(prompts.brandId, sql.placeholder("brandId")), eq(prompts.textKey, sql.placeholder("textKey"))))
+      .prepare(),
+  );
+  return byTextKey.get({ brandId, textKey });
+}
+
 function findRow(db: Db, brandId: string, promptId: string): PromptRow | undefined {
   return db.orm
     .select()
@@ -173,15 +185,28 @@ export function listBrandIdsWithActivePrompts(db: Db): Set<string> {
 
 /** Ids of the brand's prompts, archived ones included, or only those carrying the tag: the scope of a metric. */
 export function listPromptIds(db: Db, brandId: string, tagId: string | null = null): string[] {
+  // Prepared: every analytics call over prompts asks for its scope.
   const rows =
     tagId === null
-      ? db.orm.select({ id: prompts.id }).from(prompts).where(eq(prompts.brandId, brandId)).all()
-      : db.orm
-          .select({ id: prompts.id })
-          .from(prompts)
-          .innerJoin(promptTags, eq(promptTags.promptId, prompts.id))
-          .where(and(eq(prompts.brandId, brandId), eq(promptTags.tagId, tagId)))
-          .all();
+      ? db
+          .prepared("prompts.idsOfBrand", () =>
+            db.orm
+              .select({ id: prompts.id })
+              .from(prompts)
+              .where(eq(prompts.brandId, sql.placeholder("brandId")))
+              .prepare(),
+          )
+          .all({ brandId })
+      : db
+          .prepared("prompts.idsOfTag", () =>
+            db.orm
+              .select({ id: prompts.id })
+              .from(prompts)
+              .innerJoin(promptTags, eq(promptTags.promptId, prompts.id))
+              .where(and(eq(prompts.brandId, sql.placeholder("brandId")), eq(promptTags.tagId, sql.placeholder("tagId"))))
+              .prepare(),
+          )
+          .all({ brandId, tagId });
   return rows.map((row) => row.id);
 }
 
@@ -273,11 +298,7 @@ export function createPrompts(db: Db, brandId: string, items: readonly NewPrompt
           continue;
         }
         seen.add(key);
-        const existing = db.orm
-          .select()
-          .from(prompts)
-          .where(and(eq(prompts.brandId, brandId), eq(prompts.textKey, key)))
-          .get();
+        const existing = promptByTextKey(db, brandId, key);
         if (existing && existing.archivedAt === null) {
           duplicates.push(item.given);
           continue;
