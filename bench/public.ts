@@ -19,6 +19,7 @@ import { publishArticle } from "../src/content/publishing";
 import { createArticle } from "../src/content/service";
 import { openDatabase } from "../src/db/client";
 import { accounts } from "../src/db/schema";
+import { EventHub } from "../src/events";
 import { newId } from "../src/ids";
 import { scratchDir } from "../test/support/scratch";
 import { type LoadResult, load, median, report, requireBinary, type Sandbox, sandbox } from "./lib";
@@ -53,7 +54,7 @@ export async function seed(box: Sandbox): Promise<{ siteKey: string; slug: strin
     for (let i = 0; i < ARTICLES; i++) {
       const markdown = `# Article ${i}\n\n${PARAGRAPH.repeat(55)}| plan | price |\n|---|---|\n| Free | 0 |\n| Pro | 12 |\n`;
       const draft = await createArticle(db, brand.id, { title: `Article ${i}`, description: `About topic ${i}.`, markdown });
-      slug = publishArticle({ db }, brand.id, draft.id).slug;
+      slug = publishArticle({ db, events: new EventHub() }, brand.id, draft.id).slug;
     }
     return { siteKey: brand.site_key, slug };
   } finally {

@@ -8,11 +8,12 @@ import { articleRenderer } from "./content/renderer";
 import { createAppContext } from "./context";
 import { backupDatabase } from "./db/backup";
 import { type Db, openDatabase } from "./db/client";
+import { demoCommand } from "./demo/cli";
 import { AppError } from "./errors";
 import { createApiKey, listApiKeys, revokeApiKey } from "./keys/service";
 import { configureLog, log } from "./log";
 import { startServer } from "./server";
-import { demoCommand, trackCommand } from "./tracking/cli";
+import { trackCommand } from "./tracking/cli";
 import { markInterruptedRuns } from "./tracking/runner";
 import { startScheduler } from "./tracking/scheduler";
 import { stopTracking } from "./tracking/service";
@@ -149,7 +150,9 @@ const COMMANDS: Record<string, Command> = {
     summary: "lists the account's active API keys (newest first); the keys themselves are never shown again",
     options: { email: { type: "string" } },
     async run({ config, flags, json }) {
-      const keys = await withDb(config, (db) => listApiKeys(db, requireAccountByEmail(db, need(flags, "email")).id));
+      const keys = await withDb(config, (db) =>
+        listApiKeys(createAppContext(config, db), requireAccountByEmail(db, need(flags, "email")).id),
+      );
       if (json) return printRecord({ keys }, true);
       if (keys.length === 0)
         return void process.stdout.write('No active API keys: create one with "spyglass key create --email E --brand ID --name N".\n');
@@ -167,7 +170,7 @@ const COMMANDS: Record<string, Command> = {
       const revoked = await withDb(config, (db) => {
         const accountId = requireAccountByEmail(db, need(flags, "email")).id;
         const keyId = need(flags, "id");
-        const key = listApiKeys(db, accountId).find((k) => k.id === keyId);
+        const key = listApiKeys(createAppContext(config, db), accountId).find((k) => k.id === keyId);
         // NotFound for an unknown key, one already revoked or another account's, as over HTTP.
         revokeApiKey(db, accountId, keyId);
         return key!;

@@ -5,7 +5,6 @@ import { type Server } from "bun";
 import { buildApp } from "./app";
 import { type AppContext } from "./context";
 import { dashboardPages } from "./dashboard/pages";
-import { flushLastUsed } from "./keys/service";
 import { log } from "./log";
 import { publicApiRoutes } from "./public/routes";
 
@@ -66,7 +65,7 @@ export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): Runnin
             log.error("shutdown hook failed", { message: (error as Error).message });
           }
         }
-        flushLastUsed(ctx.db);
+        ctx.keys.flush();
         ctx.db.close();
       })();
       return stopping;

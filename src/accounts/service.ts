@@ -1,6 +1,6 @@
 // Accounts and passwords. Queries on the accounts table live here only; the CLI, the auth routes
 // and the dashboard call these functions.
-import { count, eq } from "drizzle-orm";
+import { count, eq, ne, sql } from "drizzle-orm";
 import { type Config } from "../config";
 import { type Db } from "../db/client";
 import { accounts, PLANS, type Plan } from "../db/schema";
@@ -107,10 +107,33 @@ export function findAccountByEmail(db: Db, email: string): AccountRow | null {
   return db.orm.select().from(accounts).where(eq(accounts.email, normalized)).get() ?? null;
 }
 
+/** An account by id; prepared once per connection, as it runs on every authenticated tool request. */
 export function getAccount(db: Db, accountId: string): AccountView {
-  const row = db.orm.select().from(accounts).where(eq(accounts.id, accountId)).get();
+  const byId = db.prepared("accounts.byId", () =>
+    db.orm
+      .select({ id: accounts.id, email: accounts.email, plan: accounts.plan })
+      .from(accounts)
+      .where(eq(accounts.id, sql.placeholder("id")))
+      .prepare(),
+  );
+  const row = byId.get({ id: accountId });
   if (!row) throw new NotFound("Account not found.", "account_not_found");
   return accountView(row);
+}
+
+/** Ids of the accounts on a paid plan (the ones whose brands are tracked). */
+export function listPaidAccountIds(db: Db): string[] {
+  return db.orm
+    .select({ id: accounts.id })
+    .from(accounts)
+    .where(ne(accounts.plan, "none"))
+    .all()
+    .map((row) => row.id);
+}
+
+/** Deletes the account and, through the schema's cascades, everything it owns. */
+export function deleteAccount(db: Db, accountId: string): void {
+  db.orm.delete(accounts).where(eq(accounts.id, accountId)).run();
 }
 
 export interface NewAccount {

@@ -3,7 +3,8 @@ import { type AppContext } from "../context";
 import { type AnswerStatus } from "../db/schema";
 import { Invalid, NotFound } from "../errors";
 import { iso } from "../ids";
-import { isOnDomains, loadRoster } from "../tracking/store";
+import { getPrompt } from "../prompts/service";
+import { isOnDomains, loadRoster } from "../tracking/roster";
 import { DAY_MS, dayString, parseDay, type SqlParam } from "./filters";
 
 export interface AnswerSummary {
@@ -146,10 +147,9 @@ export function getAnswer(app: AppContext, brandId: string, answerId: string) {
         latency_ms: number | null;
         tokens_in: number | null;
         tokens_out: number | null;
-        prompt_text: string;
       },
       [number, string]
-    >(`SELECT a.*, p.text AS prompt_text FROM answers a JOIN prompts p ON p.id = a.prompt_id WHERE a.id = ? AND a.brand_id = ?`)
+    >("SELECT a.* FROM answers a WHERE a.id = ? AND a.brand_id = ?")
     .get(key, brandId);
   if (!row) throw new NotFound("Answer not found.", "answer_not_found");
   const roster = loadRoster(app.db, brandId);
@@ -176,7 +176,7 @@ export function getAnswer(app: AppContext, brandId: string, answerId: string) {
     answer: {
       ...summary(row),
       day: dayString(row.created_at),
-      prompt_text: row.prompt_text,
+      prompt_text: getPrompt(app.db, brandId, row.prompt_id).text,
       run_id: row.run_id,
       error: row.error,
       latency_ms: row.latency_ms,

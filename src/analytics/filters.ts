@@ -1,9 +1,12 @@
 // The shared analytics filter: a period of inclusive UTC days (default: the last 30 days ending
 // today), its previous period of equal length, an engine and a tag, turned into SQL conditions on
 // the columns (brand_id, created_at, engine, prompt_id) that answers, mentions and citations all
-// carry, or on the daily rollups (brand_id, day, engine) when there is no tag.
+// carry, or on the daily rollups (brand_id, day, engine) when there is no tag. A tag and the
+// prompts it covers come from the prompts service; the SQL sees them as a JSON list of prompt ids.
 import { type AppContext } from "../context";
 import { Invalid, NotFound } from "../errors";
+import { listPromptIds } from "../prompts/service";
+import { findTag } from "../prompts/tags";
 
 export const DAY_MS = 86_400_000;
 export const DEFAULT_DAYS = 30;
@@ -32,7 +35,8 @@ export interface Filter {
   period: Period;
   previous: Period;
   engine: string | null;
-  tag: { id: string; name: string } | null;
+  /** `promptIds`: the JSON list of the ids of the tag's prompts. */
+  tag: { id: string; name: string; promptIds: string } | null;
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -77,14 +81,10 @@ export function resolveFilter(app: AppContext, brandId: string, input: FilterInp
   };
 }
 
-function resolveTag(app: AppContext, brandId: string, tag: string): { id: string; name: string } {
-  const row = app.db.sqlite
-    .query<{ id: string; name: string }, [string, string, string]>(
-      "SELECT id, name FROM tags WHERE brand_id = ? AND (id = ? OR name_key = ?) LIMIT 1",
-    )
-    .get(brandId, tag, tag.trim().toLowerCase());
-  if (!row) throw new NotFound(`Tag "${tag}" not found; list_tags shows the brand's tags.`, "tag_not_found");
-  return row;
+function resolveTag(app: AppContext, brandId: string, tag: string): NonNullable<Filter["tag"]> {
+  const found = findTag(app.db, brandId, tag);
+  if (!found) throw new NotFound(`Tag "${tag}" not found; list_tags shows the brand's tags.`, "tag_not_found");
+  return { ...found, promptIds: JSON.stringify(listPromptIds(app.db, brandId, found.id)) };
 }
 
 export type SqlParam = string | number;
@@ -101,8 +101,8 @@ export function where(alias: string, filter: Filter, from: number, to: number): 
     params.push(filter.engine);
   }
   if (filter.tag !== null) {
-    parts.push(`${alias}.prompt_id IN (SELECT prompt_id FROM prompt_tags WHERE tag_id = ?)`);
-    params.push(filter.tag.id);
+    parts.push(`${alias}.prompt_id IN (SELECT value FROM json_each(?))`);
+    params.push(filter.tag.promptIds);
   }
   return { sql: parts.join(" AND "), params };
 }
@@ -122,13 +122,9 @@ export function dayWhere(alias: string, filter: Filter, from: number, to: number
   return { sql: parts.join(" AND "), params };
 }
 
-/** Conditions selecting the filter's prompts (all the brand's, or the tag's) from `prompts` aliased `alias`. */
-export function promptScope(alias: string, filter: Filter): { sql: string; params: SqlParam[] } {
-  if (filter.tag === null) return { sql: `${alias}.brand_id = ?`, params: [filter.brandId] };
-  return {
-    sql: `${alias}.brand_id = ? AND ${alias}.id IN (SELECT prompt_id FROM prompt_tags WHERE tag_id = ?)`,
-    params: [filter.brandId, filter.tag.id],
-  };
+/** The JSON list of the ids of the filter's prompts: the tag's, or all the brand's (archived ones included). */
+export function scopePromptIds(app: AppContext, filter: Filter): string {
+  return filter.tag?.promptIds ?? JSON.stringify(listPromptIds(app.db, filter.brandId));
 }
 
 /** The filter as echoed in results, so a reader knows what the figures cover. */

@@ -1,7 +1,8 @@
 // Per-prompt figures and content gaps (METRICS.md "Content gaps").
 import { type AppContext } from "../context";
-import { loadRoster } from "../tracking/store";
-import { describeFilter, encodeOffset, type Filter, promptScope, type SqlParam, where } from "./filters";
+import { getPromptTexts } from "../prompts/service";
+import { loadRoster } from "../tracking/roster";
+import { describeFilter, encodeOffset, type Filter, type SqlParam, scopePromptIds, where } from "./filters";
 import { type Mean, mean, type Rate, rate } from "./rates";
 
 export interface PromptPerformance {
@@ -14,14 +15,6 @@ export interface PromptPerformance {
 }
 
 const marks = (list: readonly unknown[]) => list.map(() => "?").join(",");
-
-function promptTexts(app: AppContext, brandId: string, ids: string[]): Map<string, string> {
-  if (ids.length === 0) return new Map();
-  const rows = app.db.sqlite
-    .query<{ id: string; text: string }, string[]>(`SELECT id, text FROM prompts WHERE brand_id = ? AND id IN (${marks(ids)})`)
-    .all(brandId, ...ids);
-  return new Map(rows.map((r) => [r.id, r.text]));
-}
 
 /** Competitor mention counts per prompt for the given prompts, in the period (current roster members only). */
 function competitorCounts(app: AppContext, filter: Filter, promptIds: string[]): Map<string, Array<{ id: string; n: number }>> {
@@ -57,21 +50,22 @@ export function promptPerformance(
   const direction = opts.order === "visibility_asc" ? "ASC" : "DESC";
   const rows = app.db.sqlite
     .query<{ prompt_id: string; total: number; valid: number; mentioned: number; pos_sum: number | null }, SqlParam[]>(
-      // Prompt by prompt (CROSS JOIN keeps that loop order), each prompt's answers of the period
-      // from the covering (brand, prompt, created_at…) index: the groups come out in order, where
-      // grouping the period's answers by prompt sorted them all through a temporary B-tree
-      // (320 → 80 ms at 216,000 answers).
-      `SELECT p.id AS prompt_id, count(*) AS total, sum(a.status = 'ok') AS valid,
-         sum(a.brand_mentioned) AS mentioned, sum(a.brand_position) AS pos_sum
-       FROM prompts p CROSS JOIN answers a ON a.brand_id = p.brand_id AND a.prompt_id = p.id
-       WHERE p.brand_id = ? AND ${w.sql} GROUP BY p.id
-       ORDER BY (CASE WHEN valid > 0 THEN CAST(mentioned AS REAL) / valid END) ${direction} NULLS LAST, valid DESC, p.id
+      // Prompt by prompt, each prompt's answers of the period from the covering (brand, prompt,
+      // created_at…) index, their sums packed into one value: grouping the answers by prompt instead
+      // sorted them all through a temporary B-tree (about twice the time at 108,000 answers).
+      `WITH per_prompt (prompt_id, sums) AS MATERIALIZED (
+         SELECT p.value, (SELECT json_array(count(*), sum(a.status = 'ok'), sum(a.brand_mentioned), sum(a.brand_position))
+                          FROM answers a WHERE a.prompt_id = p.value AND ${w.sql})
+         FROM json_each(?) p),
+       figures AS (SELECT prompt_id, sums ->> 0 AS total, sums ->> 1 AS valid, sums ->> 2 AS mentioned, sums ->> 3 AS pos_sum FROM per_prompt)
+       SELECT prompt_id, total, valid, mentioned, pos_sum FROM figures WHERE total > 0
+       ORDER BY (CASE WHEN valid > 0 THEN CAST(mentioned AS REAL) / valid END) ${direction} NULLS LAST, valid DESC, prompt_id
        LIMIT ? OFFSET ?`,
     )
-    .all(filter.brandId, ...w.params, opts.limit + 1, opts.offset);
+    .all(...w.params, scopePromptIds(app, filter), opts.limit + 1, opts.offset);
   const page = rows.slice(0, opts.limit);
   const ids = page.map((r) => r.prompt_id);
-  const texts = promptTexts(app, filter.brandId, ids);
+  const texts = getPromptTexts(app.db, filter.brandId, ids);
   const competitors = competitorCounts(app, filter, ids);
   const names = new Map(loadRoster(app.db, filter.brandId).members.map((m) => [m.id, m.name]));
   const prompts: PromptPerformance[] = page.map((r) => {
@@ -111,7 +105,7 @@ const TOP_DOMAINS = 5;
  */
 export function contentGaps(app: AppContext, filter: Filter, opts: { limit: number; offset: number }) {
   const db = app.db.sqlite;
-  const scope = promptScope("p", filter);
+  const scope = scopePromptIds(app, filter);
   const w = where("a", filter, filter.period.start, filter.period.end);
   const bw = where("b", filter, filter.period.start, filter.period.end);
   // Per prompt: one probe for a brand mention (its mention rows), then, for prompts without one, the
@@ -119,18 +113,18 @@ export function contentGaps(app: AppContext, filter: Filter, opts: { limit: numb
   const rows = db
     .query<{ prompt_id: string; competitor_answers: number; total_gaps: number }, SqlParam[]>(
       `WITH candidates (prompt_id, competitor_answers) AS MATERIALIZED (
-         SELECT p.id, (SELECT count(*) FROM answers a WHERE a.prompt_id = p.id AND ${w.sql} AND a.roster_mentions > a.brand_mentioned)
-         FROM prompts p WHERE ${scope.sql}
-           AND NOT EXISTS (SELECT 1 FROM mentions b WHERE b.prompt_id = p.id AND b.member_id = b.brand_id AND ${bw.sql}))
+         SELECT p.value, (SELECT count(*) FROM answers a WHERE a.prompt_id = p.value AND ${w.sql} AND a.roster_mentions > a.brand_mentioned)
+         FROM json_each(?) p
+         WHERE NOT EXISTS (SELECT 1 FROM mentions b WHERE b.prompt_id = p.value AND b.member_id = b.brand_id AND ${bw.sql}))
        SELECT prompt_id, competitor_answers, count(*) OVER () AS total_gaps FROM candidates
        WHERE competitor_answers > 0
        ORDER BY competitor_answers DESC, prompt_id
        LIMIT ? OFFSET ?`,
     )
-    .all(...w.params, ...scope.params, ...bw.params, opts.limit + 1, opts.offset);
+    .all(...w.params, scope, ...bw.params, opts.limit + 1, opts.offset);
   const page = rows.slice(0, opts.limit);
   const ids = page.map((r) => r.prompt_id);
-  const texts = promptTexts(app, filter.brandId, ids);
+  const texts = getPromptTexts(app.db, filter.brandId, ids);
   const competitors = competitorCounts(app, filter, ids);
   const names = new Map(loadRoster(app.db, filter.brandId).members.map((m) => [m.id, m.name]));
   const valid = new Map<string, number>();

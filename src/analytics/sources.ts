@@ -2,7 +2,7 @@
 // and whether the source is the brand's own site. Summed from the daily citation rollups, or, with a
 // tag filter, from the citations of the tag's prompts.
 import { type AppContext } from "../context";
-import { isOnDomains, loadRoster, ownedRegistrableDomains } from "../tracking/store";
+import { isOnDomains, loadRoster, ownedRegistrableDomains } from "../tracking/roster";
 import { dayWhere, describeFilter, encodeOffset, type Filter, type SqlParam, where } from "./filters";
 import { type Rate, rate } from "./rates";
 import { validAnswers } from "./visibility";

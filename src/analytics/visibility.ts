@@ -3,8 +3,8 @@
 // of answers and mentions), with prompt coverage from index probes per prompt.
 import { type AppContext } from "../context";
 import { Invalid } from "../errors";
-import { loadRoster } from "../tracking/store";
-import { DAY_MS, dayString, dayWhere, describeFilter, type Filter, type SqlParam, where } from "./filters";
+import { loadRoster } from "../tracking/roster";
+import { DAY_MS, dayString, dayWhere, describeFilter, type Filter, type SqlParam, scopePromptIds, where } from "./filters";
 import { type Mean, mean, type PeriodMean, type PeriodRate, periodMean, periodRate, type Rate, rate } from "./rates";
 
 /** Pooled counts of one slice (an engine, or everything) in one period. */
@@ -131,16 +131,15 @@ interface CoverageAgg {
 function promptCoverage(app: AppContext, filter: Filter, engines: string[]): CoverageAgg[] {
   if (engines.length === 0) return [];
   const probe = (from: string, to: string) => `
-    EXISTS (SELECT 1 FROM answers a WHERE a.brand_id = ?1 AND a.prompt_id = p.id AND a.created_at >= ${from} AND a.created_at < ${to}
+    EXISTS (SELECT 1 FROM answers a WHERE a.brand_id = ?1 AND a.prompt_id = p.value AND a.created_at >= ${from} AND a.created_at < ${to}
       AND a.engine = e.value AND a.status = 'ok'),
-    EXISTS (SELECT 1 FROM mentions m WHERE m.brand_id = ?1 AND m.prompt_id = p.id AND m.member_id = ?1
+    EXISTS (SELECT 1 FROM mentions m WHERE m.brand_id = ?1 AND m.prompt_id = p.value AND m.member_id = ?1
       AND m.created_at >= ${from} AND m.created_at < ${to} AND m.engine = e.value)`;
   return app.db.sqlite
     .query<CoverageAgg, SqlParam[]>(
       `WITH pe (prompt, engine, vc, mc, vp, mp) AS MATERIALIZED (
-         SELECT p.id, e.value, ${probe("?2", "?3")}, ${probe("?4", "?2")}
-         FROM prompts p, json_each(?5) e
-         WHERE p.brand_id = ?1${filter.tag !== null ? " AND p.id IN (SELECT prompt_id FROM prompt_tags WHERE tag_id = ?6)" : ""})
+         SELECT p.value, e.value, ${probe("?2", "?3")}, ${probe("?4", "?2")}
+         FROM json_each(?6) p, json_each(?5) e)
        SELECT engine, sum(vc) AS vc, sum(mc) AS mc, sum(vp) AS vp, sum(mp) AS mp FROM pe GROUP BY engine
        UNION ALL
        SELECT NULL, sum(vc), sum(mc), sum(vp), sum(mp)
@@ -152,7 +151,7 @@ function promptCoverage(app: AppContext, filter: Filter, engines: string[]): Cov
       filter.period.end,
       filter.previous.start,
       JSON.stringify(engines),
-      ...(filter.tag ? [filter.tag.id] : []),
+      scopePromptIds(app, filter),
     );
 }
 

@@ -1,6 +1,8 @@
 // Brands: a name, an optional domain, aliases the analysis also counts as the brand, and a public
-// site key for the content API. Queries on the brands table live here only.
-import { and, asc, eq, max } from "drizzle-orm";
+// site key for the content API. Queries on the brands table live here only. A change to the name,
+// domain or aliases announces a roster change (tracking re-analyses the stored answers).
+import { and, asc, eq, inArray, max, sql } from "drizzle-orm";
+import { type AppContext } from "../context";
 import { type Db } from "../db/client";
 import { brands } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
@@ -122,11 +124,45 @@ export function listBrands(db: Db, accountId: string): BrandView[] {
   return db.orm.select().from(brands).where(eq(brands.accountId, accountId)).orderBy(asc(brands.createdAt), asc(brands.id)).all().map(view);
 }
 
-/** A brand by id; for callers whose brand id comes from a verified credential (the tool server). */
+/**
+ * A brand by id; for callers whose brand id comes from a verified credential (the tool server).
+ * Prepared once per connection: it runs on every authenticated tool request and every analysis.
+ */
 export function getBrand(db: Db, brandId: string): BrandView {
-  const row = db.orm.select().from(brands).where(eq(brands.id, brandId)).get();
+  const byId = db.prepared("brands.byId", () =>
+    db.orm
+      .select()
+      .from(brands)
+      .where(eq(brands.id, sql.placeholder("id")))
+      .prepare(),
+  );
+  const row = byId.get({ id: brandId });
   if (!row) throw new NotFound("Brand not found.", "brand_not_found");
   return view(row);
+}
+
+/** The id of the brand whose public site key this is, or null (the public content API's lookup). */
+export function findBrandIdBySiteKey(db: Db, siteKey: string): string | null {
+  const bySiteKey = db.prepared("brands.bySiteKey", () =>
+    db.orm
+      .select({ id: brands.id })
+      .from(brands)
+      .where(eq(brands.siteKey, sql.placeholder("siteKey")))
+      .prepare(),
+  );
+  return bySiteKey.get({ siteKey })?.id ?? null;
+}
+
+/** Ids of the given accounts' brands, oldest first. */
+export function listBrandIdsOfAccounts(db: Db, accountIds: readonly string[]): string[] {
+  if (accountIds.length === 0) return [];
+  return db.orm
+    .select({ id: brands.id })
+    .from(brands)
+    .where(inArray(brands.accountId, [...accountIds]))
+    .orderBy(asc(brands.createdAt), asc(brands.id))
+    .all()
+    .map((row) => row.id);
 }
 
 /** A brand of the given account; another account's brand is NotFound, like an unknown one. */
@@ -140,19 +176,32 @@ export function getAccountBrand(db: Db, accountId: string, brandId: string): Bra
   return view(row);
 }
 
-/** Changes the fields given; `domain: null` (or "") removes the domain. The site key never changes. */
-export function updateBrand(db: Db, brandId: string, patch: { name?: string; domain?: string | null; aliases?: string[] }): BrandView {
-  const changes: Partial<BrandRow> = {};
-  if (patch.name !== undefined) changes.name = parseBrandName(patch.name);
-  if (patch.domain !== undefined) changes.domain = parseBrandDomain(patch.domain);
-  if (patch.aliases !== undefined) changes.aliases = parseBrandAliases(patch.aliases);
-  if (Object.keys(changes).length === 0) return getBrand(db, brandId);
-  return db.sqlite
-    .transaction(() => {
-      const name = changes.name;
-      if (name !== undefined) {
+/**
+ * Changes the fields given; `domain: null` (or "") removes the domain. The site key never changes.
+ * Only a field whose value differs is written, and only then is the roster change announced.
+ */
+export function updateBrand(
+  app: Pick<AppContext, "db" | "events">,
+  brandId: string,
+  patch: { name?: string; domain?: string | null; aliases?: string[] },
+): BrandView {
+  const { db } = app;
+  const parsed = {
+    name: patch.name !== undefined ? parseBrandName(patch.name) : undefined,
+    domain: patch.domain !== undefined ? parseBrandDomain(patch.domain) : undefined,
+    aliases: patch.aliases !== undefined ? parseBrandAliases(patch.aliases) : undefined,
+  };
+  const updated = db.sqlite
+    .transaction((): { brand: BrandView; changed: boolean } => {
+      const current = getBrand(db, brandId);
+      const changes: Partial<BrandRow> = {};
+      if (parsed.name !== undefined && parsed.name !== current.name) changes.name = parsed.name;
+      if (parsed.domain !== undefined && parsed.domain !== current.domain) changes.domain = parsed.domain;
+      if (parsed.aliases !== undefined && !sameList(parsed.aliases, current.aliases)) changes.aliases = parsed.aliases;
+      if (Object.keys(changes).length === 0) return { brand: current, changed: false };
+      if (changes.name !== undefined) {
         const owner = db.orm.select({ accountId: brands.accountId }).from(brands).where(eq(brands.id, brandId)).get();
-        if (owner) requireFreeName(db, owner.accountId, name, brandId);
+        if (owner) requireFreeName(db, owner.accountId, changes.name, brandId);
       }
       const row = db.orm
         .update(brands)
@@ -161,7 +210,13 @@ export function updateBrand(db: Db, brandId: string, patch: { name?: string; dom
         .returning()
         .get();
       if (!row) throw new NotFound("Brand not found.", "brand_not_found");
-      return view(row);
+      return { brand: view(row), changed: true };
     })
     .immediate();
+  if (updated.changed) app.events.emit("rosterChanged", { brandId });
+  return updated.brand;
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i]);
 }

@@ -1,16 +1,14 @@
 // Competitors of a brand: names and aliases the answer analysis counts as mentions of them, and the
 // domains whose citations count as theirs. Every query is keyed by the brand id of a verified
-// credential. A change to the roster (competitors, or the brand's own name, aliases or domain)
-// re-analyses the brand's stored answers in the background: see rosterChanged.
+// credential. Every change announces a roster change (tracking re-analyses the stored answers).
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import { normalizeDomain } from "../brands/domain";
+import { type AppContext } from "../context";
 import { type Db } from "../db/client";
 import { competitors } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, newId } from "../ids";
-import { log } from "../log";
-import { decodeCursor, page } from "../prompts/paging";
-import { reanalyzeBrand } from "../tracking/store";
+import { decodeCursor, page } from "../paging";
 
 export const NAME_MIN = 3;
 export const NAME_MAX = 100;
@@ -35,17 +33,6 @@ export interface CompetitorInput {
 type CompetitorRow = typeof competitors.$inferSelect;
 
 const rowid = sql<number>`${competitors}.rowid`;
-
-/**
- * The one call site for "the names the analysis matches changed": re-analyses the brand's stored
- * answers off the request path (tracking's reanalyzeBrand coalesces bursts of changes). Whoever
- * changes a brand's name, aliases or domain, or its competitors, calls this after the change commits.
- */
-export function rosterChanged(db: Db, brandId: string): void {
-  reanalyzeBrand(db, brandId).catch((error: unknown) => {
-    log.error("re-analysis after a roster change failed", { brand_id: brandId, message: (error as Error)?.message });
-  });
-}
 
 function cleanName(value: string, field: string, what: string): string {
   const name = value.trim().replace(/\s+/g, " ");
@@ -105,12 +92,6 @@ function assertNameFree(db: Db, brandId: string, name: string, exceptId?: string
   }
 }
 
-export function getCompetitor(db: Db, brandId: string, competitorId: string): CompetitorView {
-  const row = findRow(db, brandId, competitorId);
-  if (!row) throw notFound();
-  return view(row);
-}
-
 /** The brand's competitors in the order they were added, paged. */
 export function listCompetitors(
   db: Db,
@@ -129,7 +110,23 @@ export function listCompetitors(
   return { competitors: items.map((r) => view(r.row)), next_cursor: next };
 }
 
-export function createCompetitor(db: Db, brandId: string, input: CompetitorInput & { name: string }): CompetitorView {
+/** Every competitor of the brand, oldest first: the roster the answer analysis matches (prepared: read by every analysis). */
+export function listAllCompetitors(db: Db, brandId: string): CompetitorView[] {
+  const ofBrand = db.prepared("competitors.ofBrand", () =>
+    db.orm
+      .select()
+      .from(competitors)
+      .where(eq(competitors.brandId, sql.placeholder("brandId")))
+      .orderBy(asc(competitors.createdAt), asc(competitors.id))
+      .prepare(),
+  );
+  return ofBrand.all({ brandId }).map(view);
+}
+
+type RosterWriter = Pick<AppContext, "db" | "events">;
+
+export function createCompetitor(app: RosterWriter, brandId: string, input: CompetitorInput & { name: string }): CompetitorView {
+  const { db } = app;
   const name = cleanName(input.name, "name", "a competitor's name");
   const aliases = cleanAliases(input.aliases ?? [], name);
   const domains = cleanDomains(input.domains ?? []);
@@ -145,14 +142,18 @@ export function createCompetitor(db: Db, brandId: string, input: CompetitorInput
       return view(row);
     })
     .immediate();
-  rosterChanged(db, brandId);
+  app.events.emit("rosterChanged", { brandId });
   return created;
 }
 
-/** Changes the fields given; `aliases` and `domains` replace the current lists. */
-export function updateCompetitor(db: Db, brandId: string, competitorId: string, patch: CompetitorInput): CompetitorView {
+/**
+ * Changes the fields given; `aliases` and `domains` replace the current lists. Only a real change
+ * is written and announced (an unchanged competitor re-analyses nothing).
+ */
+export function updateCompetitor(app: RosterWriter, brandId: string, competitorId: string, patch: CompetitorInput): CompetitorView {
+  const { db } = app;
   const updated = db.sqlite
-    .transaction(() => {
+    .transaction((): { competitor: CompetitorView; changed: boolean } => {
       const current = findRow(db, brandId, competitorId);
       if (!current) throw notFound();
       const name = patch.name !== undefined ? cleanName(patch.name, "name", "a competitor's name") : current.name;
@@ -163,26 +164,34 @@ export function updateCompetitor(db: Db, brandId: string, competitorId: string, 
         aliases: patch.aliases !== undefined ? cleanAliases(patch.aliases, name) : current.aliases,
         domains: patch.domains !== undefined ? cleanDomains(patch.domains) : current.domains,
       };
-      db.orm
-        .update(competitors)
-        .set({ name: next.name, aliases: next.aliases, domains: next.domains })
-        .where(and(eq(competitors.brandId, brandId), eq(competitors.id, competitorId)))
-        .run();
-      return view(next);
+      const changed = next.name !== current.name || !sameList(next.aliases, current.aliases) || !sameList(next.domains, current.domains);
+      if (changed) {
+        db.orm
+          .update(competitors)
+          .set({ name: next.name, aliases: next.aliases, domains: next.domains })
+          .where(and(eq(competitors.brandId, brandId), eq(competitors.id, competitorId)))
+          .run();
+      }
+      return { competitor: view(next), changed };
     })
     .immediate();
-  rosterChanged(db, brandId);
-  return updated;
+  if (updated.changed) app.events.emit("rosterChanged", { brandId });
+  return updated.competitor;
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i]);
 }
 
 /** Deletes the competitor; its mentions disappear from the analysis with the re-analysis. */
-export function deleteCompetitor(db: Db, brandId: string, competitorId: string): CompetitorView {
+export function deleteCompetitor(app: RosterWriter, brandId: string, competitorId: string): CompetitorView {
+  const { db } = app;
   const current = findRow(db, brandId, competitorId);
   if (!current) throw notFound();
   db.orm
     .delete(competitors)
     .where(and(eq(competitors.brandId, brandId), eq(competitors.id, competitorId)))
     .run();
-  rosterChanged(db, brandId);
+  app.events.emit("rosterChanged", { brandId });
   return view(current);
 }

@@ -1,12 +1,14 @@
 // Articles: drafts and published articles of one brand, their markdown source and the sanitized HTML
 // rendered from it once, on save. Queries on the articles table live here only; every function takes
-// the brand id (from a verified credential) first, and another brand's article is NotFound.
+// the brand id (from a verified credential) first, and another brand's article is NotFound. A
+// change the public site would show announces articlesChanged (the public content cache drops it).
 import { and, desc, eq, lt, or, sql } from "drizzle-orm";
+import { type AppContext } from "../context";
 import { type Db } from "../db/client";
 import { articles } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, isoOrNull, newId } from "../ids";
-import { DEFAULT_LIMIT, decodeCursor, MAX_LIMIT, page } from "../prompts/paging";
+import { DEFAULT_LIMIT, decodeCursor, MAX_LIMIT, page } from "../paging";
 import { getPrompt } from "../prompts/service";
 import { type ArticleSource } from "./render";
 import { renderArticleHtml } from "./renderer";
@@ -56,22 +58,6 @@ export interface ArticlePatch {
 }
 
 type ArticleRow = typeof articles.$inferSelect;
-
-// ---- change notification -------------------------------------------------------------------
-// The public content API caches what it serves; it listens here so that a publish, an edit or an
-// unpublish is readable on the very next request. Listeners must not throw.
-
-export type ArticlesChangedListener = (db: Db, brandId: string) => void;
-const listeners = new Set<ArticlesChangedListener>();
-
-export function onArticlesChanged(listener: ArticlesChangedListener): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
-
-function articlesChanged(db: Db, brandId: string): void {
-  for (const listener of listeners) listener(db, brandId);
-}
 
 // ---- input rules ---------------------------------------------------------------------------
 
@@ -207,25 +193,17 @@ export function listPublishedArticles(db: Db, brandId: string): ArticleRow[] {
 
 // The public API asks for slugs that do not exist as often as a crawler likes: a prepared statement
 // keeps that miss cheap (building the query with the ORM each time cost more than the rest of the request).
-const publishedBySlug = new WeakMap<Db, ReturnType<typeof preparePublishedBySlug>>();
-
-function preparePublishedBySlug(db: Db) {
-  return db.orm
-    .select()
-    .from(articles)
-    .where(
-      and(eq(articles.brandId, sql.placeholder("brandId")), eq(articles.slug, sql.placeholder("slug")), eq(articles.status, "published")),
-    )
-    .prepare();
-}
-
 export function getPublishedArticleBySlug(db: Db, brandId: string, slug: string): ArticleRow | null {
-  let statement = publishedBySlug.get(db);
-  if (!statement) {
-    statement = preparePublishedBySlug(db);
-    publishedBySlug.set(db, statement);
-  }
-  return statement.get({ brandId, slug }) ?? null;
+  const bySlug = db.prepared("content.publishedBySlug", () =>
+    db.orm
+      .select()
+      .from(articles)
+      .where(
+        and(eq(articles.brandId, sql.placeholder("brandId")), eq(articles.slug, sql.placeholder("slug")), eq(articles.status, "published")),
+      )
+      .prepare(),
+  );
+  return bySlug.get({ brandId, slug }) ?? null;
 }
 
 export type PublicArticleRow = ArticleRow;
@@ -273,7 +251,13 @@ export async function createArticle(db: Db, brandId: string, input: ArticleInput
  * different slug is refused. A never-published draft whose slug was derived from its title follows
  * a new title.
  */
-export async function updateArticle(db: Db, brandId: string, articleId: string, patch: ArticlePatch): Promise<Article> {
+export async function updateArticle(
+  app: Pick<AppContext, "db" | "events">,
+  brandId: string,
+  articleId: string,
+  patch: ArticlePatch,
+): Promise<Article> {
+  const { db } = app;
   const title = patch.title !== undefined ? parseTitle(patch.title) : undefined;
   const markdown = patch.markdown !== undefined ? parseMarkdown(patch.markdown) : undefined;
   const description = patch.description !== undefined ? parseDescription(patch.description) : undefined;
@@ -327,7 +311,7 @@ export async function updateArticle(db: Db, brandId: string, articleId: string, 
       })
       .immediate();
     if (row) {
-      if (row.status === "published") articlesChanged(db, brandId);
+      if (row.status === "published") app.events.emit("articlesChanged", { brandId });
       return full(row);
     }
     if (attempt === MAX_RENDER_ATTEMPTS) {
@@ -357,7 +341,13 @@ function nextSource(current: ArticleRow, title: string | undefined, markdown: st
  * Puts the article on the brand's site. The first publication sets published_at for good; a
  * republish after an unpublish keeps it. Publishing a published article changes nothing.
  */
-export function setArticlePublished(db: Db, brandId: string, articleId: string, published: boolean): Article {
+export function setArticlePublished(
+  app: Pick<AppContext, "db" | "events">,
+  brandId: string,
+  articleId: string,
+  published: boolean,
+): Article {
+  const { db } = app;
   const row = db.sqlite
     .transaction((): ArticleRow => {
       const current = findRow(db, brandId, articleId);
@@ -376,6 +366,6 @@ export function setArticlePublished(db: Db, brandId: string, articleId: string, 
         .get()!;
     })
     .immediate();
-  articlesChanged(db, brandId);
+  app.events.emit("articlesChanged", { brandId });
   return full(row);
 }

@@ -3,14 +3,15 @@
 // and the domains they cite, the brand's profile — and saves it through the same path as
 // create_article (rendered and sanitized on save, as a draft).
 
+import { promptEvidence } from "../analytics/evidence";
 import { getBrand } from "../brands/service";
 import { type WriterSettings } from "../config";
 import { type AppContext } from "../context";
 import { AppError, Invalid } from "../errors";
+import { complete } from "../llm/client";
+import { type ChatMessage, type ClientOptions } from "../llm/types";
 import { getPrompt } from "../prompts/service";
-import { complete } from "../tracking/engines/client";
-import { type ChatMessage, type ClientOptions } from "../tracking/engines/types";
-import { loadRoster } from "../tracking/store";
+import { loadRoster } from "../tracking/roster";
 import { type Article, createArticle, MAX_DESCRIPTION, MAX_TITLE } from "./service";
 
 export const ARTICLE_LENGTHS = ["short", "medium", "long"] as const;
@@ -21,10 +22,6 @@ const WORDS: Record<ArticleLength, string> = { short: "about 600", medium: "abou
 const MAX_TOKENS: Record<ArticleLength, number> = { short: 2_000, medium: 4_000, long: 8_000 };
 /** How far back the engines' answers are read for the brief. */
 const BRIEF_DAYS = 90;
-const BRIEF_COMPETITORS = 8;
-const BRIEF_DOMAINS = 10;
-const BRIEF_EXCERPTS = 2;
-const EXCERPT_CHARS = 600;
 
 export class WriterNotConfigured extends AppError {
   constructor() {
@@ -53,15 +50,6 @@ export interface GenerateInput {
   tone?: string;
   length?: ArticleLength;
   language?: string;
-}
-
-/** What the engines say about one prompt, read from the stored answers. */
-export interface PromptEvidence {
-  answers: number;
-  brandMentioned: number;
-  competitors: Array<{ name: string; answers: number }>;
-  domains: Array<{ domain: string; citations: number }>;
-  excerpts: Array<{ engine: string; text: string }>;
 }
 
 export interface WriterBrief {
@@ -111,7 +99,7 @@ export function buildBrief(app: AppContext, brandId: string, input: GenerateInpu
   }
   const brand = getBrand(app.db, brandId);
   const prompt = input.promptId ? getPrompt(app.db, brandId, input.promptId) : null;
-  const evidence = prompt ? promptEvidence(app, brandId, prompt.id) : null;
+  const evidence = prompt ? promptEvidence(app.db, brandId, prompt.id, { days: BRIEF_DAYS }) : null;
   const roster = loadRoster(app.db, brandId);
   const knownCompetitors = roster.members.filter((m) => !m.isBrand).map((m) => m.name);
   const length = input.length ?? "medium";
@@ -163,55 +151,6 @@ export function buildBrief(app: AppContext, brandId: string, input: GenerateInpu
     system: `You are an expert content writer for ${brand.name}. You write clear, accurate, well-structured articles in Markdown.`,
     user: lines.join("\n"),
   };
-}
-
-/** Counts over the stored answers to one prompt: competitors named, domains cited, a few excerpts. */
-export function promptEvidence(app: AppContext, brandId: string, promptId: string, now = Date.now()): PromptEvidence {
-  const since = now - BRIEF_DAYS * 86_400_000;
-  const db = app.db.sqlite;
-  const totals = db
-    .query<{ answers: number; mentioned: number | null }, [string, string, number]>(
-      `SELECT count(*) AS answers, sum(brand_mentioned) AS mentioned FROM answers
-        WHERE brand_id = ? AND prompt_id = ? AND status = 'ok' AND created_at >= ?`,
-    )
-    .get(brandId, promptId, since);
-  const names = new Map(
-    loadRoster(app.db, brandId)
-      .members.filter((m) => !m.isBrand)
-      .map((m) => [m.id, m.name]),
-  );
-  const competitors = db
-    .query<{ member_id: string; n: number }, [string, string, number]>(
-      `SELECT member_id, count(DISTINCT answer_id) AS n FROM mentions
-        WHERE brand_id = ? AND prompt_id = ? AND is_brand = 0 AND created_at >= ?
-        GROUP BY member_id ORDER BY n DESC, member_id`,
-    )
-    .all(brandId, promptId, since)
-    .filter((r) => names.has(r.member_id))
-    .slice(0, BRIEF_COMPETITORS)
-    .map((r) => ({ name: names.get(r.member_id)!, answers: r.n }));
-  const domains = db
-    .query<{ domain: string; n: number }, [string, string, number, number]>(
-      `SELECT domain, count(*) AS n FROM citations
-        WHERE brand_id = ? AND prompt_id = ? AND created_at >= ?
-        GROUP BY domain ORDER BY n DESC, domain LIMIT ?`,
-    )
-    .all(brandId, promptId, since, BRIEF_DOMAINS)
-    .map((r) => ({ domain: r.domain, citations: r.n }));
-  const excerpts = db
-    .query<{ engine: string; text: string }, [string, string, number, number]>(
-      `SELECT engine, text FROM answers
-        WHERE brand_id = ? AND prompt_id = ? AND status = 'ok' AND created_at >= ? AND brand_mentioned = 0
-        ORDER BY created_at DESC LIMIT ?`,
-    )
-    .all(brandId, promptId, since, BRIEF_EXCERPTS)
-    .map((r) => ({ engine: r.engine, text: oneLine(r.text, EXCERPT_CHARS) }));
-  return { answers: totals?.answers ?? 0, brandMentioned: totals?.mentioned ?? 0, competitors, domains, excerpts };
-}
-
-function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 export interface WriterDraft {

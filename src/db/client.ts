@@ -12,6 +12,12 @@ export interface Db {
   sqlite: SQLite;
   orm: Orm;
   path: string;
+  /**
+   * The connection's prepared form of a hot query, built by `prepare` on first use and kept until
+   * the connection closes (bun:sqlite's own `query()` cache stops caching after 20 statements).
+   * `key` names the query; its owning feature prefixes it ("keys.byHash").
+   */
+  prepared<T>(key: string, prepare: () => T): T;
   close(): void;
 }
 
@@ -29,10 +35,19 @@ export function openDatabase(path: string): Db {
   sqlite.exec("PRAGMA cache_size = -32000");
   const orm = drizzle({ client: sqlite, schema });
   applyMigrations(orm);
+  const statements = new Map<string, unknown>();
   return {
     sqlite,
     orm,
     path,
+    prepared<T>(key: string, prepare: () => T): T {
+      let statement = statements.get(key) as T | undefined;
+      if (statement === undefined) {
+        statement = prepare();
+        statements.set(key, statement);
+      }
+      return statement;
+    },
     close() {
       try {
         sqlite.exec("PRAGMA optimize");

@@ -274,8 +274,9 @@ export const citations = sqliteTable(
 );
 
 // Daily rollups of answers and mentions per engine (UTC day = created_at ÷ 86,400,000), kept equal
-// to the sums over the raw rows by every write and re-analysis (src/tracking/store.ts): period
-// figures without a tag filter are sums over at most a few hundred rows. Periods are whole UTC days.
+// to the sums over the raw rows by every write and re-analysis (src/tracking/answer-writer.ts and
+// reanalysis.ts): period figures without a tag filter are sums over at most a few hundred rows.
+// Periods are whole UTC days.
 export const answerDays = sqliteTable(
   "answer_days",
   {

@@ -9,7 +9,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from "./service";
 export function keyRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/mcp/keys" })
     .use(sessionGuard(ctx))
-    .get("/", ({ account }) => ({ keys: listApiKeys(ctx.db, account.id) }))
+    .get("/", ({ account }) => ({ keys: listApiKeys(ctx, account.id) }))
     .post("/", ({ account, body, set }) => {
       if (typeof body !== "object" || body === null || Array.isArray(body)) {
         throw new Invalid("Send a JSON object with name and optionally brand_id.", "invalid_input");

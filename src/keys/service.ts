@@ -1,8 +1,12 @@
-// API keys: create, list, revoke, and verification of a bearer header for the tool server.
-import { and, count, desc, eq, isNull, max } from "drizzle-orm";
+// API keys: create, list, revoke, and verification of a bearer header for the tool server. Queries
+// on the api_keys table live here only; the account and brand behind a key come from their services.
+import { and, count, desc, eq, isNull, max, sql } from "drizzle-orm";
 import { planChangeHint, requirePlan } from "../accounts/plans";
+import { getAccount } from "../accounts/service";
+import { getAccountBrand, getBrand, listBrands } from "../brands/service";
+import { type AppContext } from "../context";
 import { type Db } from "../db/client";
-import { accounts, apiKeys, brands, type Plan } from "../db/schema";
+import { apiKeys, type Plan } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, isoOrNull, newId } from "../ids";
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from "./format";
@@ -40,8 +44,7 @@ export function createApiKey(db: Db, accountId: string, input: { name: unknown; 
   }
   return db.sqlite
     .transaction((): CreatedKey => {
-      const account = db.orm.select({ plan: accounts.plan, email: accounts.email }).from(accounts).where(eq(accounts.id, accountId)).get();
-      if (!account) throw new NotFound("Account not found.");
+      const account = getAccount(db, accountId);
       requirePlan(
         account.plan,
         "visibility",
@@ -49,21 +52,9 @@ export function createApiKey(db: Db, accountId: string, input: { name: unknown; 
       );
       let brandId: string;
       if (typeof input.brandId === "string") {
-        const brand = db.orm
-          .select({ id: brands.id })
-          .from(brands)
-          .where(and(eq(brands.id, input.brandId), eq(brands.accountId, accountId)))
-          .get();
-        if (!brand) throw new NotFound("Brand not found.", "brand_not_found");
-        brandId = brand.id;
+        brandId = getAccountBrand(db, accountId, input.brandId).id;
       } else {
-        const first = db.orm
-          .select({ id: brands.id })
-          .from(brands)
-          .where(eq(brands.accountId, accountId))
-          .orderBy(brands.createdAt, brands.id)
-          .limit(1)
-          .get();
+        const first = listBrands(db, accountId)[0];
         if (!first) throw new Conflict("Create a brand before creating an API key.", "no_brand");
         brandId = first.id;
       }
@@ -100,8 +91,8 @@ export function createApiKey(db: Db, accountId: string, input: { name: unknown; 
     .immediate();
 }
 
-export function listApiKeys(db: Db, accountId: string): ApiKeyView[] {
-  return db.orm
+export function listApiKeys(app: Pick<AppContext, "db" | "keys">, accountId: string): ApiKeyView[] {
+  return app.db.orm
     .select()
     .from(apiKeys)
     .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
@@ -112,7 +103,7 @@ export function listApiKeys(db: Db, accountId: string): ApiKeyView[] {
       name: k.name,
       key_prefix: k.keyPrefix,
       created_at: iso(k.createdAt),
-      last_used_at: isoOrNull(pendingLastUsed(db, k.id) ?? k.lastUsedAt),
+      last_used_at: isoOrNull(app.keys.pendingLastUsed(k.id) ?? k.lastUsedAt),
       brand_id: k.brandId,
     }));
 }
@@ -128,6 +119,16 @@ export function revokeApiKey(db: Db, accountId: string, keyId: string): void {
   if (!revoked) throw new NotFound("API key not found.", "key_not_found");
 }
 
+/** A valid key's own record: what it is, and the account and brand it acts for. */
+export interface KeyIdentity {
+  id: string;
+  name: string;
+  prefix: string;
+  accountId: string;
+  brandId: string;
+}
+
+/** The principal of a tool request: the key, its brand and its account with the account's plan. */
 export interface VerifiedKey {
   key: { id: string; name: string; prefix: string };
   brand: { id: string; name: string; domain: string | null; aliases: string[]; siteKey: string };
@@ -136,61 +137,57 @@ export interface VerifiedKey {
 }
 
 export type BearerFailure = "missing" | "malformed" | "unknown" | "revoked";
-export type BearerResult = { ok: true; value: VerifiedKey } | { ok: false; reason: BearerFailure };
-
-interface KeyRow {
-  key_id: string;
-  key_name: string;
-  key_prefix: string;
-  revoked_at: number | null;
-  account_id: string;
-  email: string;
-  plan: Plan;
-  brand_id: string;
-  brand_name: string;
-  domain: string | null;
-  aliases: string;
-  site_key: string;
-}
-
-const statements = new WeakMap<Db, ReturnType<Db["sqlite"]["query"]>>();
+export type BearerResult<T> = { ok: true; value: T } | { ok: false; reason: BearerFailure };
 
 /**
  * Verifies an `Authorization` header value. Malformed keys are rejected before any database work;
- * otherwise one indexed read. Nothing is cached, so a revocation or a plan change made by any
- * process (the CLI included) applies on the very next request.
+ * otherwise one indexed read. Nothing is cached, so a revocation made by any process (the CLI
+ * included) applies on the very next request.
  */
-export function verifyBearerKey(db: Db, header: string | null | undefined): BearerResult {
+export function verifyBearerKey(app: Pick<AppContext, "db" | "keys">, header: string | null | undefined): BearerResult<KeyIdentity> {
   if (!header) return { ok: false, reason: "missing" };
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
   if (!match?.[1] || !isWellFormedApiKey(match[1])) return { ok: false, reason: "malformed" };
-  let statement = statements.get(db);
-  if (!statement) {
-    statement = db.sqlite.query(
-      `SELECT k.id AS key_id, k.name AS key_name, k.key_prefix, k.revoked_at, a.id AS account_id, a.email, a.plan,
-              b.id AS brand_id, b.name AS brand_name, b.domain, b.aliases, b.site_key
-         FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN brands b ON b.id = k.brand_id
-        WHERE k.key_hash = ?`,
-    );
-    statements.set(db, statement);
-  }
-  const row = statement.get(hashApiKey(match[1])) as KeyRow | null;
+  const db = app.db;
+  const byHash = db.prepared("keys.byHash", () =>
+    db.orm
+      .select({
+        id: apiKeys.id,
+        name: apiKeys.name,
+        prefix: apiKeys.keyPrefix,
+        accountId: apiKeys.accountId,
+        brandId: apiKeys.brandId,
+        revokedAt: apiKeys.revokedAt,
+      })
+      .from(apiKeys)
+      .where(eq(apiKeys.keyHash, sql.placeholder("hash")))
+      .prepare(),
+  );
+  const row = byHash.get({ hash: hashApiKey(match[1]) });
   if (!row) return { ok: false, reason: "unknown" };
-  if (row.revoked_at !== null) return { ok: false, reason: "revoked" };
-  noteKeyUsed(db, row.key_id);
+  if (row.revokedAt !== null) return { ok: false, reason: "revoked" };
+  app.keys.noteUsed(row.id);
+  const { revokedAt: _revoked, ...identity } = row;
+  return { ok: true, value: identity };
+}
+
+/**
+ * The tool server's principal for a bearer header: the verified key with its brand, account and
+ * plan, read through their services on every request, so a plan change applies at once.
+ */
+export function authenticateBearerKey(app: Pick<AppContext, "db" | "keys">, header: string | null | undefined): BearerResult<VerifiedKey> {
+  const verified = verifyBearerKey(app, header);
+  if (!verified.ok) return verified;
+  const { id, name, prefix, accountId, brandId } = verified.value;
+  const brand = getBrand(app.db, brandId);
+  const account = getAccount(app.db, accountId);
   return {
     ok: true,
     value: {
-      key: { id: row.key_id, name: row.key_name, prefix: row.key_prefix },
-      brand: {
-        id: row.brand_id,
-        name: row.brand_name,
-        domain: row.domain,
-        aliases: JSON.parse(row.aliases) as string[],
-        siteKey: row.site_key,
-      },
-      account: { id: row.account_id, email: row.email },
-      plan: row.plan,
+      key: { id, name, prefix },
+      brand: { id: brand.id, name: brand.name, domain: brand.domain, aliases: brand.aliases, siteKey: brand.site_key },
+      account: { id: account.id, email: account.email },
+      plan: account.plan,
     },
   };
 }
@@ -199,53 +196,45 @@ export function verifyBearerKey(db: Db, header: string | null | undefined): Bear
 // the request's critical path, so authenticated requests never wait on a write.
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-interface UsageState {
-  pending: Map<string, number>;
-  written: Map<string, number>;
-  timer: ReturnType<typeof setTimeout> | null;
-}
+/** The last-use bookkeeping of the keys of one database: one per AppContext (`ctx.keys`). */
+export class KeyUsage {
+  private readonly pending = new Map<string, number>();
+  private readonly written = new Map<string, number>();
+  private timer: ReturnType<typeof setTimeout> | null = null;
 
-const usage = new WeakMap<Db, UsageState>();
+  constructor(private readonly db: Db) {}
 
-function usageOf(db: Db): UsageState {
-  let state = usage.get(db);
-  if (!state) {
-    state = { pending: new Map(), written: new Map(), timer: null };
-    usage.set(db, state);
+  noteUsed(keyId: string): void {
+    const now = Date.now();
+    this.pending.set(keyId, now);
+    const written = this.written.get(keyId);
+    if (written !== undefined && now - written < LAST_USED_RESOLUTION_MS) return;
+    this.written.set(keyId, now);
+    this.timer ??= setTimeout(() => this.flush(), 0);
   }
-  return state;
-}
 
-function noteKeyUsed(db: Db, keyId: string): void {
-  const state = usageOf(db);
-  const now = Date.now();
-  state.pending.set(keyId, now);
-  const written = state.written.get(keyId);
-  if (written !== undefined && now - written < LAST_USED_RESOLUTION_MS) return;
-  state.written.set(keyId, now);
-  state.timer ??= setTimeout(() => flushLastUsed(db), 0);
-}
+  /** A use noted but not yet written, so that a list shows it at once. */
+  pendingLastUsed(keyId: string): number | undefined {
+    return this.pending.get(keyId);
+  }
 
-function pendingLastUsed(db: Db, keyId: string): number | undefined {
-  return usage.get(db)?.pending.get(keyId);
-}
-
-/** Writes remembered last-use times now (also called at shutdown). */
-export function flushLastUsed(db: Db): void {
-  const state = usage.get(db);
-  if (!state) return;
-  if (state.timer) clearTimeout(state.timer);
-  state.timer = null;
-  if (state.pending.size === 0) return;
-  const entries = [...state.pending];
-  state.pending.clear();
-  try {
-    const update = db.sqlite.query("UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)");
-    db.sqlite.transaction(() => {
-      for (const [id, at] of entries) update.run(at, id);
-    })();
-  } catch {
-    // A failed bookkeeping write must not affect requests; the next use will try again.
-    for (const [id] of entries) state.written.delete(id);
+  /** Writes remembered last-use times now (also called at shutdown). */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.pending.size === 0) return;
+    const entries = [...this.pending];
+    this.pending.clear();
+    try {
+      const update = this.db.sqlite.query(
+        "UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)",
+      );
+      this.db.sqlite.transaction(() => {
+        for (const [id, at] of entries) update.run(at, id);
+      })();
+    } catch {
+      // A failed bookkeeping write must not affect requests; the next use will try again.
+      for (const [id] of entries) this.written.delete(id);
+    }
   }
 }

@@ -8,7 +8,7 @@ import { noToolsFor, type Principal, type ToolCatalog } from "../catalogue/regis
 import { type AppContext } from "../context";
 import { errorBody } from "../errors";
 import { requestId } from "../http/observability";
-import { type BearerFailure, type VerifiedKey, verifyBearerKey } from "../keys/service";
+import { authenticateBearerKey, type BearerFailure, type VerifiedKey } from "../keys/service";
 import { isAllowedOrigin, ownOrigins } from "./origin";
 import { createToolServer } from "./server";
 
@@ -82,7 +82,7 @@ export async function handleMcpRequest(
   if (!isAllowedOrigin(request.headers.get("origin"), allowedOrigins)) {
     return json(403, { error: "Requests from this web origin are not allowed.", code: "forbidden_origin" });
   }
-  const verified = verifyBearerKey(app.db, request.headers.get("authorization"));
+  const verified = authenticateBearerKey(app, request.headers.get("authorization"));
   if (!verified.ok) {
     return json(401, { error: UNAUTHORIZED[verified.reason], code: "unauthorized" }, { "www-authenticate": WWW_AUTHENTICATE });
   }

@@ -2,12 +2,12 @@
 // brand case- and space-insensitively (`text_key`); archiving hides a prompt from tracking and lists
 // while its stored answers stay. Every query is keyed by the brand id of a verified credential.
 import { type Statement } from "bun:sqlite";
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { type Db } from "../db/client";
 import { prompts, promptTags } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, newId } from "../ids";
-import { decodeCursor, page } from "./paging";
+import { decodeCursor, page } from "../paging";
 import { ensureTags, findTag } from "./tags";
 
 export const PROMPT_TEXT_MIN = 3;
@@ -102,31 +102,14 @@ interface ListFilter {
   tag: boolean;
 }
 
-interface PromptStatements {
-  one: Statement<PromptSqlRow, [string, string]>;
-  /** One statement per combination of filters: optional terms written as `?x IS NULL OR …` cost SQLite a plan per row. */
-  lists: Map<string, Statement<PromptSqlRow, [ListParams]>>;
+function oneStatement(db: Db): Statement<PromptSqlRow, [string, string]> {
+  return db.prepared("prompts.one", () => db.sqlite.prepare(`SELECT ${PROMPT_COLUMNS} FROM prompts p WHERE p.brand_id = ?1 AND p.id = ?2`));
 }
 
-const statements = new WeakMap<Db, PromptStatements>();
-
-function statementsOf(db: Db): PromptStatements {
-  let cached = statements.get(db);
-  if (!cached) {
-    cached = {
-      one: db.sqlite.query(`SELECT ${PROMPT_COLUMNS} FROM prompts p WHERE p.brand_id = ?1 AND p.id = ?2`),
-      lists: new Map(),
-    };
-    statements.set(db, cached);
-  }
-  return cached;
-}
-
+/** One statement per combination of filters: optional terms written as `?x IS NULL OR …` cost SQLite a plan per row. */
 function listStatement(db: Db, filter: ListFilter): Statement<PromptSqlRow, [ListParams]> {
-  const cache = statementsOf(db).lists;
   const key = `${+filter.includeArchived}${+filter.after}${+filter.query}${+filter.tag}`;
-  let statement = cache.get(key);
-  if (!statement) {
+  return db.prepared(`prompts.list.${key}`, () => {
     const terms = ["p.brand_id = $brand"];
     if (!filter.includeArchived) terms.push("p.archived_at IS NULL");
     if (filter.after) terms.push("(p.created_at > $after_at OR (p.created_at = $after_at AND p.rowid > $after_row))");
@@ -134,12 +117,10 @@ function listStatement(db: Db, filter: ListFilter): Statement<PromptSqlRow, [Lis
     if (filter.query) terms.push("instr(p.text_key, $query) > 0");
     if (filter.tag) terms.push("p.id IN (SELECT prompt_id FROM prompt_tags WHERE tag_id = $tag)");
     // In (created_at, rowid) order, which the (brand_id, created_at) index already has.
-    statement = db.sqlite.query(
+    return db.sqlite.prepare<PromptSqlRow, [ListParams]>(
       `SELECT ${PROMPT_COLUMNS} FROM prompts p WHERE ${terms.join(" AND ")} ORDER BY p.created_at, p.rowid LIMIT $limit`,
     );
-    cache.set(key, statement);
-  }
-  return statement;
+  });
 }
 
 function byName(a: string, b: string): number {
@@ -160,6 +141,18 @@ function view(row: PromptSqlRow): PromptView {
   };
 }
 
+/** Prepared: create_prompts looks up every text it is given. */
+function promptByTextKey(db: Db, brandId: string, textKey: string): PromptRow | undefined {
+  const byTextKey = db.prepared("prompts.byTextKey", () =>
+    db.orm
+      .select()
+      .from(prompts)
+      .where(and(eq(prompts.brandId, sql.placeholder("brandId")), eq(prompts.textKey, sql.placeholder("textKey"))))
+      .prepare(),
+  );
+  return byTextKey.get({ brandId, textKey });
+}
+
 function findRow(db: Db, brandId: string, promptId: string): PromptRow | undefined {
   return db.orm
     .select()
@@ -169,9 +162,63 @@ function findRow(db: Db, brandId: string, promptId: string): PromptRow | undefin
 }
 
 export function getPrompt(db: Db, brandId: string, promptId: string): PromptView {
-  const row = statementsOf(db).one.get(brandId, promptId);
+  const row = oneStatement(db).get(brandId, promptId);
   if (!row) throw notFound();
   return view(row);
+}
+
+/** The brand's active prompts in the order they were added: what a tracking run asks. */
+export function listActivePrompts(db: Db, brandId: string): Array<{ id: string; text: string }> {
+  return db.orm
+    .select({ id: prompts.id, text: prompts.text })
+    .from(prompts)
+    .where(and(eq(prompts.brandId, brandId), isNull(prompts.archivedAt)))
+    .orderBy(asc(prompts.createdAt), asc(prompts.id))
+    .all();
+}
+
+/** Ids of the brands that have at least one active prompt (the ones a tracking run has work for). */
+export function listBrandIdsWithActivePrompts(db: Db): Set<string> {
+  const rows = db.orm.selectDistinct({ brandId: prompts.brandId }).from(prompts).where(isNull(prompts.archivedAt)).all();
+  return new Set(rows.map((row) => row.brandId));
+}
+
+/** Ids of the brand's prompts, archived ones included, or only those carrying the tag: the scope of a metric. */
+export function listPromptIds(db: Db, brandId: string, tagId: string | null = null): string[] {
+  // Prepared: every analytics call over prompts asks for its scope.
+  const rows =
+    tagId === null
+      ? db
+          .prepared("prompts.idsOfBrand", () =>
+            db.orm
+              .select({ id: prompts.id })
+              .from(prompts)
+              .where(eq(prompts.brandId, sql.placeholder("brandId")))
+              .prepare(),
+          )
+          .all({ brandId })
+      : db
+          .prepared("prompts.idsOfTag", () =>
+            db.orm
+              .select({ id: prompts.id })
+              .from(prompts)
+              .innerJoin(promptTags, eq(promptTags.promptId, prompts.id))
+              .where(and(eq(prompts.brandId, sql.placeholder("brandId")), eq(promptTags.tagId, sql.placeholder("tagId"))))
+              .prepare(),
+          )
+          .all({ brandId, tagId });
+  return rows.map((row) => row.id);
+}
+
+/** The texts of the given prompts of the brand, by id (another brand's ids are left out). */
+export function getPromptTexts(db: Db, brandId: string, promptIds: readonly string[]): Map<string, string> {
+  if (promptIds.length === 0) return new Map();
+  const rows = db.orm
+    .select({ id: prompts.id, text: prompts.text })
+    .from(prompts)
+    .where(and(eq(prompts.brandId, brandId), inArray(prompts.id, [...promptIds])))
+    .all();
+  return new Map(rows.map((row) => [row.id, row.text]));
 }
 
 /** The brand's prompts in the order they were added, filtered by tag (name or id) and text, paged. */
@@ -251,11 +298,7 @@ export function createPrompts(db: Db, brandId: string, items: readonly NewPrompt
           continue;
         }
         seen.add(key);
-        const existing = db.orm
-          .select()
-          .from(prompts)
-          .where(and(eq(prompts.brandId, brandId), eq(prompts.textKey, key)))
-          .get();
+        const existing = promptByTextKey(db, brandId, key);
         if (existing && existing.archivedAt === null) {
           duplicates.push(item.given);
           continue;

@@ -5,7 +5,7 @@ import { type Db } from "../db/client";
 import { promptTags, tags } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, newId } from "../ids";
-import { decodeCursor, page } from "./paging";
+import { decodeCursor, page } from "../paging";
 
 export const TAG_NAME_MAX = 50;
 
@@ -54,12 +54,16 @@ function conflict(name: string): Conflict {
   );
 }
 
+/** Prepared: create_prompts looks up every tag of every prompt it is given. */
 function findByKey(db: Db, brandId: string, key: string): TagRow | undefined {
-  return db.orm
-    .select()
-    .from(tags)
-    .where(and(eq(tags.brandId, brandId), eq(tags.nameKey, key)))
-    .get();
+  const byKey = db.prepared("prompts.tagByKey", () =>
+    db.orm
+      .select()
+      .from(tags)
+      .where(and(eq(tags.brandId, sql.placeholder("brandId")), eq(tags.nameKey, sql.placeholder("key"))))
+      .prepare(),
+  );
+  return byKey.get({ brandId, key });
 }
 
 export function getTag(db: Db, brandId: string, tagId: string): TagView {

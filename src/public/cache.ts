@@ -1,12 +1,13 @@
 // In-memory cache of what the public content API serves: per site key, the serialized list and each
 // requested article with its ETag. A brand's entry is dropped the moment one of its articles is
-// published, edited or unpublished (the articles service tells us), so a publish is readable at the
+// published, edited or unpublished (the articlesChanged event), so a publish is readable at the
 // origin on the very next request. Writes by another process on the same database (the CLI's
 // `demo`, a second server) are caught by SQLite's `PRAGMA data_version`, checked at most every
 // DATA_VERSION_CHECK_MS (it takes a shared-memory lock: on every request it was the costliest step):
 // when it moves, the whole cache is dropped. Such a publish is served within that delay.
 import { type Statement } from "bun:sqlite";
-import { getPublishedArticleBySlug, listPublishedArticles, onArticlesChanged, type PublicArticleRow } from "../content/service";
+import { findBrandIdBySiteKey } from "../brands/service";
+import { getPublishedArticleBySlug, listPublishedArticles, type PublicArticleRow } from "../content/service";
 import { isValidSlug } from "../content/slug";
 import { type Db } from "../db/client";
 import { iso } from "../ids";
@@ -33,12 +34,9 @@ export class PublicContentCache {
   private dataVersion: number;
   private dataVersionCheckedAt = 0;
   private readonly dataVersionQuery: Statement<{ data_version: number }>;
-  private readonly brandBySiteKey: Statement<{ id: string }>;
 
   constructor(private readonly db: Db) {
     this.dataVersionQuery = db.sqlite.query("PRAGMA data_version");
-    // The brand behind a site key: a single indexed read of the brands table (site_key is unique).
-    this.brandBySiteKey = db.sqlite.query("SELECT id FROM brands WHERE site_key = ?");
     this.dataVersion = this.readDataVersion();
   }
 
@@ -76,7 +74,7 @@ export class PublicContentCache {
     this.bytes -= entry.bytes;
   }
 
-  clear(): void {
+  private clear(): void {
     this.bySiteKey.clear();
     this.byBrand.clear();
     this.bytes = 0;
@@ -96,11 +94,11 @@ export class PublicContentCache {
     const cached = this.bySiteKey.get(siteKey);
     if (cached) return cached;
     // Unknown keys are not remembered: random keys must not be able to fill the memory.
-    const brand = this.brandBySiteKey.get(siteKey);
-    if (!brand) return null;
-    const entry: BrandEntry = { brandId: brand.id, siteKey, list: null, articles: new Map(), bytes: 0 };
+    const brandId = findBrandIdBySiteKey(this.db, siteKey);
+    if (brandId === null) return null;
+    const entry: BrandEntry = { brandId, siteKey, list: null, articles: new Map(), bytes: 0 };
     this.bySiteKey.set(siteKey, entry);
-    this.byBrand.set(brand.id, entry);
+    this.byBrand.set(brandId, entry);
     return entry;
   }
 
@@ -140,21 +138,3 @@ function articleItem(row: PublicArticleRow) {
     updatedAt: null,
   };
 }
-
-const caches = new WeakMap<Db, PublicContentCache>();
-
-export function publicContentCache(db: Db): PublicContentCache {
-  let cache = caches.get(db);
-  if (!cache) {
-    cache = new PublicContentCache(db);
-    caches.set(db, cache);
-  }
-  return cache;
-}
-
-/** For a change the articles service does not see, such as a new site key for a brand. */
-export function invalidatePublicContent(db: Db, brandId: string): void {
-  caches.get(db)?.invalidateBrand(brandId);
-}
-
-onArticlesChanged(invalidatePublicContent);

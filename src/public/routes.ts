@@ -14,9 +14,10 @@
 import { cors } from "@elysiajs/cors";
 import { Elysia } from "elysia";
 import { type AppContext } from "../context";
+import { type Db } from "../db/client";
 import { answeredStatus, beginRequest, elapsedMs, existingRequestId, logRequest, requestId } from "../http/observability";
 import { log } from "../log";
-import { type PublicContentCache, publicContentCache } from "./cache";
+import { PublicContentCache } from "./cache";
 import {
   type CachedBody,
   INTERNAL_ERROR_BODY,
@@ -39,8 +40,7 @@ const SURFACE = "public-content";
 
 type Answer = (request: Request) => Response | Promise<Response>;
 
-function surface(ctx: AppContext) {
-  const cache = publicContentCache(ctx.db);
+function surface(cache: PublicContentCache) {
   // With this configuration the plugin sets the same headers on every request but OPTIONS.
   let base: ResponseHeaders | null = null;
   const start = (set: { headers: Record<string, string | number> }) => (base ??= surfaceHeaders(set.headers));
@@ -95,27 +95,34 @@ function withSurfaceHeaders(request: Request, response: Response): Response {
   return response;
 }
 
-const answers = new WeakMap<AppContext, Answer>();
+/** The public content API of one AppContext (`ctx.publicContent`): its cache and the one surface that answers. */
+export class PublicContent {
+  readonly cache: PublicContentCache;
+  private answerRequest: Answer | null = null;
 
-/** Answers any request under /api/public; one surface per context. */
-function publicAnswer(ctx: AppContext): Answer {
-  let answer = answers.get(ctx);
-  if (!answer) {
-    const app = surface(ctx);
-    const cache = publicContentCache(ctx.db);
-    const throughSurface = async (request: Request): Promise<Response> => {
-      const response = await app.handle(request);
-      if (response.headers.has("x-request-id")) return response;
-      withSurfaceHeaders(request, response);
-      // The plugin answers OPTIONS from its onRequest hook, after which Elysia runs no onAfterResponse.
-      if (request.method === "OPTIONS") logRequest(request, SURFACE, response.status);
-      return response;
-    };
-    // A hit is answered synchronously: no promise for Bun to wait on.
-    answer = (request) => answerCachedHit(cache, request) ?? throughSurface(request);
-    answers.set(ctx, answer);
+  constructor(db: Db) {
+    this.cache = new PublicContentCache(db);
   }
-  return answer;
+
+  /** What answers every request under /api/public; built when the routes are first mounted. */
+  handler(): Answer {
+    this.answerRequest ??= publicAnswer(this.cache);
+    return this.answerRequest;
+  }
+}
+
+function publicAnswer(cache: PublicContentCache): Answer {
+  const app = surface(cache);
+  const throughSurface = async (request: Request): Promise<Response> => {
+    const response = await app.handle(request);
+    if (response.headers.has("x-request-id")) return response;
+    withSurfaceHeaders(request, response);
+    // The plugin answers OPTIONS from its onRequest hook, after which Elysia runs no onAfterResponse.
+    if (request.method === "OPTIONS") logRequest(request, SURFACE, response.status);
+    return response;
+  };
+  // A hit is answered synchronously: no promise for Bun to wait on.
+  return (request) => answerCachedHit(cache, request) ?? throughSurface(request);
 }
 
 const ARTICLES_PATH = "/api/public/articles";
@@ -182,12 +189,12 @@ function plainSiteKey(url: string, from: number): string | null {
 
 /** Bun router entries for the server (`serve.routes`): /api/public never enters the main app. */
 export function publicApiRoutes(ctx: AppContext): Record<string, Answer> {
-  const answer = publicAnswer(ctx);
+  const answer = ctx.publicContent.handler();
   return { "/api/public": answer, "/api/public/*": answer };
 }
 
 export function publicRoutes(ctx: AppContext) {
-  const answer = publicAnswer(ctx);
+  const answer = ctx.publicContent.handler();
   const forward = async ({ request, set }: { request: Request; set: { headers: Record<string, string | number> } }) => {
     const response = await answer(request);
     // The main app's request id is already on the response (the surface reused it): with `set`

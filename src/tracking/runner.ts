@@ -2,15 +2,20 @@
 // analysis) the moment it arrives. One run per brand at a time, guarded in process and by the run
 // row in the database (so a `spyglass track` beside a running server cannot overlap it either).
 
-import { type EngineSettings } from "../config";
+import { and, eq, sql } from "drizzle-orm";
+import { type Config, type EngineSettings } from "../config";
 import { type AppContext } from "../context";
-import { type RunStatus } from "../db/schema";
+import { type Db } from "../db/client";
+import { type RunStatus, trackingRuns } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { newId } from "../ids";
+import { createEngineClient, type EngineClient } from "../llm/client";
+import { type ClientOptions, type EngineAnswer } from "../llm/types";
 import { log } from "../log";
-import { createEngineClient, type EngineClient } from "./engines/client";
-import { type ClientOptions, type EngineAnswer } from "./engines/types";
-import { analyzeForStorage, answerWriter, loadRoster, type Roster, rosterVersion } from "./store";
+import { listActivePrompts } from "../prompts/service";
+import { type AnswerWriter, analyzeForStorage } from "./answer-writer";
+import { type Reanalysis } from "./reanalysis";
+import { loadRoster, type Roster } from "./roster";
 
 export type RunTrigger = "schedule" | "cli" | "tool";
 
@@ -44,14 +49,14 @@ interface PromptRow {
 
 interface RunningRow {
   id: string;
-  owner_pid: number | null;
+  ownerPid: number | null;
 }
 
 const NO_ENGINES =
   "No engines are configured: add an [[engines]] section (api, base_url, model, api_key_env) to spyglass.toml, then run tracking again.";
 
 /** Whether a process id belongs to a live process on this machine. */
-export function processAlive(pid: number | null): boolean {
+function processAlive(pid: number | null): boolean {
   if (pid === null || pid <= 0) return false;
   try {
     process.kill(pid, 0);
@@ -67,14 +72,12 @@ export class TrackingRunner {
   private closed = false;
 
   constructor(
-    private readonly app: AppContext,
+    private readonly config: Config,
+    private readonly db: Db,
+    private readonly writer: AnswerWriter,
+    private readonly reanalysis: Reanalysis,
     private readonly clientOptions: ClientOptions = {},
   ) {}
-
-  /** The run under way for the brand in this process, if any. */
-  activeRun(brandId: string): string | null {
-    return this.active.get(brandId)?.runId ?? null;
-  }
 
   /**
    * Validates the request, takes the brand's lock, records the run and starts it in the background.
@@ -84,7 +87,7 @@ export class TrackingRunner {
     if (this.closed) throw new Conflict("The server is shutting down; tracking cannot start now.", "shutting_down");
     const engines = this.pickEngines(request.engines);
     const prompts = this.pickPrompts(brandId, request.promptIds);
-    const samples = this.app.config.tracking.samples;
+    const samples = this.config.tracking.samples;
     const planned = prompts.length * engines.length * samples;
 
     const existing = this.active.get(brandId);
@@ -112,7 +115,7 @@ export class TrackingRunner {
   }
 
   private pickEngines(ids: string[] | undefined): EngineSettings[] {
-    const configured = this.app.config.engines;
+    const configured = this.config.engines;
     if (configured.length === 0) throw new Invalid(NO_ENGINES, "no_engines");
     if (ids === undefined || ids.length === 0) return configured;
     const unknown = ids.filter((id) => !configured.some((e) => e.id === id));
@@ -126,9 +129,7 @@ export class TrackingRunner {
   }
 
   private pickPrompts(brandId: string, ids: string[] | undefined): PromptRow[] {
-    const all = this.app.db.sqlite
-      .query<PromptRow, [string]>("SELECT id, text FROM prompts WHERE brand_id = ? AND archived_at IS NULL ORDER BY created_at, id")
-      .all(brandId);
+    const all: PromptRow[] = listActivePrompts(this.db, brandId);
     if (ids === undefined || ids.length === 0) {
       if (all.length === 0) throw new Invalid("The brand has no active prompt to track; add prompts first (create_prompts).", "no_prompts");
       return all;
@@ -146,21 +147,35 @@ export class TrackingRunner {
 
   /** Inserts the run row unless another live run of the brand holds it; stale `running` rows are marked interrupted. */
   private claimRunRow(brandId: string, runId: string, trigger: RunTrigger, engines: EngineSettings[], planned: number): void {
-    const db = this.app.db.sqlite;
-    db.transaction(() => {
-      const running = db
-        .query<RunningRow, [string]>("SELECT id, owner_pid FROM tracking_runs WHERE brand_id = ? AND status = 'running'")
-        .all(brandId);
-      for (const row of running) {
-        // A row of this very process that is not in `active` is a leftover; another live process holds its run.
-        if (row.owner_pid !== process.pid && processAlive(row.owner_pid)) throw alreadyRunning(row.id);
-        markInterrupted(this.app, row.id, "the process running it stopped before it finished");
-      }
-      db.query(
-        `INSERT INTO tracking_runs (id, brand_id, status, trigger, engines, answers_planned, answers_done, owner_pid, started_at)
-         VALUES (?, ?, 'running', ?, ?, ?, 0, ?, ?)`,
-      ).run(runId, brandId, trigger, JSON.stringify(engines.map((e) => e.id)), planned, process.pid, Date.now());
-    }).immediate();
+    const db = this.db;
+    db.sqlite
+      .transaction(() => {
+        const running: RunningRow[] = db.orm
+          .select({ id: trackingRuns.id, ownerPid: trackingRuns.ownerPid })
+          .from(trackingRuns)
+          .where(and(eq(trackingRuns.brandId, brandId), eq(trackingRuns.status, "running")))
+          .all();
+        for (const row of running) {
+          // A row of this very process that is not in `active` is a leftover; another live process holds its run.
+          if (row.ownerPid !== process.pid && processAlive(row.ownerPid)) throw alreadyRunning(row.id);
+          markInterrupted(db, row.id, "the process running it stopped before it finished");
+        }
+        db.orm
+          .insert(trackingRuns)
+          .values({
+            id: runId,
+            brandId,
+            status: "running",
+            trigger,
+            engines: engines.map((e) => e.id),
+            answersPlanned: planned,
+            answersDone: 0,
+            ownerPid: process.pid,
+            startedAt: Date.now(),
+          })
+          .run();
+      })
+      .immediate();
   }
 
   private client(engine: EngineSettings): EngineClient {
@@ -182,21 +197,25 @@ export class TrackingRunner {
     signal: AbortSignal,
     request: RunRequest,
   ): Promise<RunStatus> {
-    const db = this.app.db;
+    const db = this.db;
     const planned = prompts.length * engines.length * samples;
-    const writer = answerWriter(db);
-    const countDone = db.sqlite.prepare("UPDATE tracking_runs SET answers_done = answers_done + 1 WHERE id = ?");
+    const writer = this.writer;
+    const countDone = db.orm
+      .update(trackingRuns)
+      .set({ answersDone: sql`${trackingRuns.answersDone} + 1` })
+      .where(eq(trackingRuns.id, runId))
+      .prepare();
     let roster: Roster = loadRoster(db, brandId);
-    let version = rosterVersion(brandId);
+    let version = this.reanalysis.rosterVersion(brandId);
     let done = 0;
     let errors = 0;
     let firstError: string | null = null;
     let storeFailure: string | null = null;
 
     const store = (promptId: string, engine: EngineSettings, sample: number, reply: EngineAnswer): void => {
-      if (rosterVersion(brandId) !== version) {
+      if (this.reanalysis.rosterVersion(brandId) !== version) {
         roster = loadRoster(db, brandId);
-        version = rosterVersion(brandId);
+        version = this.reanalysis.rosterVersion(brandId);
       }
       const analysis = analyzeForStorage(reply.status, reply.text, reply.citations, roster);
       db.sqlite
@@ -221,7 +240,7 @@ export class TrackingRunner {
             analysis,
             roster,
           );
-          countDone.run(runId);
+          countDone.run();
         })
         .immediate();
     };
@@ -257,15 +276,15 @@ export class TrackingRunner {
     try {
       await Promise.all(engines.map(work));
       if (signal.aborted) {
-        markInterrupted(this.app, runId, "stopped before it finished (shutdown); the answers stored so far are kept");
+        markInterrupted(this.db, runId, "stopped before it finished (shutdown); the answers stored so far are kept");
         return "interrupted";
       }
-      if (storeFailure !== null) return finish(this.app, runId, "failed", storeFailure);
-      if (done > 0 && errors === done) return finish(this.app, runId, "failed", `every answer failed; first: ${firstError}`);
-      return finish(this.app, runId, "completed", errors > 0 ? `${errors} of ${done} answers failed; first: ${firstError}` : null);
+      if (storeFailure !== null) return finish(this.db, runId, "failed", storeFailure);
+      if (done > 0 && errors === done) return finish(this.db, runId, "failed", `every answer failed; first: ${firstError}`);
+      return finish(this.db, runId, "completed", errors > 0 ? `${errors} of ${done} answers failed; first: ${firstError}` : null);
     } catch (error) {
       log.error("tracking run failed", { run: runId, message: (error as Error).message });
-      return finish(this.app, runId, "failed", `unexpected error: ${(error as Error).message}`);
+      return finish(this.db, runId, "failed", `unexpected error: ${(error as Error).message}`);
     }
   }
 }
@@ -277,15 +296,17 @@ function alreadyRunning(runId: string): Conflict {
   );
 }
 
-function finish(app: AppContext, runId: string, status: RunStatus, error: string | null): RunStatus {
-  app.db.sqlite.query("UPDATE tracking_runs SET status = ?, finished_at = ?, error = ? WHERE id = ?").run(status, Date.now(), error, runId);
+function finish(db: Db, runId: string, status: RunStatus, error: string | null): RunStatus {
+  db.orm.update(trackingRuns).set({ status, finishedAt: Date.now(), error }).where(eq(trackingRuns.id, runId)).run();
   return status;
 }
 
-export function markInterrupted(app: AppContext, runId: string, reason: string): void {
-  app.db.sqlite
-    .query("UPDATE tracking_runs SET status = 'interrupted', finished_at = ?, error = ? WHERE id = ? AND status = 'running'")
-    .run(Date.now(), reason, runId);
+function markInterrupted(db: Db, runId: string, reason: string): void {
+  db.orm
+    .update(trackingRuns)
+    .set({ status: "interrupted", finishedAt: Date.now(), error: reason })
+    .where(and(eq(trackingRuns.id, runId), eq(trackingRuns.status, "running")))
+    .run();
 }
 
 /**
@@ -293,11 +314,15 @@ export function markInterrupted(app: AppContext, runId: string, reason: string):
  * is marked `interrupted`; its stored answers stay. Returns how many were marked.
  */
 export function markInterruptedRuns(app: AppContext): number {
-  const rows = app.db.sqlite.query<RunningRow, []>("SELECT id, owner_pid FROM tracking_runs WHERE status = 'running'").all();
+  const rows: RunningRow[] = app.db.orm
+    .select({ id: trackingRuns.id, ownerPid: trackingRuns.ownerPid })
+    .from(trackingRuns)
+    .where(eq(trackingRuns.status, "running"))
+    .all();
   let marked = 0;
   for (const row of rows) {
-    if (row.owner_pid !== process.pid && processAlive(row.owner_pid)) continue;
-    markInterrupted(app, row.id, "the process running it stopped before it finished; the answers stored so far are kept");
+    if (row.ownerPid !== process.pid && processAlive(row.ownerPid)) continue;
+    markInterrupted(app.db, row.id, "the process running it stopped before it finished; the answers stored so far are kept");
     marked++;
   }
   return marked;

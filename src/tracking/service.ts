@@ -1,11 +1,20 @@
 // The tracking feature as the rest of the product sees it: start a run (in the background or to the
-// end), its status and schedule, run records, and the shutdown hook.
+// end), its status and schedule, run records, storing answers, re-analysis, and the shutdown hook.
 import { Cron } from "croner";
+import { and, count, desc, eq } from "drizzle-orm";
+import { listPaidAccountIds } from "../accounts/service";
+import { listBrandIdsOfAccounts } from "../brands/service";
+import { type Config } from "../config";
 import { type AppContext } from "../context";
-import { type RunStatus } from "../db/schema";
+import { type Db } from "../db/client";
+import { answers, type RunStatus, trackingRuns } from "../db/schema";
 import { NotFound } from "../errors";
 import { iso, isoOrNull } from "../ids";
-import { type ClientOptions } from "./engines/types";
+import { type ClientOptions } from "../llm/types";
+import { listBrandIdsWithActivePrompts } from "../prompts/service";
+import { AnswerWriter, analyzeForStorage, type NewAnswer } from "./answer-writer";
+import { Reanalysis } from "./reanalysis";
+import { type Roster } from "./roster";
 import { type RunRequest, TrackingRunner } from "./runner";
 
 export interface RunView {
@@ -23,23 +32,40 @@ export interface RunView {
   error: string | null;
 }
 
-// Keyed by the database handle: the CLI, the scheduler and the tool server of one process share it,
-// and with it the per-brand lock and the per-engine concurrency limits.
-const runners = new WeakMap<AppContext["db"], TrackingRunner>();
+/**
+ * One per AppContext: the CLI, the scheduler and the tool server of a process share it, and with it
+ * the per-brand run lock, the per-engine concurrency limits and the re-analysis state.
+ */
+export class TrackingService {
+  readonly writer: AnswerWriter;
+  readonly reanalysis: Reanalysis;
+  readonly runner: TrackingRunner;
 
-/** The process's runner for this database, created on first use. */
-export function getTracking(app: AppContext, clientOptions?: ClientOptions): TrackingRunner {
-  let runner = runners.get(app.db);
-  if (!runner) {
-    runner = new TrackingRunner(app, clientOptions);
-    runners.set(app.db, runner);
+  constructor(
+    config: Config,
+    private readonly db: Db,
+    clientOptions: ClientOptions = {},
+  ) {
+    this.writer = new AnswerWriter(db);
+    this.reanalysis = new Reanalysis(db, this.writer);
+    this.runner = new TrackingRunner(config, db, this.writer, this.reanalysis, clientOptions);
   }
-  return runner;
+
+  /** Analyses and stores one answer in its own transaction. Returns the answer id. */
+  storeAnswer(answer: NewAnswer, roster: Roster): number {
+    const analysis = analyzeForStorage(answer.status, answer.text, answer.providerCitations, roster);
+    return this.db.sqlite.transaction(() => this.writer.write(answer, analysis, roster)).immediate();
+  }
+
+  /** Re-analyses the brand's stored answers with its roster as it stands now; see Reanalysis. */
+  reanalyzeBrand(brandId: string): Promise<number> {
+    return this.reanalysis.reanalyzeBrand(brandId);
+  }
 }
 
 /** Starts a run in the background; returns its record as it stands at the start. */
 export function startTracking(app: AppContext, brandId: string, request: RunRequest): { run: RunView; done: Promise<RunView> } {
-  const started = getTracking(app).start(brandId, request);
+  const started = app.tracking.runner.start(brandId, request);
   return { run: getRun(app, brandId, started.runId), done: started.done.then(() => getRun(app, brandId, started.runId)) };
 }
 
@@ -50,70 +76,60 @@ export function runTracking(app: AppContext, brandId: string, request: RunReques
 
 /** The shutdown hook of `serve` and `track`: aborts in-flight requests and marks the runs interrupted. */
 export async function stopTracking(app: AppContext): Promise<void> {
-  await runners.get(app.db)?.shutdown();
+  await app.tracking.runner.shutdown();
 }
 
-interface RunRow {
-  id: string;
-  brand_id: string;
-  status: RunStatus;
-  trigger: string;
-  engines: string;
-  answers_planned: number;
-  answers_done: number;
-  started_at: number;
-  finished_at: number | null;
-  error: string | null;
-}
+type RunRow = typeof trackingRuns.$inferSelect;
 
 function view(app: AppContext, row: RunRow): RunView {
   const counts = { ok: 0, empty: 0, refusal: 0, error: 0 };
-  const rows = app.db.sqlite
-    .query<{ status: keyof typeof counts; n: number }, [string]>(
-      "SELECT status, count(*) AS n FROM answers WHERE run_id = ? GROUP BY status",
-    )
-    .all(row.id);
+  const rows = app.db.orm
+    .select({ status: answers.status, n: count() })
+    .from(answers)
+    .where(eq(answers.runId, row.id))
+    .groupBy(answers.status)
+    .all();
   for (const r of rows) counts[r.status] = r.n;
   return {
     id: row.id,
-    brand_id: row.brand_id,
+    brand_id: row.brandId,
     status: row.status,
     trigger: row.trigger,
-    engines: JSON.parse(row.engines) as string[],
-    answers_planned: row.answers_planned,
-    answers_done: row.answers_done,
+    engines: row.engines,
+    answers_planned: row.answersPlanned,
+    answers_done: row.answersDone,
     answers: counts,
-    started_at: iso(row.started_at),
-    finished_at: isoOrNull(row.finished_at),
+    started_at: iso(row.startedAt),
+    finished_at: isoOrNull(row.finishedAt),
     error: row.error,
   };
 }
 
 export function getRun(app: AppContext, brandId: string, runId: string): RunView {
-  const row = app.db.sqlite
-    .query<RunRow, [string, string]>("SELECT * FROM tracking_runs WHERE id = ? AND brand_id = ?")
-    .get(runId, brandId);
+  const row = app.db.orm
+    .select()
+    .from(trackingRuns)
+    .where(and(eq(trackingRuns.id, runId), eq(trackingRuns.brandId, brandId)))
+    .get();
   if (!row) throw new NotFound("Tracking run not found.", "run_not_found");
   return view(app, row);
 }
 
 export function lastRun(app: AppContext, brandId: string): RunView | null {
-  const row = app.db.sqlite
-    .query<RunRow, [string]>("SELECT * FROM tracking_runs WHERE brand_id = ? ORDER BY started_at DESC, id DESC LIMIT 1")
-    .get(brandId);
+  const row = app.db.orm
+    .select()
+    .from(trackingRuns)
+    .where(eq(trackingRuns.brandId, brandId))
+    .orderBy(desc(trackingRuns.startedAt), desc(trackingRuns.id))
+    .limit(1)
+    .get();
   return row ? view(app, row) : null;
 }
 
 /** Brands the scheduler and `spyglass track` cover: on a paid plan, with at least one active prompt. */
 export function trackableBrandIds(app: AppContext): string[] {
-  return app.db.sqlite
-    .query<{ id: string }, []>(
-      `SELECT b.id FROM brands b JOIN accounts a ON a.id = b.account_id
-       WHERE a.plan <> 'none' AND EXISTS (SELECT 1 FROM prompts p WHERE p.brand_id = b.id AND p.archived_at IS NULL)
-       ORDER BY b.created_at, b.id`,
-    )
-    .all()
-    .map((r) => r.id);
+  const withPrompts = listBrandIdsWithActivePrompts(app.db);
+  return listBrandIdsOfAccounts(app.db, listPaidAccountIds(app.db)).filter((brandId) => withPrompts.has(brandId));
 }
 
 /** When the schedule fires next (UTC), or null when scheduled tracking is off or has no engine. */

@@ -4,17 +4,17 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
-import { type AppContext } from "../../src/context";
+import { type AppContext, type AppContextOptions, createAppContext } from "../../src/context";
 import { openDatabase } from "../../src/db/client";
 import { newId } from "../../src/ids";
 import { scratchDir } from "../support/scratch";
 
 /** An app on `:memory:` whose config is the given TOML text (engines, tracking, …). */
-export function memoryApp(toml = ""): AppContext {
+export function memoryApp(toml = "", options: AppContextOptions = {}): AppContext {
   const dir = scratchDir("spyglass-test-");
   writeFileSync(join(dir, "spyglass.toml"), toml);
   const config = loadConfig({ flags: { data: dir }, env: {} });
-  return { config, db: openDatabase(":memory:") };
+  return createAppContext(config, openDatabase(":memory:"), options);
 }
 
 export interface SeededBrand {

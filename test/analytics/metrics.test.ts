@@ -26,7 +26,7 @@ import { topSources } from "../../src/analytics/sources";
 import { competitorRanking, visibilityOverview, visibilityTrend } from "../../src/analytics/visibility";
 import { type AppContext } from "../../src/context";
 import { type AnswerStatus } from "../../src/db/schema";
-import { answerWriter, loadRoster } from "../../src/tracking/store";
+import { loadRoster } from "../../src/tracking/roster";
 import { memoryApp, type SeededBrand, seedBrand } from "./dataset";
 
 let app: AppContext;
@@ -66,7 +66,7 @@ model = "claude-test"
     ],
   });
   const roster = loadRoster(app.db, s.brandId);
-  const writer = answerWriter(app.db);
+  const writer = app.tracking.writer;
   const B = s.brandId;
   const C1 = s.competitors.C1!;
   const C2 = s.competitors.C2!;

@@ -2,6 +2,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { findAccountByEmail } from "../../src/accounts/service";
 import { normalizeDomain } from "../../src/brands/domain";
 import { createBrand, getBrand, updateBrand } from "../../src/brands/service";
+import { buildCatalog } from "../../src/catalogue/registry";
+import { TOOLS } from "../../src/catalogue/tools";
 import { type TestApp, testApp } from "../support/http";
 
 let t: TestApp;
@@ -32,7 +34,7 @@ describe("brands service (used by the tool server)", () => {
     const account = findAccountByEmail(t.db, "a@example.com")!;
     const brand = createBrand(t.db, account.id, { name: "Acme", domain: "acme.com" });
     expect(getBrand(t.db, brand.id)).toEqual(brand);
-    const updated = updateBrand(t.db, brand.id, { name: "Acme Corp", aliases: ["ACME", "acme", "Acme Co"] });
+    const updated = updateBrand(t.ctx, brand.id, { name: "Acme Corp", aliases: ["ACME", "acme", "Acme Co"] });
     expect(updated).toEqual({
       id: brand.id,
       name: "Acme Corp",
@@ -40,20 +42,52 @@ describe("brands service (used by the tool server)", () => {
       aliases: ["ACME", "Acme Co"],
       site_key: brand.site_key,
     });
-    expect(updateBrand(t.db, brand.id, { domain: null }).domain).toBeNull();
-    expect(updateBrand(t.db, brand.id, { domain: "https://www.acme.io/" }).domain).toBe("acme.io");
-    expect(updateBrand(t.db, brand.id, {})).toEqual(getBrand(t.db, brand.id));
-    expect(() => updateBrand(t.db, brand.id, { name: "" })).toThrow(/^name: /);
-    expect(() => updateBrand(t.db, brand.id, { aliases: ["ab"] })).toThrow(/^aliases: /);
-    expect(() => updateBrand(t.db, brand.id, { domain: "nope" })).toThrow(/^domain: /);
+    expect(updateBrand(t.ctx, brand.id, { domain: null }).domain).toBeNull();
+    expect(updateBrand(t.ctx, brand.id, { domain: "https://www.acme.io/" }).domain).toBe("acme.io");
+    expect(updateBrand(t.ctx, brand.id, {})).toEqual(getBrand(t.db, brand.id));
+    expect(() => updateBrand(t.ctx, brand.id, { name: "" })).toThrow(/^name: /);
+    expect(() => updateBrand(t.ctx, brand.id, { aliases: ["ab"] })).toThrow(/^aliases: /);
+    expect(() => updateBrand(t.ctx, brand.id, { domain: "nope" })).toThrow(/^domain: /);
     expect(() => getBrand(t.db, "brd_missing")).toThrow("Brand not found.");
-    expect(() => updateBrand(t.db, "brd_missing", { name: "X" })).toThrow("Brand not found.");
+    expect(() => updateBrand(t.ctx, "brd_missing", { name: "X" })).toThrow("Brand not found.");
     // Another brand of the account keeps its name to itself; a brand may change its own name's case.
     const beta = createBrand(t.db, account.id, { name: "Beta" });
-    expect(() => updateBrand(t.db, beta.id, { name: "acme corp" })).toThrow(
+    expect(() => updateBrand(t.ctx, beta.id, { name: "acme corp" })).toThrow(
       `The account already has a brand named "Acme Corp" (${brand.id}); give this brand another name.`,
     );
-    expect(updateBrand(t.db, brand.id, { name: "ACME CORP" }).name).toBe("ACME CORP");
+    expect(updateBrand(t.ctx, brand.id, { name: "ACME CORP" }).name).toBe("ACME CORP");
+  });
+});
+
+describe("re-analysis after a change of the brand's roster", () => {
+  test("update_brand and updateBrand with the values the brand already has re-analyse nothing", async () => {
+    t = await testApp();
+    await t.signIn("a@example.com", { plan: "visibility" });
+    const account = findAccountByEmail(t.db, "a@example.com")!;
+    const brand = createBrand(t.db, account.id, { name: "Acme", domain: "acme.com", aliases: ["Acme Co"] });
+    const reanalyses = () => t.ctx.tracking.reanalysis.rosterVersion(brand.id);
+    const before = reanalyses();
+
+    expect(updateBrand(t.ctx, brand.id, { name: "Acme", domain: "https://www.acme.com/", aliases: ["Acme Co"] })).toEqual(brand);
+    expect(updateBrand(t.ctx, brand.id, {})).toEqual(brand);
+    const catalogue = buildCatalog(TOOLS);
+    const principal = {
+      account: { id: account.id },
+      brand: { id: brand.id, name: brand.name, domain: brand.domain },
+      plan: "visibility" as const,
+    };
+    const result = await catalogue.call(t.ctx, principal, "test", "update_brand", {
+      name: "Acme",
+      domain: "acme.com",
+      aliases: ["Acme Co"],
+    });
+    expect(result).toEqual({ ok: true, value: { brand } });
+    expect(reanalyses()).toBe(before);
+
+    await catalogue.call(t.ctx, principal, "test", "update_brand", { aliases: ["Acme Company"] });
+    expect(reanalyses()).toBe(before + 1);
+    updateBrand(t.ctx, brand.id, { domain: null });
+    expect(reanalyses()).toBe(before + 2);
   });
 });
 

@@ -9,6 +9,7 @@ import { chromium } from "playwright-core";
 import { publishArticle } from "../../src/content/publishing";
 import { createArticle } from "../../src/content/service";
 import { openDatabase } from "../../src/db/client";
+import { EventHub } from "../../src/events";
 import { DATA_VERSION_CHECK_MS } from "../../src/public/cache";
 import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
 import { answer, type FakeProvider, startFakeOpenAI } from "../support/fake-providers";
@@ -242,7 +243,7 @@ describe("the public content API over a real socket", () => {
     try {
       expect((await fetch(publicUrl(""))).status).toBe(200);
       const draft = await createArticle(db, seed.a.brandId, { title: "From another process", markdown: "Hi." });
-      publishArticle({ db }, seed.a.brandId, draft.id);
+      publishArticle({ db, events: new EventHub() }, seed.a.brandId, draft.id);
     } finally {
       db.close();
     }

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Db } from "../../src/db/client";
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from "../../src/keys/format";
-import { flushLastUsed, verifyBearerKey } from "../../src/keys/service";
+import { KeyUsage, verifyBearerKey } from "../../src/keys/service";
 import { configureLog } from "../../src/log";
 import { PASSWORD, sessionCookieOf, type TestApp, testApp } from "../support/http";
 import { captureLog } from "../support/log";
@@ -38,7 +38,7 @@ describe("key format", () => {
         },
       },
     ) as Db;
-    expect(verifyBearerKey(noDb, undefined)).toEqual({ ok: false, reason: "missing" });
+    expect(verifyBearerKey({ db: noDb, keys: new KeyUsage(noDb) }, undefined)).toEqual({ ok: false, reason: "missing" });
     for (const header of [
       "svc_live_x",
       "Bearer svc_live_short",
@@ -46,14 +46,14 @@ describe("key format", () => {
       `Bearer svc_test_${"A".repeat(43)}`,
       `Bearer svc_live_${"A".repeat(42)}!`,
     ]) {
-      expect(verifyBearerKey(noDb, header)).toEqual({ ok: false, reason: "malformed" });
+      expect(verifyBearerKey({ db: noDb, keys: new KeyUsage(noDb) }, header)).toEqual({ ok: false, reason: "malformed" });
     }
     expect(isWellFormedApiKey(`svc_live_${"A".repeat(44)}`)).toBe(false);
   });
 
   test("a well-formed but unknown key is unknown", async () => {
     t = await testApp();
-    expect(verifyBearerKey(t.db, `Bearer ${generateApiKey().plaintext}`)).toEqual({ ok: false, reason: "unknown" });
+    expect(verifyBearerKey(t.ctx, `Bearer ${generateApiKey().plaintext}`)).toEqual({ ok: false, reason: "unknown" });
   });
 });
 
@@ -74,8 +74,8 @@ describe("secrets at rest and in the logs", () => {
         const created = await t.call("POST", "/api/mcp/keys", { cookie, body: { name: "k" } });
         plaintext = created.json.plaintext;
         expect(plaintext).toMatch(/^svc_live_/);
-        expect(verifyBearerKey(t.db, `Bearer ${plaintext}`).ok).toBe(true);
-        flushLastUsed(t.db);
+        expect(verifyBearerKey(t.ctx, `Bearer ${plaintext}`).ok).toBe(true);
+        t.ctx.keys.flush();
         await t.call("GET", "/api/mcp/keys", { cookie, headers: { authorization: `Bearer ${plaintext}` } });
         await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: PASSWORD } });
         await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: `${PASSWORD}-wrong` } });

@@ -5,6 +5,7 @@ import { publishArticle, unpublishArticle } from "../../src/content/publishing";
 import { createArticle, updateArticle } from "../../src/content/service";
 import { openDatabase } from "../../src/db/client";
 import { articles } from "../../src/db/schema";
+import { EventHub } from "../../src/events";
 import { newId } from "../../src/ids";
 import { DATA_VERSION_CHECK_MS } from "../../src/public/cache";
 import { scratchDir } from "../support/scratch";
@@ -139,7 +140,7 @@ describe("GET /api/public/articles", () => {
   test("an edit of a published article is served on the very next request", async () => {
     const article = await publish(world.brand.id, { title: "Before", markdown: "Old body.", description: "old" });
     expect((await (await request(articlePath(article.slug))).json()).article.html).toBe("<p>Old body.</p>\n");
-    await updateArticle(world.ctx.db, world.brand.id, article.id, { title: "After", markdown: "New body.", description: "new" });
+    await updateArticle(world.ctx, world.brand.id, article.id, { title: "After", markdown: "New body.", description: "new" });
     const single = await (await request(articlePath(article.slug))).json();
     expect(single.article).toMatchObject({ title: "After", description: "new", html: "<p>New body.</p>\n" });
     const list = await (await request(listPath())).json();
@@ -369,7 +370,7 @@ describe("ETag and If-None-Match", () => {
     const article = await publish(world.brand.id, { title: "Versioned", markdown: "v1" });
     const before = (await request(articlePath("versioned"))).headers.get("etag")!;
     const listBefore = (await request(listPath())).headers.get("etag")!;
-    await updateArticle(world.ctx.db, world.brand.id, article.id, { markdown: "v2", description: "now described" });
+    await updateArticle(world.ctx, world.brand.id, article.id, { markdown: "v2", description: "now described" });
     const after = await request(articlePath("versioned"), { headers: { "if-none-match": before } });
     expect(after.status).toBe(200);
     expect(after.headers.get("etag")).not.toBe(before);
@@ -390,11 +391,11 @@ describe("the cache and other processes", () => {
       const cli = openDatabase(path);
       try {
         const draft = await createArticle(cli, shared.brand.id, { title: "From the CLI", markdown: "Hi." });
-        publishArticle({ db: cli }, shared.brand.id, draft.id);
+        publishArticle({ db: cli, events: new EventHub() }, shared.brand.id, draft.id);
         await Bun.sleep(DATA_VERSION_CHECK_MS + 1);
         const listed = await (await served(`/api/public/articles?key=${key}`)).json();
         expect(listed.articles.map((a: { slug: string }) => a.slug)).toEqual(["from-the-cli"]);
-        unpublishArticle({ db: cli }, shared.brand.id, draft.id);
+        unpublishArticle({ db: cli, events: new EventHub() }, shared.brand.id, draft.id);
         await Bun.sleep(DATA_VERSION_CHECK_MS + 1);
         expect(await (await served(`/api/public/articles?key=${key}`)).text()).toBe('{"articles":[]}');
       } finally {

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { type AppContext } from "../../src/context";
 import { AppError } from "../../src/errors";
 import { markInterruptedRuns } from "../../src/tracking/runner";
-import { getRun, getTracking, runTracking, startTracking, stopTracking } from "../../src/tracking/service";
+import { getRun, runTracking, startTracking, stopTracking } from "../../src/tracking/service";
 import { memoryApp, type SeededBrand, seedBrand } from "../analytics/dataset";
 import {
   answer,
@@ -80,8 +80,7 @@ describe("a run against scripted providers", () => {
     openai = startFakeOpenAI({ apiKey: ENV.OPENAI_TEST_KEY, script });
     anthropic = startFakeAnthropic({ apiKey: ENV.ANTHROPIC_TEST_KEY, script });
     fakes.push(openai, anthropic);
-    app = memoryApp(engines(openai, anthropic));
-    getTracking(app, { env: ENV, sleep: fastSleep });
+    app = memoryApp(engines(openai, anthropic), { llm: { env: ENV, sleep: fastSleep } });
     s = seedBrand(app, {
       name: "Acme",
       domain: "acme.com",
@@ -180,8 +179,7 @@ describe("limits, overlap, interruption", () => {
   test("each engine's concurrency limit is respected, engines run in parallel", async () => {
     openai = startFakeOpenAI({ latencyMs: 40, fallback: answer("Acme.") });
     anthropic = startFakeAnthropic({ latencyMs: 40, fallback: answer("Acme.") });
-    const app = memoryApp(engines(openai, anthropic, "", "concurrency = 3"));
-    getTracking(app, { env: ENV });
+    const app = memoryApp(engines(openai, anthropic, "", "concurrency = 3"), { llm: { env: ENV } });
     const s = seedBrand(app, { name: "Acme", prompts: Array.from({ length: 12 }, (_, i) => ({ key: `P${i}`, text: `prompt ${i}` })) });
     const started = performance.now();
     const run = await runTracking(app, s.brandId, { trigger: "cli" });
@@ -196,8 +194,7 @@ describe("limits, overlap, interruption", () => {
   test("two runs of the same brand never overlap; another brand may run meanwhile", async () => {
     openai = startFakeOpenAI({ latencyMs: 150, fallback: answer("Acme.") });
     anthropic = startFakeAnthropic({ latencyMs: 150, fallback: answer("Acme.") });
-    const app = memoryApp(engines(openai, anthropic));
-    getTracking(app, { env: ENV });
+    const app = memoryApp(engines(openai, anthropic), { llm: { env: ENV } });
     const a = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
     const b = seedBrand(app, { name: "Other", prompts: [{ key: "P", text: "two" }] });
     const first = startTracking(app, a.brandId, { trigger: "tool" });
@@ -221,8 +218,7 @@ describe("limits, overlap, interruption", () => {
   test("a run row held by another live process blocks a new run; one of a dead process is marked interrupted", async () => {
     openai = startFakeOpenAI({ fallback: answer("Acme.") });
     anthropic = startFakeAnthropic({ fallback: answer("Acme.") });
-    const app = memoryApp(engines(openai, anthropic));
-    getTracking(app, { env: ENV });
+    const app = memoryApp(engines(openai, anthropic), { llm: { env: ENV } });
     const s = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
     const insert = app.db.sqlite.query(
       "INSERT INTO tracking_runs (id, brand_id, status, trigger, answers_planned, owner_pid, started_at) VALUES (?, ?, 'running', 'cli', 2, ?, ?)",
@@ -239,8 +235,9 @@ describe("limits, overlap, interruption", () => {
   test("a stop aborts in-flight requests, marks the run interrupted and keeps the answers stored so far", async () => {
     openai = startFakeOpenAI({ script: (prompt) => (prompt.startsWith("fast") ? answer("Acme is good.") : hang()) });
     anthropic = startFakeAnthropic({ script: (prompt) => (prompt.startsWith("fast") ? answer("Acme is good.") : hang()) });
-    const app = memoryApp(engines(openai, anthropic, "", "concurrency = 4").replace(/timeout_ms = 1000/g, "timeout_ms = 60000"));
-    getTracking(app, { env: ENV });
+    const app = memoryApp(engines(openai, anthropic, "", "concurrency = 4").replace(/timeout_ms = 1000/g, "timeout_ms = 60000"), {
+      llm: { env: ENV },
+    });
     const s = seedBrand(app, {
       name: "Acme",
       prompts: [
@@ -270,8 +267,7 @@ describe("limits, overlap, interruption", () => {
   test("at start-up a run left running by a crashed process is marked interrupted and its answers kept", async () => {
     openai = startFakeOpenAI({ fallback: answer("Acme.") });
     anthropic = startFakeAnthropic({ fallback: answer("Acme.") });
-    const app = memoryApp(engines(openai, anthropic));
-    getTracking(app, { env: ENV });
+    const app = memoryApp(engines(openai, anthropic), { llm: { env: ENV } });
     const s = seedBrand(app, {
       name: "Acme",
       prompts: [
@@ -295,8 +291,9 @@ describe("limits, overlap, interruption", () => {
   test("a timeout is stored as an error with the reason; a missing API key fails the run clearly", async () => {
     openai = startFakeOpenAI({ apiKey: ENV.OPENAI_TEST_KEY, script: { slow: hang() } });
     anthropic = startFakeAnthropic({ apiKey: ENV.ANTHROPIC_TEST_KEY, fallback: answer("Acme.") });
-    const app = memoryApp(engines(openai, anthropic).replace(/max_retries = 2/g, "max_retries = 0"));
-    getTracking(app, { env: { OPENAI_TEST_KEY: ENV.OPENAI_TEST_KEY } });
+    const app = memoryApp(engines(openai, anthropic).replace(/max_retries = 2/g, "max_retries = 0"), {
+      llm: { env: { OPENAI_TEST_KEY: ENV.OPENAI_TEST_KEY } },
+    });
     const s = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "slow" }] });
     const run = await runTracking(app, s.brandId, { trigger: "cli" });
     expect(run.status).toBe("failed");

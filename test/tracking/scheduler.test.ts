@@ -1,7 +1,7 @@
 // Scheduled tracking on croner (UTC): next run, one tick over every trackable brand, off without engines.
 import { afterAll, expect, test } from "bun:test";
 import { startScheduler } from "../../src/tracking/scheduler";
-import { getTracking, getTrackingStatus, lastRun } from "../../src/tracking/service";
+import { getTrackingStatus, lastRun } from "../../src/tracking/service";
 import { memoryApp, seedBrand } from "../analytics/dataset";
 import { answer, startFakeOpenAI } from "../support/fake-providers";
 import { captureLog } from "../support/log";
@@ -44,7 +44,6 @@ test("the schedule's next run is computed in UTC and reported by get_tracking_st
 
 test("a tick runs every brand on a paid plan with active prompts, one after the other", async () => {
   const app = memoryApp(toml("0 6 * * *"));
-  getTracking(app);
   const paid = seedBrand(app, {
     name: "Acme",
     prompts: [

@@ -2,7 +2,7 @@
 // the brand's name, domain and aliases.
 import { z } from "zod";
 import { getBrand, MAX_ALIASES, updateBrand } from "../../brands/service";
-import { listCompetitors, MAX_COMPETITORS, rosterChanged } from "../../competitors/service";
+import { listCompetitors, MAX_COMPETITORS } from "../../competitors/service";
 import { defineTool } from "../registry";
 import { READ_ONLY, UPDATES } from "./common";
 import { competitor } from "./competitors";
@@ -65,11 +65,7 @@ const updateBrandTool = defineTool({
   output: z.object({ brand }),
   annotations: UPDATES,
   plan: "visibility",
-  handler: (input, ctx) => {
-    const updated = updateBrand(ctx.app.db, ctx.brand.id, input);
-    if (input.name !== undefined || input.domain !== undefined || input.aliases !== undefined) rosterChanged(ctx.app.db, ctx.brand.id);
-    return { brand: updated };
-  },
+  handler: (input, ctx) => ({ brand: updateBrand(ctx.app, ctx.brand.id, input) }),
 });
 
 export const brandTools = [getBrandTool, updateBrandTool] as const;

@@ -1,6 +1,6 @@
 // Schema pieces shared by the configuration tools, so that the same field reads the same everywhere.
 import { z } from "zod";
-import { DEFAULT_LIMIT, MAX_LIMIT } from "../../prompts/paging";
+import { DEFAULT_LIMIT, MAX_LIMIT } from "../../paging";
 import { type ToolAnnotations } from "../registry";
 
 export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };

@@ -158,7 +158,7 @@ const updateArticleTool = defineTool({
   annotations: UPDATES,
   plan: "autopilot",
   handler: async (input, ctx) => ({
-    article: await updateArticle(ctx.app.db, ctx.brand.id, input.article_id, {
+    article: await updateArticle(ctx.app, ctx.brand.id, input.article_id, {
       title: input.title,
       markdown: input.markdown,
       description: input.description,

@@ -8,12 +8,13 @@ import { resolveFilter } from "../../src/analytics/filters";
 import { promptPerformance } from "../../src/analytics/prompts";
 import { topSources } from "../../src/analytics/sources";
 import { competitorRanking, visibilityOverview, visibilityTrend } from "../../src/analytics/visibility";
-import { type AppContext } from "../../src/context";
+import { type AppContext, createAppContext } from "../../src/context";
 import { openDatabase } from "../../src/db/client";
 import { MIGRATION_JOURNAL } from "../../src/db/migrations";
 import { type AnswerStatus } from "../../src/db/schema";
-import { seedDemo } from "../../src/tracking/demo";
-import { loadRoster, type NewAnswer, reanalyzeBrand, storeAnswer } from "../../src/tracking/store";
+import { seedDemo } from "../../src/demo/seeder";
+import { type NewAnswer } from "../../src/tracking/answer-writer";
+import { loadRoster } from "../../src/tracking/roster";
 import { memoryApp, seedBrand } from "../analytics/dataset";
 
 const DAY = 86_400_000;
@@ -121,8 +122,7 @@ test("tracking writes keep the rollups equal to the stored rows, and re-analysis
   const start = Date.parse("2025-03-01T00:00:00Z");
   const statuses: AnswerStatus[] = ["ok", "ok", "ok", "error", "ok", "refusal", "ok", "empty"];
   for (let i = 0; i < 120; i++) {
-    storeAnswer(
-      app.db,
+    app.tracking.storeAnswer(
       answer(s.brandId, {
         promptId: i % 3 ? s.prompts.P1! : s.prompts.P2!,
         engine: ["gpt", "claude", "sonar"][i % 3]!,
@@ -146,7 +146,7 @@ test("tracking writes keep the rollups equal to the stored rows, and re-analysis
     .query("INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES ('cmp_i', ?, 'Initech', '[]', '[]', 5)")
     .run(s.brandId);
   app.db.sqlite.query("UPDATE brands SET aliases = ? WHERE id = ?").run(JSON.stringify(["Roadrunner"]), s.brandId);
-  expect(await reanalyzeBrand(app.db, s.brandId)).toBe(75);
+  expect(await app.tracking.reanalyzeBrand(s.brandId)).toBe(75);
   expectRollupsRight(app, s.brandId);
   const after = visibilityOverview(app, resolveFilter(app, s.brandId, period));
   expect(after.share_of_voice.n).toBeGreaterThan(before.share_of_voice.n);
@@ -154,7 +154,7 @@ test("tracking writes keep the rollups equal to the stored rows, and re-analysis
 
   // Removing a competitor takes its mentions out of the rollups too.
   app.db.sqlite.query("DELETE FROM competitors WHERE id = ?").run(s.competitors.G!);
-  await reanalyzeBrand(app.db, s.brandId);
+  await app.tracking.reanalyzeBrand(s.brandId);
   expectRollupsRight(app, s.brandId);
   const ranking = competitorRanking(app, resolveFilter(app, s.brandId, period));
   expect(ranking.ranking.map((r) => r.name).sort()).toEqual(["Acme", "Initech"]);
@@ -245,7 +245,7 @@ test("upgrading a database made before the citation rollups fills them from the 
   const path = join(app.config.dataDir, "upgrade.db");
   app.db.close();
   const db = openDatabase(path);
-  const fileApp: AppContext = { config: app.config, db };
+  const fileApp = createAppContext(app.config, db);
   const s = seedBrand(fileApp, {
     name: "Acme",
     domain: "acme.com",
@@ -255,8 +255,7 @@ test("upgrading a database made before the citation rollups fills them from the 
   const roster = loadRoster(db, s.brandId);
   const start = Date.parse("2025-03-01T00:00:00Z");
   for (let i = 0; i < 40; i++) {
-    storeAnswer(
-      db,
+    fileApp.tracking.storeAnswer(
       answer(s.brandId, {
         promptId: s.prompts.P1!,
         engine: ["gpt", "claude"][i % 2]!,
@@ -279,7 +278,7 @@ test("upgrading a database made before the citation rollups fills them from the 
 
   const upgraded = openDatabase(path);
   try {
-    const upgradedApp: AppContext = { config: app.config, db: upgraded };
+    const upgradedApp = createAppContext(app.config, upgraded);
     expectRollupsRight(upgradedApp, s.brandId);
     expect(rollupsAndRaw(upgradedApp, s.brandId).stored).toEqual(expected);
   } finally {

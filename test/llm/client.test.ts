@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { complete, createEngineClient } from "../../../src/tracking/engines/client";
-import { type ClientOptions, type EngineConfig } from "../../../src/tracking/engines/types";
+import { complete, createEngineClient } from "../../src/llm/client";
+import { type ClientOptions, type EngineConfig } from "../../src/llm/types";
 import {
   answer,
   empty,
@@ -12,7 +12,7 @@ import {
   refusal,
   startFakeAnthropic,
   startFakeOpenAI,
-} from "../../support/fake-providers";
+} from "../support/fake-providers";
 
 const KEY = "sk-test-0123456789abcdefSECRET";
 const running: FakeProvider[] = [];

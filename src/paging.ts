@@ -1,7 +1,7 @@
 // Opaque keyset cursors for the configuration lists (prompts, tags, competitors): the position of
 // the last item of a page, base64url-encoded. A cursor only says where to resume; every query is
 // still keyed by the brand from the verified credential, so a cursor carries no authority.
-import { Invalid } from "../errors";
+import { Invalid } from "./errors";
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;

@@ -2,12 +2,11 @@
 import { expect, test } from "bun:test";
 import { resolveFilter } from "../../src/analytics/filters";
 import { visibilityOverview } from "../../src/analytics/visibility";
-import { loadRoster, reanalyzeBrand, storeAnswer } from "../../src/tracking/store";
+import { loadRoster } from "../../src/tracking/roster";
 import { memoryApp, seedBrand } from "../analytics/dataset";
 
 function store(app: ReturnType<typeof memoryApp>, brandId: string, promptId: string, text: string, citations: string[] = []) {
-  return storeAnswer(
-    app.db,
+  return app.tracking.storeAnswer(
     {
       brandId,
       runId: null,
@@ -47,7 +46,7 @@ test("adding a competitor re-analyses stored answers: new mentions, new brand po
       "INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES (?, ?, 'Initech', '[]', '[\"initech.com\"]', 1)",
     )
     .run(cmp, s.brandId);
-  expect(await reanalyzeBrand(app.db, s.brandId)).toBe(2);
+  expect(await app.tracking.reanalyzeBrand(s.brandId)).toBe(2);
 
   expect(ranks(app, a1)).toEqual([
     { member_id: cmp, rank: 1 },
@@ -74,7 +73,7 @@ test("a new brand alias and domain count after re-analysis; removing a competito
     .query("UPDATE brands SET aliases = ?, domain = 'acme.io' WHERE id = ?")
     .run(JSON.stringify(["Roadrunner Cloud"]), s.brandId);
   app.db.sqlite.query("DELETE FROM competitors WHERE id = ?").run(s.competitors.C!);
-  await reanalyzeBrand(app.db, s.brandId);
+  await app.tracking.reanalyzeBrand(s.brandId);
   expect(ranks(app, a)).toEqual([{ member_id: s.brandId, rank: 1 }]);
   const row = app.db.sqlite
     .query<{ brand_mentioned: number; brand_cited: number }, [number]>("SELECT brand_mentioned, brand_cited FROM answers WHERE id = ?")
@@ -88,8 +87,7 @@ test("re-analysis goes through answers in chunks and leaves non-valid answers al
   const roster = loadRoster(app.db, s.brandId);
   app.db.sqlite.transaction(() => {
     for (let i = 0; i < 4_500; i++) {
-      storeAnswer(
-        app.db,
+      app.tracking.storeAnswer(
         {
           brandId: s.brandId,
           runId: null,
@@ -114,7 +112,7 @@ test("re-analysis goes through answers in chunks and leaves non-valid answers al
     .query("INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES ('cmp_g', ?, 'Globex', '[]', '[]', 1)")
     .run(s.brandId);
   // Two calls while one is running share the same pass (and start over once).
-  const [n1, n2] = await Promise.all([reanalyzeBrand(app.db, s.brandId), reanalyzeBrand(app.db, s.brandId)]);
+  const [n1, n2] = await Promise.all([app.tracking.reanalyzeBrand(s.brandId), app.tracking.reanalyzeBrand(s.brandId)]);
   expect(n1).toBe(4_050);
   expect(n2).toBe(4_050);
   const counts = app.db.sqlite

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { createLimiter, LimiterAbortedError } from "../../../src/tracking/engines/limiter";
-import { looksLikeRefusal } from "../../../src/tracking/engines/refusal";
-import { BACKOFF_CAP_MS, backoffDelayMs, parseRetryAfter, RETRY_AFTER_CAP_MS } from "../../../src/tracking/engines/retry";
+import { createLimiter, LimiterAbortedError } from "../../src/llm/limiter";
+import { looksLikeRefusal } from "../../src/llm/refusal";
+import { BACKOFF_CAP_MS, backoffDelayMs, parseRetryAfter, RETRY_AFTER_CAP_MS } from "../../src/llm/retry";
 
 describe("parseRetryAfter", () => {
   const now = Date.parse("2025-06-01T12:00:00Z");

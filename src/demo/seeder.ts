@@ -2,29 +2,23 @@
 // prompts and 30 days × 3 engines of answers composed from templates and analysed with the real
 // analysis code, plus one published article. `--scale N` multiplies the prompts for benchmarks.
 // Deterministic (seeded), and fast: a pool of distinct answers is analysed once, then rows are
-// written with prepared statements in large transactions.
-
-import { createAccount, findAccountByEmail } from "../accounts/service";
+// written through tracking's answer writer in large transactions. Every other record is made
+// through its feature's service, as a user's would be.
+import { createAccount, deleteAccount, findAccountByEmail } from "../accounts/service";
 import { createBrand } from "../brands/service";
+import { createCompetitor } from "../competitors/service";
 import { publishArticle } from "../content/publishing";
 import { createArticle } from "../content/service";
 import { type AppContext } from "../context";
 import { type AnswerStatus } from "../db/schema";
 import { Conflict, Invalid } from "../errors";
-import { newId } from "../ids";
 import { createApiKey } from "../keys/service";
-import { type AnswerAnalysis } from "./analysis/analyze";
-import * as T from "./demo-templates";
-import {
-  analyzeForStorage,
-  answerWriter,
-  type BrandFigures,
-  brandFigures,
-  loadRoster,
-  type NewAnswer,
-  RollupDelta,
-  type Roster,
-} from "./store";
+import { createPrompts, type NewPrompt, PROMPTS_PER_CALL } from "../prompts/service";
+import { createTag } from "../prompts/tags";
+import { type AnswerAnalysis } from "../tracking/analysis/analyze";
+import { analyzeForStorage, type BrandFigures, brandFigures, type NewAnswer, RollupDelta } from "../tracking/answer-writer";
+import { loadRoster, type Roster } from "../tracking/roster";
+import * as T from "./templates";
 
 export const DEMO_DAYS = 30;
 export const MAX_SCALE = 500;
@@ -78,7 +72,7 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
         "demo_exists",
       );
     }
-    db.sqlite.query("DELETE FROM accounts WHERE id = ?").run(existing.id);
+    deleteAccount(db, existing.id);
   }
 
   const rand = random(options.seed ?? 20250101);
@@ -88,40 +82,35 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
   const brand = createBrand(db, account.id, T.DEMO_BRAND);
   const now = options.now ?? Date.now();
 
-  // Competitors, tags and prompts are written directly: the seeder is a bulk loader, not a user.
-  const sqlite = db.sqlite;
-  const tagIds: string[] = [];
+  for (const competitor of T.DEMO_COMPETITORS) createCompetitor(app, brand.id, competitor);
+  // Each competitor above started a re-analysis of the brand's answers (none yet): let it end
+  // before any answer is written, or it would go over all of them once more.
+  await app.tracking.reanalyzeBrand(brand.id);
+  const tagNames = T.DEMO_TAGS.map((t) => createTag(db, brand.id, t).name);
+  const planned: Array<{ prompt: NewPrompt; tag: number; affinity: number }> = [];
+  for (let copy = 0; copy < scale; copy++) {
+    for (const [tag, base] of T.DEMO_PROMPTS) {
+      const text = copy === 0 ? base : `${base.replace(/\?$/, "")} for ${variant(copy)}?`;
+      // One prompt in five is a gap (the brand never appears); the rest range from weak to strong.
+      const affinity = rand() < 0.2 ? 0 : 0.15 + rand() * 0.75;
+      planned.push({ prompt: { text, tags: [tagNames[tag]!], language: "en" }, tag, affinity });
+    }
+  }
   const promptRows: Array<{ id: string; tag: number; affinity: number }> = [];
+  const sqlite = db.sqlite;
   sqlite
     .transaction(() => {
-      const t0 = now - (DEMO_DAYS + 1) * 86_400_000;
-      T.DEMO_COMPETITORS.forEach((c, i) => {
-        sqlite
-          .query("INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES (?, ?, ?, ?, ?, ?)")
-          .run(newId("cmp"), brand.id, c.name, JSON.stringify(c.aliases), JSON.stringify(c.domains), t0 + i);
-      });
-      T.DEMO_TAGS.forEach((t, i) => {
-        const id = newId("tag");
-        tagIds.push(id);
-        sqlite
-          .query("INSERT INTO tags (id, brand_id, name, name_key, color, created_at) VALUES (?, ?, ?, ?, ?, ?)")
-          .run(id, brand.id, t.name, t.name.toLowerCase(), t.color, t0 + i);
-      });
-      const insertPrompt = sqlite.prepare(
-        "INSERT INTO prompts (id, brand_id, text, text_key, country, language, created_at) VALUES (?, ?, ?, ?, NULL, 'en', ?)",
-      );
-      const insertPromptTag = sqlite.prepare("INSERT INTO prompt_tags (prompt_id, tag_id) VALUES (?, ?)");
-      let order = 0;
-      for (let copy = 0; copy < scale; copy++) {
-        for (const [tag, base] of T.DEMO_PROMPTS) {
-          const text = copy === 0 ? base : `${base.replace(/\?$/, "")} for ${variant(copy)}?`;
-          const id = newId("prm");
-          insertPrompt.run(id, brand.id, text, text.toLowerCase().replace(/\s+/g, " ").trim(), t0 + 100 + order++);
-          insertPromptTag.run(id, tagIds[tag]!);
-          // One prompt in five is a gap (the brand never appears); the rest range from weak to strong.
-          const affinity = rand() < 0.2 ? 0 : 0.15 + rand() * 0.75;
-          promptRows.push({ id, tag, affinity });
-        }
+      for (let start = 0; start < planned.length; start += PROMPTS_PER_CALL) {
+        const chunk = planned.slice(start, start + PROMPTS_PER_CALL);
+        const { created } = createPrompts(
+          db,
+          brand.id,
+          chunk.map((p) => p.prompt),
+        );
+        if (created.length !== chunk.length) throw new Error("demo prompt texts must be distinct");
+        created.forEach((prompt, k) => {
+          promptRows.push({ id: prompt.id, tag: chunk[k]!.tag, affinity: chunk[k]!.affinity });
+        });
       }
     })
     .immediate();
@@ -131,7 +120,7 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
   const withBrand = pool.filter((p) => p.hasBrand);
   const withoutBrand = pool.filter((p) => !p.hasBrand);
 
-  const writer = answerWriter(db);
+  const writer = app.tracking.writer;
   // A bulk load: a bigger page cache keeps the growing indexes in memory. Durability is unchanged
   // (WAL, synchronous=NORMAL); the cache goes back to its usual size afterwards.
   const cacheSize = sqlite.query<{ cache_size: number }, []>("PRAGMA cache_size").get()?.cache_size ?? -32000;

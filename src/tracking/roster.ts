@@ -1,0 +1,46 @@
+// The roster the answer analysis matches: the brand (name, aliases, domain) and its competitors,
+// read through their owners' services as they stand now.
+import { getBrand } from "../brands/service";
+import { listAllCompetitors } from "../competitors/service";
+import { type Db } from "../db/client";
+import { registrableDomain } from "./analysis/citations";
+import { type RosterMember } from "./analysis/mentions";
+
+/** The brand plus its competitors, brand first; `domains` decide whether a citation is "owned". */
+export interface Roster {
+  brandId: string;
+  members: Array<RosterMember & { isBrand: boolean; domains: string[] }>;
+  /** Hosts of the brand's own site (its domain), lowercased, without `www.`. */
+  brandDomains: string[];
+}
+
+/** Reads the roster as it stands now (brand name and aliases, competitors with aliases and domains). */
+export function loadRoster(db: Db, brandId: string): Roster {
+  const brand = getBrand(db, brandId);
+  const brandDomains = brand.domain ? [brand.domain.toLowerCase()] : [];
+  return {
+    brandId,
+    brandDomains,
+    members: [
+      { id: brandId, name: brand.name, aliases: brand.aliases, isBrand: true, domains: brandDomains },
+      ...listAllCompetitors(db, brandId).map((c) => ({ id: c.id, name: c.name, aliases: c.aliases, isBrand: false, domains: c.domains })),
+    ],
+  };
+}
+
+/** True when the URL's host is one of `domains` or a subdomain of one. */
+export function isOnDomains(url: string, domains: readonly string[]): boolean {
+  if (domains.length === 0) return false;
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase().replace(/^www\./, "");
+  } catch {
+    return false;
+  }
+  return domains.some((d) => host === d || host.endsWith(`.${d}`));
+}
+
+/** The registrable domains that count as the brand's own at `level: "domain"` (get_top_sources). */
+export function ownedRegistrableDomains(roster: Roster): Set<string> {
+  return new Set(roster.brandDomains.map((d) => registrableDomain(d)));
+}
