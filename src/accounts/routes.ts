@@ -1,7 +1,7 @@
 // /api/auth: signup, login, logout, me (CONTRACT §3).
 import { Elysia } from "elysia";
 import { type AppContext } from "../context";
-import { Invalid, TooManyRequests, Unauthorized } from "../errors";
+import { Invalid, methodNotAllowed, TooManyRequests, Unauthorized } from "../errors";
 import { assertSameOriginJson, clearedSessionCookie, clientAddress, readSessionToken, sessionCookie, sessionGuard } from "./guard";
 import { type AccountView, authenticate, signup } from "./service";
 import { createSession, deleteSession } from "./sessions";
@@ -26,10 +26,15 @@ export function accountRoutes(ctx: AppContext) {
   const startSession = (account: AccountView, set: { headers: Record<string, unknown> }) => {
     const session = createSession(db, account.id);
     set.headers["set-cookie"] = sessionCookie(config, session.token, session.expiresAt);
+    // The answer carries a session credential: no cache may keep it.
+    set.headers["cache-control"] = "no-store";
     return { account };
   };
 
   const open = new Elysia({ prefix: "/api/auth" })
+    .all("/signup", methodNotAllowed("POST"))
+    .all("/login", methodNotAllowed("POST"))
+    .all("/logout", methodNotAllowed("POST"))
     .onBeforeHandle({ as: "local" }, ({ request }) => {
       assertSameOriginJson(config, request);
     })
@@ -63,7 +68,10 @@ export function accountRoutes(ctx: AppContext) {
       return null;
     });
 
-  const authed = new Elysia({ prefix: "/api/auth" }).use(sessionGuard(ctx)).get("/me", ({ account }) => ({ account }));
+  const authed = new Elysia({ prefix: "/api/auth" })
+    .all("/me", methodNotAllowed("GET"))
+    .use(sessionGuard(ctx))
+    .get("/me", ({ account }) => ({ account }));
 
   return new Elysia().use(open).use(authed);
 }

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { setAccountPlan } from "../../src/accounts/service";
 import { sessions } from "../../src/db/schema";
 import { sha256Hex } from "../../src/ids";
 import { PASSWORD, sessionCookieOf, type TestApp, testApp } from "../support/http";
@@ -185,5 +186,60 @@ describe("POST /api/auth/logout and GET /api/auth/me", () => {
       expect(res.status).toBe(401);
       expect(res.json).toEqual({ error: "Unauthorized", code: "unauthorized" });
     }
+  });
+});
+
+describe("dashboard HTTP conventions", () => {
+  test("login, signup and key creation answers (which carry a secret) are Cache-Control: no-store", async () => {
+    t = await testApp();
+    const signup = await t.call("POST", "/api/auth/signup", { body: { email: "a@example.com", password: PASSWORD } });
+    expect(signup.status).toBe(201);
+    expect(signup.headers.get("cache-control")).toBe("no-store");
+    const login = await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: PASSWORD } });
+    expect(login.status).toBe(200);
+    expect(login.headers.get("cache-control")).toBe("no-store");
+    setAccountPlan(t.db, "a@example.com", "visibility");
+    const cookie = sessionCookieOf(login.headers);
+    expect((await t.call("POST", "/api/brands", { cookie, body: { name: "Acme" } })).status).toBe(201);
+    const key = await t.call("POST", "/api/mcp/keys", { cookie, body: { name: "laptop" } });
+    expect(key.status).toBe(201);
+    expect(key.headers.get("cache-control")).toBe("no-store");
+  });
+
+  test("PUT and PATCH on dashboard routes are 405 with Allow, with or without a session", async () => {
+    t = await testApp();
+    const cookie = await t.signIn("a@example.com");
+    const routes: Array<[string, string]> = [
+      ["/api/auth/signup", "POST"],
+      ["/api/auth/login", "POST"],
+      ["/api/auth/logout", "POST"],
+      ["/api/auth/me", "GET"],
+      ["/api/brands", "GET, POST"],
+      ["/api/mcp/keys", "GET, POST"],
+      ["/api/mcp/keys/key_123", "DELETE"],
+    ];
+    for (const [path, allow] of routes) {
+      for (const method of ["PUT", "PATCH"]) {
+        for (const session of [cookie, undefined]) {
+          const res = await t.call(method, path, { cookie: session, body: {} });
+          expect(`${method} ${path} ${res.status}`).toBe(`${method} ${path} 405`);
+          expect(res.headers.get("allow")).toBe(allow);
+          expect(res.json.code).toBe("method_not_allowed");
+        }
+      }
+    }
+  });
+
+  test("a bodyless logout needs no Content-Type; a cross-site one is still refused", async () => {
+    t = await testApp();
+    const cookie = await t.signIn("a@example.com");
+    const crossSite = await t.call("POST", "/api/auth/logout", { cookie, headers: { "sec-fetch-site": "cross-site" } });
+    expect(crossSite.status).toBe(403);
+    expect((await t.call("GET", "/api/auth/me", { cookie })).status).toBe(200);
+    const form = await t.call("POST", "/api/auth/logout", { cookie, rawBody: "a=1", headers: { "content-type": "text/plain" } });
+    expect(form.status).toBe(415);
+    const res = await t.call("POST", "/api/auth/logout", { cookie, headers: { "sec-fetch-site": "same-origin" } });
+    expect(res.status).toBe(204);
+    expect((await t.call("GET", "/api/auth/me", { cookie })).status).toBe(401);
   });
 });
