@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { type AppContext } from "../context";
 import { Invalid, methodNotAllowed, TooManyRequests, Unauthorized } from "../errors";
 import { assertSameOriginJson, clearedSessionCookie, clientAddress, readSessionToken, sessionCookie, sessionGuard } from "./guard";
-import { type AccountView, authenticate, signup } from "./service";
+import { type AccountView, authenticate, checkPasswordSize, normalizeEmail, signup } from "./service";
 import { createSession, deleteSession } from "./sessions";
 import { loginThrottle } from "./throttle";
 
@@ -46,19 +46,17 @@ export function accountRoutes(ctx: AppContext) {
     })
     .post("/login", async ({ body, set, request, server }) => {
       const input = credentials(body);
-      const emailKey = typeof input.email === "string" ? input.email.trim().toLowerCase() : "";
-      const address = clientAddress(request, server);
-      const wait = Math.max(throttle.email.retryAfter(emailKey), throttle.address.retryAfter(address));
+      // Sizes and shapes are checked before anything is remembered: the throttle keeps only a
+      // valid (bounded) email, whatever was sent.
+      const email = normalizeEmail(input.email);
+      const password = checkPasswordSize(input.password);
+      const { wait, attempt } = throttle.begin(email, clientAddress(request, server));
       if (wait > 0) {
         throw new TooManyRequests(`Too many failed sign-in attempts; try again in ${wait} seconds.`, wait, "login_throttled");
       }
-      const attemptAt = Date.now();
-      throttle.email.fail(emailKey, attemptAt);
-      throttle.address.fail(address, attemptAt);
-      const account = await authenticate(db, input.email, input.password);
+      const account = await authenticate(db, email, password);
       if (!account) throw new Unauthorized("Unauthorized", "invalid_credentials");
-      throttle.email.clear(emailKey);
-      throttle.address.forgive(address, attemptAt);
+      throttle.succeeded(attempt);
       return startSession(account, set);
     })
     .post("/logout", ({ request, set }) => {

@@ -164,14 +164,20 @@ export function setAccountPlan(db: Db, email: string, plan: unknown): AccountVie
   return accountView(row);
 }
 
-/** The account whose email and password match, or null (in about the same time either way). */
-export async function authenticate(db: Db, email: unknown, password: unknown): Promise<AccountView | null> {
-  if (typeof password !== "string" || password.length > MAX_PASSWORD) {
+/** A password offered at sign-in: a string no longer than any password could be. */
+export function checkPasswordSize(value: unknown): string {
+  if (typeof value !== "string" || value.length > MAX_PASSWORD) {
     throw new Invalid("password: give a password.", "invalid_password");
   }
+  return value;
+}
+
+/** The account whose email and password match, or null (in about the same time either way). */
+export async function authenticate(db: Db, email: unknown, password: unknown): Promise<AccountView | null> {
+  const offered = checkPasswordSize(password);
   if (typeof email !== "string") throw new Invalid("email: give an email address.", "invalid_email");
   const row = findAccountByEmail(db, email);
-  const ok = await verifyPassword(password, row?.passwordHash ?? null);
+  const ok = await verifyPassword(offered, row?.passwordHash ?? null);
   return ok && row ? accountView(row) : null;
 }
 

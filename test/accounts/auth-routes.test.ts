@@ -121,7 +121,7 @@ describe("POST /api/auth/login", () => {
     expect(known.ms).toBeGreaterThan(unknown.ms * 0.3);
   });
 
-  test("five failures for one account throttle it with 429 and Retry-After, even with the right password", async () => {
+  test("five failures for one account from one address throttle that pair with 429 and Retry-After, even with the right password", async () => {
     t = await testApp();
     await t.signIn("a@example.com");
     for (let i = 0; i < 5; i++) {
@@ -145,6 +145,33 @@ describe("POST /api/auth/login", () => {
     expect(blocked.headers.get("retry-after")).toMatch(/^\d+$/);
     expect((await from("198.51.100.1", "other@example.com")).status).toBe(401);
   }, 30_000);
+
+  test("the owner can sign in while an attacker fails for the same account from another address", async () => {
+    t = await testApp();
+    await t.signIn("owner@example.com");
+    const from = (ip: string, password: string) =>
+      t.call("POST", "/api/auth/login", { body: { email: "owner@example.com", password }, headers: { "x-forwarded-for": ip } });
+    const attacker = [];
+    for (let i = 0; i < 12; i++) attacker.push((await from("203.0.113.7", `guess number ${i}`)).status);
+    expect(attacker.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(new Set(attacker.slice(5))).toEqual(new Set([429]));
+    expect((await from("198.51.100.1", PASSWORD)).status).toBe(200);
+    // The attacker's address stays locked for that account, even with the right password.
+    expect((await from("203.0.113.7", PASSWORD)).status).toBe(429);
+  }, 30_000);
+
+  test("an email that is no address, or an over-long password, is 400 before the throttle counts it", async () => {
+    t = await testApp();
+    await t.signIn("a@example.com");
+    for (let i = 0; i < 10; i++) {
+      const res = await t.call("POST", "/api/auth/login", { body: { email: `${"x".repeat(10_000)}${i}`, password: "wrong password" } });
+      expect(res.status).toBe(400);
+      expect(res.json.code).toBe("invalid_email");
+    }
+    const long = await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: "p".repeat(2000) } });
+    expect(long.status).toBe(400);
+    expect((await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: PASSWORD } })).status).toBe(200);
+  });
 
   test("a missing password is 400, not a crash", async () => {
     t = await testApp();
