@@ -5,7 +5,11 @@ import { Invalid, methodNotAllowed, TooManyRequests, Unauthorized } from "../err
 import { assertSameOriginJson, clearedSessionCookie, clientAddress, readSessionToken, sessionCookie, sessionGuard } from "./guard";
 import { type AccountView, authenticate, checkPasswordSize, normalizeEmail, signup } from "./service";
 import { createSession, deleteSession } from "./sessions";
-import { loginThrottle } from "./throttle";
+import { FailureWindow, loginThrottle, throttleAddress } from "./throttle";
+
+// Signups per client address (each attempt counts): enough for a team's first morning, not for a
+// flood that would make the server hash passwords all day.
+const SIGNUP_RULE = { maxFailures: 10, windowMs: 60 * 60 * 1000 };
 
 interface Credentials {
   email?: unknown;
@@ -21,6 +25,7 @@ function credentials(body: unknown): Credentials {
 
 export function accountRoutes(ctx: AppContext) {
   const throttle = loginThrottle();
+  const signups = new FailureWindow(SIGNUP_RULE);
   const { config, db } = ctx;
 
   const startSession = (account: AccountView, set: { headers: Record<string, unknown> }) => {
@@ -38,8 +43,13 @@ export function accountRoutes(ctx: AppContext) {
     .onBeforeHandle({ as: "local" }, ({ request }) => {
       assertSameOriginJson(config, request);
     })
-    .post("/signup", async ({ body, set }) => {
+    .post("/signup", async ({ body, set, request, server }) => {
       const input = credentials(body);
+      const address = throttleAddress(clientAddress(request, server));
+      const wait = signups.retryAfter(address);
+      if (wait > 0)
+        throw new TooManyRequests(`Too many signups from this address; try again in ${wait} seconds.`, wait, "signup_throttled");
+      signups.fail(address);
       const account = await signup(db, config, { email: input.email, password: input.password });
       set.status = 201;
       return startSession(account, set);

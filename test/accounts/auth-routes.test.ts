@@ -41,6 +41,40 @@ describe("POST /api/auth/signup", () => {
     expect(dup.json.code).toBe("email_taken");
   });
 
+  test("on a closed instance a signup flood is refused without hashing, and a login during it stays fast", async () => {
+    t = await testApp();
+    await t.signIn("owner@example.com");
+    const login = async () => {
+      const start = performance.now();
+      const res = await t.call("POST", "/api/auth/login", { body: { email: "owner@example.com", password: PASSWORD } });
+      expect(res.status).toBe(200);
+      return performance.now() - start;
+    };
+    const quiet = Math.min(await login(), await login(), await login());
+    const flood = Array.from({ length: 300 }, (_, i) =>
+      t.call("POST", "/api/auth/signup", {
+        body: { email: `flood${i}@example.com`, password: "p".repeat(1000) },
+        headers: { "x-forwarded-for": `203.0.113.${i % 250}` },
+      }),
+    );
+    const during = await login();
+    const statuses = new Set((await Promise.all(flood)).map((res) => res.status));
+    expect(statuses).toEqual(new Set([403]));
+    // Unfixed, 300 argon2id hashes ran ahead of it: about 100 times the quiet login.
+    expect(during).toBeLessThan(quiet * 10 + 250);
+  }, 60_000);
+
+  test("signups are throttled per address: the eleventh within the hour is 429", async () => {
+    t = await testApp({ signup: "open" });
+    const from = (i: number, ip: string) =>
+      t.call("POST", "/api/auth/signup", { body: { email: `u${i}@example.com`, password: "short" }, headers: { "x-forwarded-for": ip } });
+    for (let i = 0; i < 10; i++) expect((await from(i, "203.0.113.9")).status).toBe(400);
+    const blocked = await from(10, "203.0.113.9");
+    expect(blocked.status).toBe(429);
+    expect(blocked.json.code).toBe("signup_throttled");
+    expect((await from(11, "198.51.100.9")).status).toBe(400);
+  });
+
   test("a bad email or a short password is a 400 naming the field", async () => {
     t = await testApp();
     const email = await t.call("POST", "/api/auth/signup", { body: { email: "not-an-email", password: PASSWORD } });
