@@ -7,6 +7,7 @@ import { type AppContext } from "./context";
 import { type Db } from "./db/client";
 import { healthRoutes } from "./health/routes";
 import { observability } from "./http/observability";
+import { refuseUnsafeText } from "./http/text";
 import { keyRoutes } from "./keys/routes";
 import { mcpRoutes } from "./mcp/routes";
 import { publicRoutes } from "./public/routes";
@@ -14,6 +15,7 @@ import { publicRoutes } from "./public/routes";
 export function buildApp(ctx: AppContext) {
   return new Elysia()
     .use(observability())
+    .use(refuseUnsafeText())
     .use(healthRoutes())
     .use(accountRoutes(ctx))
     .use(brandRoutes(ctx))

@@ -1,6 +1,7 @@
 // The remote tool server: POST|GET|DELETE /api/mcp/mcp (CONTRACT §4), stateless Streamable HTTP with
 // JSON responses. Checks run in this order, each before any JSON-RPC work: Origin (403), bearer key
-// (401), plan (403), body size (413), JSON syntax (400); then a fresh SDK server bound to the key's
+// (401), plan (403), body size (413), JSON syntax (400), JSON-RPC conventions the SDK leaves to zod
+// (jsonrpc.ts: -32602 with a sentence, -32600 for an empty batch); then a fresh SDK server bound to the key's
 // brand and plan handles the message and is closed with the response.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Elysia } from "elysia";
@@ -9,6 +10,7 @@ import { TOOLS } from "../catalogue/tools";
 import { type AppContext } from "../context";
 import { requestId } from "../http/observability";
 import { type BearerFailure, verifyBearerKey } from "../keys/service";
+import { checkJsonRpc } from "./jsonrpc";
 import { isAllowedOrigin, ownOrigins } from "./origin";
 import { createToolServer } from "./server";
 
@@ -97,6 +99,8 @@ export async function handleMcpRequest(
   } catch {
     return jsonRpcError(400, -32700, "Parse error: the request body is not valid JSON.");
   }
+  const refusal = checkJsonRpc(message);
+  if (refusal) return json(refusal.status, refusal.body);
 
   const server = createToolServer(catalog, {
     app,
