@@ -50,6 +50,18 @@ describe("login flood", () => {
   });
 });
 
+describe("public API", () => {
+  test("every malformed percent-escape in a slug is 404 Not found, with no error in the server's log", async () => {
+    const before = server.logs().length;
+    for (const slug of ["%ff", "%", "%zz", "%E0%A4%A", "a%c0%af"]) {
+      const response = await fetch(`${server.url}/api/public/articles/${slug}?key=pk_${"0".repeat(32)}`);
+      expect([slug, response.status, await response.text()]).toEqual([slug, 404, '{"error":"Not found"}']);
+    }
+    await Bun.sleep(300);
+    expect(server.logs().slice(before)).not.toContain('"level":"error"');
+  });
+});
+
 /**
  * Runs the binary in a fresh directory as a user for whom a 0444 file is read-only: the current
  * user, or `nobody` when the tests run as root (root writes read-only files).
