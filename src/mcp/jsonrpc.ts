@@ -4,7 +4,14 @@
 // a bodiless 202), and text that cannot be stored as sent (a lone surrogate, a NUL) is refused here
 // for every method, with the same rule as the dashboard's JSON bodies (src/http/text.ts); in a
 // tool's arguments it is a tool error, like any invalid input, so that the model can correct it.
-import { type CallToolResult, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { toolFailure } from "../catalogue/results";
 import { findUnsafeText, unsafeTextSentence } from "../http/text";
 
@@ -16,6 +23,37 @@ type RpcAnswer = { jsonrpc: "2.0"; id: Id } & ({ error: { code: number; message:
 export interface Refusal {
   status: number;
   body: RpcAnswer | RpcAnswer[];
+}
+
+// The methods this server answers, with the SDK's own schemas, for the problems the sentences
+// below do not name (a cursor that is not a string, a _meta that is not an object…).
+const REQUEST_SCHEMAS: Record<string, { safeParse(value: unknown): { success: boolean; error?: { issues: ZodIssueLike[] } } }> = {
+  initialize: InitializeRequestSchema,
+  ping: PingRequestSchema,
+  "tools/list": ListToolsRequestSchema,
+  "tools/call": CallToolRequestSchema,
+};
+
+interface ZodIssueLike {
+  code?: string;
+  expected?: string;
+  path: readonly PropertyKey[];
+  message: string;
+}
+
+function schemaProblem(message: Record<string, unknown>): string | null {
+  const schema = REQUEST_SCHEMAS[message.method as string];
+  const parsed = schema?.safeParse(message);
+  const issue = parsed && !parsed.success ? parsed.error?.issues[0] : undefined;
+  if (!issue) return null;
+  const path = issue.path
+    .map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`))
+    .join("")
+    .replace(/^\./, "");
+  const field = path || "the request";
+  if (issue.code === "invalid_type" && issue.expected)
+    return `${field} must be ${/^[aeiou]/.test(issue.expected) ? "an" : "a"} ${issue.expected}.`;
+  return `${field}: ${issue.message.replace(/\.$/, "")}.`;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -61,7 +99,7 @@ function messageProblem(message: unknown): RpcAnswer | null {
       return { jsonrpc: "2.0", id: idOf(message), result: toolFailure(text) };
     }
   }
-  const problem = paramsProblem(message.method, params);
+  const problem = paramsProblem(message.method, params) ?? schemaProblem(message);
   if (problem === null) return null;
   return { jsonrpc: "2.0", id: idOf(message), error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}` } };
 }

@@ -234,6 +234,9 @@ describe("JSON-RPC conventions", () => {
       await post(keys.visibility!, { jsonrpc: "2.0", id: 5, method: "initialize", params: { protocolVersion: "2025-11-25" } }),
       5,
     );
+    const cursor = await post(keys.visibility!, { jsonrpc: "2.0", id: 7, method: "tools/list", params: { cursor: 5 } });
+    invalidParams(cursor, 7);
+    expect(cursor.json.error.message).toBe("Invalid params: params.cursor must be a string.");
     // Well-formed requests still reach the SDK.
     const ok = await post(keys.visibility!, {
       jsonrpc: "2.0",
