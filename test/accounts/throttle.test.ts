@@ -36,3 +36,25 @@ describe("throttle addresses", () => {
     expect(throttleAddress("y".repeat(10_000))).toHaveLength(64);
   });
 });
+
+describe("login throttle rules", () => {
+  test("failures spread over many addresses lock the account for new addresses, not for one the owner used before", () => {
+    const throttle = new LoginThrottle();
+    const owner = throttle.begin("owner@example.com", "198.51.100.1", 0);
+    throttle.succeeded(owner.attempt);
+    let now = 1_000;
+    for (let address = 0; address < 20; address++) {
+      for (let i = 0; i < 5; i++) expect(throttle.begin("owner@example.com", `203.0.113.${address}`, now++).wait).toBe(0);
+    }
+    expect(throttle.begin("owner@example.com", "192.0.2.200", now).wait).toBeGreaterThan(0);
+    expect(throttle.begin("owner@example.com", "198.51.100.1", now).wait).toBe(0);
+  });
+
+  test("five failures lock the pair; the same address may still try another account", () => {
+    const throttle = new LoginThrottle();
+    for (let i = 0; i < 5; i++) expect(throttle.begin("a@example.com", "203.0.113.1", i).wait).toBe(0);
+    expect(throttle.begin("a@example.com", "203.0.113.1", 10).wait).toBeGreaterThan(0);
+    expect(throttle.begin("b@example.com", "203.0.113.1", 10).wait).toBe(0);
+    expect(throttle.begin("a@example.com", "203.0.113.2", 10).wait).toBe(0);
+  });
+});
