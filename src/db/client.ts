@@ -48,10 +48,11 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
     sqlite.exec("PRAGMA journal_mode = WAL");
     sqlite.exec("PRAGMA synchronous = NORMAL");
     sqlite.exec("PRAGMA foreign_keys = ON");
-    sqlite.exec("PRAGMA busy_timeout = 5000");
     sqlite.exec("PRAGMA temp_store = MEMORY");
     sqlite.exec("PRAGMA cache_size = -32000");
+    // Before the busy timeout is set, so that the probe never waits for another process's write.
     probeWrite(sqlite);
+    sqlite.exec("PRAGMA busy_timeout = 5000");
   });
   const orm = drizzle({ client: sqlite, schema });
   applyMigrations(orm);
@@ -86,9 +87,18 @@ function createPrivately(path: string): void {
   }
 }
 
-/** A write, rolled back: the header's user_version rewritten with its own value. */
+/**
+ * A write, rolled back: the header's user_version rewritten with its own value. When another
+ * process (a running server) holds the write lock, the file is in use for writing and the probe is
+ * skipped rather than waited for: a backup must not queue behind a long write.
+ */
 function probeWrite(sqlite: SQLite): void {
-  sqlite.exec("BEGIN IMMEDIATE");
+  try {
+    sqlite.exec("BEGIN IMMEDIATE");
+  } catch (error) {
+    if ((error as { code?: string }).code?.startsWith("SQLITE_BUSY")) return;
+    throw error;
+  }
   try {
     const { user_version } = sqlite.query("PRAGMA user_version").get() as { user_version: number };
     sqlite.exec(`PRAGMA user_version = ${Number(user_version)}`);

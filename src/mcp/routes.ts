@@ -1,8 +1,8 @@
 // The remote tool server: POST|GET|DELETE /api/mcp/mcp (CONTRACT §4), stateless Streamable HTTP with
 // JSON responses. Checks run in this order, each before any JSON-RPC work: Origin (403), bearer key
 // (401), plan (403), body size (413), JSON syntax (400), JSON-RPC conventions the SDK leaves to zod
-// (jsonrpc.ts: -32602 with a sentence, -32600 for an empty batch); then a fresh SDK server bound to the key's
-// brand and plan handles the message and is closed with the response.
+// (jsonrpc.ts: -32602 with a sentence, -32600 for an empty batch); then a fresh SDK server bound to
+// the key's brand and plan handles the message and is closed with the response.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Elysia } from "elysia";
 import { type AnyTool, buildCatalog, type ToolCatalog } from "../catalogue/registry";

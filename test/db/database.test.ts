@@ -101,6 +101,21 @@ describe("files on disk", () => {
     expect(existsSync(dataDir)).toBe(false);
   });
 
+  test("a database another connection is writing to still opens (the write probe does not wait for the lock)", () => {
+    const path = join(tempDir(), "spyglass.db");
+    dbs.push(openDatabase(path));
+    const writer = new Database(path);
+    writer.exec("BEGIN IMMEDIATE");
+    try {
+      const reader = openDatabase(path, { create: false });
+      dbs.push(reader);
+      expect(reader.sqlite.query("SELECT count(*) AS n FROM accounts").get()).toEqual({ n: 0 });
+    } finally {
+      writer.exec("ROLLBACK");
+      writer.close();
+    }
+  });
+
   test("closing never throws, even when PRAGMA optimize fails", () => {
     const db = openDatabase(join(tempDir(), "spyglass.db"));
     const exec = db.sqlite.exec.bind(db.sqlite);
