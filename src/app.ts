@@ -9,6 +9,7 @@ import { type AppContext } from "./context";
 import { dashboardRoutes } from "./dashboard/routes";
 import { healthRoutes } from "./health/routes";
 import { observability } from "./http/observability";
+import { refuseUnsafeText } from "./http/text";
 import { keyRoutes } from "./keys/routes";
 import { mcpRoutes } from "./mcp/routes";
 import { publicRoutes } from "./public/routes";
@@ -16,6 +17,7 @@ import { publicRoutes } from "./public/routes";
 export function buildApp(ctx: AppContext, catalogue: ToolCatalog = buildCatalog(TOOLS)) {
   return new Elysia()
     .use(observability())
+    .use(refuseUnsafeText())
     .use(healthRoutes())
     .use(accountRoutes(ctx))
     .use(ownerRoutes(ctx))

@@ -62,6 +62,19 @@ export class TooManyRequests extends AppError {
   }
 }
 
+export class MethodNotAllowed extends AppError {
+  constructor(readonly allow: string) {
+    super(405, "method_not_allowed", `This address answers only ${allow}.`);
+  }
+}
+
+/** A route's answer to the methods it does not serve: 405 with Allow (mount it before any guard). */
+export function methodNotAllowed(allow: string): () => never {
+  return () => {
+    throw new MethodNotAllowed(allow);
+  };
+}
+
 /** A part of the server that the request needs cannot work right now; the client may retry. */
 export class Unavailable extends AppError {
   constructor(message: string, code = "unavailable") {

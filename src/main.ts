@@ -7,7 +7,7 @@ import { type Config, ConfigError, loadConfig } from "./config";
 import { articleRenderer } from "./content/renderer";
 import { createAppContext } from "./context";
 import { backupDatabase } from "./db/backup";
-import { type Db, openDatabase } from "./db/client";
+import { type Db, type OpenOptions, openDatabase } from "./db/client";
 import { demoCommand } from "./demo/cli";
 import { AppError } from "./errors";
 import { createApiKey, listApiKeys, revokeApiKey } from "./keys/service";
@@ -90,7 +90,7 @@ const COMMANDS: Record<string, Command> = {
     options: { email: { type: "string" }, password: { type: "string" }, plan: { type: "string" } },
     async run({ config, flags, json }) {
       const input = { email: need(flags, "email"), password: await passwordFrom(need(flags, "password")), plan: flags.plan };
-      printRecord(await withDb(config, (db) => createAccount(db, input)), json);
+      printRecord(await withDb(config, (db) => createAccount(db, input), { create: true }), json);
     },
   },
   "account plan": {
@@ -199,7 +199,9 @@ const COMMANDS: Record<string, Command> = {
     options: { scale: { type: "string" }, reset: { type: "boolean" } },
     async run({ config, flags, json }) {
       const scale = flags.scale === undefined ? 1 : Number(flags.scale);
-      await withDb(config, (db) => demoCommand(createAppContext(config, db), { scale, reset: flags.reset === true, json }));
+      await withDb(config, (db) => demoCommand(createAppContext(config, db), { scale, reset: flags.reset === true, json }), {
+        create: true,
+      });
     },
   },
   backup: {
@@ -240,9 +242,12 @@ function fail(message: string, code = 1): never {
   process.exit(code);
 }
 
-/** Opens the database for one command and closes it once the command (sync or async) is done. */
-async function withDb<T>(config: Config, fn: (db: Db) => T | Promise<T>): Promise<T> {
-  const db = openDatabase(config.dbPath);
+/**
+ * Opens the database for one command and closes it once the command (sync or async) is done. Only
+ * commands that start an instance (`create: true`) may create a database where there is none.
+ */
+async function withDb<T>(config: Config, fn: (db: Db) => T | Promise<T>, options: OpenOptions = { create: false }): Promise<T> {
+  const db = openDatabase(config.dbPath, options);
   try {
     return await fn(db);
   } finally {

@@ -3,9 +3,10 @@
 // A state change (POST, PUT, PATCH, DELETE) must be same-origin (CONTRACT §3): `Sec-Fetch-Site`
 // same-origin or none, else an `Origin` equal to our own origin (config.publicOrigin, or the
 // request's own origin when no public_url is set); a request with neither header (curl, scripts)
-// is allowed. It must also be `Content-Type: application/json`, except a DELETE without a body
-// (the key-revocation endpoint takes none, per the spec): forms can neither send JSON nor DELETE
-// cross-site, so both rules together close the CSRF door that SameSite=Lax leaves ajar.
+// is allowed. It must also be `Content-Type: application/json`, except a POST or DELETE without a
+// body (logout and key revocation take none): forms can neither send JSON nor DELETE cross-site,
+// and a bodiless cross-site POST still carries Origin or Sec-Fetch-Site, so both rules together
+// close the CSRF door that SameSite=Lax leaves ajar.
 // The `Authorization` header is never read here: a bearer API key is not a dashboard credential.
 
 import { type Server } from "bun";
@@ -58,9 +59,9 @@ class UnsupportedMediaType extends AppError {
   }
 }
 
-/** A DELETE that declares no content type and no body length is a bodiless DELETE. */
-function isBodilessDelete(request: Request): boolean {
-  if (request.method !== "DELETE" || request.headers.has("content-type")) return false;
+/** A POST or DELETE that declares no content type and no body length carries no body. */
+function isBodiless(request: Request): boolean {
+  if ((request.method !== "DELETE" && request.method !== "POST") || request.headers.has("content-type")) return false;
   const length = request.headers.get("content-length");
   return (length === null || length.trim() === "0") && !request.headers.has("transfer-encoding");
 }
@@ -75,7 +76,7 @@ export function assertSameOriginJson(config: Config, request: Request): void {
     const origin = request.headers.get("origin");
     if (origin !== null && origin !== (config.publicOrigin ?? new URL(request.url).origin)) throw crossSite();
   }
-  if (isBodilessDelete(request)) return;
+  if (isBodiless(request)) return;
   const type = request.headers.get("content-type")?.split(";", 1)[0]?.trim().toLowerCase();
   if (type !== "application/json") throw new UnsupportedMediaType();
 }

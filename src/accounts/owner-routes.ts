@@ -5,7 +5,7 @@
 //   POST /api/accounts/:id/plan        {plan} → {account}
 import { Elysia } from "elysia";
 import { type AppContext } from "../context";
-import { Invalid } from "../errors";
+import { Invalid, methodNotAllowed } from "../errors";
 import { sessionGuard } from "./guard";
 import { listAccounts, requireOwner, setPlanOfAccount } from "./owner";
 import { countAccounts, createAccount } from "./service";
@@ -18,12 +18,14 @@ function objectBody(body: unknown, fields: string): Record<string, unknown> {
 
 export function ownerRoutes(ctx: AppContext) {
   const { config, db } = ctx;
-  const status = new Elysia().get("/api/auth/status", () => ({
+  const status = new Elysia().all("/api/auth/status", methodNotAllowed("GET")).get("/api/auth/status", () => ({
     setup: countAccounts(db) === 0,
     signup: config.auth.signup,
     public_url: config.publicUrl,
   }));
   const owner = new Elysia({ prefix: "/api/accounts" })
+    .all("/", methodNotAllowed("GET, POST"))
+    .all("/:id/plan", methodNotAllowed("POST"))
     .use(sessionGuard(ctx))
     .onBeforeHandle(({ account }) => requireOwner(db, account.id))
     .get("/", () => ({ accounts: listAccounts(db) }))

@@ -1,12 +1,16 @@
 // /api/auth: signup, login, logout, me (CONTRACT §3).
 import { Elysia } from "elysia";
 import { type AppContext } from "../context";
-import { Invalid, TooManyRequests, Unauthorized } from "../errors";
+import { Invalid, methodNotAllowed, TooManyRequests, Unauthorized } from "../errors";
 import { assertSameOriginJson, clearedSessionCookie, clientAddress, readSessionToken, sessionCookie, sessionGuard } from "./guard";
 import { isOwner } from "./owner";
-import { type AccountView, authenticate, signup } from "./service";
+import { type AccountView, authenticate, checkPasswordSize, normalizeEmail, signup } from "./service";
 import { createSession, deleteSession } from "./sessions";
-import { loginThrottle } from "./throttle";
+import { FailureWindow, loginThrottle, throttleAddress } from "./throttle";
+
+// Signups per client address (each attempt counts): enough for a team's first morning, not for a
+// flood that would make the server hash passwords all day.
+const SIGNUP_RULE = { maxFailures: 10, windowMs: 60 * 60 * 1000 };
 
 interface Credentials {
   email?: unknown;
@@ -22,39 +26,48 @@ function credentials(body: unknown): Credentials {
 
 export function accountRoutes(ctx: AppContext) {
   const throttle = loginThrottle();
+  const signups = new FailureWindow(SIGNUP_RULE);
   const { config, db } = ctx;
 
   const startSession = (account: AccountView, set: { headers: Record<string, unknown> }) => {
     const session = createSession(db, account.id);
     set.headers["set-cookie"] = sessionCookie(config, session.token, session.expiresAt);
+    // The answer carries a session credential: no cache may keep it.
+    set.headers["cache-control"] = "no-store";
     return { account };
   };
 
   const open = new Elysia({ prefix: "/api/auth" })
+    .all("/signup", methodNotAllowed("POST"))
+    .all("/login", methodNotAllowed("POST"))
+    .all("/logout", methodNotAllowed("POST"))
     .onBeforeHandle({ as: "local" }, ({ request }) => {
       assertSameOriginJson(config, request);
     })
-    .post("/signup", async ({ body, set }) => {
+    .post("/signup", async ({ body, set, request, server }) => {
       const input = credentials(body);
+      const address = throttleAddress(clientAddress(request, server));
+      const wait = signups.retryAfter(address);
+      if (wait > 0)
+        throw new TooManyRequests(`Too many signups from this address; try again in ${wait} seconds.`, wait, "signup_throttled");
+      signups.fail(address);
       const account = await signup(db, config, { email: input.email, password: input.password });
       set.status = 201;
       return startSession(account, set);
     })
     .post("/login", async ({ body, set, request, server }) => {
       const input = credentials(body);
-      const emailKey = typeof input.email === "string" ? input.email.trim().toLowerCase() : "";
-      const address = clientAddress(request, server);
-      const wait = Math.max(throttle.email.retryAfter(emailKey), throttle.address.retryAfter(address));
+      // Sizes and shapes are checked before anything is remembered: the throttle keeps only a
+      // valid (bounded) email, whatever was sent.
+      const email = normalizeEmail(input.email);
+      const password = checkPasswordSize(input.password);
+      const { wait, attempt } = throttle.begin(email, clientAddress(request, server));
       if (wait > 0) {
         throw new TooManyRequests(`Too many failed sign-in attempts; try again in ${wait} seconds.`, wait, "login_throttled");
       }
-      const attemptAt = Date.now();
-      throttle.email.fail(emailKey, attemptAt);
-      throttle.address.fail(address, attemptAt);
-      const account = await authenticate(db, input.email, input.password);
+      const account = await authenticate(db, email, password);
       if (!account) throw new Unauthorized("Unauthorized", "invalid_credentials");
-      throttle.email.clear(emailKey);
-      throttle.address.forgive(address, attemptAt);
+      throttle.succeeded(attempt);
       return startSession(account, set);
     })
     .post("/logout", ({ request, set }) => {
@@ -65,6 +78,7 @@ export function accountRoutes(ctx: AppContext) {
     });
 
   const authed = new Elysia({ prefix: "/api/auth" })
+    .all("/me", methodNotAllowed("GET"))
     .use(sessionGuard(ctx))
     .get("/me", ({ account }) => ({ account, owner: isOwner(db, account.id) }));
 

@@ -51,25 +51,30 @@ export function parsePlan(value: unknown): Plan {
 }
 
 // OWASP's argon2id baseline (19 MiB, 2 passes). Each hash holds its memory while it runs, so at
-// most HASH_CONCURRENCY run at once: a burst of logins queues instead of exhausting RAM.
+// most HASH_CONCURRENCY run at once: a burst of logins queues instead of exhausting RAM. Sign-in
+// checks go ahead of new hashes (signups, account creation) in the queue, so a flood of signups
+// cannot make the owner's login wait behind it.
 const ARGON2 = { algorithm: "argon2id", memoryCost: 19_456, timeCost: 2 } as const;
 const HASH_CONCURRENCY = 4;
 let hashing = 0;
-const waiting: Array<() => void> = [];
+const waitingVerify: Array<() => void> = [];
+const waitingHash: Array<() => void> = [];
 
-async function limited<T>(work: () => Promise<T>): Promise<T> {
-  if (hashing >= HASH_CONCURRENCY) await new Promise<void>((resolve) => waiting.push(resolve));
-  hashing++;
+async function limited<T>(queue: Array<() => void>, work: () => Promise<T>): Promise<T> {
+  if (hashing >= HASH_CONCURRENCY) await new Promise<void>((resolve) => queue.push(resolve));
+  else hashing++;
   try {
     return await work();
   } finally {
-    hashing--;
-    waiting.shift()?.();
+    // The slot passes straight to the next in line (sign-ins first), or is freed.
+    const next = waitingVerify.shift() ?? waitingHash.shift();
+    if (next) next();
+    else hashing--;
   }
 }
 
 export function hashPassword(password: string): Promise<string> {
-  return limited(() => Bun.password.hash(password, ARGON2));
+  return limited(waitingHash, () => Bun.password.hash(password, ARGON2));
 }
 
 let dummyHash: Promise<string> | null = null;
@@ -82,10 +87,10 @@ export async function verifyPassword(password: string, hash: string | null): Pro
   if (hash === null) {
     dummyHash ??= hashPassword(crypto.randomUUID());
     const dummy = await dummyHash;
-    await limited(() => Bun.password.verify(password, dummy));
+    await limited(waitingVerify, () => Bun.password.verify(password, dummy));
     return false;
   }
-  return limited(() => Bun.password.verify(password, hash));
+  return limited(waitingVerify, () => Bun.password.verify(password, hash));
 }
 
 export function countAccounts(db: Db): number {
@@ -170,14 +175,18 @@ export async function createAccount(
 
 /**
  * Signup over HTTP (CONTRACT §3): open while the instance has no account; afterwards only when the
- * config says `[auth] signup = "open"`.
+ * config says `[auth] signup = "open"`. The policy is checked before the password is hashed (a
+ * refused signup costs nothing), and again inside the write transaction (two simultaneous "first"
+ * signups cannot both succeed).
  */
 export function signup(db: Db, config: Config, input: NewAccount): Promise<AccountView> {
-  return createAccount(db, { email: input.email, password: input.password }, (existing) => {
+  const policy = (existing: number) => {
     if (existing > 0 && config.auth.signup !== "open") {
       throw new Forbidden("Signup is closed on this instance; ask its administrator for an account.", "signup_closed");
     }
-  });
+  };
+  policy(countAccounts(db));
+  return createAccount(db, { email: input.email, password: input.password }, policy);
 }
 
 export function setAccountPlan(db: Db, email: string, plan: unknown): AccountView {
@@ -192,14 +201,20 @@ export function setAccountPlan(db: Db, email: string, plan: unknown): AccountVie
   return accountView(row);
 }
 
-/** The account whose email and password match, or null (in about the same time either way). */
-export async function authenticate(db: Db, email: unknown, password: unknown): Promise<AccountView | null> {
-  if (typeof password !== "string" || password.length > MAX_PASSWORD) {
+/** A password offered at sign-in: a string no longer than any password could be. */
+export function checkPasswordSize(value: unknown): string {
+  if (typeof value !== "string" || value.length > MAX_PASSWORD) {
     throw new Invalid("password: give a password.", "invalid_password");
   }
+  return value;
+}
+
+/** The account whose email and password match, or null (in about the same time either way). */
+export async function authenticate(db: Db, email: unknown, password: unknown): Promise<AccountView | null> {
+  const offered = checkPasswordSize(password);
   if (typeof email !== "string") throw new Invalid("email: give an email address.", "invalid_email");
   const row = findAccountByEmail(db, email);
-  const ok = await verifyPassword(password, row?.passwordHash ?? null);
+  const ok = await verifyPassword(offered, row?.passwordHash ?? null);
   return ok && row ? accountView(row) : null;
 }
 

@@ -2,11 +2,12 @@
 import { Elysia } from "elysia";
 import { sessionGuard } from "../accounts/guard";
 import { type AppContext } from "../context";
-import { Invalid } from "../errors";
+import { Invalid, methodNotAllowed } from "../errors";
 import { type BrandInput, createBrand, listBrands } from "./service";
 
 export function brandRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/brands" })
+    .all("/", methodNotAllowed("GET, POST"))
     .use(sessionGuard(ctx))
     .get("/", ({ account }) => ({ brands: listBrands(ctx.db, account.id) }))
     .post("/", ({ account, body, set }) => {

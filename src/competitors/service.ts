@@ -117,7 +117,7 @@ export function listAllCompetitors(db: Db, brandId: string): CompetitorView[] {
       .select()
       .from(competitors)
       .where(eq(competitors.brandId, sql.placeholder("brandId")))
-      .orderBy(asc(competitors.createdAt), asc(competitors.id))
+      .orderBy(asc(rowid))
       .prepare(),
   );
   return ofBrand.all({ brandId }).map(view);

@@ -3,7 +3,7 @@
 // it failed: every job then gets an error. The worker entry (render-worker.ts) passes the real
 // sanitizer and renderer; tests pass broken ones.
 
-import { type ArticleSource } from "./render";
+import { type ArticleSource, ArticleTooComplexError } from "./render";
 import { type RenderJob, type RenderReply } from "./renderer";
 import { type Sanitizer } from "./sanitize";
 import { selfTestSanitizer } from "./sanitizer-self-test";
@@ -26,6 +26,7 @@ export function answerRenderJobs({ sanitize, render }: { sanitize: Sanitizer; re
       reply({ type: "html", id: job.id, html: render(job) });
     } catch (error) {
       if (error instanceof UnsafeHtmlError) reply({ type: "error", id: job.id, error: "unsafe_html" });
+      else if (error instanceof ArticleTooComplexError) reply({ type: "error", id: job.id, error: "too_complex", message: error.message });
       else reply({ type: "error", id: job.id, error: "failed", message: (error as Error)?.message ?? String(error) });
     }
   };

@@ -12,14 +12,16 @@
 //     failed; `serve` starts one and refuses to start on a failure;
 //   - a worker that crashes, or a render that overruns `timeoutMs`, fails the job it was rendering
 //     (and nothing is saved); the next job starts a fresh worker, which runs the self-test again.
-//     The worker renders one job at a time, in order, so the job it was rendering is the oldest in
-//     flight; the jobs queued behind it never started, and go to the fresh worker (once: a job that
-//     is then itself the one rendering when a worker is lost fails like any other).
+// The worker is given one job at a time, so the job it was rendering when it was lost is the only
+// one that fails, and the time limit counts that job's own render alone. Jobs wait here, one queue
+// per tenant (brand), and tenants take turns: a brand that saves many slow articles delays another
+// brand's save by at most the one render in progress, and never makes it fail (it took an article
+// that 40,000 nested <div> made slow, sent twice, to fail another brand's tiny save after 59 s).
 // Otherwise the worker lives as long as the process: starting one costs about a second (jsdom and
 // the self-test), and Bun does not give all of a terminated worker's memory back (measured: RSS
 // +6 to +10 MB per start/stop cycle).
 
-import { Unavailable } from "../errors";
+import { Invalid, Unavailable } from "../errors";
 import { log } from "../log";
 import { type ArticleSource } from "./render";
 import { type SelfTestResult } from "./sanitizer-self-test";
@@ -32,7 +34,7 @@ export interface RenderJob extends ArticleSource {
 export type RenderReply =
   | { type: "ready"; selfTest: SelfTestResult }
   | { type: "html"; id: number; html: string }
-  | { type: "error"; id: number; error: "unsafe_html" | "self_test_failed" | "failed"; message?: string };
+  | { type: "error"; id: number; error: "unsafe_html" | "too_complex" | "self_test_failed" | "failed"; message?: string };
 
 export interface RendererOptions {
   /** The worker's entry; tests pass stand-ins that fail in chosen ways. */
@@ -44,12 +46,10 @@ export interface RendererOptions {
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 interface Pending {
+  id: number;
   source: ArticleSource;
   resolve(html: string): void;
   reject(error: Error): void;
-  timer: ReturnType<typeof setTimeout>;
-  /** Already moved to a fresh worker once, after the worker it was queued on was lost. */
-  moved: boolean;
 }
 
 // Bun's Worker can stop holding the process open (unref) and resume (ref); the DOM typings lack both.
@@ -58,7 +58,8 @@ type BunWorker = Worker & { ref(): void; unref(): void };
 interface Running {
   worker: BunWorker;
   selfTest: Promise<SelfTestResult>;
-  pending: Map<number, Pending>;
+  /** The one job the worker is rendering, with its time limit. */
+  current: (Pending & { timer: ReturnType<typeof setTimeout> }) | null;
 }
 
 /** The worker entry: a file next to this one, or, in the single executable, its bundled entry point. */
@@ -70,6 +71,11 @@ function defaultWorkerUrl(): string {
 
 export class ArticleRenderer {
   private running: Running | null = null;
+  /** Waiting jobs per tenant (only tenants with jobs waiting). */
+  private readonly queues = new Map<string, Pending[]>();
+  /** The turn at which each tenant was last served, least recent first (bounded: see takeNext). */
+  private readonly lastTurn = new Map<string, number>();
+  private turn = 0;
   private nextId = 1;
   private readonly workerUrl: string;
   private readonly timeoutMs: number;
@@ -84,19 +90,38 @@ export class ArticleRenderer {
     return this.start().selfTest;
   }
 
-  /** The sanitized HTML of an article. Rejects with UnsafeHtmlError when the body cannot be made safe. */
-  render(source: ArticleSource): Promise<string> {
+  /**
+   * The sanitized HTML of an article. Rejects with UnsafeHtmlError when the body cannot be made
+   * safe, and Invalid when it is over the renderer's bounds. `tenant` (the brand) decides the turn.
+   */
+  render(source: ArticleSource, tenant = ""): Promise<string> {
     return new Promise<string>((resolve, reject) => {
-      this.post({ source, resolve, reject, moved: false });
+      const job = { id: this.nextId++, source, resolve, reject };
+      const queue = this.queues.get(tenant);
+      if (queue) queue.push(job);
+      else this.queues.set(tenant, [job]);
+      this.dispatch();
     });
   }
 
-  /** Queues a job on the running worker (starting one if needed), with its own timeout. */
-  private post(job: Omit<Pending, "timer">): void {
+  /** Stops the worker now; the job rendering and the jobs waiting fail. */
+  close(): void {
+    const reason = new Unavailable("The article renderer was shut down; nothing was saved.", "render_stopped");
+    const waiting = [...this.queues.values()].flat();
+    this.queues.clear();
+    if (this.running) this.halt(this.running)?.reject(reason);
+    for (const job of waiting) job.reject(reason);
+  }
+
+  /** When the worker is idle, gives it the next job: the next tenant's oldest. */
+  private dispatch(): void {
+    if (this.running?.current) return;
+    const job = this.takeNext();
+    if (!job) {
+      if (this.running) this.release(this.running);
+      return;
+    }
     const running = this.start();
-    const id = this.nextId++;
-    // The oldest job in flight is the one rendering when a timer fires: timers start in the order
-    // the worker takes the jobs, and all run for the same time.
     const timer = setTimeout(() => {
       log.error("article render timed out", { timeout_ms: this.timeoutMs });
       this.lose(
@@ -107,16 +132,36 @@ export class ArticleRenderer {
         ),
       );
     }, this.timeoutMs);
-    running.pending.set(id, { ...job, timer });
+    running.current = { ...job, timer };
     // While a job is in flight the worker keeps the process alive (a CLI command awaiting a render).
     running.worker.ref();
-    const message: RenderJob = { id, title: job.source.title, markdown: job.source.markdown };
+    const message: RenderJob = { id: job.id, title: job.source.title, markdown: job.source.markdown };
     running.worker.postMessage(message);
   }
 
-  /** Stops the worker now; jobs in flight fail. */
-  close(): void {
-    if (this.running) this.stop(this.running, new Unavailable("The article renderer was shut down; nothing was saved.", "render_stopped"));
+  /**
+   * The oldest job of the waiting tenant served least recently (never served first; ties go to the
+   * one waiting longest), so every tenant with work gets a turn before any tenant gets a second.
+   */
+  private takeNext(): Pending | null {
+    let chosen: string | null = null;
+    let chosenTurn = Number.POSITIVE_INFINITY;
+    for (const tenant of this.queues.keys()) {
+      const served = this.lastTurn.get(tenant) ?? -1;
+      if (served < chosenTurn) {
+        chosen = tenant;
+        chosenTurn = served;
+      }
+    }
+    if (chosen === null) return null;
+    const queue = this.queues.get(chosen)!;
+    const job = queue.shift()!;
+    if (queue.length === 0) this.queues.delete(chosen);
+    this.lastTurn.delete(chosen);
+    this.lastTurn.set(chosen, ++this.turn);
+    // Forgetting the least recent tenants only puts them at the front of a later turn.
+    if (this.lastTurn.size > 10_000) this.lastTurn.delete(this.lastTurn.keys().next().value!);
+    return job;
   }
 
   private start(): Running {
@@ -126,7 +171,7 @@ export class ArticleRenderer {
     const running: Running = {
       worker,
       selfTest: new Promise<SelfTestResult>((resolve) => (reportSelfTest = resolve)),
-      pending: new Map(),
+      current: null,
     };
     worker.addEventListener("message", ({ data }: MessageEvent<RenderReply>) => {
       if (data.type === "ready") {
@@ -135,12 +180,14 @@ export class ArticleRenderer {
         this.release(running);
         return;
       }
-      const job = running.pending.get(data.id);
-      if (!job) return;
-      running.pending.delete(data.id);
+      const job = running.current;
+      if (!job || job.id !== data.id) return;
+      running.current = null;
       clearTimeout(job.timer);
       if (data.type === "html") job.resolve(data.html);
       else if (data.error === "unsafe_html") job.reject(new UnsafeHtmlError());
+      else if (data.error === "too_complex")
+        job.reject(new Invalid(data.message ?? "The article is too complex to render.", "article_too_complex"));
       else if (data.error === "self_test_failed") {
         job.reject(
           new Unavailable(
@@ -149,9 +196,9 @@ export class ArticleRenderer {
           ),
         );
       } else job.reject(new Error(`the article renderer failed: ${data.message ?? "unknown error"}`));
-      this.release(running);
+      this.dispatch();
     });
-    // A worker that fails to load, throws outside a job, or exits takes its jobs with it.
+    // A worker that fails to load, throws outside a job, or exits takes its job with it.
     const lost = (why: string) => {
       if (this.running !== running) return;
       log.error("article renderer stopped unexpectedly", { reason: why });
@@ -165,37 +212,25 @@ export class ArticleRenderer {
     return running;
   }
 
-  /** Stops the worker and fails every job in flight with `reason`. */
-  private stop(running: Running, reason: Error): void {
-    for (const job of this.halt(running)) job.reject(reason);
-  }
-
-  /**
-   * After a crash or a timeout: stops the worker, fails the job it was rendering (the oldest in
-   * flight) with `reason`, and moves the jobs queued behind it to a fresh worker.
-   */
+  /** After a crash or a timeout: stops the worker, fails its job with `reason`; the next job gets a fresh worker. */
   private lose(running: Running, reason: Error): void {
-    const [rendering, ...queued] = this.halt(running);
-    if (rendering) rendering.reject(reason);
-    for (const job of queued) {
-      if (job.moved) job.reject(reason);
-      else this.post({ ...job, moved: true });
-    }
+    this.halt(running)?.reject(reason);
+    this.dispatch();
   }
 
-  /** Terminates the worker and hands back its jobs in flight, oldest first, their timers cleared. */
-  private halt(running: Running): Pending[] {
+  /** Terminates the worker and hands back the job it was rendering, its timer cleared. */
+  private halt(running: Running): Pending | null {
     if (this.running === running) this.running = null;
-    const jobs = [...running.pending.values()];
-    for (const job of jobs) clearTimeout(job.timer);
-    running.pending.clear();
+    const job = running.current;
+    running.current = null;
+    if (job) clearTimeout(job.timer);
     running.worker.terminate();
-    return jobs;
+    return job;
   }
 
   /** With no job in flight, the worker no longer holds the process open (a CLI command can exit). */
   private release(running: Running): void {
-    if (running.pending.size === 0 && this.running === running) running.worker.unref();
+    if (running.current === null && this.running === running) running.worker.unref();
   }
 }
 
@@ -207,7 +242,7 @@ export function articleRenderer(): ArticleRenderer {
   return shared;
 }
 
-/** Sanitized HTML for an article, rendered by the process's renderer. */
-export function renderArticleHtml(source: ArticleSource): Promise<string> {
-  return articleRenderer().render(source);
+/** Sanitized HTML for an article, rendered by the process's renderer in `tenant`'s turn. */
+export function renderArticleHtml(source: ArticleSource, tenant?: string): Promise<string> {
+  return articleRenderer().render(source, tenant);
 }

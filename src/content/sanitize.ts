@@ -193,6 +193,17 @@ export function inertDocument(): Document {
 
 const MAX_PASSES = 3;
 
+// DOMPurify parses its input as a document of its own; without a doctype that document is in quirks
+// mode, where `<p>x<table>` keeps the table inside the paragraph. The pages that embed an article
+// are parsed in standards mode, where the table closes the paragraph: a tree checked in one mode and
+// served to the other is the raw material of mutation XSS. The doctype puts DOMPurify's parse in
+// standards mode too (its output is the body's children; the doctype never reaches it).
+const STANDARDS_MODE = "<!DOCTYPE html>";
+
+function purifyInStandardsMode(purify: DOMPurify, html: string): string {
+  return purify.sanitize(STANDARDS_MODE + html);
+}
+
 /**
  * Sanitizes an article body. The result is a fixed point (sanitizing it again changes nothing):
  * an output that still changes on a second pass is one whose parse differs from what was checked,
@@ -200,9 +211,9 @@ const MAX_PASSES = 3;
  */
 export function sanitizeArticleHtml(html: string): string {
   const { purify } = lazyArticleDom();
-  let current = purify.sanitize(html);
+  let current = purifyInStandardsMode(purify, html);
   for (let pass = 1; pass < MAX_PASSES; pass++) {
-    const next = purify.sanitize(current);
+    const next = purifyInStandardsMode(purify, current);
     if (next === current) return current;
     current = next;
   }

@@ -216,7 +216,7 @@ export async function createArticle(db: Db, brandId: string, input: ArticleInput
   const markdown = parseMarkdown(input.markdown);
   const description = parseDescription(input.description);
   const explicitSlug = input.slug ? parseSlug(input.slug) : null;
-  const html = await renderArticleHtml({ title, markdown });
+  const html = await renderArticleHtml({ title, markdown }, brandId);
   const row = db.sqlite
     .transaction((): ArticleRow => {
       // Another brand's prompt is NotFound, like an unknown one.
@@ -271,7 +271,7 @@ export async function updateArticle(
     if (title !== undefined || markdown !== undefined) {
       const source = nextSource(findRow(db, brandId, articleId), title, markdown);
       if (source && !renderedFrom(rendered, source)) {
-        rendered = { ...source, html: await renderArticleHtml(source) };
+        rendered = { ...source, html: await renderArticleHtml(source, brandId) };
       }
     }
     const row = db.sqlite

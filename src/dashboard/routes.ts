@@ -8,6 +8,7 @@ import { type AccountView } from "../accounts/service";
 import { getAccountBrand } from "../brands/service";
 import { type Principal, type ToolCatalog } from "../catalogue/registry";
 import { type AppContext } from "../context";
+import { methodNotAllowed } from "../errors";
 import { requestId } from "../http/observability";
 
 /** Another account's brand (or none) is the same 404 as a brand that does not exist (CONTRACT §3). */
@@ -18,6 +19,8 @@ function principalFor(ctx: AppContext, account: AccountView, brandId: string): P
 
 export function dashboardRoutes(ctx: AppContext, catalogue: ToolCatalog) {
   return new Elysia({ prefix: "/api/brands/:brand_id/tools" })
+    .all("/", methodNotAllowed("GET"))
+    .all("/:tool", methodNotAllowed("POST"))
     .use(sessionGuard(ctx))
     .get("/", ({ account, params }) => catalogue.listFor(principalFor(ctx, account, params.brand_id).plan))
     .post("/:tool", async ({ account, params, body, request }) => {

@@ -1,8 +1,10 @@
 import { Database as SQLite } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
 import { type MigrationMeta } from "drizzle-orm/migrator";
+import { NotFound, Unavailable } from "../errors";
+import { log } from "../log";
 import { EMBEDDED_MIGRATIONS, MIGRATION_JOURNAL } from "./migrations";
 import * as schema from "./schema";
 
@@ -21,18 +23,43 @@ export interface Db {
   close(): void;
 }
 
-/** Opens (creating if needed) the SQLite file, sets the pragmas and applies pending migrations. */
-export function openDatabase(path: string): Db {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+export interface OpenOptions {
+  /**
+   * Create the file (and its directory) when it does not exist; default true. Commands that only
+   * work on an existing instance pass false, so a mistyped --data is refused instead of answered
+   * from a new, empty database.
+   */
+  create?: boolean;
+}
+
+/**
+ * Opens (creating if needed) the SQLite file, sets the pragmas and applies pending migrations.
+ * Throws a one-sentence error naming the file when it is missing (create: false) or cannot be
+ * written, so that the problem shows at start rather than on a user's first write.
+ */
+export function openDatabase(path: string, options: OpenOptions = {}): Db {
+  if (path !== ":memory:" && !existsSync(path)) {
+    if (options.create === false) {
+      throw new NotFound(
+        `There is no Spyglass database at ${path}: check --data (or SPYGLASS_DATA); \`spyglass serve\` or \`spyglass account create\` creates one.`,
+        "no_database",
+      );
+    }
+    createPrivately(path);
+  }
   const sqlite = new SQLite(path, { create: true, strict: true });
-  // bun:sqlite defaults to a rollback journal with synchronous=FULL: WAL + NORMAL is durable across
-  // application crashes and several times faster for our write pattern.
-  sqlite.exec("PRAGMA journal_mode = WAL");
-  sqlite.exec("PRAGMA synchronous = NORMAL");
-  sqlite.exec("PRAGMA foreign_keys = ON");
-  sqlite.exec("PRAGMA busy_timeout = 5000");
-  sqlite.exec("PRAGMA temp_store = MEMORY");
-  sqlite.exec("PRAGMA cache_size = -32000");
+  refuseUnwritable(sqlite, path, () => {
+    // bun:sqlite defaults to a rollback journal with synchronous=FULL: WAL + NORMAL is durable across
+    // application crashes and several times faster for our write pattern.
+    sqlite.exec("PRAGMA journal_mode = WAL");
+    sqlite.exec("PRAGMA synchronous = NORMAL");
+    sqlite.exec("PRAGMA foreign_keys = ON");
+    sqlite.exec("PRAGMA temp_store = MEMORY");
+    sqlite.exec("PRAGMA cache_size = -32000");
+    // Before the busy timeout is set, so that the probe never waits for another process's write.
+    probeWrite(sqlite);
+    sqlite.exec("PRAGMA busy_timeout = 5000");
+  });
   const orm = drizzle({ client: sqlite, schema });
   applyMigrations(orm);
   const statements = new Map<string, unknown>();
@@ -51,11 +78,65 @@ export function openDatabase(path: string): Db {
     close() {
       try {
         sqlite.exec("PRAGMA optimize");
+      } catch (error) {
+        // Only statistics for the query planner are lost; stopping must not fail for them.
+        log.warn("PRAGMA optimize failed on close", { message: (error as Error).message });
       } finally {
         sqlite.close(false);
       }
     },
   };
+}
+
+/**
+ * The data directory (0700) and an empty database file (0600), created by us: they hold emails,
+ * password and key hashes and drafts. SQLite gives the WAL and shared-memory files the database
+ * file's mode.
+ */
+function createPrivately(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  try {
+    closeSync(openSync(path, "wx", 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+}
+
+/**
+ * A write, rolled back: the header's user_version rewritten with its own value. When another
+ * process (a running server) holds the write lock, the file is in use for writing and the probe is
+ * skipped rather than waited for: a backup must not queue behind a long write.
+ */
+function probeWrite(sqlite: SQLite): void {
+  try {
+    sqlite.exec("BEGIN IMMEDIATE");
+  } catch (error) {
+    if ((error as { code?: string }).code?.startsWith("SQLITE_BUSY")) return;
+    throw error;
+  }
+  try {
+    const { user_version } = sqlite.query("PRAGMA user_version").get() as { user_version: number };
+    sqlite.exec(`PRAGMA user_version = ${Number(user_version)}`);
+  } finally {
+    sqlite.exec("ROLLBACK");
+  }
+}
+
+/** Runs `setup`; a database this process cannot write (read-only file or directory) is refused. */
+function refuseUnwritable(sqlite: SQLite, path: string, setup: () => void): void {
+  try {
+    setup();
+  } catch (error) {
+    sqlite.close(false);
+    const code = (error as { code?: string }).code ?? "";
+    if (/^SQLITE_(READONLY|CANTOPEN|PERM|AUTH)/.test(code)) {
+      throw new Unavailable(
+        `The database ${path} cannot be written (${(error as Error).message}): make it and its directory writable by the user running Spyglass.`,
+        "database_read_only",
+      );
+    }
+    throw error;
+  }
 }
 
 function embeddedMigrations(): MigrationMeta[] {

@@ -2,7 +2,7 @@
 // Logs carry method, path (never the query string), status, duration and request id: never a key,
 // cookie, password or body.
 import { Elysia } from "elysia";
-import { AppError, errorBody, TooManyRequests } from "../errors";
+import { AppError, errorBody, MethodNotAllowed, TooManyRequests } from "../errors";
 import { log } from "../log";
 
 interface RequestMeta {
@@ -85,7 +85,12 @@ export function observability() {
       const id = requestId(request);
       const headers = { "x-request-id": id };
       if (error instanceof AppError) {
-        const extra: Record<string, string> = error instanceof TooManyRequests ? { "retry-after": String(error.retryAfterSeconds) } : {};
+        const extra: Record<string, string> =
+          error instanceof TooManyRequests
+            ? { "retry-after": String(error.retryAfterSeconds) }
+            : error instanceof MethodNotAllowed
+              ? { allow: error.allow }
+              : {};
         return json(error.status, errorBody(error), { ...headers, ...extra }, request);
       }
       switch (code) {

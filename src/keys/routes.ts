@@ -3,11 +3,13 @@
 import { Elysia } from "elysia";
 import { sessionGuard } from "../accounts/guard";
 import { type AppContext } from "../context";
-import { Invalid } from "../errors";
+import { Invalid, methodNotAllowed } from "../errors";
 import { createApiKey, listApiKeys, revokeApiKey } from "./service";
 
 export function keyRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/mcp/keys" })
+    .all("/", methodNotAllowed("GET, POST"))
+    .all("/:id", methodNotAllowed("DELETE"))
     .use(sessionGuard(ctx))
     .get("/", ({ account }) => ({ keys: listApiKeys(ctx, account.id) }))
     .post("/", ({ account, body, set }) => {
@@ -17,6 +19,8 @@ export function keyRoutes(ctx: AppContext) {
       const input = body as { name?: unknown; brand_id?: unknown };
       const created = createApiKey(ctx.db, account.id, { name: input.name, brandId: input.brand_id });
       set.status = 201;
+      // The plaintext key is shown once: no cache may keep it.
+      set.headers["cache-control"] = "no-store";
       return created;
     })
     .delete("/:id", ({ account, params, set }) => {

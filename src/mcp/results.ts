@@ -18,6 +18,11 @@ class ProtocolError extends Error {
   }
 }
 
+/** A tool error with its sentence only (no structuredContent: clients validate it against the output schema). */
+export function toolFailure(message: string): CallToolResult {
+  return { content: [{ type: "text", text: message }], isError: true };
+}
+
 export function toCallToolResult(outcome: ToolOutcome): CallToolResult {
   if (outcome.ok) return { content: [{ type: "text", text: JSON.stringify(outcome.value) }], structuredContent: outcome.value };
   const { error } = outcome;
@@ -31,5 +36,5 @@ export function toCallToolResult(outcome: ToolOutcome): CallToolResult {
       isError: true,
     };
   }
-  return { content: [{ type: "text", text: error.message }], isError: true };
+  return toolFailure(error.message);
 }

@@ -1,7 +1,8 @@
 // The remote tool server: POST|GET|DELETE /api/mcp/mcp (CONTRACT §4), stateless Streamable HTTP with
 // JSON responses. Checks run in this order, each before any JSON-RPC work: Origin (403), bearer key
-// (401), plan (403), body size (413), JSON syntax (400); then a fresh SDK server bound to the key's
-// brand and plan handles the message and is closed with the response.
+// (401), plan (403), body size (413), JSON syntax (400), JSON-RPC conventions the SDK leaves to zod
+// (jsonrpc.ts: -32602 with a sentence, -32600 for an empty batch); then a fresh SDK server bound to
+// the key's brand and plan handles the message and is closed with the response.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Elysia } from "elysia";
 import { noToolsFor, type Principal, type ToolCatalog } from "../catalogue/registry";
@@ -9,6 +10,7 @@ import { type AppContext } from "../context";
 import { errorBody } from "../errors";
 import { requestId } from "../http/observability";
 import { authenticateBearerKey, type BearerFailure, type VerifiedKey } from "../keys/service";
+import { checkJsonRpc } from "./jsonrpc";
 import { isAllowedOrigin, ownOrigins } from "./origin";
 import { createToolServer } from "./server";
 
@@ -105,6 +107,8 @@ export async function handleMcpRequest(
   } catch {
     return jsonRpcError(400, -32700, "Parse error: the request body is not valid JSON.");
   }
+  const refusal = checkJsonRpc(message);
+  if (refusal) return json(refusal.status, refusal.body);
 
   const server = createToolServer(catalog, app, principal, requestId(request));
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

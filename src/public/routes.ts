@@ -68,7 +68,9 @@ function surface(cache: PublicContentCache) {
       sendCached(set, request, requestId(request), start(set), cache.list(query.key)),
     )
     .get("/api/public/articles/:slug", ({ request, query, params, set }) => {
-      const found = cache.article(query.key, params.slug);
+      // A slug whose percent-escapes do not decode reaches here as null: an unknown slug, not a fault.
+      const slug: unknown = params.slug;
+      const found = typeof slug === "string" ? cache.article(query.key, slug) : null;
       const id = requestId(request);
       return found ? sendCached(set, request, id, start(set), found) : sendError(set, id, start(set), 404, NOT_FOUND_BODY);
     })

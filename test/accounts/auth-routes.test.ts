@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { setAccountPlan } from "../../src/accounts/service";
 import { sessions } from "../../src/db/schema";
 import { sha256Hex } from "../../src/ids";
 import { PASSWORD, sessionCookieOf, type TestApp, testApp } from "../support/http";
@@ -38,6 +39,40 @@ describe("POST /api/auth/signup", () => {
     const dup = await t.call("POST", "/api/auth/signup", { body: { email: "B@example.com", password: PASSWORD } });
     expect(dup.status).toBe(409);
     expect(dup.json.code).toBe("email_taken");
+  });
+
+  test("on a closed instance a signup flood is refused without hashing, and a login during it stays fast", async () => {
+    t = await testApp();
+    await t.signIn("owner@example.com");
+    const login = async () => {
+      const start = performance.now();
+      const res = await t.call("POST", "/api/auth/login", { body: { email: "owner@example.com", password: PASSWORD } });
+      expect(res.status).toBe(200);
+      return performance.now() - start;
+    };
+    const quiet = Math.min(await login(), await login(), await login());
+    const flood = Array.from({ length: 300 }, (_, i) =>
+      t.call("POST", "/api/auth/signup", {
+        body: { email: `flood${i}@example.com`, password: "p".repeat(1000) },
+        headers: { "x-forwarded-for": `203.0.113.${i % 250}` },
+      }),
+    );
+    const during = await login();
+    const statuses = new Set((await Promise.all(flood)).map((res) => res.status));
+    expect(statuses).toEqual(new Set([403]));
+    // Unfixed, 300 argon2id hashes ran ahead of it: about 100 times the quiet login.
+    expect(during).toBeLessThan(quiet * 10 + 250);
+  }, 60_000);
+
+  test("signups are throttled per address: the eleventh within the hour is 429", async () => {
+    t = await testApp({ signup: "open" });
+    const from = (i: number, ip: string) =>
+      t.call("POST", "/api/auth/signup", { body: { email: `u${i}@example.com`, password: "short" }, headers: { "x-forwarded-for": ip } });
+    for (let i = 0; i < 10; i++) expect((await from(i, "203.0.113.9")).status).toBe(400);
+    const blocked = await from(10, "203.0.113.9");
+    expect(blocked.status).toBe(429);
+    expect(blocked.json.code).toBe("signup_throttled");
+    expect((await from(11, "198.51.100.9")).status).toBe(400);
   });
 
   test("a bad email or a short password is a 400 naming the field", async () => {
@@ -120,7 +155,7 @@ describe("POST /api/auth/login", () => {
     expect(known.ms).toBeGreaterThan(unknown.ms * 0.3);
   });
 
-  test("five failures for one account throttle it with 429 and Retry-After, even with the right password", async () => {
+  test("five failures for one account from one address throttle that pair with 429 and Retry-After, even with the right password", async () => {
     t = await testApp();
     await t.signIn("a@example.com");
     for (let i = 0; i < 5; i++) {
@@ -144,6 +179,33 @@ describe("POST /api/auth/login", () => {
     expect(blocked.headers.get("retry-after")).toMatch(/^\d+$/);
     expect((await from("198.51.100.1", "other@example.com")).status).toBe(401);
   }, 30_000);
+
+  test("the owner can sign in while an attacker fails for the same account from another address", async () => {
+    t = await testApp();
+    await t.signIn("owner@example.com");
+    const from = (ip: string, password: string) =>
+      t.call("POST", "/api/auth/login", { body: { email: "owner@example.com", password }, headers: { "x-forwarded-for": ip } });
+    const attacker = [];
+    for (let i = 0; i < 12; i++) attacker.push((await from("203.0.113.7", `guess number ${i}`)).status);
+    expect(attacker.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(new Set(attacker.slice(5))).toEqual(new Set([429]));
+    expect((await from("198.51.100.1", PASSWORD)).status).toBe(200);
+    // The attacker's address stays locked for that account, even with the right password.
+    expect((await from("203.0.113.7", PASSWORD)).status).toBe(429);
+  }, 30_000);
+
+  test("an email that is no address, or an over-long password, is 400 before the throttle counts it", async () => {
+    t = await testApp();
+    await t.signIn("a@example.com");
+    for (let i = 0; i < 10; i++) {
+      const res = await t.call("POST", "/api/auth/login", { body: { email: `${"x".repeat(10_000)}${i}`, password: "wrong password" } });
+      expect(res.status).toBe(400);
+      expect(res.json.code).toBe("invalid_email");
+    }
+    const long = await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: "p".repeat(2000) } });
+    expect(long.status).toBe(400);
+    expect((await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: PASSWORD } })).status).toBe(200);
+  });
 
   test("a missing password is 400, not a crash", async () => {
     t = await testApp();
@@ -185,5 +247,60 @@ describe("POST /api/auth/logout and GET /api/auth/me", () => {
       expect(res.status).toBe(401);
       expect(res.json).toEqual({ error: "Unauthorized", code: "unauthorized" });
     }
+  });
+});
+
+describe("dashboard HTTP conventions", () => {
+  test("login, signup and key creation answers (which carry a secret) are Cache-Control: no-store", async () => {
+    t = await testApp();
+    const signup = await t.call("POST", "/api/auth/signup", { body: { email: "a@example.com", password: PASSWORD } });
+    expect(signup.status).toBe(201);
+    expect(signup.headers.get("cache-control")).toBe("no-store");
+    const login = await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: PASSWORD } });
+    expect(login.status).toBe(200);
+    expect(login.headers.get("cache-control")).toBe("no-store");
+    setAccountPlan(t.db, "a@example.com", "visibility");
+    const cookie = sessionCookieOf(login.headers);
+    expect((await t.call("POST", "/api/brands", { cookie, body: { name: "Acme" } })).status).toBe(201);
+    const key = await t.call("POST", "/api/mcp/keys", { cookie, body: { name: "laptop" } });
+    expect(key.status).toBe(201);
+    expect(key.headers.get("cache-control")).toBe("no-store");
+  });
+
+  test("PUT and PATCH on dashboard routes are 405 with Allow, with or without a session", async () => {
+    t = await testApp();
+    const cookie = await t.signIn("a@example.com");
+    const routes: Array<[string, string]> = [
+      ["/api/auth/signup", "POST"],
+      ["/api/auth/login", "POST"],
+      ["/api/auth/logout", "POST"],
+      ["/api/auth/me", "GET"],
+      ["/api/brands", "GET, POST"],
+      ["/api/mcp/keys", "GET, POST"],
+      ["/api/mcp/keys/key_123", "DELETE"],
+    ];
+    for (const [path, allow] of routes) {
+      for (const method of ["PUT", "PATCH"]) {
+        for (const session of [cookie, undefined]) {
+          const res = await t.call(method, path, { cookie: session, body: {} });
+          expect(`${method} ${path} ${res.status}`).toBe(`${method} ${path} 405`);
+          expect(res.headers.get("allow")).toBe(allow);
+          expect(res.json.code).toBe("method_not_allowed");
+        }
+      }
+    }
+  });
+
+  test("a bodyless logout needs no Content-Type; a cross-site one is still refused", async () => {
+    t = await testApp();
+    const cookie = await t.signIn("a@example.com");
+    const crossSite = await t.call("POST", "/api/auth/logout", { cookie, headers: { "sec-fetch-site": "cross-site" } });
+    expect(crossSite.status).toBe(403);
+    expect((await t.call("GET", "/api/auth/me", { cookie })).status).toBe(200);
+    const form = await t.call("POST", "/api/auth/logout", { cookie, rawBody: "a=1", headers: { "content-type": "text/plain" } });
+    expect(form.status).toBe(415);
+    const res = await t.call("POST", "/api/auth/logout", { cookie, headers: { "sec-fetch-site": "same-origin" } });
+    expect(res.status).toBe(204);
+    expect((await t.call("GET", "/api/auth/me", { cookie })).status).toBe(401);
   });
 });

@@ -97,7 +97,7 @@ describe("a worker that misbehaves", () => {
     expect(await flaky.render({ title: "T", markdown: "Back again." })).toBe("<p>Back again.</p>\n");
   }, 30_000);
 
-  test("a queued job is moved to a fresh worker once: if it then brings that worker down too, it fails", async () => {
+  test("each job that brings a worker down fails alone, and the next job gets a fresh worker", async () => {
     const flaky = renderer({ workerUrl: worker("misbehaving") });
     const outcomes = await Promise.allSettled([
       flaky.render({ title: "T", markdown: "exit" }),
@@ -121,6 +121,27 @@ describe("a worker that misbehaves", () => {
     expect(queued).toEqual({ status: "fulfilled", value: "<p>Waited behind the hang.</p>\n" });
     expect(await slow.render({ title: "T", markdown: "Fresh worker." })).toBe("<p>Fresh worker.</p>\n");
   }, 30_000);
+
+  test("one tenant's renders that hang neither fail another tenant's render nor keep it waiting for all of them", async () => {
+    const slow = renderer({ workerUrl: worker("misbehaving"), timeoutMs: 3_000 });
+    expect(await slow.selfTest()).toEqual({ ok: true });
+    const finished: string[] = [];
+    const track = (label: string, promise: Promise<string>) => promise.finally(() => finished.push(label));
+    const outcomes = await Promise.allSettled([
+      track("hostile 1", slow.render({ title: "T", markdown: "hang" }, "brand-a")),
+      track("hostile 2", slow.render({ title: "T", markdown: "hang" }, "brand-a")),
+      track("hostile 3", slow.render({ title: "T", markdown: "hang" }, "brand-a")),
+      track("victim", slow.render({ title: "T", markdown: "A tiny save." }, "brand-b")),
+    ]);
+    expect(outcomes[3]).toEqual({ status: "fulfilled", value: "<p>A tiny save.</p>\n" });
+    expect(outcomes.slice(0, 3).map((o) => o.status === "rejected" && (o.reason as AppError).code)).toEqual([
+      "render_timeout",
+      "render_timeout",
+      "render_timeout",
+    ]);
+    // Its turn came right after the render in progress, not after every hostile job.
+    expect(finished.indexOf("victim")).toBe(1);
+  }, 60_000);
 
   test("a worker that cannot be loaded fails the self-test and the job, not the process", async () => {
     const missing = renderer({ workerUrl: worker("no-such-worker") });

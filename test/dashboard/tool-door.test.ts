@@ -133,3 +133,19 @@ describe("the session door onto the catalogue", () => {
     expect(names.map((x) => x.name)).toEqual(["Pricing"]);
   });
 });
+
+describe("methods the session door does not serve", () => {
+  test("are 405 with Allow, before the session is looked at", async () => {
+    for (const [method, path, allow] of [
+      ["PUT", `/api/brands/${"brd_x"}/tools/list_tags`, "POST"],
+      ["GET", `/api/brands/${"brd_x"}/tools/list_tags`, "POST"],
+      ["DELETE", `/api/brands/${"brd_x"}/tools`, "GET"],
+      ["PATCH", "/api/accounts/acc_x/plan", "POST"],
+      ["PUT", "/api/accounts", "GET, POST"],
+      ["POST", "/api/auth/status", "GET"],
+    ] as const) {
+      const res = await t.call(method, path, { body: {} });
+      expect([method, path, res.status, res.headers.get("allow")]).toEqual([method, path, 405, allow]);
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { backupDatabase } from "../../src/db/backup";
@@ -75,5 +75,54 @@ describe("backup", () => {
     writeFileSync(join(dir, "taken.db"), "keep me");
     expect(() => backupDatabase(db, join(dir, "taken.db"))).toThrow(/already exists/);
     expect(() => backupDatabase(db, join(dir, "missing", "x.db"))).toThrow(/does not exist/);
+  });
+});
+
+describe("files on disk", () => {
+  const modeOf = (path: string) => statSync(path).mode & 0o777;
+
+  test("the data directory Spyglass creates is 0700; the database, its WAL and shared memory and backups are 0600", () => {
+    const dataDir = join(tempDir(), "data");
+    const path = join(dataDir, "spyglass.db");
+    const db = openDatabase(path);
+    dbs.push(db);
+    db.sqlite.exec("CREATE TABLE probe (x)");
+    expect(modeOf(dataDir)).toBe(0o700);
+    for (const file of [path, `${path}-wal`, `${path}-shm`]) expect([file, modeOf(file)]).toEqual([file, 0o600]);
+    const backup = join(tempDir(), "copy.db");
+    backupDatabase(db, backup);
+    expect(modeOf(backup)).toBe(0o600);
+  });
+
+  test("with create: false, a missing database is refused with a sentence naming the file, and nothing is created", () => {
+    const dataDir = join(tempDir(), "mistyped");
+    const path = join(dataDir, "spyglass.db");
+    expect(() => openDatabase(path, { create: false })).toThrow(`There is no Spyglass database at ${path}`);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  test("a database another connection is writing to still opens (the write probe does not wait for the lock)", () => {
+    const path = join(tempDir(), "spyglass.db");
+    dbs.push(openDatabase(path));
+    const writer = new Database(path);
+    writer.exec("BEGIN IMMEDIATE");
+    try {
+      const reader = openDatabase(path, { create: false });
+      dbs.push(reader);
+      expect(reader.sqlite.query("SELECT count(*) AS n FROM accounts").get()).toEqual({ n: 0 });
+    } finally {
+      writer.exec("ROLLBACK");
+      writer.close();
+    }
+  });
+
+  test("closing never throws, even when PRAGMA optimize fails", () => {
+    const db = openDatabase(join(tempDir(), "spyglass.db"));
+    const exec = db.sqlite.exec.bind(db.sqlite);
+    db.sqlite.exec = ((sql: string) => {
+      if (sql.includes("optimize")) throw new Error("attempt to write a readonly database");
+      return exec(sql);
+    }) as typeof db.sqlite.exec;
+    expect(() => db.close()).not.toThrow();
   });
 });

@@ -264,3 +264,84 @@ describe("Origin rule", () => {
     expect([...ownOrigins({ ...config, publicOrigin: null, host: "0.0.0.0", port: 3000 })]).toEqual([]);
   });
 });
+
+describe("JSON-RPC conventions", () => {
+  const invalidParams = (res: { status: number; json: any }, id: number | string | null) => {
+    expect(res.status).toBe(200);
+    expect(res.json.id).toBe(id);
+    expect(res.json.error.code).toBe(-32602);
+    expect(res.json.error.message).toMatch(/^Invalid params: [A-Za-z].*\.$/);
+    // A sentence, not a dump of the validator's issues.
+    expect(res.json.error.message).not.toContain("[");
+    expect(res.json.error.message).not.toContain("expected");
+  };
+
+  test("tools/call with a non-string name or without params, and initialize without params, are -32602 with a sentence", async () => {
+    invalidParams(await post(keys.visibility!, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: 5 } }), 1);
+    invalidParams(await post(keys.visibility!, { jsonrpc: "2.0", id: "b", method: "tools/call" }), "b");
+    invalidParams(
+      await post(keys.visibility!, { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "echo_brand", arguments: [1] } }),
+      3,
+    );
+    invalidParams(await post(keys.visibility!, { jsonrpc: "2.0", id: 4, method: "initialize" }), 4);
+    invalidParams(
+      await post(keys.visibility!, { jsonrpc: "2.0", id: 5, method: "initialize", params: { protocolVersion: "2025-11-25" } }),
+      5,
+    );
+    const cursor = await post(keys.visibility!, { jsonrpc: "2.0", id: 7, method: "tools/list", params: { cursor: 5 } });
+    invalidParams(cursor, 7);
+    expect(cursor.json.error.message).toBe("Invalid params: params.cursor must be a string.");
+    // Well-formed requests still reach the SDK.
+    const ok = await post(keys.visibility!, {
+      jsonrpc: "2.0",
+      id: 6,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "test", version: "1" } },
+    });
+    expect(ok.json.result.serverInfo.name).toBe("spyglass");
+  });
+
+  test("an empty batch is an Invalid Request error, not a bodiless 202", async () => {
+    const res = await post(keys.visibility!, []);
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request: the batch is empty." } });
+  });
+});
+
+describe("text that cannot be stored as sent", () => {
+  test("a lone surrogate or a NUL in a tool's arguments is a tool error naming the field; the tool does not run", async () => {
+    for (const value of ["\ud800 lone", "trailing \udc00", "nul\u0000byte"]) {
+      const result = await callTool(keys.visibility!, "explodes", { kind: value });
+      expect(result.isError).toBe(true);
+      expect(result.content[0].text).toStartWith("Invalid input for explodes: kind: contains");
+    }
+    const paired = await callTool(keys.visibility!, "explodes", { kind: "😀" });
+    expect(paired.content[0].text).toContain("kind must be one of");
+  });
+
+  test("elsewhere in a request's params it is -32602", async () => {
+    const res = await post(keys.visibility!, {
+      jsonrpc: "2.0",
+      id: 9,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "\ud800", version: "1" } },
+    });
+    expect(res.json.error.code).toBe(-32602);
+    expect(res.json.error.message).toContain("params.clientInfo.name: contains a lone UTF-16 surrogate");
+  });
+
+  test("a dashboard JSON body with one (in a value or a key, at any depth) is 400 naming the field", async () => {
+    const cookie = await t.signIn("text@example.com", { plan: "visibility" });
+    for (const [body, field] of [
+      [{ name: "Acme\u0000" }, "name"],
+      [{ name: "\ud800 lone" }, "name"],
+      [{ name: "Acme", aliases: ["ok", "bad\udfff"] }, "aliases[1]"],
+    ] as const) {
+      const res = await t.call("POST", "/api/brands", { cookie, body });
+      expect(res.status).toBe(400);
+      expect(res.json.code).toBe("invalid_text");
+      expect(res.json.error).toStartWith(`${field}: contains`);
+    }
+    expect((await t.call("GET", "/api/brands", { cookie })).json.brands).toEqual([]);
+  });
+});

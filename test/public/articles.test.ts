@@ -8,6 +8,7 @@ import { articles } from "../../src/db/schema";
 import { EventHub } from "../../src/events";
 import { newId } from "../../src/ids";
 import { DATA_VERSION_CHECK_MS } from "../../src/public/cache";
+import { captureLog } from "../support/log";
 import { scratchDir } from "../support/scratch";
 import { makeWorld, type World } from "./world";
 
@@ -218,6 +219,19 @@ describe("GET /api/public/articles/:slug", () => {
       expect(response.headers.get("etag")).toBeNull();
       expect(await response.text()).toBe('{"error":"Not found"}');
     }
+  });
+  test("a slug with a malformed percent-escape is 404 Not found, with no error logged", async () => {
+    await publish(world.brand.id, { title: "Ours", markdown: "x" });
+    const log = await captureLog(async () => {
+      for (const slug of ["%ff", "%", "%zz", "%E0%A4%A", "a%c0%af", "ours%"]) {
+        const response = await request(articlePath(slug));
+        expect(response.status).toBe(404);
+        expectSpecHeaders(response);
+        expect(await response.text()).toBe('{"error":"Not found"}');
+      }
+    });
+    expect(log).not.toContain('"level":"error"');
+    expect((await request(articlePath("ours"))).status).toBe(200);
   });
 });
 

@@ -1,0 +1,133 @@
+// JSON-RPC conventions the SDK leaves to its zod schemas, checked before it sees a message: a
+// request whose params do not fit its method is -32602 Invalid params with a sentence (the SDK
+// answered -32603 with a raw zod dump), an empty batch is -32600 Invalid Request (the SDK answered
+// a bodiless 202), and text that cannot be stored as sent (a lone surrogate, a NUL) is refused here
+// for every method, with the same rule as the dashboard's JSON bodies (src/http/text.ts); in a
+// tool's arguments it is a tool error, like any invalid input, so that the model can correct it.
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { findUnsafeText, unsafeTextSentence } from "../http/text";
+import { toolFailure } from "./results";
+
+type Id = string | number | null;
+
+type RpcAnswer = { jsonrpc: "2.0"; id: Id } & ({ error: { code: number; message: string } } | { result: CallToolResult });
+
+/** What the route answers instead of handing the message to the SDK. */
+export interface Refusal {
+  status: number;
+  body: RpcAnswer | RpcAnswer[];
+}
+
+// The methods this server answers, with the SDK's own schemas, for the problems the sentences
+// below do not name (a cursor that is not a string, a _meta that is not an object…).
+const REQUEST_SCHEMAS: Record<string, { safeParse(value: unknown): { success: boolean; error?: { issues: ZodIssueLike[] } } }> = {
+  initialize: InitializeRequestSchema,
+  ping: PingRequestSchema,
+  "tools/list": ListToolsRequestSchema,
+  "tools/call": CallToolRequestSchema,
+};
+
+interface ZodIssueLike {
+  code?: string;
+  expected?: string;
+  path: readonly PropertyKey[];
+  message: string;
+}
+
+function schemaProblem(message: Record<string, unknown>): string | null {
+  const schema = REQUEST_SCHEMAS[message.method as string];
+  const parsed = schema?.safeParse(message);
+  const issue = parsed && !parsed.success ? parsed.error?.issues[0] : undefined;
+  if (!issue) return null;
+  const path = issue.path
+    .map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`))
+    .join("")
+    .replace(/^\./, "");
+  const field = path || "the request";
+  if (issue.code === "invalid_type" && issue.expected)
+    return `${field} must be ${/^[aeiou]/.test(issue.expected) ? "an" : "a"} ${issue.expected}.`;
+  return `${field}: ${issue.message.replace(/\.$/, "")}.`;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+const idOf = (message: Record<string, unknown>): Id =>
+  typeof message.id === "string" || typeof message.id === "number" ? message.id : null;
+
+/** The problem with a method's params, as a sentence, or null when they fit. */
+function paramsProblem(method: unknown, params: unknown): string | null {
+  if (params !== undefined && !isObject(params)) return "params must be an object.";
+  if (method === "tools/call") {
+    if (!isObject(params) || typeof params.name !== "string") {
+      return "tools/call needs params.name, the name of a tool as a string (tools/list shows them).";
+    }
+    if (params.arguments !== undefined && !isObject(params.arguments)) return "params.arguments must be an object of the tool's inputs.";
+  }
+  if (method === "initialize") {
+    const info = isObject(params) ? params.clientInfo : undefined;
+    if (
+      !isObject(params) ||
+      typeof params.protocolVersion !== "string" ||
+      !isObject(params.capabilities) ||
+      !isObject(info) ||
+      typeof info.name !== "string" ||
+      typeof info.version !== "string"
+    ) {
+      return "initialize needs params.protocolVersion (a string), params.capabilities (an object) and params.clientInfo ({name, version}).";
+    }
+  }
+  const unsafe = findUnsafeText(params);
+  return unsafe ? unsafeTextSentence({ ...unsafe, path: unsafe.path ? `params.${unsafe.path}` : "params" }) : null;
+}
+
+/** The answer for one message, or null when the SDK may handle it. */
+function messageProblem(message: unknown): RpcAnswer | null {
+  // Anything but a request (notifications, responses, malformed messages) is left to the SDK.
+  if (!isObject(message) || typeof message.method !== "string" || !("id" in message)) return null;
+  const params = message.params;
+  if (message.method === "tools/call" && isObject(params) && typeof params.name === "string" && isObject(params.arguments)) {
+    const unsafe = findUnsafeText(params.arguments);
+    if (unsafe) {
+      const text = `Invalid input for ${params.name.slice(0, 64)}: ${unsafeTextSentence(unsafe)}`;
+      return { jsonrpc: "2.0", id: idOf(message), result: toolFailure(text) };
+    }
+  }
+  const problem = paramsProblem(message.method, params) ?? schemaProblem(message);
+  if (problem === null) return null;
+  return { jsonrpc: "2.0", id: idOf(message), error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}` } };
+}
+
+/** A refusal for a parsed JSON-RPC body, or null to hand it to the SDK. */
+export function checkJsonRpc(body: unknown): Refusal | null {
+  if (Array.isArray(body)) {
+    if (body.length === 0) {
+      return {
+        status: 400,
+        body: { jsonrpc: "2.0", id: null, error: { code: ErrorCode.InvalidRequest, message: "Invalid Request: the batch is empty." } },
+      };
+    }
+    const problems = body.map(messageProblem);
+    if (problems.every((problem) => problem === null)) return null;
+    // A batch is run whole or not at all: the valid messages are answered as not run.
+    return {
+      status: 200,
+      body: body.map(
+        (message, i) =>
+          problems[i] ?? {
+            jsonrpc: "2.0" as const,
+            id: isObject(message) ? idOf(message) : null,
+            error: { code: ErrorCode.InvalidRequest, message: "Not run: another message of this batch is invalid." },
+          },
+      ),
+    };
+  }
+  const problem = messageProblem(body);
+  return problem ? { status: 200, body: problem } : null;
+}
