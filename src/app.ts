@@ -2,9 +2,7 @@
 import { Elysia } from "elysia";
 import { accountRoutes } from "./accounts/routes";
 import { brandRoutes } from "./brands/routes";
-import { type Config } from "./config";
 import { type AppContext } from "./context";
-import { type Db } from "./db/client";
 import { healthRoutes } from "./health/routes";
 import { observability } from "./http/observability";
 import { keyRoutes } from "./keys/routes";
