@@ -23,6 +23,7 @@ const VECTORS: Vector[] = [...ownVectors(own), ...sharedVectors(shared)];
 // Refusals are safe outcomes; any other tool error is a bug.
 const REFUSALS = [/cannot be made safe/, /the article body is empty/];
 const TOOL_CONCURRENCY = 8;
+const PUBLIC_LIST_MAX = 500;
 // Pages in parallel in one browser: renderer starts dominate on a small machine.
 const BROWSER_CONCURRENCY = 6;
 
@@ -138,6 +139,8 @@ describe("hostile article bodies through the binary, the public API and Chromium
     expect(published.length).toBeGreaterThan(VECTORS.length / 2);
 
     const list = (await (await fetch(`${server.url}/api/public/articles?key=${siteKey}`)).json()) as { articles: Array<{ slug: string }> };
-    expect(list.articles.filter((a) => a.slug.startsWith("vector-"))).toHaveLength(published.length);
+    // The list holds the newest 500 published articles (README, Public content API); the seeded
+    // article is older than every vector's.
+    expect(list.articles.filter((a) => a.slug.startsWith("vector-"))).toHaveLength(Math.min(published.length, PUBLIC_LIST_MAX));
   }, 300_000);
 });
