@@ -1,9 +1,12 @@
 // Compiles src/main.ts into the single executable dist/spyglass. The article renderer's worker is an
 // entry point of its own (Bun bundles each entry separately; src/content/renderer.ts finds it).
 // `compileExecutable` is the one build configuration: the compiled-sanitizer test builds its check
-// binary with it too.
+// binary with it too. Beside the binary goes its build stamp (build/stamp.ts), which the tests that
+// drive it check.
+import { rmSync, writeFileSync } from "node:fs";
 import { type BuildOutput } from "bun";
 import { jsdomPlugin } from "./jsdom-plugin";
+import { sourceStamp, stampFileOf } from "./stamp";
 
 export function compileExecutable(entrypoints: string[], outfile: string): Promise<BuildOutput> {
   return Bun.build({
@@ -18,9 +21,13 @@ export function compileExecutable(entrypoints: string[], outfile: string): Promi
 }
 
 if (import.meta.main) {
+  // Hashed before compiling: a source edited during the build leaves the binary stale, not stamped fresh.
+  const stamp = sourceStamp();
+  rmSync(stampFileOf("dist/spyglass"), { force: true });
   const result = await compileExecutable(["src/main.ts", "src/content/render-worker.ts"], "dist/spyglass");
   if (!result.success) {
     for (const message of result.logs) console.error(message);
     process.exit(1);
   }
+  writeFileSync(stampFileOf("dist/spyglass"), `${stamp}\n`);
 }

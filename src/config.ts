@@ -91,7 +91,11 @@ export interface Config {
   tracking: { schedule: string; samples: number; concurrency: number; enabled: boolean };
   engines: EngineSettings[];
   writer: WriterSettings | null;
+  /** How long a stop waits for requests in flight before closing their connections (env SPYGLASS_SHUTDOWN_GRACE_MS). */
+  shutdownGraceMs: number;
 }
+
+export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;
 
 export interface ConfigInput {
   flags: { data?: string; config?: string; host?: string; port?: string };
@@ -121,6 +125,12 @@ export function loadConfig({ flags, env, cwd = process.cwd() }: ConfigInput): Co
     throw new ConfigError(`port: "${portText}" is not a port number (0-65535)`);
   }
 
+  const graceText = env.SPYGLASS_SHUTDOWN_GRACE_MS ?? String(DEFAULT_SHUTDOWN_GRACE_MS);
+  const shutdownGraceMs = Number(graceText);
+  if (!/^\d+$/.test(graceText) || shutdownGraceMs > 600_000) {
+    throw new ConfigError(`SPYGLASS_SHUTDOWN_GRACE_MS: "${graceText}" is not a number of milliseconds from 0 to 600000`);
+  }
+
   const seen = new Set<string>();
   const engines: EngineSettings[] = file.engines.map((engine, i) => {
     if (seen.has(engine.id)) throw new ConfigError(`${where}: engines[${i}].id: "${engine.id}" is used twice`);
@@ -146,6 +156,7 @@ export function loadConfig({ flags, env, cwd = process.cwd() }: ConfigInput): Co
     tracking: file.tracking,
     engines,
     writer: file.writer ?? null,
+    shutdownGraceMs,
   });
 }
 

@@ -13,10 +13,6 @@ const IDLE_TIMEOUT_SECONDS = 255;
 // Hard cap at the socket; routes apply their own, smaller limits (the tool server's is 1 MiB).
 const MAX_REQUEST_BODY_BYTES = 8 * 1024 * 1024;
 
-// How long a stop waits for the requests in flight (a tool call waiting on a model) before it closes
-// their connections: within the 90 s a service manager such as systemd gives before SIGKILL.
-const SHUTDOWN_GRACE_MS = 30_000;
-
 export interface RunningServer {
   url: string;
   port: number;
@@ -57,7 +53,7 @@ export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): Runnin
     urls: reachableAddresses(ctx.config.host).map((address) => `http://${bracketed(address)}:${port}`),
     stop() {
       stopping ??= (async () => {
-        await finishInFlight(server);
+        await finishInFlight(server, ctx.config.shutdownGraceMs);
         for (const hook of hooks) {
           try {
             await hook();
@@ -92,20 +88,22 @@ function reachableAddresses(host: string): string[] {
 }
 
 /**
- * Stops accepting and waits for the requests in flight, for at most SHUTDOWN_GRACE_MS; then closes
- * what is left, so a request that never ends cannot keep the process from stopping (found when a
- * test's server once did not exit for 60 s after SIGTERM in CI).
+ * Stops accepting and waits for the requests in flight (a tool call waiting on a model), for at most
+ * `graceMs` (config.shutdownGraceMs: 30 s unless configured, within the 90 s a service manager such
+ * as systemd gives before SIGKILL); then closes what is left, so a request that never ends cannot
+ * keep the process from stopping (found when a test's server once did not exit for 60 s after
+ * SIGTERM in CI).
  */
-async function finishInFlight(server: Server<unknown>): Promise<void> {
+async function finishInFlight(server: Server<unknown>, graceMs: number): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const finished = await Promise.race([
     server.stop(false).then(() => true),
-    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), SHUTDOWN_GRACE_MS))),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs))),
   ]);
   clearTimeout(timer);
   if (finished) return;
   log.warn("requests still in flight after the shutdown grace period; closing their connections", {
-    grace_ms: SHUTDOWN_GRACE_MS,
+    grace_ms: graceMs,
     pending_requests: server.pendingRequests,
   });
   // Closes their connections now. Bun's promise would wait for their handlers too, which may never

@@ -82,4 +82,15 @@ describe("loadConfig", () => {
     expect(errorOf(() => loadConfig({ flags: { port: "http" }, env: {} }))).toContain("port");
     expect(errorOf(() => loadConfig({ flags: {}, env: { PORT: "70000" } }))).toContain("port");
   });
+
+  test("the shutdown grace is 30 s unless SPYGLASS_SHUTDOWN_GRACE_MS says otherwise, from 0 to 600000 ms", () => {
+    expect(loadConfig({ flags: {}, env: {} }).shutdownGraceMs).toBe(30_000);
+    expect(loadConfig({ flags: {}, env: { SPYGLASS_SHUTDOWN_GRACE_MS: "1500" } }).shutdownGraceMs).toBe(1500);
+    expect(loadConfig({ flags: {}, env: { SPYGLASS_SHUTDOWN_GRACE_MS: "0" } }).shutdownGraceMs).toBe(0);
+    for (const bad of ["", "-1", "1.5", "30s", "600001"]) {
+      expect(errorOf(() => loadConfig({ flags: {}, env: { SPYGLASS_SHUTDOWN_GRACE_MS: bad } }))).toBe(
+        `SPYGLASS_SHUTDOWN_GRACE_MS: "${bad}" is not a number of milliseconds from 0 to 600000`,
+      );
+    }
+  });
 });

@@ -2,7 +2,7 @@
 // job loop that fail in chosen ways), real messages, real crashes and hangs.
 import { afterAll, describe, expect, test } from "bun:test";
 import { renderArticle } from "../../src/content/render";
-import { ArticleRenderer } from "../../src/content/renderer";
+import { ArticleRenderer, articleRenderer } from "../../src/content/renderer";
 import { UnsafeHtmlError } from "../../src/content/unsafe-html";
 import { AppError } from "../../src/errors";
 
@@ -27,7 +27,9 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
 }
 
 describe("the server's renderer worker", () => {
-  const server = renderer();
+  // The process's own renderer, as the server and the content tests use it: its worker is booted
+  // once for every test file in this process, not once more here.
+  const server = articleRenderer();
 
   test("passes its sanitizer self-test", async () => {
     expect(await server.selfTest()).toEqual({ ok: true });
@@ -70,19 +72,22 @@ describe("a worker whose sanitizer fails its self-test", () => {
 });
 
 describe("a worker that misbehaves", () => {
+  // One renderer for the tests that leave its worker serving (a refused or failed job does not stop
+  // it; each crash test ends with a fresh worker that rendered): a worker start costs seconds.
+  const flaky = renderer({ workerUrl: worker("misbehaving") });
+
   test("an article the sanitizer refuses comes back as the user's error (400 unsafe_html)", async () => {
-    const error = await rejection(renderer({ workerUrl: worker("misbehaving") }).render({ title: "T", markdown: "unsafe" }));
+    const error = await rejection(flaky.render({ title: "T", markdown: "unsafe" }));
     expect(error).toBeInstanceOf(UnsafeHtmlError);
   }, 30_000);
 
   test("an unexpected exception is an internal error, not an AppError shown to the client", async () => {
-    const error = await rejection(renderer({ workerUrl: worker("misbehaving") }).render({ title: "T", markdown: "throw" }));
+    const error = await rejection(flaky.render({ title: "T", markdown: "throw" }));
     expect(error).not.toBeInstanceOf(AppError);
     expect(error.message).toContain("the article renderer failed");
   }, 30_000);
 
   test("a worker that exits fails the job it was rendering; the jobs queued behind it are rendered by a fresh worker", async () => {
-    const flaky = renderer({ workerUrl: worker("misbehaving") });
     const [crashed, bystander, next] = await Promise.allSettled([
       flaky.render({ title: "T", markdown: "exit" }),
       flaky.render({ title: "T", markdown: "Queued behind the crash." }),
@@ -98,7 +103,6 @@ describe("a worker that misbehaves", () => {
   }, 30_000);
 
   test("each job that brings a worker down fails alone, and the next job gets a fresh worker", async () => {
-    const flaky = renderer({ workerUrl: worker("misbehaving") });
     const outcomes = await Promise.allSettled([
       flaky.render({ title: "T", markdown: "exit" }),
       flaky.render({ title: "T", markdown: "exit" }),

@@ -1,55 +1,29 @@
-// Hostile article bodies, end to end: every vector of the shared attack corpora (DOMPurify's 223
-// fixtures, the 149 HTML5 Security Cheatsheet vectors) and known mXSS strings goes through the
-// compiled binary as an AI client would send it — create_article, publish_to_site — and comes back
-// through the public content API as a site would read it. The served `html` is then loaded in
-// headless Chromium (a fresh context per vector, network blocked, the vector's trigger run): nothing
-// may execute, and no element or attribute that can execute may be in the DOM.
+// Hostile article bodies, end to end: every vector of the project's own attack corpus
+// (test/corpus/xss-vectors.json) and, when they are beside the repository, of the shared corpora
+// (DOMPurify's fixtures, the HTML5 Security Cheatsheet) goes through the compiled binary as an AI
+// client would send it — create_article, publish_to_site — and comes back through the public content
+// API as a site would read it. The served `html` is then loaded in headless Chromium (a fresh context
+// per vector, network blocked, the vector's trigger run): nothing may execute, and no element or
+// attribute that can execute may be in the DOM.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
+import { type CorpusVector, loadOwnCorpus, loadSharedCorpus, ownVectors, sharedVectors } from "../support/corpus";
 import { seedToolServerData, type ToolServerSeed } from "../support/fixtures";
 import { call, connect } from "../support/mcp";
-import { CORPUS_DIR, launchXssHarness, loadVectors, mapConcurrent, type XssHarness } from "../support/xss-harness";
+import { launchXssHarness, loadVectors, mapConcurrent, type XssHarness } from "../support/xss-harness";
 
-interface Vector {
-  label: string;
-  payload: string;
-  trigger: string | null;
-}
+type Vector = CorpusVector;
 
-const dompurify = (await Bun.file(join(CORPUS_DIR, "dompurify-expect.json")).json()) as Array<{ title?: string; payload: string }>;
-const h5sc = (await Bun.file(join(CORPUS_DIR, "h5sc-items.json")).json()) as Array<{
-  id: number;
-  name: string;
-  data: string;
-  trigger: string | null;
-}>;
-
-// Past DOMPurify bypasses built on namespace confusion and parser differentials.
-const MXSS: Array<[string, string]> = [
-  ["svg/p/style", '<svg></p><style><a id="</style><img src=1 onerror=alert(1)>">'],
-  [
-    "math/mtext/mglyph/style comment",
-    '<math><mtext><table><mglyph><style><!--</style><img title="--&gt;&lt;/mglyph&gt;&lt;img&Tab;src=1&Tab;onerror=alert(1)&gt;">',
-  ],
-  ["nested form", '<form><math><mtext></form><form><mglyph><svg><mtext><textarea><path id="</textarea><img onerror=alert(1) src=1>">'],
-  ["noscript attribute", '<noscript><p title="</noscript><img src=x onerror=alert(1)>">'],
-  ["select/template/style", '<select><template><style><!--</style><a rel="--></template></select><img src=x onerror=alert(1)>">'],
-  ["declarative shadow DOM", '<div><template shadowrootmode="open"><img src=x onerror=alert(1)></template></div>'],
-  ["markdown javascript: link", "[click](javascript:alert(1))"],
-  ["markdown reference javascript: link", "[click][x]\n\n[x]: javascript:alert(1)"],
-];
-
-const VECTORS: Vector[] = [
-  ...dompurify.map((f, i) => ({ label: `DOMPurify #${i}: ${f.title ?? "(untitled)"}`, payload: f.payload, trigger: null })),
-  ...h5sc.map((item) => ({ label: `H5SC #${item.id}: ${item.name}`, payload: item.data, trigger: item.trigger })),
-  ...MXSS.map(([name, payload]) => ({ label: `mXSS: ${name}`, payload, trigger: null })),
-];
+const own = await loadOwnCorpus();
+const shared = await loadSharedCorpus();
+const VECTORS: Vector[] = [...ownVectors(own), ...sharedVectors(shared)];
 
 // Refusals are safe outcomes; any other tool error is a bug.
 const REFUSALS = [/cannot be made safe/, /the article body is empty/];
 const TOOL_CONCURRENCY = 8;
+const PUBLIC_LIST_MAX = 500;
 // Pages in parallel in one browser: renderer starts dominate on a small machine.
 const BROWSER_CONCURRENCY = 6;
 
@@ -110,14 +84,17 @@ describe("hostile article bodies through the binary, the public API and Chromium
   }, 60_000);
 
   test(`all ${VECTORS.length} vectors: create_article → publish_to_site → GET /api/public/articles/:slug → nothing runs`, async () => {
-    expect(dompurify).toHaveLength(223);
-    expect(h5sc).toHaveLength(149);
+    expect(own.length).toBeGreaterThanOrEqual(150);
+    if (shared) {
+      expect(shared.dompurify).toHaveLength(223);
+      expect(shared.h5sc).toHaveLength(149);
+    }
     const started = performance.now();
     const refused: string[] = [];
     const served = await mapConcurrent(VECTORS, TOOL_CONCURRENCY, async (vector, index) => {
       const slug = `vector-${index}`;
       const created = await step(vector, "create_article", () =>
-        call(client, "create_article", { title: `Vector ${index}`, slug, markdown: vector.payload }),
+        call(client, "create_article", { title: `Vector ${index}`, slug, markdown: vector.html }),
       );
       if (created.error) {
         if (!REFUSALS.some((r) => r.test(created.error!))) throw failure(vector, `unexpected tool error ${created.error}`);
@@ -134,11 +111,11 @@ describe("hostile article bodies through the binary, the public API and Chromium
       if (article.html !== created.data.article.html) throw failure(vector, "served HTML differs from the stored one");
       return { ...vector, html: article.html };
     });
-    const published = served.filter((v): v is Vector & { html: string } => v !== null);
+    const published = served.filter((v): v is Vector => v !== null);
     const apiMs = performance.now() - started;
 
     // The same HTML under the same trigger behaves the same: each distinct pair is loaded once.
-    const distinct = new Map<string, Vector & { html: string; from: string[] }>();
+    const distinct = new Map<string, Vector & { from: string[] }>();
     for (const vector of published) {
       const key = `${vector.trigger ?? ""}\u0000${vector.html}`;
       const seen = distinct.get(key);
@@ -162,6 +139,8 @@ describe("hostile article bodies through the binary, the public API and Chromium
     expect(published.length).toBeGreaterThan(VECTORS.length / 2);
 
     const list = (await (await fetch(`${server.url}/api/public/articles?key=${siteKey}`)).json()) as { articles: Array<{ slug: string }> };
-    expect(list.articles.filter((a) => a.slug.startsWith("vector-"))).toHaveLength(published.length);
+    // The list holds the newest 500 published articles (README, Public content API); the seeded
+    // article is older than every vector's.
+    expect(list.articles.filter((a) => a.slug.startsWith("vector-"))).toHaveLength(Math.min(published.length, PUBLIC_LIST_MAX));
   }, 300_000);
 });

@@ -3,7 +3,8 @@
 //   UPDATE_SNAPSHOTS=1 bun test test/mcp/tools-list.test.ts
 // and review the diff of test/mcp/__snapshots__/.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { findAccountByEmail } from "../../src/accounts/service";
@@ -11,6 +12,7 @@ import { createBrand } from "../../src/brands/service";
 import { TOOLS } from "../../src/catalogue/tools";
 import { createApiKey } from "../../src/keys/service";
 import { type TestApp, testApp } from "../support/http";
+import { readSnapshot } from "../support/snapshot";
 
 const SNAPSHOTS = join(import.meta.dir, "__snapshots__");
 const PLANS = ["visibility", "autopilot"] as const;
@@ -44,14 +46,23 @@ describe("tools/list snapshots", () => {
     test(`the ${plan} plan's tools/list matches its snapshot`, async () => {
       const listed = await toolsList(keys[plan]!);
       const file = join(SNAPSHOTS, `tools-list.${plan}.json`);
-      const text = `${JSON.stringify(listed, null, 2)}\n`;
-      if (process.env.UPDATE_SNAPSHOTS === "1" || !existsSync(file)) {
-        if (process.env.CI) throw new Error(`${file} is missing; create it with UPDATE_SNAPSHOTS=1 and commit it`);
-        writeFileSync(file, text);
-      }
-      expect(JSON.parse(text)).toEqual(JSON.parse(readFileSync(file, "utf8")));
+      // Through JSON, as a client receives it: undefined fields drop out on both sides.
+      expect(JSON.parse(JSON.stringify(listed))).toEqual(readSnapshot(file, listed));
     });
   }
+
+  test("a missing snapshot file fails the comparison unless snapshots are being updated on purpose", () => {
+    const dir = mkdtempSync(join(tmpdir(), "spyglass-snapshot-"));
+    try {
+      const file = join(dir, "tools-list.none.json");
+      expect(() => readSnapshot(file, { tools: [] }, false)).toThrow(`${file} is missing: create it with UPDATE_SNAPSHOTS=1`);
+      expect(existsSync(file)).toBe(false);
+      expect(readSnapshot(file, { tools: [] }, true)).toEqual({ tools: [] });
+      expect(readSnapshot(file, { tools: ["ignored"] }, false)).toEqual({ tools: [] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   test("each plan lists exactly the tools it covers, in registry order", async () => {
     const visibility = (await toolsList(keys.visibility!)).tools.map((x) => x.name);

@@ -16,15 +16,31 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSy
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type BunFile, type Subprocess } from "bun";
+import { REPO_ROOT, sourceStamp, stampFileOf } from "../../build/stamp";
 
 export const BINARY = resolve(import.meta.dir, "../../dist/spyglass");
 /** How long stop() waits for the server to exit after its signal: past the server's 30 s grace period. */
 const STOP_TIMEOUT_MS = 45_000;
 
-/** The compiled binary's path; throws a message saying how to build it when it is missing. */
-export function requireBinary(path = BINARY): string {
-  if (!existsSync(path)) {
-    throw new Error(`${path} is missing: compile it first with \`bun run build/compile.ts\` (or run \`./build.sh test\`)`);
+const HOW_TO_BUILD = "compile it with `bun run build/compile.ts` (or run `./build.sh test`)";
+
+let freshStamp: string | undefined;
+
+/**
+ * The compiled binary's path; throws a message saying how to build it when it is missing or, for the
+ * project's own dist/spyglass, when its build stamp (build/stamp.ts) does not match the sources here:
+ * a test must never pass or fail on a binary built from other code. Other paths (bench/compare.ts's
+ * older builds) are taken as they are.
+ */
+export function requireBinary(path = BINARY, sources = REPO_ROOT): string {
+  if (!existsSync(path)) throw new Error(`${path} is missing: ${HOW_TO_BUILD}`);
+  if (path !== BINARY && sources === REPO_ROOT) return path;
+  const stampFile = stampFileOf(path);
+  const built = existsSync(stampFile) ? readFileSync(stampFile, "utf8").trim() : null;
+  const current = sources === REPO_ROOT ? (freshStamp ??= sourceStamp()) : sourceStamp(sources);
+  if (built !== current) {
+    const why = built === null ? `it has no build stamp (${stampFile})` : "it was built from other sources than these";
+    throw new Error(`${path} is stale: ${why}; ${HOW_TO_BUILD}`);
   }
   return path;
 }

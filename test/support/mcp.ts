@@ -101,3 +101,24 @@ export function authProxy(target: string, key: string): { url: string; stop(): v
   });
   return { url: `http://127.0.0.1:${server.port}`, stop: () => void server.stop(true) };
 }
+
+/** What answers a Request in process: the app of test/support/http.ts (`t.app`), or any Elysia app. */
+export interface InProcessApp {
+  handle(request: Request): Response | Promise<Response>;
+}
+
+/**
+ * The SDK client, talking to `app.handle` in process instead of over a port: the same requests, the
+ * same JSON-RPC, and the SDK's own validation of every structuredContent against the tool's output
+ * schema once tools/list has been read.
+ */
+export async function connectInProcess(app: InProcessApp, key: string, baseUrl = "http://spyglass.test"): Promise<Client> {
+  const client = new Client({ name: "spyglass-tests", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}${MCP_PATH}`), {
+    requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    fetch: async (url, init) => app.handle(new Request(url, init)),
+  });
+  await client.connect(transport);
+  await client.listTools();
+  return client;
+}

@@ -11,10 +11,9 @@
 // Image and media requests are recorded but do not count: the article policy allows http(s)
 // images, and a script that could fire one would also leave the other evidence above.
 // A navigation the trigger causes by clicking an ordinary link does not count either.
-// Separately, `leftovers` lists markup in the loaded DOM (before any trigger) that could execute or
-// restyle the host page.
+// Separately, `leftovers` lists markup in the loaded DOM (before any trigger) that could execute,
+// restyle the host page or clobber its globals (id and name attributes).
 
-import { resolve } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page, type Request } from "playwright-core";
 
 export interface VectorResult {
@@ -38,9 +37,6 @@ export interface HarnessOptions {
   /** Hover, focus and click every element after load (and after the vector's trigger). Default true. */
   interact?: boolean;
 }
-
-/** The shared attack corpora, kept beside the repository (../shared/corpus), never copied into it. */
-export const CORPUS_DIR = resolve(import.meta.dir, "../../../shared/corpus");
 
 export const CHROMIUM_PATH = process.env.SPYGLASS_CHROMIUM ?? "/usr/bin/chromium";
 
@@ -122,6 +118,8 @@ function inspectDom(): string[] {
         const attr = name.toLowerCase();
         if (attr.startsWith("on")) found.push(`${attr} on <${tag}>${where}`);
         else if (attr === "style" || attr === "srcdoc") found.push(`${attr} attribute on <${tag}>${where}`);
+        // DOM clobbering: a named or id'd element shadows the host page's globals and form fields.
+        else if (attr === "id" || attr === "name") found.push(`${attr}="${value.slice(0, 40)}" on <${tag}>${where}`);
         if (urlAttributes.has(attr)) {
           const squeezed = value.replace(/[\u0000-\u0020\u00A0]/g, "").toLowerCase();
           const scheme = /^(javascript|vbscript|data):/.exec(squeezed);
@@ -242,7 +240,10 @@ export async function launchXssHarness(options: HarnessOptions = {}): Promise<Xs
 
   async function loadVector(html: string, trigger?: string | null): Promise<VectorResult> {
     try {
-      return await observe(html, trigger);
+      const result = await observe(html, trigger);
+      // observe() answers once its context is closed; evidence that arrived after it took its
+      // snapshot (a handler that fired late on a loaded machine) still counts.
+      return { ...result, executed: result.evidence.length > 0 };
     } catch (error) {
       const message = String(error).split("\n")[0]?.slice(0, 160);
       return { executed: false, evidence: [], leftovers: [`${NOT_OBSERVED} the harness failed: ${message}`], requests: [] };

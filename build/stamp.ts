@@ -1,0 +1,38 @@
+// The build stamp: a hash of everything the executable is built from, written beside it by
+// build/compile.ts (dist/spyglass.stamp). Tests that drive the binary compare it with the sources
+// they run against, so a binary compiled before the latest edit is never the one tested.
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+
+export const REPO_ROOT = resolve(import.meta.dir, "..");
+
+/** What the binary is built from: the sources, migrations, build scripts, and the pinned dependencies. */
+export const STAMPED_PATHS = ["src", "drizzle", "build", "package.json", "bun.lock", "tsconfig.json", "bunfig.toml"] as const;
+
+export function stampFileOf(binary: string): string {
+  return `${binary}.stamp`;
+}
+
+function filesUnder(path: string): string[] {
+  if (!existsSync(path)) return [];
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path, { recursive: true, encoding: "utf8" })
+    .map((entry) => join(path, entry))
+    .filter((file) => statSync(file).isFile());
+}
+
+/** A hash of the stamped files' paths and contents under `root`, and of the Bun that compiles them. */
+export function sourceStamp(root = REPO_ROOT): string {
+  const hash = createHash("sha256");
+  hash.update(`bun ${Bun.version}\n`);
+  const files = STAMPED_PATHS.flatMap((path) => filesUnder(join(root, path)))
+    .map((file) => relative(root, file))
+    .sort();
+  for (const file of files) {
+    const content = readFileSync(join(root, file));
+    hash.update(`${file}\u0000${content.length}\u0000`);
+    hash.update(content);
+  }
+  return hash.digest("hex");
+}

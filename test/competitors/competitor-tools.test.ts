@@ -1,0 +1,120 @@
+// The competitor tools in process, through the MCP door (the SDK client on app.handle with a bearer
+// key): the happy paths, the errors with their sentences, and the security cases side by side. The
+// same tools against the compiled binary: test/e2e/mcp.test.ts.
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { eq } from "drizzle-orm";
+import { competitors } from "../../src/db/schema";
+import { call, rpc } from "../support/mcp";
+import { type SeededToolServer, seededToolServer } from "../support/tool-server";
+
+const COMPETITOR_NOT_FOUND = "Competitor not found; list_competitors shows the brand's competitors and their ids.";
+
+let s: SeededToolServer;
+let a: Client;
+
+beforeEach(async () => {
+  s = await seededToolServer();
+  a = await s.client(s.seed.a.key);
+});
+afterEach(() => s.close());
+
+const names = async (client: Client): Promise<string[]> =>
+  (await call(client, "list_competitors")).data.competitors.map((c: { name: string }) => c.name);
+
+describe("creating and listing", () => {
+  test("create_competitor normalises domains to hosts and drops an alias that only repeats the name", async () => {
+    const { data, error } = await call(a, "create_competitor", {
+      name: "Contoso",
+      aliases: ["Contoso Ltd", "contoso"],
+      domains: ["HTTPS://www.Contoso.com/pricing?x=1", "contoso.co.uk"],
+    });
+    expect(error).toBeNull();
+    expect(data.competitor).toMatchObject({ name: "Contoso", aliases: ["Contoso Ltd"], domains: ["contoso.com", "contoso.co.uk"] });
+    expect(data.competitor.id).toMatch(/^cmp_/);
+    expect(await names(a)).toEqual(["Acme Rival", "Contoso"]);
+  });
+
+  test("a competitor name that differs only in case is refused", async () => {
+    expect((await call(a, "create_competitor", { name: "ACME RIVAL" })).error).toBe(
+      'A competitor named "ACME RIVAL" already exists for this brand; update it instead.',
+    );
+    expect(await names(a)).toEqual(["Acme Rival"]);
+  });
+
+  test("names and aliases under 3 characters, and domains that are not domain names, are refused by field", async () => {
+    const refusal = async (args: Record<string, unknown>) => (await call(a, "create_competitor", args)).error;
+    expect(await refusal({ name: "AB" })).toBe("Invalid input for create_competitor: name must be at least 3 characters.");
+    expect(await refusal({ name: "Fabrikam", aliases: ["FB"] })).toBe(
+      "Invalid input for create_competitor: aliases[0] must be at least 3 characters.",
+    );
+    expect(await refusal({ name: "Fabrikam", domains: ["not a domain"] })).toBe(
+      'domains[0]: "not a domain" is not a domain name; give a host such as example.com.',
+    );
+    expect(await refusal({ name: "Fabrikam", domains: ["192.168.1.1"] })).toBe(
+      'domains[0]: "192.168.1.1" is not a domain name; give a host such as example.com.',
+    );
+    expect(await refusal({ name: "   ab   " })).toBe(
+      "name: a competitor's name must be 3 to 100 characters (shorter names match too much text).",
+    );
+    expect(await names(a)).toEqual(["Acme Rival"]);
+  });
+});
+
+describe("editing and deleting", () => {
+  test("update_competitor replaces the fields it is given and keeps the others", async () => {
+    const id = (await call(a, "create_competitor", { name: "Contoso", aliases: ["Contoso Ltd"] })).data.competitor.id;
+    const { data } = await call(a, "update_competitor", { competitor_id: id, name: "Contoso Group", domains: ["www.contoso-group.com"] });
+    expect(data.competitor).toMatchObject({ id, name: "Contoso Group", aliases: ["Contoso Ltd"], domains: ["contoso-group.com"] });
+  });
+
+  test("renaming onto another competitor's name is refused", async () => {
+    const id = (await call(a, "create_competitor", { name: "Contoso" })).data.competitor.id;
+    expect((await call(a, "update_competitor", { competitor_id: id, name: "acme rival" })).error).toBe(
+      'A competitor named "acme rival" already exists for this brand; update it instead.',
+    );
+  });
+
+  test("delete_competitor removes it from the brand; it is then not found", async () => {
+    const { data } = await call(a, "delete_competitor", { competitor_id: s.seed.a.ids.competitorId });
+    expect(data.competitor).toMatchObject({ id: s.seed.a.ids.competitorId, name: "Acme Rival" });
+    expect(await names(a)).toEqual([]);
+    expect((await call(a, "get_brand")).data.competitors).toEqual([]);
+    expect((await call(a, "update_competitor", { competitor_id: s.seed.a.ids.competitorId, name: "Again" })).error).toBe(
+      COMPETITOR_NOT_FOUND,
+    );
+    expect((await call(a, "delete_competitor", { competitor_id: s.seed.a.ids.competitorId })).error).toBe(COMPETITOR_NOT_FOUND);
+  });
+});
+
+describe("security", () => {
+  test("another brand's competitor is not found, in the same words as one that never existed, and stays as it was", async () => {
+    const b = await s.client(s.seed.b.key);
+    const theirs = s.seed.a.ids.competitorId;
+    expect((await call(b, "update_competitor", { competitor_id: theirs, name: "taken over" })).error).toBe(COMPETITOR_NOT_FOUND);
+    expect((await call(b, "delete_competitor", { competitor_id: theirs })).error).toBe(COMPETITOR_NOT_FOUND);
+    expect((await call(b, "update_competitor", { competitor_id: "cmp_doesnotexist00", name: "x y z" })).error).toBe(COMPETITOR_NOT_FOUND);
+    expect((await call(a, "list_competitors")).data.competitors).toMatchObject([
+      { id: theirs, name: "Acme Rival", aliases: ["AcmeR"], domains: ["acme-rival.com"] },
+    ]);
+  });
+
+  test("another brand may track a competitor of the same name: names are unique per brand", async () => {
+    const b = await s.client(s.seed.b.key);
+    expect((await call(b, "create_competitor", { name: "Acme Rival" })).error).toBeNull();
+    expect(await names(b)).toEqual(["Borealis Rival", "Acme Rival"]);
+    expect(await names(a)).toEqual(["Acme Rival"]);
+  });
+
+  test("no credential and a revoked-looking key get 401; an account without a paid plan gets 403; nothing is stored", async () => {
+    const create = rpc("tools/call", { name: "create_competitor", arguments: { name: "Sneaked In" } });
+    const missing = await s.post({}, create);
+    expect([missing.status, missing.json.code]).toEqual([401, "unauthorized"]);
+    expect(missing.headers.get("www-authenticate")).toBe('Bearer realm="spyglass", error="invalid_token"');
+    const malformed = await s.post({ authorization: "Basic YTpi" }, create);
+    expect([malformed.status, malformed.json.code]).toEqual([401, "unauthorized"]);
+    const none = await s.post({ authorization: `Bearer ${s.seed.none.key}` }, create);
+    expect([none.status, none.json.code]).toEqual([403, "plan_required"]);
+    expect(s.t.db.orm.select().from(competitors).where(eq(competitors.name, "Sneaked In")).all()).toEqual([]);
+  });
+});
