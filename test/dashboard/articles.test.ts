@@ -49,6 +49,9 @@ async function photograph(p: Page, name: string): Promise<void> {
     for (const colorScheme of ["light", "dark"] as const) {
       await p.setViewportSize({ width, height });
       await p.emulateMedia({ colorScheme });
+      // After a resize or a change of colour scheme, Chromium repaints a sandboxed (cross-origin)
+      // frame only once it is looked at: the full-page screenshot alone shows it blank.
+      for (const frame of await p.getByTitle("Preview of the saved article").all()) await frame.screenshot();
       await screenshot(p, name);
       if (width === 390) expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     }
