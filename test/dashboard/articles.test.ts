@@ -110,6 +110,12 @@ describe("the Articles pages", () => {
 
   test("the writer button shows the server's sentence when no [writer] is configured", async () => {
     await page.getByRole("button", { name: "Draft with the writer" }).click();
+    await expect(page.getByLabel("Topic").evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await expect(page.getByRole("button", { name: "Draft with the writer" }).evaluate((el) => el === document.activeElement)).resolves.toBe(
+      true,
+    );
+    await page.keyboard.press("Enter");
     await page.getByLabel("Topic").fill("choosing a CRM for a startup");
     await page.getByLabel("Length").selectOption("short");
     await page.getByRole("button", { name: "Draft the article" }).click();
@@ -247,7 +253,7 @@ describe("the Articles pages", () => {
     const vBrand = await createBrand(VISIBILITY.email, "Watched");
     const other = await d.page();
     await signIn(other, VISIBILITY);
-    for (const path of ["/articles", "/articles/new"]) {
+    for (const path of ["/articles/new", "/articles"]) {
       await other.goto(d.url(`/brands/${vBrand.id}${path}`));
       await other.getByRole("status").filter({ hasText: "Writing and publishing articles needs the Autopilot plan." }).waitFor();
       expect(await other.getByLabel("Markdown").count()).toBe(0);

@@ -85,7 +85,7 @@ function ArticleTable({ brandId, status, cursor }: { brandId: string; status: Fi
   return (
     <>
       <div class="table-wrap">
-        <table>
+        <table class="articles-table">
           <caption class="offscreen">Articles, newest first</caption>
           <thead>
             <tr>
@@ -105,7 +105,7 @@ function ArticleTable({ brandId, status, cursor }: { brandId: string; status: Fi
                   <code class="slug">{a.slug}</code>
                 </td>
                 <td>{a.status === "published" ? "Published" : "Draft"}</td>
-                <td>{a.published_at ? formatDate(a.published_at) : "never"}</td>
+                <td class="date">{a.published_at ? formatDate(a.published_at) : "never"}</td>
               </tr>
             ))}
           </tbody>

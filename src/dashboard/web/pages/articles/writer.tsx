@@ -1,7 +1,7 @@
 // "Draft with the writer": the server's writer model drafts an article for a tracked prompt or a topic
 // (generate_article), which then opens in the editor. Without a [writer] in the server's config the
 // tool answers writer_not_configured; its sentence is shown as is and the form is put away.
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { ApiError, api, errorMessage } from "../../api";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -45,6 +45,15 @@ export function WriterForm({ brandId }: { brandId: string }) {
   const [failure, setFailure] = useState<unknown>(null);
   const [missing, setMissing] = useState<string | null>(writerMissing);
   const [busy, setBusy] = useState(false);
+  const topicRef = useRef<HTMLInputElement>(null);
+  const openerRef = useRef<HTMLButtonElement>(null);
+  const wasOpen = useRef(false);
+  // The button that opens the form goes away with it: focus moves into the form, and back after Cancel.
+  useEffect(() => {
+    if (open) topicRef.current?.focus();
+    else if (wasOpen.current) openerRef.current?.focus();
+    wasOpen.current = open;
+  }, [open]);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -75,15 +84,16 @@ export function WriterForm({ brandId }: { brandId: string }) {
       {missing ? (
         <Notice kind="info">{missing}</Notice>
       ) : !open ? (
-        <Button onClick={() => setOpen(true)} aria-expanded={false}>
+        <button type="button" class="btn btn-secondary" ref={openerRef} onClick={() => setOpen(true)}>
           Draft with the writer
-        </Button>
+        </button>
       ) : (
         <form class="stack" onSubmit={submit} aria-label="Draft with the writer">
           <Field label="Topic" hint="What the article is about, such as “choosing a CRM for a startup”. Optional when a prompt is chosen.">
             {(p) => (
               <input
                 {...p}
+                ref={topicRef}
                 value={topic}
                 minLength={3}
                 maxLength={300}
