@@ -165,6 +165,20 @@ describe("the Articles pages", () => {
     expectNothingUnsafe(page);
   });
 
+  test("the preview's sandbox is a wall of its own: markup the sanitizer had let through still runs nothing", async () => {
+    const iframe = page.getByTitle("Preview of the saved article");
+    await iframe.evaluate((el) => {
+      (el as HTMLIFrameElement).srcdoc =
+        '<h2>Wall</h2><script>alert("script")</script><img src=x onerror="alert(\'onerror\')"><a href="javascript:alert(3)">js</a>';
+    });
+    await preview(page).getByRole("heading", { name: "Wall" }).waitFor();
+    await preview(page).getByRole("link", { name: "js" }).click();
+    await page.waitForTimeout(500);
+    expectNothingUnsafe(page);
+    await page.reload();
+    await preview(page).getByRole("heading", { name: "What matters" }).waitFor();
+  });
+
   test("Publish puts the same HTML on the public API and fixes the slug; Unpublish (confirmed) takes it off", async () => {
     await page.getByRole("button", { name: "Publish", exact: true }).click();
     await page.getByRole("status").filter({ hasText: "Published: the brand's site can read it now." }).waitFor();
