@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { type Page } from "playwright-core";
 import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, screenshot } from "../support/dashboard";
+import { answer, startFakeOpenAI } from "../support/fake-providers";
 
 const AUTOPILOT = { email: "writer@example.com", password: "a long password" };
 const VISIBILITY = { email: "watcher@example.com", password: "another long password" };
@@ -286,5 +287,51 @@ describe("the Articles pages", () => {
     await expectAccessible(other, "articles-plan-needed");
     await photograph(other, "articles-plan-needed");
     expectNothingUnsafe(other);
+  });
+});
+
+describe("the writer, when the server has one", () => {
+  test("Draft with the writer opens the model's draft, sanitized, in the editor", async () => {
+    const writer = startFakeOpenAI({
+      apiKey: "sk-dash-writer",
+      fallback: answer(
+        "---\ntitle: Written by the model\ndescription: Drafted from the brief.\n---\n# Written by the model\n\n## Why it matters\n\nA **fine** answer.<script>alert(1)</script>",
+      ),
+    });
+    const own = await openDashboard({
+      toml: `[tracking]\nenabled = false\n\n[writer]\napi = "openai"\nbase_url = "${writer.url}"\nmodel = "writer-dash"\napi_key_env = "DASH_WRITER_KEY"\nmax_retries = 0\n`,
+      env: { DASH_WRITER_KEY: "sk-dash-writer" },
+    });
+    try {
+      expect(
+        (await own.box.cli(["account", "create", "--email", AUTOPILOT.email, "--password", AUTOPILOT.password, "--plan", "autopilot"]))
+          .code,
+      ).toBe(0);
+      const brand = (await own.box.cliJson(["brand", "create", "--email", AUTOPILOT.email, "--name", "Acme"])) as {
+        brand?: { id: string };
+        id: string;
+      };
+      const id = brand.brand?.id ?? brand.id;
+      const p = await own.page();
+      await p.goto(own.url("/sign-in"));
+      await p.getByLabel("Email").fill(AUTOPILOT.email);
+      await p.getByLabel("Password").fill(AUTOPILOT.password);
+      await p.getByRole("button", { name: "Sign in" }).click();
+      await p.waitForURL(/\/brands\/brd_/);
+      await p.goto(own.url(`/brands/${id}/articles`));
+      await p.getByRole("button", { name: "Draft with the writer" }).click();
+      await p.getByLabel("Topic").fill("choosing a CRM for a startup");
+      await p.getByLabel("Length").selectOption("short");
+      await p.getByRole("button", { name: "Draft the article" }).click();
+      await p.waitForURL(/\/articles\/art_[a-z0-9]+$/);
+      await expect(p.getByLabel("Title").inputValue()).resolves.toBe("Written by the model");
+      await p.frameLocator("iframe[title='Preview of the saved article']").getByRole("heading", { name: "Why it matters" }).waitFor();
+      expect(await p.frameLocator("iframe[title='Preview of the saved article']").locator("script").count()).toBe(0);
+      expect(writer.requests.at(-1)!.prompt).toContain("choosing a CRM for a startup");
+      expectNothingUnsafe(p);
+    } finally {
+      await own.close();
+      await writer.stop();
+    }
   });
 });
