@@ -5,6 +5,8 @@ import { LocationProvider, Route, Router, useLocation } from "preact-iso";
 import { brandPath, Shell } from "./components/layout";
 import { EmptyState, PageHeading } from "./components/ui";
 import { Accounts } from "./pages/accounts";
+import { ArticleEditor } from "./pages/article";
+import { Articles } from "./pages/articles";
 import { BrandSettings } from "./pages/brand";
 import { Brands } from "./pages/brands";
 import { ApiKeys } from "./pages/keys";
@@ -98,6 +100,8 @@ export function App() {
           <Route path="/accounts" component={signedIn(Accounts)} />
           <Route path="/brands/:brandId" component={brandPage(BrandSettings)} />
           <Route path="/brands/:brandId/keys" component={brandPage(ApiKeys)} />
+          <Route path="/brands/:brandId/articles" component={brandPage(Articles)} />
+          <Route path="/brands/:brandId/articles/:articleId" component={brandPage(ArticleEditor)} />
           <Route default component={NotFound} />
         </Router>
       </SessionProvider>

@@ -8,6 +8,7 @@ import { useSession } from "../session";
 /** The pages of a brand, in the navigation's order. */
 export const BRAND_PAGES = [
   { path: "", label: "Brand" },
+  { path: "/articles", label: "Articles" },
   { path: "/keys", label: "API keys" },
 ] as const;
 

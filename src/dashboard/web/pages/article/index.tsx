@@ -1,0 +1,321 @@
+// One article: its title, description, slug and Markdown, saved through create_article or
+// update_article; the preview of the HTML the server rendered; Publish (publish_to_site) and, behind
+// a confirmation, Unpublish (unpublish_article); and, once published, the article's public API URL.
+import { useEffect, useState } from "preact/hooks";
+import { useLocation } from "preact-iso";
+import { type ToolOutput } from "../../../../catalogue/types";
+import { api, errorMessage } from "../../api";
+import { isPlanRequired, PlanNeeded } from "../../components/plan";
+import { Button, CopyButton, Dialog, Field, formatDate, Notice, PageHeading } from "../../components/ui";
+import { useSession } from "../../session";
+import { useNeedsAutopilot } from "../articles";
+import { articlePath, articlesPath } from "../articles/paths";
+import { ArticlePreview } from "./preview";
+
+type Article = ToolOutput<"get_article">["article"];
+
+interface Fields {
+  title: string;
+  description: string;
+  slug: string;
+  markdown: string;
+}
+
+const EMPTY: Fields = { title: "", description: "", slug: "", markdown: "" };
+
+function fieldsOf(article: Article | null): Fields {
+  if (!article) return EMPTY;
+  return { title: article.title, description: article.description ?? "", slug: article.slug, markdown: article.markdown };
+}
+
+function sameFields(a: Fields, b: Fields): boolean {
+  return a.title === b.title && a.description === b.description && a.slug === b.slug && a.markdown === b.markdown;
+}
+
+// A just-created article, handed to the page its URL now shows, so it need not be read again.
+let handoff: { article: Article; notice: string } | null = null;
+
+function PublishedAt({ url, article }: { url: string; article: Article }) {
+  return (
+    <div class="stack public-link">
+      <p>
+        Published on {formatDate(article.published_at)}. The brand's site reads it at{" "}
+        <a href={url} class="url">
+          {url}
+        </a>{" "}
+        (edge caches may take up to a minute to show a change).
+      </p>
+      <CopyButton text={url} label="Copy the public API URL" />
+    </div>
+  );
+}
+
+function UnpublishDialog({
+  open,
+  busy,
+  title,
+  onConfirm,
+  onClose,
+}: {
+  open: boolean;
+  busy: boolean;
+  title: string;
+  onConfirm: () => void;
+  onClose: () => void;
+}) {
+  return (
+    <Dialog open={open} title="Unpublish this article?" onClose={onClose}>
+      <div class="stack">
+        <p>
+          “{title || "Untitled"}” will be gone from the brand's site at once and become a draft again. Its slug and first publication date
+          are kept, so publishing it again restores the same link.
+        </p>
+        <div class="actions">
+          <Button variant="danger" onClick={onConfirm} disabled={busy}>
+            {busy ? "Unpublishing…" : "Unpublish"}
+          </Button>
+          <Button onClick={onClose} disabled={busy}>
+            Cancel
+          </Button>
+        </div>
+      </div>
+    </Dialog>
+  );
+}
+
+function Editor({ brandId, articleId }: { brandId: string; articleId: string }) {
+  const { route } = useLocation();
+  const { brands, status } = useSession();
+  const isNew = articleId === "new";
+  const initial = handoff && handoff.article.id === articleId ? handoff : null;
+  const [article, setArticle] = useState<Article | null>(initial?.article ?? null);
+  const [fields, setFields] = useState<Fields>(fieldsOf(initial?.article ?? null));
+  const [loadFailure, setLoadFailure] = useState<unknown>(null);
+  const [failure, setFailure] = useState<unknown>(null);
+  const [notice, setNotice] = useState<string | null>(initial?.notice ?? null);
+  const [markdownError, setMarkdownError] = useState<string | null>(null);
+  const [busy, setBusy] = useState<"save" | "publish" | "unpublish" | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  if (initial) handoff = null;
+
+  useEffect(() => {
+    if (isNew) {
+      setArticle(null);
+      setFields(EMPTY);
+      return;
+    }
+    if (article?.id === articleId) return;
+    let live = true;
+    setLoadFailure(null);
+    api.tool(brandId, "get_article", { article_id: articleId }).then(
+      (r) => {
+        if (!live) return;
+        setArticle(r.article);
+        setFields(fieldsOf(r.article));
+      },
+      (e: unknown) => live && setLoadFailure(e),
+    );
+    return () => {
+      live = false;
+    };
+  }, [brandId, articleId]);
+
+  if (loadFailure) {
+    return isPlanRequired(loadFailure) ? (
+      <PlanNeeded required="autopilot" what="Writing and publishing articles" />
+    ) : (
+      <Notice kind="error">{errorMessage(loadFailure)}</Notice>
+    );
+  }
+  if (!isNew && !article) return <p class="muted">Loading…</p>;
+
+  const saved = fieldsOf(article);
+  const dirty = !sameFields(fields, saved);
+  const slugFixed = article !== null && article.published_at !== null;
+  const set = (key: keyof Fields) => (e: { currentTarget: HTMLInputElement | HTMLTextAreaElement }) =>
+    setFields((f) => ({ ...f, [key]: e.currentTarget.value }));
+
+  const brand = brands.find((b) => b.id === brandId);
+  const origin = status?.public_url ? new URL(status.public_url).origin : location.origin;
+  const publicUrl =
+    article && brand ? `${origin}/api/public/articles/${encodeURIComponent(article.slug)}?key=${encodeURIComponent(brand.site_key)}` : null;
+
+  /** Saves the form; returns the article as saved, or null when it could not be. */
+  const save = async (): Promise<Article | null> => {
+    if (!fields.markdown.trim()) {
+      setMarkdownError("Write the article's body before saving.");
+      return null;
+    }
+    setMarkdownError(null);
+    setFailure(null);
+    setNotice(null);
+    try {
+      if (!article) {
+        const { article: created } = await api.tool(brandId, "create_article", {
+          title: fields.title,
+          markdown: fields.markdown,
+          ...(fields.description.trim() ? { description: fields.description } : {}),
+          ...(fields.slug.trim() ? { slug: fields.slug.trim() } : {}),
+        });
+        handoff = { article: created, notice: "Saved as a draft." };
+        setArticle(created);
+        setFields(fieldsOf(created));
+        setNotice("Saved as a draft.");
+        route(articlePath(brandId, created.id), true);
+        return created;
+      }
+      const { article: updated } = await api.tool(brandId, "update_article", {
+        article_id: article.id,
+        title: fields.title,
+        markdown: fields.markdown,
+        description: fields.description.trim() ? fields.description : null,
+        ...(!slugFixed && fields.slug.trim() && fields.slug.trim() !== article.slug ? { slug: fields.slug.trim() } : {}),
+      });
+      setArticle(updated);
+      setFields(fieldsOf(updated));
+      setNotice(updated.status === "published" ? "Saved; the brand's site shows the change." : "Saved.");
+      return updated;
+    } catch (e) {
+      setFailure(e);
+      return null;
+    }
+  };
+
+  const onSave = async (event: Event) => {
+    event.preventDefault();
+    setBusy("save");
+    await save();
+    setBusy(null);
+  };
+
+  const publish = async () => {
+    setBusy("publish");
+    const current = dirty ? await save() : article;
+    if (current) {
+      try {
+        const { article: published } = await api.tool(brandId, "publish_to_site", { article_id: current.id });
+        setArticle(published);
+        setFields(fieldsOf(published));
+        setNotice("Published: the brand's site can read it now.");
+      } catch (e) {
+        setFailure(e);
+      }
+    }
+    setBusy(null);
+  };
+
+  const unpublish = async () => {
+    if (!article) return;
+    setBusy("unpublish");
+    setFailure(null);
+    setNotice(null);
+    try {
+      const { article: draft } = await api.tool(brandId, "unpublish_article", { article_id: article.id });
+      setArticle(draft);
+      setFields((f) => ({ ...f, slug: draft.slug }));
+      setConfirming(false);
+      setNotice("Unpublished: the article is a draft again and gone from the brand's site.");
+    } catch (e) {
+      setConfirming(false);
+      setFailure(e);
+    }
+    setBusy(null);
+  };
+
+  return (
+    <>
+      <form class="stack card editor" onSubmit={onSave} aria-label="The article">
+        <p class="muted">
+          {article
+            ? `${article.status === "published" ? "Published" : "Draft"} · last saved ${formatDate(article.updated_at)}`
+            : "A new draft: nothing is saved yet."}
+        </p>
+        <Field label="Title" hint="Shown by the site above the article. Leave empty for none (the public API shows “Untitled”).">
+          {(p) => <input {...p} maxLength={200} value={fields.title} onInput={set("title")} />}
+        </Field>
+        <Field label="Description (optional)" hint="For search engines and link previews.">
+          {(p) => <textarea {...p} rows={2} maxLength={500} value={fields.description} onInput={set("description")} />}
+        </Field>
+        <Field
+          label="Slug"
+          hint={
+            slugFixed
+              ? "Fixed: the article has been published under this slug, and links to it must keep working."
+              : "The article's address on the site: lowercase letters, digits and hyphens. Leave empty to derive it from the title."
+          }
+        >
+          {(p) => (
+            <input
+              {...p}
+              class="mono"
+              value={fields.slug}
+              readOnly={slugFixed}
+              maxLength={100}
+              spellcheck={false}
+              autocapitalize="off"
+              onInput={set("slug")}
+            />
+          )}
+        </Field>
+        <Field
+          label="Markdown"
+          hint="GitHub-flavoured Markdown. A leading “# Title” equal to the title is dropped, since the site shows the title. Raw HTML is sanitized on save."
+          error={markdownError}
+        >
+          {(p) => <textarea {...p} class="markdown" rows={18} value={fields.markdown} spellcheck={false} onInput={set("markdown")} />}
+        </Field>
+        {failure !== null &&
+          (isPlanRequired(failure) ? (
+            <PlanNeeded required="autopilot" what="Writing and publishing articles" />
+          ) : (
+            <Notice kind="error">{errorMessage(failure)}</Notice>
+          ))}
+        {notice && <Notice kind="success">{notice}</Notice>}
+        <div class="actions">
+          <Button type="submit" variant="primary" disabled={busy !== null}>
+            {busy === "save" ? "Saving…" : "Save"}
+          </Button>
+          {article?.status === "published" ? (
+            <Button variant="danger" onClick={() => setConfirming(true)} disabled={busy !== null}>
+              Unpublish
+            </Button>
+          ) : (
+            article && (
+              <Button onClick={publish} disabled={busy !== null}>
+                {busy === "publish" ? "Publishing…" : dirty ? "Save and publish" : "Publish"}
+              </Button>
+            )
+          )}
+          {dirty && <span class="muted">Unsaved changes</span>}
+        </div>
+        {article?.status === "published" && publicUrl && <PublishedAt url={publicUrl} article={article} />}
+      </form>
+      <ArticlePreview html={article?.html ?? null} stale={dirty} />
+      <UnpublishDialog
+        open={confirming}
+        busy={busy === "unpublish"}
+        title={article?.title ?? ""}
+        onConfirm={unpublish}
+        onClose={() => setConfirming(false)}
+      />
+    </>
+  );
+}
+
+export function ArticleEditor({ brandId, params }: { brandId: string; params: Record<string, string> }) {
+  const articleId = params.articleId ?? "new";
+  const needsAutopilot = useNeedsAutopilot();
+  return (
+    <>
+      <p class="breadcrumb">
+        <a href={articlesPath(brandId)}>All articles</a>
+      </p>
+      <PageHeading title={articleId === "new" ? "New article" : "Edit article"} />
+      {needsAutopilot ? (
+        <PlanNeeded required="autopilot" what="Writing and publishing articles" />
+      ) : (
+        <Editor key={articleId} brandId={brandId} articleId={articleId} />
+      )}
+    </>
+  );
+}

@@ -1,0 +1,144 @@
+// The brand's articles: drafts and those published on its site, filtered by status (in the URL, so a
+// reload or a shared link keeps it), paged with the tool's cursor, and the writer model's form.
+import { useLocation } from "preact-iso";
+import { api } from "../../api";
+import { brandPath } from "../../components/layout";
+import { isPlanRequired, PlanNeeded } from "../../components/plan";
+import { EmptyState, formatDate, Notice, PageHeading, useLoad } from "../../components/ui";
+import { useSession } from "../../session";
+import { articlePath, articlesPath, type Filter } from "./paths";
+import { WriterForm } from "./writer";
+
+const FILTERS: Array<{ value: Filter; label: string }> = [
+  { value: undefined, label: "All" },
+  { value: "draft", label: "Drafts" },
+  { value: "published", label: "Published" },
+];
+
+/** True when the account's plan cannot use articles; the server says so too, for anyone who gets past this. */
+export function useNeedsAutopilot(): boolean {
+  const { me } = useSession();
+  return me !== null && me.account.plan !== "autopilot";
+}
+
+function NewArticleLink({ brandId }: { brandId: string }) {
+  return (
+    <a class="btn btn-primary" href={brandPath(brandId, "/articles/new")}>
+      New article
+    </a>
+  );
+}
+
+function StatusFilter({ brandId, current }: { brandId: string; current: Filter }) {
+  return (
+    <nav aria-label="Filter by status" class="filters">
+      <ul>
+        {FILTERS.map((f) => (
+          <li key={f.label}>
+            <a href={articlesPath(brandId, { status: f.value })} aria-current={f.value === current ? "page" : undefined}>
+              {f.label}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+function ArticleTable({ brandId, status, cursor }: { brandId: string; status: Filter; cursor: string | undefined }) {
+  const loaded = useLoad(
+    () => api.tool(brandId, "list_articles", { ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) }),
+    [brandId, status, cursor],
+  );
+  if (loaded.failure && isPlanRequired(loaded.failure)) return <PlanNeeded required="autopilot" what="Writing and publishing articles" />;
+  if (loaded.error) return <Notice kind="error">{loaded.error}</Notice>;
+  if (!loaded.data) return <p class="muted">Loading…</p>;
+  const { articles, next_cursor } = loaded.data;
+  if (articles.length === 0 && !cursor) {
+    if (status) {
+      return (
+        <EmptyState title={status === "draft" ? "No draft" : "Nothing published yet"}>
+          <p>
+            {status === "draft"
+              ? "Every article of this brand has been published. Write a new one to answer another prompt."
+              : "Open a draft and publish it: the brand's site then reads it through the public content API."}
+          </p>
+          <p>
+            <a href={articlesPath(brandId)}>See all articles</a>
+          </p>
+        </EmptyState>
+      );
+    }
+    return (
+      <EmptyState title="No article yet">
+        <p>
+          Articles close content gaps: where AI engines answer a tracked prompt without naming the brand, an article on the brand's own site
+          that answers it gives them something to find and cite. Write one in Markdown (or have the writer draft it), review it, then
+          publish it to the site.
+        </p>
+        <p>
+          <NewArticleLink brandId={brandId} />
+        </p>
+      </EmptyState>
+    );
+  }
+  return (
+    <>
+      <div class="table-wrap">
+        <table class="articles-table">
+          <caption class="offscreen">Articles, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Title</th>
+              <th scope="col">Slug</th>
+              <th scope="col">Status</th>
+              <th scope="col">First published</th>
+            </tr>
+          </thead>
+          <tbody>
+            {articles.map((a) => (
+              <tr key={a.id}>
+                <th scope="row">
+                  <a href={articlePath(brandId, a.id)}>{a.title || "Untitled"}</a>
+                </th>
+                <td>
+                  <code class="slug">{a.slug}</code>
+                </td>
+                <td>{a.status === "published" ? "Published" : "Draft"}</td>
+                <td class="date">{a.published_at ? formatDate(a.published_at) : "never"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {articles.length === 0 && <p class="muted">No more articles.</p>}
+      {(cursor || next_cursor) && (
+        <nav aria-label="Pages of articles" class="pager">
+          {cursor && <a href={articlesPath(brandId, { status })}>Newest articles</a>}
+          {next_cursor && <a href={articlesPath(brandId, { status, cursor: next_cursor })}>Older articles</a>}
+        </nav>
+      )}
+    </>
+  );
+}
+
+export function Articles({ brandId }: { brandId: string }) {
+  const { query } = useLocation();
+  const needsAutopilot = useNeedsAutopilot();
+  const status: Filter = query.status === "draft" || query.status === "published" ? query.status : undefined;
+  const cursor = query.cursor || undefined;
+  return (
+    <>
+      <PageHeading title="Articles">{!needsAutopilot && <NewArticleLink brandId={brandId} />}</PageHeading>
+      {needsAutopilot ? (
+        <PlanNeeded required="autopilot" what="Writing and publishing articles" />
+      ) : (
+        <>
+          <StatusFilter brandId={brandId} current={status} />
+          <ArticleTable brandId={brandId} status={status} cursor={cursor} />
+          <WriterForm brandId={brandId} />
+        </>
+      )}
+    </>
+  );
+}

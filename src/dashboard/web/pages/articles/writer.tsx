@@ -1,0 +1,133 @@
+// "Draft with the writer": the server's writer model drafts an article for a tracked prompt or a topic
+// (generate_article), which then opens in the editor. Without a [writer] in the server's config the
+// tool answers writer_not_configured; its sentence is shown as is and the form is put away.
+import { useEffect, useRef, useState } from "preact/hooks";
+import { useLocation } from "preact-iso";
+import { ApiError, api, errorMessage } from "../../api";
+import { isPlanRequired, PlanNeeded } from "../../components/plan";
+import { Button, Field, Notice, useLoad } from "../../components/ui";
+import { articlePath } from "./paths";
+
+type Length = "short" | "medium" | "long";
+
+// Remembered for the visit: the server's config does not change under a running dashboard.
+let writerMissing: string | null = null;
+
+function PromptChoice({ brandId, value, onChange }: { brandId: string; value: string; onChange: (id: string) => void }) {
+  const loaded = useLoad(() => api.tool(brandId, "list_prompts", { limit: 100 }), [brandId]);
+  const prompts = loaded.data?.prompts ?? [];
+  if (prompts.length === 0) return null;
+  return (
+    <Field
+      label="Tracked prompt (optional)"
+      hint="The question the article should answer; the brief adds who the AI engines name and cite for it."
+    >
+      {(p) => (
+        <select {...p} value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+          <option value="">None: use the topic</option>
+          {prompts.map((prompt) => (
+            <option key={prompt.id} value={prompt.id}>
+              {prompt.text}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+}
+
+export function WriterForm({ brandId }: { brandId: string }) {
+  const { route } = useLocation();
+  const [open, setOpen] = useState(false);
+  const [topic, setTopic] = useState("");
+  const [promptId, setPromptId] = useState("");
+  const [length, setLength] = useState<Length>("medium");
+  const [failure, setFailure] = useState<unknown>(null);
+  const [missing, setMissing] = useState<string | null>(writerMissing);
+  const [busy, setBusy] = useState(false);
+  const topicRef = useRef<HTMLInputElement>(null);
+  const openerRef = useRef<HTMLButtonElement>(null);
+  const wasOpen = useRef(false);
+  // The button that opens the form goes away with it: focus moves into the form, and back after Cancel.
+  useEffect(() => {
+    if (open) topicRef.current?.focus();
+    else if (wasOpen.current) openerRef.current?.focus();
+    wasOpen.current = open;
+  }, [open]);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setFailure(null);
+    try {
+      const { article } = await api.tool(brandId, "generate_article", {
+        ...(topic.trim() ? { topic: topic.trim() } : {}),
+        ...(promptId ? { prompt_id: promptId } : {}),
+        length,
+      });
+      route(articlePath(brandId, article.id));
+    } catch (e) {
+      if (e instanceof ApiError && e.code === "writer_not_configured") {
+        writerMissing = e.message;
+        setMissing(e.message);
+        setOpen(false);
+      } else setFailure(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="card stack" aria-labelledby="writer-heading">
+      <h2 id="writer-heading">Draft with the writer</h2>
+      <p class="muted">The server's writer model drafts an article from a topic or a tracked prompt; you review it before publishing.</p>
+      {missing ? (
+        <Notice kind="info">{missing}</Notice>
+      ) : !open ? (
+        <button type="button" class="btn btn-secondary" ref={openerRef} onClick={() => setOpen(true)}>
+          Draft with the writer
+        </button>
+      ) : (
+        <form class="stack" onSubmit={submit} aria-label="Draft with the writer">
+          <Field label="Topic" hint="What the article is about, such as “choosing a CRM for a startup”. Optional when a prompt is chosen.">
+            {(p) => (
+              <input
+                {...p}
+                ref={topicRef}
+                value={topic}
+                minLength={3}
+                maxLength={300}
+                required={!promptId}
+                onInput={(e) => setTopic(e.currentTarget.value)}
+              />
+            )}
+          </Field>
+          <PromptChoice brandId={brandId} value={promptId} onChange={setPromptId} />
+          <Field label="Length">
+            {(p) => (
+              <select {...p} value={length} onChange={(e) => setLength(e.currentTarget.value as Length)}>
+                <option value="short">Short (about 600 words)</option>
+                <option value="medium">Medium (about 1,200 words)</option>
+                <option value="long">Long (about 2,000 words)</option>
+              </select>
+            )}
+          </Field>
+          {failure !== null &&
+            (isPlanRequired(failure) ? (
+              <PlanNeeded required="autopilot" what="Drafting with the writer" />
+            ) : (
+              <Notice kind="error">{errorMessage(failure)}</Notice>
+            ))}
+          <div class="actions">
+            <Button type="submit" variant="primary" disabled={busy}>
+              {busy ? "Drafting… (this can take a minute)" : "Draft the article"}
+            </Button>
+            <Button onClick={() => setOpen(false)} disabled={busy}>
+              Cancel
+            </Button>
+          </div>
+        </form>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,337 @@
+// The Articles pages in headless Chromium against the compiled binary: write an article with an
+// attack in its Markdown, save, preview the server's sanitized HTML in the sandboxed frame, publish
+// (the public content API serves the same HTML), unpublish behind a confirmation; the status filter
+// in the URL; a markup title as text; a Visibility account's plan notice; the writer's "not
+// configured" sentence. Checked with axe-core and photographed at 1280 and 390 px, light and dark.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { type Page } from "playwright-core";
+import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, screenshot } from "../support/dashboard";
+import { answer, startFakeOpenAI } from "../support/fake-providers";
+
+const AUTOPILOT = { email: "writer@example.com", password: "a long password" };
+const VISIBILITY = { email: "watcher@example.com", password: "another long password" };
+const HOSTILE_TITLE = `<img src=x onerror=alert(1)> Acme "><script>alert(2)</script>`;
+const WRITER_NOT_CONFIGURED =
+  "No writer model is configured on this server (the [writer] section of its config file), so generate_article cannot draft. Write the article yourself and save it with create_article; it will be sanitized and stored as a draft the same way.";
+
+const MARKDOWN = `# Choosing a CRM
+
+A short guide for **startups**.
+
+## What matters
+
+- Price
+- Integrations
+- Support
+
+Read [the comparison](https://example.com/crm).
+
+![A chart of prices](https://example.com/chart.png)
+
+<img src=x onerror=alert(1)>
+
+<script>alert(1)</script>
+`;
+
+setDefaultTimeout(60_000);
+
+let d: Dashboard;
+let page: Page;
+let brandId: string;
+let articleUrl: string;
+let slug: string;
+let siteKey: string;
+
+async function photograph(p: Page, name: string): Promise<void> {
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    for (const colorScheme of ["light", "dark"] as const) {
+      await p.setViewportSize({ width, height });
+      await p.emulateMedia({ colorScheme });
+      // After a resize or a change of colour scheme, Chromium repaints a sandboxed (cross-origin)
+      // frame only once it is looked at: the full-page screenshot alone shows it blank.
+      for (const frame of await p.getByTitle("Preview of the saved article").all()) await frame.screenshot();
+      await screenshot(p, name);
+      if (width === 390) expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    }
+  }
+  await p.setViewportSize({ width: 1280, height: 800 });
+  await p.emulateMedia({ colorScheme: "light" });
+}
+
+async function signIn(p: Page, who: { email: string; password: string }): Promise<void> {
+  await p.goto(d.url("/sign-in"));
+  await p.getByLabel("Email").fill(who.email);
+  await p.getByLabel("Password").fill(who.password);
+  await p.getByRole("button", { name: "Sign in" }).click();
+  await p.waitForURL(/\/brands\/brd_/);
+}
+
+async function createBrand(email: string, name: string): Promise<{ id: string; site_key: string }> {
+  const result = await d.box.cliJson(["brand", "create", "--email", email, "--name", name]);
+  return result.brand ?? result;
+}
+
+function preview(p: Page) {
+  return p.frameLocator("iframe[title='Preview of the saved article']");
+}
+
+beforeAll(async () => {
+  d = await openDashboard();
+  for (const [who, plan] of [
+    [AUTOPILOT, "autopilot"],
+    [VISIBILITY, "visibility"],
+  ] as const) {
+    const created = await d.box.cli(["account", "create", "--email", who.email, "--password", who.password, "--plan", plan]);
+    expect(created.code).toBe(0);
+  }
+  const brand = await createBrand(AUTOPILOT.email, "Acme");
+  brandId = brand.id;
+  siteKey = brand.site_key;
+  page = await d.page();
+  await signIn(page, AUTOPILOT);
+});
+
+afterAll(async () => {
+  await d?.close();
+});
+
+describe("the Articles pages", () => {
+  test("an empty list says what articles are for and offers to write one", async () => {
+    await page.getByRole("navigation", { name: "Brand pages" }).getByRole("link", { name: "Articles" }).click();
+    await page.waitForURL(`**/brands/${brandId}/articles`);
+    await page.getByRole("heading", { name: "No article yet" }).waitFor();
+    expect(await page.getByText(/Articles close content gaps/).count()).toBe(1);
+    expect(await page.getByRole("link", { name: "New article" }).count()).toBe(2);
+    await expectAccessible(page, "articles-empty");
+    await photograph(page, "articles-empty");
+  });
+
+  test("the writer button shows the server's sentence when no [writer] is configured", async () => {
+    await page.getByRole("button", { name: "Draft with the writer" }).click();
+    await expect(page.getByLabel("Topic").evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await expect(page.getByRole("button", { name: "Draft with the writer" }).evaluate((el) => el === document.activeElement)).resolves.toBe(
+      true,
+    );
+    await page.keyboard.press("Enter");
+    await page.getByLabel("Topic").fill("choosing a CRM for a startup");
+    await page.getByLabel("Length").selectOption("short");
+    await page.getByRole("button", { name: "Draft the article" }).click();
+    await page.getByRole("status").filter({ hasText: WRITER_NOT_CONFIGURED }).waitFor();
+    expect(await page.getByRole("button", { name: "Draft with the writer" }).count()).toBe(0);
+    await page.reload();
+    await page.getByRole("heading", { name: "Draft with the writer" }).waitFor();
+    expect(await page.getByRole("button", { name: "Draft with the writer" }).count()).toBe(1);
+    expectNothingUnsafe(page);
+  });
+
+  test("an article written with an attack in it saves, previews sanitized and runs nothing", async () => {
+    await page.getByRole("link", { name: "New article" }).first().click();
+    await page.waitForURL("**/articles/new");
+    await page.getByRole("heading", { name: "New article", level: 1 }).waitFor();
+    await page.getByLabel("Title").fill("Choosing a CRM");
+    await page.getByLabel("Description (optional)").fill("What a startup should look for.");
+    await page.getByLabel("Markdown").fill(MARKDOWN);
+    await expectAccessible(page, "article-new");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.waitForURL(/\/articles\/art_[a-z0-9]+$/);
+    articleUrl = page.url();
+    await page.getByRole("status").filter({ hasText: "Saved as a draft." }).waitFor();
+    slug = await page.getByLabel("Slug").inputValue();
+    expect(slug).toBe("choosing-a-crm");
+    expect(await page.getByLabel("Slug").evaluate((el) => (el as HTMLInputElement).readOnly)).toBe(false);
+
+    const frame = preview(page);
+    await frame.getByRole("heading", { name: "What matters" }).waitFor();
+    expect(await frame.getByRole("listitem").allTextContents()).toEqual(["Price", "Integrations", "Support"]);
+    expect(await frame.getByRole("link", { name: "the comparison" }).getAttribute("href")).toBe("https://example.com/crm");
+    expect(await frame.getByRole("img", { name: "A chart of prices" }).getAttribute("src")).toBe("https://example.com/chart.png");
+    expect(await frame.locator("script").count()).toBe(0);
+    expect(await frame.locator("[onerror]").count()).toBe(0);
+    const iframe = page.getByTitle("Preview of the saved article");
+    expect(await iframe.getAttribute("sandbox")).toBe("");
+    expect(await page.getByText("this preview shows the last saved version").count()).toBe(0);
+
+    await page.getByLabel("Markdown").fill(`${MARKDOWN}\nOne more line.`);
+    await page.getByText("You have unsaved changes: this preview shows the last saved version.").waitFor();
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
+    await frame.getByText("One more line.").waitFor();
+    await page.waitForTimeout(300);
+    await expectAccessible(page, "article-draft");
+    await photograph(page, "article-draft");
+    expectNothingUnsafe(page);
+  });
+
+  test("the preview's sandbox is a wall of its own: markup the sanitizer had let through still runs nothing", async () => {
+    const iframe = page.getByTitle("Preview of the saved article");
+    await iframe.evaluate((el) => {
+      (el as HTMLIFrameElement).srcdoc =
+        '<h2>Wall</h2><script>alert("script")</script><img src=x onerror="alert(\'onerror\')"><a href="javascript:alert(3)">js</a>';
+    });
+    await preview(page).getByRole("heading", { name: "Wall" }).waitFor();
+    await preview(page).getByRole("link", { name: "js" }).click();
+    await page.waitForTimeout(500);
+    expectNothingUnsafe(page);
+    await page.reload();
+    await preview(page).getByRole("heading", { name: "What matters" }).waitFor();
+  });
+
+  test("Publish puts the same HTML on the public API and fixes the slug; Unpublish (confirmed) takes it off", async () => {
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.getByRole("status").filter({ hasText: "Published: the brand's site can read it now." }).waitFor();
+    const link = page.getByRole("link", { name: /\/api\/public\/articles\// });
+    const publicUrl = (await link.getAttribute("href"))!;
+    expect(publicUrl).toBe(`${d.url("")}/api/public/articles/${slug}?key=${siteKey}`);
+    const served = await fetch(publicUrl);
+    expect(served.status).toBe(200);
+    const { article } = (await served.json()) as { article: { html: string; title: string } };
+    expect(article.title).toBe("Choosing a CRM");
+    expect(await page.getByTitle("Preview of the saved article").getAttribute("srcdoc")).toContain(article.html);
+    expect(article.html).not.toContain("<script");
+    expect(article.html).not.toContain("onerror");
+    const list = (await (await fetch(d.url(`/api/public/articles?key=${siteKey}`))).json()) as { articles: Array<{ slug: string }> };
+    expect(list.articles.map((a) => a.slug)).toEqual([slug]);
+
+    const slugField = page.getByLabel("Slug");
+    expect(await slugField.evaluate((el) => (el as HTMLInputElement).readOnly)).toBe(true);
+    expect(await page.getByText("Fixed: the article has been published under this slug").count()).toBe(1);
+    await expectAccessible(page, "article-published");
+    await photograph(page, "article-published");
+
+    await page.getByRole("button", { name: "Unpublish" }).click();
+    const dialog = page.getByRole("dialog", { name: "Unpublish this article?" });
+    await dialog.waitFor();
+    await expectAccessible(page, "article-unpublish-dialog");
+    await photograph(page, "article-unpublish-dialog");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    expect((await fetch(publicUrl)).status).toBe(200);
+
+    await page.getByRole("button", { name: "Unpublish" }).click();
+    await dialog.getByRole("button", { name: "Unpublish" }).click();
+    await page.getByRole("status").filter({ hasText: "Unpublished" }).waitFor();
+    const gone = await fetch(publicUrl);
+    expect(gone.status).toBe(404);
+    const after = (await (await fetch(d.url(`/api/public/articles?key=${siteKey}`))).json()) as { articles: unknown[] };
+    expect(after.articles).toEqual([]);
+    expect(await page.getByRole("button", { name: "Publish", exact: true }).count()).toBe(1);
+    expect(await slugField.evaluate((el) => (el as HTMLInputElement).readOnly)).toBe(true);
+    await page.reload();
+    await expect(page.getByLabel("Title").inputValue()).resolves.toBe("Choosing a CRM");
+    expectNothingUnsafe(page);
+  });
+
+  test("a title made of markup is text in the list, and the status filter survives a reload", async () => {
+    await page.goto(d.url(`/brands/${brandId}/articles/new`));
+    await page.getByLabel("Title").fill(HOSTILE_TITLE);
+    await page.getByLabel("Slug").fill("hostile-title");
+    await page.getByLabel("Markdown").fill("Plain body.");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.waitForURL(/\/articles\/art_/);
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.getByRole("status").filter({ hasText: "Published" }).waitFor();
+
+    await page.getByRole("link", { name: "All articles" }).click();
+    await page.getByRole("table").waitFor();
+    expect(await page.getByRole("link", { name: HOSTILE_TITLE, exact: true }).count()).toBe(1);
+    expect(await page.getByRole("link", { name: "Choosing a CRM" }).count()).toBe(1);
+
+    await page.getByRole("navigation", { name: "Filter by status" }).getByRole("link", { name: "Published" }).click();
+    await page.waitForURL("**/articles?status=published");
+    await page.getByRole("link", { name: "Choosing a CRM" }).waitFor({ state: "detached" });
+    await page.reload();
+    await page.getByRole("link", { name: HOSTILE_TITLE, exact: true }).waitFor();
+    expect(await page.getByRole("link", { name: "Choosing a CRM" }).count()).toBe(0);
+    await expect(
+      page.getByRole("navigation", { name: "Filter by status" }).getByRole("link", { name: "Published" }).getAttribute("aria-current"),
+    ).resolves.toBe("page");
+
+    await page.getByRole("navigation", { name: "Filter by status" }).getByRole("link", { name: "Drafts" }).click();
+    await page.waitForURL("**/articles?status=draft");
+    await page.getByRole("link", { name: "Choosing a CRM" }).waitFor();
+    expect(await page.getByRole("link", { name: HOSTILE_TITLE, exact: true }).count()).toBe(0);
+
+    await page.getByRole("navigation", { name: "Filter by status" }).getByRole("link", { name: "All" }).click();
+    await page.getByRole("link", { name: HOSTILE_TITLE, exact: true }).waitFor();
+    await expectAccessible(page, "articles");
+    await photograph(page, "articles");
+    expectNothingUnsafe(page);
+    await page.goto(articleUrl);
+    await page.getByLabel("Markdown").waitFor();
+  });
+
+  test("an account on the Visibility plan is told that articles need Autopilot", async () => {
+    const vBrand = await createBrand(VISIBILITY.email, "Watched");
+    const other = await d.page();
+    await signIn(other, VISIBILITY);
+    for (const path of ["/articles/new", "/articles"]) {
+      await other.goto(d.url(`/brands/${vBrand.id}${path}`));
+      await other.getByRole("status").filter({ hasText: "Writing and publishing articles needs the Autopilot plan." }).waitFor();
+      expect(await other.getByLabel("Markdown").count()).toBe(0);
+      expect(await other.getByRole("link", { name: "New article" }).count()).toBe(0);
+    }
+    const refused = await other.evaluate(async (id) => {
+      const r = await fetch(`/api/brands/${id}/tools/list_articles`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
+      return { status: r.status, body: await r.json() };
+    }, vBrand.id);
+    expect(refused.body.code).toBe("plan_required");
+    expect(refused.body.required_plan).toBe("autopilot");
+    await expectAccessible(other, "articles-plan-needed");
+    await photograph(other, "articles-plan-needed");
+    expectNothingUnsafe(other);
+  });
+});
+
+describe("the writer, when the server has one", () => {
+  test("Draft with the writer opens the model's draft, sanitized, in the editor", async () => {
+    const writer = startFakeOpenAI({
+      apiKey: "sk-dash-writer",
+      fallback: answer(
+        "---\ntitle: Written by the model\ndescription: Drafted from the brief.\n---\n# Written by the model\n\n## Why it matters\n\nA **fine** answer.<script>alert(1)</script>",
+      ),
+    });
+    const own = await openDashboard({
+      toml: `[tracking]\nenabled = false\n\n[writer]\napi = "openai"\nbase_url = "${writer.url}"\nmodel = "writer-dash"\napi_key_env = "DASH_WRITER_KEY"\nmax_retries = 0\n`,
+      env: { DASH_WRITER_KEY: "sk-dash-writer" },
+    });
+    try {
+      expect(
+        (await own.box.cli(["account", "create", "--email", AUTOPILOT.email, "--password", AUTOPILOT.password, "--plan", "autopilot"]))
+          .code,
+      ).toBe(0);
+      const brand = (await own.box.cliJson(["brand", "create", "--email", AUTOPILOT.email, "--name", "Acme"])) as {
+        brand?: { id: string };
+        id: string;
+      };
+      const id = brand.brand?.id ?? brand.id;
+      const p = await own.page();
+      await p.goto(own.url("/sign-in"));
+      await p.getByLabel("Email").fill(AUTOPILOT.email);
+      await p.getByLabel("Password").fill(AUTOPILOT.password);
+      await p.getByRole("button", { name: "Sign in" }).click();
+      await p.waitForURL(/\/brands\/brd_/);
+      await p.goto(own.url(`/brands/${id}/articles`));
+      await p.getByRole("button", { name: "Draft with the writer" }).click();
+      await p.getByLabel("Topic").fill("choosing a CRM for a startup");
+      await p.getByLabel("Length").selectOption("short");
+      await p.getByRole("button", { name: "Draft the article" }).click();
+      await p.waitForURL(/\/articles\/art_[a-z0-9]+$/);
+      await expect(p.getByLabel("Title").inputValue()).resolves.toBe("Written by the model");
+      await p.frameLocator("iframe[title='Preview of the saved article']").getByRole("heading", { name: "Why it matters" }).waitFor();
+      expect(await p.frameLocator("iframe[title='Preview of the saved article']").locator("script").count()).toBe(0);
+      expect(writer.requests.at(-1)!.prompt).toContain("choosing a CRM for a startup");
+      expectNothingUnsafe(p);
+    } finally {
+      await own.close();
+      await writer.stop();
+    }
+  });
+});
