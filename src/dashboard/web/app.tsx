@@ -7,7 +7,10 @@ import { EmptyState, PageHeading } from "./components/ui";
 import { Accounts } from "./pages/accounts";
 import { BrandSettings } from "./pages/brand";
 import { Brands } from "./pages/brands";
+import { Competitors } from "./pages/competitors";
+import { Prompts } from "./pages/prompts";
 import { SignIn } from "./pages/sign-in";
+import { Tags } from "./pages/tags";
 import { Welcome } from "./pages/welcome";
 import { SessionProvider, useSession } from "./session";
 
@@ -96,6 +99,9 @@ export function App() {
           <Route path="/brands" component={signedIn(Brands)} />
           <Route path="/accounts" component={signedIn(Accounts)} />
           <Route path="/brands/:brandId" component={brandPage(BrandSettings)} />
+          <Route path="/brands/:brandId/prompts" component={brandPage(Prompts)} />
+          <Route path="/brands/:brandId/tags" component={brandPage(Tags)} />
+          <Route path="/brands/:brandId/competitors" component={brandPage(Competitors)} />
           <Route default component={NotFound} />
         </Router>
       </SessionProvider>

@@ -6,7 +6,12 @@ import { api } from "../api";
 import { useSession } from "../session";
 
 /** The pages of a brand, in the navigation's order. */
-export const BRAND_PAGES = [{ path: "", label: "Brand" }] as const;
+export const BRAND_PAGES = [
+  { path: "", label: "Brand" },
+  { path: "/prompts", label: "Prompts" },
+  { path: "/tags", label: "Tags" },
+  { path: "/competitors", label: "Competitors" },
+] as const;
 
 export function brandPath(brandId: string, page = ""): string {
   return `/brands/${encodeURIComponent(brandId)}${page}`;
