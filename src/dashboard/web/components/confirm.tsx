@@ -1,7 +1,7 @@
 // A question before a destructive step, in the Dialog: the thing it names, what happens, the
 // server's sentence if the step fails. Cancel comes first, so Enter on opening does nothing harmful.
 import { type ComponentChildren } from "preact";
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { errorMessage } from "../api";
 import { isPlanRequired, PlanNeeded } from "./plan";
 import { Button, Dialog, Notice } from "./ui";
@@ -12,6 +12,7 @@ export function ConfirmDialog({
   confirmLabel,
   onConfirm,
   onClose,
+  focusAfter,
   children,
 }: {
   open: boolean;
@@ -20,10 +21,13 @@ export function ConfirmDialog({
   /** Runs the step; a thrown error is shown in the dialog, which then stays open. */
   onConfirm: () => Promise<void>;
   onClose: () => void;
+  /** Where the keyboard goes after the step when the control that opened the dialog is gone (the page's content by default). */
+  focusAfter?: () => HTMLElement | null;
   children: ComponentChildren;
 }) {
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<unknown>(null);
+  const confirmed = useRef(false);
   const close = () => {
     setFailure(null);
     onClose();
@@ -33,19 +37,24 @@ export function ConfirmDialog({
     setFailure(null);
     try {
       await onConfirm();
+      confirmed.current = true;
       close();
-      // The control that opened the dialog may be gone with what it named: keep the keyboard on the page.
-      requestAnimationFrame(() => {
-        if (!document.activeElement || document.activeElement === document.body) document.getElementById("main")?.focus();
-      });
     } catch (e) {
       setFailure(e);
     } finally {
       setBusy(false);
     }
   };
+  // The browser has closed the dialog and returned focus to the control that opened it, unless
+  // that control went with what it named: then keep the keyboard on the page.
+  const closed = () => {
+    close();
+    if (!confirmed.current) return;
+    confirmed.current = false;
+    if (!document.activeElement || document.activeElement === document.body) (focusAfter?.() ?? document.getElementById("main"))?.focus();
+  };
   return (
-    <Dialog open={open} title={title} onClose={close}>
+    <Dialog open={open} title={title} onClose={closed}>
       <div class="stack">
         {children}
         {failure !== null &&

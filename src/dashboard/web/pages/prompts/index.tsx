@@ -2,7 +2,7 @@
 // delete_prompt: search, tag filter and "show archived" live in the URL; a bulk add of one prompt
 // per line (sent 100 at a time); each row edited in place; archiving behind a confirmation;
 // restoring an archived prompt with create_prompts, as the tool's description says.
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { api, errorMessage } from "../../api";
@@ -265,16 +265,7 @@ export function Prompts({ brandId }: { brandId: string }) {
       filters.archived ? items.map((p) => (p.id === out.prompt.id ? out.prompt : p)) : items.filter((p) => p.id !== prompt.id),
     );
     setMessage(`Archived “${short(prompt.text)}”. Its answers stay in the analytics.`);
-    refocus.current = true;
   };
-  // The archived row's button may be gone once the dialog has closed: keep the keyboard in the list.
-  const refocus = useRef(false);
-  useEffect(() => {
-    if (archiving === null && refocus.current) {
-      refocus.current = false;
-      listHeading.current?.focus();
-    }
-  }, [archiving]);
   const restore = async (prompt: Prompt) => {
     setFailure(null);
     setMessage(null);
@@ -414,6 +405,7 @@ export function Prompts({ brandId }: { brandId: string }) {
         title="Archive this prompt?"
         confirmLabel="Archive"
         onClose={() => setArchiving(null)}
+        focusAfter={() => listHeading.current}
         onConfirm={() => (archiving ? archive(archiving) : Promise.resolve())}
       >
         <p>

@@ -136,6 +136,7 @@ export function Tags({ brandId }: { brandId: string }) {
             <thead>
               <tr>
                 <th scope="col">Tag</th>
+                <th scope="col">Colour</th>
                 <th scope="col">Prompts</th>
                 <th scope="col">
                   <span class="offscreen">Actions</span>
@@ -146,7 +147,7 @@ export function Tags({ brandId }: { brandId: string }) {
               {list.items.map((t) =>
                 editing === t.id ? (
                   <tr key={t.id}>
-                    <td colSpan={3}>
+                    <td colSpan={4}>
                       <TagForm
                         label={`Edit tag ${t.name}`}
                         initial={t}
@@ -165,12 +166,12 @@ export function Tags({ brandId }: { brandId: string }) {
                   <tr key={t.id}>
                     <th scope="row">
                       <TagChip name={t.name} color={t.color} />
-                      <span class="offscreen">{t.color ? `, colour ${t.color}` : ", no colour"}</span>
                     </th>
+                    <td>{t.color ? <code>{t.color}</code> : <span class="muted">none</span>}</td>
                     <td>
                       <a
                         href={`${brandPath(brandId, "/prompts")}?tag=${encodeURIComponent(t.name)}`}
-                        aria-label={`${t.prompt_count} prompts tagged ${t.name}`}
+                        aria-label={`${t.prompt_count} prompt${t.prompt_count === 1 ? "" : "s"} tagged ${t.name}`}
                       >
                         {t.prompt_count}
                       </a>
