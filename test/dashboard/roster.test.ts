@@ -223,6 +223,31 @@ describe("the Prompts page", () => {
   });
 });
 
+describe("many prompts", () => {
+  test("a paste of 120 lines is sent as calls of 100, and the list pages with More", async () => {
+    const texts = Array.from({ length: 120 }, (_, i) => `generated prompt number ${i + 1}`);
+    let calls = 0;
+    page.on("request", (request) => {
+      if (request.url().endsWith("/tools/create_prompts")) calls++;
+    });
+    await page.getByLabel("Prompts", { exact: true }).fill(texts.join("\n"));
+    await page.getByRole("button", { name: "Add the prompts" }).click();
+    await page.getByRole("status").filter({ hasText: "Added 120 prompts." }).waitFor();
+    expect(calls).toBe(2);
+    await expect(page.getByLabel("Prompts", { exact: true }).inputValue()).resolves.toBe("");
+    // 3 earlier prompts tracked + 120: pages of 50.
+    const rows = page.getByRole("table").getByRole("rowheader");
+    await row("generated prompt number 47").waitFor();
+    expect(await rows.count()).toBe(50);
+    await page.getByRole("button", { name: "More" }).click();
+    await row("generated prompt number 97").waitFor();
+    await page.getByRole("button", { name: "More" }).click();
+    await row("generated prompt number 120").waitFor();
+    expect(await rows.count()).toBe(123);
+    await page.getByRole("button", { name: "More" }).waitFor({ state: "detached" });
+  });
+});
+
 describe("the Tags page", () => {
   test("lists the tags with colour, name as text and prompt count; creates, renames and recolours one", async () => {
     await page.getByRole("link", { name: "Tags", exact: true }).click();

@@ -144,7 +144,7 @@ export function Competitors({ brandId }: { brandId: string }) {
         </EmptyState>
       ) : (
         <div class="table-wrap">
-          <table>
+          <table class="roster-table">
             <caption class="offscreen">Competitors of the brand</caption>
             <thead>
               <tr>

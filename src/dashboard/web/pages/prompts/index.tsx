@@ -314,7 +314,7 @@ export function Prompts({ brandId }: { brandId: string }) {
             </p>
           ) : (
             <div class="table-wrap">
-              <table>
+              <table class="roster-table">
                 <caption class="offscreen">Prompts of the brand</caption>
                 <thead>
                   <tr>

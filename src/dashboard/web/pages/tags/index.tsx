@@ -131,7 +131,7 @@ export function Tags({ brandId }: { brandId: string }) {
         </EmptyState>
       ) : (
         <div class="table-wrap">
-          <table>
+          <table class="roster-table compact">
             <caption class="offscreen">Tags of the brand</caption>
             <thead>
               <tr>
