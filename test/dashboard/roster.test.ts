@@ -148,6 +148,9 @@ describe("the Prompts page", () => {
   test("a prompt is edited in place: text, tags, country and language", async () => {
     await page.getByRole("button", { name: "Edit prompt which CRM integrates with Gmail?" }).click();
     const form = page.getByRole("form", { name: "Edit prompt which CRM integrates with Gmail?" });
+    // The form takes the keyboard when it opens.
+    await page.waitForFunction(() => document.activeElement?.tagName === "TEXTAREA");
+    await expect(form.getByLabel("Prompt text").evaluate((el) => el === document.activeElement)).resolves.toBe(true);
     await form.getByLabel("Prompt text").fill("which CRM integrates with Gmail and Outlook?");
     await form.getByLabel("Tags", { exact: true }).fill("integrations, pricing");
     await form.getByLabel("Country").fill("us");
@@ -167,7 +170,12 @@ describe("the Prompts page", () => {
       .getByRole("alert")
       .filter({ hasText: "Invalid input for update_prompt: country must be a two-letter country code such as US or DE." })
       .waitFor();
-    await again.getByRole("button", { name: "Cancel" }).click();
+    // Escape cancels, and the keyboard is back on the row's Edit button.
+    await again.getByLabel("Country").press("Escape");
+    await again.waitFor({ state: "detached" });
+    await expect(
+      page.getByRole("button", { name: "Edit prompt best CRM for small agencies" }).evaluate((el) => el === document.activeElement),
+    ).resolves.toBe(true);
     const listed = await viaSession("list_prompts", { query: "Outlook" });
     expect(listed.prompts).toEqual([
       expect.objectContaining({ text: "which CRM integrates with Gmail and Outlook?", country: "US", language: "en", archived: false }),

@@ -5,6 +5,7 @@ import { useState } from "preact/hooks";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { api, errorMessage } from "../../api";
 import { ConfirmDialog } from "../../components/confirm";
+import { useEditForm, useInPlaceEdit } from "../../components/in-place";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { Button, EmptyState, Field, Notice, PageHeading } from "../../components/ui";
@@ -53,6 +54,7 @@ function CompetitorForm({
   const [domains, setDomains] = useState(initial.domains.join("\n"));
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<unknown>(null);
+  const form = useEditForm(onCancel);
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
@@ -71,9 +73,9 @@ function CompetitorForm({
     }
   };
   return (
-    <form onSubmit={submit} class="stack" aria-label={label}>
+    <form onSubmit={submit} onKeyDown={form.onKeyDown} class="stack" aria-label={label}>
       <Field label="Competitor name" hint="As AI answers write it, 3 to 100 characters.">
-        {(p) => <input {...p} required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
+        {(p) => <input {...p} ref={form.first} required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
       </Field>
       <Field label="Aliases" hint="Other names or spellings counted as the competitor, one per line (up to 20).">
         {(p) => <textarea {...p} rows={2} value={aliases} onInput={(e) => setAliases(e.currentTarget.value)} />}
@@ -111,7 +113,7 @@ export function Competitors({ brandId }: { brandId: string }) {
     },
     [brandId],
   );
-  const [editing, setEditing] = useState<string | null>(null);
+  const edit = useInPlaceEdit();
   const [deleting, setDeleting] = useState<Competitor | null>(null);
   const [message, setMessage] = useState<string | null>(null);
 
@@ -158,18 +160,18 @@ export function Competitors({ brandId }: { brandId: string }) {
             </thead>
             <tbody>
               {list.items.map((c) =>
-                editing === c.id ? (
+                edit.editing === c.id ? (
                   <tr key={c.id}>
                     <td colSpan={4}>
                       <CompetitorForm
                         label={`Edit competitor ${c.name}`}
                         initial={c}
                         submitLabel="Save"
-                        onCancel={() => setEditing(null)}
+                        onCancel={edit.stop}
                         onSubmit={async (value) => {
                           const out = await api.tool(brandId, "update_competitor", { competitor_id: c.id, ...value });
                           list.update((items) => items.map((x) => (x.id === c.id ? out.competitor : x)));
-                          setEditing(null);
+                          edit.stop();
                           setMessage(`Saved the competitor “${out.competitor.name}”. ${REANALYSIS}`);
                         }}
                       />
@@ -186,15 +188,18 @@ export function Competitors({ brandId }: { brandId: string }) {
                     </td>
                     <td>
                       <div class="row-actions">
-                        <Button
+                        <button
+                          type="button"
+                          class="btn btn-secondary"
+                          ref={edit.editButton(c.id)}
                           aria-label={`Edit competitor ${c.name}`}
                           onClick={() => {
                             setMessage(null);
-                            setEditing(c.id);
+                            edit.start(c.id);
                           }}
                         >
                           Edit
-                        </Button>
+                        </button>
                         <Button variant="danger" aria-label={`Delete competitor ${c.name}`} onClick={() => setDeleting(c)}>
                           Delete
                         </Button>

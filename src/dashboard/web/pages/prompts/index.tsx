@@ -7,6 +7,7 @@ import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { api, errorMessage } from "../../api";
 import { ConfirmDialog } from "../../components/confirm";
+import { useEditForm, useInPlaceEdit } from "../../components/in-place";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -154,6 +155,7 @@ function EditPrompt({
   const [language, setLanguage] = useState(prompt.language ?? "");
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<unknown>(null);
+  const form = useEditForm(onCancel);
   const save = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
@@ -173,9 +175,9 @@ function EditPrompt({
     }
   };
   return (
-    <form onSubmit={save} class="stack edit-form" aria-label={`Edit prompt ${short(prompt.text)}`}>
+    <form onSubmit={save} onKeyDown={form.onKeyDown} class="stack edit-form" aria-label={`Edit prompt ${short(prompt.text)}`}>
       <Field label="Prompt text">
-        {(p) => <textarea {...p} rows={2} required value={text} onInput={(e) => setText(e.currentTarget.value)} />}
+        {(p) => <textarea {...p} ref={form.first} rows={2} required value={text} onInput={(e) => setText(e.currentTarget.value)} />}
       </Field>
       <Field label="Tags" hint="Separated by commas; replaces the prompt's tags.">
         {(p) => <input {...p} value={tags} onInput={(e) => setTags(e.currentTarget.value)} />}
@@ -248,7 +250,7 @@ export function Prompts({ brandId }: { brandId: string }) {
     },
     [brandId, filters.query, filters.tag, filters.archived],
   );
-  const [editing, setEditing] = useState<string | null>(null);
+  const edit = useInPlaceEdit();
   const [archiving, setArchiving] = useState<Prompt | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [failure, setFailure] = useState<unknown>(null);
@@ -330,16 +332,16 @@ export function Prompts({ brandId }: { brandId: string }) {
                 </thead>
                 <tbody>
                   {list.items.map((p) =>
-                    editing === p.id ? (
+                    edit.editing === p.id ? (
                       <tr key={p.id}>
                         <td colSpan={6}>
                           <EditPrompt
                             brandId={brandId}
                             prompt={p}
-                            onCancel={() => setEditing(null)}
+                            onCancel={edit.stop}
                             onSaved={(saved) => {
                               list.update((items) => items.map((x) => (x.id === saved.id ? saved : x)));
-                              setEditing(null);
+                              edit.stop();
                               setMessage("Saved the prompt.");
                               tags.reload();
                             }}
@@ -369,15 +371,18 @@ export function Prompts({ brandId }: { brandId: string }) {
                               </Button>
                             ) : (
                               <>
-                                <Button
+                                <button
+                                  type="button"
+                                  class="btn btn-secondary"
+                                  ref={edit.editButton(p.id)}
                                   aria-label={`Edit prompt ${short(p.text)}`}
                                   onClick={() => {
                                     setMessage(null);
-                                    setEditing(p.id);
+                                    edit.start(p.id);
                                   }}
                                 >
                                   Edit
-                                </Button>
+                                </button>
                                 <Button variant="danger" aria-label={`Archive prompt ${short(p.text)}`} onClick={() => setArchiving(p)}>
                                   Archive
                                 </Button>

@@ -5,6 +5,7 @@ import { useState } from "preact/hooks";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { api, errorMessage } from "../../api";
 import { ConfirmDialog } from "../../components/confirm";
+import { useEditForm, useInPlaceEdit } from "../../components/in-place";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -43,6 +44,7 @@ function TagForm({
   const [noColor, setNoColor] = useState(initial.color === null && initial.name !== "");
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<unknown>(null);
+  const form = useEditForm(onCancel);
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
@@ -60,10 +62,10 @@ function TagForm({
     }
   };
   return (
-    <form onSubmit={submit} class="stack" aria-label={label}>
+    <form onSubmit={submit} onKeyDown={form.onKeyDown} class="stack" aria-label={label}>
       <div class="field-row">
         <Field label="Tag name" hint="Up to 50 characters, unique for the brand ignoring case.">
-          {(p) => <input {...p} required maxLength={50} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
+          {(p) => <input {...p} ref={form.first} required maxLength={50} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
         </Field>
         <Field label="Colour">
           {(p) => (
@@ -101,7 +103,7 @@ export function Tags({ brandId }: { brandId: string }) {
     },
     [brandId],
   );
-  const [editing, setEditing] = useState<string | null>(null);
+  const edit = useInPlaceEdit();
   const [deleting, setDeleting] = useState<Tag | null>(null);
   const [message, setMessage] = useState<string | null>(null);
 
@@ -145,18 +147,18 @@ export function Tags({ brandId }: { brandId: string }) {
             </thead>
             <tbody>
               {list.items.map((t) =>
-                editing === t.id ? (
+                edit.editing === t.id ? (
                   <tr key={t.id}>
                     <td colSpan={4}>
                       <TagForm
                         label={`Edit tag ${t.name}`}
                         initial={t}
                         submitLabel="Save"
-                        onCancel={() => setEditing(null)}
+                        onCancel={edit.stop}
                         onSubmit={async (value) => {
                           const out = await api.tool(brandId, "update_tag", { tag_id: t.id, name: value.name, color: value.color });
                           list.update((items) => items.map((x) => (x.id === t.id ? out.tag : x)));
-                          setEditing(null);
+                          edit.stop();
                           setMessage(`Saved the tag “${out.tag.name}”.`);
                         }}
                       />
@@ -178,15 +180,18 @@ export function Tags({ brandId }: { brandId: string }) {
                     </td>
                     <td>
                       <div class="row-actions">
-                        <Button
+                        <button
+                          type="button"
+                          class="btn btn-secondary"
+                          ref={edit.editButton(t.id)}
                           aria-label={`Edit tag ${t.name}`}
                           onClick={() => {
                             setMessage(null);
-                            setEditing(t.id);
+                            edit.start(t.id);
                           }}
                         >
                           Edit
-                        </Button>
+                        </button>
                         <Button variant="danger" aria-label={`Delete tag ${t.name}`} onClick={() => setDeleting(t)}>
                           Delete
                         </Button>
