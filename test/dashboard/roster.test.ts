@@ -204,6 +204,9 @@ describe("the Prompts page", () => {
     await archived.getByRole("button", { name: "Restore prompt best CRM for small agencies" }).click();
     await page.getByRole("status").filter({ hasText: "Restored “best CRM for small agencies”" }).waitFor();
     await archived.getByRole("cell", { name: "Tracked" }).waitFor();
+    await expect(
+      archived.getByRole("button", { name: "Edit prompt best CRM for small agencies" }).evaluate((el) => el === document.activeElement),
+    ).resolves.toBe(true);
     const listed = await viaSession("list_prompts", { query: "small agencies" });
     expect(listed.prompts).toEqual([expect.objectContaining({ text: "best CRM for small agencies", archived: false })]);
     expectNothingUnsafe(page);
@@ -239,6 +242,8 @@ describe("many prompts", () => {
       if (request.url().endsWith("/tools/create_prompts")) calls++;
     });
     await page.getByLabel("Prompts", { exact: true }).fill(texts.join("\n"));
+    await page.getByLabel("Country (optional)").fill("de");
+    await page.getByLabel("Language (optional)").fill("de-AT");
     await page.getByRole("button", { name: "Add the prompts" }).click();
     await page.getByRole("status").filter({ hasText: "Added 120 prompts." }).waitFor();
     expect(calls).toBe(2);
@@ -253,6 +258,8 @@ describe("many prompts", () => {
     await row("generated prompt number 120").waitFor();
     expect(await rows.count()).toBe(123);
     await page.getByRole("button", { name: "More" }).waitFor({ state: "detached" });
+    const listed = await viaSession("list_prompts", { query: "generated prompt number 120" });
+    expect(listed.prompts).toEqual([expect.objectContaining({ country: "DE", language: "de-AT", tags: [] })]);
   });
 });
 

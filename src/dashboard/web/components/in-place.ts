@@ -12,6 +12,10 @@ export function useInPlaceEdit() {
       returnTo.current = editing;
       setEditing(null);
     },
+    /** Puts the keyboard on a row's Edit button when it next appears (after the control that had it went away). */
+    focusEditButton: (id: string) => {
+      returnTo.current = id;
+    },
     /** The ref of a row's Edit button. */
     editButton: (id: string) => (el: HTMLButtonElement | null) => {
       if (el && returnTo.current === id) {

@@ -65,6 +65,8 @@ function useFilters(): [Filters, (next: Partial<Filters>) => void] {
 function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => void }) {
   const [text, setText] = useState("");
   const [tags, setTags] = useState("");
+  const [country, setCountry] = useState("");
+  const [language, setLanguage] = useState("");
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ created: number; duplicates: string[] } | null>(null);
   const [failure, setFailure] = useState<unknown>(null);
@@ -87,7 +89,12 @@ function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => void })
         const batch = lines.slice(i, i + PER_CALL);
         try {
           const out = await api.tool(brandId, "create_prompts", {
-            prompts: batch.map((t) => (tagNames.length ? { text: t, tags: tagNames } : { text: t })),
+            prompts: batch.map((t) => ({
+              text: t,
+              ...(tagNames.length ? { tags: tagNames } : {}),
+              ...(country.trim() ? { country: country.trim() } : {}),
+              ...(language.trim() ? { language: language.trim() } : {}),
+            })),
           });
           created += out.created.length;
           duplicates.push(...out.duplicates);
@@ -124,6 +131,14 @@ function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => void })
       <Field label="Tags for all of them (optional)" hint="Separated by commas; tags that do not exist yet are created.">
         {(p) => <input {...p} value={tags} placeholder="pricing, comparison" onInput={(e) => setTags(e.currentTarget.value)} />}
       </Field>
+      <div class="field-row">
+        <Field label="Country (optional)" hint="Two letters, such as US.">
+          {(p) => <input {...p} size={4} maxLength={2} value={country} onInput={(e) => setCountry(e.currentTarget.value)} />}
+        </Field>
+        <Field label="Language (optional)" hint="Such as en or pt-BR.">
+          {(p) => <input {...p} size={8} value={language} onInput={(e) => setLanguage(e.currentTarget.value)} />}
+        </Field>
+      </div>
       {failure !== null && <Failure failure={failure} />}
       {result && (
         <Notice kind="success">
@@ -274,7 +289,10 @@ export function Prompts({ brandId }: { brandId: string }) {
     try {
       const out = await api.tool(brandId, "create_prompts", { prompts: [{ text: prompt.text }] });
       const restored = out.created[0];
-      if (restored) list.update((items) => items.map((p) => (p.id === restored.id ? restored : p)));
+      if (restored) {
+        edit.focusEditButton(restored.id);
+        list.update((items) => items.map((p) => (p.id === restored.id ? restored : p)));
+      }
       setMessage(`Restored “${short(prompt.text)}”; it is asked again at the next tracking run.`);
     } catch (e) {
       setFailure(e);
