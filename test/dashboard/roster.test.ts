@@ -151,6 +151,8 @@ describe("the Prompts page", () => {
     // The form takes the keyboard when it opens.
     await page.waitForFunction(() => document.activeElement?.tagName === "TEXTAREA");
     await expect(form.getByLabel("Prompt text").evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await expectAccessible(page, "prompts-edit");
+    await photograph("prompts-edit");
     await form.getByLabel("Prompt text").fill("which CRM integrates with Gmail and Outlook?");
     await form.getByLabel("Tags", { exact: true }).fill("integrations, pricing");
     await form.getByLabel("Country").fill("us");

@@ -73,7 +73,7 @@ function CompetitorForm({
     }
   };
   return (
-    <form onSubmit={submit} onKeyDown={form.onKeyDown} class="stack" aria-label={label}>
+    <form onSubmit={submit} onKeyDown={form.onKeyDown} class={onCancel ? "stack edit-form" : "stack"} aria-label={label}>
       <Field label="Competitor name" hint="As AI answers write it, 3 to 100 characters.">
         {(p) => <input {...p} ref={form.first} required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
       </Field>

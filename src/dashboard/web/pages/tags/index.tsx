@@ -62,7 +62,7 @@ function TagForm({
     }
   };
   return (
-    <form onSubmit={submit} onKeyDown={form.onKeyDown} class="stack" aria-label={label}>
+    <form onSubmit={submit} onKeyDown={form.onKeyDown} class={onCancel ? "stack edit-form" : "stack"} aria-label={label}>
       <div class="field-row">
         <Field label="Tag name" hint="Up to 50 characters, unique for the brand ignoring case.">
           {(p) => <input {...p} ref={form.first} required maxLength={50} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
