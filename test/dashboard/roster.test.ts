@@ -4,7 +4,7 @@
 // shown as text, the page's writes read back through the session door and an MCP client, a plan
 // too small, keyboard-only use, axe-core and screenshots at 1280 and 390 px in light and dark.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { type Locator, type Page } from "playwright-core";
+import { type Locator, type Page, type Request } from "playwright-core";
 import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, screenshot } from "../support/dashboard";
 import { call, connect } from "../support/mcp";
 
@@ -122,8 +122,12 @@ describe("the Prompts page", () => {
     await page.getByLabel("Search", { exact: true }).fill("crm");
     await page.getByRole("button", { name: "Search", exact: true }).click();
     await page.waitForURL(/[?&]query=crm/);
+    await page.getByLabel("Tag", { exact: true }).focus();
     await page.getByLabel("Tag", { exact: true }).selectOption("pricing");
     await page.waitForURL(/[?&]tag=pricing/);
+    await row("which CRM integrates with Gmail?").waitFor();
+    // The page stays put: the keyboard is still on the filter.
+    await expect(page.getByLabel("Tag", { exact: true }).evaluate((el) => el === document.activeElement)).resolves.toBe(true);
     await row("which CRM integrates with Gmail?").waitFor();
     await page.getByLabel("Search", { exact: true }).fill("gmail");
     await page.getByLabel("Search", { exact: true }).press("Enter");
@@ -240,14 +244,16 @@ describe("many prompts", () => {
   test("a paste of 120 lines is sent as calls of 100, and the list pages with More", async () => {
     const texts = Array.from({ length: 120 }, (_, i) => `generated prompt number ${i + 1}`);
     let calls = 0;
-    page.on("request", (request) => {
+    const count = (request: Request) => {
       if (request.url().endsWith("/tools/create_prompts")) calls++;
-    });
+    };
+    page.on("request", count);
     await page.getByLabel("Prompts", { exact: true }).fill(texts.join("\n"));
     await page.getByLabel("Country (optional)").fill("de");
     await page.getByLabel("Language (optional)").fill("de-AT");
     await page.getByRole("button", { name: "Add the prompts" }).click();
     await page.getByRole("status").filter({ hasText: "Added 120 prompts." }).waitFor();
+    page.off("request", count);
     expect(calls).toBe(2);
     await expect(page.getByLabel("Prompts", { exact: true }).inputValue()).resolves.toBe("");
     // 3 earlier prompts tracked + 120: pages of 50.

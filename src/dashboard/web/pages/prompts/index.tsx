@@ -57,7 +57,7 @@ function useFilters(): [Filters, (next: Partial<Filters>) => void] {
     if (merged.tag) params.set("tag", merged.tag);
     if (merged.archived) params.set("archived", "1");
     const search = params.toString();
-    route(search ? `${path}?${search}` : path, true);
+    route(search ? `${path}?${search}` : path);
   };
   return [filters, set];
 }
@@ -317,6 +317,9 @@ export function Prompts({ brandId }: { brandId: string }) {
           <p>
             A prompt is a question people ask an AI assistant when they look for what the brand offers, such as “best CRM for small
             agencies” or “which CRM integrates with Gmail?”. Add a few below, one per line; they are asked at the next tracking run.
+          </p>
+          <p>
+            Prompts you archived are kept: <a href={`${brandPath(brandId, "/prompts")}?archived=1`}>show the archived prompts</a>.
           </p>
         </EmptyState>
       ) : (
