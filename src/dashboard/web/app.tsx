@@ -9,8 +9,11 @@ import { ArticleEditor } from "./pages/article";
 import { Articles } from "./pages/articles";
 import { BrandSettings } from "./pages/brand";
 import { Brands } from "./pages/brands";
+import { Competitors } from "./pages/competitors";
 import { ApiKeys } from "./pages/keys";
+import { Prompts } from "./pages/prompts";
 import { SignIn } from "./pages/sign-in";
+import { Tags } from "./pages/tags";
 import { Welcome } from "./pages/welcome";
 import { SessionProvider, useSession } from "./session";
 
@@ -102,6 +105,9 @@ export function App() {
           <Route path="/brands/:brandId/keys" component={brandPage(ApiKeys)} />
           <Route path="/brands/:brandId/articles" component={brandPage(Articles)} />
           <Route path="/brands/:brandId/articles/:articleId" component={brandPage(ArticleEditor)} />
+          <Route path="/brands/:brandId/prompts" component={brandPage(Prompts)} />
+          <Route path="/brands/:brandId/tags" component={brandPage(Tags)} />
+          <Route path="/brands/:brandId/competitors" component={brandPage(Competitors)} />
           <Route default component={NotFound} />
         </Router>
       </SessionProvider>

@@ -8,6 +8,9 @@ import { useSession } from "../session";
 /** The pages of a brand, in the navigation's order. */
 export const BRAND_PAGES = [
   { path: "", label: "Brand" },
+  { path: "/prompts", label: "Prompts" },
+  { path: "/tags", label: "Tags" },
+  { path: "/competitors", label: "Competitors" },
   { path: "/articles", label: "Articles" },
   { path: "/keys", label: "API keys" },
 ] as const;

@@ -1,0 +1,75 @@
+// A question before a destructive step, in the Dialog: the thing it names, what happens, the
+// server's sentence if the step fails. Cancel comes first, so Enter on opening does nothing harmful.
+import { type ComponentChildren } from "preact";
+import { useRef, useState } from "preact/hooks";
+import { errorMessage } from "../api";
+import { isPlanRequired, PlanNeeded } from "./plan";
+import { Button, Dialog, Notice } from "./ui";
+
+export function ConfirmDialog({
+  open,
+  title,
+  confirmLabel,
+  onConfirm,
+  onClose,
+  focusAfter,
+  children,
+}: {
+  open: boolean;
+  title: string;
+  confirmLabel: string;
+  /** Runs the step; a thrown error is shown in the dialog, which then stays open. */
+  onConfirm: () => Promise<void>;
+  onClose: () => void;
+  /** Where the keyboard goes after the step when the control that opened the dialog is gone (the page's content by default). */
+  focusAfter?: () => HTMLElement | null;
+  children: ComponentChildren;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<unknown>(null);
+  const confirmed = useRef(false);
+  const close = () => {
+    setFailure(null);
+    onClose();
+  };
+  const confirm = async () => {
+    setBusy(true);
+    setFailure(null);
+    try {
+      await onConfirm();
+      confirmed.current = true;
+      close();
+    } catch (e) {
+      setFailure(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  // The browser has closed the dialog and returned focus to the control that opened it, unless
+  // that control went with what it named: then keep the keyboard on the page.
+  const closed = () => {
+    close();
+    if (!confirmed.current) return;
+    confirmed.current = false;
+    if (!document.activeElement || document.activeElement === document.body) (focusAfter?.() ?? document.getElementById("main"))?.focus();
+  };
+  return (
+    <Dialog open={open} title={title} onClose={closed}>
+      <div class="stack">
+        {children}
+        {failure !== null &&
+          (isPlanRequired(failure) ? (
+            <PlanNeeded required="visibility" what="Changing the brand's prompts, tags and competitors" />
+          ) : (
+            <Notice kind="error">{errorMessage(failure)}</Notice>
+          ))}
+        <div class="actions">
+          <Button onClick={close}>Cancel</Button>
+          <Button variant="danger" onClick={confirm} disabled={busy}>
+            {busy ? "Working…" : confirmLabel}
+          </Button>
+        </div>
+      </div>
+    </Dialog>
+  );
+}

@@ -1,0 +1,45 @@
+// Editing one row of a list in place: the row's form takes the keyboard when it opens, and when it
+// closes (saved or cancelled) the keyboard goes back to that row's Edit button.
+import { useEffect, useRef, useState } from "preact/hooks";
+
+export function useInPlaceEdit() {
+  const [editing, setEditing] = useState<string | null>(null);
+  const returnTo = useRef<string | null>(null);
+  return {
+    editing,
+    start: (id: string) => setEditing(id),
+    stop: () => {
+      returnTo.current = editing;
+      setEditing(null);
+    },
+    /** Puts the keyboard on a row's Edit button when it next appears (after the control that had it went away). */
+    focusEditButton: (id: string) => {
+      returnTo.current = id;
+    },
+    /** The ref of a row's Edit button. */
+    editButton: (id: string) => (el: HTMLButtonElement | null) => {
+      if (el && returnTo.current === id) {
+        returnTo.current = null;
+        el.focus();
+      }
+    },
+  };
+}
+
+/** Gives the first field of an edit form focus on opening; Escape cancels. */
+export function useEditForm(onCancel: (() => void) | undefined) {
+  const first = useRef<HTMLInputElement & HTMLTextAreaElement>(null);
+  const editing = onCancel !== undefined;
+  useEffect(() => {
+    if (editing) first.current?.focus();
+  }, [editing]);
+  return {
+    first,
+    onKeyDown: (event: KeyboardEvent) => {
+      if (onCancel && event.key === "Escape") {
+        event.preventDefault();
+        onCancel();
+      }
+    },
+  };
+}

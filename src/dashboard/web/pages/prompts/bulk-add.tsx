@@ -1,0 +1,97 @@
+// Adding prompts one per line, sent to create_prompts in calls of 100; what was created and the
+// duplicates the tool returns are reported, and lines not sent after a failure stay in the box.
+import { useState } from "preact/hooks";
+import { api } from "../../api";
+import { Button, Field, Notice } from "../../components/ui";
+import { Failure, PER_CALL, parseTags } from "./shared";
+
+export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => void }) {
+  const [text, setText] = useState("");
+  const [tags, setTags] = useState("");
+  const [country, setCountry] = useState("");
+  const [language, setLanguage] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<{ created: number; duplicates: string[] } | null>(null);
+  const [failure, setFailure] = useState<unknown>(null);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const lines = text
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean);
+    if (lines.length === 0) return;
+    const tagNames = parseTags(tags);
+    setBusy(true);
+    setFailure(null);
+    setResult(null);
+    let created = 0;
+    const duplicates: string[] = [];
+    const left: string[] = [];
+    try {
+      for (let i = 0; i < lines.length; i += PER_CALL) {
+        const batch = lines.slice(i, i + PER_CALL);
+        try {
+          const out = await api.tool(brandId, "create_prompts", {
+            prompts: batch.map((t) => ({
+              text: t,
+              ...(tagNames.length ? { tags: tagNames } : {}),
+              ...(country.trim() ? { country: country.trim() } : {}),
+              ...(language.trim() ? { language: language.trim() } : {}),
+            })),
+          });
+          created += out.created.length;
+          duplicates.push(...out.duplicates);
+        } catch (e) {
+          // Later calls are not sent; what was not added stays in the box to fix and send again.
+          left.push(...lines.slice(i));
+          setFailure(e);
+          break;
+        }
+      }
+    } finally {
+      setText(left.join("\n"));
+      if (left.length === 0) setTags("");
+      setResult(created > 0 || duplicates.length > 0 ? { created, duplicates } : null);
+      setBusy(false);
+      if (created > 0) onAdded();
+    }
+  };
+  return (
+    <form onSubmit={submit} class="stack card" aria-label="Add prompts">
+      <h2>Add prompts</h2>
+      <Field label="Prompts" hint="One prompt per line, 3 to 500 characters each, as a person would ask an AI assistant.">
+        {(p) => (
+          <textarea
+            {...p}
+            rows={4}
+            required
+            value={text}
+            placeholder="best CRM for small agencies"
+            onInput={(e) => setText(e.currentTarget.value)}
+          />
+        )}
+      </Field>
+      <Field label="Tags for all of them (optional)" hint="Separated by commas; tags that do not exist yet are created.">
+        {(p) => <input {...p} value={tags} placeholder="pricing, comparison" onInput={(e) => setTags(e.currentTarget.value)} />}
+      </Field>
+      <div class="field-row">
+        <Field label="Country (optional)" hint="Two letters, such as US.">
+          {(p) => <input {...p} size={4} maxLength={2} value={country} onInput={(e) => setCountry(e.currentTarget.value)} />}
+        </Field>
+        <Field label="Language (optional)" hint="Such as en or pt-BR.">
+          {(p) => <input {...p} size={8} value={language} onInput={(e) => setLanguage(e.currentTarget.value)} />}
+        </Field>
+      </div>
+      {failure !== null && <Failure failure={failure} />}
+      {result && (
+        <Notice kind="success">
+          {result.created === 1 ? "Added 1 prompt." : `Added ${result.created} prompts.`}
+          {result.duplicates.length > 0 && ` Already tracked or repeated: ${result.duplicates.join("; ")}.`}
+        </Notice>
+      )}
+      <Button type="submit" variant="primary" disabled={busy}>
+        {busy ? "Adding…" : "Add the prompts"}
+      </Button>
+    </form>
+  );
+}

@@ -1,0 +1,69 @@
+// One prompt edited in place through update_prompt: text, tags, country and language.
+import { useState } from "preact/hooks";
+import { api } from "../../api";
+import { useEditForm } from "../../components/in-place";
+import { Button, Field } from "../../components/ui";
+import { Failure, type Prompt, parseTags, short } from "./shared";
+
+export function EditPrompt({
+  brandId,
+  prompt,
+  onSaved,
+  onCancel,
+}: {
+  brandId: string;
+  prompt: Prompt;
+  onSaved: (p: Prompt) => void;
+  onCancel: () => void;
+}) {
+  const [text, setText] = useState(prompt.text);
+  const [tags, setTags] = useState(prompt.tags.join(", "));
+  const [country, setCountry] = useState(prompt.country ?? "");
+  const [language, setLanguage] = useState(prompt.language ?? "");
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<unknown>(null);
+  const form = useEditForm(onCancel);
+  const save = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setFailure(null);
+    try {
+      const out = await api.tool(brandId, "update_prompt", {
+        prompt_id: prompt.id,
+        ...(text !== prompt.text ? { text } : {}),
+        tags: parseTags(tags),
+        country: country.trim() ? country.trim() : null,
+        language: language.trim() ? language.trim() : null,
+      });
+      onSaved(out.prompt);
+    } catch (e) {
+      setFailure(e);
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={save} onKeyDown={form.onKeyDown} class="stack edit-form" aria-label={`Edit prompt ${short(prompt.text)}`}>
+      <Field label="Prompt text">
+        {(p) => <textarea {...p} ref={form.first} rows={2} required value={text} onInput={(e) => setText(e.currentTarget.value)} />}
+      </Field>
+      <Field label="Tags" hint="Separated by commas; replaces the prompt's tags.">
+        {(p) => <input {...p} value={tags} onInput={(e) => setTags(e.currentTarget.value)} />}
+      </Field>
+      <div class="field-row">
+        <Field label="Country" hint="Two letters, such as US; empty for none.">
+          {(p) => <input {...p} size={4} maxLength={2} value={country} onInput={(e) => setCountry(e.currentTarget.value)} />}
+        </Field>
+        <Field label="Language" hint="Such as en or pt-BR; empty for none.">
+          {(p) => <input {...p} size={8} value={language} onInput={(e) => setLanguage(e.currentTarget.value)} />}
+        </Field>
+      </div>
+      {failure !== null && <Failure failure={failure} />}
+      <div class="actions">
+        <Button type="submit" variant="primary" disabled={busy}>
+          {busy ? "Saving…" : "Save"}
+        </Button>
+        <Button onClick={onCancel}>Cancel</Button>
+      </div>
+    </form>
+  );
+}

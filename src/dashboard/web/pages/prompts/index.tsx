@@ -1,0 +1,211 @@
+// The brand's tracked prompts, through list_prompts / create_prompts / update_prompt /
+// delete_prompt: search, tag filter and "show archived" live in the URL; a bulk add of one prompt
+// per line (sent 100 at a time); each row edited in place; archiving behind a confirmation;
+// restoring an archived prompt with create_prompts, as the tool's description says.
+import { useRef, useState } from "preact/hooks";
+import { api } from "../../api";
+import { ConfirmDialog } from "../../components/confirm";
+import { useInPlaceEdit } from "../../components/in-place";
+import { brandPath } from "../../components/layout";
+import { usePaged } from "../../components/paged";
+import { isPlanRequired, PlanNeeded } from "../../components/plan";
+import { TagChip } from "../../components/tag-chip";
+import { Button, EmptyState, Notice, PageHeading, useLoad } from "../../components/ui";
+import { BulkAdd } from "./bulk-add";
+import { EditPrompt } from "./edit";
+import { Filter, useFilters } from "./filters";
+import { Failure, PLAN_WHAT, type Prompt, short } from "./shared";
+
+export function Prompts({ brandId }: { brandId: string }) {
+  const [filters, setFilters] = useFilters();
+  const tags = useLoad(() => api.tool(brandId, "list_tags", { limit: 200 }), [brandId]);
+  const colors = new Map((tags.data?.tags ?? []).map((t) => [t.name, t.color]));
+  const list = usePaged<Prompt>(
+    async (cursor) => {
+      const out = await api.tool(brandId, "list_prompts", {
+        ...(filters.query ? { query: filters.query } : {}),
+        ...(filters.tag ? { tag: filters.tag } : {}),
+        include_archived: filters.archived,
+        ...(cursor ? { cursor } : {}),
+      });
+      return { items: out.prompts, next: out.next_cursor };
+    },
+    [brandId, filters.query, filters.tag, filters.archived],
+  );
+  const edit = useInPlaceEdit();
+  const [archiving, setArchiving] = useState<Prompt | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const [failure, setFailure] = useState<unknown>(null);
+  const listHeading = useRef<HTMLHeadingElement>(null);
+  const filtered = Boolean(filters.query || filters.tag);
+
+  const afterAdd = () => {
+    list.reload();
+    tags.reload();
+  };
+  const archive = async (prompt: Prompt) => {
+    const out = await api.tool(brandId, "delete_prompt", { prompt_id: prompt.id });
+    list.update((items) =>
+      filters.archived ? items.map((p) => (p.id === out.prompt.id ? out.prompt : p)) : items.filter((p) => p.id !== prompt.id),
+    );
+    setMessage(`Archived “${short(prompt.text)}”. Its answers stay in the analytics.`);
+  };
+  const restore = async (prompt: Prompt) => {
+    setFailure(null);
+    setMessage(null);
+    try {
+      const out = await api.tool(brandId, "create_prompts", { prompts: [{ text: prompt.text }] });
+      const restored = out.created[0];
+      if (restored) {
+        edit.focusEditButton(restored.id);
+        list.update((items) => items.map((p) => (p.id === restored.id ? restored : p)));
+      }
+      setMessage(`Restored “${short(prompt.text)}”; it is asked again at the next tracking run.`);
+    } catch (e) {
+      setFailure(e);
+    }
+  };
+
+  if (isPlanRequired(list.failure)) {
+    return (
+      <>
+        <PageHeading title="Prompts" />
+        <PlanNeeded required="visibility" what={PLAN_WHAT} />
+      </>
+    );
+  }
+  const none = list.loaded && list.items.length === 0;
+  return (
+    <>
+      <PageHeading title="Prompts" />
+      <p>The questions Spyglass asks AI engines for this brand; each answer is checked for the brand and its competitors.</p>
+      {none && !filtered && !filters.archived ? (
+        <EmptyState title="No prompts yet">
+          <p>
+            A prompt is a question people ask an AI assistant when they look for what the brand offers, such as “best CRM for small
+            agencies” or “which CRM integrates with Gmail?”. Add a few below, one per line; they are asked at the next tracking run.
+          </p>
+          <p>
+            Prompts you archived are kept: <a href={`${brandPath(brandId, "/prompts")}?archived=1`}>show the archived prompts</a>.
+          </p>
+        </EmptyState>
+      ) : (
+        <section class="stack" aria-labelledby="prompt-list-heading">
+          <h2 id="prompt-list-heading" ref={listHeading} tabIndex={-1}>
+            Tracked prompts
+          </h2>
+          <Filter key={filters.query} filters={filters} setFilters={setFilters} tags={tags.data?.tags ?? []} />
+          {message && <Notice kind="success">{message}</Notice>}
+          {failure !== null && <Failure failure={failure} />}
+          {list.error && <Notice kind="error">{list.error}</Notice>}
+          {none ? (
+            <p class="muted">
+              No prompt matches. <a href={brandPath(brandId, "/prompts")}>Clear the filters</a>
+            </p>
+          ) : (
+            <div class="table-wrap">
+              <table class="roster-table">
+                <caption class="offscreen">Prompts of the brand</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Prompt</th>
+                    <th scope="col">Tags</th>
+                    <th scope="col">Country</th>
+                    <th scope="col">Language</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">
+                      <span class="offscreen">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.items.map((p) =>
+                    edit.editing === p.id ? (
+                      <tr key={p.id}>
+                        <td colSpan={6}>
+                          <EditPrompt
+                            brandId={brandId}
+                            prompt={p}
+                            onCancel={edit.stop}
+                            onSaved={(saved) => {
+                              list.update((items) => items.map((x) => (x.id === saved.id ? saved : x)));
+                              edit.stop();
+                              setMessage("Saved the prompt.");
+                              tags.reload();
+                            }}
+                          />
+                        </td>
+                      </tr>
+                    ) : (
+                      <tr key={p.id}>
+                        <th scope="row" class="prompt-text">
+                          {p.text}
+                        </th>
+                        <td>
+                          <span class="chips">
+                            {p.tags.map((t) => (
+                              <TagChip key={t} name={t} color={colors.get(t) ?? null} />
+                            ))}
+                          </span>
+                        </td>
+                        <td>{p.country ?? "—"}</td>
+                        <td>{p.language ?? "—"}</td>
+                        <td>{p.archived ? "Archived" : "Tracked"}</td>
+                        <td>
+                          <div class="row-actions">
+                            {p.archived ? (
+                              <Button aria-label={`Restore prompt ${short(p.text)}`} onClick={() => restore(p)}>
+                                Restore
+                              </Button>
+                            ) : (
+                              <>
+                                <button
+                                  type="button"
+                                  class="btn btn-secondary"
+                                  ref={edit.editButton(p.id)}
+                                  aria-label={`Edit prompt ${short(p.text)}`}
+                                  onClick={() => {
+                                    setMessage(null);
+                                    edit.start(p.id);
+                                  }}
+                                >
+                                  Edit
+                                </button>
+                                <Button variant="danger" aria-label={`Archive prompt ${short(p.text)}`} onClick={() => setArchiving(p)}>
+                                  Archive
+                                </Button>
+                              </>
+                            )}
+                          </div>
+                        </td>
+                      </tr>
+                    ),
+                  )}
+                </tbody>
+              </table>
+            </div>
+          )}
+          {list.hasMore && (
+            <Button onClick={list.more} disabled={list.loading}>
+              {list.loading ? "Loading…" : "More"}
+            </Button>
+          )}
+        </section>
+      )}
+      <BulkAdd brandId={brandId} onAdded={afterAdd} />
+      <ConfirmDialog
+        open={archiving !== null}
+        title="Archive this prompt?"
+        confirmLabel="Archive"
+        onClose={() => setArchiving(null)}
+        focusAfter={() => listHeading.current}
+        onConfirm={() => (archiving ? archive(archiving) : Promise.resolve())}
+      >
+        <p>
+          “<span class="quoted">{archiving?.text}</span>” stops being asked. Its stored answers stay in the analytics, and you can restore
+          it from the archived prompts.
+        </p>
+      </ConfirmDialog>
+    </>
+  );
+}

@@ -1,0 +1,33 @@
+// What the Prompts page's parts share: the types from the catalogue, the tag list's parsing, the
+// short form of a prompt for names and confirmations, and how a failure is shown.
+import { type ToolOutput } from "../../../../catalogue/types";
+import { errorMessage } from "../../api";
+import { isPlanRequired, PlanNeeded } from "../../components/plan";
+import { Notice } from "../../components/ui";
+
+export type Prompt = ToolOutput<"list_prompts">["prompts"][number];
+export type Tag = ToolOutput<"list_tags">["tags"][number];
+
+export const PER_CALL = 100;
+export const PLAN_WHAT = "Tracking prompts";
+
+/** Tag names typed separated by commas. */
+export function parseTags(text: string): string[] {
+  return text
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** A short form of a prompt's text for buttons' names and confirmations. */
+export function short(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}
+
+export function Failure({ failure }: { failure: unknown }) {
+  return isPlanRequired(failure) ? (
+    <PlanNeeded required="visibility" what={PLAN_WHAT} />
+  ) : (
+    <Notice kind="error">{errorMessage(failure)}</Notice>
+  );
+}

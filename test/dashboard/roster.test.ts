@@ -1,0 +1,405 @@
+// The Prompts, Tags and Competitors pages in headless Chromium against the compiled binary: bulk add
+// with a duplicate reported, filters in the URL across a reload, edits in place, archive and
+// restore, tags and competitors created, edited and deleted behind confirmations, markup in names
+// shown as text, the page's writes read back through the session door and an MCP client, a plan
+// too small, keyboard-only use, axe-core and screenshots at 1280 and 390 px in light and dark.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { type Locator, type Page, type Request } from "playwright-core";
+import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, screenshot } from "../support/dashboard";
+import { call, connect } from "../support/mcp";
+
+const USER = { email: "roster@example.com", password: "a long password" };
+const HOSTILE_PROMPT = `<img src=x onerror=alert(1)> best CRM`;
+const HOSTILE_TAG = `"><script>alert(1)</script>`;
+const HOSTILE_COMPETITOR = `<img src=x onerror=alert(1)>`;
+
+setDefaultTimeout(60_000);
+
+let d: Dashboard;
+let page: Page;
+let brandId: string;
+
+async function photograph(name: string): Promise<void> {
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.setViewportSize({ width, height });
+      await page.emulateMedia({ colorScheme });
+      await screenshot(page, name);
+      if (width === 390) expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.emulateMedia({ colorScheme: "light" });
+}
+
+async function signIn(p: Page, email: string, password: string): Promise<void> {
+  await p.goto(d.url("/sign-in"));
+  await p.getByLabel("Email").fill(email);
+  await p.getByLabel("Password").fill(password);
+  await p.getByRole("button", { name: "Sign in" }).click();
+  await p.waitForURL(/\/brands\/brd_/);
+}
+
+/** Runs a tool through the session door with the page's cookie, as the page itself does. */
+async function viaSession(name: string, input: Record<string, unknown>): Promise<any> {
+  const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
+  const res = await fetch(d.url(`/api/brands/${brandId}/tools/${name}`), {
+    method: "POST",
+    headers: { cookie, "content-type": "application/json" },
+    body: JSON.stringify(input),
+  });
+  expect(res.status).toBe(200);
+  return res.json();
+}
+
+/** Presses Tab until `target` has focus (the keyboard's own way there). */
+async function tabTo(target: Locator): Promise<void> {
+  for (let i = 0; i < 120; i++) {
+    if (await target.evaluate((el) => el === document.activeElement)) return;
+    await page.keyboard.press("Tab");
+  }
+  throw new Error("Tab never reached the control");
+}
+
+function row(name: string): Locator {
+  return page.getByRole("row").filter({ has: page.getByRole("rowheader", { name, exact: true }) });
+}
+
+beforeAll(async () => {
+  d = await openDashboard();
+  expect((await d.box.cli(["account", "create", "--email", USER.email, "--password", USER.password, "--plan", "visibility"])).code).toBe(0);
+  brandId = (await d.box.cliJson(["brand", "create", "--email", USER.email, "--name", "Acme", "--domain", "acme.com"])).id;
+  page = await d.page();
+  page.setDefaultTimeout(10_000);
+  await signIn(page, USER.email, USER.password);
+});
+
+afterAll(async () => {
+  await d?.close();
+});
+
+describe("the Prompts page", () => {
+  test("with no prompt yet it says what prompts are, with an example", async () => {
+    await page.getByRole("link", { name: "Prompts", exact: true }).click();
+    await page.waitForURL(`**/brands/${brandId}/prompts`);
+    await page.getByRole("heading", { name: "No prompts yet" }).waitFor();
+    expect(await page.getByText("best CRM for small agencies").count()).toBeGreaterThan(0);
+    await expect(page.getByRole("link", { name: "Prompts", exact: true }).getAttribute("aria-current")).resolves.toBe("page");
+    await expectAccessible(page, "prompts-empty");
+    await photograph("prompts-empty");
+  });
+
+  test("a bulk add creates the prompts, with markup as text, and reports the duplicate", async () => {
+    await page
+      .getByLabel("Prompts", { exact: true })
+      .fill(
+        ["best CRM for small agencies", "which CRM integrates with Gmail?", "", "Best CRM  for small agencies", HOSTILE_PROMPT].join("\n"),
+      );
+    await page.getByLabel("Tags for all of them (optional)").fill(`pricing, ${HOSTILE_TAG}`);
+    await page.getByRole("button", { name: "Add the prompts" }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: "Added 3 prompts. Already tracked or repeated: Best CRM  for small agencies." })
+      .waitFor();
+    await row(HOSTILE_PROMPT).waitFor();
+    expect(await row("best CRM for small agencies").getByText(HOSTILE_TAG, { exact: true }).count()).toBe(1);
+    expect(await page.getByRole("img").count()).toBe(0);
+    expectNothingUnsafe(page);
+    // What the page wrote is what the tools return.
+    const listed = await viaSession("list_prompts", {});
+    expect(listed.prompts.map((p: { text: string }) => p.text)).toEqual([
+      "best CRM for small agencies",
+      "which CRM integrates with Gmail?",
+      HOSTILE_PROMPT,
+    ]);
+    expect(listed.prompts[2].tags.sort()).toEqual([HOSTILE_TAG, "pricing"].sort());
+  });
+
+  test("search and tag filter live in the URL and survive a reload", async () => {
+    await page.getByLabel("Search", { exact: true }).fill("crm");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await page.waitForURL(/[?&]query=crm/);
+    await page.getByLabel("Tag", { exact: true }).focus();
+    await page.getByLabel("Tag", { exact: true }).selectOption("pricing");
+    await page.waitForURL(/[?&]tag=pricing/);
+    await row("which CRM integrates with Gmail?").waitFor();
+    // The page stays put: the keyboard is still on the filter.
+    await expect(page.getByLabel("Tag", { exact: true }).evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await row("which CRM integrates with Gmail?").waitFor();
+    await page.getByLabel("Search", { exact: true }).fill("gmail");
+    await page.getByLabel("Search", { exact: true }).press("Enter");
+    await page.waitForURL(/query=gmail/);
+    await row("best CRM for small agencies").waitFor({ state: "detached" });
+    await page.reload();
+    await row("which CRM integrates with Gmail?").waitFor();
+    await expect(page.getByLabel("Search", { exact: true }).inputValue()).resolves.toBe("gmail");
+    await expect(page.getByLabel("Tag", { exact: true }).inputValue()).resolves.toBe("pricing");
+    expect(await row("best CRM for small agencies").count()).toBe(0);
+    // A shared link opens the same selection.
+    const other = await d.page();
+    await signIn(other, USER.email, USER.password);
+    await other.goto(page.url());
+    await other.getByRole("rowheader", { name: "which CRM integrates with Gmail?" }).waitFor();
+    expect(await other.getByRole("rowheader").count()).toBe(1);
+    await page.getByRole("link", { name: "Prompts", exact: true }).click();
+    await page.waitForURL(`**/brands/${brandId}/prompts`);
+    await row(HOSTILE_PROMPT).waitFor();
+  });
+
+  test("a prompt is edited in place: text, tags, country and language", async () => {
+    await page.getByRole("button", { name: "Edit prompt which CRM integrates with Gmail?" }).click();
+    const form = page.getByRole("form", { name: "Edit prompt which CRM integrates with Gmail?" });
+    // The form takes the keyboard when it opens.
+    await page.waitForFunction(() => document.activeElement?.tagName === "TEXTAREA");
+    await expect(form.getByLabel("Prompt text").evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await expectAccessible(page, "prompts-edit");
+    await photograph("prompts-edit");
+    await form.getByLabel("Prompt text").fill("which CRM integrates with Gmail and Outlook?");
+    await form.getByLabel("Tags", { exact: true }).fill("integrations, pricing");
+    await form.getByLabel("Country").fill("us");
+    await form.getByLabel("Language").fill("en");
+    await form.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved the prompt." }).waitFor();
+    const edited = row("which CRM integrates with Gmail and Outlook?");
+    await edited.getByRole("cell", { name: "US", exact: true }).waitFor();
+    await edited.getByRole("cell", { name: "en", exact: true }).waitFor();
+    expect(await edited.getByText("integrations", { exact: true }).count()).toBe(1);
+    // An error is the server's sentence.
+    await page.getByRole("button", { name: "Edit prompt best CRM for small agencies" }).click();
+    const again = page.getByRole("form", { name: "Edit prompt best CRM for small agencies" });
+    await again.getByLabel("Country").fill("U1");
+    await again.getByRole("button", { name: "Save" }).click();
+    await page
+      .getByRole("alert")
+      .filter({ hasText: "Invalid input for update_prompt: country must be a two-letter country code such as US or DE." })
+      .waitFor();
+    // Escape cancels, and the keyboard is back on the row's Edit button.
+    await again.getByLabel("Country").press("Escape");
+    await again.waitFor({ state: "detached" });
+    await expect(
+      page.getByRole("button", { name: "Edit prompt best CRM for small agencies" }).evaluate((el) => el === document.activeElement),
+    ).resolves.toBe(true);
+    const listed = await viaSession("list_prompts", { query: "Outlook" });
+    expect(listed.prompts).toEqual([
+      expect.objectContaining({ text: "which CRM integrates with Gmail and Outlook?", country: "US", language: "en", archived: false }),
+    ]);
+    expect(listed.prompts[0].tags.sort()).toEqual(["integrations", "pricing"]);
+  });
+
+  test("a prompt is archived behind a confirmation naming it, then restored", async () => {
+    await expectAccessible(page, "prompts");
+    await photograph("prompts");
+    await page.getByRole("button", { name: "Archive prompt best CRM for small agencies" }).click();
+    const dialog = page.getByRole("dialog", { name: "Archive this prompt?" });
+    await dialog.waitFor();
+    expect(await dialog.getByText("best CRM for small agencies", { exact: true }).count()).toBe(1);
+    await expectAccessible(page, "prompts-archive-dialog");
+    await screenshot(page, "prompts-archive-dialog");
+    await dialog.getByRole("button", { name: "Archive" }).click();
+    await page.getByRole("status").filter({ hasText: "Archived “best CRM for small agencies”." }).waitFor();
+    expect(await row("best CRM for small agencies").count()).toBe(0);
+    await page.getByLabel("Show archived").check();
+    await page.waitForURL(/[?&]archived=1/);
+    const archived = row("best CRM for small agencies");
+    await archived.getByRole("cell", { name: "Archived" }).waitFor();
+    await page.reload();
+    await expect(page.getByLabel("Show archived").isChecked()).resolves.toBe(true);
+    await archived.getByRole("button", { name: "Restore prompt best CRM for small agencies" }).click();
+    await page.getByRole("status").filter({ hasText: "Restored “best CRM for small agencies”" }).waitFor();
+    await archived.getByRole("cell", { name: "Tracked" }).waitFor();
+    await expect(
+      archived.getByRole("button", { name: "Edit prompt best CRM for small agencies" }).evaluate((el) => el === document.activeElement),
+    ).resolves.toBe(true);
+    const listed = await viaSession("list_prompts", { query: "small agencies" });
+    expect(listed.prompts).toEqual([expect.objectContaining({ text: "best CRM for small agencies", archived: false })]);
+    expectNothingUnsafe(page);
+  });
+
+  test("the keyboard alone adds a prompt and archives it", async () => {
+    await page.goto(d.url(`/brands/${brandId}/prompts`));
+    await row(HOSTILE_PROMPT).waitFor();
+    await tabTo(page.getByLabel("Prompts", { exact: true }));
+    await page.keyboard.type("crm with the best keyboard support");
+    await tabTo(page.getByRole("button", { name: "Add the prompts" }));
+    await page.keyboard.press("Enter");
+    await page.getByRole("status").filter({ hasText: "Added 1 prompt." }).waitFor();
+    const archive = page.getByRole("button", { name: "Archive prompt crm with the best keyboard support" });
+    await tabTo(archive);
+    await page.keyboard.press("Enter");
+    const dialog = page.getByRole("dialog", { name: "Archive this prompt?" });
+    await dialog.waitFor();
+    await tabTo(dialog.getByRole("button", { name: "Archive" }));
+    await page.keyboard.press("Enter");
+    await page.getByRole("status").filter({ hasText: "Archived “crm with the best keyboard support”." }).waitFor();
+    expect(await row("crm with the best keyboard support").count()).toBe(0);
+    // Focus stays in the page, on the list, not lost to the document.
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe("Tracked prompts");
+  });
+});
+
+describe("many prompts", () => {
+  test("a paste of 120 lines is sent as calls of 100, and the list pages with More", async () => {
+    const texts = Array.from({ length: 120 }, (_, i) => `generated prompt number ${i + 1}`);
+    let calls = 0;
+    const count = (request: Request) => {
+      if (request.url().endsWith("/tools/create_prompts")) calls++;
+    };
+    page.on("request", count);
+    await page.getByLabel("Prompts", { exact: true }).fill(texts.join("\n"));
+    await page.getByLabel("Country (optional)").fill("de");
+    await page.getByLabel("Language (optional)").fill("de-AT");
+    await page.getByRole("button", { name: "Add the prompts" }).click();
+    await page.getByRole("status").filter({ hasText: "Added 120 prompts." }).waitFor();
+    page.off("request", count);
+    expect(calls).toBe(2);
+    await expect(page.getByLabel("Prompts", { exact: true }).inputValue()).resolves.toBe("");
+    // 3 earlier prompts tracked + 120: pages of 50.
+    const rows = page.getByRole("table").getByRole("rowheader");
+    await row("generated prompt number 47").waitFor();
+    expect(await rows.count()).toBe(50);
+    await page.getByRole("button", { name: "More" }).click();
+    await row("generated prompt number 97").waitFor();
+    await page.getByRole("button", { name: "More" }).click();
+    await row("generated prompt number 120").waitFor();
+    expect(await rows.count()).toBe(123);
+    await page.getByRole("button", { name: "More" }).waitFor({ state: "detached" });
+    const listed = await viaSession("list_prompts", { query: "generated prompt number 120" });
+    expect(listed.prompts).toEqual([expect.objectContaining({ country: "DE", language: "de-AT", tags: [] })]);
+  });
+});
+
+describe("the Tags page", () => {
+  test("lists the tags with colour, name as text and prompt count; creates, renames and recolours one", async () => {
+    await page.getByRole("link", { name: "Tags", exact: true }).click();
+    await page.waitForURL(`**/brands/${brandId}/tags`);
+    await row("pricing").waitFor();
+    expect(await row(HOSTILE_TAG).count()).toBe(1);
+    await expect(row("pricing").getByRole("link").textContent()).resolves.toBe("3");
+    await page.getByLabel("Tag name").fill("Top of funnel");
+    await page.getByLabel("Colour", { exact: true }).fill("#e11d48");
+    await page.getByRole("button", { name: "Create the tag" }).click();
+    await page.getByRole("status").filter({ hasText: "Created the tag “Top of funnel”." }).waitFor();
+    await row("Top of funnel").getByRole("cell", { name: "#e11d48" }).waitFor();
+    await expectAccessible(page, "tags");
+    await photograph("tags");
+
+    await page.getByRole("button", { name: "Edit tag Top of funnel" }).click();
+    const form = page.getByRole("form", { name: "Edit tag Top of funnel" });
+    await form.getByLabel("Tag name").fill("Awareness");
+    await form.getByLabel("Colour", { exact: true }).fill("#16a34a");
+    await form.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved the tag “Awareness”." }).waitFor();
+    await row("Awareness").getByRole("cell", { name: "#16a34a" }).waitFor();
+    // A name another tag has is refused with the server's sentence.
+    await page.getByRole("button", { name: "Edit tag Awareness" }).click();
+    await page.getByRole("form", { name: "Edit tag Awareness" }).getByLabel("Tag name").fill("Pricing");
+    await page.getByRole("form", { name: "Edit tag Awareness" }).getByRole("button", { name: "Save" }).click();
+    await page.getByRole("alert").filter({ hasText: "Pricing" }).waitFor();
+    await page.getByRole("form", { name: "Edit tag Awareness" }).getByRole("button", { name: "Cancel" }).click();
+    const listed = await viaSession("list_tags", {});
+    expect(listed.tags).toContainEqual(expect.objectContaining({ name: "Awareness", color: "#16a34a", prompt_count: 0 }));
+    expectNothingUnsafe(page);
+  });
+
+  test("a tag is deleted behind a confirmation; its prompts stay tracked", async () => {
+    await page.getByRole("button", { name: "Delete tag integrations" }).click();
+    const dialog = page.getByRole("dialog", { name: "Delete this tag?" });
+    await dialog.getByText("integrations", { exact: true }).waitFor();
+    await expectAccessible(page, "tags-delete-dialog");
+    await dialog.getByRole("button", { name: "Delete" }).click();
+    await page.getByRole("status").filter({ hasText: "Deleted the tag “integrations”; its prompts are still tracked." }).waitFor();
+    expect(await row("integrations").count()).toBe(0);
+    const listed = await viaSession("list_prompts", { query: "Outlook" });
+    expect(listed.prompts).toEqual([expect.objectContaining({ tags: ["pricing"], archived: false })]);
+    // The prompt count links to the tag's prompts.
+    await row("pricing").getByRole("link").click();
+    await page.waitForURL(/\/prompts\?tag=pricing$/);
+    await expect(page.getByLabel("Tag", { exact: true }).inputValue()).resolves.toBe("pricing");
+  });
+});
+
+describe("the Competitors page", () => {
+  test("empty, it says what to add; a competitor named with markup is added with aliases and domains", async () => {
+    await page.getByRole("link", { name: "Competitors", exact: true }).click();
+    await page.waitForURL(`**/brands/${brandId}/competitors`);
+    await page.getByRole("heading", { name: "No competitors yet" }).waitFor();
+    expect(await page.getByText("re-analysed").count()).toBeGreaterThan(0);
+    await expectAccessible(page, "competitors-empty");
+    await photograph("competitors-empty");
+    await page.getByLabel("Competitor name").fill(HOSTILE_COMPETITOR);
+    await page.getByLabel("Aliases").fill("Hub Spot\nHubSpot CRM");
+    await page.getByLabel("Domains").fill("hubspot.com\nhttps://www.hubspot.de/pricing");
+    await page.getByRole("button", { name: "Add the competitor" }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: `Added the competitor “${HOSTILE_COMPETITOR}”.` })
+      .waitFor();
+    const added = row(HOSTILE_COMPETITOR);
+    await added.getByText("hubspot.de", { exact: true }).waitFor();
+    expect(await added.getByText("HubSpot CRM", { exact: true }).count()).toBe(1);
+    expect(await page.getByRole("img").count()).toBe(0);
+    await page.getByLabel("Competitor name").fill("Pipedrive");
+    await page.getByRole("button", { name: "Add the competitor" }).click();
+    await row("Pipedrive").waitFor();
+    await expectAccessible(page, "competitors");
+    await photograph("competitors");
+    expectNothingUnsafe(page);
+  });
+
+  test("a competitor is edited in place and deleted behind a confirmation; an MCP client sees the same roster", async () => {
+    await page.getByRole("button", { name: `Edit competitor ${HOSTILE_COMPETITOR}` }).click();
+    const form = page.getByRole("form", { name: `Edit competitor ${HOSTILE_COMPETITOR}` });
+    await expect(form.getByLabel("Aliases").inputValue()).resolves.toBe("Hub Spot\nHubSpot CRM");
+    await form.getByLabel("Competitor name").fill("HubSpot");
+    await form.getByLabel("Aliases").fill("Hub Spot");
+    await form.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved the competitor “HubSpot”." }).waitFor();
+    await row("HubSpot").waitFor();
+    // A name already taken is refused with the server's sentence.
+    await page.getByLabel("Competitor name").fill("pipedrive");
+    await page.getByRole("button", { name: "Add the competitor" }).click();
+    await page.getByRole("alert").filter({ hasText: "already exists for this brand" }).waitFor();
+
+    await page.getByRole("button", { name: "Delete competitor Pipedrive" }).click();
+    const dialog = page.getByRole("dialog", { name: "Remove this competitor?" });
+    await dialog.getByText("Pipedrive", { exact: true }).waitFor();
+    await expectAccessible(page, "competitors-delete-dialog");
+    await screenshot(page, "competitors-delete-dialog");
+    await dialog.getByRole("button", { name: "Remove" }).click();
+    await page.getByRole("status").filter({ hasText: "Removed the competitor “Pipedrive”." }).waitFor();
+    expect(await row("Pipedrive").count()).toBe(0);
+
+    const key = await d.box.cliJson(["key", "create", "--email", USER.email, "--brand", brandId, "--name", "check"]);
+    const client = await connect(d.server.url, key.plaintext);
+    try {
+      const { data } = await call(client, "list_competitors", {});
+      expect(data.competitors).toEqual([
+        expect.objectContaining({ name: "HubSpot", aliases: ["Hub Spot"], domains: ["hubspot.com", "hubspot.de"] }),
+      ]);
+    } finally {
+      await client.close();
+    }
+    expectNothingUnsafe(page);
+  });
+});
+
+describe("a plan too small", () => {
+  test("each page says the Visibility plan is needed", async () => {
+    await d.box.cli(["account", "create", "--email", "free@example.com", "--password", USER.password, "--plan", "none"]);
+    await d.box.cliJson(["brand", "create", "--email", "free@example.com", "--name", "Free brand"]);
+    const free = await d.page();
+    await signIn(free, "free@example.com", USER.password);
+    for (const [link, what] of [
+      ["Prompts", "Tracking prompts needs the Visibility plan."],
+      ["Tags", "Grouping prompts with tags needs the Visibility plan."],
+      ["Competitors", "Tracking competitors needs the Visibility plan."],
+    ] as const) {
+      await free.getByRole("link", { name: link, exact: true }).click();
+      await free.getByRole("status").filter({ hasText: what }).waitFor();
+    }
+    expectNothingUnsafe(free);
+  });
+});
