@@ -2,13 +2,11 @@
 // (no-quirks) mode as the host page's parser would, and serialised again, it is unchanged. A
 // difference is the raw material of mutation XSS (issue 18, finding 10).
 import { describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { JSDOM } from "jsdom";
 import { renderArticle } from "../../src/content/render";
 import { sanitizeArticleHtml, UnsafeHtmlError } from "../../src/content/sanitize";
 import { ATTACK_VECTORS } from "../../src/content/sanitizer-self-test";
-import { CORPUS_DIR } from "../support/xss-harness";
+import { loadOwnCorpus, loadSharedCorpus, ownVectors, sharedVectors } from "../support/corpus";
 
 const page = new JSDOM("<!DOCTYPE html><html><head></head><body></body></html>").window.document;
 
@@ -31,22 +29,16 @@ const STRUCTURAL: readonly string[] = [
   "<h1>a<h2>b</h2></h1>",
 ];
 
+const own = ownVectors(await loadOwnCorpus());
+const shared = sharedVectors(await loadSharedCorpus());
+
 function vectors(): Array<{ label: string; html: string }> {
-  const all = [
+  return [
     ...STRUCTURAL.map((html) => ({ label: `structural: ${html}`, html })),
     ...ATTACK_VECTORS.map((vector) => ({ label: `self-test: ${vector.name}`, html: vector.html })),
+    ...own,
+    ...shared,
   ];
-  const dompurify = join(CORPUS_DIR, "dompurify-expect.json");
-  if (existsSync(dompurify)) {
-    const fixtures = JSON.parse(require("node:fs").readFileSync(dompurify, "utf8")) as Array<{ title?: string; payload: string }>;
-    fixtures.forEach((fixture, i) => void all.push({ label: `DOMPurify #${i}`, html: fixture.payload }));
-  }
-  const h5sc = join(CORPUS_DIR, "h5sc-items.json");
-  if (existsSync(h5sc)) {
-    const items = JSON.parse(require("node:fs").readFileSync(h5sc, "utf8")) as Array<{ id: number; data: string }>;
-    for (const item of items) all.push({ label: `H5SC #${item.id}`, html: item.data });
-  }
-  return all;
 }
 
 describe("sanitized HTML round-trips through a standards-mode parse", () => {
