@@ -21,7 +21,8 @@ const shared = await loadSharedCorpus();
 const VECTORS: Vector[] = [...ownVectors(own), ...sharedVectors(shared)];
 
 // Refusals are safe outcomes; any other tool error is a bug.
-const REFUSALS = [/cannot be made safe/, /the article body is empty/];
+// Refused at the edge or by the sanitizer: nothing is stored, so nothing can be served.
+const REFUSALS = [/cannot be made safe/, /the article body is empty/, /send text as valid Unicode without NUL characters/];
 const TOOL_CONCURRENCY = 8;
 const PUBLIC_LIST_MAX = 500;
 // Pages in parallel in one browser: renderer starts dominate on a small machine.

@@ -206,14 +206,17 @@ describe("security", () => {
     const missing = await s.post({}, create);
     expect(missing.status).toBe(401);
     expect(missing.json).toEqual({
-      error: "Send your Spyglass API key as the header Authorization: Bearer svc_live_…",
+      error:
+        "No API key was sent: send one as the header Authorization: Bearer svc_live_… (spyglass key list --email E shows the account's keys, spyglass key create makes one). Spyglass has no OAuth sign-in: a client that reports an OAuth or client registration error here had no valid API key; set the header in its configuration.",
       code: "unauthorized",
     });
     expect((await s.post({ authorization: "Bearer svc_live_short" }, create)).status).toBe(401);
     revokeApiKey(s.t.db, s.seed.a.accountId, s.seed.spareKeyOfA.keyId);
     const revoked = await s.post({ authorization: `Bearer ${s.seed.spareKeyOfA.key}` }, create);
     expect(revoked.status).toBe(401);
-    expect(revoked.json.error).toBe("This API key is not valid: it is unknown or was revoked. Create a new key in the dashboard.");
+    expect(revoked.json.error).toBe(
+      "This API key is not valid: it is unknown or was revoked. Spyglass has no OAuth sign-in: a client that reports an OAuth or client registration error here had no valid API key; put a valid one in its configuration (spyglass key list --email E shows the active keys' prefixes, spyglass key create makes one).",
+    );
     expect(texts((await call(a, "list_prompts", { query: "sneaked" })).data.prompts)).toEqual([]);
   });
 
@@ -224,8 +227,10 @@ describe("security", () => {
     );
     expect(res.status).toBe(403);
     expect(res.json).toEqual({
-      error: "This key's account has no paid plan; Spyglass tools need the Visibility or Autopilot plan.",
+      error:
+        "This account has no paid plan; Spyglass tools need the Visibility or Autopilot plan: the instance's owner sets it on the dashboard's Accounts page, or run spyglass account plan --email E --plan visibility (E: the account's email).",
       code: "plan_required",
+      required_plan: "visibility",
     });
     expect(s.t.db.orm.select().from(prompts).where(eq(prompts.brandId, s.seed.none.brandId)).all()).toEqual([]);
   });
