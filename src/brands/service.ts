@@ -7,6 +7,7 @@ import { type Db } from "../db/client";
 import { brands } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { newId } from "../ids";
+import { sameList } from "../lists";
 import { normalizeDomain } from "./domain";
 
 export const MAX_ALIASES = 20;
@@ -215,8 +216,4 @@ export function updateBrand(
     .immediate();
   if (updated.changed) app.events.emit("rosterChanged", { brandId });
   return updated.brand;
-}
-
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((item, i) => item === b[i]);
 }

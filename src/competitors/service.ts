@@ -8,6 +8,7 @@ import { type Db } from "../db/client";
 import { competitors } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, newId } from "../ids";
+import { sameList } from "../lists";
 import { decodeCursor, page } from "../paging";
 
 export const NAME_MIN = 3;
@@ -177,10 +178,6 @@ export function updateCompetitor(app: RosterWriter, brandId: string, competitorI
     .immediate();
   if (updated.changed) app.events.emit("rosterChanged", { brandId });
   return updated.competitor;
-}
-
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((item, i) => item === b[i]);
 }
 
 /** Deletes the competitor; its mentions disappear from the analysis with the re-analysis. */

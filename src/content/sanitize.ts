@@ -7,8 +7,8 @@
 // behaviour), no data-* (same gadget risk), no svg/math (namespace-confusion mXSS), no form
 // controls, and URLs limited to http(s), mailto and relative ones.
 //
-// jsdom, not happy-dom: DOMPurify on happy-dom has been measured to leave executable markup on
-// these corpora (see ../shared/corpus/README.md).
+// jsdom, not happy-dom: DOMPurify on happy-dom has been measured to leave executable markup on the
+// attack corpora the tests run (test/corpus/README.md).
 
 import createDOMPurify, { type Config, type DOMPurify, type WindowLike } from "dompurify";
 import { type JSDOM as JSDOMClass } from "jsdom";
