@@ -50,7 +50,7 @@ function listTs(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = join(dir, entry.name);
     if (entry.isDirectory()) return listTs(full);
-    return entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts") ? [full] : [];
+    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith(".d.ts") ? [full] : [];
   });
 }
 
@@ -65,8 +65,8 @@ const BARE_IMPORT = /(?:^|\n)\s*import\s*["']([^"']+)["']|\bimport\(\s*["']([^"'
 function resolveImport(fromFile: string, specifier: string): string | null {
   if (!specifier.startsWith(".")) return null;
   const base = resolve(dirname(fromFile), specifier);
-  for (const candidate of [`${base}.ts`, join(base, "index.ts"), base]) {
-    if (candidate.endsWith(".ts") && files.has(candidate)) return relative(SRC, candidate);
+  for (const candidate of [`${base}.ts`, `${base}.tsx`, join(base, "index.ts"), join(base, "index.tsx"), base]) {
+    if (/\.tsx?$/.test(candidate) && files.has(candidate)) return relative(SRC, candidate);
   }
   return null;
 }
