@@ -136,6 +136,18 @@ describe("the session door onto the catalogue", () => {
   });
 });
 
+describe("every tool of the catalogue", () => {
+  test("is reachable through the session door: each answers with its own result or its own sentence", async () => {
+    for (const tool of TOOLS) {
+      const res = await runTool("auto", brand.auto!, tool.name, { no_such_field: true });
+      // A strict input refuses the stray field by name: the call reached the tool's declaration.
+      expect([tool.name, res.status, res.json.code]).toEqual([tool.name, 400, "invalid_input"]);
+      expect(res.json.error).toStartWith(`Invalid input for ${tool.name}: `);
+      expect(res.json.error).toContain('Unknown field "no_such_field"');
+    }
+  });
+});
+
 describe("methods the session door does not serve", () => {
   test("are 405 with Allow, before the session is looked at", async () => {
     for (const [method, path, allow] of [
