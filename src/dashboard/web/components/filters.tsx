@@ -1,0 +1,136 @@
+// The analytics filter shared by every analytics page: period, engine and tag, kept in the URL
+// (?start=YYYY-MM-DD&end=YYYY-MM-DD&engine=…&tag=…) so a reload or a shared link shows the same
+// figures. The server resolves the defaults (the last 30 days) and names a bad value in its sentence.
+
+import { useId } from "preact/hooks";
+import { useLocation } from "preact-iso";
+import { api } from "../api";
+import { useLoad } from "./ui";
+
+export interface AnalyticsFilter {
+  start_date?: string;
+  end_date?: string;
+  engine?: string;
+  tag?: string;
+}
+
+const FILTER_PARAMS = { start: "start_date", end: "end_date", engine: "engine", tag: "tag" } as const;
+type Param = keyof typeof FILTER_PARAMS;
+
+const PRESETS = [
+  { days: 7, label: "Last 7 days" },
+  { days: 30, label: "Last 30 days" },
+  { days: 90, label: "Last 90 days" },
+] as const;
+
+function day(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** The filter in the URL, as tool input, and a way to change part of it (other query parameters are kept). */
+export function useAnalyticsFilter(): {
+  filter: AnalyticsFilter;
+  query: Record<string, string>;
+  set(patch: Partial<Record<Param, string | null>>): void;
+} {
+  const { query, path, route } = useLocation();
+  const filter: AnalyticsFilter = {};
+  for (const [param, field] of Object.entries(FILTER_PARAMS) as Array<[Param, keyof AnalyticsFilter]>) {
+    if (query[param]) filter[field] = query[param];
+  }
+  const set = (patch: Partial<Record<Param, string | null>>) => {
+    const next = new URLSearchParams(query);
+    for (const [key, value] of Object.entries(patch)) {
+      if (value) next.set(key, value);
+      else next.delete(key);
+    }
+    next.delete("cursor");
+    const search = next.toString();
+    route(search ? `${path}?${search}` : path);
+  };
+  return { filter, query, set };
+}
+
+/** The query string of the current filter, to carry it onto a link (`?start=…&engine=…`), or "". */
+export function filterQuery(query: Record<string, string>): string {
+  const kept = new URLSearchParams();
+  for (const param of Object.keys(FILTER_PARAMS)) if (query[param]) kept.set(param, query[param]);
+  const text = kept.toString();
+  return text ? `?${text}` : "";
+}
+
+/** Period presets, a custom range, engine and tag. Engines and tags come from the brand's own tools. */
+export function FilterBar({ brandId }: { brandId: string }) {
+  const { query, set } = useAnalyticsFilter();
+  const id = useId();
+  const options = useLoad(async () => {
+    const [brand, tags] = await Promise.all([api.tool(brandId, "get_brand", {}), api.tool(brandId, "list_tags", { limit: 200 })]);
+    return { engines: brand.engines, tags: tags.tags };
+  }, [brandId]);
+  // A preset is a start date N-1 days before today with no end; anything else is a custom range.
+  const presetOf = (): string => {
+    if (!query.start && !query.end) return "30";
+    const preset = PRESETS.find((p) => !query.end && query.start === day(Date.now() - (p.days - 1) * 86_400_000));
+    return preset ? String(preset.days) : "custom";
+  };
+  const period = presetOf();
+  const choosePreset = (value: string) => {
+    if (value === "custom") return set({ start: query.start ?? day(Date.now() - 29 * 86_400_000), end: query.end ?? day(Date.now()) });
+    const days = Number(value);
+    set({ start: days === 30 ? null : day(Date.now() - (days - 1) * 86_400_000), end: null });
+  };
+  return (
+    <form class="filter-bar" aria-label="Filter the figures" onSubmit={(e) => e.preventDefault()}>
+      <div class="field">
+        <label for={`${id}-period`}>Period</label>
+        <select id={`${id}-period`} value={period} onChange={(e) => choosePreset(e.currentTarget.value)}>
+          {PRESETS.map((p) => (
+            <option key={p.days} value={String(p.days)}>
+              {p.label}
+            </option>
+          ))}
+          <option value="custom">Custom range</option>
+        </select>
+      </div>
+      {period === "custom" && (
+        <>
+          <div class="field">
+            <label for={`${id}-start`}>From</label>
+            <input
+              id={`${id}-start`}
+              type="date"
+              value={query.start ?? ""}
+              onChange={(e) => set({ start: e.currentTarget.value || null })}
+            />
+          </div>
+          <div class="field">
+            <label for={`${id}-end`}>To</label>
+            <input id={`${id}-end`} type="date" value={query.end ?? ""} onChange={(e) => set({ end: e.currentTarget.value || null })} />
+          </div>
+        </>
+      )}
+      <div class="field">
+        <label for={`${id}-engine`}>Engine</label>
+        <select id={`${id}-engine`} value={query.engine ?? ""} onChange={(e) => set({ engine: e.currentTarget.value || null })}>
+          <option value="">All engines</option>
+          {options.data?.engines.map((engine) => (
+            <option key={engine.id} value={engine.id}>
+              {engine.label}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div class="field">
+        <label for={`${id}-tag`}>Tag</label>
+        <select id={`${id}-tag`} value={query.tag ?? ""} onChange={(e) => set({ tag: e.currentTarget.value || null })}>
+          <option value="">All tags</option>
+          {options.data?.tags.map((tag) => (
+            <option key={tag.id} value={tag.name}>
+              {tag.name}
+            </option>
+          ))}
+        </select>
+      </div>
+    </form>
+  );
+}
