@@ -8,6 +8,7 @@ import { ConfirmDialog } from "../../components/confirm";
 import { useEditForm, useInPlaceEdit } from "../../components/in-place";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
+import { MoreButton, RowActions } from "../../components/rows";
 import { Button, EmptyState, Field, Notice, PageHeading } from "../../components/ui";
 
 type Competitor = ToolOutput<"list_competitors">["competitors"][number];
@@ -187,23 +188,17 @@ export function Competitors({ brandId }: { brandId: string }) {
                       <List items={c.domains} />
                     </td>
                     <td>
-                      <div class="row-actions">
-                        <button
-                          type="button"
-                          class="btn btn-secondary"
-                          ref={edit.editButton(c.id)}
-                          aria-label={`Edit competitor ${c.name}`}
-                          onClick={() => {
-                            setMessage(null);
-                            edit.start(c.id);
-                          }}
-                        >
-                          Edit
-                        </button>
-                        <Button variant="danger" aria-label={`Delete competitor ${c.name}`} onClick={() => setDeleting(c)}>
-                          Delete
-                        </Button>
-                      </div>
+                      <RowActions
+                        what="competitor"
+                        name={c.name}
+                        remove="Delete"
+                        buttonRef={edit.editButton(c.id)}
+                        onEdit={() => {
+                          setMessage(null);
+                          edit.start(c.id);
+                        }}
+                        onRemove={() => setDeleting(c)}
+                      />
                     </td>
                   </tr>
                 ),
@@ -212,11 +207,7 @@ export function Competitors({ brandId }: { brandId: string }) {
           </table>
         </div>
       )}
-      {list.hasMore && (
-        <Button onClick={list.more} disabled={list.loading}>
-          {list.loading ? "Loading…" : "More"}
-        </Button>
-      )}
+      <MoreButton list={list} />
       <section class="card stack" aria-labelledby="new-competitor-heading">
         <h2 id="new-competitor-heading">Add a competitor</h2>
         <CompetitorForm

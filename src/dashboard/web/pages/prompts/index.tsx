@@ -9,6 +9,7 @@ import { useInPlaceEdit } from "../../components/in-place";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
+import { EditButton, MoreButton } from "../../components/rows";
 import { TagChip } from "../../components/tag-chip";
 import { Button, EmptyState, Notice, PageHeading, useLoad } from "../../components/ui";
 import { BulkAdd } from "./bulk-add";
@@ -159,18 +160,14 @@ export function Prompts({ brandId }: { brandId: string }) {
                               </Button>
                             ) : (
                               <>
-                                <button
-                                  type="button"
-                                  class="btn btn-secondary"
-                                  ref={edit.editButton(p.id)}
-                                  aria-label={`Edit prompt ${short(p.text)}`}
+                                <EditButton
+                                  label={`Edit prompt ${short(p.text)}`}
+                                  buttonRef={edit.editButton(p.id)}
                                   onClick={() => {
                                     setMessage(null);
                                     edit.start(p.id);
                                   }}
-                                >
-                                  Edit
-                                </button>
+                                />
                                 <Button variant="danger" aria-label={`Archive prompt ${short(p.text)}`} onClick={() => setArchiving(p)}>
                                   Archive
                                 </Button>
@@ -185,11 +182,7 @@ export function Prompts({ brandId }: { brandId: string }) {
               </table>
             </div>
           )}
-          {list.hasMore && (
-            <Button onClick={list.more} disabled={list.loading}>
-              {list.loading ? "Loading…" : "More"}
-            </Button>
-          )}
+          <MoreButton list={list} />
         </section>
       )}
       <BulkAdd brandId={brandId} onAdded={afterAdd} />

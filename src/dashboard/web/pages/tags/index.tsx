@@ -9,6 +9,7 @@ import { useEditForm, useInPlaceEdit } from "../../components/in-place";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
+import { MoreButton, RowActions } from "../../components/rows";
 import { TagChip } from "../../components/tag-chip";
 import { Button, EmptyState, Field, Notice, PageHeading } from "../../components/ui";
 
@@ -179,23 +180,17 @@ export function Tags({ brandId }: { brandId: string }) {
                       </a>
                     </td>
                     <td>
-                      <div class="row-actions">
-                        <button
-                          type="button"
-                          class="btn btn-secondary"
-                          ref={edit.editButton(t.id)}
-                          aria-label={`Edit tag ${t.name}`}
-                          onClick={() => {
-                            setMessage(null);
-                            edit.start(t.id);
-                          }}
-                        >
-                          Edit
-                        </button>
-                        <Button variant="danger" aria-label={`Delete tag ${t.name}`} onClick={() => setDeleting(t)}>
-                          Delete
-                        </Button>
-                      </div>
+                      <RowActions
+                        what="tag"
+                        name={t.name}
+                        remove="Delete"
+                        buttonRef={edit.editButton(t.id)}
+                        onEdit={() => {
+                          setMessage(null);
+                          edit.start(t.id);
+                        }}
+                        onRemove={() => setDeleting(t)}
+                      />
                     </td>
                   </tr>
                 ),
@@ -204,11 +199,7 @@ export function Tags({ brandId }: { brandId: string }) {
           </table>
         </div>
       )}
-      {list.hasMore && (
-        <Button onClick={list.more} disabled={list.loading}>
-          {list.loading ? "Loading…" : "More"}
-        </Button>
-      )}
+      <MoreButton list={list} />
       <section class="card stack" aria-labelledby="new-tag-heading">
         <h2 id="new-tag-heading">Create a tag</h2>
         <TagForm label="Create a tag" initial={{ name: "", color: DEFAULT_COLOR }} submitLabel="Create the tag" onSubmit={create} />

@@ -1,0 +1,57 @@
+// The controls every editable list shares: a row's Edit button (which takes the keyboard back when
+// its in-place form closes) beside its removal button, and the "More" button of a paged list.
+import { type Paged } from "./paged";
+import { Button } from "./ui";
+
+export function EditButton({
+  label,
+  buttonRef,
+  onClick,
+}: {
+  label: string;
+  buttonRef: (el: HTMLButtonElement | null) => void;
+  onClick: () => void;
+}) {
+  return (
+    <button type="button" class="btn btn-secondary" ref={buttonRef} aria-label={label} onClick={onClick}>
+      Edit
+    </button>
+  );
+}
+
+/** Edit and a removal (Delete, Archive…) for one row, each named after the row for screen readers. */
+export function RowActions({
+  what,
+  name,
+  remove,
+  buttonRef,
+  onEdit,
+  onRemove,
+}: {
+  /** "tag", "competitor"… */
+  what: string;
+  name: string;
+  /** The removal's word: "Delete", "Archive". */
+  remove: string;
+  buttonRef: (el: HTMLButtonElement | null) => void;
+  onEdit: () => void;
+  onRemove: () => void;
+}) {
+  return (
+    <div class="row-actions">
+      <EditButton label={`Edit ${what} ${name}`} buttonRef={buttonRef} onClick={onEdit} />
+      <Button variant="danger" aria-label={`${remove} ${what} ${name}`} onClick={onRemove}>
+        {remove}
+      </Button>
+    </div>
+  );
+}
+
+export function MoreButton<T>({ list }: { list: Paged<T> }) {
+  if (!list.hasMore) return null;
+  return (
+    <Button onClick={list.more} disabled={list.loading}>
+      {list.loading ? "Loading…" : "More"}
+    </Button>
+  );
+}
