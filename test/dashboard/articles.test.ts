@@ -5,7 +5,7 @@
 // configured" sentence. Checked with axe-core and photographed at 1280 and 390 px, light and dark.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { type Page } from "playwright-core";
-import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, screenshot } from "../support/dashboard";
+import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, photograph, signIn } from "../support/dashboard";
 import { answer, startFakeOpenAI } from "../support/fake-providers";
 
 const AUTOPILOT = { email: "writer@example.com", password: "a long password" };
@@ -42,31 +42,10 @@ let articleUrl: string;
 let slug: string;
 let siteKey: string;
 
-async function photograph(p: Page, name: string): Promise<void> {
-  for (const [width, height] of [
-    [1280, 800],
-    [390, 844],
-  ] as const) {
-    for (const colorScheme of ["light", "dark"] as const) {
-      await p.setViewportSize({ width, height });
-      await p.emulateMedia({ colorScheme });
-      // After a resize or a change of colour scheme, Chromium repaints a sandboxed (cross-origin)
-      // frame only once it is looked at: the full-page screenshot alone shows it blank.
-      for (const frame of await p.getByTitle("Preview of the saved article").all()) await frame.screenshot();
-      await screenshot(p, name);
-      if (width === 390) expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    }
-  }
-  await p.setViewportSize({ width: 1280, height: 800 });
-  await p.emulateMedia({ colorScheme: "light" });
-}
-
-async function signIn(p: Page, who: { email: string; password: string }): Promise<void> {
-  await p.goto(d.url("/sign-in"));
-  await p.getByLabel("Email").fill(who.email);
-  await p.getByLabel("Password").fill(who.password);
-  await p.getByRole("button", { name: "Sign in" }).click();
-  await p.waitForURL(/\/brands\/brd_/);
+// After a resize or a change of colour scheme, Chromium repaints a sandboxed (cross-origin) frame
+// only once it is looked at: the full-page screenshot alone shows it blank.
+async function repaintPreview(p: Page): Promise<void> {
+  for (const frame of await p.getByTitle("Preview of the saved article").all()) await frame.screenshot();
 }
 
 async function createBrand(email: string, name: string): Promise<{ id: string; site_key: string }> {
@@ -91,7 +70,7 @@ beforeAll(async () => {
   brandId = brand.id;
   siteKey = brand.site_key;
   page = await d.page();
-  await signIn(page, AUTOPILOT);
+  await signIn(d, page, AUTOPILOT);
 });
 
 afterAll(async () => {
@@ -106,7 +85,7 @@ describe("the Articles pages", () => {
     expect(await page.getByText(/Articles close content gaps/).count()).toBe(1);
     expect(await page.getByRole("link", { name: "New article" }).count()).toBe(2);
     await expectAccessible(page, "articles-empty");
-    await photograph(page, "articles-empty");
+    await photograph(page, "articles-empty", repaintPreview);
   });
 
   test("the writer button shows the server's sentence when no [writer] is configured", async () => {
@@ -162,7 +141,7 @@ describe("the Articles pages", () => {
     await frame.getByText("One more line.").waitFor();
     await page.waitForTimeout(300);
     await expectAccessible(page, "article-draft");
-    await photograph(page, "article-draft");
+    await photograph(page, "article-draft", repaintPreview);
     expectNothingUnsafe(page);
   });
 
@@ -200,13 +179,13 @@ describe("the Articles pages", () => {
     expect(await slugField.evaluate((el) => (el as HTMLInputElement).readOnly)).toBe(true);
     expect(await page.getByText("Fixed: the article has been published under this slug").count()).toBe(1);
     await expectAccessible(page, "article-published");
-    await photograph(page, "article-published");
+    await photograph(page, "article-published", repaintPreview);
 
     await page.getByRole("button", { name: "Unpublish" }).click();
     const dialog = page.getByRole("dialog", { name: "Unpublish this article?" });
     await dialog.waitFor();
     await expectAccessible(page, "article-unpublish-dialog");
-    await photograph(page, "article-unpublish-dialog");
+    await photograph(page, "article-unpublish-dialog", repaintPreview);
     await dialog.getByRole("button", { name: "Cancel" }).click();
     await dialog.waitFor({ state: "hidden" });
     expect((await fetch(publicUrl)).status).toBe(200);
@@ -258,7 +237,7 @@ describe("the Articles pages", () => {
     await page.getByRole("navigation", { name: "Filter by status" }).getByRole("link", { name: "All" }).click();
     await page.getByRole("link", { name: HOSTILE_TITLE, exact: true }).waitFor();
     await expectAccessible(page, "articles");
-    await photograph(page, "articles");
+    await photograph(page, "articles", repaintPreview);
     expectNothingUnsafe(page);
     await page.goto(articleUrl);
     await page.getByLabel("Markdown").waitFor();
@@ -267,7 +246,7 @@ describe("the Articles pages", () => {
   test("an account on the Visibility plan is told that articles need Autopilot", async () => {
     const vBrand = await createBrand(VISIBILITY.email, "Watched");
     const other = await d.page();
-    await signIn(other, VISIBILITY);
+    await signIn(d, other, VISIBILITY);
     for (const path of ["/articles/new", "/articles"]) {
       await other.goto(d.url(`/brands/${vBrand.id}${path}`));
       await other.getByRole("status").filter({ hasText: "Writing and publishing articles needs the Autopilot plan." }).waitFor();
@@ -285,7 +264,7 @@ describe("the Articles pages", () => {
     expect(refused.body.code).toBe("plan_required");
     expect(refused.body.required_plan).toBe("autopilot");
     await expectAccessible(other, "articles-plan-needed");
-    await photograph(other, "articles-plan-needed");
+    await photograph(other, "articles-plan-needed", repaintPreview);
     expectNothingUnsafe(other);
   });
 });

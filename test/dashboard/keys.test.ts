@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type Page } from "playwright-core";
-import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, screenshot } from "../support/dashboard";
+import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, photograph, signIn } from "../support/dashboard";
 import { connect } from "../support/mcp";
 
 const OWNER = { email: "owner@example.com", password: "a long password" };
@@ -19,30 +19,6 @@ let page: Page;
 let brandId: string;
 let client: Client | null = null;
 let firstKey = "";
-
-async function photograph(name: string): Promise<void> {
-  for (const [width, height] of [
-    [1280, 800],
-    [390, 844],
-  ] as const) {
-    for (const colorScheme of ["light", "dark"] as const) {
-      await page.setViewportSize({ width, height });
-      await page.emulateMedia({ colorScheme });
-      await screenshot(page, name);
-      if (width === 390) expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    }
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.emulateMedia({ colorScheme: "light" });
-}
-
-async function signIn(into: Page, who: { email: string; password: string }): Promise<void> {
-  await into.goto(d.url("/sign-in"));
-  await into.getByLabel("Email").fill(who.email);
-  await into.getByLabel("Password").fill(who.password);
-  await into.getByRole("button", { name: "Sign in" }).click();
-  await into.waitForURL(/\/brands\/brd_/);
-}
 
 async function openKeysPage(into: Page, brand = brandId): Promise<void> {
   await into.goto(d.url(`/brands/${brand}/keys`));
@@ -68,7 +44,7 @@ beforeAll(async () => {
   page = await d.page();
   page.setDefaultTimeout(10_000);
   await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: d.server.url });
-  await signIn(page, OWNER);
+  await signIn(d, page, OWNER);
 });
 
 afterAll(async () => {
@@ -87,10 +63,10 @@ describe("the API keys page", () => {
     expect(await main.getByLabel("Key name").count()).toBe(0);
     await main.getByRole("heading", { name: "No API key for this brand" }).waitFor();
     await expectAccessible(page, "keys-plan-none");
-    await photograph("keys-plan-none");
+    await photograph(page, "keys-plan-none");
 
     const other = await d.page();
-    await signIn(other, MEMBER);
+    await signIn(d, other, MEMBER);
     const memberBrand = new URL(other.url()).pathname.split("/")[2]!;
     await openKeysPage(other, memberBrand);
     await other
@@ -183,7 +159,7 @@ describe("the API keys page", () => {
     expect(cursor).toEqual({ mcpServers: { spyglass: { url, headers: { Authorization: `Bearer ${key}` } } } });
     await select.selectOption({ label: "Claude Desktop (mcp-remote)" });
     await expectAccessible(page, "keys-new-key-dialog");
-    await photograph("keys-new-key-dialog");
+    await photograph(page, "keys-new-key-dialog");
     await dialog.getByRole("button", { name: "Done" }).click();
     await dialog.waitFor({ state: "hidden" });
     expect(await page.content()).not.toContain(key);
@@ -202,7 +178,7 @@ describe("the API keys page", () => {
 
     await page.getByRole("button", { name: `Revoke ${name}` }).click();
     await expectAccessible(page, "keys-revoke-dialog");
-    await photograph("keys-revoke-dialog");
+    await photograph(page, "keys-revoke-dialog");
     await dialog.getByRole("button", { name: "Revoke the key" }).click();
     await page
       .getByRole("status")
@@ -229,7 +205,7 @@ describe("the API keys page", () => {
     await page.getByRole("button", { name: `Revoke ${HOSTILE}` }).waitFor();
     expect(await page.locator("main img").count()).toBe(0);
     await expectAccessible(page, "keys");
-    await photograph("keys");
+    await photograph(page, "keys");
     expectNothingUnsafe(page);
   });
 
@@ -256,7 +232,7 @@ describe("the API keys page", () => {
     expect(await page.getByText("An account can have at most 20 active API keys.").count()).toBe(0);
     expect(await page.getByRole("dialog").count()).toBe(0);
     await expectAccessible(page, "keys-limit");
-    await photograph("keys-limit");
+    await photograph(page, "keys-limit");
     expectNothingUnsafe(page);
   });
 

@@ -5,7 +5,7 @@
 // too small, keyboard-only use, axe-core and screenshots at 1280 and 390 px in light and dark.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { type Locator, type Page, type Request } from "playwright-core";
-import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, screenshot } from "../support/dashboard";
+import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, photograph, screenshot, signIn } from "../support/dashboard";
 import { call, connect } from "../support/mcp";
 
 const USER = { email: "roster@example.com", password: "a long password" };
@@ -18,30 +18,6 @@ setDefaultTimeout(60_000);
 let d: Dashboard;
 let page: Page;
 let brandId: string;
-
-async function photograph(name: string): Promise<void> {
-  for (const [width, height] of [
-    [1280, 800],
-    [390, 844],
-  ] as const) {
-    for (const colorScheme of ["light", "dark"] as const) {
-      await page.setViewportSize({ width, height });
-      await page.emulateMedia({ colorScheme });
-      await screenshot(page, name);
-      if (width === 390) expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    }
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.emulateMedia({ colorScheme: "light" });
-}
-
-async function signIn(p: Page, email: string, password: string): Promise<void> {
-  await p.goto(d.url("/sign-in"));
-  await p.getByLabel("Email").fill(email);
-  await p.getByLabel("Password").fill(password);
-  await p.getByRole("button", { name: "Sign in" }).click();
-  await p.waitForURL(/\/brands\/brd_/);
-}
 
 /** Runs a tool through the session door with the page's cookie, as the page itself does. */
 async function viaSession(name: string, input: Record<string, unknown>): Promise<any> {
@@ -74,7 +50,7 @@ beforeAll(async () => {
   brandId = (await d.box.cliJson(["brand", "create", "--email", USER.email, "--name", "Acme", "--domain", "acme.com"])).id;
   page = await d.page();
   page.setDefaultTimeout(10_000);
-  await signIn(page, USER.email, USER.password);
+  await signIn(d, page, { email: USER.email, password: USER.password });
 });
 
 afterAll(async () => {
@@ -89,7 +65,7 @@ describe("the Prompts page", () => {
     expect(await page.getByText("best CRM for small agencies").count()).toBeGreaterThan(0);
     await expect(page.getByRole("link", { name: "Prompts", exact: true }).getAttribute("aria-current")).resolves.toBe("page");
     await expectAccessible(page, "prompts-empty");
-    await photograph("prompts-empty");
+    await photograph(page, "prompts-empty");
   });
 
   test("a bulk add creates the prompts, with markup as text, and reports the duplicate", async () => {
@@ -140,7 +116,7 @@ describe("the Prompts page", () => {
     expect(await row("best CRM for small agencies").count()).toBe(0);
     // A shared link opens the same selection.
     const other = await d.page();
-    await signIn(other, USER.email, USER.password);
+    await signIn(d, other, { email: USER.email, password: USER.password });
     await other.goto(page.url());
     await other.getByRole("rowheader", { name: "which CRM integrates with Gmail?" }).waitFor();
     expect(await other.getByRole("rowheader").count()).toBe(1);
@@ -156,7 +132,7 @@ describe("the Prompts page", () => {
     await page.waitForFunction(() => document.activeElement?.tagName === "TEXTAREA");
     await expect(form.getByLabel("Prompt text").evaluate((el) => el === document.activeElement)).resolves.toBe(true);
     await expectAccessible(page, "prompts-edit");
-    await photograph("prompts-edit");
+    await photograph(page, "prompts-edit");
     await form.getByLabel("Prompt text").fill("which CRM integrates with Gmail and Outlook?");
     await form.getByLabel("Tags", { exact: true }).fill("integrations, pricing");
     await form.getByLabel("Country").fill("us");
@@ -191,7 +167,7 @@ describe("the Prompts page", () => {
 
   test("a prompt is archived behind a confirmation naming it, then restored", async () => {
     await expectAccessible(page, "prompts");
-    await photograph("prompts");
+    await photograph(page, "prompts");
     await page.getByRole("button", { name: "Archive prompt best CRM for small agencies" }).click();
     const dialog = page.getByRole("dialog", { name: "Archive this prompt?" });
     await dialog.waitFor();
@@ -284,7 +260,7 @@ describe("the Tags page", () => {
     await page.getByRole("status").filter({ hasText: "Created the tag “Top of funnel”." }).waitFor();
     await row("Top of funnel").getByRole("cell", { name: "#e11d48" }).waitFor();
     await expectAccessible(page, "tags");
-    await photograph("tags");
+    await photograph(page, "tags");
 
     await page.getByRole("button", { name: "Edit tag Top of funnel" }).click();
     const form = page.getByRole("form", { name: "Edit tag Top of funnel" });
@@ -328,7 +304,7 @@ describe("the Competitors page", () => {
     await page.getByRole("heading", { name: "No competitors yet" }).waitFor();
     expect(await page.getByText("re-analysed").count()).toBeGreaterThan(0);
     await expectAccessible(page, "competitors-empty");
-    await photograph("competitors-empty");
+    await photograph(page, "competitors-empty");
     await page.getByLabel("Competitor name").fill(HOSTILE_COMPETITOR);
     await page.getByLabel("Aliases").fill("Hub Spot\nHubSpot CRM");
     await page.getByLabel("Domains").fill("hubspot.com\nhttps://www.hubspot.de/pricing");
@@ -345,7 +321,7 @@ describe("the Competitors page", () => {
     await page.getByRole("button", { name: "Add the competitor" }).click();
     await row("Pipedrive").waitFor();
     await expectAccessible(page, "competitors");
-    await photograph("competitors");
+    await photograph(page, "competitors");
     expectNothingUnsafe(page);
   });
 
@@ -391,7 +367,7 @@ describe("a plan too small", () => {
     await d.box.cli(["account", "create", "--email", "free@example.com", "--password", USER.password, "--plan", "none"]);
     await d.box.cliJson(["brand", "create", "--email", "free@example.com", "--name", "Free brand"]);
     const free = await d.page();
-    await signIn(free, "free@example.com", USER.password);
+    await signIn(d, free, { email: "free@example.com", password: USER.password });
     for (const [link, what] of [
       ["Prompts", "Tracking prompts needs the Visibility plan."],
       ["Tags", "Grouping prompts with tags needs the Visibility plan."],

@@ -3,29 +3,13 @@
 // photographed at 1280 and 390 px in light and dark, with no CSP violation, error or dialog.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Page } from "playwright-core";
-import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, screenshot } from "../support/dashboard";
+import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, photograph } from "../support/dashboard";
 
 const OWNER = { email: "owner@example.com", password: "a long password" };
 const HOSTILE = `Acme <img src=x onerror=alert(1)> "><script>alert(2)</script>`;
 
 let d: Dashboard;
 let page: Page;
-
-async function photograph(name: string): Promise<void> {
-  for (const [width, height] of [
-    [1280, 800],
-    [390, 844],
-  ] as const) {
-    for (const colorScheme of ["light", "dark"] as const) {
-      await page.setViewportSize({ width, height });
-      await page.emulateMedia({ colorScheme });
-      await screenshot(page, name);
-      if (width === 390) expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    }
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.emulateMedia({ colorScheme: "light" });
-}
 
 beforeAll(async () => {
   d = await openDashboard();
@@ -42,14 +26,14 @@ describe("the dashboard's shell", () => {
     await page.waitForURL("**/welcome");
     await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Welcome to Spyglass");
     await expectAccessible(page, "welcome");
-    await photograph("welcome");
+    await photograph(page, "welcome");
     await page.getByLabel("Email").fill(OWNER.email);
     await page.getByLabel("Password").fill(OWNER.password);
     await page.getByRole("button", { name: "Create the owner account" }).click();
     await page.waitForURL("**/brands");
     await page.getByRole("heading", { name: "No brand yet" }).waitFor();
     await expectAccessible(page, "brands-empty");
-    await photograph("brands-empty");
+    await photograph(page, "brands-empty");
   });
 
   test("a brand named with markup is created and shown as text", async () => {
@@ -62,7 +46,7 @@ describe("the dashboard's shell", () => {
     await page.getByRole("heading", { name: "Tracking" }).waitFor();
     expect(await page.getByRole("link", { name: "set your account's plan on the Accounts page" }).count()).toBe(1);
     await expectAccessible(page, "brand");
-    await photograph("brand");
+    await photograph(page, "brand");
     expectNothingUnsafe(page);
   });
 
@@ -71,7 +55,7 @@ describe("the dashboard's shell", () => {
     await page.waitForURL("**/accounts");
     await page.getByRole("table").waitFor();
     await expectAccessible(page, "accounts");
-    await photograph("accounts");
+    await photograph(page, "accounts");
     await page.getByLabel(`Plan of ${OWNER.email}`).selectOption("visibility");
     await page
       .getByRole("status")
@@ -100,7 +84,7 @@ describe("the dashboard's shell", () => {
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("alert").filter({ hasText: "The email or the password is not right." }).waitFor();
     await expectAccessible(page, "sign-in");
-    await photograph("sign-in");
+    await photograph(page, "sign-in");
     await page.getByLabel("Password").fill(OWNER.password);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL(/\/brands\/brd_/);

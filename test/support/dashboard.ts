@@ -136,3 +136,33 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path, fullPage: true });
   return path;
 }
+
+/**
+ * Photographs the page at 1280×800 and 390×844, light and dark, checking that at 390 px nothing
+ * scrolls the page sideways; `prepare` runs before each shot (repaint a frame, open a panel…).
+ */
+export async function photograph(page: Page, name: string, prepare?: (page: Page) => Promise<void>): Promise<void> {
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.setViewportSize({ width, height });
+      await page.emulateMedia({ colorScheme });
+      await prepare?.(page);
+      await screenshot(page, name);
+      if (width === 390) expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.emulateMedia({ colorScheme: "light" });
+}
+
+/** Signs in through the sign-in page and waits for the dashboard to land on a brand. */
+export async function signIn(d: Dashboard, page: Page, who: { email: string; password: string }): Promise<void> {
+  await page.goto(d.url("/sign-in"));
+  await page.getByLabel("Email").fill(who.email);
+  await page.getByLabel("Password").fill(who.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(/\/brands\/brd_/);
+}
