@@ -81,7 +81,6 @@ export function exportRoutes(ctx: AppContext, catalogue: ToolCatalog) {
           "content-type": "text/csv; charset=utf-8",
           "content-disposition": `attachment; filename="${exportFileName(principal.brand.name, name, tool.input, filter)}"`,
           "cache-control": "no-store",
-          "x-request-id": id,
         },
       });
     });
