@@ -6,6 +6,7 @@ import { brandRoutes } from "./brands/routes";
 import { buildCatalog, type ToolCatalog } from "./catalogue/registry";
 import { TOOLS } from "./catalogue/tools";
 import { type AppContext } from "./context";
+import { exportRoutes } from "./dashboard/export";
 import { dashboardRoutes } from "./dashboard/routes";
 import { healthRoutes } from "./health/routes";
 import { observability } from "./http/observability";
@@ -25,6 +26,7 @@ export function buildApp(ctx: AppContext, catalogue: ToolCatalog = buildCatalog(
     .use(keyRoutes(ctx))
     .use(mcpRoutes(ctx, catalogue))
     .use(dashboardRoutes(ctx, catalogue))
+    .use(exportRoutes(ctx, catalogue))
     .use(publicRoutes(ctx));
 }
 

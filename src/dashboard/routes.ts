@@ -12,7 +12,7 @@ import { methodNotAllowed } from "../errors";
 import { requestId } from "../http/observability";
 
 /** Another account's brand (or none) is the same 404 as a brand that does not exist (CONTRACT §3). */
-function principalFor(ctx: AppContext, account: AccountView, brandId: string): Principal {
+export function principalFor(ctx: AppContext, account: AccountView, brandId: string): Principal {
   const brand = getAccountBrand(ctx.db, account.id, brandId);
   return { account: { id: account.id }, brand: { id: brand.id, name: brand.name, domain: brand.domain }, plan: account.plan };
 }

@@ -2,6 +2,7 @@
 // reload or a shared link keeps it), paged with the tool's cursor, and the writer model's form.
 import { useLocation } from "preact-iso";
 import { api } from "../../api";
+import { DownloadCsv } from "../../components/download-csv";
 import { brandPath } from "../../components/layout";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { EmptyState, formatDate, Notice, PageHeading, useLoad } from "../../components/ui";
@@ -129,7 +130,14 @@ export function Articles({ brandId }: { brandId: string }) {
   const cursor = query.cursor || undefined;
   return (
     <>
-      <PageHeading title="Articles">{!needsAutopilot && <NewArticleLink brandId={brandId} />}</PageHeading>
+      <PageHeading title="Articles">
+        {!needsAutopilot && (
+          <div class="actions">
+            <DownloadCsv brandId={brandId} tool="list_articles" input={status ? { status } : {}} label="articles" />
+            <NewArticleLink brandId={brandId} />
+          </div>
+        )}
+      </PageHeading>
       {needsAutopilot ? (
         <PlanNeeded required="autopilot" what="Writing and publishing articles" />
       ) : (

@@ -5,6 +5,7 @@ import { useState } from "preact/hooks";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { api, errorMessage } from "../../api";
 import { ConfirmDialog } from "../../components/confirm";
+import { DownloadCsv } from "../../components/download-csv";
 import { useEditForm, useInPlaceEdit } from "../../components/in-place";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -134,7 +135,9 @@ export function Competitors({ brandId }: { brandId: string }) {
   };
   return (
     <>
-      <PageHeading title="Competitors" />
+      <PageHeading title="Competitors">
+        {list.items.length > 0 && <DownloadCsv brandId={brandId} tool="list_competitors" label="competitors" />}
+      </PageHeading>
       <p>
         The other brands counted in the same AI answers, for share of voice, ranking and content gaps. Their aliases and domains tell
         Spyglass which mentions and citations are theirs. {REANALYSIS}

@@ -5,6 +5,7 @@
 import { useRef, useState } from "preact/hooks";
 import { api } from "../../api";
 import { ConfirmDialog } from "../../components/confirm";
+import { DownloadCsv } from "../../components/download-csv";
 import { useInPlaceEdit } from "../../components/in-place";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
@@ -19,16 +20,17 @@ import { Failure, PLAN_WHAT, type Prompt, short } from "./shared";
 
 export function Prompts({ brandId }: { brandId: string }) {
   const [filters, setFilters] = useFilters();
+  // The filter on screen: what the table lists and what its CSV holds.
+  const shown = {
+    ...(filters.query ? { query: filters.query } : {}),
+    ...(filters.tag ? { tag: filters.tag } : {}),
+    include_archived: filters.archived,
+  };
   const tags = useLoad(() => api.tool(brandId, "list_tags", { limit: 200 }), [brandId]);
   const colors = new Map((tags.data?.tags ?? []).map((t) => [t.name, t.color]));
   const list = usePaged<Prompt>(
     async (cursor) => {
-      const out = await api.tool(brandId, "list_prompts", {
-        ...(filters.query ? { query: filters.query } : {}),
-        ...(filters.tag ? { tag: filters.tag } : {}),
-        include_archived: filters.archived,
-        ...(cursor ? { cursor } : {}),
-      });
+      const out = await api.tool(brandId, "list_prompts", { ...shown, ...(cursor ? { cursor } : {}) });
       return { items: out.prompts, next: out.next_cursor };
     },
     [brandId, filters.query, filters.tag, filters.archived],
@@ -78,7 +80,9 @@ export function Prompts({ brandId }: { brandId: string }) {
   const none = list.loaded && list.items.length === 0;
   return (
     <>
-      <PageHeading title="Prompts" />
+      <PageHeading title="Prompts">
+        {list.items.length > 0 && <DownloadCsv brandId={brandId} tool="list_prompts" input={shown} label="prompts" />}
+      </PageHeading>
       <p>The questions Spyglass asks AI engines for this brand; each answer is checked for the brand and its competitors.</p>
       {none && !filtered && !filters.archived ? (
         <EmptyState title="No prompts yet">

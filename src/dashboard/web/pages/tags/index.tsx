@@ -5,6 +5,7 @@ import { useState } from "preact/hooks";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { api, errorMessage } from "../../api";
 import { ConfirmDialog } from "../../components/confirm";
+import { DownloadCsv } from "../../components/download-csv";
 import { useEditForm, useInPlaceEdit } from "../../components/in-place";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
@@ -124,7 +125,7 @@ export function Tags({ brandId }: { brandId: string }) {
   };
   return (
     <>
-      <PageHeading title="Tags" />
+      <PageHeading title="Tags">{list.items.length > 0 && <DownloadCsv brandId={brandId} tool="list_tags" label="tags" />}</PageHeading>
       <p>Tags group the brand's prompts (by product, topic, funnel stage or market) to filter the prompts and the analytics.</p>
       {message && <Notice kind="success">{message}</Notice>}
       {list.error && <Notice kind="error">{list.error}</Notice>}
