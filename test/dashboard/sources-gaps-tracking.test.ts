@@ -55,7 +55,7 @@ async function until<T>(read: () => Promise<T>, expected: T, ms = 10_000): Promi
     await Bun.sleep(100);
     last = await read();
   }
-  expect(last).toEqual(expected);
+  expect(last as unknown).toEqual(expected);
 }
 
 interface Sources {
