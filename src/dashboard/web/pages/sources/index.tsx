@@ -160,7 +160,7 @@ export function Sources({ brandId }: { brandId: string }) {
                 <tr key={s.url ?? s.domain} class={chosen === s.domain ? "chosen" : undefined}>
                   <th scope="row">
                     {level === "url" && s.url ? <SourceUrl url={s.url} /> : <span class="mono">{s.domain}</span>}
-                    <div>
+                    <div class="source-answers">
                       <a
                         href={sourceHref(s.domain)}
                         aria-current={chosen === s.domain ? "true" : undefined}
@@ -188,9 +188,15 @@ export function Sources({ brandId }: { brandId: string }) {
         </Button>
       )}
       {chosen && <CitingAnswers key={chosen} brandId={brandId} domain={chosen} filter={filter} />}
-      <p class="muted">
-        <a href={`${brandPath(brandId, "/sources")}${filterQuery(query)}`}>Clear the selection</a>
-      </p>
+      {chosen && (
+        <p>
+          <a
+            href={`${brandPath(brandId, "/sources")}${filterQuery(query)}${level === "url" ? `${filterQuery(query) ? "&" : "?"}level=url` : ""}`}
+          >
+            Close the answers citing {chosen}
+          </a>
+        </p>
+      )}
     </>
   );
 }
