@@ -267,6 +267,9 @@ max_retries = 0
     const live = page.getByRole("status").filter({ hasText: /answers stored/ });
     expect(await live.textContent()).toContain(`${run.answers_done} of ${run.answers_planned} answers stored (${run.answers.ok} ok`);
     expect(run.answers.ok).toBeGreaterThan(0);
+    // Errors by engine: the engine without a key failed every answer, with the reason.
+    const byEngine = page.getByRole("table", { name: "Answers of the last run by engine" });
+    await byEngine.getByRole("row", { name: /nokey/ }).getByText("environment variable UNSET_KEY_FOR_TEST is not set").waitFor();
     await expectAccessible(page, "tracking-after-run");
     await photograph(page, "tracking-after-run");
     expectNothingUnsafe(page);

@@ -87,7 +87,7 @@ export function Tracking({ brandId }: { brandId: string }) {
                     <tr key={e.id}>
                       <th scope="row">{e.label}</th>
                       <td class="mono">{e.id}</td>
-                      <td class="mono">{e.model}</td>
+                      <td class="mono nowrap">{e.model}</td>
                       <td>{e.api}</td>
                       <td>{e.concurrency}</td>
                       <td>
@@ -127,7 +127,7 @@ export function Tracking({ brandId }: { brandId: string }) {
               <dl class="run-facts">
                 <dt>Status</dt>
                 <dd>
-                  <span class={`badge run-${run.status}`}>{RUN_STATUS[run.status] ?? run.status}</span>
+                  <span class={`badge run-status run-${run.status}`}>{RUN_STATUS[run.status] ?? run.status}</span>
                   {run.error && <span class="run-error"> {run.error}</span>}
                 </dd>
                 <dt>Started</dt>
@@ -150,6 +150,37 @@ export function Tracking({ brandId }: { brandId: string }) {
               </dl>
             ) : (
               <p class="muted">No run yet.</p>
+            )}
+            {run && run.by_engine.length > 0 && (
+              <div class="table-wrap">
+                <table class="run-engines-table">
+                  <caption class="offscreen">Answers of the last run by engine</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Engine</th>
+                      <th scope="col">Ok</th>
+                      <th scope="col">Empty</th>
+                      <th scope="col">Refused</th>
+                      <th scope="col">Errors</th>
+                      <th scope="col">First error</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {run.by_engine.map((e) => (
+                      <tr key={e.engine}>
+                        <th scope="row" class="mono">
+                          {e.engine}
+                        </th>
+                        <td>{e.ok}</td>
+                        <td>{e.empty}</td>
+                        <td>{e.refusal}</td>
+                        <td>{e.error}</td>
+                        <td class="run-error">{e.first_error ?? "—"}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
             )}
             <p class="offscreen" role="status" aria-live="polite">
               {progress}
