@@ -175,7 +175,7 @@ export function Sources({ brandId }: { brandId: string }) {
                     <Rate value={s.citation_share} />
                   </td>
                   <td>{s.answers}</td>
-                  <td>{s.owned ? <span class="badge badge-owned">Owned</span> : "Not owned"}</td>
+                  <td class="nowrap">{s.owned ? <span class="badge badge-owned">Owned</span> : "Not owned"}</td>
                 </tr>
               ))}
             </tbody>

@@ -69,6 +69,17 @@ export function Tracking({ brandId }: { brandId: string }) {
         <>
           <section class="card stack" aria-labelledby="engines-heading">
             <h2 id="engines-heading">Engines</h2>
+            {data.engines.some((e) => !e.api_key_set) && (
+              <Notice kind="error">
+                No API key for{" "}
+                {data.engines
+                  .filter((e) => !e.api_key_set)
+                  .map((e) => `${e.label} (${e.id})`)
+                  .join(", ")}
+                : its answers fail until the variable its <code>api_key_env</code> names is set in the server's environment and the server
+                restarted.
+              </Notice>
+            )}
             <div class="table-wrap">
               <table class="engines-table">
                 <caption class="offscreen">Configured engines</caption>
