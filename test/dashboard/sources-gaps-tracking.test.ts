@@ -74,6 +74,7 @@ describe("Sources and Content gaps on demo data", () => {
   let page: Page;
   let brandId: string;
   let start: string;
+  let email: string;
 
   beforeAll(async () => {
     d = await openDashboard();
@@ -81,6 +82,7 @@ describe("Sources and Content gaps on demo data", () => {
     expect(seeded.code).toBe(0);
     const demo = JSON.parse(seeded.stdout) as { login: { email: string; password: string }; brand: { id: string } };
     brandId = demo.brand.id;
+    email = demo.login.email;
     page = await d.page();
     await signIn(d, page, demo.login);
   });
@@ -183,6 +185,18 @@ describe("Sources and Content gaps on demo data", () => {
     expect(article.prompt_id).toBe(first.prompt_id);
     expect(article.status).toBe("draft");
     expect(await page.getByLabel("Markdown").inputValue()).toContain("Draft to edit");
+    expectNothingUnsafe(page);
+  });
+
+  test("a Visibility account sees the gaps, and that drafting needs the Autopilot plan", async () => {
+    expect((await d.box.cli(["account", "plan", "--email", email, "--plan", "visibility"])).code).toBe(0);
+    await page.goto(d.url(`/brands/${brandId}/gaps`));
+    await page.getByText("Drafting an article needs the Autopilot plan.").waitFor();
+    expect(await page.locator(".gap-list > li").count()).toBeGreaterThan(0);
+    expect(await page.getByRole("button", { name: /Draft an article/ }).count()).toBe(0);
+    await expectAccessible(page, "gaps-visibility-plan");
+    await screenshot(page, "gaps-visibility-plan");
+    expect((await d.box.cli(["account", "plan", "--email", email, "--plan", "autopilot"])).code).toBe(0);
     expectNothingUnsafe(page);
   });
 });
