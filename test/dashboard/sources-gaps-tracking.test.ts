@@ -188,6 +188,14 @@ describe("Sources and Content gaps on demo data", () => {
     expectNothingUnsafe(page);
   });
 
+  test("Tracking without engines in spyglass.toml shows how to add one", async () => {
+    await page.goto(d.url(`/brands/${brandId}/tracking`));
+    await page.getByRole("heading", { name: "No engines configured" }).waitFor();
+    expect(await page.getByText('api_key_env = "OPENAI_API_KEY"').count()).toBe(1);
+    await expectAccessible(page, "tracking-no-engines");
+    await screenshot(page, "tracking-no-engines");
+  });
+
   test("a Visibility account sees the gaps, and that drafting needs the Autopilot plan", async () => {
     expect((await d.box.cli(["account", "plan", "--email", email, "--plan", "visibility"])).code).toBe(0);
     await page.goto(d.url(`/brands/${brandId}/gaps`));
