@@ -31,7 +31,7 @@ function CitingAnswers({
 }: {
   brandId: string;
   domain: string;
-  filter: { start_date?: string; end_date?: string; engine?: string };
+  filter: { start_date?: string; end_date?: string; engine?: string; tag?: string };
 }) {
   const prompts = useLoad(() => api.tool(brandId, "list_prompts", { limit: 200, include_archived: true }), [brandId]);
   const list = usePaged(
@@ -57,6 +57,7 @@ function CitingAnswers({
       <p class="muted">
         <a href={`${brandPath(brandId, "/answers")}?cites=${encodeURIComponent(domain)}`}>Open them in Answers</a>
       </p>
+      {filter.tag && <p class="muted">Period and engine apply to this list; the tag filter does not.</p>}
       {list.error && <Notice kind="error">{list.error}</Notice>}
       {list.loaded && list.items.length === 0 ? (
         <p class="muted">No answer of this period cites it.</p>
