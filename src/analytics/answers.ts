@@ -25,6 +25,8 @@ export interface ListAnswersInput {
   engine?: string;
   mentioned?: boolean;
   status?: AnswerStatus;
+  /** Only answers citing a URL on this registrable domain (as get_top_sources names it). */
+  cited_domain?: string;
   start_date?: string;
   end_date?: string;
   limit: number;
@@ -111,6 +113,11 @@ export function listAnswers(app: AppContext, brandId: string, input: ListAnswers
   if (input.status !== undefined) {
     parts.push("a.status = ?");
     params.push(input.status);
+  }
+  if (input.cited_domain !== undefined) {
+    // The citations of the same brand's answer only (a citation row carries its brand).
+    parts.push("EXISTS (SELECT 1 FROM citations c WHERE c.answer_id = a.id AND c.brand_id = a.brand_id AND c.domain = ?)");
+    params.push(input.cited_domain.toLowerCase());
   }
   if (input.cursor !== undefined) {
     const c = decodeCursor(input.cursor);

@@ -27,9 +27,20 @@ export interface RunView {
   answers_done: number;
   /** Stored answers of the run by status. */
   answers: { ok: number; empty: number; refusal: number; error: number };
+  /** The same per engine (engines with a stored answer, by id), with the first error's reason. */
+  by_engine: EngineAnswers[];
   started_at: string;
   finished_at: string | null;
   error: string | null;
+}
+
+export interface EngineAnswers {
+  engine: string;
+  ok: number;
+  empty: number;
+  refusal: number;
+  error: number;
+  first_error: string | null;
 }
 
 /**
@@ -90,6 +101,19 @@ function view(app: AppContext, row: RunRow): RunView {
     .groupBy(answers.status)
     .all();
   for (const r of rows) counts[r.status] = r.n;
+  const byEngine = new Map<string, EngineAnswers>();
+  const perEngine = app.db.sqlite
+    .query<{ engine: string; status: keyof typeof counts; n: number; first_error: string | null }, [string]>(
+      `SELECT engine, status, count(*) AS n, (SELECT e.error FROM answers e WHERE e.run_id = a.run_id AND e.engine = a.engine
+         AND e.status = 'error' ORDER BY e.id LIMIT 1) AS first_error
+       FROM answers a WHERE a.run_id = ? GROUP BY engine, status ORDER BY engine`,
+    )
+    .all(row.id);
+  for (const r of perEngine) {
+    const entry = byEngine.get(r.engine) ?? { engine: r.engine, ok: 0, empty: 0, refusal: 0, error: 0, first_error: r.first_error };
+    entry[r.status] = r.n;
+    byEngine.set(r.engine, entry);
+  }
   return {
     id: row.id,
     brand_id: row.brandId,
@@ -99,6 +123,7 @@ function view(app: AppContext, row: RunRow): RunView {
     answers_planned: row.answersPlanned,
     answers_done: row.answersDone,
     answers: counts,
+    by_engine: [...byEngine.values()],
     started_at: iso(row.startedAt),
     finished_at: isoOrNull(row.finishedAt),
     error: row.error,

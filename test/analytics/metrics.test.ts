@@ -375,6 +375,26 @@ describe("answers", () => {
     expect(listAnswers(app, s.brandId, { status: "refusal", limit: 5 }).answers.map((a) => keyOf(a.id))).toEqual([ids[6]!]);
   });
 
+  test("list_answers by cited domain: the answers citing it, of this brand only", () => {
+    const g2 = listAnswers(app, s.brandId, { cited_domain: "g2.com", limit: 50 });
+    expect(g2.answers.map((a) => keyOf(a.id)).sort((a, b) => a - b)).toEqual([ids[0]!, ids[1]!, ids[2]!]);
+    // Case does not matter; a domain nobody cites lists nothing; paging works as for any filter.
+    expect(listAnswers(app, s.brandId, { cited_domain: "G2.COM", limit: 50 }).answers).toHaveLength(3);
+    expect(listAnswers(app, s.brandId, { cited_domain: "example.org", limit: 50 }).answers).toEqual([]);
+    const page = listAnswers(app, s.brandId, { cited_domain: "acme.com", limit: 1 });
+    expect(page.answers).toHaveLength(1);
+    const rest = listAnswers(app, s.brandId, { cited_domain: "acme.com", limit: 1, cursor: page.next_cursor! });
+    expect(
+      rest.answers
+        .map((a) => keyOf(a.id))
+        .concat(page.answers.map((a) => keyOf(a.id)))
+        .sort((a, b) => a - b),
+    ).toEqual([ids[0]!, ids[5]!]);
+    // Another brand's answers are not reachable through the filter.
+    const other = seedBrand(app, { name: "Other cited" });
+    expect(listAnswers(app, other.brandId, { cited_domain: "g2.com", limit: 50 }).answers).toEqual([]);
+  });
+
   test("get_answer returns text, mentions by name and citations", () => {
     const { answer } = getAnswer(app, s.brandId, `ans_${ids[0]}`);
     expect(answer.id).toBe(`ans_${ids[0]}`);

@@ -97,6 +97,12 @@ describe("a run against scripted providers", () => {
     expect(run).toMatchObject({ status: "completed", trigger: "cli", engines: ["gpt", "claude"], answers_planned: 12, answers_done: 12 });
     expect(run.answers).toEqual({ ok: 6, empty: 2, refusal: 2, error: 2 });
     expect(run.error).toContain("2 of 12 answers failed");
+    // By engine: the same answers, split; every engine's statuses add up to its share of the plan.
+    expect(run.by_engine.map((e) => e.engine)).toEqual(["claude", "gpt"]);
+    for (const status of ["ok", "empty", "refusal", "error"] as const)
+      expect(run.by_engine.reduce((sum, e) => sum + e[status], 0)).toBe(run.answers[status]);
+    for (const e of run.by_engine) expect(e.ok + e.empty + e.refusal + e.error).toBe(6);
+    for (const e of run.by_engine) expect(e.first_error === null).toBe(e.error === 0);
 
     const rows = app.db.sqlite
       .query<
@@ -302,6 +308,10 @@ describe("limits, overlap, interruption", () => {
     expect(errors).toEqual([
       { engine: "claude", error: "environment variable ANTHROPIC_TEST_KEY is not set" },
       { engine: "gpt", error: "timeout after 1000 ms" },
+    ]);
+    expect(run.by_engine).toEqual([
+      { engine: "claude", ok: 0, empty: 0, refusal: 0, error: 1, first_error: "environment variable ANTHROPIC_TEST_KEY is not set" },
+      { engine: "gpt", ok: 0, empty: 0, refusal: 0, error: 1, first_error: "timeout after 1000 ms" },
     ]);
   });
 });

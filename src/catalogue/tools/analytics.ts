@@ -230,12 +230,19 @@ const listAnswersTool = defineTool({
   name: "list_answers",
   title: "List answers",
   description:
-    "Use to look at the stored AI answers behind the figures, newest first. Filter by prompt, engine, status, whether the brand is mentioned (mentioned: false lists valid answers without the brand) and dates; paged with cursor. Read one in full with get_answer.",
+    "Use to look at the stored AI answers behind the figures, newest first. Filter by prompt, engine, status, whether the brand is mentioned (mentioned: false lists valid answers without the brand), a cited domain and dates; paged with cursor. Read one in full with get_answer.",
   input: z.strictObject({
     prompt_id: z.string().min(1).max(64).optional(),
     engine: z.string().min(1).max(64).optional(),
     mentioned: z.boolean().optional(),
     status: z.enum(ANSWER_STATUSES).optional(),
+    cited_domain: z
+      .string()
+      .min(1)
+      .max(253)
+      .regex(/^[A-Za-z0-9.-]+$/, "a domain such as g2.com")
+      .optional()
+      .describe("Only answers citing this domain (a domain from get_top_sources)."),
     start_date: date.optional(),
     end_date: date.optional(),
     limit: pageLimit(20),

@@ -13,6 +13,18 @@ const runView = z.object({
   answers_planned: z.number().int(),
   answers_done: z.number().int(),
   answers: z.object({ ok: z.number().int(), empty: z.number().int(), refusal: z.number().int(), error: z.number().int() }),
+  by_engine: z
+    .array(
+      z.object({
+        engine: z.string(),
+        ok: z.number().int(),
+        empty: z.number().int(),
+        refusal: z.number().int(),
+        error: z.number().int(),
+        first_error: z.string().nullable().describe("the reason of the engine's first failed answer in the run"),
+      }),
+    )
+    .describe("the stored answers by engine and status"),
   started_at: z.string(),
   finished_at: z.string().nullable(),
   error: z.string().nullable(),

@@ -10,10 +10,13 @@ import { Articles } from "./pages/articles";
 import { BrandSettings } from "./pages/brand";
 import { Brands } from "./pages/brands";
 import { Competitors } from "./pages/competitors";
+import { Gaps } from "./pages/gaps";
 import { ApiKeys } from "./pages/keys";
 import { Prompts } from "./pages/prompts";
 import { SignIn } from "./pages/sign-in";
+import { Sources } from "./pages/sources";
 import { Tags } from "./pages/tags";
+import { Tracking } from "./pages/tracking";
 import { Welcome } from "./pages/welcome";
 import { SessionProvider, useSession } from "./session";
 
@@ -108,6 +111,9 @@ export function App() {
           <Route path="/brands/:brandId/prompts" component={brandPage(Prompts)} />
           <Route path="/brands/:brandId/tags" component={brandPage(Tags)} />
           <Route path="/brands/:brandId/competitors" component={brandPage(Competitors)} />
+          <Route path="/brands/:brandId/sources" component={brandPage(Sources)} />
+          <Route path="/brands/:brandId/gaps" component={brandPage(Gaps)} />
+          <Route path="/brands/:brandId/tracking" component={brandPage(Tracking)} />
           <Route default component={NotFound} />
         </Router>
       </SessionProvider>

@@ -11,7 +11,10 @@ export const BRAND_PAGES = [
   { path: "/prompts", label: "Prompts" },
   { path: "/tags", label: "Tags" },
   { path: "/competitors", label: "Competitors" },
+  { path: "/sources", label: "Sources" },
+  { path: "/gaps", label: "Content gaps" },
   { path: "/articles", label: "Articles" },
+  { path: "/tracking", label: "Tracking" },
   { path: "/keys", label: "API keys" },
 ] as const;
 

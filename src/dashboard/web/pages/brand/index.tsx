@@ -3,18 +3,11 @@
 // site key with a snippet for the brand's own site.
 import { useEffect, useState } from "preact/hooks";
 import { api, type Brand, errorMessage } from "../../api";
+import { NoEngines } from "../../components/engines";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
-import { Button, CopyBlock, EmptyState, Field, Notice, PageHeading, useLoad } from "../../components/ui";
+import { Button, CopyBlock, Field, Notice, PageHeading, useLoad } from "../../components/ui";
 import { useSession } from "../../session";
 import { parseList } from "../brands";
-
-const ENGINE_SNIPPET = `[[engines]]
-id = "chatgpt"
-label = "ChatGPT (gpt-4o-mini)"
-api = "openai"
-base_url = "https://api.openai.com/v1"
-model = "gpt-4o-mini"
-api_key_env = "OPENAI_API_KEY"`;
 
 function siteSnippet(origin: string, siteKey: string): string {
   return `<!-- Lists the brand's published articles; each links to ?article=<slug> on the same page. -->
@@ -58,13 +51,7 @@ function Tracking({ brandId }: { brandId: string }) {
       ) : !loaded.data ? (
         <p class="muted">Loading…</p>
       ) : loaded.data.engines.length === 0 ? (
-        <EmptyState title="No engines configured">
-          <p>
-            Spyglass asks AI engines the brand's prompts on a schedule. Add one to <code>spyglass.toml</code> in the data directory, set its
-            key in the environment, and restart:
-          </p>
-          <CopyBlock label="spyglass.toml engine" text={ENGINE_SNIPPET} />
-        </EmptyState>
+        <NoEngines />
       ) : (
         <>
           <p>

@@ -1,0 +1,139 @@
+// Content gaps (get_content_gaps): prompts where competitors are named and the brand is not, with
+// who wins them and the domains cited; "Draft an article" turns one into a draft in the editor —
+// by the server's writer when configured, otherwise a short outline to edit (create_article).
+import { useState } from "preact/hooks";
+import { useLocation } from "preact-iso";
+import { type ToolOutput } from "../../../../catalogue/types";
+import { ApiError, api, errorMessage } from "../../api";
+import { FilterBar, useAnalyticsFilter } from "../../components/filters";
+import { brandPath } from "../../components/layout";
+import { usePaged } from "../../components/paged";
+import { isPlanRequired, PlanNeeded } from "../../components/plan";
+import { Button, EmptyState, Notice, PageHeading } from "../../components/ui";
+import { useSession } from "../../session";
+
+type Gap = ToolOutput<"get_content_gaps">["gaps"][number];
+
+/** The outline of a draft written by hand: the prompt as title, what to research as notes. */
+export function outlineOf(gap: Gap): { title: string; markdown: string } {
+  const title = gap.text.slice(0, 200);
+  const lines = [
+    "> Draft to edit: an outline built from a content gap. Replace these notes with the article.",
+    "",
+    `Answer the question: ${gap.text}`,
+    "",
+    "## Competitors the engines name for it",
+    ...(gap.competitors.length ? gap.competitors.map((c) => `- ${c.name} (${c.answers} answers)`) : ["- none recorded"]),
+    "",
+    "## Sources the engines cite (research these)",
+    ...(gap.top_domains.length ? gap.top_domains.map((d) => `- ${d.domain} (${d.citations} citations)`) : ["- none recorded"]),
+  ];
+  return { title, markdown: lines.join("\n") };
+}
+
+function DraftButton({ brandId, gap, onError }: { brandId: string; gap: Gap; onError: (message: string) => void }) {
+  const { route } = useLocation();
+  const [busy, setBusy] = useState(false);
+  const draft = async () => {
+    setBusy(true);
+    onError("");
+    try {
+      let id: string;
+      try {
+        id = (await api.tool(brandId, "generate_article", { prompt_id: gap.prompt_id })).article.id;
+      } catch (error) {
+        if (!(error instanceof ApiError && error.code === "writer_not_configured")) throw error;
+        const outline = outlineOf(gap);
+        id = (await api.tool(brandId, "create_article", { ...outline, prompt_id: gap.prompt_id })).article.id;
+      }
+      route(brandPath(brandId, `/articles/${encodeURIComponent(id)}`));
+    } catch (error) {
+      setBusy(false);
+      onError(errorMessage(error));
+    }
+  };
+  return (
+    <Button variant="primary" onClick={draft} disabled={busy} aria-label={`Draft an article for “${gap.text.slice(0, 80)}”`}>
+      {busy ? "Drafting…" : "Draft an article"}
+    </Button>
+  );
+}
+
+export function Gaps({ brandId }: { brandId: string }) {
+  const { filter } = useAnalyticsFilter();
+  const { me } = useSession();
+  const [error, setError] = useState("");
+  const canDraft = me?.account.plan === "autopilot";
+  const list = usePaged<Gap>(
+    async (cursor) => {
+      const page = await api.tool(brandId, "get_content_gaps", { ...filter, limit: 20, cursor });
+      return { items: page.gaps, next: page.next_cursor };
+    },
+    [brandId, filter.start_date, filter.end_date, filter.engine, filter.tag],
+  );
+  return (
+    <>
+      <PageHeading title="Content gaps" />
+      <p class="muted">Prompts where the engines name competitors and never the brand: what to write next.</p>
+      <FilterBar brandId={brandId} />
+      {!canDraft && list.loaded && list.items.length > 0 && <PlanNeeded required="autopilot" what="Drafting an article" />}
+      {error && <Notice kind="error">{error}</Notice>}
+      {list.failure && isPlanRequired(list.failure) ? (
+        <PlanNeeded required="visibility" what="Seeing the content gaps" />
+      ) : list.error ? (
+        <Notice kind="error">{list.error}</Notice>
+      ) : list.loaded && list.items.length === 0 ? (
+        <EmptyState title="No content gap in this period">
+          <p>Every prompt where a competitor is named names the brand too, or there are no answers yet.</p>
+        </EmptyState>
+      ) : (
+        <ol class="gap-list">
+          {list.items.map((gap) => (
+            <li key={gap.prompt_id} class="card stack gap">
+              <h2 class="gap-title">{gap.text}</h2>
+              <p class="muted">
+                Competitors named in {gap.competitor_answers} of {gap.valid_answers} valid answers; the brand in none.
+              </p>
+              <div class="gap-columns">
+                <div>
+                  <h3>Competitors who win it</h3>
+                  <ul>
+                    {gap.competitors.map((c) => (
+                      <li key={c.id}>
+                        {c.name} <span class="muted">({c.answers} answers)</span>
+                      </li>
+                    ))}
+                  </ul>
+                </div>
+                <div>
+                  <h3>Domains cited</h3>
+                  {gap.top_domains.length === 0 ? (
+                    <p class="muted">None cited.</p>
+                  ) : (
+                    <ul>
+                      {gap.top_domains.map((d) => (
+                        <li key={d.domain}>
+                          <span class="mono">{d.domain}</span> <span class="muted">({d.citations} citations)</span>
+                        </li>
+                      ))}
+                    </ul>
+                  )}
+                </div>
+              </div>
+              {canDraft && (
+                <div class="actions">
+                  <DraftButton brandId={brandId} gap={gap} onError={setError} />
+                </div>
+              )}
+            </li>
+          ))}
+        </ol>
+      )}
+      {list.hasMore && (
+        <Button onClick={list.more} disabled={list.loading}>
+          {list.loading ? "Loading…" : "More gaps"}
+        </Button>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,203 @@
+// The sources the engines cite (get_top_sources), by domain or by URL, for the shared filter; a
+// chosen source (?source=) shows the answers that cite it (list_answers with cited_domain).
+import { useLocation } from "preact-iso";
+import { type ToolOutput } from "../../../../catalogue/types";
+import { api } from "../../api";
+import { Rate } from "../../components/figures";
+import { FilterBar, filterQuery, useAnalyticsFilter } from "../../components/filters";
+import { brandPath } from "../../components/layout";
+import { usePaged } from "../../components/paged";
+import { isPlanRequired, PlanNeeded } from "../../components/plan";
+import { Button, EmptyState, formatDate, Notice, PageHeading, useLoad } from "../../components/ui";
+
+type Source = ToolOutput<"get_top_sources">["sources"][number];
+
+/** A link only for http(s) URLs; anything else is shown as text. */
+export function SourceUrl({ url }: { url: string }) {
+  const safe = /^https?:\/\//i.test(url);
+  return safe ? (
+    <a class="url" href={url} rel="noopener noreferrer" target="_blank">
+      {url}
+    </a>
+  ) : (
+    <span class="url">{url}</span>
+  );
+}
+
+function CitingAnswers({
+  brandId,
+  domain,
+  filter,
+}: {
+  brandId: string;
+  domain: string;
+  filter: { start_date?: string; end_date?: string; engine?: string; tag?: string };
+}) {
+  const prompts = useLoad(() => api.tool(brandId, "list_prompts", { limit: 200, include_archived: true }), [brandId]);
+  const list = usePaged(
+    async (cursor) => {
+      const page = await api.tool(brandId, "list_answers", {
+        cited_domain: domain,
+        start_date: filter.start_date,
+        end_date: filter.end_date,
+        engine: filter.engine,
+        limit: 20,
+        cursor,
+      });
+      return { items: page.answers, next: page.next_cursor };
+    },
+    [brandId, domain, filter.start_date, filter.end_date, filter.engine],
+  );
+  const texts = new Map((prompts.data?.prompts ?? []).map((p) => [p.id, p.text]));
+  return (
+    <section class="card stack" aria-labelledby="citing-heading">
+      <h2 id="citing-heading">
+        Answers citing <span class="mono">{domain}</span>
+      </h2>
+      <p class="muted">
+        <a href={`${brandPath(brandId, "/answers")}?cites=${encodeURIComponent(domain)}`}>Open them in Answers</a>
+      </p>
+      {filter.tag && <p class="muted">Period and engine apply to this list; the tag filter does not.</p>}
+      {list.error && <Notice kind="error">{list.error}</Notice>}
+      {list.loaded && list.items.length === 0 ? (
+        <p class="muted">No answer of this period cites it.</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="citing-table">
+            <caption class="offscreen">Answers citing {domain}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Date</th>
+                <th scope="col">Engine</th>
+                <th scope="col">Prompt</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.items.map((a) => (
+                <tr key={a.id}>
+                  <td class="nowrap">
+                    <a href={brandPath(brandId, `/answers/${encodeURIComponent(a.id)}`)}>{formatDate(a.created_at)}</a>
+                  </td>
+                  <td>{a.engine}</td>
+                  <td class="prompt-text">{texts.get(a.prompt_id) ?? a.prompt_id}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {list.hasMore && (
+        <Button onClick={list.more} disabled={list.loading}>
+          {list.loading ? "Loading…" : "More answers"}
+        </Button>
+      )}
+    </section>
+  );
+}
+
+export function Sources({ brandId }: { brandId: string }) {
+  const { filter, query } = useAnalyticsFilter();
+  const { path, route } = useLocation();
+  const level = query.level === "url" ? "url" : "domain";
+  const chosen = query.source ?? null;
+  const list = usePaged<Source>(
+    async (cursor) => {
+      const page = await api.tool(brandId, "get_top_sources", { ...filter, level, limit: 50, cursor });
+      return { items: page.sources, next: page.next_cursor };
+    },
+    [brandId, filter.start_date, filter.end_date, filter.engine, filter.tag, level],
+  );
+  const setParams = (patch: Record<string, string | null>) => {
+    const next = new URLSearchParams(query);
+    for (const [k, v] of Object.entries(patch)) {
+      if (v) next.set(k, v);
+      else next.delete(k);
+    }
+    const search = next.toString();
+    route(search ? `${path}?${search}` : path);
+  };
+  const sourceHref = (domain: string) => {
+    const next = new URLSearchParams(query);
+    next.set("source", domain);
+    return `${path}?${next.toString()}`;
+  };
+  return (
+    <>
+      <PageHeading title="Sources" />
+      <p class="muted">Which websites the engines cite in their answers, most cited first.</p>
+      <FilterBar brandId={brandId} />
+      <fieldset class="segmented">
+        <legend>Group by</legend>
+        <label>
+          <input type="radio" name="level" value="domain" checked={level === "domain"} onChange={() => setParams({ level: null })} /> Domain
+        </label>
+        <label>
+          <input type="radio" name="level" value="url" checked={level === "url"} onChange={() => setParams({ level: "url" })} /> URL
+        </label>
+      </fieldset>
+      {list.failure && isPlanRequired(list.failure) ? (
+        <PlanNeeded required="visibility" what="Seeing the cited sources" />
+      ) : list.error ? (
+        <Notice kind="error">{list.error}</Notice>
+      ) : list.loaded && list.items.length === 0 ? (
+        <EmptyState title="No source cited in this period">
+          <p>Sources appear once the engines' answers cite websites. Try a longer period or another engine.</p>
+        </EmptyState>
+      ) : (
+        <div class="table-wrap">
+          <table class="sources-table" aria-busy={!list.loaded}>
+            <caption class="offscreen">Cited sources by {level}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{level === "url" ? "URL" : "Domain"}</th>
+                <th scope="col">Citations</th>
+                <th scope="col">Citation share</th>
+                <th scope="col">Answers citing</th>
+                <th scope="col">Owned</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.items.map((s) => (
+                <tr key={s.url ?? s.domain} class={chosen === s.domain ? "chosen" : undefined}>
+                  <th scope="row">
+                    {level === "url" && s.url ? <SourceUrl url={s.url} /> : <span class="mono">{s.domain}</span>}
+                    <div class="source-answers">
+                      <a
+                        href={sourceHref(s.domain)}
+                        aria-current={chosen === s.domain ? "true" : undefined}
+                        aria-label={`Answers citing ${s.domain}`}
+                      >
+                        Answers citing
+                      </a>
+                    </div>
+                  </th>
+                  <td>{s.citations}</td>
+                  <td>
+                    <Rate value={s.citation_share} />
+                  </td>
+                  <td>{s.answers}</td>
+                  <td class="nowrap">{s.owned ? <span class="badge badge-owned">Owned</span> : "Not owned"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {list.hasMore && (
+        <Button onClick={list.more} disabled={list.loading}>
+          {list.loading ? "Loading…" : "More sources"}
+        </Button>
+      )}
+      {chosen && <CitingAnswers key={chosen} brandId={brandId} domain={chosen} filter={filter} />}
+      {chosen && (
+        <p>
+          <a
+            href={`${brandPath(brandId, "/sources")}${filterQuery(query)}${level === "url" ? `${filterQuery(query) ? "&" : "?"}level=url` : ""}`}
+          >
+            Close the answers citing {chosen}
+          </a>
+        </p>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,209 @@
+// Tracking (get_tracking_status, run_tracking): the engines the server asks (never their keys),
+// the schedule and next run, the last run, and "Run now" with its progress read from the run's
+// status every 1.5 s while it runs (announced politely; polling stops when done or on leaving).
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api, errorMessage } from "../../api";
+import { NoEngines } from "../../components/engines";
+import { isPlanRequired, PlanNeeded } from "../../components/plan";
+import { Button, formatDate, Notice, PageHeading, useLoad } from "../../components/ui";
+
+const POLL_MS = 1500;
+
+const RUN_STATUS: Record<string, string> = {
+  running: "Running",
+  completed: "Completed",
+  failed: "Failed",
+  interrupted: "Interrupted",
+};
+
+export function Tracking({ brandId }: { brandId: string }) {
+  const status = useLoad(() => api.tool(brandId, "get_tracking_status", {}), [brandId]);
+  const [starting, setStarting] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const running = status.data?.running ?? false;
+
+  // While a run is going, read the status again until it is over; stop on unmount.
+  useEffect(() => {
+    if (!running || status.loading) return;
+    timer.current = setTimeout(status.reload, POLL_MS);
+    return () => {
+      if (timer.current) clearTimeout(timer.current);
+    };
+  }, [running, status.data, status.loading]);
+
+  const runNow = async () => {
+    setStarting(true);
+    setError(null);
+    try {
+      await api.tool(brandId, "run_tracking", {});
+      status.reload();
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setStarting(false);
+    }
+  };
+
+  if (status.failure && isPlanRequired(status.failure))
+    return (
+      <>
+        <PageHeading title="Tracking" />
+        <PlanNeeded required="visibility" what="Tracking the brand's answers" />
+      </>
+    );
+  const data = status.data;
+  const run = data?.last_run ?? null;
+  const progress = run
+    ? `${RUN_STATUS[run.status] ?? run.status}: ${run.answers_done} of ${run.answers_planned} answers stored (${run.answers.ok} ok, ${run.answers.empty} empty, ${run.answers.refusal} refused, ${run.answers.error} errors).`
+    : "";
+  return (
+    <>
+      <PageHeading title="Tracking" />
+      {status.error && !data && <Notice kind="error">{status.error}</Notice>}
+      {!data ? (
+        <p class="muted">Loading…</p>
+      ) : data.engines.length === 0 ? (
+        <NoEngines />
+      ) : (
+        <>
+          <section class="card stack" aria-labelledby="engines-heading">
+            <h2 id="engines-heading">Engines</h2>
+            {data.engines.some((e) => !e.api_key_set) && (
+              <Notice kind="error">
+                No API key for{" "}
+                {data.engines
+                  .filter((e) => !e.api_key_set)
+                  .map((e) => `${e.label} (${e.id})`)
+                  .join(", ")}
+                : its answers fail until the variable its <code>api_key_env</code> names is set in the server's environment and the server
+                restarted.
+              </Notice>
+            )}
+            <div class="table-wrap">
+              <table class="engines-table">
+                <caption class="offscreen">Configured engines</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Engine</th>
+                    <th scope="col">Id</th>
+                    <th scope="col">Model</th>
+                    <th scope="col">API</th>
+                    <th scope="col">Concurrency</th>
+                    <th scope="col">Key</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.engines.map((e) => (
+                    <tr key={e.id}>
+                      <th scope="row">{e.label}</th>
+                      <td class="mono">{e.id}</td>
+                      <td class="mono nowrap">{e.model}</td>
+                      <td>{e.api}</td>
+                      <td>{e.concurrency}</td>
+                      <td>
+                        {e.api_key_set ? (
+                          "Key set"
+                        ) : (
+                          <span class="key-missing">
+                            <strong>Key missing.</strong> Set the variable named by this engine's <code>api_key_env</code> in{" "}
+                            <code>spyglass.toml</code> in the server's environment, then restart.
+                          </span>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </section>
+          <section class="card stack" aria-labelledby="schedule-heading">
+            <h2 id="schedule-heading">Schedule</h2>
+            <p>
+              {data.schedule.enabled ? (
+                <>
+                  Asked on <code>{data.schedule.cron}</code> (cron, UTC), {data.schedule.samples} answer
+                  {data.schedule.samples === 1 ? "" : "s"} per prompt and engine. Next run: {formatDate(data.next_run)}.
+                </>
+              ) : (
+                "Scheduled tracking is off; runs start only with Run now."
+              )}
+            </p>
+            {data.message && <Notice kind="info">{data.message}</Notice>}
+          </section>
+          <section class="card stack" aria-labelledby="run-heading">
+            <h2 id="run-heading">Last run</h2>
+            {error && <Notice kind="error">{error}</Notice>}
+            {run ? (
+              <dl class="run-facts">
+                <dt>Status</dt>
+                <dd>
+                  <span class={`badge run-status run-${run.status}`}>{RUN_STATUS[run.status] ?? run.status}</span>
+                  {run.error && <span class="run-error"> {run.error}</span>}
+                </dd>
+                <dt>Started</dt>
+                <dd>
+                  {formatDate(run.started_at)} ({run.trigger})
+                </dd>
+                <dt>Finished</dt>
+                <dd>{run.finished_at ? formatDate(run.finished_at) : "not yet"}</dd>
+                <dt>Engines</dt>
+                <dd>{run.engines.join(", ")}</dd>
+                <dt>Answers</dt>
+                <dd>
+                  <progress max={Math.max(run.answers_planned, 1)} value={run.answers_done} aria-label="Answers stored of planned" />{" "}
+                  {run.answers_done} of {run.answers_planned} stored
+                </dd>
+                <dt>By status</dt>
+                <dd>
+                  {run.answers.ok} ok, {run.answers.empty} empty, {run.answers.refusal} refused, {run.answers.error} errors
+                </dd>
+              </dl>
+            ) : (
+              <p class="muted">No run yet.</p>
+            )}
+            {run && run.by_engine.length > 0 && (
+              <div class="table-wrap">
+                <table class="run-engines-table">
+                  <caption class="offscreen">Answers of the last run by engine</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Engine</th>
+                      <th scope="col">Ok</th>
+                      <th scope="col">Empty</th>
+                      <th scope="col">Refused</th>
+                      <th scope="col">Errors</th>
+                      <th scope="col">First error</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {run.by_engine.map((e) => (
+                      <tr key={e.engine}>
+                        <th scope="row" class="mono">
+                          {e.engine}
+                        </th>
+                        <td>{e.ok}</td>
+                        <td>{e.empty}</td>
+                        <td>{e.refusal}</td>
+                        <td>{e.error}</td>
+                        <td class="run-error">{e.first_error ?? "—"}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+            <p class="offscreen" role="status" aria-live="polite">
+              {progress}
+            </p>
+            <div class="actions">
+              <Button variant="primary" onClick={runNow} disabled={starting || running}>
+                {running ? "Running…" : starting ? "Starting…" : "Run now"}
+              </Button>
+            </div>
+          </section>
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,299 @@
+// The Sources, Content gaps and Tracking pages in headless Chromium against the compiled binary.
+// Sources and gaps on demo data: the table shows get_top_sources' figures for the same filter (read
+// through the session door with the page's cookie), level and chosen source survive reload, a chosen
+// source lists the answers citing it, a gap becomes a draft in the editor. Tracking with a loopback
+// stand-in engine: Run now shows progress and ends with the run's answers counted; an engine whose key
+// variable is unset says so. axe-core on each page; screenshots at 1280 and 390 px, light and dark.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { type Page } from "playwright-core";
+import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, screenshot } from "../support/dashboard";
+import { answer, type FakeProvider, startFakeOpenAI } from "../support/fake-providers";
+
+setDefaultTimeout(90_000);
+
+async function photograph(p: Page, name: string): Promise<void> {
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    for (const colorScheme of ["light", "dark"] as const) {
+      await p.setViewportSize({ width, height });
+      await p.emulateMedia({ colorScheme });
+      await screenshot(p, name);
+      if (width === 390) expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    }
+  }
+  await p.setViewportSize({ width: 1280, height: 800 });
+  await p.emulateMedia({ colorScheme: "light" });
+}
+
+async function signIn(d: Dashboard, p: Page, who: { email: string; password: string }): Promise<void> {
+  await p.goto(d.url("/sign-in"));
+  await p.getByLabel("Email").fill(who.email);
+  await p.getByLabel("Password").fill(who.password);
+  await p.getByRole("button", { name: "Sign in" }).click();
+  await p.waitForURL(/\/brands\/brd_/);
+}
+
+/** A tool through the session door, with the page's own cookie. */
+async function tool<T>(p: Page, brandId: string, name: string, input: object): Promise<T> {
+  return p.evaluate(
+    async ([path, body]) => {
+      const res = await fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body });
+      if (!res.ok) throw new Error(`${res.status} ${await res.text()}`);
+      return res.json();
+    },
+    [`/api/brands/${brandId}/tools/${name}`, JSON.stringify(input)] as const,
+  ) as Promise<T>;
+}
+
+/** Waits until `read` gives `expected` (the page loads after the URL changes). */
+async function until<T>(read: () => Promise<T>, expected: T, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  let last = await read();
+  while (JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < end) {
+    await Bun.sleep(100);
+    last = await read();
+  }
+  expect(last as unknown).toEqual(expected);
+}
+
+interface Sources {
+  sources: Array<{
+    domain: string;
+    url?: string;
+    citations: number;
+    answers: number;
+    owned: boolean;
+    citation_share: { rate: number | null; n: number };
+  }>;
+}
+
+describe("Sources and Content gaps on demo data", () => {
+  let d: Dashboard;
+  let page: Page;
+  let brandId: string;
+  let start: string;
+  let email: string;
+
+  beforeAll(async () => {
+    d = await openDashboard();
+    const seeded = await d.box.cli(["demo", "--json"]);
+    expect(seeded.code).toBe(0);
+    const demo = JSON.parse(seeded.stdout) as { login: { email: string; password: string }; brand: { id: string } };
+    brandId = demo.brand.id;
+    email = demo.login.email;
+    page = await d.page();
+    await signIn(d, page, demo.login);
+  });
+
+  afterAll(async () => {
+    await d?.close();
+  });
+
+  test("the sources table shows get_top_sources' figures for the same filter", async () => {
+    await page.getByRole("navigation", { name: "Brand pages" }).getByRole("link", { name: "Sources" }).click();
+    await page.waitForURL(`**/brands/${brandId}/sources`);
+    await page.getByLabel("Period").selectOption("7");
+    await page.waitForURL(/start=/);
+    start = new URL(page.url()).searchParams.get("start")!;
+    const rows = page.locator("table.sources-table tbody tr");
+    await rows.first().waitFor();
+    const expected = await tool<Sources>(page, brandId, "get_top_sources", { start_date: start, level: "domain", limit: 50 });
+    expect(expected.sources.length).toBeGreaterThan(0);
+    await until(() => rows.count(), expected.sources.length);
+    const shown = await rows.evaluateAll((trs) =>
+      trs.map((tr) => ({
+        domain: tr.querySelector("th .mono")?.textContent,
+        citations: Number(tr.children[1]?.textContent),
+        share: tr.children[2]?.querySelector(".rate-value")?.textContent,
+        n: tr.children[2]?.querySelector(".rate-detail")?.textContent,
+        answers: Number(tr.children[3]?.textContent),
+        owned: tr.children[4]?.textContent,
+      })),
+    );
+    expect(shown).toEqual(
+      expected.sources.map((s) => ({
+        domain: s.domain,
+        citations: s.citations,
+        share: s.citation_share.rate === null ? "—" : `${(s.citation_share.rate * 100).toFixed(1)}%`,
+        n: expect.stringContaining(`n = ${s.citation_share.n}`),
+        answers: s.answers,
+        owned: s.owned ? "Owned" : "Not owned",
+      })),
+    );
+    await expectAccessible(page, "sources");
+    await photograph(page, "sources");
+    expectNothingUnsafe(page);
+  });
+
+  test("level and the chosen source are in the URL, survive reload, and list the answers citing it", async () => {
+    await page.getByRole("radio", { name: "URL" }).check();
+    await page.waitForURL(/level=url/);
+    await page.locator("table.sources-table tbody tr").first().waitFor();
+    const byUrl = await tool<Sources>(page, brandId, "get_top_sources", { start_date: start, level: "url", limit: 50 });
+    await until(() => page.locator("table.sources-table tbody tr").count(), byUrl.sources.length);
+    const domain = byUrl.sources[0]!.domain;
+    await page
+      .getByRole("link", { name: `Answers citing ${domain}` })
+      .first()
+      .click();
+    await page.waitForURL((u) => u.searchParams.get("source") === domain && u.searchParams.get("level") === "url");
+    await page.reload();
+    expect(await page.getByRole("radio", { name: "URL" }).isChecked()).toBe(true);
+    expect(new URL(page.url()).searchParams.get("start")).toBe(start);
+    const panel = page.getByRole("region", { name: `Answers citing ${domain}` });
+    await panel.locator("tbody tr").first().waitFor();
+    const citing = await tool<{ answers: Array<{ id: string }> }>(page, brandId, "list_answers", {
+      cited_domain: domain,
+      start_date: start,
+      limit: 20,
+    });
+    expect(citing.answers.length).toBeGreaterThan(0);
+    const links = await panel.locator("tbody tr td:first-child a").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+    expect(links).toEqual(citing.answers.map((a) => `/brands/${brandId}/answers/${a.id}`));
+    expect(await panel.getByRole("link", { name: "Open them in Answers" }).getAttribute("href")).toBe(
+      `/brands/${brandId}/answers?cites=${encodeURIComponent(domain)}`,
+    );
+    // External links only as http(s), opened without a referrer.
+    for (const rel of await page.locator("table.sources-table a.url").evaluateAll((as) => as.map((a) => a.getAttribute("rel"))))
+      expect(rel).toBe("noopener noreferrer");
+    await expectAccessible(page, "sources-by-url");
+    await photograph(page, "sources-by-url");
+    expectNothingUnsafe(page);
+  });
+
+  test("a gap → Draft an article → the editor opens with a draft linked to the prompt", async () => {
+    await page.goto(d.url(`/brands/${brandId}/gaps`));
+    const gaps = await tool<{ gaps: Array<{ prompt_id: string; text: string }> }>(page, brandId, "get_content_gaps", { limit: 20 });
+    expect(gaps.gaps.length).toBeGreaterThan(0);
+    const first = gaps.gaps[0]!;
+    await page.getByRole("heading", { name: first.text, level: 2 }).waitFor();
+    expect(await page.locator(".gap-list > li").count()).toBe(gaps.gaps.length);
+    await expectAccessible(page, "gaps");
+    await photograph(page, "gaps");
+    await page
+      .locator(".gap-list > li")
+      .first()
+      .getByRole("button", { name: /Draft an article/ })
+      .click();
+    await page.waitForURL(/\/articles\/art_[a-z0-9]+$/);
+    const articleId = page.url().split("/").pop()!;
+    const { article } = await tool<{ article: { prompt_id: string | null; title: string; status: string } }>(page, brandId, "get_article", {
+      article_id: articleId,
+    });
+    expect(article.prompt_id).toBe(first.prompt_id);
+    expect(article.status).toBe("draft");
+    expect(await page.getByLabel("Markdown").inputValue()).toContain("Draft to edit");
+    expectNothingUnsafe(page);
+  });
+
+  test("Tracking without engines in spyglass.toml shows how to add one", async () => {
+    await page.goto(d.url(`/brands/${brandId}/tracking`));
+    await page.getByRole("heading", { name: "No engines configured" }).waitFor();
+    expect(await page.getByText('api_key_env = "OPENAI_API_KEY"').count()).toBe(1);
+    await expectAccessible(page, "tracking-no-engines");
+    await screenshot(page, "tracking-no-engines");
+  });
+
+  test("a Visibility account sees the gaps, and that drafting needs the Autopilot plan", async () => {
+    expect((await d.box.cli(["account", "plan", "--email", email, "--plan", "visibility"])).code).toBe(0);
+    await page.goto(d.url(`/brands/${brandId}/gaps`));
+    await page.getByText("Drafting an article needs the Autopilot plan.").waitFor();
+    expect(await page.locator(".gap-list > li").count()).toBeGreaterThan(0);
+    expect(await page.getByRole("button", { name: /Draft an article/ }).count()).toBe(0);
+    await expectAccessible(page, "gaps-visibility-plan");
+    await screenshot(page, "gaps-visibility-plan");
+    expect((await d.box.cli(["account", "plan", "--email", email, "--plan", "autopilot"])).code).toBe(0);
+    expectNothingUnsafe(page);
+  });
+});
+
+describe("Tracking with a loopback stand-in engine", () => {
+  let d: Dashboard;
+  let page: Page;
+  let brandId: string;
+  let fake: FakeProvider;
+  const WHO = { email: "tracker@example.com", password: "a long password" };
+
+  beforeAll(async () => {
+    fake = startFakeOpenAI({ apiKey: "sk-fake", script: () => answer("Acme and Globex are both good CRMs.", { latencyMs: 150 }) });
+    d = await openDashboard({
+      env: { FAKE_OPENAI_KEY: "sk-fake" },
+      toml: `
+[tracking]
+schedule = "0 6 * * *"
+
+[[engines]]
+id = "gpt"
+label = "GPT stand-in"
+api = "openai"
+base_url = "${fake.url}"
+model = "gpt-test"
+api_key_env = "FAKE_OPENAI_KEY"
+max_retries = 0
+
+[[engines]]
+id = "nokey"
+label = "Engine without a key"
+api = "openai"
+base_url = "${fake.url}"
+model = "gpt-test"
+api_key_env = "UNSET_KEY_FOR_TEST"
+max_retries = 0
+`,
+    });
+    expect((await d.box.cli(["account", "create", "--email", WHO.email, "--password", WHO.password, "--plan", "visibility"])).code).toBe(0);
+    const brand = await d.box.cliJson<{ brand?: { id: string }; id?: string }>(["brand", "create", "--email", WHO.email, "--name", "Acme"]);
+    brandId = (brand.brand?.id ?? brand.id)!;
+    page = await d.page();
+    await signIn(d, page, WHO);
+    await tool(page, brandId, "create_prompts", { prompts: [{ text: "best crm" }, { text: "crm pricing" }, { text: "crm for agencies" }] });
+  });
+
+  afterAll(async () => {
+    await d?.close();
+    fake?.stop();
+  });
+
+  test("the engines, with the one whose key variable is unset shown as such", async () => {
+    await page.getByRole("navigation", { name: "Brand pages" }).getByRole("link", { name: "Tracking" }).click();
+    await page.waitForURL(`**/brands/${brandId}/tracking`);
+    const engines = page.getByRole("table", { name: "Configured engines" });
+    await engines
+      .getByRole("row", { name: /GPT stand-in/ })
+      .getByText("Key set")
+      .waitFor();
+    await engines
+      .getByRole("row", { name: /Engine without a key/ })
+      .getByText("Key missing.")
+      .waitFor();
+    expect(await page.getByText("No run yet.").count()).toBe(1);
+    await expectAccessible(page, "tracking");
+    await photograph(page, "tracking");
+  });
+
+  test("Run now shows progress and ends with the run's answers counted", async () => {
+    await page.getByRole("button", { name: "Run now" }).click();
+    await page.getByRole("button", { name: "Running…" }).waitFor();
+    await page
+      .getByRole("status")
+      .filter({ hasText: /Running: \d+ of \d+ answers stored/ })
+      .waitFor();
+    await page.getByRole("button", { name: "Run now" }).waitFor({ timeout: 60_000 });
+    const status = await tool<{
+      last_run: { status: string; answers_planned: number; answers_done: number; answers: { ok: number; error: number } };
+    }>(page, brandId, "get_tracking_status", {});
+    const run = status.last_run;
+    expect(run.answers_done).toBe(run.answers_planned);
+    const live = page.getByRole("status").filter({ hasText: /answers stored/ });
+    expect(await live.textContent()).toContain(`${run.answers_done} of ${run.answers_planned} answers stored (${run.answers.ok} ok`);
+    expect(run.answers.ok).toBeGreaterThan(0);
+    // Errors by engine: the engine without a key failed every answer, with the reason.
+    const byEngine = page.getByRole("table", { name: "Answers of the last run by engine" });
+    await byEngine.getByRole("row", { name: /nokey/ }).getByText("environment variable UNSET_KEY_FOR_TEST is not set").waitFor();
+    await expectAccessible(page, "tracking-after-run");
+    await photograph(page, "tracking-after-run");
+    expectNothingUnsafe(page);
+  });
+});
