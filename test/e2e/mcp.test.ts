@@ -344,6 +344,7 @@ const ISOLATION: Record<string, { args: (a: BrandRecords) => Record<string, unkn
   get_content_gaps: { args: (a) => ({ tag: a.tagId }), expect: "not_found" },
   list_answers: { args: (a) => ({ prompt_id: a.promptId }), expect: "own" },
   get_answer: { args: (a) => ({ answer_id: a.answerId }), expect: "not_found" },
+  get_article_impact: { args: () => ({}), expect: "own" },
   run_tracking: { args: (a) => ({ prompt_ids: [a.promptId] }), expect: "not_found" },
   get_tracking_status: { args: () => ({}), expect: "own" },
   create_article: { args: (a) => ({ markdown: "Small teams pick Borealis.", prompt_id: a.promptId }), expect: "not_found" },
