@@ -2,7 +2,6 @@
 // prompt's visibility and citation rate in the window_days whole UTC days before the publication
 // day and in the window_days after it (ending today when fewer have passed; the publication day
 // itself is in neither), compared as periods are, and whether the article's own URL was cited since.
-import { listPublishedArticles } from "../content/service";
 import { type AppContext } from "../context";
 import { getPrompt } from "../prompts/service";
 import { isOnDomains, loadRoster } from "../tracking/roster";
@@ -63,15 +62,26 @@ export function isArticleUrl(url: string, slug: string, brandDomains: readonly s
   return publicUrl !== null && url.toLowerCase().startsWith(publicUrl.replace(/\/+$/, "").toLowerCase());
 }
 
+/** A published article as the content service lists it (analytics reads no content table). */
+export interface PublishedArticle {
+  id: string;
+  title: string;
+  slug: string;
+  promptId: string | null;
+  publishedAt: number | null;
+}
+
+/** `published`: the brand's published articles, newest publication first (content's listPublishedArticles). */
 export function articleImpact(
   app: AppContext,
   brandId: string,
+  published: readonly PublishedArticle[],
   options: { windowDays: number; limit: number; offset: number },
   now = Date.now(),
 ) {
   const db = app.db.sqlite;
   const today = startOfUtcDay(now);
-  const linked = listPublishedArticles(app.db, brandId).filter((a) => a.promptId !== null && a.publishedAt !== null);
+  const linked = published.filter((a) => a.promptId !== null && a.publishedAt !== null);
   const page = linked.slice(options.offset, options.offset + options.limit);
   const roster = loadRoster(app.db, brandId);
   const W = options.windowDays;
@@ -86,8 +96,8 @@ export function articleImpact(
   );
   const items: ArticleImpact[] = page.map((a) => {
     const prompt = getPrompt(app.db, brandId, a.promptId!);
-    const published = a.publishedAt!;
-    const pubDay = startOfUtcDay(published);
+    const publishedAt = a.publishedAt!;
+    const pubDay = startOfUtcDay(publishedAt);
     const beforeStart = pubDay - W * DAY_MS;
     const afterStart = pubDay + DAY_MS;
     const afterDays = Math.max(0, Math.min(W, Math.round((today - afterStart) / DAY_MS) + 1));
@@ -97,10 +107,10 @@ export function articleImpact(
         ? { total: 0, valid: 0, mentioned: 0, cited: 0 }
         : counts.get(brandId, prompt.id, afterStart, afterStart + afterDays * DAY_MS)!;
     const cites = candidates
-      .all(brandId, published, a.slug, a.slug)
+      .all(brandId, publishedAt, a.slug, a.slug)
       .filter((c) => isArticleUrl(c.url, a.slug, roster.brandDomains, app.config.publicUrl));
     return {
-      article: { id: a.id, title: a.title, slug: a.slug, published_at: new Date(published).toISOString() },
+      article: { id: a.id, title: a.title, slug: a.slug, published_at: new Date(publishedAt).toISOString() },
       prompt: { id: prompt.id, text: prompt.text },
       before: window(beforeStart, W),
       after: window(afterStart, afterDays),

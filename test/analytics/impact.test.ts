@@ -33,7 +33,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { articleImpact } from "../../src/analytics/impact";
 import { publishArticle } from "../../src/content/publishing";
-import { createArticle } from "../../src/content/service";
+import { createArticle, listPublishedArticles } from "../../src/content/service";
 import { type AppContext } from "../../src/context";
 import { type AnswerStatus } from "../../src/db/schema";
 import { loadRoster } from "../../src/tracking/roster";
@@ -114,7 +114,8 @@ model = "gpt-test"
   publishArticle(app, B, unlinked.id, Date.parse("2025-03-01T10:00:00Z"));
 });
 
-const impact = (limit = 10, offset = 0) => articleImpact(app, s.brandId, { windowDays: 7, limit, offset }, NOW);
+const impact = (limit = 10, offset = 0) =>
+  articleImpact(app, s.brandId, listPublishedArticles(app.db, s.brandId), { windowDays: 7, limit, offset }, NOW);
 
 describe("article impact on the hand-built dataset", () => {
   test("lists the published articles linked to a prompt, newest publication first, paged", () => {

@@ -6,6 +6,7 @@ import { articleImpact, DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS } from "../../analy
 import { contentGaps, promptPerformance } from "../../analytics/prompts";
 import { topSources } from "../../analytics/sources";
 import { competitorRanking, visibilityOverview, visibilityTrend } from "../../analytics/visibility";
+import { listPublishedArticles } from "../../content/service";
 import { ANSWER_STATUSES } from "../../db/schema";
 import { defineTool } from "../registry";
 import { cursor, nextCursor, pageLimit, READ_ONLY } from "./common";
@@ -338,7 +339,11 @@ const getArticleImpact = defineTool({
   annotations: READ_ONLY,
   plan: "visibility",
   handler: (input, ctx) =>
-    articleImpact(ctx.app, ctx.brand.id, { windowDays: input.window_days, limit: input.limit, offset: decodeOffset(input.cursor) }),
+    articleImpact(ctx.app, ctx.brand.id, listPublishedArticles(ctx.app.db, ctx.brand.id), {
+      windowDays: input.window_days,
+      limit: input.limit,
+      offset: decodeOffset(input.cursor),
+    }),
 });
 
 export const analyticsTools = [
