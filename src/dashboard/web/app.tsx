@@ -10,6 +10,7 @@ import { Articles } from "./pages/articles";
 import { BrandSettings } from "./pages/brand";
 import { Brands } from "./pages/brands";
 import { Competitors } from "./pages/competitors";
+import { ArticleImpact } from "./pages/impact";
 import { ApiKeys } from "./pages/keys";
 import { Prompts } from "./pages/prompts";
 import { SignIn } from "./pages/sign-in";
@@ -108,6 +109,7 @@ export function App() {
           <Route path="/brands/:brandId/prompts" component={brandPage(Prompts)} />
           <Route path="/brands/:brandId/tags" component={brandPage(Tags)} />
           <Route path="/brands/:brandId/competitors" component={brandPage(Competitors)} />
+          <Route path="/brands/:brandId/impact" component={brandPage(ArticleImpact)} />
           <Route default component={NotFound} />
         </Router>
       </SessionProvider>

@@ -12,6 +12,7 @@ export const BRAND_PAGES = [
   { path: "/tags", label: "Tags" },
   { path: "/competitors", label: "Competitors" },
   { path: "/articles", label: "Articles" },
+  { path: "/impact", label: "Article impact" },
   { path: "/keys", label: "API keys" },
 ] as const;
 
