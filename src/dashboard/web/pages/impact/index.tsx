@@ -156,11 +156,11 @@ export function ArticleImpact({ brandId }: { brandId: string }) {
         days after it (fewer when the article is recent), over all engines. "Within noise" means the two 95% intervals overlap.
       </p>
       <div class="filters">
-        <label for={selectId}>Window</label>{" "}
+        <label for={selectId}>Window (days before and after)</label>{" "}
         <select id={selectId} value={String(windowDays)} onChange={(e) => setWindow(e.currentTarget.value)}>
           {WINDOWS.map((w) => (
             <option key={w} value={String(w)}>
-              {w} days before and after
+              {w} days
             </option>
           ))}
         </select>
