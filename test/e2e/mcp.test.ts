@@ -120,7 +120,7 @@ describe("the configuration tools, with the brand's own key", () => {
     expect(data.brand.site_key).toMatch(/^pk_[0-9a-f]{32}$/);
     expect(data.plan).toBe("autopilot");
     expect(data.competitors.map((x: { id: string }) => x.id)).toEqual([seed.a.ids.competitorId]);
-    expect(data.engines).toEqual([{ id: "fake", label: "Fake engine", model: "fake-1" }]);
+    expect(data.engines).toEqual([{ id: "fake", label: "Fake engine", model: "fake-1", configured: true, demo: false }]);
     expect(data.tracking).toEqual({ schedule: "0 6 * * *", timezone: "UTC", samples: 1, enabled: false });
     expect(JSON.parse(text)).toEqual(data);
     expect(text).not.toContain("base_url");
