@@ -253,6 +253,28 @@ describe("the configuration tools, with the brand's own key", () => {
     await call(c, "create_prompts", { prompts: [{ text: "best Acme software for small teams" }] });
   });
 
+  test("an unknown engine is an error naming the brand's engines, in every tool that takes one", async () => {
+    const sentence = 'engine: "ChatGPT" is not an engine of this brand; use one of fake.';
+    for (const tool of [
+      "get_visibility_overview",
+      "get_visibility_trend",
+      "get_competitor_ranking",
+      "get_prompt_performance",
+      "get_top_sources",
+      "get_content_gaps",
+      "list_answers",
+    ]) {
+      expect({ tool, error: (await call(c, tool, { engine: "ChatGPT" })).error }).toEqual({
+        tool,
+        error: expect.stringContaining(sentence),
+      });
+    }
+    expect((await call(c, "run_tracking", { engines: ["ChatGPT"] })).error).toContain(
+      'engines: "ChatGPT" is not a configured engine; use one of fake.',
+    );
+    expect((await call(c, "get_visibility_overview", { engine: "fake" })).error).toBeNull();
+  });
+
   test("tags: create, unique per brand ignoring case, rename, recolour, delete (prompts keep going)", async () => {
     const created = await call(c, "create_tag", { name: "Enterprise", color: "#AABBCC" });
     expect(created.data.tag).toMatchObject({ name: "Enterprise", color: "#aabbcc", prompt_count: 0 });
