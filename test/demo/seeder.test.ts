@@ -56,6 +56,7 @@ test("60 days: the overview's previous period is full and its verdicts are of ev
   expect(verdict(o.citation_rate)).toBe("within noise");
   const byEngine = Object.fromEntries(o.by_engine.map((e) => [e.engine, verdict(e.visibility)]));
   expect(byEngine).toEqual({ chatgpt: "up", claude: "down", perplexity: "within noise" });
+  expect(o.by_engine.map((e) => e.label)).toEqual(["ChatGPT (demo)", "Claude (demo)", "Perplexity (demo)"]);
 });
 
 test("its engines are listed as demo engines, and its article moved its prompt", async () => {
