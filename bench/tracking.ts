@@ -1,7 +1,7 @@
 // Tracking and analytics benchmarks against the compiled binary (run: `bun run bench/tracking.ts`).
 //
-// 1. Analytics: `spyglass demo --scale N` (default 60 → 2,400 prompts × 3 engines × 30 days =
-//    216,000 answers), then `serve`, then every analytics read tool through the MCP SDK client:
+// 1. Analytics: `spyglass demo --scale N` (default 60 → 2,400 prompts × 3 engines × 60 days =
+//    432,000 answers), then `serve`, then every analytics read tool through the MCP SDK client:
 //    median and p95 over repeated calls.
 // 2. A run: 1,000 prompts × 3 stand-in engines answering in 200 ms, via `spyglass track`, against the
 //    ideal time the per-engine concurrency limit allows (engines run in parallel):
@@ -32,6 +32,7 @@ const ANALYTICS_CALLS: [string, Record<string, unknown>][] = [
   ["get_top_sources", { level: "url" }],
   ["get_content_gaps", {}],
   ["list_answers", {}],
+  ["get_article_impact", {}],
 ];
 
 function quantile(sorted: number[], q: number): number {

@@ -4,6 +4,7 @@ import { type AnswerStatus } from "../db/schema";
 import { Invalid, NotFound } from "../errors";
 import { iso } from "../ids";
 import { getPrompt } from "../prompts/service";
+import { checkEngine } from "../tracking/engines";
 import { isOnDomains, loadRoster } from "../tracking/roster";
 import { DAY_MS, dayString, parseDay, type SqlParam } from "./filters";
 
@@ -105,7 +106,7 @@ export function listAnswers(app: AppContext, brandId: string, input: ListAnswers
   }
   if (input.engine !== undefined) {
     parts.push("a.engine = ?");
-    params.push(input.engine);
+    params.push(checkEngine(app, brandId, input.engine));
   }
   if (input.mentioned !== undefined) {
     parts.push(input.mentioned ? "a.brand_mentioned = 1" : "a.status = 'ok' AND a.brand_mentioned = 0");

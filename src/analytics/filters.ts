@@ -7,6 +7,7 @@ import { type AppContext } from "../context";
 import { Invalid, NotFound } from "../errors";
 import { listPromptIds } from "../prompts/service";
 import { findTag } from "../prompts/tags";
+import { checkEngine } from "../tracking/engines";
 
 export const DAY_MS = 86_400_000;
 export const DEFAULT_DAYS = 30;
@@ -62,7 +63,7 @@ export function period(start: number, days: number): Period {
   return { start, end: start + days * DAY_MS, days, start_date: dayString(start), end_date: dayString(start + (days - 1) * DAY_MS) };
 }
 
-/** Validates the input and resolves the tag (by name, case-insensitively, or by id) among the brand's tags. */
+/** Validates the input, checks the engine (configured or present in the brand's answers) and resolves the tag (by name, case-insensitively, or by id) among the brand's tags. */
 export function resolveFilter(app: AppContext, brandId: string, input: FilterInput, now = Date.now()): Filter {
   const today = startOfUtcDay(now);
   const endDay = input.end_date !== undefined ? parseDay(input.end_date, "end_date") : today;
@@ -76,7 +77,7 @@ export function resolveFilter(app: AppContext, brandId: string, input: FilterInp
     brandId,
     period: current,
     previous: period(startDay - days * DAY_MS, days),
-    engine: input.engine ?? null,
+    engine: input.engine !== undefined ? checkEngine(app, brandId, input.engine) : null,
     tag: input.tag !== undefined ? resolveTag(app, brandId, input.tag) : null,
   };
 }

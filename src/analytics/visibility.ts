@@ -3,6 +3,7 @@
 // of answers and mentions), with prompt coverage from index probes per prompt.
 import { type AppContext } from "../context";
 import { Invalid } from "../errors";
+import { brandEngines } from "../tracking/engines";
 import { loadRoster } from "../tracking/roster";
 import { DAY_MS, dayString, dayWhere, describeFilter, type Filter, type SqlParam, scopePromptIds, where } from "./filters";
 import { type Mean, mean, type PeriodMean, type PeriodRate, periodMean, periodRate, type Rate, rate } from "./rates";
@@ -195,9 +196,10 @@ function collectCounts(app: AppContext, filter: Filter): { byEngine: Map<string,
 
 export function visibilityOverview(app: AppContext, filter: Filter) {
   const { byEngine, overall } = collectCounts(app, filter);
-  const labels = new Map(app.config.engines.map((e) => [e.id, e.label]));
+  // Labels as every engine list gives them (a demo engine reads "ChatGPT (demo)").
+  const labels = new Map(brandEngines(app, filter.brandId).map((e) => [e.id, e.label]));
   // Configured engines appear even without data (n = 0), so "nothing yet" is visible.
-  const engineIds = new Set<string>(filter.engine !== null ? [filter.engine] : [...labels.keys()]);
+  const engineIds = new Set<string>(filter.engine !== null ? [filter.engine] : app.config.engines.map((e) => e.id));
   for (const id of byEngine.keys()) engineIds.add(id);
   const by_engine = [...engineIds].sort().map((engine) => {
     const [cur, prev] = byEngine.get(engine) ?? [zero(), zero()];

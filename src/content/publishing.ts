@@ -5,8 +5,8 @@ import { type AppContext } from "../context";
 import { type Article, setArticlePublished } from "./service";
 
 /** Publishes a brand's article; idempotent. A brand id of the caller's credential only. */
-export function publishArticle(app: Pick<AppContext, "db" | "events">, brandId: string, articleId: string): Article {
-  return setArticlePublished(app, brandId, articleId, true);
+export function publishArticle(app: Pick<AppContext, "db" | "events">, brandId: string, articleId: string, at?: number): Article {
+  return setArticlePublished(app, brandId, articleId, true, at);
 }
 
 /** Takes a brand's article off its site (back to draft); its slug and first publication date stay. */

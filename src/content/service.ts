@@ -346,6 +346,8 @@ export function setArticlePublished(
   brandId: string,
   articleId: string,
   published: boolean,
+  /** When a first publication happened (ms); now unless told (the demo seeder publishes in the past). */
+  at = Date.now(),
 ): Article {
   const { db } = app;
   const row = db.sqlite
@@ -358,7 +360,7 @@ export function setArticlePublished(
         .update(articles)
         .set({
           status,
-          publishedAt: published ? sql`coalesce(${articles.publishedAt}, ${now})` : current.publishedAt,
+          publishedAt: published ? sql`coalesce(${articles.publishedAt}, ${Math.min(at, now)})` : current.publishedAt,
           updatedAt: now,
         })
         .where(eq(articles.id, current.id))

@@ -4,7 +4,7 @@ import { listBrands } from "../brands/service";
 import { type AppContext } from "../context";
 import { Conflict } from "../errors";
 import { type CliOutput } from "../tracking/cli";
-import { type DemoResult, seedDemo } from "./seeder";
+import { DEMO_DAYS, type DemoResult, seedDemo } from "./seeder";
 import { DEMO_EMAIL } from "./templates";
 
 export async function demoCommand(app: AppContext, opts: { scale: number; reset: boolean; json: boolean; out?: CliOutput }): Promise<void> {
@@ -24,7 +24,7 @@ export async function demoCommand(app: AppContext, opts: { scale: number; reset:
   }
   stdout.write(
     [
-      `Demo data seeded in ${result.seconds} s (DEMO DATA, not real measurements): brand "${result.brand.name}", ${result.competitors} competitors, ${result.prompts} prompts, ${result.answers} answers over 30 days × 3 engines, 1 published article.`,
+      `Demo data seeded in ${result.seconds} s (DEMO DATA, not real measurements): brand "${result.brand.name}", ${result.competitors} competitors, ${result.prompts} prompts, ${result.answers} answers over ${DEMO_DAYS} days × 3 engines, 1 published article.`,
       `  login       ${result.login.email}  password: ${result.login.password}`,
       `  API key     ${result.api_key}   (MCP tool server: ${base}/api/mcp/mcp)`,
       `  site key    ${result.brand.site_key}`,

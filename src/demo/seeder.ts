@@ -1,6 +1,11 @@
 // `spyglass demo`: a clearly labelled demo account (Autopilot) with a brand, competitors, tagged
-// prompts and 30 days × 3 engines of answers composed from templates and analysed with the real
+// prompts and 60 days × 3 engines of answers composed from templates and analysed with the real
 // analysis code, plus one published article. `--scale N` multiplies the prompts for benchmarks.
+// The data set is built to show every verdict: per engine, the chance of a mention differs between
+// the previous 30 days and the last 30 (ChatGPT up, Claude down, Perplexity the same), while citation
+// chances stay the same (within noise) and provider errors become rarer (no-answer rate down). The article is linked to the weakest prompt
+// that is not a gap and published 14 days ago: after it, that prompt's answers mention the brand
+// far more often and some cite the article's URL, so get_article_impact has an effect to show.
 // Deterministic (seeded), and fast: a pool of distinct answers is analysed once, then rows are
 // written through tracking's answer writer in large transactions. Every other record is made
 // through its feature's service, as a user's would be.
@@ -20,7 +25,13 @@ import { analyzeForStorage, type BrandFigures, brandFigures, type NewAnswer, Rol
 import { loadRoster, type Roster } from "../tracking/roster";
 import * as T from "./templates";
 
-export const DEMO_DAYS = 30;
+export const DEMO_DAYS = 60;
+/** The article is published this many days before today (noon UTC). */
+export const DEMO_ARTICLE_AGE_DAYS = 14;
+/** Chance of a mention on the article's prompt (times the engine's bias) once the article is out. */
+const ARTICLE_AFFINITY = 0.8;
+/** Chance that an answer on the article's prompt after publication cites the article. */
+const ARTICLE_CITED = 0.4;
 export const MAX_SCALE = 500;
 const POOL_SIZE = 1_500;
 const ROWS_PER_TRANSACTION = 20_000;
@@ -120,12 +131,24 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
   const withBrand = pool.filter((p) => p.hasBrand);
   const withoutBrand = pool.filter((p) => !p.hasBrand);
 
+  const today = Math.floor(now / 86_400_000) * 86_400_000;
+  // The article: written for the weakest prompt the brand still appears on, published in the past.
+  const articlePrompt = promptRows.filter((p) => p.affinity > 0).reduce((a, b) => (b.affinity < a.affinity ? b : a));
+  const publishedAt = Math.min(now - 1000, today - DEMO_ARTICLE_AGE_DAYS * 86_400_000 + 12 * 3_600_000);
+  const draft = await createArticle(db, brand.id, { ...T.DEMO_ARTICLE, promptId: articlePrompt.id });
+  const article = publishArticle(app, brand.id, draft.id, publishedAt);
+  // Answers that mention the brand and cite the article's page on the brand's site.
+  const articleUrl = `https://${T.DEMO_BRAND.domain}/blog/${article.slug}`;
+  const citingArticle = withBrand.slice(0, 40).map((entry) => {
+    const base = entry.variants[0];
+    return analysedVariant(`${base.text}\n\nSee: ${articleUrl}`, [], roster);
+  });
+
   const writer = app.tracking.writer;
   // A bulk load: a bigger page cache keeps the growing indexes in memory. Durability is unchanged
   // (WAL, synchronous=NORMAL); the cache goes back to its usual size afterwards.
   const cacheSize = sqlite.query<{ cache_size: number }, []>("PRAGMA cache_size").get()?.cache_size ?? -32000;
   sqlite.exec("PRAGMA cache_size = -262144");
-  const today = Math.floor(now / 86_400_000) * 86_400_000;
   let answers = 0;
   // Rows wait in a buffer and are written per transaction of ROWS_PER_TRANSACTION; their latency is
   // drawn when written, which keeps the seeded sequence (and so the demo data set) as it was.
@@ -159,24 +182,33 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
   };
   for (let d = DEMO_DAYS - 1; d >= 0; d--) {
     const dayStart = today - d * 86_400_000;
-    // A gentle upward trend over the month, so the trend tool has something to show.
-    const trend = 0.85 + 0.3 * ((DEMO_DAYS - 1 - d) / (DEMO_DAYS - 1));
+    // The last 30 days are the current period; before them, the previous one. Within each, a gentle
+    // upward trend, so the trend tool has something to show.
+    const current = d < DEMO_DAYS / 2;
+    const half = DEMO_DAYS / 2;
+    const trend = 0.95 + 0.1 * ((half - 1 - (d % half)) / (half - 1));
     T.DEMO_ENGINES.forEach((engine, e) => {
+      const shift = current ? engine.currentFactor : engine.previousFactor;
       promptRows.forEach((prompt, p) => {
         const createdAt = Math.min(now - 1000, dayStart + 6 * 3_600_000 + e * 600_000 + (p % 3_600) * 1_000);
+        const afterArticle = prompt === articlePrompt && createdAt > publishedAt;
         const roll = rand();
         let status: AnswerStatus = "ok";
-        if (roll < 0.03) status = "error";
-        else if (roll < 0.05) status = "refusal";
-        else if (roll < 0.06) status = "empty";
+        // Fewer provider errors in the last 30 days than before: the no-answer rate goes down.
+        const errors = current ? 0.03 : 0.06;
+        if (roll < errors) status = "error";
+        else if (roll < errors + 0.02) status = "refusal";
+        else if (roll < errors + 0.03) status = "empty";
         let text = "";
         let error: string | null = null;
         let variant: PoolVariant | null = null;
         if (status === "ok") {
-          const mentionBrand = rand() < Math.min(0.97, prompt.affinity * engine.brandBias * trend);
+          const affinity = afterArticle ? ARTICLE_AFFINITY : prompt.affinity;
+          const mentionBrand = rand() < Math.min(0.97, affinity * engine.brandBias * shift * trend);
           const entry = pick(mentionBrand ? withBrand : withoutBrand);
           const cite = rand() < engine.citationRate;
           variant = entry.variants[cite ? (engine.providerCitations ? 2 : 1) : 0];
+          if (afterArticle && mentionBrand && rand() < ARTICLE_CITED) variant = pick(citingArticle);
           text = variant.text;
         } else if (status === "refusal") {
           text = pick(T.REFUSALS);
@@ -193,9 +225,6 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
   sqlite.exec(`PRAGMA cache_size = ${cacheSize}`);
 
   const key = createApiKey(db, account.id, { name: "Demo key", brandId: brand.id });
-  const gapPrompt = promptRows.find((p) => p.affinity === 0);
-  const draft = await createArticle(db, brand.id, { ...T.DEMO_ARTICLE, promptId: gapPrompt?.id ?? null });
-  const article = publishArticle(app, brand.id, draft.id);
   sqlite.exec("ANALYZE");
 
   return {
@@ -247,6 +276,11 @@ interface PendingRow {
 const NO_ANALYSIS: AnswerAnalysis = { mentions: [], citations: [] };
 const NO_FIGURES: BrandFigures = { mentioned: false, position: null, sentiment: null, cited: false, rosterMentions: 0 };
 
+function analysedVariant(text: string, providerCitations: string[], roster: Roster): PoolVariant {
+  const analysis = analyzeForStorage("ok", text, providerCitations, roster);
+  return { text, providerCitations, citationsJson: JSON.stringify(providerCitations), analysis, figures: brandFigures(analysis, roster) };
+}
+
 /** Distinct answers, each analysed once with the real analysis code and reused across rows. */
 function buildPool(roster: Roster, rand: () => number, pick: <X>(list: readonly X[]) => X): PoolEntry[] {
   const pool: PoolEntry[] = [];
@@ -278,16 +312,7 @@ function buildPool(roster: Roster, rand: () => number, pick: <X>(list: readonly 
     for (const m of members) if (rand() < 0.35) sources.push(`https://${rand() < 0.3 ? "www." : ""}${m.domain}${pick(T.MEMBER_PAGES)}`);
     const unique = [...new Set(sources)];
     const linked = `${plain}\n\nSources: ${unique.map((url, k) => (k % 2 === 0 ? `[${new URL(url).hostname.replace(/^www\./, "")}](${url})` : url)).join(", ")}`;
-    const variant = (text: string, providerCitations: string[]): PoolVariant => {
-      const analysis = analyzeForStorage("ok", text, providerCitations, roster);
-      return {
-        text,
-        providerCitations,
-        citationsJson: JSON.stringify(providerCitations),
-        analysis,
-        figures: brandFigures(analysis, roster),
-      };
-    };
+    const variant = (text: string, providerCitations: string[]) => analysedVariant(text, providerCitations, roster);
     pool.push({ hasBrand, variants: [variant(plain, []), variant(linked, []), variant(plain, unique)] });
   }
   return pool;

@@ -15,10 +15,36 @@ export const DEMO_COMPETITORS = [
   { name: "Tailspin Pipeline", aliases: ["Tailspin"], domains: ["tailspin-demo.com"] },
 ];
 
+// previousFactor / currentFactor: the chance of a mention in the previous 30 days and the last 30,
+// relative to brandBias: ChatGPT gains, Claude loses, Perplexity stays (each verdict kind shows).
 export const DEMO_ENGINES = [
-  { id: "chatgpt", model: "gpt-4o-mini", brandBias: 1.0, citationRate: 0.45, providerCitations: false },
-  { id: "perplexity", model: "sonar", brandBias: 1.2, citationRate: 0.95, providerCitations: true },
-  { id: "claude", model: "claude-3-5-haiku", brandBias: 0.8, citationRate: 0.3, providerCitations: false },
+  {
+    id: "chatgpt",
+    model: "gpt-4o-mini",
+    brandBias: 1.0,
+    citationRate: 0.45,
+    providerCitations: false,
+    previousFactor: 0.6,
+    currentFactor: 1.15,
+  },
+  {
+    id: "perplexity",
+    model: "sonar",
+    brandBias: 1.2,
+    citationRate: 0.95,
+    providerCitations: true,
+    previousFactor: 1.0,
+    currentFactor: 1.0,
+  },
+  {
+    id: "claude",
+    model: "claude-3-5-haiku",
+    brandBias: 0.8,
+    citationRate: 0.3,
+    providerCitations: false,
+    previousFactor: 1.35,
+    currentFactor: 0.8,
+  },
 ];
 
 export const DEMO_TAGS = [

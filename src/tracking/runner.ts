@@ -121,7 +121,8 @@ export class TrackingRunner {
     const unknown = ids.filter((id) => !configured.some((e) => e.id === id));
     if (unknown.length > 0) {
       throw new Invalid(
-        `Unknown engine ${unknown.map((id) => `"${id}"`).join(", ")}; configured engines: ${configured.map((e) => e.id).join(", ")}.`,
+        // The sentence of every engine check (tracking/engines.ts); a run asks configured engines only.
+        `engines: ${unknown.map((id) => JSON.stringify(id)).join(", ")} ${unknown.length === 1 ? "is not a configured engine" : "are not configured engines"}; use one of ${configured.map((e) => e.id).join(", ")}.`,
         "unknown_engine",
       );
     }

@@ -13,6 +13,7 @@ import { iso, isoOrNull } from "../ids";
 import { type ClientOptions } from "../llm/types";
 import { listBrandIdsWithActivePrompts } from "../prompts/service";
 import { AnswerWriter, analyzeForStorage, type NewAnswer } from "./answer-writer";
+import { brandEngines } from "./engines";
 import { Reanalysis } from "./reanalysis";
 import { type Roster } from "./roster";
 import { type RunRequest, TrackingRunner } from "./runner";
@@ -165,7 +166,16 @@ export function nextScheduledRun(app: AppContext, from = new Date()): Date | nul
 }
 
 export interface TrackingStatus {
-  engines: Array<{ id: string; label: string; api: string; model: string; concurrency: number; api_key_set: boolean }>;
+  engines: Array<{
+    id: string;
+    label: string;
+    api: string;
+    model: string;
+    concurrency: number;
+    api_key_set: boolean;
+    configured: boolean;
+    demo: boolean;
+  }>;
   schedule: { cron: string; timezone: "UTC"; enabled: boolean; samples: number };
   last_run: RunView | null;
   next_run: string | null;
@@ -191,14 +201,31 @@ export function getTrackingStatus(app: AppContext, brandId: string, env: Record<
   const last = lastRun(app, brandId);
   const next = nextScheduledRun(app);
   return {
-    engines: engines.map((e) => ({
-      id: e.id,
-      label: e.label,
-      api: e.api,
-      model: e.model,
-      concurrency: e.concurrency,
-      api_key_set: e.api_key_env === undefined || Boolean(env[e.api_key_env]?.trim()),
-    })),
+    engines: [
+      ...engines.map((e) => ({
+        id: e.id,
+        label: e.label,
+        api: e.api,
+        model: e.model,
+        concurrency: e.concurrency,
+        api_key_set: e.api_key_env === undefined || Boolean(env[e.api_key_env]?.trim()),
+        configured: true,
+        demo: false,
+      })),
+      // Engines only present in stored answers (the demo's): listed so every engine list agrees, never run.
+      ...brandEngines(app, brandId)
+        .filter((e) => !e.configured)
+        .map((e) => ({
+          id: e.id,
+          label: e.label,
+          api: "",
+          model: e.model,
+          concurrency: 0,
+          api_key_set: false,
+          configured: false,
+          demo: e.demo,
+        })),
+    ],
     schedule: { cron: tracking.schedule, timezone: "UTC", enabled: tracking.enabled, samples: tracking.samples },
     last_run: last,
     next_run: next ? next.toISOString() : null,

@@ -2,13 +2,17 @@
 // reads like a user's data through those same services.
 import { expect, test } from "bun:test";
 import { findAccountByEmail } from "../../src/accounts/service";
+import { resolveFilter } from "../../src/analytics/filters";
+import { articleImpact } from "../../src/analytics/impact";
+import { visibilityOverview } from "../../src/analytics/visibility";
 import { listAllCompetitors } from "../../src/competitors/service";
-import { listArticles } from "../../src/content/service";
-import { DEMO_DAYS, seedDemo } from "../../src/demo/seeder";
+import { listArticles, listPublishedArticles } from "../../src/content/service";
+import { DEMO_ARTICLE_AGE_DAYS, DEMO_DAYS, seedDemo } from "../../src/demo/seeder";
 import * as T from "../../src/demo/templates";
 import { listApiKeys } from "../../src/keys/service";
 import { listPrompts } from "../../src/prompts/service";
 import { listTags } from "../../src/prompts/tags";
+import { brandEngines } from "../../src/tracking/engines";
 import { memoryApp } from "../analytics/dataset";
 
 test("the demo brand's competitors, tags, prompts, key and article read back through their services", async () => {
@@ -36,4 +40,52 @@ test("a second run is refused without --reset; with it the demo account is repla
   expect(second.account_id).not.toBe(first.account_id);
   expect(findAccountByEmail(app.db, T.DEMO_EMAIL)!.id).toBe(second.account_id);
   expect(listAllCompetitors(app.db, first.brand.id)).toEqual([]);
+});
+
+test("60 days: the overview's previous period is full and its verdicts are of every kind, by construction", async () => {
+  const app = memoryApp();
+  const demo = await seedDemo(app, { now: Date.parse("2025-06-30T15:00:00Z") });
+  expect(DEMO_DAYS).toBe(60);
+  const o = visibilityOverview(app, resolveFilter(app, demo.brand.id, {}, Date.parse("2025-06-30T15:00:00Z")));
+  expect(o.filter).toMatchObject({ start_date: "2025-06-01", end_date: "2025-06-30", previous_start_date: "2025-05-02" });
+  expect(o.visibility.previous.n).toBeGreaterThan(3_000);
+  const verdict = (r: { change_pp: number | null; within_noise: boolean | null }) =>
+    r.within_noise === null ? "none" : r.within_noise ? "within noise" : r.change_pp! > 0 ? "up" : "down";
+  expect(verdict(o.visibility)).toBe("up");
+  expect(verdict(o.no_answer_rate)).toBe("down");
+  expect(verdict(o.citation_rate)).toBe("within noise");
+  const byEngine = Object.fromEntries(o.by_engine.map((e) => [e.engine, verdict(e.visibility)]));
+  expect(byEngine).toEqual({ chatgpt: "up", claude: "down", perplexity: "within noise" });
+  expect(o.by_engine.map((e) => e.label)).toEqual(["ChatGPT (demo)", "Claude (demo)", "Perplexity (demo)"]);
+});
+
+test("its engines are listed as demo engines, and its article moved its prompt", async () => {
+  const app = memoryApp();
+  const now = Date.parse("2025-06-30T15:00:00Z");
+  const demo = await seedDemo(app, { now });
+  expect(brandEngines(app, demo.brand.id)).toEqual(
+    ["chatgpt", "claude", "perplexity"].map((id) => ({
+      id,
+      label: `${{ chatgpt: "ChatGPT", claude: "Claude", perplexity: "Perplexity" }[id]} (demo)`,
+      model: T.DEMO_ENGINES.find((e) => e.id === id)!.model,
+      configured: false,
+      demo: true,
+    })),
+  );
+  const impact = articleImpact(
+    app,
+    demo.brand.id,
+    listPublishedArticles(app.db, demo.brand.id),
+    { windowDays: 14, limit: 10, offset: 0 },
+    now,
+  );
+  expect(impact.total_articles).toBe(1);
+  const a = impact.articles[0]!;
+  expect(a.article.id).toBe(demo.article!.id);
+  expect(a.article.published_at).toBe(new Date(Date.parse("2025-06-30T12:00:00Z") - DEMO_ARTICLE_AGE_DAYS * 86_400_000).toISOString());
+  expect(a.after.days).toBe(14);
+  expect(a.visibility.within_noise).toBe(false);
+  expect(a.visibility.after.rate! - a.visibility.before.rate!).toBeGreaterThan(0.4);
+  expect(a.article_cited.cited).toBe(true);
+  expect(Date.parse(a.article_cited.first_cited_at!)).toBeGreaterThan(Date.parse(a.article.published_at));
 });

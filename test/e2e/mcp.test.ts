@@ -120,7 +120,7 @@ describe("the configuration tools, with the brand's own key", () => {
     expect(data.brand.site_key).toMatch(/^pk_[0-9a-f]{32}$/);
     expect(data.plan).toBe("autopilot");
     expect(data.competitors.map((x: { id: string }) => x.id)).toEqual([seed.a.ids.competitorId]);
-    expect(data.engines).toEqual([{ id: "fake", label: "Fake engine", model: "fake-1" }]);
+    expect(data.engines).toEqual([{ id: "fake", label: "Fake engine", model: "fake-1", configured: true, demo: false }]);
     expect(data.tracking).toEqual({ schedule: "0 6 * * *", timezone: "UTC", samples: 1, enabled: false });
     expect(JSON.parse(text)).toEqual(data);
     expect(text).not.toContain("base_url");
@@ -253,6 +253,28 @@ describe("the configuration tools, with the brand's own key", () => {
     await call(c, "create_prompts", { prompts: [{ text: "best Acme software for small teams" }] });
   });
 
+  test("an unknown engine is an error naming the brand's engines, in every tool that takes one", async () => {
+    const sentence = 'engine: "ChatGPT" is not an engine of this brand; use one of fake.';
+    for (const tool of [
+      "get_visibility_overview",
+      "get_visibility_trend",
+      "get_competitor_ranking",
+      "get_prompt_performance",
+      "get_top_sources",
+      "get_content_gaps",
+      "list_answers",
+    ]) {
+      expect({ tool, error: (await call(c, tool, { engine: "ChatGPT" })).error }).toEqual({
+        tool,
+        error: expect.stringContaining(sentence),
+      });
+    }
+    expect((await call(c, "run_tracking", { engines: ["ChatGPT"] })).error).toContain(
+      'engines: "ChatGPT" is not a configured engine; use one of fake.',
+    );
+    expect((await call(c, "get_visibility_overview", { engine: "fake" })).error).toBeNull();
+  });
+
   test("tags: create, unique per brand ignoring case, rename, recolour, delete (prompts keep going)", async () => {
     const created = await call(c, "create_tag", { name: "Enterprise", color: "#AABBCC" });
     expect(created.data.tag).toMatchObject({ name: "Enterprise", color: "#aabbcc", prompt_count: 0 });
@@ -344,6 +366,7 @@ const ISOLATION: Record<string, { args: (a: BrandRecords) => Record<string, unkn
   get_content_gaps: { args: (a) => ({ tag: a.tagId }), expect: "not_found" },
   list_answers: { args: (a) => ({ prompt_id: a.promptId }), expect: "own" },
   get_answer: { args: (a) => ({ answer_id: a.answerId }), expect: "not_found" },
+  get_article_impact: { args: () => ({}), expect: "own" },
   run_tracking: { args: (a) => ({ prompt_ids: [a.promptId] }), expect: "not_found" },
   get_tracking_status: { args: () => ({}), expect: "own" },
   create_article: { args: (a) => ({ markdown: "Small teams pick Borealis.", prompt_id: a.promptId }), expect: "not_found" },

@@ -168,7 +168,10 @@ describe("a run against scripted providers", () => {
 
   test("unknown engines and prompts are refused with a clear message", () => {
     expect(() => startTracking(app, s.brandId, { trigger: "tool", engines: ["nope"] })).toThrow(
-      /Unknown engine "nope"; configured engines: gpt, claude/,
+      'engines: "nope" is not a configured engine; use one of gpt, claude.',
+    );
+    expect(() => startTracking(app, s.brandId, { trigger: "tool", engines: ["ChatGPT", "gpt"] })).toThrow(
+      'engines: "ChatGPT" is not a configured engine; use one of gpt, claude.',
     );
     expect(() => startTracking(app, s.brandId, { trigger: "tool", promptIds: ["prm_missing"] })).toThrow(/not found/);
   });

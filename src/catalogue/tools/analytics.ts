@@ -2,9 +2,11 @@
 import { z } from "zod";
 import { getAnswer, listAnswers } from "../../analytics/answers";
 import { decodeOffset, resolveFilter } from "../../analytics/filters";
+import { articleImpact, DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS } from "../../analytics/impact";
 import { contentGaps, promptPerformance } from "../../analytics/prompts";
 import { topSources } from "../../analytics/sources";
 import { competitorRanking, visibilityOverview, visibilityTrend } from "../../analytics/visibility";
+import { listPublishedArticles } from "../../content/service";
 import { ANSWER_STATUSES } from "../../db/schema";
 import { defineTool } from "../registry";
 import { cursor, nextCursor, pageLimit, READ_ONLY } from "./common";
@@ -289,6 +291,68 @@ const getAnswerTool = defineTool({
   handler: (input, ctx) => getAnswer(ctx.app, ctx.brand.id, input.answer_id),
 });
 
+const impactWindow = z.object({
+  start_date: z.string().nullable().describe("first day (UTC, inclusive); null when the window has no day yet"),
+  end_date: z.string().nullable().describe("last day (UTC, inclusive)"),
+  days: z.number().int(),
+});
+const beforeAfter = z.object({
+  before: rate,
+  after: rate,
+  change_pp: z.number().nullable().describe("after − before in percentage points"),
+  within_noise: z.boolean().nullable().describe("the two 95% intervals overlap: the change may be noise"),
+});
+
+const getArticleImpact = defineTool({
+  name: "get_article_impact",
+  title: "Article impact",
+  description: `Use to see whether a published article moved the numbers of the prompt it was written for (articles linked to a prompt, newest publication first, paged). For each: the prompt's visibility and citation rate in the window_days whole UTC days before the publication day and the window_days after it (ending today when fewer have passed; the publication day is in neither), each with n and a Wilson 95% interval, the change in points and within_noise; and article_cited: whether an answer has cited the article's own URL since publication (a cited URL on the brand's domain, or under the server's public_url, whose last path segment is the article's slug).`,
+  input: z.strictObject({
+    window_days: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_WINDOW_DAYS)
+      .default(DEFAULT_WINDOW_DAYS)
+      .describe(`Days in each window, 1-${MAX_WINDOW_DAYS} (default ${DEFAULT_WINDOW_DAYS}).`),
+    limit: pageLimit(10),
+    cursor,
+  }),
+  output: z.object({
+    window_days: z.number().int(),
+    total_articles: z.number().int().describe("published articles linked to a prompt"),
+    articles: z.array(
+      z.object({
+        article: z.object({ id: z.string(), title: z.string(), slug: z.string(), published_at: z.string() }),
+        prompt: z.object({ id: z.string(), text: z.string() }),
+        before: impactWindow,
+        after: impactWindow,
+        answers: z.object({
+          before: z.object({ total: z.number().int(), valid: z.number().int() }),
+          after: z.object({ total: z.number().int(), valid: z.number().int() }),
+        }),
+        visibility: beforeAfter,
+        citation_rate: beforeAfter,
+        article_cited: z.object({
+          cited: z.boolean(),
+          citations: z.number().int().describe("citations of the article's URL since publication (once per answer and URL)"),
+          first_cited_at: z.string().nullable(),
+          last_cited_at: z.string().nullable(),
+        }),
+      }),
+    ),
+    next_cursor: nextCursor,
+  }),
+  annotations: READ_ONLY,
+  plan: "visibility",
+  handler: (input, ctx) =>
+    articleImpact(ctx.app, ctx.brand.id, listPublishedArticles(ctx.app.db, ctx.brand.id), {
+      windowDays: input.window_days,
+      limit: input.limit,
+      offset: decodeOffset(input.cursor),
+    }),
+});
+
 export const analyticsTools = [
   getVisibilityOverview,
   getVisibilityTrend,
@@ -298,4 +362,5 @@ export const analyticsTools = [
   getContentGaps,
   listAnswersTool,
   getAnswerTool,
+  getArticleImpact,
 ] as const;

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { getBrand, MAX_ALIASES, updateBrand } from "../../brands/service";
 import { listCompetitors, MAX_COMPETITORS } from "../../competitors/service";
+import { brandEngines } from "../../tracking/engines";
 import { defineTool } from "../registry";
 import { READ_ONLY, UPDATES } from "./common";
 import { competitor } from "./competitors";
@@ -19,13 +20,21 @@ const getBrandTool = defineTool({
   name: "get_brand",
   title: "Get the brand",
   description:
-    "Use first, to learn which brand this connection works on. Returns the brand (name, domain, aliases, public site key), the account's plan, the tracked competitors, the AI engines whose answers are tracked (id, label, model) and the tracking schedule (cron, UTC) and samples per prompt.",
+    "Use first, to learn which brand this connection works on. Returns the brand (name, domain, aliases, public site key), the account's plan, the tracked competitors, the AI engines (id, label, model): the configured ones and any others present in the stored answers (configured false; demo true for spyglass demo's) and the tracking schedule (cron, UTC) and samples per prompt.",
   input: z.strictObject({}),
   output: z.object({
     brand,
     plan: z.enum(["visibility", "autopilot"]),
     competitors: z.array(competitor),
-    engines: z.array(z.object({ id: z.string(), label: z.string(), model: z.string() })),
+    engines: z.array(
+      z.object({
+        id: z.string(),
+        label: z.string(),
+        model: z.string(),
+        configured: z.boolean().describe("in spyglass.toml: tracking runs ask it"),
+        demo: z.boolean().describe("not configured; its stored answers were seeded by spyglass demo"),
+      }),
+    ),
     tracking: z.object({
       schedule: z.string().describe("cron expression, UTC"),
       timezone: z.literal("UTC"),
@@ -41,7 +50,7 @@ const getBrandTool = defineTool({
       brand: getBrand(db, ctx.brand.id),
       plan: ctx.plan === "autopilot" ? ("autopilot" as const) : ("visibility" as const),
       competitors: listCompetitors(db, ctx.brand.id, { limit: MAX_COMPETITORS }).competitors,
-      engines: config.engines.map((e) => ({ id: e.id, label: e.label, model: e.model })),
+      engines: brandEngines(ctx.app, ctx.brand.id),
       tracking: {
         schedule: config.tracking.schedule,
         timezone: "UTC" as const,

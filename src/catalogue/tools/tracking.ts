@@ -57,7 +57,7 @@ const getTrackingStatusTool = defineTool({
   name: "get_tracking_status",
   title: "Tracking status",
   description:
-    "Use to see which AI engines are tracked, the schedule (cron, UTC), the brand's last run (status, answers done and by status, error) and when the next scheduled run is.",
+    "Use to see which AI engines are tracked (and any unconfigured engine present in stored answers, such as the demo's), the schedule (cron, UTC), the brand's last run (status, answers done and by status, error) and when the next scheduled run is.",
   input: z.strictObject({}),
   output: z.object({
     engines: z.array(
@@ -68,6 +68,8 @@ const getTrackingStatusTool = defineTool({
         model: z.string(),
         concurrency: z.number().int(),
         api_key_set: z.boolean(),
+        configured: z.boolean().describe("in spyglass.toml; false for an engine only present in stored answers (api empty)"),
+        demo: z.boolean().describe("not configured; its stored answers were seeded by spyglass demo"),
       }),
     ),
     schedule: z.object({ cron: z.string(), timezone: z.literal("UTC"), enabled: z.boolean(), samples: z.number().int() }),

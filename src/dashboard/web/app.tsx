@@ -11,6 +11,7 @@ import { BrandSettings } from "./pages/brand";
 import { Brands } from "./pages/brands";
 import { Competitors } from "./pages/competitors";
 import { Gaps } from "./pages/gaps";
+import { ArticleImpact } from "./pages/impact";
 import { ApiKeys } from "./pages/keys";
 import { Prompts } from "./pages/prompts";
 import { SignIn } from "./pages/sign-in";
@@ -114,6 +115,7 @@ export function App() {
           <Route path="/brands/:brandId/sources" component={brandPage(Sources)} />
           <Route path="/brands/:brandId/gaps" component={brandPage(Gaps)} />
           <Route path="/brands/:brandId/tracking" component={brandPage(Tracking)} />
+          <Route path="/brands/:brandId/impact" component={brandPage(ArticleImpact)} />
           <Route default component={NotFound} />
         </Router>
       </SessionProvider>

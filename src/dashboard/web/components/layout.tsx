@@ -14,6 +14,7 @@ export const BRAND_PAGES = [
   { path: "/sources", label: "Sources" },
   { path: "/gaps", label: "Content gaps" },
   { path: "/articles", label: "Articles" },
+  { path: "/impact", label: "Article impact" },
   { path: "/tracking", label: "Tracking" },
   { path: "/keys", label: "API keys" },
 ] as const;

@@ -1,0 +1,135 @@
+// Article impact, defined here in METRICS.md's terms: for each published article linked to a prompt, the
+// prompt's visibility and citation rate in the window_days whole UTC days before the publication
+// day and in the window_days after it (ending today when fewer have passed; the publication day
+// itself is in neither), compared as periods are, and whether the article's own URL was cited since.
+import { type AppContext } from "../context";
+import { getPrompt } from "../prompts/service";
+import { isOnDomains, loadRoster } from "../tracking/roster";
+import { DAY_MS, dayString, encodeOffset, type SqlParam, startOfUtcDay } from "./filters";
+import { type Rate, rate } from "./rates";
+import { comparePeriods, type PeriodComparison, wilson } from "./stats";
+
+export const DEFAULT_WINDOW_DAYS = 14;
+export const MAX_WINDOW_DAYS = 90;
+
+export interface Window {
+  start_date: string | null;
+  end_date: string | null;
+  days: number;
+}
+
+export interface BeforeAfter extends PeriodComparison {
+  before: Rate;
+  after: Rate;
+}
+
+export interface ArticleImpact {
+  article: { id: string; title: string; slug: string; published_at: string };
+  prompt: { id: string; text: string };
+  before: Window;
+  after: Window;
+  answers: { before: { total: number; valid: number }; after: { total: number; valid: number } };
+  visibility: BeforeAfter;
+  citation_rate: BeforeAfter;
+  article_cited: { cited: boolean; citations: number; first_cited_at: string | null; last_cited_at: string | null };
+}
+
+function window(start: number, days: number): Window {
+  return days <= 0
+    ? { start_date: null, end_date: null, days: 0 }
+    : { start_date: dayString(start), end_date: dayString(start + (days - 1) * DAY_MS), days };
+}
+
+function beforeAfter(before: [number, number], after: [number, number]): BeforeAfter {
+  return {
+    before: rate(before[0], before[1]),
+    after: rate(after[0], after[1]),
+    ...comparePeriods(wilson(after[0], after[1]), wilson(before[0], before[1])),
+  };
+}
+
+/** True when `url` is the article's own page: its last path segment is the slug, on the brand's domains or under public_url. */
+export function isArticleUrl(url: string, slug: string, brandDomains: readonly string[], publicUrl: string | null): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  const last = parsed.pathname.replace(/\/+$/, "").split("/").pop();
+  if (last !== slug) return false;
+  if (isOnDomains(url, brandDomains)) return true;
+  return publicUrl !== null && url.toLowerCase().startsWith(publicUrl.replace(/\/+$/, "").toLowerCase());
+}
+
+/** A published article as the content service lists it (analytics reads no content table). */
+export interface PublishedArticle {
+  id: string;
+  title: string;
+  slug: string;
+  promptId: string | null;
+  publishedAt: number | null;
+}
+
+/** `published`: the brand's published articles, newest publication first (content's listPublishedArticles). */
+export function articleImpact(
+  app: AppContext,
+  brandId: string,
+  published: readonly PublishedArticle[],
+  options: { windowDays: number; limit: number; offset: number },
+  now = Date.now(),
+) {
+  const db = app.db.sqlite;
+  const today = startOfUtcDay(now);
+  const linked = published.filter((a) => a.promptId !== null && a.publishedAt !== null);
+  const page = linked.slice(options.offset, options.offset + options.limit);
+  const roster = loadRoster(app.db, brandId);
+  const W = options.windowDays;
+  const counts = db.query<{ total: number; valid: number | null; mentioned: number | null; cited: number | null }, SqlParam[]>(
+    `SELECT count(*) AS total, sum(a.status = 'ok') AS valid, sum(a.brand_mentioned) AS mentioned, sum(a.brand_cited) AS cited
+     FROM answers a WHERE a.brand_id = ? AND a.prompt_id = ? AND a.created_at >= ? AND a.created_at < ?`,
+  );
+  // Candidates: citations since publication whose URL ends with the slug (any prompt, any engine).
+  const candidates = db.query<{ url: string; created_at: number }, SqlParam[]>(
+    `SELECT c.url, c.created_at FROM citations c WHERE c.brand_id = ? AND c.created_at >= ?
+       AND (c.url LIKE '%/' || ? OR c.url LIKE '%/' || ? || '?%') ORDER BY c.created_at`,
+  );
+  const items: ArticleImpact[] = page.map((a) => {
+    const prompt = getPrompt(app.db, brandId, a.promptId!);
+    const publishedAt = a.publishedAt!;
+    const pubDay = startOfUtcDay(publishedAt);
+    const beforeStart = pubDay - W * DAY_MS;
+    const afterStart = pubDay + DAY_MS;
+    const afterDays = Math.max(0, Math.min(W, Math.round((today - afterStart) / DAY_MS) + 1));
+    const b = counts.get(brandId, prompt.id, beforeStart, pubDay)!;
+    const f =
+      afterDays === 0
+        ? { total: 0, valid: 0, mentioned: 0, cited: 0 }
+        : counts.get(brandId, prompt.id, afterStart, afterStart + afterDays * DAY_MS)!;
+    const cites = candidates
+      .all(brandId, publishedAt, a.slug, a.slug)
+      .filter((c) => isArticleUrl(c.url, a.slug, roster.brandDomains, app.config.publicUrl));
+    return {
+      article: { id: a.id, title: a.title, slug: a.slug, published_at: new Date(publishedAt).toISOString() },
+      prompt: { id: prompt.id, text: prompt.text },
+      before: window(beforeStart, W),
+      after: window(afterStart, afterDays),
+      answers: { before: { total: b.total, valid: b.valid ?? 0 }, after: { total: f.total, valid: f.valid ?? 0 } },
+      visibility: beforeAfter([b.mentioned ?? 0, b.valid ?? 0], [f.mentioned ?? 0, f.valid ?? 0]),
+      citation_rate: beforeAfter([b.cited ?? 0, b.valid ?? 0], [f.cited ?? 0, f.valid ?? 0]),
+      article_cited: {
+        cited: cites.length > 0,
+        citations: cites.length,
+        first_cited_at: cites.length > 0 ? new Date(cites[0]!.created_at).toISOString() : null,
+        last_cited_at: cites.length > 0 ? new Date(cites[cites.length - 1]!.created_at).toISOString() : null,
+      },
+    };
+  });
+  const end = options.offset + page.length;
+  return {
+    window_days: W,
+    total_articles: linked.length,
+    articles: items,
+    next_cursor: end < linked.length ? encodeOffset(end) : null,
+  };
+}

@@ -1,0 +1,200 @@
+// Article impact, through get_article_impact: for each published article linked to a prompt, that
+// prompt's visibility and citation rate in the window before publication and the window after,
+// with n, the 95% interval in small type and the verdict in words. The window (days) is kept in the
+// URL (?window=N); the shared analytics filter does not apply (the windows are set by each article's
+// publication date, over all engines). Every figure is the tool's; nothing is recomputed here.
+import { useId } from "preact/hooks";
+import { useLocation } from "preact-iso";
+import { type ToolOutput } from "../../../../catalogue/types";
+import { api } from "../../api";
+import { brandPath } from "../../components/layout";
+import { usePaged } from "../../components/paged";
+import { isPlanRequired, PlanNeeded } from "../../components/plan";
+import { Button, EmptyState, Notice, PageHeading } from "../../components/ui";
+import { articlePath } from "../articles/paths";
+
+type Impact = ToolOutput<"get_article_impact">["articles"][number];
+type Figure = Impact["visibility"];
+type Rate = Figure["before"];
+type Window = Impact["before"];
+
+const WINDOWS = [7, 14, 30, 60, 90] as const;
+const DEFAULT_WINDOW = 14;
+
+function percent(value: number | null): string {
+  return value === null ? "–" : `${(value * 100).toFixed(1)}%`;
+}
+
+/** The verdict of the tools in words: the intervals overlap (within noise) or the change is up or down. */
+export function verdict(f: Figure): "up" | "down" | "within noise" | "no data" {
+  if (f.within_noise === null || f.change_pp === null) return "no data";
+  if (f.within_noise) return "within noise";
+  return f.change_pp > 0 ? "up" : "down";
+}
+
+function RateCell({ r }: { r: Rate }) {
+  return (
+    <td>
+      <span class="figure">{percent(r.rate)}</span>{" "}
+      <small class="muted">
+        {r.successes}/{r.n}
+        {r.low !== null && r.high !== null && (
+          <>
+            {" "}
+            · 95% {percent(r.low)}–{percent(r.high)}
+          </>
+        )}
+      </small>
+    </td>
+  );
+}
+
+function ChangeCell({ f }: { f: Figure }) {
+  const v = verdict(f);
+  const cls = v === "up" ? "verdict verdict-up" : v === "down" ? "verdict verdict-down" : "verdict";
+  return (
+    <td>
+      <span class={cls}>{v}</span>
+      {f.change_pp !== null && (
+        <>
+          {" "}
+          <small class="muted">
+            {f.change_pp > 0 ? "+" : ""}
+            {f.change_pp.toFixed(1)} pts
+          </small>
+        </>
+      )}
+    </td>
+  );
+}
+
+function windowText(w: Window): string {
+  if (w.days === 0 || w.start_date === null) return "no day yet";
+  return `${w.start_date} – ${w.end_date} (${w.days} ${w.days === 1 ? "day" : "days"})`;
+}
+
+function ArticleCard({ brandId, item }: { brandId: string; item: Impact }) {
+  const headingId = useId();
+  const cited = item.article_cited;
+  return (
+    <section class="card stack impact-card" aria-labelledby={headingId}>
+      <h2 id={headingId}>
+        <a href={articlePath(brandId, item.article.id)}>{item.article.title || item.article.slug}</a>
+      </h2>
+      <p>
+        Prompt: <q>{item.prompt.text}</q>
+        <br />
+        <small class="muted">
+          Published {item.article.published_at.slice(0, 10)} · before: {windowText(item.before)} · after: {windowText(item.after)}
+        </small>
+      </p>
+      <div class="table-wrap">
+        <table>
+          <caption class="offscreen">Before and after publication: {item.article.title || item.article.slug}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Figure</th>
+              <th scope="col">Before</th>
+              <th scope="col">After</th>
+              <th scope="col">Change</th>
+            </tr>
+          </thead>
+          <tbody>
+            <tr>
+              <th scope="row">Visibility</th>
+              <RateCell r={item.visibility.before} />
+              <RateCell r={item.visibility.after} />
+              <ChangeCell f={item.visibility} />
+            </tr>
+            <tr>
+              <th scope="row">Citation rate</th>
+              <RateCell r={item.citation_rate.before} />
+              <RateCell r={item.citation_rate.after} />
+              <ChangeCell f={item.citation_rate} />
+            </tr>
+          </tbody>
+        </table>
+      </div>
+      <p>
+        Article's URL cited since publication: <strong>{cited.cited ? "yes" : "no"}</strong>
+        {cited.cited && (
+          <small class="muted">
+            {" "}
+            · {cited.citations} {cited.citations === 1 ? "citation" : "citations"}, first {cited.first_cited_at?.slice(0, 10)}, last{" "}
+            {cited.last_cited_at?.slice(0, 10)}
+          </small>
+        )}
+      </p>
+    </section>
+  );
+}
+
+export function ArticleImpact({ brandId }: { brandId: string }) {
+  const { query, path, route } = useLocation();
+  const selectId = useId();
+  const requested = Number(query.window);
+  const windowDays = (WINDOWS as readonly number[]).includes(requested) ? requested : DEFAULT_WINDOW;
+  const list = usePaged<Impact>(
+    async (cursor) => {
+      const out = await api.tool(brandId, "get_article_impact", { window_days: windowDays, limit: 10, ...(cursor ? { cursor } : {}) });
+      return { items: out.articles, next: out.next_cursor };
+    },
+    [brandId, windowDays],
+  );
+  const setWindow = (value: string) => {
+    const next = new URLSearchParams(query);
+    if (Number(value) === DEFAULT_WINDOW) next.delete("window");
+    else next.set("window", value);
+    const search = next.toString();
+    route(search ? `${path}?${search}` : path);
+  };
+  return (
+    <>
+      <PageHeading title="Article impact" />
+      <p class="muted">
+        For each published article linked to a prompt: the prompt's answers in the days before the publication day and the same number of
+        days after it (fewer when the article is recent), over all engines. "Within noise" means the two 95% intervals overlap.
+      </p>
+      <div class="filters">
+        <label for={selectId}>Window (days before and after)</label>{" "}
+        <select id={selectId} value={String(windowDays)} onChange={(e) => setWindow(e.currentTarget.value)}>
+          {WINDOWS.map((w) => (
+            <option key={w} value={String(w)}>
+              {w} days
+            </option>
+          ))}
+        </select>
+      </div>
+      {isPlanRequired(list.failure) ? (
+        <PlanNeeded required="visibility" what="Article impact" />
+      ) : (
+        list.error && <Notice kind="error">{list.error}</Notice>
+      )}
+      {!list.loaded && !list.error && (
+        <p class="muted" role="status">
+          Loading…
+        </p>
+      )}
+      {list.loaded && list.items.length === 0 ? (
+        <EmptyState title="No article to measure yet">
+          <p>
+            Article impact needs a published article linked to a prompt: link an article to the prompt it answers and publish it on the{" "}
+            <a href={brandPath(brandId, "/articles")}>Articles</a> page. Its figures appear once answers have been tracked before and after
+            the publication day.
+          </p>
+        </EmptyState>
+      ) : (
+        <div class="stack">
+          {list.items.map((item) => (
+            <ArticleCard key={item.article.id} brandId={brandId} item={item} />
+          ))}
+        </div>
+      )}
+      {list.hasMore && (
+        <Button onClick={list.more} disabled={list.loading}>
+          More articles
+        </Button>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,84 @@
+// Engine ids given to tools: configured engines plus those present in the brand's stored answers;
+// anything else is refused with a sentence naming the engines that exist (before, "ChatGPT"
+// silently gave zeros). Engines present only in stored answers are listed, marked demo when no
+// tracking run wrote them.
+import { beforeAll, describe, expect, test } from "bun:test";
+import { listAnswers } from "../../src/analytics/answers";
+import { resolveFilter } from "../../src/analytics/filters";
+import { type AppContext } from "../../src/context";
+import { brandEngines, checkEngine } from "../../src/tracking/engines";
+import { loadRoster } from "../../src/tracking/roster";
+import { getTrackingStatus } from "../../src/tracking/service";
+import { memoryApp, type SeededBrand, seedBrand } from "./dataset";
+
+let app: AppContext;
+let s: SeededBrand;
+let other: SeededBrand;
+
+beforeAll(() => {
+  app = memoryApp(`
+[[engines]]
+id = "gpt"
+label = "GPT"
+api = "openai"
+base_url = "http://127.0.0.1:9/v1"
+model = "gpt-test"
+`);
+  s = seedBrand(app, { name: "Acme", domain: "acme.com", prompts: [{ key: "P1", text: "best crm" }] });
+  other = seedBrand(app, { name: "Other", prompts: [{ key: "P1", text: "best crm" }] });
+  const roster = loadRoster(app.db, s.brandId);
+  // Answers of an engine that is not configured and that no tracking run wrote (as spyglass demo does).
+  app.tracking.writer.write(
+    {
+      brandId: s.brandId,
+      runId: null,
+      promptId: s.prompts.P1!,
+      engine: "chatgpt",
+      model: "gpt-4o-mini",
+      sample: 0,
+      status: "ok",
+      text: "Acme",
+      providerCitations: [],
+      error: null,
+      latencyMs: 1,
+      tokensIn: 1,
+      tokensOut: 1,
+      createdAt: Date.now() - 3_600_000,
+    },
+    { mentions: [{ member_id: s.brandId, rank: 1, sentiment: 0, offset: 0 }], citations: [] },
+    roster,
+  );
+});
+
+describe("the engines of a brand", () => {
+  test("configured engines, then those present in the brand's answers, marked demo", () => {
+    expect(brandEngines(app, s.brandId)).toEqual([
+      { id: "gpt", label: "GPT", model: "gpt-test", configured: true, demo: false },
+      { id: "chatgpt", label: "ChatGPT (demo)", model: "gpt-4o-mini", configured: false, demo: true },
+    ]);
+    // Another brand's answers are not this brand's engines.
+    expect(brandEngines(app, other.brandId).map((e) => e.id)).toEqual(["gpt"]);
+    expect(getTrackingStatus(app, s.brandId, {}).engines.map((e) => [e.id, e.configured, e.demo])).toEqual([
+      ["gpt", true, false],
+      ["chatgpt", false, true],
+    ]);
+  });
+
+  test("an unknown engine is Invalid, naming the engines that exist, in the analytics filter and list_answers", () => {
+    const message = 'engine: "ChatGPT" is not an engine of this brand; use one of chatgpt, gpt.';
+    expect(() => resolveFilter(app, s.brandId, { engine: "ChatGPT" })).toThrow(message);
+    expect(() => listAnswers(app, s.brandId, { engine: "ChatGPT", limit: 5 })).toThrow(message);
+    expect(() => checkEngine(app, other.brandId, "chatgpt")).toThrow('engine: "chatgpt" is not an engine of this brand; use one of gpt.');
+    try {
+      resolveFilter(app, s.brandId, { engine: "nope" });
+    } catch (error) {
+      expect(error).toMatchObject({ status: 400, code: "unknown_engine" });
+    }
+  });
+
+  test("known engines, configured or stored, are accepted", () => {
+    expect(resolveFilter(app, s.brandId, { engine: "chatgpt" }).engine).toBe("chatgpt");
+    expect(resolveFilter(app, s.brandId, { engine: "gpt" }).engine).toBe("gpt");
+    expect(listAnswers(app, s.brandId, { engine: "chatgpt", limit: 5 }).answers).toHaveLength(1);
+  });
+});

@@ -1,0 +1,133 @@
+// The Article impact page in Chromium against the compiled binary, on `spyglass demo` data: the demo
+// article's before/after figures are the ones get_article_impact gives (read both, compare), the
+// verdict is written as a word, "cited since" says yes, the window is kept in the URL across a
+// reload, and a brand without a linked published article gets the empty state that says what it
+// needs. axe-core, the unsafe-content watch and screenshots at both widths, light and dark.
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import { type Page } from "playwright-core";
+import { type ToolOutput } from "../../src/catalogue/types";
+import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, screenshot } from "../support/dashboard";
+
+setDefaultTimeout(120_000);
+
+let d: Dashboard;
+let demo: { login: { email: string; password: string }; brand: { id: string }; article: { id: string } };
+
+beforeAll(async () => {
+  d = await openDashboard();
+  demo = await d.box.cliJson(["demo"]);
+});
+
+afterAll(async () => {
+  await d?.close();
+});
+
+async function signIn(page: Page): Promise<void> {
+  await page.goto(d.url("/sign-in"));
+  await page.getByLabel("Email").fill(demo.login.email);
+  await page.getByLabel("Password").fill(demo.login.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL((url) => !url.pathname.startsWith("/sign-in"));
+}
+
+/** The tool's own answer, through the session door the page uses. */
+async function toolAnswer(page: Page, windowDays: number): Promise<ToolOutput<"get_article_impact">> {
+  return page.evaluate(
+    async ([brandId, days]) => {
+      const res = await fetch(`/api/brands/${brandId}/tools/get_article_impact`, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ window_days: days }),
+      });
+      return res.json();
+    },
+    [demo.brand.id, windowDays] as const,
+  );
+}
+
+const pct = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(1)}%`);
+
+test("the demo article: the tool's before/after figures, the verdict in words, cited since yes; the window in the URL", async () => {
+  const page = await d.page();
+  await signIn(page);
+  await page.goto(d.url(`/brands/${demo.brand.id}`));
+  await page.getByRole("navigation", { name: "Brand pages" }).getByRole("link", { name: "Article impact", exact: true }).click();
+  await page.waitForURL(`**/brands/${demo.brand.id}/impact`);
+  await page.getByRole("heading", { name: "Article impact", level: 1 }).waitFor();
+
+  const tool = await toolAnswer(page, 14);
+  expect(tool.total_articles).toBe(1);
+  const item = tool.articles[0]!;
+  expect(item.article.id).toBe(demo.article.id);
+  expect(item.visibility.within_noise).toBe(false);
+  expect(item.visibility.change_pp!).toBeGreaterThan(0);
+  expect(item.article_cited.cited).toBe(true);
+
+  const card = page.getByRole("region", { name: item.article.title });
+  await card.waitFor();
+  const table = card.getByRole("table");
+  const row = table.getByRole("row", { name: /^Visibility/ });
+  const cells = row.getByRole("cell");
+  await expect(cells.nth(0).textContent()).resolves.toContain(pct(item.visibility.before.rate));
+  await expect(cells.nth(0).textContent()).resolves.toContain(`${item.visibility.before.successes}/${item.visibility.before.n}`);
+  await expect(cells.nth(0).textContent()).resolves.toContain(`95% ${pct(item.visibility.before.low)}–${pct(item.visibility.before.high)}`);
+  await expect(cells.nth(1).textContent()).resolves.toContain(pct(item.visibility.after.rate));
+  await expect(cells.nth(1).textContent()).resolves.toContain(`${item.visibility.after.successes}/${item.visibility.after.n}`);
+  await expect(cells.nth(2).textContent()).resolves.toContain("up");
+  const citation = table.getByRole("row", { name: /^Citation rate/ }).getByRole("cell");
+  await expect(citation.nth(1).textContent()).resolves.toContain(pct(item.citation_rate.after.rate));
+  await expect(card.getByText("Article's URL cited since publication:").textContent()).resolves.toContain("yes");
+  await expect(card.getByRole("link", { name: item.article.title }).getAttribute("href")).resolves.toBe(
+    `/brands/${demo.brand.id}/articles/${demo.article.id}`,
+  );
+
+  await expectAccessible(page, "article impact");
+  await screenshot(page, "impact");
+
+  // The window: in the URL, kept on reload, and the figures are the tool's for that window.
+  await page.getByLabel("Window (days before and after)").selectOption("30");
+  await page.waitForURL(/\/impact\?window=30$/);
+  await page.reload();
+  await expect(page.getByLabel("Window (days before and after)").inputValue()).resolves.toBe("30");
+  const wide = (await toolAnswer(page, 30)).articles[0]!;
+  expect(wide.before.days).toBe(30);
+  const before30 = page
+    .getByRole("region", { name: item.article.title })
+    .getByRole("row", { name: /^Visibility/ })
+    .getByRole("cell")
+    .nth(0);
+  await expect(before30.textContent()).resolves.toContain(`${wide.visibility.before.successes}/${wide.visibility.before.n}`);
+  expectNothingUnsafe(page);
+});
+
+test("phone width and dark scheme: the page is usable and accessible", async () => {
+  for (const colorScheme of ["light", "dark"] as const) {
+    for (const size of [
+      { width: 1280, height: 800 },
+      { width: 390, height: 844 },
+    ]) {
+      if (colorScheme === "light" && size.width === 1280) continue;
+      const page = await d.page({ ...size, colorScheme });
+      await signIn(page);
+      await page.goto(d.url(`/brands/${demo.brand.id}/impact`));
+      await page.getByRole("table").first().waitFor();
+      await expect(page.getByText("up", { exact: true }).first().isVisible()).resolves.toBe(true);
+      await expectAccessible(page, `article impact ${size.width} ${colorScheme}`);
+      await screenshot(page, "impact");
+      expectNothingUnsafe(page);
+    }
+  }
+});
+
+test("a brand without a published article linked to a prompt: the empty state says what it needs", async () => {
+  const other = await d.box.cliJson<{ id: string }>(["brand", "create", "--email", demo.login.email, "--name", "Empty brand"]);
+  const page = await d.page();
+  await signIn(page);
+  await page.goto(d.url(`/brands/${other.id}/impact`));
+  await page.getByRole("heading", { name: "No article to measure yet" }).waitFor();
+  await expect(page.getByText(/needs a published article linked to a prompt/).isVisible()).resolves.toBe(true);
+  await expectAccessible(page, "article impact, empty");
+  await screenshot(page, "impact-empty");
+  expectNothingUnsafe(page);
+});
