@@ -57,22 +57,34 @@ export function Tracking({ brandId }: { brandId: string }) {
   const progress = run
     ? `${RUN_STATUS[run.status] ?? run.status}: ${run.answers_done} of ${run.answers_planned} answers stored (${run.answers.ok} ok, ${run.answers.empty} empty, ${run.answers.refusal} refused, ${run.answers.error} errors).`
     : "";
+  const configured = data?.engines.filter((e) => e.configured) ?? [];
   return (
     <>
       <PageHeading title="Tracking" />
       {status.error && !data && <Notice kind="error">{status.error}</Notice>}
+      {data?.engines.some((e) => !e.configured) && (
+        <Notice kind="info">
+          Answers of{" "}
+          {data.engines
+            .filter((e) => !e.configured)
+            .map((e) => e.label)
+            .join(", ")}{" "}
+          are stored ({data.engines.some((e) => e.demo) ? "demo data" : "from an engine no longer configured"}): they count in the figures,
+          but tracking does not ask {data.engines.filter((e) => !e.configured).length === 1 ? "it" : "them"}.
+        </Notice>
+      )}
       {!data ? (
         <p class="muted">Loading…</p>
-      ) : data.engines.length === 0 ? (
+      ) : configured.length === 0 ? (
         <NoEngines />
       ) : (
         <>
           <section class="card stack" aria-labelledby="engines-heading">
             <h2 id="engines-heading">Engines</h2>
-            {data.engines.some((e) => !e.api_key_set) && (
+            {configured.some((e) => !e.api_key_set) && (
               <Notice kind="error">
                 No API key for{" "}
-                {data.engines
+                {configured
                   .filter((e) => !e.api_key_set)
                   .map((e) => `${e.label} (${e.id})`)
                   .join(", ")}
@@ -94,7 +106,7 @@ export function Tracking({ brandId }: { brandId: string }) {
                   </tr>
                 </thead>
                 <tbody>
-                  {data.engines.map((e) => (
+                  {configured.map((e) => (
                     <tr key={e.id}>
                       <th scope="row">{e.label}</th>
                       <td class="mono">{e.id}</td>
