@@ -202,10 +202,10 @@ export function segments(text: string, mentions: Answer["mentions"], names: Map<
   return out;
 }
 
+/** The stored score toward the member, in [−1, 1] (METRICS.md), as given. */
 function sentiment(value: number | null): string {
   if (value === null) return "not scored";
-  const label = value > 0.2 ? "positive" : value < -0.2 ? "negative" : "neutral";
-  return `${label} (${value.toFixed(2)})`;
+  return `${value > 0 ? "+" : value < 0 ? "−" : ""}${Math.abs(value).toFixed(2)}`;
 }
 
 export function AnswerPage({ brandId, params }: { brandId: string; params: Record<string, string> }) {
@@ -291,7 +291,7 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
                     <tr>
                       <th scope="col">Position</th>
                       <th scope="col">Name</th>
-                      <th scope="col">Sentiment</th>
+                      <th scope="col">Sentiment (−1 to +1)</th>
                     </tr>
                   </thead>
                   <tbody>
