@@ -165,6 +165,17 @@ describe("answers", () => {
     await page.waitForURL(/\/performance\/[^/?]+/);
     await page.locator(".prompt-text").waitFor();
     await page.locator("table.answers-table tbody tr").first().waitFor();
+    // The prompt's figures are its row of get_prompt_performance.
+    const promptIdShown = decodeURIComponent(new URL(page.url()).pathname.split("/").pop()!);
+    const perf = await tool<{ prompts: Array<{ id: string; visibility: { n: number }; answers: { valid: number; total: number } }> }>(
+      "get_prompt_performance",
+      { limit: 200 },
+    );
+    const row = perf.prompts.find((p) => p.id === promptIdShown)!;
+    const figures = page.locator("table.prompt-figures tbody tr").first();
+    await figures.locator("[data-figure=visibility]").waitFor();
+    expect(await figures.locator("[data-figure=visibility]").textContent()).toContain(`n = ${row.visibility.n}`);
+    expect(await figures.locator("[data-figure=answers]").textContent()).toBe(`${row.answers.valid} valid of ${row.answers.total}`);
     await expectAccessible(page, "prompt page");
     await photograph(page, "prompt-page");
     // An answer of this prompt that mentions the brand and a competitor.

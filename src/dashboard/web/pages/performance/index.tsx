@@ -4,7 +4,7 @@
 import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { api } from "../../api";
-import { FilterBar, filterQuery, useAnalyticsFilter } from "../../components/filters";
+import { type AnalyticsFilter, FilterBar, filterQuery, useAnalyticsFilter } from "../../components/filters";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -108,22 +108,7 @@ export function PromptPerformance({ brandId }: { brandId: string }) {
                     <th scope="row">
                       <a href={`${brandPath(brandId, `/performance/${encodeURIComponent(p.id)}`)}${carry}`}>{p.text}</a>
                     </th>
-                    <td data-figure="visibility">
-                      <RateCell rate={p.visibility} />
-                    </td>
-                    <td data-figure="position">{position(p.avg_position)}</td>
-                    <td data-figure="answers">
-                      {p.answers.valid} valid <small class="figure-detail">of {p.answers.total}</small>
-                    </td>
-                    <td data-figure="competitor">
-                      {p.top_competitor ? (
-                        <>
-                          {p.top_competitor.name} <small class="figure-detail">in {p.top_competitor.answers} answers</small>
-                        </>
-                      ) : (
-                        "–"
-                      )}
-                    </td>
+                    <Figures row={p} />
                   </tr>
                 ))}
               </tbody>
@@ -140,7 +125,95 @@ export function PromptPerformance({ brandId }: { brandId: string }) {
   );
 }
 
-/** One prompt: its text and its answers over the filter's dates. */
+/**
+ * The prompt's row of get_prompt_performance under a filter (no tool takes a prompt id there, so
+ * its pages are read until the prompt appears); null when it has no row.
+ */
+async function promptRow(brandId: string, promptId: string, filter: AnalyticsFilter): Promise<PromptRow | null> {
+  let cursor: string | undefined;
+  do {
+    const page = await api.tool(brandId, "get_prompt_performance", { ...filter, limit: 100, cursor });
+    const found = page.prompts.find((p) => p.id === promptId);
+    if (found) return found;
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return null;
+}
+
+function Figures({ row }: { row: PromptRow }) {
+  return (
+    <>
+      <td data-figure="visibility">
+        <RateCell rate={row.visibility} />
+      </td>
+      <td data-figure="position">{position(row.avg_position)}</td>
+      <td data-figure="answers">
+        {row.answers.valid} valid <small class="figure-detail">of {row.answers.total}</small>
+      </td>
+      <td data-figure="competitor">
+        {row.top_competitor ? (
+          <>
+            {row.top_competitor.name} <small class="figure-detail">in {row.top_competitor.answers} answers</small>
+          </>
+        ) : (
+          "–"
+        )}
+      </td>
+    </>
+  );
+}
+
+/** The prompt's figures over the filter, overall and per configured engine, as get_prompt_performance gives them. */
+function PromptFigures({ brandId, promptId, filter }: { brandId: string; promptId: string; filter: AnalyticsFilter }) {
+  const figures = useLoad(async () => {
+    const brand = await api.tool(brandId, "get_brand", {});
+    const engines = filter.engine ? [] : brand.engines;
+    const [all, ...each] = await Promise.all([
+      promptRow(brandId, promptId, filter),
+      ...engines.map((e) => promptRow(brandId, promptId, { ...filter, engine: e.id })),
+    ]);
+    return {
+      rows: [
+        { label: filter.engine ? `Engine ${filter.engine}` : "All engines", row: all },
+        ...engines.map((e, i) => ({ label: e.label, row: each[i] ?? null })),
+      ],
+    };
+  }, [brandId, promptId, JSON.stringify(filter)]);
+  if (isPlanRequired(figures.failure)) return <PlanNeeded required="visibility" what="A prompt's figures" />;
+  if (figures.error) return <Notice kind="error">{figures.error}</Notice>;
+  if (!figures.data)
+    return (
+      <p class="loading" role="status">
+        Loading…
+      </p>
+    );
+  return (
+    <div class="table-wrap">
+      <table class="prompt-figures">
+        <caption class="visually-hidden">The prompt's figures over the period</caption>
+        <thead>
+          <tr>
+            <th scope="col">Engines</th>
+            <th scope="col">Visibility</th>
+            <th scope="col">Average position</th>
+            <th scope="col">Answers</th>
+            <th scope="col">Top competitor</th>
+          </tr>
+        </thead>
+        <tbody>
+          {figures.data.rows.map(({ label, row }) => (
+            <tr key={label}>
+              <th scope="row">{label}</th>
+              {row ? <Figures row={row} /> : <td colSpan={4}>No answer in this period.</td>}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** One prompt: its text, its figures and its answers over the filter's dates. */
 export function PromptPage({ brandId, params }: { brandId: string; params: Record<string, string> }) {
   const promptId = params.promptId ?? "";
   const { filter, query } = useAnalyticsFilter();
@@ -175,6 +248,8 @@ export function PromptPage({ brandId, params }: { brandId: string; params: Recor
           <Notice kind="error">{prompt.error}</Notice>
         ))}
       <FilterBar brandId={brandId} />
+      <h2>Figures</h2>
+      <PromptFigures brandId={brandId} promptId={promptId} filter={filter} />
       <h2>Answers</h2>
       <AnswerTable
         brandId={brandId}
