@@ -20,6 +20,18 @@ function answerHref(brandId: string, id: string): string {
   return brandPath(brandId, `/answers/${encodeURIComponent(id)}`);
 }
 
+/** The brand's prompts by id (archived too), to name an answer's prompt. */
+async function promptTexts(brandId: string): Promise<Map<string, string>> {
+  const texts = new Map<string, string>();
+  let cursor: string | undefined;
+  do {
+    const page = await api.tool(brandId, "list_prompts", { include_archived: true, limit: 200, cursor });
+    for (const p of page.prompts) texts.set(p.id, p.text);
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return texts;
+}
+
 /** A table of answers read through list_answers with the given input, newest first. */
 export function AnswerTable({
   brandId,
@@ -38,6 +50,7 @@ export function AnswerTable({
     },
     [brandId, JSON.stringify(clean)],
   );
+  const prompts = useLoad(() => (showPrompt ? promptTexts(brandId) : Promise.resolve(new Map<string, string>())), [brandId, showPrompt]);
   if (isPlanRequired(list.failure)) return <PlanNeeded required="visibility" what="Answers" />;
   if (list.error) return <Notice kind="error">{list.error}</Notice>;
   if (!list.loaded)
@@ -79,7 +92,9 @@ export function AnswerTable({
                 <td>{a.position ?? "–"}</td>
                 {showPrompt && (
                   <td>
-                    <a href={`${brandPath(brandId, `/performance/${encodeURIComponent(a.prompt_id)}`)}`}>{a.prompt_id}</a>
+                    <a href={`${brandPath(brandId, `/performance/${encodeURIComponent(a.prompt_id)}`)}`}>
+                      {prompts.data?.get(a.prompt_id) ?? a.prompt_id}
+                    </a>
                   </td>
                 )}
               </tr>
@@ -125,6 +140,7 @@ export function Answers({ brandId }: { brandId: string }) {
           <label for={`${id}-engine`}>Engine</label>
           <select id={`${id}-engine`} value={query.engine ?? ""} onChange={(e) => set("engine", e.currentTarget.value)}>
             <option value="">All engines</option>
+            {query.engine && !engines.data?.some((e) => e.id === query.engine) && <option value={query.engine}>{query.engine}</option>}
             {engines.data?.map((e) => (
               <option key={e.id} value={e.id}>
                 {e.label}
