@@ -91,7 +91,7 @@ export function AnswerTable({
                 <td>{a.mentioned ? "Yes" : "No"}</td>
                 <td>{a.position ?? "–"}</td>
                 {showPrompt && (
-                  <td>
+                  <td class="answer-prompt">
                     <a href={`${brandPath(brandId, `/performance/${encodeURIComponent(a.prompt_id)}`)}`}>
                       {prompts.data?.get(a.prompt_id) ?? a.prompt_id}
                     </a>
