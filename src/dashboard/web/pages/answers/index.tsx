@@ -116,6 +116,10 @@ export function Answers({ brandId }: { brandId: string }) {
   const { query, path, route } = useLocation();
   const id = useId();
   const engines = useLoad(() => api.tool(brandId, "get_brand", {}).then((b) => b.engines), [brandId]);
+  const prompts = useLoad(
+    () => (query.prompt ? promptTexts(brandId) : Promise.resolve(new Map<string, string>())),
+    [brandId, query.prompt],
+  );
   const set = (key: string, value: string) => {
     const q = new URLSearchParams(query);
     if (value) q.set(key, value);
@@ -177,7 +181,7 @@ export function Answers({ brandId }: { brandId: string }) {
         </div>
         {query.prompt && (
           <div class="field">
-            <span>Prompt {query.prompt}</span>
+            <span>Prompt: {prompts.data?.get(query.prompt) ?? query.prompt}</span>
             <Button onClick={() => set("prompt", "")}>All prompts</Button>
           </div>
         )}

@@ -251,6 +251,9 @@ export function PromptPage({ brandId, params }: { brandId: string; params: Recor
       <h2>Figures</h2>
       <PromptFigures brandId={brandId} promptId={promptId} filter={filter} />
       <h2>Answers</h2>
+      <p>
+        <a href={`${brandPath(brandId, "/answers")}?prompt=${encodeURIComponent(promptId)}`}>Filter all of this prompt's answers</a>
+      </p>
       <AnswerTable
         brandId={brandId}
         input={{ prompt_id: promptId, engine: filter.engine, start_date: filter.start_date, end_date: filter.end_date }}
