@@ -5,6 +5,7 @@ import { LocationProvider, Route, Router, useLocation } from "preact-iso";
 import { brandPath, Shell } from "./components/layout";
 import { EmptyState, PageHeading } from "./components/ui";
 import { Accounts } from "./pages/accounts";
+import { AnswerPage, Answers } from "./pages/answers";
 import { ArticleEditor } from "./pages/article";
 import { Articles } from "./pages/articles";
 import { BrandSettings } from "./pages/brand";
@@ -13,6 +14,7 @@ import { Competitors } from "./pages/competitors";
 import { Gaps } from "./pages/gaps";
 import { ArticleImpact } from "./pages/impact";
 import { ApiKeys } from "./pages/keys";
+import { PromptPage, PromptPerformance } from "./pages/performance";
 import { Prompts } from "./pages/prompts";
 import { SignIn } from "./pages/sign-in";
 import { Sources } from "./pages/sources";
@@ -110,6 +112,10 @@ export function App() {
           <Route path="/brands/:brandId/articles" component={brandPage(Articles)} />
           <Route path="/brands/:brandId/articles/:articleId" component={brandPage(ArticleEditor)} />
           <Route path="/brands/:brandId/prompts" component={brandPage(Prompts)} />
+          <Route path="/brands/:brandId/performance" component={brandPage(PromptPerformance)} />
+          <Route path="/brands/:brandId/performance/:promptId" component={brandPage(PromptPage)} />
+          <Route path="/brands/:brandId/answers" component={brandPage(Answers)} />
+          <Route path="/brands/:brandId/answers/:answerId" component={brandPage(AnswerPage)} />
           <Route path="/brands/:brandId/tags" component={brandPage(Tags)} />
           <Route path="/brands/:brandId/competitors" component={brandPage(Competitors)} />
           <Route path="/brands/:brandId/sources" component={brandPage(Sources)} />

@@ -9,6 +9,8 @@ import { useSession } from "../session";
 export const BRAND_PAGES = [
   { path: "", label: "Brand" },
   { path: "/prompts", label: "Prompts" },
+  { path: "/performance", label: "Prompt performance" },
+  { path: "/answers", label: "Answers" },
   { path: "/tags", label: "Tags" },
   { path: "/competitors", label: "Competitors" },
   { path: "/sources", label: "Sources" },

@@ -1,0 +1,354 @@
+// Answers: list_answers with its filters in the URL, paged with its cursor; and one answer
+// (get_answer) with every roster mention highlighted. The highlighting is built from the stored
+// offsets as text nodes and <mark> elements made by Preact: the answer's text is never parsed as HTML.
+import { useId } from "preact/hooks";
+import { useLocation } from "preact-iso";
+import { type ToolInput, type ToolOutput } from "../../../../catalogue/types";
+import { api } from "../../api";
+import { brandPath } from "../../components/layout";
+import { usePaged } from "../../components/paged";
+import { isPlanRequired, PlanNeeded } from "../../components/plan";
+import { Button, EmptyState, formatDate, Notice, PageHeading, useLoad } from "../../components/ui";
+
+type Summary = ToolOutput<"list_answers">["answers"][number];
+type Answer = ToolOutput<"get_answer">["answer"];
+type ListInput = ToolInput<"list_answers">;
+
+const STATUSES = ["ok", "empty", "refusal", "error"] as const;
+
+function answerHref(brandId: string, id: string): string {
+  return brandPath(brandId, `/answers/${encodeURIComponent(id)}`);
+}
+
+/** The brand's prompts by id (archived too), to name an answer's prompt. */
+async function promptTexts(brandId: string): Promise<Map<string, string>> {
+  const texts = new Map<string, string>();
+  let cursor: string | undefined;
+  do {
+    const page = await api.tool(brandId, "list_prompts", { include_archived: true, limit: 200, cursor });
+    for (const p of page.prompts) texts.set(p.id, p.text);
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return texts;
+}
+
+/** A table of answers read through list_answers with the given input, newest first. */
+export function AnswerTable({
+  brandId,
+  input,
+  showPrompt = true,
+}: {
+  brandId: string;
+  input: Omit<ListInput, "limit" | "cursor">;
+  showPrompt?: boolean;
+}) {
+  const clean = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Omit<ListInput, "limit" | "cursor">;
+  const list = usePaged<Summary>(
+    async (cursor) => {
+      const out = await api.tool(brandId, "list_answers", { ...clean, limit: 20, cursor });
+      return { items: out.answers, next: out.next_cursor };
+    },
+    [brandId, JSON.stringify(clean)],
+  );
+  const prompts = useLoad(() => (showPrompt ? promptTexts(brandId) : Promise.resolve(new Map<string, string>())), [brandId, showPrompt]);
+  if (isPlanRequired(list.failure)) return <PlanNeeded required="visibility" what="Answers" />;
+  if (list.error) return <Notice kind="error">{list.error}</Notice>;
+  if (!list.loaded)
+    return (
+      <p class="loading" role="status">
+        Loading…
+      </p>
+    );
+  if (list.items.length === 0)
+    return (
+      <EmptyState title="No answer to show">
+        <p>Answers appear here once tracking has asked the engines; widen the filters to see more.</p>
+      </EmptyState>
+    );
+  return (
+    <>
+      <div class="table-wrap">
+        <table class="answers-table">
+          <caption class="visually-hidden">Answers, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Date</th>
+              <th scope="col">Engine</th>
+              <th scope="col">Status</th>
+              <th scope="col">Brand mentioned</th>
+              <th scope="col">Position</th>
+              {showPrompt && <th scope="col">Prompt</th>}
+            </tr>
+          </thead>
+          <tbody>
+            {list.items.map((a) => (
+              <tr key={a.id} data-answer-id={a.id}>
+                <th scope="row">
+                  <a href={answerHref(brandId, a.id)}>{formatDate(a.created_at)}</a>
+                </th>
+                <td>{a.engine}</td>
+                <td>{a.status.replace("_", " ")}</td>
+                <td>{a.mentioned ? "Yes" : "No"}</td>
+                <td>{a.position ?? "–"}</td>
+                {showPrompt && (
+                  <td class="answer-prompt">
+                    <a href={`${brandPath(brandId, `/performance/${encodeURIComponent(a.prompt_id)}`)}`}>
+                      {prompts.data?.get(a.prompt_id) ?? a.prompt_id}
+                    </a>
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {list.hasMore && (
+        <Button onClick={list.more} disabled={list.loading}>
+          More answers
+        </Button>
+      )}
+    </>
+  );
+}
+
+/** The answers page: list_answers with prompt, engine, status, mentioned and dates in the URL. */
+export function Answers({ brandId }: { brandId: string }) {
+  const { query, path, route } = useLocation();
+  const id = useId();
+  const engines = useLoad(() => api.tool(brandId, "get_brand", {}).then((b) => b.engines), [brandId]);
+  const prompts = useLoad(
+    () => (query.prompt ? promptTexts(brandId) : Promise.resolve(new Map<string, string>())),
+    [brandId, query.prompt],
+  );
+  const set = (key: string, value: string) => {
+    const q = new URLSearchParams(query);
+    if (value) q.set(key, value);
+    else q.delete(key);
+    const s = q.toString();
+    route(s ? `${path}?${s}` : path);
+  };
+  const status = STATUSES.find((s) => s === query.status);
+  const input: Omit<ListInput, "limit" | "cursor"> = {
+    prompt_id: query.prompt || undefined,
+    engine: query.engine || undefined,
+    status,
+    mentioned: query.mentioned === "yes" ? true : query.mentioned === "no" ? false : undefined,
+    start_date: query.start || undefined,
+    end_date: query.end || undefined,
+  };
+  return (
+    <div class="stack">
+      <PageHeading title="Answers" />
+      <form class="filter-bar" aria-label="Filter the answers" onSubmit={(e) => e.preventDefault()}>
+        <div class="field">
+          <label for={`${id}-engine`}>Engine</label>
+          <select id={`${id}-engine`} value={query.engine ?? ""} onChange={(e) => set("engine", e.currentTarget.value)}>
+            <option value="">All engines</option>
+            {query.engine && !engines.data?.some((e) => e.id === query.engine) && <option value={query.engine}>{query.engine}</option>}
+            {engines.data?.map((e) => (
+              <option key={e.id} value={e.id}>
+                {e.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for={`${id}-status`}>Status</label>
+          <select id={`${id}-status`} value={status ?? ""} onChange={(e) => set("status", e.currentTarget.value)}>
+            <option value="">Any status</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s.replace("_", " ")}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for={`${id}-mentioned`}>Brand mentioned</label>
+          <select id={`${id}-mentioned`} value={query.mentioned ?? ""} onChange={(e) => set("mentioned", e.currentTarget.value)}>
+            <option value="">Either</option>
+            <option value="yes">Mentioned</option>
+            <option value="no">Not mentioned</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for={`${id}-start`}>From</label>
+          <input id={`${id}-start`} type="date" value={query.start ?? ""} onChange={(e) => set("start", e.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label for={`${id}-end`}>To</label>
+          <input id={`${id}-end`} type="date" value={query.end ?? ""} onChange={(e) => set("end", e.currentTarget.value)} />
+        </div>
+        {query.prompt && (
+          <div class="field">
+            <span>Prompt: {prompts.data?.get(query.prompt) ?? query.prompt}</span>
+            <Button onClick={() => set("prompt", "")}>All prompts</Button>
+          </div>
+        )}
+      </form>
+      <AnswerTable brandId={brandId} input={input} />
+    </div>
+  );
+}
+
+interface Segment {
+  text: string;
+  mention?: Answer["mentions"][number];
+}
+
+/**
+ * The text cut at each mention: a mention starts at its stored offset (the first occurrence of the
+ * member's name or one of its aliases, METRICS.md) and covers the longest of those names found
+ * there, ignoring case; an offset where none is found is left unmarked rather than guessed.
+ */
+export function segments(text: string, mentions: Answer["mentions"], names: Map<string, string[]>): Segment[] {
+  const marks = mentions
+    .map((m) => {
+      const candidates = [m.name, ...(names.get(m.member_id) ?? [])].sort((a, b) => b.length - a.length);
+      const length = candidates.find((n) => text.slice(m.offset, m.offset + n.length).toLowerCase() === n.toLowerCase())?.length;
+      return length ? { m, start: m.offset, end: m.offset + length } : null;
+    })
+    .filter((x): x is { m: Answer["mentions"][number]; start: number; end: number } => x !== null)
+    .sort((a, b) => a.start - b.start);
+  const out: Segment[] = [];
+  let at = 0;
+  for (const { m, start, end } of marks) {
+    if (start < at) continue;
+    if (start > at) out.push({ text: text.slice(at, start) });
+    out.push({ text: text.slice(start, end), mention: m });
+    at = end;
+  }
+  if (at < text.length) out.push({ text: text.slice(at) });
+  return out;
+}
+
+/** The stored score toward the member, in [−1, 1] (METRICS.md), as given. */
+function sentiment(value: number | null): string {
+  if (value === null) return "not scored";
+  return `${value > 0 ? "+" : value < 0 ? "−" : ""}${Math.abs(value).toFixed(2)}`;
+}
+
+export function AnswerPage({ brandId, params }: { brandId: string; params: Record<string, string> }) {
+  const answerId = params.answerId ?? "";
+  const loaded = useLoad(async () => {
+    const [answer, brand] = await Promise.all([
+      api.tool(brandId, "get_answer", { answer_id: answerId }),
+      api.tool(brandId, "get_brand", {}),
+    ]);
+    const names = new Map<string, string[]>([[brand.brand.id, brand.brand.aliases]]);
+    for (const c of brand.competitors) names.set(c.id, c.aliases);
+    return { answer: answer.answer, names };
+  }, [brandId, answerId]);
+  if (isPlanRequired(loaded.failure)) return <PlanNeeded required="visibility" what="An answer's page" />;
+  const a = loaded.data?.answer;
+  return (
+    <div class="stack">
+      <p>
+        <a href={brandPath(brandId, "/answers")}>All answers</a>
+      </p>
+      <PageHeading title="Answer" />
+      {loaded.error && <Notice kind="error">{loaded.error}</Notice>}
+      {!a && !loaded.error && (
+        <p class="loading" role="status">
+          Loading…
+        </p>
+      )}
+      {a && loaded.data && (
+        <>
+          <section aria-labelledby="answer-prompt">
+            <h2 id="answer-prompt">Prompt</h2>
+            <blockquote class="prompt-text">
+              <a href={brandPath(brandId, `/performance/${encodeURIComponent(a.prompt_id)}`)}>{a.prompt_text}</a>
+            </blockquote>
+          </section>
+          <dl class="answer-facts">
+            <dt>Engine</dt>
+            <dd>{a.engine}</dd>
+            <dt>Model</dt>
+            <dd>{a.model ?? "–"}</dd>
+            <dt>Status</dt>
+            <dd>{a.status.replace("_", " ")}</dd>
+            <dt>Date</dt>
+            <dd>{formatDate(a.created_at)}</dd>
+            <dt>Latency</dt>
+            <dd>{a.latency_ms === null ? "–" : `${a.latency_ms} ms`}</dd>
+            <dt>Tokens</dt>
+            <dd>{a.tokens_in === null && a.tokens_out === null ? "–" : `${a.tokens_in ?? "–"} in, ${a.tokens_out ?? "–"} out`}</dd>
+          </dl>
+          {a.error && <Notice kind="error">The engine answered with an error: {a.error}</Notice>}
+          <section aria-labelledby="answer-text">
+            <h2 id="answer-text">Answer text</h2>
+            <p class="legend">
+              <mark class="mention mention-brand">Your brand</mark> <mark class="mention mention-competitor">A competitor</mark>
+            </p>
+            <div class="answer-text">
+              {segments(a.text, a.mentions, loaded.data.names).map((s, i) =>
+                s.mention ? (
+                  <mark
+                    key={i}
+                    class={`mention ${s.mention.is_brand ? "mention-brand" : "mention-competitor"}`}
+                    data-member={s.mention.name}
+                    data-offset={s.mention.offset}
+                  >
+                    <span class="visually-hidden">{s.mention.is_brand ? "Your brand: " : `Competitor ${s.mention.name}: `}</span>
+                    {s.text}
+                  </mark>
+                ) : (
+                  s.text
+                ),
+              )}
+            </div>
+            {a.text_truncated && <Notice kind="info">The text is long: only its beginning is shown.</Notice>}
+          </section>
+          <section aria-labelledby="answer-mentions">
+            <h2 id="answer-mentions">Mentions</h2>
+            {a.mentions.length === 0 ? (
+              <p>No tracked name is mentioned in this answer.</p>
+            ) : (
+              <div class="table-wrap">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Position</th>
+                      <th scope="col">Name</th>
+                      <th scope="col">Sentiment (−1 to +1)</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {a.mentions.map((m) => (
+                      <tr key={m.member_id}>
+                        <td>{m.position}</td>
+                        <th scope="row">
+                          {m.name}
+                          {m.is_brand && <span class="badge">Your brand</span>}
+                        </th>
+                        <td>{sentiment(m.sentiment)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </section>
+          <section aria-labelledby="answer-citations">
+            <h2 id="answer-citations">Citations</h2>
+            {a.citations.length === 0 ? (
+              <p>This answer cites no URL.</p>
+            ) : (
+              <ul class="citations">
+                {a.citations.map((c, i) => (
+                  <li key={i}>
+                    <a href={c.url} rel="noopener noreferrer nofollow" target="_blank">
+                      {c.url}
+                    </a>
+                    {c.owned && <span class="badge">Your site</span>}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+        </>
+      )}
+    </div>
+  );
+}

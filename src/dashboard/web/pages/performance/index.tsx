@@ -1,0 +1,264 @@
+// Prompt performance: get_prompt_performance's table under the shared filter, sorted by the tool's
+// `order` (in the URL), paged with its cursor; and a prompt's page with its answers (list_answers).
+// Every figure is the tool's, shown as given (METRICS.md), never recomputed here.
+import { useLocation } from "preact-iso";
+import { type ToolOutput } from "../../../../catalogue/types";
+import { api } from "../../api";
+import { type AnalyticsFilter, FilterBar, filterQuery, useAnalyticsFilter } from "../../components/filters";
+import { brandPath } from "../../components/layout";
+import { usePaged } from "../../components/paged";
+import { isPlanRequired, PlanNeeded } from "../../components/plan";
+import { Button, EmptyState, Notice, PageHeading, useLoad } from "../../components/ui";
+import { AnswerTable } from "../answers";
+
+type PromptRow = ToolOutput<"get_prompt_performance">["prompts"][number];
+type Rate = PromptRow["visibility"];
+
+export function percent(value: number | null): string {
+  return value === null ? "–" : `${Math.round(value * 1000) / 10}%`;
+}
+
+/** A rate with its n and 95% interval in small type. */
+export function RateCell({ rate }: { rate: Rate }) {
+  return (
+    <>
+      {percent(rate.rate)}
+      <small class="figure-detail">
+        {" "}
+        n = {rate.n}
+        {rate.low !== null && rate.high !== null && `, 95% ${percent(rate.low)}–${percent(rate.high)}`}
+      </small>
+    </>
+  );
+}
+
+export function position(mean: { value: number | null; n: number }): string {
+  return mean.value === null ? "–" : `${mean.value.toFixed(1)} (n = ${mean.n})`;
+}
+
+const ORDERS = { visibility_desc: "Highest visibility first", visibility_asc: "Lowest visibility first" } as const;
+type Order = keyof typeof ORDERS;
+
+export function PromptPerformance({ brandId }: { brandId: string }) {
+  const { filter, query, path, route } = { ...useAnalyticsFilter(), ...useLocation() };
+  const order: Order = query.order === "visibility_asc" ? "visibility_asc" : "visibility_desc";
+  const key = JSON.stringify([filter, order]);
+  const list = usePaged<PromptRow>(
+    async (cursor) => {
+      const out = await api.tool(brandId, "get_prompt_performance", { ...filter, order, limit: 20, cursor });
+      return { items: out.prompts, next: out.next_cursor };
+    },
+    [brandId, key],
+  );
+  const setOrder = (next: Order) => {
+    const q = new URLSearchParams(query);
+    if (next === "visibility_desc") q.delete("order");
+    else q.set("order", next);
+    const s = q.toString();
+    route(s ? `${path}?${s}` : path);
+  };
+  const carry = filterQuery(query);
+  return (
+    <div class="stack">
+      <PageHeading title="Prompt performance" />
+      <FilterBar brandId={brandId} />
+      {isPlanRequired(list.failure) ? (
+        <PlanNeeded required="visibility" what="Prompt performance" />
+      ) : list.error ? (
+        <Notice kind="error">{list.error}</Notice>
+      ) : !list.loaded ? (
+        <p class="loading" role="status">
+          Loading…
+        </p>
+      ) : list.items.length === 0 ? (
+        <EmptyState title="No prompt to show">
+          <p>
+            Add prompts on the <a href={brandPath(brandId, "/prompts")}>Prompts</a> page; their figures appear once answers are tracked.
+          </p>
+        </EmptyState>
+      ) : (
+        <>
+          <div class="table-wrap">
+            <table class="performance-table">
+              <caption class="visually-hidden">Prompts by visibility</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Prompt</th>
+                  <th scope="col" aria-sort={order === "visibility_desc" ? "descending" : "ascending"}>
+                    <button
+                      type="button"
+                      class="sort-button"
+                      onClick={() => setOrder(order === "visibility_desc" ? "visibility_asc" : "visibility_desc")}
+                    >
+                      Visibility <span aria-hidden="true">{order === "visibility_desc" ? "▼" : "▲"}</span>
+                      <span class="visually-hidden">
+                        , sorted {order === "visibility_desc" ? "highest first" : "lowest first"}; sort{" "}
+                        {order === "visibility_desc" ? "lowest first" : "highest first"}
+                      </span>
+                    </button>
+                  </th>
+                  <th scope="col">Average position</th>
+                  <th scope="col">Answers</th>
+                  <th scope="col">Top competitor</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.items.map((p) => (
+                  <tr key={p.id} data-prompt-id={p.id}>
+                    <th scope="row">
+                      <a href={`${brandPath(brandId, `/performance/${encodeURIComponent(p.id)}`)}${carry}`}>{p.text}</a>
+                    </th>
+                    <Figures row={p} />
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {list.hasMore && (
+            <Button onClick={list.more} disabled={list.loading}>
+              More prompts
+            </Button>
+          )}
+        </>
+      )}
+    </div>
+  );
+}
+
+/**
+ * The prompt's row of get_prompt_performance under a filter (no tool takes a prompt id there, so
+ * its pages are read until the prompt appears); null when it has no row.
+ */
+async function promptRow(brandId: string, promptId: string, filter: AnalyticsFilter): Promise<PromptRow | null> {
+  let cursor: string | undefined;
+  do {
+    const page = await api.tool(brandId, "get_prompt_performance", { ...filter, limit: 100, cursor });
+    const found = page.prompts.find((p) => p.id === promptId);
+    if (found) return found;
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return null;
+}
+
+function Figures({ row }: { row: PromptRow }) {
+  return (
+    <>
+      <td data-figure="visibility">
+        <RateCell rate={row.visibility} />
+      </td>
+      <td data-figure="position">{position(row.avg_position)}</td>
+      <td data-figure="answers">
+        {row.answers.valid} valid <small class="figure-detail">of {row.answers.total}</small>
+      </td>
+      <td data-figure="competitor">
+        {row.top_competitor ? (
+          <>
+            {row.top_competitor.name} <small class="figure-detail">in {row.top_competitor.answers} answers</small>
+          </>
+        ) : (
+          "–"
+        )}
+      </td>
+    </>
+  );
+}
+
+/** The prompt's figures over the filter, overall and per configured engine, as get_prompt_performance gives them. */
+function PromptFigures({ brandId, promptId, filter }: { brandId: string; promptId: string; filter: AnalyticsFilter }) {
+  const figures = useLoad(async () => {
+    const brand = await api.tool(brandId, "get_brand", {});
+    const engines = filter.engine ? [] : brand.engines;
+    const [all, ...each] = await Promise.all([
+      promptRow(brandId, promptId, filter),
+      ...engines.map((e) => promptRow(brandId, promptId, { ...filter, engine: e.id })),
+    ]);
+    return {
+      rows: [
+        { label: filter.engine ? `Engine ${filter.engine}` : "All engines", row: all },
+        ...engines.map((e, i) => ({ label: e.label, row: each[i] ?? null })),
+      ],
+    };
+  }, [brandId, promptId, JSON.stringify(filter)]);
+  if (isPlanRequired(figures.failure)) return <PlanNeeded required="visibility" what="A prompt's figures" />;
+  if (figures.error) return <Notice kind="error">{figures.error}</Notice>;
+  if (!figures.data)
+    return (
+      <p class="loading" role="status">
+        Loading…
+      </p>
+    );
+  return (
+    <div class="table-wrap">
+      <table class="prompt-figures">
+        <caption class="visually-hidden">The prompt's figures over the period</caption>
+        <thead>
+          <tr>
+            <th scope="col">Engines</th>
+            <th scope="col">Visibility</th>
+            <th scope="col">Average position</th>
+            <th scope="col">Answers</th>
+            <th scope="col">Top competitor</th>
+          </tr>
+        </thead>
+        <tbody>
+          {figures.data.rows.map(({ label, row }) => (
+            <tr key={label}>
+              <th scope="row">{label}</th>
+              {row ? <Figures row={row} /> : <td colSpan={4}>No answer in this period.</td>}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** One prompt: its text, its figures and its answers over the filter's dates. */
+export function PromptPage({ brandId, params }: { brandId: string; params: Record<string, string> }) {
+  const promptId = params.promptId ?? "";
+  const { filter, query } = useAnalyticsFilter();
+  // No tool reads one prompt by id: page through list_prompts (archived too) until it appears.
+  const prompt = useLoad(async () => {
+    let cursor: string | undefined;
+    do {
+      const page = await api.tool(brandId, "list_prompts", { include_archived: true, limit: 100, cursor });
+      const found = page.prompts.find((p) => p.id === promptId);
+      if (found) return { prompt: found };
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    return { prompt: null };
+  }, [brandId, promptId]);
+  const carry = filterQuery(query);
+  return (
+    <div class="stack">
+      <p>
+        <a href={`${brandPath(brandId, "/performance")}${carry}`}>All prompts' performance</a>
+      </p>
+      <PageHeading title="Prompt" />
+      {prompt.data &&
+        (prompt.data.prompt ? (
+          <blockquote class="prompt-text">{prompt.data.prompt.text}</blockquote>
+        ) : (
+          <Notice kind="error">This prompt does not exist.</Notice>
+        ))}
+      {prompt.error &&
+        (isPlanRequired(prompt.failure) ? (
+          <PlanNeeded required="visibility" what="A prompt's page" />
+        ) : (
+          <Notice kind="error">{prompt.error}</Notice>
+        ))}
+      <FilterBar brandId={brandId} />
+      <h2>Figures</h2>
+      <PromptFigures brandId={brandId} promptId={promptId} filter={filter} />
+      <h2>Answers</h2>
+      <p>
+        <a href={`${brandPath(brandId, "/answers")}?prompt=${encodeURIComponent(promptId)}`}>Filter all of this prompt's answers</a>
+      </p>
+      <AnswerTable
+        brandId={brandId}
+        input={{ prompt_id: promptId, engine: filter.engine, start_date: filter.start_date, end_date: filter.end_date }}
+        showPrompt={false}
+      />
+    </div>
+  );
+}

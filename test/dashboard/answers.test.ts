@@ -1,0 +1,296 @@
+// Prompt performance and answers in headless Chromium against the compiled binary, on demo data:
+// the table shows get_prompt_performance's figures for the same filter (read through the session
+// door with the page's cookie); the sort order is in the URL and survives a reload; a prompt leads to
+// its page and to an answer whose mentions are highlighted exactly at the stored offsets; an answer
+// whose text holds markup and script shows them as text and nothing runs. Checked with axe-core and
+// photographed at 1280 and 390 px, light and dark.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { join } from "node:path";
+import { type Page } from "playwright-core";
+import { openDatabase } from "../../src/db/client";
+import { analyzeAnswer } from "../../src/tracking/analysis/analyze";
+import { AnswerWriter } from "../../src/tracking/answer-writer";
+import { loadRoster } from "../../src/tracking/roster";
+import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, screenshot } from "../support/dashboard";
+
+setDefaultTimeout(90_000);
+
+const HOSTILE = `<img src=x onerror=alert(1)> and <script>alert(1)</script> were written by the engine.`;
+
+let d: Dashboard;
+let page: Page;
+let brandId: string;
+let brandName: string;
+
+async function photograph(p: Page, name: string): Promise<void> {
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    for (const colorScheme of ["light", "dark"] as const) {
+      await p.setViewportSize({ width, height });
+      await p.emulateMedia({ colorScheme });
+      await screenshot(p, name);
+      if (width === 390) expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    }
+  }
+  await p.setViewportSize({ width: 1280, height: 800 });
+  await p.emulateMedia({ colorScheme: "light" });
+}
+
+/** Waits until `read` gives `expected` (the page fills in after its tool calls), then checks it. */
+async function eventually<T>(read: () => Promise<T>, expected: (value: T) => boolean): Promise<T> {
+  let value = await read();
+  for (let i = 0; i < 50 && !expected(value); i++) {
+    await Bun.sleep(100);
+    value = await read();
+  }
+  return value;
+}
+
+/** A tool read through the session door with the page's own cookie. */
+async function tool<T = any>(name: string, input: object): Promise<T> {
+  return page.evaluate(
+    async ([path, body]) => {
+      const response = await fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body });
+      return response.json();
+    },
+    [`/api/brands/${brandId}/tools/${name}`, JSON.stringify(input)] as const,
+  );
+}
+
+beforeAll(async () => {
+  d = await openDashboard();
+  const demo = await d.box.cliJson(["demo", "--json"]);
+  brandId = demo.brand.id;
+  brandName = demo.brand.name;
+  // An answer whose text holds markup and script, stored by tracking's own answer writer in the
+  // binary's database (the server reads it as any tracked answer).
+  const db = openDatabase(join(d.box.dataDir, "spyglass.db"));
+  try {
+    const roster = loadRoster(db, brandId);
+    const promptId = db.sqlite.query<{ id: string }, [string]>("SELECT id FROM prompts WHERE brand_id = ? LIMIT 1").get(brandId)!.id;
+    const text = `${HOSTILE} ${brandName} is a fine choice.`;
+    const analysis = analyzeAnswer({ text, providerCitations: [], roster: roster.members });
+    const writer = new AnswerWriter(db);
+    db.sqlite.transaction(() =>
+      writer.write(
+        {
+          brandId,
+          runId: null,
+          promptId,
+          engine: "chatgpt",
+          model: "gpt-4o-mini",
+          sample: 1,
+          status: "ok",
+          text,
+          providerCitations: [],
+          error: null,
+          latencyMs: 1234,
+          tokensIn: 10,
+          tokensOut: 20,
+          createdAt: Date.now(),
+        },
+        analysis,
+        roster,
+      ),
+    )();
+  } finally {
+    db.sqlite.close();
+  }
+  page = await d.page();
+  await page.goto(d.url("/sign-in"));
+  await page.getByLabel("Email").fill(demo.login.email);
+  await page.getByLabel("Password").fill(demo.login.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(/\/brands\/brd_/);
+});
+
+afterAll(async () => {
+  await d?.close();
+});
+
+describe("prompt performance", () => {
+  test("the table shows get_prompt_performance's figures for the same filter", async () => {
+    await page.goto(d.url(`/brands/${brandId}/performance?engine=chatgpt`));
+    await page.locator("table.performance-table tbody tr").first().waitFor();
+    const out = await tool<{ prompts: Array<{ id: string; text: string; visibility: { rate: number | null; n: number } }> }>(
+      "get_prompt_performance",
+      { engine: "chatgpt" },
+    );
+    expect(out.prompts.length).toBeGreaterThan(0);
+    const rows = await page.locator("table.performance-table tbody tr").evaluateAll((trs) =>
+      trs.map((tr) => ({
+        id: tr.getAttribute("data-prompt-id"),
+        text: tr.querySelector("th")?.textContent,
+        visibility: tr.querySelector("[data-figure=visibility]")?.textContent ?? "",
+      })),
+    );
+    expect(rows.map((r) => r.id)).toEqual(out.prompts.map((p) => p.id));
+    expect(rows.map((r) => r.text)).toEqual(out.prompts.map((p) => p.text));
+    out.prompts.forEach((p, i) => {
+      const shown = p.visibility.rate === null ? "–" : `${Math.round(p.visibility.rate * 1000) / 10}%`;
+      expect(rows[i]!.visibility.startsWith(shown)).toBe(true);
+      expect(rows[i]!.visibility).toContain(`n = ${p.visibility.n}`);
+    });
+    await expectAccessible(page, "prompt performance");
+    await photograph(page, "prompt-performance");
+    expectNothingUnsafe(page);
+  });
+
+  test("the sort order is in the URL and survives a reload", async () => {
+    await page.goto(d.url(`/brands/${brandId}/performance`));
+    await page.locator("table.performance-table tbody tr").first().waitFor();
+    await page.getByRole("button", { name: /^Visibility/ }).click();
+    await page.waitForURL(/order=visibility_asc/);
+    const out = await tool<{ prompts: Array<{ id: string }> }>("get_prompt_performance", { order: "visibility_asc" });
+    const ids = () =>
+      page.locator("table.performance-table tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-prompt-id")));
+    expect(await eventually(ids, (v) => JSON.stringify(v) === JSON.stringify(out.prompts.map((p) => p.id)))).toEqual(
+      out.prompts.map((p) => p.id),
+    );
+    await page.reload();
+    await page.locator("table.performance-table tbody tr").first().waitFor();
+    expect(page.url()).toContain("order=visibility_asc");
+    expect(await ids()).toEqual(out.prompts.map((p) => p.id));
+    expectNothingUnsafe(page);
+  });
+});
+
+describe("answers", () => {
+  test("a prompt → its page → an answer with its mentions highlighted at the stored offsets", async () => {
+    await page.goto(d.url(`/brands/${brandId}/performance`));
+    const link = page.locator("table.performance-table tbody tr th a").first();
+    await link.click();
+    await page.waitForURL(/\/performance\/[^/?]+/);
+    await page.locator(".prompt-text").waitFor();
+    await page.locator("table.answers-table tbody tr").first().waitFor();
+    // The prompt's figures are its row of get_prompt_performance.
+    const promptIdShown = decodeURIComponent(new URL(page.url()).pathname.split("/").pop()!);
+    const perf = await tool<{ prompts: Array<{ id: string; visibility: { n: number }; answers: { valid: number; total: number } }> }>(
+      "get_prompt_performance",
+      { limit: 200 },
+    );
+    const row = perf.prompts.find((p) => p.id === promptIdShown)!;
+    const figures = page.locator("table.prompt-figures tbody tr").first();
+    await figures.locator("[data-figure=visibility]").waitFor();
+    expect(await figures.locator("[data-figure=visibility]").textContent()).toContain(`n = ${row.visibility.n}`);
+    expect(await figures.locator("[data-figure=answers]").textContent()).toBe(`${row.answers.valid} valid of ${row.answers.total}`);
+    await expectAccessible(page, "prompt page");
+    await photograph(page, "prompt-page");
+    // An answer of this prompt that mentions the brand and a competitor.
+    const promptId = decodeURIComponent(new URL(page.url()).pathname.split("/").pop()!);
+    let answerId: string | undefined;
+    let cursor: string | undefined;
+    for (let i = 0; i < 10 && !answerId; i++) {
+      const list = await tool<{ answers: Array<{ id: string; status: string }>; next_cursor: string | null }>("list_answers", {
+        prompt_id: promptId,
+        status: "ok",
+        limit: 50,
+        ...(cursor ? { cursor } : {}),
+      });
+      for (const a of list.answers) {
+        const full = await tool<{ answer: { mentions: Array<{ is_brand: boolean }> } }>("get_answer", { answer_id: a.id });
+        if (full.answer.mentions.some((m) => m.is_brand) && full.answer.mentions.some((m) => !m.is_brand)) {
+          answerId = a.id;
+          break;
+        }
+      }
+      if (!list.next_cursor) break;
+      cursor = list.next_cursor;
+    }
+    expect(answerId).toBeDefined();
+    await page.goto(d.url(`/brands/${brandId}/answers/${answerId}`));
+    await page.locator(".answer-text").waitFor();
+    const { answer } = await tool<{
+      answer: { text: string; mentions: Array<{ name: string; offset: number; is_brand: boolean }> };
+    }>("get_answer", { answer_id: answerId! });
+    expect(
+      await eventually(
+        () => page.locator(".answer-text mark").count(),
+        (n) => n === answer.mentions.length,
+      ),
+    ).toBe(answer.mentions.length);
+    const marks = await page.locator(".answer-text mark").evaluateAll((ms) =>
+      ms.map((m) => ({
+        member: m.getAttribute("data-member"),
+        offset: Number(m.getAttribute("data-offset")),
+        brand: m.classList.contains("mention-brand"),
+        // The visible text, without the screen reader's label.
+        text: [...m.childNodes]
+          .filter((n) => n.nodeType === Node.TEXT_NODE)
+          .map((n) => n.textContent)
+          .join(""),
+      })),
+    );
+    const brand = await tool<{ brand: { name: string; aliases: string[] }; competitors: Array<{ name: string; aliases: string[] }> }>(
+      "get_brand",
+      {},
+    );
+    const aliases = new Map([
+      [brand.brand.name, brand.brand.aliases],
+      ...brand.competitors.map((c) => [c.name, c.aliases] as [string, string[]]),
+    ]);
+    expect(marks.some((m) => m.brand)).toBe(true);
+    expect(marks.some((m) => !m.brand)).toBe(true);
+    for (const mark of marks) {
+      const mention = answer.mentions.find((m) => m.name === mark.member)!;
+      expect(mention.offset).toBe(mark.offset);
+      expect(mark.brand).toBe(mention.is_brand);
+      expect(answer.text.slice(mark.offset, mark.offset + mark.text.length)).toBe(mark.text);
+      // The highlighted text is the member's name or one of its aliases (the demo brand, "Northwind
+      // CRM (demo)", is written as its alias "Northwind CRM"), ignoring case.
+      const names = [mention.name, ...(aliases.get(mention.name) ?? [])].map((n) => n.toLowerCase());
+      expect(names).toContain(mark.text.toLowerCase());
+    }
+    // The whole text is shown, character for character, around the marks.
+    const shown = await page.locator(".answer-text").evaluate((el) => {
+      const walk = (n: Node): string =>
+        n.nodeType === Node.TEXT_NODE
+          ? (n.textContent ?? "")
+          : (n as Element).classList?.contains("visually-hidden")
+            ? ""
+            : [...n.childNodes].map(walk).join("");
+      return walk(el);
+    });
+    expect(shown).toBe(answer.text);
+    await expectAccessible(page, "answer");
+    await photograph(page, "answer");
+    expectNothingUnsafe(page);
+  });
+
+  test("an answer whose text holds markup and script shows them as text, and nothing runs", async () => {
+    await page.goto(d.url(`/brands/${brandId}/answers?engine=chatgpt`));
+    await page.locator("table.answers-table tbody tr").first().waitFor();
+    await expectAccessible(page, "answers");
+    await photograph(page, "answers");
+    // The newest answer is the hostile one.
+    await page.locator("table.answers-table tbody tr th a").first().click();
+    await page.waitForURL(/\/answers\/[^/?]+$/);
+    await page.locator(".answer-text").waitFor();
+    expect(await page.locator(".answer-text").textContent()).toContain("<img src=x onerror=alert(1)>");
+    expect(await page.locator(".answer-text").textContent()).toContain("<script>alert(1)</script>");
+    expect(await page.locator(".answer-text img, .answer-text script").count()).toBe(0);
+    expect(await page.locator(".answer-text mark.mention-brand").count()).toBe(1);
+    await photograph(page, "answer-hostile");
+    expectNothingUnsafe(page);
+  });
+
+  test("the answers filters are in the URL", async () => {
+    await page.goto(d.url(`/brands/${brandId}/answers`));
+    await page.locator("table.answers-table tbody tr").first().waitFor();
+    await page.getByLabel("Brand mentioned").selectOption("no");
+    await page.waitForURL(/mentioned=no/);
+    await page.getByLabel("Status").selectOption("ok");
+    await page.waitForURL(/status=ok/);
+    const out = await tool<{ answers: Array<{ id: string }> }>("list_answers", { mentioned: false, status: "ok" });
+    const ids = () => page.locator("table.answers-table tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-answer-id")));
+    expect(await eventually(ids, (v) => JSON.stringify(v) === JSON.stringify(out.answers.map((a) => a.id)))).toEqual(
+      out.answers.map((a) => a.id),
+    );
+    await page.reload();
+    await page.locator("table.answers-table tbody tr").first().waitFor();
+    expect(await ids()).toEqual(out.answers.map((a) => a.id));
+    expectNothingUnsafe(page);
+  });
+});
