@@ -11,6 +11,7 @@ import { BrandSettings } from "./pages/brand";
 import { Brands } from "./pages/brands";
 import { Competitors } from "./pages/competitors";
 import { ApiKeys } from "./pages/keys";
+import { Overview } from "./pages/overview";
 import { Prompts } from "./pages/prompts";
 import { SignIn } from "./pages/sign-in";
 import { Tags } from "./pages/tags";
@@ -36,7 +37,7 @@ function Home() {
   const { ready, me, status, brands } = useSession();
   if (!ready) return <Loading />;
   if (!me) return <Redirect to={status?.setup ? "/welcome" : "/sign-in"} />;
-  return <Redirect to={brands[0] ? brandPath(brands[0].id) : "/brands"} />;
+  return <Redirect to={brands[0] ? brandPath(brands[0].id, "/overview") : "/brands"} />;
 }
 
 /** A page for a signed-in account; visitors are sent to sign in (or, on a new instance, to create the owner). */
@@ -102,6 +103,7 @@ export function App() {
           <Route path="/brands" component={signedIn(Brands)} />
           <Route path="/accounts" component={signedIn(Accounts)} />
           <Route path="/brands/:brandId" component={brandPage(BrandSettings)} />
+          <Route path="/brands/:brandId/overview" component={brandPage(Overview)} />
           <Route path="/brands/:brandId/keys" component={brandPage(ApiKeys)} />
           <Route path="/brands/:brandId/articles" component={brandPage(Articles)} />
           <Route path="/brands/:brandId/articles/:articleId" component={brandPage(ArticleEditor)} />

@@ -7,6 +7,7 @@ import { useSession } from "../session";
 
 /** The pages of a brand, in the navigation's order. */
 export const BRAND_PAGES = [
+  { path: "/overview", label: "Overview" },
   { path: "", label: "Brand" },
   { path: "/prompts", label: "Prompts" },
   { path: "/tags", label: "Tags" },
