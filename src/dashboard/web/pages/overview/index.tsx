@@ -79,7 +79,7 @@ export function Overview({ brandId }: { brandId: string }) {
         </p>
       )}
       <div class="overview-grid">
-        <TrendSection brandId={brandId} filter={filter} />
+        <TrendSection brandId={brandId} filter={filter} engines={o?.by_engine ?? null} />
         <section class="panel" aria-labelledby={`${id}-rank`}>
           <h2 id={`${id}-rank`}>Competitor ranking</h2>
           {ranking.error && <Notice kind="error">{ranking.error}</Notice>}

@@ -7,7 +7,7 @@ type Ranking = ToolOutput<"get_competitor_ranking">;
 
 export function RankingTable({ ranking }: { ranking: Ranking }) {
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" tabIndex={0} role="region" aria-label="Competitor ranking, scrollable">
       <table class="ranking">
         <caption>Ranked by visibility on the same {count(ranking.valid_answers)} valid answers</caption>
         <thead>
@@ -43,7 +43,7 @@ export function RankingTable({ ranking }: { ranking: Ranking }) {
 
 export function EngineTable({ overview }: { overview: Overview }) {
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" tabIndex={0} role="region" aria-label="Figures by engine, scrollable">
       <table class="by-engine">
         <thead>
           <tr>

@@ -35,7 +35,16 @@ function summary(points: Point[]): string {
   return `Visibility went from ${percent(first.visibility.rate)} (${first.date}) to ${percent(last.visibility.rate)} (${last.date}); share of voice from ${percent(first.share_of_voice.rate)} to ${percent(last.share_of_voice.rate)}.`;
 }
 
-export function TrendSection({ brandId, filter }: { brandId: string; filter: AnalyticsFilter }) {
+/** `engines`: the engines with answers in the period (the overview's by_engine), for the per-engine lines. */
+export function TrendSection({
+  brandId,
+  filter,
+  engines: engineList,
+}: {
+  brandId: string;
+  filter: AnalyticsFilter;
+  engines: Array<{ engine: string; label: string }> | null;
+}) {
   const id = useId();
   const { interval, perEngine, set } = useTrendSettings();
   const key = JSON.stringify(filter);
@@ -87,7 +96,7 @@ export function TrendSection({ brandId, filter }: { brandId: string; filter: Ana
         <h2 id={`${id}-h`}>Trend</h2>
         <div class="trend-controls">
           <div class="field inline">
-            <label for={`${id}-interval`}>By</label>
+            <label for={`${id}-interval`}>Points by</label>
             <select
               id={`${id}-interval`}
               value={interval}
@@ -115,7 +124,7 @@ export function TrendSection({ brandId, filter }: { brandId: string; filter: Ana
           </figcaption>
           <details>
             <summary>Show the figures as a table</summary>
-            <div class="table-wrap">
+            <div class="table-wrap" tabIndex={0} role="region" aria-label="Trend figures, scrollable">
               <table>
                 <caption>Visibility and share of voice by {interval}</caption>
                 <thead>
