@@ -129,6 +129,7 @@ beforeAll(async () => {
   await page.getByLabel("Email").fill(login.email);
   await page.getByLabel("Password").fill(login.password);
   await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(/\/overview/);
 });
 
 afterAll(async () => {
@@ -137,7 +138,7 @@ afterAll(async () => {
 
 describe("the overview", () => {
   test("signing in lands on the overview, first in the brand's navigation", async () => {
-    await page.waitForURL(`**/brands/${brandId}/overview`);
+    expect(page.url()).toBe(d.url(`/brands/${brandId}/overview`));
     const links = page.getByRole("navigation", { name: "Brand pages" }).getByRole("link");
     expect(await links.first().innerText()).toBe("Overview");
     expect(await links.first().getAttribute("aria-current")).toBe("page");
@@ -167,6 +168,7 @@ describe("the overview", () => {
     expect(await table.locator("tbody tr").count()).toBe(trend.points.length);
     const last = trend.points[trend.points.length - 1]!;
     expect(await table.getByRole("row", { name: new RegExp(last.date) }).innerText()).toContain(percent(last.visibility.rate));
+    await page.getByText("Show the figures as a table").click();
   });
 
   test("the competitor ranking marks the brand", async () => {
@@ -214,10 +216,13 @@ describe("the overview", () => {
     await waitForFigures(page);
     await page.getByLabel("Lines per engine").check();
     await page.waitForURL("**/overview?lines=engines");
-    await page.waitForFunction(() => Number(document.querySelector(".trend-chart")?.getAttribute("data-series")) > 2);
+    // Visibility and share of voice, and one line per demo engine.
+    await page.locator('.trend-chart[data-series="5"]').waitFor();
+    expect(await page.locator(".trend-legend").getByText("Visibility on chatgpt").count()).toBe(1);
     await page.getByLabel("Points by", { exact: true }).selectOption("week");
     await page.waitForURL(/interval=week/);
-    await page.getByRole("table", { name: /by week/ }).waitFor({ state: "attached" });
+    await page.getByRole("table", { name: /by week/, includeHidden: true }).waitFor({ state: "attached" });
+    await page.locator('.trend-chart[data-series="5"]').waitFor();
     await expectAccessible(page, "overview-engines");
     await photograph(page, "overview-engines");
     expectNothingUnsafe(page);

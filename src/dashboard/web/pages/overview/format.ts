@@ -21,6 +21,12 @@ export function interval(r: Rate): string {
   return `95% interval ${(r.low * 100).toFixed(1)}–${(r.high * 100).toFixed(1)}%`;
 }
 
+/** The 95% interval alone ("40.1–44.5%"), for a table whose header names it. */
+export function range(r: Rate): string {
+  if (r.low === null || r.high === null) return "";
+  return `${(r.low * 100).toFixed(1)}–${(r.high * 100).toFixed(1)}%`;
+}
+
 export function count(n: number): string {
   return n.toLocaleString("en-US");
 }

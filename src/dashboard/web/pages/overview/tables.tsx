@@ -1,7 +1,7 @@
 // The competitor ranking (get_competitor_ranking) and the overview's per-engine figures, as tables.
 // Names are untrusted text: text nodes only.
 import { type ToolOutput } from "../../../../catalogue/types";
-import { count, interval, meanText, type Overview, percent } from "./format";
+import { count, meanText, type Overview, percent, range } from "./format";
 
 type Ranking = ToolOutput<"get_competitor_ranking">;
 
@@ -13,7 +13,7 @@ export function RankingTable({ ranking }: { ranking: Ranking }) {
         <thead>
           <tr>
             <th scope="col">Name</th>
-            <th scope="col">Visibility</th>
+            <th scope="col">Visibility (95% interval)</th>
             <th scope="col">Share of voice</th>
             <th scope="col">Avg. position</th>
             <th scope="col">Sentiment</th>
@@ -24,11 +24,11 @@ export function RankingTable({ ranking }: { ranking: Ranking }) {
             <tr key={r.id} class={r.is_brand ? "is-brand" : undefined}>
               <th scope="row">
                 {r.name}
-                {r.is_brand && <span class="badge"> your brand</span>}
+                {r.is_brand && <span class="badge">your brand</span>}
               </th>
               <td>
                 {percent(r.visibility.rate)}
-                <span class="cell-meta">{interval(r.visibility)}</span>
+                <span class="cell-meta">{range(r.visibility)}</span>
               </td>
               <td>{percent(r.share_of_voice.rate)}</td>
               <td>{meanText(r.avg_position.value, 1)}</td>
@@ -49,7 +49,7 @@ export function EngineTable({ overview }: { overview: Overview }) {
           <tr>
             <th scope="col">Engine</th>
             <th scope="col">Valid answers</th>
-            <th scope="col">Visibility</th>
+            <th scope="col">Visibility (95% interval)</th>
             <th scope="col">Share of voice</th>
             <th scope="col">Avg. position</th>
             <th scope="col">Citation rate</th>
@@ -63,7 +63,7 @@ export function EngineTable({ overview }: { overview: Overview }) {
               <td>{count(e.answers.valid)}</td>
               <td>
                 {percent(e.visibility.rate)}
-                <span class="cell-meta">{interval(e.visibility)}</span>
+                <span class="cell-meta">{range(e.visibility)}</span>
               </td>
               <td>{percent(e.share_of_voice.rate)}</td>
               <td>{meanText(e.avg_position.value, 1)}</td>
