@@ -70,7 +70,7 @@ async function expectTilesMatch(p: Page, input: object): Promise<Overview> {
     ["Citation rate", o.citation_rate, "valid answers"],
     ["No-answer rate", o.no_answer_rate, "answers"],
   ] as const) {
-    const text = await tile(p, name).innerText();
+    const text = await tile(p, name).textContent();
     expect(text).toContain(percent(rate.rate));
     expect(text).toContain(`n = ${rate.n.toLocaleString("en-US")} ${what}`);
     if (rate.low !== null && rate.high !== null) {
@@ -78,11 +78,11 @@ async function expectTilesMatch(p: Page, input: object): Promise<Overview> {
     }
     expect(text).toContain(verdict(rate));
   }
-  const position = await tile(p, "Average position").innerText();
+  const position = await tile(p, "Average position").textContent();
   expect(position).toContain(o.avg_position.value === null ? "no answers" : o.avg_position.value.toFixed(1));
   expect(position).toContain(`Top 1: ${percent(o.avg_position.top1_rate.rate)}`);
   expect(position).toContain(`Top 3: ${percent(o.avg_position.top3_rate.rate)}`);
-  const sentiment = await tile(p, "Sentiment").innerText();
+  const sentiment = await tile(p, "Sentiment").textContent();
   expect(sentiment).toContain(o.sentiment.value === null ? "no answers" : o.sentiment.value.toFixed(2).replace("-", "−"));
   expect(sentiment).toContain(`n = ${o.sentiment.n.toLocaleString("en-US")}`);
   return o;
@@ -140,7 +140,7 @@ describe("the overview", () => {
   test("signing in lands on the overview, first in the brand's navigation", async () => {
     expect(page.url()).toBe(d.url(`/brands/${brandId}/overview`));
     const links = page.getByRole("navigation", { name: "Brand pages" }).getByRole("link");
-    expect(await links.first().innerText()).toBe("Overview");
+    expect(await links.first().textContent()).toBe("Overview");
     expect(await links.first().getAttribute("aria-current")).toBe("page");
     await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
     await waitForFigures(page);
@@ -167,7 +167,7 @@ describe("the overview", () => {
     const table = page.getByRole("table", { name: /Visibility and share of voice by day/ });
     expect(await table.locator("tbody tr").count()).toBe(trend.points.length);
     const last = trend.points[trend.points.length - 1]!;
-    expect(await table.getByRole("row", { name: new RegExp(last.date) }).innerText()).toContain(percent(last.visibility.rate));
+    expect(await table.getByRole("row", { name: new RegExp(last.date) }).textContent()).toContain(percent(last.visibility.rate));
     await page.getByText("Show the figures as a table").click();
   });
 
@@ -181,9 +181,9 @@ describe("the overview", () => {
     expect(await table.locator("tbody tr").count()).toBe(ranking.ranking.length);
     const brand = ranking.ranking.find((r) => r.is_brand)!;
     const row = table.locator("tbody tr.is-brand");
-    expect(await row.innerText()).toContain(brand.name);
-    expect(await row.innerText()).toContain("your brand");
-    expect(await row.innerText()).toContain(percent(brand.visibility.rate));
+    expect(await row.textContent()).toContain(brand.name);
+    expect(await row.textContent()).toContain("your brand");
+    expect(await row.textContent()).toContain(percent(brand.visibility.rate));
   });
 
   test("axe finds nothing serious; screenshots at 1280 and 390, light and dark; no CSP violation", async () => {

@@ -2,12 +2,13 @@
 // Names are untrusted text: text nodes only.
 import { type ToolOutput } from "../../../../catalogue/types";
 import { count, meanText, type Overview, percent, range } from "./format";
+import { ScrollTable } from "./scroll-table";
 
 type Ranking = ToolOutput<"get_competitor_ranking">;
 
 export function RankingTable({ ranking }: { ranking: Ranking }) {
   return (
-    <div class="table-wrap" tabIndex={0} role="region" aria-label="Competitor ranking, scrollable">
+    <ScrollTable label="Competitor ranking, scrollable">
       <table class="ranking">
         <caption>Ranked by visibility on the same {count(ranking.valid_answers)} valid answers</caption>
         <thead>
@@ -37,13 +38,13 @@ export function RankingTable({ ranking }: { ranking: Ranking }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollTable>
   );
 }
 
 export function EngineTable({ overview }: { overview: Overview }) {
   return (
-    <div class="table-wrap" tabIndex={0} role="region" aria-label="Figures by engine, scrollable">
+    <ScrollTable label="Figures by engine, scrollable">
       <table class="by-engine">
         <thead>
           <tr>
@@ -73,6 +74,6 @@ export function EngineTable({ overview }: { overview: Overview }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollTable>
   );
 }

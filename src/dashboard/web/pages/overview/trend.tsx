@@ -9,6 +9,7 @@ import { type AnalyticsFilter } from "../../components/filters";
 import { TrendChart, type TrendSeries } from "../../components/trend-chart";
 import { Notice, useLoad } from "../../components/ui";
 import { count, percent } from "./format";
+import { ScrollTable } from "./scroll-table";
 
 type Trend = ToolOutput<"get_visibility_trend">;
 type Point = Trend["points"][number];
@@ -124,7 +125,7 @@ export function TrendSection({
           </figcaption>
           <details>
             <summary>Show the figures as a table</summary>
-            <div class="table-wrap" tabIndex={0} role="region" aria-label="Trend figures, scrollable">
+            <ScrollTable label="Trend figures, scrollable">
               <table>
                 <caption>Visibility and share of voice by {interval}</caption>
                 <thead>
@@ -156,7 +157,7 @@ export function TrendSection({
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollTable>
           </details>
         </figure>
       )}
