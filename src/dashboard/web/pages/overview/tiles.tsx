@@ -6,10 +6,16 @@ import { count, interval, meanText, type Overview, type PeriodRate, percent, poi
 
 const ARROWS = { up: "▲", down: "▼", "within noise": "≈", "no previous figure": "" } as const;
 
-function Change({ rate }: { rate: PeriodRate }) {
+/** The verdict's class; for a figure where higher is worse (the no-answer rate) "up" is coloured as bad. */
+function changeClass(v: string, higherIsWorse = false): string {
+  const name = v.replace(/ /g, "-");
+  return `kpi-change ${name}${higherIsWorse && (v === "up" || v === "down") ? " worse-when-up" : ""}`;
+}
+
+function Change({ rate, higherIsWorse }: { rate: PeriodRate; higherIsWorse?: boolean }) {
   const v = verdict(rate);
   return (
-    <p class={`kpi-change ${v.replace(/ /g, "-")}`}>
+    <p class={changeClass(v, higherIsWorse)}>
       {ARROWS[v] && <span aria-hidden="true">{ARROWS[v]} </span>}
       <span class="kpi-verdict">{v}</span>
       {rate.change_pp !== null && <> · {points(rate.change_pp)}</>}
@@ -28,7 +34,7 @@ function Tile({ title, children }: { title: string; children: ComponentChildren 
   );
 }
 
-function RateTile({ title, rate, what }: { title: string; rate: PeriodRate; what: string }) {
+function RateTile({ title, rate, what, higherIsWorse }: { title: string; rate: PeriodRate; what: string; higherIsWorse?: boolean }) {
   return (
     <Tile title={title}>
       <p class="kpi-value">{percent(rate.rate)}</p>
@@ -36,7 +42,7 @@ function RateTile({ title, rate, what }: { title: string; rate: PeriodRate; what
         n = {count(rate.n)} {what}
         {rate.n > 0 && <> · {interval(rate)}</>}
       </p>
-      <Change rate={rate} />
+      <Change rate={rate} higherIsWorse={higherIsWorse} />
     </Tile>
   );
 }
@@ -46,7 +52,7 @@ function SubRate({ label, rate }: { label: string; rate: PeriodRate }) {
   return (
     <li>
       {label}: <strong>{percent(rate.rate)}</strong> <span class="kpi-meta">({rate.n > 0 ? interval(rate) : "n = 0"})</span>{" "}
-      <span class={`kpi-change ${v.replace(/ /g, "-")}`}>
+      <span class={changeClass(v)}>
         {ARROWS[v] && <span aria-hidden="true">{ARROWS[v]} </span>}
         {v}
       </span>
@@ -91,7 +97,7 @@ export function KpiTiles({ overview }: { overview: Overview }) {
           )}
         </p>
       </Tile>
-      <RateTile title="No-answer rate" rate={o.no_answer_rate} what="answers" />
+      <RateTile title="No-answer rate" rate={o.no_answer_rate} what="answers" higherIsWorse />
     </div>
   );
 }
