@@ -245,4 +245,27 @@ describe("the overview", () => {
     await photograph(page, "overview-empty");
     expectNothingUnsafe(page);
   });
+
+  test("an account without the Visibility plan is told so, not shown zeros", async () => {
+    const who = { email: "noplan@example.com", password: "a long password for no plan" };
+    expect((await d.box.cli(["account", "create", "--email", who.email, "--password", who.password, "--plan", "none"])).code).toBe(0);
+    const created = await d.box.cliJson<{ brand?: { id: string }; id?: string }>([
+      "brand",
+      "create",
+      "--email",
+      who.email,
+      "--name",
+      "Planless",
+    ]);
+    const other = await d.page({ width: 390, height: 844 });
+    await other.goto(d.url("/sign-in"));
+    await other.getByLabel("Email").fill(who.email);
+    await other.getByLabel("Password").fill(who.password);
+    await other.getByRole("button", { name: "Sign in" }).click();
+    await other.waitForURL(`**/brands/${created.brand?.id ?? created.id}/overview`);
+    await other.getByText("The overview needs the Visibility plan.").waitFor();
+    expect(await other.locator("section.kpi").count()).toBe(0);
+    await expectAccessible(other, "overview-plan");
+    expectNothingUnsafe(other);
+  });
 });
