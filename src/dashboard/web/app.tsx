@@ -14,6 +14,7 @@ import { Competitors } from "./pages/competitors";
 import { Gaps } from "./pages/gaps";
 import { ArticleImpact } from "./pages/impact";
 import { ApiKeys } from "./pages/keys";
+import { Overview } from "./pages/overview";
 import { PromptPage, PromptPerformance } from "./pages/performance";
 import { Prompts } from "./pages/prompts";
 import { SignIn } from "./pages/sign-in";
@@ -42,7 +43,7 @@ function Home() {
   const { ready, me, status, brands } = useSession();
   if (!ready) return <Loading />;
   if (!me) return <Redirect to={status?.setup ? "/welcome" : "/sign-in"} />;
-  return <Redirect to={brands[0] ? brandPath(brands[0].id) : "/brands"} />;
+  return <Redirect to={brands[0] ? brandPath(brands[0].id, "/overview") : "/brands"} />;
 }
 
 /** A page for a signed-in account; visitors are sent to sign in (or, on a new instance, to create the owner). */
@@ -108,6 +109,7 @@ export function App() {
           <Route path="/brands" component={signedIn(Brands)} />
           <Route path="/accounts" component={signedIn(Accounts)} />
           <Route path="/brands/:brandId" component={brandPage(BrandSettings)} />
+          <Route path="/brands/:brandId/overview" component={brandPage(Overview)} />
           <Route path="/brands/:brandId/keys" component={brandPage(ApiKeys)} />
           <Route path="/brands/:brandId/articles" component={brandPage(Articles)} />
           <Route path="/brands/:brandId/articles/:articleId" component={brandPage(ArticleEditor)} />

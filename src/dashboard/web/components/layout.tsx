@@ -7,18 +7,19 @@ import { useSession } from "../session";
 
 /** The pages of a brand, in the navigation's order. */
 export const BRAND_PAGES = [
-  { path: "", label: "Brand" },
-  { path: "/prompts", label: "Prompts" },
+  { path: "/overview", label: "Overview" },
   { path: "/performance", label: "Prompt performance" },
   { path: "/answers", label: "Answers" },
-  { path: "/tags", label: "Tags" },
-  { path: "/competitors", label: "Competitors" },
   { path: "/sources", label: "Sources" },
   { path: "/gaps", label: "Content gaps" },
-  { path: "/articles", label: "Articles" },
   { path: "/impact", label: "Article impact" },
+  { path: "/prompts", label: "Prompts" },
+  { path: "/tags", label: "Tags" },
+  { path: "/competitors", label: "Competitors" },
+  { path: "/articles", label: "Articles" },
   { path: "/tracking", label: "Tracking" },
   { path: "/keys", label: "API keys" },
+  { path: "", label: "Brand" },
 ] as const;
 
 export function brandPath(brandId: string, page = ""): string {

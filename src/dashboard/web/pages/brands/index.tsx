@@ -72,7 +72,7 @@ export function Brands() {
         <ul class="brand-list">
           {brands.map((b) => (
             <li key={b.id} class="card">
-              <a href={brandPath(b.id)}>{b.name}</a>
+              <a href={brandPath(b.id, "/overview")}>{b.name}</a>
               <span class="muted">{b.domain ?? "no domain"}</span>
             </li>
           ))}

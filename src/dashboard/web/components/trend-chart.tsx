@@ -1,0 +1,118 @@
+// A time-series chart drawn by uPlot on canvas: lines of percentages with an optional 95% interval
+// band each, colours from the page's CSS variables (light and dark), redrawn when the scheme or the
+// width changes. The canvas is hidden from assistive technology: the caller gives the figure a
+// caption and a table of the same figures (see TrendTable).
+import "uplot/dist/uPlot.min.css";
+import "./trend-chart.css";
+import { useEffect, useRef, useState } from "preact/hooks";
+import uPlot from "uplot";
+
+export interface TrendSeries {
+  label: string;
+  /** One value per x, in percent; null leaves a gap (no answers that day). */
+  values: Array<number | null>;
+  /** The 95% interval, in percent, drawn as a band around the line. */
+  low?: Array<number | null>;
+  high?: Array<number | null>;
+  /** A CSS variable holding the colour, e.g. "--chart-1". */
+  color: string;
+  dashed?: boolean;
+}
+
+function cssColor(name: string): string {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "#888";
+}
+
+/** The colour with an alpha, for bands (accepts #rgb / #rrggbb; anything else is used as is). */
+function translucent(color: string, alpha: number): string {
+  const hex = color.replace("#", "");
+  if (!/^[0-9a-f]{3}([0-9a-f]{3})?$/i.test(hex)) return color;
+  const full = hex.length === 3 ? [...hex].map((c) => c + c).join("") : hex;
+  const [r, g, b] = [0, 2, 4].map((i) => Number.parseInt(full.slice(i, i + 2), 16));
+  return `rgba(${r}, ${g}, ${b}, ${alpha})`;
+}
+
+function useScheme(): string {
+  const [dark, setDark] = useState(() => matchMedia("(prefers-color-scheme: dark)").matches);
+  useEffect(() => {
+    const query = matchMedia("(prefers-color-scheme: dark)");
+    const change = () => setDark(query.matches);
+    query.addEventListener("change", change);
+    return () => query.removeEventListener("change", change);
+  }, []);
+  return dark ? "dark" : "light";
+}
+
+/** Draws `series` over `dates` (YYYY-MM-DD, UTC). `height` in CSS pixels. */
+export function TrendChart({ dates, series, height = 260 }: { dates: string[]; series: TrendSeries[]; height?: number }) {
+  const box = useRef<HTMLDivElement>(null);
+  const scheme = useScheme();
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const text = cssColor("--muted");
+    const grid = cssColor("--border");
+    const xs = dates.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000);
+    const data: uPlot.AlignedData = [xs];
+    const opts: uPlot.Series[] = [{}];
+    const bands: uPlot.Band[] = [];
+    for (const s of series) {
+      const color = cssColor(s.color);
+      const line = data.length;
+      data.push(s.values);
+      opts.push({ label: s.label, stroke: color, width: 2, dash: s.dashed ? [6, 4] : undefined, points: { show: dates.length < 40 } });
+      if (s.low && s.high) {
+        data.push(s.high, s.low);
+        opts.push({ label: `${s.label} high`, stroke: "transparent", width: 0, points: { show: false } });
+        opts.push({ label: `${s.label} low`, stroke: "transparent", width: 0, points: { show: false } });
+        bands.push({ series: [line + 1, line + 2], fill: translucent(color, 0.18) });
+      }
+    }
+    const axis = { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
+    const chart = new uPlot(
+      {
+        width: Math.max(el.clientWidth, 200),
+        height,
+        series: opts,
+        bands,
+        legend: { show: false },
+        cursor: { drag: { x: false, y: false } },
+        scales: {
+          x: { time: true },
+          y: { range: (_u, min, max) => [0, Math.min(100, Math.max(10, Math.ceil(((max ?? 0) + 5) / 10) * 10 || 10))] },
+        },
+        axes: [
+          {
+            ...axis,
+            values: (_u, ticks) =>
+              ticks.map((t) => new Date(t * 1000).toLocaleDateString(undefined, { month: "short", day: "numeric", timeZone: "UTC" })),
+          },
+          { ...axis, values: (_u, ticks) => ticks.map((t) => `${t} %`), size: 56 },
+        ],
+        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"),
+      },
+      data,
+      el,
+    );
+    const resize = new ResizeObserver(() => chart.setSize({ width: Math.max(el.clientWidth, 200), height }));
+    resize.observe(el);
+    return () => {
+      resize.disconnect();
+      chart.destroy();
+    };
+  }, [dates, series, height, scheme]);
+  return (
+    <div class="trend-chart-wrap">
+      <div class="trend-chart" ref={box} aria-hidden="true" data-series={series.length} />
+      <ul class="trend-legend" aria-hidden="true">
+        {series.map((s) => (
+          <li key={s.label}>
+            <span class={`swatch${s.dashed ? " dashed" : ""}`} data-color={s.color} />
+            {s.label}
+            {s.low ? " (band: 95% interval)" : ""}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,58 @@
+// How the overview shows the tools' figures: rounded for reading, never recomputed.
+import { type ToolOutput } from "../../../../catalogue/types";
+
+export type Overview = ToolOutput<"get_visibility_overview">;
+export type PeriodRate = Overview["visibility"];
+export interface Rate {
+  rate: number | null;
+  n: number;
+  low: number | null;
+  high: number | null;
+}
+
+/** A rate in percent with one decimal ("42.3%"), or "no answers" when n is 0. */
+export function percent(rate: number | null): string {
+  return rate === null ? "no answers" : `${(rate * 100).toFixed(1)}%`;
+}
+
+/** The 95% interval in percent ("95% interval 40.1–44.5%"), or "" without one. */
+export function interval(r: Rate): string {
+  if (r.low === null || r.high === null) return "";
+  return `95% interval ${(r.low * 100).toFixed(1)}–${(r.high * 100).toFixed(1)}%`;
+}
+
+/** The 95% interval alone ("40.1–44.5%"), for a table whose header names it. */
+export function range(r: Rate): string {
+  if (r.low === null || r.high === null) return "";
+  return `${(r.low * 100).toFixed(1)}–${(r.high * 100).toFixed(1)}%`;
+}
+
+export function count(n: number): string {
+  return n.toLocaleString("en-US");
+}
+
+/** A mean (average position, sentiment) with its decimals, or "no answers". */
+export function meanText(value: number | null, digits: number): string {
+  return value === null ? "no answers" : value.toFixed(digits).replace("-", "−");
+}
+
+export type Verdict = "up" | "down" | "within noise" | "no previous figure";
+
+/** The tool's own verdict on a rate's change: within_noise and the sign of change_pp. */
+export function verdict(r: Pick<PeriodRate, "within_noise" | "change_pp">): Verdict {
+  if (r.within_noise === null || r.change_pp === null) return "no previous figure";
+  if (r.within_noise) return "within noise";
+  return r.change_pp > 0 ? "up" : r.change_pp < 0 ? "down" : "within noise";
+}
+
+/** "+3.2 points" / "−1.0 points". */
+export function points(pp: number | null): string {
+  if (pp === null) return "";
+  const text = Math.abs(pp).toFixed(1);
+  return `${pp > 0 ? "+" : pp < 0 ? "−" : "±"}${text} points`;
+}
+
+export function signed(value: number | null, digits: number): string {
+  if (value === null) return "";
+  return `${value > 0 ? "+" : value < 0 ? "−" : "±"}${Math.abs(value).toFixed(digits)}`;
+}

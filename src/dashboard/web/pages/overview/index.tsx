@@ -1,0 +1,97 @@
+// The brand's overview (issue 15, part 1): KPI tiles from get_visibility_overview with n, interval
+// and the change against the previous period; the trend; the competitor ranking; the figures by
+// engine. Everything follows the analytics filter in the URL.
+import "./overview.css";
+import { useId } from "preact/hooks";
+import { api } from "../../api";
+import { FilterBar, useAnalyticsFilter } from "../../components/filters";
+import { brandPath } from "../../components/layout";
+import { isPlanRequired, PlanNeeded } from "../../components/plan";
+import { EmptyState, Notice, PageHeading, useLoad } from "../../components/ui";
+import { EngineTable, RankingTable } from "./tables";
+import { KpiTiles } from "./tiles";
+import { TrendSection } from "./trend";
+
+function NoAnswersYet({ brandId }: { brandId: string }) {
+  return (
+    <EmptyState title="No answers yet">
+      <p>The overview fills in once tracking has stored answers for this brand:</p>
+      <ol>
+        <li>
+          <a href={brandPath(brandId, "/prompts")}>Add the prompts</a> people ask AI assistants about your market.
+        </li>
+        <li>Configure an engine (an AI provider's key) in the server's configuration.</li>
+        <li>Run tracking, or wait for the schedule.</li>
+      </ol>
+      <p>
+        To look around first, seed sample data with <code>spyglass demo</code>.
+      </p>
+    </EmptyState>
+  );
+}
+
+export function Overview({ brandId }: { brandId: string }) {
+  const id = useId();
+  const { filter } = useAnalyticsFilter();
+  const key = JSON.stringify(filter);
+  const overview = useLoad(() => api.tool(brandId, "get_visibility_overview", filter), [brandId, key]);
+  const ranking = useLoad(() => api.tool(brandId, "get_competitor_ranking", filter), [brandId, key]);
+  const filtered = Boolean(filter.engine || filter.tag || filter.start_date || filter.end_date);
+  const o = overview.data;
+
+  if (isPlanRequired(overview.failure)) {
+    return (
+      <>
+        <PageHeading title="Overview" />
+        <PlanNeeded required="visibility" what="The overview" />
+      </>
+    );
+  }
+  if (o && o.answers.total === 0 && !filtered) {
+    return (
+      <>
+        <PageHeading title="Overview" />
+        <NoAnswersYet brandId={brandId} />
+      </>
+    );
+  }
+  return (
+    <>
+      <PageHeading title="Overview" />
+      <FilterBar brandId={brandId} />
+      {overview.error && <Notice kind="error">{overview.error}</Notice>}
+      {o && (
+        <section aria-labelledby={`${id}-kpi`} aria-busy={overview.loading}>
+          <h2 id={`${id}-kpi`} class="section-title">
+            {o.filter.start_date} to {o.filter.end_date}
+            <span class="section-meta">
+              {" "}
+              · {o.answers.valid.toLocaleString("en-US")} valid answers of {o.answers.total.toLocaleString("en-US")} · compared with{" "}
+              {o.filter.previous_start_date} to {o.filter.previous_end_date}
+            </span>
+          </h2>
+          <KpiTiles overview={o} />
+        </section>
+      )}
+      {!o && !overview.error && (
+        <p class="loading" role="status">
+          Loading the figures…
+        </p>
+      )}
+      <div class="overview-grid">
+        <TrendSection brandId={brandId} filter={filter} engines={o?.by_engine ?? null} />
+        <section class="panel" aria-labelledby={`${id}-rank`}>
+          <h2 id={`${id}-rank`}>Competitor ranking</h2>
+          {ranking.error && <Notice kind="error">{ranking.error}</Notice>}
+          {ranking.data && <RankingTable ranking={ranking.data} />}
+        </section>
+      </div>
+      {o && (
+        <section class="panel" aria-labelledby={`${id}-eng`}>
+          <h2 id={`${id}-eng`}>By engine</h2>
+          <EngineTable overview={o} />
+        </section>
+      )}
+    </>
+  );
+}

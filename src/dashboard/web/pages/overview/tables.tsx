@@ -1,0 +1,79 @@
+// The competitor ranking (get_competitor_ranking) and the overview's per-engine figures, as tables.
+// Names are untrusted text: text nodes only.
+import { type ToolOutput } from "../../../../catalogue/types";
+import { count, meanText, type Overview, percent, range } from "./format";
+import { ScrollTable } from "./scroll-table";
+
+type Ranking = ToolOutput<"get_competitor_ranking">;
+
+export function RankingTable({ ranking }: { ranking: Ranking }) {
+  return (
+    <ScrollTable label="Competitor ranking, scrollable">
+      <table class="ranking">
+        <caption>Ranked by visibility on the same {count(ranking.valid_answers)} valid answers</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Visibility (95% interval)</th>
+            <th scope="col">Share of voice</th>
+            <th scope="col">Avg. position</th>
+            <th scope="col">Sentiment</th>
+          </tr>
+        </thead>
+        <tbody>
+          {ranking.ranking.map((r) => (
+            <tr key={r.id} class={r.is_brand ? "is-brand" : undefined}>
+              <th scope="row">
+                {r.name}
+                {r.is_brand && <span class="badge">your brand</span>}
+              </th>
+              <td>
+                {percent(r.visibility.rate)}
+                <span class="cell-meta">{range(r.visibility)}</span>
+              </td>
+              <td>{percent(r.share_of_voice.rate)}</td>
+              <td>{meanText(r.avg_position.value, 1)}</td>
+              <td>{meanText(r.sentiment.value, 2)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </ScrollTable>
+  );
+}
+
+export function EngineTable({ overview }: { overview: Overview }) {
+  return (
+    <ScrollTable label="Figures by engine, scrollable">
+      <table class="by-engine">
+        <thead>
+          <tr>
+            <th scope="col">Engine</th>
+            <th scope="col">Valid answers</th>
+            <th scope="col">Visibility (95% interval)</th>
+            <th scope="col">Share of voice</th>
+            <th scope="col">Avg. position</th>
+            <th scope="col">Citation rate</th>
+            <th scope="col">No-answer rate</th>
+          </tr>
+        </thead>
+        <tbody>
+          {overview.by_engine.map((e) => (
+            <tr key={e.engine}>
+              <th scope="row">{e.label}</th>
+              <td>{count(e.answers.valid)}</td>
+              <td>
+                {percent(e.visibility.rate)}
+                <span class="cell-meta">{range(e.visibility)}</span>
+              </td>
+              <td>{percent(e.share_of_voice.rate)}</td>
+              <td>{meanText(e.avg_position.value, 1)}</td>
+              <td>{percent(e.citation_rate.rate)}</td>
+              <td>{percent(e.no_answer_rate.rate)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </ScrollTable>
+  );
+}

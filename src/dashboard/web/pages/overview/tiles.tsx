@@ -1,0 +1,103 @@
+// The overview's KPI tiles: each figure with its n, its 95% interval and its change against the
+// previous period, in words ("up", "down", "within noise") from the tool's own within_noise.
+import { type ComponentChildren } from "preact";
+import { useId } from "preact/hooks";
+import { count, interval, meanText, type Overview, type PeriodRate, percent, points, signed, verdict } from "./format";
+
+const ARROWS = { up: "▲", down: "▼", "within noise": "≈", "no previous figure": "" } as const;
+
+/** The verdict's class; for a figure where higher is worse (the no-answer rate) "up" is coloured as bad. */
+function changeClass(v: string, higherIsWorse = false): string {
+  const name = v.replace(/ /g, "-");
+  return `kpi-change ${name}${higherIsWorse && (v === "up" || v === "down") ? " worse-when-up" : ""}`;
+}
+
+function Change({ rate, higherIsWorse }: { rate: PeriodRate; higherIsWorse?: boolean }) {
+  const v = verdict(rate);
+  return (
+    <p class={changeClass(v, higherIsWorse)}>
+      {ARROWS[v] && <span aria-hidden="true">{ARROWS[v]} </span>}
+      <span class="kpi-verdict">{v}</span>
+      {rate.change_pp !== null && <> · {points(rate.change_pp)}</>}
+      <span class="kpi-previous"> (previous: {percent(rate.previous.rate)})</span>
+    </p>
+  );
+}
+
+function Tile({ title, children }: { title: string; children: ComponentChildren }) {
+  const id = useId();
+  return (
+    <section class="kpi" aria-labelledby={id}>
+      <h3 id={id}>{title}</h3>
+      {children}
+    </section>
+  );
+}
+
+function RateTile({ title, rate, what, higherIsWorse }: { title: string; rate: PeriodRate; what: string; higherIsWorse?: boolean }) {
+  return (
+    <Tile title={title}>
+      <p class="kpi-value">{percent(rate.rate)}</p>
+      <p class="kpi-meta">
+        n = {count(rate.n)} {what}
+        {rate.n > 0 && <> · {interval(rate)}</>}
+      </p>
+      <Change rate={rate} higherIsWorse={higherIsWorse} />
+    </Tile>
+  );
+}
+
+function SubRate({ label, rate }: { label: string; rate: PeriodRate }) {
+  const v = verdict(rate);
+  return (
+    <li>
+      {label}: <strong>{percent(rate.rate)}</strong> <span class="kpi-meta">({rate.n > 0 ? interval(rate) : "n = 0"})</span>{" "}
+      <span class={changeClass(v)}>
+        {ARROWS[v] && <span aria-hidden="true">{ARROWS[v]} </span>}
+        {v}
+      </span>
+    </li>
+  );
+}
+
+export function KpiTiles({ overview }: { overview: Overview }) {
+  const o = overview;
+  const pos = o.avg_position;
+  return (
+    <div class="kpi-grid">
+      <RateTile title="Visibility" rate={o.visibility} what="valid answers" />
+      <RateTile title="Share of voice" rate={o.share_of_voice} what="roster mentions" />
+      <Tile title="Average position">
+        <p class="kpi-value">{meanText(pos.value, 1)}</p>
+        <p class="kpi-meta">
+          n = {count(pos.n)} answers naming the brand
+          {pos.change !== null && (
+            <>
+              {" "}
+              · {signed(pos.change, 1)} against the previous period ({meanText(pos.previous.value, 1)}; a mean has no noise test)
+            </>
+          )}
+        </p>
+        <ul class="kpi-sub">
+          <SubRate label="Top 1" rate={pos.top1_rate} />
+          <SubRate label="Top 3" rate={pos.top3_rate} />
+        </ul>
+      </Tile>
+      <RateTile title="Citation rate" rate={o.citation_rate} what="valid answers" />
+      <Tile title="Sentiment">
+        <p class="kpi-value">{meanText(o.sentiment.value, 2)}</p>
+        <p class="kpi-meta">
+          from −1 to +1 · n = {count(o.sentiment.n)} answers naming the brand
+          {o.sentiment.change !== null && (
+            <>
+              {" "}
+              · {signed(o.sentiment.change, 2)} against the previous period ({meanText(o.sentiment.previous.value, 2)}; a mean has no noise
+              test)
+            </>
+          )}
+        </p>
+      </Tile>
+      <RateTile title="No-answer rate" rate={o.no_answer_rate} what="answers" higherIsWorse />
+    </div>
+  );
+}
