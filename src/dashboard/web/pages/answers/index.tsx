@@ -5,6 +5,7 @@ import { useId } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { type ToolInput, type ToolOutput } from "../../../../catalogue/types";
 import { api } from "../../api";
+import { DownloadCsv } from "../../components/download-csv";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -135,10 +136,13 @@ export function Answers({ brandId }: { brandId: string }) {
     mentioned: query.mentioned === "yes" ? true : query.mentioned === "no" ? false : undefined,
     start_date: query.start || undefined,
     end_date: query.end || undefined,
+    cited_domain: query.cites || undefined,
   };
   return (
     <div class="stack">
-      <PageHeading title="Answers" />
+      <PageHeading title="Answers">
+        <DownloadCsv brandId={brandId} tool="list_answers" input={input} label="answers" />
+      </PageHeading>
       <form class="filter-bar" aria-label="Filter the answers" onSubmit={(e) => e.preventDefault()}>
         <div class="field">
           <label for={`${id}-engine`}>Engine</label>
@@ -183,6 +187,12 @@ export function Answers({ brandId }: { brandId: string }) {
           <div class="field">
             <span>Prompt: {prompts.data?.get(query.prompt) ?? query.prompt}</span>
             <Button onClick={() => set("prompt", "")}>All prompts</Button>
+          </div>
+        )}
+        {query.cites && (
+          <div class="field">
+            <span>Citing: {query.cites}</span>
+            <Button onClick={() => set("cites", "")}>Any source</Button>
           </div>
         )}
       </form>

@@ -1,10 +1,12 @@
 // Content gaps (get_content_gaps): prompts where competitors are named and the brand is not, with
 // who wins them and the domains cited; "Draft an article" turns one into a draft in the editor —
 // by the server's writer when configured, otherwise a short outline to edit (create_article).
+
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { ApiError, api, errorMessage } from "../../api";
+import { DownloadCsv } from "../../components/download-csv";
 import { FilterBar, useAnalyticsFilter } from "../../components/filters";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
@@ -73,7 +75,9 @@ export function Gaps({ brandId }: { brandId: string }) {
   );
   return (
     <>
-      <PageHeading title="Content gaps" />
+      <PageHeading title="Content gaps">
+        <DownloadCsv brandId={brandId} tool="get_content_gaps" input={filter} label="content gaps" />
+      </PageHeading>
       <p class="muted">Prompts where the engines name competitors and never the brand: what to write next.</p>
       <FilterBar brandId={brandId} />
       {!canDraft && list.loaded && list.items.length > 0 && <PlanNeeded required="autopilot" what="Drafting an article" />}

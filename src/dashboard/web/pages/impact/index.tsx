@@ -3,10 +3,12 @@
 // with n, the 95% interval in small type and the verdict in words. The window (days) is kept in the
 // URL (?window=N); the shared analytics filter does not apply (the windows are set by each article's
 // publication date, over all engines). Every figure is the tool's; nothing is recomputed here.
+
 import { useId } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { api } from "../../api";
+import { DownloadCsv } from "../../components/download-csv";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -150,7 +152,9 @@ export function ArticleImpact({ brandId }: { brandId: string }) {
   };
   return (
     <>
-      <PageHeading title="Article impact" />
+      <PageHeading title="Article impact">
+        <DownloadCsv brandId={brandId} tool="get_article_impact" input={{ window_days: windowDays }} label="article impact figures" />
+      </PageHeading>
       <p class="muted">
         For each published article linked to a prompt: the prompt's answers in the days before the publication day and the same number of
         days after it (fewer when the article is recent), over all engines. "Within noise" means the two 95% intervals overlap.

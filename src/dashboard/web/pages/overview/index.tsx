@@ -1,6 +1,7 @@
 // The brand's overview (issue 15, part 1): KPI tiles from get_visibility_overview with n, interval
 // and the change against the previous period; the trend; the competitor ranking; the figures by
 // engine. Everything follows the analytics filter in the URL.
+import { DownloadCsv } from "../../components/download-csv";
 import "./overview.css";
 import { useId } from "preact/hooks";
 import { api } from "../../api";
@@ -84,6 +85,7 @@ export function Overview({ brandId }: { brandId: string }) {
           <h2 id={`${id}-rank`}>Competitor ranking</h2>
           {ranking.error && <Notice kind="error">{ranking.error}</Notice>}
           {ranking.data && <RankingTable ranking={ranking.data} />}
+          {ranking.data && <DownloadCsv brandId={brandId} tool="get_competitor_ranking" input={filter} label="competitor ranking" />}
         </section>
       </div>
       {o && (

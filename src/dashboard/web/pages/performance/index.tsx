@@ -1,9 +1,11 @@
 // Prompt performance: get_prompt_performance's table under the shared filter, sorted by the tool's
 // `order` (in the URL), paged with its cursor; and a prompt's page with its answers (list_answers).
 // Every figure is the tool's, shown as given (METRICS.md), never recomputed here.
+
 import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { api } from "../../api";
+import { DownloadCsv } from "../../components/download-csv";
 import { type AnalyticsFilter, FilterBar, filterQuery, useAnalyticsFilter } from "../../components/filters";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
@@ -60,7 +62,9 @@ export function PromptPerformance({ brandId }: { brandId: string }) {
   const carry = filterQuery(query);
   return (
     <div class="stack">
-      <PageHeading title="Prompt performance" />
+      <PageHeading title="Prompt performance">
+        <DownloadCsv brandId={brandId} tool="get_prompt_performance" input={{ ...filter, order }} label="prompt figures" />
+      </PageHeading>
       <FilterBar brandId={brandId} />
       {isPlanRequired(list.failure) ? (
         <PlanNeeded required="visibility" what="Prompt performance" />

@@ -1,8 +1,10 @@
 // The sources the engines cite (get_top_sources), by domain or by URL, for the shared filter; a
 // chosen source (?source=) shows the answers that cite it (list_answers with cited_domain).
+
 import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { api } from "../../api";
+import { DownloadCsv } from "../../components/download-csv";
 import { Rate } from "../../components/figures";
 import { FilterBar, filterQuery, useAnalyticsFilter } from "../../components/filters";
 import { brandPath } from "../../components/layout";
@@ -123,7 +125,9 @@ export function Sources({ brandId }: { brandId: string }) {
   };
   return (
     <>
-      <PageHeading title="Sources" />
+      <PageHeading title="Sources">
+        <DownloadCsv brandId={brandId} tool="get_top_sources" input={{ ...filter, level }} label="sources" />
+      </PageHeading>
       <p class="muted">Which websites the engines cite in their answers, most cited first.</p>
       <FilterBar brandId={brandId} />
       <fieldset class="segmented">
