@@ -215,7 +215,8 @@ describe("the Articles pages", () => {
     await page.getByRole("status").filter({ hasText: "Published" }).waitFor();
 
     await page.getByRole("link", { name: "All articles" }).click();
-    await page.getByRole("table").waitFor();
+    // The list loads after the navigation: wait for both rows before counting them.
+    await page.getByRole("link", { name: "Choosing a CRM" }).waitFor();
     expect(await page.getByRole("link", { name: HOSTILE_TITLE, exact: true }).count()).toBe(1);
     expect(await page.getByRole("link", { name: "Choosing a CRM" }).count()).toBe(1);
 
