@@ -1,11 +1,12 @@
 // The shared analytics filter: a period of inclusive UTC days (default: the last 30 days ending
-// today), its previous period of equal length, an engine and a tag, turned into SQL conditions on
+// today), its previous period of equal length, an engine, a tag and a prompt, turned into SQL conditions on
 // the columns (brand_id, created_at, engine, prompt_id) that answers, mentions and citations all
-// carry, or on the daily rollups (brand_id, day, engine) when there is no tag. A tag and the
-// prompts it covers come from the prompts service; the SQL sees them as a JSON list of prompt ids.
+// carry, or on the daily rollups (brand_id, day, engine) when no tag or prompt narrows it. A tag, a
+// prompt and the prompts they cover come from the prompts service; the SQL sees them as a JSON list
+// of prompt ids (the scope).
 import { type AppContext } from "../context";
 import { Invalid, NotFound } from "../errors";
-import { listPromptIds } from "../prompts/service";
+import { getPrompt, listPromptIds } from "../prompts/service";
 import { findTag } from "../prompts/tags";
 import { checkEngine } from "../tracking/engines";
 
@@ -19,6 +20,7 @@ export interface FilterInput {
   end_date?: string;
   engine?: string;
   tag?: string;
+  prompt_id?: string;
 }
 
 export interface Period {
@@ -36,8 +38,10 @@ export interface Filter {
   period: Period;
   previous: Period;
   engine: string | null;
-  /** `promptIds`: the JSON list of the ids of the tag's prompts. */
-  tag: { id: string; name: string; promptIds: string } | null;
+  tag: { id: string; name: string } | null;
+  prompt: { id: string } | null;
+  /** The JSON list of the ids of the prompts a tag or a prompt narrows the figures to; null for all. */
+  scope: string | null;
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -73,19 +77,26 @@ export function resolveFilter(app: AppContext, brandId: string, input: FilterInp
   if (days > MAX_DAYS)
     throw new Invalid(`The period may cover at most ${MAX_DAYS} days; narrow start_date and end_date.`, "invalid_date_range");
   const current = period(startDay, days);
+  const tag = input.tag !== undefined ? resolveTag(app, brandId, input.tag) : null;
+  // getPrompt answers "Prompt not found." for another brand's prompt as for one that does not exist.
+  const prompt = input.prompt_id !== undefined ? { id: getPrompt(app.db, brandId, input.prompt_id).id } : null;
+  let scope: string[] | null = tag ? listPromptIds(app.db, brandId, tag.id) : null;
+  if (prompt) scope = scope === null || scope.includes(prompt.id) ? [prompt.id] : [];
   return {
     brandId,
     period: current,
     previous: period(startDay - days * DAY_MS, days),
     engine: input.engine !== undefined ? checkEngine(app, brandId, input.engine) : null,
-    tag: input.tag !== undefined ? resolveTag(app, brandId, input.tag) : null,
+    tag,
+    prompt,
+    scope: scope === null ? null : JSON.stringify(scope),
   };
 }
 
 function resolveTag(app: AppContext, brandId: string, tag: string): NonNullable<Filter["tag"]> {
   const found = findTag(app.db, brandId, tag);
   if (!found) throw new NotFound(`Tag "${tag}" not found; list_tags shows the brand's tags.`, "tag_not_found");
-  return { ...found, promptIds: JSON.stringify(listPromptIds(app.db, brandId, found.id)) };
+  return { id: found.id, name: found.name };
 }
 
 export type SqlParam = string | number;
@@ -101,19 +112,19 @@ export function where(alias: string, filter: Filter, from: number, to: number): 
     parts.push(`${alias}.engine = ?`);
     params.push(filter.engine);
   }
-  if (filter.tag !== null) {
+  if (filter.scope !== null) {
     parts.push(`${alias}.prompt_id IN (SELECT value FROM json_each(?))`);
-    params.push(filter.tag.promptIds);
+    params.push(filter.scope);
   }
   return { sql: parts.join(" AND "), params };
 }
 
 /**
  * `WHERE` conditions on a daily rollup table aliased `alias` (brand_id, day, engine) covering the
- * whole UTC days of [from, to). Rollups carry no prompt: only a filter without a tag may use them.
+ * whole UTC days of [from, to). Rollups carry no prompt: only a filter without a tag or prompt may use them.
  */
 export function dayWhere(alias: string, filter: Filter, from: number, to: number): { sql: string; params: SqlParam[] } {
-  if (filter.tag !== null) throw new Error("daily rollups cannot answer a tag filter");
+  if (filter.scope !== null) throw new Error("daily rollups cannot answer a tag or prompt filter");
   const parts = [`${alias}.brand_id = ?`, `${alias}.day >= ?`, `${alias}.day < ?`];
   const params: SqlParam[] = [filter.brandId, from / DAY_MS, to / DAY_MS];
   if (filter.engine !== null) {
@@ -123,9 +134,9 @@ export function dayWhere(alias: string, filter: Filter, from: number, to: number
   return { sql: parts.join(" AND "), params };
 }
 
-/** The JSON list of the ids of the filter's prompts: the tag's, or all the brand's (archived ones included). */
+/** The JSON list of the ids of the filter's prompts: the tag's or the prompt's, or all the brand's (archived ones included). */
 export function scopePromptIds(app: AppContext, filter: Filter): string {
-  return filter.tag?.promptIds ?? JSON.stringify(listPromptIds(app.db, filter.brandId));
+  return filter.scope ?? JSON.stringify(listPromptIds(app.db, filter.brandId));
 }
 
 /** The filter as echoed in results, so a reader knows what the figures cover. */
@@ -138,6 +149,7 @@ export function describeFilter(filter: Filter) {
     previous_end_date: filter.previous.end_date,
     engine: filter.engine,
     tag: filter.tag?.name ?? null,
+    prompt_id: filter.prompt?.id ?? null,
   };
 }
 

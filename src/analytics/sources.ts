@@ -29,7 +29,7 @@ interface SourceRow {
 }
 
 export function topSources(app: AppContext, filter: Filter, opts: Page) {
-  const { total, rows } = filter.tag === null ? fromRollups(app, filter, opts) : fromCitations(app, filter, opts);
+  const { total, rows } = filter.scope === null ? fromRollups(app, filter, opts) : fromCitations(app, filter, opts);
   const valid = validAnswers(app, filter);
   const roster = loadRoster(app.db, filter.brandId);
   const ownedDomains = ownedRegistrableDomains(roster);

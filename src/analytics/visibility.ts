@@ -92,7 +92,7 @@ interface SliceAgg {
  */
 function sliceSums(app: AppContext, filter: Filter): SliceAgg[] {
   const db = app.db.sqlite;
-  if (filter.tag === null) {
+  if (filter.scope === null) {
     const d = dayWhere("d", filter, filter.previous.start, filter.period.end);
     return db
       .query<SliceAgg, SqlParam[]>(
@@ -231,7 +231,7 @@ export function visibilityTrend(app: AppContext, filter: Filter, interval: "day"
   const bucketOf = (ms: number) => Math.floor((ms - origin) / size);
   type Bucket = { b: number; total: number; valid: number; mentioned: number; pos_sum: number | null; roster: number };
   let rows: Bucket[];
-  if (filter.tag === null) {
+  if (filter.scope === null) {
     // Buckets are whole days (origin and size are multiples of a day): a day's rollup falls in one bucket.
     const d = dayWhere("d", filter, start, end);
     rows = db
@@ -279,7 +279,7 @@ export interface RankingRow {
 /** Valid (ok) answers in the filter's period: from the daily rollups, or, with a tag, from the answers. */
 export function validAnswers(app: AppContext, filter: Filter): number {
   const db = app.db.sqlite;
-  if (filter.tag === null) {
+  if (filter.scope === null) {
     const d = dayWhere("d", filter, filter.period.start, filter.period.end);
     return (
       db.query<{ n: number | null }, SqlParam[]>(`SELECT sum(d.valid) AS n FROM answer_days d WHERE ${d.sql}`).get(...d.params)?.n ?? 0
@@ -298,7 +298,7 @@ export function competitorRanking(app: AppContext, filter: Filter) {
   type MemberAgg = { member_id: string; n: number; pos_sum: number; top1: number; sent_sum: number | null; sent_n: number };
   const valid = validAnswers(app, filter);
   let rows: MemberAgg[];
-  if (filter.tag === null) {
+  if (filter.scope === null) {
     const d = dayWhere("d", filter, filter.period.start, filter.period.end);
     rows = db
       .query<MemberAgg, SqlParam[]>(

@@ -356,6 +356,35 @@ function keyOf(answerId: string): number {
   return Number(answerId.slice("ans_".length));
 }
 
+describe("a prompt filter", () => {
+  test("prompt_id narrows every figure to one prompt: overview and trend agree with that prompt's performance row", () => {
+    const narrowed = resolveFilter(app, s.brandId, { ...PERIOD, prompt_id: s.prompts.P1! });
+    const row = promptPerformance(app, resolveFilter(app, s.brandId, PERIOD), {
+      limit: 50,
+      offset: 0,
+      order: "visibility_desc",
+    }).prompts.find((p) => p.id === s.prompts.P1)!;
+    const overview = visibilityOverview(app, narrowed);
+    expect(overview.filter.prompt_id).toBe(s.prompts.P1!);
+    expect([overview.visibility.successes, overview.visibility.n]).toEqual([row.visibility.successes, row.visibility.n]);
+    const trend = visibilityTrend(app, narrowed, "day");
+    expect(trend.points.reduce((n, p) => n + p.visibility.successes, 0)).toBe(row.visibility.successes);
+    expect(trend.points.reduce((n, p) => n + p.visibility.n, 0)).toBe(row.visibility.n);
+    const whole = visibilityOverview(app, resolveFilter(app, s.brandId, PERIOD));
+    expect(whole.visibility.n).toBeGreaterThan(overview.visibility.n);
+  });
+
+  test("another brand's prompt, or one that does not exist, is not found", () => {
+    const other = seedBrand(app, { name: "Other prompts" });
+    expect(() => resolveFilter(app, other.brandId, { prompt_id: s.prompts.P1! })).toThrow(
+      "Prompt not found; list_prompts shows the brand's prompts and their ids.",
+    );
+    expect(() => resolveFilter(app, s.brandId, { prompt_id: "prm_nope" })).toThrow(
+      "Prompt not found; list_prompts shows the brand's prompts and their ids.",
+    );
+  });
+});
+
 describe("answers", () => {
   test("list_answers filters and pages newest first", () => {
     const first = listAnswers(app, s.brandId, { mentioned: true, start_date: "2025-03-01", end_date: "2025-03-10", limit: 2 });

@@ -176,6 +176,20 @@ describe("answers", () => {
     await figures.locator("[data-figure=visibility]").waitFor();
     expect(await figures.locator("[data-figure=visibility]").textContent()).toContain(`n = ${row.visibility.n}`);
     expect(await figures.locator("[data-figure=answers]").textContent()).toBe(`${row.answers.valid} valid of ${row.answers.total}`);
+    // Its trend: get_visibility_trend narrowed to the prompt, drawn and as a table whose points add up to its row.
+    await page.locator(".trend-chart canvas").waitFor();
+    const trend = await tool<{ points: Array<{ date: string; visibility: { n: number } }> }>("get_visibility_trend", {
+      prompt_id: promptIdShown,
+    });
+    expect(trend.points.reduce((n, p) => n + p.visibility.n, 0)).toBe(row.visibility.n);
+    await page.getByText("Show the figures as a table").click();
+    expect(
+      await page
+        .getByRole("table", { name: /Visibility and share of voice by day/ })
+        .locator("tbody tr")
+        .count(),
+    ).toBe(trend.points.length);
+    await page.getByText("Show the figures as a table").click();
     await expectAccessible(page, "prompt page");
     await photograph(page, "prompt-page");
     // An answer of this prompt that mentions the brand and a competitor.

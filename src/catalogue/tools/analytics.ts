@@ -17,6 +17,7 @@ const filterInput = {
   end_date: date.optional().describe("Last day (UTC, inclusive). Default: today."),
   engine: z.string().min(1).max(64).optional().describe("Only this engine id (see get_tracking_status)."),
   tag: z.string().min(1).max(100).optional().describe("Only prompts with this tag (name or id)."),
+  prompt_id: z.string().min(1).max(64).optional().describe("Only this prompt (id from list_prompts)."),
 };
 
 const rate = z
@@ -45,6 +46,7 @@ const filterOut = z.object({
   previous_end_date: z.string(),
   engine: z.string().nullable(),
   tag: z.string().nullable(),
+  prompt_id: z.string().nullable(),
 });
 const figures = {
   answers: z.object({ total: z.number().int(), valid: z.number().int(), no_answer: z.number().int() }),

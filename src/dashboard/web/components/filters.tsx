@@ -12,6 +12,8 @@ export interface AnalyticsFilter {
   end_date?: string;
   engine?: string;
   tag?: string;
+  /** Set by a prompt's page, not by the bar: every figure narrowed to that prompt. */
+  prompt_id?: string;
 }
 
 const FILTER_PARAMS = { start: "start_date", end: "end_date", engine: "engine", tag: "tag" } as const;

@@ -12,6 +12,7 @@ import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { Button, EmptyState, Notice, PageHeading, useLoad } from "../../components/ui";
 import { AnswerTable } from "../answers";
+import { TrendSection } from "../overview/trend";
 
 type PromptRow = ToolOutput<"get_prompt_performance">["prompts"][number];
 type Rate = PromptRow["visibility"];
@@ -254,6 +255,7 @@ export function PromptPage({ brandId, params }: { brandId: string; params: Recor
       <FilterBar brandId={brandId} />
       <h2>Figures</h2>
       <PromptFigures brandId={brandId} promptId={promptId} filter={filter} />
+      <TrendSection brandId={brandId} filter={{ ...filter, prompt_id: promptId }} engines={null} />
       <h2>Answers</h2>
       <p>
         <a href={`${brandPath(brandId, "/answers")}?prompt=${encodeURIComponent(promptId)}`}>Filter all of this prompt's answers</a>
