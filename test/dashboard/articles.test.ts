@@ -304,6 +304,11 @@ describe("the writer, when the server has one", () => {
       await p.getByLabel("Length").selectOption("short");
       await p.getByRole("button", { name: "Draft the article" }).click();
       await p.waitForURL(/\/articles\/art_[a-z0-9]+$/);
+      // The preview frame is rebuilt when the saved HTML arrives: wait for its final document first, so
+      // the frame is not looked into while it is being replaced.
+      await p.waitForFunction(() =>
+        document.querySelector("iframe[title='Preview of the saved article']")?.getAttribute("srcdoc")?.includes("Why it matters"),
+      );
       await expect(p.getByLabel("Title").inputValue()).resolves.toBe("Written by the model");
       await p.frameLocator("iframe[title='Preview of the saved article']").getByRole("heading", { name: "Why it matters" }).waitFor();
       expect(await p.frameLocator("iframe[title='Preview of the saved article']").locator("script").count()).toBe(0);
