@@ -143,6 +143,8 @@ describe("the Prompts page", () => {
     await edited.getByRole("cell", { name: "US", exact: true }).waitFor();
     await edited.getByRole("cell", { name: "en", exact: true }).waitFor();
     expect(await edited.getByText("integrations", { exact: true }).count()).toBe(1);
+    // The list reloads after a save: let it settle before opening the next row's form.
+    await page.waitForLoadState("networkidle");
     // An error is the server's sentence.
     await page.getByRole("button", { name: "Edit prompt best CRM for small agencies" }).click();
     const again = page.getByRole("form", { name: "Edit prompt best CRM for small agencies" });
