@@ -148,12 +148,15 @@ describe("the Prompts page", () => {
     // An error is the server's sentence.
     await page.getByRole("button", { name: "Edit prompt best CRM for small agencies" }).click();
     const again = page.getByRole("form", { name: "Edit prompt best CRM for small agencies" });
+    await again.waitFor();
+    await page.waitForFunction(() => document.activeElement?.tagName === "TEXTAREA");
     await again.getByLabel("Country").fill("U1");
+    await expect(again.getByLabel("Country").inputValue()).resolves.toBe("U1");
     await again.getByRole("button", { name: "Save" }).click();
-    await page
+    await again
       .getByRole("alert")
       .filter({ hasText: "Invalid input for update_prompt: country must be a two-letter country code such as US or DE." })
-      .waitFor();
+      .waitFor({ timeout: 30_000 });
     // Escape cancels, and the keyboard is back on the row's Edit button.
     await again.getByLabel("Country").press("Escape");
     await again.waitFor({ state: "detached" });
