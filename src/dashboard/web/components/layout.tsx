@@ -5,21 +5,40 @@ import { useLocation } from "preact-iso";
 import { api } from "../api";
 import { useSession } from "../session";
 
-/** The pages of a brand, in the navigation's order. */
-export const BRAND_PAGES = [
-  { path: "/overview", label: "Overview" },
-  { path: "/performance", label: "Prompt performance" },
-  { path: "/answers", label: "Answers" },
-  { path: "/sources", label: "Sources" },
-  { path: "/gaps", label: "Content gaps" },
-  { path: "/impact", label: "Article impact" },
-  { path: "/prompts", label: "Prompts" },
-  { path: "/tags", label: "Tags" },
-  { path: "/competitors", label: "Competitors" },
-  { path: "/articles", label: "Articles" },
-  { path: "/tracking", label: "Tracking" },
-  { path: "/keys", label: "API keys" },
-  { path: "", label: "Brand" },
+/**
+ * The pages of a brand, in three groups: what the answers say, what is tracked and how, and what the brand
+ * publishes and connects. The groups wrap as a whole on a narrow window instead of scrolling pages
+ * out of sight.
+ */
+export const BRAND_NAV = [
+  {
+    label: "Analytics",
+    pages: [
+      { path: "/overview", label: "Overview" },
+      { path: "/performance", label: "Prompt performance" },
+      { path: "/answers", label: "Answers" },
+      { path: "/sources", label: "Sources" },
+      { path: "/gaps", label: "Content gaps" },
+      { path: "/impact", label: "Article impact" },
+    ],
+  },
+  {
+    label: "Set-up",
+    pages: [
+      { path: "/prompts", label: "Prompts" },
+      { path: "/tags", label: "Tags" },
+      { path: "/competitors", label: "Competitors" },
+      { path: "/tracking", label: "Tracking" },
+    ],
+  },
+  {
+    label: "Publish and connect",
+    pages: [
+      { path: "/articles", label: "Articles" },
+      { path: "/keys", label: "API keys" },
+      { path: "", label: "Brand" },
+    ],
+  },
 ] as const;
 
 export function brandPath(brandId: string, page = ""): string {
@@ -90,19 +109,26 @@ export function Shell({ brandId, children }: { brandId: string | null; children:
       </header>
       {brandId && (
         <nav class="brand-nav" aria-label="Brand pages">
-          <ul>
-            {BRAND_PAGES.map((page) => {
-              const href = brandPath(brandId, page.path);
-              const current = page.path === "" ? path === href : path === href || path.startsWith(`${href}/`);
-              return (
-                <li key={page.path}>
-                  <a href={href} aria-current={current ? "page" : undefined}>
-                    {page.label}
-                  </a>
-                </li>
-              );
-            })}
-          </ul>
+          {BRAND_NAV.map((group, index) => (
+            <div class="nav-group" key={group.label}>
+              <span class="nav-group-label" id={`nav-group-${index}`}>
+                {group.label}
+              </span>
+              <ul aria-labelledby={`nav-group-${index}`}>
+                {group.pages.map((page) => {
+                  const href = brandPath(brandId, page.path);
+                  const current = page.path === "" ? path === href : path === href || path.startsWith(`${href}/`);
+                  return (
+                    <li key={page.path}>
+                      <a href={href} aria-current={current ? "page" : undefined}>
+                        {page.label}
+                      </a>
+                    </li>
+                  );
+                })}
+              </ul>
+            </div>
+          ))}
         </nav>
       )}
       <main id="main" tabIndex={-1}>
