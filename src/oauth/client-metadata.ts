@@ -1,0 +1,132 @@
+// Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document, MCP authorization
+// 2025-11-25): the client id is an https URL and the document at it describes the client. Fetching
+// a URL that anyone can name is a server-side request, so: https only, the host's every address
+// must be public (no loopback, private, link-local, unique-local, CGNAT or reserved address), no
+// redirects, 5 seconds and 64 KiB at most. In the test mode (config.oauthLoopbackClients, env
+// SPYGLASS_OAUTH_TEST_LOOPBACK_CLIENTS=1) loopback addresses are allowed and their self-signed
+// certificates accepted, so that a test can serve a document on 127.0.0.1; nothing else changes.
+import { lookup } from "node:dns/promises";
+import { OAuthClientMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js";
+import ipaddr from "ipaddr.js";
+
+export const DOCUMENT_MAX_BYTES = 64 * 1024;
+export const DOCUMENT_TIMEOUT_MS = 5_000;
+
+export class ClientDocumentError extends Error {}
+
+export interface ClientDocument {
+  name: string;
+  clientUri: string | null;
+  redirectUris: string[];
+}
+
+/** A client id that names a metadata document: an https URL with a path, no fragment, no credentials. */
+export function isClientDocumentUrl(clientId: string): boolean {
+  if (!clientId.startsWith("https://")) return false;
+  try {
+    const url = new URL(clientId);
+    return url.pathname !== "/" && !url.hash && !url.username && !url.password;
+  } catch {
+    return false;
+  }
+}
+
+/** "loopback" for 127.0.0.0/8 and ::1 (also IPv4-mapped), "public" for unicast addresses, else "private". */
+export function addressKind(address: string): "public" | "loopback" | "private" {
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.parse(address);
+  } catch {
+    return "private";
+  }
+  if (parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  const range = parsed.range();
+  if (range === "loopback") return "loopback";
+  return range === "unicast" ? "public" : "private";
+}
+
+async function checkHost(hostname: string, allowLoopback: boolean): Promise<void> {
+  const bare = hostname.startsWith("[") ? hostname.slice(1, -1) : hostname;
+  let addresses: string[];
+  if (ipaddr.isValid(bare)) {
+    addresses = [bare];
+  } else {
+    try {
+      addresses = (await lookup(bare, { all: true, verbatim: true })).map((a) => a.address);
+    } catch {
+      throw new ClientDocumentError(`the host ${bare} could not be resolved`);
+    }
+  }
+  for (const address of addresses) {
+    const kind = addressKind(address);
+    if (kind === "public" || (kind === "loopback" && allowLoopback)) continue;
+    throw new ClientDocumentError(`the host ${bare} has a private or loopback address (${address}), which Spyglass does not fetch`);
+  }
+}
+
+async function readLimited(response: Response): Promise<string> {
+  const declared = Number(response.headers.get("content-length") ?? "0");
+  if (declared > DOCUMENT_MAX_BYTES) throw new ClientDocumentError(`the document is over ${DOCUMENT_MAX_BYTES} bytes`);
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    received += value.byteLength;
+    if (received > DOCUMENT_MAX_BYTES) {
+      await reader.cancel();
+      throw new ClientDocumentError(`the document is over ${DOCUMENT_MAX_BYTES} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Fetches and validates the document; throws ClientDocumentError with a reason a person can act on. */
+export async function fetchClientDocument(clientId: string, options: { allowLoopback: boolean }): Promise<ClientDocument> {
+  if (!isClientDocumentUrl(clientId)) throw new ClientDocumentError("a client id document must be an https URL with a path");
+  const url = new URL(clientId);
+  await checkHost(url.hostname, options.allowLoopback);
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      redirect: "manual",
+      headers: { accept: "application/json" },
+      signal: AbortSignal.timeout(DOCUMENT_TIMEOUT_MS),
+      ...(options.allowLoopback && addressKind(url.hostname.replace(/^\[|\]$/g, "")) === "loopback"
+        ? { tls: { rejectUnauthorized: false } }
+        : {}),
+    });
+  } catch (error) {
+    const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+    throw new ClientDocumentError(timedOut ? `no answer within ${DOCUMENT_TIMEOUT_MS / 1000} seconds` : "the host could not be reached");
+  }
+  if (response.status !== 200) {
+    await response.body?.cancel();
+    throw new ClientDocumentError(
+      `the host answered HTTP ${response.status}${response.status >= 300 && response.status < 400 ? " (redirects are not followed)" : ""}`,
+    );
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readLimited(response));
+  } catch (error) {
+    if (error instanceof ClientDocumentError) throw error;
+    throw new ClientDocumentError("the document is not JSON");
+  }
+  if (typeof raw !== "object" || raw === null || (raw as { client_id?: unknown }).client_id !== clientId) {
+    throw new ClientDocumentError("the document's client_id is not its own URL");
+  }
+  const parsed = OAuthClientMetadataSchema.safeParse(raw);
+  if (!parsed.success)
+    throw new ClientDocumentError(`the document is not valid client metadata (${parsed.error.issues[0]?.path.join(".") ?? "?"})`);
+  const method = parsed.data.token_endpoint_auth_method ?? "none";
+  if (method !== "none") throw new ClientDocumentError(`token_endpoint_auth_method "${method}" is not supported; use "none"`);
+  return {
+    name: parsed.data.client_name?.trim() || url.hostname,
+    clientUri: parsed.data.client_uri ?? null,
+    redirectUris: parsed.data.redirect_uris.map(String),
+  };
+}
