@@ -9,7 +9,7 @@ import { type Db, openDatabase } from "../../src/db/client";
 import { accounts } from "../../src/db/schema";
 import { revokeApiKey } from "../../src/keys/service";
 import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
-import { type BrandRecords, seedToolServerData, type ToolServerSeed } from "../support/fixtures";
+import { seedToolServerData, type ToolServerSeed } from "../support/fixtures";
 import { expectBrandIsolation, ISOLATION } from "../support/isolation";
 import { call, connect, raw, rpc } from "../support/mcp";
 

@@ -8,7 +8,7 @@ import { useSession } from "../../session";
 
 /** Where to go after signing in: a path of this dashboard passed as ?next= (never another site), else home. */
 export function nextPath(next: string | undefined): string {
-  if (!next || !next.startsWith("/") || next.startsWith("//") || next.startsWith("/\\")) return "/";
+  if (!next?.startsWith("/") || next.startsWith("//") || next.startsWith("/\\")) return "/";
   return next;
 }
 
