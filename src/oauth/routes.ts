@@ -9,7 +9,8 @@
 //   GET /api/oauth/grants, DELETE /api/oauth/grants/:id   "Connected apps"
 import { InvalidRequestError, OAuthError, ServerError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { Elysia } from "elysia";
-import { sessionGuard } from "../accounts/guard";
+import { clientAddress, sessionGuard } from "../accounts/guard";
+import { FailureWindow, throttleAddress } from "../accounts/throttle";
 import { type AppContext } from "../context";
 import { Invalid, methodNotAllowed, NotFound } from "../errors";
 import { log } from "../log";
@@ -17,6 +18,8 @@ import { ClientProblem, registerClient } from "./clients";
 import { AuthorizationPageError, type OAuthService, type OAuthSettings, RedirectableError } from "./service";
 
 const MAX_FORM_BYTES = 64 * 1024;
+// Registration needs no credential: enough for a person trying several clients, not for filling the table.
+const REGISTRATION_RULE = { maxFailures: 30, windowMs: 60 * 60 * 1000 };
 export const CONSENT_PAGE = "/oauth/consent";
 
 // Clients running in a browser (the MCP Inspector) read the metadata and call the token endpoints
@@ -116,6 +119,7 @@ async function oauthEndpoint(request: Request, run: () => Promise<Response> | Re
 
 export function oauthRoutes(ctx: AppContext) {
   const oauth: OAuthService = ctx.oauth;
+  const registrations = new FailureWindow(REGISTRATION_RULE);
   const on = (): OAuthSettings => {
     const settings = oauth.settings;
     if (!settings) throw new NotFound();
@@ -141,9 +145,22 @@ export function oauthRoutes(ctx: AppContext) {
     .options("/oauth/revoke", preflight)
     .post(
       "/oauth/register",
-      ({ request }) => {
+      ({ request, server }) => {
         on();
         return oauthEndpoint(request, async () => {
+          const address = throttleAddress(clientAddress(request, server));
+          const wait = registrations.retryAfter(address);
+          if (wait > 0) {
+            return json(
+              429,
+              {
+                error: "invalid_request",
+                error_description: `Too many client registrations from this address; try again in ${wait} seconds.`,
+              },
+              { "retry-after": String(wait) },
+            );
+          }
+          registrations.fail(address);
           let body: unknown;
           try {
             body = JSON.parse(await readText(request));

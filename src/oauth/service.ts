@@ -12,7 +12,7 @@ import {
   UnsupportedGrantTypeError,
   UnsupportedResponseTypeError,
 } from "@modelcontextprotocol/sdk/server/auth/errors.js";
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, isNull, lt } from "drizzle-orm";
 import { planChangeHint, requirePlan } from "../accounts/plans";
 import { getAccount } from "../accounts/service";
 import { getAccountBrand, getBrand } from "../brands/service";
@@ -37,6 +37,7 @@ import {
 export const ACCESS_TOKEN_TTL_MS = 60 * 60 * 1000;
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 export const CODE_TTL_MS = 5 * 60 * 1000;
+const CODE_RETENTION_MS = 24 * 60 * 60 * 1000;
 const MAX_STATE = 2048;
 const LAST_USED_RESOLUTION_MS = 60_000;
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -232,6 +233,11 @@ export class OAuthService {
     );
     const code = generateSecret(CODE_PREFIX);
     const now = this.now();
+    // Codes a day past their expiry are kept no longer (a reuse within that day still revokes its grant).
+    this.db.orm
+      .delete(oauthCodes)
+      .where(lt(oauthCodes.expiresAt, now - CODE_RETENTION_MS))
+      .run();
     this.db.orm
       .insert(oauthCodes)
       .values({
@@ -352,6 +358,11 @@ export class OAuthService {
   }
 
   private issueTokens(grantId: string, now: number): TokenResponse {
+    // The grant's expired tokens go; a used refresh token stays until it expires, to detect its reuse.
+    this.db.orm
+      .delete(oauthTokens)
+      .where(and(eq(oauthTokens.grantId, grantId), lt(oauthTokens.expiresAt, now)))
+      .run();
     const access = generateSecret(ACCESS_TOKEN_PREFIX);
     const refresh = generateSecret(REFRESH_TOKEN_PREFIX);
     this.db.orm

@@ -335,3 +335,35 @@ describe("the SDK client's OAuth flow against the binary", () => {
     expectNothingUnsafe(page);
   });
 });
+
+describe("refusals of the binary in the test mode", () => {
+  test("a client document on a private address is still refused (the test mode allows loopback only), on a page, without a redirect", async () => {
+    const query = new URLSearchParams({
+      response_type: "code",
+      client_id: "https://10.0.0.8/client.json",
+      redirect_uri: callback.url,
+      code_challenge: "A".repeat(43),
+      code_challenge_method: "S256",
+    });
+    const res = await fetch(`${d.server.url}/oauth/authorize?${query}`, { redirect: "manual" });
+    expect(res.status).toBe(400);
+    expect(res.headers.get("location")).toBeNull();
+    expect(res.headers.get("content-security-policy")).toContain("default-src 'none'");
+    expect(await res.text()).toContain("private or loopback address (10.0.0.8)");
+  });
+
+  test("a consent POST from another origin is 403, with a valid session", async () => {
+    const login = await fetch(`${d.server.url}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "b@example.com", password: PASSWORD }),
+    });
+    const cookie = login.headers.get("set-cookie")!.split(";", 1)[0]!;
+    const res = await fetch(`${d.server.url}/api/oauth/authorization`, {
+      method: "POST",
+      headers: { cookie, origin: "https://evil.example", "content-type": "application/json" },
+      body: JSON.stringify({ request: "client_id=x", decision: "approve", brand_id: seed.b.brandId }),
+    });
+    expect(res.status).toBe(403);
+  });
+});

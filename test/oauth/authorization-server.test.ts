@@ -90,7 +90,7 @@ describe("when OAuth is on", () => {
         expect(unauth.json.error).toContain("signs in with OAuth (Claude.ai, Claude Desktop, ChatGPT)");
       } else {
         expect(unauth.headers.get("www-authenticate")).toBe('Bearer realm="spyglass", error="invalid_token"');
-        expect(unauth.json.error).toContain("OAuth sign-in is off on this server because it has no public_url");
+        expect(unauth.json.error).toContain("OAuth sign-in is off on this server (it needs public_url set to an https address)");
       }
       t.close();
     }
@@ -453,5 +453,35 @@ describe("client metadata documents in the test mode", () => {
     );
     expect(liar.status).toBe(400);
     expect(liar.text).toContain("client_id is not its own URL");
+  });
+});
+
+describe("registration", () => {
+  beforeEach(() => setUp());
+
+  test("an address may register 30 clients an hour; the 31st gets 429 with Retry-After and nothing is stored", async () => {
+    for (let i = 0; i < 30; i++) await registerClient(t, [REDIRECT], `Client ${i}`);
+    const res = await t.call("POST", "/oauth/register", { body: { client_name: "One too many", redirect_uris: [REDIRECT] } });
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(res.json.error_description).toContain("Too many client registrations");
+    expect(t.db.sqlite.query("SELECT count(*) AS n FROM oauth_clients").get()).toEqual({ n: 30 });
+  });
+
+  test("a registration names the client as the consent page will, and answers a public client (no secret)", async () => {
+    const res = await t.call("POST", "/oauth/register", {
+      body: { client_name: "<b>Claude</b>", redirect_uris: [REDIRECT], token_endpoint_auth_method: "client_secret_post" },
+    });
+    expect(res.status).toBe(201);
+    expect(res.json).toMatchObject({ client_name: "<b>Claude</b>", token_endpoint_auth_method: "none", redirect_uris: [REDIRECT] });
+    expect(res.json.client_secret).toBeUndefined();
+    const page = await t.call(
+      "GET",
+      `/api/oauth/authorization?${authorizeQuery({ id: res.json.client_id, redirectUri: REDIRECT }, pkce())}`,
+      {
+        cookie: cookieA,
+      },
+    );
+    expect(page.json.client).toMatchObject({ name: "<b>Claude</b>", kind: "dcr", verified: false });
   });
 });
