@@ -8,7 +8,8 @@ import { useSession } from "../../session";
 
 /** Where to go after signing in: a path of this dashboard passed as ?next= (never another site), else home. */
 export function nextPath(next: string | undefined): string {
-  if (!next?.startsWith("/") || next.startsWith("//") || next.startsWith("/\\")) return "/";
+  // Browsers drop tabs and newlines from URLs and read a backslash as "/": "/<tab>/evil" would become "//evil".
+  if (!next?.startsWith("/") || next.startsWith("//") || /[\u0000-\u001f\u007f\\]/.test(next)) return "/";
   return next;
 }
 
