@@ -12,7 +12,7 @@ import {
   UnsupportedGrantTypeError,
   UnsupportedResponseTypeError,
 } from "@modelcontextprotocol/sdk/server/auth/errors.js";
-import { and, desc, eq, isNull, lt } from "drizzle-orm";
+import { and, desc, eq, isNull, lt, sql } from "drizzle-orm";
 import { planChangeHint, requirePlan } from "../accounts/plans";
 import { getAccount } from "../accounts/service";
 import { getAccountBrand, getBrand } from "../brands/service";
@@ -421,22 +421,26 @@ export class OAuthService {
   verifyAccessToken(token: string): AccessTokenResult {
     const settings = this.settings;
     if (!settings || !isWellFormedSecret(token, ACCESS_TOKEN_PREFIX)) return { ok: false, reason: "malformed" };
-    const row = this.db.orm
-      .select({
-        kind: oauthTokens.kind,
-        expiresAt: oauthTokens.expiresAt,
-        tokenRevokedAt: oauthTokens.revokedAt,
-        grantId: oauthGrants.id,
-        grantRevokedAt: oauthGrants.revokedAt,
-        resource: oauthGrants.resource,
-        accountId: oauthGrants.accountId,
-        brandId: oauthGrants.brandId,
-        lastUsedAt: oauthGrants.lastUsedAt,
-      })
-      .from(oauthTokens)
-      .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
-      .where(eq(oauthTokens.tokenHash, hashSecret(token)))
-      .get();
+    const db = this.db;
+    const byHash = db.prepared("oauth.accessTokenByHash", () =>
+      db.orm
+        .select({
+          kind: oauthTokens.kind,
+          expiresAt: oauthTokens.expiresAt,
+          tokenRevokedAt: oauthTokens.revokedAt,
+          grantId: oauthGrants.id,
+          grantRevokedAt: oauthGrants.revokedAt,
+          resource: oauthGrants.resource,
+          accountId: oauthGrants.accountId,
+          brandId: oauthGrants.brandId,
+          lastUsedAt: oauthGrants.lastUsedAt,
+        })
+        .from(oauthTokens)
+        .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
+        .where(eq(oauthTokens.tokenHash, sql.placeholder("hash")))
+        .prepare(),
+    );
+    const row = byHash.get({ hash: hashSecret(token) });
     const now = this.now();
     if (
       row?.kind !== "access" ||
