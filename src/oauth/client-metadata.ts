@@ -20,9 +20,11 @@ export interface ClientDocument {
   redirectUris: string[];
 }
 
-/** A client id that names a metadata document: an https URL with a path, no fragment, no credentials. */
+/** A client id that names a metadata document: an https URL with a path, no dot segments, no fragment, no credentials. */
 export function isClientDocumentUrl(clientId: string): boolean {
   if (!clientId.startsWith("https://")) return false;
+  // Parsing would resolve "." and ".." away; the draft forbids them in the identifier as written.
+  if (/\/\.{1,2}(\/|$|\?)/.test(clientId.replace(/[?#].*$/, ""))) return false;
   try {
     const url = new URL(clientId);
     return url.pathname !== "/" && !url.hash && !url.username && !url.password;
@@ -118,6 +120,9 @@ export async function fetchClientDocument(clientId: string, options: { allowLoop
   }
   if (typeof raw !== "object" || raw === null || (raw as { client_id?: unknown }).client_id !== clientId) {
     throw new ClientDocumentError("the document's client_id is not its own URL");
+  }
+  if ("client_secret" in raw || "client_secret_expires_at" in raw) {
+    throw new ClientDocumentError("the document holds a client_secret, which a public document must never hold");
   }
   const parsed = OAuthClientMetadataSchema.safeParse(raw);
   if (!parsed.success)

@@ -420,6 +420,7 @@ describe("client metadata documents in the test mode", () => {
       token_endpoint_auth_method: "none",
     },
     "/liar.json": { client_id: "https://elsewhere.example/liar.json", client_name: "Liar", redirect_uris: [REDIRECT] },
+    "/secret.json": { client_id: `${origin}/secret.json`, client_name: "Secret", redirect_uris: [REDIRECT], client_secret: "s3cret" },
   }));
   afterAll(() => host.stop());
 
@@ -453,6 +454,13 @@ describe("client metadata documents in the test mode", () => {
     );
     expect(liar.status).toBe(400);
     expect(liar.text).toContain("client_id is not its own URL");
+    const secret = await t.call(
+      "GET",
+      `/oauth/authorize?${authorizeQuery({ id: `${host.origin}/secret.json`, redirectUri: REDIRECT }, pkce())}`,
+    );
+    expect(secret.status).toBe(400);
+    expect(secret.text).toContain("holds a client_secret");
+    expect(secret.text).not.toContain("s3cret");
   });
 });
 
