@@ -2,10 +2,15 @@
 // 2025-11-25): the client id is an https URL and the document at it describes the client. Fetching
 // a URL that anyone can name is a server-side request, so: https only, the host's every address
 // must be public (no loopback, private, link-local, unique-local, CGNAT or reserved address), no
-// redirects, 5 seconds and 64 KiB at most. In the test mode (config.oauthLoopbackClients, env
-// SPYGLASS_OAUTH_TEST_LOOPBACK_CLIENTS=1) loopback addresses are allowed and their self-signed
-// certificates accepted, so that a test can serve a document on 127.0.0.1; nothing else changes.
+// redirects, 5 seconds and 64 KiB at most. The addresses are checked before the request and again
+// by the connection's own lookup, so a DNS answer that changes in between (rebinding) is refused
+// too. In the test mode (config.oauthLoopbackClients, env SPYGLASS_OAUTH_TEST_LOOPBACK_CLIENTS=1)
+// loopback addresses are allowed and their self-signed certificates accepted, so that a test can
+// serve a document on 127.0.0.1; nothing else changes.
+import { type LookupAddress } from "node:dns";
 import { lookup } from "node:dns/promises";
+import https from "node:https";
+import { type LookupFunction } from "node:net";
 import { OAuthClientMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js";
 import ipaddr from "ipaddr.js";
 
@@ -66,24 +71,85 @@ async function checkHost(hostname: string, allowLoopback: boolean): Promise<void
   }
 }
 
-async function readLimited(response: Response): Promise<string> {
-  const declared = Number(response.headers.get("content-length") ?? "0");
-  if (declared > DOCUMENT_MAX_BYTES) throw new ClientDocumentError(`the document is over ${DOCUMENT_MAX_BYTES} bytes`);
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let received = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    received += value.byteLength;
-    if (received > DOCUMENT_MAX_BYTES) {
-      await reader.cancel();
-      throw new ClientDocumentError(`the document is over ${DOCUMENT_MAX_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+/** A DNS lookup for the connection itself that refuses any address that is not public (loopback too, in the test mode). */
+export function publicOnlyLookup(allowLoopback: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    lookup(hostname, { all: true, verbatim: true }).then(
+      (addresses) => {
+        const refused = addresses.find((a) => {
+          const kind = addressKind(a.address);
+          return !(kind === "public" || (kind === "loopback" && allowLoopback));
+        });
+        if (refused || addresses.length === 0) {
+          callback(
+            new ClientDocumentError(
+              `the host ${hostname} has a private or loopback address (${refused?.address ?? "none"}), which Spyglass does not fetch`,
+            ),
+            "",
+            4,
+          );
+        } else if (options.all) {
+          (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
+        } else {
+          callback(null, addresses[0]!.address, addresses[0]!.family);
+        }
+      },
+      () => callback(new ClientDocumentError(`the host ${hostname} could not be resolved`), "", 4),
+    );
+  };
+}
+
+/**
+ * GET over https with node:https, whose `lookup` option lets the address be checked when the
+ * connection is made (a host that resolves to a public address for the check and a private one for
+ * the connection is refused), never following a redirect, within the time and size limits.
+ */
+function getDocument(url: URL, allowLoopback: boolean): Promise<{ status: number; body: string }> {
+  const literal = url.hostname.replace(/^\[|\]$/g, "");
+  return new Promise((resolve, reject) => {
+    const request = https.request(
+      url,
+      {
+        method: "GET",
+        headers: { accept: "application/json" },
+        lookup: publicOnlyLookup(allowLoopback),
+        // The test mode's loopback document host has a self-signed certificate; nothing else is exempt.
+        rejectUnauthorized: !(allowLoopback && addressKind(literal) === "loopback"),
+      },
+      (response) => {
+        const status = response.statusCode ?? 0;
+        if (status !== 200) {
+          response.resume();
+          resolve({ status, body: "" });
+          return;
+        }
+        const declared = Number(response.headers["content-length"] ?? "0");
+        const tooLarge = () => new ClientDocumentError(`the document is over ${DOCUMENT_MAX_BYTES} bytes`);
+        if (declared > DOCUMENT_MAX_BYTES) {
+          request.destroy(tooLarge());
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let received = 0;
+        response.on("data", (chunk: Buffer) => {
+          received += chunk.byteLength;
+          if (received > DOCUMENT_MAX_BYTES) request.destroy(tooLarge());
+          else chunks.push(chunk);
+        });
+        response.on("end", () => resolve({ status, body: Buffer.concat(chunks).toString("utf8") }));
+        response.on("error", reject);
+      },
+    );
+    const timer = setTimeout(
+      () => request.destroy(new ClientDocumentError(`no answer within ${DOCUMENT_TIMEOUT_MS / 1000} seconds`)),
+      DOCUMENT_TIMEOUT_MS,
+    );
+    request.on("error", (error) =>
+      reject(error instanceof ClientDocumentError ? error : new ClientDocumentError("the host could not be reached")),
+    );
+    request.on("close", () => clearTimeout(timer));
+    request.end();
+  });
 }
 
 /** Fetches and validates the document; throws ClientDocumentError with a reason a person can act on. */
@@ -91,31 +157,16 @@ export async function fetchClientDocument(clientId: string, options: { allowLoop
   if (!isClientDocumentUrl(clientId)) throw new ClientDocumentError("a client id document must be an https URL with a path");
   const url = new URL(clientId);
   await checkHost(url.hostname, options.allowLoopback);
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      redirect: "manual",
-      headers: { accept: "application/json" },
-      signal: AbortSignal.timeout(DOCUMENT_TIMEOUT_MS),
-      ...(options.allowLoopback && addressKind(url.hostname.replace(/^\[|\]$/g, "")) === "loopback"
-        ? { tls: { rejectUnauthorized: false } }
-        : {}),
-    });
-  } catch (error) {
-    const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-    throw new ClientDocumentError(timedOut ? `no answer within ${DOCUMENT_TIMEOUT_MS / 1000} seconds` : "the host could not be reached");
-  }
+  const response = await getDocument(url, options.allowLoopback);
   if (response.status !== 200) {
-    await response.body?.cancel();
     throw new ClientDocumentError(
       `the host answered HTTP ${response.status}${response.status >= 300 && response.status < 400 ? " (redirects are not followed)" : ""}`,
     );
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(await readLimited(response));
-  } catch (error) {
-    if (error instanceof ClientDocumentError) throw error;
+    raw = JSON.parse(response.body);
+  } catch {
     throw new ClientDocumentError("the document is not JSON");
   }
   if (typeof raw !== "object" || raw === null || (raw as { client_id?: unknown }).client_id !== clientId) {

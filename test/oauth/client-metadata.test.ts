@@ -1,6 +1,6 @@
 // The rules a client id document URL and its address must meet before Spyglass fetches it.
 import { describe, expect, test } from "bun:test";
-import { addressKind, isClientDocumentUrl } from "../../src/oauth/client-metadata";
+import { addressKind, isClientDocumentUrl, publicOnlyLookup } from "../../src/oauth/client-metadata";
 
 describe("client id document URLs", () => {
   test("an https URL with a path is one; without a path, with dot segments, credentials or a fragment it is not", () => {
@@ -40,5 +40,19 @@ describe("document host addresses", () => {
     ]) {
       expect({ address, kind: addressKind(address) }).toEqual({ address, kind: "private" });
     }
+  });
+});
+
+describe("the connection's own lookup", () => {
+  const resolve = (hostname: string, allowLoopback: boolean) =>
+    new Promise<string>((done) =>
+      publicOnlyLookup(allowLoopback)(hostname, { all: true }, (error, addresses) =>
+        done(error ? `refused: ${error.message}` : JSON.stringify(addresses)),
+      ),
+    );
+
+  test("a name that resolves to loopback is refused when the connection is made, and allowed only in the test mode", async () => {
+    expect(await resolve("localhost", false)).toContain("refused: the host localhost has a private or loopback address");
+    expect(await resolve("localhost", true)).toMatch(/^\[\{"address":"(127\.0\.0\.1|::1)"/);
   });
 });
