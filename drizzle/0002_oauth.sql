@@ -3,6 +3,8 @@ CREATE TABLE `oauth_clients` (
 	`kind` text NOT NULL,
 	`name` text NOT NULL,
 	`client_uri` text,
+	`auth_method` text DEFAULT 'none' NOT NULL,
+	`secret_hash` text,
 	`redirect_uris` text NOT NULL,
 	`created_at` integer NOT NULL,
 	`fetched_at` integer

@@ -384,6 +384,12 @@ export const oauthClients = sqliteTable("oauth_clients", {
   kind: text("kind", { enum: ["dcr", "cimd"] }).notNull(),
   name: text("name").notNull(),
   clientUri: text("client_uri"),
+  // "none" (a public client, PKCE only), or how a confidential DCR client sends its secret.
+  authMethod: text("auth_method", { enum: ["none", "client_secret_basic", "client_secret_post"] })
+    .notNull()
+    .default("none"),
+  // SHA-256 of a confidential client's secret; the secret exists only in the registration response.
+  secretHash: text("secret_hash"),
   // JSON array of the exact redirect URIs.
   redirectUris: text("redirect_uris").notNull(),
   createdAt: integer("created_at").notNull(),

@@ -1,20 +1,25 @@
 // OAuth clients: registered by RFC 7591 (POST /oauth/register) or described by a Client ID
 // Metadata Document (cached in the same table for CACHE_MS). Queries on oauth_clients live here only.
+
+import { timingSafeEqual } from "node:crypto";
 import { OAuthClientMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { eq } from "drizzle-orm";
 import { type Db } from "../db/client";
 import { oauthClients } from "../db/schema";
 import { ClientDocumentError, fetchClientDocument, isClientDocumentUrl } from "./client-metadata";
-import { CLIENT_ID_PREFIX, generateSecret } from "./format";
+import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX, generateSecret, hashSecret } from "./format";
 
 /** How long a fetched metadata document is used before it is fetched again. */
 export const CLIENT_DOCUMENT_CACHE_MS = 60 * 60 * 1000;
 const MAX_REDIRECT_URIS = 10;
 const MAX_NAME = 200;
 
+export type ClientAuthMethod = "none" | "client_secret_basic" | "client_secret_post";
+
 export interface OAuthClient {
   id: string;
   kind: "dcr" | "cimd";
+  authMethod: ClientAuthMethod;
   name: string;
   clientUri: string | null;
   redirectUris: string[];
@@ -42,7 +47,14 @@ export function redirectUriProblem(value: string): string | null {
 }
 
 function rowToClient(row: typeof oauthClients.$inferSelect): OAuthClient {
-  return { id: row.id, kind: row.kind, name: row.name, clientUri: row.clientUri, redirectUris: JSON.parse(row.redirectUris) as string[] };
+  return {
+    id: row.id,
+    kind: row.kind,
+    authMethod: row.authMethod,
+    name: row.name,
+    clientUri: row.clientUri,
+    redirectUris: JSON.parse(row.redirectUris) as string[],
+  };
 }
 
 function checkRedirectUris(uris: string[]): void {
@@ -54,7 +66,11 @@ function checkRedirectUris(uris: string[]): void {
   }
 }
 
-/** RFC 7591 registration of a public client (token_endpoint_auth_method "none"); returns the registration response. */
+/**
+ * RFC 7591 registration; returns the registration response. A client that asks for "none" (or names
+ * no method) is public and proves itself with PKCE alone; one that asks for client_secret_basic or
+ * client_secret_post gets a secret, shown only here and stored only as its SHA-256.
+ */
 export function registerClient(db: Db, body: unknown, now: number): Record<string, unknown> {
   const parsed = OAuthClientMetadataSchema.safeParse(body);
   if (!parsed.success) {
@@ -70,11 +86,27 @@ export function registerClient(db: Db, body: unknown, now: number): Record<strin
     throw new ClientProblem(`grant_types: "${unsupportedGrant}" is not supported; use authorization_code and refresh_token.`);
   const responseTypes = meta.response_types ?? ["code"];
   if (responseTypes.some((r) => r !== "code")) throw new ClientProblem('response_types: only "code" is supported.');
+  const authMethod = meta.token_endpoint_auth_method ?? "none";
+  if (authMethod !== "none" && authMethod !== "client_secret_basic" && authMethod !== "client_secret_post") {
+    throw new ClientProblem(
+      `token_endpoint_auth_method "${authMethod}" is not supported; use "none" (with PKCE), "client_secret_basic" or "client_secret_post".`,
+    );
+  }
   const name = (meta.client_name ?? "").trim().slice(0, MAX_NAME) || "Unnamed client";
   const id = `${CLIENT_ID_PREFIX}${generateSecret("").plaintext.slice(0, 22)}`;
+  const secret = authMethod === "none" ? null : generateSecret(CLIENT_SECRET_PREFIX);
   db.orm
     .insert(oauthClients)
-    .values({ id, kind: "dcr", name, clientUri: meta.client_uri ?? null, redirectUris: JSON.stringify(redirectUris), createdAt: now })
+    .values({
+      id,
+      kind: "dcr",
+      authMethod,
+      secretHash: secret?.hash ?? null,
+      name,
+      clientUri: meta.client_uri ?? null,
+      redirectUris: JSON.stringify(redirectUris),
+      createdAt: now,
+    })
     .run();
   return {
     client_id: id,
@@ -84,8 +116,8 @@ export function registerClient(db: Db, body: unknown, now: number): Record<strin
     redirect_uris: redirectUris,
     grant_types: grantTypes,
     response_types: ["code"],
-    // Public clients only: PKCE stands in for a client secret (OAuth 2.1 §2.1).
-    token_endpoint_auth_method: "none",
+    token_endpoint_auth_method: authMethod,
+    ...(secret ? { client_secret: secret.plaintext, client_secret_expires_at: 0 } : {}),
   };
 }
 
@@ -119,10 +151,36 @@ export async function resolveClient(db: Db, clientId: string, options: { allowLo
     .values({ id: clientId, createdAt: options.now, ...values })
     .onConflictDoUpdate({ target: oauthClients.id, set: values })
     .run();
-  return { id: clientId, kind: "cimd", name: values.name, clientUri: values.clientUri, redirectUris: document.redirectUris };
+  return {
+    id: clientId,
+    kind: "cimd",
+    authMethod: "none",
+    name: values.name,
+    clientUri: values.clientUri,
+    redirectUris: document.redirectUris,
+  };
 }
 
 /** The name shown for a client (its registration's or its document's). */
 export function clientName(db: Db, clientId: string): string {
   return db.orm.select({ name: oauthClients.name }).from(oauthClients).where(eq(oauthClients.id, clientId)).get()?.name ?? clientId;
+}
+
+/**
+ * Client authentication at the token and revocation endpoints: a confidential client must present
+ * its secret (as it registered: Basic or in the body); a public client presents none. Returns the
+ * authenticated client id, or null when the client is unknown or its secret is missing or wrong.
+ */
+export function authenticateClient(db: Db, clientId: string, secret: string | null): string | null {
+  const row = db.orm
+    .select({ authMethod: oauthClients.authMethod, secretHash: oauthClients.secretHash })
+    .from(oauthClients)
+    .where(eq(oauthClients.id, clientId))
+    .get();
+  if (!row) return null;
+  if (row.secretHash === null) return clientId;
+  if (secret === null) return null;
+  const presented = Buffer.from(hashSecret(secret));
+  const stored = Buffer.from(row.secretHash);
+  return presented.length === stored.length && timingSafeEqual(presented, stored) ? clientId : null;
 }

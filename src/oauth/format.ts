@@ -7,6 +7,7 @@ export const ACCESS_TOKEN_PREFIX = "sgo_at_";
 export const REFRESH_TOKEN_PREFIX = "sgo_rt_";
 export const CODE_PREFIX = "sgo_ac_";
 export const CLIENT_ID_PREFIX = "sgo_client_";
+export const CLIENT_SECRET_PREFIX = "sgo_cs_";
 
 const BODY = /^[A-Za-z0-9_-]{43}$/;
 

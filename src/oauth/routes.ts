@@ -39,7 +39,10 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 }
 
 function oauthError(error: OAuthError): Response {
-  return json(error.errorCode === "invalid_client" ? 401 : 400, error.toResponseObject(), { "cache-control": "no-store" });
+  if (error.errorCode === "invalid_client") {
+    return json(401, error.toResponseObject(), { "cache-control": "no-store", "www-authenticate": 'Basic realm="spyglass"' });
+  }
+  return json(400, error.toResponseObject(), { "cache-control": "no-store" });
 }
 
 function escapeHtml(text: string): string {
@@ -95,8 +98,8 @@ export function authorizationServerMetadata(settings: OAuthSettings) {
     response_modes_supported: ["query"],
     grant_types_supported: ["authorization_code", "refresh_token"],
     code_challenge_methods_supported: ["S256"],
-    token_endpoint_auth_methods_supported: ["none"],
-    revocation_endpoint_auth_methods_supported: ["none"],
+    token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
+    revocation_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
     client_id_metadata_document_supported: true,
     authorization_response_iss_parameter_supported: true,
   };
@@ -196,7 +199,10 @@ export function oauthRoutes(ctx: AppContext) {
       ({ request }) => {
         on();
         return oauthEndpoint(request, async () =>
-          json(200, await oauth.token(await readForm(request)), { "cache-control": "no-store", pragma: "no-cache" }),
+          json(200, await oauth.token(await readForm(request), request.headers.get("authorization")), {
+            "cache-control": "no-store",
+            pragma: "no-cache",
+          }),
         );
       },
       { parse: "none" },
@@ -206,7 +212,7 @@ export function oauthRoutes(ctx: AppContext) {
       ({ request }) => {
         on();
         return oauthEndpoint(request, async () => {
-          oauth.revoke(await readForm(request));
+          oauth.revoke(await readForm(request), request.headers.get("authorization"));
           return json(200, {}, { "cache-control": "no-store" });
         });
       },

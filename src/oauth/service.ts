@@ -5,6 +5,7 @@
 // (tests move it instead of waiting an hour).
 import {
   AccessDeniedError,
+  InvalidClientError,
   InvalidGrantError,
   InvalidRequestError,
   InvalidTargetError,
@@ -21,7 +22,7 @@ import { type Db } from "../db/client";
 import { oauthCodes, oauthGrants, oauthTokens, type Plan } from "../db/schema";
 import { NotFound } from "../errors";
 import { iso, isoOrNull, newId } from "../ids";
-import { ClientProblem, clientName, type OAuthClient, resolveClient } from "./clients";
+import { authenticateClient, ClientProblem, clientName, type OAuthClient, resolveClient } from "./clients";
 import {
   ACCESS_TOKEN_PREFIX,
   CODE_PREFIX,
@@ -117,6 +118,36 @@ export type AccessTokenResult =
       value: { grantId: string; account: { id: string }; brand: { id: string; name: string; domain: string | null }; plan: Plan };
     }
   | { ok: false; reason: "malformed" | "invalid" };
+
+/** The client id and secret a token or revocation request carries: HTTP Basic (RFC 6749 §2.3.1) or the body. */
+export function clientCredentials(
+  params: URLSearchParams,
+  authorization: string | null,
+): { clientId: string | null; secret: string | null } {
+  const basic = authorization ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization)?.[1] : undefined;
+  if (authorization && !basic) throw new InvalidClientError("The Authorization header is not HTTP Basic client authentication.");
+  if (basic) {
+    const decoded = Buffer.from(basic, "base64").toString("utf8");
+    const colon = decoded.indexOf(":");
+    if (colon < 0) throw new InvalidClientError("The Basic credentials are not client_id:client_secret.");
+    let clientId: string;
+    let secret: string;
+    try {
+      clientId = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, " "));
+      secret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, " "));
+    } catch {
+      throw new InvalidClientError("The Basic credentials are not form-encoded.");
+    }
+    const inBody = params.get("client_id");
+    if (inBody !== null && inBody !== clientId)
+      throw new InvalidRequestError("client_id differs from the one in the Authorization header.");
+    if (params.has("client_secret")) throw new InvalidRequestError("Send the client secret in one way only.");
+    return { clientId, secret };
+  }
+  return { clientId: params.get("client_id"), secret: params.get("client_secret") };
+}
+
+const CLIENT_AUTH_FAILED = "Client authentication failed: unknown client, or a missing or wrong client secret.";
 
 function settle(outcome: TokenResponse | OAuthError): TokenResponse {
   if (outcome instanceof Error) throw outcome;
@@ -255,30 +286,32 @@ export class OAuthService {
     return clientRedirect(settings, request.redirectUri, request.state, { code: code.plaintext });
   }
 
-  /** The token endpoint (form parameters). Throws an OAuthError for the client's mistakes. */
-  async token(params: URLSearchParams): Promise<TokenResponse> {
+  /** The token endpoint (form parameters, and the Authorization header of a confidential client). Throws an OAuthError for the client's mistakes. */
+  async token(params: URLSearchParams, authorization: string | null = null): Promise<TokenResponse> {
     const settings = this.requireSettings();
     for (const name of new Set(params.keys())) single(params, name);
+    const credentials = clientCredentials(params, authorization);
     const grantType = params.get("grant_type");
     const resource = params.get("resource");
     if (resource !== null && resource !== settings.resource) {
       throw new InvalidTargetError(`This server issues tokens only for the resource ${settings.resource}.`);
     }
-    if (grantType === "authorization_code") return this.exchangeCode(params);
-    if (grantType === "refresh_token") return this.refresh(params);
+    if (grantType === "authorization_code") return this.exchangeCode(params, credentials);
+    if (grantType === "refresh_token") return this.refresh(params, credentials);
     if (!grantType) throw new InvalidRequestError("grant_type is required.");
     throw new UnsupportedGrantTypeError(`grant_type "${grantType}" is not supported; use authorization_code or refresh_token.`);
   }
 
-  private exchangeCode(params: URLSearchParams): TokenResponse {
+  private exchangeCode(params: URLSearchParams, credentials: { clientId: string | null; secret: string | null }): TokenResponse {
     const code = params.get("code");
     const verifier = params.get("code_verifier");
-    const clientId = params.get("client_id");
+    const clientId = credentials.clientId;
     const redirectUri = params.get("redirect_uri");
     if (!code) throw new InvalidRequestError("code is required.");
     if (!verifier) throw new InvalidRequestError("code_verifier is required: Spyglass needs PKCE.");
     if (!isWellFormedVerifier(verifier)) throw new InvalidRequestError("code_verifier must be 43 to 128 unreserved characters.");
     if (!clientId) throw new InvalidRequestError("client_id is required.");
+    if (!authenticateClient(this.db, clientId, credentials.secret)) throw new InvalidClientError(CLIENT_AUTH_FAILED);
     if (!isWellFormedSecret(code, CODE_PREFIX)) throw new InvalidGrantError("The authorization code is not valid.");
     const now = this.now();
     // Refusals are returned, not thrown, from the transaction: what it wrote (the code spent, a grant
@@ -324,9 +357,9 @@ export class OAuthService {
     );
   }
 
-  private refresh(params: URLSearchParams): TokenResponse {
+  private refresh(params: URLSearchParams, credentials: { clientId: string | null; secret: string | null }): TokenResponse {
     const token = params.get("refresh_token");
-    const clientId = params.get("client_id");
+    const clientId = credentials.clientId;
     if (!token) throw new InvalidRequestError("refresh_token is required.");
     if (!isWellFormedSecret(token, REFRESH_TOKEN_PREFIX)) throw new InvalidGrantError("The refresh token is not valid.");
     const now = this.now();
@@ -344,6 +377,7 @@ export class OAuthService {
             return new InvalidGrantError("This access was revoked; sign in again.");
           if (clientId !== null && clientId !== row.grant.clientId)
             return new InvalidGrantError("The refresh token was issued to another client.");
+          if (!authenticateClient(this.db, row.grant.clientId, credentials.secret)) return new InvalidClientError(CLIENT_AUTH_FAILED);
           if (row.token.usedAt !== null) {
             // Refresh tokens rotate: one presented again was copied, so the whole grant ends (OAuth 2.1 §4.3.1).
             this.revokeGrantRow(row.grant.id, now);
@@ -392,11 +426,12 @@ export class OAuthService {
    * RFC 7009: a refresh token ends its grant, an access token ends itself. Unknown tokens, and tokens
    * of another client, are answered the same way (200) and change nothing.
    */
-  revoke(params: URLSearchParams): void {
+  revoke(params: URLSearchParams, authorization: string | null = null): void {
     this.requireSettings();
     const token = params.get("token");
     if (!token) throw new InvalidRequestError("token is required.");
-    const clientId = params.get("client_id");
+    const { clientId, secret } = clientCredentials(params, authorization);
+    if (clientId !== null && !authenticateClient(this.db, clientId, secret)) throw new InvalidClientError(CLIENT_AUTH_FAILED);
     const row = this.db.orm
       .select({ hash: oauthTokens.tokenHash, kind: oauthTokens.kind, grantId: oauthTokens.grantId, clientId: oauthGrants.clientId })
       .from(oauthTokens)
@@ -404,6 +439,8 @@ export class OAuthService {
       .where(eq(oauthTokens.tokenHash, hashSecret(token)))
       .get();
     if (!row || (clientId !== null && clientId !== row.clientId)) return;
+    // A confidential client's tokens are revoked only by that client, authenticated.
+    if (clientId === null && !authenticateClient(this.db, row.clientId, null)) throw new InvalidClientError(CLIENT_AUTH_FAILED);
     const now = this.now();
     if (row.kind === "refresh") this.revokeGrantRow(row.grantId, now);
     else this.db.orm.update(oauthTokens).set({ revokedAt: now }).where(eq(oauthTokens.tokenHash, row.hash)).run();

@@ -476,10 +476,8 @@ describe("registration", () => {
     expect(t.db.sqlite.query("SELECT count(*) AS n FROM oauth_clients").get()).toEqual({ n: 30 });
   });
 
-  test("a registration names the client as the consent page will, and answers a public client (no secret)", async () => {
-    const res = await t.call("POST", "/oauth/register", {
-      body: { client_name: "<b>Claude</b>", redirect_uris: [REDIRECT], token_endpoint_auth_method: "client_secret_post" },
-    });
+  test("a public client gets no secret, and the consent page names it as it registered", async () => {
+    const res = await t.call("POST", "/oauth/register", { body: { client_name: "<b>Claude</b>", redirect_uris: [REDIRECT] } });
     expect(res.status).toBe(201);
     expect(res.json).toMatchObject({ client_name: "<b>Claude</b>", token_endpoint_auth_method: "none", redirect_uris: [REDIRECT] });
     expect(res.json.client_secret).toBeUndefined();
@@ -491,5 +489,58 @@ describe("registration", () => {
       },
     );
     expect(page.json.client).toMatchObject({ name: "<b>Claude</b>", kind: "dcr", verified: false });
+  });
+
+  test("a confidential client gets a secret once, stored only as a hash, and must present it (Basic or in the body) at the token endpoint", async () => {
+    for (const method of ["client_secret_post", "client_secret_basic"] as const) {
+      const reg = await t.call("POST", "/oauth/register", {
+        body: { client_name: "Confidential", redirect_uris: [REDIRECT], token_endpoint_auth_method: method },
+      });
+      expect(reg.status).toBe(201);
+      expect(reg.json.token_endpoint_auth_method).toBe(method);
+      const secret = reg.json.client_secret as string;
+      expect(secret).toMatch(/^sgo_cs_/);
+      expect(JSON.stringify(t.db.sqlite.query("SELECT * FROM oauth_clients").all())).not.toContain(secret);
+      const client = { id: reg.json.client_id as string, redirectUri: REDIRECT };
+      const exchange = async (auth: { body?: string; basic?: string }) => {
+        const pair = pkce();
+        const code = (await consent(t, cookieA, authorizeQuery(client, pair), seed.a.brandId)).searchParams.get("code")!;
+        const params: Record<string, string> = {
+          grant_type: "authorization_code",
+          code,
+          code_verifier: pair.verifier,
+          redirect_uri: REDIRECT,
+        };
+        if (auth.basic === undefined) params.client_id = client.id;
+        if (auth.body !== undefined) params.client_secret = auth.body;
+        return t.call("POST", "/oauth/token", {
+          rawBody: new URLSearchParams(params).toString(),
+          headers: {
+            "content-type": "application/x-www-form-urlencoded",
+            ...(auth.basic !== undefined ? { authorization: `Basic ${Buffer.from(`${client.id}:${auth.basic}`).toString("base64")}` } : {}),
+          },
+        });
+      };
+      for (const refused of [await exchange({}), await exchange({ body: "sgo_cs_wrong" }), await exchange({ basic: "sgo_cs_wrong" })]) {
+        expect(refused.status).toBe(401);
+        expect(refused.json.error).toBe("invalid_client");
+      }
+      const viaBody = await exchange({ body: secret });
+      expect(viaBody.status).toBe(200);
+      const viaBasic = await exchange({ basic: secret });
+      expect(viaBasic.status).toBe(200);
+      const refresh = (extra: Record<string, string>) =>
+        tokenRequest(t, { grant_type: "refresh_token", refresh_token: viaBody.json.refresh_token, client_id: client.id, ...extra });
+      expect((await refresh({})).json.error).toBe("invalid_client");
+      expect((await refresh({ client_secret: secret })).status).toBe(200);
+    }
+  });
+
+  test("private_key_jwt and other methods Spyglass does not verify are refused at registration", async () => {
+    const res = await t.call("POST", "/oauth/register", {
+      body: { client_name: "JWT", redirect_uris: [REDIRECT], token_endpoint_auth_method: "private_key_jwt" },
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toBe("invalid_client_metadata");
   });
 });
