@@ -9,7 +9,7 @@ import {
   InvalidGrantError,
   InvalidRequestError,
   InvalidTargetError,
-  type OAuthError,
+  OAuthError,
   UnsupportedGrantTypeError,
   UnsupportedResponseTypeError,
 } from "@modelcontextprotocol/sdk/server/auth/errors.js";
@@ -235,8 +235,8 @@ export class OAuthService {
       }
       return { client, redirectUri, state, codeChallenge: challenge!, resource: settings.resource };
     } catch (error) {
-      if (error instanceof RedirectableError) throw error;
-      return fail(error as OAuthError);
+      if (error instanceof OAuthError) return fail(error);
+      throw error;
     }
   }
 
