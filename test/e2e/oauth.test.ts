@@ -288,6 +288,7 @@ describe("the SDK client's OAuth flow against the binary", () => {
   test("disconnecting the app in the dashboard refuses its next request, and the SDK must sign in again", async () => {
     const client = await connected(cimd);
     expect((await call(client, "get_brand")).data.brand.id).toBe(seed.b.brandId);
+    const held = { ...cimd.saved! };
     const page = await d.page();
     await page.goto(d.url(`/sign-in?next=${encodeURIComponent(`/brands/${seed.b.brandId}/keys`)}`));
     await page.getByLabel("Email").fill("b@example.com");
@@ -314,6 +315,11 @@ describe("the SDK client's OAuth flow against the binary", () => {
     expect(refused).toBeInstanceOf(UnauthorizedError);
     // The refresh token died with the grant: the SDK falls back to a new authorization.
     expect(cimd.authorizationUrls.length).toBe(asked + 1);
+    // No credential reached the server's log.
+    const logs = d.server.logs();
+    expect(logs).toContain("/oauth/token");
+    expect(logs).not.toContain(held.access_token);
+    expect(logs).not.toContain(held.refresh_token!);
   });
 
   test("a client that uses dynamic client registration completes the same flow", async () => {

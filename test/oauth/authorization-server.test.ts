@@ -210,6 +210,14 @@ describe("the whole flow, in process", () => {
     expect(names).not.toContain("publish_to_site");
   });
 
+  test("an access token is a tool-server credential only: the dashboard's routes refuse it", async () => {
+    const { access } = await tokensForA();
+    for (const path of ["/api/brands", "/api/mcp/keys", "/api/oauth/grants", `/api/brands/${seed.a.brandId}/tools`]) {
+      const res = await t.call("GET", path, { headers: { authorization: `Bearer ${access}` } });
+      expect({ path, status: res.status }).toEqual({ path, status: 401 });
+    }
+  });
+
   test("API keys keep working beside tokens, with their own sentences", async () => {
     expect((await mcp(seed.a.key)).status).toBe(200);
     const bad = await mcp(`svc_live_${"A".repeat(43)}`);
