@@ -49,14 +49,19 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+// The error page's only style, allowed by its hash: no other style or script may run there.
+const ERROR_PAGE_STYLE =
+  ":root{color-scheme:light dark;font-family:system-ui,sans-serif;line-height:1.5}body{margin:0}main{max-width:34rem;margin:0 auto;padding:3rem 1rem}h1{font-size:1.5rem;line-height:1.25}";
+const ERROR_PAGE_CSP = `default-src 'none'; style-src 'sha256-${new Bun.CryptoHasher("sha256").update(ERROR_PAGE_STYLE).digest("base64")}'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
+
 /** The authorization endpoint's answer when it may not redirect to the client: a page that says why. */
 function errorPage(message: string): Response {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign-in request refused · Spyglass</title></head><body><main><h1>This sign-in request cannot be completed</h1><p>${escapeHtml(message)}</p><p><a href="/">Go to the Spyglass dashboard</a></p></main></body></html>`;
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign-in request refused · Spyglass</title><style>${ERROR_PAGE_STYLE}</style></head><body><main><p><strong>Spyglass</strong></p><h1>This sign-in request cannot be completed</h1><p>${escapeHtml(message)}</p><p><a href="/">Go to the Spyglass dashboard</a></p></main></body></html>`;
   return new Response(html, {
     status: 400,
     headers: {
       "content-type": "text/html; charset=utf-8",
-      "content-security-policy": "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+      "content-security-policy": ERROR_PAGE_CSP,
       "x-content-type-options": "nosniff",
       "cache-control": "no-store",
     },
