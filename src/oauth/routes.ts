@@ -18,8 +18,10 @@ import { ClientProblem, registerClient } from "./clients";
 import { AuthorizationPageError, type OAuthService, type OAuthSettings, RedirectableError } from "./service";
 
 const MAX_FORM_BYTES = 64 * 1024;
-// Registration needs no credential: enough for a person trying several clients, not for filling the table.
-const REGISTRATION_RULE = { maxFailures: 30, windowMs: 60 * 60 * 1000 };
+// Registration needs no credential. Web connectors register from their provider's few addresses, one
+// client per person connecting: enough for a team's morning, not for filling the table.
+export const REGISTRATIONS_PER_HOUR = 100;
+const REGISTRATION_RULE = { maxFailures: REGISTRATIONS_PER_HOUR, windowMs: 60 * 60 * 1000 };
 export const CONSENT_PAGE = "/oauth/consent";
 
 // Clients running in a browser (the MCP Inspector) read the metadata and call the token endpoints

@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { sessionCookieName } from "../../src/accounts/guard";
 import { createSession } from "../../src/accounts/sessions";
+import { REGISTRATIONS_PER_HOUR } from "../../src/oauth/routes";
 import { seedToolServerData, type ToolServerSeed } from "../support/fixtures";
 import { BASE, type TestApp, testApp } from "../support/http";
 import { MCP_PATH, rpc } from "../support/mcp";
@@ -475,13 +476,14 @@ describe("client metadata documents in the test mode", () => {
 describe("registration", () => {
   beforeEach(() => setUp());
 
-  test("an address may register 30 clients an hour; the 31st gets 429 with Retry-After and nothing is stored", async () => {
-    for (let i = 0; i < 30; i++) await registerClient(t, [REDIRECT], `Client ${i}`);
+  test("an address may register 100 clients an hour; the 101st gets 429 with Retry-After and nothing is stored", async () => {
+    for (let i = 0; i < REGISTRATIONS_PER_HOUR; i++) await registerClient(t, [REDIRECT], `Client ${i}`);
     const res = await t.call("POST", "/oauth/register", { body: { client_name: "One too many", redirect_uris: [REDIRECT] } });
     expect(res.status).toBe(429);
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(res.json.error_description).toContain("Too many client registrations");
-    expect(t.db.sqlite.query("SELECT count(*) AS n FROM oauth_clients").get()).toEqual({ n: 30 });
+    expect(REGISTRATIONS_PER_HOUR).toBe(100);
+    expect(t.db.sqlite.query("SELECT count(*) AS n FROM oauth_clients").get()).toEqual({ n: 100 });
   });
 
   test("a public client gets no secret, and the consent page names it as it registered", async () => {
