@@ -13,6 +13,7 @@ import { observability } from "./http/observability";
 import { refuseUnsafeText } from "./http/text";
 import { keyRoutes } from "./keys/routes";
 import { mcpRoutes } from "./mcp/routes";
+import { oauthRoutes } from "./oauth/routes";
 import { publicRoutes } from "./public/routes";
 
 export function buildApp(ctx: AppContext, catalogue: ToolCatalog = buildCatalog(TOOLS)) {
@@ -25,6 +26,7 @@ export function buildApp(ctx: AppContext, catalogue: ToolCatalog = buildCatalog(
     .use(brandRoutes(ctx))
     .use(keyRoutes(ctx))
     .use(mcpRoutes(ctx, catalogue))
+    .use(oauthRoutes(ctx))
     .use(dashboardRoutes(ctx, catalogue))
     .use(exportRoutes(ctx, catalogue))
     .use(publicRoutes(ctx));

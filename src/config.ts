@@ -93,6 +93,11 @@ export interface Config {
   writer: WriterSettings | null;
   /** How long a stop waits for requests in flight before closing their connections (env SPYGLASS_SHUTDOWN_GRACE_MS). */
   shutdownGraceMs: number;
+  /**
+   * Test mode of OAuth (env SPYGLASS_OAUTH_TEST_LOOPBACK_CLIENTS=1): client metadata documents may be
+   * fetched from loopback addresses, whose certificates are then not verified. Never for production.
+   */
+  oauthLoopbackClients: boolean;
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;
@@ -157,6 +162,7 @@ export function loadConfig({ flags, env, cwd = process.cwd() }: ConfigInput): Co
     engines,
     writer: file.writer ?? null,
     shutdownGraceMs,
+    oauthLoopbackClients: env.SPYGLASS_OAUTH_TEST_LOOPBACK_CLIENTS === "1",
   });
 }
 

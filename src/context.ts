@@ -5,6 +5,7 @@ import { type Db } from "./db/client";
 import { EventHub } from "./events";
 import { KeyUsage } from "./keys/service";
 import { type ClientOptions } from "./llm/types";
+import { OAuthService } from "./oauth/service";
 import { PublicContent } from "./public/routes";
 import { TrackingService } from "./tracking/service";
 
@@ -15,6 +16,8 @@ export interface AppContext {
   events: EventHub;
   /** The keys' last-use bookkeeping. */
   keys: KeyUsage;
+  /** The OAuth authorization server and its grants (on only with a suitable public_url). */
+  oauth: OAuthService;
   /** Runs, the answer writer and re-analysis. */
   tracking: TrackingService;
   /** The public content API's cache and request handler. */
@@ -32,5 +35,5 @@ export function createAppContext(config: Config, db: Db, options: AppContextOpti
   const publicContent = new PublicContent(db);
   events.on("rosterChanged", ({ brandId }) => tracking.reanalysis.reanalyzeInBackground(brandId));
   events.on("articlesChanged", ({ brandId }) => publicContent.cache.invalidateBrand(brandId));
-  return { config, db, events, keys: new KeyUsage(db), tracking, publicContent };
+  return { config, db, events, keys: new KeyUsage(db), oauth: new OAuthService(config, db), tracking, publicContent };
 }

@@ -26,6 +26,10 @@ const OWNER: Record<string, string> = {
   citation_url_days: "tracking",
   citation_domain_days: "tracking",
   articles: "content",
+  oauth_clients: "oauth",
+  oauth_codes: "oauth",
+  oauth_grants: "oauth",
+  oauth_tokens: "oauth",
 };
 
 /** analytics/ is the read side of tracking's answer tables: it may query them, and nothing else. */

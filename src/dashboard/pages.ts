@@ -7,7 +7,7 @@ import { gunzipSync, gzipSync, type HTMLBundle } from "bun";
 import page from "./web/index.html";
 
 /** The app's own URLs; the browser-side router decides what each shows. */
-export const PAGE_PATHS = ["/", "/sign-in", "/welcome", "/brands", "/brands/*", "/accounts"] as const;
+export const PAGE_PATHS = ["/", "/sign-in", "/welcome", "/brands", "/brands/*", "/accounts", "/oauth/consent"] as const;
 
 // Scripts and styles from this origin only, no inline script; images may come from the sites an
 // article links (the preview); nothing may frame the dashboard.

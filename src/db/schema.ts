@@ -376,3 +376,82 @@ export const articles = sqliteTable(
     index("articles_brand_status_idx").on(t.brandId, t.status, t.publishedAt),
   ],
 );
+
+// OAuth 2.1 (src/oauth, CONTRACT §8). A client registered by RFC 7591 or described by a Client ID
+// Metadata Document (then `id` is the document's URL and the row is its cache).
+export const oauthClients = sqliteTable("oauth_clients", {
+  id: text("id").primaryKey(),
+  kind: text("kind", { enum: ["dcr", "cimd"] }).notNull(),
+  name: text("name").notNull(),
+  clientUri: text("client_uri"),
+  // "none" (a public client, PKCE only), or how a confidential DCR client sends its secret.
+  authMethod: text("auth_method", { enum: ["none", "client_secret_basic", "client_secret_post"] })
+    .notNull()
+    .default("none"),
+  // SHA-256 of a confidential client's secret; the secret exists only in the registration response.
+  secretHash: text("secret_hash"),
+  // JSON array of the exact redirect URIs.
+  redirectUris: text("redirect_uris").notNull(),
+  createdAt: integer("created_at").notNull(),
+  // When the metadata document was last fetched (CIMD only).
+  fetchedAt: integer("fetched_at"),
+});
+
+// One authorization code: stored only as its SHA-256, single-use, short-lived.
+export const oauthCodes = sqliteTable("oauth_codes", {
+  codeHash: text("code_hash").primaryKey(),
+  clientId: text("client_id").notNull(),
+  accountId: text("account_id")
+    .notNull()
+    .references(() => accounts.id, { onDelete: "cascade" }),
+  brandId: text("brand_id")
+    .notNull()
+    .references(() => brands.id, { onDelete: "cascade" }),
+  redirectUri: text("redirect_uri").notNull(),
+  codeChallenge: text("code_challenge").notNull(),
+  resource: text("resource").notNull(),
+  createdAt: integer("created_at").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+  usedAt: integer("used_at"),
+  // The grant its exchange created: revoked if the code is presented again.
+  grantId: text("grant_id"),
+});
+
+// A grant: one account's consent for one client to act for one brand, frozen at consent.
+export const oauthGrants = sqliteTable(
+  "oauth_grants",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id, { onDelete: "cascade" }),
+    clientId: text("client_id").notNull(),
+    clientName: text("client_name").notNull(),
+    resource: text("resource").notNull(),
+    createdAt: integer("created_at").notNull(),
+    lastUsedAt: integer("last_used_at"),
+    revokedAt: integer("revoked_at"),
+  },
+  (t) => [index("oauth_grants_account_idx").on(t.accountId, t.revokedAt)],
+);
+
+// Access and refresh tokens, stored only as SHA-256 of the plaintext.
+export const oauthTokens = sqliteTable(
+  "oauth_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    grantId: text("grant_id")
+      .notNull()
+      .references(() => oauthGrants.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["access", "refresh"] }).notNull(),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    // A refresh token once exchanged; presented again, it revokes the grant.
+    usedAt: integer("used_at"),
+    revokedAt: integer("revoked_at"),
+  },
+  (t) => [index("oauth_tokens_grant_idx").on(t.grantId)],
+);

@@ -1,34 +1,22 @@
 // The remote tool server: POST|GET|DELETE /api/mcp/mcp (CONTRACT §4), stateless Streamable HTTP with
-// JSON responses. Checks run in this order, each before any JSON-RPC work: Origin (403), bearer key
-// (401), plan (403), body size (413), JSON syntax (400), JSON-RPC conventions the SDK leaves to zod
-// (jsonrpc.ts: -32602 with a sentence, -32600 for an empty batch); then a fresh SDK server bound to
-// the key's brand and plan handles the message and is closed with the response.
+// JSON responses. Checks run in this order, each before any JSON-RPC work: Origin (403), API key or
+// OAuth access token (401, credential.ts), plan (403), body size (413), JSON syntax (400), JSON-RPC
+// conventions the SDK leaves to zod (jsonrpc.ts: -32602 with a sentence, -32600 for an empty batch);
+// then a fresh SDK server bound to the credential's brand and plan handles the message and is closed
+// with the response.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Elysia } from "elysia";
-import { noToolsFor, type Principal, type ToolCatalog } from "../catalogue/registry";
+import { noToolsFor, type ToolCatalog } from "../catalogue/registry";
 import { type AppContext } from "../context";
 import { errorBody } from "../errors";
 import { requestId } from "../http/observability";
-import { authenticateBearerKey, type BearerFailure, type VerifiedKey } from "../keys/service";
+import { authenticateToolRequest } from "./credential";
 import { checkJsonRpc } from "./jsonrpc";
 import { isAllowedOrigin, ownOrigins } from "./origin";
 import { createToolServer } from "./server";
 
 export const MCP_PATH = "/api/mcp/mcp";
 export const MAX_BODY_BYTES = 1024 * 1024;
-
-const WWW_AUTHENTICATE = 'Bearer realm="spyglass", error="invalid_token"';
-
-const UNAUTHORIZED: Record<BearerFailure, string> = {
-  missing:
-    "No API key was sent: send one as the header Authorization: Bearer svc_live_… (spyglass key list --email E shows the account's keys, spyglass key create makes one). Spyglass has no OAuth sign-in: a client that reports an OAuth or client registration error here had no valid API key; set the header in its configuration.",
-  malformed:
-    "The Authorization header does not carry a Spyglass API key (Bearer svc_live_ followed by 43 characters). Spyglass has no OAuth sign-in: a client that reports an OAuth or client registration error here had no valid API key; check the header in its configuration (spyglass key list --email E shows the active keys' prefixes).",
-  unknown:
-    "This API key is not valid: it is unknown or was revoked. Spyglass has no OAuth sign-in: a client that reports an OAuth or client registration error here had no valid API key; put a valid one in its configuration (spyglass key list --email E shows the active keys' prefixes, spyglass key create makes one).",
-  revoked:
-    "This API key is not valid: it is unknown or was revoked. Spyglass has no OAuth sign-in: a client that reports an OAuth or client registration error here had no valid API key; put a valid one in its configuration (spyglass key list --email E shows the active keys' prefixes, spyglass key create makes one).",
-};
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
@@ -67,14 +55,6 @@ async function readBody(request: Request, max: number): Promise<string | null> {
   return received > max ? null : Buffer.concat(chunks).toString("utf8");
 }
 
-function principalOfKey(key: VerifiedKey): Principal {
-  return {
-    account: { id: key.account.id },
-    brand: { id: key.brand.id, name: key.brand.name, domain: key.brand.domain },
-    plan: key.plan,
-  };
-}
-
 export async function handleMcpRequest(
   app: AppContext,
   catalog: ToolCatalog,
@@ -84,11 +64,9 @@ export async function handleMcpRequest(
   if (!isAllowedOrigin(request.headers.get("origin"), allowedOrigins)) {
     return json(403, { error: "Requests from this web origin are not allowed.", code: "forbidden_origin" });
   }
-  const verified = authenticateBearerKey(app, request.headers.get("authorization"));
-  if (!verified.ok) {
-    return json(401, { error: UNAUTHORIZED[verified.reason], code: "unauthorized" }, { "www-authenticate": WWW_AUTHENTICATE });
-  }
-  const principal = principalOfKey(verified.value);
+  const authenticated = authenticateToolRequest(app, request.headers.get("authorization"));
+  if (!authenticated.ok) return json(authenticated.status, authenticated.body, authenticated.headers);
+  const principal = authenticated.principal;
   const noTools = noToolsFor(principal.plan);
   if (noTools) return json(noTools.status, errorBody(noTools));
   if (request.method !== "POST") {

@@ -62,13 +62,14 @@ export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Co
 }
 
 export async function testApp(
-  options: { publicUrl?: string; signup?: Config["auth"]["signup"]; dbPath?: string; quiet?: boolean } = {},
+  options: { publicUrl?: string; signup?: Config["auth"]["signup"]; dbPath?: string; quiet?: boolean; oauthLoopbackClients?: boolean } = {},
 ): Promise<TestApp> {
   configureLog({ quiet: options.quiet ?? true });
   const dataDir = mkdtempSync(join(tmpdir(), "spyglass-test-"));
   const config = testConfig(dataDir, {
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     auth: { signup: options.signup ?? "first" },
+    ...(options.oauthLoopbackClients ? { oauthLoopbackClients: true } : {}),
   });
   const db = openDatabase(options.dbPath ?? ":memory:");
   const ctx = createAppContext(config, db);

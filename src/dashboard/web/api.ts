@@ -32,6 +32,21 @@ export interface ApiKey {
   brand_id: string;
 }
 
+/** An AI client connected by OAuth to one brand ("Connected apps"). */
+export interface Grant {
+  id: string;
+  client_id: string;
+  client_name: string;
+  brand_id: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** An authorization request as the consent page shows it; or, when it is refused, where the client is told. */
+export type AuthorizationRequest =
+  | { client: { id: string; name: string; uri: string | null; kind: "dcr" | "cimd"; verified: false }; redirect_uri: string }
+  | { error_redirect: string };
+
 export interface InstanceStatus {
   /** No account yet: the first visitor creates the owner. */
   setup: boolean;
@@ -80,6 +95,12 @@ export const api = {
   createKey: (name: string, brandId: string) =>
     request<{ key: ApiKey; plaintext: string }>("POST", "/api/mcp/keys", { name, brand_id: brandId }),
   revokeKey: (id: string) => request<void>("DELETE", `/api/mcp/keys/${encodeURIComponent(id)}`),
+
+  grants: () => request<{ enabled: boolean; grants: Grant[] }>("GET", "/api/oauth/grants"),
+  revokeGrant: (id: string) => request<void>("DELETE", `/api/oauth/grants/${encodeURIComponent(id)}`),
+  authorization: (query: string) => request<AuthorizationRequest>("GET", `/api/oauth/authorization?${query}`),
+  decide: (query: string, decision: "approve" | "deny", brandId: string | null) =>
+    request<{ redirect: string }>("POST", "/api/oauth/authorization", { request: query, decision, brand_id: brandId }),
 
   accounts: () => request<{ accounts: Array<Account & { created_at: string; owner: boolean }> }>("GET", "/api/accounts"),
   createAccount: (input: { email: string; password: string; plan: Plan }) => request<{ account: Account }>("POST", "/api/accounts", input),

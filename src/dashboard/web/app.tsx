@@ -11,6 +11,7 @@ import { Articles } from "./pages/articles";
 import { BrandSettings } from "./pages/brand";
 import { Brands } from "./pages/brands";
 import { Competitors } from "./pages/competitors";
+import { Consent } from "./pages/consent";
 import { Gaps } from "./pages/gaps";
 import { ArticleImpact } from "./pages/impact";
 import { ApiKeys } from "./pages/keys";
@@ -106,6 +107,7 @@ export function App() {
           <Route path="/" component={Home} />
           <Route path="/sign-in" component={SignIn} />
           <Route path="/welcome" component={Welcome} />
+          <Route path="/oauth/consent" component={Consent} />
           <Route path="/brands" component={signedIn(Brands)} />
           <Route path="/accounts" component={signedIn(Accounts)} />
           <Route path="/brands/:brandId" component={brandPage(BrandSettings)} />

@@ -7,6 +7,7 @@ import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { Button, CopyBlock, Dialog, EmptyState, Field, formatDate, Notice, PageHeading, useLoad } from "../../components/ui";
 import { useSession } from "../../session";
 import { clientSetups, mcpUrl } from "./clients";
+import { ConnectedApps } from "./connected-apps";
 
 /** The server's limit of active keys per account (spec "Key management"). */
 const MAX_KEYS = 20;
@@ -266,6 +267,7 @@ export function ApiKeys({ brandId }: { brandId: string }) {
           </p>
         )}
       </section>
+      <ConnectedApps brandId={brandId} brandName={brand.name} />
       <Dialog open={created !== null} title="Your new API key" onClose={() => setCreated(null)}>
         {created && (
           <>

@@ -6,15 +6,23 @@ import { api, errorMessage } from "../../api";
 import { Button, Field, Notice, PageHeading } from "../../components/ui";
 import { useSession } from "../../session";
 
+/** Where to go after signing in: a path of this dashboard passed as ?next= (never another site), else home. */
+export function nextPath(next: string | undefined): string {
+  // Browsers drop tabs and newlines from URLs and read a backslash as "/": "/<tab>/evil" would become "//evil".
+  if (!next?.startsWith("/") || next.startsWith("//") || /[\u0000-\u001f\u007f\\]/.test(next)) return "/";
+  return next;
+}
+
 export function SignIn() {
   const { refresh, status, me } = useSession();
-  const { route } = useLocation();
+  const { route, query } = useLocation();
+  const next = nextPath(query.next);
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   if (me) {
-    route("/", true);
+    route(next, true);
     return null;
   }
   const submit = async (event: Event) => {
@@ -24,7 +32,7 @@ export function SignIn() {
     try {
       await api.login(email, password);
       await refresh();
-      route("/");
+      route(next);
     } catch (e) {
       setError((e as { status?: number }).status === 401 ? "The email or the password is not right." : errorMessage(e));
     } finally {
@@ -35,6 +43,7 @@ export function SignIn() {
     <main id="main" class="standalone narrow">
       <p class="logo">Spyglass</p>
       <PageHeading title="Sign in" />
+      {next.startsWith("/oauth/consent") && <p>Sign in to connect an AI app to one of your brands.</p>}
       {status?.setup && (
         <Notice kind="info">
           This instance has no account yet. <a href="/welcome">Create the owner account</a>.

@@ -1,0 +1,150 @@
+// The OAuth consent page (/oauth/consent, reached from /oauth/authorize with the request's query): a
+// signed-out visitor signs in first and comes back; then the page names the client (unverified),
+// shows where the browser will be sent, and lets the account choose ONE of its brands. Approve and
+// Deny are a same-origin JSON POST, like every dashboard state change; the server checks the whole
+// request again and answers the client redirect to follow.
+import { useEffect, useRef, useState } from "preact/hooks";
+import { useLocation } from "preact-iso";
+import { api, errorMessage } from "../../api";
+import { isPlanRequired, PlanNeeded } from "../../components/plan";
+import { Button, Notice, PageHeading, useLoad } from "../../components/ui";
+import { useSession } from "../../session";
+
+function Loading() {
+  return (
+    <p class="loading" role="status">
+      Loading…
+    </p>
+  );
+}
+
+/** The browser leaves for the client's redirect URI (the server built it from the registered one). */
+function leaveFor(url: string): void {
+  location.assign(url);
+}
+
+export function Consent() {
+  const { ready, me, status, brands } = useSession();
+  const { url, route } = useLocation();
+  const query = url.includes("?") ? url.slice(url.indexOf("?") + 1) : "";
+  const signedIn = ready && me !== null;
+  const loaded = useLoad(() => (signedIn ? api.authorization(query) : Promise.resolve(null)), [signedIn, query]);
+  const [brandId, setBrandId] = useState<string | null>(null);
+  const [failure, setFailure] = useState<unknown>(null);
+  const [leaving, setLeaving] = useState(false);
+  const busy = useRef(false);
+
+  useEffect(() => {
+    if (ready && !me) route(status?.setup ? "/welcome" : `/sign-in?next=${encodeURIComponent(`/oauth/consent?${query}`)}`, true);
+  }, [ready, me, status, query, route]);
+  useEffect(() => {
+    if (brandId === null && brands.length === 1) setBrandId(brands[0]!.id);
+  }, [brands, brandId]);
+  const request = loaded.data;
+  useEffect(() => {
+    if (request && "error_redirect" in request) {
+      setLeaving(true);
+      leaveFor(request.error_redirect);
+    }
+  }, [request]);
+
+  if (!ready || !me) return <Loading />;
+
+  const decide = async (decision: "approve" | "deny") => {
+    if (busy.current) return;
+    if (decision === "approve" && !brandId) {
+      setFailure(new Error("choose"));
+      return;
+    }
+    busy.current = true;
+    setFailure(null);
+    try {
+      const { redirect } = await api.decide(query, decision, decision === "approve" ? brandId : null);
+      setLeaving(true);
+      leaveFor(redirect);
+    } catch (e) {
+      setFailure(e);
+      busy.current = false;
+    }
+  };
+
+  return (
+    <main id="main" class="standalone narrow consent">
+      <p class="logo">Spyglass</p>
+      {loaded.error ? (
+        <>
+          <PageHeading title="This connection request cannot be completed" />
+          <Notice kind="error">{loaded.error}</Notice>
+          <p>
+            <a href="/">Go to the dashboard</a>
+          </p>
+        </>
+      ) : !request ? (
+        <Loading />
+      ) : "error_redirect" in request || leaving ? (
+        <>
+          <PageHeading title="Returning to the app" />
+          <p role="status">Sending you back to the app that asked…</p>
+        </>
+      ) : (
+        <>
+          <PageHeading title={`Connect “${request.client.name}” to Spyglass?`} />
+          <Notice kind="info">
+            <strong>Unverified app.</strong> Spyglass cannot confirm who made “{request.client.name}”: the name comes from the app itself.
+            Approve only if you started this connection yourself.
+          </Notice>
+          <dl class="consent-facts">
+            <dt>App</dt>
+            <dd>
+              {request.client.name} <span class="muted">(unverified)</span>
+            </dd>
+            <dt>App id</dt>
+            <dd>
+              <code class="break">{request.client.id}</code>
+            </dd>
+            <dt>After you decide, you go to</dt>
+            <dd>
+              <code class="break">{request.redirect_uri}</code>
+            </dd>
+            <dt>Signed in as</dt>
+            <dd>{me.account.email}</dd>
+          </dl>
+          {brands.length === 0 ? (
+            <Notice kind="info">
+              Your account has no brand yet. <a href="/brands">Create a brand</a>, then connect the app again.
+            </Notice>
+          ) : (
+            <fieldset class="stack brand-choice">
+              <legend>Brand the app may use</legend>
+              <p class="hint">
+                It can use this one brand's tools, as an API key would: read its visibility data and change its prompts, tags, competitors
+                and articles. You can disconnect it at any time under the brand's API keys.
+              </p>
+              {brands.map((b) => (
+                <label key={b.id} class="radio">
+                  <input type="radio" name="brand" value={b.id} checked={brandId === b.id} onChange={() => setBrandId(b.id)} />
+                  {b.name}
+                  {b.domain && <span class="muted"> ({b.domain})</span>}
+                </label>
+              ))}
+            </fieldset>
+          )}
+          {failure !== null &&
+            (isPlanRequired(failure) ? (
+              <PlanNeeded required="visibility" what="Connecting an AI app" />
+            ) : (
+              <Notice kind="error">
+                {failure instanceof Error && failure.message === "choose" ? "Choose a brand first." : errorMessage(failure)}
+              </Notice>
+            ))}
+          <div class="consent-actions">
+            <Button onClick={() => decide("deny")}>Deny</Button>
+            <Button variant="primary" onClick={() => decide("approve")} disabled={brands.length === 0}>
+              Approve
+            </Button>
+          </div>
+        </>
+      )}
+    </main>
+  );
+}

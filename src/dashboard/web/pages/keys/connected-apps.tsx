@@ -1,0 +1,125 @@
+// "Connected apps" beside the API keys: the AI clients that signed in with OAuth (Claude.ai, Claude
+// Desktop, ChatGPT…) and were granted this brand. Each is revoked behind a confirmation; the client is
+// refused from its next request, and its refresh token stops working too.
+import { useRef, useState } from "preact/hooks";
+import { api, errorMessage, type Grant } from "../../api";
+import { Button, Dialog, formatDate, Notice, useLoad } from "../../components/ui";
+import { useSession } from "../../session";
+import { mcpUrl } from "./clients";
+
+function RevokeGrant({ target, onCancel, onRevoked }: { target: Grant; onCancel: () => void; onRevoked: (grant: Grant) => void }) {
+  const [error, setError] = useState<string | null>(null);
+  const busy = useRef(false);
+  const revoke = async () => {
+    if (busy.current) return;
+    busy.current = true;
+    setError(null);
+    try {
+      await api.revokeGrant(target.id);
+      onRevoked(target);
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      busy.current = false;
+    }
+  };
+  return (
+    <div class="stack dialog-body">
+      <p>
+        “{target.client_name}” is refused from its next request and cannot refresh its access. To use it again, connect it again from the
+        app.
+      </p>
+      {error && <Notice kind="error">{error}</Notice>}
+      <div class="dialog-actions">
+        <Button onClick={onCancel}>Cancel</Button>
+        <Button variant="danger" onClick={revoke}>
+          Disconnect the app
+        </Button>
+      </div>
+    </div>
+  );
+}
+
+export function ConnectedApps({ brandId, brandName }: { brandId: string; brandName: string }) {
+  const { status } = useSession();
+  const loaded = useLoad(() => api.grants(), [brandId]);
+  const [revoking, setRevoking] = useState<Grant | null>(null);
+  const [revoked, setRevoked] = useState<string | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const mine = loaded.data?.grants.filter((g) => g.brand_id === brandId) ?? null;
+  const origin = status?.public_url ? new URL(status.public_url).origin : location.origin;
+
+  const onRevoked = (grant: Grant) => {
+    setRevoking(null);
+    setRevoked(grant.client_name);
+    loaded.reload();
+    heading.current?.focus();
+  };
+
+  return (
+    <section class="stack" aria-labelledby="apps-heading">
+      <h2 id="apps-heading" ref={heading} tabIndex={-1}>
+        Connected apps
+      </h2>
+      {revoked !== null && <Notice kind="success">Disconnected “{revoked}”: it is refused from its next request.</Notice>}
+      {loaded.error && <Notice kind="error">{loaded.error}</Notice>}
+      {!loaded.data || !mine ? (
+        !loaded.error && <p class="muted">Loading…</p>
+      ) : mine.length === 0 ? (
+        <p class="muted">
+          {loaded.data.enabled ? (
+            <>
+              No app is connected to this brand. In Claude.ai, Claude Desktop or ChatGPT, add a custom connector with the URL{" "}
+              <code class="break">{mcpUrl(origin)}</code>; it sends you here to sign in and choose this brand.
+            </>
+          ) : (
+            "Apps such as Claude.ai, Claude Desktop and ChatGPT connect by signing in, which is off on this server: the administrator turns it on by setting public_url (https) in the configuration."
+          )}
+        </p>
+      ) : (
+        <div class="table-wrap">
+          <table class="key-table">
+            <caption class="offscreen">Apps connected to the brand {brandName}</caption>
+            <thead>
+              <tr>
+                <th scope="col">App</th>
+                <th scope="col">Brand</th>
+                <th scope="col">Connected</th>
+                <th scope="col" class="nowrap">
+                  Last used
+                </th>
+                <th scope="col">
+                  <span class="offscreen">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {mine.map((g) => (
+                <tr key={g.id}>
+                  <th scope="row">
+                    {g.client_name} <span class="muted">(unverified)</span>
+                  </th>
+                  <td>{brandName}</td>
+                  <td>{formatDate(g.created_at)}</td>
+                  <td>{formatDate(g.last_used_at)}</td>
+                  <td>
+                    <Button variant="danger" aria-label={`Disconnect ${g.client_name}`} onClick={() => setRevoking(g)}>
+                      Disconnect
+                    </Button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Dialog
+        open={revoking !== null}
+        title={revoking ? `Disconnect “${revoking.client_name}”?` : "Disconnect the app"}
+        onClose={() => setRevoking(null)}
+      >
+        {revoking && <RevokeGrant target={revoking} onCancel={() => setRevoking(null)} onRevoked={onRevoked} />}
+      </Dialog>
+    </section>
+  );
+}

@@ -1,0 +1,186 @@
+// OAuth clients: registered by RFC 7591 (POST /oauth/register) or described by a Client ID
+// Metadata Document (cached in the same table for CACHE_MS). Queries on oauth_clients live here only.
+
+import { timingSafeEqual } from "node:crypto";
+import { OAuthClientMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { eq } from "drizzle-orm";
+import { type Db } from "../db/client";
+import { oauthClients } from "../db/schema";
+import { ClientDocumentError, fetchClientDocument, isClientDocumentUrl } from "./client-metadata";
+import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX, generateSecret, hashSecret } from "./format";
+
+/** How long a fetched metadata document is used before it is fetched again. */
+export const CLIENT_DOCUMENT_CACHE_MS = 60 * 60 * 1000;
+const MAX_REDIRECT_URIS = 10;
+const MAX_NAME = 200;
+
+export type ClientAuthMethod = "none" | "client_secret_basic" | "client_secret_post";
+
+export interface OAuthClient {
+  id: string;
+  kind: "dcr" | "cimd";
+  authMethod: ClientAuthMethod;
+  name: string;
+  clientUri: string | null;
+  redirectUris: string[];
+}
+
+/** Why a client cannot be used; the sentence is shown on the authorization error page or in a DCR error. */
+export class ClientProblem extends Error {}
+
+const BLOCKED_SCHEMES = new Set(["javascript:", "data:", "file:", "vbscript:", "blob:", "about:", "ws:", "wss:", "ftp:"]);
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** A redirect URI a client may register: https, http on a loopback host, or a native app's private scheme; never a fragment. */
+export function redirectUriProblem(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `${JSON.stringify(value)} is not a URL`;
+  }
+  if (url.hash || value.includes("#")) return `${value} has a fragment, which redirect URIs may not have`;
+  if (url.protocol === "https:") return null;
+  if (url.protocol === "http:") return LOOPBACK.has(url.hostname) ? null : `${value} uses http on a host that is not loopback; use https`;
+  if (BLOCKED_SCHEMES.has(url.protocol)) return `${value} uses a scheme that cannot be a redirect URI`;
+  return null;
+}
+
+function rowToClient(row: typeof oauthClients.$inferSelect): OAuthClient {
+  return {
+    id: row.id,
+    kind: row.kind,
+    authMethod: row.authMethod,
+    name: row.name,
+    clientUri: row.clientUri,
+    redirectUris: JSON.parse(row.redirectUris) as string[],
+  };
+}
+
+function checkRedirectUris(uris: string[]): void {
+  if (uris.length === 0) throw new ClientProblem("redirect_uris must name at least one redirect URI.");
+  if (uris.length > MAX_REDIRECT_URIS) throw new ClientProblem(`redirect_uris may name at most ${MAX_REDIRECT_URIS} URIs.`);
+  for (const uri of uris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw new ClientProblem(`redirect_uris: ${problem}.`);
+  }
+}
+
+/**
+ * RFC 7591 registration; returns the registration response. A client that asks for "none" (or names
+ * no method) is public and proves itself with PKCE alone; one that asks for client_secret_basic or
+ * client_secret_post gets a secret, shown only here and stored only as its SHA-256.
+ */
+export function registerClient(db: Db, body: unknown, now: number): Record<string, unknown> {
+  const parsed = OAuthClientMetadataSchema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ClientProblem(`The client metadata is not valid: ${issue?.path.join(".") || "body"}: ${issue?.message ?? "invalid"}.`);
+  }
+  const meta = parsed.data;
+  const redirectUris = meta.redirect_uris.map(String);
+  checkRedirectUris(redirectUris);
+  const grantTypes = meta.grant_types ?? ["authorization_code", "refresh_token"];
+  const unsupportedGrant = grantTypes.find((g) => g !== "authorization_code" && g !== "refresh_token");
+  if (unsupportedGrant)
+    throw new ClientProblem(`grant_types: "${unsupportedGrant}" is not supported; use authorization_code and refresh_token.`);
+  const responseTypes = meta.response_types ?? ["code"];
+  if (responseTypes.some((r) => r !== "code")) throw new ClientProblem('response_types: only "code" is supported.');
+  const authMethod = meta.token_endpoint_auth_method ?? "none";
+  if (authMethod !== "none" && authMethod !== "client_secret_basic" && authMethod !== "client_secret_post") {
+    throw new ClientProblem(
+      `token_endpoint_auth_method "${authMethod}" is not supported; use "none" (with PKCE), "client_secret_basic" or "client_secret_post".`,
+    );
+  }
+  const name = (meta.client_name ?? "").trim().slice(0, MAX_NAME) || "Unnamed client";
+  const id = `${CLIENT_ID_PREFIX}${generateSecret("").plaintext.slice(0, 22)}`;
+  const secret = authMethod === "none" ? null : generateSecret(CLIENT_SECRET_PREFIX);
+  db.orm
+    .insert(oauthClients)
+    .values({
+      id,
+      kind: "dcr",
+      authMethod,
+      secretHash: secret?.hash ?? null,
+      name,
+      clientUri: meta.client_uri ?? null,
+      redirectUris: JSON.stringify(redirectUris),
+      createdAt: now,
+    })
+    .run();
+  return {
+    client_id: id,
+    client_id_issued_at: Math.floor(now / 1000),
+    client_name: name,
+    ...(meta.client_uri ? { client_uri: meta.client_uri } : {}),
+    redirect_uris: redirectUris,
+    grant_types: grantTypes,
+    response_types: ["code"],
+    token_endpoint_auth_method: authMethod,
+    ...(secret ? { client_secret: secret.plaintext, client_secret_expires_at: 0 } : {}),
+  };
+}
+
+/** The client with this id: a registered one, or one whose metadata document is fetched (or taken from the cache). */
+export async function resolveClient(db: Db, clientId: string, options: { allowLoopback: boolean; now: number }): Promise<OAuthClient> {
+  const row = db.orm.select().from(oauthClients).where(eq(oauthClients.id, clientId)).get();
+  if (!isClientDocumentUrl(clientId)) {
+    if (row?.kind !== "dcr") throw new ClientProblem("This client is not registered with Spyglass (unknown client_id).");
+    return rowToClient(row);
+  }
+  if (row && row.fetchedAt !== null && options.now - row.fetchedAt < CLIENT_DOCUMENT_CACHE_MS) return rowToClient(row);
+  let document: Awaited<ReturnType<typeof fetchClientDocument>>;
+  try {
+    document = await fetchClientDocument(clientId, options);
+    checkRedirectUris(document.redirectUris);
+  } catch (error) {
+    if (error instanceof ClientDocumentError || error instanceof ClientProblem) {
+      throw new ClientProblem(`The client's metadata document at ${clientId} cannot be used: ${error.message.replace(/\.$/, "")}.`);
+    }
+    throw error;
+  }
+  const values = {
+    kind: "cimd" as const,
+    name: document.name.slice(0, MAX_NAME),
+    clientUri: document.clientUri,
+    redirectUris: JSON.stringify(document.redirectUris),
+    fetchedAt: options.now,
+  };
+  db.orm
+    .insert(oauthClients)
+    .values({ id: clientId, createdAt: options.now, ...values })
+    .onConflictDoUpdate({ target: oauthClients.id, set: values })
+    .run();
+  return {
+    id: clientId,
+    kind: "cimd",
+    authMethod: "none",
+    name: values.name,
+    clientUri: values.clientUri,
+    redirectUris: document.redirectUris,
+  };
+}
+
+/** The name shown for a client (its registration's or its document's). */
+export function clientName(db: Db, clientId: string): string {
+  return db.orm.select({ name: oauthClients.name }).from(oauthClients).where(eq(oauthClients.id, clientId)).get()?.name ?? clientId;
+}
+
+/**
+ * Client authentication at the token and revocation endpoints: a confidential client must present
+ * its secret (as it registered: Basic or in the body); a public client presents none. Returns the
+ * authenticated client id, or null when the client is unknown or its secret is missing or wrong.
+ */
+export function authenticateClient(db: Db, clientId: string, secret: string | null): string | null {
+  const row = db.orm
+    .select({ authMethod: oauthClients.authMethod, secretHash: oauthClients.secretHash })
+    .from(oauthClients)
+    .where(eq(oauthClients.id, clientId))
+    .get();
+  if (!row) return null;
+  if (row.secretHash === null) return clientId;
+  if (secret === null) return null;
+  const presented = Buffer.from(hashSecret(secret));
+  const stored = Buffer.from(row.secretHash);
+  return presented.length === stored.length && timingSafeEqual(presented, stored) ? clientId : null;
+}

@@ -1,0 +1,277 @@
+// OAuth 2.1 over HTTP (CONTRACT §8). Served only when OAuth is on (oauthSettings: public_url over
+// https, or http on a loopback host); otherwise every route here is the JSON 404 of any unknown path.
+//   GET  /.well-known/oauth-protected-resource[/api/mcp/mcp]   RFC 9728, the tool server's metadata
+//   GET  /.well-known/oauth-authorization-server               RFC 8414
+//   POST /oauth/register    RFC 7591 (public clients)          GET /oauth/authorize → the consent page
+//   POST /oauth/token       authorization_code, refresh_token  POST /oauth/revoke    RFC 7009
+// and, for the dashboard's session (same-origin JSON, like every dashboard state change):
+//   GET|POST /api/oauth/authorization   describe a request / approve or deny it
+//   GET /api/oauth/grants, DELETE /api/oauth/grants/:id   "Connected apps"
+import { InvalidRequestError, OAuthError, ServerError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
+import { Elysia } from "elysia";
+import { clientAddress, sessionGuard } from "../accounts/guard";
+import { FailureWindow, throttleAddress } from "../accounts/throttle";
+import { type AppContext } from "../context";
+import { Invalid, methodNotAllowed, NotFound } from "../errors";
+import { log } from "../log";
+import { ClientProblem, registerClient } from "./clients";
+import { AuthorizationPageError, type OAuthService, type OAuthSettings, RedirectableError } from "./service";
+
+const MAX_FORM_BYTES = 64 * 1024;
+// Registration needs no credential. Web connectors register from their provider's few addresses, one
+// client per person connecting: enough for a team's morning, not for filling the table.
+export const REGISTRATIONS_PER_HOUR = 100;
+const REGISTRATION_RULE = { maxFailures: REGISTRATIONS_PER_HOUR, windowMs: 60 * 60 * 1000 };
+export const CONSENT_PAGE = "/oauth/consent";
+
+// Clients running in a browser (the MCP Inspector) read the metadata and call the token endpoints
+// cross-origin; nothing here relies on cookies, so any origin may.
+const CORS = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "GET, POST, OPTIONS",
+  "access-control-allow-headers": "authorization, content-type, mcp-protocol-version",
+  "access-control-max-age": "86400",
+};
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", ...CORS, ...headers },
+  });
+}
+
+function oauthError(error: OAuthError): Response {
+  if (error.errorCode === "invalid_client") {
+    return json(401, error.toResponseObject(), { "cache-control": "no-store", "www-authenticate": 'Basic realm="spyglass"' });
+  }
+  return json(400, error.toResponseObject(), { "cache-control": "no-store" });
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+// The error page's only style, allowed by its hash: no other style or script may run there.
+const ERROR_PAGE_STYLE =
+  ":root{color-scheme:light dark;font-family:system-ui,sans-serif;line-height:1.5}body{margin:0}main{max-width:34rem;margin:0 auto;padding:3rem 1rem}h1{font-size:1.5rem;line-height:1.25}";
+const ERROR_PAGE_CSP = `default-src 'none'; style-src 'sha256-${new Bun.CryptoHasher("sha256").update(ERROR_PAGE_STYLE).digest("base64")}'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
+
+/** The authorization endpoint's answer when it may not redirect to the client: a page that says why. */
+function errorPage(message: string): Response {
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign-in request refused · Spyglass</title><style>${ERROR_PAGE_STYLE}</style></head><body><main><p><strong>Spyglass</strong></p><h1>This sign-in request cannot be completed</h1><p>${escapeHtml(message)}</p><p><a href="/">Go to the Spyglass dashboard</a></p></main></body></html>`;
+  return new Response(html, {
+    status: 400,
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "content-security-policy": ERROR_PAGE_CSP,
+      "x-content-type-options": "nosniff",
+      "cache-control": "no-store",
+    },
+  });
+}
+
+/** A form or JSON body as text, or an OAuth invalid_request when it is over the limit. */
+async function readText(request: Request): Promise<string> {
+  const text = await request.text();
+  if (Buffer.byteLength(text) > MAX_FORM_BYTES) throw new InvalidRequestError(`The request body is over ${MAX_FORM_BYTES} bytes.`);
+  return text;
+}
+
+async function readForm(request: Request): Promise<URLSearchParams> {
+  const type = request.headers.get("content-type")?.split(";", 1)[0]?.trim().toLowerCase();
+  if (type !== "application/x-www-form-urlencoded") {
+    throw new InvalidRequestError("Send the parameters as application/x-www-form-urlencoded.");
+  }
+  return new URLSearchParams(await readText(request));
+}
+
+export function protectedResourceMetadata(settings: OAuthSettings) {
+  return {
+    resource: settings.resource,
+    authorization_servers: [settings.issuer],
+    bearer_methods_supported: ["header"],
+    resource_name: "Spyglass",
+  };
+}
+
+export function authorizationServerMetadata(settings: OAuthSettings) {
+  return {
+    issuer: settings.issuer,
+    authorization_endpoint: `${settings.issuer}/oauth/authorize`,
+    token_endpoint: `${settings.issuer}/oauth/token`,
+    registration_endpoint: `${settings.issuer}/oauth/register`,
+    revocation_endpoint: `${settings.issuer}/oauth/revoke`,
+    response_types_supported: ["code"],
+    response_modes_supported: ["query"],
+    grant_types_supported: ["authorization_code", "refresh_token"],
+    code_challenge_methods_supported: ["S256"],
+    token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
+    revocation_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
+    client_id_metadata_document_supported: true,
+    authorization_response_iss_parameter_supported: true,
+  };
+}
+
+/** Runs an OAuth endpoint: OAuthErrors become their JSON answer, anything unexpected a logged server_error. */
+async function oauthEndpoint(request: Request, run: () => Promise<Response> | Response): Promise<Response> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof OAuthError) return oauthError(error);
+    if (error instanceof NotFound) throw error;
+    log.error("oauth endpoint failed", {
+      path: new URL(request.url).pathname,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return oauthError(new ServerError("The server could not complete the request."));
+  }
+}
+
+export function oauthRoutes(ctx: AppContext) {
+  const oauth: OAuthService = ctx.oauth;
+  const registrations = new FailureWindow(REGISTRATION_RULE);
+  const on = (): OAuthSettings => {
+    const settings = oauth.settings;
+    if (!settings) throw new NotFound();
+    return settings;
+  };
+  const preflight = () => {
+    on();
+    return new Response(null, { status: 204, headers: CORS });
+  };
+  const resourceMetadata = () => json(200, protectedResourceMetadata(on()), { "cache-control": "public, max-age=3600" });
+
+  const open = new Elysia()
+    .get("/.well-known/oauth-protected-resource", resourceMetadata)
+    .get("/.well-known/oauth-protected-resource/api/mcp/mcp", resourceMetadata)
+    .get("/.well-known/oauth-authorization-server", () =>
+      json(200, authorizationServerMetadata(on()), { "cache-control": "public, max-age=3600" }),
+    )
+    .options("/.well-known/oauth-protected-resource", preflight)
+    .options("/.well-known/oauth-protected-resource/api/mcp/mcp", preflight)
+    .options("/.well-known/oauth-authorization-server", preflight)
+    .options("/oauth/register", preflight)
+    .options("/oauth/token", preflight)
+    .options("/oauth/revoke", preflight)
+    .post(
+      "/oauth/register",
+      ({ request, server }) => {
+        on();
+        return oauthEndpoint(request, async () => {
+          const address = throttleAddress(clientAddress(request, server));
+          const wait = registrations.retryAfter(address);
+          if (wait > 0) {
+            return json(
+              429,
+              {
+                error: "invalid_request",
+                error_description: `Too many client registrations from this address; try again in ${wait} seconds.`,
+              },
+              { "retry-after": String(wait) },
+            );
+          }
+          registrations.fail(address);
+          let body: unknown;
+          try {
+            body = JSON.parse(await readText(request));
+          } catch (error) {
+            if (error instanceof OAuthError) throw error;
+            return json(400, { error: "invalid_client_metadata", error_description: "The body is not JSON client metadata." });
+          }
+          try {
+            return json(201, registerClient(ctx.db, body, oauth.now()), { "cache-control": "no-store" });
+          } catch (error) {
+            if (error instanceof ClientProblem) return json(400, { error: "invalid_client_metadata", error_description: error.message });
+            throw error;
+          }
+        });
+      },
+      { parse: "none" },
+    )
+    .get("/oauth/authorize", async ({ request }) => {
+      on();
+      const url = new URL(request.url);
+      try {
+        await oauth.checkAuthorizationRequest(url.searchParams);
+      } catch (error) {
+        if (error instanceof AuthorizationPageError) return errorPage(error.message);
+        if (error instanceof RedirectableError) return new Response(null, { status: 302, headers: { location: error.redirect } });
+        throw error;
+      }
+      // The dashboard's consent page signs the visitor in if needed, then asks.
+      return new Response(null, { status: 302, headers: { location: `${CONSENT_PAGE}${url.search}`, "cache-control": "no-store" } });
+    })
+    .post(
+      "/oauth/token",
+      ({ request }) => {
+        on();
+        return oauthEndpoint(request, async () =>
+          json(200, await oauth.token(await readForm(request), request.headers.get("authorization")), {
+            "cache-control": "no-store",
+            pragma: "no-cache",
+          }),
+        );
+      },
+      { parse: "none" },
+    )
+    .post(
+      "/oauth/revoke",
+      ({ request }) => {
+        on();
+        return oauthEndpoint(request, async () => {
+          oauth.revoke(await readForm(request), request.headers.get("authorization"));
+          return json(200, {}, { "cache-control": "no-store" });
+        });
+      },
+      { parse: "none" },
+    );
+
+  const session = new Elysia({ prefix: "/api/oauth" })
+    .all("/authorization", methodNotAllowed("GET, POST"))
+    .all("/grants", methodNotAllowed("GET"))
+    .all("/grants/:id", methodNotAllowed("DELETE"))
+    .use(sessionGuard(ctx))
+    .get("/authorization", async ({ request }) => {
+      on();
+      try {
+        const found = await oauth.checkAuthorizationRequest(new URL(request.url).searchParams);
+        return {
+          client: { id: found.client.id, name: found.client.name, uri: found.client.clientUri, kind: found.client.kind, verified: false },
+          redirect_uri: found.redirectUri,
+        };
+      } catch (error) {
+        if (error instanceof AuthorizationPageError) throw new Invalid(error.message, "invalid_authorization_request");
+        if (error instanceof RedirectableError) return { error_redirect: error.redirect };
+        throw error;
+      }
+    })
+    .post("/authorization", async ({ account, body }) => {
+      on();
+      const input = (typeof body === "object" && body !== null ? body : {}) as {
+        request?: unknown;
+        decision?: unknown;
+        brand_id?: unknown;
+      };
+      if (typeof input.request !== "string" || (input.decision !== "approve" && input.decision !== "deny")) {
+        throw new Invalid('Send {request: the authorization query, decision: "approve" or "deny", brand_id}.', "invalid_input");
+      }
+      try {
+        const redirect = await oauth.decide(account.id, new URLSearchParams(input.request), {
+          approve: input.decision === "approve",
+          brandId: typeof input.brand_id === "string" ? input.brand_id : null,
+        });
+        return { redirect };
+      } catch (error) {
+        if (error instanceof AuthorizationPageError) throw new Invalid(error.message, "invalid_authorization_request");
+        throw error;
+      }
+    })
+    .get("/grants", ({ account }) => ({ enabled: oauth.settings !== null, grants: oauth.listGrants(account.id) }))
+    .delete("/grants/:id", ({ account, params, set }) => {
+      oauth.revokeGrant(account.id, params.id);
+      set.status = 204;
+      return null;
+    });
+
+  return new Elysia({ name: "oauth" }).use(open).use(session);
+}

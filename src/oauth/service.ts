@@ -1,0 +1,535 @@
+// The authorization server and its grants (CONTRACT §8, MCP authorization 2025-11-25): authorization
+// requests, consent, the token endpoint (authorization_code with PKCE S256, refresh_token with
+// rotation and reuse detection), RFC 7009 revocation, and the access-token check of the tool
+// server. Queries on oauth_codes, oauth_grants and oauth_tokens live here only. `now` is the clock
+// (tests move it instead of waiting an hour).
+import {
+  AccessDeniedError,
+  InvalidClientError,
+  InvalidGrantError,
+  InvalidRequestError,
+  InvalidTargetError,
+  OAuthError,
+  UnsupportedGrantTypeError,
+  UnsupportedResponseTypeError,
+} from "@modelcontextprotocol/sdk/server/auth/errors.js";
+import { and, desc, eq, isNull, lt, sql } from "drizzle-orm";
+import { planChangeHint, requirePlan } from "../accounts/plans";
+import { getAccount } from "../accounts/service";
+import { getAccountBrand, getBrand } from "../brands/service";
+import { type Config } from "../config";
+import { type Db } from "../db/client";
+import { oauthCodes, oauthGrants, oauthTokens, type Plan } from "../db/schema";
+import { NotFound } from "../errors";
+import { iso, isoOrNull, newId } from "../ids";
+import { authenticateClient, ClientProblem, clientName, type OAuthClient, resolveClient } from "./clients";
+import {
+  ACCESS_TOKEN_PREFIX,
+  CODE_PREFIX,
+  generateSecret,
+  hashSecret,
+  isWellFormedChallenge,
+  isWellFormedSecret,
+  isWellFormedVerifier,
+  REFRESH_TOKEN_PREFIX,
+  s256,
+} from "./format";
+
+export const ACCESS_TOKEN_TTL_MS = 60 * 60 * 1000;
+export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+export const CODE_TTL_MS = 5 * 60 * 1000;
+const CODE_RETENTION_MS = 24 * 60 * 60 * 1000;
+const MAX_STATE = 2048;
+const LAST_USED_RESOLUTION_MS = 60_000;
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** Where OAuth lives when it is on: the issuer (public_url) and the one protected resource. */
+export interface OAuthSettings {
+  issuer: string;
+  resource: string;
+  resourceMetadataUrl: string;
+}
+
+/** OAuth needs a stable issuer: public_url over https, or http on a loopback host (local use). Otherwise it is off. */
+export function oauthSettings(config: Config): OAuthSettings | null {
+  if (!config.publicUrl) return null;
+  const url = new URL(config.publicUrl);
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname))) return null;
+  const issuer = config.publicUrl.replace(/\/+$/, "");
+  return {
+    issuer,
+    resource: `${issuer}/api/mcp/mcp`,
+    resourceMetadataUrl: `${url.origin}/.well-known/oauth-protected-resource${url.pathname.replace(/\/+$/, "")}/api/mcp/mcp`,
+  };
+}
+
+/** An authorization request that cannot be answered by redirecting to the client (unknown client or redirect URI). */
+export class AuthorizationPageError extends Error {}
+
+/** A valid authorization request, ready for consent. */
+export interface AuthorizationRequest {
+  client: OAuthClient;
+  redirectUri: string;
+  state: string | null;
+  codeChallenge: string;
+  resource: string;
+}
+
+/** The answer to an authorization request that goes back to the client: its redirect URI with code or error, state and iss. */
+function clientRedirect(settings: OAuthSettings, redirectUri: string, state: string | null, params: Record<string, string>): string {
+  const url = new URL(redirectUri);
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  if (state !== null) url.searchParams.set("state", state);
+  url.searchParams.set("iss", settings.issuer);
+  return url.toString();
+}
+
+export class RedirectableError extends Error {
+  constructor(readonly redirect: string) {
+    super("redirect to the client with an error");
+  }
+}
+
+function single(params: URLSearchParams, name: string): string | null {
+  const all = params.getAll(name);
+  if (all.length > 1) throw new InvalidRequestError(`${name} is sent more than once.`);
+  return all[0] ?? null;
+}
+
+export interface GrantView {
+  id: string;
+  client_id: string;
+  client_name: string;
+  brand_id: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  refresh_token: string;
+}
+
+export type AccessTokenResult =
+  | {
+      ok: true;
+      value: { grantId: string; account: { id: string }; brand: { id: string; name: string; domain: string | null }; plan: Plan };
+    }
+  | { ok: false; reason: "malformed" | "invalid" };
+
+/** The client id and secret a token or revocation request carries: HTTP Basic (RFC 6749 §2.3.1) or the body. */
+export function clientCredentials(
+  params: URLSearchParams,
+  authorization: string | null,
+): { clientId: string | null; secret: string | null } {
+  const basic = authorization ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization)?.[1] : undefined;
+  if (authorization && !basic) throw new InvalidClientError("The Authorization header is not HTTP Basic client authentication.");
+  if (basic) {
+    const decoded = Buffer.from(basic, "base64").toString("utf8");
+    const colon = decoded.indexOf(":");
+    if (colon < 0) throw new InvalidClientError("The Basic credentials are not client_id:client_secret.");
+    let clientId: string;
+    let secret: string;
+    try {
+      clientId = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, " "));
+      secret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, " "));
+    } catch {
+      throw new InvalidClientError("The Basic credentials are not form-encoded.");
+    }
+    const inBody = params.get("client_id");
+    if (inBody !== null && inBody !== clientId)
+      throw new InvalidRequestError("client_id differs from the one in the Authorization header.");
+    if (params.has("client_secret")) throw new InvalidRequestError("Send the client secret in one way only.");
+    return { clientId, secret };
+  }
+  return { clientId: params.get("client_id"), secret: params.get("client_secret") };
+}
+
+const CLIENT_AUTH_FAILED = "Client authentication failed: unknown client, or a missing or wrong client secret.";
+
+function settle(outcome: TokenResponse | OAuthError): TokenResponse {
+  if (outcome instanceof Error) throw outcome;
+  return outcome;
+}
+
+export class OAuthService {
+  /** The clock; tests replace it. */
+  now: () => number = Date.now;
+
+  constructor(
+    private readonly config: Config,
+    private readonly db: Db,
+  ) {}
+
+  get settings(): OAuthSettings | null {
+    return oauthSettings(this.config);
+  }
+
+  private requireSettings(): OAuthSettings {
+    const settings = this.settings;
+    if (!settings) throw new NotFound();
+    return settings;
+  }
+
+  /**
+   * Validates an authorization request's query. Throws AuthorizationPageError when the client or the
+   * redirect URI is not established (nothing may be sent to an unverified address), RedirectableError
+   * with the client's redirect (error, state, iss) for any other problem.
+   */
+  async checkAuthorizationRequest(params: URLSearchParams): Promise<AuthorizationRequest> {
+    const settings = this.requireSettings();
+    let clientId: string | null;
+    let requested: string | null;
+    try {
+      clientId = single(params, "client_id");
+      requested = single(params, "redirect_uri");
+    } catch (error) {
+      throw new AuthorizationPageError((error as Error).message);
+    }
+    if (!clientId) throw new AuthorizationPageError("The request names no client (client_id is missing).");
+    let client: OAuthClient;
+    try {
+      client = await resolveClient(this.db, clientId, { allowLoopback: this.config.oauthLoopbackClients, now: this.now() });
+    } catch (error) {
+      if (error instanceof ClientProblem) throw new AuthorizationPageError(error.message);
+      throw error;
+    }
+    let redirectUri: string;
+    if (requested === null) {
+      if (client.redirectUris.length !== 1)
+        throw new AuthorizationPageError("The request names no redirect_uri, and the client has several.");
+      redirectUri = client.redirectUris[0]!;
+    } else if (client.redirectUris.includes(requested)) {
+      redirectUri = requested;
+    } else {
+      throw new AuthorizationPageError(
+        "The redirect_uri is not one that this client registered, so Spyglass will not send you there. Ask the client's maker to fix its registration.",
+      );
+    }
+    let state: string | null = null;
+    const fail = (error: OAuthError): never => {
+      throw new RedirectableError(
+        clientRedirect(settings, redirectUri, state, { error: error.errorCode, error_description: error.message }),
+      );
+    };
+    try {
+      state = single(params, "state");
+      if (state !== null && state.length > MAX_STATE) {
+        state = null;
+        fail(new InvalidRequestError(`state is longer than ${MAX_STATE} characters.`));
+      }
+      const responseType = single(params, "response_type");
+      if (responseType !== "code") fail(new UnsupportedResponseTypeError('Only response_type "code" is supported.'));
+      const challenge = single(params, "code_challenge");
+      const method = single(params, "code_challenge_method");
+      if (!challenge) fail(new InvalidRequestError("code_challenge is required: Spyglass needs PKCE with S256."));
+      if (method !== "S256") fail(new InvalidRequestError('code_challenge_method must be "S256"; "plain" and no method are refused.'));
+      if (!isWellFormedChallenge(challenge!))
+        fail(new InvalidRequestError("code_challenge is not an S256 challenge (43 base64url characters)."));
+      const resources = params.getAll("resource");
+      if (resources.length > 1) fail(new InvalidTargetError("Only one resource may be requested."));
+      if (resources.length === 1 && resources[0] !== settings.resource) {
+        fail(new InvalidTargetError(`This server issues tokens only for the resource ${settings.resource}.`));
+      }
+      return { client, redirectUri, state, codeChallenge: challenge!, resource: settings.resource };
+    } catch (error) {
+      if (error instanceof OAuthError) return fail(error);
+      throw error;
+    }
+  }
+
+  /** The account's decision on a valid request: a code for one of its brands, or access_denied. Returns the client redirect. */
+  async decide(accountId: string, params: URLSearchParams, decision: { approve: boolean; brandId: string | null }): Promise<string> {
+    const settings = this.requireSettings();
+    let request: AuthorizationRequest;
+    try {
+      request = await this.checkAuthorizationRequest(params);
+    } catch (error) {
+      if (error instanceof RedirectableError) return error.redirect;
+      throw error;
+    }
+    if (!decision.approve) {
+      const denied = new AccessDeniedError("The user denied the request.");
+      return clientRedirect(settings, request.redirectUri, request.state, { error: denied.errorCode, error_description: denied.message });
+    }
+    if (!decision.brandId) throw new NotFound("Choose one of your brands.", "brand_not_found");
+    const brand = getAccountBrand(this.db, accountId, decision.brandId);
+    const account = getAccount(this.db, accountId);
+    requirePlan(
+      account.plan,
+      "visibility",
+      `Connecting an AI client needs a paid plan (Visibility or Autopilot); ${planChangeHint("visibility", account.email)}.`,
+    );
+    const code = generateSecret(CODE_PREFIX);
+    const now = this.now();
+    // Codes a day past their expiry are kept no longer (a reuse within that day still revokes its grant).
+    this.db.orm
+      .delete(oauthCodes)
+      .where(lt(oauthCodes.expiresAt, now - CODE_RETENTION_MS))
+      .run();
+    this.db.orm
+      .insert(oauthCodes)
+      .values({
+        codeHash: code.hash,
+        clientId: request.client.id,
+        accountId,
+        brandId: brand.id,
+        redirectUri: request.redirectUri,
+        codeChallenge: request.codeChallenge,
+        resource: request.resource,
+        createdAt: now,
+        expiresAt: now + CODE_TTL_MS,
+      })
+      .run();
+    return clientRedirect(settings, request.redirectUri, request.state, { code: code.plaintext });
+  }
+
+  /** The token endpoint (form parameters, and the Authorization header of a confidential client). Throws an OAuthError for the client's mistakes. */
+  async token(params: URLSearchParams, authorization: string | null = null): Promise<TokenResponse> {
+    const settings = this.requireSettings();
+    for (const name of new Set(params.keys())) single(params, name);
+    const credentials = clientCredentials(params, authorization);
+    const grantType = params.get("grant_type");
+    const resource = params.get("resource");
+    if (resource !== null && resource !== settings.resource) {
+      throw new InvalidTargetError(`This server issues tokens only for the resource ${settings.resource}.`);
+    }
+    if (grantType === "authorization_code") return this.exchangeCode(params, credentials);
+    if (grantType === "refresh_token") return this.refresh(params, credentials);
+    if (!grantType) throw new InvalidRequestError("grant_type is required.");
+    throw new UnsupportedGrantTypeError(`grant_type "${grantType}" is not supported; use authorization_code or refresh_token.`);
+  }
+
+  private exchangeCode(params: URLSearchParams, credentials: { clientId: string | null; secret: string | null }): TokenResponse {
+    const code = params.get("code");
+    const verifier = params.get("code_verifier");
+    const clientId = credentials.clientId;
+    const redirectUri = params.get("redirect_uri");
+    if (!code) throw new InvalidRequestError("code is required.");
+    if (!verifier) throw new InvalidRequestError("code_verifier is required: Spyglass needs PKCE.");
+    if (!isWellFormedVerifier(verifier)) throw new InvalidRequestError("code_verifier must be 43 to 128 unreserved characters.");
+    if (!clientId) throw new InvalidRequestError("client_id is required.");
+    if (!authenticateClient(this.db, clientId, credentials.secret)) throw new InvalidClientError(CLIENT_AUTH_FAILED);
+    if (!isWellFormedSecret(code, CODE_PREFIX)) throw new InvalidGrantError("The authorization code is not valid.");
+    const now = this.now();
+    // Refusals are returned, not thrown, from the transaction: what it wrote (the code spent, a grant
+    // revoked) must be committed with them.
+    return settle(
+      this.db.sqlite
+        .transaction((): TokenResponse | OAuthError => {
+          const row = this.db.orm
+            .select()
+            .from(oauthCodes)
+            .where(eq(oauthCodes.codeHash, hashSecret(code)))
+            .get();
+          if (!row) return new InvalidGrantError("The authorization code is not valid.");
+          if (row.usedAt !== null) {
+            // A code presented twice may have been stolen: what it granted ends now (OAuth 2.1 §4.1.3).
+            if (row.grantId) this.revokeGrantRow(row.grantId, now);
+            return new InvalidGrantError("The authorization code was already used; the access it granted is revoked.");
+          }
+          // Single use, whatever follows: a wrong verifier also spends the code.
+          this.db.orm.update(oauthCodes).set({ usedAt: now }).where(eq(oauthCodes.codeHash, row.codeHash)).run();
+          if (row.expiresAt <= now) return new InvalidGrantError("The authorization code has expired; start the sign-in again.");
+          if (row.clientId !== clientId) return new InvalidGrantError("The authorization code was issued to another client.");
+          if (redirectUri !== row.redirectUri)
+            return new InvalidGrantError("redirect_uri does not match the one of the authorization request.");
+          if (s256(verifier) !== row.codeChallenge) return new InvalidGrantError("The code_verifier does not match the code_challenge.");
+          const grantId = newId("grant");
+          this.db.orm
+            .insert(oauthGrants)
+            .values({
+              id: grantId,
+              accountId: row.accountId,
+              brandId: row.brandId,
+              clientId: row.clientId,
+              clientName: clientName(this.db, row.clientId),
+              resource: row.resource,
+              createdAt: now,
+            })
+            .run();
+          this.db.orm.update(oauthCodes).set({ grantId }).where(eq(oauthCodes.codeHash, row.codeHash)).run();
+          return this.issueTokens(grantId, now);
+        })
+        .immediate(),
+    );
+  }
+
+  private refresh(params: URLSearchParams, credentials: { clientId: string | null; secret: string | null }): TokenResponse {
+    const token = params.get("refresh_token");
+    const clientId = credentials.clientId;
+    if (!token) throw new InvalidRequestError("refresh_token is required.");
+    if (!isWellFormedSecret(token, REFRESH_TOKEN_PREFIX)) throw new InvalidGrantError("The refresh token is not valid.");
+    const now = this.now();
+    return settle(
+      this.db.sqlite
+        .transaction((): TokenResponse | OAuthError => {
+          const row = this.db.orm
+            .select({ token: oauthTokens, grant: oauthGrants })
+            .from(oauthTokens)
+            .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
+            .where(and(eq(oauthTokens.tokenHash, hashSecret(token)), eq(oauthTokens.kind, "refresh")))
+            .get();
+          if (!row) return new InvalidGrantError("The refresh token is not valid.");
+          if (row.grant.revokedAt !== null || row.token.revokedAt !== null)
+            return new InvalidGrantError("This access was revoked; sign in again.");
+          if (clientId !== null && clientId !== row.grant.clientId)
+            return new InvalidGrantError("The refresh token was issued to another client.");
+          if (!authenticateClient(this.db, row.grant.clientId, credentials.secret)) return new InvalidClientError(CLIENT_AUTH_FAILED);
+          if (row.token.usedAt !== null) {
+            // Refresh tokens rotate: one presented again was copied, so the whole grant ends (OAuth 2.1 §4.3.1).
+            this.revokeGrantRow(row.grant.id, now);
+            return new InvalidGrantError("The refresh token was already used; this access is now revoked. Sign in again.");
+          }
+          if (row.token.expiresAt <= now) return new InvalidGrantError("The refresh token has expired; sign in again.");
+          this.db.orm.update(oauthTokens).set({ usedAt: now }).where(eq(oauthTokens.tokenHash, row.token.tokenHash)).run();
+          return this.issueTokens(row.grant.id, now);
+        })
+        .immediate(),
+    );
+  }
+
+  private issueTokens(grantId: string, now: number): TokenResponse {
+    // The grant's expired tokens go; a used refresh token stays until it expires, to detect its reuse.
+    this.db.orm
+      .delete(oauthTokens)
+      .where(and(eq(oauthTokens.grantId, grantId), lt(oauthTokens.expiresAt, now)))
+      .run();
+    const access = generateSecret(ACCESS_TOKEN_PREFIX);
+    const refresh = generateSecret(REFRESH_TOKEN_PREFIX);
+    this.db.orm
+      .insert(oauthTokens)
+      .values([
+        { tokenHash: access.hash, grantId, kind: "access", createdAt: now, expiresAt: now + ACCESS_TOKEN_TTL_MS },
+        { tokenHash: refresh.hash, grantId, kind: "refresh", createdAt: now, expiresAt: now + REFRESH_TOKEN_TTL_MS },
+      ])
+      .run();
+    return {
+      access_token: access.plaintext,
+      token_type: "Bearer",
+      expires_in: ACCESS_TOKEN_TTL_MS / 1000,
+      refresh_token: refresh.plaintext,
+    };
+  }
+
+  private revokeGrantRow(grantId: string, now: number): void {
+    this.db.orm
+      .update(oauthGrants)
+      .set({ revokedAt: now })
+      .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)))
+      .run();
+  }
+
+  /**
+   * RFC 7009: a refresh token ends its grant, an access token ends itself. Unknown tokens, and tokens
+   * of another client, are answered the same way (200) and change nothing.
+   */
+  revoke(params: URLSearchParams, authorization: string | null = null): void {
+    this.requireSettings();
+    const token = params.get("token");
+    if (!token) throw new InvalidRequestError("token is required.");
+    const { clientId, secret } = clientCredentials(params, authorization);
+    if (clientId !== null && !authenticateClient(this.db, clientId, secret)) throw new InvalidClientError(CLIENT_AUTH_FAILED);
+    const row = this.db.orm
+      .select({ hash: oauthTokens.tokenHash, kind: oauthTokens.kind, grantId: oauthTokens.grantId, clientId: oauthGrants.clientId })
+      .from(oauthTokens)
+      .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
+      .where(eq(oauthTokens.tokenHash, hashSecret(token)))
+      .get();
+    if (!row || (clientId !== null && clientId !== row.clientId)) return;
+    // A confidential client's tokens are revoked only by that client, authenticated.
+    if (clientId === null && !authenticateClient(this.db, row.clientId, null)) throw new InvalidClientError(CLIENT_AUTH_FAILED);
+    const now = this.now();
+    if (row.kind === "refresh") this.revokeGrantRow(row.grantId, now);
+    else this.db.orm.update(oauthTokens).set({ revokedAt: now }).where(eq(oauthTokens.tokenHash, row.hash)).run();
+  }
+
+  /** Whether a bearer value is shaped like one of our access tokens (the tool server's door picks the check by it). */
+  static looksLikeAccessToken(value: string): boolean {
+    return value.startsWith(ACCESS_TOKEN_PREFIX);
+  }
+
+  /**
+   * The tool server's check of an access token: one indexed read, nothing cached, so a revocation
+   * applies on the very next request. The brand comes from the grant, the plan from the account now.
+   */
+  verifyAccessToken(token: string): AccessTokenResult {
+    const settings = this.settings;
+    if (!settings || !isWellFormedSecret(token, ACCESS_TOKEN_PREFIX)) return { ok: false, reason: "malformed" };
+    const db = this.db;
+    const byHash = db.prepared("oauth.accessTokenByHash", () =>
+      db.orm
+        .select({
+          kind: oauthTokens.kind,
+          expiresAt: oauthTokens.expiresAt,
+          tokenRevokedAt: oauthTokens.revokedAt,
+          grantId: oauthGrants.id,
+          grantRevokedAt: oauthGrants.revokedAt,
+          resource: oauthGrants.resource,
+          accountId: oauthGrants.accountId,
+          brandId: oauthGrants.brandId,
+          lastUsedAt: oauthGrants.lastUsedAt,
+        })
+        .from(oauthTokens)
+        .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
+        .where(eq(oauthTokens.tokenHash, sql.placeholder("hash")))
+        .prepare(),
+    );
+    const row = byHash.get({ hash: hashSecret(token) });
+    const now = this.now();
+    if (
+      row?.kind !== "access" ||
+      row.tokenRevokedAt !== null ||
+      row.grantRevokedAt !== null ||
+      row.expiresAt <= now ||
+      row.resource !== settings.resource
+    ) {
+      return { ok: false, reason: "invalid" };
+    }
+    if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
+      this.db.orm.update(oauthGrants).set({ lastUsedAt: now }).where(eq(oauthGrants.id, row.grantId)).run();
+    }
+    const brand = getBrand(this.db, row.brandId);
+    const account = getAccount(this.db, row.accountId);
+    return {
+      ok: true,
+      value: {
+        grantId: row.grantId,
+        account: { id: account.id },
+        brand: { id: brand.id, name: brand.name, domain: brand.domain },
+        plan: account.plan,
+      },
+    };
+  }
+
+  /** The account's active grants ("Connected apps"), newest first. */
+  listGrants(accountId: string): GrantView[] {
+    return this.db.orm
+      .select()
+      .from(oauthGrants)
+      .where(and(eq(oauthGrants.accountId, accountId), isNull(oauthGrants.revokedAt)))
+      .orderBy(desc(oauthGrants.createdAt), desc(oauthGrants.id))
+      .all()
+      .map((g) => ({
+        id: g.id,
+        client_id: g.clientId,
+        client_name: g.clientName,
+        brand_id: g.brandId,
+        created_at: iso(g.createdAt),
+        last_used_at: isoOrNull(g.lastUsedAt),
+      }));
+  }
+
+  /** Revokes an active grant of the account: its access and refresh tokens stop on the next request. */
+  revokeGrant(accountId: string, grantId: string): void {
+    const revoked = this.db.orm
+      .update(oauthGrants)
+      .set({ revokedAt: this.now() })
+      .where(and(eq(oauthGrants.id, grantId), eq(oauthGrants.accountId, accountId), isNull(oauthGrants.revokedAt)))
+      .returning({ id: oauthGrants.id })
+      .get();
+    if (!revoked) throw new NotFound("Connected app not found.", "grant_not_found");
+  }
+}

@@ -1,0 +1,556 @@
+// The authorization server and the tool server's OAuth door, in process (app.handle), with the
+// service's clock moved instead of waiting: metadata and when OAuth is on, registration (DCR and
+// client metadata documents), authorization with PKCE S256, the token endpoint with rotation and
+// reuse detection, revocation (RFC 7009 and the dashboard), and every refusal with its OAuth error.
+import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { sessionCookieName } from "../../src/accounts/guard";
+import { createSession } from "../../src/accounts/sessions";
+import { REGISTRATIONS_PER_HOUR } from "../../src/oauth/routes";
+import { seedToolServerData, type ToolServerSeed } from "../support/fixtures";
+import { BASE, type TestApp, testApp } from "../support/http";
+import { MCP_PATH, rpc } from "../support/mcp";
+import { authorizeQuery, consent, documentHost, pkce, RESOURCE, registerClient, tokenRequest } from "../support/oauth";
+import { scratchDir } from "../support/scratch";
+
+const PUBLIC_URL = "https://spyglass.test";
+const REDIRECT = "http://127.0.0.1:7777/callback";
+
+let t: TestApp;
+let seed: ToolServerSeed;
+let cookieA: string;
+
+async function setUp(publicUrl: string | null = PUBLIC_URL): Promise<void> {
+  const dbPath = join(scratchDir("spyglass-oauth-"), "spyglass.db");
+  seed = seedToolServerData(dbPath);
+  t = await testApp({ dbPath, ...(publicUrl ? { publicUrl } : {}) });
+  cookieA = sessionCookieFor(seed.a.accountId);
+}
+
+function sessionCookieFor(accountId: string): string {
+  return `${sessionCookieName(t.config)}=${createSession(t.db, accountId).token}`;
+}
+
+afterEach(() => t?.close());
+
+/** The whole happy path to a token pair for brand A. */
+async function tokensForA(): Promise<{ access: string; refresh: string; clientId: string }> {
+  const client = await registerClient(t, [REDIRECT]);
+  const pair = pkce();
+  const back = await consent(t, cookieA, authorizeQuery(client, pair), seed.a.brandId);
+  const code = back.searchParams.get("code")!;
+  const res = await tokenRequest(t, {
+    grant_type: "authorization_code",
+    code,
+    code_verifier: pair.verifier,
+    client_id: client.id,
+    redirect_uri: REDIRECT,
+    resource: RESOURCE,
+  });
+  expect(res.status).toBe(200);
+  return { access: res.json.access_token, refresh: res.json.refresh_token, clientId: client.id };
+}
+
+function mcp(token: string, body = rpc("tools/list")) {
+  return t.call("POST", MCP_PATH, {
+    rawBody: body,
+    headers: { authorization: `Bearer ${token}`, accept: "application/json, text/event-stream" },
+  });
+}
+
+describe("when OAuth is on", () => {
+  test("it is on with an https public_url or http on a loopback host, and off otherwise (the documents are then a JSON 404)", async () => {
+    for (const [url, on] of [
+      ["https://spyglass.test", true],
+      ["http://127.0.0.1:3000", true],
+      ["http://localhost:3000", true],
+      ["http://visibility.example.com", false],
+      [null, false],
+    ] as const) {
+      await setUp(url);
+      for (const path of [
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/api/mcp/mcp",
+        "/.well-known/oauth-authorization-server",
+      ]) {
+        const res = await t.call("GET", path);
+        expect(res.status).toBe(on ? 200 : 404);
+        if (!on) expect(res.json.code).toBe("not_found");
+      }
+      const unauth = await t.call("POST", MCP_PATH, {
+        rawBody: rpc("tools/list"),
+        headers: { accept: "application/json, text/event-stream" },
+      });
+      expect(unauth.status).toBe(401);
+      if (on) {
+        expect(unauth.headers.get("www-authenticate")).toBe(
+          `Bearer realm="spyglass", error="invalid_token", resource_metadata="${new URL(url!).origin}/.well-known/oauth-protected-resource/api/mcp/mcp"`,
+        );
+        expect(unauth.json.error).toContain("signs in with OAuth (Claude.ai, Claude Desktop, ChatGPT)");
+      } else {
+        expect(unauth.headers.get("www-authenticate")).toBe('Bearer realm="spyglass", error="invalid_token"');
+        expect(unauth.json.error).toContain("OAuth sign-in is off on this server (it needs public_url set to an https address)");
+      }
+      t.close();
+    }
+  });
+
+  test("the metadata names Spyglass as the resource's authorization server, S256 only, CIMD and DCR", async () => {
+    await setUp();
+    const prm = await t.call("GET", "/.well-known/oauth-protected-resource/api/mcp/mcp");
+    expect(prm.json).toMatchObject({ resource: RESOURCE, authorization_servers: [PUBLIC_URL] });
+    const as = await t.call("GET", "/.well-known/oauth-authorization-server");
+    expect(as.json).toMatchObject({
+      issuer: PUBLIC_URL,
+      authorization_endpoint: `${PUBLIC_URL}/oauth/authorize`,
+      token_endpoint: `${PUBLIC_URL}/oauth/token`,
+      registration_endpoint: `${PUBLIC_URL}/oauth/register`,
+      revocation_endpoint: `${PUBLIC_URL}/oauth/revoke`,
+      code_challenge_methods_supported: ["S256"],
+      grant_types_supported: ["authorization_code", "refresh_token"],
+      response_types_supported: ["code"],
+      client_id_metadata_document_supported: true,
+    });
+  });
+});
+
+describe("the whole flow, in process", () => {
+  beforeEach(() => setUp());
+
+  test("a token acts for the granted brand with the SDK client, is stored only as a hash, and is not an API key", async () => {
+    const { access, refresh } = await tokensForA();
+    expect(access).toMatch(/^sgo_at_[A-Za-z0-9_-]{43}$/);
+    expect(refresh).toMatch(/^sgo_rt_[A-Za-z0-9_-]{43}$/);
+    const dump = JSON.stringify(t.db.sqlite.query("SELECT * FROM oauth_tokens").all());
+    expect(dump).not.toContain(access);
+    expect(dump).not.toContain(refresh);
+    const client = new Client({ name: "oauth-test", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${BASE}${MCP_PATH}`), {
+        requestInit: { headers: { Authorization: `Bearer ${access}` } },
+        fetch: async (url, init) => t.app.handle(new Request(url, init)),
+      }),
+    );
+    const brand = await client.callTool({ name: "get_brand", arguments: {} });
+    expect((brand.structuredContent as { brand: { id: string } }).brand.id).toBe(seed.a.brandId);
+    await client.close();
+    // Grants are not API keys.
+    const keys = await t.call("GET", "/api/mcp/keys", { cookie: cookieA });
+    expect(keys.json.keys.length).toBe(2);
+    const grants = await t.call("GET", "/api/oauth/grants", { cookie: cookieA });
+    expect(grants.json).toMatchObject({ enabled: true, grants: [{ client_name: "Test Client", brand_id: seed.a.brandId }] });
+    expect(grants.json.grants[0].last_used_at).not.toBeNull();
+  });
+
+  test("an access token expires after one hour; refresh rotates, and a reused refresh token ends the grant", async () => {
+    const start = Date.now();
+    t.ctx.oauth.now = () => start;
+    const { access, refresh, clientId } = await tokensForA();
+    t.ctx.oauth.now = () => start + 59 * 60 * 1000;
+    expect((await mcp(access)).status).toBe(200);
+    t.ctx.oauth.now = () => start + 60 * 60 * 1000;
+    const expired = await mcp(access);
+    expect(expired.status).toBe(401);
+    expect(expired.json.error).toContain("This access token is not valid");
+    expect(expired.headers.get("www-authenticate")).toContain('error="invalid_token", resource_metadata=');
+
+    const rotated = await tokenRequest(t, { grant_type: "refresh_token", refresh_token: refresh, client_id: clientId, resource: RESOURCE });
+    expect(rotated.status).toBe(200);
+    expect(rotated.json.refresh_token).not.toBe(refresh);
+    expect(rotated.json.expires_in).toBe(3600);
+    expect((await mcp(rotated.json.access_token)).status).toBe(200);
+
+    const reused = await tokenRequest(t, { grant_type: "refresh_token", refresh_token: refresh, client_id: clientId });
+    expect(reused.status).toBe(400);
+    expect(reused.json.error).toBe("invalid_grant");
+    // The grant is dead: the new access token and the new refresh token stop too.
+    expect((await mcp(rotated.json.access_token)).status).toBe(401);
+    const next = await tokenRequest(t, { grant_type: "refresh_token", refresh_token: rotated.json.refresh_token, client_id: clientId });
+    expect(next.json.error).toBe("invalid_grant");
+    expect((await t.call("GET", "/api/oauth/grants", { cookie: cookieA })).json.grants).toEqual([]);
+  });
+
+  test("revoking the connection in the dashboard refuses the next request and the next refresh", async () => {
+    const { access, refresh, clientId } = await tokensForA();
+    expect((await mcp(access)).status).toBe(200);
+    const grant = (await t.call("GET", "/api/oauth/grants", { cookie: cookieA })).json.grants[0];
+    const other = sessionCookieFor(seed.b.accountId);
+    expect((await t.call("DELETE", `/api/oauth/grants/${grant.id}`, { cookie: other })).status).toBe(404);
+    expect((await mcp(access)).status).toBe(200);
+    expect((await t.call("DELETE", `/api/oauth/grants/${grant.id}`, { cookie: cookieA })).status).toBe(204);
+    expect((await mcp(access)).status).toBe(401);
+    const res = await tokenRequest(t, { grant_type: "refresh_token", refresh_token: refresh, client_id: clientId });
+    expect(res.json.error).toBe("invalid_grant");
+  });
+
+  test("RFC 7009: revoking the refresh token ends the grant; an unknown token is answered 200 and changes nothing", async () => {
+    const { access, refresh, clientId } = await tokensForA();
+    const form = (params: Record<string, string>) =>
+      t.call("POST", "/oauth/revoke", {
+        rawBody: new URLSearchParams(params).toString(),
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+      });
+    expect((await form({ token: "sgo_rt_unknown", client_id: clientId })).status).toBe(200);
+    expect((await mcp(access)).status).toBe(200);
+    expect((await form({ token: refresh, client_id: clientId, token_type_hint: "refresh_token" })).status).toBe(200);
+    expect((await mcp(access)).status).toBe(401);
+  });
+
+  test("the plan gate applies as for keys: the account's current plan, 403 plan_required on plan none", async () => {
+    const { access } = await tokensForA();
+    t.db.sqlite.query("UPDATE accounts SET plan = 'none' WHERE id = ?1").run(seed.a.accountId);
+    const res = await mcp(access);
+    expect(res.status).toBe(403);
+    expect(res.json.code).toBe("plan_required");
+    t.db.sqlite.query("UPDATE accounts SET plan = 'visibility' WHERE id = ?1").run(seed.a.accountId);
+    const list = await mcp(access);
+    const names = list.json.result.tools.map((tool: { name: string }) => tool.name);
+    expect(names).toContain("get_brand");
+    expect(names).not.toContain("publish_to_site");
+  });
+
+  test("an access token is a tool-server credential only: the dashboard's routes refuse it", async () => {
+    const { access } = await tokensForA();
+    for (const path of ["/api/brands", "/api/mcp/keys", "/api/oauth/grants", `/api/brands/${seed.a.brandId}/tools`]) {
+      const res = await t.call("GET", path, { headers: { authorization: `Bearer ${access}` } });
+      expect({ path, status: res.status }).toEqual({ path, status: 401 });
+    }
+  });
+
+  test("API keys keep working beside tokens, with their own sentences", async () => {
+    expect((await mcp(seed.a.key)).status).toBe(200);
+    const bad = await mcp(`svc_live_${"A".repeat(43)}`);
+    expect(bad.status).toBe(401);
+    expect(bad.json.error).toContain("This API key is not valid");
+  });
+});
+
+describe("refusals, each with its OAuth error", () => {
+  beforeEach(() => setUp());
+
+  async function freshCode(extra: Record<string, string> = {}) {
+    const client = await registerClient(t, [REDIRECT]);
+    const pair = pkce();
+    const back = await consent(t, cookieA, authorizeQuery(client, pair, extra), seed.a.brandId);
+    return { client, pair, code: back.searchParams.get("code")!, back };
+  }
+
+  test("a missing PKCE verifier is invalid_request; a wrong one is invalid_grant, and the code is spent", async () => {
+    const { client, pair, code } = await freshCode();
+    const base = { grant_type: "authorization_code", code, client_id: client.id, redirect_uri: REDIRECT };
+    const missing = await tokenRequest(t, base);
+    expect(missing.status).toBe(400);
+    expect(missing.json.error).toBe("invalid_request");
+    const wrong = await tokenRequest(t, { ...base, code_verifier: pkce().verifier });
+    expect(wrong.json.error).toBe("invalid_grant");
+    const right = await tokenRequest(t, { ...base, code_verifier: pair.verifier });
+    expect(right.json.error).toBe("invalid_grant");
+  });
+
+  test("a reused code is invalid_grant and revokes what the first exchange granted", async () => {
+    const { client, pair, code } = await freshCode();
+    const params = { grant_type: "authorization_code", code, code_verifier: pair.verifier, client_id: client.id, redirect_uri: REDIRECT };
+    const first = await tokenRequest(t, params);
+    expect(first.status).toBe(200);
+    expect((await mcp(first.json.access_token)).status).toBe(200);
+    const again = await tokenRequest(t, params);
+    expect(again.json.error).toBe("invalid_grant");
+    expect((await mcp(first.json.access_token)).status).toBe(401);
+  });
+
+  test("an expired code is invalid_grant", async () => {
+    const start = Date.now();
+    t.ctx.oauth.now = () => start;
+    const { client, pair, code } = await freshCode();
+    t.ctx.oauth.now = () => start + 5 * 60 * 1000;
+    const res = await tokenRequest(t, {
+      grant_type: "authorization_code",
+      code,
+      code_verifier: pair.verifier,
+      client_id: client.id,
+      redirect_uri: REDIRECT,
+    });
+    expect(res.json.error).toBe("invalid_grant");
+  });
+
+  test("the plain method, and no method, are refused at authorization with invalid_request sent back to the client", async () => {
+    const client = await registerClient(t, [REDIRECT]);
+    const pair = pkce();
+    for (const extra of [{ code_challenge_method: "plain", code_challenge: pair.verifier }, { code_challenge_method: "" }] as Record<
+      string,
+      string
+    >[]) {
+      const res = await t.call("GET", `/oauth/authorize?${authorizeQuery(client, pair, extra)}`);
+      expect(res.status).toBe(302);
+      const back = new URL(res.headers.get("location")!);
+      expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
+      expect(back.searchParams.get("error")).toBe("invalid_request");
+      expect(back.searchParams.get("state")).toBe("st-123");
+      expect(back.searchParams.get("iss")).toBe(PUBLIC_URL);
+    }
+    const good = await t.call("GET", `/oauth/authorize?${authorizeQuery(client, pair)}`);
+    expect(good.status).toBe(302);
+    expect(good.headers.get("location")).toBe(`/oauth/consent?${authorizeQuery(client, pair)}`);
+  });
+
+  test("a redirect URI that differs by one character is refused on a page, never redirected to; at the token endpoint it is invalid_grant", async () => {
+    const client = await registerClient(t, [REDIRECT]);
+    const pair = pkce();
+    for (const uri of ["http://127.0.0.1:7777/callbacK", "http://127.0.0.1:7777/callback/", "https://evil.example/callback"]) {
+      const res = await t.call("GET", `/oauth/authorize?${authorizeQuery(client, pair, { redirect_uri: uri })}`);
+      expect(res.status).toBe(400);
+      expect(res.headers.get("location")).toBeNull();
+      expect(res.text).toContain("not one that this client registered");
+      const page = await t.call("GET", `/api/oauth/authorization?${authorizeQuery(client, pair, { redirect_uri: uri })}`, {
+        cookie: cookieA,
+      });
+      expect(page.status).toBe(400);
+      const post = await t.call("POST", "/api/oauth/authorization", {
+        cookie: cookieA,
+        body: { request: authorizeQuery(client, pair, { redirect_uri: uri }), decision: "approve", brand_id: seed.a.brandId },
+      });
+      expect(post.status).toBe(400);
+      expect(post.json.redirect).toBeUndefined();
+    }
+    const { code } = await freshCode();
+    const res = await tokenRequest(t, {
+      grant_type: "authorization_code",
+      code,
+      code_verifier: pair.verifier,
+      client_id: client.id,
+      redirect_uri: "http://127.0.0.1:7777/callbacK",
+    });
+    expect(res.json.error).toBe("invalid_grant");
+  });
+
+  test("state cannot redirect elsewhere: it comes back verbatim as one parameter of the registered redirect URI", async () => {
+    const client = await registerClient(t, [REDIRECT]);
+    const state = "x&redirect_uri=https://evil.example/&code=forged#https://evil.example";
+    const back = await consent(t, cookieA, authorizeQuery(client, pkce(), { state }), seed.a.brandId);
+    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
+    expect(back.searchParams.get("state")).toBe(state);
+    expect(back.searchParams.getAll("code").length).toBe(1);
+    expect(back.searchParams.get("code")).toMatch(/^sgo_ac_/);
+    expect(back.hash).toBe("");
+  });
+
+  test("a token for another resource is refused (invalid_target) at authorization and at the token endpoint", async () => {
+    const client = await registerClient(t, [REDIRECT]);
+    const pair = pkce();
+    const res = await t.call("GET", `/oauth/authorize?${authorizeQuery(client, pair, { resource: "https://other.example/mcp" })}`);
+    expect(new URL(res.headers.get("location")!).searchParams.get("error")).toBe("invalid_target");
+    const { code } = await freshCode();
+    const token = await tokenRequest(t, {
+      grant_type: "authorization_code",
+      code,
+      code_verifier: pair.verifier,
+      client_id: client.id,
+      redirect_uri: REDIRECT,
+      resource: "https://other.example/mcp",
+    });
+    expect(token.json.error).toBe("invalid_target");
+  });
+
+  test("a token issued for another resource (the server's public_url changed) is refused by the tool server", async () => {
+    const { access } = await tokensForA();
+    t.db.sqlite.query("UPDATE oauth_grants SET resource = 'https://old.example/api/mcp/mcp'").run();
+    expect((await mcp(access)).status).toBe(401);
+  });
+
+  test("implicit and password grants do not exist", async () => {
+    const client = await registerClient(t, [REDIRECT]);
+    const res = await t.call("GET", `/oauth/authorize?${authorizeQuery(client, pkce(), { response_type: "token" })}`);
+    expect(new URL(res.headers.get("location")!).searchParams.get("error")).toBe("unsupported_response_type");
+    const pw = await tokenRequest(t, { grant_type: "password", username: "a@example.com", password: "x", client_id: client.id });
+    expect(pw.json.error).toBe("unsupported_grant_type");
+  });
+
+  test("a consent POST from another origin is 403 and issues nothing", async () => {
+    const client = await registerClient(t, [REDIRECT]);
+    const body = { request: authorizeQuery(client, pkce()), decision: "approve", brand_id: seed.a.brandId };
+    for (const headers of [{ origin: "https://evil.example" }, { "sec-fetch-site": "cross-site" }] as Record<string, string>[]) {
+      const res = await t.call("POST", "/api/oauth/authorization", { cookie: cookieA, body, headers });
+      expect(res.status).toBe(403);
+    }
+    expect(t.db.sqlite.query("SELECT count(*) AS n FROM oauth_codes").get()).toEqual({ n: 0 });
+  });
+
+  test("consent is for one brand of the account: another account's brand is 404; Deny sends access_denied", async () => {
+    const client = await registerClient(t, [REDIRECT]);
+    const res = await t.call("POST", "/api/oauth/authorization", {
+      cookie: cookieA,
+      body: { request: authorizeQuery(client, pkce()), decision: "approve", brand_id: seed.b.brandId },
+    });
+    expect(res.status).toBe(404);
+    const denied = await consent(t, cookieA, authorizeQuery(client, pkce()), seed.a.brandId, "deny");
+    expect(denied.searchParams.get("error")).toBe("access_denied");
+    expect(denied.searchParams.get("code")).toBeNull();
+    const none = sessionCookieFor(seed.none.accountId);
+    const plan = await t.call("POST", "/api/oauth/authorization", {
+      cookie: none,
+      body: { request: authorizeQuery(client, pkce()), decision: "approve", brand_id: seed.none.brandId },
+    });
+    expect(plan.status).toBe(403);
+    expect(plan.json.code).toBe("plan_required");
+  });
+
+  test("DCR refuses redirect URIs that would leak codes, with invalid_client_metadata", async () => {
+    for (const uris of [["http://evil.example/cb"], ["javascript:alert(1)"], ["https://ok.example/cb#frag"], []]) {
+      const res = await t.call("POST", "/oauth/register", { body: { client_name: "x", redirect_uris: uris } });
+      expect(res.status).toBe(400);
+      expect(res.json.error).toBe("invalid_client_metadata");
+    }
+  });
+
+  test("a client metadata document on a private or loopback address is not fetched outside the test mode", async () => {
+    for (const clientId of [
+      "https://10.0.0.8/client.json",
+      "https://127.0.0.1:9/client.json",
+      "https://[::1]/client.json",
+      "https://169.254.169.254/latest",
+    ]) {
+      const query = authorizeQuery({ id: clientId, redirectUri: REDIRECT }, pkce());
+      const res = await t.call("GET", `/oauth/authorize?${query}`);
+      expect(res.status).toBe(400);
+      expect(res.headers.get("location")).toBeNull();
+      expect(res.text).toContain("private or loopback address");
+    }
+  });
+});
+
+describe("client metadata documents in the test mode", () => {
+  const host = documentHost((origin) => ({
+    "/client.json": {
+      client_id: `${origin}/client.json`,
+      client_name: "Doc Client",
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: "none",
+    },
+    "/liar.json": { client_id: "https://elsewhere.example/liar.json", client_name: "Liar", redirect_uris: [REDIRECT] },
+    "/secret.json": { client_id: `${origin}/secret.json`, client_name: "Secret", redirect_uris: [REDIRECT], client_secret: "s3cret" },
+  }));
+  afterAll(() => host.stop());
+
+  test("a document is fetched once, cached, names the client, and its redirect URIs are the only ones", async () => {
+    const dbPath = join(scratchDir("spyglass-oauth-"), "spyglass.db");
+    seed = seedToolServerData(dbPath);
+    // The test mode (env SPYGLASS_OAUTH_TEST_LOOPBACK_CLIENTS=1 for the binary).
+    t = await testApp({ dbPath, publicUrl: PUBLIC_URL, oauthLoopbackClients: true });
+    cookieA = sessionCookieFor(seed.a.accountId);
+    const client = { id: `${host.origin}/client.json`, redirectUri: REDIRECT };
+    const page = await t.call("GET", `/api/oauth/authorization?${authorizeQuery(client, pkce())}`, { cookie: cookieA });
+    expect(page.status).toBe(200);
+    expect(page.json).toEqual({
+      client: { id: client.id, name: "Doc Client", uri: null, kind: "cimd", verified: false },
+      redirect_uri: REDIRECT,
+    });
+    const pair = pkce();
+    const back = await consent(t, cookieA, authorizeQuery(client, pair), seed.a.brandId);
+    const res = await tokenRequest(t, {
+      grant_type: "authorization_code",
+      code: back.searchParams.get("code")!,
+      code_verifier: pair.verifier,
+      client_id: client.id,
+      redirect_uri: REDIRECT,
+    });
+    expect(res.status).toBe(200);
+    expect(host.fetched.filter((p) => p === "/client.json").length).toBe(1);
+    const liar = await t.call(
+      "GET",
+      `/oauth/authorize?${authorizeQuery({ id: `${host.origin}/liar.json`, redirectUri: REDIRECT }, pkce())}`,
+    );
+    expect(liar.status).toBe(400);
+    expect(liar.text).toContain("client_id is not its own URL");
+    const secret = await t.call(
+      "GET",
+      `/oauth/authorize?${authorizeQuery({ id: `${host.origin}/secret.json`, redirectUri: REDIRECT }, pkce())}`,
+    );
+    expect(secret.status).toBe(400);
+    expect(secret.text).toContain("holds a client_secret");
+    expect(secret.text).not.toContain("s3cret");
+  });
+});
+
+describe("registration", () => {
+  beforeEach(() => setUp());
+
+  test("an address may register 100 clients an hour; the 101st gets 429 with Retry-After and nothing is stored", async () => {
+    for (let i = 0; i < REGISTRATIONS_PER_HOUR; i++) await registerClient(t, [REDIRECT], `Client ${i}`);
+    const res = await t.call("POST", "/oauth/register", { body: { client_name: "One too many", redirect_uris: [REDIRECT] } });
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(res.json.error_description).toContain("Too many client registrations");
+    expect(REGISTRATIONS_PER_HOUR).toBe(100);
+    expect(t.db.sqlite.query("SELECT count(*) AS n FROM oauth_clients").get()).toEqual({ n: 100 });
+  });
+
+  test("a public client gets no secret, and the consent page names it as it registered", async () => {
+    const res = await t.call("POST", "/oauth/register", { body: { client_name: "<b>Claude</b>", redirect_uris: [REDIRECT] } });
+    expect(res.status).toBe(201);
+    expect(res.json).toMatchObject({ client_name: "<b>Claude</b>", token_endpoint_auth_method: "none", redirect_uris: [REDIRECT] });
+    expect(res.json.client_secret).toBeUndefined();
+    const page = await t.call(
+      "GET",
+      `/api/oauth/authorization?${authorizeQuery({ id: res.json.client_id, redirectUri: REDIRECT }, pkce())}`,
+      {
+        cookie: cookieA,
+      },
+    );
+    expect(page.json.client).toMatchObject({ name: "<b>Claude</b>", kind: "dcr", verified: false });
+  });
+
+  test("a confidential client gets a secret once, stored only as a hash, and must present it (Basic or in the body) at the token endpoint", async () => {
+    for (const method of ["client_secret_post", "client_secret_basic"] as const) {
+      const reg = await t.call("POST", "/oauth/register", {
+        body: { client_name: "Confidential", redirect_uris: [REDIRECT], token_endpoint_auth_method: method },
+      });
+      expect(reg.status).toBe(201);
+      expect(reg.json.token_endpoint_auth_method).toBe(method);
+      const secret = reg.json.client_secret as string;
+      expect(secret).toMatch(/^sgo_cs_/);
+      expect(JSON.stringify(t.db.sqlite.query("SELECT * FROM oauth_clients").all())).not.toContain(secret);
+      const client = { id: reg.json.client_id as string, redirectUri: REDIRECT };
+      const exchange = async (auth: { body?: string; basic?: string }) => {
+        const pair = pkce();
+        const code = (await consent(t, cookieA, authorizeQuery(client, pair), seed.a.brandId)).searchParams.get("code")!;
+        const params: Record<string, string> = {
+          grant_type: "authorization_code",
+          code,
+          code_verifier: pair.verifier,
+          redirect_uri: REDIRECT,
+        };
+        if (auth.basic === undefined) params.client_id = client.id;
+        if (auth.body !== undefined) params.client_secret = auth.body;
+        return t.call("POST", "/oauth/token", {
+          rawBody: new URLSearchParams(params).toString(),
+          headers: {
+            "content-type": "application/x-www-form-urlencoded",
+            ...(auth.basic !== undefined ? { authorization: `Basic ${Buffer.from(`${client.id}:${auth.basic}`).toString("base64")}` } : {}),
+          },
+        });
+      };
+      for (const refused of [await exchange({}), await exchange({ body: "sgo_cs_wrong" }), await exchange({ basic: "sgo_cs_wrong" })]) {
+        expect(refused.status).toBe(401);
+        expect(refused.json.error).toBe("invalid_client");
+      }
+      const viaBody = await exchange({ body: secret });
+      expect(viaBody.status).toBe(200);
+      const viaBasic = await exchange({ basic: secret });
+      expect(viaBasic.status).toBe(200);
+      const refresh = (extra: Record<string, string>) =>
+        tokenRequest(t, { grant_type: "refresh_token", refresh_token: viaBody.json.refresh_token, client_id: client.id, ...extra });
+      expect((await refresh({})).json.error).toBe("invalid_client");
+      expect((await refresh({ client_secret: secret })).status).toBe(200);
+    }
+  });
+
+  test("private_key_jwt and other methods Spyglass does not verify are refused at registration", async () => {
+    const res = await t.call("POST", "/oauth/register", {
+      body: { client_name: "JWT", redirect_uris: [REDIRECT], token_endpoint_auth_method: "private_key_jwt" },
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toBe("invalid_client_metadata");
+  });
+});
