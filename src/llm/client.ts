@@ -1,10 +1,33 @@
 import { buildAnthropicRequest, parseAnthropicReply } from "./anthropic";
+import { buildGeminiRequest, parseGeminiReply } from "./gemini";
 import { providerErrorMessage } from "./json";
 import { createLimiter, LimiterAbortedError } from "./limiter";
 import { buildOpenAIRequest, parseOpenAIReply } from "./openai";
+import { buildResponsesRequest, parseResponsesReply } from "./openai-responses";
 import { looksLikeRefusal } from "./refusal";
 import { backoffDelayMs, isRetryableStatus, parseRetryAfter, sleepMs } from "./retry";
-import { type ChatMessage, type ClientOptions, type EngineAnswer, type EngineConfig, type ModelConfig, type ParsedReply } from "./types";
+import {
+  type ChatMessage,
+  type ClientOptions,
+  type EngineAnswer,
+  type EngineApi,
+  type EngineConfig,
+  type ModelConfig,
+  type ParsedReply,
+} from "./types";
+
+type Adapter = {
+  build: (config: ModelConfig, messages: ChatMessage[], apiKey: string | null) => { url: string; init: RequestInit };
+  parse: (body: unknown) => ParsedReply;
+};
+
+/** One adapter per wire format (CONTRACT §6 `api`). */
+const ADAPTERS: Record<EngineApi, Adapter> = {
+  openai: { build: buildOpenAIRequest, parse: parseOpenAIReply },
+  "openai-responses": { build: buildResponsesRequest, parse: parseResponsesReply },
+  anthropic: { build: buildAnthropicRequest, parse: parseAnthropicReply },
+  gemini: { build: buildGeminiRequest, parse: parseGeminiReply },
+};
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RETRIES = 3;
@@ -62,9 +85,9 @@ export async function complete(
     if (!apiKey) return failure(config, `environment variable ${config.api_key_env} is not set`, 0, 0);
   }
   const redact = (message: string): string => redactKey(message, apiKey);
-  const request =
-    config.api === "anthropic" ? buildAnthropicRequest(config, messages, apiKey) : buildOpenAIRequest(config, messages, apiKey);
-  const parse = config.api === "anthropic" ? parseAnthropicReply : parseOpenAIReply;
+  const adapter = ADAPTERS[config.api];
+  const request = adapter.build(config, messages, apiKey);
+  const parse = adapter.parse;
 
   let reason = "no attempt made";
   let latency = 0;
@@ -117,6 +140,9 @@ export async function complete(
 function classify(config: ModelConfig, reply: ParsedReply, latency: number, attempts: number): EngineAnswer {
   const base = {
     citations: dedupe(reply.citations),
+    cited: reply.cited,
+    retrieved: reply.retrieved,
+    queries: dedupe(reply.queries),
     model: reply.model ?? config.model,
     latency_ms: latency,
     tokens_in: reply.tokens_in,
@@ -135,6 +161,9 @@ function failure(config: ModelConfig, reason: string, latency: number, attempts:
     status: "error",
     text: "",
     citations: [],
+    cited: [],
+    retrieved: [],
+    queries: [],
     model: config.model,
     latency_ms: latency,
     tokens_in: null,
