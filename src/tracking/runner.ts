@@ -16,6 +16,7 @@ import { listActivePrompts } from "../prompts/service";
 import { type AnswerWriter, analyzeForStorage } from "./answer-writer";
 import { type Reanalysis } from "./reanalysis";
 import { loadRoster, type Roster } from "./roster";
+import { SearchStore } from "./search-store";
 
 export type RunTrigger = "schedule" | "cli" | "tool";
 
@@ -69,6 +70,7 @@ function processAlive(pid: number | null): boolean {
 export class TrackingRunner {
   private readonly clients = new Map<string, EngineClient>();
   private readonly active = new Map<string, ActiveRun>();
+  private readonly searches: SearchStore;
   private closed = false;
 
   constructor(
@@ -77,7 +79,9 @@ export class TrackingRunner {
     private readonly writer: AnswerWriter,
     private readonly reanalysis: Reanalysis,
     private readonly clientOptions: ClientOptions = {},
-  ) {}
+  ) {
+    this.searches = new SearchStore(db);
+  }
 
   /**
    * Validates the request, takes the brand's lock, records the run and starts it in the background.
@@ -219,9 +223,10 @@ export class TrackingRunner {
         version = this.reanalysis.rosterVersion(brandId);
       }
       const analysis = analyzeForStorage(reply.status, reply.text, reply.citations, roster);
+      const createdAt = Date.now();
       db.sqlite
         .transaction(() => {
-          writer.write(
+          const answerId = writer.write(
             {
               brandId,
               runId,
@@ -236,11 +241,13 @@ export class TrackingRunner {
               latencyMs: reply.latency_ms,
               tokensIn: reply.tokens_in,
               tokensOut: reply.tokens_out,
-              createdAt: Date.now(),
+              createdAt,
             },
             analysis,
             roster,
           );
+          // What it searched and read, for valid answers (as mentions and citations are).
+          if (reply.status === "ok") this.searches.write(answerId, { brandId, engine: engine.id, promptId, createdAt }, reply);
           countDone.run();
         })
         .immediate();
