@@ -67,6 +67,10 @@ export function runsIn(cron: string, enabled: boolean, from: Date, days = MONTH_
   return n;
 }
 
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
 function round(value: number, digits = 6): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
@@ -149,7 +153,7 @@ export function forecast(app: AppContext, brandId: string, now = new Date()): Fo
     estimated_cost_per_month: estimated.length === 0 ? null : round(estimated.reduce((s, e) => s + e.cost_per_month!, 0)),
     unestimated_engines: byEngine.filter((e) => e.cost_per_run === null).map((e) => e.id),
     by_engine: byEngine,
-    basis: `${prompts} active prompts × ${engines.length} engines × ${tracking.samples} samples = ${requestsPerRun} requests per run (before retries); ${runsPerMonth} scheduled runs in the next ${MONTH_DAYS} days ("${tracking.schedule}", UTC${tracking.enabled ? "" : ", scheduled tracking off"}). Costs in the currency of the configured prices, from the mean tokens of up to ${TOKEN_SAMPLE} recent valid answers per engine.`,
+    basis: `${plural(prompts, "active prompt")} × ${plural(engines.length, "engine")} × ${plural(tracking.samples, "sample")} = ${requestsPerRun} requests per run (before retries); ${runsPerMonth} scheduled runs in the next ${MONTH_DAYS} days ("${tracking.schedule}", UTC${tracking.enabled ? "" : ", scheduled tracking off"}). Costs in the currency of the configured prices, from the mean tokens of up to ${TOKEN_SAMPLE} recent valid answers per engine.`,
   };
 }
 
@@ -157,7 +161,7 @@ export function forecast(app: AppContext, brandId: string, now = new Date()): Fo
 export function forecastText(f: Forecast, brandName: string, brandId: string): string {
   const money = (v: number | null): string => (v === null ? "unknown" : v < 1 ? v.toFixed(4) : v.toFixed(2));
   const lines = [
-    `${brandName} (${brandId}): ${f.prompts} prompts × ${f.engines} engines × ${f.samples} samples = ${f.requests_per_run} requests per run`,
+    `${brandName} (${brandId}): ${plural(f.prompts, "prompt")} × ${plural(f.engines, "engine")} × ${plural(f.samples, "sample")} = ${f.requests_per_run} requests per run`,
     `  schedule "${f.schedule.cron}" (UTC)${f.schedule.enabled ? "" : " is off"}: ${f.schedule.runs_per_month} runs in the next ${MONTH_DAYS} days → ${f.requests_per_month} requests per month (${f.requests_per_day} a day)`,
   ];
   for (const e of f.by_engine) {

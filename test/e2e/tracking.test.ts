@@ -193,7 +193,7 @@ test("spyglass track --dry-run forecasts the requests and cost without asking an
   const dry = await box.cli(["track", "--dry-run"]);
   expect(dry.stderr).toBe("");
   expect(dry.code).toBe(0);
-  expect(dry.stdout).toContain(`Acme (${brandId}): 3 prompts × 4 engines × 1 samples = 12 requests per run`);
+  expect(dry.stdout).toContain(`Acme (${brandId}): 3 prompts × 4 engines × 1 sample = 12 requests per run`);
   expect(dry.stdout).toContain('schedule "0 6 * * *" (UTC): 30 runs in the next 30 days → 360 requests per month (12 a day)');
   // gpt is priced per request (0.005 × 3 per run); chatgpt per token, with no answers yet to measure.
   expect(dry.stdout).toContain("estimated cost: ~0.0150 per run, ~0.4500 per month (not counted: claude, chatgpt, gemini)");
