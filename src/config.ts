@@ -43,11 +43,16 @@ const engineSchema = z
     ...modelEndpoint,
     concurrency: z.number().int().min(1).max(256).optional(),
     web_search: z.boolean({ message: "must be true or false" }).optional(),
+    follow_redirects: z.boolean({ message: "must be true or false" }).optional(),
     price_per_request: price.optional(),
     price_per_million_input_tokens: price.optional(),
     price_per_million_output_tokens: price.optional(),
   })
-  .strict();
+  .strict()
+  .refine((e) => e.follow_redirects !== true || e.api === "gemini", {
+    message: 'follow_redirects applies to api = "gemini" only (its grounding redirects)',
+    path: ["follow_redirects"],
+  });
 
 /**
  * Web search is on by default where the API has a hosted search tool (Responses, Messages,

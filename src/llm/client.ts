@@ -1,11 +1,12 @@
 import { buildAnthropicRequest, parseAnthropicReply } from "./anthropic";
-import { buildGeminiRequest, parseGeminiReply } from "./gemini";
+import { buildGeminiRequest, geminiSourceUris, parseGeminiReply } from "./gemini";
 import { providerErrorMessage } from "./json";
 import { createLimiter, LimiterAbortedError } from "./limiter";
 import { buildOpenAIRequest, parseOpenAIReply } from "./openai";
 import { buildResponsesRequest, parseResponsesReply } from "./openai-responses";
 import { looksLikeRefusal } from "./refusal";
 import { backoffDelayMs, isRetryableStatus, parseRetryAfter, sleepMs } from "./retry";
+import { followRedirects } from "./sources";
 import {
   type ChatMessage,
   type ClientOptions,
@@ -118,6 +119,9 @@ export async function complete(
         retryAfterMs = parseRetryAfter(response.headers, now());
       } else if (body === undefined) {
         return failure(config, "provider returned a body that is not JSON", latency, attempt);
+      } else if (config.api === "gemini" && config.follow_redirects) {
+        const followed = await followRedirects(geminiSourceUris(body), doFetch, opts.signal);
+        return classify(config, parseGeminiReply(body, followed), now() - started, attempt);
       } else {
         return classify(config, parse(body), latency, attempt);
       }

@@ -46,7 +46,16 @@ export function geminiUrl(baseUrl: string, model: string): string {
   return `${versioned}/models/${encodeURIComponent(name)}:generateContent`;
 }
 
-export function parseGeminiReply(body: unknown): ParsedReply {
+/** The grounding chunks' URIs (to follow before parsing, when the engine asks for it). */
+export function geminiSourceUris(body: unknown): string[] {
+  const candidate = asObject(asArray(asObject(body)?.candidates)[0]);
+  return asArray(asObject(candidate?.groundingMetadata)?.groundingChunks)
+    .map((c) => asString(asObject(asObject(c)?.web)?.uri))
+    .filter((u): u is string => u !== null);
+}
+
+/** `followed`: redirect → the page it points to, from `followRedirects`; the others resolve by the site the chunk names. */
+export function parseGeminiReply(body: unknown, followed?: ReadonlyMap<string, string>): ParsedReply {
   const root = asObject(body);
   const candidate = asObject(asArray(root?.candidates)[0]);
   // Text parts only; "thought" parts are the model's reasoning, not its answer.
@@ -72,7 +81,7 @@ export function parseGeminiReply(body: unknown): ParsedReply {
     const title = asString(web?.title);
     // A grounding redirect is replaced by the site it names; unresolvable ones are kept as they are,
     // with their title, and stay out of citation analysis (countableUrls).
-    return source(resolveSourceUrl(uri, [asString(web?.domain), title]) ?? uri, title);
+    return source(resolveSourceUrl(uri, [asString(web?.domain), title], followed) ?? uri, title);
   });
   const retrieved = chunks.filter((c): c is SourceRef => c !== null);
   const cited: SourceRef[] = [];

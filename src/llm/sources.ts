@@ -11,11 +11,57 @@ import { type SourceRef } from "./types";
  */
 export function isGroundingRedirect(url: string): boolean {
   try {
-    const u = new URL(url);
-    return u.hostname.toLowerCase() === "vertexaisearch.cloud.google.com" && u.pathname.startsWith("/grounding-api-redirect/");
+    // Recognised by its path, whatever the host: the same redirects served through a gateway (or a
+    // stand-in on loopback) are no source of their own either.
+    return new URL(url).pathname.startsWith("/grounding-api-redirect/");
   } catch {
     return false;
   }
+}
+
+/** Redirects followed per answer at most, and how long each may take. */
+export const MAX_REDIRECTS_FOLLOWED = 20;
+export const REDIRECT_TIMEOUT_MS = 5_000;
+
+/**
+ * Asks each grounding redirect where it points (one GET, `redirect: "manual"`, the body never
+ * read) and returns redirect → target for those answering 3xx with an http(s) `Location`. Failures
+ * are left out: the caller falls back to the site the provider names. Never throws.
+ */
+export async function followRedirects(
+  urls: readonly string[],
+  doFetch: (input: string, init: RequestInit) => Promise<Response>,
+  signal?: AbortSignal,
+): Promise<Map<string, string>> {
+  const targets = new Map<string, string>();
+  const unique = [...new Set(urls.filter(isGroundingRedirect))].slice(0, MAX_REDIRECTS_FOLLOWED);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < unique.length && !signal?.aborted) {
+      const url = unique[next++]!;
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), REDIRECT_TIMEOUT_MS);
+      const onAbort = (): void => controller.abort();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      try {
+        const response = await doFetch(url, { method: "GET", redirect: "manual", signal: controller.signal });
+        await response.body?.cancel();
+        const location = response.headers.get("location");
+        if (response.status >= 300 && response.status < 400 && location) {
+          const target = new URL(location, url);
+          if ((target.protocol === "https:" || target.protocol === "http:") && !isGroundingRedirect(target.href))
+            targets.set(url, target.href);
+        }
+      } catch {
+        // Unreachable or slow: the provider's own naming of the site stands.
+      } finally {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(4, unique.length) }, worker));
+  return targets;
 }
 
 const DOMAIN = /^(?=.{4,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
@@ -30,8 +76,14 @@ export function looksLikeDomain(text: string | null | undefined): text is string
  * provider names the domain (Vertex's `web.domain`, or a title that is a host name); null when a
  * redirect cannot be resolved that way.
  */
-export function resolveSourceUrl(url: string, hints: Array<string | null | undefined>): string | null {
+export function resolveSourceUrl(
+  url: string,
+  hints: Array<string | null | undefined>,
+  followed?: ReadonlyMap<string, string>,
+): string | null {
   if (!isGroundingRedirect(url)) return url;
+  const target = followed?.get(url);
+  if (target) return target;
   for (const hint of hints) if (looksLikeDomain(hint)) return `https://${hint.trim().toLowerCase()}`;
   return null;
 }

@@ -21,6 +21,12 @@ export interface EngineConfig {
    * The config loader defaults it per API (see `defaultWebSearch`); absent here means off.
    */
   web_search?: boolean;
+  /**
+   * Gemini only: follow each grounding redirect once (a GET without following it further) to learn
+   * the exact page it points to, instead of the site its title names. Off by default: it sends one
+   * request per cited source to the redirect's host.
+   */
+  follow_redirects?: boolean;
 }
 
 /**

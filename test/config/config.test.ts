@@ -124,6 +124,10 @@ describe("engines with web search and prices (CONTRACT §6)", () => {
       [ENGINE("bard"), 'engines[0].api: must be "openai" (chat completions), "openai-responses", "anthropic" or "gemini"'],
       [ENGINE("gemini", 'web_search = "yes"\n'), "engines[0].web_search: must be true or false"],
       [ENGINE("gemini", "price_per_request = -1\n"), "engines[0].price_per_request: must be a price of 0 or more"],
+      [
+        ENGINE("anthropic", "follow_redirects = true\n"),
+        'engines[0].follow_redirects: follow_redirects applies to api = "gemini" only (its grounding redirects)',
+      ],
     ];
     for (const [toml, expected] of cases) {
       const { file } = withFile(toml);

@@ -11,6 +11,7 @@ import {
   hang,
   httpError,
   rateLimited,
+  raw,
   refusal,
   startFakeGemini,
   startFakeOpenAI,
@@ -149,6 +150,59 @@ describe("Gemini generateContent with Google Search grounding", () => {
     expect(result.cited[0]!.url).toStartWith("https://vertexaisearch.cloud.google.com/grounding-api-redirect/");
     // Byte offsets (the é and the dash are multi-byte) come back as string offsets.
     expect(result.cited[0]).toMatchObject({ title: "Acme's CRM review", start: text.indexOf("for now."), end: text.length });
+  });
+
+  test("follow_redirects asks each redirect where it points (served on loopback by the stand-in) and keeps the exact page", async () => {
+    const fake = track(startFakeGemini({ groundingRedirects: "loopback", script: { q: UNTITLED } }));
+    const fetched: string[] = [];
+    const opts = {
+      ...options(),
+      fetch: (url: string, init: RequestInit) => {
+        fetched.push(url);
+        return fetch(url, init);
+      },
+    };
+    const result = await createEngineClient(engine(fake, "gemini", { follow_redirects: true }), opts).ask("q");
+    expect(result.citations).toEqual(["https://acme.com/crm", "https://reviews.example.org/zeta"]);
+    expect(result.cited.map((c) => [c.url, c.start, c.end])).toEqual([
+      ["https://acme.com/crm", ACME.start, ACME.end],
+      ["https://reviews.example.org/zeta", ZETA.start, ZETA.end],
+    ]);
+    expect(result.retrieved.map((r) => r.url)).toEqual([
+      "https://acme.com/crm",
+      "https://reviews.example.org/zeta",
+      "https://www.blog.other.net/crm-list",
+    ]);
+    // One GET per redirect, none followed further: the pages themselves are never fetched.
+    expect(fake.redirectsFollowed).toHaveLength(3);
+    expect(fetched.every((url) => url.startsWith("http://127.0.0.1:"))).toBe(true);
+    expect(fetched).toHaveLength(4);
+  });
+
+  test("without follow_redirects no redirect is followed; one that cannot be followed falls back to the site its title names", async () => {
+    const plain = track(startFakeGemini({ groundingRedirects: "loopback", script: { q: UNTITLED } }));
+    const result = await createEngineClient(engine(plain, "gemini"), options()).ask("q");
+    expect(result.citations).toEqual(["https://acme.com", "https://reviews.example.org"]);
+    expect(plain.redirectsFollowed).toEqual([]);
+
+    const body = {
+      candidates: [
+        {
+          content: { role: "model", parts: [{ text: "Acme." }] },
+          finishReason: "STOP",
+          groundingMetadata: {
+            webSearchQueries: ["acme"],
+            // Nothing listens on port 9: following fails, the title stands.
+            groundingChunks: [{ web: { uri: "http://127.0.0.1:9/grounding-api-redirect/x", title: "acme.com" } }],
+            groundingSupports: [{ segment: { startIndex: 0, endIndex: 5, text: "Acme." }, groundingChunkIndices: [0] }],
+          },
+        },
+      ],
+      usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1 },
+    };
+    const broken = track(startFakeGemini({ script: { q: raw(body) } }));
+    const fallback = await createEngineClient(engine(broken, "gemini", { follow_redirects: true }), options()).ask("q");
+    expect(fallback).toMatchObject({ status: "ok", citations: ["https://acme.com"], queries: ["acme"] });
   });
 
   test("a blocked prompt is a refusal; no parts is empty", async () => {

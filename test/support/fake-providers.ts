@@ -112,9 +112,11 @@ export interface FakeProviderOptions {
   /**
    * Gemini only: wrap each source's URI in a grounding redirect, as Gemini does
    * (`https://vertexaisearch.cloud.google.com/grounding-api-redirect/…`, never fetched), with the
-   * title the page's host name unless the citation gives one. Default true.
+   * title the page's host name unless the citation gives one. Default true. "loopback": the
+   * redirects are served by this stand-in (`GET /grounding-api-redirect/…` → 302 to the page), so
+   * that an engine with `follow_redirects` can follow them without leaving loopback.
    */
-  groundingRedirects?: boolean;
+  groundingRedirects?: boolean | "loopback";
   model?: string;
 }
 
@@ -122,6 +124,8 @@ export interface FakeProvider {
   /** The value to put in an engine's `base_url`. */
   readonly url: string;
   readonly requests: RecordedRequest[];
+  /** Gemini with `groundingRedirects: "loopback"`: the redirect paths followed, in order. */
+  readonly redirectsFollowed: string[];
   readonly inFlight: number;
   /** The highest number of requests the server was handling at once. */
   readonly maxInFlight: number;
@@ -164,6 +168,8 @@ function startFake(wire: Wire, options: FakeProviderOptions): FakeProvider {
   const hanging = new Set<() => void>();
   let inFlight = 0;
   let maxInFlight = 0;
+  const redirectsFollowed: string[] = [];
+  let origin = "";
 
   const server: Server<undefined> = Bun.serve({
     port: 0,
@@ -171,6 +177,11 @@ function startFake(wire: Wire, options: FakeProviderOptions): FakeProvider {
     idleTimeout: 0,
     async fetch(req) {
       const path = new URL(req.url).pathname;
+      if (wire === "gemini" && req.method === "GET" && path.startsWith("/grounding-api-redirect/")) {
+        redirectsFollowed.push(path);
+        const target = Buffer.from(path.slice("/grounding-api-redirect/".length), "base64url").toString();
+        return new Response(null, { status: 302, headers: { location: target } });
+      }
       if (req.method !== "POST" || !ENDPOINTS[wire].test(path)) return Response.json({ error: { message: "not found" } }, { status: 404 });
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
@@ -207,14 +218,16 @@ function startFake(wire: Wire, options: FakeProviderOptions): FakeProvider {
         }
         const delay = behaviour.latencyMs ?? options.latencyMs ?? 0;
         if (delay > 0) await Bun.sleep(delay);
-        return render(wire, behaviour, prompt, options);
+        return render(wire, behaviour, prompt, { ...options, origin });
       } finally {
         inFlight--;
       }
     },
   });
 
+  origin = `http://127.0.0.1:${server.port}`;
   return {
+    redirectsFollowed,
     url: wire === "openai" || wire === "openai-responses" ? `http://127.0.0.1:${server.port}/v1` : `http://127.0.0.1:${server.port}`,
     requests,
     get inFlight() {
@@ -265,7 +278,9 @@ function checkAuth(wire: Wire, headers: Headers, apiKey: string | undefined): Re
   return Response.json({ type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } }, { status: 401 });
 }
 
-function render(wire: Wire, behaviour: Exclude<FakeBehaviour, { kind: "hang" }>, prompt: string, options: FakeProviderOptions): Response {
+type RenderOptions = FakeProviderOptions & { origin: string };
+
+function render(wire: Wire, behaviour: Exclude<FakeBehaviour, { kind: "hang" }>, prompt: string, options: RenderOptions): Response {
   const model = (behaviour.kind === "answer" ? behaviour.model : undefined) ?? options.model ?? "fake-model";
   switch (behaviour.kind) {
     case "raw":
@@ -390,7 +405,7 @@ function geminiAnswer(
   behaviour: Extract<FakeBehaviour, { kind: "answer" }>,
   model: string,
   prompt: string,
-  options: FakeProviderOptions,
+  options: RenderOptions,
 ): unknown {
   const redirects = options.groundingRedirects ?? true;
   const citations = behaviour.citations ?? [];
@@ -423,9 +438,12 @@ function geminiAnswer(
       searchEntryPoint: { renderedContent: "<div>search suggestions</div>" },
       groundingChunks: chunks.map((c, i) => ({
         web: {
-          uri: redirects
-            ? `https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQ${i}fake${Buffer.from(c.url).toString("base64url")}`
-            : c.url,
+          uri:
+            redirects === "loopback"
+              ? `${options.origin}/grounding-api-redirect/${Buffer.from(c.url).toString("base64url")}`
+              : redirects
+                ? `https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQ${i}fake${Buffer.from(c.url).toString("base64url")}`
+                : c.url,
           title: c.title ?? new URL(c.url).hostname.replace(/^www\./, ""),
         },
       })),
