@@ -17,6 +17,7 @@ CREATE TABLE `answer_sources` (
 );
 --> statement-breakpoint
 CREATE INDEX `answer_sources_brand_period_idx` ON `answer_sources` (`brand_id`,`created_at`,`engine`,`host`,`answer_id`);--> statement-breakpoint
+CREATE INDEX `answer_sources_brand_domain_idx` ON `answer_sources` (`brand_id`,`domain`,`created_at`,`engine`,`host`,`prompt_id`,`answer_id`);--> statement-breakpoint
 CREATE TABLE `search_queries` (
 	`answer_id` integer NOT NULL,
 	`brand_id` text NOT NULL,

@@ -2,7 +2,8 @@
 // by src/tracking/search-store.ts): the retrieval rate, and the queries they ran. METRICS.md's
 // figures stay on cited sources; these sit beside them.
 import { type AppContext } from "../context";
-import { getPrompt } from "../prompts/service";
+import { getPromptTexts } from "../prompts/service";
+import { registrableDomain } from "../tracking/analysis/citations";
 import { loadRoster } from "../tracking/roster";
 import { describeFilter, type Filter, where } from "./filters";
 
@@ -17,15 +18,18 @@ export function retrievalCounts(app: AppContext, filter: Filter): { overall: [nu
   const overall: [number, number] = [0, 0];
   if (domains.length === 0) return { overall, byEngine };
   const w = where("s", filter, filter.previous.start, filter.period.end);
+  // Only the rows on the brand's registrable domains are read (answer_sources_brand_domain_idx);
+  // the host then decides (a brand on shop.acme.com does not own blog.acme.com).
+  const registrable = [...new Set(domains.map((d) => registrableDomain(d)))];
   const rows = app.db.sqlite
     .query<{ engine: string; cur: number; n: number }, Array<string | number>>(
       `SELECT s.engine, s.created_at >= ? AS cur, count(DISTINCT s.answer_id) AS n
-       FROM answer_sources s
-       WHERE ${w.sql} AND s.host IS NOT NULL
+       FROM answer_sources s INDEXED BY answer_sources_brand_domain_idx
+       WHERE ${w.sql} AND s.domain IN (SELECT value FROM json_each(?))
          AND EXISTS (SELECT 1 FROM json_each(?) d WHERE s.host = d.value OR s.host LIKE '%.' || d.value)
        GROUP BY s.engine, cur`,
     )
-    .all(filter.period.start, ...w.params, JSON.stringify(domains));
+    .all(filter.period.start, ...w.params, JSON.stringify(registrable), JSON.stringify(domains));
   for (const r of rows) {
     let pair = byEngine.get(r.engine);
     if (!pair) {
@@ -70,21 +74,29 @@ export function searchQueries(app: AppContext, filter: Filter, opts: { limit: nu
     )
     .all(...w.params, opts.limit + 1, opts.offset);
   const page = rows.slice(0, opts.limit);
-  // The prompts that caused it, most answers first; their text comes from the prompts feature.
-  const promptsOf = db.query<{ prompt_id: string }, Array<string | number>>(
-    `SELECT q.prompt_id FROM search_queries q WHERE ${w.sql} AND q.query_key = ?
-     GROUP BY q.prompt_id ORDER BY count(*) DESC, q.prompt_id LIMIT ${PROMPTS_PER_QUERY}`,
-  );
+  // The prompts that caused the page's queries, most answers first, in one pass; their text comes
+  // from the prompts feature.
+  const keys = JSON.stringify(page.map((r) => r.query_key));
+  const causes = new Map<string, string[]>();
+  for (const r of db
+    .query<{ query_key: string; prompt_id: string }, Array<string | number>>(
+      `SELECT q.query_key, q.prompt_id FROM search_queries q
+       WHERE ${w.sql} AND q.query_key IN (SELECT value FROM json_each(?))
+       GROUP BY q.query_key, q.prompt_id ORDER BY q.query_key, count(*) DESC, q.prompt_id`,
+    )
+    .all(...w.params, keys)) {
+    const list = causes.get(r.query_key) ?? [];
+    if (list.length < PROMPTS_PER_QUERY) list.push(r.prompt_id);
+    causes.set(r.query_key, list);
+  }
+  const texts = getPromptTexts(app.db, filter.brandId, [...new Set([...causes.values()].flat())]);
   const queries: SearchQueryItem[] = page.map((r) => ({
     id: r.query_key,
     query: r.query,
     answers: r.answers,
     prompt_count: r.prompt_count,
     engines: (JSON.parse(r.engines) as string[]).sort(),
-    prompts: promptsOf.all(...w.params, r.query_key).map(({ prompt_id }) => {
-      const prompt = getPrompt(app.db, filter.brandId, prompt_id);
-      return { id: prompt.id, text: prompt.text };
-    }),
+    prompts: (causes.get(r.query_key) ?? []).map((id) => ({ id, text: texts.get(id) ?? "" })),
   }));
   return { filter: describeFilter(filter), queries, more: rows.length > opts.limit };
 }

@@ -328,6 +328,8 @@ export const answerSources = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.answerId, t.kind, t.position] }),
     index("answer_sources_brand_period_idx").on(t.brandId, t.createdAt, t.engine, t.host, t.answerId),
+    // The retrieval rate reads only the rows on the brand's registrable domains: covering.
+    index("answer_sources_brand_domain_idx").on(t.brandId, t.domain, t.createdAt, t.engine, t.host, t.promptId, t.answerId),
   ],
 );
 
