@@ -108,16 +108,18 @@ export class TrackingRunner {
     let runId: string;
     let engines: EngineSettings[];
     let prompts: PromptRow[];
-    if (resume !== null && this.reopenRunRow(brandId, resume, resume.prompts.length * resume.engines.length * samples)) {
+    let planned: number;
+    if (resume !== null && this.reopenRunRow(brandId, resume, this.resumedPlan(resume, samples))) {
       ({ runId, engines, prompts } = resume);
+      planned = this.resumedPlan(resume, samples);
     } else {
       engines = this.pickEngines(request.engines);
       prompts = this.pickPrompts(brandId, request.promptIds);
       runId = newId("run");
       const restricted = request.promptIds !== undefined && request.promptIds.length > 0 ? prompts.map((p) => p.id) : null;
-      this.claimRunRow(brandId, runId, request.trigger, engines, prompts.length * engines.length * samples, restricted);
+      planned = prompts.length * engines.length * samples;
+      this.claimRunRow(brandId, runId, request.trigger, engines, planned, restricted);
     }
-    const planned = prompts.length * engines.length * samples;
 
     const controller = new AbortController();
     const done = this.execute(brandId, runId, engines, prompts, samples, controller.signal, request).finally(() => {
@@ -154,6 +156,19 @@ export class TrackingRunner {
     const prompts = last.promptIds === null ? active : active.filter((p) => last.promptIds!.includes(p.id));
     if (engines.length === 0 || prompts.length === 0) return null;
     return { runId: last.id, engines, prompts };
+  }
+
+  /**
+   * A resumed run's plan: the answers it stored plus the slots of its (possibly smaller, after a
+   * prompt was archived or an engine removed) plan that have none yet.
+   */
+  private resumedPlan(plan: ResumePlan, samples: number): number {
+    const answered = answeredSlots(this.db, plan.runId);
+    let missing = 0;
+    for (const engine of plan.engines)
+      for (const prompt of plan.prompts)
+        for (let sample = 0; sample < samples; sample++) if (!answered.has(slotKey(prompt.id, engine.id, sample))) missing++;
+    return answered.size + missing;
   }
 
   /** Marks the interrupted run running again for this process; false when it changed meanwhile. */
@@ -295,14 +310,7 @@ export class TrackingRunner {
     let roster: Roster = loadRoster(db, brandId);
     let version = this.reanalysis.rosterVersion(brandId);
     // Slots a resumed run already answered (answers_run_slot_idx): never asked twice.
-    const answered = new Set(
-      db.sqlite
-        .query<{ slot: string }, [string]>(
-          "SELECT prompt_id || char(0) || engine || char(0) || sample AS slot FROM answers WHERE run_id = ?",
-        )
-        .all(runId)
-        .map((r) => r.slot),
-    );
+    const answered = answeredSlots(db, runId);
     let done = answered.size;
     let errors = 0;
     let firstError: string | null = null;
@@ -348,7 +356,7 @@ export class TrackingRunner {
       const client = this.client(engine);
       const slots: Array<{ prompt: PromptRow; sample: number }> = [];
       for (let sample = 0; sample < samples; sample++)
-        for (const prompt of prompts) if (!answered.has(`${prompt.id}\u0000${engine.id}\u0000${sample}`)) slots.push({ prompt, sample });
+        for (const prompt of prompts) if (!answered.has(slotKey(prompt.id, engine.id, sample))) slots.push({ prompt, sample });
       let next = 0;
       const worker = async (): Promise<void> => {
         while (next < slots.length && !signal.aborted && storeFailure === null) {
@@ -387,6 +395,22 @@ export class TrackingRunner {
       return finish(this.db, runId, "failed", `unexpected error: ${(error as Error).message}`);
     }
   }
+}
+
+function slotKey(promptId: string, engine: string, sample: number): string {
+  return `${promptId}\u0000${engine}\u0000${sample}`;
+}
+
+/** The prompt × engine × sample slots the run has an answer for. */
+function answeredSlots(db: Db, runId: string): Set<string> {
+  return new Set(
+    db.sqlite
+      .query<{ prompt_id: string; engine: string; sample: number }, [string]>(
+        "SELECT prompt_id, engine, sample FROM answers WHERE run_id = ?",
+      )
+      .all(runId)
+      .map((r) => slotKey(r.prompt_id, r.engine, r.sample)),
+  );
 }
 
 function alreadyRunning(runId: string): Conflict {

@@ -90,3 +90,33 @@ model = "gemini-test"
     second.db.close();
   }
 });
+
+test("a resumed run asks only its missing slots of the prompts still active, and its plan counts what it stored", async () => {
+  const app = memoryApp(`
+[[engines]]
+id = "chatgpt"
+api = "openai-responses"
+base_url = "${responses.url}"
+model = "gpt-test"
+
+[[engines]]
+id = "gemini"
+api = "gemini"
+base_url = "${gemini.url}"
+model = "gemini-test"
+`);
+  const s = seedBrand(app, { name: "Acme", prompts: ["r0", "r1", "r2", "r3"].map((text, i) => ({ key: `P${i}`, text })) });
+  const run = await runTracking(app, s.brandId, { trigger: "cli" });
+  expect(run).toMatchObject({ status: "completed", answers_done: 8 });
+  // As if it had been stopped before asking "r3", and "r2" was archived since.
+  app.db.sqlite.query("DELETE FROM answers WHERE run_id = ? AND prompt_id = ?").run(run.id, s.prompts.P3!);
+  app.db.sqlite.query("UPDATE tracking_runs SET status = 'interrupted', answers_done = 6 WHERE id = ?").run(run.id);
+  app.db.sqlite.query("UPDATE prompts SET archived_at = ? WHERE id = ?").run(Date.now(), s.prompts.P2!);
+  const before = { r2: asked(responses, "r2") + asked(gemini, "r2"), r3: asked(responses, "r3") + asked(gemini, "r3") };
+
+  const resumed = await runTracking(app, s.brandId, { trigger: "schedule" });
+  expect(resumed).toMatchObject({ id: run.id, status: "completed", answers_planned: 8, answers_done: 8 });
+  expect(asked(responses, "r2") + asked(gemini, "r2")).toBe(before.r2);
+  expect(asked(responses, "r3") + asked(gemini, "r3")).toBe(before.r3 + 2);
+  await stopTracking(app);
+});
