@@ -22,7 +22,9 @@ const httpUrl = z
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be the name of an environment variable");
 
 const modelEndpoint = {
-  api: z.enum(["openai", "anthropic"]),
+  api: z.enum(["openai", "openai-responses", "anthropic", "gemini"], {
+    message: 'must be "openai" (chat completions), "openai-responses", "anthropic" or "gemini"',
+  }),
   base_url: httpUrl,
   model: z.string().min(1, "must not be empty"),
   api_key_env: envName.optional(),
@@ -32,14 +34,34 @@ const modelEndpoint = {
   max_tokens: z.number().int().min(16).max(32_000).optional(),
 };
 
+const price = z.number().min(0, "must be a price of 0 or more").max(1_000_000, "must be at most 1000000");
+
 const engineSchema = z
   .object({
     id: engineId,
     label: z.string().min(1).optional(),
     ...modelEndpoint,
     concurrency: z.number().int().min(1).max(256).optional(),
+    web_search: z.boolean({ message: "must be true or false" }).optional(),
+    follow_redirects: z.boolean({ message: "must be true or false" }).optional(),
+    price_per_request: price.optional(),
+    price_per_million_input_tokens: price.optional(),
+    price_per_million_output_tokens: price.optional(),
   })
-  .strict();
+  .strict()
+  .refine((e) => e.follow_redirects !== true || e.api === "gemini", {
+    message: 'follow_redirects applies to api = "gemini" only (its grounding redirects)',
+    path: ["follow_redirects"],
+  });
+
+/**
+ * Web search is on by default where the API has a hosted search tool (Responses, Messages,
+ * generateContent). Chat completions has none of its own: search there is a property of the model
+ * (Perplexity's sonar, OpenAI's *-search-preview), so it stays off unless asked for.
+ */
+export function defaultWebSearch(api: z.infer<typeof modelEndpoint.api>): boolean {
+  return api !== "openai";
+}
 
 const writerSchema = z.object(modelEndpoint).strict();
 
@@ -74,7 +96,7 @@ const fileSchema = z
   })
   .strict();
 
-export type EngineSettings = z.infer<typeof engineSchema> & { label: string; concurrency: number };
+export type EngineSettings = z.infer<typeof engineSchema> & { label: string; concurrency: number; web_search: boolean };
 export type WriterSettings = z.infer<typeof writerSchema>;
 
 export interface Config {
@@ -144,6 +166,7 @@ export function loadConfig({ flags, env, cwd = process.cwd() }: ConfigInput): Co
       ...engine,
       label: engine.label ?? engine.id,
       concurrency: engine.concurrency ?? file.tracking.concurrency,
+      web_search: engine.web_search ?? defaultWebSearch(engine.api),
     };
   });
 

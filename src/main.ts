@@ -182,13 +182,18 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   track: {
-    usage: "spyglass track [--brand ID] [--json]",
-    summary: "asks every active prompt to every configured engine now",
-    options: { brand: { type: "string" } },
+    usage: "spyglass track [--brand ID] [--dry-run] [--json]",
+    summary:
+      "asks every active prompt to every configured engine now; --dry-run prints the requests and estimated cost per run and per month instead",
+    options: { brand: { type: "string" }, "dry-run": { type: "boolean" } },
     async run({ config, flags, json }) {
       configureLog({ level: "warn" });
       const code = await withDb(config, (db) =>
-        trackCommand(createAppContext(config, db), { brandId: flags.brand as string | undefined, json }),
+        trackCommand(createAppContext(config, db), {
+          brandId: flags.brand as string | undefined,
+          json,
+          dryRun: flags["dry-run"] === true,
+        }),
       );
       if (code !== 0) process.exit(code);
     },

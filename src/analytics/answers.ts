@@ -7,6 +7,7 @@ import { getPrompt } from "../prompts/service";
 import { checkEngine } from "../tracking/engines";
 import { isOnDomains, loadRoster } from "../tracking/roster";
 import { DAY_MS, dayString, parseDay, type SqlParam } from "./filters";
+import { answerSearch } from "./search";
 
 export interface AnswerSummary {
   id: string;
@@ -194,6 +195,7 @@ export function getAnswer(app: AppContext, brandId: string, answerId: string) {
       text_truncated: row.text.length > MAX_TEXT,
       mentions,
       citations,
+      ...answerSearch(app, row.id),
     },
   };
 }

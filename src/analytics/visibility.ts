@@ -7,6 +7,7 @@ import { brandEngines } from "../tracking/engines";
 import { loadRoster } from "../tracking/roster";
 import { DAY_MS, dayString, dayWhere, describeFilter, type Filter, type SqlParam, scopePromptIds, where } from "./filters";
 import { type Mean, mean, type PeriodMean, type PeriodRate, periodMean, periodRate, type Rate, rate } from "./rates";
+import { retrievalCounts } from "./search";
 
 /** Pooled counts of one slice (an engine, or everything) in one period. */
 export interface Counts {
@@ -196,6 +197,9 @@ function collectCounts(app: AppContext, filter: Filter): { byEngine: Map<string,
 
 export function visibilityOverview(app: AppContext, filter: Filter) {
   const { byEngine, overall } = collectCounts(app, filter);
+  const retrieval = retrievalCounts(app, filter);
+  const retrievalRate = (ret: [number, number] | undefined, cur: Counts, prev: Counts) =>
+    periodRate([ret?.[0] ?? 0, cur.valid], [ret?.[1] ?? 0, prev.valid]);
   // Labels as every engine list gives them (a demo engine reads "ChatGPT (demo)").
   const labels = new Map(brandEngines(app, filter.brandId).map((e) => [e.id, e.label]));
   // Configured engines appear even without data (n = 0), so "nothing yet" is visible.
@@ -203,9 +207,19 @@ export function visibilityOverview(app: AppContext, filter: Filter) {
   for (const id of byEngine.keys()) engineIds.add(id);
   const by_engine = [...engineIds].sort().map((engine) => {
     const [cur, prev] = byEngine.get(engine) ?? [zero(), zero()];
-    return { engine, label: labels.get(engine) ?? engine, ...figures(cur, prev) };
+    return {
+      engine,
+      label: labels.get(engine) ?? engine,
+      ...figures(cur, prev),
+      retrieval_rate: retrievalRate(retrieval.byEngine.get(engine), cur, prev),
+    };
   });
-  return { filter: describeFilter(filter), ...figures(overall[0], overall[1]), by_engine };
+  return {
+    filter: describeFilter(filter),
+    ...figures(overall[0], overall[1]),
+    retrieval_rate: retrievalRate(retrieval.overall, overall[0], overall[1]),
+    by_engine,
+  };
 }
 
 export interface TrendPoint {

@@ -6,12 +6,14 @@
 import m0000 from "../../drizzle/0000_init.sql" with { type: "text" };
 import m0001 from "../../drizzle/0001_citation_rollups.sql" with { type: "text" };
 import m0002 from "../../drizzle/0002_oauth.sql" with { type: "text" };
+import m0003 from "../../drizzle/0003_search_queries.sql" with { type: "text" };
 import journal from "../../drizzle/meta/_journal.json";
 
 export const EMBEDDED_MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
   "0001_citation_rollups": m0001,
   "0002_oauth": m0002,
+  "0003_search_queries": m0003,
 };
 
 export interface JournalEntry {

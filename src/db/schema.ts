@@ -143,6 +143,8 @@ export const trackingRuns = sqliteTable(
     /** "schedule", "cli" or "tool". */
     trigger: text("trigger").notNull(),
     engines: text("engines", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    /** The prompts a run was restricted to (run_tracking prompt_ids); null for all active prompts. Read when it resumes. */
+    promptIds: text("prompt_ids", { mode: "json" }).$type<string[] | null>(),
     answersPlanned: integer("answers_planned").notNull(),
     answersDone: integer("answers_done").notNull().default(0),
     // The process running it: a start-up only marks `interrupted` the runs whose process is gone.
@@ -270,6 +272,64 @@ export const citations = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.answerId, t.url] }),
     index("citations_brand_period_idx").on(t.brandId, t.createdAt, t.engine, t.domain, t.promptId, t.answerId, t.url),
+  ],
+);
+
+// What the assistant searched and read, per valid answer (stored beside mentions and citations,
+// by src/tracking/search-store.ts): the web search queries it ran, and the sources its provider
+// listed as retrieved or cited. METRICS.md's figures stay on `citations`; these feed the retrieval
+// rate and get_search_queries.
+export const searchQueries = sqliteTable(
+  "search_queries",
+  {
+    answerId: integer("answer_id")
+      .notNull()
+      .references(() => answers.id, { onDelete: "cascade" }),
+    brandId: text("brand_id").notNull(),
+    /** Order in which the assistant ran it, from 0. */
+    position: integer("position").notNull(),
+    query: text("query").notNull(),
+    /** Lowercased, whitespace-collapsed: what makes two answers' queries "the same query". */
+    queryKey: text("query_key").notNull(),
+    engine: text("engine").notNull(),
+    promptId: text("prompt_id").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.answerId, t.position] }),
+    index("search_queries_brand_period_idx").on(t.brandId, t.createdAt, t.engine, t.queryKey, t.promptId, t.answerId),
+  ],
+);
+
+export const SOURCE_KINDS = ["cited", "retrieved"] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+export const answerSources = sqliteTable(
+  "answer_sources",
+  {
+    answerId: integer("answer_id")
+      .notNull()
+      .references(() => answers.id, { onDelete: "cascade" }),
+    brandId: text("brand_id").notNull(),
+    /** "cited": a passage of the answer cites it (one row per passage); "retrieved": the search returned it and no passage cites it. */
+    kind: text("kind", { enum: SOURCE_KINDS }).notNull(),
+    position: integer("position").notNull(),
+    url: text("url").notNull(),
+    /** Host without `www.`, lowercased; null for a redirect that could not be resolved (never a domain of its own). */
+    host: text("host"),
+    /** Registrable domain of `host`; null with it. */
+    domain: text("domain"),
+    title: text("title"),
+    startIndex: integer("start_index"),
+    endIndex: integer("end_index"),
+    engine: text("engine").notNull(),
+    promptId: text("prompt_id").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.answerId, t.kind, t.position] }),
+    index("answer_sources_brand_period_idx").on(t.brandId, t.createdAt, t.engine, t.host, t.answerId),
+    // The retrieval rate reads only the rows on the brand's registrable domains: covering.
+    index("answer_sources_brand_domain_idx").on(t.brandId, t.domain, t.createdAt, t.engine, t.host, t.promptId, t.answerId),
   ],
 );
 

@@ -23,6 +23,7 @@ import { createTag } from "../prompts/tags";
 import { type AnswerAnalysis } from "../tracking/analysis/analyze";
 import { analyzeForStorage, type BrandFigures, brandFigures, type NewAnswer, RollupDelta } from "../tracking/answer-writer";
 import { loadRoster, type Roster } from "../tracking/roster";
+import { type SearchRecord, SearchStore } from "../tracking/search-store";
 import * as T from "./templates";
 
 export const DEMO_DAYS = 60;
@@ -145,6 +146,7 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
   });
 
   const writer = app.tracking.writer;
+  const searches = new SearchStore(app.db);
   // A bulk load: a bigger page cache keeps the growing indexes in memory. Durability is unchanged
   // (WAL, synchronous=NORMAL); the cache goes back to its usual size afterwards.
   const cacheSize = sqlite.query<{ cache_size: number }, []>("PRAGMA cache_size").get()?.cache_size ?? -32000;
@@ -174,7 +176,21 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
           createdAt: row.createdAt,
         };
         const v = row.variant;
-        writer.append(answer, v?.analysis ?? NO_ANALYSIS, v?.figures ?? NO_FIGURES, v?.citationsJson ?? "[]", roster.brandId, delta);
+        const id = writer.append(
+          answer,
+          v?.analysis ?? NO_ANALYSIS,
+          v?.figures ?? NO_FIGURES,
+          v?.citationsJson ?? "[]",
+          roster.brandId,
+          delta,
+        );
+        if (row.status === "ok") {
+          searches.write(
+            id,
+            { brandId: brand.id, engine: row.engine.id, promptId: row.promptId, createdAt: row.createdAt },
+            demoSearch(row),
+          );
+        }
       }
       writer.applyRollups(delta);
     })();
@@ -271,6 +287,41 @@ interface PendingRow {
   error: string | null;
   variant: PoolVariant | null;
   createdAt: number;
+}
+
+/** Queries shared by many prompts, so get_search_queries has recurring ones to put first. */
+const SHARED_QUERIES = ["best crm software 2025", "crm comparison small business", "crm pricing plans", "crm reviews g2"];
+const RETRIEVED_PAGES = ["https://www.g2.com/categories/crm", "https://www.capterra.com/customer-relationship-management-software/"];
+
+/**
+ * What the demo's assistants searched and read, derived from the row itself (not from the seeded
+ * random sequence, which the demo's figures depend on): the prompt as a query and a shared one, the
+ * provider-cited URLs, two review sites, and for about a third of the answers a brand page.
+ */
+function demoSearch(row: PendingRow): SearchRecord {
+  const day = Math.floor(row.createdAt / 86_400_000);
+  const h = (row.p * 31 + day * 7 + row.engine.id.length * 13) % 12;
+  if (h >= 10) return { queries: [], cited: [], retrieved: [] };
+  const own = h % 3 === 0 ? [`https://${T.DEMO_BRAND.domain}/features`] : [];
+  return {
+    queries: [promptQuery(row), SHARED_QUERIES[(row.p + h) % SHARED_QUERIES.length]!],
+    cited: (row.variant?.providerCitations ?? []).map((url) => ({ url, title: null, start: null, end: null })),
+    retrieved: [...own, ...RETRIEVED_PAGES].map((url) => ({ url, title: null, start: null, end: null })),
+  };
+}
+
+const promptQueries = new Map<string, string>();
+function promptQuery(row: PendingRow): string {
+  let q = promptQueries.get(row.promptId);
+  if (q === undefined) {
+    q = (T.DEMO_PROMPTS[row.p % T.DEMO_PROMPTS.length]?.[1] ?? "crm")
+      .toLowerCase()
+      .replace(/[?.!]/g, "")
+      .replace(/^(what is|what are|which|how do i|how to|is there)\s+/, "")
+      .trim();
+    promptQueries.set(row.promptId, q);
+  }
+  return q;
 }
 
 const NO_ANALYSIS: AnswerAnalysis = { mentions: [], citations: [] };

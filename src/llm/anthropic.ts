@@ -1,10 +1,13 @@
 import { asArray, asCount, asObject, asString } from "./json";
 import { trimSlash } from "./openai";
-import { type ChatMessage, type ModelConfig, type ParsedReply } from "./types";
+import { countableUrls, source, uniqueByUrl } from "./sources";
+import { type ChatMessage, type ModelConfig, type ParsedReply, type SourceRef } from "./types";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 /** The Messages API requires max_tokens; this is room for a thorough answer. */
 const DEFAULT_MAX_TOKENS = 2048;
+/** The web search server tool (https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/web-search-tool). */
+export const ANTHROPIC_WEB_SEARCH_TOOL = { type: "web_search_20250305", name: "web_search", max_uses: 5 } as const;
 
 export function buildAnthropicRequest(
   config: ModelConfig,
@@ -29,6 +32,7 @@ export function buildAnthropicRequest(
   };
   if (system !== "") body.system = system;
   if (config.temperature !== undefined) body.temperature = config.temperature;
+  if (config.web_search) body.tools = [ANTHROPIC_WEB_SEARCH_TOOL];
   return { url: anthropicMessagesUrl(config.base_url), init: { method: "POST", headers, body: JSON.stringify(body) } };
 }
 
@@ -38,26 +42,53 @@ export function anthropicMessagesUrl(baseUrl: string): string {
   return base.endsWith("/v1") ? `${base}/messages` : `${base}/v1/messages`;
 }
 
+/**
+ * Messages API reply, with the web search tool's blocks: `server_tool_use` (name "web_search",
+ * `input.query`), `web_search_tool_result` (`content: [{type: "web_search_result", url, title}]`,
+ * or an error object), and `text` blocks whose `citations` are `web_search_result_location`s
+ * ({url, title, cited_text}). A citation has no offset of its own: the text block it sits on is the
+ * passage it supports, so that block's span in the joined answer is its position.
+ */
 export function parseAnthropicReply(body: unknown): ParsedReply {
   const root = asObject(body);
-  const texts: string[] = [];
-  const citations: string[] = [];
+  let text = "";
+  const cited: SourceRef[] = [];
+  const retrieved: SourceRef[] = [];
+  const queries: string[] = [];
   for (const item of asArray(root?.content)) {
     const block = asObject(item);
+    if (block?.type === "server_tool_use") {
+      if (block.name !== "web_search") continue;
+      const query = asString(asObject(block.input)?.query);
+      if (query) queries.push(query);
+      continue;
+    }
+    if (block?.type === "web_search_tool_result") {
+      for (const r of asArray(block.content)) {
+        const result = asObject(r);
+        if (result?.type !== "web_search_result") continue;
+        const url = asString(result.url);
+        if (url) retrieved.push(source(url, asString(result.title)));
+      }
+      continue;
+    }
     if (block?.type !== "text") continue;
-    texts.push(asString(block.text) ?? "");
-    // Only locations the model actually cited count; `web_search_tool_result` blocks list what it
-    // read, which METRICS does not count as cited.
+    const start = text.length;
+    text += asString(block.text) ?? "";
+    // Only locations the model actually cited count as citations (METRICS.md).
     for (const c of asArray(block.citations)) {
-      const url = asString(asObject(c)?.url);
-      if (url) citations.push(url);
+      const citation = asObject(c);
+      const url = asString(citation?.url);
+      if (url) cited.push(source(url, asString(citation?.title), start, text.length));
     }
   }
   const usage = asObject(root?.usage);
-  const text = texts.join("");
   return {
     text,
-    citations,
+    citations: countableUrls(cited),
+    cited,
+    retrieved: uniqueByUrl(retrieved),
+    queries,
     refusal: root?.stop_reason === "refusal" ? text || "refusal" : null,
     model: asString(root?.model),
     tokens_in: asCount(usage?.input_tokens),

@@ -1,10 +1,34 @@
 import { buildAnthropicRequest, parseAnthropicReply } from "./anthropic";
+import { buildGeminiRequest, geminiSourceUris, parseGeminiReply } from "./gemini";
 import { providerErrorMessage } from "./json";
 import { createLimiter, LimiterAbortedError } from "./limiter";
 import { buildOpenAIRequest, parseOpenAIReply } from "./openai";
+import { buildResponsesRequest, parseResponsesReply } from "./openai-responses";
 import { looksLikeRefusal } from "./refusal";
 import { backoffDelayMs, isRetryableStatus, parseRetryAfter, sleepMs } from "./retry";
-import { type ChatMessage, type ClientOptions, type EngineAnswer, type EngineConfig, type ModelConfig, type ParsedReply } from "./types";
+import { followRedirects } from "./sources";
+import {
+  type ChatMessage,
+  type ClientOptions,
+  type EngineAnswer,
+  type EngineApi,
+  type EngineConfig,
+  type ModelConfig,
+  type ParsedReply,
+} from "./types";
+
+type Adapter = {
+  build: (config: ModelConfig, messages: ChatMessage[], apiKey: string | null) => { url: string; init: RequestInit };
+  parse: (body: unknown) => ParsedReply;
+};
+
+/** One adapter per wire format (CONTRACT §6 `api`). */
+const ADAPTERS: Record<EngineApi, Adapter> = {
+  openai: { build: buildOpenAIRequest, parse: parseOpenAIReply },
+  "openai-responses": { build: buildResponsesRequest, parse: parseResponsesReply },
+  anthropic: { build: buildAnthropicRequest, parse: parseAnthropicReply },
+  gemini: { build: buildGeminiRequest, parse: parseGeminiReply },
+};
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RETRIES = 3;
@@ -62,9 +86,9 @@ export async function complete(
     if (!apiKey) return failure(config, `environment variable ${config.api_key_env} is not set`, 0, 0);
   }
   const redact = (message: string): string => redactKey(message, apiKey);
-  const request =
-    config.api === "anthropic" ? buildAnthropicRequest(config, messages, apiKey) : buildOpenAIRequest(config, messages, apiKey);
-  const parse = config.api === "anthropic" ? parseAnthropicReply : parseOpenAIReply;
+  const adapter = ADAPTERS[config.api];
+  const request = adapter.build(config, messages, apiKey);
+  const parse = adapter.parse;
 
   let reason = "no attempt made";
   let latency = 0;
@@ -95,6 +119,9 @@ export async function complete(
         retryAfterMs = parseRetryAfter(response.headers, now());
       } else if (body === undefined) {
         return failure(config, "provider returned a body that is not JSON", latency, attempt);
+      } else if (config.api === "gemini" && config.follow_redirects) {
+        const followed = await followRedirects(geminiSourceUris(body), doFetch, opts.signal);
+        return classify(config, parseGeminiReply(body, followed), now() - started, attempt);
       } else {
         return classify(config, parse(body), latency, attempt);
       }
@@ -117,6 +144,9 @@ export async function complete(
 function classify(config: ModelConfig, reply: ParsedReply, latency: number, attempts: number): EngineAnswer {
   const base = {
     citations: dedupe(reply.citations),
+    cited: reply.cited,
+    retrieved: reply.retrieved,
+    queries: dedupe(reply.queries),
     model: reply.model ?? config.model,
     latency_ms: latency,
     tokens_in: reply.tokens_in,
@@ -135,6 +165,9 @@ function failure(config: ModelConfig, reason: string, latency: number, attempts:
     status: "error",
     text: "",
     citations: [],
+    cited: [],
+    retrieved: [],
+    queries: [],
     model: config.model,
     latency_ms: latency,
     tokens_in: null,

@@ -1,5 +1,6 @@
 import { asArray, asCount, asObject, asString } from "./json";
-import { type ChatMessage, type ModelConfig, type ParsedReply } from "./types";
+import { countableUrls, source, uniqueByUrl } from "./sources";
+import { type ChatMessage, type ModelConfig, type ParsedReply, type SourceRef } from "./types";
 
 /** OpenAI-compatible chat completions: OpenAI, Perplexity, Gemini's compat endpoint, Ollama, vLLM… */
 export function buildOpenAIRequest(
@@ -12,6 +13,8 @@ export function buildOpenAIRequest(
   const body: Record<string, unknown> = { model: config.model, messages };
   if (config.temperature !== undefined) body.temperature = config.temperature;
   if (config.max_tokens !== undefined) body.max_tokens = config.max_tokens;
+  // OpenAI's search models (and Perplexity, which always searches) take `web_search_options`.
+  if (config.web_search) body.web_search_options = {};
   return {
     url: `${trimSlash(config.base_url)}/chat/completions`,
     init: { method: "POST", headers, body: JSON.stringify(body) },
@@ -22,35 +25,48 @@ export function parseOpenAIReply(body: unknown): ParsedReply {
   const root = asObject(body);
   const choice = asObject(asArray(root?.choices)[0]);
   const message = asObject(choice?.message);
-  const citations: string[] = [];
+  const cited: SourceRef[] = [];
+  const retrieved: SourceRef[] = [];
 
-  // Perplexity: top-level `citations: string[]`, and the newer `search_results: [{url, title}]`.
-  for (const url of asArray(root?.citations)) {
-    const s = asString(url);
-    if (s) citations.push(s);
-  }
+  // Perplexity: `search_results: [{title, url, date}]` lists the sources its search used, and the
+  // older top-level `citations: string[]` the same URLs in the order of the [n] markers.
   for (const result of asArray(root?.search_results)) {
-    const s = asString(asObject(result)?.url);
-    if (s) citations.push(s);
+    const r = asObject(result);
+    const url = asString(r?.url);
+    if (url) retrieved.push(source(url, asString(r?.title)));
   }
-  // OpenAI search models: `message.annotations[{type: "url_citation", url_citation: {url}}]`.
+  const perplexityCitations = asArray(root?.citations)
+    .map(asString)
+    .filter((u): u is string => u !== null);
+  if (perplexityCitations.length > 0) for (const url of perplexityCitations) cited.push(source(url, titleOf(retrieved, url)));
+  else for (const r of retrieved) cited.push(source(r.url, r.title));
+
+  // OpenAI search models: `message.annotations[{type: "url_citation", url_citation: {url, title, start_index, end_index}}]`.
   for (const annotation of asArray(message?.annotations)) {
     const a = asObject(annotation);
     if (a?.type !== "url_citation") continue;
-    const s = asString(asObject(a.url_citation)?.url) ?? asString(a.url);
-    if (s) citations.push(s);
+    const c = asObject(a.url_citation) ?? a;
+    const url = asString(c.url);
+    if (url) cited.push(source(url, asString(c.title), asCount(c.start_index), asCount(c.end_index)));
   }
 
   const refusal = asString(message?.refusal);
   const usage = asObject(root?.usage);
   return {
     text: messageText(message?.content),
-    citations,
+    citations: countableUrls(cited),
+    cited,
+    retrieved: uniqueByUrl(retrieved),
+    queries: [],
     refusal: refusal && refusal.trim() !== "" ? refusal : null,
     model: asString(root?.model),
     tokens_in: asCount(usage?.prompt_tokens),
     tokens_out: asCount(usage?.completion_tokens),
   };
+}
+
+function titleOf(sources: SourceRef[], url: string): string | null {
+  return sources.find((s) => s.url === url)?.title ?? null;
 }
 
 /** `content` is a string for most servers, but some compat servers send an array of `{type: "text", text}` parts. */

@@ -1,8 +1,12 @@
+/** The provider wire formats an engine can speak (CONTRACT §6). */
+export type EngineApi = "openai" | "openai-responses" | "anthropic" | "gemini";
+export const ENGINE_APIS: readonly EngineApi[] = ["openai", "openai-responses", "anthropic", "gemini"];
+
 /** One tracked AI assistant, as the config loader produces it (CONTRACT §6 `[[engines]]`). */
 export interface EngineConfig {
   id: string;
   label: string;
-  api: "openai" | "anthropic";
+  api: EngineApi;
   base_url: string;
   model: string;
   /** Name of the environment variable holding the key; the value is read per request, never stored. */
@@ -12,6 +16,28 @@ export interface EngineConfig {
   concurrency?: number;
   temperature?: number;
   max_tokens?: number;
+  /**
+   * Let the assistant search the web before it answers (the provider's hosted search tool).
+   * The config loader defaults it per API (see `defaultWebSearch`); absent here means off.
+   */
+  web_search?: boolean;
+  /**
+   * Gemini only: follow each grounding redirect once (a GET without following it further) to learn
+   * the exact page it points to, instead of the site its title names. Off by default: it sends one
+   * request per cited source to the redirect's host.
+   */
+  follow_redirects?: boolean;
+}
+
+/**
+ * One web source an answer refers to. `start`/`end` are UTF-16 offsets in the answer text of the
+ * passage that cites it, when the provider gives (or implies) one; null otherwise.
+ */
+export interface SourceRef {
+  url: string;
+  title: string | null;
+  start: number | null;
+  end: number | null;
 }
 
 /** The writer model uses the same fields minus the tracking-only ones. */
@@ -22,8 +48,18 @@ export type AnswerStatus = "ok" | "empty" | "refusal" | "error";
 export interface EngineAnswer {
   status: AnswerStatus;
   text: string;
-  /** Raw URLs from the provider's citation fields, in provider order, deduplicated verbatim. */
+  /**
+   * Raw URLs from the provider's citation fields, in provider order, deduplicated verbatim: the
+   * input of citation analysis. Redirect-wrapped URLs appear resolved, or not at all when they
+   * could not be resolved (they stay in `cited` with their title).
+   */
   citations: string[];
+  /** Every cited passage with its source (a URL may appear once per passage). */
+  cited: SourceRef[];
+  /** Sources the search returned, cited or not, as the provider lists them (deduplicated by URL). */
+  retrieved: SourceRef[];
+  /** The web search queries the assistant ran, in order, deduplicated verbatim. */
+  queries: string[];
   model: string;
   /** Latency of the final attempt, from sending the request to having parsed the body. */
   latency_ms: number;
@@ -57,6 +93,9 @@ export interface ClientOptions {
 export interface ParsedReply {
   text: string;
   citations: string[];
+  cited: SourceRef[];
+  retrieved: SourceRef[];
+  queries: string[];
   /** Set when the provider itself flagged a refusal (OpenAI `message.refusal`, Anthropic `stop_reason`). */
   refusal: string | null;
   model: string | null;

@@ -4,6 +4,7 @@ import { planChangeHint } from "../accounts/plans";
 import { getBrand } from "../brands/service";
 import { ConfigError } from "../config";
 import { type AppContext } from "../context";
+import { forecast, forecastText } from "./forecast";
 import { markInterruptedRuns } from "./runner";
 import { enginesWithoutKey, type RunView, runTracking, stopTracking, trackableBrandIds } from "./service";
 
@@ -23,8 +24,12 @@ export function runSummary(run: RunView, brandName: string, seconds: number): st
  * on a terminal, one summary line per run otherwise; `json` prints the run records. SIGINT/SIGTERM
  * abort in-flight requests and mark the run interrupted. Returns the process exit code.
  */
-export async function trackCommand(app: AppContext, opts: { brandId?: string; json: boolean; out?: CliOutput }): Promise<number> {
+export async function trackCommand(
+  app: AppContext,
+  opts: { brandId?: string; json: boolean; dryRun?: boolean; out?: CliOutput },
+): Promise<number> {
   const stdout = opts.out?.stdout ?? process.stdout;
+  if (opts.dryRun) return dryRun(app, { brandId: opts.brandId, json: opts.json, stdout });
   const unset = enginesWithoutKey(app);
   if (unset.length > 0) {
     const where = app.config.configFile ?? "configuration";
@@ -89,4 +94,29 @@ export async function trackCommand(app: AppContext, opts: { brandId?: string; js
   if (opts.json) stdout.write(`${JSON.stringify(runs)}\n`);
   if (stopping) return 130;
   return runs.some((r) => r.status !== "completed") ? 1 : 0;
+}
+
+/**
+ * `spyglass track --dry-run`: what a run would ask and roughly cost, per brand, without sending a
+ * request or storing anything (no API key is needed).
+ */
+function dryRun(app: AppContext, opts: { brandId?: string; json: boolean; stdout: CliOutput["stdout"] }): number {
+  const brandIds = opts.brandId !== undefined ? [getBrand(app.db, opts.brandId).id] : trackableBrandIds(app);
+  const forecasts = brandIds.map((id) => ({ brand: getBrand(app.db, id), forecast: forecast(app, id) }));
+  if (opts.json) {
+    opts.stdout.write(`${JSON.stringify(forecasts.map((f) => ({ brand_id: f.brand.id, brand: f.brand.name, ...f.forecast })))}\n`);
+    return 0;
+  }
+  if (forecasts.length === 0) {
+    opts.stdout.write(`Nothing to track: no brand on a paid plan has an active prompt, so a run would send no request.\n`);
+    return 0;
+  }
+  for (const f of forecasts) opts.stdout.write(forecastText(f.forecast, f.brand.name, f.brand.id));
+  if (forecasts.length > 1) {
+    const run = forecasts.reduce((s, f) => s + f.forecast.requests_per_run, 0);
+    const month = forecasts.reduce((s, f) => s + f.forecast.requests_per_month, 0);
+    opts.stdout.write(`All ${forecasts.length} brands: ${run} requests per run, ${month} per month.\n`);
+  }
+  opts.stdout.write("Dry run: nothing was sent to any engine.\n");
+  return 0;
 }

@@ -2,7 +2,7 @@
 // analysis) the moment it arrives. One run per brand at a time, guarded in process and by the run
 // row in the database (so a `spyglass track` beside a running server cannot overlap it either).
 
-import { and, eq, sql } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import { type Config, type EngineSettings } from "../config";
 import { type AppContext } from "../context";
 import { type Db } from "../db/client";
@@ -16,6 +16,7 @@ import { listActivePrompts } from "../prompts/service";
 import { type AnswerWriter, analyzeForStorage } from "./answer-writer";
 import { type Reanalysis } from "./reanalysis";
 import { loadRoster, type Roster } from "./roster";
+import { SearchStore } from "./search-store";
 
 export type RunTrigger = "schedule" | "cli" | "tool";
 
@@ -52,6 +53,15 @@ interface RunningRow {
   ownerPid: number | null;
 }
 
+/** An interrupted run younger than this resumes on the brand's next run instead of a new one starting. */
+export const RESUME_WINDOW_MS = 2 * 86_400_000;
+
+interface ResumePlan {
+  runId: string;
+  engines: EngineSettings[];
+  prompts: PromptRow[];
+}
+
 const NO_ENGINES =
   "No engines are configured: add an [[engines]] section (api, base_url, model, api_key_env) to spyglass.toml, then run tracking again.";
 
@@ -69,6 +79,7 @@ function processAlive(pid: number | null): boolean {
 export class TrackingRunner {
   private readonly clients = new Map<string, EngineClient>();
   private readonly active = new Map<string, ActiveRun>();
+  private readonly searches: SearchStore;
   private closed = false;
 
   constructor(
@@ -77,7 +88,9 @@ export class TrackingRunner {
     private readonly writer: AnswerWriter,
     private readonly reanalysis: Reanalysis,
     private readonly clientOptions: ClientOptions = {},
-  ) {}
+  ) {
+    this.searches = new SearchStore(db);
+  }
 
   /**
    * Validates the request, takes the brand's lock, records the run and starts it in the background.
@@ -85,15 +98,28 @@ export class TrackingRunner {
    */
   start(brandId: string, request: RunRequest): StartedRun {
     if (this.closed) throw new Conflict("The server is shutting down; tracking cannot start now.", "shutting_down");
-    const engines = this.pickEngines(request.engines);
-    const prompts = this.pickPrompts(brandId, request.promptIds);
     const samples = this.config.tracking.samples;
-    const planned = prompts.length * engines.length * samples;
-
     const existing = this.active.get(brandId);
     if (existing) throw alreadyRunning(existing.runId);
-    const runId = newId("run");
-    this.claimRunRow(brandId, runId, request.trigger, engines, planned);
+
+    // A run interrupted by a stop (or a crash) picks up where it was: same run, same plan, and the
+    // prompt × engine × sample slots it already answered are not asked again.
+    const resume = this.resumePlan(brandId, request);
+    let runId: string;
+    let engines: EngineSettings[];
+    let prompts: PromptRow[];
+    let planned: number;
+    if (resume !== null && this.reopenRunRow(brandId, resume, this.resumedPlan(resume, samples))) {
+      ({ runId, engines, prompts } = resume);
+      planned = this.resumedPlan(resume, samples);
+    } else {
+      engines = this.pickEngines(request.engines);
+      prompts = this.pickPrompts(brandId, request.promptIds);
+      runId = newId("run");
+      const restricted = request.promptIds !== undefined && request.promptIds.length > 0 ? prompts.map((p) => p.id) : null;
+      planned = prompts.length * engines.length * samples;
+      this.claimRunRow(brandId, runId, request.trigger, engines, planned, restricted);
+    }
 
     const controller = new AbortController();
     const done = this.execute(brandId, runId, engines, prompts, samples, controller.signal, request).finally(() => {
@@ -101,6 +127,73 @@ export class TrackingRunner {
     });
     this.active.set(brandId, { runId, controller, done });
     return { runId, planned, done };
+  }
+
+  /**
+   * The brand's latest run when it is `interrupted` (or `running` for a process that is gone),
+   * recent (RESUME_WINDOW_MS), and asked the same engines and prompts as this request would (a
+   * request without filters takes the interrupted run's own); null otherwise.
+   */
+  private resumePlan(brandId: string, request: RunRequest): ResumePlan | null {
+    const last = this.db.orm
+      .select()
+      .from(trackingRuns)
+      .where(eq(trackingRuns.brandId, brandId))
+      .orderBy(desc(trackingRuns.startedAt), desc(trackingRuns.id))
+      .limit(1)
+      .get();
+    if (!last || Date.now() - last.startedAt > RESUME_WINDOW_MS) return null;
+    const stale = last.status === "running" && last.ownerPid !== process.pid && !processAlive(last.ownerPid);
+    if (last.status !== "interrupted" && !stale) return null;
+    const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && new Set([...a, ...b]).size === a.length;
+    const wantEngines = request.engines && request.engines.length > 0 ? [...new Set(request.engines)] : null;
+    const wantPrompts = request.promptIds && request.promptIds.length > 0 ? [...new Set(request.promptIds)] : null;
+    if (wantEngines !== null && !sameSet(wantEngines, last.engines)) return null;
+    if (wantPrompts !== null && (last.promptIds === null || !sameSet(wantPrompts, last.promptIds))) return null;
+    // What still exists of its plan: engines still configured, prompts still active.
+    const engines = this.config.engines.filter((e) => last.engines.includes(e.id));
+    const active = listActivePrompts(this.db, brandId);
+    const prompts = last.promptIds === null ? active : active.filter((p) => last.promptIds!.includes(p.id));
+    if (engines.length === 0 || prompts.length === 0) return null;
+    return { runId: last.id, engines, prompts };
+  }
+
+  /**
+   * A resumed run's plan: the answers it stored plus the slots of its (possibly smaller, after a
+   * prompt was archived or an engine removed) plan that have none yet.
+   */
+  private resumedPlan(plan: ResumePlan, samples: number): number {
+    const answered = answeredSlots(this.db, plan.runId);
+    let missing = 0;
+    for (const engine of plan.engines)
+      for (const prompt of plan.prompts)
+        for (let sample = 0; sample < samples; sample++) if (!answered.has(slotKey(prompt.id, engine.id, sample))) missing++;
+    return answered.size + missing;
+  }
+
+  /** Marks the interrupted run running again for this process; false when it changed meanwhile. */
+  private reopenRunRow(brandId: string, plan: ResumePlan, planned: number): boolean {
+    const db = this.db;
+    return db.sqlite
+      .transaction(() => {
+        const running: RunningRow[] = db.orm
+          .select({ id: trackingRuns.id, ownerPid: trackingRuns.ownerPid })
+          .from(trackingRuns)
+          .where(and(eq(trackingRuns.brandId, brandId), eq(trackingRuns.status, "running")))
+          .all();
+        for (const row of running) {
+          if (row.ownerPid !== process.pid && processAlive(row.ownerPid)) throw alreadyRunning(row.id);
+          markInterrupted(db, row.id, "the process running it stopped before it finished");
+        }
+        const reopened = db.sqlite
+          .query<unknown, [number, number, string]>(
+            `UPDATE tracking_runs SET status = 'running', owner_pid = ?, answers_planned = ?, finished_at = NULL, error = NULL
+             WHERE id = ? AND status = 'interrupted'`,
+          )
+          .run(process.pid, planned, plan.runId);
+        return reopened.changes === 1;
+      })
+      .immediate();
   }
 
   /**
@@ -147,7 +240,14 @@ export class TrackingRunner {
   }
 
   /** Inserts the run row unless another live run of the brand holds it; stale `running` rows are marked interrupted. */
-  private claimRunRow(brandId: string, runId: string, trigger: RunTrigger, engines: EngineSettings[], planned: number): void {
+  private claimRunRow(
+    brandId: string,
+    runId: string,
+    trigger: RunTrigger,
+    engines: EngineSettings[],
+    planned: number,
+    promptIds: string[] | null,
+  ): void {
     const db = this.db;
     db.sqlite
       .transaction(() => {
@@ -169,6 +269,7 @@ export class TrackingRunner {
             status: "running",
             trigger,
             engines: engines.map((e) => e.id),
+            promptIds,
             answersPlanned: planned,
             answersDone: 0,
             ownerPid: process.pid,
@@ -208,7 +309,9 @@ export class TrackingRunner {
       .prepare();
     let roster: Roster = loadRoster(db, brandId);
     let version = this.reanalysis.rosterVersion(brandId);
-    let done = 0;
+    // Slots a resumed run already answered (answers_run_slot_idx): never asked twice.
+    const answered = answeredSlots(db, runId);
+    let done = answered.size;
     let errors = 0;
     let firstError: string | null = null;
     let storeFailure: string | null = null;
@@ -219,9 +322,10 @@ export class TrackingRunner {
         version = this.reanalysis.rosterVersion(brandId);
       }
       const analysis = analyzeForStorage(reply.status, reply.text, reply.citations, roster);
+      const createdAt = Date.now();
       db.sqlite
         .transaction(() => {
-          writer.write(
+          const answerId = writer.write(
             {
               brandId,
               runId,
@@ -236,11 +340,13 @@ export class TrackingRunner {
               latencyMs: reply.latency_ms,
               tokensIn: reply.tokens_in,
               tokensOut: reply.tokens_out,
-              createdAt: Date.now(),
+              createdAt,
             },
             analysis,
             roster,
           );
+          // What it searched and read, for valid answers (as mentions and citations are).
+          if (reply.status === "ok") this.searches.write(answerId, { brandId, engine: engine.id, promptId, createdAt }, reply);
           countDone.run();
         })
         .immediate();
@@ -249,7 +355,8 @@ export class TrackingRunner {
     const work = async (engine: EngineSettings): Promise<void> => {
       const client = this.client(engine);
       const slots: Array<{ prompt: PromptRow; sample: number }> = [];
-      for (let sample = 0; sample < samples; sample++) for (const prompt of prompts) slots.push({ prompt, sample });
+      for (let sample = 0; sample < samples; sample++)
+        for (const prompt of prompts) if (!answered.has(slotKey(prompt.id, engine.id, sample))) slots.push({ prompt, sample });
       let next = 0;
       const worker = async (): Promise<void> => {
         while (next < slots.length && !signal.aborted && storeFailure === null) {
@@ -288,6 +395,22 @@ export class TrackingRunner {
       return finish(this.db, runId, "failed", `unexpected error: ${(error as Error).message}`);
     }
   }
+}
+
+function slotKey(promptId: string, engine: string, sample: number): string {
+  return `${promptId}\u0000${engine}\u0000${sample}`;
+}
+
+/** The prompt × engine × sample slots the run has an answer for. */
+function answeredSlots(db: Db, runId: string): Set<string> {
+  return new Set(
+    db.sqlite
+      .query<{ prompt_id: string; engine: string; sample: number }, [string]>(
+        "SELECT prompt_id, engine, sample FROM answers WHERE run_id = ?",
+      )
+      .all(runId)
+      .map((r) => slotKey(r.prompt_id, r.engine, r.sample)),
+  );
 }
 
 function alreadyRunning(runId: string): Conflict {

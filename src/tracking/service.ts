@@ -14,6 +14,7 @@ import { type ClientOptions } from "../llm/types";
 import { listBrandIdsWithActivePrompts } from "../prompts/service";
 import { AnswerWriter, analyzeForStorage, type NewAnswer } from "./answer-writer";
 import { brandEngines } from "./engines";
+import { type Forecast, forecast } from "./forecast";
 import { Reanalysis } from "./reanalysis";
 import { type Roster } from "./roster";
 import { type RunRequest, TrackingRunner } from "./runner";
@@ -181,6 +182,8 @@ export interface TrackingStatus {
   next_run: string | null;
   running: boolean;
   message: string | null;
+  /** Requests per run and per month, and the estimated cost where spyglass.toml gives prices. */
+  forecast: Forecast;
 }
 
 /**
@@ -230,6 +233,7 @@ export function getTrackingStatus(app: AppContext, brandId: string, env: Record<
     last_run: last,
     next_run: next ? next.toISOString() : null,
     running: last?.status === "running",
+    forecast: forecast(app, brandId),
     message:
       engines.length === 0
         ? "No engines are configured: add [[engines]] sections to spyglass.toml (API keys in environment variables) to start tracking."

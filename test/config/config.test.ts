@@ -94,3 +94,45 @@ describe("loadConfig", () => {
     }
   });
 });
+
+describe("engines with web search and prices (CONTRACT §6)", () => {
+  const ENGINE = (api: string, extra = ""): string =>
+    `[[engines]]\nid = "${api.replace(/[^a-z]/g, "")}"\napi = "${api}"\nbase_url = "https://x.example"\nmodel = "m"\n${extra}`;
+
+  test("the four APIs load; web search is on by default where the API has a search tool; prices are kept", () => {
+    const { file } = withFile(
+      [
+        ENGINE("openai", "price_per_request = 0.005\n"),
+        ENGINE("openai-responses", "price_per_million_input_tokens = 2.5\nprice_per_million_output_tokens = 10\n"),
+        ENGINE("anthropic", "web_search = false\n"),
+        ENGINE("gemini"),
+      ].join("\n"),
+    );
+    const engines = loadConfig({ flags: { config: file }, env: {} }).engines;
+    expect(engines.map((e) => [e.api, e.web_search])).toEqual([
+      ["openai", false],
+      ["openai-responses", true],
+      ["anthropic", false],
+      ["gemini", true],
+    ]);
+    expect(engines[0]!.price_per_request).toBe(0.005);
+    expect(engines[1]).toMatchObject({ price_per_million_input_tokens: 2.5, price_per_million_output_tokens: 10 });
+  });
+
+  test("an unknown api, a non-boolean web_search and a negative price each name the key and what is allowed", () => {
+    const cases: Array<[string, string]> = [
+      [ENGINE("bard"), 'engines[0].api: must be "openai" (chat completions), "openai-responses", "anthropic" or "gemini"'],
+      [ENGINE("gemini", 'web_search = "yes"\n'), "engines[0].web_search: must be true or false"],
+      [ENGINE("gemini", "price_per_request = -1\n"), "engines[0].price_per_request: must be a price of 0 or more"],
+      [
+        ENGINE("anthropic", "follow_redirects = true\n"),
+        'engines[0].follow_redirects: follow_redirects applies to api = "gemini" only (its grounding redirects)',
+      ],
+    ];
+    for (const [toml, expected] of cases) {
+      const { file } = withFile(toml);
+      const message = errorOf(() => loadConfig({ flags: { config: file }, env: {} }));
+      expect(message).toBe(`${file}: ${expected}`);
+    }
+  });
+});

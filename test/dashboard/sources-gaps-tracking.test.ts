@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { type Page } from "playwright-core";
 import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, screenshot } from "../support/dashboard";
-import { answer, type FakeProvider, startFakeOpenAI } from "../support/fake-providers";
+import { answer, type FakeProvider, startFakeResponses } from "../support/fake-providers";
 
 setDefaultTimeout(90_000);
 
@@ -217,7 +217,16 @@ describe("Tracking with a loopback stand-in engine", () => {
   const WHO = { email: "tracker@example.com", password: "a long password" };
 
   beforeAll(async () => {
-    fake = startFakeOpenAI({ apiKey: "sk-fake", script: () => answer("Acme and Globex are both good CRMs.", { latencyMs: 150 }) });
+    fake = startFakeResponses({
+      apiKey: "sk-fake",
+      script: () =>
+        answer("Acme and Globex are both good CRMs.", {
+          latencyMs: 150,
+          queries: ["best crm tools", "acme vs globex"],
+          citations: [{ url: "https://acme.com/crm", title: "Acme CRM", quote: "Acme and Globex" }],
+          searchResults: ["https://acme.com/crm", { url: "https://review.example/crm", title: "CRM review" }],
+        }),
+    });
     d = await openDashboard({
       env: { FAKE_OPENAI_KEY: "sk-fake" },
       toml: `
@@ -227,11 +236,12 @@ schedule = "0 6 * * *"
 [[engines]]
 id = "gpt"
 label = "GPT stand-in"
-api = "openai"
+api = "openai-responses"
 base_url = "${fake.url}"
 model = "gpt-test"
 api_key_env = "FAKE_OPENAI_KEY"
 max_retries = 0
+price_per_request = 0.002
 
 [[engines]]
 id = "nokey"
@@ -294,6 +304,56 @@ max_retries = 0
     await byEngine.getByRole("row", { name: /nokey/ }).getByText("environment variable UNSET_KEY_FOR_TEST is not set").waitFor();
     await expectAccessible(page, "tracking-after-run");
     await photograph(page, "tracking-after-run");
+    expectNothingUnsafe(page);
+  });
+
+  test("the forecast: requests per run and per month, and the estimated cost from the configured price", async () => {
+    const status = await tool<{ forecast: { requests_per_run: number; requests_per_month: number } }>(
+      page,
+      brandId,
+      "get_tracking_status",
+      {},
+    );
+    expect(status.forecast).toMatchObject({ requests_per_run: 6, requests_per_month: 180 });
+    const card = page.getByRole("region", { name: "Forecast" });
+    await card.getByText("6 requests per run", { exact: true }).waitFor();
+    await card.getByText("180 requests per month", { exact: true }).waitFor();
+    // gpt: 0.002 per request × 3 prompts; the engine without a key has no price.
+    await card.getByText("~0.0060 per run, ~0.1800 per month", { exact: true }).waitFor();
+    const row = card.getByRole("table", { name: "Forecast by engine" }).getByRole("row", { name: /GPT stand-in/ });
+    expect(await row.getByRole("cell").allTextContents()).toEqual([
+      "On",
+      "3",
+      "90",
+      expect.stringMatching(/^\d+ \/ 7 \(3 answers\)$/),
+      "0.0060",
+      "0.1800",
+    ]);
+    await expectAccessible(page, "tracking-forecast");
+    await card.scrollIntoViewIfNeeded();
+    await photograph(page, "tracking-forecast");
+  });
+
+  test("an answer's page shows the queries searched, the cited passages and the sources retrieved but not cited, apart", async () => {
+    const listed = await tool<{ answers: Array<{ id: string }> }>(page, brandId, "list_answers", { engine: "gpt", limit: 1 });
+    await page.goto(d.url(`/brands/${brandId}/answers/${listed.answers[0]!.id}`));
+    const trail = page.getByRole("region", { name: "What the assistant searched" });
+    await trail.waitFor();
+    expect(await trail.getByRole("list", { name: "Search queries" }).getByRole("listitem").allTextContents()).toEqual([
+      "best crm tools",
+      "acme vs globex",
+    ]);
+    const cited = trail.getByRole("list", { name: "Cited sources" });
+    expect(await cited.getByRole("link").allTextContents()).toEqual(["Acme CRM"]);
+    expect(await cited.getByRole("link").getAttribute("href")).toBe("https://acme.com/crm");
+    expect(await cited.locator("blockquote").textContent()).toBe("Acme and Globex");
+    const retrieved = trail.getByRole("list", { name: "Retrieved, not cited" });
+    // The Responses API lists a search's sources by URL only: the link reads as its URL.
+    expect(await retrieved.getByRole("link").allTextContents()).toEqual(["https://review.example/crm"]);
+    expect(await retrieved.textContent()).toContain("review.example");
+    await expectAccessible(page, "answer-search");
+    await trail.scrollIntoViewIfNeeded();
+    await photograph(page, "answer-search");
     expectNothingUnsafe(page);
   });
 });

@@ -270,9 +270,12 @@ test("upgrading a database made before the citation rollups fills them from the 
   }
   const expected = rollupsAndRaw(fileApp, s.brandId).stored;
   // The database as the release before the rollups left it: no rollup tables, one migration applied.
+  // Later migrations are undone too (the migrator applies only those newer than the last one recorded).
   db.sqlite.exec("DROP TABLE citation_url_days; DROP TABLE citation_domain_days");
+  db.sqlite.exec("DROP TABLE oauth_tokens; DROP TABLE oauth_codes; DROP TABLE oauth_grants; DROP TABLE oauth_clients");
+  db.sqlite.exec("DROP TABLE search_queries; DROP TABLE answer_sources; ALTER TABLE tracking_runs DROP COLUMN prompt_ids");
   db.sqlite
-    .query("DELETE FROM __drizzle_migrations WHERE created_at = ?")
+    .query("DELETE FROM __drizzle_migrations WHERE created_at >= ?")
     .run(MIGRATION_JOURNAL.find((m) => m.tag === "0001_citation_rollups")!.when);
   db.close();
 

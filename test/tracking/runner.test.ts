@@ -273,7 +273,7 @@ describe("limits, overlap, interruption", () => {
     expect(() => startTracking(app, s.brandId, { trigger: "cli" })).toThrow(/shutting down/);
   });
 
-  test("at start-up a run left running by a crashed process is marked interrupted and its answers kept", async () => {
+  test("at start-up a run left running by a crashed process is marked interrupted and its answers kept; the next run resumes it", async () => {
     openai = startFakeOpenAI({ fallback: answer("Acme.") });
     anthropic = startFakeAnthropic({ fallback: answer("Acme.") });
     const app = memoryApp(engines(openai, anthropic), { llm: { env: ENV } });
@@ -292,8 +292,15 @@ describe("limits, overlap, interruption", () => {
     expect(markInterruptedRuns(app)).toBe(1);
     expect(getRun(app, s.brandId, run.id)).toMatchObject({ status: "interrupted", answers_done: 4 });
     expect(countAnswers(app, run.id)).toBe(4);
+    // The next run resumes it: every slot is already answered, so nothing is asked again.
+    const asked = openai.requests.length + anthropic.requests.length;
     const again = await runTracking(app, s.brandId, { trigger: "cli" });
-    expect(again.status).toBe("completed");
+    expect(again).toMatchObject({ id: run.id, status: "completed", answers_done: 4 });
+    expect(openai.requests.length + anthropic.requests.length).toBe(asked);
+    expect(app.db.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM answers").get()!.n).toBe(4);
+    // A completed run is not resumed: the one after it is a new run that asks again.
+    const third = await runTracking(app, s.brandId, { trigger: "cli" });
+    expect(third.id).not.toBe(run.id);
     expect(app.db.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM answers").get()!.n).toBe(8);
   });
 

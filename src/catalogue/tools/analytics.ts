@@ -1,9 +1,10 @@
 // Visibility analytics tools (CONTRACT §4): METRICS.md figures over stored answers, for the key's brand.
 import { z } from "zod";
 import { getAnswer, listAnswers } from "../../analytics/answers";
-import { decodeOffset, resolveFilter } from "../../analytics/filters";
+import { decodeOffset, encodeOffset, resolveFilter } from "../../analytics/filters";
 import { articleImpact, DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS } from "../../analytics/impact";
 import { contentGaps, promptPerformance } from "../../analytics/prompts";
+import { searchQueries } from "../../analytics/search";
 import { topSources } from "../../analytics/sources";
 import { competitorRanking, visibilityOverview, visibilityTrend } from "../../analytics/visibility";
 import { listPublishedArticles } from "../../content/service";
@@ -57,13 +58,16 @@ const figures = {
   citation_rate: periodRate,
   prompt_coverage: periodRate,
   no_answer_rate: periodRate,
+  retrieval_rate: periodRate.describe(
+    "valid answers whose web search retrieved (or whose provider cited) a URL on the brand's domain ÷ valid answers; beside the METRICS figures, which stay on cited sources",
+  ),
 };
 
 const getVisibilityOverview = defineTool({
   name: "get_visibility_overview",
   title: "Visibility overview",
   description:
-    "Use first to answer 'how visible is the brand in AI answers?'. Returns, for the period (default: last 30 days) and its previous period of equal length: visibility, share of voice, average position with top-1/top-3 rates, sentiment, citation rate, prompt coverage and no-answer rate — each rate with n, a Wilson 95% interval, the change in points and within_noise — overall and by_engine (each engine with its own denominators). Visibility = valid (ok) answers mentioning the brand ÷ valid answers; share of voice = the brand's mentions ÷ all roster mentions; answers that could not be read count only in no_answer_rate.",
+    "Use first to answer 'how visible is the brand in AI answers?'. Returns, for the period (default: last 30 days) and its previous period of equal length: visibility, share of voice, average position with top-1/top-3 rates, sentiment, citation rate, prompt coverage, no-answer rate and retrieval rate (valid answers whose web search retrieved a URL on the brand's domain) — each rate with n, a Wilson 95% interval, the change in points and within_noise — overall and by_engine (each engine with its own denominators). Visibility = valid (ok) answers mentioning the brand ÷ valid answers; share of voice = the brand's mentions ÷ all roster mentions; answers that could not be read count only in no_answer_rate.",
   input: z.strictObject(filterInput),
   output: z.object({ filter: filterOut, ...figures, by_engine: z.array(z.object({ engine: z.string(), label: z.string(), ...figures })) }),
   annotations: READ_ONLY,
@@ -262,7 +266,7 @@ const getAnswerTool = defineTool({
   name: "get_answer",
   title: "Get an answer",
   description:
-    "Use to read one stored AI answer: its text, the roster members it mentions (position, offset, sentiment) and the URLs it cites (owned when on the brand's site).",
+    "Use to read one stored AI answer: its text, the roster members it mentions (position, offset, sentiment) and the URLs it cites (owned when on the brand's site); and, kept apart, the web search queries the assistant ran, the sources its provider lists as cited (with the passage) and the sources it retrieved without citing.",
   input: z.strictObject({ answer_id: z.string().min(1).max(20).describe("id from list_answers") }),
   output: z.object({
     answer: answerSummary.extend({
@@ -286,11 +290,55 @@ const getAnswerTool = defineTool({
         }),
       ),
       citations: z.array(z.object({ url: z.string(), domain: z.string(), owned: z.boolean() })),
+      search_queries: z.array(z.string()).describe("the web search queries the assistant ran, in order"),
+      cited_sources: z
+        .array(
+          z.object({
+            url: z.string(),
+            domain: z.string().nullable().describe("null for a redirect that could not be resolved (kept with its title)"),
+            title: z.string().nullable(),
+            start: z.number().int().nullable().describe("offset in text of the passage citing it, when the provider gives one"),
+            end: z.number().int().nullable(),
+          }),
+        )
+        .describe("the sources the provider says the answer cites, one per cited passage"),
+      retrieved_sources: z
+        .array(z.object({ url: z.string(), domain: z.string().nullable(), title: z.string().nullable() }))
+        .describe("sources the search returned that no passage cites"),
     }),
   }),
   annotations: READ_ONLY,
   plan: "visibility",
   handler: (input, ctx) => getAnswer(ctx.app, ctx.brand.id, input.answer_id),
+});
+
+const getSearchQueries = defineTool({
+  name: "get_search_queries",
+  title: "Search queries",
+  description:
+    "Use to learn what the assistants searched the web for when answering the brand's prompts (their query fan-out): the content to write is the content those searches find. Returns the queries of the period's valid answers, grouped case- and space-insensitively, queries that recur across several prompts first, then by answers; each with the answers that ran it, the engines, and the prompts that caused it (up to 5, prompt_count says how many in all). Only engines with web search report queries.",
+  input: z.strictObject({ ...filterInput, limit: pageLimit(20), cursor }),
+  output: z.object({
+    filter: filterOut,
+    queries: z.array(
+      z.object({
+        id: z.string().describe("the query's normalised text"),
+        query: z.string(),
+        answers: z.number().int().describe("valid answers whose assistant ran it"),
+        prompt_count: z.number().int().describe("distinct prompts whose answers ran it"),
+        engines: z.array(z.string()),
+        prompts: z.array(z.object({ id: z.string(), text: z.string() })),
+      }),
+    ),
+    next_cursor: nextCursor,
+  }),
+  annotations: READ_ONLY,
+  plan: "visibility",
+  handler: (input, ctx) => {
+    const offset = decodeOffset(input.cursor);
+    const { more, ...result } = searchQueries(ctx.app, resolveFilter(ctx.app, ctx.brand.id, input), { limit: input.limit, offset });
+    return { ...result, next_cursor: more ? encodeOffset(offset + input.limit) : null };
+  },
 });
 
 const impactWindow = z.object({
@@ -364,5 +412,6 @@ export const analyticsTools = [
   getContentGaps,
   listAnswersTool,
   getAnswerTool,
+  getSearchQueries,
   getArticleImpact,
 ] as const;

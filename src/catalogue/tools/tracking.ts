@@ -30,6 +30,49 @@ const runView = z.object({
   error: z.string().nullable(),
 });
 
+const money = z.number().nullable();
+const forecastOut = z
+  .object({
+    prompts: z.number().int().describe("the brand's active prompts"),
+    engines: z.number().int(),
+    samples: z.number().int(),
+    schedule: z.object({
+      cron: z.string(),
+      enabled: z.boolean(),
+      runs_per_month: z.number().int().describe("scheduled runs in the next 30 days"),
+      runs_per_day: z.number(),
+    }),
+    requests_per_run: z.number().int().describe("prompts × engines × samples, before retries"),
+    requests_per_month: z.number().int().describe("requests_per_run × runs_per_month"),
+    requests_per_day: z.number(),
+    estimated_cost_per_run: money.describe("sum over the engines whose cost could be estimated; null when none could"),
+    estimated_cost_per_month: money,
+    unestimated_engines: z.array(z.string()).describe("engines without a price, or priced per token with no answers to measure yet"),
+    by_engine: z.array(
+      z.object({
+        id: z.string(),
+        label: z.string(),
+        api: z.string(),
+        model: z.string(),
+        web_search: z.boolean(),
+        requests_per_run: z.number().int(),
+        requests_per_month: z.number().int(),
+        avg_tokens_in: z.number().nullable(),
+        avg_tokens_out: z.number().nullable(),
+        token_sample: z.number().int().describe("recent valid answers the token means come from"),
+        price_per_request: money,
+        price_per_million_input_tokens: money,
+        price_per_million_output_tokens: money,
+        cost_per_request: money,
+        cost_per_run: money,
+        cost_per_month: money,
+        note: z.string().nullable(),
+      }),
+    ),
+    basis: z.string().describe("how the figures were computed, in a sentence"),
+  })
+  .describe("what tracking asks and roughly costs: in the currency of the prices in spyglass.toml");
+
 const runTrackingTool = defineTool({
   name: "run_tracking",
   title: "Run tracking now",
@@ -57,7 +100,7 @@ const getTrackingStatusTool = defineTool({
   name: "get_tracking_status",
   title: "Tracking status",
   description:
-    "Use to see which AI engines are tracked (and any unconfigured engine present in stored answers, such as the demo's), the schedule (cron, UTC), the brand's last run (status, answers done and by status, error) and when the next scheduled run is.",
+    "Use to see which AI engines are tracked (and any unconfigured engine present in stored answers, such as the demo's), the schedule (cron, UTC), the brand's last run (status, answers done and by status, error), when the next scheduled run is, and the forecast: requests per run and per month (active prompts × engines × samples × scheduled runs in the next 30 days) with an estimated cost where spyglass.toml gives prices (per request, or per million tokens applied to the tokens of recent answers).",
   input: z.strictObject({}),
   output: z.object({
     engines: z.array(
@@ -77,6 +120,7 @@ const getTrackingStatusTool = defineTool({
     next_run: z.string().nullable(),
     running: z.boolean(),
     message: z.string().nullable(),
+    forecast: forecastOut,
   }),
   annotations: READ_ONLY,
   plan: "visibility",

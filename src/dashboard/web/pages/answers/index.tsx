@@ -15,6 +15,64 @@ type Summary = ToolOutput<"list_answers">["answers"][number];
 type Answer = ToolOutput<"get_answer">["answer"];
 type ListInput = ToolInput<"list_answers">;
 
+/** A source as a link: its title (or URL) as text, its domain beside it; a redirect the server could not resolve says so. */
+function SourceLink({ source }: { source: { url: string; domain: string | null; title: string | null } }) {
+  return (
+    <>
+      <a href={source.url} rel="noopener noreferrer nofollow" target="_blank">
+        {source.title ?? source.url}
+      </a>{" "}
+      <span class="muted">{source.domain ?? "(redirect; the site is not named)"}</span>
+    </>
+  );
+}
+
+/** What the assistant searched, and the sources its provider lists as cited and as retrieved, kept apart. */
+function SearchTrail({ answer: a }: { answer: Answer }) {
+  return (
+    <section aria-labelledby="answer-search" class="stack">
+      <h2 id="answer-search">What the assistant searched</h2>
+      <h3 id="answer-queries">Search queries</h3>
+      {a.search_queries.length === 0 ? (
+        <p>No web search query was reported for this answer.</p>
+      ) : (
+        <ol aria-labelledby="answer-queries" class="search-queries">
+          {a.search_queries.map((q, i) => (
+            <li key={i}>{q}</li>
+          ))}
+        </ol>
+      )}
+      <h3 id="answer-cited">Cited sources</h3>
+      {a.cited_sources.length === 0 ? (
+        <p>The provider lists no cited source.</p>
+      ) : (
+        <ul aria-labelledby="answer-cited" class="citations">
+          {a.cited_sources.map((c, i) => (
+            <li key={i}>
+              <SourceLink source={c} />
+              {c.start !== null && c.end !== null && c.end > c.start && (
+                <blockquote class="cited-passage">{a.text.slice(c.start, c.end)}</blockquote>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      <h3 id="answer-retrieved">Retrieved, not cited</h3>
+      {a.retrieved_sources.length === 0 ? (
+        <p>No other source was retrieved.</p>
+      ) : (
+        <ul aria-labelledby="answer-retrieved" class="citations">
+          {a.retrieved_sources.map((r, i) => (
+            <li key={i}>
+              <SourceLink source={r} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
 const STATUSES = ["ok", "empty", "refusal", "error"] as const;
 
 function answerHref(brandId: string, id: string): string {
@@ -357,6 +415,7 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
               </ul>
             )}
           </section>
+          <SearchTrail answer={a} />
         </>
       )}
     </div>

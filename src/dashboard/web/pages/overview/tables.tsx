@@ -54,6 +54,7 @@ export function EngineTable({ overview }: { overview: Overview }) {
             <th scope="col">Share of voice</th>
             <th scope="col">Avg. position</th>
             <th scope="col">Citation rate</th>
+            <th scope="col">Retrieval rate</th>
             <th scope="col">No-answer rate</th>
           </tr>
         </thead>
@@ -69,6 +70,7 @@ export function EngineTable({ overview }: { overview: Overview }) {
               <td>{percent(e.share_of_voice.rate)}</td>
               <td>{meanText(e.avg_position.value, 1)}</td>
               <td>{percent(e.citation_rate.rate)}</td>
+              <td>{percent(e.retrieval_rate.rate)}</td>
               <td>{percent(e.no_answer_rate.rate)}</td>
             </tr>
           ))}

@@ -34,7 +34,19 @@ function Tile({ title, children }: { title: string; children: ComponentChildren 
   );
 }
 
-function RateTile({ title, rate, what, higherIsWorse }: { title: string; rate: PeriodRate; what: string; higherIsWorse?: boolean }) {
+function RateTile({
+  title,
+  rate,
+  what,
+  higherIsWorse,
+  note,
+}: {
+  title: string;
+  rate: PeriodRate;
+  what: string;
+  higherIsWorse?: boolean;
+  note?: string;
+}) {
   return (
     <Tile title={title}>
       <p class="kpi-value">{percent(rate.rate)}</p>
@@ -42,6 +54,7 @@ function RateTile({ title, rate, what, higherIsWorse }: { title: string; rate: P
         n = {count(rate.n)} {what}
         {rate.n > 0 && <> · {interval(rate)}</>}
       </p>
+      {note && <p class="kpi-meta">{note}</p>}
       <Change rate={rate} higherIsWorse={higherIsWorse} />
     </Tile>
   );
@@ -84,6 +97,12 @@ export function KpiTiles({ overview }: { overview: Overview }) {
         </ul>
       </Tile>
       <RateTile title="Citation rate" rate={o.citation_rate} what="valid answers" />
+      <RateTile
+        title="Retrieval rate"
+        rate={o.retrieval_rate}
+        what="valid answers"
+        note="answers whose web search read a page of the brand's site; only engines with web search report it"
+      />
       <Tile title="Sentiment">
         <p class="kpi-value">{meanText(o.sentiment.value, 2)}</p>
         <p class="kpi-meta">

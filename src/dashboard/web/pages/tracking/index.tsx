@@ -2,6 +2,7 @@
 // the schedule and next run, the last run, and "Run now" with its progress read from the run's
 // status every 1.5 s while it runs (announced politely; polling stops when done or on leaving).
 import { useEffect, useRef, useState } from "preact/hooks";
+import { type ToolOutput } from "../../../../catalogue/types";
 import { api, errorMessage } from "../../api";
 import { NoEngines } from "../../components/engines";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -15,6 +16,78 @@ const RUN_STATUS: Record<string, string> = {
   failed: "Failed",
   interrupted: "Interrupted",
 };
+
+type Forecast = ToolOutput<"get_tracking_status">["forecast"];
+
+function money(value: number | null): string {
+  if (value === null) return "unknown";
+  return value < 1 ? value.toFixed(4) : value.toFixed(2);
+}
+
+/** Requests per run and per month, and the estimated cost where the config gives prices. */
+function ForecastCard({ forecast: f }: { forecast: Forecast }) {
+  return (
+    <section class="card stack" aria-labelledby="forecast-heading">
+      <h2 id="forecast-heading">Forecast</h2>
+      <p>
+        {f.prompts} active prompt{f.prompts === 1 ? "" : "s"} × {f.engines} engine{f.engines === 1 ? "" : "s"} × {f.samples} sample
+        {f.samples === 1 ? "" : "s"} = <strong>{f.requests_per_run} requests per run</strong>;{" "}
+        {f.schedule.enabled
+          ? `${f.schedule.runs_per_month} scheduled runs in the next 30 days`
+          : "no scheduled run (scheduled tracking is off)"}{" "}
+        → <strong>{f.requests_per_month} requests per month</strong> ({f.requests_per_day} a day).
+      </p>
+      <p>
+        Estimated cost:{" "}
+        {f.estimated_cost_per_run === null ? (
+          "unknown: add price_per_request or price_per_million_input_tokens / price_per_million_output_tokens to the engines in spyglass.toml."
+        ) : (
+          <>
+            <strong>
+              ~{money(f.estimated_cost_per_run)} per run, ~{money(f.estimated_cost_per_month)} per month
+            </strong>{" "}
+            (in the currency of the configured prices
+            {f.unestimated_engines.length > 0 ? `; not counted: ${f.unestimated_engines.join(", ")}` : ""}).
+          </>
+        )}
+      </p>
+      <div class="table-wrap">
+        <table class="forecast-table">
+          <caption class="offscreen">Forecast by engine</caption>
+          <thead>
+            <tr>
+              <th scope="col">Engine</th>
+              <th scope="col">Web search</th>
+              <th scope="col">Requests per run</th>
+              <th scope="col">Requests per month</th>
+              <th scope="col">Mean tokens (in / out)</th>
+              <th scope="col">Cost per run</th>
+              <th scope="col">Cost per month</th>
+            </tr>
+          </thead>
+          <tbody>
+            {f.by_engine.map((e) => (
+              <tr key={e.id}>
+                <th scope="row">{e.label}</th>
+                <td>{e.web_search ? "On" : "Off"}</td>
+                <td>{e.requests_per_run}</td>
+                <td>{e.requests_per_month}</td>
+                <td>
+                  {e.token_sample > 0
+                    ? `${Math.round(e.avg_tokens_in ?? 0)} / ${Math.round(e.avg_tokens_out ?? 0)} (${e.token_sample} answers)`
+                    : "no answers yet"}
+                </td>
+                <td>{e.cost_per_run === null ? <span title={e.note ?? undefined}>unknown</span> : money(e.cost_per_run)}</td>
+                <td>{e.cost_per_month === null ? "unknown" : money(e.cost_per_month)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <p class="muted">{f.basis}</p>
+    </section>
+  );
+}
 
 export function Tracking({ brandId }: { brandId: string }) {
   const status = useLoad(() => api.tool(brandId, "get_tracking_status", {}), [brandId]);
@@ -143,6 +216,7 @@ export function Tracking({ brandId }: { brandId: string }) {
             </p>
             {data.message && <Notice kind="info">{data.message}</Notice>}
           </section>
+          <ForecastCard forecast={data.forecast} />
           <section class="card stack" aria-labelledby="run-heading">
             <h2 id="run-heading">Last run</h2>
             {error && <Notice kind="error">{error}</Notice>}

@@ -1,0 +1,184 @@
+// The cost forecast (issue 20): how many requests tracking makes per run and per month
+// (prompts × engines × samples × scheduled runs), and, where spyglass.toml gives prices, roughly
+// what that costs, from the tokens of the brand's recent answers. Nothing is sent to a provider.
+import { Cron } from "croner";
+import { type EngineSettings } from "../config";
+import { type AppContext } from "../context";
+import { listActivePrompts } from "../prompts/service";
+
+/** "Per month" is the next 30 days of the schedule. */
+export const MONTH_DAYS = 30;
+/** Recent answers whose token counts make the per-request estimate. */
+export const TOKEN_SAMPLE = 50;
+/** A schedule firing more often than this in 30 days (every minute is 43,200) is counted up to here. */
+const MAX_RUNS_COUNTED = 50_000;
+
+export interface EngineForecast {
+  id: string;
+  label: string;
+  api: string;
+  model: string;
+  web_search: boolean;
+  requests_per_run: number;
+  requests_per_month: number;
+  /** Mean tokens per valid answer over the engine's recent answers for the brand; null without any. */
+  avg_tokens_in: number | null;
+  avg_tokens_out: number | null;
+  /** How many recent answers the token means come from. */
+  token_sample: number;
+  price_per_request: number | null;
+  price_per_million_input_tokens: number | null;
+  price_per_million_output_tokens: number | null;
+  /** Estimated cost of one request; null when the engine has no price, or a token price but no answers to measure. */
+  cost_per_request: number | null;
+  cost_per_run: number | null;
+  cost_per_month: number | null;
+  note: string | null;
+}
+
+export interface Forecast {
+  prompts: number;
+  engines: number;
+  samples: number;
+  schedule: { cron: string; enabled: boolean; runs_per_month: number; runs_per_day: number };
+  requests_per_run: number;
+  requests_per_month: number;
+  requests_per_day: number;
+  /** Sum over the engines whose cost could be estimated; null when none could. */
+  estimated_cost_per_run: number | null;
+  estimated_cost_per_month: number | null;
+  /** Engines left out of the estimate (no price, or no answers yet to measure tokens). */
+  unestimated_engines: string[];
+  by_engine: EngineForecast[];
+  basis: string;
+}
+
+/** Scheduled runs in the `days` days after `from` (0 when scheduled tracking is off). */
+export function runsIn(cron: string, enabled: boolean, from: Date, days = MONTH_DAYS): number {
+  if (!enabled) return 0;
+  const until = from.getTime() + days * 86_400_000;
+  const job = new Cron(cron, { paused: true, timezone: "UTC" });
+  let n = 0;
+  let next = job.nextRun(from);
+  while (next !== null && next.getTime() <= until && n < MAX_RUNS_COUNTED) {
+    n++;
+    next = job.nextRun(next);
+  }
+  return n;
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+function round(value: number, digits = 6): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+function tokenMeans(app: AppContext, brandId: string, engine: string): { n: number; tin: number | null; tout: number | null } {
+  const row = app.db.sqlite
+    .query<{ n: number; tin: number | null; tout: number | null }, [string, string, number]>(
+      `SELECT count(*) AS n, avg(tokens_in) AS tin, avg(tokens_out) AS tout FROM (
+         SELECT tokens_in, tokens_out FROM answers
+         WHERE brand_id = ? AND engine = ? AND status = 'ok' AND tokens_in IS NOT NULL AND tokens_out IS NOT NULL
+         ORDER BY created_at DESC LIMIT ?)`,
+    )
+    .get(brandId, engine, TOKEN_SAMPLE);
+  return { n: row?.n ?? 0, tin: row?.tin ?? null, tout: row?.tout ?? null };
+}
+
+function engineForecast(app: AppContext, brandId: string, e: EngineSettings, perRun: number, runsPerMonth: number): EngineForecast {
+  const tokens = tokenMeans(app, brandId, e.id);
+  const perRequest = e.price_per_request ?? null;
+  const pin = e.price_per_million_input_tokens ?? null;
+  const pout = e.price_per_million_output_tokens ?? null;
+  const tokenPriced = pin !== null || pout !== null;
+  let cost: number | null = null;
+  let note: string | null = null;
+  if (perRequest === null && !tokenPriced) {
+    note = "no price in spyglass.toml (price_per_request or price_per_million_input_tokens/output_tokens)";
+  } else if (tokenPriced && tokens.n === 0) {
+    note = "priced per token, but no answer of this engine has token counts yet: run tracking once, then check again";
+  } else {
+    cost = (perRequest ?? 0) + (tokenPriced ? ((tokens.tin ?? 0) * (pin ?? 0) + (tokens.tout ?? 0) * (pout ?? 0)) / 1_000_000 : 0);
+  }
+  return {
+    id: e.id,
+    label: e.label,
+    api: e.api,
+    model: e.model,
+    web_search: e.web_search,
+    requests_per_run: perRun,
+    requests_per_month: perRun * runsPerMonth,
+    avg_tokens_in: tokens.tin === null ? null : round(tokens.tin, 1),
+    avg_tokens_out: tokens.tout === null ? null : round(tokens.tout, 1),
+    token_sample: tokens.n,
+    price_per_request: perRequest,
+    price_per_million_input_tokens: pin,
+    price_per_million_output_tokens: pout,
+    cost_per_request: cost === null ? null : round(cost),
+    cost_per_run: cost === null ? null : round(cost * perRun),
+    cost_per_month: cost === null ? null : round(cost * perRun * runsPerMonth),
+    note,
+  };
+}
+
+/**
+ * The forecast for one brand: its active prompts × the configured engines × samples, per run and
+ * over the next 30 days of the schedule. Requests are counted before retries.
+ */
+export function forecast(app: AppContext, brandId: string, now = new Date()): Forecast {
+  const { tracking, engines } = app.config;
+  const prompts = listActivePrompts(app.db, brandId).length;
+  const perEngineRun = prompts * tracking.samples;
+  const runsPerMonth = engines.length === 0 ? 0 : runsIn(tracking.schedule, tracking.enabled, now);
+  const byEngine = engines.map((e) => engineForecast(app, brandId, e, perEngineRun, runsPerMonth));
+  const estimated = byEngine.filter((e) => e.cost_per_run !== null);
+  const requestsPerRun = perEngineRun * engines.length;
+  return {
+    prompts,
+    engines: engines.length,
+    samples: tracking.samples,
+    schedule: {
+      cron: tracking.schedule,
+      enabled: tracking.enabled,
+      runs_per_month: runsPerMonth,
+      runs_per_day: round(runsPerMonth / MONTH_DAYS, 2),
+    },
+    requests_per_run: requestsPerRun,
+    requests_per_month: requestsPerRun * runsPerMonth,
+    requests_per_day: round((requestsPerRun * runsPerMonth) / MONTH_DAYS, 1),
+    estimated_cost_per_run: estimated.length === 0 ? null : round(estimated.reduce((s, e) => s + e.cost_per_run!, 0)),
+    estimated_cost_per_month: estimated.length === 0 ? null : round(estimated.reduce((s, e) => s + e.cost_per_month!, 0)),
+    unestimated_engines: byEngine.filter((e) => e.cost_per_run === null).map((e) => e.id),
+    by_engine: byEngine,
+    basis: `${plural(prompts, "active prompt")} × ${plural(engines.length, "engine")} × ${plural(tracking.samples, "sample")} = ${requestsPerRun} requests per run (before retries); ${runsPerMonth} scheduled runs in the next ${MONTH_DAYS} days ("${tracking.schedule}", UTC${tracking.enabled ? "" : ", scheduled tracking off"}). Costs in the currency of the configured prices, from the mean tokens of up to ${TOKEN_SAMPLE} recent valid answers per engine.`,
+  };
+}
+
+/** The forecast as `spyglass track --dry-run` prints it. */
+export function forecastText(f: Forecast, brandName: string, brandId: string): string {
+  const money = (v: number | null): string => (v === null ? "unknown" : v < 1 ? v.toFixed(4) : v.toFixed(2));
+  const lines = [
+    `${brandName} (${brandId}): ${plural(f.prompts, "prompt")} × ${plural(f.engines, "engine")} × ${plural(f.samples, "sample")} = ${f.requests_per_run} requests per run`,
+    `  schedule "${f.schedule.cron}" (UTC)${f.schedule.enabled ? "" : " is off"}: ${f.schedule.runs_per_month} runs in the next ${MONTH_DAYS} days → ${f.requests_per_month} requests per month (${f.requests_per_day} a day)`,
+  ];
+  for (const e of f.by_engine) {
+    const tokens =
+      e.token_sample > 0
+        ? `, ~${Math.round(e.avg_tokens_in ?? 0)} in / ${Math.round(e.avg_tokens_out ?? 0)} out tokens (${e.token_sample} answers)`
+        : "";
+    const cost =
+      e.cost_per_run === null ? `cost unknown: ${e.note}` : `~${money(e.cost_per_run)} per run, ~${money(e.cost_per_month)} per month`;
+    lines.push(
+      `  ${e.id} (${e.api}${e.web_search ? ", web search" : ""}): ${e.requests_per_run} per run, ${e.requests_per_month} per month${tokens}; ${cost}`,
+    );
+  }
+  lines.push(
+    f.estimated_cost_per_run === null
+      ? "  estimated cost: unknown (no engine has a price it can be estimated from)"
+      : `  estimated cost: ~${money(f.estimated_cost_per_run)} per run, ~${money(f.estimated_cost_per_month)} per month${f.unestimated_engines.length > 0 ? ` (not counted: ${f.unestimated_engines.join(", ")})` : ""}`,
+  );
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,145 @@
+// The cost forecast's arithmetic: `spyglass track --dry-run` and get_tracking_status.
+//
+//   3 active prompts (a 4th archived) × 4 engines × 2 samples = 24 requests per run (6 per engine)
+//   "0 */6 * * *" fires 4 times a day: 120 runs in 30 days → 2880 requests per month, 96 a day
+//   perreq: 0.01 per request                       → 0.06 per run, 7.2 per month
+//   tokens: 2 / 10 per million in / out; its two recent answers used 100/500 and 300/700 tokens
+//           → means 200 in / 600 out → (200×2 + 600×10) / 1e6 = 0.0064 per request
+//           → 0.0384 per run, 4.608 per month
+//   free:   no price → not estimated; pending: priced per token, no answers yet → not estimated
+//   total:  0.0984 per run, 11.808 per month
+import { beforeAll, describe, expect, test } from "bun:test";
+import { type AppContext } from "../../src/context";
+import { trackCommand } from "../../src/tracking/cli";
+import { forecast, runsIn } from "../../src/tracking/forecast";
+import { loadRoster } from "../../src/tracking/roster";
+import { getTrackingStatus } from "../../src/tracking/service";
+import { memoryApp, type SeededBrand, seedBrand } from "../analytics/dataset";
+
+const engine = (id: string, extra: string) => `
+[[engines]]
+id = "${id}"
+api = "openai"
+base_url = "http://127.0.0.1:9/v1"
+model = "m-${id}"
+${extra}
+`;
+
+let app: AppContext;
+let s: SeededBrand;
+
+beforeAll(() => {
+  app = memoryApp(
+    `[tracking]\nschedule = "0 */6 * * *"\nsamples = 2\n` +
+      engine("perreq", "price_per_request = 0.01") +
+      engine("tokens", "price_per_million_input_tokens = 2\nprice_per_million_output_tokens = 10") +
+      engine("free", "") +
+      engine("pending", "price_per_million_output_tokens = 5"),
+  );
+  s = seedBrand(app, {
+    name: "Acme",
+    domain: "acme.com",
+    prompts: [
+      { key: "a", text: "best crm" },
+      { key: "b", text: "crm for startups" },
+      { key: "c", text: "cheap crm" },
+      { key: "d", text: "old one", archived: true },
+    ],
+  });
+  const roster = loadRoster(app.db, s.brandId);
+  const tokens: Array<[number, number, "ok" | "error"]> = [
+    [100, 500, "ok"],
+    [300, 700, "ok"],
+    [9000, 9000, "error"], // not a valid answer: not in the means
+  ];
+  tokens.forEach(([tin, tout, status], i) => {
+    app.tracking.writer.write(
+      {
+        brandId: s.brandId,
+        runId: null,
+        promptId: s.prompts.a!,
+        engine: "tokens",
+        model: "m-tokens",
+        sample: i,
+        status,
+        text: status === "ok" ? "Acme" : "",
+        providerCitations: [],
+        error: null,
+        latencyMs: 1,
+        tokensIn: tin,
+        tokensOut: tout,
+        createdAt: Date.now() - 3_600_000 * (i + 1),
+      },
+      { mentions: [], citations: [] },
+      roster,
+    );
+  });
+});
+
+describe("the forecast", () => {
+  test("prompts × engines × samples per run, × scheduled runs in 30 days per month; costs from prices and recent tokens", () => {
+    const f = forecast(app, s.brandId);
+    expect(f).toMatchObject({
+      prompts: 3,
+      engines: 4,
+      samples: 2,
+      schedule: { cron: "0 */6 * * *", enabled: true, runs_per_month: 120, runs_per_day: 4 },
+      requests_per_run: 24,
+      requests_per_month: 2880,
+      requests_per_day: 96,
+      estimated_cost_per_run: 0.0984,
+      estimated_cost_per_month: 11.808,
+      unestimated_engines: ["free", "pending"],
+    });
+    const by = Object.fromEntries(f.by_engine.map((e) => [e.id, e]));
+    expect(by.perreq).toMatchObject({
+      requests_per_run: 6,
+      requests_per_month: 720,
+      cost_per_request: 0.01,
+      cost_per_run: 0.06,
+      cost_per_month: 7.2,
+    });
+    expect(by.tokens).toMatchObject({
+      avg_tokens_in: 200,
+      avg_tokens_out: 600,
+      token_sample: 2,
+      cost_per_request: 0.0064,
+      cost_per_run: 0.0384,
+      cost_per_month: 4.608,
+    });
+    expect(by.free).toMatchObject({ cost_per_run: null });
+    expect(by.free!.note).toContain("no price");
+    expect(by.pending!.note).toContain("no answer of this engine has token counts yet");
+  });
+
+  test("the schedule's runs are counted over 30 days; scheduled tracking off makes none", () => {
+    const from = new Date("2025-03-01T10:30:00Z");
+    expect(runsIn("0 6 * * *", true, from)).toBe(30);
+    // Saturday 1 March: Mondays 3, 10, 17, 24 and 31 March (06:00, before 31 March 10:30).
+    expect(runsIn("0 6 * * 1", true, from)).toBe(5);
+    expect(runsIn("*/15 * * * *", true, from)).toBe(30 * 96);
+    expect(runsIn("0 6 * * *", false, from)).toBe(0);
+  });
+
+  test("get_tracking_status carries the same forecast", () => {
+    expect(getTrackingStatus(app, s.brandId, {}).forecast).toEqual(forecast(app, s.brandId));
+  });
+
+  test("spyglass track --dry-run prints it, sends nothing and records no run", async () => {
+    const written: string[] = [];
+    const out = { stdout: { write: (text: string) => written.push(text) } };
+    // The engines' keys are not needed for a dry run.
+    expect(await trackCommand(app, { brandId: s.brandId, json: false, dryRun: true, out })).toBe(0);
+    const text = written.join("");
+    expect(text).toContain(`Acme (${s.brandId}): 3 prompts × 4 engines × 2 samples = 24 requests per run`);
+    expect(text).toContain('schedule "0 */6 * * *" (UTC): 120 runs in the next 30 days → 2880 requests per month (96 a day)');
+    expect(text).toContain("estimated cost: ~0.0984 per run, ~11.81 per month (not counted: free, pending)");
+    expect(text).toContain("Dry run: nothing was sent to any engine.");
+    expect(app.db.sqlite.query("SELECT count(*) AS n FROM tracking_runs").get()).toEqual({ n: 0 });
+
+    written.length = 0;
+    expect(await trackCommand(app, { brandId: s.brandId, json: true, dryRun: true, out })).toBe(0);
+    const [json] = JSON.parse(written.join("")) as Array<{ brand_id: string; requests_per_month: number }>;
+    expect(json).toMatchObject({ brand_id: s.brandId, requests_per_month: 2880 });
+  });
+});

@@ -1,0 +1,122 @@
+// A tracking run interrupted by a stop resumes where it was on the brand's next run (a new process,
+// the schedule or run_tracking): the answers already stored are not asked again, counted at the
+// stand-in providers. Two app contexts on one database file stand for two server processes.
+import { afterAll, expect, test } from "bun:test";
+import { join } from "node:path";
+import { type AppContext, createAppContext } from "../../src/context";
+import { openDatabase } from "../../src/db/client";
+import { getRun, runTracking, startTracking, stopTracking } from "../../src/tracking/service";
+import { memoryApp, seedBrand } from "../analytics/dataset";
+import { answer, type FakeProvider, hang, startFakeGemini, startFakeResponses } from "../support/fake-providers";
+
+let hanging = true;
+const script = (prompt: string) => (prompt.startsWith("slow") && hanging ? hang() : answer(`Acme answers ${prompt}.`));
+const responses: FakeProvider = startFakeResponses({ script });
+const gemini: FakeProvider = startFakeGemini({ script });
+afterAll(async () => {
+  await Promise.all([responses.stop(), gemini.stop()]);
+});
+
+const asked = (fake: FakeProvider, prompt: string) => fake.requests.filter((r) => r.prompt === prompt).length;
+
+test("an interrupted run resumes on the next run without asking a stored answer twice", async () => {
+  const memory = memoryApp(`
+[tracking]
+concurrency = 4
+samples = 1
+
+[[engines]]
+id = "chatgpt"
+api = "openai-responses"
+base_url = "${responses.url}"
+model = "gpt-test"
+
+[[engines]]
+id = "gemini"
+api = "gemini"
+base_url = "${gemini.url}"
+model = "gemini-test"
+`);
+  const path = join(memory.config.dataDir, "resume.db");
+  memory.db.close();
+  const first: AppContext = createAppContext(memory.config, openDatabase(path));
+  const s = seedBrand(first, {
+    name: "Acme",
+    prompts: ["fast 1", "fast 2", "slow 1", "slow 2"].map((text, i) => ({ key: `P${i}`, text })),
+  });
+
+  // First process: the fast prompts are answered, the slow ones hang until the stop.
+  const started = startTracking(first, s.brandId, { trigger: "schedule" });
+  const stored = () =>
+    first.db.sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM answers WHERE run_id = ?").get(started.run.id)!.n;
+  while (stored() < 4 || responses.inFlight + gemini.inFlight < 4) await Bun.sleep(10);
+  await stopTracking(first);
+  expect(await started.done).toMatchObject({ status: "interrupted", answers_done: 4, answers_planned: 8 });
+  first.db.close();
+  for (const fake of [responses, gemini]) {
+    expect(asked(fake, "fast 1")).toBe(1);
+    expect(asked(fake, "slow 1")).toBe(1);
+  }
+
+  // Second process: the next run (here the schedule's) is the same run, and asks only what is missing.
+  hanging = false;
+  const second = createAppContext(memory.config, openDatabase(path));
+  try {
+    const resumed = await runTracking(second, s.brandId, { trigger: "schedule" });
+    expect(resumed).toMatchObject({ id: started.run.id, status: "completed", answers_planned: 8, answers_done: 8, error: null });
+    expect(resumed.answers).toEqual({ ok: 8, empty: 0, refusal: 0, error: 0 });
+    for (const fake of [responses, gemini]) {
+      expect(asked(fake, "fast 1")).toBe(1);
+      expect(asked(fake, "fast 2")).toBe(1);
+      expect(asked(fake, "slow 1")).toBe(2);
+      expect(asked(fake, "slow 2")).toBe(2);
+    }
+    const slots = second.db.sqlite
+      .query<{ n: number; distinct_slots: number }, [string]>(
+        "SELECT count(*) AS n, count(DISTINCT prompt_id || engine || sample) AS distinct_slots FROM answers WHERE run_id = ?",
+      )
+      .get(started.run.id);
+    expect(slots).toEqual({ n: 8, distinct_slots: 8 });
+
+    // A finished run is not resumed again; a run restricted to other engines than an interrupted
+    // run's starts afresh rather than resuming it.
+    second.db.sqlite.query("UPDATE tracking_runs SET status = 'interrupted' WHERE id = ?").run(started.run.id);
+    const narrow = await runTracking(second, s.brandId, { trigger: "tool", engines: ["gemini"] });
+    expect(narrow.id).not.toBe(started.run.id);
+    expect(narrow).toMatchObject({ status: "completed", answers_planned: 4, engines: ["gemini"] });
+    expect(getRun(second, s.brandId, started.run.id).status).toBe("interrupted");
+  } finally {
+    await stopTracking(second);
+    second.db.close();
+  }
+});
+
+test("a resumed run asks only its missing slots of the prompts still active, and its plan counts what it stored", async () => {
+  const app = memoryApp(`
+[[engines]]
+id = "chatgpt"
+api = "openai-responses"
+base_url = "${responses.url}"
+model = "gpt-test"
+
+[[engines]]
+id = "gemini"
+api = "gemini"
+base_url = "${gemini.url}"
+model = "gemini-test"
+`);
+  const s = seedBrand(app, { name: "Acme", prompts: ["r0", "r1", "r2", "r3"].map((text, i) => ({ key: `P${i}`, text })) });
+  const run = await runTracking(app, s.brandId, { trigger: "cli" });
+  expect(run).toMatchObject({ status: "completed", answers_done: 8 });
+  // As if it had been stopped before asking "r3", and "r2" was archived since.
+  app.db.sqlite.query("DELETE FROM answers WHERE run_id = ? AND prompt_id = ?").run(run.id, s.prompts.P3!);
+  app.db.sqlite.query("UPDATE tracking_runs SET status = 'interrupted', answers_done = 6 WHERE id = ?").run(run.id);
+  app.db.sqlite.query("UPDATE prompts SET archived_at = ? WHERE id = ?").run(Date.now(), s.prompts.P2!);
+  const before = { r2: asked(responses, "r2") + asked(gemini, "r2"), r3: asked(responses, "r3") + asked(gemini, "r3") };
+
+  const resumed = await runTracking(app, s.brandId, { trigger: "schedule" });
+  expect(resumed).toMatchObject({ id: run.id, status: "completed", answers_planned: 8, answers_done: 8 });
+  expect(asked(responses, "r2") + asked(gemini, "r2")).toBe(before.r2);
+  expect(asked(responses, "r3") + asked(gemini, "r3")).toBe(before.r3 + 2);
+  await stopTracking(app);
+});
