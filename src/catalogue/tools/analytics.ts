@@ -9,6 +9,7 @@ import { competitorRanking, visibilityOverview, visibilityTrend } from "../../an
 import { listPublishedArticles } from "../../content/service";
 import { ANSWER_STATUSES } from "../../db/schema";
 import { defineTool } from "../registry";
+import { OVERVIEW_VIEW, RANKING_VIEW, TREND_VIEW } from "../view-uris";
 import { cursor, nextCursor, pageLimit, READ_ONLY } from "./common";
 
 const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a date as YYYY-MM-DD");
@@ -68,6 +69,7 @@ const getVisibilityOverview = defineTool({
   output: z.object({ filter: filterOut, ...figures, by_engine: z.array(z.object({ engine: z.string(), label: z.string(), ...figures })) }),
   annotations: READ_ONLY,
   plan: "visibility",
+  view: OVERVIEW_VIEW,
   handler: (input, ctx) => visibilityOverview(ctx.app, resolveFilter(ctx.app, ctx.brand.id, input)),
 });
 
@@ -92,6 +94,7 @@ const getVisibilityTrend = defineTool({
   }),
   annotations: READ_ONLY,
   plan: "visibility",
+  view: TREND_VIEW,
   handler: (input, ctx) => visibilityTrend(ctx.app, resolveFilter(ctx.app, ctx.brand.id, input), input.interval),
 });
 
@@ -118,6 +121,7 @@ const getCompetitorRanking = defineTool({
   }),
   annotations: READ_ONLY,
   plan: "visibility",
+  view: RANKING_VIEW,
   handler: (input, ctx) => competitorRanking(ctx.app, resolveFilter(ctx.app, ctx.brand.id, input)),
 });
 

@@ -1,0 +1,42 @@
+// The MCP Apps views: one bundle, four views; the document the server serves names its view in
+// <meta name="spyglass-view">. Each view draws the structuredContent of the tool result the host
+// forwards, with the dashboard's own components, and fetches nothing (the document's CSP forbids it).
+import "../../dashboard/web/styles.css";
+import "../../dashboard/web/pages/overview/overview.css";
+import "./view.css";
+import { type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { connectToHost, type HostContext } from "./bridge";
+import { type ViewName, views } from "./views";
+
+function App({ view }: { view: ViewName }) {
+  const [result, setResult] = useState<CallToolResult | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  useEffect(() => {
+    const theme = (context: HostContext) => {
+      if (context.theme) document.documentElement.dataset.theme = context.theme;
+    };
+    connectToHost({ onToolResult: setResult, onHostContext: theme }, { name: `spyglass-${view}`, version: "1" }).then(theme, (e: Error) =>
+      setFailure(`The host did not answer ui/initialize: ${e.message}`),
+    );
+  }, [view]);
+  const View = views[view];
+  if (failure) return <p class="notice error">{failure}</p>;
+  if (!result)
+    return (
+      <p class="loading" role="status">
+        Waiting for the tool's result…
+      </p>
+    );
+  if (result.isError) {
+    const first = result.content[0];
+    return <p class="notice error">{first?.type === "text" ? first.text : "The tool reported an error."}</p>;
+  }
+  // biome-ignore lint/suspicious/noExplicitAny: each view checks the shape of its own tool's output
+  return <View data={result.structuredContent as any} />;
+}
+
+const name = document.querySelector<HTMLMetaElement>('meta[name="spyglass-view"]')?.content as ViewName | undefined;
+const root = document.getElementById("app");
+if (root && name && name in views) render(<App view={name} />, root);

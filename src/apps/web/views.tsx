@@ -1,0 +1,125 @@
+// What each view draws: the dashboard's trend chart, ranking table, KPI tiles and article preview,
+// fed with a tool's structuredContent exactly as the tool returned it (no figure recomputed).
+import { type ToolOutput } from "../../catalogue/types";
+import { TrendChart, type TrendSeries } from "../../dashboard/web/components/trend-chart";
+import { ArticlePreview } from "../../dashboard/web/pages/article/preview";
+import { count, percent } from "../../dashboard/web/pages/overview/format";
+import { RankingTable } from "../../dashboard/web/pages/overview/tables";
+import { KpiTiles } from "../../dashboard/web/pages/overview/tiles";
+
+const pc = (r: number | null) => (r === null ? null : Math.round(r * 1000) / 10);
+
+function scope(filter: { start_date: string; end_date: string; engine: string | null; tag: string | null }): string {
+  return `${filter.start_date} to ${filter.end_date}${filter.engine ? `, engine ${filter.engine}` : ""}${filter.tag ? `, tag ${filter.tag}` : ""}`;
+}
+
+function TrendView({ data }: { data: ToolOutput<"get_visibility_trend"> }) {
+  const points = data.points;
+  const series: TrendSeries[] = [
+    {
+      label: "Visibility",
+      color: "--chart-1",
+      values: points.map((p) => pc(p.visibility.rate)),
+      low: points.map((p) => pc(p.visibility.low)),
+      high: points.map((p) => pc(p.visibility.high)),
+    },
+    {
+      label: "Share of voice",
+      color: "--chart-2",
+      values: points.map((p) => pc(p.share_of_voice.rate)),
+      low: points.map((p) => pc(p.share_of_voice.low)),
+      high: points.map((p) => pc(p.share_of_voice.high)),
+    },
+  ];
+  const seen = points.filter((p) => p.visibility.n > 0);
+  const first = seen[0];
+  const last = seen[seen.length - 1];
+  return (
+    <figure class="trend-figure view" aria-labelledby="trend-cap">
+      <h1>Visibility trend</h1>
+      <TrendChart dates={points.map((p) => p.date)} series={series} height={220} />
+      <figcaption id="trend-cap">
+        Visibility and share of voice by {data.interval}, {scope(data.filter)}, with their 95% intervals as bands.{" "}
+        {first && last
+          ? `Visibility went from ${percent(first.visibility.rate)} (${first.date}) to ${percent(last.visibility.rate)} (${last.date}).`
+          : "No answers in this period."}
+      </figcaption>
+      <details>
+        <summary>Show the figures as a table</summary>
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{data.interval === "week" ? "Week of" : "Day"}</th>
+              <th scope="col">Answers</th>
+              <th scope="col">Visibility</th>
+              <th scope="col">95% interval</th>
+              <th scope="col">Share of voice</th>
+            </tr>
+          </thead>
+          <tbody>
+            {points.map((p) => (
+              <tr key={p.date}>
+                <th scope="row">{p.date}</th>
+                <td>{count(p.answers.valid)}</td>
+                <td>{percent(p.visibility.rate)}</td>
+                <td>{p.visibility.low === null ? "" : `${percent(p.visibility.low)}–${percent(p.visibility.high)}`}</td>
+                <td>{percent(p.share_of_voice.rate)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </details>
+    </figure>
+  );
+}
+
+function RankingView({ data }: { data: ToolOutput<"get_competitor_ranking"> }) {
+  return (
+    <section class="view" aria-labelledby="ranking-h">
+      <h1 id="ranking-h">Competitor ranking</h1>
+      <p class="muted">{scope(data.filter)}</p>
+      <RankingTable ranking={data} />
+    </section>
+  );
+}
+
+function OverviewView({ data }: { data: ToolOutput<"get_visibility_overview"> }) {
+  return (
+    <section class="view" aria-labelledby="overview-h">
+      <h1 id="overview-h">Visibility overview</h1>
+      <p class="muted">
+        {scope(data.filter)}, against {data.filter.previous_start_date} to {data.filter.previous_end_date}
+      </p>
+      <KpiTiles overview={data} />
+    </section>
+  );
+}
+
+function PublishView({ data }: { data: ToolOutput<"publish_to_site"> }) {
+  const a = data.article;
+  return (
+    <section class="view stack" aria-labelledby="publish-h">
+      <h1 id="publish-h">
+        {a.status === "published" ? "Published" : "Not published"}: {a.title || "Untitled"}
+      </h1>
+      <dl class="facts">
+        <dt>Slug</dt>
+        <dd>{a.slug}</dd>
+        <dt>Status</dt>
+        <dd>{a.status}</dd>
+        <dt>Published</dt>
+        <dd>{a.published_at ?? "never"}</dd>
+      </dl>
+      <ArticlePreview html={a.html} stale={false} />
+    </section>
+  );
+}
+
+export const views = {
+  "visibility-trend": TrendView,
+  "competitor-ranking": RankingView,
+  overview: OverviewView,
+  publish: PublishView,
+} as const;
+
+export type ViewName = keyof typeof views;
