@@ -2,7 +2,6 @@
 // fed with a tool's structuredContent exactly as the tool returned it (no figure recomputed).
 import { type ToolOutput } from "../../catalogue/types";
 import { TrendChart, type TrendSeries } from "../../dashboard/web/components/trend-chart";
-import { ArticlePreview } from "../../dashboard/web/pages/article/preview";
 import { count, percent } from "../../dashboard/web/pages/overview/format";
 import { RankingTable } from "../../dashboard/web/pages/overview/tables";
 import { KpiTiles } from "../../dashboard/web/pages/overview/tiles";
@@ -95,6 +94,40 @@ function OverviewView({ data }: { data: ToolOutput<"get_visibility_overview"> })
   );
 }
 
+/**
+ * The served HTML with what it would fetch (images from the brand's site) put aside: a view has no
+ * network access, so each such element becomes a line naming it. Parsed inert (DOMParser loads and
+ * runs nothing) and shown, like the dashboard's preview, in an iframe sandboxed with no permission.
+ */
+function offline(html: string): { html: string; withheld: number } {
+  const doc = new DOMParser().parseFromString(`<!doctype html><html><body>${html}</body></html>`, "text/html");
+  let withheld = 0;
+  for (const el of Array.from(doc.body.querySelectorAll("[src], [srcset]"))) {
+    const src = el.getAttribute("src") ?? el.getAttribute("srcset") ?? "";
+    if (src.startsWith("data:")) continue;
+    const note = doc.createElement("p");
+    note.className = "withheld";
+    note.textContent = `[${el.tagName.toLowerCase() === "img" ? "image" : "media"}${el.getAttribute("alt") ? `: ${el.getAttribute("alt")}` : ""} — not loaded here]`;
+    el.replaceWith(note);
+    withheld++;
+  }
+  return { html: `<!doctype html><html><body>${doc.body.innerHTML}</body></html>`, withheld };
+}
+
+function ServedArticle({ html }: { html: string }) {
+  const shown = offline(html);
+  return (
+    <section class="card stack" aria-labelledby="preview-heading">
+      <h2 id="preview-heading">As the site is served it</h2>
+      <p class="muted">
+        The sanitized HTML the public content API serves (without your site's styles)
+        {shown.withheld > 0 ? `; ${shown.withheld} image(s) are not loaded in this view, which has no network access.` : "."}
+      </p>
+      <iframe class="preview" sandbox="" title="The published article" srcdoc={shown.html} />
+    </section>
+  );
+}
+
 function PublishView({ data }: { data: ToolOutput<"publish_to_site"> }) {
   const a = data.article;
   return (
@@ -110,7 +143,7 @@ function PublishView({ data }: { data: ToolOutput<"publish_to_site"> }) {
         <dt>Published</dt>
         <dd>{a.published_at ?? "never"}</dd>
       </dl>
-      <ArticlePreview html={a.html} stale={false} />
+      <ServedArticle html={a.html} />
     </section>
   );
 }
