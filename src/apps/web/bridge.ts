@@ -16,15 +16,8 @@ interface Message {
   error?: { code: number; message: string };
 }
 
-export interface HostContext {
-  theme?: "light" | "dark";
-  [key: string]: unknown;
-}
-
 export interface ViewEvents {
   onToolResult(result: CallToolResult): void;
-  onToolInput?(args: Record<string, unknown>): void;
-  onHostContext?(context: HostContext): void;
 }
 
 let nextId = 1;
@@ -43,7 +36,7 @@ function request(method: string, params: Record<string, unknown>): Promise<Recor
 }
 
 /** Connects to the host: the handshake, then `events` for what the host sends. */
-export async function connectToHost(events: ViewEvents, appInfo: { name: string; version: string }): Promise<HostContext> {
+export async function connectToHost(events: ViewEvents, appInfo: { name: string; version: string }): Promise<void> {
   window.addEventListener("message", (event: MessageEvent) => {
     if (event.source !== window.parent) return;
     const message = event.data as Message;
@@ -61,10 +54,10 @@ export async function connectToHost(events: ViewEvents, appInfo: { name: string;
         events.onToolResult(params as unknown as CallToolResult);
         break;
       case "ui/notifications/tool-input":
-        events.onToolInput?.((params.arguments as Record<string, unknown>) ?? {});
-        break;
+      case "ui/notifications/tool-input-partial":
+      case "ui/notifications/tool-cancelled":
       case "ui/notifications/host-context-changed":
-        events.onHostContext?.(params as HostContext);
+        // Each view draws the result alone, whatever the input, and follows the system colour scheme.
         break;
       default:
         // Requests the view has nothing to do for (teardown, ping) are answered with an empty result.
@@ -74,12 +67,11 @@ export async function connectToHost(events: ViewEvents, appInfo: { name: string;
         }
     }
   });
-  const result = await request("ui/initialize", { appInfo, appCapabilities: {}, protocolVersion: APPS_PROTOCOL_VERSION });
+  await request("ui/initialize", { appInfo, appCapabilities: {}, protocolVersion: APPS_PROTOCOL_VERSION });
   post({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
   const size = () => {
     const root = document.documentElement;
     post({ jsonrpc: "2.0", method: "ui/notifications/size-changed", params: { width: root.scrollWidth, height: root.scrollHeight } });
   };
   new ResizeObserver(size).observe(document.body);
-  return (result.hostContext as HostContext) ?? {};
 }

@@ -1,23 +1,22 @@
 // The MCP Apps views: one bundle, four views; the document the server serves names its view in
 // <meta name="spyglass-view">. Each view draws the structuredContent of the tool result the host
 // forwards, with the dashboard's own components, and fetches nothing (the document's CSP forbids it).
+// Light or dark follows the system setting, as the dashboard does (its styles key on
+// prefers-color-scheme), not the host context's theme.
 import "../../dashboard/web/styles.css";
 import "../../dashboard/web/pages/overview/overview.css";
 import "./view.css";
 import { type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { connectToHost, type HostContext } from "./bridge";
+import { connectToHost } from "./bridge";
 import { type ViewName, views } from "./views";
 
 function App({ view }: { view: ViewName }) {
   const [result, setResult] = useState<CallToolResult | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   useEffect(() => {
-    const theme = (context: HostContext) => {
-      if (context.theme) document.documentElement.dataset.theme = context.theme;
-    };
-    connectToHost({ onToolResult: setResult, onHostContext: theme }, { name: `spyglass-${view}`, version: "1" }).then(theme, (e: Error) =>
+    connectToHost({ onToolResult: setResult }, { name: `spyglass-${view}`, version: "1" }).catch((e: Error) =>
       setFailure(`The host did not answer ui/initialize: ${e.message}`),
     );
   }, [view]);
@@ -33,7 +32,8 @@ function App({ view }: { view: ViewName }) {
     const first = result.content[0];
     return <p class="notice error">{first?.type === "text" ? first.text : "The tool reported an error."}</p>;
   }
-  // biome-ignore lint/suspicious/noExplicitAny: each view checks the shape of its own tool's output
+  if (!result.structuredContent) return <p class="notice error">The tool's result carries no structured content to draw.</p>;
+  // biome-ignore lint/suspicious/noExplicitAny: a host sends a view the results of the tool that names it, whose output schema the catalogue enforced
   return <View data={result.structuredContent as any} />;
 }
 
