@@ -109,7 +109,7 @@ export const VIEWS: readonly ViewDef[] = [
     PUBLISH_VIEW,
     "publish_view",
     "Publish confirmation",
-    "Draws publish_to_site: the article as the brand's site is served it, sanitized.",
+    "Draws get_article and publish_to_site: the article as the brand's site is (or will be) served it, sanitized, with a button to publish a draft.",
     "autopilot",
   ),
 ];

@@ -13,7 +13,7 @@ import { type Browser, chromium, type Frame, type Page } from "playwright-core";
 import { openDatabase } from "../../src/db/client";
 import { fortnightOfAnswers, writeAnswers } from "../support/answers";
 import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
-import { SCREENSHOT_DIR } from "../support/dashboard";
+import { expectAccessible, SCREENSHOT_DIR } from "../support/dashboard";
 import { seedToolServerData, type ToolServerSeed } from "../support/fixtures";
 import { call, connect } from "../support/mcp";
 import { CHROMIUM_PATH } from "../support/xss-harness";
@@ -81,6 +81,7 @@ async function show(
   input: Record<string, unknown>,
   result: CallToolResult,
   theme: "light" | "dark" = "light",
+  serverTools = false,
 ): Promise<Shown> {
   const uri = viewOf.get(tool);
   if (!uri) throw new Error(`${tool} has no view in tools/list`);
@@ -97,14 +98,17 @@ async function show(
     if (m.type() === "error" || m.type() === "warning") problems.push(`${m.type()}: ${m.text()}`);
   });
   page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+  // The host's MCP connection: a view's tools/call goes to the binary through the test's SDK client.
+  await page.exposeFunction("forwardToolCall", (params: { name: string; arguments?: Record<string, unknown> }) => mcp.callTool(params));
   await page.setContent(
     `<!doctype html><html><head><meta charset="utf-8"><title>host</title></head><body style="margin:16px;font-family:sans-serif"><p>A conversation, then the view:</p><script>${hostScript.replaceAll("</script", "<\\/script")}</script></body></html>`,
   );
-  await page.evaluate(({ html, input, result, theme }) => window.showView(html, input, result, theme), {
+  await page.evaluate(({ html, input, result, theme, serverTools }) => window.showView(html, input, result, theme, serverTools), {
     html: resource.text,
     input,
     result,
     theme,
+    serverTools,
   });
   const frame = page.frames().find((f) => f !== page.mainFrame());
   if (!frame) throw new Error("the view's frame did not load");
@@ -112,15 +116,22 @@ async function show(
   return { page, frame, requests, problems };
 }
 
-async function done(shown: Shown, name: string): Promise<void> {
+async function photographView(shown: Shown, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await shown.page.waitForTimeout(300);
+  await shown.page.screenshot({ path: `${SCREENSHOT_DIR}/mcp-app-${name}-light.png`, fullPage: true });
+}
+
+async function done(shown: Shown, name: string, log = ["initialized", "result sent"]): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   // Let the view report its size and the host grow the frame before the photograph.
   await shown.page.waitForTimeout(300);
   const dark = await shown.page.evaluate(() => matchMedia("(prefers-color-scheme: dark)").matches);
   await shown.page.screenshot({ path: `${SCREENSHOT_DIR}/mcp-app-${name}-${dark ? "dark" : "light"}.png`, fullPage: true });
+  await expectAccessible(shown.frame, `mcp-app-${name}`);
   expect(shown.requests).toEqual([]);
   expect(shown.problems).toEqual([]);
-  expect(await shown.page.evaluate(() => window.hostLog)).toEqual(["initialized", "result sent"]);
+  expect(await shown.page.evaluate(() => window.hostLog)).toEqual(log);
   await shown.page.context().close();
 }
 
@@ -200,6 +211,7 @@ describe("MCP Apps views in a host", () => {
     expect(data.article.html).not.toContain("<script");
     const shown = await show("publish_to_site", input, result);
     expect(await shown.frame.locator("h1").textContent()).toBe("Published: Analytics for small teams");
+    expect(await shown.frame.getByRole("button").count()).toBe(0);
     expect(await shown.frame.locator("dd").first().textContent()).toBe(data.article.slug);
     const preview = shown.frame.locator("iframe.preview");
     expect(await preview.getAttribute("sandbox")).toBe("");
@@ -215,6 +227,35 @@ describe("MCP Apps views in a host", () => {
     expect(await inner.locator("strong").textContent()).toBe("counts");
     expect(await inner.locator("td").allTextContents()).toEqual(["Team", "9"]);
     await done(shown, "publish");
+  });
+
+  test("a draft read with get_article is shown as it will be served, and its button publishes it through the host", async () => {
+    const draft = await call(mcp, "create_article", { title: "Reporting for teams", markdown: "Acme Analytics *reports* weekly." });
+    const input = { article_id: draft.data.article.id };
+    const { result } = await call(mcp, "get_article", input);
+    const shown = await show("get_article", input, result, "light", true);
+    const { frame } = shown;
+    expect(await frame.locator("h1").textContent()).toBe("Draft, not published yet: Reporting for teams");
+    expect(await frame.locator("#preview-heading").textContent()).toBe("As the site will be served it");
+    await photographView(shown, "publish-draft");
+    await frame.getByRole("button", { name: "Publish to the site" }).click();
+    await frame.waitForSelector("h1:has-text('Published: Reporting for teams')");
+    expect(await frame.locator("dd").nth(1).textContent()).toBe("published");
+    expect(await frame.getByRole("button").count()).toBe(0);
+    // The host ran publish_to_site on the server: the article is published there.
+    expect((await call(mcp, "get_article", input)).data.article.status).toBe("published");
+    await done(shown, "publish-confirmed", ["initialized", "result sent", "tools/call publish_to_site"]);
+  });
+
+  test("a host that does not forward tool calls gets no publish button, but a sentence", async () => {
+    const draft = await call(mcp, "create_article", { title: "Another draft", markdown: "Text." });
+    const input = { article_id: draft.data.article.id };
+    const { result } = await call(mcp, "get_article", input);
+    const shown = await show("get_article", input, result);
+    expect(await shown.frame.getByRole("button").count()).toBe(0);
+    expect(await shown.frame.locator("text=ask the assistant to publish this article").count()).toBe(1);
+    await done(shown, "publish-no-server-tools");
+    expect((await call(mcp, "get_article", input)).data.article.status).toBe("draft");
   });
 
   test("a tool error is shown as its sentence", async () => {

@@ -35,8 +35,13 @@ function request(method: string, params: Record<string, unknown>): Promise<Recor
   return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
 }
 
-/** Connects to the host: the handshake, then `events` for what the host sends. */
-export async function connectToHost(events: ViewEvents, appInfo: { name: string; version: string }): Promise<void> {
+/** Asks the host to call one of this server's tools (the host decides, and may ask its user). */
+export async function callServerTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  return (await request("tools/call", { name, arguments: args })) as unknown as CallToolResult;
+}
+
+/** Connects to the host: the handshake, then `events` for what the host sends. Says whether the host forwards tools/call. */
+export async function connectToHost(events: ViewEvents, appInfo: { name: string; version: string }): Promise<{ canCallTools: boolean }> {
   window.addEventListener("message", (event: MessageEvent) => {
     if (event.source !== window.parent) return;
     const message = event.data as Message;
@@ -67,11 +72,18 @@ export async function connectToHost(events: ViewEvents, appInfo: { name: string;
         }
     }
   });
-  await request("ui/initialize", { appInfo, appCapabilities: {}, protocolVersion: APPS_PROTOCOL_VERSION });
+  const init = await request("ui/initialize", { appInfo, appCapabilities: {}, protocolVersion: APPS_PROTOCOL_VERSION });
   post({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
+  // The content's own size (scrollHeight never drops below the frame's height, so a view could not shrink).
   const size = () => {
-    const root = document.documentElement;
-    post({ jsonrpc: "2.0", method: "ui/notifications/size-changed", params: { width: root.scrollWidth, height: root.scrollHeight } });
+    const box = document.documentElement.getBoundingClientRect();
+    post({
+      jsonrpc: "2.0",
+      method: "ui/notifications/size-changed",
+      params: { width: Math.ceil(box.width), height: Math.ceil(box.height) },
+    });
   };
   new ResizeObserver(size).observe(document.body);
+  const host = (init.hostCapabilities ?? {}) as { serverTools?: object };
+  return { canCallTools: host.serverTools !== undefined };
 }

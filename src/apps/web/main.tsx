@@ -9,17 +9,21 @@ import "./view.css";
 import { type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { connectToHost } from "./bridge";
+import { callServerTool, connectToHost } from "./bridge";
 import { type ViewName, views } from "./views";
 
 function App({ view }: { view: ViewName }) {
   const [result, setResult] = useState<CallToolResult | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
+  const [canCallTools, setCanCallTools] = useState(false);
   useEffect(() => {
-    connectToHost({ onToolResult: setResult }, { name: `spyglass-${view}`, version: "1" }).catch((e: Error) =>
-      setFailure(`The host did not answer ui/initialize: ${e.message}`),
+    connectToHost({ onToolResult: setResult }, { name: `spyglass-${view}`, version: "1" }).then(
+      (host) => setCanCallTools(host.canCallTools),
+      (e: Error) => setFailure(`The host did not answer ui/initialize: ${e.message}`),
     );
   }, [view]);
+  // A view's own action (publish): the host runs the tool, and its result is drawn like any other.
+  const callTool = canCallTools ? async (name: string, args: Record<string, unknown>) => setResult(await callServerTool(name, args)) : null;
   const View = views[view];
   if (failure) return <p class="notice error">{failure}</p>;
   if (!result)
@@ -33,8 +37,8 @@ function App({ view }: { view: ViewName }) {
     return <p class="notice error">{first?.type === "text" ? first.text : "The tool reported an error."}</p>;
   }
   if (!result.structuredContent) return <p class="notice error">The tool's result carries no structured content to draw.</p>;
-  // biome-ignore lint/suspicious/noExplicitAny: a host sends a view the results of the tool that names it, whose output schema the catalogue enforced
-  return <View data={result.structuredContent as any} />;
+  // A host sends a view the results of the tool that names it.
+  return <View data={result.structuredContent as never} callTool={callTool} />;
 }
 
 const name = document.querySelector<HTMLMetaElement>('meta[name="spyglass-view"]')?.content as ViewName | undefined;

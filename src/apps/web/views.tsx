@@ -1,10 +1,15 @@
 // What each view draws: the dashboard's trend chart, ranking table, KPI tiles and article preview,
 // fed with a tool's structuredContent exactly as the tool returned it (no figure recomputed).
+import { type JSX } from "preact";
+import { useState } from "preact/hooks";
 import { type ToolOutput } from "../../catalogue/types";
 import { TrendChart, type TrendSeries } from "../../dashboard/web/components/trend-chart";
 import { count, percent } from "../../dashboard/web/pages/overview/format";
 import { RankingTable } from "../../dashboard/web/pages/overview/tables";
 import { KpiTiles } from "../../dashboard/web/pages/overview/tiles";
+
+/** Runs a tool of this server through the host and draws its result; null when the host cannot. */
+type CallTool = ((name: string, args: Record<string, unknown>) => Promise<void>) | null;
 
 const pc = (r: number | null) => (r === null ? null : Math.round(r * 1000) / 10);
 
@@ -114,11 +119,11 @@ function offline(html: string): { html: string; withheld: number } {
   return { html: `<!doctype html><html><body>${doc.body.innerHTML}</body></html>`, withheld };
 }
 
-function ServedArticle({ html }: { html: string }) {
+function ServedArticle({ html, published }: { html: string; published: boolean }) {
   const shown = offline(html);
   return (
     <section class="card stack" aria-labelledby="preview-heading">
-      <h2 id="preview-heading">As the site is served it</h2>
+      <h2 id="preview-heading">{published ? "As the site is served it" : "As the site will be served it"}</h2>
       <p class="muted">
         The sanitized HTML the public content API serves (without your site's styles)
         {shown.withheld > 0 ? `; ${shown.withheld} image(s) are not loaded in this view, which has no network access.` : "."}
@@ -128,12 +133,38 @@ function ServedArticle({ html }: { html: string }) {
   );
 }
 
-function PublishView({ data }: { data: ToolOutput<"publish_to_site"> }) {
+/** Publish, from the view: the host forwards the call (it may ask its user first), then draws the result. */
+function PublishButton({ articleId, callTool }: { articleId: string; callTool: CallTool }) {
+  const [state, setState] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
+  if (!callTool) return <p class="muted">To publish it, ask the assistant to publish this article.</p>;
+  const publish = async () => {
+    setState({ busy: true, error: null });
+    try {
+      await callTool("publish_to_site", { article_id: articleId });
+    } catch (e) {
+      setState({ busy: false, error: `Publishing failed: ${(e as Error).message}` });
+    }
+  };
+  return (
+    <div class="stack">
+      <button type="button" class="btn btn-primary" disabled={state.busy} onClick={publish}>
+        {state.busy ? "Publishing…" : "Publish to the site"}
+      </button>
+      {state.error && (
+        <p class="notice error" role="alert">
+          {state.error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function PublishView({ data, callTool }: { data: ToolOutput<"publish_to_site"> | ToolOutput<"get_article">; callTool: CallTool }) {
   const a = data.article;
   return (
     <section class="view stack" aria-labelledby="publish-h">
       <h1 id="publish-h">
-        {a.status === "published" ? "Published" : "Not published"}: {a.title || "Untitled"}
+        {a.status === "published" ? "Published" : "Draft, not published yet"}: {a.title || "Untitled"}
       </h1>
       <dl class="facts">
         <dt>Slug</dt>
@@ -143,16 +174,20 @@ function PublishView({ data }: { data: ToolOutput<"publish_to_site"> }) {
         <dt>Published</dt>
         <dd>{a.published_at ?? "never"}</dd>
       </dl>
-      <ServedArticle html={a.html} />
+      <ServedArticle html={a.html} published={a.status === "published"} />
+      {a.status === "draft" && <PublishButton articleId={a.id} callTool={callTool} />}
     </section>
   );
 }
 
-export const views = {
+export type ViewName = "visibility-trend" | "competitor-ranking" | "overview" | "publish";
+
+/** A view takes the structuredContent of its tool (the catalogue enforced the tool's output schema). */
+type ViewComponent = (props: { data: never; callTool: CallTool }) => JSX.Element;
+
+export const views: Record<ViewName, ViewComponent> = {
   "visibility-trend": TrendView,
   "competitor-ranking": RankingView,
   overview: OverviewView,
   publish: PublishView,
-} as const;
-
-export type ViewName = keyof typeof views;
+};

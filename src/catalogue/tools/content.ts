@@ -144,6 +144,7 @@ const getArticleTool = defineTool({
   output: z.object({ article }),
   annotations: READ_ONLY,
   plan: "autopilot",
+  view: PUBLISH_VIEW,
   links: (output) => articleLinks(output.article),
   handler: (input, ctx) => ({ article: getArticle(ctx.app.db, ctx.brand.id, input.article_id) }),
 });
