@@ -44,8 +44,8 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   handler: (input: z.output<I>, ctx: ToolContext) => z.input<O> | Promise<z.input<O>>;
   /** The MCP Apps view (a ui:// resource of catalogue/views.ts) that draws this tool's result, if any. */
   view?: string;
-  /** Links to the resources a result mentions (articles), sent beside its JSON. */
-  links?: (output: z.output<O>) => ResourceLink[];
+  /** Links to the resources a result mentions (articles) that the principal may read, sent beside its JSON. */
+  links?: (output: z.output<O>, ctx: ToolContext) => ResourceLink[];
 }
 
 /** Identity with inference: keeps each declaration's name, input and output types tied to its handler. */
@@ -232,7 +232,7 @@ async function callTool(tool: AnyTool | undefined, name: string, args: unknown, 
     // Parsing the result through the output schema drops anything a handler returned by mistake.
     const output = tool.output.parse(await tool.handler(parsed.data, ctx));
     log.debug("tool call", { request_id: ctx.requestId, tool: tool.name, ms: Math.round(performance.now() - started) });
-    const links = tool.links?.(output);
+    const links = tool.links?.(output, ctx);
     return { ok: true, value: output as Record<string, unknown>, ...(links?.length ? { links } : {}) };
   } catch (error) {
     if (error instanceof AppError) return { ok: false, error };

@@ -4,7 +4,7 @@
 import { type PaidPlan, planCovers } from "../accounts/plans";
 import { type ArticleSummary, getArticleBySlug, listArticles } from "../content/service";
 import { type Plan } from "../db/schema";
-import { NotFound } from "../errors";
+import { Invalid, NotFound } from "../errors";
 import { articleSlugs } from "./completions";
 import { type ToolContext } from "./registry";
 
@@ -151,7 +151,14 @@ export function buildResourceCatalog(views: readonly ViewDef[]): ResourceCatalog
             .map((v) => ({ uri: v.uri, name: v.name, title: v.title, description: v.description, mimeType: VIEW_MIME_TYPE, _meta: v.meta }))
         : [];
       if (!planCovers(ctx.plan, ARTICLES_PLAN)) return { resources };
-      const page = listArticles(ctx.app.db, ctx.brand.id, { limit: PAGE, cursor });
+      let page: ReturnType<typeof listArticles>;
+      try {
+        page = listArticles(ctx.app.db, ctx.brand.id, { limit: PAGE, cursor });
+      } catch (error) {
+        if (error instanceof Invalid)
+          throw new Invalid("cursor: pass back the nextCursor of a previous resources/list unchanged.", error.code);
+        throw error;
+      }
       resources.push(...page.articles.flatMap(articleListings));
       return page.next_cursor ? { resources, nextCursor: page.next_cursor } : { resources };
     },

@@ -12,6 +12,8 @@ import { AppError } from "../errors";
 import { log } from "../log";
 import { ProtocolError } from "./results";
 
+const RESOURCE_NOT_FOUND = -32002;
+
 // One prompt catalogue per tool catalogue (tests build their own tool catalogues).
 const catalogues = new WeakMap<ToolCatalog, PromptCatalog>();
 
@@ -24,12 +26,16 @@ export function promptCatalogOf(tools: ToolCatalog): PromptCatalog {
   return prompts;
 }
 
-/** Runs `work`; an AppError becomes -32602 with its sentence, anything else -32603 with the request id. */
+/**
+ * Runs `work`; an AppError becomes -32602 with its sentence (a missing resource -32002, as the MCP
+ * specification answers resources/read), anything else -32603 with the request id.
+ */
 export async function asProtocolErrors<T>(requestId: string, what: string, work: () => T | Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof AppError) throw new ProtocolError(ErrorCode.InvalidParams, error.message);
+    if (error instanceof AppError)
+      throw new ProtocolError(error.code === "resource_not_found" ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams, error.message);
     const err = error as Error | undefined;
     log.error("mcp request failed", { request_id: requestId, what, error: err?.name, message: err?.message, stack: err?.stack });
     throw new ProtocolError(

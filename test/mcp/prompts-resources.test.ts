@@ -2,6 +2,7 @@
 // or VS Code asks for slash commands, @-mentions of resources and MCP Apps views, per plan and brand.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { createArticle } from "../../src/content/service";
 import { fortnightOfAnswers, writeAnswers } from "../support/answers";
 import { call } from "../support/mcp";
 import { type SeededToolServer, seededToolServer } from "../support/tool-server";
@@ -181,7 +182,9 @@ describe("resources", () => {
     ]);
     const html = await a.readResource({ uri: `spyglass://articles/${s.seed.a.ids.articleSlug}/html` });
     expect(html.contents[0]).toMatchObject({ mimeType: "text/html", text: "<p>Small teams pick Acme.</p>" });
-    expect(await failure(a.readResource({ uri: `spyglass://articles/${s.seed.b.ids.articleSlug}` }))).toContain("Resource not found");
+    expect(await failure(a.readResource({ uri: `spyglass://articles/${s.seed.b.ids.articleSlug}` }))).toBe(
+      `MCP error -32002: Resource not found: spyglass://articles/${s.seed.b.ids.articleSlug}; resources/list shows the resources this credential can read.`,
+    );
     expect(await failure(a.readResource({ uri: "spyglass://articles/../../etc" }))).toContain("Resource not found");
   });
 
@@ -212,6 +215,41 @@ describe("resources", () => {
     expect(JSON.parse(created.text).article.slug).toBe("draft-on-teams");
     const read = await a.readResource({ uri: "spyglass://articles/draft-on-teams/html" });
     expect((read.contents[0] as { text: string }).text).toContain("<strong>teams</strong>");
+  });
+
+  test("get_article_impact links the articles it reports on, only for a key that may read them", async () => {
+    const impact = await call(a, "get_article_impact");
+    expect(impact.data.articles.map((x: { article: { slug: string } }) => x.article.slug)).toEqual([s.seed.a.ids.articleSlug]);
+    expect(impact.result.content.filter((c) => c.type === "resource_link").map((c) => (c as { uri: string }).uri)).toEqual([
+      `spyglass://articles/${s.seed.a.ids.articleSlug}`,
+      `spyglass://articles/${s.seed.a.ids.articleSlug}/html`,
+    ]);
+    s.t.db.sqlite.query("UPDATE accounts SET plan = 'visibility' WHERE id = ?").run(s.seed.a.accountId);
+    try {
+      const asVisibility = await call(await s.client(s.seed.a.key), "get_article_impact");
+      expect(asVisibility.data.articles).toHaveLength(1);
+      expect(asVisibility.result.content.map((c) => c.type)).toEqual(["text"]);
+    } finally {
+      s.t.db.sqlite.query("UPDATE accounts SET plan = 'autopilot' WHERE id = ?").run(s.seed.a.accountId);
+    }
+  });
+
+  test("resources/list pages the articles after the views, with a cursor clients follow", async () => {
+    const b = await s.client(s.seed.b.key);
+    for (let i = 0; i < 55; i++) await createArticle(s.t.db, s.seed.b.brandId, { title: `Note ${i}`, markdown: `Note ${i}.` });
+    const first = await b.listResources();
+    expect(first.resources.filter((r) => r.uri.startsWith("ui://"))).toHaveLength(4);
+    expect(first.resources.filter((r) => r.uri.startsWith("spyglass://"))).toHaveLength(100);
+    expect(first.nextCursor).toBeString();
+    const second = await b.listResources({ cursor: first.nextCursor });
+    expect(second.resources.map((r) => r.uri.startsWith("spyglass://"))).toEqual(Array(12).fill(true));
+    expect(second.nextCursor).toBeUndefined();
+    const all = [...first.resources, ...second.resources].filter((r) => r.mimeType === "text/markdown").map((r) => r.uri);
+    expect(new Set(all).size).toBe(56);
+    expect(all).toContain(`spyglass://articles/${s.seed.b.ids.articleSlug}`);
+    expect(await failure(b.listResources({ cursor: "not-a-cursor" }))).toBe(
+      "MCP error -32602: cursor: pass back the nextCursor of a previous resources/list unchanged.",
+    );
   });
 
   test("each view is an MCP App: its MIME type, its _meta.ui with a CSP of no outside domain, one self-contained document", async () => {

@@ -1,5 +1,6 @@
 // Visibility analytics tools (CONTRACT §4): METRICS.md figures over stored answers, for the key's brand.
 import { z } from "zod";
+import { planCovers } from "../../accounts/plans";
 import { getAnswer, listAnswers } from "../../analytics/answers";
 import { decodeOffset, resolveFilter } from "../../analytics/filters";
 import { articleImpact, DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS } from "../../analytics/impact";
@@ -9,6 +10,7 @@ import { competitorRanking, visibilityOverview, visibilityTrend } from "../../an
 import { listPublishedArticles } from "../../content/service";
 import { ANSWER_STATUSES } from "../../db/schema";
 import { defineTool } from "../registry";
+import { ARTICLES_PLAN, articleLinks } from "../resources";
 import { OVERVIEW_VIEW, RANKING_VIEW, TREND_VIEW } from "../view-uris";
 import { cursor, nextCursor, pageLimit, READ_ONLY } from "./common";
 
@@ -351,6 +353,8 @@ const getArticleImpact = defineTool({
   }),
   annotations: READ_ONLY,
   plan: "visibility",
+  // The article resources need Autopilot: a Visibility key gets no link it could not follow.
+  links: (output, ctx) => (planCovers(ctx.plan, ARTICLES_PLAN) ? output.articles.flatMap((a) => articleLinks(a.article)) : []),
   handler: (input, ctx) =>
     articleImpact(ctx.app, ctx.brand.id, listPublishedArticles(ctx.app.db, ctx.brand.id), {
       windowDays: input.window_days,
