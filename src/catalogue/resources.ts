@@ -131,11 +131,15 @@ export interface ResourceCatalog {
   complete(ctx: ToolContext, uriTemplate: string, typed: string): string[] | null;
 }
 
-function notFound(uri: string): NotFound {
-  return new NotFound(
-    `Resource not found: ${uri.slice(0, 200)}; resources/list shows the resources this credential can read.`,
-    "resource_not_found",
-  );
+/** No such resource for this principal (unknown, another brand's, or beyond its plan: the same answer). */
+export class ResourceNotFound extends NotFound {
+  constructor(readonly uri: string) {
+    super(`Resource not found: ${uri.slice(0, 200)}; resources/list shows the resources this credential can read.`, "resource_not_found");
+  }
+}
+
+function notFound(uri: string): ResourceNotFound {
+  return new ResourceNotFound(uri);
 }
 
 export function buildResourceCatalog(views: readonly ViewDef[]): ResourceCatalog {

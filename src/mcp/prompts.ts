@@ -7,6 +7,7 @@ import { CompleteRequestSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRe
 import { PROMPTS } from "../catalogue/prompts";
 import { buildPromptCatalog, type PromptCatalog } from "../catalogue/prompts/registry";
 import { type Principal, type ToolCatalog } from "../catalogue/registry";
+import { ResourceNotFound } from "../catalogue/resources";
 import { type AppContext } from "../context";
 import { AppError } from "../errors";
 import { log } from "../log";
@@ -34,8 +35,9 @@ export async function asProtocolErrors<T>(requestId: string, what: string, work:
   try {
     return await work();
   } catch (error) {
-    if (error instanceof AppError)
-      throw new ProtocolError(error.code === "resource_not_found" ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams, error.message);
+    // The uri in the error's data, as SEP-2164 asks (the code stays 2025-11-25's -32002).
+    if (error instanceof ResourceNotFound) throw new ProtocolError(RESOURCE_NOT_FOUND, error.message, { uri: error.uri.slice(0, 2000) });
+    if (error instanceof AppError) throw new ProtocolError(ErrorCode.InvalidParams, error.message);
     const err = error as Error | undefined;
     log.error("mcp request failed", { request_id: requestId, what, error: err?.name, message: err?.message, stack: err?.stack });
     throw new ProtocolError(

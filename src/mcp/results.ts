@@ -13,6 +13,7 @@ export class ProtocolError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    readonly data?: Record<string, unknown>,
   ) {
     super(message);
   }

@@ -186,6 +186,15 @@ describe("resources", () => {
       `MCP error -32002: Resource not found: spyglass://articles/${s.seed.b.ids.articleSlug}; resources/list shows the resources this credential can read.`,
     );
     expect(await failure(a.readResource({ uri: "spyglass://articles/../../etc" }))).toContain("Resource not found");
+    const raw = await s.post(
+      { authorization: `Bearer ${s.seed.a.key}` },
+      JSON.stringify({ jsonrpc: "2.0", id: 9, method: "resources/read", params: { uri: "test://nothing" } }),
+    );
+    expect(raw.json.error).toEqual({
+      code: -32002,
+      message: "Resource not found: test://nothing; resources/list shows the resources this credential can read.",
+      data: { uri: "test://nothing" },
+    });
   });
 
   test("a draft is a resource too, and the tools that return an article link its resources", async () => {
