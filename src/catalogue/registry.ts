@@ -42,7 +42,7 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   annotations: ToolAnnotations;
   plan: PaidPlan;
   handler: (input: z.output<I>, ctx: ToolContext) => z.input<O> | Promise<z.input<O>>;
-  /** The MCP Apps view (a ui:// resource of catalogue/views.ts) that draws this tool's result, if any. */
+  /** The MCP Apps view (a ui:// address of catalogue/view-uris.ts, served by src/apps/views.ts) that draws this tool's result. */
   view?: string;
   /** Links to the resources a result mentions (articles) that the principal may read, sent beside its JSON. */
   links?: (output: z.output<O>, ctx: ToolContext) => ResourceLink[];
