@@ -119,6 +119,10 @@ async function show(
 async function photographView(shown: Shown, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await shown.page.waitForTimeout(300);
+  // A frame's content below the first viewport is not painted in a full-page shot: make the viewport as tall as the page.
+  const height = await shown.page.evaluate(() => document.documentElement.scrollHeight);
+  await shown.page.setViewportSize({ width: 760, height: Math.max(900, height) });
+  await shown.page.waitForTimeout(200);
   await shown.page.screenshot({ path: `${SCREENSHOT_DIR}/mcp-app-${name}-light.png`, fullPage: true });
 }
 
@@ -126,12 +130,17 @@ async function done(shown: Shown, name: string, log = ["initialized", "result se
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   // Let the view report its size and the host grow the frame before the photograph.
   await shown.page.waitForTimeout(300);
+  // A frame's content below the first viewport is not painted in a full-page shot: make the viewport as tall as the page.
+  const height = await shown.page.evaluate(() => document.documentElement.scrollHeight);
+  await shown.page.setViewportSize({ width: 760, height: Math.max(900, height) });
+  await shown.page.waitForTimeout(200);
   const dark = await shown.page.evaluate(() => matchMedia("(prefers-color-scheme: dark)").matches);
   await shown.page.screenshot({ path: `${SCREENSHOT_DIR}/mcp-app-${name}-${dark ? "dark" : "light"}.png`, fullPage: true });
   await expectAccessible(shown.frame, `mcp-app-${name}`);
   expect(shown.requests).toEqual([]);
   expect(shown.problems).toEqual([]);
-  expect(await shown.page.evaluate(() => window.hostLog)).toEqual(log);
+  // The view's own tools/call may reach the host before or after the host logs its result as sent.
+  expect((await shown.page.evaluate(() => window.hostLog)).sort()).toEqual([...log].sort());
   await shown.page.context().close();
 }
 
@@ -178,6 +187,18 @@ describe("MCP Apps views in a host", () => {
     await done(shown, "trend-weekly");
   });
 
+  test("where the host runs tools for views, the trend switches to weeks by calling get_visibility_trend again", async () => {
+    const { result } = await call(mcp, "get_visibility_trend", {});
+    const shown = await show("get_visibility_trend", {}, result, "light", true);
+    const { frame } = shown;
+    expect(await frame.locator("th[scope=col]").first().textContent()).toBe("Day");
+    await frame.getByLabel("Points by").selectOption("week");
+    await frame.waitForSelector("th[scope=col]:has-text('Week of')", { state: "attached" });
+    const weekly = await call(mcp, "get_visibility_trend", { interval: "week" });
+    expect(await frame.locator("tbody tr").count()).toBe(weekly.data.points.length);
+    await done(shown, "trend-interval", ["initialized", "result sent", "tools/call get_visibility_trend"]);
+  });
+
   test("the competitor ranking lists the tool's roster in its order, the brand marked", async () => {
     const { result, data } = await call(mcp, "get_competitor_ranking");
     const shown = await show("get_competitor_ranking", {}, result);
@@ -199,6 +220,29 @@ describe("MCP Apps views in a host", () => {
     expect(await tile.locator(".kpi-verdict").textContent()).toBe(verdict);
     expect(await shown.frame.locator("section.kpi").count()).toBeGreaterThanOrEqual(5);
     await done(shown, "overview");
+  });
+
+  test("'how visible are we?': where the host runs tools for views, the overview adds the trend and the ranking of its period", async () => {
+    const input = { start_date: new Date(Date.now() - 13 * 86_400_000).toISOString().slice(0, 10) };
+    const { result } = await call(mcp, "get_visibility_overview", input);
+    const shown = await show("get_visibility_overview", input, result, "light", true);
+    const { frame } = shown;
+    await frame.waitForSelector("table.ranking");
+    await frame.waitForSelector(".trend-chart canvas");
+    const trend = await call(mcp, "get_visibility_trend", input);
+    const ranking = await call(mcp, "get_competitor_ranking", input);
+    expect(await frame.locator(".trend-figure tbody tr").count()).toBe(trend.data.points.length);
+    const names = await frame.locator("table.ranking tbody th[scope=row]").allTextContents();
+    expect(names).toEqual(
+      ranking.data.ranking.map((r: { name: string; is_brand: boolean }) => (r.is_brand ? `${r.name}your brand` : r.name)),
+    );
+    expect(await frame.locator("figcaption").textContent()).toContain(`${trend.data.filter.start_date} to ${trend.data.filter.end_date}`);
+    await done(shown, "overview-full", [
+      "initialized",
+      "result sent",
+      "tools/call get_visibility_trend",
+      "tools/call get_competitor_ranking",
+    ]);
   });
 
   test("the publish confirmation shows the article as served: sanitized, in a frame without scripts", async () => {

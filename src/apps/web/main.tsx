@@ -8,9 +8,9 @@ import "../../dashboard/web/pages/overview/overview.css";
 import "./view.css";
 import { type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { render } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 import { callServerTool, connectToHost } from "./bridge";
-import { type ViewName, views } from "./views";
+import { type Host, type ViewName, views } from "./views";
 
 function App({ view }: { view: ViewName }) {
   const [result, setResult] = useState<CallToolResult | null>(null);
@@ -22,8 +22,9 @@ function App({ view }: { view: ViewName }) {
       (e: Error) => setFailure(`The host did not answer ui/initialize: ${e.message}`),
     );
   }, [view]);
-  // A view's own action (publish): the host runs the tool, and its result is drawn like any other.
-  const callTool = canCallTools ? async (name: string, args: Record<string, unknown>) => setResult(await callServerTool(name, args)) : null;
+  // What a view may ask of a host that runs tools for views (serverTools); made once, since a new
+  // object each render would re-run a view's effects.
+  const host = useMemo<Host | null>(() => (canCallTools ? { callTool: callServerTool, show: setResult } : null), [canCallTools]);
   const View = views[view];
   if (failure) return <p class="notice error">{failure}</p>;
   if (!result)
@@ -38,7 +39,7 @@ function App({ view }: { view: ViewName }) {
   }
   if (!result.structuredContent) return <p class="notice error">The tool's result carries no structured content to draw.</p>;
   // A host sends a view the results of the tool that names it.
-  return <View data={result.structuredContent as never} callTool={callTool} />;
+  return <View data={result.structuredContent as never} host={host} />;
 }
 
 const name = document.querySelector<HTMLMetaElement>('meta[name="spyglass-view"]')?.content as ViewName | undefined;
