@@ -1,7 +1,7 @@
 // Every prompt template of the catalogue, in the order prompts/list shows them. Adding one: declare
 // it with definePrompt in the file of its plan, export it in that file's array, update the
 // prompts/list snapshots (`bun run snapshots`) and give it its row in the isolation matrix
-// (test/e2e/mcp-prompts-resources.test.ts), which fails until it has one.
+// (test/support/prompt-resource-isolation.ts), which fails until it has one.
 import { contentPrompts } from "./content";
 import { type PromptDef } from "./registry";
 import { visibilityPrompts } from "./visibility";
