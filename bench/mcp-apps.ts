@@ -3,8 +3,7 @@
 // read of an MCP Apps view (a ~100 KB document), per HTTP request at 1 and 8 connections, against
 // the same binary's tools/list measured in the same run. Run: `bun run bench/mcp-apps.ts`.
 import { join } from "node:path";
-import { openDatabase } from "../src/db/client";
-import { fortnightOfAnswers, writeAnswers } from "../test/support/answers";
+import { fortnightOfAnswers, writeAnswersToFile } from "../test/support/answers";
 import { seedToolServerData } from "../test/support/fixtures";
 import { load, report, requireBinary, sandbox } from "./lib";
 
@@ -17,9 +16,7 @@ export async function run(): Promise<void> {
   try {
     const dbPath = join(box.dataDir, "spyglass.db");
     const seed = seedToolServerData(dbPath);
-    const db = openDatabase(dbPath);
-    writeAnswers(db, seed.a.brandId, fortnightOfAnswers(seed.a.ids.promptId, "Acme Analytics", "Acme Rival"));
-    db.close();
+    writeAnswersToFile(dbPath, seed.a.brandId, fortnightOfAnswers(seed.a.ids.promptId, "Acme Analytics", "Acme Rival"));
     const server = await box.serve();
     const headers = {
       authorization: `Bearer ${seed.a.key}`,

@@ -10,8 +10,7 @@ import { join, resolve } from "node:path";
 import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type Browser, chromium, type Frame, type Page } from "playwright-core";
-import { openDatabase } from "../../src/db/client";
-import { fortnightOfAnswers, writeAnswers } from "../support/answers";
+import { fortnightOfAnswers, writeAnswersToFile } from "../support/answers";
 import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
 import { expectAccessible, SCREENSHOT_DIR } from "../support/dashboard";
 import { seedToolServerData, type ToolServerSeed } from "../support/fixtures";
@@ -31,9 +30,11 @@ let viewOf: Map<string, string>;
 beforeAll(async () => {
   box = await sandbox();
   seed = seedToolServerData(join(box.dataDir, "spyglass.db"));
-  const db = openDatabase(join(box.dataDir, "spyglass.db"));
-  writeAnswers(db, seed.a.brandId, fortnightOfAnswers(seed.a.ids.promptId, "Acme Analytics", "Acme Rival"));
-  db.sqlite.close();
+  writeAnswersToFile(
+    join(box.dataDir, "spyglass.db"),
+    seed.a.brandId,
+    fortnightOfAnswers(seed.a.ids.promptId, "Acme Analytics", "Acme Rival"),
+  );
   server = await box.serve();
   mcp = await connect(server.url, seed.a.key);
   // As a host does: which view draws which tool comes from tools/list.

@@ -5,8 +5,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
 import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { openDatabase } from "../../src/db/client";
-import { fortnightOfAnswers, writeAnswers } from "../support/answers";
+import { fortnightOfAnswers, writeAnswersToFile } from "../support/answers";
 import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
 import { seedToolServerData, type ToolServerSeed } from "../support/fixtures";
 import { connect } from "../support/mcp";
@@ -28,9 +27,11 @@ async function client(key: string): Promise<Client> {
 beforeAll(async () => {
   box = await sandbox();
   seed = seedToolServerData(join(box.dataDir, "spyglass.db"));
-  const db = openDatabase(join(box.dataDir, "spyglass.db"));
-  writeAnswers(db, seed.a.brandId, fortnightOfAnswers(seed.a.ids.promptId, "Acme Analytics", "Acme Rival"));
-  db.sqlite.close();
+  writeAnswersToFile(
+    join(box.dataDir, "spyglass.db"),
+    seed.a.brandId,
+    fortnightOfAnswers(seed.a.ids.promptId, "Acme Analytics", "Acme Rival"),
+  );
   server = await box.serve();
 }, 60_000);
 

@@ -1,6 +1,6 @@
 // Stored answers for tests, written the way a tracking run writes them (analysis, rollups), so that
 // every analytics tool sees them: the tool server's fixtures insert bare rows the rollups never saw.
-import { type Db } from "../../src/db/client";
+import { type Db, openDatabase } from "../../src/db/client";
 import { analyzeAnswer } from "../../src/tracking/analysis/analyze";
 import { AnswerWriter } from "../../src/tracking/answer-writer";
 import { loadRoster } from "../../src/tracking/roster";
@@ -41,6 +41,21 @@ export function writeAnswers(db: Db, brandId: string, answers: readonly TestAnsw
       );
     }
   })();
+}
+
+/**
+ * Writes answers into the database file at `dbPath` before a binary opens it. bun:sqlite closes a
+ * connection whose prepared statements are still alive only once they are collected (the writer's
+ * are): collecting now closes it here, not while the binary starts (which then met "database is locked").
+ */
+export function writeAnswersToFile(dbPath: string, brandId: string, answers: readonly TestAnswer[]): void {
+  const db = openDatabase(dbPath);
+  try {
+    writeAnswers(db, brandId, answers);
+  } finally {
+    db.close();
+    Bun.gc(true);
+  }
 }
 
 /** A fortnight of answers for brand A of the tool-server seed: the brand gains on Acme Rival. */
