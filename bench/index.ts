@@ -7,6 +7,7 @@ const SCENARIOS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   dashboard: () => import("./dashboard"),
   foundation: () => import("./foundation"),
   mcp: () => import("./mcp"),
+  "mcp-apps": () => import("./mcp-apps"),
   overview: () => import("./overview"),
   public: () => import("./public"),
   tracking: () => import("./tracking"),

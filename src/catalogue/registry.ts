@@ -7,7 +7,9 @@ import { type AppContext } from "../context";
 import { PLANS, type Plan } from "../db/schema";
 import { AppError, Invalid, NotFound, PlanRequired } from "../errors";
 import { log } from "../log";
+import { SPYGLASS_ICONS } from "./icon";
 import { invalidInputMessage } from "./invalid-input";
+import { type Icon, type ResourceLink } from "./resources";
 
 /** Who a call acts for. A door builds it from its credential (an API key, a session and a brand it owns). */
 export interface Principal {
@@ -40,6 +42,10 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   annotations: ToolAnnotations;
   plan: PaidPlan;
   handler: (input: z.output<I>, ctx: ToolContext) => z.input<O> | Promise<z.input<O>>;
+  /** The MCP Apps view (a ui:// address of catalogue/view-uris.ts, served by src/apps/views.ts) that draws this tool's result. */
+  view?: string;
+  /** Links to the resources a result mentions (articles) that the principal may read, sent beside its JSON. */
+  links?: (output: z.output<O>, ctx: ToolContext) => ResourceLink[];
 }
 
 /** Identity with inference: keeps each declaration's name, input and output types tied to its handler. */
@@ -52,7 +58,7 @@ export function defineTool<const N extends string, I extends z.ZodObject, O exte
 export type AnyTool = ToolDef<z.ZodObject, z.ZodObject>;
 
 /** How a call ended: the tool's output, or an error with its code and sentence. */
-export type ToolOutcome = { ok: true; value: Record<string, unknown> } | { ok: false; error: AppError };
+export type ToolOutcome = { ok: true; value: Record<string, unknown>; links?: ResourceLink[] } | { ok: false; error: AppError };
 
 /** No tool of that name; doors answer it as a protocol error (MCP) or a 404 (dashboard). */
 export class UnknownTool extends NotFound {
@@ -97,6 +103,9 @@ export interface ToolListing {
   inputSchema: { type: "object"; [key: string]: unknown };
   outputSchema: { type: "object"; [key: string]: unknown };
   annotations: ToolAnnotations & { title: string };
+  icons: Icon[];
+  /** MCP Apps: `ui.resourceUri` (and the extension's older flat key) name the view of the result. */
+  _meta?: { ui: { resourceUri: string }; "ui/resourceUri": string };
 }
 
 export interface ToolCatalog {
@@ -197,6 +206,8 @@ export function buildCatalog(tools: readonly AnyTool[]): ToolCatalog {
         inputSchema,
         outputSchema: jsonSchema(tool.output, "output"),
         annotations: { title: tool.title, ...tool.annotations },
+        icons: SPYGLASS_ICONS,
+        ...(tool.view ? { _meta: { ui: { resourceUri: tool.view }, "ui/resourceUri": tool.view } } : {}),
       },
     });
   }
@@ -219,9 +230,10 @@ async function callTool(tool: AnyTool | undefined, name: string, args: unknown, 
   const started = performance.now();
   try {
     // Parsing the result through the output schema drops anything a handler returned by mistake.
-    const value = tool.output.parse(await tool.handler(parsed.data, ctx)) as Record<string, unknown>;
+    const output = tool.output.parse(await tool.handler(parsed.data, ctx));
     log.debug("tool call", { request_id: ctx.requestId, tool: tool.name, ms: Math.round(performance.now() - started) });
-    return { ok: true, value };
+    const links = tool.links?.(output, ctx);
+    return { ok: true, value: output as Record<string, unknown>, ...(links?.length ? { links } : {}) };
   } catch (error) {
     if (error instanceof AppError) return { ok: false, error };
     const err = error as Error | undefined;

@@ -206,6 +206,16 @@ export function getPublishedArticleBySlug(db: Db, brandId: string, slug: string)
   return bySlug.get({ brandId, slug }) ?? null;
 }
 
+/** A draft or published article of the brand by its slug (the article resources' URIs), or null. */
+export function getArticleBySlug(db: Db, brandId: string, slug: string): Article | null {
+  const row = db.orm
+    .select()
+    .from(articles)
+    .where(and(eq(articles.brandId, brandId), eq(articles.slug, slug)))
+    .get();
+  return row ? full(row) : null;
+}
+
 export type PublicArticleRow = ArticleRow;
 
 // ---- writes --------------------------------------------------------------------------------

@@ -9,10 +9,11 @@ import { PlanRequired } from "../errors";
  * A JSON-RPC error the SDK sends as it is. (An McpError would put "MCP error -32602:" in its message,
  * and the client's McpError puts it there again.)
  */
-class ProtocolError extends Error {
+export class ProtocolError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    readonly data?: Record<string, unknown>,
   ) {
     super(message);
   }
@@ -24,7 +25,12 @@ export function toolFailure(message: string): CallToolResult {
 }
 
 export function toCallToolResult(outcome: ToolOutcome): CallToolResult {
-  if (outcome.ok) return { content: [{ type: "text", text: JSON.stringify(outcome.value) }], structuredContent: outcome.value };
+  if (outcome.ok) {
+    return {
+      content: [{ type: "text", text: JSON.stringify(outcome.value) }, ...(outcome.links ?? [])],
+      structuredContent: outcome.value,
+    };
+  }
   const { error } = outcome;
   if (error instanceof UnknownTool) throw new ProtocolError(ErrorCode.InvalidParams, error.message);
   // CONTRACT §4: a plan error names the plan in its text and in structuredContent. Other errors carry

@@ -491,8 +491,11 @@ describe("HTTP-level refusals, each leaving the server serving", () => {
     await stillServing();
   });
 
-  test("-32601 for an unknown method", async () => {
-    const res = await raw(server.url, { headers: { authorization: `Bearer ${seed.a.key}` }, body: rpc("resources/list", {}, 7) });
+  test("-32601 for a method the server does not offer (resource subscriptions)", async () => {
+    const res = await raw(server.url, {
+      headers: { authorization: `Bearer ${seed.a.key}` },
+      body: rpc("resources/subscribe", { uri: "ui://spyglass/overview.html" }, 7),
+    });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ jsonrpc: "2.0", id: 7, error: { code: -32601 } });
     await stillServing();

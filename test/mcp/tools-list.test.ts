@@ -21,8 +21,12 @@ let t: TestApp;
 const keys: Record<string, string> = {};
 
 async function toolsList(key: string): Promise<{ tools: Array<{ name: string; [k: string]: unknown }> }> {
+  return listed("tools/list", key);
+}
+
+async function listed(method: string, key: string) {
   const res = await t.call("POST", "/api/mcp/mcp", {
-    body: { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} },
+    body: { jsonrpc: "2.0", id: 1, method, params: {} },
     headers: { authorization: `Bearer ${key}`, accept: "application/json, text/event-stream" },
   });
   expect(res.status).toBe(200);
@@ -49,6 +53,18 @@ describe("tools/list snapshots", () => {
       // Through JSON, as a client receives it: undefined fields drop out on both sides.
       expect(JSON.parse(JSON.stringify(listed))).toEqual(readSnapshot(file, listed));
     });
+  }
+
+  // What slash-command menus and resource pickers show (prompts/list), and the views and article
+  // templates (resources/list, resources/templates/list: the brands here have no article).
+  for (const method of ["prompts/list", "resources/list", "resources/templates/list"]) {
+    for (const plan of PLANS) {
+      test(`the ${plan} plan's ${method} matches its snapshot`, async () => {
+        const result = await listed(method, keys[plan]!);
+        const file = join(SNAPSHOTS, `${method.replaceAll("/", "-")}.${plan}.json`);
+        expect(JSON.parse(JSON.stringify(result))).toEqual(readSnapshot(file, result));
+      });
+    }
   }
 
   test("a missing snapshot file fails the comparison unless snapshots are being updated on purpose", () => {

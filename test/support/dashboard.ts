@@ -13,7 +13,7 @@
 import { expect } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Frame, type Page } from "playwright-core";
 import { type Sandbox, type ServeOptions, type ServerProcess, sandbox } from "./binary";
 import { CHROMIUM_PATH } from "./xss-harness";
 
@@ -106,8 +106,8 @@ export function expectNothingUnsafe(page: Page): void {
   expect({ csp: record.csp, errors: record.errors, dialogs: record.dialogs }).toEqual({ csp: [], errors: [], dialogs: [] });
 }
 
-/** Runs axe-core in the page (injected through the DevTools protocol, which the page's CSP does not govern). */
-export async function expectAccessible(page: Page, name: string): Promise<void> {
+/** Runs axe-core in the page or frame (injected through the DevTools protocol, which the page's CSP does not govern). */
+export async function expectAccessible(page: Page | Frame, name: string): Promise<void> {
   await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
     const axe = (

@@ -1,5 +1,6 @@
 // Visibility analytics tools (CONTRACT §4): METRICS.md figures over stored answers, for the key's brand.
 import { z } from "zod";
+import { planCovers } from "../../accounts/plans";
 import { getAnswer, listAnswers } from "../../analytics/answers";
 import { decodeOffset, encodeOffset, resolveFilter } from "../../analytics/filters";
 import { articleImpact, DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS } from "../../analytics/impact";
@@ -10,6 +11,8 @@ import { competitorRanking, visibilityOverview, visibilityTrend } from "../../an
 import { listPublishedArticles } from "../../content/service";
 import { ANSWER_STATUSES } from "../../db/schema";
 import { defineTool } from "../registry";
+import { ARTICLES_PLAN, articleLinks } from "../resources";
+import { OVERVIEW_VIEW, RANKING_VIEW, TREND_VIEW } from "../view-uris";
 import { cursor, nextCursor, pageLimit, READ_ONLY } from "./common";
 
 const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a date as YYYY-MM-DD");
@@ -72,6 +75,7 @@ const getVisibilityOverview = defineTool({
   output: z.object({ filter: filterOut, ...figures, by_engine: z.array(z.object({ engine: z.string(), label: z.string(), ...figures })) }),
   annotations: READ_ONLY,
   plan: "visibility",
+  view: OVERVIEW_VIEW,
   handler: (input, ctx) => visibilityOverview(ctx.app, resolveFilter(ctx.app, ctx.brand.id, input)),
 });
 
@@ -96,6 +100,7 @@ const getVisibilityTrend = defineTool({
   }),
   annotations: READ_ONLY,
   plan: "visibility",
+  view: TREND_VIEW,
   handler: (input, ctx) => visibilityTrend(ctx.app, resolveFilter(ctx.app, ctx.brand.id, input), input.interval),
 });
 
@@ -122,6 +127,7 @@ const getCompetitorRanking = defineTool({
   }),
   annotations: READ_ONLY,
   plan: "visibility",
+  view: RANKING_VIEW,
   handler: (input, ctx) => competitorRanking(ctx.app, resolveFilter(ctx.app, ctx.brand.id, input)),
 });
 
@@ -395,6 +401,8 @@ const getArticleImpact = defineTool({
   }),
   annotations: READ_ONLY,
   plan: "visibility",
+  // The article resources need Autopilot: a Visibility key gets no link it could not follow.
+  links: (output, ctx) => (planCovers(ctx.plan, ARTICLES_PLAN) ? output.articles.flatMap((a) => articleLinks(a.article)) : []),
   handler: (input, ctx) =>
     articleImpact(ctx.app, ctx.brand.id, listPublishedArticles(ctx.app.db, ctx.brand.id), {
       windowDays: input.window_days,

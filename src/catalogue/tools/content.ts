@@ -15,6 +15,8 @@ import {
 import { MAX_SLUG } from "../../content/slug";
 import { ARTICLE_LENGTHS, generateArticle } from "../../content/writer";
 import { defineTool } from "../registry";
+import { articleLinks } from "../resources";
+import { PUBLISH_VIEW } from "../view-uris";
 import { ASKS_MODELS, CREATES, cursor, DELETES, idOf, limit, nextCursor, READ_ONLY, timestamp, UPDATES } from "./common";
 
 const status = z.enum(["draft", "published"]);
@@ -80,6 +82,7 @@ const createArticleTool = defineTool({
   output: z.object({ article }),
   annotations: CREATES,
   plan: "autopilot",
+  links: (output) => articleLinks(output.article),
   handler: async (input, ctx) => ({
     article: await createArticle(ctx.app.db, ctx.brand.id, {
       title: input.title,
@@ -107,6 +110,7 @@ const generateArticleTool = defineTool({
   output: z.object({ article }),
   annotations: ASKS_MODELS,
   plan: "autopilot",
+  links: (output) => articleLinks(output.article),
   handler: async (input, ctx) => ({
     article: await generateArticle(ctx.app, ctx.brand.id, {
       promptId: input.prompt_id,
@@ -128,6 +132,7 @@ const listArticlesTool = defineTool({
   output: z.object({ articles: z.array(articleSummary), next_cursor: nextCursor }),
   annotations: READ_ONLY,
   plan: "autopilot",
+  links: (output) => output.articles.flatMap(articleLinks),
   handler: (input, ctx) => listArticles(ctx.app.db, ctx.brand.id, { status: input.status, limit: input.limit, cursor: input.cursor }),
 });
 
@@ -139,6 +144,8 @@ const getArticleTool = defineTool({
   output: z.object({ article }),
   annotations: READ_ONLY,
   plan: "autopilot",
+  view: PUBLISH_VIEW,
+  links: (output) => articleLinks(output.article),
   handler: (input, ctx) => ({ article: getArticle(ctx.app.db, ctx.brand.id, input.article_id) }),
 });
 
@@ -157,6 +164,7 @@ const updateArticleTool = defineTool({
   output: z.object({ article }),
   annotations: UPDATES,
   plan: "autopilot",
+  links: (output) => articleLinks(output.article),
   handler: async (input, ctx) => ({
     article: await updateArticle(ctx.app, ctx.brand.id, input.article_id, {
       title: input.title,
@@ -176,6 +184,8 @@ const publishToSiteTool = defineTool({
   output: z.object({ article }),
   annotations: PUBLISHES,
   plan: "autopilot",
+  view: PUBLISH_VIEW,
+  links: (output) => articleLinks(output.article),
   handler: (input, ctx) => ({ article: publishArticle(ctx.app, ctx.brand.id, input.article_id) }),
 });
 
@@ -188,6 +198,7 @@ const unpublishArticleTool = defineTool({
   output: z.object({ article }),
   annotations: UNPUBLISHES,
   plan: "autopilot",
+  links: (output) => articleLinks(output.article),
   handler: (input, ctx) => ({ article: unpublishArticle(ctx.app, ctx.brand.id, input.article_id) }),
 });
 
