@@ -18,8 +18,9 @@ import { accounts } from "../../src/db/schema";
 import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, photograph } from "../support/dashboard";
 import { seedToolServerData, type ToolServerSeed } from "../support/fixtures";
 import { expectBrandIsolation } from "../support/isolation";
-import { call, MCP_PATH, raw, rpc } from "../support/mcp";
+import { call, connect, MCP_PATH, raw, rpc } from "../support/mcp";
 import { documentHost } from "../support/oauth";
+import { expectPromptAndResourceIsolation } from "../support/prompt-resource-isolation";
 
 setDefaultTimeout(120_000);
 
@@ -268,9 +269,13 @@ describe("the SDK client's OAuth flow against the binary", () => {
     expect(secondBrandId).not.toBe(seed.b.brandId);
   });
 
-  test("a token granted for one brand never reads or changes another (the isolation matrix with a token)", async () => {
+  test("a token granted for one brand never reads or changes another (the isolation matrices of tools, prompts and resources with a token)", async () => {
     const client = await connected(cimd);
     await client.listTools();
+    // Prompts and resources first: the tools' matrix creates things in B named like A's (a tag named as A's).
+    const aClient = await connect(d.server.url, seed.a.key);
+    closers.push(() => aClient.close());
+    await expectPromptAndResourceIsolation(client, aClient, seed.a, seed.b);
     await expectBrandIsolation(client, seed.a);
   });
 

@@ -32,6 +32,7 @@ export const ISOLATION: Record<string, { args: (a: BrandRecords) => Record<strin
   get_prompt_performance: { args: (a) => ({ tag: a.tagId }), expect: "not_found" },
   get_top_sources: { args: (a) => ({ tag: a.tagId }), expect: "not_found" },
   get_content_gaps: { args: (a) => ({ tag: a.tagId }), expect: "not_found" },
+  get_search_queries: { args: (a) => ({ tag: a.tagId }), expect: "not_found" },
   list_answers: { args: (a) => ({ prompt_id: a.promptId }), expect: "own" },
   get_answer: { args: (a) => ({ answer_id: a.answerId }), expect: "not_found" },
   get_article_impact: { args: () => ({}), expect: "own" },
