@@ -47,11 +47,16 @@ interface Row {
 
 const rows: Row[] = [];
 
-const spread = (values: number[], digits = 2) =>
-  `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
+const spread = (values: number[], digits = 2) => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
 
 /** Interleaved rounds of `ours` and `theirs` under the same request; rps and CPU/request each. */
-async function sideBySide(label: string, target: string, ours: Endpoint, theirs: Endpoint, request: Omit<LoadOptions, "url" | "connections" | "maxRequests" | "maxMs">) {
+async function sideBySide(
+  label: string,
+  target: string,
+  ours: Endpoint,
+  theirs: Endpoint,
+  request: Omit<LoadOptions, "url" | "connections" | "maxRequests" | "maxMs">,
+) {
   const run = (side: Endpoint, maxRequests: number) => load({ ...request, url: side.url, connections: 1, maxRequests, maxMs: 30_000 });
   await run(ours, 500);
   await run(theirs, 500);
@@ -113,7 +118,8 @@ process.on("SIGTERM", () => process.exit(0));
  */
 async function spawnToHealthz(argv: string[], cwd: string): Promise<{ ms: number; pid: number; stop(): Promise<void> }> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !/^(SPYGLASS_|PORT$|HOST$)/.test(key)) env[key] = value;
+  for (const [key, value] of Object.entries(process.env))
+    if (value !== undefined && !/^(SPYGLASS_|PORT$|HOST$)/.test(key)) env[key] = value;
   const spawned = performance.now();
   const proc = Bun.spawn(argv, { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const reader = proc.stdout.getReader();
@@ -161,7 +167,9 @@ function printTable(): void {
   const line = (r: Row) =>
     `| ${r.what.padEnd(width("what"))} | ${r.value.padStart(width("value"))} | ${r.baseline.padStart(width("baseline"))} | ${r.ratio.padStart(width("ratio"))} | ${r.target.padEnd(width("target"))} | ${r.rounds.padEnd(width("rounds"))} |`;
   console.log(line(header));
-  console.log(`|${["what", "value", "baseline", "ratio", "target", "rounds"].map((k) => "-".repeat(width(k as keyof Row) + 2)).join("|")}|`);
+  console.log(
+    `|${["what", "value", "baseline", "ratio", "target", "rounds"].map((k) => "-".repeat(width(k as keyof Row) + 2)).join("|")}|`,
+  );
   for (const r of rows) console.log(line(r));
 }
 
@@ -277,7 +285,13 @@ export async function run(): Promise<void> {
       });
       const bare = await startBare(scratchDir("spyglass-bench-bare-"), body, kept);
       stops.push(bare.stop);
-      await sideBySide(label, "0.87–0.97 (keep)", { url: `${server.url}${path}`, pid: server.pid }, { url: `${bare.url}${path}`, pid: bare.pid }, {});
+      await sideBySide(
+        label,
+        "0.87–0.97 (keep)",
+        { url: `${server.url}${path}`, pid: server.pid },
+        { url: `${bare.url}${path}`, pid: bare.pid },
+        {},
+      );
     }
 
     // the same loads at 32 connections (the peak a memory figure must survive), on ours and on the bare server
@@ -314,7 +328,8 @@ export async function run(): Promise<void> {
     box.cleanup();
   }
   printTable();
-  for (const r of rows) report(NAME, r.what, `${r.value} (baseline ${r.baseline}, ratio ${r.ratio}; target ${r.target}; rounds ${r.rounds})`);
+  for (const r of rows)
+    report(NAME, r.what, `${r.value} (baseline ${r.baseline}, ratio ${r.ratio}; target ${r.target}; rounds ${r.rounds})`);
 }
 
 if (import.meta.main) await run();

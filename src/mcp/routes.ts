@@ -1,8 +1,9 @@
 // The remote tool server: POST|GET|DELETE /api/mcp/mcp (CONTRACT §4), stateless Streamable HTTP with
 // JSON responses. Checks run in this order, each before any JSON-RPC work: Origin (403), bearer key
 // (401), plan (403), body size (413), JSON syntax (400), JSON-RPC conventions the SDK leaves to zod
-// (jsonrpc.ts: -32602 with a sentence, -32600 for an empty batch); then a fresh SDK server bound to
-// the key's brand and plan handles the message and is closed with the response.
+// (jsonrpc.ts: -32602 with a sentence, -32600 for an empty batch); then a single tools/list or
+// tools/call is answered directly (direct.ts: the SDK server's bytes, without its per-request cost),
+// and anything else by a fresh SDK server bound to the key's brand and plan, closed with the response.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Elysia } from "elysia";
 import { noToolsFor, type Principal, type ToolCatalog } from "../catalogue/registry";
@@ -10,6 +11,7 @@ import { type AppContext } from "../context";
 import { errorBody } from "../errors";
 import { requestId } from "../http/observability";
 import { authenticateBearerKey, type BearerFailure, type VerifiedKey } from "../keys/service";
+import { answerDirectly } from "./direct";
 import { checkJsonRpc } from "./jsonrpc";
 import { isAllowedOrigin, ownOrigins } from "./origin";
 import { createToolServer } from "./server";
@@ -110,7 +112,11 @@ export async function handleMcpRequest(
   const refusal = checkJsonRpc(message);
   if (refusal) return json(refusal.status, refusal.body);
 
-  const server = createToolServer(catalog, app, principal, requestId(request));
+  const id = requestId(request);
+  const direct = await answerDirectly(app, catalog, principal, id, request, message);
+  if (direct) return direct;
+
+  const server = createToolServer(catalog, app, principal, id);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   try {
     await server.connect(transport);
