@@ -56,6 +56,7 @@ async function sideBySide(
   ours: Endpoint,
   theirs: Endpoint,
   request: Omit<LoadOptions, "url" | "connections" | "maxRequests" | "maxMs">,
+  requests = REQUESTS,
 ) {
   const run = (side: Endpoint, maxRequests: number) => load({ ...request, url: side.url, connections: 1, maxRequests, maxMs: 30_000 });
   await run(ours, 500);
@@ -66,7 +67,7 @@ async function sideBySide(
     const measured = new Map<Endpoint, { rps: number; cpuUs: number }>();
     for (const side of round % 2 ? [theirs, ours] : [ours, theirs]) {
       const before = cpuTicks(side.pid);
-      const result = await run(side, REQUESTS);
+      const result = await run(side, requests);
       if (result.errors > 0) throw new Error(`${label}: ${result.errors} failed requests (${side === ours ? "spyglass" : "baseline"})`);
       measured.set(side, { rps: result.rps, cpuUs: ((cpuTicks(side.pid) - before) * 10_000) / result.requests });
     }
@@ -198,6 +199,10 @@ export async function run(): Promise<void> {
         await started.stop();
       }
     }
+    const helloIdle = await spawnToHealthz([hello], dir);
+    await Bun.sleep(3_000);
+    const helloIdleMiB = rssMiB(helloIdle.pid);
+    await helloIdle.stop();
     rows.push({
       what: "spawn → first /healthz 200, ms",
       value: median(ours).toFixed(0),
@@ -309,10 +314,10 @@ export async function run(): Promise<void> {
     rows.push({
       what: "RSS idle (3 s after start), MiB",
       value: idle.toFixed(0),
-      baseline: String(rssMiB(peer.pid)),
-      ratio: (idle / rssMiB(peer.pid)).toFixed(1),
+      baseline: String(helloIdleMiB),
+      ratio: (idle / helloIdleMiB).toFixed(1),
       target: "≤ 100 MiB",
-      rounds: "1 (baseline: the SDK peer, loaded)",
+      rounds: "1 (baseline: the compiled hello-world, idle)",
     });
     rows.push({
       what: "RSS after the loads, MiB",

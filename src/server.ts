@@ -3,9 +3,12 @@
 import { networkInterfaces } from "node:os";
 import { type Server } from "bun";
 import { buildApp } from "./app";
+import { buildCatalog } from "./catalogue/registry";
+import { TOOLS } from "./catalogue/tools";
 import { type AppContext } from "./context";
 import { dashboardPages } from "./dashboard/pages";
 import { log } from "./log";
+import { mcpApiRoutes } from "./mcp/routes";
 import { publicApiRoutes } from "./public/routes";
 
 // Bun's maximum; long tool calls (tracking, article generation) must not be cut at Elysia's 30 s.
@@ -26,10 +29,11 @@ export interface RunningServer {
 export type ShutdownHook = () => void | Promise<void>;
 
 export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): RunningServer {
-  const app = buildApp(ctx);
-  // Elysia's listen merges these into Bun's routes: the public API and the dashboard's page and
-  // assets skip the main app's dispatch.
-  app.config.serve = { ...app.config.serve, routes: { ...dashboardPages(), ...publicApiRoutes(ctx) } };
+  const catalogue = buildCatalog(TOOLS);
+  const app = buildApp(ctx, catalogue);
+  // Elysia's listen merges these into Bun's routes: the public API, the tool server's door and the
+  // dashboard's page and assets skip the main app's dispatch.
+  app.config.serve = { ...app.config.serve, routes: { ...dashboardPages(), ...publicApiRoutes(ctx), ...mcpApiRoutes(ctx, catalogue) } };
   app.listen({
     hostname: ctx.config.host,
     port: ctx.config.port,

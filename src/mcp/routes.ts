@@ -9,8 +9,9 @@ import { Elysia } from "elysia";
 import { noToolsFor, type Principal, type ToolCatalog } from "../catalogue/registry";
 import { type AppContext } from "../context";
 import { errorBody } from "../errors";
-import { requestId } from "../http/observability";
+import { beginRequest, elapsedMs, existingRequestId, requestId } from "../http/observability";
 import { authenticateBearerKey, type BearerFailure, type VerifiedKey } from "../keys/service";
+import { log } from "../log";
 import { answerDirectly } from "./direct";
 import { checkJsonRpc } from "./jsonrpc";
 import { isAllowedOrigin, ownOrigins } from "./origin";
@@ -47,6 +48,9 @@ function jsonRpcError(status: number, code: number, message: string, headers: Re
 async function readBody(request: Request, max: number): Promise<string | null> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > max) return null;
+  // A declared length within the limit is all the server reads (Bun ends the body there): read at
+  // once, without a stream reader's promise per chunk (a fifth of a tools/list's CPU, profiled).
+  if (declared !== null && /^\d+$/.test(declared)) return await request.text();
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -124,6 +128,38 @@ export async function handleMcpRequest(
   } finally {
     await server.close();
   }
+}
+
+const DOOR = "mcp";
+
+/**
+ * Bun router entries for the server (`serve.routes`): the tool server's requests never enter the
+ * main app, whose dispatch and hooks cost about as much CPU as a tools/list answer itself (measured
+ * in process: ~45 µs of the ~135 µs a tools/list took). This entry does what the main app's
+ * observability does for them: a request id (x-request-id), the access-log line, and a 500 with the
+ * request id for anything unexpected. Other methods fall through to the main app (404/405 as before).
+ */
+export function mcpApiRoutes(app: AppContext, catalog: ToolCatalog) {
+  const origins = ownOrigins(app.config);
+  const answer = async (request: Request): Promise<Response> => {
+    const started = performance.now();
+    const outerId = existingRequestId(request);
+    const id = outerId ?? beginRequest(request, DOOR) ?? requestId(request);
+    let response: Response;
+    try {
+      response = await handleMcpRequest(app, catalog, origins, request);
+    } catch (error) {
+      const err = error as Error | undefined;
+      log.error("unhandled error", { request_id: id, error: err?.name, message: err?.message, stack: err?.stack });
+      response = json(500, { error: `Something went wrong on our side (request ${id}).`, code: "internal" });
+    }
+    response.headers.set("x-request-id", id);
+    if (outerId === undefined) {
+      log.request({ request_id: id, method: request.method, path: MCP_PATH, status: response.status, ms: elapsedMs(started) });
+    }
+    return response;
+  };
+  return { [MCP_PATH]: { POST: answer, GET: answer, DELETE: answer } };
 }
 
 /** Mounts the tool server's door onto the catalogue. */
