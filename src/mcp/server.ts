@@ -14,7 +14,8 @@ export const SERVER_NAME = "spyglass";
 
 // The SDK builds a new Ajv instance (~6 ms) for every Server unless given one; this server never
 // validates against client schemas (no elicitation), so one shared instance serves every request.
-const jsonSchemaValidator = new AjvJsonSchemaValidator();
+// Made by the first SDK server, not at start: a single tools/list or tools/call needs none (direct.ts).
+let jsonSchemaValidator: AjvJsonSchemaValidator | null = null;
 
 function instructionsFor(principal: Principal): string {
   const domain = principal.brand.domain ? ` (${principal.brand.domain})` : "";
@@ -30,7 +31,11 @@ function instructionsFor(principal: Principal): string {
 export function createToolServer(catalog: ToolCatalog, app: AppContext, principal: Principal, requestId: string): Server {
   const server = new Server(
     { name: SERVER_NAME, title: "Spyglass", version: pkg.version },
-    { capabilities: { tools: { listChanged: false } }, instructions: instructionsFor(principal), jsonSchemaValidator },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions: instructionsFor(principal),
+      jsonSchemaValidator: (jsonSchemaValidator ??= new AjvJsonSchemaValidator()),
+    },
   );
   const listing = catalog.listFor(principal.plan);
   server.setRequestHandler(ListToolsRequestSchema, () => listing);
