@@ -99,6 +99,16 @@ export async function answerDirectly(
   // An unknown tool is a protocol error, which the SDK server words and sends.
   if (typeof name !== "string" || !catalog.byName.has(name)) return null;
   if (args !== undefined && !isObject(args)) return null;
-  const result = toCallToolResult(await catalog.call(app, principal, requestId, name, args));
-  return new Response(`${RESULT_OPEN}${JSON.stringify(result)}${ID_OPEN}${JSON.stringify(single.id)}}`, { headers: JSON_HEADERS });
+  const outcome = await catalog.call(app, principal, requestId, name, args);
+  const id = JSON.stringify(single.id);
+  if (outcome.ok) {
+    // toCallToolResult's {content: [{type: "text", text}], structuredContent: value}, where text is
+    // the value's JSON: written around that one serialization instead of serializing the value twice.
+    const text = JSON.stringify(outcome.value);
+    return new Response(
+      `${RESULT_OPEN}{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}}${ID_OPEN}${id}}`,
+      { headers: JSON_HEADERS },
+    );
+  }
+  return new Response(`${RESULT_OPEN}${JSON.stringify(toCallToolResult(outcome))}${ID_OPEN}${id}}`, { headers: JSON_HEADERS });
 }
