@@ -30,6 +30,8 @@ const MCP = "/api/mcp/mcp";
 const ROUNDS = Number(process.env.DOOR_ROUNDS ?? 7);
 const REQUESTS = Number(process.env.DOOR_REQUESTS ?? 1_500);
 const START_ROUNDS = Number(process.env.DOOR_START_ROUNDS ?? 7);
+// Another build to measure (an older commit's, for a before/after table); dist/spyglass by default.
+const BINARY_UNDER_TEST = process.env.DOOR_BINARY || undefined;
 
 interface Endpoint {
   url: string;
@@ -175,10 +177,10 @@ function printTable(): void {
 }
 
 export async function run(): Promise<void> {
-  requireBinary();
+  requireBinary(BINARY_UNDER_TEST);
   rows.length = 0;
   const dir = scratchDir("spyglass-bench-door-");
-  const box = await sandbox({ toml: "[tracking]\nenabled = false\n" });
+  const box = await sandbox({ toml: "[tracking]\nenabled = false\n", binary: BINARY_UNDER_TEST });
   const stops: Array<() => void> = [];
   try {
     // --- start-up: the binary and a compiled hello-world, interleaved, each started on an empty data dir
@@ -326,6 +328,23 @@ export async function run(): Promise<void> {
       ratio: (after / bareAfter).toFixed(1),
       target: "≤ 130 MiB",
       rounds: "1 (baseline: bare server, same loads)",
+    });
+    // What the render worker (jsdom) holds: one article saved starts it (and its self-test).
+    const saved = await fetch(mcpUrl, {
+      method: "POST",
+      headers,
+      body: rpc("tools/call", { name: "create_article", arguments: { title: "Memory", markdown: "# Memory\n\nOne paragraph." } }),
+    });
+    if (!(await saved.text()).includes('"slug"')) throw new Error("the article was not saved");
+    await Bun.sleep(2_000);
+    const withWorker = server.rssKb() / 1024;
+    rows.push({
+      what: "RSS with the render worker running (after a save), MiB",
+      value: withWorker.toFixed(0),
+      baseline: after.toFixed(0),
+      ratio: (withWorker / after).toFixed(2),
+      target: "(what jsdom holds)",
+      rounds: "1 (baseline: the same server before the save)",
     });
     await server.stop();
   } finally {
