@@ -4,8 +4,10 @@
 // sends for the same request, and the key is still checked on every request.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { setAccountPlan } from "../../src/accounts/service";
 import { buildCatalog, type Principal } from "../../src/catalogue/registry";
 import { TOOLS } from "../../src/catalogue/tools";
+import { openDatabase } from "../../src/db/client";
 import { authenticateBearerKey, revokeApiKey } from "../../src/keys/service";
 import { createToolServer } from "../../src/mcp/server";
 import { type SeededToolServer, seededToolServer } from "../support/tool-server";
@@ -126,4 +128,33 @@ test("a revoked key gets no listing on its very next request", async () => {
   const after = await viaRoute(key, rpc(1, "tools/list"));
   expect(after.status).toBe(401);
   expect(after.text).not.toContain("get_brand");
+});
+
+describe("changes made by another process apply on the very next request", () => {
+  // A second connection to the same file, as the CLI (spyglass key revoke, account plan) opens one.
+  test("a plan change", async () => {
+    const before = JSON.parse((await viaRoute(s.seed.b.key, rpc(1, "tools/list"))).text).result.tools;
+    expect(before.length).toBe(TOOLS.length);
+    const cli = openDatabase(s.t.db.path);
+    try {
+      setAccountPlan(cli, s.seed.b.email, "visibility");
+    } finally {
+      cli.close();
+    }
+    const after = JSON.parse((await viaRoute(s.seed.b.key, rpc(1, "tools/list"))).text).result.tools;
+    expect(after.length).toBeLessThan(TOOLS.length);
+    expect(after.map((t: { name: string }) => t.name)).not.toContain("generate_article");
+  });
+
+  test("a revocation", async () => {
+    expect((await viaRoute(s.seed.b.key, rpc(1, "tools/list"))).status).toBe(200);
+    const cli = openDatabase(s.t.db.path);
+    try {
+      revokeApiKey(cli, s.seed.b.accountId, s.seed.b.keyId);
+    } finally {
+      cli.close();
+    }
+    const after = await viaRoute(s.seed.b.key, rpc(2, "tools/call", { name: "list_tags", arguments: {} }));
+    expect(after.status).toBe(401);
+  });
 });
