@@ -5,6 +5,7 @@ export {};
 
 const SCENARIOS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   dashboard: () => import("./dashboard"),
+  door: () => import("./door"),
   foundation: () => import("./foundation"),
   mcp: () => import("./mcp"),
   "mcp-apps": () => import("./mcp-apps"),

@@ -68,7 +68,8 @@ export function cpuTicks(pid: number): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-async function startBare(dir: string, body: Uint8Array, headers: Record<string, string>) {
+/** A bare Bun.serve in a process of its own answering every request with `body` and `headers`. */
+export async function startBare(dir: string, body: Uint8Array, headers: Record<string, string>) {
   const script = join(dir, "bare.mjs");
   const bodyFile = join(dir, "body.bin");
   writeFileSync(script, BARE);

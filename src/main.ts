@@ -45,10 +45,6 @@ const COMMANDS: Record<string, Command> = {
     options: { host: { type: "string" }, port: { type: "string" } },
     async run({ config }) {
       configureLog({ level: config.logLevel });
-      // The exact sanitizer that will guard published articles (in the renderer's worker) must stop
-      // every known attack.
-      const sanitizer = await articleRenderer().selfTest();
-      if (!sanitizer.ok) fail(`refusing to start: ${sanitizer.reason}`);
       const db = openDatabase(config.dbPath);
       const app = createAppContext(config, db);
       markInterruptedRuns(app);
@@ -62,6 +58,7 @@ const COMMANDS: Record<string, Command> = {
         data: config.dataDir,
         config: config.configFile,
       });
+      checkSanitizer();
       if (ownerSignupOpen(db)) {
         log.warn(
           'no account yet: the first visitor to sign up becomes the owner of this instance; create the owner\'s account now with "spyglass account create --email E --password -"',
@@ -241,6 +238,33 @@ async function passwordFrom(flag: string): Promise<string> {
   if (password === "") throw new UsageError("--password - read no password from stdin");
   return password;
 }
+
+/**
+ * The exact sanitizer that guards published articles (in the renderer's worker) must stop every
+ * known attack. Its self-test runs once the server is answering (loading jsdom and running it takes
+ * most of a second): content writes render through the worker, so they wait behind it, and a worker
+ * whose self-test failed renders nothing, so nothing it would have rendered is ever stored. On a
+ * failure, of this start-up test or of any later worker's, the server logs why and exits 1. Once it
+ * has passed, the worker is stopped until the first article is saved (no jsdom in an idle server).
+ */
+function checkSanitizer(): void {
+  const renderer = articleRenderer();
+  const refuse = (reason: string) => {
+    log.error("stopping: the article sanitizer failed its self-test", { reason });
+    fail(`refusing to serve: ${reason}`);
+  };
+  renderer.onSelfTestFailed(refuse);
+  // A moment after listening, so that jsdom's load does not compete with the first answers for the
+  // CPU; a save that comes first starts the worker (and its self-test) itself.
+  setTimeout(() => {
+    void renderer.selfTest().then((result) => {
+      if (!result.ok) refuse(result.reason);
+      else renderer.stopWhenIdle();
+    });
+  }, SELF_TEST_AFTER_MS);
+}
+
+const SELF_TEST_AFTER_MS = 100;
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`spyglass: ${message}\n`);

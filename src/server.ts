@@ -3,13 +3,18 @@
 import { networkInterfaces } from "node:os";
 import { type Server } from "bun";
 import { buildApp } from "./app";
+import { lazyCatalog } from "./catalogue/registry";
+import { TOOLS } from "./catalogue/tools";
 import { type AppContext } from "./context";
 import { dashboardPages } from "./dashboard/pages";
 import { log } from "./log";
+import { mcpApiRoutes } from "./mcp/routes";
 import { publicApiRoutes } from "./public/routes";
 
 // Bun's maximum; long tool calls (tracking, article generation) must not be cut at Elysia's 30 s.
 const IDLE_TIMEOUT_SECONDS = 255;
+// The tool catalogue's schemas are rendered this long after start, unless a request needed them first.
+const WARM_AFTER_MS = 500;
 // Hard cap at the socket; routes apply their own, smaller limits (the tool server's is 1 MiB).
 const MAX_REQUEST_BODY_BYTES = 8 * 1024 * 1024;
 
@@ -26,10 +31,11 @@ export interface RunningServer {
 export type ShutdownHook = () => void | Promise<void>;
 
 export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): RunningServer {
-  const app = buildApp(ctx);
-  // Elysia's listen merges these into Bun's routes: the public API and the dashboard's page and
-  // assets skip the main app's dispatch.
-  app.config.serve = { ...app.config.serve, routes: { ...dashboardPages(), ...publicApiRoutes(ctx) } };
+  const catalogue = lazyCatalog(TOOLS);
+  const app = buildApp(ctx, catalogue);
+  // Elysia's listen merges these into Bun's routes: the public API, the tool server's door and the
+  // dashboard's page and assets skip the main app's dispatch.
+  app.config.serve = { ...app.config.serve, routes: { ...dashboardPages(), ...publicApiRoutes(ctx), ...mcpApiRoutes(ctx, catalogue) } };
   app.listen({
     hostname: ctx.config.host,
     port: ctx.config.port,
@@ -44,6 +50,8 @@ export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): Runnin
   });
   const server = app.server;
   if (!server) throw new Error("the HTTP server did not start");
+  // Built after the first answers rather than before (or by the first request that needs it).
+  setTimeout(() => catalogue.warm(), WARM_AFTER_MS).unref();
   const port = server.port ?? ctx.config.port;
   let stopping: Promise<void> | null = null;
   return {

@@ -241,3 +241,22 @@ async function callTool(tool: AnyTool | undefined, name: string, args: unknown, 
     return { ok: false, error: new ToolFailed(tool.name, ctx.requestId) };
   }
 }
+
+/**
+ * A catalogue built on first use rather than at once: rendering every tool's JSON schemas takes
+ * tens of milliseconds, which `serve` should not spend before answering its first request. `warm`
+ * builds it (the server calls it once it is up). Bad declarations are still caught: the tests build
+ * the catalogue of TOOLS eagerly (test/mcp/tools-list.test.ts).
+ */
+export function lazyCatalog(tools: readonly AnyTool[]): ToolCatalog & { warm(): void } {
+  let built: ToolCatalog | null = null;
+  const catalogue = () => (built ??= buildCatalog(tools));
+  return {
+    get byName() {
+      return catalogue().byName;
+    },
+    listFor: (plan) => catalogue().listFor(plan),
+    call: (app, principal, requestId, name, args) => catalogue().call(app, principal, requestId, name, args),
+    warm: () => void catalogue(),
+  };
+}

@@ -117,8 +117,10 @@ function articleListings(a: ArticleSummary): ResourceListing[] {
 export function articleLinks(a: { slug: string; title: string; status?: string }): ResourceLink[] {
   const title = a.title || "Untitled";
   return [
-    { type: "resource_link", uri: articleUri(a.slug), name: a.slug, title, mimeType: "text/markdown" },
-    { type: "resource_link", uri: articleHtmlUri(a.slug), name: `${a.slug}.html`, title: `${title} (HTML)`, mimeType: "text/html" },
+    // In the order the SDK's schema writes a link's keys, so that the tool server's direct answers
+    // (src/mcp/direct.ts) are byte for byte the SDK server's.
+    { name: a.slug, title, uri: articleUri(a.slug), mimeType: "text/markdown", type: "resource_link" },
+    { name: `${a.slug}.html`, title: `${title} (HTML)`, uri: articleHtmlUri(a.slug), mimeType: "text/html", type: "resource_link" },
   ];
 }
 

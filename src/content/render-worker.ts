@@ -4,4 +4,9 @@ import { renderArticle } from "./render";
 import { answerRenderJobs } from "./render-jobs";
 import { sanitizeArticleHtml } from "./sanitize";
 
-answerRenderJobs({ sanitize: sanitizeArticleHtml, render: renderArticle });
+// SPYGLASS_TEST_BROKEN_SANITIZER=1 swaps in a "sanitizer" that lets everything through, so that the
+// tests can see the compiled server fail closed. It cannot make anything unsafe stored: the self-test
+// runs on the sanitizer the worker would use, fails, and the worker then renders nothing.
+const sanitize = process.env.SPYGLASS_TEST_BROKEN_SANITIZER === "1" ? (html: string) => html : sanitizeArticleHtml;
+
+answerRenderJobs({ sanitize, render: renderArticle });

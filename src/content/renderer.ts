@@ -17,9 +17,11 @@
 // per tenant (brand), and tenants take turns: a brand that saves many slow articles delays another
 // brand's save by at most the one render in progress, and never makes it fail (it took an article
 // that 40,000 nested <div> made slow, sent twice, to fail another brand's tiny save after 59 s).
-// Otherwise the worker lives as long as the process: starting one costs about a second (jsdom and
-// the self-test), and Bun does not give all of a terminated worker's memory back (measured: RSS
-// +6 to +10 MB per start/stop cycle).
+// A worker that has had nothing to do for `idleMs` is stopped, and the next job starts a fresh one
+// (which runs the self-test again before it renders): jsdom is most of the process's memory, and
+// articles are saved rarely. `serve` stops the start-up self-test's worker as soon as it has passed
+// (stopWhenIdle), so that an idle server holds no jsdom at all. Starting a worker costs about a
+// second (jsdom and the self-test), paid by the first save after an idle spell.
 
 import { Invalid, Unavailable } from "../errors";
 import { log } from "../log";
@@ -41,9 +43,12 @@ export interface RendererOptions {
   workerUrl?: string;
   /** A render (worker start-up included) that takes longer fails and stops the worker. */
   timeoutMs?: number;
+  /** A worker with no job for this long is stopped; the next job starts a fresh one. */
+  idleMs?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_IDLE_MS = 60_000;
 
 interface Pending {
   id: number;
@@ -60,6 +65,10 @@ interface Running {
   selfTest: Promise<SelfTestResult>;
   /** The one job the worker is rendering, with its time limit. */
   current: (Pending & { timer: ReturnType<typeof setTimeout> }) | null;
+  /** Whether its self-test has reported (a worker is never stopped for idleness before). */
+  ready: boolean;
+  /** Stops the worker when it has been idle for idleMs. */
+  idleTimer: ReturnType<typeof setTimeout> | null;
 }
 
 /** The worker entry: a file next to this one, or, in the single executable, its bundled entry point. */
@@ -79,15 +88,34 @@ export class ArticleRenderer {
   private nextId = 1;
   private readonly workerUrl: string;
   private readonly timeoutMs: number;
+  private readonly idleMs: number;
+  private readonly selfTestFailures: Array<(reason: string) => void> = [];
 
   constructor(options: RendererOptions = {}) {
     this.workerUrl = options.workerUrl ?? defaultWorkerUrl();
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
   }
 
   /** Starts a worker if none is running and resolves with its sanitizer self-test. */
   selfTest(): Promise<SelfTestResult> {
     return this.start().selfTest;
+  }
+
+  /** Calls `listener` with the reason whenever a worker's sanitizer fails its self-test (`serve` then exits). */
+  onSelfTestFailed(listener: (reason: string) => void): void {
+    this.selfTestFailures.push(listener);
+  }
+
+  /** Whether a worker (and so jsdom) is running now. */
+  get workerRunning(): boolean {
+    return this.running !== null;
+  }
+
+  /** Stops the worker at once if it has reported its self-test and has no job (else when it next idles). */
+  stopWhenIdle(): void {
+    const running = this.running;
+    if (running?.ready && running.current === null && this.queues.size === 0) this.halt(running);
   }
 
   /**
@@ -133,6 +161,10 @@ export class ArticleRenderer {
       );
     }, this.timeoutMs);
     running.current = { ...job, timer };
+    if (running.idleTimer) {
+      clearTimeout(running.idleTimer);
+      running.idleTimer = null;
+    }
     // While a job is in flight the worker keeps the process alive (a CLI command awaiting a render).
     running.worker.ref();
     const message: RenderJob = { id: job.id, title: job.source.title, markdown: job.source.markdown };
@@ -172,11 +204,17 @@ export class ArticleRenderer {
       worker,
       selfTest: new Promise<SelfTestResult>((resolve) => (reportSelfTest = resolve)),
       current: null,
+      ready: false,
+      idleTimer: null,
     };
     worker.addEventListener("message", ({ data }: MessageEvent<RenderReply>) => {
       if (data.type === "ready") {
-        if (!data.selfTest.ok) log.error("article sanitizer self-test failed", { reason: data.selfTest.reason });
+        running.ready = true;
         reportSelfTest(data.selfTest);
+        if (!data.selfTest.ok) {
+          log.error("article sanitizer self-test failed", { reason: data.selfTest.reason });
+          for (const listener of this.selfTestFailures) listener(data.selfTest.reason);
+        }
         this.release(running);
         return;
       }
@@ -221,6 +259,7 @@ export class ArticleRenderer {
   /** Terminates the worker and hands back the job it was rendering, its timer cleared. */
   private halt(running: Running): Pending | null {
     if (this.running === running) this.running = null;
+    if (running.idleTimer) clearTimeout(running.idleTimer);
     const job = running.current;
     running.current = null;
     if (job) clearTimeout(job.timer);
@@ -228,9 +267,20 @@ export class ArticleRenderer {
     return job;
   }
 
-  /** With no job in flight, the worker no longer holds the process open (a CLI command can exit). */
+  /**
+   * With no job in flight, the worker no longer holds the process open (a CLI command can exit), and
+   * is stopped if it stays without one for idleMs.
+   */
   private release(running: Running): void {
-    if (running.current === null && this.running === running) running.worker.unref();
+    if (running.current !== null || this.running !== running) return;
+    running.worker.unref();
+    if (!running.ready) return;
+    if (running.idleTimer) clearTimeout(running.idleTimer);
+    running.idleTimer = setTimeout(() => {
+      running.idleTimer = null;
+      this.stopWhenIdle();
+    }, this.idleMs);
+    running.idleTimer.unref?.();
   }
 }
 

@@ -173,9 +173,59 @@ export function verifyBearerKey(app: Pick<AppContext, "db" | "keys">, header: st
 
 /**
  * The tool server's principal for a bearer header: the verified key with its brand, account and
- * plan, read through their services on every request, so a plan change applies at once.
+ * plan, read through their services whenever the database has changed since they were last read
+ * (see below), so a revocation or a plan change applies at once.
  */
 export function authenticateBearerKey(app: Pick<AppContext, "db" | "keys">, header: string | null | undefined): BearerResult<VerifiedKey> {
+  const { db } = app;
+  // Read before the lookups: a write that lands between them leaves the entry stale for ever.
+  const stamp = databaseStamp(db);
+  const hash = header ? bearerHash(header) : null;
+  const remembered = hash ? verifiedKeys.get(db)?.get(hash) : undefined;
+  if (remembered && remembered.stamp === stamp) {
+    app.keys.noteUsed(remembered.value.key.id);
+    return { ok: true, value: remembered.value };
+  }
+  const value = lookUpBearerKey(app, header);
+  if (value.ok && hash) remember(db, hash, stamp, value.value);
+  return value;
+}
+
+// The principal of a key, remembered for as long as the database has not changed: the three reads
+// above (key, brand, account) were most of a tools/list's own work (measured: ~17 of ~55 µs in
+// process), and one read of the database's change stamp is ~3 µs. Any committed write at all — a
+// revocation, a plan or brand change, by this process or by any other (the CLI) — changes the stamp,
+// and the next request reads the key again: a revocation still applies on the very next request.
+// Only valid keys are remembered, by their hash, at most MAX_REMEMBERED_KEYS per database.
+const MAX_REMEMBERED_KEYS = 1_000;
+const verifiedKeys = new WeakMap<Db, Map<string, { stamp: string; value: VerifiedKey }>>();
+
+function remember(db: Db, hash: string, stamp: string, value: VerifiedKey): void {
+  let keys = verifiedKeys.get(db);
+  if (!keys) verifiedKeys.set(db, (keys = new Map()));
+  if (keys.size >= MAX_REMEMBERED_KEYS) keys.clear();
+  keys.set(hash, { stamp, value });
+}
+
+/**
+ * Changes whenever a write is committed to the database: total_changes() counts this connection's
+ * own writes, data_version moves when any other connection (another process included) commits.
+ */
+function databaseStamp(db: Db): string {
+  const statement = db.prepared("keys.stamp", () =>
+    db.sqlite.prepare<{ c: number; v: number }, []>("SELECT total_changes() AS c, (SELECT data_version FROM pragma_data_version) AS v"),
+  );
+  const row = statement.get()!;
+  return `${row.c}:${row.v}`;
+}
+
+/** The hash of a well-formed bearer key, or null. */
+function bearerHash(header: string): string | null {
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+  return match?.[1] && isWellFormedApiKey(match[1]) ? hashApiKey(match[1]) : null;
+}
+
+function lookUpBearerKey(app: Pick<AppContext, "db" | "keys">, header: string | null | undefined): BearerResult<VerifiedKey> {
   const verified = verifyBearerKey(app, header);
   if (!verified.ok) return verified;
   const { id, name, prefix, accountId, brandId } = verified.value;

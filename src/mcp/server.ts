@@ -24,7 +24,8 @@ const CAPABILITIES = {
 
 // The SDK builds a new Ajv instance (~6 ms) for every Server unless given one; this server never
 // validates against client schemas (no elicitation), so one shared instance serves every request.
-const jsonSchemaValidator = new AjvJsonSchemaValidator();
+// Made by the first SDK server, not at start: a single tools/list or tools/call needs none (direct.ts).
+let jsonSchemaValidator: AjvJsonSchemaValidator | null = null;
 
 function instructionsFor(principal: Principal): string {
   const domain = principal.brand.domain ? ` (${principal.brand.domain})` : "";
@@ -40,7 +41,11 @@ function instructionsFor(principal: Principal): string {
 export function createToolServer(catalog: ToolCatalog, app: AppContext, principal: Principal, requestId: string): Server {
   const server = new Server(
     { name: SERVER_NAME, title: "Spyglass", version: pkg.version, icons: SPYGLASS_ICONS },
-    { capabilities: CAPABILITIES, instructions: instructionsFor(principal), jsonSchemaValidator },
+    {
+      capabilities: CAPABILITIES,
+      instructions: instructionsFor(principal),
+      jsonSchemaValidator: (jsonSchemaValidator ??= new AjvJsonSchemaValidator()),
+    },
   );
   const listing = catalog.listFor(principal.plan);
   server.setRequestHandler(ListToolsRequestSchema, () => listing);

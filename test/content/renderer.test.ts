@@ -168,3 +168,34 @@ test("a script that renders an article exits when it is done: the idle worker do
   expect(out).toBe("<p>Done.</p>\n\n");
   expect(code).toBe(0);
 }, 30_000);
+
+describe("a worker with nothing to do", () => {
+  test("is stopped once idle, and the next save gets a fresh, self-tested worker that renders it", async () => {
+    const idle = renderer({ idleMs: 100 });
+    expect(await idle.selfTest()).toEqual({ ok: true });
+    expect(await idle.render({ title: "T", markdown: "One <script>alert(1)</script>" })).toBe("<p>One </p>\n");
+    expect(idle.workerRunning).toBe(true);
+    await Bun.sleep(400);
+    expect(idle.workerRunning).toBe(false);
+    expect(await idle.render({ title: "T", markdown: "Two <img src=x onerror=alert(1)>" })).toBe('<p>Two <img src="x"></p>\n');
+  }, 60_000);
+
+  test("stopWhenIdle stops a worker that has passed its self-test, and a later save still renders", async () => {
+    const lazy = renderer();
+    expect(await lazy.selfTest()).toEqual({ ok: true });
+    lazy.stopWhenIdle();
+    expect(lazy.workerRunning).toBe(false);
+    expect(await lazy.render({ title: "T", markdown: "Three" })).toBe("<p>Three</p>\n");
+  }, 60_000);
+
+  test("a fresh worker whose self-test fails still renders nothing, and reports it", async () => {
+    const broken = renderer({ workerUrl: worker("broken-sanitizer"), idleMs: 50 });
+    const reasons: string[] = [];
+    broken.onSelfTestFailed((reason) => reasons.push(reason));
+    const error = await rejection(broken.render({ title: "T", markdown: "<script>alert(1)</script>" }));
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).status).toBe(503);
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).toContain("script element");
+  }, 60_000);
+});

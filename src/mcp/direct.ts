@@ -1,0 +1,115 @@
+// The two requests that are most of a client's traffic, answered without building an SDK server for
+// them: a single tools/list (the same bytes for every key of a plan, serialized once) and a single
+// tools/call of a known tool (the catalogue's outcome, as the SDK server would send it). Measured
+// (bench/door.ts): building the SDK server and its transport costs little (~10 µs), but the SDK's
+// path through them re-serializes the 78 KB listing on every request (~120–220 µs) and re-parses
+// the message and the result with zod; this takes tools/list from ~270 µs of CPU a request to a
+// few tens.
+//
+// Only what is fully handled here is answered here: anything else (other methods, batches,
+// notifications, an unknown tool, a task-augmented call, headers the SDK's transport would refuse
+// or that it alone knows how to read) returns null and goes to the SDK server, which stays the
+// protocol's one implementation. The answers are byte for byte what the SDK server sends
+// (test/mcp/direct.test.ts compares them).
+import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { type Principal, type ToolCatalog } from "../catalogue/registry";
+import { type AppContext } from "../context";
+import { toCallToolResult } from "./results";
+
+type Listing = ReturnType<ToolCatalog["listFor"]>;
+
+const encoder = new TextEncoder();
+const RESULT_OPEN = '{"result":';
+const ID_OPEN = ',"jsonrpc":"2.0","id":';
+
+/** Each plan's listing as the bytes `{"result":<listing>,"jsonrpc":"2.0","id":`, made on first use. */
+const listingBytes = new WeakMap<Listing, Uint8Array>();
+
+function listingPrefix(listing: Listing): Uint8Array {
+  let bytes = listingBytes.get(listing);
+  if (!bytes) {
+    bytes = encoder.encode(`${RESULT_OPEN}${JSON.stringify(listing)}${ID_OPEN}`);
+    listingBytes.set(listing, bytes);
+  }
+  return bytes;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+const JSON_HEADERS = { "content-type": "application/json" };
+
+/**
+ * Whether the SDK's transport would take this request as it is: it accepts JSON and an event
+ * stream, sends plain application/json, and names a protocol version the SDK supports (or none).
+ * Anything else is the SDK's to answer (or refuse) in its own words.
+ */
+function plainRequest(request: Request): boolean {
+  const accept = request.headers.get("accept");
+  if (!accept?.includes("application/json") || !accept.includes("text/event-stream")) return false;
+  if (request.headers.get("content-type") !== "application/json") return false;
+  const version = request.headers.get("mcp-protocol-version");
+  return version === null || SUPPORTED_PROTOCOL_VERSIONS.includes(version);
+}
+
+/** A single JSON-RPC request as the SDK's schema takes it, with only the params keys listed. */
+function singleRequest(message: unknown, paramKeys: ReadonlySet<string>): { id: string | number; params: Record<string, unknown> } | null {
+  if (!isObject(message) || message.jsonrpc !== "2.0") return null;
+  const { id, params } = message;
+  if (typeof id !== "string" && !Number.isSafeInteger(id)) return null;
+  for (const key in message) if (key !== "jsonrpc" && key !== "id" && key !== "method" && key !== "params") return null;
+  if (params === undefined) return { id: id as string | number, params: {} };
+  if (!isObject(params)) return null;
+  for (const key in params) if (!paramKeys.has(key)) return null;
+  if (params._meta !== undefined && !isObject(params._meta)) return null;
+  return { id: id as string | number, params };
+}
+
+const LIST_PARAMS = new Set(["cursor", "_meta"]);
+// `task` (task-augmented execution) and anything unexpected are the SDK's.
+const CALL_PARAMS = new Set(["name", "arguments", "_meta"]);
+
+/**
+ * The answer to a single tools/list or tools/call request (already checked by checkJsonRpc), or
+ * null to hand the message to the SDK server.
+ */
+export async function answerDirectly(
+  app: AppContext,
+  catalog: ToolCatalog,
+  principal: Principal,
+  requestId: string,
+  request: Request,
+  message: unknown,
+): Promise<Response | null> {
+  const method = isObject(message) ? message.method : undefined;
+  if (method !== "tools/list" && method !== "tools/call") return null;
+  if (!plainRequest(request)) return null;
+  if (method === "tools/list") {
+    const single = singleRequest(message, LIST_PARAMS);
+    if (!single || (single.params.cursor !== undefined && typeof single.params.cursor !== "string")) return null;
+    const prefix = listingPrefix(catalog.listFor(principal.plan));
+    const suffix = encoder.encode(`${JSON.stringify(single.id)}}`);
+    const body = new Uint8Array(prefix.length + suffix.length);
+    body.set(prefix);
+    body.set(suffix, prefix.length);
+    return new Response(body, { headers: JSON_HEADERS });
+  }
+  const single = singleRequest(message, CALL_PARAMS);
+  if (!single) return null;
+  const { name, arguments: args } = single.params;
+  // An unknown tool is a protocol error, which the SDK server words and sends.
+  if (typeof name !== "string" || !catalog.byName.has(name)) return null;
+  if (args !== undefined && !isObject(args)) return null;
+  const outcome = await catalog.call(app, principal, requestId, name, args);
+  const id = JSON.stringify(single.id);
+  if (outcome.ok) {
+    // toCallToolResult's {content: [{type: "text", text}, ...links], structuredContent: value}, where
+    // text is the value's JSON: written around that one serialization instead of serializing the value twice.
+    const text = JSON.stringify(outcome.value);
+    const links = outcome.links?.length ? `,${outcome.links.map((link) => JSON.stringify(link)).join(",")}` : "";
+    return new Response(
+      `${RESULT_OPEN}{"content":[{"type":"text","text":${JSON.stringify(text)}}${links}],"structuredContent":${text}}${ID_OPEN}${id}}`,
+      { headers: JSON_HEADERS },
+    );
+  }
+  return new Response(`${RESULT_OPEN}${JSON.stringify(toCallToolResult(outcome))}${ID_OPEN}${id}}`, { headers: JSON_HEADERS });
+}

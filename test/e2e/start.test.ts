@@ -1,0 +1,111 @@
+// Start-up on the compiled binary: the server answers before the article sanitizer's self-test has
+// finished (jsdom loads in the render worker meanwhile), a save made at once waits for the self-test
+// and is stored sanitized, and a sanitizer that fails its self-test stops the server (exit 1, the
+// reason logged) with nothing stored that it would have rendered.
+
+import { Database } from "bun:sqlite";
+import { afterEach, expect, test } from "bun:test";
+import { join } from "node:path";
+import { type Sandbox, sandbox } from "../support/binary";
+import { seedToolServerData } from "../support/fixtures";
+
+let box: Sandbox | null = null;
+afterEach(() => {
+  box?.cleanup();
+  box = null;
+});
+
+const HOSTILE = "# Launch\n\nWe shipped.<script>alert(1)</script><img src=x onerror=alert(1)>";
+
+function createArticle(url: string, key: string, title: string): Promise<Response> {
+  return fetch(`${url}/api/mcp/mcp`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${key}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-11-25",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "create_article", arguments: { title, markdown: HOSTILE } },
+    }),
+  });
+}
+
+function storedArticles(dataDir: string): Array<{ title: string; html: string }> {
+  const db = new Database(join(dataDir, "spyglass.db"), { readonly: true });
+  try {
+    return db.query("SELECT title, html FROM articles ORDER BY title").all() as Array<{ title: string; html: string }>;
+  } finally {
+    db.close();
+  }
+}
+
+test("a save sent as soon as the server answers waits for the self-test and is stored sanitized", async () => {
+  box = await sandbox({ toml: "[tracking]\nenabled = false\n" });
+  const seed = seedToolServerData(join(box.dataDir, "spyglass.db"));
+  const server = await box.serve({ timeoutMs: 60_000 });
+  const response = await createArticle(server.url, seed.a.key, "Launch");
+  const body = await response.json();
+  expect(response.status).toBe(200);
+  expect(body.result.isError).toBeUndefined();
+  const html = body.result.structuredContent.article.html as string;
+  expect(html).toContain("We shipped.");
+  expect(html).not.toContain("<script");
+  expect(html).not.toContain("onerror");
+  expect(await server.stop()).toBe(0);
+  const stored = storedArticles(box.dataDir).find((a) => a.title === "Launch");
+  expect(stored?.html).toBe(html);
+}, 90_000);
+
+test("a sanitizer that fails its self-test stops the server with the reason, and nothing it would render is stored", async () => {
+  box = await sandbox({ toml: "[tracking]\nenabled = false\n", env: { SPYGLASS_TEST_BROKEN_SANITIZER: "1" } });
+  const seed = seedToolServerData(join(box.dataDir, "spyglass.db"));
+  const before = storedArticles(box.dataDir);
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("SPYGLASS_")) env[k] = v;
+  const proc = Bun.spawn([box.binary, "serve", "--host", "127.0.0.1", "--port", "0"], {
+    cwd: box.dir,
+    env: { ...env, SPYGLASS_TEST_BROKEN_SANITIZER: "1" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const stderr = new Response(proc.stderr).text();
+  const reader = proc.stdout.getReader();
+  let stdout = "";
+  let url = "";
+  while (!url) {
+    const next = await reader.read();
+    if (next.done) break;
+    stdout += new TextDecoder().decode(next.value);
+    url = /"msg":"listening","url":"(http:\/\/[^"]+)"/.exec(stdout)?.[1] ?? "";
+  }
+  // It listens first (the self-test has not run yet)…
+  expect(url).not.toBe("");
+  // …and saves sent meanwhile, until it stops, are never stored.
+  const saves: Array<Promise<number | string>> = [];
+  let exited = false;
+  void proc.exited.then(() => (exited = true));
+  for (let i = 0; !exited && i < 200; i++) {
+    saves.push(
+      createArticle(url, seed.a.key, `Attempt ${i}`).then(
+        (r) => r.status,
+        (error: Error) => error.message,
+      ),
+    );
+    await Bun.sleep(20);
+  }
+  expect(saves.length).toBeGreaterThan(0);
+  const code = await proc.exited;
+  for (let next = await reader.read(); !next.done; next = await reader.read()) stdout += new TextDecoder().decode(next.value);
+  expect(code).toBe(1);
+  const err = await stderr;
+  expect(err).toContain("refusing to serve");
+  expect(err).toContain('let the "script element" attack through');
+  expect(stdout).toContain("the article sanitizer failed its self-test");
+  await Promise.all(saves);
+  expect(storedArticles(box.dataDir)).toEqual(before);
+}, 90_000);

@@ -1,0 +1,166 @@
+// The tool server answers a single tools/list or tools/call itself (src/mcp/direct.ts), without an
+// SDK server per request. A client must not be able to tell: every answer here is compared byte for
+// byte with what the SDK server (createToolServer, as the route builds it for every other message)
+// sends for the same request, and the key is still checked on every request.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { setAccountPlan } from "../../src/accounts/service";
+import { buildCatalog, type Principal } from "../../src/catalogue/registry";
+import { TOOLS } from "../../src/catalogue/tools";
+import { openDatabase } from "../../src/db/client";
+import { authenticateBearerKey, revokeApiKey } from "../../src/keys/service";
+import { createToolServer } from "../../src/mcp/server";
+import { type SeededToolServer, seededToolServer } from "../support/tool-server";
+
+const catalog = buildCatalog(TOOLS);
+let s: SeededToolServer;
+
+beforeAll(async () => {
+  s = await seededToolServer();
+});
+afterAll(() => s.close());
+
+const HEADERS = { "content-type": "application/json", "mcp-protocol-version": "2025-11-25" };
+
+/** The SDK server's answer to `body` for `key`, built exactly as the route builds it. */
+async function viaSdk(key: string, body: string): Promise<{ status: number; text: string; contentType: string | null }> {
+  const verified = authenticateBearerKey(s.t.ctx, `Bearer ${key}`);
+  if (!verified.ok) throw new Error(`key not valid: ${verified.reason}`);
+  const v = verified.value;
+  const principal: Principal = {
+    account: { id: v.account.id },
+    brand: { id: v.brand.id, name: v.brand.name, domain: v.brand.domain },
+    plan: v.plan,
+  };
+  const server = createToolServer(catalog, s.t.ctx, principal, "req_test");
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    const request = new Request("http://spyglass.test/api/mcp/mcp", {
+      method: "POST",
+      headers: { ...HEADERS, accept: "application/json, text/event-stream", authorization: `Bearer ${key}` },
+      body,
+    });
+    const response = await transport.handleRequest(request, { parsedBody: JSON.parse(body) });
+    return { status: response.status, text: await response.text(), contentType: response.headers.get("content-type") };
+  } finally {
+    await server.close();
+  }
+}
+
+async function viaRoute(key: string, body: string) {
+  const res = await s.post({ ...HEADERS, authorization: `Bearer ${key}` }, body);
+  return { status: res.status, text: res.text, contentType: res.headers.get("content-type") };
+}
+
+const rpc = (id: number | string, method: string, params?: object) =>
+  JSON.stringify(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params });
+
+describe("answers identical to the SDK server's", () => {
+  const cases: Array<[string, () => string, (seed: SeededToolServer["seed"]) => string]> = [
+    ["tools/list on Autopilot", () => rpc(1, "tools/list", {}), (seed) => seed.a.key],
+    ["tools/list on Visibility, a string id and no params", () => rpc("list-1", "tools/list"), (seed) => seed.visibility.key],
+    ["tools/list with a cursor and _meta", () => rpc(7, "tools/list", { cursor: "x", _meta: { progressToken: 3 } }), (seed) => seed.a.key],
+    ["a tool's result", () => rpc(2, "tools/call", { name: "list_prompts", arguments: { limit: 50 } }), (seed) => seed.a.key],
+    ["a tool called without arguments", () => rpc(3, "tools/call", { name: "list_tags" }), (seed) => seed.a.key],
+    ["a tool's invalid input", () => rpc(4, "tools/call", { name: "list_prompts", arguments: { limit: "many" } }), (seed) => seed.a.key],
+    [
+      "a tool above the key's plan",
+      () => rpc("call-5", "tools/call", { name: "generate_article", arguments: {} }),
+      (seed) => seed.visibility.key,
+    ],
+    [
+      "a result with resource links after its text",
+      () => rpc(8, "tools/call", { name: "get_article", arguments: { article_id: s.seed.a.ids.articleId } }),
+      (seed) => seed.a.key,
+    ],
+    ["a not-found error", () => rpc(6, "tools/call", { name: "get_answer", arguments: { answer_id: "ans_nope" } }), (seed) => seed.a.key],
+  ];
+  for (const [name, body, key] of cases) {
+    test(name, async () => {
+      const ours = await viaRoute(key(s.seed), body());
+      const sdk = await viaSdk(key(s.seed), body());
+      expect(ours.status).toBe(200);
+      expect(ours).toEqual(sdk);
+      if (name.includes("resource links")) expect(ours.text).toContain('"type":"resource_link"');
+    });
+  }
+
+  test("the Autopilot listing has every tool, the Visibility one fewer", async () => {
+    const autopilot = JSON.parse((await viaRoute(s.seed.a.key, rpc(1, "tools/list"))).text).result.tools;
+    const visibility = JSON.parse((await viaRoute(s.seed.visibility.key, rpc(1, "tools/list"))).text).result.tools;
+    expect(autopilot.length).toBe(TOOLS.length);
+    expect(visibility.length).toBeLessThan(autopilot.length);
+  });
+});
+
+describe("left to the SDK server", () => {
+  test("an unknown tool is its protocol error", async () => {
+    const res = await viaRoute(s.seed.a.key, rpc(1, "tools/call", { name: "no_such_tool", arguments: {} }));
+    expect(JSON.parse(res.text).error.code).toBe(-32602);
+    expect(res).toEqual(await viaSdk(s.seed.a.key, rpc(1, "tools/call", { name: "no_such_tool", arguments: {} })));
+  });
+
+  test("a batch of a tools/list and a tools/call", async () => {
+    const body = `[${rpc(1, "tools/list")},${rpc(2, "tools/call", { name: "list_tags", arguments: {} })}]`;
+    const res = await viaRoute(s.seed.a.key, body);
+    const answers = JSON.parse(res.text);
+    expect(answers.map((a: { id: number }) => a.id).sort()).toEqual([1, 2]);
+    expect(answers.find((a: { id: number }) => a.id === 1).result.tools.length).toBe(TOOLS.length);
+  });
+
+  test("an unsupported protocol version is refused as the SDK refuses it", async () => {
+    const res = await s.post(
+      { ...HEADERS, authorization: `Bearer ${s.seed.a.key}`, "mcp-protocol-version": "1999-01-01" },
+      rpc(1, "tools/list"),
+    );
+    expect(res.status).toBe(400);
+    expect(res.json.error.message).toContain("Unsupported protocol version");
+  });
+
+  test("a client that does not accept an event stream is refused as the SDK refuses it", async () => {
+    const res = await s.t.call("POST", "/api/mcp/mcp", {
+      rawBody: rpc(1, "tools/list"),
+      headers: { ...HEADERS, authorization: `Bearer ${s.seed.a.key}`, accept: "application/json" },
+    });
+    expect(res.status).toBe(406);
+  });
+});
+
+test("a revoked key gets no listing on its very next request", async () => {
+  const { key, keyId } = s.seed.spareKeyOfA;
+  expect((await viaRoute(key, rpc(1, "tools/list"))).status).toBe(200);
+  revokeApiKey(s.t.db, s.seed.a.accountId, keyId);
+  const after = await viaRoute(key, rpc(1, "tools/list"));
+  expect(after.status).toBe(401);
+  expect(after.text).not.toContain("get_brand");
+});
+
+describe("changes made by another process apply on the very next request", () => {
+  // A second connection to the same file, as the CLI (spyglass key revoke, account plan) opens one.
+  test("a plan change", async () => {
+    const before = JSON.parse((await viaRoute(s.seed.b.key, rpc(1, "tools/list"))).text).result.tools;
+    expect(before.length).toBe(TOOLS.length);
+    const cli = openDatabase(s.t.db.path);
+    try {
+      setAccountPlan(cli, s.seed.b.email, "visibility");
+    } finally {
+      cli.close();
+    }
+    const after = JSON.parse((await viaRoute(s.seed.b.key, rpc(1, "tools/list"))).text).result.tools;
+    expect(after.length).toBeLessThan(TOOLS.length);
+    expect(after.map((t: { name: string }) => t.name)).not.toContain("generate_article");
+  });
+
+  test("a revocation", async () => {
+    expect((await viaRoute(s.seed.b.key, rpc(1, "tools/list"))).status).toBe(200);
+    const cli = openDatabase(s.t.db.path);
+    try {
+      revokeApiKey(cli, s.seed.b.accountId, s.seed.b.keyId);
+    } finally {
+      cli.close();
+    }
+    const after = await viaRoute(s.seed.b.key, rpc(2, "tools/call", { name: "list_tags", arguments: {} }));
+    expect(after.status).toBe(401);
+  });
+});
