@@ -5,11 +5,13 @@
 
 import m0000 from "../../drizzle/0000_init.sql" with { type: "text" };
 import m0001 from "../../drizzle/0001_citation_rollups.sql" with { type: "text" };
+import m0002 from "../../drizzle/0002_prompt_rollups.sql" with { type: "text" };
 import journal from "../../drizzle/meta/_journal.json";
 
 export const EMBEDDED_MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
   "0001_citation_rollups": m0001,
+  "0002_prompt_rollups": m0002,
 };
 
 export interface JournalEntry {

@@ -269,11 +269,12 @@ test("upgrading a database made before the citation rollups fills them from the 
     );
   }
   const expected = rollupsAndRaw(fileApp, s.brandId).stored;
-  // The database as the release before the rollups left it: no rollup tables, one migration applied.
-  db.sqlite.exec("DROP TABLE citation_url_days; DROP TABLE citation_domain_days");
-  db.sqlite
-    .query("DELETE FROM __drizzle_migrations WHERE created_at = ?")
-    .run(MIGRATION_JOURNAL.find((m) => m.tag === "0001_citation_rollups")!.when);
+  // The database as the release before the rollups left it: no rollup tables, one migration applied
+  // (the later per-prompt rollups did not exist either).
+  db.sqlite.exec("DROP TABLE citation_url_days; DROP TABLE citation_domain_days; DROP TABLE prompt_days; DROP TABLE prompt_coverage_days");
+  for (const tag of ["0001_citation_rollups", "0002_prompt_rollups"]) {
+    db.sqlite.query("DELETE FROM __drizzle_migrations WHERE created_at = ?").run(MIGRATION_JOURNAL.find((m) => m.tag === tag)!.when);
+  }
   db.close();
 
   const upgraded = openDatabase(path);
