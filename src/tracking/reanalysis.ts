@@ -83,11 +83,13 @@ export class Reanalysis {
     const state = { again: false, done: Promise.resolve(0) };
     state.done = (async () => {
       try {
+        const started = performance.now();
         let total = 0;
         do {
           state.again = false;
           total = await this.reanalyzeOnce(brandId, () => state.again);
         } while (state.again);
+        log.info("re-analysis finished", { brand_id: brandId, answers: total, ms: Math.round(performance.now() - started) });
         return total;
       } finally {
         this.running.delete(brandId);

@@ -286,3 +286,57 @@ test("upgrading a database made before the citation rollups fills them from the 
     upgraded.close();
   }
 });
+
+test("upgrading a database made before the per-prompt rollups fills them from the stored answers", () => {
+  const app = memoryApp();
+  const path = join(app.config.dataDir, "upgrade-prompts.db");
+  app.db.close();
+  const db = openDatabase(path);
+  const fileApp = createAppContext(app.config, db);
+  const s = seedBrand(fileApp, {
+    name: "Acme",
+    domain: "acme.com",
+    competitors: [{ key: "G", name: "Globex" }],
+    prompts: [
+      { key: "P1", text: "best crm" },
+      { key: "P2", text: "cheap crm" },
+    ],
+  });
+  const roster = loadRoster(db, s.brandId);
+  const start = Date.parse("2025-03-01T00:00:00Z");
+  const statuses: AnswerStatus[] = ["ok", "ok", "error", "ok", "refusal"];
+  for (let i = 0; i < 60; i++) {
+    fileApp.tracking.storeAnswer(
+      answer(s.brandId, {
+        promptId: i % 3 ? s.prompts.P1! : s.prompts.P2!,
+        engine: ["gpt", "claude"][i % 2]!,
+        sample: i,
+        status: statuses[i % statuses.length]!,
+        text: TEXTS[i % TEXTS.length]!,
+        providerCitations: [],
+        // Every third day is skipped: occurrences with gaps between them.
+        createdAt: start + Math.floor(i / 4) * 3 * DAY + (i % 4) * 9_000_000,
+      }),
+      roster,
+    );
+  }
+  const read = (d: typeof db) => ({
+    days: d.sqlite.query("SELECT * FROM prompt_days ORDER BY brand_id, prompt_id, engine, day").all(),
+    coverage: d.sqlite.query("SELECT * FROM prompt_coverage_days WHERE prompts <> 0 ORDER BY brand_id, engine, kind, day, prev_day").all(),
+  });
+  const expected = read(db);
+  expect(expected.days.length).toBeGreaterThan(20);
+  expect(expected.coverage.length).toBeGreaterThan(10);
+  db.sqlite.exec("DROP TABLE prompt_days; DROP TABLE prompt_coverage_days");
+  db.sqlite
+    .query("DELETE FROM __drizzle_migrations WHERE created_at = ?")
+    .run(MIGRATION_JOURNAL.find((m) => m.tag === "0002_prompt_rollups")!.when);
+  db.close();
+
+  const upgraded = openDatabase(path);
+  try {
+    expect(read(upgraded)).toEqual(expected);
+  } finally {
+    upgraded.close();
+  }
+});
