@@ -9,6 +9,7 @@ const SCENARIOS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   mcp: () => import("./mcp"),
   overview: () => import("./overview"),
   public: () => import("./public"),
+  scale: () => import("./scale"),
   tracking: () => import("./tracking"),
 };
 

@@ -89,7 +89,7 @@ export class Reanalysis {
           state.again = false;
           total = await this.reanalyzeOnce(brandId, () => state.again);
         } while (state.again);
-        log.info("re-analysis finished", { brand_id: brandId, answers: total, ms: Math.round(performance.now() - started) });
+        if (total > 0) log.info("re-analysis finished", { brand_id: brandId, answers: total, ms: Math.round(performance.now() - started) });
         return total;
       } finally {
         this.running.delete(brandId);
