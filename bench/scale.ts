@@ -80,6 +80,7 @@ interface Instance {
 async function start(scale: number): Promise<Instance> {
   const data = await seeded(scale);
   const box = await sandbox(SERVED_BINARY ? { binary: SERVED_BINARY } : {});
+  mkdirSync(box.dataDir, { recursive: true });
   for (const suffix of ["", "-wal"]) {
     if (existsSync(`${data.db}${suffix}`)) copyFileSync(`${data.db}${suffix}`, join(box.dataDir, `spyglass.db${suffix}`));
   }
