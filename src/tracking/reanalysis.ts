@@ -126,6 +126,8 @@ export class Reanalysis {
     let after = 0;
     let total = 0;
     for (;;) {
+      // Yield first: the roster change that started the pass answers its request without waiting for a slice.
+      await new Promise((resolve) => setImmediate(resolve));
       if (restart()) return total;
       const slice = sqlite
         .transaction(() => {
@@ -191,7 +193,6 @@ export class Reanalysis {
         .immediate();
       total += slice.processed;
       if (slice.done) return total;
-      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 }
