@@ -12,9 +12,9 @@ import { type AnswerWriter, analyzeForStorage, type BrandFigures, brandFigures, 
 import { loadRoster } from "./roster";
 
 /** Work per slice before the event loop is yielded (well under the 20 ms a request may wait). */
-const SLICE_MS = 8;
+const SLICE_MS = 4;
 /** Answers read at a time within a slice. */
-const BATCH = 48;
+const BATCH = 16;
 /** Distinct texts whose analysis is kept during a pass (demo and real data repeat texts). */
 const CACHE_LIMIT = 20_000;
 
