@@ -11,6 +11,7 @@ const SCENARIOS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   "mcp-apps": () => import("./mcp-apps"),
   overview: () => import("./overview"),
   public: () => import("./public"),
+  scale: () => import("./scale"),
   tracking: () => import("./tracking"),
 };
 

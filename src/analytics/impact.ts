@@ -4,6 +4,7 @@
 // itself is in neither), compared as periods are, and whether the article's own URL was cited since.
 import { type AppContext } from "../context";
 import { getPrompt } from "../prompts/service";
+import { registrableDomain } from "../tracking/analysis/citations";
 import { isOnDomains, loadRoster } from "../tracking/roster";
 import { DAY_MS, dayString, encodeOffset, type SqlParam, startOfUtcDay } from "./filters";
 import { type Rate, rate } from "./rates";
@@ -89,11 +90,40 @@ export function articleImpact(
     `SELECT count(*) AS total, sum(a.status = 'ok') AS valid, sum(a.brand_mentioned) AS mentioned, sum(a.brand_cited) AS cited
      FROM answers a WHERE a.brand_id = ? AND a.prompt_id = ? AND a.created_at >= ? AND a.created_at < ?`,
   );
-  // Candidates: citations since publication whose URL ends with the slug (any prompt, any engine).
-  const candidates = db.query<{ url: string; created_at: number }, SqlParam[]>(
-    `SELECT c.url, c.created_at FROM citations c WHERE c.brand_id = ? AND c.created_at >= ?
-       AND (c.url LIKE '%/' || ? OR c.url LIKE '%/' || ? || '?%') ORDER BY c.created_at`,
+  // The article's page is on the brand's domains or under public_url: only URLs of those domains can
+  // be it. The URLs cited since the publication day, with their citations per day, come from the
+  // daily URL rollups (a few rows per day); only the publication day (counted from the moment of
+  // publication) and the first and last days citing the article are read from the citations.
+  const hosts = [...roster.brandDomains];
+  if (app.config.publicUrl !== null) hosts.push(new URL(app.config.publicUrl).hostname.toLowerCase().replace(/^www\./, ""));
+  const domains = JSON.stringify([...new Set(hosts.flatMap((h) => [h, registrableDomain(h)]))]);
+  const urlDays = db.query<{ url: string; day: number; citations: number }, SqlParam[]>(
+    `SELECT u.url, u.day, sum(u.citations) AS citations FROM citation_url_days u
+     WHERE u.brand_id = ? AND u.day >= ? AND u.domain IN (SELECT value FROM json_each(?)) GROUP BY u.url, u.day`,
   );
+  const citedOn = db.query<{ created_at: number }, SqlParam[]>(
+    `SELECT c.created_at FROM citations c WHERE c.brand_id = ? AND c.created_at >= ? AND c.created_at < ?
+       AND c.url IN (SELECT value FROM json_each(?)) ORDER BY c.created_at`,
+  );
+  const articleCitations = (slug: string, publishedAt: number) => {
+    const pubDay = Math.floor(publishedAt / DAY_MS);
+    const rows = urlDays.all(brandId, pubDay, domains).filter((r) => isArticleUrl(r.url, slug, roster.brandDomains, app.config.publicUrl));
+    const urls = JSON.stringify([...new Set(rows.map((r) => r.url))]);
+    const on = (day: number) => citedOn.all(brandId, Math.max(publishedAt, day * DAY_MS), (day + 1) * DAY_MS, urls);
+    const byDay = new Map<number, number>();
+    for (const r of rows) byDay.set(r.day, (byDay.get(r.day) ?? 0) + r.citations);
+    // The publication day counts only what was cited from the moment of publication.
+    if (byDay.has(pubDay)) byDay.set(pubDay, on(pubDay).length);
+    const days = [...byDay.entries()].filter(([, n]) => n > 0).map(([day]) => day);
+    if (days.length === 0) return { citations: 0, first: null, last: null };
+    const firstDay = on(Math.min(...days));
+    const lastDay = on(Math.max(...days));
+    return {
+      citations: [...byDay.values()].reduce((a, b) => a + b, 0),
+      first: firstDay[0]!.created_at,
+      last: lastDay[lastDay.length - 1]!.created_at,
+    };
+  };
   const items: ArticleImpact[] = page.map((a) => {
     const prompt = getPrompt(app.db, brandId, a.promptId!);
     const publishedAt = a.publishedAt!;
@@ -106,9 +136,7 @@ export function articleImpact(
       afterDays === 0
         ? { total: 0, valid: 0, mentioned: 0, cited: 0 }
         : counts.get(brandId, prompt.id, afterStart, afterStart + afterDays * DAY_MS)!;
-    const cites = candidates
-      .all(brandId, publishedAt, a.slug, a.slug)
-      .filter((c) => isArticleUrl(c.url, a.slug, roster.brandDomains, app.config.publicUrl));
+    const cites = articleCitations(a.slug, publishedAt);
     return {
       article: { id: a.id, title: a.title, slug: a.slug, published_at: new Date(publishedAt).toISOString() },
       prompt: { id: prompt.id, text: prompt.text },
@@ -118,10 +146,10 @@ export function articleImpact(
       visibility: beforeAfter([b.mentioned ?? 0, b.valid ?? 0], [f.mentioned ?? 0, f.valid ?? 0]),
       citation_rate: beforeAfter([b.cited ?? 0, b.valid ?? 0], [f.cited ?? 0, f.valid ?? 0]),
       article_cited: {
-        cited: cites.length > 0,
-        citations: cites.length,
-        first_cited_at: cites.length > 0 ? new Date(cites[0]!.created_at).toISOString() : null,
-        last_cited_at: cites.length > 0 ? new Date(cites[cites.length - 1]!.created_at).toISOString() : null,
+        cited: cites.citations > 0,
+        citations: cites.citations,
+        first_cited_at: cites.first === null ? null : new Date(cites.first).toISOString(),
+        last_cited_at: cites.last === null ? null : new Date(cites.last).toISOString(),
       },
     };
   });

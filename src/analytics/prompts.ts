@@ -1,8 +1,9 @@
 // Per-prompt figures and content gaps (METRICS.md "Content gaps").
 import { type AppContext } from "../context";
+import { ALL_ENGINES } from "../db/schema";
 import { getPromptTexts } from "../prompts/service";
 import { loadRoster } from "../tracking/roster";
-import { describeFilter, encodeOffset, type Filter, type SqlParam, scopePromptIds, where } from "./filters";
+import { DAY_MS, describeFilter, encodeOffset, type Filter, type SqlParam, scopePromptIds, where } from "./filters";
 import { type Mean, mean, type Rate, rate } from "./rates";
 
 export interface PromptPerformance {
@@ -15,6 +16,17 @@ export interface PromptPerformance {
 }
 
 const marks = (list: readonly unknown[]) => list.map(() => "?").join(",");
+
+/**
+ * Conditions on the per-prompt rollups aliased d for the filter's period, on its engine or on all
+ * engines together; the prompt comes from the caller's scope.
+ */
+function promptDayWhere(filter: Filter): { sql: string; params: SqlParam[] } {
+  return {
+    sql: "d.brand_id = ? AND d.engine = ? AND d.day >= ? AND d.day < ?",
+    params: [filter.brandId, filter.engine ?? ALL_ENGINES, filter.period.start / DAY_MS, filter.period.end / DAY_MS],
+  };
+}
 
 /** Competitor mention counts per prompt for the given prompts, in the period (current roster members only). */
 function competitorCounts(app: AppContext, filter: Filter, promptIds: string[]): Map<string, Array<{ id: string; n: number }>> {
@@ -46,23 +58,22 @@ export function promptPerformance(
   filter: Filter,
   opts: { limit: number; offset: number; order: "visibility_desc" | "visibility_asc" },
 ) {
-  const w = where("a", filter, filter.period.start, filter.period.end);
+  const d = promptDayWhere(filter);
   const direction = opts.order === "visibility_asc" ? "ASC" : "DESC";
   const rows = app.db.sqlite
     .query<{ prompt_id: string; total: number; valid: number; mentioned: number; pos_sum: number | null }, SqlParam[]>(
-      // Prompt by prompt, each prompt's answers of the period from the covering (brand, prompt,
-      // created_at…) index, their sums packed into one value: grouping the answers by prompt instead
-      // sorted them all through a temporary B-tree (about twice the time at 108,000 answers).
+      // Prompt by prompt, each prompt's days of the period from the covering (brand, prompt, engine,
+      // day…) index of the per-prompt rollups, their sums packed into one value.
       `WITH per_prompt (prompt_id, sums) AS MATERIALIZED (
-         SELECT p.value, (SELECT json_array(count(*), sum(a.status = 'ok'), sum(a.brand_mentioned), sum(a.brand_position))
-                          FROM answers a WHERE a.prompt_id = p.value AND ${w.sql})
+         SELECT p.value, (SELECT json_array(sum(d.total), sum(d.valid), sum(d.mentioned), sum(d.position_sum))
+                          FROM prompt_days d WHERE d.prompt_id = p.value AND ${d.sql})
          FROM json_each(?) p),
        figures AS (SELECT prompt_id, sums ->> 0 AS total, sums ->> 1 AS valid, sums ->> 2 AS mentioned, sums ->> 3 AS pos_sum FROM per_prompt)
        SELECT prompt_id, total, valid, mentioned, pos_sum FROM figures WHERE total > 0
        ORDER BY (CASE WHEN valid > 0 THEN CAST(mentioned AS REAL) / valid END) ${direction} NULLS LAST, valid DESC, prompt_id
        LIMIT ? OFFSET ?`,
     )
-    .all(...w.params, scopePromptIds(app, filter), opts.limit + 1, opts.offset);
+    .all(...d.params, scopePromptIds(app, filter), opts.limit + 1, opts.offset);
   const page = rows.slice(0, opts.limit);
   const ids = page.map((r) => r.prompt_id);
   const texts = getPromptTexts(app.db, filter.brandId, ids);
@@ -106,39 +117,29 @@ const TOP_DOMAINS = 5;
 export function contentGaps(app: AppContext, filter: Filter, opts: { limit: number; offset: number }) {
   const db = app.db.sqlite;
   const scope = scopePromptIds(app, filter);
-  const w = where("a", filter, filter.period.start, filter.period.end);
-  const bw = where("b", filter, filter.period.start, filter.period.end);
-  // Per prompt: one probe for a brand mention (its mention rows), then, for prompts without one, the
-  // answers that mention a competitor (more mention rows than the brand's one) are counted.
+  const d = promptDayWhere(filter);
+  // Per prompt, from the per-prompt rollups: one probe for a day with an answer mentioning the brand
+  // (most prompts stop there), then, for prompts without one, their days of the period are summed.
   const rows = db
-    .query<{ prompt_id: string; competitor_answers: number; total_gaps: number }, SqlParam[]>(
-      `WITH candidates (prompt_id, competitor_answers) AS MATERIALIZED (
-         SELECT p.value, (SELECT count(*) FROM answers a WHERE a.prompt_id = p.value AND ${w.sql} AND a.roster_mentions > a.brand_mentioned)
+    .query<{ prompt_id: string; competitor_answers: number; valid_answers: number; total_gaps: number }, SqlParam[]>(
+      `WITH per_prompt (prompt_id, sums) AS MATERIALIZED (
+         SELECT p.value, (SELECT json_array(sum(d.competitor), sum(d.valid)) FROM prompt_days d WHERE d.prompt_id = p.value AND ${d.sql})
          FROM json_each(?) p
-         WHERE NOT EXISTS (SELECT 1 FROM mentions b WHERE b.prompt_id = p.value AND b.member_id = b.brand_id AND ${bw.sql}))
-       SELECT prompt_id, competitor_answers, count(*) OVER () AS total_gaps FROM candidates
-       WHERE competitor_answers > 0
+         WHERE NOT EXISTS (SELECT 1 FROM prompt_days d WHERE d.prompt_id = p.value AND ${d.sql} AND d.mentioned > 0)),
+       candidates AS (SELECT prompt_id, sums ->> 0 AS competitor_answers, sums ->> 1 AS valid_answers FROM per_prompt WHERE sums ->> 0 > 0)
+       SELECT prompt_id, competitor_answers, valid_answers, count(*) OVER () AS total_gaps FROM candidates
        ORDER BY competitor_answers DESC, prompt_id
        LIMIT ? OFFSET ?`,
     )
-    .all(...w.params, scope, ...bw.params, opts.limit + 1, opts.offset);
+    .all(...d.params, scope, ...d.params, opts.limit + 1, opts.offset);
   const page = rows.slice(0, opts.limit);
   const ids = page.map((r) => r.prompt_id);
   const texts = getPromptTexts(app.db, filter.brandId, ids);
   const competitors = competitorCounts(app, filter, ids);
   const names = new Map(loadRoster(app.db, filter.brandId).members.map((m) => [m.id, m.name]));
-  const valid = new Map<string, number>();
   const domains = new Map<string, Array<{ domain: string; citations: number }>>();
   if (ids.length > 0) {
     const w = where("a", filter, filter.period.start, filter.period.end);
-    for (const r of db
-      .query<{ prompt_id: string; n: number }, SqlParam[]>(
-        `SELECT a.prompt_id AS prompt_id, count(*) AS n FROM answers a
-         WHERE ${w.sql} AND a.status = 'ok' AND a.prompt_id IN (${marks(ids)}) GROUP BY a.prompt_id`,
-      )
-      .all(...w.params, ...ids)) {
-      valid.set(r.prompt_id, r.n);
-    }
     // Citations of the answers that mention a competitor, reached from those answers by primary key.
     for (const r of db
       .query<{ prompt_id: string; domain: string; n: number }, SqlParam[]>(
@@ -157,7 +158,7 @@ export function contentGaps(app: AppContext, filter: Filter, opts: { limit: numb
     prompt_id: r.prompt_id,
     text: texts.get(r.prompt_id) ?? "",
     competitor_answers: r.competitor_answers,
-    valid_answers: valid.get(r.prompt_id) ?? 0,
+    valid_answers: r.valid_answers,
     competitors: (competitors.get(r.prompt_id) ?? [])
       .filter((c) => names.has(c.id))
       .map((c) => ({ id: c.id, name: names.get(c.id)!, answers: c.n })),

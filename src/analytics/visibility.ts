@@ -1,7 +1,9 @@
 // The brand's period figures (overview), their trend, and the roster ranking: pooled counts only
 // (METRICS.md), summed from the daily rollups (or, with a tag, from the covering per-prompt indexes
-// of answers and mentions), with prompt coverage from index probes per prompt.
+// of answers and mentions), with prompt coverage from the coverage occurrences (or, with a tag, the
+// per-prompt rollups).
 import { type AppContext } from "../context";
+import { ALL_ENGINES } from "../db/schema";
 import { Invalid } from "../errors";
 import { brandEngines } from "../tracking/engines";
 import { loadRoster } from "../tracking/roster";
@@ -127,16 +129,56 @@ interface CoverageAgg {
 /**
  * Prompts with a valid answer (v) and with an answer mentioning the brand (m), in the current (c)
  * and previous (p) periods, per engine and overall (engine null; a prompt counts once across
- * engines). One index probe per prompt, engine and figure, so the cost follows the number of
- * prompts, not of answers; the brand's mentions are its mention rows (member_id = brand id).
+ * engines). Without a tag or prompt, summed from the coverage occurrences (a few rows per day and
+ * engine, see prompt_coverage_days); with one, one probe of prompt_days per prompt, engine and figure.
  */
 function promptCoverage(app: AppContext, filter: Filter, engines: string[]): CoverageAgg[] {
   if (engines.length === 0) return [];
+  const cs = filter.period.start / DAY_MS;
+  const ce = filter.period.end / DAY_MS;
+  const ps = filter.previous.start / DAY_MS;
+  if (filter.scope === null) {
+    // With an engine filter the overall figure is that engine's; otherwise the all-engines occurrences.
+    const overall = filter.engine ?? ALL_ENGINES;
+    const rows = app.db.sqlite
+      .query<{ engine: string; kind: string; cur: number; prev: number }, SqlParam[]>(
+        `SELECT c.engine AS engine, c.kind AS kind,
+           total(CASE WHEN c.day >= ?2 AND c.prev_day < ?2 THEN c.prompts END) AS cur,
+           total(CASE WHEN c.day < ?2 AND c.prev_day < ?4 THEN c.prompts END) AS prev
+         FROM prompt_coverage_days c
+         WHERE c.brand_id = ?1 AND c.engine IN (SELECT value FROM json_each(?5)) AND c.day >= ?4 AND c.day < ?3
+         GROUP BY c.engine, c.kind`,
+      )
+      .all(filter.brandId, cs, ce, ps, JSON.stringify([...new Set([...engines, overall])]));
+    const out = new Map<string, CoverageAgg>();
+    const slot = (engine: string | null) => {
+      const key = engine ?? "";
+      let agg = out.get(key);
+      if (!agg) {
+        agg = { engine, vc: 0, mc: 0, vp: 0, mp: 0 };
+        out.set(key, agg);
+      }
+      return agg;
+    };
+    for (const r of rows) {
+      const targets = [...(engines.includes(r.engine) ? [slot(r.engine)] : []), ...(r.engine === overall ? [slot(null)] : [])];
+      for (const agg of targets) {
+        if (r.kind === "valid") {
+          agg.vc = r.cur;
+          agg.vp = r.prev;
+        } else {
+          agg.mc = r.cur;
+          agg.mp = r.prev;
+        }
+      }
+    }
+    return [...out.values()];
+  }
   const probe = (from: string, to: string) => `
-    EXISTS (SELECT 1 FROM answers a WHERE a.brand_id = ?1 AND a.prompt_id = p.value AND a.created_at >= ${from} AND a.created_at < ${to}
-      AND a.engine = e.value AND a.status = 'ok'),
-    EXISTS (SELECT 1 FROM mentions m WHERE m.brand_id = ?1 AND m.prompt_id = p.value AND m.member_id = ?1
-      AND m.created_at >= ${from} AND m.created_at < ${to} AND m.engine = e.value)`;
+    EXISTS (SELECT 1 FROM prompt_days d WHERE d.brand_id = ?1 AND d.prompt_id = p.value AND d.engine = e.value
+      AND d.day >= ${from} AND d.day < ${to} AND d.valid > 0),
+    EXISTS (SELECT 1 FROM prompt_days d WHERE d.brand_id = ?1 AND d.prompt_id = p.value AND d.engine = e.value
+      AND d.day >= ${from} AND d.day < ${to} AND d.mentioned > 0)`;
   return app.db.sqlite
     .query<CoverageAgg, SqlParam[]>(
       `WITH pe (prompt, engine, vc, mc, vp, mp) AS MATERIALIZED (
@@ -147,14 +189,7 @@ function promptCoverage(app: AppContext, filter: Filter, engines: string[]): Cov
        SELECT NULL, sum(vc), sum(mc), sum(vp), sum(mp)
        FROM (SELECT max(vc) AS vc, max(mc) AS mc, max(vp) AS vp, max(mp) AS mp FROM pe GROUP BY prompt)`,
     )
-    .all(
-      filter.brandId,
-      filter.period.start,
-      filter.period.end,
-      filter.previous.start,
-      JSON.stringify(engines),
-      scopePromptIds(app, filter),
-    );
+    .all(filter.brandId, cs, ce, ps, JSON.stringify(engines), scopePromptIds(app, filter));
 }
 
 /** Counts for [previous.start, period.end) split by engine and by period. */

@@ -411,6 +411,64 @@ export const citationDomainDays = sqliteTable(
   (t) => [primaryKey({ columns: [t.brandId, t.day, t.engine, t.domain] })],
 );
 
+// Rollups per prompt, UTC day and engine, plus one row per prompt and day for all engines together
+// (engine "*", which no configured engine id can be): per-prompt figures (prompt performance,
+// content gaps) read a prompt's days instead of its answers. `competitor` counts the valid answers
+// that mention a competitor. Kept equal to the answers by the same writes as the daily rollups.
+export const ALL_ENGINES = "*";
+export const promptDays = sqliteTable(
+  "prompt_days",
+  {
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id, { onDelete: "cascade" }),
+    promptId: text("prompt_id").notNull(),
+    engine: text("engine").notNull(),
+    day: integer("day").notNull(),
+    total: integer("total").notNull(),
+    valid: integer("valid").notNull(),
+    mentioned: integer("mentioned").notNull(),
+    positionSum: integer("position_sum").notNull(),
+    competitor: integer("competitor").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.brandId, t.promptId, t.engine, t.day] }),
+    // A prompt's days on one engine, covering: no table lookups.
+    index("prompt_days_covering_idx").on(
+      t.brandId,
+      t.promptId,
+      t.engine,
+      t.day,
+      t.total,
+      t.valid,
+      t.mentioned,
+      t.positionSum,
+      t.competitor,
+    ),
+  ],
+);
+
+// Prompt coverage (METRICS.md) without visiting prompts: for each prompt and engine (or "*"), the
+// days it had a valid answer ("valid") or an answer mentioning the brand ("mentioned") are its
+// occurrences; each occurrence is counted under (day, the prompt's previous occurrence day, -1 when
+// none). The prompts with an occurrence in [s, e] are then the occurrences in [s, e] whose previous
+// one is before s: Σ prompts over day in [s, e] and prev_day < s, a few rows per day.
+export const COVERAGE_KINDS = ["valid", "mentioned"] as const;
+export const promptCoverageDays = sqliteTable(
+  "prompt_coverage_days",
+  {
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id, { onDelete: "cascade" }),
+    engine: text("engine").notNull(),
+    kind: text("kind", { enum: COVERAGE_KINDS }).notNull(),
+    day: integer("day").notNull(),
+    prevDay: integer("prev_day").notNull(),
+    prompts: integer("prompts").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.brandId, t.engine, t.kind, t.day, t.prevDay] })],
+);
+
 export const ARTICLE_STATUSES = ["draft", "published"] as const;
 export const articles = sqliteTable(
   "articles",

@@ -35,7 +35,10 @@ const ARTICLE_AFFINITY = 0.8;
 const ARTICLE_CITED = 0.4;
 export const MAX_SCALE = 500;
 const POOL_SIZE = 1_500;
-const ROWS_PER_TRANSACTION = 20_000;
+/** Rows drawn before they are written (the seeded sequence depends on it: keep it). */
+const ROWS_PER_BUFFER = 20_000;
+/** Writing time per transaction before the event loop and the database lock are yielded. */
+const SLICE_MS = 10;
 
 export interface DemoOptions {
   scale?: number;
@@ -152,49 +155,58 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
   const cacheSize = sqlite.query<{ cache_size: number }, []>("PRAGMA cache_size").get()?.cache_size ?? -32000;
   sqlite.exec("PRAGMA cache_size = -262144");
   let answers = 0;
-  // Rows wait in a buffer and are written per transaction of ROWS_PER_TRANSACTION; their latency is
-  // drawn when written, which keeps the seeded sequence (and so the demo data set) as it was.
+  // Rows wait in a buffer of ROWS_PER_BUFFER; their latency is drawn when the buffer is written,
+  // which keeps the seeded sequence (and so the demo data set) as it was. The buffer is written in
+  // slices of SLICE_MS, each one transaction, yielding in between: no long stall of the event loop
+  // or of another process waiting for the database.
   const rows: PendingRow[] = [];
-  const flush = (): void => {
-    sqlite.transaction(() => {
-      const delta = new RollupDelta();
-      for (const row of rows) {
-        const answer: NewAnswer = {
-          brandId: brand.id,
-          runId: null,
-          promptId: row.promptId,
-          engine: row.engine.id,
-          model: row.engine.model,
-          sample: 0,
-          status: row.status,
-          text: row.text,
-          providerCitations: row.variant?.providerCitations ?? [],
-          error: row.error,
-          latencyMs: row.status === "error" ? 60_000 : 1_500 + Math.floor(rand() * 6_000),
-          tokensIn: row.status === "error" ? null : 12 + (row.p % 20),
-          tokensOut: row.text === "" ? null : Math.round(row.text.length / 4),
-          createdAt: row.createdAt,
-        };
-        const v = row.variant;
-        const id = writer.append(
-          answer,
-          v?.analysis ?? NO_ANALYSIS,
-          v?.figures ?? NO_FIGURES,
-          v?.citationsJson ?? "[]",
-          roster.brandId,
-          delta,
-        );
-        if (row.status === "ok") {
-          searches.write(
-            id,
-            { brandId: brand.id, engine: row.engine.id, promptId: row.promptId, createdAt: row.createdAt },
-            demoSearch(row),
-          );
-        }
-      }
-      writer.applyRollups(delta);
-    })();
+  const flush = async (): Promise<void> => {
+    const ready = rows.map((row) => {
+      const answer: NewAnswer = {
+        brandId: brand.id,
+        runId: null,
+        promptId: row.promptId,
+        engine: row.engine.id,
+        model: row.engine.model,
+        sample: 0,
+        status: row.status,
+        text: row.text,
+        providerCitations: row.variant?.providerCitations ?? [],
+        error: row.error,
+        latencyMs: row.status === "error" ? 60_000 : 1_500 + Math.floor(rand() * 6_000),
+        tokensIn: row.status === "error" ? null : 12 + (row.p % 20),
+        tokensOut: row.text === "" ? null : Math.round(row.text.length / 4),
+        createdAt: row.createdAt,
+      };
+      return { answer, variant: row.variant, row };
+    });
     rows.length = 0;
+    for (let next = 0; next < ready.length; ) {
+      sqlite.transaction(() => {
+        const started = performance.now();
+        const delta = new RollupDelta();
+        do {
+          const { answer, variant: v, row } = ready[next++]!;
+          const id = writer.append(
+            answer,
+            v?.analysis ?? NO_ANALYSIS,
+            v?.figures ?? NO_FIGURES,
+            v?.citationsJson ?? "[]",
+            roster.brandId,
+            delta,
+          );
+          if (row.status === "ok") {
+            searches.write(
+              id,
+              { brandId: brand.id, engine: row.engine.id, promptId: row.promptId, createdAt: row.createdAt },
+              demoSearch(row),
+            );
+          }
+        } while (next < ready.length && (next % 64 !== 0 || performance.now() - started < SLICE_MS));
+        writer.applyRollups(delta);
+      })();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   };
   for (let d = DEMO_DAYS - 1; d >= 0; d--) {
     const dayStart = today - d * 86_400_000;
@@ -203,9 +215,9 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
     const current = d < DEMO_DAYS / 2;
     const half = DEMO_DAYS / 2;
     const trend = 0.95 + 0.1 * ((half - 1 - (d % half)) / (half - 1));
-    T.DEMO_ENGINES.forEach((engine, e) => {
+    for (const [e, engine] of T.DEMO_ENGINES.entries()) {
       const shift = current ? engine.currentFactor : engine.previousFactor;
-      promptRows.forEach((prompt, p) => {
+      for (const [p, prompt] of promptRows.entries()) {
         const createdAt = Math.min(now - 1000, dayStart + 6 * 3_600_000 + e * 600_000 + (p % 3_600) * 1_000);
         const afterArticle = prompt === articlePrompt && createdAt > publishedAt;
         const roll = rand();
@@ -233,11 +245,11 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
         }
         rows.push({ promptId: prompt.id, p, engine, status, text, error, variant, createdAt });
         answers++;
-        if (rows.length >= ROWS_PER_TRANSACTION) flush();
-      });
-    });
+        if (rows.length >= ROWS_PER_BUFFER) await flush();
+      }
+    }
   }
-  flush();
+  await flush();
   sqlite.exec(`PRAGMA cache_size = ${cacheSize}`);
 
   const key = createApiKey(db, account.id, { name: "Demo key", brandId: brand.id });

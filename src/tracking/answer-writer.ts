@@ -3,8 +3,9 @@
 // tracking run and the demo seeder share one fast path.
 import { type Statement } from "bun:sqlite";
 import { type Db } from "../db/client";
-import { type AnswerStatus } from "../db/schema";
+import { ALL_ENGINES, type AnswerStatus } from "../db/schema";
 import { type AnswerAnalysis, analyzeAnswer } from "./analysis/analyze";
+import { type PromptDayDelta, PromptRollups } from "./prompt-rollups";
 import { isOnDomains, type Roster } from "./roster";
 
 export interface NewAnswer {
@@ -81,7 +82,8 @@ type MentionDay = [answers: number, rankSum: number, top1: number, sentimentSum:
 
 /**
  * Additions to the daily rollups, gathered in memory while rows are written and applied in one
- * upsert per (day, engine[, member]) when flushed, inside the writing transaction.
+ * upsert per (day, engine[, member]) when flushed, inside the writing transaction. Re-analysis adds
+ * an answer's old analysis with sign -1 and its new one with sign +1.
  */
 export class RollupDelta {
   readonly answers = new Map<string, { brandId: string; day: number; engine: string; v: AnswerDay }>();
@@ -91,9 +93,17 @@ export class RollupDelta {
     string,
     { brandId: string; day: number; engine: string; domain: string; citations: number; answers: number }
   >();
+  /** Per prompt, day and engine, and per prompt and day for all engines (ALL_ENGINES). */
+  readonly prompts = new Map<string, PromptDayDelta>();
 
-  add(brandId: string, engine: string, createdAt: number, status: AnswerStatus, figures: BrandFigures, analysis: AnswerAnalysis): void {
-    const day = dayOf(createdAt);
+  add(
+    answer: Pick<NewAnswer, "brandId" | "promptId" | "engine" | "createdAt" | "status">,
+    figures: BrandFigures,
+    analysis: AnswerAnalysis,
+    sign: 1 | -1 = 1,
+  ): void {
+    const { brandId, engine } = answer;
+    const day = dayOf(answer.createdAt);
     const key = `${brandId}\u0000${day}\u0000${engine}`;
     let a = this.answers.get(key);
     if (!a) {
@@ -101,20 +111,20 @@ export class RollupDelta {
       this.answers.set(key, a);
     }
     const v = a.v;
-    v[0] += 1;
-    if (status === "ok") v[1] += 1;
-    if (figures.mentioned) v[2] += 1;
+    v[0] += sign;
+    if (answer.status === "ok") v[1] += sign;
+    if (figures.mentioned) v[2] += sign;
     if (figures.position !== null) {
-      v[3] += figures.position;
-      if (figures.position === 1) v[4] += 1;
-      if (figures.position <= 3) v[5] += 1;
+      v[3] += sign * figures.position;
+      if (figures.position === 1) v[4] += sign;
+      if (figures.position <= 3) v[5] += sign;
     }
     if (figures.sentiment !== null) {
-      v[6] += figures.sentiment;
-      v[7] += 1;
+      v[6] += sign * figures.sentiment;
+      v[7] += sign;
     }
-    if (figures.cited) v[8] += 1;
-    v[9] += figures.rosterMentions;
+    if (figures.cited) v[8] += sign;
+    v[9] += sign * figures.rosterMentions;
     for (const m of analysis.mentions) {
       const mkey = `${key}\u0000${m.member_id}`;
       let r = this.mentions.get(mkey);
@@ -122,19 +132,41 @@ export class RollupDelta {
         r = { brandId, day, engine, memberId: m.member_id, v: [0, 0, 0, 0, 0] };
         this.mentions.set(mkey, r);
       }
-      r.v[0] += 1;
-      r.v[1] += m.rank;
-      if (m.rank === 1) r.v[2] += 1;
+      r.v[0] += sign;
+      r.v[1] += sign * m.rank;
+      if (m.rank === 1) r.v[2] += sign;
       if (m.sentiment !== null) {
-        r.v[3] += m.sentiment;
-        r.v[4] += 1;
+        r.v[3] += sign * m.sentiment;
+        r.v[4] += sign;
       }
     }
-    this.addCitations(brandId, day, engine, key, analysis.citations);
+    this.addCitations(brandId, day, engine, key, analysis.citations, sign);
+    // Valid answers mentioning a competitor: more roster members than the brand's own mention.
+    const competitor = figures.rosterMentions > (figures.mentioned ? 1 : 0) ? 1 : 0;
+    for (const e of [engine, ALL_ENGINES]) {
+      const pkey = `${brandId}\u0000${answer.promptId}\u0000${e}\u0000${day}`;
+      let p = this.prompts.get(pkey);
+      if (!p) {
+        p = { brandId, promptId: answer.promptId, engine: e, day, v: [0, 0, 0, 0, 0] };
+        this.prompts.set(pkey, p);
+      }
+      p.v[0] += sign;
+      if (answer.status === "ok") p.v[1] += sign;
+      if (figures.mentioned) p.v[2] += sign;
+      if (figures.position !== null) p.v[3] += sign * figures.position;
+      p.v[4] += sign * competitor;
+    }
   }
 
   /** An answer's citations, counted as they are stored: each URL once per answer. */
-  private addCitations(brandId: string, day: number, engine: string, key: string, citations: AnswerAnalysis["citations"]): void {
+  private addCitations(
+    brandId: string,
+    day: number,
+    engine: string,
+    key: string,
+    citations: AnswerAnalysis["citations"],
+    sign: 1 | -1,
+  ): void {
     if (citations.length === 0) return;
     const seen = new Set<string>();
     const domains = new Set<string>();
@@ -147,17 +179,17 @@ export class RollupDelta {
         u = { brandId, day, engine, url: c.url, domain: c.domain, citations: 0 };
         this.urls.set(ukey, u);
       }
-      u.citations += 1;
+      u.citations += sign;
       const dkey = `${key}\u0000${c.domain}`;
       let d = this.domains.get(dkey);
       if (!d) {
         d = { brandId, day, engine, domain: c.domain, citations: 0, answers: 0 };
         this.domains.set(dkey, d);
       }
-      d.citations += 1;
+      d.citations += sign;
       if (!domains.has(c.domain)) {
         domains.add(c.domain);
-        d.answers += 1;
+        d.answers += sign;
       }
     }
   }
@@ -172,8 +204,9 @@ export class AnswerWriter {
   private readonly upsertMentionDay: Statement;
   private readonly upsertUrlDay: Statement;
   private readonly upsertDomainDay: Statement;
-  /** Per rollup table: drop one day of a brand, and sum it again from the stored rows. */
-  private readonly dayRebuilds: Array<{ clear: Statement; refill: Statement }>;
+  /** Rollup rows that re-analysis brought to zero answers or citations are dropped, as if never written. */
+  private readonly dropEmpty: { mention: Statement; url: Statement; domain: Statement };
+  private readonly promptRollups: PromptRollups;
 
   constructor(db: Db) {
     const sqlite = db.sqlite;
@@ -212,32 +245,16 @@ export class AnswerWriter {
       `INSERT INTO citation_domain_days (brand_id, day, engine, domain, citations, answers) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
        ON CONFLICT (brand_id, day, engine, domain) DO UPDATE SET citations = citations + excluded.citations, answers = answers + excluded.answers`,
     );
-    // The same sums as the upserts, recomputed from the stored rows of one day.
-    const refills: Record<string, string> = {
-      answer_days: `INSERT INTO answer_days (brand_id, day, engine, total, valid, mentioned, position_sum, top1, top3, sentiment_sum, sentiment_n, cited, roster_mentions)
-         SELECT ?1, ?2, a.engine, count(*), sum(a.status = 'ok'), sum(a.brand_mentioned), total(a.brand_position),
-           count(CASE WHEN a.brand_position = 1 THEN 1 END), count(CASE WHEN a.brand_position <= 3 THEN 1 END),
-           total(a.brand_sentiment), count(a.brand_sentiment), sum(a.brand_cited), sum(a.roster_mentions)
-         FROM answers a WHERE a.brand_id = ?1 AND a.created_at >= ?2 * ${DAY_MS} AND a.created_at < (?2 + 1) * ${DAY_MS}
-         GROUP BY a.engine`,
-      mention_days: `INSERT INTO mention_days (brand_id, day, engine, member_id, answers, rank_sum, top1, sentiment_sum, sentiment_n)
-         SELECT ?1, ?2, a.engine, m.member_id, count(*), sum(m.rank), sum(m.rank = 1), total(m.sentiment), count(m.sentiment)
-         FROM answers a JOIN mentions m ON m.answer_id = a.id
-         WHERE a.brand_id = ?1 AND a.created_at >= ?2 * ${DAY_MS} AND a.created_at < (?2 + 1) * ${DAY_MS}
-         GROUP BY a.engine, m.member_id`,
-      citation_url_days: `INSERT INTO citation_url_days (brand_id, day, engine, url, domain, citations)
-         SELECT ?1, ?2, c.engine, c.url, min(c.domain), count(*)
-         FROM citations c WHERE c.brand_id = ?1 AND c.created_at >= ?2 * ${DAY_MS} AND c.created_at < (?2 + 1) * ${DAY_MS}
-         GROUP BY c.engine, c.url`,
-      citation_domain_days: `INSERT INTO citation_domain_days (brand_id, day, engine, domain, citations, answers)
-         SELECT ?1, ?2, c.engine, c.domain, count(*), count(DISTINCT c.answer_id)
-         FROM citations c WHERE c.brand_id = ?1 AND c.created_at >= ?2 * ${DAY_MS} AND c.created_at < (?2 + 1) * ${DAY_MS}
-         GROUP BY c.engine, c.domain`,
+    this.dropEmpty = {
+      mention: sqlite.prepare(
+        "DELETE FROM mention_days WHERE brand_id = ?1 AND day = ?2 AND engine = ?3 AND member_id = ?4 AND answers = 0",
+      ),
+      url: sqlite.prepare("DELETE FROM citation_url_days WHERE brand_id = ?1 AND day = ?2 AND engine = ?3 AND url = ?4 AND citations = 0"),
+      domain: sqlite.prepare(
+        "DELETE FROM citation_domain_days WHERE brand_id = ?1 AND day = ?2 AND engine = ?3 AND domain = ?4 AND citations = 0",
+      ),
     };
-    this.dayRebuilds = Object.entries(refills).map(([table, refill]) => ({
-      clear: sqlite.prepare(`DELETE FROM ${table} WHERE brand_id = ?1 AND day = ?2`),
-      refill: sqlite.prepare(refill),
-    }));
+    this.promptRollups = new PromptRollups(sqlite);
   }
 
   /** Inserts the answer, its analysis and its share of the daily rollups; call inside a transaction. Returns the answer id. */
@@ -290,27 +307,32 @@ export class AnswerWriter {
     );
     const id = Number(lastInsertRowid);
     this.writeAnalysis(id, answer, analysis, rosterBrandId);
-    delta.add(answer.brandId, answer.engine, answer.createdAt, answer.status, figures, analysis);
+    delta.add(answer, figures, analysis);
     return id;
   }
 
-  /** Adds the gathered rollup additions to the stored rollups. */
+  /** Adds the gathered rollup additions (or re-analysis changes) to the stored rollups. */
   applyRollups(delta: RollupDelta): void {
-    for (const { brandId, day, engine, v } of delta.answers.values()) this.upsertAnswerDay.run(brandId, day, engine, ...v);
-    for (const { brandId, day, engine, memberId, v } of delta.mentions.values())
-      this.upsertMentionDay.run(brandId, day, engine, memberId, ...v);
-    for (const u of delta.urls.values()) this.upsertUrlDay.run(u.brandId, u.day, u.engine, u.url, u.domain, u.citations);
-    for (const d of delta.domains.values()) this.upsertDomainDay.run(d.brandId, d.day, d.engine, d.domain, d.citations, d.answers);
-  }
-
-  /** Recomputes the brand's rollups of the given UTC days from the stored rows (after re-analysis). */
-  rebuildRollups(brandId: string, days: Iterable<number>): void {
-    for (const day of days) {
-      for (const { clear, refill } of this.dayRebuilds) {
-        clear.run(brandId, day);
-        refill.run(brandId, day);
-      }
+    const zero = (v: readonly number[]) => v.every((x) => x === 0);
+    for (const { brandId, day, engine, v } of delta.answers.values()) {
+      if (!zero(v)) this.upsertAnswerDay.run(brandId, day, engine, ...v);
     }
+    for (const { brandId, day, engine, memberId, v } of delta.mentions.values()) {
+      if (zero(v)) continue;
+      this.upsertMentionDay.run(brandId, day, engine, memberId, ...v);
+      if (v[0] < 0) this.dropEmpty.mention.run(brandId, day, engine, memberId);
+    }
+    for (const u of delta.urls.values()) {
+      if (u.citations === 0) continue;
+      this.upsertUrlDay.run(u.brandId, u.day, u.engine, u.url, u.domain, u.citations);
+      if (u.citations < 0) this.dropEmpty.url.run(u.brandId, u.day, u.engine, u.url);
+    }
+    for (const d of delta.domains.values()) {
+      if (d.citations === 0 && d.answers === 0) continue;
+      this.upsertDomainDay.run(d.brandId, d.day, d.engine, d.domain, d.citations, d.answers);
+      if (d.citations < 0) this.dropEmpty.domain.run(d.brandId, d.day, d.engine, d.domain);
+    }
+    this.promptRollups.apply(delta.prompts.values());
   }
 
   writeAnalysis(

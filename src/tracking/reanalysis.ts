@@ -1,14 +1,22 @@
 // Re-analysis of a brand's stored answers when its roster changes: mentions, citations, the brand's
-// denormalised figures and the daily rollups are recomputed from the stored text and provider
-// citations, with the roster as it stands now.
+// denormalised figures and the rollups are recomputed from the stored text and provider citations,
+// with the roster as it stands now. It runs in slices of a few milliseconds, each one transaction,
+// yielding the event loop between them: a server keeps answering while a large brand is re-analysed.
+// Each slice takes its answers' old analysis out of the rollups and puts the new one in, so the
+// rollups always equal the sums over the stored rows; until the pass ends, a reader sees answers
+// up to the slice last written with the new roster and the rest with the old one.
 import { type Db } from "../db/client";
 import { log } from "../log";
 import { type AnswerAnalysis } from "./analysis/analyze";
-import { type AnswerWriter, analyzeForStorage, brandFigures, dayOf } from "./answer-writer";
+import { type AnswerWriter, analyzeForStorage, type BrandFigures, brandFigures, RollupDelta } from "./answer-writer";
 import { loadRoster } from "./roster";
 
-/** Answers per transaction: small enough that a tracking run or a tool call never waits long for the lock. */
-const REANALYSIS_CHUNK = 2_000;
+/** Work per slice before the event loop is yielded (well under the 20 ms a request may wait). */
+const SLICE_MS = 4;
+/** Answers read at a time within a slice. */
+const BATCH = 16;
+/** Distinct texts whose analysis is kept during a pass (demo and real data repeat texts). */
+const CACHE_LIMIT = 20_000;
 
 interface StoredAnswerRow {
   id: number;
@@ -17,6 +25,25 @@ interface StoredAnswerRow {
   created_at: number;
   text: string;
   provider_citations: string;
+  brand_mentioned: number;
+  brand_position: number | null;
+  brand_sentiment: number | null;
+  brand_cited: number;
+  roster_mentions: number;
+}
+
+interface StoredMention {
+  answer_id: number;
+  member_id: string;
+  offset: number;
+  rank: number;
+  sentiment: number;
+}
+
+interface StoredCitation {
+  answer_id: number;
+  url: string;
+  domain: string;
 }
 
 export class Reanalysis {
@@ -56,11 +83,13 @@ export class Reanalysis {
     const state = { again: false, done: Promise.resolve(0) };
     state.done = (async () => {
       try {
+        const started = performance.now();
         let total = 0;
         do {
           state.again = false;
           total = await this.reanalyzeOnce(brandId, () => state.again);
         } while (state.again);
+        if (total > 0) log.info("re-analysis finished", { brand_id: brandId, answers: total, ms: Math.round(performance.now() - started) });
         return total;
       } finally {
         this.running.delete(brandId);
@@ -72,64 +101,134 @@ export class Reanalysis {
 
   private async reanalyzeOnce(brandId: string, restart: () => boolean): Promise<number> {
     const db = this.db;
-    const select = db.sqlite.query<StoredAnswerRow, [string, number, number]>(
-      `SELECT id, engine, prompt_id, created_at, text, provider_citations FROM answers
-       WHERE brand_id = ? AND status = 'ok' AND id > ? ORDER BY id LIMIT ?`,
+    const sqlite = db.sqlite;
+    const select = sqlite.query<StoredAnswerRow, [string, number, number]>(
+      `SELECT id, engine, prompt_id, created_at, text, provider_citations, brand_mentioned, brand_position, brand_sentiment,
+         brand_cited, roster_mentions
+       FROM answers WHERE brand_id = ? AND status = 'ok' AND id > ? ORDER BY id LIMIT ?`,
     );
-    const deleteMentions = db.sqlite.prepare("DELETE FROM mentions WHERE answer_id = ?");
-    const deleteCitations = db.sqlite.prepare("DELETE FROM citations WHERE answer_id = ?");
-    const updateFigures = db.sqlite.prepare(
+    const selectMentions = sqlite.query<StoredMention, [number, number, string]>(
+      `SELECT answer_id, member_id, "offset", rank, sentiment FROM mentions WHERE answer_id BETWEEN ? AND ? AND brand_id = ?
+       ORDER BY answer_id, rank`,
+    );
+    const selectCitations = sqlite.query<StoredCitation, [number, number, string]>(
+      "SELECT answer_id, url, domain FROM citations WHERE answer_id BETWEEN ? AND ? AND brand_id = ? ORDER BY answer_id, url",
+    );
+    const deleteMentions = sqlite.prepare("DELETE FROM mentions WHERE answer_id = ?");
+    const deleteCitations = sqlite.prepare("DELETE FROM citations WHERE answer_id = ?");
+    const updateFigures = sqlite.prepare(
       "UPDATE answers SET brand_mentioned = ?, brand_position = ?, brand_sentiment = ?, brand_cited = ?, roster_mentions = ? WHERE id = ?",
     );
     const writer = this.writer;
+    // One roster for the whole pass: a roster change during it starts the pass over (restart()).
+    const roster = loadRoster(db, brandId);
+    const cache = new Map<string, AnswerAnalysis>();
     let after = 0;
     let total = 0;
     for (;;) {
+      // Yield first: the roster change that started the pass answers its request without waiting for a slice.
+      await new Promise((resolve) => setImmediate(resolve));
       if (restart()) return total;
-      const roster = loadRoster(db, brandId);
-      // Demo and real data repeat answer texts; analysing each distinct one once per chunk is enough.
-      const cache = new Map<string, AnswerAnalysis>();
-      const processed = db.sqlite
+      const slice = sqlite
         .transaction(() => {
-          const rows = select.all(brandId, after, REANALYSIS_CHUNK);
-          const days = new Set<number>();
-          for (const row of rows) {
-            days.add(dayOf(row.created_at));
-            const key = `${row.provider_citations}\u0000${row.text}`;
-            let analysis = cache.get(key);
-            if (!analysis) {
-              analysis = analyzeForStorage("ok", row.text, parseStringList(row.provider_citations), roster);
-              cache.set(key, analysis);
+          const started = performance.now();
+          const delta = new RollupDelta();
+          let processed = 0;
+          let done = false;
+          while (!done && performance.now() - started < SLICE_MS) {
+            const rows = select.all(brandId, after, BATCH);
+            done = rows.length < BATCH;
+            if (rows.length === 0) break;
+            const first = rows[0]!.id;
+            const last = rows[rows.length - 1]!.id;
+            const oldMentions = groupByAnswer(selectMentions.all(first, last, brandId));
+            const oldCitations = groupByAnswer(selectCitations.all(first, last, brandId));
+            for (const row of rows) {
+              const key = `${row.provider_citations}\u0000${row.text}`;
+              let analysis = cache.get(key);
+              if (!analysis) {
+                analysis = analyzeForStorage("ok", row.text, parseStringList(row.provider_citations), roster);
+                if (cache.size >= CACHE_LIMIT) cache.clear();
+                cache.set(key, analysis);
+              }
+              const figures = brandFigures(analysis, roster);
+              const old: AnswerAnalysis = {
+                mentions: (oldMentions.get(row.id) ?? []).map(({ member_id, offset, rank, sentiment }) => ({
+                  member_id,
+                  offset,
+                  rank,
+                  sentiment,
+                })),
+                citations: (oldCitations.get(row.id) ?? []).map(({ url, domain }) => ({ url, domain })),
+              };
+              const oldFigures: BrandFigures = {
+                mentioned: row.brand_mentioned === 1,
+                position: row.brand_position,
+                sentiment: row.brand_sentiment,
+                cited: row.brand_cited === 1,
+                rosterMentions: row.roster_mentions,
+              };
+              if (sameAnalysis(old, oldFigures, analysis, figures)) continue;
+              deleteMentions.run(row.id);
+              deleteCitations.run(row.id);
+              updateFigures.run(
+                figures.mentioned ? 1 : 0,
+                figures.position,
+                figures.sentiment,
+                figures.cited ? 1 : 0,
+                figures.rosterMentions,
+                row.id,
+              );
+              const answer = { brandId, engine: row.engine, promptId: row.prompt_id, createdAt: row.created_at, status: "ok" as const };
+              writer.writeAnalysis(row.id, answer, analysis, roster.brandId);
+              delta.add(answer, oldFigures, old, -1);
+              delta.add(answer, figures, analysis, 1);
             }
-            const figures = brandFigures(analysis, roster);
-            deleteMentions.run(row.id);
-            deleteCitations.run(row.id);
-            updateFigures.run(
-              figures.mentioned ? 1 : 0,
-              figures.position,
-              figures.sentiment,
-              figures.cited ? 1 : 0,
-              figures.rosterMentions,
-              row.id,
-            );
-            writer.writeAnalysis(
-              row.id,
-              { brandId, engine: row.engine, promptId: row.prompt_id, createdAt: row.created_at },
-              analysis,
-              roster.brandId,
-            );
+            processed += rows.length;
+            after = last;
           }
-          // The days these answers fall on are summed again from the stored rows, in the same transaction.
-          writer.rebuildRollups(brandId, days);
-          return rows;
+          writer.applyRollups(delta);
+          return { processed, done };
         })
         .immediate();
-      total += processed.length;
-      if (processed.length < REANALYSIS_CHUNK) return total;
-      after = processed[processed.length - 1]!.id;
-      await new Promise((resolve) => setImmediate(resolve));
+      total += slice.processed;
+      if (slice.done) return total;
     }
   }
+}
+
+function groupByAnswer<R extends { answer_id: number }>(rows: R[]): Map<number, R[]> {
+  const out = new Map<number, R[]>();
+  for (const row of rows) {
+    const list = out.get(row.answer_id);
+    if (list) list.push(row);
+    else out.set(row.answer_id, [row]);
+  }
+  return out;
+}
+
+/** True when the stored analysis is what the new one would store: nothing to rewrite. */
+function sameAnalysis(old: AnswerAnalysis, oldFigures: BrandFigures, next: AnswerAnalysis, figures: BrandFigures): boolean {
+  if (
+    oldFigures.mentioned !== figures.mentioned ||
+    oldFigures.position !== figures.position ||
+    oldFigures.sentiment !== figures.sentiment ||
+    oldFigures.cited !== figures.cited ||
+    oldFigures.rosterMentions !== figures.rosterMentions ||
+    old.mentions.length !== next.mentions.length
+  ) {
+    return false;
+  }
+  const byRank = [...next.mentions].sort((a, b) => a.rank - b.rank);
+  for (let i = 0; i < byRank.length; i++) {
+    const a = old.mentions[i]!;
+    const b = byRank[i]!;
+    if (a.member_id !== b.member_id || a.offset !== b.offset || a.rank !== b.rank || a.sentiment !== b.sentiment) return false;
+  }
+  // Stored citations are the distinct URLs (one row per URL), ordered by URL.
+  const urls = [...new Map(next.citations.map((c) => [c.url, c.domain])).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (urls.length !== old.citations.length) return false;
+  return urls.every(([url, domain], i) => old.citations[i]!.url === url && old.citations[i]!.domain === domain);
 }
 
 function parseStringList(json: string): string[] {

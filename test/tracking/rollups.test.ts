@@ -2,6 +2,8 @@
 // equal the sums over the stored rows: after tracking writes, after re-analysis, after the demo
 // seeder, after the migration that added the citation rollups; and the analytics that read them
 // must give the same figures as the per-answer path (the tag filter path reads the rows themselves).
+
+import { type Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { resolveFilter } from "../../src/analytics/filters";
@@ -10,7 +12,7 @@ import { topSources } from "../../src/analytics/sources";
 import { competitorRanking, visibilityOverview, visibilityTrend } from "../../src/analytics/visibility";
 import { type AppContext, createAppContext } from "../../src/context";
 import { openDatabase } from "../../src/db/client";
-import { MIGRATION_JOURNAL } from "../../src/db/migrations";
+import { EMBEDDED_MIGRATIONS, MIGRATION_JOURNAL } from "../../src/db/migrations";
 import { type AnswerStatus } from "../../src/db/schema";
 import { seedDemo } from "../../src/demo/seeder";
 import { type NewAnswer } from "../../src/tracking/answer-writer";
@@ -240,6 +242,24 @@ model = "m"
   }
 });
 
+/**
+ * Undoes every migration after the first on a database file, as if it were made by the first
+ * release: drops the tables, indexes and columns later migrations add (read from their SQL) and
+ * forgets them in drizzle's journal (the migrator applies only those newer than the last recorded).
+ */
+function downgradeToFirstMigration(sqlite: Database): void {
+  const later = MIGRATION_JOURNAL.slice(1);
+  for (const { tag } of [...later].reverse()) {
+    const text = EMBEDDED_MIGRATIONS[tag]!;
+    for (const [, table, column] of text.matchAll(/ALTER TABLE `(\w+)` ADD `(\w+)`/g))
+      sqlite.exec(`ALTER TABLE "${table}" DROP COLUMN "${column}"`);
+    for (const [, index] of text.matchAll(/CREATE (?:UNIQUE )?INDEX `(\w+)`/g)) sqlite.exec(`DROP INDEX IF EXISTS "${index}"`);
+    const tables = [...text.matchAll(/CREATE TABLE `(\w+)`/g)].map((m) => m[1]!);
+    for (const table of tables.reverse()) sqlite.exec(`DROP TABLE IF EXISTS "${table}"`);
+  }
+  sqlite.query("DELETE FROM __drizzle_migrations WHERE created_at >= ?").run(later[0]!.when);
+}
+
 test("upgrading a database made before the citation rollups fills them from the stored citations", () => {
   const app = memoryApp();
   const path = join(app.config.dataDir, "upgrade.db");
@@ -269,14 +289,8 @@ test("upgrading a database made before the citation rollups fills them from the 
     );
   }
   const expected = rollupsAndRaw(fileApp, s.brandId).stored;
-  // The database as the release before the rollups left it: no rollup tables, one migration applied.
-  // Later migrations are undone too (the migrator applies only those newer than the last one recorded).
-  db.sqlite.exec("DROP TABLE citation_url_days; DROP TABLE citation_domain_days");
-  db.sqlite.exec("DROP TABLE oauth_tokens; DROP TABLE oauth_codes; DROP TABLE oauth_grants; DROP TABLE oauth_clients");
-  db.sqlite.exec("DROP TABLE search_queries; DROP TABLE answer_sources; ALTER TABLE tracking_runs DROP COLUMN prompt_ids");
-  db.sqlite
-    .query("DELETE FROM __drizzle_migrations WHERE created_at >= ?")
-    .run(MIGRATION_JOURNAL.find((m) => m.tag === "0001_citation_rollups")!.when);
+  // The database as the release before the rollups left it: only the first migration applied.
+  downgradeToFirstMigration(db.sqlite);
   db.close();
 
   const upgraded = openDatabase(path);
@@ -284,6 +298,60 @@ test("upgrading a database made before the citation rollups fills them from the 
     const upgradedApp = createAppContext(app.config, upgraded);
     expectRollupsRight(upgradedApp, s.brandId);
     expect(rollupsAndRaw(upgradedApp, s.brandId).stored).toEqual(expected);
+  } finally {
+    upgraded.close();
+  }
+});
+
+test("upgrading a database made before the per-prompt rollups fills them from the stored answers", () => {
+  const app = memoryApp();
+  const path = join(app.config.dataDir, "upgrade-prompts.db");
+  app.db.close();
+  const db = openDatabase(path);
+  const fileApp = createAppContext(app.config, db);
+  const s = seedBrand(fileApp, {
+    name: "Acme",
+    domain: "acme.com",
+    competitors: [{ key: "G", name: "Globex" }],
+    prompts: [
+      { key: "P1", text: "best crm" },
+      { key: "P2", text: "cheap crm" },
+    ],
+  });
+  const roster = loadRoster(db, s.brandId);
+  const start = Date.parse("2025-03-01T00:00:00Z");
+  const statuses: AnswerStatus[] = ["ok", "ok", "error", "ok", "refusal"];
+  for (let i = 0; i < 60; i++) {
+    fileApp.tracking.storeAnswer(
+      answer(s.brandId, {
+        promptId: i % 3 ? s.prompts.P1! : s.prompts.P2!,
+        engine: ["gpt", "claude"][i % 2]!,
+        sample: i,
+        status: statuses[i % statuses.length]!,
+        text: TEXTS[i % TEXTS.length]!,
+        providerCitations: [],
+        // Every third day is skipped: occurrences with gaps between them.
+        createdAt: start + Math.floor(i / 4) * 3 * DAY + (i % 4) * 9_000_000,
+      }),
+      roster,
+    );
+  }
+  const read = (d: typeof db) => ({
+    days: d.sqlite.query("SELECT * FROM prompt_days ORDER BY brand_id, prompt_id, engine, day").all(),
+    coverage: d.sqlite.query("SELECT * FROM prompt_coverage_days WHERE prompts <> 0 ORDER BY brand_id, engine, kind, day, prev_day").all(),
+  });
+  const expected = read(db);
+  expect(expected.days.length).toBeGreaterThan(20);
+  expect(expected.coverage.length).toBeGreaterThan(10);
+  db.sqlite.exec("DROP TABLE prompt_days; DROP TABLE prompt_coverage_days");
+  db.sqlite
+    .query("DELETE FROM __drizzle_migrations WHERE created_at = ?")
+    .run(MIGRATION_JOURNAL.find((m) => m.tag === "0004_prompt_rollups")!.when);
+  db.close();
+
+  const upgraded = openDatabase(path);
+  try {
+    expect(read(upgraded)).toEqual(expected);
   } finally {
     upgraded.close();
   }
