@@ -5,7 +5,7 @@ import { type AppContext } from "../context";
 import { getPromptTexts } from "../prompts/service";
 import { registrableDomain } from "../tracking/analysis/citations";
 import { loadRoster } from "../tracking/roster";
-import { describeFilter, type Filter, where } from "./filters";
+import { DAY_MS, describeFilter, type Filter, type SqlParam, where } from "./filters";
 
 /**
  * Valid answers whose search retrieved (or whose provider cited) a URL on one of the brand's
@@ -57,42 +57,75 @@ export interface SearchQueryItem {
 const PROMPTS_PER_QUERY = 5;
 
 /**
+ * Conditions on search_query_days aliased `alias` for the filter's period (whole UTC days), engine
+ * and prompt scope (tag or prompt): the analytics filter on the per-prompt daily rollup.
+ */
+function queryDayWhere(alias: string, filter: Filter): { sql: string; params: SqlParam[] } {
+  const parts = [`${alias}.brand_id = ?`, `${alias}.day >= ?`, `${alias}.day < ?`];
+  const params: SqlParam[] = [filter.brandId, filter.period.start / DAY_MS, filter.period.end / DAY_MS];
+  if (filter.engine !== null) {
+    parts.push(`${alias}.engine = ?`);
+    params.push(filter.engine);
+  }
+  if (filter.scope !== null) {
+    parts.push(`${alias}.prompt_id IN (SELECT value FROM json_each(?))`);
+    params.push(filter.scope);
+  }
+  return { sql: parts.join(" AND "), params };
+}
+
+/**
  * The web search queries assistants ran for the brand's prompts in the period, grouped by their
  * normalised text: queries that recur across prompts first, then by how many answers ran them.
+ * Read from the daily rollup search_query_days (src/tracking/search-store.ts): the work grows with
+ * the distinct queries × days × engines × prompts of the period, not with its answers. A query is
+ * shown in its most frequent spelling (ties: the first in code-point order).
  */
 export function searchQueries(app: AppContext, filter: Filter, opts: { limit: number; offset: number }) {
-  const w = where("q", filter, filter.period.start, filter.period.end);
+  const w = queryDayWhere("d", filter);
   const db = app.db.sqlite;
+  // An answer counts once per query: its `answers` sit on the row of its first spelling of it.
   const rows = db
-    .query<{ query_key: string; query: string; answers: number; prompt_count: number; engines: string }, Array<string | number>>(
-      `SELECT q.query_key, min(q.query) AS query, count(DISTINCT q.answer_id) AS answers,
-         count(DISTINCT q.prompt_id) AS prompt_count, json_group_array(DISTINCT q.engine) AS engines
-       FROM search_queries q WHERE ${w.sql}
-       GROUP BY q.query_key
-       ORDER BY prompt_count DESC, answers DESC, q.query_key
+    .query<{ query_key: string; answers: number; prompt_count: number; engines: string }, Array<string | number>>(
+      `SELECT d.query_key, sum(d.answers) AS answers, count(DISTINCT d.prompt_id) AS prompt_count,
+         json_group_array(DISTINCT d.engine) AS engines
+       FROM search_query_days d INDEXED BY search_query_days_period_idx WHERE ${w.sql}
+       GROUP BY d.query_key
+       ORDER BY prompt_count DESC, answers DESC, d.query_key
        LIMIT ? OFFSET ?`,
     )
     .all(...w.params, opts.limit + 1, opts.offset);
   const page = rows.slice(0, opts.limit);
-  // The prompts that caused the page's queries, most answers first, in one pass; their text comes
-  // from the prompts feature.
   const keys = JSON.stringify(page.map((r) => r.query_key));
+  // The page's queries' spellings, most used first, and the prompts that caused them, most uses
+  // first: one seek per query (the primary key starts with brand and query).
+  const spelling = new Map<string, string>();
+  for (const r of db
+    .query<{ query_key: string; query: string }, Array<string | number>>(
+      `SELECT d.query_key, d.query FROM search_query_days d
+       WHERE d.query_key IN (SELECT value FROM json_each(?)) AND ${w.sql}
+       GROUP BY d.query_key, d.query ORDER BY d.query_key, sum(d.uses) DESC, d.query`,
+    )
+    .all(keys, ...w.params)) {
+    if (!spelling.has(r.query_key)) spelling.set(r.query_key, r.query);
+  }
   const causes = new Map<string, string[]>();
   for (const r of db
     .query<{ query_key: string; prompt_id: string }, Array<string | number>>(
-      `SELECT q.query_key, q.prompt_id FROM search_queries q
-       WHERE ${w.sql} AND q.query_key IN (SELECT value FROM json_each(?))
-       GROUP BY q.query_key, q.prompt_id ORDER BY q.query_key, count(*) DESC, q.prompt_id`,
+      `SELECT d.query_key, d.prompt_id FROM search_query_days d
+       WHERE d.query_key IN (SELECT value FROM json_each(?)) AND ${w.sql}
+       GROUP BY d.query_key, d.prompt_id ORDER BY d.query_key, sum(d.uses) DESC, d.prompt_id`,
     )
-    .all(...w.params, keys)) {
+    .all(keys, ...w.params)) {
     const list = causes.get(r.query_key) ?? [];
     if (list.length < PROMPTS_PER_QUERY) list.push(r.prompt_id);
     causes.set(r.query_key, list);
   }
+  // Their text comes from the prompts feature.
   const texts = getPromptTexts(app.db, filter.brandId, [...new Set([...causes.values()].flat())]);
   const queries: SearchQueryItem[] = page.map((r) => ({
     id: r.query_key,
-    query: r.query,
+    query: spelling.get(r.query_key) ?? r.query_key,
     answers: r.answers,
     prompt_count: r.prompt_count,
     engines: (JSON.parse(r.engines) as string[]).sort(),

@@ -7,6 +7,7 @@ import m0000 from "../../drizzle/0000_init.sql" with { type: "text" };
 import m0001 from "../../drizzle/0001_citation_rollups.sql" with { type: "text" };
 import m0002 from "../../drizzle/0002_oauth.sql" with { type: "text" };
 import m0003 from "../../drizzle/0003_search_queries.sql" with { type: "text" };
+import m0004 from "../../drizzle/0004_search_query_days.sql" with { type: "text" };
 import journal from "../../drizzle/meta/_journal.json";
 
 export const EMBEDDED_MIGRATIONS: Record<string, string> = {
@@ -14,6 +15,7 @@ export const EMBEDDED_MIGRATIONS: Record<string, string> = {
   "0001_citation_rollups": m0001,
   "0002_oauth": m0002,
   "0003_search_queries": m0003,
+  "0004_search_query_days": m0004,
 };
 
 export interface JournalEntry {
