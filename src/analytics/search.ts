@@ -10,26 +10,21 @@ import { DAY_MS, describeFilter, type Filter, type SqlParam, where } from "./fil
 /**
  * Valid answers whose search retrieved (or whose provider cited) a URL on one of the brand's
  * domains, per engine, in the current and previous period: the numerator of the retrieval rate.
- * Sources are stored for valid answers only, so every counted answer is a valid one.
+ * Sources are stored for valid answers only, so every counted answer is a valid one. Read from the
+ * daily rollup answer_source_days: an answer is in one of its rows per registrable domain, with the
+ * hosts of its sources there, so the sum over the rows of the brand's registrable domain whose hosts
+ * include the brand's host or a subdomain of it counts each such answer once.
  */
 export function retrievalCounts(app: AppContext, filter: Filter): { overall: [number, number]; byEngine: Map<string, [number, number]> } {
   const domains = loadRoster(app.db, filter.brandId).brandDomains;
   const byEngine = new Map<string, [number, number]>();
   const overall: [number, number] = [0, 0];
   if (domains.length === 0) return { overall, byEngine };
-  const w = where("s", filter, filter.previous.start, filter.period.end);
-  // Only the rows on the brand's registrable domains are read (answer_sources_brand_domain_idx);
-  // the host then decides (a brand on shop.acme.com does not own blog.acme.com).
   const registrable = [...new Set(domains.map((d) => registrableDomain(d)))];
-  const rows = app.db.sqlite
-    .query<{ engine: string; cur: number; n: number }, Array<string | number>>(
-      `SELECT s.engine, s.created_at >= ? AS cur, count(DISTINCT s.answer_id) AS n
-       FROM answer_sources s INDEXED BY answer_sources_brand_domain_idx
-       WHERE ${w.sql} AND s.domain IN (SELECT value FROM json_each(?))
-         AND EXISTS (SELECT 1 FROM json_each(?) d WHERE s.host = d.value OR s.host LIKE '%.' || d.value)
-       GROUP BY s.engine, cur`,
-    )
-    .all(filter.period.start, ...w.params, JSON.stringify(registrable), JSON.stringify(domains));
+  // A brand has one domain today; were its domains on several registrable domains, an answer could
+  // sit in several rows, and only the sources themselves could count it once.
+  const rows =
+    registrable.length === 1 ? fromRollup(app, filter, registrable[0]!, domains) : fromSources(app, filter, registrable, domains);
   for (const r of rows) {
     let pair = byEngine.get(r.engine);
     if (!pair) {
@@ -40,6 +35,36 @@ export function retrievalCounts(app: AppContext, filter: Filter): { overall: [nu
     overall[r.cur ? 0 : 1] += r.n;
   }
   return { overall, byEngine };
+}
+
+type RetrievalRow = { engine: string; cur: number; n: number };
+
+function fromRollup(app: AppContext, filter: Filter, registrable: string, domains: string[]): RetrievalRow[] {
+  const w = dayRangeWhere("r", filter, filter.previous.start, filter.period.end);
+  return app.db.sqlite
+    .query<RetrievalRow, Array<string | number>>(
+      `SELECT r.engine, r.day >= ? AS cur, sum(r.answers) AS n
+       FROM answer_source_days r
+       WHERE r.domain = ? AND ${w.sql}
+         AND EXISTS (SELECT 1 FROM json_each(r.hosts) h, json_each(?) d WHERE h.value = d.value OR h.value LIKE '%.' || d.value)
+       GROUP BY r.engine, cur`,
+    )
+    .all(filter.period.start / DAY_MS, registrable, ...w.params, JSON.stringify(domains));
+}
+
+function fromSources(app: AppContext, filter: Filter, registrable: string[], domains: string[]): RetrievalRow[] {
+  const w = where("s", filter, filter.previous.start, filter.period.end);
+  // Only the rows on the brand's registrable domains are read (answer_sources_brand_domain_idx);
+  // the host then decides (a brand on shop.acme.com does not own blog.acme.com).
+  return app.db.sqlite
+    .query<RetrievalRow, Array<string | number>>(
+      `SELECT s.engine, s.created_at >= ? AS cur, count(DISTINCT s.answer_id) AS n
+       FROM answer_sources s INDEXED BY answer_sources_brand_domain_idx
+       WHERE ${w.sql} AND s.domain IN (SELECT value FROM json_each(?))
+         AND EXISTS (SELECT 1 FROM json_each(?) d WHERE s.host = d.value OR s.host LIKE '%.' || d.value)
+       GROUP BY s.engine, cur`,
+    )
+    .all(filter.period.start, ...w.params, JSON.stringify(registrable), JSON.stringify(domains));
 }
 
 export interface SearchQueryItem {
@@ -57,12 +82,12 @@ export interface SearchQueryItem {
 const PROMPTS_PER_QUERY = 5;
 
 /**
- * Conditions on search_query_days aliased `alias` for the filter's period (whole UTC days), engine
- * and prompt scope (tag or prompt): the analytics filter on the per-prompt daily rollup.
+ * Conditions on a per-prompt daily rollup (search_query_days, answer_source_days) aliased `alias`
+ * for the whole UTC days of [from, to) and the filter's engine and prompt scope (tag or prompt).
  */
-function queryDayWhere(alias: string, filter: Filter): { sql: string; params: SqlParam[] } {
+function dayRangeWhere(alias: string, filter: Filter, from: number, to: number): { sql: string; params: SqlParam[] } {
   const parts = [`${alias}.brand_id = ?`, `${alias}.day >= ?`, `${alias}.day < ?`];
-  const params: SqlParam[] = [filter.brandId, filter.period.start / DAY_MS, filter.period.end / DAY_MS];
+  const params: SqlParam[] = [filter.brandId, from / DAY_MS, to / DAY_MS];
   if (filter.engine !== null) {
     parts.push(`${alias}.engine = ?`);
     params.push(filter.engine);
@@ -82,7 +107,7 @@ function queryDayWhere(alias: string, filter: Filter): { sql: string; params: Sq
  * shown in its most frequent spelling (ties: the first in code-point order).
  */
 export function searchQueries(app: AppContext, filter: Filter, opts: { limit: number; offset: number }) {
-  const w = queryDayWhere("d", filter);
+  const w = dayRangeWhere("d", filter, filter.period.start, filter.period.end);
   const db = app.db.sqlite;
   // An answer counts once per query: its `answers` sit on the row of its first spelling of it.
   const rows = db

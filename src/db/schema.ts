@@ -331,6 +331,29 @@ export const searchQueryDays = sqliteTable(
   ],
 );
 
+// Daily rollup of answer_sources per registrable domain, for the retrieval rate: per day, engine, prompt
+// and registrable domain, the answers whose sources (cited or retrieved) on that domain had exactly the
+// hosts `hosts` (a JSON array, sorted, distinct). An answer is in one row per registrable domain, so
+// the answers with a source on the brand's domain (its host or a subdomain) are a sum over the rows
+// of one registrable domain, whatever the brand's domain is. Kept by src/tracking/search-store.ts.
+export const answerSourceDays = sqliteTable(
+  "answer_source_days",
+  {
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id, { onDelete: "cascade" }),
+    domain: text("domain").notNull(),
+    day: integer("day").notNull(),
+    engine: text("engine").notNull(),
+    promptId: text("prompt_id")
+      .notNull()
+      .references(() => prompts.id, { onDelete: "cascade" }),
+    hosts: text("hosts").notNull(),
+    answers: integer("answers").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.brandId, t.domain, t.day, t.engine, t.promptId, t.hosts] })],
+);
+
 export const SOURCE_KINDS = ["cited", "retrieved"] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 export const answerSources = sqliteTable(

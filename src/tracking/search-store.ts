@@ -51,12 +51,28 @@ const REFILL_DAYS = `INSERT INTO search_query_days (brand_id, query_key, day, en
   ) s
   GROUP BY brand_id, query_key, created_at / ${DAY_MS}, engine, prompt_id, query`;
 
+/** The same for answer_source_days, from answer_sources: per answer and registrable domain, its sorted distinct hosts there. */
+const REFILL_SOURCE_DAYS = `INSERT INTO answer_source_days (brand_id, domain, day, engine, prompt_id, hosts, answers)
+  SELECT brand_id, domain, created_at / ${DAY_MS}, engine, prompt_id, hosts, count(*)
+  FROM (
+    SELECT brand_id, domain, created_at, engine, prompt_id, answer_id, json_group_array(host) AS hosts
+    FROM (
+      SELECT DISTINCT brand_id, domain, created_at, engine, prompt_id, answer_id, host FROM answer_sources
+      WHERE brand_id = ?1 AND created_at >= ?2 AND created_at < ?3 AND domain IS NOT NULL ORDER BY answer_id, domain, host
+    ) h
+    GROUP BY answer_id, domain, brand_id, created_at, engine, prompt_id
+  ) a
+  GROUP BY brand_id, domain, created_at / ${DAY_MS}, engine, prompt_id, hosts`;
+
 export class SearchStore {
   private readonly insertQuery: Statement;
   private readonly insertSource: Statement;
   private readonly upsertQueryDay: Statement;
+  private readonly upsertSourceDay: Statement;
   private readonly clearDays: Statement;
   private readonly refillDays: Statement;
+  private readonly clearSourceDays: Statement;
+  private readonly refillSourceDays: Statement;
 
   constructor(db: Db) {
     this.insertQuery = db.sqlite.prepare(
@@ -72,8 +88,14 @@ export class SearchStore {
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7)
        ON CONFLICT (brand_id, query_key, day, engine, prompt_id, query) DO UPDATE SET uses = uses + 1, answers = answers + excluded.answers`,
     );
+    this.upsertSourceDay = db.sqlite.prepare(
+      `INSERT INTO answer_source_days (brand_id, domain, day, engine, prompt_id, hosts, answers) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1)
+       ON CONFLICT (brand_id, domain, day, engine, prompt_id, hosts) DO UPDATE SET answers = answers + 1`,
+    );
     this.clearDays = db.sqlite.prepare("DELETE FROM search_query_days WHERE brand_id = ?1 AND day >= ?2 AND day < ?3");
     this.refillDays = db.sqlite.prepare(REFILL_DAYS);
+    this.clearSourceDays = db.sqlite.prepare("DELETE FROM answer_source_days WHERE brand_id = ?1 AND day >= ?2 AND day < ?3");
+    this.refillSourceDays = db.sqlite.prepare(REFILL_SOURCE_DAYS);
   }
 
   /** Stores the answer's queries and sources; call inside the transaction that wrote the answer. */
@@ -103,32 +125,50 @@ export class SearchStore {
       counted.add(key);
     }
     const citedUrls = new Set<string>();
+    // The hosts of the sources stored, per registrable domain: the answer's rows of answer_source_days.
+    const hosts = new Map<string, Set<string>>();
     position = 0;
     for (const s of record.cited) {
       citedUrls.add(s.url);
-      this.source(answerId, answer, "cited", position++, s);
+      this.source(answerId, answer, "cited", position++, s, hosts);
     }
     position = 0;
     const seen = new Set<string>();
     for (const s of record.retrieved) {
       if (citedUrls.has(s.url) || seen.has(s.url)) continue;
       seen.add(s.url);
-      this.source(answerId, answer, "retrieved", position++, { ...s, start: null, end: null });
+      this.source(answerId, answer, "retrieved", position++, { ...s, start: null, end: null }, hosts);
+    }
+    for (const [domain, set] of hosts) {
+      // Sorted in code-point order, as SQLite's ORDER BY sorts them in the rebuild.
+      const list = JSON.stringify([...set].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+      this.upsertSourceDay.run(answer.brandId, domain, day, answer.engine, answer.promptId, list);
     }
   }
 
   /**
-   * Recomputes the brand's rollup rows of the UTC days [fromDay, toDay) from its stored queries; call
-   * inside a transaction after deleting or rewriting search_queries rows by other means than write().
+   * Recomputes the brand's rollup rows (search_query_days, answer_source_days) of the UTC days
+   * [fromDay, toDay) from its stored queries and sources; call inside a transaction after deleting or
+   * rewriting search_queries or answer_sources rows by other means than write() (the cascades of a
+   * brand's or a prompt's deletion need not: the rollups cascade with them).
    */
   rebuildDays(brandId: string, fromDay: number, toDay: number): void {
     this.clearDays.run(brandId, fromDay, toDay);
     this.refillDays.run(brandId, fromDay * DAY_MS, toDay * DAY_MS);
+    this.clearSourceDays.run(brandId, fromDay, toDay);
+    this.refillSourceDays.run(brandId, fromDay * DAY_MS, toDay * DAY_MS);
   }
 
-  private source(answerId: number, answer: AnswerKey, kind: "cited" | "retrieved", position: number, s: SourceRef): void {
+  private source(
+    answerId: number,
+    answer: AnswerKey,
+    kind: "cited" | "retrieved",
+    position: number,
+    s: SourceRef,
+    hosts: Map<string, Set<string>>,
+  ): void {
     const where = sourceHost(s.url);
-    this.insertSource.run(
+    const { changes } = this.insertSource.run(
       answerId,
       answer.brandId,
       kind,
@@ -143,5 +183,9 @@ export class SearchStore {
       answer.promptId,
       answer.createdAt,
     );
+    if (changes === 0 || where === null) return;
+    const set = hosts.get(where.domain) ?? new Set<string>();
+    set.add(where.host);
+    hosts.set(where.domain, set);
   }
 }

@@ -1,12 +1,14 @@
-// get_search_queries reads the daily rollup search_query_days. Over random answers (random queries in
-// random spellings, repeated within an answer, over days, engines, prompts and tags), its result under
-// every kind of filter must equal the same list computed from scratch from the search_queries rows; the
-// rollup must equal a rebuild from those rows after writes, after a prompt's deletion and after the
-// migration that adds it to an existing database. And a query is shown in its most used spelling.
+// get_search_queries reads the daily rollup search_query_days, the retrieval rate answer_source_days.
+// Over random answers (random queries in random spellings, repeated within an answer; random cited and
+// retrieved sources on the brand's hosts and others; over days, engines, prompts and tags), their
+// results under every kind of filter must equal the same figures computed from scratch from the
+// search_queries and answer_sources rows; the rollups must equal a rebuild from those rows after
+// writes, after a prompt's deletion and after the migration that adds them to an existing database.
+// And a query is shown in its most used spelling.
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { DAY_MS, type Filter, type FilterInput, resolveFilter } from "../../src/analytics/filters";
-import { type SearchQueryItem, searchQueries } from "../../src/analytics/search";
+import { retrievalCounts, type SearchQueryItem, searchQueries } from "../../src/analytics/search";
 import { type AppContext, createAppContext } from "../../src/context";
 import { openDatabase } from "../../src/db/client";
 import { MIGRATION_JOURNAL } from "../../src/db/migrations";
@@ -38,6 +40,25 @@ function spelling(base: string, rand: () => number): string {
   if (r < 0.7) return base.toUpperCase();
   if (r < 0.85) return base.replace(/(^| )(\w)/g, (_, s: string, c: string) => s + c.toUpperCase());
   return ` ${base.replace(/ /g, "  ")} `;
+}
+
+const SOURCE_URLS = [
+  "https://acme.com/pricing",
+  "https://www.acme.com/",
+  "https://shop.acme.com/cart",
+  "https://blog.acme.com/post",
+  "https://globex.com/x",
+  "https://review.io/a",
+  "https://vertexaisearch.cloud.google.com/grounding-api-redirect/abc",
+];
+
+function sources(rand: () => number) {
+  return Array.from({ length: Math.floor(rand() * 4) }, () => ({
+    url: SOURCE_URLS[Math.floor(rand() * SOURCE_URLS.length)]!,
+    title: null,
+    start: null,
+    end: null,
+  }));
 }
 
 function brand(app: AppContext): SeededBrand {
@@ -89,9 +110,33 @@ function writeRandomAnswers(app: AppContext, s: SeededBrand, seed: number, n: nu
         analyzeForStorage("ok", "Acme.", [], roster),
         roster,
       );
-      store.write(id, { brandId: s.brandId, engine, promptId, createdAt }, { queries, cited: [], retrieved: [] });
+      store.write(id, { brandId: s.brandId, engine, promptId, createdAt }, { queries, cited: sources(rand), retrieved: sources(rand) });
     })();
   }
+}
+
+/** Answers whose sources are on the brand's domain (its host or a subdomain), per engine, current and previous period, from the rows. */
+function retrievalFromScratch(app: AppContext, filter: Filter) {
+  const domain = app.db.sqlite
+    .query<{ domain: string | null }, [string]>("SELECT domain FROM brands WHERE id = ?")
+    .get(filter.brandId)!.domain;
+  const scope = filter.scope === null ? null : new Set(JSON.parse(filter.scope) as string[]);
+  const sets = new Map<string, [Set<number>, Set<number>]>();
+  for (const r of app.db.sqlite
+    .query<{ answer_id: number; host: string | null; engine: string; prompt_id: string; created_at: number }, [string]>(
+      "SELECT answer_id, host, engine, prompt_id, created_at FROM answer_sources WHERE brand_id = ?",
+    )
+    .all(filter.brandId)) {
+    if (domain === null || r.host === null || !(r.host === domain || r.host.endsWith(`.${domain}`))) continue;
+    if (r.created_at < filter.previous.start || r.created_at >= filter.period.end) continue;
+    if ((filter.engine !== null && r.engine !== filter.engine) || (scope !== null && !scope.has(r.prompt_id))) continue;
+    const pair = sets.get(r.engine) ?? [new Set<number>(), new Set<number>()];
+    pair[r.created_at >= filter.period.start ? 0 : 1].add(r.answer_id);
+    sets.set(r.engine, pair);
+  }
+  const byEngine = new Map<string, [number, number]>([...sets].map(([engine, [cur, prev]]) => [engine, [cur.size, prev.size]]));
+  const overall = [...byEngine.values()].reduce<[number, number]>((a, b) => [a[0] + b[0], a[1] + b[1]], [0, 0]);
+  return { overall, byEngine };
 }
 
 /** The list get_search_queries must return, computed from the search_queries rows alone. */
@@ -137,12 +182,19 @@ function fromScratch(app: AppContext, filter: Filter): SearchQueryItem[] {
 }
 
 function rollupRows(app: AppContext, brandId: string) {
-  return app.db.sqlite
-    .query("SELECT query_key, day, engine, prompt_id, query, uses, answers FROM search_query_days WHERE brand_id = ? ORDER BY 1, 2, 3, 4, 5")
-    .all(brandId);
+  return {
+    queries: app.db.sqlite
+      .query(
+        "SELECT query_key, day, engine, prompt_id, query, uses, answers FROM search_query_days WHERE brand_id = ? ORDER BY 1, 2, 3, 4, 5",
+      )
+      .all(brandId),
+    sources: app.db.sqlite
+      .query("SELECT domain, day, engine, prompt_id, hosts, answers FROM answer_source_days WHERE brand_id = ? ORDER BY 1, 2, 3, 4, 5")
+      .all(brandId),
+  };
 }
 
-/** The rollup as search_queries says it must be: rebuilt from those rows in a scratch transaction, then rolled back. */
+/** The rollups as search_queries and answer_sources say they must be: rebuilt from those rows in a scratch transaction, then rolled back. */
 function rebuiltRows(app: AppContext, brandId: string) {
   const db = app.db.sqlite;
   db.exec("SAVEPOINT rebuild");
@@ -170,7 +222,7 @@ function filters(s: SeededBrand): FilterInput[] {
   ];
 }
 
-test("over random answers, every filter's list equals the one computed from the search_queries rows, page by page", () => {
+test("over random answers, every filter's queries (page by page) and retrieval counts equal those computed from the rows", () => {
   for (const seed of [1, 2, 3]) {
     const app = memoryApp();
     const s = brand(app);
@@ -191,12 +243,28 @@ test("over random answers, every filter's list equals the one computed from the 
         if (!page.more) break;
       }
       expect(pages).toEqual(expected);
+      // The retrieval rate's numerators, for the brand's domain and for a subdomain of it.
+      for (const domain of ["acme.com", "shop.acme.com"]) {
+        app.db.sqlite.query("UPDATE brands SET domain = ? WHERE id = ?").run(domain, s.brandId);
+        expect({ input, domain, counts: retrievalCounts(app, filter) }).toEqual({
+          input,
+          domain,
+          counts: retrievalFromScratch(app, filter),
+        });
+      }
     }
     // The data set is not trivial: some queries recur across prompts, in several spellings.
     const wide = searchQueries(app, resolveFilter(app, s.brandId, filters(s)[0]!, NOW), { limit: 100, offset: 0 }).queries;
     expect(wide.some((q) => q.prompt_count > 1)).toBe(true);
     const spellings = app.db.sqlite.query<{ n: number }, []>("SELECT count(DISTINCT query) AS n FROM search_queries").get()!.n;
     expect(spellings).toBeGreaterThan(wide.length);
+    // acme.com's count includes the answers on blog.acme.com, shop.acme.com's does not.
+    const counts = (domain: string) => {
+      app.db.sqlite.query("UPDATE brands SET domain = ? WHERE id = ?").run(domain, s.brandId);
+      return retrievalCounts(app, resolveFilter(app, s.brandId, filters(s)[0]!, NOW)).overall[0];
+    };
+    expect(counts("acme.com")).toBeGreaterThan(counts("shop.acme.com"));
+    expect(counts("shop.acme.com")).toBeGreaterThan(0);
     app.db.close();
   }
 });
@@ -254,28 +322,31 @@ test("a query is shown in its most used spelling within the filter; a tie goes t
   app.db.close();
 });
 
-test("deleting a prompt (its answers go with it) leaves the rollup equal to the rows", () => {
+test("deleting a prompt (its answers go with it) leaves the rollups equal to the rows", () => {
   const app = memoryApp();
   const s = brand(app);
   writeRandomAnswers(app, s, 7, 200);
   app.db.sqlite.query("DELETE FROM prompts WHERE id = ?").run(s.prompts.b!);
-  expect(app.db.sqlite.query("SELECT count(*) AS n FROM search_query_days WHERE prompt_id = ?").get(s.prompts.b!)).toEqual({ n: 0 });
+  for (const table of ["search_query_days", "answer_source_days"])
+    expect(app.db.sqlite.query(`SELECT count(*) AS n FROM ${table} WHERE prompt_id = ?`).get(s.prompts.b!)).toEqual({ n: 0 });
   expect(rollupRows(app, s.brandId)).toEqual(rebuiltRows(app, s.brandId));
   const filter = resolveFilter(app, s.brandId, filters(s)[0]!, NOW);
   expect(searchQueries(app, filter, { limit: 100, offset: 0 }).queries).toEqual(fromScratch(app, filter));
+  expect(retrievalCounts(app, filter)).toEqual(retrievalFromScratch(app, filter));
   app.db.close();
 });
 
-test("upgrading a database made before the rollup fills it from the stored queries", () => {
+test("upgrading a database made before the rollups fills them from the stored queries and sources", () => {
   const path = join(scratchDir("spyglass-sqd-"), "spyglass.db");
   const db = openDatabase(path);
   const app = createAppContext(memoryApp().config, db);
   const s = brand(app);
   writeRandomAnswers(app, s, 11, 300);
   const expected = rollupRows(app, s.brandId);
-  expect(expected.length).toBeGreaterThan(0);
-  // The database as the release before the rollup left it.
-  db.sqlite.exec("DROP TABLE search_query_days");
+  expect(expected.queries.length).toBeGreaterThan(0);
+  expect(expected.sources.length).toBeGreaterThan(0);
+  // The database as the release before the rollups left it.
+  db.sqlite.exec("DROP TABLE search_query_days; DROP TABLE answer_source_days");
   db.sqlite
     .query("DELETE FROM __drizzle_migrations WHERE created_at >= ?")
     .run(MIGRATION_JOURNAL.find((m) => m.tag === "0004_search_query_days")!.when);
@@ -286,6 +357,7 @@ test("upgrading a database made before the rollup fills it from the stored queri
     expect(rollupRows(upgradedApp, s.brandId)).toEqual(expected);
     const filter = resolveFilter(upgradedApp, s.brandId, filters(s)[4]!, NOW);
     expect(searchQueries(upgradedApp, filter, { limit: 100, offset: 0 }).queries).toEqual(fromScratch(upgradedApp, filter));
+    expect(retrievalCounts(upgradedApp, filter)).toEqual(retrievalFromScratch(upgradedApp, filter));
   } finally {
     upgraded.close();
   }
