@@ -1,8 +1,9 @@
 // What the assistant searched and read, stored beside an answer's mentions and citations: its web
 // search queries, the passages that cite a source, and the sources its search retrieved without
 // citing them. Called by the runner inside the answer's writing transaction, for valid answers only
-// (like mentions and citations), with the answer's share of the daily rollup search_query_days. The
-// tracking feature owns these tables' writes; analytics reads them.
+// (like mentions and citations), with the answer's share of the daily rollups search_query_days
+// (get_search_queries) and answer_source_days (the retrieval rate). Neither depends on the roster, so a
+// re-analysis leaves them as they are. The tracking feature owns these tables' writes; analytics reads them.
 import { type Statement } from "bun:sqlite";
 import { type Db } from "../db/client";
 import { isGroundingRedirect } from "../llm/sources";
