@@ -1,5 +1,5 @@
 // The cost of the search figures on a brand with a month of web-search answers: get_search_queries,
-// the overview's retrieval rate and get_answer, timed in process (median of 20 calls each).
+// the overview's retrieval rate and get_answer, timed in process (median, p95 and max of 20 calls each).
 // Not a scenario of `./build.sh bench`; run by hand: bun run bench/search.ts [--answers-per-day N]
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -105,7 +105,9 @@ function time(label: string, fn: () => unknown): void {
     samples.push(performance.now() - s);
   }
   samples.sort((a, b) => a - b);
-  console.log(`${label.padEnd(44)} median ${samples[10]!.toFixed(1)} ms, max ${samples[19]!.toFixed(1)} ms`);
+  console.log(
+    `${label.padEnd(44)} median ${samples[10]!.toFixed(1)} ms, p95 ${samples[18]!.toFixed(1)} ms, max ${samples[19]!.toFixed(1)} ms`,
+  );
 }
 
 const answers = 30 * perDay;
@@ -114,6 +116,9 @@ const filter = resolveFilter(app, brandId, {});
 time("get_search_queries (30 days, first 20)", () => searchQueries(app, filter, { limit: 20, offset: 0 }));
 time("get_search_queries engine=gemini", () =>
   searchQueries(app, resolveFilter(app, brandId, { engine: "gemini" }), { limit: 20, offset: 0 }),
+);
+time("get_search_queries prompt_id (one prompt)", () =>
+  searchQueries(app, resolveFilter(app, brandId, { prompt_id: prompts[7]! }), { limit: 20, offset: 0 }),
 );
 time("get_visibility_overview (with retrieval rate)", () => visibilityOverview(app, filter));
 time("  of which the retrieval rate", () => retrievalCounts(app, filter));

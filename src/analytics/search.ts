@@ -5,31 +5,26 @@ import { type AppContext } from "../context";
 import { getPromptTexts } from "../prompts/service";
 import { registrableDomain } from "../tracking/analysis/citations";
 import { loadRoster } from "../tracking/roster";
-import { describeFilter, type Filter, where } from "./filters";
+import { DAY_MS, describeFilter, type Filter, type SqlParam, where } from "./filters";
 
 /**
  * Valid answers whose search retrieved (or whose provider cited) a URL on one of the brand's
  * domains, per engine, in the current and previous period: the numerator of the retrieval rate.
- * Sources are stored for valid answers only, so every counted answer is a valid one.
+ * Sources are stored for valid answers only, so every counted answer is a valid one. Read from the
+ * daily rollup answer_source_days: an answer is in one of its rows per registrable domain, with the
+ * hosts of its sources there, so the sum over the rows of the brand's registrable domain whose hosts
+ * include the brand's host or a subdomain of it counts each such answer once.
  */
 export function retrievalCounts(app: AppContext, filter: Filter): { overall: [number, number]; byEngine: Map<string, [number, number]> } {
   const domains = loadRoster(app.db, filter.brandId).brandDomains;
   const byEngine = new Map<string, [number, number]>();
   const overall: [number, number] = [0, 0];
   if (domains.length === 0) return { overall, byEngine };
-  const w = where("s", filter, filter.previous.start, filter.period.end);
-  // Only the rows on the brand's registrable domains are read (answer_sources_brand_domain_idx);
-  // the host then decides (a brand on shop.acme.com does not own blog.acme.com).
   const registrable = [...new Set(domains.map((d) => registrableDomain(d)))];
-  const rows = app.db.sqlite
-    .query<{ engine: string; cur: number; n: number }, Array<string | number>>(
-      `SELECT s.engine, s.created_at >= ? AS cur, count(DISTINCT s.answer_id) AS n
-       FROM answer_sources s INDEXED BY answer_sources_brand_domain_idx
-       WHERE ${w.sql} AND s.domain IN (SELECT value FROM json_each(?))
-         AND EXISTS (SELECT 1 FROM json_each(?) d WHERE s.host = d.value OR s.host LIKE '%.' || d.value)
-       GROUP BY s.engine, cur`,
-    )
-    .all(filter.period.start, ...w.params, JSON.stringify(registrable), JSON.stringify(domains));
+  // A brand has one domain today; were its domains on several registrable domains, an answer could
+  // sit in several rows, and only the sources themselves could count it once.
+  const rows =
+    registrable.length === 1 ? fromRollup(app, filter, registrable[0]!, domains) : fromSources(app, filter, registrable, domains);
   for (const r of rows) {
     let pair = byEngine.get(r.engine);
     if (!pair) {
@@ -40,6 +35,36 @@ export function retrievalCounts(app: AppContext, filter: Filter): { overall: [nu
     overall[r.cur ? 0 : 1] += r.n;
   }
   return { overall, byEngine };
+}
+
+type RetrievalRow = { engine: string; cur: number; n: number };
+
+function fromRollup(app: AppContext, filter: Filter, registrable: string, domains: string[]): RetrievalRow[] {
+  const w = dayRangeWhere("r", filter, filter.previous.start, filter.period.end);
+  return app.db.sqlite
+    .query<RetrievalRow, Array<string | number>>(
+      `SELECT r.engine, r.day >= ? AS cur, sum(r.answers) AS n
+       FROM answer_source_days r
+       WHERE r.domain = ? AND ${w.sql}
+         AND EXISTS (SELECT 1 FROM json_each(r.hosts) h, json_each(?) d WHERE h.value = d.value OR h.value LIKE '%.' || d.value)
+       GROUP BY r.engine, cur`,
+    )
+    .all(filter.period.start / DAY_MS, registrable, ...w.params, JSON.stringify(domains));
+}
+
+function fromSources(app: AppContext, filter: Filter, registrable: string[], domains: string[]): RetrievalRow[] {
+  const w = where("s", filter, filter.previous.start, filter.period.end);
+  // Only the rows on the brand's registrable domains are read (answer_sources_brand_domain_idx);
+  // the host then decides (a brand on shop.acme.com does not own blog.acme.com).
+  return app.db.sqlite
+    .query<RetrievalRow, Array<string | number>>(
+      `SELECT s.engine, s.created_at >= ? AS cur, count(DISTINCT s.answer_id) AS n
+       FROM answer_sources s INDEXED BY answer_sources_brand_domain_idx
+       WHERE ${w.sql} AND s.domain IN (SELECT value FROM json_each(?))
+         AND EXISTS (SELECT 1 FROM json_each(?) d WHERE s.host = d.value OR s.host LIKE '%.' || d.value)
+       GROUP BY s.engine, cur`,
+    )
+    .all(filter.period.start, ...w.params, JSON.stringify(registrable), JSON.stringify(domains));
 }
 
 export interface SearchQueryItem {
@@ -57,42 +82,75 @@ export interface SearchQueryItem {
 const PROMPTS_PER_QUERY = 5;
 
 /**
+ * Conditions on a per-prompt daily rollup (search_query_days, answer_source_days) aliased `alias`
+ * for the whole UTC days of [from, to) and the filter's engine and prompt scope (tag or prompt).
+ */
+function dayRangeWhere(alias: string, filter: Filter, from: number, to: number): { sql: string; params: SqlParam[] } {
+  const parts = [`${alias}.brand_id = ?`, `${alias}.day >= ?`, `${alias}.day < ?`];
+  const params: SqlParam[] = [filter.brandId, from / DAY_MS, to / DAY_MS];
+  if (filter.engine !== null) {
+    parts.push(`${alias}.engine = ?`);
+    params.push(filter.engine);
+  }
+  if (filter.scope !== null) {
+    parts.push(`${alias}.prompt_id IN (SELECT value FROM json_each(?))`);
+    params.push(filter.scope);
+  }
+  return { sql: parts.join(" AND "), params };
+}
+
+/**
  * The web search queries assistants ran for the brand's prompts in the period, grouped by their
  * normalised text: queries that recur across prompts first, then by how many answers ran them.
+ * Read from the daily rollup search_query_days (src/tracking/search-store.ts): the work grows with
+ * the distinct queries × days × engines × prompts of the period, not with its answers. A query is
+ * shown in its most frequent spelling (ties: the first in code-point order).
  */
 export function searchQueries(app: AppContext, filter: Filter, opts: { limit: number; offset: number }) {
-  const w = where("q", filter, filter.period.start, filter.period.end);
+  const w = dayRangeWhere("d", filter, filter.period.start, filter.period.end);
   const db = app.db.sqlite;
+  // An answer counts once per query: its `answers` sit on the row of its first spelling of it.
   const rows = db
-    .query<{ query_key: string; query: string; answers: number; prompt_count: number; engines: string }, Array<string | number>>(
-      `SELECT q.query_key, min(q.query) AS query, count(DISTINCT q.answer_id) AS answers,
-         count(DISTINCT q.prompt_id) AS prompt_count, json_group_array(DISTINCT q.engine) AS engines
-       FROM search_queries q WHERE ${w.sql}
-       GROUP BY q.query_key
-       ORDER BY prompt_count DESC, answers DESC, q.query_key
+    .query<{ query_key: string; answers: number; prompt_count: number; engines: string }, Array<string | number>>(
+      `SELECT d.query_key, sum(d.answers) AS answers, count(DISTINCT d.prompt_id) AS prompt_count,
+         json_group_array(DISTINCT d.engine) AS engines
+       FROM search_query_days d INDEXED BY search_query_days_period_idx WHERE ${w.sql}
+       GROUP BY d.query_key
+       ORDER BY prompt_count DESC, answers DESC, d.query_key
        LIMIT ? OFFSET ?`,
     )
     .all(...w.params, opts.limit + 1, opts.offset);
   const page = rows.slice(0, opts.limit);
-  // The prompts that caused the page's queries, most answers first, in one pass; their text comes
-  // from the prompts feature.
   const keys = JSON.stringify(page.map((r) => r.query_key));
+  // The page's queries' spellings, most used first, and the prompts that caused them, most uses
+  // first: one seek per query (the primary key starts with brand and query).
+  const spelling = new Map<string, string>();
+  for (const r of db
+    .query<{ query_key: string; query: string }, Array<string | number>>(
+      `SELECT d.query_key, d.query FROM search_query_days d
+       WHERE d.query_key IN (SELECT value FROM json_each(?)) AND ${w.sql}
+       GROUP BY d.query_key, d.query ORDER BY d.query_key, sum(d.uses) DESC, d.query`,
+    )
+    .all(keys, ...w.params)) {
+    if (!spelling.has(r.query_key)) spelling.set(r.query_key, r.query);
+  }
   const causes = new Map<string, string[]>();
   for (const r of db
     .query<{ query_key: string; prompt_id: string }, Array<string | number>>(
-      `SELECT q.query_key, q.prompt_id FROM search_queries q
-       WHERE ${w.sql} AND q.query_key IN (SELECT value FROM json_each(?))
-       GROUP BY q.query_key, q.prompt_id ORDER BY q.query_key, count(*) DESC, q.prompt_id`,
+      `SELECT d.query_key, d.prompt_id FROM search_query_days d
+       WHERE d.query_key IN (SELECT value FROM json_each(?)) AND ${w.sql}
+       GROUP BY d.query_key, d.prompt_id ORDER BY d.query_key, sum(d.uses) DESC, d.prompt_id`,
     )
-    .all(...w.params, keys)) {
+    .all(keys, ...w.params)) {
     const list = causes.get(r.query_key) ?? [];
     if (list.length < PROMPTS_PER_QUERY) list.push(r.prompt_id);
     causes.set(r.query_key, list);
   }
+  // Their text comes from the prompts feature.
   const texts = getPromptTexts(app.db, filter.brandId, [...new Set([...causes.values()].flat())]);
   const queries: SearchQueryItem[] = page.map((r) => ({
     id: r.query_key,
-    query: r.query,
+    query: spelling.get(r.query_key) ?? r.query_key,
     answers: r.answers,
     prompt_count: r.prompt_count,
     engines: (JSON.parse(r.engines) as string[]).sort(),

@@ -301,6 +301,59 @@ export const searchQueries = sqliteTable(
   ],
 );
 
+// Daily rollup of search_queries per prompt, engine, normalised query and spelling, kept equal to the
+// sums over its rows by src/tracking/search-store.ts (in the answer's transaction): get_search_queries
+// reads as many rows as there are distinct queries × days × engines × prompts, not one per answer.
+// `uses`: the day's answers (of that engine and prompt) that ran this spelling; `answers`: those for
+// which it is the first spelling of the query they ran, so that summing `answers` over spellings
+// counts each answer once. A row exists only while `uses` > 0.
+export const searchQueryDays = sqliteTable(
+  "search_query_days",
+  {
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id, { onDelete: "cascade" }),
+    queryKey: text("query_key").notNull(),
+    day: integer("day").notNull(),
+    engine: text("engine").notNull(),
+    promptId: text("prompt_id")
+      .notNull()
+      .references(() => prompts.id, { onDelete: "cascade" }),
+    query: text("query").notNull(),
+    uses: integer("uses").notNull(),
+    answers: integer("answers").notNull(),
+  },
+  (t) => [
+    // The page's queries' spellings and prompts: a seek per query over the period's days.
+    primaryKey({ columns: [t.brandId, t.queryKey, t.day, t.engine, t.promptId, t.query] }),
+    // The ranking of the period's queries: covering.
+    index("search_query_days_period_idx").on(t.brandId, t.day, t.engine, t.queryKey, t.promptId, t.answers),
+  ],
+);
+
+// Daily rollup of answer_sources per registrable domain, for the retrieval rate: per day, engine, prompt
+// and registrable domain, the answers whose sources (cited or retrieved) on that domain had exactly the
+// hosts `hosts` (a JSON array, sorted, distinct). An answer is in one row per registrable domain, so
+// the answers with a source on the brand's domain (its host or a subdomain) are a sum over the rows
+// of one registrable domain, whatever the brand's domain is. Kept by src/tracking/search-store.ts.
+export const answerSourceDays = sqliteTable(
+  "answer_source_days",
+  {
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id, { onDelete: "cascade" }),
+    domain: text("domain").notNull(),
+    day: integer("day").notNull(),
+    engine: text("engine").notNull(),
+    promptId: text("prompt_id")
+      .notNull()
+      .references(() => prompts.id, { onDelete: "cascade" }),
+    hosts: text("hosts").notNull(),
+    answers: integer("answers").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.brandId, t.domain, t.day, t.engine, t.promptId, t.hosts] })],
+);
+
 export const SOURCE_KINDS = ["cited", "retrieved"] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 export const answerSources = sqliteTable(

@@ -1,7 +1,9 @@
 // What the assistant searched and read, stored beside an answer's mentions and citations: its web
 // search queries, the passages that cite a source, and the sources its search retrieved without
 // citing them. Called by the runner inside the answer's writing transaction, for valid answers only
-// (like mentions and citations). The tracking feature owns these tables' writes; analytics reads them.
+// (like mentions and citations), with the answer's share of the daily rollups search_query_days
+// (get_search_queries) and answer_source_days (the retrieval rate). Neither depends on the roster, so a
+// re-analysis leaves them as they are. The tracking feature owns these tables' writes; analytics reads them.
 import { type Statement } from "bun:sqlite";
 import { type Db } from "../db/client";
 import { isGroundingRedirect } from "../llm/sources";
@@ -35,9 +37,43 @@ export function sourceHost(url: string): { host: string; domain: string } | null
   return { host, domain: registrableDomain(host) };
 }
 
+const DAY_MS = 86_400_000;
+
+/**
+ * The rollup rows of search_query_days recomputed from search_queries, for one brand's rows with
+ * created_at in [?2, ?3): the same sums as SearchStore.write's upserts, and as the migration's backfill.
+ */
+const REFILL_DAYS = `INSERT INTO search_query_days (brand_id, query_key, day, engine, prompt_id, query, uses, answers)
+  SELECT brand_id, query_key, created_at / ${DAY_MS}, engine, prompt_id, query, count(*), sum(first)
+  FROM (
+    SELECT q.brand_id, q.query_key, q.created_at, q.engine, q.prompt_id, q.query,
+      CASE WHEN q.position = min(q.position) OVER (PARTITION BY q.answer_id, q.query_key) THEN 1 ELSE 0 END AS first
+    FROM search_queries q WHERE q.brand_id = ?1 AND q.created_at >= ?2 AND q.created_at < ?3
+  ) s
+  GROUP BY brand_id, query_key, created_at / ${DAY_MS}, engine, prompt_id, query`;
+
+/** The same for answer_source_days, from answer_sources: per answer and registrable domain, its sorted distinct hosts there. */
+const REFILL_SOURCE_DAYS = `INSERT INTO answer_source_days (brand_id, domain, day, engine, prompt_id, hosts, answers)
+  SELECT brand_id, domain, created_at / ${DAY_MS}, engine, prompt_id, hosts, count(*)
+  FROM (
+    SELECT brand_id, domain, created_at, engine, prompt_id, answer_id, json_group_array(host) AS hosts
+    FROM (
+      SELECT DISTINCT brand_id, domain, created_at, engine, prompt_id, answer_id, host FROM answer_sources
+      WHERE brand_id = ?1 AND created_at >= ?2 AND created_at < ?3 AND domain IS NOT NULL ORDER BY answer_id, domain, host
+    ) h
+    GROUP BY answer_id, domain, brand_id, created_at, engine, prompt_id
+  ) a
+  GROUP BY brand_id, domain, created_at / ${DAY_MS}, engine, prompt_id, hosts`;
+
 export class SearchStore {
   private readonly insertQuery: Statement;
   private readonly insertSource: Statement;
+  private readonly upsertQueryDay: Statement;
+  private readonly upsertSourceDay: Statement;
+  private readonly clearDays: Statement;
+  private readonly refillDays: Statement;
+  private readonly clearSourceDays: Statement;
+  private readonly refillSourceDays: Statement;
 
   constructor(db: Db) {
     this.insertQuery = db.sqlite.prepare(
@@ -48,36 +84,92 @@ export class SearchStore {
       `INSERT OR IGNORE INTO answer_sources (answer_id, brand_id, kind, position, url, host, domain, title, start_index, end_index, engine, prompt_id, created_at)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)`,
     );
+    this.upsertQueryDay = db.sqlite.prepare(
+      `INSERT INTO search_query_days (brand_id, query_key, day, engine, prompt_id, query, uses, answers)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7)
+       ON CONFLICT (brand_id, query_key, day, engine, prompt_id, query) DO UPDATE SET uses = uses + 1, answers = answers + excluded.answers`,
+    );
+    this.upsertSourceDay = db.sqlite.prepare(
+      `INSERT INTO answer_source_days (brand_id, domain, day, engine, prompt_id, hosts, answers) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1)
+       ON CONFLICT (brand_id, domain, day, engine, prompt_id, hosts) DO UPDATE SET answers = answers + 1`,
+    );
+    this.clearDays = db.sqlite.prepare("DELETE FROM search_query_days WHERE brand_id = ?1 AND day >= ?2 AND day < ?3");
+    this.refillDays = db.sqlite.prepare(REFILL_DAYS);
+    this.clearSourceDays = db.sqlite.prepare("DELETE FROM answer_source_days WHERE brand_id = ?1 AND day >= ?2 AND day < ?3");
+    this.refillSourceDays = db.sqlite.prepare(REFILL_SOURCE_DAYS);
   }
 
   /** Stores the answer's queries and sources; call inside the transaction that wrote the answer. */
   write(answerId: number, answer: AnswerKey, record: SearchRecord): void {
     let position = 0;
     const seenQueries = new Set<string>();
+    // The query keys this answer has counted in the rollup: its first spelling of a key carries the answer.
+    const counted = new Set<string>();
+    const day = Math.floor(answer.createdAt / DAY_MS);
     for (const query of record.queries) {
       const text = query.trim().slice(0, 500);
       if (text === "" || seenQueries.has(text)) continue;
       seenQueries.add(text);
-      this.insertQuery.run(answerId, answer.brandId, position++, text, queryKey(text), answer.engine, answer.promptId, answer.createdAt);
+      const key = queryKey(text);
+      const { changes } = this.insertQuery.run(
+        answerId,
+        answer.brandId,
+        position++,
+        text,
+        key,
+        answer.engine,
+        answer.promptId,
+        answer.createdAt,
+      );
+      if (changes === 0) continue;
+      this.upsertQueryDay.run(answer.brandId, key, day, answer.engine, answer.promptId, text, counted.has(key) ? 0 : 1);
+      counted.add(key);
     }
     const citedUrls = new Set<string>();
+    // The hosts of the sources stored, per registrable domain: the answer's rows of answer_source_days.
+    const hosts = new Map<string, Set<string>>();
     position = 0;
     for (const s of record.cited) {
       citedUrls.add(s.url);
-      this.source(answerId, answer, "cited", position++, s);
+      this.source(answerId, answer, "cited", position++, s, hosts);
     }
     position = 0;
     const seen = new Set<string>();
     for (const s of record.retrieved) {
       if (citedUrls.has(s.url) || seen.has(s.url)) continue;
       seen.add(s.url);
-      this.source(answerId, answer, "retrieved", position++, { ...s, start: null, end: null });
+      this.source(answerId, answer, "retrieved", position++, { ...s, start: null, end: null }, hosts);
+    }
+    for (const [domain, set] of hosts) {
+      // Sorted in code-point order, as SQLite's ORDER BY sorts them in the rebuild.
+      const list = JSON.stringify([...set].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+      this.upsertSourceDay.run(answer.brandId, domain, day, answer.engine, answer.promptId, list);
     }
   }
 
-  private source(answerId: number, answer: AnswerKey, kind: "cited" | "retrieved", position: number, s: SourceRef): void {
+  /**
+   * Recomputes the brand's rollup rows (search_query_days, answer_source_days) of the UTC days
+   * [fromDay, toDay) from its stored queries and sources; call inside a transaction after deleting or
+   * rewriting search_queries or answer_sources rows by other means than write() (the cascades of a
+   * brand's or a prompt's deletion need not: the rollups cascade with them).
+   */
+  rebuildDays(brandId: string, fromDay: number, toDay: number): void {
+    this.clearDays.run(brandId, fromDay, toDay);
+    this.refillDays.run(brandId, fromDay * DAY_MS, toDay * DAY_MS);
+    this.clearSourceDays.run(brandId, fromDay, toDay);
+    this.refillSourceDays.run(brandId, fromDay * DAY_MS, toDay * DAY_MS);
+  }
+
+  private source(
+    answerId: number,
+    answer: AnswerKey,
+    kind: "cited" | "retrieved",
+    position: number,
+    s: SourceRef,
+    hosts: Map<string, Set<string>>,
+  ): void {
     const where = sourceHost(s.url);
-    this.insertSource.run(
+    const { changes } = this.insertSource.run(
       answerId,
       answer.brandId,
       kind,
@@ -92,5 +184,9 @@ export class SearchStore {
       answer.promptId,
       answer.createdAt,
     );
+    if (changes === 0 || where === null) return;
+    const set = hosts.get(where.domain) ?? new Set<string>();
+    set.add(where.host);
+    hosts.set(where.domain, set);
   }
 }

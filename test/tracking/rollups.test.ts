@@ -248,7 +248,12 @@ model = "m"
  * forgets them in drizzle's journal (the migrator applies only those newer than the last recorded).
  */
 function downgradeToFirstMigration(sqlite: Database): void {
-  const later = MIGRATION_JOURNAL.slice(1);
+  downgradeTo(sqlite, MIGRATION_JOURNAL[0]!.tag);
+}
+
+/** As downgradeToFirstMigration, down to the migration `tag` (kept). */
+function downgradeTo(sqlite: Database, tag: string): void {
+  const later = MIGRATION_JOURNAL.slice(MIGRATION_JOURNAL.findIndex((m) => m.tag === tag) + 1);
   for (const { tag } of [...later].reverse()) {
     const text = EMBEDDED_MIGRATIONS[tag]!;
     for (const [, table, column] of text.matchAll(/ALTER TABLE `(\w+)` ADD `(\w+)`/g))
@@ -343,10 +348,8 @@ test("upgrading a database made before the per-prompt rollups fills them from th
   const expected = read(db);
   expect(expected.days.length).toBeGreaterThan(20);
   expect(expected.coverage.length).toBeGreaterThan(10);
-  db.sqlite.exec("DROP TABLE prompt_days; DROP TABLE prompt_coverage_days");
-  db.sqlite
-    .query("DELETE FROM __drizzle_migrations WHERE created_at = ?")
-    .run(MIGRATION_JOURNAL.find((m) => m.tag === "0004_prompt_rollups")!.when);
+  // As the release before the per-prompt rollups left it: that migration and every later one undone.
+  downgradeTo(db.sqlite, "0003_search_queries");
   db.close();
 
   const upgraded = openDatabase(path);

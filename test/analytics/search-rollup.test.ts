@@ -1,0 +1,364 @@
+// get_search_queries reads the daily rollup search_query_days, the retrieval rate answer_source_days.
+// Over random answers (random queries in random spellings, repeated within an answer; random cited and
+// retrieved sources on the brand's hosts and others; over days, engines, prompts and tags), their
+// results under every kind of filter must equal the same figures computed from scratch from the
+// search_queries and answer_sources rows; the rollups must equal a rebuild from those rows after
+// writes, after a prompt's deletion and after the migration that adds them to an existing database.
+// And a query is shown in its most used spelling.
+import { expect, test } from "bun:test";
+import { join } from "node:path";
+import { DAY_MS, type Filter, type FilterInput, resolveFilter } from "../../src/analytics/filters";
+import { retrievalCounts, type SearchQueryItem, searchQueries } from "../../src/analytics/search";
+import { type AppContext, createAppContext } from "../../src/context";
+import { openDatabase } from "../../src/db/client";
+import { MIGRATION_JOURNAL } from "../../src/db/migrations";
+import { analyzeForStorage } from "../../src/tracking/answer-writer";
+import { loadRoster } from "../../src/tracking/roster";
+import { SearchStore } from "../../src/tracking/search-store";
+import { scratchDir } from "../support/scratch";
+import { memoryApp, type SeededBrand, seedBrand } from "./dataset";
+
+const START = Date.parse("2025-03-01T00:00:00Z");
+const NOW = START + 20 * DAY_MS;
+
+/** A small seeded generator (mulberry32), so that a failure can be replayed. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const BASES = ["best crm", "crm pricing 2025", "acme vs globex", "cheap crm tools", "crm for startups", "zeta review", "top sales apps"];
+
+function spelling(base: string, rand: () => number): string {
+  const r = rand();
+  if (r < 0.5) return base;
+  if (r < 0.7) return base.toUpperCase();
+  if (r < 0.85) return base.replace(/(^| )(\w)/g, (_, s: string, c: string) => s + c.toUpperCase());
+  return ` ${base.replace(/ /g, "  ")} `;
+}
+
+const SOURCE_URLS = [
+  "https://acme.com/pricing",
+  "https://www.acme.com/",
+  "https://shop.acme.com/cart",
+  "https://blog.acme.com/post",
+  "https://globex.com/x",
+  "https://review.io/a",
+  "https://vertexaisearch.cloud.google.com/grounding-api-redirect/abc",
+];
+
+function sources(rand: () => number) {
+  return Array.from({ length: Math.floor(rand() * 4) }, () => ({
+    url: SOURCE_URLS[Math.floor(rand() * SOURCE_URLS.length)]!,
+    title: null,
+    start: null,
+    end: null,
+  }));
+}
+
+function brand(app: AppContext): SeededBrand {
+  return seedBrand(app, {
+    name: "Acme",
+    domain: "acme.com",
+    tags: ["sales", "price"],
+    prompts: [
+      { key: "a", text: "best crm", tags: ["sales"] },
+      { key: "b", text: "crm pricing", tags: ["price", "sales"] },
+      { key: "c", text: "crm for startups" },
+      { key: "d", text: "cheap crm", tags: ["price"] },
+      { key: "e", text: "old prompt", archived: true },
+    ],
+  });
+}
+
+/** Writes `n` random valid answers with their queries, each in one transaction as a tracking run does. */
+function writeRandomAnswers(app: AppContext, s: SeededBrand, seed: number, n: number): void {
+  const rand = random(seed);
+  const roster = loadRoster(app.db, s.brandId);
+  const store = new SearchStore(app.db);
+  const prompts = Object.values(s.prompts);
+  const engines = ["chatgpt", "gemini", "claude"];
+  for (let i = 0; i < n; i++) {
+    const promptId = prompts[Math.floor(rand() * prompts.length)]!;
+    const engine = engines[Math.floor(rand() * engines.length)]!;
+    // 14 days, any time of day (the day edges included).
+    const createdAt = START + Math.floor(rand() * 14) * DAY_MS + (rand() < 0.1 ? 0 : Math.floor(rand() * DAY_MS));
+    const queries = Array.from({ length: Math.floor(rand() * 5) }, () => spelling(BASES[Math.floor(rand() * BASES.length)]!, rand));
+    app.db.sqlite.transaction(() => {
+      const id = app.tracking.writer.write(
+        {
+          brandId: s.brandId,
+          runId: null,
+          promptId,
+          engine,
+          model: "m",
+          sample: i,
+          status: "ok",
+          text: "Acme.",
+          providerCitations: [],
+          error: null,
+          latencyMs: 1,
+          tokensIn: 1,
+          tokensOut: 1,
+          createdAt,
+        },
+        analyzeForStorage("ok", "Acme.", [], roster),
+        roster,
+      );
+      store.write(id, { brandId: s.brandId, engine, promptId, createdAt }, { queries, cited: sources(rand), retrieved: sources(rand) });
+    })();
+  }
+}
+
+/** Answers whose sources are on the brand's domain (its host or a subdomain), per engine, current and previous period, from the rows. */
+function retrievalFromScratch(app: AppContext, filter: Filter) {
+  const domain = app.db.sqlite
+    .query<{ domain: string | null }, [string]>("SELECT domain FROM brands WHERE id = ?")
+    .get(filter.brandId)!.domain;
+  const scope = filter.scope === null ? null : new Set(JSON.parse(filter.scope) as string[]);
+  const sets = new Map<string, [Set<number>, Set<number>]>();
+  for (const r of app.db.sqlite
+    .query<{ answer_id: number; host: string | null; engine: string; prompt_id: string; created_at: number }, [string]>(
+      "SELECT answer_id, host, engine, prompt_id, created_at FROM answer_sources WHERE brand_id = ?",
+    )
+    .all(filter.brandId)) {
+    if (domain === null || r.host === null || !(r.host === domain || r.host.endsWith(`.${domain}`))) continue;
+    if (r.created_at < filter.previous.start || r.created_at >= filter.period.end) continue;
+    if ((filter.engine !== null && r.engine !== filter.engine) || (scope !== null && !scope.has(r.prompt_id))) continue;
+    const pair = sets.get(r.engine) ?? [new Set<number>(), new Set<number>()];
+    pair[r.created_at >= filter.period.start ? 0 : 1].add(r.answer_id);
+    sets.set(r.engine, pair);
+  }
+  const byEngine = new Map<string, [number, number]>([...sets].map(([engine, [cur, prev]]) => [engine, [cur.size, prev.size]]));
+  const overall = [...byEngine.values()].reduce<[number, number]>((a, b) => [a[0] + b[0], a[1] + b[1]], [0, 0]);
+  return { overall, byEngine };
+}
+
+/** The list get_search_queries must return, computed from the search_queries rows alone. */
+function fromScratch(app: AppContext, filter: Filter): SearchQueryItem[] {
+  const scope = filter.scope === null ? null : new Set(JSON.parse(filter.scope) as string[]);
+  const rows = app.db.sqlite
+    .query<{ answer_id: number; query: string; query_key: string; engine: string; prompt_id: string; created_at: number }, [string]>(
+      "SELECT answer_id, query, query_key, engine, prompt_id, created_at FROM search_queries WHERE brand_id = ?",
+    )
+    .all(filter.brandId)
+    .filter(
+      (r) =>
+        r.created_at >= filter.period.start &&
+        r.created_at < filter.period.end &&
+        (filter.engine === null || r.engine === filter.engine) &&
+        (scope === null || scope.has(r.prompt_id)),
+    );
+  const groups = new Map<string, typeof rows>();
+  for (const r of rows) groups.set(r.query_key, [...(groups.get(r.query_key) ?? []), r]);
+  const texts = new Map(
+    app.db.sqlite
+      .query<{ id: string; text: string }, [string]>("SELECT id, text FROM prompts WHERE brand_id = ?")
+      .all(filter.brandId)
+      .map((p) => [p.id, p.text]),
+  );
+  const counts = (values: string[]) => {
+    const m = new Map<string, number>();
+    for (const v of values) m.set(v, (m.get(v) ?? 0) + 1);
+    // Most first; ties in code-point order.
+    return [...m].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).map(([v]) => v);
+  };
+  const items = [...groups].map(([key, g]) => ({
+    id: key,
+    query: counts(g.map((r) => r.query))[0]!,
+    answers: new Set(g.map((r) => r.answer_id)).size,
+    prompt_count: new Set(g.map((r) => r.prompt_id)).size,
+    engines: [...new Set(g.map((r) => r.engine))].sort(),
+    prompts: counts(g.map((r) => r.prompt_id))
+      .slice(0, 5)
+      .map((id) => ({ id, text: texts.get(id)! })),
+  }));
+  return items.sort((x, y) => y.prompt_count - x.prompt_count || y.answers - x.answers || (x.id < y.id ? -1 : 1));
+}
+
+function rollupRows(app: AppContext, brandId: string) {
+  return {
+    queries: app.db.sqlite
+      .query(
+        "SELECT query_key, day, engine, prompt_id, query, uses, answers FROM search_query_days WHERE brand_id = ? ORDER BY 1, 2, 3, 4, 5",
+      )
+      .all(brandId),
+    sources: app.db.sqlite
+      .query("SELECT domain, day, engine, prompt_id, hosts, answers FROM answer_source_days WHERE brand_id = ? ORDER BY 1, 2, 3, 4, 5")
+      .all(brandId),
+  };
+}
+
+/** The rollups as search_queries and answer_sources say they must be: rebuilt from those rows in a scratch transaction, then rolled back. */
+function rebuiltRows(app: AppContext, brandId: string) {
+  const db = app.db.sqlite;
+  db.exec("SAVEPOINT rebuild");
+  try {
+    new SearchStore(app.db).rebuildDays(brandId, 0, 1_000_000);
+    return rollupRows(app, brandId);
+  } finally {
+    db.exec("ROLLBACK TO rebuild");
+    db.exec("RELEASE rebuild");
+  }
+}
+
+function filters(s: SeededBrand): FilterInput[] {
+  return [
+    { start_date: "2025-03-01", end_date: "2025-03-14" },
+    { start_date: "2025-03-03", end_date: "2025-03-09" },
+    { start_date: "2025-03-05", end_date: "2025-03-05" },
+    { start_date: "2025-03-01", end_date: "2025-03-14", engine: "gemini" },
+    { start_date: "2025-03-02", end_date: "2025-03-12", tag: "sales" },
+    { start_date: "2025-03-01", end_date: "2025-03-14", tag: "price", engine: "chatgpt" },
+    { start_date: "2025-03-04", end_date: "2025-03-13", prompt_id: s.prompts.b! },
+    { start_date: "2025-03-01", end_date: "2025-03-14", prompt_id: s.prompts.e!, engine: "claude" },
+    { start_date: "2025-03-01", end_date: "2025-03-14", tag: "price", prompt_id: s.prompts.c! },
+    {},
+  ];
+}
+
+test("over random answers, every filter's queries (page by page) and retrieval counts equal those computed from the rows", () => {
+  for (const seed of [1, 2, 3]) {
+    const app = memoryApp();
+    const s = brand(app);
+    writeRandomAnswers(app, s, seed, 400);
+    expect(rollupRows(app, s.brandId)).toEqual(rebuiltRows(app, s.brandId));
+    for (const input of filters(s)) {
+      const filter = resolveFilter(app, s.brandId, input, NOW);
+      const expected = fromScratch(app, filter);
+      const all = searchQueries(app, filter, { limit: 100, offset: 0 });
+      expect({ input, queries: all.queries }).toEqual({ input, queries: expected });
+      expect(all.more).toBe(false);
+      // Pages of 3 put together give the same list, and say when more follow.
+      const pages: SearchQueryItem[] = [];
+      for (let offset = 0; ; offset += 3) {
+        const page = searchQueries(app, filter, { limit: 3, offset });
+        pages.push(...page.queries);
+        expect(page.more).toBe(offset + 3 < expected.length);
+        if (!page.more) break;
+      }
+      expect(pages).toEqual(expected);
+      // The retrieval rate's numerators, for the brand's domain and for a subdomain of it.
+      for (const domain of ["acme.com", "shop.acme.com"]) {
+        app.db.sqlite.query("UPDATE brands SET domain = ? WHERE id = ?").run(domain, s.brandId);
+        expect({ input, domain, counts: retrievalCounts(app, filter) }).toEqual({
+          input,
+          domain,
+          counts: retrievalFromScratch(app, filter),
+        });
+      }
+    }
+    // The data set is not trivial: some queries recur across prompts, in several spellings.
+    const wide = searchQueries(app, resolveFilter(app, s.brandId, filters(s)[0]!, NOW), { limit: 100, offset: 0 }).queries;
+    expect(wide.some((q) => q.prompt_count > 1)).toBe(true);
+    const spellings = app.db.sqlite.query<{ n: number }, []>("SELECT count(DISTINCT query) AS n FROM search_queries").get()!.n;
+    expect(spellings).toBeGreaterThan(wide.length);
+    // acme.com's count includes the answers on blog.acme.com, shop.acme.com's does not.
+    const counts = (domain: string) => {
+      app.db.sqlite.query("UPDATE brands SET domain = ? WHERE id = ?").run(domain, s.brandId);
+      return retrievalCounts(app, resolveFilter(app, s.brandId, filters(s)[0]!, NOW)).overall[0];
+    };
+    expect(counts("acme.com")).toBeGreaterThan(counts("shop.acme.com"));
+    expect(counts("shop.acme.com")).toBeGreaterThan(0);
+    app.db.close();
+  }
+});
+
+test("a query is shown in its most used spelling within the filter; a tie goes to the first in code-point order", () => {
+  const app = memoryApp();
+  const s = brand(app);
+  const store = new SearchStore(app.db);
+  const roster = loadRoster(app.db, s.brandId);
+  let sample = 0;
+  const write = (engine: string, queries: string[]) =>
+    app.db.sqlite.transaction(() => {
+      const createdAt = START + DAY_MS;
+      const id = app.tracking.writer.write(
+        {
+          brandId: s.brandId,
+          runId: null,
+          promptId: s.prompts.a!,
+          engine,
+          model: "m",
+          sample: sample++,
+          status: "ok",
+          text: "x",
+          providerCitations: [],
+          error: null,
+          latencyMs: 1,
+          tokensIn: 1,
+          tokensOut: 1,
+          createdAt,
+        },
+        analyzeForStorage("ok", "x", [], roster),
+        roster,
+      );
+      store.write(id, { brandId: s.brandId, engine, promptId: s.prompts.a!, createdAt }, { queries, cited: [], retrieved: [] });
+    })();
+  // "best crm" three times, "Best CRM" twice (min() would have shown "Best CRM"); "CRM Tools" and "crm tools" once each.
+  write("chatgpt", ["best crm", "CRM Tools"]);
+  write("chatgpt", ["best crm"]);
+  write("gemini", ["Best CRM", "crm tools"]);
+  // One answer that ran two spellings of a query counts once, and both its spellings count.
+  write("gemini", ["Best CRM", "best crm"]);
+  const shown = (input: FilterInput) =>
+    searchQueries(app, resolveFilter(app, s.brandId, { start_date: "2025-03-01", end_date: "2025-03-03", ...input }, NOW), {
+      limit: 10,
+      offset: 0,
+    }).queries.map((q) => [q.query, q.answers]);
+  expect(shown({})).toEqual([
+    ["best crm", 4],
+    ["CRM Tools", 2],
+  ]);
+  expect(shown({ engine: "gemini" })).toEqual([
+    ["Best CRM", 2],
+    ["crm tools", 1],
+  ]);
+  app.db.close();
+});
+
+test("deleting a prompt (its answers go with it) leaves the rollups equal to the rows", () => {
+  const app = memoryApp();
+  const s = brand(app);
+  writeRandomAnswers(app, s, 7, 200);
+  app.db.sqlite.query("DELETE FROM prompts WHERE id = ?").run(s.prompts.b!);
+  for (const table of ["search_query_days", "answer_source_days"])
+    expect(app.db.sqlite.query(`SELECT count(*) AS n FROM ${table} WHERE prompt_id = ?`).get(s.prompts.b!)).toEqual({ n: 0 });
+  expect(rollupRows(app, s.brandId)).toEqual(rebuiltRows(app, s.brandId));
+  const filter = resolveFilter(app, s.brandId, filters(s)[0]!, NOW);
+  expect(searchQueries(app, filter, { limit: 100, offset: 0 }).queries).toEqual(fromScratch(app, filter));
+  expect(retrievalCounts(app, filter)).toEqual(retrievalFromScratch(app, filter));
+  app.db.close();
+});
+
+test("upgrading a database made before the rollups fills them from the stored queries and sources", () => {
+  const path = join(scratchDir("spyglass-sqd-"), "spyglass.db");
+  const db = openDatabase(path);
+  const app = createAppContext(memoryApp().config, db);
+  const s = brand(app);
+  writeRandomAnswers(app, s, 11, 300);
+  const expected = rollupRows(app, s.brandId);
+  expect(expected.queries.length).toBeGreaterThan(0);
+  expect(expected.sources.length).toBeGreaterThan(0);
+  // The database as the release before the rollups left it.
+  db.sqlite.exec("DROP TABLE search_query_days; DROP TABLE answer_source_days");
+  db.sqlite
+    .query("DELETE FROM __drizzle_migrations WHERE created_at >= ?")
+    .run(MIGRATION_JOURNAL.find((m) => m.tag === "0005_search_query_days")!.when);
+  db.close();
+  const upgraded = openDatabase(path);
+  try {
+    const upgradedApp = createAppContext(app.config, upgraded);
+    expect(rollupRows(upgradedApp, s.brandId)).toEqual(expected);
+    const filter = resolveFilter(upgradedApp, s.brandId, filters(s)[4]!, NOW);
+    expect(searchQueries(upgradedApp, filter, { limit: 100, offset: 0 }).queries).toEqual(fromScratch(upgradedApp, filter));
+    expect(retrievalCounts(upgradedApp, filter)).toEqual(retrievalFromScratch(upgradedApp, filter));
+  } finally {
+    upgraded.close();
+  }
+});
