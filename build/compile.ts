@@ -13,6 +13,11 @@ export function compileExecutable(entrypoints: string[], outfile: string): Promi
     entrypoints,
     compile: { outfile },
     minify: true,
+    // JavaScriptCore bytecode compiled at build time, embedded beside the source: the 2 MB bundle is
+    // not parsed and compiled at every start. Measured (spawn → first /healthz 200, 5 interleaved
+    // rounds on the shared 2-core machine): 248 ms (229–334) without, 150 ms (117–157) with; start-up
+    // CPU 210 → 140 ms. The binary grows by ~17 MB (116 → 134 MB).
+    bytecode: true,
     sourcemap: "none",
     target: "bun",
     plugins: [jsdomPlugin],

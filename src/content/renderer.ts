@@ -73,8 +73,9 @@ interface Running {
 
 /** The worker entry: a file next to this one, or, in the single executable, its bundled entry point. */
 function defaultWorkerUrl(): string {
-  // In the executable, entry points are addressed relative to the bundle's root, src/.
-  if (import.meta.url.includes("/$bunfs/")) return "./content/render-worker.ts";
+  // In the executable, entry points are addressed relative to the bundle's root, src/. Bun.main, not
+  // import.meta.url: a binary compiled with --bytecode (build/compile.ts) keeps the source's path there.
+  if (Bun.main.includes("/$bunfs/") || import.meta.url.includes("/$bunfs/")) return "./content/render-worker.ts";
   return new URL("./render-worker.ts", import.meta.url).href;
 }
 

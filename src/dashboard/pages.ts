@@ -27,9 +27,11 @@ export const CONTENT_SECURITY_POLICY = [
 const COMMON_HEADERS = { "x-content-type-options": "nosniff", "referrer-policy": "same-origin" };
 
 interface Asset {
+  path: string;
   headers: Record<string, string>;
   body: Blob;
-  gzipped: Blob;
+  /** Made on first use (gzipped()): compressing the bundle took ~18 ms of start-up, before listening. */
+  gzipped: Blob | null;
 }
 
 type Handler = (request: Request) => Response;
@@ -40,17 +42,34 @@ function answer(asset: Asset, request: Request): Response {
   }
   if (request.headers.get("if-none-match") === asset.headers.etag) return new Response(null, { status: 304, headers: asset.headers });
   const gzip = /\bgzip\b/.test(request.headers.get("accept-encoding") ?? "");
-  const body = gzip ? asset.gzipped : asset.body;
+  const body = gzip ? gzipped(asset) : asset.body;
   const headers = { ...asset.headers, ...(gzip ? { "content-encoding": "gzip" } : {}), vary: "Accept-Encoding" };
   return new Response(request.method === "HEAD" ? null : body, { headers });
 }
 
+// Every asset of the last dashboardPages(), for warmDashboardPages.
+let assets: Asset[] = [];
+
 function load(path: string, headers: Record<string, string>): Asset {
-  const bytes = readFileSync(path);
-  const gzipped = gzipSync(bytes, { level: 9 });
-  if (gunzipSync(gzipped).byteLength !== bytes.byteLength) throw new Error(`gzip of ${path} does not round-trip`);
   // A Response made from a Blob shares its bytes instead of copying them.
-  return { headers, body: new Blob([bytes]), gzipped: new Blob([gzipped]) };
+  const asset: Asset = { path, headers, body: new Blob([readFileSync(path)]), gzipped: null };
+  assets.push(asset);
+  return asset;
+}
+
+function gzipped(asset: Asset): Blob {
+  if (!asset.gzipped) {
+    const bytes = readFileSync(asset.path);
+    const zipped = gzipSync(bytes, { level: 9 });
+    if (gunzipSync(zipped).byteLength !== bytes.byteLength) throw new Error(`gzip of ${asset.path} does not round-trip`);
+    asset.gzipped = new Blob([zipped]);
+  }
+  return asset.gzipped;
+}
+
+/** Compresses every asset now (the server calls it once it is listening) rather than on a browser's first visit. */
+export function warmDashboardPages(): void {
+  for (const asset of assets) gzipped(asset);
 }
 
 /**
@@ -60,6 +79,7 @@ function load(path: string, headers: Record<string, string>): Asset {
 export function dashboardPages(): Record<string, Handler | HTMLBundle> {
   const bundle = page as unknown as HTMLBundle;
   const routes: Record<string, Handler | HTMLBundle> = {};
+  assets = [];
   if (!bundle.files) {
     for (const path of PAGE_PATHS) routes[path] = bundle;
     return routes;
