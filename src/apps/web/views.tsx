@@ -7,7 +7,7 @@ import { type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { type ToolOutput } from "../../catalogue/types";
-import { TrendChart, type TrendSeries } from "../../dashboard/web/components/trend-chart";
+import { TrendChart, visibilityAndShareSeries } from "../../dashboard/web/components/trend-chart";
 import { count, percent } from "../../dashboard/web/pages/overview/format";
 import { RankingTable } from "../../dashboard/web/pages/overview/tables";
 import { KpiTiles } from "../../dashboard/web/pages/overview/tiles";
@@ -17,8 +17,6 @@ export interface Host {
   callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
   show(result: CallToolResult): void;
 }
-
-const pc = (r: number | null) => (r === null ? null : Math.round(r * 1000) / 10);
 
 type Filter = ToolOutput<"get_visibility_trend">["filter"];
 
@@ -45,22 +43,7 @@ async function structured<T>(host: Host, name: string, args: Record<string, unkn
 
 function TrendFigure({ data }: { data: ToolOutput<"get_visibility_trend"> }) {
   const points = data.points;
-  const series: TrendSeries[] = [
-    {
-      label: "Visibility",
-      color: "--chart-1",
-      values: points.map((p) => pc(p.visibility.rate)),
-      low: points.map((p) => pc(p.visibility.low)),
-      high: points.map((p) => pc(p.visibility.high)),
-    },
-    {
-      label: "Share of voice",
-      color: "--chart-2",
-      values: points.map((p) => pc(p.share_of_voice.rate)),
-      low: points.map((p) => pc(p.share_of_voice.low)),
-      high: points.map((p) => pc(p.share_of_voice.high)),
-    },
-  ];
+  const series = visibilityAndShareSeries(points);
   const seen = points.filter((p) => p.visibility.n > 0);
   const first = seen[0];
   const last = seen[seen.length - 1];

@@ -6,6 +6,7 @@ import "uplot/dist/uPlot.min.css";
 import "./trend-chart.css";
 import { useEffect, useRef, useState } from "preact/hooks";
 import uPlot from "uplot";
+import { type ToolOutput } from "../../../catalogue/types";
 
 export interface TrendSeries {
   label: string;
@@ -17,6 +18,31 @@ export interface TrendSeries {
   /** A CSS variable holding the colour, e.g. "--chart-1". */
   color: string;
   dashed?: boolean;
+}
+
+type TrendPoint = ToolOutput<"get_visibility_trend">["points"][number];
+
+/** A rate (0–1) in percent with one decimal, for the chart; null stays a gap. */
+export const chartPercent = (r: number | null) => (r === null ? null : Math.round(r * 1000) / 10);
+
+/** get_visibility_trend's points as the chart's two lines with their 95% bands: visibility and share of voice. */
+export function visibilityAndShareSeries(points: TrendPoint[]): TrendSeries[] {
+  return [
+    {
+      label: "Visibility",
+      color: "--chart-1",
+      values: points.map((p) => chartPercent(p.visibility.rate)),
+      low: points.map((p) => chartPercent(p.visibility.low)),
+      high: points.map((p) => chartPercent(p.visibility.high)),
+    },
+    {
+      label: "Share of voice",
+      color: "--chart-2",
+      values: points.map((p) => chartPercent(p.share_of_voice.rate)),
+      low: points.map((p) => chartPercent(p.share_of_voice.low)),
+      high: points.map((p) => chartPercent(p.share_of_voice.high)),
+    },
+  ];
 }
 
 function cssColor(name: string): string {

@@ -2,43 +2,11 @@
 // Desktop, ChatGPT…) and were granted this brand. Each is revoked behind a confirmation; the client is
 // refused from its next request, and its refresh token stops working too.
 import { useRef, useState } from "preact/hooks";
-import { api, errorMessage, type Grant } from "../../api";
-import { Button, Dialog, formatDate, Notice, useLoad } from "../../components/ui";
+import { api, type Grant } from "../../api";
+import { ConfirmDialog } from "../../components/confirm";
+import { Button, formatDate, Notice, useLoad } from "../../components/ui";
 import { useSession } from "../../session";
 import { mcpUrl } from "./clients";
-
-function RevokeGrant({ target, onCancel, onRevoked }: { target: Grant; onCancel: () => void; onRevoked: (grant: Grant) => void }) {
-  const [error, setError] = useState<string | null>(null);
-  const busy = useRef(false);
-  const revoke = async () => {
-    if (busy.current) return;
-    busy.current = true;
-    setError(null);
-    try {
-      await api.revokeGrant(target.id);
-      onRevoked(target);
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      busy.current = false;
-    }
-  };
-  return (
-    <div class="stack dialog-body">
-      <p>
-        “{target.client_name}” is refused from its next request and cannot refresh its access. To use it again, connect it again from the
-        app.
-      </p>
-      {error && <Notice kind="error">{error}</Notice>}
-      <div class="dialog-actions">
-        <Button onClick={onCancel}>Cancel</Button>
-        <Button variant="danger" onClick={revoke}>
-          Disconnect the app
-        </Button>
-      </div>
-    </div>
-  );
-}
 
 export function ConnectedApps({ brandId, brandName }: { brandId: string; brandName: string }) {
   const { status } = useSession();
@@ -49,11 +17,11 @@ export function ConnectedApps({ brandId, brandName }: { brandId: string; brandNa
   const mine = loaded.data?.grants.filter((g) => g.brand_id === brandId) ?? null;
   const origin = status?.public_url ? new URL(status.public_url).origin : location.origin;
 
-  const onRevoked = (grant: Grant) => {
-    setRevoking(null);
-    setRevoked(grant.client_name);
+  const revoke = async () => {
+    if (!revoking) return;
+    await api.revokeGrant(revoking.id);
+    setRevoked(revoking.client_name);
     loaded.reload();
-    heading.current?.focus();
   };
 
   return (
@@ -113,13 +81,21 @@ export function ConnectedApps({ brandId, brandName }: { brandId: string; brandNa
           </table>
         </div>
       )}
-      <Dialog
+      <ConfirmDialog
         open={revoking !== null}
         title={revoking ? `Disconnect “${revoking.client_name}”?` : "Disconnect the app"}
+        confirmLabel="Disconnect the app"
+        onConfirm={revoke}
         onClose={() => setRevoking(null)}
+        focusAfter={() => heading.current}
       >
-        {revoking && <RevokeGrant target={revoking} onCancel={() => setRevoking(null)} onRevoked={onRevoked} />}
-      </Dialog>
+        {revoking && (
+          <p>
+            “{revoking.client_name}” is refused from its next request and cannot refresh its access. To use it again, connect it again from
+            the app.
+          </p>
+        )}
+      </ConfirmDialog>
     </section>
   );
 }

@@ -6,15 +6,13 @@ import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { api, errorMessage } from "../../api";
 import { type AnalyticsFilter } from "../../components/filters";
-import { TrendChart, type TrendSeries } from "../../components/trend-chart";
+import { chartPercent, TrendChart, type TrendSeries, visibilityAndShareSeries } from "../../components/trend-chart";
 import { Notice, useLoad } from "../../components/ui";
 import { count, percent } from "./format";
 import { ScrollTable } from "./scroll-table";
 
 type Trend = ToolOutput<"get_visibility_trend">;
 type Point = Trend["points"][number];
-const pc = (r: number | null) => (r === null ? null : Math.round(r * 1000) / 10);
-
 /** The chart's own settings in the URL: ?interval=week and ?lines=engines. */
 function useTrendSettings() {
   const { query, path, route } = useLocation();
@@ -64,28 +62,13 @@ export function TrendSection({
   const points = trend.data?.points ?? [];
   const perEngineData = engines.data ?? [];
   const { dates, series } = useMemo(() => {
-    const s: TrendSeries[] = [
-      {
-        label: "Visibility",
-        color: "--chart-1",
-        values: points.map((p) => pc(p.visibility.rate)),
-        low: points.map((p) => pc(p.visibility.low)),
-        high: points.map((p) => pc(p.visibility.high)),
-      },
-      {
-        label: "Share of voice",
-        color: "--chart-2",
-        values: points.map((p) => pc(p.share_of_voice.rate)),
-        low: points.map((p) => pc(p.share_of_voice.low)),
-        high: points.map((p) => pc(p.share_of_voice.high)),
-      },
-    ];
+    const s: TrendSeries[] = visibilityAndShareSeries(points);
     perEngineData.forEach((e, i) => {
       s.push({
         label: `Visibility on ${e.label}`,
         color: `--chart-${3 + (i % 4)}`,
         dashed: true,
-        values: e.trend.points.map((p) => pc(p.visibility.rate)),
+        values: e.trend.points.map((p) => chartPercent(p.visibility.rate)),
       });
     });
     return { dates: points.map((p) => p.date), series: s };
