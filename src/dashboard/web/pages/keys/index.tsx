@@ -3,6 +3,7 @@
 // the whole account's active keys; the page shows this brand's and counts them all against the 20.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, type ApiKey, api, errorMessage } from "../../api";
+import { ConfirmDialog } from "../../components/confirm";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { Button, CopyBlock, Dialog, EmptyState, Field, formatDate, Notice, PageHeading, useLoad } from "../../components/ui";
 import { useSession } from "../../session";
@@ -165,39 +166,6 @@ function KeyTable({ keys, brandName, onRevoke }: { keys: ApiKey[]; brandName: st
   );
 }
 
-function RevokeKey({ target, onCancel, onRevoked }: { target: ApiKey; onCancel: () => void; onRevoked: (key: ApiKey) => void }) {
-  const [error, setError] = useState<string | null>(null);
-  const busy = useRef(false);
-  const revoke = async () => {
-    if (busy.current) return;
-    busy.current = true;
-    setError(null);
-    try {
-      await api.revokeKey(target.id);
-      onRevoked(target);
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      busy.current = false;
-    }
-  };
-  return (
-    <div class="stack dialog-body">
-      <p>
-        AI clients using the key <code>{target.key_prefix}…</code> are refused from their next request. This cannot be undone: to connect
-        them again, create a new key.
-      </p>
-      {error && <Notice kind="error">{error}</Notice>}
-      <div class="dialog-actions">
-        <Button onClick={onCancel}>Cancel</Button>
-        <Button variant="danger" onClick={revoke}>
-          Revoke the key
-        </Button>
-      </div>
-    </div>
-  );
-}
-
 export function ApiKeys({ brandId }: { brandId: string }) {
   const { brands, me } = useSession();
   const brand = brands.find((b) => b.id === brandId);
@@ -206,7 +174,6 @@ export function ApiKeys({ brandId }: { brandId: string }) {
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const [revoked, setRevoked] = useState<string | null>(null);
   const listHeading = useRef<HTMLHeadingElement>(null);
-  const justRevoked = useRef(false);
   // Another brand's page says nothing of this one's revocation.
   useEffect(() => setRevoked(null), [brandId]);
   if (!brand) return null;
@@ -220,17 +187,11 @@ export function ApiKeys({ brandId }: { brandId: string }) {
     setCreated(result);
     loaded.reload();
   };
-  const onRevoked = (key: ApiKey) => {
-    justRevoked.current = true;
-    setRevoking(null);
-    setRevoked(key.name);
+  const revoke = async () => {
+    if (!revoking) return;
+    await api.revokeKey(revoking.id);
+    setRevoked(revoking.name);
     loaded.reload();
-  };
-  const onRevokeClosed = () => {
-    setRevoking(null);
-    // The row, and the button that opened the dialog, are going: the list's heading takes focus.
-    if (justRevoked.current) listHeading.current?.focus();
-    justRevoked.current = false;
   };
 
   return (
@@ -280,9 +241,21 @@ export function ApiKeys({ brandId }: { brandId: string }) {
           </>
         )}
       </Dialog>
-      <Dialog open={revoking !== null} title={revoking ? `Revoke the key “${revoking.name}”?` : "Revoke the key"} onClose={onRevokeClosed}>
-        {revoking && <RevokeKey target={revoking} onCancel={() => setRevoking(null)} onRevoked={onRevoked} />}
-      </Dialog>
+      <ConfirmDialog
+        open={revoking !== null}
+        title={revoking ? `Revoke the key “${revoking.name}”?` : "Revoke the key"}
+        confirmLabel="Revoke the key"
+        onConfirm={revoke}
+        onClose={() => setRevoking(null)}
+        focusAfter={() => listHeading.current}
+      >
+        {revoking && (
+          <p>
+            AI clients using the key <code>{revoking.key_prefix}…</code> are refused from their next request. This cannot be undone: to
+            connect them again, create a new key.
+          </p>
+        )}
+      </ConfirmDialog>
     </>
   );
 }

@@ -84,7 +84,10 @@ function ForecastCard({ forecast: f }: { forecast: Forecast }) {
           </tbody>
         </table>
       </div>
-      <p class="muted">{f.basis}</p>
+      <p class="muted">
+        Requests are counted before retries. Costs multiply the configured prices by each engine's mean tokens over its recent valid answers
+        (shown in the table).
+      </p>
     </section>
   );
 }
