@@ -11,7 +11,7 @@ import { openDatabase } from "../../src/db/client";
 import { analyzeAnswer } from "../../src/tracking/analysis/analyze";
 import { AnswerWriter } from "../../src/tracking/answer-writer";
 import { loadRoster } from "../../src/tracking/roster";
-import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, screenshot } from "../support/dashboard";
+import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, photograph, sessionTool } from "../support/dashboard";
 
 setDefaultTimeout(90_000);
 
@@ -21,22 +21,6 @@ let d: Dashboard;
 let page: Page;
 let brandId: string;
 let brandName: string;
-
-async function photograph(p: Page, name: string): Promise<void> {
-  for (const [width, height] of [
-    [1280, 800],
-    [390, 844],
-  ] as const) {
-    for (const colorScheme of ["light", "dark"] as const) {
-      await p.setViewportSize({ width, height });
-      await p.emulateMedia({ colorScheme });
-      await screenshot(p, name);
-      if (width === 390) expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    }
-  }
-  await p.setViewportSize({ width: 1280, height: 800 });
-  await p.emulateMedia({ colorScheme: "light" });
-}
 
 /** Waits until `read` gives `expected` (the page fills in after its tool calls), then checks it. */
 async function eventually<T>(read: () => Promise<T>, expected: (value: T) => boolean): Promise<T> {
@@ -49,15 +33,7 @@ async function eventually<T>(read: () => Promise<T>, expected: (value: T) => boo
 }
 
 /** A tool read through the session door with the page's own cookie. */
-async function tool<T = any>(name: string, input: object): Promise<T> {
-  return page.evaluate(
-    async ([path, body]) => {
-      const response = await fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body });
-      return response.json();
-    },
-    [`/api/brands/${brandId}/tools/${name}`, JSON.stringify(input)] as const,
-  );
-}
+const tool = <T = any>(name: string, input: object): Promise<T> => sessionTool<T>(page, brandId, name, input);
 
 beforeAll(async () => {
   d = await openDashboard();

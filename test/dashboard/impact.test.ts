@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { type Page } from "playwright-core";
 import { type ToolOutput } from "../../src/catalogue/types";
-import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, screenshot } from "../support/dashboard";
+import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, screenshot, sessionTool } from "../support/dashboard";
 
 setDefaultTimeout(120_000);
 
@@ -31,20 +31,8 @@ async function signIn(page: Page): Promise<void> {
 }
 
 /** The tool's own answer, through the session door the page uses. */
-async function toolAnswer(page: Page, windowDays: number): Promise<ToolOutput<"get_article_impact">> {
-  return page.evaluate(
-    async ([brandId, days]) => {
-      const res = await fetch(`/api/brands/${brandId}/tools/get_article_impact`, {
-        method: "POST",
-        credentials: "same-origin",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ window_days: days }),
-      });
-      return res.json();
-    },
-    [demo.brand.id, windowDays] as const,
-  );
-}
+const toolAnswer = (page: Page, windowDays: number) =>
+  sessionTool<ToolOutput<"get_article_impact">>(page, demo.brand.id, "get_article_impact", { window_days: windowDays });
 
 const pct = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(1)}%`);
 

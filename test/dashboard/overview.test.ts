@@ -6,7 +6,7 @@
 // axe-core, photographed at 1280 and 390 px, light and dark, and watched for CSP violations.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { type Page } from "playwright-core";
-import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, screenshot } from "../support/dashboard";
+import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, photograph, sessionTool } from "../support/dashboard";
 
 setDefaultTimeout(120_000);
 
@@ -45,19 +45,7 @@ const verdict = (r: Rate) =>
         : "down";
 
 /** The tool's answer through the session door, with the page's cookie. */
-function tool<T>(p: Page, name: string, input: object): Promise<T> {
-  return p.evaluate(
-    async ([id, tool, body]) => {
-      const response = await fetch(`/api/brands/${id}/tools/${tool}`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
-      return response.json();
-    },
-    [brandId, name, input] as const,
-  ) as Promise<T>;
-}
+const tool = <T>(p: Page, name: string, input: object): Promise<T> => sessionTool<T>(p, brandId, name, input);
 
 function tile(p: Page, name: string) {
   return p.getByRole("region", { name, exact: true });
@@ -94,23 +82,6 @@ async function waitForFigures(p: Page): Promise<void> {
   await tile(p, "Visibility").waitFor();
   await p.locator(".trend-chart canvas").waitFor();
   await p.waitForFunction(() => !document.querySelector("[aria-busy='true']") && !document.querySelector(".loading"));
-}
-
-async function photograph(p: Page, name: string): Promise<void> {
-  for (const [width, height] of [
-    [1280, 800],
-    [390, 844],
-  ] as const) {
-    for (const colorScheme of ["light", "dark"] as const) {
-      await p.setViewportSize({ width, height });
-      await p.emulateMedia({ colorScheme });
-      await p.waitForTimeout(150);
-      await screenshot(p, name);
-      if (width === 390) expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    }
-  }
-  await p.setViewportSize({ width: 1280, height: 800 });
-  await p.emulateMedia({ colorScheme: "light" });
 }
 
 beforeAll(async () => {
@@ -190,7 +161,7 @@ describe("the overview", () => {
 
   test("axe finds nothing serious; screenshots at 1280 and 390, light and dark; no CSP violation", async () => {
     await expectAccessible(page, "overview");
-    await photograph(page, "overview");
+    await photograph(page, "overview", (p) => p.waitForTimeout(150));
     expectNothingUnsafe(page);
   });
 
@@ -226,7 +197,7 @@ describe("the overview", () => {
     await page.getByRole("table", { name: /by week/, includeHidden: true }).waitFor({ state: "attached" });
     await page.locator('.trend-chart[data-series="5"]').waitFor();
     await expectAccessible(page, "overview-engines");
-    await photograph(page, "overview-engines");
+    await photograph(page, "overview-engines", (p) => p.waitForTimeout(150));
     expectNothingUnsafe(page);
   });
 
@@ -244,7 +215,7 @@ describe("the overview", () => {
     await page.getByRole("heading", { name: "No answers yet" }).waitFor();
     expect(await page.getByText("spyglass demo").count()).toBe(1);
     await expectAccessible(page, "overview-empty");
-    await photograph(page, "overview-empty");
+    await photograph(page, "overview-empty", (p) => p.waitForTimeout(150));
     expectNothingUnsafe(page);
   });
 

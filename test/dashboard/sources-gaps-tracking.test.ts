@@ -6,46 +6,19 @@
 // variable is unset says so. axe-core on each page; screenshots at 1280 and 390 px, light and dark.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { type Page } from "playwright-core";
-import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, screenshot } from "../support/dashboard";
+import {
+  type Dashboard,
+  expectAccessible,
+  expectNothingUnsafe,
+  openDashboard,
+  photograph,
+  screenshot,
+  sessionTool,
+  signIn,
+} from "../support/dashboard";
 import { answer, type FakeProvider, startFakeResponses } from "../support/fake-providers";
 
 setDefaultTimeout(90_000);
-
-async function photograph(p: Page, name: string): Promise<void> {
-  for (const [width, height] of [
-    [1280, 800],
-    [390, 844],
-  ] as const) {
-    for (const colorScheme of ["light", "dark"] as const) {
-      await p.setViewportSize({ width, height });
-      await p.emulateMedia({ colorScheme });
-      await screenshot(p, name);
-      if (width === 390) expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    }
-  }
-  await p.setViewportSize({ width: 1280, height: 800 });
-  await p.emulateMedia({ colorScheme: "light" });
-}
-
-async function signIn(d: Dashboard, p: Page, who: { email: string; password: string }): Promise<void> {
-  await p.goto(d.url("/sign-in"));
-  await p.getByLabel("Email").fill(who.email);
-  await p.getByLabel("Password").fill(who.password);
-  await p.getByRole("button", { name: "Sign in" }).click();
-  await p.waitForURL(/\/brands\/brd_/);
-}
-
-/** A tool through the session door, with the page's own cookie. */
-async function tool<T>(p: Page, brandId: string, name: string, input: object): Promise<T> {
-  return p.evaluate(
-    async ([path, body]) => {
-      const res = await fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body });
-      if (!res.ok) throw new Error(`${res.status} ${await res.text()}`);
-      return res.json();
-    },
-    [`/api/brands/${brandId}/tools/${name}`, JSON.stringify(input)] as const,
-  ) as Promise<T>;
-}
 
 /** Waits until `read` gives `expected` (the page loads after the URL changes). */
 async function until<T>(read: () => Promise<T>, expected: T, ms = 10_000): Promise<void> {
@@ -99,7 +72,7 @@ describe("Sources and Content gaps on demo data", () => {
     start = new URL(page.url()).searchParams.get("start")!;
     const rows = page.locator("table.sources-table tbody tr");
     await rows.first().waitFor();
-    const expected = await tool<Sources>(page, brandId, "get_top_sources", { start_date: start, level: "domain", limit: 50 });
+    const expected = await sessionTool<Sources>(page, brandId, "get_top_sources", { start_date: start, level: "domain", limit: 50 });
     expect(expected.sources.length).toBeGreaterThan(0);
     await until(() => rows.count(), expected.sources.length);
     const shown = await rows.evaluateAll((trs) =>
@@ -131,7 +104,7 @@ describe("Sources and Content gaps on demo data", () => {
     await page.getByRole("radio", { name: "URL" }).check();
     await page.waitForURL(/level=url/);
     await page.locator("table.sources-table tbody tr").first().waitFor();
-    const byUrl = await tool<Sources>(page, brandId, "get_top_sources", { start_date: start, level: "url", limit: 50 });
+    const byUrl = await sessionTool<Sources>(page, brandId, "get_top_sources", { start_date: start, level: "url", limit: 50 });
     await until(() => page.locator("table.sources-table tbody tr").count(), byUrl.sources.length);
     const domain = byUrl.sources[0]!.domain;
     await page
@@ -144,7 +117,7 @@ describe("Sources and Content gaps on demo data", () => {
     expect(new URL(page.url()).searchParams.get("start")).toBe(start);
     const panel = page.getByRole("region", { name: `Answers citing ${domain}` });
     await panel.locator("tbody tr").first().waitFor();
-    const citing = await tool<{ answers: Array<{ id: string }> }>(page, brandId, "list_answers", {
+    const citing = await sessionTool<{ answers: Array<{ id: string }> }>(page, brandId, "list_answers", {
       cited_domain: domain,
       start_date: start,
       limit: 20,
@@ -165,7 +138,7 @@ describe("Sources and Content gaps on demo data", () => {
 
   test("a gap → Draft an article → the editor opens with a draft linked to the prompt", async () => {
     await page.goto(d.url(`/brands/${brandId}/gaps`));
-    const gaps = await tool<{ gaps: Array<{ prompt_id: string; text: string }> }>(page, brandId, "get_content_gaps", { limit: 20 });
+    const gaps = await sessionTool<{ gaps: Array<{ prompt_id: string; text: string }> }>(page, brandId, "get_content_gaps", { limit: 20 });
     expect(gaps.gaps.length).toBeGreaterThan(0);
     const first = gaps.gaps[0]!;
     await page.getByRole("heading", { name: first.text, level: 2 }).waitFor();
@@ -179,9 +152,14 @@ describe("Sources and Content gaps on demo data", () => {
       .click();
     await page.waitForURL(/\/articles\/art_[a-z0-9]+$/);
     const articleId = page.url().split("/").pop()!;
-    const { article } = await tool<{ article: { prompt_id: string | null; title: string; status: string } }>(page, brandId, "get_article", {
-      article_id: articleId,
-    });
+    const { article } = await sessionTool<{ article: { prompt_id: string | null; title: string; status: string } }>(
+      page,
+      brandId,
+      "get_article",
+      {
+        article_id: articleId,
+      },
+    );
     expect(article.prompt_id).toBe(first.prompt_id);
     expect(article.status).toBe("draft");
     expect(await page.getByLabel("Markdown").inputValue()).toContain("Draft to edit");
@@ -258,7 +236,9 @@ max_retries = 0
     brandId = (brand.brand?.id ?? brand.id)!;
     page = await d.page();
     await signIn(d, page, WHO);
-    await tool(page, brandId, "create_prompts", { prompts: [{ text: "best crm" }, { text: "crm pricing" }, { text: "crm for agencies" }] });
+    await sessionTool(page, brandId, "create_prompts", {
+      prompts: [{ text: "best crm" }, { text: "crm pricing" }, { text: "crm for agencies" }],
+    });
   });
 
   afterAll(async () => {
@@ -291,7 +271,7 @@ max_retries = 0
       .filter({ hasText: /Running: \d+ of \d+ answers stored/ })
       .waitFor();
     await page.getByRole("button", { name: "Run now" }).waitFor({ timeout: 60_000 });
-    const status = await tool<{
+    const status = await sessionTool<{
       last_run: { status: string; answers_planned: number; answers_done: number; answers: { ok: number; error: number } };
     }>(page, brandId, "get_tracking_status", {});
     const run = status.last_run;
@@ -308,7 +288,7 @@ max_retries = 0
   });
 
   test("the forecast: requests per run and per month, and the estimated cost from the configured price", async () => {
-    const status = await tool<{ forecast: { requests_per_run: number; requests_per_month: number } }>(
+    const status = await sessionTool<{ forecast: { requests_per_run: number; requests_per_month: number } }>(
       page,
       brandId,
       "get_tracking_status",
@@ -335,7 +315,7 @@ max_retries = 0
   });
 
   test("an answer's page shows the queries searched, the cited passages and the sources retrieved but not cited, apart", async () => {
-    const listed = await tool<{ answers: Array<{ id: string }> }>(page, brandId, "list_answers", { engine: "gpt", limit: 1 });
+    const listed = await sessionTool<{ answers: Array<{ id: string }> }>(page, brandId, "list_answers", { engine: "gpt", limit: 1 });
     await page.goto(d.url(`/brands/${brandId}/answers/${listed.answers[0]!.id}`));
     const trail = page.getByRole("region", { name: "What the assistant searched" });
     await trail.waitFor();

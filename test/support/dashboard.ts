@@ -158,6 +158,21 @@ export async function photograph(page: Page, name: string, prepare?: (page: Page
   await page.emulateMedia({ colorScheme: "light" });
 }
 
+/**
+ * A catalogue tool through the session door with the page's own cookie, as the dashboard calls it;
+ * a refusal throws with its status and body.
+ */
+export async function sessionTool<T>(page: Page, brandId: string, name: string, input: object): Promise<T> {
+  return page.evaluate(
+    async ([path, body]) => {
+      const response = await fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body });
+      if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
+      return response.json();
+    },
+    [`/api/brands/${brandId}/tools/${name}`, JSON.stringify(input)] as const,
+  ) as Promise<T>;
+}
+
 /** Signs in through the sign-in page and waits for the dashboard to land on a brand. */
 export async function signIn(d: Dashboard, page: Page, who: { email: string; password: string }): Promise<void> {
   await page.goto(d.url("/sign-in"));
