@@ -11,7 +11,7 @@
 // same binary agree within a few per cent, which is what telling a 5 µs change apart needs.
 import { parseArgs } from "node:util";
 import { load, median, requireBinary, type Sandbox, type ServerProcess, sandbox } from "./lib";
-import { cpuTicks, seed } from "./public";
+import { cpuMicros, seed } from "./public";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -55,10 +55,10 @@ try {
   for (const c of contenders) await load({ url: c.url, connections, maxRequests: 3_000, maxMs: 10_000 });
   for (let round = 0; round < rounds; round++) {
     for (const c of round % 2 ? [...contenders].reverse() : contenders) {
-      const before = cpuTicks(c.server.pid);
+      const before = cpuMicros(c.server.pid);
       const result = await load({ url: c.url, connections, maxRequests: requests, maxMs: 60_000 });
       if (result.errors > 0) throw new Error(`${c.name}: ${result.errors} failed requests`);
-      c.cpuUs.push(((cpuTicks(c.server.pid) - before) * 10_000) / result.requests);
+      c.cpuUs.push((cpuMicros(c.server.pid) - before) / result.requests);
       c.rps.push(result.rps);
     }
   }

@@ -23,7 +23,7 @@ import { createPrompts } from "../src/prompts/service";
 import { seedToolServerData } from "../test/support/fixtures";
 import { scratchDir } from "../test/support/scratch";
 import { type LoadOptions, load, median, report, requireBinary, sandbox } from "./lib";
-import { cpuTicks, seed as seedArticles, startBare } from "./public";
+import { cpuMicros, seed as seedArticles, startBare } from "./public";
 
 const NAME = "door";
 const MCP = "/api/mcp/mcp";
@@ -68,10 +68,10 @@ async function sideBySide(
   for (let round = 0; round < ROUNDS; round++) {
     const measured = new Map<Endpoint, { rps: number; cpuUs: number }>();
     for (const side of round % 2 ? [theirs, ours] : [ours, theirs]) {
-      const before = cpuTicks(side.pid);
+      const before = cpuMicros(side.pid);
       const result = await run(side, requests);
       if (result.errors > 0) throw new Error(`${label}: ${result.errors} failed requests (${side === ours ? "spyglass" : "baseline"})`);
-      measured.set(side, { rps: result.rps, cpuUs: ((cpuTicks(side.pid) - before) * 10_000) / result.requests });
+      measured.set(side, { rps: result.rps, cpuUs: (cpuMicros(side.pid) - before) / result.requests });
     }
     rps.push([measured.get(ours)!.rps, measured.get(theirs)!.rps]);
     cpu.push([measured.get(ours)!.cpuUs, measured.get(theirs)!.cpuUs]);

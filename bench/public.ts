@@ -12,7 +12,7 @@
 // The bare server runs in its own process, like the binary, so neither shares the load generator's.
 // To tell whether a change made serving cheaper, compare binaries with bench/compare.ts instead:
 // it interleaves their rounds, which one run of this file cannot do for two commits.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createBrand } from "../src/brands/service";
 import { publishArticle } from "../src/content/publishing";
@@ -62,10 +62,23 @@ export async function seed(box: Sandbox): Promise<{ siteKey: string; slug: strin
   }
 }
 
-/** utime + stime of a process, in clock ticks (1/100 s). */
-export function cpuTicks(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return Number(fields[11]) + Number(fields[12]);
+/**
+ * CPU time a process has run, in microseconds: the sum over its threads of the scheduler's own
+ * account (/proc/PID/task/TID/schedstat, nanoseconds). /proc/PID/stat's utime + stime count in
+ * 10 ms ticks, too coarse for a round of a few hundred milliseconds (one tick was a sixth of a
+ * tools/list round); a thread that ends during a round takes its time with it, so rounds avoid
+ * starting or stopping workers.
+ */
+export function cpuMicros(pid: number): number {
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return ns / 1000;
 }
 
 /** A bare Bun.serve in a process of its own answering every request with `body` and `headers`. */
@@ -111,17 +124,17 @@ async function compare(label: string, url: string, serverPid: number, dir: strin
       for (let round = 0; round < ROUNDS; round++) {
         // Which server goes first alternates, so that neither always meets a machine the other
         // has just warmed (or slowed).
-        const measured = new Map<typeof ours, { result: LoadResult; ticks: number }>();
+        const measured = new Map<typeof ours, { result: LoadResult; micros: number }>();
         for (const side of round % 2 ? [theirs, ours] : [ours, theirs]) {
-          const before = cpuTicks(side.pid);
+          const before = cpuMicros(side.pid);
           const result = await load({ url: side.url, connections, maxRequests: REQUESTS, maxMs: 60_000 });
-          measured.set(side, { result, ticks: cpuTicks(side.pid) - before });
+          measured.set(side, { result, micros: cpuMicros(side.pid) - before });
         }
-        const { result: app, ticks: appTicks } = measured.get(ours)!;
-        const { result: base, ticks: bareTicks } = measured.get(theirs)!;
+        const { result: app, micros: appMicros } = measured.get(ours)!;
+        const { result: base, micros: bareMicros } = measured.get(theirs)!;
         if (app.errors > 0) report(NAME, `${label}: errors, ${connections} conn`, app.errors);
         rps.push([app.rps, base.rps]);
-        cpu.push([(appTicks * 10_000) / app.requests, (bareTicks * 10_000) / base.requests]);
+        cpu.push([appMicros / app.requests, bareMicros / base.requests]);
       }
       const rpsRatio = median(rps.map(([a, b]) => a / b));
       const cpuRatio = median(cpu.map(([a, b]) => b / a));
