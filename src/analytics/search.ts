@@ -13,7 +13,8 @@ import { DAY_MS, describeFilter, type Filter, type SqlParam, where } from "./fil
  * Sources are stored for valid answers only, so every counted answer is a valid one. Read from the
  * daily rollup answer_source_days: an answer is in one of its rows per registrable domain, with the
  * hosts of its sources there, so the sum over the rows of the brand's registrable domain whose hosts
- * include the brand's host or a subdomain of it counts each such answer once.
+ * include the brand's host or a subdomain of it counts each such answer once. Without a tag or prompt
+ * filter, from its sum over prompts, answer_source_engine_days.
  */
 export function retrievalCounts(app: AppContext, filter: Filter): { overall: [number, number]; byEngine: Map<string, [number, number]> } {
   const domains = loadRoster(app.db, filter.brandId).brandDomains;
@@ -41,10 +42,12 @@ type RetrievalRow = { engine: string; cur: number; n: number };
 
 function fromRollup(app: AppContext, filter: Filter, registrable: string, domains: string[]): RetrievalRow[] {
   const w = dayRangeWhere("r", filter, filter.previous.start, filter.period.end);
+  // Without a tag or prompt, the rollup without the prompt: a few rows per day and engine.
+  const table = filter.scope === null ? "answer_source_engine_days" : "answer_source_days";
   return app.db.sqlite
     .query<RetrievalRow, Array<string | number>>(
       `SELECT r.engine, r.day >= ? AS cur, sum(r.answers) AS n
-       FROM answer_source_days r
+       FROM ${table} r
        WHERE r.domain = ? AND ${w.sql}
          AND EXISTS (SELECT 1 FROM json_each(r.hosts) h, json_each(?) d WHERE h.value = d.value OR h.value LIKE '%.' || d.value)
        GROUP BY r.engine, cur`,

@@ -9,6 +9,7 @@ import m0002 from "../../drizzle/0002_oauth.sql" with { type: "text" };
 import m0003 from "../../drizzle/0003_search_queries.sql" with { type: "text" };
 import m0004 from "../../drizzle/0004_prompt_rollups.sql" with { type: "text" };
 import m0005 from "../../drizzle/0005_search_query_days.sql" with { type: "text" };
+import m0006 from "../../drizzle/0006_source_engine_days.sql" with { type: "text" };
 import journal from "../../drizzle/meta/_journal.json";
 
 export const EMBEDDED_MIGRATIONS: Record<string, string> = {
@@ -18,6 +19,7 @@ export const EMBEDDED_MIGRATIONS: Record<string, string> = {
   "0003_search_queries": m0003,
   "0004_prompt_rollups": m0004,
   "0005_search_query_days": m0005,
+  "0006_source_engine_days": m0006,
 };
 
 export interface JournalEntry {

@@ -354,6 +354,26 @@ export const answerSourceDays = sqliteTable(
   (t) => [primaryKey({ columns: [t.brandId, t.domain, t.day, t.engine, t.promptId, t.hosts] })],
 );
 
+// answer_source_days without the prompt: per day, engine and registrable domain, the answers whose
+// sources there had exactly the hosts `hosts`. The retrieval rate without a tag or prompt filter reads
+// it: a few rows per day and engine, where answer_source_days has one per prompt (a brand with 12,000
+// prompts read millions of rows for one overview). Kept equal to answer_source_days by triggers on it
+// (migration 0006), so that its every write, rebuild and cascade reaches this table too.
+export const answerSourceEngineDays = sqliteTable(
+  "answer_source_engine_days",
+  {
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id, { onDelete: "cascade" }),
+    domain: text("domain").notNull(),
+    day: integer("day").notNull(),
+    engine: text("engine").notNull(),
+    hosts: text("hosts").notNull(),
+    answers: integer("answers").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.brandId, t.domain, t.day, t.engine, t.hosts] })],
+);
+
 export const SOURCE_KINDS = ["cited", "retrieved"] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 export const answerSources = sqliteTable(

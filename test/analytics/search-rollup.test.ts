@@ -191,6 +191,10 @@ function rollupRows(app: AppContext, brandId: string) {
     sources: app.db.sqlite
       .query("SELECT domain, day, engine, prompt_id, hosts, answers FROM answer_source_days WHERE brand_id = ? ORDER BY 1, 2, 3, 4, 5")
       .all(brandId),
+    // Kept by triggers on answer_source_days: its sum over prompts, through every write, rebuild and cascade.
+    sourceEngines: app.db.sqlite
+      .query("SELECT domain, day, engine, hosts, answers FROM answer_source_engine_days WHERE brand_id = ? ORDER BY 1, 2, 3, 4")
+      .all(brandId),
   };
 }
 
@@ -200,7 +204,16 @@ function rebuiltRows(app: AppContext, brandId: string) {
   db.exec("SAVEPOINT rebuild");
   try {
     new SearchStore(app.db).rebuildDays(brandId, 0, 1_000_000);
-    return rollupRows(app, brandId);
+    return {
+      ...rollupRows(app, brandId),
+      // By its definition, not through the triggers: answer_source_days summed over prompts.
+      sourceEngines: db
+        .query(
+          `SELECT domain, day, engine, hosts, sum(answers) AS answers FROM answer_source_days WHERE brand_id = ?
+           GROUP BY domain, day, engine, hosts ORDER BY 1, 2, 3, 4`,
+        )
+        .all(brandId),
+    };
   } finally {
     db.exec("ROLLBACK TO rebuild");
     db.exec("RELEASE rebuild");

@@ -259,6 +259,8 @@ function downgradeTo(sqlite: Database, tag: string): void {
     for (const [, table, column] of text.matchAll(/ALTER TABLE `(\w+)` ADD `(\w+)`/g))
       sqlite.exec(`ALTER TABLE "${table}" DROP COLUMN "${column}"`);
     for (const [, index] of text.matchAll(/CREATE (?:UNIQUE )?INDEX `(\w+)`/g)) sqlite.exec(`DROP INDEX IF EXISTS "${index}"`);
+    for (const [, trigger] of text.matchAll(/CREATE TRIGGER (?:IF NOT EXISTS )?`(\w+)`/g))
+      sqlite.exec(`DROP TRIGGER IF EXISTS "${trigger}"`);
     const tables = [...text.matchAll(/CREATE TABLE `(\w+)`/g)].map((m) => m[1]!);
     for (const table of tables.reverse()) sqlite.exec(`DROP TABLE IF EXISTS "${table}"`);
   }
