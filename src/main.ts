@@ -7,6 +7,7 @@ import { type Config, ConfigError, loadConfig } from "./config";
 import { articleRenderer } from "./content/renderer";
 import { createAppContext } from "./context";
 import { backupDatabase } from "./db/backup";
+import { startCheckpointer } from "./db/checkpointer";
 import { type Db, type OpenOptions, openDatabase } from "./db/client";
 import { demoCommand } from "./demo/cli";
 import { AppError } from "./errors";
@@ -49,7 +50,8 @@ const COMMANDS: Record<string, Command> = {
       const app = createAppContext(config, db);
       markInterruptedRuns(app);
       const scheduler = startScheduler(app);
-      const server = startServer(app, [() => scheduler?.stop(), () => stopTracking(app)]);
+      const checkpointer = startCheckpointer(db);
+      const server = startServer(app, [() => scheduler?.stop(), () => stopTracking(app), () => checkpointer?.stop()]);
       log.info("listening", {
         url: server.url,
         listen: server.listen,

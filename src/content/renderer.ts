@@ -25,6 +25,7 @@
 
 import { Invalid, Unavailable } from "../errors";
 import { log } from "../log";
+import { workerUrl } from "../worker-url";
 import { type ArticleSource } from "./render";
 import { type SelfTestResult } from "./sanitizer-self-test";
 import { UnsafeHtmlError } from "./unsafe-html";
@@ -71,14 +72,6 @@ interface Running {
   idleTimer: ReturnType<typeof setTimeout> | null;
 }
 
-/** The worker entry: a file next to this one, or, in the single executable, its bundled entry point. */
-function defaultWorkerUrl(): string {
-  // In the executable, entry points are addressed relative to the bundle's root, src/. Bun.main, not
-  // import.meta.url: a binary compiled with --bytecode (build/compile.ts) keeps the source's path there.
-  if (Bun.main.includes("/$bunfs/") || import.meta.url.includes("/$bunfs/")) return "./content/render-worker.ts";
-  return new URL("./render-worker.ts", import.meta.url).href;
-}
-
 export class ArticleRenderer {
   private running: Running | null = null;
   /** Waiting jobs per tenant (only tenants with jobs waiting). */
@@ -93,7 +86,7 @@ export class ArticleRenderer {
   private readonly selfTestFailures: Array<(reason: string) => void> = [];
 
   constructor(options: RendererOptions = {}) {
-    this.workerUrl = options.workerUrl ?? defaultWorkerUrl();
+    this.workerUrl = options.workerUrl ?? workerUrl("content/render-worker.ts");
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
   }

@@ -20,6 +20,14 @@ export interface Db {
    * `key` names the query; its owning feature prefixes it ("keys.byHash").
    */
   prepared<T>(key: string, prepare: () => T): T;
+  /**
+   * What a bulk job (re-analysis, demo seeding) awaits between its slices: at once, unless a WAL
+   * checkpointer runs (checkpointer.ts) and the WAL has grown past its limit, then until the
+   * checkpointer has copied it all, so that the next write starts the WAL over.
+   */
+  betweenSlices(): Promise<void>;
+  /** Set by the checkpointer while it runs. */
+  walPressure: (() => Promise<void>) | null;
   close(): void;
 }
 
@@ -67,6 +75,11 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
     sqlite,
     orm,
     path,
+    walPressure: null,
+    async betweenSlices(): Promise<void> {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.walPressure) await this.walPressure();
+    },
     prepared<T>(key: string, prepare: () => T): T {
       let statement = statements.get(key) as T | undefined;
       if (statement === undefined) {

@@ -205,7 +205,7 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
         } while (next < ready.length && (next % 64 !== 0 || performance.now() - started < SLICE_MS));
         writer.applyRollups(delta);
       })();
-      await new Promise((resolve) => setImmediate(resolve));
+      await db.betweenSlices();
     }
   };
   for (let d = DEMO_DAYS - 1; d >= 0; d--) {

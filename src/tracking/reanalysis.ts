@@ -127,7 +127,7 @@ export class Reanalysis {
     let total = 0;
     for (;;) {
       // Yield first: the roster change that started the pass answers its request without waiting for a slice.
-      await new Promise((resolve) => setImmediate(resolve));
+      await db.betweenSlices();
       if (restart()) return total;
       const slice = sqlite
         .transaction(() => {

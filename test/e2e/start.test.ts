@@ -109,3 +109,30 @@ test("a sanitizer that fails its self-test stops the server with the reason, and
   await Promise.all(saves);
   expect(storedArticles(box.dataDir)).toEqual(before);
 }, 90_000);
+
+test("the server's WAL checkpoints run on its worker thread: a write reaches the database file while the server is up", async () => {
+  box = await sandbox({ toml: "[tracking]\nenabled = false\n" });
+  const seed = seedToolServerData(join(box.dataDir, "spyglass.db"));
+  const server = await box.serve({ timeoutMs: 60_000 });
+  const file = join(box.dataDir, "spyglass.db");
+  const fileHash = async () => Bun.hash(await Bun.file(file).arrayBuffer());
+  // Start-up's own writes are in the file first.
+  let before = await fileHash();
+  for (let i = 0; i < 20; i++) {
+    await Bun.sleep(100);
+    const now = await fileHash();
+    if (now === before) break;
+    before = now;
+  }
+  // One small write: too small for SQLite's automatic checkpoint (1,000 pages), so only the
+  // checkpointer copies it into the file before the server stops.
+  expect((await createArticle(server.url, seed.a.key, "Checkpointed")).status).toBe(200);
+  let changed = false;
+  for (let i = 0; i < 50 && !changed; i++) {
+    await Bun.sleep(100);
+    changed = (await fileHash()) !== before;
+  }
+  expect(changed).toBe(true);
+  expect(server.logs()).not.toContain("checkpointer stopped");
+  expect(await server.stop()).toBe(0);
+}, 90_000);

@@ -1,0 +1,96 @@
+// While `serve` runs, WAL checkpoints happen on a worker thread's own connection (src/db/checkpointer.ts),
+// not inside the serving thread's commits: the serving connection's automatic checkpoints are off, the
+// worker copies committed frames into the database file, a bulk job that lets the WAL grow past the
+// limit waits between slices until it has (so the WAL starts over instead of growing), and a failed
+// worker turns automatic checkpoints back on, saying so.
+import { afterEach, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type Checkpointer, startCheckpointer } from "../../src/db/checkpointer";
+import { type Db, openDatabase } from "../../src/db/client";
+import { captureLog } from "../support/log";
+import { scratchDir } from "../support/scratch";
+
+let db: Db;
+let checkpointer: Checkpointer | null = null;
+
+afterEach(() => {
+  checkpointer?.stop();
+  checkpointer = null;
+  db?.close();
+});
+
+const autoCheckpoint = () => (db.sqlite.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
+
+/** Transactions of a few pages each on the serving connection. */
+function write(transactions: number): void {
+  db.sqlite.exec("CREATE TABLE IF NOT EXISTS filler (x BLOB)");
+  const insert = db.sqlite.prepare("INSERT INTO filler VALUES (randomblob(6000))");
+  for (let i = 0; i < transactions; i++) db.sqlite.transaction(() => insert.run()).immediate();
+}
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await Bun.sleep(25);
+  if (!check()) throw new Error(`timed out waiting until ${what}`);
+}
+
+function open(): Db {
+  db = openDatabase(join(scratchDir("spyglass-checkpoint-"), "spyglass.db"));
+  return db;
+}
+
+test("the worker checkpoints what the serving connection commits, which no longer checkpoints itself", async () => {
+  open();
+  expect(autoCheckpoint()).toBe(1000);
+  checkpointer = startCheckpointer(db, { intervalMs: 20 });
+  expect(autoCheckpoint()).toBe(0);
+  write(300);
+  await until(
+    () => checkpointer!.stats().log >= 300 && checkpointer!.stats().checkpointed === checkpointer!.stats().log,
+    "all is checkpointed",
+  );
+  checkpointer!.stop();
+  checkpointer = null;
+  expect(autoCheckpoint()).toBe(1000);
+});
+
+test("a bulk job past the limit waits for the checkpointer between slices, and the WAL then starts over", async () => {
+  open();
+  checkpointer = startCheckpointer(db, { intervalMs: 500, pressureFrames: 100 });
+  write(400);
+  await until(() => checkpointer!.stats().log >= 400, "the worker has seen the WAL");
+  // More frames than the worker has checkpointed (its next run is up to half a second away).
+  write(200);
+  await db.betweenSlices();
+  // Everything was in the file when the job went on: its next write begins a new WAL.
+  write(1);
+  await until(() => checkpointer!.stats().log < 100, "the WAL started over");
+  expect(checkpointer!.stats().checkpointed).toBe(checkpointer!.stats().log);
+});
+
+test("below the limit, a bulk job does not wait", async () => {
+  open();
+  checkpointer = startCheckpointer(db, { intervalMs: 60_000, pressureFrames: 100 });
+  write(10);
+  // The worker has not reported yet (its first checkpoint is a minute away): nothing to wait for.
+  await db.betweenSlices();
+  expect(checkpointer!.stats().reports).toBe(0);
+});
+
+test("a checkpointer whose worker fails turns automatic checkpoints back on and says so", async () => {
+  open();
+  const broken = join(scratchDir("spyglass-checkpoint-worker-"), "broken-worker.ts");
+  writeFileSync(broken, 'throw new Error("the checkpoint worker could not start");\n');
+  const logged = await captureLog(async () => {
+    checkpointer = startCheckpointer(db, { workerUrl: broken, intervalMs: 20 });
+    await until(() => autoCheckpoint() === 1000, "automatic checkpoints are back");
+  });
+  expect(logged).toContain("the WAL checkpointer stopped: checkpoints run in commits again");
+  // A bulk job never waits for a checkpointer that is gone.
+  await db.betweenSlices();
+});
+
+test("an in-memory database has no WAL and no checkpointer", () => {
+  db = openDatabase(":memory:");
+  expect(startCheckpointer(db)).toBeNull();
+});
