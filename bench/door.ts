@@ -22,7 +22,7 @@ import { openDatabase } from "../src/db/client";
 import { createPrompts } from "../src/prompts/service";
 import { seedToolServerData } from "../test/support/fixtures";
 import { scratchDir } from "../test/support/scratch";
-import { type LoadOptions, load, median, report, requireBinary, sandbox } from "./lib";
+import { target as addTarget, type LoadOptions, load, median, printTargets, report, requireBinary, sandbox, type TargetRow } from "./lib";
 import { cpuMicros, seed as seedArticles, startBare } from "./public";
 
 const NAME = "door";
@@ -38,16 +38,7 @@ interface Endpoint {
   pid: number;
 }
 
-interface Row {
-  what: string;
-  value: string;
-  baseline: string;
-  ratio: string;
-  target: string;
-  rounds: string;
-}
-
-const rows: Row[] = [];
+const rows: TargetRow[] = [];
 
 const spread = (values: number[], digits = 2) => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
 
@@ -78,12 +69,16 @@ async function sideBySide(
   }
   const rpsRatios = rps.map(([a, b]) => a / b);
   const cpuRatios = cpu.map(([a, b]) => b / a);
+  // The target's first number is the ratio to reach ("≥ 0.8", "0.87–0.97 (keep)").
+  const minimum = Number(/[\d.]+/.exec(target)![0]);
+  const met = (ratios: number[]) => (median(ratios) >= minimum ? "yes" : "no");
   rows.push({
     what: `${label}, 1 conn: req/s`,
     value: String(Math.round(median(rps.map((r) => r[0])))),
     baseline: String(Math.round(median(rps.map((r) => r[1])))),
     ratio: median(rpsRatios).toFixed(2),
     target,
+    met: met(rpsRatios),
     rounds: `${ROUNDS}, ${spread(rpsRatios)}`,
   });
   rows.push({
@@ -92,6 +87,7 @@ async function sideBySide(
     baseline: median(cpu.map((c) => c[1])).toFixed(0),
     ratio: median(cpuRatios).toFixed(2),
     target,
+    met: met(cpuRatios),
     rounds: `${ROUNDS}, ${spread(cpuRatios)}`,
   });
 }
@@ -163,19 +159,6 @@ function rssMiB(pid: number): number {
   return Math.round(Number(/VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) / 1024);
 }
 
-function printTable(): void {
-  const header: Row = { what: "what", value: "spyglass", baseline: "baseline", ratio: "ratio", target: "target", rounds: "rounds, spread" };
-  const all = [header, ...rows];
-  const width = (key: keyof Row) => Math.max(...all.map((r) => r[key].length));
-  const line = (r: Row) =>
-    `| ${r.what.padEnd(width("what"))} | ${r.value.padStart(width("value"))} | ${r.baseline.padStart(width("baseline"))} | ${r.ratio.padStart(width("ratio"))} | ${r.target.padEnd(width("target"))} | ${r.rounds.padEnd(width("rounds"))} |`;
-  console.log(line(header));
-  console.log(
-    `|${["what", "value", "baseline", "ratio", "target", "rounds"].map((k) => "-".repeat(width(k as keyof Row) + 2)).join("|")}|`,
-  );
-  for (const r of rows) console.log(line(r));
-}
-
 export async function run(): Promise<void> {
   requireBinary(BINARY_UNDER_TEST);
   rows.length = 0;
@@ -211,6 +194,7 @@ export async function run(): Promise<void> {
       baseline: median(theirs).toFixed(0),
       ratio: (median(ours) / median(theirs)).toFixed(1),
       target: "≤ 150 ms",
+      met: median(ours) <= 150 ? "yes" : "no",
       rounds: `${START_ROUNDS}, ${spread(ours, 0)} / ${spread(theirs, 0)} ms`,
     });
 
@@ -319,6 +303,7 @@ export async function run(): Promise<void> {
       baseline: String(helloIdleMiB),
       ratio: (idle / helloIdleMiB).toFixed(1),
       target: "≤ 100 MiB",
+      met: idle <= 100 ? "yes" : "no",
       rounds: "1 (baseline: the compiled hello-world, idle)",
     });
     rows.push({
@@ -327,6 +312,7 @@ export async function run(): Promise<void> {
       baseline: String(bareAfter),
       ratio: (after / bareAfter).toFixed(1),
       target: "≤ 130 MiB",
+      met: after <= 130 ? "yes" : "no",
       rounds: "1 (baseline: bare server, same loads)",
     });
     // What the render worker (jsdom) holds: one article saved starts it (and its self-test).
@@ -344,6 +330,7 @@ export async function run(): Promise<void> {
       baseline: after.toFixed(0),
       ratio: (withWorker / after).toFixed(2),
       target: "(what jsdom holds)",
+      met: "",
       rounds: "1 (baseline: the same server before the save)",
     });
     await server.stop();
@@ -351,7 +338,8 @@ export async function run(): Promise<void> {
     for (const stop of stops) stop();
     box.cleanup();
   }
-  printTable();
+  printTargets(rows);
+  for (const r of rows) addTarget(r);
   for (const r of rows)
     report(NAME, r.what, `${r.value} (baseline ${r.baseline}, ratio ${r.ratio}; target ${r.target}; rounds ${r.rounds})`);
 }

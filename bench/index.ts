@@ -1,7 +1,7 @@
 // Runs the benchmark scenarios (`./build.sh bench`, or `bun run bench/index.ts [name...]`).
 // A scenario is a bench/<name>.ts module exporting `run(): Promise<void>` that reports through
 // bench/lib.ts; register it here.
-export {};
+import { printTargets } from "./lib";
 
 const SCENARIOS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   dashboard: () => import("./dashboard"),
@@ -26,3 +26,6 @@ for (const name of wanted.length ? wanted : Object.keys(SCENARIOS)) {
   const scenario = await SCENARIOS[name]!();
   await scenario.run();
 }
+// Every scenario's targets (issue 19's table), each against its baseline measured in this run.
+console.log("\ntargets:");
+printTargets();

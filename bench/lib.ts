@@ -96,3 +96,45 @@ export function report(scenario: string, name: string, value: number | string, u
   const shown = typeof value === "number" ? (Number.isInteger(value) ? String(value) : value.toFixed(2)) : value;
   console.log(`${scenario.padEnd(12)} ${name.padEnd(44)} ${shown}${unit ? ` ${unit}` : ""}`);
 }
+
+/** One row of the targets table: a measurement, its baseline measured in the same run, and its target. */
+export interface TargetRow {
+  what: string;
+  value: string;
+  baseline: string;
+  ratio: string;
+  target: string;
+  /** Whether the target is met ("yes"/"no"), or "" where the row has no pass mark (a figure to know). */
+  met: "yes" | "no" | "";
+  rounds: string;
+}
+
+const targetRows: TargetRow[] = [];
+
+/** Adds a row to the table `./build.sh bench` prints at the end (printTargets). */
+export function target(row: TargetRow): void {
+  targetRows.push(row);
+}
+
+/** The rows of `rows` (or of every scenario run so far) as one aligned table. */
+export function printTargets(rows: TargetRow[] = targetRows): void {
+  if (rows.length === 0) return;
+  const header: Record<keyof TargetRow, string> = {
+    what: "what",
+    value: "spyglass",
+    baseline: "baseline",
+    ratio: "ratio",
+    target: "target",
+    met: "met",
+    rounds: "rounds, spread",
+  };
+  const keys = ["what", "value", "baseline", "ratio", "target", "met", "rounds"] as const;
+  const all = [header, ...rows];
+  const width = (key: (typeof keys)[number]) => Math.max(...all.map((r) => r[key].length));
+  const right = new Set(["value", "baseline", "ratio"]);
+  const line = (r: Record<keyof TargetRow, string>) =>
+    `| ${keys.map((k) => (right.has(k) ? r[k].padStart(width(k)) : r[k].padEnd(width(k)))).join(" | ")} |`;
+  console.log(line(header));
+  console.log(`|${keys.map((k) => "-".repeat(width(k) + 2)).join("|")}|`);
+  for (const r of rows) console.log(line(r));
+}
