@@ -4,7 +4,8 @@
 // automatic checkpoints off, 10 ms, and the pass 30% shorter). While `serve` runs, the serving
 // connection's automatic checkpoints are off and a worker thread with its own connection checkpoints
 // every `intervalMs`; if that worker fails, automatic checkpoints come back on (logged), so the WAL
-// never grows without bound.
+// never grows without bound. Writers that never pause (re-analysis and demo slices, a tracking run's
+// answers) await db.walPressure past a limit, so that the WAL can start over.
 import { log } from "../log";
 import { workerUrl } from "../worker-url";
 import { type Db } from "./client";

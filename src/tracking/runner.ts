@@ -364,6 +364,10 @@ export class TrackingRunner {
           const reply = await client.ask(slot.prompt.text, signal);
           // An answer cut short by a stop is not an answer: the slot stays empty.
           if (signal.aborted) return;
+          // Many engines answering at once write without a pause: past the WAL's limit, let the
+          // checkpointer catch up (src/db/checkpointer.ts) so that the WAL starts over.
+          if (this.db.walPressure) await this.db.walPressure();
+          if (signal.aborted) return;
           try {
             store(slot.prompt.id, engine, slot.sample, reply);
           } catch (error) {
