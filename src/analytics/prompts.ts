@@ -19,12 +19,14 @@ const marks = (list: readonly unknown[]) => list.map(() => "?").join(",");
 
 /**
  * Conditions on the per-prompt rollups aliased d for the filter's period, on its engine or on all
- * engines together; the prompt comes from the caller's scope.
+ * engines together; the prompt comes from the caller's scope, which holds the brand's prompts only
+ * (a prompt id names one brand's prompt), so the brand is not repeated: the covering index
+ * (prompt, engine, day, …) then answers every probe.
  */
 function promptDayWhere(filter: Filter): { sql: string; params: SqlParam[] } {
   return {
-    sql: "d.brand_id = ? AND d.engine = ? AND d.day >= ? AND d.day < ?",
-    params: [filter.brandId, filter.engine ?? ALL_ENGINES, filter.period.start / DAY_MS, filter.period.end / DAY_MS],
+    sql: "d.engine = ? AND d.day >= ? AND d.day < ?",
+    params: [filter.engine ?? ALL_ENGINES, filter.period.start / DAY_MS, filter.period.end / DAY_MS],
   };
 }
 

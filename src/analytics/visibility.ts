@@ -175,9 +175,9 @@ function promptCoverage(app: AppContext, filter: Filter, engines: string[]): Cov
     return [...out.values()];
   }
   const probe = (from: string, to: string) => `
-    EXISTS (SELECT 1 FROM prompt_days d WHERE d.brand_id = ?1 AND d.prompt_id = p.value AND d.engine = e.value
+    EXISTS (SELECT 1 FROM prompt_days d WHERE d.prompt_id = p.value AND d.engine = e.value
       AND d.day >= ${from} AND d.day < ${to} AND d.valid > 0),
-    EXISTS (SELECT 1 FROM prompt_days d WHERE d.brand_id = ?1 AND d.prompt_id = p.value AND d.engine = e.value
+    EXISTS (SELECT 1 FROM prompt_days d WHERE d.prompt_id = p.value AND d.engine = e.value
       AND d.day >= ${from} AND d.day < ${to} AND d.mentioned > 0)`;
   return app.db.sqlite
     .query<CoverageAgg, SqlParam[]>(

@@ -10,6 +10,7 @@ import m0003 from "../../drizzle/0003_search_queries.sql" with { type: "text" };
 import m0004 from "../../drizzle/0004_prompt_rollups.sql" with { type: "text" };
 import m0005 from "../../drizzle/0005_search_query_days.sql" with { type: "text" };
 import m0006 from "../../drizzle/0006_source_engine_days.sql" with { type: "text" };
+import m0007 from "../../drizzle/0007_prompt_days_by_prompt.sql" with { type: "text" };
 import journal from "../../drizzle/meta/_journal.json";
 
 export const EMBEDDED_MIGRATIONS: Record<string, string> = {
@@ -20,6 +21,7 @@ export const EMBEDDED_MIGRATIONS: Record<string, string> = {
   "0004_prompt_rollups": m0004,
   "0005_search_query_days": m0005,
   "0006_source_engine_days": m0006,
+  "0007_prompt_days_by_prompt": m0007,
 };
 
 export interface JournalEntry {

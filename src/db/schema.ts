@@ -506,18 +506,10 @@ export const promptDays = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.brandId, t.promptId, t.engine, t.day] }),
-    // A prompt's days on one engine, covering: no table lookups.
-    index("prompt_days_covering_idx").on(
-      t.brandId,
-      t.promptId,
-      t.engine,
-      t.day,
-      t.total,
-      t.valid,
-      t.mentioned,
-      t.positionSum,
-      t.competitor,
-    ),
+    // A prompt's days on one engine, covering: no table lookups. Led by the prompt, not the brand (a
+    // prompt id names one brand's prompt): every seek of a ranking over 12,000 prompts compared the
+    // same 20-byte brand id first; without it the seeks measured 1.6× faster (migration 0007).
+    index("prompt_days_by_prompt_idx").on(t.promptId, t.engine, t.day, t.total, t.valid, t.mentioned, t.positionSum, t.competitor),
   ],
 );
 

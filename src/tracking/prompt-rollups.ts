@@ -40,7 +40,8 @@ export class PromptRollups {
     this.remove = sqlite.prepare("DELETE FROM prompt_days WHERE brand_id = ?1 AND prompt_id = ?2 AND engine = ?3 AND day = ?4");
     const neighbour = (column: Kind, before: boolean) =>
       sqlite.prepare<{ day: number }, [string, string, string, number]>(
-        `SELECT day FROM prompt_days WHERE brand_id = ?1 AND prompt_id = ?2 AND engine = ?3 AND day ${before ? "<" : ">"} ?4
+        // The prompt names the brand: without brand_id the covering (prompt, engine, day, …) index answers it.
+        `SELECT day FROM prompt_days WHERE prompt_id = ?2 AND engine = ?3 AND day ${before ? "<" : ">"} ?4
            AND ${column} > 0 ORDER BY day ${before ? "DESC" : "ASC"} LIMIT 1`,
       );
     this.neighbours = {
