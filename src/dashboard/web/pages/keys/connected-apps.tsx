@@ -46,7 +46,7 @@ export function ConnectedApps({ brandId, brandName }: { brandId: string; brandNa
         </p>
       ) : (
         <div class="table-wrap">
-          <table class="key-table">
+          <table class="key-table cards-narrow">
             <caption class="offscreen">Apps connected to the brand {brandName}</caption>
             <thead>
               <tr>
@@ -67,10 +67,10 @@ export function ConnectedApps({ brandId, brandName }: { brandId: string; brandNa
                   <th scope="row">
                     {g.client_name} <span class="muted">(unverified)</span>
                   </th>
-                  <td>{brandName}</td>
-                  <td>{formatDate(g.created_at)}</td>
-                  <td>{formatDate(g.last_used_at)}</td>
-                  <td>
+                  <td data-label="Brand">{brandName}</td>
+                  <td data-label="Connected">{formatDate(g.created_at)}</td>
+                  <td data-label="Last used">{formatDate(g.last_used_at)}</td>
+                  <td class="row-action">
                     <Button variant="danger" aria-label={`Disconnect ${g.client_name}`} onClick={() => setRevoking(g)}>
                       Disconnect
                     </Button>

@@ -129,7 +129,7 @@ function NewKey({ created, brandName }: { created: Created; brandName: string })
 function KeyTable({ keys, brandName, onRevoke }: { keys: ApiKey[]; brandName: string; onRevoke: (key: ApiKey) => void }) {
   return (
     <div class="table-wrap">
-      <table class="key-table">
+      <table class="key-table cards-narrow">
         <caption class="offscreen">API keys of the brand {brandName}</caption>
         <thead>
           <tr>
@@ -148,12 +148,12 @@ function KeyTable({ keys, brandName, onRevoke }: { keys: ApiKey[]; brandName: st
           {keys.map((k) => (
             <tr key={k.id}>
               <th scope="row">{k.name}</th>
-              <td>
+              <td data-label="Key">
                 <code>{k.key_prefix}…</code>
               </td>
-              <td>{formatDate(k.created_at)}</td>
-              <td>{formatDate(k.last_used_at)}</td>
-              <td>
+              <td data-label="Created">{formatDate(k.created_at)}</td>
+              <td data-label="Last used">{formatDate(k.last_used_at)}</td>
+              <td class="row-action">
                 <Button variant="danger" aria-label={`Revoke ${k.name}`} onClick={() => onRevoke(k)}>
                   Revoke
                 </Button>
