@@ -179,17 +179,20 @@ function promptCoverage(app: AppContext, filter: Filter, engines: string[]): Cov
       AND d.day >= ${from} AND d.day < ${to} AND d.valid > 0),
     EXISTS (SELECT 1 FROM prompt_days d WHERE d.prompt_id = p.value AND d.engine = e.value
       AND d.day >= ${from} AND d.day < ${to} AND d.mentioned > 0)`;
-  return app.db.sqlite
-    .query<CoverageAgg, SqlParam[]>(
-      `WITH pe (prompt, engine, vc, mc, vp, mp) AS MATERIALIZED (
-         SELECT p.value, e.value, ${probe("?2", "?3")}, ${probe("?4", "?2")}
-         FROM json_each(?6) p, json_each(?5) e)
+  return (
+    app.db.sqlite
+      .query<CoverageAgg, SqlParam[]>(
+        `WITH pe (prompt, engine, vc, mc, vp, mp) AS MATERIALIZED (
+         SELECT p.value, e.value, ${probe("?1", "?2")}, ${probe("?3", "?1")}
+         FROM json_each(?5) p, json_each(?4) e)
        SELECT engine, sum(vc) AS vc, sum(mc) AS mc, sum(vp) AS vp, sum(mp) AS mp FROM pe GROUP BY engine
        UNION ALL
        SELECT NULL, sum(vc), sum(mc), sum(vp), sum(mp)
        FROM (SELECT max(vc) AS vc, max(mc) AS mc, max(vp) AS vp, max(mp) AS mp FROM pe GROUP BY prompt)`,
-    )
-    .all(filter.brandId, cs, ce, ps, JSON.stringify(engines), scopePromptIds(app, filter));
+      )
+      // The scope holds only the brand's prompts: the probes name the prompt alone (prompt_days_by_prompt_idx).
+      .all(cs, ce, ps, JSON.stringify(engines), scopePromptIds(app, filter))
+  );
 }
 
 /** Counts for [previous.start, period.end) split by engine and by period. */

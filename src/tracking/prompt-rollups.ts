@@ -39,9 +39,9 @@ export class PromptRollups {
     );
     this.remove = sqlite.prepare("DELETE FROM prompt_days WHERE brand_id = ?1 AND prompt_id = ?2 AND engine = ?3 AND day = ?4");
     const neighbour = (column: Kind, before: boolean) =>
-      sqlite.prepare<{ day: number }, [string, string, string, number]>(
+      sqlite.prepare<{ day: number }, [string, string, number]>(
         // The prompt names the brand: without brand_id the covering (prompt, engine, day, …) index answers it.
-        `SELECT day FROM prompt_days WHERE prompt_id = ?2 AND engine = ?3 AND day ${before ? "<" : ">"} ?4
+        `SELECT day FROM prompt_days WHERE prompt_id = ?1 AND engine = ?2 AND day ${before ? "<" : ">"} ?3
            AND ${column} > 0 ORDER BY day ${before ? "DESC" : "ASC"} LIMIT 1`,
       );
     this.neighbours = {
@@ -78,8 +78,8 @@ export class PromptRollups {
    * prompt_days, which already holds the new state of `day` (the neighbours exclude it).
    */
   private moveOccurrence(brandId: string, promptId: string, engine: string, day: number, kind: Kind, sign: 1 | -1): void {
-    const prev = this.neighbours[kind].before.get(brandId, promptId, engine, day)?.day ?? -1;
-    const next = this.neighbours[kind].after.get(brandId, promptId, engine, day)?.day;
+    const prev = this.neighbours[kind].before.get(promptId, engine, day)?.day ?? -1;
+    const next = this.neighbours[kind].after.get(promptId, engine, day)?.day;
     this.addCoverage(brandId, engine, kind, day, prev, sign);
     if (next !== undefined) {
       this.addCoverage(brandId, engine, kind, next, prev, -sign);

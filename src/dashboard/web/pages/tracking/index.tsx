@@ -52,7 +52,7 @@ function ForecastCard({ forecast: f }: { forecast: Forecast }) {
         )}
       </p>
       <div class="table-wrap">
-        <table class="forecast-table">
+        <table class="forecast-table cards-narrow">
           <caption class="offscreen">Forecast by engine</caption>
           <thead>
             <tr>
@@ -69,16 +69,18 @@ function ForecastCard({ forecast: f }: { forecast: Forecast }) {
             {f.by_engine.map((e) => (
               <tr key={e.id}>
                 <th scope="row">{e.label}</th>
-                <td>{e.web_search ? "On" : "Off"}</td>
-                <td>{e.requests_per_run}</td>
-                <td>{e.requests_per_month}</td>
-                <td>
+                <td data-label="Web search">{e.web_search ? "On" : "Off"}</td>
+                <td data-label="Requests per run">{e.requests_per_run}</td>
+                <td data-label="Requests per month">{e.requests_per_month}</td>
+                <td data-label="Mean tokens (in / out)">
                   {e.token_sample > 0
                     ? `${Math.round(e.avg_tokens_in ?? 0)} / ${Math.round(e.avg_tokens_out ?? 0)} (${e.token_sample} answers)`
                     : "no answers yet"}
                 </td>
-                <td>{e.cost_per_run === null ? <span title={e.note ?? undefined}>unknown</span> : money(e.cost_per_run)}</td>
-                <td>{e.cost_per_month === null ? "unknown" : money(e.cost_per_month)}</td>
+                <td data-label="Cost per run">
+                  {e.cost_per_run === null ? <span title={e.note ?? undefined}>unknown</span> : money(e.cost_per_run)}
+                </td>
+                <td data-label="Cost per month">{e.cost_per_month === null ? "unknown" : money(e.cost_per_month)}</td>
               </tr>
             ))}
           </tbody>
