@@ -1,4 +1,5 @@
-import { Database as SQLite } from "bun:sqlite";
+import { Database as SQLite, type Statement } from "bun:sqlite";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
@@ -7,10 +8,11 @@ import { NotFound, Unavailable } from "../errors";
 import { log } from "../log";
 import { EMBEDDED_MIGRATIONS, MIGRATION_JOURNAL } from "./migrations";
 import * as schema from "./schema";
+import { type Queries, type SqlParam, type SqlText } from "./sql";
 
 export type Orm = BunSQLiteDatabase<typeof schema>;
 
-export interface Db {
+export interface Db extends Queries {
   sqlite: SQLite;
   orm: Orm;
   path: string;
@@ -71,7 +73,9 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   const orm = drizzle({ client: sqlite, schema });
   applyMigrations(orm);
   const statements = new Map<string, unknown>();
+  const queries = sqliteQueries(sqlite);
   return {
+    ...queries,
     sqlite,
     orm,
     path,
@@ -172,4 +176,75 @@ function applyMigrations(orm: Orm): void {
     session: unknown;
   };
   internal.dialect.migrate(embeddedMigrations(), internal.session, {});
+}
+
+/**
+ * Queries on one bun:sqlite connection. SQLite runs them synchronously; the promises only make them
+ * look like PostgreSQL's. A transaction holds the connection from BEGIN IMMEDIATE to COMMIT across
+ * its awaits, so every query issued outside it (another request's, which would otherwise run inside
+ * it, seeing its uncommitted rows and joining its writes) waits until it ends; the queries of the
+ * transaction itself are told apart by their async context.
+ */
+function sqliteQueries(sqlite: SQLite): Queries {
+  const statements = new Map<string, Statement>();
+  const statement = (text: SqlText): Statement => {
+    const source = typeof text === "string" ? text : text.sqlite;
+    let prepared = statements.get(source);
+    if (prepared === undefined) {
+      // Texts are the features' own, but some carry a list of n placeholders: bounded all the same.
+      if (statements.size >= 1_000) statements.clear();
+      prepared = sqlite.prepare(source);
+      statements.set(source, prepared);
+    }
+    return prepared;
+  };
+  const context = new AsyncLocalStorage<symbol>();
+  let open: { token: symbol; ended: Promise<void> } | null = null;
+  let queue: Promise<void> = Promise.resolve();
+  const outside = (): boolean => open !== null && context.getStore() !== open.token;
+  const wait = async (): Promise<void> => {
+    while (outside()) await open!.ended;
+  };
+  const queries: Queries = {
+    dialect: "sqlite",
+    async all<T>(text: SqlText, params: readonly SqlParam[] = []): Promise<T[]> {
+      if (outside()) await wait();
+      return statement(text).all(...(params as SqlParam[])) as T[];
+    },
+    async get<T>(text: SqlText, params: readonly SqlParam[] = []): Promise<T | undefined> {
+      if (outside()) await wait();
+      return (statement(text).get(...(params as SqlParam[])) ?? undefined) as T | undefined;
+    },
+    async run(text: SqlText, params: readonly SqlParam[] = []): Promise<number> {
+      if (outside()) await wait();
+      return statement(text).run(...(params as SqlParam[])).changes;
+    },
+    async transaction<T>(fn: (tx: Queries) => Promise<T>): Promise<T> {
+      if (open !== null && context.getStore() === open.token) return fn(queries);
+      const previous = queue;
+      let release!: () => void;
+      queue = new Promise((resolve) => {
+        release = resolve;
+      });
+      await previous;
+      await wait();
+      const token = Symbol("transaction");
+      let ended!: () => void;
+      open = { token, ended: new Promise((resolve) => (ended = resolve)) };
+      try {
+        sqlite.exec("BEGIN IMMEDIATE");
+        const result = await context.run(token, () => fn(queries));
+        sqlite.exec("COMMIT");
+        return result;
+      } catch (error) {
+        if (sqlite.inTransaction) sqlite.exec("ROLLBACK");
+        throw error;
+      } finally {
+        open = null;
+        ended();
+        release();
+      }
+    },
+  };
+  return queries;
 }
