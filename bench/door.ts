@@ -200,7 +200,7 @@ export async function run(): Promise<void> {
 
     // --- one server for the rest, seeded with the MCP bench's data and the public bench's articles
     const dbPath = join(box.dataDir, "spyglass.db");
-    const toolSeed = seedToolServerData(dbPath);
+    const toolSeed = await seedToolServerData(dbPath);
     const db = openDatabase(dbPath);
     createPrompts(
       db,

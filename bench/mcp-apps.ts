@@ -15,7 +15,7 @@ export async function run(): Promise<void> {
   const box = await sandbox();
   try {
     const dbPath = join(box.dataDir, "spyglass.db");
-    const seed = seedToolServerData(dbPath);
+    const seed = await seedToolServerData(dbPath);
     writeAnswersToFile(dbPath, seed.a.brandId, fortnightOfAnswers(seed.a.ids.promptId, "Acme Analytics", "Acme Rival"));
     const server = await box.serve();
     const headers = {

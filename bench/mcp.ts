@@ -16,7 +16,7 @@ export async function run(): Promise<void> {
   const box = await sandbox();
   try {
     const dbPath = join(box.dataDir, "spyglass.db");
-    const seed = seedToolServerData(dbPath);
+    const seed = await seedToolServerData(dbPath);
     const db = openDatabase(dbPath);
     createPrompts(
       db,

@@ -17,9 +17,9 @@ const ROUNDS = 8;
 const REQUESTS = 500;
 
 const dbPath = join(scratchDir("spyglass-bench-oauth-"), "spyglass.db");
-const seed = seedToolServerData(dbPath);
+const seed = await seedToolServerData(dbPath);
 const t = await testApp({ dbPath, publicUrl: "https://spyglass.test" });
-const cookie = `${sessionCookieName(t.config)}=${createSession(t.db, seed.a.accountId).token}`;
+const cookie = `${sessionCookieName(t.config)}=${(await createSession(t.db, seed.a.accountId)).token}`;
 const client = await registerClient(t, ["http://127.0.0.1:7777/callback"]);
 const pair = pkce();
 const code = (await consent(t, cookie, authorizeQuery(client, pair), seed.a.brandId)).searchParams.get("code")!;

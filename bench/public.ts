@@ -49,7 +49,7 @@ export async function seed(box: Sandbox): Promise<{ siteKey: string; slug: strin
       .insert(accounts)
       .values({ id: accountId, email: "bench@example.com", passwordHash: "!", plan: "autopilot", createdAt: Date.now() })
       .run();
-    const brand = createBrand(db, accountId, { name: "Acme CRM", domain: "acme.com" });
+    const brand = await createBrand(db, accountId, { name: "Acme CRM", domain: "acme.com" });
     let slug = "";
     for (let i = 0; i < ARTICLES; i++) {
       const markdown = `# Article ${i}\n\n${PARAGRAPH.repeat(55)}| plan | price |\n|---|---|\n| Free | 0 |\n| Pro | 12 |\n`;

@@ -61,7 +61,7 @@ const COMMANDS: Record<string, Command> = {
         config: config.configFile,
       });
       checkSanitizer();
-      if (ownerSignupOpen(db)) {
+      if (await ownerSignupOpen(db)) {
         log.warn(
           'no account yet: the first visitor to sign up becomes the owner of this instance; create the owner\'s account now with "spyglass account create --email E --password -"',
         );
@@ -105,8 +105,8 @@ const COMMANDS: Record<string, Command> = {
     summary: "creates a brand of the account; prints its id and site key",
     options: { email: { type: "string" }, name: { type: "string" }, domain: { type: "string" }, alias: { type: "string", multiple: true } },
     async run({ config, flags, json }) {
-      const brand = await withDb(config, (db) =>
-        createBrand(db, requireAccountByEmail(db, need(flags, "email")).id, {
+      const brand = await withDb(config, async (db) =>
+        await createBrand(db, (await requireAccountByEmail(db, need(flags, "email"))).id, {
           name: need(flags, "name"),
           domain: flags.domain,
           aliases: flags.alias,
@@ -120,7 +120,7 @@ const COMMANDS: Record<string, Command> = {
     summary: "lists the account's brands (oldest first) with their ids and site keys",
     options: { email: { type: "string" } },
     async run({ config, flags, json }) {
-      const list = await withDb(config, (db) => listBrands(db, requireAccountByEmail(db, need(flags, "email")).id));
+      const list = await withDb(config, async (db) => await listBrands(db, (await requireAccountByEmail(db, need(flags, "email"))).id));
       if (json) return printRecord({ brands: list }, true);
       if (list.length === 0)
         return void process.stdout.write('No brands yet: create one with "spyglass brand create --email E --name N".\n');
@@ -135,8 +135,8 @@ const COMMANDS: Record<string, Command> = {
     summary: "creates an API key for one brand; prints the key once",
     options: { email: { type: "string" }, brand: { type: "string" }, name: { type: "string" } },
     async run({ config, flags, json }) {
-      const created = await withDb(config, (db) =>
-        createApiKey(db, requireAccountByEmail(db, need(flags, "email")).id, {
+      const created = await withDb(config, async (db) =>
+        await createApiKey(db, (await requireAccountByEmail(db, need(flags, "email"))).id, {
           name: need(flags, "name"),
           brandId: need(flags, "brand"),
         }),
@@ -149,8 +149,8 @@ const COMMANDS: Record<string, Command> = {
     summary: "lists the account's active API keys (newest first); the keys themselves are never shown again",
     options: { email: { type: "string" } },
     async run({ config, flags, json }) {
-      const keys = await withDb(config, (db) =>
-        listApiKeys(createAppContext(config, db), requireAccountByEmail(db, need(flags, "email")).id),
+      const keys = await withDb(config, async (db) =>
+        await listApiKeys(createAppContext(config, db), (await requireAccountByEmail(db, need(flags, "email"))).id),
       );
       if (json) return printRecord({ keys }, true);
       if (keys.length === 0)
@@ -166,12 +166,12 @@ const COMMANDS: Record<string, Command> = {
     summary: "revokes an API key of the account (ids from spyglass key list); it stops working on the next request",
     options: { email: { type: "string" }, id: { type: "string" } },
     async run({ config, flags, json }) {
-      const revoked = await withDb(config, (db) => {
-        const accountId = requireAccountByEmail(db, need(flags, "email")).id;
+      const revoked = await withDb(config, async (db) => {
+        const accountId = (await requireAccountByEmail(db, need(flags, "email"))).id;
         const keyId = need(flags, "id");
-        const key = listApiKeys(createAppContext(config, db), accountId).find((k) => k.id === keyId);
+        const key = (await listApiKeys(createAppContext(config, db), accountId)).find((k) => k.id === keyId);
         // NotFound for an unknown key, one already revoked or another account's, as over HTTP.
-        revokeApiKey(db, accountId, keyId);
+        await revokeApiKey(db, accountId, keyId);
         return key!;
       });
       if (json) return printRecord({ revoked }, true);

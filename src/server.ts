@@ -74,8 +74,8 @@ export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): Runnin
             log.error("shutdown hook failed", { message: (error as Error).message });
           }
         }
-        ctx.keys.flush();
-        ctx.db.close();
+        await ctx.keys.flush();
+        await ctx.db.close();
       })();
       return stopping;
     },

@@ -108,9 +108,9 @@ export function sessionGuard(ctx: AppContext) {
     .onBeforeHandle({ as: "scoped" }, ({ request }) => {
       assertSameOriginJson(ctx.config, request);
     })
-    .resolve({ as: "scoped" }, ({ request, set }): { account: AccountView } => {
+    .resolve({ as: "scoped" }, async ({ request, set }): Promise<{ account: AccountView }> => {
       const token = readSessionToken(ctx.config, request);
-      const found = resolveSession(ctx.db, token);
+      const found = await resolveSession(ctx.db, token);
       if (!token || !found) throw new Unauthorized("Unauthorized", "unauthorized");
       if (found.refreshedUntil !== null) set.headers["set-cookie"] = sessionCookie(ctx.config, token, found.refreshedUntil);
       return { account: found.account };

@@ -18,8 +18,8 @@ function objectBody(body: unknown, fields: string): Record<string, unknown> {
 
 export function ownerRoutes(ctx: AppContext) {
   const { config, db } = ctx;
-  const status = new Elysia().all("/api/auth/status", methodNotAllowed("GET")).get("/api/auth/status", () => ({
-    setup: countAccounts(db) === 0,
+  const status = new Elysia().all("/api/auth/status", methodNotAllowed("GET")).get("/api/auth/status", async () => ({
+    setup: (await countAccounts(db)) === 0,
     signup: config.auth.signup,
     public_url: config.publicUrl,
   }));
@@ -27,14 +27,16 @@ export function ownerRoutes(ctx: AppContext) {
     .all("/", methodNotAllowed("GET, POST"))
     .all("/:id/plan", methodNotAllowed("POST"))
     .use(sessionGuard(ctx))
-    .onBeforeHandle(({ account }) => requireOwner(db, account.id))
-    .get("/", () => ({ accounts: listAccounts(db) }))
+    .onBeforeHandle(async ({ account }) => {
+      await requireOwner(db, account.id);
+    })
+    .get("/", async () => ({ accounts: await listAccounts(db) }))
     .post("/", async ({ body, set }) => {
       const input = objectBody(body, "email, password and plan");
       const account = await createAccount(db, { email: input.email, password: input.password, plan: input.plan });
       set.status = 201;
       return { account };
     })
-    .post("/:id/plan", ({ params, body }) => ({ account: setPlanOfAccount(db, params.id, objectBody(body, "plan").plan) }));
+    .post("/:id/plan", async ({ params, body }) => ({ account: await setPlanOfAccount(db, params.id, objectBody(body, "plan").plan) }));
   return new Elysia().use(status).use(owner);
 }

@@ -1,8 +1,7 @@
 // The instance's owner (CONTRACT §7): the first account. It alone lists accounts, creates them and
 // sets any account's plan over HTTP; the CLI can do the same on the machine itself.
-import { asc, eq } from "drizzle-orm";
-import { type Db } from "../db/client";
-import { accounts } from "../db/schema";
+import { type Queries } from "../db/queries";
+import { type Plan } from "../db/schema";
 import { Forbidden, NotFound } from "../errors";
 import { iso } from "../ids";
 import { type AccountView, accountView, parsePlan } from "./service";
@@ -12,31 +11,31 @@ export interface ListedAccount extends AccountView {
   owner: boolean;
 }
 
-function ownerId(db: Db): string | null {
-  return db.orm.select({ id: accounts.id }).from(accounts).orderBy(asc(accounts.createdAt), asc(accounts.id)).limit(1).get()?.id ?? null;
+async function ownerId(db: Queries): Promise<string | null> {
+  return (await db.get<{ id: string }>("SELECT id FROM accounts ORDER BY created_at, id LIMIT 1"))?.id ?? null;
 }
 
-export function isOwner(db: Db, accountId: string): boolean {
-  return ownerId(db) === accountId;
+export async function isOwner(db: Queries, accountId: string): Promise<boolean> {
+  return (await ownerId(db)) === accountId;
 }
 
 /** Throws Forbidden unless `accountId` is the owner's. */
-export function requireOwner(db: Db, accountId: string): void {
-  if (!isOwner(db, accountId)) throw new Forbidden("Only the instance's owner can manage accounts.", "owner_only");
+export async function requireOwner(db: Queries, accountId: string): Promise<void> {
+  if (!(await isOwner(db, accountId))) throw new Forbidden("Only the instance's owner can manage accounts.", "owner_only");
 }
 
-export function listAccounts(db: Db): ListedAccount[] {
-  const rows = db.orm.select().from(accounts).orderBy(asc(accounts.createdAt), asc(accounts.id)).all();
+export async function listAccounts(db: Queries): Promise<ListedAccount[]> {
+  const rows = await db.all<AccountView & { createdAt: number }>(
+    "SELECT id, email, plan, created_at AS createdAt FROM accounts ORDER BY created_at, id",
+  );
   return rows.map((row, i) => ({ ...accountView(row), created_at: iso(row.createdAt), owner: i === 0 }));
 }
 
-export function setPlanOfAccount(db: Db, accountId: string, plan: unknown): AccountView {
-  const row = db.orm
-    .update(accounts)
-    .set({ plan: parsePlan(plan) })
-    .where(eq(accounts.id, accountId))
-    .returning()
-    .get();
+export async function setPlanOfAccount(db: Queries, accountId: string, plan: unknown): Promise<AccountView> {
+  const row = await db.get<{ id: string; email: string; plan: Plan }>("UPDATE accounts SET plan = ? WHERE id = ? RETURNING id, email, plan", [
+    parsePlan(plan),
+    accountId,
+  ]);
   if (!row) throw new NotFound("Account not found.", "account_not_found");
   return accountView(row);
 }

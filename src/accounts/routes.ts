@@ -29,8 +29,8 @@ export function accountRoutes(ctx: AppContext) {
   const signups = new FailureWindow(SIGNUP_RULE);
   const { config, db } = ctx;
 
-  const startSession = (account: AccountView, set: { headers: Record<string, unknown> }) => {
-    const session = createSession(db, account.id);
+  const startSession = async (account: AccountView, set: { headers: Record<string, unknown> }) => {
+    const session = await createSession(db, account.id);
     set.headers["set-cookie"] = sessionCookie(config, session.token, session.expiresAt);
     // The answer carries a session credential: no cache may keep it.
     set.headers["cache-control"] = "no-store";
@@ -70,8 +70,8 @@ export function accountRoutes(ctx: AppContext) {
       throttle.succeeded(attempt);
       return startSession(account, set);
     })
-    .post("/logout", ({ request, set }) => {
-      deleteSession(db, readSessionToken(config, request));
+    .post("/logout", async ({ request, set }) => {
+      await deleteSession(db, readSessionToken(config, request));
       set.headers["set-cookie"] = clearedSessionCookie(config);
       set.status = 204;
       return null;
@@ -80,7 +80,7 @@ export function accountRoutes(ctx: AppContext) {
   const authed = new Elysia({ prefix: "/api/auth" })
     .all("/me", methodNotAllowed("GET"))
     .use(sessionGuard(ctx))
-    .get("/me", ({ account }) => ({ account, owner: isOwner(db, account.id) }));
+    .get("/me", async ({ account }) => ({ account, owner: await isOwner(db, account.id) }));
 
   return new Elysia().use(open).use(authed);
 }

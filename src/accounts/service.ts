@@ -1,8 +1,7 @@
 // Accounts and passwords. Queries on the accounts table live here only; the CLI, the auth routes
 // and the dashboard call these functions.
-import { count, eq, ne, sql } from "drizzle-orm";
 import { type Config } from "../config";
-import { type Db } from "../db/client";
+import { type Queries } from "../db/queries";
 import { accounts, PLANS, type Plan } from "../db/schema";
 import { Conflict, Forbidden, Invalid, NotFound } from "../errors";
 import { newId } from "../ids";
@@ -93,52 +92,43 @@ export async function verifyPassword(password: string, hash: string | null): Pro
   return limited(waitingVerify, () => Bun.password.verify(password, hash));
 }
 
-export function countAccounts(db: Db): number {
-  return db.orm.select({ n: count() }).from(accounts).get()?.n ?? 0;
+const ACCOUNT_COLUMNS = "id, email, password_hash AS passwordHash, plan, created_at AS createdAt";
+
+export async function countAccounts(db: Queries): Promise<number> {
+  return (await db.get<{ n: number }>("SELECT count(*) AS n FROM accounts"))?.n ?? 0;
 }
 
 /** Whether whoever reaches the server first can sign up and become its owner (no account yet). */
-export function ownerSignupOpen(db: Db): boolean {
-  return countAccounts(db) === 0;
+export async function ownerSignupOpen(db: Queries): Promise<boolean> {
+  return (await countAccounts(db)) === 0;
 }
 
-export function findAccountByEmail(db: Db, email: string): AccountRow | null {
+export async function findAccountByEmail(db: Queries, email: string): Promise<AccountRow | null> {
   let normalized: string;
   try {
     normalized = normalizeEmail(email);
   } catch {
     return null;
   }
-  return db.orm.select().from(accounts).where(eq(accounts.email, normalized)).get() ?? null;
+  return (await db.get<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE email = ?`, [normalized])) ?? null;
 }
 
-/** An account by id; prepared once per connection, as it runs on every authenticated tool request. */
-export function getAccount(db: Db, accountId: string): AccountView {
-  const byId = db.prepared("accounts.byId", () =>
-    db.orm
-      .select({ id: accounts.id, email: accounts.email, plan: accounts.plan })
-      .from(accounts)
-      .where(eq(accounts.id, sql.placeholder("id")))
-      .prepare(),
-  );
-  const row = byId.get({ id: accountId });
+/** An account by id (it runs on every authenticated tool request whose principal is not cached). */
+export async function getAccount(db: Queries, accountId: string): Promise<AccountView> {
+  const row = await db.get<AccountView>("SELECT id, email, plan FROM accounts WHERE id = ?", [accountId]);
   if (!row) throw new NotFound("Account not found.", "account_not_found");
   return accountView(row);
 }
 
 /** Ids of the accounts on a paid plan (the ones whose brands are tracked). */
-export function listPaidAccountIds(db: Db): string[] {
-  return db.orm
-    .select({ id: accounts.id })
-    .from(accounts)
-    .where(ne(accounts.plan, "none"))
-    .all()
-    .map((row) => row.id);
+export async function listPaidAccountIds(db: Queries): Promise<string[]> {
+  const rows = await db.all<{ id: string }>("SELECT id FROM accounts WHERE plan <> 'none'");
+  return rows.map((row) => row.id);
 }
 
 /** Deletes the account and, through the schema's cascades, everything it owns. */
-export function deleteAccount(db: Db, accountId: string): void {
-  db.orm.delete(accounts).where(eq(accounts.id, accountId)).run();
+export async function deleteAccount(db: Queries, accountId: string): Promise<void> {
+  await db.run("DELETE FROM accounts WHERE id = ?", [accountId]);
 }
 
 export interface NewAccount {
@@ -152,7 +142,7 @@ export interface NewAccount {
  * policy atomically (two simultaneous "first" signups cannot both succeed).
  */
 export async function createAccount(
-  db: Db,
+  db: Queries,
   input: NewAccount,
   mayCreate: (existingAccounts: number) => void = () => {},
 ): Promise<AccountView> {
@@ -161,16 +151,20 @@ export async function createAccount(
   const plan = input.plan === undefined ? "none" : parsePlan(input.plan);
   const passwordHash = await hashPassword(password);
   const row: AccountRow = { id: newId("acc"), email, passwordHash, plan, createdAt: Date.now() };
-  return db.sqlite
-    .transaction(() => {
-      mayCreate(countAccounts(db));
-      if (db.orm.select({ id: accounts.id }).from(accounts).where(eq(accounts.email, email)).get()) {
-        throw new Conflict("An account with this email already exists.", "email_taken");
-      }
-      db.orm.insert(accounts).values(row).run();
-      return accountView(row);
-    })
-    .immediate();
+  return db.transaction(async (tx) => {
+    mayCreate(await countAccounts(tx));
+    if (await tx.get("SELECT id FROM accounts WHERE email = ?", [email])) {
+      throw new Conflict("An account with this email already exists.", "email_taken");
+    }
+    await tx.run("INSERT INTO accounts (id, email, password_hash, plan, created_at) VALUES (?, ?, ?, ?, ?)", [
+      row.id,
+      row.email,
+      row.passwordHash,
+      row.plan,
+      row.createdAt,
+    ]);
+    return accountView(row);
+  });
 }
 
 /**
@@ -179,24 +173,22 @@ export async function createAccount(
  * refused signup costs nothing), and again inside the write transaction (two simultaneous "first"
  * signups cannot both succeed).
  */
-export function signup(db: Db, config: Config, input: NewAccount): Promise<AccountView> {
+export async function signup(db: Queries, config: Config, input: NewAccount): Promise<AccountView> {
   const policy = (existing: number) => {
     if (existing > 0 && config.auth.signup !== "open") {
       throw new Forbidden("Signup is closed on this instance; ask its administrator for an account.", "signup_closed");
     }
   };
-  policy(countAccounts(db));
-  return createAccount(db, { email: input.email, password: input.password }, policy);
+  policy(await countAccounts(db));
+  return await createAccount(db, { email: input.email, password: input.password }, policy);
 }
 
-export function setAccountPlan(db: Db, email: string, plan: unknown): AccountView {
+export async function setAccountPlan(db: Queries, email: string, plan: unknown): Promise<AccountView> {
   const parsed = parsePlan(plan);
-  const row = db.orm
-    .update(accounts)
-    .set({ plan: parsed })
-    .where(eq(accounts.email, normalizeEmail(email)))
-    .returning()
-    .get();
+  const row = await db.get<AccountView>("UPDATE accounts SET plan = ? WHERE email = ? RETURNING id, email, plan", [
+    parsed,
+    normalizeEmail(email),
+  ]);
   if (!row) throw new NotFound(`No account has the email ${email.trim().toLowerCase()}.`, "account_not_found");
   return accountView(row);
 }
@@ -210,17 +202,17 @@ export function checkPasswordSize(value: unknown): string {
 }
 
 /** The account whose email and password match, or null (in about the same time either way). */
-export async function authenticate(db: Db, email: unknown, password: unknown): Promise<AccountView | null> {
+export async function authenticate(db: Queries, email: unknown, password: unknown): Promise<AccountView | null> {
   const offered = checkPasswordSize(password);
   if (typeof email !== "string") throw new Invalid("email: give an email address.", "invalid_email");
-  const row = findAccountByEmail(db, email);
+  const row = await findAccountByEmail(db, email);
   const ok = await verifyPassword(offered, row?.passwordHash ?? null);
   return ok && row ? accountView(row) : null;
 }
 
 /** Resolves `--email` for CLI commands: the account or a NotFound naming the address. */
-export function requireAccountByEmail(db: Db, email: string): AccountRow {
-  const row = findAccountByEmail(db, email);
+export async function requireAccountByEmail(db: Queries, email: string): Promise<AccountRow> {
+  const row = await findAccountByEmail(db, email);
   if (!row) throw new NotFound(`No account has the email ${email.trim().toLowerCase()}.`, "account_not_found");
   return row;
 }

@@ -1,8 +1,7 @@
 // Dashboard sessions: a random token in an HttpOnly cookie, stored only as its SHA-256. Expiry
 // slides (14 days after the last use) but the row is rewritten at most once an hour.
-import { and, eq, lt } from "drizzle-orm";
-import { type Db } from "../db/client";
-import { accounts, sessions } from "../db/schema";
+import { type Queries } from "../db/queries";
+import { type Plan } from "../db/schema";
 import { sha256Hex } from "../ids";
 import { type AccountView } from "./service";
 
@@ -20,51 +19,44 @@ function newSessionToken(): string {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
 }
 
-export function createSession(db: Db, accountId: string, now = Date.now()): { token: string; expiresAt: number } {
+export async function createSession(db: Queries, accountId: string, now = Date.now()): Promise<{ token: string; expiresAt: number }> {
   const token = newSessionToken();
   const expiresAt = now + SESSION_TTL_MS;
-  db.sqlite
-    .transaction(() => {
-      db.orm
-        .delete(sessions)
-        .where(and(eq(sessions.accountId, accountId), lt(sessions.expiresAt, now)))
-        .run();
-      db.orm
-        .insert(sessions)
-        .values({ tokenHash: sha256Hex(token), accountId, createdAt: now, expiresAt })
-        .run();
-    })
-    .immediate();
+  await db.transaction(async (tx) => {
+    await tx.run("DELETE FROM sessions WHERE account_id = ? AND expires_at < ?", [accountId, now]);
+    await tx.run("INSERT INTO sessions (token_hash, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)", [
+      sha256Hex(token),
+      accountId,
+      now,
+      expiresAt,
+    ]);
+  });
   return { token, expiresAt };
 }
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
-export function resolveSession(db: Db, token: string | null | undefined, now = Date.now()): SessionLookup | null {
+export async function resolveSession(db: Queries, token: string | null | undefined, now = Date.now()): Promise<SessionLookup | null> {
   if (!token || !TOKEN.test(token)) return null;
   const tokenHash = sha256Hex(token);
-  const row = db.orm
-    .select({ expiresAt: sessions.expiresAt, id: accounts.id, email: accounts.email, plan: accounts.plan })
-    .from(sessions)
-    .innerJoin(accounts, eq(accounts.id, sessions.accountId))
-    .where(eq(sessions.tokenHash, tokenHash))
-    .get();
+  const row = await db.get<{ expiresAt: number; id: string; email: string; plan: Plan }>(
+    `SELECT s.expires_at AS expiresAt, a.id AS id, a.email AS email, a.plan AS plan
+     FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.token_hash = ?`,
+    [tokenHash],
+  );
   if (!row) return null;
   if (row.expiresAt <= now) {
-    db.orm.delete(sessions).where(eq(sessions.tokenHash, tokenHash)).run();
+    await db.run("DELETE FROM sessions WHERE token_hash = ?", [tokenHash]);
     return null;
   }
   const account: AccountView = { id: row.id, email: row.email, plan: row.plan };
   const wanted = now + SESSION_TTL_MS;
   if (wanted - row.expiresAt <= SESSION_REFRESH_MS) return { account, refreshedUntil: null };
-  db.orm.update(sessions).set({ expiresAt: wanted }).where(eq(sessions.tokenHash, tokenHash)).run();
+  await db.run("UPDATE sessions SET expires_at = ? WHERE token_hash = ?", [wanted, tokenHash]);
   return { account, refreshedUntil: wanted };
 }
 
-export function deleteSession(db: Db, token: string | null | undefined): void {
+export async function deleteSession(db: Queries, token: string | null | undefined): Promise<void> {
   if (!token || !TOKEN.test(token)) return;
-  db.orm
-    .delete(sessions)
-    .where(eq(sessions.tokenHash, sha256Hex(token)))
-    .run();
+  await db.run("DELETE FROM sessions WHERE token_hash = ?", [sha256Hex(token)]);
 }

@@ -9,12 +9,12 @@ export function brandRoutes(ctx: AppContext) {
   return new Elysia({ prefix: "/api/brands" })
     .all("/", methodNotAllowed("GET, POST"))
     .use(sessionGuard(ctx))
-    .get("/", ({ account }) => ({ brands: listBrands(ctx.db, account.id) }))
-    .post("/", ({ account, body, set }) => {
+    .get("/", async ({ account }) => ({ brands: await listBrands(ctx.db, account.id) }))
+    .post("/", async ({ account, body, set }) => {
       if (typeof body !== "object" || body === null || Array.isArray(body)) {
         throw new Invalid("Send a JSON object with name, and optionally domain and aliases.", "invalid_input");
       }
-      const brand = createBrand(ctx.db, account.id, body as BrandInput);
+      const brand = await createBrand(ctx.db, account.id, body as BrandInput);
       set.status = 201;
       return { brand };
     });

@@ -1,10 +1,8 @@
 // Brands: a name, an optional domain, aliases the analysis also counts as the brand, and a public
 // site key for the content API. Queries on the brands table live here only. A change to the name,
 // domain or aliases announces a roster change (tracking re-analyses the stored answers).
-import { and, asc, eq, inArray, max, sql } from "drizzle-orm";
 import { type AppContext } from "../context";
-import { type Db } from "../db/client";
-import { brands } from "../db/schema";
+import { placeholders, type Queries } from "../db/queries";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { newId } from "../ids";
 import { sameList } from "../lists";
@@ -77,102 +75,83 @@ export function parseBrandAliases(value: unknown): string[] {
   return out;
 }
 
-type BrandRow = typeof brands.$inferSelect;
+/** A brands row as read (aliases still JSON text). */
+interface BrandRow {
+  id: string;
+  accountId: string;
+  name: string;
+  domain: string | null;
+  aliases: string;
+  siteKey: string;
+}
+
+const BRAND_COLUMNS = "id, account_id AS accountId, name, domain, aliases, site_key AS siteKey";
 
 function view(row: BrandRow): BrandView {
-  return { id: row.id, name: row.name, domain: row.domain, aliases: row.aliases, site_key: row.siteKey };
+  return { id: row.id, name: row.name, domain: row.domain, aliases: JSON.parse(row.aliases) as string[], site_key: row.siteKey };
 }
 
 /** An account's brands have different names (compared without case); call inside the write transaction. */
-function requireFreeName(db: Db, accountId: string, name: string, exceptBrandId?: string): void {
-  const same = db.orm
-    .select({ id: brands.id, name: brands.name })
-    .from(brands)
-    .where(eq(brands.accountId, accountId))
-    .all()
-    .find((b) => b.id !== exceptBrandId && b.name.toLowerCase() === name.toLowerCase());
+async function requireFreeName(db: Queries, accountId: string, name: string, exceptBrandId?: string): Promise<void> {
+  const rows = await db.all<{ id: string; name: string }>("SELECT id, name FROM brands WHERE account_id = ?", [accountId]);
+  const same = rows.find((b) => b.id !== exceptBrandId && b.name.toLowerCase() === name.toLowerCase());
   if (same) {
     throw new Conflict(`The account already has a brand named "${same.name}" (${same.id}); give this brand another name.`, "brand_exists");
   }
 }
 
-export function createBrand(db: Db, accountId: string, input: BrandInput): BrandView {
+export async function createBrand(db: Queries, accountId: string, input: BrandInput): Promise<BrandView> {
   const fields = {
     name: parseBrandName(input.name),
     domain: parseBrandDomain(input.domain),
     aliases: parseBrandAliases(input.aliases),
   };
-  return db.sqlite
-    .transaction(() => {
-      requireFreeName(db, accountId, fields.name);
-      // Strictly increasing per account, so "the account's first brand" (the default for new keys)
-      // is well defined even for brands created within the same millisecond.
-      const last = db.orm
-        .select({ at: max(brands.createdAt) })
-        .from(brands)
-        .where(eq(brands.accountId, accountId))
-        .get()?.at;
-      const createdAt = Math.max(Date.now(), (last ?? 0) + 1);
-      const row: BrandRow = { id: newId("brd"), accountId, ...fields, siteKey: generateSiteKey(), createdAt, updatedAt: createdAt };
-      db.orm.insert(brands).values(row).run();
-      return view(row);
-    })
-    .immediate();
+  return db.transaction(async (tx) => {
+    await requireFreeName(tx, accountId, fields.name);
+    // Strictly increasing per account, so "the account's first brand" (the default for new keys)
+    // is well defined even for brands created within the same millisecond.
+    const last = (await tx.get<{ at: number | null }>("SELECT max(created_at) AS at FROM brands WHERE account_id = ?", [accountId]))?.at;
+    const createdAt = Math.max(Date.now(), (last ?? 0) + 1);
+    const row: BrandRow = { id: newId("brd"), accountId, ...fields, aliases: JSON.stringify(fields.aliases), siteKey: generateSiteKey() };
+    await tx.run(
+      "INSERT INTO brands (id, account_id, name, domain, aliases, site_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      [row.id, accountId, row.name, row.domain, row.aliases, row.siteKey, createdAt, createdAt],
+    );
+    return view(row);
+  });
 }
 
 /** The account's brands, oldest first (the first one is the default for new API keys). */
-export function listBrands(db: Db, accountId: string): BrandView[] {
-  return db.orm.select().from(brands).where(eq(brands.accountId, accountId)).orderBy(asc(brands.createdAt), asc(brands.id)).all().map(view);
+export async function listBrands(db: Queries, accountId: string): Promise<BrandView[]> {
+  const rows = await db.all<BrandRow>(`SELECT ${BRAND_COLUMNS} FROM brands WHERE account_id = ? ORDER BY created_at, id`, [accountId]);
+  return rows.map(view);
 }
 
-/**
- * A brand by id; for callers whose brand id comes from a verified credential (the tool server).
- * Prepared once per connection: it runs on every authenticated tool request and every analysis.
- */
-export function getBrand(db: Db, brandId: string): BrandView {
-  const byId = db.prepared("brands.byId", () =>
-    db.orm
-      .select()
-      .from(brands)
-      .where(eq(brands.id, sql.placeholder("id")))
-      .prepare(),
-  );
-  const row = byId.get({ id: brandId });
+/** A brand by id; for callers whose brand id comes from a verified credential (the tool server). */
+export async function getBrand(db: Queries, brandId: string): Promise<BrandView> {
+  const row = await db.get<BrandRow>(`SELECT ${BRAND_COLUMNS} FROM brands WHERE id = ?`, [brandId]);
   if (!row) throw new NotFound("Brand not found.", "brand_not_found");
   return view(row);
 }
 
 /** The id of the brand whose public site key this is, or null (the public content API's lookup). */
-export function findBrandIdBySiteKey(db: Db, siteKey: string): string | null {
-  const bySiteKey = db.prepared("brands.bySiteKey", () =>
-    db.orm
-      .select({ id: brands.id })
-      .from(brands)
-      .where(eq(brands.siteKey, sql.placeholder("siteKey")))
-      .prepare(),
-  );
-  return bySiteKey.get({ siteKey })?.id ?? null;
+export async function findBrandIdBySiteKey(db: Queries, siteKey: string): Promise<string | null> {
+  return (await db.get<{ id: string }>("SELECT id FROM brands WHERE site_key = ?", [siteKey]))?.id ?? null;
 }
 
 /** Ids of the given accounts' brands, oldest first. */
-export function listBrandIdsOfAccounts(db: Db, accountIds: readonly string[]): string[] {
+export async function listBrandIdsOfAccounts(db: Queries, accountIds: readonly string[]): Promise<string[]> {
   if (accountIds.length === 0) return [];
-  return db.orm
-    .select({ id: brands.id })
-    .from(brands)
-    .where(inArray(brands.accountId, [...accountIds]))
-    .orderBy(asc(brands.createdAt), asc(brands.id))
-    .all()
-    .map((row) => row.id);
+  const rows = await db.all<{ id: string }>(
+    `SELECT id FROM brands WHERE account_id IN (${placeholders(accountIds.length)}) ORDER BY created_at, id`,
+    accountIds,
+  );
+  return rows.map((row) => row.id);
 }
 
 /** A brand of the given account; another account's brand is NotFound, like an unknown one. */
-export function getAccountBrand(db: Db, accountId: string, brandId: string): BrandView {
-  const row = db.orm
-    .select()
-    .from(brands)
-    .where(and(eq(brands.id, brandId), eq(brands.accountId, accountId)))
-    .get();
+export async function getAccountBrand(db: Queries, accountId: string, brandId: string): Promise<BrandView> {
+  const row = await db.get<BrandRow>(`SELECT ${BRAND_COLUMNS} FROM brands WHERE id = ? AND account_id = ?`, [brandId, accountId]);
   if (!row) throw new NotFound("Brand not found.", "brand_not_found");
   return view(row);
 }
@@ -181,39 +160,36 @@ export function getAccountBrand(db: Db, accountId: string, brandId: string): Bra
  * Changes the fields given; `domain: null` (or "") removes the domain. The site key never changes.
  * Only a field whose value differs is written, and only then is the roster change announced.
  */
-export function updateBrand(
+export async function updateBrand(
   app: Pick<AppContext, "db" | "events">,
   brandId: string,
   patch: { name?: string; domain?: string | null; aliases?: string[] },
-): BrandView {
+): Promise<BrandView> {
   const { db } = app;
   const parsed = {
     name: patch.name !== undefined ? parseBrandName(patch.name) : undefined,
     domain: patch.domain !== undefined ? parseBrandDomain(patch.domain) : undefined,
     aliases: patch.aliases !== undefined ? parseBrandAliases(patch.aliases) : undefined,
   };
-  const updated = db.sqlite
-    .transaction((): { brand: BrandView; changed: boolean } => {
-      const current = getBrand(db, brandId);
-      const changes: Partial<BrandRow> = {};
-      if (parsed.name !== undefined && parsed.name !== current.name) changes.name = parsed.name;
-      if (parsed.domain !== undefined && parsed.domain !== current.domain) changes.domain = parsed.domain;
-      if (parsed.aliases !== undefined && !sameList(parsed.aliases, current.aliases)) changes.aliases = parsed.aliases;
-      if (Object.keys(changes).length === 0) return { brand: current, changed: false };
-      if (changes.name !== undefined) {
-        const owner = db.orm.select({ accountId: brands.accountId }).from(brands).where(eq(brands.id, brandId)).get();
-        if (owner) requireFreeName(db, owner.accountId, changes.name, brandId);
-      }
-      const row = db.orm
-        .update(brands)
-        .set({ ...changes, updatedAt: Date.now() })
-        .where(eq(brands.id, brandId))
-        .returning()
-        .get();
-      if (!row) throw new NotFound("Brand not found.", "brand_not_found");
-      return { brand: view(row), changed: true };
-    })
-    .immediate();
+  const updated = await db.transaction(async (tx): Promise<{ brand: BrandView; changed: boolean }> => {
+    const current = await getBrand(tx, brandId);
+    const changes: { name?: string; domain?: string | null; aliases?: string[] } = {};
+    if (parsed.name !== undefined && parsed.name !== current.name) changes.name = parsed.name;
+    if (parsed.domain !== undefined && parsed.domain !== current.domain) changes.domain = parsed.domain;
+    if (parsed.aliases !== undefined && !sameList(parsed.aliases, current.aliases)) changes.aliases = parsed.aliases;
+    if (Object.keys(changes).length === 0) return { brand: current, changed: false };
+    if (changes.name !== undefined) {
+      const owner = await tx.get<{ accountId: string }>("SELECT account_id AS accountId FROM brands WHERE id = ?", [brandId]);
+      if (owner) await requireFreeName(tx, owner.accountId, changes.name, brandId);
+    }
+    const next = { ...current, ...changes };
+    const row = await tx.get<BrandRow>(
+      `UPDATE brands SET name = ?, domain = ?, aliases = ?, updated_at = ? WHERE id = ? RETURNING ${BRAND_COLUMNS}`,
+      [next.name, next.domain, JSON.stringify(next.aliases), Date.now(), brandId],
+    );
+    if (!row) throw new NotFound("Brand not found.", "brand_not_found");
+    return { brand: view(row), changed: true };
+  });
   if (updated.changed) app.events.emit("rosterChanged", { brandId });
   return updated.brand;
 }

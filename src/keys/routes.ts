@@ -11,20 +11,20 @@ export function keyRoutes(ctx: AppContext) {
     .all("/", methodNotAllowed("GET, POST"))
     .all("/:id", methodNotAllowed("DELETE"))
     .use(sessionGuard(ctx))
-    .get("/", ({ account }) => ({ keys: listApiKeys(ctx, account.id) }))
-    .post("/", ({ account, body, set }) => {
+    .get("/", async ({ account }) => ({ keys: await listApiKeys(ctx, account.id) }))
+    .post("/", async ({ account, body, set }) => {
       if (typeof body !== "object" || body === null || Array.isArray(body)) {
         throw new Invalid("Send a JSON object with name and optionally brand_id.", "invalid_input");
       }
       const input = body as { name?: unknown; brand_id?: unknown };
-      const created = createApiKey(ctx.db, account.id, { name: input.name, brandId: input.brand_id });
+      const created = await createApiKey(ctx.db, account.id, { name: input.name, brandId: input.brand_id });
       set.status = 201;
       // The plaintext key is shown once: no cache may keep it.
       set.headers["cache-control"] = "no-store";
       return created;
     })
-    .delete("/:id", ({ account, params, set }) => {
-      revokeApiKey(ctx.db, account.id, params.id);
+    .delete("/:id", async ({ account, params, set }) => {
+      await revokeApiKey(ctx.db, account.id, params.id);
       set.status = 204;
       return null;
     });

@@ -1,12 +1,12 @@
 // API keys: create, list, revoke, and verification of a bearer header for the tool server. Queries
 // on the api_keys table live here only; the account and brand behind a key come from their services.
-import { and, count, desc, eq, isNull, max, sql } from "drizzle-orm";
 import { planChangeHint, requirePlan } from "../accounts/plans";
 import { getAccount } from "../accounts/service";
 import { getAccountBrand, getBrand, listBrands } from "../brands/service";
 import { type AppContext } from "../context";
 import { type Db } from "../db/client";
-import { apiKeys, type Plan } from "../db/schema";
+import { type Queries } from "../db/queries";
+import { type Plan } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, isoOrNull, newId } from "../ids";
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from "./format";
@@ -37,85 +37,73 @@ export function validateKeyName(name: unknown): string {
 }
 
 /** Creates a key bound (for ever) to one brand of the account. */
-export function createApiKey(db: Db, accountId: string, input: { name: unknown; brandId?: unknown }): CreatedKey {
+export async function createApiKey(db: Queries, accountId: string, input: { name: unknown; brandId?: unknown }): Promise<CreatedKey> {
   const name = validateKeyName(input.name);
   if (input.brandId !== undefined && input.brandId !== null && typeof input.brandId !== "string") {
     throw new Invalid("brand_id must be a string.", "invalid_brand_id");
   }
-  return db.sqlite
-    .transaction((): CreatedKey => {
-      const account = getAccount(db, accountId);
-      requirePlan(
-        account.plan,
-        "visibility",
-        `API keys need a paid plan (Visibility or Autopilot); ${planChangeHint("visibility", account.email)}.`,
-      );
-      let brandId: string;
-      if (typeof input.brandId === "string") {
-        brandId = getAccountBrand(db, accountId, input.brandId).id;
-      } else {
-        const first = listBrands(db, accountId)[0];
-        if (!first) throw new Conflict("Create a brand before creating an API key.", "no_brand");
-        brandId = first.id;
-      }
-      const active = db.orm
-        .select({ n: count() })
-        .from(apiKeys)
-        .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
-        .get();
-      if ((active?.n ?? 0) >= MAX_ACTIVE_KEYS) {
-        throw new Conflict(`An account can have at most ${MAX_ACTIVE_KEYS} active API keys; revoke one first.`, "key_limit");
-      }
-      // Strictly increasing per account, so "newest first" is exact even within one millisecond.
-      const last = db.orm
-        .select({ at: max(apiKeys.createdAt) })
-        .from(apiKeys)
-        .where(eq(apiKeys.accountId, accountId))
-        .get()?.at;
-      const generated = generateApiKey();
-      const row = {
-        id: newId("key"),
-        accountId,
-        brandId,
-        name,
-        keyHash: generated.hash,
-        keyPrefix: generated.prefix,
-        createdAt: Math.max(Date.now(), (last ?? 0) + 1),
-      };
-      db.orm.insert(apiKeys).values(row).run();
-      return {
-        key: { id: row.id, name, key_prefix: row.keyPrefix, created_at: iso(row.createdAt), brand_id: brandId },
-        plaintext: generated.plaintext,
-      };
-    })
-    .immediate();
+  return db.transaction(async (tx): Promise<CreatedKey> => {
+    const account = await getAccount(tx, accountId);
+    requirePlan(
+      account.plan,
+      "visibility",
+      `API keys need a paid plan (Visibility or Autopilot); ${planChangeHint("visibility", account.email)}.`,
+    );
+    let brandId: string;
+    if (typeof input.brandId === "string") {
+      brandId = (await getAccountBrand(tx, accountId, input.brandId)).id;
+    } else {
+      const first = (await listBrands(tx, accountId))[0];
+      if (!first) throw new Conflict("Create a brand before creating an API key.", "no_brand");
+      brandId = first.id;
+    }
+    const active = await tx.get<{ n: number }>("SELECT count(*) AS n FROM api_keys WHERE account_id = ? AND revoked_at IS NULL", [accountId]);
+    if ((active?.n ?? 0) >= MAX_ACTIVE_KEYS) {
+      throw new Conflict(`An account can have at most ${MAX_ACTIVE_KEYS} active API keys; revoke one first.`, "key_limit");
+    }
+    // Strictly increasing per account, so "newest first" is exact even within one millisecond.
+    const last = (await tx.get<{ at: number | null }>("SELECT max(created_at) AS at FROM api_keys WHERE account_id = ?", [accountId]))?.at;
+    const generated = generateApiKey();
+    const id = newId("key");
+    const createdAt = Math.max(Date.now(), (last ?? 0) + 1);
+    await tx.run("INSERT INTO api_keys (id, account_id, brand_id, name, key_hash, key_prefix, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)", [
+      id,
+      accountId,
+      brandId,
+      name,
+      generated.hash,
+      generated.prefix,
+      createdAt,
+    ]);
+    return {
+      key: { id, name, key_prefix: generated.prefix, created_at: iso(createdAt), brand_id: brandId },
+      plaintext: generated.plaintext,
+    };
+  });
 }
 
-export function listApiKeys(app: Pick<AppContext, "db" | "keys">, accountId: string): ApiKeyView[] {
-  return app.db.orm
-    .select()
-    .from(apiKeys)
-    .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
-    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
-    .all()
-    .map((k) => ({
-      id: k.id,
-      name: k.name,
-      key_prefix: k.keyPrefix,
-      created_at: iso(k.createdAt),
-      last_used_at: isoOrNull(app.keys.pendingLastUsed(k.id) ?? k.lastUsedAt),
-      brand_id: k.brandId,
-    }));
+export async function listApiKeys(app: Pick<AppContext, "db" | "keys">, accountId: string): Promise<ApiKeyView[]> {
+  const rows = await app.db.all<{ id: string; name: string; keyPrefix: string; createdAt: number; lastUsedAt: number | null; brandId: string }>(
+    `SELECT id, name, key_prefix AS keyPrefix, created_at AS createdAt, last_used_at AS lastUsedAt, brand_id AS brandId
+     FROM api_keys WHERE account_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id DESC`,
+    [accountId],
+  );
+  return rows.map((k) => ({
+    id: k.id,
+    name: k.name,
+    key_prefix: k.keyPrefix,
+    created_at: iso(k.createdAt),
+    last_used_at: isoOrNull(app.keys.pendingLastUsed(k.id) ?? k.lastUsedAt),
+    brand_id: k.brandId,
+  }));
 }
 
 /** Revokes an active key of the account; effective on the very next request (verification reads the row). */
-export function revokeApiKey(db: Db, accountId: string, keyId: string): void {
-  const revoked = db.orm
-    .update(apiKeys)
-    .set({ revokedAt: Date.now() })
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id })
-    .get();
+export async function revokeApiKey(db: Queries, accountId: string, keyId: string): Promise<void> {
+  const revoked = await db.get<{ id: string }>(
+    "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND account_id = ? AND revoked_at IS NULL RETURNING id",
+    [Date.now(), keyId, accountId],
+  );
   if (!revoked) throw new NotFound("API key not found.", "key_not_found");
 }
 
@@ -144,26 +132,18 @@ export type BearerResult<T> = { ok: true; value: T } | { ok: false; reason: Bear
  * otherwise one indexed read. Nothing is cached, so a revocation made by any process (the CLI
  * included) applies on the very next request.
  */
-export function verifyBearerKey(app: Pick<AppContext, "db" | "keys">, header: string | null | undefined): BearerResult<KeyIdentity> {
+export async function verifyBearerKey(
+  app: Pick<AppContext, "db" | "keys">,
+  header: string | null | undefined,
+): Promise<BearerResult<KeyIdentity>> {
   if (!header) return { ok: false, reason: "missing" };
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
   if (!match?.[1] || !isWellFormedApiKey(match[1])) return { ok: false, reason: "malformed" };
-  const db = app.db;
-  const byHash = db.prepared("keys.byHash", () =>
-    db.orm
-      .select({
-        id: apiKeys.id,
-        name: apiKeys.name,
-        prefix: apiKeys.keyPrefix,
-        accountId: apiKeys.accountId,
-        brandId: apiKeys.brandId,
-        revokedAt: apiKeys.revokedAt,
-      })
-      .from(apiKeys)
-      .where(eq(apiKeys.keyHash, sql.placeholder("hash")))
-      .prepare(),
+  const row = await app.db.get<KeyIdentity & { revokedAt: number | null }>(
+    `SELECT id, name, key_prefix AS prefix, account_id AS accountId, brand_id AS brandId, revoked_at AS revokedAt
+     FROM api_keys WHERE key_hash = ?`,
+    [hashApiKey(match[1])],
   );
-  const row = byHash.get({ hash: hashApiKey(match[1]) });
   if (!row) return { ok: false, reason: "unknown" };
   if (row.revokedAt !== null) return { ok: false, reason: "revoked" };
   app.keys.noteUsed(row.id);
@@ -176,17 +156,20 @@ export function verifyBearerKey(app: Pick<AppContext, "db" | "keys">, header: st
  * plan, read through their services whenever the database has changed since they were last read
  * (see below), so a revocation or a plan change applies at once.
  */
-export function authenticateBearerKey(app: Pick<AppContext, "db" | "keys">, header: string | null | undefined): BearerResult<VerifiedKey> {
+export async function authenticateBearerKey(
+  app: Pick<AppContext, "db" | "keys">,
+  header: string | null | undefined,
+): Promise<BearerResult<VerifiedKey>> {
   const { db } = app;
   // Read before the lookups: a write that lands between them leaves the entry stale for ever.
-  const stamp = databaseStamp(db);
+  const stamp = await databaseStamp(db);
   const hash = header ? bearerHash(header) : null;
   const remembered = hash ? verifiedKeys.get(db)?.get(hash) : undefined;
   if (remembered && remembered.stamp === stamp) {
     app.keys.noteUsed(remembered.value.key.id);
     return { ok: true, value: remembered.value };
   }
-  const value = lookUpBearerKey(app, header);
+  const value = await lookUpBearerKey(app, header);
   if (value.ok && hash) remember(db, hash, stamp, value.value);
   return value;
 }
@@ -211,12 +194,9 @@ function remember(db: Db, hash: string, stamp: string, value: VerifiedKey): void
  * Changes whenever a write is committed to the database: total_changes() counts this connection's
  * own writes, data_version moves when any other connection (another process included) commits.
  */
-function databaseStamp(db: Db): string {
-  const statement = db.prepared("keys.stamp", () =>
-    db.sqlite.prepare<{ c: number; v: number }, []>("SELECT total_changes() AS c, (SELECT data_version FROM pragma_data_version) AS v"),
-  );
-  const row = statement.get()!;
-  return `${row.c}:${row.v}`;
+async function databaseStamp(db: Queries): Promise<string> {
+  const row = await db.get<{ c: number; v: number }>("SELECT total_changes() AS c, (SELECT data_version FROM pragma_data_version) AS v");
+  return `${row?.c}:${row?.v}`;
 }
 
 /** The hash of a well-formed bearer key, or null. */
@@ -225,12 +205,12 @@ function bearerHash(header: string): string | null {
   return match?.[1] && isWellFormedApiKey(match[1]) ? hashApiKey(match[1]) : null;
 }
 
-function lookUpBearerKey(app: Pick<AppContext, "db" | "keys">, header: string | null | undefined): BearerResult<VerifiedKey> {
-  const verified = verifyBearerKey(app, header);
+async function lookUpBearerKey(app: Pick<AppContext, "db" | "keys">, header: string | null | undefined): Promise<BearerResult<VerifiedKey>> {
+  const verified = await verifyBearerKey(app, header);
   if (!verified.ok) return verified;
   const { id, name, prefix, accountId, brandId } = verified.value;
-  const brand = getBrand(app.db, brandId);
-  const account = getAccount(app.db, accountId);
+  const brand = await getBrand(app.db, brandId);
+  const account = await getAccount(app.db, accountId);
   return {
     ok: true,
     value: {
@@ -260,7 +240,7 @@ export class KeyUsage {
     const written = this.written.get(keyId);
     if (written !== undefined && now - written < LAST_USED_RESOLUTION_MS) return;
     this.written.set(keyId, now);
-    this.timer ??= setTimeout(() => this.flush(), 0);
+    this.timer ??= setTimeout(() => void this.flush(), 0);
   }
 
   /** A use noted but not yet written, so that a list shows it at once. */
@@ -269,19 +249,18 @@ export class KeyUsage {
   }
 
   /** Writes remembered last-use times now (also called at shutdown). */
-  flush(): void {
+  async flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.pending.size === 0) return;
     const entries = [...this.pending];
     this.pending.clear();
     try {
-      const update = this.db.sqlite.query(
-        "UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)",
-      );
-      this.db.sqlite.transaction(() => {
-        for (const [id, at] of entries) update.run(at, id);
-      })();
+      await this.db.transaction(async (tx) => {
+        for (const [id, at] of entries) {
+          await tx.run("UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)", [at, id]);
+        }
+      });
     } catch {
       // A failed bookkeeping write must not affect requests; the next use will try again.
       for (const [id] of entries) this.written.delete(id);

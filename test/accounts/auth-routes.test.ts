@@ -259,7 +259,7 @@ describe("dashboard HTTP conventions", () => {
     const login = await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: PASSWORD } });
     expect(login.status).toBe(200);
     expect(login.headers.get("cache-control")).toBe("no-store");
-    setAccountPlan(t.db, "a@example.com", "visibility");
+    await setAccountPlan(t.db, "a@example.com", "visibility");
     const cookie = sessionCookieOf(login.headers);
     expect((await t.call("POST", "/api/brands", { cookie, body: { name: "Acme" } })).status).toBe(201);
     const key = await t.call("POST", "/api/mcp/keys", { cookie, body: { name: "laptop" } });

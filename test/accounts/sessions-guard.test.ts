@@ -14,23 +14,23 @@ describe("sessions", () => {
     t = await testApp();
     const account = await createAccount(t.db, { email: "a@example.com", password: PASSWORD });
     const start = 1_700_000_000_000;
-    const { token, expiresAt } = createSession(t.db, account.id, start);
+    const { token, expiresAt } = await createSession(t.db, account.id, start);
     expect(expiresAt).toBe(start + SESSION_TTL_MS);
     const stored = () => t.db.orm.select().from(sessions).get()!.expiresAt;
 
-    expect(resolveSession(t.db, token, start + SESSION_REFRESH_MS - 1)?.refreshedUntil).toBeNull();
+    expect((await resolveSession(t.db, token, start + SESSION_REFRESH_MS - 1))?.refreshedUntil).toBeNull();
     expect(stored()).toBe(start + SESSION_TTL_MS);
 
     const later = start + SESSION_REFRESH_MS + 1;
-    expect(resolveSession(t.db, token, later)?.refreshedUntil).toBe(later + SESSION_TTL_MS);
+    expect((await resolveSession(t.db, token, later))?.refreshedUntil).toBe(later + SESSION_TTL_MS);
     expect(stored()).toBe(later + SESSION_TTL_MS);
   });
 
   test("an expired session is refused and deleted", async () => {
     t = await testApp();
     const account = await createAccount(t.db, { email: "a@example.com", password: PASSWORD });
-    const { token, expiresAt } = createSession(t.db, account.id, 1_000);
-    expect(resolveSession(t.db, token, expiresAt)).toBeNull();
+    const { token, expiresAt } = await createSession(t.db, account.id, 1_000);
+    expect(await resolveSession(t.db, token, expiresAt)).toBeNull();
     expect(t.db.orm.select().from(sessions).all()).toHaveLength(0);
   });
 });
@@ -39,7 +39,7 @@ describe("accounts service", () => {
   test("passwords are hashed with argon2id and emails stored lowercased", async () => {
     t = await testApp();
     await createAccount(t.db, { email: "Mixed@Example.com", password: PASSWORD, plan: "autopilot" });
-    const row = findAccountByEmail(t.db, "MIXED@example.com")!;
+    const row = (await findAccountByEmail(t.db, "MIXED@example.com"))!;
     expect(row.email).toBe("mixed@example.com");
     expect(row.plan).toBe("autopilot");
     expect(row.passwordHash).toStartWith("$argon2id$");
@@ -49,9 +49,9 @@ describe("accounts service", () => {
   test("setAccountPlan changes the plan and rejects unknown plans and emails", async () => {
     t = await testApp();
     await createAccount(t.db, { email: "a@example.com", password: PASSWORD });
-    expect(setAccountPlan(t.db, "a@example.com", "visibility").plan).toBe("visibility");
-    expect(() => setAccountPlan(t.db, "a@example.com", "gold")).toThrow("plan: must be one of none, visibility, autopilot.");
-    expect(() => setAccountPlan(t.db, "b@example.com", "none")).toThrow("No account has the email b@example.com.");
+    expect((await setAccountPlan(t.db, "a@example.com", "visibility")).plan).toBe("visibility");
+    await expect(setAccountPlan(t.db, "a@example.com", "gold")).rejects.toThrow("plan: must be one of none, visibility, autopilot.");
+    await expect(setAccountPlan(t.db, "b@example.com", "none")).rejects.toThrow("No account has the email b@example.com.");
   });
 });
 

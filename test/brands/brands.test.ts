@@ -31,10 +31,10 @@ describe("brands service (used by the tool server)", () => {
   test("getBrand and updateBrand return the {id,name,domain,aliases,site_key} view", async () => {
     t = await testApp();
     await t.signIn("a@example.com");
-    const account = findAccountByEmail(t.db, "a@example.com")!;
-    const brand = createBrand(t.db, account.id, { name: "Acme", domain: "acme.com" });
-    expect(getBrand(t.db, brand.id)).toEqual(brand);
-    const updated = updateBrand(t.ctx, brand.id, { name: "Acme Corp", aliases: ["ACME", "acme", "Acme Co"] });
+    const account = (await findAccountByEmail(t.db, "a@example.com"))!;
+    const brand = await createBrand(t.db, account.id, { name: "Acme", domain: "acme.com" });
+    expect(await getBrand(t.db, brand.id)).toEqual(brand);
+    const updated = await updateBrand(t.ctx, brand.id, { name: "Acme Corp", aliases: ["ACME", "acme", "Acme Co"] });
     expect(updated).toEqual({
       id: brand.id,
       name: "Acme Corp",
@@ -42,20 +42,20 @@ describe("brands service (used by the tool server)", () => {
       aliases: ["ACME", "Acme Co"],
       site_key: brand.site_key,
     });
-    expect(updateBrand(t.ctx, brand.id, { domain: null }).domain).toBeNull();
-    expect(updateBrand(t.ctx, brand.id, { domain: "https://www.acme.io/" }).domain).toBe("acme.io");
-    expect(updateBrand(t.ctx, brand.id, {})).toEqual(getBrand(t.db, brand.id));
-    expect(() => updateBrand(t.ctx, brand.id, { name: "" })).toThrow(/^name: /);
-    expect(() => updateBrand(t.ctx, brand.id, { aliases: ["ab"] })).toThrow(/^aliases: /);
-    expect(() => updateBrand(t.ctx, brand.id, { domain: "nope" })).toThrow(/^domain: /);
-    expect(() => getBrand(t.db, "brd_missing")).toThrow("Brand not found.");
-    expect(() => updateBrand(t.ctx, "brd_missing", { name: "X" })).toThrow("Brand not found.");
+    expect((await updateBrand(t.ctx, brand.id, { domain: null })).domain).toBeNull();
+    expect((await updateBrand(t.ctx, brand.id, { domain: "https://www.acme.io/" })).domain).toBe("acme.io");
+    expect(await updateBrand(t.ctx, brand.id, {})).toEqual(await getBrand(t.db, brand.id));
+    await expect(updateBrand(t.ctx, brand.id, { name: "" })).rejects.toThrow(/^name: /);
+    await expect(updateBrand(t.ctx, brand.id, { aliases: ["ab"] })).rejects.toThrow(/^aliases: /);
+    await expect(updateBrand(t.ctx, brand.id, { domain: "nope" })).rejects.toThrow(/^domain: /);
+    await expect(getBrand(t.db, "brd_missing")).rejects.toThrow("Brand not found.");
+    await expect(updateBrand(t.ctx, "brd_missing", { name: "X" })).rejects.toThrow("Brand not found.");
     // Another brand of the account keeps its name to itself; a brand may change its own name's case.
-    const beta = createBrand(t.db, account.id, { name: "Beta" });
-    expect(() => updateBrand(t.ctx, beta.id, { name: "acme corp" })).toThrow(
+    const beta = await createBrand(t.db, account.id, { name: "Beta" });
+    await expect(updateBrand(t.ctx, beta.id, { name: "acme corp" })).rejects.toThrow(
       `The account already has a brand named "Acme Corp" (${brand.id}); give this brand another name.`,
     );
-    expect(updateBrand(t.ctx, brand.id, { name: "ACME CORP" }).name).toBe("ACME CORP");
+    expect((await updateBrand(t.ctx, brand.id, { name: "ACME CORP" })).name).toBe("ACME CORP");
   });
 });
 
@@ -63,13 +63,13 @@ describe("re-analysis after a change of the brand's roster", () => {
   test("update_brand and updateBrand with the values the brand already has re-analyse nothing", async () => {
     t = await testApp();
     await t.signIn("a@example.com", { plan: "visibility" });
-    const account = findAccountByEmail(t.db, "a@example.com")!;
-    const brand = createBrand(t.db, account.id, { name: "Acme", domain: "acme.com", aliases: ["Acme Co"] });
+    const account = (await findAccountByEmail(t.db, "a@example.com"))!;
+    const brand = await createBrand(t.db, account.id, { name: "Acme", domain: "acme.com", aliases: ["Acme Co"] });
     const reanalyses = () => t.ctx.tracking.reanalysis.rosterVersion(brand.id);
     const before = reanalyses();
 
-    expect(updateBrand(t.ctx, brand.id, { name: "Acme", domain: "https://www.acme.com/", aliases: ["Acme Co"] })).toEqual(brand);
-    expect(updateBrand(t.ctx, brand.id, {})).toEqual(brand);
+    expect(await updateBrand(t.ctx, brand.id, { name: "Acme", domain: "https://www.acme.com/", aliases: ["Acme Co"] })).toEqual(brand);
+    expect(await updateBrand(t.ctx, brand.id, {})).toEqual(brand);
     const catalogue = buildCatalog(TOOLS);
     const principal = {
       account: { id: account.id },
@@ -86,7 +86,7 @@ describe("re-analysis after a change of the brand's roster", () => {
 
     await catalogue.call(t.ctx, principal, "test", "update_brand", { aliases: ["Acme Company"] });
     expect(reanalyses()).toBe(before + 1);
-    updateBrand(t.ctx, brand.id, { domain: null });
+    await updateBrand(t.ctx, brand.id, { domain: null });
     expect(reanalyses()).toBe(before + 2);
   });
 });

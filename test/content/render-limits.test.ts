@@ -11,8 +11,8 @@ let victimKey: string;
 
 beforeAll(async () => {
   world = await makeWorld();
-  hostileKey = apiKeyFor(world, world.other.id);
-  victimKey = apiKeyFor(world, world.brand.id);
+  hostileKey = await apiKeyFor(world, world.other.id);
+  victimKey = await apiKeyFor(world, world.brand.id);
 });
 afterAll(() => world.close());
 

@@ -9,8 +9,8 @@ let otherKey: string;
 
 beforeEach(async () => {
   world = await makeWorld();
-  key = apiKeyFor(world, world.brand.id);
-  otherKey = apiKeyFor(world, world.other.id);
+  key = await apiKeyFor(world, world.brand.id);
+  otherKey = await apiKeyFor(world, world.other.id);
 });
 afterEach(() => world.close());
 

@@ -114,7 +114,7 @@ describe("generate_article with an OpenAI-compatible writer", () => {
     const w = await worldWithWriter("openai", openai.url);
     const promptId = seedEvidence(w);
     const before = openai.requests.length;
-    const outcome = await callTool(w, apiKeyFor(w, w.brand.id), "generate_article", {
+    const outcome = await callTool(w, await apiKeyFor(w, w.brand.id), "generate_article", {
       prompt_id: promptId,
       tone: "friendly",
       length: "short",
@@ -160,7 +160,7 @@ describe("generate_article with an OpenAI-compatible writer", () => {
 
   test("works from a topic alone, and a given title wins over the writer's", async () => {
     const w = await worldWithWriter("openai", openai.url);
-    const outcome = await callTool(w, apiKeyFor(w, w.brand.id), "generate_article", {
+    const outcome = await callTool(w, await apiKeyFor(w, w.brand.id), "generate_article", {
       topic: "CRM migration checklist",
       title: "Moving CRMs",
     });
@@ -171,7 +171,7 @@ describe("generate_article with an OpenAI-compatible writer", () => {
 
   test("needs a prompt or a topic; another brand's prompt is not found", async () => {
     const w = await worldWithWriter("openai", openai.url);
-    const key = apiKeyFor(w, w.brand.id);
+    const key = await apiKeyFor(w, w.brand.id);
     expect((await callTool(w, key, "generate_article", {})).error).toContain("prompt_id");
     const theirs = addPrompt(w, w.other.id, "best crm for agencies");
     expect((await callTool(w, key, "generate_article", { prompt_id: theirs })).error).toContain("Prompt not found");
@@ -181,7 +181,7 @@ describe("generate_article with an OpenAI-compatible writer", () => {
     const failing = startFakeOpenAI({ apiKey: PROVIDER_KEY, fallback: httpError(500, { message: "upstream exploded" }) });
     try {
       const w = await worldWithWriter("openai", failing.url);
-      const key = apiKeyFor(w, w.brand.id);
+      const key = await apiKeyFor(w, w.brand.id);
       const outcome = await callTool(w, key, "generate_article", { topic: "anything at all" });
       expect(outcome.error).toContain("The writer model did not produce an article (HTTP 500: upstream exploded)");
       expect(outcome.error).toContain("create_article");
@@ -196,7 +196,7 @@ describe("generate_article with an Anthropic writer", () => {
   test("uses the Messages API with x-api-key and reads a fenced reply", async () => {
     const w = await worldWithWriter("anthropic", anthropic.url);
     const promptId = seedEvidence(w);
-    const outcome = await callTool(w, apiKeyFor(w, w.brand.id), "generate_article", {
+    const outcome = await callTool(w, await apiKeyFor(w, w.brand.id), "generate_article", {
       prompt_id: promptId,
       length: "long",
       language: "de",

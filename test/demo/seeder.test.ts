@@ -28,7 +28,7 @@ test("the demo brand's competitors, tags, prompts, key and article read back thr
   expect(prompts.map((p) => p.text)).toEqual(T.DEMO_PROMPTS.map(([, text]) => text));
   expect(prompts.every((p) => p.tags.length === 1 && p.language === "en")).toBe(true);
   expect(demo.answers).toBe(DEMO_DAYS * T.DEMO_ENGINES.length * demo.prompts);
-  expect(listApiKeys(app, demo.account_id)).toHaveLength(1);
+  expect(await listApiKeys(app, demo.account_id)).toHaveLength(1);
   expect(listArticles(app.db, brandId, { status: "published" }).articles.map((a) => a.slug)).toEqual([demo.article!.slug]);
 });
 
@@ -38,7 +38,7 @@ test("a second run is refused without --reset; with it the demo account is repla
   await expect(seedDemo(app)).rejects.toThrow(/already exists/);
   const second = await seedDemo(app, { reset: true });
   expect(second.account_id).not.toBe(first.account_id);
-  expect(findAccountByEmail(app.db, T.DEMO_EMAIL)!.id).toBe(second.account_id);
+  expect((await findAccountByEmail(app.db, T.DEMO_EMAIL))!.id).toBe(second.account_id);
   expect(listAllCompetitors(app.db, first.brand.id)).toEqual([]);
 });
 

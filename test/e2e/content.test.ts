@@ -47,7 +47,7 @@ beforeAll(async () => {
     ),
   });
   box = await writerSandbox(writer);
-  seed = seedToolServerData(join(box.dataDir, "spyglass.db"));
+  seed = await seedToolServerData(join(box.dataDir, "spyglass.db"));
   server = await box.serve({ timeoutMs: 60_000 });
   a = await connect(server.url, seed.a.key);
   b = await connect(server.url, seed.b.key);
@@ -303,7 +303,7 @@ describe("stopping while a tool call waits on the writer model", () => {
     const slow = startFakeOpenAI({ latencyMs: 1_500, fallback: answer("---\ntitle: Slow but sure\n---\nDone.") });
     const own = await writerSandbox(slow);
     try {
-      const ownSeed = seedToolServerData(join(own.dataDir, "spyglass.db"));
+      const ownSeed = await seedToolServerData(join(own.dataDir, "spyglass.db"));
       const running = await own.serve({ timeoutMs: 60_000 });
       const client = await connect(running.url, ownSeed.a.key);
       const pending = call(client, "generate_article", { prompt_id: ownSeed.a.ids.promptId });
@@ -325,7 +325,7 @@ describe("stopping while a tool call waits on the writer model", () => {
     const hung = startFakeOpenAI({ script: () => ({ kind: "hang" }) });
     const own = await writerSandbox(hung, "timeout_ms = 300000\n");
     try {
-      const ownSeed = seedToolServerData(join(own.dataDir, "spyglass.db"));
+      const ownSeed = await seedToolServerData(join(own.dataDir, "spyglass.db"));
       const running = await own.serve({ timeoutMs: 60_000, env: { SPYGLASS_SHUTDOWN_GRACE_MS: String(graceMs) } });
       const client = await connect(running.url, ownSeed.a.key);
       const pending = call(client, "generate_article", { prompt_id: ownSeed.a.ids.promptId }).then(

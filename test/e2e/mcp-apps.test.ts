@@ -29,7 +29,7 @@ let viewOf: Map<string, string>;
 
 beforeAll(async () => {
   box = await sandbox();
-  seed = seedToolServerData(join(box.dataDir, "spyglass.db"));
+  seed = await seedToolServerData(join(box.dataDir, "spyglass.db"));
   writeAnswersToFile(
     join(box.dataDir, "spyglass.db"),
     seed.a.brandId,

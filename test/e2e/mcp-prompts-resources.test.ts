@@ -26,7 +26,7 @@ async function client(key: string): Promise<Client> {
 
 beforeAll(async () => {
   box = await sandbox();
-  seed = seedToolServerData(join(box.dataDir, "spyglass.db"));
+  seed = await seedToolServerData(join(box.dataDir, "spyglass.db"));
   writeAnswersToFile(
     join(box.dataDir, "spyglass.db"),
     seed.a.brandId,

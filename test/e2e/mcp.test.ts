@@ -57,7 +57,7 @@ async function stillServing(): Promise<void> {
 
 beforeAll(async () => {
   box = await sandbox({ toml: TOML });
-  seed = seedToolServerData(join(box.dataDir, "spyglass.db"));
+  seed = await seedToolServerData(join(box.dataDir, "spyglass.db"));
   server = await box.serve();
   db = openDatabase(join(box.dataDir, "spyglass.db"));
 }, 60_000);
@@ -433,7 +433,7 @@ describe("HTTP-level refusals, each leaving the server serving", () => {
   test("a revoked key gets 401 on the very next request", async () => {
     const before = await raw(server.url, { headers: { authorization: `Bearer ${seed.spareKeyOfA.key}` }, body: list });
     expect(before.status).toBe(200);
-    revokeApiKey(db, seed.a.accountId, seed.spareKeyOfA.keyId);
+    await revokeApiKey(db, seed.a.accountId, seed.spareKeyOfA.keyId);
     const after = await raw(server.url, { headers: { authorization: `Bearer ${seed.spareKeyOfA.key}` }, body: list });
     expect(after.status).toBe(401);
     expect(after.headers.get("www-authenticate")).toBe(WWW_AUTHENTICATE);

@@ -146,7 +146,7 @@ beforeAll(async () => {
     env: { SPYGLASS_OAUTH_TEST_LOOPBACK_CLIENTS: "1" },
     serve: { args: ["--port", String(port)] },
   });
-  seed = seedToolServerData(join(d.box.dataDir, "spyglass.db"));
+  seed = await seedToolServerData(join(d.box.dataDir, "spyglass.db"));
   const db = openDatabase(join(d.box.dataDir, "spyglass.db"));
   try {
     db.orm

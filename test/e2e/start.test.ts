@@ -46,7 +46,7 @@ function storedArticles(dataDir: string): Array<{ title: string; html: string }>
 
 test("a save sent as soon as the server answers waits for the self-test and is stored sanitized", async () => {
   box = await sandbox({ toml: "[tracking]\nenabled = false\n" });
-  const seed = seedToolServerData(join(box.dataDir, "spyglass.db"));
+  const seed = await seedToolServerData(join(box.dataDir, "spyglass.db"));
   const server = await box.serve({ timeoutMs: 60_000 });
   const response = await createArticle(server.url, seed.a.key, "Launch");
   const body = await response.json();
@@ -63,7 +63,7 @@ test("a save sent as soon as the server answers waits for the self-test and is s
 
 test("a sanitizer that fails its self-test stops the server with the reason, and nothing it would render is stored", async () => {
   box = await sandbox({ toml: "[tracking]\nenabled = false\n", env: { SPYGLASS_TEST_BROKEN_SANITIZER: "1" } });
-  const seed = seedToolServerData(join(box.dataDir, "spyglass.db"));
+  const seed = await seedToolServerData(join(box.dataDir, "spyglass.db"));
   const before = storedArticles(box.dataDir);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("SPYGLASS_")) env[k] = v;
@@ -112,7 +112,7 @@ test("a sanitizer that fails its self-test stops the server with the reason, and
 
 test("the server's WAL checkpoints run on its worker thread: a write reaches the database file while the server is up", async () => {
   box = await sandbox({ toml: "[tracking]\nenabled = false\n" });
-  const seed = seedToolServerData(join(box.dataDir, "spyglass.db"));
+  const seed = await seedToolServerData(join(box.dataDir, "spyglass.db"));
   const server = await box.serve({ timeoutMs: 60_000 });
   const file = join(box.dataDir, "spyglass.db");
   const fileHash = async () => Bun.hash(await Bun.file(file).arrayBuffer());

@@ -56,7 +56,7 @@ let siteKey: string;
 
 beforeAll(async () => {
   box = await sandbox({ toml: "[tracking]\nenabled = false\n" });
-  seed = seedToolServerData(join(box.dataDir, "spyglass.db"));
+  seed = await seedToolServerData(join(box.dataDir, "spyglass.db"));
   server = await box.serve({ timeoutMs: 60_000 });
   client = await connect(server.url, seed.a.key);
   siteKey = (await call(client, "get_brand")).data.brand.site_key;

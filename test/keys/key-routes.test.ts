@@ -94,7 +94,7 @@ describe("GET /api/mcp/keys", () => {
     const { cookie } = await withBrand("a@example.com");
     const first = (await t.call("POST", "/api/mcp/keys", { cookie, body: { name: "first" } })).json;
     const second = (await t.call("POST", "/api/mcp/keys", { cookie, body: { name: "second" } })).json;
-    expect(verifyBearerKey(t.ctx, `Bearer ${first.plaintext}`).ok).toBe(true);
+    expect((await verifyBearerKey(t.ctx, `Bearer ${first.plaintext}`)).ok).toBe(true);
     t.ctx.keys.flush();
     const res = await t.call("GET", "/api/mcp/keys", { cookie });
     expect(res.status).toBe(200);
@@ -120,11 +120,11 @@ describe("DELETE /api/mcp/keys/:id", () => {
     t = await testApp();
     const { cookie } = await withBrand("a@example.com");
     const created = (await t.call("POST", "/api/mcp/keys", { cookie, body: { name: "k" } })).json;
-    expect(verifyBearerKey(t.ctx, `Bearer ${created.plaintext}`).ok).toBe(true);
+    expect((await verifyBearerKey(t.ctx, `Bearer ${created.plaintext}`)).ok).toBe(true);
     const res = await t.call("DELETE", `/api/mcp/keys/${created.key.id}`, { cookie });
     expect(res.status).toBe(204);
     expect(res.text).toBe("");
-    expect(verifyBearerKey(t.ctx, `Bearer ${created.plaintext}`)).toEqual({ ok: false, reason: "revoked" });
+    expect(await verifyBearerKey(t.ctx, `Bearer ${created.plaintext}`)).toEqual({ ok: false, reason: "revoked" });
     expect((await t.call("GET", "/api/mcp/keys", { cookie })).json.keys).toEqual([]);
     const again = await t.call("DELETE", `/api/mcp/keys/${created.key.id}`, { cookie });
     expect(again.status).toBe(404);
@@ -139,7 +139,7 @@ describe("DELETE /api/mcp/keys/:id", () => {
     expect((await t.call("DELETE", "/api/mcp/keys/key_unknown", { cookie: alice.cookie })).status).toBe(404);
     const foreign = await t.call("DELETE", `/api/mcp/keys/${created.key.id}`, { cookie: bob.cookie });
     expect(foreign.status).toBe(404);
-    expect(verifyBearerKey(t.ctx, `Bearer ${created.plaintext}`).ok).toBe(true);
+    expect((await verifyBearerKey(t.ctx, `Bearer ${created.plaintext}`)).ok).toBe(true);
   });
 });
 
@@ -174,6 +174,6 @@ describe("security of the key endpoints", () => {
     });
     expect(form.status).toBe(415);
     expect((await t.call("GET", "/api/mcp/keys", { cookie })).json.keys).toHaveLength(1);
-    expect(verifyBearerKey(t.ctx, `Bearer ${created.plaintext}`).ok).toBe(true);
+    expect((await verifyBearerKey(t.ctx, `Bearer ${created.plaintext}`)).ok).toBe(true);
   });
 });

@@ -29,7 +29,7 @@ describe("key format", () => {
     expect(seen.size).toBe(200);
   });
 
-  test("malformed bearer values are rejected before any database work", () => {
+  test("malformed bearer values are rejected before any database work", async () => {
     const noDb = new Proxy(
       {},
       {
@@ -38,7 +38,7 @@ describe("key format", () => {
         },
       },
     ) as Db;
-    expect(verifyBearerKey({ db: noDb, keys: new KeyUsage(noDb) }, undefined)).toEqual({ ok: false, reason: "missing" });
+    expect(await verifyBearerKey({ db: noDb, keys: new KeyUsage(noDb) }, undefined)).toEqual({ ok: false, reason: "missing" });
     for (const header of [
       "svc_live_x",
       "Bearer svc_live_short",
@@ -46,14 +46,14 @@ describe("key format", () => {
       `Bearer svc_test_${"A".repeat(43)}`,
       `Bearer svc_live_${"A".repeat(42)}!`,
     ]) {
-      expect(verifyBearerKey({ db: noDb, keys: new KeyUsage(noDb) }, header)).toEqual({ ok: false, reason: "malformed" });
+      expect(await verifyBearerKey({ db: noDb, keys: new KeyUsage(noDb) }, header)).toEqual({ ok: false, reason: "malformed" });
     }
     expect(isWellFormedApiKey(`svc_live_${"A".repeat(44)}`)).toBe(false);
   });
 
   test("a well-formed but unknown key is unknown", async () => {
     t = await testApp();
-    expect(verifyBearerKey(t.ctx, `Bearer ${generateApiKey().plaintext}`)).toEqual({ ok: false, reason: "unknown" });
+    expect(await verifyBearerKey(t.ctx, `Bearer ${generateApiKey().plaintext}`)).toEqual({ ok: false, reason: "unknown" });
   });
 });
 
@@ -74,7 +74,7 @@ describe("secrets at rest and in the logs", () => {
         const created = await t.call("POST", "/api/mcp/keys", { cookie, body: { name: "k" } });
         plaintext = created.json.plaintext;
         expect(plaintext).toMatch(/^svc_live_/);
-        expect(verifyBearerKey(t.ctx, `Bearer ${plaintext}`).ok).toBe(true);
+        expect((await verifyBearerKey(t.ctx, `Bearer ${plaintext}`)).ok).toBe(true);
         t.ctx.keys.flush();
         await t.call("GET", "/api/mcp/keys", { cookie, headers: { authorization: `Bearer ${plaintext}` } });
         await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: PASSWORD } });

@@ -64,7 +64,7 @@ beforeAll(async () => {
   tools = requireMcpTools();
   scratch = mkdtempSync(join(tmpdir(), "spyglass-mcp-tools-"));
   box = await sandbox();
-  seed = seedToolServerData(join(box.dataDir, "spyglass.db"));
+  seed = await seedToolServerData(join(box.dataDir, "spyglass.db"));
   server = await box.serve();
   proxy = authProxy(server.url, seed.a.key);
 }, 60_000);

@@ -24,7 +24,7 @@ const HEADERS = { "content-type": "application/json", "mcp-protocol-version": "2
 
 /** The SDK server's answer to `body` for `key`, built exactly as the route builds it. */
 async function viaSdk(key: string, body: string): Promise<{ status: number; text: string; contentType: string | null }> {
-  const verified = authenticateBearerKey(s.t.ctx, `Bearer ${key}`);
+  const verified = await authenticateBearerKey(s.t.ctx, `Bearer ${key}`);
   if (!verified.ok) throw new Error(`key not valid: ${verified.reason}`);
   const v = verified.value;
   const principal: Principal = {
@@ -130,7 +130,7 @@ describe("left to the SDK server", () => {
 test("a revoked key gets no listing on its very next request", async () => {
   const { key, keyId } = s.seed.spareKeyOfA;
   expect((await viaRoute(key, rpc(1, "tools/list"))).status).toBe(200);
-  revokeApiKey(s.t.db, s.seed.a.accountId, keyId);
+  await revokeApiKey(s.t.db, s.seed.a.accountId, keyId);
   const after = await viaRoute(key, rpc(1, "tools/list"));
   expect(after.status).toBe(401);
   expect(after.text).not.toContain("get_brand");
@@ -143,7 +143,7 @@ describe("changes made by another process apply on the very next request", () =>
     expect(before.length).toBe(TOOLS.length);
     const cli = openDatabase(s.t.db.path);
     try {
-      setAccountPlan(cli, s.seed.b.email, "visibility");
+      await setAccountPlan(cli, s.seed.b.email, "visibility");
     } finally {
       cli.close();
     }
@@ -156,7 +156,7 @@ describe("changes made by another process apply on the very next request", () =>
     expect((await viaRoute(s.seed.b.key, rpc(1, "tools/list"))).status).toBe(200);
     const cli = openDatabase(s.t.db.path);
     try {
-      revokeApiKey(cli, s.seed.b.accountId, s.seed.b.keyId);
+      await revokeApiKey(cli, s.seed.b.accountId, s.seed.b.keyId);
     } finally {
       cli.close();
     }

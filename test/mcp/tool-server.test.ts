@@ -86,9 +86,9 @@ beforeAll(async () => {
   t = await testApp();
   for (const plan of ["visibility", "autopilot"] as const) {
     await t.signIn(`${plan}@example.com`, { plan });
-    const account = findAccountByEmail(t.db, `${plan}@example.com`)!;
-    const brand = createBrand(t.db, account.id, { name: `${plan} brand` });
-    keys[plan] = createApiKey(t.db, account.id, { name: "k", brandId: brand.id }).plaintext;
+    const account = (await findAccountByEmail(t.db, `${plan}@example.com`))!;
+    const brand = await createBrand(t.db, account.id, { name: `${plan} brand` });
+    keys[plan] = (await createApiKey(t.db, account.id, { name: "k", brandId: brand.id })).plaintext;
   }
   app = new Elysia().use(observability()).use(mcpRoutes(t.ctx, buildCatalog(TEST_TOOLS))) as unknown as Elysia;
 });
@@ -189,7 +189,7 @@ describe("catalogue", () => {
 
   test("every tool of the real catalogue refuses a misspelt field by name", async () => {
     const catalog = buildCatalog(TOOLS);
-    const account = findAccountByEmail(t.db, "autopilot@example.com")!;
+    const account = (await findAccountByEmail(t.db, "autopilot@example.com"))!;
     const principal = {
       account: { id: account.id },
       brand: { id: "brd_nothing_here", name: "x", domain: null },

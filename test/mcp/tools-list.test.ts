@@ -37,9 +37,9 @@ beforeAll(async () => {
   t = await testApp();
   for (const plan of PLANS) {
     await t.signIn(`${plan}@example.com`, { plan });
-    const account = findAccountByEmail(t.db, `${plan}@example.com`)!;
-    const brand = createBrand(t.db, account.id, { name: `${plan} brand` });
-    keys[plan] = createApiKey(t.db, account.id, { name: "k", brandId: brand.id }).plaintext;
+    const account = (await findAccountByEmail(t.db, `${plan}@example.com`))!;
+    const brand = await createBrand(t.db, account.id, { name: `${plan} brand` });
+    keys[plan] = (await createApiKey(t.db, account.id, { name: "k", brandId: brand.id })).plaintext;
   }
 });
 

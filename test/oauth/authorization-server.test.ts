@@ -24,13 +24,13 @@ let cookieA: string;
 
 async function setUp(publicUrl: string | null = PUBLIC_URL): Promise<void> {
   const dbPath = join(scratchDir("spyglass-oauth-"), "spyglass.db");
-  seed = seedToolServerData(dbPath);
+  seed = await seedToolServerData(dbPath);
   t = await testApp({ dbPath, ...(publicUrl ? { publicUrl } : {}) });
-  cookieA = sessionCookieFor(seed.a.accountId);
+  cookieA = await sessionCookieFor(seed.a.accountId);
 }
 
-function sessionCookieFor(accountId: string): string {
-  return `${sessionCookieName(t.config)}=${createSession(t.db, accountId).token}`;
+async function sessionCookieFor(accountId: string): Promise<string> {
+  return `${sessionCookieName(t.config)}=${(await createSession(t.db, accountId)).token}`;
 }
 
 afterEach(() => t?.close());
@@ -176,7 +176,7 @@ describe("the whole flow, in process", () => {
     const { access, refresh, clientId } = await tokensForA();
     expect((await mcp(access)).status).toBe(200);
     const grant = (await t.call("GET", "/api/oauth/grants", { cookie: cookieA })).json.grants[0];
-    const other = sessionCookieFor(seed.b.accountId);
+    const other = await sessionCookieFor(seed.b.accountId);
     expect((await t.call("DELETE", `/api/oauth/grants/${grant.id}`, { cookie: other })).status).toBe(404);
     expect((await mcp(access)).status).toBe(200);
     expect((await t.call("DELETE", `/api/oauth/grants/${grant.id}`, { cookie: cookieA })).status).toBe(204);
@@ -387,7 +387,7 @@ describe("refusals, each with its OAuth error", () => {
     const denied = await consent(t, cookieA, authorizeQuery(client, pkce()), seed.a.brandId, "deny");
     expect(denied.searchParams.get("error")).toBe("access_denied");
     expect(denied.searchParams.get("code")).toBeNull();
-    const none = sessionCookieFor(seed.none.accountId);
+    const none = await sessionCookieFor(seed.none.accountId);
     const plan = await t.call("POST", "/api/oauth/authorization", {
       cookie: none,
       body: { request: authorizeQuery(client, pkce()), decision: "approve", brand_id: seed.none.brandId },
@@ -435,10 +435,10 @@ describe("client metadata documents in the test mode", () => {
 
   test("a document is fetched once, cached, names the client, and its redirect URIs are the only ones", async () => {
     const dbPath = join(scratchDir("spyglass-oauth-"), "spyglass.db");
-    seed = seedToolServerData(dbPath);
+    seed = await seedToolServerData(dbPath);
     // The test mode (env SPYGLASS_OAUTH_TEST_LOOPBACK_CLIENTS=1 for the binary).
     t = await testApp({ dbPath, publicUrl: PUBLIC_URL, oauthLoopbackClients: true });
-    cookieA = sessionCookieFor(seed.a.accountId);
+    cookieA = await sessionCookieFor(seed.a.accountId);
     const client = { id: `${host.origin}/client.json`, redirectUri: REDIRECT };
     const page = await t.call("GET", `/api/oauth/authorization?${authorizeQuery(client, pkce())}`, { cookie: cookieA });
     expect(page.status).toBe(200);

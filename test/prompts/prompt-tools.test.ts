@@ -211,7 +211,7 @@ describe("security", () => {
       code: "unauthorized",
     });
     expect((await s.post({ authorization: "Bearer svc_live_short" }, create)).status).toBe(401);
-    revokeApiKey(s.t.db, s.seed.a.accountId, s.seed.spareKeyOfA.keyId);
+    await revokeApiKey(s.t.db, s.seed.a.accountId, s.seed.spareKeyOfA.keyId);
     const revoked = await s.post({ authorization: `Bearer ${s.seed.spareKeyOfA.key}` }, create);
     expect(revoked.status).toBe(401);
     expect(revoked.json.error).toBe(

@@ -35,8 +35,8 @@ export async function makeWorld(options: { config?: Partial<Config>; dbPath?: st
     .insert(accounts)
     .values({ id: account.id, email: `${account.id}@example.com`, passwordHash: "-", plan: "autopilot", createdAt: Date.now() })
     .run();
-  const brand = createBrand(db, account.id, { name: "Acme CRM", domain: "acme.com", aliases: ["AcmeCRM"] });
-  const other = createBrand(db, account.id, { name: "Other Brand", domain: "other.com" });
+  const brand = await createBrand(db, account.id, { name: "Acme CRM", domain: "acme.com", aliases: ["AcmeCRM"] });
+  const other = await createBrand(db, account.id, { name: "Other Brand", domain: "other.com" });
   const ctx = createAppContext(config, db);
   return { ctx, app: buildApp(ctx), accountId: account.id, brand, other, close: () => db.close() };
 }
@@ -51,8 +51,8 @@ export function addPrompt(world: World, brandId: string, text: string): string {
 }
 
 /** An API key of the world's account for `brandId`, made as the dashboard makes them. */
-export function apiKeyFor(world: World, brandId: string): string {
-  return createApiKey(world.ctx.db, world.accountId, { name: "test", brandId }).plaintext;
+export async function apiKeyFor(world: World, brandId: string): Promise<string> {
+  return (await createApiKey(world.ctx.db, world.accountId, { name: "test", brandId })).plaintext;
 }
 
 export interface ToolOutcome {

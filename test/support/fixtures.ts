@@ -2,7 +2,7 @@
 // prompts, tags, competitors and one stored answer, and API keys made as the dashboard makes them
 // (createApiKey). Rows are written with drizzle directly, so the tools read data they did not write.
 //
-//   const seed = seedToolServerData(join(box.dataDir, "spyglass.db"));
+//   const seed = await seedToolServerData(join(box.dataDir, "spyglass.db"));
 //   seed.a.key          // plaintext key of brand A (Autopilot account)
 //   seed.a.ids          // ids of A's records, for isolation checks
 import { eq } from "drizzle-orm";
@@ -47,41 +47,39 @@ export interface ToolServerSeed {
   spareKeyOfA: { key: string; keyId: string };
 }
 
-function insertAccount(db: Db, email: string, plan: Plan): string {
+async function insertAccount(db: Db, email: string, plan: Plan): Promise<string> {
   const id = newId("acc");
   // Tool-server tests never log in: the hash is a placeholder no password matches.
-  db.orm.insert(accounts).values({ id, email, passwordHash: "!", plan, createdAt: Date.now() }).run();
+  await db.orm.insert(accounts).values({ id, email, passwordHash: "!", plan, createdAt: Date.now() });
   return id;
 }
 
-function seedBrand(db: Db, email: string, name: string, domain: string, plan: Plan): SeededBrand {
-  const accountId = insertAccount(db, email, plan === "none" ? "visibility" : plan);
-  const brand = createBrand(db, accountId, { name, domain });
-  const key = createApiKey(db, accountId, { name: `${name} key`, brandId: brand.id });
-  if (plan === "none") db.orm.update(accounts).set({ plan: "none" }).where(eq(accounts.id, accountId)).run();
+async function seedBrand(db: Db, email: string, name: string, domain: string, plan: Plan): Promise<SeededBrand> {
+  const accountId = await insertAccount(db, email, plan === "none" ? "visibility" : plan);
+  const brand = await createBrand(db, accountId, { name, domain });
+  const key = await createApiKey(db, accountId, { name: `${name} key`, brandId: brand.id });
+  if (plan === "none") db.orm.update(accounts).set({ plan: "none" }).where(eq(accounts.id, accountId));
   return { accountId, email, brandId: brand.id, brandName: name, key: key.plaintext, keyId: key.key.id };
 }
 
-function seedRecords(db: Db, brandId: string, word: string): BrandRecords {
+async function seedRecords(db: Db, brandId: string, word: string): Promise<BrandRecords> {
   const now = Date.now() - 86_400_000;
   const tagId = newId("tag");
   const tagName = `${word} launch`;
-  db.orm.insert(tags).values({ id: tagId, brandId, name: tagName, nameKey: tagName.toLowerCase(), color: "#112233", createdAt: now }).run();
+  await db.orm.insert(tags).values({ id: tagId, brandId, name: tagName, nameKey: tagName.toLowerCase(), color: "#112233", createdAt: now });
   const promptId = newId("prm");
   const text = `best ${word} software for small teams`;
-  db.orm
+  await db.orm
     .insert(prompts)
-    .values({ id: promptId, brandId, text, textKey: promptTextKey(text), country: "US", language: "en", createdAt: now })
-    .run();
-  db.orm.insert(promptTags).values({ promptId, tagId }).run();
+    .values({ id: promptId, brandId, text, textKey: promptTextKey(text), country: "US", language: "en", createdAt: now });
+  await db.orm.insert(promptTags).values({ promptId, tagId });
   const archivedPromptId = newId("prm");
   const archived = `is ${word} worth it`;
-  db.orm
+  await db.orm
     .insert(prompts)
-    .values({ id: archivedPromptId, brandId, text: archived, textKey: promptTextKey(archived), createdAt: now, archivedAt: now })
-    .run();
+    .values({ id: archivedPromptId, brandId, text: archived, textKey: promptTextKey(archived), createdAt: now, archivedAt: now });
   const competitorId = newId("cmp");
-  db.orm
+  await db.orm
     .insert(competitors)
     .values({
       id: competitorId,
@@ -90,9 +88,8 @@ function seedRecords(db: Db, brandId: string, word: string): BrandRecords {
       aliases: [`${word}R`],
       domains: [`${word.toLowerCase()}-rival.com`],
       createdAt: now,
-    })
-    .run();
-  const answer = db.orm
+    });
+  const [answer] = await db.orm
     .insert(answers)
     .values({
       brandId,
@@ -103,11 +100,10 @@ function seedRecords(db: Db, brandId: string, word: string): BrandRecords {
       text: `For small teams, ${word} Rival is a common pick.`,
       createdAt: now,
     })
-    .returning({ id: answers.id })
-    .get();
+    .returning({ id: answers.id });
   const articleId = newId("art");
   const articleSlug = `why-${word.toLowerCase()}-for-small-teams`;
-  db.orm
+  await db.orm
     .insert(articles)
     .values({
       id: articleId,
@@ -121,23 +117,22 @@ function seedRecords(db: Db, brandId: string, word: string): BrandRecords {
       publishedAt: now,
       createdAt: now,
       updatedAt: now,
-    })
-    .run();
-  return { promptId, archivedPromptId, tagId, tagName, competitorId, answerId: String(answer.id), articleId, articleSlug };
+    });
+  return { promptId, archivedPromptId, tagId, tagName, competitorId, answerId: String(answer!.id), articleId, articleSlug };
 }
 
 /** Creates (and migrates) the database at `dbPath` and seeds it; the handle is closed on return. */
-export function seedToolServerData(dbPath: string): ToolServerSeed {
+export async function seedToolServerData(dbPath: string): Promise<ToolServerSeed> {
   const db = openDatabase(dbPath);
   try {
-    const a = seedBrand(db, "a@example.com", "Acme Analytics", "acme-analytics.com", "autopilot");
-    const b = seedBrand(db, "b@example.com", "Borealis Tools", "borealis.io", "autopilot");
-    const visibility = seedBrand(db, "v@example.com", "Vega Labs", "vega-labs.com", "visibility");
-    const none = seedBrand(db, "n@example.com", "Nadir Co", "nadir.co", "none");
-    const spare = createApiKey(db, a.accountId, { name: "spare", brandId: a.brandId });
+    const a = await seedBrand(db, "a@example.com", "Acme Analytics", "acme-analytics.com", "autopilot");
+    const b = await seedBrand(db, "b@example.com", "Borealis Tools", "borealis.io", "autopilot");
+    const visibility = await seedBrand(db, "v@example.com", "Vega Labs", "vega-labs.com", "visibility");
+    const none = await seedBrand(db, "n@example.com", "Nadir Co", "nadir.co", "none");
+    const spare = await createApiKey(db, a.accountId, { name: "spare", brandId: a.brandId });
     return {
-      a: { ...a, ids: seedRecords(db, a.brandId, "Acme") },
-      b: { ...b, ids: seedRecords(db, b.brandId, "Borealis") },
+      a: { ...a, ids: await seedRecords(db, a.brandId, "Acme") },
+      b: { ...b, ids: await seedRecords(db, b.brandId, "Borealis") },
       visibility,
       none,
       spareKeyOfA: { key: spare.plaintext, keyId: spare.key.id },

@@ -96,7 +96,7 @@ export async function testApp(
 
   const signIn = async (email: string, opts: { plan?: Plan } = {}): Promise<string> => {
     await createAccount(db, { email, password: PASSWORD });
-    if (opts.plan && opts.plan !== "none") setAccountPlan(db, email, opts.plan);
+    if (opts.plan && opts.plan !== "none") await setAccountPlan(db, email, opts.plan);
     const res = await call("POST", "/api/auth/login", { body: { email, password: PASSWORD } });
     if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
     return sessionCookieOf(res.headers);

@@ -1,5 +1,5 @@
 // An in-process tool server for the tool tests: testApp (test/support/http.ts) over a database seeded
-// by seedToolServerData (test/support/fixtures.ts), with SDK clients on app.handle and raw posts for
+// by await seedToolServerData (test/support/fixtures.ts), with SDK clients on app.handle and raw posts for
 // what no SDK client would send.
 //
 //   const s = await seededToolServer();
@@ -25,7 +25,7 @@ export interface SeededToolServer {
 
 export async function seededToolServer(): Promise<SeededToolServer> {
   const dbPath = join(scratchDir("spyglass-tools-"), "spyglass.db");
-  const seed = seedToolServerData(dbPath);
+  const seed = await seedToolServerData(dbPath);
   const t = await testApp({ dbPath });
   const clients: Client[] = [];
   return {
