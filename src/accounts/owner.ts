@@ -26,16 +26,16 @@ export async function requireOwner(db: Queries, accountId: string): Promise<void
 
 export async function listAccounts(db: Queries): Promise<ListedAccount[]> {
   const rows = await db.all<AccountView & { createdAt: number }>(
-    "SELECT id, email, plan, created_at AS createdAt FROM accounts ORDER BY created_at, id",
+    `SELECT id, email, plan, created_at AS "createdAt" FROM accounts ORDER BY created_at, id`,
   );
   return rows.map((row, i) => ({ ...accountView(row), created_at: iso(row.createdAt), owner: i === 0 }));
 }
 
 export async function setPlanOfAccount(db: Queries, accountId: string, plan: unknown): Promise<AccountView> {
-  const row = await db.get<{ id: string; email: string; plan: Plan }>("UPDATE accounts SET plan = ? WHERE id = ? RETURNING id, email, plan", [
-    parsePlan(plan),
-    accountId,
-  ]);
+  const row = await db.get<{ id: string; email: string; plan: Plan }>(
+    "UPDATE accounts SET plan = ? WHERE id = ? RETURNING id, email, plan",
+    [parsePlan(plan), accountId],
+  );
   if (!row) throw new NotFound("Account not found.", "account_not_found");
   return accountView(row);
 }

@@ -2,7 +2,7 @@
 // and the dashboard call these functions.
 import { type Config } from "../config";
 import { type Queries } from "../db/queries";
-import { accounts, PLANS, type Plan } from "../db/schema";
+import { type accounts, PLANS, type Plan } from "../db/schema";
 import { Conflict, Forbidden, Invalid, NotFound } from "../errors";
 import { newId } from "../ids";
 
@@ -92,7 +92,7 @@ export async function verifyPassword(password: string, hash: string | null): Pro
   return limited(waitingVerify, () => Bun.password.verify(password, hash));
 }
 
-const ACCOUNT_COLUMNS = "id, email, password_hash AS passwordHash, plan, created_at AS createdAt";
+const ACCOUNT_COLUMNS = `id, email, password_hash AS "passwordHash", plan, created_at AS "createdAt"`;
 
 export async function countAccounts(db: Queries): Promise<number> {
   return (await db.get<{ n: number }>("SELECT count(*) AS n FROM accounts"))?.n ?? 0;
@@ -152,6 +152,7 @@ export async function createAccount(
   const passwordHash = await hashPassword(password);
   const row: AccountRow = { id: newId("acc"), email, passwordHash, plan, createdAt: Date.now() };
   return db.transaction(async (tx) => {
+    await tx.lock("accounts");
     mayCreate(await countAccounts(tx));
     if (await tx.get("SELECT id FROM accounts WHERE email = ?", [email])) {
       throw new Conflict("An account with this email already exists.", "email_taken");

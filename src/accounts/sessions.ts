@@ -40,7 +40,7 @@ export async function resolveSession(db: Queries, token: string | null | undefin
   if (!token || !TOKEN.test(token)) return null;
   const tokenHash = sha256Hex(token);
   const row = await db.get<{ expiresAt: number; id: string; email: string; plan: Plan }>(
-    `SELECT s.expires_at AS expiresAt, a.id AS id, a.email AS email, a.plan AS plan
+    `SELECT s.expires_at AS "expiresAt", a.id AS id, a.email AS email, a.plan AS plan
      FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.token_hash = ?`,
     [tokenHash],
   );

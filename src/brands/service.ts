@@ -85,7 +85,7 @@ interface BrandRow {
   siteKey: string;
 }
 
-const BRAND_COLUMNS = "id, account_id AS accountId, name, domain, aliases, site_key AS siteKey";
+const BRAND_COLUMNS = `id, account_id AS "accountId", name, domain, aliases, site_key AS "siteKey"`;
 
 function view(row: BrandRow): BrandView {
   return { id: row.id, name: row.name, domain: row.domain, aliases: JSON.parse(row.aliases) as string[], site_key: row.siteKey };
@@ -107,6 +107,7 @@ export async function createBrand(db: Queries, accountId: string, input: BrandIn
     aliases: parseBrandAliases(input.aliases),
   };
   return db.transaction(async (tx) => {
+    await tx.lock(`brands:${accountId}`);
     await requireFreeName(tx, accountId, fields.name);
     // Strictly increasing per account, so "the account's first brand" (the default for new keys)
     // is well defined even for brands created within the same millisecond.
@@ -179,8 +180,11 @@ export async function updateBrand(
     if (parsed.aliases !== undefined && !sameList(parsed.aliases, current.aliases)) changes.aliases = parsed.aliases;
     if (Object.keys(changes).length === 0) return { brand: current, changed: false };
     if (changes.name !== undefined) {
-      const owner = await tx.get<{ accountId: string }>("SELECT account_id AS accountId FROM brands WHERE id = ?", [brandId]);
-      if (owner) await requireFreeName(tx, owner.accountId, changes.name, brandId);
+      const owner = await tx.get<{ accountId: string }>(`SELECT account_id AS "accountId" FROM brands WHERE id = ?`, [brandId]);
+      if (owner) {
+        await tx.lock(`brands:${owner.accountId}`);
+        await requireFreeName(tx, owner.accountId, changes.name, brandId);
+      }
     }
     const next = { ...current, ...changes };
     const row = await tx.get<BrandRow>(

@@ -7,8 +7,8 @@ import { type MigrationMeta } from "drizzle-orm/migrator";
 import { NotFound, Unavailable } from "../errors";
 import { log } from "../log";
 import { EMBEDDED_MIGRATIONS, MIGRATION_JOURNAL } from "./migrations";
-import * as schema from "./schema";
 import { type Queries, type SqlParam, type SqlText } from "./queries";
+import * as schema from "./schema";
 
 export type Orm = BunSQLiteDatabase<typeof schema>;
 
@@ -219,6 +219,7 @@ function sqliteQueries(sqlite: SQLite): Queries {
       if (outside()) await wait();
       return statement(text).run(...(params as SqlParam[])).changes;
     },
+    async lock(): Promise<void> {},
     async transaction<T>(fn: (tx: Queries) => Promise<T>): Promise<T> {
       if (open !== null && context.getStore() === open.token) return fn(queries);
       const previous = queue;

@@ -31,6 +31,13 @@ export interface Queries {
    * of the process waits for the transaction to end.
    */
   transaction<T>(fn: (tx: Queries) => Promise<T>): Promise<T>;
+  /**
+   * Inside a transaction: waits until no other transaction holds `name`, and holds it until this one
+   * ends. For a read-then-write that must see every earlier writer's result (the first account, a
+   * limit, a name taken): SQLite's BEGIN IMMEDIATE already serialises every writer, so there it does
+   * nothing; PostgreSQL's READ COMMITTED does not, so there it takes a transaction-level advisory lock.
+   */
+  lock(name: string): Promise<void>;
 }
 
 /** The text of `text` for a dialect. */

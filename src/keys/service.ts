@@ -43,6 +43,7 @@ export async function createApiKey(db: Queries, accountId: string, input: { name
     throw new Invalid("brand_id must be a string.", "invalid_brand_id");
   }
   return db.transaction(async (tx): Promise<CreatedKey> => {
+    await tx.lock(`api_keys:${accountId}`);
     const account = await getAccount(tx, accountId);
     requirePlan(
       account.plan,
@@ -57,7 +58,9 @@ export async function createApiKey(db: Queries, accountId: string, input: { name
       if (!first) throw new Conflict("Create a brand before creating an API key.", "no_brand");
       brandId = first.id;
     }
-    const active = await tx.get<{ n: number }>("SELECT count(*) AS n FROM api_keys WHERE account_id = ? AND revoked_at IS NULL", [accountId]);
+    const active = await tx.get<{ n: number }>("SELECT count(*) AS n FROM api_keys WHERE account_id = ? AND revoked_at IS NULL", [
+      accountId,
+    ]);
     if ((active?.n ?? 0) >= MAX_ACTIVE_KEYS) {
       throw new Conflict(`An account can have at most ${MAX_ACTIVE_KEYS} active API keys; revoke one first.`, "key_limit");
     }
@@ -83,8 +86,15 @@ export async function createApiKey(db: Queries, accountId: string, input: { name
 }
 
 export async function listApiKeys(app: Pick<AppContext, "db" | "keys">, accountId: string): Promise<ApiKeyView[]> {
-  const rows = await app.db.all<{ id: string; name: string; keyPrefix: string; createdAt: number; lastUsedAt: number | null; brandId: string }>(
-    `SELECT id, name, key_prefix AS keyPrefix, created_at AS createdAt, last_used_at AS lastUsedAt, brand_id AS brandId
+  const rows = await app.db.all<{
+    id: string;
+    name: string;
+    keyPrefix: string;
+    createdAt: number;
+    lastUsedAt: number | null;
+    brandId: string;
+  }>(
+    `SELECT id, name, key_prefix AS "keyPrefix", created_at AS "createdAt", last_used_at AS "lastUsedAt", brand_id AS "brandId"
      FROM api_keys WHERE account_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id DESC`,
     [accountId],
   );
@@ -140,7 +150,7 @@ export async function verifyBearerKey(
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
   if (!match?.[1] || !isWellFormedApiKey(match[1])) return { ok: false, reason: "malformed" };
   const row = await app.db.get<KeyIdentity & { revokedAt: number | null }>(
-    `SELECT id, name, key_prefix AS prefix, account_id AS accountId, brand_id AS brandId, revoked_at AS revokedAt
+    `SELECT id, name, key_prefix AS prefix, account_id AS "accountId", brand_id AS "brandId", revoked_at AS "revokedAt"
      FROM api_keys WHERE key_hash = ?`,
     [hashApiKey(match[1])],
   );
@@ -205,7 +215,10 @@ function bearerHash(header: string): string | null {
   return match?.[1] && isWellFormedApiKey(match[1]) ? hashApiKey(match[1]) : null;
 }
 
-async function lookUpBearerKey(app: Pick<AppContext, "db" | "keys">, header: string | null | undefined): Promise<BearerResult<VerifiedKey>> {
+async function lookUpBearerKey(
+  app: Pick<AppContext, "db" | "keys">,
+  header: string | null | undefined,
+): Promise<BearerResult<VerifiedKey>> {
   const verified = await verifyBearerKey(app, header);
   if (!verified.ok) return verified;
   const { id, name, prefix, accountId, brandId } = verified.value;

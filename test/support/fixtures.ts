@@ -79,16 +79,14 @@ async function seedRecords(db: Db, brandId: string, word: string): Promise<Brand
     .insert(prompts)
     .values({ id: archivedPromptId, brandId, text: archived, textKey: promptTextKey(archived), createdAt: now, archivedAt: now });
   const competitorId = newId("cmp");
-  await db.orm
-    .insert(competitors)
-    .values({
-      id: competitorId,
-      brandId,
-      name: `${word} Rival`,
-      aliases: [`${word}R`],
-      domains: [`${word.toLowerCase()}-rival.com`],
-      createdAt: now,
-    });
+  await db.orm.insert(competitors).values({
+    id: competitorId,
+    brandId,
+    name: `${word} Rival`,
+    aliases: [`${word}R`],
+    domains: [`${word.toLowerCase()}-rival.com`],
+    createdAt: now,
+  });
   const [answer] = await db.orm
     .insert(answers)
     .values({
@@ -103,21 +101,19 @@ async function seedRecords(db: Db, brandId: string, word: string): Promise<Brand
     .returning({ id: answers.id });
   const articleId = newId("art");
   const articleSlug = `why-${word.toLowerCase()}-for-small-teams`;
-  await db.orm
-    .insert(articles)
-    .values({
-      id: articleId,
-      brandId,
-      promptId,
-      title: `Why ${word} for small teams`,
-      slug: articleSlug,
-      markdown: `Small teams pick ${word}.`,
-      html: `<p>Small teams pick ${word}.</p>`,
-      status: "published",
-      publishedAt: now,
-      createdAt: now,
-      updatedAt: now,
-    });
+  await db.orm.insert(articles).values({
+    id: articleId,
+    brandId,
+    promptId,
+    title: `Why ${word} for small teams`,
+    slug: articleSlug,
+    markdown: `Small teams pick ${word}.`,
+    html: `<p>Small teams pick ${word}.</p>`,
+    status: "published",
+    publishedAt: now,
+    createdAt: now,
+    updatedAt: now,
+  });
   return { promptId, archivedPromptId, tagId, tagName, competitorId, answerId: String(answer!.id), articleId, articleSlug };
 }
 
