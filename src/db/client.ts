@@ -7,12 +7,13 @@ import { type MigrationMeta } from "drizzle-orm/migrator";
 import { NotFound, Unavailable } from "../errors";
 import { log } from "../log";
 import { EMBEDDED_MIGRATIONS, MIGRATION_JOURNAL } from "./migrations";
-import * as schema from "./schema";
 import { type Queries, type SqlParam, type SqlText } from "./queries";
+import * as schema from "./schema";
 
 export type Orm = BunSQLiteDatabase<typeof schema>;
 
 export interface Db extends Queries {
+  readonly dialect: "sqlite";
   sqlite: SQLite;
   orm: Orm;
   path: string;
@@ -76,6 +77,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   const queries = sqliteQueries(sqlite);
   return {
     ...queries,
+    dialect: "sqlite",
     sqlite,
     orm,
     path,
