@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Spyglass build entry point.
 #   ./build.sh         install the pinned Bun (through npm) when absent, install dependencies, compile dist/spyglass
-#   ./build.sh test    the same, then lint and format check (Biome), type-check and run the whole suite (unit, in-process, compiled binary)
+#   ./build.sh test    the same (plus Chromium and PostgreSQL's binaries for the tests), then lint and format check (Biome), type-check and run the whole suite (unit, in-process, compiled binary)
 #   ./build.sh lint    Biome's format and lint check alone (`bun run fix` applies its fixes)
 #   ./build.sh bench   the same as build, then run the benchmarks in bench/
 set -euo pipefail
@@ -38,6 +38,19 @@ ensure_chromium() {
   if [[ $(id -u) -eq 0 ]]; then SUDO=""; else SUDO="sudo"; fi
   $SUDO apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >&2
+}
+
+# Debian's PostgreSQL server binaries, for the tests' temporary clusters (test/support/postgres.ts
+# runs initdb and postgres from /usr/lib/postgresql/*/bin; nothing is started here).
+ensure_postgres() {
+  if compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then return; fi
+  log "installing Debian's postgresql (PostgreSQL tests)"
+  if [[ $(id -u) -eq 0 ]]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq >&2
+  # Only the binaries: Debian's package would otherwise create and start a cluster of its own.
+  $SUDO mkdir -p /etc/postgresql-common/createcluster.d
+  echo 'create_main_cluster = false' | $SUDO tee /etc/postgresql-common/createcluster.d/spyglass.conf >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq postgresql >&2
 }
 
 # Node 22 and the MCP conformance/inspector CLIs, for the protocol tests (test/mcp/conformance.test.ts;
@@ -86,6 +99,7 @@ case "${1:-build}" in
     ;;
   test)
     ensure_chromium
+    ensure_postgres
     ensure_mcp_tools
     log "checking format and lint (biome)"
     bun x biome ci .

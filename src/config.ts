@@ -93,6 +93,7 @@ const fileSchema = z
       .default({ schedule: "0 6 * * *", samples: 1, concurrency: 8, enabled: true }),
     engines: z.array(engineSchema).default([]),
     writer: writerSchema.optional(),
+    database_url_env: envName.optional(),
   })
   .strict();
 
@@ -120,6 +121,11 @@ export interface Config {
    * fetched from loopback addresses, whose certificates are then not verified. Never for production.
    */
   oauthLoopbackClients: boolean;
+  /**
+   * PostgreSQL's URL (env SPYGLASS_DATABASE_URL, or the variable named by database_url_env), or null
+   * for SQLite in the data directory. It holds a password: never log it (db.path is the safe form).
+   */
+  databaseUrl: string | null;
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;
@@ -170,6 +176,8 @@ export function loadConfig({ flags, env, cwd = process.cwd() }: ConfigInput): Co
     };
   });
 
+  const databaseUrl = readDatabaseUrl(env, file.database_url_env, where);
+
   const publicOrigin = file.public_url ? new URL(file.public_url).origin : null;
   return Object.freeze({
     dataDir,
@@ -186,7 +194,34 @@ export function loadConfig({ flags, env, cwd = process.cwd() }: ConfigInput): Co
     writer: file.writer ?? null,
     shutdownGraceMs,
     oauthLoopbackClients: env.SPYGLASS_OAUTH_TEST_LOOPBACK_CLIENTS === "1",
+    databaseUrl,
   });
+}
+
+/**
+ * The PostgreSQL URL from the environment (CONTRACT §6), or null for SQLite. A variable named in the
+ * file must be set: falling back to SQLite would split the data of instances meant to share one
+ * database. Messages name the variable, never its value, which holds a password.
+ */
+function readDatabaseUrl(env: ConfigInput["env"], named: string | undefined, where: string): string | null {
+  const variable = named ?? "SPYGLASS_DATABASE_URL";
+  const value = env[variable]?.trim() ?? "";
+  if (value === "") {
+    if (named !== undefined) throw new ConfigError(`${where}: database_url_env: the environment variable ${named} is not set`);
+    return null;
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    url = new URL("invalid:");
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
+    throw new ConfigError(
+      `${variable}: must be a postgres:// or postgresql:// URL such as postgres://user:password@host:5432/database (its value is not shown: it may hold a password)`,
+    );
+  }
+  return value;
 }
 
 function readConfigFile(path: string): z.infer<typeof fileSchema> {
@@ -203,6 +238,11 @@ function readConfigFile(path: string): z.infer<typeof fileSchema> {
     const key = issue?.path.length
       ? issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : i ? `.${String(p)}` : String(p))).join("")
       : "(top level)";
+    if (issue?.code === "unrecognized_keys" && issue.keys.includes("database_url")) {
+      throw new ConfigError(
+        `${path}: database_url: the database URL holds a password and never lives in the file: set SPYGLASS_DATABASE_URL, or name another variable with database_url_env`,
+      );
+    }
     const message =
       issue?.code === "unrecognized_keys" ? `unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}` : (issue?.message ?? "invalid");
     throw new ConfigError(`${path}: ${key}: ${message}`);

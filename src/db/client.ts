@@ -13,6 +13,7 @@ import * as schema from "./schema";
 export type Orm = BunSQLiteDatabase<typeof schema>;
 
 export interface Db extends Queries {
+  readonly dialect: "sqlite";
   sqlite: SQLite;
   orm: Orm;
   path: string;
@@ -76,6 +77,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   const queries = sqliteQueries(sqlite);
   return {
     ...queries,
+    dialect: "sqlite",
     sqlite,
     orm,
     path,

@@ -1,0 +1,251 @@
+// The PostgreSQL side of the data access (queries.ts), for SPYGLASS_DATABASE_URL: a pool of
+// postgres.js connections. postgres.js rather than Bun.SQL: Bun.SQL returns int8 (our millisecond
+// timestamps, counts) and sums as strings with no per-type parser to change that, and has no
+// LISTEN/NOTIFY, which several instances need to tell each other about changes (issue 21).
+import { AsyncLocalStorage } from "node:async_hooks";
+import { type MigrationMeta } from "drizzle-orm/migrator";
+import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import { Unavailable } from "../errors";
+import { log } from "../log";
+import { type JournalEntry } from "./migrations";
+import { EMBEDDED_PG_MIGRATIONS, PG_MIGRATION_JOURNAL } from "./migrations-pg";
+import { type Queries, type SqlParam, type SqlText, toPostgresPlaceholders } from "./queries";
+import * as schema from "./schema-pg";
+
+export type PgOrm = PostgresJsDatabase<typeof schema>;
+
+export interface PostgresDb extends Queries {
+  readonly dialect: "postgres";
+  /** Drizzle's PostgreSQL query builder on the pool; it takes the tables of `tables`, not schema.ts's. */
+  orm: PgOrm;
+  /** schema-pg.ts: the tables of schema.ts as PostgreSQL tables, for `orm`. */
+  tables: typeof schema;
+  /** The pool itself, for what only PostgreSQL has (LISTEN/NOTIFY, advisory locks). */
+  postgres: postgres.Sql;
+  /** The database's URL without its password: safe to log and to show. */
+  path: string;
+  /** At once: PostgreSQL has no WAL checkpoint for a bulk job to make room for. */
+  betweenSlices(): Promise<void>;
+  /** Ends the pool once the queries in flight have finished. */
+  close(): Promise<void>;
+}
+
+export interface PostgresOptions {
+  /** Connections in the pool; default 10. Each instance holds up to this many of the server's max_connections. */
+  poolSize?: number;
+}
+
+// int8 (counts, sums of integers, our bigint timestamps) and numeric (sums of bigints, averages)
+// as numbers, and booleans (comparisons in a select list) as 1/0: the types SQLite gives the same
+// query. A numeric beyond 2^53 loses precision, as it would on SQLite.
+const TYPES = {
+  int8: { to: 20, from: [20, 1700], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) },
+  bool: {
+    to: 16,
+    from: [16],
+    serialize: (x: unknown) => (x === true || x === 1 || x === "t" || x === "true" ? "t" : "f"),
+    parse: (x: string) => (x === "t" ? 1 : 0),
+  },
+};
+
+// Taken while migrating: two instances started at once must not both create the tables. The
+// number is arbitrary, fixed, and ours ("spyglass" in ASCII).
+const MIGRATION_LOCK = 0x7370_7967_6c61_7373n.toString();
+
+/**
+ * Opens a pool on `url`, applies pending migrations (under an advisory lock) and returns the
+ * database. Throws a one-sentence Unavailable naming the server and database (never the password)
+ * when the server cannot be reached or refuses the login.
+ */
+export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<PostgresDb> {
+  const where = describeUrl(url);
+  const connect = (max: number) =>
+    postgres(url, {
+      max,
+      types: TYPES,
+      // Notices ("schema already exists, skipping") are not errors; postgres.js prints them by default.
+      onnotice: (notice) => log.debug("postgres notice", { message: notice.message }),
+      connection: { application_name: "spyglass" },
+    });
+  try {
+    await migrate(connect(1));
+  } catch (error) {
+    throw connectionError(error, where) ?? error;
+  }
+  const pool = connect(options.poolSize ?? 10);
+  const orm = drizzle({ client: pool, schema });
+  const queries = postgresQueries(pool);
+  return {
+    ...queries,
+    dialect: "postgres",
+    orm,
+    tables: schema,
+    postgres: pool,
+    path: where.safeUrl,
+    async betweenSlices(): Promise<void> {},
+    async close(): Promise<void> {
+      await pool.end({ timeout: 5 });
+    },
+  };
+}
+
+interface Where {
+  /** host:port/database as user, for error messages. */
+  label: string;
+  safeUrl: string;
+  password: string;
+}
+
+function describeUrl(url: string): Where {
+  const parsed = new URL(url);
+  const password = decodeURIComponent(parsed.password);
+  parsed.password = "";
+  parsed.searchParams.delete("password");
+  const database = decodeURIComponent(parsed.pathname.slice(1)) || decodeURIComponent(parsed.username) || "postgres";
+  const user = decodeURIComponent(parsed.username) || "the default user";
+  return { label: `${parsed.host || "localhost"}/${database} as ${user}`, safeUrl: parsed.toString(), password };
+}
+
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ETIMEDOUT",
+  "EAI_AGAIN",
+  "CONNECT_TIMEOUT",
+  "ECONNRESET",
+]);
+// invalid_authorization_specification, invalid_password, invalid_catalog_name (no such database).
+const REFUSED = new Set(["28000", "28P01", "3D000"]);
+
+/** The sentence for a failed first connection, or null when the error is something else. */
+function connectionError(error: unknown, where: Where): Unavailable | null {
+  const code = (error as { code?: string }).code ?? "";
+  const reason = scrub((error as Error).message ?? String(error), where.password);
+  if (UNREACHABLE.has(code) || /ECONNREFUSED|Failed to connect/i.test(reason)) {
+    return new Unavailable(
+      `PostgreSQL at ${where.label} cannot be reached (${reason}): check SPYGLASS_DATABASE_URL and that the server is running and accepts connections from this machine.`,
+      "database_unreachable",
+    );
+  }
+  if (REFUSED.has(code)) {
+    return new Unavailable(
+      `PostgreSQL at ${where.label} refused the login (${reason}): check the user, password and database name in SPYGLASS_DATABASE_URL.`,
+      "database_login_refused",
+    );
+  }
+  return null;
+}
+
+/** A message with the password taken out, should a driver ever quote it. */
+function scrub(message: string, password: string): string {
+  return password === "" ? message : message.split(password).join("***");
+}
+
+function embeddedMigrations(journal: JournalEntry[], texts: Record<string, string>): MigrationMeta[] {
+  return journal.map((entry) => {
+    const query = texts[entry.tag];
+    if (query === undefined) throw new Error(`migration ${entry.tag} is not embedded`);
+    return {
+      sql: query.split("--> statement-breakpoint"),
+      bps: entry.breakpoints,
+      folderMillis: entry.when,
+      hash: new Bun.CryptoHasher("sha256").update(query).digest("hex"),
+    };
+  });
+}
+
+/**
+ * Applies pending migrations on one connection holding a session advisory lock, so that an instance
+ * starting while another migrates waits for it and then finds nothing left to do. Drizzle's migrator
+ * (what drizzle-orm/postgres-js/migrator calls) is fed from the embedded files instead of disk.
+ */
+async function migrate(connection: postgres.Sql): Promise<void> {
+  try {
+    await connection.unsafe(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
+    const orm = drizzle({ client: connection });
+    const internal = orm as unknown as {
+      dialect: { migrate(m: MigrationMeta[], session: unknown, config: object): Promise<void> };
+      session: unknown;
+    };
+    await internal.dialect.migrate(embeddedMigrations(PG_MIGRATION_JOURNAL, EMBEDDED_PG_MIGRATIONS), internal.session, {});
+    await connection.unsafe(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`);
+  } finally {
+    // Ending the session releases the lock too, should the migration have failed.
+    await connection.end({ timeout: 5 });
+  }
+}
+
+type Runner = postgres.Sql | postgres.TransactionSql;
+
+/** The open transaction of the current async context, if any (see postgresQueries). */
+interface OpenTransaction {
+  sql: postgres.TransactionSql;
+  queries: Queries;
+  open: boolean;
+}
+
+/**
+ * Queries on the pool. A transaction runs on one reserved connection (postgres.js's begin); the
+ * queries made inside it, through the `tx` it hands out or through this object alike, run on that
+ * connection (told apart by async context, as on SQLite), so a helper handed the database rather
+ * than `tx` still sees the transaction's rows instead of waiting on its locks from another
+ * connection. A transaction opened inside another joins it.
+ */
+function postgresQueries(pool: postgres.Sql): Queries {
+  const texts = new Map<string, string>();
+  const textOf = (text: SqlText): string => {
+    const source = typeof text === "string" ? text : text.postgres;
+    let rewritten = texts.get(source);
+    if (rewritten === undefined) {
+      // Texts are the features' own, but some carry a list of n placeholders: bounded all the same.
+      if (texts.size >= 1_000) texts.clear();
+      rewritten = toPostgresPlaceholders(source);
+      texts.set(source, rewritten);
+    }
+    return rewritten;
+  };
+  const context = new AsyncLocalStorage<OpenTransaction>();
+  const current = (): OpenTransaction | undefined => {
+    const tx = context.getStore();
+    return tx?.open ? tx : undefined;
+  };
+  const execute = (runner: Runner, text: SqlText, params: readonly SqlParam[]) =>
+    runner.unsafe(textOf(text), params.map(toDriver) as postgres.ParameterOrJSON<never>[]);
+
+  const on = (runner: () => Runner): Queries => {
+    const queries: Queries = {
+      dialect: "postgres",
+      async all<T>(text: SqlText, params: readonly SqlParam[] = []): Promise<T[]> {
+        return Array.from(await execute(runner(), text, params)) as T[];
+      },
+      async get<T>(text: SqlText, params: readonly SqlParam[] = []): Promise<T | undefined> {
+        return (await execute(runner(), text, params))[0] as T | undefined;
+      },
+      async run(text: SqlText, params: readonly SqlParam[] = []): Promise<number> {
+        return (await execute(runner(), text, params)).count;
+      },
+      async transaction<T>(fn: (tx: Queries) => Promise<T>): Promise<T> {
+        const open = current();
+        if (open) return fn(open.queries);
+        return (await pool.begin(async (sql) => {
+          const tx: OpenTransaction = { sql, queries: on(() => sql), open: true };
+          try {
+            return await context.run(tx, () => fn(tx.queries));
+          } finally {
+            tx.open = false;
+          }
+        })) as T;
+      },
+    };
+    return queries;
+  };
+  return on(() => current()?.sql ?? pool);
+}
+
+/** Parameters as SQLite takes them: booleans as 1/0 (our booleans are integer columns). */
+function toDriver(param: SqlParam): unknown {
+  return param === true ? 1 : param === false ? 0 : param;
+}

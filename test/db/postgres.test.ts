@@ -1,0 +1,324 @@
+// The PostgreSQL side of the data access against a real server (test/support/postgres.ts): rows of
+// the same types as SQLite's, SQLite's placeholders, transactions, migrations under a lock, and the
+// sentences of a failed connection.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readdirSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { and, eq } from "drizzle-orm";
+import { type Db, openDatabase } from "../../src/db/client";
+import { EMBEDDED_PG_MIGRATIONS, PG_MIGRATION_JOURNAL } from "../../src/db/migrations-pg";
+import { openPostgres, type PostgresDb } from "../../src/db/postgres";
+import { type Queries, toPostgresPlaceholders } from "../../src/db/queries";
+import { Unavailable } from "../../src/errors";
+import { freshPostgresUrl } from "../support/postgres";
+
+const opened: Array<Db | PostgresDb> = [];
+async function pg(url?: string): Promise<PostgresDb> {
+  const db = await openPostgres(url ?? (await freshPostgresUrl()));
+  opened.push(db);
+  return db;
+}
+function sqlite(): Db {
+  const db = openDatabase(":memory:");
+  opened.push(db);
+  return db;
+}
+
+// The first call initialises and starts the cluster: seconds, more than a test's default timeout.
+beforeAll(() => freshPostgresUrl(), 120_000);
+afterAll(async () => {
+  for (const db of opened.splice(0)) await db.close();
+});
+
+/** The same rows, written with the same SQL texts, on either database. */
+async function seed(db: Queries): Promise<void> {
+  await db.run("INSERT INTO accounts (id, email, password_hash, plan, created_at) VALUES (?, ?, ?, ?, ?)", [
+    "acc_1",
+    "a@example.com",
+    "h",
+    "visibility",
+    1_767_225_600_000,
+  ]);
+  await db.run("INSERT INTO brands (id, account_id, name, site_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)", [
+    "brd_1",
+    "acc_1",
+    "Acme",
+    "pk_1",
+    1_767_225_600_000,
+    1_767_225_600_000,
+  ]);
+  await db.run("INSERT INTO prompts (id, brand_id, text, text_key, created_at) VALUES (?, ?, ?, ?, ?)", [
+    "prm_1",
+    "brd_1",
+    "Best?",
+    "best?",
+    1,
+  ]);
+  const answers: Array<[string, number, boolean, number | null, number | null]> = [
+    ["chatgpt", 1_767_225_600_001, true, 120, 0.5],
+    ["chatgpt", 1_767_225_600_002, false, 80, null],
+    ["gemini", 1_767_225_600_003, true, null, -0.25],
+  ];
+  for (const [engine, createdAt, mentioned, latency, sentiment] of answers) {
+    await db.run(
+      "INSERT INTO answers (brand_id, prompt_id, engine, status, text, created_at, brand_mentioned, latency_ms, brand_sentiment) VALUES (?, ?, ?, 'ok', ?, ?, ?, ?, ?)",
+      ["brd_1", "prm_1", engine, `answer of ${engine}`, createdAt, mentioned, latency, sentiment],
+    );
+  }
+}
+
+describe("rows have the types SQLite gives", () => {
+  const queries = [
+    "SELECT id, email, plan, created_at FROM accounts",
+    "SELECT count(*) AS n, sum(latency_ms) AS latency, max(created_at) AS newest, min(created_at) AS oldest FROM answers",
+    "SELECT engine, count(*) AS n, sum(brand_mentioned) AS mentioned, sum(brand_sentiment) AS sentiment FROM answers GROUP BY engine ORDER BY engine",
+    "SELECT id, created_at > 1767225600001 AS later, brand_mentioned = 1 AS mentioned, latency_ms IS NULL AS no_latency, model, brand_sentiment FROM answers ORDER BY id",
+    "SELECT created_at / 86400000 AS day, created_at % 1000 AS ms, latency_ms * 2 AS twice, length(text) AS chars FROM answers ORDER BY id",
+    "SELECT count(*) AS n, max(latency_ms) AS m FROM answers WHERE engine = 'nobody'",
+    "SELECT coalesce(sum(latency_ms), 0) AS total, count(model) AS models FROM answers WHERE engine = ?",
+  ];
+  let lite: Db;
+  let post: PostgresDb;
+  beforeAll(async () => {
+    lite = sqlite();
+    post = await pg();
+    await seed(lite);
+    await seed(post);
+  });
+
+  for (const text of queries) {
+    test(text, async () => {
+      const params = text.includes("?") ? ["chatgpt"] : [];
+      const expected = await lite.all(text, params);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(await post.all(text, params)).toEqual(expected);
+    });
+  }
+
+  test("get gives the first row or undefined, and run the number of rows changed", async () => {
+    expect(await post.get("SELECT engine FROM answers ORDER BY id")).toEqual({ engine: "chatgpt" });
+    expect(await post.get("SELECT engine FROM answers WHERE engine = 'nobody'")).toBeUndefined();
+    expect(await post.run("UPDATE answers SET model = ? WHERE engine = ?", ["m", "chatgpt"])).toBe(2);
+    expect(await post.run("UPDATE answers SET model = ? WHERE engine = ?", ["m", "nobody"])).toBe(0);
+  });
+
+  test("a { sqlite, postgres } pair runs each database's own text", async () => {
+    const text = { sqlite: "SELECT 'lite' AS which", postgres: "SELECT 'post' AS which" };
+    expect(await lite.get(text)).toEqual({ which: "lite" });
+    expect(await post.get(text)).toEqual({ which: "post" });
+  });
+});
+
+describe("placeholders", () => {
+  test("? numbers in order, ?N names a parameter, and a ? inside a string or a quoted name is left alone", () => {
+    expect(toPostgresPlaceholders("SELECT ? , ?")).toBe("SELECT $1 , $2");
+    expect(toPostgresPlaceholders("a = ?2 AND b = ?1 AND c = ?")).toBe("a = $2 AND b = $1 AND c = $3");
+    expect(toPostgresPlaceholders("SELECT '?', 'it''s ?', \"col?\" WHERE x = ?")).toBe("SELECT '?', 'it''s ?', \"col?\" WHERE x = $1");
+  });
+
+  test("on the server: ?N used twice, ? after ?N, and a literal '?' in the text", async () => {
+    const db = await pg();
+    await seed(db);
+    const text = "SELECT '?' AS mark, email FROM accounts WHERE (id = ?1 OR email = ?1) AND plan = ?";
+    expect(await db.all(text, ["acc_1", "visibility"])).toEqual([{ mark: "?", email: "a@example.com" }]);
+    expect(await db.all(text, ["a@example.com", "visibility"])).toEqual([{ mark: "?", email: "a@example.com" }]);
+  });
+});
+
+describe("transactions", () => {
+  let db: PostgresDb;
+  beforeAll(async () => {
+    db = await pg();
+    await seed(db);
+  });
+  const plan = async () => (await db.get<{ plan: string }>("SELECT plan FROM accounts WHERE id = 'acc_1'"))?.plan;
+
+  test("commit when fn resolves; its result is returned", async () => {
+    const result = await db.transaction(async (tx) => {
+      await tx.run("UPDATE accounts SET plan = 'autopilot' WHERE id = 'acc_1'");
+      return tx.get<{ plan: string }>("SELECT plan FROM accounts WHERE id = 'acc_1'");
+    });
+    expect(result).toEqual({ plan: "autopilot" });
+    expect(await plan()).toBe("autopilot");
+  });
+
+  test("rollback when fn throws, and the error reaches the caller", async () => {
+    await db.run("UPDATE accounts SET plan = 'none' WHERE id = 'acc_1'");
+    const failing = db.transaction(async (tx) => {
+      await tx.run("UPDATE accounts SET plan = 'visibility' WHERE id = 'acc_1'");
+      throw new Error("stop");
+    });
+    expect(failing).rejects.toThrow("stop");
+    await failing.catch(() => {});
+    expect(await plan()).toBe("none");
+  });
+
+  test("a nested transaction joins the outer one: the inner one's writes go with the outer's rollback", async () => {
+    await db.run("UPDATE accounts SET plan = 'none' WHERE id = 'acc_1'");
+    const failing = db.transaction(async (tx) => {
+      await tx.transaction(async (inner) => {
+        await inner.run("UPDATE accounts SET plan = 'visibility' WHERE id = 'acc_1'");
+      });
+      await db.transaction(async (inner) => {
+        expect(await inner.get("SELECT plan FROM accounts WHERE id = 'acc_1'")).toEqual({ plan: "visibility" });
+      });
+      throw new Error("stop");
+    });
+    await failing.catch(() => {});
+    expect(await plan()).toBe("none");
+  });
+
+  test("inside a transaction, queries through the database itself run in it; outside, they do not see it", async () => {
+    await db.run("UPDATE accounts SET plan = 'none' WHERE id = 'acc_1'");
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let written!: () => void;
+    const wrote = new Promise<void>((resolve) => (written = resolve));
+    const transaction = db.transaction(async (tx) => {
+      await tx.run("UPDATE accounts SET plan = 'autopilot' WHERE id = 'acc_1'");
+      expect(await plan()).toBe("autopilot");
+      written();
+      await held;
+    });
+    await wrote;
+    // Another request's query, from outside the transaction's async context: the committed row only.
+    expect(await plan()).toBe("none");
+    release();
+    await transaction;
+    expect(await plan()).toBe("autopilot");
+  });
+});
+
+describe("migrations", () => {
+  test("every drizzle-pg/*.sql file is in the journal and embedded in src/db/migrations-pg.ts", () => {
+    const files = readdirSync(join(import.meta.dir, "../../drizzle-pg"))
+      .filter((f) => f.endsWith(".sql"))
+      .map((f) => f.replace(/\.sql$/, ""))
+      .sort();
+    expect(PG_MIGRATION_JOURNAL.map((e) => e.tag).sort()).toEqual(files);
+    expect(Object.keys(EMBEDDED_PG_MIGRATIONS).sort()).toEqual(files);
+  });
+
+  test("two instances opening one empty database at once both succeed, and the migrations run once", async () => {
+    const url = await freshPostgresUrl({ schema: "empty" });
+    const [a, b] = await Promise.all([pg(url), pg(url)]);
+    const applied = await a.all<{ hash: string }>("SELECT hash FROM drizzle.__drizzle_migrations");
+    expect(applied.length).toBe(PG_MIGRATION_JOURNAL.length);
+    await seed(a);
+    expect(await b.get("SELECT email FROM accounts")).toEqual({ email: "a@example.com" });
+  });
+
+  test("opening a migrated database again changes nothing and keeps its rows", async () => {
+    const url = await freshPostgresUrl({ schema: "empty" });
+    const first = await pg(url);
+    await seed(first);
+    await first.close();
+    const again = await pg(url);
+    expect(await again.all("SELECT count(*) AS n FROM drizzle.__drizzle_migrations")).toEqual([{ n: PG_MIGRATION_JOURNAL.length }]);
+    expect(await again.all("SELECT count(*) AS n FROM answers")).toEqual([{ n: 3 }]);
+  });
+
+  test("answer_source_engine_days follows answer_source_days through inserts, updates and deletes, as on SQLite", async () => {
+    const steps: Array<[string, unknown[]]> = [
+      [
+        "INSERT INTO answer_source_days (brand_id, domain, day, engine, prompt_id, hosts, answers) VALUES ('brd_1', 'a.com', 1, 'e', 'prm_1', '[]', 2)",
+        [],
+      ],
+      ["INSERT INTO prompts (id, brand_id, text, text_key, created_at) VALUES ('prm_2', 'brd_1', 'Other?', 'other?', 1)", []],
+      [
+        "INSERT INTO answer_source_days (brand_id, domain, day, engine, prompt_id, hosts, answers) VALUES ('brd_1', 'a.com', 1, 'e', 'prm_2', '[]', 3)",
+        [],
+      ],
+      ["UPDATE answer_source_days SET answers = answers + 4 WHERE prompt_id = 'prm_1'", []],
+      ["DELETE FROM prompts WHERE id = 'prm_2'", []],
+    ];
+    const lite = sqlite();
+    const post = await pg();
+    const read = "SELECT brand_id, domain, day, engine, hosts, answers FROM answer_source_engine_days ORDER BY domain";
+    for (const db of [lite, post] as Queries[]) await seed(db);
+    for (const [text, params] of steps) {
+      for (const db of [lite, post] as Queries[]) await db.run(text, params as never[]);
+      expect(await post.all(read)).toEqual(await lite.all(read));
+    }
+    expect(await post.all(read)).toEqual([{ brand_id: "brd_1", domain: "a.com", day: 1, engine: "e", hosts: "[]", answers: 6 }]);
+    await post.run("DELETE FROM answer_source_days");
+    expect(await post.all(read)).toEqual([]);
+  });
+});
+
+describe("the ORM", () => {
+  test("drizzle's PostgreSQL builder works with db.tables: insert, select with eq/and, update and delete with returning, upsert", async () => {
+    const db = await pg();
+    const { accounts } = db.tables;
+    await db.orm.insert(accounts).values({ id: "acc_1", email: "a@example.com", passwordHash: "h", createdAt: 1_767_225_600_000 });
+    expect(
+      await db.orm
+        .select()
+        .from(accounts)
+        .where(and(eq(accounts.id, "acc_1"), eq(accounts.plan, "none"))),
+    ).toEqual([{ id: "acc_1", email: "a@example.com", passwordHash: "h", plan: "none", createdAt: 1_767_225_600_000 }]);
+    expect(
+      await db.orm.update(accounts).set({ plan: "visibility" }).where(eq(accounts.id, "acc_1")).returning({ plan: accounts.plan }),
+    ).toEqual([{ plan: "visibility" }]);
+    const upserted = await db.orm
+      .insert(accounts)
+      .values({ id: "acc_1", email: "a@example.com", passwordHash: "h2", createdAt: 1 })
+      .onConflictDoUpdate({ target: accounts.id, set: { passwordHash: "h2" } })
+      .returning({ hash: accounts.passwordHash, createdAt: accounts.createdAt });
+    expect(upserted).toEqual([{ hash: "h2", createdAt: 1_767_225_600_000 }]);
+    expect(await db.orm.delete(accounts).where(eq(accounts.id, "acc_1")).returning({ id: accounts.id })).toEqual([{ id: "acc_1" }]);
+  });
+
+  test("booleans and JSON columns read back as on SQLite's ORM", async () => {
+    const db = await pg();
+    await seed(db);
+    const { answers, brands } = db.tables;
+    const rows = await db.orm
+      .select({ mentioned: answers.brandMentioned, cited: answers.brandCited, sources: answers.providerCitations })
+      .from(answers);
+    expect(rows[0]).toEqual({ mentioned: true, cited: false, sources: [] });
+    await db.orm.update(brands).set({ aliases: ["Acme Inc"] });
+    expect(await db.get("SELECT aliases FROM brands")).toEqual({ aliases: '["Acme Inc"]' });
+  });
+});
+
+describe("connection failures", () => {
+  async function closedPort(): Promise<number> {
+    return new Promise((resolve) => {
+      const probe = createServer();
+      probe.listen(0, "127.0.0.1", () => {
+        const address = probe.address() as { port: number };
+        probe.close(() => resolve(address.port));
+      });
+    });
+  }
+
+  test("an unreachable server: one sentence naming host and database, never the password", async () => {
+    const port = await closedPort();
+    const error = await openPostgres(`postgres://spyglass:Sup3r-Secret@127.0.0.1:${port}/spyglass`).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Unavailable);
+    expect((error as Unavailable).code).toBe("database_unreachable");
+    expect((error as Error).message).toContain(`127.0.0.1:${port}/spyglass`);
+    expect((error as Error).message).not.toContain("Sup3r-Secret");
+  });
+
+  test("a refused login: one sentence naming host, database and user, never the password", async () => {
+    const url = new URL(await freshPostgresUrl({ schema: "empty" }));
+    url.password = "Wr0ng-Secret";
+    const error = await openPostgres(url.toString()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Unavailable);
+    expect((error as Unavailable).code).toBe("database_login_refused");
+    expect((error as Error).message).toContain(`${url.host}${url.pathname} as ${url.username}`);
+    expect((error as Error).message).not.toContain("Wr0ng-Secret");
+  });
+
+  test("db.path is the URL without its password", async () => {
+    const url = await freshPostgresUrl();
+    const db = await pg(url);
+    const password = new URL(url).password;
+    expect(password.length).toBeGreaterThan(0);
+    expect(db.path).not.toContain(password);
+    expect(db.path).toContain(new URL(url).pathname);
+  });
+});
