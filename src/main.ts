@@ -9,6 +9,8 @@ import { createAppContext } from "./context";
 import { backupDatabase } from "./db/backup";
 import { startCheckpointer } from "./db/checkpointer";
 import { type Db, type OpenOptions, openDatabase } from "./db/client";
+import { moveToPostgres } from "./db/move";
+import { openPostgres } from "./db/postgres";
 import { demoCommand } from "./demo/cli";
 import { AppError } from "./errors";
 import { createApiKey, listApiKeys, revokeApiKey } from "./keys/service";
@@ -105,12 +107,14 @@ const COMMANDS: Record<string, Command> = {
     summary: "creates a brand of the account; prints its id and site key",
     options: { email: { type: "string" }, name: { type: "string" }, domain: { type: "string" }, alias: { type: "string", multiple: true } },
     async run({ config, flags, json }) {
-      const brand = await withDb(config, async (db) =>
-        await createBrand(db, (await requireAccountByEmail(db, need(flags, "email"))).id, {
-          name: need(flags, "name"),
-          domain: flags.domain,
-          aliases: flags.alias,
-        }),
+      const brand = await withDb(
+        config,
+        async (db) =>
+          await createBrand(db, (await requireAccountByEmail(db, need(flags, "email"))).id, {
+            name: need(flags, "name"),
+            domain: flags.domain,
+            aliases: flags.alias,
+          }),
       );
       printRecord({ id: brand.id, name: brand.name, domain: brand.domain, site_key: brand.site_key }, json);
     },
@@ -135,11 +139,13 @@ const COMMANDS: Record<string, Command> = {
     summary: "creates an API key for one brand; prints the key once",
     options: { email: { type: "string" }, brand: { type: "string" }, name: { type: "string" } },
     async run({ config, flags, json }) {
-      const created = await withDb(config, async (db) =>
-        await createApiKey(db, (await requireAccountByEmail(db, need(flags, "email"))).id, {
-          name: need(flags, "name"),
-          brandId: need(flags, "brand"),
-        }),
+      const created = await withDb(
+        config,
+        async (db) =>
+          await createApiKey(db, (await requireAccountByEmail(db, need(flags, "email"))).id, {
+            name: need(flags, "name"),
+            brandId: need(flags, "brand"),
+          }),
       );
       printRecord(created, json);
     },
@@ -149,8 +155,9 @@ const COMMANDS: Record<string, Command> = {
     summary: "lists the account's active API keys (newest first); the keys themselves are never shown again",
     options: { email: { type: "string" } },
     async run({ config, flags, json }) {
-      const keys = await withDb(config, async (db) =>
-        await listApiKeys(createAppContext(config, db), (await requireAccountByEmail(db, need(flags, "email"))).id),
+      const keys = await withDb(
+        config,
+        async (db) => await listApiKeys(createAppContext(config, db), (await requireAccountByEmail(db, need(flags, "email"))).id),
       );
       if (json) return printRecord({ keys }, true);
       if (keys.length === 0)
@@ -217,6 +224,42 @@ const COMMANDS: Record<string, Command> = {
       const [file, ...extra] = positionals;
       if (!file || extra.length > 0) fail("backup: give exactly one target file\nusage: spyglass backup FILE", 2);
       printRecord(await withDb(config, (db) => backupDatabase(db, file)), json);
+    },
+  },
+  "migrate-to-postgres": {
+    usage: "SPYGLASS_DATABASE_URL=postgres://… spyglass migrate-to-postgres [--data DIR] [--json]",
+    summary: "copies this instance's SQLite database into an empty PostgreSQL database and verifies the copy",
+    options: {},
+    async run({ config, json }) {
+      if (config.databaseUrl === null) {
+        throw new UsageError(
+          "migrate-to-postgres copies into the PostgreSQL database named by SPYGLASS_DATABASE_URL (or the variable database_url_env names): set it to an empty database",
+        );
+      }
+      const source = openDatabase(config.dbPath, { create: false });
+      try {
+        const target = await openPostgres(config.databaseUrl);
+        try {
+          const started = performance.now();
+          const report = await moveToPostgres(source, target, {
+            onTable: (table, rows) => {
+              if (!json) process.stderr.write(`copied ${table}: ${rows} rows\n`);
+            },
+          });
+          if (json) return printRecord({ ...report, target: target.path }, true);
+          printTable(
+            ["TABLE", "ROWS", "CHECKSUM"],
+            report.tables.map((t) => [t.table, String(t.rows), t.checksum]),
+          );
+          process.stdout.write(
+            `Copied and verified ${report.rows} rows into ${target.path} in ${((performance.now() - started) / 1000).toFixed(1)} s. Start Spyglass with SPYGLASS_DATABASE_URL set to use it; ${config.dbPath} is left as it was.\n`,
+          );
+        } finally {
+          await target.close();
+        }
+      } finally {
+        source.close();
+      }
     },
   },
 };

@@ -34,6 +34,8 @@ interface TableShape {
   columns: string[];
   /** Its primary key's columns. */
   key: string[];
+  /** An integer `id` key (an identity column on PostgreSQL, whose sequence must pass the copied ids). */
+  integerId: boolean;
   /** Tables whose rows this one's foreign keys point at. */
   parents: string[];
 }
@@ -47,6 +49,7 @@ export function tablesInDependencyOrder(): TableShape[] {
     shapes.set(config.name, {
       name: config.name,
       columns: config.columns.map((c) => c.name),
+      integerId: config.columns.some((c) => c.name === "id" && c.primary && c.columnType === "SQLiteInteger"),
       key: config.primaryKeys[0]?.columns.map((c) => c.name) ?? config.columns.filter((c) => c.primary).map((c) => c.name),
       parents: config.foreignKeys.map((fk) => getTableConfig(fk.reference().foreignTable).name).filter((n) => n !== config.name),
     });
@@ -175,17 +178,21 @@ export async function moveToPostgres(source: Queries, target: Queries, options: 
       }
       options.onTable?.(table.name, copied);
       // Identity columns go on from the largest id copied, or the next insert would collide with it.
-      if (table.columns.includes("id")) {
-        await tx.run(
-          `SELECT setval(pg_get_serial_sequence(?, 'id'), (SELECT max(id) FROM ${quote(table.name)}))
-           WHERE pg_get_serial_sequence(?, 'id') IS NOT NULL AND EXISTS (SELECT 1 FROM ${quote(table.name)})`,
-          [table.name, table.name],
-        );
+      if (table.integerId && copied > 0) {
+        await tx.get(`SELECT setval(pg_get_serial_sequence(?, 'id'), (SELECT max(id) FROM ${quote(table.name)})) AS id`, [table.name]);
       }
     }
   });
+  return verifyCopy(source, target);
+}
+
+/**
+ * Reads every table of both databases and compares its row count and checksum; throws naming the
+ * first table that differs.
+ */
+export async function verifyCopy(source: Queries, target: Queries): Promise<MoveReport> {
   const report: TableCopy[] = [];
-  for (const table of tables) {
+  for (const table of tablesInDependencyOrder()) {
     const from = await tally(sqlitePages(source, table), table.columns);
     const to = await tally(keyPages(target, table), table.columns);
     if (from.rows !== to.rows || from.sum !== to.sum) {

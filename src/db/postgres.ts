@@ -227,6 +227,10 @@ function postgresQueries(pool: postgres.Sql): Queries {
       async run(text: SqlText, params: readonly SqlParam[] = []): Promise<number> {
         return (await execute(runner(), text, params)).count;
       },
+      async lock(name: string): Promise<void> {
+        // Held until the transaction ends; hashtext folds the name into the lock's integer space.
+        await execute(runner(), "SELECT pg_advisory_xact_lock(hashtext(?)) AS locked", [name]);
+      },
       async transaction<T>(fn: (tx: Queries) => Promise<T>): Promise<T> {
         const open = current();
         if (open) return fn(open.queries);
