@@ -214,6 +214,9 @@ async function startCluster(): Promise<Server> {
   child.stderr?.on("data", (chunk: Buffer) => {
     log = (log + chunk.toString()).slice(-4000);
   });
+  // Neither the server nor the idle admin connection keeps a script alive: its exit stops them.
+  child.unref();
+  (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   let running = true;
   void exited.then(() => {
@@ -221,7 +224,7 @@ async function startCluster(): Promise<Server> {
   });
 
   const base = `postgres://${user}:${password}@127.0.0.1:${port}`;
-  const admin = postgres(`${base}/postgres`, { max: 1, onnotice: () => {}, connect_timeout: 2 });
+  const admin = postgres(`${base}/postgres`, { max: 1, onnotice: () => {}, connect_timeout: 2, idle_timeout: 2 });
 
   const stop = async (): Promise<void> => {
     await admin.end({ timeout: 1 }).catch(() => {});
