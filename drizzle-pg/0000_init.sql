@@ -429,3 +429,25 @@ END $$;
 --> statement-breakpoint
 CREATE TRIGGER "answer_source_days_delete" AFTER DELETE ON "answer_source_days"
   FOR EACH ROW EXECUTE FUNCTION "answer_source_days_delete"();
+--> statement-breakpoint
+CREATE OR REPLACE FUNCTION spyglass_notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('spyglass_changes', TG_TABLE_NAME);
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER accounts_notify_change AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "accounts" FOR EACH STATEMENT EXECUTE FUNCTION spyglass_notify_change();
+--> statement-breakpoint
+CREATE TRIGGER brands_notify_change AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "brands" FOR EACH STATEMENT EXECUTE FUNCTION spyglass_notify_change();
+--> statement-breakpoint
+CREATE TRIGGER api_keys_notify_change AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "api_keys" FOR EACH STATEMENT EXECUTE FUNCTION spyglass_notify_change();
+--> statement-breakpoint
+CREATE TRIGGER articles_notify_change AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "articles" FOR EACH STATEMENT EXECUTE FUNCTION spyglass_notify_change();
+--> statement-breakpoint
+CREATE TRIGGER competitors_notify_change AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "competitors" FOR EACH STATEMENT EXECUTE FUNCTION spyglass_notify_change();
+--> statement-breakpoint
+CREATE TRIGGER oauth_clients_notify_change AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "oauth_clients" FOR EACH STATEMENT EXECUTE FUNCTION spyglass_notify_change();
+--> statement-breakpoint
+CREATE TRIGGER oauth_grants_notify_change AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "oauth_grants" FOR EACH STATEMENT EXECUTE FUNCTION spyglass_notify_change();
+--> statement-breakpoint
+CREATE TRIGGER oauth_tokens_notify_change AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "oauth_tokens" FOR EACH STATEMENT EXECUTE FUNCTION spyglass_notify_change();

@@ -10,6 +10,7 @@ import { Unavailable } from "../errors";
 import { log } from "../log";
 import { type JournalEntry } from "./migrations";
 import { EMBEDDED_PG_MIGRATIONS, PG_MIGRATION_JOURNAL } from "./migrations-pg";
+import { ChangeFeed } from "./pg-changes";
 import { type Queries, type SqlParam, type SqlText, toPostgresPlaceholders } from "./queries";
 import * as schema from "./schema-pg";
 
@@ -23,6 +24,8 @@ export interface PostgresDb extends Queries {
   tables: typeof schema;
   /** The pool itself, for what only PostgreSQL has (LISTEN/NOTIFY, advisory locks). */
   postgres: postgres.Sql;
+  /** What tells this instance that another one changed what it caches (pg-changes.ts). */
+  changes: ChangeFeed;
   /** The database's URL without its password: safe to log and to show. */
   path: string;
   /** At once: PostgreSQL has no WAL checkpoint for a bulk job to make room for. */
@@ -75,7 +78,8 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   }
   const pool = connect(options.poolSize ?? 10);
   const orm = drizzle({ client: pool, schema });
-  const queries = postgresQueries(pool);
+  const changes = new ChangeFeed(pool);
+  const queries = postgresQueries(pool, changes);
   return {
     ...queries,
     dialect: "postgres",
@@ -83,8 +87,10 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     tables: schema,
     postgres: pool,
     path: where.safeUrl,
+    changes,
     async betweenSlices(): Promise<void> {},
     async close(): Promise<void> {
+      await changes.close();
       await pool.end({ timeout: 5 });
     },
   };
@@ -185,6 +191,8 @@ interface OpenTransaction {
   sql: postgres.TransactionSql;
   queries: Queries;
   open: boolean;
+  /** It wrote to a table the instances' caches watch: the change stamp moves once it commits. */
+  wroteWatched: boolean;
 }
 
 /**
@@ -194,7 +202,7 @@ interface OpenTransaction {
  * than `tx` still sees the transaction's rows instead of waiting on its locks from another
  * connection. A transaction opened inside another joins it.
  */
-function postgresQueries(pool: postgres.Sql): Queries {
+function postgresQueries(pool: postgres.Sql, changes: ChangeFeed): Queries {
   const texts = new Map<string, string>();
   const textOf = (text: SqlText): string => {
     const source = typeof text === "string" ? text : text.postgres;
@@ -212,8 +220,16 @@ function postgresQueries(pool: postgres.Sql): Queries {
     const tx = context.getStore();
     return tx?.open ? tx : undefined;
   };
-  const execute = (runner: Runner, text: SqlText, params: readonly SqlParam[]) =>
-    runner.unsafe(textOf(text), params.map(toDriver) as postgres.ParameterOrJSON<never>[]);
+  const execute = async (runner: Runner, text: SqlText, params: readonly SqlParam[]) => {
+    const source = textOf(text);
+    const result = await runner.unsafe(source, params.map(toDriver) as postgres.ParameterOrJSON<never>[]);
+    if (changes.writesWatched(source)) {
+      const tx = current();
+      if (tx) tx.wroteWatched = true;
+      else changes.bump();
+    }
+    return result;
+  };
 
   const on = (runner: () => Runner): Queries => {
     const queries: Queries = {
@@ -234,14 +250,19 @@ function postgresQueries(pool: postgres.Sql): Queries {
       async transaction<T>(fn: (tx: Queries) => Promise<T>): Promise<T> {
         const open = current();
         if (open) return fn(open.queries);
-        return (await pool.begin(async (sql) => {
-          const tx: OpenTransaction = { sql, queries: on(() => sql), open: true };
+        let wroteWatched = false;
+        const result = (await pool.begin(async (sql) => {
+          const tx: OpenTransaction = { sql, queries: on(() => sql), open: true, wroteWatched: false };
           try {
             return await context.run(tx, () => fn(tx.queries));
           } finally {
             tx.open = false;
+            wroteWatched = tx.wroteWatched;
           }
         })) as T;
+        // Committed (begin resolved): now a cache that re-reads sees the write.
+        if (wroteWatched) changes.bump();
+        return result;
       },
     };
     return queries;

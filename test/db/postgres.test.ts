@@ -322,3 +322,43 @@ describe("connection failures", () => {
     expect(db.path).toContain(new URL(url).pathname);
   });
 });
+
+/** Waits until the notifications of earlier writes (which reach the writer too, a moment later) have landed. */
+async function settled(db: PostgresDb): Promise<void> {
+  for (let last = db.changes.stamp(), quietSince = Date.now(); Date.now() - quietSince < 200; await Bun.sleep(10)) {
+    if (db.changes.stamp() !== last) [last, quietSince] = [db.changes.stamp(), Date.now()];
+  }
+}
+
+describe("the change feed between instances", () => {
+  test("a write to a watched table by another instance moves this one's stamp; its own writes move it at once, after the commit", async () => {
+    const url = await freshPostgresUrl();
+    const one = await pg(url);
+    const two = await pg(url);
+    await seed(one);
+    const before = two.changes.stamp();
+    await one.run("UPDATE accounts SET plan = 'autopilot' WHERE id = ?", ["acc_1"]);
+    const deadline = Date.now() + 5_000;
+    while (two.changes.stamp() === before && Date.now() < deadline) await Bun.sleep(5);
+    expect(two.changes.stamp()).toBeGreaterThan(before);
+
+    // Own writes: outside a transaction at once; inside one, only once it has committed.
+    const own = one.changes.stamp();
+    await one.run("UPDATE accounts SET plan = 'visibility' WHERE id = ?", ["acc_1"]);
+    expect(one.changes.stamp()).toBeGreaterThan(own);
+    await settled(one);
+    let during = 0;
+    const start = one.changes.stamp();
+    await one.transaction(async (tx) => {
+      await tx.run("UPDATE accounts SET plan = 'none' WHERE id = ?", ["acc_1"]);
+      during = one.changes.stamp();
+    });
+    expect(during).toBe(start);
+    expect(one.changes.stamp()).toBeGreaterThan(start);
+    // A write elsewhere (not a cached table) leaves the stamp alone.
+    await settled(one);
+    const quiet = one.changes.stamp();
+    await one.run("DELETE FROM sessions WHERE expires_at < 0");
+    expect(one.changes.stamp()).toBe(quiet);
+  });
+});
