@@ -10,6 +10,8 @@ import { backupDatabase } from "./db/backup";
 import { startCheckpointer } from "./db/checkpointer";
 import { type Db, type OpenOptions, openDatabase } from "./db/client";
 import { moveToPostgres } from "./db/move";
+import { openConfiguredDatabase } from "./db/open";
+import { dumpPostgres } from "./db/pg-dump";
 import { openPostgres } from "./db/postgres";
 import { demoCommand } from "./demo/cli";
 import { AppError } from "./errors";
@@ -48,11 +50,11 @@ const COMMANDS: Record<string, Command> = {
     options: { host: { type: "string" }, port: { type: "string" } },
     async run({ config }) {
       configureLog({ level: config.logLevel });
-      const db = openDatabase(config.dbPath);
+      const db = await openConfiguredDatabase(config);
       const app = createAppContext(config, db);
-      markInterruptedRuns(app);
+      await markInterruptedRuns(app);
       const scheduler = startScheduler(app);
-      const checkpointer = startCheckpointer(db);
+      const checkpointer = db.dialect === "sqlite" ? startCheckpointer(db) : null;
       const server = startServer(app, [() => scheduler?.stop(), () => stopTracking(app), () => checkpointer?.stop()]);
       log.info("listening", {
         url: server.url,
@@ -223,7 +225,20 @@ const COMMANDS: Record<string, Command> = {
     async run({ config, positionals, json }) {
       const [file, ...extra] = positionals;
       if (!file || extra.length > 0) fail("backup: give exactly one target file\nusage: spyglass backup FILE", 2);
-      printRecord(await withDb(config, (db) => backupDatabase(db, file)), json);
+      printRecord(
+        await withDb(config, (db) => (db.dialect === "sqlite" ? backupDatabase(db, file) : dumpPostgres(config.databaseUrl!, file))),
+        json,
+      );
+    },
+  },
+  migrate: {
+    usage: "spyglass migrate [--data DIR] [--json]",
+    summary: "applies the database's pending migrations and exits (serve does it too; run it once before starting several instances)",
+    options: {},
+    async run({ config, json }) {
+      const record = await withDb(config, (db) => ({ database: db.dialect, at: db.path, migrated: true }), { create: true });
+      if (json) return printRecord(record, true);
+      process.stdout.write(`The ${record.database === "sqlite" ? "SQLite" : "PostgreSQL"} database at ${record.at} is up to date.\n`);
     },
   },
   "migrate-to-postgres": {
@@ -321,11 +336,11 @@ function fail(message: string, code = 1): never {
  * commands that start an instance (`create: true`) may create a database where there is none.
  */
 async function withDb<T>(config: Config, fn: (db: Db) => T | Promise<T>, options: OpenOptions = { create: false }): Promise<T> {
-  const db = openDatabase(config.dbPath, options);
+  const db = await openConfiguredDatabase(config, config.dataDir, options);
   try {
     return await fn(db);
   } finally {
-    db.close();
+    await db.close();
   }
 }
 

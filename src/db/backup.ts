@@ -3,9 +3,9 @@
 import { closeSync, existsSync, openSync, rmSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { Conflict, Invalid } from "../errors";
-import { type Db } from "./client";
+import { type SqliteDb } from "./client";
 
-export function backupDatabase(db: Db, target: string): { file: string; bytes: number } {
+export function backupDatabase(db: SqliteDb, target: string): { file: string; bytes: number } {
   const file = resolve(target);
   if (existsSync(file)) throw new Conflict(`${file} already exists; choose a new file name for the backup.`, "file_exists");
   if (!existsSync(dirname(file))) throw new Invalid(`${dirname(file)} does not exist; create the directory first.`, "no_directory");

@@ -8,7 +8,7 @@
 // answers) await db.walPressure past a limit, so that the WAL can start over.
 import { log } from "../log";
 import { workerUrl } from "../worker-url";
-import { type Db } from "./client";
+import { type SqliteDb } from "./client";
 
 /** SQLite's default automatic checkpoint threshold, in pages. */
 const AUTO_CHECKPOINT_PAGES = 1000;
@@ -43,7 +43,7 @@ export interface CheckpointerOptions {
   workerUrl?: string;
 }
 
-export function startCheckpointer(db: Db, options: CheckpointerOptions = {}): Checkpointer | null {
+export function startCheckpointer(db: SqliteDb, options: CheckpointerOptions = {}): Checkpointer | null {
   if (db.path === ":memory:") return null;
   const stats: CheckpointStats = { log: 0, checkpointed: 0, reports: 0 };
   let stopped = false;

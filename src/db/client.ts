@@ -7,12 +7,20 @@ import { type MigrationMeta } from "drizzle-orm/migrator";
 import { NotFound, Unavailable } from "../errors";
 import { log } from "../log";
 import { EMBEDDED_MIGRATIONS, MIGRATION_JOURNAL } from "./migrations";
+import { type PostgresDb } from "./postgres";
 import { type Queries, type SqlParam, type SqlText } from "./queries";
 import * as schema from "./schema";
 
 export type Orm = BunSQLiteDatabase<typeof schema>;
 
-export interface Db extends Queries {
+/**
+ * The database an instance runs on: SQLite in its data directory (SqliteDb, below), or PostgreSQL
+ * (postgres.ts) when SPYGLASS_DATABASE_URL is set. Features use its Queries; `dialect` tells the two
+ * apart where a caller needs what only one has (the WAL checkpointer, VACUUM INTO, LISTEN).
+ */
+export type Db = SqliteDb | PostgresDb;
+
+export interface SqliteDb extends Queries {
   readonly dialect: "sqlite";
   sqlite: SQLite;
   orm: Orm;
@@ -48,7 +56,7 @@ export interface OpenOptions {
  * Throws a one-sentence error naming the file when it is missing (create: false) or cannot be
  * written, so that the problem shows at start rather than on a user's first write.
  */
-export function openDatabase(path: string, options: OpenOptions = {}): Db {
+export function openDatabase(path: string, options: OpenOptions = {}): SqliteDb {
   if (path !== ":memory:" && !existsSync(path)) {
     if (options.create === false) {
       throw new NotFound(

@@ -3,10 +3,7 @@
 import { join } from "node:path";
 import { type Config } from "../config";
 import { type Db, type OpenOptions, openDatabase } from "./client";
-import { openPostgres, type PostgresDb, type PostgresOptions } from "./postgres";
-
-/** Either database; `dialect` tells them apart where a caller needs what only one has. */
-export type AnyDb = Db | PostgresDb;
+import { openPostgres, type PostgresOptions } from "./postgres";
 
 /**
  * Opens and migrates the configured database: PostgreSQL at `config.databaseUrl`, or the SQLite file
@@ -16,7 +13,7 @@ export async function openConfiguredDatabase(
   config: Pick<Config, "databaseUrl" | "dataDir">,
   dataDir: string = config.dataDir,
   options: OpenOptions & PostgresOptions = {},
-): Promise<AnyDb> {
+): Promise<Db> {
   if (config.databaseUrl !== null) return openPostgres(config.databaseUrl, options);
   return openDatabase(join(dataDir, "spyglass.db"), options);
 }

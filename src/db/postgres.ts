@@ -30,6 +30,8 @@ export interface PostgresDb extends Queries {
   path: string;
   /** At once: PostgreSQL has no WAL checkpoint for a bulk job to make room for. */
   betweenSlices(): Promise<void>;
+  /** Always null: only SQLite's WAL makes writers wait (checkpointer.ts). */
+  walPressure: null;
   /** Ends the pool once the queries in flight have finished. */
   close(): Promise<void>;
 }
@@ -88,6 +90,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     postgres: pool,
     path: where.safeUrl,
     changes,
+    walPressure: null,
     async betweenSlices(): Promise<void> {},
     async close(): Promise<void> {
       await changes.close();

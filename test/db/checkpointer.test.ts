@@ -7,11 +7,11 @@ import { afterEach, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Checkpointer, startCheckpointer } from "../../src/db/checkpointer";
-import { type Db, openDatabase } from "../../src/db/client";
+import { type SqliteDb, openDatabase } from "../../src/db/client";
 import { captureLog } from "../support/log";
 import { scratchDir } from "../support/scratch";
 
-let db: Db;
+let db: SqliteDb;
 let checkpointer: Checkpointer | null = null;
 
 afterEach(() => {
@@ -34,7 +34,7 @@ async function until(check: () => boolean, what: string): Promise<void> {
   if (!check()) throw new Error(`timed out waiting until ${what}`);
 }
 
-function open(): Db {
+function open(): SqliteDb {
   db = openDatabase(join(scratchDir("spyglass-checkpoint-"), "spyglass.db"));
   return db;
 }

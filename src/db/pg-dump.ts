@@ -1,0 +1,34 @@
+// `spyglass backup FILE` for an instance on PostgreSQL: PostgreSQL's own pg_dump (custom format,
+// consistent while the instances write, restored with pg_restore) into a new private file. The
+// password goes to pg_dump in its environment, never on its command line (`ps` shows that).
+import { closeSync, existsSync, openSync, rmSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { Conflict, Invalid, Unavailable } from "../errors";
+
+export async function dumpPostgres(url: string, target: string): Promise<{ file: string; bytes: number; restore: string }> {
+  const file = resolve(target);
+  if (existsSync(file)) throw new Conflict(`${file} already exists; choose a new file name for the backup.`, "file_exists");
+  if (!existsSync(dirname(file))) throw new Invalid(`${dirname(file)} does not exist; create the directory first.`, "no_directory");
+  const pgDump = Bun.which("pg_dump");
+  if (pgDump === null) {
+    throw new Unavailable(
+      "This instance keeps its data in PostgreSQL, whose backups are made by pg_dump, which is not installed here: install PostgreSQL's client programs (Debian: apt install postgresql-client), or run `pg_dump --format=custom --file FILE` against the database from a machine that has them.",
+      "pg_dump_missing",
+    );
+  }
+  const parsed = new URL(url);
+  const password = decodeURIComponent(parsed.password);
+  parsed.password = "";
+  closeSync(openSync(file, "wx", 0o600));
+  const child = Bun.spawn([pgDump, "--format=custom", "--no-owner", `--file=${file}`, `--dbname=${parsed.toString()}`], {
+    env: { ...process.env, ...(password ? { PGPASSWORD: password } : {}) },
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
+  if (code !== 0) {
+    rmSync(file, { force: true });
+    throw new Unavailable(`pg_dump failed (exit ${code}): ${stderr.trim().split("\n")[0] ?? ""}`, "pg_dump_failed");
+  }
+  return { file, bytes: statSync(file).size, restore: `pg_restore --no-owner --dbname=<an empty database> ${file}` };
+}
