@@ -204,7 +204,9 @@ function remember(db: Db, hash: string, stamp: string, value: VerifiedKey): void
  * Changes whenever a write is committed to the database: total_changes() counts this connection's
  * own writes, data_version moves when any other connection (another process included) commits.
  */
-async function databaseStamp(db: Queries): Promise<string> {
+async function databaseStamp(db: Db): Promise<string> {
+  // PostgreSQL: the change feed, moved by any instance's write to keys, accounts or brands (pg-changes.ts).
+  if (db.dialect === "postgres") return `pg:${db.changes.stamp()}`;
   const row = await db.get<{ c: number; v: number }>("SELECT total_changes() AS c, (SELECT data_version FROM pragma_data_version) AS v");
   return `${row?.c}:${row?.v}`;
 }
