@@ -48,7 +48,7 @@ const COMMANDS: Record<string, Command> = {
       configureLog({ level: config.logLevel });
       const db = openDatabase(config.dbPath);
       const app = createAppContext(config, db);
-      markInterruptedRuns(app);
+      await markInterruptedRuns(app);
       const scheduler = startScheduler(app);
       const checkpointer = startCheckpointer(db);
       const server = startServer(app, [() => scheduler?.stop(), () => stopTracking(app), () => checkpointer?.stop()]);
