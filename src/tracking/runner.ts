@@ -55,11 +55,13 @@ interface RunningRow {
 
 export type RunRow = typeof trackingRuns.$inferSelect;
 
-const RUN_COLUMNS = `id, brand_id AS brandId, status, "trigger", engines, prompt_ids AS promptIds, answers_planned AS answersPlanned,
-  answers_done AS answersDone, owner_pid AS ownerPid, started_at AS startedAt, finished_at AS finishedAt, error`;
+const RUN_COLUMNS = `id, brand_id AS "brandId", status, "trigger", engines, prompt_ids AS "promptIds", answers_planned AS "answersPlanned",
+  answers_done AS "answersDone", owner_pid AS "ownerPid", started_at AS "startedAt", finished_at AS "finishedAt", error`;
 
-/** The run row with its JSON columns (engines, prompt ids) parsed. */
-function parseRun(row: Omit<RunRow, "engines" | "promptIds"> & { engines: string; promptIds: string | null }): RunRow {
+/** A tracking_runs row as read: engines and prompt ids still JSON text. */
+type StoredRun = Omit<RunRow, "engines" | "promptIds"> & { engines: string; promptIds: string | null };
+
+function parseRun(row: StoredRun): RunRow {
   return {
     ...row,
     engines: JSON.parse(row.engines) as string[],
@@ -69,23 +71,20 @@ function parseRun(row: Omit<RunRow, "engines" | "promptIds"> & { engines: string
 
 /** The brand's run, or undefined. */
 export async function findRunRow(db: Queries, brandId: string, runId: string): Promise<RunRow | undefined> {
-  const row = await db.get<Parameters<typeof parseRun>[0]>(`SELECT ${RUN_COLUMNS} FROM tracking_runs WHERE id = ? AND brand_id = ?`, [
-    runId,
-    brandId,
-  ]);
+  const row = await db.get<StoredRun>(`SELECT ${RUN_COLUMNS} FROM tracking_runs WHERE id = ? AND brand_id = ?`, [runId, brandId]);
   return row && parseRun(row);
 }
 
 /** The brand's latest run, or undefined. */
 export async function latestRunRow(db: Queries, brandId: string): Promise<RunRow | undefined> {
-  const row = await db.get<Parameters<typeof parseRun>[0]>(
+  const row = await db.get<StoredRun>(
     `SELECT ${RUN_COLUMNS} FROM tracking_runs WHERE brand_id = ? ORDER BY started_at DESC, id DESC LIMIT 1`,
     [brandId],
   );
   return row && parseRun(row);
 }
 
-const RUNNING_OF_BRAND = "SELECT id, owner_pid AS ownerPid FROM tracking_runs WHERE brand_id = ? AND status = 'running'";
+const RUNNING_OF_BRAND = `SELECT id, owner_pid AS "ownerPid" FROM tracking_runs WHERE brand_id = ? AND status = 'running'`;
 
 /** An interrupted run younger than this resumes on the brand's next run instead of a new one starting. */
 export const RESUME_WINDOW_MS = 2 * 86_400_000;
@@ -337,12 +336,13 @@ export class TrackingRunner {
           version = this.reanalysis.rosterVersion(brandId);
           roster = await loadRoster(db, brandId);
         }
-        const used = { roster, version };
-        const analysis = analyzeForStorage(reply.status, reply.text, reply.citations, used.roster);
+        const usedRoster = roster;
+        const usedVersion = version;
+        const analysis = analyzeForStorage(reply.status, reply.text, reply.citations, usedRoster);
         const createdAt = Date.now();
         const stored = await db.transaction(async (tx) => {
           // A roster change since the analysis (its re-analysis may already have passed): analyse again.
-          if (this.reanalysis.rosterVersion(brandId) !== used.version) return false;
+          if (this.reanalysis.rosterVersion(brandId) !== usedVersion) return false;
           const answerId = await writer.write(
             tx,
             {
@@ -362,7 +362,7 @@ export class TrackingRunner {
               createdAt,
             },
             analysis,
-            used.roster,
+            usedRoster,
           );
           // What it searched and read, for valid answers (as mentions and citations are).
           if (reply.status === "ok") await this.searches.write(tx, answerId, { brandId, engine: engine.id, promptId, createdAt }, reply);
@@ -460,7 +460,7 @@ async function markInterrupted(db: Queries, runId: string, reason: string): Prom
  * is marked `interrupted`; its stored answers stay. Returns how many were marked.
  */
 export async function markInterruptedRuns(app: AppContext): Promise<number> {
-  const rows = await app.db.all<RunningRow>("SELECT id, owner_pid AS ownerPid FROM tracking_runs WHERE status = 'running'");
+  const rows = await app.db.all<RunningRow>(`SELECT id, owner_pid AS "ownerPid" FROM tracking_runs WHERE status = 'running'`);
   let marked = 0;
   for (const row of rows) {
     if (row.ownerPid !== process.pid && processAlive(row.ownerPid)) continue;
