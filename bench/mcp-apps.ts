@@ -16,7 +16,7 @@ export async function run(): Promise<void> {
   try {
     const dbPath = join(box.dataDir, "spyglass.db");
     const seed = await seedToolServerData(dbPath);
-    writeAnswersToFile(dbPath, seed.a.brandId, fortnightOfAnswers(seed.a.ids.promptId, "Acme Analytics", "Acme Rival"));
+    await writeAnswersToFile(dbPath, seed.a.brandId, fortnightOfAnswers(seed.a.ids.promptId, "Acme Analytics", "Acme Rival"));
     const server = await box.serve();
     const headers = {
       authorization: `Bearer ${seed.a.key}`,

@@ -90,7 +90,7 @@ function decodeCursor(cursor: string): { createdAt: number; id: number } {
  * Newest first. `mentioned: false` lists valid answers that do not mention the brand (an answer
  * that could not be read is not a "not mentioned"). Dates default to no bound.
  */
-export function listAnswers(app: AppContext, brandId: string, input: ListAnswersInput) {
+export async function listAnswers(app: AppContext, brandId: string, input: ListAnswersInput) {
   const parts = ["a.brand_id = ?"];
   const params: SqlParam[] = [brandId];
   if (input.start_date !== undefined) {
@@ -107,7 +107,7 @@ export function listAnswers(app: AppContext, brandId: string, input: ListAnswers
   }
   if (input.engine !== undefined) {
     parts.push("a.engine = ?");
-    params.push(checkEngine(app, brandId, input.engine));
+    params.push(await checkEngine(app, brandId, input.engine));
   }
   if (input.mentioned !== undefined) {
     parts.push(input.mentioned ? "a.brand_mentioned = 1" : "a.status = 'ok' AND a.brand_mentioned = 0");
@@ -143,7 +143,7 @@ export function listAnswers(app: AppContext, brandId: string, input: ListAnswers
 /** Longest text returned by get_answer; longer answers are cut and flagged. */
 const MAX_TEXT = 20_000;
 
-export function getAnswer(app: AppContext, brandId: string, answerId: string) {
+export async function getAnswer(app: AppContext, brandId: string, answerId: string) {
   const key = answerKeyOf(answerId);
   if (key === null) throw new NotFound("Answer not found.", "answer_not_found");
   const db = app.db.sqlite;
@@ -161,7 +161,7 @@ export function getAnswer(app: AppContext, brandId: string, answerId: string) {
     >("SELECT a.* FROM answers a WHERE a.id = ? AND a.brand_id = ?")
     .get(key, brandId);
   if (!row) throw new NotFound("Answer not found.", "answer_not_found");
-  const roster = loadRoster(app.db, brandId);
+  const roster = await loadRoster(app.db, brandId);
   const names = new Map(roster.members.map((m) => [m.id, m]));
   const mentions = db
     .query<{ member_id: string; offset: number; rank: number; sentiment: number | null }, [number]>(

@@ -68,7 +68,7 @@ export function period(start: number, days: number): Period {
 }
 
 /** Validates the input, checks the engine (configured or present in the brand's answers) and resolves the tag (by name, case-insensitively, or by id) among the brand's tags. */
-export function resolveFilter(app: AppContext, brandId: string, input: FilterInput, now = Date.now()): Filter {
+export async function resolveFilter(app: AppContext, brandId: string, input: FilterInput, now = Date.now()): Promise<Filter> {
   const today = startOfUtcDay(now);
   const endDay = input.end_date !== undefined ? parseDay(input.end_date, "end_date") : today;
   const startDay = input.start_date !== undefined ? parseDay(input.start_date, "start_date") : endDay - (DEFAULT_DAYS - 1) * DAY_MS;
@@ -86,7 +86,7 @@ export function resolveFilter(app: AppContext, brandId: string, input: FilterInp
     brandId,
     period: current,
     previous: period(startDay - days * DAY_MS, days),
-    engine: input.engine !== undefined ? checkEngine(app, brandId, input.engine) : null,
+    engine: input.engine !== undefined ? await checkEngine(app, brandId, input.engine) : null,
     tag,
     prompt,
     scope: scope === null ? null : JSON.stringify(scope),

@@ -73,7 +73,7 @@ export interface PublishedArticle {
 }
 
 /** `published`: the brand's published articles, newest publication first (content's listPublishedArticles). */
-export function articleImpact(
+export async function articleImpact(
   app: AppContext,
   brandId: string,
   published: readonly PublishedArticle[],
@@ -84,7 +84,7 @@ export function articleImpact(
   const today = startOfUtcDay(now);
   const linked = published.filter((a) => a.promptId !== null && a.publishedAt !== null);
   const page = linked.slice(options.offset, options.offset + options.limit);
-  const roster = loadRoster(app.db, brandId);
+  const roster = await loadRoster(app.db, brandId);
   const W = options.windowDays;
   const counts = db.query<{ total: number; valid: number | null; mentioned: number | null; cited: number | null }, SqlParam[]>(
     `SELECT count(*) AS total, sum(a.status = 'ok') AS valid, sum(a.brand_mentioned) AS mentioned, sum(a.brand_cited) AS cited

@@ -16,8 +16,11 @@ import { DAY_MS, describeFilter, type Filter, type SqlParam, where } from "./fil
  * include the brand's host or a subdomain of it counts each such answer once. Without a tag or prompt
  * filter, from its sum over prompts, answer_source_engine_days.
  */
-export function retrievalCounts(app: AppContext, filter: Filter): { overall: [number, number]; byEngine: Map<string, [number, number]> } {
-  const domains = loadRoster(app.db, filter.brandId).brandDomains;
+export async function retrievalCounts(
+  app: AppContext,
+  filter: Filter,
+): Promise<{ overall: [number, number]; byEngine: Map<string, [number, number]> }> {
+  const domains = (await loadRoster(app.db, filter.brandId)).brandDomains;
   const byEngine = new Map<string, [number, number]>();
   const overall: [number, number] = [0, 0];
   if (domains.length === 0) return { overall, byEngine };

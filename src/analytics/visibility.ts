@@ -233,13 +233,13 @@ function collectCounts(app: AppContext, filter: Filter): { byEngine: Map<string,
   return { byEngine, overall };
 }
 
-export function visibilityOverview(app: AppContext, filter: Filter) {
+export async function visibilityOverview(app: AppContext, filter: Filter) {
   const { byEngine, overall } = collectCounts(app, filter);
-  const retrieval = retrievalCounts(app, filter);
+  const retrieval = await retrievalCounts(app, filter);
   const retrievalRate = (ret: [number, number] | undefined, cur: Counts, prev: Counts) =>
     periodRate([ret?.[0] ?? 0, cur.valid], [ret?.[1] ?? 0, prev.valid]);
   // Labels as every engine list gives them (a demo engine reads "ChatGPT (demo)").
-  const labels = new Map(brandEngines(app, filter.brandId).map((e) => [e.id, e.label]));
+  const labels = new Map((await brandEngines(app, filter.brandId)).map((e) => [e.id, e.label]));
   // Configured engines appear even without data (n = 0), so "nothing yet" is visible.
   const engineIds = new Set<string>(filter.engine !== null ? [filter.engine] : app.config.engines.map((e) => e.id));
   for (const id of byEngine.keys()) engineIds.add(id);
@@ -344,9 +344,9 @@ export function validAnswers(app: AppContext, filter: Filter): number {
 }
 
 /** The brand and each competitor on the same valid answers, most visible first. */
-export function competitorRanking(app: AppContext, filter: Filter) {
+export async function competitorRanking(app: AppContext, filter: Filter) {
   const db = app.db.sqlite;
-  const roster = loadRoster(app.db, filter.brandId);
+  const roster = await loadRoster(app.db, filter.brandId);
   type MemberAgg = { member_id: string; n: number; pos_sum: number; top1: number; sent_sum: number | null; sent_n: number };
   const valid = validAnswers(app, filter);
   let rows: MemberAgg[];

@@ -31,9 +31,9 @@ export const completeTag: Completer = (typed, ctx) =>
     typed,
   );
 
-export const completeEngine: Completer = (typed, ctx) =>
+export const completeEngine: Completer = async (typed, ctx) =>
   matching(
-    brandEngines(ctx.app, ctx.brand.id).map((e) => e.id),
+    (await brandEngines(ctx.app, ctx.brand.id)).map((e) => e.id),
     typed,
   );
 

@@ -15,7 +15,8 @@ export async function demoCommand(app: AppContext, opts: { scale: number; reset:
   try {
     result = await seedDemo(app, { scale: opts.scale, reset: opts.reset });
   } catch (error) {
-    if (error instanceof Conflict && error.code === "demo_exists") return describeExistingDemo(app, { json: opts.json, stdout, publicApi });
+    if (error instanceof Conflict && error.code === "demo_exists")
+      return await describeExistingDemo(app, { json: opts.json, stdout, publicApi });
     throw error;
   }
   if (opts.json) {
@@ -39,12 +40,12 @@ export async function demoCommand(app: AppContext, opts: { scale: number; reset:
  * A second `spyglass demo` seeds nothing: it says what exists and how to get what was shown only once
  * (an API key: create another; the password: --reset seeds everything again).
  */
-function describeExistingDemo(
+async function describeExistingDemo(
   app: AppContext,
   opts: { json: boolean; stdout: CliOutput["stdout"]; publicApi: (siteKey: string) => string },
-): void {
-  const account = requireAccountByEmail(app.db, DEMO_EMAIL);
-  const brand = listBrands(app.db, account.id)[0];
+): Promise<void> {
+  const account = await requireAccountByEmail(app.db, DEMO_EMAIL);
+  const brand = (await listBrands(app.db, account.id))[0];
   if (!brand)
     throw new Conflict(
       `The demo account (${DEMO_EMAIL}) exists without its brand; run "spyglass demo --reset" to seed it again.`,

@@ -79,7 +79,7 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
     throw new Invalid(`--scale must be a whole number from 1 to ${MAX_SCALE}.`, "invalid_scale");
   }
   const db = app.db;
-  const existing = findAccountByEmail(db, T.DEMO_EMAIL);
+  const existing = await findAccountByEmail(db, T.DEMO_EMAIL);
   if (existing) {
     if (!options.reset) {
       throw new Conflict(
@@ -87,21 +87,22 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
         "demo_exists",
       );
     }
-    deleteAccount(db, existing.id);
+    await deleteAccount(db, existing.id);
   }
 
   const rand = random(options.seed ?? 20250101);
   const pick = <X>(list: readonly X[]): X => list[Math.floor(rand() * list.length)]!;
   const password = `demo-${Buffer.from(crypto.getRandomValues(new Uint8Array(9))).toString("base64url")}`;
   const account = await createAccount(db, { email: T.DEMO_EMAIL, password, plan: "autopilot" });
-  const brand = createBrand(db, account.id, T.DEMO_BRAND);
+  const brand = await createBrand(db, account.id, T.DEMO_BRAND);
   const now = options.now ?? Date.now();
 
-  for (const competitor of T.DEMO_COMPETITORS) createCompetitor(app, brand.id, competitor);
+  for (const competitor of T.DEMO_COMPETITORS) await createCompetitor(app, brand.id, competitor);
   // Each competitor above started a re-analysis of the brand's answers (none yet): let it end
   // before any answer is written, or it would go over all of them once more.
   await app.tracking.reanalyzeBrand(brand.id);
-  const tagNames = T.DEMO_TAGS.map((t) => createTag(db, brand.id, t).name);
+  const tagNames: string[] = [];
+  for (const t of T.DEMO_TAGS) tagNames.push((await createTag(db, brand.id, t)).name);
   const planned: Array<{ prompt: NewPrompt; tag: number; affinity: number }> = [];
   for (let copy = 0; copy < scale; copy++) {
     for (const [tag, base] of T.DEMO_PROMPTS) {
@@ -112,25 +113,23 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
     }
   }
   const promptRows: Array<{ id: string; tag: number; affinity: number }> = [];
-  const sqlite = db.sqlite;
-  sqlite
-    .transaction(() => {
-      for (let start = 0; start < planned.length; start += PROMPTS_PER_CALL) {
-        const chunk = planned.slice(start, start + PROMPTS_PER_CALL);
-        const { created } = createPrompts(
-          db,
-          brand.id,
-          chunk.map((p) => p.prompt),
-        );
-        if (created.length !== chunk.length) throw new Error("demo prompt texts must be distinct");
-        created.forEach((prompt, k) => {
-          promptRows.push({ id: prompt.id, tag: chunk[k]!.tag, affinity: chunk[k]!.affinity });
-        });
-      }
-    })
-    .immediate();
+  // issue 21: createPrompts is handed the transaction (tx) once it takes Queries (branch conv-content).
+  await db.transaction(async () => {
+    for (let start = 0; start < planned.length; start += PROMPTS_PER_CALL) {
+      const chunk = planned.slice(start, start + PROMPTS_PER_CALL);
+      const { created } = await createPrompts(
+        db,
+        brand.id,
+        chunk.map((p) => p.prompt),
+      );
+      if (created.length !== chunk.length) throw new Error("demo prompt texts must be distinct");
+      created.forEach((prompt, k) => {
+        promptRows.push({ id: prompt.id, tag: chunk[k]!.tag, affinity: chunk[k]!.affinity });
+      });
+    }
+  });
 
-  const roster = loadRoster(db, brand.id);
+  const roster = await loadRoster(db, brand.id);
   const pool = buildPool(roster, rand, pick);
   const withBrand = pool.filter((p) => p.hasBrand);
   const withoutBrand = pool.filter((p) => !p.hasBrand);
@@ -140,7 +139,7 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
   const articlePrompt = promptRows.filter((p) => p.affinity > 0).reduce((a, b) => (b.affinity < a.affinity ? b : a));
   const publishedAt = Math.min(now - 1000, today - DEMO_ARTICLE_AGE_DAYS * 86_400_000 + 12 * 3_600_000);
   const draft = await createArticle(db, brand.id, { ...T.DEMO_ARTICLE, promptId: articlePrompt.id });
-  const article = publishArticle(app, brand.id, draft.id, publishedAt);
+  const article = await publishArticle(app, brand.id, draft.id, publishedAt);
   // Answers that mention the brand and cite the article's page on the brand's site.
   const articleUrl = `https://${T.DEMO_BRAND.domain}/blog/${article.slug}`;
   const citingArticle = withBrand.slice(0, 40).map((entry) => {
@@ -149,11 +148,12 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
   });
 
   const writer = app.tracking.writer;
-  const searches = new SearchStore(app.db);
-  // A bulk load: a bigger page cache keeps the growing indexes in memory. Durability is unchanged
-  // (WAL, synchronous=NORMAL); the cache goes back to its usual size afterwards.
-  const cacheSize = sqlite.query<{ cache_size: number }, []>("PRAGMA cache_size").get()?.cache_size ?? -32000;
-  sqlite.exec("PRAGMA cache_size = -262144");
+  const searches = new SearchStore();
+  // A bulk load on SQLite: a bigger page cache keeps the growing indexes in memory. Durability is
+  // unchanged (WAL, synchronous=NORMAL); the cache goes back to its usual size afterwards.
+  const sqlite = db.dialect === "sqlite";
+  const cacheSize = sqlite ? ((await db.get<{ cache_size: number }>("PRAGMA cache_size"))?.cache_size ?? -32000) : 0;
+  if (sqlite) await db.run("PRAGMA cache_size = -262144");
   let answers = 0;
   // Rows wait in a buffer of ROWS_PER_BUFFER; their latency is drawn when the buffer is written,
   // which keeps the seeded sequence (and so the demo data set) as it was. The buffer is written in
@@ -182,12 +182,13 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
     });
     rows.length = 0;
     for (let next = 0; next < ready.length; ) {
-      sqlite.transaction(() => {
+      await db.transaction(async (tx) => {
         const started = performance.now();
         const delta = new RollupDelta();
         do {
           const { answer, variant: v, row } = ready[next++]!;
-          const id = writer.append(
+          const id = await writer.append(
+            tx,
             answer,
             v?.analysis ?? NO_ANALYSIS,
             v?.figures ?? NO_FIGURES,
@@ -196,15 +197,16 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
             delta,
           );
           if (row.status === "ok") {
-            searches.write(
+            await searches.write(
+              tx,
               id,
               { brandId: brand.id, engine: row.engine.id, promptId: row.promptId, createdAt: row.createdAt },
               demoSearch(row),
             );
           }
         } while (next < ready.length && (next % 64 !== 0 || performance.now() - started < SLICE_MS));
-        writer.applyRollups(delta);
-      })();
+        await writer.applyRollups(tx, delta);
+      });
       await db.betweenSlices();
     }
   };
@@ -250,10 +252,10 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
     }
   }
   await flush();
-  sqlite.exec(`PRAGMA cache_size = ${cacheSize}`);
+  if (sqlite) await db.run(`PRAGMA cache_size = ${cacheSize}`);
 
-  const key = createApiKey(db, account.id, { name: "Demo key", brandId: brand.id });
-  sqlite.exec("ANALYZE");
+  const key = await createApiKey(db, account.id, { name: "Demo key", brandId: brand.id });
+  await db.run("ANALYZE");
 
   return {
     login: { email: T.DEMO_EMAIL, password },

@@ -66,10 +66,10 @@ export function servePrompts(
     ),
   );
   server.setRequestHandler(CompleteRequestSchema, (request) =>
-    asProtocolErrors(requestId, "completion/complete", () => {
+    asProtocolErrors(requestId, "completion/complete", async () => {
       const { ref, argument } = request.params;
       if (ref.type === "ref/prompt")
-        return { completion: prompts.complete(app, principal, requestId, ref.name, argument.name, argument.value) };
+        return { completion: await prompts.complete(app, principal, requestId, ref.name, argument.name, argument.value) };
       const values = completeResource(ref, argument.name, argument.value) ?? [];
       return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
     }),

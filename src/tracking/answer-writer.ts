@@ -1,11 +1,10 @@
 // Storing answers with their analysis: the answer row with the brand's denormalised figures, its
-// mention and citation rows, and its share of the daily rollups. Prepared statements, so that a
-// tracking run and the demo seeder share one fast path.
-import { type Statement } from "bun:sqlite";
-import { type Db } from "../db/client";
+// mention and citation rows, and its share of the daily rollups: the one fast path a tracking run
+// and the demo seeder share.
+import { type Queries } from "../db/queries";
 import { ALL_ENGINES, type AnswerStatus } from "../db/schema";
 import { type AnswerAnalysis, analyzeAnswer } from "./analysis/analyze";
-import { type PromptDayDelta, PromptRollups } from "./prompt-rollups";
+import { applyPromptRollups, type PromptDayDelta } from "./prompt-rollups";
 import { isOnDomains, type Roster } from "./roster";
 
 export interface NewAnswer {
@@ -195,72 +194,44 @@ export class RollupDelta {
   }
 }
 
-/** Prepared statements for writing answers; one per AppContext (TrackingService.writer). */
-export class AnswerWriter {
-  private readonly insertAnswer: Statement;
-  private readonly insertMention: Statement;
-  private readonly insertCitation: Statement;
-  private readonly upsertAnswerDay: Statement;
-  private readonly upsertMentionDay: Statement;
-  private readonly upsertUrlDay: Statement;
-  private readonly upsertDomainDay: Statement;
-  /** Rollup rows that re-analysis brought to zero answers or citations are dropped, as if never written. */
-  private readonly dropEmpty: { mention: Statement; url: Statement; domain: Statement };
-  private readonly promptRollups: PromptRollups;
-
-  constructor(db: Db) {
-    const sqlite = db.sqlite;
-    this.insertAnswer = sqlite.prepare(
-      `INSERT INTO answers (brand_id, run_id, prompt_id, engine, model, sample, status, text, provider_citations, error,
+const INSERT_ANSWER = `INSERT INTO answers (brand_id, run_id, prompt_id, engine, model, sample, status, text, provider_citations, error,
          latency_ms, tokens_in, tokens_out, created_at, brand_mentioned, brand_position, brand_sentiment, brand_cited, roster_mentions)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)`,
-    );
-    this.insertMention = sqlite.prepare(
-      `INSERT INTO mentions (answer_id, brand_id, member_id, is_brand, "offset", rank, sentiment, engine, prompt_id, created_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)`,
-    );
-    this.insertCitation = sqlite.prepare(
-      `INSERT OR IGNORE INTO citations (answer_id, brand_id, url, domain, engine, prompt_id, created_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`,
-    );
-    this.upsertAnswerDay = sqlite.prepare(
-      `INSERT INTO answer_days (brand_id, day, engine, total, valid, mentioned, position_sum, top1, top3, sentiment_sum, sentiment_n, cited, roster_mentions)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19) RETURNING id`;
+const INSERT_MENTION = `INSERT INTO mentions (answer_id, brand_id, member_id, is_brand, "offset", rank, sentiment, engine, prompt_id, created_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)`;
+const INSERT_CITATION = `INSERT OR IGNORE INTO citations (answer_id, brand_id, url, domain, engine, prompt_id, created_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`;
+const UPSERT_ANSWER_DAY = `INSERT INTO answer_days (brand_id, day, engine, total, valid, mentioned, position_sum, top1, top3, sentiment_sum, sentiment_n, cited, roster_mentions)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
        ON CONFLICT (brand_id, day, engine) DO UPDATE SET total = total + excluded.total, valid = valid + excluded.valid,
          mentioned = mentioned + excluded.mentioned, position_sum = position_sum + excluded.position_sum, top1 = top1 + excluded.top1,
          top3 = top3 + excluded.top3, sentiment_sum = sentiment_sum + excluded.sentiment_sum, sentiment_n = sentiment_n + excluded.sentiment_n,
-         cited = cited + excluded.cited, roster_mentions = roster_mentions + excluded.roster_mentions`,
-    );
-    this.upsertMentionDay = sqlite.prepare(
-      `INSERT INTO mention_days (brand_id, day, engine, member_id, answers, rank_sum, top1, sentiment_sum, sentiment_n)
+         cited = cited + excluded.cited, roster_mentions = roster_mentions + excluded.roster_mentions`;
+const UPSERT_MENTION_DAY = `INSERT INTO mention_days (brand_id, day, engine, member_id, answers, rank_sum, top1, sentiment_sum, sentiment_n)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
        ON CONFLICT (brand_id, day, engine, member_id) DO UPDATE SET answers = answers + excluded.answers, rank_sum = rank_sum + excluded.rank_sum,
-         top1 = top1 + excluded.top1, sentiment_sum = sentiment_sum + excluded.sentiment_sum, sentiment_n = sentiment_n + excluded.sentiment_n`,
-    );
-    this.upsertUrlDay = sqlite.prepare(
-      `INSERT INTO citation_url_days (brand_id, day, engine, url, domain, citations) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-       ON CONFLICT (brand_id, day, engine, url) DO UPDATE SET citations = citations + excluded.citations`,
-    );
-    this.upsertDomainDay = sqlite.prepare(
-      `INSERT INTO citation_domain_days (brand_id, day, engine, domain, citations, answers) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-       ON CONFLICT (brand_id, day, engine, domain) DO UPDATE SET citations = citations + excluded.citations, answers = answers + excluded.answers`,
-    );
-    this.dropEmpty = {
-      mention: sqlite.prepare(
-        "DELETE FROM mention_days WHERE brand_id = ?1 AND day = ?2 AND engine = ?3 AND member_id = ?4 AND answers = 0",
-      ),
-      url: sqlite.prepare("DELETE FROM citation_url_days WHERE brand_id = ?1 AND day = ?2 AND engine = ?3 AND url = ?4 AND citations = 0"),
-      domain: sqlite.prepare(
-        "DELETE FROM citation_domain_days WHERE brand_id = ?1 AND day = ?2 AND engine = ?3 AND domain = ?4 AND citations = 0",
-      ),
-    };
-    this.promptRollups = new PromptRollups(sqlite);
-  }
+         top1 = top1 + excluded.top1, sentiment_sum = sentiment_sum + excluded.sentiment_sum, sentiment_n = sentiment_n + excluded.sentiment_n`;
+const UPSERT_URL_DAY = `INSERT INTO citation_url_days (brand_id, day, engine, url, domain, citations) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+       ON CONFLICT (brand_id, day, engine, url) DO UPDATE SET citations = citations + excluded.citations`;
+const UPSERT_DOMAIN_DAY = `INSERT INTO citation_domain_days (brand_id, day, engine, domain, citations, answers) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+       ON CONFLICT (brand_id, day, engine, domain) DO UPDATE SET citations = citations + excluded.citations, answers = answers + excluded.answers`;
+/** Rollup rows that re-analysis brought to zero answers or citations are dropped, as if never written. */
+const DROP_EMPTY = {
+  mention: "DELETE FROM mention_days WHERE brand_id = ?1 AND day = ?2 AND engine = ?3 AND member_id = ?4 AND answers = 0",
+  url: "DELETE FROM citation_url_days WHERE brand_id = ?1 AND day = ?2 AND engine = ?3 AND url = ?4 AND citations = 0",
+  domain: "DELETE FROM citation_domain_days WHERE brand_id = ?1 AND day = ?2 AND engine = ?3 AND domain = ?4 AND citations = 0",
+};
 
-  /** Inserts the answer, its analysis and its share of the daily rollups; call inside a transaction. Returns the answer id. */
-  write(answer: NewAnswer, analysis: AnswerAnalysis, roster: Roster): number {
+/**
+ * Writes answers, their analysis and rollups through the connection it is handed (the writing
+ * transaction's); one per AppContext (TrackingService.writer).
+ */
+export class AnswerWriter {
+  /** Inserts the answer, its analysis and its share of the daily rollups; call inside a transaction (`tx`). Returns the answer id. */
+  async write(tx: Queries, answer: NewAnswer, analysis: AnswerAnalysis, roster: Roster): Promise<number> {
     const delta = new RollupDelta();
-    const id = this.append(
+    const id = await this.append(
+      tx,
       answer,
       analysis,
       brandFigures(analysis, roster),
@@ -268,7 +239,7 @@ export class AnswerWriter {
       roster.brandId,
       delta,
     );
-    this.applyRollups(delta);
+    await this.applyRollups(tx, delta);
     return id;
   }
 
@@ -276,15 +247,16 @@ export class AnswerWriter {
    * Inserts the answer and its analysis, with figures computed by the caller (a bulk loader reuses
    * them across rows); its rollup additions go to `delta`, to be applied in the same transaction.
    */
-  append(
+  async append(
+    tx: Queries,
     answer: NewAnswer,
     analysis: AnswerAnalysis,
     figures: BrandFigures,
     providerCitationsJson: string,
     rosterBrandId: string,
     delta: RollupDelta,
-  ): number {
-    const { lastInsertRowid } = this.insertAnswer.run(
+  ): Promise<number> {
+    const row = await tx.get<{ id: number }>(INSERT_ANSWER, [
       answer.brandId,
       answer.runId,
       answer.promptId,
@@ -304,45 +276,46 @@ export class AnswerWriter {
       figures.sentiment,
       figures.cited ? 1 : 0,
       figures.rosterMentions,
-    );
-    const id = Number(lastInsertRowid);
-    this.writeAnalysis(id, answer, analysis, rosterBrandId);
+    ]);
+    const id = row!.id;
+    await this.writeAnalysis(tx, id, answer, analysis, rosterBrandId);
     delta.add(answer, figures, analysis);
     return id;
   }
 
   /** Adds the gathered rollup additions (or re-analysis changes) to the stored rollups. */
-  applyRollups(delta: RollupDelta): void {
+  async applyRollups(tx: Queries, delta: RollupDelta): Promise<void> {
     const zero = (v: readonly number[]) => v.every((x) => x === 0);
     for (const { brandId, day, engine, v } of delta.answers.values()) {
-      if (!zero(v)) this.upsertAnswerDay.run(brandId, day, engine, ...v);
+      if (!zero(v)) await tx.run(UPSERT_ANSWER_DAY, [brandId, day, engine, ...v]);
     }
     for (const { brandId, day, engine, memberId, v } of delta.mentions.values()) {
       if (zero(v)) continue;
-      this.upsertMentionDay.run(brandId, day, engine, memberId, ...v);
-      if (v[0] < 0) this.dropEmpty.mention.run(brandId, day, engine, memberId);
+      await tx.run(UPSERT_MENTION_DAY, [brandId, day, engine, memberId, ...v]);
+      if (v[0] < 0) await tx.run(DROP_EMPTY.mention, [brandId, day, engine, memberId]);
     }
     for (const u of delta.urls.values()) {
       if (u.citations === 0) continue;
-      this.upsertUrlDay.run(u.brandId, u.day, u.engine, u.url, u.domain, u.citations);
-      if (u.citations < 0) this.dropEmpty.url.run(u.brandId, u.day, u.engine, u.url);
+      await tx.run(UPSERT_URL_DAY, [u.brandId, u.day, u.engine, u.url, u.domain, u.citations]);
+      if (u.citations < 0) await tx.run(DROP_EMPTY.url, [u.brandId, u.day, u.engine, u.url]);
     }
     for (const d of delta.domains.values()) {
       if (d.citations === 0 && d.answers === 0) continue;
-      this.upsertDomainDay.run(d.brandId, d.day, d.engine, d.domain, d.citations, d.answers);
-      if (d.citations < 0) this.dropEmpty.domain.run(d.brandId, d.day, d.engine, d.domain);
+      await tx.run(UPSERT_DOMAIN_DAY, [d.brandId, d.day, d.engine, d.domain, d.citations, d.answers]);
+      if (d.citations < 0) await tx.run(DROP_EMPTY.domain, [d.brandId, d.day, d.engine, d.domain]);
     }
-    this.promptRollups.apply(delta.prompts.values());
+    await applyPromptRollups(tx, delta.prompts.values());
   }
 
-  writeAnalysis(
+  async writeAnalysis(
+    tx: Queries,
     answerId: number,
     answer: Pick<NewAnswer, "brandId" | "engine" | "promptId" | "createdAt">,
     analysis: AnswerAnalysis,
     rosterBrandId: string,
-  ): void {
+  ): Promise<void> {
     for (const m of analysis.mentions) {
-      this.insertMention.run(
+      await tx.run(INSERT_MENTION, [
         answerId,
         answer.brandId,
         m.member_id,
@@ -353,10 +326,10 @@ export class AnswerWriter {
         answer.engine,
         answer.promptId,
         answer.createdAt,
-      );
+      ]);
     }
     for (const c of analysis.citations) {
-      this.insertCitation.run(answerId, answer.brandId, c.url, c.domain, answer.engine, answer.promptId, answer.createdAt);
+      await tx.run(INSERT_CITATION, [answerId, answer.brandId, c.url, c.domain, answer.engine, answer.promptId, answer.createdAt]);
     }
   }
 }

@@ -29,7 +29,7 @@ export async function trackCommand(
   opts: { brandId?: string; json: boolean; dryRun?: boolean; out?: CliOutput },
 ): Promise<number> {
   const stdout = opts.out?.stdout ?? process.stdout;
-  if (opts.dryRun) return dryRun(app, { brandId: opts.brandId, json: opts.json, stdout });
+  if (opts.dryRun) return await dryRun(app, { brandId: opts.brandId, json: opts.json, stdout });
   const unset = enginesWithoutKey(app);
   if (unset.length > 0) {
     const where = app.config.configFile ?? "configuration";
@@ -38,8 +38,8 @@ export async function trackCommand(
       unset.length === 1 ? ["which is not set", "it to the provider's API key"] : ["which are not set", "them to the providers' API keys"];
     throw new ConfigError(`${where}: ${engines}, ${which} in the environment; set ${what} and run spyglass track again`);
   }
-  markInterruptedRuns(app);
-  const brandIds = opts.brandId !== undefined ? [getBrand(app.db, opts.brandId).id] : trackableBrandIds(app);
+  await markInterruptedRuns(app);
+  const brandIds = opts.brandId !== undefined ? [(await getBrand(app.db, opts.brandId)).id] : await trackableBrandIds(app);
   if (brandIds.length === 0) {
     stdout.write(
       opts.json
@@ -60,7 +60,7 @@ export async function trackCommand(
   try {
     for (const brandId of brandIds) {
       if (stopping) break;
-      const brand = getBrand(app.db, brandId);
+      const brand = await getBrand(app.db, brandId);
       const started = performance.now();
       const bar = tty
         ? new SingleBar(
@@ -100,9 +100,11 @@ export async function trackCommand(
  * `spyglass track --dry-run`: what a run would ask and roughly cost, per brand, without sending a
  * request or storing anything (no API key is needed).
  */
-function dryRun(app: AppContext, opts: { brandId?: string; json: boolean; stdout: CliOutput["stdout"] }): number {
-  const brandIds = opts.brandId !== undefined ? [getBrand(app.db, opts.brandId).id] : trackableBrandIds(app);
-  const forecasts = brandIds.map((id) => ({ brand: getBrand(app.db, id), forecast: forecast(app, id) }));
+async function dryRun(app: AppContext, opts: { brandId?: string; json: boolean; stdout: CliOutput["stdout"] }): Promise<number> {
+  const brandIds = opts.brandId !== undefined ? [(await getBrand(app.db, opts.brandId)).id] : await trackableBrandIds(app);
+  const forecasts = await Promise.all(
+    brandIds.map(async (id) => ({ brand: await getBrand(app.db, id), forecast: await forecast(app, id) })),
+  );
   if (opts.json) {
     opts.stdout.write(`${JSON.stringify(forecasts.map((f) => ({ brand_id: f.brand.id, brand: f.brand.name, ...f.forecast })))}\n`);
     return 0;

@@ -76,20 +76,29 @@ function round(value: number, digits = 6): number {
   return Math.round(value * f) / f;
 }
 
-function tokenMeans(app: AppContext, brandId: string, engine: string): { n: number; tin: number | null; tout: number | null } {
-  const row = app.db.sqlite
-    .query<{ n: number; tin: number | null; tout: number | null }, [string, string, number]>(
-      `SELECT count(*) AS n, avg(tokens_in) AS tin, avg(tokens_out) AS tout FROM (
+async function tokenMeans(
+  app: AppContext,
+  brandId: string,
+  engine: string,
+): Promise<{ n: number; tin: number | null; tout: number | null }> {
+  const row = await app.db.get<{ n: number; tin: number | null; tout: number | null }>(
+    `SELECT count(*) AS n, avg(tokens_in) AS tin, avg(tokens_out) AS tout FROM (
          SELECT tokens_in, tokens_out FROM answers
          WHERE brand_id = ? AND engine = ? AND status = 'ok' AND tokens_in IS NOT NULL AND tokens_out IS NOT NULL
          ORDER BY created_at DESC LIMIT ?)`,
-    )
-    .get(brandId, engine, TOKEN_SAMPLE);
+    [brandId, engine, TOKEN_SAMPLE],
+  );
   return { n: row?.n ?? 0, tin: row?.tin ?? null, tout: row?.tout ?? null };
 }
 
-function engineForecast(app: AppContext, brandId: string, e: EngineSettings, perRun: number, runsPerMonth: number): EngineForecast {
-  const tokens = tokenMeans(app, brandId, e.id);
+async function engineForecast(
+  app: AppContext,
+  brandId: string,
+  e: EngineSettings,
+  perRun: number,
+  runsPerMonth: number,
+): Promise<EngineForecast> {
+  const tokens = await tokenMeans(app, brandId, e.id);
   const perRequest = e.price_per_request ?? null;
   const pin = e.price_per_million_input_tokens ?? null;
   const pout = e.price_per_million_output_tokens ?? null;
@@ -128,12 +137,13 @@ function engineForecast(app: AppContext, brandId: string, e: EngineSettings, per
  * The forecast for one brand: its active prompts × the configured engines × samples, per run and
  * over the next 30 days of the schedule. Requests are counted before retries.
  */
-export function forecast(app: AppContext, brandId: string, now = new Date()): Forecast {
+export async function forecast(app: AppContext, brandId: string, now = new Date()): Promise<Forecast> {
   const { tracking, engines } = app.config;
-  const prompts = listActivePrompts(app.db, brandId).length;
+  const prompts = (await listActivePrompts(app.db, brandId)).length;
   const perEngineRun = prompts * tracking.samples;
   const runsPerMonth = engines.length === 0 ? 0 : runsIn(tracking.schedule, tracking.enabled, now);
-  const byEngine = engines.map((e) => engineForecast(app, brandId, e, perEngineRun, runsPerMonth));
+  const byEngine: EngineForecast[] = [];
+  for (const e of engines) byEngine.push(await engineForecast(app, brandId, e, perEngineRun, runsPerMonth));
   const estimated = byEngine.filter((e) => e.cost_per_run !== null);
   const requestsPerRun = perEngineRun * engines.length;
   return {

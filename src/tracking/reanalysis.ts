@@ -46,6 +46,16 @@ interface StoredCitation {
   domain: string;
 }
 
+const SELECT_ANSWERS = `SELECT id, engine, prompt_id, created_at, text, provider_citations, brand_mentioned, brand_position, brand_sentiment,
+         brand_cited, roster_mentions
+       FROM answers WHERE brand_id = ? AND status = 'ok' AND id > ? ORDER BY id LIMIT ?`;
+const SELECT_MENTIONS = `SELECT answer_id, member_id, "offset", rank, sentiment FROM mentions WHERE answer_id BETWEEN ? AND ? AND brand_id = ?
+       ORDER BY answer_id, rank`;
+const SELECT_CITATIONS =
+  "SELECT answer_id, url, domain FROM citations WHERE answer_id BETWEEN ? AND ? AND brand_id = ? ORDER BY answer_id, url";
+const UPDATE_FIGURES =
+  "UPDATE answers SET brand_mentioned = ?, brand_position = ?, brand_sentiment = ?, brand_cited = ?, roster_mentions = ? WHERE id = ?";
+
 export class Reanalysis {
   /** Bumped on every re-analysis so that a running tracking run reloads the roster before its next write. */
   private readonly rosterVersions = new Map<string, number>();
@@ -101,27 +111,9 @@ export class Reanalysis {
 
   private async reanalyzeOnce(brandId: string, restart: () => boolean): Promise<number> {
     const db = this.db;
-    const sqlite = db.sqlite;
-    const select = sqlite.query<StoredAnswerRow, [string, number, number]>(
-      `SELECT id, engine, prompt_id, created_at, text, provider_citations, brand_mentioned, brand_position, brand_sentiment,
-         brand_cited, roster_mentions
-       FROM answers WHERE brand_id = ? AND status = 'ok' AND id > ? ORDER BY id LIMIT ?`,
-    );
-    const selectMentions = sqlite.query<StoredMention, [number, number, string]>(
-      `SELECT answer_id, member_id, "offset", rank, sentiment FROM mentions WHERE answer_id BETWEEN ? AND ? AND brand_id = ?
-       ORDER BY answer_id, rank`,
-    );
-    const selectCitations = sqlite.query<StoredCitation, [number, number, string]>(
-      "SELECT answer_id, url, domain FROM citations WHERE answer_id BETWEEN ? AND ? AND brand_id = ? ORDER BY answer_id, url",
-    );
-    const deleteMentions = sqlite.prepare("DELETE FROM mentions WHERE answer_id = ?");
-    const deleteCitations = sqlite.prepare("DELETE FROM citations WHERE answer_id = ?");
-    const updateFigures = sqlite.prepare(
-      "UPDATE answers SET brand_mentioned = ?, brand_position = ?, brand_sentiment = ?, brand_cited = ?, roster_mentions = ? WHERE id = ?",
-    );
     const writer = this.writer;
     // One roster for the whole pass: a roster change during it starts the pass over (restart()).
-    const roster = loadRoster(db, brandId);
+    const roster = await loadRoster(db, brandId);
     const cache = new Map<string, AnswerAnalysis>();
     let after = 0;
     let total = 0;
@@ -129,68 +121,66 @@ export class Reanalysis {
       // Yield first: the roster change that started the pass answers its request without waiting for a slice.
       await db.betweenSlices();
       if (restart()) return total;
-      const slice = sqlite
-        .transaction(() => {
-          const started = performance.now();
-          const delta = new RollupDelta();
-          let processed = 0;
-          let done = false;
-          while (!done && performance.now() - started < SLICE_MS) {
-            const rows = select.all(brandId, after, BATCH);
-            done = rows.length < BATCH;
-            if (rows.length === 0) break;
-            const first = rows[0]!.id;
-            const last = rows[rows.length - 1]!.id;
-            const oldMentions = groupByAnswer(selectMentions.all(first, last, brandId));
-            const oldCitations = groupByAnswer(selectCitations.all(first, last, brandId));
-            for (const row of rows) {
-              const key = `${row.provider_citations}\u0000${row.text}`;
-              let analysis = cache.get(key);
-              if (!analysis) {
-                analysis = analyzeForStorage("ok", row.text, parseStringList(row.provider_citations), roster);
-                if (cache.size >= CACHE_LIMIT) cache.clear();
-                cache.set(key, analysis);
-              }
-              const figures = brandFigures(analysis, roster);
-              const old: AnswerAnalysis = {
-                mentions: (oldMentions.get(row.id) ?? []).map(({ member_id, offset, rank, sentiment }) => ({
-                  member_id,
-                  offset,
-                  rank,
-                  sentiment,
-                })),
-                citations: (oldCitations.get(row.id) ?? []).map(({ url, domain }) => ({ url, domain })),
-              };
-              const oldFigures: BrandFigures = {
-                mentioned: row.brand_mentioned === 1,
-                position: row.brand_position,
-                sentiment: row.brand_sentiment,
-                cited: row.brand_cited === 1,
-                rosterMentions: row.roster_mentions,
-              };
-              if (sameAnalysis(old, oldFigures, analysis, figures)) continue;
-              deleteMentions.run(row.id);
-              deleteCitations.run(row.id);
-              updateFigures.run(
-                figures.mentioned ? 1 : 0,
-                figures.position,
-                figures.sentiment,
-                figures.cited ? 1 : 0,
-                figures.rosterMentions,
-                row.id,
-              );
-              const answer = { brandId, engine: row.engine, promptId: row.prompt_id, createdAt: row.created_at, status: "ok" as const };
-              writer.writeAnalysis(row.id, answer, analysis, roster.brandId);
-              delta.add(answer, oldFigures, old, -1);
-              delta.add(answer, figures, analysis, 1);
+      const slice = await db.transaction(async (tx) => {
+        const started = performance.now();
+        const delta = new RollupDelta();
+        let processed = 0;
+        let done = false;
+        while (!done && performance.now() - started < SLICE_MS) {
+          const rows = await tx.all<StoredAnswerRow>(SELECT_ANSWERS, [brandId, after, BATCH]);
+          done = rows.length < BATCH;
+          if (rows.length === 0) break;
+          const first = rows[0]!.id;
+          const last = rows[rows.length - 1]!.id;
+          const oldMentions = groupByAnswer(await tx.all<StoredMention>(SELECT_MENTIONS, [first, last, brandId]));
+          const oldCitations = groupByAnswer(await tx.all<StoredCitation>(SELECT_CITATIONS, [first, last, brandId]));
+          for (const row of rows) {
+            const key = `${row.provider_citations}\u0000${row.text}`;
+            let analysis = cache.get(key);
+            if (!analysis) {
+              analysis = analyzeForStorage("ok", row.text, parseStringList(row.provider_citations), roster);
+              if (cache.size >= CACHE_LIMIT) cache.clear();
+              cache.set(key, analysis);
             }
-            processed += rows.length;
-            after = last;
+            const figures = brandFigures(analysis, roster);
+            const old: AnswerAnalysis = {
+              mentions: (oldMentions.get(row.id) ?? []).map(({ member_id, offset, rank, sentiment }) => ({
+                member_id,
+                offset,
+                rank,
+                sentiment,
+              })),
+              citations: (oldCitations.get(row.id) ?? []).map(({ url, domain }) => ({ url, domain })),
+            };
+            const oldFigures: BrandFigures = {
+              mentioned: row.brand_mentioned === 1,
+              position: row.brand_position,
+              sentiment: row.brand_sentiment,
+              cited: row.brand_cited === 1,
+              rosterMentions: row.roster_mentions,
+            };
+            if (sameAnalysis(old, oldFigures, analysis, figures)) continue;
+            await tx.run("DELETE FROM mentions WHERE answer_id = ?", [row.id]);
+            await tx.run("DELETE FROM citations WHERE answer_id = ?", [row.id]);
+            await tx.run(UPDATE_FIGURES, [
+              figures.mentioned ? 1 : 0,
+              figures.position,
+              figures.sentiment,
+              figures.cited ? 1 : 0,
+              figures.rosterMentions,
+              row.id,
+            ]);
+            const answer = { brandId, engine: row.engine, promptId: row.prompt_id, createdAt: row.created_at, status: "ok" as const };
+            await writer.writeAnalysis(tx, row.id, answer, analysis, roster.brandId);
+            delta.add(answer, oldFigures, old, -1);
+            delta.add(answer, figures, analysis, 1);
           }
-          writer.applyRollups(delta);
-          return { processed, done };
-        })
-        .immediate();
+          processed += rows.length;
+          after = last;
+        }
+        await writer.applyRollups(tx, delta);
+        return { processed, done };
+      });
       total += slice.processed;
       if (slice.done) return total;
     }

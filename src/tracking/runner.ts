@@ -2,11 +2,11 @@
 // analysis) the moment it arrives. One run per brand at a time, guarded in process and by the run
 // row in the database (so a `spyglass track` beside a running server cannot overlap it either).
 
-import { and, desc, eq, sql } from "drizzle-orm";
 import { type Config, type EngineSettings } from "../config";
 import { type AppContext } from "../context";
 import { type Db } from "../db/client";
-import { type RunStatus, trackingRuns } from "../db/schema";
+import { type Queries } from "../db/queries";
+import { type RunStatus, type trackingRuns } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { newId } from "../ids";
 import { createEngineClient, type EngineClient } from "../llm/client";
@@ -53,6 +53,39 @@ interface RunningRow {
   ownerPid: number | null;
 }
 
+export type RunRow = typeof trackingRuns.$inferSelect;
+
+const RUN_COLUMNS = `id, brand_id AS "brandId", status, "trigger", engines, prompt_ids AS "promptIds", answers_planned AS "answersPlanned",
+  answers_done AS "answersDone", owner_pid AS "ownerPid", started_at AS "startedAt", finished_at AS "finishedAt", error`;
+
+/** A tracking_runs row as read: engines and prompt ids still JSON text. */
+type StoredRun = Omit<RunRow, "engines" | "promptIds"> & { engines: string; promptIds: string | null };
+
+function parseRun(row: StoredRun): RunRow {
+  return {
+    ...row,
+    engines: JSON.parse(row.engines) as string[],
+    promptIds: row.promptIds === null ? null : (JSON.parse(row.promptIds) as string[]),
+  };
+}
+
+/** The brand's run, or undefined. */
+export async function findRunRow(db: Queries, brandId: string, runId: string): Promise<RunRow | undefined> {
+  const row = await db.get<StoredRun>(`SELECT ${RUN_COLUMNS} FROM tracking_runs WHERE id = ? AND brand_id = ?`, [runId, brandId]);
+  return row && parseRun(row);
+}
+
+/** The brand's latest run, or undefined. */
+export async function latestRunRow(db: Queries, brandId: string): Promise<RunRow | undefined> {
+  const row = await db.get<StoredRun>(
+    `SELECT ${RUN_COLUMNS} FROM tracking_runs WHERE brand_id = ? ORDER BY started_at DESC, id DESC LIMIT 1`,
+    [brandId],
+  );
+  return row && parseRun(row);
+}
+
+const RUNNING_OF_BRAND = `SELECT id, owner_pid AS "ownerPid" FROM tracking_runs WHERE brand_id = ? AND status = 'running'`;
+
 /** An interrupted run younger than this resumes on the brand's next run instead of a new one starting. */
 export const RESUME_WINDOW_MS = 2 * 86_400_000;
 
@@ -79,7 +112,9 @@ function processAlive(pid: number | null): boolean {
 export class TrackingRunner {
   private readonly clients = new Map<string, EngineClient>();
   private readonly active = new Map<string, ActiveRun>();
-  private readonly searches: SearchStore;
+  private readonly searches = new SearchStore();
+  /** Starts one at a time: a start reads and writes the database before its run is `active`. */
+  private starts: Promise<unknown> = Promise.resolve();
   private closed = false;
 
   constructor(
@@ -88,15 +123,19 @@ export class TrackingRunner {
     private readonly writer: AnswerWriter,
     private readonly reanalysis: Reanalysis,
     private readonly clientOptions: ClientOptions = {},
-  ) {
-    this.searches = new SearchStore(db);
-  }
+  ) {}
 
   /**
    * Validates the request, takes the brand's lock, records the run and starts it in the background.
-   * Throws Invalid (no engines, unknown engine or prompt, no active prompt) or Conflict (already running).
+   * Rejects with Invalid (no engines, unknown engine or prompt, no active prompt) or Conflict (already running).
    */
-  start(brandId: string, request: RunRequest): StartedRun {
+  start(brandId: string, request: RunRequest): Promise<StartedRun> {
+    const started = this.starts.then(() => this.startNow(brandId, request));
+    this.starts = started.catch(() => undefined);
+    return started;
+  }
+
+  private async startNow(brandId: string, request: RunRequest): Promise<StartedRun> {
     if (this.closed) throw new Conflict("The server is shutting down; tracking cannot start now.", "shutting_down");
     const samples = this.config.tracking.samples;
     const existing = this.active.get(brandId);
@@ -104,21 +143,21 @@ export class TrackingRunner {
 
     // A run interrupted by a stop (or a crash) picks up where it was: same run, same plan, and the
     // prompt × engine × sample slots it already answered are not asked again.
-    const resume = this.resumePlan(brandId, request);
+    const resume = await this.resumePlan(brandId, request);
     let runId: string;
     let engines: EngineSettings[];
     let prompts: PromptRow[];
     let planned: number;
-    if (resume !== null && this.reopenRunRow(brandId, resume, this.resumedPlan(resume, samples))) {
+    if (resume !== null && (await this.reopenRunRow(brandId, resume, await this.resumedPlan(resume, samples)))) {
       ({ runId, engines, prompts } = resume);
-      planned = this.resumedPlan(resume, samples);
+      planned = await this.resumedPlan(resume, samples);
     } else {
       engines = this.pickEngines(request.engines);
-      prompts = this.pickPrompts(brandId, request.promptIds);
+      prompts = await this.pickPrompts(brandId, request.promptIds);
       runId = newId("run");
       const restricted = request.promptIds !== undefined && request.promptIds.length > 0 ? prompts.map((p) => p.id) : null;
       planned = prompts.length * engines.length * samples;
-      this.claimRunRow(brandId, runId, request.trigger, engines, planned, restricted);
+      await this.claimRunRow(brandId, runId, request.trigger, engines, planned, restricted);
     }
 
     const controller = new AbortController();
@@ -134,14 +173,8 @@ export class TrackingRunner {
    * recent (RESUME_WINDOW_MS), and asked the same engines and prompts as this request would (a
    * request without filters takes the interrupted run's own); null otherwise.
    */
-  private resumePlan(brandId: string, request: RunRequest): ResumePlan | null {
-    const last = this.db.orm
-      .select()
-      .from(trackingRuns)
-      .where(eq(trackingRuns.brandId, brandId))
-      .orderBy(desc(trackingRuns.startedAt), desc(trackingRuns.id))
-      .limit(1)
-      .get();
+  private async resumePlan(brandId: string, request: RunRequest): Promise<ResumePlan | null> {
+    const last = await latestRunRow(this.db, brandId);
     if (!last || Date.now() - last.startedAt > RESUME_WINDOW_MS) return null;
     const stale = last.status === "running" && last.ownerPid !== process.pid && !processAlive(last.ownerPid);
     if (last.status !== "interrupted" && !stale) return null;
@@ -152,7 +185,7 @@ export class TrackingRunner {
     if (wantPrompts !== null && (last.promptIds === null || !sameSet(wantPrompts, last.promptIds))) return null;
     // What still exists of its plan: engines still configured, prompts still active.
     const engines = this.config.engines.filter((e) => last.engines.includes(e.id));
-    const active = listActivePrompts(this.db, brandId);
+    const active = await listActivePrompts(this.db, brandId);
     const prompts = last.promptIds === null ? active : active.filter((p) => last.promptIds!.includes(p.id));
     if (engines.length === 0 || prompts.length === 0) return null;
     return { runId: last.id, engines, prompts };
@@ -162,8 +195,8 @@ export class TrackingRunner {
    * A resumed run's plan: the answers it stored plus the slots of its (possibly smaller, after a
    * prompt was archived or an engine removed) plan that have none yet.
    */
-  private resumedPlan(plan: ResumePlan, samples: number): number {
-    const answered = answeredSlots(this.db, plan.runId);
+  private async resumedPlan(plan: ResumePlan, samples: number): Promise<number> {
+    const answered = await answeredSlots(this.db, plan.runId);
     let missing = 0;
     for (const engine of plan.engines)
       for (const prompt of plan.prompts)
@@ -172,28 +205,20 @@ export class TrackingRunner {
   }
 
   /** Marks the interrupted run running again for this process; false when it changed meanwhile. */
-  private reopenRunRow(brandId: string, plan: ResumePlan, planned: number): boolean {
-    const db = this.db;
-    return db.sqlite
-      .transaction(() => {
-        const running: RunningRow[] = db.orm
-          .select({ id: trackingRuns.id, ownerPid: trackingRuns.ownerPid })
-          .from(trackingRuns)
-          .where(and(eq(trackingRuns.brandId, brandId), eq(trackingRuns.status, "running")))
-          .all();
-        for (const row of running) {
-          if (row.ownerPid !== process.pid && processAlive(row.ownerPid)) throw alreadyRunning(row.id);
-          markInterrupted(db, row.id, "the process running it stopped before it finished");
-        }
-        const reopened = db.sqlite
-          .query<unknown, [number, number, string]>(
-            `UPDATE tracking_runs SET status = 'running', owner_pid = ?, answers_planned = ?, finished_at = NULL, error = NULL
+  private reopenRunRow(brandId: string, plan: ResumePlan, planned: number): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const running = await tx.all<RunningRow>(RUNNING_OF_BRAND, [brandId]);
+      for (const row of running) {
+        if (row.ownerPid !== process.pid && processAlive(row.ownerPid)) throw alreadyRunning(row.id);
+        await markInterrupted(tx, row.id, "the process running it stopped before it finished");
+      }
+      const reopened = await tx.run(
+        `UPDATE tracking_runs SET status = 'running', owner_pid = ?, answers_planned = ?, finished_at = NULL, error = NULL
              WHERE id = ? AND status = 'interrupted'`,
-          )
-          .run(process.pid, planned, plan.runId);
-        return reopened.changes === 1;
-      })
-      .immediate();
+        [process.pid, planned, plan.runId],
+      );
+      return reopened === 1;
+    });
   }
 
   /**
@@ -202,6 +227,8 @@ export class TrackingRunner {
    */
   async shutdown(): Promise<void> {
     this.closed = true;
+    // A start under way ends first (refused, or its run active and stopped below).
+    await this.starts;
     const runs = [...this.active.values()];
     for (const run of runs) run.controller.abort();
     await Promise.all(runs.map((run) => run.done));
@@ -222,8 +249,8 @@ export class TrackingRunner {
     return configured.filter((e) => ids.includes(e.id));
   }
 
-  private pickPrompts(brandId: string, ids: string[] | undefined): PromptRow[] {
-    const all: PromptRow[] = listActivePrompts(this.db, brandId);
+  private async pickPrompts(brandId: string, ids: string[] | undefined): Promise<PromptRow[]> {
+    const all: PromptRow[] = await listActivePrompts(this.db, brandId);
     if (ids === undefined || ids.length === 0) {
       if (all.length === 0) throw new Invalid("The brand has no active prompt to track; add prompts first (create_prompts).", "no_prompts");
       return all;
@@ -240,44 +267,36 @@ export class TrackingRunner {
   }
 
   /** Inserts the run row unless another live run of the brand holds it; stale `running` rows are marked interrupted. */
-  private claimRunRow(
+  private async claimRunRow(
     brandId: string,
     runId: string,
     trigger: RunTrigger,
     engines: EngineSettings[],
     planned: number,
     promptIds: string[] | null,
-  ): void {
-    const db = this.db;
-    db.sqlite
-      .transaction(() => {
-        const running: RunningRow[] = db.orm
-          .select({ id: trackingRuns.id, ownerPid: trackingRuns.ownerPid })
-          .from(trackingRuns)
-          .where(and(eq(trackingRuns.brandId, brandId), eq(trackingRuns.status, "running")))
-          .all();
-        for (const row of running) {
-          // A row of this very process that is not in `active` is a leftover; another live process holds its run.
-          if (row.ownerPid !== process.pid && processAlive(row.ownerPid)) throw alreadyRunning(row.id);
-          markInterrupted(db, row.id, "the process running it stopped before it finished");
-        }
-        db.orm
-          .insert(trackingRuns)
-          .values({
-            id: runId,
-            brandId,
-            status: "running",
-            trigger,
-            engines: engines.map((e) => e.id),
-            promptIds,
-            answersPlanned: planned,
-            answersDone: 0,
-            ownerPid: process.pid,
-            startedAt: Date.now(),
-          })
-          .run();
-      })
-      .immediate();
+  ): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const running = await tx.all<RunningRow>(RUNNING_OF_BRAND, [brandId]);
+      for (const row of running) {
+        // A row of this very process that is not in `active` is a leftover; another live process holds its run.
+        if (row.ownerPid !== process.pid && processAlive(row.ownerPid)) throw alreadyRunning(row.id);
+        await markInterrupted(tx, row.id, "the process running it stopped before it finished");
+      }
+      await tx.run(
+        `INSERT INTO tracking_runs (id, brand_id, status, "trigger", engines, prompt_ids, answers_planned, answers_done, owner_pid, started_at)
+         VALUES (?, ?, 'running', ?, ?, ?, ?, 0, ?, ?)`,
+        [
+          runId,
+          brandId,
+          trigger,
+          JSON.stringify(engines.map((e) => e.id)),
+          promptIds === null ? null : JSON.stringify(promptIds),
+          planned,
+          process.pid,
+          Date.now(),
+        ],
+      );
+    });
   }
 
   private client(engine: EngineSettings): EngineClient {
@@ -302,30 +321,30 @@ export class TrackingRunner {
     const db = this.db;
     const planned = prompts.length * engines.length * samples;
     const writer = this.writer;
-    const countDone = db.orm
-      .update(trackingRuns)
-      .set({ answersDone: sql`${trackingRuns.answersDone} + 1` })
-      .where(eq(trackingRuns.id, runId))
-      .prepare();
-    let roster: Roster = loadRoster(db, brandId);
     let version = this.reanalysis.rosterVersion(brandId);
+    let roster: Roster = await loadRoster(db, brandId);
     // Slots a resumed run already answered (answers_run_slot_idx): never asked twice.
-    const answered = answeredSlots(db, runId);
+    const answered = await answeredSlots(db, runId);
     let done = answered.size;
     let errors = 0;
     let firstError: string | null = null;
     let storeFailure: string | null = null;
 
-    const store = (promptId: string, engine: EngineSettings, sample: number, reply: EngineAnswer): void => {
-      if (this.reanalysis.rosterVersion(brandId) !== version) {
-        roster = loadRoster(db, brandId);
-        version = this.reanalysis.rosterVersion(brandId);
-      }
-      const analysis = analyzeForStorage(reply.status, reply.text, reply.citations, roster);
-      const createdAt = Date.now();
-      db.sqlite
-        .transaction(() => {
-          const answerId = writer.write(
+    const store = async (promptId: string, engine: EngineSettings, sample: number, reply: EngineAnswer): Promise<void> => {
+      for (;;) {
+        if (this.reanalysis.rosterVersion(brandId) !== version) {
+          version = this.reanalysis.rosterVersion(brandId);
+          roster = await loadRoster(db, brandId);
+        }
+        const usedRoster = roster;
+        const usedVersion = version;
+        const analysis = analyzeForStorage(reply.status, reply.text, reply.citations, usedRoster);
+        const createdAt = Date.now();
+        const stored = await db.transaction(async (tx) => {
+          // A roster change since the analysis (its re-analysis may already have passed): analyse again.
+          if (this.reanalysis.rosterVersion(brandId) !== usedVersion) return false;
+          const answerId = await writer.write(
+            tx,
             {
               brandId,
               runId,
@@ -343,13 +362,15 @@ export class TrackingRunner {
               createdAt,
             },
             analysis,
-            roster,
+            usedRoster,
           );
           // What it searched and read, for valid answers (as mentions and citations are).
-          if (reply.status === "ok") this.searches.write(answerId, { brandId, engine: engine.id, promptId, createdAt }, reply);
-          countDone.run();
-        })
-        .immediate();
+          if (reply.status === "ok") await this.searches.write(tx, answerId, { brandId, engine: engine.id, promptId, createdAt }, reply);
+          await tx.run("UPDATE tracking_runs SET answers_done = answers_done + 1 WHERE id = ?", [runId]);
+          return true;
+        });
+        if (stored) return;
+      }
     };
 
     const work = async (engine: EngineSettings): Promise<void> => {
@@ -369,7 +390,7 @@ export class TrackingRunner {
           if (this.db.walPressure) await this.db.walPressure();
           if (signal.aborted) return;
           try {
-            store(slot.prompt.id, engine, slot.sample, reply);
+            await store(slot.prompt.id, engine, slot.sample, reply);
           } catch (error) {
             storeFailure = `could not store an answer: ${(error as Error).message}`;
             return;
@@ -388,12 +409,12 @@ export class TrackingRunner {
     try {
       await Promise.all(engines.map(work));
       if (signal.aborted) {
-        markInterrupted(this.db, runId, "stopped before it finished (shutdown); the answers stored so far are kept");
+        await markInterrupted(this.db, runId, "stopped before it finished (shutdown); the answers stored so far are kept");
         return "interrupted";
       }
-      if (storeFailure !== null) return finish(this.db, runId, "failed", storeFailure);
-      if (done > 0 && errors === done) return finish(this.db, runId, "failed", `every answer failed; first: ${firstError}`);
-      return finish(this.db, runId, "completed", errors > 0 ? `${errors} of ${done} answers failed; first: ${firstError}` : null);
+      if (storeFailure !== null) return await finish(this.db, runId, "failed", storeFailure);
+      if (done > 0 && errors === done) return await finish(this.db, runId, "failed", `every answer failed; first: ${firstError}`);
+      return await finish(this.db, runId, "completed", errors > 0 ? `${errors} of ${done} answers failed; first: ${firstError}` : null);
     } catch (error) {
       log.error("tracking run failed", { run: runId, message: (error as Error).message });
       return finish(this.db, runId, "failed", `unexpected error: ${(error as Error).message}`);
@@ -406,15 +427,12 @@ function slotKey(promptId: string, engine: string, sample: number): string {
 }
 
 /** The prompt × engine × sample slots the run has an answer for. */
-function answeredSlots(db: Db, runId: string): Set<string> {
-  return new Set(
-    db.sqlite
-      .query<{ prompt_id: string; engine: string; sample: number }, [string]>(
-        "SELECT prompt_id, engine, sample FROM answers WHERE run_id = ?",
-      )
-      .all(runId)
-      .map((r) => slotKey(r.prompt_id, r.engine, r.sample)),
+async function answeredSlots(db: Queries, runId: string): Promise<Set<string>> {
+  const rows = await db.all<{ prompt_id: string; engine: string; sample: number }>(
+    "SELECT prompt_id, engine, sample FROM answers WHERE run_id = ?",
+    [runId],
   );
+  return new Set(rows.map((r) => slotKey(r.prompt_id, r.engine, r.sample)));
 }
 
 function alreadyRunning(runId: string): Conflict {
@@ -424,33 +442,29 @@ function alreadyRunning(runId: string): Conflict {
   );
 }
 
-function finish(db: Db, runId: string, status: RunStatus, error: string | null): RunStatus {
-  db.orm.update(trackingRuns).set({ status, finishedAt: Date.now(), error }).where(eq(trackingRuns.id, runId)).run();
+async function finish(db: Queries, runId: string, status: RunStatus, error: string | null): Promise<RunStatus> {
+  await db.run("UPDATE tracking_runs SET status = ?, finished_at = ?, error = ? WHERE id = ?", [status, Date.now(), error, runId]);
   return status;
 }
 
-function markInterrupted(db: Db, runId: string, reason: string): void {
-  db.orm
-    .update(trackingRuns)
-    .set({ status: "interrupted", finishedAt: Date.now(), error: reason })
-    .where(and(eq(trackingRuns.id, runId), eq(trackingRuns.status, "running")))
-    .run();
+async function markInterrupted(db: Queries, runId: string, reason: string): Promise<void> {
+  await db.run("UPDATE tracking_runs SET status = 'interrupted', finished_at = ?, error = ? WHERE id = ? AND status = 'running'", [
+    Date.now(),
+    reason,
+    runId,
+  ]);
 }
 
 /**
  * At start-up: every run left `running` by a process that is gone (a crash, a kill -9, a power cut)
  * is marked `interrupted`; its stored answers stay. Returns how many were marked.
  */
-export function markInterruptedRuns(app: AppContext): number {
-  const rows: RunningRow[] = app.db.orm
-    .select({ id: trackingRuns.id, ownerPid: trackingRuns.ownerPid })
-    .from(trackingRuns)
-    .where(eq(trackingRuns.status, "running"))
-    .all();
+export async function markInterruptedRuns(app: AppContext): Promise<number> {
+  const rows = await app.db.all<RunningRow>(`SELECT id, owner_pid AS "ownerPid" FROM tracking_runs WHERE status = 'running'`);
   let marked = 0;
   for (const row of rows) {
     if (row.ownerPid !== process.pid && processAlive(row.ownerPid)) continue;
-    markInterrupted(app.db, row.id, "the process running it stopped before it finished; the answers stored so far are kept");
+    await markInterrupted(app.db, row.id, "the process running it stopped before it finished; the answers stored so far are kept");
     marked++;
   }
   return marked;

@@ -4,8 +4,7 @@
 // (like mentions and citations), with the answer's share of the daily rollups search_query_days
 // (get_search_queries) and answer_source_days (the retrieval rate). Neither depends on the roster, so a
 // re-analysis leaves them as they are. The tracking feature owns these tables' writes; analytics reads them.
-import { type Statement } from "bun:sqlite";
-import { type Db } from "../db/client";
+import { type Queries } from "../db/queries";
 import { isGroundingRedirect } from "../llm/sources";
 import { type SourceRef } from "../llm/types";
 import { normalizeUrl, registrableDomain } from "./analysis/citations";
@@ -65,42 +64,22 @@ const REFILL_SOURCE_DAYS = `INSERT INTO answer_source_days (brand_id, domain, da
   ) a
   GROUP BY brand_id, domain, created_at / ${DAY_MS}, engine, prompt_id, hosts`;
 
-export class SearchStore {
-  private readonly insertQuery: Statement;
-  private readonly insertSource: Statement;
-  private readonly upsertQueryDay: Statement;
-  private readonly upsertSourceDay: Statement;
-  private readonly clearDays: Statement;
-  private readonly refillDays: Statement;
-  private readonly clearSourceDays: Statement;
-  private readonly refillSourceDays: Statement;
-
-  constructor(db: Db) {
-    this.insertQuery = db.sqlite.prepare(
-      `INSERT OR IGNORE INTO search_queries (answer_id, brand_id, position, query, query_key, engine, prompt_id, created_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`,
-    );
-    this.insertSource = db.sqlite.prepare(
-      `INSERT OR IGNORE INTO answer_sources (answer_id, brand_id, kind, position, url, host, domain, title, start_index, end_index, engine, prompt_id, created_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)`,
-    );
-    this.upsertQueryDay = db.sqlite.prepare(
-      `INSERT INTO search_query_days (brand_id, query_key, day, engine, prompt_id, query, uses, answers)
+const INSERT_QUERY = `INSERT OR IGNORE INTO search_queries (answer_id, brand_id, position, query, query_key, engine, prompt_id, created_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`;
+const INSERT_SOURCE = `INSERT OR IGNORE INTO answer_sources (answer_id, brand_id, kind, position, url, host, domain, title, start_index, end_index, engine, prompt_id, created_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)`;
+const UPSERT_QUERY_DAY = `INSERT INTO search_query_days (brand_id, query_key, day, engine, prompt_id, query, uses, answers)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7)
-       ON CONFLICT (brand_id, query_key, day, engine, prompt_id, query) DO UPDATE SET uses = uses + 1, answers = answers + excluded.answers`,
-    );
-    this.upsertSourceDay = db.sqlite.prepare(
-      `INSERT INTO answer_source_days (brand_id, domain, day, engine, prompt_id, hosts, answers) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1)
-       ON CONFLICT (brand_id, domain, day, engine, prompt_id, hosts) DO UPDATE SET answers = answers + 1`,
-    );
-    this.clearDays = db.sqlite.prepare("DELETE FROM search_query_days WHERE brand_id = ?1 AND day >= ?2 AND day < ?3");
-    this.refillDays = db.sqlite.prepare(REFILL_DAYS);
-    this.clearSourceDays = db.sqlite.prepare("DELETE FROM answer_source_days WHERE brand_id = ?1 AND day >= ?2 AND day < ?3");
-    this.refillSourceDays = db.sqlite.prepare(REFILL_SOURCE_DAYS);
-  }
+       ON CONFLICT (brand_id, query_key, day, engine, prompt_id, query) DO UPDATE SET uses = uses + 1, answers = answers + excluded.answers`;
+const UPSERT_SOURCE_DAY = `INSERT INTO answer_source_days (brand_id, domain, day, engine, prompt_id, hosts, answers) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1)
+       ON CONFLICT (brand_id, domain, day, engine, prompt_id, hosts) DO UPDATE SET answers = answers + 1`;
+const CLEAR_DAYS = "DELETE FROM search_query_days WHERE brand_id = ?1 AND day >= ?2 AND day < ?3";
+const CLEAR_SOURCE_DAYS = "DELETE FROM answer_source_days WHERE brand_id = ?1 AND day >= ?2 AND day < ?3";
 
+/** Writes through the connection it is handed: the transaction that writes the answer. */
+export class SearchStore {
   /** Stores the answer's queries and sources; call inside the transaction that wrote the answer. */
-  write(answerId: number, answer: AnswerKey, record: SearchRecord): void {
+  async write(tx: Queries, answerId: number, answer: AnswerKey, record: SearchRecord): Promise<void> {
     let position = 0;
     const seenQueries = new Set<string>();
     // The query keys this answer has counted in the rollup: its first spelling of a key carries the answer.
@@ -111,7 +90,7 @@ export class SearchStore {
       if (text === "" || seenQueries.has(text)) continue;
       seenQueries.add(text);
       const key = queryKey(text);
-      const { changes } = this.insertQuery.run(
+      const changes = await tx.run(INSERT_QUERY, [
         answerId,
         answer.brandId,
         position++,
@@ -120,9 +99,9 @@ export class SearchStore {
         answer.engine,
         answer.promptId,
         answer.createdAt,
-      );
+      ]);
       if (changes === 0) continue;
-      this.upsertQueryDay.run(answer.brandId, key, day, answer.engine, answer.promptId, text, counted.has(key) ? 0 : 1);
+      await tx.run(UPSERT_QUERY_DAY, [answer.brandId, key, day, answer.engine, answer.promptId, text, counted.has(key) ? 0 : 1]);
       counted.add(key);
     }
     const citedUrls = new Set<string>();
@@ -131,19 +110,19 @@ export class SearchStore {
     position = 0;
     for (const s of record.cited) {
       citedUrls.add(s.url);
-      this.source(answerId, answer, "cited", position++, s, hosts);
+      await this.source(tx, answerId, answer, "cited", position++, s, hosts);
     }
     position = 0;
     const seen = new Set<string>();
     for (const s of record.retrieved) {
       if (citedUrls.has(s.url) || seen.has(s.url)) continue;
       seen.add(s.url);
-      this.source(answerId, answer, "retrieved", position++, { ...s, start: null, end: null }, hosts);
+      await this.source(tx, answerId, answer, "retrieved", position++, { ...s, start: null, end: null }, hosts);
     }
     for (const [domain, set] of hosts) {
       // Sorted in code-point order, as SQLite's ORDER BY sorts them in the rebuild.
       const list = JSON.stringify([...set].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
-      this.upsertSourceDay.run(answer.brandId, domain, day, answer.engine, answer.promptId, list);
+      await tx.run(UPSERT_SOURCE_DAY, [answer.brandId, domain, day, answer.engine, answer.promptId, list]);
     }
   }
 
@@ -153,23 +132,24 @@ export class SearchStore {
    * rewriting search_queries or answer_sources rows by other means than write() (the cascades of a
    * brand's or a prompt's deletion need not: the rollups cascade with them).
    */
-  rebuildDays(brandId: string, fromDay: number, toDay: number): void {
-    this.clearDays.run(brandId, fromDay, toDay);
-    this.refillDays.run(brandId, fromDay * DAY_MS, toDay * DAY_MS);
-    this.clearSourceDays.run(brandId, fromDay, toDay);
-    this.refillSourceDays.run(brandId, fromDay * DAY_MS, toDay * DAY_MS);
+  async rebuildDays(tx: Queries, brandId: string, fromDay: number, toDay: number): Promise<void> {
+    await tx.run(CLEAR_DAYS, [brandId, fromDay, toDay]);
+    await tx.run(REFILL_DAYS, [brandId, fromDay * DAY_MS, toDay * DAY_MS]);
+    await tx.run(CLEAR_SOURCE_DAYS, [brandId, fromDay, toDay]);
+    await tx.run(REFILL_SOURCE_DAYS, [brandId, fromDay * DAY_MS, toDay * DAY_MS]);
   }
 
-  private source(
+  private async source(
+    tx: Queries,
     answerId: number,
     answer: AnswerKey,
     kind: "cited" | "retrieved",
     position: number,
     s: SourceRef,
     hosts: Map<string, Set<string>>,
-  ): void {
+  ): Promise<void> {
     const where = sourceHost(s.url);
-    const { changes } = this.insertSource.run(
+    const changes = await tx.run(INSERT_SOURCE, [
       answerId,
       answer.brandId,
       kind,
@@ -183,7 +163,7 @@ export class SearchStore {
       answer.engine,
       answer.promptId,
       answer.createdAt,
-    );
+    ]);
     if (changes === 0 || where === null) return;
     const set = hosts.get(where.domain) ?? new Set<string>();
     set.add(where.host);

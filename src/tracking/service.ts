@@ -1,13 +1,12 @@
 // The tracking feature as the rest of the product sees it: start a run (in the background or to the
 // end), its status and schedule, run records, storing answers, re-analysis, and the shutdown hook.
 import { Cron } from "croner";
-import { and, count, desc, eq } from "drizzle-orm";
 import { listPaidAccountIds } from "../accounts/service";
 import { listBrandIdsOfAccounts } from "../brands/service";
 import { type Config } from "../config";
 import { type AppContext } from "../context";
 import { type Db } from "../db/client";
-import { answers, type RunStatus, trackingRuns } from "../db/schema";
+import { type RunStatus } from "../db/schema";
 import { NotFound } from "../errors";
 import { iso, isoOrNull } from "../ids";
 import { type ClientOptions } from "../llm/types";
@@ -17,7 +16,7 @@ import { brandEngines } from "./engines";
 import { type Forecast, forecast } from "./forecast";
 import { Reanalysis } from "./reanalysis";
 import { type Roster } from "./roster";
-import { type RunRequest, TrackingRunner } from "./runner";
+import { findRunRow, latestRunRow, type RunRequest, type RunRow, TrackingRunner } from "./runner";
 
 export interface RunView {
   id: string;
@@ -59,15 +58,15 @@ export class TrackingService {
     private readonly db: Db,
     clientOptions: ClientOptions = {},
   ) {
-    this.writer = new AnswerWriter(db);
+    this.writer = new AnswerWriter();
     this.reanalysis = new Reanalysis(db, this.writer);
     this.runner = new TrackingRunner(config, db, this.writer, this.reanalysis, clientOptions);
   }
 
   /** Analyses and stores one answer in its own transaction. Returns the answer id. */
-  storeAnswer(answer: NewAnswer, roster: Roster): number {
+  storeAnswer(answer: NewAnswer, roster: Roster): Promise<number> {
     const analysis = analyzeForStorage(answer.status, answer.text, answer.providerCitations, roster);
-    return this.db.sqlite.transaction(() => this.writer.write(answer, analysis, roster)).immediate();
+    return this.db.transaction((tx) => this.writer.write(tx, answer, analysis, roster));
   }
 
   /** Re-analyses the brand's stored answers with its roster as it stands now; see Reanalysis. */
@@ -77,14 +76,18 @@ export class TrackingService {
 }
 
 /** Starts a run in the background; returns its record as it stands at the start. */
-export function startTracking(app: AppContext, brandId: string, request: RunRequest): { run: RunView; done: Promise<RunView> } {
-  const started = app.tracking.runner.start(brandId, request);
-  return { run: getRun(app, brandId, started.runId), done: started.done.then(() => getRun(app, brandId, started.runId)) };
+export async function startTracking(
+  app: AppContext,
+  brandId: string,
+  request: RunRequest,
+): Promise<{ run: RunView; done: Promise<RunView> }> {
+  const started = await app.tracking.runner.start(brandId, request);
+  return { run: await getRun(app, brandId, started.runId), done: started.done.then(() => getRun(app, brandId, started.runId)) };
 }
 
 /** Runs to the end and returns the final record (`completed`, `failed` or `interrupted`). */
-export function runTracking(app: AppContext, brandId: string, request: RunRequest): Promise<RunView> {
-  return startTracking(app, brandId, request).done;
+export async function runTracking(app: AppContext, brandId: string, request: RunRequest): Promise<RunView> {
+  return (await startTracking(app, brandId, request)).done;
 }
 
 /** The shutdown hook of `serve` and `track`: aborts in-flight requests and marks the runs interrupted. */
@@ -92,25 +95,20 @@ export async function stopTracking(app: AppContext): Promise<void> {
   await app.tracking.runner.shutdown();
 }
 
-type RunRow = typeof trackingRuns.$inferSelect;
-
-function view(app: AppContext, row: RunRow): RunView {
+async function view(app: AppContext, row: RunRow): Promise<RunView> {
   const counts = { ok: 0, empty: 0, refusal: 0, error: 0 };
-  const rows = app.db.orm
-    .select({ status: answers.status, n: count() })
-    .from(answers)
-    .where(eq(answers.runId, row.id))
-    .groupBy(answers.status)
-    .all();
+  const rows = await app.db.all<{ status: keyof typeof counts; n: number }>(
+    "SELECT status, count(*) AS n FROM answers WHERE run_id = ? GROUP BY status",
+    [row.id],
+  );
   for (const r of rows) counts[r.status] = r.n;
   const byEngine = new Map<string, EngineAnswers>();
-  const perEngine = app.db.sqlite
-    .query<{ engine: string; status: keyof typeof counts; n: number; first_error: string | null }, [string]>(
-      `SELECT engine, status, count(*) AS n, (SELECT e.error FROM answers e WHERE e.run_id = a.run_id AND e.engine = a.engine
+  const perEngine = await app.db.all<{ engine: string; status: keyof typeof counts; n: number; first_error: string | null }>(
+    `SELECT engine, status, count(*) AS n, (SELECT e.error FROM answers e WHERE e.run_id = a.run_id AND e.engine = a.engine
          AND e.status = 'error' ORDER BY e.id LIMIT 1) AS first_error
        FROM answers a WHERE a.run_id = ? GROUP BY engine, status ORDER BY engine`,
-    )
-    .all(row.id);
+    [row.id],
+  );
   for (const r of perEngine) {
     const entry = byEngine.get(r.engine) ?? { engine: r.engine, ok: 0, empty: 0, refusal: 0, error: 0, first_error: r.first_error };
     entry[r.status] = r.n;
@@ -132,31 +130,22 @@ function view(app: AppContext, row: RunRow): RunView {
   };
 }
 
-export function getRun(app: AppContext, brandId: string, runId: string): RunView {
-  const row = app.db.orm
-    .select()
-    .from(trackingRuns)
-    .where(and(eq(trackingRuns.id, runId), eq(trackingRuns.brandId, brandId)))
-    .get();
+export async function getRun(app: AppContext, brandId: string, runId: string): Promise<RunView> {
+  const row = await findRunRow(app.db, brandId, runId);
   if (!row) throw new NotFound("Tracking run not found.", "run_not_found");
   return view(app, row);
 }
 
-export function lastRun(app: AppContext, brandId: string): RunView | null {
-  const row = app.db.orm
-    .select()
-    .from(trackingRuns)
-    .where(eq(trackingRuns.brandId, brandId))
-    .orderBy(desc(trackingRuns.startedAt), desc(trackingRuns.id))
-    .limit(1)
-    .get();
+export async function lastRun(app: AppContext, brandId: string): Promise<RunView | null> {
+  const row = await latestRunRow(app.db, brandId);
   return row ? view(app, row) : null;
 }
 
 /** Brands the scheduler and `spyglass track` cover: on a paid plan, with at least one active prompt. */
-export function trackableBrandIds(app: AppContext): string[] {
-  const withPrompts = listBrandIdsWithActivePrompts(app.db);
-  return listBrandIdsOfAccounts(app.db, listPaidAccountIds(app.db)).filter((brandId) => withPrompts.has(brandId));
+export async function trackableBrandIds(app: AppContext): Promise<string[]> {
+  const withPrompts = await listBrandIdsWithActivePrompts(app.db);
+  const brandIds = await listBrandIdsOfAccounts(app.db, await listPaidAccountIds(app.db));
+  return brandIds.filter((brandId) => withPrompts.has(brandId));
 }
 
 /** When the schedule fires next (UTC), or null when scheduled tracking is off or has no engine. */
@@ -199,10 +188,16 @@ export function enginesWithoutKey(
   );
 }
 
-export function getTrackingStatus(app: AppContext, brandId: string, env: Record<string, string | undefined> = process.env): TrackingStatus {
+export async function getTrackingStatus(
+  app: AppContext,
+  brandId: string,
+  env: Record<string, string | undefined> = process.env,
+): Promise<TrackingStatus> {
   const { tracking, engines } = app.config;
-  const last = lastRun(app, brandId);
+  const last = await lastRun(app, brandId);
   const next = nextScheduledRun(app);
+  const stored = await brandEngines(app, brandId);
+  const estimate = await forecast(app, brandId);
   return {
     engines: [
       ...engines.map((e) => ({
@@ -216,7 +211,7 @@ export function getTrackingStatus(app: AppContext, brandId: string, env: Record<
         demo: false,
       })),
       // Engines only present in stored answers (the demo's): listed so every engine list agrees, never run.
-      ...brandEngines(app, brandId)
+      ...stored
         .filter((e) => !e.configured)
         .map((e) => ({
           id: e.id,
@@ -233,7 +228,7 @@ export function getTrackingStatus(app: AppContext, brandId: string, env: Record<
     last_run: last,
     next_run: next ? next.toISOString() : null,
     running: last?.status === "running",
-    forecast: forecast(app, brandId),
+    forecast: estimate,
     message:
       engines.length === 0
         ? "No engines are configured: add [[engines]] sections to spyglass.toml (API keys in environment variables) to start tracking."

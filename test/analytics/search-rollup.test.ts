@@ -77,10 +77,10 @@ function brand(app: AppContext): SeededBrand {
 }
 
 /** Writes `n` random valid answers with their queries, each in one transaction as a tracking run does. */
-function writeRandomAnswers(app: AppContext, s: SeededBrand, seed: number, n: number): void {
+async function writeRandomAnswers(app: AppContext, s: SeededBrand, seed: number, n: number): Promise<void> {
   const rand = random(seed);
-  const roster = loadRoster(app.db, s.brandId);
-  const store = new SearchStore(app.db);
+  const roster = await loadRoster(app.db, s.brandId);
+  const store = new SearchStore();
   const prompts = Object.values(s.prompts);
   const engines = ["chatgpt", "gemini", "claude"];
   for (let i = 0; i < n; i++) {
@@ -89,8 +89,9 @@ function writeRandomAnswers(app: AppContext, s: SeededBrand, seed: number, n: nu
     // 14 days, any time of day (the day edges included).
     const createdAt = START + Math.floor(rand() * 14) * DAY_MS + (rand() < 0.1 ? 0 : Math.floor(rand() * DAY_MS));
     const queries = Array.from({ length: Math.floor(rand() * 5) }, () => spelling(BASES[Math.floor(rand() * BASES.length)]!, rand));
-    app.db.sqlite.transaction(() => {
-      const id = app.tracking.writer.write(
+    await app.db.transaction(async (tx) => {
+      const id = await app.tracking.writer.write(
+        tx,
         {
           brandId: s.brandId,
           runId: null,
@@ -110,8 +111,13 @@ function writeRandomAnswers(app: AppContext, s: SeededBrand, seed: number, n: nu
         analyzeForStorage("ok", "Acme.", [], roster),
         roster,
       );
-      store.write(id, { brandId: s.brandId, engine, promptId, createdAt }, { queries, cited: sources(rand), retrieved: sources(rand) });
-    })();
+      await store.write(
+        tx,
+        id,
+        { brandId: s.brandId, engine, promptId, createdAt },
+        { queries, cited: sources(rand), retrieved: sources(rand) },
+      );
+    });
   }
 }
 
@@ -199,11 +205,11 @@ function rollupRows(app: AppContext, brandId: string) {
 }
 
 /** The rollups as search_queries and answer_sources say they must be: rebuilt from those rows in a scratch transaction, then rolled back. */
-function rebuiltRows(app: AppContext, brandId: string) {
+async function rebuiltRows(app: AppContext, brandId: string) {
   const db = app.db.sqlite;
   db.exec("SAVEPOINT rebuild");
   try {
-    new SearchStore(app.db).rebuildDays(brandId, 0, 1_000_000);
+    await new SearchStore().rebuildDays(app.db, brandId, 0, 1_000_000);
     return {
       ...rollupRows(app, brandId),
       // By its definition, not through the triggers: answer_source_days summed over prompts.
@@ -235,14 +241,14 @@ function filters(s: SeededBrand): FilterInput[] {
   ];
 }
 
-test("over random answers, every filter's queries (page by page) and retrieval counts equal those computed from the rows", () => {
+test("over random answers, every filter's queries (page by page) and retrieval counts equal those computed from the rows", async () => {
   for (const seed of [1, 2, 3]) {
     const app = memoryApp();
     const s = brand(app);
-    writeRandomAnswers(app, s, seed, 400);
-    expect(rollupRows(app, s.brandId)).toEqual(rebuiltRows(app, s.brandId));
+    await writeRandomAnswers(app, s, seed, 400);
+    expect(rollupRows(app, s.brandId)).toEqual(await rebuiltRows(app, s.brandId));
     for (const input of filters(s)) {
-      const filter = resolveFilter(app, s.brandId, input, NOW);
+      const filter = await resolveFilter(app, s.brandId, input, NOW);
       const expected = fromScratch(app, filter);
       const all = searchQueries(app, filter, { limit: 100, offset: 0 });
       expect({ input, queries: all.queries }).toEqual({ input, queries: expected });
@@ -259,7 +265,7 @@ test("over random answers, every filter's queries (page by page) and retrieval c
       // The retrieval rate's numerators, for the brand's domain and for a subdomain of it.
       for (const domain of ["acme.com", "shop.acme.com"]) {
         app.db.sqlite.query("UPDATE brands SET domain = ? WHERE id = ?").run(domain, s.brandId);
-        expect({ input, domain, counts: retrievalCounts(app, filter) }).toEqual({
+        expect({ input, domain, counts: await retrievalCounts(app, filter) }).toEqual({
           input,
           domain,
           counts: retrievalFromScratch(app, filter),
@@ -267,31 +273,32 @@ test("over random answers, every filter's queries (page by page) and retrieval c
       }
     }
     // The data set is not trivial: some queries recur across prompts, in several spellings.
-    const wide = searchQueries(app, resolveFilter(app, s.brandId, filters(s)[0]!, NOW), { limit: 100, offset: 0 }).queries;
+    const wide = searchQueries(app, await resolveFilter(app, s.brandId, filters(s)[0]!, NOW), { limit: 100, offset: 0 }).queries;
     expect(wide.some((q) => q.prompt_count > 1)).toBe(true);
     const spellings = app.db.sqlite.query<{ n: number }, []>("SELECT count(DISTINCT query) AS n FROM search_queries").get()!.n;
     expect(spellings).toBeGreaterThan(wide.length);
     // acme.com's count includes the answers on blog.acme.com, shop.acme.com's does not.
-    const counts = (domain: string) => {
+    const counts = async (domain: string) => {
       app.db.sqlite.query("UPDATE brands SET domain = ? WHERE id = ?").run(domain, s.brandId);
-      return retrievalCounts(app, resolveFilter(app, s.brandId, filters(s)[0]!, NOW)).overall[0];
+      return (await retrievalCounts(app, await resolveFilter(app, s.brandId, filters(s)[0]!, NOW))).overall[0];
     };
-    expect(counts("acme.com")).toBeGreaterThan(counts("shop.acme.com"));
-    expect(counts("shop.acme.com")).toBeGreaterThan(0);
+    expect(await counts("acme.com")).toBeGreaterThan(await counts("shop.acme.com"));
+    expect(await counts("shop.acme.com")).toBeGreaterThan(0);
     app.db.close();
   }
 });
 
-test("a query is shown in its most used spelling within the filter; a tie goes to the first in code-point order", () => {
+test("a query is shown in its most used spelling within the filter; a tie goes to the first in code-point order", async () => {
   const app = memoryApp();
   const s = brand(app);
-  const store = new SearchStore(app.db);
-  const roster = loadRoster(app.db, s.brandId);
+  const store = new SearchStore();
+  const roster = await loadRoster(app.db, s.brandId);
   let sample = 0;
   const write = (engine: string, queries: string[]) =>
-    app.db.sqlite.transaction(() => {
+    app.db.transaction(async (tx) => {
       const createdAt = START + DAY_MS;
-      const id = app.tracking.writer.write(
+      const id = await app.tracking.writer.write(
+        tx,
         {
           brandId: s.brandId,
           runId: null,
@@ -311,50 +318,50 @@ test("a query is shown in its most used spelling within the filter; a tie goes t
         analyzeForStorage("ok", "x", [], roster),
         roster,
       );
-      store.write(id, { brandId: s.brandId, engine, promptId: s.prompts.a!, createdAt }, { queries, cited: [], retrieved: [] });
-    })();
+      await store.write(tx, id, { brandId: s.brandId, engine, promptId: s.prompts.a!, createdAt }, { queries, cited: [], retrieved: [] });
+    });
   // "best crm" three times, "Best CRM" twice (min() would have shown "Best CRM"); "CRM Tools" and "crm tools" once each.
-  write("chatgpt", ["best crm", "CRM Tools"]);
-  write("chatgpt", ["best crm"]);
-  write("gemini", ["Best CRM", "crm tools"]);
+  await write("chatgpt", ["best crm", "CRM Tools"]);
+  await write("chatgpt", ["best crm"]);
+  await write("gemini", ["Best CRM", "crm tools"]);
   // One answer that ran two spellings of a query counts once, and both its spellings count.
-  write("gemini", ["Best CRM", "best crm"]);
-  const shown = (input: FilterInput) =>
-    searchQueries(app, resolveFilter(app, s.brandId, { start_date: "2025-03-01", end_date: "2025-03-03", ...input }, NOW), {
+  await write("gemini", ["Best CRM", "best crm"]);
+  const shown = async (input: FilterInput) =>
+    searchQueries(app, await resolveFilter(app, s.brandId, { start_date: "2025-03-01", end_date: "2025-03-03", ...input }, NOW), {
       limit: 10,
       offset: 0,
     }).queries.map((q) => [q.query, q.answers]);
-  expect(shown({})).toEqual([
+  expect(await shown({})).toEqual([
     ["best crm", 4],
     ["CRM Tools", 2],
   ]);
-  expect(shown({ engine: "gemini" })).toEqual([
+  expect(await shown({ engine: "gemini" })).toEqual([
     ["Best CRM", 2],
     ["crm tools", 1],
   ]);
   app.db.close();
 });
 
-test("deleting a prompt (its answers go with it) leaves the rollups equal to the rows", () => {
+test("deleting a prompt (its answers go with it) leaves the rollups equal to the rows", async () => {
   const app = memoryApp();
   const s = brand(app);
-  writeRandomAnswers(app, s, 7, 200);
+  await writeRandomAnswers(app, s, 7, 200);
   app.db.sqlite.query("DELETE FROM prompts WHERE id = ?").run(s.prompts.b!);
   for (const table of ["search_query_days", "answer_source_days"])
     expect(app.db.sqlite.query(`SELECT count(*) AS n FROM ${table} WHERE prompt_id = ?`).get(s.prompts.b!)).toEqual({ n: 0 });
-  expect(rollupRows(app, s.brandId)).toEqual(rebuiltRows(app, s.brandId));
-  const filter = resolveFilter(app, s.brandId, filters(s)[0]!, NOW);
+  expect(rollupRows(app, s.brandId)).toEqual(await rebuiltRows(app, s.brandId));
+  const filter = await resolveFilter(app, s.brandId, filters(s)[0]!, NOW);
   expect(searchQueries(app, filter, { limit: 100, offset: 0 }).queries).toEqual(fromScratch(app, filter));
-  expect(retrievalCounts(app, filter)).toEqual(retrievalFromScratch(app, filter));
+  expect(await retrievalCounts(app, filter)).toEqual(retrievalFromScratch(app, filter));
   app.db.close();
 });
 
-test("upgrading a database made before the rollups fills them from the stored queries and sources", () => {
+test("upgrading a database made before the rollups fills them from the stored queries and sources", async () => {
   const path = join(scratchDir("spyglass-sqd-"), "spyglass.db");
   const db = openDatabase(path);
   const app = createAppContext(memoryApp().config, db);
   const s = brand(app);
-  writeRandomAnswers(app, s, 11, 300);
+  await writeRandomAnswers(app, s, 11, 300);
   const expected = rollupRows(app, s.brandId);
   expect(expected.queries.length).toBeGreaterThan(0);
   expect(expected.sources.length).toBeGreaterThan(0);
@@ -368,9 +375,9 @@ test("upgrading a database made before the rollups fills them from the stored qu
   try {
     const upgradedApp = createAppContext(app.config, upgraded);
     expect(rollupRows(upgradedApp, s.brandId)).toEqual(expected);
-    const filter = resolveFilter(upgradedApp, s.brandId, filters(s)[4]!, NOW);
+    const filter = await resolveFilter(upgradedApp, s.brandId, filters(s)[4]!, NOW);
     expect(searchQueries(upgradedApp, filter, { limit: 100, offset: 0 }).queries).toEqual(fromScratch(upgradedApp, filter));
-    expect(retrievalCounts(upgradedApp, filter)).toEqual(retrievalFromScratch(upgradedApp, filter));
+    expect(await retrievalCounts(upgradedApp, filter)).toEqual(retrievalFromScratch(upgradedApp, filter));
   } finally {
     upgraded.close();
   }

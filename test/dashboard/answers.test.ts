@@ -44,13 +44,14 @@ beforeAll(async () => {
   // binary's database (the server reads it as any tracked answer).
   const db = openDatabase(join(d.box.dataDir, "spyglass.db"));
   try {
-    const roster = loadRoster(db, brandId);
+    const roster = await loadRoster(db, brandId);
     const promptId = db.sqlite.query<{ id: string }, [string]>("SELECT id FROM prompts WHERE brand_id = ? LIMIT 1").get(brandId)!.id;
     const text = `${HOSTILE} ${brandName} is a fine choice.`;
     const analysis = analyzeAnswer({ text, providerCitations: [], roster: roster.members });
-    const writer = new AnswerWriter(db);
-    db.sqlite.transaction(() =>
+    const writer = new AnswerWriter();
+    await db.transaction((tx) =>
       writer.write(
+        tx,
         {
           brandId,
           runId: null,
@@ -70,7 +71,7 @@ beforeAll(async () => {
         analysis,
         roster,
       ),
-    )();
+    );
   } finally {
     db.sqlite.close();
   }

@@ -46,7 +46,7 @@ test("60 days: the overview's previous period is full and its verdicts are of ev
   const app = memoryApp();
   const demo = await seedDemo(app, { now: Date.parse("2025-06-30T15:00:00Z") });
   expect(DEMO_DAYS).toBe(60);
-  const o = visibilityOverview(app, resolveFilter(app, demo.brand.id, {}, Date.parse("2025-06-30T15:00:00Z")));
+  const o = await visibilityOverview(app, await resolveFilter(app, demo.brand.id, {}, Date.parse("2025-06-30T15:00:00Z")));
   expect(o.filter).toMatchObject({ start_date: "2025-06-01", end_date: "2025-06-30", previous_start_date: "2025-05-02" });
   expect(o.visibility.previous.n).toBeGreaterThan(3_000);
   const verdict = (r: { change_pp: number | null; within_noise: boolean | null }) =>
@@ -63,7 +63,7 @@ test("its engines are listed as demo engines, and its article moved its prompt",
   const app = memoryApp();
   const now = Date.parse("2025-06-30T15:00:00Z");
   const demo = await seedDemo(app, { now });
-  expect(brandEngines(app, demo.brand.id)).toEqual(
+  expect(await brandEngines(app, demo.brand.id)).toEqual(
     ["chatgpt", "claude", "perplexity"].map((id) => ({
       id,
       label: `${{ chatgpt: "ChatGPT", claude: "Claude", perplexity: "Perplexity" }[id]} (demo)`,
@@ -72,7 +72,7 @@ test("its engines are listed as demo engines, and its article moved its prompt",
       demo: true,
     })),
   );
-  const impact = articleImpact(
+  const impact = await articleImpact(
     app,
     demo.brand.id,
     listPublishedArticles(app.db, demo.brand.id),

@@ -13,13 +13,14 @@ export interface TestAnswer {
   daysAgo: number;
 }
 
-export function writeAnswers(db: Db, brandId: string, answers: readonly TestAnswer[]): void {
-  const roster = loadRoster(db, brandId);
-  const writer = new AnswerWriter(db);
-  db.sqlite.transaction(() => {
+export async function writeAnswers(db: Db, brandId: string, answers: readonly TestAnswer[]): Promise<void> {
+  const roster = await loadRoster(db, brandId);
+  const writer = new AnswerWriter();
+  await db.transaction(async (tx) => {
     for (const [i, a] of answers.entries()) {
       const analysis = analyzeAnswer({ text: a.text, providerCitations: a.citations ?? [], roster: roster.members });
-      writer.write(
+      await writer.write(
+        tx,
         {
           brandId,
           runId: null,
@@ -40,18 +41,18 @@ export function writeAnswers(db: Db, brandId: string, answers: readonly TestAnsw
         roster,
       );
     }
-  })();
+  });
 }
 
 /**
  * Writes answers into the database file at `dbPath` before a binary opens it. bun:sqlite closes a
- * connection whose prepared statements are still alive only once they are collected (the writer's
- * are): collecting now closes it here, not while the binary starts (which then met "database is locked").
+ * connection whose prepared statements are still alive only once they are collected (the data access
+ * caches its statements): collecting now closes it here, not while the binary starts (which then met "database is locked").
  */
-export function writeAnswersToFile(dbPath: string, brandId: string, answers: readonly TestAnswer[]): void {
+export async function writeAnswersToFile(dbPath: string, brandId: string, answers: readonly TestAnswer[]): Promise<void> {
   const db = openDatabase(dbPath);
   try {
-    writeAnswers(db, brandId, answers);
+    await writeAnswers(db, brandId, answers);
   } finally {
     db.close();
     Bun.gc(true);

@@ -46,7 +46,7 @@ model = "gemini-test"
   });
 
   // First process: the fast prompts are answered, the slow ones hang until the stop.
-  const started = startTracking(first, s.brandId, { trigger: "schedule" });
+  const started = await startTracking(first, s.brandId, { trigger: "schedule" });
   const stored = () =>
     first.db.sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM answers WHERE run_id = ?").get(started.run.id)!.n;
   while (stored() < 4 || responses.inFlight + gemini.inFlight < 4) await Bun.sleep(10);
@@ -84,7 +84,7 @@ model = "gemini-test"
     const narrow = await runTracking(second, s.brandId, { trigger: "tool", engines: ["gemini"] });
     expect(narrow.id).not.toBe(started.run.id);
     expect(narrow).toMatchObject({ status: "completed", answers_planned: 4, engines: ["gemini"] });
-    expect(getRun(second, s.brandId, started.run.id).status).toBe("interrupted");
+    expect((await getRun(second, s.brandId, started.run.id)).status).toBe("interrupted");
   } finally {
     await stopTracking(second);
     second.db.close();
