@@ -15,7 +15,7 @@ let app: AppContext;
 let s: SeededBrand;
 let other: SeededBrand;
 
-beforeAll(() => {
+beforeAll(async () => {
   app = memoryApp(`
 [[engines]]
 id = "gpt"
@@ -51,7 +51,7 @@ model = "gpt-test"
 });
 
 describe("the engines of a brand", () => {
-  test("configured engines, then those present in the brand's answers, marked demo", () => {
+  test("configured engines, then those present in the brand's answers, marked demo", async () => {
     expect(brandEngines(app, s.brandId)).toEqual([
       { id: "gpt", label: "GPT", model: "gpt-test", configured: true, demo: false },
       { id: "chatgpt", label: "ChatGPT (demo)", model: "gpt-4o-mini", configured: false, demo: true },
@@ -64,21 +64,21 @@ describe("the engines of a brand", () => {
     ]);
   });
 
-  test("an unknown engine is Invalid, naming the engines that exist, in the analytics filter and list_answers", () => {
+  test("an unknown engine is Invalid, naming the engines that exist, in the analytics filter and list_answers", async () => {
     const message = 'engine: "ChatGPT" is not an engine of this brand; use one of chatgpt, gpt.';
-    expect(() => resolveFilter(app, s.brandId, { engine: "ChatGPT" })).toThrow(message);
-    expect(() => listAnswers(app, s.brandId, { engine: "ChatGPT", limit: 5 })).toThrow(message);
+    await expect(resolveFilter(app, s.brandId, { engine: "ChatGPT" })).rejects.toThrow(message);
+    await expect(listAnswers(app, s.brandId, { engine: "ChatGPT", limit: 5 })).rejects.toThrow(message);
     expect(() => checkEngine(app, other.brandId, "chatgpt")).toThrow('engine: "chatgpt" is not an engine of this brand; use one of gpt.');
     try {
-      resolveFilter(app, s.brandId, { engine: "nope" });
+      await resolveFilter(app, s.brandId, { engine: "nope" });
     } catch (error) {
       expect(error).toMatchObject({ status: 400, code: "unknown_engine" });
     }
   });
 
-  test("known engines, configured or stored, are accepted", () => {
-    expect(resolveFilter(app, s.brandId, { engine: "chatgpt" }).engine).toBe("chatgpt");
-    expect(resolveFilter(app, s.brandId, { engine: "gpt" }).engine).toBe("gpt");
-    expect(listAnswers(app, s.brandId, { engine: "chatgpt", limit: 5 }).answers).toHaveLength(1);
+  test("known engines, configured or stored, are accepted", async () => {
+    expect((await resolveFilter(app, s.brandId, { engine: "chatgpt" })).engine).toBe("chatgpt");
+    expect((await resolveFilter(app, s.brandId, { engine: "gpt" })).engine).toBe("gpt");
+    expect((await listAnswers(app, s.brandId, { engine: "chatgpt", limit: 5 })).answers).toHaveLength(1);
   });
 });

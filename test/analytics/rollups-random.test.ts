@@ -139,15 +139,15 @@ function scopeOf(app: AppContext, s: SeededBrand, input: FilterInput): Set<strin
   return ids;
 }
 
-function expectFiguresFromScratch(app: AppContext, s: SeededBrand, input: FilterInput): void {
-  const f = resolveFilter(app, s.brandId, input);
+async function expectFiguresFromScratch(app: AppContext, s: SeededBrand, input: FilterInput): Promise<void> {
+  const f = await resolveFilter(app, s.brandId, input);
   const scope = scopeOf(app, s, input);
   const cur = answersOf(app, s.brandId, scope, f.engine, f.period.start, f.period.end);
   const prev = answersOf(app, s.brandId, scope, f.engine, f.previous.start, f.previous.end);
   const ok = (rows: Row[]) => rows.filter((a) => a.status === "ok");
   const covered = (rows: Row[], pick: (a: Row) => boolean) => new Set(rows.filter(pick).map((a) => a.prompt_id)).size;
 
-  const o = visibilityOverview(app, f);
+  const o = await visibilityOverview(app, f);
   const check = (figures: Figures, rowsNow: Row[], rowsBefore: Row[]) => {
     expect(figures.answers).toEqual({
       total: rowsNow.length,
@@ -177,7 +177,7 @@ function expectFiguresFromScratch(app: AppContext, s: SeededBrand, input: Filter
     );
   }
 
-  const perf = promptPerformance(app, f, { limit: 100, offset: 0, order: "visibility_desc" });
+  const perf = await promptPerformance(app, f, { limit: 100, offset: 0, order: "visibility_desc" });
   const byPrompt = new Map<string, Row[]>();
   for (const a of cur) byPrompt.set(a.prompt_id, [...(byPrompt.get(a.prompt_id) ?? []), a]);
   expect(
@@ -200,7 +200,7 @@ function expectFiguresFromScratch(app: AppContext, s: SeededBrand, input: Filter
       .sort((a, b) => a.id.localeCompare(b.id)),
   );
 
-  const gaps = contentGaps(app, f, { limit: 100, offset: 0 });
+  const gaps = await contentGaps(app, f, { limit: 100, offset: 0 });
   const expectedGaps = [...byPrompt.entries()]
     .map(([id, rows]) => ({
       prompt_id: id,
@@ -315,7 +315,7 @@ for (const seed of [1, 2, 3]) {
     const rand = random(seed);
     storeRandom(app, s, prompts, rand, 600, 0);
     expectPromptRollupsRight(app, s.brandId);
-    for (const input of randomFilters(prompts, rand, 25)) expectFiguresFromScratch(app, s, input);
+    for (const input of randomFilters(prompts, rand, 25)) await expectFiguresFromScratch(app, s, input);
 
     // A roster change: new mentions, ranks, gaps and coverage everywhere; then more answers.
     addCompetitor(app, s.brandId, "cmp_road", "Roadrunner");
@@ -323,7 +323,7 @@ for (const seed of [1, 2, 3]) {
     await app.tracking.reanalyzeBrand(s.brandId);
     storeRandom(app, s, prompts, rand, 300, 10_000);
     expectPromptRollupsRight(app, s.brandId);
-    for (const input of randomFilters(prompts, rand, 25)) expectFiguresFromScratch(app, s, input);
+    for (const input of randomFilters(prompts, rand, 25)) await expectFiguresFromScratch(app, s, input);
   });
 }
 
@@ -376,5 +376,5 @@ test("writes and a second roster change during a re-analysis end consistent, wit
   for (const a of stored) expect(names(a.id)).toEqual(expectedNames.get(a.text)!);
   expect(roster.members.map((m) => m.name).sort()).toEqual(["Acme", "Globex", "Hooli", "Initech", "Roadrunner"]);
   expectPromptRollupsRight(app, s.brandId);
-  for (const input of randomFilters(prompts, rand, 10)) expectFiguresFromScratch(app, s, input);
+  for (const input of randomFilters(prompts, rand, 10)) await expectFiguresFromScratch(app, s, input);
 });

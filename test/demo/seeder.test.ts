@@ -46,7 +46,7 @@ test("60 days: the overview's previous period is full and its verdicts are of ev
   const app = memoryApp();
   const demo = await seedDemo(app, { now: Date.parse("2025-06-30T15:00:00Z") });
   expect(DEMO_DAYS).toBe(60);
-  const o = visibilityOverview(app, resolveFilter(app, demo.brand.id, {}, Date.parse("2025-06-30T15:00:00Z")));
+  const o = await visibilityOverview(app, await resolveFilter(app, demo.brand.id, {}, Date.parse("2025-06-30T15:00:00Z")));
   expect(o.filter).toMatchObject({ start_date: "2025-06-01", end_date: "2025-06-30", previous_start_date: "2025-05-02" });
   expect(o.visibility.previous.n).toBeGreaterThan(3_000);
   const verdict = (r: { change_pp: number | null; within_noise: boolean | null }) =>
@@ -72,10 +72,10 @@ test("its engines are listed as demo engines, and its article moved its prompt",
       demo: true,
     })),
   );
-  const impact = articleImpact(
+  const impact = await articleImpact(
     app,
     demo.brand.id,
-    listPublishedArticles(app.db, demo.brand.id),
+    await listPublishedArticles(app.db, demo.brand.id),
     { windowDays: 14, limit: 10, offset: 0 },
     now,
   );

@@ -59,7 +59,7 @@ test("adding a competitor re-analyses stored answers: new mentions, new brand po
   expect(app.db.sqlite.query<{ url: string }, [number]>("SELECT url FROM citations WHERE answer_id = ?").all(a1)).toEqual([
     { url: "https://initech.com" },
   ]);
-  const o = visibilityOverview(app, resolveFilter(app, s.brandId, { start_date: "2025-03-01", end_date: "2025-03-03" }));
+  const o = await visibilityOverview(app, await resolveFilter(app, s.brandId, { start_date: "2025-03-01", end_date: "2025-03-03" }));
   expect(o.share_of_voice).toMatchObject({ successes: 1, n: 3 });
   expect(o.avg_position.value).toBe(2);
 });
