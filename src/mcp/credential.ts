@@ -54,15 +54,15 @@ function refuse(app: AppContext, failure: Failure): ToolAuthentication {
 }
 
 /** The principal of a tool request's Authorization header, or the 401 to answer. */
-export function authenticateToolRequest(app: AppContext, header: string | null): ToolAuthentication {
+export async function authenticateToolRequest(app: AppContext, header: string | null): Promise<ToolAuthentication> {
   const bearer = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header)?.[1] : undefined;
   if (bearer && OAuthService.looksLikeAccessToken(bearer)) {
-    const verified = app.oauth.verifyAccessToken(bearer);
+    const verified = await app.oauth.verifyAccessToken(bearer);
     if (!verified.ok) return refuse(app, "token");
     const { account, brand, plan } = verified.value;
     return { ok: true, principal: { account, brand, plan } };
   }
-  const verified = authenticateBearerKey(app, header);
+  const verified = await authenticateBearerKey(app, header);
   if (!verified.ok) return refuse(app, verified.reason);
   const key = verified.value;
   return {

@@ -70,7 +70,7 @@ export async function handleMcpRequest(
   if (!isAllowedOrigin(request.headers.get("origin"), allowedOrigins)) {
     return json(403, { error: "Requests from this web origin are not allowed.", code: "forbidden_origin" });
   }
-  const authenticated = authenticateToolRequest(app, request.headers.get("authorization"));
+  const authenticated = await authenticateToolRequest(app, request.headers.get("authorization"));
   if (!authenticated.ok) return json(authenticated.status, authenticated.body, authenticated.headers);
   const principal = authenticated.principal;
   const noTools = noToolsFor(principal.plan);

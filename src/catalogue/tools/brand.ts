@@ -44,13 +44,13 @@ const getBrandTool = defineTool({
   }),
   annotations: READ_ONLY,
   plan: "visibility",
-  handler: (_input, ctx) => {
+  handler: async (_input, ctx) => {
     const { config, db } = ctx.app;
     return {
-      brand: getBrand(db, ctx.brand.id),
+      brand: await getBrand(db, ctx.brand.id),
       plan: ctx.plan === "autopilot" ? ("autopilot" as const) : ("visibility" as const),
-      competitors: listCompetitors(db, ctx.brand.id, { limit: MAX_COMPETITORS }).competitors,
-      engines: brandEngines(ctx.app, ctx.brand.id),
+      competitors: (await listCompetitors(db, ctx.brand.id, { limit: MAX_COMPETITORS })).competitors,
+      engines: await brandEngines(ctx.app, ctx.brand.id),
       tracking: {
         schedule: config.tracking.schedule,
         timezone: "UTC" as const,
@@ -74,7 +74,7 @@ const updateBrandTool = defineTool({
   output: z.object({ brand }),
   annotations: UPDATES,
   plan: "visibility",
-  handler: (input, ctx) => ({ brand: updateBrand(ctx.app, ctx.brand.id, input) }),
+  handler: async (input, ctx) => ({ brand: await updateBrand(ctx.app, ctx.brand.id, input) }),
 });
 
 export const brandTools = [getBrandTool, updateBrandTool] as const;
