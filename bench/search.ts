@@ -99,7 +99,7 @@ for (let day = 0; day < 30; day++) {
 }
 const seeded = performance.now() - t0;
 
-async function time(label: string, fn: () => unknown): Promise<void> {
+async function time(label: string, fn: () => Promise<unknown>): Promise<void> {
   const samples: number[] = [];
   for (let i = 0; i < 20; i++) {
     const s = performance.now();

@@ -126,13 +126,12 @@ export async function listAnswers(app: AppContext, brandId: string, input: ListA
     parts.push("(a.created_at < ? OR (a.created_at = ? AND a.id < ?))");
     params.push(c.createdAt, c.createdAt, c.id);
   }
-  const rows = app.db.sqlite
-    .query<SummaryRow, SqlParam[]>(
-      `SELECT a.id, a.prompt_id, a.engine, a.model, a.status, a.created_at, a.brand_mentioned, a.brand_position,
+  const rows = await app.db.all<SummaryRow>(
+    `SELECT a.id, a.prompt_id, a.engine, a.model, a.status, a.created_at, a.brand_mentioned, a.brand_position,
          a.brand_sentiment, a.brand_cited
        FROM answers a WHERE ${parts.join(" AND ")} ORDER BY a.created_at DESC, a.id DESC LIMIT ?`,
-    )
-    .all(...params, input.limit + 1);
+    [...params, input.limit + 1],
+  );
   const page = rows.slice(0, input.limit);
   return {
     answers: page.map(summary),
@@ -146,28 +145,26 @@ const MAX_TEXT = 20_000;
 export async function getAnswer(app: AppContext, brandId: string, answerId: string) {
   const key = answerKeyOf(answerId);
   if (key === null) throw new NotFound("Answer not found.", "answer_not_found");
-  const db = app.db.sqlite;
-  const row = db
-    .query<
-      SummaryRow & {
-        text: string;
-        error: string | null;
-        run_id: string | null;
-        latency_ms: number | null;
-        tokens_in: number | null;
-        tokens_out: number | null;
-      },
-      [number, string]
-    >("SELECT a.* FROM answers a WHERE a.id = ? AND a.brand_id = ?")
-    .get(key, brandId);
+  const db = app.db;
+  const row = await db.get<
+    SummaryRow & {
+      text: string;
+      error: string | null;
+      run_id: string | null;
+      latency_ms: number | null;
+      tokens_in: number | null;
+      tokens_out: number | null;
+    }
+  >("SELECT a.* FROM answers a WHERE a.id = ? AND a.brand_id = ?", [key, brandId]);
   if (!row) throw new NotFound("Answer not found.", "answer_not_found");
   const roster = await loadRoster(app.db, brandId);
   const names = new Map(roster.members.map((m) => [m.id, m]));
-  const mentions = db
-    .query<{ member_id: string; offset: number; rank: number; sentiment: number | null }, [number]>(
+  const mentions = (
+    await db.all<{ member_id: string; offset: number; rank: number; sentiment: number | null }>(
       `SELECT member_id, "offset", rank, sentiment FROM mentions WHERE answer_id = ? ORDER BY rank`,
+      [row.id],
     )
-    .all(row.id)
+  )
     .filter((m) => names.has(m.member_id))
     .map((m) => ({
       member_id: m.member_id,
@@ -177,15 +174,16 @@ export async function getAnswer(app: AppContext, brandId: string, answerId: stri
       offset: m.offset,
       sentiment: m.sentiment,
     }));
-  const citations = db
-    .query<{ url: string; domain: string }, [number]>("SELECT url, domain FROM citations WHERE answer_id = ? ORDER BY rowid")
-    .all(row.id)
-    .map((c) => ({ url: c.url, domain: c.domain, owned: isOnDomains(c.url, roster.brandDomains) }));
+  const citations = (
+    await db.all<{ url: string; domain: string }>("SELECT url, domain FROM citations WHERE answer_id = ? ORDER BY rowid", [row.id])
+  ).map((c) => ({ url: c.url, domain: c.domain, owned: isOnDomains(c.url, roster.brandDomains) }));
+  const promptText = (await getPrompt(app.db, brandId, row.prompt_id)).text;
+  const search = await answerSearch(app, row.id);
   return {
     answer: {
       ...summary(row),
       day: dayString(row.created_at),
-      prompt_text: getPrompt(app.db, brandId, row.prompt_id).text,
+      prompt_text: promptText,
       run_id: row.run_id,
       error: row.error,
       latency_ms: row.latency_ms,
@@ -195,7 +193,7 @@ export async function getAnswer(app: AppContext, brandId: string, answerId: stri
       text_truncated: row.text.length > MAX_TEXT,
       mentions,
       citations,
-      ...answerSearch(app, row.id),
+      ...search,
     },
   };
 }

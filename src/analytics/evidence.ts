@@ -25,40 +25,39 @@ export async function promptEvidence(
   options: { days: number; now?: number },
 ): Promise<PromptEvidence> {
   const since = (options.now ?? Date.now()) - options.days * 86_400_000;
-  const sqlite = db.sqlite;
-  const totals = sqlite
-    .query<{ answers: number; mentioned: number | null }, [string, string, number]>(
-      `SELECT count(*) AS answers, sum(brand_mentioned) AS mentioned FROM answers
+  const totals = await db.get<{ answers: number; mentioned: number | null }>(
+    `SELECT count(*) AS answers, sum(brand_mentioned) AS mentioned FROM answers
         WHERE brand_id = ? AND prompt_id = ? AND status = 'ok' AND created_at >= ?`,
-    )
-    .get(brandId, promptId, since);
+    [brandId, promptId, since],
+  );
   const names = new Map((await loadRoster(db, brandId)).members.filter((m) => !m.isBrand).map((m) => [m.id, m.name]));
-  const competitors = sqlite
-    .query<{ member_id: string; n: number }, [string, string, number]>(
+  const competitors = (
+    await db.all<{ member_id: string; n: number }>(
       `SELECT member_id, count(DISTINCT answer_id) AS n FROM mentions
         WHERE brand_id = ? AND prompt_id = ? AND is_brand = 0 AND created_at >= ?
         GROUP BY member_id ORDER BY n DESC, member_id`,
+      [brandId, promptId, since],
     )
-    .all(brandId, promptId, since)
+  )
     .filter((r) => names.has(r.member_id))
     .slice(0, BRIEF_COMPETITORS)
     .map((r) => ({ name: names.get(r.member_id)!, answers: r.n }));
-  const domains = sqlite
-    .query<{ domain: string; n: number }, [string, string, number, number]>(
+  const domains = (
+    await db.all<{ domain: string; n: number }>(
       `SELECT domain, count(*) AS n FROM citations
         WHERE brand_id = ? AND prompt_id = ? AND created_at >= ?
         GROUP BY domain ORDER BY n DESC, domain LIMIT ?`,
+      [brandId, promptId, since, BRIEF_DOMAINS],
     )
-    .all(brandId, promptId, since, BRIEF_DOMAINS)
-    .map((r) => ({ domain: r.domain, citations: r.n }));
-  const excerpts = sqlite
-    .query<{ engine: string; text: string }, [string, string, number, number]>(
+  ).map((r) => ({ domain: r.domain, citations: r.n }));
+  const excerpts = (
+    await db.all<{ engine: string; text: string }>(
       `SELECT engine, text FROM answers
         WHERE brand_id = ? AND prompt_id = ? AND status = 'ok' AND created_at >= ? AND brand_mentioned = 0
         ORDER BY created_at DESC LIMIT ?`,
+      [brandId, promptId, since, BRIEF_EXCERPTS],
     )
-    .all(brandId, promptId, since, BRIEF_EXCERPTS)
-    .map((r) => ({ engine: r.engine, text: oneLine(r.text, EXCERPT_CHARS) }));
+  ).map((r) => ({ engine: r.engine, text: oneLine(r.text, EXCERPT_CHARS) }));
   return { answers: totals?.answers ?? 0, brandMentioned: totals?.mentioned ?? 0, competitors, domains, excerpts };
 }
 

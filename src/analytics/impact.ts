@@ -6,7 +6,7 @@ import { type AppContext } from "../context";
 import { getPrompt } from "../prompts/service";
 import { registrableDomain } from "../tracking/analysis/citations";
 import { isOnDomains, loadRoster } from "../tracking/roster";
-import { DAY_MS, dayString, encodeOffset, type SqlParam, startOfUtcDay } from "./filters";
+import { DAY_MS, dayString, encodeOffset, startOfUtcDay } from "./filters";
 import { type Rate, rate } from "./rates";
 import { comparePeriods, type PeriodComparison, wilson } from "./stats";
 
@@ -80,16 +80,19 @@ export async function articleImpact(
   options: { windowDays: number; limit: number; offset: number },
   now = Date.now(),
 ) {
-  const db = app.db.sqlite;
+  const db = app.db;
   const today = startOfUtcDay(now);
   const linked = published.filter((a) => a.promptId !== null && a.publishedAt !== null);
   const page = linked.slice(options.offset, options.offset + options.limit);
   const roster = await loadRoster(app.db, brandId);
   const W = options.windowDays;
-  const counts = db.query<{ total: number; valid: number | null; mentioned: number | null; cited: number | null }, SqlParam[]>(
-    `SELECT count(*) AS total, sum(a.status = 'ok') AS valid, sum(a.brand_mentioned) AS mentioned, sum(a.brand_cited) AS cited
+  type Counts = { total: number; valid: number | null; mentioned: number | null; cited: number | null };
+  const counts = async (promptId: string, from: number, to: number): Promise<Counts> =>
+    (await db.get<Counts>(
+      `SELECT count(*) AS total, sum(a.status = 'ok') AS valid, sum(a.brand_mentioned) AS mentioned, sum(a.brand_cited) AS cited
      FROM answers a WHERE a.brand_id = ? AND a.prompt_id = ? AND a.created_at >= ? AND a.created_at < ?`,
-  );
+      [brandId, promptId, from, to],
+    ))!;
   // The article's page is on the brand's domains or under public_url: only URLs of those domains can
   // be it. The URLs cited since the publication day, with their citations per day, come from the
   // daily URL rollups (a few rows per day); only the publication day (counted from the moment of
@@ -97,47 +100,51 @@ export async function articleImpact(
   const hosts = [...roster.brandDomains];
   if (app.config.publicUrl !== null) hosts.push(new URL(app.config.publicUrl).hostname.toLowerCase().replace(/^www\./, ""));
   const domains = JSON.stringify([...new Set(hosts.flatMap((h) => [h, registrableDomain(h)]))]);
-  const urlDays = db.query<{ url: string; day: number; citations: number }, SqlParam[]>(
-    `SELECT u.url, u.day, sum(u.citations) AS citations FROM citation_url_days u
-     WHERE u.brand_id = ? AND u.day >= ? AND u.domain IN (SELECT value FROM json_each(?)) GROUP BY u.url, u.day`,
-  );
-  const citedOn = db.query<{ created_at: number }, SqlParam[]>(
-    `SELECT c.created_at FROM citations c WHERE c.brand_id = ? AND c.created_at >= ? AND c.created_at < ?
-       AND c.url IN (SELECT value FROM json_each(?)) ORDER BY c.created_at`,
-  );
-  const articleCitations = (slug: string, publishedAt: number) => {
+  const articleCitations = async (slug: string, publishedAt: number) => {
     const pubDay = Math.floor(publishedAt / DAY_MS);
-    const rows = urlDays.all(brandId, pubDay, domains).filter((r) => isArticleUrl(r.url, slug, roster.brandDomains, app.config.publicUrl));
+    const rows = (
+      await db.all<{ url: string; day: number; citations: number }>(
+        `SELECT u.url, u.day, sum(u.citations) AS citations FROM citation_url_days u
+     WHERE u.brand_id = ? AND u.day >= ? AND u.domain IN (SELECT value FROM json_each(?)) GROUP BY u.url, u.day`,
+        [brandId, pubDay, domains],
+      )
+    ).filter((r) => isArticleUrl(r.url, slug, roster.brandDomains, app.config.publicUrl));
     const urls = JSON.stringify([...new Set(rows.map((r) => r.url))]);
-    const on = (day: number) => citedOn.all(brandId, Math.max(publishedAt, day * DAY_MS), (day + 1) * DAY_MS, urls);
+    const on = (day: number) =>
+      db.all<{ created_at: number }>(
+        `SELECT c.created_at FROM citations c WHERE c.brand_id = ? AND c.created_at >= ? AND c.created_at < ?
+       AND c.url IN (SELECT value FROM json_each(?)) ORDER BY c.created_at`,
+        [brandId, Math.max(publishedAt, day * DAY_MS), (day + 1) * DAY_MS, urls],
+      );
     const byDay = new Map<number, number>();
     for (const r of rows) byDay.set(r.day, (byDay.get(r.day) ?? 0) + r.citations);
     // The publication day counts only what was cited from the moment of publication.
-    if (byDay.has(pubDay)) byDay.set(pubDay, on(pubDay).length);
+    if (byDay.has(pubDay)) byDay.set(pubDay, (await on(pubDay)).length);
     const days = [...byDay.entries()].filter(([, n]) => n > 0).map(([day]) => day);
     if (days.length === 0) return { citations: 0, first: null, last: null };
-    const firstDay = on(Math.min(...days));
-    const lastDay = on(Math.max(...days));
+    const firstDay = await on(Math.min(...days));
+    const lastDay = await on(Math.max(...days));
     return {
       citations: [...byDay.values()].reduce((a, b) => a + b, 0),
       first: firstDay[0]!.created_at,
       last: lastDay[lastDay.length - 1]!.created_at,
     };
   };
-  const items: ArticleImpact[] = page.map((a) => {
-    const prompt = getPrompt(app.db, brandId, a.promptId!);
+  const items: ArticleImpact[] = [];
+  for (const a of page) {
+    const prompt = await getPrompt(app.db, brandId, a.promptId!);
     const publishedAt = a.publishedAt!;
     const pubDay = startOfUtcDay(publishedAt);
     const beforeStart = pubDay - W * DAY_MS;
     const afterStart = pubDay + DAY_MS;
     const afterDays = Math.max(0, Math.min(W, Math.round((today - afterStart) / DAY_MS) + 1));
-    const b = counts.get(brandId, prompt.id, beforeStart, pubDay)!;
+    const b = await counts(prompt.id, beforeStart, pubDay);
     const f =
       afterDays === 0
         ? { total: 0, valid: 0, mentioned: 0, cited: 0 }
-        : counts.get(brandId, prompt.id, afterStart, afterStart + afterDays * DAY_MS)!;
-    const cites = articleCitations(a.slug, publishedAt);
-    return {
+        : await counts(prompt.id, afterStart, afterStart + afterDays * DAY_MS);
+    const cites = await articleCitations(a.slug, publishedAt);
+    items.push({
       article: { id: a.id, title: a.title, slug: a.slug, published_at: new Date(publishedAt).toISOString() },
       prompt: { id: prompt.id, text: prompt.text },
       before: window(beforeStart, W),
@@ -151,8 +158,8 @@ export async function articleImpact(
         first_cited_at: cites.first === null ? null : new Date(cites.first).toISOString(),
         last_cited_at: cites.last === null ? null : new Date(cites.last).toISOString(),
       },
-    };
-  });
+    });
+  }
   const end = options.offset + page.length;
   return {
     window_days: W,

@@ -41,13 +41,12 @@ async function competitorCounts(
   const competitorIds = (await loadRoster(app.db, filter.brandId)).members.filter((m) => !m.isBrand).map((m) => m.id);
   if (competitorIds.length === 0) return out;
   const mw = where("m", filter, filter.period.start, filter.period.end);
-  const rows = app.db.sqlite
-    .query<{ prompt_id: string; member_id: string; n: number }, SqlParam[]>(
-      `SELECT m.prompt_id AS prompt_id, m.member_id AS member_id, count(*) AS n FROM mentions m
+  const rows = await app.db.all<{ prompt_id: string; member_id: string; n: number }>(
+    `SELECT m.prompt_id AS prompt_id, m.member_id AS member_id, count(*) AS n FROM mentions m
        WHERE ${mw.sql} AND m.prompt_id IN (${marks(promptIds)}) AND m.member_id IN (${marks(competitorIds)})
        GROUP BY m.prompt_id, m.member_id`,
-    )
-    .all(...mw.params, ...promptIds, ...competitorIds);
+    [...mw.params, ...promptIds, ...competitorIds],
+  );
   for (const r of rows) {
     const list = out.get(r.prompt_id) ?? [];
     list.push({ id: r.member_id, n: r.n });
@@ -64,11 +63,10 @@ export async function promptPerformance(
 ) {
   const d = promptDayWhere(filter);
   const direction = opts.order === "visibility_asc" ? "ASC" : "DESC";
-  const rows = app.db.sqlite
-    .query<{ prompt_id: string; total: number; valid: number; mentioned: number; pos_sum: number | null }, SqlParam[]>(
-      // Prompt by prompt, each prompt's days of the period from the covering (brand, prompt, engine,
-      // day…) index of the per-prompt rollups, their sums packed into one value.
-      `WITH per_prompt (prompt_id, sums) AS MATERIALIZED (
+  const rows = await app.db.all<{ prompt_id: string; total: number; valid: number; mentioned: number; pos_sum: number | null }>(
+    // Prompt by prompt, each prompt's days of the period from the covering (brand, prompt, engine,
+    // day…) index of the per-prompt rollups, their sums packed into one value.
+    `WITH per_prompt (prompt_id, sums) AS MATERIALIZED (
          SELECT p.value, (SELECT json_array(sum(d.total), sum(d.valid), sum(d.mentioned), sum(d.position_sum))
                           FROM prompt_days d WHERE d.prompt_id = p.value AND ${d.sql})
          FROM json_each(?) p),
@@ -76,11 +74,11 @@ export async function promptPerformance(
        SELECT prompt_id, total, valid, mentioned, pos_sum FROM figures WHERE total > 0
        ORDER BY (CASE WHEN valid > 0 THEN CAST(mentioned AS REAL) / valid END) ${direction} NULLS LAST, valid DESC, prompt_id
        LIMIT ? OFFSET ?`,
-    )
-    .all(...d.params, scopePromptIds(app, filter), opts.limit + 1, opts.offset);
+    [...d.params, await scopePromptIds(app, filter), opts.limit + 1, opts.offset],
+  );
   const page = rows.slice(0, opts.limit);
   const ids = page.map((r) => r.prompt_id);
-  const texts = getPromptTexts(app.db, filter.brandId, ids);
+  const texts = await getPromptTexts(app.db, filter.brandId, ids);
   const competitors = await competitorCounts(app, filter, ids);
   const names = new Map((await loadRoster(app.db, filter.brandId)).members.map((m) => [m.id, m.name]));
   const prompts: PromptPerformance[] = page.map((r) => {
@@ -119,14 +117,13 @@ const TOP_DOMAINS = 5;
  * brand; ranked by the number of answers mentioning competitors.
  */
 export async function contentGaps(app: AppContext, filter: Filter, opts: { limit: number; offset: number }) {
-  const db = app.db.sqlite;
-  const scope = scopePromptIds(app, filter);
+  const db = app.db;
+  const scope = await scopePromptIds(app, filter);
   const d = promptDayWhere(filter);
   // Per prompt, from the per-prompt rollups: one probe for a day with an answer mentioning the brand
   // (most prompts stop there), then, for prompts without one, their days of the period are summed.
-  const rows = db
-    .query<{ prompt_id: string; competitor_answers: number; valid_answers: number; total_gaps: number }, SqlParam[]>(
-      `WITH per_prompt (prompt_id, sums) AS MATERIALIZED (
+  const rows = await db.all<{ prompt_id: string; competitor_answers: number; valid_answers: number; total_gaps: number }>(
+    `WITH per_prompt (prompt_id, sums) AS MATERIALIZED (
          SELECT p.value, (SELECT json_array(sum(d.competitor), sum(d.valid)) FROM prompt_days d WHERE d.prompt_id = p.value AND ${d.sql})
          FROM json_each(?) p
          WHERE NOT EXISTS (SELECT 1 FROM prompt_days d WHERE d.prompt_id = p.value AND ${d.sql} AND d.mentioned > 0)),
@@ -134,25 +131,24 @@ export async function contentGaps(app: AppContext, filter: Filter, opts: { limit
        SELECT prompt_id, competitor_answers, valid_answers, count(*) OVER () AS total_gaps FROM candidates
        ORDER BY competitor_answers DESC, prompt_id
        LIMIT ? OFFSET ?`,
-    )
-    .all(...d.params, scope, ...d.params, opts.limit + 1, opts.offset);
+    [...d.params, scope, ...d.params, opts.limit + 1, opts.offset],
+  );
   const page = rows.slice(0, opts.limit);
   const ids = page.map((r) => r.prompt_id);
-  const texts = getPromptTexts(app.db, filter.brandId, ids);
+  const texts = await getPromptTexts(app.db, filter.brandId, ids);
   const competitors = await competitorCounts(app, filter, ids);
   const names = new Map((await loadRoster(app.db, filter.brandId)).members.map((m) => [m.id, m.name]));
   const domains = new Map<string, Array<{ domain: string; citations: number }>>();
   if (ids.length > 0) {
     const w = where("a", filter, filter.period.start, filter.period.end);
     // Citations of the answers that mention a competitor, reached from those answers by primary key.
-    for (const r of db
-      .query<{ prompt_id: string; domain: string; n: number }, SqlParam[]>(
-        `SELECT a.prompt_id AS prompt_id, c.domain AS domain, count(*) AS n
+    for (const r of await db.all<{ prompt_id: string; domain: string; n: number }>(
+      `SELECT a.prompt_id AS prompt_id, c.domain AS domain, count(*) AS n
          FROM answers a JOIN citations c ON c.answer_id = a.id
          WHERE ${w.sql} AND a.prompt_id IN (${marks(ids)}) AND a.roster_mentions > a.brand_mentioned
          GROUP BY a.prompt_id, c.domain`,
-      )
-      .all(...w.params, ...ids)) {
+      [...w.params, ...ids],
+    )) {
       const list = domains.get(r.prompt_id) ?? [];
       list.push({ domain: r.domain, citations: r.n });
       domains.set(r.prompt_id, list);

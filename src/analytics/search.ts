@@ -28,7 +28,9 @@ export async function retrievalCounts(
   // A brand has one domain today; were its domains on several registrable domains, an answer could
   // sit in several rows, and only the sources themselves could count it once.
   const rows =
-    registrable.length === 1 ? fromRollup(app, filter, registrable[0]!, domains) : fromSources(app, filter, registrable, domains);
+    registrable.length === 1
+      ? await fromRollup(app, filter, registrable[0]!, domains)
+      : await fromSources(app, filter, registrable, domains);
   for (const r of rows) {
     let pair = byEngine.get(r.engine);
     if (!pair) {
@@ -43,34 +45,32 @@ export async function retrievalCounts(
 
 type RetrievalRow = { engine: string; cur: number; n: number };
 
-function fromRollup(app: AppContext, filter: Filter, registrable: string, domains: string[]): RetrievalRow[] {
+function fromRollup(app: AppContext, filter: Filter, registrable: string, domains: string[]): Promise<RetrievalRow[]> {
   const w = dayRangeWhere("r", filter, filter.previous.start, filter.period.end);
   // Without a tag or prompt, the rollup without the prompt: a few rows per day and engine.
   const table = filter.scope === null ? "answer_source_engine_days" : "answer_source_days";
-  return app.db.sqlite
-    .query<RetrievalRow, Array<string | number>>(
-      `SELECT r.engine, r.day >= ? AS cur, sum(r.answers) AS n
+  return app.db.all<RetrievalRow>(
+    `SELECT r.engine, r.day >= ? AS cur, sum(r.answers) AS n
        FROM ${table} r
        WHERE r.domain = ? AND ${w.sql}
          AND EXISTS (SELECT 1 FROM json_each(r.hosts) h, json_each(?) d WHERE h.value = d.value OR h.value LIKE '%.' || d.value)
        GROUP BY r.engine, cur`,
-    )
-    .all(filter.period.start / DAY_MS, registrable, ...w.params, JSON.stringify(domains));
+    [filter.period.start / DAY_MS, registrable, ...w.params, JSON.stringify(domains)],
+  );
 }
 
-function fromSources(app: AppContext, filter: Filter, registrable: string[], domains: string[]): RetrievalRow[] {
+function fromSources(app: AppContext, filter: Filter, registrable: string[], domains: string[]): Promise<RetrievalRow[]> {
   const w = where("s", filter, filter.previous.start, filter.period.end);
   // Only the rows on the brand's registrable domains are read (answer_sources_brand_domain_idx);
   // the host then decides (a brand on shop.acme.com does not own blog.acme.com).
-  return app.db.sqlite
-    .query<RetrievalRow, Array<string | number>>(
-      `SELECT s.engine, s.created_at >= ? AS cur, count(DISTINCT s.answer_id) AS n
+  return app.db.all<RetrievalRow>(
+    `SELECT s.engine, s.created_at >= ? AS cur, count(DISTINCT s.answer_id) AS n
        FROM answer_sources s INDEXED BY answer_sources_brand_domain_idx
        WHERE ${w.sql} AND s.domain IN (SELECT value FROM json_each(?))
          AND EXISTS (SELECT 1 FROM json_each(?) d WHERE s.host = d.value OR s.host LIKE '%.' || d.value)
        GROUP BY s.engine, cur`,
-    )
-    .all(filter.period.start, ...w.params, JSON.stringify(registrable), JSON.stringify(domains));
+    [filter.period.start, ...w.params, JSON.stringify(registrable), JSON.stringify(domains)],
+  );
 }
 
 export interface SearchQueryItem {
@@ -112,48 +112,45 @@ function dayRangeWhere(alias: string, filter: Filter, from: number, to: number):
  * the distinct queries × days × engines × prompts of the period, not with its answers. A query is
  * shown in its most frequent spelling (ties: the first in code-point order).
  */
-export function searchQueries(app: AppContext, filter: Filter, opts: { limit: number; offset: number }) {
+export async function searchQueries(app: AppContext, filter: Filter, opts: { limit: number; offset: number }) {
   const w = dayRangeWhere("d", filter, filter.period.start, filter.period.end);
-  const db = app.db.sqlite;
+  const db = app.db;
   // An answer counts once per query: its `answers` sit on the row of its first spelling of it.
-  const rows = db
-    .query<{ query_key: string; answers: number; prompt_count: number; engines: string }, Array<string | number>>(
-      `SELECT d.query_key, sum(d.answers) AS answers, count(DISTINCT d.prompt_id) AS prompt_count,
+  const rows = await db.all<{ query_key: string; answers: number; prompt_count: number; engines: string }>(
+    `SELECT d.query_key, sum(d.answers) AS answers, count(DISTINCT d.prompt_id) AS prompt_count,
          json_group_array(DISTINCT d.engine) AS engines
        FROM search_query_days d INDEXED BY search_query_days_period_idx WHERE ${w.sql}
        GROUP BY d.query_key
        ORDER BY prompt_count DESC, answers DESC, d.query_key
        LIMIT ? OFFSET ?`,
-    )
-    .all(...w.params, opts.limit + 1, opts.offset);
+    [...w.params, opts.limit + 1, opts.offset],
+  );
   const page = rows.slice(0, opts.limit);
   const keys = JSON.stringify(page.map((r) => r.query_key));
   // The page's queries' spellings, most used first, and the prompts that caused them, most uses
   // first: one seek per query (the primary key starts with brand and query).
   const spelling = new Map<string, string>();
-  for (const r of db
-    .query<{ query_key: string; query: string }, Array<string | number>>(
-      `SELECT d.query_key, d.query FROM search_query_days d
+  for (const r of await db.all<{ query_key: string; query: string }>(
+    `SELECT d.query_key, d.query FROM search_query_days d
        WHERE d.query_key IN (SELECT value FROM json_each(?)) AND ${w.sql}
        GROUP BY d.query_key, d.query ORDER BY d.query_key, sum(d.uses) DESC, d.query`,
-    )
-    .all(keys, ...w.params)) {
+    [keys, ...w.params],
+  )) {
     if (!spelling.has(r.query_key)) spelling.set(r.query_key, r.query);
   }
   const causes = new Map<string, string[]>();
-  for (const r of db
-    .query<{ query_key: string; prompt_id: string }, Array<string | number>>(
-      `SELECT d.query_key, d.prompt_id FROM search_query_days d
+  for (const r of await db.all<{ query_key: string; prompt_id: string }>(
+    `SELECT d.query_key, d.prompt_id FROM search_query_days d
        WHERE d.query_key IN (SELECT value FROM json_each(?)) AND ${w.sql}
        GROUP BY d.query_key, d.prompt_id ORDER BY d.query_key, sum(d.uses) DESC, d.prompt_id`,
-    )
-    .all(keys, ...w.params)) {
+    [keys, ...w.params],
+  )) {
     const list = causes.get(r.query_key) ?? [];
     if (list.length < PROMPTS_PER_QUERY) list.push(r.prompt_id);
     causes.set(r.query_key, list);
   }
   // Their text comes from the prompts feature.
-  const texts = getPromptTexts(app.db, filter.brandId, [...new Set([...causes.values()].flat())]);
+  const texts = await getPromptTexts(app.db, filter.brandId, [...new Set([...causes.values()].flat())]);
   const queries: SearchQueryItem[] = page.map((r) => ({
     id: r.query_key,
     query: spelling.get(r.query_key) ?? r.query_key,
@@ -172,18 +169,19 @@ export interface AnswerSearch {
 }
 
 /** One answer's queries, cited passages and retrieved-but-not-cited sources, in provider order. */
-export function answerSearch(app: AppContext, answerId: number): AnswerSearch {
-  const db = app.db.sqlite;
-  const search_queries = db
-    .query<{ query: string }, [number]>("SELECT query FROM search_queries WHERE answer_id = ? ORDER BY position")
-    .all(answerId)
-    .map((r) => r.query);
-  const sources = db
-    .query<
-      { kind: string; url: string; domain: string | null; title: string | null; start_index: number | null; end_index: number | null },
-      [number]
-    >("SELECT kind, url, domain, title, start_index, end_index FROM answer_sources WHERE answer_id = ? ORDER BY kind, position")
-    .all(answerId);
+export async function answerSearch(app: AppContext, answerId: number): Promise<AnswerSearch> {
+  const db = app.db;
+  const search_queries = (
+    await db.all<{ query: string }>("SELECT query FROM search_queries WHERE answer_id = ? ORDER BY position", [answerId])
+  ).map((r) => r.query);
+  const sources = await db.all<{
+    kind: string;
+    url: string;
+    domain: string | null;
+    title: string | null;
+    start_index: number | null;
+    end_index: number | null;
+  }>("SELECT kind, url, domain, title, start_index, end_index FROM answer_sources WHERE answer_id = ? ORDER BY kind, position", [answerId]);
   return {
     search_queries,
     cited_sources: sources

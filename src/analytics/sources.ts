@@ -3,7 +3,7 @@
 // tag filter, from the citations of the tag's prompts.
 import { type AppContext } from "../context";
 import { isOnDomains, loadRoster, ownedRegistrableDomains } from "../tracking/roster";
-import { dayWhere, describeFilter, encodeOffset, type Filter, type SqlParam, where } from "./filters";
+import { dayWhere, describeFilter, encodeOffset, type Filter, where } from "./filters";
 import { type Rate, rate } from "./rates";
 import { validAnswers } from "./visibility";
 
@@ -29,8 +29,8 @@ interface SourceRow {
 }
 
 export async function topSources(app: AppContext, filter: Filter, opts: Page) {
-  const { total, rows } = filter.scope === null ? fromRollups(app, filter, opts) : fromCitations(app, filter, opts);
-  const valid = validAnswers(app, filter);
+  const { total, rows } = filter.scope === null ? await fromRollups(app, filter, opts) : await fromCitations(app, filter, opts);
+  const valid = await validAnswers(app, filter);
   const roster = await loadRoster(app.db, filter.brandId);
   const ownedDomains = ownedRegistrableDomains(roster);
   const sources: Source[] = rows.slice(0, opts.limit).map((r) => ({
@@ -53,12 +53,11 @@ export async function topSources(app: AppContext, filter: Filter, opts: Page) {
 }
 
 /** Without a tag: sums over the daily rollups (a few rows per day, engine and source). */
-function fromRollups(app: AppContext, filter: Filter, opts: Page) {
-  const db = app.db.sqlite;
+async function fromRollups(app: AppContext, filter: Filter, opts: Page) {
+  const db = app.db;
   const d = dayWhere("d", filter, filter.period.start, filter.period.end);
   const total =
-    db.query<{ n: number | null }, SqlParam[]>(`SELECT sum(d.citations) AS n FROM citation_domain_days d WHERE ${d.sql}`).get(...d.params)
-      ?.n ?? 0;
+    (await db.get<{ n: number | null }>(`SELECT sum(d.citations) AS n FROM citation_domain_days d WHERE ${d.sql}`, d.params))?.n ?? 0;
   // Per URL, every citation is a different answer (an answer cites a URL once).
   const sql =
     opts.level === "url"
@@ -66,24 +65,21 @@ function fromRollups(app: AppContext, filter: Filter, opts: Page) {
          FROM citation_url_days d WHERE ${d.sql} GROUP BY d.url`
       : `SELECT d.domain AS key, d.domain AS domain, sum(d.citations) AS citations, sum(d.answers) AS answers
          FROM citation_domain_days d WHERE ${d.sql} GROUP BY d.domain`;
-  const rows = db
-    .query<SourceRow, SqlParam[]>(`${sql} ORDER BY citations DESC, key LIMIT ? OFFSET ?`)
-    .all(...d.params, opts.limit + 1, opts.offset);
+  const rows = await db.all<SourceRow>(`${sql} ORDER BY citations DESC, key LIMIT ? OFFSET ?`, [...d.params, opts.limit + 1, opts.offset]);
   return { total, rows };
 }
 
 /** With a tag: from the citations of the tag's prompts themselves (covering index). */
-function fromCitations(app: AppContext, filter: Filter, opts: Page) {
-  const db = app.db.sqlite;
+async function fromCitations(app: AppContext, filter: Filter, opts: Page) {
+  const db = app.db;
   const cw = where("c", filter, filter.period.start, filter.period.end);
-  const total = db.query<{ n: number }, SqlParam[]>(`SELECT count(*) AS n FROM citations c WHERE ${cw.sql}`).get(...cw.params)?.n ?? 0;
+  const total = (await db.get<{ n: number }>(`SELECT count(*) AS n FROM citations c WHERE ${cw.sql}`, cw.params))?.n ?? 0;
   const key = opts.level === "url" ? "c.url" : "c.domain";
-  const rows = db
-    .query<SourceRow, SqlParam[]>(
-      `SELECT ${key} AS key, min(c.domain) AS domain, count(*) AS citations, count(DISTINCT c.answer_id) AS answers
+  const rows = await db.all<SourceRow>(
+    `SELECT ${key} AS key, min(c.domain) AS domain, count(*) AS citations, count(DISTINCT c.answer_id) AS answers
        FROM citations c WHERE ${cw.sql} GROUP BY ${key}
        ORDER BY citations DESC, key LIMIT ? OFFSET ?`,
-    )
-    .all(...cw.params, opts.limit + 1, opts.offset);
+    [...cw.params, opts.limit + 1, opts.offset],
+  );
   return { total, rows };
 }

@@ -7,7 +7,7 @@ import { ALL_ENGINES } from "../db/schema";
 import { Invalid } from "../errors";
 import { brandEngines } from "../tracking/engines";
 import { loadRoster } from "../tracking/roster";
-import { DAY_MS, dayString, dayWhere, describeFilter, type Filter, type SqlParam, scopePromptIds, where } from "./filters";
+import { DAY_MS, dayString, dayWhere, describeFilter, type Filter, scopePromptIds, where } from "./filters";
 import { type Mean, mean, type PeriodMean, type PeriodRate, periodMean, periodRate, type Rate, rate } from "./rates";
 import { retrievalCounts } from "./search";
 
@@ -93,29 +93,27 @@ interface SliceAgg {
  * a tag, from the answers of the tag's prompts. brand_position / brand_sentiment are only set on
  * valid answers that mention the brand; roster_mentions is the answer's number of mention rows.
  */
-function sliceSums(app: AppContext, filter: Filter): SliceAgg[] {
-  const db = app.db.sqlite;
+function sliceSums(app: AppContext, filter: Filter): Promise<SliceAgg[]> {
+  const db = app.db;
   if (filter.scope === null) {
     const d = dayWhere("d", filter, filter.previous.start, filter.period.end);
-    return db
-      .query<SliceAgg, SqlParam[]>(
-        `SELECT d.engine AS engine, (d.day >= ?) AS cur, sum(d.total) AS total, sum(d.valid) AS valid, sum(d.mentioned) AS mentioned,
+    return db.all<SliceAgg>(
+      `SELECT d.engine AS engine, (d.day >= ?) AS cur, sum(d.total) AS total, sum(d.valid) AS valid, sum(d.mentioned) AS mentioned,
            sum(d.position_sum) AS pos_sum, sum(d.top1) AS top1, sum(d.top3) AS top3, sum(d.sentiment_sum) AS sent_sum,
            sum(d.sentiment_n) AS sent_n, sum(d.cited) AS cited, sum(d.roster_mentions) AS roster
          FROM answer_days d WHERE ${d.sql} GROUP BY d.engine, cur`,
-      )
-      .all(filter.period.start / DAY_MS, ...d.params);
+      [filter.period.start / DAY_MS, ...d.params],
+    );
   }
   const w = where("a", filter, filter.previous.start, filter.period.end);
-  return db
-    .query<SliceAgg, SqlParam[]>(
-      `SELECT a.engine AS engine, (a.created_at >= ?) AS cur, count(*) AS total, sum(a.status = 'ok') AS valid,
+  return db.all<SliceAgg>(
+    `SELECT a.engine AS engine, (a.created_at >= ?) AS cur, count(*) AS total, sum(a.status = 'ok') AS valid,
          sum(a.brand_mentioned) AS mentioned, sum(a.brand_position) AS pos_sum, count(CASE WHEN a.brand_position = 1 THEN 1 END) AS top1,
          count(CASE WHEN a.brand_position <= 3 THEN 1 END) AS top3, sum(a.brand_sentiment) AS sent_sum, count(a.brand_sentiment) AS sent_n,
          sum(a.brand_cited) AS cited, sum(a.roster_mentions) AS roster
        FROM answers a WHERE ${w.sql} GROUP BY a.engine, cur`,
-    )
-    .all(filter.period.start, ...w.params);
+    [filter.period.start, ...w.params],
+  );
 }
 
 interface CoverageAgg {
@@ -132,7 +130,7 @@ interface CoverageAgg {
  * engines). Without a tag or prompt, summed from the coverage occurrences (a few rows per day and
  * engine, see prompt_coverage_days); with one, one probe of prompt_days per prompt, engine and figure.
  */
-function promptCoverage(app: AppContext, filter: Filter, engines: string[]): CoverageAgg[] {
+async function promptCoverage(app: AppContext, filter: Filter, engines: string[]): Promise<CoverageAgg[]> {
   if (engines.length === 0) return [];
   const cs = filter.period.start / DAY_MS;
   const ce = filter.period.end / DAY_MS;
@@ -140,16 +138,15 @@ function promptCoverage(app: AppContext, filter: Filter, engines: string[]): Cov
   if (filter.scope === null) {
     // With an engine filter the overall figure is that engine's; otherwise the all-engines occurrences.
     const overall = filter.engine ?? ALL_ENGINES;
-    const rows = app.db.sqlite
-      .query<{ engine: string; kind: string; cur: number; prev: number }, SqlParam[]>(
-        `SELECT c.engine AS engine, c.kind AS kind,
+    const rows = await app.db.all<{ engine: string; kind: string; cur: number; prev: number }>(
+      `SELECT c.engine AS engine, c.kind AS kind,
            total(CASE WHEN c.day >= ?2 AND c.prev_day < ?2 THEN c.prompts END) AS cur,
            total(CASE WHEN c.day < ?2 AND c.prev_day < ?4 THEN c.prompts END) AS prev
          FROM prompt_coverage_days c
          WHERE c.brand_id = ?1 AND c.engine IN (SELECT value FROM json_each(?5)) AND c.day >= ?4 AND c.day < ?3
          GROUP BY c.engine, c.kind`,
-      )
-      .all(filter.brandId, cs, ce, ps, JSON.stringify([...new Set([...engines, overall])]));
+      [filter.brandId, cs, ce, ps, JSON.stringify([...new Set([...engines, overall])])],
+    );
     const out = new Map<string, CoverageAgg>();
     const slot = (engine: string | null) => {
       const key = engine ?? "";
@@ -179,24 +176,24 @@ function promptCoverage(app: AppContext, filter: Filter, engines: string[]): Cov
       AND d.day >= ${from} AND d.day < ${to} AND d.valid > 0),
     EXISTS (SELECT 1 FROM prompt_days d WHERE d.prompt_id = p.value AND d.engine = e.value
       AND d.day >= ${from} AND d.day < ${to} AND d.mentioned > 0)`;
-  return (
-    app.db.sqlite
-      .query<CoverageAgg, SqlParam[]>(
-        `WITH pe (prompt, engine, vc, mc, vp, mp) AS MATERIALIZED (
+  return app.db.all<CoverageAgg>(
+    `WITH pe (prompt, engine, vc, mc, vp, mp) AS MATERIALIZED (
          SELECT p.value, e.value, ${probe("?1", "?2")}, ${probe("?3", "?1")}
          FROM json_each(?5) p, json_each(?4) e)
        SELECT engine, sum(vc) AS vc, sum(mc) AS mc, sum(vp) AS vp, sum(mp) AS mp FROM pe GROUP BY engine
        UNION ALL
        SELECT NULL, sum(vc), sum(mc), sum(vp), sum(mp)
        FROM (SELECT max(vc) AS vc, max(mc) AS mc, max(vp) AS vp, max(mp) AS mp FROM pe GROUP BY prompt)`,
-      )
-      // The scope holds only the brand's prompts: the probes name the prompt alone (prompt_days_by_prompt_idx).
-      .all(cs, ce, ps, JSON.stringify(engines), scopePromptIds(app, filter))
+    // The scope holds only the brand's prompts: the probes name the prompt alone (prompt_days_by_prompt_idx).
+    [cs, ce, ps, JSON.stringify(engines), await scopePromptIds(app, filter)],
   );
 }
 
 /** Counts for [previous.start, period.end) split by engine and by period. */
-function collectCounts(app: AppContext, filter: Filter): { byEngine: Map<string, [Counts, Counts]>; overall: [Counts, Counts] } {
+async function collectCounts(
+  app: AppContext,
+  filter: Filter,
+): Promise<{ byEngine: Map<string, [Counts, Counts]>; overall: [Counts, Counts] }> {
   const byEngine = new Map<string, [Counts, Counts]>();
   const slot = (engine: string, cur: number): Counts => {
     let pair = byEngine.get(engine);
@@ -207,7 +204,7 @@ function collectCounts(app: AppContext, filter: Filter): { byEngine: Map<string,
     return pair[cur ? 0 : 1];
   };
   const overall: [Counts, Counts] = [zero(), zero()];
-  for (const r of sliceSums(app, filter)) {
+  for (const r of await sliceSums(app, filter)) {
     for (const c of [slot(r.engine, r.cur), overall[r.cur ? 0 : 1]]) {
       c.total += r.total;
       c.valid += r.valid;
@@ -223,7 +220,7 @@ function collectCounts(app: AppContext, filter: Filter): { byEngine: Map<string,
       c.brandMentions += r.mentioned;
     }
   }
-  for (const r of promptCoverage(app, filter, [...byEngine.keys()])) {
+  for (const r of await promptCoverage(app, filter, [...byEngine.keys()])) {
     const [cur, prev] = r.engine === null ? overall : byEngine.get(r.engine)!;
     cur.prompts = r.vc ?? 0;
     cur.coveredPrompts = r.mc ?? 0;
@@ -234,7 +231,7 @@ function collectCounts(app: AppContext, filter: Filter): { byEngine: Map<string,
 }
 
 export async function visibilityOverview(app: AppContext, filter: Filter) {
-  const { byEngine, overall } = collectCounts(app, filter);
+  const { byEngine, overall } = await collectCounts(app, filter);
   const retrieval = await retrievalCounts(app, filter);
   const retrievalRate = (ret: [number, number] | undefined, cur: Counts, prev: Counts) =>
     periodRate([ret?.[0] ?? 0, cur.valid], [ret?.[1] ?? 0, prev.valid]);
@@ -271,8 +268,8 @@ export interface TrendPoint {
 const MAX_DAY_POINTS = 400;
 
 /** Points per UTC day, or per ISO week (Monday; the first point is dated the period's first day). */
-export function visibilityTrend(app: AppContext, filter: Filter, interval: "day" | "week") {
-  const db = app.db.sqlite;
+export async function visibilityTrend(app: AppContext, filter: Filter, interval: "day" | "week") {
+  const db = app.db;
   const { start, end } = filter.period;
   if (interval === "day" && filter.period.days > MAX_DAY_POINTS) {
     throw new Invalid(`interval "day" allows at most ${MAX_DAY_POINTS} days; use interval "week" or a shorter period.`, "invalid_interval");
@@ -286,22 +283,20 @@ export function visibilityTrend(app: AppContext, filter: Filter, interval: "day"
   if (filter.scope === null) {
     // Buckets are whole days (origin and size are multiples of a day): a day's rollup falls in one bucket.
     const d = dayWhere("d", filter, start, end);
-    rows = db
-      .query<Bucket, SqlParam[]>(
-        `SELECT (d.day * ${DAY_MS} - ?) / ? AS b, sum(d.total) AS total, sum(d.valid) AS valid, sum(d.mentioned) AS mentioned,
+    rows = await db.all<Bucket>(
+      `SELECT (d.day * ${DAY_MS} - ?) / ? AS b, sum(d.total) AS total, sum(d.valid) AS valid, sum(d.mentioned) AS mentioned,
            sum(d.position_sum) AS pos_sum, sum(d.roster_mentions) AS roster
          FROM answer_days d WHERE ${d.sql} GROUP BY b`,
-      )
-      .all(origin, size, ...d.params);
+      [origin, size, ...d.params],
+    );
   } else {
     const w = where("a", filter, start, end);
-    rows = db
-      .query<Bucket, SqlParam[]>(
-        `SELECT (a.created_at - ?) / ? AS b, count(*) AS total, sum(a.status = 'ok') AS valid,
+    rows = await db.all<Bucket>(
+      `SELECT (a.created_at - ?) / ? AS b, count(*) AS total, sum(a.status = 'ok') AS valid,
            sum(a.brand_mentioned) AS mentioned, sum(a.brand_position) AS pos_sum, sum(a.roster_mentions) AS roster
          FROM answers a WHERE ${w.sql} GROUP BY b`,
-      )
-      .all(origin, size, ...w.params);
+      [origin, size, ...w.params],
+    );
   }
   const answersBy = new Map(rows.map((r) => [r.b, r]));
   const points: TrendPoint[] = [];
@@ -329,47 +324,41 @@ export interface RankingRow {
 }
 
 /** Valid (ok) answers in the filter's period: from the daily rollups, or, with a tag, from the answers. */
-export function validAnswers(app: AppContext, filter: Filter): number {
-  const db = app.db.sqlite;
+export async function validAnswers(app: AppContext, filter: Filter): Promise<number> {
+  const db = app.db;
   if (filter.scope === null) {
     const d = dayWhere("d", filter, filter.period.start, filter.period.end);
-    return (
-      db.query<{ n: number | null }, SqlParam[]>(`SELECT sum(d.valid) AS n FROM answer_days d WHERE ${d.sql}`).get(...d.params)?.n ?? 0
-    );
+    return (await db.get<{ n: number | null }>(`SELECT sum(d.valid) AS n FROM answer_days d WHERE ${d.sql}`, d.params))?.n ?? 0;
   }
   const w = where("a", filter, filter.period.start, filter.period.end);
-  return (
-    db.query<{ n: number }, SqlParam[]>(`SELECT count(*) AS n FROM answers a WHERE ${w.sql} AND a.status = 'ok'`).get(...w.params)?.n ?? 0
-  );
+  return (await db.get<{ n: number }>(`SELECT count(*) AS n FROM answers a WHERE ${w.sql} AND a.status = 'ok'`, w.params))?.n ?? 0;
 }
 
 /** The brand and each competitor on the same valid answers, most visible first. */
 export async function competitorRanking(app: AppContext, filter: Filter) {
-  const db = app.db.sqlite;
+  const db = app.db;
   const roster = await loadRoster(app.db, filter.brandId);
   type MemberAgg = { member_id: string; n: number; pos_sum: number; top1: number; sent_sum: number | null; sent_n: number };
-  const valid = validAnswers(app, filter);
+  const valid = await validAnswers(app, filter);
   let rows: MemberAgg[];
   if (filter.scope === null) {
     const d = dayWhere("d", filter, filter.period.start, filter.period.end);
-    rows = db
-      .query<MemberAgg, SqlParam[]>(
-        `SELECT d.member_id AS member_id, sum(d.answers) AS n, sum(d.rank_sum) AS pos_sum, sum(d.top1) AS top1,
+    rows = await db.all<MemberAgg>(
+      `SELECT d.member_id AS member_id, sum(d.answers) AS n, sum(d.rank_sum) AS pos_sum, sum(d.top1) AS top1,
            sum(d.sentiment_sum) AS sent_sum, sum(d.sentiment_n) AS sent_n
          FROM mention_days d WHERE ${d.sql} GROUP BY d.member_id`,
-      )
-      .all(...d.params);
+      d.params,
+    );
   } else {
     // Only the roster's members are reported; naming them lets the per-prompt index seek each one.
     const mw = where("m", filter, filter.period.start, filter.period.end);
     const ids = roster.members.map((m) => m.id);
-    rows = db
-      .query<MemberAgg, SqlParam[]>(
-        `SELECT m.member_id AS member_id, count(*) AS n, sum(m.rank) AS pos_sum, sum(m.rank = 1) AS top1,
+    rows = await db.all<MemberAgg>(
+      `SELECT m.member_id AS member_id, count(*) AS n, sum(m.rank) AS pos_sum, sum(m.rank = 1) AS top1,
            sum(m.sentiment) AS sent_sum, count(m.sentiment) AS sent_n
          FROM mentions m WHERE ${mw.sql} AND m.member_id IN (${ids.map(() => "?").join(",")}) GROUP BY m.member_id`,
-      )
-      .all(...mw.params, ...ids);
+      [...mw.params, ...ids],
+    );
   }
   const byMember = new Map(rows.map((r) => [r.member_id, r]));
   // Members no longer on the roster have no mentions after re-analysis; only current members count.

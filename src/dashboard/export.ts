@@ -23,7 +23,7 @@ export function exportRoutes(ctx: AppContext, catalogue: ToolCatalog) {
     .all("/:file", methodNotAllowed("GET"))
     .use(sessionGuard(ctx))
     .get("/:file", async ({ account, params, request }) => {
-      const principal = principalFor(ctx, account, params.brand_id);
+      const principal = await principalFor(ctx, account, params.brand_id);
       if (!params.file.endsWith(".csv")) throw new NotFound("Exports are CSV: ask for <tool>.csv.", "not_found");
       const name = params.file.slice(0, -".csv".length);
       const tool = catalogue.byName.get(name);

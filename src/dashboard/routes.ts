@@ -12,8 +12,8 @@ import { methodNotAllowed } from "../errors";
 import { requestId } from "../http/observability";
 
 /** Another account's brand (or none) is the same 404 as a brand that does not exist (CONTRACT §3). */
-export function principalFor(ctx: AppContext, account: AccountView, brandId: string): Principal {
-  const brand = getAccountBrand(ctx.db, account.id, brandId);
+export async function principalFor(ctx: AppContext, account: AccountView, brandId: string): Promise<Principal> {
+  const brand = await getAccountBrand(ctx.db, account.id, brandId);
   return { account: { id: account.id }, brand: { id: brand.id, name: brand.name, domain: brand.domain }, plan: account.plan };
 }
 
@@ -22,9 +22,9 @@ export function dashboardRoutes(ctx: AppContext, catalogue: ToolCatalog) {
     .all("/", methodNotAllowed("GET"))
     .all("/:tool", methodNotAllowed("POST"))
     .use(sessionGuard(ctx))
-    .get("/", ({ account, params }) => catalogue.listFor(principalFor(ctx, account, params.brand_id).plan))
+    .get("/", async ({ account, params }) => catalogue.listFor((await principalFor(ctx, account, params.brand_id)).plan))
     .post("/:tool", async ({ account, params, body, request }) => {
-      const outcome = await catalogue.call(ctx, principalFor(ctx, account, params.brand_id), requestId(request), params.tool, body);
+      const outcome = await catalogue.call(ctx, await principalFor(ctx, account, params.brand_id), requestId(request), params.tool, body);
       if (!outcome.ok) throw outcome.error;
       return outcome.value;
     });

@@ -24,5 +24,5 @@ export function serveResources(server: Server, app: AppContext, principal: Princ
   server.setRequestHandler(ReadResourceRequestSchema, (request) =>
     asProtocolErrors(requestId, "resources/read", () => resources.read(ctx, request.params.uri)),
   );
-  return (ref, _argument, typed) => (ref.type === "ref/resource" && ref.uri ? resources.complete(ctx, ref.uri, typed) : null);
+  return async (ref, _argument, typed) => (ref.type === "ref/resource" && ref.uri ? resources.complete(ctx, ref.uri, typed) : null);
 }

@@ -3,9 +3,8 @@
 
 import { timingSafeEqual } from "node:crypto";
 import { OAuthClientMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { eq } from "drizzle-orm";
-import { type Db } from "../db/client";
-import { oauthClients } from "../db/schema";
+import { type Queries } from "../db/queries";
+import { type oauthClients } from "../db/schema";
 import { ClientDocumentError, fetchClientDocument, isClientDocumentUrl } from "./client-metadata";
 import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX, generateSecret, hashSecret } from "./format";
 
@@ -46,7 +45,9 @@ export function redirectUriProblem(value: string): string | null {
   return null;
 }
 
-function rowToClient(row: typeof oauthClients.$inferSelect): OAuthClient {
+type ClientRow = typeof oauthClients.$inferSelect;
+
+function rowToClient(row: ClientRow): OAuthClient {
   return {
     id: row.id,
     kind: row.kind,
@@ -71,7 +72,7 @@ function checkRedirectUris(uris: string[]): void {
  * no method) is public and proves itself with PKCE alone; one that asks for client_secret_basic or
  * client_secret_post gets a secret, shown only here and stored only as its SHA-256.
  */
-export function registerClient(db: Db, body: unknown, now: number): Record<string, unknown> {
+export async function registerClient(db: Queries, body: unknown, now: number): Promise<Record<string, unknown>> {
   const parsed = OAuthClientMetadataSchema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -95,19 +96,11 @@ export function registerClient(db: Db, body: unknown, now: number): Record<strin
   const name = (meta.client_name ?? "").trim().slice(0, MAX_NAME) || "Unnamed client";
   const id = `${CLIENT_ID_PREFIX}${generateSecret("").plaintext.slice(0, 22)}`;
   const secret = authMethod === "none" ? null : generateSecret(CLIENT_SECRET_PREFIX);
-  db.orm
-    .insert(oauthClients)
-    .values({
-      id,
-      kind: "dcr",
-      authMethod,
-      secretHash: secret?.hash ?? null,
-      name,
-      clientUri: meta.client_uri ?? null,
-      redirectUris: JSON.stringify(redirectUris),
-      createdAt: now,
-    })
-    .run();
+  await db.run(
+    `INSERT INTO oauth_clients (id, kind, auth_method, secret_hash, name, client_uri, redirect_uris, created_at)
+     VALUES (?, 'dcr', ?, ?, ?, ?, ?, ?)`,
+    [id, authMethod, secret?.hash ?? null, name, meta.client_uri ?? null, JSON.stringify(redirectUris), now],
+  );
   return {
     client_id: id,
     client_id_issued_at: Math.floor(now / 1000),
@@ -122,8 +115,13 @@ export function registerClient(db: Db, body: unknown, now: number): Record<strin
 }
 
 /** The client with this id: a registered one, or one whose metadata document is fetched (or taken from the cache). */
-export async function resolveClient(db: Db, clientId: string, options: { allowLoopback: boolean; now: number }): Promise<OAuthClient> {
-  const row = db.orm.select().from(oauthClients).where(eq(oauthClients.id, clientId)).get();
+export async function resolveClient(db: Queries, clientId: string, options: { allowLoopback: boolean; now: number }): Promise<OAuthClient> {
+  const row = await db.get<ClientRow>(
+    `SELECT id, kind, name, client_uri AS clientUri, auth_method AS authMethod, secret_hash AS secretHash, redirect_uris AS redirectUris,
+       created_at AS createdAt, fetched_at AS fetchedAt
+     FROM oauth_clients WHERE id = ?`,
+    [clientId],
+  );
   if (!isClientDocumentUrl(clientId)) {
     if (row?.kind !== "dcr") throw new ClientProblem("This client is not registered with Spyglass (unknown client_id).");
     return rowToClient(row);
@@ -146,11 +144,12 @@ export async function resolveClient(db: Db, clientId: string, options: { allowLo
     redirectUris: JSON.stringify(document.redirectUris),
     fetchedAt: options.now,
   };
-  db.orm
-    .insert(oauthClients)
-    .values({ id: clientId, createdAt: options.now, ...values })
-    .onConflictDoUpdate({ target: oauthClients.id, set: values })
-    .run();
+  await db.run(
+    `INSERT INTO oauth_clients (id, created_at, kind, name, client_uri, redirect_uris, fetched_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, name = excluded.name, client_uri = excluded.client_uri,
+       redirect_uris = excluded.redirect_uris, fetched_at = excluded.fetched_at`,
+    [clientId, options.now, values.kind, values.name, values.clientUri, values.redirectUris, values.fetchedAt],
+  );
   return {
     id: clientId,
     kind: "cimd",
@@ -162,8 +161,8 @@ export async function resolveClient(db: Db, clientId: string, options: { allowLo
 }
 
 /** The name shown for a client (its registration's or its document's). */
-export function clientName(db: Db, clientId: string): string {
-  return db.orm.select({ name: oauthClients.name }).from(oauthClients).where(eq(oauthClients.id, clientId)).get()?.name ?? clientId;
+export async function clientName(db: Queries, clientId: string): Promise<string> {
+  return (await db.get<{ name: string }>("SELECT name FROM oauth_clients WHERE id = ?", [clientId]))?.name ?? clientId;
 }
 
 /**
@@ -171,12 +170,8 @@ export function clientName(db: Db, clientId: string): string {
  * its secret (as it registered: Basic or in the body); a public client presents none. Returns the
  * authenticated client id, or null when the client is unknown or its secret is missing or wrong.
  */
-export function authenticateClient(db: Db, clientId: string, secret: string | null): string | null {
-  const row = db.orm
-    .select({ authMethod: oauthClients.authMethod, secretHash: oauthClients.secretHash })
-    .from(oauthClients)
-    .where(eq(oauthClients.id, clientId))
-    .get();
+export async function authenticateClient(db: Queries, clientId: string, secret: string | null): Promise<string | null> {
+  const row = await db.get<{ secretHash: string | null }>("SELECT secret_hash AS secretHash FROM oauth_clients WHERE id = ?", [clientId]);
   if (!row) return null;
   if (row.secretHash === null) return clientId;
   if (secret === null) return null;

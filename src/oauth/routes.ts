@@ -179,7 +179,7 @@ export function oauthRoutes(ctx: AppContext) {
             return json(400, { error: "invalid_client_metadata", error_description: "The body is not JSON client metadata." });
           }
           try {
-            return json(201, registerClient(ctx.db, body, oauth.now()), { "cache-control": "no-store" });
+            return json(201, await registerClient(ctx.db, body, oauth.now()), { "cache-control": "no-store" });
           } catch (error) {
             if (error instanceof ClientProblem) return json(400, { error: "invalid_client_metadata", error_description: error.message });
             throw error;
@@ -219,7 +219,7 @@ export function oauthRoutes(ctx: AppContext) {
       ({ request }) => {
         on();
         return oauthEndpoint(request, async () => {
-          oauth.revoke(await readForm(request), request.headers.get("authorization"));
+          await oauth.revoke(await readForm(request), request.headers.get("authorization"));
           return json(200, {}, { "cache-control": "no-store" });
         });
       },
@@ -266,9 +266,9 @@ export function oauthRoutes(ctx: AppContext) {
         throw error;
       }
     })
-    .get("/grants", ({ account }) => ({ enabled: oauth.settings !== null, grants: oauth.listGrants(account.id) }))
-    .delete("/grants/:id", ({ account, params, set }) => {
-      oauth.revokeGrant(account.id, params.id);
+    .get("/grants", async ({ account }) => ({ enabled: oauth.settings !== null, grants: await oauth.listGrants(account.id) }))
+    .delete("/grants/:id", async ({ account, params, set }) => {
+      await oauth.revokeGrant(account.id, params.id);
       set.status = 204;
       return null;
     });

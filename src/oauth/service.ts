@@ -13,13 +13,13 @@ import {
   UnsupportedGrantTypeError,
   UnsupportedResponseTypeError,
 } from "@modelcontextprotocol/sdk/server/auth/errors.js";
-import { and, desc, eq, isNull, lt, sql } from "drizzle-orm";
 import { planChangeHint, requirePlan } from "../accounts/plans";
 import { getAccount } from "../accounts/service";
 import { getAccountBrand, getBrand } from "../brands/service";
 import { type Config } from "../config";
 import { type Db } from "../db/client";
-import { oauthCodes, oauthGrants, oauthTokens, type Plan } from "../db/schema";
+import { type Queries } from "../db/queries";
+import { type Plan } from "../db/schema";
 import { NotFound } from "../errors";
 import { iso, isoOrNull, newId } from "../ids";
 import { authenticateClient, ClientProblem, clientName, type OAuthClient, resolveClient } from "./clients";
@@ -255,8 +255,8 @@ export class OAuthService {
       return clientRedirect(settings, request.redirectUri, request.state, { error: denied.errorCode, error_description: denied.message });
     }
     if (!decision.brandId) throw new NotFound("Choose one of your brands.", "brand_not_found");
-    const brand = getAccountBrand(this.db, accountId, decision.brandId);
-    const account = getAccount(this.db, accountId);
+    const brand = await getAccountBrand(this.db, accountId, decision.brandId);
+    const account = await getAccount(this.db, accountId);
     requirePlan(
       account.plan,
       "visibility",
@@ -265,24 +265,22 @@ export class OAuthService {
     const code = generateSecret(CODE_PREFIX);
     const now = this.now();
     // Codes a day past their expiry are kept no longer (a reuse within that day still revokes its grant).
-    this.db.orm
-      .delete(oauthCodes)
-      .where(lt(oauthCodes.expiresAt, now - CODE_RETENTION_MS))
-      .run();
-    this.db.orm
-      .insert(oauthCodes)
-      .values({
-        codeHash: code.hash,
-        clientId: request.client.id,
+    await this.db.run("DELETE FROM oauth_codes WHERE expires_at < ?", [now - CODE_RETENTION_MS]);
+    await this.db.run(
+      `INSERT INTO oauth_codes (code_hash, client_id, account_id, brand_id, redirect_uri, code_challenge, resource, created_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        code.hash,
+        request.client.id,
         accountId,
-        brandId: brand.id,
-        redirectUri: request.redirectUri,
-        codeChallenge: request.codeChallenge,
-        resource: request.resource,
-        createdAt: now,
-        expiresAt: now + CODE_TTL_MS,
-      })
-      .run();
+        brand.id,
+        request.redirectUri,
+        request.codeChallenge,
+        request.resource,
+        now,
+        now + CODE_TTL_MS,
+      ],
+    );
     return clientRedirect(settings, request.redirectUri, request.state, { code: code.plaintext });
   }
 
@@ -302,7 +300,10 @@ export class OAuthService {
     throw new UnsupportedGrantTypeError(`grant_type "${grantType}" is not supported; use authorization_code or refresh_token.`);
   }
 
-  private exchangeCode(params: URLSearchParams, credentials: { clientId: string | null; secret: string | null }): TokenResponse {
+  private async exchangeCode(
+    params: URLSearchParams,
+    credentials: { clientId: string | null; secret: string | null },
+  ): Promise<TokenResponse> {
     const code = params.get("code");
     const verifier = params.get("code_verifier");
     const clientId = credentials.clientId;
@@ -311,139 +312,116 @@ export class OAuthService {
     if (!verifier) throw new InvalidRequestError("code_verifier is required: Spyglass needs PKCE.");
     if (!isWellFormedVerifier(verifier)) throw new InvalidRequestError("code_verifier must be 43 to 128 unreserved characters.");
     if (!clientId) throw new InvalidRequestError("client_id is required.");
-    if (!authenticateClient(this.db, clientId, credentials.secret)) throw new InvalidClientError(CLIENT_AUTH_FAILED);
+    if (!(await authenticateClient(this.db, clientId, credentials.secret))) throw new InvalidClientError(CLIENT_AUTH_FAILED);
     if (!isWellFormedSecret(code, CODE_PREFIX)) throw new InvalidGrantError("The authorization code is not valid.");
     const now = this.now();
     // Refusals are returned, not thrown, from the transaction: what it wrote (the code spent, a grant
     // revoked) must be committed with them.
     return settle(
-      this.db.sqlite
-        .transaction((): TokenResponse | OAuthError => {
-          const row = this.db.orm
-            .select()
-            .from(oauthCodes)
-            .where(eq(oauthCodes.codeHash, hashSecret(code)))
-            .get();
-          if (!row) return new InvalidGrantError("The authorization code is not valid.");
-          if (row.usedAt !== null) {
-            // A code presented twice may have been stolen: what it granted ends now (OAuth 2.1 §4.1.3).
-            if (row.grantId) this.revokeGrantRow(row.grantId, now);
-            return new InvalidGrantError("The authorization code was already used; the access it granted is revoked.");
-          }
-          // Single use, whatever follows: a wrong verifier also spends the code.
-          this.db.orm.update(oauthCodes).set({ usedAt: now }).where(eq(oauthCodes.codeHash, row.codeHash)).run();
-          if (row.expiresAt <= now) return new InvalidGrantError("The authorization code has expired; start the sign-in again.");
-          if (row.clientId !== clientId) return new InvalidGrantError("The authorization code was issued to another client.");
-          if (redirectUri !== row.redirectUri)
-            return new InvalidGrantError("redirect_uri does not match the one of the authorization request.");
-          if (s256(verifier) !== row.codeChallenge) return new InvalidGrantError("The code_verifier does not match the code_challenge.");
-          const grantId = newId("grant");
-          this.db.orm
-            .insert(oauthGrants)
-            .values({
-              id: grantId,
-              accountId: row.accountId,
-              brandId: row.brandId,
-              clientId: row.clientId,
-              clientName: clientName(this.db, row.clientId),
-              resource: row.resource,
-              createdAt: now,
-            })
-            .run();
-          this.db.orm.update(oauthCodes).set({ grantId }).where(eq(oauthCodes.codeHash, row.codeHash)).run();
-          return this.issueTokens(grantId, now);
-        })
-        .immediate(),
+      await this.db.transaction(async (tx): Promise<TokenResponse | OAuthError> => {
+        const row = await tx.get<{
+          codeHash: string;
+          clientId: string;
+          accountId: string;
+          brandId: string;
+          redirectUri: string;
+          codeChallenge: string;
+          resource: string;
+          expiresAt: number;
+          usedAt: number | null;
+          grantId: string | null;
+        }>(
+          `SELECT code_hash AS codeHash, client_id AS clientId, account_id AS accountId, brand_id AS brandId, redirect_uri AS redirectUri,
+             code_challenge AS codeChallenge, resource, expires_at AS expiresAt, used_at AS usedAt, grant_id AS grantId
+           FROM oauth_codes WHERE code_hash = ?`,
+          [hashSecret(code)],
+        );
+        if (!row) return new InvalidGrantError("The authorization code is not valid.");
+        if (row.usedAt !== null) {
+          // A code presented twice may have been stolen: what it granted ends now (OAuth 2.1 §4.1.3).
+          if (row.grantId) await revokeGrantRow(tx, row.grantId, now);
+          return new InvalidGrantError("The authorization code was already used; the access it granted is revoked.");
+        }
+        // Single use, whatever follows: a wrong verifier also spends the code.
+        await tx.run("UPDATE oauth_codes SET used_at = ? WHERE code_hash = ?", [now, row.codeHash]);
+        if (row.expiresAt <= now) return new InvalidGrantError("The authorization code has expired; start the sign-in again.");
+        if (row.clientId !== clientId) return new InvalidGrantError("The authorization code was issued to another client.");
+        if (redirectUri !== row.redirectUri)
+          return new InvalidGrantError("redirect_uri does not match the one of the authorization request.");
+        if (s256(verifier) !== row.codeChallenge) return new InvalidGrantError("The code_verifier does not match the code_challenge.");
+        const grantId = newId("grant");
+        await tx.run(
+          `INSERT INTO oauth_grants (id, account_id, brand_id, client_id, client_name, resource, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?)`,
+          [grantId, row.accountId, row.brandId, row.clientId, await clientName(tx, row.clientId), row.resource, now],
+        );
+        await tx.run("UPDATE oauth_codes SET grant_id = ? WHERE code_hash = ?", [grantId, row.codeHash]);
+        return issueTokens(tx, grantId, now);
+      }),
     );
   }
 
-  private refresh(params: URLSearchParams, credentials: { clientId: string | null; secret: string | null }): TokenResponse {
+  private async refresh(params: URLSearchParams, credentials: { clientId: string | null; secret: string | null }): Promise<TokenResponse> {
     const token = params.get("refresh_token");
     const clientId = credentials.clientId;
     if (!token) throw new InvalidRequestError("refresh_token is required.");
     if (!isWellFormedSecret(token, REFRESH_TOKEN_PREFIX)) throw new InvalidGrantError("The refresh token is not valid.");
     const now = this.now();
     return settle(
-      this.db.sqlite
-        .transaction((): TokenResponse | OAuthError => {
-          const row = this.db.orm
-            .select({ token: oauthTokens, grant: oauthGrants })
-            .from(oauthTokens)
-            .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
-            .where(and(eq(oauthTokens.tokenHash, hashSecret(token)), eq(oauthTokens.kind, "refresh")))
-            .get();
-          if (!row) return new InvalidGrantError("The refresh token is not valid.");
-          if (row.grant.revokedAt !== null || row.token.revokedAt !== null)
-            return new InvalidGrantError("This access was revoked; sign in again.");
-          if (clientId !== null && clientId !== row.grant.clientId)
-            return new InvalidGrantError("The refresh token was issued to another client.");
-          if (!authenticateClient(this.db, row.grant.clientId, credentials.secret)) return new InvalidClientError(CLIENT_AUTH_FAILED);
-          if (row.token.usedAt !== null) {
-            // Refresh tokens rotate: one presented again was copied, so the whole grant ends (OAuth 2.1 §4.3.1).
-            this.revokeGrantRow(row.grant.id, now);
-            return new InvalidGrantError("The refresh token was already used; this access is now revoked. Sign in again.");
-          }
-          if (row.token.expiresAt <= now) return new InvalidGrantError("The refresh token has expired; sign in again.");
-          this.db.orm.update(oauthTokens).set({ usedAt: now }).where(eq(oauthTokens.tokenHash, row.token.tokenHash)).run();
-          return this.issueTokens(row.grant.id, now);
-        })
-        .immediate(),
+      await this.db.transaction(async (tx): Promise<TokenResponse | OAuthError> => {
+        const row = await tx.get<{
+          tokenHash: string;
+          expiresAt: number;
+          usedAt: number | null;
+          tokenRevokedAt: number | null;
+          grantId: string;
+          clientId: string;
+          grantRevokedAt: number | null;
+        }>(
+          `SELECT t.token_hash AS tokenHash, t.expires_at AS expiresAt, t.used_at AS usedAt, t.revoked_at AS tokenRevokedAt,
+             g.id AS grantId, g.client_id AS clientId, g.revoked_at AS grantRevokedAt
+           FROM oauth_tokens t INNER JOIN oauth_grants g ON g.id = t.grant_id
+           WHERE t.token_hash = ? AND t.kind = 'refresh'`,
+          [hashSecret(token)],
+        );
+        if (!row) return new InvalidGrantError("The refresh token is not valid.");
+        if (row.grantRevokedAt !== null || row.tokenRevokedAt !== null)
+          return new InvalidGrantError("This access was revoked; sign in again.");
+        if (clientId !== null && clientId !== row.clientId) return new InvalidGrantError("The refresh token was issued to another client.");
+        if (!(await authenticateClient(tx, row.clientId, credentials.secret))) return new InvalidClientError(CLIENT_AUTH_FAILED);
+        if (row.usedAt !== null) {
+          // Refresh tokens rotate: one presented again was copied, so the whole grant ends (OAuth 2.1 §4.3.1).
+          await revokeGrantRow(tx, row.grantId, now);
+          return new InvalidGrantError("The refresh token was already used; this access is now revoked. Sign in again.");
+        }
+        if (row.expiresAt <= now) return new InvalidGrantError("The refresh token has expired; sign in again.");
+        await tx.run("UPDATE oauth_tokens SET used_at = ? WHERE token_hash = ?", [now, row.tokenHash]);
+        return issueTokens(tx, row.grantId, now);
+      }),
     );
-  }
-
-  private issueTokens(grantId: string, now: number): TokenResponse {
-    // The grant's expired tokens go; a used refresh token stays until it expires, to detect its reuse.
-    this.db.orm
-      .delete(oauthTokens)
-      .where(and(eq(oauthTokens.grantId, grantId), lt(oauthTokens.expiresAt, now)))
-      .run();
-    const access = generateSecret(ACCESS_TOKEN_PREFIX);
-    const refresh = generateSecret(REFRESH_TOKEN_PREFIX);
-    this.db.orm
-      .insert(oauthTokens)
-      .values([
-        { tokenHash: access.hash, grantId, kind: "access", createdAt: now, expiresAt: now + ACCESS_TOKEN_TTL_MS },
-        { tokenHash: refresh.hash, grantId, kind: "refresh", createdAt: now, expiresAt: now + REFRESH_TOKEN_TTL_MS },
-      ])
-      .run();
-    return {
-      access_token: access.plaintext,
-      token_type: "Bearer",
-      expires_in: ACCESS_TOKEN_TTL_MS / 1000,
-      refresh_token: refresh.plaintext,
-    };
-  }
-
-  private revokeGrantRow(grantId: string, now: number): void {
-    this.db.orm
-      .update(oauthGrants)
-      .set({ revokedAt: now })
-      .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)))
-      .run();
   }
 
   /**
    * RFC 7009: a refresh token ends its grant, an access token ends itself. Unknown tokens, and tokens
    * of another client, are answered the same way (200) and change nothing.
    */
-  revoke(params: URLSearchParams, authorization: string | null = null): void {
+  async revoke(params: URLSearchParams, authorization: string | null = null): Promise<void> {
     this.requireSettings();
     const token = params.get("token");
     if (!token) throw new InvalidRequestError("token is required.");
     const { clientId, secret } = clientCredentials(params, authorization);
-    if (clientId !== null && !authenticateClient(this.db, clientId, secret)) throw new InvalidClientError(CLIENT_AUTH_FAILED);
-    const row = this.db.orm
-      .select({ hash: oauthTokens.tokenHash, kind: oauthTokens.kind, grantId: oauthTokens.grantId, clientId: oauthGrants.clientId })
-      .from(oauthTokens)
-      .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
-      .where(eq(oauthTokens.tokenHash, hashSecret(token)))
-      .get();
+    if (clientId !== null && !(await authenticateClient(this.db, clientId, secret))) throw new InvalidClientError(CLIENT_AUTH_FAILED);
+    const row = await this.db.get<{ hash: string; kind: "access" | "refresh"; grantId: string; clientId: string }>(
+      `SELECT t.token_hash AS hash, t.kind, t.grant_id AS grantId, g.client_id AS clientId
+       FROM oauth_tokens t INNER JOIN oauth_grants g ON g.id = t.grant_id WHERE t.token_hash = ?`,
+      [hashSecret(token)],
+    );
     if (!row || (clientId !== null && clientId !== row.clientId)) return;
     // A confidential client's tokens are revoked only by that client, authenticated.
-    if (clientId === null && !authenticateClient(this.db, row.clientId, null)) throw new InvalidClientError(CLIENT_AUTH_FAILED);
+    if (clientId === null && !(await authenticateClient(this.db, row.clientId, null))) throw new InvalidClientError(CLIENT_AUTH_FAILED);
     const now = this.now();
-    if (row.kind === "refresh") this.revokeGrantRow(row.grantId, now);
-    else this.db.orm.update(oauthTokens).set({ revokedAt: now }).where(eq(oauthTokens.tokenHash, row.hash)).run();
+    if (row.kind === "refresh") await revokeGrantRow(this.db, row.grantId, now);
+    else await this.db.run("UPDATE oauth_tokens SET revoked_at = ? WHERE token_hash = ?", [now, row.hash]);
   }
 
   /** Whether a bearer value is shaped like one of our access tokens (the tool server's door picks the check by it). */
@@ -455,29 +433,25 @@ export class OAuthService {
    * The tool server's check of an access token: one indexed read, nothing cached, so a revocation
    * applies on the very next request. The brand comes from the grant, the plan from the account now.
    */
-  verifyAccessToken(token: string): AccessTokenResult {
+  async verifyAccessToken(token: string): Promise<AccessTokenResult> {
     const settings = this.settings;
     if (!settings || !isWellFormedSecret(token, ACCESS_TOKEN_PREFIX)) return { ok: false, reason: "malformed" };
-    const db = this.db;
-    const byHash = db.prepared("oauth.accessTokenByHash", () =>
-      db.orm
-        .select({
-          kind: oauthTokens.kind,
-          expiresAt: oauthTokens.expiresAt,
-          tokenRevokedAt: oauthTokens.revokedAt,
-          grantId: oauthGrants.id,
-          grantRevokedAt: oauthGrants.revokedAt,
-          resource: oauthGrants.resource,
-          accountId: oauthGrants.accountId,
-          brandId: oauthGrants.brandId,
-          lastUsedAt: oauthGrants.lastUsedAt,
-        })
-        .from(oauthTokens)
-        .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
-        .where(eq(oauthTokens.tokenHash, sql.placeholder("hash")))
-        .prepare(),
+    const row = await this.db.get<{
+      kind: "access" | "refresh";
+      expiresAt: number;
+      tokenRevokedAt: number | null;
+      grantId: string;
+      grantRevokedAt: number | null;
+      resource: string;
+      accountId: string;
+      brandId: string;
+      lastUsedAt: number | null;
+    }>(
+      `SELECT t.kind, t.expires_at AS expiresAt, t.revoked_at AS tokenRevokedAt, g.id AS grantId, g.revoked_at AS grantRevokedAt,
+         g.resource, g.account_id AS accountId, g.brand_id AS brandId, g.last_used_at AS lastUsedAt
+       FROM oauth_tokens t INNER JOIN oauth_grants g ON g.id = t.grant_id WHERE t.token_hash = ?`,
+      [hashSecret(token)],
     );
-    const row = byHash.get({ hash: hashSecret(token) });
     const now = this.now();
     if (
       row?.kind !== "access" ||
@@ -489,10 +463,10 @@ export class OAuthService {
       return { ok: false, reason: "invalid" };
     }
     if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
-      this.db.orm.update(oauthGrants).set({ lastUsedAt: now }).where(eq(oauthGrants.id, row.grantId)).run();
+      await this.db.run("UPDATE oauth_grants SET last_used_at = ? WHERE id = ?", [now, row.grantId]);
     }
-    const brand = getBrand(this.db, row.brandId);
-    const account = getAccount(this.db, row.accountId);
+    const brand = await getBrand(this.db, row.brandId);
+    const account = await getAccount(this.db, row.accountId);
     return {
       ok: true,
       value: {
@@ -505,31 +479,65 @@ export class OAuthService {
   }
 
   /** The account's active grants ("Connected apps"), newest first. */
-  listGrants(accountId: string): GrantView[] {
-    return this.db.orm
-      .select()
-      .from(oauthGrants)
-      .where(and(eq(oauthGrants.accountId, accountId), isNull(oauthGrants.revokedAt)))
-      .orderBy(desc(oauthGrants.createdAt), desc(oauthGrants.id))
-      .all()
-      .map((g) => ({
-        id: g.id,
-        client_id: g.clientId,
-        client_name: g.clientName,
-        brand_id: g.brandId,
-        created_at: iso(g.createdAt),
-        last_used_at: isoOrNull(g.lastUsedAt),
-      }));
+  async listGrants(accountId: string): Promise<GrantView[]> {
+    const rows = await this.db.all<{
+      id: string;
+      clientId: string;
+      clientName: string;
+      brandId: string;
+      createdAt: number;
+      lastUsedAt: number | null;
+    }>(
+      `SELECT id, client_id AS clientId, client_name AS clientName, brand_id AS brandId, created_at AS createdAt, last_used_at AS lastUsedAt
+       FROM oauth_grants WHERE account_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id DESC`,
+      [accountId],
+    );
+    return rows.map((g) => ({
+      id: g.id,
+      client_id: g.clientId,
+      client_name: g.clientName,
+      brand_id: g.brandId,
+      created_at: iso(g.createdAt),
+      last_used_at: isoOrNull(g.lastUsedAt),
+    }));
   }
 
   /** Revokes an active grant of the account: its access and refresh tokens stop on the next request. */
-  revokeGrant(accountId: string, grantId: string): void {
-    const revoked = this.db.orm
-      .update(oauthGrants)
-      .set({ revokedAt: this.now() })
-      .where(and(eq(oauthGrants.id, grantId), eq(oauthGrants.accountId, accountId), isNull(oauthGrants.revokedAt)))
-      .returning({ id: oauthGrants.id })
-      .get();
+  async revokeGrant(accountId: string, grantId: string): Promise<void> {
+    const revoked = await this.db.get<{ id: string }>(
+      "UPDATE oauth_grants SET revoked_at = ? WHERE id = ? AND account_id = ? AND revoked_at IS NULL RETURNING id",
+      [this.now(), grantId, accountId],
+    );
     if (!revoked) throw new NotFound("Connected app not found.", "grant_not_found");
   }
+}
+
+/** A new access and refresh token for the grant. */
+async function issueTokens(db: Queries, grantId: string, now: number): Promise<TokenResponse> {
+  // The grant's expired tokens go; a used refresh token stays until it expires, to detect its reuse.
+  await db.run("DELETE FROM oauth_tokens WHERE grant_id = ? AND expires_at < ?", [grantId, now]);
+  const access = generateSecret(ACCESS_TOKEN_PREFIX);
+  const refresh = generateSecret(REFRESH_TOKEN_PREFIX);
+  await db.run("INSERT INTO oauth_tokens (token_hash, grant_id, kind, created_at, expires_at) VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?)", [
+    access.hash,
+    grantId,
+    "access",
+    now,
+    now + ACCESS_TOKEN_TTL_MS,
+    refresh.hash,
+    grantId,
+    "refresh",
+    now,
+    now + REFRESH_TOKEN_TTL_MS,
+  ]);
+  return {
+    access_token: access.plaintext,
+    token_type: "Bearer",
+    expires_in: ACCESS_TOKEN_TTL_MS / 1000,
+    refresh_token: refresh.plaintext,
+  };
+}
+
+async function revokeGrantRow(db: Queries, grantId: string, now: number): Promise<void> {
+  await db.run("UPDATE oauth_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [now, grantId]);
 }

@@ -116,7 +116,7 @@ model = "gpt-test"
 });
 
 const impact = async (limit = 10, offset = 0) =>
-  await articleImpact(app, s.brandId, listPublishedArticles(app.db, s.brandId), { windowDays: 7, limit, offset }, NOW);
+  await articleImpact(app, s.brandId, await listPublishedArticles(app.db, s.brandId), { windowDays: 7, limit, offset }, NOW);
 
 describe("article impact on the hand-built dataset", () => {
   test("lists the published articles linked to a prompt, newest publication first, paged", async () => {

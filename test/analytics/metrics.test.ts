@@ -259,7 +259,7 @@ describe("visibility overview on the hand-built dataset", () => {
 
 describe("trend, ranking, prompts, sources, gaps", () => {
   test("daily trend points carry their own n", async () => {
-    const t = visibilityTrend(app, await filter(), "day");
+    const t = await visibilityTrend(app, await filter(), "day");
     expect(t.points).toHaveLength(10);
     expect(t.points[0]).toMatchObject({ date: "2025-03-01", answers: { total: 4, valid: 4 }, visibility: { rate: 0.5, n: 4 } });
     expect(t.points[0]!.share_of_voice).toMatchObject({ successes: 2, n: 7 });
@@ -267,7 +267,7 @@ describe("trend, ranking, prompts, sources, gaps", () => {
     expect(t.points[4]).toMatchObject({ date: "2025-03-05", answers: { total: 4, valid: 2 }, visibility: { rate: 0.5, n: 2 } });
     expect(t.points[1]).toMatchObject({ date: "2025-03-02", visibility: { rate: null, n: 0 } });
     // ISO weeks: 03-01 is a Saturday, so the first week holds 03-01..03-02, the second 03-03..03-09
-    const w = visibilityTrend(app, await filter(), "week");
+    const w = await visibilityTrend(app, await filter(), "week");
     expect(w.points.map((p) => p.date)).toEqual(["2025-03-01", "2025-03-03", "2025-03-10"]);
     expect(w.points[1]!.visibility).toMatchObject({ successes: 1, n: 2 });
   });
@@ -370,7 +370,7 @@ describe("a prompt filter", () => {
     const overview = await visibilityOverview(app, narrowed);
     expect(overview.filter.prompt_id).toBe(s.prompts.P1!);
     expect([overview.visibility.successes, overview.visibility.n]).toEqual([row.visibility.successes, row.visibility.n]);
-    const trend = visibilityTrend(app, narrowed, "day");
+    const trend = await visibilityTrend(app, narrowed, "day");
     expect(trend.points.reduce((n, p) => n + p.visibility.successes, 0)).toBe(row.visibility.successes);
     expect(trend.points.reduce((n, p) => n + p.visibility.n, 0)).toBe(row.visibility.n);
     const whole = await visibilityOverview(app, await resolveFilter(app, s.brandId, PERIOD));

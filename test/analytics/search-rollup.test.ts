@@ -250,13 +250,13 @@ test("over random answers, every filter's queries (page by page) and retrieval c
     for (const input of filters(s)) {
       const filter = await resolveFilter(app, s.brandId, input, NOW);
       const expected = fromScratch(app, filter);
-      const all = searchQueries(app, filter, { limit: 100, offset: 0 });
+      const all = await searchQueries(app, filter, { limit: 100, offset: 0 });
       expect({ input, queries: all.queries }).toEqual({ input, queries: expected });
       expect(all.more).toBe(false);
       // Pages of 3 put together give the same list, and say when more follow.
       const pages: SearchQueryItem[] = [];
       for (let offset = 0; ; offset += 3) {
-        const page = searchQueries(app, filter, { limit: 3, offset });
+        const page = await searchQueries(app, filter, { limit: 3, offset });
         pages.push(...page.queries);
         expect(page.more).toBe(offset + 3 < expected.length);
         if (!page.more) break;
@@ -273,7 +273,7 @@ test("over random answers, every filter's queries (page by page) and retrieval c
       }
     }
     // The data set is not trivial: some queries recur across prompts, in several spellings.
-    const wide = searchQueries(app, await resolveFilter(app, s.brandId, filters(s)[0]!, NOW), { limit: 100, offset: 0 }).queries;
+    const wide = (await searchQueries(app, await resolveFilter(app, s.brandId, filters(s)[0]!, NOW), { limit: 100, offset: 0 })).queries;
     expect(wide.some((q) => q.prompt_count > 1)).toBe(true);
     const spellings = app.db.sqlite.query<{ n: number }, []>("SELECT count(DISTINCT query) AS n FROM search_queries").get()!.n;
     expect(spellings).toBeGreaterThan(wide.length);
@@ -327,10 +327,12 @@ test("a query is shown in its most used spelling within the filter; a tie goes t
   // One answer that ran two spellings of a query counts once, and both its spellings count.
   await write("gemini", ["Best CRM", "best crm"]);
   const shown = async (input: FilterInput) =>
-    searchQueries(app, await resolveFilter(app, s.brandId, { start_date: "2025-03-01", end_date: "2025-03-03", ...input }, NOW), {
-      limit: 10,
-      offset: 0,
-    }).queries.map((q) => [q.query, q.answers]);
+    (
+      await searchQueries(app, await resolveFilter(app, s.brandId, { start_date: "2025-03-01", end_date: "2025-03-03", ...input }, NOW), {
+        limit: 10,
+        offset: 0,
+      })
+    ).queries.map((q) => [q.query, q.answers]);
   expect(await shown({})).toEqual([
     ["best crm", 4],
     ["CRM Tools", 2],
@@ -351,7 +353,7 @@ test("deleting a prompt (its answers go with it) leaves the rollups equal to the
     expect(app.db.sqlite.query(`SELECT count(*) AS n FROM ${table} WHERE prompt_id = ?`).get(s.prompts.b!)).toEqual({ n: 0 });
   expect(rollupRows(app, s.brandId)).toEqual(await rebuiltRows(app, s.brandId));
   const filter = await resolveFilter(app, s.brandId, filters(s)[0]!, NOW);
-  expect(searchQueries(app, filter, { limit: 100, offset: 0 }).queries).toEqual(fromScratch(app, filter));
+  expect((await searchQueries(app, filter, { limit: 100, offset: 0 })).queries).toEqual(fromScratch(app, filter));
   expect(await retrievalCounts(app, filter)).toEqual(retrievalFromScratch(app, filter));
   app.db.close();
 });
@@ -376,7 +378,7 @@ test("upgrading a database made before the rollups fills them from the stored qu
     const upgradedApp = createAppContext(app.config, upgraded);
     expect(rollupRows(upgradedApp, s.brandId)).toEqual(expected);
     const filter = await resolveFilter(upgradedApp, s.brandId, filters(s)[4]!, NOW);
-    expect(searchQueries(upgradedApp, filter, { limit: 100, offset: 0 }).queries).toEqual(fromScratch(upgradedApp, filter));
+    expect((await searchQueries(upgradedApp, filter, { limit: 100, offset: 0 })).queries).toEqual(fromScratch(upgradedApp, filter));
     expect(await retrievalCounts(upgradedApp, filter)).toEqual(retrievalFromScratch(upgradedApp, filter));
   } finally {
     upgraded.close();

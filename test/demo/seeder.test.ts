@@ -75,7 +75,7 @@ test("its engines are listed as demo engines, and its article moved its prompt",
   const impact = await articleImpact(
     app,
     demo.brand.id,
-    listPublishedArticles(app.db, demo.brand.id),
+    await listPublishedArticles(app.db, demo.brand.id),
     { windowDays: 14, limit: 10, offset: 0 },
     now,
   );

@@ -200,7 +200,7 @@ model = "m"
   ]) {
     expect(sum(pick)).toBe(pick(whole));
   }
-  const trend = visibilityTrend(app, await resolveFilter(app, brandId, input, now), "week");
+  const trend = await visibilityTrend(app, await resolveFilter(app, brandId, input, now), "week");
   const trendParts = await Promise.all(
     tags.map(async (t) => visibilityTrend(app, await resolveFilter(app, brandId, { ...input, tag: t.name }, now), "week")),
   );

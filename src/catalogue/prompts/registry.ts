@@ -10,7 +10,7 @@ import { type Principal, type ToolCatalog, type ToolContext } from "../registry"
 import { type ToolInput, type ToolName, type ToolOutput } from "../types";
 
 /** Values for an argument that start with (or contain) what the user has typed, from the brand's data. */
-export type Completer = (typed: string, ctx: ToolContext) => string[] | Promise<string[]>;
+export type Completer = (typed: string, ctx: ToolContext) => Promise<string[]>;
 
 export interface PromptArgument {
   name: string;

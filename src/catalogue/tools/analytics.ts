@@ -406,8 +406,8 @@ const getArticleImpact = defineTool({
   plan: "visibility",
   // The article resources need Autopilot: a Visibility key gets no link it could not follow.
   links: (output, ctx) => (planCovers(ctx.plan, ARTICLES_PLAN) ? output.articles.flatMap((a) => articleLinks(a.article)) : []),
-  handler: (input, ctx) =>
-    articleImpact(ctx.app, ctx.brand.id, listPublishedArticles(ctx.app.db, ctx.brand.id), {
+  handler: async (input, ctx) =>
+    articleImpact(ctx.app, ctx.brand.id, await listPublishedArticles(ctx.app.db, ctx.brand.id), {
       windowDays: input.window_days,
       limit: input.limit,
       offset: decodeOffset(input.cursor),

@@ -74,7 +74,7 @@ const updateBrandTool = defineTool({
   output: z.object({ brand }),
   annotations: UPDATES,
   plan: "visibility",
-  handler: (input, ctx) => ({ brand: updateBrand(ctx.app, ctx.brand.id, input) }),
+  handler: async (input, ctx) => ({ brand: await updateBrand(ctx.app, ctx.brand.id, input) }),
 });
 
 export const brandTools = [getBrandTool, updateBrandTool] as const;
