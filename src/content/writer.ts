@@ -65,7 +65,7 @@ export async function generateArticle(
   options: ClientOptions & { signal?: AbortSignal } = {},
 ): Promise<Article> {
   // The input is checked first: another brand's prompt is "not found" whatever the configuration.
-  const brief = buildBrief(app, brandId, input);
+  const brief = await buildBrief(app, brandId, input);
   const writer = app.config.writer;
   if (!writer) throw new WriterNotConfigured();
   const length = input.length ?? "medium";
@@ -92,15 +92,15 @@ function writerModel(writer: WriterSettings, length: ArticleLength) {
 }
 
 /** The messages sent to the writer: every fact in them comes from the brand's data. */
-export function buildBrief(app: AppContext, brandId: string, input: GenerateInput): WriterBrief {
+export async function buildBrief(app: AppContext, brandId: string, input: GenerateInput): Promise<WriterBrief> {
   const topic = input.topic?.trim();
   if (!input.promptId && !topic) {
     throw new Invalid("Give prompt_id (a tracked prompt, see get_content_gaps or list_prompts) or topic.", "invalid_input");
   }
-  const brand = getBrand(app.db, brandId);
-  const prompt = input.promptId ? getPrompt(app.db, brandId, input.promptId) : null;
-  const evidence = prompt ? promptEvidence(app.db, brandId, prompt.id, { days: BRIEF_DAYS }) : null;
-  const roster = loadRoster(app.db, brandId);
+  const brand = await getBrand(app.db, brandId);
+  const prompt = input.promptId ? await getPrompt(app.db, brandId, input.promptId) : null;
+  const evidence = prompt ? await promptEvidence(app.db, brandId, prompt.id, { days: BRIEF_DAYS }) : null;
+  const roster = await loadRoster(app.db, brandId);
   const knownCompetitors = roster.members.filter((m) => !m.isBrand).map((m) => m.name);
   const length = input.length ?? "medium";
 
