@@ -143,7 +143,7 @@ export function listAnswers(app: AppContext, brandId: string, input: ListAnswers
 /** Longest text returned by get_answer; longer answers are cut and flagged. */
 const MAX_TEXT = 20_000;
 
-export function getAnswer(app: AppContext, brandId: string, answerId: string) {
+export async function getAnswer(app: AppContext, brandId: string, answerId: string) {
   const key = answerKeyOf(answerId);
   if (key === null) throw new NotFound("Answer not found.", "answer_not_found");
   const db = app.db.sqlite;
@@ -161,7 +161,7 @@ export function getAnswer(app: AppContext, brandId: string, answerId: string) {
     >("SELECT a.* FROM answers a WHERE a.id = ? AND a.brand_id = ?")
     .get(key, brandId);
   if (!row) throw new NotFound("Answer not found.", "answer_not_found");
-  const roster = loadRoster(app.db, brandId);
+  const roster = await loadRoster(app.db, brandId);
   const names = new Map(roster.members.map((m) => [m.id, m]));
   const mentions = db
     .query<{ member_id: string; offset: number; rank: number; sentiment: number | null }, [number]>(
@@ -185,7 +185,7 @@ export function getAnswer(app: AppContext, brandId: string, answerId: string) {
     answer: {
       ...summary(row),
       day: dayString(row.created_at),
-      prompt_text: getPrompt(app.db, brandId, row.prompt_id).text,
+      prompt_text: (await getPrompt(app.db, brandId, row.prompt_id)).text,
       run_id: row.run_id,
       error: row.error,
       latency_ms: row.latency_ms,

@@ -18,7 +18,12 @@ export interface PromptEvidence {
 }
 
 /** Counts over the stored answers to one prompt: competitors named, domains cited, a few excerpts. */
-export function promptEvidence(db: Db, brandId: string, promptId: string, options: { days: number; now?: number }): PromptEvidence {
+export async function promptEvidence(
+  db: Db,
+  brandId: string,
+  promptId: string,
+  options: { days: number; now?: number },
+): Promise<PromptEvidence> {
   const since = (options.now ?? Date.now()) - options.days * 86_400_000;
   const sqlite = db.sqlite;
   const totals = sqlite
@@ -27,11 +32,7 @@ export function promptEvidence(db: Db, brandId: string, promptId: string, option
         WHERE brand_id = ? AND prompt_id = ? AND status = 'ok' AND created_at >= ?`,
     )
     .get(brandId, promptId, since);
-  const names = new Map(
-    loadRoster(db, brandId)
-      .members.filter((m) => !m.isBrand)
-      .map((m) => [m.id, m.name]),
-  );
+  const names = new Map((await loadRoster(db, brandId)).members.filter((m) => !m.isBrand).map((m) => [m.id, m.name]));
   const competitors = sqlite
     .query<{ member_id: string; n: number }, [string, string, number]>(
       `SELECT member_id, count(DISTINCT answer_id) AS n FROM mentions

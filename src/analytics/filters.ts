@@ -68,7 +68,7 @@ export function period(start: number, days: number): Period {
 }
 
 /** Validates the input, checks the engine (configured or present in the brand's answers) and resolves the tag (by name, case-insensitively, or by id) among the brand's tags. */
-export function resolveFilter(app: AppContext, brandId: string, input: FilterInput, now = Date.now()): Filter {
+export async function resolveFilter(app: AppContext, brandId: string, input: FilterInput, now = Date.now()): Promise<Filter> {
   const today = startOfUtcDay(now);
   const endDay = input.end_date !== undefined ? parseDay(input.end_date, "end_date") : today;
   const startDay = input.start_date !== undefined ? parseDay(input.start_date, "start_date") : endDay - (DEFAULT_DAYS - 1) * DAY_MS;
@@ -77,10 +77,10 @@ export function resolveFilter(app: AppContext, brandId: string, input: FilterInp
   if (days > MAX_DAYS)
     throw new Invalid(`The period may cover at most ${MAX_DAYS} days; narrow start_date and end_date.`, "invalid_date_range");
   const current = period(startDay, days);
-  const tag = input.tag !== undefined ? resolveTag(app, brandId, input.tag) : null;
+  const tag = input.tag !== undefined ? await resolveTag(app, brandId, input.tag) : null;
   // getPrompt answers "Prompt not found." for another brand's prompt as for one that does not exist.
-  const prompt = input.prompt_id !== undefined ? { id: getPrompt(app.db, brandId, input.prompt_id).id } : null;
-  let scope: string[] | null = tag ? listPromptIds(app.db, brandId, tag.id) : null;
+  const prompt = input.prompt_id !== undefined ? { id: (await getPrompt(app.db, brandId, input.prompt_id)).id } : null;
+  let scope: string[] | null = tag ? await listPromptIds(app.db, brandId, tag.id) : null;
   if (prompt) scope = scope === null || scope.includes(prompt.id) ? [prompt.id] : [];
   return {
     brandId,
@@ -93,8 +93,8 @@ export function resolveFilter(app: AppContext, brandId: string, input: FilterInp
   };
 }
 
-function resolveTag(app: AppContext, brandId: string, tag: string): NonNullable<Filter["tag"]> {
-  const found = findTag(app.db, brandId, tag);
+async function resolveTag(app: AppContext, brandId: string, tag: string): Promise<NonNullable<Filter["tag"]>> {
+  const found = await findTag(app.db, brandId, tag);
   if (!found) throw new NotFound(`Tag "${tag}" not found; list_tags shows the brand's tags.`, "tag_not_found");
   return { id: found.id, name: found.name };
 }
@@ -135,8 +135,8 @@ export function dayWhere(alias: string, filter: Filter, from: number, to: number
 }
 
 /** The JSON list of the ids of the filter's prompts: the tag's or the prompt's, or all the brand's (archived ones included). */
-export function scopePromptIds(app: AppContext, filter: Filter): string {
-  return filter.scope ?? JSON.stringify(listPromptIds(app.db, filter.brandId));
+export async function scopePromptIds(app: AppContext, filter: Filter): Promise<string> {
+  return filter.scope ?? JSON.stringify(await listPromptIds(app.db, filter.brandId));
 }
 
 /** The filter as echoed in results, so a reader knows what the figures cover. */

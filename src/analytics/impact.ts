@@ -73,7 +73,7 @@ export interface PublishedArticle {
 }
 
 /** `published`: the brand's published articles, newest publication first (content's listPublishedArticles). */
-export function articleImpact(
+export async function articleImpact(
   app: AppContext,
   brandId: string,
   published: readonly PublishedArticle[],
@@ -84,7 +84,7 @@ export function articleImpact(
   const today = startOfUtcDay(now);
   const linked = published.filter((a) => a.promptId !== null && a.publishedAt !== null);
   const page = linked.slice(options.offset, options.offset + options.limit);
-  const roster = loadRoster(app.db, brandId);
+  const roster = await loadRoster(app.db, brandId);
   const W = options.windowDays;
   const counts = db.query<{ total: number; valid: number | null; mentioned: number | null; cited: number | null }, SqlParam[]>(
     `SELECT count(*) AS total, sum(a.status = 'ok') AS valid, sum(a.brand_mentioned) AS mentioned, sum(a.brand_cited) AS cited
@@ -124,8 +124,9 @@ export function articleImpact(
       last: lastDay[lastDay.length - 1]!.created_at,
     };
   };
-  const items: ArticleImpact[] = page.map((a) => {
-    const prompt = getPrompt(app.db, brandId, a.promptId!);
+  const items: ArticleImpact[] = [];
+  for (const a of page) {
+    const prompt = await getPrompt(app.db, brandId, a.promptId!);
     const publishedAt = a.publishedAt!;
     const pubDay = startOfUtcDay(publishedAt);
     const beforeStart = pubDay - W * DAY_MS;
@@ -137,7 +138,7 @@ export function articleImpact(
         ? { total: 0, valid: 0, mentioned: 0, cited: 0 }
         : counts.get(brandId, prompt.id, afterStart, afterStart + afterDays * DAY_MS)!;
     const cites = articleCitations(a.slug, publishedAt);
-    return {
+    items.push({
       article: { id: a.id, title: a.title, slug: a.slug, published_at: new Date(publishedAt).toISOString() },
       prompt: { id: prompt.id, text: prompt.text },
       before: window(beforeStart, W),
@@ -151,8 +152,8 @@ export function articleImpact(
         first_cited_at: cites.first === null ? null : new Date(cites.first).toISOString(),
         last_cited_at: cites.last === null ? null : new Date(cites.last).toISOString(),
       },
-    };
-  });
+    });
+  }
   const end = options.offset + page.length;
   return {
     window_days: W,

@@ -31,12 +31,14 @@ function promptDayWhere(filter: Filter): { sql: string; params: SqlParam[] } {
 }
 
 /** Competitor mention counts per prompt for the given prompts, in the period (current roster members only). */
-function competitorCounts(app: AppContext, filter: Filter, promptIds: string[]): Map<string, Array<{ id: string; n: number }>> {
+async function competitorCounts(
+  app: AppContext,
+  filter: Filter,
+  promptIds: string[],
+): Promise<Map<string, Array<{ id: string; n: number }>>> {
   const out = new Map<string, Array<{ id: string; n: number }>>();
   if (promptIds.length === 0) return out;
-  const competitorIds = loadRoster(app.db, filter.brandId)
-    .members.filter((m) => !m.isBrand)
-    .map((m) => m.id);
+  const competitorIds = (await loadRoster(app.db, filter.brandId)).members.filter((m) => !m.isBrand).map((m) => m.id);
   if (competitorIds.length === 0) return out;
   const mw = where("m", filter, filter.period.start, filter.period.end);
   const rows = app.db.sqlite
@@ -55,7 +57,7 @@ function competitorCounts(app: AppContext, filter: Filter, promptIds: string[]):
   return out;
 }
 
-export function promptPerformance(
+export async function promptPerformance(
   app: AppContext,
   filter: Filter,
   opts: { limit: number; offset: number; order: "visibility_desc" | "visibility_asc" },
@@ -75,12 +77,12 @@ export function promptPerformance(
        ORDER BY (CASE WHEN valid > 0 THEN CAST(mentioned AS REAL) / valid END) ${direction} NULLS LAST, valid DESC, prompt_id
        LIMIT ? OFFSET ?`,
     )
-    .all(...d.params, scopePromptIds(app, filter), opts.limit + 1, opts.offset);
+    .all(...d.params, await scopePromptIds(app, filter), opts.limit + 1, opts.offset);
   const page = rows.slice(0, opts.limit);
   const ids = page.map((r) => r.prompt_id);
-  const texts = getPromptTexts(app.db, filter.brandId, ids);
-  const competitors = competitorCounts(app, filter, ids);
-  const names = new Map(loadRoster(app.db, filter.brandId).members.map((m) => [m.id, m.name]));
+  const texts = await getPromptTexts(app.db, filter.brandId, ids);
+  const competitors = await competitorCounts(app, filter, ids);
+  const names = new Map((await loadRoster(app.db, filter.brandId)).members.map((m) => [m.id, m.name]));
   const prompts: PromptPerformance[] = page.map((r) => {
     const top = competitors.get(r.prompt_id)?.find((c) => names.has(c.id));
     return {
@@ -116,9 +118,9 @@ const TOP_DOMAINS = 5;
  * Prompts where, in the period, some valid answer mentions a competitor and none mentions the
  * brand; ranked by the number of answers mentioning competitors.
  */
-export function contentGaps(app: AppContext, filter: Filter, opts: { limit: number; offset: number }) {
+export async function contentGaps(app: AppContext, filter: Filter, opts: { limit: number; offset: number }) {
   const db = app.db.sqlite;
-  const scope = scopePromptIds(app, filter);
+  const scope = await scopePromptIds(app, filter);
   const d = promptDayWhere(filter);
   // Per prompt, from the per-prompt rollups: one probe for a day with an answer mentioning the brand
   // (most prompts stop there), then, for prompts without one, their days of the period are summed.
@@ -136,9 +138,9 @@ export function contentGaps(app: AppContext, filter: Filter, opts: { limit: numb
     .all(...d.params, scope, ...d.params, opts.limit + 1, opts.offset);
   const page = rows.slice(0, opts.limit);
   const ids = page.map((r) => r.prompt_id);
-  const texts = getPromptTexts(app.db, filter.brandId, ids);
-  const competitors = competitorCounts(app, filter, ids);
-  const names = new Map(loadRoster(app.db, filter.brandId).members.map((m) => [m.id, m.name]));
+  const texts = await getPromptTexts(app.db, filter.brandId, ids);
+  const competitors = await competitorCounts(app, filter, ids);
+  const names = new Map((await loadRoster(app.db, filter.brandId)).members.map((m) => [m.id, m.name]));
   const domains = new Map<string, Array<{ domain: string; citations: number }>>();
   if (ids.length > 0) {
     const w = where("a", filter, filter.period.start, filter.period.end);

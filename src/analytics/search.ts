@@ -16,8 +16,11 @@ import { DAY_MS, describeFilter, type Filter, type SqlParam, where } from "./fil
  * include the brand's host or a subdomain of it counts each such answer once. Without a tag or prompt
  * filter, from its sum over prompts, answer_source_engine_days.
  */
-export function retrievalCounts(app: AppContext, filter: Filter): { overall: [number, number]; byEngine: Map<string, [number, number]> } {
-  const domains = loadRoster(app.db, filter.brandId).brandDomains;
+export async function retrievalCounts(
+  app: AppContext,
+  filter: Filter,
+): Promise<{ overall: [number, number]; byEngine: Map<string, [number, number]> }> {
+  const domains = (await loadRoster(app.db, filter.brandId)).brandDomains;
   const byEngine = new Map<string, [number, number]>();
   const overall: [number, number] = [0, 0];
   if (domains.length === 0) return { overall, byEngine };
@@ -109,7 +112,7 @@ function dayRangeWhere(alias: string, filter: Filter, from: number, to: number):
  * the distinct queries × days × engines × prompts of the period, not with its answers. A query is
  * shown in its most frequent spelling (ties: the first in code-point order).
  */
-export function searchQueries(app: AppContext, filter: Filter, opts: { limit: number; offset: number }) {
+export async function searchQueries(app: AppContext, filter: Filter, opts: { limit: number; offset: number }) {
   const w = dayRangeWhere("d", filter, filter.period.start, filter.period.end);
   const db = app.db.sqlite;
   // An answer counts once per query: its `answers` sit on the row of its first spelling of it.
@@ -150,7 +153,7 @@ export function searchQueries(app: AppContext, filter: Filter, opts: { limit: nu
     causes.set(r.query_key, list);
   }
   // Their text comes from the prompts feature.
-  const texts = getPromptTexts(app.db, filter.brandId, [...new Set([...causes.values()].flat())]);
+  const texts = await getPromptTexts(app.db, filter.brandId, [...new Set([...causes.values()].flat())]);
   const queries: SearchQueryItem[] = page.map((r) => ({
     id: r.query_key,
     query: spelling.get(r.query_key) ?? r.query_key,

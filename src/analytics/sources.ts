@@ -28,10 +28,10 @@ interface SourceRow {
   answers: number;
 }
 
-export function topSources(app: AppContext, filter: Filter, opts: Page) {
+export async function topSources(app: AppContext, filter: Filter, opts: Page) {
   const { total, rows } = filter.scope === null ? fromRollups(app, filter, opts) : fromCitations(app, filter, opts);
   const valid = validAnswers(app, filter);
-  const roster = loadRoster(app.db, filter.brandId);
+  const roster = await loadRoster(app.db, filter.brandId);
   const ownedDomains = ownedRegistrableDomains(roster);
   const sources: Source[] = rows.slice(0, opts.limit).map((r) => ({
     domain: r.domain,

@@ -132,7 +132,7 @@ interface CoverageAgg {
  * engines). Without a tag or prompt, summed from the coverage occurrences (a few rows per day and
  * engine, see prompt_coverage_days); with one, one probe of prompt_days per prompt, engine and figure.
  */
-function promptCoverage(app: AppContext, filter: Filter, engines: string[]): CoverageAgg[] {
+async function promptCoverage(app: AppContext, filter: Filter, engines: string[]): Promise<CoverageAgg[]> {
   if (engines.length === 0) return [];
   const cs = filter.period.start / DAY_MS;
   const ce = filter.period.end / DAY_MS;
@@ -191,12 +191,15 @@ function promptCoverage(app: AppContext, filter: Filter, engines: string[]): Cov
        FROM (SELECT max(vc) AS vc, max(mc) AS mc, max(vp) AS vp, max(mp) AS mp FROM pe GROUP BY prompt)`,
       )
       // The scope holds only the brand's prompts: the probes name the prompt alone (prompt_days_by_prompt_idx).
-      .all(cs, ce, ps, JSON.stringify(engines), scopePromptIds(app, filter))
+      .all(cs, ce, ps, JSON.stringify(engines), await scopePromptIds(app, filter))
   );
 }
 
 /** Counts for [previous.start, period.end) split by engine and by period. */
-function collectCounts(app: AppContext, filter: Filter): { byEngine: Map<string, [Counts, Counts]>; overall: [Counts, Counts] } {
+async function collectCounts(
+  app: AppContext,
+  filter: Filter,
+): Promise<{ byEngine: Map<string, [Counts, Counts]>; overall: [Counts, Counts] }> {
   const byEngine = new Map<string, [Counts, Counts]>();
   const slot = (engine: string, cur: number): Counts => {
     let pair = byEngine.get(engine);
@@ -223,7 +226,7 @@ function collectCounts(app: AppContext, filter: Filter): { byEngine: Map<string,
       c.brandMentions += r.mentioned;
     }
   }
-  for (const r of promptCoverage(app, filter, [...byEngine.keys()])) {
+  for (const r of await promptCoverage(app, filter, [...byEngine.keys()])) {
     const [cur, prev] = r.engine === null ? overall : byEngine.get(r.engine)!;
     cur.prompts = r.vc ?? 0;
     cur.coveredPrompts = r.mc ?? 0;
@@ -233,9 +236,9 @@ function collectCounts(app: AppContext, filter: Filter): { byEngine: Map<string,
   return { byEngine, overall };
 }
 
-export function visibilityOverview(app: AppContext, filter: Filter) {
-  const { byEngine, overall } = collectCounts(app, filter);
-  const retrieval = retrievalCounts(app, filter);
+export async function visibilityOverview(app: AppContext, filter: Filter) {
+  const { byEngine, overall } = await collectCounts(app, filter);
+  const retrieval = await retrievalCounts(app, filter);
   const retrievalRate = (ret: [number, number] | undefined, cur: Counts, prev: Counts) =>
     periodRate([ret?.[0] ?? 0, cur.valid], [ret?.[1] ?? 0, prev.valid]);
   // Labels as every engine list gives them (a demo engine reads "ChatGPT (demo)").
@@ -271,7 +274,7 @@ export interface TrendPoint {
 const MAX_DAY_POINTS = 400;
 
 /** Points per UTC day, or per ISO week (Monday; the first point is dated the period's first day). */
-export function visibilityTrend(app: AppContext, filter: Filter, interval: "day" | "week") {
+export async function visibilityTrend(app: AppContext, filter: Filter, interval: "day" | "week") {
   const db = app.db.sqlite;
   const { start, end } = filter.period;
   if (interval === "day" && filter.period.days > MAX_DAY_POINTS) {
@@ -344,9 +347,9 @@ export function validAnswers(app: AppContext, filter: Filter): number {
 }
 
 /** The brand and each competitor on the same valid answers, most visible first. */
-export function competitorRanking(app: AppContext, filter: Filter) {
+export async function competitorRanking(app: AppContext, filter: Filter) {
   const db = app.db.sqlite;
-  const roster = loadRoster(app.db, filter.brandId);
+  const roster = await loadRoster(app.db, filter.brandId);
   type MemberAgg = { member_id: string; n: number; pos_sum: number; top1: number; sent_sum: number | null; sent_n: number };
   const valid = validAnswers(app, filter);
   let rows: MemberAgg[];

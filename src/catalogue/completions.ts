@@ -19,27 +19,27 @@ export function matching(values: readonly string[], typed: string, text: (value:
   return [...new Set([...starts, ...contains])];
 }
 
-export const completeCompetitor: Completer = (typed, ctx) =>
+export const completeCompetitor: Completer = async (typed, ctx) =>
   matching(
-    listAllCompetitors(ctx.app.db, ctx.brand.id).map((c) => c.name),
+    (await listAllCompetitors(ctx.app.db, ctx.brand.id)).map((c) => c.name),
     typed,
   );
 
-export const completeTag: Completer = (typed, ctx) =>
+export const completeTag: Completer = async (typed, ctx) =>
   matching(
-    listTags(ctx.app.db, ctx.brand.id, { limit: MAX_TAGS }).tags.map((t) => t.name),
+    (await listTags(ctx.app.db, ctx.brand.id, { limit: MAX_TAGS })).tags.map((t) => t.name),
     typed,
   );
 
-export const completeEngine: Completer = (typed, ctx) =>
+export const completeEngine: Completer = async (typed, ctx) =>
   matching(
-    brandEngines(ctx.app, ctx.brand.id).map((e) => e.id),
+    (await brandEngines(ctx.app, ctx.brand.id)).map((e) => e.id),
     typed,
   );
 
 /** Prompt ids, matched by the id or by the prompt's text (what a person remembers). */
-export const completePromptId: Completer = (typed, ctx) => {
-  const prompts = listActivePrompts(ctx.app.db, ctx.brand.id);
+export const completePromptId: Completer = async (typed, ctx) => {
+  const prompts = await listActivePrompts(ctx.app.db, ctx.brand.id);
   const texts = new Map(prompts.map((p) => [p.id, p.text]));
   return matching(
     prompts.map((p) => p.id),
@@ -49,9 +49,9 @@ export const completePromptId: Completer = (typed, ctx) => {
 };
 
 /** Article slugs (drafts and published), for the article resource templates. */
-export function articleSlugs(typed: string, ctx: Parameters<Completer>[1]): string[] {
+export async function articleSlugs(typed: string, ctx: Parameters<Completer>[1]): Promise<string[]> {
   return matching(
-    listArticles(ctx.app.db, ctx.brand.id, { limit: 100 }).articles.map((a) => a.slug),
+    (await listArticles(ctx.app.db, ctx.brand.id, { limit: 100 })).articles.map((a) => a.slug),
     typed,
   );
 }

@@ -126,11 +126,11 @@ export function articleLinks(a: { slug: string; title: string; status?: string }
 
 export interface ResourceCatalog {
   views: readonly ViewDef[];
-  list(ctx: ToolContext, cursor: string | undefined): { resources: ResourceListing[]; nextCursor?: string };
+  list(ctx: ToolContext, cursor: string | undefined): Promise<{ resources: ResourceListing[]; nextCursor?: string }>;
   templatesFor(plan: Plan): { resourceTemplates: ResourceTemplateListing[] };
   read(ctx: ToolContext, uri: string): Promise<{ contents: ResourceContents[] }>;
   /** Completion of a template's variable ({slug}), or null for a template this catalogue does not have. */
-  complete(ctx: ToolContext, uriTemplate: string, typed: string): string[] | null;
+  complete(ctx: ToolContext, uriTemplate: string, typed: string): Promise<string[]> | null;
 }
 
 /** No such resource for this principal (unknown, another brand's, or beyond its plan: the same answer). */
@@ -148,7 +148,7 @@ export function buildResourceCatalog(views: readonly ViewDef[]): ResourceCatalog
   const viewByUri = new Map(views.map((v) => [v.uri, v]));
   return {
     views,
-    list(ctx, cursor) {
+    async list(ctx, cursor) {
       // The views come first, on the first page; then the articles, newest first, paged.
       const first = cursor === undefined;
       const resources: ResourceListing[] = first
@@ -157,9 +157,9 @@ export function buildResourceCatalog(views: readonly ViewDef[]): ResourceCatalog
             .map((v) => ({ uri: v.uri, name: v.name, title: v.title, description: v.description, mimeType: VIEW_MIME_TYPE, _meta: v.meta }))
         : [];
       if (!planCovers(ctx.plan, ARTICLES_PLAN)) return { resources };
-      let page: ReturnType<typeof listArticles>;
+      let page: Awaited<ReturnType<typeof listArticles>>;
       try {
-        page = listArticles(ctx.app.db, ctx.brand.id, { limit: PAGE, cursor });
+        page = await listArticles(ctx.app.db, ctx.brand.id, { limit: PAGE, cursor });
       } catch (error) {
         if (error instanceof Invalid)
           throw new Invalid("cursor: pass back the nextCursor of a previous resources/list unchanged.", error.code);
@@ -179,7 +179,7 @@ export function buildResourceCatalog(views: readonly ViewDef[]): ResourceCatalog
       const rest = uri.slice(ARTICLE_SCHEME.length);
       const html = rest.endsWith("/html");
       const slug = html ? rest.slice(0, -"/html".length) : rest;
-      const article = /^[a-z0-9-]{1,200}$/.test(slug) ? getArticleBySlug(ctx.app.db, ctx.brand.id, slug) : null;
+      const article = /^[a-z0-9-]{1,200}$/.test(slug) ? await getArticleBySlug(ctx.app.db, ctx.brand.id, slug) : null;
       if (!article) throw notFound(uri);
       return {
         contents: [html ? { uri, mimeType: "text/html", text: article.html } : { uri, mimeType: "text/markdown", text: article.markdown }],
@@ -187,7 +187,7 @@ export function buildResourceCatalog(views: readonly ViewDef[]): ResourceCatalog
     },
     complete(ctx, uriTemplate, typed) {
       if (!ARTICLE_TEMPLATES.some((t) => t.uriTemplate === uriTemplate)) return null;
-      return planCovers(ctx.plan, ARTICLES_PLAN) ? articleSlugs(typed, ctx) : [];
+      return planCovers(ctx.plan, ARTICLES_PLAN) ? articleSlugs(typed, ctx) : Promise.resolve([]);
     },
   };
 }

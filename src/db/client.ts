@@ -7,8 +7,8 @@ import { type MigrationMeta } from "drizzle-orm/migrator";
 import { NotFound, Unavailable } from "../errors";
 import { log } from "../log";
 import { EMBEDDED_MIGRATIONS, MIGRATION_JOURNAL } from "./migrations";
-import * as schema from "./schema";
 import { type Queries, type SqlParam, type SqlText } from "./queries";
+import * as schema from "./schema";
 
 export type Orm = BunSQLiteDatabase<typeof schema>;
 

@@ -97,11 +97,12 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
   const brand = createBrand(db, account.id, T.DEMO_BRAND);
   const now = options.now ?? Date.now();
 
-  for (const competitor of T.DEMO_COMPETITORS) createCompetitor(app, brand.id, competitor);
+  for (const competitor of T.DEMO_COMPETITORS) await createCompetitor(app, brand.id, competitor);
   // Each competitor above started a re-analysis of the brand's answers (none yet): let it end
   // before any answer is written, or it would go over all of them once more.
   await app.tracking.reanalyzeBrand(brand.id);
-  const tagNames = T.DEMO_TAGS.map((t) => createTag(db, brand.id, t).name);
+  const tagNames: string[] = [];
+  for (const t of T.DEMO_TAGS) tagNames.push((await createTag(db, brand.id, t)).name);
   const planned: Array<{ prompt: NewPrompt; tag: number; affinity: number }> = [];
   for (let copy = 0; copy < scale; copy++) {
     for (const [tag, base] of T.DEMO_PROMPTS) {
@@ -113,24 +114,22 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
   }
   const promptRows: Array<{ id: string; tag: number; affinity: number }> = [];
   const sqlite = db.sqlite;
-  sqlite
-    .transaction(() => {
-      for (let start = 0; start < planned.length; start += PROMPTS_PER_CALL) {
-        const chunk = planned.slice(start, start + PROMPTS_PER_CALL);
-        const { created } = createPrompts(
-          db,
-          brand.id,
-          chunk.map((p) => p.prompt),
-        );
-        if (created.length !== chunk.length) throw new Error("demo prompt texts must be distinct");
-        created.forEach((prompt, k) => {
-          promptRows.push({ id: prompt.id, tag: chunk[k]!.tag, affinity: chunk[k]!.affinity });
-        });
-      }
-    })
-    .immediate();
+  await db.transaction(async (tx) => {
+    for (let start = 0; start < planned.length; start += PROMPTS_PER_CALL) {
+      const chunk = planned.slice(start, start + PROMPTS_PER_CALL);
+      const { created } = await createPrompts(
+        tx,
+        brand.id,
+        chunk.map((p) => p.prompt),
+      );
+      if (created.length !== chunk.length) throw new Error("demo prompt texts must be distinct");
+      created.forEach((prompt, k) => {
+        promptRows.push({ id: prompt.id, tag: chunk[k]!.tag, affinity: chunk[k]!.affinity });
+      });
+    }
+  });
 
-  const roster = loadRoster(db, brand.id);
+  const roster = await loadRoster(db, brand.id);
   const pool = buildPool(roster, rand, pick);
   const withBrand = pool.filter((p) => p.hasBrand);
   const withoutBrand = pool.filter((p) => !p.hasBrand);
@@ -140,7 +139,7 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
   const articlePrompt = promptRows.filter((p) => p.affinity > 0).reduce((a, b) => (b.affinity < a.affinity ? b : a));
   const publishedAt = Math.min(now - 1000, today - DEMO_ARTICLE_AGE_DAYS * 86_400_000 + 12 * 3_600_000);
   const draft = await createArticle(db, brand.id, { ...T.DEMO_ARTICLE, promptId: articlePrompt.id });
-  const article = publishArticle(app, brand.id, draft.id, publishedAt);
+  const article = await publishArticle(app, brand.id, draft.id, publishedAt);
   // Answers that mention the brand and cite the article's page on the brand's site.
   const articleUrl = `https://${T.DEMO_BRAND.domain}/blog/${article.slug}`;
   const citingArticle = withBrand.slice(0, 40).map((entry) => {

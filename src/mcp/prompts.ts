@@ -47,7 +47,7 @@ export async function asProtocolErrors<T>(requestId: string, what: string, work:
   }
 }
 
-export type Completer = (ref: { type: string; name?: string; uri?: string }, argument: string, typed: string) => string[] | null;
+export type Completer = (ref: { type: string; name?: string; uri?: string }, argument: string, typed: string) => Promise<string[]> | null;
 
 export function servePrompts(
   server: Server,
@@ -66,11 +66,11 @@ export function servePrompts(
     ),
   );
   server.setRequestHandler(CompleteRequestSchema, (request) =>
-    asProtocolErrors(requestId, "completion/complete", () => {
+    asProtocolErrors(requestId, "completion/complete", async () => {
       const { ref, argument } = request.params;
       if (ref.type === "ref/prompt")
-        return { completion: prompts.complete(app, principal, requestId, ref.name, argument.name, argument.value) };
-      const values = completeResource(ref, argument.name, argument.value) ?? [];
+        return { completion: await prompts.complete(app, principal, requestId, ref.name, argument.name, argument.value) };
+      const values = (await completeResource(ref, argument.name, argument.value)) ?? [];
       return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
     }),
   );

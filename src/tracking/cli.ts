@@ -39,7 +39,7 @@ export async function trackCommand(
     throw new ConfigError(`${where}: ${engines}, ${which} in the environment; set ${what} and run spyglass track again`);
   }
   markInterruptedRuns(app);
-  const brandIds = opts.brandId !== undefined ? [getBrand(app.db, opts.brandId).id] : trackableBrandIds(app);
+  const brandIds = opts.brandId !== undefined ? [(await getBrand(app.db, opts.brandId)).id] : await trackableBrandIds(app);
   if (brandIds.length === 0) {
     stdout.write(
       opts.json
@@ -100,9 +100,10 @@ export async function trackCommand(
  * `spyglass track --dry-run`: what a run would ask and roughly cost, per brand, without sending a
  * request or storing anything (no API key is needed).
  */
-function dryRun(app: AppContext, opts: { brandId?: string; json: boolean; stdout: CliOutput["stdout"] }): number {
-  const brandIds = opts.brandId !== undefined ? [getBrand(app.db, opts.brandId).id] : trackableBrandIds(app);
-  const forecasts = brandIds.map((id) => ({ brand: getBrand(app.db, id), forecast: forecast(app, id) }));
+async function dryRun(app: AppContext, opts: { brandId?: string; json: boolean; stdout: CliOutput["stdout"] }): Promise<number> {
+  const brandIds = opts.brandId !== undefined ? [(await getBrand(app.db, opts.brandId)).id] : await trackableBrandIds(app);
+  const forecasts: Array<{ brand: Awaited<ReturnType<typeof getBrand>>; forecast: Awaited<ReturnType<typeof forecast>> }> = [];
+  for (const id of brandIds) forecasts.push({ brand: await getBrand(app.db, id), forecast: await forecast(app, id) });
   if (opts.json) {
     opts.stdout.write(`${JSON.stringify(forecasts.map((f) => ({ brand_id: f.brand.id, brand: f.brand.name, ...f.forecast })))}\n`);
     return 0;

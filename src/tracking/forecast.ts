@@ -128,9 +128,9 @@ function engineForecast(app: AppContext, brandId: string, e: EngineSettings, per
  * The forecast for one brand: its active prompts × the configured engines × samples, per run and
  * over the next 30 days of the schedule. Requests are counted before retries.
  */
-export function forecast(app: AppContext, brandId: string, now = new Date()): Forecast {
+export async function forecast(app: AppContext, brandId: string, now = new Date()): Promise<Forecast> {
   const { tracking, engines } = app.config;
-  const prompts = listActivePrompts(app.db, brandId).length;
+  const prompts = (await listActivePrompts(app.db, brandId)).length;
   const perEngineRun = prompts * tracking.samples;
   const runsPerMonth = engines.length === 0 ? 0 : runsIn(tracking.schedule, tracking.enabled, now);
   const byEngine = engines.map((e) => engineForecast(app, brandId, e, perEngineRun, runsPerMonth));

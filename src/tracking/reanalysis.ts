@@ -121,7 +121,7 @@ export class Reanalysis {
     );
     const writer = this.writer;
     // One roster for the whole pass: a roster change during it starts the pass over (restart()).
-    const roster = loadRoster(db, brandId);
+    const roster = await loadRoster(db, brandId);
     const cache = new Map<string, AnswerAnalysis>();
     let after = 0;
     let total = 0;

@@ -15,15 +15,21 @@ export interface Roster {
 }
 
 /** Reads the roster as it stands now (brand name and aliases, competitors with aliases and domains). */
-export function loadRoster(db: Db, brandId: string): Roster {
-  const brand = getBrand(db, brandId);
+export async function loadRoster(db: Db, brandId: string): Promise<Roster> {
+  const brand = await getBrand(db, brandId);
   const brandDomains = brand.domain ? [brand.domain.toLowerCase()] : [];
   return {
     brandId,
     brandDomains,
     members: [
       { id: brandId, name: brand.name, aliases: brand.aliases, isBrand: true, domains: brandDomains },
-      ...listAllCompetitors(db, brandId).map((c) => ({ id: c.id, name: c.name, aliases: c.aliases, isBrand: false, domains: c.domains })),
+      ...(await listAllCompetitors(db, brandId)).map((c) => ({
+        id: c.id,
+        name: c.name,
+        aliases: c.aliases,
+        isBrand: false,
+        domains: c.domains,
+      })),
     ],
   };
 }

@@ -96,7 +96,9 @@ export class TrackingRunner {
    * Validates the request, takes the brand's lock, records the run and starts it in the background.
    * Throws Invalid (no engines, unknown engine or prompt, no active prompt) or Conflict (already running).
    */
-  start(brandId: string, request: RunRequest): StartedRun {
+  async start(brandId: string, request: RunRequest): Promise<StartedRun> {
+    // Read first: from here to the brand's lock being taken nothing awaits, so two starts cannot both take it.
+    const active = await listActivePrompts(this.db, brandId);
     if (this.closed) throw new Conflict("The server is shutting down; tracking cannot start now.", "shutting_down");
     const samples = this.config.tracking.samples;
     const existing = this.active.get(brandId);
@@ -104,7 +106,7 @@ export class TrackingRunner {
 
     // A run interrupted by a stop (or a crash) picks up where it was: same run, same plan, and the
     // prompt × engine × sample slots it already answered are not asked again.
-    const resume = this.resumePlan(brandId, request);
+    const resume = this.resumePlan(brandId, request, active);
     let runId: string;
     let engines: EngineSettings[];
     let prompts: PromptRow[];
@@ -114,7 +116,7 @@ export class TrackingRunner {
       planned = this.resumedPlan(resume, samples);
     } else {
       engines = this.pickEngines(request.engines);
-      prompts = this.pickPrompts(brandId, request.promptIds);
+      prompts = this.pickPrompts(active, request.promptIds);
       runId = newId("run");
       const restricted = request.promptIds !== undefined && request.promptIds.length > 0 ? prompts.map((p) => p.id) : null;
       planned = prompts.length * engines.length * samples;
@@ -134,7 +136,7 @@ export class TrackingRunner {
    * recent (RESUME_WINDOW_MS), and asked the same engines and prompts as this request would (a
    * request without filters takes the interrupted run's own); null otherwise.
    */
-  private resumePlan(brandId: string, request: RunRequest): ResumePlan | null {
+  private resumePlan(brandId: string, request: RunRequest, active: PromptRow[]): ResumePlan | null {
     const last = this.db.orm
       .select()
       .from(trackingRuns)
@@ -152,7 +154,6 @@ export class TrackingRunner {
     if (wantPrompts !== null && (last.promptIds === null || !sameSet(wantPrompts, last.promptIds))) return null;
     // What still exists of its plan: engines still configured, prompts still active.
     const engines = this.config.engines.filter((e) => last.engines.includes(e.id));
-    const active = listActivePrompts(this.db, brandId);
     const prompts = last.promptIds === null ? active : active.filter((p) => last.promptIds!.includes(p.id));
     if (engines.length === 0 || prompts.length === 0) return null;
     return { runId: last.id, engines, prompts };
@@ -222,8 +223,7 @@ export class TrackingRunner {
     return configured.filter((e) => ids.includes(e.id));
   }
 
-  private pickPrompts(brandId: string, ids: string[] | undefined): PromptRow[] {
-    const all: PromptRow[] = listActivePrompts(this.db, brandId);
+  private pickPrompts(all: PromptRow[], ids: string[] | undefined): PromptRow[] {
     if (ids === undefined || ids.length === 0) {
       if (all.length === 0) throw new Invalid("The brand has no active prompt to track; add prompts first (create_prompts).", "no_prompts");
       return all;
@@ -307,7 +307,7 @@ export class TrackingRunner {
       .set({ answersDone: sql`${trackingRuns.answersDone} + 1` })
       .where(eq(trackingRuns.id, runId))
       .prepare();
-    let roster: Roster = loadRoster(db, brandId);
+    let roster: Roster = await loadRoster(db, brandId);
     let version = this.reanalysis.rosterVersion(brandId);
     // Slots a resumed run already answered (answers_run_slot_idx): never asked twice.
     const answered = answeredSlots(db, runId);
@@ -316,9 +316,9 @@ export class TrackingRunner {
     let firstError: string | null = null;
     let storeFailure: string | null = null;
 
-    const store = (promptId: string, engine: EngineSettings, sample: number, reply: EngineAnswer): void => {
+    const store = async (promptId: string, engine: EngineSettings, sample: number, reply: EngineAnswer): Promise<void> => {
       if (this.reanalysis.rosterVersion(brandId) !== version) {
-        roster = loadRoster(db, brandId);
+        roster = await loadRoster(db, brandId);
         version = this.reanalysis.rosterVersion(brandId);
       }
       const analysis = analyzeForStorage(reply.status, reply.text, reply.citations, roster);
@@ -369,7 +369,7 @@ export class TrackingRunner {
           if (this.db.walPressure) await this.db.walPressure();
           if (signal.aborted) return;
           try {
-            store(slot.prompt.id, engine, slot.sample, reply);
+            await store(slot.prompt.id, engine, slot.sample, reply);
           } catch (error) {
             storeFailure = `could not store an answer: ${(error as Error).message}`;
             return;

@@ -24,7 +24,7 @@ export function startScheduler(app: AppContext): Scheduler | null {
     return null;
   }
   const tick = async (): Promise<void> => {
-    for (const brandId of trackableBrandIds(app)) {
+    for (const brandId of await trackableBrandIds(app)) {
       try {
         const run = await runTracking(app, brandId, { trigger: "schedule" });
         log.info("scheduled tracking run ended", { brand: brandId, run: run.id, status: run.status, answers: run.answers_done });

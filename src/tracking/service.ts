@@ -77,14 +77,18 @@ export class TrackingService {
 }
 
 /** Starts a run in the background; returns its record as it stands at the start. */
-export function startTracking(app: AppContext, brandId: string, request: RunRequest): { run: RunView; done: Promise<RunView> } {
-  const started = app.tracking.runner.start(brandId, request);
+export async function startTracking(
+  app: AppContext,
+  brandId: string,
+  request: RunRequest,
+): Promise<{ run: RunView; done: Promise<RunView> }> {
+  const started = await app.tracking.runner.start(brandId, request);
   return { run: getRun(app, brandId, started.runId), done: started.done.then(() => getRun(app, brandId, started.runId)) };
 }
 
 /** Runs to the end and returns the final record (`completed`, `failed` or `interrupted`). */
-export function runTracking(app: AppContext, brandId: string, request: RunRequest): Promise<RunView> {
-  return startTracking(app, brandId, request).done;
+export async function runTracking(app: AppContext, brandId: string, request: RunRequest): Promise<RunView> {
+  return (await startTracking(app, brandId, request)).done;
 }
 
 /** The shutdown hook of `serve` and `track`: aborts in-flight requests and marks the runs interrupted. */
@@ -154,8 +158,8 @@ export function lastRun(app: AppContext, brandId: string): RunView | null {
 }
 
 /** Brands the scheduler and `spyglass track` cover: on a paid plan, with at least one active prompt. */
-export function trackableBrandIds(app: AppContext): string[] {
-  const withPrompts = listBrandIdsWithActivePrompts(app.db);
+export async function trackableBrandIds(app: AppContext): Promise<string[]> {
+  const withPrompts = await listBrandIdsWithActivePrompts(app.db);
   return listBrandIdsOfAccounts(app.db, listPaidAccountIds(app.db)).filter((brandId) => withPrompts.has(brandId));
 }
 
@@ -199,7 +203,11 @@ export function enginesWithoutKey(
   );
 }
 
-export function getTrackingStatus(app: AppContext, brandId: string, env: Record<string, string | undefined> = process.env): TrackingStatus {
+export async function getTrackingStatus(
+  app: AppContext,
+  brandId: string,
+  env: Record<string, string | undefined> = process.env,
+): Promise<TrackingStatus> {
   const { tracking, engines } = app.config;
   const last = lastRun(app, brandId);
   const next = nextScheduledRun(app);
@@ -233,7 +241,7 @@ export function getTrackingStatus(app: AppContext, brandId: string, env: Record<
     last_run: last,
     next_run: next ? next.toISOString() : null,
     running: last?.status === "running",
-    forecast: forecast(app, brandId),
+    forecast: await forecast(app, brandId),
     message:
       engines.length === 0
         ? "No engines are configured: add [[engines]] sections to spyglass.toml (API keys in environment variables) to start tracking."

@@ -23,7 +23,7 @@ const closeContentGap = definePrompt({
   build: async (args, ctx) => {
     const promptId = args.prompt ?? "";
     // "Prompt not found." for another brand's prompt, as for one that does not exist.
-    const text = getPrompt(ctx.app.db, ctx.brand.id, promptId).text;
+    const text = (await getPrompt(ctx.app.db, ctx.brand.id, promptId)).text;
     const gaps = await ctx.tool("get_content_gaps", { prompt_id: promptId, limit: 1 });
     const overview = await ctx.tool("get_visibility_overview", { prompt_id: promptId });
     const pages = await ctx.tool("get_top_sources", { prompt_id: promptId, level: "url", limit: 8 });

@@ -10,7 +10,7 @@ import { type Principal, type ToolCatalog, type ToolContext } from "../registry"
 import { type ToolInput, type ToolName, type ToolOutput } from "../types";
 
 /** Values for an argument that start with (or contain) what the user has typed, from the brand's data. */
-export type Completer = (typed: string, ctx: ToolContext) => string[];
+export type Completer = (typed: string, ctx: ToolContext) => Promise<string[]>;
 
 export interface PromptArgument {
   name: string;
@@ -79,11 +79,11 @@ export interface PromptCatalog {
     name: string,
     argument: string,
     typed: string,
-  ): {
+  ): Promise<{
     values: string[];
     total: number;
     hasMore: boolean;
-  };
+  }>;
 }
 
 const MAX_COMPLETIONS = 100;
@@ -159,11 +159,11 @@ export function buildPromptCatalog(prompts: readonly PromptDef[], tools: ToolCat
       }
       return prompt.build(values, contextFor(app, principal, requestId));
     },
-    complete(app, principal, requestId, name, argumentName, typed) {
+    async complete(app, principal, requestId, name, argumentName, typed) {
       const prompt = visible(name, principal.plan);
       const argument = prompt.arguments.find((a) => a.name === argumentName);
       if (!argument) throw new Invalid(`The prompt ${prompt.name} has no argument "${argumentName.slice(0, 64)}".`);
-      const all = argument.complete ? argument.complete(typed, contextFor(app, principal, requestId)) : [];
+      const all = argument.complete ? await argument.complete(typed, contextFor(app, principal, requestId)) : [];
       return { values: all.slice(0, MAX_COMPLETIONS), total: all.length, hasMore: all.length > MAX_COMPLETIONS };
     },
   };

@@ -76,7 +76,7 @@ const getVisibilityOverview = defineTool({
   annotations: READ_ONLY,
   plan: "visibility",
   view: OVERVIEW_VIEW,
-  handler: (input, ctx) => visibilityOverview(ctx.app, resolveFilter(ctx.app, ctx.brand.id, input)),
+  handler: async (input, ctx) => await visibilityOverview(ctx.app, await resolveFilter(ctx.app, ctx.brand.id, input)),
 });
 
 const getVisibilityTrend = defineTool({
@@ -101,7 +101,7 @@ const getVisibilityTrend = defineTool({
   annotations: READ_ONLY,
   plan: "visibility",
   view: TREND_VIEW,
-  handler: (input, ctx) => visibilityTrend(ctx.app, resolveFilter(ctx.app, ctx.brand.id, input), input.interval),
+  handler: async (input, ctx) => await visibilityTrend(ctx.app, await resolveFilter(ctx.app, ctx.brand.id, input), input.interval),
 });
 
 const getCompetitorRanking = defineTool({
@@ -128,7 +128,7 @@ const getCompetitorRanking = defineTool({
   annotations: READ_ONLY,
   plan: "visibility",
   view: RANKING_VIEW,
-  handler: (input, ctx) => competitorRanking(ctx.app, resolveFilter(ctx.app, ctx.brand.id, input)),
+  handler: async (input, ctx) => await competitorRanking(ctx.app, await resolveFilter(ctx.app, ctx.brand.id, input)),
 });
 
 const getPromptPerformance = defineTool({
@@ -158,8 +158,8 @@ const getPromptPerformance = defineTool({
   }),
   annotations: READ_ONLY,
   plan: "visibility",
-  handler: (input, ctx) =>
-    promptPerformance(ctx.app, resolveFilter(ctx.app, ctx.brand.id, input), {
+  handler: async (input, ctx) =>
+    await promptPerformance(ctx.app, await resolveFilter(ctx.app, ctx.brand.id, input), {
       limit: input.limit,
       offset: decodeOffset(input.cursor),
       order: input.order,
@@ -192,8 +192,8 @@ const getTopSources = defineTool({
   }),
   annotations: READ_ONLY,
   plan: "visibility",
-  handler: (input, ctx) =>
-    topSources(ctx.app, resolveFilter(ctx.app, ctx.brand.id, input), {
+  handler: async (input, ctx) =>
+    await topSources(ctx.app, await resolveFilter(ctx.app, ctx.brand.id, input), {
       level: input.level,
       limit: input.limit,
       offset: decodeOffset(input.cursor),
@@ -223,8 +223,11 @@ const getContentGaps = defineTool({
   }),
   annotations: READ_ONLY,
   plan: "visibility",
-  handler: (input, ctx) =>
-    contentGaps(ctx.app, resolveFilter(ctx.app, ctx.brand.id, input), { limit: input.limit, offset: decodeOffset(input.cursor) }),
+  handler: async (input, ctx) =>
+    await contentGaps(ctx.app, await resolveFilter(ctx.app, ctx.brand.id, input), {
+      limit: input.limit,
+      offset: decodeOffset(input.cursor),
+    }),
 });
 
 const answerSummary = z.object({
@@ -315,7 +318,7 @@ const getAnswerTool = defineTool({
   }),
   annotations: READ_ONLY,
   plan: "visibility",
-  handler: (input, ctx) => getAnswer(ctx.app, ctx.brand.id, input.answer_id),
+  handler: async (input, ctx) => await getAnswer(ctx.app, ctx.brand.id, input.answer_id),
 });
 
 const getSearchQueries = defineTool({
@@ -340,9 +343,12 @@ const getSearchQueries = defineTool({
   }),
   annotations: READ_ONLY,
   plan: "visibility",
-  handler: (input, ctx) => {
+  handler: async (input, ctx) => {
     const offset = decodeOffset(input.cursor);
-    const { more, ...result } = searchQueries(ctx.app, resolveFilter(ctx.app, ctx.brand.id, input), { limit: input.limit, offset });
+    const { more, ...result } = await searchQueries(ctx.app, await resolveFilter(ctx.app, ctx.brand.id, input), {
+      limit: input.limit,
+      offset,
+    });
     return { ...result, next_cursor: more ? encodeOffset(offset + input.limit) : null };
   },
 });
@@ -403,8 +409,8 @@ const getArticleImpact = defineTool({
   plan: "visibility",
   // The article resources need Autopilot: a Visibility key gets no link it could not follow.
   links: (output, ctx) => (planCovers(ctx.plan, ARTICLES_PLAN) ? output.articles.flatMap((a) => articleLinks(a.article)) : []),
-  handler: (input, ctx) =>
-    articleImpact(ctx.app, ctx.brand.id, listPublishedArticles(ctx.app.db, ctx.brand.id), {
+  handler: async (input, ctx) =>
+    await articleImpact(ctx.app, ctx.brand.id, await listPublishedArticles(ctx.app.db, ctx.brand.id), {
       windowDays: input.window_days,
       limit: input.limit,
       offset: decodeOffset(input.cursor),

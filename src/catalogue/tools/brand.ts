@@ -44,13 +44,13 @@ const getBrandTool = defineTool({
   }),
   annotations: READ_ONLY,
   plan: "visibility",
-  handler: (_input, ctx) => {
+  handler: async (_input, ctx) => {
     const { config, db } = ctx.app;
     return {
-      brand: getBrand(db, ctx.brand.id),
+      brand: await getBrand(db, ctx.brand.id),
       plan: ctx.plan === "autopilot" ? ("autopilot" as const) : ("visibility" as const),
-      competitors: listCompetitors(db, ctx.brand.id, { limit: MAX_COMPETITORS }).competitors,
-      engines: brandEngines(ctx.app, ctx.brand.id),
+      competitors: (await listCompetitors(db, ctx.brand.id, { limit: MAX_COMPETITORS })).competitors,
+      engines: await brandEngines(ctx.app, ctx.brand.id),
       tracking: {
         schedule: config.tracking.schedule,
         timezone: "UTC" as const,

@@ -57,7 +57,7 @@ const createCompetitorTool = defineTool({
   output: z.object({ competitor }),
   annotations: CREATES,
   plan: "visibility",
-  handler: (input, ctx) => ({ competitor: createCompetitor(ctx.app, ctx.brand.id, input) }),
+  handler: async (input, ctx) => ({ competitor: await createCompetitor(ctx.app, ctx.brand.id, input) }),
 });
 
 const updateCompetitorTool = defineTool({
@@ -68,7 +68,7 @@ const updateCompetitorTool = defineTool({
   output: z.object({ competitor }),
   annotations: UPDATES,
   plan: "visibility",
-  handler: (input, ctx) => ({ competitor: updateCompetitor(ctx.app, ctx.brand.id, input.competitor_id, input) }),
+  handler: async (input, ctx) => ({ competitor: await updateCompetitor(ctx.app, ctx.brand.id, input.competitor_id, input) }),
 });
 
 const deleteCompetitorTool = defineTool({
@@ -79,7 +79,7 @@ const deleteCompetitorTool = defineTool({
   output: z.object({ competitor }),
   annotations: DELETES,
   plan: "visibility",
-  handler: (input, ctx) => ({ competitor: deleteCompetitor(ctx.app, ctx.brand.id, input.competitor_id) }),
+  handler: async (input, ctx) => ({ competitor: await deleteCompetitor(ctx.app, ctx.brand.id, input.competitor_id) }),
 });
 
 export const competitorTools = [listCompetitorsTool, createCompetitorTool, updateCompetitorTool, deleteCompetitorTool] as const;

@@ -146,7 +146,7 @@ const getArticleTool = defineTool({
   plan: "autopilot",
   view: PUBLISH_VIEW,
   links: (output) => articleLinks(output.article),
-  handler: (input, ctx) => ({ article: getArticle(ctx.app.db, ctx.brand.id, input.article_id) }),
+  handler: async (input, ctx) => ({ article: await getArticle(ctx.app.db, ctx.brand.id, input.article_id) }),
 });
 
 const updateArticleTool = defineTool({
@@ -186,7 +186,7 @@ const publishToSiteTool = defineTool({
   plan: "autopilot",
   view: PUBLISH_VIEW,
   links: (output) => articleLinks(output.article),
-  handler: (input, ctx) => ({ article: publishArticle(ctx.app, ctx.brand.id, input.article_id) }),
+  handler: async (input, ctx) => ({ article: await publishArticle(ctx.app, ctx.brand.id, input.article_id) }),
 });
 
 const unpublishArticleTool = defineTool({
@@ -199,7 +199,7 @@ const unpublishArticleTool = defineTool({
   annotations: UNPUBLISHES,
   plan: "autopilot",
   links: (output) => articleLinks(output.article),
-  handler: (input, ctx) => ({ article: unpublishArticle(ctx.app, ctx.brand.id, input.article_id) }),
+  handler: async (input, ctx) => ({ article: await unpublishArticle(ctx.app, ctx.brand.id, input.article_id) }),
 });
 
 export const contentTools = [

@@ -97,7 +97,7 @@ const updatePromptTool = defineTool({
   output: z.object({ prompt }),
   annotations: UPDATES,
   plan: "visibility",
-  handler: (input, ctx) => ({ prompt: updatePrompt(ctx.app.db, ctx.brand.id, input.prompt_id, input) }),
+  handler: async (input, ctx) => ({ prompt: await updatePrompt(ctx.app.db, ctx.brand.id, input.prompt_id, input) }),
 });
 
 const deletePromptTool = defineTool({
@@ -109,7 +109,7 @@ const deletePromptTool = defineTool({
   output: z.object({ prompt }),
   annotations: DELETES,
   plan: "visibility",
-  handler: (input, ctx) => ({ prompt: archivePrompt(ctx.app.db, ctx.brand.id, input.prompt_id) }),
+  handler: async (input, ctx) => ({ prompt: await archivePrompt(ctx.app.db, ctx.brand.id, input.prompt_id) }),
 });
 
 export const promptTools = [listPromptsTool, createPromptsTool, updatePromptTool, deletePromptTool] as const;

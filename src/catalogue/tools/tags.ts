@@ -42,7 +42,7 @@ const createTagTool = defineTool({
   output: z.object({ tag }),
   annotations: CREATES,
   plan: "visibility",
-  handler: (input, ctx) => ({ tag: createTag(ctx.app.db, ctx.brand.id, input) }),
+  handler: async (input, ctx) => ({ tag: await createTag(ctx.app.db, ctx.brand.id, input) }),
 });
 
 const updateTagTool = defineTool({
@@ -53,7 +53,7 @@ const updateTagTool = defineTool({
   output: z.object({ tag }),
   annotations: UPDATES,
   plan: "visibility",
-  handler: (input, ctx) => ({ tag: updateTag(ctx.app.db, ctx.brand.id, input.tag_id, input) }),
+  handler: async (input, ctx) => ({ tag: await updateTag(ctx.app.db, ctx.brand.id, input.tag_id, input) }),
 });
 
 const deleteTagTool = defineTool({
@@ -64,7 +64,7 @@ const deleteTagTool = defineTool({
   output: z.object({ tag }),
   annotations: DELETES,
   plan: "visibility",
-  handler: (input, ctx) => ({ tag: deleteTag(ctx.app.db, ctx.brand.id, input.tag_id) }),
+  handler: async (input, ctx) => ({ tag: await deleteTag(ctx.app.db, ctx.brand.id, input.tag_id) }),
 });
 
 export const tagTools = [listTagsTool, createTagTool, updateTagTool, deleteTagTool] as const;

@@ -90,8 +90,8 @@ const runTrackingTool = defineTool({
   output: z.object({ run: runView }),
   annotations: ASKS_MODELS,
   plan: "visibility",
-  handler: (input, ctx) => {
-    const started = startTracking(ctx.app, ctx.brand.id, { promptIds: input.prompt_ids, engines: input.engines, trigger: "tool" });
+  handler: async (input, ctx) => {
+    const started = await startTracking(ctx.app, ctx.brand.id, { promptIds: input.prompt_ids, engines: input.engines, trigger: "tool" });
     return { run: started.run };
   },
 });
@@ -124,7 +124,7 @@ const getTrackingStatusTool = defineTool({
   }),
   annotations: READ_ONLY,
   plan: "visibility",
-  handler: (_input, ctx) => getTrackingStatus(ctx.app, ctx.brand.id),
+  handler: async (_input, ctx) => await getTrackingStatus(ctx.app, ctx.brand.id),
 });
 
 export const trackingTools = [runTrackingTool, getTrackingStatusTool] as const;
