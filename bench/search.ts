@@ -45,7 +45,7 @@ const prompts = Array.from({ length: 100 }, (_, i) => {
   );
   return id;
 });
-const roster = loadRoster(app.db, brandId);
+const roster = await loadRoster(app.db, brandId);
 const store = new SearchStore(app.db);
 const engines = ["chatgpt", "claude", "gemini", "perplexity"];
 const t0 = performance.now();
@@ -97,11 +97,11 @@ for (let day = 0; day < 30; day++) {
 }
 const seeded = performance.now() - t0;
 
-function time(label: string, fn: () => unknown): void {
+async function time(label: string, fn: () => Promise<unknown>): Promise<void> {
   const samples: number[] = [];
   for (let i = 0; i < 20; i++) {
     const s = performance.now();
-    fn();
+    await fn();
     samples.push(performance.now() - s);
   }
   samples.sort((a, b) => a - b);
@@ -112,15 +112,17 @@ function time(label: string, fn: () => unknown): void {
 
 const answers = 30 * perDay;
 console.log(`${answers} answers (${answers * 3} queries, ${answers * 6} sources) seeded in ${(seeded / 1000).toFixed(1)} s`);
-const filter = resolveFilter(app, brandId, {});
-time("get_search_queries (30 days, first 20)", () => searchQueries(app, filter, { limit: 20, offset: 0 }));
-time("get_search_queries engine=gemini", () =>
-  searchQueries(app, resolveFilter(app, brandId, { engine: "gemini" }), { limit: 20, offset: 0 }),
+const filter = await resolveFilter(app, brandId, {});
+await time("get_search_queries (30 days, first 20)", async () => await searchQueries(app, filter, { limit: 20, offset: 0 }));
+await time(
+  "get_search_queries engine=gemini",
+  async () => await searchQueries(app, await resolveFilter(app, brandId, { engine: "gemini" }), { limit: 20, offset: 0 }),
 );
-time("get_search_queries prompt_id (one prompt)", () =>
-  searchQueries(app, resolveFilter(app, brandId, { prompt_id: prompts[7]! }), { limit: 20, offset: 0 }),
+await time(
+  "get_search_queries prompt_id (one prompt)",
+  async () => await searchQueries(app, await resolveFilter(app, brandId, { prompt_id: prompts[7]! }), { limit: 20, offset: 0 }),
 );
-time("get_visibility_overview (with retrieval rate)", () => visibilityOverview(app, filter));
-time("  of which the retrieval rate", () => retrievalCounts(app, filter));
-time("get_answer (with queries and sources)", () => getAnswer(app, brandId, String(firstId)));
+await time("get_visibility_overview (with retrieval rate)", async () => await visibilityOverview(app, filter));
+await time("  of which the retrieval rate", async () => await retrievalCounts(app, filter));
+await time("get_answer (with queries and sources)", async () => await getAnswer(app, brandId, String(firstId)));
 app.db.close();

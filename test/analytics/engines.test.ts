@@ -15,7 +15,7 @@ let app: AppContext;
 let s: SeededBrand;
 let other: SeededBrand;
 
-beforeAll(() => {
+beforeAll(async () => {
   app = memoryApp(`
 [[engines]]
 id = "gpt"
@@ -26,7 +26,7 @@ model = "gpt-test"
 `);
   s = seedBrand(app, { name: "Acme", domain: "acme.com", prompts: [{ key: "P1", text: "best crm" }] });
   other = seedBrand(app, { name: "Other", prompts: [{ key: "P1", text: "best crm" }] });
-  const roster = loadRoster(app.db, s.brandId);
+  const roster = await loadRoster(app.db, s.brandId);
   // Answers of an engine that is not configured and that no tracking run wrote (as spyglass demo does).
   app.tracking.writer.write(
     {
@@ -51,34 +51,34 @@ model = "gpt-test"
 });
 
 describe("the engines of a brand", () => {
-  test("configured engines, then those present in the brand's answers, marked demo", () => {
+  test("configured engines, then those present in the brand's answers, marked demo", async () => {
     expect(brandEngines(app, s.brandId)).toEqual([
       { id: "gpt", label: "GPT", model: "gpt-test", configured: true, demo: false },
       { id: "chatgpt", label: "ChatGPT (demo)", model: "gpt-4o-mini", configured: false, demo: true },
     ]);
     // Another brand's answers are not this brand's engines.
     expect(brandEngines(app, other.brandId).map((e) => e.id)).toEqual(["gpt"]);
-    expect(getTrackingStatus(app, s.brandId, {}).engines.map((e) => [e.id, e.configured, e.demo])).toEqual([
+    expect((await getTrackingStatus(app, s.brandId, {})).engines.map((e) => [e.id, e.configured, e.demo])).toEqual([
       ["gpt", true, false],
       ["chatgpt", false, true],
     ]);
   });
 
-  test("an unknown engine is Invalid, naming the engines that exist, in the analytics filter and list_answers", () => {
+  test("an unknown engine is Invalid, naming the engines that exist, in the analytics filter and list_answers", async () => {
     const message = 'engine: "ChatGPT" is not an engine of this brand; use one of chatgpt, gpt.';
-    expect(() => resolveFilter(app, s.brandId, { engine: "ChatGPT" })).toThrow(message);
+    await expect(resolveFilter(app, s.brandId, { engine: "ChatGPT" })).rejects.toThrow(message);
     expect(() => listAnswers(app, s.brandId, { engine: "ChatGPT", limit: 5 })).toThrow(message);
     expect(() => checkEngine(app, other.brandId, "chatgpt")).toThrow('engine: "chatgpt" is not an engine of this brand; use one of gpt.');
     try {
-      resolveFilter(app, s.brandId, { engine: "nope" });
+      await resolveFilter(app, s.brandId, { engine: "nope" });
     } catch (error) {
       expect(error).toMatchObject({ status: 400, code: "unknown_engine" });
     }
   });
 
-  test("known engines, configured or stored, are accepted", () => {
-    expect(resolveFilter(app, s.brandId, { engine: "chatgpt" }).engine).toBe("chatgpt");
-    expect(resolveFilter(app, s.brandId, { engine: "gpt" }).engine).toBe("gpt");
+  test("known engines, configured or stored, are accepted", async () => {
+    expect((await resolveFilter(app, s.brandId, { engine: "chatgpt" })).engine).toBe("chatgpt");
+    expect((await resolveFilter(app, s.brandId, { engine: "gpt" })).engine).toBe("gpt");
     expect(listAnswers(app, s.brandId, { engine: "chatgpt", limit: 5 }).answers).toHaveLength(1);
   });
 });

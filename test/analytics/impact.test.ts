@@ -65,7 +65,7 @@ model = "gpt-test"
       { key: "P2", text: "crm for agencies" },
     ],
   });
-  const roster = loadRoster(app.db, s.brandId);
+  const roster = await loadRoster(app.db, s.brandId);
   const B = s.brandId;
   const cite = (url: string) => [{ url, domain: new URL(url).hostname }];
   const rows: Array<[string, string, AnswerStatus, boolean, Array<{ url: string; domain: string }>]> = [
@@ -106,31 +106,31 @@ model = "gpt-test"
     );
   });
   const a = await createArticle(app.db, B, { title: "Best CRM", markdown: "Acme is the best CRM.", promptId: s.prompts.P1! });
-  articleA = publishArticle(app, B, a.id, Date.parse("2025-03-10T15:00:00Z")).id;
+  articleA = (await publishArticle(app, B, a.id, Date.parse("2025-03-10T15:00:00Z"))).id;
   const b = await createArticle(app.db, B, { title: "CRM for agencies", markdown: "Agencies pick Acme.", promptId: s.prompts.P2! });
-  articleB = publishArticle(app, B, b.id, Date.parse("2025-03-15T08:00:00Z")).id;
+  articleB = (await publishArticle(app, B, b.id, Date.parse("2025-03-15T08:00:00Z"))).id;
   await createArticle(app.db, B, { title: "A draft", markdown: "Not yet.", promptId: s.prompts.P1! });
   const unlinked = await createArticle(app.db, B, { title: "No prompt", markdown: "Linked to nothing." });
-  publishArticle(app, B, unlinked.id, Date.parse("2025-03-01T10:00:00Z"));
+  await publishArticle(app, B, unlinked.id, Date.parse("2025-03-01T10:00:00Z"));
 });
 
-const impact = (limit = 10, offset = 0) =>
-  articleImpact(app, s.brandId, listPublishedArticles(app.db, s.brandId), { windowDays: 7, limit, offset }, NOW);
+const impact = async (limit = 10, offset = 0) =>
+  await articleImpact(app, s.brandId, await listPublishedArticles(app.db, s.brandId), { windowDays: 7, limit, offset }, NOW);
 
 describe("article impact on the hand-built dataset", () => {
-  test("lists the published articles linked to a prompt, newest publication first, paged", () => {
-    const all = impact();
+  test("lists the published articles linked to a prompt, newest publication first, paged", async () => {
+    const all = await impact();
     expect(all.total_articles).toBe(2);
     expect(all.articles.map((x) => x.article.id)).toEqual([articleB, articleA]);
     expect(all.next_cursor).toBeNull();
-    const first = impact(1);
+    const first = await impact(1);
     expect(first.articles.map((x) => x.article.id)).toEqual([articleB]);
     expect(first.next_cursor).not.toBeNull();
-    expect(impact(1, 1).articles.map((x) => x.article.id)).toEqual([articleA]);
+    expect((await impact(1, 1)).articles.map((x) => x.article.id)).toEqual([articleA]);
   });
 
-  test("windows: whole UTC days before the publication day and after it, the after window ending today", () => {
-    const a = impact().articles[1]!;
+  test("windows: whole UTC days before the publication day and after it, the after window ending today", async () => {
+    const a = (await impact()).articles[1]!;
     expect(a.article).toMatchObject({ slug: "best-crm", published_at: "2025-03-10T15:00:00.000Z" });
     expect(a.prompt.text).toBe("best crm");
     expect(a.before).toEqual({ start_date: "2025-03-03", end_date: "2025-03-09", days: 7 });
@@ -138,8 +138,8 @@ describe("article impact on the hand-built dataset", () => {
     expect(a.answers).toEqual({ before: { total: 5, valid: 4 }, after: { total: 5, valid: 5 } });
   });
 
-  test("visibility before and after, with n, Wilson intervals and the noise verdict", () => {
-    const v = impact().articles[1]!.visibility;
+  test("visibility before and after, with n, Wilson intervals and the noise verdict", async () => {
+    const v = (await impact()).articles[1]!.visibility;
     expect(v.before).toMatchObject({ rate: 0, successes: 0, n: 4, low: 0 });
     expect(v.before.high!).toBeCloseTo(0.4899, 3);
     expect(v.after).toMatchObject({ rate: 1, successes: 5, n: 5, high: 1 });
@@ -148,8 +148,8 @@ describe("article impact on the hand-built dataset", () => {
     expect(v.within_noise).toBe(false);
   });
 
-  test("citation rate before and after: valid answers citing the brand's domain", () => {
-    const c = impact().articles[1]!.citation_rate;
+  test("citation rate before and after: valid answers citing the brand's domain", async () => {
+    const c = (await impact()).articles[1]!.citation_rate;
     expect(c.before).toMatchObject({ rate: 0.25, successes: 1, n: 4 });
     expect(c.before.low!).toBeCloseTo(0.0456, 3);
     expect(c.before.high!).toBeCloseTo(0.6994, 3);
@@ -160,8 +160,8 @@ describe("article impact on the hand-built dataset", () => {
     expect(c.within_noise).toBe(true);
   });
 
-  test("the article's own URL cited since publication: on the brand's site or under public_url, slug as last segment", () => {
-    expect(impact().articles[1]!.article_cited).toEqual({
+  test("the article's own URL cited since publication: on the brand's site or under public_url, slug as last segment", async () => {
+    expect((await impact()).articles[1]!.article_cited).toEqual({
       cited: true,
       citations: 2,
       first_cited_at: new Date(Date.parse("2025-03-11T14:00:00Z") + 6).toISOString(),
@@ -169,8 +169,8 @@ describe("article impact on the hand-built dataset", () => {
     });
   });
 
-  test("an article published today: the after window has no day yet, n 0, no verdict", () => {
-    const b = impact().articles[0]!;
+  test("an article published today: the after window has no day yet, n 0, no verdict", async () => {
+    const b = (await impact()).articles[0]!;
     expect(b.before).toEqual({ start_date: "2025-03-08", end_date: "2025-03-14", days: 7 });
     expect(b.after).toEqual({ start_date: null, end_date: null, days: 0 });
     expect(b.visibility).toMatchObject({

@@ -35,7 +35,7 @@ const ids: number[] = [];
 
 const PERIOD: FilterInput = { start_date: "2025-03-01", end_date: "2025-03-10" };
 
-beforeAll(() => {
+beforeAll(async () => {
   app = memoryApp(`
 [[engines]]
 id = "gpt"
@@ -65,7 +65,7 @@ model = "claude-test"
       { key: "P3", text: "crm pricing", tags: ["pricing"] },
     ],
   });
-  const roster = loadRoster(app.db, s.brandId);
+  const roster = await loadRoster(app.db, s.brandId);
   const writer = app.tracking.writer;
   const B = s.brandId;
   const C1 = s.competitors.C1!;
@@ -142,11 +142,11 @@ model = "claude-test"
   });
 });
 
-const filter = (extra: FilterInput = {}) => resolveFilter(app, s.brandId, { ...PERIOD, ...extra });
+const filter = async (extra: FilterInput = {}) => await resolveFilter(app, s.brandId, { ...PERIOD, ...extra });
 
 describe("visibility overview on the hand-built dataset", () => {
-  test("overall figures are pooled counts over valid answers, with n", () => {
-    const o = visibilityOverview(app, filter());
+  test("overall figures are pooled counts over valid answers, with n", async () => {
+    const o = await visibilityOverview(app, await filter());
     expect(o.filter).toMatchObject({
       start_date: "2025-03-01",
       end_date: "2025-03-10",
@@ -179,8 +179,8 @@ describe("visibility overview on the hand-built dataset", () => {
     expect(o.no_answer_rate).toMatchObject({ rate: 0.25, successes: 2, n: 8 });
   });
 
-  test("the previous period of equal length, the change in points and within_noise", () => {
-    const o = visibilityOverview(app, filter());
+  test("the previous period of equal length, the change in points and within_noise", async () => {
+    const o = await visibilityOverview(app, await filter());
     // previous: valid 9, 10, 11; Acme in 9 only
     expect(o.visibility.previous).toMatchObject({ successes: 1, n: 3 });
     // Wilson 95% for 1/3: centre 0.4269, half-width 0.3654
@@ -199,8 +199,8 @@ describe("visibility overview on the hand-built dataset", () => {
     expect(o.sentiment.previous).toEqual({ value: 1, n: 1 });
   });
 
-  test("by_engine keeps each engine's own denominators", () => {
-    const o = visibilityOverview(app, filter());
+  test("by_engine keeps each engine's own denominators", async () => {
+    const o = await visibilityOverview(app, await filter());
     const gpt = o.by_engine.find((e) => e.engine === "gpt")!;
     const claude = o.by_engine.find((e) => e.engine === "claude")!;
     expect(o.by_engine.map((e) => e.engine)).toEqual(["claude", "gpt"]);
@@ -227,12 +227,12 @@ describe("visibility overview on the hand-built dataset", () => {
     expect(claude.visibility.previous).toMatchObject({ rate: 0, successes: 0, n: 1 });
   });
 
-  test("engine and tag filters narrow every figure", () => {
-    const gptOnly = visibilityOverview(app, filter({ engine: "gpt" }));
+  test("engine and tag filters narrow every figure", async () => {
+    const gptOnly = await visibilityOverview(app, await filter({ engine: "gpt" }));
     expect(gptOnly.visibility).toMatchObject({ successes: 2, n: 3 });
     expect(gptOnly.by_engine.map((e) => e.engine)).toEqual(["gpt"]);
     // tag pricing: P3 only, answers 6, 7, 8
-    const pricing = visibilityOverview(app, filter({ tag: "Pricing" }));
+    const pricing = await visibilityOverview(app, await filter({ tag: "Pricing" }));
     expect(pricing.filter.tag).toBe("pricing");
     expect(pricing.answers).toEqual({ total: 3, valid: 2, no_answer: 1 });
     expect(pricing.visibility).toMatchObject({ rate: 0.5, successes: 1, n: 2 });
@@ -240,25 +240,25 @@ describe("visibility overview on the hand-built dataset", () => {
     expect(pricing.prompt_coverage).toMatchObject({ rate: 1, successes: 1, n: 1 });
   });
 
-  test("share of voice is null when nothing on the roster is mentioned", () => {
+  test("share of voice is null when nothing on the roster is mentioned", async () => {
     // 2025-03-05 with claude: answers 7 (refusal) and 8 (no mention)
-    const o = visibilityOverview(
+    const o = await visibilityOverview(
       app,
-      resolveFilter(app, s.brandId, { start_date: "2025-03-05", end_date: "2025-03-05", engine: "claude" }),
+      await resolveFilter(app, s.brandId, { start_date: "2025-03-05", end_date: "2025-03-05", engine: "claude" }),
     );
     expect(o.share_of_voice).toMatchObject({ rate: null, n: 0, low: null, high: null });
     expect(o.visibility).toMatchObject({ rate: 0, successes: 0, n: 1 });
   });
 
-  test("a period without data has n = 0 and null rates, never 0%", () => {
-    const o = visibilityOverview(app, resolveFilter(app, s.brandId, { start_date: "2024-01-01", end_date: "2024-01-31" }));
+  test("a period without data has n = 0 and null rates, never 0%", async () => {
+    const o = await visibilityOverview(app, await resolveFilter(app, s.brandId, { start_date: "2024-01-01", end_date: "2024-01-31" }));
     expect(o.visibility).toMatchObject({ rate: null, n: 0, change_pp: null, within_noise: null });
   });
 });
 
 describe("trend, ranking, prompts, sources, gaps", () => {
-  test("daily trend points carry their own n", () => {
-    const t = visibilityTrend(app, filter(), "day");
+  test("daily trend points carry their own n", async () => {
+    const t = await visibilityTrend(app, await filter(), "day");
     expect(t.points).toHaveLength(10);
     expect(t.points[0]).toMatchObject({ date: "2025-03-01", answers: { total: 4, valid: 4 }, visibility: { rate: 0.5, n: 4 } });
     expect(t.points[0]!.share_of_voice).toMatchObject({ successes: 2, n: 7 });
@@ -266,13 +266,13 @@ describe("trend, ranking, prompts, sources, gaps", () => {
     expect(t.points[4]).toMatchObject({ date: "2025-03-05", answers: { total: 4, valid: 2 }, visibility: { rate: 0.5, n: 2 } });
     expect(t.points[1]).toMatchObject({ date: "2025-03-02", visibility: { rate: null, n: 0 } });
     // ISO weeks: 03-01 is a Saturday, so the first week holds 03-01..03-02, the second 03-03..03-09
-    const w = visibilityTrend(app, filter(), "week");
+    const w = await visibilityTrend(app, await filter(), "week");
     expect(w.points.map((p) => p.date)).toEqual(["2025-03-01", "2025-03-03", "2025-03-10"]);
     expect(w.points[1]!.visibility).toMatchObject({ successes: 1, n: 2 });
   });
 
-  test("competitor ranking: each member on the same valid answers", () => {
-    const r = competitorRanking(app, filter());
+  test("competitor ranking: each member on the same valid answers", async () => {
+    const r = await competitorRanking(app, await filter());
     expect(r.valid_answers).toBe(6);
     expect(r.ranking.map((m) => m.name)).toEqual(["Acme", "Globex", "Initech"]);
     const [acme, globex, initech] = r.ranking;
@@ -288,8 +288,8 @@ describe("trend, ranking, prompts, sources, gaps", () => {
     expect(acme!.sentiment).toEqual({ value: 0, n: 3 });
   });
 
-  test("prompt performance, best first, with the top competitor", () => {
-    const p = promptPerformance(app, filter(), { limit: 2, offset: 0, order: "visibility_desc" });
+  test("prompt performance, best first, with the top competitor", async () => {
+    const p = await promptPerformance(app, await filter(), { limit: 2, offset: 0, order: "visibility_desc" });
     expect(p.prompts.map((x) => x.text)).toEqual(["best crm", "crm pricing"]);
     expect(p.prompts[0]).toMatchObject({
       visibility: { rate: 1, n: 2 },
@@ -298,7 +298,7 @@ describe("trend, ranking, prompts, sources, gaps", () => {
     });
     expect(p.prompts[1]).toMatchObject({ visibility: { rate: 0.5, n: 2 }, answers: { total: 3, valid: 2 }, top_competitor: null });
     expect(p.next_cursor).not.toBeNull();
-    const worst = promptPerformance(app, filter(), { limit: 5, offset: 0, order: "visibility_asc" });
+    const worst = await promptPerformance(app, await filter(), { limit: 5, offset: 0, order: "visibility_asc" });
     expect(worst.prompts[0]).toMatchObject({
       text: "crm for agencies",
       visibility: { rate: 0, n: 2 },
@@ -307,8 +307,8 @@ describe("trend, ranking, prompts, sources, gaps", () => {
     expect(worst.next_cursor).toBeNull();
   });
 
-  test("top sources: citation share of all 7 citations, owned = the brand's site", () => {
-    const d = topSources(app, filter(), { level: "domain", limit: 10, offset: 0 });
+  test("top sources: citation share of all 7 citations, owned = the brand's site", async () => {
+    const d = await topSources(app, await filter(), { level: "domain", limit: 10, offset: 0 });
     expect(d.total_citations).toBe(7);
     expect(d.sources.map((x) => [x.domain, x.citations, x.answers, x.owned])).toEqual([
       ["g2.com", 3, 3, false],
@@ -319,7 +319,7 @@ describe("trend, ranking, prompts, sources, gaps", () => {
     expect(d.sources[0]!.citation_share).toMatchObject({ successes: 3, n: 7 });
     expect(d.sources[0]!.citation_share.rate).toBeCloseTo(3 / 7, 4);
     expect(d.sources[0]!.answer_rate).toMatchObject({ rate: 0.5, successes: 3, n: 6 });
-    const u = topSources(app, filter(), { level: "url", limit: 2, offset: 0 });
+    const u = await topSources(app, await filter(), { level: "url", limit: 2, offset: 0 });
     expect(u.sources.map((x) => [x.url, x.owned])).toEqual([
       ["https://g2.com/crm", false],
       ["https://acme.com/pricing", true],
@@ -327,8 +327,8 @@ describe("trend, ranking, prompts, sources, gaps", () => {
     expect(u.next_cursor).not.toBeNull();
   });
 
-  test("content gaps: P2 only, with its competitors and the domains cited in those answers", () => {
-    const g = contentGaps(app, filter(), { limit: 10, offset: 0 });
+  test("content gaps: P2 only, with its competitors and the domains cited in those answers", async () => {
+    const g = await contentGaps(app, await filter(), { limit: 10, offset: 0 });
     expect(g.total_gaps).toBe(1);
     expect(g.gaps).toHaveLength(1);
     const gap = g.gaps[0]!;
@@ -342,7 +342,7 @@ describe("trend, ranking, prompts, sources, gaps", () => {
       { domain: "reddit.com", citations: 1 },
     ]);
     // In the previous period P2 (answer 11, Globex) was a gap as well; P1 was not (answer 9)
-    const prev = contentGaps(app, resolveFilter(app, s.brandId, { start_date: "2025-02-19", end_date: "2025-02-28" }), {
+    const prev = await contentGaps(app, await resolveFilter(app, s.brandId, { start_date: "2025-02-19", end_date: "2025-02-28" }), {
       limit: 10,
       offset: 0,
     });
@@ -357,29 +357,31 @@ function keyOf(answerId: string): number {
 }
 
 describe("a prompt filter", () => {
-  test("prompt_id narrows every figure to one prompt: overview and trend agree with that prompt's performance row", () => {
-    const narrowed = resolveFilter(app, s.brandId, { ...PERIOD, prompt_id: s.prompts.P1! });
-    const row = promptPerformance(app, resolveFilter(app, s.brandId, PERIOD), {
-      limit: 50,
-      offset: 0,
-      order: "visibility_desc",
-    }).prompts.find((p) => p.id === s.prompts.P1)!;
-    const overview = visibilityOverview(app, narrowed);
+  test("prompt_id narrows every figure to one prompt: overview and trend agree with that prompt's performance row", async () => {
+    const narrowed = await resolveFilter(app, s.brandId, { ...PERIOD, prompt_id: s.prompts.P1! });
+    const row = (
+      await promptPerformance(app, await resolveFilter(app, s.brandId, PERIOD), {
+        limit: 50,
+        offset: 0,
+        order: "visibility_desc",
+      })
+    ).prompts.find((p) => p.id === s.prompts.P1)!;
+    const overview = await visibilityOverview(app, narrowed);
     expect(overview.filter.prompt_id).toBe(s.prompts.P1!);
     expect([overview.visibility.successes, overview.visibility.n]).toEqual([row.visibility.successes, row.visibility.n]);
-    const trend = visibilityTrend(app, narrowed, "day");
+    const trend = await visibilityTrend(app, narrowed, "day");
     expect(trend.points.reduce((n, p) => n + p.visibility.successes, 0)).toBe(row.visibility.successes);
     expect(trend.points.reduce((n, p) => n + p.visibility.n, 0)).toBe(row.visibility.n);
-    const whole = visibilityOverview(app, resolveFilter(app, s.brandId, PERIOD));
+    const whole = await visibilityOverview(app, await resolveFilter(app, s.brandId, PERIOD));
     expect(whole.visibility.n).toBeGreaterThan(overview.visibility.n);
   });
 
-  test("another brand's prompt, or one that does not exist, is not found", () => {
+  test("another brand's prompt, or one that does not exist, is not found", async () => {
     const other = seedBrand(app, { name: "Other prompts" });
-    expect(() => resolveFilter(app, other.brandId, { prompt_id: s.prompts.P1! })).toThrow(
+    await expect(resolveFilter(app, other.brandId, { prompt_id: s.prompts.P1! })).rejects.toThrow(
       "Prompt not found; list_prompts shows the brand's prompts and their ids.",
     );
-    expect(() => resolveFilter(app, s.brandId, { prompt_id: "prm_nope" })).toThrow(
+    await expect(resolveFilter(app, s.brandId, { prompt_id: "prm_nope" })).rejects.toThrow(
       "Prompt not found; list_prompts shows the brand's prompts and their ids.",
     );
   });
@@ -424,8 +426,8 @@ describe("answers", () => {
     expect(listAnswers(app, other.brandId, { cited_domain: "g2.com", limit: 50 }).answers).toEqual([]);
   });
 
-  test("get_answer returns text, mentions by name and citations", () => {
-    const { answer } = getAnswer(app, s.brandId, `ans_${ids[0]}`);
+  test("get_answer returns text, mentions by name and citations", async () => {
+    const { answer } = await getAnswer(app, s.brandId, `ans_${ids[0]}`);
     expect(answer.id).toBe(`ans_${ids[0]}`);
     expect(answer).toMatchObject({
       status: "ok",
@@ -446,15 +448,15 @@ describe("answers", () => {
     ]);
   });
 
-  test("another brand's answer is not found", () => {
+  test("another brand's answer is not found", async () => {
     const other = seedBrand(app, { name: "Other" });
-    expect(() => getAnswer(app, other.brandId, `ans_${ids[0]}`)).toThrow("Answer not found.");
+    await expect(getAnswer(app, other.brandId, `ans_${ids[0]}`)).rejects.toThrow("Answer not found.");
   });
 
-  test("an answer id shown before ids had a prefix still finds its answer; a malformed one is not found", () => {
-    expect(getAnswer(app, s.brandId, String(ids[0])).answer.id).toBe(`ans_${ids[0]}`);
+  test("an answer id shown before ids had a prefix still finds its answer; a malformed one is not found", async () => {
+    expect((await getAnswer(app, s.brandId, String(ids[0]))).answer.id).toBe(`ans_${ids[0]}`);
     for (const bad of ["ans_", "ans_x1", "prm_1", `ans_${ids[0]}x`, "1".repeat(16)]) {
-      expect(() => getAnswer(app, s.brandId, bad)).toThrow("Answer not found.");
+      await expect(getAnswer(app, s.brandId, bad)).rejects.toThrow("Answer not found.");
     }
   });
 });

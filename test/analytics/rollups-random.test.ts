@@ -58,8 +58,15 @@ function world(): { app: AppContext; s: SeededBrand; prompts: string[] } {
   return { app, s, prompts: Object.values(s.prompts) };
 }
 
-function storeRandom(app: AppContext, s: SeededBrand, prompts: string[], rand: () => number, n: number, sample: number): void {
-  const roster = loadRoster(app.db, s.brandId);
+async function storeRandom(
+  app: AppContext,
+  s: SeededBrand,
+  prompts: string[],
+  rand: () => number,
+  n: number,
+  sample: number,
+): Promise<void> {
+  const roster = await loadRoster(app.db, s.brandId);
   const answered = prompts.filter((_, i) => i !== 7);
   app.db.sqlite.transaction(() => {
     for (let i = 0; i < n; i++) {
@@ -139,15 +146,15 @@ function scopeOf(app: AppContext, s: SeededBrand, input: FilterInput): Set<strin
   return ids;
 }
 
-function expectFiguresFromScratch(app: AppContext, s: SeededBrand, input: FilterInput): void {
-  const f = resolveFilter(app, s.brandId, input);
+async function expectFiguresFromScratch(app: AppContext, s: SeededBrand, input: FilterInput): Promise<void> {
+  const f = await resolveFilter(app, s.brandId, input);
   const scope = scopeOf(app, s, input);
   const cur = answersOf(app, s.brandId, scope, f.engine, f.period.start, f.period.end);
   const prev = answersOf(app, s.brandId, scope, f.engine, f.previous.start, f.previous.end);
   const ok = (rows: Row[]) => rows.filter((a) => a.status === "ok");
   const covered = (rows: Row[], pick: (a: Row) => boolean) => new Set(rows.filter(pick).map((a) => a.prompt_id)).size;
 
-  const o = visibilityOverview(app, f);
+  const o = await visibilityOverview(app, f);
   const check = (figures: Figures, rowsNow: Row[], rowsBefore: Row[]) => {
     expect(figures.answers).toEqual({
       total: rowsNow.length,
@@ -177,7 +184,7 @@ function expectFiguresFromScratch(app: AppContext, s: SeededBrand, input: Filter
     );
   }
 
-  const perf = promptPerformance(app, f, { limit: 100, offset: 0, order: "visibility_desc" });
+  const perf = await promptPerformance(app, f, { limit: 100, offset: 0, order: "visibility_desc" });
   const byPrompt = new Map<string, Row[]>();
   for (const a of cur) byPrompt.set(a.prompt_id, [...(byPrompt.get(a.prompt_id) ?? []), a]);
   expect(
@@ -200,7 +207,7 @@ function expectFiguresFromScratch(app: AppContext, s: SeededBrand, input: Filter
       .sort((a, b) => a.id.localeCompare(b.id)),
   );
 
-  const gaps = contentGaps(app, f, { limit: 100, offset: 0 });
+  const gaps = await contentGaps(app, f, { limit: 100, offset: 0 });
   const expectedGaps = [...byPrompt.entries()]
     .map(([id, rows]) => ({
       prompt_id: id,
@@ -313,17 +320,17 @@ for (const seed of [1, 2, 3]) {
   test(`rollup figures equal a computation from scratch over random answers and filters (seed ${seed})`, async () => {
     const { app, s, prompts } = world();
     const rand = random(seed);
-    storeRandom(app, s, prompts, rand, 600, 0);
+    await storeRandom(app, s, prompts, rand, 600, 0);
     expectPromptRollupsRight(app, s.brandId);
-    for (const input of randomFilters(prompts, rand, 25)) expectFiguresFromScratch(app, s, input);
+    for (const input of randomFilters(prompts, rand, 25)) await expectFiguresFromScratch(app, s, input);
 
     // A roster change: new mentions, ranks, gaps and coverage everywhere; then more answers.
     addCompetitor(app, s.brandId, "cmp_road", "Roadrunner");
     app.db.sqlite.query("DELETE FROM competitors WHERE id = ?").run(s.competitors.G!);
     await app.tracking.reanalyzeBrand(s.brandId);
-    storeRandom(app, s, prompts, rand, 300, 10_000);
+    await storeRandom(app, s, prompts, rand, 300, 10_000);
     expectPromptRollupsRight(app, s.brandId);
-    for (const input of randomFilters(prompts, rand, 25)) expectFiguresFromScratch(app, s, input);
+    for (const input of randomFilters(prompts, rand, 25)) await expectFiguresFromScratch(app, s, input);
   });
 }
 
@@ -331,7 +338,7 @@ test("writes and a second roster change during a re-analysis end consistent, wit
   const { app, s, prompts } = world();
   const rand = random(7);
   // Enough answers for the re-analysis to take several slices.
-  storeRandom(app, s, prompts, rand, 20_000, 0);
+  await storeRandom(app, s, prompts, rand, 20_000, 0);
   addCompetitor(app, s.brandId, "cmp_road", "Roadrunner");
   let finished = false;
   const pass = app.tracking.reanalyzeBrand(s.brandId).then((n) => {
@@ -343,16 +350,16 @@ test("writes and a second roster change during a re-analysis end consistent, wit
   // Mid-pass, a reader sees rollups that equal the stored rows (each slice is one transaction).
   expectPromptRollupsRight(app, s.brandId);
   // A new answer arrives (written with the roster as it stands now), then the roster changes again.
-  storeRandom(app, s, prompts, rand, 50, 100_000);
+  await storeRandom(app, s, prompts, rand, 50, 100_000);
   addCompetitor(app, s.brandId, "cmp_hooli", "Hooli");
   app.events.emit("rosterChanged", { brandId: s.brandId });
   await new Promise((resolve) => setImmediate(resolve));
   expect(finished).toBe(false);
-  storeRandom(app, s, prompts, rand, 50, 200_000);
+  await storeRandom(app, s, prompts, rand, 50, 200_000);
   await pass;
 
   // Every valid answer carries the final roster's analysis: its members in order of first mention.
-  const roster = loadRoster(app.db, s.brandId);
+  const roster = await loadRoster(app.db, s.brandId);
   const stored = app.db.sqlite
     .query<{ id: number; text: string; brand_mentioned: number; roster_mentions: number }, [string]>(
       "SELECT id, text, brand_mentioned, roster_mentions FROM answers WHERE brand_id = ? AND status = 'ok'",
@@ -376,5 +383,5 @@ test("writes and a second roster change during a re-analysis end consistent, wit
   for (const a of stored) expect(names(a.id)).toEqual(expectedNames.get(a.text)!);
   expect(roster.members.map((m) => m.name).sort()).toEqual(["Acme", "Globex", "Hooli", "Initech", "Roadrunner"]);
   expectPromptRollupsRight(app, s.brandId);
-  for (const input of randomFilters(prompts, rand, 10)) expectFiguresFromScratch(app, s, input);
+  for (const input of randomFilters(prompts, rand, 10)) await expectFiguresFromScratch(app, s, input);
 });

@@ -77,9 +77,9 @@ function brand(app: AppContext): SeededBrand {
 }
 
 /** Writes `n` random valid answers with their queries, each in one transaction as a tracking run does. */
-function writeRandomAnswers(app: AppContext, s: SeededBrand, seed: number, n: number): void {
+async function writeRandomAnswers(app: AppContext, s: SeededBrand, seed: number, n: number): Promise<void> {
   const rand = random(seed);
-  const roster = loadRoster(app.db, s.brandId);
+  const roster = await loadRoster(app.db, s.brandId);
   const store = new SearchStore(app.db);
   const prompts = Object.values(s.prompts);
   const engines = ["chatgpt", "gemini", "claude"];
@@ -235,22 +235,22 @@ function filters(s: SeededBrand): FilterInput[] {
   ];
 }
 
-test("over random answers, every filter's queries (page by page) and retrieval counts equal those computed from the rows", () => {
+test("over random answers, every filter's queries (page by page) and retrieval counts equal those computed from the rows", async () => {
   for (const seed of [1, 2, 3]) {
     const app = memoryApp();
     const s = brand(app);
-    writeRandomAnswers(app, s, seed, 400);
+    await writeRandomAnswers(app, s, seed, 400);
     expect(rollupRows(app, s.brandId)).toEqual(rebuiltRows(app, s.brandId));
     for (const input of filters(s)) {
-      const filter = resolveFilter(app, s.brandId, input, NOW);
+      const filter = await resolveFilter(app, s.brandId, input, NOW);
       const expected = fromScratch(app, filter);
-      const all = searchQueries(app, filter, { limit: 100, offset: 0 });
+      const all = await searchQueries(app, filter, { limit: 100, offset: 0 });
       expect({ input, queries: all.queries }).toEqual({ input, queries: expected });
       expect(all.more).toBe(false);
       // Pages of 3 put together give the same list, and say when more follow.
       const pages: SearchQueryItem[] = [];
       for (let offset = 0; ; offset += 3) {
-        const page = searchQueries(app, filter, { limit: 3, offset });
+        const page = await searchQueries(app, filter, { limit: 3, offset });
         pages.push(...page.queries);
         expect(page.more).toBe(offset + 3 < expected.length);
         if (!page.more) break;
@@ -259,7 +259,7 @@ test("over random answers, every filter's queries (page by page) and retrieval c
       // The retrieval rate's numerators, for the brand's domain and for a subdomain of it.
       for (const domain of ["acme.com", "shop.acme.com"]) {
         app.db.sqlite.query("UPDATE brands SET domain = ? WHERE id = ?").run(domain, s.brandId);
-        expect({ input, domain, counts: retrievalCounts(app, filter) }).toEqual({
+        expect({ input, domain, counts: await retrievalCounts(app, filter) }).toEqual({
           input,
           domain,
           counts: retrievalFromScratch(app, filter),
@@ -267,26 +267,26 @@ test("over random answers, every filter's queries (page by page) and retrieval c
       }
     }
     // The data set is not trivial: some queries recur across prompts, in several spellings.
-    const wide = searchQueries(app, resolveFilter(app, s.brandId, filters(s)[0]!, NOW), { limit: 100, offset: 0 }).queries;
+    const wide = (await searchQueries(app, await resolveFilter(app, s.brandId, filters(s)[0]!, NOW), { limit: 100, offset: 0 })).queries;
     expect(wide.some((q) => q.prompt_count > 1)).toBe(true);
     const spellings = app.db.sqlite.query<{ n: number }, []>("SELECT count(DISTINCT query) AS n FROM search_queries").get()!.n;
     expect(spellings).toBeGreaterThan(wide.length);
     // acme.com's count includes the answers on blog.acme.com, shop.acme.com's does not.
-    const counts = (domain: string) => {
+    const counts = async (domain: string) => {
       app.db.sqlite.query("UPDATE brands SET domain = ? WHERE id = ?").run(domain, s.brandId);
-      return retrievalCounts(app, resolveFilter(app, s.brandId, filters(s)[0]!, NOW)).overall[0];
+      return (await retrievalCounts(app, await resolveFilter(app, s.brandId, filters(s)[0]!, NOW))).overall[0];
     };
-    expect(counts("acme.com")).toBeGreaterThan(counts("shop.acme.com"));
-    expect(counts("shop.acme.com")).toBeGreaterThan(0);
+    expect(await counts("acme.com")).toBeGreaterThan(await counts("shop.acme.com"));
+    expect(await counts("shop.acme.com")).toBeGreaterThan(0);
     app.db.close();
   }
 });
 
-test("a query is shown in its most used spelling within the filter; a tie goes to the first in code-point order", () => {
+test("a query is shown in its most used spelling within the filter; a tie goes to the first in code-point order", async () => {
   const app = memoryApp();
   const s = brand(app);
   const store = new SearchStore(app.db);
-  const roster = loadRoster(app.db, s.brandId);
+  const roster = await loadRoster(app.db, s.brandId);
   let sample = 0;
   const write = (engine: string, queries: string[]) =>
     app.db.sqlite.transaction(() => {
@@ -319,42 +319,44 @@ test("a query is shown in its most used spelling within the filter; a tie goes t
   write("gemini", ["Best CRM", "crm tools"]);
   // One answer that ran two spellings of a query counts once, and both its spellings count.
   write("gemini", ["Best CRM", "best crm"]);
-  const shown = (input: FilterInput) =>
-    searchQueries(app, resolveFilter(app, s.brandId, { start_date: "2025-03-01", end_date: "2025-03-03", ...input }, NOW), {
-      limit: 10,
-      offset: 0,
-    }).queries.map((q) => [q.query, q.answers]);
-  expect(shown({})).toEqual([
+  const shown = async (input: FilterInput) =>
+    (
+      await searchQueries(app, await resolveFilter(app, s.brandId, { start_date: "2025-03-01", end_date: "2025-03-03", ...input }, NOW), {
+        limit: 10,
+        offset: 0,
+      })
+    ).queries.map((q) => [q.query, q.answers]);
+  expect(await shown({})).toEqual([
     ["best crm", 4],
     ["CRM Tools", 2],
   ]);
-  expect(shown({ engine: "gemini" })).toEqual([
+  expect(await shown({ engine: "gemini" })).toEqual([
     ["Best CRM", 2],
     ["crm tools", 1],
   ]);
   app.db.close();
 });
 
-test("deleting a prompt (its answers go with it) leaves the rollups equal to the rows", () => {
+test("deleting a prompt (its answers go with it) leaves the rollups equal to the rows", async () => {
   const app = memoryApp();
   const s = brand(app);
-  writeRandomAnswers(app, s, 7, 200);
+  await writeRandomAnswers(app, s, 7, 200);
   app.db.sqlite.query("DELETE FROM prompts WHERE id = ?").run(s.prompts.b!);
   for (const table of ["search_query_days", "answer_source_days"])
     expect(app.db.sqlite.query(`SELECT count(*) AS n FROM ${table} WHERE prompt_id = ?`).get(s.prompts.b!)).toEqual({ n: 0 });
   expect(rollupRows(app, s.brandId)).toEqual(rebuiltRows(app, s.brandId));
-  const filter = resolveFilter(app, s.brandId, filters(s)[0]!, NOW);
-  expect(searchQueries(app, filter, { limit: 100, offset: 0 }).queries).toEqual(fromScratch(app, filter));
-  expect(retrievalCounts(app, filter)).toEqual(retrievalFromScratch(app, filter));
+  const filter = await resolveFilter(app, s.brandId, filters(s)[0]!, NOW);
+  expect((await searchQueries(app, filter, { limit: 100, offset: 0 })).queries).toEqual(fromScratch(app, filter));
+  expect(await retrievalCounts(app, filter)).toEqual(retrievalFromScratch(app, filter));
   app.db.close();
 });
 
-test("upgrading a database made before the rollups fills them from the stored queries and sources", () => {
+test("upgrading a database made before the rollups fills them from the stored queries and sources", async () => {
   const path = join(scratchDir("spyglass-sqd-"), "spyglass.db");
   const db = openDatabase(path);
   const app = createAppContext(memoryApp().config, db);
   const s = brand(app);
-  writeRandomAnswers(app, s, 11, 300);
+  await writeRandomAnswers(app, s, 11, 300);
   const expected = rollupRows(app, s.brandId);
   expect(expected.queries.length).toBeGreaterThan(0);
   expect(expected.sources.length).toBeGreaterThan(0);
@@ -368,9 +370,9 @@ test("upgrading a database made before the rollups fills them from the stored qu
   try {
     const upgradedApp = createAppContext(app.config, upgraded);
     expect(rollupRows(upgradedApp, s.brandId)).toEqual(expected);
-    const filter = resolveFilter(upgradedApp, s.brandId, filters(s)[4]!, NOW);
-    expect(searchQueries(upgradedApp, filter, { limit: 100, offset: 0 }).queries).toEqual(fromScratch(upgradedApp, filter));
-    expect(retrievalCounts(upgradedApp, filter)).toEqual(retrievalFromScratch(upgradedApp, filter));
+    const filter = await resolveFilter(upgradedApp, s.brandId, filters(s)[4]!, NOW);
+    expect((await searchQueries(upgradedApp, filter, { limit: 100, offset: 0 })).queries).toEqual(fromScratch(upgradedApp, filter));
+    expect(await retrievalCounts(upgradedApp, filter)).toEqual(retrievalFromScratch(upgradedApp, filter));
   } finally {
     upgraded.close();
   }

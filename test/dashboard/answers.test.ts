@@ -44,7 +44,7 @@ beforeAll(async () => {
   // binary's database (the server reads it as any tracked answer).
   const db = openDatabase(join(d.box.dataDir, "spyglass.db"));
   try {
-    const roster = loadRoster(db, brandId);
+    const roster = await loadRoster(db, brandId);
     const promptId = db.sqlite.query<{ id: string }, [string]>("SELECT id FROM prompts WHERE brand_id = ? LIMIT 1").get(brandId)!.id;
     const text = `${HOSTILE} ${brandName} is a fine choice.`;
     const analysis = analyzeAnswer({ text, providerCitations: [], roster: roster.members });

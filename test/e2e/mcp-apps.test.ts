@@ -30,7 +30,7 @@ let viewOf: Map<string, string>;
 beforeAll(async () => {
   box = await sandbox();
   seed = seedToolServerData(join(box.dataDir, "spyglass.db"));
-  writeAnswersToFile(
+  await writeAnswersToFile(
     join(box.dataDir, "spyglass.db"),
     seed.a.brandId,
     fortnightOfAnswers(seed.a.ids.promptId, "Acme Analytics", "Acme Rival"),

@@ -27,7 +27,7 @@ async function client(key: string): Promise<Client> {
 beforeAll(async () => {
   box = await sandbox();
   seed = seedToolServerData(join(box.dataDir, "spyglass.db"));
-  writeAnswersToFile(
+  await writeAnswersToFile(
     join(box.dataDir, "spyglass.db"),
     seed.a.brandId,
     fortnightOfAnswers(seed.a.ids.promptId, "Acme Analytics", "Acme Rival"),

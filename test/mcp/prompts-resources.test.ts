@@ -13,7 +13,7 @@ let v: Client;
 
 beforeAll(async () => {
   s = await seededToolServer();
-  writeAnswers(s.t.db, s.seed.a.brandId, fortnightOfAnswers(s.seed.a.ids.promptId, "Acme Analytics", "Acme Rival"));
+  await writeAnswers(s.t.db, s.seed.a.brandId, fortnightOfAnswers(s.seed.a.ids.promptId, "Acme Analytics", "Acme Rival"));
   a = await s.client(s.seed.a.key);
   v = await s.client(s.seed.visibility.key);
 });

@@ -13,8 +13,8 @@ export interface TestAnswer {
   daysAgo: number;
 }
 
-export function writeAnswers(db: Db, brandId: string, answers: readonly TestAnswer[]): void {
-  const roster = loadRoster(db, brandId);
+export async function writeAnswers(db: Db, brandId: string, answers: readonly TestAnswer[]): Promise<void> {
+  const roster = await loadRoster(db, brandId);
   const writer = new AnswerWriter(db);
   db.sqlite.transaction(() => {
     for (const [i, a] of answers.entries()) {
@@ -48,10 +48,10 @@ export function writeAnswers(db: Db, brandId: string, answers: readonly TestAnsw
  * connection whose prepared statements are still alive only once they are collected (the writer's
  * are): collecting now closes it here, not while the binary starts (which then met "database is locked").
  */
-export function writeAnswersToFile(dbPath: string, brandId: string, answers: readonly TestAnswer[]): void {
+export async function writeAnswersToFile(dbPath: string, brandId: string, answers: readonly TestAnswer[]): Promise<void> {
   const db = openDatabase(dbPath);
   try {
-    writeAnswers(db, brandId, answers);
+    await writeAnswers(db, brandId, answers);
   } finally {
     db.close();
     Bun.gc(true);

@@ -28,7 +28,7 @@ ${extra}
 let app: AppContext;
 let s: SeededBrand;
 
-beforeAll(() => {
+beforeAll(async () => {
   app = memoryApp(
     `[tracking]\nschedule = "0 */6 * * *"\nsamples = 2\n` +
       engine("perreq", "price_per_request = 0.01") +
@@ -46,7 +46,7 @@ beforeAll(() => {
       { key: "d", text: "old one", archived: true },
     ],
   });
-  const roster = loadRoster(app.db, s.brandId);
+  const roster = await loadRoster(app.db, s.brandId);
   const tokens: Array<[number, number, "ok" | "error"]> = [
     [100, 500, "ok"],
     [300, 700, "ok"],
@@ -77,8 +77,8 @@ beforeAll(() => {
 });
 
 describe("the forecast", () => {
-  test("prompts × engines × samples per run, × scheduled runs in 30 days per month; costs from prices and recent tokens", () => {
-    const f = forecast(app, s.brandId);
+  test("prompts × engines × samples per run, × scheduled runs in 30 days per month; costs from prices and recent tokens", async () => {
+    const f = await forecast(app, s.brandId);
     expect(f).toMatchObject({
       prompts: 3,
       engines: 4,
@@ -121,8 +121,8 @@ describe("the forecast", () => {
     expect(runsIn("0 6 * * *", false, from)).toBe(0);
   });
 
-  test("get_tracking_status carries the same forecast", () => {
-    expect(getTrackingStatus(app, s.brandId, {}).forecast).toEqual(forecast(app, s.brandId));
+  test("get_tracking_status carries the same forecast", async () => {
+    expect((await getTrackingStatus(app, s.brandId, {})).forecast).toEqual(await forecast(app, s.brandId));
   });
 
   test("spyglass track --dry-run prints it, sends nothing and records no run", async () => {

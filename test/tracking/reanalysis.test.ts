@@ -5,7 +5,7 @@ import { visibilityOverview } from "../../src/analytics/visibility";
 import { loadRoster } from "../../src/tracking/roster";
 import { memoryApp, seedBrand } from "../analytics/dataset";
 
-function store(app: ReturnType<typeof memoryApp>, brandId: string, promptId: string, text: string, citations: string[] = []) {
+async function store(app: ReturnType<typeof memoryApp>, brandId: string, promptId: string, text: string, citations: string[] = []) {
   return app.tracking.storeAnswer(
     {
       brandId,
@@ -23,7 +23,7 @@ function store(app: ReturnType<typeof memoryApp>, brandId: string, promptId: str
       tokensOut: 1,
       createdAt: Date.parse("2025-03-02T10:00:00Z"),
     },
-    loadRoster(app.db, brandId),
+    await loadRoster(app.db, brandId),
   );
 }
 
@@ -35,8 +35,8 @@ const ranks = (app: ReturnType<typeof memoryApp>, answerId: number) =>
 test("adding a competitor re-analyses stored answers: new mentions, new brand positions, new gaps", async () => {
   const app = memoryApp();
   const s = seedBrand(app, { name: "Acme", domain: "acme.com", prompts: [{ key: "P", text: "best crm" }] });
-  const a1 = store(app, s.brandId, s.prompts.P!, "Initech is the leader; Acme is a cheaper option.", ["https://initech.com/"]);
-  const a2 = store(app, s.brandId, s.prompts.P!, "Try Initech.");
+  const a1 = await store(app, s.brandId, s.prompts.P!, "Initech is the leader; Acme is a cheaper option.", ["https://initech.com/"]);
+  const a2 = await store(app, s.brandId, s.prompts.P!, "Try Initech.");
   expect(ranks(app, a1)).toEqual([{ member_id: s.brandId, rank: 1 }]);
   expect(ranks(app, a2)).toEqual([]);
 
@@ -59,7 +59,7 @@ test("adding a competitor re-analyses stored answers: new mentions, new brand po
   expect(app.db.sqlite.query<{ url: string }, [number]>("SELECT url FROM citations WHERE answer_id = ?").all(a1)).toEqual([
     { url: "https://initech.com" },
   ]);
-  const o = visibilityOverview(app, resolveFilter(app, s.brandId, { start_date: "2025-03-01", end_date: "2025-03-03" }));
+  const o = await visibilityOverview(app, await resolveFilter(app, s.brandId, { start_date: "2025-03-01", end_date: "2025-03-03" }));
   expect(o.share_of_voice).toMatchObject({ successes: 1, n: 3 });
   expect(o.avg_position.value).toBe(2);
 });
@@ -67,7 +67,7 @@ test("adding a competitor re-analyses stored answers: new mentions, new brand po
 test("a new brand alias and domain count after re-analysis; removing a competitor removes its mentions", async () => {
   const app = memoryApp();
   const s = seedBrand(app, { name: "Acme", competitors: [{ key: "C", name: "Globex" }], prompts: [{ key: "P", text: "best crm" }] });
-  const a = store(app, s.brandId, s.prompts.P!, "Globex or Roadrunner Cloud? See https://acme.io/docs.");
+  const a = await store(app, s.brandId, s.prompts.P!, "Globex or Roadrunner Cloud? See https://acme.io/docs.");
   expect(ranks(app, a)).toEqual([{ member_id: s.competitors.C!, rank: 1 }]);
   app.db.sqlite
     .query("UPDATE brands SET aliases = ?, domain = 'acme.io' WHERE id = ?")
@@ -84,7 +84,7 @@ test("a new brand alias and domain count after re-analysis; removing a competito
 test("re-analysis goes through answers in chunks and leaves non-valid answers alone", async () => {
   const app = memoryApp();
   const s = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "best crm" }] });
-  const roster = loadRoster(app.db, s.brandId);
+  const roster = await loadRoster(app.db, s.brandId);
   app.db.sqlite.transaction(() => {
     for (let i = 0; i < 4_500; i++) {
       app.tracking.storeAnswer(

@@ -46,7 +46,7 @@ model = "gemini-test"
   });
 
   // First process: the fast prompts are answered, the slow ones hang until the stop.
-  const started = startTracking(first, s.brandId, { trigger: "schedule" });
+  const started = await startTracking(first, s.brandId, { trigger: "schedule" });
   const stored = () =>
     first.db.sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM answers WHERE run_id = ?").get(started.run.id)!.n;
   while (stored() < 4 || responses.inFlight + gemini.inFlight < 4) await Bun.sleep(10);

@@ -120,7 +120,7 @@ test("tracking writes keep the rollups equal to the stored rows, and re-analysis
       { key: "P2", text: "cheap crm" },
     ],
   });
-  const roster = loadRoster(app.db, s.brandId);
+  const roster = await loadRoster(app.db, s.brandId);
   const start = Date.parse("2025-03-01T00:00:00Z");
   const statuses: AnswerStatus[] = ["ok", "ok", "ok", "error", "ok", "refusal", "ok", "empty"];
   for (let i = 0; i < 120; i++) {
@@ -140,7 +140,7 @@ test("tracking writes keep the rollups equal to the stored rows, and re-analysis
   }
   expectRollupsRight(app, s.brandId);
   const period = { start_date: "2025-03-07", end_date: "2025-03-12" };
-  const before = visibilityOverview(app, resolveFilter(app, s.brandId, period));
+  const before = await visibilityOverview(app, await resolveFilter(app, s.brandId, period));
   expect(before.share_of_voice.n).toBeGreaterThan(0);
 
   // A new competitor and an alias: more mentions, new ranks, on every day.
@@ -150,7 +150,7 @@ test("tracking writes keep the rollups equal to the stored rows, and re-analysis
   app.db.sqlite.query("UPDATE brands SET aliases = ? WHERE id = ?").run(JSON.stringify(["Roadrunner"]), s.brandId);
   expect(await app.tracking.reanalyzeBrand(s.brandId)).toBe(75);
   expectRollupsRight(app, s.brandId);
-  const after = visibilityOverview(app, resolveFilter(app, s.brandId, period));
+  const after = await visibilityOverview(app, await resolveFilter(app, s.brandId, period));
   expect(after.share_of_voice.n).toBeGreaterThan(before.share_of_voice.n);
   expect(after.visibility.successes).toBeGreaterThan(before.visibility.successes);
 
@@ -158,7 +158,7 @@ test("tracking writes keep the rollups equal to the stored rows, and re-analysis
   app.db.sqlite.query("DELETE FROM competitors WHERE id = ?").run(s.competitors.G!);
   await app.tracking.reanalyzeBrand(s.brandId);
   expectRollupsRight(app, s.brandId);
-  const ranking = competitorRanking(app, resolveFilter(app, s.brandId, period));
+  const ranking = await competitorRanking(app, await resolveFilter(app, s.brandId, period));
   expect(ranking.ranking.map((r) => r.name).sort()).toEqual(["Acme", "Initech"]);
 });
 
@@ -179,8 +179,10 @@ model = "m"
   // unfiltered ones (rollup path).
   const tags = app.db.sqlite.query<{ id: string; name: string }, [string]>("SELECT id, name FROM tags WHERE brand_id = ?").all(brandId);
   const input = { start_date: "2025-06-10", end_date: "2025-06-30" };
-  const whole = visibilityOverview(app, resolveFilter(app, brandId, input, now));
-  const parts = tags.map((t) => visibilityOverview(app, resolveFilter(app, brandId, { ...input, tag: t.name }, now)));
+  const whole = await visibilityOverview(app, await resolveFilter(app, brandId, input, now));
+  const parts = await Promise.all(
+    tags.map(async (t) => await visibilityOverview(app, await resolveFilter(app, brandId, { ...input, tag: t.name }, now))),
+  );
   const sum = (pick: (o: typeof whole) => number) => parts.reduce((acc, o) => acc + pick(o), 0);
   for (const pick of [
     (o: typeof whole) => o.answers.total,
@@ -198,8 +200,10 @@ model = "m"
   ]) {
     expect(sum(pick)).toBe(pick(whole));
   }
-  const trend = visibilityTrend(app, resolveFilter(app, brandId, input, now), "week");
-  const trendParts = tags.map((t) => visibilityTrend(app, resolveFilter(app, brandId, { ...input, tag: t.name }, now), "week"));
+  const trend = await visibilityTrend(app, await resolveFilter(app, brandId, input, now), "week");
+  const trendParts = await Promise.all(
+    tags.map(async (t) => await visibilityTrend(app, await resolveFilter(app, brandId, { ...input, tag: t.name }, now), "week")),
+  );
   trend.points.forEach((p, i) => {
     expect(trendParts.reduce((acc, t) => acc + t.points[i]!.share_of_voice.n, 0)).toBe(p.share_of_voice.n);
     expect(trendParts.reduce((acc, t) => acc + t.points[i]!.answers.total, 0)).toBe(p.answers.total);
@@ -207,8 +211,10 @@ model = "m"
   // Sources: the rollup path (no tag) against the citations of each tag's prompts, summed.
   for (const level of ["domain", "url"] as const) {
     const page = { level, limit: 500, offset: 0 };
-    const all = topSources(app, resolveFilter(app, brandId, input, now), page);
-    const byTag = tags.map((t) => topSources(app, resolveFilter(app, brandId, { ...input, tag: t.name }, now), page));
+    const all = await topSources(app, await resolveFilter(app, brandId, input, now), page);
+    const byTag = await Promise.all(
+      tags.map(async (t) => await topSources(app, await resolveFilter(app, brandId, { ...input, tag: t.name }, now), page)),
+    );
     expect(all.sources.length).toBeGreaterThan(1);
     expect(byTag.reduce((acc, r) => acc + r.total_citations, 0)).toBe(all.total_citations);
     expect(byTag.reduce((acc, r) => acc + r.valid_answers, 0)).toBe(all.valid_answers);
@@ -220,22 +226,24 @@ model = "m"
     }
   }
   // Prompt performance walks prompt by prompt: the same figures as grouping the period's answers.
-  const f = resolveFilter(app, brandId, input, now);
+  const f = await resolveFilter(app, brandId, input, now);
   const grouped = app.db.sqlite
     .query<{ id: string; total: number; valid: number; mentioned: number }, [string, number, number]>(
       `SELECT prompt_id AS id, count(*) AS total, sum(status = 'ok') AS valid, sum(brand_mentioned) AS mentioned
        FROM answers WHERE brand_id = ? AND created_at >= ? AND created_at < ? GROUP BY prompt_id ORDER BY prompt_id`,
     )
     .all(brandId, f.period.start, f.period.end);
-  const performance = promptPerformance(app, f, { limit: 10_000, offset: 0, order: "visibility_desc" });
+  const performance = await promptPerformance(app, f, { limit: 10_000, offset: 0, order: "visibility_desc" });
   expect(grouped.length).toBeGreaterThan(1);
   expect(
     performance.prompts
       .map((p) => ({ id: p.id, ...p.answers, mentioned: p.visibility.successes }))
       .sort((a, b) => a.id.localeCompare(b.id)),
   ).toEqual(grouped);
-  const ranking = competitorRanking(app, resolveFilter(app, brandId, input, now));
-  const rankingParts = tags.map((t) => competitorRanking(app, resolveFilter(app, brandId, { ...input, tag: t.name }, now)));
+  const ranking = await competitorRanking(app, await resolveFilter(app, brandId, input, now));
+  const rankingParts = await Promise.all(
+    tags.map(async (t) => await competitorRanking(app, await resolveFilter(app, brandId, { ...input, tag: t.name }, now))),
+  );
   for (const row of ranking.ranking) {
     const n = rankingParts.reduce((acc, r) => acc + r.ranking.find((x) => x.id === row.id)!.visibility.successes, 0);
     expect(n).toBe(row.visibility.successes);
@@ -267,7 +275,7 @@ function downgradeTo(sqlite: Database, tag: string): void {
   sqlite.query("DELETE FROM __drizzle_migrations WHERE created_at >= ?").run(later[0]!.when);
 }
 
-test("upgrading a database made before the citation rollups fills them from the stored citations", () => {
+test("upgrading a database made before the citation rollups fills them from the stored citations", async () => {
   const app = memoryApp();
   const path = join(app.config.dataDir, "upgrade.db");
   app.db.close();
@@ -279,7 +287,7 @@ test("upgrading a database made before the citation rollups fills them from the 
     competitors: [{ key: "G", name: "Globex" }],
     prompts: [{ key: "P1", text: "best crm" }],
   });
-  const roster = loadRoster(db, s.brandId);
+  const roster = await loadRoster(db, s.brandId);
   const start = Date.parse("2025-03-01T00:00:00Z");
   for (let i = 0; i < 40; i++) {
     fileApp.tracking.storeAnswer(
@@ -310,7 +318,7 @@ test("upgrading a database made before the citation rollups fills them from the 
   }
 });
 
-test("upgrading a database made before the per-prompt rollups fills them from the stored answers", () => {
+test("upgrading a database made before the per-prompt rollups fills them from the stored answers", async () => {
   const app = memoryApp();
   const path = join(app.config.dataDir, "upgrade-prompts.db");
   app.db.close();
@@ -325,7 +333,7 @@ test("upgrading a database made before the per-prompt rollups fills them from th
       { key: "P2", text: "cheap crm" },
     ],
   });
-  const roster = loadRoster(db, s.brandId);
+  const roster = await loadRoster(db, s.brandId);
   const start = Date.parse("2025-03-01T00:00:00Z");
   const statuses: AnswerStatus[] = ["ok", "ok", "error", "ok", "refusal"];
   for (let i = 0; i < 60; i++) {

@@ -166,14 +166,14 @@ describe("a run against scripted providers", () => {
     expect(run).toMatchObject({ status: "completed", answers_planned: 1, answers_done: 1, engines: ["claude"] });
   });
 
-  test("unknown engines and prompts are refused with a clear message", () => {
-    expect(() => startTracking(app, s.brandId, { trigger: "tool", engines: ["nope"] })).toThrow(
+  test("unknown engines and prompts are refused with a clear message", async () => {
+    await expect(startTracking(app, s.brandId, { trigger: "tool", engines: ["nope"] })).rejects.toThrow(
       'engines: "nope" is not a configured engine; use one of gpt, claude.',
     );
-    expect(() => startTracking(app, s.brandId, { trigger: "tool", engines: ["ChatGPT", "gpt"] })).toThrow(
+    await expect(startTracking(app, s.brandId, { trigger: "tool", engines: ["ChatGPT", "gpt"] })).rejects.toThrow(
       'engines: "ChatGPT" is not a configured engine; use one of gpt, claude.',
     );
-    expect(() => startTracking(app, s.brandId, { trigger: "tool", promptIds: ["prm_missing"] })).toThrow(/not found/);
+    await expect(startTracking(app, s.brandId, { trigger: "tool", promptIds: ["prm_missing"] })).rejects.toThrow(/not found/);
   });
 });
 
@@ -206,11 +206,11 @@ describe("limits, overlap, interruption", () => {
     const app = memoryApp(engines(openai, anthropic), { llm: { env: ENV } });
     const a = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
     const b = seedBrand(app, { name: "Other", prompts: [{ key: "P", text: "two" }] });
-    const first = startTracking(app, a.brandId, { trigger: "tool" });
+    const first = await startTracking(app, a.brandId, { trigger: "tool" });
     expect(first.run.status).toBe("running");
     let error: unknown;
     try {
-      startTracking(app, a.brandId, { trigger: "cli" });
+      await startTracking(app, a.brandId, { trigger: "cli" });
     } catch (e) {
       error = e;
     }
@@ -234,7 +234,7 @@ describe("limits, overlap, interruption", () => {
     );
     // The test runner's parent process is alive and is not us.
     insert.run("run_elsewhere", s.brandId, process.ppid, Date.now());
-    expect(() => startTracking(app, s.brandId, { trigger: "cli" })).toThrow(/already under way/);
+    await expect(startTracking(app, s.brandId, { trigger: "cli" })).rejects.toThrow(/already under way/);
     app.db.sqlite.query("UPDATE tracking_runs SET owner_pid = ? WHERE id = 'run_elsewhere'").run(2 ** 22 + 12345);
     const run = await runTracking(app, s.brandId, { trigger: "cli" });
     expect(run.status).toBe("completed");
@@ -256,7 +256,7 @@ describe("limits, overlap, interruption", () => {
         { key: "S2", text: "slow 2" },
       ],
     });
-    const started = startTracking(app, s.brandId, { trigger: "cli" });
+    const started = await startTracking(app, s.brandId, { trigger: "cli" });
     while (countAnswers(app, started.run.id) < 4) await Bun.sleep(10);
     await Bun.sleep(50);
     expect(openai.inFlight + anthropic.inFlight).toBe(4);
@@ -270,7 +270,7 @@ describe("limits, overlap, interruption", () => {
     expect(countAnswers(app, run.id)).toBe(4);
     expect(run.answers).toEqual({ ok: 4, empty: 0, refusal: 0, error: 0 });
     // After a stop the runner refuses new runs (the process is going away).
-    expect(() => startTracking(app, s.brandId, { trigger: "cli" })).toThrow(/shutting down/);
+    await expect(startTracking(app, s.brandId, { trigger: "cli" })).rejects.toThrow(/shutting down/);
   });
 
   test("at start-up a run left running by a crashed process is marked interrupted and its answers kept; the next run resumes it", async () => {
@@ -327,13 +327,15 @@ describe("limits, overlap, interruption", () => {
 });
 
 describe("without engines", () => {
-  test("run_tracking says how to configure one", () => {
+  test("run_tracking says how to configure one", async () => {
     const app = memoryApp("");
     const s = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
-    expect(() => startTracking(app, s.brandId, { trigger: "tool" })).toThrow(/No engines are configured: add an \[\[engines\]\] section/);
+    await expect(startTracking(app, s.brandId, { trigger: "tool" })).rejects.toThrow(
+      /No engines are configured: add an \[\[engines\]\] section/,
+    );
   });
 
-  test("a brand without active prompts is told to add some", () => {
+  test("a brand without active prompts is told to add some", async () => {
     const app = memoryApp(`
 [[engines]]
 id = "gpt"
@@ -342,6 +344,6 @@ base_url = "http://127.0.0.1:9/v1"
 model = "m"
 `);
     const s = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "archived", archived: true }] });
-    expect(() => startTracking(app, s.brandId, { trigger: "tool" })).toThrow(/no active prompt/);
+    await expect(startTracking(app, s.brandId, { trigger: "tool" })).rejects.toThrow(/no active prompt/);
   });
 });

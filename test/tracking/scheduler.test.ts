@@ -20,7 +20,7 @@ base_url = "${fake.url}"
 model = "gpt-test"
 `;
 
-test("the schedule's next run is computed in UTC and reported by get_tracking_status", () => {
+test("the schedule's next run is computed in UTC and reported by get_tracking_status", async () => {
   const app = memoryApp(toml("30 6 * * *"));
   const s = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
   const scheduler = startScheduler(app)!;
@@ -28,7 +28,7 @@ test("the schedule's next run is computed in UTC and reported by get_tracking_st
     const next = scheduler.nextRun()!;
     expect(next.getUTCHours()).toBe(6);
     expect(next.getUTCMinutes()).toBe(30);
-    const status = getTrackingStatus(app, s.brandId);
+    const status = await getTrackingStatus(app, s.brandId);
     expect(status).toMatchObject({
       schedule: { cron: "30 6 * * *", timezone: "UTC", enabled: true, samples: 1 },
       engines: [{ id: "gpt", label: "gpt", api: "openai", model: "gpt-test", concurrency: 8, api_key_set: true }],
@@ -73,11 +73,11 @@ test("the cron fires on its own (every second here)", async () => {
   expect(lastRun(app, s.brandId)).toMatchObject({ status: "completed", trigger: "schedule" });
 });
 
-test("no scheduler without engines or when disabled, and the status says why", () => {
+test("no scheduler without engines or when disabled, and the status says why", async () => {
   const none = memoryApp("");
   expect(startScheduler(none)).toBeNull();
   const s = seedBrand(none, { name: "Acme" });
-  expect(getTrackingStatus(none, s.brandId)).toMatchObject({
+  expect(await getTrackingStatus(none, s.brandId)).toMatchObject({
     engines: [],
     next_run: null,
     message: expect.stringContaining("No engines are configured"),
