@@ -18,7 +18,7 @@ export async function run(): Promise<void> {
     const dbPath = join(box.dataDir, "spyglass.db");
     const seed = await seedToolServerData(dbPath);
     const db = openDatabase(dbPath);
-    createPrompts(
+    await createPrompts(
       db,
       seed.a.brandId,
       Array.from({ length: 60 }, (_, i) => ({ text: `which analytics tool fits team type ${i}?`, tags: ["bench", `group ${i % 5}`] })),

@@ -54,7 +54,7 @@ export async function seed(box: Sandbox): Promise<{ siteKey: string; slug: strin
     for (let i = 0; i < ARTICLES; i++) {
       const markdown = `# Article ${i}\n\n${PARAGRAPH.repeat(55)}| plan | price |\n|---|---|\n| Free | 0 |\n| Pro | 12 |\n`;
       const draft = await createArticle(db, brand.id, { title: `Article ${i}`, description: `About topic ${i}.`, markdown });
-      slug = publishArticle({ db, events: new EventHub() }, brand.id, draft.id).slug;
+      slug = (await publishArticle({ db, events: new EventHub() }, brand.id, draft.id)).slug;
     }
     return { siteKey: brand.site_key, slug };
   } finally {

@@ -187,7 +187,7 @@ export function buildResourceCatalog(views: readonly ViewDef[]): ResourceCatalog
     },
     async complete(ctx, uriTemplate, typed) {
       if (!ARTICLE_TEMPLATES.some((t) => t.uriTemplate === uriTemplate)) return null;
-      return planCovers(ctx.plan, ARTICLES_PLAN) ? articleSlugs(typed, ctx) : [];
+      return planCovers(ctx.plan, ARTICLES_PLAN) ? articleSlugs(typed, ctx) : Promise.resolve([]);
     },
   };
 }

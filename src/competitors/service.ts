@@ -1,11 +1,9 @@
 // Competitors of a brand: names and aliases the answer analysis counts as mentions of them, and the
 // domains whose citations count as theirs. Every query is keyed by the brand id of a verified
 // credential. Every change announces a roster change (tracking re-analyses the stored answers).
-import { and, asc, eq, gt, sql } from "drizzle-orm";
 import { normalizeDomain } from "../brands/domain";
 import { type AppContext } from "../context";
-import { type Db } from "../db/client";
-import { competitors } from "../db/schema";
+import { type Queries } from "../db/queries";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, newId } from "../ids";
 import { sameList } from "../lists";
@@ -31,9 +29,37 @@ export interface CompetitorInput {
   domains?: string[];
 }
 
-type CompetitorRow = typeof competitors.$inferSelect;
+interface CompetitorRow {
+  id: string;
+  brandId: string;
+  name: string;
+  aliases: string[];
+  domains: string[];
+  createdAt: number;
+}
 
-const rowid = sql<number>`${competitors}.rowid`;
+// aliases and domains are stored as JSON arrays.
+const COMPETITOR_COLUMNS = "id, brand_id, name, aliases, domains, created_at";
+
+interface CompetitorSqlRow {
+  id: string;
+  brand_id: string;
+  name: string;
+  aliases: string;
+  domains: string;
+  created_at: number;
+}
+
+function fromSql(row: CompetitorSqlRow): CompetitorRow {
+  return {
+    id: row.id,
+    brandId: row.brand_id,
+    name: row.name,
+    aliases: JSON.parse(row.aliases) as string[],
+    domains: JSON.parse(row.domains) as string[],
+    createdAt: row.created_at,
+  };
+}
 
 function cleanName(value: string, field: string, what: string): string {
   const name = value.trim().replace(/\s+/g, " ");
@@ -74,75 +100,78 @@ function notFound(): NotFound {
   return new NotFound("Competitor not found; list_competitors shows the brand's competitors and their ids.", "competitor_not_found");
 }
 
-function findRow(db: Db, brandId: string, competitorId: string): CompetitorRow | undefined {
-  return db.orm
-    .select()
-    .from(competitors)
-    .where(and(eq(competitors.brandId, brandId), eq(competitors.id, competitorId)))
-    .get();
+async function findRow(db: Queries, brandId: string, competitorId: string): Promise<CompetitorRow | undefined> {
+  const row = await db.get<CompetitorSqlRow>(`SELECT ${COMPETITOR_COLUMNS} FROM competitors WHERE brand_id = ? AND id = ?`, [
+    brandId,
+    competitorId,
+  ]);
+  return row && fromSql(row);
 }
 
-function assertNameFree(db: Db, brandId: string, name: string, exceptId?: string): void {
-  const clash = db.orm
-    .select({ id: competitors.id })
-    .from(competitors)
-    .where(and(eq(competitors.brandId, brandId), sql`lower(${competitors.name}) = ${name.toLowerCase()}`))
-    .get();
+async function assertNameFree(db: Queries, brandId: string, name: string, exceptId?: string): Promise<void> {
+  const clash = await db.get<{ id: string }>("SELECT id FROM competitors WHERE brand_id = ? AND lower(name) = ?", [
+    brandId,
+    name.toLowerCase(),
+  ]);
   if (clash && clash.id !== exceptId) {
     throw new Conflict(`A competitor named "${name}" already exists for this brand; update it instead.`, "competitor_exists");
   }
 }
 
 /** The brand's competitors in the order they were added, paged. */
-export function listCompetitors(
-  db: Db,
+export async function listCompetitors(
+  db: Queries,
   brandId: string,
   options: { limit: number; cursor?: string },
-): { competitors: CompetitorView[]; next_cursor: string | null } {
+): Promise<{ competitors: CompetitorView[]; next_cursor: string | null }> {
   const after = decodeCursor(options.cursor, ["number"] as const);
-  const rows = db.orm
-    .select({ row: competitors, rowid })
-    .from(competitors)
-    .where(and(eq(competitors.brandId, brandId), after ? gt(rowid, after[0]) : undefined))
-    .orderBy(asc(rowid))
-    .limit(options.limit + 1)
-    .all();
-  const { items, next } = page(rows, options.limit, (r) => [r.rowid]);
-  return { competitors: items.map((r) => view(r.row)), next_cursor: next };
+  const rows = after
+    ? await db.all<CompetitorSqlRow & { rid: number }>(
+        `SELECT ${COMPETITOR_COLUMNS}, rowid AS rid FROM competitors WHERE brand_id = ? AND rowid > ? ORDER BY rowid LIMIT ?`,
+        [brandId, after[0], options.limit + 1],
+      )
+    : await db.all<CompetitorSqlRow & { rid: number }>(
+        `SELECT ${COMPETITOR_COLUMNS}, rowid AS rid FROM competitors WHERE brand_id = ? ORDER BY rowid LIMIT ?`,
+        [brandId, options.limit + 1],
+      );
+  const { items, next } = page(rows, options.limit, (r) => [r.rid]);
+  return { competitors: items.map((r) => view(fromSql(r))), next_cursor: next };
 }
 
-/** Every competitor of the brand, oldest first: the roster the answer analysis matches (prepared: read by every analysis). */
-export function listAllCompetitors(db: Db, brandId: string): CompetitorView[] {
-  const ofBrand = db.prepared("competitors.ofBrand", () =>
-    db.orm
-      .select()
-      .from(competitors)
-      .where(eq(competitors.brandId, sql.placeholder("brandId")))
-      .orderBy(asc(rowid))
-      .prepare(),
-  );
-  return ofBrand.all({ brandId }).map(view);
+/** Every competitor of the brand, oldest first: the roster the answer analysis matches (read by every analysis). */
+export async function listAllCompetitors(db: Queries, brandId: string): Promise<CompetitorView[]> {
+  const rows = await db.all<CompetitorSqlRow>(`SELECT ${COMPETITOR_COLUMNS} FROM competitors WHERE brand_id = ? ORDER BY rowid`, [brandId]);
+  return rows.map((row) => view(fromSql(row)));
 }
 
 type RosterWriter = Pick<AppContext, "db" | "events">;
 
-export function createCompetitor(app: RosterWriter, brandId: string, input: CompetitorInput & { name: string }): CompetitorView {
+export async function createCompetitor(
+  app: RosterWriter,
+  brandId: string,
+  input: CompetitorInput & { name: string },
+): Promise<CompetitorView> {
   const { db } = app;
   const name = cleanName(input.name, "name", "a competitor's name");
   const aliases = cleanAliases(input.aliases ?? [], name);
   const domains = cleanDomains(input.domains ?? []);
-  const created = db.sqlite
-    .transaction(() => {
-      assertNameFree(db, brandId, name);
-      const count = db.orm.select({ n: sql<number>`count(*)` }).from(competitors).where(eq(competitors.brandId, brandId)).get();
-      if ((count?.n ?? 0) >= MAX_COMPETITORS) {
-        throw new Conflict(`A brand can track at most ${MAX_COMPETITORS} competitors; delete one first.`, "competitor_limit");
-      }
-      const row: CompetitorRow = { id: newId("cmp"), brandId, name, aliases, domains, createdAt: Date.now() };
-      db.orm.insert(competitors).values(row).run();
-      return view(row);
-    })
-    .immediate();
+  const created = await db.transaction(async (tx) => {
+    await assertNameFree(tx, brandId, name);
+    const count = await tx.get<{ n: number }>("SELECT count(*) AS n FROM competitors WHERE brand_id = ?", [brandId]);
+    if ((count?.n ?? 0) >= MAX_COMPETITORS) {
+      throw new Conflict(`A brand can track at most ${MAX_COMPETITORS} competitors; delete one first.`, "competitor_limit");
+    }
+    const row: CompetitorRow = { id: newId("cmp"), brandId, name, aliases, domains, createdAt: Date.now() };
+    await tx.run("INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES (?, ?, ?, ?, ?, ?)", [
+      row.id,
+      row.brandId,
+      row.name,
+      JSON.stringify(row.aliases),
+      JSON.stringify(row.domains),
+      row.createdAt,
+    ]);
+    return view(row);
+  });
   app.events.emit("rosterChanged", { brandId });
   return created;
 }
@@ -151,44 +180,46 @@ export function createCompetitor(app: RosterWriter, brandId: string, input: Comp
  * Changes the fields given; `aliases` and `domains` replace the current lists. Only a real change
  * is written and announced (an unchanged competitor re-analyses nothing).
  */
-export function updateCompetitor(app: RosterWriter, brandId: string, competitorId: string, patch: CompetitorInput): CompetitorView {
+export async function updateCompetitor(
+  app: RosterWriter,
+  brandId: string,
+  competitorId: string,
+  patch: CompetitorInput,
+): Promise<CompetitorView> {
   const { db } = app;
-  const updated = db.sqlite
-    .transaction((): { competitor: CompetitorView; changed: boolean } => {
-      const current = findRow(db, brandId, competitorId);
-      if (!current) throw notFound();
-      const name = patch.name !== undefined ? cleanName(patch.name, "name", "a competitor's name") : current.name;
-      if (patch.name !== undefined) assertNameFree(db, brandId, name, competitorId);
-      const next: CompetitorRow = {
-        ...current,
-        name,
-        aliases: patch.aliases !== undefined ? cleanAliases(patch.aliases, name) : current.aliases,
-        domains: patch.domains !== undefined ? cleanDomains(patch.domains) : current.domains,
-      };
-      const changed = next.name !== current.name || !sameList(next.aliases, current.aliases) || !sameList(next.domains, current.domains);
-      if (changed) {
-        db.orm
-          .update(competitors)
-          .set({ name: next.name, aliases: next.aliases, domains: next.domains })
-          .where(and(eq(competitors.brandId, brandId), eq(competitors.id, competitorId)))
-          .run();
-      }
-      return { competitor: view(next), changed };
-    })
-    .immediate();
+  const updated = await db.transaction(async (tx): Promise<{ competitor: CompetitorView; changed: boolean }> => {
+    const current = await findRow(tx, brandId, competitorId);
+    if (!current) throw notFound();
+    const name = patch.name !== undefined ? cleanName(patch.name, "name", "a competitor's name") : current.name;
+    if (patch.name !== undefined) await assertNameFree(tx, brandId, name, competitorId);
+    const next: CompetitorRow = {
+      ...current,
+      name,
+      aliases: patch.aliases !== undefined ? cleanAliases(patch.aliases, name) : current.aliases,
+      domains: patch.domains !== undefined ? cleanDomains(patch.domains) : current.domains,
+    };
+    const changed = next.name !== current.name || !sameList(next.aliases, current.aliases) || !sameList(next.domains, current.domains);
+    if (changed) {
+      await tx.run("UPDATE competitors SET name = ?, aliases = ?, domains = ? WHERE brand_id = ? AND id = ?", [
+        next.name,
+        JSON.stringify(next.aliases),
+        JSON.stringify(next.domains),
+        brandId,
+        competitorId,
+      ]);
+    }
+    return { competitor: view(next), changed };
+  });
   if (updated.changed) app.events.emit("rosterChanged", { brandId });
   return updated.competitor;
 }
 
 /** Deletes the competitor; its mentions disappear from the analysis with the re-analysis. */
-export function deleteCompetitor(app: RosterWriter, brandId: string, competitorId: string): CompetitorView {
+export async function deleteCompetitor(app: RosterWriter, brandId: string, competitorId: string): Promise<CompetitorView> {
   const { db } = app;
-  const current = findRow(db, brandId, competitorId);
+  const current = await findRow(db, brandId, competitorId);
   if (!current) throw notFound();
-  db.orm
-    .delete(competitors)
-    .where(and(eq(competitors.brandId, brandId), eq(competitors.id, competitorId)))
-    .run();
+  await db.run("DELETE FROM competitors WHERE brand_id = ? AND id = ?", [brandId, competitorId]);
   app.events.emit("rosterChanged", { brandId });
   return view(current);
 }

@@ -5,11 +5,16 @@ import { type AppContext } from "../context";
 import { type Article, setArticlePublished } from "./service";
 
 /** Publishes a brand's article; idempotent. A brand id of the caller's credential only. */
-export function publishArticle(app: Pick<AppContext, "db" | "events">, brandId: string, articleId: string, at?: number): Article {
+export async function publishArticle(
+  app: Pick<AppContext, "db" | "events">,
+  brandId: string,
+  articleId: string,
+  at?: number,
+): Promise<Article> {
   return setArticlePublished(app, brandId, articleId, true, at);
 }
 
 /** Takes a brand's article off its site (back to draft); its slug and first publication date stay. */
-export function unpublishArticle(app: Pick<AppContext, "db" | "events">, brandId: string, articleId: string): Article {
+export async function unpublishArticle(app: Pick<AppContext, "db" | "events">, brandId: string, articleId: string): Promise<Article> {
   return setArticlePublished(app, brandId, articleId, false);
 }

@@ -2,10 +2,9 @@
 // rendered from it once, on save. Queries on the articles table live here only; every function takes
 // the brand id (from a verified credential) first, and another brand's article is NotFound. A
 // change the public site would show announces articlesChanged (the public content cache drops it).
-import { and, desc, eq, lt, or, sql } from "drizzle-orm";
 import { type AppContext } from "../context";
-import { type Db } from "../db/client";
-import { articles } from "../db/schema";
+import { type Queries, type SqlParam } from "../db/queries";
+import { type articles } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, isoOrNull, newId } from "../ids";
 import { DEFAULT_LIMIT, decodeCursor, MAX_LIMIT, page } from "../paging";
@@ -116,27 +115,35 @@ function full(row: ArticleRow): Article {
   };
 }
 
-function findRow(db: Db, brandId: string, articleId: string): ArticleRow {
-  const row = db.orm
-    .select()
-    .from(articles)
-    .where(and(eq(articles.id, articleId), eq(articles.brandId, brandId)))
-    .get();
+// Every column, named as ArticleRow names them (quoted, so PostgreSQL keeps their case).
+const ARTICLE_COLUMNS = `id, brand_id AS "brandId", prompt_id AS "promptId", title, description, slug, markdown, html, status,
+  published_at AS "publishedAt", created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+/** The columns a patch may change, by ArticleRow field. */
+const PATCH_COLUMNS = {
+  title: "title",
+  markdown: "markdown",
+  description: "description",
+  slug: "slug",
+  html: "html",
+  updatedAt: "updated_at",
+} as const;
+
+type ArticleChanges = Partial<Pick<ArticleRow, keyof typeof PATCH_COLUMNS>>;
+
+async function findRow(db: Queries, brandId: string, articleId: string): Promise<ArticleRow> {
+  const row = await db.get<ArticleRow>(`SELECT ${ARTICLE_COLUMNS} FROM articles WHERE id = ? AND brand_id = ?`, [articleId, brandId]);
   if (!row) throw new NotFound("Article not found: check article_id with list_articles.", "article_not_found");
   return row;
 }
 
-function slugTaken(db: Db, brandId: string, slug: string, exceptId?: string): boolean {
-  const row = db.orm
-    .select({ id: articles.id })
-    .from(articles)
-    .where(and(eq(articles.brandId, brandId), eq(articles.slug, slug)))
-    .get();
+async function slugTaken(db: Queries, brandId: string, slug: string, exceptId?: string): Promise<boolean> {
+  const row = await db.get<{ id: string }>("SELECT id FROM articles WHERE brand_id = ? AND slug = ?", [brandId, slug]);
   return row !== undefined && row.id !== exceptId;
 }
 
-function claimExplicitSlug(db: Db, brandId: string, slug: string, exceptId?: string): string {
-  if (slugTaken(db, brandId, slug, exceptId)) {
+async function claimExplicitSlug(db: Queries, brandId: string, slug: string, exceptId?: string): Promise<string> {
+  if (await slugTaken(db, brandId, slug, exceptId)) {
     throw new Conflict(`slug: another article of this brand already uses "${slug}"; choose another slug.`, "slug_taken");
   }
   return slug;
@@ -144,8 +151,8 @@ function claimExplicitSlug(db: Db, brandId: string, slug: string, exceptId?: str
 
 // ---- reads ---------------------------------------------------------------------------------
 
-export function getArticle(db: Db, brandId: string, articleId: string): Article {
-  return full(findRow(db, brandId, articleId));
+export async function getArticle(db: Queries, brandId: string, articleId: string): Promise<Article> {
+  return full(await findRow(db, brandId, articleId));
 }
 
 export interface ListArticlesOptions {
@@ -160,59 +167,48 @@ export interface ArticlePage {
 }
 
 /** Newest first (by creation); `cursor` is the `next_cursor` of the previous page. */
-export function listArticles(db: Db, brandId: string, options: ListArticlesOptions = {}): ArticlePage {
+export async function listArticles(db: Queries, brandId: string, options: ListArticlesOptions = {}): Promise<ArticlePage> {
   const limit = Math.min(Math.max(Math.trunc(options.limit ?? DEFAULT_LIMIT), 1), MAX_LIMIT);
   const after = decodeCursor(options.cursor ?? undefined, ["number", "string"] as const);
-  const rows = db.orm
-    .select()
-    .from(articles)
-    .where(
-      and(
-        eq(articles.brandId, brandId),
-        options.status ? eq(articles.status, options.status) : undefined,
-        after ? or(lt(articles.createdAt, after[0]), and(eq(articles.createdAt, after[0]), lt(articles.id, after[1]))) : undefined,
-      ),
-    )
-    .orderBy(desc(articles.createdAt), desc(articles.id))
-    .limit(limit + 1)
-    .all();
+  const terms = ["brand_id = ?"];
+  const params: SqlParam[] = [brandId];
+  if (options.status) {
+    terms.push("status = ?");
+    params.push(options.status);
+  }
+  if (after) {
+    terms.push("(created_at < ? OR (created_at = ? AND id < ?))");
+    params.push(after[0], after[0], after[1]);
+  }
+  const rows = await db.all<ArticleRow>(
+    `SELECT ${ARTICLE_COLUMNS} FROM articles WHERE ${terms.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`,
+    [...params, limit + 1],
+  );
   const { items, next } = page(rows, limit, (row) => [row.createdAt, row.id]);
   return { articles: items.map(summary), next_cursor: next };
 }
 
 /** A brand's published articles for its site: newest publication first, at most 500. */
-export function listPublishedArticles(db: Db, brandId: string): ArticleRow[] {
-  return db.orm
-    .select()
-    .from(articles)
-    .where(and(eq(articles.brandId, brandId), eq(articles.status, "published")))
-    .orderBy(desc(articles.publishedAt), desc(articles.id))
-    .limit(MAX_PUBLIC_ARTICLES)
-    .all();
+export async function listPublishedArticles(db: Queries, brandId: string): Promise<ArticleRow[]> {
+  return db.all<ArticleRow>(
+    `SELECT ${ARTICLE_COLUMNS} FROM articles WHERE brand_id = ? AND status = 'published' ORDER BY published_at DESC, id DESC LIMIT ?`,
+    [brandId, MAX_PUBLIC_ARTICLES],
+  );
 }
 
-// The public API asks for slugs that do not exist as often as a crawler likes: a prepared statement
-// keeps that miss cheap (building the query with the ORM each time cost more than the rest of the request).
-export function getPublishedArticleBySlug(db: Db, brandId: string, slug: string): ArticleRow | null {
-  const bySlug = db.prepared("content.publishedBySlug", () =>
-    db.orm
-      .select()
-      .from(articles)
-      .where(
-        and(eq(articles.brandId, sql.placeholder("brandId")), eq(articles.slug, sql.placeholder("slug")), eq(articles.status, "published")),
-      )
-      .prepare(),
-  );
-  return bySlug.get({ brandId, slug }) ?? null;
+// The public API asks for slugs that do not exist as often as a crawler likes: the connection keeps
+// this text prepared, so that a miss stays cheap.
+export async function getPublishedArticleBySlug(db: Queries, brandId: string, slug: string): Promise<ArticleRow | null> {
+  const row = await db.get<ArticleRow>(`SELECT ${ARTICLE_COLUMNS} FROM articles WHERE brand_id = ? AND slug = ? AND status = 'published'`, [
+    brandId,
+    slug,
+  ]);
+  return row ?? null;
 }
 
 /** A draft or published article of the brand by its slug (the article resources' URIs), or null. */
-export function getArticleBySlug(db: Db, brandId: string, slug: string): Article | null {
-  const row = db.orm
-    .select()
-    .from(articles)
-    .where(and(eq(articles.brandId, brandId), eq(articles.slug, slug)))
-    .get();
+export async function getArticleBySlug(db: Queries, brandId: string, slug: string): Promise<Article | null> {
+  const row = await db.get<ArticleRow>(`SELECT ${ARTICLE_COLUMNS} FROM articles WHERE brand_id = ? AND slug = ?`, [brandId, slug]);
   return row ? full(row) : null;
 }
 
@@ -221,38 +217,53 @@ export type PublicArticleRow = ArticleRow;
 // ---- writes --------------------------------------------------------------------------------
 
 /** Creates a draft. The slug is the one given (it must be free) or derived from the title. */
-export async function createArticle(db: Db, brandId: string, input: ArticleInput): Promise<Article> {
+export async function createArticle(db: Queries, brandId: string, input: ArticleInput): Promise<Article> {
   const title = parseTitle(input.title);
   const markdown = parseMarkdown(input.markdown);
   const description = parseDescription(input.description);
   const explicitSlug = input.slug ? parseSlug(input.slug) : null;
   const html = await renderArticleHtml({ title, markdown }, brandId);
-  const row = db.sqlite
-    .transaction((): ArticleRow => {
-      // Another brand's prompt is NotFound, like an unknown one.
-      if (input.promptId) getPrompt(db, brandId, input.promptId);
-      const slug = explicitSlug
-        ? claimExplicitSlug(db, brandId, explicitSlug)
-        : firstFreeSlug(slugify(title), (s) => slugTaken(db, brandId, s));
-      const now = Date.now();
-      const values: ArticleRow = {
-        id: newId("art"),
-        brandId,
-        promptId: input.promptId ?? null,
-        title,
-        description,
-        slug,
-        markdown,
-        html,
-        status: "draft",
-        publishedAt: null,
-        createdAt: now,
-        updatedAt: now,
-      };
-      db.orm.insert(articles).values(values).run();
-      return values;
-    })
-    .immediate();
+  const row = await db.transaction(async (tx): Promise<ArticleRow> => {
+    // Another brand's prompt is NotFound, like an unknown one.
+    if (input.promptId) await getPrompt(tx, brandId, input.promptId);
+    const slug = explicitSlug
+      ? await claimExplicitSlug(tx, brandId, explicitSlug)
+      : await firstFreeSlug(slugify(title), (s) => slugTaken(tx, brandId, s));
+    const now = Date.now();
+    const values: ArticleRow = {
+      id: newId("art"),
+      brandId,
+      promptId: input.promptId ?? null,
+      title,
+      description,
+      slug,
+      markdown,
+      html,
+      status: "draft",
+      publishedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await tx.run(
+      `INSERT INTO articles (id, brand_id, prompt_id, title, description, slug, markdown, html, status, published_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        values.id,
+        values.brandId,
+        values.promptId,
+        values.title,
+        values.description,
+        values.slug,
+        values.markdown,
+        values.html,
+        values.status,
+        values.publishedAt,
+        values.createdAt,
+        values.updatedAt,
+      ],
+    );
+    return values;
+  });
   return full(row);
 }
 
@@ -279,47 +290,50 @@ export async function updateArticle(
   let rendered: Rendered | null = null;
   for (let attempt = 1; ; attempt++) {
     if (title !== undefined || markdown !== undefined) {
-      const source = nextSource(findRow(db, brandId, articleId), title, markdown);
+      const source = nextSource(await findRow(db, brandId, articleId), title, markdown);
       if (source && !renderedFrom(rendered, source)) {
         rendered = { ...source, html: await renderArticleHtml(source, brandId) };
       }
     }
-    const row = db.sqlite
-      .transaction((): ArticleRow | null => {
-        const current = findRow(db, brandId, articleId);
-        const changes: Partial<ArticleRow> = {};
-        if (title !== undefined && title !== current.title) changes.title = title;
-        if (markdown !== undefined && markdown !== current.markdown) changes.markdown = markdown;
-        if (description !== undefined && description !== current.description) changes.description = description;
+    const row = await db.transaction(async (tx): Promise<ArticleRow | null> => {
+      const current = await findRow(tx, brandId, articleId);
+      const changes: ArticleChanges = {};
+      if (title !== undefined && title !== current.title) changes.title = title;
+      if (markdown !== undefined && markdown !== current.markdown) changes.markdown = markdown;
+      if (description !== undefined && description !== current.description) changes.description = description;
 
-        if (explicitSlug !== undefined && explicitSlug !== current.slug) {
-          if (current.publishedAt !== null) {
-            throw new Conflict(
-              `slug: this article has been published as "${current.slug}" and its slug is fixed so that links to it keep working; leave slug out (or pass "${current.slug}").`,
-              "slug_fixed",
-            );
-          }
-          changes.slug = claimExplicitSlug(db, brandId, explicitSlug, current.id);
-        } else if (
-          explicitSlug === undefined &&
-          changes.title !== undefined &&
-          current.publishedAt === null &&
-          isDerivedFrom(current.slug, current.title === "" ? FALLBACK_SLUG : slugify(current.title))
-        ) {
-          changes.slug = firstFreeSlug(slugify(changes.title), (s) => slugTaken(db, brandId, s, current.id));
+      if (explicitSlug !== undefined && explicitSlug !== current.slug) {
+        if (current.publishedAt !== null) {
+          throw new Conflict(
+            `slug: this article has been published as "${current.slug}" and its slug is fixed so that links to it keep working; leave slug out (or pass "${current.slug}").`,
+            "slug_fixed",
+          );
         }
+        changes.slug = await claimExplicitSlug(tx, brandId, explicitSlug, current.id);
+      } else if (
+        explicitSlug === undefined &&
+        changes.title !== undefined &&
+        current.publishedAt === null &&
+        isDerivedFrom(current.slug, current.title === "" ? FALLBACK_SLUG : slugify(current.title))
+      ) {
+        changes.slug = await firstFreeSlug(slugify(changes.title), (s) => slugTaken(tx, brandId, s, current.id));
+      }
 
-        const source = nextSource(current, title, markdown);
-        if (source) {
-          // Rendered from a source that has changed since: render again, outside the transaction.
-          if (!renderedFrom(rendered, source)) return null;
-          changes.html = rendered.html;
-        }
-        if (Object.keys(changes).length === 0) return current;
-        changes.updatedAt = Date.now();
-        return db.orm.update(articles).set(changes).where(eq(articles.id, current.id)).returning().get()!;
-      })
-      .immediate();
+      const source = nextSource(current, title, markdown);
+      if (source) {
+        // Rendered from a source that has changed since: render again, outside the transaction.
+        if (!renderedFrom(rendered, source)) return null;
+        changes.html = rendered.html;
+      }
+      if (Object.keys(changes).length === 0) return current;
+      changes.updatedAt = Date.now();
+      const fields = Object.keys(changes) as Array<keyof ArticleChanges>;
+      const updated = await tx.get<ArticleRow>(
+        `UPDATE articles SET ${fields.map((field) => `${PATCH_COLUMNS[field]} = ?`).join(", ")} WHERE id = ? RETURNING ${ARTICLE_COLUMNS}`,
+        [...fields.map((field) => changes[field] ?? null), current.id],
+      );
+      return updated!;
+    });
     if (row) {
       if (row.status === "published") app.events.emit("articlesChanged", { brandId });
       return full(row);
@@ -351,33 +365,26 @@ function nextSource(current: ArticleRow, title: string | undefined, markdown: st
  * Puts the article on the brand's site. The first publication sets published_at for good; a
  * republish after an unpublish keeps it. Publishing a published article changes nothing.
  */
-export function setArticlePublished(
+export async function setArticlePublished(
   app: Pick<AppContext, "db" | "events">,
   brandId: string,
   articleId: string,
   published: boolean,
   /** When a first publication happened (ms); now unless told (the demo seeder publishes in the past). */
   at = Date.now(),
-): Article {
+): Promise<Article> {
   const { db } = app;
-  const row = db.sqlite
-    .transaction((): ArticleRow => {
-      const current = findRow(db, brandId, articleId);
-      const status: ArticleStatus = published ? "published" : "draft";
-      if (current.status === status) return current;
-      const now = Date.now();
-      return db.orm
-        .update(articles)
-        .set({
-          status,
-          publishedAt: published ? sql`coalesce(${articles.publishedAt}, ${Math.min(at, now)})` : current.publishedAt,
-          updatedAt: now,
-        })
-        .where(eq(articles.id, current.id))
-        .returning()
-        .get()!;
-    })
-    .immediate();
+  const row = await db.transaction(async (tx): Promise<ArticleRow> => {
+    const current = await findRow(tx, brandId, articleId);
+    const status: ArticleStatus = published ? "published" : "draft";
+    if (current.status === status) return current;
+    const now = Date.now();
+    const updated = await tx.get<ArticleRow>(
+      `UPDATE articles SET status = ?, published_at = ${published ? "coalesce(published_at, ?)" : "?"}, updated_at = ? WHERE id = ? RETURNING ${ARTICLE_COLUMNS}`,
+      [status, published ? Math.min(at, now) : current.publishedAt, now, current.id],
+    );
+    return updated!;
+  });
   app.events.emit("articlesChanged", { brandId });
   return full(row);
 }

@@ -43,11 +43,11 @@ export function slugify(title: string): string {
 }
 
 /** `base`, else `base-2`, `base-3`… : the first one `isTaken` says is free. */
-export function firstFreeSlug(base: string, isTaken: (slug: string) => boolean): string {
-  if (!isTaken(base)) return base;
+export async function firstFreeSlug(base: string, isTaken: (slug: string) => Promise<boolean>): Promise<string> {
+  if (!(await isTaken(base))) return base;
   for (let n = 2; n < 10_000; n++) {
     const candidate = `${base}-${n}`;
-    if (!isTaken(candidate)) return candidate;
+    if (!(await isTaken(candidate))) return candidate;
   }
   throw new Invalid(`slug: too many articles are already named "${base}"; give this one its own slug.`, "invalid_slug");
 }

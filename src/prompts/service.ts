@@ -1,10 +1,7 @@
 // Tracked prompts: the questions whose AI answers are tracked for a brand. Texts are unique per
 // brand case- and space-insensitively (`text_key`); archiving hides a prompt from tracking and lists
 // while its stored answers stay. Every query is keyed by the brand id of a verified credential.
-import { type Statement } from "bun:sqlite";
-import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
-import { type Db } from "../db/client";
-import { prompts, promptTags } from "../db/schema";
+import { placeholders, type Queries, type SqlParam } from "../db/queries";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, newId } from "../ids";
 import { decodeCursor, page } from "../paging";
@@ -37,8 +34,6 @@ export interface PromptPatch {
   country?: string | null;
   language?: string | null;
 }
-
-type PromptRow = typeof prompts.$inferSelect;
 
 /** Trimmed, runs of whitespace collapsed: the text as stored. */
 export function normalizePromptText(text: string, field = "text"): string {
@@ -76,9 +71,9 @@ function notFound(): NotFound {
   return new NotFound("Prompt not found; list_prompts shows the brand's prompts and their ids.", "prompt_not_found");
 }
 
-// The reads behind list_prompts and every returned prompt: cached statements, the tag names gathered
+// The reads behind list_prompts and every returned prompt: the tag names gathered
 // per row in SQL (and sorted here: an ORDER BY inside the correlated subquery costs a sort per row),
-// so a page costs one query and no SQL building.
+// so a page costs one query (its text, built per combination of filters, is prepared once by the connection).
 const PROMPT_COLUMNS = `p.id, p.text, p.country, p.language, p.archived_at, p.created_at, p.rowid AS rid,
   (SELECT json_group_array(t.name) FROM prompt_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.prompt_id = p.id) AS tag_names`;
 
@@ -93,34 +88,35 @@ interface PromptSqlRow {
   tag_names: string;
 }
 
-type ListParams = Record<string, string | number>;
-
 interface ListFilter {
   includeArchived: boolean;
-  after: boolean;
-  query: boolean;
-  tag: boolean;
+  after: readonly [number, number] | null;
+  query: string;
+  tagId: string | null;
 }
 
-function oneStatement(db: Db): Statement<PromptSqlRow, [string, string]> {
-  return db.prepared("prompts.one", () => db.sqlite.prepare(`SELECT ${PROMPT_COLUMNS} FROM prompts p WHERE p.brand_id = ?1 AND p.id = ?2`));
-}
-
-/** One statement per combination of filters: optional terms written as `?x IS NULL OR …` cost SQLite a plan per row. */
-function listStatement(db: Db, filter: ListFilter): Statement<PromptSqlRow, [ListParams]> {
-  const key = `${+filter.includeArchived}${+filter.after}${+filter.query}${+filter.tag}`;
-  return db.prepared(`prompts.list.${key}`, () => {
-    const terms = ["p.brand_id = $brand"];
-    if (!filter.includeArchived) terms.push("p.archived_at IS NULL");
-    if (filter.after) terms.push("(p.created_at > $after_at OR (p.created_at = $after_at AND p.rowid > $after_row))");
-    // instr() rather than LIKE: the user's text needs no escaping of % and _.
-    if (filter.query) terms.push("instr(p.text_key, $query) > 0");
-    if (filter.tag) terms.push("p.id IN (SELECT prompt_id FROM prompt_tags WHERE tag_id = $tag)");
-    // In (created_at, rowid) order, which the (brand_id, created_at) index already has.
-    return db.sqlite.prepare<PromptSqlRow, [ListParams]>(
-      `SELECT ${PROMPT_COLUMNS} FROM prompts p WHERE ${terms.join(" AND ")} ORDER BY p.created_at, p.rowid LIMIT $limit`,
-    );
-  });
+/**
+ * One text per combination of filters (each cached by the connection): optional terms written as
+ * `?x IS NULL OR …` cost SQLite a plan per row.
+ */
+function listQuery(brandId: string, filter: ListFilter, limit: number): { text: string; params: SqlParam[] } {
+  const params: SqlParam[] = [];
+  const param = (value: SqlParam): string => {
+    params.push(value);
+    return `?${params.length}`;
+  };
+  const terms = [`p.brand_id = ${param(brandId)}`];
+  if (!filter.includeArchived) terms.push("p.archived_at IS NULL");
+  if (filter.after) {
+    const at = param(filter.after[0]);
+    terms.push(`(p.created_at > ${at} OR (p.created_at = ${at} AND p.rowid > ${param(filter.after[1])}))`);
+  }
+  // instr() rather than LIKE: the user's text needs no escaping of % and _.
+  if (filter.query !== "") terms.push(`instr(p.text_key, ${param(filter.query)}) > 0`);
+  if (filter.tagId !== null) terms.push(`p.id IN (SELECT prompt_id FROM prompt_tags WHERE tag_id = ${param(filter.tagId)})`);
+  // In (created_at, rowid) order, which the (brand_id, created_at) index already has.
+  const text = `SELECT ${PROMPT_COLUMNS} FROM prompts p WHERE ${terms.join(" AND ")} ORDER BY p.created_at, p.rowid LIMIT ${param(limit)}`;
+  return { text, params };
 }
 
 function byName(a: string, b: string): number {
@@ -141,129 +137,105 @@ function view(row: PromptSqlRow): PromptView {
   };
 }
 
-/** Prepared: create_prompts looks up every text it is given. */
-function promptByTextKey(db: Db, brandId: string, textKey: string): PromptRow | undefined {
-  const byTextKey = db.prepared("prompts.byTextKey", () =>
-    db.orm
-      .select()
-      .from(prompts)
-      .where(and(eq(prompts.brandId, sql.placeholder("brandId")), eq(prompts.textKey, sql.placeholder("textKey"))))
-      .prepare(),
-  );
-  return byTextKey.get({ brandId, textKey });
+/** create_prompts looks up every text it is given (the statement is cached per text). */
+async function promptByTextKey(
+  db: Queries,
+  brandId: string,
+  textKey: string,
+): Promise<{ id: string; archived_at: number | null } | undefined> {
+  return db.get("SELECT id, archived_at FROM prompts WHERE brand_id = ? AND text_key = ?", [brandId, textKey]);
 }
 
-function findRow(db: Db, brandId: string, promptId: string): PromptRow | undefined {
-  return db.orm
-    .select()
-    .from(prompts)
-    .where(and(eq(prompts.brandId, brandId), eq(prompts.id, promptId)))
-    .get();
+async function promptExists(db: Queries, brandId: string, promptId: string): Promise<{ archived_at: number | null } | undefined> {
+  return db.get("SELECT archived_at FROM prompts WHERE brand_id = ? AND id = ?", [brandId, promptId]);
 }
 
-export function getPrompt(db: Db, brandId: string, promptId: string): PromptView {
-  const row = oneStatement(db).get(brandId, promptId);
+export async function getPrompt(db: Queries, brandId: string, promptId: string): Promise<PromptView> {
+  const row = await db.get<PromptSqlRow>(`SELECT ${PROMPT_COLUMNS} FROM prompts p WHERE p.brand_id = ?1 AND p.id = ?2`, [
+    brandId,
+    promptId,
+  ]);
   if (!row) throw notFound();
   return view(row);
 }
 
 /** The brand's active prompts in the order they were added: what a tracking run asks. */
-export function listActivePrompts(db: Db, brandId: string): Array<{ id: string; text: string }> {
-  return db.orm
-    .select({ id: prompts.id, text: prompts.text })
-    .from(prompts)
-    .where(and(eq(prompts.brandId, brandId), isNull(prompts.archivedAt)))
-    .orderBy(asc(prompts.createdAt), asc(prompts.id))
-    .all();
+export async function listActivePrompts(db: Queries, brandId: string): Promise<Array<{ id: string; text: string }>> {
+  return db.all("SELECT id, text FROM prompts WHERE brand_id = ? AND archived_at IS NULL ORDER BY created_at, id", [brandId]);
 }
 
 /** Ids of the brands that have at least one active prompt (the ones a tracking run has work for). */
-export function listBrandIdsWithActivePrompts(db: Db): Set<string> {
-  const rows = db.orm.selectDistinct({ brandId: prompts.brandId }).from(prompts).where(isNull(prompts.archivedAt)).all();
-  return new Set(rows.map((row) => row.brandId));
+export async function listBrandIdsWithActivePrompts(db: Queries): Promise<Set<string>> {
+  const rows = await db.all<{ brand_id: string }>("SELECT DISTINCT brand_id FROM prompts WHERE archived_at IS NULL");
+  return new Set(rows.map((row) => row.brand_id));
 }
 
 /** Ids of the brand's prompts, archived ones included, or only those carrying the tag: the scope of a metric. */
-export function listPromptIds(db: Db, brandId: string, tagId: string | null = null): string[] {
-  // Prepared: every analytics call over prompts asks for its scope.
+export async function listPromptIds(db: Queries, brandId: string, tagId: string | null = null): Promise<string[]> {
+  // Every analytics call over prompts asks for its scope (the statements are cached per text).
   const rows =
     tagId === null
-      ? db
-          .prepared("prompts.idsOfBrand", () =>
-            db.orm
-              .select({ id: prompts.id })
-              .from(prompts)
-              .where(eq(prompts.brandId, sql.placeholder("brandId")))
-              .prepare(),
-          )
-          .all({ brandId })
-      : db
-          .prepared("prompts.idsOfTag", () =>
-            db.orm
-              .select({ id: prompts.id })
-              .from(prompts)
-              .innerJoin(promptTags, eq(promptTags.promptId, prompts.id))
-              .where(and(eq(prompts.brandId, sql.placeholder("brandId")), eq(promptTags.tagId, sql.placeholder("tagId"))))
-              .prepare(),
-          )
-          .all({ brandId, tagId });
+      ? await db.all<{ id: string }>("SELECT id FROM prompts WHERE brand_id = ?", [brandId])
+      : await db.all<{ id: string }>(
+          "SELECT prompts.id FROM prompts INNER JOIN prompt_tags ON prompt_tags.prompt_id = prompts.id WHERE prompts.brand_id = ? AND prompt_tags.tag_id = ?",
+          [brandId, tagId],
+        );
   return rows.map((row) => row.id);
 }
 
 /** The texts of the given prompts of the brand, by id (another brand's ids are left out). */
-export function getPromptTexts(db: Db, brandId: string, promptIds: readonly string[]): Map<string, string> {
+export async function getPromptTexts(db: Queries, brandId: string, promptIds: readonly string[]): Promise<Map<string, string>> {
   if (promptIds.length === 0) return new Map();
-  const rows = db.orm
-    .select({ id: prompts.id, text: prompts.text })
-    .from(prompts)
-    .where(and(eq(prompts.brandId, brandId), inArray(prompts.id, [...promptIds])))
-    .all();
+  const rows = await db.all<{ id: string; text: string }>(
+    `SELECT id, text FROM prompts WHERE brand_id = ? AND id IN (${placeholders(promptIds.length)})`,
+    [brandId, ...promptIds],
+  );
   return new Map(rows.map((row) => [row.id, row.text]));
 }
 
 /** The brand's prompts in the order they were added, filtered by tag (name or id) and text, paged. */
-export function listPrompts(
-  db: Db,
+export async function listPrompts(
+  db: Queries,
   brandId: string,
   options: { tag?: string; query?: string; includeArchived?: boolean; limit: number; cursor?: string },
-): { prompts: PromptView[]; next_cursor: string | null } {
+): Promise<{ prompts: PromptView[]; next_cursor: string | null }> {
   const after = decodeCursor(options.cursor, ["number", "number"] as const);
   let tagId: string | null = null;
   if (options.tag !== undefined) {
-    const tag = findTag(db, brandId, options.tag);
+    const tag = await findTag(db, brandId, options.tag);
     if (!tag) throw new NotFound(`Tag "${options.tag}" not found; list_tags shows the brand's tags.`, "tag_not_found");
     tagId = tag.id;
   }
   const query = options.query === undefined ? "" : promptTextKey(options.query);
-  const filter = { includeArchived: options.includeArchived === true, after: after !== null, query: query !== "", tag: tagId !== null };
-  const params: ListParams = { brand: brandId, limit: options.limit + 1 };
-  if (after) Object.assign(params, { after_at: after[0], after_row: after[1] });
-  if (filter.query) params.query = query;
-  if (tagId) params.tag = tagId;
-  const rows = listStatement(db, filter).all(params);
+  const { text, params } = listQuery(
+    brandId,
+    { includeArchived: options.includeArchived === true, after, query, tagId },
+    options.limit + 1,
+  );
+  const rows = await db.all<PromptSqlRow>(text, params);
   const { items, next } = page(rows, options.limit, (r) => [r.created_at, r.rid]);
   return { prompts: items.map(view), next_cursor: next };
 }
 
-function setTags(db: Db, brandId: string, promptId: string, names: readonly string[], field: string): void {
-  const ids = ensureTags(db, brandId, names, field);
-  db.orm.delete(promptTags).where(eq(promptTags.promptId, promptId)).run();
+/** Rows of prompt_tags for one prompt: `(?, ?), (?, ?)…` and their parameters. */
+function promptTagValues(promptId: string, tagIds: readonly string[]): { values: string; params: SqlParam[] } {
+  return { values: tagIds.map(() => "(?, ?)").join(", "), params: tagIds.flatMap((tagId) => [promptId, tagId]) };
+}
+
+async function setTags(db: Queries, brandId: string, promptId: string, names: readonly string[], field: string): Promise<void> {
+  const ids = await ensureTags(db, brandId, names, field);
+  await db.run("DELETE FROM prompt_tags WHERE prompt_id = ?", [promptId]);
   if (ids.length > 0) {
-    db.orm
-      .insert(promptTags)
-      .values(ids.map((tagId) => ({ promptId, tagId })))
-      .run();
+    const { values, params } = promptTagValues(promptId, ids);
+    await db.run(`INSERT INTO prompt_tags (prompt_id, tag_id) VALUES ${values}`, params);
   }
 }
 
-function addTags(db: Db, brandId: string, promptId: string, names: readonly string[], field: string): void {
-  const ids = ensureTags(db, brandId, names, field);
+async function addTags(db: Queries, brandId: string, promptId: string, names: readonly string[], field: string): Promise<void> {
+  const ids = await ensureTags(db, brandId, names, field);
   if (ids.length > 0) {
-    db.orm
-      .insert(promptTags)
-      .values(ids.map((tagId) => ({ promptId, tagId })))
-      .onConflictDoNothing()
-      .run();
+    const { values, params } = promptTagValues(promptId, ids);
+    await db.run(`INSERT INTO prompt_tags (prompt_id, tag_id) VALUES ${values} ON CONFLICT DO NOTHING`, params);
   }
 }
 
@@ -273,7 +245,11 @@ function addTags(db: Db, brandId: string, promptId: string, names: readonly stri
  * with the same text is restored instead (its history kept) and counts as created. Tags that do not
  * exist are created. All or nothing: an invalid item fails the whole call.
  */
-export function createPrompts(db: Db, brandId: string, items: readonly NewPrompt[]): { created: PromptView[]; duplicates: string[] } {
+export async function createPrompts(
+  db: Queries,
+  brandId: string,
+  items: readonly NewPrompt[],
+): Promise<{ created: PromptView[]; duplicates: string[] }> {
   if (items.length < 1 || items.length > PROMPTS_PER_CALL) {
     throw new Invalid(`prompts: give 1 to ${PROMPTS_PER_CALL} prompts per call.`, "invalid_prompts");
   }
@@ -285,97 +261,94 @@ export function createPrompts(db: Db, brandId: string, items: readonly NewPrompt
     field: `prompts[${i}].tags`,
     given: item.text,
   }));
-  return db.sqlite
-    .transaction(() => {
-      const createdIds: string[] = [];
-      const duplicates: string[] = [];
-      const seen = new Set<string>();
-      const now = Date.now();
-      for (const item of prepared) {
-        const key = promptTextKey(item.text);
-        if (seen.has(key)) {
-          duplicates.push(item.given);
-          continue;
-        }
-        seen.add(key);
-        const existing = promptByTextKey(db, brandId, key);
-        if (existing && existing.archivedAt === null) {
-          duplicates.push(item.given);
-          continue;
-        }
-        if (existing) {
-          db.orm
-            .update(prompts)
-            .set({
-              archivedAt: null,
-              ...(item.country !== null ? { country: item.country } : {}),
-              ...(item.language !== null ? { language: item.language } : {}),
-            })
-            .where(eq(prompts.id, existing.id))
-            .run();
-          addTags(db, brandId, existing.id, item.tags, item.field);
-          createdIds.push(existing.id);
-          continue;
-        }
-        const id = newId("prm");
-        db.orm
-          .insert(prompts)
-          .values({ id, brandId, text: item.text, textKey: key, country: item.country, language: item.language, createdAt: now })
-          .run();
-        addTags(db, brandId, id, item.tags, item.field);
-        createdIds.push(id);
+  return db.transaction(async (tx) => {
+    const createdIds: string[] = [];
+    const duplicates: string[] = [];
+    const seen = new Set<string>();
+    const now = Date.now();
+    for (const item of prepared) {
+      const key = promptTextKey(item.text);
+      if (seen.has(key)) {
+        duplicates.push(item.given);
+        continue;
       }
-      return { created: createdIds.map((id) => getPrompt(db, brandId, id)), duplicates };
-    })
-    .immediate();
+      seen.add(key);
+      const existing = await promptByTextKey(tx, brandId, key);
+      if (existing && existing.archived_at === null) {
+        duplicates.push(item.given);
+        continue;
+      }
+      if (existing) {
+        const sets = ["archived_at = ?"];
+        const params: SqlParam[] = [null];
+        if (item.country !== null) {
+          sets.push("country = ?");
+          params.push(item.country);
+        }
+        if (item.language !== null) {
+          sets.push("language = ?");
+          params.push(item.language);
+        }
+        await tx.run(`UPDATE prompts SET ${sets.join(", ")} WHERE id = ?`, [...params, existing.id]);
+        await addTags(tx, brandId, existing.id, item.tags, item.field);
+        createdIds.push(existing.id);
+        continue;
+      }
+      const id = newId("prm");
+      await tx.run("INSERT INTO prompts (id, brand_id, text, text_key, country, language, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)", [
+        id,
+        brandId,
+        item.text,
+        key,
+        item.country,
+        item.language,
+        now,
+      ]);
+      await addTags(tx, brandId, id, item.tags, item.field);
+      createdIds.push(id);
+    }
+    const created: PromptView[] = [];
+    for (const id of createdIds) created.push(await getPrompt(tx, brandId, id));
+    return { created, duplicates };
+  });
 }
 
 /** Changes the fields given; `tags` replaces the prompt's tags (creating unknown ones). */
-export function updatePrompt(db: Db, brandId: string, promptId: string, patch: PromptPatch): PromptView {
-  return db.sqlite
-    .transaction(() => {
-      const current = findRow(db, brandId, promptId);
-      if (!current) throw notFound();
-      const changes: Partial<PromptRow> = {};
-      if (patch.text !== undefined) {
-        const text = normalizePromptText(patch.text);
-        const key = promptTextKey(text);
-        const clash = db.orm
-          .select({ id: prompts.id })
-          .from(prompts)
-          .where(and(eq(prompts.brandId, brandId), eq(prompts.textKey, key)))
-          .get();
-        if (clash && clash.id !== promptId) {
-          throw new Conflict("Another prompt of this brand already has this text (compared ignoring case and spaces).", "prompt_exists");
-        }
-        changes.text = text;
-        changes.textKey = key;
+export async function updatePrompt(db: Queries, brandId: string, promptId: string, patch: PromptPatch): Promise<PromptView> {
+  return db.transaction(async (tx) => {
+    if (!(await promptExists(tx, brandId, promptId))) throw notFound();
+    const changes: { text?: string; text_key?: string; country?: string | null; language?: string | null } = {};
+    if (patch.text !== undefined) {
+      const text = normalizePromptText(patch.text);
+      const key = promptTextKey(text);
+      const clash = await tx.get<{ id: string }>("SELECT id FROM prompts WHERE brand_id = ? AND text_key = ?", [brandId, key]);
+      if (clash && clash.id !== promptId) {
+        throw new Conflict("Another prompt of this brand already has this text (compared ignoring case and spaces).", "prompt_exists");
       }
-      if (patch.country !== undefined) changes.country = normalizeCountry(patch.country);
-      if (patch.language !== undefined) changes.language = normalizeLanguage(patch.language);
-      if (Object.keys(changes).length > 0) {
-        db.orm
-          .update(prompts)
-          .set(changes)
-          .where(and(eq(prompts.brandId, brandId), eq(prompts.id, promptId)))
-          .run();
-      }
-      if (patch.tags !== undefined) setTags(db, brandId, promptId, patch.tags, "tags");
-      return getPrompt(db, brandId, promptId);
-    })
-    .immediate();
+      changes.text = text;
+      changes.text_key = key;
+    }
+    if (patch.country !== undefined) changes.country = normalizeCountry(patch.country);
+    if (patch.language !== undefined) changes.language = normalizeLanguage(patch.language);
+    const columns = Object.keys(changes) as Array<keyof typeof changes>;
+    if (columns.length > 0) {
+      await tx.run(`UPDATE prompts SET ${columns.map((column) => `${column} = ?`).join(", ")} WHERE brand_id = ? AND id = ?`, [
+        ...columns.map((column) => changes[column] ?? null),
+        brandId,
+        promptId,
+      ]);
+    }
+    if (patch.tags !== undefined) await setTags(tx, brandId, promptId, patch.tags, "tags");
+    return getPrompt(tx, brandId, promptId);
+  });
 }
 
 /** Archives the prompt: tracking skips it, its stored answers stay. Archiving twice is harmless. */
-export function archivePrompt(db: Db, brandId: string, promptId: string): PromptView {
-  const current = findRow(db, brandId, promptId);
+export async function archivePrompt(db: Queries, brandId: string, promptId: string): Promise<PromptView> {
+  const current = await promptExists(db, brandId, promptId);
   if (!current) throw notFound();
-  if (current.archivedAt === null) {
-    db.orm
-      .update(prompts)
-      .set({ archivedAt: Date.now() })
-      .where(and(eq(prompts.brandId, brandId), eq(prompts.id, promptId)))
-      .run();
+  if (current.archived_at === null) {
+    await db.run("UPDATE prompts SET archived_at = ? WHERE brand_id = ? AND id = ?", [Date.now(), brandId, promptId]);
   }
   return getPrompt(db, brandId, promptId);
 }

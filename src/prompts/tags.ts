@@ -1,8 +1,6 @@
 // Tags group a brand's prompts (by product line, funnel stage, market…). Names are unique per brand,
 // case-insensitively; the stored `name_key` is the lowercased name.
-import { and, asc, eq, gt, or, sql } from "drizzle-orm";
-import { type Db } from "../db/client";
-import { promptTags, tags } from "../db/schema";
+import { type Queries } from "../db/queries";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, newId } from "../ids";
 import { decodeCursor, page } from "../paging";
@@ -16,8 +14,6 @@ export interface TagView {
   prompt_count: number;
   created_at: string;
 }
-
-type TagRow = typeof tags.$inferSelect;
 
 export function tagNameKey(name: string): string {
   return name.toLowerCase();
@@ -41,10 +37,22 @@ export function normalizeTagColor(value: string | null | undefined): string | nu
   return value.toLowerCase();
 }
 
-const promptCount = sql<number>`(SELECT count(*) FROM ${promptTags} WHERE ${promptTags.tagId} = ${tags.id})`;
+// The tag's columns and its prompt count, as every read of a tag returns them.
+const TAG_COLUMNS = `id, brand_id, name, name_key, color, created_at,
+  (SELECT count(*) FROM prompt_tags WHERE prompt_tags.tag_id = tags.id) AS prompt_count`;
 
-function view(row: TagRow, count: number): TagView {
-  return { id: row.id, name: row.name, color: row.color, prompt_count: count, created_at: iso(row.createdAt) };
+interface TagSqlRow {
+  id: string;
+  brand_id: string;
+  name: string;
+  name_key: string;
+  color: string | null;
+  created_at: number;
+  prompt_count: number;
+}
+
+function view(row: TagSqlRow): TagView {
+  return { id: row.id, name: row.name, color: row.color, prompt_count: row.prompt_count, created_at: iso(row.created_at) };
 }
 
 function conflict(name: string): Conflict {
@@ -54,119 +62,116 @@ function conflict(name: string): Conflict {
   );
 }
 
-/** Prepared: create_prompts looks up every tag of every prompt it is given. */
-function findByKey(db: Db, brandId: string, key: string): TagRow | undefined {
-  const byKey = db.prepared("prompts.tagByKey", () =>
-    db.orm
-      .select()
-      .from(tags)
-      .where(and(eq(tags.brandId, sql.placeholder("brandId")), eq(tags.nameKey, sql.placeholder("key"))))
-      .prepare(),
-  );
-  return byKey.get({ brandId, key });
+/** create_prompts looks up every tag of every prompt it is given (the statement is cached per text). */
+async function findByKey(db: Queries, brandId: string, key: string): Promise<{ id: string } | undefined> {
+  return db.get<{ id: string }>("SELECT id FROM tags WHERE brand_id = ? AND name_key = ?", [brandId, key]);
 }
 
-export function getTag(db: Db, brandId: string, tagId: string): TagView {
-  const row = db.orm
-    .select({ tag: tags, count: promptCount })
-    .from(tags)
-    .where(and(eq(tags.brandId, brandId), eq(tags.id, tagId)))
-    .get();
+export async function getTag(db: Queries, brandId: string, tagId: string): Promise<TagView> {
+  const row = await db.get<TagSqlRow>(`SELECT ${TAG_COLUMNS} FROM tags WHERE brand_id = ? AND id = ?`, [brandId, tagId]);
   if (!row) throw new NotFound("Tag not found; list_tags shows the brand's tags and their ids.", "tag_not_found");
-  return view(row.tag, row.count);
+  return view(row);
 }
 
 /** A tag of the brand by id or by name (case-insensitive); null when the brand has none such. */
-export function findTag(db: Db, brandId: string, idOrName: string): { id: string; name: string } | null {
-  const row = db.orm
-    .select({ id: tags.id, name: tags.name })
-    .from(tags)
-    .where(and(eq(tags.brandId, brandId), or(eq(tags.id, idOrName), eq(tags.nameKey, tagNameKey(idOrName.trim())))))
-    .limit(1)
-    .get();
+export async function findTag(db: Queries, brandId: string, idOrName: string): Promise<{ id: string; name: string } | null> {
+  const row = await db.get<{ id: string; name: string }>(
+    "SELECT id, name FROM tags WHERE brand_id = ? AND (id = ? OR name_key = ?) LIMIT 1",
+    [brandId, idOrName, tagNameKey(idOrName.trim())],
+  );
   return row ?? null;
 }
 
 /** The brand's tags by name (case-insensitive), paged. */
-export function listTags(
-  db: Db,
+export async function listTags(
+  db: Queries,
   brandId: string,
   options: { limit: number; cursor?: string },
-): { tags: TagView[]; next_cursor: string | null } {
+): Promise<{ tags: TagView[]; next_cursor: string | null }> {
   const after = decodeCursor(options.cursor, ["string", "string"] as const);
-  const rows = db.orm
-    .select({ tag: tags, count: promptCount })
-    .from(tags)
-    .where(
-      and(
-        eq(tags.brandId, brandId),
-        after ? or(gt(tags.nameKey, after[0]), and(eq(tags.nameKey, after[0]), gt(tags.id, after[1]))) : undefined,
-      ),
-    )
-    .orderBy(asc(tags.nameKey), asc(tags.id))
-    .limit(options.limit + 1)
-    .all();
-  const { items, next } = page(rows, options.limit, (r) => [r.tag.nameKey, r.tag.id]);
-  return { tags: items.map((r) => view(r.tag, r.count)), next_cursor: next };
+  const rows = after
+    ? await db.all<TagSqlRow>(
+        `SELECT ${TAG_COLUMNS} FROM tags WHERE brand_id = ?1 AND (name_key > ?2 OR (name_key = ?2 AND id > ?3))
+         ORDER BY name_key, id LIMIT ?4`,
+        [brandId, after[0], after[1], options.limit + 1],
+      )
+    : await db.all<TagSqlRow>(`SELECT ${TAG_COLUMNS} FROM tags WHERE brand_id = ? ORDER BY name_key, id LIMIT ?`, [
+        brandId,
+        options.limit + 1,
+      ]);
+  const { items, next } = page(rows, options.limit, (r) => [r.name_key, r.id]);
+  return { tags: items.map(view), next_cursor: next };
 }
 
-export function createTag(db: Db, brandId: string, input: { name: string; color?: string | null }): TagView {
+export async function createTag(db: Queries, brandId: string, input: { name: string; color?: string | null }): Promise<TagView> {
   const name = normalizeTagName(input.name);
   const color = normalizeTagColor(input.color);
-  return db.sqlite
-    .transaction(() => {
-      if (findByKey(db, brandId, tagNameKey(name))) throw conflict(name);
-      const row: TagRow = { id: newId("tag"), brandId, name, nameKey: tagNameKey(name), color, createdAt: Date.now() };
-      db.orm.insert(tags).values(row).run();
-      return view(row, 0);
-    })
-    .immediate();
+  return db.transaction(async (tx) => {
+    if (await findByKey(tx, brandId, tagNameKey(name))) throw conflict(name);
+    const row: TagSqlRow = {
+      id: newId("tag"),
+      brand_id: brandId,
+      name,
+      name_key: tagNameKey(name),
+      color,
+      created_at: Date.now(),
+      prompt_count: 0,
+    };
+    await tx.run("INSERT INTO tags (id, brand_id, name, name_key, color, created_at) VALUES (?, ?, ?, ?, ?, ?)", [
+      row.id,
+      row.brand_id,
+      row.name,
+      row.name_key,
+      row.color,
+      row.created_at,
+    ]);
+    return view(row);
+  });
 }
 
-export function updateTag(db: Db, brandId: string, tagId: string, patch: { name?: string; color?: string | null }): TagView {
-  return db.sqlite
-    .transaction(() => {
-      const current = getTag(db, brandId, tagId);
-      const changes: Partial<TagRow> = {};
-      if (patch.name !== undefined) {
-        const name = normalizeTagName(patch.name);
-        const clash = findByKey(db, brandId, tagNameKey(name));
-        if (clash && clash.id !== tagId) throw conflict(name);
-        changes.name = name;
-        changes.nameKey = tagNameKey(name);
-      }
-      if (patch.color !== undefined) changes.color = normalizeTagColor(patch.color);
-      if (Object.keys(changes).length > 0) {
-        db.orm
-          .update(tags)
-          .set(changes)
-          .where(and(eq(tags.brandId, brandId), eq(tags.id, tagId)))
-          .run();
-      }
-      return { ...current, name: changes.name ?? current.name, color: changes.color !== undefined ? changes.color : current.color };
-    })
-    .immediate();
+export async function updateTag(
+  db: Queries,
+  brandId: string,
+  tagId: string,
+  patch: { name?: string; color?: string | null },
+): Promise<TagView> {
+  return db.transaction(async (tx) => {
+    const current = await getTag(tx, brandId, tagId);
+    const changes: { name?: string; name_key?: string; color?: string | null } = {};
+    if (patch.name !== undefined) {
+      const name = normalizeTagName(patch.name);
+      const clash = await findByKey(tx, brandId, tagNameKey(name));
+      if (clash && clash.id !== tagId) throw conflict(name);
+      changes.name = name;
+      changes.name_key = tagNameKey(name);
+    }
+    if (patch.color !== undefined) changes.color = normalizeTagColor(patch.color);
+    const columns = Object.keys(changes) as Array<keyof typeof changes>;
+    if (columns.length > 0) {
+      await tx.run(`UPDATE tags SET ${columns.map((column) => `${column} = ?`).join(", ")} WHERE brand_id = ? AND id = ?`, [
+        ...columns.map((column) => changes[column] ?? null),
+        brandId,
+        tagId,
+      ]);
+    }
+    return { ...current, name: changes.name ?? current.name, color: changes.color !== undefined ? changes.color : current.color };
+  });
 }
 
 /** Deletes the tag and removes it from its prompts (the prompts stay); returns it as it was. */
-export function deleteTag(db: Db, brandId: string, tagId: string): TagView {
-  return db.sqlite
-    .transaction(() => {
-      const current = getTag(db, brandId, tagId);
-      db.orm
-        .delete(tags)
-        .where(and(eq(tags.brandId, brandId), eq(tags.id, tagId)))
-        .run();
-      return current;
-    })
-    .immediate();
+export async function deleteTag(db: Queries, brandId: string, tagId: string): Promise<TagView> {
+  return db.transaction(async (tx) => {
+    const current = await getTag(tx, brandId, tagId);
+    await tx.run("DELETE FROM tags WHERE brand_id = ? AND id = ?", [brandId, tagId]);
+    return current;
+  });
 }
 
 /**
  * Ids of the named tags of the brand, creating those that do not exist (inside the caller's
  * transaction). Names repeated case-insensitively count once.
  */
-export function ensureTags(db: Db, brandId: string, names: readonly string[], field = "tags"): string[] {
+export async function ensureTags(db: Queries, brandId: string, names: readonly string[], field = "tags"): Promise<string[]> {
   const ids: string[] = [];
   const seen = new Set<string>();
   for (const raw of names) {
@@ -174,13 +179,20 @@ export function ensureTags(db: Db, brandId: string, names: readonly string[], fi
     const key = tagNameKey(name);
     if (seen.has(key)) continue;
     seen.add(key);
-    const existing = findByKey(db, brandId, key);
+    const existing = await findByKey(db, brandId, key);
     if (existing) {
       ids.push(existing.id);
       continue;
     }
     const id = newId("tag");
-    db.orm.insert(tags).values({ id, brandId, name, nameKey: key, color: null, createdAt: Date.now() }).run();
+    await db.run("INSERT INTO tags (id, brand_id, name, name_key, color, created_at) VALUES (?, ?, ?, ?, ?, ?)", [
+      id,
+      brandId,
+      name,
+      key,
+      null,
+      Date.now(),
+    ]);
     ids.push(id);
   }
   return ids;

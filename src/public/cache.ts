@@ -2,13 +2,14 @@
 // requested article with its ETag. A brand's entry is dropped the moment one of its articles is
 // published, edited or unpublished (the articlesChanged event), so a publish is readable at the
 // origin on the very next request. Writes by another process on the same database (the CLI's
-// `demo`, a second server) are caught by SQLite's `PRAGMA data_version`, checked at most every
-// DATA_VERSION_CHECK_MS (it takes a shared-memory lock: on every request it was the costliest step):
-// when it moves, the whole cache is dropped. Such a publish is served within that delay.
-import { type Statement } from "bun:sqlite";
+// `demo`, a second server) are caught by the database's change stamp (SQLite's `PRAGMA
+// data_version`), checked at most every DATA_VERSION_CHECK_MS (it takes a shared-memory lock: on
+// every request it was the costliest step): when it moves, the whole cache is dropped. Such a publish
+// is served within that delay. Hits are answered synchronously while the last check is that recent.
 import { findBrandIdBySiteKey } from "../brands/service";
 import { getPublishedArticleBySlug, listPublishedArticles, type PublicArticleRow } from "../content/service";
 import { isValidSlug } from "../content/slug";
+import { changeStamp } from "../db/change-stamp";
 import { type Db } from "../db/client";
 import { iso } from "../ids";
 import { type CachedBody, cachedBody } from "./http";
@@ -31,36 +32,50 @@ export class PublicContentCache {
   private readonly bySiteKey = new Map<string, BrandEntry>();
   private readonly byBrand = new Map<string, BrandEntry>();
   private bytes = 0;
-  private dataVersion: number;
-  private dataVersionCheckedAt = 0;
-  private readonly dataVersionQuery: Statement<{ data_version: number }>;
+  private stamp: number | null = null;
+  private stampCheckedAt = Number.NEGATIVE_INFINITY;
+  private stampCheck: Promise<void> | null = null;
 
-  constructor(private readonly db: Db) {
-    this.dataVersionQuery = db.sqlite.query("PRAGMA data_version");
-    this.dataVersion = this.readDataVersion();
+  constructor(private readonly db: Db) {}
+
+  /**
+   * The cached list of a site key, answered synchronously, or null when it is not cached or the
+   * check for other processes' writes is due (then `list` answers).
+   */
+  cachedList(siteKey: string): CachedBody | null {
+    return this.stampFresh() ? (this.bySiteKey.get(siteKey)?.list ?? null) : null;
+  }
+
+  /** The cached article of a site key and slug, synchronously, as `cachedList`. */
+  cachedArticle(siteKey: string, slug: string): CachedBody | null {
+    return this.stampFresh() ? (this.bySiteKey.get(siteKey)?.articles.get(slug) ?? null) : null;
   }
 
   /** `{"articles":[…]}` for a site key; the empty list for an unknown or malformed one. */
-  list(siteKey: unknown): CachedBody {
-    const entry = this.entry(siteKey);
+  async list(siteKey: unknown): Promise<CachedBody> {
+    const entry = await this.entry(siteKey);
     if (!entry) return EMPTY_LIST;
-    if (!entry.list) {
-      const body = JSON.stringify({ articles: listPublishedArticles(this.db, entry.brandId).map(listItem) });
-      entry.list = this.remember(entry, cachedBody(body));
-    }
+    if (entry.list) return entry.list;
+    const rows = await listPublishedArticles(this.db, entry.brandId);
+    const body = cachedBody(JSON.stringify({ articles: rows.map(listItem) }));
+    // A change announced while the rows were read dropped the entry: this answer is not kept.
+    if (!this.holds(entry)) return body;
+    entry.list ??= this.remember(entry, body);
     return entry.list;
   }
 
   /** `{"article":{…}}`, or null for an unknown key or slug, a draft, or another brand's slug. */
-  article(siteKey: unknown, slug: string): CachedBody | null {
+  async article(siteKey: unknown, slug: string): Promise<CachedBody | null> {
     if (!isValidSlug(slug)) return null;
-    const entry = this.entry(siteKey);
+    const entry = await this.entry(siteKey);
     if (!entry) return null;
     const hit = entry.articles.get(slug);
     if (hit) return hit;
-    const row = getPublishedArticleBySlug(this.db, entry.brandId, slug);
+    const row = await getPublishedArticleBySlug(this.db, entry.brandId, slug);
     if (!row) return null;
-    const cached = this.remember(entry, cachedBody(JSON.stringify({ article: articleItem(row) })));
+    const body = cachedBody(JSON.stringify({ article: articleItem(row) }));
+    if (!this.holds(entry)) return body;
+    const cached = entry.articles.get(slug) ?? this.remember(entry, body);
     entry.articles.set(slug, cached);
     return cached;
   }
@@ -80,22 +95,45 @@ export class PublicContentCache {
     this.bytes = 0;
   }
 
-  private entry(siteKey: unknown): BrandEntry | null {
-    if (typeof siteKey !== "string" || !SITE_KEY.test(siteKey)) return null;
-    const now = performance.now();
-    if (now - this.dataVersionCheckedAt >= DATA_VERSION_CHECK_MS) {
-      this.dataVersionCheckedAt = now;
-      const version = this.readDataVersion();
-      if (version !== this.dataVersion) {
-        this.dataVersion = version;
-        this.clear();
+  /** Whether the entry is still the cached one (no invalidation or clear since it was taken). */
+  private holds(entry: BrandEntry): boolean {
+    return this.byBrand.get(entry.brandId) === entry;
+  }
+
+  private stampFresh(): boolean {
+    return this.stampCheck === null && performance.now() - this.stampCheckedAt < DATA_VERSION_CHECK_MS;
+  }
+
+  /** Drops the whole cache when another connection has written since the last check (one check at a time). */
+  private async checkStamp(): Promise<void> {
+    if (this.stampCheck) return this.stampCheck;
+    if (performance.now() - this.stampCheckedAt < DATA_VERSION_CHECK_MS) return;
+    this.stampCheck = (async () => {
+      try {
+        const stamp = await changeStamp(this.db);
+        if (stamp !== this.stamp) {
+          // The first reading only sets the baseline: nothing was cached before it.
+          if (this.stamp !== null) this.clear();
+          this.stamp = stamp;
+        }
+        this.stampCheckedAt = performance.now();
+      } finally {
+        this.stampCheck = null;
       }
-    }
+    })();
+    return this.stampCheck;
+  }
+
+  private async entry(siteKey: unknown): Promise<BrandEntry | null> {
+    if (typeof siteKey !== "string" || !SITE_KEY.test(siteKey)) return null;
+    await this.checkStamp();
     const cached = this.bySiteKey.get(siteKey);
     if (cached) return cached;
     // Unknown keys are not remembered: random keys must not be able to fill the memory.
-    const brandId = findBrandIdBySiteKey(this.db, siteKey);
+    const brandId = await findBrandIdBySiteKey(this.db, siteKey);
     if (brandId === null) return null;
+    const raced = this.bySiteKey.get(siteKey);
+    if (raced) return raced;
     const entry: BrandEntry = { brandId, siteKey, list: null, articles: new Map(), bytes: 0 };
     this.bySiteKey.set(siteKey, entry);
     this.byBrand.set(brandId, entry);
@@ -110,10 +148,6 @@ export class PublicContentCache {
       this.invalidateBrand(oldest.brandId);
     }
     return cached;
-  }
-
-  private readDataVersion(): number {
-    return this.dataVersionQuery.get()?.data_version ?? 0;
   }
 }
 

@@ -64,13 +64,13 @@ function surface(cache: PublicContentCache) {
       log.error("unhandled error", { request_id: requestId(request), error: err?.name, message: err?.message, stack: err?.stack });
       return jsonError(500, INTERNAL_ERROR_BODY);
     })
-    .get("/api/public/articles", ({ request, query, set }) =>
-      sendCached(set, request, requestId(request), start(set), cache.list(query.key)),
+    .get("/api/public/articles", async ({ request, query, set }) =>
+      sendCached(set, request, requestId(request), start(set), await cache.list(query.key)),
     )
-    .get("/api/public/articles/:slug", ({ request, query, params, set }) => {
+    .get("/api/public/articles/:slug", async ({ request, query, params, set }) => {
       // A slug whose percent-escapes do not decode reaches here as null: an unknown slug, not a fault.
       const slug: unknown = params.slug;
-      const found = typeof slug === "string" ? cache.article(query.key, slug) : null;
+      const found = typeof slug === "string" ? await cache.article(query.key, slug) : null;
       const id = requestId(request);
       return found ? sendCached(set, request, id, start(set), found) : sendError(set, id, start(set), 404, NOT_FOUND_BODY);
     })
@@ -133,8 +133,9 @@ const ARTICLE_PREFIX = `${ARTICLES_PATH}/`;
 /**
  * A GET or HEAD whose body is cached and has already been answered once through the surface (so its
  * header set, the CORS plugin's headers included, is built): answered here without an Elysia
- * dispatch, which was most of the cost of a hit. Anything else (OPTIONS, misses, a query that needs
- * decoding, a body answered for the first time) returns null and goes through the surface.
+ * dispatch, which was most of the cost of a hit. Anything else (OPTIONS, misses, an unknown site key,
+ * a query that needs decoding, a body answered for the first time, a request when the check for
+ * other processes' writes is due) returns null and goes through the surface.
  */
 function answerCachedHit(cache: PublicContentCache, request: Request): Response | null {
   const started = performance.now();
@@ -148,8 +149,8 @@ function answerCachedHit(cache: PublicContentCache, request: Request): Response 
   if (key === null) return null;
   const path = url.slice(pathStart, queryStart);
   let cached: CachedBody | null;
-  if (path === ARTICLES_PATH) cached = cache.list(key);
-  else if (path.startsWith(ARTICLE_PREFIX)) cached = cache.article(key, path.slice(ARTICLE_PREFIX.length));
+  if (path === ARTICLES_PATH) cached = cache.cachedList(key);
+  else if (path.startsWith(ARTICLE_PREFIX)) cached = cache.cachedArticle(key, path.slice(ARTICLE_PREFIX.length));
   else return null;
   const prebuilt = cached?.headers;
   if (!cached || !prebuilt) return null;

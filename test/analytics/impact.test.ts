@@ -107,12 +107,12 @@ model = "gpt-test"
     );
   }
   const a = await createArticle(app.db, B, { title: "Best CRM", markdown: "Acme is the best CRM.", promptId: s.prompts.P1! });
-  articleA = publishArticle(app, B, a.id, Date.parse("2025-03-10T15:00:00Z")).id;
+  articleA = (await publishArticle(app, B, a.id, Date.parse("2025-03-10T15:00:00Z"))).id;
   const b = await createArticle(app.db, B, { title: "CRM for agencies", markdown: "Agencies pick Acme.", promptId: s.prompts.P2! });
-  articleB = publishArticle(app, B, b.id, Date.parse("2025-03-15T08:00:00Z")).id;
+  articleB = (await publishArticle(app, B, b.id, Date.parse("2025-03-15T08:00:00Z"))).id;
   await createArticle(app.db, B, { title: "A draft", markdown: "Not yet.", promptId: s.prompts.P1! });
   const unlinked = await createArticle(app.db, B, { title: "No prompt", markdown: "Linked to nothing." });
-  publishArticle(app, B, unlinked.id, Date.parse("2025-03-01T10:00:00Z"));
+  await publishArticle(app, B, unlinked.id, Date.parse("2025-03-01T10:00:00Z"));
 });
 
 const impact = async (limit = 10, offset = 0) =>

@@ -143,7 +143,7 @@ model = "claude-test"
   }
 });
 
-const filter = (extra: FilterInput = {}) => resolveFilter(app, s.brandId, { ...PERIOD, ...extra });
+const filter = async (extra: FilterInput = {}) => await resolveFilter(app, s.brandId, { ...PERIOD, ...extra });
 
 describe("visibility overview on the hand-built dataset", () => {
   test("overall figures are pooled counts over valid answers, with n", async () => {

@@ -4,20 +4,20 @@ import { expect, test } from "bun:test";
 import { createCompetitor, deleteCompetitor, listAllCompetitors, updateCompetitor } from "../../src/competitors/service";
 import { memoryApp, seedBrand } from "../analytics/dataset";
 
-test("creating, changing and deleting a competitor each re-analyse once; an unchanged update does not", () => {
+test("creating, changing and deleting a competitor each re-analyse once; an unchanged update does not", async () => {
   const app = memoryApp();
   const { brandId } = seedBrand(app, { name: "Acme" });
   const reanalyses = () => app.tracking.reanalysis.rosterVersion(brandId);
 
-  const globex = createCompetitor(app, brandId, { name: "Globex", aliases: ["Globex Corp"], domains: ["globex.com"] });
+  const globex = await createCompetitor(app, brandId, { name: "Globex", aliases: ["Globex Corp"], domains: ["globex.com"] });
   expect(reanalyses()).toBe(1);
   expect(
-    updateCompetitor(app, brandId, globex.id, { name: "Globex", aliases: ["Globex Corp"], domains: ["https://www.globex.com/"] }),
+    await updateCompetitor(app, brandId, globex.id, { name: "Globex", aliases: ["Globex Corp"], domains: ["https://www.globex.com/"] }),
   ).toEqual(globex);
   expect(reanalyses()).toBe(1);
-  updateCompetitor(app, brandId, globex.id, { domains: ["globex.io"] });
+  await updateCompetitor(app, brandId, globex.id, { domains: ["globex.io"] });
   expect(reanalyses()).toBe(2);
-  deleteCompetitor(app, brandId, globex.id);
+  await deleteCompetitor(app, brandId, globex.id);
   expect(reanalyses()).toBe(3);
-  expect(listAllCompetitors(app.db, brandId)).toEqual([]);
+  expect(await listAllCompetitors(app.db, brandId)).toEqual([]);
 });

@@ -117,7 +117,7 @@ beforeAll(async () => {
   }
   for (let batch = 0; batch < 5; batch++) {
     const texts = Array.from({ length: 90 }, (_, i) => `prompt number ${String(batch * 90 + i + 1).padStart(3, "0")}`);
-    createPrompts(
+    await createPrompts(
       t.db,
       brand.vis!,
       texts.map((text, i) => ({ text, tags: i % 10 === 0 ? ["Pricing", "Enterprise"] : [] })),
@@ -165,8 +165,8 @@ describe("GET /api/brands/:brand_id/export/:tool.csv", () => {
   });
 
   test("query values are coerced by the tool's input schema: booleans, numbers and enums", async () => {
-    const archived = createPrompts(t.db, brand.other!, [{ text: "an archived prompt" }, { text: "a tracked prompt" }]).created[0]!;
-    archivePrompt(t.db, brand.other!, archived.id);
+    const archived = (await createPrompts(t.db, brand.other!, [{ text: "an archived prompt" }, { text: "a tracked prompt" }])).created[0]!;
+    await archivePrompt(t.db, brand.other!, archived.id);
     const without = await rowsOf(await exportCsv("other", brand.other!, "list_prompts.csv"));
     expect(without.slice(1).map((r) => r[1])).toEqual(["a tracked prompt"]);
     const res = await exportCsv("other", brand.other!, "list_prompts.csv?include_archived=true");
@@ -205,7 +205,7 @@ describe("GET /api/brands/:brand_id/export/:tool.csv", () => {
     ).id;
     // The prompt service folds line breaks into spaces, so a test tool's label carries them.
     const text = 'Which CRM, "the best one", for agencies?';
-    createPrompts(t.db, quoting, [{ text }, { text: "plain" }]);
+    await createPrompts(t.db, quoting, [{ text }, { text: "plain" }]);
     const rows = await rowsOf(await exportCsv("other", quoting, "list_prompts.csv"));
     expect(rows.slice(1).map((r) => r[1])).toEqual([text, "plain"]);
     const label = 'one, "two"\r\nthree\nfour\rfive';
@@ -219,7 +219,7 @@ describe("GET /api/brands/:brand_id/export/:tool.csv", () => {
       (b: { name: string }) => b.name === "Formulas",
     ).id;
     const texts = ['=HYPERLINK("http://evil.example","x")', "+1+2 best", "-2+3 cheap", "@SUM(A1:A2)", "a safe = text"];
-    createPrompts(
+    await createPrompts(
       t.db,
       formulas,
       texts.map((text) => ({ text })),

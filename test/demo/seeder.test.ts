@@ -20,16 +20,16 @@ test("the demo brand's competitors, tags, prompts, key and article read back thr
   const demo = await seedDemo(app, { now: Date.parse("2025-06-30T15:00:00Z") });
   const brandId = demo.brand.id;
 
-  expect(listAllCompetitors(app.db, brandId).map((c) => c.name)).toEqual(T.DEMO_COMPETITORS.map((c) => c.name));
-  const tags = listTags(app.db, brandId, { limit: 50 }).tags;
+  expect((await listAllCompetitors(app.db, brandId)).map((c) => c.name)).toEqual(T.DEMO_COMPETITORS.map((c) => c.name));
+  const tags = (await listTags(app.db, brandId, { limit: 50 })).tags;
   expect(tags.map((t) => t.name).sort()).toEqual(T.DEMO_TAGS.map((t) => t.name).sort());
   expect(tags.reduce((n, t) => n + t.prompt_count, 0)).toBe(demo.prompts);
-  const prompts = listPrompts(app.db, brandId, { limit: 200 }).prompts;
+  const prompts = (await listPrompts(app.db, brandId, { limit: 200 })).prompts;
   expect(prompts.map((p) => p.text)).toEqual(T.DEMO_PROMPTS.map(([, text]) => text));
   expect(prompts.every((p) => p.tags.length === 1 && p.language === "en")).toBe(true);
   expect(demo.answers).toBe(DEMO_DAYS * T.DEMO_ENGINES.length * demo.prompts);
   expect(await listApiKeys(app, demo.account_id)).toHaveLength(1);
-  expect(listArticles(app.db, brandId, { status: "published" }).articles.map((a) => a.slug)).toEqual([demo.article!.slug]);
+  expect((await listArticles(app.db, brandId, { status: "published" })).articles.map((a) => a.slug)).toEqual([demo.article!.slug]);
 });
 
 test("a second run is refused without --reset; with it the demo account is replaced", async () => {
@@ -39,7 +39,7 @@ test("a second run is refused without --reset; with it the demo account is repla
   const second = await seedDemo(app, { reset: true });
   expect(second.account_id).not.toBe(first.account_id);
   expect((await findAccountByEmail(app.db, T.DEMO_EMAIL))!.id).toBe(second.account_id);
-  expect(listAllCompetitors(app.db, first.brand.id)).toEqual([]);
+  expect(await listAllCompetitors(app.db, first.brand.id)).toEqual([]);
 });
 
 test("60 days: the overview's previous period is full and its verdicts are of every kind, by construction", async () => {

@@ -243,7 +243,7 @@ describe("the public content API over a real socket", () => {
     try {
       expect((await fetch(publicUrl(""))).status).toBe(200);
       const draft = await createArticle(db, seed.a.brandId, { title: "From another process", markdown: "Hi." });
-      publishArticle({ db, events: new EventHub() }, seed.a.brandId, draft.id);
+      await publishArticle({ db, events: new EventHub() }, seed.a.brandId, draft.id);
     } finally {
       db.close();
     }

@@ -45,7 +45,7 @@ function expectSpecHeaders(response: Response): void {
 
 async function publish(brandId: string, input: { title?: string; markdown?: string; description?: string; slug?: string }) {
   const article = await createArticle(world.ctx.db, brandId, { markdown: "Body text.", ...input });
-  return publishArticle(world.ctx, brandId, article.id);
+  return await publishArticle(world.ctx, brandId, article.id);
 }
 
 /** Sets published_at directly, so ordering tests do not depend on the clock's resolution. */
@@ -82,7 +82,7 @@ describe("GET /api/public/articles", () => {
   test("drafts and unpublished articles are never listed", async () => {
     await createArticle(world.ctx.db, world.brand.id, { title: "A draft", markdown: "Draft." });
     const gone = await publish(world.brand.id, { title: "Gone", markdown: "Was public." });
-    unpublishArticle(world.ctx, world.brand.id, gone.id);
+    await unpublishArticle(world.ctx, world.brand.id, gone.id);
     const response = await request(listPath());
     expect(response.status).toBe(200);
     expect(await response.text()).toBe('{"articles":[]}');
@@ -128,12 +128,12 @@ describe("GET /api/public/articles", () => {
     expect(await (await request(listPath())).text()).toBe('{"articles":[]}');
     const draft = await createArticle(world.ctx.db, world.brand.id, { title: "Fresh", markdown: "New." });
     expect(await (await request(listPath())).text()).toBe('{"articles":[]}');
-    publishArticle(world.ctx, world.brand.id, draft.id);
+    await publishArticle(world.ctx, world.brand.id, draft.id);
     const listed = await (await request(listPath())).json();
     expect(listed.articles.map((a: { slug: string }) => a.slug)).toEqual(["fresh"]);
     const single = await request(articlePath("fresh"));
     expect(single.status).toBe(200);
-    unpublishArticle(world.ctx, world.brand.id, draft.id);
+    await unpublishArticle(world.ctx, world.brand.id, draft.id);
     expect(await (await request(listPath())).text()).toBe('{"articles":[]}');
     expect((await request(articlePath("fresh"))).status).toBe(404);
   });
@@ -405,11 +405,11 @@ describe("the cache and other processes", () => {
       const cli = openDatabase(path);
       try {
         const draft = await createArticle(cli, shared.brand.id, { title: "From the CLI", markdown: "Hi." });
-        publishArticle({ db: cli, events: new EventHub() }, shared.brand.id, draft.id);
+        await publishArticle({ db: cli, events: new EventHub() }, shared.brand.id, draft.id);
         await Bun.sleep(DATA_VERSION_CHECK_MS + 1);
         const listed = await (await served(`/api/public/articles?key=${key}`)).json();
         expect(listed.articles.map((a: { slug: string }) => a.slug)).toEqual(["from-the-cli"]);
-        unpublishArticle({ db: cli, events: new EventHub() }, shared.brand.id, draft.id);
+        await unpublishArticle({ db: cli, events: new EventHub() }, shared.brand.id, draft.id);
         await Bun.sleep(DATA_VERSION_CHECK_MS + 1);
         expect(await (await served(`/api/public/articles?key=${key}`)).text()).toBe('{"articles":[]}');
       } finally {

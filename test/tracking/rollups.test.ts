@@ -181,7 +181,7 @@ model = "m"
   const input = { start_date: "2025-06-10", end_date: "2025-06-30" };
   const whole = await visibilityOverview(app, await resolveFilter(app, brandId, input, now));
   const parts = await Promise.all(
-    tags.map(async (t) => visibilityOverview(app, await resolveFilter(app, brandId, { ...input, tag: t.name }, now))),
+    tags.map(async (t) => await visibilityOverview(app, await resolveFilter(app, brandId, { ...input, tag: t.name }, now))),
   );
   const sum = (pick: (o: typeof whole) => number) => parts.reduce((acc, o) => acc + pick(o), 0);
   for (const pick of [
@@ -202,7 +202,7 @@ model = "m"
   }
   const trend = await visibilityTrend(app, await resolveFilter(app, brandId, input, now), "week");
   const trendParts = await Promise.all(
-    tags.map(async (t) => visibilityTrend(app, await resolveFilter(app, brandId, { ...input, tag: t.name }, now), "week")),
+    tags.map(async (t) => await visibilityTrend(app, await resolveFilter(app, brandId, { ...input, tag: t.name }, now), "week")),
   );
   trend.points.forEach((p, i) => {
     expect(trendParts.reduce((acc, t) => acc + t.points[i]!.share_of_voice.n, 0)).toBe(p.share_of_voice.n);
@@ -213,7 +213,7 @@ model = "m"
     const page = { level, limit: 500, offset: 0 };
     const all = await topSources(app, await resolveFilter(app, brandId, input, now), page);
     const byTag = await Promise.all(
-      tags.map(async (t) => topSources(app, await resolveFilter(app, brandId, { ...input, tag: t.name }, now), page)),
+      tags.map(async (t) => await topSources(app, await resolveFilter(app, brandId, { ...input, tag: t.name }, now), page)),
     );
     expect(all.sources.length).toBeGreaterThan(1);
     expect(byTag.reduce((acc, r) => acc + r.total_citations, 0)).toBe(all.total_citations);
@@ -242,7 +242,7 @@ model = "m"
   ).toEqual(grouped);
   const ranking = await competitorRanking(app, await resolveFilter(app, brandId, input, now));
   const rankingParts = await Promise.all(
-    tags.map(async (t) => competitorRanking(app, await resolveFilter(app, brandId, { ...input, tag: t.name }, now))),
+    tags.map(async (t) => await competitorRanking(app, await resolveFilter(app, brandId, { ...input, tag: t.name }, now))),
   );
   for (const row of ranking.ranking) {
     const n = rankingParts.reduce((acc, r) => acc + r.ranking.find((x) => x.id === row.id)!.visibility.successes, 0);

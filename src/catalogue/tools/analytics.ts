@@ -76,7 +76,7 @@ const getVisibilityOverview = defineTool({
   annotations: READ_ONLY,
   plan: "visibility",
   view: OVERVIEW_VIEW,
-  handler: async (input, ctx) => visibilityOverview(ctx.app, await resolveFilter(ctx.app, ctx.brand.id, input)),
+  handler: async (input, ctx) => await visibilityOverview(ctx.app, await resolveFilter(ctx.app, ctx.brand.id, input)),
 });
 
 const getVisibilityTrend = defineTool({
@@ -101,7 +101,7 @@ const getVisibilityTrend = defineTool({
   annotations: READ_ONLY,
   plan: "visibility",
   view: TREND_VIEW,
-  handler: async (input, ctx) => visibilityTrend(ctx.app, await resolveFilter(ctx.app, ctx.brand.id, input), input.interval),
+  handler: async (input, ctx) => await visibilityTrend(ctx.app, await resolveFilter(ctx.app, ctx.brand.id, input), input.interval),
 });
 
 const getCompetitorRanking = defineTool({
@@ -128,7 +128,7 @@ const getCompetitorRanking = defineTool({
   annotations: READ_ONLY,
   plan: "visibility",
   view: RANKING_VIEW,
-  handler: async (input, ctx) => competitorRanking(ctx.app, await resolveFilter(ctx.app, ctx.brand.id, input)),
+  handler: async (input, ctx) => await competitorRanking(ctx.app, await resolveFilter(ctx.app, ctx.brand.id, input)),
 });
 
 const getPromptPerformance = defineTool({
@@ -159,7 +159,7 @@ const getPromptPerformance = defineTool({
   annotations: READ_ONLY,
   plan: "visibility",
   handler: async (input, ctx) =>
-    promptPerformance(ctx.app, await resolveFilter(ctx.app, ctx.brand.id, input), {
+    await promptPerformance(ctx.app, await resolveFilter(ctx.app, ctx.brand.id, input), {
       limit: input.limit,
       offset: decodeOffset(input.cursor),
       order: input.order,
@@ -193,7 +193,7 @@ const getTopSources = defineTool({
   annotations: READ_ONLY,
   plan: "visibility",
   handler: async (input, ctx) =>
-    topSources(ctx.app, await resolveFilter(ctx.app, ctx.brand.id, input), {
+    await topSources(ctx.app, await resolveFilter(ctx.app, ctx.brand.id, input), {
       level: input.level,
       limit: input.limit,
       offset: decodeOffset(input.cursor),
@@ -315,7 +315,7 @@ const getAnswerTool = defineTool({
   }),
   annotations: READ_ONLY,
   plan: "visibility",
-  handler: (input, ctx) => getAnswer(ctx.app, ctx.brand.id, input.answer_id),
+  handler: async (input, ctx) => await getAnswer(ctx.app, ctx.brand.id, input.answer_id),
 });
 
 const getSearchQueries = defineTool({
@@ -407,7 +407,7 @@ const getArticleImpact = defineTool({
   // The article resources need Autopilot: a Visibility key gets no link it could not follow.
   links: (output, ctx) => (planCovers(ctx.plan, ARTICLES_PLAN) ? output.articles.flatMap((a) => articleLinks(a.article)) : []),
   handler: async (input, ctx) =>
-    articleImpact(ctx.app, ctx.brand.id, await listPublishedArticles(ctx.app.db, ctx.brand.id), {
+    await articleImpact(ctx.app, ctx.brand.id, await listPublishedArticles(ctx.app.db, ctx.brand.id), {
       windowDays: input.window_days,
       limit: input.limit,
       offset: decodeOffset(input.cursor),

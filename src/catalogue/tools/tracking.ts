@@ -124,7 +124,7 @@ const getTrackingStatusTool = defineTool({
   }),
   annotations: READ_ONLY,
   plan: "visibility",
-  handler: (_input, ctx) => getTrackingStatus(ctx.app, ctx.brand.id),
+  handler: async (_input, ctx) => await getTrackingStatus(ctx.app, ctx.brand.id),
 });
 
 export const trackingTools = [runTrackingTool, getTrackingStatusTool] as const;
