@@ -16,6 +16,7 @@ import { newId } from "../src/ids";
 import { analyzeForStorage } from "../src/tracking/answer-writer";
 import { loadRoster } from "../src/tracking/roster";
 import { SearchStore } from "../src/tracking/search-store";
+import { sqliteOf } from "../test/support/sqlite";
 
 const { values } = parseArgs({ options: { "answers-per-day": { type: "string", default: "2000" } } });
 const perDay = Number(values["answers-per-day"]);
@@ -23,7 +24,7 @@ const DAY = 86_400_000;
 const dir = mkdtempSync(join(tmpdir(), "spyglass-bench-search-"));
 writeFileSync(join(dir, "spyglass.toml"), "");
 const app = createAppContext(loadConfig({ flags: { data: dir }, env: {} }), openDatabase(join(dir, "spyglass.db")));
-const db = app.db.sqlite;
+const db = sqliteOf(app.db);
 const now = Date.now();
 const accountId = newId("acc");
 const brandId = newId("brd");

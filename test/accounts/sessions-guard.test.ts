@@ -5,6 +5,7 @@ import { createSession, resolveSession, SESSION_REFRESH_MS, SESSION_TTL_MS } fro
 import { sessions } from "../../src/db/schema";
 import { type AppError } from "../../src/errors";
 import { PASSWORD, type TestApp, testApp, testConfig } from "../support/http";
+import { ormOf } from "../support/sqlite";
 
 let t: TestApp;
 afterEach(() => t?.close());
@@ -16,7 +17,7 @@ describe("sessions", () => {
     const start = 1_700_000_000_000;
     const { token, expiresAt } = await createSession(t.db, account.id, start);
     expect(expiresAt).toBe(start + SESSION_TTL_MS);
-    const stored = () => t.db.orm.select().from(sessions).get()!.expiresAt;
+    const stored = () => ormOf(t.db).select().from(sessions).get()!.expiresAt;
 
     expect((await resolveSession(t.db, token, start + SESSION_REFRESH_MS - 1))?.refreshedUntil).toBeNull();
     expect(stored()).toBe(start + SESSION_TTL_MS);
@@ -31,7 +32,7 @@ describe("sessions", () => {
     const account = await createAccount(t.db, { email: "a@example.com", password: PASSWORD });
     const { token, expiresAt } = await createSession(t.db, account.id, 1_000);
     expect(await resolveSession(t.db, token, expiresAt)).toBeNull();
-    expect(t.db.orm.select().from(sessions).all()).toHaveLength(0);
+    expect(ormOf(t.db).select().from(sessions).all()).toHaveLength(0);
   });
 });
 

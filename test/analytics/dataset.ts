@@ -8,6 +8,7 @@ import { type AppContext, type AppContextOptions, createAppContext } from "../..
 import { openDatabase } from "../../src/db/client";
 import { newId } from "../../src/ids";
 import { scratchDir } from "../support/scratch";
+import { sqliteOf } from "../support/sqlite";
 
 /** An app on `:memory:` whose config is the given TOML text (engines, tracking, …). */
 export function memoryApp(toml = "", options: AppContextOptions = {}): AppContext {
@@ -37,7 +38,7 @@ export function seedBrand(
     prompts?: Array<{ key: string; text: string; tags?: string[]; archived?: boolean }>;
   },
 ): SeededBrand {
-  const db = app.db.sqlite;
+  const db = sqliteOf(app.db);
   const accountId = newId("acc");
   const brandId = newId("brd");
   const now = Date.UTC(2025, 0, 1);

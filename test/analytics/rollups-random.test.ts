@@ -9,6 +9,7 @@ import { type Figures, visibilityOverview } from "../../src/analytics/visibility
 import { type AppContext } from "../../src/context";
 import { ALL_ENGINES, type AnswerStatus } from "../../src/db/schema";
 import { loadRoster } from "../../src/tracking/roster";
+import { sqliteOf } from "../support/sqlite";
 import { memoryApp, type SeededBrand, seedBrand } from "./dataset";
 
 const DAY = 86_400_000;
@@ -118,7 +119,7 @@ function answersOf(
   from: number,
   to: number,
 ): Row[] {
-  return app.db.sqlite
+  return sqliteOf(app.db)
     .query<Row, [string]>(
       "SELECT prompt_id, engine, created_at, status, brand_mentioned, brand_position, roster_mentions FROM answers WHERE brand_id = ?",
     )
@@ -136,7 +137,7 @@ function scopeOf(app: AppContext, s: SeededBrand, input: FilterInput): Set<strin
   let ids: Set<string> | null = null;
   if (input.tag !== undefined) {
     ids = new Set(
-      app.db.sqlite
+      sqliteOf(app.db)
         .query<{ prompt_id: string }, [string]>("SELECT prompt_id FROM prompt_tags WHERE tag_id = ?")
         .all(s.tags[input.tag]!)
         .map((r) => r.prompt_id),
@@ -226,7 +227,7 @@ async function expectFiguresFromScratch(app: AppContext, s: SeededBrand, input: 
 
 /** prompt_days and prompt_coverage_days against the same sums computed in JavaScript from the answers. */
 function expectPromptRollupsRight(app: AppContext, brandId: string): void {
-  const rows = app.db.sqlite
+  const rows = sqliteOf(app.db)
     .query<Row, [string]>(
       "SELECT prompt_id, engine, created_at, status, brand_mentioned, brand_position, roster_mentions FROM answers WHERE brand_id = ?",
     )
@@ -257,7 +258,7 @@ function expectPromptRollupsRight(app: AppContext, brandId: string): void {
       competitor: d.v[4],
     }))
     .sort((a, b) => a.prompt_id.localeCompare(b.prompt_id) || a.engine.localeCompare(b.engine) || a.day - b.day);
-  const storedDays = app.db.sqlite
+  const storedDays = sqliteOf(app.db)
     .query<{ prompt_id: string; engine: string; day: number }, [string]>(
       "SELECT prompt_id, engine, day, total, valid, mentioned, position_sum, competitor FROM prompt_days WHERE brand_id = ?",
     )
@@ -283,7 +284,7 @@ function expectPromptRollupsRight(app: AppContext, brandId: string): void {
     }
   }
   const storedCoverage = Object.fromEntries(
-    app.db.sqlite
+    sqliteOf(app.db)
       .query<{ engine: string; kind: string; day: number; prev_day: number; prompts: number }, [string]>(
         "SELECT engine, kind, day, prev_day, prompts FROM prompt_coverage_days WHERE brand_id = ?",
       )
@@ -311,7 +312,7 @@ function randomFilters(prompts: string[], rand: () => number, n: number): Filter
 }
 
 function addCompetitor(app: AppContext, brandId: string, id: string, name: string): void {
-  app.db.sqlite
+  sqliteOf(app.db)
     .query("INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES (?, ?, ?, '[]', '[]', 9)")
     .run(id, brandId, name);
 }
@@ -326,7 +327,7 @@ for (const seed of [1, 2, 3]) {
 
     // A roster change: new mentions, ranks, gaps and coverage everywhere; then more answers.
     addCompetitor(app, s.brandId, "cmp_road", "Roadrunner");
-    app.db.sqlite.query("DELETE FROM competitors WHERE id = ?").run(s.competitors.G!);
+    sqliteOf(app.db).query("DELETE FROM competitors WHERE id = ?").run(s.competitors.G!);
     await app.tracking.reanalyzeBrand(s.brandId);
     await storeRandom(app, s, prompts, rand, 300, 10_000);
     expectPromptRollupsRight(app, s.brandId);
@@ -360,14 +361,14 @@ test("writes and a second roster change during a re-analysis end consistent, wit
 
   // Every valid answer carries the final roster's analysis: its members in order of first mention.
   const roster = await loadRoster(app.db, s.brandId);
-  const stored = app.db.sqlite
+  const stored = sqliteOf(app.db)
     .query<{ id: number; text: string; brand_mentioned: number; roster_mentions: number }, [string]>(
       "SELECT id, text, brand_mentioned, roster_mentions FROM answers WHERE brand_id = ? AND status = 'ok'",
     )
     .all(s.brandId);
   const members = new Map(roster.members.map((m) => [m.id, m.name]));
   const names = (answerId: number) =>
-    app.db.sqlite
+    sqliteOf(app.db)
       .query<{ member_id: string }, [number]>("SELECT member_id FROM mentions WHERE answer_id = ? ORDER BY rank")
       .all(answerId)
       .map((m) => members.get(m.member_id) ?? m.member_id);

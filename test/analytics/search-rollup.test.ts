@@ -16,6 +16,7 @@ import { analyzeForStorage } from "../../src/tracking/answer-writer";
 import { loadRoster } from "../../src/tracking/roster";
 import { SearchStore } from "../../src/tracking/search-store";
 import { scratchDir } from "../support/scratch";
+import { sqliteOf } from "../support/sqlite";
 import { memoryApp, type SeededBrand, seedBrand } from "./dataset";
 
 const START = Date.parse("2025-03-01T00:00:00Z");
@@ -123,12 +124,12 @@ async function writeRandomAnswers(app: AppContext, s: SeededBrand, seed: number,
 
 /** Answers whose sources are on the brand's domain (its host or a subdomain), per engine, current and previous period, from the rows. */
 function retrievalFromScratch(app: AppContext, filter: Filter) {
-  const domain = app.db.sqlite
+  const domain = sqliteOf(app.db)
     .query<{ domain: string | null }, [string]>("SELECT domain FROM brands WHERE id = ?")
     .get(filter.brandId)!.domain;
   const scope = filter.scope === null ? null : new Set(JSON.parse(filter.scope) as string[]);
   const sets = new Map<string, [Set<number>, Set<number>]>();
-  for (const r of app.db.sqlite
+  for (const r of sqliteOf(app.db)
     .query<{ answer_id: number; host: string | null; engine: string; prompt_id: string; created_at: number }, [string]>(
       "SELECT answer_id, host, engine, prompt_id, created_at FROM answer_sources WHERE brand_id = ?",
     )
@@ -148,7 +149,7 @@ function retrievalFromScratch(app: AppContext, filter: Filter) {
 /** The list get_search_queries must return, computed from the search_queries rows alone. */
 function fromScratch(app: AppContext, filter: Filter): SearchQueryItem[] {
   const scope = filter.scope === null ? null : new Set(JSON.parse(filter.scope) as string[]);
-  const rows = app.db.sqlite
+  const rows = sqliteOf(app.db)
     .query<{ answer_id: number; query: string; query_key: string; engine: string; prompt_id: string; created_at: number }, [string]>(
       "SELECT answer_id, query, query_key, engine, prompt_id, created_at FROM search_queries WHERE brand_id = ?",
     )
@@ -163,7 +164,7 @@ function fromScratch(app: AppContext, filter: Filter): SearchQueryItem[] {
   const groups = new Map<string, typeof rows>();
   for (const r of rows) groups.set(r.query_key, [...(groups.get(r.query_key) ?? []), r]);
   const texts = new Map(
-    app.db.sqlite
+    sqliteOf(app.db)
       .query<{ id: string; text: string }, [string]>("SELECT id, text FROM prompts WHERE brand_id = ?")
       .all(filter.brandId)
       .map((p) => [p.id, p.text]),
@@ -189,16 +190,16 @@ function fromScratch(app: AppContext, filter: Filter): SearchQueryItem[] {
 
 function rollupRows(app: AppContext, brandId: string) {
   return {
-    queries: app.db.sqlite
+    queries: sqliteOf(app.db)
       .query(
         "SELECT query_key, day, engine, prompt_id, query, uses, answers FROM search_query_days WHERE brand_id = ? ORDER BY 1, 2, 3, 4, 5",
       )
       .all(brandId),
-    sources: app.db.sqlite
+    sources: sqliteOf(app.db)
       .query("SELECT domain, day, engine, prompt_id, hosts, answers FROM answer_source_days WHERE brand_id = ? ORDER BY 1, 2, 3, 4, 5")
       .all(brandId),
     // Kept by triggers on answer_source_days: its sum over prompts, through every write, rebuild and cascade.
-    sourceEngines: app.db.sqlite
+    sourceEngines: sqliteOf(app.db)
       .query("SELECT domain, day, engine, hosts, answers FROM answer_source_engine_days WHERE brand_id = ? ORDER BY 1, 2, 3, 4")
       .all(brandId),
   };
@@ -206,7 +207,7 @@ function rollupRows(app: AppContext, brandId: string) {
 
 /** The rollups as search_queries and answer_sources say they must be: rebuilt from those rows in a scratch transaction, then rolled back. */
 async function rebuiltRows(app: AppContext, brandId: string) {
-  const db = app.db.sqlite;
+  const db = sqliteOf(app.db);
   db.exec("SAVEPOINT rebuild");
   try {
     await new SearchStore().rebuildDays(app.db, brandId, 0, 1_000_000);
@@ -264,7 +265,7 @@ test("over random answers, every filter's queries (page by page) and retrieval c
       expect(pages).toEqual(expected);
       // The retrieval rate's numerators, for the brand's domain and for a subdomain of it.
       for (const domain of ["acme.com", "shop.acme.com"]) {
-        app.db.sqlite.query("UPDATE brands SET domain = ? WHERE id = ?").run(domain, s.brandId);
+        sqliteOf(app.db).query("UPDATE brands SET domain = ? WHERE id = ?").run(domain, s.brandId);
         expect({ input, domain, counts: await retrievalCounts(app, filter) }).toEqual({
           input,
           domain,
@@ -275,11 +276,11 @@ test("over random answers, every filter's queries (page by page) and retrieval c
     // The data set is not trivial: some queries recur across prompts, in several spellings.
     const wide = (await searchQueries(app, await resolveFilter(app, s.brandId, filters(s)[0]!, NOW), { limit: 100, offset: 0 })).queries;
     expect(wide.some((q) => q.prompt_count > 1)).toBe(true);
-    const spellings = app.db.sqlite.query<{ n: number }, []>("SELECT count(DISTINCT query) AS n FROM search_queries").get()!.n;
+    const spellings = sqliteOf(app.db).query<{ n: number }, []>("SELECT count(DISTINCT query) AS n FROM search_queries").get()!.n;
     expect(spellings).toBeGreaterThan(wide.length);
     // acme.com's count includes the answers on blog.acme.com, shop.acme.com's does not.
     const counts = async (domain: string) => {
-      app.db.sqlite.query("UPDATE brands SET domain = ? WHERE id = ?").run(domain, s.brandId);
+      sqliteOf(app.db).query("UPDATE brands SET domain = ? WHERE id = ?").run(domain, s.brandId);
       return (await retrievalCounts(app, await resolveFilter(app, s.brandId, filters(s)[0]!, NOW))).overall[0];
     };
     expect(await counts("acme.com")).toBeGreaterThan(await counts("shop.acme.com"));
@@ -348,9 +349,9 @@ test("deleting a prompt (its answers go with it) leaves the rollups equal to the
   const app = memoryApp();
   const s = brand(app);
   await writeRandomAnswers(app, s, 7, 200);
-  app.db.sqlite.query("DELETE FROM prompts WHERE id = ?").run(s.prompts.b!);
+  sqliteOf(app.db).query("DELETE FROM prompts WHERE id = ?").run(s.prompts.b!);
   for (const table of ["search_query_days", "answer_source_days"])
-    expect(app.db.sqlite.query(`SELECT count(*) AS n FROM ${table} WHERE prompt_id = ?`).get(s.prompts.b!)).toEqual({ n: 0 });
+    expect(sqliteOf(app.db).query(`SELECT count(*) AS n FROM ${table} WHERE prompt_id = ?`).get(s.prompts.b!)).toEqual({ n: 0 });
   expect(rollupRows(app, s.brandId)).toEqual(await rebuiltRows(app, s.brandId));
   const filter = await resolveFilter(app, s.brandId, filters(s)[0]!, NOW);
   expect((await searchQueries(app, filter, { limit: 100, offset: 0 })).queries).toEqual(fromScratch(app, filter));

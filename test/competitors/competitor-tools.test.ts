@@ -6,6 +6,7 @@ import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { eq } from "drizzle-orm";
 import { competitors } from "../../src/db/schema";
 import { call, rpc } from "../support/mcp";
+import { ormOf } from "../support/sqlite";
 import { type SeededToolServer, seededToolServer } from "../support/tool-server";
 
 const COMPETITOR_NOT_FOUND = "Competitor not found; list_competitors shows the brand's competitors and their ids.";
@@ -115,6 +116,6 @@ describe("security", () => {
     expect([malformed.status, malformed.json.code]).toEqual([401, "unauthorized"]);
     const none = await s.post({ authorization: `Bearer ${s.seed.none.key}` }, create);
     expect([none.status, none.json.code]).toEqual([403, "plan_required"]);
-    expect(s.t.db.orm.select().from(competitors).where(eq(competitors.name, "Sneaked In")).all()).toEqual([]);
+    expect(ormOf(s.t.db).select().from(competitors).where(eq(competitors.name, "Sneaked In")).all()).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import { answers, citations, competitors, mentions } from "../../src/db/schema";
 import { newId } from "../../src/ids";
 import { addPrompt, apiKeyFor, callTool, makeWorld, type World } from "../public/world";
 import { answer, type FakeProvider, httpError, startFakeAnthropic, startFakeOpenAI } from "../support/fake-providers";
+import { sqliteDb } from "../support/sqlite";
 
 const KEY_ENV = "SPYGLASS_TEST_WRITER_KEY";
 const PROVIDER_KEY = "sk-writer-test-0123456789";
@@ -53,7 +54,7 @@ async function worldWithWriter(api: "openai" | "anthropic", baseUrl: string) {
 
 /** A prompt where engines named two competitors (and not the brand) and cited three domains. */
 function seedEvidence(w: World): string {
-  const db = w.ctx.db;
+  const db = sqliteDb(w.ctx.db);
   const promptId = addPrompt(w, w.brand.id, "What is the best CRM for startups?");
   const now = Date.now() - 3_600_000;
   const rivals = ["Rival One", "Rival Two"].map((name, i) => {

@@ -36,7 +36,8 @@ beforeAll(async () => {
     const created = await t.call("POST", "/api/brands", { cookie: cookie[who], body: { name: `${who} brand` } });
     brand[who] = created.json.brand.id;
   }
-  visibilityKey = (await createApiKey(t.db, (await findAccountByEmail(t.db, "vis@example.com"))!.id, { name: "k", brandId: brand.vis })).plaintext;
+  visibilityKey = (await createApiKey(t.db, (await findAccountByEmail(t.db, "vis@example.com"))!.id, { name: "k", brandId: brand.vis }))
+    .plaintext;
 });
 
 afterAll(() => t.close());

@@ -7,7 +7,7 @@ import { afterEach, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Checkpointer, startCheckpointer } from "../../src/db/checkpointer";
-import { type SqliteDb, openDatabase } from "../../src/db/client";
+import { openDatabase, type SqliteDb } from "../../src/db/client";
 import { captureLog } from "../support/log";
 import { scratchDir } from "../support/scratch";
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { eq } from "drizzle-orm";
 import { TOOLS } from "../../src/catalogue/tools";
-import { type Db, openDatabase } from "../../src/db/client";
+import { openDatabase, type SqliteDb } from "../../src/db/client";
 import { accounts } from "../../src/db/schema";
 import { revokeApiKey } from "../../src/keys/service";
 import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
@@ -39,7 +39,7 @@ const WWW_AUTHENTICATE = 'Bearer realm="spyglass", error="invalid_token"';
 let box: Sandbox;
 let server: ServerProcess;
 let seed: ToolServerSeed;
-let db: Db;
+let db: SqliteDb;
 const clients: Client[] = [];
 
 async function client(key: string): Promise<Client> {

@@ -5,6 +5,7 @@ import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { createArticle } from "../../src/content/service";
 import { fortnightOfAnswers, writeAnswers } from "../support/answers";
 import { call } from "../support/mcp";
+import { sqliteOf } from "../support/sqlite";
 import { type SeededToolServer, seededToolServer } from "../support/tool-server";
 
 let s: SeededToolServer;
@@ -233,13 +234,13 @@ describe("resources", () => {
       `spyglass://articles/${s.seed.a.ids.articleSlug}`,
       `spyglass://articles/${s.seed.a.ids.articleSlug}/html`,
     ]);
-    s.t.db.sqlite.query("UPDATE accounts SET plan = 'visibility' WHERE id = ?").run(s.seed.a.accountId);
+    sqliteOf(s.t.db).query("UPDATE accounts SET plan = 'visibility' WHERE id = ?").run(s.seed.a.accountId);
     try {
       const asVisibility = await call(await s.client(s.seed.a.key), "get_article_impact");
       expect(asVisibility.data.articles).toHaveLength(1);
       expect(asVisibility.result.content.map((c) => c.type)).toEqual(["text"]);
     } finally {
-      s.t.db.sqlite.query("UPDATE accounts SET plan = 'autopilot' WHERE id = ?").run(s.seed.a.accountId);
+      sqliteOf(s.t.db).query("UPDATE accounts SET plan = 'autopilot' WHERE id = ?").run(s.seed.a.accountId);
     }
   });
 

@@ -14,6 +14,7 @@ import { BASE, type TestApp, testApp } from "../support/http";
 import { MCP_PATH, rpc } from "../support/mcp";
 import { authorizeQuery, consent, documentHost, pkce, RESOURCE, registerClient, tokenRequest } from "../support/oauth";
 import { scratchDir } from "../support/scratch";
+import { sqliteOf } from "../support/sqlite";
 
 const PUBLIC_URL = "https://spyglass.test";
 const REDIRECT = "http://127.0.0.1:7777/callback";
@@ -123,7 +124,7 @@ describe("the whole flow, in process", () => {
     const { access, refresh } = await tokensForA();
     expect(access).toMatch(/^sgo_at_[A-Za-z0-9_-]{43}$/);
     expect(refresh).toMatch(/^sgo_rt_[A-Za-z0-9_-]{43}$/);
-    const dump = JSON.stringify(t.db.sqlite.query("SELECT * FROM oauth_tokens").all());
+    const dump = JSON.stringify(sqliteOf(t.db).query("SELECT * FROM oauth_tokens").all());
     expect(dump).not.toContain(access);
     expect(dump).not.toContain(refresh);
     const client = new Client({ name: "oauth-test", version: "1.0.0" });
@@ -200,11 +201,11 @@ describe("the whole flow, in process", () => {
 
   test("the plan gate applies as for keys: the account's current plan, 403 plan_required on plan none", async () => {
     const { access } = await tokensForA();
-    t.db.sqlite.query("UPDATE accounts SET plan = 'none' WHERE id = ?1").run(seed.a.accountId);
+    sqliteOf(t.db).query("UPDATE accounts SET plan = 'none' WHERE id = ?1").run(seed.a.accountId);
     const res = await mcp(access);
     expect(res.status).toBe(403);
     expect(res.json.code).toBe("plan_required");
-    t.db.sqlite.query("UPDATE accounts SET plan = 'visibility' WHERE id = ?1").run(seed.a.accountId);
+    sqliteOf(t.db).query("UPDATE accounts SET plan = 'visibility' WHERE id = ?1").run(seed.a.accountId);
     const list = await mcp(access);
     const names = list.json.result.tools.map((tool: { name: string }) => tool.name);
     expect(names).toContain("get_brand");
@@ -355,7 +356,7 @@ describe("refusals, each with its OAuth error", () => {
 
   test("a token issued for another resource (the server's public_url changed) is refused by the tool server", async () => {
     const { access } = await tokensForA();
-    t.db.sqlite.query("UPDATE oauth_grants SET resource = 'https://old.example/api/mcp/mcp'").run();
+    sqliteOf(t.db).query("UPDATE oauth_grants SET resource = 'https://old.example/api/mcp/mcp'").run();
     expect((await mcp(access)).status).toBe(401);
   });
 
@@ -374,7 +375,7 @@ describe("refusals, each with its OAuth error", () => {
       const res = await t.call("POST", "/api/oauth/authorization", { cookie: cookieA, body, headers });
       expect(res.status).toBe(403);
     }
-    expect(t.db.sqlite.query("SELECT count(*) AS n FROM oauth_codes").get()).toEqual({ n: 0 });
+    expect(sqliteOf(t.db).query("SELECT count(*) AS n FROM oauth_codes").get()).toEqual({ n: 0 });
   });
 
   test("consent is for one brand of the account: another account's brand is 404; Deny sends access_denied", async () => {
@@ -483,7 +484,7 @@ describe("registration", () => {
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(res.json.error_description).toContain("Too many client registrations");
     expect(REGISTRATIONS_PER_HOUR).toBe(100);
-    expect(t.db.sqlite.query("SELECT count(*) AS n FROM oauth_clients").get()).toEqual({ n: 100 });
+    expect(sqliteOf(t.db).query("SELECT count(*) AS n FROM oauth_clients").get()).toEqual({ n: 100 });
   });
 
   test("a public client gets no secret, and the consent page names it as it registered", async () => {
@@ -510,7 +511,7 @@ describe("registration", () => {
       expect(reg.json.token_endpoint_auth_method).toBe(method);
       const secret = reg.json.client_secret as string;
       expect(secret).toMatch(/^sgo_cs_/);
-      expect(JSON.stringify(t.db.sqlite.query("SELECT * FROM oauth_clients").all())).not.toContain(secret);
+      expect(JSON.stringify(sqliteOf(t.db).query("SELECT * FROM oauth_clients").all())).not.toContain(secret);
       const client = { id: reg.json.client_id as string, redirectUri: REDIRECT };
       const exchange = async (auth: { body?: string; basic?: string }) => {
         const pair = pkce();

@@ -7,6 +7,7 @@ import { eq } from "drizzle-orm";
 import { prompts } from "../../src/db/schema";
 import { revokeApiKey } from "../../src/keys/service";
 import { call, rpc } from "../support/mcp";
+import { ormOf } from "../support/sqlite";
 import { type SeededToolServer, seededToolServer } from "../support/tool-server";
 
 const PROMPT_NOT_FOUND = "Prompt not found; list_prompts shows the brand's prompts and their ids.";
@@ -232,7 +233,7 @@ describe("security", () => {
       code: "plan_required",
       required_plan: "visibility",
     });
-    expect(s.t.db.orm.select().from(prompts).where(eq(prompts.brandId, s.seed.none.brandId)).all()).toEqual([]);
+    expect(ormOf(s.t.db).select().from(prompts).where(eq(prompts.brandId, s.seed.none.brandId)).all()).toEqual([]);
   });
 
   test("a Visibility account manages its prompts (the prompt tools need no more than Visibility)", async () => {

@@ -10,6 +10,7 @@ import { newId } from "../../src/ids";
 import { DATA_VERSION_CHECK_MS } from "../../src/public/cache";
 import { captureLog } from "../support/log";
 import { scratchDir } from "../support/scratch";
+import { sqliteDb, sqliteOf } from "../support/sqlite";
 import { makeWorld, type World } from "./world";
 
 const SPEC_HEADERS = {
@@ -50,7 +51,7 @@ async function publish(brandId: string, input: { title?: string; markdown?: stri
 
 /** Sets published_at directly, so ordering tests do not depend on the clock's resolution. */
 function setPublishedAt(id: string, ms: number): void {
-  world.ctx.db.sqlite.query("UPDATE articles SET published_at = ? WHERE id = ?").run(ms, id);
+  sqliteOf(world.ctx.db).query("UPDATE articles SET published_at = ? WHERE id = ?").run(ms, id);
 }
 
 describe("GET /api/public/articles", () => {
@@ -149,7 +150,7 @@ describe("GET /api/public/articles", () => {
   });
 
   test("at most 500 articles are listed (501 published), newest first", async () => {
-    const db = world.ctx.db;
+    const db = sqliteDb(world.ctx.db);
     const base = Date.UTC(2024, 0, 1);
     const rows = Array.from({ length: 501 }, (_, i) => ({
       id: newId("art"),

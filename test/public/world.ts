@@ -10,6 +10,7 @@ import { newId } from "../../src/ids";
 import { createApiKey } from "../../src/keys/service";
 import { configureLog } from "../../src/log";
 import { scratchDir } from "../support/scratch";
+import { ormOf } from "../support/sqlite";
 
 export interface World {
   ctx: AppContext;
@@ -43,7 +44,7 @@ export async function makeWorld(options: { config?: Partial<Config>; dbPath?: st
 
 export function addPrompt(world: World, brandId: string, text: string): string {
   const id = newId("prm");
-  world.ctx.db.orm
+  ormOf(world.ctx.db)
     .insert(prompts)
     .values({ id, brandId, text, textKey: text.toLowerCase().replace(/\s+/g, " ").trim(), createdAt: Date.now() })
     .run();

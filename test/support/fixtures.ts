@@ -7,7 +7,7 @@
 //   seed.a.ids          // ids of A's records, for isolation checks
 import { eq } from "drizzle-orm";
 import { createBrand } from "../../src/brands/service";
-import { type Db, openDatabase } from "../../src/db/client";
+import { openDatabase, type SqliteDb } from "../../src/db/client";
 import { accounts, answers, articles, competitors, type Plan, prompts, promptTags, tags } from "../../src/db/schema";
 import { newId } from "../../src/ids";
 import { createApiKey } from "../../src/keys/service";
@@ -47,14 +47,14 @@ export interface ToolServerSeed {
   spareKeyOfA: { key: string; keyId: string };
 }
 
-async function insertAccount(db: Db, email: string, plan: Plan): Promise<string> {
+async function insertAccount(db: SqliteDb, email: string, plan: Plan): Promise<string> {
   const id = newId("acc");
   // Tool-server tests never log in: the hash is a placeholder no password matches.
   await db.orm.insert(accounts).values({ id, email, passwordHash: "!", plan, createdAt: Date.now() });
   return id;
 }
 
-async function seedBrand(db: Db, email: string, name: string, domain: string, plan: Plan): Promise<SeededBrand> {
+async function seedBrand(db: SqliteDb, email: string, name: string, domain: string, plan: Plan): Promise<SeededBrand> {
   const accountId = await insertAccount(db, email, plan === "none" ? "visibility" : plan);
   const brand = await createBrand(db, accountId, { name, domain });
   const key = await createApiKey(db, accountId, { name: `${name} key`, brandId: brand.id });
@@ -62,7 +62,7 @@ async function seedBrand(db: Db, email: string, name: string, domain: string, pl
   return { accountId, email, brandId: brand.id, brandName: name, key: key.plaintext, keyId: key.key.id };
 }
 
-async function seedRecords(db: Db, brandId: string, word: string): Promise<BrandRecords> {
+async function seedRecords(db: SqliteDb, brandId: string, word: string): Promise<BrandRecords> {
   const now = Date.now() - 86_400_000;
   const tagId = newId("tag");
   const tagName = `${word} launch`;

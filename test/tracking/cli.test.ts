@@ -3,6 +3,7 @@
 import { expect, test } from "bun:test";
 import { trackCommand } from "../../src/tracking/cli";
 import { memoryApp } from "../analytics/dataset";
+import { sqliteOf } from "../support/sqlite";
 
 const engine = (id: string, variable?: string) => `
 [[engines]]
@@ -21,5 +22,5 @@ test("track names every engine whose api_key_env is unset, before any run", asyn
     `${app.config.configFile}: engines[0] ("gpt"): api_key_env names CLI_TEST_UNSET_A; engines[2] ("claude"): api_key_env names CLI_TEST_UNSET_B, which are not set in the environment; set them to the providers' API keys and run spyglass track again`,
   );
   expect(written).toEqual([]);
-  expect(app.db.sqlite.query("SELECT count(*) AS n FROM tracking_runs").get()).toEqual({ n: 0 });
+  expect(sqliteOf(app.db).query("SELECT count(*) AS n FROM tracking_runs").get()).toEqual({ n: 0 });
 });

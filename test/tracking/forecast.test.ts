@@ -15,6 +15,7 @@ import { forecast, runsIn } from "../../src/tracking/forecast";
 import { loadRoster } from "../../src/tracking/roster";
 import { getTrackingStatus } from "../../src/tracking/service";
 import { memoryApp, type SeededBrand, seedBrand } from "../analytics/dataset";
+import { sqliteOf } from "../support/sqlite";
 
 const engine = (id: string, extra: string) => `
 [[engines]]
@@ -136,7 +137,7 @@ describe("the forecast", () => {
     expect(text).toContain('schedule "0 */6 * * *" (UTC): 120 runs in the next 30 days → 2880 requests per month (96 a day)');
     expect(text).toContain("estimated cost: ~0.0984 per run, ~11.81 per month (not counted: free, pending)");
     expect(text).toContain("Dry run: nothing was sent to any engine.");
-    expect(app.db.sqlite.query("SELECT count(*) AS n FROM tracking_runs").get()).toEqual({ n: 0 });
+    expect(sqliteOf(app.db).query("SELECT count(*) AS n FROM tracking_runs").get()).toEqual({ n: 0 });
 
     written.length = 0;
     expect(await trackCommand(app, { brandId: s.brandId, json: true, dryRun: true, out })).toBe(0);

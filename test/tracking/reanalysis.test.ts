@@ -4,6 +4,7 @@ import { resolveFilter } from "../../src/analytics/filters";
 import { visibilityOverview } from "../../src/analytics/visibility";
 import { loadRoster } from "../../src/tracking/roster";
 import { memoryApp, seedBrand } from "../analytics/dataset";
+import { sqliteOf } from "../support/sqlite";
 
 async function store(app: ReturnType<typeof memoryApp>, brandId: string, promptId: string, text: string, citations: string[] = []) {
   return await app.tracking.storeAnswer(
@@ -28,7 +29,7 @@ async function store(app: ReturnType<typeof memoryApp>, brandId: string, promptI
 }
 
 const ranks = (app: ReturnType<typeof memoryApp>, answerId: number) =>
-  app.db.sqlite
+  sqliteOf(app.db)
     .query<{ member_id: string; rank: number }, [number]>("SELECT member_id, rank FROM mentions WHERE answer_id = ? ORDER BY rank")
     .all(answerId);
 
@@ -41,7 +42,7 @@ test("adding a competitor re-analyses stored answers: new mentions, new brand po
   expect(ranks(app, a2)).toEqual([]);
 
   const cmp = "cmp_initech";
-  app.db.sqlite
+  sqliteOf(app.db)
     .query(
       "INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES (?, ?, 'Initech', '[]', '[\"initech.com\"]', 1)",
     )
@@ -53,10 +54,10 @@ test("adding a competitor re-analyses stored answers: new mentions, new brand po
     { member_id: s.brandId, rank: 2 },
   ]);
   expect(ranks(app, a2)).toEqual([{ member_id: cmp, rank: 1 }]);
-  const row = app.db.sqlite.query<{ brand_position: number }, [number]>("SELECT brand_position FROM answers WHERE id = ?").get(a1)!;
+  const row = sqliteOf(app.db).query<{ brand_position: number }, [number]>("SELECT brand_position FROM answers WHERE id = ?").get(a1)!;
   expect(row.brand_position).toBe(2);
   // Citations come back from the stored provider citations, not from a provider call.
-  expect(app.db.sqlite.query<{ url: string }, [number]>("SELECT url FROM citations WHERE answer_id = ?").all(a1)).toEqual([
+  expect(sqliteOf(app.db).query<{ url: string }, [number]>("SELECT url FROM citations WHERE answer_id = ?").all(a1)).toEqual([
     { url: "https://initech.com" },
   ]);
   const o = await visibilityOverview(app, await resolveFilter(app, s.brandId, { start_date: "2025-03-01", end_date: "2025-03-03" }));
@@ -69,13 +70,13 @@ test("a new brand alias and domain count after re-analysis; removing a competito
   const s = seedBrand(app, { name: "Acme", competitors: [{ key: "C", name: "Globex" }], prompts: [{ key: "P", text: "best crm" }] });
   const a = await store(app, s.brandId, s.prompts.P!, "Globex or Roadrunner Cloud? See https://acme.io/docs.");
   expect(ranks(app, a)).toEqual([{ member_id: s.competitors.C!, rank: 1 }]);
-  app.db.sqlite
+  sqliteOf(app.db)
     .query("UPDATE brands SET aliases = ?, domain = 'acme.io' WHERE id = ?")
     .run(JSON.stringify(["Roadrunner Cloud"]), s.brandId);
-  app.db.sqlite.query("DELETE FROM competitors WHERE id = ?").run(s.competitors.C!);
+  sqliteOf(app.db).query("DELETE FROM competitors WHERE id = ?").run(s.competitors.C!);
   await app.tracking.reanalyzeBrand(s.brandId);
   expect(ranks(app, a)).toEqual([{ member_id: s.brandId, rank: 1 }]);
-  const row = app.db.sqlite
+  const row = sqliteOf(app.db)
     .query<{ brand_mentioned: number; brand_cited: number }, [number]>("SELECT brand_mentioned, brand_cited FROM answers WHERE id = ?")
     .get(a)!;
   expect(row).toEqual({ brand_mentioned: 1, brand_cited: 1 });
@@ -108,14 +109,14 @@ test("re-analysis goes through answers in chunks and leaves non-valid answers al
       );
     }
   });
-  app.db.sqlite
+  sqliteOf(app.db)
     .query("INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES ('cmp_g', ?, 'Globex', '[]', '[]', 1)")
     .run(s.brandId);
   // Two calls while one is running share the same pass (and start over once).
   const [n1, n2] = await Promise.all([app.tracking.reanalyzeBrand(s.brandId), app.tracking.reanalyzeBrand(s.brandId)]);
   expect(n1).toBe(4_050);
   expect(n2).toBe(4_050);
-  const counts = app.db.sqlite
+  const counts = sqliteOf(app.db)
     .query<{ member_id: string; n: number }, []>("SELECT member_id, count(*) AS n FROM mentions GROUP BY member_id ORDER BY member_id")
     .all();
   expect(counts).toEqual([

@@ -8,6 +8,7 @@ import { openDatabase } from "../../src/db/client";
 import { getRun, runTracking, startTracking, stopTracking } from "../../src/tracking/service";
 import { memoryApp, seedBrand } from "../analytics/dataset";
 import { answer, type FakeProvider, hang, startFakeGemini, startFakeResponses } from "../support/fake-providers";
+import { sqliteOf } from "../support/sqlite";
 
 let hanging = true;
 const script = (prompt: string) => (prompt.startsWith("slow") && hanging ? hang() : answer(`Acme answers ${prompt}.`));
@@ -48,7 +49,7 @@ model = "gemini-test"
   // First process: the fast prompts are answered, the slow ones hang until the stop.
   const started = await startTracking(first, s.brandId, { trigger: "schedule" });
   const stored = () =>
-    first.db.sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM answers WHERE run_id = ?").get(started.run.id)!.n;
+    sqliteOf(first.db).query<{ n: number }, [string]>("SELECT count(*) AS n FROM answers WHERE run_id = ?").get(started.run.id)!.n;
   while (stored() < 4 || responses.inFlight + gemini.inFlight < 4) await Bun.sleep(10);
   await stopTracking(first);
   expect(await started.done).toMatchObject({ status: "interrupted", answers_done: 4, answers_planned: 8 });
@@ -71,7 +72,7 @@ model = "gemini-test"
       expect(asked(fake, "slow 1")).toBe(2);
       expect(asked(fake, "slow 2")).toBe(2);
     }
-    const slots = second.db.sqlite
+    const slots = sqliteOf(second.db)
       .query<{ n: number; distinct_slots: number }, [string]>(
         "SELECT count(*) AS n, count(DISTINCT prompt_id || engine || sample) AS distinct_slots FROM answers WHERE run_id = ?",
       )
@@ -80,7 +81,7 @@ model = "gemini-test"
 
     // A finished run is not resumed again; a run restricted to other engines than an interrupted
     // run's starts afresh rather than resuming it.
-    second.db.sqlite.query("UPDATE tracking_runs SET status = 'interrupted' WHERE id = ?").run(started.run.id);
+    sqliteOf(second.db).query("UPDATE tracking_runs SET status = 'interrupted' WHERE id = ?").run(started.run.id);
     const narrow = await runTracking(second, s.brandId, { trigger: "tool", engines: ["gemini"] });
     expect(narrow.id).not.toBe(started.run.id);
     expect(narrow).toMatchObject({ status: "completed", answers_planned: 4, engines: ["gemini"] });
@@ -109,9 +110,9 @@ model = "gemini-test"
   const run = await runTracking(app, s.brandId, { trigger: "cli" });
   expect(run).toMatchObject({ status: "completed", answers_done: 8 });
   // As if it had been stopped before asking "r3", and "r2" was archived since.
-  app.db.sqlite.query("DELETE FROM answers WHERE run_id = ? AND prompt_id = ?").run(run.id, s.prompts.P3!);
-  app.db.sqlite.query("UPDATE tracking_runs SET status = 'interrupted', answers_done = 6 WHERE id = ?").run(run.id);
-  app.db.sqlite.query("UPDATE prompts SET archived_at = ? WHERE id = ?").run(Date.now(), s.prompts.P2!);
+  sqliteOf(app.db).query("DELETE FROM answers WHERE run_id = ? AND prompt_id = ?").run(run.id, s.prompts.P3!);
+  sqliteOf(app.db).query("UPDATE tracking_runs SET status = 'interrupted', answers_done = 6 WHERE id = ?").run(run.id);
+  sqliteOf(app.db).query("UPDATE prompts SET archived_at = ? WHERE id = ?").run(Date.now(), s.prompts.P2!);
   const before = { r2: asked(responses, "r2") + asked(gemini, "r2"), r3: asked(responses, "r3") + asked(gemini, "r3") };
 
   const resumed = await runTracking(app, s.brandId, { trigger: "schedule" });

@@ -18,12 +18,13 @@ import { seedDemo } from "../../src/demo/seeder";
 import { type NewAnswer } from "../../src/tracking/answer-writer";
 import { loadRoster } from "../../src/tracking/roster";
 import { memoryApp, seedBrand } from "../analytics/dataset";
+import { sqliteOf } from "../support/sqlite";
 
 const DAY = 86_400_000;
 
 /** Rollup rows next to the same sums computed from answers and mentions, sentiment sums rounded (float order). */
 function rollupsAndRaw(app: AppContext, brandId: string) {
-  const db = app.db.sqlite;
+  const db = sqliteOf(app.db);
   const round = <R extends { sentiment_sum: number }>(rows: R[]) =>
     rows.map((r) => ({ ...r, sentiment_sum: Math.round(r.sentiment_sum * 1e9) / 1e9 }));
   const answerCols = "total, valid, mentioned, position_sum, top1, top3, sentiment_sum, sentiment_n, cited, roster_mentions";
@@ -144,10 +145,12 @@ test("tracking writes keep the rollups equal to the stored rows, and re-analysis
   expect(before.share_of_voice.n).toBeGreaterThan(0);
 
   // A new competitor and an alias: more mentions, new ranks, on every day.
-  app.db.sqlite
+  sqliteOf(app.db)
     .query("INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES ('cmp_i', ?, 'Initech', '[]', '[]', 5)")
     .run(s.brandId);
-  app.db.sqlite.query("UPDATE brands SET aliases = ? WHERE id = ?").run(JSON.stringify(["Roadrunner"]), s.brandId);
+  sqliteOf(app.db)
+    .query("UPDATE brands SET aliases = ? WHERE id = ?")
+    .run(JSON.stringify(["Roadrunner"]), s.brandId);
   expect(await app.tracking.reanalyzeBrand(s.brandId)).toBe(75);
   expectRollupsRight(app, s.brandId);
   const after = await visibilityOverview(app, await resolveFilter(app, s.brandId, period));
@@ -155,7 +158,7 @@ test("tracking writes keep the rollups equal to the stored rows, and re-analysis
   expect(after.visibility.successes).toBeGreaterThan(before.visibility.successes);
 
   // Removing a competitor takes its mentions out of the rollups too.
-  app.db.sqlite.query("DELETE FROM competitors WHERE id = ?").run(s.competitors.G!);
+  sqliteOf(app.db).query("DELETE FROM competitors WHERE id = ?").run(s.competitors.G!);
   await app.tracking.reanalyzeBrand(s.brandId);
   expectRollupsRight(app, s.brandId);
   const ranking = await competitorRanking(app, await resolveFilter(app, s.brandId, period));
@@ -177,7 +180,7 @@ model = "m"
 
   // Every prompt carries one tag; summing the per-tag figures (per-answer path) must give the
   // unfiltered ones (rollup path).
-  const tags = app.db.sqlite.query<{ id: string; name: string }, [string]>("SELECT id, name FROM tags WHERE brand_id = ?").all(brandId);
+  const tags = sqliteOf(app.db).query<{ id: string; name: string }, [string]>("SELECT id, name FROM tags WHERE brand_id = ?").all(brandId);
   const input = { start_date: "2025-06-10", end_date: "2025-06-30" };
   const whole = await visibilityOverview(app, await resolveFilter(app, brandId, input, now));
   const parts = await Promise.all(
@@ -227,7 +230,7 @@ model = "m"
   }
   // Prompt performance walks prompt by prompt: the same figures as grouping the period's answers.
   const f = await resolveFilter(app, brandId, input, now);
-  const grouped = app.db.sqlite
+  const grouped = sqliteOf(app.db)
     .query<{ id: string; total: number; valid: number; mentioned: number }, [string, number, number]>(
       `SELECT prompt_id AS id, count(*) AS total, sum(status = 'ok') AS valid, sum(brand_mentioned) AS mentioned
        FROM answers WHERE brand_id = ? AND created_at >= ? AND created_at < ? GROUP BY prompt_id ORDER BY prompt_id`,

@@ -16,6 +16,7 @@ import {
   startFakeAnthropic,
   startFakeOpenAI,
 } from "../support/fake-providers";
+import { sqliteOf } from "../support/sqlite";
 
 const ENV = { OPENAI_TEST_KEY: "sk-test-openai", ANTHROPIC_TEST_KEY: "sk-ant-test" };
 const sleeps: number[] = [];
@@ -52,7 +53,7 @@ ${extra}
 }
 
 function countAnswers(app: AppContext, runId: string): number {
-  return app.db.sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM answers WHERE run_id = ?").get(runId)!.n;
+  return sqliteOf(app.db).query<{ n: number }, [string]>("SELECT count(*) AS n FROM answers WHERE run_id = ?").get(runId)!.n;
 }
 
 const fakes: FakeProvider[] = [];
@@ -104,7 +105,7 @@ describe("a run against scripted providers", () => {
     for (const e of run.by_engine) expect(e.ok + e.empty + e.refusal + e.error).toBe(6);
     for (const e of run.by_engine) expect(e.first_error === null).toBe(e.error === 0);
 
-    const rows = app.db.sqlite
+    const rows = sqliteOf(app.db)
       .query<
         {
           text: string;
@@ -145,14 +146,14 @@ describe("a run against scripted providers", () => {
 
     // Mentions and normalised citations of the valid answers were stored with the answer.
     const best = by("best crm", "gpt") as unknown as { id: number };
-    const cites = app.db.sqlite
+    const cites = sqliteOf(app.db)
       .query<{ url: string; domain: string }, [number]>("SELECT url, domain FROM citations WHERE answer_id = ? ORDER BY url")
       .all(best.id);
     expect(cites).toEqual([
       { url: "https://acme.com/pricing", domain: "acme.com" },
       { url: "https://g2.com/crm", domain: "g2.com" },
     ]);
-    const mentions = app.db.sqlite
+    const mentions = sqliteOf(app.db)
       .query<{ member_id: string; rank: number }, [number]>("SELECT member_id, rank FROM mentions WHERE answer_id = ? ORDER BY rank")
       .all(best.id);
     expect(mentions).toEqual([
@@ -229,13 +230,15 @@ describe("limits, overlap, interruption", () => {
     anthropic = startFakeAnthropic({ fallback: answer("Acme.") });
     const app = memoryApp(engines(openai, anthropic), { llm: { env: ENV } });
     const s = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
-    const insert = app.db.sqlite.query(
+    const insert = sqliteOf(app.db).query(
       "INSERT INTO tracking_runs (id, brand_id, status, trigger, answers_planned, owner_pid, started_at) VALUES (?, ?, 'running', 'cli', 2, ?, ?)",
     );
     // The test runner's parent process is alive and is not us.
     insert.run("run_elsewhere", s.brandId, process.ppid, Date.now());
     await expect(startTracking(app, s.brandId, { trigger: "cli" })).rejects.toThrow(/already under way/);
-    app.db.sqlite.query("UPDATE tracking_runs SET owner_pid = ? WHERE id = 'run_elsewhere'").run(2 ** 22 + 12345);
+    sqliteOf(app.db)
+      .query("UPDATE tracking_runs SET owner_pid = ? WHERE id = 'run_elsewhere'")
+      .run(2 ** 22 + 12345);
     const run = await runTracking(app, s.brandId, { trigger: "cli" });
     expect(run.status).toBe("completed");
     expect(await getRun(app, s.brandId, "run_elsewhere")).toMatchObject({ status: "interrupted" });
@@ -286,7 +289,7 @@ describe("limits, overlap, interruption", () => {
     });
     const run = await runTracking(app, s.brandId, { trigger: "cli" });
     // Simulate a crash mid-run: the row says running, owned by a process that no longer exists.
-    app.db.sqlite
+    sqliteOf(app.db)
       .query("UPDATE tracking_runs SET status = 'running', finished_at = NULL, owner_pid = ? WHERE id = ?")
       .run(2 ** 22 + 54321, run.id);
     expect(await markInterruptedRuns(app)).toBe(1);
@@ -297,11 +300,11 @@ describe("limits, overlap, interruption", () => {
     const again = await runTracking(app, s.brandId, { trigger: "cli" });
     expect(again).toMatchObject({ id: run.id, status: "completed", answers_done: 4 });
     expect(openai.requests.length + anthropic.requests.length).toBe(asked);
-    expect(app.db.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM answers").get()!.n).toBe(4);
+    expect(sqliteOf(app.db).query<{ n: number }, []>("SELECT count(*) AS n FROM answers").get()!.n).toBe(4);
     // A completed run is not resumed: the one after it is a new run that asks again.
     const third = await runTracking(app, s.brandId, { trigger: "cli" });
     expect(third.id).not.toBe(run.id);
-    expect(app.db.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM answers").get()!.n).toBe(8);
+    expect(sqliteOf(app.db).query<{ n: number }, []>("SELECT count(*) AS n FROM answers").get()!.n).toBe(8);
   });
 
   test("a timeout is stored as an error with the reason; a missing API key fails the run clearly", async () => {
@@ -314,7 +317,7 @@ describe("limits, overlap, interruption", () => {
     const run = await runTracking(app, s.brandId, { trigger: "cli" });
     expect(run.status).toBe("failed");
     expect(run.error).toContain("every answer failed");
-    const errors = app.db.sqlite.query<{ engine: string; error: string }, []>("SELECT engine, error FROM answers ORDER BY engine").all();
+    const errors = sqliteOf(app.db).query<{ engine: string; error: string }, []>("SELECT engine, error FROM answers ORDER BY engine").all();
     expect(errors).toEqual([
       { engine: "claude", error: "environment variable ANTHROPIC_TEST_KEY is not set" },
       { engine: "gpt", error: "timeout after 1000 ms" },
