@@ -1,12 +1,13 @@
 // A number that moves when another connection (another process included) commits a write to the
 // database, for caches that must notice writes they were not told about. On SQLite it is
 // `PRAGMA data_version`: the connection's own writes leave it alone, any other connection's commit
-// moves it. It takes a shared-memory lock, so callers read it at most every few milliseconds.
-import { type Queries } from "./queries";
+// moves it. It takes a shared-memory lock, so callers read it at most every few milliseconds. On
+// PostgreSQL it is the change feed's counter (pg-changes.ts), moved by any instance's committed write
+// to a cached table (this instance's own included) and at least every few seconds.
+import { type Db } from "./client";
 
-export async function changeStamp(db: Queries): Promise<number> {
-  // Issue 21: PostgreSQL instances will learn of each other's writes by LISTEN/NOTIFY instead.
-  if (db.dialect !== "sqlite") return 0;
+export async function changeStamp(db: Db): Promise<number> {
+  if (db.dialect === "postgres") return db.changes.stamp();
   const row = await db.get<{ data_version: number }>("PRAGMA data_version");
   return row?.data_version ?? 0;
 }

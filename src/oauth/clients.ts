@@ -117,8 +117,8 @@ export async function registerClient(db: Queries, body: unknown, now: number): P
 /** The client with this id: a registered one, or one whose metadata document is fetched (or taken from the cache). */
 export async function resolveClient(db: Queries, clientId: string, options: { allowLoopback: boolean; now: number }): Promise<OAuthClient> {
   const row = await db.get<ClientRow>(
-    `SELECT id, kind, name, client_uri AS clientUri, auth_method AS authMethod, secret_hash AS secretHash, redirect_uris AS redirectUris,
-       created_at AS createdAt, fetched_at AS fetchedAt
+    `SELECT id, kind, name, client_uri AS "clientUri", auth_method AS "authMethod", secret_hash AS "secretHash", redirect_uris AS "redirectUris",
+       created_at AS "createdAt", fetched_at AS "fetchedAt"
      FROM oauth_clients WHERE id = ?`,
     [clientId],
   );
@@ -171,7 +171,7 @@ export async function clientName(db: Queries, clientId: string): Promise<string>
  * authenticated client id, or null when the client is unknown or its secret is missing or wrong.
  */
 export async function authenticateClient(db: Queries, clientId: string, secret: string | null): Promise<string | null> {
-  const row = await db.get<{ secretHash: string | null }>("SELECT secret_hash AS secretHash FROM oauth_clients WHERE id = ?", [clientId]);
+  const row = await db.get<{ secretHash: string | null }>(`SELECT secret_hash AS "secretHash" FROM oauth_clients WHERE id = ?`, [clientId]);
   if (!row) return null;
   if (row.secretHash === null) return clientId;
   if (secret === null) return null;

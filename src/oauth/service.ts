@@ -331,8 +331,8 @@ export class OAuthService {
           usedAt: number | null;
           grantId: string | null;
         }>(
-          `SELECT code_hash AS codeHash, client_id AS clientId, account_id AS accountId, brand_id AS brandId, redirect_uri AS redirectUri,
-             code_challenge AS codeChallenge, resource, expires_at AS expiresAt, used_at AS usedAt, grant_id AS grantId
+          `SELECT code_hash AS "codeHash", client_id AS "clientId", account_id AS "accountId", brand_id AS "brandId", redirect_uri AS "redirectUri",
+             code_challenge AS "codeChallenge", resource, expires_at AS "expiresAt", used_at AS "usedAt", grant_id AS "grantId"
            FROM oauth_codes WHERE code_hash = ?`,
           [hashSecret(code)],
         );
@@ -378,8 +378,8 @@ export class OAuthService {
           clientId: string;
           grantRevokedAt: number | null;
         }>(
-          `SELECT t.token_hash AS tokenHash, t.expires_at AS expiresAt, t.used_at AS usedAt, t.revoked_at AS tokenRevokedAt,
-             g.id AS grantId, g.client_id AS clientId, g.revoked_at AS grantRevokedAt
+          `SELECT t.token_hash AS "tokenHash", t.expires_at AS "expiresAt", t.used_at AS "usedAt", t.revoked_at AS "tokenRevokedAt",
+             g.id AS "grantId", g.client_id AS "clientId", g.revoked_at AS "grantRevokedAt"
            FROM oauth_tokens t INNER JOIN oauth_grants g ON g.id = t.grant_id
            WHERE t.token_hash = ? AND t.kind = 'refresh'`,
           [hashSecret(token)],
@@ -412,7 +412,7 @@ export class OAuthService {
     const { clientId, secret } = clientCredentials(params, authorization);
     if (clientId !== null && !(await authenticateClient(this.db, clientId, secret))) throw new InvalidClientError(CLIENT_AUTH_FAILED);
     const row = await this.db.get<{ hash: string; kind: "access" | "refresh"; grantId: string; clientId: string }>(
-      `SELECT t.token_hash AS hash, t.kind, t.grant_id AS grantId, g.client_id AS clientId
+      `SELECT t.token_hash AS hash, t.kind, t.grant_id AS "grantId", g.client_id AS "clientId"
        FROM oauth_tokens t INNER JOIN oauth_grants g ON g.id = t.grant_id WHERE t.token_hash = ?`,
       [hashSecret(token)],
     );
@@ -447,8 +447,8 @@ export class OAuthService {
       brandId: string;
       lastUsedAt: number | null;
     }>(
-      `SELECT t.kind, t.expires_at AS expiresAt, t.revoked_at AS tokenRevokedAt, g.id AS grantId, g.revoked_at AS grantRevokedAt,
-         g.resource, g.account_id AS accountId, g.brand_id AS brandId, g.last_used_at AS lastUsedAt
+      `SELECT t.kind, t.expires_at AS "expiresAt", t.revoked_at AS "tokenRevokedAt", g.id AS "grantId", g.revoked_at AS "grantRevokedAt",
+         g.resource, g.account_id AS "accountId", g.brand_id AS "brandId", g.last_used_at AS "lastUsedAt"
        FROM oauth_tokens t INNER JOIN oauth_grants g ON g.id = t.grant_id WHERE t.token_hash = ?`,
       [hashSecret(token)],
     );
@@ -488,7 +488,7 @@ export class OAuthService {
       createdAt: number;
       lastUsedAt: number | null;
     }>(
-      `SELECT id, client_id AS clientId, client_name AS clientName, brand_id AS brandId, created_at AS createdAt, last_used_at AS lastUsedAt
+      `SELECT id, client_id AS "clientId", client_name AS "clientName", brand_id AS "brandId", created_at AS "createdAt", last_used_at AS "lastUsedAt"
        FROM oauth_grants WHERE account_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id DESC`,
       [accountId],
     );

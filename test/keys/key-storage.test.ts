@@ -8,7 +8,6 @@ import { configureLog } from "../../src/log";
 import { PASSWORD, sessionCookieOf, type TestApp, testApp } from "../support/http";
 import { captureLog } from "../support/log";
 import { scratchDir } from "../support/scratch";
-import { sqliteOf } from "../support/sqlite";
 
 let t: TestApp;
 afterEach(() => {
@@ -70,7 +69,7 @@ describe("secrets at rest and in the logs", () => {
         const signup = await t.call("POST", "/api/auth/signup?password=nope", { body: { email: "a@example.com", password: PASSWORD } });
         token = sessionCookieOf(signup.headers).split("=")[1]!;
         const cookie = sessionCookieOf(signup.headers);
-        sqliteOf(t.db).exec("UPDATE accounts SET plan = 'visibility'");
+        await t.db.run("UPDATE accounts SET plan = 'visibility'");
         await t.call("POST", "/api/brands", { cookie, body: { name: "Acme" } });
         const created = await t.call("POST", "/api/mcp/keys", { cookie, body: { name: "k" } });
         plaintext = created.json.plaintext;

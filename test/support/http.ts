@@ -20,6 +20,7 @@ import { type AppContext, createAppContext } from "../../src/context";
 import { type Db, openDatabase } from "../../src/db/client";
 import { type Plan } from "../../src/db/schema";
 import { configureLog } from "../../src/log";
+import { openTestDatabase } from "./database";
 
 // bunfig.toml's [test] timeout is not read by Bun 1.3; argon2id hashing and child processes on a
 // busy machine need more than the 5 s default.
@@ -52,7 +53,7 @@ export interface TestApp {
   call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
   /** Creates the account (any plan) with PASSWORD and returns its `name=value` session cookie. */
   signIn(email: string, options?: { plan?: Plan }): Promise<string>;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Config {
@@ -71,7 +72,7 @@ export async function testApp(
     auth: { signup: options.signup ?? "first" },
     ...(options.oauthLoopbackClients ? { oauthLoopbackClients: true } : {}),
   });
-  const db = openDatabase(options.dbPath ?? ":memory:");
+  const db: Db = options.dbPath ? openDatabase(options.dbPath) : await openTestDatabase();
   const ctx = createAppContext(config, db);
   const app = buildApp(ctx);
 
@@ -111,10 +112,10 @@ export async function testApp(
     dataDir,
     call,
     signIn,
-    close() {
+    async close() {
       if (closed) return;
       closed = true;
-      db.close();
+      await db.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
