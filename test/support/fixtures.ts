@@ -58,7 +58,7 @@ async function seedBrand(db: SqliteDb, email: string, name: string, domain: stri
   const accountId = await insertAccount(db, email, plan === "none" ? "visibility" : plan);
   const brand = await createBrand(db, accountId, { name, domain });
   const key = await createApiKey(db, accountId, { name: `${name} key`, brandId: brand.id });
-  if (plan === "none") db.orm.update(accounts).set({ plan: "none" }).where(eq(accounts.id, accountId));
+  if (plan === "none") await db.orm.update(accounts).set({ plan: "none" }).where(eq(accounts.id, accountId));
   return { accountId, email, brandId: brand.id, brandName: name, key: key.plaintext, keyId: key.key.id };
 }
 
