@@ -451,3 +451,10 @@ CREATE TRIGGER oauth_clients_notify_change AFTER INSERT OR UPDATE OR DELETE OR T
 CREATE TRIGGER oauth_grants_notify_change AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "oauth_grants" FOR EACH STATEMENT EXECUTE FUNCTION spyglass_notify_change();
 --> statement-breakpoint
 CREATE TRIGGER oauth_tokens_notify_change AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "oauth_tokens" FOR EACH STATEMENT EXECUTE FUNCTION spyglass_notify_change();
+--> statement-breakpoint
+-- SQLite's json_each over a JSON array held as text, for the queries both databases share
+-- (`x IN (SELECT value FROM json_each(?))`): PostgreSQL's own json_each takes json and yields
+-- key/value pairs of json; this one takes text (what our JSON columns and parameters are) and yields
+-- the elements as text in a column named value, as SQLite's does for arrays of strings.
+CREATE FUNCTION json_each(text) RETURNS TABLE (value text) LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+  AS $$ SELECT json_array_elements_text($1::json) $$;
