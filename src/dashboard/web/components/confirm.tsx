@@ -45,13 +45,17 @@ export function ConfirmDialog({
       setBusy(false);
     }
   };
-  // The browser has closed the dialog and returned focus to the control that opened it, unless
-  // that control went with what it named: then keep the keyboard on the page.
+  // The browser has closed the dialog and returned focus to the control that opened it. After a
+  // confirmed action that removes what it named (focusAfter given), that control is about to go
+  // with it (the list re-renders a moment later), so the keyboard moves to focusAfter's element at
+  // once; otherwise only when the control is already gone.
   const closed = () => {
     close();
     if (!confirmed.current) return;
     confirmed.current = false;
-    if (!document.activeElement || document.activeElement === document.body) (focusAfter?.() ?? document.getElementById("main"))?.focus();
+    const after = focusAfter?.();
+    if (after) after.focus();
+    else if (!document.activeElement || document.activeElement === document.body) document.getElementById("main")?.focus();
   };
   return (
     <Dialog open={open} title={title} onClose={closed}>
