@@ -65,4 +65,4 @@ for (let r = 0; r < ROUNDS; r++) {
 console.log(`tools/list in process, median of ${ROUNDS} rounds of ${REQUESTS}:`);
 console.log(`  API key       ${median(times.key).toFixed(0)} µs/request`);
 console.log(`  access token  ${median(times.token).toFixed(0)} µs/request`);
-t.close();
+await t.close();

@@ -126,4 +126,4 @@ await time("get_search_queries prompt_id (one prompt)", async () =>
 await time("get_visibility_overview (with retrieval rate)", () => visibilityOverview(app, filter));
 await time("  of which the retrieval rate", () => retrievalCounts(app, filter));
 await time("get_answer (with queries and sources)", () => getAnswer(app, brandId, String(firstId)));
-app.db.close();
+await app.db.close();

@@ -285,7 +285,7 @@ test("over random answers, every filter's queries (page by page) and retrieval c
     };
     expect(await counts("acme.com")).toBeGreaterThan(await counts("shop.acme.com"));
     expect(await counts("shop.acme.com")).toBeGreaterThan(0);
-    app.db.close();
+    await app.db.close();
   }
 });
 
@@ -342,7 +342,7 @@ test("a query is shown in its most used spelling within the filter; a tie goes t
     ["Best CRM", 2],
     ["crm tools", 1],
   ]);
-  app.db.close();
+  await app.db.close();
 });
 
 test("deleting a prompt (its answers go with it) leaves the rollups equal to the rows", async () => {
@@ -356,7 +356,7 @@ test("deleting a prompt (its answers go with it) leaves the rollups equal to the
   const filter = await resolveFilter(app, s.brandId, filters(s)[0]!, NOW);
   expect((await searchQueries(app, filter, { limit: 100, offset: 0 })).queries).toEqual(fromScratch(app, filter));
   expect(await retrievalCounts(app, filter)).toEqual(retrievalFromScratch(app, filter));
-  app.db.close();
+  await app.db.close();
 });
 
 test("upgrading a database made before the rollups fills them from the stored queries and sources", async () => {

@@ -243,7 +243,7 @@ max_retries = 0
 
   afterAll(async () => {
     await d?.close();
-    fake?.stop();
+    await fake?.stop();
   });
 
   test("the engines, with the one whose key variable is unset shown as such", async () => {

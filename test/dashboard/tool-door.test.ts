@@ -194,7 +194,7 @@ describe("the same answers through both doors", () => {
         expect([tool.name, viaSession.status, viaSession.json]).toEqual([tool.name, 200, mcp.structuredContent]);
       }
     } finally {
-      demoApp.close();
+      await demoApp.close();
     }
   });
 });

@@ -14,8 +14,8 @@ function tempDir(): string {
   dirs.push(dir);
   return dir;
 }
-afterEach(() => {
-  for (const db of dbs.splice(0)) db.close();
+afterEach(async () => {
+  for (const db of dbs.splice(0)) await db.close();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 

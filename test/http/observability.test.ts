@@ -8,9 +8,9 @@ import { type TestApp, testApp } from "../support/http";
 import { captureLog } from "../support/log";
 
 let t: TestApp;
-afterEach(() => {
+afterEach(async () => {
   configureLog({ quiet: true });
-  t?.close();
+  await t?.close();
 });
 
 describe("operational basics", () => {

@@ -95,7 +95,7 @@ describe("GET /api/mcp/keys", () => {
     const first = (await t.call("POST", "/api/mcp/keys", { cookie, body: { name: "first" } })).json;
     const second = (await t.call("POST", "/api/mcp/keys", { cookie, body: { name: "second" } })).json;
     expect((await verifyBearerKey(t.ctx, `Bearer ${first.plaintext}`)).ok).toBe(true);
-    t.ctx.keys.flush();
+    await t.ctx.keys.flush();
     const res = await t.call("GET", "/api/mcp/keys", { cookie });
     expect(res.status).toBe(200);
     expect(res.json.keys.map((k: { name: string }) => k.name)).toEqual(["second", "first"]);

@@ -10,9 +10,9 @@ import { captureLog } from "../support/log";
 import { scratchDir } from "../support/scratch";
 
 let t: TestApp;
-afterEach(() => {
+afterEach(async () => {
   configureLog({ quiet: true });
-  t?.close();
+  await t?.close();
 });
 
 describe("key format", () => {
@@ -75,7 +75,7 @@ describe("secrets at rest and in the logs", () => {
         plaintext = created.json.plaintext;
         expect(plaintext).toMatch(/^svc_live_/);
         expect((await verifyBearerKey(t.ctx, `Bearer ${plaintext}`)).ok).toBe(true);
-        t.ctx.keys.flush();
+        await t.ctx.keys.flush();
         await t.call("GET", "/api/mcp/keys", { cookie, headers: { authorization: `Bearer ${plaintext}` } });
         await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: PASSWORD } });
         await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: `${PASSWORD}-wrong` } });
@@ -98,7 +98,7 @@ describe("secrets at rest and in the logs", () => {
     expect(beforeCheckpoint).toContain(hashApiKey(plaintext));
     expect(existsSync(`${dbPath}-wal`)).toBe(true);
     for (const secret of [plaintext, plaintext.slice(9), PASSWORD, token]) expect(beforeCheckpoint).not.toContain(secret);
-    t.close();
+    await t.close();
     const afterClose = scan();
     expect(afterClose).toContain(hashApiKey(plaintext));
     for (const secret of [plaintext, plaintext.slice(9), PASSWORD, token]) expect(afterClose).not.toContain(secret);

@@ -94,7 +94,7 @@ describe("when OAuth is on", () => {
         expect(unauth.headers.get("www-authenticate")).toBe('Bearer realm="spyglass", error="invalid_token"');
         expect(unauth.json.error).toContain("OAuth sign-in is off on this server (it needs public_url set to an https address)");
       }
-      t.close();
+      await t.close();
     }
   });
 

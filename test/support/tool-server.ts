@@ -40,7 +40,7 @@ export async function seededToolServer(): Promise<SeededToolServer> {
       t.call("POST", MCP_PATH, { rawBody: body, headers: { accept: "application/json, text/event-stream", ...headers } }),
     async close() {
       for (const client of clients) await client.close().catch(() => undefined);
-      t.close();
+      await t.close();
     },
   };
 }

@@ -39,7 +39,7 @@ base_url = "${gemini.url}"
 model = "gemini-test"
 `);
   const path = join(memory.config.dataDir, "resume.db");
-  memory.db.close();
+  await memory.db.close();
   const first: AppContext = createAppContext(memory.config, openDatabase(path));
   const s = seedBrand(first, {
     name: "Acme",
@@ -53,7 +53,7 @@ model = "gemini-test"
   while (stored() < 4 || responses.inFlight + gemini.inFlight < 4) await Bun.sleep(10);
   await stopTracking(first);
   expect(await started.done).toMatchObject({ status: "interrupted", answers_done: 4, answers_planned: 8 });
-  first.db.close();
+  await first.db.close();
   for (const fake of [responses, gemini]) {
     expect(asked(fake, "fast 1")).toBe(1);
     expect(asked(fake, "slow 1")).toBe(1);
@@ -88,7 +88,7 @@ model = "gemini-test"
     expect((await getRun(second, s.brandId, started.run.id)).status).toBe("interrupted");
   } finally {
     await stopTracking(second);
-    second.db.close();
+    await second.db.close();
   }
 });
 

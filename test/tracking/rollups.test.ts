@@ -281,7 +281,7 @@ function downgradeTo(sqlite: Database, tag: string): void {
 test("upgrading a database made before the citation rollups fills them from the stored citations", async () => {
   const app = memoryApp();
   const path = join(app.config.dataDir, "upgrade.db");
-  app.db.close();
+  await app.db.close();
   const db = openDatabase(path);
   const fileApp = createAppContext(app.config, db);
   const s = seedBrand(fileApp, {
@@ -324,7 +324,7 @@ test("upgrading a database made before the citation rollups fills them from the 
 test("upgrading a database made before the per-prompt rollups fills them from the stored answers", async () => {
   const app = memoryApp();
   const path = join(app.config.dataDir, "upgrade-prompts.db");
-  app.db.close();
+  await app.db.close();
   const db = openDatabase(path);
   const fileApp = createAppContext(app.config, db);
   const s = seedBrand(fileApp, {
