@@ -4,6 +4,7 @@ import { type AnswerStatus } from "../db/schema";
 import { Invalid, NotFound } from "../errors";
 import { iso } from "../ids";
 import { getPrompt } from "../prompts/service";
+import { extractCitations } from "../tracking/analysis/citations";
 import { checkEngine } from "../tracking/engines";
 import { isOnDomains, loadRoster } from "../tracking/roster";
 import { DAY_MS, dayString, parseDay, type SqlParam } from "./filters";
@@ -139,6 +140,16 @@ export async function listAnswers(app: AppContext, brandId: string, input: ListA
   };
 }
 
+/** The provider's cited URLs as stored (a JSON list of strings). */
+function providerUrls(json: string): string[] {
+  try {
+    const value = JSON.parse(json) as unknown;
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
 /** Longest text returned by get_answer; longer answers are cut and flagged. */
 const MAX_TEXT = 20_000;
 
@@ -149,6 +160,7 @@ export async function getAnswer(app: AppContext, brandId: string, answerId: stri
   const row = await db.get<
     SummaryRow & {
       text: string;
+      provider_citations: string;
       error: string | null;
       run_id: string | null;
       latency_ms: number | null;
@@ -174,9 +186,12 @@ export async function getAnswer(app: AppContext, brandId: string, answerId: stri
       offset: m.offset,
       sentiment: m.sentiment,
     }));
-  const citations = (
-    await db.all<{ url: string; domain: string }>("SELECT url, domain FROM citations WHERE answer_id = ? ORDER BY rowid", [row.id])
-  ).map((c) => ({ url: c.url, domain: c.domain, owned: isOnDomains(c.url, roster.brandDomains) }));
+  // In the order the analysis found them (provider citations, then the text's links), which is the
+  // order they were stored in; a row the analysis no longer yields follows, by URL.
+  const found = new Map(extractCitations(row.text, providerUrls(row.provider_citations)).map((c, i) => [c.url, i]));
+  const citations = (await db.all<{ url: string; domain: string }>("SELECT url, domain FROM citations WHERE answer_id = ?", [row.id]))
+    .sort((a, b) => (found.get(a.url) ?? found.size) - (found.get(b.url) ?? found.size) || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0))
+    .map((c) => ({ url: c.url, domain: c.domain, owned: isOnDomains(c.url, roster.brandDomains) }));
   const promptText = (await getPrompt(app.db, brandId, row.prompt_id)).text;
   const search = await answerSearch(app, row.id);
   return {

@@ -89,7 +89,7 @@ export async function articleImpact(
   type Counts = { total: number; valid: number | null; mentioned: number | null; cited: number | null };
   const counts = async (promptId: string, from: number, to: number): Promise<Counts> =>
     (await db.get<Counts>(
-      `SELECT count(*) AS total, sum(a.status = 'ok') AS valid, sum(a.brand_mentioned) AS mentioned, sum(a.brand_cited) AS cited
+      `SELECT count(*) AS total, count(*) FILTER (WHERE a.status = 'ok') AS valid, sum(a.brand_mentioned) AS mentioned, sum(a.brand_cited) AS cited
      FROM answers a WHERE a.brand_id = ? AND a.prompt_id = ? AND a.created_at >= ? AND a.created_at < ?`,
       [brandId, promptId, from, to],
     ))!;

@@ -21,11 +21,12 @@ const marks = (list: readonly unknown[]) => list.map(() => "?").join(",");
  * Conditions on the per-prompt rollups aliased d for the filter's period, on its engine or on all
  * engines together; the prompt comes from the caller's scope, which holds the brand's prompts only
  * (a prompt id names one brand's prompt), so the brand is not repeated: the covering index
- * (prompt, engine, day, …) then answers every probe.
+ * (prompt, engine, day, …) then answers every probe. Its parameters are numbered ?1 to ?3 and come
+ * first in a text's parameters, so a text may use the conditions twice with one set of them.
  */
 function promptDayWhere(filter: Filter): { sql: string; params: SqlParam[] } {
   return {
-    sql: "d.engine = ? AND d.day >= ? AND d.day < ?",
+    sql: "d.engine = ?1 AND d.day >= ?2 AND d.day < ?3",
     params: [filter.engine ?? ALL_ENGINES, filter.period.start / DAY_MS, filter.period.end / DAY_MS],
   };
 }
@@ -65,15 +66,27 @@ export async function promptPerformance(
   const direction = opts.order === "visibility_asc" ? "ASC" : "DESC";
   const rows = await app.db.all<{ prompt_id: string; total: number; valid: number; mentioned: number; pos_sum: number | null }>(
     // Prompt by prompt, each prompt's days of the period from the covering (brand, prompt, engine,
-    // day…) index of the per-prompt rollups, their sums packed into one value.
-    `WITH per_prompt (prompt_id, sums) AS MATERIALIZED (
+    // day…) index of the per-prompt rollups: on SQLite their sums packed into one value, on
+    // PostgreSQL (which has neither json_array nor an integer ->>) a lateral subquery.
+    {
+      sqlite: `WITH per_prompt (prompt_id, sums) AS MATERIALIZED (
          SELECT p.value, (SELECT json_array(sum(d.total), sum(d.valid), sum(d.mentioned), sum(d.position_sum))
                           FROM prompt_days d WHERE d.prompt_id = p.value AND ${d.sql})
-         FROM json_each(?) p),
+         FROM json_each(?4) p),
        figures AS (SELECT prompt_id, sums ->> 0 AS total, sums ->> 1 AS valid, sums ->> 2 AS mentioned, sums ->> 3 AS pos_sum FROM per_prompt)
        SELECT prompt_id, total, valid, mentioned, pos_sum FROM figures WHERE total > 0
        ORDER BY (CASE WHEN valid > 0 THEN CAST(mentioned AS REAL) / valid END) ${direction} NULLS LAST, valid DESC, prompt_id
        LIMIT ? OFFSET ?`,
+      postgres: `SELECT p.value AS prompt_id, s.total, s.valid, s.mentioned, s.pos_sum
+       FROM json_each(?4) p
+       CROSS JOIN LATERAL (SELECT sum(d.total) AS total, sum(d.valid) AS valid, sum(d.mentioned) AS mentioned,
+                                  sum(d.position_sum) AS pos_sum
+                           FROM prompt_days d WHERE d.prompt_id = p.value AND ${d.sql}) s
+       WHERE s.total > 0
+       ORDER BY (CASE WHEN s.valid > 0 THEN CAST(s.mentioned AS DOUBLE PRECISION) / s.valid END) ${direction} NULLS LAST,
+         s.valid DESC, p.value
+       LIMIT ? OFFSET ?`,
+    },
     [...d.params, await scopePromptIds(app, filter), opts.limit + 1, opts.offset],
   );
   const page = rows.slice(0, opts.limit);
@@ -121,17 +134,28 @@ export async function contentGaps(app: AppContext, filter: Filter, opts: { limit
   const scope = await scopePromptIds(app, filter);
   const d = promptDayWhere(filter);
   // Per prompt, from the per-prompt rollups: one probe for a day with an answer mentioning the brand
-  // (most prompts stop there), then, for prompts without one, their days of the period are summed.
+  // (most prompts stop there), then, for prompts without one, their days of the period are summed
+  // (on PostgreSQL in a lateral subquery, as in promptPerformance).
   const rows = await db.all<{ prompt_id: string; competitor_answers: number; valid_answers: number; total_gaps: number }>(
-    `WITH per_prompt (prompt_id, sums) AS MATERIALIZED (
+    {
+      sqlite: `WITH per_prompt (prompt_id, sums) AS MATERIALIZED (
          SELECT p.value, (SELECT json_array(sum(d.competitor), sum(d.valid)) FROM prompt_days d WHERE d.prompt_id = p.value AND ${d.sql})
-         FROM json_each(?) p
+         FROM json_each(?4) p
          WHERE NOT EXISTS (SELECT 1 FROM prompt_days d WHERE d.prompt_id = p.value AND ${d.sql} AND d.mentioned > 0)),
        candidates AS (SELECT prompt_id, sums ->> 0 AS competitor_answers, sums ->> 1 AS valid_answers FROM per_prompt WHERE sums ->> 0 > 0)
        SELECT prompt_id, competitor_answers, valid_answers, count(*) OVER () AS total_gaps FROM candidates
        ORDER BY competitor_answers DESC, prompt_id
        LIMIT ? OFFSET ?`,
-    [...d.params, scope, ...d.params, opts.limit + 1, opts.offset],
+      postgres: `SELECT p.value AS prompt_id, s.competitor_answers, s.valid_answers, count(*) OVER () AS total_gaps
+       FROM json_each(?4) p
+       CROSS JOIN LATERAL (SELECT sum(d.competitor) AS competitor_answers, sum(d.valid) AS valid_answers
+                           FROM prompt_days d WHERE d.prompt_id = p.value AND ${d.sql}) s
+       WHERE s.competitor_answers > 0
+         AND NOT EXISTS (SELECT 1 FROM prompt_days d WHERE d.prompt_id = p.value AND ${d.sql} AND d.mentioned > 0)
+       ORDER BY s.competitor_answers DESC, p.value
+       LIMIT ? OFFSET ?`,
+    },
+    [...d.params, scope, opts.limit + 1, opts.offset],
   );
   const page = rows.slice(0, opts.limit);
   const ids = page.map((r) => r.prompt_id);

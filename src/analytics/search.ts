@@ -61,14 +61,17 @@ function fromRollup(app: AppContext, filter: Filter, registrable: string, domain
 
 function fromSources(app: AppContext, filter: Filter, registrable: string[], domains: string[]): Promise<RetrievalRow[]> {
   const w = where("s", filter, filter.previous.start, filter.period.end);
-  // Only the rows on the brand's registrable domains are read (answer_sources_brand_domain_idx);
-  // the host then decides (a brand on shop.acme.com does not own blog.acme.com).
-  return app.db.all<RetrievalRow>(
+  // Only the rows on the brand's registrable domains are read (answer_sources_brand_domain_idx:
+  // SQLite is told, PostgreSQL's planner picks it); the host then decides (a brand on shop.acme.com
+  // does not own blog.acme.com).
+  const text = (from: string) =>
     `SELECT s.engine, s.created_at >= ? AS cur, count(DISTINCT s.answer_id) AS n
-       FROM answer_sources s INDEXED BY answer_sources_brand_domain_idx
+       FROM ${from}
        WHERE ${w.sql} AND s.domain IN (SELECT value FROM json_each(?))
          AND EXISTS (SELECT 1 FROM json_each(?) d WHERE s.host = d.value OR s.host LIKE '%.' || d.value)
-       GROUP BY s.engine, cur`,
+       GROUP BY s.engine, cur`;
+  return app.db.all<RetrievalRow>(
+    { sqlite: text("answer_sources s INDEXED BY answer_sources_brand_domain_idx"), postgres: text("answer_sources s") },
     [filter.period.start, ...w.params, JSON.stringify(registrable), JSON.stringify(domains)],
   );
 }
@@ -115,14 +118,20 @@ function dayRangeWhere(alias: string, filter: Filter, from: number, to: number):
 export async function searchQueries(app: AppContext, filter: Filter, opts: { limit: number; offset: number }) {
   const w = dayRangeWhere("d", filter, filter.period.start, filter.period.end);
   const db = app.db;
-  // An answer counts once per query: its `answers` sit on the row of its first spelling of it.
-  const rows = await db.all<{ query_key: string; answers: number; prompt_count: number; engines: string }>(
-    `SELECT d.query_key, sum(d.answers) AS answers, count(DISTINCT d.prompt_id) AS prompt_count,
-         json_group_array(DISTINCT d.engine) AS engines
-       FROM search_query_days d INDEXED BY search_query_days_period_idx WHERE ${w.sql}
+  // An answer counts once per query: its `answers` sit on the row of its first spelling of it. The
+  // engines come as a JSON list (in no particular order); SQLite is told the period index,
+  // PostgreSQL's planner picks it.
+  const ranking = (engines: string, from: string) =>
+    `SELECT d.query_key, sum(d.answers) AS answers, count(DISTINCT d.prompt_id) AS prompt_count, ${engines} AS engines
+       FROM ${from} WHERE ${w.sql}
        GROUP BY d.query_key
        ORDER BY prompt_count DESC, answers DESC, d.query_key
-       LIMIT ? OFFSET ?`,
+       LIMIT ? OFFSET ?`;
+  const rows = await db.all<{ query_key: string; answers: number; prompt_count: number; engines: string }>(
+    {
+      sqlite: ranking("json_group_array(DISTINCT d.engine)", "search_query_days d INDEXED BY search_query_days_period_idx"),
+      postgres: ranking("json_agg(DISTINCT d.engine)::text", "search_query_days d"),
+    },
     [...w.params, opts.limit + 1, opts.offset],
   );
   const page = rows.slice(0, opts.limit);

@@ -107,7 +107,7 @@ function sliceSums(app: AppContext, filter: Filter): Promise<SliceAgg[]> {
   }
   const w = where("a", filter, filter.previous.start, filter.period.end);
   return db.all<SliceAgg>(
-    `SELECT a.engine AS engine, (a.created_at >= ?) AS cur, count(*) AS total, sum(a.status = 'ok') AS valid,
+    `SELECT a.engine AS engine, (a.created_at >= ?) AS cur, count(*) AS total, count(*) FILTER (WHERE a.status = 'ok') AS valid,
          sum(a.brand_mentioned) AS mentioned, sum(a.brand_position) AS pos_sum, count(CASE WHEN a.brand_position = 1 THEN 1 END) AS top1,
          count(CASE WHEN a.brand_position <= 3 THEN 1 END) AS top3, sum(a.brand_sentiment) AS sent_sum, count(a.brand_sentiment) AS sent_n,
          sum(a.brand_cited) AS cited, sum(a.roster_mentions) AS roster
@@ -140,8 +140,8 @@ async function promptCoverage(app: AppContext, filter: Filter, engines: string[]
     const overall = filter.engine ?? ALL_ENGINES;
     const rows = await app.db.all<{ engine: string; kind: string; cur: number; prev: number }>(
       `SELECT c.engine AS engine, c.kind AS kind,
-           total(CASE WHEN c.day >= ?2 AND c.prev_day < ?2 THEN c.prompts END) AS cur,
-           total(CASE WHEN c.day < ?2 AND c.prev_day < ?4 THEN c.prompts END) AS prev
+           coalesce(sum(CASE WHEN c.day >= ?2 AND c.prev_day < ?2 THEN c.prompts END), 0) AS cur,
+           coalesce(sum(CASE WHEN c.day < ?2 AND c.prev_day < ?4 THEN c.prompts END), 0) AS prev
          FROM prompt_coverage_days c
          WHERE c.brand_id = ?1 AND c.engine IN (SELECT value FROM json_each(?5)) AND c.day >= ?4 AND c.day < ?3
          GROUP BY c.engine, c.kind`,
@@ -171,11 +171,12 @@ async function promptCoverage(app: AppContext, filter: Filter, engines: string[]
     }
     return [...out.values()];
   }
+  // Each probe as 1 or 0: PostgreSQL has no sum or max of booleans.
   const probe = (from: string, to: string) => `
-    EXISTS (SELECT 1 FROM prompt_days d WHERE d.prompt_id = p.value AND d.engine = e.value
-      AND d.day >= ${from} AND d.day < ${to} AND d.valid > 0),
-    EXISTS (SELECT 1 FROM prompt_days d WHERE d.prompt_id = p.value AND d.engine = e.value
-      AND d.day >= ${from} AND d.day < ${to} AND d.mentioned > 0)`;
+    CASE WHEN EXISTS (SELECT 1 FROM prompt_days d WHERE d.prompt_id = p.value AND d.engine = e.value
+      AND d.day >= ${from} AND d.day < ${to} AND d.valid > 0) THEN 1 ELSE 0 END,
+    CASE WHEN EXISTS (SELECT 1 FROM prompt_days d WHERE d.prompt_id = p.value AND d.engine = e.value
+      AND d.day >= ${from} AND d.day < ${to} AND d.mentioned > 0) THEN 1 ELSE 0 END`;
   return app.db.all<CoverageAgg>(
     `WITH pe (prompt, engine, vc, mc, vp, mp) AS MATERIALIZED (
          SELECT p.value, e.value, ${probe("?1", "?2")}, ${probe("?3", "?1")}
@@ -183,7 +184,7 @@ async function promptCoverage(app: AppContext, filter: Filter, engines: string[]
        SELECT engine, sum(vc) AS vc, sum(mc) AS mc, sum(vp) AS vp, sum(mp) AS mp FROM pe GROUP BY engine
        UNION ALL
        SELECT NULL, sum(vc), sum(mc), sum(vp), sum(mp)
-       FROM (SELECT max(vc) AS vc, max(mc) AS mc, max(vp) AS vp, max(mp) AS mp FROM pe GROUP BY prompt)`,
+       FROM (SELECT max(vc) AS vc, max(mc) AS mc, max(vp) AS vp, max(mp) AS mp FROM pe GROUP BY prompt) per_prompt`,
     // The scope holds only the brand's prompts: the probes name the prompt alone (prompt_days_by_prompt_idx).
     [cs, ce, ps, JSON.stringify(engines), await scopePromptIds(app, filter)],
   );
@@ -281,18 +282,19 @@ export async function visibilityTrend(app: AppContext, filter: Filter, interval:
   type Bucket = { b: number; total: number; valid: number; mentioned: number; pos_sum: number | null; roster: number };
   let rows: Bucket[];
   if (filter.scope === null) {
-    // Buckets are whole days (origin and size are multiples of a day): a day's rollup falls in one bucket.
+    // Buckets are whole days (origin and size are multiples of a day): a day's rollup falls in one
+    // bucket, counted in days (PostgreSQL's integer day times a day's milliseconds would overflow).
     const d = dayWhere("d", filter, start, end);
     rows = await db.all<Bucket>(
-      `SELECT (d.day * ${DAY_MS} - ?) / ? AS b, sum(d.total) AS total, sum(d.valid) AS valid, sum(d.mentioned) AS mentioned,
+      `SELECT (d.day - ?) / ? AS b, sum(d.total) AS total, sum(d.valid) AS valid, sum(d.mentioned) AS mentioned,
            sum(d.position_sum) AS pos_sum, sum(d.roster_mentions) AS roster
          FROM answer_days d WHERE ${d.sql} GROUP BY b`,
-      [origin, size, ...d.params],
+      [origin / DAY_MS, size / DAY_MS, ...d.params],
     );
   } else {
     const w = where("a", filter, start, end);
     rows = await db.all<Bucket>(
-      `SELECT (a.created_at - ?) / ? AS b, count(*) AS total, sum(a.status = 'ok') AS valid,
+      `SELECT (a.created_at - ?) / ? AS b, count(*) AS total, count(*) FILTER (WHERE a.status = 'ok') AS valid,
            sum(a.brand_mentioned) AS mentioned, sum(a.brand_position) AS pos_sum, sum(a.roster_mentions) AS roster
          FROM answers a WHERE ${w.sql} GROUP BY b`,
       [origin, size, ...w.params],
@@ -354,7 +356,7 @@ export async function competitorRanking(app: AppContext, filter: Filter) {
     const mw = where("m", filter, filter.period.start, filter.period.end);
     const ids = roster.members.map((m) => m.id);
     rows = await db.all<MemberAgg>(
-      `SELECT m.member_id AS member_id, count(*) AS n, sum(m.rank) AS pos_sum, sum(m.rank = 1) AS top1,
+      `SELECT m.member_id AS member_id, count(*) AS n, sum(m.rank) AS pos_sum, count(*) FILTER (WHERE m.rank = 1) AS top1,
            sum(m.sentiment) AS sent_sum, count(m.sentiment) AS sent_n
          FROM mentions m WHERE ${mw.sql} AND m.member_id IN (${ids.map(() => "?").join(",")}) GROUP BY m.member_id`,
       [...mw.params, ...ids],

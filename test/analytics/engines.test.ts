@@ -2,21 +2,21 @@
 // anything else is refused with a sentence naming the engines that exist (before, "ChatGPT"
 // silently gave zeros). Engines present only in stored answers are listed, marked demo when no
 // tracking run wrote them.
-import { beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { listAnswers } from "../../src/analytics/answers";
 import { resolveFilter } from "../../src/analytics/filters";
 import { type AppContext } from "../../src/context";
 import { brandEngines, checkEngine } from "../../src/tracking/engines";
 import { loadRoster } from "../../src/tracking/roster";
 import { getTrackingStatus } from "../../src/tracking/service";
-import { memoryApp, type SeededBrand, seedBrand } from "./dataset";
+import { addBrand, openApp, type SeededBrand } from "./dataset";
 
 let app: AppContext;
 let s: SeededBrand;
 let other: SeededBrand;
 
 beforeAll(async () => {
-  app = memoryApp(`
+  app = await openApp(`
 [[engines]]
 id = "gpt"
 label = "GPT"
@@ -24,8 +24,8 @@ api = "openai"
 base_url = "http://127.0.0.1:9/v1"
 model = "gpt-test"
 `);
-  s = seedBrand(app, { name: "Acme", domain: "acme.com", prompts: [{ key: "P1", text: "best crm" }] });
-  other = seedBrand(app, { name: "Other", prompts: [{ key: "P1", text: "best crm" }] });
+  s = await addBrand(app, { name: "Acme", domain: "acme.com", prompts: [{ key: "P1", text: "best crm" }] });
+  other = await addBrand(app, { name: "Other", prompts: [{ key: "P1", text: "best crm" }] });
   const roster = await loadRoster(app.db, s.brandId);
   // Answers of an engine that is not configured and that no tracking run wrote (as spyglass demo does).
   await app.tracking.writer.write(
@@ -49,6 +49,10 @@ model = "gpt-test"
     { mentions: [{ member_id: s.brandId, rank: 1, sentiment: 0, offset: 0 }], citations: [] },
     roster,
   );
+});
+
+afterAll(async () => {
+  await app.db.close();
 });
 
 describe("the engines of a brand", () => {

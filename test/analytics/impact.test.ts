@@ -30,14 +30,14 @@
 // A, article_cited: answers 7 and 12 → 2 citations, first 03-11, last 03-12.
 // B, before = 03-08..03-14: P2's answer 12 (ok, Acme not mentioned, no acme.com citation) → 0/1 and 0/1;
 //   after: 0 days, n 0, within_noise null.
-import { beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { articleImpact } from "../../src/analytics/impact";
 import { publishArticle } from "../../src/content/publishing";
 import { createArticle, listPublishedArticles } from "../../src/content/service";
 import { type AppContext } from "../../src/context";
 import { type AnswerStatus } from "../../src/db/schema";
 import { loadRoster } from "../../src/tracking/roster";
-import { memoryApp, type SeededBrand, seedBrand } from "./dataset";
+import { addBrand, openApp, type SeededBrand } from "./dataset";
 
 let app: AppContext;
 let s: SeededBrand;
@@ -46,7 +46,7 @@ let articleB: string;
 const NOW = Date.parse("2025-03-15T12:00:00Z");
 
 beforeAll(async () => {
-  app = memoryApp(`
+  app = await openApp(`
 public_url = "https://spyglass.example.com"
 
 [[engines]]
@@ -56,7 +56,7 @@ api = "openai"
 base_url = "http://127.0.0.1:9/v1"
 model = "gpt-test"
 `);
-  s = seedBrand(app, {
+  s = await addBrand(app, {
     name: "Acme",
     domain: "acme.com",
     competitors: [{ key: "C1", name: "Globex", domains: ["globex.com"] }],
@@ -113,6 +113,10 @@ model = "gpt-test"
   await createArticle(app.db, B, { title: "A draft", markdown: "Not yet.", promptId: s.prompts.P1! });
   const unlinked = await createArticle(app.db, B, { title: "No prompt", markdown: "Linked to nothing." });
   await publishArticle(app, B, unlinked.id, Date.parse("2025-03-01T10:00:00Z"));
+});
+
+afterAll(async () => {
+  await app.db.close();
 });
 
 const impact = async (limit = 10, offset = 0) =>

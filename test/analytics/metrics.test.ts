@@ -18,7 +18,7 @@
 // 10  02-20  P1     gpt     ok       –                                    –
 // 11  02-21  P2     claude  ok       Globex 1                             –
 // 12  02-21  P2     claude  empty    –                                    –
-import { beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { getAnswer, listAnswers } from "../../src/analytics/answers";
 import { type FilterInput, resolveFilter } from "../../src/analytics/filters";
 import { contentGaps, promptPerformance } from "../../src/analytics/prompts";
@@ -27,7 +27,7 @@ import { competitorRanking, visibilityOverview, visibilityTrend } from "../../sr
 import { type AppContext } from "../../src/context";
 import { type AnswerStatus } from "../../src/db/schema";
 import { loadRoster } from "../../src/tracking/roster";
-import { memoryApp, type SeededBrand, seedBrand } from "./dataset";
+import { addBrand, openApp, type SeededBrand } from "./dataset";
 
 let app: AppContext;
 let s: SeededBrand;
@@ -36,7 +36,7 @@ const ids: number[] = [];
 const PERIOD: FilterInput = { start_date: "2025-03-01", end_date: "2025-03-10" };
 
 beforeAll(async () => {
-  app = memoryApp(`
+  app = await openApp(`
 [[engines]]
 id = "gpt"
 label = "GPT"
@@ -51,7 +51,7 @@ api = "anthropic"
 base_url = "http://127.0.0.1:9"
 model = "claude-test"
 `);
-  s = seedBrand(app, {
+  s = await addBrand(app, {
     name: "Acme",
     domain: "acme.com",
     competitors: [
@@ -141,6 +141,10 @@ model = "claude-test"
       ),
     );
   }
+});
+
+afterAll(async () => {
+  await app.db.close();
 });
 
 const filter = async (extra: FilterInput = {}) => await resolveFilter(app, s.brandId, { ...PERIOD, ...extra });
@@ -378,7 +382,7 @@ describe("a prompt filter", () => {
   });
 
   test("another brand's prompt, or one that does not exist, is not found", async () => {
-    const other = seedBrand(app, { name: "Other prompts" });
+    const other = await addBrand(app, { name: "Other prompts" });
     await expect(resolveFilter(app, other.brandId, { prompt_id: s.prompts.P1! })).rejects.toThrow(
       "Prompt not found; list_prompts shows the brand's prompts and their ids.",
     );
@@ -423,7 +427,7 @@ describe("answers", () => {
         .sort((a, b) => a - b),
     ).toEqual([ids[0]!, ids[5]!]);
     // Another brand's answers are not reachable through the filter.
-    const other = seedBrand(app, { name: "Other cited" });
+    const other = await addBrand(app, { name: "Other cited" });
     expect((await listAnswers(app, other.brandId, { cited_domain: "g2.com", limit: 50 })).answers).toEqual([]);
   });
 
@@ -450,7 +454,7 @@ describe("answers", () => {
   });
 
   test("another brand's answer is not found", async () => {
-    const other = seedBrand(app, { name: "Other" });
+    const other = await addBrand(app, { name: "Other" });
     await expect(getAnswer(app, other.brandId, `ans_${ids[0]}`)).rejects.toThrow("Answer not found.");
   });
 

@@ -7,10 +7,10 @@ import { type FilterInput, resolveFilter } from "../../src/analytics/filters";
 import { contentGaps, promptPerformance } from "../../src/analytics/prompts";
 import { type Figures, visibilityOverview } from "../../src/analytics/visibility";
 import { type AppContext } from "../../src/context";
+import { type Queries } from "../../src/db/queries";
 import { ALL_ENGINES, type AnswerStatus } from "../../src/db/schema";
 import { loadRoster } from "../../src/tracking/roster";
-import { sqliteOf } from "../support/sqlite";
-import { memoryApp, type SeededBrand, seedBrand } from "./dataset";
+import { addBrand, openApp, type SeededBrand } from "./dataset";
 
 const DAY = 86_400_000;
 const START = Date.parse("2025-03-01T00:00:00Z");
@@ -39,9 +39,9 @@ function random(seed: number): () => number {
   };
 }
 
-function world(): { app: AppContext; s: SeededBrand; prompts: string[] } {
-  const app = memoryApp();
-  const s = seedBrand(app, {
+async function world(): Promise<{ app: AppContext; s: SeededBrand; prompts: string[] }> {
+  const app = await openApp();
+  const s = await addBrand(app, {
     name: "Acme",
     domain: "acme.com",
     competitors: [
@@ -110,37 +110,34 @@ interface Row {
   roster_mentions: number;
 }
 
+const ANSWER_ROWS =
+  "SELECT prompt_id, engine, created_at, status, brand_mentioned, brand_position, roster_mentions FROM answers WHERE brand_id = ?";
+
 /** The filter's answers, straight from the answers table. */
-function answersOf(
+async function answersOf(
   app: AppContext,
   brandId: string,
   promptIds: Set<string> | null,
   engine: string | null,
   from: number,
   to: number,
-): Row[] {
-  return sqliteOf(app.db)
-    .query<Row, [string]>(
-      "SELECT prompt_id, engine, created_at, status, brand_mentioned, brand_position, roster_mentions FROM answers WHERE brand_id = ?",
-    )
-    .all(brandId)
-    .filter(
-      (a) =>
-        a.created_at >= from &&
-        a.created_at < to &&
-        (engine === null || a.engine === engine) &&
-        (promptIds === null || promptIds.has(a.prompt_id)),
-    );
+): Promise<Row[]> {
+  return (await app.db.all<Row>(ANSWER_ROWS, [brandId])).filter(
+    (a) =>
+      a.created_at >= from &&
+      a.created_at < to &&
+      (engine === null || a.engine === engine) &&
+      (promptIds === null || promptIds.has(a.prompt_id)),
+  );
 }
 
-function scopeOf(app: AppContext, s: SeededBrand, input: FilterInput): Set<string> | null {
+async function scopeOf(app: AppContext, s: SeededBrand, input: FilterInput): Promise<Set<string> | null> {
   let ids: Set<string> | null = null;
   if (input.tag !== undefined) {
     ids = new Set(
-      sqliteOf(app.db)
-        .query<{ prompt_id: string }, [string]>("SELECT prompt_id FROM prompt_tags WHERE tag_id = ?")
-        .all(s.tags[input.tag]!)
-        .map((r) => r.prompt_id),
+      (await app.db.all<{ prompt_id: string }>("SELECT prompt_id FROM prompt_tags WHERE tag_id = ?", [s.tags[input.tag]!])).map(
+        (r) => r.prompt_id,
+      ),
     );
   }
   if (input.prompt_id !== undefined) ids = new Set(ids === null || ids.has(input.prompt_id) ? [input.prompt_id] : []);
@@ -149,9 +146,9 @@ function scopeOf(app: AppContext, s: SeededBrand, input: FilterInput): Set<strin
 
 async function expectFiguresFromScratch(app: AppContext, s: SeededBrand, input: FilterInput): Promise<void> {
   const f = await resolveFilter(app, s.brandId, input);
-  const scope = scopeOf(app, s, input);
-  const cur = answersOf(app, s.brandId, scope, f.engine, f.period.start, f.period.end);
-  const prev = answersOf(app, s.brandId, scope, f.engine, f.previous.start, f.previous.end);
+  const scope = await scopeOf(app, s, input);
+  const cur = await answersOf(app, s.brandId, scope, f.engine, f.period.start, f.period.end);
+  const prev = await answersOf(app, s.brandId, scope, f.engine, f.previous.start, f.previous.end);
   const ok = (rows: Row[]) => rows.filter((a) => a.status === "ok");
   const covered = (rows: Row[], pick: (a: Row) => boolean) => new Set(rows.filter(pick).map((a) => a.prompt_id)).size;
 
@@ -225,13 +222,20 @@ async function expectFiguresFromScratch(app: AppContext, s: SeededBrand, input: 
   );
 }
 
-/** prompt_days and prompt_coverage_days against the same sums computed in JavaScript from the answers. */
-function expectPromptRollupsRight(app: AppContext, brandId: string): void {
-  const rows = sqliteOf(app.db)
-    .query<Row, [string]>(
-      "SELECT prompt_id, engine, created_at, status, brand_mentioned, brand_position, roster_mentions FROM answers WHERE brand_id = ?",
-    )
-    .all(brandId);
+/**
+ * prompt_days and prompt_coverage_days against the same sums computed in JavaScript from the answers,
+ * all read at one moment: in one transaction, which on PostgreSQL reads one snapshot (REPEATABLE
+ * READ; READ COMMITTED would let a re-analysis slice commit between the reads).
+ */
+function expectPromptRollupsRight(app: AppContext, brandId: string): Promise<void> {
+  return app.db.transaction(async (tx) => {
+    if (tx.dialect === "postgres") await tx.run("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+    await expectRollupsOf(tx, brandId);
+  });
+}
+
+async function expectRollupsOf(db: Queries, brandId: string): Promise<void> {
+  const rows = await db.all<Row>(ANSWER_ROWS, [brandId]);
   const days = new Map<string, { prompt_id: string; engine: string; day: number; v: number[] }>();
   for (const a of rows) {
     for (const engine of [a.engine, ALL_ENGINES]) {
@@ -258,12 +262,12 @@ function expectPromptRollupsRight(app: AppContext, brandId: string): void {
       competitor: d.v[4],
     }))
     .sort((a, b) => a.prompt_id.localeCompare(b.prompt_id) || a.engine.localeCompare(b.engine) || a.day - b.day);
-  const storedDays = sqliteOf(app.db)
-    .query<{ prompt_id: string; engine: string; day: number }, [string]>(
+  const storedDays = (
+    await db.all<{ prompt_id: string; engine: string; day: number }>(
       "SELECT prompt_id, engine, day, total, valid, mentioned, position_sum, competitor FROM prompt_days WHERE brand_id = ?",
+      [brandId],
     )
-    .all(brandId)
-    .sort((a, b) => a.prompt_id.localeCompare(b.prompt_id) || a.engine.localeCompare(b.engine) || a.day - b.day);
+  ).sort((a, b) => a.prompt_id.localeCompare(b.prompt_id) || a.engine.localeCompare(b.engine) || a.day - b.day);
   expect(storedDays).toEqual(expectedDays);
 
   const coverage = new Map<string, number>();
@@ -284,12 +288,12 @@ function expectPromptRollupsRight(app: AppContext, brandId: string): void {
     }
   }
   const storedCoverage = Object.fromEntries(
-    sqliteOf(app.db)
-      .query<{ engine: string; kind: string; day: number; prev_day: number; prompts: number }, [string]>(
+    (
+      await db.all<{ engine: string; kind: string; day: number; prev_day: number; prompts: number }>(
         "SELECT engine, kind, day, prev_day, prompts FROM prompt_coverage_days WHERE brand_id = ?",
+        [brandId],
       )
-      .all(brandId)
-      .map((r) => [`${r.engine} ${r.kind} ${r.day} ${r.prev_day}`, r.prompts]),
+    ).map((r) => [`${r.engine} ${r.kind} ${r.day} ${r.prev_day}`, r.prompts]),
   );
   expect(storedCoverage).toEqual(Object.fromEntries(coverage));
 }
@@ -311,36 +315,39 @@ function randomFilters(prompts: string[], rand: () => number, n: number): Filter
   return out;
 }
 
-function addCompetitor(app: AppContext, brandId: string, id: string, name: string): void {
-  sqliteOf(app.db)
-    .query("INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES (?, ?, ?, '[]', '[]', 9)")
-    .run(id, brandId, name);
+async function addCompetitor(app: AppContext, brandId: string, id: string, name: string): Promise<void> {
+  await app.db.run("INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES (?, ?, ?, '[]', '[]', 9)", [
+    id,
+    brandId,
+    name,
+  ]);
 }
 
 for (const seed of [1, 2, 3]) {
   test(`rollup figures equal a computation from scratch over random answers and filters (seed ${seed})`, async () => {
-    const { app, s, prompts } = world();
+    const { app, s, prompts } = await world();
     const rand = random(seed);
     await storeRandom(app, s, prompts, rand, 600, 0);
-    expectPromptRollupsRight(app, s.brandId);
+    await expectPromptRollupsRight(app, s.brandId);
     for (const input of randomFilters(prompts, rand, 25)) await expectFiguresFromScratch(app, s, input);
 
     // A roster change: new mentions, ranks, gaps and coverage everywhere; then more answers.
-    addCompetitor(app, s.brandId, "cmp_road", "Roadrunner");
-    sqliteOf(app.db).query("DELETE FROM competitors WHERE id = ?").run(s.competitors.G!);
+    await addCompetitor(app, s.brandId, "cmp_road", "Roadrunner");
+    await app.db.run("DELETE FROM competitors WHERE id = ?", [s.competitors.G!]);
     await app.tracking.reanalyzeBrand(s.brandId);
     await storeRandom(app, s, prompts, rand, 300, 10_000);
-    expectPromptRollupsRight(app, s.brandId);
+    await expectPromptRollupsRight(app, s.brandId);
     for (const input of randomFilters(prompts, rand, 25)) await expectFiguresFromScratch(app, s, input);
+    await app.db.close();
   });
 }
 
 test("writes and a second roster change during a re-analysis end consistent, with the final roster's figures", async () => {
-  const { app, s, prompts } = world();
+  const { app, s, prompts } = await world();
   const rand = random(7);
   // Enough answers for the re-analysis to take several slices.
   await storeRandom(app, s, prompts, rand, 20_000, 0);
-  addCompetitor(app, s.brandId, "cmp_road", "Roadrunner");
+  await addCompetitor(app, s.brandId, "cmp_road", "Roadrunner");
   let finished = false;
   const pass = app.tracking.reanalyzeBrand(s.brandId).then((n) => {
     finished = true;
@@ -349,10 +356,10 @@ test("writes and a second roster change during a re-analysis end consistent, wit
   await new Promise((resolve) => setImmediate(resolve));
   expect(finished).toBe(false);
   // Mid-pass, a reader sees rollups that equal the stored rows (each slice is one transaction).
-  expectPromptRollupsRight(app, s.brandId);
+  await expectPromptRollupsRight(app, s.brandId);
   // A new answer arrives (written with the roster as it stands now), then the roster changes again.
   await storeRandom(app, s, prompts, rand, 50, 100_000);
-  addCompetitor(app, s.brandId, "cmp_hooli", "Hooli");
+  await addCompetitor(app, s.brandId, "cmp_hooli", "Hooli");
   app.events.emit("rosterChanged", { brandId: s.brandId });
   await new Promise((resolve) => setImmediate(resolve));
   expect(finished).toBe(false);
@@ -361,17 +368,19 @@ test("writes and a second roster change during a re-analysis end consistent, wit
 
   // Every valid answer carries the final roster's analysis: its members in order of first mention.
   const roster = await loadRoster(app.db, s.brandId);
-  const stored = sqliteOf(app.db)
-    .query<{ id: number; text: string; brand_mentioned: number; roster_mentions: number }, [string]>(
-      "SELECT id, text, brand_mentioned, roster_mentions FROM answers WHERE brand_id = ? AND status = 'ok'",
-    )
-    .all(s.brandId);
+  const stored = await app.db.all<{ id: number; text: string; brand_mentioned: number; roster_mentions: number }>(
+    "SELECT id, text, brand_mentioned, roster_mentions FROM answers WHERE brand_id = ? AND status = 'ok'",
+    [s.brandId],
+  );
   const members = new Map(roster.members.map((m) => [m.id, m.name]));
-  const names = (answerId: number) =>
-    sqliteOf(app.db)
-      .query<{ member_id: string }, [number]>("SELECT member_id FROM mentions WHERE answer_id = ? ORDER BY rank")
-      .all(answerId)
-      .map((m) => members.get(m.member_id) ?? m.member_id);
+  const mentioned = new Map<number, string[]>();
+  for (const m of await app.db.all<{ answer_id: number; member_id: string }>(
+    "SELECT answer_id, member_id FROM mentions WHERE brand_id = ? ORDER BY answer_id, rank",
+    [s.brandId],
+  )) {
+    mentioned.set(m.answer_id, [...(mentioned.get(m.answer_id) ?? []), members.get(m.member_id) ?? m.member_id]);
+  }
+  const names = (answerId: number) => mentioned.get(answerId) ?? [];
   const expectedNames = new Map<string, string[]>();
   for (const text of TEXTS) {
     const found = roster.members
@@ -383,6 +392,7 @@ test("writes and a second roster change during a re-analysis end consistent, wit
   }
   for (const a of stored) expect(names(a.id)).toEqual(expectedNames.get(a.text)!);
   expect(roster.members.map((m) => m.name).sort()).toEqual(["Acme", "Globex", "Hooli", "Initech", "Roadrunner"]);
-  expectPromptRollupsRight(app, s.brandId);
+  await expectPromptRollupsRight(app, s.brandId);
   for (const input of randomFilters(prompts, rand, 10)) await expectFiguresFromScratch(app, s, input);
+  await app.db.close();
 });

@@ -12,12 +12,12 @@ import { retrievalCounts, type SearchQueryItem, searchQueries } from "../../src/
 import { type AppContext, createAppContext } from "../../src/context";
 import { openDatabase } from "../../src/db/client";
 import { MIGRATION_JOURNAL } from "../../src/db/migrations";
+import { type Queries } from "../../src/db/queries";
 import { analyzeForStorage } from "../../src/tracking/answer-writer";
 import { loadRoster } from "../../src/tracking/roster";
 import { SearchStore } from "../../src/tracking/search-store";
 import { scratchDir } from "../support/scratch";
-import { sqliteOf } from "../support/sqlite";
-import { memoryApp, type SeededBrand, seedBrand } from "./dataset";
+import { addBrand, memoryApp, openApp, type SeededBrand } from "./dataset";
 
 const START = Date.parse("2025-03-01T00:00:00Z");
 const NOW = START + 20 * DAY_MS;
@@ -62,8 +62,8 @@ function sources(rand: () => number) {
   }));
 }
 
-function brand(app: AppContext): SeededBrand {
-  return seedBrand(app, {
+function brand(app: AppContext): Promise<SeededBrand> {
+  return addBrand(app, {
     name: "Acme",
     domain: "acme.com",
     tags: ["sales", "price"],
@@ -123,17 +123,14 @@ async function writeRandomAnswers(app: AppContext, s: SeededBrand, seed: number,
 }
 
 /** Answers whose sources are on the brand's domain (its host or a subdomain), per engine, current and previous period, from the rows. */
-function retrievalFromScratch(app: AppContext, filter: Filter) {
-  const domain = sqliteOf(app.db)
-    .query<{ domain: string | null }, [string]>("SELECT domain FROM brands WHERE id = ?")
-    .get(filter.brandId)!.domain;
+async function retrievalFromScratch(app: AppContext, filter: Filter) {
+  const domain = (await app.db.get<{ domain: string | null }>("SELECT domain FROM brands WHERE id = ?", [filter.brandId]))!.domain;
   const scope = filter.scope === null ? null : new Set(JSON.parse(filter.scope) as string[]);
   const sets = new Map<string, [Set<number>, Set<number>]>();
-  for (const r of sqliteOf(app.db)
-    .query<{ answer_id: number; host: string | null; engine: string; prompt_id: string; created_at: number }, [string]>(
-      "SELECT answer_id, host, engine, prompt_id, created_at FROM answer_sources WHERE brand_id = ?",
-    )
-    .all(filter.brandId)) {
+  for (const r of await app.db.all<{ answer_id: number; host: string | null; engine: string; prompt_id: string; created_at: number }>(
+    "SELECT answer_id, host, engine, prompt_id, created_at FROM answer_sources WHERE brand_id = ?",
+    [filter.brandId],
+  )) {
     if (domain === null || r.host === null || !(r.host === domain || r.host.endsWith(`.${domain}`))) continue;
     if (r.created_at < filter.previous.start || r.created_at >= filter.period.end) continue;
     if ((filter.engine !== null && r.engine !== filter.engine) || (scope !== null && !scope.has(r.prompt_id))) continue;
@@ -147,27 +144,27 @@ function retrievalFromScratch(app: AppContext, filter: Filter) {
 }
 
 /** The list get_search_queries must return, computed from the search_queries rows alone. */
-function fromScratch(app: AppContext, filter: Filter): SearchQueryItem[] {
+async function fromScratch(app: AppContext, filter: Filter): Promise<SearchQueryItem[]> {
   const scope = filter.scope === null ? null : new Set(JSON.parse(filter.scope) as string[]);
-  const rows = sqliteOf(app.db)
-    .query<{ answer_id: number; query: string; query_key: string; engine: string; prompt_id: string; created_at: number }, [string]>(
+  const rows = (
+    await app.db.all<{ answer_id: number; query: string; query_key: string; engine: string; prompt_id: string; created_at: number }>(
       "SELECT answer_id, query, query_key, engine, prompt_id, created_at FROM search_queries WHERE brand_id = ?",
+      [filter.brandId],
     )
-    .all(filter.brandId)
-    .filter(
-      (r) =>
-        r.created_at >= filter.period.start &&
-        r.created_at < filter.period.end &&
-        (filter.engine === null || r.engine === filter.engine) &&
-        (scope === null || scope.has(r.prompt_id)),
-    );
+  ).filter(
+    (r) =>
+      r.created_at >= filter.period.start &&
+      r.created_at < filter.period.end &&
+      (filter.engine === null || r.engine === filter.engine) &&
+      (scope === null || scope.has(r.prompt_id)),
+  );
   const groups = new Map<string, typeof rows>();
   for (const r of rows) groups.set(r.query_key, [...(groups.get(r.query_key) ?? []), r]);
   const texts = new Map(
-    sqliteOf(app.db)
-      .query<{ id: string; text: string }, [string]>("SELECT id, text FROM prompts WHERE brand_id = ?")
-      .all(filter.brandId)
-      .map((p) => [p.id, p.text]),
+    (await app.db.all<{ id: string; text: string }>("SELECT id, text FROM prompts WHERE brand_id = ?", [filter.brandId])).map((p) => [
+      p.id,
+      p.text,
+    ]),
   );
   const counts = (values: string[]) => {
     const m = new Map<string, number>();
@@ -188,43 +185,49 @@ function fromScratch(app: AppContext, filter: Filter): SearchQueryItem[] {
   return items.sort((x, y) => y.prompt_count - x.prompt_count || y.answers - x.answers || (x.id < y.id ? -1 : 1));
 }
 
-function rollupRows(app: AppContext, brandId: string) {
+async function rollupRows(db: Queries, brandId: string) {
   return {
-    queries: sqliteOf(app.db)
-      .query(
-        "SELECT query_key, day, engine, prompt_id, query, uses, answers FROM search_query_days WHERE brand_id = ? ORDER BY 1, 2, 3, 4, 5",
-      )
-      .all(brandId),
-    sources: sqliteOf(app.db)
-      .query("SELECT domain, day, engine, prompt_id, hosts, answers FROM answer_source_days WHERE brand_id = ? ORDER BY 1, 2, 3, 4, 5")
-      .all(brandId),
+    queries: await db.all(
+      "SELECT query_key, day, engine, prompt_id, query, uses, answers FROM search_query_days WHERE brand_id = ? ORDER BY 1, 2, 3, 4, 5",
+      [brandId],
+    ),
+    sources: await db.all(
+      "SELECT domain, day, engine, prompt_id, hosts, answers FROM answer_source_days WHERE brand_id = ? ORDER BY 1, 2, 3, 4, 5",
+      [brandId],
+    ),
     // Kept by triggers on answer_source_days: its sum over prompts, through every write, rebuild and cascade.
-    sourceEngines: sqliteOf(app.db)
-      .query("SELECT domain, day, engine, hosts, answers FROM answer_source_engine_days WHERE brand_id = ? ORDER BY 1, 2, 3, 4")
-      .all(brandId),
+    sourceEngines: await db.all(
+      "SELECT domain, day, engine, hosts, answers FROM answer_source_engine_days WHERE brand_id = ? ORDER BY 1, 2, 3, 4",
+      [brandId],
+    ),
   };
+}
+
+/** Thrown to roll the scratch transaction of rebuiltRows back. */
+class Rollback {
+  constructor(readonly rows: Awaited<ReturnType<typeof rollupRows>>) {}
 }
 
 /** The rollups as search_queries and answer_sources say they must be: rebuilt from those rows in a scratch transaction, then rolled back. */
 async function rebuiltRows(app: AppContext, brandId: string) {
-  const db = sqliteOf(app.db);
-  db.exec("SAVEPOINT rebuild");
   try {
-    await new SearchStore().rebuildDays(app.db, brandId, 0, 1_000_000);
-    return {
-      ...rollupRows(app, brandId),
-      // By its definition, not through the triggers: answer_source_days summed over prompts.
-      sourceEngines: db
-        .query(
+    await app.db.transaction(async (tx) => {
+      await new SearchStore().rebuildDays(tx, brandId, 0, 1_000_000);
+      throw new Rollback({
+        ...(await rollupRows(tx, brandId)),
+        // By its definition, not through the triggers: answer_source_days summed over prompts.
+        sourceEngines: await tx.all(
           `SELECT domain, day, engine, hosts, sum(answers) AS answers FROM answer_source_days WHERE brand_id = ?
            GROUP BY domain, day, engine, hosts ORDER BY 1, 2, 3, 4`,
-        )
-        .all(brandId),
-    };
-  } finally {
-    db.exec("ROLLBACK TO rebuild");
-    db.exec("RELEASE rebuild");
+          [brandId],
+        ),
+      });
+    });
+  } catch (e) {
+    if (e instanceof Rollback) return e.rows;
+    throw e;
   }
+  throw new Error("the scratch transaction was not rolled back");
 }
 
 function filters(s: SeededBrand): FilterInput[] {
@@ -244,13 +247,13 @@ function filters(s: SeededBrand): FilterInput[] {
 
 test("over random answers, every filter's queries (page by page) and retrieval counts equal those computed from the rows", async () => {
   for (const seed of [1, 2, 3]) {
-    const app = memoryApp();
-    const s = brand(app);
+    const app = await openApp();
+    const s = await brand(app);
     await writeRandomAnswers(app, s, seed, 400);
-    expect(rollupRows(app, s.brandId)).toEqual(await rebuiltRows(app, s.brandId));
+    expect(await rollupRows(app.db, s.brandId)).toEqual(await rebuiltRows(app, s.brandId));
     for (const input of filters(s)) {
       const filter = await resolveFilter(app, s.brandId, input, NOW);
-      const expected = fromScratch(app, filter);
+      const expected = await fromScratch(app, filter);
       const all = await searchQueries(app, filter, { limit: 100, offset: 0 });
       expect({ input, queries: all.queries }).toEqual({ input, queries: expected });
       expect(all.more).toBe(false);
@@ -265,22 +268,22 @@ test("over random answers, every filter's queries (page by page) and retrieval c
       expect(pages).toEqual(expected);
       // The retrieval rate's numerators, for the brand's domain and for a subdomain of it.
       for (const domain of ["acme.com", "shop.acme.com"]) {
-        sqliteOf(app.db).query("UPDATE brands SET domain = ? WHERE id = ?").run(domain, s.brandId);
+        await app.db.run("UPDATE brands SET domain = ? WHERE id = ?", [domain, s.brandId]);
         expect({ input, domain, counts: await retrievalCounts(app, filter) }).toEqual({
           input,
           domain,
-          counts: retrievalFromScratch(app, filter),
+          counts: await retrievalFromScratch(app, filter),
         });
       }
     }
     // The data set is not trivial: some queries recur across prompts, in several spellings.
     const wide = (await searchQueries(app, await resolveFilter(app, s.brandId, filters(s)[0]!, NOW), { limit: 100, offset: 0 })).queries;
     expect(wide.some((q) => q.prompt_count > 1)).toBe(true);
-    const spellings = sqliteOf(app.db).query<{ n: number }, []>("SELECT count(DISTINCT query) AS n FROM search_queries").get()!.n;
+    const spellings = (await app.db.get<{ n: number }>("SELECT count(DISTINCT query) AS n FROM search_queries"))!.n;
     expect(spellings).toBeGreaterThan(wide.length);
     // acme.com's count includes the answers on blog.acme.com, shop.acme.com's does not.
     const counts = async (domain: string) => {
-      sqliteOf(app.db).query("UPDATE brands SET domain = ? WHERE id = ?").run(domain, s.brandId);
+      await app.db.run("UPDATE brands SET domain = ? WHERE id = ?", [domain, s.brandId]);
       return (await retrievalCounts(app, await resolveFilter(app, s.brandId, filters(s)[0]!, NOW))).overall[0];
     };
     expect(await counts("acme.com")).toBeGreaterThan(await counts("shop.acme.com"));
@@ -290,8 +293,8 @@ test("over random answers, every filter's queries (page by page) and retrieval c
 });
 
 test("a query is shown in its most used spelling within the filter; a tie goes to the first in code-point order", async () => {
-  const app = memoryApp();
-  const s = brand(app);
+  const app = await openApp();
+  const s = await brand(app);
   const store = new SearchStore();
   const roster = await loadRoster(app.db, s.brandId);
   let sample = 0;
@@ -346,26 +349,27 @@ test("a query is shown in its most used spelling within the filter; a tie goes t
 });
 
 test("deleting a prompt (its answers go with it) leaves the rollups equal to the rows", async () => {
-  const app = memoryApp();
-  const s = brand(app);
+  const app = await openApp();
+  const s = await brand(app);
   await writeRandomAnswers(app, s, 7, 200);
-  sqliteOf(app.db).query("DELETE FROM prompts WHERE id = ?").run(s.prompts.b!);
+  await app.db.run("DELETE FROM prompts WHERE id = ?", [s.prompts.b!]);
   for (const table of ["search_query_days", "answer_source_days"])
-    expect(sqliteOf(app.db).query(`SELECT count(*) AS n FROM ${table} WHERE prompt_id = ?`).get(s.prompts.b!)).toEqual({ n: 0 });
-  expect(rollupRows(app, s.brandId)).toEqual(await rebuiltRows(app, s.brandId));
+    expect(await app.db.get(`SELECT count(*) AS n FROM ${table} WHERE prompt_id = ?`, [s.prompts.b!])).toEqual({ n: 0 });
+  expect(await rollupRows(app.db, s.brandId)).toEqual(await rebuiltRows(app, s.brandId));
   const filter = await resolveFilter(app, s.brandId, filters(s)[0]!, NOW);
-  expect((await searchQueries(app, filter, { limit: 100, offset: 0 })).queries).toEqual(fromScratch(app, filter));
-  expect(await retrievalCounts(app, filter)).toEqual(retrievalFromScratch(app, filter));
+  expect((await searchQueries(app, filter, { limit: 100, offset: 0 })).queries).toEqual(await fromScratch(app, filter));
+  expect(await retrievalCounts(app, filter)).toEqual(await retrievalFromScratch(app, filter));
   await app.db.close();
 });
 
+// SQLite only by nature (a file made by an older release and its migrations); PostgreSQL starts from one baseline.
 test("upgrading a database made before the rollups fills them from the stored queries and sources", async () => {
   const path = join(scratchDir("spyglass-sqd-"), "spyglass.db");
   const db = openDatabase(path);
   const app = createAppContext(memoryApp().config, db);
-  const s = brand(app);
+  const s = await brand(app);
   await writeRandomAnswers(app, s, 11, 300);
-  const expected = rollupRows(app, s.brandId);
+  const expected = await rollupRows(app.db, s.brandId);
   expect(expected.queries.length).toBeGreaterThan(0);
   expect(expected.sources.length).toBeGreaterThan(0);
   // The database as the release before the rollups left it.
@@ -377,10 +381,10 @@ test("upgrading a database made before the rollups fills them from the stored qu
   const upgraded = openDatabase(path);
   try {
     const upgradedApp = createAppContext(app.config, upgraded);
-    expect(rollupRows(upgradedApp, s.brandId)).toEqual(expected);
+    expect(await rollupRows(upgradedApp.db, s.brandId)).toEqual(expected);
     const filter = await resolveFilter(upgradedApp, s.brandId, filters(s)[4]!, NOW);
-    expect((await searchQueries(upgradedApp, filter, { limit: 100, offset: 0 })).queries).toEqual(fromScratch(upgradedApp, filter));
-    expect(await retrievalCounts(upgradedApp, filter)).toEqual(retrievalFromScratch(upgradedApp, filter));
+    expect((await searchQueries(upgradedApp, filter, { limit: 100, offset: 0 })).queries).toEqual(await fromScratch(upgradedApp, filter));
+    expect(await retrievalCounts(upgradedApp, filter)).toEqual(await retrievalFromScratch(upgradedApp, filter));
   } finally {
     upgraded.close();
   }

@@ -20,7 +20,7 @@ import { TOOLS } from "../../src/catalogue/tools";
 import { type AppContext } from "../../src/context";
 import { runTracking } from "../../src/tracking/service";
 import { answer, empty, type FakeProvider, startFakeGemini, startFakeResponses } from "../support/fake-providers";
-import { memoryApp, type SeededBrand, seedBrand } from "./dataset";
+import { addBrand, openApp, type SeededBrand } from "./dataset";
 
 const catalog = buildCatalog(TOOLS);
 let responses: FakeProvider;
@@ -61,7 +61,7 @@ beforeAll(async () => {
       }),
     },
   });
-  app = memoryApp(`
+  app = await openApp(`
 [[engines]]
 id = "chatgpt"
 api = "openai-responses"
@@ -74,7 +74,7 @@ api = "gemini"
 base_url = "${gemini.url}"
 model = "gemini-test"
 `);
-  s = seedBrand(app, {
+  s = await addBrand(app, {
     name: "Acme",
     domain: "acme.com",
     competitors: [{ key: "G", name: "Globex", domains: ["globex.com"] }],
@@ -90,6 +90,7 @@ model = "gemini-test"
 });
 
 afterAll(async () => {
+  await app.db.close();
   await Promise.all([responses.stop(), gemini.stop()]);
 });
 
