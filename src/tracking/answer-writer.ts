@@ -4,7 +4,7 @@
 import { type Queries } from "../db/queries";
 import { ALL_ENGINES, type AnswerStatus } from "../db/schema";
 import { type AnswerAnalysis, analyzeAnswer } from "./analysis/analyze";
-import { applyPromptRollups, type PromptDayDelta } from "./prompt-rollups";
+import { applyPromptRollups, type PromptDayDelta, rollupLock } from "./prompt-rollups";
 import { isOnDomains, type Roster } from "./roster";
 
 export interface NewAnswer {
@@ -227,8 +227,9 @@ const DROP_EMPTY = {
  * transaction's); one per AppContext (TrackingService.writer).
  */
 export class AnswerWriter {
-  /** Inserts the answer, its analysis and its share of the daily rollups; call inside a transaction (`tx`). Returns the answer id. */
+  /** Inserts the answer, its analysis and its share of the daily rollups; call first in a transaction (`tx`): it takes the brand's rollup lock. Returns the answer id. */
   async write(tx: Queries, answer: NewAnswer, analysis: AnswerAnalysis, roster: Roster): Promise<number> {
+    await tx.lock(rollupLock(answer.brandId));
     const delta = new RollupDelta();
     const id = await this.append(
       tx,

@@ -38,6 +38,16 @@ const UPSERT_COVERAGE = `INSERT INTO prompt_coverage_days AS r (brand_id, engine
 const DROP_EMPTY_COVERAGE =
   "DELETE FROM prompt_coverage_days WHERE brand_id = ?1 AND engine = ?2 AND kind = ?3 AND day = ?4 AND prev_day = ?5 AND prompts = 0";
 
+/**
+ * The lock a transaction that writes a brand's rollups takes first (`tx.lock`): applyPromptRollups
+ * reads the day's row and its neighbours, then moves coverage occurrences from what it read. SQLite's
+ * BEGIN IMMEDIATE already serialises writers; PostgreSQL's READ COMMITTED would let two answers of one
+ * prompt and day both see "no occurrence yet" and count it twice.
+ */
+export function rollupLock(brandId: string): string {
+  return `rollups:${brandId}`;
+}
+
 /** Adds the deltas (negative parts come from re-analysis) and moves the coverage occurrences that appear or vanish; inside the writing transaction (`tx`). */
 export async function applyPromptRollups(tx: Queries, deltas: Iterable<PromptDayDelta>): Promise<void> {
   for (const { brandId, promptId, engine, day, v } of deltas) {
