@@ -259,6 +259,24 @@ describe("refusals, each with its OAuth error", () => {
     expect((await mcp(first.json.access_token)).status).toBe(401);
   });
 
+  test("a code exchanged twice at once issues one token pair, and the other exchange revokes it", async () => {
+    const { client, pair, code } = await freshCode();
+    const params = { grant_type: "authorization_code", code, code_verifier: pair.verifier, client_id: client.id, redirect_uri: REDIRECT };
+    const both = await Promise.all([tokenRequest(t, params), tokenRequest(t, params)]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 400]);
+    const issued = both.find((r) => r.status === 200)!;
+    expect((await mcp(issued.json.access_token)).status).toBe(401);
+    expect(await t.db.get("SELECT count(*) AS n FROM oauth_grants")).toEqual({ n: 1 });
+  });
+
+  test("a refresh token presented twice at once rotates once, and the reuse ends the grant", async () => {
+    const { refresh, clientId } = await tokensForA();
+    const params = { grant_type: "refresh_token", refresh_token: refresh, client_id: clientId };
+    const both = await Promise.all([tokenRequest(t, params), tokenRequest(t, params)]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 400]);
+    expect((await mcp(both.find((r) => r.status === 200)!.json.access_token)).status).toBe(401);
+  });
+
   test("an expired code is invalid_grant", async () => {
     const start = Date.now();
     t.ctx.oauth.now = () => start;
