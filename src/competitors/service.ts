@@ -124,23 +124,26 @@ export async function listCompetitors(
   brandId: string,
   options: { limit: number; cursor?: string },
 ): Promise<{ competitors: CompetitorView[]; next_cursor: string | null }> {
-  const after = decodeCursor(options.cursor, ["number"] as const);
+  const after = decodeCursor(options.cursor, ["number", "string"] as const);
   const rows = after
-    ? await db.all<CompetitorSqlRow & { rid: number }>(
-        `SELECT ${COMPETITOR_COLUMNS}, rowid AS rid FROM competitors WHERE brand_id = ? AND rowid > ? ORDER BY rowid LIMIT ?`,
-        [brandId, after[0], options.limit + 1],
+    ? await db.all<CompetitorSqlRow>(
+        `SELECT ${COMPETITOR_COLUMNS} FROM competitors WHERE brand_id = ?1 AND (created_at > ?2 OR (created_at = ?2 AND id > ?3))
+         ORDER BY created_at, id LIMIT ?4`,
+        [brandId, after[0], after[1], options.limit + 1],
       )
-    : await db.all<CompetitorSqlRow & { rid: number }>(
-        `SELECT ${COMPETITOR_COLUMNS}, rowid AS rid FROM competitors WHERE brand_id = ? ORDER BY rowid LIMIT ?`,
-        [brandId, options.limit + 1],
-      );
-  const { items, next } = page(rows, options.limit, (r) => [r.rid]);
+    : await db.all<CompetitorSqlRow>(`SELECT ${COMPETITOR_COLUMNS} FROM competitors WHERE brand_id = ? ORDER BY created_at, id LIMIT ?`, [
+        brandId,
+        options.limit + 1,
+      ]);
+  const { items, next } = page(rows, options.limit, (r) => [r.created_at, r.id]);
   return { competitors: items.map((r) => view(fromSql(r))), next_cursor: next };
 }
 
 /** Every competitor of the brand, oldest first: the roster the answer analysis matches (read by every analysis). */
 export async function listAllCompetitors(db: Queries, brandId: string): Promise<CompetitorView[]> {
-  const rows = await db.all<CompetitorSqlRow>(`SELECT ${COMPETITOR_COLUMNS} FROM competitors WHERE brand_id = ? ORDER BY rowid`, [brandId]);
+  const rows = await db.all<CompetitorSqlRow>(`SELECT ${COMPETITOR_COLUMNS} FROM competitors WHERE brand_id = ? ORDER BY created_at, id`, [
+    brandId,
+  ]);
   return rows.map((row) => view(fromSql(row)));
 }
 
@@ -156,12 +159,19 @@ export async function createCompetitor(
   const aliases = cleanAliases(input.aliases ?? [], name);
   const domains = cleanDomains(input.domains ?? []);
   const created = await db.transaction(async (tx) => {
+    // The name check, the limit and the order below read before they write.
+    await tx.lock(`competitors:${brandId}`);
     await assertNameFree(tx, brandId, name);
-    const count = await tx.get<{ n: number }>("SELECT count(*) AS n FROM competitors WHERE brand_id = ?", [brandId]);
+    const count = await tx.get<{ n: number; at: number | null }>(
+      "SELECT count(*) AS n, max(created_at) AS at FROM competitors WHERE brand_id = ?",
+      [brandId],
+    );
     if ((count?.n ?? 0) >= MAX_COMPETITORS) {
       throw new Conflict(`A brand can track at most ${MAX_COMPETITORS} competitors; delete one first.`, "competitor_limit");
     }
-    const row: CompetitorRow = { id: newId("cmp"), brandId, name, aliases, domains, createdAt: Date.now() };
+    // Strictly increasing per brand: with the id it orders the roster as the competitors were added (PostgreSQL has no rowid).
+    const createdAt = Math.max(Date.now(), (count?.at ?? 0) + 1);
+    const row: CompetitorRow = { id: newId("cmp"), brandId, name, aliases, domains, createdAt };
     await tx.run("INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES (?, ?, ?, ?, ?, ?)", [
       row.id,
       row.brandId,
@@ -188,6 +198,7 @@ export async function updateCompetitor(
 ): Promise<CompetitorView> {
   const { db } = app;
   const updated = await db.transaction(async (tx): Promise<{ competitor: CompetitorView; changed: boolean }> => {
+    await tx.lock(`competitors:${brandId}`);
     const current = await findRow(tx, brandId, competitorId);
     if (!current) throw notFound();
     const name = patch.name !== undefined ? cleanName(patch.name, "name", "a competitor's name") : current.name;

@@ -319,6 +319,9 @@ export class OAuthService {
     // revoked) must be committed with them.
     return settle(
       await this.db.transaction(async (tx): Promise<TokenResponse | OAuthError> => {
+        // Single use needs the read and the spend serialised: PostgreSQL's READ COMMITTED would let two
+        // exchanges at once both read the code unused (SQLite's BEGIN IMMEDIATE already serialises them).
+        await tx.lock(`oauth-code:${hashSecret(code)}`);
         const row = await tx.get<{
           codeHash: string;
           clientId: string;
@@ -369,6 +372,8 @@ export class OAuthService {
     const now = this.now();
     return settle(
       await this.db.transaction(async (tx): Promise<TokenResponse | OAuthError> => {
+        // As for codes: a refresh token rotates once, even when presented twice at once.
+        await tx.lock(`oauth-refresh:${hashSecret(token)}`);
         const row = await tx.get<{
           tokenHash: string;
           expiresAt: number;

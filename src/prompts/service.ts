@@ -1,7 +1,7 @@
 // Tracked prompts: the questions whose AI answers are tracked for a brand. Texts are unique per
 // brand case- and space-insensitively (`text_key`); archiving hides a prompt from tracking and lists
 // while its stored answers stay. Every query is keyed by the brand id of a verified credential.
-import { placeholders, type Queries, type SqlParam } from "../db/queries";
+import { type Dialect, placeholders, type Queries, type SqlParam, type SqlText } from "../db/queries";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, newId } from "../ids";
 import { decodeCursor, page } from "../paging";
@@ -74,8 +74,14 @@ function notFound(): NotFound {
 // The reads behind list_prompts and every returned prompt: the tag names gathered
 // per row in SQL (and sorted here: an ORDER BY inside the correlated subquery costs a sort per row),
 // so a page costs one query (its text, built per combination of filters, is prepared once by the connection).
-const PROMPT_COLUMNS = `p.id, p.text, p.country, p.language, p.archived_at, p.created_at, p.rowid AS rid,
-  (SELECT json_group_array(t.name) FROM prompt_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.prompt_id = p.id) AS tag_names`;
+// PostgreSQL has no json_group_array, and its json_agg of no rows is NULL.
+const promptColumns = (dialect: Dialect): string => `p.id, p.text, p.country, p.language, p.archived_at, p.created_at,
+  (SELECT ${dialect === "sqlite" ? "json_group_array(t.name)" : "coalesce(json_agg(t.name), '[]')::text"}
+   FROM prompt_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.prompt_id = p.id) AS tag_names`;
+const ONE_PROMPT = {
+  sqlite: `SELECT ${promptColumns("sqlite")} FROM prompts p WHERE p.brand_id = ?1 AND p.id = ?2`,
+  postgres: `SELECT ${promptColumns("postgres")} FROM prompts p WHERE p.brand_id = ?1 AND p.id = ?2`,
+};
 
 interface PromptSqlRow {
   id: string;
@@ -84,13 +90,12 @@ interface PromptSqlRow {
   language: string | null;
   archived_at: number | null;
   created_at: number;
-  rid: number;
   tag_names: string;
 }
 
 interface ListFilter {
   includeArchived: boolean;
-  after: readonly [number, number] | null;
+  after: readonly [number, string] | null;
   query: string;
   tagId: string | null;
 }
@@ -99,7 +104,7 @@ interface ListFilter {
  * One text per combination of filters (each cached by the connection): optional terms written as
  * `?x IS NULL OR …` cost SQLite a plan per row.
  */
-function listQuery(brandId: string, filter: ListFilter, limit: number): { text: string; params: SqlParam[] } {
+function listQuery(brandId: string, filter: ListFilter, limit: number): { text: SqlText; params: SqlParam[] } {
   const params: SqlParam[] = [];
   const param = (value: SqlParam): string => {
     params.push(value);
@@ -109,14 +114,19 @@ function listQuery(brandId: string, filter: ListFilter, limit: number): { text: 
   if (!filter.includeArchived) terms.push("p.archived_at IS NULL");
   if (filter.after) {
     const at = param(filter.after[0]);
-    terms.push(`(p.created_at > ${at} OR (p.created_at = ${at} AND p.rowid > ${param(filter.after[1])}))`);
+    terms.push(`(p.created_at > ${at} OR (p.created_at = ${at} AND p.id > ${param(filter.after[1])}))`);
   }
-  // instr() rather than LIKE: the user's text needs no escaping of % and _.
-  if (filter.query !== "") terms.push(`instr(p.text_key, ${param(filter.query)}) > 0`);
+  // instr() (strpos() on PostgreSQL) rather than LIKE: the user's text needs no escaping of % and _.
+  const query = filter.query === "" ? null : param(filter.query);
   if (filter.tagId !== null) terms.push(`p.id IN (SELECT prompt_id FROM prompt_tags WHERE tag_id = ${param(filter.tagId)})`);
-  // In (created_at, rowid) order, which the (brand_id, created_at) index already has.
-  const text = `SELECT ${PROMPT_COLUMNS} FROM prompts p WHERE ${terms.join(" AND ")} ORDER BY p.created_at, p.rowid LIMIT ${param(limit)}`;
-  return { text, params };
+  const limitParam = param(limit);
+  // In (created_at, id) order: created_at is strictly increasing per brand (createPrompts), so id only
+  // breaks the ties of prompts added before that held.
+  const text = (dialect: Dialect): string => {
+    const where = query === null ? terms : [...terms, `${dialect === "sqlite" ? "instr" : "strpos"}(p.text_key, ${query}) > 0`];
+    return `SELECT ${promptColumns(dialect)} FROM prompts p WHERE ${where.join(" AND ")} ORDER BY p.created_at, p.id LIMIT ${limitParam}`;
+  };
+  return { text: { sqlite: text("sqlite"), postgres: text("postgres") }, params };
 }
 
 function byName(a: string, b: string): number {
@@ -151,10 +161,7 @@ async function promptExists(db: Queries, brandId: string, promptId: string): Pro
 }
 
 export async function getPrompt(db: Queries, brandId: string, promptId: string): Promise<PromptView> {
-  const row = await db.get<PromptSqlRow>(`SELECT ${PROMPT_COLUMNS} FROM prompts p WHERE p.brand_id = ?1 AND p.id = ?2`, [
-    brandId,
-    promptId,
-  ]);
+  const row = await db.get<PromptSqlRow>(ONE_PROMPT, [brandId, promptId]);
   if (!row) throw notFound();
   return view(row);
 }
@@ -199,7 +206,7 @@ export async function listPrompts(
   brandId: string,
   options: { tag?: string; query?: string; includeArchived?: boolean; limit: number; cursor?: string },
 ): Promise<{ prompts: PromptView[]; next_cursor: string | null }> {
-  const after = decodeCursor(options.cursor, ["number", "number"] as const);
+  const after = decodeCursor(options.cursor, ["number", "string"] as const);
   let tagId: string | null = null;
   if (options.tag !== undefined) {
     const tag = await findTag(db, brandId, options.tag);
@@ -213,7 +220,7 @@ export async function listPrompts(
     options.limit + 1,
   );
   const rows = await db.all<PromptSqlRow>(text, params);
-  const { items, next } = page(rows, options.limit, (r) => [r.created_at, r.rid]);
+  const { items, next } = page(rows, options.limit, (r) => [r.created_at, r.id]);
   return { prompts: items.map(view), next_cursor: next };
 }
 
@@ -265,7 +272,11 @@ export async function createPrompts(
     const createdIds: string[] = [];
     const duplicates: string[] = [];
     const seen = new Set<string>();
-    const now = Date.now();
+    // created_at is strictly increasing per brand: it orders list_prompts (with the id) in the order
+    // the prompts were added, on both databases (PostgreSQL has no rowid).
+    await tx.lock(`prompts:${brandId}`);
+    const last = (await tx.get<{ at: number | null }>("SELECT max(created_at) AS at FROM prompts WHERE brand_id = ?", [brandId]))?.at;
+    let at = Math.max(Date.now(), (last ?? 0) + 1);
     for (const item of prepared) {
       const key = promptTextKey(item.text);
       if (seen.has(key)) {
@@ -302,7 +313,7 @@ export async function createPrompts(
         key,
         item.country,
         item.language,
-        now,
+        at++,
       ]);
       await addTags(tx, brandId, id, item.tags, item.field);
       createdIds.push(id);

@@ -4,7 +4,7 @@
 import { type Queries } from "../db/queries";
 import { ALL_ENGINES, type AnswerStatus } from "../db/schema";
 import { type AnswerAnalysis, analyzeAnswer } from "./analysis/analyze";
-import { applyPromptRollups, type PromptDayDelta } from "./prompt-rollups";
+import { applyPromptRollups, type PromptDayDelta, rollupLock } from "./prompt-rollups";
 import { isOnDomains, type Roster } from "./roster";
 
 export interface NewAnswer {
@@ -199,22 +199,22 @@ const INSERT_ANSWER = `INSERT INTO answers (brand_id, run_id, prompt_id, engine,
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19) RETURNING id`;
 const INSERT_MENTION = `INSERT INTO mentions (answer_id, brand_id, member_id, is_brand, "offset", rank, sentiment, engine, prompt_id, created_at)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)`;
-const INSERT_CITATION = `INSERT OR IGNORE INTO citations (answer_id, brand_id, url, domain, engine, prompt_id, created_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`;
-const UPSERT_ANSWER_DAY = `INSERT INTO answer_days (brand_id, day, engine, total, valid, mentioned, position_sum, top1, top3, sentiment_sum, sentiment_n, cited, roster_mentions)
+const INSERT_CITATION = `INSERT INTO citations (answer_id, brand_id, url, domain, engine, prompt_id, created_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT DO NOTHING`;
+const UPSERT_ANSWER_DAY = `INSERT INTO answer_days AS r (brand_id, day, engine, total, valid, mentioned, position_sum, top1, top3, sentiment_sum, sentiment_n, cited, roster_mentions)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-       ON CONFLICT (brand_id, day, engine) DO UPDATE SET total = total + excluded.total, valid = valid + excluded.valid,
-         mentioned = mentioned + excluded.mentioned, position_sum = position_sum + excluded.position_sum, top1 = top1 + excluded.top1,
-         top3 = top3 + excluded.top3, sentiment_sum = sentiment_sum + excluded.sentiment_sum, sentiment_n = sentiment_n + excluded.sentiment_n,
-         cited = cited + excluded.cited, roster_mentions = roster_mentions + excluded.roster_mentions`;
-const UPSERT_MENTION_DAY = `INSERT INTO mention_days (brand_id, day, engine, member_id, answers, rank_sum, top1, sentiment_sum, sentiment_n)
+       ON CONFLICT (brand_id, day, engine) DO UPDATE SET total = r.total + excluded.total, valid = r.valid + excluded.valid,
+         mentioned = r.mentioned + excluded.mentioned, position_sum = r.position_sum + excluded.position_sum, top1 = r.top1 + excluded.top1,
+         top3 = r.top3 + excluded.top3, sentiment_sum = r.sentiment_sum + excluded.sentiment_sum, sentiment_n = r.sentiment_n + excluded.sentiment_n,
+         cited = r.cited + excluded.cited, roster_mentions = r.roster_mentions + excluded.roster_mentions`;
+const UPSERT_MENTION_DAY = `INSERT INTO mention_days AS r (brand_id, day, engine, member_id, answers, rank_sum, top1, sentiment_sum, sentiment_n)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-       ON CONFLICT (brand_id, day, engine, member_id) DO UPDATE SET answers = answers + excluded.answers, rank_sum = rank_sum + excluded.rank_sum,
-         top1 = top1 + excluded.top1, sentiment_sum = sentiment_sum + excluded.sentiment_sum, sentiment_n = sentiment_n + excluded.sentiment_n`;
-const UPSERT_URL_DAY = `INSERT INTO citation_url_days (brand_id, day, engine, url, domain, citations) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-       ON CONFLICT (brand_id, day, engine, url) DO UPDATE SET citations = citations + excluded.citations`;
-const UPSERT_DOMAIN_DAY = `INSERT INTO citation_domain_days (brand_id, day, engine, domain, citations, answers) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-       ON CONFLICT (brand_id, day, engine, domain) DO UPDATE SET citations = citations + excluded.citations, answers = answers + excluded.answers`;
+       ON CONFLICT (brand_id, day, engine, member_id) DO UPDATE SET answers = r.answers + excluded.answers, rank_sum = r.rank_sum + excluded.rank_sum,
+         top1 = r.top1 + excluded.top1, sentiment_sum = r.sentiment_sum + excluded.sentiment_sum, sentiment_n = r.sentiment_n + excluded.sentiment_n`;
+const UPSERT_URL_DAY = `INSERT INTO citation_url_days AS r (brand_id, day, engine, url, domain, citations) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+       ON CONFLICT (brand_id, day, engine, url) DO UPDATE SET citations = r.citations + excluded.citations`;
+const UPSERT_DOMAIN_DAY = `INSERT INTO citation_domain_days AS r (brand_id, day, engine, domain, citations, answers) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+       ON CONFLICT (brand_id, day, engine, domain) DO UPDATE SET citations = r.citations + excluded.citations, answers = r.answers + excluded.answers`;
 /** Rollup rows that re-analysis brought to zero answers or citations are dropped, as if never written. */
 const DROP_EMPTY = {
   mention: "DELETE FROM mention_days WHERE brand_id = ?1 AND day = ?2 AND engine = ?3 AND member_id = ?4 AND answers = 0",
@@ -227,8 +227,9 @@ const DROP_EMPTY = {
  * transaction's); one per AppContext (TrackingService.writer).
  */
 export class AnswerWriter {
-  /** Inserts the answer, its analysis and its share of the daily rollups; call inside a transaction (`tx`). Returns the answer id. */
+  /** Inserts the answer, its analysis and its share of the daily rollups; call first in a transaction (`tx`): it takes the brand's rollup lock. Returns the answer id. */
   async write(tx: Queries, answer: NewAnswer, analysis: AnswerAnalysis, roster: Roster): Promise<number> {
+    await tx.lock(rollupLock(answer.brandId));
     const delta = new RollupDelta();
     const id = await this.append(
       tx,

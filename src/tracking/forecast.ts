@@ -85,7 +85,7 @@ async function tokenMeans(
     `SELECT count(*) AS n, avg(tokens_in) AS tin, avg(tokens_out) AS tout FROM (
          SELECT tokens_in, tokens_out FROM answers
          WHERE brand_id = ? AND engine = ? AND status = 'ok' AND tokens_in IS NOT NULL AND tokens_out IS NOT NULL
-         ORDER BY created_at DESC LIMIT ?)`,
+         ORDER BY created_at DESC LIMIT ?) recent`,
     [brandId, engine, TOKEN_SAMPLE],
   );
   return { n: row?.n ?? 0, tin: row?.tin ?? null, tout: row?.tout ?? null };

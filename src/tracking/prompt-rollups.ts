@@ -19,11 +19,11 @@ export interface PromptDayDelta {
 type Kind = (typeof COVERAGE_KINDS)[number];
 
 const CURRENT = "SELECT total, valid, mentioned FROM prompt_days WHERE brand_id = ?1 AND prompt_id = ?2 AND engine = ?3 AND day = ?4";
-const UPSERT = `INSERT INTO prompt_days (brand_id, prompt_id, engine, day, total, valid, mentioned, position_sum, competitor)
+const UPSERT = `INSERT INTO prompt_days AS r (brand_id, prompt_id, engine, day, total, valid, mentioned, position_sum, competitor)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-       ON CONFLICT (brand_id, prompt_id, engine, day) DO UPDATE SET total = total + excluded.total, valid = valid + excluded.valid,
-         mentioned = mentioned + excluded.mentioned, position_sum = position_sum + excluded.position_sum,
-         competitor = competitor + excluded.competitor`;
+       ON CONFLICT (brand_id, prompt_id, engine, day) DO UPDATE SET total = r.total + excluded.total, valid = r.valid + excluded.valid,
+         mentioned = r.mentioned + excluded.mentioned, position_sum = r.position_sum + excluded.position_sum,
+         competitor = r.competitor + excluded.competitor`;
 const REMOVE = "DELETE FROM prompt_days WHERE brand_id = ?1 AND prompt_id = ?2 AND engine = ?3 AND day = ?4";
 const neighbour = (column: Kind, before: boolean): string =>
   // The prompt names the brand: without brand_id the covering (prompt, engine, day, …) index answers it.
@@ -33,10 +33,20 @@ const NEIGHBOURS: Record<Kind, { before: string; after: string }> = {
   valid: { before: neighbour("valid", true), after: neighbour("valid", false) },
   mentioned: { before: neighbour("mentioned", true), after: neighbour("mentioned", false) },
 };
-const UPSERT_COVERAGE = `INSERT INTO prompt_coverage_days (brand_id, engine, kind, day, prev_day, prompts) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-       ON CONFLICT (brand_id, engine, kind, day, prev_day) DO UPDATE SET prompts = prompts + excluded.prompts`;
+const UPSERT_COVERAGE = `INSERT INTO prompt_coverage_days AS r (brand_id, engine, kind, day, prev_day, prompts) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+       ON CONFLICT (brand_id, engine, kind, day, prev_day) DO UPDATE SET prompts = r.prompts + excluded.prompts`;
 const DROP_EMPTY_COVERAGE =
   "DELETE FROM prompt_coverage_days WHERE brand_id = ?1 AND engine = ?2 AND kind = ?3 AND day = ?4 AND prev_day = ?5 AND prompts = 0";
+
+/**
+ * The lock a transaction that writes a brand's rollups takes first (`tx.lock`): applyPromptRollups
+ * reads the day's row and its neighbours, then moves coverage occurrences from what it read. SQLite's
+ * BEGIN IMMEDIATE already serialises writers; PostgreSQL's READ COMMITTED would let two answers of one
+ * prompt and day both see "no occurrence yet" and count it twice.
+ */
+export function rollupLock(brandId: string): string {
+  return `rollups:${brandId}`;
+}
 
 /** Adds the deltas (negative parts come from re-analysis) and moves the coverage occurrences that appear or vanish; inside the writing transaction (`tx`). */
 export async function applyPromptRollups(tx: Queries, deltas: Iterable<PromptDayDelta>): Promise<void> {

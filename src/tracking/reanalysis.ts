@@ -9,6 +9,7 @@ import { type Db } from "../db/client";
 import { log } from "../log";
 import { type AnswerAnalysis } from "./analysis/analyze";
 import { type AnswerWriter, analyzeForStorage, type BrandFigures, brandFigures, RollupDelta } from "./answer-writer";
+import { rollupLock } from "./prompt-rollups";
 import { loadRoster } from "./roster";
 
 /** Work per slice before the event loop is yielded (well under the 20 ms a request may wait). */
@@ -122,6 +123,7 @@ export class Reanalysis {
       await db.betweenSlices();
       if (restart()) return total;
       const slice = await db.transaction(async (tx) => {
+        await tx.lock(rollupLock(brandId));
         const started = performance.now();
         const delta = new RollupDelta();
         let processed = 0;

@@ -51,11 +51,17 @@ const REFILL_DAYS = `INSERT INTO search_query_days (brand_id, query_key, day, en
   ) s
   GROUP BY brand_id, query_key, created_at / ${DAY_MS}, engine, prompt_id, query`;
 
-/** The same for answer_source_days, from answer_sources: per answer and registrable domain, its sorted distinct hosts there. */
-const REFILL_SOURCE_DAYS = `INSERT INTO answer_source_days (brand_id, domain, day, engine, prompt_id, hosts, answers)
+/**
+ * The same for answer_source_days, from answer_sources: per answer and registrable domain, its sorted
+ * distinct hosts there, as the JSON text `write` stores (hosts are URL-normalised, so quoting them by
+ * hand is valid JSON). PostgreSQL has no json_group_array; its string_agg sorts in code-point order.
+ */
+const refillSourceDays = (
+  hosts: string,
+): string => `INSERT INTO answer_source_days (brand_id, domain, day, engine, prompt_id, hosts, answers)
   SELECT brand_id, domain, created_at / ${DAY_MS}, engine, prompt_id, hosts, count(*)
   FROM (
-    SELECT brand_id, domain, created_at, engine, prompt_id, answer_id, json_group_array(host) AS hosts
+    SELECT brand_id, domain, created_at, engine, prompt_id, answer_id, ${hosts} AS hosts
     FROM (
       SELECT DISTINCT brand_id, domain, created_at, engine, prompt_id, answer_id, host FROM answer_sources
       WHERE brand_id = ?1 AND created_at >= ?2 AND created_at < ?3 AND domain IS NOT NULL ORDER BY answer_id, domain, host
@@ -63,16 +69,20 @@ const REFILL_SOURCE_DAYS = `INSERT INTO answer_source_days (brand_id, domain, da
     GROUP BY answer_id, domain, brand_id, created_at, engine, prompt_id
   ) a
   GROUP BY brand_id, domain, created_at / ${DAY_MS}, engine, prompt_id, hosts`;
+const REFILL_SOURCE_DAYS = {
+  sqlite: refillSourceDays("json_group_array(host)"),
+  postgres: refillSourceDays(`'[' || string_agg('"' || host || '"', ',' ORDER BY host COLLATE "C") || ']'`),
+};
 
-const INSERT_QUERY = `INSERT OR IGNORE INTO search_queries (answer_id, brand_id, position, query, query_key, engine, prompt_id, created_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`;
-const INSERT_SOURCE = `INSERT OR IGNORE INTO answer_sources (answer_id, brand_id, kind, position, url, host, domain, title, start_index, end_index, engine, prompt_id, created_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)`;
-const UPSERT_QUERY_DAY = `INSERT INTO search_query_days (brand_id, query_key, day, engine, prompt_id, query, uses, answers)
+const INSERT_QUERY = `INSERT INTO search_queries (answer_id, brand_id, position, query, query_key, engine, prompt_id, created_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT DO NOTHING`;
+const INSERT_SOURCE = `INSERT INTO answer_sources (answer_id, brand_id, kind, position, url, host, domain, title, start_index, end_index, engine, prompt_id, created_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) ON CONFLICT DO NOTHING`;
+const UPSERT_QUERY_DAY = `INSERT INTO search_query_days AS r (brand_id, query_key, day, engine, prompt_id, query, uses, answers)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7)
-       ON CONFLICT (brand_id, query_key, day, engine, prompt_id, query) DO UPDATE SET uses = uses + 1, answers = answers + excluded.answers`;
-const UPSERT_SOURCE_DAY = `INSERT INTO answer_source_days (brand_id, domain, day, engine, prompt_id, hosts, answers) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1)
-       ON CONFLICT (brand_id, domain, day, engine, prompt_id, hosts) DO UPDATE SET answers = answers + 1`;
+       ON CONFLICT (brand_id, query_key, day, engine, prompt_id, query) DO UPDATE SET uses = r.uses + 1, answers = r.answers + excluded.answers`;
+const UPSERT_SOURCE_DAY = `INSERT INTO answer_source_days AS r (brand_id, domain, day, engine, prompt_id, hosts, answers) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1)
+       ON CONFLICT (brand_id, domain, day, engine, prompt_id, hosts) DO UPDATE SET answers = r.answers + 1`;
 const CLEAR_DAYS = "DELETE FROM search_query_days WHERE brand_id = ?1 AND day >= ?2 AND day < ?3";
 const CLEAR_SOURCE_DAYS = "DELETE FROM answer_source_days WHERE brand_id = ?1 AND day >= ?2 AND day < ?3";
 

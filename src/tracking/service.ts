@@ -104,9 +104,9 @@ async function view(app: AppContext, row: RunRow): Promise<RunView> {
   for (const r of rows) counts[r.status] = r.n;
   const byEngine = new Map<string, EngineAnswers>();
   const perEngine = await app.db.all<{ engine: string; status: keyof typeof counts; n: number; first_error: string | null }>(
-    `SELECT engine, status, count(*) AS n, (SELECT e.error FROM answers e WHERE e.run_id = a.run_id AND e.engine = a.engine
+    `SELECT a.engine, a.status, count(*) AS n, (SELECT e.error FROM answers e WHERE e.run_id = ?1 AND e.engine = a.engine
          AND e.status = 'error' ORDER BY e.id LIMIT 1) AS first_error
-       FROM answers a WHERE a.run_id = ? GROUP BY engine, status ORDER BY engine`,
+       FROM answers a WHERE a.run_id = ?1 GROUP BY a.engine, a.status ORDER BY a.engine`,
     [row.id],
   );
   for (const r of perEngine) {

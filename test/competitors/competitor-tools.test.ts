@@ -3,10 +3,7 @@
 // same tools against the compiled binary: test/e2e/mcp.test.ts.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { eq } from "drizzle-orm";
-import { competitors } from "../../src/db/schema";
 import { call, rpc } from "../support/mcp";
-import { ormOf } from "../support/sqlite";
 import { type SeededToolServer, seededToolServer } from "../support/tool-server";
 
 const COMPETITOR_NOT_FOUND = "Competitor not found; list_competitors shows the brand's competitors and their ids.";
@@ -116,6 +113,6 @@ describe("security", () => {
     expect([malformed.status, malformed.json.code]).toEqual([401, "unauthorized"]);
     const none = await s.post({ authorization: `Bearer ${s.seed.none.key}` }, create);
     expect([none.status, none.json.code]).toEqual([403, "plan_required"]);
-    expect(ormOf(s.t.db).select().from(competitors).where(eq(competitors.name, "Sneaked In")).all()).toEqual([]);
+    expect(await s.t.db.all("SELECT * FROM competitors WHERE name = ?", ["Sneaked In"])).toEqual([]);
   });
 });

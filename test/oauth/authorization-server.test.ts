@@ -3,18 +3,15 @@
 // client metadata documents), authorization with PKCE S256, the token endpoint with rotation and
 // reuse detection, revocation (RFC 7009 and the dashboard), and every refusal with its OAuth error.
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { sessionCookieName } from "../../src/accounts/guard";
 import { createSession } from "../../src/accounts/sessions";
 import { REGISTRATIONS_PER_HOUR } from "../../src/oauth/routes";
-import { seedToolServerData, type ToolServerSeed } from "../support/fixtures";
+import { seedToolServerDb, type ToolServerSeed } from "../support/fixtures";
 import { BASE, type TestApp, testApp } from "../support/http";
 import { MCP_PATH, rpc } from "../support/mcp";
 import { authorizeQuery, consent, documentHost, pkce, RESOURCE, registerClient, tokenRequest } from "../support/oauth";
-import { scratchDir } from "../support/scratch";
-import { sqliteOf } from "../support/sqlite";
 
 const PUBLIC_URL = "https://spyglass.test";
 const REDIRECT = "http://127.0.0.1:7777/callback";
@@ -24,9 +21,8 @@ let seed: ToolServerSeed;
 let cookieA: string;
 
 async function setUp(publicUrl: string | null = PUBLIC_URL): Promise<void> {
-  const dbPath = join(scratchDir("spyglass-oauth-"), "spyglass.db");
-  seed = await seedToolServerData(dbPath);
-  t = await testApp({ dbPath, ...(publicUrl ? { publicUrl } : {}) });
+  t = await testApp(publicUrl ? { publicUrl } : {});
+  seed = await seedToolServerDb(t.db);
   cookieA = await sessionCookieFor(seed.a.accountId);
 }
 
@@ -34,7 +30,9 @@ async function sessionCookieFor(accountId: string): Promise<string> {
   return `${sessionCookieName(t.config)}=${(await createSession(t.db, accountId)).token}`;
 }
 
-afterEach(() => t?.close());
+afterEach(async () => {
+  await t?.close();
+});
 
 /** The whole happy path to a token pair for brand A. */
 async function tokensForA(): Promise<{ access: string; refresh: string; clientId: string }> {
@@ -124,7 +122,7 @@ describe("the whole flow, in process", () => {
     const { access, refresh } = await tokensForA();
     expect(access).toMatch(/^sgo_at_[A-Za-z0-9_-]{43}$/);
     expect(refresh).toMatch(/^sgo_rt_[A-Za-z0-9_-]{43}$/);
-    const dump = JSON.stringify(sqliteOf(t.db).query("SELECT * FROM oauth_tokens").all());
+    const dump = JSON.stringify(await t.db.all("SELECT * FROM oauth_tokens"));
     expect(dump).not.toContain(access);
     expect(dump).not.toContain(refresh);
     const client = new Client({ name: "oauth-test", version: "1.0.0" });
@@ -201,11 +199,11 @@ describe("the whole flow, in process", () => {
 
   test("the plan gate applies as for keys: the account's current plan, 403 plan_required on plan none", async () => {
     const { access } = await tokensForA();
-    sqliteOf(t.db).query("UPDATE accounts SET plan = 'none' WHERE id = ?1").run(seed.a.accountId);
+    await t.db.run("UPDATE accounts SET plan = 'none' WHERE id = ?1", [seed.a.accountId]);
     const res = await mcp(access);
     expect(res.status).toBe(403);
     expect(res.json.code).toBe("plan_required");
-    sqliteOf(t.db).query("UPDATE accounts SET plan = 'visibility' WHERE id = ?1").run(seed.a.accountId);
+    await t.db.run("UPDATE accounts SET plan = 'visibility' WHERE id = ?1", [seed.a.accountId]);
     const list = await mcp(access);
     const names = list.json.result.tools.map((tool: { name: string }) => tool.name);
     expect(names).toContain("get_brand");
@@ -259,6 +257,24 @@ describe("refusals, each with its OAuth error", () => {
     const again = await tokenRequest(t, params);
     expect(again.json.error).toBe("invalid_grant");
     expect((await mcp(first.json.access_token)).status).toBe(401);
+  });
+
+  test("a code exchanged twice at once issues one token pair, and the other exchange revokes it", async () => {
+    const { client, pair, code } = await freshCode();
+    const params = { grant_type: "authorization_code", code, code_verifier: pair.verifier, client_id: client.id, redirect_uri: REDIRECT };
+    const both = await Promise.all([tokenRequest(t, params), tokenRequest(t, params)]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 400]);
+    const issued = both.find((r) => r.status === 200)!;
+    expect((await mcp(issued.json.access_token)).status).toBe(401);
+    expect(await t.db.get("SELECT count(*) AS n FROM oauth_grants")).toEqual({ n: 1 });
+  });
+
+  test("a refresh token presented twice at once rotates once, and the reuse ends the grant", async () => {
+    const { refresh, clientId } = await tokensForA();
+    const params = { grant_type: "refresh_token", refresh_token: refresh, client_id: clientId };
+    const both = await Promise.all([tokenRequest(t, params), tokenRequest(t, params)]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 400]);
+    expect((await mcp(both.find((r) => r.status === 200)!.json.access_token)).status).toBe(401);
   });
 
   test("an expired code is invalid_grant", async () => {
@@ -356,7 +372,7 @@ describe("refusals, each with its OAuth error", () => {
 
   test("a token issued for another resource (the server's public_url changed) is refused by the tool server", async () => {
     const { access } = await tokensForA();
-    sqliteOf(t.db).query("UPDATE oauth_grants SET resource = 'https://old.example/api/mcp/mcp'").run();
+    await t.db.run("UPDATE oauth_grants SET resource = 'https://old.example/api/mcp/mcp'");
     expect((await mcp(access)).status).toBe(401);
   });
 
@@ -375,7 +391,7 @@ describe("refusals, each with its OAuth error", () => {
       const res = await t.call("POST", "/api/oauth/authorization", { cookie: cookieA, body, headers });
       expect(res.status).toBe(403);
     }
-    expect(sqliteOf(t.db).query("SELECT count(*) AS n FROM oauth_codes").get()).toEqual({ n: 0 });
+    expect(await t.db.get("SELECT count(*) AS n FROM oauth_codes")).toEqual({ n: 0 });
   });
 
   test("consent is for one brand of the account: another account's brand is 404; Deny sends access_denied", async () => {
@@ -435,10 +451,9 @@ describe("client metadata documents in the test mode", () => {
   afterAll(() => host.stop());
 
   test("a document is fetched once, cached, names the client, and its redirect URIs are the only ones", async () => {
-    const dbPath = join(scratchDir("spyglass-oauth-"), "spyglass.db");
-    seed = await seedToolServerData(dbPath);
     // The test mode (env SPYGLASS_OAUTH_TEST_LOOPBACK_CLIENTS=1 for the binary).
-    t = await testApp({ dbPath, publicUrl: PUBLIC_URL, oauthLoopbackClients: true });
+    t = await testApp({ publicUrl: PUBLIC_URL, oauthLoopbackClients: true });
+    seed = await seedToolServerDb(t.db);
     cookieA = await sessionCookieFor(seed.a.accountId);
     const client = { id: `${host.origin}/client.json`, redirectUri: REDIRECT };
     const page = await t.call("GET", `/api/oauth/authorization?${authorizeQuery(client, pkce())}`, { cookie: cookieA });
@@ -484,7 +499,7 @@ describe("registration", () => {
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(res.json.error_description).toContain("Too many client registrations");
     expect(REGISTRATIONS_PER_HOUR).toBe(100);
-    expect(sqliteOf(t.db).query("SELECT count(*) AS n FROM oauth_clients").get()).toEqual({ n: 100 });
+    expect(await t.db.get("SELECT count(*) AS n FROM oauth_clients")).toEqual({ n: 100 });
   });
 
   test("a public client gets no secret, and the consent page names it as it registered", async () => {
@@ -511,7 +526,7 @@ describe("registration", () => {
       expect(reg.json.token_endpoint_auth_method).toBe(method);
       const secret = reg.json.client_secret as string;
       expect(secret).toMatch(/^sgo_cs_/);
-      expect(JSON.stringify(sqliteOf(t.db).query("SELECT * FROM oauth_clients").all())).not.toContain(secret);
+      expect(JSON.stringify(await t.db.all("SELECT * FROM oauth_clients"))).not.toContain(secret);
       const client = { id: reg.json.client_id as string, redirectUri: REDIRECT };
       const exchange = async (auth: { body?: string; basic?: string }) => {
         const pair = pkce();

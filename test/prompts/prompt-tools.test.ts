@@ -3,11 +3,8 @@
 // tools against the compiled binary: test/e2e/mcp.test.ts.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { eq } from "drizzle-orm";
-import { prompts } from "../../src/db/schema";
 import { revokeApiKey } from "../../src/keys/service";
 import { call, rpc } from "../support/mcp";
-import { ormOf } from "../support/sqlite";
 import { type SeededToolServer, seededToolServer } from "../support/tool-server";
 
 const PROMPT_NOT_FOUND = "Prompt not found; list_prompts shows the brand's prompts and their ids.";
@@ -233,7 +230,7 @@ describe("security", () => {
       code: "plan_required",
       required_plan: "visibility",
     });
-    expect(ormOf(s.t.db).select().from(prompts).where(eq(prompts.brandId, s.seed.none.brandId)).all()).toEqual([]);
+    expect(await s.t.db.all("SELECT * FROM prompts WHERE brand_id = ?", [s.seed.none.brandId])).toEqual([]);
   });
 
   test("a Visibility account manages its prompts (the prompt tools need no more than Visibility)", async () => {

@@ -3,10 +3,7 @@
 // tools against the compiled binary: test/e2e/mcp.test.ts.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { eq } from "drizzle-orm";
-import { tags } from "../../src/db/schema";
 import { call, rpc } from "../support/mcp";
-import { ormOf } from "../support/sqlite";
 import { type SeededToolServer, seededToolServer } from "../support/tool-server";
 
 const TAG_NOT_FOUND = "Tag not found; list_tags shows the brand's tags and their ids.";
@@ -124,6 +121,6 @@ describe("security", () => {
     ]);
     const none = await s.post({ authorization: `Bearer ${s.seed.none.key}` }, create);
     expect([none.status, none.json.code]).toEqual([403, "plan_required"]);
-    expect(ormOf(s.t.db).select().from(tags).where(eq(tags.name, "Sneaked in")).all()).toEqual([]);
+    expect(await s.t.db.all("SELECT * FROM tags WHERE name = ?", ["Sneaked in"])).toEqual([]);
   });
 });

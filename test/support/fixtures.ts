@@ -1,14 +1,16 @@
-// Seeds a Spyglass data directory for the tool-server tests: accounts on each plan, brands with
-// prompts, tags, competitors and one stored answer, and API keys made as the dashboard makes them
-// (createApiKey). Rows are written with drizzle directly, so the tools read data they did not write.
+// Seeds a Spyglass database for the tool-server tests: accounts on each plan, brands with prompts,
+// tags, competitors and one stored answer, and API keys made as the dashboard makes them
+// (createApiKey). Rows are written with SQL directly, so the tools read data they did not write; the
+// data access makes the same seed on SQLite and PostgreSQL (SPYGLASS_TEST_DATABASE).
 //
-//   const seed = await seedToolServerData(join(box.dataDir, "spyglass.db"));
+//   const seed = await seedToolServerDb(t.db);               // the test app's database
+//   const seed = await seedToolServerData(join(box.dataDir, "spyglass.db"));   // a file, for the binary
 //   seed.a.key          // plaintext key of brand A (Autopilot account)
 //   seed.a.ids          // ids of A's records, for isolation checks
-import { eq } from "drizzle-orm";
 import { createBrand } from "../../src/brands/service";
-import { openDatabase, type SqliteDb } from "../../src/db/client";
-import { accounts, answers, articles, competitors, type Plan, prompts, promptTags, tags } from "../../src/db/schema";
+import { openDatabase } from "../../src/db/client";
+import { type Queries } from "../../src/db/queries";
+import { type Plan } from "../../src/db/schema";
 import { newId } from "../../src/ids";
 import { createApiKey } from "../../src/keys/service";
 import { promptTextKey } from "../../src/prompts/service";
@@ -47,92 +49,108 @@ export interface ToolServerSeed {
   spareKeyOfA: { key: string; keyId: string };
 }
 
-async function insertAccount(db: SqliteDb, email: string, plan: Plan): Promise<string> {
+async function insertAccount(db: Queries, email: string, plan: Plan): Promise<string> {
   const id = newId("acc");
   // Tool-server tests never log in: the hash is a placeholder no password matches.
-  await db.orm.insert(accounts).values({ id, email, passwordHash: "!", plan, createdAt: Date.now() });
+  await db.run("INSERT INTO accounts (id, email, password_hash, plan, created_at) VALUES (?, ?, '!', ?, ?)", [id, email, plan, Date.now()]);
   return id;
 }
 
-async function seedBrand(db: SqliteDb, email: string, name: string, domain: string, plan: Plan): Promise<SeededBrand> {
+async function seedBrand(db: Queries, email: string, name: string, domain: string, plan: Plan): Promise<SeededBrand> {
   const accountId = await insertAccount(db, email, plan === "none" ? "visibility" : plan);
   const brand = await createBrand(db, accountId, { name, domain });
   const key = await createApiKey(db, accountId, { name: `${name} key`, brandId: brand.id });
-  if (plan === "none") await db.orm.update(accounts).set({ plan: "none" }).where(eq(accounts.id, accountId));
+  if (plan === "none") await db.run("UPDATE accounts SET plan = 'none' WHERE id = ?", [accountId]);
   return { accountId, email, brandId: brand.id, brandName: name, key: key.plaintext, keyId: key.key.id };
 }
 
-async function seedRecords(db: SqliteDb, brandId: string, word: string): Promise<BrandRecords> {
+async function seedRecords(db: Queries, brandId: string, word: string): Promise<BrandRecords> {
   const now = Date.now() - 86_400_000;
   const tagId = newId("tag");
   const tagName = `${word} launch`;
-  await db.orm.insert(tags).values({ id: tagId, brandId, name: tagName, nameKey: tagName.toLowerCase(), color: "#112233", createdAt: now });
+  await db.run("INSERT INTO tags (id, brand_id, name, name_key, color, created_at) VALUES (?, ?, ?, ?, '#112233', ?)", [
+    tagId,
+    brandId,
+    tagName,
+    tagName.toLowerCase(),
+    now,
+  ]);
   const promptId = newId("prm");
   const text = `best ${word} software for small teams`;
-  await db.orm
-    .insert(prompts)
-    .values({ id: promptId, brandId, text, textKey: promptTextKey(text), country: "US", language: "en", createdAt: now });
-  await db.orm.insert(promptTags).values({ promptId, tagId });
+  await db.run("INSERT INTO prompts (id, brand_id, text, text_key, country, language, created_at) VALUES (?, ?, ?, ?, 'US', 'en', ?)", [
+    promptId,
+    brandId,
+    text,
+    promptTextKey(text),
+    now,
+  ]);
+  await db.run("INSERT INTO prompt_tags (prompt_id, tag_id) VALUES (?, ?)", [promptId, tagId]);
   const archivedPromptId = newId("prm");
   const archived = `is ${word} worth it`;
-  await db.orm
-    .insert(prompts)
-    .values({ id: archivedPromptId, brandId, text: archived, textKey: promptTextKey(archived), createdAt: now, archivedAt: now });
-  const competitorId = newId("cmp");
-  await db.orm.insert(competitors).values({
-    id: competitorId,
+  // A brand's prompts have strictly increasing created_at (createPrompts): it is their list order.
+  await db.run("INSERT INTO prompts (id, brand_id, text, text_key, created_at, archived_at) VALUES (?, ?, ?, ?, ?, ?)", [
+    archivedPromptId,
     brandId,
-    name: `${word} Rival`,
-    aliases: [`${word}R`],
-    domains: [`${word.toLowerCase()}-rival.com`],
-    createdAt: now,
-  });
-  const [answer] = await db.orm
-    .insert(answers)
-    .values({
-      brandId,
-      promptId,
-      engine: "fake",
-      model: "fake-1",
-      status: "ok",
-      text: `For small teams, ${word} Rival is a common pick.`,
-      createdAt: now,
-    })
-    .returning({ id: answers.id });
+    archived,
+    promptTextKey(archived),
+    now + 1,
+    now + 1,
+  ]);
+  const competitorId = newId("cmp");
+  await db.run("INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES (?, ?, ?, ?, ?, ?)", [
+    competitorId,
+    brandId,
+    `${word} Rival`,
+    JSON.stringify([`${word}R`]),
+    JSON.stringify([`${word.toLowerCase()}-rival.com`]),
+    now,
+  ]);
+  const answer = await db.get<{ id: number }>(
+    "INSERT INTO answers (brand_id, prompt_id, engine, model, status, text, created_at) VALUES (?, ?, 'fake', 'fake-1', 'ok', ?, ?) RETURNING id",
+    [brandId, promptId, `For small teams, ${word} Rival is a common pick.`, now],
+  );
   const articleId = newId("art");
   const articleSlug = `why-${word.toLowerCase()}-for-small-teams`;
-  await db.orm.insert(articles).values({
-    id: articleId,
-    brandId,
-    promptId,
-    title: `Why ${word} for small teams`,
-    slug: articleSlug,
-    markdown: `Small teams pick ${word}.`,
-    html: `<p>Small teams pick ${word}.</p>`,
-    status: "published",
-    publishedAt: now,
-    createdAt: now,
-    updatedAt: now,
-  });
+  await db.run(
+    `INSERT INTO articles (id, brand_id, prompt_id, title, slug, markdown, html, status, published_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, 'published', ?, ?, ?)`,
+    [
+      articleId,
+      brandId,
+      promptId,
+      `Why ${word} for small teams`,
+      articleSlug,
+      `Small teams pick ${word}.`,
+      `<p>Small teams pick ${word}.</p>`,
+      now,
+      now,
+      now,
+    ],
+  );
   return { promptId, archivedPromptId, tagId, tagName, competitorId, answerId: String(answer!.id), articleId, articleSlug };
 }
 
-/** Creates (and migrates) the database at `dbPath` and seeds it; the handle is closed on return. */
+/** Seeds an open, migrated database (a test app's `t.db`). */
+export async function seedToolServerDb(db: Queries): Promise<ToolServerSeed> {
+  const a = await seedBrand(db, "a@example.com", "Acme Analytics", "acme-analytics.com", "autopilot");
+  const b = await seedBrand(db, "b@example.com", "Borealis Tools", "borealis.io", "autopilot");
+  const visibility = await seedBrand(db, "v@example.com", "Vega Labs", "vega-labs.com", "visibility");
+  const none = await seedBrand(db, "n@example.com", "Nadir Co", "nadir.co", "none");
+  const spare = await createApiKey(db, a.accountId, { name: "spare", brandId: a.brandId });
+  return {
+    a: { ...a, ids: await seedRecords(db, a.brandId, "Acme") },
+    b: { ...b, ids: await seedRecords(db, b.brandId, "Borealis") },
+    visibility,
+    none,
+    spareKeyOfA: { key: spare.plaintext, keyId: spare.key.id },
+  };
+}
+
+/** Creates (and migrates) the SQLite database at `dbPath` and seeds it, for a binary to open; the handle is closed on return. */
 export async function seedToolServerData(dbPath: string): Promise<ToolServerSeed> {
   const db = openDatabase(dbPath);
   try {
-    const a = await seedBrand(db, "a@example.com", "Acme Analytics", "acme-analytics.com", "autopilot");
-    const b = await seedBrand(db, "b@example.com", "Borealis Tools", "borealis.io", "autopilot");
-    const visibility = await seedBrand(db, "v@example.com", "Vega Labs", "vega-labs.com", "visibility");
-    const none = await seedBrand(db, "n@example.com", "Nadir Co", "nadir.co", "none");
-    const spare = await createApiKey(db, a.accountId, { name: "spare", brandId: a.brandId });
-    return {
-      a: { ...a, ids: await seedRecords(db, a.brandId, "Acme") },
-      b: { ...b, ids: await seedRecords(db, b.brandId, "Borealis") },
-      visibility,
-      none,
-      spareKeyOfA: { key: spare.plaintext, keyId: spare.key.id },
-    };
+    return await seedToolServerDb(db);
   } finally {
     db.close();
   }

@@ -1,18 +1,16 @@
-// An in-process tool server for the tool tests: testApp (test/support/http.ts) over a database seeded
-// by await seedToolServerData (test/support/fixtures.ts), with SDK clients on app.handle and raw posts for
-// what no SDK client would send.
+// An in-process tool server for the tool tests: testApp (test/support/http.ts) on the test database
+// (SQLite, or PostgreSQL with SPYGLASS_TEST_DATABASE=postgres), seeded by seedToolServerDb
+// (test/support/fixtures.ts), with SDK clients on app.handle and raw posts for what no SDK client would send.
 //
 //   const s = await seededToolServer();
 //   const a = await s.client(s.seed.a.key);               // the SDK Client, brand A's key
 //   const { data, error } = await call(a, "list_tags");   // test/support/mcp.ts
 //   const res = await s.post({ authorization: "Bearer …" }, rpc("tools/list"));
 //   s.close();
-import { join } from "node:path";
 import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { seedToolServerData, type ToolServerSeed } from "./fixtures";
+import { seedToolServerDb, type ToolServerSeed } from "./fixtures";
 import { type CallResult, type TestApp, testApp } from "./http";
 import { connectInProcess, MCP_PATH } from "./mcp";
-import { scratchDir } from "./scratch";
 
 export interface SeededToolServer {
   t: TestApp;
@@ -24,9 +22,8 @@ export interface SeededToolServer {
 }
 
 export async function seededToolServer(): Promise<SeededToolServer> {
-  const dbPath = join(scratchDir("spyglass-tools-"), "spyglass.db");
-  const seed = await seedToolServerData(dbPath);
-  const t = await testApp({ dbPath });
+  const t = await testApp();
+  const seed = await seedToolServerDb(t.db);
   const clients: Client[] = [];
   return {
     t,

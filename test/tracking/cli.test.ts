@@ -1,9 +1,20 @@
 // `spyglass track`'s refusal when engines have no API key in the environment (issue 18, finding 17);
 // the compiled binary's side is in test/e2e/first-hour.test.ts.
-import { expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
+import { type AppContext } from "../../src/context";
 import { trackCommand } from "../../src/tracking/cli";
-import { memoryApp } from "../analytics/dataset";
-import { sqliteOf } from "../support/sqlite";
+import { openApp } from "../analytics/dataset";
+
+// Apps on the test database (SQLite, or PostgreSQL with SPYGLASS_TEST_DATABASE=postgres), closed after the file.
+const apps: AppContext[] = [];
+async function testTrackingApp(toml: string): Promise<AppContext> {
+  const app = await openApp(toml);
+  apps.push(app);
+  return app;
+}
+afterAll(async () => {
+  for (const app of apps) await app.db.close();
+});
 
 const engine = (id: string, variable?: string) => `
 [[engines]]
@@ -15,12 +26,12 @@ ${variable ? `api_key_env = "${variable}"` : ""}
 `;
 
 test("track names every engine whose api_key_env is unset, before any run", async () => {
-  const app = memoryApp(engine("gpt", "CLI_TEST_UNSET_A") + engine("local") + engine("claude", "CLI_TEST_UNSET_B"));
+  const app = await testTrackingApp(engine("gpt", "CLI_TEST_UNSET_A") + engine("local") + engine("claude", "CLI_TEST_UNSET_B"));
   const written: string[] = [];
   const out = { stdout: { write: (text: string) => written.push(text) } };
   await expect(trackCommand(app, { json: false, out })).rejects.toThrow(
     `${app.config.configFile}: engines[0] ("gpt"): api_key_env names CLI_TEST_UNSET_A; engines[2] ("claude"): api_key_env names CLI_TEST_UNSET_B, which are not set in the environment; set them to the providers' API keys and run spyglass track again`,
   );
   expect(written).toEqual([]);
-  expect(sqliteOf(app.db).query("SELECT count(*) AS n FROM tracking_runs").get()).toEqual({ n: 0 });
+  expect(await app.db.get("SELECT count(*) AS n FROM tracking_runs")).toEqual({ n: 0 });
 });

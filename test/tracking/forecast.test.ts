@@ -8,14 +8,13 @@
 //           → 0.0384 per run, 4.608 per month
 //   free:   no price → not estimated; pending: priced per token, no answers yet → not estimated
 //   total:  0.0984 per run, 11.808 per month
-import { beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type AppContext } from "../../src/context";
 import { trackCommand } from "../../src/tracking/cli";
 import { forecast, runsIn } from "../../src/tracking/forecast";
 import { loadRoster } from "../../src/tracking/roster";
 import { getTrackingStatus } from "../../src/tracking/service";
-import { memoryApp, type SeededBrand, seedBrand } from "../analytics/dataset";
-import { sqliteOf } from "../support/sqlite";
+import { addBrand, openApp, type SeededBrand } from "../analytics/dataset";
 
 const engine = (id: string, extra: string) => `
 [[engines]]
@@ -28,16 +27,19 @@ ${extra}
 
 let app: AppContext;
 let s: SeededBrand;
+afterAll(async () => {
+  await app.db.close();
+});
 
 beforeAll(async () => {
-  app = memoryApp(
+  app = await openApp(
     `[tracking]\nschedule = "0 */6 * * *"\nsamples = 2\n` +
       engine("perreq", "price_per_request = 0.01") +
       engine("tokens", "price_per_million_input_tokens = 2\nprice_per_million_output_tokens = 10") +
       engine("free", "") +
       engine("pending", "price_per_million_output_tokens = 5"),
   );
-  s = seedBrand(app, {
+  s = await addBrand(app, {
     name: "Acme",
     domain: "acme.com",
     prompts: [
@@ -137,7 +139,7 @@ describe("the forecast", () => {
     expect(text).toContain('schedule "0 */6 * * *" (UTC): 120 runs in the next 30 days → 2880 requests per month (96 a day)');
     expect(text).toContain("estimated cost: ~0.0984 per run, ~11.81 per month (not counted: free, pending)");
     expect(text).toContain("Dry run: nothing was sent to any engine.");
-    expect(sqliteOf(app.db).query("SELECT count(*) AS n FROM tracking_runs").get()).toEqual({ n: 0 });
+    expect(await app.db.get("SELECT count(*) AS n FROM tracking_runs")).toEqual({ n: 0 });
 
     written.length = 0;
     expect(await trackCommand(app, { brandId: s.brandId, json: true, dryRun: true, out })).toBe(0);

@@ -1,12 +1,12 @@
 // Re-analysis: editing the roster recomputes stored answers from their text and provider citations.
-import { expect, test } from "bun:test";
+import { afterEach, expect, test } from "bun:test";
 import { resolveFilter } from "../../src/analytics/filters";
 import { visibilityOverview } from "../../src/analytics/visibility";
+import { type AppContext } from "../../src/context";
 import { loadRoster } from "../../src/tracking/roster";
-import { memoryApp, seedBrand } from "../analytics/dataset";
-import { sqliteOf } from "../support/sqlite";
+import { addBrand, openApp } from "../analytics/dataset";
 
-async function store(app: ReturnType<typeof memoryApp>, brandId: string, promptId: string, text: string, citations: string[] = []) {
+async function store(app: AppContext, brandId: string, promptId: string, text: string, citations: string[] = []) {
   return await app.tracking.storeAnswer(
     {
       brandId,
@@ -28,36 +28,39 @@ async function store(app: ReturnType<typeof memoryApp>, brandId: string, promptI
   );
 }
 
-const ranks = (app: ReturnType<typeof memoryApp>, answerId: number) =>
-  sqliteOf(app.db)
-    .query<{ member_id: string; rank: number }, [number]>("SELECT member_id, rank FROM mentions WHERE answer_id = ? ORDER BY rank")
-    .all(answerId);
+const ranks = (app: AppContext, answerId: number) =>
+  app.db.all<{ member_id: string; rank: number }>("SELECT member_id, rank FROM mentions WHERE answer_id = ? ORDER BY rank", [answerId]);
+
+// Each test's app, on the test database (SQLite, or PostgreSQL with SPYGLASS_TEST_DATABASE=postgres).
+let app: AppContext;
+afterEach(async () => {
+  await app.db.close();
+});
 
 test("adding a competitor re-analyses stored answers: new mentions, new brand positions, new gaps", async () => {
-  const app = memoryApp();
-  const s = seedBrand(app, { name: "Acme", domain: "acme.com", prompts: [{ key: "P", text: "best crm" }] });
+  app = await openApp();
+  const s = await addBrand(app, { name: "Acme", domain: "acme.com", prompts: [{ key: "P", text: "best crm" }] });
   const a1 = await store(app, s.brandId, s.prompts.P!, "Initech is the leader; Acme is a cheaper option.", ["https://initech.com/"]);
   const a2 = await store(app, s.brandId, s.prompts.P!, "Try Initech.");
-  expect(ranks(app, a1)).toEqual([{ member_id: s.brandId, rank: 1 }]);
-  expect(ranks(app, a2)).toEqual([]);
+  expect(await ranks(app, a1)).toEqual([{ member_id: s.brandId, rank: 1 }]);
+  expect(await ranks(app, a2)).toEqual([]);
 
   const cmp = "cmp_initech";
-  sqliteOf(app.db)
-    .query(
-      "INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES (?, ?, 'Initech', '[]', '[\"initech.com\"]', 1)",
-    )
-    .run(cmp, s.brandId);
+  await app.db.run(
+    "INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES (?, ?, 'Initech', '[]', '[\"initech.com\"]', 1)",
+    [cmp, s.brandId],
+  );
   expect(await app.tracking.reanalyzeBrand(s.brandId)).toBe(2);
 
-  expect(ranks(app, a1)).toEqual([
+  expect(await ranks(app, a1)).toEqual([
     { member_id: cmp, rank: 1 },
     { member_id: s.brandId, rank: 2 },
   ]);
-  expect(ranks(app, a2)).toEqual([{ member_id: cmp, rank: 1 }]);
-  const row = sqliteOf(app.db).query<{ brand_position: number }, [number]>("SELECT brand_position FROM answers WHERE id = ?").get(a1)!;
+  expect(await ranks(app, a2)).toEqual([{ member_id: cmp, rank: 1 }]);
+  const row = (await app.db.get<{ brand_position: number }>("SELECT brand_position FROM answers WHERE id = ?", [a1]))!;
   expect(row.brand_position).toBe(2);
   // Citations come back from the stored provider citations, not from a provider call.
-  expect(sqliteOf(app.db).query<{ url: string }, [number]>("SELECT url FROM citations WHERE answer_id = ?").all(a1)).toEqual([
+  expect(await app.db.all<{ url: string }>("SELECT url FROM citations WHERE answer_id = ?", [a1])).toEqual([
     { url: "https://initech.com" },
   ]);
   const o = await visibilityOverview(app, await resolveFilter(app, s.brandId, { start_date: "2025-03-01", end_date: "2025-03-03" }));
@@ -66,25 +69,24 @@ test("adding a competitor re-analyses stored answers: new mentions, new brand po
 });
 
 test("a new brand alias and domain count after re-analysis; removing a competitor removes its mentions", async () => {
-  const app = memoryApp();
-  const s = seedBrand(app, { name: "Acme", competitors: [{ key: "C", name: "Globex" }], prompts: [{ key: "P", text: "best crm" }] });
+  app = await openApp();
+  const s = await addBrand(app, { name: "Acme", competitors: [{ key: "C", name: "Globex" }], prompts: [{ key: "P", text: "best crm" }] });
   const a = await store(app, s.brandId, s.prompts.P!, "Globex or Roadrunner Cloud? See https://acme.io/docs.");
-  expect(ranks(app, a)).toEqual([{ member_id: s.competitors.C!, rank: 1 }]);
-  sqliteOf(app.db)
-    .query("UPDATE brands SET aliases = ?, domain = 'acme.io' WHERE id = ?")
-    .run(JSON.stringify(["Roadrunner Cloud"]), s.brandId);
-  sqliteOf(app.db).query("DELETE FROM competitors WHERE id = ?").run(s.competitors.C!);
+  expect(await ranks(app, a)).toEqual([{ member_id: s.competitors.C!, rank: 1 }]);
+  await app.db.run("UPDATE brands SET aliases = ?, domain = 'acme.io' WHERE id = ?", [JSON.stringify(["Roadrunner Cloud"]), s.brandId]);
+  await app.db.run("DELETE FROM competitors WHERE id = ?", [s.competitors.C!]);
   await app.tracking.reanalyzeBrand(s.brandId);
-  expect(ranks(app, a)).toEqual([{ member_id: s.brandId, rank: 1 }]);
-  const row = sqliteOf(app.db)
-    .query<{ brand_mentioned: number; brand_cited: number }, [number]>("SELECT brand_mentioned, brand_cited FROM answers WHERE id = ?")
-    .get(a)!;
+  expect(await ranks(app, a)).toEqual([{ member_id: s.brandId, rank: 1 }]);
+  const row = await app.db.get<{ brand_mentioned: number; brand_cited: number }>(
+    "SELECT brand_mentioned, brand_cited FROM answers WHERE id = ?",
+    [a],
+  );
   expect(row).toEqual({ brand_mentioned: 1, brand_cited: 1 });
 });
 
 test("re-analysis goes through answers in chunks and leaves non-valid answers alone", async () => {
-  const app = memoryApp();
-  const s = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "best crm" }] });
+  app = await openApp();
+  const s = await addBrand(app, { name: "Acme", prompts: [{ key: "P", text: "best crm" }] });
   const roster = await loadRoster(app.db, s.brandId);
   await app.db.transaction(async () => {
     for (let i = 0; i < 4_500; i++) {
@@ -109,16 +111,17 @@ test("re-analysis goes through answers in chunks and leaves non-valid answers al
       );
     }
   });
-  sqliteOf(app.db)
-    .query("INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES ('cmp_g', ?, 'Globex', '[]', '[]', 1)")
-    .run(s.brandId);
+  await app.db.run(
+    "INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES ('cmp_g', ?, 'Globex', '[]', '[]', 1)",
+    [s.brandId],
+  );
   // Two calls while one is running share the same pass (and start over once).
   const [n1, n2] = await Promise.all([app.tracking.reanalyzeBrand(s.brandId), app.tracking.reanalyzeBrand(s.brandId)]);
   expect(n1).toBe(4_050);
   expect(n2).toBe(4_050);
-  const counts = sqliteOf(app.db)
-    .query<{ member_id: string; n: number }, []>("SELECT member_id, count(*) AS n FROM mentions GROUP BY member_id ORDER BY member_id")
-    .all();
+  const counts = await app.db.all<{ member_id: string; n: number }>(
+    "SELECT member_id, count(*) AS n FROM mentions GROUP BY member_id ORDER BY member_id",
+  );
   expect(counts).toEqual([
     { member_id: s.brandId, n: 2_250 },
     { member_id: "cmp_g", n: 1_800 },

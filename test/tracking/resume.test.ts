@@ -1,14 +1,16 @@
 // A tracking run interrupted by a stop resumes where it was on the brand's next run (a new process,
 // the schedule or run_tracking): the answers already stored are not asked again, counted at the
-// stand-in providers. Two app contexts on one database file stand for two server processes.
+// stand-in providers. Two app contexts on one database (a SQLite file, or one PostgreSQL database with
+// SPYGLASS_TEST_DATABASE=postgres) stand for two server processes.
 import { afterAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { type AppContext, createAppContext } from "../../src/context";
-import { openDatabase } from "../../src/db/client";
+import { type Db, openDatabase } from "../../src/db/client";
 import { getRun, runTracking, startTracking, stopTracking } from "../../src/tracking/service";
-import { memoryApp, seedBrand } from "../analytics/dataset";
+import { addBrand, openApp } from "../analytics/dataset";
+import { TEST_DIALECT } from "../support/database";
 import { answer, type FakeProvider, hang, startFakeGemini, startFakeResponses } from "../support/fake-providers";
-import { sqliteOf } from "../support/sqlite";
+import { freshPostgresUrl } from "../support/postgres";
 
 let hanging = true;
 const script = (prompt: string) => (prompt.startsWith("slow") && hanging ? hang() : answer(`Acme answers ${prompt}.`));
@@ -18,10 +20,21 @@ afterAll(async () => {
   await Promise.all([responses.stop(), gemini.stop()]);
 });
 
+/** Opens one database afresh each time it is called, as a new process would. */
+async function sharedDatabase(dataDir: string): Promise<() => Promise<Db>> {
+  if (TEST_DIALECT === "sqlite") {
+    const path = join(dataDir, "resume.db");
+    return async () => openDatabase(path);
+  }
+  const url = await freshPostgresUrl();
+  const { openPostgres } = await import("../../src/db/postgres");
+  return () => openPostgres(url, { poolSize: 4 });
+}
+
 const asked = (fake: FakeProvider, prompt: string) => fake.requests.filter((r) => r.prompt === prompt).length;
 
 test("an interrupted run resumes on the next run without asking a stored answer twice", async () => {
-  const memory = memoryApp(`
+  const memory = await openApp(`
 [tracking]
 concurrency = 4
 samples = 1
@@ -38,19 +51,18 @@ api = "gemini"
 base_url = "${gemini.url}"
 model = "gemini-test"
 `);
-  const path = join(memory.config.dataDir, "resume.db");
   await memory.db.close();
-  const first: AppContext = createAppContext(memory.config, openDatabase(path));
-  const s = seedBrand(first, {
+  const open = await sharedDatabase(memory.config.dataDir);
+  const first: AppContext = createAppContext(memory.config, await open());
+  const s = await addBrand(first, {
     name: "Acme",
     prompts: ["fast 1", "fast 2", "slow 1", "slow 2"].map((text, i) => ({ key: `P${i}`, text })),
   });
 
   // First process: the fast prompts are answered, the slow ones hang until the stop.
   const started = await startTracking(first, s.brandId, { trigger: "schedule" });
-  const stored = () =>
-    sqliteOf(first.db).query<{ n: number }, [string]>("SELECT count(*) AS n FROM answers WHERE run_id = ?").get(started.run.id)!.n;
-  while (stored() < 4 || responses.inFlight + gemini.inFlight < 4) await Bun.sleep(10);
+  const stored = async () => (await first.db.get<{ n: number }>("SELECT count(*) AS n FROM answers WHERE run_id = ?", [started.run.id]))!.n;
+  while ((await stored()) < 4 || responses.inFlight + gemini.inFlight < 4) await Bun.sleep(10);
   await stopTracking(first);
   expect(await started.done).toMatchObject({ status: "interrupted", answers_done: 4, answers_planned: 8 });
   await first.db.close();
@@ -61,7 +73,7 @@ model = "gemini-test"
 
   // Second process: the next run (here the schedule's) is the same run, and asks only what is missing.
   hanging = false;
-  const second = createAppContext(memory.config, openDatabase(path));
+  const second = createAppContext(memory.config, await open());
   try {
     const resumed = await runTracking(second, s.brandId, { trigger: "schedule" });
     expect(resumed).toMatchObject({ id: started.run.id, status: "completed", answers_planned: 8, answers_done: 8, error: null });
@@ -72,16 +84,15 @@ model = "gemini-test"
       expect(asked(fake, "slow 1")).toBe(2);
       expect(asked(fake, "slow 2")).toBe(2);
     }
-    const slots = sqliteOf(second.db)
-      .query<{ n: number; distinct_slots: number }, [string]>(
-        "SELECT count(*) AS n, count(DISTINCT prompt_id || engine || sample) AS distinct_slots FROM answers WHERE run_id = ?",
-      )
-      .get(started.run.id);
+    const slots = await second.db.get<{ n: number; distinct_slots: number }>(
+      "SELECT count(*) AS n, count(DISTINCT prompt_id || engine || sample) AS distinct_slots FROM answers WHERE run_id = ?",
+      [started.run.id],
+    );
     expect(slots).toEqual({ n: 8, distinct_slots: 8 });
 
     // A finished run is not resumed again; a run restricted to other engines than an interrupted
     // run's starts afresh rather than resuming it.
-    sqliteOf(second.db).query("UPDATE tracking_runs SET status = 'interrupted' WHERE id = ?").run(started.run.id);
+    await second.db.run("UPDATE tracking_runs SET status = 'interrupted' WHERE id = ?", [started.run.id]);
     const narrow = await runTracking(second, s.brandId, { trigger: "tool", engines: ["gemini"] });
     expect(narrow.id).not.toBe(started.run.id);
     expect(narrow).toMatchObject({ status: "completed", answers_planned: 4, engines: ["gemini"] });
@@ -93,7 +104,7 @@ model = "gemini-test"
 });
 
 test("a resumed run asks only its missing slots of the prompts still active, and its plan counts what it stored", async () => {
-  const app = memoryApp(`
+  const app = await openApp(`
 [[engines]]
 id = "chatgpt"
 api = "openai-responses"
@@ -106,13 +117,13 @@ api = "gemini"
 base_url = "${gemini.url}"
 model = "gemini-test"
 `);
-  const s = seedBrand(app, { name: "Acme", prompts: ["r0", "r1", "r2", "r3"].map((text, i) => ({ key: `P${i}`, text })) });
+  const s = await addBrand(app, { name: "Acme", prompts: ["r0", "r1", "r2", "r3"].map((text, i) => ({ key: `P${i}`, text })) });
   const run = await runTracking(app, s.brandId, { trigger: "cli" });
   expect(run).toMatchObject({ status: "completed", answers_done: 8 });
   // As if it had been stopped before asking "r3", and "r2" was archived since.
-  sqliteOf(app.db).query("DELETE FROM answers WHERE run_id = ? AND prompt_id = ?").run(run.id, s.prompts.P3!);
-  sqliteOf(app.db).query("UPDATE tracking_runs SET status = 'interrupted', answers_done = 6 WHERE id = ?").run(run.id);
-  sqliteOf(app.db).query("UPDATE prompts SET archived_at = ? WHERE id = ?").run(Date.now(), s.prompts.P2!);
+  await app.db.run("DELETE FROM answers WHERE run_id = ? AND prompt_id = ?", [run.id, s.prompts.P3!]);
+  await app.db.run("UPDATE tracking_runs SET status = 'interrupted', answers_done = 6 WHERE id = ?", [run.id]);
+  await app.db.run("UPDATE prompts SET archived_at = ? WHERE id = ?", [Date.now(), s.prompts.P2!]);
   const before = { r2: asked(responses, "r2") + asked(gemini, "r2"), r3: asked(responses, "r3") + asked(gemini, "r3") };
 
   const resumed = await runTracking(app, s.brandId, { trigger: "schedule" });
@@ -120,4 +131,5 @@ model = "gemini-test"
   expect(asked(responses, "r2") + asked(gemini, "r2")).toBe(before.r2);
   expect(asked(responses, "r3") + asked(gemini, "r3")).toBe(before.r3 + 2);
   await stopTracking(app);
+  await app.db.close();
 });

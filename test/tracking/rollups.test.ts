@@ -17,79 +17,85 @@ import { type AnswerStatus } from "../../src/db/schema";
 import { seedDemo } from "../../src/demo/seeder";
 import { type NewAnswer } from "../../src/tracking/answer-writer";
 import { loadRoster } from "../../src/tracking/roster";
-import { memoryApp, seedBrand } from "../analytics/dataset";
-import { sqliteOf } from "../support/sqlite";
+import { addBrand, memoryApp, openApp, seedBrand } from "../analytics/dataset";
 
 const DAY = 86_400_000;
 
-/** Rollup rows next to the same sums computed from answers and mentions, sentiment sums rounded (float order). */
-function rollupsAndRaw(app: AppContext, brandId: string) {
-  const db = sqliteOf(app.db);
+/** An app on the test database (SQLite, or PostgreSQL with SPYGLASS_TEST_DATABASE=postgres), closed at the end of its scope. */
+async function openedApp(toml = ""): Promise<{ app: AppContext } & AsyncDisposable> {
+  const app = await openApp(toml);
+  return { app, [Symbol.asyncDispose]: async () => await app.db.close() };
+}
+
+/**
+ * Rollup rows next to the same sums computed from answers and mentions, sentiment sums rounded (float
+ * order); read through the data access, so on either database.
+ */
+async function rollupsAndRaw(app: AppContext, brandId: string) {
+  const { db } = app;
   const round = <R extends { sentiment_sum: number }>(rows: R[]) =>
     rows.map((r) => ({ ...r, sentiment_sum: Math.round(r.sentiment_sum * 1e9) / 1e9 }));
   const answerCols = "total, valid, mentioned, position_sum, top1, top3, sentiment_sum, sentiment_n, cited, roster_mentions";
   const stored = {
     answers: round(
-      db
-        .query<{ sentiment_sum: number }, [string]>(
-          `SELECT day, engine, ${answerCols} FROM answer_days WHERE brand_id = ? ORDER BY day, engine`,
-        )
-        .all(brandId),
+      await db.all<{ sentiment_sum: number }>(
+        `SELECT day, engine, ${answerCols} FROM answer_days WHERE brand_id = ? ORDER BY day, engine`,
+        [brandId],
+      ),
     ),
     mentions: round(
-      db
-        .query<{ sentiment_sum: number }, [string]>(
-          "SELECT day, engine, member_id, answers, rank_sum, top1, sentiment_sum, sentiment_n FROM mention_days WHERE brand_id = ? ORDER BY day, engine, member_id",
-        )
-        .all(brandId),
+      await db.all<{ sentiment_sum: number }>(
+        "SELECT day, engine, member_id, answers, rank_sum, top1, sentiment_sum, sentiment_n FROM mention_days WHERE brand_id = ? ORDER BY day, engine, member_id",
+        [brandId],
+      ),
     ),
-    urls: db
-      .query("SELECT day, engine, url, domain, citations FROM citation_url_days WHERE brand_id = ? ORDER BY day, engine, url")
-      .all(brandId),
-    domains: db
-      .query("SELECT day, engine, domain, citations, answers FROM citation_domain_days WHERE brand_id = ? ORDER BY day, engine, domain")
-      .all(brandId),
+    urls: await db.all("SELECT day, engine, url, domain, citations FROM citation_url_days WHERE brand_id = ? ORDER BY day, engine, url", [
+      brandId,
+    ]),
+    domains: await db.all(
+      "SELECT day, engine, domain, citations, answers FROM citation_domain_days WHERE brand_id = ? ORDER BY day, engine, domain",
+      [brandId],
+    ),
   };
   const raw = {
     answers: round(
-      db
-        .query<{ sentiment_sum: number }, [string]>(
-          `SELECT created_at / ${DAY} AS day, engine, count(*) AS total, sum(status = 'ok') AS valid, sum(brand_mentioned) AS mentioned,
-             total(brand_position) AS position_sum, count(CASE WHEN brand_position = 1 THEN 1 END) AS top1,
-             count(CASE WHEN brand_position <= 3 THEN 1 END) AS top3, total(brand_sentiment) AS sentiment_sum,
-             count(brand_sentiment) AS sentiment_n, sum(brand_cited) AS cited,
-             (SELECT count(*) FROM mentions m WHERE m.brand_id = a.brand_id AND m.engine = a.engine AND m.created_at / ${DAY} = a.created_at / ${DAY}) AS roster_mentions
-           FROM answers a WHERE brand_id = ? GROUP BY day, engine ORDER BY day, engine`,
-        )
-        .all(brandId),
+      await db.all<{ sentiment_sum: number }>(
+        `SELECT d.*, coalesce(m.n, 0) AS roster_mentions
+           FROM (SELECT created_at / ${DAY} AS day, engine, count(*) AS total, count(*) FILTER (WHERE status = 'ok') AS valid,
+                   sum(brand_mentioned) AS mentioned, coalesce(sum(brand_position), 0) AS position_sum,
+                   count(CASE WHEN brand_position = 1 THEN 1 END) AS top1, count(CASE WHEN brand_position <= 3 THEN 1 END) AS top3,
+                   coalesce(sum(brand_sentiment), 0) AS sentiment_sum, count(brand_sentiment) AS sentiment_n, sum(brand_cited) AS cited
+                 FROM answers WHERE brand_id = ?1 GROUP BY created_at / ${DAY}, engine) d
+           LEFT JOIN (SELECT created_at / ${DAY} AS day, engine, count(*) AS n FROM mentions WHERE brand_id = ?1
+                      GROUP BY created_at / ${DAY}, engine) m ON m.day = d.day AND m.engine = d.engine
+           ORDER BY d.day, d.engine`,
+        [brandId],
+      ),
     ),
     mentions: round(
-      db
-        .query<{ sentiment_sum: number }, [string]>(
-          `SELECT created_at / ${DAY} AS day, engine, member_id, count(*) AS answers, sum(rank) AS rank_sum, sum(rank = 1) AS top1,
-             total(sentiment) AS sentiment_sum, count(sentiment) AS sentiment_n
-           FROM mentions WHERE brand_id = ? GROUP BY day, engine, member_id ORDER BY day, engine, member_id`,
-        )
-        .all(brandId),
+      await db.all<{ sentiment_sum: number }>(
+        `SELECT created_at / ${DAY} AS day, engine, member_id, count(*) AS answers, sum(rank) AS rank_sum,
+             count(*) FILTER (WHERE rank = 1) AS top1, coalesce(sum(sentiment), 0) AS sentiment_sum, count(sentiment) AS sentiment_n
+           FROM mentions WHERE brand_id = ? GROUP BY created_at / ${DAY}, engine, member_id ORDER BY day, engine, member_id`,
+        [brandId],
+      ),
     ),
-    urls: db
-      .query(
-        `SELECT created_at / ${DAY} AS day, engine, url, min(domain) AS domain, count(*) AS citations
-         FROM citations WHERE brand_id = ? GROUP BY day, engine, url ORDER BY day, engine, url`,
-      )
-      .all(brandId),
-    domains: db
-      .query(
-        `SELECT created_at / ${DAY} AS day, engine, domain, count(*) AS citations, count(DISTINCT answer_id) AS answers
-         FROM citations WHERE brand_id = ? GROUP BY day, engine, domain ORDER BY day, engine, domain`,
-      )
-      .all(brandId),
+    urls: await db.all(
+      `SELECT created_at / ${DAY} AS day, engine, url, min(domain) AS domain, count(*) AS citations
+         FROM citations WHERE brand_id = ? GROUP BY created_at / ${DAY}, engine, url ORDER BY day, engine, url`,
+      [brandId],
+    ),
+    domains: await db.all(
+      `SELECT created_at / ${DAY} AS day, engine, domain, count(*) AS citations, count(DISTINCT answer_id) AS answers
+         FROM citations WHERE brand_id = ? GROUP BY created_at / ${DAY}, engine, domain ORDER BY day, engine, domain`,
+      [brandId],
+    ),
   };
   return { stored, raw };
 }
 
-function expectRollupsRight(app: AppContext, brandId: string): void {
-  const { stored, raw } = rollupsAndRaw(app, brandId);
+async function expectRollupsRight(app: AppContext, brandId: string): Promise<void> {
+  const { stored, raw } = await rollupsAndRaw(app, brandId);
   expect(stored.answers.length).toBeGreaterThan(0);
   expect(stored.domains.length).toBeGreaterThan(0);
   expect(stored).toEqual(raw);
@@ -111,8 +117,9 @@ const TEXTS = [
 ];
 
 test("tracking writes keep the rollups equal to the stored rows, and re-analysis after a roster change too", async () => {
-  const app = memoryApp();
-  const s = seedBrand(app, {
+  await using opened = await openedApp();
+  const { app } = opened;
+  const s = await addBrand(app, {
     name: "Acme",
     domain: "acme.com",
     competitors: [{ key: "G", name: "Globex" }],
@@ -139,48 +146,48 @@ test("tracking writes keep the rollups equal to the stored rows, and re-analysis
       roster,
     );
   }
-  expectRollupsRight(app, s.brandId);
+  await expectRollupsRight(app, s.brandId);
   const period = { start_date: "2025-03-07", end_date: "2025-03-12" };
   const before = await visibilityOverview(app, await resolveFilter(app, s.brandId, period));
   expect(before.share_of_voice.n).toBeGreaterThan(0);
 
   // A new competitor and an alias: more mentions, new ranks, on every day.
-  sqliteOf(app.db)
-    .query("INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES ('cmp_i', ?, 'Initech', '[]', '[]', 5)")
-    .run(s.brandId);
-  sqliteOf(app.db)
-    .query("UPDATE brands SET aliases = ? WHERE id = ?")
-    .run(JSON.stringify(["Roadrunner"]), s.brandId);
+  await app.db.run(
+    "INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES ('cmp_i', ?, 'Initech', '[]', '[]', 5)",
+    [s.brandId],
+  );
+  await app.db.run("UPDATE brands SET aliases = ? WHERE id = ?", [JSON.stringify(["Roadrunner"]), s.brandId]);
   expect(await app.tracking.reanalyzeBrand(s.brandId)).toBe(75);
-  expectRollupsRight(app, s.brandId);
+  await expectRollupsRight(app, s.brandId);
   const after = await visibilityOverview(app, await resolveFilter(app, s.brandId, period));
   expect(after.share_of_voice.n).toBeGreaterThan(before.share_of_voice.n);
   expect(after.visibility.successes).toBeGreaterThan(before.visibility.successes);
 
   // Removing a competitor takes its mentions out of the rollups too.
-  sqliteOf(app.db).query("DELETE FROM competitors WHERE id = ?").run(s.competitors.G!);
+  await app.db.run("DELETE FROM competitors WHERE id = ?", [s.competitors.G!]);
   await app.tracking.reanalyzeBrand(s.brandId);
-  expectRollupsRight(app, s.brandId);
+  await expectRollupsRight(app, s.brandId);
   const ranking = await competitorRanking(app, await resolveFilter(app, s.brandId, period));
   expect(ranking.ranking.map((r) => r.name).sort()).toEqual(["Acme", "Initech"]);
 });
 
 test("the demo seeder writes rollups equal to its rows, and the rollup and per-answer paths agree", async () => {
-  const app = memoryApp(`
+  await using opened = await openedApp(`
 [[engines]]
 id = "chatgpt"
 api = "openai"
 base_url = "http://127.0.0.1:9/v1"
 model = "m"
 `);
+  const { app } = opened;
   const now = Date.parse("2025-06-30T15:00:00Z");
   const demo = await seedDemo(app, { now });
   const brandId = demo.brand.id;
-  expectRollupsRight(app, brandId);
+  await expectRollupsRight(app, brandId);
 
   // Every prompt carries one tag; summing the per-tag figures (per-answer path) must give the
   // unfiltered ones (rollup path).
-  const tags = sqliteOf(app.db).query<{ id: string; name: string }, [string]>("SELECT id, name FROM tags WHERE brand_id = ?").all(brandId);
+  const tags = await app.db.all<{ id: string; name: string }>("SELECT id, name FROM tags WHERE brand_id = ?", [brandId]);
   const input = { start_date: "2025-06-10", end_date: "2025-06-30" };
   const whole = await visibilityOverview(app, await resolveFilter(app, brandId, input, now));
   const parts = await Promise.all(
@@ -230,12 +237,11 @@ model = "m"
   }
   // Prompt performance walks prompt by prompt: the same figures as grouping the period's answers.
   const f = await resolveFilter(app, brandId, input, now);
-  const grouped = sqliteOf(app.db)
-    .query<{ id: string; total: number; valid: number; mentioned: number }, [string, number, number]>(
-      `SELECT prompt_id AS id, count(*) AS total, sum(status = 'ok') AS valid, sum(brand_mentioned) AS mentioned
+  const grouped = await app.db.all<{ id: string; total: number; valid: number; mentioned: number }>(
+    `SELECT prompt_id AS id, count(*) AS total, count(*) FILTER (WHERE status = 'ok') AS valid, sum(brand_mentioned) AS mentioned
        FROM answers WHERE brand_id = ? AND created_at >= ? AND created_at < ? GROUP BY prompt_id ORDER BY prompt_id`,
-    )
-    .all(brandId, f.period.start, f.period.end);
+    [brandId, f.period.start, f.period.end],
+  );
   const performance = await promptPerformance(app, f, { limit: 10_000, offset: 0, order: "visibility_desc" });
   expect(grouped.length).toBeGreaterThan(1);
   expect(
@@ -306,7 +312,7 @@ test("upgrading a database made before the citation rollups fills them from the 
       roster,
     );
   }
-  const expected = rollupsAndRaw(fileApp, s.brandId).stored;
+  const expected = (await rollupsAndRaw(fileApp, s.brandId)).stored;
   // The database as the release before the rollups left it: only the first migration applied.
   downgradeToFirstMigration(db.sqlite);
   db.close();
@@ -314,8 +320,8 @@ test("upgrading a database made before the citation rollups fills them from the 
   const upgraded = openDatabase(path);
   try {
     const upgradedApp = createAppContext(app.config, upgraded);
-    expectRollupsRight(upgradedApp, s.brandId);
-    expect(rollupsAndRaw(upgradedApp, s.brandId).stored).toEqual(expected);
+    await expectRollupsRight(upgradedApp, s.brandId);
+    expect((await rollupsAndRaw(upgradedApp, s.brandId)).stored).toEqual(expected);
   } finally {
     upgraded.close();
   }

@@ -4,7 +4,7 @@ import { type AppContext } from "../../src/context";
 import { AppError } from "../../src/errors";
 import { markInterruptedRuns } from "../../src/tracking/runner";
 import { getRun, runTracking, startTracking, stopTracking } from "../../src/tracking/service";
-import { memoryApp, type SeededBrand, seedBrand } from "../analytics/dataset";
+import { addBrand, openApp, type SeededBrand } from "../analytics/dataset";
 import {
   answer,
   empty,
@@ -16,7 +16,6 @@ import {
   startFakeAnthropic,
   startFakeOpenAI,
 } from "../support/fake-providers";
-import { sqliteOf } from "../support/sqlite";
 
 const ENV = { OPENAI_TEST_KEY: "sk-test-openai", ANTHROPIC_TEST_KEY: "sk-ant-test" };
 const sleeps: number[] = [];
@@ -52,13 +51,25 @@ ${extra}
 `;
 }
 
-function countAnswers(app: AppContext, runId: string): number {
-  return sqliteOf(app.db).query<{ n: number }, [string]>("SELECT count(*) AS n FROM answers WHERE run_id = ?").get(runId)!.n;
+async function countAnswers(app: AppContext, runId?: string): Promise<number> {
+  const row = await app.db.get<{ n: number }>(
+    runId === undefined ? "SELECT count(*) AS n FROM answers" : "SELECT count(*) AS n FROM answers WHERE run_id = ?",
+    runId === undefined ? [] : [runId],
+  );
+  return row!.n;
 }
 
 const fakes: FakeProvider[] = [];
+const apps: AppContext[] = [];
+/** An app on the test database (SQLite, or PostgreSQL with SPYGLASS_TEST_DATABASE=postgres), closed after the file. */
+async function trackedApp(toml: string, options?: Parameters<typeof openApp>[1]): Promise<AppContext> {
+  const app = await openApp(toml, options);
+  apps.push(app);
+  return app;
+}
 afterAll(async () => {
   await Promise.all(fakes.map((f) => f.stop()));
+  for (const app of apps) await app.db.close();
 });
 
 describe("a run against scripted providers", () => {
@@ -67,7 +78,7 @@ describe("a run against scripted providers", () => {
   let app: AppContext;
   let s: SeededBrand;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     const script = {
       "best crm": answer("Acme is the best choice; Globex is fine too. See [G2](https://www.g2.com/crm?utm_source=x).", {
         citations: ["https://acme.com/pricing"],
@@ -81,8 +92,8 @@ describe("a run against scripted providers", () => {
     openai = startFakeOpenAI({ apiKey: ENV.OPENAI_TEST_KEY, script });
     anthropic = startFakeAnthropic({ apiKey: ENV.ANTHROPIC_TEST_KEY, script });
     fakes.push(openai, anthropic);
-    app = memoryApp(engines(openai, anthropic), { llm: { env: ENV, sleep: fastSleep } });
-    s = seedBrand(app, {
+    app = await trackedApp(engines(openai, anthropic), { llm: { env: ENV, sleep: fastSleep } });
+    s = await addBrand(app, {
       name: "Acme",
       domain: "acme.com",
       competitors: [{ key: "C1", name: "Globex" }],
@@ -105,24 +116,19 @@ describe("a run against scripted providers", () => {
     for (const e of run.by_engine) expect(e.ok + e.empty + e.refusal + e.error).toBe(6);
     for (const e of run.by_engine) expect(e.first_error === null).toBe(e.error === 0);
 
-    const rows = sqliteOf(app.db)
-      .query<
-        {
-          text: string;
-          engine: string;
-          status: string;
-          error: string | null;
-          model: string;
-          latency_ms: number;
-          tokens_in: number | null;
-          brand_mentioned: number;
-          brand_position: number | null;
-          brand_cited: number;
-          prompt: string;
-        },
-        [string]
-      >("SELECT a.*, p.text AS prompt FROM answers a JOIN prompts p ON p.id = a.prompt_id WHERE run_id = ?")
-      .all(run.id);
+    const rows = await app.db.all<{
+      text: string;
+      engine: string;
+      status: string;
+      error: string | null;
+      model: string;
+      latency_ms: number;
+      tokens_in: number | null;
+      brand_mentioned: number;
+      brand_position: number | null;
+      brand_cited: number;
+      prompt: string;
+    }>("SELECT a.*, p.text AS prompt FROM answers a JOIN prompts p ON p.id = a.prompt_id WHERE run_id = ?", [run.id]);
     const by = (prompt: string, engine: string) => rows.find((r) => r.prompt === prompt && r.engine === engine)!;
     for (const engine of ["gpt", "claude"]) {
       expect(by("best crm", engine)).toMatchObject({
@@ -146,16 +152,17 @@ describe("a run against scripted providers", () => {
 
     // Mentions and normalised citations of the valid answers were stored with the answer.
     const best = by("best crm", "gpt") as unknown as { id: number };
-    const cites = sqliteOf(app.db)
-      .query<{ url: string; domain: string }, [number]>("SELECT url, domain FROM citations WHERE answer_id = ? ORDER BY url")
-      .all(best.id);
+    const cites = await app.db.all<{ url: string; domain: string }>("SELECT url, domain FROM citations WHERE answer_id = ? ORDER BY url", [
+      best.id,
+    ]);
     expect(cites).toEqual([
       { url: "https://acme.com/pricing", domain: "acme.com" },
       { url: "https://g2.com/crm", domain: "g2.com" },
     ]);
-    const mentions = sqliteOf(app.db)
-      .query<{ member_id: string; rank: number }, [number]>("SELECT member_id, rank FROM mentions WHERE answer_id = ? ORDER BY rank")
-      .all(best.id);
+    const mentions = await app.db.all<{ member_id: string; rank: number }>(
+      "SELECT member_id, rank FROM mentions WHERE answer_id = ? ORDER BY rank",
+      [best.id],
+    );
     expect(mentions).toEqual([
       { member_id: s.brandId, rank: 1 },
       { member_id: s.competitors.C1!, rank: 2 },
@@ -189,8 +196,8 @@ describe("limits, overlap, interruption", () => {
   test("each engine's concurrency limit is respected, engines run in parallel", async () => {
     openai = startFakeOpenAI({ latencyMs: 40, fallback: answer("Acme.") });
     anthropic = startFakeAnthropic({ latencyMs: 40, fallback: answer("Acme.") });
-    const app = memoryApp(engines(openai, anthropic, "", "concurrency = 3"), { llm: { env: ENV } });
-    const s = seedBrand(app, { name: "Acme", prompts: Array.from({ length: 12 }, (_, i) => ({ key: `P${i}`, text: `prompt ${i}` })) });
+    const app = await trackedApp(engines(openai, anthropic, "", "concurrency = 3"), { llm: { env: ENV } });
+    const s = await addBrand(app, { name: "Acme", prompts: Array.from({ length: 12 }, (_, i) => ({ key: `P${i}`, text: `prompt ${i}` })) });
     const started = performance.now();
     const run = await runTracking(app, s.brandId, { trigger: "cli" });
     const elapsed = performance.now() - started;
@@ -204,9 +211,9 @@ describe("limits, overlap, interruption", () => {
   test("two runs of the same brand never overlap; another brand may run meanwhile", async () => {
     openai = startFakeOpenAI({ latencyMs: 150, fallback: answer("Acme.") });
     anthropic = startFakeAnthropic({ latencyMs: 150, fallback: answer("Acme.") });
-    const app = memoryApp(engines(openai, anthropic), { llm: { env: ENV } });
-    const a = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
-    const b = seedBrand(app, { name: "Other", prompts: [{ key: "P", text: "two" }] });
+    const app = await trackedApp(engines(openai, anthropic), { llm: { env: ENV } });
+    const a = await addBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
+    const b = await addBrand(app, { name: "Other", prompts: [{ key: "P", text: "two" }] });
     const first = await startTracking(app, a.brandId, { trigger: "tool" });
     expect(first.run.status).toBe("running");
     let error: unknown;
@@ -228,17 +235,15 @@ describe("limits, overlap, interruption", () => {
   test("a run row held by another live process blocks a new run; one of a dead process is marked interrupted", async () => {
     openai = startFakeOpenAI({ fallback: answer("Acme.") });
     anthropic = startFakeAnthropic({ fallback: answer("Acme.") });
-    const app = memoryApp(engines(openai, anthropic), { llm: { env: ENV } });
-    const s = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
-    const insert = sqliteOf(app.db).query(
-      "INSERT INTO tracking_runs (id, brand_id, status, trigger, answers_planned, owner_pid, started_at) VALUES (?, ?, 'running', 'cli', 2, ?, ?)",
-    );
+    const app = await trackedApp(engines(openai, anthropic), { llm: { env: ENV } });
+    const s = await addBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
     // The test runner's parent process is alive and is not us.
-    insert.run("run_elsewhere", s.brandId, process.ppid, Date.now());
+    await app.db.run(
+      "INSERT INTO tracking_runs (id, brand_id, status, trigger, answers_planned, owner_pid, started_at) VALUES (?, ?, 'running', 'cli', 2, ?, ?)",
+      ["run_elsewhere", s.brandId, process.ppid, Date.now()],
+    );
     await expect(startTracking(app, s.brandId, { trigger: "cli" })).rejects.toThrow(/already under way/);
-    sqliteOf(app.db)
-      .query("UPDATE tracking_runs SET owner_pid = ? WHERE id = 'run_elsewhere'")
-      .run(2 ** 22 + 12345);
+    await app.db.run("UPDATE tracking_runs SET owner_pid = ? WHERE id = 'run_elsewhere'", [2 ** 22 + 12345]);
     const run = await runTracking(app, s.brandId, { trigger: "cli" });
     expect(run.status).toBe("completed");
     expect(await getRun(app, s.brandId, "run_elsewhere")).toMatchObject({ status: "interrupted" });
@@ -247,10 +252,10 @@ describe("limits, overlap, interruption", () => {
   test("a stop aborts in-flight requests, marks the run interrupted and keeps the answers stored so far", async () => {
     openai = startFakeOpenAI({ script: (prompt) => (prompt.startsWith("fast") ? answer("Acme is good.") : hang()) });
     anthropic = startFakeAnthropic({ script: (prompt) => (prompt.startsWith("fast") ? answer("Acme is good.") : hang()) });
-    const app = memoryApp(engines(openai, anthropic, "", "concurrency = 4").replace(/timeout_ms = 1000/g, "timeout_ms = 60000"), {
+    const app = await trackedApp(engines(openai, anthropic, "", "concurrency = 4").replace(/timeout_ms = 1000/g, "timeout_ms = 60000"), {
       llm: { env: ENV },
     });
-    const s = seedBrand(app, {
+    const s = await addBrand(app, {
       name: "Acme",
       prompts: [
         { key: "F1", text: "fast 1" },
@@ -260,7 +265,7 @@ describe("limits, overlap, interruption", () => {
       ],
     });
     const started = await startTracking(app, s.brandId, { trigger: "cli" });
-    while (countAnswers(app, started.run.id) < 4) await Bun.sleep(10);
+    while ((await countAnswers(app, started.run.id)) < 4) await Bun.sleep(10);
     await Bun.sleep(50);
     expect(openai.inFlight + anthropic.inFlight).toBe(4);
     const t0 = performance.now();
@@ -270,7 +275,7 @@ describe("limits, overlap, interruption", () => {
     expect(run.status).toBe("interrupted");
     expect(run.error).toContain("stopped before it finished");
     expect(run.answers_done).toBe(4);
-    expect(countAnswers(app, run.id)).toBe(4);
+    expect(await countAnswers(app, run.id)).toBe(4);
     expect(run.answers).toEqual({ ok: 4, empty: 0, refusal: 0, error: 0 });
     // After a stop the runner refuses new runs (the process is going away).
     await expect(startTracking(app, s.brandId, { trigger: "cli" })).rejects.toThrow(/shutting down/);
@@ -279,8 +284,8 @@ describe("limits, overlap, interruption", () => {
   test("at start-up a run left running by a crashed process is marked interrupted and its answers kept; the next run resumes it", async () => {
     openai = startFakeOpenAI({ fallback: answer("Acme.") });
     anthropic = startFakeAnthropic({ fallback: answer("Acme.") });
-    const app = memoryApp(engines(openai, anthropic), { llm: { env: ENV } });
-    const s = seedBrand(app, {
+    const app = await trackedApp(engines(openai, anthropic), { llm: { env: ENV } });
+    const s = await addBrand(app, {
       name: "Acme",
       prompts: [
         { key: "P", text: "one" },
@@ -289,35 +294,36 @@ describe("limits, overlap, interruption", () => {
     });
     const run = await runTracking(app, s.brandId, { trigger: "cli" });
     // Simulate a crash mid-run: the row says running, owned by a process that no longer exists.
-    sqliteOf(app.db)
-      .query("UPDATE tracking_runs SET status = 'running', finished_at = NULL, owner_pid = ? WHERE id = ?")
-      .run(2 ** 22 + 54321, run.id);
+    await app.db.run("UPDATE tracking_runs SET status = 'running', finished_at = NULL, owner_pid = ? WHERE id = ?", [
+      2 ** 22 + 54321,
+      run.id,
+    ]);
     expect(await markInterruptedRuns(app)).toBe(1);
     expect(await getRun(app, s.brandId, run.id)).toMatchObject({ status: "interrupted", answers_done: 4 });
-    expect(countAnswers(app, run.id)).toBe(4);
+    expect(await countAnswers(app, run.id)).toBe(4);
     // The next run resumes it: every slot is already answered, so nothing is asked again.
     const asked = openai.requests.length + anthropic.requests.length;
     const again = await runTracking(app, s.brandId, { trigger: "cli" });
     expect(again).toMatchObject({ id: run.id, status: "completed", answers_done: 4 });
     expect(openai.requests.length + anthropic.requests.length).toBe(asked);
-    expect(sqliteOf(app.db).query<{ n: number }, []>("SELECT count(*) AS n FROM answers").get()!.n).toBe(4);
+    expect(await countAnswers(app)).toBe(4);
     // A completed run is not resumed: the one after it is a new run that asks again.
     const third = await runTracking(app, s.brandId, { trigger: "cli" });
     expect(third.id).not.toBe(run.id);
-    expect(sqliteOf(app.db).query<{ n: number }, []>("SELECT count(*) AS n FROM answers").get()!.n).toBe(8);
+    expect(await countAnswers(app)).toBe(8);
   });
 
   test("a timeout is stored as an error with the reason; a missing API key fails the run clearly", async () => {
     openai = startFakeOpenAI({ apiKey: ENV.OPENAI_TEST_KEY, script: { slow: hang() } });
     anthropic = startFakeAnthropic({ apiKey: ENV.ANTHROPIC_TEST_KEY, fallback: answer("Acme.") });
-    const app = memoryApp(engines(openai, anthropic).replace(/max_retries = 2/g, "max_retries = 0"), {
+    const app = await trackedApp(engines(openai, anthropic).replace(/max_retries = 2/g, "max_retries = 0"), {
       llm: { env: { OPENAI_TEST_KEY: ENV.OPENAI_TEST_KEY } },
     });
-    const s = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "slow" }] });
+    const s = await addBrand(app, { name: "Acme", prompts: [{ key: "P", text: "slow" }] });
     const run = await runTracking(app, s.brandId, { trigger: "cli" });
     expect(run.status).toBe("failed");
     expect(run.error).toContain("every answer failed");
-    const errors = sqliteOf(app.db).query<{ engine: string; error: string }, []>("SELECT engine, error FROM answers ORDER BY engine").all();
+    const errors = await app.db.all<{ engine: string; error: string }>("SELECT engine, error FROM answers ORDER BY engine");
     expect(errors).toEqual([
       { engine: "claude", error: "environment variable ANTHROPIC_TEST_KEY is not set" },
       { engine: "gpt", error: "timeout after 1000 ms" },
@@ -331,22 +337,22 @@ describe("limits, overlap, interruption", () => {
 
 describe("without engines", () => {
   test("run_tracking says how to configure one", async () => {
-    const app = memoryApp("");
-    const s = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
+    const app = await trackedApp("");
+    const s = await addBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
     await expect(startTracking(app, s.brandId, { trigger: "tool" })).rejects.toThrow(
       /No engines are configured: add an \[\[engines\]\] section/,
     );
   });
 
   test("a brand without active prompts is told to add some", async () => {
-    const app = memoryApp(`
+    const app = await trackedApp(`
 [[engines]]
 id = "gpt"
 api = "openai"
 base_url = "http://127.0.0.1:9/v1"
 model = "m"
 `);
-    const s = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "archived", archived: true }] });
+    const s = await addBrand(app, { name: "Acme", prompts: [{ key: "P", text: "archived", archived: true }] });
     await expect(startTracking(app, s.brandId, { trigger: "tool" })).rejects.toThrow(/no active prompt/);
   });
 });

@@ -1,13 +1,25 @@
 // Scheduled tracking on croner (UTC): next run, one tick over every trackable brand, off without engines.
 import { afterAll, expect, test } from "bun:test";
+import { type AppContext } from "../../src/context";
 import { startScheduler } from "../../src/tracking/scheduler";
 import { getTrackingStatus, lastRun } from "../../src/tracking/service";
-import { memoryApp, seedBrand } from "../analytics/dataset";
+import { addBrand, openApp } from "../analytics/dataset";
 import { answer, startFakeOpenAI } from "../support/fake-providers";
 import { captureLog } from "../support/log";
 
 const fake = startFakeOpenAI({ fallback: answer("Acme is great.") });
 afterAll(() => fake.stop());
+
+// Apps on the test database (SQLite, or PostgreSQL with SPYGLASS_TEST_DATABASE=postgres), closed after the file.
+const apps: AppContext[] = [];
+async function testTrackingApp(toml: string): Promise<AppContext> {
+  const app = await openApp(toml);
+  apps.push(app);
+  return app;
+}
+afterAll(async () => {
+  for (const app of apps) await app.db.close();
+});
 
 const toml = (schedule: string) => `
 [tracking]
@@ -21,8 +33,8 @@ model = "gpt-test"
 `;
 
 test("the schedule's next run is computed in UTC and reported by get_tracking_status", async () => {
-  const app = memoryApp(toml("30 6 * * *"));
-  const s = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
+  const app = await testTrackingApp(toml("30 6 * * *"));
+  const s = await addBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
   const scheduler = startScheduler(app)!;
   try {
     const next = scheduler.nextRun()!;
@@ -43,16 +55,16 @@ test("the schedule's next run is computed in UTC and reported by get_tracking_st
 });
 
 test("a tick runs every brand on a paid plan with active prompts, one after the other", async () => {
-  const app = memoryApp(toml("0 6 * * *"));
-  const paid = seedBrand(app, {
+  const app = await testTrackingApp(toml("0 6 * * *"));
+  const paid = await addBrand(app, {
     name: "Acme",
     prompts: [
       { key: "P", text: "one" },
       { key: "Q", text: "two" },
     ],
   });
-  const unpaid = seedBrand(app, { name: "Free", plan: "none", prompts: [{ key: "P", text: "three" }] });
-  const empty = seedBrand(app, { name: "Empty" });
+  const unpaid = await addBrand(app, { name: "Free", plan: "none", prompts: [{ key: "P", text: "three" }] });
+  const empty = await addBrand(app, { name: "Empty" });
   const scheduler = startScheduler(app)!;
   await scheduler.tick();
   scheduler.stop();
@@ -62,8 +74,8 @@ test("a tick runs every brand on a paid plan with active prompts, one after the 
 });
 
 test("the cron fires on its own (every second here)", async () => {
-  const app = memoryApp(toml("* * * * * *"));
-  const s = seedBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
+  const app = await testTrackingApp(toml("* * * * * *"));
+  const s = await addBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
   const scheduler = startScheduler(app)!;
   try {
     for (let i = 0; i < 300 && (await lastRun(app, s.brandId))?.status !== "completed"; i++) await Bun.sleep(10);
@@ -74,20 +86,20 @@ test("the cron fires on its own (every second here)", async () => {
 });
 
 test("no scheduler without engines or when disabled, and the status says why", async () => {
-  const none = memoryApp("");
+  const none = await testTrackingApp("");
   expect(startScheduler(none)).toBeNull();
-  const s = seedBrand(none, { name: "Acme" });
+  const s = await addBrand(none, { name: "Acme" });
   expect(await getTrackingStatus(none, s.brandId)).toMatchObject({
     engines: [],
     next_run: null,
     message: expect.stringContaining("No engines are configured"),
   });
-  const off = memoryApp(toml("0 6 * * *").replace("[tracking]", "[tracking]\nenabled = false"));
+  const off = await testTrackingApp(toml("0 6 * * *").replace("[tracking]", "[tracking]\nenabled = false"));
   expect(startScheduler(off)).toBeNull();
 });
 
 test("the scheduler warns at start, naming the variable, about an engine whose api_key_env is unset", async () => {
-  const app = memoryApp(`${toml("0 6 * * *")}api_key_env = "SCHEDULER_UNSET_KEY"\n`);
+  const app = await testTrackingApp(`${toml("0 6 * * *")}api_key_env = "SCHEDULER_UNSET_KEY"\n`);
   const logged = await captureLog(async () => startScheduler(app)?.stop());
   const warning = logged
     .split("\n")
