@@ -14,7 +14,9 @@ beforeAll(async () => {
   hostileKey = await apiKeyFor(world, world.other.id);
   victimKey = await apiKeyFor(world, world.brand.id);
 });
-afterAll(() => world.close());
+afterAll(async () => {
+  await world.close();
+});
 
 const HOSTILE: Record<string, string> = {
   "100,000 >": ">".repeat(100_000),

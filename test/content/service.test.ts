@@ -12,7 +12,9 @@ beforeEach(async () => {
   key = await apiKeyFor(world, world.brand.id);
   otherKey = await apiKeyFor(world, world.other.id);
 });
-afterEach(() => world.close());
+afterEach(async () => {
+  await world.close();
+});
 
 const tool = (name: string, args: Record<string, unknown> = {}, as = key) => callTool(world, as, name, args);
 
@@ -100,8 +102,8 @@ describe("create_article", () => {
   });
 
   test("prompt_id must be one of the brand's prompts", async () => {
-    const own = addPrompt(world, world.brand.id, "best crm for startups");
-    const theirs = addPrompt(world, world.other.id, "best crm for agencies");
+    const own = await addPrompt(world, world.brand.id, "best crm for startups");
+    const theirs = await addPrompt(world, world.other.id, "best crm for agencies");
     expect((await create({ prompt_id: own })).prompt_id).toBe(own);
     const foreign = await tool("create_article", { markdown: "x", prompt_id: theirs });
     const unknown = await tool("create_article", { markdown: "x", prompt_id: "prm_doesnotexist0000" });
@@ -241,7 +243,7 @@ describe("brand isolation", () => {
 
 describe("generate_article without a writer", () => {
   test("says no writer is configured and points to create_article", async () => {
-    const promptId = addPrompt(world, world.brand.id, "best crm for startups");
+    const promptId = await addPrompt(world, world.brand.id, "best crm for startups");
     const outcome = await tool("generate_article", { prompt_id: promptId });
     expect(outcome.error).toContain("No writer model is configured");
     expect(outcome.error).toContain("create_article");
@@ -249,7 +251,7 @@ describe("generate_article without a writer", () => {
   });
 
   test("another brand's prompt is not found, before the missing writer is mentioned", async () => {
-    const theirs = addPrompt(world, world.other.id, "best crm for agencies");
+    const theirs = await addPrompt(world, world.other.id, "best crm for agencies");
     expect((await tool("generate_article", { prompt_id: theirs })).error).toContain("Prompt not found");
   });
 });

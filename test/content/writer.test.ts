@@ -2,11 +2,9 @@
 // from the brand's data, the reply is saved as a sanitized draft, and failures are clear.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { parseWriterOutput } from "../../src/content/writer";
-import { answers, citations, competitors, mentions } from "../../src/db/schema";
 import { newId } from "../../src/ids";
 import { addPrompt, apiKeyFor, callTool, makeWorld, type World } from "../public/world";
 import { answer, type FakeProvider, httpError, startFakeAnthropic, startFakeOpenAI } from "../support/fake-providers";
-import { sqliteDb } from "../support/sqlite";
 
 const KEY_ENV = "SPYGLASS_TEST_WRITER_KEY";
 const PROVIDER_KEY = "sk-writer-test-0123456789";
@@ -40,8 +38,8 @@ afterAll(async () => {
   await openai.stop();
   await anthropic.stop();
 });
-afterEach(() => {
-  world?.close();
+afterEach(async () => {
+  await world?.close();
   world = null;
 });
 
@@ -53,18 +51,22 @@ async function worldWithWriter(api: "openai" | "anthropic", baseUrl: string) {
 }
 
 /** A prompt where engines named two competitors (and not the brand) and cited three domains. */
-function seedEvidence(w: World): string {
-  const db = sqliteDb(w.ctx.db);
-  const promptId = addPrompt(w, w.brand.id, "What is the best CRM for startups?");
+async function seedEvidence(w: World): Promise<string> {
+  const db = w.ctx.db;
+  const promptId = await addPrompt(w, w.brand.id, "What is the best CRM for startups?");
   const now = Date.now() - 3_600_000;
-  const rivals = ["Rival One", "Rival Two"].map((name, i) => {
+  const rivals: string[] = [];
+  for (const [i, name] of ["Rival One", "Rival Two"].entries()) {
     const id = newId("cmp");
-    db.orm
-      .insert(competitors)
-      .values({ id, brandId: w.brand.id, name, domains: [`rival${i + 1}.com`], createdAt: now })
-      .run();
-    return id;
-  });
+    await db.run("INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES (?, ?, ?, '[]', ?, ?)", [
+      id,
+      w.brand.id,
+      name,
+      JSON.stringify([`rival${i + 1}.com`]),
+      now + i,
+    ]);
+    rivals.push(id);
+  }
   const cited = [
     ["https://g2.com/crm", "g2.com"],
     ["https://capterra.com/best", "capterra.com"],
@@ -72,40 +74,23 @@ function seedEvidence(w: World): string {
     ["https://rival1.com/pricing", "rival1.com"],
   ];
   for (let i = 0; i < 3; i++) {
-    const row = db.orm
-      .insert(answers)
-      .values({
-        brandId: w.brand.id,
-        promptId,
-        engine: i ? "perplexity" : "chatgpt",
-        status: "ok",
-        text: `Try Rival One or Rival Two (${i}).`,
-        createdAt: now + i,
-      })
-      .returning({ id: answers.id })
-      .get();
-    rivals.forEach((memberId, rank) => {
-      if (rank === 1 && i === 2) return;
-      db.orm
-        .insert(mentions)
-        .values({
-          answerId: row.id,
-          brandId: w.brand.id,
-          memberId,
-          isBrand: false,
-          offset: rank * 10,
-          rank: rank + 1,
-          engine: "chatgpt",
-          promptId,
-          createdAt: now + i,
-        })
-        .run();
-    });
+    const row = (await db.get<{ id: number }>(
+      "INSERT INTO answers (brand_id, prompt_id, engine, status, text, created_at) VALUES (?, ?, ?, 'ok', ?, ?) RETURNING id",
+      [w.brand.id, promptId, i ? "perplexity" : "chatgpt", `Try Rival One or Rival Two (${i}).`, now + i],
+    ))!;
+    for (const [rank, memberId] of rivals.entries()) {
+      if (rank === 1 && i === 2) continue;
+      await db.run(
+        `INSERT INTO mentions (answer_id, brand_id, member_id, is_brand, "offset", rank, engine, prompt_id, created_at)
+         VALUES (?, ?, ?, 0, ?, ?, 'chatgpt', ?, ?)`,
+        [row.id, w.brand.id, memberId, rank * 10, rank + 1, promptId, now + i],
+      );
+    }
     const [url, domain] = cited[i]!;
-    db.orm
-      .insert(citations)
-      .values({ answerId: row.id, brandId: w.brand.id, url: url!, domain: domain!, engine: "chatgpt", promptId, createdAt: now + i })
-      .run();
+    await db.run(
+      "INSERT INTO citations (answer_id, brand_id, url, domain, engine, prompt_id, created_at) VALUES (?, ?, ?, ?, 'chatgpt', ?, ?)",
+      [row.id, w.brand.id, url!, domain!, promptId, now + i],
+    );
   }
   return promptId;
 }
@@ -113,7 +98,7 @@ function seedEvidence(w: World): string {
 describe("generate_article with an OpenAI-compatible writer", () => {
   test("sends a brief built from the prompt, the competitors named, the cited domains and the brand profile", async () => {
     const w = await worldWithWriter("openai", openai.url);
-    const promptId = seedEvidence(w);
+    const promptId = await seedEvidence(w);
     const before = openai.requests.length;
     const outcome = await callTool(w, await apiKeyFor(w, w.brand.id), "generate_article", {
       prompt_id: promptId,
@@ -174,7 +159,7 @@ describe("generate_article with an OpenAI-compatible writer", () => {
     const w = await worldWithWriter("openai", openai.url);
     const key = await apiKeyFor(w, w.brand.id);
     expect((await callTool(w, key, "generate_article", {})).error).toContain("prompt_id");
-    const theirs = addPrompt(w, w.other.id, "best crm for agencies");
+    const theirs = await addPrompt(w, w.other.id, "best crm for agencies");
     expect((await callTool(w, key, "generate_article", { prompt_id: theirs })).error).toContain("Prompt not found");
   });
 
@@ -196,7 +181,7 @@ describe("generate_article with an OpenAI-compatible writer", () => {
 describe("generate_article with an Anthropic writer", () => {
   test("uses the Messages API with x-api-key and reads a fenced reply", async () => {
     const w = await worldWithWriter("anthropic", anthropic.url);
-    const promptId = seedEvidence(w);
+    const promptId = await seedEvidence(w);
     const outcome = await callTool(w, await apiKeyFor(w, w.brand.id), "generate_article", {
       prompt_id: promptId,
       length: "long",

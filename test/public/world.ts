@@ -1,16 +1,16 @@
-// An in-process Spyglass for the content tests: a fresh in-memory database, one account on the
+// An in-process Spyglass for the content tests: a fresh test database (SQLite in memory, or PostgreSQL
+// with SPYGLASS_TEST_DATABASE=postgres; a SQLite file when dbPath is given), one account on the
 // Autopilot plan with two brands, and the app built on it (requests go through app.handle).
 import { buildApp } from "../../src/app";
 import { type BrandView, createBrand } from "../../src/brands/service";
 import { type Config, loadConfig } from "../../src/config";
 import { type AppContext, createAppContext } from "../../src/context";
 import { openDatabase } from "../../src/db/client";
-import { accounts, prompts } from "../../src/db/schema";
 import { newId } from "../../src/ids";
 import { createApiKey } from "../../src/keys/service";
 import { configureLog } from "../../src/log";
+import { openTestDatabase } from "../support/database";
 import { scratchDir } from "../support/scratch";
-import { ormOf } from "../support/sqlite";
 
 export interface World {
   ctx: AppContext;
@@ -18,7 +18,7 @@ export interface World {
   accountId: string;
   brand: BrandView;
   other: BrandView;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -29,25 +29,29 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 export async function makeWorld(options: { config?: Partial<Config>; dbPath?: string } = {}): Promise<World> {
   configureLog({ quiet: true });
   const config = testConfig(options.config);
-  const db = openDatabase(options.dbPath ?? ":memory:");
+  const db = options.dbPath ? openDatabase(options.dbPath) : await openTestDatabase();
   // Inserted directly: hashing a password costs half a second, and these tests never log in.
   const account = { id: newId("acc") };
-  db.orm
-    .insert(accounts)
-    .values({ id: account.id, email: `${account.id}@example.com`, passwordHash: "-", plan: "autopilot", createdAt: Date.now() })
-    .run();
+  await db.run("INSERT INTO accounts (id, email, password_hash, plan, created_at) VALUES (?, ?, '-', 'autopilot', ?)", [
+    account.id,
+    `${account.id}@example.com`,
+    Date.now(),
+  ]);
   const brand = await createBrand(db, account.id, { name: "Acme CRM", domain: "acme.com", aliases: ["AcmeCRM"] });
   const other = await createBrand(db, account.id, { name: "Other Brand", domain: "other.com" });
   const ctx = createAppContext(config, db);
-  return { ctx, app: buildApp(ctx), accountId: account.id, brand, other, close: () => db.close() };
+  return { ctx, app: buildApp(ctx), accountId: account.id, brand, other, close: async () => await db.close() };
 }
 
-export function addPrompt(world: World, brandId: string, text: string): string {
+export async function addPrompt(world: World, brandId: string, text: string): Promise<string> {
   const id = newId("prm");
-  ormOf(world.ctx.db)
-    .insert(prompts)
-    .values({ id, brandId, text, textKey: text.toLowerCase().replace(/\s+/g, " ").trim(), createdAt: Date.now() })
-    .run();
+  await world.ctx.db.run("INSERT INTO prompts (id, brand_id, text, text_key, created_at) VALUES (?, ?, ?, ?, ?)", [
+    id,
+    brandId,
+    text,
+    text.toLowerCase().replace(/\s+/g, " ").trim(),
+    Date.now(),
+  ]);
   return id;
 }
 
