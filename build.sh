@@ -10,7 +10,10 @@ cd "$(dirname "$0")"
 BUN_VERSION=1.4.5
 NODE22_VERSION=22.23.3
 TOOLS="$PWD/.tools"
-POSTGRES_TESTS=(test/accounts test/brands test/keys)
+POSTGRES_TESTS=(test/accounts test/brands test/keys test/prompts test/competitors test/oauth
+  test/tracking/runner.test.ts test/tracking/cli.test.ts test/tracking/scheduler.test.ts test/tracking/forecast.test.ts
+  test/tracking/resume.test.ts test/analytics/engines.test.ts test/analytics/impact.test.ts test/analytics/metrics.test.ts
+  test/analytics/search.test.ts test/analytics/search-rollup.test.ts test/analytics/stats.test.ts)
 export PATH="$TOOLS/node_modules/.bin:$PATH"
 
 log() { printf '[build] %s\n' "$*" >&2; }
