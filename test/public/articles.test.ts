@@ -417,7 +417,7 @@ describe("the cache and other processes", () => {
         cli.close();
       }
     } finally {
-      shared.close();
+      await shared.close();
     }
   });
 });
