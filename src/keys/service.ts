@@ -2,7 +2,7 @@
 // on the api_keys table live here only; the account and brand behind a key come from their services.
 import { planChangeHint, requirePlan } from "../accounts/plans";
 import { getAccount } from "../accounts/service";
-import { getAccountBrand, listBrands } from "../brands/service";
+import { getAccountBrand, getBrand, listBrands } from "../brands/service";
 import { type AppContext } from "../context";
 import { type Db } from "../db/client";
 import { type Queries } from "../db/queries";
@@ -173,7 +173,7 @@ export async function authenticateBearerKey(
   const { db } = app;
   // On PostgreSQL another instance's revocation or plan change reaches this one's change feed a
   // moment after its commit, which a request right behind it could beat: the principal is read on
-  // every request there (one round trip for the key, its brand and account alike).
+  // every request there (the key, then its brand and account at once: two round trips).
   if (db.dialect === "postgres") return lookUpBearerKey(app, header);
   // Read before the lookups: a write that lands between them leaves the entry stale for ever.
   const stamp = await databaseStamp(db);
@@ -225,46 +225,18 @@ async function lookUpBearerKey(
   app: Pick<AppContext, "db" | "keys">,
   header: string | null | undefined,
 ): Promise<BearerResult<VerifiedKey>> {
-  if (!header) return { ok: false, reason: "missing" };
-  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-  if (!match?.[1] || !isWellFormedApiKey(match[1])) return { ok: false, reason: "malformed" };
-  const row = await app.db.get<{
-    id: string;
-    name: string;
-    prefix: string;
-    revokedAt: number | null;
-    brandId: string;
-    brandName: string;
-    domain: string | null;
-    aliases: string;
-    siteKey: string;
-    accountId: string;
-    email: string;
-    plan: Plan;
-  }>(
-    `SELECT k.id, k.name, k.key_prefix AS prefix, k.revoked_at AS "revokedAt",
-       b.id AS "brandId", b.name AS "brandName", b.domain, b.aliases, b.site_key AS "siteKey",
-       a.id AS "accountId", a.email, a.plan
-     FROM api_keys k JOIN brands b ON b.id = k.brand_id JOIN accounts a ON a.id = k.account_id
-     WHERE k.key_hash = ?`,
-    [hashApiKey(match[1])],
-  );
-  if (!row) return { ok: false, reason: "unknown" };
-  if (row.revokedAt !== null) return { ok: false, reason: "revoked" };
-  app.keys.noteUsed(row.id);
+  const verified = await verifyBearerKey(app, header);
+  if (!verified.ok) return verified;
+  const { id, name, prefix, accountId, brandId } = verified.value;
+  // The brand and the account through their own services (each feature queries its own tables).
+  const [brand, account] = await Promise.all([getBrand(app.db, brandId), getAccount(app.db, accountId)]);
   return {
     ok: true,
     value: {
-      key: { id: row.id, name: row.name, prefix: row.prefix },
-      brand: {
-        id: row.brandId,
-        name: row.brandName,
-        domain: row.domain,
-        aliases: JSON.parse(row.aliases) as string[],
-        siteKey: row.siteKey,
-      },
-      account: { id: row.accountId, email: row.email },
-      plan: row.plan,
+      key: { id, name, prefix },
+      brand: { id: brand.id, name: brand.name, domain: brand.domain, aliases: brand.aliases, siteKey: brand.site_key },
+      account: { id: account.id, email: account.email },
+      plan: account.plan,
     },
   };
 }
