@@ -6,7 +6,7 @@ import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
 import { type MigrationMeta } from "drizzle-orm/migrator";
 import { NotFound, Unavailable } from "../errors";
 import { log } from "../log";
-import { EMBEDDED_MIGRATIONS, MIGRATION_JOURNAL } from "./migrations";
+import { EMBEDDED_MIGRATIONS, embeddedMigrations, MIGRATION_JOURNAL } from "./migrations";
 import { type PostgresDb } from "./postgres";
 import { type Queries, type SqlParam, type SqlText } from "./queries";
 import * as schema from "./schema";
@@ -166,26 +166,13 @@ function refuseUnwritable(sqlite: SQLite, path: string, setup: () => void): void
   }
 }
 
-function embeddedMigrations(): MigrationMeta[] {
-  return MIGRATION_JOURNAL.map((entry) => {
-    const query = EMBEDDED_MIGRATIONS[entry.tag];
-    if (query === undefined) throw new Error(`migration ${entry.tag} is not embedded`);
-    return {
-      sql: query.split("--> statement-breakpoint"),
-      bps: entry.breakpoints,
-      folderMillis: entry.when,
-      hash: new Bun.CryptoHasher("sha256").update(query).digest("hex"),
-    };
-  });
-}
-
 function applyMigrations(orm: Orm): void {
   // The same call drizzle-orm/bun-sqlite/migrator makes, fed from the embedded files instead of disk.
   const internal = orm as unknown as {
     dialect: { migrate(m: MigrationMeta[], session: unknown, config: object): void };
     session: unknown;
   };
-  internal.dialect.migrate(embeddedMigrations(), internal.session, {});
+  internal.dialect.migrate(embeddedMigrations(MIGRATION_JOURNAL, EMBEDDED_MIGRATIONS), internal.session, {});
 }
 
 /**

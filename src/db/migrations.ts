@@ -3,6 +3,7 @@
 // Adding a migration: run `bun x drizzle-kit generate`, then import its SQL below (a test checks
 // that every file of drizzle/ is listed here).
 
+import { type MigrationMeta } from "drizzle-orm/migrator";
 import m0000 from "../../drizzle/0000_init.sql" with { type: "text" };
 import m0001 from "../../drizzle/0001_citation_rollups.sql" with { type: "text" };
 import m0002 from "../../drizzle/0002_oauth.sql" with { type: "text" };
@@ -31,3 +32,17 @@ export interface JournalEntry {
 }
 
 export const MIGRATION_JOURNAL: JournalEntry[] = journal.entries;
+
+/** A journal's migrations as drizzle's migrators take them, from the texts embedded in the binary (either database's). */
+export function embeddedMigrations(journalEntries: readonly JournalEntry[], texts: Record<string, string>): MigrationMeta[] {
+  return journalEntries.map((entry) => {
+    const query = texts[entry.tag];
+    if (query === undefined) throw new Error(`migration ${entry.tag} is not embedded`);
+    return {
+      sql: query.split("--> statement-breakpoint"),
+      bps: entry.breakpoints,
+      folderMillis: entry.when,
+      hash: new Bun.CryptoHasher("sha256").update(query).digest("hex"),
+    };
+  });
+}

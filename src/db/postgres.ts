@@ -8,7 +8,7 @@ import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { Unavailable } from "../errors";
 import { log } from "../log";
-import { type JournalEntry } from "./migrations";
+import { embeddedMigrations } from "./migrations";
 import { EMBEDDED_PG_MIGRATIONS, PG_MIGRATION_JOURNAL } from "./migrations-pg";
 import { ChangeFeed } from "./pg-changes";
 import { type Queries, type SqlParam, type SqlText, toPostgresPlaceholders } from "./queries";
@@ -151,19 +151,6 @@ function connectionError(error: unknown, where: Where): Unavailable | null {
 /** A message with the password taken out, should a driver ever quote it. */
 function scrub(message: string, password: string): string {
   return password === "" ? message : message.split(password).join("***");
-}
-
-function embeddedMigrations(journal: JournalEntry[], texts: Record<string, string>): MigrationMeta[] {
-  return journal.map((entry) => {
-    const query = texts[entry.tag];
-    if (query === undefined) throw new Error(`migration ${entry.tag} is not embedded`);
-    return {
-      sql: query.split("--> statement-breakpoint"),
-      bps: entry.breakpoints,
-      folderMillis: entry.when,
-      hash: new Bun.CryptoHasher("sha256").update(query).digest("hex"),
-    };
-  });
 }
 
 /**
