@@ -7,16 +7,17 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { setAccountPlan } from "../../src/accounts/service";
 import { buildCatalog, type Principal } from "../../src/catalogue/registry";
 import { TOOLS } from "../../src/catalogue/tools";
-import { openDatabase } from "../../src/db/client";
 import { authenticateBearerKey, revokeApiKey } from "../../src/keys/service";
 import { createToolServer } from "../../src/mcp/server";
+import { secondConnection } from "../support/database";
 import { type SeededToolServer, seededToolServer } from "../support/tool-server";
 
 const catalog = buildCatalog(TOOLS);
 let s: SeededToolServer;
 
 beforeAll(async () => {
-  s = await seededToolServer();
+  // A file on SQLite: the last tests change it through a second connection, as the CLI does.
+  s = await seededToolServer({ file: true });
 });
 afterAll(() => s.close());
 
@@ -137,15 +138,15 @@ test("a revoked key gets no listing on its very next request", async () => {
 });
 
 describe("changes made by another process apply on the very next request", () => {
-  // A second connection to the same file, as the CLI (spyglass key revoke, account plan) opens one.
+  // A second connection to the same database, as the CLI (spyglass key revoke, account plan) opens one.
   test("a plan change", async () => {
     const before = JSON.parse((await viaRoute(s.seed.b.key, rpc(1, "tools/list"))).text).result.tools;
     expect(before.length).toBe(TOOLS.length);
-    const cli = openDatabase(s.t.db.path);
+    const cli = await secondConnection(s.t.db);
     try {
       await setAccountPlan(cli, s.seed.b.email, "visibility");
     } finally {
-      cli.close();
+      await cli.close();
     }
     const after = JSON.parse((await viaRoute(s.seed.b.key, rpc(1, "tools/list"))).text).result.tools;
     expect(after.length).toBeLessThan(TOOLS.length);
@@ -154,11 +155,11 @@ describe("changes made by another process apply on the very next request", () =>
 
   test("a revocation", async () => {
     expect((await viaRoute(s.seed.b.key, rpc(1, "tools/list"))).status).toBe(200);
-    const cli = openDatabase(s.t.db.path);
+    const cli = await secondConnection(s.t.db);
     try {
       await revokeApiKey(cli, s.seed.b.accountId, s.seed.b.keyId);
     } finally {
-      cli.close();
+      await cli.close();
     }
     const after = await viaRoute(s.seed.b.key, rpc(2, "tools/call", { name: "list_tags", arguments: {} }));
     expect(after.status).toBe(401);

@@ -63,7 +63,14 @@ export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Co
 }
 
 export async function testApp(
-  options: { publicUrl?: string; signup?: Config["auth"]["signup"]; dbPath?: string; quiet?: boolean; oauthLoopbackClients?: boolean } = {},
+  options: {
+    publicUrl?: string;
+    signup?: Config["auth"]["signup"];
+    dbPath?: string;
+    file?: boolean;
+    quiet?: boolean;
+    oauthLoopbackClients?: boolean;
+  } = {},
 ): Promise<TestApp> {
   configureLog({ quiet: options.quiet ?? true });
   const dataDir = mkdtempSync(join(tmpdir(), "spyglass-test-"));
@@ -72,7 +79,10 @@ export async function testApp(
     auth: { signup: options.signup ?? "first" },
     ...(options.oauthLoopbackClients ? { oauthLoopbackClients: true } : {}),
   });
-  const db: Db = options.dbPath ? openDatabase(options.dbPath) : await openTestDatabase();
+  // dbPath: this SQLite file whatever the test database; file: the test database, as a file on SQLite.
+  const db: Db = options.dbPath
+    ? openDatabase(options.dbPath)
+    : await openTestDatabase(options.file ? { file: join(dataDir, "spyglass.db") } : {});
   const ctx = createAppContext(config, db);
   const app = buildApp(ctx);
 

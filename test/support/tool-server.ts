@@ -21,8 +21,8 @@ export interface SeededToolServer {
   close(): Promise<void>;
 }
 
-export async function seededToolServer(): Promise<SeededToolServer> {
-  const t = await testApp();
+export async function seededToolServer(options: Parameters<typeof testApp>[0] = {}): Promise<SeededToolServer> {
+  const t = await testApp(options);
   const seed = await seedToolServerDb(t.db);
   const clients: Client[] = [];
   return {
