@@ -88,9 +88,12 @@ const fileSchema = z
         samples: z.number().int().min(1).max(20).default(1),
         concurrency: z.number().int().min(1).max(256).default(8),
         enabled: z.boolean().default(true),
+        // How long an instance's claim on a run or an answer to ask lasts without renewal: after a
+        // crash, another instance takes the work over this many seconds later (runner.ts).
+        lease_seconds: z.number().int().min(2).max(3600).default(30),
       })
       .strict()
-      .default({ schedule: "0 6 * * *", samples: 1, concurrency: 8, enabled: true }),
+      .default({ schedule: "0 6 * * *", samples: 1, concurrency: 8, enabled: true, lease_seconds: 30 }),
     engines: z.array(engineSchema).default([]),
     writer: writerSchema.optional(),
     database_url_env: envName.optional(),
@@ -111,7 +114,7 @@ export interface Config {
   publicOrigin: string | null;
   logLevel: "debug" | "info" | "warn" | "error";
   auth: { signup: "first" | "open" | "closed" };
-  tracking: { schedule: string; samples: number; concurrency: number; enabled: boolean };
+  tracking: { schedule: string; samples: number; concurrency: number; enabled: boolean; lease_seconds: number };
   engines: EngineSettings[];
   writer: WriterSettings | null;
   /** How long a stop waits for requests in flight before closing their connections (env SPYGLASS_SHUTDOWN_GRACE_MS). */

@@ -54,6 +54,8 @@ const COMMANDS: Record<string, Command> = {
       const app = createAppContext(config, db);
       await markInterruptedRuns(app);
       const scheduler = startScheduler(app);
+      // This instance takes its share of every run's work (any instance's), and the runs of one that died.
+      app.tracking.runner.serve();
       const checkpointer = db.dialect === "sqlite" ? startCheckpointer(db) : null;
       const server = startServer(app, [() => scheduler?.stop(), () => stopTracking(app), () => checkpointer?.stop()]);
       log.info("listening", {

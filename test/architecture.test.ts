@@ -18,6 +18,8 @@ const OWNER: Record<string, string> = {
   prompt_tags: "prompts",
   competitors: "competitors",
   tracking_runs: "tracking",
+  tracking_tasks: "tracking",
+  roster_versions: "tracking",
   answers: "tracking",
   mentions: "tracking",
   citations: "tracking",

@@ -12,6 +12,7 @@ import m0004 from "../../drizzle/0004_prompt_rollups.sql" with { type: "text" };
 import m0005 from "../../drizzle/0005_search_query_days.sql" with { type: "text" };
 import m0006 from "../../drizzle/0006_source_engine_days.sql" with { type: "text" };
 import m0007 from "../../drizzle/0007_prompt_days_by_prompt.sql" with { type: "text" };
+import m0008 from "../../drizzle/0008_tracking_queue.sql" with { type: "text" };
 import journal from "../../drizzle/meta/_journal.json";
 
 export const EMBEDDED_MIGRATIONS: Record<string, string> = {
@@ -23,6 +24,7 @@ export const EMBEDDED_MIGRATIONS: Record<string, string> = {
   "0005_search_query_days": m0005,
   "0006_source_engine_days": m0006,
   "0007_prompt_days_by_prompt": m0007,
+  "0008_tracking_queue": m0008,
 };
 
 export interface JournalEntry {

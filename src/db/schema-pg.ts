@@ -156,12 +156,48 @@ export const trackingRuns = pgTable(
     answersPlanned: integer("answers_planned").notNull(),
     answersDone: integer("answers_done").notNull().default(0),
     ownerPid: integer("owner_pid"),
+    owner: text("owner"),
+    leaseUntil: bigint("lease_until", { mode: "number" }),
+    slot: text("slot"),
     startedAt: bigint("started_at", { mode: "number" }).notNull(),
     finishedAt: bigint("finished_at", { mode: "number" }),
     error: text("error"),
   },
-  (t) => [index("tracking_runs_brand_idx").on(t.brandId, t.startedAt), index("tracking_runs_status_idx").on(t.status)],
+  (t) => [
+    index("tracking_runs_brand_idx").on(t.brandId, t.startedAt),
+    index("tracking_runs_status_idx").on(t.status),
+    uniqueIndex("tracking_runs_slot_idx").on(t.brandId, t.slot),
+  ],
 );
+
+export const trackingTasks = pgTable(
+  "tracking_tasks",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    runId: text("run_id")
+      .notNull()
+      .references(() => trackingRuns.id, { onDelete: "cascade" }),
+    brandId: text("brand_id").notNull(),
+    promptId: text("prompt_id")
+      .notNull()
+      .references(() => prompts.id, { onDelete: "cascade" }),
+    engine: text("engine").notNull(),
+    sample: integer("sample").notNull(),
+    claimedBy: text("claimed_by"),
+    leaseUntil: bigint("lease_until", { mode: "number" }),
+  },
+  (t) => [
+    uniqueIndex("tracking_tasks_slot_idx").on(t.runId, t.promptId, t.engine, t.sample),
+    index("tracking_tasks_engine_idx").on(t.engine, t.leaseUntil),
+  ],
+);
+
+export const rosterVersions = pgTable("roster_versions", {
+  brandId: text("brand_id")
+    .primaryKey()
+    .references(() => brands.id, { onDelete: "cascade" }),
+  version: integer("version").notNull(),
+});
 
 export const answers = pgTable(
   "answers",

@@ -147,14 +147,61 @@ export const trackingRuns = sqliteTable(
     promptIds: text("prompt_ids", { mode: "json" }).$type<string[] | null>(),
     answersPlanned: integer("answers_planned").notNull(),
     answersDone: integer("answers_done").notNull().default(0),
-    // The process running it: a start-up only marks `interrupted` the runs whose process is gone.
+    /** No longer written (runs are held by a lease, below); kept so older databases need no rewrite. */
     ownerPid: integer("owner_pid"),
+    /** The instance coordinating the run (runner.ts INSTANCE_ID), while it is `running`. */
+    owner: text("owner"),
+    /** Until when (ms) the owner holds the run; it renews the lease while it lives. Past it, any instance takes the run over. */
+    leaseUntil: integer("lease_until"),
+    /** A scheduled run's tick (ISO time): one run per brand and tick, whichever instance claims it first. */
+    slot: text("slot"),
     startedAt: integer("started_at").notNull(),
     finishedAt: integer("finished_at"),
     error: text("error"),
   },
-  (t) => [index("tracking_runs_brand_idx").on(t.brandId, t.startedAt), index("tracking_runs_status_idx").on(t.status)],
+  (t) => [
+    index("tracking_runs_brand_idx").on(t.brandId, t.startedAt),
+    index("tracking_runs_status_idx").on(t.status),
+    uniqueIndex("tracking_runs_slot_idx").on(t.brandId, t.slot),
+  ],
 );
+
+/**
+ * The work queue of running runs: one row per prompt × engine × sample still without an answer.
+ * Any instance claims a row (a lease), asks the engine, and deletes the row in the answer's own
+ * transaction; a claim whose lease ran out (its instance died) is taken again.
+ */
+export const trackingTasks = sqliteTable(
+  "tracking_tasks",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    runId: text("run_id")
+      .notNull()
+      .references(() => trackingRuns.id, { onDelete: "cascade" }),
+    brandId: text("brand_id").notNull(),
+    promptId: text("prompt_id")
+      .notNull()
+      .references(() => prompts.id, { onDelete: "cascade" }),
+    engine: text("engine").notNull(),
+    sample: integer("sample").notNull(),
+    /** The instance that holds the task, while its lease lasts. */
+    claimedBy: text("claimed_by"),
+    /** Until when (ms) the claim holds; null or past: free to claim. */
+    leaseUntil: integer("lease_until"),
+  },
+  (t) => [
+    uniqueIndex("tracking_tasks_slot_idx").on(t.runId, t.promptId, t.engine, t.sample),
+    index("tracking_tasks_engine_idx").on(t.engine, t.leaseUntil),
+  ],
+);
+
+/** Bumped by every re-analysis of a brand: an answer analysed with an older roster is analysed again before it is stored. */
+export const rosterVersions = sqliteTable("roster_versions", {
+  brandId: text("brand_id")
+    .primaryKey()
+    .references(() => brands.id, { onDelete: "cascade" }),
+  version: integer("version").notNull(),
+});
 
 export const ANSWER_STATUSES = ["ok", "empty", "refusal", "error"] as const;
 export type AnswerStatus = (typeof ANSWER_STATUSES)[number];

@@ -6,6 +6,7 @@
 // rollups always equal the sums over the stored rows; until the pass ends, a reader sees answers
 // up to the slice last written with the new roster and the rest with the old one.
 import { type Db } from "../db/client";
+import { type Queries } from "../db/queries";
 import { log } from "../log";
 import { type AnswerAnalysis } from "./analysis/analyze";
 import { type AnswerWriter, analyzeForStorage, type BrandFigures, brandFigures, RollupDelta } from "./answer-writer";
@@ -56,6 +57,27 @@ const SELECT_CITATIONS =
   "SELECT answer_id, url, domain FROM citations WHERE answer_id BETWEEN ? AND ? AND brand_id = ? ORDER BY answer_id, url";
 const UPDATE_FIGURES =
   "UPDATE answers SET brand_mentioned = ?, brand_position = ?, brand_sentiment = ?, brand_cited = ?, roster_mentions = ? WHERE id = ?";
+
+/** The brand's roster version in the database: every re-analysis, on any instance, moves it (0 before the first). */
+export async function rosterVersionOf(db: Queries, brandId: string): Promise<number> {
+  return (await db.get<{ version: number }>("SELECT version FROM roster_versions WHERE brand_id = ?", [brandId]))?.version ?? 0;
+}
+
+/**
+ * Moves the brand's roster version, under the rollup lock that storing an answer takes: an answer
+ * analysed with the roster before the change either commits before this (and the re-analysis that
+ * follows sees it) or sees the new version and is analysed again (runner.ts).
+ */
+async function bumpRosterVersion(db: Db, brandId: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.lock(rollupLock(brandId));
+    await tx.run(
+      `INSERT INTO roster_versions AS v (brand_id, version) VALUES (?, 1)
+         ON CONFLICT (brand_id) DO UPDATE SET version = v.version + 1`,
+      [brandId],
+    );
+  });
+}
 
 export class Reanalysis {
   /** Bumped on every re-analysis so that a running tracking run reloads the roster before its next write. */
@@ -113,6 +135,8 @@ export class Reanalysis {
   private async reanalyzeOnce(brandId: string, restart: () => boolean): Promise<number> {
     const db = this.db;
     const writer = this.writer;
+    // Answers stored from now on (by any instance) are analysed with the roster read after this.
+    await bumpRosterVersion(db, brandId);
     // One roster for the whole pass: a roster change during it starts the pass over (restart()).
     const roster = await loadRoster(db, brandId);
     const cache = new Map<string, AnswerAnalysis>();

@@ -1,20 +1,33 @@
 // A tracking run: every active prompt × engine × sample asked once, each answer stored (with its
-// analysis) the moment it arrives. One run per brand at a time, guarded in process and by the run
-// row in the database (so a `spyglass track` beside a running server cannot overlap it either).
+// analysis) the moment it arrives. The run's work is a queue in the database (tracking_tasks), so
+// that every instance on one database shares it:
+//
+// - The instance that starts a run (or claims a scheduled tick) owns it: it writes the run row and
+//   one task per answer to ask, holds the run by a lease it renews, and finishes the run once no
+//   task is left.
+// - Every instance's workers (one per request an engine may have in flight) claim tasks of running
+//   runs, one at a time and with a lease (`FOR UPDATE SKIP LOCKED` on PostgreSQL; SQLite has one
+//   writer), ask the engine, and store the answer in the transaction that deletes the task: a task
+//   whose answer is stored cannot be stored again.
+// - A claim or a run whose lease ran out (its instance died: a crash, a kill -9) is taken over by
+//   another instance; a stop (SIGTERM) hands its claims back at once and marks its runs interrupted,
+//   and the brand's next run resumes them without asking a stored answer twice.
+// One run per brand at a time, on any instance.
 
 import { type Config, type EngineSettings } from "../config";
 import { type AppContext } from "../context";
 import { type Db } from "../db/client";
-import { type Queries } from "../db/queries";
+import { placeholders, type Queries } from "../db/queries";
 import { type RunStatus, type trackingRuns } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { newId } from "../ids";
 import { createEngineClient, type EngineClient } from "../llm/client";
 import { type ClientOptions, type EngineAnswer } from "../llm/types";
 import { log } from "../log";
-import { listActivePrompts } from "../prompts/service";
+import { getPromptTexts, listActivePrompts } from "../prompts/service";
 import { type AnswerWriter, analyzeForStorage } from "./answer-writer";
-import { type Reanalysis } from "./reanalysis";
+import { rollupLock } from "./prompt-rollups";
+import { type Reanalysis, rosterVersionOf } from "./reanalysis";
 import { loadRoster, type Roster } from "./roster";
 import { SearchStore } from "./search-store";
 
@@ -26,7 +39,9 @@ export interface RunRequest {
   /** Restrict the run to these configured engine ids; all configured engines otherwise. */
   engines?: string[];
   trigger: RunTrigger;
-  /** Called after each stored answer. */
+  /** A scheduled run's tick (ISO time): the brand runs once per tick, whichever instance claims it first. */
+  slot?: string;
+  /** Called after each answer this instance stores for the run; `done` counts every instance's. */
   onProgress?: (progress: { done: number; planned: number; engine: string; status: EngineAnswer["status"] }) => void;
 }
 
@@ -37,10 +52,15 @@ export interface StartedRun {
   done: Promise<RunStatus>;
 }
 
-interface ActiveRun {
+/** A run this instance owns: it renews the run's lease and finishes it. */
+interface OwnedRun {
   runId: string;
-  controller: AbortController;
+  brandId: string;
+  planned: number;
   done: Promise<RunStatus>;
+  /** Wakes the owner to look whether work is left (an answer was stored here). */
+  wake: () => void;
+  onProgress?: RunRequest["onProgress"];
 }
 
 interface PromptRow {
@@ -50,13 +70,25 @@ interface PromptRow {
 
 interface RunningRow {
   id: string;
-  ownerPid: number | null;
+  owner: string | null;
+  leaseUntil: number | null;
+}
+
+/** A claimed task: one answer to ask. */
+interface Task {
+  id: number;
+  runId: string;
+  brandId: string;
+  promptId: string;
+  engine: string;
+  sample: number;
 }
 
 export type RunRow = typeof trackingRuns.$inferSelect;
 
 const RUN_COLUMNS = `id, brand_id AS "brandId", status, "trigger", engines, prompt_ids AS "promptIds", answers_planned AS "answersPlanned",
-  answers_done AS "answersDone", owner_pid AS "ownerPid", started_at AS "startedAt", finished_at AS "finishedAt", error`;
+  answers_done AS "answersDone", owner_pid AS "ownerPid", owner, lease_until AS "leaseUntil", slot, started_at AS "startedAt",
+  finished_at AS "finishedAt", error`;
 
 /** A tracking_runs row as read: engines and prompt ids still JSON text. */
 type StoredRun = Omit<RunRow, "engines" | "promptIds"> & { engines: string; promptIds: string | null };
@@ -84,10 +116,34 @@ export async function latestRunRow(db: Queries, brandId: string): Promise<RunRow
   return row && parseRun(row);
 }
 
-const RUNNING_OF_BRAND = `SELECT id, owner_pid AS "ownerPid" FROM tracking_runs WHERE brand_id = ? AND status = 'running'`;
+const RUNNING_OF_BRAND = `SELECT id, owner, lease_until AS "leaseUntil" FROM tracking_runs WHERE brand_id = ? AND status = 'running'`;
 
 /** An interrupted run younger than this resumes on the brand's next run instead of a new one starting. */
 export const RESUME_WINDOW_MS = 2 * 86_400_000;
+
+/** Rows per INSERT when a run's tasks are written (7 parameters each: well under both databases' limits). */
+const TASK_BATCH = 500;
+
+/**
+ * The next task of an engine: of the oldest running run first, in the order the tasks were written.
+ * PostgreSQL skips rows another instance is claiming this instant; SQLite has one writer at a time.
+ */
+const CLAIM_TASK = {
+  sqlite: `UPDATE tracking_tasks SET claimed_by = ?, lease_until = ?
+     WHERE id = (SELECT t.id FROM tracking_tasks t JOIN tracking_runs r ON r.id = t.run_id
+       WHERE t.engine = ? AND r.status = 'running' AND (t.lease_until IS NULL OR t.lease_until < ?)
+       ORDER BY r.started_at, t.id LIMIT 1)
+     RETURNING id, run_id AS "runId", brand_id AS "brandId", prompt_id AS "promptId", engine, sample`,
+  postgres: `UPDATE tracking_tasks SET claimed_by = ?, lease_until = ?
+     WHERE id = (SELECT t.id FROM tracking_tasks t JOIN tracking_runs r ON r.id = t.run_id
+       WHERE t.engine = ? AND r.status = 'running' AND (t.lease_until IS NULL OR t.lease_until < ?)
+       ORDER BY r.started_at, t.id LIMIT 1 FOR UPDATE OF t SKIP LOCKED)
+     RETURNING id, run_id AS "runId", brand_id AS "brandId", prompt_id AS "promptId", engine, sample`,
+};
+
+/** Whether any engine of `engines` has a task to claim (the idle workers' poll). */
+const CLAIMABLE = (engines: number) => `SELECT 1 AS found FROM tracking_tasks t JOIN tracking_runs r ON r.id = t.run_id
+   WHERE r.status = 'running' AND (t.lease_until IS NULL OR t.lease_until < ?) AND t.engine IN (${placeholders(engines)}) LIMIT 1`;
 
 interface ResumePlan {
   runId: string;
@@ -98,24 +154,34 @@ interface ResumePlan {
 const NO_ENGINES =
   "No engines are configured: add an [[engines]] section (api, base_url, model, api_key_env) to spyglass.toml, then run tracking again.";
 
-/** Whether a process id belongs to a live process on this machine. */
-function processAlive(pid: number | null): boolean {
-  if (pid === null || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
+export interface RunnerOptions {
+  /** How often idle workers look for work (ms); the lease is renewed at a third of its length. */
+  pollMs?: number;
 }
 
 export class TrackingRunner {
+  /** This instance's name in the queue: its claims and the runs it owns carry it. */
+  readonly instance = newId("inst");
   private readonly clients = new Map<string, EngineClient>();
-  private readonly active = new Map<string, ActiveRun>();
+  private readonly owned = new Map<string, OwnedRun>();
   private readonly searches = new SearchStore();
-  /** Starts one at a time: a start reads and writes the database before its run is `active`. */
+  /** Tasks this instance is asking now, by id: their leases are renewed until they are stored or handed back. */
+  private readonly claimed = new Set<number>();
+  /** Each brand's roster with the version it was read at (reanalysis.ts bumps the version). */
+  private readonly rosters = new Map<string, { version: number; roster: Roster }>();
+  /** Starts one at a time: a start reads and writes the database before its run is owned. */
   private starts: Promise<unknown> = Promise.resolve();
+  private readonly stopping = new AbortController();
   private closed = false;
+  /** Whether the workers stay when there is no work (a server), or end (the CLI, a test app). */
+  private serving = false;
+  private workers: Promise<void> | null = null;
+  private polling = false;
+  private parked: Array<() => void> = [];
+  /** The lease renewal and the idle workers' poll. */
+  private timers: Array<ReturnType<typeof setInterval>> = [];
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
 
   constructor(
     private readonly config: Config,
@@ -123,11 +189,16 @@ export class TrackingRunner {
     private readonly writer: AnswerWriter,
     private readonly reanalysis: Reanalysis,
     private readonly clientOptions: ClientOptions = {},
-  ) {}
+    options: RunnerOptions = {},
+  ) {
+    this.leaseMs = config.tracking.lease_seconds * 1000;
+    this.pollMs = options.pollMs ?? Math.min(1000, this.leaseMs / 3);
+  }
 
   /**
-   * Validates the request, takes the brand's lock, records the run and starts it in the background.
-   * Rejects with Invalid (no engines, unknown engine or prompt, no active prompt) or Conflict (already running).
+   * Validates the request, takes the brand's lock, records the run and its tasks and starts it in
+   * the background. Rejects with Invalid (no engines, unknown engine or prompt, no active prompt) or
+   * Conflict (already running, or the scheduled tick already claimed).
    */
   start(brandId: string, request: RunRequest): Promise<StartedRun> {
     const started = this.starts.then(() => this.startNow(brandId, request));
@@ -135,48 +206,112 @@ export class TrackingRunner {
     return started;
   }
 
+  /** A server's workers: they take any instance's runs' work, and runs whose owner died, until shutdown. */
+  serve(): void {
+    if (this.closed || this.config.engines.length === 0) return;
+    this.serving = true;
+    this.ensureWorkers();
+  }
+
   private async startNow(brandId: string, request: RunRequest): Promise<StartedRun> {
     if (this.closed) throw new Conflict("The server is shutting down; tracking cannot start now.", "shutting_down");
     const samples = this.config.tracking.samples;
-    const existing = this.active.get(brandId);
+    const existing = this.owned.get(brandId);
     if (existing) throw alreadyRunning(existing.runId);
 
     // A run interrupted by a stop (or a crash) picks up where it was: same run, same plan, and the
     // prompt × engine × sample slots it already answered are not asked again.
     const resume = await this.resumePlan(brandId, request);
     let runId: string;
-    let engines: EngineSettings[];
-    let prompts: PromptRow[];
     let planned: number;
-    if (resume !== null && (await this.reopenRunRow(brandId, resume, await this.resumedPlan(resume, samples)))) {
-      ({ runId, engines, prompts } = resume);
-      planned = await this.resumedPlan(resume, samples);
+    const reopened = resume === null ? null : await this.reopenRunRow(brandId, resume, samples, request.slot ?? null);
+    if (resume !== null && reopened !== null) {
+      runId = resume.runId;
+      planned = reopened;
     } else {
-      engines = this.pickEngines(request.engines);
-      prompts = await this.pickPrompts(brandId, request.promptIds);
+      const engines = this.pickEngines(request.engines);
+      const prompts = await this.pickPrompts(brandId, request.promptIds);
       runId = newId("run");
       const restricted = request.promptIds !== undefined && request.promptIds.length > 0 ? prompts.map((p) => p.id) : null;
       planned = prompts.length * engines.length * samples;
-      await this.claimRunRow(brandId, runId, request.trigger, engines, planned, restricted);
+      await this.claimRunRow(brandId, runId, request, engines, prompts, samples, planned, restricted);
     }
+    return { runId, planned, done: this.own(brandId, runId, planned, request.onProgress) };
+  }
 
-    const controller = new AbortController();
-    const done = this.execute(brandId, runId, engines, prompts, samples, controller.signal, request).finally(() => {
-      this.active.delete(brandId);
-    });
-    this.active.set(brandId, { runId, controller, done });
-    return { runId, planned, done };
+  /** Holds the run: renews its lease (with the workers' claims), wakes the workers, finishes it when no task is left. */
+  private own(brandId: string, runId: string, planned: number, onProgress?: RunRequest["onProgress"]): Promise<RunStatus> {
+    let wake: () => void = () => {};
+    const run: OwnedRun = { runId, brandId, planned, done: Promise.resolve("running" as RunStatus), wake: () => wake(), onProgress };
+    // Owned before anything is awaited: workers that were about to end with the last run stay.
+    this.owned.set(brandId, run);
+    run.done = (async (): Promise<RunStatus> => {
+      this.stopping.signal.addEventListener("abort", () => wake(), { once: true });
+      try {
+        this.wakeWorkers();
+        for (;;) {
+          // (Again each time: workers of a process that is not a server end when it owns no run.)
+          this.ensureWorkers();
+          const row = await this.db.get<{ status: RunStatus; owner: string | null }>(
+            "SELECT status, owner FROM tracking_runs WHERE id = ?",
+            [runId],
+          );
+          // Finished (a failed store) or interrupted, or taken over after this instance lost its lease.
+          if (!row || row.status !== "running" || row.owner !== this.instance) return row?.status ?? "failed";
+          const left = await this.db.get<{ n: number }>("SELECT count(*) AS n FROM tracking_tasks WHERE run_id = ?", [runId]);
+          if (left!.n === 0) return await this.finish(runId);
+          if (this.stopping.signal.aborted) {
+            await markInterrupted(this.db, runId, "stopped before it finished (shutdown); the answers stored so far are kept");
+            return "interrupted";
+          }
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, this.pollMs);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+        }
+      } catch (error) {
+        log.error("tracking run failed", { run: runId, message: (error as Error).message });
+        return finish(this.db, runId, "failed", `unexpected error: ${(error as Error).message}`);
+      } finally {
+        this.owned.delete(brandId);
+        // Idle workers of a process that is not a server end with its last run.
+        if (this.owned.size === 0 && !this.serving) this.wakeWorkers();
+      }
+    })();
+    return run.done;
+  }
+
+  /** Ends a run whose tasks are all stored: failed when every answer failed, completed otherwise (naming the errors). */
+  private async finish(runId: string): Promise<RunStatus> {
+    const counts = await this.db.get<{ total: number; errors: number }>(
+      "SELECT count(*) AS total, count(*) FILTER (WHERE status = 'error') AS errors FROM answers WHERE run_id = ?",
+      [runId],
+    );
+    const { total, errors } = counts!;
+    const first =
+      errors === 0
+        ? null
+        : await this.db.get<{ engine: string; error: string | null }>(
+            "SELECT engine, error FROM answers WHERE run_id = ? AND status = 'error' ORDER BY id LIMIT 1",
+            [runId],
+          );
+    const firstError = first ? `${first.engine}: ${first.error ?? "error"}` : null;
+    if (total > 0 && errors === total) return finish(this.db, runId, "failed", `every answer failed; first: ${firstError}`);
+    return finish(this.db, runId, "completed", errors > 0 ? `${errors} of ${total} answers failed; first: ${firstError}` : null);
   }
 
   /**
-   * The brand's latest run when it is `interrupted` (or `running` for a process that is gone),
-   * recent (RESUME_WINDOW_MS), and asked the same engines and prompts as this request would (a
-   * request without filters takes the interrupted run's own); null otherwise.
+   * The brand's latest run when it is `interrupted` (or `running` with a lease that ran out), recent
+   * (RESUME_WINDOW_MS), and asked the same engines and prompts as this request would (a request
+   * without filters takes the interrupted run's own); null otherwise.
    */
   private async resumePlan(brandId: string, request: RunRequest): Promise<ResumePlan | null> {
     const last = await latestRunRow(this.db, brandId);
     if (!last || Date.now() - last.startedAt > RESUME_WINDOW_MS) return null;
-    const stale = last.status === "running" && last.ownerPid !== process.pid && !processAlive(last.ownerPid);
+    const stale = last.status === "running" && !this.alive(last);
     if (last.status !== "interrupted" && !stale) return null;
     const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && new Set([...a, ...b]).size === a.length;
     const wantEngines = request.engines && request.engines.length > 0 ? [...new Set(request.engines)] : null;
@@ -191,47 +326,69 @@ export class TrackingRunner {
     return { runId: last.id, engines, prompts };
   }
 
-  /**
-   * A resumed run's plan: the answers it stored plus the slots of its (possibly smaller, after a
-   * prompt was archived or an engine removed) plan that have none yet.
-   */
-  private async resumedPlan(plan: ResumePlan, samples: number): Promise<number> {
-    const answered = await answeredSlots(this.db, plan.runId);
-    let missing = 0;
-    for (const engine of plan.engines)
-      for (const prompt of plan.prompts)
-        for (let sample = 0; sample < samples; sample++) if (!answered.has(slotKey(prompt.id, engine.id, sample))) missing++;
-    return answered.size + missing;
+  /** Whether a running row is held: by this instance's own run, or by a lease not yet run out. */
+  private alive(row: { id: string; owner: string | null; leaseUntil: number | null }): boolean {
+    if (row.owner === this.instance) return [...this.owned.values()].some((r) => r.runId === row.id);
+    return row.leaseUntil !== null && row.leaseUntil >= Date.now();
   }
 
-  /** Marks the interrupted run running again for this process; false when it changed meanwhile. */
-  private reopenRunRow(brandId: string, plan: ResumePlan, planned: number): Promise<boolean> {
+  /**
+   * Marks the interrupted (or abandoned) run running again, owned by this instance, with a task for
+   * each slot of its (possibly smaller, after a prompt was archived or an engine removed) plan that
+   * has no answer yet. Returns its plan (the answers it stored plus those tasks), or null when it
+   * changed meanwhile.
+   */
+  private reopenRunRow(brandId: string, plan: ResumePlan, samples: number, slot: string | null): Promise<number | null> {
     return this.db.transaction(async (tx) => {
-      const running = await tx.all<RunningRow>(RUNNING_OF_BRAND, [brandId]);
-      for (const row of running) {
-        if (row.ownerPid !== process.pid && processAlive(row.ownerPid)) throw alreadyRunning(row.id);
-        await markInterrupted(tx, row.id, "the process running it stopped before it finished");
-      }
+      await tx.lock(`tracking:${brandId}`);
+      await this.clearRunning(tx, brandId, slot);
+      const answered = await answeredSlots(tx, plan.runId);
+      const tasks: Array<[string, string, number]> = [];
+      for (const engine of plan.engines)
+        for (let sample = 0; sample < samples; sample++)
+          for (const prompt of plan.prompts)
+            if (!answered.has(slotKey(prompt.id, engine.id, sample))) tasks.push([prompt.id, engine.id, sample]);
+      const planned = answered.size + tasks.length;
       const reopened = await tx.run(
-        `UPDATE tracking_runs SET status = 'running', owner_pid = ?, answers_planned = ?, finished_at = NULL, error = NULL
-             WHERE id = ? AND status = 'interrupted'`,
-        [process.pid, planned, plan.runId],
+        `UPDATE tracking_runs SET status = 'running', owner = ?, lease_until = ?, slot = coalesce(?, slot), answers_planned = ?,
+             finished_at = NULL, error = NULL
+           WHERE id = ? AND status IN ('interrupted', 'running')`,
+        [this.instance, Date.now() + this.leaseMs, slot, planned, plan.runId],
       );
-      return reopened === 1;
+      if (reopened !== 1) return null;
+      await tx.run("DELETE FROM tracking_tasks WHERE run_id = ?", [plan.runId]);
+      await insertTasks(tx, plan.runId, brandId, tasks);
+      return planned;
     });
   }
 
   /**
-   * Stops every run of this process: in-flight requests are aborted, nothing more is stored, and the
-   * runs are marked `interrupted`. Answers already stored are kept.
+   * Under the brand's lock: refuses when a live run of the brand (or, for a scheduled run, its tick)
+   * is already claimed; marks interrupted the brand's running rows nobody holds any more.
+   */
+  private async clearRunning(tx: Queries, brandId: string, slot: string | null): Promise<void> {
+    if (slot !== null && (await tx.get("SELECT id FROM tracking_runs WHERE brand_id = ? AND slot = ?", [brandId, slot]))) {
+      throw new Conflict(`This brand's run for the scheduled time ${slot} was already claimed.`, "slot_claimed");
+    }
+    for (const row of await tx.all<RunningRow>(RUNNING_OF_BRAND, [brandId])) {
+      if (this.alive(row)) throw alreadyRunning(row.id);
+      await markInterrupted(tx, row.id, "the process running it stopped before it finished");
+    }
+  }
+
+  /**
+   * Stops this instance's tracking: in-flight requests are aborted and their tasks handed back,
+   * nothing more is stored, and the runs it owns are marked `interrupted`. Answers already stored are kept.
    */
   async shutdown(): Promise<void> {
     this.closed = true;
-    // A start under way ends first (refused, or its run active and stopped below).
+    // A start under way ends first (refused, or its run owned and stopped below).
     await this.starts;
-    const runs = [...this.active.values()];
-    for (const run of runs) run.controller.abort();
-    await Promise.all(runs.map((run) => run.done));
+    this.stopping.abort();
+    this.wakeWorkers();
+    await this.workers;
+    await Promise.all([...this.owned.values()].map((run) => run.done));
+    this.stopTimers();
   }
 
   private pickEngines(ids: string[] | undefined): EngineSettings[] {
@@ -266,36 +423,42 @@ export class TrackingRunner {
     return [...new Set(ids)].map((id) => byId.get(id)!);
   }
 
-  /** Inserts the run row unless another live run of the brand holds it; stale `running` rows are marked interrupted. */
+  /** Inserts the run row and its tasks unless a live run of the brand (or the scheduled tick) is already claimed. */
   private async claimRunRow(
     brandId: string,
     runId: string,
-    trigger: RunTrigger,
+    request: RunRequest,
     engines: EngineSettings[],
+    prompts: PromptRow[],
+    samples: number,
     planned: number,
     promptIds: string[] | null,
   ): Promise<void> {
     await this.db.transaction(async (tx) => {
-      const running = await tx.all<RunningRow>(RUNNING_OF_BRAND, [brandId]);
-      for (const row of running) {
-        // A row of this very process that is not in `active` is a leftover; another live process holds its run.
-        if (row.ownerPid !== process.pid && processAlive(row.ownerPid)) throw alreadyRunning(row.id);
-        await markInterrupted(tx, row.id, "the process running it stopped before it finished");
-      }
+      await tx.lock(`tracking:${brandId}`);
+      await this.clearRunning(tx, brandId, request.slot ?? null);
+      const now = Date.now();
       await tx.run(
-        `INSERT INTO tracking_runs (id, brand_id, status, "trigger", engines, prompt_ids, answers_planned, answers_done, owner_pid, started_at)
-         VALUES (?, ?, 'running', ?, ?, ?, ?, 0, ?, ?)`,
+        `INSERT INTO tracking_runs (id, brand_id, status, "trigger", engines, prompt_ids, answers_planned, answers_done, owner, lease_until,
+             slot, started_at)
+         VALUES (?, ?, 'running', ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
         [
           runId,
           brandId,
-          trigger,
+          request.trigger,
           JSON.stringify(engines.map((e) => e.id)),
           promptIds === null ? null : JSON.stringify(promptIds),
           planned,
-          process.pid,
-          Date.now(),
+          this.instance,
+          now + this.leaseMs,
+          request.slot ?? null,
+          now,
         ],
       );
+      const tasks: Array<[string, string, number]> = [];
+      for (const engine of engines)
+        for (let sample = 0; sample < samples; sample++) for (const prompt of prompts) tasks.push([prompt.id, engine.id, sample]);
+      await insertTasks(tx, runId, brandId, tasks);
     });
   }
 
@@ -309,115 +472,232 @@ export class TrackingRunner {
     return client;
   }
 
-  private async execute(
-    brandId: string,
-    runId: string,
-    engines: EngineSettings[],
-    prompts: PromptRow[],
-    samples: number,
-    signal: AbortSignal,
-    request: RunRequest,
-  ): Promise<RunStatus> {
-    const db = this.db;
-    const planned = prompts.length * engines.length * samples;
-    const writer = this.writer;
-    let version = this.reanalysis.rosterVersion(brandId);
-    let roster: Roster = await loadRoster(db, brandId);
-    // Slots a resumed run already answered (answers_run_slot_idx): never asked twice.
-    const answered = await answeredSlots(db, runId);
-    let done = answered.size;
-    let errors = 0;
-    let firstError: string | null = null;
-    let storeFailure: string | null = null;
+  // ---- the workers ----------------------------------------------------------------------------
 
-    const store = async (promptId: string, engine: EngineSettings, sample: number, reply: EngineAnswer): Promise<void> => {
-      for (;;) {
-        if (this.reanalysis.rosterVersion(brandId) !== version) {
-          version = this.reanalysis.rosterVersion(brandId);
-          roster = await loadRoster(db, brandId);
-        }
-        const usedRoster = roster;
-        const usedVersion = version;
-        const analysis = analyzeForStorage(reply.status, reply.text, reply.citations, usedRoster);
-        const createdAt = Date.now();
-        const stored = await db.transaction(async (tx) => {
-          // A roster change since the analysis (its re-analysis may already have passed): analyse again.
-          if (this.reanalysis.rosterVersion(brandId) !== usedVersion) return false;
-          const answerId = await writer.write(
-            tx,
-            {
-              brandId,
-              runId,
-              promptId,
-              engine: engine.id,
-              model: reply.model,
-              sample,
-              status: reply.status,
-              text: reply.text,
-              providerCitations: reply.citations,
-              error: reply.error,
-              latencyMs: reply.latency_ms,
-              tokensIn: reply.tokens_in,
-              tokensOut: reply.tokens_out,
-              createdAt,
-            },
-            analysis,
-            usedRoster,
-          );
-          // What it searched and read, for valid answers (as mentions and citations are).
-          if (reply.status === "ok") await this.searches.write(tx, answerId, { brandId, engine: engine.id, promptId, createdAt }, reply);
-          await tx.run("UPDATE tracking_runs SET answers_done = answers_done + 1 WHERE id = ?", [runId]);
-          return true;
-        });
-        if (stored) return;
-      }
-    };
+  /** Starts the workers (each configured engine's `concurrency` of them), the lease renewal and the poll, once. */
+  private ensureWorkers(): void {
+    if (this.workers !== null || this.closed) return;
+    this.timers = [
+      setInterval(() => void this.renewLeases(), Math.max(200, this.leaseMs / 3)),
+      setInterval(() => void this.poll(), this.pollMs),
+    ];
+    const loops = this.config.engines.flatMap((engine) => Array.from({ length: engine.concurrency }, () => engine));
+    let live = loops.length;
+    this.workers = Promise.all(
+      loops.map((engine) =>
+        this.workLoop(engine).finally(() => {
+          // The last worker to end lets the next run start new ones at once.
+          if (--live > 0) return;
+          this.workers = null;
+          this.stopTimers();
+        }),
+      ),
+    ).then(() => undefined);
+  }
 
-    const work = async (engine: EngineSettings): Promise<void> => {
-      const client = this.client(engine);
-      const slots: Array<{ prompt: PromptRow; sample: number }> = [];
-      for (let sample = 0; sample < samples; sample++)
-        for (const prompt of prompts) if (!answered.has(slotKey(prompt.id, engine.id, sample))) slots.push({ prompt, sample });
-      let next = 0;
-      const worker = async (): Promise<void> => {
-        while (next < slots.length && !signal.aborted && storeFailure === null) {
-          const slot = slots[next++]!;
-          const reply = await client.ask(slot.prompt.text, signal);
-          // An answer cut short by a stop is not an answer: the slot stays empty.
-          if (signal.aborted) return;
-          // Many engines answering at once write without a pause: past the WAL's limit, let the
-          // checkpointer catch up (src/db/checkpointer.ts) so that the WAL starts over.
-          if (this.db.walPressure) await this.db.walPressure();
-          if (signal.aborted) return;
-          try {
-            await store(slot.prompt.id, engine, slot.sample, reply);
-          } catch (error) {
-            storeFailure = `could not store an answer: ${(error as Error).message}`;
-            return;
-          }
-          done++;
-          if (reply.status === "error") {
-            errors++;
-            firstError ??= `${engine.id}: ${reply.error ?? "error"}`;
-          }
-          request.onProgress?.({ done, planned, engine: engine.id, status: reply.status });
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(engine.concurrency, slots.length) }, worker));
-    };
+  private stopTimers(): void {
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+  }
 
+  private wakeWorkers(): void {
+    const parked = this.parked;
+    this.parked = [];
+    for (const resume of parked) resume();
+  }
+
+  /** Waits until woken: new work here, or the poll found some (or that the workers may end). */
+  private park(): Promise<void> {
+    return new Promise((resolve) => this.parked.push(resolve));
+  }
+
+  /**
+   * While workers are idle, one read looks for work they could take (another instance's run, a
+   * claim whose lease ran out); a server also takes over runs whose owner died. Idle workers never
+   * write: a claim is tried only when this finds something.
+   */
+  private async poll(): Promise<void> {
+    if (this.parked.length === 0 || this.polling) return;
+    this.polling = true;
     try {
-      await Promise.all(engines.map(work));
-      if (signal.aborted) {
-        await markInterrupted(this.db, runId, "stopped before it finished (shutdown); the answers stored so far are kept");
-        return "interrupted";
-      }
-      if (storeFailure !== null) return await finish(this.db, runId, "failed", storeFailure);
-      if (done > 0 && errors === done) return await finish(this.db, runId, "failed", `every answer failed; first: ${firstError}`);
-      return await finish(this.db, runId, "completed", errors > 0 ? `${errors} of ${done} answers failed; first: ${firstError}` : null);
+      if (!this.serving && this.owned.size === 0) return this.wakeWorkers();
+      if (this.serving) await this.adoptAbandoned();
+      const engines = this.config.engines.map((e) => e.id);
+      if (await this.db.get(CLAIMABLE(engines.length), [Date.now(), ...engines])) this.wakeWorkers();
     } catch (error) {
-      log.error("tracking run failed", { run: runId, message: (error as Error).message });
-      return finish(this.db, runId, "failed", `unexpected error: ${(error as Error).message}`);
+      log.error("tracking could not look for work", { message: (error as Error).message });
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  private async workLoop(engine: EngineSettings): Promise<void> {
+    while (!this.stopping.signal.aborted) {
+      let task: Task | undefined;
+      try {
+        task = await this.db.get<Task>(CLAIM_TASK, [this.instance, Date.now() + this.leaseMs, engine.id, Date.now()]);
+      } catch (error) {
+        log.error("tracking could not claim work", { engine: engine.id, message: (error as Error).message });
+      }
+      if (!task) {
+        // Nothing to take now. A server keeps waiting for work (poll); otherwise the workers end
+        // with this instance's last run.
+        if (!this.serving && this.owned.size === 0) return;
+        await this.park();
+        continue;
+      }
+      this.claimed.add(task.id);
+      try {
+        await this.perform(engine, task);
+      } catch (error) {
+        // Not stored: the run fails with the reason (its owner sees it and stops).
+        const message = `could not store an answer: ${(error as Error).message}`;
+        log.error("tracking could not store an answer", { run: task.runId, message: (error as Error).message });
+        await finish(this.db, task.runId, "failed", message).catch(() => undefined);
+        this.owned.get(task.brandId)?.wake();
+      } finally {
+        this.claimed.delete(task.id);
+      }
+    }
+  }
+
+  /** Asks the engine for one task and stores the answer; a stop hands the task back unasked. */
+  private async perform(engine: EngineSettings, task: Task): Promise<void> {
+    const text = (await getPromptTexts(this.db, task.brandId, [task.promptId])).get(task.promptId);
+    if (text === undefined) {
+      // The prompt was deleted since (its tasks go with it): nothing to ask.
+      await this.db.run("DELETE FROM tracking_tasks WHERE id = ?", [task.id]);
+      return;
+    }
+    const signal = this.stopping.signal;
+    const reply = await this.client(engine).ask(text, signal);
+    // An answer cut short by a stop is not an answer: the task goes back to the queue.
+    if (signal.aborted) return this.handBack(task);
+    // Many engines answering at once write without a pause: past the WAL's limit, let the
+    // checkpointer catch up (src/db/checkpointer.ts) so that the WAL starts over.
+    if (this.db.walPressure) await this.db.walPressure();
+    if (signal.aborted) return this.handBack(task);
+    const stored = await this.store(task, reply);
+    if (stored === null) return;
+    const owner = this.owned.get(task.brandId);
+    if (owner?.runId === task.runId) {
+      owner.onProgress?.({ done: stored.done, planned: owner.planned, engine: engine.id, status: reply.status });
+      if (stored.done >= owner.planned) owner.wake();
+    }
+  }
+
+  private async handBack(task: Task): Promise<void> {
+    await this.db.run("UPDATE tracking_tasks SET claimed_by = NULL, lease_until = NULL WHERE id = ? AND claimed_by = ?", [
+      task.id,
+      this.instance,
+    ]);
+  }
+
+  /**
+   * Stores the answer in the transaction that deletes its task, analysed with the brand's roster as
+   * it stands (re-analysed when a roster change came in between). Null when another instance stored
+   * the task's answer first (this one's lease had run out): it is dropped, never stored twice.
+   */
+  private async store(task: Task, reply: EngineAnswer): Promise<{ done: number } | null> {
+    for (;;) {
+      const { version, roster } = await this.roster(task.brandId);
+      const analysis = analyzeForStorage(reply.status, reply.text, reply.citations, roster);
+      const createdAt = Date.now();
+      const stored = await this.db.transaction(async (tx) => {
+        // Under the rollup lock a re-analysis takes too: a roster change since the analysis
+        // (whose re-analysis may already have passed) makes it analyse again.
+        await tx.lock(rollupLock(task.brandId));
+        if ((await rosterVersionOf(tx, task.brandId)) !== version) return "again" as const;
+        if (!(await tx.get("DELETE FROM tracking_tasks WHERE id = ? RETURNING id", [task.id]))) return null;
+        const answerId = await this.writer.write(
+          tx,
+          {
+            brandId: task.brandId,
+            runId: task.runId,
+            promptId: task.promptId,
+            engine: task.engine,
+            model: reply.model,
+            sample: task.sample,
+            status: reply.status,
+            text: reply.text,
+            providerCitations: reply.citations,
+            error: reply.error,
+            latencyMs: reply.latency_ms,
+            tokensIn: reply.tokens_in,
+            tokensOut: reply.tokens_out,
+            createdAt,
+          },
+          analysis,
+          roster,
+        );
+        // What it searched and read, for valid answers (as mentions and citations are).
+        if (reply.status === "ok") {
+          await this.searches.write(
+            tx,
+            answerId,
+            { brandId: task.brandId, engine: task.engine, promptId: task.promptId, createdAt },
+            reply,
+          );
+        }
+        const run = await tx.get<{ done: number }>(
+          `UPDATE tracking_runs SET answers_done = answers_done + 1 WHERE id = ? RETURNING answers_done AS "done"`,
+          [task.runId],
+        );
+        return { done: run?.done ?? 0 };
+      });
+      if (stored !== "again") return stored;
+      this.rosters.delete(task.brandId);
+    }
+  }
+
+  /** The brand's roster, read again when its version moved (a re-analysis on any instance). */
+  private async roster(brandId: string): Promise<{ version: number; roster: Roster }> {
+    const version = await rosterVersionOf(this.db, brandId);
+    const cached = this.rosters.get(brandId);
+    if (cached && cached.version === version) return cached;
+    const fresh = { version, roster: await loadRoster(this.db, brandId) };
+    this.rosters.set(brandId, fresh);
+    return fresh;
+  }
+
+  /** Renews the leases of the runs this instance owns and of the tasks it is asking. */
+  private async renewLeases(): Promise<void> {
+    const until = Date.now() + this.leaseMs;
+    try {
+      if (this.claimed.size > 0) {
+        await this.db.run("UPDATE tracking_tasks SET lease_until = ? WHERE claimed_by = ?", [until, this.instance]);
+      }
+      if (this.owned.size > 0) {
+        await this.db.run("UPDATE tracking_runs SET lease_until = ? WHERE owner = ? AND status = 'running'", [until, this.instance]);
+      }
+    } catch (error) {
+      log.error("tracking could not renew its leases", { message: (error as Error).message });
+    }
+  }
+
+  /** A server takes over the running runs whose owner's lease ran out (it died), and finishes them. */
+  private async adoptAbandoned(): Promise<void> {
+    if (this.closed) return;
+    const now = Date.now();
+    let rows: Array<{ id: string; brandId: string; planned: number }>;
+    try {
+      rows = await this.db.all(
+        `SELECT id, brand_id AS "brandId", answers_planned AS planned FROM tracking_runs
+           WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?)`,
+        [now],
+      );
+    } catch {
+      return;
+    }
+    for (const row of rows) {
+      if (this.owned.has(row.brandId) || this.closed) continue;
+      const adopted = await this.db.run(
+        `UPDATE tracking_runs SET owner = ?, lease_until = ? WHERE id = ? AND status = 'running' AND (lease_until IS NULL OR lease_until < ?)`,
+        [this.instance, now + this.leaseMs, row.id, now],
+      );
+      if (adopted !== 1) continue;
+      log.info("tracking took over a run whose instance stopped answering", { run: row.id, brand: row.brandId });
+      void this.own(row.brandId, row.id, row.planned);
     }
   }
 }
@@ -435,6 +715,16 @@ async function answeredSlots(db: Queries, runId: string): Promise<Set<string>> {
   return new Set(rows.map((r) => slotKey(r.prompt_id, r.engine, r.sample)));
 }
 
+async function insertTasks(tx: Queries, runId: string, brandId: string, tasks: Array<[string, string, number]>): Promise<void> {
+  for (let i = 0; i < tasks.length; i += TASK_BATCH) {
+    const batch = tasks.slice(i, i + TASK_BATCH);
+    await tx.run(
+      `INSERT INTO tracking_tasks (run_id, brand_id, prompt_id, engine, sample) VALUES ${batch.map(() => "(?, ?, ?, ?, ?)").join(", ")}`,
+      batch.flatMap(([promptId, engine, sample]) => [runId, brandId, promptId, engine, sample]),
+    );
+  }
+}
+
 function alreadyRunning(runId: string): Conflict {
   return new Conflict(
     `A tracking run is already under way for this brand (${runId}); wait for it to finish (get_tracking_status).`,
@@ -443,29 +733,39 @@ function alreadyRunning(runId: string): Conflict {
 }
 
 async function finish(db: Queries, runId: string, status: RunStatus, error: string | null): Promise<RunStatus> {
-  await db.run("UPDATE tracking_runs SET status = ?, finished_at = ?, error = ? WHERE id = ?", [status, Date.now(), error, runId]);
+  await db.transaction(async (tx) => {
+    await tx.run(
+      "UPDATE tracking_runs SET status = ?, finished_at = ?, error = ?, lease_until = NULL WHERE id = ? AND status = 'running'",
+      [status, Date.now(), error, runId],
+    );
+    await tx.run("DELETE FROM tracking_tasks WHERE run_id = ?", [runId]);
+  });
   return status;
 }
 
 async function markInterrupted(db: Queries, runId: string, reason: string): Promise<void> {
-  await db.run("UPDATE tracking_runs SET status = 'interrupted', finished_at = ?, error = ? WHERE id = ? AND status = 'running'", [
-    Date.now(),
-    reason,
-    runId,
-  ]);
+  await db.run(
+    "UPDATE tracking_runs SET status = 'interrupted', finished_at = ?, error = ?, lease_until = NULL WHERE id = ? AND status = 'running'",
+    [Date.now(), reason, runId],
+  );
 }
 
 /**
- * At start-up: every run left `running` by a process that is gone (a crash, a kill -9, a power cut)
- * is marked `interrupted`; its stored answers stay. Returns how many were marked.
+ * At start-up: every run left `running` whose lease ran out (its instance crashed, was killed, lost
+ * power) is marked `interrupted`; its stored answers stay. Returns how many were marked.
  */
 export async function markInterruptedRuns(app: AppContext): Promise<number> {
-  const rows = await app.db.all<RunningRow>(`SELECT id, owner_pid AS "ownerPid" FROM tracking_runs WHERE status = 'running'`);
-  let marked = 0;
+  const rows = await app.db.all<RunningRow>(
+    `SELECT id, owner, lease_until AS "leaseUntil" FROM tracking_runs WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?)`,
+    [Date.now()],
+  );
   for (const row of rows) {
-    if (row.ownerPid !== process.pid && processAlive(row.ownerPid)) continue;
     await markInterrupted(app.db, row.id, "the process running it stopped before it finished; the answers stored so far are kept");
-    marked++;
   }
-  return marked;
+  // The queue of runs that will not resume any more (older than the resume window).
+  await app.db.run(
+    "DELETE FROM tracking_tasks WHERE run_id IN (SELECT id FROM tracking_runs WHERE status <> 'running' AND started_at < ?)",
+    [Date.now() - RESUME_WINDOW_MS],
+  );
+  return rows.length;
 }

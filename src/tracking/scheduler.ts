@@ -8,8 +8,11 @@ import { enginesWithoutKey, runTracking, trackableBrandIds } from "./service";
 
 export interface Scheduler {
   nextRun(): Date | null;
-  /** Runs one tick now (what the cron does); resolves when every brand's run has ended. */
-  tick(): Promise<void>;
+  /**
+   * Runs one tick now (what the cron does); resolves when every brand's run has ended. With `slot`
+   * (the tick's time), a brand whose run for that slot another instance claimed is skipped.
+   */
+  tick(slot?: string): Promise<void>;
   stop(): void;
 }
 
@@ -23,10 +26,12 @@ export function startScheduler(app: AppContext): Scheduler | null {
     log.info("scheduled tracking is off: no [[engines]] configured", {});
     return null;
   }
-  const tick = async (): Promise<void> => {
+  // `slot`: the tick's scheduled time. Every instance on one database fires the same tick; the first
+  // to claim a brand's slot runs it (the others help with its work), the others skip the brand.
+  const tick = async (slot?: string): Promise<void> => {
     for (const brandId of await trackableBrandIds(app)) {
       try {
-        const run = await runTracking(app, brandId, { trigger: "schedule" });
+        const run = await runTracking(app, brandId, { trigger: "schedule", ...(slot ? { slot } : {}) });
         log.info("scheduled tracking run ended", { brand: brandId, run: run.id, status: run.status, answers: run.answers_done });
       } catch (error) {
         // Already running (a manual run) or nothing to track: skip this brand until the next tick.
@@ -35,7 +40,13 @@ export function startScheduler(app: AppContext): Scheduler | null {
       }
     }
   };
-  const job = new Cron(tracking.schedule, { timezone: "UTC", protect: true, name: "tracking" }, tick);
+  const job: Cron = new Cron(
+    tracking.schedule,
+    { timezone: "UTC", protect: true, name: "tracking" },
+    (): Promise<void> =>
+      // The scheduled instant this tick stands for (the timer fires at it or a little after).
+      tick(job.previousRuns(1, new Date(Date.now() + 1))[0]?.toISOString() ?? new Date().toISOString()),
+  );
   log.info("scheduled tracking", { cron: tracking.schedule, next_run: job.nextRun()?.toISOString() ?? null });
   for (const engine of enginesWithoutKey(app)) {
     log.warn(`engine "${engine.id}": api_key_env names ${engine.variable}, which is not set; its scheduled answers will be errors`, {

@@ -30,7 +30,13 @@ function defaultText(value: unknown): string | undefined {
 function pgTypeOf(table: string, column: { name: string; getSQLType(): string }): string {
   const type = column.getSQLType();
   if (type === "real") return "double precision";
-  if (type === "integer" && (column.name.endsWith("_at") || column.name === "answer_id" || (table === "answers" && column.name === "id"))) {
+  if (
+    type === "integer" &&
+    (column.name.endsWith("_at") ||
+      column.name.endsWith("_until") ||
+      column.name === "answer_id" ||
+      ((table === "answers" || table === "tracking_tasks") && column.name === "id"))
+  ) {
     return "bigint";
   }
   return type;

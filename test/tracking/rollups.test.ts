@@ -273,9 +273,10 @@ function downgradeTo(sqlite: Database, tag: string): void {
   const later = MIGRATION_JOURNAL.slice(MIGRATION_JOURNAL.findIndex((m) => m.tag === tag) + 1);
   for (const { tag } of [...later].reverse()) {
     const text = EMBEDDED_MIGRATIONS[tag]!;
+    // Indexes first: a column an index covers cannot be dropped.
+    for (const [, index] of text.matchAll(/CREATE (?:UNIQUE )?INDEX `(\w+)`/g)) sqlite.exec(`DROP INDEX IF EXISTS "${index}"`);
     for (const [, table, column] of text.matchAll(/ALTER TABLE `(\w+)` ADD `(\w+)`/g))
       sqlite.exec(`ALTER TABLE "${table}" DROP COLUMN "${column}"`);
-    for (const [, index] of text.matchAll(/CREATE (?:UNIQUE )?INDEX `(\w+)`/g)) sqlite.exec(`DROP INDEX IF EXISTS "${index}"`);
     for (const [, trigger] of text.matchAll(/CREATE TRIGGER (?:IF NOT EXISTS )?`(\w+)`/g))
       sqlite.exec(`DROP TRIGGER IF EXISTS "${trigger}"`);
     const tables = [...text.matchAll(/CREATE TABLE `(\w+)`/g)].map((m) => m[1]!);

@@ -194,18 +194,22 @@ describe("limits, overlap, interruption", () => {
   });
 
   test("each engine's concurrency limit is respected, engines run in parallel", async () => {
-    openai = startFakeOpenAI({ latencyMs: 40, fallback: answer("Acme.") });
-    anthropic = startFakeAnthropic({ latencyMs: 40, fallback: answer("Acme.") });
+    // Answers slow enough that the workers' claims (a query each) overlap under any load.
+    openai = startFakeOpenAI({ latencyMs: 200, fallback: answer("Acme.") });
+    anthropic = startFakeAnthropic({ latencyMs: 200, fallback: answer("Acme.") });
     const app = await trackedApp(engines(openai, anthropic, "", "concurrency = 3"), { llm: { env: ENV } });
     const s = await addBrand(app, { name: "Acme", prompts: Array.from({ length: 12 }, (_, i) => ({ key: `P${i}`, text: `prompt ${i}` })) });
-    const started = performance.now();
+    let both = false;
+    const watch = setInterval(() => {
+      if (openai.inFlight > 0 && anthropic.inFlight > 0) both = true;
+    }, 5);
     const run = await runTracking(app, s.brandId, { trigger: "cli" });
-    const elapsed = performance.now() - started;
+    clearInterval(watch);
     expect(run.answers_done).toBe(24);
     expect(openai.maxInFlight).toBe(3);
     expect(anthropic.maxInFlight).toBe(3);
-    // 12 prompts / 3 at a time × 40 ms ≈ 160 ms per engine, both engines at once; far below serial (960 ms).
-    expect(elapsed).toBeLessThan(900);
+    // The two engines were asked at the same time, not one after the other.
+    expect(both).toBe(true);
   });
 
   test("two runs of the same brand never overlap; another brand may run meanwhile", async () => {
@@ -232,18 +236,20 @@ describe("limits, overlap, interruption", () => {
     expect((await runTracking(app, a.brandId, { trigger: "tool" })).status).toBe("completed");
   });
 
-  test("a run row held by another live process blocks a new run; one of a dead process is marked interrupted", async () => {
+  test("a run held by another instance's lease blocks a new run; one whose lease ran out is marked interrupted", async () => {
     openai = startFakeOpenAI({ fallback: answer("Acme.") });
     anthropic = startFakeAnthropic({ fallback: answer("Acme.") });
     const app = await trackedApp(engines(openai, anthropic), { llm: { env: ENV } });
     const s = await addBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
-    // The test runner's parent process is alive and is not us.
+    // Another instance holds this run: its lease runs for another minute.
     await app.db.run(
-      "INSERT INTO tracking_runs (id, brand_id, status, trigger, answers_planned, owner_pid, started_at) VALUES (?, ?, 'running', 'cli', 2, ?, ?)",
-      ["run_elsewhere", s.brandId, process.ppid, Date.now()],
+      `INSERT INTO tracking_runs (id, brand_id, status, "trigger", answers_planned, owner, lease_until, started_at)
+         VALUES (?, ?, 'running', 'cli', 2, 'inst_elsewhere', ?, ?)`,
+      ["run_elsewhere", s.brandId, Date.now() + 60_000, Date.now()],
     );
     await expect(startTracking(app, s.brandId, { trigger: "cli" })).rejects.toThrow(/already under way/);
-    await app.db.run("UPDATE tracking_runs SET owner_pid = ? WHERE id = 'run_elsewhere'", [2 ** 22 + 12345]);
+    // That instance died: its lease ran out.
+    await app.db.run("UPDATE tracking_runs SET lease_until = ? WHERE id = 'run_elsewhere'", [Date.now() - 1]);
     const run = await runTracking(app, s.brandId, { trigger: "cli" });
     expect(run.status).toBe("completed");
     expect(await getRun(app, s.brandId, "run_elsewhere")).toMatchObject({ status: "interrupted" });
@@ -293,9 +299,9 @@ describe("limits, overlap, interruption", () => {
       ],
     });
     const run = await runTracking(app, s.brandId, { trigger: "cli" });
-    // Simulate a crash mid-run: the row says running, owned by a process that no longer exists.
-    await app.db.run("UPDATE tracking_runs SET status = 'running', finished_at = NULL, owner_pid = ? WHERE id = ?", [
-      2 ** 22 + 54321,
+    // Simulate a crash mid-run: the row says running, held by an instance whose lease ran out.
+    await app.db.run("UPDATE tracking_runs SET status = 'running', finished_at = NULL, owner = 'inst_gone', lease_until = ? WHERE id = ?", [
+      Date.now() - 1,
       run.id,
     ]);
     expect(await markInterruptedRuns(app)).toBe(1);
