@@ -1,6 +1,7 @@
 // Two Spyglass instances (the compiled binary, each in its own directory) on one PostgreSQL, as
 // behind a load balancer (issue 21): what one instance's CLI or API does is seen through the other
-// on the next request: a key, its revocation, a plan change; a publish within the caches' bound.
+// on the next request: a key, its revocation, a plan change; a publish within the caches' bound
+// (tracking shared between instances: tracking-instances.test.ts).
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -71,6 +72,54 @@ describe("two instances on one PostgreSQL", () => {
     expect((await toolsList(two, plaintext)).status).toBe(403);
     await boxes[1]!.cliJson(["account", "plan", "--email", email, "--plan", "visibility"]);
     expect((await toolsList(one, plaintext)).status).toBe(200);
+  });
+
+  test("an article published through one instance is in the other's public list (cached there before) within the bound", async () => {
+    await boxes[0]!.cliJson(["account", "plan", "--email", email, "--plan", "autopilot"]);
+    const { plaintext } = await boxes[0]!.cliJson<{ plaintext: string }>([
+      "key",
+      "create",
+      "--email",
+      email,
+      "--brand",
+      brandId,
+      "--name",
+      "writer",
+    ]);
+    const tool = async (server: ServerProcess, name: string, args: Record<string, unknown> = {}) => {
+      const res = await raw(server.url, {
+        headers: { authorization: `Bearer ${plaintext}` },
+        body: rpc("tools/call", { name, arguments: args }),
+      });
+      const result = JSON.parse(res.text).result;
+      expect(result.isError).toBeFalsy();
+      return result.structuredContent;
+    };
+    const siteKey: string = (await tool(one, "get_brand")).brand.site_key;
+    const list = async (server: ServerProcess) => {
+      const res = await fetch(`${server.url}/api/public/articles?key=${siteKey}`);
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { articles: Array<{ slug: string }> }).articles.map((a) => a.slug);
+    };
+    // The second instance has the (empty) list in its cache before the publish.
+    expect(await list(two)).toEqual([]);
+    expect(await list(two)).toEqual([]);
+    const created = await tool(one, "create_article", { title: "Best CRM for agencies", slug: "best-crm", markdown: "Acme **fits**." });
+    await tool(one, "publish_to_site", { article_id: created.article.id });
+    expect(await list(one)).toEqual(["best-crm"]);
+    // Through the other instance: at once when PostgreSQL's notification arrives, at worst after 5 s.
+    const started = performance.now();
+    let seen: string[] = [];
+    while (performance.now() - started < 6_000) {
+      seen = await list(two);
+      if (seen.length > 0) break;
+      await Bun.sleep(25);
+    }
+    expect(seen).toEqual(["best-crm"]);
+    const article = await fetch(`${two.url}/api/public/articles/best-crm?key=${siteKey}`);
+    expect(article.status).toBe(200);
+    expect(((await article.json()) as { article: { html: string } }).article.html).toContain("<strong>fits</strong>");
+    await boxes[0]!.cliJson(["account", "plan", "--email", email, "--plan", "visibility"]);
   });
 
   test("both instances serve one dataset: the data directory holds no SQLite database", async () => {
