@@ -1,0 +1,76 @@
+// The demo on PostgreSQL and the move over, through the compiled binary (issue 21): `spyglass demo`
+// seeds an SQLite instance, `spyglass migrate-to-postgres` copies it into an empty PostgreSQL database
+// and prints each table's rows and checksum, verified on both sides; an instance started on the copy
+// serves the same figures; `spyglass demo` run directly against PostgreSQL seeds the same dataset.
+import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
+import { type Sandbox, sandbox } from "../support/binary";
+import { raw, rpc } from "../support/mcp";
+import { freshPostgresUrl } from "../support/postgres";
+
+setDefaultTimeout(180_000);
+
+const boxes: Sandbox[] = [];
+afterAll(() => {
+  for (const box of boxes) box.cleanup();
+});
+
+interface DemoRecord {
+  brand: { id: string; name: string };
+  answers: number;
+  prompts: number;
+  api_key: string;
+}
+
+/** The demo brand's overview through the tool server, with the key the demo printed. */
+async function overview(box: Sandbox, key: string): Promise<unknown> {
+  const server = await box.serve();
+  try {
+    const res = await raw(server.url, {
+      headers: { authorization: `Bearer ${key}` },
+      body: rpc("tools/call", { name: "get_visibility_overview", arguments: {} }),
+    });
+    expect(res.status).toBe(200);
+    const result = JSON.parse(res.text).result;
+    expect(result.isError).toBeFalsy();
+    return result.structuredContent;
+  } finally {
+    await server.stop();
+  }
+}
+
+test("demo on SQLite, migrate-to-postgres with counts and checksums, the same overview on the copy; demo straight on PostgreSQL", async () => {
+  const sqlite = await sandbox();
+  boxes.push(sqlite);
+  const seeded = await sqlite.cliJson<DemoRecord>(["demo", "--json"]);
+  expect(seeded.answers).toBeGreaterThan(1000);
+  const key = seeded.api_key;
+  const before = await overview(sqlite, key);
+
+  const url = await freshPostgresUrl();
+  const moved = await sqlite.cli(["migrate-to-postgres", "--json"], { env: { SPYGLASS_DATABASE_URL: url } });
+  expect(moved.code).toBe(0);
+  const report = JSON.parse(moved.stdout) as { rows: number; tables: Array<{ table: string; rows: number; checksum: string }> };
+  const rows = Object.fromEntries(report.tables.map((t) => [t.table, t.rows]));
+  expect(rows.answers).toBe(seeded.answers);
+  expect(rows.prompts).toBe(seeded.prompts);
+  for (const table of report.tables) expect(table.checksum).toMatch(/^[0-9a-f]{16}$/);
+  // A second copy into the now full database is refused, and changes nothing.
+  const again = await sqlite.cli(["migrate-to-postgres"], { env: { SPYGLASS_DATABASE_URL: url } });
+  expect(again.code).not.toBe(0);
+  expect(again.stderr).toMatch(/not empty|holds/i);
+
+  // An instance on the copy (another directory: no SQLite file there) gives the same overview.
+  const onCopy = await sandbox({ env: { SPYGLASS_DATABASE_URL: url } });
+  boxes.push(onCopy);
+  expect(await overview(onCopy, key)).toEqual(before);
+
+  // The demo seeded straight into PostgreSQL.
+  const pgUrl = await freshPostgresUrl();
+  const onPostgres = await sandbox({ env: { SPYGLASS_DATABASE_URL: pgUrl } });
+  boxes.push(onPostgres);
+  const direct = await onPostgres.cliJson<DemoRecord>(["demo", "--json"]);
+  expect(direct.answers).toBe(seeded.answers);
+  expect(direct.prompts).toBe(seeded.prompts);
+  const figures = (await overview(onPostgres, direct.api_key)) as Record<string, unknown>;
+  expect(Object.keys(figures).sort()).toEqual(Object.keys(before as object).sort());
+});
