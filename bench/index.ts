@@ -13,6 +13,7 @@ const SCENARIOS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   public: () => import("./public"),
   scale: () => import("./scale"),
   tracking: () => import("./tracking"),
+  "tracking-instances": () => import("./tracking-instances"),
 };
 
 const wanted = process.argv.slice(2);

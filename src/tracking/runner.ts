@@ -25,7 +25,7 @@ import { createEngineClient, type EngineClient } from "../llm/client";
 import { type ClientOptions, type EngineAnswer } from "../llm/types";
 import { log } from "../log";
 import { getPromptTexts, listActivePrompts } from "../prompts/service";
-import { type AnswerWriter, analyzeForStorage } from "./answer-writer";
+import { type AnswerWriter, analyzeForStorage, brandFigures, RollupDelta } from "./answer-writer";
 import { rollupLock } from "./prompt-rollups";
 import { type Reanalysis, rosterVersionOf } from "./reanalysis";
 import { loadRoster, type Roster } from "./roster";
@@ -167,6 +167,8 @@ export class TrackingRunner {
   private readonly searches = new SearchStore();
   /** Tasks this instance is asking now, by id: their leases are renewed until they are stored or handed back. */
   private readonly claimed = new Set<number>();
+  /** Each run's prompt texts, by run id (promptTexts). */
+  private readonly texts = new Map<string, Promise<Map<string, string>>>();
   /** Each brand's roster with the version it was read at (reanalysis.ts bumps the version). */
   private readonly rosters = new Map<string, { version: number; roster: Roster }>();
   /** Starts one at a time: a start reads and writes the database before its run is owned. */
@@ -563,7 +565,7 @@ export class TrackingRunner {
 
   /** Asks the engine for one task and stores the answer; a stop hands the task back unasked. */
   private async perform(engine: EngineSettings, task: Task): Promise<void> {
-    const text = (await getPromptTexts(this.db, task.brandId, [task.promptId])).get(task.promptId);
+    const text = (await this.promptTexts(task)).get(task.promptId);
     if (text === undefined) {
       // The prompt was deleted since (its tasks go with it): nothing to ask.
       await this.db.run("DELETE FROM tracking_tasks WHERE id = ?", [task.id]);
@@ -603,58 +605,91 @@ export class TrackingRunner {
       const { version, roster } = await this.roster(task.brandId);
       const analysis = analyzeForStorage(reply.status, reply.text, reply.citations, roster);
       const createdAt = Date.now();
-      const stored = await this.db.transaction(async (tx) => {
-        // Under the rollup lock a re-analysis takes too: a roster change since the analysis
-        // (whose re-analysis may already have passed) makes it analyse again.
-        await tx.lock(rollupLock(task.brandId));
-        if ((await rosterVersionOf(tx, task.brandId)) !== version) return "again" as const;
-        if (!(await tx.get("DELETE FROM tracking_tasks WHERE id = ? RETURNING id", [task.id]))) return null;
-        const answerId = await this.writer.write(
-          tx,
-          {
-            brandId: task.brandId,
-            runId: task.runId,
-            promptId: task.promptId,
-            engine: task.engine,
-            model: reply.model,
-            sample: task.sample,
-            status: reply.status,
-            text: reply.text,
-            providerCitations: reply.citations,
-            error: reply.error,
-            latencyMs: reply.latency_ms,
-            tokensIn: reply.tokens_in,
-            tokensOut: reply.tokens_out,
-            createdAt,
-          },
-          analysis,
-          roster,
-        );
-        // What it searched and read, for valid answers (as mentions and citations are).
-        if (reply.status === "ok") {
-          await this.searches.write(
+      const answer = {
+        brandId: task.brandId,
+        runId: task.runId,
+        promptId: task.promptId,
+        engine: task.engine,
+        model: reply.model,
+        sample: task.sample,
+        status: reply.status,
+        text: reply.text,
+        providerCitations: reply.citations,
+        error: reply.error,
+        latencyMs: reply.latency_ms,
+        tokensIn: reply.tokens_in,
+        tokensOut: reply.tokens_out,
+        createdAt,
+      };
+      try {
+        return await this.db.transaction(async (tx) => {
+          // The task's row first: a second store of the same task waits here, then finds it gone.
+          if (!(await tx.get("DELETE FROM tracking_tasks WHERE id = ? RETURNING id", [task.id]))) return null;
+          // The answer's own rows need no lock; what answers share (the daily rollups, the run's
+          // count) is written under the brand's rollup lock, held from here to the commit: the
+          // shorter this part, the more instances can store a brand's answers at once.
+          const delta = new RollupDelta();
+          const answerId = await this.writer.append(
             tx,
-            answerId,
-            { brandId: task.brandId, engine: task.engine, promptId: task.promptId, createdAt },
-            reply,
+            answer,
+            analysis,
+            brandFigures(analysis, roster),
+            JSON.stringify(answer.providerCitations),
+            roster.brandId,
+            delta,
           );
-        }
-        const run = await tx.get<{ done: number }>(
-          `UPDATE tracking_runs SET answers_done = answers_done + 1 WHERE id = ? RETURNING answers_done AS "done"`,
-          [task.runId],
-        );
-        return { done: run?.done ?? 0 };
-      });
-      if (stored !== "again") return stored;
-      this.rosters.delete(task.brandId);
+          await tx.lock(rollupLock(task.brandId));
+          // Under the lock a re-analysis takes too: a roster change since the analysis (whose
+          // re-analysis may already have passed) undoes this transaction and analyses again.
+          if ((await rosterVersionOf(tx, task.brandId)) !== version) throw new RosterMoved();
+          // What it searched and read, for valid answers (as mentions and citations are).
+          if (reply.status === "ok") {
+            await this.searches.write(
+              tx,
+              answerId,
+              { brandId: task.brandId, engine: task.engine, promptId: task.promptId, createdAt },
+              reply,
+            );
+          }
+          await this.writer.applyRollups(tx, delta);
+          const run = await tx.get<{ done: number }>(
+            `UPDATE tracking_runs SET answers_done = answers_done + 1 WHERE id = ? RETURNING answers_done AS "done"`,
+            [task.runId],
+          );
+          return { done: run?.done ?? 0 };
+        });
+      } catch (error) {
+        if (!(error instanceof RosterMoved)) throw error;
+        this.rosters.delete(task.brandId);
+      }
     }
   }
 
-  /** The brand's roster, read again when its version moved (a re-analysis on any instance). */
+  /**
+   * The texts of a run's prompts, read once per run by each instance (as the run asks them when it
+   * starts: an edit during the run applies to the next one).
+   */
+  private promptTexts(task: Task): Promise<Map<string, string>> {
+    let texts = this.texts.get(task.runId);
+    if (!texts) {
+      texts = (async () => {
+        const ids = await this.db.all<{ id: string }>("SELECT DISTINCT prompt_id AS id FROM tracking_tasks WHERE run_id = ?", [task.runId]);
+        return getPromptTexts(this.db, task.brandId, [...new Set([task.promptId, ...ids.map((row) => row.id)])]);
+      })();
+      texts.catch(() => this.texts.delete(task.runId));
+      // The few latest runs (a server may help many brands' runs over its life).
+      if (this.texts.size >= 32) this.texts.delete(this.texts.keys().next().value!);
+      this.texts.set(task.runId, texts);
+    }
+    return texts;
+  }
+
+  /** The brand's roster, read again once its version moved (a re-analysis on any instance). */
   private async roster(brandId: string): Promise<{ version: number; roster: Roster }> {
-    const version = await rosterVersionOf(this.db, brandId);
+    // Kept until a store finds the version moved (checked in its transaction, under the lock).
     const cached = this.rosters.get(brandId);
-    if (cached && cached.version === version) return cached;
+    if (cached) return cached;
+    const version = await rosterVersionOf(this.db, brandId);
     const fresh = { version, roster: await loadRoster(this.db, brandId) };
     this.rosters.set(brandId, fresh);
     return fresh;
@@ -701,6 +736,9 @@ export class TrackingRunner {
     }
   }
 }
+
+/** Thrown to undo a store whose analysis used a roster that changed meanwhile. */
+class RosterMoved extends Error {}
 
 function slotKey(promptId: string, engine: string, sample: number): string {
   return `${promptId}\u0000${engine}\u0000${sample}`;
