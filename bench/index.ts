@@ -10,6 +10,7 @@ const SCENARIOS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   mcp: () => import("./mcp"),
   "mcp-apps": () => import("./mcp-apps"),
   overview: () => import("./overview"),
+  pg: () => import("./pg"),
   public: () => import("./public"),
   scale: () => import("./scale"),
   tracking: () => import("./tracking"),

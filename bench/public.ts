@@ -102,7 +102,34 @@ export async function startBare(dir: string, body: Uint8Array, headers: Record<s
   return { url: `http://127.0.0.1:${text.trim()}`, pid: proc.pid, stop: () => proc.kill() };
 }
 
-async function compare(label: string, url: string, serverPid: number, dir: string): Promise<void> {
+/** What measure() found at one connection count: medians over the rounds, and each round's ratios. */
+export interface PublicMeasure {
+  connections: number;
+  rps: number;
+  bareRps: number;
+  /** Spyglass's requests per second over the bare server's, per round. */
+  rpsRatios: number[];
+  cpuUs: number;
+  bareCpuUs: number;
+  /** The bare server's CPU per request over spyglass's, per round. */
+  cpuRatios: number[];
+}
+
+export interface MeasureOptions {
+  connections?: number[];
+  rounds?: number;
+  requests?: number;
+}
+
+/** `url` of the server `serverPid` against a bare Bun.serve answering its bytes, rounds interleaved; reported and returned. */
+export async function measure(
+  label: string,
+  url: string,
+  serverPid: number,
+  dir: string,
+  { connections: counts = [1, 32], rounds = ROUNDS, requests = REQUESTS }: MeasureOptions = {},
+): Promise<PublicMeasure[]> {
+  const measures: PublicMeasure[] = [];
   const sample = await fetch(url);
   const body = new Uint8Array(await sample.arrayBuffer());
   const headers: Record<string, string> = {};
@@ -114,20 +141,20 @@ async function compare(label: string, url: string, serverPid: number, dir: strin
   const bareUrl = `${bare.url}${pathname}${search}`;
   report(NAME, `${label}: body`, body.length, "bytes");
   try {
-    for (const connections of [1, 32]) {
+    for (const connections of counts) {
       await load({ url, connections, maxRequests: 2_000, maxMs: 10_000 });
       await load({ url: bareUrl, connections, maxRequests: 2_000, maxMs: 10_000 });
       const rps: Array<[number, number]> = [];
       const cpu: Array<[number, number]> = [];
       const ours = { url, pid: serverPid };
       const theirs = { url: bareUrl, pid: bare.pid };
-      for (let round = 0; round < ROUNDS; round++) {
+      for (let round = 0; round < rounds; round++) {
         // Which server goes first alternates, so that neither always meets a machine the other
         // has just warmed (or slowed).
         const measured = new Map<typeof ours, { result: LoadResult; micros: number }>();
         for (const side of round % 2 ? [theirs, ours] : [ours, theirs]) {
           const before = cpuMicros(side.pid);
-          const result = await load({ url: side.url, connections, maxRequests: REQUESTS, maxMs: 60_000 });
+          const result = await load({ url: side.url, connections, maxRequests: requests, maxMs: 60_000 });
           measured.set(side, { result, micros: cpuMicros(side.pid) - before });
         }
         const { result: app, micros: appMicros } = measured.get(ours)!;
@@ -157,10 +184,20 @@ async function compare(label: string, url: string, serverPid: number, dir: strin
         "µs",
       );
       report(NAME, `${label}: CPU ratio, ${connections} conn`, cpuRatio, "x of bare (bare CPU/request over spyglass's)");
+      measures.push({
+        connections,
+        rps: median(rps.map((r) => r[0])),
+        bareRps: median(rps.map((r) => r[1])),
+        rpsRatios: rps.map(([a, b]) => a / b),
+        cpuUs: median(cpu.map((c) => c[0])),
+        bareCpuUs: median(cpu.map((c) => c[1])),
+        cpuRatios: cpu.map(([a, b]) => b / a),
+      });
     }
   } finally {
     bare.stop();
   }
+  return measures;
 }
 
 export async function run(): Promise<void> {
@@ -172,9 +209,9 @@ export async function run(): Promise<void> {
     const server = await box.serve({ timeoutMs: 60_000, stdoutToFile: true });
     await Bun.sleep(2_000);
     report(NAME, "server RSS when idle after start", Math.round(server.rssKb() / 1024), "MiB");
-    await compare("list", `${server.url}/api/public/articles?key=${siteKey}`, server.pid, dir);
-    await compare("single", `${server.url}/api/public/articles/${slug}?key=${siteKey}`, server.pid, dir);
-    await compare("/healthz (reference)", `${server.url}/healthz`, server.pid, dir);
+    await measure("list", `${server.url}/api/public/articles?key=${siteKey}`, server.pid, dir);
+    await measure("single", `${server.url}/api/public/articles/${slug}?key=${siteKey}`, server.pid, dir);
+    await measure("/healthz (reference)", `${server.url}/healthz`, server.pid, dir);
     // Over 300k requests by now: a growing figure here is a leak (the access log once was one).
     report(NAME, "server RSS after all of the above", Math.round(server.rssKb() / 1024), "MiB");
     await server.stop();

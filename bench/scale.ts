@@ -27,13 +27,13 @@ const SCALES = (process.env.BENCH_SCALES ?? "30,300").split(",").map(Number);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CALLS = Number(process.env.BENCH_SCALE_CALLS ?? 20);
 const DBA_CALLS = Number(process.env.BENCH_DBA_CALLS ?? 3);
-const TOOLS = ["get_visibility_overview", "get_prompt_performance", "get_content_gaps"] as const;
+export const TOOLS = ["get_visibility_overview", "get_prompt_performance", "get_content_gaps"] as const;
 type Tool = (typeof TOOLS)[number];
 const DAY = 86_400_000;
 const SERVED_BINARY = process.env.BENCH_BINARY;
 const PARTS = (process.env.BENCH_SCALE_PARTS ?? "analytics,stalls").split(",");
 
-interface Seeded {
+export interface Seeded {
   db: string;
   apiKey: string;
   brandId: string;
@@ -43,7 +43,7 @@ interface Seeded {
 const REPO = resolve(import.meta.dir, "..");
 
 /** The demo database at `scale`, seeded by the binary once and then taken from the cache. */
-async function seeded(scale: number): Promise<Seeded> {
+export async function seeded(scale: number): Promise<Seeded> {
   const hasher = new Bun.CryptoHasher("sha256");
   hasher.update(new Date().toISOString().slice(0, 10));
   for (const file of ["drizzle/meta/_journal.json", "src/demo/seeder.ts", "src/demo/templates.ts", "src/tracking/answer-writer.ts"]) {
@@ -143,11 +143,12 @@ function dbaQuery(tool: Tool, db: Database, brandId: string): () => unknown {
   return () => q.all(brandId, start, end);
 }
 
-async function toolP95(i: Instance, tool: Tool): Promise<number> {
+/** p95 of `calls` calls of `tool` with its default arguments, after two unmeasured ones. */
+export async function toolP95(client: Client, tool: string, calls = CALLS): Promise<number> {
   const times: number[] = [];
-  for (let k = 0; k < CALLS + 2; k++) {
+  for (let k = 0; k < calls + 2; k++) {
     const started = performance.now();
-    const result = await i.client.callTool({ name: tool, arguments: {} });
+    const result = await client.callTool({ name: tool, arguments: {} });
     const elapsed = performance.now() - started;
     if (result.isError) throw new Error(`${tool}: ${JSON.stringify(result.content)}`);
     if (k >= 2) times.push(elapsed);
@@ -178,7 +179,7 @@ async function analytics(instances: Instance[]): Promise<void> {
     const order = round % 2 ? [...instances].reverse() : instances;
     for (const i of order) {
       for (const t of TOOLS) {
-        push(tool, `${t} ${i.scale}`, await toolP95(i, t));
+        push(tool, `${t} ${i.scale}`, await toolP95(i.client, t));
         push(dba, `${t} ${i.scale}`, dbaP95(i, t));
       }
     }
