@@ -247,8 +247,9 @@ export class TrackingRunner {
     const run: OwnedRun = { runId, brandId, planned, done: Promise.resolve("running" as RunStatus), wake: () => wake(), onProgress };
     // Owned before anything is awaited: workers that were about to end with the last run stay.
     this.owned.set(brandId, run);
+    const onStop = () => wake();
     run.done = (async (): Promise<RunStatus> => {
-      this.stopping.signal.addEventListener("abort", () => wake(), { once: true });
+      this.stopping.signal.addEventListener("abort", onStop, { once: true });
       try {
         this.wakeWorkers();
         for (;;) {
@@ -258,11 +259,17 @@ export class TrackingRunner {
             "SELECT status, owner FROM tracking_runs WHERE id = ?",
             [runId],
           );
-          // Finished (a failed store) or interrupted, or taken over after this instance lost its lease.
-          if (!row || row.status !== "running" || row.owner !== this.instance) return row?.status ?? "failed";
-          const left = await this.db.get<{ n: number }>("SELECT count(*) AS n FROM tracking_tasks WHERE run_id = ?", [runId]);
-          if (left!.n === 0) return await this.finish(runId);
-          if (this.stopping.signal.aborted) {
+          // Finished (by a failed store here) or interrupted.
+          if (!row || row.status !== "running") return row?.status ?? "failed";
+          // Taken over (this instance's lease ran out: a stall longer than lease_seconds): the new
+          // owner finishes it; this one only waits for its end, or stops waiting at a shutdown.
+          const mine = row.owner === this.instance;
+          const left = !mine
+            ? null
+            : await this.db.get<{ n: number }>("SELECT count(*) AS n FROM tracking_tasks WHERE run_id = ?", [runId]);
+          if (!mine && this.stopping.signal.aborted) return row.status;
+          if (left && left.n === 0) return await this.finish(runId);
+          if (mine && this.stopping.signal.aborted) {
             await markInterrupted(this.db, runId, "stopped before it finished (shutdown); the answers stored so far are kept");
             return "interrupted";
           }
@@ -278,6 +285,7 @@ export class TrackingRunner {
         log.error("tracking run failed", { run: runId, message: (error as Error).message });
         return finish(this.db, runId, "failed", `unexpected error: ${(error as Error).message}`);
       } finally {
+        this.stopping.signal.removeEventListener("abort", onStop);
         this.owned.delete(brandId);
         // Idle workers of a process that is not a server end with its last run.
         if (this.owned.size === 0 && !this.serving) this.wakeWorkers();

@@ -13,7 +13,8 @@ import { openTestDatabase } from "../support/database";
 import { scratchDir } from "../support/scratch";
 import { sqliteOf } from "../support/sqlite";
 
-function configOf(toml: string) {
+/** The config a spyglass.toml with this text gives (in a scratch data directory). */
+export function configOf(toml: string) {
   const dir = scratchDir("spyglass-test-");
   writeFileSync(join(dir, "spyglass.toml"), toml);
   return loadConfig({ flags: { data: dir }, env: {} });
