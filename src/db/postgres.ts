@@ -71,7 +71,10 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
       types: TYPES,
       // Notices ("schema already exists, skipping") are not errors; postgres.js prints them by default.
       onnotice: (notice) => log.debug("postgres notice", { message: notice.message }),
-      connection: { application_name: "spyglass" },
+      // No JIT: our queries are short, and the json_each function's default estimate (1,000 rows per
+      // list) pushes a scoped analytics query over the JIT thresholds, where compiling took 1-2.5 s of
+      // a query that runs in a millisecond (promptCoverage with a tag, 600 answers).
+      connection: { application_name: "spyglass", jit: "off" },
     });
   try {
     await migrate(connect(1));

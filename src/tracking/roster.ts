@@ -2,7 +2,7 @@
 // read through their owners' services as they stand now.
 import { getBrand } from "../brands/service";
 import { listAllCompetitors } from "../competitors/service";
-import { type Db } from "../db/client";
+import { type Queries } from "../db/queries";
 import { registrableDomain } from "./analysis/citations";
 import { type RosterMember } from "./analysis/mentions";
 
@@ -15,7 +15,7 @@ export interface Roster {
 }
 
 /** Reads the roster as it stands now (brand name and aliases, competitors with aliases and domains). */
-export async function loadRoster(db: Db, brandId: string): Promise<Roster> {
+export async function loadRoster(db: Queries, brandId: string): Promise<Roster> {
   const brand = await getBrand(db, brandId);
   const competitors = await listAllCompetitors(db, brandId);
   const brandDomains = brand.domain ? [brand.domain.toLowerCase()] : [];

@@ -5,7 +5,6 @@ import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { createArticle } from "../../src/content/service";
 import { fortnightOfAnswers, writeAnswers } from "../support/answers";
 import { call } from "../support/mcp";
-import { sqliteOf } from "../support/sqlite";
 import { type SeededToolServer, seededToolServer } from "../support/tool-server";
 
 let s: SeededToolServer;
@@ -55,11 +54,11 @@ describe("prompts", () => {
   test("the weekly review is built from the brand's current figures and changes when they do", async () => {
     const before = text(await a.getPrompt({ name: "weekly_visibility_review" }));
     expect(before).toContain('"Acme Analytics"');
-    // 7 days × 2 engines of the fortnight written above.
-    expect(before).toContain("Answers: 14 (14 valid, 0 without an answer).");
-    expect(before).toMatch(/- Visibility: \d+\.\d% \(n = 14, 95% interval /);
-    expect(before).toMatch(/\d\. Acme Analytics \(the brand\): visibility \d+\.\d% \(n = 14/);
-    expect(before).toMatch(/\d\. Acme Rival: visibility 100\.0% \(n = 14/);
+    // 7 days × 2 engines of the fortnight written above, and the seed's own answer of yesterday.
+    expect(before).toContain("Answers: 15 (15 valid, 0 without an answer).");
+    expect(before).toMatch(/- Visibility: \d+\.\d% \(n = 15, 95% interval /);
+    expect(before).toMatch(/\d\. Acme Analytics \(the brand\): visibility \d+\.\d% \(n = 15/);
+    expect(before).toMatch(/\d\. Acme Rival: visibility 100\.0% \(n = 15/);
     expect(before).not.toContain("Borealis");
     await call(a, "create_competitor", { name: "Zephyr Metrics" });
     const after = text(await a.getPrompt({ name: "weekly_visibility_review" }));
@@ -234,13 +233,13 @@ describe("resources", () => {
       `spyglass://articles/${s.seed.a.ids.articleSlug}`,
       `spyglass://articles/${s.seed.a.ids.articleSlug}/html`,
     ]);
-    sqliteOf(s.t.db).query("UPDATE accounts SET plan = 'visibility' WHERE id = ?").run(s.seed.a.accountId);
+    await s.t.db.run("UPDATE accounts SET plan = 'visibility' WHERE id = ?", [s.seed.a.accountId]);
     try {
       const asVisibility = await call(await s.client(s.seed.a.key), "get_article_impact");
       expect(asVisibility.data.articles).toHaveLength(1);
       expect(asVisibility.result.content.map((c) => c.type)).toEqual(["text"]);
     } finally {
-      sqliteOf(s.t.db).query("UPDATE accounts SET plan = 'autopilot' WHERE id = ?").run(s.seed.a.accountId);
+      await s.t.db.run("UPDATE accounts SET plan = 'autopilot' WHERE id = ?", [s.seed.a.accountId]);
     }
   });
 

@@ -3,14 +3,12 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { publishArticle, unpublishArticle } from "../../src/content/publishing";
 import { createArticle, updateArticle } from "../../src/content/service";
-import { openDatabase } from "../../src/db/client";
-import { articles } from "../../src/db/schema";
 import { EventHub } from "../../src/events";
 import { newId } from "../../src/ids";
 import { DATA_VERSION_CHECK_MS } from "../../src/public/cache";
+import { secondConnection } from "../support/database";
 import { captureLog } from "../support/log";
 import { scratchDir } from "../support/scratch";
-import { sqliteDb, sqliteOf } from "../support/sqlite";
 import { makeWorld, type World } from "./world";
 
 const SPEC_HEADERS = {
@@ -50,16 +48,16 @@ async function publish(brandId: string, input: { title?: string; markdown?: stri
 }
 
 /** Sets published_at directly, so ordering tests do not depend on the clock's resolution. */
-function setPublishedAt(id: string, ms: number): void {
-  sqliteOf(world.ctx.db).query("UPDATE articles SET published_at = ? WHERE id = ?").run(ms, id);
+async function setPublishedAt(id: string, ms: number): Promise<void> {
+  await world.ctx.db.run("UPDATE articles SET published_at = ? WHERE id = ?", [ms, id]);
 }
 
 describe("GET /api/public/articles", () => {
   test("lists published articles with exactly the spec's fields, in the spec's order, newest first", async () => {
     const first = await publish(world.brand.id, { title: "First post", description: "The first one", markdown: "# First post\n\nHello." });
     const second = await publish(world.brand.id, { title: "Second post", markdown: "Second." });
-    setPublishedAt(first.id, Date.UTC(2025, 0, 2, 3, 4, 5, 6));
-    setPublishedAt(second.id, Date.UTC(2025, 5, 1));
+    await setPublishedAt(first.id, Date.UTC(2025, 0, 2, 3, 4, 5, 6));
+    await setPublishedAt(second.id, Date.UTC(2025, 5, 1));
     // Direct SQL bypasses the cache's invalidation; nothing has been requested yet, so it is cold.
     const response = await request(listPath());
     expect(response.status).toBe(200);
@@ -150,7 +148,6 @@ describe("GET /api/public/articles", () => {
   });
 
   test("at most 500 articles are listed (501 published), newest first", async () => {
-    const db = sqliteDb(world.ctx.db);
     const base = Date.UTC(2024, 0, 1);
     const rows = Array.from({ length: 501 }, (_, i) => ({
       id: newId("art"),
@@ -164,9 +161,14 @@ describe("GET /api/public/articles", () => {
       createdAt: base,
       updatedAt: base,
     }));
-    db.sqlite.transaction(() => {
-      for (const row of rows) db.orm.insert(articles).values(row).run();
-    })();
+    await world.ctx.db.transaction(async (tx) => {
+      for (const row of rows) {
+        await tx.run(
+          "INSERT INTO articles (id, brand_id, title, slug, markdown, html, status, published_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+          [row.id, row.brandId, row.title, row.slug, row.markdown, row.html, row.status, row.publishedAt, row.createdAt, row.updatedAt],
+        );
+      }
+    });
     const response = await request(listPath());
     const body = await response.json();
     expect(body.articles).toHaveLength(500);
@@ -183,7 +185,7 @@ describe("GET /api/public/articles/:slug", () => {
       description: "How to choose",
       markdown: "# Best CRM for startups\n\nPick **Acme**.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n",
     });
-    setPublishedAt(article.id, Date.UTC(2025, 2, 3, 4, 5, 6));
+    await setPublishedAt(article.id, Date.UTC(2025, 2, 3, 4, 5, 6));
     const response = await request(articlePath("best-crm-for-startups"));
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
@@ -403,7 +405,7 @@ describe("the cache and other processes", () => {
       const served = (p: string) => shared.app.handle(new Request(`http://localhost${p}`));
       const key = shared.brand.site_key;
       expect(await (await served(`/api/public/articles?key=${key}`)).text()).toBe('{"articles":[]}');
-      const cli = openDatabase(path);
+      const cli = await secondConnection(shared.ctx.db);
       try {
         const draft = await createArticle(cli, shared.brand.id, { title: "From the CLI", markdown: "Hi." });
         await publishArticle({ db: cli, events: new EventHub() }, shared.brand.id, draft.id);
@@ -414,7 +416,7 @@ describe("the cache and other processes", () => {
         await Bun.sleep(DATA_VERSION_CHECK_MS + 1);
         expect(await (await served(`/api/public/articles?key=${key}`)).text()).toBe('{"articles":[]}');
       } finally {
-        cli.close();
+        await cli.close();
       }
     } finally {
       await shared.close();

@@ -1,11 +1,11 @@
 // An in-process Spyglass for the content tests: a fresh test database (SQLite in memory, or PostgreSQL
-// with SPYGLASS_TEST_DATABASE=postgres; a SQLite file when dbPath is given), one account on the
+// with SPYGLASS_TEST_DATABASE=postgres; on SQLite a file when dbPath is given, so that a second
+// connection can open it), one account on the
 // Autopilot plan with two brands, and the app built on it (requests go through app.handle).
 import { buildApp } from "../../src/app";
 import { type BrandView, createBrand } from "../../src/brands/service";
 import { type Config, loadConfig } from "../../src/config";
 import { type AppContext, createAppContext } from "../../src/context";
-import { openDatabase } from "../../src/db/client";
 import { newId } from "../../src/ids";
 import { createApiKey } from "../../src/keys/service";
 import { configureLog } from "../../src/log";
@@ -29,7 +29,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 export async function makeWorld(options: { config?: Partial<Config>; dbPath?: string } = {}): Promise<World> {
   configureLog({ quiet: true });
   const config = testConfig(options.config);
-  const db = options.dbPath ? openDatabase(options.dbPath) : await openTestDatabase();
+  const db = await openTestDatabase({ file: options.dbPath });
   // Inserted directly: hashing a password costs half a second, and these tests never log in.
   const account = { id: newId("acc") };
   await db.run("INSERT INTO accounts (id, email, password_hash, plan, created_at) VALUES (?, ?, '-', 'autopilot', ?)", [

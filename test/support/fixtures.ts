@@ -1,5 +1,5 @@
 // Seeds a Spyglass database for the tool-server tests: accounts on each plan, brands with prompts,
-// tags, competitors and one stored answer, and API keys made as the dashboard makes them
+// tags, competitors and one stored answer (with its analysis and rollups), and API keys made as the dashboard makes them
 // (createApiKey). Rows are written with SQL directly, so the tools read data they did not write; the
 // data access makes the same seed on SQLite and PostgreSQL (SPYGLASS_TEST_DATABASE).
 //
@@ -14,6 +14,9 @@ import { type Plan } from "../../src/db/schema";
 import { newId } from "../../src/ids";
 import { createApiKey } from "../../src/keys/service";
 import { promptTextKey } from "../../src/prompts/service";
+import { analyzeAnswer } from "../../src/tracking/analysis/analyze";
+import { AnswerWriter } from "../../src/tracking/answer-writer";
+import { loadRoster } from "../../src/tracking/roster";
 
 export interface SeededBrand {
   accountId: string;
@@ -105,10 +108,7 @@ async function seedRecords(db: Queries, brandId: string, word: string): Promise<
     JSON.stringify([`${word.toLowerCase()}-rival.com`]),
     now,
   ]);
-  const answer = await db.get<{ id: number }>(
-    "INSERT INTO answers (brand_id, prompt_id, engine, model, status, text, created_at) VALUES (?, ?, 'fake', 'fake-1', 'ok', ?, ?) RETURNING id",
-    [brandId, promptId, `For small teams, ${word} Rival is a common pick.`, now],
-  );
+  const answerId = await storeAnswer(db, brandId, promptId, `For small teams, ${word} Rival is a common pick.`, now);
   const articleId = newId("art");
   const articleSlug = `why-${word.toLowerCase()}-for-small-teams`;
   await db.run(
@@ -127,7 +127,36 @@ async function seedRecords(db: Queries, brandId: string, word: string): Promise<
       now,
     ],
   );
-  return { promptId, archivedPromptId, tagId, tagName, competitorId, answerId: String(answer!.id), articleId, articleSlug };
+  return { promptId, archivedPromptId, tagId, tagName, competitorId, answerId: String(answerId), articleId, articleSlug };
+}
+
+/**
+ * The brand's one answer, stored as a tracking run stores it (its mentions, citations and share of
+ * the daily rollups): re-analysis after a roster change assumes the rollups hold every stored
+ * answer, and counted a bare row's mentions against valid answers the rollups never had.
+ */
+async function storeAnswer(db: Queries, brandId: string, promptId: string, text: string, createdAt: number): Promise<number> {
+  const roster = await loadRoster(db, brandId);
+  const analysis = analyzeAnswer({ text, providerCitations: [], roster: roster.members });
+  return await db.transaction(async (tx) => {
+    const answer = {
+      brandId,
+      runId: null,
+      promptId,
+      engine: "fake",
+      model: "fake-1",
+      sample: 1,
+      status: "ok" as const,
+      text,
+      providerCitations: [],
+      error: null,
+      latencyMs: null,
+      tokensIn: null,
+      tokensOut: null,
+      createdAt,
+    };
+    return await new AnswerWriter().write(tx, answer, analysis, roster);
+  });
 }
 
 /** Seeds an open, migrated database (a test app's `t.db`). */

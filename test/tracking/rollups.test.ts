@@ -1,105 +1,21 @@
 // The daily rollups (answer_days, mention_days, citation_url_days, citation_domain_days) must always
-// equal the sums over the stored rows: after tracking writes, after re-analysis, after the demo
-// seeder, after the migration that added the citation rollups; and the analytics that read them
-// must give the same figures as the per-answer path (the tag filter path reads the rows themselves).
-
+// equal the sums over the stored rows: after tracking writes, after re-analysis, after the migration
+// that added the citation rollups; and the analytics that read them must give the same figures as
+// the per-answer path (the tag filter path reads the rows themselves). The demo seeder's rollups:
+// rollups-demo.test.ts.
 import { type Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { resolveFilter } from "../../src/analytics/filters";
-import { promptPerformance } from "../../src/analytics/prompts";
-import { topSources } from "../../src/analytics/sources";
-import { competitorRanking, visibilityOverview, visibilityTrend } from "../../src/analytics/visibility";
-import { type AppContext, createAppContext } from "../../src/context";
+import { competitorRanking, visibilityOverview } from "../../src/analytics/visibility";
+import { createAppContext } from "../../src/context";
 import { openDatabase } from "../../src/db/client";
 import { EMBEDDED_MIGRATIONS, MIGRATION_JOURNAL } from "../../src/db/migrations";
 import { type AnswerStatus } from "../../src/db/schema";
-import { seedDemo } from "../../src/demo/seeder";
 import { type NewAnswer } from "../../src/tracking/answer-writer";
 import { loadRoster } from "../../src/tracking/roster";
-import { addBrand, memoryApp, openApp, seedBrand } from "../analytics/dataset";
-
-const DAY = 86_400_000;
-
-/** An app on the test database (SQLite, or PostgreSQL with SPYGLASS_TEST_DATABASE=postgres), closed at the end of its scope. */
-async function openedApp(toml = ""): Promise<{ app: AppContext } & AsyncDisposable> {
-  const app = await openApp(toml);
-  return { app, [Symbol.asyncDispose]: async () => await app.db.close() };
-}
-
-/**
- * Rollup rows next to the same sums computed from answers and mentions, sentiment sums rounded (float
- * order); read through the data access, so on either database.
- */
-async function rollupsAndRaw(app: AppContext, brandId: string) {
-  const { db } = app;
-  const round = <R extends { sentiment_sum: number }>(rows: R[]) =>
-    rows.map((r) => ({ ...r, sentiment_sum: Math.round(r.sentiment_sum * 1e9) / 1e9 }));
-  const answerCols = "total, valid, mentioned, position_sum, top1, top3, sentiment_sum, sentiment_n, cited, roster_mentions";
-  const stored = {
-    answers: round(
-      await db.all<{ sentiment_sum: number }>(
-        `SELECT day, engine, ${answerCols} FROM answer_days WHERE brand_id = ? ORDER BY day, engine`,
-        [brandId],
-      ),
-    ),
-    mentions: round(
-      await db.all<{ sentiment_sum: number }>(
-        "SELECT day, engine, member_id, answers, rank_sum, top1, sentiment_sum, sentiment_n FROM mention_days WHERE brand_id = ? ORDER BY day, engine, member_id",
-        [brandId],
-      ),
-    ),
-    urls: await db.all("SELECT day, engine, url, domain, citations FROM citation_url_days WHERE brand_id = ? ORDER BY day, engine, url", [
-      brandId,
-    ]),
-    domains: await db.all(
-      "SELECT day, engine, domain, citations, answers FROM citation_domain_days WHERE brand_id = ? ORDER BY day, engine, domain",
-      [brandId],
-    ),
-  };
-  const raw = {
-    answers: round(
-      await db.all<{ sentiment_sum: number }>(
-        `SELECT d.*, coalesce(m.n, 0) AS roster_mentions
-           FROM (SELECT created_at / ${DAY} AS day, engine, count(*) AS total, count(*) FILTER (WHERE status = 'ok') AS valid,
-                   sum(brand_mentioned) AS mentioned, coalesce(sum(brand_position), 0) AS position_sum,
-                   count(CASE WHEN brand_position = 1 THEN 1 END) AS top1, count(CASE WHEN brand_position <= 3 THEN 1 END) AS top3,
-                   coalesce(sum(brand_sentiment), 0) AS sentiment_sum, count(brand_sentiment) AS sentiment_n, sum(brand_cited) AS cited
-                 FROM answers WHERE brand_id = ?1 GROUP BY created_at / ${DAY}, engine) d
-           LEFT JOIN (SELECT created_at / ${DAY} AS day, engine, count(*) AS n FROM mentions WHERE brand_id = ?1
-                      GROUP BY created_at / ${DAY}, engine) m ON m.day = d.day AND m.engine = d.engine
-           ORDER BY d.day, d.engine`,
-        [brandId],
-      ),
-    ),
-    mentions: round(
-      await db.all<{ sentiment_sum: number }>(
-        `SELECT created_at / ${DAY} AS day, engine, member_id, count(*) AS answers, sum(rank) AS rank_sum,
-             count(*) FILTER (WHERE rank = 1) AS top1, coalesce(sum(sentiment), 0) AS sentiment_sum, count(sentiment) AS sentiment_n
-           FROM mentions WHERE brand_id = ? GROUP BY created_at / ${DAY}, engine, member_id ORDER BY day, engine, member_id`,
-        [brandId],
-      ),
-    ),
-    urls: await db.all(
-      `SELECT created_at / ${DAY} AS day, engine, url, min(domain) AS domain, count(*) AS citations
-         FROM citations WHERE brand_id = ? GROUP BY created_at / ${DAY}, engine, url ORDER BY day, engine, url`,
-      [brandId],
-    ),
-    domains: await db.all(
-      `SELECT created_at / ${DAY} AS day, engine, domain, count(*) AS citations, count(DISTINCT answer_id) AS answers
-         FROM citations WHERE brand_id = ? GROUP BY created_at / ${DAY}, engine, domain ORDER BY day, engine, domain`,
-      [brandId],
-    ),
-  };
-  return { stored, raw };
-}
-
-async function expectRollupsRight(app: AppContext, brandId: string): Promise<void> {
-  const { stored, raw } = await rollupsAndRaw(app, brandId);
-  expect(stored.answers.length).toBeGreaterThan(0);
-  expect(stored.domains.length).toBeGreaterThan(0);
-  expect(stored).toEqual(raw);
-}
+import { addBrand, memoryApp, seedBrand } from "../analytics/dataset";
+import { DAY, expectRollupsRight, openedApp, rollupsAndRaw } from "./rollups-check";
 
 /** A stored answer of `brandId`: what varies from test to test, and fixed values for the rest. */
 function answer(
@@ -169,94 +85,6 @@ test("tracking writes keep the rollups equal to the stored rows, and re-analysis
   await expectRollupsRight(app, s.brandId);
   const ranking = await competitorRanking(app, await resolveFilter(app, s.brandId, period));
   expect(ranking.ranking.map((r) => r.name).sort()).toEqual(["Acme", "Initech"]);
-});
-
-test("the demo seeder writes rollups equal to its rows, and the rollup and per-answer paths agree", async () => {
-  await using opened = await openedApp(`
-[[engines]]
-id = "chatgpt"
-api = "openai"
-base_url = "http://127.0.0.1:9/v1"
-model = "m"
-`);
-  const { app } = opened;
-  const now = Date.parse("2025-06-30T15:00:00Z");
-  const demo = await seedDemo(app, { now });
-  const brandId = demo.brand.id;
-  await expectRollupsRight(app, brandId);
-
-  // Every prompt carries one tag; summing the per-tag figures (per-answer path) must give the
-  // unfiltered ones (rollup path).
-  const tags = await app.db.all<{ id: string; name: string }>("SELECT id, name FROM tags WHERE brand_id = ?", [brandId]);
-  const input = { start_date: "2025-06-10", end_date: "2025-06-30" };
-  const whole = await visibilityOverview(app, await resolveFilter(app, brandId, input, now));
-  const parts = await Promise.all(
-    tags.map(async (t) => await visibilityOverview(app, await resolveFilter(app, brandId, { ...input, tag: t.name }, now))),
-  );
-  const sum = (pick: (o: typeof whole) => number) => parts.reduce((acc, o) => acc + pick(o), 0);
-  for (const pick of [
-    (o: typeof whole) => o.answers.total,
-    (o: typeof whole) => o.visibility.successes,
-    (o: typeof whole) => o.visibility.n,
-    (o: typeof whole) => o.share_of_voice.successes,
-    (o: typeof whole) => o.share_of_voice.n,
-    (o: typeof whole) => o.citation_rate.successes,
-    (o: typeof whole) => o.avg_position.top1_rate.successes,
-    (o: typeof whole) => o.avg_position.top3_rate.successes,
-    (o: typeof whole) => o.prompt_coverage.n,
-    (o: typeof whole) => o.prompt_coverage.successes,
-    (o: typeof whole) => o.sentiment.n,
-    (o: typeof whole) => o.by_engine.find((e) => e.engine === "perplexity")!.prompt_coverage.successes,
-  ]) {
-    expect(sum(pick)).toBe(pick(whole));
-  }
-  const trend = await visibilityTrend(app, await resolveFilter(app, brandId, input, now), "week");
-  const trendParts = await Promise.all(
-    tags.map(async (t) => await visibilityTrend(app, await resolveFilter(app, brandId, { ...input, tag: t.name }, now), "week")),
-  );
-  trend.points.forEach((p, i) => {
-    expect(trendParts.reduce((acc, t) => acc + t.points[i]!.share_of_voice.n, 0)).toBe(p.share_of_voice.n);
-    expect(trendParts.reduce((acc, t) => acc + t.points[i]!.answers.total, 0)).toBe(p.answers.total);
-  });
-  // Sources: the rollup path (no tag) against the citations of each tag's prompts, summed.
-  for (const level of ["domain", "url"] as const) {
-    const page = { level, limit: 500, offset: 0 };
-    const all = await topSources(app, await resolveFilter(app, brandId, input, now), page);
-    const byTag = await Promise.all(
-      tags.map(async (t) => await topSources(app, await resolveFilter(app, brandId, { ...input, tag: t.name }, now), page)),
-    );
-    expect(all.sources.length).toBeGreaterThan(1);
-    expect(byTag.reduce((acc, r) => acc + r.total_citations, 0)).toBe(all.total_citations);
-    expect(byTag.reduce((acc, r) => acc + r.valid_answers, 0)).toBe(all.valid_answers);
-    for (const source of all.sources) {
-      const key = (s: { domain: string; url?: string }) => (level === "url" ? s.url : s.domain);
-      const parts = byTag.map((r) => r.sources.find((x) => key(x) === key(source)));
-      expect(parts.reduce((acc, x) => acc + (x?.citations ?? 0), 0)).toBe(source.citations);
-      expect(parts.reduce((acc, x) => acc + (x?.answers ?? 0), 0)).toBe(source.answers);
-    }
-  }
-  // Prompt performance walks prompt by prompt: the same figures as grouping the period's answers.
-  const f = await resolveFilter(app, brandId, input, now);
-  const grouped = await app.db.all<{ id: string; total: number; valid: number; mentioned: number }>(
-    `SELECT prompt_id AS id, count(*) AS total, count(*) FILTER (WHERE status = 'ok') AS valid, sum(brand_mentioned) AS mentioned
-       FROM answers WHERE brand_id = ? AND created_at >= ? AND created_at < ? GROUP BY prompt_id ORDER BY prompt_id`,
-    [brandId, f.period.start, f.period.end],
-  );
-  const performance = await promptPerformance(app, f, { limit: 10_000, offset: 0, order: "visibility_desc" });
-  expect(grouped.length).toBeGreaterThan(1);
-  expect(
-    performance.prompts
-      .map((p) => ({ id: p.id, ...p.answers, mentioned: p.visibility.successes }))
-      .sort((a, b) => a.id.localeCompare(b.id)),
-  ).toEqual(grouped);
-  const ranking = await competitorRanking(app, await resolveFilter(app, brandId, input, now));
-  const rankingParts = await Promise.all(
-    tags.map(async (t) => await competitorRanking(app, await resolveFilter(app, brandId, { ...input, tag: t.name }, now))),
-  );
-  for (const row of ranking.ranking) {
-    const n = rankingParts.reduce((acc, r) => acc + r.ranking.find((x) => x.id === row.id)!.visibility.successes, 0);
-    expect(n).toBe(row.visibility.successes);
-  }
 });
 
 /**
