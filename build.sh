@@ -16,7 +16,8 @@ POSTGRES_TESTS=(test/accounts test/brands test/keys test/prompts test/competitor
   test/analytics/search.test.ts test/analytics/search-rollup.test.ts test/analytics/stats.test.ts
   test/public test/mcp/direct.test.ts test/mcp/prompts-resources.test.ts test/mcp/tool-server.test.ts test/mcp/tools-list.test.ts
   test/content/service.test.ts test/content/writer.test.ts test/dashboard/export.test.ts test/tracking/reanalysis.test.ts
-  test/tracking/rollups.test.ts test/dashboard/tool-door.test.ts test/analytics/rollups-random.test.ts)
+  test/tracking/rollups.test.ts test/dashboard/tool-door.test.ts test/analytics/rollups-random.test.ts
+  test/tracking/instances.test.ts)
 export PATH="$TOOLS/node_modules/.bin:$PATH"
 
 log() { printf '[build] %s\n' "$*" >&2; }
