@@ -11,11 +11,11 @@ import { DAY_MS, type Filter, type FilterInput, resolveFilter } from "../../src/
 import { retrievalCounts, type SearchQueryItem, searchQueries } from "../../src/analytics/search";
 import { type AppContext, createAppContext } from "../../src/context";
 import { openDatabase } from "../../src/db/client";
-import { MIGRATION_JOURNAL } from "../../src/db/migrations";
 import { type Queries } from "../../src/db/queries";
 import { analyzeForStorage } from "../../src/tracking/answer-writer";
 import { loadRoster } from "../../src/tracking/roster";
 import { SearchStore } from "../../src/tracking/search-store";
+import { downgradeTo } from "../support/migrations";
 import { scratchDir } from "../support/scratch";
 import { addBrand, memoryApp, openApp, type SeededBrand } from "./dataset";
 
@@ -373,10 +373,7 @@ test("upgrading a database made before the rollups fills them from the stored qu
   expect(expected.queries.length).toBeGreaterThan(0);
   expect(expected.sources.length).toBeGreaterThan(0);
   // The database as the release before the rollups left it.
-  db.sqlite.exec("DROP TABLE search_query_days; DROP TABLE answer_source_days");
-  db.sqlite
-    .query("DELETE FROM __drizzle_migrations WHERE created_at >= ?")
-    .run(MIGRATION_JOURNAL.find((m) => m.tag === "0005_search_query_days")!.when);
+  downgradeTo(db.sqlite, "0004_prompt_rollups");
   db.close();
   const upgraded = openDatabase(path);
   try {

@@ -3,18 +3,17 @@
 // that added the citation rollups; and the analytics that read them must give the same figures as
 // the per-answer path (the tag filter path reads the rows themselves). The demo seeder's rollups:
 // rollups-demo.test.ts.
-import { type Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { resolveFilter } from "../../src/analytics/filters";
 import { competitorRanking, visibilityOverview } from "../../src/analytics/visibility";
 import { createAppContext } from "../../src/context";
 import { openDatabase } from "../../src/db/client";
-import { EMBEDDED_MIGRATIONS, MIGRATION_JOURNAL } from "../../src/db/migrations";
 import { type AnswerStatus } from "../../src/db/schema";
 import { type NewAnswer } from "../../src/tracking/answer-writer";
 import { loadRoster } from "../../src/tracking/roster";
 import { addBrand, memoryApp, seedBrand } from "../analytics/dataset";
+import { downgradeTo, downgradeToFirstMigration } from "../support/migrations";
 import { DAY, expectRollupsRight, openedApp, rollupsAndRaw } from "./rollups-check";
 
 /** A stored answer of `brandId`: what varies from test to test, and fixed values for the rest. */
@@ -86,32 +85,6 @@ test("tracking writes keep the rollups equal to the stored rows, and re-analysis
   const ranking = await competitorRanking(app, await resolveFilter(app, s.brandId, period));
   expect(ranking.ranking.map((r) => r.name).sort()).toEqual(["Acme", "Initech"]);
 });
-
-/**
- * Undoes every migration after the first on a database file, as if it were made by the first
- * release: drops the tables, indexes and columns later migrations add (read from their SQL) and
- * forgets them in drizzle's journal (the migrator applies only those newer than the last recorded).
- */
-function downgradeToFirstMigration(sqlite: Database): void {
-  downgradeTo(sqlite, MIGRATION_JOURNAL[0]!.tag);
-}
-
-/** As downgradeToFirstMigration, down to the migration `tag` (kept). */
-function downgradeTo(sqlite: Database, tag: string): void {
-  const later = MIGRATION_JOURNAL.slice(MIGRATION_JOURNAL.findIndex((m) => m.tag === tag) + 1);
-  for (const { tag } of [...later].reverse()) {
-    const text = EMBEDDED_MIGRATIONS[tag]!;
-    // Indexes first: a column an index covers cannot be dropped.
-    for (const [, index] of text.matchAll(/CREATE (?:UNIQUE )?INDEX `(\w+)`/g)) sqlite.exec(`DROP INDEX IF EXISTS "${index}"`);
-    for (const [, table, column] of text.matchAll(/ALTER TABLE `(\w+)` ADD `(\w+)`/g))
-      sqlite.exec(`ALTER TABLE "${table}" DROP COLUMN "${column}"`);
-    for (const [, trigger] of text.matchAll(/CREATE TRIGGER (?:IF NOT EXISTS )?`(\w+)`/g))
-      sqlite.exec(`DROP TRIGGER IF EXISTS "${trigger}"`);
-    const tables = [...text.matchAll(/CREATE TABLE `(\w+)`/g)].map((m) => m[1]!);
-    for (const table of tables.reverse()) sqlite.exec(`DROP TABLE IF EXISTS "${table}"`);
-  }
-  sqlite.query("DELETE FROM __drizzle_migrations WHERE created_at >= ?").run(later[0]!.when);
-}
 
 test("upgrading a database made before the citation rollups fills them from the stored citations", async () => {
   const app = memoryApp();
