@@ -37,8 +37,16 @@ export const MAX_SCALE = 500;
 const POOL_SIZE = 1_500;
 /** Rows drawn before they are written (the seeded sequence depends on it: keep it). */
 const ROWS_PER_BUFFER = 20_000;
-/** Writing time per transaction before the event loop and the database lock are yielded. */
-const SLICE_MS = 10;
+/**
+ * Writing time per transaction before the event loop and the database lock are yielded. On SQLite a
+ * transaction holds the process (its queries are synchronous); on PostgreSQL the process goes on
+ * while a slice waits for the server, and a slice holds only the new brand's rollup lock.
+ */
+const SLICE_MS = 8;
+const SLICE_MS_POSTGRES = 200;
+/** Answers per slice: a slice's size follows the previous one's pace, within these bounds. */
+const MIN_SLICE_ROWS = 32;
+const MAX_SLICE_ROWS = 4_096;
 
 export interface DemoOptions {
   scale?: number;
@@ -158,8 +166,10 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
   // Rows wait in a buffer of ROWS_PER_BUFFER; their latency is drawn when the buffer is written,
   // which keeps the seeded sequence (and so the demo data set) as it was. The buffer is written in
   // slices of SLICE_MS, each one transaction, yielding in between: no long stall of the event loop
-  // or of another process waiting for the database.
+  // or of another process waiting for the database. A slice's rows go in a few multi-row statements.
   const rows: PendingRow[] = [];
+  const sliceMs = sqlite ? SLICE_MS : SLICE_MS_POSTGRES;
+  let sliceRows = MIN_SLICE_ROWS;
   const flush = async (): Promise<void> => {
     const ready = rows.map((row) => {
       const answer: NewAnswer = {
@@ -182,31 +192,41 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
     });
     rows.length = 0;
     for (let next = 0; next < ready.length; ) {
+      const slice = ready.slice(next, next + sliceRows);
+      next += slice.length;
+      const sliceStarted = performance.now();
       await db.transaction(async (tx) => {
-        const started = performance.now();
         const delta = new RollupDelta();
-        do {
-          const { answer, variant: v, row } = ready[next++]!;
-          const id = await writer.append(
-            tx,
+        const ids = await writer.appendMany(
+          tx,
+          slice.map(({ answer, variant: v }) => ({
             answer,
-            v?.analysis ?? NO_ANALYSIS,
-            v?.figures ?? NO_FIGURES,
-            v?.citationsJson ?? "[]",
-            roster.brandId,
-            delta,
-          );
-          if (row.status === "ok") {
-            await searches.write(
-              tx,
-              id,
-              { brandId: brand.id, engine: row.engine.id, promptId: row.promptId, createdAt: row.createdAt },
-              demoSearch(row),
-            );
-          }
-        } while (next < ready.length && (next % 64 !== 0 || performance.now() - started < SLICE_MS));
+            analysis: v?.analysis ?? NO_ANALYSIS,
+            figures: v?.figures ?? NO_FIGURES,
+            providerCitationsJson: v?.citationsJson ?? "[]",
+          })),
+          roster.brandId,
+          delta,
+        );
+        await searches.writeMany(
+          tx,
+          slice.flatMap(({ row }, k) =>
+            row.status === "ok"
+              ? [
+                  {
+                    answerId: ids[k]!,
+                    answer: { brandId: brand.id, engine: row.engine.id, promptId: row.promptId, createdAt: row.createdAt },
+                    record: demoSearch(row),
+                  },
+                ]
+              : [],
+          ),
+        );
         await writer.applyRollups(tx, delta);
       });
+      // The next slice's size from this one's pace: about sliceMs a transaction.
+      const pace = slice.length / Math.max(performance.now() - sliceStarted, 0.1);
+      sliceRows = Math.max(MIN_SLICE_ROWS, Math.min(2 * sliceRows, MAX_SLICE_ROWS, Math.floor(pace * sliceMs)));
       await db.betweenSlices();
     }
   };
