@@ -42,11 +42,12 @@ const ROWS_PER_BUFFER = 20_000;
  * transaction holds the process (its queries are synchronous); on PostgreSQL the process goes on
  * while a slice waits for the server, and a slice holds only the new brand's rollup lock.
  */
-const SLICE_MS = 8;
-const SLICE_MS_POSTGRES = 200;
-/** Answers per slice: a slice's size follows the previous one's pace, within these bounds. */
-const MIN_SLICE_ROWS = 32;
-const MAX_SLICE_ROWS = 4_096;
+const SLICE_MS = { sqlite: 6, postgres: 200 };
+/**
+ * Answers per batch of multi-row statements; a slice writes batches until its time is up. On SQLite
+ * small, so that a slice ends close to its time; on PostgreSQL, where each statement is a round trip, large.
+ */
+const BATCH_ROWS = { sqlite: 16, postgres: 256 };
 
 export interface DemoOptions {
   scale?: number;
@@ -166,10 +167,10 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
   // Rows wait in a buffer of ROWS_PER_BUFFER; their latency is drawn when the buffer is written,
   // which keeps the seeded sequence (and so the demo data set) as it was. The buffer is written in
   // slices of SLICE_MS, each one transaction, yielding in between: no long stall of the event loop
-  // or of another process waiting for the database. A slice's rows go in a few multi-row statements.
+  // or of another process waiting for the database. A batch's rows go in a few multi-row statements.
   const rows: PendingRow[] = [];
-  const sliceMs = sqlite ? SLICE_MS : SLICE_MS_POSTGRES;
-  let sliceRows = MIN_SLICE_ROWS;
+  const sliceMs = sqlite ? SLICE_MS.sqlite : SLICE_MS.postgres;
+  const batchRows = sqlite ? BATCH_ROWS.sqlite : BATCH_ROWS.postgres;
   const flush = async (): Promise<void> => {
     const ready = rows.map((row) => {
       const answer: NewAnswer = {
@@ -192,41 +193,40 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
     });
     rows.length = 0;
     for (let next = 0; next < ready.length; ) {
-      const slice = ready.slice(next, next + sliceRows);
-      next += slice.length;
-      const sliceStarted = performance.now();
       await db.transaction(async (tx) => {
+        const started = performance.now();
         const delta = new RollupDelta();
-        const ids = await writer.appendMany(
-          tx,
-          slice.map(({ answer, variant: v }) => ({
-            answer,
-            analysis: v?.analysis ?? NO_ANALYSIS,
-            figures: v?.figures ?? NO_FIGURES,
-            providerCitationsJson: v?.citationsJson ?? "[]",
-          })),
-          roster.brandId,
-          delta,
-        );
-        await searches.writeMany(
-          tx,
-          slice.flatMap(({ row }, k) =>
-            row.status === "ok"
-              ? [
-                  {
-                    answerId: ids[k]!,
-                    answer: { brandId: brand.id, engine: row.engine.id, promptId: row.promptId, createdAt: row.createdAt },
-                    record: demoSearch(row),
-                  },
-                ]
-              : [],
-          ),
-        );
+        do {
+          const batch = ready.slice(next, next + batchRows);
+          next += batch.length;
+          const ids = await writer.appendMany(
+            tx,
+            batch.map(({ answer, variant: v }) => ({
+              answer,
+              analysis: v?.analysis ?? NO_ANALYSIS,
+              figures: v?.figures ?? NO_FIGURES,
+              providerCitationsJson: v?.citationsJson ?? "[]",
+            })),
+            roster.brandId,
+            delta,
+          );
+          await searches.writeMany(
+            tx,
+            batch.flatMap(({ row }, k) =>
+              row.status === "ok"
+                ? [
+                    {
+                      answerId: ids[k]!,
+                      answer: { brandId: brand.id, engine: row.engine.id, promptId: row.promptId, createdAt: row.createdAt },
+                      record: demoSearch(row),
+                    },
+                  ]
+                : [],
+            ),
+          );
+        } while (next < ready.length && performance.now() - started < sliceMs);
         await writer.applyRollups(tx, delta);
       });
-      // The next slice's size from this one's pace: about sliceMs a transaction.
-      const pace = slice.length / Math.max(performance.now() - sliceStarted, 0.1);
-      sliceRows = Math.max(MIN_SLICE_ROWS, Math.min(2 * sliceRows, MAX_SLICE_ROWS, Math.floor(pace * sliceMs)));
       await db.betweenSlices();
     }
   };

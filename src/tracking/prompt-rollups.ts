@@ -36,23 +36,31 @@ const stored = (prompts: number, engines: number): string =>
      WHERE brand_id = ? AND prompt_id IN (${placeholders(prompts)}) AND engine IN (${placeholders(engines)}) AND day >= ? AND day <= ?`;
 // The prompt names the brand: without brand_id the covering (prompt, engine, day, …) index answers it.
 const neighbour = (column: Kind, before: boolean): string =>
-  `(SELECT day FROM prompt_days WHERE prompt_id = ? AND engine = ? AND day ${before ? "<" : ">"} ?
-           AND ${column} > 0 ORDER BY day ${before ? "DESC" : "ASC"} LIMIT 1)`;
-const NEIGHBOUR_ROW = COVERAGE_KINDS.flatMap((kind) => [
+  `(SELECT p.day FROM prompt_days p WHERE p.prompt_id = g.prompt_id AND p.engine = g.engine AND p.day ${before ? "< g.lo" : "> g.hi"}
+           AND p.${column} > 0 ORDER BY p.day ${before ? "DESC" : "ASC"} LIMIT 1)`;
+const NEIGHBOUR_COLUMNS = COVERAGE_KINDS.flatMap((kind) => [
   `${neighbour(kind, true)} AS ${kind}_before`,
   `${neighbour(kind, false)} AS ${kind}_after`,
 ]).join(", ");
-/** Per (prompt, engine): the nearest occurrence of each kind before `lo` and after `hi`, one row each. */
+/**
+ * Per (prompt, engine) of a list `g`: the nearest occurrence of each kind before `lo` and after `hi`.
+ * The list's values are cast: PostgreSQL would type a VALUES list's parameters as text.
+ */
+const NEIGHBOURS = {
+  head: "WITH g(k, prompt_id, engine, lo, hi) AS (",
+  row: "(CAST(? AS integer), ?, ?, CAST(? AS integer), CAST(? AS integer))",
+  tail: `) SELECT g.k, ${NEIGHBOUR_COLUMNS} FROM g`,
+};
 const NEIGHBOUR_READS = new Map<number, string>();
 function neighbours(n: number): string {
   let text = NEIGHBOUR_READS.get(n);
   if (text === undefined) {
-    text = Array.from({ length: n }, (_, k) => `SELECT ${k} AS k, ${NEIGHBOUR_ROW}`).join(" UNION ALL ");
+    text = `${NEIGHBOURS.head}VALUES ${Array.from({ length: n }, () => NEIGHBOURS.row).join(", ")}${NEIGHBOURS.tail}`;
     NEIGHBOUR_READS.set(n, text);
   }
   return text;
 }
-const NEIGHBOUR_PARAMS = COVERAGE_KINDS.length * 2 * 3;
+const NEIGHBOUR_PARAMS = 5;
 
 /**
  * The lock a transaction that writes a brand's rollups takes first (`tx.lock`): applyPromptRollups
@@ -157,7 +165,7 @@ export async function applyPromptRollups(tx: Queries, deltas: Iterable<PromptDay
   for (let start = 0; start < changed.length; ) {
     const n = rowsPerStatement(changed.length - start, NEIGHBOUR_PARAMS);
     const chunk = changed.slice(start, start + n);
-    const params = chunk.flatMap(({ s }) => COVERAGE_KINDS.flatMap(() => [s.promptId, s.engine, s.lo, s.promptId, s.engine, s.hi]));
+    const params = chunk.flatMap(({ s }, k) => [k, s.promptId, s.engine, s.lo, s.hi]);
     const rows = await tx.all<{ k: number } & Record<`${Kind}_${"before" | "after"}`, number | null>>(neighbours(n), params);
     for (const row of rows) {
       const { key, s } = chunk[Number(row.k)]!;
