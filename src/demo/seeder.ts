@@ -38,8 +38,8 @@ const POOL_SIZE = 1_500;
 /** Rows drawn before they are written (the seeded sequence depends on it: keep it). */
 const ROWS_PER_BUFFER = 20_000;
 /**
- * Writing time per transaction before the event loop and the database lock are yielded. On SQLite a
- * transaction holds the process (its queries are synchronous); on PostgreSQL the process goes on
+ * Writing time per transaction before the event loop and the database lock are yielded (the slice's
+ * rollups, applied after it, add a few milliseconds). On SQLite a transaction holds the process (its queries are synchronous); on PostgreSQL the process goes on
  * while a slice waits for the server, and a slice holds only the new brand's rollup lock.
  */
 const SLICE_MS = { sqlite: 6, postgres: 200 };

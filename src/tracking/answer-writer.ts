@@ -267,8 +267,8 @@ export class AnswerWriter {
   }
 
   /**
-   * Inserts the answer and its analysis, with figures computed by the caller (a bulk loader reuses
-   * them across rows); its rollup additions go to `delta`, to be applied in the same transaction.
+   * Inserts the answer and its analysis, with figures computed by the caller; its rollup additions
+   * go to `delta`, to be applied in the same transaction. A bulk loader calls `appendMany`.
    */
   async append(
     tx: Queries,

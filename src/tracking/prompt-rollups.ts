@@ -18,6 +18,8 @@ export interface PromptDayDelta {
 }
 
 type Kind = (typeof COVERAGE_KINDS)[number];
+/** Where a kind's count is in a PromptDay. */
+const DELTA_INDEX: Record<Kind, 1 | 2> = { valid: 1, mentioned: 2 };
 
 const UPSERT_HEAD = "INSERT INTO prompt_days AS r (brand_id, prompt_id, engine, day, total, valid, mentioned, position_sum, competitor)";
 const UPSERT_TAIL = `ON CONFLICT (brand_id, prompt_id, engine, day) DO UPDATE SET total = r.total + excluded.total, valid = r.valid + excluded.valid,
@@ -176,7 +178,7 @@ export async function applyPromptRollups(tx: Queries, deltas: Iterable<PromptDay
         after.push(...before);
         for (const [day, d] of s.days) {
           if (d.before[kind] > 0) before.push(day);
-          if (d.before[kind] + d.v[kind === "valid" ? 1 : 2] > 0) after.push(day);
+          if (d.before[kind] + d.v[DELTA_INDEX[kind]] > 0) after.push(day);
         }
         const next = row[`${kind}_after`];
         const prev = row[`${kind}_before`] ?? -1;
