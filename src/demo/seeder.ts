@@ -42,7 +42,7 @@ const ROWS_PER_BUFFER = 20_000;
  * rollups, applied after it, add a few milliseconds). On SQLite a transaction holds the process (its queries are synchronous); on PostgreSQL the process goes on
  * while a slice waits for the server, and a slice holds only the new brand's rollup lock.
  */
-const SLICE_MS = { sqlite: 6, postgres: 200 };
+const SLICE_MS = { sqlite: 10, postgres: 200 };
 /**
  * Answers per batch of multi-row statements; a slice writes batches until its time is up. On SQLite
  * small, so that a slice ends close to its time; on PostgreSQL, where each statement is a round trip, large.
