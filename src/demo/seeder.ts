@@ -37,8 +37,17 @@ export const MAX_SCALE = 500;
 const POOL_SIZE = 1_500;
 /** Rows drawn before they are written (the seeded sequence depends on it: keep it). */
 const ROWS_PER_BUFFER = 20_000;
-/** Writing time per transaction before the event loop and the database lock are yielded. */
-const SLICE_MS = 10;
+/**
+ * Writing time per transaction before the event loop and the database lock are yielded (the slice's
+ * rollups, applied after it, add a few milliseconds). On SQLite a transaction holds the process (its queries are synchronous); on PostgreSQL the process goes on
+ * while a slice waits for the server, and a slice holds only the new brand's rollup lock.
+ */
+const SLICE_MS = { sqlite: 10, postgres: 200 };
+/**
+ * Answers per batch of multi-row statements; a slice writes batches until its time is up. On SQLite
+ * small, so that a slice ends close to its time; on PostgreSQL, where each statement is a round trip, large.
+ */
+const BATCH_ROWS = { sqlite: 16, postgres: 256 };
 
 export interface DemoOptions {
   scale?: number;
@@ -158,8 +167,10 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
   // Rows wait in a buffer of ROWS_PER_BUFFER; their latency is drawn when the buffer is written,
   // which keeps the seeded sequence (and so the demo data set) as it was. The buffer is written in
   // slices of SLICE_MS, each one transaction, yielding in between: no long stall of the event loop
-  // or of another process waiting for the database.
+  // or of another process waiting for the database. A batch's rows go in a few multi-row statements.
   const rows: PendingRow[] = [];
+  const sliceMs = sqlite ? SLICE_MS.sqlite : SLICE_MS.postgres;
+  const batchRows = sqlite ? BATCH_ROWS.sqlite : BATCH_ROWS.postgres;
   const flush = async (): Promise<void> => {
     const ready = rows.map((row) => {
       const answer: NewAnswer = {
@@ -186,25 +197,34 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
         const started = performance.now();
         const delta = new RollupDelta();
         do {
-          const { answer, variant: v, row } = ready[next++]!;
-          const id = await writer.append(
+          const batch = ready.slice(next, next + batchRows);
+          next += batch.length;
+          const ids = await writer.appendMany(
             tx,
-            answer,
-            v?.analysis ?? NO_ANALYSIS,
-            v?.figures ?? NO_FIGURES,
-            v?.citationsJson ?? "[]",
+            batch.map(({ answer, variant: v }) => ({
+              answer,
+              analysis: v?.analysis ?? NO_ANALYSIS,
+              figures: v?.figures ?? NO_FIGURES,
+              providerCitationsJson: v?.citationsJson ?? "[]",
+            })),
             roster.brandId,
             delta,
           );
-          if (row.status === "ok") {
-            await searches.write(
-              tx,
-              id,
-              { brandId: brand.id, engine: row.engine.id, promptId: row.promptId, createdAt: row.createdAt },
-              demoSearch(row),
-            );
-          }
-        } while (next < ready.length && (next % 64 !== 0 || performance.now() - started < SLICE_MS));
+          await searches.writeMany(
+            tx,
+            batch.flatMap(({ row }, k) =>
+              row.status === "ok"
+                ? [
+                    {
+                      answerId: ids[k]!,
+                      answer: { brandId: brand.id, engine: row.engine.id, promptId: row.promptId, createdAt: row.createdAt },
+                      record: demoSearch(row),
+                    },
+                  ]
+                : [],
+            ),
+          );
+        } while (next < ready.length && performance.now() - started < sliceMs);
         await writer.applyRollups(tx, delta);
       });
       await db.betweenSlices();

@@ -1,9 +1,10 @@
 // Storing answers with their analysis: the answer row with the brand's denormalised figures, its
 // mention and citation rows, and its share of the daily rollups: the one fast path a tracking run
 // and the demo seeder share.
-import { type Queries } from "../db/queries";
+import { type Queries, type SqlParam } from "../db/queries";
 import { ALL_ENGINES, type AnswerStatus } from "../db/schema";
 import { type AnswerAnalysis, analyzeAnswer } from "./analysis/analyze";
+import { writeRows } from "./bulk-rows";
 import { applyPromptRollups, type PromptDayDelta, rollupLock } from "./prompt-rollups";
 import { isOnDomains, type Roster } from "./roster";
 
@@ -194,27 +195,48 @@ export class RollupDelta {
   }
 }
 
-const INSERT_ANSWER = `INSERT INTO answers (brand_id, run_id, prompt_id, engine, model, sample, status, text, provider_citations, error,
-         latency_ms, tokens_in, tokens_out, created_at, brand_mentioned, brand_position, brand_sentiment, brand_cited, roster_mentions)
+const ANSWER_COLUMNS = `brand_id, run_id, prompt_id, engine, model, sample, status, text, provider_citations, error,
+         latency_ms, tokens_in, tokens_out, created_at, brand_mentioned, brand_position, brand_sentiment, brand_cited, roster_mentions`;
+const INSERT_ANSWER = `INSERT INTO answers (${ANSWER_COLUMNS})
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19) RETURNING id`;
-const INSERT_MENTION = `INSERT INTO mentions (answer_id, brand_id, member_id, is_brand, "offset", rank, sentiment, engine, prompt_id, created_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)`;
-const INSERT_CITATION = `INSERT INTO citations (answer_id, brand_id, url, domain, engine, prompt_id, created_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT DO NOTHING`;
-const UPSERT_ANSWER_DAY = `INSERT INTO answer_days AS r (brand_id, day, engine, total, valid, mentioned, position_sum, top1, top3, sentiment_sum, sentiment_n, cited, roster_mentions)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-       ON CONFLICT (brand_id, day, engine) DO UPDATE SET total = r.total + excluded.total, valid = r.valid + excluded.valid,
+const INSERT_ANSWERS = `INSERT INTO answers (id, ${ANSWER_COLUMNS})`;
+const MENTIONS_HEAD = `INSERT INTO mentions (answer_id, brand_id, member_id, is_brand, "offset", rank, sentiment, engine, prompt_id, created_at)`;
+const INSERT_MENTION = `${MENTIONS_HEAD} VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)`;
+const CITATIONS_HEAD = "INSERT INTO citations (answer_id, brand_id, url, domain, engine, prompt_id, created_at)";
+const INSERT_CITATION = `${CITATIONS_HEAD} VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT DO NOTHING`;
+/**
+ * `n` answer ids taken ahead of a multi-row insert that names them, so that no id depends on the
+ * order of RETURNING rows: on PostgreSQL from the column's sequence (shared safely with concurrent
+ * writers), on SQLite the next ones AUTOINCREMENT would give (BEGIN IMMEDIATE: no other writer until
+ * the transaction ends; the inserted ids move sqlite_sequence on). Either way, the ids the same
+ * answers written one by one would get.
+ */
+const RESERVE_ANSWER_IDS = {
+  sqlite: `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?1)
+       SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'answers'), 0), coalesce((SELECT max(id) FROM answers), 0)) + 1 + i AS id
+       FROM n`,
+  postgres: "SELECT nextval(pg_get_serial_sequence('answers', 'id')) AS id FROM generate_series(1, ?1)",
+};
+const UPSERT_ANSWER_DAY = {
+  head: "INSERT INTO answer_days AS r (brand_id, day, engine, total, valid, mentioned, position_sum, top1, top3, sentiment_sum, sentiment_n, cited, roster_mentions)",
+  tail: `ON CONFLICT (brand_id, day, engine) DO UPDATE SET total = r.total + excluded.total, valid = r.valid + excluded.valid,
          mentioned = r.mentioned + excluded.mentioned, position_sum = r.position_sum + excluded.position_sum, top1 = r.top1 + excluded.top1,
          top3 = r.top3 + excluded.top3, sentiment_sum = r.sentiment_sum + excluded.sentiment_sum, sentiment_n = r.sentiment_n + excluded.sentiment_n,
-         cited = r.cited + excluded.cited, roster_mentions = r.roster_mentions + excluded.roster_mentions`;
-const UPSERT_MENTION_DAY = `INSERT INTO mention_days AS r (brand_id, day, engine, member_id, answers, rank_sum, top1, sentiment_sum, sentiment_n)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-       ON CONFLICT (brand_id, day, engine, member_id) DO UPDATE SET answers = r.answers + excluded.answers, rank_sum = r.rank_sum + excluded.rank_sum,
-         top1 = r.top1 + excluded.top1, sentiment_sum = r.sentiment_sum + excluded.sentiment_sum, sentiment_n = r.sentiment_n + excluded.sentiment_n`;
-const UPSERT_URL_DAY = `INSERT INTO citation_url_days AS r (brand_id, day, engine, url, domain, citations) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-       ON CONFLICT (brand_id, day, engine, url) DO UPDATE SET citations = r.citations + excluded.citations`;
-const UPSERT_DOMAIN_DAY = `INSERT INTO citation_domain_days AS r (brand_id, day, engine, domain, citations, answers) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-       ON CONFLICT (brand_id, day, engine, domain) DO UPDATE SET citations = r.citations + excluded.citations, answers = r.answers + excluded.answers`;
+         cited = r.cited + excluded.cited, roster_mentions = r.roster_mentions + excluded.roster_mentions`,
+};
+const UPSERT_MENTION_DAY = {
+  head: "INSERT INTO mention_days AS r (brand_id, day, engine, member_id, answers, rank_sum, top1, sentiment_sum, sentiment_n)",
+  tail: `ON CONFLICT (brand_id, day, engine, member_id) DO UPDATE SET answers = r.answers + excluded.answers, rank_sum = r.rank_sum + excluded.rank_sum,
+         top1 = r.top1 + excluded.top1, sentiment_sum = r.sentiment_sum + excluded.sentiment_sum, sentiment_n = r.sentiment_n + excluded.sentiment_n`,
+};
+const UPSERT_URL_DAY = {
+  head: "INSERT INTO citation_url_days AS r (brand_id, day, engine, url, domain, citations)",
+  tail: "ON CONFLICT (brand_id, day, engine, url) DO UPDATE SET citations = r.citations + excluded.citations",
+};
+const UPSERT_DOMAIN_DAY = {
+  head: "INSERT INTO citation_domain_days AS r (brand_id, day, engine, domain, citations, answers)",
+  tail: "ON CONFLICT (brand_id, day, engine, domain) DO UPDATE SET citations = r.citations + excluded.citations, answers = r.answers + excluded.answers",
+};
 /** Rollup rows that re-analysis brought to zero answers or citations are dropped, as if never written. */
 const DROP_EMPTY = {
   mention: "DELETE FROM mention_days WHERE brand_id = ?1 AND day = ?2 AND engine = ?3 AND member_id = ?4 AND answers = 0",
@@ -245,8 +267,8 @@ export class AnswerWriter {
   }
 
   /**
-   * Inserts the answer and its analysis, with figures computed by the caller (a bulk loader reuses
-   * them across rows); its rollup additions go to `delta`, to be applied in the same transaction.
+   * Inserts the answer and its analysis, with figures computed by the caller; its rollup additions
+   * go to `delta`, to be applied in the same transaction. A bulk loader calls `appendMany`.
    */
   async append(
     tx: Queries,
@@ -257,54 +279,81 @@ export class AnswerWriter {
     rosterBrandId: string,
     delta: RollupDelta,
   ): Promise<number> {
-    const row = await tx.get<{ id: number }>(INSERT_ANSWER, [
-      answer.brandId,
-      answer.runId,
-      answer.promptId,
-      answer.engine,
-      answer.model,
-      answer.sample,
-      answer.status,
-      answer.text,
-      providerCitationsJson,
-      answer.error,
-      answer.latencyMs,
-      answer.tokensIn,
-      answer.tokensOut,
-      answer.createdAt,
-      figures.mentioned ? 1 : 0,
-      figures.position,
-      figures.sentiment,
-      figures.cited ? 1 : 0,
-      figures.rosterMentions,
-    ]);
+    const row = await tx.get<{ id: number }>(INSERT_ANSWER, answerRow(answer, figures, providerCitationsJson));
     const id = row!.id;
     await this.writeAnalysis(tx, id, answer, analysis, rosterBrandId);
     delta.add(answer, figures, analysis);
     return id;
   }
 
+  /**
+   * `append` for many answers at once, in a few multi-row statements: the answers (ids taken ahead,
+   * RESERVE_ANSWER_IDS), then their mentions and citations. Call in a transaction (`tx`); it takes the
+   * answers' brands' rollup locks. Returns the ids in the order of `items`.
+   */
+  async appendMany(tx: Queries, items: readonly AppendItem[], rosterBrandId: string, delta: RollupDelta): Promise<number[]> {
+    if (items.length === 0) return [];
+    for (const brandId of new Set(items.map((item) => item.answer.brandId))) await tx.lock(rollupLock(brandId));
+    const ids = (await tx.all<{ id: number }>(RESERVE_ANSWER_IDS, [items.length])).map((row) => row.id).sort((a, b) => a - b);
+    await writeRows(
+      tx,
+      INSERT_ANSWERS,
+      20,
+      items.map((item, k) => [ids[k]!, ...answerRow(item.answer, item.figures, item.providerCitationsJson)]),
+    );
+    const mentions: SqlParam[][] = [];
+    const citations: SqlParam[][] = [];
+    items.forEach(({ answer, analysis }, k) => {
+      mentions.push(...mentionRows(ids[k]!, answer, analysis, rosterBrandId));
+      citations.push(...citationRows(ids[k]!, answer, analysis));
+    });
+    await writeRows(tx, MENTIONS_HEAD, 10, mentions);
+    await writeRows(tx, CITATIONS_HEAD, 7, citations, "ON CONFLICT DO NOTHING");
+    for (const { answer, figures, analysis } of items) delta.add(answer, figures, analysis);
+    return ids;
+  }
+
   /** Adds the gathered rollup additions (or re-analysis changes) to the stored rollups. */
   async applyRollups(tx: Queries, delta: RollupDelta): Promise<void> {
     const zero = (v: readonly number[]) => v.every((x) => x === 0);
-    for (const { brandId, day, engine, v } of delta.answers.values()) {
-      if (!zero(v)) await tx.run(UPSERT_ANSWER_DAY, [brandId, day, engine, ...v]);
-    }
-    for (const { brandId, day, engine, memberId, v } of delta.mentions.values()) {
-      if (zero(v)) continue;
-      await tx.run(UPSERT_MENTION_DAY, [brandId, day, engine, memberId, ...v]);
+    const answers = [...delta.answers.values()].filter(({ v }) => !zero(v));
+    await writeRows(
+      tx,
+      UPSERT_ANSWER_DAY.head,
+      13,
+      answers.map(({ brandId, day, engine, v }) => [brandId, day, engine, ...v]),
+      UPSERT_ANSWER_DAY.tail,
+    );
+    const mentions = [...delta.mentions.values()].filter(({ v }) => !zero(v));
+    await writeRows(
+      tx,
+      UPSERT_MENTION_DAY.head,
+      9,
+      mentions.map(({ brandId, day, engine, memberId, v }) => [brandId, day, engine, memberId, ...v]),
+      UPSERT_MENTION_DAY.tail,
+    );
+    const urls = [...delta.urls.values()].filter((u) => u.citations !== 0);
+    await writeRows(
+      tx,
+      UPSERT_URL_DAY.head,
+      6,
+      urls.map((u) => [u.brandId, u.day, u.engine, u.url, u.domain, u.citations]),
+      UPSERT_URL_DAY.tail,
+    );
+    const domains = [...delta.domains.values()].filter((d) => d.citations !== 0 || d.answers !== 0);
+    await writeRows(
+      tx,
+      UPSERT_DOMAIN_DAY.head,
+      6,
+      domains.map((d) => [d.brandId, d.day, d.engine, d.domain, d.citations, d.answers]),
+      UPSERT_DOMAIN_DAY.tail,
+    );
+    // Re-analysis only: the rows its changes took to nothing.
+    for (const { brandId, day, engine, memberId, v } of mentions) {
       if (v[0] < 0) await tx.run(DROP_EMPTY.mention, [brandId, day, engine, memberId]);
     }
-    for (const u of delta.urls.values()) {
-      if (u.citations === 0) continue;
-      await tx.run(UPSERT_URL_DAY, [u.brandId, u.day, u.engine, u.url, u.domain, u.citations]);
-      if (u.citations < 0) await tx.run(DROP_EMPTY.url, [u.brandId, u.day, u.engine, u.url]);
-    }
-    for (const d of delta.domains.values()) {
-      if (d.citations === 0 && d.answers === 0) continue;
-      await tx.run(UPSERT_DOMAIN_DAY, [d.brandId, d.day, d.engine, d.domain, d.citations, d.answers]);
-      if (d.citations < 0) await tx.run(DROP_EMPTY.domain, [d.brandId, d.day, d.engine, d.domain]);
-    }
+    for (const u of urls) if (u.citations < 0) await tx.run(DROP_EMPTY.url, [u.brandId, u.day, u.engine, u.url]);
+    for (const d of domains) if (d.citations < 0) await tx.run(DROP_EMPTY.domain, [d.brandId, d.day, d.engine, d.domain]);
     await applyPromptRollups(tx, delta.prompts.values());
   }
 
@@ -315,22 +364,61 @@ export class AnswerWriter {
     analysis: AnswerAnalysis,
     rosterBrandId: string,
   ): Promise<void> {
-    for (const m of analysis.mentions) {
-      await tx.run(INSERT_MENTION, [
-        answerId,
-        answer.brandId,
-        m.member_id,
-        m.member_id === rosterBrandId ? 1 : 0,
-        m.offset,
-        m.rank,
-        m.sentiment,
-        answer.engine,
-        answer.promptId,
-        answer.createdAt,
-      ]);
-    }
-    for (const c of analysis.citations) {
-      await tx.run(INSERT_CITATION, [answerId, answer.brandId, c.url, c.domain, answer.engine, answer.promptId, answer.createdAt]);
-    }
+    for (const row of mentionRows(answerId, answer, analysis, rosterBrandId)) await tx.run(INSERT_MENTION, row);
+    for (const row of citationRows(answerId, answer, analysis)) await tx.run(INSERT_CITATION, row);
   }
+}
+
+/** One answer for `appendMany`: what `append` takes. */
+export interface AppendItem {
+  answer: NewAnswer;
+  analysis: AnswerAnalysis;
+  figures: BrandFigures;
+  providerCitationsJson: string;
+}
+
+/** The answers row's values after its id, in ANSWER_COLUMNS order. */
+function answerRow(answer: NewAnswer, figures: BrandFigures, providerCitationsJson: string): SqlParam[] {
+  return [
+    answer.brandId,
+    answer.runId,
+    answer.promptId,
+    answer.engine,
+    answer.model,
+    answer.sample,
+    answer.status,
+    answer.text,
+    providerCitationsJson,
+    answer.error,
+    answer.latencyMs,
+    answer.tokensIn,
+    answer.tokensOut,
+    answer.createdAt,
+    figures.mentioned ? 1 : 0,
+    figures.position,
+    figures.sentiment,
+    figures.cited ? 1 : 0,
+    figures.rosterMentions,
+  ];
+}
+
+type AnswerKey = Pick<NewAnswer, "brandId" | "engine" | "promptId" | "createdAt">;
+
+function mentionRows(answerId: number, answer: AnswerKey, analysis: AnswerAnalysis, rosterBrandId: string): SqlParam[][] {
+  return analysis.mentions.map((m) => [
+    answerId,
+    answer.brandId,
+    m.member_id,
+    m.member_id === rosterBrandId ? 1 : 0,
+    m.offset,
+    m.rank,
+    m.sentiment,
+    answer.engine,
+    answer.promptId,
+    answer.createdAt,
+  ]);
+}
+
+function citationRows(answerId: number, answer: AnswerKey, analysis: AnswerAnalysis): SqlParam[][] {
+  return analysis.citations.map((c) => [answerId, answer.brandId, c.url, c.domain, answer.engine, answer.promptId, answer.createdAt]);
 }
