@@ -17,7 +17,7 @@ POSTGRES_TESTS=(test/accounts test/brands test/keys test/prompts test/competitor
   test/public test/mcp/direct.test.ts test/mcp/prompts-resources.test.ts test/mcp/tool-server.test.ts test/mcp/tools-list.test.ts
   test/content/service.test.ts test/content/writer.test.ts test/dashboard/export.test.ts test/tracking/reanalysis.test.ts
   test/tracking/rollups.test.ts test/dashboard/tool-door.test.ts test/analytics/rollups-random.test.ts
-  test/tracking/instances.test.ts)
+  test/tracking/instances.test.ts test/tracking/rollups-demo.test.ts test/dashboard/tool-door-demo.test.ts test/demo)
 export PATH="$TOOLS/node_modules/.bin:$PATH"
 
 log() { printf '[build] %s\n' "$*" >&2; }
