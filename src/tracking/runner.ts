@@ -27,7 +27,7 @@ import { log } from "../log";
 import { getPromptTexts, listActivePrompts } from "../prompts/service";
 import { type AnswerWriter, analyzeForStorage, brandFigures, RollupDelta } from "./answer-writer";
 import { rollupLock } from "./prompt-rollups";
-import { type Reanalysis, rosterVersionOf } from "./reanalysis";
+import { rosterVersionOf } from "./reanalysis";
 import { loadRoster, type Roster } from "./roster";
 import { SearchStore } from "./search-store";
 
@@ -189,7 +189,6 @@ export class TrackingRunner {
     private readonly config: Config,
     private readonly db: Db,
     private readonly writer: AnswerWriter,
-    private readonly reanalysis: Reanalysis,
     private readonly clientOptions: ClientOptions = {},
     options: RunnerOptions = {},
   ) {
@@ -260,7 +259,7 @@ export class TrackingRunner {
             [runId],
           );
           // Finished (by a failed store here) or interrupted.
-          if (!row || row.status !== "running") return row?.status ?? "failed";
+          if (row?.status !== "running") return row?.status ?? "failed";
           // Taken over (this instance's lease ran out: a stall longer than lease_seconds): the new
           // owner finishes it; this one only waits for its end, or stops waiting at a shutdown.
           const mine = row.owner === this.instance;
@@ -268,7 +267,7 @@ export class TrackingRunner {
             ? null
             : await this.db.get<{ n: number }>("SELECT count(*) AS n FROM tracking_tasks WHERE run_id = ?", [runId]);
           if (!mine && this.stopping.signal.aborted) return row.status;
-          if (left && left.n === 0) return await this.finish(runId);
+          if (left?.n === 0) return await this.finish(runId);
           if (mine && this.stopping.signal.aborted) {
             await markInterrupted(this.db, runId, "stopped before it finished (shutdown); the answers stored so far are kept");
             return "interrupted";

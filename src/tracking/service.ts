@@ -60,7 +60,7 @@ export class TrackingService {
   ) {
     this.writer = new AnswerWriter();
     this.reanalysis = new Reanalysis(db, this.writer);
-    this.runner = new TrackingRunner(config, db, this.writer, this.reanalysis, clientOptions);
+    this.runner = new TrackingRunner(config, db, this.writer, clientOptions);
   }
 
   /** Analyses and stores one answer in its own transaction. Returns the answer id. */
