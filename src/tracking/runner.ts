@@ -551,7 +551,8 @@ export class TrackingRunner {
       if (!task) {
         // Nothing to take now. A server keeps waiting for work (poll); otherwise the workers end
         // with this instance's last run.
-        if (!this.serving && this.owned.size === 0) return;
+        // A stop that came while this claim was under way: nothing would wake it again.
+        if (this.stopping.signal.aborted || (!this.serving && this.owned.size === 0)) return;
         await this.park();
         continue;
       }
