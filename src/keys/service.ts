@@ -176,7 +176,7 @@ export async function authenticateBearerKey(
   // every request there (the key, then its brand and account at once: two round trips).
   if (db.dialect === "postgres") return lookUpBearerKey(app, header);
   // Read before the lookups: a write that lands between them leaves the entry stale for ever.
-  const stamp = await databaseStamp(db);
+  const stamp = databaseStamp(db);
   const hash = header ? bearerHash(header) : null;
   const remembered = hash ? verifiedKeys.get(db)?.get(hash) : undefined;
   if (remembered && remembered.stamp === stamp) {
@@ -207,12 +207,17 @@ function remember(db: Db, hash: string, stamp: string, value: VerifiedKey): void
 /**
  * Changes whenever a write is committed to the database: total_changes() counts this connection's
  * own writes, data_version moves when any other connection (another process included) commits.
+ * Read synchronously, without waiting for another request's open transaction: it reads no rows, and
+ * the lookups that follow a change do wait (an await here cost ~6 µs of a tools/list's CPU).
  */
-async function databaseStamp(db: Db): Promise<string> {
+function databaseStamp(db: Db): string {
   // PostgreSQL: the change feed, moved by any instance's write to keys, accounts or brands (pg-changes.ts).
   if (db.dialect === "postgres") return `pg:${db.changes.stamp()}`;
-  const row = await db.get<{ c: number; v: number }>("SELECT total_changes() AS c, (SELECT data_version FROM pragma_data_version) AS v");
-  return `${row?.c}:${row?.v}`;
+  const statement = db.prepared("keys.stamp", () =>
+    db.sqlite.prepare<[number, number], []>("SELECT total_changes(), (SELECT data_version FROM pragma_data_version)"),
+  );
+  const [changes, version] = statement.values()[0] ?? [];
+  return `${changes}:${version}`;
 }
 
 /** The hash of a well-formed bearer key, or null. */

@@ -93,6 +93,18 @@ describe("answers identical to the SDK server's", () => {
     expect(autopilot.length).toBe(TOOLS.length);
     expect(visibility.length).toBeLessThan(autopilot.length);
   });
+
+  test("each listing answers with its own request's id, past the ids whose answers are kept", async () => {
+    // Answers are kept per plan and id (64 of them): the 65th id onwards is answered fresh, and a
+    // kept answer of one plan is never another plan's.
+    const ids: Array<number | string> = [...Array.from({ length: 70 }, (_, i) => i), "a", "b", 1, 0, 69];
+    for (const id of ids) {
+      const ours = await viaRoute(s.seed.a.key, rpc(id, "tools/list"));
+      expect(ours).toEqual(await viaSdk(s.seed.a.key, rpc(id, "tools/list")));
+    }
+    const visibility = await viaRoute(s.seed.visibility.key, rpc(1, "tools/list"));
+    expect(visibility).toEqual(await viaSdk(s.seed.visibility.key, rpc(1, "tools/list")));
+  });
 });
 
 describe("left to the SDK server", () => {
