@@ -9,10 +9,7 @@ import { createAppContext } from "./context";
 import { backupDatabase } from "./db/backup";
 import { startCheckpointer } from "./db/checkpointer";
 import { type Db, type OpenOptions, openDatabase } from "./db/client";
-import { moveToPostgres } from "./db/move";
 import { openConfiguredDatabase } from "./db/open";
-import { dumpPostgres } from "./db/pg-dump";
-import { openPostgres } from "./db/postgres";
 import { demoCommand } from "./demo/cli";
 import { AppError } from "./errors";
 import { createApiKey, listApiKeys, revokeApiKey } from "./keys/service";
@@ -228,7 +225,9 @@ const COMMANDS: Record<string, Command> = {
       const [file, ...extra] = positionals;
       if (!file || extra.length > 0) fail("backup: give exactly one target file\nusage: spyglass backup FILE", 2);
       printRecord(
-        await withDb(config, (db) => (db.dialect === "sqlite" ? backupDatabase(db, file) : dumpPostgres(config.databaseUrl!, file))),
+        await withDb(config, async (db) =>
+          db.dialect === "sqlite" ? backupDatabase(db, file) : (await import("./db/pg-dump")).dumpPostgres(config.databaseUrl!, file),
+        ),
         json,
       );
     },
@@ -255,6 +254,7 @@ const COMMANDS: Record<string, Command> = {
       }
       const source = openDatabase(config.dbPath, { create: false });
       try {
+        const [{ openPostgres }, { moveToPostgres }] = await Promise.all([import("./db/postgres"), import("./db/move")]);
         const target = await openPostgres(config.databaseUrl);
         try {
           const started = performance.now();

@@ -8,7 +8,7 @@ import { TOOLS } from "./catalogue/tools";
 import { type AppContext } from "./context";
 import { dashboardPages, warmDashboardPages } from "./dashboard/pages";
 import { log } from "./log";
-import { mcpApiRoutes } from "./mcp/routes";
+import { loadSdkServer, mcpApiRoutes } from "./mcp/routes";
 import { publicApiRoutes } from "./public/routes";
 
 // Bun's maximum; long tool calls (tracking, article generation) must not be cut at Elysia's 30 s.
@@ -51,11 +51,13 @@ export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): Runnin
   });
   const server = app.server;
   if (!server) throw new Error("the HTTP server did not start");
-  // Built after the first answers rather than before (or by the first request that needs it).
+  // Built after the first answers rather than before (or by the first request that needs it), as is
+  // the MCP SDK (loadSdkServer).
   // The dashboard's gzipped assets likewise (~18 ms of CPU that came before listening).
   setTimeout(() => {
     catalogue.warm();
     warmDashboardPages();
+    void loadSdkServer();
   }, WARM_AFTER_MS).unref();
   const port = server.port ?? ctx.config.port;
   let stopping: Promise<void> | null = null;

@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import { type Config } from "../config";
 import { type Db, type OpenOptions, openDatabase } from "./client";
-import { openPostgres, type PostgresOptions } from "./postgres";
+import { type PostgresOptions } from "./postgres";
 
 /**
  * Opens and migrates the configured database: PostgreSQL at `config.databaseUrl`, or the SQLite file
@@ -14,6 +14,10 @@ export async function openConfiguredDatabase(
   dataDir: string = config.dataDir,
   options: OpenOptions & PostgresOptions = {},
 ): Promise<Db> {
-  if (config.databaseUrl !== null) return openPostgres(config.databaseUrl, options);
+  if (config.databaseUrl !== null) {
+    // Loaded only here: PostgreSQL's driver and schema cost an SQLite start (and every CLI command) ~10 ms.
+    const { openPostgres } = await import("./postgres");
+    return openPostgres(config.databaseUrl, options);
+  }
   return openDatabase(join(dataDir, "spyglass.db"), options);
 }

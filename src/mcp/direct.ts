@@ -11,7 +11,6 @@
 // or that it alone knows how to read) returns null and goes to the SDK server, which stays the
 // protocol's one implementation. The answers are byte for byte what the SDK server sends
 // (test/mcp/direct.test.ts compares them).
-import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { type Principal, type ToolCatalog } from "../catalogue/registry";
 import { type AppContext } from "../context";
 import { toCallToolResult } from "./results";
@@ -63,12 +62,12 @@ const JSON_HEADERS = { "content-type": "application/json" };
  * stream, sends plain application/json, and names a protocol version the SDK supports (or none).
  * Anything else is the SDK's to answer (or refuse) in its own words.
  */
-function plainRequest(request: Request): boolean {
+function plainRequest(request: Request, versions: readonly string[]): boolean {
   const accept = request.headers.get("accept");
   if (!accept?.includes("application/json") || !accept.includes("text/event-stream")) return false;
   if (request.headers.get("content-type") !== "application/json") return false;
   const version = request.headers.get("mcp-protocol-version");
-  return version === null || SUPPORTED_PROTOCOL_VERSIONS.includes(version);
+  return version === null || versions.includes(version);
 }
 
 /** A single JSON-RPC request as the SDK's schema takes it, with only the params keys listed. */
@@ -99,10 +98,12 @@ export async function answerDirectly(
   requestId: string,
   request: Request,
   message: unknown,
+  /** The SDK's SUPPORTED_PROTOCOL_VERSIONS (from the loaded SDK server module). */
+  supportedVersions: readonly string[],
 ): Promise<Response | null> {
   const method = isObject(message) ? message.method : undefined;
   if (method !== "tools/list" && method !== "tools/call") return null;
-  if (!plainRequest(request)) return null;
+  if (!plainRequest(request, supportedVersions)) return null;
   if (method === "tools/list") {
     const single = singleRequest(message, LIST_PARAMS);
     if (!single || (single.params.cursor !== undefined && typeof single.params.cursor !== "string")) return null;

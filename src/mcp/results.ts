@@ -1,8 +1,9 @@
 // The catalogue's outcomes as MCP results. A success carries its JSON object both as
 // structuredContent and as text; a failure is a tool error (isError) whose text is the catalogue's
-// sentence. An unknown tool is a protocol error (-32602), as the MCP specification answers it.
-import { type CallToolResult, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import { type ToolOutcome, UnknownTool } from "../catalogue/registry";
+// sentence. (An unknown tool is a protocol error instead: server.ts sends it; direct.ts never calls one.)
+// Only the SDK's types here: its values would load the SDK's schemas at start (mcp/routes.ts).
+import { type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type ToolOutcome } from "../catalogue/registry";
 import { PlanRequired } from "../errors";
 
 /**
@@ -32,7 +33,6 @@ export function toCallToolResult(outcome: ToolOutcome): CallToolResult {
     };
   }
   const { error } = outcome;
-  if (error instanceof UnknownTool) throw new ProtocolError(ErrorCode.InvalidParams, error.message);
   // CONTRACT §4: a plan error names the plan in its text and in structuredContent. Other errors carry
   // no structuredContent: SDK clients validate any they receive against the tool's output schema.
   if (error instanceof PlanRequired) {

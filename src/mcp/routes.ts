@@ -4,8 +4,7 @@
 // conventions the SDK leaves to zod (jsonrpc.ts: -32602 with a sentence, -32600 for an empty batch);
 // then a single tools/list or tools/call is answered directly (direct.ts: the SDK server's bytes,
 // without its per-request cost), and anything else by a fresh SDK server bound to the credential's
-// brand and plan, closed with the response.
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+// brand and plan, closed with the response (server.ts, loaded on first use: see loadSdkServer).
 import { Elysia } from "elysia";
 import { noToolsFor, type ToolCatalog } from "../catalogue/registry";
 import { type AppContext } from "../context";
@@ -14,9 +13,21 @@ import { beginRequest, elapsedMs, existingRequestId, requestId } from "../http/o
 import { log } from "../log";
 import { authenticateToolRequest } from "./credential";
 import { answerDirectly } from "./direct";
-import { checkJsonRpc } from "./jsonrpc";
 import { isAllowedOrigin, ownOrigins } from "./origin";
-import { createToolServer } from "./server";
+
+type SdkServer = typeof import("./server");
+
+// The SDK's side of the door, imported on first use or when the server warms up (server.ts), not at
+// start: importing the SDK defines some hundreds of zod schemas, about a third of a start's CPU
+// (measured: a compiled binary importing only the SDK's modules). The JSON-RPC checks use the SDK's
+// schemas too (jsonrpc.ts, exported through server.ts).
+let sdkServer: SdkServer | null = null;
+let sdkServerLoading: Promise<SdkServer> | null = null;
+
+export function loadSdkServer(): Promise<SdkServer> {
+  sdkServerLoading ??= import("./server").then((module) => (sdkServer = module));
+  return sdkServerLoading;
+}
 
 export const MCP_PATH = "/api/mcp/mcp";
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -91,21 +102,14 @@ export async function handleMcpRequest(
   } catch {
     return jsonRpcError(400, -32700, "Parse error: the request body is not valid JSON.");
   }
-  const refusal = checkJsonRpc(message);
+  const sdk = sdkServer ?? (await loadSdkServer());
+  const refusal = sdk.checkJsonRpc(message);
   if (refusal) return json(refusal.status, refusal.body);
 
   const id = requestId(request);
-  const direct = await answerDirectly(app, catalog, principal, id, request, message);
+  const direct = await answerDirectly(app, catalog, principal, id, request, message, sdk.SUPPORTED_PROTOCOL_VERSIONS);
   if (direct) return direct;
-
-  const server = createToolServer(catalog, app, principal, id);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  try {
-    await server.connect(transport);
-    return await transport.handleRequest(request, { parsedBody: message });
-  } finally {
-    await server.close();
-  }
+  return sdk.answerWithSdk(catalog, app, principal, id, request, message);
 }
 
 const DOOR = "mcp";

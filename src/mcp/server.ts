@@ -1,17 +1,24 @@
 // The per-request tool server: a low-level SDK Server bound to one principal. Nothing here converts
 // schemas or checks input: tools/list answers with the catalogue's precomputed JSON, and tools/call
 // hands the call to the catalogue and turns its outcome into an MCP result.
+//
+// Loaded by the door on first use (mcp/routes.ts `loadSdkServer`), not at start: the SDK defines some
+// hundreds of zod schemas when it is imported.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import pkg from "../../package.json";
 import { SPYGLASS_ICONS } from "../catalogue/icon";
-import { type Principal, type ToolCatalog } from "../catalogue/registry";
+import { type Principal, type ToolCatalog, UnknownTool } from "../catalogue/registry";
 import { type AppContext } from "../context";
 import { log } from "../log";
 import { servePrompts } from "./prompts";
 import { serveResources } from "./resources";
-import { toCallToolResult } from "./results";
+import { ProtocolError, toCallToolResult } from "./results";
+
+export { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+export { checkJsonRpc } from "./jsonrpc";
 
 export const SERVER_NAME = "spyglass";
 
@@ -49,10 +56,32 @@ export function createToolServer(catalog: ToolCatalog, app: AppContext, principa
   );
   const listing = catalog.listFor(principal.plan);
   server.setRequestHandler(ListToolsRequestSchema, () => listing);
-  server.setRequestHandler(CallToolRequestSchema, async (request) =>
-    toCallToolResult(await catalog.call(app, principal, requestId, request.params.name, request.params.arguments)),
-  );
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const outcome = await catalog.call(app, principal, requestId, request.params.name, request.params.arguments);
+    // An unknown tool is a protocol error (-32602), as the MCP specification answers it.
+    if (!outcome.ok && outcome.error instanceof UnknownTool) throw new ProtocolError(ErrorCode.InvalidParams, outcome.error.message);
+    return toCallToolResult(outcome);
+  });
   servePrompts(server, catalog, app, principal, requestId, serveResources(server, app, principal, requestId));
   server.onerror = (error) => log.debug("mcp transport", { request_id: requestId, message: error.message });
   return server;
+}
+
+/** The answer of a fresh SDK server, bound to the principal, to a message already read and parsed. */
+export async function answerWithSdk(
+  catalog: ToolCatalog,
+  app: AppContext,
+  principal: Principal,
+  requestId: string,
+  request: Request,
+  message: unknown,
+): Promise<Response> {
+  const server = createToolServer(catalog, app, principal, requestId);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  try {
+    await server.connect(transport);
+    return await transport.handleRequest(request, { parsedBody: message });
+  } finally {
+    await server.close();
+  }
 }
