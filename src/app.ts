@@ -3,8 +3,7 @@ import { Elysia } from "elysia";
 import { ownerRoutes } from "./accounts/owner-routes";
 import { accountRoutes } from "./accounts/routes";
 import { brandRoutes } from "./brands/routes";
-import { buildCatalog, type ToolCatalog } from "./catalogue/registry";
-import { TOOLS } from "./catalogue/tools";
+import { type ToolCatalog } from "./catalogue/registry";
 import { type AppContext } from "./context";
 import { exportRoutes } from "./dashboard/export";
 import { dashboardRoutes } from "./dashboard/routes";
@@ -16,7 +15,8 @@ import { mcpRoutes } from "./mcp/routes";
 import { oauthRoutes } from "./oauth/routes";
 import { publicRoutes } from "./public/routes";
 
-export function buildApp(ctx: AppContext, catalogue: ToolCatalog = buildCatalog(TOOLS)) {
+/** `catalogue`: the server's is lazyCatalog's (server.ts); the tests build TOOLS' at once (buildCatalog). */
+export function buildApp(ctx: AppContext, catalogue: ToolCatalog) {
   return new Elysia()
     .use(observability())
     .use(refuseUnsafeText())

@@ -4,7 +4,6 @@ import { networkInterfaces } from "node:os";
 import { type Server } from "bun";
 import { buildApp } from "./app";
 import { lazyCatalog } from "./catalogue/registry";
-import { TOOLS } from "./catalogue/tools";
 import { type AppContext } from "./context";
 import { dashboardPages, warmDashboardPages } from "./dashboard/pages";
 import { log } from "./log";
@@ -32,7 +31,7 @@ export interface RunningServer {
 export type ShutdownHook = () => void | Promise<void>;
 
 export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): RunningServer {
-  const catalogue = lazyCatalog(TOOLS);
+  const catalogue = lazyCatalog(async () => (await import("./catalogue/tools")).TOOLS);
   const app = buildApp(ctx, catalogue);
   // Elysia's listen merges these into Bun's routes: the public API, the tool server's door and the
   // dashboard's page and assets skip the main app's dispatch.

@@ -109,6 +109,11 @@ export interface ToolListing {
 }
 
 export interface ToolCatalog {
+  /**
+   * Resolves once the members below may be used: at once for a built catalogue, after the tools are
+   * imported for the server's (lazyCatalog). `call` waits for it itself.
+   */
+  ready(): Promise<void>;
   byName: ReadonlyMap<string, AnyTool>;
   /** The tools/list result for an account on `plan`, computed once per plan. */
   listFor(plan: Plan): { tools: ToolListing[] };
@@ -183,6 +188,8 @@ function openObjectIn(node: unknown, path = "input"): string | null {
   return null;
 }
 
+const BUILT = Promise.resolve();
+
 /** Checks every declaration and renders the tools/list JSON of each plan. Throws on a bad declaration. */
 export function buildCatalog(tools: readonly AnyTool[]): ToolCatalog {
   const byName = new Map<string, AnyTool>();
@@ -216,6 +223,7 @@ export function buildCatalog(tools: readonly AnyTool[]): ToolCatalog {
     perPlan.set(plan, { tools: listings.filter((l) => planCovers(plan, l.tool.plan)).map((l) => l.listing) });
   }
   return {
+    ready: () => BUILT,
     byName,
     listFor: (plan) => perPlan.get(plan) ?? { tools: [] },
     call: (app, principal, requestId, name, args) => callTool(byName.get(name), name, args, { ...principal, app, requestId }),
@@ -243,20 +251,34 @@ async function callTool(tool: AnyTool | undefined, name: string, args: unknown, 
 }
 
 /**
- * A catalogue built on first use rather than at once: rendering every tool's JSON schemas takes
- * tens of milliseconds, which `serve` should not spend before answering its first request. `warm`
- * builds it (the server calls it once it is up). Bad declarations are still caught: the tests build
- * the catalogue of TOOLS eagerly (test/mcp/tools-list.test.ts).
+ * The server's catalogue: its tools imported (`load`) and their JSON schemas rendered on first use
+ * rather than at start. The tool modules define their zod schemas when imported and rendering every
+ * tool's schemas takes tens of milliseconds, neither of which `serve` should spend before answering
+ * its first request. `warm` starts it (the server calls it once it is up); `ready` waits for it.
+ * Bad declarations are still caught: the tests build the catalogue of TOOLS eagerly
+ * (test/mcp/tools-list.test.ts).
  */
-export function lazyCatalog(tools: readonly AnyTool[]): ToolCatalog & { warm(): void } {
+export function lazyCatalog(load: () => Promise<readonly AnyTool[]>): ToolCatalog & { warm(): void } {
   let built: ToolCatalog | null = null;
-  const catalogue = () => (built ??= buildCatalog(tools));
+  let loading: Promise<void> | null = null;
+  const ready = () =>
+    (loading ??= load().then((tools) => {
+      built = buildCatalog(tools);
+    }));
+  const catalogue = (): ToolCatalog => {
+    if (!built) throw new Error("the tool catalogue was used before ready() resolved");
+    return built;
+  };
   return {
+    ready,
     get byName() {
       return catalogue().byName;
     },
     listFor: (plan) => catalogue().listFor(plan),
-    call: (app, principal, requestId, name, args) => catalogue().call(app, principal, requestId, name, args),
-    warm: () => void catalogue(),
+    call: async (app, principal, requestId, name, args) => {
+      await ready();
+      return catalogue().call(app, principal, requestId, name, args);
+    },
+    warm: () => void ready(),
   };
 }

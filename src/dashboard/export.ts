@@ -26,6 +26,7 @@ export function exportRoutes(ctx: AppContext, catalogue: ToolCatalog) {
       const principal = await principalFor(ctx, account, params.brand_id);
       if (!params.file.endsWith(".csv")) throw new NotFound("Exports are CSV: ask for <tool>.csv.", "not_found");
       const name = params.file.slice(0, -".csv".length);
+      await catalogue.ready();
       const tool = catalogue.byName.get(name);
       if (!tool) throw new UnknownTool(name);
       const list = listFieldOf(tool.output);

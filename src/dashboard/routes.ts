@@ -22,7 +22,11 @@ export function dashboardRoutes(ctx: AppContext, catalogue: ToolCatalog) {
     .all("/", methodNotAllowed("GET"))
     .all("/:tool", methodNotAllowed("POST"))
     .use(sessionGuard(ctx))
-    .get("/", async ({ account, params }) => catalogue.listFor((await principalFor(ctx, account, params.brand_id)).plan))
+    .get("/", async ({ account, params }) => {
+      const { plan } = await principalFor(ctx, account, params.brand_id);
+      await catalogue.ready();
+      return catalogue.listFor(plan);
+    })
     .post("/:tool", async ({ account, params, body, request }) => {
       const outcome = await catalogue.call(ctx, await principalFor(ctx, account, params.brand_id), requestId(request), params.tool, body);
       if (!outcome.ok) throw outcome.error;

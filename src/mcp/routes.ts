@@ -102,7 +102,9 @@ export async function handleMcpRequest(
   } catch {
     return jsonRpcError(400, -32700, "Parse error: the request body is not valid JSON.");
   }
+  // Both loaded on first use (or while the server warms up): see loadSdkServer and lazyCatalog.
   const sdk = sdkServer ?? (await loadSdkServer());
+  await catalog.ready();
   const refusal = sdk.checkJsonRpc(message);
   if (refusal) return json(refusal.status, refusal.body);
 

@@ -10,6 +10,7 @@ import { newId } from "../../src/ids";
 import { createApiKey } from "../../src/keys/service";
 import { configureLog } from "../../src/log";
 import { openTestDatabase } from "../support/database";
+import { testCatalog } from "../support/http";
 import { scratchDir } from "../support/scratch";
 
 export interface World {
@@ -40,7 +41,7 @@ export async function makeWorld(options: { config?: Partial<Config>; dbPath?: st
   const brand = await createBrand(db, account.id, { name: "Acme CRM", domain: "acme.com", aliases: ["AcmeCRM"] });
   const other = await createBrand(db, account.id, { name: "Other Brand", domain: "other.com" });
   const ctx = createAppContext(config, db);
-  return { ctx, app: buildApp(ctx), accountId: account.id, brand, other, close: async () => await db.close() };
+  return { ctx, app: buildApp(ctx, testCatalog()), accountId: account.id, brand, other, close: async () => await db.close() };
 }
 
 export async function addPrompt(world: World, brandId: string, text: string): Promise<string> {

@@ -15,6 +15,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAccount, setAccountPlan } from "../../src/accounts/service";
 import { buildApp } from "../../src/app";
+import { buildCatalog, type ToolCatalog } from "../../src/catalogue/registry";
+import { TOOLS } from "../../src/catalogue/tools";
 import { type Config, loadConfig } from "../../src/config";
 import { type AppContext, createAppContext } from "../../src/context";
 import { type Db, openDatabase } from "../../src/db/client";
@@ -56,6 +58,13 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+let catalogue: ToolCatalog | null = null;
+
+/** The catalogue of TOOLS, built at once (a bad declaration throws) and shared by a file's test apps. */
+export function testCatalog(): ToolCatalog {
+  return (catalogue ??= buildCatalog(TOOLS));
+}
+
 export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Config {
   const base = loadConfig({ flags: { data: dataDir }, env: {} });
   const publicUrl = overrides.publicUrl ?? base.publicUrl;
@@ -84,7 +93,7 @@ export async function testApp(
     ? openDatabase(options.dbPath)
     : await openTestDatabase(options.file ? { file: join(dataDir, "spyglass.db") } : {});
   const ctx = createAppContext(config, db);
-  const app = buildApp(ctx);
+  const app = buildApp(ctx, testCatalog());
 
   const call = async (method: string, path: string, opts: CallOptions = {}): Promise<CallResult> => {
     const headers: Record<string, string> = {};
