@@ -10,12 +10,10 @@ import { backupDatabase } from "./db/backup";
 import { startCheckpointer } from "./db/checkpointer";
 import { type Db, type OpenOptions, openDatabase } from "./db/client";
 import { openConfiguredDatabase } from "./db/open";
-import { demoCommand } from "./demo/cli";
 import { AppError } from "./errors";
 import { createApiKey, listApiKeys, revokeApiKey } from "./keys/service";
 import { configureLog, log } from "./log";
 import { startServer } from "./server";
-import { trackCommand } from "./tracking/cli";
 import { markInterruptedRuns } from "./tracking/runner";
 import { startScheduler } from "./tracking/scheduler";
 import { stopTracking } from "./tracking/service";
@@ -195,6 +193,9 @@ const COMMANDS: Record<string, Command> = {
     options: { brand: { type: "string" }, "dry-run": { type: "boolean" } },
     async run({ config, flags, json }) {
       configureLog({ level: "warn" });
+      // Imported here, as are the demo's seeder and PostgreSQL's modules: what a command alone uses
+      // is not loaded by every start.
+      const { trackCommand } = await import("./tracking/cli");
       const code = await withDb(config, (db) =>
         trackCommand(createAppContext(config, db), {
           brandId: flags.brand as string | undefined,
@@ -211,6 +212,7 @@ const COMMANDS: Record<string, Command> = {
     options: { scale: { type: "string" }, reset: { type: "boolean" } },
     async run({ config, flags, json }) {
       const scale = flags.scale === undefined ? 1 : Number(flags.scale);
+      const { demoCommand } = await import("./demo/cli");
       await withDb(config, (db) => demoCommand(createAppContext(config, db), { scale, reset: flags.reset === true, json }), {
         create: true,
       });
