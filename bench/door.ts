@@ -246,6 +246,16 @@ export async function run(): Promise<void> {
       { method: "POST", headers, body: listBody },
     );
 
+    // The same with a new request id every time: answers are kept per plan and id (64 ids; clients
+    // number their requests from 0 or 1), so this is the cost of an id seen for the first time.
+    await sideBySide(
+      `tools/list, a new id each request`,
+      "≥ 0.8",
+      { url: mcpUrl, pid: server.pid },
+      { url: `${bareList.url}${MCP}`, pid: bareList.pid },
+      { method: "POST", headers, body: listBody, freshIds: true },
+    );
+
     // list_prompts against the hand-built SDK peer returning the same result
     const call = await sample(callBody);
     const resultFile = join(dir, "list-prompts-result.json");

@@ -23,6 +23,8 @@ export interface LoadOptions {
   method?: string;
   headers?: Record<string, string>;
   body?: string;
+  /** Each request's JSON-RPC id made new (`"id":1` in the body replaced by a counter from 1,000). */
+  freshIds?: boolean;
 }
 
 export interface LoadResult {
@@ -46,7 +48,8 @@ async function loop() {
     started++;
     const s = performance.now();
     try {
-      const r = await fetch(o.url, { method: o.method, headers: o.headers, body: o.body, keepalive: true });
+      const body = o.freshIds ? o.body.replace('"id":1', '"id":' + (1000 + started)) : o.body;
+      const r = await fetch(o.url, { method: o.method, headers: o.headers, body, keepalive: true });
       await r.arrayBuffer();
       if (r.status >= 400) errors++;
     } catch { errors++; }
