@@ -8,7 +8,8 @@
 // - Every instance's workers (one per request an engine may have in flight) claim tasks of running
 //   runs, one at a time and with a lease (`FOR UPDATE SKIP LOCKED` on PostgreSQL; SQLite has one
 //   writer), ask the engine, and store the answer in the transaction that deletes the task: a task
-//   whose answer is stored cannot be stored again.
+//   whose answer is stored cannot be stored again. A server's workers take any run's tasks; those
+//   of a process that is not a server (`spyglass track`) only its own runs', as it leaves with them.
 // - A claim or a run whose lease ran out (its instance died: a crash, a kill -9) is taken over by
 //   another instance; a stop (SIGTERM) hands its claims back at once and marks its runs interrupted,
 //   and the brand's next run resumes them without asking a stored answer twice.
@@ -17,7 +18,7 @@
 import { type Config, type EngineSettings } from "../config";
 import { type AppContext } from "../context";
 import { type Db } from "../db/client";
-import { placeholders, type Queries } from "../db/queries";
+import { placeholders, type Queries, type SqlText } from "../db/queries";
 import { type RunStatus, type trackingRuns } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { newId } from "../ids";
@@ -127,23 +128,24 @@ const TASK_BATCH = 500;
 /**
  * The next task of an engine: of the oldest running run first, in the order the tasks were written.
  * PostgreSQL skips rows another instance is claiming this instant; SQLite has one writer at a time.
+ * `runs` (a process that is not a server: the CLI, a test app) limits the claim to the runs it owns,
+ * so that it never takes a server's work and leaves with the answer; null takes any run's.
  */
-const CLAIM_TASK = {
-  sqlite: `UPDATE tracking_tasks SET claimed_by = ?, lease_until = ?
-     WHERE id = (SELECT t.id FROM tracking_tasks t JOIN tracking_runs r ON r.id = t.run_id
-       WHERE t.engine = ? AND r.status = 'running' AND (t.lease_until IS NULL OR t.lease_until < ?)
-       ORDER BY r.started_at, t.id LIMIT 1)
-     RETURNING id, run_id AS "runId", brand_id AS "brandId", prompt_id AS "promptId", engine, sample`,
-  postgres: `UPDATE tracking_tasks SET claimed_by = ?, lease_until = ?
-     WHERE id = (SELECT t.id FROM tracking_tasks t JOIN tracking_runs r ON r.id = t.run_id
-       WHERE t.engine = ? AND r.status = 'running' AND (t.lease_until IS NULL OR t.lease_until < ?)
-       ORDER BY r.started_at, t.id LIMIT 1 FOR UPDATE OF t SKIP LOCKED)
-     RETURNING id, run_id AS "runId", brand_id AS "brandId", prompt_id AS "promptId", engine, sample`,
-};
+function claimTask(runs: number | null): SqlText {
+  const own = runs === null ? "" : ` AND t.run_id IN (${placeholders(runs)})`;
+  const pick = `SELECT t.id FROM tracking_tasks t JOIN tracking_runs r ON r.id = t.run_id
+       WHERE t.engine = ? AND r.status = 'running' AND (t.lease_until IS NULL OR t.lease_until < ?)${own}
+       ORDER BY r.started_at, t.id LIMIT 1`;
+  const claim = (select: string) => `UPDATE tracking_tasks SET claimed_by = ?, lease_until = ? WHERE id = (${select})
+     RETURNING id, run_id AS "runId", brand_id AS "brandId", prompt_id AS "promptId", engine, sample`;
+  return { sqlite: claim(pick), postgres: claim(`${pick} FOR UPDATE OF t SKIP LOCKED`) };
+}
 
-/** Whether any engine of `engines` has a task to claim (the idle workers' poll). */
-const CLAIMABLE = (engines: number) => `SELECT 1 AS found FROM tracking_tasks t JOIN tracking_runs r ON r.id = t.run_id
-   WHERE r.status = 'running' AND (t.lease_until IS NULL OR t.lease_until < ?) AND t.engine IN (${placeholders(engines)}) LIMIT 1`;
+/** Whether any engine of `engines` has a task to claim (the idle workers' poll); `runs` as in claimTask. */
+const CLAIMABLE = (engines: number, runs: number | null) => `SELECT 1 AS found FROM tracking_tasks t JOIN tracking_runs r ON r.id = t.run_id
+   WHERE r.status = 'running' AND (t.lease_until IS NULL OR t.lease_until < ?) AND t.engine IN (${placeholders(engines)})${
+     runs === null ? "" : ` AND t.run_id IN (${placeholders(runs)})`
+   } LIMIT 1`;
 
 interface ResumePlan {
   runId: string;
@@ -532,7 +534,13 @@ export class TrackingRunner {
       if (!this.serving && this.owned.size === 0) return this.wakeWorkers();
       if (this.serving) await this.adoptAbandoned();
       const engines = this.config.engines.map((e) => e.id);
-      if (await this.db.get(CLAIMABLE(engines.length), [Date.now(), ...engines])) this.wakeWorkers();
+      const runs = this.claimableRuns();
+      const found = await this.db.get(CLAIMABLE(engines.length, runs === null ? null : runs.length), [
+        Date.now(),
+        ...engines,
+        ...(runs ?? []),
+      ]);
+      if (found) this.wakeWorkers();
     } catch (error) {
       log.error("tracking could not look for work", { message: (error as Error).message });
     } finally {
@@ -540,11 +548,23 @@ export class TrackingRunner {
     }
   }
 
+  /** The runs whose tasks this instance's workers may claim: any (null) for a server, its own runs otherwise. */
+  private claimableRuns(): string[] | null {
+    return this.serving ? null : [...this.owned.values()].map((run) => run.runId);
+  }
+
   private async workLoop(engine: EngineSettings): Promise<void> {
     while (!this.stopping.signal.aborted) {
       let task: Task | undefined;
       try {
-        task = await this.db.get<Task>(CLAIM_TASK, [this.instance, Date.now() + this.leaseMs, engine.id, Date.now()]);
+        const runs = this.claimableRuns();
+        task = await this.db.get<Task>(claimTask(runs === null ? null : runs.length), [
+          this.instance,
+          Date.now() + this.leaseMs,
+          engine.id,
+          Date.now(),
+          ...(runs ?? []),
+        ]);
       } catch (error) {
         log.error("tracking could not claim work", { engine: engine.id, message: (error as Error).message });
       }

@@ -1,17 +1,22 @@
 // Two instances on one database, in process (two app contexts, two connections; SQLite file or
 // PostgreSQL): a run started through one is shared with the other's workers through the queue, and
 // an answer on its way while the other instance changes the roster is stored analysed with the new
-// roster (the roster version lives in the database). The compiled binaries' version of this, with
-// a scheduled tick and a kill -9, is test/e2e/tracking-instances.test.ts.
+// roster (the roster version lives in the database). Then the queue's corner cases: `spyglass track`
+// beside a server, stores that fail, runs taken over, leases. The compiled binaries' version of
+// this, with a scheduled tick and a kill -9, is test/e2e/tracking-instances.test.ts.
 import { afterAll, expect, test } from "bun:test";
 import { createCompetitor } from "../../src/competitors/service";
 import { type AppContext, createAppContext } from "../../src/context";
+import { type Db } from "../../src/db/client";
+import { trackCommand } from "../../src/tracking/cli";
 import { runTracking, stopTracking } from "../../src/tracking/service";
 import { addBrand, configOf } from "../analytics/dataset";
 import { openTestDatabase, secondConnection } from "../support/database";
-import { answer, type FakeProvider, startFakeOpenAI } from "../support/fake-providers";
+import { answer, type FakeProvider, type FakeScript, hang, startFakeOpenAI } from "../support/fake-providers";
 
 const KEY = { INSTANCES_TEST_KEY: "sk-instances" };
+// `spyglass track` checks the process's environment for the engines' keys.
+process.env.INSTANCES_TEST_KEY ??= KEY.INSTANCES_TEST_KEY;
 const fakes: FakeProvider[] = [];
 const apps: AppContext[] = [];
 
@@ -21,12 +26,10 @@ afterAll(async () => {
   await Promise.all(fakes.map((f) => f.stop()));
 });
 
-function toml(fake: FakeProvider): string {
-  return `[tracking]
-concurrency = 2
-
+function engineToml(id: string, fake: FakeProvider): string {
+  return `
 [[engines]]
-id = "gpt"
+id = "${id}"
 api = "openai"
 base_url = "${fake.url}"
 model = "gpt-test"
@@ -35,15 +38,55 @@ max_retries = 0
 `;
 }
 
+function toml(fake: FakeProvider): string {
+  return `[tracking]\nconcurrency = 2\n${engineToml("gpt", fake)}`;
+}
+
+/** A stand-in provider answering by `script`, stopped after the file. */
+function provider(script: FakeScript, latencyMs = 0): FakeProvider {
+  const fake = startFakeOpenAI({ apiKey: KEY.INSTANCES_TEST_KEY, script, latencyMs });
+  fakes.push(fake);
+  return fake;
+}
+
+/** Two instances on one database, each with its own spyglass.toml. */
+async function pair(first: string, second: string): Promise<{ a: AppContext; b: AppContext }> {
+  const db = await openTestDatabase({ file: `${configOf("").dataDir}/spyglass.db` });
+  const a = createAppContext(configOf(first), db, { llm: { env: KEY } });
+  const b = createAppContext(configOf(second), await secondConnection(db), { llm: { env: KEY } });
+  apps.push(a, b);
+  return { a, b };
+}
+
 /** Two instances on one database, each asking its own stand-in provider (the same engine id). */
 async function twoInstances(latencyMs: number, text: string): Promise<{ a: AppContext; b: AppContext; fakes: FakeProvider[] }> {
-  const own = [0, 1].map(() => startFakeOpenAI({ apiKey: KEY.INSTANCES_TEST_KEY, latencyMs, fallback: answer(text) }));
-  fakes.push(...own);
-  const first = await openTestDatabase({ file: `${configOf("").dataDir}/spyglass.db` });
-  const a = createAppContext(configOf(toml(own[0]!)), first, { llm: { env: KEY } });
-  const b = createAppContext(configOf(toml(own[1]!)), await secondConnection(first), { llm: { env: KEY } });
-  apps.push(a, b);
-  return { a, b, fakes: own };
+  const own = [0, 1].map(() => provider(() => answer(text), latencyMs));
+  return { ...(await pair(toml(own[0]!), toml(own[1]!))), fakes: own };
+}
+
+/** Polls `check` until it holds or `ms` pass; returns whether it held. */
+async function until(check: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await Bun.sleep(20)) if (await check()) return true;
+  return check();
+}
+
+/**
+ * A trigger on the answers table, as a fault in the database would: the store of an answer to a
+ * prompt whose text contains "boom" fails. Both dialects.
+ */
+async function failStores(db: Db): Promise<void> {
+  if (db.dialect === "sqlite") {
+    await db.run(`CREATE TRIGGER test_store_hook BEFORE INSERT ON answers
+      WHEN (SELECT text FROM prompts WHERE id = NEW.prompt_id) LIKE '%boom%'
+      BEGIN SELECT RAISE(ABORT, 'boom: the test refuses this answer'); END`);
+    return;
+  }
+  await db.run(`CREATE FUNCTION test_store_hook() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF (SELECT text FROM prompts WHERE id = NEW.prompt_id) LIKE '%boom%' THEN RAISE EXCEPTION 'boom: the test refuses this answer'; END IF;
+      RETURN NEW;
+    END $$`);
+  await db.run("CREATE TRIGGER test_store_hook BEFORE INSERT ON answers FOR EACH ROW EXECUTE FUNCTION test_store_hook()");
 }
 
 test("a run started through one instance is shared with the other's workers, every answer stored once", async () => {
@@ -79,4 +122,37 @@ test("a competitor added through the other instance while an answer is on its wa
     [runId],
   );
   expect(mentioned.map((m) => m.member_id)).toEqual([s.brandId, globex.id]);
+});
+
+test("spyglass track beside a server asks only its own run's answers, and returns with none of them on its way", async () => {
+  const script = (prompt: string) => (prompt.includes("hang") ? hang() : answer("Acme is fine.", { latencyMs: 100 }));
+  const cli = provider(script);
+  const server = provider(script);
+  const { a, b } = await pair(toml(cli), toml(server));
+  await failStores(a.db);
+  const served = await addBrand(b, {
+    name: "Served",
+    prompts: Array.from({ length: 12 }, (_, i) => ({ key: `P${i}`, text: `served ${i}` })),
+  });
+  const tracked = await addBrand(a, {
+    name: "Tracked",
+    prompts: [
+      { key: "B", text: "tracked boom" },
+      { key: "H", text: "tracked hang" },
+    ],
+  });
+  b.tracking.runner.serve();
+  // The server's run is the older one: a worker taking any run's work would take it first.
+  const serverRun = await b.tracking.runner.start(served.brandId, { trigger: "tool" });
+  const written: string[] = [];
+  const code = await trackCommand(a, { brandId: tracked.brandId, json: true, out: { stdout: { write: (t: string) => written.push(t) } } });
+  // Its run failed (the store of "tracked boom"), while "tracked hang" was still being asked.
+  expect(code).toBe(1);
+  expect(JSON.parse(written.join(""))[0]).toMatchObject({ status: "failed", error: expect.stringContaining("boom") });
+  expect(cli.requests.filter((r) => r.prompt.startsWith("served"))).toEqual([]);
+  // Nothing of it is still asking an engine once it returned (the database is closed next).
+  expect(await until(() => cli.inFlight === 0, 1000)).toBe(true);
+  expect(await serverRun.done).toBe("completed");
+  expect(server.requests.filter((r) => r.prompt.startsWith("served"))).toHaveLength(12);
+  expect(await a.db.get("SELECT count(*) AS n FROM answers WHERE run_id = ?", [serverRun.runId])).toEqual({ n: 12 });
 });
