@@ -352,6 +352,9 @@ export class TrackingRunner {
   private reopenRunRow(brandId: string, plan: ResumePlan, samples: number, slot: string | null): Promise<number | null> {
     return this.db.transaction(async (tx) => {
       await tx.lock(`tracking:${brandId}`);
+      // The run's tasks before its row, as a store locks them (see finish); a store under way
+      // commits first, so that the answered slots read next include its answer.
+      await tx.run("DELETE FROM tracking_tasks WHERE run_id = ?", [plan.runId]);
       await this.clearRunning(tx, brandId, slot);
       const answered = await answeredSlots(tx, plan.runId);
       const tasks: Array<[string, string, number]> = [];
@@ -367,7 +370,6 @@ export class TrackingRunner {
         [this.instance, Date.now() + this.leaseMs, slot, planned, plan.runId],
       );
       if (reopened !== 1) return null;
-      await tx.run("DELETE FROM tracking_tasks WHERE run_id = ?", [plan.runId]);
       await insertTasks(tx, plan.runId, brandId, tasks);
       return planned;
     });
@@ -800,11 +802,13 @@ function alreadyRunning(runId: string): Conflict {
 
 async function finish(db: Queries, runId: string, status: RunStatus, error: string | null): Promise<RunStatus> {
   await db.transaction(async (tx) => {
+    // The tasks first, the run after: the order a store locks them in (PostgreSQL would otherwise
+    // deadlock with a store under way), and a store under way commits before the run ends.
+    await tx.run("DELETE FROM tracking_tasks WHERE run_id = ?", [runId]);
     await tx.run(
       "UPDATE tracking_runs SET status = ?, finished_at = ?, error = ?, lease_until = NULL WHERE id = ? AND status = 'running'",
       [status, Date.now(), error, runId],
     );
-    await tx.run("DELETE FROM tracking_tasks WHERE run_id = ?", [runId]);
   });
   return status;
 }

@@ -38,8 +38,8 @@ max_retries = 0
 `;
 }
 
-function toml(fake: FakeProvider): string {
-  return `[tracking]\nconcurrency = 2\n${engineToml("gpt", fake)}`;
+function toml(fake: FakeProvider, concurrency = 2): string {
+  return `[tracking]\nconcurrency = ${concurrency}\n${engineToml("gpt", fake)}`;
 }
 
 /** A stand-in provider answering by `script`, stopped after the file. */
@@ -71,10 +71,11 @@ async function until(check: () => boolean | Promise<boolean>, ms: number): Promi
 }
 
 /**
- * A trigger on the answers table, as a fault in the database would: the store of an answer to a
- * prompt whose text contains "boom" fails. Both dialects.
+ * A trigger on the answers table, as a fault or a slow disk in the database would: the store of an
+ * answer to a prompt whose text contains "boom" fails; on PostgreSQL, one to a prompt with "slow
+ * store" waits 3 s, its task's row locked (SQLite runs one transaction at a time: nothing to race).
  */
-async function failStores(db: Db): Promise<void> {
+async function hookStores(db: Db): Promise<void> {
   if (db.dialect === "sqlite") {
     await db.run(`CREATE TRIGGER test_store_hook BEFORE INSERT ON answers
       WHEN (SELECT text FROM prompts WHERE id = NEW.prompt_id) LIKE '%boom%'
@@ -82,8 +83,10 @@ async function failStores(db: Db): Promise<void> {
     return;
   }
   await db.run(`CREATE FUNCTION test_store_hook() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE prompt text := (SELECT text FROM prompts WHERE id = NEW.prompt_id);
     BEGIN
-      IF (SELECT text FROM prompts WHERE id = NEW.prompt_id) LIKE '%boom%' THEN RAISE EXCEPTION 'boom: the test refuses this answer'; END IF;
+      IF prompt LIKE '%boom%' THEN RAISE EXCEPTION 'boom: the test refuses this answer'; END IF;
+      IF prompt LIKE '%slow store%' THEN PERFORM pg_sleep(3); END IF;
       RETURN NEW;
     END $$`);
   await db.run("CREATE TRIGGER test_store_hook BEFORE INSERT ON answers FOR EACH ROW EXECUTE FUNCTION test_store_hook()");
@@ -129,7 +132,7 @@ test("spyglass track beside a server asks only its own run's answers, and return
   const cli = provider(script);
   const server = provider(script);
   const { a, b } = await pair(toml(cli), toml(server));
-  await failStores(a.db);
+  await hookStores(a.db);
   const served = await addBrand(b, {
     name: "Served",
     prompts: Array.from({ length: 12 }, (_, i) => ({ key: `P${i}`, text: `served ${i}` })),
@@ -155,4 +158,55 @@ test("spyglass track beside a server asks only its own run's answers, and return
   expect(await serverRun.done).toBe("completed");
   expect(server.requests.filter((r) => r.prompt.startsWith("served"))).toHaveLength(12);
   expect(await a.db.get("SELECT count(*) AS n FROM answers WHERE run_id = ?", [serverRun.runId])).toEqual({ n: 12 });
+});
+
+test("a store that fails while another is under way fails the run with its own reason, the other answer kept", async () => {
+  const fake = provider((prompt) => answer("Acme is fine.", { latencyMs: prompt.includes("boom") ? 300 : 0 }));
+  const { a } = await pair(toml(fake), toml(fake));
+  await hookStores(a.db);
+  const s = await addBrand(a, {
+    name: "Acme",
+    prompts: [
+      { key: "S", text: "slow store" },
+      { key: "B", text: "boom" },
+    ],
+  });
+  // "slow store" is being stored (its task's row locked) when "boom"'s store fails and ends the run.
+  const run = await runTracking(a, s.brandId, { trigger: "tool" });
+  expect(run).toMatchObject({ status: "failed", error: "could not store an answer: boom: the test refuses this answer", answers_done: 1 });
+  expect(run.answers.ok).toBe(1);
+});
+
+test("a run resumed while another instance still stores one of its answers: nothing asked or stored twice", async () => {
+  const fake = provider(() => answer("Acme is fine."));
+  // Instance b has one worker: it stores "slow store" (the run's first task), then nothing else yet.
+  const { a, b } = await pair(toml(fake), toml(fake, 1));
+  await hookStores(a.db);
+  const s = await addBrand(a, {
+    name: "Acme",
+    prompts: [
+      { key: "S", text: "slow store" },
+      { key: "O", text: "other" },
+    ],
+  });
+  // Another instance's run: its owner holds the lease, instance b's workers help.
+  await a.db.run(
+    `INSERT INTO tracking_runs (id, brand_id, status, "trigger", engines, answers_planned, answers_done, owner, lease_until, started_at)
+       VALUES ('run_other', ?, 'running', 'tool', '["gpt"]', 2, 0, 'inst_other', ?, ?)`,
+    [s.brandId, Date.now() + 60_000, Date.now()],
+  );
+  await a.db.run(
+    "INSERT INTO tracking_tasks (run_id, brand_id, prompt_id, engine, sample) VALUES ('run_other', ?, ?, 'gpt', 0), ('run_other', ?, ?, 'gpt', 0)",
+    [s.brandId, s.prompts.S!, s.brandId, s.prompts.O!],
+  );
+  b.tracking.runner.serve();
+  expect(await until(() => fake.requests.length >= 1, 5000)).toBe(true);
+  await Bun.sleep(300);
+  // Its owner stops while b stores "slow store" (on PostgreSQL; SQLite has stored it), and the
+  // brand's next run resumes it.
+  await a.db.run("UPDATE tracking_runs SET status = 'interrupted', lease_until = NULL WHERE id = 'run_other'");
+  const resumed = await runTracking(a, s.brandId, { trigger: "tool" });
+  expect(resumed).toMatchObject({ id: "run_other", status: "completed", answers_planned: 2, answers_done: 2, error: null });
+  expect(await a.db.get("SELECT count(*) AS n FROM answers WHERE run_id = 'run_other'")).toEqual({ n: 2 });
+  expect(fake.requests.map((r) => r.prompt).sort()).toEqual(["other", "slow store"]);
 });
