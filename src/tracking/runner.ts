@@ -754,8 +754,32 @@ export class TrackingRunner {
     } catch {
       return;
     }
+    const engines = this.config.engines.map((e) => e.id);
     for (const row of rows) {
       if (this.owned.has(row.brandId) || this.closed) continue;
+      // A run with tasks for an engine this instance lacks (instances whose [[engines]] differ, as in
+      // a rolling deploy) would never finish here: it is marked interrupted instead, and the brand's
+      // next run resumes it with the engines of the instance that starts it.
+      const lacking = await this.db.all<{ engine: string }>(
+        `SELECT DISTINCT engine FROM tracking_tasks WHERE run_id = ? AND engine NOT IN (${placeholders(engines.length)})`,
+        [row.id, ...engines],
+      );
+      if (lacking.length > 0) {
+        const names = lacking.map((l) => l.engine).join(", ");
+        const stopped = await this.db.run(
+          `UPDATE tracking_runs SET status = 'interrupted', finished_at = ?, error = ?, lease_until = NULL
+             WHERE id = ? AND status = 'running' AND (lease_until IS NULL OR lease_until < ?)`,
+          [
+            Date.now(),
+            `the process running it stopped before it finished, and the instance that found it has no engine ${names}; the brand's next run resumes it`,
+            row.id,
+            now,
+          ],
+        );
+        if (stopped === 1)
+          log.warn("tracking found a run it cannot finish (engines it lacks) and marked it interrupted", { run: row.id, engines: names });
+        continue;
+      }
       const adopted = await this.db.run(
         `UPDATE tracking_runs SET owner = ?, lease_until = ? WHERE id = ? AND status = 'running' AND (lease_until IS NULL OR lease_until < ?)`,
         [this.instance, now + this.leaseMs, row.id, now],

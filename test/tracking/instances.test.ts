@@ -210,3 +210,38 @@ test("a run resumed while another instance still stores one of its answers: noth
   expect(await a.db.get("SELECT count(*) AS n FROM answers WHERE run_id = 'run_other'")).toEqual({ n: 2 });
   expect(fake.requests.map((r) => r.prompt).sort()).toEqual(["other", "slow store"]);
 });
+
+/** A run left by an instance that died (its lease ran out), with a task per prompt × engine. */
+async function abandonedRun(db: Db, brandId: string, promptIds: string[], engines: string[]): Promise<string> {
+  const runId = `run_abandoned_${Math.random().toString(36).slice(2, 8)}`;
+  await db.run(
+    `INSERT INTO tracking_runs (id, brand_id, status, "trigger", engines, answers_planned, answers_done, owner, lease_until, started_at)
+       VALUES (?, ?, 'running', 'tool', ?, ?, 0, 'inst_gone', ?, ?)`,
+    [runId, brandId, JSON.stringify(engines), promptIds.length * engines.length, Date.now() - 1, Date.now()],
+  );
+  for (const engine of engines)
+    for (const promptId of promptIds)
+      await db.run("INSERT INTO tracking_tasks (run_id, brand_id, prompt_id, engine, sample) VALUES (?, ?, ?, ?, 0)", [
+        runId,
+        brandId,
+        promptId,
+        engine,
+      ]);
+  return runId;
+}
+
+test("a server without one of an abandoned run's engines does not hold the run; the brand's next run finishes it", async () => {
+  const fake = provider(() => answer("Acme is fine."));
+  // Instance a has engines gpt and claude; instance b, a server of another version, gpt only.
+  const { a, b } = await pair(`${toml(fake)}${engineToml("claude", fake)}`, toml(fake));
+  const s = await addBrand(a, { name: "Acme", prompts: [{ key: "P", text: "best crm" }] });
+  const runId = await abandonedRun(a.db, s.brandId, [s.prompts.P!], ["gpt", "claude"]);
+  b.tracking.runner.serve();
+  const status = async () => (await a.db.get<{ status: string }>("SELECT status FROM tracking_runs WHERE id = ?", [runId]))!.status;
+  // b answers gpt's task (any server helps any run), but cannot finish the run: it marks it interrupted.
+  expect(await until(async () => (await status()) !== "running", 8000)).toBe(true);
+  expect(await status()).toBe("interrupted");
+  const resumed = await runTracking(a, s.brandId, { trigger: "tool" });
+  expect(resumed).toMatchObject({ id: runId, status: "completed", answers_planned: 2, answers_done: 2 });
+  expect(fake.requests).toHaveLength(2);
+});
