@@ -595,7 +595,13 @@ export class TrackingRunner {
 
   /** Asks the engine for one task and stores the answer; a stop hands the task back unasked. */
   private async perform(engine: EngineSettings, task: Task): Promise<void> {
-    const text = (await this.promptTexts(task)).get(task.promptId);
+    let text = (await this.promptTexts(task)).get(task.promptId);
+    if (text === undefined) {
+      // A prompt added since this instance read the run's texts (a resumed run asks the prompts
+      // active when it resumes): read them again, once.
+      this.texts.delete(task.runId);
+      text = (await this.promptTexts(task)).get(task.promptId);
+    }
     if (text === undefined) {
       // The prompt was deleted since (its tasks go with it): nothing to ask.
       await this.db.run("DELETE FROM tracking_tasks WHERE id = ?", [task.id]);
@@ -697,7 +703,8 @@ export class TrackingRunner {
 
   /**
    * The texts of a run's prompts, read once per run by each instance (as the run asks them when it
-   * starts: an edit during the run applies to the next one).
+   * starts: an edit during the run applies to the next one), and again when a task names a prompt
+   * they lack.
    */
   private promptTexts(task: Task): Promise<Map<string, string>> {
     let texts = this.texts.get(task.runId);

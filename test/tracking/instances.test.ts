@@ -245,3 +245,20 @@ test("a server without one of an abandoned run's engines does not hold the run; 
   expect(resumed).toMatchObject({ id: runId, status: "completed", answers_planned: 2, answers_done: 2 });
   expect(fake.requests).toHaveLength(2);
 });
+
+test("a run resumed after a prompt was added asks that prompt too, on an instance that had read the run's prompts before", async () => {
+  const fake = provider((prompt) => answer(`Acme answers ${prompt}.`));
+  const { a } = await pair(toml(fake), toml(fake));
+  const s = await addBrand(a, { name: "Acme", prompts: [{ key: "P", text: "first prompt" }] });
+  const run = await runTracking(a, s.brandId, { trigger: "tool" });
+  expect(run).toMatchObject({ status: "completed", answers_done: 1 });
+  // As if it had been stopped before its end; a prompt is added before the brand's next run resumes it.
+  await a.db.run("UPDATE tracking_runs SET status = 'interrupted' WHERE id = ?", [run.id]);
+  await a.db.run(
+    "INSERT INTO prompts (id, brand_id, text, text_key, archived_at, created_at) VALUES ('prm_added', ?, 'added prompt', 'added prompt', NULL, ?)",
+    [s.brandId, Date.now()],
+  );
+  const resumed = await runTracking(a, s.brandId, { trigger: "tool" });
+  expect(resumed).toMatchObject({ id: run.id, status: "completed", answers_planned: 2, answers_done: 2 });
+  expect(fake.requests.map((r) => r.prompt)).toEqual(["first prompt", "added prompt"]);
+});
