@@ -179,7 +179,9 @@ export class TrackingRunner {
   private closed = false;
   /** Whether the workers stay when there is no work (a server), or end (the CLI, a test app). */
   private serving = false;
-  private workers: Promise<void> | null = null;
+  /** The workers' loops, and how many of them each engine has. */
+  private readonly workers = new Set<Promise<void>>();
+  private readonly workersOf = new Map<string, number>();
   private polling = false;
   private parked: Array<() => void> = [];
   /** The lease renewal and the idle workers' poll. */
@@ -399,7 +401,7 @@ export class TrackingRunner {
     await this.starts;
     this.stopping.abort();
     this.wakeWorkers();
-    await this.workers;
+    await Promise.all(this.workers);
     await Promise.all([...this.owned.values()].map((run) => run.done));
     this.stopTimers();
   }
@@ -487,25 +489,29 @@ export class TrackingRunner {
 
   // ---- the workers ----------------------------------------------------------------------------
 
-  /** Starts the workers (each configured engine's `concurrency` of them), the lease renewal and the poll, once. */
+  /**
+   * Tops up each configured engine's workers to its `concurrency` (those of a process that is not a
+   * server end with its last run, except the ones still busy), with the lease renewal and the poll.
+   */
   private ensureWorkers(): void {
-    if (this.workers !== null || this.closed) return;
-    this.timers = [
-      setInterval(() => void this.renewLeases(), Math.max(200, this.leaseMs / 3)),
-      setInterval(() => void this.poll(), this.pollMs),
-    ];
-    const loops = this.config.engines.flatMap((engine) => Array.from({ length: engine.concurrency }, () => engine));
-    let live = loops.length;
-    this.workers = Promise.all(
-      loops.map((engine) =>
-        this.workLoop(engine).finally(() => {
-          // The last worker to end lets the next run start new ones at once.
-          if (--live > 0) return;
-          this.workers = null;
-          this.stopTimers();
-        }),
-      ),
-    ).then(() => undefined);
+    if (this.closed) return;
+    if (this.timers.length === 0) {
+      this.timers = [
+        setInterval(() => void this.renewLeases(), Math.max(200, this.leaseMs / 3)),
+        setInterval(() => void this.poll(), this.pollMs),
+      ];
+    }
+    for (const engine of this.config.engines) {
+      for (let n = this.workersOf.get(engine.id) ?? 0; n < engine.concurrency; n++) {
+        this.workersOf.set(engine.id, n + 1);
+        const loop: Promise<void> = this.workLoop(engine).finally(() => {
+          this.workersOf.set(engine.id, this.workersOf.get(engine.id)! - 1);
+          this.workers.delete(loop);
+          if (this.workers.size === 0) this.stopTimers();
+        });
+        this.workers.add(loop);
+      }
+    }
   }
 
   private stopTimers(): void {

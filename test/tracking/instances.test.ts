@@ -262,3 +262,18 @@ test("a run resumed after a prompt was added asks that prompt too, on an instanc
   expect(resumed).toMatchObject({ id: run.id, status: "completed", answers_planned: 2, answers_done: 2 });
   expect(fake.requests.map((r) => r.prompt)).toEqual(["first prompt", "added prompt"]);
 });
+
+test("a worker still busy on an ended run's task does not keep the next run from starting its engines' other workers", async () => {
+  const fake = provider((prompt) => (prompt.includes("hang") ? hang() : answer("Acme is fine.")));
+  const { a } = await pair(`${toml(fake)}${engineToml("claude", fake)}`, toml(fake));
+  const first = await addBrand(a, { name: "Acme", prompts: [{ key: "H", text: "hang" }] });
+  const second = await addBrand(a, { name: "Other", prompts: [{ key: "P", text: "best crm" }] });
+  const hung = await a.tracking.runner.start(first.brandId, { trigger: "tool", engines: ["claude"] });
+  expect(await until(() => fake.inFlight === 1, 5000)).toBe(true);
+  // Another instance marks the run interrupted (its lease ran out in a stall): this instance's run
+  // ends, its idle workers too, while one of claude's still waits for its answer.
+  await a.db.run("UPDATE tracking_runs SET status = 'interrupted' WHERE id = ?", [hung.runId]);
+  expect(await hung.done).toBe("interrupted");
+  const next = await a.tracking.runner.start(second.brandId, { trigger: "tool" });
+  expect(await Promise.race([next.done, Bun.sleep(5000).then(() => "stuck")])).toBe("completed");
+});
