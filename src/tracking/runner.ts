@@ -271,10 +271,17 @@ export class TrackingRunner {
             ? null
             : await this.db.get<{ n: number }>("SELECT count(*) AS n FROM tracking_tasks WHERE run_id = ?", [runId]);
           if (!mine && this.stopping.signal.aborted) return row.status;
-          if (left?.n === 0) return await this.finish(runId);
+          // The writes below hold only while this instance still owns the run: after a stall, another
+          // may have taken it over since the read above; then the next turn finds it not mine.
+          if (left?.n === 0) {
+            const ended = await this.finish(runId);
+            if (ended !== null) return ended;
+            continue;
+          }
           if (mine && this.stopping.signal.aborted) {
-            await markInterrupted(this.db, runId, "stopped before it finished (shutdown); the answers stored so far are kept");
-            return "interrupted";
+            const reason = "stopped before it finished (shutdown); the answers stored so far are kept";
+            if (await markInterrupted(this.db, runId, reason, this.instance)) return "interrupted";
+            continue;
           }
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, this.pollMs);
@@ -286,7 +293,7 @@ export class TrackingRunner {
         }
       } catch (error) {
         log.error("tracking run failed", { run: runId, message: (error as Error).message });
-        return finish(this.db, runId, "failed", `unexpected error: ${(error as Error).message}`);
+        return (await finish(this.db, runId, "failed", `unexpected error: ${(error as Error).message}`, this.instance)) ?? "running";
       } finally {
         this.stopping.signal.removeEventListener("abort", onStop);
         this.owned.delete(brandId);
@@ -297,8 +304,11 @@ export class TrackingRunner {
     return run.done;
   }
 
-  /** Ends a run whose tasks are all stored: failed when every answer failed, completed otherwise (naming the errors). */
-  private async finish(runId: string): Promise<RunStatus> {
+  /**
+   * Ends a run of this instance whose tasks are all stored: failed when every answer failed,
+   * completed otherwise (naming the errors). Null when another instance owns it now.
+   */
+  private async finish(runId: string): Promise<RunStatus | null> {
     const counts = await this.db.get<{ total: number; errors: number }>(
       "SELECT count(*) AS total, count(*) FILTER (WHERE status = 'error') AS errors FROM answers WHERE run_id = ?",
       [runId],
@@ -312,8 +322,9 @@ export class TrackingRunner {
             [runId],
           );
     const firstError = first ? `${first.engine}: ${first.error ?? "error"}` : null;
-    if (total > 0 && errors === total) return finish(this.db, runId, "failed", `every answer failed; first: ${firstError}`);
-    return finish(this.db, runId, "completed", errors > 0 ? `${errors} of ${total} answers failed; first: ${firstError}` : null);
+    if (total > 0 && errors === total) return finish(this.db, runId, "failed", `every answer failed; first: ${firstError}`, this.instance);
+    const error = errors > 0 ? `${errors} of ${total} answers failed; first: ${firstError}` : null;
+    return finish(this.db, runId, "completed", error, this.instance);
   }
 
   /**
@@ -807,6 +818,9 @@ export class TrackingRunner {
 /** Thrown to undo a store whose analysis used a roster that changed meanwhile. */
 class RosterMoved extends Error {}
 
+/** Thrown to undo an owner's write to a run another instance has taken over. */
+class LeaseLost extends Error {}
+
 function slotKey(promptId: string, engine: string, sample: number): string {
   return `${promptId}\u0000${engine}\u0000${sample}`;
 }
@@ -837,24 +851,46 @@ function alreadyRunning(runId: string): Conflict {
   );
 }
 
-async function finish(db: Queries, runId: string, status: RunStatus, error: string | null): Promise<RunStatus> {
-  await db.transaction(async (tx) => {
-    // The tasks first, the run after: the order a store locks them in (PostgreSQL would otherwise
-    // deadlock with a store under way), and a store under way commits before the run ends.
-    await tx.run("DELETE FROM tracking_tasks WHERE run_id = ?", [runId]);
-    await tx.run(
-      "UPDATE tracking_runs SET status = ?, finished_at = ?, error = ?, lease_until = NULL WHERE id = ? AND status = 'running'",
-      [status, Date.now(), error, runId],
-    );
-  });
+/**
+ * Ends a running run: `owner`, when given, must still own it (another instance may have taken it
+ * over after a stall), or nothing changes and the result is null.
+ */
+async function finish(
+  db: Queries,
+  runId: string,
+  status: RunStatus,
+  error: string | null,
+  owner: string | null = null,
+): Promise<RunStatus | null> {
+  try {
+    await db.transaction(async (tx) => {
+      // The tasks first, the run after: the order a store locks them in (PostgreSQL would otherwise
+      // deadlock with a store under way), and a store under way commits before the run ends.
+      await tx.run(
+        `DELETE FROM tracking_tasks WHERE run_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM tracking_runs WHERE id = ?1 AND owner = ?2))`,
+        [runId, owner],
+      );
+      const ended = await tx.run(
+        "UPDATE tracking_runs SET status = ?, finished_at = ?, error = ?, lease_until = NULL WHERE id = ? AND status = 'running' AND (CAST(?5 AS TEXT) IS NULL OR owner = ?5)",
+        [status, Date.now(), error, runId, owner],
+      );
+      if (ended === 0 && owner !== null) throw new LeaseLost();
+    });
+  } catch (error) {
+    if (error instanceof LeaseLost) return null;
+    throw error;
+  }
   return status;
 }
 
-async function markInterrupted(db: Queries, runId: string, reason: string): Promise<void> {
-  await db.run(
-    "UPDATE tracking_runs SET status = 'interrupted', finished_at = ?, error = ?, lease_until = NULL WHERE id = ? AND status = 'running'",
-    [Date.now(), reason, runId],
+/** Marks a running run interrupted; `owner`, when given, must still own it. Whether it did. */
+async function markInterrupted(db: Queries, runId: string, reason: string, owner: string | null = null): Promise<boolean> {
+  const changed = await db.run(
+    `UPDATE tracking_runs SET status = 'interrupted', finished_at = ?, error = ?, lease_until = NULL
+       WHERE id = ? AND status = 'running' AND (CAST(?4 AS TEXT) IS NULL OR owner = ?4)`,
+    [Date.now(), reason, runId, owner],
   );
+  return changed === 1;
 }
 
 /**

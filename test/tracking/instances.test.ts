@@ -277,3 +277,78 @@ test("a worker still busy on an ended run's task does not keep the next run from
   const next = await a.tracking.runner.start(second.brandId, { trigger: "tool" });
   expect(await Promise.race([next.done, Bun.sleep(5000).then(() => "stuck")])).toBe("completed");
 });
+
+/**
+ * The database as one instance sees it, stalling before the first statement whose text contains
+ * `before` to run `meanwhile` (what another instance does during the stall); the database is real.
+ */
+function stallingBefore(db: Db, before: string, meanwhile: () => Promise<unknown>): Db {
+  let stalled = false;
+  return new Proxy(db, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown;
+      if (typeof value !== "function") return value;
+      if (prop !== "run" && prop !== "get" && prop !== "all") return value.bind(target);
+      return async (...args: Parameters<Db["run"]>) => {
+        const text = typeof args[0] === "string" ? args[0] : args[0].sqlite;
+        if (!stalled && text.includes(before)) {
+          stalled = true;
+          await meanwhile();
+        }
+        return value.apply(target, args);
+      };
+    },
+  });
+}
+
+test("an owner whose run another instance took over during a stall does not mark it interrupted at its stop", async () => {
+  const fake = provider((prompt) => (prompt.includes("hang") ? hang() : answer("Acme is fine.")));
+  const { a, b } = await pair(toml(fake), toml(fake));
+  let runId = "";
+  // Instance a stalls (longer than its lease) just before it marks its run interrupted at a stop;
+  // meanwhile instance b has taken the run over.
+  const stalled = createAppContext(
+    a.config,
+    stallingBefore(a.db, "SET status = 'interrupted'", () =>
+      b.db.run("UPDATE tracking_runs SET owner = 'inst_b', lease_until = ? WHERE id = ?", [Date.now() + 60_000, runId]),
+    ),
+    { llm: { env: KEY } },
+  );
+  const s = await addBrand(stalled, { name: "Acme", prompts: [{ key: "H", text: "hang" }] });
+  const started = await stalled.tracking.runner.start(s.brandId, { trigger: "tool" });
+  runId = started.runId;
+  expect(await until(() => fake.inFlight === 1, 5000)).toBe(true);
+  await stopTracking(stalled);
+  expect(await started.done).toBe("running");
+  expect(await a.db.get("SELECT status, owner FROM tracking_runs WHERE id = ?", [runId])).toEqual({ status: "running", owner: "inst_b" });
+});
+
+test("an owner whose run another instance took over during a stall does not finish it", async () => {
+  const fake = provider(() => answer("Acme is fine."));
+  const { a, b } = await pair(toml(fake), toml(fake));
+  let runId = "";
+  const stalled = createAppContext(
+    a.config,
+    stallingBefore(a.db, "count(*) FILTER (WHERE status = 'error')", () =>
+      b.db.run("UPDATE tracking_runs SET owner = 'inst_b', lease_until = ? WHERE id = ?", [Date.now() + 60_000, runId]),
+    ),
+    { llm: { env: KEY } },
+  );
+  const s = await addBrand(stalled, { name: "Acme", prompts: [{ key: "P", text: "best crm" }] });
+  const started = await stalled.tracking.runner.start(s.brandId, { trigger: "tool" });
+  runId = started.runId;
+  // Its one answer is stored; the new owner finishes the run, not this instance.
+  expect(
+    await until(
+      async () => (await a.db.get<{ owner: string }>("SELECT owner FROM tracking_runs WHERE id = ?", [runId]))?.owner === "inst_b",
+      5000,
+    ),
+  ).toBe(true);
+  await Bun.sleep(200);
+  expect(await a.db.get("SELECT status, answers_done FROM tracking_runs WHERE id = ?", [runId])).toEqual({
+    status: "running",
+    answers_done: 1,
+  });
+  await stopTracking(stalled);
+  expect(await started.done).toBe("running");
+});
