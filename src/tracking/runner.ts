@@ -599,6 +599,15 @@ export class TrackingRunner {
       try {
         await this.perform(engine, task);
       } catch (error) {
+        if (isTransient(error)) {
+          // Still busy after the store's own tries: the task goes back to the queue, to be asked again.
+          log.warn("tracking could not store an answer yet; its task goes back to the queue", {
+            run: task.runId,
+            message: (error as Error).message,
+          });
+          await this.handBack(task).catch(() => undefined);
+          continue;
+        }
         // Not stored: the run fails with the reason (its owner sees it and stops).
         const message = `could not store an answer: ${(error as Error).message}`;
         log.error("tracking could not store an answer", { run: task.runId, message: (error as Error).message });
@@ -654,7 +663,7 @@ export class TrackingRunner {
    * the task's answer first (this one's lease had run out): it is dropped, never stored twice.
    */
   private async store(task: Task, reply: EngineAnswer): Promise<{ done: number } | null> {
-    for (;;) {
+    for (let attempt = 1; ; attempt++) {
       const { version, roster } = await this.roster(task.brandId);
       const analysis = analyzeForStorage(reply.status, reply.text, reply.citations, roster);
       const createdAt = Date.now();
@@ -712,8 +721,14 @@ export class TrackingRunner {
           return { done: run?.done ?? 0 };
         });
       } catch (error) {
-        if (!(error instanceof RosterMoved)) throw error;
-        this.rosters.delete(task.brandId);
+        if (error instanceof RosterMoved) {
+          this.rosters.delete(task.brandId);
+          continue;
+        }
+        // Another writer in the way (SQLite busy past its timeout, a PostgreSQL deadlock victim or
+        // serialization failure): the transaction was undone, so it is tried again, a few times.
+        if (!isTransient(error) || attempt >= STORE_ATTEMPTS || this.stopping.signal.aborted) throw error;
+        await new Promise((resolve) => setTimeout(resolve, STORE_BACKOFF_MS * 2 ** (attempt - 1) * (0.5 + Math.random())));
       }
     }
   }
@@ -813,6 +828,16 @@ export class TrackingRunner {
       void this.own(row.brandId, row.id, row.planned);
     }
   }
+}
+
+/** Tries of a store that meets a transient error (isTransient), and the pause before the second (doubled each time). */
+const STORE_ATTEMPTS = 4;
+const STORE_BACKOFF_MS = 100;
+
+/** Whether a database error may pass when tried again: SQLite busy, a PostgreSQL deadlock victim or serialization failure. */
+function isTransient(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code === "40P01" || code === "40001");
 }
 
 /** Thrown to undo a store whose analysis used a roster that changed meanwhile. */

@@ -73,7 +73,8 @@ async function until(check: () => boolean | Promise<boolean>, ms: number): Promi
 /**
  * A trigger on the answers table, as a fault or a slow disk in the database would: the store of an
  * answer to a prompt whose text contains "boom" fails; on PostgreSQL, one to a prompt with "slow
- * store" waits 3 s, its task's row locked (SQLite runs one transaction at a time: nothing to race).
+ * store" waits 3 s, its task's row locked (SQLite runs one transaction at a time: nothing to race),
+ * and the first two stores of one with "transient" fail with a serialization failure (SQLSTATE 40001).
  */
 async function hookStores(db: Db): Promise<void> {
   if (db.dialect === "sqlite") {
@@ -82,11 +83,15 @@ async function hookStores(db: Db): Promise<void> {
       BEGIN SELECT RAISE(ABORT, 'boom: the test refuses this answer'); END`);
     return;
   }
+  await db.run("CREATE SEQUENCE test_transient");
   await db.run(`CREATE FUNCTION test_store_hook() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE prompt text := (SELECT text FROM prompts WHERE id = NEW.prompt_id);
     BEGIN
       IF prompt LIKE '%boom%' THEN RAISE EXCEPTION 'boom: the test refuses this answer'; END IF;
       IF prompt LIKE '%slow store%' THEN PERFORM pg_sleep(3); END IF;
+      IF prompt LIKE '%transient%' AND nextval('test_transient') <= 2 THEN
+        RAISE EXCEPTION 'could not serialize access (the test''s)' USING ERRCODE = '40001';
+      END IF;
       RETURN NEW;
     END $$`);
   await db.run("CREATE TRIGGER test_store_hook BEFORE INSERT ON answers FOR EACH ROW EXECUTE FUNCTION test_store_hook()");
@@ -351,4 +356,23 @@ test("an owner whose run another instance took over during a stall does not fini
   });
   await stopTracking(stalled);
   expect(await started.done).toBe("running");
+});
+
+test("a store that meets a busy database is tried again: the run completes and the answer was asked once", async () => {
+  const fake = provider(() => answer("Acme is fine.", { latencyMs: 300 }));
+  const { a, b } = await pair(toml(fake), toml(fake));
+  await hookStores(a.db);
+  const s = await addBrand(a, { name: "Acme", prompts: [{ key: "T", text: "transient" }] });
+  const started = await a.tracking.runner.start(s.brandId, { trigger: "tool" });
+  expect(await until(() => fake.requests.length === 1, 5000)).toBe(true);
+  // On SQLite, instance b holds the write lock for a second: the store waits out its busy timeout
+  // (5 s) and fails with SQLITE_BUSY. On PostgreSQL the trigger fails its first two tries.
+  const held = b.db.transaction(async (tx) => {
+    await tx.run("UPDATE tracking_runs SET answers_done = answers_done WHERE id = ?", [started.runId]);
+    await Bun.sleep(1000);
+  });
+  expect(await started.done).toBe("completed");
+  await held;
+  expect(await a.db.get("SELECT count(*) AS n FROM answers WHERE run_id = ?", [started.runId])).toEqual({ n: 1 });
+  expect(fake.requests).toHaveLength(1);
 });
