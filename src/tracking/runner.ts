@@ -769,7 +769,13 @@ export class TrackingRunner {
     const until = Date.now() + this.leaseMs;
     try {
       if (this.claimed.size > 0) {
-        await this.db.run("UPDATE tracking_tasks SET lease_until = ? WHERE claimed_by = ?", [until, this.instance]);
+        // By id: a claim of this instance that it no longer asks (lost track of) is left to run out.
+        const ids = [...this.claimed];
+        await this.db.run(`UPDATE tracking_tasks SET lease_until = ? WHERE claimed_by = ? AND id IN (${placeholders(ids.length)})`, [
+          until,
+          this.instance,
+          ...ids,
+        ]);
       }
       if (this.owned.size > 0) {
         await this.db.run("UPDATE tracking_runs SET lease_until = ? WHERE owner = ? AND status = 'running'", [until, this.instance]);

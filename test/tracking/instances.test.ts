@@ -376,3 +376,30 @@ test("a store that meets a busy database is tried again: the run completes and t
   expect(await a.db.get("SELECT count(*) AS n FROM answers WHERE run_id = ?", [started.runId])).toEqual({ n: 1 });
   expect(fake.requests).toHaveLength(1);
 });
+
+test("lease renewal renews the claims an instance is asking, not every row that carries its name", async () => {
+  const fake = provider((prompt) => (prompt.includes("hang") ? hang() : answer("Acme is fine.")));
+  const { a } = await pair(`[tracking]\nlease_seconds = 2\n${engineToml("gpt", fake)}`, toml(fake));
+  const s = await addBrand(a, { name: "Acme", prompts: [{ key: "H", text: "hang" }] });
+  const other = await addBrand(a, { name: "Other", prompts: [{ key: "P", text: "best crm" }] });
+  // A claim of this instance that it lost track of (of another brand's interrupted run), its lease run out.
+  const expired = Date.now() - 1;
+  await a.db.run(
+    `INSERT INTO tracking_runs (id, brand_id, status, "trigger", engines, answers_planned, answers_done, started_at)
+       VALUES ('run_old', ?, 'interrupted', 'tool', '["gpt"]', 1, 0, ?)`,
+    [other.brandId, Date.now() - 60_000],
+  );
+  await a.db.run(
+    "INSERT INTO tracking_tasks (run_id, brand_id, prompt_id, engine, sample, claimed_by, lease_until) VALUES ('run_old', ?, ?, 'gpt', 0, ?, ?)",
+    [other.brandId, other.prompts.P!, a.tracking.runner.instance, expired],
+  );
+  const started = await a.tracking.runner.start(s.brandId, { trigger: "tool" });
+  expect(await until(() => fake.inFlight === 1, 5000)).toBe(true);
+  const lease = async (runId: string) =>
+    (await a.db.get<{ lease: number }>('SELECT lease_until AS "lease" FROM tracking_tasks WHERE run_id = ?', [runId]))!.lease;
+  const asked = await lease(started.runId);
+  // Renewals every 2/3 s: the claim being asked moves on, the forgotten one does not.
+  expect(await until(async () => (await lease(started.runId)) > asked, 3000)).toBe(true);
+  await Bun.sleep(700);
+  expect(await lease("run_old")).toBe(expired);
+});
