@@ -182,7 +182,8 @@ export class TrackingRunner {
   /** The workers' loops, and how many of them each engine has. */
   private readonly workers = new Set<Promise<void>>();
   private readonly workersOf = new Map<string, number>();
-  private polling = false;
+  /** The poll under way (a shutdown waits for a takeover it may be making). */
+  private polling: Promise<void> | null = null;
   private parked: Array<() => void> = [];
   /** The lease renewal and the idle workers' poll. */
   private timers: Array<ReturnType<typeof setInterval>> = [];
@@ -413,6 +414,8 @@ export class TrackingRunner {
     this.stopping.abort();
     this.wakeWorkers();
     await Promise.all(this.workers);
+    // A takeover under way ends first: its run is owned, then stopped below.
+    await this.polling;
     await Promise.all([...this.owned.values()].map((run) => run.done));
     this.stopTimers();
   }
@@ -542,16 +545,22 @@ export class TrackingRunner {
   }
 
   /**
-   * While workers are idle, one read looks for work they could take (another instance's run, a
-   * claim whose lease ran out); a server also takes over runs whose owner died. Idle workers never
-   * write: a claim is tried only when this finds something.
+   * Every pollMs: a server takes over runs whose owner died (whether or not its workers are busy);
+   * while workers are idle, one read looks for work they could take (another instance's run, a claim
+   * whose lease ran out). Idle workers never write: a claim is tried only when this finds something.
    */
-  private async poll(): Promise<void> {
-    if (this.parked.length === 0 || this.polling) return;
-    this.polling = true;
+  private poll(): Promise<void> {
+    this.polling ??= this.pollNow().finally(() => {
+      this.polling = null;
+    });
+    return this.polling;
+  }
+
+  private async pollNow(): Promise<void> {
     try {
-      if (!this.serving && this.owned.size === 0) return this.wakeWorkers();
       if (this.serving) await this.adoptAbandoned();
+      if (this.parked.length === 0) return;
+      if (!this.serving && this.owned.size === 0) return this.wakeWorkers();
       const engines = this.config.engines.map((e) => e.id);
       const runs = this.claimableRuns();
       const found = await this.db.get(CLAIMABLE(engines.length, runs === null ? null : runs.length), [
@@ -562,8 +571,6 @@ export class TrackingRunner {
       if (found) this.wakeWorkers();
     } catch (error) {
       log.error("tracking could not look for work", { message: (error as Error).message });
-    } finally {
-      this.polling = false;
     }
   }
 

@@ -403,3 +403,43 @@ test("lease renewal renews the claims an instance is asking, not every row that 
   await Bun.sleep(700);
   expect(await lease("run_old")).toBe(expired);
 });
+
+test("a server whose workers are all busy still takes over a run whose owner died", async () => {
+  const fake = provider((prompt) => (prompt.includes("hang") ? hang() : answer("Acme is fine.")));
+  const { a, b } = await pair(toml(fake), toml(fake, 1));
+  const first = await addBrand(a, { name: "Acme", prompts: [{ key: "H", text: "hang" }] });
+  const second = await addBrand(a, { name: "Other", prompts: [{ key: "P", text: "best crm" }] });
+  // The older run's task keeps b's one worker busy; the newer run waits for an owner.
+  await abandonedRun(a.db, first.brandId, [first.prompts.H!], ["gpt"]);
+  const waiting = await abandonedRun(a.db, second.brandId, [second.prompts.P!], ["gpt"]);
+  b.tracking.runner.serve();
+  expect(await until(() => fake.inFlight === 1, 5000)).toBe(true);
+  const owner = async () => (await a.db.get<{ owner: string }>("SELECT owner FROM tracking_runs WHERE id = ?", [waiting]))!.owner;
+  expect(await until(async () => (await owner()) === b.tracking.runner.instance, 3000)).toBe(true);
+});
+
+test("a takeover under way when a server stops is awaited by its stop, and leaves the run interrupted", async () => {
+  const fake = provider((prompt) => (prompt.includes("hang") ? hang() : answer("Acme is fine.")));
+  const { a, b } = await pair(toml(fake), toml(fake));
+  const s = await addBrand(a, { name: "Acme", prompts: [{ key: "H", text: "hang" }] });
+  const runId = await abandonedRun(a.db, s.brandId, [s.prompts.H!], ["gpt"]);
+  let stopped: Promise<void> | null = null;
+  // The server stops while its takeover's write is on its way.
+  const server = createAppContext(
+    b.config,
+    stallingBefore(b.db, "UPDATE tracking_runs SET owner = ?, lease_until = ?", async () => {
+      stopped = stopTracking(server);
+      await Bun.sleep(100);
+    }),
+    { llm: { env: KEY } },
+  );
+  server.tracking.runner.serve();
+  expect(await until(() => stopped !== null, 5000)).toBe(true);
+  await stopped;
+  const row = async () => a.db.get("SELECT status, owner FROM tracking_runs WHERE id = ?", [runId]);
+  const atStop = await row();
+  await Bun.sleep(500);
+  // Nothing of the server's changes the run once its stop returned (the database is closed next).
+  expect(await row()).toEqual(atStop);
+  expect(atStop).toEqual({ status: "interrupted", owner: server.tracking.runner.instance });
+});
