@@ -13,6 +13,8 @@
 // - A claim or a run whose lease ran out (its instance died: a crash, a kill -9) is taken over by
 //   another instance; a stop (SIGTERM) hands its claims back at once and marks its runs interrupted,
 //   and the brand's next run resumes them without asking a stored answer twice.
+// - Leases are times on the database's clock (each instance reads it at every renewal), so that the
+//   hosts' clocks need not agree.
 // One run per brand at a time, on any instance.
 
 import { type Config, type EngineSettings } from "../config";
@@ -189,6 +191,8 @@ export class TrackingRunner {
   private timers: Array<ReturnType<typeof setInterval>> = [];
   private readonly leaseMs: number;
   private readonly pollMs: number;
+  /** The database's clock minus this host's (syncClock): leases are times on the database's clock. */
+  private clockOffset = 0;
 
   constructor(
     private readonly config: Config,
@@ -221,6 +225,7 @@ export class TrackingRunner {
 
   private async startNow(brandId: string, request: RunRequest): Promise<StartedRun> {
     if (this.closed) throw new Conflict("The server is shutting down; tracking cannot start now.", "shutting_down");
+    await this.syncClock();
     const samples = this.config.tracking.samples;
     const existing = this.owned.get(brandId);
     if (existing) throw alreadyRunning(existing.runId);
@@ -354,7 +359,7 @@ export class TrackingRunner {
   /** Whether a running row is held: by this instance's own run, or by a lease not yet run out. */
   private alive(row: { id: string; owner: string | null; leaseUntil: number | null }): boolean {
     if (row.owner === this.instance) return [...this.owned.values()].some((r) => r.runId === row.id);
-    return row.leaseUntil !== null && row.leaseUntil >= Date.now();
+    return row.leaseUntil !== null && row.leaseUntil >= this.now();
   }
 
   /**
@@ -381,7 +386,7 @@ export class TrackingRunner {
         `UPDATE tracking_runs SET status = 'running', owner = ?, lease_until = ?, slot = coalesce(?, slot), answers_planned = ?,
              finished_at = NULL, error = NULL
            WHERE id = ? AND status IN ('interrupted', 'running')`,
-        [this.instance, Date.now() + this.leaseMs, slot, planned, plan.runId],
+        [this.instance, this.now() + this.leaseMs, slot, planned, plan.runId],
       );
       if (reopened !== 1) return null;
       await insertTasks(tx, plan.runId, brandId, tasks);
@@ -479,7 +484,7 @@ export class TrackingRunner {
           promptIds === null ? null : JSON.stringify(promptIds),
           planned,
           this.instance,
-          now + this.leaseMs,
+          this.now() + this.leaseMs,
           request.slot ?? null,
           now,
         ],
@@ -510,6 +515,7 @@ export class TrackingRunner {
   private ensureWorkers(): void {
     if (this.closed) return;
     if (this.timers.length === 0) {
+      void this.syncClock().catch(() => undefined);
       this.timers = [
         setInterval(() => void this.renewLeases(), Math.max(200, this.leaseMs / 3)),
         setInterval(() => void this.poll(), this.pollMs),
@@ -564,7 +570,7 @@ export class TrackingRunner {
       const engines = this.config.engines.map((e) => e.id);
       const runs = this.claimableRuns();
       const found = await this.db.get(CLAIMABLE(engines.length, runs === null ? null : runs.length), [
-        Date.now(),
+        this.now(),
         ...engines,
         ...(runs ?? []),
       ]);
@@ -586,9 +592,9 @@ export class TrackingRunner {
         const runs = this.claimableRuns();
         task = await this.db.get<Task>(claimTask(runs === null ? null : runs.length), [
           this.instance,
-          Date.now() + this.leaseMs,
+          this.now() + this.leaseMs,
           engine.id,
-          Date.now(),
+          this.now(),
           ...(runs ?? []),
         ]);
       } catch (error) {
@@ -771,10 +777,26 @@ export class TrackingRunner {
     return fresh;
   }
 
+  /**
+   * Now on the database's clock. Leases are compared across instances, whose hosts' clocks may
+   * differ by more than a lease; the database's is the one they share.
+   */
+  private now(): number {
+    return Date.now() + this.clockOffset;
+  }
+
+  /** Reads the database's clock again (at each start and lease renewal); this host's clock keeps time in between. */
+  private async syncClock(): Promise<void> {
+    const before = Date.now();
+    const now = await databaseNow(this.db);
+    this.clockOffset = now - Math.round((before + Date.now()) / 2);
+  }
+
   /** Renews the leases of the runs this instance owns and of the tasks it is asking. */
   private async renewLeases(): Promise<void> {
-    const until = Date.now() + this.leaseMs;
     try {
+      await this.syncClock();
+      const until = this.now() + this.leaseMs;
       if (this.claimed.size > 0) {
         // By id: a claim of this instance that it no longer asks (lost track of) is left to run out.
         const ids = [...this.claimed];
@@ -795,7 +817,7 @@ export class TrackingRunner {
   /** A server takes over the running runs whose owner's lease ran out (it died), and finishes them. */
   private async adoptAbandoned(): Promise<void> {
     if (this.closed) return;
-    const now = Date.now();
+    const now = this.now();
     let rows: Array<{ id: string; brandId: string; planned: number }>;
     try {
       rows = await this.db.all(
@@ -931,6 +953,15 @@ async function markInterrupted(db: Queries, runId: string, reason: string, owner
   return changed === 1;
 }
 
+/** The database's clock, in milliseconds since the epoch (SQLite's is this host's). */
+async function databaseNow(db: Queries): Promise<number> {
+  const row = await db.get<{ now: number }>({
+    sqlite: "SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) AS now",
+    postgres: "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now",
+  });
+  return row!.now;
+}
+
 /**
  * At start-up: every run left `running` whose lease ran out (its instance crashed, was killed, lost
  * power) is marked `interrupted`; its stored answers stay. Returns how many were marked.
@@ -938,7 +969,7 @@ async function markInterrupted(db: Queries, runId: string, reason: string, owner
 export async function markInterruptedRuns(app: AppContext): Promise<number> {
   const rows = await app.db.all<RunningRow>(
     `SELECT id, owner, lease_until AS "leaseUntil" FROM tracking_runs WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?)`,
-    [Date.now()],
+    [await databaseNow(app.db)],
   );
   for (const row of rows) {
     await markInterrupted(app.db, row.id, "the process running it stopped before it finished; the answers stored so far are kept");

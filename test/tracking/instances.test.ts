@@ -4,7 +4,7 @@
 // roster (the roster version lives in the database). Then the queue's corner cases: `spyglass track`
 // beside a server, stores that fail, runs taken over, leases. The compiled binaries' version of
 // this, with a scheduled tick and a kill -9, is test/e2e/tracking-instances.test.ts.
-import { afterAll, expect, test } from "bun:test";
+import { afterAll, expect, setSystemTime, test } from "bun:test";
 import { createCompetitor } from "../../src/competitors/service";
 import { type AppContext, createAppContext } from "../../src/context";
 import { type Db } from "../../src/db/client";
@@ -442,4 +442,33 @@ test("a takeover under way when a server stops is awaited by its stop, and leave
   // Nothing of the server's changes the run once its stop returned (the database is closed next).
   expect(await row()).toEqual(atStop);
   expect(atStop).toEqual({ status: "interrupted", owner: server.tracking.runner.instance });
+});
+
+test("leases are times on the database's clock: an instance whose host clock runs 10 minutes ahead holds a run for a lease, not 10 minutes more", async () => {
+  const fake = provider((prompt) => (prompt.includes("hang") ? hang() : answer("Acme is fine.")));
+  const { a } = await pair(toml(fake), toml(fake));
+  const s = await addBrand(a, { name: "Acme", prompts: [{ key: "H", text: "hang" }] });
+  const clock = {
+    sqlite: "SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) AS now",
+    postgres: "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now",
+  };
+  const databaseNow = async () => (await a.db.get<{ now: number }>(clock))!.now;
+  setSystemTime(new Date(Date.now() + 10 * 60_000));
+  try {
+    const started = await a.tracking.runner.start(s.brandId, { trigger: "tool" });
+    expect(await until(() => fake.inFlight === 1, 5000)).toBe(true);
+    const lease = async (table: string) =>
+      (await a.db.get<{ lease: number }>(
+        `SELECT lease_until AS "lease" FROM ${table} WHERE ${table === "tracking_runs" ? "id" : "run_id"} = ?`,
+        [started.runId],
+      ))!.lease;
+    const now = await databaseNow();
+    // lease_seconds is 30: the run's and its task's leases end 30 s after the database's now.
+    for (const table of ["tracking_runs", "tracking_tasks"]) {
+      expect((await lease(table)) - now).toBeGreaterThan(25_000);
+      expect((await lease(table)) - now).toBeLessThanOrEqual(31_000);
+    }
+  } finally {
+    setSystemTime();
+  }
 });
