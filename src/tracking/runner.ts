@@ -619,6 +619,8 @@ export class TrackingRunner {
             message: (error as Error).message,
           });
           await this.handBack(task).catch(() => undefined);
+          // A pause before the next claim: a database that stays busy is not asked to store an answer a second.
+          await new Promise((resolve) => setTimeout(resolve, this.pollMs));
           continue;
         }
         // Not stored: the run fails with the reason (its owner sees it and stops).

@@ -284,8 +284,9 @@ test("a worker still busy on an ended run's task does not keep the next run from
 });
 
 /**
- * The database as one instance sees it, stalling before the first statement whose text contains
- * `before` to run `meanwhile` (what another instance does during the stall); the database is real.
+ * The database as one instance sees it, stalling before the first statement (outside a transaction)
+ * whose text contains `before` to run `meanwhile`: what another instance does during a stall of this
+ * one (a long GC pause, a frozen VM). The database and every statement are real.
  */
 function stallingBefore(db: Db, before: string, meanwhile: () => Promise<unknown>): Db {
   let stalled = false;
