@@ -74,7 +74,8 @@ async function until(check: () => boolean | Promise<boolean>, ms: number): Promi
  * A trigger on the answers table, as a fault or a slow disk in the database would: the store of an
  * answer to a prompt whose text contains "boom" fails; on PostgreSQL, one to a prompt with "slow
  * store" waits 3 s, its task's row locked (SQLite runs one transaction at a time: nothing to race),
- * and the first two stores of one with "transient" fail with a serialization failure (SQLSTATE 40001).
+ * the first two stores of one with "transient" fail with a serialization failure (SQLSTATE 40001),
+ * and the first four of one with "stubborn" as a deadlock victim (40P01).
  */
 async function hookStores(db: Db): Promise<void> {
   if (db.dialect === "sqlite") {
@@ -84,6 +85,7 @@ async function hookStores(db: Db): Promise<void> {
     return;
   }
   await db.run("CREATE SEQUENCE test_transient");
+  await db.run("CREATE SEQUENCE test_stubborn");
   await db.run(`CREATE FUNCTION test_store_hook() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE prompt text := (SELECT text FROM prompts WHERE id = NEW.prompt_id);
     BEGIN
@@ -91,6 +93,9 @@ async function hookStores(db: Db): Promise<void> {
       IF prompt LIKE '%slow store%' THEN PERFORM pg_sleep(3); END IF;
       IF prompt LIKE '%transient%' AND nextval('test_transient') <= 2 THEN
         RAISE EXCEPTION 'could not serialize access (the test''s)' USING ERRCODE = '40001';
+      END IF;
+      IF prompt LIKE '%stubborn%' AND nextval('test_stubborn') <= 4 THEN
+        RAISE EXCEPTION 'deadlock detected (the test''s)' USING ERRCODE = '40P01';
       END IF;
       RETURN NEW;
     END $$`);
@@ -376,6 +381,17 @@ test("a store that meets a busy database is tried again: the run completes and t
   await held;
   expect(await a.db.get("SELECT count(*) AS n FROM answers WHERE run_id = ?", [started.runId])).toEqual({ n: 1 });
   expect(fake.requests).toHaveLength(1);
+});
+
+test("a store that fails transiently every time it is tried hands its task back: the answer is asked again and stored once", async () => {
+  const fake = provider(() => answer("Acme is fine."));
+  const { a } = await pair(toml(fake), toml(fake));
+  await hookStores(a.db);
+  const s = await addBrand(a, { name: "Acme", prompts: [{ key: "S", text: "stubborn" }] });
+  const run = await runTracking(a, s.brandId, { trigger: "tool" });
+  expect(run).toMatchObject({ status: "completed", answers_done: 1, error: null });
+  // On PostgreSQL its four tries failed (the trigger), the task went back, and the next claim asked again.
+  expect(fake.requests).toHaveLength(a.db.dialect === "postgres" ? 2 : 1);
 });
 
 test("lease renewal renews the claims an instance is asking, not every row that carries its name", async () => {
