@@ -90,6 +90,8 @@ export async function trackCommand(
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+    // The caller closes the database next: no worker may still be on its way to it.
+    await stopTracking(app);
   }
   if (opts.json) stdout.write(`${JSON.stringify(runs)}\n`);
   if (stopping) return 130;

@@ -8,16 +8,19 @@
 // - Every instance's workers (one per request an engine may have in flight) claim tasks of running
 //   runs, one at a time and with a lease (`FOR UPDATE SKIP LOCKED` on PostgreSQL; SQLite has one
 //   writer), ask the engine, and store the answer in the transaction that deletes the task: a task
-//   whose answer is stored cannot be stored again.
+//   whose answer is stored cannot be stored again. A server's workers take any run's tasks; those
+//   of a process that is not a server (`spyglass track`) only its own runs', as it leaves with them.
 // - A claim or a run whose lease ran out (its instance died: a crash, a kill -9) is taken over by
 //   another instance; a stop (SIGTERM) hands its claims back at once and marks its runs interrupted,
 //   and the brand's next run resumes them without asking a stored answer twice.
+// - Leases are times on the database's clock (each instance reads it at every renewal), so that the
+//   hosts' clocks need not agree.
 // One run per brand at a time, on any instance.
 
 import { type Config, type EngineSettings } from "../config";
 import { type AppContext } from "../context";
 import { type Db } from "../db/client";
-import { placeholders, type Queries } from "../db/queries";
+import { placeholders, type Queries, type SqlText } from "../db/queries";
 import { type RunStatus, type trackingRuns } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { newId } from "../ids";
@@ -127,23 +130,24 @@ const TASK_BATCH = 500;
 /**
  * The next task of an engine: of the oldest running run first, in the order the tasks were written.
  * PostgreSQL skips rows another instance is claiming this instant; SQLite has one writer at a time.
+ * `runs` (a process that is not a server: the CLI, a test app) limits the claim to the runs it owns,
+ * so that it never takes a server's work and leaves with the answer; null takes any run's.
  */
-const CLAIM_TASK = {
-  sqlite: `UPDATE tracking_tasks SET claimed_by = ?, lease_until = ?
-     WHERE id = (SELECT t.id FROM tracking_tasks t JOIN tracking_runs r ON r.id = t.run_id
-       WHERE t.engine = ? AND r.status = 'running' AND (t.lease_until IS NULL OR t.lease_until < ?)
-       ORDER BY r.started_at, t.id LIMIT 1)
-     RETURNING id, run_id AS "runId", brand_id AS "brandId", prompt_id AS "promptId", engine, sample`,
-  postgres: `UPDATE tracking_tasks SET claimed_by = ?, lease_until = ?
-     WHERE id = (SELECT t.id FROM tracking_tasks t JOIN tracking_runs r ON r.id = t.run_id
-       WHERE t.engine = ? AND r.status = 'running' AND (t.lease_until IS NULL OR t.lease_until < ?)
-       ORDER BY r.started_at, t.id LIMIT 1 FOR UPDATE OF t SKIP LOCKED)
-     RETURNING id, run_id AS "runId", brand_id AS "brandId", prompt_id AS "promptId", engine, sample`,
-};
+function claimTask(runs: number | null): SqlText {
+  const own = runs === null ? "" : ` AND t.run_id IN (${placeholders(runs)})`;
+  const pick = `SELECT t.id FROM tracking_tasks t JOIN tracking_runs r ON r.id = t.run_id
+       WHERE t.engine = ? AND r.status = 'running' AND (t.lease_until IS NULL OR t.lease_until < ?)${own}
+       ORDER BY r.started_at, t.id LIMIT 1`;
+  const claim = (select: string) => `UPDATE tracking_tasks SET claimed_by = ?, lease_until = ? WHERE id = (${select})
+     RETURNING id, run_id AS "runId", brand_id AS "brandId", prompt_id AS "promptId", engine, sample`;
+  return { sqlite: claim(pick), postgres: claim(`${pick} FOR UPDATE OF t SKIP LOCKED`) };
+}
 
-/** Whether any engine of `engines` has a task to claim (the idle workers' poll). */
-const CLAIMABLE = (engines: number) => `SELECT 1 AS found FROM tracking_tasks t JOIN tracking_runs r ON r.id = t.run_id
-   WHERE r.status = 'running' AND (t.lease_until IS NULL OR t.lease_until < ?) AND t.engine IN (${placeholders(engines)}) LIMIT 1`;
+/** Whether any engine of `engines` has a task to claim (the idle workers' poll); `runs` as in claimTask. */
+const CLAIMABLE = (engines: number, runs: number | null) => `SELECT 1 AS found FROM tracking_tasks t JOIN tracking_runs r ON r.id = t.run_id
+   WHERE r.status = 'running' AND (t.lease_until IS NULL OR t.lease_until < ?) AND t.engine IN (${placeholders(engines)})${
+     runs === null ? "" : ` AND t.run_id IN (${placeholders(runs)})`
+   } LIMIT 1`;
 
 interface ResumePlan {
   runId: string;
@@ -177,13 +181,18 @@ export class TrackingRunner {
   private closed = false;
   /** Whether the workers stay when there is no work (a server), or end (the CLI, a test app). */
   private serving = false;
-  private workers: Promise<void> | null = null;
-  private polling = false;
+  /** The workers' loops, and how many of them each engine has. */
+  private readonly workers = new Set<Promise<void>>();
+  private readonly workersOf = new Map<string, number>();
+  /** The poll under way (a shutdown waits for a takeover it may be making). */
+  private polling: Promise<void> | null = null;
   private parked: Array<() => void> = [];
   /** The lease renewal and the idle workers' poll. */
   private timers: Array<ReturnType<typeof setInterval>> = [];
   private readonly leaseMs: number;
   private readonly pollMs: number;
+  /** The database's clock minus this host's (syncClock): leases are times on the database's clock. */
+  private clockOffset = 0;
 
   constructor(
     private readonly config: Config,
@@ -216,6 +225,7 @@ export class TrackingRunner {
 
   private async startNow(brandId: string, request: RunRequest): Promise<StartedRun> {
     if (this.closed) throw new Conflict("The server is shutting down; tracking cannot start now.", "shutting_down");
+    await this.syncClock();
     const samples = this.config.tracking.samples;
     const existing = this.owned.get(brandId);
     if (existing) throw alreadyRunning(existing.runId);
@@ -267,10 +277,17 @@ export class TrackingRunner {
             ? null
             : await this.db.get<{ n: number }>("SELECT count(*) AS n FROM tracking_tasks WHERE run_id = ?", [runId]);
           if (!mine && this.stopping.signal.aborted) return row.status;
-          if (left?.n === 0) return await this.finish(runId);
+          // The writes below hold only while this instance still owns the run: after a stall, another
+          // may have taken it over since the read above; then the next turn finds it not mine.
+          if (left?.n === 0) {
+            const ended = await this.finish(runId);
+            if (ended !== null) return ended;
+            continue;
+          }
           if (mine && this.stopping.signal.aborted) {
-            await markInterrupted(this.db, runId, "stopped before it finished (shutdown); the answers stored so far are kept");
-            return "interrupted";
+            const reason = "stopped before it finished (shutdown); the answers stored so far are kept";
+            if (await markInterrupted(this.db, runId, reason, this.instance)) return "interrupted";
+            continue;
           }
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, this.pollMs);
@@ -282,7 +299,7 @@ export class TrackingRunner {
         }
       } catch (error) {
         log.error("tracking run failed", { run: runId, message: (error as Error).message });
-        return finish(this.db, runId, "failed", `unexpected error: ${(error as Error).message}`);
+        return (await finish(this.db, runId, "failed", `unexpected error: ${(error as Error).message}`, this.instance)) ?? "running";
       } finally {
         this.stopping.signal.removeEventListener("abort", onStop);
         this.owned.delete(brandId);
@@ -293,8 +310,11 @@ export class TrackingRunner {
     return run.done;
   }
 
-  /** Ends a run whose tasks are all stored: failed when every answer failed, completed otherwise (naming the errors). */
-  private async finish(runId: string): Promise<RunStatus> {
+  /**
+   * Ends a run of this instance whose tasks are all stored: failed when every answer failed,
+   * completed otherwise (naming the errors). Null when another instance owns it now.
+   */
+  private async finish(runId: string): Promise<RunStatus | null> {
     const counts = await this.db.get<{ total: number; errors: number }>(
       "SELECT count(*) AS total, count(*) FILTER (WHERE status = 'error') AS errors FROM answers WHERE run_id = ?",
       [runId],
@@ -308,8 +328,9 @@ export class TrackingRunner {
             [runId],
           );
     const firstError = first ? `${first.engine}: ${first.error ?? "error"}` : null;
-    if (total > 0 && errors === total) return finish(this.db, runId, "failed", `every answer failed; first: ${firstError}`);
-    return finish(this.db, runId, "completed", errors > 0 ? `${errors} of ${total} answers failed; first: ${firstError}` : null);
+    if (total > 0 && errors === total) return finish(this.db, runId, "failed", `every answer failed; first: ${firstError}`, this.instance);
+    const error = errors > 0 ? `${errors} of ${total} answers failed; first: ${firstError}` : null;
+    return finish(this.db, runId, "completed", error, this.instance);
   }
 
   /**
@@ -338,7 +359,7 @@ export class TrackingRunner {
   /** Whether a running row is held: by this instance's own run, or by a lease not yet run out. */
   private alive(row: { id: string; owner: string | null; leaseUntil: number | null }): boolean {
     if (row.owner === this.instance) return [...this.owned.values()].some((r) => r.runId === row.id);
-    return row.leaseUntil !== null && row.leaseUntil >= Date.now();
+    return row.leaseUntil !== null && row.leaseUntil >= this.now();
   }
 
   /**
@@ -350,6 +371,9 @@ export class TrackingRunner {
   private reopenRunRow(brandId: string, plan: ResumePlan, samples: number, slot: string | null): Promise<number | null> {
     return this.db.transaction(async (tx) => {
       await tx.lock(`tracking:${brandId}`);
+      // The run's tasks before its row, as a store locks them (see finish); a store under way
+      // commits first, so that the answered slots read next include its answer.
+      await tx.run("DELETE FROM tracking_tasks WHERE run_id = ?", [plan.runId]);
       await this.clearRunning(tx, brandId, slot);
       const answered = await answeredSlots(tx, plan.runId);
       const tasks: Array<[string, string, number]> = [];
@@ -362,10 +386,9 @@ export class TrackingRunner {
         `UPDATE tracking_runs SET status = 'running', owner = ?, lease_until = ?, slot = coalesce(?, slot), answers_planned = ?,
              finished_at = NULL, error = NULL
            WHERE id = ? AND status IN ('interrupted', 'running')`,
-        [this.instance, Date.now() + this.leaseMs, slot, planned, plan.runId],
+        [this.instance, this.now() + this.leaseMs, slot, planned, plan.runId],
       );
       if (reopened !== 1) return null;
-      await tx.run("DELETE FROM tracking_tasks WHERE run_id = ?", [plan.runId]);
       await insertTasks(tx, plan.runId, brandId, tasks);
       return planned;
     });
@@ -395,7 +418,9 @@ export class TrackingRunner {
     await this.starts;
     this.stopping.abort();
     this.wakeWorkers();
-    await this.workers;
+    await Promise.all(this.workers);
+    // A takeover under way ends first: its run is owned, then stopped below.
+    await this.polling;
     await Promise.all([...this.owned.values()].map((run) => run.done));
     this.stopTimers();
   }
@@ -459,7 +484,7 @@ export class TrackingRunner {
           promptIds === null ? null : JSON.stringify(promptIds),
           planned,
           this.instance,
-          now + this.leaseMs,
+          this.now() + this.leaseMs,
           request.slot ?? null,
           now,
         ],
@@ -483,25 +508,30 @@ export class TrackingRunner {
 
   // ---- the workers ----------------------------------------------------------------------------
 
-  /** Starts the workers (each configured engine's `concurrency` of them), the lease renewal and the poll, once. */
+  /**
+   * Tops up each configured engine's workers to its `concurrency` (those of a process that is not a
+   * server end with its last run, except the ones still busy), with the lease renewal and the poll.
+   */
   private ensureWorkers(): void {
-    if (this.workers !== null || this.closed) return;
-    this.timers = [
-      setInterval(() => void this.renewLeases(), Math.max(200, this.leaseMs / 3)),
-      setInterval(() => void this.poll(), this.pollMs),
-    ];
-    const loops = this.config.engines.flatMap((engine) => Array.from({ length: engine.concurrency }, () => engine));
-    let live = loops.length;
-    this.workers = Promise.all(
-      loops.map((engine) =>
-        this.workLoop(engine).finally(() => {
-          // The last worker to end lets the next run start new ones at once.
-          if (--live > 0) return;
-          this.workers = null;
-          this.stopTimers();
-        }),
-      ),
-    ).then(() => undefined);
+    if (this.closed) return;
+    if (this.timers.length === 0) {
+      void this.syncClock().catch(() => undefined);
+      this.timers = [
+        setInterval(() => void this.renewLeases(), Math.max(200, this.leaseMs / 3)),
+        setInterval(() => void this.poll(), this.pollMs),
+      ];
+    }
+    for (const engine of this.config.engines) {
+      for (let n = this.workersOf.get(engine.id) ?? 0; n < engine.concurrency; n++) {
+        this.workersOf.set(engine.id, n + 1);
+        const loop: Promise<void> = this.workLoop(engine).finally(() => {
+          this.workersOf.set(engine.id, this.workersOf.get(engine.id)! - 1);
+          this.workers.delete(loop);
+          if (this.workers.size === 0) this.stopTimers();
+        });
+        this.workers.add(loop);
+      }
+    }
   }
 
   private stopTimers(): void {
@@ -521,30 +551,52 @@ export class TrackingRunner {
   }
 
   /**
-   * While workers are idle, one read looks for work they could take (another instance's run, a
-   * claim whose lease ran out); a server also takes over runs whose owner died. Idle workers never
-   * write: a claim is tried only when this finds something.
+   * Every pollMs: a server takes over runs whose owner died (whether or not its workers are busy);
+   * while workers are idle, one read looks for work they could take (another instance's run, a claim
+   * whose lease ran out). Idle workers never write: a claim is tried only when this finds something.
    */
-  private async poll(): Promise<void> {
-    if (this.parked.length === 0 || this.polling) return;
-    this.polling = true;
+  private poll(): Promise<void> {
+    this.polling ??= this.pollNow().finally(() => {
+      this.polling = null;
+    });
+    return this.polling;
+  }
+
+  private async pollNow(): Promise<void> {
     try {
-      if (!this.serving && this.owned.size === 0) return this.wakeWorkers();
       if (this.serving) await this.adoptAbandoned();
+      if (this.parked.length === 0) return;
+      if (!this.serving && this.owned.size === 0) return this.wakeWorkers();
       const engines = this.config.engines.map((e) => e.id);
-      if (await this.db.get(CLAIMABLE(engines.length), [Date.now(), ...engines])) this.wakeWorkers();
+      const runs = this.claimableRuns();
+      const found = await this.db.get(CLAIMABLE(engines.length, runs === null ? null : runs.length), [
+        this.now(),
+        ...engines,
+        ...(runs ?? []),
+      ]);
+      if (found) this.wakeWorkers();
     } catch (error) {
       log.error("tracking could not look for work", { message: (error as Error).message });
-    } finally {
-      this.polling = false;
     }
+  }
+
+  /** The runs whose tasks this instance's workers may claim: any (null) for a server, its own runs otherwise. */
+  private claimableRuns(): string[] | null {
+    return this.serving ? null : [...this.owned.values()].map((run) => run.runId);
   }
 
   private async workLoop(engine: EngineSettings): Promise<void> {
     while (!this.stopping.signal.aborted) {
       let task: Task | undefined;
       try {
-        task = await this.db.get<Task>(CLAIM_TASK, [this.instance, Date.now() + this.leaseMs, engine.id, Date.now()]);
+        const runs = this.claimableRuns();
+        task = await this.db.get<Task>(claimTask(runs === null ? null : runs.length), [
+          this.instance,
+          this.now() + this.leaseMs,
+          engine.id,
+          this.now(),
+          ...(runs ?? []),
+        ]);
       } catch (error) {
         log.error("tracking could not claim work", { engine: engine.id, message: (error as Error).message });
       }
@@ -560,6 +612,17 @@ export class TrackingRunner {
       try {
         await this.perform(engine, task);
       } catch (error) {
+        if (isTransient(error)) {
+          // Still busy after the store's own tries: the task goes back to the queue, to be asked again.
+          log.warn("tracking could not store an answer yet; its task goes back to the queue", {
+            run: task.runId,
+            message: (error as Error).message,
+          });
+          await this.handBack(task).catch(() => undefined);
+          // A pause before the next claim: a database that stays busy is not asked to store an answer a second.
+          await new Promise((resolve) => setTimeout(resolve, this.pollMs));
+          continue;
+        }
         // Not stored: the run fails with the reason (its owner sees it and stops).
         const message = `could not store an answer: ${(error as Error).message}`;
         log.error("tracking could not store an answer", { run: task.runId, message: (error as Error).message });
@@ -573,7 +636,13 @@ export class TrackingRunner {
 
   /** Asks the engine for one task and stores the answer; a stop hands the task back unasked. */
   private async perform(engine: EngineSettings, task: Task): Promise<void> {
-    const text = (await this.promptTexts(task)).get(task.promptId);
+    let text = (await this.promptTexts(task)).get(task.promptId);
+    if (text === undefined) {
+      // A prompt added since this instance read the run's texts (a resumed run asks the prompts
+      // active when it resumes): read them again, once.
+      this.texts.delete(task.runId);
+      text = (await this.promptTexts(task)).get(task.promptId);
+    }
     if (text === undefined) {
       // The prompt was deleted since (its tasks go with it): nothing to ask.
       await this.db.run("DELETE FROM tracking_tasks WHERE id = ?", [task.id]);
@@ -609,7 +678,7 @@ export class TrackingRunner {
    * the task's answer first (this one's lease had run out): it is dropped, never stored twice.
    */
   private async store(task: Task, reply: EngineAnswer): Promise<{ done: number } | null> {
-    for (;;) {
+    for (let attempt = 1; ; attempt++) {
       const { version, roster } = await this.roster(task.brandId);
       const analysis = analyzeForStorage(reply.status, reply.text, reply.citations, roster);
       const createdAt = Date.now();
@@ -667,15 +736,22 @@ export class TrackingRunner {
           return { done: run?.done ?? 0 };
         });
       } catch (error) {
-        if (!(error instanceof RosterMoved)) throw error;
-        this.rosters.delete(task.brandId);
+        if (error instanceof RosterMoved) {
+          this.rosters.delete(task.brandId);
+          continue;
+        }
+        // Another writer in the way (SQLite busy past its timeout, a PostgreSQL deadlock victim or
+        // serialization failure): the transaction was undone, so it is tried again, a few times.
+        if (!isTransient(error) || attempt >= STORE_ATTEMPTS || this.stopping.signal.aborted) throw error;
+        await new Promise((resolve) => setTimeout(resolve, STORE_BACKOFF_MS * 2 ** (attempt - 1) * (0.5 + Math.random())));
       }
     }
   }
 
   /**
    * The texts of a run's prompts, read once per run by each instance (as the run asks them when it
-   * starts: an edit during the run applies to the next one).
+   * starts: an edit during the run applies to the next one), and again when a task names a prompt
+   * they lack.
    */
   private promptTexts(task: Task): Promise<Map<string, string>> {
     let texts = this.texts.get(task.runId);
@@ -703,12 +779,34 @@ export class TrackingRunner {
     return fresh;
   }
 
+  /**
+   * Now on the database's clock. Leases are compared across instances, whose hosts' clocks may
+   * differ by more than a lease; the database's is the one they share.
+   */
+  private now(): number {
+    return Date.now() + this.clockOffset;
+  }
+
+  /** Reads the database's clock again (at each start and lease renewal); this host's clock keeps time in between. */
+  private async syncClock(): Promise<void> {
+    const before = Date.now();
+    const now = await databaseNow(this.db);
+    this.clockOffset = now - Math.round((before + Date.now()) / 2);
+  }
+
   /** Renews the leases of the runs this instance owns and of the tasks it is asking. */
   private async renewLeases(): Promise<void> {
-    const until = Date.now() + this.leaseMs;
     try {
+      await this.syncClock();
+      const until = this.now() + this.leaseMs;
       if (this.claimed.size > 0) {
-        await this.db.run("UPDATE tracking_tasks SET lease_until = ? WHERE claimed_by = ?", [until, this.instance]);
+        // By id: a claim of this instance that it no longer asks (lost track of) is left to run out.
+        const ids = [...this.claimed];
+        await this.db.run(`UPDATE tracking_tasks SET lease_until = ? WHERE claimed_by = ? AND id IN (${placeholders(ids.length)})`, [
+          until,
+          this.instance,
+          ...ids,
+        ]);
       }
       if (this.owned.size > 0) {
         await this.db.run("UPDATE tracking_runs SET lease_until = ? WHERE owner = ? AND status = 'running'", [until, this.instance]);
@@ -721,7 +819,7 @@ export class TrackingRunner {
   /** A server takes over the running runs whose owner's lease ran out (it died), and finishes them. */
   private async adoptAbandoned(): Promise<void> {
     if (this.closed) return;
-    const now = Date.now();
+    const now = this.now();
     let rows: Array<{ id: string; brandId: string; planned: number }>;
     try {
       rows = await this.db.all(
@@ -732,8 +830,32 @@ export class TrackingRunner {
     } catch {
       return;
     }
+    const engines = this.config.engines.map((e) => e.id);
     for (const row of rows) {
       if (this.owned.has(row.brandId) || this.closed) continue;
+      // A run with tasks for an engine this instance lacks (instances whose [[engines]] differ, as in
+      // a rolling deploy) would never finish here: it is marked interrupted instead, and the brand's
+      // next run resumes it with the engines of the instance that starts it.
+      const lacking = await this.db.all<{ engine: string }>(
+        `SELECT DISTINCT engine FROM tracking_tasks WHERE run_id = ? AND engine NOT IN (${placeholders(engines.length)})`,
+        [row.id, ...engines],
+      );
+      if (lacking.length > 0) {
+        const names = lacking.map((l) => l.engine).join(", ");
+        const stopped = await this.db.run(
+          `UPDATE tracking_runs SET status = 'interrupted', finished_at = ?, error = ?, lease_until = NULL
+             WHERE id = ? AND status = 'running' AND (lease_until IS NULL OR lease_until < ?)`,
+          [
+            Date.now(),
+            `the process running it stopped before it finished, and the instance that found it has no engine ${names}; the brand's next run resumes it`,
+            row.id,
+            now,
+          ],
+        );
+        if (stopped === 1)
+          log.warn("tracking found a run it cannot finish (engines it lacks) and marked it interrupted", { run: row.id, engines: names });
+        continue;
+      }
       const adopted = await this.db.run(
         `UPDATE tracking_runs SET owner = ?, lease_until = ? WHERE id = ? AND status = 'running' AND (lease_until IS NULL OR lease_until < ?)`,
         [this.instance, now + this.leaseMs, row.id, now],
@@ -745,8 +867,21 @@ export class TrackingRunner {
   }
 }
 
+/** Tries of a store that meets a transient error (isTransient), and the pause before the second (doubled each time). */
+const STORE_ATTEMPTS = 4;
+const STORE_BACKOFF_MS = 100;
+
+/** Whether a database error may pass when tried again: SQLite busy, a PostgreSQL deadlock victim or serialization failure. */
+function isTransient(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code === "40P01" || code === "40001");
+}
+
 /** Thrown to undo a store whose analysis used a roster that changed meanwhile. */
 class RosterMoved extends Error {}
+
+/** Thrown to undo an owner's write to a run another instance has taken over. */
+class LeaseLost extends Error {}
 
 function slotKey(promptId: string, engine: string, sample: number): string {
   return `${promptId}\u0000${engine}\u0000${sample}`;
@@ -778,22 +913,55 @@ function alreadyRunning(runId: string): Conflict {
   );
 }
 
-async function finish(db: Queries, runId: string, status: RunStatus, error: string | null): Promise<RunStatus> {
-  await db.transaction(async (tx) => {
-    await tx.run(
-      "UPDATE tracking_runs SET status = ?, finished_at = ?, error = ?, lease_until = NULL WHERE id = ? AND status = 'running'",
-      [status, Date.now(), error, runId],
-    );
-    await tx.run("DELETE FROM tracking_tasks WHERE run_id = ?", [runId]);
-  });
+/**
+ * Ends a running run: `owner`, when given, must still own it (another instance may have taken it
+ * over after a stall), or nothing changes and the result is null.
+ */
+async function finish(
+  db: Queries,
+  runId: string,
+  status: RunStatus,
+  error: string | null,
+  owner: string | null = null,
+): Promise<RunStatus | null> {
+  try {
+    await db.transaction(async (tx) => {
+      // The tasks first, the run after: the order a store locks them in (PostgreSQL would otherwise
+      // deadlock with a store under way), and a store under way commits before the run ends.
+      await tx.run(
+        `DELETE FROM tracking_tasks WHERE run_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM tracking_runs WHERE id = ?1 AND owner = ?2))`,
+        [runId, owner],
+      );
+      const ended = await tx.run(
+        "UPDATE tracking_runs SET status = ?, finished_at = ?, error = ?, lease_until = NULL WHERE id = ? AND status = 'running' AND (CAST(?5 AS TEXT) IS NULL OR owner = ?5)",
+        [status, Date.now(), error, runId, owner],
+      );
+      if (ended === 0 && owner !== null) throw new LeaseLost();
+    });
+  } catch (error) {
+    if (error instanceof LeaseLost) return null;
+    throw error;
+  }
   return status;
 }
 
-async function markInterrupted(db: Queries, runId: string, reason: string): Promise<void> {
-  await db.run(
-    "UPDATE tracking_runs SET status = 'interrupted', finished_at = ?, error = ?, lease_until = NULL WHERE id = ? AND status = 'running'",
-    [Date.now(), reason, runId],
+/** Marks a running run interrupted; `owner`, when given, must still own it. Whether it did. */
+async function markInterrupted(db: Queries, runId: string, reason: string, owner: string | null = null): Promise<boolean> {
+  const changed = await db.run(
+    `UPDATE tracking_runs SET status = 'interrupted', finished_at = ?, error = ?, lease_until = NULL
+       WHERE id = ? AND status = 'running' AND (CAST(?4 AS TEXT) IS NULL OR owner = ?4)`,
+    [Date.now(), reason, runId, owner],
   );
+  return changed === 1;
+}
+
+/** The database's clock, in milliseconds since the epoch (SQLite's is this host's). */
+async function databaseNow(db: Queries): Promise<number> {
+  const row = await db.get<{ now: number }>({
+    sqlite: "SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) AS now",
+    postgres: "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now",
+  });
+  return row!.now;
 }
 
 /**
@@ -803,7 +971,7 @@ async function markInterrupted(db: Queries, runId: string, reason: string): Prom
 export async function markInterruptedRuns(app: AppContext): Promise<number> {
   const rows = await app.db.all<RunningRow>(
     `SELECT id, owner, lease_until AS "leaseUntil" FROM tracking_runs WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?)`,
-    [Date.now()],
+    [await databaseNow(app.db)],
   );
   for (const row of rows) {
     await markInterrupted(app.db, row.id, "the process running it stopped before it finished; the answers stored so far are kept");

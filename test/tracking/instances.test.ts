@@ -1,17 +1,22 @@
 // Two instances on one database, in process (two app contexts, two connections; SQLite file or
 // PostgreSQL): a run started through one is shared with the other's workers through the queue, and
 // an answer on its way while the other instance changes the roster is stored analysed with the new
-// roster (the roster version lives in the database). The compiled binaries' version of this, with
-// a scheduled tick and a kill -9, is test/e2e/tracking-instances.test.ts.
-import { afterAll, expect, test } from "bun:test";
+// roster (the roster version lives in the database). Then the queue's corner cases: `spyglass track`
+// beside a server, stores that fail, runs taken over, leases. The compiled binaries' version of
+// this, with a scheduled tick and a kill -9, is test/e2e/tracking-instances.test.ts.
+import { afterAll, expect, setSystemTime, test } from "bun:test";
 import { createCompetitor } from "../../src/competitors/service";
 import { type AppContext, createAppContext } from "../../src/context";
+import { type Db } from "../../src/db/client";
+import { trackCommand } from "../../src/tracking/cli";
 import { runTracking, stopTracking } from "../../src/tracking/service";
 import { addBrand, configOf } from "../analytics/dataset";
 import { openTestDatabase, secondConnection } from "../support/database";
-import { answer, type FakeProvider, startFakeOpenAI } from "../support/fake-providers";
+import { answer, type FakeProvider, type FakeScript, hang, startFakeOpenAI } from "../support/fake-providers";
 
 const KEY = { INSTANCES_TEST_KEY: "sk-instances" };
+// `spyglass track` checks the process's environment for the engines' keys.
+process.env.INSTANCES_TEST_KEY ??= KEY.INSTANCES_TEST_KEY;
 const fakes: FakeProvider[] = [];
 const apps: AppContext[] = [];
 
@@ -21,12 +26,10 @@ afterAll(async () => {
   await Promise.all(fakes.map((f) => f.stop()));
 });
 
-function toml(fake: FakeProvider): string {
-  return `[tracking]
-concurrency = 2
-
+function engineToml(id: string, fake: FakeProvider): string {
+  return `
 [[engines]]
-id = "gpt"
+id = "${id}"
 api = "openai"
 base_url = "${fake.url}"
 model = "gpt-test"
@@ -35,15 +38,68 @@ max_retries = 0
 `;
 }
 
+function toml(fake: FakeProvider, concurrency = 2): string {
+  return `[tracking]\nconcurrency = ${concurrency}\n${engineToml("gpt", fake)}`;
+}
+
+/** A stand-in provider answering by `script`, stopped after the file. */
+function provider(script: FakeScript, latencyMs = 0): FakeProvider {
+  const fake = startFakeOpenAI({ apiKey: KEY.INSTANCES_TEST_KEY, script, latencyMs });
+  fakes.push(fake);
+  return fake;
+}
+
+/** Two instances on one database, each with its own spyglass.toml. */
+async function pair(first: string, second: string): Promise<{ a: AppContext; b: AppContext }> {
+  const db = await openTestDatabase({ file: `${configOf("").dataDir}/spyglass.db` });
+  const a = createAppContext(configOf(first), db, { llm: { env: KEY } });
+  const b = createAppContext(configOf(second), await secondConnection(db), { llm: { env: KEY } });
+  apps.push(a, b);
+  return { a, b };
+}
+
 /** Two instances on one database, each asking its own stand-in provider (the same engine id). */
 async function twoInstances(latencyMs: number, text: string): Promise<{ a: AppContext; b: AppContext; fakes: FakeProvider[] }> {
-  const own = [0, 1].map(() => startFakeOpenAI({ apiKey: KEY.INSTANCES_TEST_KEY, latencyMs, fallback: answer(text) }));
-  fakes.push(...own);
-  const first = await openTestDatabase({ file: `${configOf("").dataDir}/spyglass.db` });
-  const a = createAppContext(configOf(toml(own[0]!)), first, { llm: { env: KEY } });
-  const b = createAppContext(configOf(toml(own[1]!)), await secondConnection(first), { llm: { env: KEY } });
-  apps.push(a, b);
-  return { a, b, fakes: own };
+  const own = [0, 1].map(() => provider(() => answer(text), latencyMs));
+  return { ...(await pair(toml(own[0]!), toml(own[1]!))), fakes: own };
+}
+
+/** Polls `check` until it holds or `ms` pass; returns whether it held. */
+async function until(check: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await Bun.sleep(20)) if (await check()) return true;
+  return check();
+}
+
+/**
+ * A trigger on the answers table, as a fault or a slow disk in the database would: the store of an
+ * answer to a prompt whose text contains "boom" fails; on PostgreSQL, one to a prompt with "slow
+ * store" waits 3 s, its task's row locked (SQLite runs one transaction at a time: nothing to race),
+ * the first two stores of one with "transient" fail with a serialization failure (SQLSTATE 40001),
+ * and the first four of one with "stubborn" as a deadlock victim (40P01).
+ */
+async function hookStores(db: Db): Promise<void> {
+  if (db.dialect === "sqlite") {
+    await db.run(`CREATE TRIGGER test_store_hook BEFORE INSERT ON answers
+      WHEN (SELECT text FROM prompts WHERE id = NEW.prompt_id) LIKE '%boom%'
+      BEGIN SELECT RAISE(ABORT, 'boom: the test refuses this answer'); END`);
+    return;
+  }
+  await db.run("CREATE SEQUENCE test_transient");
+  await db.run("CREATE SEQUENCE test_stubborn");
+  await db.run(`CREATE FUNCTION test_store_hook() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE prompt text := (SELECT text FROM prompts WHERE id = NEW.prompt_id);
+    BEGIN
+      IF prompt LIKE '%boom%' THEN RAISE EXCEPTION 'boom: the test refuses this answer'; END IF;
+      IF prompt LIKE '%slow store%' THEN PERFORM pg_sleep(3); END IF;
+      IF prompt LIKE '%transient%' AND nextval('test_transient') <= 2 THEN
+        RAISE EXCEPTION 'could not serialize access (the test''s)' USING ERRCODE = '40001';
+      END IF;
+      IF prompt LIKE '%stubborn%' AND nextval('test_stubborn') <= 4 THEN
+        RAISE EXCEPTION 'deadlock detected (the test''s)' USING ERRCODE = '40P01';
+      END IF;
+      RETURN NEW;
+    END $$`);
+  await db.run("CREATE TRIGGER test_store_hook BEFORE INSERT ON answers FOR EACH ROW EXECUTE FUNCTION test_store_hook()");
 }
 
 test("a run started through one instance is shared with the other's workers, every answer stored once", async () => {
@@ -79,4 +135,357 @@ test("a competitor added through the other instance while an answer is on its wa
     [runId],
   );
   expect(mentioned.map((m) => m.member_id)).toEqual([s.brandId, globex.id]);
+});
+
+test("spyglass track beside a server asks only its own run's answers, and returns with none of them on its way", async () => {
+  const script = (prompt: string) => (prompt.includes("hang") ? hang() : answer("Acme is fine.", { latencyMs: 100 }));
+  const cli = provider(script);
+  const server = provider(script);
+  const { a, b } = await pair(toml(cli), toml(server));
+  await hookStores(a.db);
+  const served = await addBrand(b, {
+    name: "Served",
+    prompts: Array.from({ length: 12 }, (_, i) => ({ key: `P${i}`, text: `served ${i}` })),
+  });
+  const tracked = await addBrand(a, {
+    name: "Tracked",
+    prompts: [
+      { key: "B", text: "tracked boom" },
+      { key: "H", text: "tracked hang" },
+    ],
+  });
+  b.tracking.runner.serve();
+  // The server's run is the older one: a worker taking any run's work would take it first.
+  const serverRun = await b.tracking.runner.start(served.brandId, { trigger: "tool" });
+  const written: string[] = [];
+  const code = await trackCommand(a, { brandId: tracked.brandId, json: true, out: { stdout: { write: (t: string) => written.push(t) } } });
+  // Its run failed (the store of "tracked boom"), while "tracked hang" was still being asked.
+  expect(code).toBe(1);
+  expect(JSON.parse(written.join(""))[0]).toMatchObject({ status: "failed", error: expect.stringContaining("boom") });
+  expect(cli.requests.filter((r) => r.prompt.startsWith("served"))).toEqual([]);
+  // Nothing of it is still asking an engine once it returned (the database is closed next).
+  expect(await until(() => cli.inFlight === 0, 1000)).toBe(true);
+  expect(await serverRun.done).toBe("completed");
+  expect(server.requests.filter((r) => r.prompt.startsWith("served"))).toHaveLength(12);
+  expect(await a.db.get("SELECT count(*) AS n FROM answers WHERE run_id = ?", [serverRun.runId])).toEqual({ n: 12 });
+});
+
+test("a store that fails while another is under way fails the run with its own reason, the other answer kept", async () => {
+  const fake = provider((prompt) => answer("Acme is fine.", { latencyMs: prompt.includes("boom") ? 300 : 0 }));
+  const { a } = await pair(toml(fake), toml(fake));
+  await hookStores(a.db);
+  const s = await addBrand(a, {
+    name: "Acme",
+    prompts: [
+      { key: "S", text: "slow store" },
+      { key: "B", text: "boom" },
+    ],
+  });
+  // "slow store" is being stored (its task's row locked) when "boom"'s store fails and ends the run.
+  const run = await runTracking(a, s.brandId, { trigger: "tool" });
+  expect(run).toMatchObject({ status: "failed", error: "could not store an answer: boom: the test refuses this answer", answers_done: 1 });
+  expect(run.answers.ok).toBe(1);
+});
+
+test("a run resumed while another instance still stores one of its answers: nothing asked or stored twice", async () => {
+  const fake = provider(() => answer("Acme is fine."));
+  // Instance b has one worker: it stores "slow store" (the run's first task), then nothing else yet.
+  const { a, b } = await pair(toml(fake), toml(fake, 1));
+  await hookStores(a.db);
+  const s = await addBrand(a, {
+    name: "Acme",
+    prompts: [
+      { key: "S", text: "slow store" },
+      { key: "O", text: "other" },
+    ],
+  });
+  // Another instance's run: its owner holds the lease, instance b's workers help.
+  await a.db.run(
+    `INSERT INTO tracking_runs (id, brand_id, status, "trigger", engines, answers_planned, answers_done, owner, lease_until, started_at)
+       VALUES ('run_other', ?, 'running', 'tool', '["gpt"]', 2, 0, 'inst_other', ?, ?)`,
+    [s.brandId, Date.now() + 60_000, Date.now()],
+  );
+  await a.db.run(
+    "INSERT INTO tracking_tasks (run_id, brand_id, prompt_id, engine, sample) VALUES ('run_other', ?, ?, 'gpt', 0), ('run_other', ?, ?, 'gpt', 0)",
+    [s.brandId, s.prompts.S!, s.brandId, s.prompts.O!],
+  );
+  b.tracking.runner.serve();
+  expect(await until(() => fake.requests.length >= 1, 5000)).toBe(true);
+  await Bun.sleep(300);
+  // Its owner stops while b stores "slow store" (on PostgreSQL; SQLite has stored it), and the
+  // brand's next run resumes it.
+  await a.db.run("UPDATE tracking_runs SET status = 'interrupted', lease_until = NULL WHERE id = 'run_other'");
+  const resumed = await runTracking(a, s.brandId, { trigger: "tool" });
+  expect(resumed).toMatchObject({ id: "run_other", status: "completed", answers_planned: 2, answers_done: 2, error: null });
+  expect(await a.db.get("SELECT count(*) AS n FROM answers WHERE run_id = 'run_other'")).toEqual({ n: 2 });
+  expect(fake.requests.map((r) => r.prompt).sort()).toEqual(["other", "slow store"]);
+});
+
+/** A run left by an instance that died (its lease ran out), with a task per prompt × engine. */
+async function abandonedRun(db: Db, brandId: string, promptIds: string[], engines: string[]): Promise<string> {
+  const runId = `run_abandoned_${Math.random().toString(36).slice(2, 8)}`;
+  await db.run(
+    `INSERT INTO tracking_runs (id, brand_id, status, "trigger", engines, answers_planned, answers_done, owner, lease_until, started_at)
+       VALUES (?, ?, 'running', 'tool', ?, ?, 0, 'inst_gone', ?, ?)`,
+    [runId, brandId, JSON.stringify(engines), promptIds.length * engines.length, Date.now() - 1, Date.now()],
+  );
+  for (const engine of engines)
+    for (const promptId of promptIds)
+      await db.run("INSERT INTO tracking_tasks (run_id, brand_id, prompt_id, engine, sample) VALUES (?, ?, ?, ?, 0)", [
+        runId,
+        brandId,
+        promptId,
+        engine,
+      ]);
+  return runId;
+}
+
+test("a server without one of an abandoned run's engines does not hold the run; the brand's next run finishes it", async () => {
+  const fake = provider(() => answer("Acme is fine."));
+  // Instance a has engines gpt and claude; instance b, a server of another version, gpt only.
+  const { a, b } = await pair(`${toml(fake)}${engineToml("claude", fake)}`, toml(fake));
+  const s = await addBrand(a, { name: "Acme", prompts: [{ key: "P", text: "best crm" }] });
+  const runId = await abandonedRun(a.db, s.brandId, [s.prompts.P!], ["gpt", "claude"]);
+  b.tracking.runner.serve();
+  const status = async () => (await a.db.get<{ status: string }>("SELECT status FROM tracking_runs WHERE id = ?", [runId]))!.status;
+  // b answers gpt's task (any server helps any run), but cannot finish the run: it marks it interrupted.
+  expect(await until(async () => (await status()) !== "running", 8000)).toBe(true);
+  expect(await status()).toBe("interrupted");
+  const resumed = await runTracking(a, s.brandId, { trigger: "tool" });
+  expect(resumed).toMatchObject({ id: runId, status: "completed", answers_planned: 2, answers_done: 2 });
+  expect(fake.requests).toHaveLength(2);
+});
+
+test("a run resumed after a prompt was added asks that prompt too, on an instance that had read the run's prompts before", async () => {
+  const fake = provider((prompt) => answer(`Acme answers ${prompt}.`));
+  const { a } = await pair(toml(fake), toml(fake));
+  const s = await addBrand(a, { name: "Acme", prompts: [{ key: "P", text: "first prompt" }] });
+  const run = await runTracking(a, s.brandId, { trigger: "tool" });
+  expect(run).toMatchObject({ status: "completed", answers_done: 1 });
+  // As if it had been stopped before its end; a prompt is added before the brand's next run resumes it.
+  await a.db.run("UPDATE tracking_runs SET status = 'interrupted' WHERE id = ?", [run.id]);
+  await a.db.run(
+    "INSERT INTO prompts (id, brand_id, text, text_key, archived_at, created_at) VALUES ('prm_added', ?, 'added prompt', 'added prompt', NULL, ?)",
+    [s.brandId, Date.now()],
+  );
+  const resumed = await runTracking(a, s.brandId, { trigger: "tool" });
+  expect(resumed).toMatchObject({ id: run.id, status: "completed", answers_planned: 2, answers_done: 2 });
+  expect(fake.requests.map((r) => r.prompt)).toEqual(["first prompt", "added prompt"]);
+});
+
+test("a worker still busy on an ended run's task does not keep the next run from starting its engines' other workers", async () => {
+  const fake = provider((prompt) => (prompt.includes("hang") ? hang() : answer("Acme is fine.")));
+  const { a } = await pair(`${toml(fake)}${engineToml("claude", fake)}`, toml(fake));
+  const first = await addBrand(a, { name: "Acme", prompts: [{ key: "H", text: "hang" }] });
+  const second = await addBrand(a, { name: "Other", prompts: [{ key: "P", text: "best crm" }] });
+  const hung = await a.tracking.runner.start(first.brandId, { trigger: "tool", engines: ["claude"] });
+  expect(await until(() => fake.inFlight === 1, 5000)).toBe(true);
+  // Another instance marks the run interrupted (its lease ran out in a stall): this instance's run
+  // ends, its idle workers too, while one of claude's still waits for its answer.
+  await a.db.run("UPDATE tracking_runs SET status = 'interrupted' WHERE id = ?", [hung.runId]);
+  expect(await hung.done).toBe("interrupted");
+  const next = await a.tracking.runner.start(second.brandId, { trigger: "tool" });
+  expect(await Promise.race([next.done, Bun.sleep(5000).then(() => "stuck")])).toBe("completed");
+});
+
+/**
+ * The database as one instance sees it, stalling before the first statement (outside a transaction)
+ * whose text contains `before` to run `meanwhile`: what another instance does during a stall of this
+ * one (a long GC pause, a frozen VM). The database and every statement are real.
+ */
+function stallingBefore(db: Db, before: string, meanwhile: () => Promise<unknown>): Db {
+  let stalled = false;
+  return new Proxy(db, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown;
+      if (typeof value !== "function") return value;
+      if (prop !== "run" && prop !== "get" && prop !== "all") return value.bind(target);
+      return async (...args: Parameters<Db["run"]>) => {
+        const text = typeof args[0] === "string" ? args[0] : args[0].sqlite;
+        if (!stalled && text.includes(before)) {
+          stalled = true;
+          await meanwhile();
+        }
+        return value.apply(target, args);
+      };
+    },
+  });
+}
+
+test("an owner whose run another instance took over during a stall does not mark it interrupted at its stop", async () => {
+  const fake = provider((prompt) => (prompt.includes("hang") ? hang() : answer("Acme is fine.")));
+  const { a, b } = await pair(toml(fake), toml(fake));
+  let runId = "";
+  // Instance a stalls (longer than its lease) just before it marks its run interrupted at a stop;
+  // meanwhile instance b has taken the run over.
+  const stalled = createAppContext(
+    a.config,
+    stallingBefore(a.db, "SET status = 'interrupted'", () =>
+      b.db.run("UPDATE tracking_runs SET owner = 'inst_b', lease_until = ? WHERE id = ?", [Date.now() + 60_000, runId]),
+    ),
+    { llm: { env: KEY } },
+  );
+  const s = await addBrand(stalled, { name: "Acme", prompts: [{ key: "H", text: "hang" }] });
+  const started = await stalled.tracking.runner.start(s.brandId, { trigger: "tool" });
+  runId = started.runId;
+  expect(await until(() => fake.inFlight === 1, 5000)).toBe(true);
+  await stopTracking(stalled);
+  expect(await started.done).toBe("running");
+  expect(await a.db.get("SELECT status, owner FROM tracking_runs WHERE id = ?", [runId])).toEqual({ status: "running", owner: "inst_b" });
+});
+
+test("an owner whose run another instance took over during a stall does not finish it", async () => {
+  const fake = provider(() => answer("Acme is fine."));
+  const { a, b } = await pair(toml(fake), toml(fake));
+  let runId = "";
+  const stalled = createAppContext(
+    a.config,
+    stallingBefore(a.db, "count(*) FILTER (WHERE status = 'error')", () =>
+      b.db.run("UPDATE tracking_runs SET owner = 'inst_b', lease_until = ? WHERE id = ?", [Date.now() + 60_000, runId]),
+    ),
+    { llm: { env: KEY } },
+  );
+  const s = await addBrand(stalled, { name: "Acme", prompts: [{ key: "P", text: "best crm" }] });
+  const started = await stalled.tracking.runner.start(s.brandId, { trigger: "tool" });
+  runId = started.runId;
+  // Its one answer is stored; the new owner finishes the run, not this instance.
+  expect(
+    await until(
+      async () => (await a.db.get<{ owner: string }>("SELECT owner FROM tracking_runs WHERE id = ?", [runId]))?.owner === "inst_b",
+      5000,
+    ),
+  ).toBe(true);
+  await Bun.sleep(200);
+  expect(await a.db.get("SELECT status, answers_done FROM tracking_runs WHERE id = ?", [runId])).toEqual({
+    status: "running",
+    answers_done: 1,
+  });
+  await stopTracking(stalled);
+  expect(await started.done).toBe("running");
+});
+
+test("a store that meets a busy database is tried again: the run completes and the answer was asked once", async () => {
+  const fake = provider(() => answer("Acme is fine.", { latencyMs: 300 }));
+  const { a, b } = await pair(toml(fake), toml(fake));
+  await hookStores(a.db);
+  const s = await addBrand(a, { name: "Acme", prompts: [{ key: "T", text: "transient" }] });
+  const started = await a.tracking.runner.start(s.brandId, { trigger: "tool" });
+  expect(await until(() => fake.requests.length === 1, 5000)).toBe(true);
+  // On SQLite, instance b holds the write lock for a second: the store waits out its busy timeout
+  // (5 s) and fails with SQLITE_BUSY. On PostgreSQL the trigger fails its first two tries.
+  const held = b.db.transaction(async (tx) => {
+    await tx.run("UPDATE tracking_runs SET answers_done = answers_done WHERE id = ?", [started.runId]);
+    await Bun.sleep(1000);
+  });
+  expect(await started.done).toBe("completed");
+  await held;
+  expect(await a.db.get("SELECT count(*) AS n FROM answers WHERE run_id = ?", [started.runId])).toEqual({ n: 1 });
+  expect(fake.requests).toHaveLength(1);
+});
+
+test("a store that fails transiently every time it is tried hands its task back: the answer is asked again and stored once", async () => {
+  const fake = provider(() => answer("Acme is fine."));
+  const { a } = await pair(toml(fake), toml(fake));
+  await hookStores(a.db);
+  const s = await addBrand(a, { name: "Acme", prompts: [{ key: "S", text: "stubborn" }] });
+  const run = await runTracking(a, s.brandId, { trigger: "tool" });
+  expect(run).toMatchObject({ status: "completed", answers_done: 1, error: null });
+  // On PostgreSQL its four tries failed (the trigger), the task went back, and the next claim asked again.
+  expect(fake.requests).toHaveLength(a.db.dialect === "postgres" ? 2 : 1);
+});
+
+test("lease renewal renews the claims an instance is asking, not every row that carries its name", async () => {
+  const fake = provider((prompt) => (prompt.includes("hang") ? hang() : answer("Acme is fine.")));
+  const { a } = await pair(`[tracking]\nlease_seconds = 2\n${engineToml("gpt", fake)}`, toml(fake));
+  const s = await addBrand(a, { name: "Acme", prompts: [{ key: "H", text: "hang" }] });
+  const other = await addBrand(a, { name: "Other", prompts: [{ key: "P", text: "best crm" }] });
+  // A claim of this instance that it lost track of (of another brand's interrupted run), its lease run out.
+  const expired = Date.now() - 1;
+  await a.db.run(
+    `INSERT INTO tracking_runs (id, brand_id, status, "trigger", engines, answers_planned, answers_done, started_at)
+       VALUES ('run_old', ?, 'interrupted', 'tool', '["gpt"]', 1, 0, ?)`,
+    [other.brandId, Date.now() - 60_000],
+  );
+  await a.db.run(
+    "INSERT INTO tracking_tasks (run_id, brand_id, prompt_id, engine, sample, claimed_by, lease_until) VALUES ('run_old', ?, ?, 'gpt', 0, ?, ?)",
+    [other.brandId, other.prompts.P!, a.tracking.runner.instance, expired],
+  );
+  const started = await a.tracking.runner.start(s.brandId, { trigger: "tool" });
+  expect(await until(() => fake.inFlight === 1, 5000)).toBe(true);
+  const lease = async (runId: string) =>
+    (await a.db.get<{ lease: number }>('SELECT lease_until AS "lease" FROM tracking_tasks WHERE run_id = ?', [runId]))!.lease;
+  const asked = await lease(started.runId);
+  // Renewals every 2/3 s: the claim being asked moves on, the forgotten one does not.
+  expect(await until(async () => (await lease(started.runId)) > asked, 3000)).toBe(true);
+  await Bun.sleep(700);
+  expect(await lease("run_old")).toBe(expired);
+});
+
+test("a server whose workers are all busy still takes over a run whose owner died", async () => {
+  const fake = provider((prompt) => (prompt.includes("hang") ? hang() : answer("Acme is fine.")));
+  const { a, b } = await pair(toml(fake), toml(fake, 1));
+  const first = await addBrand(a, { name: "Acme", prompts: [{ key: "H", text: "hang" }] });
+  const second = await addBrand(a, { name: "Other", prompts: [{ key: "P", text: "best crm" }] });
+  // The older run's task keeps b's one worker busy; the newer run waits for an owner.
+  await abandonedRun(a.db, first.brandId, [first.prompts.H!], ["gpt"]);
+  const waiting = await abandonedRun(a.db, second.brandId, [second.prompts.P!], ["gpt"]);
+  b.tracking.runner.serve();
+  expect(await until(() => fake.inFlight === 1, 5000)).toBe(true);
+  const owner = async () => (await a.db.get<{ owner: string }>("SELECT owner FROM tracking_runs WHERE id = ?", [waiting]))!.owner;
+  expect(await until(async () => (await owner()) === b.tracking.runner.instance, 3000)).toBe(true);
+});
+
+test("a takeover under way when a server stops is awaited by its stop, and leaves the run interrupted", async () => {
+  const fake = provider((prompt) => (prompt.includes("hang") ? hang() : answer("Acme is fine.")));
+  const { a, b } = await pair(toml(fake), toml(fake));
+  const s = await addBrand(a, { name: "Acme", prompts: [{ key: "H", text: "hang" }] });
+  const runId = await abandonedRun(a.db, s.brandId, [s.prompts.H!], ["gpt"]);
+  let stopped: Promise<void> | null = null;
+  // The server stops while its takeover's write is on its way.
+  const server = createAppContext(
+    b.config,
+    stallingBefore(b.db, "UPDATE tracking_runs SET owner = ?, lease_until = ?", async () => {
+      stopped = stopTracking(server);
+      await Bun.sleep(100);
+    }),
+    { llm: { env: KEY } },
+  );
+  server.tracking.runner.serve();
+  expect(await until(() => stopped !== null, 5000)).toBe(true);
+  await stopped;
+  const row = async () => a.db.get("SELECT status, owner FROM tracking_runs WHERE id = ?", [runId]);
+  const atStop = await row();
+  await Bun.sleep(500);
+  // Nothing of the server's changes the run once its stop returned (the database is closed next).
+  expect(await row()).toEqual(atStop);
+  expect(atStop).toEqual({ status: "interrupted", owner: server.tracking.runner.instance });
+});
+
+test("leases are times on the database's clock: an instance whose host clock runs 10 minutes ahead holds a run for a lease, not 10 minutes more", async () => {
+  const fake = provider((prompt) => (prompt.includes("hang") ? hang() : answer("Acme is fine.")));
+  const { a } = await pair(toml(fake), toml(fake));
+  const s = await addBrand(a, { name: "Acme", prompts: [{ key: "H", text: "hang" }] });
+  const clock = {
+    sqlite: "SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) AS now",
+    postgres: "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now",
+  };
+  const databaseNow = async () => (await a.db.get<{ now: number }>(clock))!.now;
+  setSystemTime(new Date(Date.now() + 10 * 60_000));
+  try {
+    const started = await a.tracking.runner.start(s.brandId, { trigger: "tool" });
+    expect(await until(() => fake.inFlight === 1, 5000)).toBe(true);
+    const lease = async (table: string) =>
+      (await a.db.get<{ lease: number }>(
+        `SELECT lease_until AS "lease" FROM ${table} WHERE ${table === "tracking_runs" ? "id" : "run_id"} = ?`,
+        [started.runId],
+      ))!.lease;
+    const now = await databaseNow();
+    // lease_seconds is 30: the run's and its task's leases end 30 s after the database's now.
+    for (const table of ["tracking_runs", "tracking_tasks"]) {
+      expect((await lease(table)) - now).toBeGreaterThan(25_000);
+      expect((await lease(table)) - now).toBeLessThanOrEqual(31_000);
+    }
+  } finally {
+    setSystemTime();
+  }
 });
