@@ -958,7 +958,8 @@ async function markInterrupted(db: Queries, runId: string, reason: string, owner
 /** The database's clock, in milliseconds since the epoch (SQLite's is this host's). */
 async function databaseNow(db: Queries): Promise<number> {
   const row = await db.get<{ now: number }>({
-    sqlite: "SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) AS now",
+    // Rounded, not truncated: the day fraction's floating point can land a hair under the millisecond.
+    sqlite: "SELECT CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER) AS now",
     postgres: "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now",
   });
   return row!.now;
@@ -969,17 +970,16 @@ async function databaseNow(db: Queries): Promise<number> {
  * power) is marked `interrupted`; its stored answers stay. Returns how many were marked.
  */
 export async function markInterruptedRuns(app: AppContext): Promise<number> {
-  const rows = await app.db.all<RunningRow>(
-    `SELECT id, owner, lease_until AS "leaseUntil" FROM tracking_runs WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?)`,
-    [await databaseNow(app.db)],
+  // One guarded statement: a run whose owner renewed its lease after a read would still be taken.
+  const interrupted = await app.db.run(
+    `UPDATE tracking_runs SET status = 'interrupted', finished_at = ?, error = ?, lease_until = NULL
+       WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?)`,
+    [Date.now(), "the process running it stopped before it finished; the answers stored so far are kept", await databaseNow(app.db)],
   );
-  for (const row of rows) {
-    await markInterrupted(app.db, row.id, "the process running it stopped before it finished; the answers stored so far are kept");
-  }
   // The queue of runs that will not resume any more (older than the resume window).
   await app.db.run(
     "DELETE FROM tracking_tasks WHERE run_id IN (SELECT id FROM tracking_runs WHERE status <> 'running' AND started_at < ?)",
     [Date.now() - RESUME_WINDOW_MS],
   );
-  return rows.length;
+  return interrupted;
 }
