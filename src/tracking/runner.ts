@@ -261,13 +261,25 @@ export class TrackingRunner {
       this.stopping.signal.addEventListener("abort", onStop, { once: true });
       try {
         this.wakeWorkers();
-        for (;;) {
+        for (let failures = 0; ; ) {
           // (Again each time: workers of a process that is not a server end when it owns no run.)
           this.ensureWorkers();
-          const row = await this.db.get<{ status: RunStatus; owner: string | null }>(
-            "SELECT status, owner FROM tracking_runs WHERE id = ?",
-            [runId],
-          );
+          let row: { status: RunStatus; owner: string | null } | undefined;
+          try {
+            row = await this.db.get<{ status: RunStatus; owner: string | null }>("SELECT status, owner FROM tracking_runs WHERE id = ?", [
+              runId,
+            ]);
+            failures = 0;
+          } catch (error) {
+            // A database that is busy or briefly unreachable does not fail the run: the owner reads
+            // again after a poll (its lease lapses meanwhile if it lasts, and another instance takes
+            // the run over); a stop during it leaves the run to the start-up check.
+            if (!isPassing(error) || ++failures > OWNER_READ_ATTEMPTS) throw error;
+            log.warn("tracking run: the database did not answer; trying again", { run: runId, message: (error as Error).message });
+            if (this.stopping.signal.aborted) return "interrupted";
+            await Bun.sleep(this.pollMs);
+            continue;
+          }
           // Finished (by a failed store here) or interrupted.
           if (row?.status !== "running") return row?.status ?? "failed";
           // Taken over (this instance's lease ran out: a stall longer than lease_seconds): the new
@@ -299,7 +311,14 @@ export class TrackingRunner {
         }
       } catch (error) {
         log.error("tracking run failed", { run: runId, message: (error as Error).message });
-        return (await finish(this.db, runId, "failed", `unexpected error: ${(error as Error).message}`, this.instance)) ?? "running";
+        try {
+          return (await finish(this.db, runId, "failed", `unexpected error: ${(error as Error).message}`, this.instance)) ?? "running";
+        } catch (closing) {
+          // `done` never rejects: the run stays `running` until its lease lapses, then the start-up
+          // check or another instance ends it.
+          log.error("tracking run: its failure could not be written", { run: runId, message: (closing as Error).message });
+          return "failed";
+        }
       } finally {
         this.stopping.signal.removeEventListener("abort", onStop);
         this.owned.delete(brandId);
@@ -875,6 +894,25 @@ const STORE_BACKOFF_MS = 100;
 function isTransient(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code === "40P01" || code === "40001");
+}
+
+/** Reads of an owner's loop in a row that may fail on an error that passes (isPassing) before the run fails. */
+const OWNER_READ_ATTEMPTS = 60;
+
+// postgres.js's codes for a connection that closed, ended or could not be made, and the socket's own.
+const CONNECTION_ERRORS = new Set([
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+  "ECONNREFUSED",
+  "ECONNRESET",
+]);
+
+/** A transient error (isTransient), or a connection to the database that failed and may come back. */
+function isPassing(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return isTransient(error) || (typeof code === "string" && CONNECTION_ERRORS.has(code));
 }
 
 /** Thrown to undo a store whose analysis used a roster that changed meanwhile. */
