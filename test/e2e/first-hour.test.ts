@@ -1,7 +1,6 @@
 // The first hour of a self-hoster (issue 18, findings 14-20), against the compiled binary: what the
 // CLI prints and exits with, and what the server answers over HTTP.
 
-import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
@@ -238,12 +237,12 @@ max_retries = 0
     try {
       await tracked.cliJson(["account", "create", "--email", "t@example.com", "--password", "a long password", "--plan", "visibility"]);
       const brand = await tracked.cliJson(["brand", "create", "--email", "t@example.com", "--name", "Acme"]);
-      const db = new Database(join(tracked.dataDir, "spyglass.db"));
-      db.query("INSERT INTO prompts (id, brand_id, text, text_key, created_at) VALUES ('prm_fh', ?, 'best crm', 'best crm', ?)").run(
-        brand.id,
-        Date.now(),
+      await tracked.withDb((db) =>
+        db.run("INSERT INTO prompts (id, brand_id, text, text_key, created_at) VALUES ('prm_fh', ?, 'best crm', 'best crm', ?)", [
+          brand.id,
+          Date.now(),
+        ]),
       );
-      db.close();
 
       const environments: Record<string, string>[] = [{}, { FIRST_HOUR_OPENAI_KEY: "  " }];
       for (const env of environments) {
@@ -255,10 +254,10 @@ max_retries = 0
         );
       }
       expect(provider.requests).toHaveLength(0);
-      const counts = new Database(join(tracked.dataDir, "spyglass.db"));
-      expect(counts.query("SELECT count(*) AS n FROM answers").get()).toEqual({ n: 0 });
-      expect(counts.query("SELECT count(*) AS n FROM tracking_runs").get()).toEqual({ n: 0 });
-      counts.close();
+      await tracked.withDb(async (db) => {
+        expect(await db.get("SELECT count(*) AS n FROM answers")).toEqual({ n: 0 });
+        expect(await db.get("SELECT count(*) AS n FROM tracking_runs")).toEqual({ n: 0 });
+      });
 
       const ran = await tracked.cli(["track"], { env: { FIRST_HOUR_OPENAI_KEY: "sk-first-hour" } });
       expect(ran.stderr).toBe("");

@@ -6,11 +6,10 @@
 // per vector, network blocked, the vector's trigger run): nothing may execute, and no element or
 // attribute that can execute may be in the DOM.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
 import { type CorpusVector, loadOwnCorpus, loadSharedCorpus, ownVectors, sharedVectors } from "../support/corpus";
-import { seedToolServerData, type ToolServerSeed } from "../support/fixtures";
+import { seedToolServerDb, type ToolServerSeed } from "../support/fixtures";
 import { call, connect } from "../support/mcp";
 import { launchXssHarness, loadVectors, mapConcurrent, type XssHarness } from "../support/xss-harness";
 
@@ -56,7 +55,7 @@ let siteKey: string;
 
 beforeAll(async () => {
   box = await sandbox({ toml: "[tracking]\nenabled = false\n" });
-  seed = await seedToolServerData(join(box.dataDir, "spyglass.db"));
+  seed = await box.withDb(seedToolServerDb);
   server = await box.serve({ timeoutMs: 60_000 });
   client = await connect(server.url, seed.a.key);
   siteKey = (await call(client, "get_brand")).data.brand.site_key;
