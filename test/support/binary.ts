@@ -67,6 +67,8 @@ export interface ServerProcess {
   startMs: number;
   logs(): string;
   rssKb(): number;
+  /** Whether the process has its own handler for the signal yet (SigCgt in /proc): before that, the signal kills it. */
+  handlesSignal(signal: "SIGTERM" | "SIGINT"): boolean;
   stop(signal?: "SIGTERM" | "SIGINT"): Promise<number>;
 }
 
@@ -215,6 +217,12 @@ export async function sandbox(options: SandboxOptions = {}): Promise<Sandbox> {
       rssKb() {
         const status = readFileSync(`/proc/${proc.pid}/status`, "utf8");
         return Number(/VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1] ?? Number.NaN);
+      },
+      handlesSignal(signal) {
+        const status = readFileSync(`/proc/${proc.pid}/status`, "utf8");
+        const caught = BigInt(`0x${/SigCgt:\s+([0-9a-f]+)/.exec(status)?.[1] ?? "0"}`);
+        const bit = BigInt(signal === "SIGTERM" ? 15 : 2) - 1n;
+        return ((caught >> bit) & 1n) === 1n;
       },
       async stop(signal = "SIGTERM") {
         proc.kill(signal);
