@@ -5,9 +5,7 @@
 // whose text holds markup and script shows them as text and nothing runs. Checked with axe-core and
 // photographed at 1280 and 390 px, light and dark.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { join } from "node:path";
 import { type Page } from "playwright-core";
-import { openDatabase } from "../../src/db/client";
 import { analyzeAnswer } from "../../src/tracking/analysis/analyze";
 import { AnswerWriter } from "../../src/tracking/answer-writer";
 import { loadRoster } from "../../src/tracking/roster";
@@ -42,10 +40,9 @@ beforeAll(async () => {
   brandName = demo.brand.name;
   // An answer whose text holds markup and script, stored by tracking's own answer writer in the
   // binary's database (the server reads it as any tracked answer).
-  const db = openDatabase(join(d.box.dataDir, "spyglass.db"));
-  try {
+  await d.box.withDb(async (db) => {
     const roster = await loadRoster(db, brandId);
-    const promptId = db.sqlite.query<{ id: string }, [string]>("SELECT id FROM prompts WHERE brand_id = ? LIMIT 1").get(brandId)!.id;
+    const promptId = (await db.get<{ id: string }>("SELECT id FROM prompts WHERE brand_id = ? LIMIT 1", [brandId]))!.id;
     const text = `${HOSTILE} ${brandName} is a fine choice.`;
     const analysis = analyzeAnswer({ text, providerCitations: [], roster: roster.members });
     const writer = new AnswerWriter();
@@ -72,9 +69,7 @@ beforeAll(async () => {
         roster,
       ),
     );
-  } finally {
-    db.sqlite.close();
-  }
+  });
   page = await d.page();
   await page.goto(d.url("/sign-in"));
   await page.getByLabel("Email").fill(demo.login.email);

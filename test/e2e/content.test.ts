@@ -3,17 +3,15 @@
 // preflight), a publish made by another process, and a small site on another origin that lists and
 // renders articles with fetch in headless Chromium.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { chromium } from "playwright-core";
 import { publishArticle } from "../../src/content/publishing";
 import { createArticle } from "../../src/content/service";
-import { openDatabase } from "../../src/db/client";
 import { EventHub } from "../../src/events";
 import { DATA_VERSION_CHECK_MS } from "../../src/public/cache";
 import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
 import { answer, type FakeProvider, startFakeOpenAI } from "../support/fake-providers";
-import { seedToolServerData, type ToolServerSeed } from "../support/fixtures";
+import { seedToolServerDb, type ToolServerSeed } from "../support/fixtures";
 import { call, connect } from "../support/mcp";
 import { CHROMIUM_PATH } from "../support/xss-harness";
 
@@ -47,7 +45,7 @@ beforeAll(async () => {
     ),
   });
   box = await writerSandbox(writer);
-  seed = await seedToolServerData(join(box.dataDir, "spyglass.db"));
+  seed = await box.withDb(seedToolServerDb);
   server = await box.serve({ timeoutMs: 60_000 });
   a = await connect(server.url, seed.a.key);
   b = await connect(server.url, seed.b.key);
@@ -239,14 +237,11 @@ describe("the public content API over a real socket", () => {
   });
 
   test("a publish made by another process on the same database (the CLI) is served within the cache's check interval", async () => {
-    const db = openDatabase(join(box.dataDir, "spyglass.db"));
-    try {
-      expect((await fetch(publicUrl(""))).status).toBe(200);
+    expect((await fetch(publicUrl(""))).status).toBe(200);
+    await box.withDb(async (db) => {
       const draft = await createArticle(db, seed.a.brandId, { title: "From another process", markdown: "Hi." });
       await publishArticle({ db, events: new EventHub() }, seed.a.brandId, draft.id);
-    } finally {
-      db.close();
-    }
+    });
     await Bun.sleep(DATA_VERSION_CHECK_MS + 1);
     const listed = await (await fetch(publicUrl(""))).json();
     expect(listed.articles[0].slug).toBe("from-another-process");
@@ -303,7 +298,7 @@ describe("stopping while a tool call waits on the writer model", () => {
     const slow = startFakeOpenAI({ latencyMs: 1_500, fallback: answer("---\ntitle: Slow but sure\n---\nDone.") });
     const own = await writerSandbox(slow);
     try {
-      const ownSeed = await seedToolServerData(join(own.dataDir, "spyglass.db"));
+      const ownSeed = await own.withDb(seedToolServerDb);
       const running = await own.serve({ timeoutMs: 60_000 });
       const client = await connect(running.url, ownSeed.a.key);
       const pending = call(client, "generate_article", { prompt_id: ownSeed.a.ids.promptId });
@@ -325,7 +320,7 @@ describe("stopping while a tool call waits on the writer model", () => {
     const hung = startFakeOpenAI({ script: () => ({ kind: "hang" }) });
     const own = await writerSandbox(hung, "timeout_ms = 300000\n");
     try {
-      const ownSeed = await seedToolServerData(join(own.dataDir, "spyglass.db"));
+      const ownSeed = await own.withDb(seedToolServerDb);
       const running = await own.serve({ timeoutMs: 60_000, env: { SPYGLASS_SHUTDOWN_GRACE_MS: String(graceMs) } });
       const client = await connect(running.url, ownSeed.a.key);
       const pending = call(client, "generate_article", { prompt_id: ownSeed.a.ids.promptId }).then(

@@ -39,7 +39,7 @@ async function overview(box: Sandbox, key: string): Promise<unknown> {
 }
 
 test("demo on SQLite, migrate-to-postgres with counts and checksums, the same overview on the copy; demo straight on PostgreSQL", async () => {
-  const sqlite = await sandbox();
+  const sqlite = await sandbox({ database: "sqlite" });
   boxes.push(sqlite);
   const seeded = await sqlite.cliJson<DemoRecord>(["demo", "--json"]);
   expect(seeded.answers).toBeGreaterThan(1000);

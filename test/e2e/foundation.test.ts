@@ -4,7 +4,8 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
+import { SANDBOX_DATABASE, type Sandbox, type ServerProcess, sandbox } from "../support/binary";
+import { freshPostgresUrl } from "../support/postgres";
 
 const EMAIL = "owner@example.com";
 const PASSWORD = "a long enough password";
@@ -23,10 +24,10 @@ beforeAll(async () => {
 afterAll(() => box?.cleanup());
 
 describe("dist/spyglass end to end", () => {
-  test("the CLI creates an account, sets its plan and creates a brand in ./data", async () => {
+  test("the CLI creates an account, sets its plan and creates a brand in ./data (or in PostgreSQL when a database URL is set)", async () => {
     const account = await box.cliJson(["account", "create", "--email", EMAIL, "--password", PASSWORD]);
     expect(account).toEqual({ id: expect.stringMatching(/^acc_/), email: EMAIL, plan: "none" });
-    expect(existsSync(join(box.dataDir, "spyglass.db"))).toBe(true);
+    expect(existsSync(join(box.dataDir, "spyglass.db"))).toBe(box.database === "sqlite");
     expect((await box.cliJson(["account", "plan", "--email", EMAIL, "--plan", "visibility"])).plan).toBe("visibility");
     const brand = await box.cliJson([
       "brand",
@@ -113,7 +114,7 @@ describe("dist/spyglass end to end", () => {
     expect(cross.status).toBe(403);
   });
 
-  test("backup while serving is a consistent SQLite copy; it refuses to overwrite", async () => {
+  test.if(SANDBOX_DATABASE === "sqlite")("backup while serving is a consistent SQLite copy; it refuses to overwrite", async () => {
     const result = await box.cliJson(["backup", "backup.db"]);
     expect(result.file).toBe(join(box.dir, "backup.db"));
     const copy = new Database(result.file, { readonly: true });
@@ -126,15 +127,46 @@ describe("dist/spyglass end to end", () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
+  // On PostgreSQL, backup is pg_dump's custom format: restored with the command it prints, into an
+  // empty database, it holds what the instance stored.
+  test.if(SANDBOX_DATABASE === "postgres")(
+    "backup while serving is a pg_dump that pg_restore restores; it refuses to overwrite",
+    async () => {
+      const result = await box.cliJson(["backup", "backup.dump"]);
+      expect(result.file).toBe(join(box.dir, "backup.dump"));
+      expect(result.bytes).toBeGreaterThan(0);
+      expect(result.restore).toBe(`pg_restore --no-owner --dbname=<an empty database> ${result.file}`);
+      const empty = await freshPostgresUrl({ schema: "empty" });
+      const target = new URL(empty);
+      const password = decodeURIComponent(target.password);
+      target.password = "";
+      const restore = Bun.spawnSync(result.restore.replace("<an empty database>", target.toString()).split(" "), {
+        env: { ...process.env, PGPASSWORD: password },
+        stderr: "pipe",
+      });
+      expect(restore.stderr.toString()).toBe("");
+      expect(restore.exitCode).toBe(0);
+      const { openPostgres } = await import("../../src/db/postgres");
+      const copy = await openPostgres(empty, { poolSize: 1 });
+      try {
+        expect(await copy.all("SELECT email, plan FROM accounts")).toEqual([{ email: EMAIL, plan: "visibility" }]);
+        expect(await copy.get("SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL")).toEqual({ n: 2 });
+      } finally {
+        await copy.close();
+      }
+      const again = await box.cli(["backup", "backup.dump"]);
+      expect(again.code).not.toBe(0);
+      expect(again.stderr).toContain("already exists");
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    },
+  );
+
   test("SIGTERM stops the server with exit code 0 and nothing is lost", async () => {
     expect(await server.stop("SIGTERM")).toBe(0);
     expect(server.logs()).toContain('"msg":"stopped"');
-    const db = new Database(join(box.dataDir, "spyglass.db"), { readonly: true });
-    const keys = db.query("SELECT name, revoked_at FROM api_keys ORDER BY created_at").all() as Array<{
-      name: string;
-      revoked_at: number | null;
-    }>;
-    db.close();
+    const keys = await box.withDb((db) =>
+      db.all<{ name: string; revoked_at: number | null }>("SELECT name, revoked_at FROM api_keys ORDER BY created_at"),
+    );
     expect(keys.map((k) => [k.name, k.revoked_at !== null])).toEqual([
       ["laptop", true],
       ["ci", false],

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { chmodSync, chownSync, copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BINARY, requireBinary, type Sandbox, type ServerProcess, sandbox } from "../support/binary";
+import { BINARY, requireBinary, SANDBOX_DATABASE, type Sandbox, type ServerProcess, sandbox } from "../support/binary";
 
 setDefaultTimeout(120_000);
 
@@ -98,8 +98,12 @@ async function asUnprivileged(prepare: (dir: string) => Promise<void> | void, ar
   }
 }
 
+// The SQLite file's own cases (a read-only file, a mistyped --data that would create one, the file's
+// mode) are SQLite's alone: on PostgreSQL the data directory holds no database.
+const sqliteOnly = test.if(SANDBOX_DATABASE === "sqlite");
+
 describe("the data directory", () => {
-  test("serve refuses a read-only database with one line naming the file, before it listens", async () => {
+  sqliteOnly("serve refuses a read-only database with one line naming the file, before it listens", async () => {
     const { code, stdout, stderr, db } = await asUnprivileged(() => {}, ["serve", "--host", "127.0.0.1", "--port", "0"]);
     expect(code).toBe(1);
     expect(stdout).not.toContain("listening");
@@ -107,7 +111,7 @@ describe("the data directory", () => {
     expect(stderr).toContain(`The database ${db} cannot be written`);
   });
 
-  test("backup with a mistyped --data is refused, and creates nothing", async () => {
+  sqliteOnly("backup with a mistyped --data is refused, and creates nothing", async () => {
     const result = await box.cli(["backup", "copy.db", "--data", "dtaa"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("There is no Spyglass database at");
@@ -119,7 +123,7 @@ describe("the data directory", () => {
     }
   });
 
-  test("the database and the directory Spyglass created are private (0600, 0700), and so is a backup", async () => {
+  test("the database and the directory Spyglass created are private (0600, 0700), and so is a backup (SQLite's copy or pg_dump's)", async () => {
     const fresh = await sandbox();
     try {
       await fresh.cliJson(["account", "create", "--email", "a@example.com", "--password", "a long password"]);
@@ -132,9 +136,11 @@ describe("the data directory", () => {
       expect(login.status).toBe(200);
       expect((await fresh.cli(["backup", "copy.db"])).code).toBe(0);
       const mode = (path: string) => statSync(path).mode & 0o777;
-      expect(mode(fresh.dataDir)).toBe(0o700);
-      for (const name of ["spyglass.db", "spyglass.db-wal", "spyglass.db-shm"])
-        expect([name, mode(join(fresh.dataDir, name))]).toEqual([name, 0o600]);
+      if (fresh.database === "sqlite") {
+        expect(mode(fresh.dataDir)).toBe(0o700);
+        for (const name of ["spyglass.db", "spyglass.db-wal", "spyglass.db-shm"])
+          expect([name, mode(join(fresh.dataDir, name))]).toEqual([name, 0o600]);
+      }
       expect(mode(join(fresh.dir, "copy.db"))).toBe(0o600);
       expect(await started.stop()).toBe(0);
     } finally {

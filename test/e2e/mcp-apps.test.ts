@@ -6,14 +6,14 @@
 // own, and log no error (a CSP violation is one).
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type Browser, chromium, type Frame, type Page } from "playwright-core";
-import { fortnightOfAnswers, writeAnswersToFile } from "../support/answers";
+import { fortnightOfAnswers, writeAnswers } from "../support/answers";
 import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
 import { expectAccessible, SCREENSHOT_DIR } from "../support/dashboard";
-import { seedToolServerData, type ToolServerSeed } from "../support/fixtures";
+import { seedToolServerDb, type ToolServerSeed } from "../support/fixtures";
 import { call, connect } from "../support/mcp";
 import { CHROMIUM_PATH } from "../support/xss-harness";
 
@@ -29,12 +29,8 @@ let viewOf: Map<string, string>;
 
 beforeAll(async () => {
   box = await sandbox();
-  seed = await seedToolServerData(join(box.dataDir, "spyglass.db"));
-  await writeAnswersToFile(
-    join(box.dataDir, "spyglass.db"),
-    seed.a.brandId,
-    fortnightOfAnswers(seed.a.ids.promptId, "Acme Analytics", "Acme Rival"),
-  );
+  seed = await box.withDb(seedToolServerDb);
+  await box.withDb((db) => writeAnswers(db, seed.a.brandId, fortnightOfAnswers(seed.a.ids.promptId, "Acme Analytics", "Acme Rival")));
   server = await box.serve();
   mcp = await connect(server.url, seed.a.key);
   // As a host does: which view draws which tool comes from tools/list.

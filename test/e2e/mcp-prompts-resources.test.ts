@@ -3,11 +3,10 @@
 // never a figure, name or text of A's (the matrix: test/support/prompt-resource-isolation.ts). Every
 // declared prompt and every kind of resource has a row; adding one without a row fails the first test.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { join } from "node:path";
 import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { fortnightOfAnswers, writeAnswersToFile } from "../support/answers";
+import { fortnightOfAnswers, writeAnswers } from "../support/answers";
 import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
-import { seedToolServerData, type ToolServerSeed } from "../support/fixtures";
+import { seedToolServerDb, type ToolServerSeed } from "../support/fixtures";
 import { connect } from "../support/mcp";
 import { expectEveryPromptAndResourceHasARow, expectPromptAndResourceIsolation } from "../support/prompt-resource-isolation";
 
@@ -26,12 +25,8 @@ async function client(key: string): Promise<Client> {
 
 beforeAll(async () => {
   box = await sandbox();
-  seed = await seedToolServerData(join(box.dataDir, "spyglass.db"));
-  await writeAnswersToFile(
-    join(box.dataDir, "spyglass.db"),
-    seed.a.brandId,
-    fortnightOfAnswers(seed.a.ids.promptId, "Acme Analytics", "Acme Rival"),
-  );
+  seed = await box.withDb(seedToolServerDb);
+  await box.withDb((db) => writeAnswers(db, seed.a.brandId, fortnightOfAnswers(seed.a.ids.promptId, "Acme Analytics", "Acme Rival")));
   server = await box.serve();
 }, 60_000);
 

@@ -1,15 +1,11 @@
 // The tool server of the compiled binary, driven as AI clients drive it: the official SDK Client over
 // Streamable HTTP with a bearer key, on a loopback port, against a seeded data directory.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { join } from "node:path";
 import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { eq } from "drizzle-orm";
 import { TOOLS } from "../../src/catalogue/tools";
-import { openDatabase, type SqliteDb } from "../../src/db/client";
-import { accounts } from "../../src/db/schema";
 import { revokeApiKey } from "../../src/keys/service";
 import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
-import { seedToolServerData, type ToolServerSeed } from "../support/fixtures";
+import { seedToolServerDb, type ToolServerSeed } from "../support/fixtures";
 import { expectBrandIsolation, ISOLATION } from "../support/isolation";
 import { call, connect, raw, rpc } from "../support/mcp";
 
@@ -39,7 +35,6 @@ const WWW_AUTHENTICATE = 'Bearer realm="spyglass", error="invalid_token"';
 let box: Sandbox;
 let server: ServerProcess;
 let seed: ToolServerSeed;
-let db: SqliteDb;
 const clients: Client[] = [];
 
 async function client(key: string): Promise<Client> {
@@ -55,16 +50,19 @@ async function stillServing(): Promise<void> {
   expect((await c.listTools()).tools.length).toBeGreaterThan(0);
 }
 
+/** An account's plan changed in the database by another process than the server (as the CLI changes it). */
+function setPlan(accountId: string, plan: "none" | "visibility"): Promise<number> {
+  return box.withDb((db) => db.run("UPDATE accounts SET plan = ? WHERE id = ?", [plan, accountId]));
+}
+
 beforeAll(async () => {
   box = await sandbox({ toml: TOML });
-  seed = await seedToolServerData(join(box.dataDir, "spyglass.db"));
+  seed = await box.withDb(seedToolServerDb);
   server = await box.serve();
-  db = openDatabase(join(box.dataDir, "spyglass.db"));
 }, 60_000);
 
 afterAll(async () => {
   for (const c of clients) await c.close().catch(() => undefined);
-  db?.close();
   await server?.stop();
   box?.cleanup();
 }, 60_000);
@@ -394,10 +392,10 @@ describe("plans", () => {
   });
 
   test("a plan change on the account applies to its keys on the next request", async () => {
-    db.orm.update(accounts).set({ plan: "none" }).where(eq(accounts.id, seed.visibility.accountId)).run();
+    await setPlan(seed.visibility.accountId, "none");
     const refused = await raw(server.url, { headers: { authorization: `Bearer ${seed.visibility.key}` }, body: rpc("tools/list") });
     expect(refused.status).toBe(403);
-    db.orm.update(accounts).set({ plan: "visibility" }).where(eq(accounts.id, seed.visibility.accountId)).run();
+    await setPlan(seed.visibility.accountId, "visibility");
     const allowed = await raw(server.url, { headers: { authorization: `Bearer ${seed.visibility.key}` }, body: rpc("tools/list") });
     expect(allowed.status).toBe(200);
     expect(allowed.json.result.tools.length).toBe(TOOLS.filter((t) => t.plan === "visibility").length);
@@ -433,7 +431,7 @@ describe("HTTP-level refusals, each leaving the server serving", () => {
   test("a revoked key gets 401 on the very next request", async () => {
     const before = await raw(server.url, { headers: { authorization: `Bearer ${seed.spareKeyOfA.key}` }, body: list });
     expect(before.status).toBe(200);
-    await revokeApiKey(db, seed.a.accountId, seed.spareKeyOfA.keyId);
+    await box.withDb((db) => revokeApiKey(db, seed.a.accountId, seed.spareKeyOfA.keyId));
     const after = await raw(server.url, { headers: { authorization: `Bearer ${seed.spareKeyOfA.key}` }, body: list });
     expect(after.status).toBe(401);
     expect(after.headers.get("www-authenticate")).toBe(WWW_AUTHENTICATE);

@@ -5,18 +5,14 @@
 // on the dashboard, token exchange, tools on the chosen brand only, refresh, revocation from the
 // dashboard, and the brand isolation matrix once more with an access token.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { join } from "node:path";
 import { type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type OAuthClientInformationMixed, type OAuthClientMetadata, type OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { eq } from "drizzle-orm";
 import { type Page } from "playwright-core";
 import { hashPassword } from "../../src/accounts/service";
-import { openDatabase } from "../../src/db/client";
-import { accounts } from "../../src/db/schema";
 import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, photograph } from "../support/dashboard";
-import { seedToolServerData, type ToolServerSeed } from "../support/fixtures";
+import { seedToolServerDb, type ToolServerSeed } from "../support/fixtures";
 import { expectBrandIsolation } from "../support/isolation";
 import { call, connect, MCP_PATH, raw, rpc } from "../support/mcp";
 import { documentHost } from "../support/oauth";
@@ -146,17 +142,9 @@ beforeAll(async () => {
     env: { SPYGLASS_OAUTH_TEST_LOOPBACK_CLIENTS: "1" },
     serve: { args: ["--port", String(port)] },
   });
-  seed = await seedToolServerData(join(d.box.dataDir, "spyglass.db"));
-  const db = openDatabase(join(d.box.dataDir, "spyglass.db"));
-  try {
-    db.orm
-      .update(accounts)
-      .set({ passwordHash: await hashPassword(PASSWORD) })
-      .where(eq(accounts.id, seed.b.accountId))
-      .run();
-  } finally {
-    db.close();
-  }
+  seed = await d.box.withDb(seedToolServerDb);
+  const passwordHash = await hashPassword(PASSWORD);
+  await d.box.withDb((db) => db.run("UPDATE accounts SET password_hash = ? WHERE id = ?", [passwordHash, seed.b.accountId]));
   secondBrandId = (await d.box.cliJson<{ id: string }>(["brand", "create", "--email", "b@example.com", "--name", "Borealis Labs"])).id;
   callback = callbackServer();
   docs = documentHost((origin) => ({

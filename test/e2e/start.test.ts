@@ -3,11 +3,10 @@
 // and is stored sanitized, and a sanitizer that fails its self-test stops the server (exit 1, the
 // reason logged) with nothing stored that it would have rendered.
 
-import { Database } from "bun:sqlite";
 import { afterEach, expect, test } from "bun:test";
 import { join } from "node:path";
-import { type Sandbox, sandbox } from "../support/binary";
-import { seedToolServerData } from "../support/fixtures";
+import { SANDBOX_DATABASE, type Sandbox, sandbox } from "../support/binary";
+import { seedToolServerDb } from "../support/fixtures";
 
 let box: Sandbox | null = null;
 afterEach(() => {
@@ -35,18 +34,13 @@ function createArticle(url: string, key: string, title: string): Promise<Respons
   });
 }
 
-function storedArticles(dataDir: string): Array<{ title: string; html: string }> {
-  const db = new Database(join(dataDir, "spyglass.db"), { readonly: true });
-  try {
-    return db.query("SELECT title, html FROM articles ORDER BY title").all() as Array<{ title: string; html: string }>;
-  } finally {
-    db.close();
-  }
+function storedArticles(box: Sandbox): Promise<Array<{ title: string; html: string }>> {
+  return box.withDb((db) => db.all<{ title: string; html: string }>("SELECT title, html FROM articles ORDER BY title"));
 }
 
 test("a save sent as soon as the server answers waits for the self-test and is stored sanitized", async () => {
   box = await sandbox({ toml: "[tracking]\nenabled = false\n" });
-  const seed = await seedToolServerData(join(box.dataDir, "spyglass.db"));
+  const seed = await box.withDb(seedToolServerDb);
   const server = await box.serve({ timeoutMs: 60_000 });
   const response = await createArticle(server.url, seed.a.key, "Launch");
   const body = await response.json();
@@ -57,19 +51,19 @@ test("a save sent as soon as the server answers waits for the self-test and is s
   expect(html).not.toContain("<script");
   expect(html).not.toContain("onerror");
   expect(await server.stop()).toBe(0);
-  const stored = storedArticles(box.dataDir).find((a) => a.title === "Launch");
+  const stored = (await storedArticles(box)).find((a) => a.title === "Launch");
   expect(stored?.html).toBe(html);
 }, 90_000);
 
 test("a sanitizer that fails its self-test stops the server with the reason, and nothing it would render is stored", async () => {
   box = await sandbox({ toml: "[tracking]\nenabled = false\n", env: { SPYGLASS_TEST_BROKEN_SANITIZER: "1" } });
-  const seed = await seedToolServerData(join(box.dataDir, "spyglass.db"));
-  const before = storedArticles(box.dataDir);
+  const seed = await box.withDb(seedToolServerDb);
+  const before = await storedArticles(box);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("SPYGLASS_")) env[k] = v;
   const proc = Bun.spawn([box.binary, "serve", "--host", "127.0.0.1", "--port", "0"], {
     cwd: box.dir,
-    env: { ...env, SPYGLASS_TEST_BROKEN_SANITIZER: "1" },
+    env: { ...env, SPYGLASS_TEST_BROKEN_SANITIZER: "1", ...(box.databaseUrl ? { SPYGLASS_DATABASE_URL: box.databaseUrl } : {}) },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -107,32 +101,37 @@ test("a sanitizer that fails its self-test stops the server with the reason, and
   expect(err).toContain('let the "script element" attack through');
   expect(stdout).toContain("the article sanitizer failed its self-test");
   await Promise.all(saves);
-  expect(storedArticles(box.dataDir)).toEqual(before);
+  expect(await storedArticles(box)).toEqual(before);
 }, 90_000);
 
-test("the server's WAL checkpoints run on its worker thread: a write reaches the database file while the server is up", async () => {
-  box = await sandbox({ toml: "[tracking]\nenabled = false\n" });
-  const seed = await seedToolServerData(join(box.dataDir, "spyglass.db"));
-  const server = await box.serve({ timeoutMs: 60_000 });
-  const file = join(box.dataDir, "spyglass.db");
-  const fileHash = async () => Bun.hash(await Bun.file(file).arrayBuffer());
-  // Start-up's own writes are in the file first.
-  let before = await fileHash();
-  for (let i = 0; i < 20; i++) {
-    await Bun.sleep(100);
-    const now = await fileHash();
-    if (now === before) break;
-    before = now;
-  }
-  // One small write: too small for SQLite's automatic checkpoint (1,000 pages), so only the
-  // checkpointer copies it into the file before the server stops.
-  expect((await createArticle(server.url, seed.a.key, "Checkpointed")).status).toBe(200);
-  let changed = false;
-  for (let i = 0; i < 50 && !changed; i++) {
-    await Bun.sleep(100);
-    changed = (await fileHash()) !== before;
-  }
-  expect(changed).toBe(true);
-  expect(server.logs()).not.toContain("checkpointer stopped");
-  expect(await server.stop()).toBe(0);
-}, 90_000);
+// SQLite's write-ahead log alone: PostgreSQL checkpoints its own.
+test.if(SANDBOX_DATABASE === "sqlite")(
+  "the server's WAL checkpoints run on its worker thread: a write reaches the database file while the server is up",
+  async () => {
+    box = await sandbox({ toml: "[tracking]\nenabled = false\n" });
+    const seed = await box.withDb(seedToolServerDb);
+    const server = await box.serve({ timeoutMs: 60_000 });
+    const file = join(box.dataDir, "spyglass.db");
+    const fileHash = async () => Bun.hash(await Bun.file(file).arrayBuffer());
+    // Start-up's own writes are in the file first.
+    let before = await fileHash();
+    for (let i = 0; i < 20; i++) {
+      await Bun.sleep(100);
+      const now = await fileHash();
+      if (now === before) break;
+      before = now;
+    }
+    // One small write: too small for SQLite's automatic checkpoint (1,000 pages), so only the
+    // checkpointer copies it into the file before the server stops.
+    expect((await createArticle(server.url, seed.a.key, "Checkpointed")).status).toBe(200);
+    let changed = false;
+    for (let i = 0; i < 50 && !changed; i++) {
+      await Bun.sleep(100);
+      changed = (await fileHash()) !== before;
+    }
+    expect(changed).toBe(true);
+    expect(server.logs()).not.toContain("checkpointer stopped");
+    expect(await server.stop()).toBe(0);
+  },
+  90_000,
+);

@@ -5,9 +5,7 @@
 // MCP analytics tools via the SDK client → run_tracking → SIGTERM mid-run marks the run
 // interrupted → the next run resumes it.
 
-import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
@@ -145,24 +143,26 @@ max_retries = 1
   ]);
   apiKey = key.plaintext;
   // Competitors and prompts go straight into the database: their tools are tested with the MCP server.
-  const db = new Database(join(box.dataDir, "spyglass.db"));
-  const now = Date.now();
-  db.query(
-    "INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES ('cmp_globex', ?, 'Globex', '[]', '[\"globex.com\"]', ?)",
-  ).run(brandId, now);
-  db.query(
-    "INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES ('cmp_initech', ?, 'Initech', '[]', '[]', ?)",
-  ).run(brandId, now + 1);
-  ["best crm", "crm pricing", "crm for agencies"].forEach((text, i) => {
-    db.query("INSERT INTO prompts (id, brand_id, text, text_key, created_at) VALUES (?, ?, ?, ?, ?)").run(
-      `prm_e2e${i}`,
-      brandId,
-      text,
-      text,
-      now + i,
+  await box.withDb(async (db) => {
+    const now = Date.now();
+    await db.run(
+      "INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES ('cmp_globex', ?, 'Globex', '[]', '[\"globex.com\"]', ?)",
+      [brandId, now],
     );
+    await db.run(
+      "INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES ('cmp_initech', ?, 'Initech', '[]', '[]', ?)",
+      [brandId, now + 1],
+    );
+    for (const [i, text] of ["best crm", "crm pricing", "crm for agencies"].entries()) {
+      await db.run("INSERT INTO prompts (id, brand_id, text, text_key, created_at) VALUES (?, ?, ?, ?, ?)", [
+        `prm_e2e${i}`,
+        brandId,
+        text,
+        text,
+        now + i,
+      ]);
+    }
   });
-  db.close();
 }, 60_000);
 
 afterAll(async () => {

@@ -6,11 +6,10 @@
 // per vector, network blocked, the vector's trigger run): nothing may execute, and no element or
 // attribute that can execute may be in the DOM.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
+import { SANDBOX_DATABASE, type Sandbox, type ServerProcess, sandbox } from "../support/binary";
 import { type CorpusVector, loadOwnCorpus, loadSharedCorpus, ownVectors, sharedVectors } from "../support/corpus";
-import { seedToolServerData, type ToolServerSeed } from "../support/fixtures";
+import { seedToolServerDb, type ToolServerSeed } from "../support/fixtures";
 import { call, connect } from "../support/mcp";
 import { launchXssHarness, loadVectors, mapConcurrent, type XssHarness } from "../support/xss-harness";
 
@@ -27,6 +26,11 @@ const TOOL_CONCURRENCY = 8;
 const PUBLIC_LIST_MAX = 500;
 // Pages in parallel in one browser: renderer starts dominate on a small machine.
 const BROWSER_CONCURRENCY = 6;
+// What Chromium does with a page depends on its HTML alone, and every vector's served HTML is checked
+// to be the one the server rendered at create_article, byte for byte, which the database cannot
+// change without failing that check. So the PostgreSQL pass sends every vector through the tools and
+// the public API as here, and leaves the browser (~95% of this file's time) to the SQLite pass.
+const IN_BROWSER = SANDBOX_DATABASE === "sqlite";
 
 /** A failure that names the vector and carries what the server logged above `info`. */
 function failure(vector: Vector, what: string): Error {
@@ -56,11 +60,11 @@ let siteKey: string;
 
 beforeAll(async () => {
   box = await sandbox({ toml: "[tracking]\nenabled = false\n" });
-  seed = await seedToolServerData(join(box.dataDir, "spyglass.db"));
+  seed = await box.withDb(seedToolServerDb);
   server = await box.serve({ timeoutMs: 60_000 });
   client = await connect(server.url, seed.a.key);
   siteKey = (await call(client, "get_brand")).data.brand.site_key;
-  harness = await launchXssHarness({ settleMs: 200 });
+  if (IN_BROWSER) harness = await launchXssHarness({ settleMs: 200 });
 }, 120_000);
 
 afterAll(async () => {
@@ -71,20 +75,24 @@ afterAll(async () => {
 });
 
 describe("hostile article bodies through the binary, the public API and Chromium", () => {
-  test("the harness sees attacks: raw payloads fire in this browser", async () => {
-    const raw = [
-      "<img src=x onerror=alert(1)>",
-      "<svg onload=alert(1)>",
-      "<script>alert(1)</script>",
-      '<details open ontoggle="alert(1)">',
-      '<a href="javascript:alert(1)">x</a>',
-    ];
-    const results = await Promise.all(raw.map((html) => harness.loadVector(html)));
-    expect(results.filter((r) => r.executed).length).toBeGreaterThanOrEqual(4);
-    expect(results.every((r) => r.leftovers.length > 0)).toBe(true);
-  }, 60_000);
+  test.if(IN_BROWSER)(
+    "the harness sees attacks: raw payloads fire in this browser",
+    async () => {
+      const raw = [
+        "<img src=x onerror=alert(1)>",
+        "<svg onload=alert(1)>",
+        "<script>alert(1)</script>",
+        '<details open ontoggle="alert(1)">',
+        '<a href="javascript:alert(1)">x</a>',
+      ];
+      const results = await Promise.all(raw.map((html) => harness.loadVector(html)));
+      expect(results.filter((r) => r.executed).length).toBeGreaterThanOrEqual(4);
+      expect(results.every((r) => r.leftovers.length > 0)).toBe(true);
+    },
+    60_000,
+  );
 
-  test(`all ${VECTORS.length} vectors: create_article → publish_to_site → GET /api/public/articles/:slug → nothing runs`, async () => {
+  test(`all ${VECTORS.length} vectors: create_article → publish_to_site → GET /api/public/articles/:slug${IN_BROWSER ? " → nothing runs" : ""}`, async () => {
     expect(own.length).toBeGreaterThanOrEqual(150);
     if (shared) {
       expect(shared.dompurify).toHaveLength(223);
@@ -115,28 +123,34 @@ describe("hostile article bodies through the binary, the public API and Chromium
     const published = served.filter((v): v is Vector => v !== null);
     const apiMs = performance.now() - started;
 
-    // The same HTML under the same trigger behaves the same: each distinct pair is loaded once.
-    const distinct = new Map<string, Vector & { from: string[] }>();
-    for (const vector of published) {
-      const key = `${vector.trigger ?? ""}\u0000${vector.html}`;
-      const seen = distinct.get(key);
-      if (seen) seen.from.push(vector.label);
-      else distinct.set(key, { ...vector, from: [vector.label] });
+    if (IN_BROWSER) {
+      // The same HTML under the same trigger behaves the same: each distinct pair is loaded once.
+      const distinct = new Map<string, Vector & { from: string[] }>();
+      for (const vector of published) {
+        const key = `${vector.trigger ?? ""}\u0000${vector.html}`;
+        const seen = distinct.get(key);
+        if (seen) seen.from.push(vector.label);
+        else distinct.set(key, { ...vector, from: [vector.label] });
+      }
+      const pages = [...distinct.values()];
+      // A page the harness could not observe (a loaded machine, a crashed renderer) is looked at
+      // again, alone: an unobserved page is not a safe one, so it still fails if it never answers.
+      const results = await loadVectors(harness, pages, BROWSER_CONCURRENCY);
+      const unsafe = results.flatMap((result, i) =>
+        result.executed || result.leftovers.length > 0
+          ? [{ from: pages[i]!.from, html: pages[i]!.html.slice(0, 300), evidence: result.evidence, leftovers: result.leftovers }]
+          : [],
+      );
+      console.log(
+        `xss-publish: ${VECTORS.length} vectors, ${published.length} published, ${refused.length} refused, ${pages.length} distinct pages; ` +
+          `tools + API ${Math.round(apiMs)} ms, browser ${Math.round(performance.now() - started - apiMs)} ms, ${unsafe.length} unsafe`,
+      );
+      expect(unsafe).toEqual([]);
+    } else {
+      console.log(
+        `xss-publish: ${VECTORS.length} vectors, ${published.length} published, ${refused.length} refused; tools + API ${Math.round(apiMs)} ms (${SANDBOX_DATABASE}; the browser runs on the SQLite pass)`,
+      );
     }
-    const pages = [...distinct.values()];
-    // A page the harness could not observe (a loaded machine, a crashed renderer) is looked at
-    // again, alone: an unobserved page is not a safe one, so it still fails if it never answers.
-    const results = await loadVectors(harness, pages, BROWSER_CONCURRENCY);
-    const unsafe = results.flatMap((result, i) =>
-      result.executed || result.leftovers.length > 0
-        ? [{ from: pages[i]!.from, html: pages[i]!.html.slice(0, 300), evidence: result.evidence, leftovers: result.leftovers }]
-        : [],
-    );
-    console.log(
-      `xss-publish: ${VECTORS.length} vectors, ${published.length} published, ${refused.length} refused, ${pages.length} distinct pages; ` +
-        `tools + API ${Math.round(apiMs)} ms, browser ${Math.round(performance.now() - started - apiMs)} ms, ${unsafe.length} unsafe`,
-    );
-    expect(unsafe).toEqual([]);
     expect(published.length).toBeGreaterThan(VECTORS.length / 2);
 
     const list = (await (await fetch(`${server.url}/api/public/articles?key=${siteKey}`)).json()) as { articles: Array<{ slug: string }> };

@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
-import { seedToolServerData, type ToolServerSeed } from "../support/fixtures";
+import { seedToolServerDb, type ToolServerSeed } from "../support/fixtures";
 import { authProxy, MCP_PATH, requireMcpTools } from "../support/mcp";
 
 // Real processes on a shared machine: give each step room.
@@ -64,7 +64,7 @@ beforeAll(async () => {
   tools = requireMcpTools();
   scratch = mkdtempSync(join(tmpdir(), "spyglass-mcp-tools-"));
   box = await sandbox();
-  seed = await seedToolServerData(join(box.dataDir, "spyglass.db"));
+  seed = await box.withDb(seedToolServerDb);
   server = await box.serve();
   proxy = authProxy(server.url, seed.a.key);
 }, 60_000);

@@ -10,13 +10,19 @@
 //   server.rssKb();  server.logs();              // VmRSS from /proc; stdout so far (JSON lines)
 //   const exitCode = await server.stop();        // SIGTERM (or stop("SIGINT")), waits for exit
 //   box.cleanup();                               // kills what is still running, removes the directory
+//   await box.withDb((db) => seedToolServerDb(db)); // the instance's database, opened here and closed after
 //
 // `--json` is added by cliJson; `--data`/`--config` are left to their defaults (./data, ./data/spyglass.toml).
+// The instance keeps its data where the suite's pass says (SPYGLASS_TEST_DATABASE, as the in-process
+// tests do): SQLite in ./data, or with "postgres" a fresh database of the test PostgreSQL
+// (test/support/postgres.ts), handed to the server and the CLI in SPYGLASS_DATABASE_URL.
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type BunFile, type Subprocess } from "bun";
 import { REPO_ROOT, sourceStamp, stampFileOf } from "../../build/stamp";
+import { type Db } from "../../src/db/client";
+import { freshPostgresUrl } from "./postgres";
 
 export const BINARY = resolve(import.meta.dir, "../../dist/spyglass");
 /** How long stop() waits for the server to exit after its signal: past the server's 30 s grace period. */
@@ -61,6 +67,8 @@ export interface ServerProcess {
   startMs: number;
   logs(): string;
   rssKb(): number;
+  /** Whether the process has its own handler for the signal yet (SigCgt in /proc): before that, the signal kills it. */
+  handlesSignal(signal: "SIGTERM" | "SIGINT"): boolean;
   stop(signal?: "SIGTERM" | "SIGINT"): Promise<number>;
 }
 
@@ -76,10 +84,24 @@ export interface ServeOptions {
   stdoutToFile?: boolean;
 }
 
+export type SandboxDatabase = "sqlite" | "postgres";
+
+/** The database sandboxes get unless told: the suite's pass (`SPYGLASS_TEST_DATABASE=postgres` for the PostgreSQL one). */
+export const SANDBOX_DATABASE: SandboxDatabase = process.env.SPYGLASS_TEST_DATABASE === "postgres" ? "postgres" : "sqlite";
+
 export interface Sandbox {
   dir: string;
   dataDir: string;
   binary: string;
+  /** Where the instance keeps its data: ./data/spyglass.db, or the PostgreSQL database at databaseUrl. */
+  database: SandboxDatabase;
+  databaseUrl: string | null;
+  /**
+   * Runs `fn` on the instance's database (the SQLite file, created and migrated when absent; or its
+   * PostgreSQL database), opened here for the call and closed after it: for seeding before a binary
+   * runs and reading what it stored.
+   */
+  withDb<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   cli(args: string[], options?: { env?: Record<string, string>; stdin?: string }): Promise<CliResult>;
   cliJson<T = any>(args: string[]): Promise<T>;
   serve(options?: ServeOptions): Promise<ServerProcess>;
@@ -94,8 +116,24 @@ function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
   return { ...env, ...extra };
 }
 
-export async function sandbox(options: { toml?: string; env?: Record<string, string>; binary?: string } = {}): Promise<Sandbox> {
+export interface SandboxOptions {
+  toml?: string;
+  env?: Record<string, string>;
+  binary?: string;
+  /**
+   * The instance's database; by default PostgreSQL when `env` sets SPYGLASS_DATABASE_URL (that one),
+   * otherwise SANDBOX_DATABASE ("postgres": a fresh database of the test PostgreSQL).
+   */
+  database?: SandboxDatabase;
+}
+
+export async function sandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const source = requireBinary(options.binary);
+  const given = options.env?.SPYGLASS_DATABASE_URL;
+  const database = options.database ?? (given ? "postgres" : SANDBOX_DATABASE);
+  const databaseUrl = database === "postgres" ? (given ?? (await freshPostgresUrl())) : null;
+  if (database === "sqlite" && given) throw new Error('sandbox: database "sqlite" with SPYGLASS_DATABASE_URL in its env');
+  const env = { ...options.env, ...(databaseUrl ? { SPYGLASS_DATABASE_URL: databaseUrl } : {}) };
   const dir = mkdtempSync(join(tmpdir(), "spyglass-e2e-"));
   const binary = join(dir, "spyglass");
   copyFileSync(source, binary);
@@ -110,7 +148,7 @@ export async function sandbox(options: { toml?: string; env?: Record<string, str
   const cli = async (args: string[], opts: { env?: Record<string, string>; stdin?: string } = {}): Promise<CliResult> => {
     const proc = Bun.spawn([binary, ...args], {
       cwd: dir,
-      env: baseEnv({ ...options.env, ...opts.env }),
+      env: baseEnv({ ...env, ...opts.env }),
       stdin: opts.stdin === undefined ? "ignore" : new Blob([opts.stdin]),
       stdout: "pipe",
       stderr: "pipe",
@@ -131,7 +169,7 @@ export async function sandbox(options: { toml?: string; env?: Record<string, str
     const stdoutFile = opts.stdoutToFile ? join(dir, `serve-${++servers}.log`) : null;
     const proc = Bun.spawn([binary, "serve", "--host", "127.0.0.1", "--port", "0", ...(opts.args ?? [])], {
       cwd: dir,
-      env: baseEnv({ ...options.env, ...opts.env }),
+      env: baseEnv({ ...env, ...opts.env }),
       stdin: "ignore",
       stdout: stdoutFile ? Bun.file(stdoutFile) : "pipe",
       stderr: "pipe",
@@ -180,6 +218,12 @@ export async function sandbox(options: { toml?: string; env?: Record<string, str
         const status = readFileSync(`/proc/${proc.pid}/status`, "utf8");
         return Number(/VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1] ?? Number.NaN);
       },
+      handlesSignal(signal) {
+        const status = readFileSync(`/proc/${proc.pid}/status`, "utf8");
+        const caught = BigInt(`0x${/SigCgt:\s+([0-9a-f]+)/.exec(status)?.[1] ?? "0"}`);
+        const bit = BigInt(signal === "SIGTERM" ? 15 : 2) - 1n;
+        return ((caught >> bit) & 1n) === 1n;
+      },
       async stop(signal = "SIGTERM") {
         proc.kill(signal);
         // A server that does not stop is a failure of its own, with the server's last words: not
@@ -198,10 +242,35 @@ export async function sandbox(options: { toml?: string; env?: Record<string, str
     return server;
   };
 
+  const withDb = async <T>(fn: (db: Db) => Promise<T>): Promise<T> => {
+    if (databaseUrl !== null) {
+      const { openPostgres } = await import("../../src/db/postgres");
+      const db = await openPostgres(databaseUrl, { poolSize: 1 });
+      try {
+        return await fn(db);
+      } finally {
+        await db.close();
+      }
+    }
+    const { openDatabase } = await import("../../src/db/client");
+    const db = openDatabase(join(dataDir, "spyglass.db"));
+    try {
+      return await fn(db);
+    } finally {
+      db.close();
+      // bun:sqlite closes a connection whose cached statements are alive only once they are
+      // collected: collecting now closes it here, not while a binary starts ("database is locked").
+      Bun.gc(true);
+    }
+  };
+
   return {
     dir,
     dataDir,
     binary,
+    database,
+    databaseUrl,
+    withDb,
     cli,
     cliJson,
     serve,
