@@ -53,6 +53,16 @@ const COMMANDS: Record<string, Command> = {
       app.tracking.runner.serve();
       const checkpointer = db.dialect === "sqlite" ? startCheckpointer(db) : null;
       const server = startServer(app, [() => scheduler?.stop(), () => stopTracking(app), () => checkpointer?.stop()]);
+      // Before anything else is awaited: a stop signal from the moment it listens is a clean shutdown
+      // (it was set after the owner check below, a round trip on PostgreSQL, and a SIGTERM then exited 143).
+      const shutdown = async (signal: string) => {
+        log.info("shutting down", { signal });
+        await server.stop();
+        log.info("stopped");
+        process.exit(0);
+      };
+      process.once("SIGTERM", () => void shutdown("SIGTERM"));
+      process.once("SIGINT", () => void shutdown("SIGINT"));
       log.info("listening", {
         url: server.url,
         listen: server.listen,
@@ -67,20 +77,11 @@ const COMMANDS: Record<string, Command> = {
           'no account yet: the first visitor to sign up becomes the owner of this instance; create the owner\'s account now with "spyglass account create --email E --password -"',
         );
       }
-      // Start-up ran a lot of code once and never again (migrations, building the app, the tool
-      // registry's schemas). JavaScriptCore keeps compiled code until it ages out, and every
+      // Start-up ran a lot of code once and never again (migrations, building the app). JavaScriptCore keeps compiled code until it ages out, and every
       // collection of the serving thread's heap walks it: without it an eden collection measured
       // 550 instead of 720 µs, and the process 6 MiB less. Bun.shrink() drops it once the thread is
       // idle; code that runs again is recompiled on its next call.
       Bun.shrink();
-      const shutdown = async (signal: string) => {
-        log.info("shutting down", { signal });
-        await server.stop();
-        log.info("stopped");
-        process.exit(0);
-      };
-      process.once("SIGTERM", () => void shutdown("SIGTERM"));
-      process.once("SIGINT", () => void shutdown("SIGINT"));
     },
   },
   "account create": {
