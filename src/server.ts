@@ -12,8 +12,8 @@ import { publicApiRoutes } from "./public/routes";
 
 // Bun's maximum; long tool calls (tracking, article generation) must not be cut at Elysia's 30 s.
 const IDLE_TIMEOUT_SECONDS = 255;
-// The tool catalogue's schemas and the dashboard's gzipped assets are made this long after start,
-// unless a request needed them first.
+// The tool catalogue (its modules and schemas), the MCP SDK and the dashboard's gzipped assets are
+// made this long after start, unless a request needed them first.
 const WARM_AFTER_MS = 500;
 // Hard cap at the socket; routes apply their own, smaller limits (the tool server's is 1 MiB).
 const MAX_REQUEST_BODY_BYTES = 8 * 1024 * 1024;

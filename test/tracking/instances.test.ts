@@ -364,30 +364,12 @@ test("an owner whose run another instance took over during a stall does not fini
   expect(await started.done).toBe("running");
 });
 
-/** The database, whose first statement containing `text` fails as a lost PostgreSQL connection fails. */
-function losingConnectionOnce(db: Db, text: string): Db {
-  let failed = false;
-  return new Proxy(db, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target) as unknown;
-      if (typeof value !== "function") return value;
-      if (prop !== "run" && prop !== "get" && prop !== "all") return value.bind(target);
-      return async (...args: Parameters<Db["run"]>) => {
-        const sql = typeof args[0] === "string" ? args[0] : args[0].sqlite;
-        if (!failed && sql.includes(text)) {
-          failed = true;
-          throw Object.assign(new Error("write CONNECTION_CLOSED db:5432"), { code: "CONNECTION_CLOSED" });
-        }
-        return value.apply(target, args);
-      };
-    },
-  });
-}
-
 test("an owner whose read of its run meets a lost connection reads again and completes the run", async () => {
   const fake = provider(() => answer("Acme is fine."));
   const { a } = await pair(toml(fake), toml(fake));
-  const flaky = createAppContext(a.config, losingConnectionOnce(a.db, "SELECT status, owner FROM tracking_runs"), { llm: { env: KEY } });
+  // The first read of its run fails as a lost PostgreSQL connection fails, before it reaches the database.
+  const lost = () => Promise.reject(Object.assign(new Error("write CONNECTION_CLOSED db:5432"), { code: "CONNECTION_CLOSED" }));
+  const flaky = createAppContext(a.config, stallingBefore(a.db, "SELECT status, owner FROM tracking_runs", lost), { llm: { env: KEY } });
   const s = await addBrand(flaky, { name: "Acme", prompts: [{ key: "P", text: "best crm" }] });
   const started = await flaky.tracking.runner.start(s.brandId, { trigger: "tool" });
   expect(await Promise.race([started.done, Bun.sleep(10_000).then(() => "stuck")])).toBe("completed");
