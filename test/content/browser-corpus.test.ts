@@ -14,8 +14,10 @@ const own = await loadOwnCorpus();
 const shared = await loadSharedCorpus();
 const corpusVectors: CorpusVector[] = [...ownVectors(own), ...sharedVectors(shared)];
 
-// Parallel pages in one browser; process starts dominate, so more than this only queues on 2 cores.
-const CONCURRENCY = 6;
+// Parallel pages in one browser context (test/support/xss-harness.ts). Measured on 72 vectors: 12 at
+// a time took 15.3 s against 18.9 s for 6, for the same CPU time; 8 keeps a loaded CI machine's
+// pages well inside the harness's timeouts.
+const CONCURRENCY = 8;
 
 let harness: XssHarness;
 
@@ -65,7 +67,7 @@ describe("attack corpora in headless Chromium", () => {
     );
     expect(hooked?.evidence).toContain("called alert(1)");
     expect(request?.evidence.some((line) => line.startsWith("request for script https://evil.example/x.js"))).toBe(true);
-    expect(navigation?.evidence.some((line) => line.startsWith("request for document http://xss-harness.invalid/next"))).toBe(true);
+    expect(navigation?.evidence.some((line) => /^request for document http:\/\/v\d+\.xss-harness\.invalid\/next$/.test(line))).toBe(true);
     expect(interaction?.evidence).toContain("called confirm(1)");
     expect(plain).toMatchObject({ executed: false, evidence: [], leftovers: [] });
     expect(plain?.requests).toEqual(["image https://example.com/a.png"]);

@@ -25,7 +25,7 @@ const REFUSALS = [/cannot be made safe/, /the article body is empty/, /send text
 const TOOL_CONCURRENCY = 8;
 const PUBLIC_LIST_MAX = 500;
 // Pages in parallel in one browser: renderer starts dominate on a small machine.
-const BROWSER_CONCURRENCY = 6;
+const BROWSER_CONCURRENCY = 8;
 // What Chromium does with a page depends on its HTML alone, and every vector's served HTML is checked
 // to be the one the server rendered at create_article, byte for byte, which the database cannot
 // change without failing that check. So the PostgreSQL pass sends every vector through the tools and
