@@ -1,7 +1,7 @@
 // Domain names as users type them ("https://www.Example.com/pricing") reduced to the bare host we
 // store and match against ("example.com"). Shared by brands and competitors.
-import { parse } from "tldts";
 import { Invalid } from "../errors";
+import { publicSuffixes } from "../public-suffixes";
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
@@ -29,7 +29,7 @@ export function normalizeDomain(input: string, field = "domain"): string {
   }
   host = host.replace(/\.$/, "").replace(/^www\./, "");
   if (host.length > 253 || !host.split(".").every((label) => LABEL.test(label))) throw invalid();
-  const info = parse(host, { allowPrivateDomains: true });
+  const info = publicSuffixes().parse(host, { allowPrivateDomains: true });
   if (info.isIp || info.hostname !== host || info.domain === null || !(info.isIcann || info.isPrivate)) {
     throw invalid();
   }

@@ -1,4 +1,4 @@
-import { getDomain } from "tldts";
+import { publicSuffixes } from "../../public-suffixes";
 import { findUrls } from "./urls";
 
 export interface Citation {
@@ -55,7 +55,7 @@ export function normalizeUrl(raw: string): string | null {
 /** `blog.acme.co.uk` → `acme.co.uk`. Private suffixes count (`acme.github.io` stays itself), as for brand domains. */
 export function registrableDomain(hostname: string): string {
   const host = stripWww(hostname.toLowerCase().replace(/\.+$/, ""));
-  return getDomain(host, { allowPrivateDomains: true }) ?? host;
+  return publicSuffixes().getDomain(host, { allowPrivateDomains: true }) ?? host;
 }
 
 function stripWww(host: string): string {

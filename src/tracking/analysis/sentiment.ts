@@ -1,8 +1,21 @@
-import Sentiment from "sentiment";
+import type SentimentAnalyzer from "sentiment";
 import { type MentionSpan } from "./mentions";
 import { maskSpans, maskUrls } from "./urls";
 
-const analyzer = new Sentiment();
+let analyzer: SentimentAnalyzer | null = null;
+
+/**
+ * The AFINN analyser, loaded on first use, not at module scope: evaluating `sentiment` (its word
+ * lists) was ~5 ms of every start-up, before any answer is analysed (a CPU profile of spawn → first
+ * /healthz), as jsdom is loaded where it is first needed (content/sanitize.ts).
+ */
+function sentimentAnalyzer(): SentimentAnalyzer {
+  if (analyzer === null) {
+    const Sentiment = require("sentiment") as typeof SentimentAnalyzer;
+    analyzer = new Sentiment();
+  }
+  return analyzer;
+}
 
 /**
  * AFINN word scores are integers in [−5, 5]. The sum over the sentences that mention a member is
@@ -33,7 +46,7 @@ export function sentimentByMember<Id>(text: string, spans: readonly MentionSpan<
     if (index < 0 || seen.has(index)) continue;
     seen.add(index);
     const [start, end] = sentences[index]!;
-    sums.set(span.member_id, sums.get(span.member_id)! + analyzer.analyze(prose.slice(start, end)).score);
+    sums.set(span.member_id, sums.get(span.member_id)! + sentimentAnalyzer().analyze(prose.slice(start, end)).score);
   }
   return new Map([...sums].map(([id, sum]) => [id, toUnitScore(sum)]));
 }
