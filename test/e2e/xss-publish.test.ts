@@ -3,8 +3,8 @@
 // (DOMPurify's fixtures, the HTML5 Security Cheatsheet) goes through the compiled binary as an AI
 // client would send it — create_article, publish_to_site — and comes back through the public content
 // API as a site would read it. The served `html` is then loaded in headless Chromium (a page of its
-// own on an origin of its own per vector, network blocked, the vector's trigger run): nothing may execute, and no element or
-// attribute that can execute may be in the DOM.
+// own on an origin of its own per vector, network blocked, the vector's trigger run): nothing may
+// execute, and no element or attribute that can execute may be in the DOM.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SANDBOX_DATABASE, type Sandbox, type ServerProcess, sandbox } from "../support/binary";
