@@ -122,6 +122,11 @@ run_tests() {
 # SQLite pass); side by side, after it, 1,265 and 1,287 s, the machine 93% busy. Each pass writes
 # its own log, printed whole when both are done, so that a failure's details stay together;
 # SPYGLASS_TEST_PASSES=sequential runs them one after the other with live output.
+# "N passed, M failed" of a pass's log so far.
+progress() {
+  printf '%s passed, %s failed' "$(grep -c '^(pass)' "$1" || true)" "$(grep -c '^(fail)' "$1" || true)"
+}
+
 run_passes() {
   if [[ "${SPYGLASS_TEST_PASSES:-parallel}" == "sequential" ]]; then
     log "running tests"
@@ -137,6 +142,14 @@ run_passes() {
   sqlite_pid=$!
   SPYGLASS_TEST_DATABASE=postgres run_tests "${POSTGRES_TESTS[@]}" >"$logs/postgres.log" 2>&1 &
   postgres_pid=$!
+  # A line a minute while they run, so that the log shows progress (and a CI that stops silent jobs does not).
+  local seconds=0
+  while kill -0 "$sqlite_pid" 2>/dev/null || kill -0 "$postgres_pid" 2>/dev/null; do
+    sleep 1
+    if ((++seconds % 60 == 0)); then
+      log "so far: SQLite $(progress "$logs/sqlite.log"), PostgreSQL $(progress "$logs/postgres.log")"
+    fi
+  done
   wait "$sqlite_pid" || sqlite_status=$?
   wait "$postgres_pid" || postgres_status=$?
   log "tests on SQLite (exit $sqlite_status):"
