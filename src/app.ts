@@ -20,7 +20,7 @@ export function buildApp(ctx: AppContext, catalogue: ToolCatalog) {
   // Without Bun's router (systemRouter: false) Elysia dispatches its own routes: its listen otherwise
   // maps every route into Bun's router twice (once at listen, once more right after), which made
   // up most of `startServer`'s time (measured in a CPU profile of the start-up, spawn → first
-  // /healthz: 197 → 183 ms, medians of 6 alternated starts). The hot paths (the public API, the tool
+  // /healthz: 194 → 184 ms, medians of 8 alternated starts). The hot paths (the public API, the tool
   // server's door, the dashboard's pages) are Bun routes of their own (server.ts) and stay on Bun's router.
   return new Elysia({ systemRouter: false })
     .use(observability())
