@@ -114,6 +114,11 @@ run_tests() {
   return "$status"
 }
 
+# "N passed, M failed" of a pass's log so far.
+progress() {
+  printf '%s passed, %s failed' "$(grep -c '^(pass)' "$1" || true)" "$(grep -c '^(fail)' "$1" || true)"
+}
+
 # The two passes: the whole suite on SQLite, and every test that opens a database again on
 # PostgreSQL (POSTGRES_TESTS says which stay out and why). By default they run side by side: much of
 # the suite waits (on Chromium, on spawned binaries, on PostgreSQL), so the passes overlap a little.
@@ -122,11 +127,6 @@ run_tests() {
 # SQLite pass); side by side, after it, 1,265 and 1,287 s, the machine 93% busy. Each pass writes
 # its own log, printed whole when both are done, so that a failure's details stay together;
 # SPYGLASS_TEST_PASSES=sequential runs them one after the other with live output.
-# "N passed, M failed" of a pass's log so far.
-progress() {
-  printf '%s passed, %s failed' "$(grep -c '^(pass)' "$1" || true)" "$(grep -c '^(fail)' "$1" || true)"
-}
-
 run_passes() {
   if [[ "${SPYGLASS_TEST_PASSES:-parallel}" == "sequential" ]]; then
     log "running tests"

@@ -223,8 +223,8 @@ function launchBrowser(): Promise<Browser> {
       // isolation would start one per page's origin. A cap of four keeps a renderer that a payload
       // hangs from stalling every page at once.
       "--renderer-process-limit=4",
-      // One renderer per context costs a process start per vector; site isolation inside a page
-      // and the spare renderer only add to that, and neither changes what a payload can run.
+      // Site isolation inside a page and the spare renderer would only start more renderer
+      // processes, and neither changes what a payload can run.
       "--disable-features=IsolateOrigins,site-per-process,SpareRendererForSitePerProcess",
     ],
   });
