@@ -84,9 +84,10 @@ export function Accounts() {
     setMessage(null);
     try {
       await api.setPlan(accountId, plan);
-      setMessage({ kind: "success", text: `${email} is now on ${PLAN_LABELS[plan]}.` });
       loaded.reload();
+      // The owner's own plan changes what every page offers: the message waits for the session.
       if (accountId === me.account.id) await refresh();
+      setMessage({ kind: "success", text: `${email} is now on ${PLAN_LABELS[plan]}.` });
     } catch (e) {
       setMessage({ kind: "error", text: errorMessage(e) });
     }

@@ -80,11 +80,14 @@ function EditBrand({ brand }: { brand: Brand }) {
   const [failure, setFailure] = useState<unknown>(null);
   const [saved, setSaved] = useState(false);
   const [busy, setBusy] = useState(false);
+  // The fields follow the stored brand when it changes, not each time the session is read again
+  // (a refresh in flight would otherwise wipe what is being typed).
+  const stored = JSON.stringify([brand.name, brand.domain, brand.aliases]);
   useEffect(() => {
     setName(brand.name);
     setDomain(brand.domain ?? "");
     setAliases(brand.aliases.join("\n"));
-  }, [brand]);
+  }, [stored]);
 
   const save = async (event: Event) => {
     event.preventDefault();
