@@ -1,7 +1,7 @@
 // The instance's owner (CONTRACT §7): the first account. It alone lists accounts, creates them and
 // sets any account's plan over HTTP; the CLI can do the same on the machine itself.
 import { type Queries } from "../db/queries";
-import { type Plan } from "../db/schema";
+import { type Plan } from "../db/values";
 import { Forbidden, NotFound } from "../errors";
 import { iso } from "../ids";
 import { type AccountView, accountView, parsePlan } from "./service";

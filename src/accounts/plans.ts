@@ -1,5 +1,5 @@
 // What each plan covers, and the one error every door answers when a plan does not cover a request.
-import { type Plan } from "../db/schema";
+import { type Plan } from "../db/values";
 import { PlanRequired } from "../errors";
 
 export type PaidPlan = Exclude<Plan, "none">;

@@ -2,7 +2,8 @@
 // and the dashboard call these functions.
 import { type Config } from "../config";
 import { type Queries } from "../db/queries";
-import { type accounts, PLANS, type Plan } from "../db/schema";
+import { type accounts } from "../db/schema";
+import { PLANS, type Plan } from "../db/values";
 import { Conflict, Forbidden, Invalid, NotFound } from "../errors";
 import { newId } from "../ids";
 

@@ -1,7 +1,7 @@
 // Dashboard sessions: a random token in an HttpOnly cookie, stored only as its SHA-256. Expiry
 // slides (14 days after the last use) but the row is rewritten at most once an hour.
 import { type Queries } from "../db/queries";
-import { type Plan } from "../db/schema";
+import { type Plan } from "../db/values";
 import { sha256Hex } from "../ids";
 import { type AccountView } from "./service";
 

@@ -1,6 +1,6 @@
 // Stored answers themselves: a bounded, cursor-paged list and one answer in full.
 import { type AppContext } from "../context";
-import { type AnswerStatus } from "../db/schema";
+import { type AnswerStatus } from "../db/values";
 import { Invalid, NotFound } from "../errors";
 import { iso } from "../ids";
 import { getPrompt } from "../prompts/service";

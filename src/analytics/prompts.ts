@@ -1,6 +1,6 @@
 // Per-prompt figures and content gaps (METRICS.md "Content gaps").
 import { type AppContext } from "../context";
-import { ALL_ENGINES } from "../db/schema";
+import { ALL_ENGINES } from "../db/values";
 import { getPromptTexts } from "../prompts/service";
 import { loadRoster } from "../tracking/roster";
 import { DAY_MS, describeFilter, encodeOffset, type Filter, type SqlParam, scopePromptIds, where } from "./filters";

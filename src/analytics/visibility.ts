@@ -3,7 +3,7 @@
 // of answers and mentions), with prompt coverage from the coverage occurrences (or, with a tag, the
 // per-prompt rollups).
 import { type AppContext } from "../context";
-import { ALL_ENGINES } from "../db/schema";
+import { ALL_ENGINES } from "../db/values";
 import { Invalid } from "../errors";
 import { brandEngines } from "../tracking/engines";
 import { loadRoster } from "../tracking/roster";

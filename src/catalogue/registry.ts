@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { describePlan, type PaidPlan, planChangeHint, planCovers, planLabel } from "../accounts/plans";
 import { type AppContext } from "../context";
-import { PLANS, type Plan } from "../db/schema";
+import { PLANS, type Plan } from "../db/values";
 import { AppError, Invalid, NotFound, PlanRequired } from "../errors";
 import { log } from "../log";
 import { SPYGLASS_ICONS } from "./icon";

@@ -3,7 +3,7 @@
 // reads them for a principal; nothing here takes a brand id other than the principal's.
 import { type PaidPlan, planCovers } from "../accounts/plans";
 import { type ArticleSummary, getArticleBySlug, listArticles } from "../content/service";
-import { type Plan } from "../db/schema";
+import { type Plan } from "../db/values";
 import { Invalid, NotFound } from "../errors";
 import { articleSlugs } from "./completions";
 import { type ToolContext } from "./registry";

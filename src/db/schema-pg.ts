@@ -6,7 +6,7 @@
 // JSON stays text, as on SQLite, so that the same SQL text reads and writes both databases alike.
 import { sql } from "drizzle-orm";
 import { bigint, customType, doublePrecision, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
-import { ANSWER_STATUSES, ARTICLE_STATUSES, COVERAGE_KINDS, PLANS, RUN_STATUSES, SOURCE_KINDS } from "./schema";
+import { ANSWER_STATUSES, ARTICLE_STATUSES, COVERAGE_KINDS, PLANS, RUN_STATUSES, SOURCE_KINDS } from "./values";
 
 /** SQLite's integer column in boolean mode: 0/1 in the database, a boolean through the ORM. */
 const integerBoolean = customType<{ data: boolean; driverData: number }>({

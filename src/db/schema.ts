@@ -3,9 +3,9 @@
 // tables compact. Everything here maps directly to PostgreSQL (text, bigint, boolean-as-integer).
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { ANSWER_STATUSES, ARTICLE_STATUSES, COVERAGE_KINDS, PLANS, RUN_STATUSES, SOURCE_KINDS } from "./values";
 
-export const PLANS = ["none", "visibility", "autopilot"] as const;
-export type Plan = (typeof PLANS)[number];
+export * from "./values";
 
 export const accounts = sqliteTable("accounts", {
   id: text("id").primaryKey(),
@@ -130,8 +130,6 @@ export const competitors = sqliteTable(
   (t) => [index("competitors_brand_idx").on(t.brandId)],
 );
 
-export const RUN_STATUSES = ["running", "completed", "interrupted", "failed"] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
 export const trackingRuns = sqliteTable(
   "tracking_runs",
   {
@@ -203,8 +201,6 @@ export const rosterVersions = sqliteTable("roster_versions", {
   version: integer("version").notNull(),
 });
 
-export const ANSWER_STATUSES = ["ok", "empty", "refusal", "error"] as const;
-export type AnswerStatus = (typeof ANSWER_STATUSES)[number];
 export const answers = sqliteTable(
   "answers",
   {
@@ -421,8 +417,6 @@ export const answerSourceEngineDays = sqliteTable(
   (t) => [primaryKey({ columns: [t.brandId, t.domain, t.day, t.engine, t.hosts] })],
 );
 
-export const SOURCE_KINDS = ["cited", "retrieved"] as const;
-export type SourceKind = (typeof SOURCE_KINDS)[number];
 export const answerSources = sqliteTable(
   "answer_sources",
   {
@@ -535,7 +529,6 @@ export const citationDomainDays = sqliteTable(
 // (engine "*", which no configured engine id can be): per-prompt figures (prompt performance,
 // content gaps) read a prompt's days instead of its answers. `competitor` counts the valid answers
 // that mention a competitor. Kept equal to the answers by the same writes as the daily rollups.
-export const ALL_ENGINES = "*";
 export const promptDays = sqliteTable(
   "prompt_days",
   {
@@ -565,7 +558,6 @@ export const promptDays = sqliteTable(
 // occurrences; each occurrence is counted under (day, the prompt's previous occurrence day, -1 when
 // none). The prompts with an occurrence in [s, e] are then the occurrences in [s, e] whose previous
 // one is before s: Σ prompts over day in [s, e] and prev_day < s, a few rows per day.
-export const COVERAGE_KINDS = ["valid", "mentioned"] as const;
 export const promptCoverageDays = sqliteTable(
   "prompt_coverage_days",
   {
@@ -581,7 +573,6 @@ export const promptCoverageDays = sqliteTable(
   (t) => [primaryKey({ columns: [t.brandId, t.engine, t.kind, t.day, t.prevDay] })],
 );
 
-export const ARTICLE_STATUSES = ["draft", "published"] as const;
 export const articles = sqliteTable(
   "articles",
   {

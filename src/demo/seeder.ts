@@ -15,7 +15,7 @@ import { createCompetitor } from "../competitors/service";
 import { publishArticle } from "../content/publishing";
 import { createArticle } from "../content/service";
 import { type AppContext } from "../context";
-import { type AnswerStatus } from "../db/schema";
+import { type AnswerStatus } from "../db/values";
 import { Conflict, Invalid } from "../errors";
 import { createApiKey } from "../keys/service";
 import { createPrompts, type NewPrompt, PROMPTS_PER_CALL } from "../prompts/service";

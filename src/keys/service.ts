@@ -6,7 +6,7 @@ import { getAccountBrand, getBrand, listBrands } from "../brands/service";
 import { type AppContext } from "../context";
 import { type Db } from "../db/client";
 import { type Queries } from "../db/queries";
-import { type Plan } from "../db/schema";
+import { type Plan } from "../db/values";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, isoOrNull, newId } from "../ids";
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from "./format";

@@ -19,7 +19,7 @@ import { getAccountBrand, getBrand } from "../brands/service";
 import { type Config } from "../config";
 import { type Db } from "../db/client";
 import { type Queries } from "../db/queries";
-import { type Plan } from "../db/schema";
+import { type Plan } from "../db/values";
 import { NotFound } from "../errors";
 import { iso, isoOrNull, newId } from "../ids";
 import { authenticateClient, ClientProblem, clientName, type OAuthClient, resolveClient } from "./clients";

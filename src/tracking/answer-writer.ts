@@ -2,7 +2,7 @@
 // mention and citation rows, and its share of the daily rollups: the one fast path a tracking run
 // and the demo seeder share.
 import { type Queries, type SqlParam } from "../db/queries";
-import { ALL_ENGINES, type AnswerStatus } from "../db/schema";
+import { ALL_ENGINES, type AnswerStatus } from "../db/values";
 import { type AnswerAnalysis, analyzeAnswer } from "./analysis/analyze";
 import { writeRows } from "./bulk-rows";
 import { applyPromptRollups, type PromptDayDelta, rollupLock } from "./prompt-rollups";

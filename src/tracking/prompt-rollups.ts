@@ -3,7 +3,7 @@
 // the additions (or, from re-analysis, the changes) of one batch of answers. See src/db/schema.ts
 // for what the tables hold.
 import { placeholders, type Queries, type SqlParam } from "../db/queries";
-import { COVERAGE_KINDS } from "../db/schema";
+import { COVERAGE_KINDS } from "../db/values";
 import { rowsPerStatement, writeRows } from "./bulk-rows";
 
 /** total, valid, mentioned, position_sum, competitor: the prompt_days columns. */

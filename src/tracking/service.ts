@@ -6,7 +6,7 @@ import { listBrandIdsOfAccounts } from "../brands/service";
 import { type Config } from "../config";
 import { type AppContext } from "../context";
 import { type Db } from "../db/client";
-import { type RunStatus } from "../db/schema";
+import { type RunStatus } from "../db/values";
 import { NotFound } from "../errors";
 import { iso, isoOrNull } from "../ids";
 import { type ClientOptions } from "../llm/types";

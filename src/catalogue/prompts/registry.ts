@@ -4,7 +4,7 @@
 // by plan, and completes argument values from the brand's own data (completion/complete).
 import { describePlan, type PaidPlan, planChangeHint, planCovers, planLabel } from "../../accounts/plans";
 import { type AppContext } from "../../context";
-import { PLANS, type Plan } from "../../db/schema";
+import { PLANS, type Plan } from "../../db/values";
 import { type AppError, Invalid, NotFound, PlanRequired } from "../../errors";
 import { type Principal, type ToolCatalog, type ToolContext } from "../registry";
 import { type ToolInput, type ToolName, type ToolOutput } from "../types";

@@ -9,7 +9,7 @@ import { searchQueries } from "../../analytics/search";
 import { topSources } from "../../analytics/sources";
 import { competitorRanking, visibilityOverview, visibilityTrend } from "../../analytics/visibility";
 import { listPublishedArticles } from "../../content/service";
-import { ANSWER_STATUSES } from "../../db/schema";
+import { ANSWER_STATUSES } from "../../db/values";
 import { defineTool } from "../registry";
 import { ARTICLES_PLAN, articleLinks } from "../resources";
 import { OVERVIEW_VIEW, RANKING_VIEW, TREND_VIEW } from "../view-uris";

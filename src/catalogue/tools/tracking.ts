@@ -1,6 +1,6 @@
 // Tracking tools (CONTRACT §4): start a run now, and see engines, schedule and runs.
 import { z } from "zod";
-import { RUN_STATUSES } from "../../db/schema";
+import { RUN_STATUSES } from "../../db/values";
 import { getTrackingStatus, startTracking } from "../../tracking/service";
 import { defineTool } from "../registry";
 import { ASKS_MODELS, READ_ONLY } from "./common";
