@@ -121,14 +121,17 @@ progress() {
   printf '%s passed, %s failed' "$(grep -c '^(pass)' "$1" || true)" "$(grep -c '^(fail)' "$1" || true)"
 }
 
-# The two passes: the whole suite on SQLite, and every test that opens a database again on
-# PostgreSQL (POSTGRES_TESTS says which stay out and why). By default they run side by side: much of
-# the suite waits (on Chromium, on spawned binaries, on PostgreSQL), so the passes overlap a little.
-# Measured with `CI=true bash .ci/run` on a fresh clone, 2 cores: the passes one after the other
-# took 920 + 716 s (before the XSS harness shared its browser context, which saved ~200 s of the
-# SQLite pass); side by side, after it, 1,265 and 1,287 s, the machine 93% busy. Each pass writes
-# its own log, printed whole when both are done, so that a failure's details stay together;
-# SPYGLASS_TEST_PASSES=sequential runs them one after the other with live output.
+# The passes: the whole suite on SQLite, and every test that opens a database again on PostgreSQL
+# (POSTGRES_TESTS says which stay out and why). By default they run side by side, the SQLite pass in
+# two halves (the dashboard's and the binary's end-to-end files, and the rest), so three processes
+# share the machine: much of the suite waits (on Chromium, on spawned binaries, on PostgreSQL, on a
+# worker's timeout), and a pass alone leaves a core idle. Measured with `CI=true bash .ci/run` on a
+# fresh clone, 2 cores: the passes one after the other took 920 + 716 s (before the XSS harness
+# shared its browser context); two side by side 1,265 and 1,287 s; after the PostgreSQL pass left out
+# the database-independent browser files, 1,040 and 740 s, the SQLite pass alone for its last five
+# minutes. Each process writes its own log, printed whole when all are done, so that a failure's
+# details stay together; SPYGLASS_TEST_PASSES=sequential runs the two passes one after the other
+# with live output.
 run_passes() {
   if [[ "${SPYGLASS_TEST_PASSES:-parallel}" == "sequential" ]]; then
     log "running tests"
@@ -137,30 +140,48 @@ run_passes() {
     SPYGLASS_TEST_DATABASE=postgres run_tests "${POSTGRES_TESTS[@]}"
     return
   fi
-  local logs sqlite_status=0 postgres_status=0 sqlite_pid postgres_pid
+  local logs browser=() rest=() names=() pids=() statuses=() failed=0 i
+  # Explicit paths (./…): bun test takes a bare argument as a substring filter.
+  mapfile -t browser < <(find test/dashboard test/e2e -name '*.test.ts' | sort | sed 's|^|./|')
+  mapfile -t rest < <(find test -name '*.test.ts' ! -path 'test/dashboard/*' ! -path 'test/e2e/*' | sort | sed 's|^|./|')
   logs="$(mktemp -d)"
-  log "running tests on SQLite and, side by side, on PostgreSQL (the logs follow when both are done)"
-  run_tests >"$logs/sqlite.log" 2>&1 &
-  sqlite_pid=$!
-  SPYGLASS_TEST_DATABASE=postgres run_tests "${POSTGRES_TESTS[@]}" >"$logs/postgres.log" 2>&1 &
-  postgres_pid=$!
+  log "running tests on SQLite (dashboard and end-to-end files; the rest) and, side by side, on PostgreSQL (the logs follow when all are done)"
+  names=("SQLite, dashboard and end-to-end" "SQLite, the rest" "PostgreSQL")
+  run_tests "${browser[@]}" >"$logs/0.log" 2>&1 &
+  pids+=($!)
+  run_tests "${rest[@]}" >"$logs/1.log" 2>&1 &
+  pids+=($!)
+  SPYGLASS_TEST_DATABASE=postgres run_tests "${POSTGRES_TESTS[@]}" >"$logs/2.log" 2>&1 &
+  pids+=($!)
   # A line a minute while they run, so that the log shows progress (and a CI that stops silent jobs does not).
-  local seconds=0
-  while kill -0 "$sqlite_pid" 2>/dev/null || kill -0 "$postgres_pid" 2>/dev/null; do
+  local seconds=0 running line
+  while :; do
+    running=0
+    for i in "${!pids[@]}"; do
+      if kill -0 "${pids[$i]}" 2>/dev/null; then running=1; fi
+    done
+    ((running)) || break
     sleep 1
     if ((++seconds % 60 == 0)); then
-      log "so far: SQLite $(progress "$logs/sqlite.log"), PostgreSQL $(progress "$logs/postgres.log")"
+      line="so far:"
+      for i in "${!pids[@]}"; do line+=" ${names[$i]} $(progress "$logs/$i.log");"; done
+      log "${line%;}"
     fi
   done
-  wait "$sqlite_pid" || sqlite_status=$?
-  wait "$postgres_pid" || postgres_status=$?
-  log "tests on SQLite (exit $sqlite_status):"
-  cat "$logs/sqlite.log"
-  log "tests on PostgreSQL (exit $postgres_status): ${POSTGRES_TESTS[*]}"
-  cat "$logs/postgres.log"
+  for i in "${!pids[@]}"; do
+    statuses[i]=0
+    wait "${pids[$i]}" || statuses[i]=$?
+  done
+  for i in "${!pids[@]}"; do
+    log "tests on ${names[$i]} (exit ${statuses[$i]}):"
+    cat "$logs/$i.log"
+    ((statuses[i] == 0)) || failed=1
+  done
   rm -rf "$logs"
-  log "SQLite pass: exit $sqlite_status; PostgreSQL pass: exit $postgres_status"
-  [[ $sqlite_status -eq 0 && $postgres_status -eq 0 ]]
+  line=""
+  for i in "${!pids[@]}"; do line+="${names[$i]}: exit ${statuses[$i]}; "; done
+  log "${line%; }"
+  ((failed == 0))
 }
 
 ensure_bun

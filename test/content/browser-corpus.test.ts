@@ -99,6 +99,15 @@ describe("attack corpora in headless Chromium", () => {
     const started = performance.now();
     const results = await loadVectors(harness, raw, CONCURRENCY);
     const ownResults = results.slice(0, ownSample.length);
+    // Some payloads run only after the generic click has started a navigation (a form's javascript:
+    // action): on a loaded machine that can come after the settle time (a CI run once missed own #73,
+    // a button's formaction). A vector that did not fire as the corpus records is looked at again,
+    // alone, up to twice before it counts as a mismatch.
+    for (const [index, vector] of ownSample.entries()) {
+      for (let attempt = 0; attempt < 2 && firedAs(ownResults[index]!) !== vector.fires; attempt++) {
+        ownResults[index] = await harness.loadVector(raw[index]!.html, raw[index]!.trigger);
+      }
+    }
     const sharedTriggered = results.slice(ownSample.length, ownSample.length + triggered.length);
     const sharedOthers = results.slice(ownSample.length + triggered.length);
     const fired = (list: VectorResult[]): number => list.filter((result) => result.executed).length;
