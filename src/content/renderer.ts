@@ -13,7 +13,9 @@
 //   - a worker that crashes, or a render that overruns `timeoutMs`, fails the job it was rendering
 //     (and nothing is saved); the next job starts a fresh worker, which runs the self-test again.
 // The worker is given one job at a time, so the job it was rendering when it was lost is the only
-// one that fails, and the time limit counts that job's own render alone. Jobs wait here, one queue
+// one that fails, and the time limit counts that job's own render alone: a fresh worker's start
+// (jsdom and the self-test, ~1 s, several on a loaded machine) has a limit of its own,
+// `startTimeoutMs`, so that a slow start never fails a save as too complex an article. Jobs wait here, one queue
 // per tenant (brand), and tenants take turns: a brand that saves many slow articles delays another
 // brand's save by at most the one render in progress, and never makes it fail (it took an article
 // that 40,000 nested <div> made slow, sent twice, to fail another brand's tiny save after 59 s).
@@ -42,13 +44,16 @@ export type RenderReply =
 export interface RendererOptions {
   /** The worker's entry; tests pass stand-ins that fail in chosen ways. */
   workerUrl?: string;
-  /** A render (worker start-up included) that takes longer fails and stops the worker. */
+  /** A render that takes longer fails and stops the worker (its start-up is not counted). */
   timeoutMs?: number;
+  /** A worker that has not reported its self-test this long after it was started is stopped, failing its job. */
+  startTimeoutMs?: number;
   /** A worker with no job for this long is stopped; the next job starts a fresh one. */
   idleMs?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_START_TIMEOUT_MS = 60_000;
 const DEFAULT_IDLE_MS = 60_000;
 
 interface Pending {
@@ -82,12 +87,14 @@ export class ArticleRenderer {
   private nextId = 1;
   private readonly workerUrl: string;
   private readonly timeoutMs: number;
+  private readonly startTimeoutMs: number;
   private readonly idleMs: number;
   private readonly selfTestFailures: Array<(reason: string) => void> = [];
 
   constructor(options: RendererOptions = {}) {
     this.workerUrl = options.workerUrl ?? workerUrl("content/render-worker.ts");
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
     this.idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
   }
 
@@ -144,7 +151,35 @@ export class ArticleRenderer {
       return;
     }
     const running = this.start();
-    const timer = setTimeout(() => {
+    running.current = { ...job, timer: this.limit(running) };
+    if (running.idleTimer) {
+      clearTimeout(running.idleTimer);
+      running.idleTimer = null;
+    }
+    // While a job is in flight the worker keeps the process alive (a CLI command awaiting a render).
+    running.worker.ref();
+    const message: RenderJob = { id: job.id, title: job.source.title, markdown: job.source.markdown };
+    running.worker.postMessage(message);
+  }
+
+  /**
+   * The time limit of the job `running` is given: its render's once the worker is ready, else its
+   * start-up's (re-armed with the render's when the worker reports ready).
+   */
+  private limit(running: Running): ReturnType<typeof setTimeout> {
+    if (!running.ready) {
+      return setTimeout(() => {
+        log.error("article renderer did not start in time", { start_timeout_ms: this.startTimeoutMs });
+        this.lose(
+          running,
+          new Unavailable(
+            `The article renderer did not start within ${this.startTimeoutMs / 1000} s, so nothing was saved; try again.`,
+            "render_failed",
+          ),
+        );
+      }, this.startTimeoutMs);
+    }
+    return setTimeout(() => {
       log.error("article render timed out", { timeout_ms: this.timeoutMs });
       this.lose(
         running,
@@ -154,15 +189,6 @@ export class ArticleRenderer {
         ),
       );
     }, this.timeoutMs);
-    running.current = { ...job, timer };
-    if (running.idleTimer) {
-      clearTimeout(running.idleTimer);
-      running.idleTimer = null;
-    }
-    // While a job is in flight the worker keeps the process alive (a CLI command awaiting a render).
-    running.worker.ref();
-    const message: RenderJob = { id: job.id, title: job.source.title, markdown: job.source.markdown };
-    running.worker.postMessage(message);
   }
 
   /**
@@ -208,6 +234,11 @@ export class ArticleRenderer {
         if (!data.selfTest.ok) {
           log.error("article sanitizer self-test failed", { reason: data.selfTest.reason });
           for (const listener of this.selfTestFailures) listener(data.selfTest.reason);
+        }
+        // The job given while it started: its render's own time limit starts now.
+        if (running.current) {
+          clearTimeout(running.current.timer);
+          running.current.timer = this.limit(running);
         }
         this.release(running);
         return;

@@ -126,6 +126,17 @@ describe("a worker that misbehaves", () => {
     expect(await slow.render({ title: "T", markdown: "Fresh worker." })).toBe("<p>Fresh worker.</p>\n");
   }, 30_000);
 
+  test("a fresh worker's start does not count against the render's time limit, and has a limit of its own", async () => {
+    // The worker takes 1.5 s to start; the render itself is quick.
+    const patient = renderer({ workerUrl: worker("slow-start"), timeoutMs: 1_000 });
+    expect(await patient.render({ title: "T", markdown: "Saved after a slow start." })).toBe("<p>Saved after a slow start.</p>\n");
+    const impatient = renderer({ workerUrl: worker("slow-start"), timeoutMs: 1_000, startTimeoutMs: 500 });
+    const error = (await rejection(impatient.render({ title: "T", markdown: "Never rendered." }))) as AppError;
+    expect(error.code).toBe("render_failed");
+    expect(error.message).toBe("The article renderer did not start within 0.5 s, so nothing was saved; try again.");
+    expect(impatient.workerRunning).toBe(false);
+  }, 30_000);
+
   test("one tenant's renders that hang neither fail another tenant's render nor keep it waiting for all of them", async () => {
     const slow = renderer({ workerUrl: worker("misbehaving"), timeoutMs: 3_000 });
     expect(await slow.selfTest()).toEqual({ ok: true });
