@@ -1,7 +1,7 @@
 // The fixed values some columns take, for the features that need them without the tables: importing
-// schema.ts defines every table with drizzle's builders (~18 ms of a start, measured on a bundle),
-// which only the migrations' ORM and the tests use. schema.ts and schema-pg.ts declare the columns
-// with these lists.
+// schema.ts defines every table with drizzle's builders, which only the ORM (the tests) and
+// migrate-to-postgres use, and a start need not (see SqliteDb.orm). schema.ts and schema-pg.ts
+// declare the columns with these lists.
 export const PLANS = ["none", "visibility", "autopilot"] as const;
 export type Plan = (typeof PLANS)[number];
 
