@@ -15,10 +15,11 @@
 // The worker is given one job at a time, so the job it was rendering when it was lost is the only
 // one that fails, and the time limit counts that job's own render alone: a fresh worker's start
 // (jsdom and the self-test, ~1 s, several on a loaded machine) has a limit of its own,
-// `startTimeoutMs`, so that a slow start never fails a save as too complex an article. Jobs wait here, one queue
-// per tenant (brand), and tenants take turns: a brand that saves many slow articles delays another
-// brand's save by at most the one render in progress, and never makes it fail (it took an article
-// that 40,000 nested <div> made slow, sent twice, to fail another brand's tiny save after 59 s).
+// `startTimeoutMs`, so that a slow start never fails a save as too complex an article. Jobs wait
+// here, one queue per tenant (brand), and tenants take turns: a brand that saves many slow articles
+// delays another brand's save by at most the one render in progress, and never makes it fail (it
+// took an article that 40,000 nested <div> made slow, sent twice, to fail another brand's tiny save
+// after 59 s).
 // A worker that has had nothing to do for `idleMs` is stopped, and the next job starts a fresh one
 // (which runs the self-test again before it renders): jsdom is most of the process's memory, and
 // articles are saved rarely. `serve` stops the start-up self-test's worker as soon as it has passed
