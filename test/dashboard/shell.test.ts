@@ -56,11 +56,24 @@ describe("the dashboard's shell", () => {
     await page.getByRole("table").waitFor();
     await expectAccessible(page, "accounts");
     await photograph(page, "accounts");
+    // The owner's own plan: the page says it is set only once the session has caught up (a refresh
+    // still in flight would reach the next page late and reset a form being typed into). The
+    // session's read of the brands is held until the plan's answer has come.
+    let releaseBrands!: () => void;
+    const brandsHeld = new Promise<void>((resolve) => (releaseBrands = resolve));
+    await page.route("**/api/brands", async (route) => {
+      await brandsHeld;
+      await route.continue();
+    });
+    const planAnswered = page.waitForResponse((response) => response.url().endsWith("/plan") && response.ok());
+    const brandsAsked = page.waitForRequest((request) => new URL(request.url()).pathname === "/api/brands");
     await page.getByLabel(`Plan of ${OWNER.email}`).selectOption("visibility");
-    await page
-      .getByRole("status")
-      .filter({ hasText: `${OWNER.email} is now on Visibility.` })
-      .waitFor();
+    await Promise.all([planAnswered, brandsAsked]);
+    const planSet = page.getByRole("status").filter({ hasText: `${OWNER.email} is now on Visibility.` });
+    expect(await planSet.count()).toBe(0);
+    releaseBrands();
+    await planSet.waitFor();
+    await page.unroute("**/api/brands");
     await page.goBack();
     await page.getByRole("heading", { name: "No engines configured" }).waitFor();
     expect(await page.getByText("[[engines]]").count()).toBe(1);
