@@ -168,18 +168,16 @@ run_passes() {
       log "${line%;}"
     fi
   done
+  line=""
   for i in "${!pids[@]}"; do
     statuses[i]=0
     wait "${pids[$i]}" || statuses[i]=$?
-  done
-  for i in "${!pids[@]}"; do
     log "tests on ${names[$i]} (exit ${statuses[$i]}):"
     cat "$logs/$i.log"
     ((statuses[i] == 0)) || failed=1
+    line+="${names[$i]}: exit ${statuses[$i]}; "
   done
   rm -rf "$logs"
-  line=""
-  for i in "${!pids[@]}"; do line+="${names[$i]}: exit ${statuses[$i]}; "; done
   log "${line%; }"
   ((failed == 0))
 }

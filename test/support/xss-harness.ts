@@ -388,18 +388,20 @@ export async function launchXssHarness(options: HarnessOptions = {}): Promise<Xs
 
 /**
  * Loads every vector, `concurrency` pages at a time, then looks again, alone, at each page the
- * harness failed to observe (a loaded machine, a crashed renderer or browser). A page that is still
- * not observed after `retries` more tries stays in the results as such: unobserved is never safe.
+ * harness failed to observe (a loaded machine, a crashed renderer or browser), or that `again` asks
+ * for. A page that is still not observed after `retries` more tries stays in the results as such:
+ * unobserved is never safe.
  */
 export async function loadVectors(
   harness: XssHarness,
   vectors: readonly { html: string; trigger?: string | null }[],
   concurrency: number,
+  again: (result: VectorResult, index: number) => boolean = () => false,
   retries = 2,
 ): Promise<VectorResult[]> {
   const results = await mapConcurrent(vectors, concurrency, (vector) => harness.loadVector(vector.html, vector.trigger));
   for (let i = 0; i < results.length; i++) {
-    for (let attempt = 0; attempt < retries && notObserved(results[i]!); attempt++) {
+    for (let attempt = 0; attempt < retries && (notObserved(results[i]!) || again(results[i]!, i)); attempt++) {
       results[i] = await harness.loadVector(vectors[i]!.html, vectors[i]!.trigger);
     }
   }
