@@ -89,6 +89,32 @@ describe("the dashboard's shell", () => {
     expect(await page.getByRole("figure", { name: "Site key" }).locator("code").textContent()).toBe(siteKey);
   });
 
+  test("what is typed while a save is on its way stays in the form, and the saved value comes back as stored", async () => {
+    // The session's read of the brands (the save's refresh) is held until something more is typed.
+    let releaseBrands!: () => void;
+    const brandsHeld = new Promise<void>((resolve) => (releaseBrands = resolve));
+    await page.route("**/api/brands", async (route) => {
+      await brandsHeld;
+      await route.continue();
+    });
+    const brandsAsked = page.waitForRequest((request) => new URL(request.url()).pathname === "/api/brands");
+    await page.getByLabel("Domain").fill("https://WWW.Acme-CRM.com/pricing");
+    await page.getByRole("button", { name: "Save" }).click();
+    await brandsAsked;
+    await page.getByRole("button", { name: "Saving…" }).waitFor();
+    await page.getByLabel("Aliases").fill("Acme Inc\nACME Corp\nAcme Group");
+    releaseBrands();
+    await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
+    await page.unroute("**/api/brands");
+    await expect(page.getByLabel("Aliases").inputValue()).resolves.toBe("Acme Inc\nACME Corp\nAcme Group");
+    // Saved again, with nothing typed meanwhile, the fields show what was stored.
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
+    await expect(page.getByLabel("Domain").inputValue()).resolves.toBe("acme-crm.com");
+    await page.reload();
+    await expect(page.getByLabel("Aliases").inputValue()).resolves.toBe("Acme Inc\nACME Corp\nAcme Group");
+  });
+
   test("signing out leads to sign-in; a wrong password says so; the right one signs in again", async () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.waitForURL("**/sign-in");

@@ -1,7 +1,7 @@
 // One brand: its name, domain and aliases (edited through update_brand, so stored answers are
 // re-analysed as the tool server would), the engines and schedule it is tracked on, and the public
 // site key with a snippet for the brand's own site.
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type Brand, errorMessage } from "../../api";
 import { NoEngines } from "../../components/engines";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -81,9 +81,15 @@ function EditBrand({ brand }: { brand: Brand }) {
   const [saved, setSaved] = useState(false);
   const [busy, setBusy] = useState(false);
   // The fields follow the stored brand when it changes, not each time the session is read again
-  // (a refresh in flight would otherwise wipe what is being typed).
+  // (a refresh in flight would otherwise wipe what is being typed). After a save they show what was
+  // stored (the domain as the server wrote it, the aliases without blank lines), unless something
+  // was typed while the save was on its way: that stays, to be saved next.
   const stored = JSON.stringify([brand.name, brand.domain, brand.aliases]);
+  const sent = useRef<string | null>(null);
   useEffect(() => {
+    const typedSince = sent.current !== null && sent.current !== JSON.stringify([name, domain, aliases]);
+    sent.current = null;
+    if (typedSince) return;
     setName(brand.name);
     setDomain(brand.domain ?? "");
     setAliases(brand.aliases.join("\n"));
@@ -94,11 +100,14 @@ function EditBrand({ brand }: { brand: Brand }) {
     setBusy(true);
     setFailure(null);
     setSaved(false);
+    sent.current = JSON.stringify([name, domain, aliases]);
     try {
       await api.tool(brand.id, "update_brand", { name, domain: domain.trim() ? domain : null, aliases: parseList(aliases) });
       await refresh();
       setSaved(true);
     } catch (e) {
+      // Nothing was stored: no change of the brand is on its way to the fields.
+      sent.current = null;
       setFailure(e);
     } finally {
       setBusy(false);
