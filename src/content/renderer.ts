@@ -15,7 +15,8 @@
 // The worker is given one job at a time, so the job it was rendering when it was lost is the only
 // one that fails, and the time limit counts that job's own render alone: a fresh worker's start
 // (jsdom and the self-test, ~1 s, several on a loaded machine) has a limit of its own,
-// `startTimeoutMs`, so that a slow start never fails a save as too complex an article. Jobs wait
+// `startTimeoutMs`, so that a slow start never fails a save as too complex an article; a start past
+// it fails the self-test (`serve` refuses to start on it) and the job waiting, if any. Jobs wait
 // here, one queue per tenant (brand), and tenants take turns: a brand that saves many slow articles
 // delays another brand's save by at most the one render in progress, and never makes it fail (it
 // took an article that 40,000 nested <div> made slow, sent twice, to fail another brand's tiny save
@@ -47,7 +48,10 @@ export interface RendererOptions {
   workerUrl?: string;
   /** A render that takes longer fails and stops the worker (its start-up is not counted). */
   timeoutMs?: number;
-  /** A worker that has not reported its self-test this long after it was started is stopped, failing its job. */
+  /**
+   * A worker that has not reported its self-test this long after it was started is stopped, failing
+   * its job and its self-test.
+   */
   startTimeoutMs?: number;
   /** A worker with no job for this long is stopped; the next job starts a fresh one. */
   idleMs?: number;
@@ -70,10 +74,12 @@ type BunWorker = Worker & { ref(): void; unref(): void };
 interface Running {
   worker: BunWorker;
   selfTest: Promise<SelfTestResult>;
-  /** The one job the worker is rendering, with its time limit. */
-  current: (Pending & { timer: ReturnType<typeof setTimeout> }) | null;
+  /** The one job the worker is rendering, with its render's time limit once the worker is ready. */
+  current: (Pending & { timer: ReturnType<typeof setTimeout> | undefined }) | null;
   /** Whether its self-test has reported (a worker is never stopped for idleness before). */
   ready: boolean;
+  /** Stops the worker if it has not reported its self-test within startTimeoutMs. */
+  startTimer: ReturnType<typeof setTimeout> | undefined;
   /** Stops the worker when it has been idle for idleMs. */
   idleTimer: ReturnType<typeof setTimeout> | null;
 }
@@ -164,22 +170,11 @@ export class ArticleRenderer {
   }
 
   /**
-   * The time limit of the job `running` is given: its render's once the worker is ready, else its
-   * start-up's (re-armed with the render's when the worker reports ready).
+   * The time limit of the job `running` is given, once the worker is ready (until then, the worker's
+   * start has its own: startTimer).
    */
-  private limit(running: Running): ReturnType<typeof setTimeout> {
-    if (!running.ready) {
-      return setTimeout(() => {
-        log.error("article renderer did not start in time", { start_timeout_ms: this.startTimeoutMs });
-        this.lose(
-          running,
-          new Unavailable(
-            `The article renderer did not start within ${this.startTimeoutMs / 1000} s, so nothing was saved; try again.`,
-            "render_failed",
-          ),
-        );
-      }, this.startTimeoutMs);
-    }
+  private limit(running: Running): ReturnType<typeof setTimeout> | undefined {
+    if (!running.ready) return undefined;
     return setTimeout(() => {
       log.error("article render timed out", { timeout_ms: this.timeoutMs });
       this.lose(
@@ -226,10 +221,24 @@ export class ArticleRenderer {
       selfTest: new Promise<SelfTestResult>((resolve) => (reportSelfTest = resolve)),
       current: null,
       ready: false,
+      startTimer: undefined,
       idleTimer: null,
     };
+    // A start that never ends (with a job waiting or not: `serve`'s own self-test has none) fails
+    // the self-test, which `serve` refuses to start on, and the job given meanwhile.
+    running.startTimer = setTimeout(() => {
+      const seconds = this.startTimeoutMs / 1000;
+      log.error("article renderer did not start in time", { start_timeout_ms: this.startTimeoutMs });
+      reportSelfTest({ ok: false, reason: `the article renderer did not start within ${seconds} s` });
+      this.lose(
+        running,
+        new Unavailable(`The article renderer did not start within ${seconds} s, so nothing was saved; try again.`, "render_failed"),
+      );
+    }, this.startTimeoutMs);
+    running.startTimer.unref?.();
     worker.addEventListener("message", ({ data }: MessageEvent<RenderReply>) => {
       if (data.type === "ready") {
+        clearTimeout(running.startTimer);
         running.ready = true;
         reportSelfTest(data.selfTest);
         if (!data.selfTest.ok) {
@@ -285,6 +294,7 @@ export class ArticleRenderer {
   /** Terminates the worker and hands back the job it was rendering, its timer cleared. */
   private halt(running: Running): Pending | null {
     if (this.running === running) this.running = null;
+    clearTimeout(running.startTimer);
     if (running.idleTimer) clearTimeout(running.idleTimer);
     const job = running.current;
     running.current = null;

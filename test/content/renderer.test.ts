@@ -137,6 +137,15 @@ describe("a worker that misbehaves", () => {
     expect(impatient.workerRunning).toBe(false);
   }, 30_000);
 
+  test("a worker that does not start in time fails its self-test, with no job waiting too (as `serve`'s own has none)", async () => {
+    const impatient = renderer({ workerUrl: worker("slow-start"), startTimeoutMs: 500 });
+    expect(await impatient.selfTest()).toEqual({ ok: false, reason: "the article renderer did not start within 0.5 s" });
+    expect(impatient.workerRunning).toBe(false);
+    // The next self-test starts a fresh worker, given the time it needs.
+    const patient = renderer({ workerUrl: worker("slow-start") });
+    expect(await patient.selfTest()).toEqual({ ok: true });
+  }, 30_000);
+
   test("one tenant's renders that hang neither fail another tenant's render nor keep it waiting for all of them", async () => {
     const slow = renderer({ workerUrl: worker("misbehaving"), timeoutMs: 3_000 });
     expect(await slow.selfTest()).toEqual({ ok: true });
