@@ -36,7 +36,13 @@ const PARAGRAPH =
 const BARE = `
 const body = await Bun.file(process.env.BARE_BODY).bytes();
 const headers = JSON.parse(process.env.BARE_HEADERS);
-const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(body, { headers }) });
+const fetch = process.env.BARE_READ
+  ? async (request) => {
+      JSON.parse(await request.text());
+      return new Response(body, { headers });
+    }
+  : () => new Response(body, { headers });
+const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch });
 process.stdout.write(server.port + "\\n");
 `;
 
@@ -81,14 +87,18 @@ export function cpuMicros(pid: number): number {
   return ns / 1000;
 }
 
-/** A bare Bun.serve in a process of its own answering every request with `body` and `headers`. */
-export async function startBare(dir: string, body: Uint8Array, headers: Record<string, string>) {
+/**
+ * A bare Bun.serve in a process of its own answering every request with `body` and `headers`; with
+ * `readBody`, only once it has read the request's body and parsed it as JSON (what any JSON-RPC
+ * server must do before it can answer).
+ */
+export async function startBare(dir: string, body: Uint8Array, headers: Record<string, string>, readBody = false) {
   const script = join(dir, "bare.mjs");
   const bodyFile = join(dir, "body.bin");
   writeFileSync(script, BARE);
   writeFileSync(bodyFile, body);
   const proc = Bun.spawn([process.execPath, script], {
-    env: { ...process.env, BARE_BODY: bodyFile, BARE_HEADERS: JSON.stringify(headers) },
+    env: { ...process.env, BARE_BODY: bodyFile, BARE_HEADERS: JSON.stringify(headers), ...(readBody ? { BARE_READ: "1" } : {}) },
     stdout: "pipe",
     stderr: "inherit",
   });
