@@ -12,19 +12,32 @@
 //   RSS idle / after the loads                     vs the bare server after the same loads
 //
 // Every server (ours and each baseline) runs in a process of its own, and the load generator in
-// another (bench/lib.ts). Rounds are interleaved: each round measures ours and the baseline back to
-// back, alternating which goes first, so drift on a shared machine falls on both. Two ratios per
-// throughput row: requests per second (what was asked; noisy when the machine is shared) and CPU
-// time per request read from /proc (the baseline's over ours: robust to other load, what the
-// throughput ratio is when the server, not the machine, is the limit). Medians, with the rounds'
-// spread (min–max).
+// another (bench/lib.ts); the servers are pinned to one CPU and the load generator to the other,
+// as the issue's figures were measured. Rounds are interleaved: each round measures ours and the
+// baseline back to back, alternating which goes first, so drift on a shared machine falls on both.
+// Two ratios per throughput row: requests per second (what was asked; noisy when the machine is
+// shared) and CPU time per request read from /proc (the baseline's over ours: robust to other load,
+// what the throughput ratio is when the server, not the machine, is the limit). Medians, with the
+// rounds' spread (min–max).
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "../src/db/client";
 import { createPrompts } from "../src/prompts/service";
 import { seedToolServerData } from "../test/support/fixtures";
 import { scratchDir } from "../test/support/scratch";
-import { target as addTarget, type LoadOptions, load, median, printTargets, report, requireBinary, sandbox, type TargetRow } from "./lib";
+import {
+  target as addTarget,
+  type LoadOptions,
+  load,
+  median,
+  pin,
+  pinning,
+  printTargets,
+  report,
+  requireBinary,
+  sandbox,
+  type TargetRow,
+} from "./lib";
 import { cpuMicros, seed as seedArticles, startBare } from "./public";
 
 const NAME = "door";
@@ -53,7 +66,11 @@ async function sideBySide(
   request: Omit<LoadOptions, "url" | "connections" | "maxRequests" | "maxMs">,
   requests = REQUESTS,
 ) {
-  const run = (side: Endpoint, maxRequests: number) => load({ ...request, url: side.url, connections: 1, maxRequests, maxMs: 30_000 });
+  // Both servers on CPU 0 and the load generator on CPU 1 (when pinning is possible: bench/lib.ts).
+  pin(ours.pid, 0);
+  pin(theirs.pid, 0);
+  const run = (side: Endpoint, maxRequests: number) =>
+    load({ ...request, url: side.url, connections: 1, maxRequests, maxMs: 30_000, cpu: 1 });
   await run(ours, 500);
   await run(theirs, 500);
   const rps: Array<[number, number]> = [];
@@ -363,6 +380,7 @@ export async function run(): Promise<void> {
     for (const stop of stops) stop();
     box.cleanup();
   }
+  report(NAME, "servers pinned to CPU 0, load to CPU 1", pinning ? "yes" : "no (one CPU, no taskset, or BENCH_PIN=0)");
   printTargets(rows);
   for (const r of rows) addTarget(r);
   for (const r of rows)

@@ -25,6 +25,8 @@ export interface LoadOptions {
   body?: string;
   /** Each request's JSON-RPC id made new (`"id":1` in the body replaced by a counter from 1,000). */
   freshIds?: boolean;
+  /** The CPU the load generator runs on (see pinning), when pinning is possible. */
+  cpu?: number;
 }
 
 export interface LoadResult {
@@ -72,7 +74,8 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     workerFile = join(scratchDir("spyglass-bench-"), "load-worker.mjs");
     writeFileSync(workerFile, WORKER);
   }
-  const proc = Bun.spawn([process.execPath, workerFile], {
+  const pinned = options.cpu !== undefined && pinning ? ["taskset", "-c", String(options.cpu)] : [];
+  const proc = Bun.spawn([...pinned, process.execPath, workerFile], {
     env: { ...process.env, SPYGLASS_LOAD: JSON.stringify({ method: "GET", ...options }) },
     stdout: "pipe",
     stderr: "pipe",
@@ -80,6 +83,20 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   if (code !== 0) throw new Error(`load generator failed (${code}): ${err.trim()}`);
   return JSON.parse(out) as LoadResult;
+}
+
+/**
+ * Whether processes can be pinned to a CPU: a server on one, its load generator on another (as the
+ * issues' side-by-side figures were measured), so that neither takes the other's core and neither
+ * migrates between them mid-round. Needs two CPUs and util-linux's `taskset`; BENCH_PIN=0 turns it off.
+ */
+export const pinning = process.env.BENCH_PIN !== "0" && navigator.hardwareConcurrency >= 2 && Bun.which("taskset") !== null;
+
+/** Pins every thread of process `pid` (and the threads it starts later) to `cpu`, when pinning is possible. */
+export function pin(pid: number, cpu: number): void {
+  if (!pinning) return;
+  const done = Bun.spawnSync(["taskset", "-a", "-c", "-p", String(cpu), String(pid)], { stdout: "ignore", stderr: "pipe" });
+  if (done.exitCode !== 0) throw new Error(`taskset could not pin ${pid} to CPU ${cpu}: ${done.stderr.toString().trim()}`);
 }
 
 /** A bare Bun.serve on loopback answering every request with `body`: the ceiling to compare with. */
