@@ -10,6 +10,8 @@ interface Start {
   type: "start";
   path: string;
   intervalMs: number;
+  /** The serving connection's journal_size_limit, which a WAL started over here is truncated to. */
+  walSizeLimit: number;
 }
 
 let run: ((always: boolean) => void) | null = null;
@@ -22,15 +24,38 @@ self.onmessage = ({ data }: MessageEvent<Start | { type: "now" }>) => {
   if (data.type !== "start") return;
   const db = new Database(data.path);
   db.exec("PRAGMA busy_timeout = 0");
+  db.exec(`PRAGMA journal_size_limit = ${data.walSizeLimit}`);
   const checkpoint = db.prepare<{ busy: number; log: number; checkpointed: number }, []>("PRAGMA wal_checkpoint(PASSIVE)");
   let last = "";
   run = (always) => {
     const result = checkpoint.get();
     if (!result) return;
+    // Asked (a bulk job waits) and every frame is in the file: the WAL is started over here, by a
+    // write of our own, before the job is told. The first commit of a new WAL writes its header and
+    // syncs it (and truncates the file to the limit); on the serving thread that commit took 13–20 ms
+    // at every restart of a re-analysis, against ~5 for the others (measured: 200,000 answers).
+    if (always && result.log > 0 && result.checkpointed >= result.log) startOver();
     const now = `${result.log}:${result.checkpointed}`;
     // Only changes are reported unless asked: an idle database costs the serving thread nothing.
     if (always || now !== last) postMessage({ type: "checkpoint", ...result });
     last = now;
+  };
+  // A write that changes nothing (the header's user_version rewritten with its own value) starts the
+  // WAL over: the first write after a complete checkpoint does, when no reader holds old frames.
+  // Another connection's write in progress (the lock taken) means that one starts it over instead.
+  const version = db.prepare<{ user_version: number }, []>("PRAGMA user_version");
+  const startOver = () => {
+    try {
+      db.exec("BEGIN IMMEDIATE");
+    } catch {
+      return;
+    }
+    try {
+      db.exec(`PRAGMA user_version = ${Number(version.get()?.user_version ?? 0)}`);
+      db.exec("COMMIT");
+    } catch {
+      if (db.inTransaction) db.exec("ROLLBACK");
+    }
   };
   setInterval(() => run?.(false), data.intervalMs);
 };

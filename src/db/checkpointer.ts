@@ -87,7 +87,7 @@ export function startCheckpointer(db: SqliteDb, options: CheckpointerOptions = {
   worker.addEventListener("close", () => fallBack("exited"));
   db.sqlite.exec("PRAGMA wal_autocheckpoint = 0");
   db.sqlite.exec(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
-  worker.postMessage({ type: "start", path: db.path, intervalMs: options.intervalMs ?? 200 });
+  worker.postMessage({ type: "start", path: db.path, intervalMs: options.intervalMs ?? 200, walSizeLimit: WAL_SIZE_LIMIT_BYTES });
   return {
     stats: () => ({ ...stats }),
     stop() {

@@ -1,7 +1,8 @@
 // While `serve` runs, WAL checkpoints happen on a worker thread's own connection (src/db/checkpointer.ts),
 // not inside the serving thread's commits: the serving connection's automatic checkpoints are off, the
 // worker copies committed frames into the database file, a bulk job that lets the WAL grow past the
-// limit waits between slices until it has (so the WAL starts over instead of growing), and a failed
+// limit waits between slices until it has (so the WAL starts over instead of growing; the worker
+// starts it over itself, so the job's next commit does not pay for the new WAL's header), and a failed
 // worker turns automatic checkpoints back on, saying so.
 import { afterEach, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
@@ -66,6 +67,18 @@ test("a bulk job past the limit waits for the checkpointer between slices, and t
   write(1);
   await until(() => checkpointer!.stats().log < 100, "the WAL started over");
   expect(checkpointer!.stats().checkpointed).toBe(checkpointer!.stats().log);
+});
+
+test("the WAL is started over on the worker while the job waits, so the job's next commit does not pay for it", async () => {
+  open();
+  checkpointer = startCheckpointer(db, { intervalMs: 500, pressureFrames: 100 });
+  write(400);
+  await until(() => checkpointer!.stats().log >= 400, "the worker has seen the WAL");
+  write(200);
+  await db.betweenSlices();
+  // Before the job writes again, the WAL holds only the worker's own frame: it was begun anew there.
+  const wal = db.sqlite.query("PRAGMA wal_checkpoint(PASSIVE)").get() as { log: number };
+  expect(wal.log).toBe(1);
 });
 
 test("below the limit, a bulk job does not wait", async () => {
