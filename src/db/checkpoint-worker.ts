@@ -37,7 +37,7 @@ self.onmessage = ({ data }: MessageEvent<Start | { type: "now" }>) => {
     if (always && result.log > 0 && result.checkpointed >= result.log) startOver();
     const now = `${result.log}:${result.checkpointed}`;
     // Only changes are reported unless asked: an idle database costs the serving thread nothing.
-    if (always || now !== last) postMessage({ type: "checkpoint", ...result });
+    if (always || now !== last) postMessage({ type: "checkpoint", asked: always, ...result });
     last = now;
   };
   // A write that changes nothing (the header's user_version rewritten with its own value) starts the
