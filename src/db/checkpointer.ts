@@ -69,7 +69,7 @@ export function startCheckpointer(db: SqliteDb, options: CheckpointerOptions = {
     stats.reports++;
     // Only the answer to the jobs' request releases them: a periodic report that happened to find
     // everything checkpointed would let a job write while the worker, asked, starts the WAL over
-    // (the job's BEGIN then waited for the worker's lock: 6–10 ms on the serving thread, measured).
+    // (its BEGIN would then wait on the serving thread for the worker's lock).
     if (data.asked && data.checkpointed >= data.log) release();
   });
   // Past the limit, a bulk job asks for a checkpoint and waits for it (PRESSURE_WAIT_MS at most: a
