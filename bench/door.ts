@@ -38,7 +38,7 @@ import {
   sandbox,
   type TargetRow,
 } from "./lib";
-import { cpuMicros, seed as seedArticles, startBare } from "./public";
+import { cpuMicros, replayableHeaders, seed as seedArticles, startBare } from "./public";
 
 const NAME = "door";
 const MCP = "/api/mcp/mcp";
@@ -247,11 +247,7 @@ export async function run(): Promise<void> {
       const response = await fetch(mcpUrl, { method: "POST", headers, body });
       const text = await response.text();
       if (response.status !== 200 || text.includes('"isError":true')) throw new Error(`${response.status} ${text.slice(0, 200)}`);
-      const kept: Record<string, string> = {};
-      response.headers.forEach((value, name) => {
-        if (!["content-length", "date", "x-request-id"].includes(name)) kept[name] = value;
-      });
-      return { text, headers: kept };
+      return { text, headers: replayableHeaders(response) };
     };
 
     // tools/list against a bare Bun.serve answering its bytes
@@ -312,11 +308,7 @@ export async function run(): Promise<void> {
     ] as const) {
       const response = await fetch(`${server.url}${path}`);
       const body = new Uint8Array(await response.arrayBuffer());
-      const kept: Record<string, string> = {};
-      response.headers.forEach((value, name) => {
-        if (!["content-length", "date", "x-request-id"].includes(name)) kept[name] = value;
-      });
-      const bare = await startBare(scratchDir("spyglass-bench-bare-"), body, kept);
+      const bare = await startBare(scratchDir("spyglass-bench-bare-"), body, replayableHeaders(response));
       stops.push(bare.stop);
       await sideBySide(
         label,

@@ -87,6 +87,15 @@ export function cpuMicros(pid: number): number {
   return ns / 1000;
 }
 
+/** A response's headers for a bare server to answer with: all but those Bun.serve sets per response. */
+export function replayableHeaders(response: Response): Record<string, string> {
+  const kept: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (!["content-length", "date", "x-request-id"].includes(name)) kept[name] = value;
+  });
+  return kept;
+}
+
 /**
  * A bare Bun.serve in a process of its own answering every request with `body` and `headers`; with
  * `readBody`, only once it has read the request's body and parsed it as JSON (what any JSON-RPC

@@ -23,7 +23,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { scratchDir } from "../test/support/scratch";
 import { median, report, requireBinary, type Sandbox, type ServerProcess, sandbox, target } from "./lib";
-import { startBare } from "./public";
+import { replayableHeaders, startBare } from "./public";
 
 const NAME = "scale";
 const SCALES = (process.env.BENCH_SCALES ?? "30,300").split(",").map(Number);
@@ -240,11 +240,7 @@ async function stalls(i: Instance): Promise<void> {
   const listed = await i.client.callTool({ name: "list_competitors", arguments: {} });
   const competitors = (listed.structuredContent as { competitors: Array<{ id: string }> }).competitors;
   const sample = await fetch(`${i.server.url}/healthz`);
-  const kept: Record<string, string> = {};
-  sample.headers.forEach((value, name) => {
-    if (!["content-length", "date", "x-request-id"].includes(name)) kept[name] = value;
-  });
-  const bare = await startBare(scratchDir("spyglass-bench-bare-"), new Uint8Array(await sample.arrayBuffer()), kept);
+  const bare = await startBare(scratchDir("spyglass-bench-bare-"), new Uint8Array(await sample.arrayBuffer()), replayableHeaders(sample));
   const ours: number[] = [];
   const theirs: number[] = [];
   let probing = true;

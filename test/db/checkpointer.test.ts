@@ -55,7 +55,8 @@ test("the worker checkpoints what the serving connection commits, which no longe
   expect(autoCheckpoint()).toBe(1000);
 });
 
-test("a bulk job past the limit waits for the checkpointer between slices, and the WAL then starts over", async () => {
+/** A WAL past the limit of 100 frames, more of it than the worker has checkpointed, then a job's wait. */
+async function waitPastTheLimit(): Promise<void> {
   open();
   checkpointer = startCheckpointer(db, { intervalMs: 500, pressureFrames: 100 });
   write(400);
@@ -63,6 +64,10 @@ test("a bulk job past the limit waits for the checkpointer between slices, and t
   // More frames than the worker has checkpointed (its next run is up to half a second away).
   write(200);
   await db.betweenSlices();
+}
+
+test("a bulk job past the limit waits for the checkpointer between slices, and the WAL then starts over", async () => {
+  await waitPastTheLimit();
   // Everything was in the file when the job went on: its next write begins a new WAL.
   write(1);
   await until(() => checkpointer!.stats().log < 100, "the WAL started over");
@@ -70,12 +75,7 @@ test("a bulk job past the limit waits for the checkpointer between slices, and t
 });
 
 test("the WAL is started over on the worker while the job waits, so the job's next commit does not pay for it", async () => {
-  open();
-  checkpointer = startCheckpointer(db, { intervalMs: 500, pressureFrames: 100 });
-  write(400);
-  await until(() => checkpointer!.stats().log >= 400, "the worker has seen the WAL");
-  write(200);
-  await db.betweenSlices();
+  await waitPastTheLimit();
   // Before the job writes again, the WAL holds only the worker's own frame: it was begun anew there.
   const wal = db.sqlite.query("PRAGMA wal_checkpoint(PASSIVE)").get() as { log: number };
   expect(wal.log).toBe(1);
