@@ -1,5 +1,5 @@
 // Compiles src/main.ts into the single executable dist/spyglass. Each worker (the article renderer's,
-// the WAL checkpointer's) is an entry point of its own (Bun bundles each entry separately;
+// the WAL checkpointer's, the re-analysis's) is an entry point of its own (Bun bundles each entry separately;
 // src/worker-url.ts finds them).
 // `compileExecutable` is the one build configuration: the compiled-sanitizer test builds its check
 // binary with it too. Beside the binary goes its build stamp (build/stamp.ts), which the tests that
@@ -30,7 +30,10 @@ if (import.meta.main) {
   // Hashed before compiling: a source edited during the build leaves the binary stale, not stamped fresh.
   const stamp = sourceStamp();
   rmSync(stampFileOf("dist/spyglass"), { force: true });
-  const result = await compileExecutable(["src/main.ts", "src/content/render-worker.ts", "src/db/checkpoint-worker.ts"], "dist/spyglass");
+  const result = await compileExecutable(
+    ["src/main.ts", "src/content/render-worker.ts", "src/db/checkpoint-worker.ts", "src/tracking/reanalysis-worker.ts"],
+    "dist/spyglass",
+  );
   if (!result.success) {
     for (const message of result.logs) console.error(message);
     process.exit(1);

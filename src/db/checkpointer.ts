@@ -13,7 +13,7 @@ import { type SqliteDb } from "./client";
 /** SQLite's default automatic checkpoint threshold, in pages. */
 const AUTO_CHECKPOINT_PAGES = 1000;
 /** A WAL left larger than this by a burst of writes is truncated to it when it restarts. */
-const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+export const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 /**
  * Past this many frames (~64 MB of 4 KiB pages), bulk jobs wait between slices until the checkpointer
  * has caught up: a WAL is only started over by a write that begins once every frame is in the file,

@@ -10,6 +10,7 @@ import { EMBEDDED_MIGRATIONS, embeddedMigrations, MIGRATION_JOURNAL } from "./mi
 import { type PostgresDb } from "./postgres";
 import { type Queries, type SqlParam, type SqlText } from "./queries";
 import type * as schema from "./schema";
+import { WriteGate } from "./write-gate";
 
 export type Orm = BunSQLiteDatabase<typeof schema>;
 
@@ -44,7 +45,17 @@ export interface SqliteDb extends Queries {
   betweenSlices(): Promise<void>;
   /** Set by the checkpointer while it runs. */
   walPressure: (() => Promise<void>) | null;
-  close(): void;
+  /**
+   * What this connection's writes wait for while a worker thread writes to the same file (write-gate.ts):
+   * handed to such a worker, which takes it for each of its transactions.
+   */
+  readonly writeGate: WriteGate;
+  /**
+   * Closes the connection, its prepared statements first (a statement left open would keep the
+   * connection alive, unusable, until collected). `optimize` (default true): update the query
+   * planner's statistics first (PRAGMA optimize), as a process does when it stops.
+   */
+  close(options?: { optimize?: boolean }): void;
 }
 
 export interface OpenOptions {
@@ -54,6 +65,11 @@ export interface OpenOptions {
    * from a new, empty database.
    */
   create?: boolean;
+  /**
+   * Apply pending migrations; default true. A worker thread's second connection to a database the
+   * process has already opened passes false.
+   */
+  migrate?: boolean;
 }
 
 /**
@@ -84,9 +100,10 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDb 
     probeWrite(sqlite);
     sqlite.exec("PRAGMA busy_timeout = 5000");
   });
-  applyMigrations(drizzle({ client: sqlite }));
+  if (options.migrate !== false) applyMigrations(drizzle({ client: sqlite }));
   const statements = new Map<string, unknown>();
-  const queries = sqliteQueries(sqlite);
+  const writeGate = new WriteGate();
+  const { queries, finalize } = sqliteQueries(sqlite, writeGate);
   let orm: Orm | null = null;
   return {
     ...queries,
@@ -98,6 +115,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDb 
     },
     path,
     walPressure: null,
+    writeGate,
     async betweenSlices(): Promise<void> {
       await new Promise((resolve) => setImmediate(resolve));
       if (this.walPressure) await this.walPressure();
@@ -110,13 +128,14 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDb 
       }
       return statement;
     },
-    close() {
+    close(options: { optimize?: boolean } = {}) {
       try {
-        sqlite.exec("PRAGMA optimize");
+        if (options.optimize !== false) sqlite.exec("PRAGMA optimize");
       } catch (error) {
         // Only statistics for the query planner are lost; stopping must not fail for them.
         log.warn("PRAGMA optimize failed on close", { message: (error as Error).message });
       } finally {
+        finalize();
         sqlite.close(false);
       }
     },
@@ -183,25 +202,30 @@ function applyMigrations(orm: BunSQLiteDatabase): void {
   internal.dialect.migrate(embeddedMigrations(MIGRATION_JOURNAL, EMBEDDED_MIGRATIONS), internal.session, {});
 }
 
+/** A statement that writes, sent alone (outside a transaction) through all() or get(): UPDATE … RETURNING. */
+const WRITES = /^\s*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i;
+
 /**
  * Queries on one bun:sqlite connection. SQLite runs them synchronously; the promises only make them
  * look like PostgreSQL's. A transaction holds the connection from BEGIN IMMEDIATE to COMMIT across
  * its awaits, so every query issued outside it (another request's, which would otherwise run inside
  * it, seeing its uncommitted rows and joining its writes) waits until it ends; the queries of the
- * transaction itself are told apart by their async context.
+ * transaction itself are told apart by their async context. A write outside a transaction, and a
+ * transaction before its BEGIN, first pass the write gate (write-gate.ts): with no worker writing,
+ * at once.
  */
-function sqliteQueries(sqlite: SQLite): Queries {
-  const statements = new Map<string, Statement>();
-  const statement = (text: SqlText): Statement => {
+function sqliteQueries(sqlite: SQLite, gate: WriteGate): { queries: Queries; finalize(): void } {
+  const statements = new Map<string, { prepared: Statement; writes: boolean }>();
+  const statement = (text: SqlText): { prepared: Statement; writes: boolean } => {
     const source = typeof text === "string" ? text : text.sqlite;
-    let prepared = statements.get(source);
-    if (prepared === undefined) {
+    let entry = statements.get(source);
+    if (entry === undefined) {
       // Texts are the features' own, but some carry a list of n placeholders: bounded all the same.
       if (statements.size >= 1_000) statements.clear();
-      prepared = sqlite.prepare(source);
-      statements.set(source, prepared);
+      entry = { prepared: sqlite.prepare(source), writes: WRITES.test(source) };
+      statements.set(source, entry);
     }
-    return prepared;
+    return entry;
   };
   const context = new AsyncLocalStorage<symbol>();
   let open: { token: symbol; ended: Promise<void> } | null = null;
@@ -210,19 +234,39 @@ function sqliteQueries(sqlite: SQLite): Queries {
   const wait = async (): Promise<void> => {
     while (outside()) await open!.ended;
   };
+  /** `write` run alone, past the gate (inside a transaction, the transaction already is). */
+  const gated = async <T>(write: () => T): Promise<T> => {
+    if (open !== null) return write();
+    const waiting = gate.enter();
+    try {
+      if (waiting) {
+        await waiting;
+        // Another transaction may have begun while this waited.
+        if (outside()) await wait();
+      }
+      return write();
+    } finally {
+      gate.leave();
+    }
+  };
   const queries: Queries = {
     dialect: "sqlite",
     async all<T>(text: SqlText, params: readonly SqlParam[] = []): Promise<T[]> {
       if (outside()) await wait();
-      return statement(text).all(...(params as SqlParam[])) as T[];
+      const { prepared, writes } = statement(text);
+      if (writes) return gated(() => prepared.all(...(params as SqlParam[])) as T[]);
+      return prepared.all(...(params as SqlParam[])) as T[];
     },
     async get<T>(text: SqlText, params: readonly SqlParam[] = []): Promise<T | undefined> {
       if (outside()) await wait();
-      return (statement(text).get(...(params as SqlParam[])) ?? undefined) as T | undefined;
+      const { prepared, writes } = statement(text);
+      if (writes) return gated(() => (prepared.get(...(params as SqlParam[])) ?? undefined) as T | undefined);
+      return (prepared.get(...(params as SqlParam[])) ?? undefined) as T | undefined;
     },
     async run(text: SqlText, params: readonly SqlParam[] = []): Promise<number> {
       if (outside()) await wait();
-      return statement(text).run(...(params as SqlParam[])).changes;
+      const { prepared } = statement(text);
+      return gated(() => prepared.run(...(params as SqlParam[])).changes);
     },
     async lock(): Promise<void> {},
     async transaction<T>(fn: (tx: Queries) => Promise<T>): Promise<T> {
@@ -233,11 +277,15 @@ function sqliteQueries(sqlite: SQLite): Queries {
         release = resolve;
       });
       await previous;
-      await wait();
+      // Past the gate before BEGIN, and before this connection's other queries wait for the
+      // transaction: a worker's transaction under way ends first, with no thread blocked on SQLite's lock.
+      const waiting = gate.enter();
       const token = Symbol("transaction");
-      let ended!: () => void;
-      open = { token, ended: new Promise((resolve) => (ended = resolve)) };
+      let ended = () => {};
       try {
+        if (waiting) await waiting;
+        await wait();
+        open = { token, ended: new Promise((resolve) => (ended = resolve)) };
         sqlite.exec("BEGIN IMMEDIATE");
         const result = await context.run(token, () => fn(queries));
         sqlite.exec("COMMIT");
@@ -246,11 +294,16 @@ function sqliteQueries(sqlite: SQLite): Queries {
         if (sqlite.inTransaction) sqlite.exec("ROLLBACK");
         throw error;
       } finally {
-        open = null;
+        gate.leave();
+        if (open?.token === token) open = null;
         ended();
         release();
       }
     },
   };
-  return queries;
+  const finalize = () => {
+    for (const { prepared } of statements.values()) prepared.finalize();
+    statements.clear();
+  };
+  return { queries, finalize };
 }

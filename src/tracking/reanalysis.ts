@@ -5,13 +5,15 @@
 // Each slice takes its answers' old analysis out of the rollups and puts the new one in, so the
 // rollups always equal the sums over the stored rows; until the pass ends, a reader sees answers
 // up to the slice last written with the new roster and the rest with the old one.
-import { type Db } from "../db/client";
+import { WAL_SIZE_LIMIT_BYTES } from "../db/checkpointer";
+import { type Db, type SqliteDb } from "../db/client";
 import { type Queries } from "../db/queries";
 import { log } from "../log";
+import { workerUrl } from "../worker-url";
 import { type AnswerAnalysis } from "./analysis/analyze";
 import { type AnswerWriter, analyzeForStorage, type BrandFigures, brandFigures, RollupDelta } from "./answer-writer";
 import { rollupLock } from "./prompt-rollups";
-import { loadRoster } from "./roster";
+import { loadRoster, type Roster } from "./roster";
 
 /** Work per slice before the event loop is yielded (well under the 20 ms a request may wait). */
 const SLICE_MS = 4;
@@ -79,74 +81,37 @@ async function bumpRosterVersion(db: Db, brandId: string): Promise<void> {
   });
 }
 
-export class Reanalysis {
-  /** Bumped on every re-analysis so that a running tracking run reloads the roster before its next write. */
-  private readonly rosterVersions = new Map<string, number>();
-  private readonly running = new Map<string, { again: boolean; done: Promise<number> }>();
+/** What a pass is told by whoever runs it: when to stop early, and the gate around its transactions. */
+export interface PassControl {
+  /** Checked between slices: true ends the pass where it stands (the roster changed again, or the process stops). */
+  stop(): boolean;
+  /** In a worker thread: taken for each slice's transaction and given back after it (db/write-gate.ts). */
+  gate?: { take(): void; give(): void };
+}
 
-  constructor(
-    private readonly db: Db,
-    private readonly writer: AnswerWriter,
-  ) {}
-
-  rosterVersion(brandId: string): number {
-    return this.rosterVersions.get(brandId) ?? 0;
-  }
-
-  /** What a roster change triggers: a re-analysis off the request path, its failure logged. */
-  reanalyzeInBackground(brandId: string): void {
-    this.reanalyzeBrand(brandId).catch((error: unknown) => {
-      log.error("re-analysis after a roster change failed", { brand_id: brandId, message: (error as Error)?.message });
-    });
-  }
-
-  /**
-   * Re-analyses every valid answer of the brand. Each chunk is one transaction, and the event loop
-   * is yielded between chunks so a server stays responsive. A call while one is under way for the
-   * same brand makes that one start over once more (the roster changed again) and shares its
-   * promise. Resolves to the number of answers re-analysed.
-   */
-  reanalyzeBrand(brandId: string): Promise<number> {
-    this.rosterVersions.set(brandId, this.rosterVersion(brandId) + 1);
-    const current = this.running.get(brandId);
-    if (current) {
-      current.again = true;
-      return current.done;
-    }
-    const state = { again: false, done: Promise.resolve(0) };
-    state.done = (async () => {
-      try {
-        const started = performance.now();
-        let total = 0;
-        do {
-          state.again = false;
-          total = await this.reanalyzeOnce(brandId, () => state.again);
-        } while (state.again);
-        if (total > 0) log.info("re-analysis finished", { brand_id: brandId, answers: total, ms: Math.round(performance.now() - started) });
-        return total;
-      } finally {
-        this.running.delete(brandId);
-      }
-    })();
-    this.running.set(brandId, state);
-    return state.done;
-  }
-
-  private async reanalyzeOnce(brandId: string, restart: () => boolean): Promise<number> {
-    const db = this.db;
-    const writer = this.writer;
-    // Answers stored from now on (by any instance) are analysed with the roster read after this.
-    await bumpRosterVersion(db, brandId);
-    // One roster for the whole pass: a roster change during it starts the pass over (restart()).
-    const roster = await loadRoster(db, brandId);
-    const cache = new Map<string, AnswerAnalysis>();
-    let after = 0;
-    let total = 0;
-    for (;;) {
-      // Yield first: the roster change that started the pass answers its request without waiting for a slice.
-      await db.betweenSlices();
-      if (restart()) return total;
-      const slice = await db.transaction(async (tx) => {
+/**
+ * One pass over the brand's valid answers with `roster`, in slices of SLICE_MS, each one transaction
+ * that takes the answers' old analysis out of the rollups and puts the new one in. Returns the answers
+ * gone through and whether the pass reached the end.
+ */
+export async function reanalyzeAnswers(
+  db: Db,
+  writer: AnswerWriter,
+  brandId: string,
+  roster: Roster,
+  control: PassControl,
+): Promise<{ total: number; finished: boolean }> {
+  const cache = new Map<string, AnswerAnalysis>();
+  let after = 0;
+  let total = 0;
+  for (;;) {
+    // Yield first: the roster change that started the pass answers its request without waiting for a slice.
+    await db.betweenSlices();
+    if (control.stop()) return { total, finished: false };
+    control.gate?.take();
+    let slice: { processed: number; done: boolean };
+    try {
+      slice = await db.transaction(async (tx) => {
         await tx.lock(rollupLock(brandId));
         const started = performance.now();
         const delta = new RollupDelta();
@@ -207,11 +172,224 @@ export class Reanalysis {
         await writer.applyRollups(tx, delta);
         return { processed, done };
       });
-      total += slice.processed;
-      if (slice.done) return total;
+    } finally {
+      control.gate?.give();
     }
+    total += slice.processed;
+    if (slice.done) return { total, finished: true };
   }
 }
+
+export interface ReanalysisOptions {
+  /**
+   * A brand with at least this many valid answers is re-analysed on a worker thread with its own
+   * connection (SQLite files only); below it, a pass takes well under a second of slices on the
+   * serving thread, less than starting the worker.
+   */
+  offThreadFrom?: number;
+  /** The worker's entry; tests pass one that fails. */
+  workerUrl?: string;
+}
+
+/** Valid answers past which a pass runs on a worker thread: about 150 ms of slices on the serving thread. */
+const OFF_THREAD_FROM = 1_000;
+/** How long a stop waits for a worker to end its slice and close its connection before it is terminated. */
+const STOP_WAIT_MS = 5_000;
+
+interface Pass {
+  again: boolean;
+  /** Where its last run went: on a worker thread, or on the serving thread (the log says which). */
+  offThread: boolean;
+  done: Promise<number>;
+  /** Tells a worker running the pass to end it (again, or stop). */
+  interrupt: (() => void) | null;
+}
+
+export class Reanalysis {
+  /** Bumped on every re-analysis so that a running tracking run reloads the roster before its next write. */
+  private readonly rosterVersions = new Map<string, number>();
+  private readonly running = new Map<string, Pass>();
+  private stopped = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly writer: AnswerWriter,
+    private readonly options: ReanalysisOptions = {},
+  ) {}
+
+  rosterVersion(brandId: string): number {
+    return this.rosterVersions.get(brandId) ?? 0;
+  }
+
+  /** What a roster change triggers: a re-analysis off the request path, its failure logged. */
+  reanalyzeInBackground(brandId: string): void {
+    this.reanalyzeBrand(brandId).catch((error: unknown) => {
+      log.error("re-analysis after a roster change failed", { brand_id: brandId, message: (error as Error)?.message });
+    });
+  }
+
+  /**
+   * Re-analyses every valid answer of the brand. Each chunk is one transaction, and the event loop
+   * is yielded between chunks so a server stays responsive (a large brand's pass runs on a worker
+   * thread). A call while one is under way for the same brand makes that one start over once more
+   * (the roster changed again) and shares its promise. Resolves to the number of answers re-analysed.
+   */
+  reanalyzeBrand(brandId: string): Promise<number> {
+    this.rosterVersions.set(brandId, this.rosterVersion(brandId) + 1);
+    const current = this.running.get(brandId);
+    if (current) {
+      current.again = true;
+      current.interrupt?.();
+      return current.done;
+    }
+    const pass: Pass = { again: false, offThread: false, done: Promise.resolve(0), interrupt: null };
+    pass.done = (async () => {
+      try {
+        const started = performance.now();
+        let total = 0;
+        do {
+          pass.again = false;
+          total = await this.reanalyzeOnce(brandId, pass);
+        } while (pass.again && !this.stopped);
+        if (total > 0 && !this.stopped) {
+          log.info("re-analysis finished", {
+            brand_id: brandId,
+            answers: total,
+            ms: Math.round(performance.now() - started),
+            thread: pass.offThread ? "worker" : "serving",
+          });
+        }
+        return total;
+      } finally {
+        this.running.delete(brandId);
+      }
+    })();
+    this.running.set(brandId, pass);
+    return pass.done;
+  }
+
+  /**
+   * Ends the passes under way where they stand (the next pass, after a restart, finishes the work:
+   * every slice left the rollups equal to the stored rows) and waits for their workers to close
+   * their connections: `serve`'s shutdown hook, before the database is closed.
+   */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const passes = [...this.running.values()];
+    for (const pass of passes) pass.interrupt?.();
+    await Promise.allSettled(passes.map((pass) => pass.done));
+  }
+
+  private async reanalyzeOnce(brandId: string, pass: Pass): Promise<number> {
+    const db = this.db;
+    // Answers stored from now on (by any instance) are analysed with the roster read after this.
+    await bumpRosterVersion(db, brandId);
+    pass.offThread = false;
+    if (db.dialect === "sqlite" && db.path !== ":memory:" && (await this.large(brandId))) {
+      const total = await this.inWorker(db, brandId, pass);
+      pass.offThread = total !== null;
+      if (total !== null) return total;
+    }
+    // One roster for the whole pass: a roster change during it starts the pass over (pass.again).
+    const roster = await loadRoster(db, brandId);
+    return (await reanalyzeAnswers(db, this.writer, brandId, roster, { stop: () => pass.again || this.stopped })).total;
+  }
+
+  /** True when the brand has enough valid answers for its pass to go to a worker thread. */
+  private async large(brandId: string): Promise<boolean> {
+    const from = this.options.offThreadFrom ?? OFF_THREAD_FROM;
+    const row = await this.db.get<{ n: number }>(
+      "SELECT count(*) AS n FROM (SELECT 1 FROM answers WHERE brand_id = ? AND status = 'ok' LIMIT ?)",
+      [brandId, from],
+    );
+    return (row?.n ?? 0) >= from;
+  }
+
+  /**
+   * The pass on a worker thread with its own connection to the file (reanalysis-worker.ts): the
+   * serving thread only waits for its answer, and its own writes meanwhile go between the worker's
+   * slices (db/write-gate.ts). Resolves to the answers gone through, or null when the worker could
+   * not run the pass (logged): the caller then runs it here, from the start (a slice already written
+   * is found unchanged and skipped).
+   */
+  private inWorker(db: SqliteDb, brandId: string, pass: Pass): Promise<number | null> {
+    return new Promise((resolve) => {
+      const stop = new Int32Array(new SharedArrayBuffer(4));
+      let worker: Worker;
+      try {
+        worker = new Worker(this.options.workerUrl ?? workerUrl("tracking/reanalysis-worker.ts"));
+      } catch (error) {
+        log.warn("the re-analysis worker did not start: the pass runs on the serving thread", { message: (error as Error).message });
+        resolve(null);
+        return;
+      }
+      let settled = false;
+      let forced: ReturnType<typeof setTimeout> | undefined;
+      const settle = (value: number | null) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(forced);
+        pass.interrupt = null;
+        resolve(value);
+      };
+      pass.interrupt = () => {
+        Atomics.store(stop, 0, 1);
+        if (this.stopped && forced === undefined) {
+          // A worker stuck past the wait is ended; it holds no transaction open for long (slices are short).
+          forced = setTimeout(() => {
+            worker.terminate();
+            settle(0);
+          }, STOP_WAIT_MS);
+          forced.unref?.();
+        }
+      };
+      worker.addEventListener("message", ({ data }: MessageEvent<WorkerReport>) => {
+        // Its connection is closed by now: the thread has nothing left to do.
+        worker.terminate();
+        if (data.type === "done") {
+          settle(data.total);
+        } else if (data.type === "failed") {
+          log.warn("the re-analysis worker failed: the pass runs on the serving thread", { brand_id: brandId, message: data.message });
+          settle(this.stopped || pass.again ? 0 : null);
+        }
+      });
+      worker.addEventListener("error", (event) => {
+        log.warn("the re-analysis worker failed: the pass runs on the serving thread", {
+          brand_id: brandId,
+          message: (event as ErrorEvent).message ?? "error",
+        });
+        worker.terminate();
+        settle(this.stopped || pass.again ? 0 : null);
+      });
+      worker.addEventListener("close", () => settle(this.stopped || pass.again ? 0 : null));
+      if (this.stopped || pass.again) Atomics.store(stop, 0, 1);
+      const start: WorkerStart = {
+        type: "start",
+        path: db.path,
+        brandId,
+        gate: db.writeGate.buffer,
+        stop: stop.buffer as SharedArrayBuffer,
+        walSizeLimit: WAL_SIZE_LIMIT_BYTES,
+      };
+      worker.postMessage(start);
+    });
+  }
+}
+
+/** What the serving thread sends a re-analysis worker. */
+export interface WorkerStart {
+  type: "start";
+  path: string;
+  brandId: string;
+  /** The serving connection's write gate (db/write-gate.ts). */
+  gate: SharedArrayBuffer;
+  /** One Int32: set to 1, the pass ends after its current slice. */
+  stop: SharedArrayBuffer;
+  walSizeLimit: number;
+}
+
+/** What it answers, once, after closing its connection. */
+export type WorkerReport = { type: "done"; total: number } | { type: "failed"; message: string };
 
 function groupByAnswer<R extends { answer_id: number }>(rows: R[]): Map<number, R[]> {
   const out = new Map<number, R[]>();

@@ -90,9 +90,12 @@ export async function runTracking(app: AppContext, brandId: string, request: Run
   return (await startTracking(app, brandId, request)).done;
 }
 
-/** The shutdown hook of `serve` and `track`: aborts in-flight requests and marks the runs interrupted. */
+/**
+ * The shutdown hook of `serve` and `track`: aborts in-flight requests and marks the runs interrupted,
+ * and ends the re-analysis passes under way (the next start's first roster change finishes them).
+ */
 export async function stopTracking(app: AppContext): Promise<void> {
-  await app.tracking.runner.shutdown();
+  await Promise.all([app.tracking.runner.shutdown(), app.tracking.reanalysis.stop()]);
 }
 
 async function view(app: AppContext, row: RunRow): Promise<RunView> {

@@ -1,14 +1,17 @@
 // The random answer sets, filters and from-scratch checks shared by rollups-random.test.ts and
 // rollups-race.test.ts.
 import { expect } from "bun:test";
+import { join } from "node:path";
 import { type FilterInput, resolveFilter } from "../../src/analytics/filters";
 import { contentGaps, promptPerformance } from "../../src/analytics/prompts";
 import { type Figures, visibilityOverview } from "../../src/analytics/visibility";
-import { type AppContext } from "../../src/context";
+import { type AppContext, createAppContext } from "../../src/context";
 import { type Queries } from "../../src/db/queries";
 import { ALL_ENGINES, type AnswerStatus } from "../../src/db/schema";
 import { loadRoster } from "../../src/tracking/roster";
-import { addBrand, openApp, type SeededBrand } from "./dataset";
+import { openTestDatabase } from "../support/database";
+import { scratchDir } from "../support/scratch";
+import { addBrand, configOf, openApp, type SeededBrand } from "./dataset";
 
 const DAY = 86_400_000;
 const START = Date.parse("2025-03-01T00:00:00Z");
@@ -37,8 +40,11 @@ export function random(seed: number): () => number {
   };
 }
 
-export async function world(): Promise<{ app: AppContext; s: SeededBrand; prompts: string[] }> {
-  const app = await openApp();
+/** A brand with competitors, tags and prompts; `file`: on an SQLite file (as `serve` runs) rather than the test database. */
+export async function world(options: { file?: boolean } = {}): Promise<{ app: AppContext; s: SeededBrand; prompts: string[] }> {
+  const app = options.file
+    ? createAppContext(configOf(""), await openTestDatabase({ file: join(scratchDir("spyglass-race-"), "spyglass.db") }))
+    : await openApp();
   const s = await addBrand(app, {
     name: "Acme",
     domain: "acme.com",
