@@ -13,7 +13,8 @@ TOOLS="$PWD/.tools"
 # The suite's second pass, on PostgreSQL (SPYGLASS_TEST_DATABASE=postgres: in-process test apps and
 # the compiled binary's sandboxes get a fresh database of a temporary cluster). Every file that opens
 # a database, except: test/db and test/config/database-url (they test each dialect explicitly and run
-# on both in the first pass), test/e2e/{instances,tracking-instances,demo-postgres} (PostgreSQL by
+# on both in the first pass), test/tracking/reanalysis-worker and test/e2e/reanalysis (SQLite files'
+# worker thread), test/e2e/{instances,tracking-instances,demo-postgres} (PostgreSQL by
 # design, in the first pass), and files that open no database (architecture, build, catalogue,
 # config, content's renderer, sanitizer and corpora, events, llm, tracking/analysis, mcp/readme,
 # dashboard/{keys-clients,sign-in-next}). The dashboard's pages in Chromium, MCP Apps' views and the

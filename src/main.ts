@@ -51,6 +51,8 @@ const COMMANDS: Record<string, Command> = {
       const scheduler = startScheduler(app);
       // This instance takes its share of every run's work (any instance's), and the runs of one that died.
       app.tracking.runner.serve();
+      // A re-analysis cut short by the last stop (or a crash) goes through the brand's answers again.
+      await app.tracking.reanalysis.resumeUnfinished();
       const checkpointer = db.dialect === "sqlite" ? startCheckpointer(db) : null;
       const server = startServer(app, [() => scheduler?.stop(), () => stopTracking(app), () => checkpointer?.stop()]);
       // Before anything else is awaited: a stop signal from the moment it listens is a clean shutdown

@@ -197,6 +197,11 @@ export const rosterVersions = pgTable("roster_versions", {
     .primaryKey()
     .references(() => brands.id, { onDelete: "cascade" }),
   version: integer("version").notNull(),
+  /**
+   * The version whose re-analysis went through every answer: behind `version`, a pass was cut short
+   * (a stop) and the next start re-analyses the brand again.
+   */
+  analysed: integer("analysed").notNull().default(0),
 });
 
 export const answers = pgTable(

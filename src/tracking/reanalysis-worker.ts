@@ -52,7 +52,7 @@ self.onmessage = async ({ data }: MessageEvent<WorkerStart>) => {
     });
     checkpoint.get();
     checkpoint.finalize();
-    report = { type: "done", total: result.total };
+    report = { type: "done", total: result.total, finished: result.finished };
   } catch (error) {
     report = { type: "failed", message: (error as Error)?.message ?? String(error) };
   }

@@ -70,15 +70,21 @@ export async function rosterVersionOf(db: Queries, brandId: string): Promise<num
  * analysed with the roster before the change either commits before this (and the re-analysis that
  * follows sees it) or sees the new version and is analysed again (runner.ts).
  */
-async function bumpRosterVersion(db: Db, brandId: string): Promise<void> {
-  await db.transaction(async (tx) => {
+async function bumpRosterVersion(db: Db, brandId: string): Promise<number> {
+  return await db.transaction(async (tx) => {
     await tx.lock(rollupLock(brandId));
-    await tx.run(
+    const row = await tx.get<{ version: number }>(
       `INSERT INTO roster_versions AS v (brand_id, version) VALUES (?, 1)
-         ON CONFLICT (brand_id) DO UPDATE SET version = v.version + 1`,
+         ON CONFLICT (brand_id) DO UPDATE SET version = v.version + 1 RETURNING version`,
       [brandId],
     );
+    return row!.version;
   });
+}
+
+/** Records that the pass started at `version` went through every answer (a later one's record stays). */
+async function markAnalysed(db: Db, brandId: string, version: number): Promise<void> {
+  await db.run("UPDATE roster_versions SET analysed = ?1 WHERE brand_id = ?2 AND analysed < ?1", [version, brandId]);
 }
 
 /** What a pass is told by whoever runs it: when to stop early, and the gate around its transactions. */
@@ -269,6 +275,20 @@ export class Reanalysis {
   }
 
   /**
+   * Re-analyses, in the background, every brand whose last re-analysis did not go through all its
+   * answers (cut short by a stop, a crash, a lost machine): `serve` calls it at start. Resolves to
+   * the brands started.
+   */
+  async resumeUnfinished(): Promise<string[]> {
+    const rows = await this.db.all<{ brand_id: string }>("SELECT brand_id FROM roster_versions WHERE analysed < version ORDER BY brand_id");
+    for (const { brand_id } of rows) {
+      log.info("re-analysis resumed: the last one was cut short", { brand_id });
+      this.reanalyzeInBackground(brand_id);
+    }
+    return rows.map((r) => r.brand_id);
+  }
+
+  /**
    * Ends the passes under way where they stand (the next pass, after a restart, finishes the work:
    * every slice left the rollups equal to the stored rows) and waits for their workers to close
    * their connections: `serve`'s shutdown hook, before the database is closed.
@@ -283,16 +303,19 @@ export class Reanalysis {
   private async reanalyzeOnce(brandId: string, pass: Pass): Promise<number> {
     const db = this.db;
     // Answers stored from now on (by any instance) are analysed with the roster read after this.
-    await bumpRosterVersion(db, brandId);
-    pass.offThread = false;
+    const version = await bumpRosterVersion(db, brandId);
+    let result: { total: number; finished: boolean } | null = null;
     if (db.dialect === "sqlite" && db.path !== ":memory:" && (await this.large(brandId))) {
-      const total = await this.inWorker(db, brandId, pass);
-      pass.offThread = total !== null;
-      if (total !== null) return total;
+      result = await this.inWorker(db, brandId, pass);
     }
-    // One roster for the whole pass: a roster change during it starts the pass over (pass.again).
-    const roster = await loadRoster(db, brandId);
-    return (await reanalyzeAnswers(db, this.writer, brandId, roster, { stop: () => pass.again || this.stopped })).total;
+    pass.offThread = result !== null;
+    if (result === null) {
+      // One roster for the whole pass: a roster change during it starts the pass over (pass.again).
+      const roster = await loadRoster(db, brandId);
+      result = await reanalyzeAnswers(db, this.writer, brandId, roster, { stop: () => pass.again || this.stopped });
+    }
+    if (result.finished) await markAnalysed(db, brandId, version);
+    return result.total;
   }
 
   /** True when the brand has enough valid answers for its pass to go to a worker thread. */
@@ -310,9 +333,9 @@ export class Reanalysis {
    * serving thread only waits for its answer, and its own writes meanwhile go between the worker's
    * slices (db/write-gate.ts). Resolves to the answers gone through, or null when the worker could
    * not run the pass (logged): the caller then runs it here, from the start (a slice already written
-   * is found unchanged and skipped).
+   * is found unchanged and skipped). `finished`: the pass went through every answer.
    */
-  private inWorker(db: SqliteDb, brandId: string, pass: Pass): Promise<number | null> {
+  private inWorker(db: SqliteDb, brandId: string, pass: Pass): Promise<{ total: number; finished: boolean } | null> {
     return new Promise((resolve) => {
       const stop = new Int32Array(new SharedArrayBuffer(4));
       let worker: Worker;
@@ -325,7 +348,7 @@ export class Reanalysis {
       }
       let settled = false;
       let forced: ReturnType<typeof setTimeout> | undefined;
-      const settle = (value: number | null) => {
+      const settle = (value: { total: number; finished: boolean } | null) => {
         if (settled) return;
         settled = true;
         clearTimeout(forced);
@@ -338,7 +361,7 @@ export class Reanalysis {
           // A worker stuck past the wait is ended; it holds no transaction open for long (slices are short).
           forced = setTimeout(() => {
             worker.terminate();
-            settle(0);
+            settle(CUT_SHORT);
           }, STOP_WAIT_MS);
           forced.unref?.();
         }
@@ -347,10 +370,10 @@ export class Reanalysis {
         // Its connection is closed by now: the thread has nothing left to do.
         worker.terminate();
         if (data.type === "done") {
-          settle(data.total);
+          settle({ total: data.total, finished: data.finished });
         } else if (data.type === "failed") {
           log.warn("the re-analysis worker failed: the pass runs on the serving thread", { brand_id: brandId, message: data.message });
-          settle(this.stopped || pass.again ? 0 : null);
+          settle(this.stopped || pass.again ? CUT_SHORT : null);
         }
       });
       worker.addEventListener("error", (event) => {
@@ -359,9 +382,9 @@ export class Reanalysis {
           message: (event as ErrorEvent).message ?? "error",
         });
         worker.terminate();
-        settle(this.stopped || pass.again ? 0 : null);
+        settle(this.stopped || pass.again ? CUT_SHORT : null);
       });
-      worker.addEventListener("close", () => settle(this.stopped || pass.again ? 0 : null));
+      worker.addEventListener("close", () => settle(this.stopped || pass.again ? CUT_SHORT : null));
       if (this.stopped || pass.again) Atomics.store(stop, 0, 1);
       const start: WorkerStart = {
         type: "start",
@@ -389,7 +412,10 @@ export interface WorkerStart {
 }
 
 /** What it answers, once, after closing its connection. */
-export type WorkerReport = { type: "done"; total: number } | { type: "failed"; message: string };
+export type WorkerReport = { type: "done"; total: number; finished: boolean } | { type: "failed"; message: string };
+
+/** A pass that ended before the last answer (stopped, or started over). */
+const CUT_SHORT = { total: 0, finished: false };
 
 function groupByAnswer<R extends { answer_id: number }>(rows: R[]): Map<number, R[]> {
   const out = new Map<number, R[]>();

@@ -83,3 +83,31 @@ test("a new brand alias and domain count after re-analysis; removing a competito
   );
   expect(row).toEqual({ brand_mentioned: 1, brand_cited: 1 });
 });
+
+test("a finished re-analysis is recorded; one cut short is gone through again at the next start", async () => {
+  app = await openApp();
+  const s = await addBrand(app, { name: "Acme", prompts: [{ key: "P", text: "best crm" }] });
+  const a = await store(app, s.brandId, s.prompts.P!, "Globex, then Acme.");
+  const versions = () =>
+    app.db.get<{ version: number; analysed: number }>("SELECT version, analysed FROM roster_versions WHERE brand_id = ?", [s.brandId]);
+  await app.db.run(
+    "INSERT INTO competitors (id, brand_id, name, aliases, domains, created_at) VALUES ('cmp_g', ?, 'Globex', '[]', '[]', 1)",
+    [s.brandId],
+  );
+  await app.tracking.reanalyzeBrand(s.brandId);
+  expect(await versions()).toEqual({ version: 1, analysed: 1 });
+  // Nothing is left to resume.
+  expect(await app.tracking.reanalysis.resumeUnfinished()).toEqual([]);
+
+  // A pass cut short (its process stopped): the competitor was renamed, the pass did not record an end.
+  await app.db.run("UPDATE competitors SET name = 'Acme Globex', aliases = '[\"Globex\"]' WHERE id = 'cmp_g'");
+  await app.db.run("UPDATE roster_versions SET version = 2 WHERE brand_id = ?", [s.brandId]);
+  expect(await app.tracking.reanalysis.resumeUnfinished()).toEqual([s.brandId]);
+  for (let tries = 0; tries < 500 && (await versions())!.analysed < 3; tries++) await Bun.sleep(10);
+  expect(await versions()).toEqual({ version: 3, analysed: 3 });
+  // Gone through with the roster as it stands: "Globex" is now the competitor's alias, found first.
+  expect(await ranks(app, a)).toEqual([
+    { member_id: "cmp_g", rank: 1 },
+    { member_id: s.brandId, rank: 2 },
+  ]);
+});
