@@ -43,12 +43,22 @@ self.onmessage = async ({ data }: MessageEvent<WorkerStart>) => {
       await new Promise((resolve) => setImmediate(resolve));
       if (++slices % CHECKPOINT_EVERY === 0) checkpoint.get();
     };
-    const stop = new Int32Array(data.stop);
+    const flags = new Int32Array(data.flags);
     const gate = new WriteGate(data.gate);
     const roster = await loadRoster(connection, data.brandId);
+    postMessage({ type: "started" } satisfies WorkerReport);
     const result = await reanalyzeAnswers(connection, new AnswerWriter(), data.brandId, roster, {
-      stop: () => Atomics.load(stop, 0) === 1,
-      gate,
+      stop: () => Atomics.load(flags, 0) === 1,
+      // Held or not is told to the serving thread, which gives the gate back if it has to end this thread.
+      gate: {
+        take() {
+          gate.take();
+          Atomics.store(flags, 1, 1);
+        },
+        give() {
+          if (Atomics.exchange(flags, 1, 0) === 1) gate.give();
+        },
+      },
     });
     checkpoint.get();
     checkpoint.finalize();

@@ -331,13 +331,14 @@ export class Reanalysis {
   /**
    * The pass on a worker thread with its own connection to the file (reanalysis-worker.ts): the
    * serving thread only waits for its answer, and its own writes meanwhile go between the worker's
-   * slices (db/write-gate.ts). Resolves to the answers gone through, or null when the worker could
-   * not run the pass (logged): the caller then runs it here, from the start (a slice already written
-   * is found unchanged and skipped). `finished`: the pass went through every answer.
+   * slices (db/write-gate.ts). Resolves to the answers gone through and whether the pass went through
+   * every one, or to null when the worker could not start (logged): the caller then runs the pass
+   * here. A pass that fails once started (the database, not the thread) rejects, as it would here.
    */
   private inWorker(db: SqliteDb, brandId: string, pass: Pass): Promise<{ total: number; finished: boolean } | null> {
-    return new Promise((resolve) => {
-      const stop = new Int32Array(new SharedArrayBuffer(4));
+    return new Promise((resolve, reject) => {
+      // [0]: set to 1, the pass ends after its slice; [1]: 1 while the worker holds the write gate.
+      const flags = new Int32Array(new SharedArrayBuffer(8));
       let worker: Worker;
       try {
         worker = new Worker(this.options.workerUrl ?? workerUrl("tracking/reanalysis-worker.ts"));
@@ -346,52 +347,60 @@ export class Reanalysis {
         resolve(null);
         return;
       }
+      let started = false;
       let settled = false;
       let forced: ReturnType<typeof setTimeout> | undefined;
-      const settle = (value: { total: number; finished: boolean } | null) => {
+      const settle = (outcome: { total: number; finished: boolean } | null | Error) => {
         if (settled) return;
         settled = true;
         clearTimeout(forced);
         pass.interrupt = null;
-        resolve(value);
+        if (outcome instanceof Error) reject(outcome);
+        else resolve(outcome);
+      };
+      /** The worker is gone: before it began, the pass runs here; after, it ended there. */
+      const gone = (message: string) => {
+        if (settled) return;
+        if (this.stopped || pass.again) return settle(CUT_SHORT);
+        if (started) return settle(new Error(`the re-analysis worker stopped: ${message}`));
+        log.warn("the re-analysis worker did not start: the pass runs on the serving thread", { brand_id: brandId, message });
+        settle(null);
       };
       pass.interrupt = () => {
-        Atomics.store(stop, 0, 1);
+        Atomics.store(flags, 0, 1);
         if (this.stopped && forced === undefined) {
-          // A worker stuck past the wait is ended; it holds no transaction open for long (slices are short).
+          // A worker still busy after the wait (its BEGIN waiting on another process's lock) is ended;
+          // if it held the gate, the serving thread's writes must not wait for it any more.
           forced = setTimeout(() => {
             worker.terminate();
+            if (Atomics.exchange(flags, 1, 0) === 1) db.writeGate.give();
             settle(CUT_SHORT);
           }, STOP_WAIT_MS);
           forced.unref?.();
         }
       };
       worker.addEventListener("message", ({ data }: MessageEvent<WorkerReport>) => {
+        if (data.type === "started") {
+          started = true;
+          return;
+        }
         // Its connection is closed by now: the thread has nothing left to do.
         worker.terminate();
-        if (data.type === "done") {
-          settle({ total: data.total, finished: data.finished });
-        } else if (data.type === "failed") {
-          log.warn("the re-analysis worker failed: the pass runs on the serving thread", { brand_id: brandId, message: data.message });
-          settle(this.stopped || pass.again ? CUT_SHORT : null);
-        }
+        if (data.type === "done") settle({ total: data.total, finished: data.finished });
+        else gone(data.message);
       });
       worker.addEventListener("error", (event) => {
-        log.warn("the re-analysis worker failed: the pass runs on the serving thread", {
-          brand_id: brandId,
-          message: (event as ErrorEvent).message ?? "error",
-        });
         worker.terminate();
-        settle(this.stopped || pass.again ? CUT_SHORT : null);
+        gone((event as ErrorEvent).message ?? "error");
       });
-      worker.addEventListener("close", () => settle(this.stopped || pass.again ? CUT_SHORT : null));
-      if (this.stopped || pass.again) Atomics.store(stop, 0, 1);
+      worker.addEventListener("close", () => gone("it exited"));
+      if (this.stopped || pass.again) Atomics.store(flags, 0, 1);
       const start: WorkerStart = {
         type: "start",
         path: db.path,
         brandId,
         gate: db.writeGate.buffer,
-        stop: stop.buffer as SharedArrayBuffer,
+        flags: flags.buffer as SharedArrayBuffer,
         walSizeLimit: WAL_SIZE_LIMIT_BYTES,
       };
       worker.postMessage(start);
@@ -406,13 +415,13 @@ export interface WorkerStart {
   brandId: string;
   /** The serving connection's write gate (db/write-gate.ts). */
   gate: SharedArrayBuffer;
-  /** One Int32: set to 1, the pass ends after its current slice. */
-  stop: SharedArrayBuffer;
+  /** Two Int32: [0] set to 1 by the serving thread, the pass ends after its slice; [1] 1 while the worker holds the gate. */
+  flags: SharedArrayBuffer;
   walSizeLimit: number;
 }
 
-/** What it answers, once, after closing its connection. */
-export type WorkerReport = { type: "done"; total: number; finished: boolean } | { type: "failed"; message: string };
+/** What it answers: "started" once its connection and the roster are read, then the end, after closing its connection. */
+export type WorkerReport = { type: "started" } | { type: "done"; total: number; finished: boolean } | { type: "failed"; message: string };
 
 /** A pass that ended before the last answer (stopped, or started over). */
 const CUT_SHORT = { total: 0, finished: false };

@@ -75,7 +75,7 @@ test("a large brand is re-analysed on a worker thread; a worker that cannot star
     total = await fallback.reanalyzeBrand(brandId);
   });
   expect(total).toBe(3_000);
-  expect(failed).toContain("the re-analysis worker failed: the pass runs on the serving thread");
+  expect(failed).toContain("the re-analysis worker did not start: the pass runs on the serving thread");
   expect(failed).toContain('"thread":"serving"');
   expect(await globexMentions()).toBe(1_500);
 
@@ -87,7 +87,7 @@ test("a large brand is re-analysed on a worker thread; a worker that cannot star
   });
   expect(total).toBe(3_000);
   expect(worked).toContain('"thread":"worker"');
-  expect(worked).not.toContain("the re-analysis worker failed");
+  expect(worked).not.toContain("the re-analysis worker");
   expect(await globexMentions()).toBe(1_500);
   // A brand below the threshold stays on the serving thread.
   const small = await addBrand(app, { name: "Tiny", prompts: [{ key: "P", text: "tiny crm" }] });
@@ -115,6 +115,25 @@ test("a large brand is re-analysed on a worker thread; a worker that cannot star
     expect(await app.tracking.reanalyzeBrand(small.brandId)).toBe(1);
   });
   expect(tiny).toContain('"thread":"serving"');
+});
+
+test("a worker that fails once it has begun fails the pass, as on the serving thread: nothing is redone there, the next start resumes it", async () => {
+  const { brandId } = await brandOnFile(1_500);
+  await addGlobex(brandId);
+  // A worker that begins, then meets an error of the database.
+  const failing = join(scratchDir("spyglass-failing-worker-"), "worker.ts");
+  writeFileSync(
+    failing,
+    'self.onmessage = () => { postMessage({ type: "started" }); postMessage({ type: "failed", message: "disk I/O error" }); };\n',
+  );
+  const reanalysis = new Reanalysis(app.db, app.tracking.writer, { workerUrl: failing });
+  const log = await captureLog(async () => {
+    await expect(reanalysis.reanalyzeBrand(brandId)).rejects.toThrow("the re-analysis worker stopped: disk I/O error");
+  });
+  expect(log).not.toContain("the pass runs on the serving thread");
+  expect(await globexMentions()).toBe(0);
+  // Left for the next start to resume.
+  expect(await app.db.get("SELECT version, analysed FROM roster_versions")).toEqual({ version: 1, analysed: 0 });
 });
 
 test("a stop ends a worker's pass where it stands: no lock is left held and nothing writes after it", async () => {
