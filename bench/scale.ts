@@ -282,6 +282,8 @@ async function stalls(i: Instance): Promise<void> {
     probing = false;
     await probe;
     if (!done) throw new Error("re-analysis did not finish within 10 minutes");
+    // A pass on the server's worker thread commits its last slice before the serving thread logs the end.
+    for (let k = 0; k < 20 && !/"msg":"re-analysis finished"/.test(i.server.logs().slice(before)); k++) await Bun.sleep(100);
     const sorted = (list: number[]) => [...list].sort((a, b) => a - b);
     const during = sorted(ours.slice(idle));
     const duringBare = sorted(theirs.slice(idleBare));
