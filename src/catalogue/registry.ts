@@ -194,30 +194,53 @@ const BUILT = Promise.resolve();
 export function buildCatalog(tools: readonly AnyTool[]): ToolCatalog {
   const byName = new Map<string, AnyTool>();
   const listings: Array<{ tool: AnyTool; listing: ToolListing }> = [];
+  for (const tool of tools) listings.push({ tool, listing: listingOf(tool, byName) });
+  return catalogOf(byName, listings);
+}
+
+/**
+ * buildCatalog in slices of `sliceMs`, the event loop yielded between them: rendering every tool's
+ * schemas took 40–100 ms in one task of the server's start (measured in the binary), a stall for the
+ * requests of that moment. The catalogue is the same.
+ */
+export async function buildCatalogInSlices(tools: readonly AnyTool[], sliceMs = 5): Promise<ToolCatalog> {
+  const byName = new Map<string, AnyTool>();
+  const listings: Array<{ tool: AnyTool; listing: ToolListing }> = [];
+  let sliceStarted = performance.now();
   for (const tool of tools) {
-    if (!TOOL_NAME.test(tool.name) || tool.name.length > 64)
-      throw new Error(`tool name "${tool.name}" is not snake_case of at most 64 characters`);
-    if (byName.has(tool.name)) throw new Error(`tool "${tool.name}" is declared twice`);
-    if (!tool.title.trim() || tool.description.trim().length < 20) throw new Error(`tool "${tool.name}" needs a title and a description`);
-    const inputSchema = jsonSchema(tool.input, "input");
-    // A misspelt optional field (start_dat) must be an error, not a silently ignored filter.
-    const open = openObjectIn(inputSchema);
-    if (open) throw new Error(`tool "${tool.name}": ${open} must be a strict object (z.strictObject)`);
-    byName.set(tool.name, tool);
-    listings.push({
-      tool,
-      listing: {
-        name: tool.name,
-        title: tool.title,
-        description: tool.description,
-        inputSchema,
-        outputSchema: jsonSchema(tool.output, "output"),
-        annotations: { title: tool.title, ...tool.annotations },
-        icons: SPYGLASS_ICONS,
-        ...(tool.view ? { _meta: { ui: { resourceUri: tool.view }, "ui/resourceUri": tool.view } } : {}),
-      },
-    });
+    if (performance.now() - sliceStarted >= sliceMs) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStarted = performance.now();
+    }
+    listings.push({ tool, listing: listingOf(tool, byName) });
   }
+  return catalogOf(byName, listings);
+}
+
+/** A tool's tools/list entry, its declaration checked; the tool is added to `byName`. */
+function listingOf(tool: AnyTool, byName: Map<string, AnyTool>): ToolListing {
+  if (!TOOL_NAME.test(tool.name) || tool.name.length > 64)
+    throw new Error(`tool name "${tool.name}" is not snake_case of at most 64 characters`);
+  if (byName.has(tool.name)) throw new Error(`tool "${tool.name}" is declared twice`);
+  if (!tool.title.trim() || tool.description.trim().length < 20) throw new Error(`tool "${tool.name}" needs a title and a description`);
+  const inputSchema = jsonSchema(tool.input, "input");
+  // A misspelt optional field (start_dat) must be an error, not a silently ignored filter.
+  const open = openObjectIn(inputSchema);
+  if (open) throw new Error(`tool "${tool.name}": ${open} must be a strict object (z.strictObject)`);
+  byName.set(tool.name, tool);
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema,
+    outputSchema: jsonSchema(tool.output, "output"),
+    annotations: { title: tool.title, ...tool.annotations },
+    icons: SPYGLASS_ICONS,
+    ...(tool.view ? { _meta: { ui: { resourceUri: tool.view }, "ui/resourceUri": tool.view } } : {}),
+  };
+}
+
+function catalogOf(byName: Map<string, AnyTool>, listings: Array<{ tool: AnyTool; listing: ToolListing }>): ToolCatalog {
   const perPlan = new Map<Plan, { tools: ToolListing[] }>();
   for (const plan of PLANS) {
     perPlan.set(plan, { tools: listings.filter((l) => planCovers(plan, l.tool.plan)).map((l) => l.listing) });
@@ -254,16 +277,17 @@ async function callTool(tool: AnyTool | undefined, name: string, args: unknown, 
  * The server's catalogue: its tools imported (`load`) and their JSON schemas rendered on first use
  * rather than at start. The tool modules define their zod schemas when imported and rendering every
  * tool's schemas takes tens of milliseconds, neither of which `serve` should spend before answering
- * its first request. `warm` starts it (the server calls it once it is up); `ready` waits for it.
+ * its first request. `ready` starts it and waits for it (the server calls it once it is up); the
+ * schemas are rendered in slices (buildCatalogInSlices).
  * Bad declarations are still caught: the tests build the catalogue of TOOLS eagerly
  * (test/mcp/tools-list.test.ts).
  */
-export function lazyCatalog(load: () => Promise<readonly AnyTool[]>): ToolCatalog & { warm(): void } {
+export function lazyCatalog(load: () => Promise<readonly AnyTool[]>): ToolCatalog {
   let built: ToolCatalog | null = null;
   let loading: Promise<void> | null = null;
   const ready = () =>
-    (loading ??= load().then((tools) => {
-      built = buildCatalog(tools);
+    (loading ??= load().then(async (tools) => {
+      built = await buildCatalogInSlices(tools);
     }));
   const catalogue = (): ToolCatalog => {
     if (!built) throw new Error("the tool catalogue was used before ready() resolved");
@@ -279,6 +303,5 @@ export function lazyCatalog(load: () => Promise<readonly AnyTool[]>): ToolCatalo
       await ready();
       return catalogue().call(app, principal, requestId, name, args);
     },
-    warm: () => void ready(),
   };
 }

@@ -67,9 +67,16 @@ function gzipped(asset: Asset): Blob {
   return asset.gzipped;
 }
 
-/** Compresses every asset now (the server calls it once it is listening) rather than on a browser's first visit. */
-export function warmDashboardPages(): void {
-  for (const asset of assets) gzipped(asset);
+/**
+ * Compresses every asset now (the server calls it once it is listening) rather than on a browser's
+ * first visit: one asset per task, the event loop yielded between them (all of them in one task took
+ * 10–18 ms of the server's start, measured in the binary).
+ */
+export async function warmDashboardPages(): Promise<void> {
+  for (const asset of assets) {
+    gzipped(asset);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 /**
