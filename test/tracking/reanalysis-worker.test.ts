@@ -22,6 +22,26 @@ afterEach(async () => {
   await app?.db.close();
 });
 
+/** A valid answer of the prompt, stored now. */
+function okAnswer(brandId: string, promptId: string, sample: number, text: string) {
+  return {
+    brandId,
+    runId: null,
+    promptId,
+    engine: "gpt",
+    model: "m",
+    sample,
+    status: "ok" as const,
+    text,
+    providerCitations: [],
+    error: null,
+    latencyMs: 1,
+    tokensIn: 1,
+    tokensOut: 1,
+    createdAt: Date.now(),
+  };
+}
+
 /** An app on an SQLite file with `answers` answers of one prompt: odd ones name Acme, even ones Globex. */
 async function brandOnFile(answers: number) {
   const path = join(scratchDir("spyglass-reanalysis-"), "spyglass.db");
@@ -30,25 +50,7 @@ async function brandOnFile(answers: number) {
   const roster = await loadRoster(app.db, s.brandId);
   await app.db.transaction(async () => {
     for (let i = 0; i < answers; i++) {
-      await app.tracking.storeAnswer(
-        {
-          brandId: s.brandId,
-          runId: null,
-          promptId: s.prompts.P!,
-          engine: "gpt",
-          model: "m",
-          sample: i,
-          status: "ok",
-          text: i % 2 ? "Acme wins." : "Globex wins.",
-          providerCitations: [],
-          error: null,
-          latencyMs: 1,
-          tokensIn: 1,
-          tokensOut: 1,
-          createdAt: Date.now(),
-        },
-        roster,
-      );
+      await app.tracking.storeAnswer(okAnswer(s.brandId, s.prompts.P!, i, i % 2 ? "Acme wins." : "Globex wins."), roster);
     }
   });
   return { path, brandId: s.brandId };
@@ -92,25 +94,7 @@ test("a large brand is re-analysed on a worker thread; a worker that cannot star
   // A brand below the threshold stays on the serving thread.
   const small = await addBrand(app, { name: "Tiny", prompts: [{ key: "P", text: "tiny crm" }] });
   const tiny = await captureLog(async () => {
-    await app.tracking.storeAnswer(
-      {
-        brandId: small.brandId,
-        runId: null,
-        promptId: small.prompts.P!,
-        engine: "gpt",
-        model: "m",
-        sample: 0,
-        status: "ok",
-        text: "Tiny wins.",
-        providerCitations: [],
-        error: null,
-        latencyMs: 1,
-        tokensIn: 1,
-        tokensOut: 1,
-        createdAt: Date.now(),
-      },
-      await loadRoster(app.db, small.brandId),
-    );
+    await app.tracking.storeAnswer(okAnswer(small.brandId, small.prompts.P!, 0, "Tiny wins."), await loadRoster(app.db, small.brandId));
     await app.db.run("UPDATE brands SET aliases = '[\"Tiny CRM\"]' WHERE id = ?", [small.brandId]);
     expect(await app.tracking.reanalyzeBrand(small.brandId)).toBe(1);
   });
