@@ -12,6 +12,7 @@ const SCENARIOS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   overview: () => import("./overview"),
   pg: () => import("./pg"),
   public: () => import("./public"),
+  render: () => import("./render"),
   scale: () => import("./scale"),
   tracking: () => import("./tracking"),
   "tracking-instances": () => import("./tracking-instances"),

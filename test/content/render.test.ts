@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import { renderArticle } from "../../src/content/render";
+import { articleMarkdown, renderArticle } from "../../src/content/render";
 import { sanitizeArticleHtml } from "../../src/content/sanitize";
 import { findUnsafeMarkup } from "../../src/content/sanitizer-self-test";
 
@@ -73,5 +73,78 @@ describe("renderArticle", () => {
       markdown: '# X\n\n<svg><p>a</p></svg> <noscript><p title="</noscript><img src=x onerror=alert(1)>">',
     });
     expect(sanitizeArticleHtml(html)).toBe(html);
+  });
+});
+
+describe("setext headings (marked's rule, run on the text up to the underline)", () => {
+  // Lines that start, end or interrupt a setext heading, or look like one, joined at random: the
+  // bounded rule must give what marked's own rule gives on every document.
+  const LINES = [
+    "Title",
+    "two words",
+    "",
+    "  ",
+    "\t",
+    "\u00a0",
+    "===",
+    "---",
+    " --",
+    "   ===  ",
+    "    ---",
+    "= =",
+    "- - -",
+    "***",
+    "___",
+    "- item",
+    "1. item",
+    "2) x",
+    "# h",
+    "####### x",
+    "> q",
+    "```",
+    "~~~",
+    "    code",
+    "<div>",
+    "</p>",
+    "<!-- c -->",
+    "| a | b |",
+    "|---|---|",
+    "text ===",
+    "a\u2028b",
+    "\\---",
+    "Setext\n---",
+    "  Title",
+  ];
+
+  function randomDocuments(count: number): string[] {
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    return Array.from({ length: count }, () => {
+      const lines = Array.from({ length: 1 + Math.floor(next() * 10) }, () => LINES[Math.floor(next() * LINES.length)]!);
+      const lead = next() < 0.1 ? "\n" : "";
+      const trail = next() < 0.5 ? "\n".repeat(Math.floor(next() * 3)) : "";
+      return lead + lines.join("\n") + trail;
+    });
+  }
+
+  test("give marked's own HTML on 4,000 random documents, headings among them", async () => {
+    const { Marked } = await import("marked");
+    const plain = new Marked({ gfm: true, breaks: false, async: false });
+    let headings = 0;
+    for (const source of randomDocuments(4_000)) {
+      const expected = plain.parse(source, { async: false });
+      expect({ source, html: articleMarkdown.parse(source, { async: false }) }).toEqual({ source, html: expected });
+      if (/<h[12]>/.test(expected) && !/^#/m.test(source)) headings++;
+    }
+    expect(headings).toBeGreaterThan(200);
+  });
+
+  test("a long paragraph, with or without an underline at its end", () => {
+    const paragraph = Array.from({ length: 2_000 }, (_, i) => `line ${i}`).join("\n");
+    expect(articleMarkdown.parse(`${paragraph}\n---\nafter`, { async: false })).toBe(`<h2>${paragraph}</h2>\n<p>after</p>\n`);
+    expect(articleMarkdown.parse(`${paragraph}\n\n---`, { async: false })).toBe(`<p>${paragraph}</p>\n<hr>\n`);
   });
 });
