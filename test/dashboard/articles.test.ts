@@ -155,7 +155,7 @@ describe("the Articles pages", () => {
     await preview(page).getByRole("link", { name: "js" }).click();
     await page.waitForTimeout(500);
     expectNothingUnsafe(page);
-    await page.reload();
+    await page.reload({ waitUntil: "commit" });
     await preview(page).getByRole("heading", { name: "What matters" }).waitFor();
   });
 
@@ -199,7 +199,11 @@ describe("the Articles pages", () => {
     expect(after.articles).toEqual([]);
     expect(await page.getByRole("button", { name: "Publish", exact: true }).count()).toBe(1);
     expect(await slugField.evaluate((el) => (el as HTMLInputElement).readOnly)).toBe(true);
-    await page.reload();
+    // The reload waits on what the page shows, not on the frames' load states: the preview's srcdoc
+    // frame is replaced as the page loads, and playwright-core once lost it ("Cannot find object to
+    // \"loadstate\": frame@…") in a CI run.
+    await page.reload({ waitUntil: "commit" });
+    await page.getByTitle("Preview of the saved article").waitFor();
     await expect(page.getByLabel("Title").inputValue()).resolves.toBe("Choosing a CRM");
     expectNothingUnsafe(page);
   });
