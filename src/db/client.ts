@@ -10,6 +10,7 @@ import { EMBEDDED_MIGRATIONS, embeddedMigrations, MIGRATION_JOURNAL } from "./mi
 import { type PostgresDb } from "./postgres";
 import { type Queries, type SqlParam, type SqlText } from "./queries";
 import type * as schema from "./schema";
+import { WalIndexStamp } from "./wal-stamp";
 import { WriteGate } from "./write-gate";
 
 export type Orm = BunSQLiteDatabase<typeof schema>;
@@ -50,6 +51,8 @@ export interface SqliteDb extends Queries {
    * handed to such a worker, which takes it for each of its transactions.
    */
   readonly writeGate: WriteGate;
+  /** A stamp that moves with every commit to the file, read without a transaction (wal-stamp.ts). */
+  readonly walIndex: WalIndexStamp;
   /**
    * Closes the connection, its prepared statements first (a statement left open would keep the
    * connection alive, unusable, until collected). `optimize` (default true): update the query
@@ -103,6 +106,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDb 
   if (options.migrate !== false) applyMigrations(drizzle({ client: sqlite }));
   const statements = new Map<string, unknown>();
   const writeGate = new WriteGate();
+  const walIndex = new WalIndexStamp(path);
   const { queries, finalize } = sqliteQueries(sqlite, writeGate);
   let orm: Orm | null = null;
   return {
@@ -116,6 +120,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDb 
     path,
     walPressure: null,
     writeGate,
+    walIndex,
     async betweenSlices(): Promise<void> {
       await new Promise((resolve) => setImmediate(resolve));
       if (this.walPressure) await this.walPressure();
@@ -135,6 +140,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDb 
         // Only statistics for the query planner are lost; stopping must not fail for them.
         log.warn("PRAGMA optimize failed on close", { message: (error as Error).message });
       } finally {
+        walIndex.release();
         finalize();
         sqlite.close(false);
       }

@@ -205,14 +205,18 @@ function remember(db: Db, hash: string, stamp: string, value: VerifiedKey): void
 }
 
 /**
- * Changes whenever a write is committed to the database: total_changes() counts this connection's
- * own writes, data_version moves when any other connection (another process included) commits.
- * Read synchronously, without waiting for another request's open transaction: it reads no rows, and
- * the lookups that follow a change do wait (an await here cost ~6 µs of a tools/list's CPU).
+ * Changes whenever a write is committed to the database, by this connection or any other (another
+ * process included). Read synchronously, without waiting for another request's open transaction: it
+ * reads no rows, and the lookups that follow a change do wait (an await here cost ~6 µs of a
+ * tools/list's CPU). On a SQLite file in WAL mode it is the WAL index's header, read without a
+ * transaction (wal-stamp.ts: ~0.7 µs against ~4–9 µs for data_version); otherwise, and while a
+ * commit is under way, total_changes() (this connection's own writes) with data_version (any other's).
  */
 function databaseStamp(db: Db): string {
   // PostgreSQL: the change feed, moved by any instance's write to keys, accounts or brands (pg-changes.ts).
   if (db.dialect === "postgres") return `pg:${db.changes.stamp()}`;
+  const wal = db.walIndex.read();
+  if (wal !== null) return wal;
   const statement = db.prepared("keys.stamp", () =>
     db.sqlite.prepare<[number, number], []>("SELECT total_changes(), (SELECT data_version FROM pragma_data_version)"),
   );
