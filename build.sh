@@ -28,7 +28,7 @@ POSTGRES_TESTS=(test/accounts test/brands test/keys test/prompts test/competitor
   test/tracking/rollups.test.ts test/tracking/instances.test.ts test/tracking/rollups-demo.test.ts
   test/analytics/engines.test.ts test/analytics/impact.test.ts test/analytics/metrics.test.ts test/analytics/search.test.ts
   test/analytics/search-rollup.test.ts test/analytics/stats.test.ts test/analytics/rollups-random.test.ts
-  test/analytics/rollups-race.test.ts
+  test/analytics/rollups-race.test.ts test/analytics/prompt-windows.test.ts
   test/mcp/direct.test.ts test/mcp/prompts-resources.test.ts test/mcp/tool-server.test.ts test/mcp/tools-list.test.ts
   test/http/observability.test.ts
   test/content/service.test.ts test/content/writer.test.ts

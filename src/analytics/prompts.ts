@@ -2,8 +2,9 @@
 import { type AppContext } from "../context";
 import { ALL_ENGINES } from "../db/values";
 import { getPromptTexts } from "../prompts/service";
+import { refreshingWindows, refreshWindows, WINDOW_DAYS, windowState } from "../tracking/prompt-windows";
 import { loadRoster } from "../tracking/roster";
-import { DAY_MS, describeFilter, encodeOffset, type Filter, type SqlParam, scopePromptIds, where } from "./filters";
+import { DAY_MS, describeFilter, encodeOffset, type Filter, type SqlParam, scopePromptIds, startOfUtcDay, where } from "./filters";
 import { type Mean, mean, type Rate, rate } from "./rates";
 
 export interface PromptPerformance {
@@ -29,6 +30,25 @@ function promptDayWhere(filter: Filter): { sql: string; params: SqlParam[] } {
     sql: "d.engine = ?1 AND d.day >= ?2 AND d.day < ?3",
     params: [filter.engine ?? ALL_ENGINES, filter.period.start / DAY_MS, filter.period.end / DAY_MS],
   };
+}
+
+/**
+ * The engine ("*" for all) of the prompt_windows rows that hold the filter's per-prompt sums, or null
+ * to sum prompt_days: the windows hold one period per brand, the WINDOW_DAYS days ending on their
+ * state's day, and only a complete state is read. A filter for today's default period that finds
+ * them older (a new day) or unbuilt starts their rebuild, and is answered from prompt_days meanwhile
+ * (tracking/prompt-windows.ts).
+ */
+async function windowEngine(app: AppContext, filter: Filter): Promise<string | null> {
+  if (filter.scope !== null || filter.period.days !== WINDOW_DAYS) return null;
+  const endDay = filter.period.end / DAY_MS - 1;
+  const state = await windowState(app.db, filter.brandId);
+  if (state?.end_day === endDay && state.complete === 1) return filter.engine ?? ALL_ENGINES;
+  const today = startOfUtcDay(Date.now()) / DAY_MS;
+  // A rebuild cut short (a stop, or another instance's still under way) is started again.
+  const stale = state === undefined || state.end_day < today || (state.end_day === today && !refreshingWindows(app.db, filter.brandId));
+  if (endDay === today && stale) void refreshWindows(app.db, filter.brandId, today);
+  return null;
 }
 
 /** Competitor mention counts per prompt for the given prompts, in the period (current roster members only). */
@@ -62,9 +82,58 @@ export async function promptPerformance(
   filter: Filter,
   opts: { limit: number; offset: number; order: "visibility_desc" | "visibility_asc" },
 ) {
-  const d = promptDayWhere(filter);
   const direction = opts.order === "visibility_asc" ? "ASC" : "DESC";
-  const rows = await app.db.all<{ prompt_id: string; total: number; valid: number; mentioned: number; pos_sum: number | null }>(
+  const engine = await windowEngine(app, filter);
+  const rows =
+    engine !== null
+      ? // One row per prompt, in the order of the windows' rank index (read from its end by default).
+        await app.db.all<RankedPrompt>(
+          `SELECT prompt_id, total, valid, mentioned, position_sum AS pos_sum FROM prompt_windows
+           WHERE brand_id = ? AND engine = ? AND total > 0
+           ORDER BY rate ${direction} NULLS LAST, valid DESC, prompt_id LIMIT ? OFFSET ?`,
+          [filter.brandId, engine, opts.limit + 1, opts.offset],
+        )
+      : await rankFromDays(app, filter, direction, opts);
+  const page = rows.slice(0, opts.limit);
+  const ids = page.map((r) => r.prompt_id);
+  const texts = await getPromptTexts(app.db, filter.brandId, ids);
+  const competitors = await competitorCounts(app, filter, ids);
+  const names = new Map((await loadRoster(app.db, filter.brandId)).members.map((m) => [m.id, m.name]));
+  const prompts: PromptPerformance[] = page.map((r) => {
+    const top = competitors.get(r.prompt_id)?.find((c) => names.has(c.id));
+    return {
+      id: r.prompt_id,
+      text: texts.get(r.prompt_id) ?? "",
+      visibility: rate(r.mentioned, r.valid),
+      avg_position: mean(r.pos_sum ?? 0, r.mentioned),
+      answers: { total: r.total, valid: r.valid },
+      top_competitor: top ? { id: top.id, name: names.get(top.id)!, answers: top.n } : null,
+    };
+  });
+  return {
+    filter: describeFilter(filter),
+    prompts,
+    next_cursor: rows.length > opts.limit ? encodeOffset(opts.offset + opts.limit) : null,
+  };
+}
+
+interface RankedPrompt {
+  prompt_id: string;
+  total: number;
+  valid: number;
+  mentioned: number;
+  pos_sum: number | null;
+}
+
+/** The page of the ranking (and one more) summed from the prompts' days of the period. */
+async function rankFromDays(
+  app: AppContext,
+  filter: Filter,
+  direction: "ASC" | "DESC",
+  opts: { limit: number; offset: number },
+): Promise<RankedPrompt[]> {
+  const d = promptDayWhere(filter);
+  return app.db.all<RankedPrompt>(
     // Prompt by prompt, each prompt's days of the period from the covering (brand, prompt, engine,
     // day…) index of the per-prompt rollups: on SQLite their sums packed into one value, on
     // PostgreSQL (which has neither json_array nor an integer ->>) a lateral subquery.
@@ -89,27 +158,6 @@ export async function promptPerformance(
     },
     [...d.params, await scopePromptIds(app, filter), opts.limit + 1, opts.offset],
   );
-  const page = rows.slice(0, opts.limit);
-  const ids = page.map((r) => r.prompt_id);
-  const texts = await getPromptTexts(app.db, filter.brandId, ids);
-  const competitors = await competitorCounts(app, filter, ids);
-  const names = new Map((await loadRoster(app.db, filter.brandId)).members.map((m) => [m.id, m.name]));
-  const prompts: PromptPerformance[] = page.map((r) => {
-    const top = competitors.get(r.prompt_id)?.find((c) => names.has(c.id));
-    return {
-      id: r.prompt_id,
-      text: texts.get(r.prompt_id) ?? "",
-      visibility: rate(r.mentioned, r.valid),
-      avg_position: mean(r.pos_sum ?? 0, r.mentioned),
-      answers: { total: r.total, valid: r.valid },
-      top_competitor: top ? { id: top.id, name: names.get(top.id)!, answers: top.n } : null,
-    };
-  });
-  return {
-    filter: describeFilter(filter),
-    prompts,
-    next_cursor: rows.length > opts.limit ? encodeOffset(opts.offset + opts.limit) : null,
-  };
 }
 
 export interface ContentGap {
@@ -131,32 +179,16 @@ const TOP_DOMAINS = 5;
  */
 export async function contentGaps(app: AppContext, filter: Filter, opts: { limit: number; offset: number }) {
   const db = app.db;
-  const scope = await scopePromptIds(app, filter);
-  const d = promptDayWhere(filter);
-  // Per prompt, from the per-prompt rollups: one probe for a day with an answer mentioning the brand
-  // (most prompts stop there), then, for prompts without one, their days of the period are summed
-  // (on PostgreSQL in a lateral subquery, as in promptPerformance).
-  const rows = await db.all<{ prompt_id: string; competitor_answers: number; valid_answers: number; total_gaps: number }>(
-    {
-      sqlite: `WITH per_prompt (prompt_id, sums) AS MATERIALIZED (
-         SELECT p.value, (SELECT json_array(sum(d.competitor), sum(d.valid)) FROM prompt_days d WHERE d.prompt_id = p.value AND ${d.sql})
-         FROM json_each(?4) p
-         WHERE NOT EXISTS (SELECT 1 FROM prompt_days d WHERE d.prompt_id = p.value AND ${d.sql} AND d.mentioned > 0)),
-       candidates AS (SELECT prompt_id, sums ->> 0 AS competitor_answers, sums ->> 1 AS valid_answers FROM per_prompt WHERE sums ->> 0 > 0)
-       SELECT prompt_id, competitor_answers, valid_answers, count(*) OVER () AS total_gaps FROM candidates
-       ORDER BY competitor_answers DESC, prompt_id
-       LIMIT ? OFFSET ?`,
-      postgres: `SELECT p.value AS prompt_id, s.competitor_answers, s.valid_answers, count(*) OVER () AS total_gaps
-       FROM json_each(?4) p
-       CROSS JOIN LATERAL (SELECT sum(d.competitor) AS competitor_answers, sum(d.valid) AS valid_answers
-                           FROM prompt_days d WHERE d.prompt_id = p.value AND ${d.sql}) s
-       WHERE s.competitor_answers > 0
-         AND NOT EXISTS (SELECT 1 FROM prompt_days d WHERE d.prompt_id = p.value AND ${d.sql} AND d.mentioned > 0)
-       ORDER BY s.competitor_answers DESC, p.value
-       LIMIT ? OFFSET ?`,
-    },
-    [...d.params, scope, opts.limit + 1, opts.offset],
-  );
+  const engine = await windowEngine(app, filter);
+  const rows =
+    engine !== null
+      ? await db.all<RankedGap>(
+          `SELECT prompt_id, competitor AS competitor_answers, valid AS valid_answers, count(*) OVER () AS total_gaps
+           FROM prompt_windows WHERE brand_id = ? AND engine = ? AND mentioned = 0 AND competitor > 0
+           ORDER BY competitor DESC, prompt_id LIMIT ? OFFSET ?`,
+          [filter.brandId, engine, opts.limit + 1, opts.offset],
+        )
+      : await gapsFromDays(app, filter, opts);
   const page = rows.slice(0, opts.limit);
   const ids = page.map((r) => r.prompt_id);
   const texts = await getPromptTexts(app.db, filter.brandId, ids);
@@ -196,4 +228,41 @@ export async function contentGaps(app: AppContext, filter: Filter, opts: { limit
     gaps,
     next_cursor: rows.length > opts.limit ? encodeOffset(opts.offset + opts.limit) : null,
   };
+}
+
+interface RankedGap {
+  prompt_id: string;
+  competitor_answers: number;
+  valid_answers: number;
+  total_gaps: number;
+}
+
+/**
+ * The page of the gaps (and one more) from the prompts' days of the period: per prompt, one probe for
+ * a day with an answer mentioning the brand (most prompts stop there), then, for prompts without one,
+ * their days of the period summed (on PostgreSQL in a lateral subquery, as in rankFromDays).
+ */
+async function gapsFromDays(app: AppContext, filter: Filter, opts: { limit: number; offset: number }): Promise<RankedGap[]> {
+  const d = promptDayWhere(filter);
+  return app.db.all<RankedGap>(
+    {
+      sqlite: `WITH per_prompt (prompt_id, sums) AS MATERIALIZED (
+         SELECT p.value, (SELECT json_array(sum(d.competitor), sum(d.valid)) FROM prompt_days d WHERE d.prompt_id = p.value AND ${d.sql})
+         FROM json_each(?4) p
+         WHERE NOT EXISTS (SELECT 1 FROM prompt_days d WHERE d.prompt_id = p.value AND ${d.sql} AND d.mentioned > 0)),
+       candidates AS (SELECT prompt_id, sums ->> 0 AS competitor_answers, sums ->> 1 AS valid_answers FROM per_prompt WHERE sums ->> 0 > 0)
+       SELECT prompt_id, competitor_answers, valid_answers, count(*) OVER () AS total_gaps FROM candidates
+       ORDER BY competitor_answers DESC, prompt_id
+       LIMIT ? OFFSET ?`,
+      postgres: `SELECT p.value AS prompt_id, s.competitor_answers, s.valid_answers, count(*) OVER () AS total_gaps
+       FROM json_each(?4) p
+       CROSS JOIN LATERAL (SELECT sum(d.competitor) AS competitor_answers, sum(d.valid) AS valid_answers
+                           FROM prompt_days d WHERE d.prompt_id = p.value AND ${d.sql}) s
+       WHERE s.competitor_answers > 0
+         AND NOT EXISTS (SELECT 1 FROM prompt_days d WHERE d.prompt_id = p.value AND ${d.sql} AND d.mentioned > 0)
+       ORDER BY s.competitor_answers DESC, p.value
+       LIMIT ? OFFSET ?`,
+    },
+    [...d.params, await scopePromptIds(app, filter), opts.limit + 1, opts.offset],
+  );
 }

@@ -14,6 +14,7 @@ import m0006 from "../../drizzle/0006_source_engine_days.sql" with { type: "text
 import m0007 from "../../drizzle/0007_prompt_days_by_prompt.sql" with { type: "text" };
 import m0008 from "../../drizzle/0008_tracking_queue.sql" with { type: "text" };
 import m0009 from "../../drizzle/0009_roster_analysed.sql" with { type: "text" };
+import m0010 from "../../drizzle/0010_prompt_windows.sql" with { type: "text" };
 import journal from "../../drizzle/meta/_journal.json";
 
 export const EMBEDDED_MIGRATIONS: Record<string, string> = {
@@ -27,6 +28,7 @@ export const EMBEDDED_MIGRATIONS: Record<string, string> = {
   "0007_prompt_days_by_prompt": m0007,
   "0008_tracking_queue": m0008,
   "0009_roster_analysed": m0009,
+  "0010_prompt_windows": m0010,
 };
 
 export interface JournalEntry {

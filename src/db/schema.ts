@@ -578,6 +578,44 @@ export const promptCoverageDays = sqliteTable(
   (t) => [primaryKey({ columns: [t.brandId, t.engine, t.kind, t.day, t.prevDay] })],
 );
 
+// The per-prompt rollups summed over the default period (the DEFAULT_DAYS days ending on the
+// brand's prompt_window_state.end_day), per engine and for all engines together ("*"): the ranking
+// of every prompt for the default filter reads one row per prompt instead of its days (issue 19:
+// 12,000 prompts × 30 days). `rate` is mentioned / valid as the rankings compute it (null without a
+// valid answer). Kept equal to prompt_days by the same writes while the state's end_day stands;
+// rebuilt from prompt_days, in slices, when the period has moved on (tracking/prompt-windows.ts).
+export const promptWindows = sqliteTable(
+  "prompt_windows",
+  {
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id, { onDelete: "cascade" }),
+    engine: text("engine").notNull(),
+    promptId: text("prompt_id").notNull(),
+    total: integer("total").notNull(),
+    valid: integer("valid").notNull(),
+    mentioned: integer("mentioned").notNull(),
+    positionSum: integer("position_sum").notNull(),
+    competitor: integer("competitor").notNull(),
+    rate: real("rate"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.brandId, t.engine, t.promptId] }),
+    // The ranking's order (rate, then valid answers, then the prompt), read from its end.
+    index("prompt_windows_rank_idx").on(t.brandId, t.engine, t.rate, t.valid, t.promptId),
+  ],
+);
+
+// Which period a brand's prompt_windows hold: the DEFAULT_DAYS days ending on end_day (a UTC day
+// number), complete once every prompt has been summed for it.
+export const promptWindowState = sqliteTable("prompt_window_state", {
+  brandId: text("brand_id")
+    .primaryKey()
+    .references(() => brands.id, { onDelete: "cascade" }),
+  endDay: integer("end_day").notNull(),
+  complete: integer("complete").notNull().default(0),
+});
+
 export const articles = sqliteTable(
   "articles",
   {

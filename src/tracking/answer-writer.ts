@@ -6,6 +6,7 @@ import { ALL_ENGINES, type AnswerStatus } from "../db/values";
 import { type AnswerAnalysis, analyzeAnswer } from "./analysis/analyze";
 import { writeRows } from "./bulk-rows";
 import { applyPromptRollups, type PromptDayDelta, rollupLock } from "./prompt-rollups";
+import { applyWindowDeltas } from "./prompt-windows";
 import { isOnDomains, type Roster } from "./roster";
 
 export interface NewAnswer {
@@ -355,6 +356,7 @@ export class AnswerWriter {
     for (const u of urls) if (u.citations < 0) await tx.run(DROP_EMPTY.url, [u.brandId, u.day, u.engine, u.url]);
     for (const d of domains) if (d.citations < 0) await tx.run(DROP_EMPTY.domain, [d.brandId, d.day, d.engine, d.domain]);
     await applyPromptRollups(tx, delta.prompts.values());
+    await applyWindowDeltas(tx, delta.prompts.values());
   }
 
   async writeAnalysis(

@@ -15,8 +15,8 @@ import { addBrand, configOf, openApp, type SeededBrand } from "./dataset";
 
 const DAY = 86_400_000;
 const START = Date.parse("2025-03-01T00:00:00Z");
-const DAYS = 40;
-const ENGINES = ["gpt", "claude", "sonar"];
+export const DAYS = 40;
+export const ENGINES = ["gpt", "claude", "sonar"];
 const STATUSES: AnswerStatus[] = ["ok", "ok", "ok", "ok", "ok", "ok", "error", "refusal", "empty"];
 export const TEXTS = [
   "Acme is the best; Globex is fine. See https://acme.com/pricing and https://g2.com/crm.",
@@ -70,6 +70,8 @@ export async function storeRandom(
   rand: () => number,
   n: number,
   sample: number,
+  /** The first of the DAYS days the answers fall on. */
+  start = START,
 ): Promise<void> {
   const roster = await loadRoster(app.db, s.brandId);
   const answered = prompts.filter((_, i) => i !== 7);
@@ -94,7 +96,7 @@ export async function storeRandom(
           tokensOut: 1,
           // Days 10 to 12 have nothing at all.
           createdAt:
-            START +
+            start +
             [...Array(DAYS).keys()].filter((d) => d < 10 || d > 12)[Math.floor(rand() * (DAYS - 3))]! * DAY +
             Math.floor(rand() * DAY),
         },

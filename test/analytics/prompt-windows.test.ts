@@ -1,0 +1,121 @@
+// The default period's per-prompt sums (prompt_windows, tracking/prompt-windows.ts) against the
+// answers themselves and against the same rankings summed from prompt_days: page by page, in both
+// orders, for all engines and each one; after tracking writes, a re-analysis after roster changes,
+// and a new day (the windows of an older period rebuilt in the background, figures right meanwhile).
+import { expect, test } from "bun:test";
+import { type FilterInput, resolveFilter, startOfUtcDay } from "../../src/analytics/filters";
+import { contentGaps, promptPerformance } from "../../src/analytics/prompts";
+import { type AppContext } from "../../src/context";
+import { createPrompts } from "../../src/prompts/service";
+import { refreshWindows, windowState } from "../../src/tracking/prompt-windows";
+import { loadRoster } from "../../src/tracking/roster";
+import { type SeededBrand } from "./dataset";
+import { addCompetitor, DAYS, ENGINES, expectFiguresFromScratch, random, storeRandom, world } from "./rollups-random-check";
+
+const DAY = 86_400_000;
+const DEFAULTS: FilterInput[] = [{}, ...ENGINES.map((engine) => ({ engine }))];
+
+/** Every page of both rankings for the filter, walked as a client walks them. */
+async function rankings(app: AppContext, s: SeededBrand, input: FilterInput) {
+  const f = await resolveFilter(app, s.brandId, input);
+  const pages: unknown[] = [];
+  for (const order of ["visibility_desc", "visibility_asc"] as const) {
+    for (let offset = 0; ; offset += 3) {
+      const page = await promptPerformance(app, f, { limit: 3, offset, order });
+      pages.push(page.prompts);
+      if (page.next_cursor === null) break;
+    }
+  }
+  for (let offset = 0; ; offset += 2) {
+    const page = await contentGaps(app, f, { limit: 2, offset });
+    pages.push([page.total_gaps, page.gaps]);
+    if (page.next_cursor === null) break;
+  }
+  return pages;
+}
+
+const today = () => startOfUtcDay(Date.now()) / DAY;
+
+/** The rankings with the windows set aside (state incomplete: summed from prompt_days), then rebuilt. */
+async function rankingsFromDays(app: AppContext, s: SeededBrand, input: FilterInput) {
+  await app.db.run("UPDATE prompt_window_state SET complete = 0 WHERE brand_id = ?", [s.brandId]);
+  const pages = await rankings(app, s, input);
+  await refreshWindows(app.db, s.brandId, today());
+  return pages;
+}
+
+async function expectWindowsRight(app: AppContext, s: SeededBrand): Promise<void> {
+  expect(await windowState(app.db, s.brandId)).toEqual({ end_day: today(), complete: 1 });
+  // Each row's rate is its mentioned / valid as the rankings over the days compute it.
+  const real = app.db.dialect === "postgres" ? "DOUBLE PRECISION" : "REAL";
+  const wrongRates = await app.db.get<{ n: number }>(
+    `SELECT count(*) AS n FROM prompt_windows
+       WHERE brand_id = ? AND rate IS DISTINCT FROM (CASE WHEN valid > 0 THEN CAST(mentioned AS ${real}) / valid END)`,
+    [s.brandId],
+  );
+  expect(Number(wrongRates!.n)).toBe(0);
+  for (const input of DEFAULTS) {
+    const fromWindows = await rankings(app, s, input);
+    expect(await windowState(app.db, s.brandId)).toEqual({ end_day: today(), complete: 1 });
+    expect(fromWindows).toEqual(await rankingsFromDays(app, s, input));
+    await expectFiguresFromScratch(app, s, input);
+  }
+}
+
+for (const seed of [1, 2]) {
+  test(`the default period's rankings from the windows equal those summed from the days, and the answers (seed ${seed})`, async () => {
+    const { app, s, prompts } = await world();
+    const rand = random(seed);
+    // 40 days of answers ending today: the 30-day period and 10 days before it.
+    const start = (today() - (DAYS - 1)) * DAY;
+    await storeRandom(app, s, prompts, rand, 600, 0, start);
+    // Nothing built yet: answered from the days, and the first ranking starts the build.
+    expect(await windowState(app.db, s.brandId)).toBeUndefined();
+    await expectFiguresFromScratch(app, s, {});
+    await refreshWindows(app.db, s.brandId, today());
+    await expectWindowsRight(app, s);
+    const rows = await app.db.get<{ n: number }>("SELECT count(*) AS n FROM prompt_windows WHERE brand_id = ?", [s.brandId]);
+    expect(Number(rows!.n)).toBeGreaterThan(0);
+
+    // Tracking writes reach the windows through the same transactions, a new prompt's first answers too.
+    const { created } = await createPrompts(app.db, s.brandId, [{ text: "a prompt added after the build" }]);
+    await storeRandom(app, s, [...prompts, created[0]!.id], rand, 300, 10_000, start);
+    // A prompt whose one answer makes its row: its rate is written with the row, never updated.
+    const { created: single } = await createPrompts(app.db, s.brandId, [{ text: "a prompt answered once" }]);
+    await app.tracking.storeAnswer(
+      {
+        brandId: s.brandId,
+        runId: null,
+        promptId: single[0]!.id,
+        engine: ENGINES[0]!,
+        model: "m",
+        sample: 99_999,
+        status: "ok",
+        text: "Roadrunner and Acme, in that order.",
+        providerCitations: [],
+        error: null,
+        latencyMs: 1,
+        tokensIn: 1,
+        tokensOut: 1,
+        createdAt: Date.now(),
+      },
+      await loadRoster(app.db, s.brandId),
+    );
+    await expectWindowsRight(app, s);
+
+    // A roster change: mentions and gaps move everywhere, by re-analysis.
+    await addCompetitor(app, s.brandId, "cmp_road", "Roadrunner");
+    await app.db.run("DELETE FROM competitors WHERE id = ?", [s.competitors.G!]);
+    await app.tracking.reanalyzeBrand(s.brandId);
+    await expectWindowsRight(app, s);
+
+    // A new day: windows of the period before today are not read; the figures stay right while
+    // the first ranking of the day rebuilds them, and come from them again after.
+    await app.db.run("UPDATE prompt_window_state SET end_day = end_day - 1 WHERE brand_id = ?", [s.brandId]);
+    await storeRandom(app, s, prompts, rand, 100, 20_000, start);
+    await expectFiguresFromScratch(app, s, {});
+    await refreshWindows(app.db, s.brandId, today());
+    await expectWindowsRight(app, s);
+    await app.db.close();
+  });
+}
