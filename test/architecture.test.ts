@@ -27,6 +27,10 @@ const OWNER: Record<string, string> = {
   mention_days: "tracking",
   citation_url_days: "tracking",
   citation_domain_days: "tracking",
+  prompt_days: "tracking",
+  prompt_coverage_days: "tracking",
+  prompt_windows: "tracking",
+  prompt_window_state: "tracking",
   articles: "content",
   oauth_clients: "oauth",
   oauth_codes: "oauth",
@@ -36,7 +40,19 @@ const OWNER: Record<string, string> = {
 
 /** analytics/ is the read side of tracking's answer tables: it may query them, and nothing else. */
 const READ_ACCESS: Record<string, readonly string[]> = {
-  analytics: ["answers", "mentions", "citations", "answer_days", "mention_days", "citation_url_days", "citation_domain_days"],
+  analytics: [
+    "answers",
+    "mentions",
+    "citations",
+    "answer_days",
+    "mention_days",
+    "citation_url_days",
+    "citation_domain_days",
+    "prompt_days",
+    "prompt_coverage_days",
+    "prompt_windows",
+    "prompt_window_state",
+  ],
 };
 
 /** Folders of src/ that are infrastructure rather than features: db/ defines every table. */

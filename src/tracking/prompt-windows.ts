@@ -14,6 +14,7 @@
 import { type Db } from "../db/client";
 import { placeholders, type Queries, type SqlParam } from "../db/queries";
 import { log } from "../log";
+import { listPromptIds } from "../prompts/service";
 import { writeRows } from "./bulk-rows";
 import { type PromptDayDelta, rollupLock } from "./prompt-rollups";
 
@@ -112,7 +113,7 @@ async function rebuild(db: Db, brandId: string, endDay: number): Promise<number 
     );
   });
   // Read after the state moved: a prompt created later has had all its answers counted by the writes.
-  const prompts = (await db.all<{ id: string }>("SELECT id FROM prompts WHERE brand_id = ? ORDER BY id", [brandId])).map((r) => r.id);
+  const prompts = await listPromptIds(db, brandId);
   for (let start = 0; start < prompts.length; start += PROMPTS_PER_SLICE) {
     await db.betweenSlices();
     const slice = prompts.slice(start, start + PROMPTS_PER_SLICE);
