@@ -9,9 +9,11 @@ import { Invalid, NotFound } from "../errors";
 import { getPrompt, listPromptIds } from "../prompts/service";
 import { findTag } from "../prompts/tags";
 import { checkEngine } from "../tracking/engines";
+import { WINDOW_DAYS } from "../tracking/prompt-windows";
 
 export const DAY_MS = 86_400_000;
-export const DEFAULT_DAYS = 30;
+/** The default period: the one whose per-prompt sums tracking keeps ready (prompt_windows). */
+export const DEFAULT_DAYS = WINDOW_DAYS;
 /** Longest period one call may cover (about three years): bounded work per call. */
 export const MAX_DAYS = 1_100;
 

@@ -180,15 +180,7 @@ const TOP_DOMAINS = 5;
 export async function contentGaps(app: AppContext, filter: Filter, opts: { limit: number; offset: number }) {
   const db = app.db;
   const engine = await windowEngine(app, filter);
-  const rows =
-    engine !== null
-      ? await db.all<RankedGap>(
-          `SELECT prompt_id, competitor AS competitor_answers, valid AS valid_answers, count(*) OVER () AS total_gaps
-           FROM prompt_windows WHERE brand_id = ? AND engine = ? AND mentioned = 0 AND competitor > 0
-           ORDER BY competitor DESC, prompt_id LIMIT ? OFFSET ?`,
-          [filter.brandId, engine, opts.limit + 1, opts.offset],
-        )
-      : await gapsFromDays(app, filter, opts);
+  const rows = engine !== null ? await gapsFromWindows(app, filter.brandId, engine, opts) : await gapsFromDays(app, filter, opts);
   const page = rows.slice(0, opts.limit);
   const ids = page.map((r) => r.prompt_id);
   const texts = await getPromptTexts(app.db, filter.brandId, ids);
@@ -235,6 +227,26 @@ interface RankedGap {
   competitor_answers: number;
   valid_answers: number;
   total_gaps: number;
+}
+
+/**
+ * The page of the gaps (and one more) from the default period's windows, in the order of their gaps
+ * index (its entries are the gaps: the page reads its rows, the count only the entries).
+ */
+async function gapsFromWindows(
+  app: AppContext,
+  brandId: string,
+  engine: string,
+  opts: { limit: number; offset: number },
+): Promise<RankedGap[]> {
+  const gaps = "FROM prompt_windows WHERE brand_id = ? AND engine = ? AND mentioned = 0 AND competitor > 0";
+  const rows = await app.db.all<Omit<RankedGap, "total_gaps">>(
+    `SELECT prompt_id, competitor AS competitor_answers, valid AS valid_answers ${gaps} ORDER BY competitor DESC, prompt_id LIMIT ? OFFSET ?`,
+    [brandId, engine, opts.limit + 1, opts.offset],
+  );
+  if (rows.length === 0) return [];
+  const total = Number((await app.db.get<{ n: number }>(`SELECT count(*) AS n ${gaps}`, [brandId, engine]))?.n ?? 0);
+  return rows.map((row) => ({ ...row, total_gaps: total }));
 }
 
 /**

@@ -7,6 +7,7 @@ import m0000 from "../../drizzle-pg/0000_init.sql" with { type: "text" };
 import m0001 from "../../drizzle-pg/0001_tracking_queue.sql" with { type: "text" };
 import m0002 from "../../drizzle-pg/0002_roster_analysed.sql" with { type: "text" };
 import m0003 from "../../drizzle-pg/0003_prompt_windows.sql" with { type: "text" };
+import m0004 from "../../drizzle-pg/0004_prompt_windows_gaps.sql" with { type: "text" };
 import journal from "../../drizzle-pg/meta/_journal.json";
 import { type JournalEntry } from "./migrations";
 
@@ -15,6 +16,7 @@ export const EMBEDDED_PG_MIGRATIONS: Record<string, string> = {
   "0001_tracking_queue": m0001,
   "0002_roster_analysed": m0002,
   "0003_prompt_windows": m0003,
+  "0004_prompt_windows_gaps": m0004,
 };
 
 export const PG_MIGRATION_JOURNAL: JournalEntry[] = journal.entries;

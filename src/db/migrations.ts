@@ -15,6 +15,7 @@ import m0007 from "../../drizzle/0007_prompt_days_by_prompt.sql" with { type: "t
 import m0008 from "../../drizzle/0008_tracking_queue.sql" with { type: "text" };
 import m0009 from "../../drizzle/0009_roster_analysed.sql" with { type: "text" };
 import m0010 from "../../drizzle/0010_prompt_windows.sql" with { type: "text" };
+import m0011 from "../../drizzle/0011_prompt_windows_gaps.sql" with { type: "text" };
 import journal from "../../drizzle/meta/_journal.json";
 
 export const EMBEDDED_MIGRATIONS: Record<string, string> = {
@@ -29,6 +30,7 @@ export const EMBEDDED_MIGRATIONS: Record<string, string> = {
   "0008_tracking_queue": m0008,
   "0009_roster_analysed": m0009,
   "0010_prompt_windows": m0010,
+  "0011_prompt_windows_gaps": m0011,
 };
 
 export interface JournalEntry {

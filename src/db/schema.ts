@@ -603,6 +603,11 @@ export const promptWindows = sqliteTable(
     primaryKey({ columns: [t.brandId, t.engine, t.promptId] }),
     // The ranking's order (rate, then valid answers, then the prompt), read from its end.
     index("prompt_windows_rank_idx").on(t.brandId, t.engine, t.rate, t.valid, t.promptId),
+    // The content gaps (no answer mentions the brand, some mention a competitor) in their order: a
+    // page reads its rows, and their count reads these entries only.
+    index("prompt_windows_gaps_idx")
+      .on(t.brandId, t.engine, sql`${t.competitor} DESC`, t.promptId)
+      .where(sql`${t.mentioned} = 0 AND ${t.competitor} > 0`),
   ],
 );
 

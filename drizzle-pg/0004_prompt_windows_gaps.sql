@@ -1,0 +1,1 @@
+CREATE INDEX "prompt_windows_gaps_idx" ON "prompt_windows" USING btree ("brand_id","engine","competitor" DESC,"prompt_id") WHERE "prompt_windows"."mentioned" = 0 AND "prompt_windows"."competitor" > 0;
