@@ -14,6 +14,7 @@ import { AppError } from "./errors";
 import { createApiKey, listApiKeys, revokeApiKey } from "./keys/service";
 import { configureLog, log } from "./log";
 import { startServer } from "./server";
+import { startWindowRollover } from "./tracking/prompt-windows";
 import { markInterruptedRuns } from "./tracking/runner";
 import { startScheduler } from "./tracking/scheduler";
 import { stopTracking } from "./tracking/service";
@@ -54,7 +55,8 @@ const COMMANDS: Record<string, Command> = {
       // A re-analysis cut short by the last stop (or a crash) goes through the brand's answers again.
       await app.tracking.reanalysis.resumeUnfinished();
       const checkpointer = db.dialect === "sqlite" ? startCheckpointer(db) : null;
-      const server = startServer(app, [() => scheduler?.stop(), () => stopTracking(app), () => checkpointer?.stop()]);
+      const windows = startWindowRollover(db, SHRINK_AFTER_MS + 1_000);
+      const server = startServer(app, [() => scheduler?.stop(), () => stopTracking(app), () => windows.stop(), () => checkpointer?.stop()]);
       // Before anything else is awaited: a stop signal from the moment it listens is a clean shutdown
       // (it was set after the owner check below, a round trip on PostgreSQL, and a SIGTERM then exited 143).
       const shutdown = async (signal: string) => {

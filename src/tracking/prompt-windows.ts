@@ -75,6 +75,8 @@ export async function applyWindowDeltas(tx: Queries, deltas: Iterable<PromptDayD
 }
 
 const refreshing = new WeakMap<Db, Map<string, Promise<void>>>();
+/** Databases whose process is stopping: no rebuild starts, and those under way end at their next slice. */
+const stopping = new WeakSet<Db>();
 
 /**
  * Starts the rebuild of the brand's windows for the period ending on `endDay` unless one is under
@@ -85,6 +87,7 @@ export function refreshWindows(db: Db, brandId: string, endDay: number): Promise
   if (!running) refreshing.set(db, (running = new Map()));
   const under = running.get(brandId);
   if (under) return under;
+  if (stopping.has(db)) return Promise.resolve();
   const started = performance.now();
   const done = rebuild(db, brandId, endDay)
     .then((prompts) => {
@@ -119,6 +122,8 @@ async function rebuild(db: Db, brandId: string, endDay: number): Promise<number 
   const prompts = await listPromptIds(db, brandId);
   for (let start = 0; start < prompts.length; start += PROMPTS_PER_SLICE) {
     await db.betweenSlices();
+    // Left incomplete: the next start's roll-over (or ranking) builds the period again.
+    if (stopping.has(db)) return null;
     const slice = prompts.slice(start, start + PROMPTS_PER_SLICE);
     const current = await db.transaction(async (tx) => {
       await tx.lock(rollupLock(brandId));
@@ -138,4 +143,47 @@ async function rebuild(db: Db, brandId: string, endDay: number): Promise<number 
   }
   await db.run("UPDATE prompt_window_state SET complete = 1 WHERE brand_id = ? AND end_day = ?", [brandId, endDay]);
   return prompts.length;
+}
+
+const DAY_MS = 86_400_000;
+/** After midnight UTC, so that a clock a little behind the database's other writers still sees the new day. */
+const ROLLOVER_DELAY_MS = 5_000;
+
+/**
+ * Rebuilds, one brand after another, the windows of every brand that has some and whose period ends
+ * before `today` (a UTC day number): then the first ranking of the day reads them instead of summing
+ * the days (0.4 s of the serving thread for 12,000 prompts). Returns the brands rolled.
+ */
+export async function rollWindowsForward(db: Db, today: number): Promise<number> {
+  const stale = await db.all<{ brand_id: string }>("SELECT brand_id FROM prompt_window_state WHERE end_day < ? ORDER BY brand_id", [today]);
+  for (const { brand_id } of stale) await refreshWindows(db, brand_id, today);
+  return stale.length;
+}
+
+/**
+ * `serve`: rolls the windows forward a few seconds after start (a stop across midnight; not during
+ * the start's warm-ups) and just after each UTC midnight. A ranking that comes first still works: it
+ * answers from the days and joins the rebuild under way. stop() ends the rebuilds under way at their
+ * next slice, before the database closes.
+ */
+export function startWindowRollover(db: Db, firstAfterMs: number, now: () => number = Date.now): { stop(): Promise<void> } {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const roll = () => {
+    const today = Math.floor(now() / DAY_MS);
+    void rollWindowsForward(db, today).catch((error: Error) => log.warn("prompt windows roll-over failed", { message: error.message }));
+    schedule((today + 1) * DAY_MS + ROLLOVER_DELAY_MS - now());
+  };
+  const schedule = (ms: number) => {
+    if (stopping.has(db)) return;
+    timer = setTimeout(roll, Math.max(0, ms));
+    timer.unref?.();
+  };
+  schedule(firstAfterMs);
+  return {
+    async stop() {
+      stopping.add(db);
+      if (timer) clearTimeout(timer);
+      await Promise.all(refreshing.get(db)?.values() ?? []);
+    },
+  };
 }

@@ -7,7 +7,7 @@ import { type FilterInput, resolveFilter, startOfUtcDay } from "../../src/analyt
 import { contentGaps, promptPerformance } from "../../src/analytics/prompts";
 import { type AppContext } from "../../src/context";
 import { createPrompts } from "../../src/prompts/service";
-import { refreshWindows, windowState } from "../../src/tracking/prompt-windows";
+import { refreshWindows, rollWindowsForward, startWindowRollover, windowState } from "../../src/tracking/prompt-windows";
 import { loadRoster } from "../../src/tracking/roster";
 import { type SeededBrand } from "./dataset";
 import { addCompetitor, DAYS, ENGINES, expectFiguresFromScratch, random, storeRandom, world } from "./rollups-random-check";
@@ -119,3 +119,32 @@ for (const seed of [1, 2]) {
     await app.db.close();
   });
 }
+
+test("just after midnight (and a few seconds after start) the windows of an older period are rebuilt before any ranking asks", async () => {
+  const { app, s, prompts } = await world();
+  const other = await world();
+  const rand = random(7);
+  const start = (today() - (DAYS - 1)) * DAY;
+  await storeRandom(app, s, prompts, rand, 300, 0, start);
+  await refreshWindows(app.db, s.brandId, today() - 1);
+  // Yesterday's period, built: no ranking of today reads it.
+  expect(await windowState(app.db, s.brandId)).toEqual({ end_day: today() - 1, complete: 1 });
+  expect(await rollWindowsForward(app.db, today())).toBe(1);
+  expect(await windowState(app.db, s.brandId)).toEqual({ end_day: today(), complete: 1 });
+  await expectWindowsRight(app, s);
+  // A brand that never ranked has no windows to roll.
+  expect(await windowState(app.db, other.s.brandId)).toBeUndefined();
+
+  // The timer: a day later by the clock it is given, the state follows; after stop(), nothing moves.
+  let clock = Date.now() + DAY;
+  const rollover = startWindowRollover(app.db, 0, () => clock);
+  for (let k = 0; k < 200 && (await windowState(app.db, s.brandId))?.end_day !== today() + 1; k++) await Bun.sleep(10);
+  expect(await windowState(app.db, s.brandId)).toMatchObject({ end_day: today() + 1 });
+  await rollover.stop();
+  expect(await windowState(app.db, s.brandId)).toEqual({ end_day: today() + 1, complete: 1 });
+  clock += DAY;
+  expect(await refreshWindows(app.db, s.brandId, today() + 2)).toBeUndefined();
+  expect(await windowState(app.db, s.brandId)).toEqual({ end_day: today() + 1, complete: 1 });
+  await app.db.close();
+  await other.app.db.close();
+});
