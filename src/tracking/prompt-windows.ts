@@ -5,12 +5,13 @@
 //
 // A brand's windows hold the WINDOW_DAYS days ending on its state's end_day. While that stands, every
 // change to prompt_days inside the period reaches them through the same writes (applyWindowDeltas,
-// called by applyPromptRollups in the writing transaction). When the period moves on (a new UTC
-// day), the first ranking that wants today's period is answered from prompt_days, as any other
-// filter is, and starts a rebuild from prompt_days: the state moves to the new end_day first (the
-// writes from then on follow the new period), then the brand's prompts are summed again in slices,
-// each one transaction under the rollup lock that every writer takes, and the state is marked
-// complete. Only a complete state of the wanted day is read; anything else falls back to prompt_days.
+// called by the answer writer after applyPromptRollups, in the writing transaction). When the period
+// moves on (a new UTC day), `serve` rebuilds them just after midnight (startWindowRollover), and a
+// ranking that wants today's period before that is answered from prompt_days, as any other filter
+// is, and starts the rebuild: the state moves to the new end_day first (the writes from then on
+// follow the new period), then the brand's prompts are summed again in slices, each one transaction
+// under the rollup lock that every writer takes, and the state is marked complete. Only a complete
+// state of the wanted day is read; anything else falls back to prompt_days.
 import { type Db } from "../db/client";
 import { placeholders, type Queries, type SqlParam } from "../db/queries";
 import { log } from "../log";
