@@ -2,7 +2,7 @@
 import { type AppContext } from "../context";
 import { ALL_ENGINES } from "../db/values";
 import { getPromptTexts } from "../prompts/service";
-import { refreshingWindows, refreshWindows, WINDOW_DAYS, windowState } from "../tracking/prompt-windows";
+import { refreshWindows, WINDOW_DAYS, windowState } from "../tracking/prompt-windows";
 import { loadRoster } from "../tracking/roster";
 import { DAY_MS, describeFilter, encodeOffset, type Filter, type SqlParam, scopePromptIds, startOfUtcDay, where } from "./filters";
 import { type Mean, mean, type Rate, rate } from "./rates";
@@ -44,10 +44,10 @@ async function windowEngine(app: AppContext, filter: Filter): Promise<string | n
   const endDay = filter.period.end / DAY_MS - 1;
   const state = await windowState(app.db, filter.brandId);
   if (state?.end_day === endDay && state.complete === 1) return filter.engine ?? ALL_ENGINES;
+  // Today's period, unbuilt, older or cut short (a stop; another instance's rebuild under way): rebuilt
+  // (refreshWindows joins one under way here). A state ahead of today (another instance's clock) is left.
   const today = startOfUtcDay(Date.now()) / DAY_MS;
-  // A rebuild cut short (a stop, or another instance's still under way) is started again.
-  const stale = state === undefined || state.end_day < today || (state.end_day === today && !refreshingWindows(app.db, filter.brandId));
-  if (endDay === today && stale) void refreshWindows(app.db, filter.brandId, today);
+  if (endDay === today && (state === undefined || state.end_day <= today)) void refreshWindows(app.db, filter.brandId, today);
   return null;
 }
 

@@ -104,11 +104,6 @@ export function refreshWindows(db: Db, brandId: string, endDay: number): Promise
   return done;
 }
 
-/** Whether a rebuild of the brand's windows is under way in this process. */
-export function refreshingWindows(db: Db, brandId: string): boolean {
-  return refreshing.get(db)?.has(brandId) ?? false;
-}
-
 /** The prompts summed, or null when another rebuild moved the state to another day meanwhile. */
 async function rebuild(db: Db, brandId: string, endDay: number): Promise<number | null> {
   await db.transaction(async (tx) => {

@@ -8,7 +8,7 @@ import { contentGaps, promptPerformance } from "../../src/analytics/prompts";
 import { type AppContext } from "../../src/context";
 import { createPrompts } from "../../src/prompts/service";
 import { refreshWindows, rollWindowsForward, startWindowRollover, windowState } from "../../src/tracking/prompt-windows";
-import { loadRoster } from "../../src/tracking/roster";
+import { writeAnswers } from "../support/answers";
 import { type SeededBrand } from "./dataset";
 import { addCompetitor, DAYS, ENGINES, expectFiguresFromScratch, random, storeRandom, world } from "./rollups-random-check";
 
@@ -82,25 +82,9 @@ for (const seed of [1, 2]) {
     await storeRandom(app, s, [...prompts, created[0]!.id], rand, 300, 10_000, start);
     // A prompt whose one answer makes its row: its rate is written with the row, never updated.
     const { created: single } = await createPrompts(app.db, s.brandId, [{ text: "a prompt answered once" }]);
-    await app.tracking.storeAnswer(
-      {
-        brandId: s.brandId,
-        runId: null,
-        promptId: single[0]!.id,
-        engine: ENGINES[0]!,
-        model: "m",
-        sample: 99_999,
-        status: "ok",
-        text: "Roadrunner and Acme, in that order.",
-        providerCitations: [],
-        error: null,
-        latencyMs: 1,
-        tokensIn: 1,
-        tokensOut: 1,
-        createdAt: Date.now(),
-      },
-      await loadRoster(app.db, s.brandId),
-    );
+    await writeAnswers(app.db, s.brandId, [
+      { promptId: single[0]!.id, engine: ENGINES[0]!, text: "Roadrunner and Acme, in that order.", daysAgo: 0 },
+    ]);
     await expectWindowsRight(app, s);
 
     // A roster change: mentions and gaps move everywhere, by re-analysis.
