@@ -147,12 +147,12 @@ export async function verifyBearerKey(
   header: string | null | undefined,
 ): Promise<BearerResult<KeyIdentity>> {
   if (!header) return { ok: false, reason: "missing" };
-  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-  if (!match?.[1] || !isWellFormedApiKey(match[1])) return { ok: false, reason: "malformed" };
+  const key = bearerKey(header);
+  if (!key) return { ok: false, reason: "malformed" };
   const row = await app.db.get<KeyIdentity & { revokedAt: number | null }>(
     `SELECT id, name, key_prefix AS prefix, account_id AS "accountId", brand_id AS "brandId", revoked_at AS "revokedAt"
      FROM api_keys WHERE key_hash = ?`,
-    [hashApiKey(match[1])],
+    [hashApiKey(key)],
   );
   if (!row) return { ok: false, reason: "unknown" };
   if (row.revokedAt !== null) return { ok: false, reason: "revoked" };
@@ -170,21 +170,40 @@ export async function authenticateBearerKey(
   app: Pick<AppContext, "db" | "keys">,
   header: string | null | undefined,
 ): Promise<BearerResult<VerifiedKey>> {
+  return rememberedBearerKey(app, header) ?? verifyAndRemember(app, header);
+}
+
+/**
+ * authenticateBearerKey's answer when it needs no read: the key's principal when it was verified
+ * since the database last changed, else null (the caller then awaits authenticateBearerKey). Sync,
+ * so that a tool request whose key is known costs no promise (the door's hot path: routes.ts).
+ */
+export function rememberedBearerKey(
+  app: Pick<AppContext, "db" | "keys">,
+  header: string | null | undefined,
+): BearerResult<VerifiedKey> | null {
   const { db } = app;
   // On PostgreSQL another instance's revocation or plan change reaches this one's change feed a
   // moment after its commit, which a request right behind it could beat: the principal is read on
   // every request there (the key, then its brand and account at once: two round trips).
+  if (db.dialect === "postgres" || !header) return null;
+  const remembered = verifiedKeys.get(db)?.get(bearerHash(header) ?? "");
+  if (!remembered || remembered.stamp !== databaseStamp(db)) return null;
+  app.keys.noteUsed(remembered.result.value.key.id);
+  return remembered.result;
+}
+
+async function verifyAndRemember(
+  app: Pick<AppContext, "db" | "keys">,
+  header: string | null | undefined,
+): Promise<BearerResult<VerifiedKey>> {
+  const { db } = app;
   if (db.dialect === "postgres") return lookUpBearerKey(app, header);
   // Read before the lookups: a write that lands between them leaves the entry stale for ever.
   const stamp = databaseStamp(db);
-  const hash = header ? bearerHash(header) : null;
-  const remembered = hash ? verifiedKeys.get(db)?.get(hash) : undefined;
-  if (remembered && remembered.stamp === stamp) {
-    app.keys.noteUsed(remembered.value.key.id);
-    return { ok: true, value: remembered.value };
-  }
   const value = await lookUpBearerKey(app, header);
-  if (value.ok && hash) remember(db, hash, stamp, value.value);
+  const hash = value.ok && header ? bearerHash(header) : null;
+  if (value.ok && hash) remember(db, hash, stamp, value);
   return value;
 }
 
@@ -195,13 +214,13 @@ export async function authenticateBearerKey(
 // and the next request reads the key again: a revocation still applies on the very next request.
 // Only valid keys are remembered, by their hash, at most MAX_REMEMBERED_KEYS per database.
 const MAX_REMEMBERED_KEYS = 1_000;
-const verifiedKeys = new WeakMap<Db, Map<string, { stamp: string; value: VerifiedKey }>>();
+const verifiedKeys = new WeakMap<Db, Map<string, { stamp: string; result: { ok: true; value: VerifiedKey } }>>();
 
-function remember(db: Db, hash: string, stamp: string, value: VerifiedKey): void {
+function remember(db: Db, hash: string, stamp: string, result: { ok: true; value: VerifiedKey }): void {
   let keys = verifiedKeys.get(db);
   if (!keys) verifiedKeys.set(db, (keys = new Map()));
   if (keys.size >= MAX_REMEMBERED_KEYS) keys.clear();
-  keys.set(hash, { stamp, value });
+  keys.set(hash, { stamp, result });
 }
 
 /**
@@ -226,8 +245,14 @@ function databaseStamp(db: Db): string {
 
 /** The hash of a well-formed bearer key, or null. */
 function bearerHash(header: string): string | null {
+  const key = bearerKey(header);
+  return key ? hashApiKey(key) : null;
+}
+
+/** The API key of an `Authorization` header (`Bearer <key>`), or null when it carries none that is well formed. */
+function bearerKey(header: string): string | null {
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-  return match?.[1] && isWellFormedApiKey(match[1]) ? hashApiKey(match[1]) : null;
+  return match?.[1] && isWellFormedApiKey(match[1]) ? match[1] : null;
 }
 
 async function lookUpBearerKey(

@@ -4,7 +4,7 @@
 // with RFC 9728's resource_metadata when OAuth is on, so that a client can discover the sign-in.
 import { type Principal } from "../catalogue/registry";
 import { type AppContext } from "../context";
-import { authenticateBearerKey, type BearerFailure } from "../keys/service";
+import { authenticateBearerKey, type BearerFailure, type BearerResult, rememberedBearerKey, type VerifiedKey } from "../keys/service";
 import { OAuthService } from "../oauth/service";
 
 type Failure = BearerFailure | "token";
@@ -53,24 +53,44 @@ function refuse(app: AppContext, failure: Failure): ToolAuthentication {
   };
 }
 
-/** The principal of a tool request's Authorization header, or the 401 to answer. */
-export async function authenticateToolRequest(app: AppContext, header: string | null): Promise<ToolAuthentication> {
+/**
+ * The principal of a tool request's Authorization header, or the 401 to answer: at once (no promise)
+ * for an API key verified since the database last changed, which is nearly every request of a
+ * client that has a key (authenticateBearerKey's cache).
+ */
+export function authenticateToolRequest(app: AppContext, header: string | null): ToolAuthentication | Promise<ToolAuthentication> {
   const bearer = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header)?.[1] : undefined;
-  if (bearer && OAuthService.looksLikeAccessToken(bearer)) {
-    const verified = await app.oauth.verifyAccessToken(bearer);
-    if (!verified.ok) return refuse(app, "token");
-    const { account, brand, plan } = verified.value;
-    return { ok: true, principal: { account, brand, plan } };
-  }
-  const verified = await authenticateBearerKey(app, header);
+  if (bearer && OAuthService.looksLikeAccessToken(bearer)) return authenticateAccessToken(app, bearer);
+  const remembered = rememberedBearerKey(app, header);
+  if (remembered) return keyAuthentication(app, remembered);
+  return authenticateBearerKey(app, header).then((verified) => keyAuthentication(app, verified));
+}
+
+async function authenticateAccessToken(app: AppContext, bearer: string): Promise<ToolAuthentication> {
+  const verified = await app.oauth.verifyAccessToken(bearer);
+  if (!verified.ok) return refuse(app, "token");
+  const { account, brand, plan } = verified.value;
+  return { ok: true, principal: { account, brand, plan } };
+}
+
+// A key's authentication, made once per verified key (the cache hands back the same object until
+// the database changes).
+const authentications = new WeakMap<VerifiedKey, ToolAuthentication>();
+
+function keyAuthentication(app: AppContext, verified: BearerResult<VerifiedKey>): ToolAuthentication {
   if (!verified.ok) return refuse(app, verified.reason);
   const key = verified.value;
-  return {
-    ok: true,
-    principal: {
-      account: { id: key.account.id },
-      brand: { id: key.brand.id, name: key.brand.name, domain: key.brand.domain },
-      plan: key.plan,
-    },
-  };
+  let authentication = authentications.get(key);
+  if (!authentication) {
+    authentication = {
+      ok: true,
+      principal: {
+        account: { id: key.account.id },
+        brand: { id: key.brand.id, name: key.brand.name, domain: key.brand.domain },
+        plan: key.plan,
+      },
+    };
+    authentications.set(key, authentication);
+  }
+  return authentication;
 }

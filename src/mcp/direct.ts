@@ -83,9 +83,34 @@ function singleRequest(message: unknown, paramKeys: ReadonlySet<string>): { id: 
   return { id: id as string | number, params };
 }
 
+const NO_PARAMS: ReadonlySet<string> = new Set();
 const LIST_PARAMS = new Set(["cursor", "_meta"]);
 // `task` (task-augmented execution) and anything unexpected are the SDK's.
 const CALL_PARAMS = new Set(["name", "arguments", "_meta"]);
+
+function listingResponse(catalog: ToolCatalog, principal: Principal, id: string | number): Response {
+  // Bytes made once per plan and id, never copied per request: a fresh copy of the ~100 KB took
+  // ~45 µs of a request's CPU in the server, a Blob of the two parts ~70 (bench/door.ts, Bun 1.4.5).
+  return new Response(listingAnswer(catalog.listFor(principal.plan), id), { headers: JSON_HEADERS });
+}
+
+/**
+ * The answer to a tools/list with no params (or `{}`), the commonest request of all, before any
+ * other look at the message: there is nothing in it for checkJsonRpc to refuse (its schema is the
+ * SDK's, whose params are all optional), so the route need not run it. Null for anything else.
+ */
+export function answerPlainListing(
+  catalog: ToolCatalog,
+  principal: Principal,
+  request: Request,
+  message: unknown,
+  supportedVersions: readonly string[],
+): Response | null {
+  if (!isObject(message) || message.method !== "tools/list") return null;
+  const single = singleRequest(message, NO_PARAMS);
+  if (!single || !plainRequest(request, supportedVersions)) return null;
+  return listingResponse(catalog, principal, single.id);
+}
 
 /**
  * The answer to a single tools/list or tools/call request (already checked by checkJsonRpc), or
@@ -107,9 +132,7 @@ export async function answerDirectly(
   if (method === "tools/list") {
     const single = singleRequest(message, LIST_PARAMS);
     if (!single || (single.params.cursor !== undefined && typeof single.params.cursor !== "string")) return null;
-    // Bytes made once per plan and id, never copied per request: a fresh copy of the ~100 KB took
-    // ~45 µs of a request's CPU in the server, a Blob of the two parts ~70 (bench/door.ts, Bun 1.4.5).
-    return new Response(listingAnswer(catalog.listFor(principal.plan), single.id), { headers: JSON_HEADERS });
+    return listingResponse(catalog, principal, single.id);
   }
   const single = singleRequest(message, CALL_PARAMS);
   if (!single) return null;

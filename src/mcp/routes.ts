@@ -9,10 +9,10 @@ import { Elysia } from "elysia";
 import { noToolsFor, type ToolCatalog } from "../catalogue/registry";
 import { type AppContext } from "../context";
 import { errorBody } from "../errors";
-import { beginRequest, elapsedMs, existingRequestId, requestId } from "../http/observability";
+import { elapsedMs, existingRequestId, requestId } from "../http/observability";
 import { log } from "../log";
 import { authenticateToolRequest } from "./credential";
-import { answerDirectly } from "./direct";
+import { answerDirectly, answerPlainListing } from "./direct";
 import { isAllowedOrigin, ownOrigins } from "./origin";
 
 type SdkServer = typeof import("./server");
@@ -28,6 +28,9 @@ export function loadSdkServer(): Promise<SdkServer> {
   sdkServerLoading ??= import("./server").then((module) => (sdkServer = module));
   return sdkServerLoading;
 }
+
+/** Catalogues whose ready() has resolved: the door then skips the await. */
+const readyCatalogs = new WeakSet<ToolCatalog>();
 
 export const MCP_PATH = "/api/mcp/mcp";
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -77,11 +80,14 @@ export async function handleMcpRequest(
   catalog: ToolCatalog,
   allowedOrigins: ReadonlySet<string>,
   request: Request,
+  /** The request's id; by default the one the app's observability gave it. */
+  id: string = requestId(request),
 ): Promise<Response> {
   if (!isAllowedOrigin(request.headers.get("origin"), allowedOrigins)) {
     return json(403, { error: "Requests from this web origin are not allowed.", code: "forbidden_origin" });
   }
-  const authenticated = await authenticateToolRequest(app, request.headers.get("authorization"));
+  const authentication = authenticateToolRequest(app, request.headers.get("authorization"));
+  const authenticated = authentication instanceof Promise ? await authentication : authentication;
   if (!authenticated.ok) return json(authenticated.status, authenticated.body, authenticated.headers);
   const principal = authenticated.principal;
   const noTools = noToolsFor(principal.plan);
@@ -102,19 +108,22 @@ export async function handleMcpRequest(
   } catch {
     return jsonRpcError(400, -32700, "Parse error: the request body is not valid JSON.");
   }
+  // A tools/list with nothing in its params, without a look by checkJsonRpc (direct.ts).
+  if (sdkServer && readyCatalogs.has(catalog)) {
+    const listing = answerPlainListing(catalog, principal, request, message, sdkServer.SUPPORTED_PROTOCOL_VERSIONS);
+    if (listing) return listing;
+  }
   // Both loaded on first use (or while the server warms up): see loadSdkServer and lazyCatalog.
   const sdk = sdkServer ?? (await loadSdkServer());
   await catalog.ready();
+  readyCatalogs.add(catalog);
   const refusal = sdk.checkJsonRpc(message);
   if (refusal) return json(refusal.status, refusal.body);
 
-  const id = requestId(request);
   const direct = await answerDirectly(app, catalog, principal, id, request, message, sdk.SUPPORTED_PROTOCOL_VERSIONS);
   if (direct) return direct;
   return sdk.answerWithSdk(catalog, app, principal, id, request, message);
 }
-
-const DOOR = "mcp";
 
 /**
  * Bun router entries for the server (`serve.routes`): the tool server's requests never enter the
@@ -127,11 +136,13 @@ export function mcpApiRoutes(app: AppContext, catalog: ToolCatalog) {
   const origins = ownOrigins(app.config);
   const answer = async (request: Request): Promise<Response> => {
     const started = performance.now();
+    // Straight from the server's router, these requests have no id from an outer app (a test may
+    // mount the routes behind one): the id is made here, without the app's per-request record.
     const outerId = existingRequestId(request);
-    const id = outerId ?? beginRequest(request, DOOR) ?? requestId(request);
+    const id = outerId ?? crypto.randomUUID();
     let response: Response;
     try {
-      response = await handleMcpRequest(app, catalog, origins, request);
+      response = await handleMcpRequest(app, catalog, origins, request, id);
     } catch (error) {
       const err = error as Error | undefined;
       log.error("unhandled error", { request_id: id, error: err?.name, message: err?.message, stack: err?.stack });

@@ -108,6 +108,24 @@ describe("answers identical to the SDK server's", () => {
 });
 
 describe("left to the SDK server", () => {
+  test("a tools/list whose params its schema refuses gets the refusal, not the listing", async () => {
+    // A listing without params is answered before any check (nothing to check); these are not.
+    await viaRoute(s.seed.a.key, rpc(1, "tools/list"));
+    const refusals: Array<[object | unknown[], string]> = [
+      [{ cursor: 5 }, "Invalid params: params.cursor must be a string."],
+      [{ _meta: { progressToken: {} } }, "Invalid params: params._meta.progressToken"],
+      [[], "Invalid params: params must be an object."],
+      [{ cursor: "\ud800" }, "Invalid params: params.cursor"],
+    ];
+    for (const [params, message] of refusals) {
+      const res = await viaRoute(s.seed.a.key, rpc(9, "tools/list", params));
+      const answer = JSON.parse(res.text);
+      expect(answer.result).toBeUndefined();
+      expect(answer.error.code).toBe(-32602);
+      expect(answer.error.message).toStartWith(message);
+    }
+  });
+
   test("an unknown tool is its protocol error", async () => {
     const res = await viaRoute(s.seed.a.key, rpc(1, "tools/call", { name: "no_such_tool", arguments: {} }));
     expect(JSON.parse(res.text).error.code).toBe(-32602);
