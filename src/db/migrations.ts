@@ -16,6 +16,7 @@ import m0008 from "../../drizzle/0008_tracking_queue.sql" with { type: "text" };
 import m0009 from "../../drizzle/0009_roster_analysed.sql" with { type: "text" };
 import m0010 from "../../drizzle/0010_prompt_windows.sql" with { type: "text" };
 import m0011 from "../../drizzle/0011_prompt_windows_gaps.sql" with { type: "text" };
+import m0012 from "../../drizzle/0012_prompt_tag_names.sql" with { type: "text" };
 import journal from "../../drizzle/meta/_journal.json";
 
 export const EMBEDDED_MIGRATIONS: Record<string, string> = {
@@ -31,6 +32,7 @@ export const EMBEDDED_MIGRATIONS: Record<string, string> = {
   "0009_roster_analysed": m0009,
   "0010_prompt_windows": m0010,
   "0011_prompt_windows_gaps": m0011,
+  "0012_prompt_tag_names": m0012,
 };
 
 export interface JournalEntry {

@@ -97,6 +97,10 @@ export const prompts = sqliteTable(
     language: text("language"),
     archivedAt: integer("archived_at"),
     createdAt: integer("created_at").notNull(),
+    // The names of the prompt's tags as a JSON array (in no order), kept by triggers on prompt_tags and
+    // tags (migration 0012 / PostgreSQL 0005): a page of list_prompts reads them with the row instead
+    // of a correlated subquery per prompt, which was about a fifth of its CPU (bench/door.ts).
+    tagNames: text("tag_names").notNull().default("[]"),
   },
   (t) => [uniqueIndex("prompts_brand_text_idx").on(t.brandId, t.textKey), index("prompts_brand_created_idx").on(t.brandId, t.createdAt)],
 );

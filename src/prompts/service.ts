@@ -71,17 +71,11 @@ function notFound(): NotFound {
   return new NotFound("Prompt not found; list_prompts shows the brand's prompts and their ids.", "prompt_not_found");
 }
 
-// The reads behind list_prompts and every returned prompt: the tag names gathered
-// per row in SQL (and sorted here: an ORDER BY inside the correlated subquery costs a sort per row),
-// so a page costs one query (its text, built per combination of filters, is prepared once by the connection).
-// PostgreSQL has no json_group_array, and its json_agg of no rows is NULL.
-const promptColumns = (dialect: Dialect): string => `p.id, p.text, p.country, p.language, p.archived_at, p.created_at,
-  (SELECT ${dialect === "sqlite" ? "json_group_array(t.name)" : "coalesce(json_agg(t.name), '[]')::text"}
-   FROM prompt_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.prompt_id = p.id) AS tag_names`;
-const ONE_PROMPT = {
-  sqlite: `SELECT ${promptColumns("sqlite")} FROM prompts p WHERE p.brand_id = ?1 AND p.id = ?2`,
-  postgres: `SELECT ${promptColumns("postgres")} FROM prompts p WHERE p.brand_id = ?1 AND p.id = ?2`,
-};
+// The reads behind list_prompts and every returned prompt: the tag names are the row's own
+// tag_names (kept by triggers: migration 0012, PostgreSQL 0005) and sorted here, so a page costs
+// one query (its text, built per combination of filters, is prepared once by the connection).
+const PROMPT_COLUMNS = "p.id, p.text, p.country, p.language, p.archived_at, p.created_at, p.tag_names";
+const ONE_PROMPT = `SELECT ${PROMPT_COLUMNS} FROM prompts p WHERE p.brand_id = ?1 AND p.id = ?2`;
 
 interface PromptSqlRow {
   id: string;
@@ -124,7 +118,7 @@ function listQuery(brandId: string, filter: ListFilter, limit: number): { text: 
   // breaks the ties of prompts added before that held.
   const text = (dialect: Dialect): string => {
     const where = query === null ? terms : [...terms, `${dialect === "sqlite" ? "instr" : "strpos"}(p.text_key, ${query}) > 0`];
-    return `SELECT ${promptColumns(dialect)} FROM prompts p WHERE ${where.join(" AND ")} ORDER BY p.created_at, p.id LIMIT ${limitParam}`;
+    return `SELECT ${PROMPT_COLUMNS} FROM prompts p WHERE ${where.join(" AND ")} ORDER BY p.created_at, p.id LIMIT ${limitParam}`;
   };
   return { text: { sqlite: text("sqlite"), postgres: text("postgres") }, params };
 }

@@ -3,9 +3,10 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { drizzle } from "drizzle-orm/bun-sqlite";
 import { backupDatabase } from "../../src/db/backup";
 import { type Db, openDatabase } from "../../src/db/client";
-import { EMBEDDED_MIGRATIONS, MIGRATION_JOURNAL } from "../../src/db/migrations";
+import { EMBEDDED_MIGRATIONS, embeddedMigrations, MIGRATION_JOURNAL } from "../../src/db/migrations";
 
 const dirs: string[] = [];
 const dbs: Db[] = [];
@@ -27,6 +28,33 @@ describe("migrations", () => {
       .sort();
     expect(MIGRATION_JOURNAL.map((e) => e.tag).sort()).toEqual(files);
     expect(Object.keys(EMBEDDED_MIGRATIONS).sort()).toEqual(files);
+  });
+
+  test("a database tagged before migration 0012 has its prompts' tag names filled in", async () => {
+    // The database as 0011 left it: a prompt with two tags, one without, written straight in SQL.
+    const path = join(tempDir(), "spyglass.db");
+    const old = drizzle(new Database(path));
+    const before = MIGRATION_JOURNAL.filter((entry) => entry.tag < "0012");
+    (old as unknown as { dialect: { migrate(m: unknown, s: unknown, c: object): void }; session: unknown }).dialect.migrate(
+      embeddedMigrations(before, EMBEDDED_MIGRATIONS),
+      (old as unknown as { session: unknown }).session,
+      {},
+    );
+    old.$client.exec(`
+      INSERT INTO accounts (id, email, password_hash, plan, created_at) VALUES ('acc_1', 'a@example.com', 'x', 'autopilot', 1);
+      INSERT INTO brands (id, account_id, name, domain, aliases, site_key, created_at, updated_at) VALUES ('brd_1', 'acc_1', 'Acme', 'acme.test', '[]', 'sk', 1, 1);
+      INSERT INTO tags (id, brand_id, name, name_key, created_at) VALUES ('tag_1', 'brd_1', 'Launch', 'launch', 1), ('tag_2', 'brd_1', 'Été "quoted"', 'été "quoted"', 2);
+      INSERT INTO prompts (id, brand_id, text, text_key, created_at) VALUES ('prm_1', 'brd_1', 'one', 'one', 1), ('prm_2', 'brd_1', 'two', 'two', 2);
+      INSERT INTO prompt_tags (prompt_id, tag_id) VALUES ('prm_1', 'tag_1'), ('prm_1', 'tag_2');
+    `);
+    old.$client.close();
+    const db = openDatabase(path);
+    dbs.push(db);
+    const names = db.sqlite.query("SELECT id, tag_names FROM prompts ORDER BY id").all() as Array<{ id: string; tag_names: string }>;
+    expect(names.map((row) => [row.id, JSON.parse(row.tag_names).sort()])).toEqual([
+      ["prm_1", ["Launch", 'Été "quoted"']],
+      ["prm_2", []],
+    ]);
   });
 
   test("a fresh file gets WAL, synchronous=NORMAL, foreign keys and every table; reopening is a no-op", () => {

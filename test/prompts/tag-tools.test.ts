@@ -92,6 +92,63 @@ describe("editing and deleting", () => {
   });
 });
 
+describe("a prompt's tags as list_prompts shows them", () => {
+  // The names are stored with the prompt (prompts.tag_names, kept by triggers): every change that
+  // can alter them is followed, and list_prompts agrees with the tags' own listing.
+  const listed = async () =>
+    Object.fromEntries(
+      (await call(a, "list_prompts", { include_archived: true })).data.prompts.map((p: { text: string; tags: string[] }) => [
+        p.text,
+        p.tags,
+      ]),
+    );
+
+  test("follow a prompt's tags set and added, a tag renamed and a tag deleted", async () => {
+    const first = "which crm is best for agencies?";
+    const second = "what do agencies use to track clients?";
+    const created = await call(a, "create_prompts", {
+      prompts: [
+        { text: first, tags: ["Zeta", "alpha", "Acme launch"] },
+        { text: second, tags: ["alpha"] },
+      ],
+    });
+    expect(created.error).toBeNull();
+    const ids = Object.fromEntries(created.data.created.map((p: { id: string; text: string }) => [p.text, p.id]));
+    expect((await listed())[first]).toEqual(["Acme launch", "alpha", "Zeta"]);
+
+    // Set: the list given replaces the prompt's tags.
+    await call(a, "update_prompt", { prompt_id: ids[second], tags: ["beta", "alpha"] });
+    expect((await listed())[second]).toEqual(["alpha", "beta"]);
+
+    const tags = Object.fromEntries((await call(a, "list_tags")).data.tags.map((tag: { id: string; name: string }) => [tag.name, tag.id]));
+    await call(a, "update_tag", { tag_id: tags.alpha, name: "Alpha one" });
+    await call(a, "update_tag", { tag_id: tags.Zeta, name: "ZETA" });
+    let now = await listed();
+    expect(now[first]).toEqual(["Acme launch", "Alpha one", "ZETA"]);
+    expect(now[second]).toEqual(["Alpha one", "beta"]);
+
+    await call(a, "delete_tag", { tag_id: tags["Acme launch"] });
+    await call(a, "update_prompt", { prompt_id: ids[second], tags: [] });
+    now = await listed();
+    expect(now[first]).toEqual(["Alpha one", "ZETA"]);
+    expect(now[second]).toEqual([]);
+
+    // Archived and restored by creating its text again: the tags given are added to its own.
+    await call(a, "delete_prompt", { prompt_id: ids[first] });
+    await call(a, "create_prompts", { prompts: [{ text: first, tags: ["gamma"] }] });
+    expect((await listed())[first]).toEqual(["Alpha one", "gamma", "ZETA"]);
+
+    // Every count of list_tags agrees with the prompts' tags.
+    const counts = Object.fromEntries(
+      (await call(a, "list_tags")).data.tags.map((tag: { name: string; prompt_count: number }) => [tag.name, tag.prompt_count]),
+    );
+    const fromPrompts: Record<string, number> = {};
+    for (const names of Object.values(await listed()))
+      for (const name of names as string[]) fromPrompts[name] = (fromPrompts[name] ?? 0) + 1;
+    for (const [name, count] of Object.entries(counts)) expect([name, fromPrompts[name] ?? 0]).toEqual([name, count]);
+  });
+});
+
 describe("security", () => {
   test("another brand's tag is not found, in the same words as one that never existed, and stays as it was", async () => {
     const b = await s.client(s.seed.b.key);
