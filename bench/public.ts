@@ -76,14 +76,33 @@ export async function seed(box: Sandbox): Promise<{ siteKey: string; slug: strin
  * starting or stopping workers.
  */
 export function cpuMicros(pid: number): number {
-  let ns = 0;
+  let micros = 0;
+  for (const ns of threadCpu(pid).values()) micros += ns / 1000;
+  return micros;
+}
+
+/** CPU time so far of each live thread of the process, in ns, by thread id (/proc/PID/task/TID/schedstat). */
+export function threadCpu(pid: number): Map<string, number> {
+  const threads = new Map<string, number>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+      threads.set(tid, Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]));
     } catch {
       // The thread ended between the listing and the read.
     }
   }
+  return threads;
+}
+
+/**
+ * The CPU microseconds the process used between two threadCpu() readings, or null when a thread
+ * alive at the first has ended by the second: its time went with it (a sum over live threads then
+ * undercounts, or even goes backwards), so the measure cannot be trusted.
+ */
+export function cpuBetween(before: Map<string, number>, after: Map<string, number>): number | null {
+  for (const tid of before.keys()) if (!after.has(tid)) return null;
+  let ns = 0;
+  for (const [tid, time] of after) ns += time - (before.get(tid) ?? 0);
   return ns / 1000;
 }
 
