@@ -6,8 +6,12 @@
 // to a cached table (this instance's own included) and at least every few seconds.
 import { type Db } from "./client";
 
-export async function changeStamp(db: Db): Promise<number> {
+/**
+ * Read synchronously, without waiting for another request's open transaction: it reads no rows (on
+ * SQLite, a prepared PRAGMA on the connection; on PostgreSQL, a counter in memory).
+ */
+export function changeStamp(db: Db): number {
   if (db.dialect === "postgres") return db.changes.stamp();
-  const row = await db.get<{ data_version: number }>("PRAGMA data_version");
-  return row?.data_version ?? 0;
+  const statement = db.prepared("change-stamp", () => db.sqlite.prepare<{ data_version: number }, []>("PRAGMA data_version"));
+  return statement.get()?.data_version ?? 0;
 }
