@@ -1,10 +1,11 @@
 // The remote tool server: POST|GET|DELETE /api/mcp/mcp (CONTRACT §4), stateless Streamable HTTP with
 // JSON responses. Checks run in this order, each before any JSON-RPC work: Origin (403), API key or
 // OAuth access token (401, credential.ts), plan (403), body size (413), JSON syntax (400), JSON-RPC
-// conventions the SDK leaves to zod (jsonrpc.ts: -32602 with a sentence, -32600 for an empty batch);
-// then a single tools/list or tools/call is answered directly (direct.ts: the SDK server's bytes,
-// without its per-request cost), and anything else by a fresh SDK server bound to the credential's
-// brand and plan, closed with the response (server.ts, loaded on first use: see loadSdkServer).
+// conventions the SDK leaves to zod (jsonrpc.ts: -32602 with a sentence, -32600 for an empty batch;
+// skipped for a tools/list without params, which has nothing to refuse); then a single tools/list or
+// tools/call is answered directly (direct.ts: the SDK server's bytes, without its per-request cost),
+// and anything else by a fresh SDK server bound to the credential's brand and plan, closed with the
+// response (server.ts, loaded on first use: see loadSdkServer).
 import { Elysia } from "elysia";
 import { noToolsFor, type ToolCatalog } from "../catalogue/registry";
 import { type AppContext } from "../context";
