@@ -17,6 +17,7 @@ import m0009 from "../../drizzle/0009_roster_analysed.sql" with { type: "text" }
 import m0010 from "../../drizzle/0010_prompt_windows.sql" with { type: "text" };
 import m0011 from "../../drizzle/0011_prompt_windows_gaps.sql" with { type: "text" };
 import m0012 from "../../drizzle/0012_prompt_tag_names.sql" with { type: "text" };
+import m0013 from "../../drizzle/0013_prompts_active_index.sql" with { type: "text" };
 import journal from "../../drizzle/meta/_journal.json";
 
 export const EMBEDDED_MIGRATIONS: Record<string, string> = {
@@ -33,6 +34,7 @@ export const EMBEDDED_MIGRATIONS: Record<string, string> = {
   "0010_prompt_windows": m0010,
   "0011_prompt_windows_gaps": m0011,
   "0012_prompt_tag_names": m0012,
+  "0013_prompts_active_index": m0013,
 };
 
 export interface JournalEntry {

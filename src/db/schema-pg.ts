@@ -115,7 +115,13 @@ export const prompts = pgTable(
     // of a correlated subquery per prompt, which was about a fifth of its CPU (bench/door.ts).
     tagNames: text("tag_names").notNull().default("[]"),
   },
-  (t) => [uniqueIndex("prompts_brand_text_idx").on(t.brandId, t.textKey), index("prompts_brand_created_idx").on(t.brandId, t.createdAt)],
+  (t) => [
+    uniqueIndex("prompts_brand_text_idx").on(t.brandId, t.textKey),
+    index("prompts_brand_created_idx").on(t.brandId, t.createdAt),
+    // The brand's active prompts in list order (archived_at IS NULL, then created_at, id): a page of
+    // list_prompts, and a tracking run's prompts, read in order without sorting the ties of created_at.
+    index("prompts_brand_active_idx").on(t.brandId, t.archivedAt, t.createdAt, t.id),
+  ],
 );
 
 export const promptTags = pgTable(

@@ -1,0 +1,1 @@
+CREATE INDEX "prompts_brand_active_idx" ON "prompts" USING btree ("brand_id","archived_at","created_at","id");
