@@ -245,6 +245,64 @@ describe("migrations", () => {
     await post.run("DELETE FROM answer_source_days");
     expect(await post.all(read)).toEqual([]);
   });
+
+  /** Two instances on one fresh database with a prompt, its tag 'Old' (tag_x) and another tag (tag_y). */
+  async function twoInstancesWithTags(): Promise<[PostgresDb, PostgresDb]> {
+    const url = await freshPostgresUrl();
+    const first = await pg(url);
+    const second = await pg(url);
+    await seed(first);
+    await first.run(
+      "INSERT INTO tags (id, brand_id, name, name_key, created_at) VALUES ('tag_x', 'brd_1', 'Old', 'old', 1), ('tag_y', 'brd_1', 'Other', 'other', 1)",
+    );
+    return [first, second];
+  }
+
+  /** A transaction of `db` that runs `sql` and commits when the returned commit() is called. */
+  function heldOpen(db: PostgresDb, sql: string): { done: Promise<void>; commit: () => void } {
+    let commit = () => {};
+    const committed = new Promise<void>((resolve) => {
+      commit = resolve;
+    });
+    const done = db.transaction(async (tx) => {
+      await tx.run(sql);
+      await committed;
+    });
+    return { done, commit };
+  }
+
+  const tagNames = async (db: PostgresDb) =>
+    JSON.parse((await db.get<{ tag_names: string }>("SELECT tag_names FROM prompts WHERE id = 'prm_1'"))?.tag_names ?? "[]").sort();
+
+  test("a prompt tagged by one instance while another renames one of its tags ends with the new name", async () => {
+    // The rename's trigger locks the prompt's row first; the tagging's trigger waits for it, then
+    // reads the names after the rename's commit (not from its statement's snapshot).
+    const [renaming, tagging] = await twoInstancesWithTags();
+    await renaming.run("INSERT INTO prompt_tags (prompt_id, tag_id) VALUES ('prm_1', 'tag_x')");
+    const rename = heldOpen(renaming, "UPDATE tags SET name = 'New', name_key = 'new' WHERE id = 'tag_x'");
+    await Bun.sleep(100);
+    const tag = tagging.run("INSERT INTO prompt_tags (prompt_id, tag_id) VALUES ('prm_1', 'tag_y')");
+    await Bun.sleep(300);
+    rename.commit();
+    await rename.done;
+    await tag;
+    expect(await tagNames(tagging)).toEqual(["New", "Other"]);
+  });
+
+  test("a tag renamed while another instance is giving it to a prompt: the prompt ends with the new name", async () => {
+    // The tagging's trigger read the old name; the rename waits for it to commit, then sees its row.
+    // A change of case only: name_key stays, so the rename's own row lock (FOR NO KEY UPDATE) would
+    // not wait for the tagging's foreign key check (FOR KEY SHARE); a new name_key's would.
+    const [tagging, renaming] = await twoInstancesWithTags();
+    const tag = heldOpen(tagging, "INSERT INTO prompt_tags (prompt_id, tag_id) VALUES ('prm_1', 'tag_x')");
+    await Bun.sleep(100);
+    const rename = renaming.run("UPDATE tags SET name = 'OLD', name_key = 'old' WHERE id = 'tag_x'");
+    await Bun.sleep(300);
+    tag.commit();
+    await tag.done;
+    await rename;
+    expect(await tagNames(renaming)).toEqual(["OLD"]);
+  });
 });
 
 describe("the ORM", () => {
