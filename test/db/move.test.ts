@@ -17,9 +17,17 @@ let source: Db;
 beforeAll(async () => {
   await freshPostgresUrl();
   const path = join(dir, "spyglass.db");
-  await seedToolServerData(path);
+  const seed = await seedToolServerData(path);
   source = openDatabase(path, { create: false });
   opened.push(source);
+  // A prompt with three tags, one quoted and not ASCII: PostgreSQL writes the JSON of its tag names
+  // in its own spelling (its triggers rewrite them as the tags are copied).
+  const { brandId, ids } = seed.a;
+  await source.run(
+    `INSERT INTO tags (id, brand_id, name, name_key, created_at) VALUES ('tag_move1', ?1, 'Été "deals"', 'été "deals"', 1), ('tag_move2', ?1, 'Zeta', 'zeta', 2)`,
+    [brandId],
+  );
+  await source.run("INSERT INTO prompt_tags (prompt_id, tag_id) VALUES (?1, 'tag_move1'), (?1, 'tag_move2')", [ids.promptId]);
 }, 120_000);
 
 afterAll(async () => {
@@ -51,6 +59,17 @@ test("every table is copied with its rows, counted and checksummed on both sides
     expect(table.checksum).toMatch(/^[0-9a-f]{16}$/);
   }
   expect(report.rows).toBeGreaterThan(20);
+  // Each prompt's tag names on the target are the source's (as sets: the order is the database's).
+  const names = async (db: Db | PostgresDb) =>
+    Object.fromEntries(
+      (await db.all<{ id: string; tag_names: string }>("SELECT id, tag_names FROM prompts ORDER BY id")).map((row) => [
+        row.id,
+        (JSON.parse(row.tag_names) as string[]).sort(),
+      ]),
+    );
+  const fromSource = await names(source);
+  expect(Object.values(fromSource).some((tags) => tags.length === 3)).toBe(true);
+  expect(await names(pg)).toEqual(fromSource);
   // Parents before children: a brand's account is copied before it.
   expect(copied.indexOf("accounts")).toBeLessThan(copied.indexOf("brands"));
   expect(copied.indexOf("answers")).toBeLessThan(copied.indexOf("mentions"));
