@@ -77,12 +77,22 @@ export async function seed(box: Sandbox): Promise<{ siteKey: string; slug: strin
  */
 export function cpuMicros(pid: number): number {
   let micros = 0;
-  for (const ns of threadCpu(pid).values()) micros += ns / 1000;
+  for (const ns of cpuReading(pid).threads.values()) micros += ns / 1000;
   return micros;
 }
 
-/** CPU time so far of each live thread of the process, in ns, by thread id (/proc/PID/task/TID/schedstat). */
-export function threadCpu(pid: number): Map<string, number> {
+/**
+ * The process's CPU time so far: each live thread's, in ns, by thread id (/proc/PID/task/TID/schedstat),
+ * and the whole process's in clock ticks (/proc/PID/stat's utime + stime, ended threads included).
+ */
+export interface CpuReading {
+  threads: Map<string, number>;
+  ticks: number;
+}
+
+const TICK_MICROS = 10_000; // USER_HZ is 100 on Linux (getconf CLK_TCK)
+
+export function cpuReading(pid: number): CpuReading {
   const threads = new Map<string, number>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
@@ -91,19 +101,26 @@ export function threadCpu(pid: number): Map<string, number> {
       // The thread ended between the listing and the read.
     }
   }
-  return threads;
+  // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { threads, ticks: Number(fields[11]) + Number(fields[12]) };
 }
 
 /**
- * The CPU microseconds the process used between two threadCpu() readings, or null when a thread
- * alive at the first has ended by the second: its time went with it (a sum over live threads then
- * undercounts, or even goes backwards), so the measure cannot be trusted.
+ * The CPU microseconds the process used between two readings, summed over its threads, or null when
+ * some of it went with a thread that ended: a thread alive at the first reading and gone by the
+ * second, or (seen in the whole process's ticks, to their 10 ms) one that started and ended between
+ * them. A sum over live threads then undercounts, or even goes backwards.
  */
-export function cpuBetween(before: Map<string, number>, after: Map<string, number>): number | null {
-  for (const tid of before.keys()) if (!after.has(tid)) return null;
+export function cpuBetween(before: CpuReading, after: CpuReading): number | null {
+  for (const tid of before.threads.keys()) if (!after.threads.has(tid)) return null;
   let ns = 0;
-  for (const [tid, time] of after) ns += time - (before.get(tid) ?? 0);
-  return ns / 1000;
+  for (const [tid, time] of after.threads) ns += time - (before.threads.get(tid) ?? 0);
+  const micros = ns / 1000;
+  // Ticks are counted in whole units on each side: two of slack.
+  if ((after.ticks - before.ticks) * TICK_MICROS > micros + 2 * TICK_MICROS) return null;
+  return micros;
 }
 
 /** A response's headers for a bare server to answer with: all but those Bun.serve sets per response. */
