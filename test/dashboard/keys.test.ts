@@ -185,7 +185,9 @@ describe("the API keys page", () => {
       .filter({ hasText: `Revoked “${name}”` })
       .waitFor();
     await page.getByRole("row", { name: new RegExp(name) }).waitFor({ state: "detached" });
-    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe("This brand's keys");
+    // The dialog's close event (a task after the dialog closes, and the browser's return of focus to
+    // the control that opened it, now gone) moves the keyboard there: waited for, not read at once.
+    await page.waitForFunction((heading) => document.activeElement?.textContent === heading, "This brand's keys");
     await page.getByText("1 of 20 active keys on this account.").waitFor();
 
     // The SDK's StreamableHTTPError carries the HTTP status as its code.

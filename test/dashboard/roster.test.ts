@@ -217,7 +217,9 @@ describe("the Prompts page", () => {
     await page.getByRole("status").filter({ hasText: "Archived “crm with the best keyboard support”." }).waitFor();
     expect(await row("crm with the best keyboard support").count()).toBe(0);
     // Focus stays in the page, on the list, not lost to the document.
-    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe("Tracked prompts");
+    // The dialog's close event (a task after the dialog closes, and the browser's return of focus to
+    // the control that opened it, now gone) moves the keyboard there: waited for, not read at once.
+    await page.waitForFunction((heading) => document.activeElement?.textContent === heading, "Tracked prompts");
   });
 });
 
