@@ -114,6 +114,8 @@ export interface ToolCatalog {
    * imported for the server's (lazyCatalog). `call` waits for it itself.
    */
   ready(): Promise<void>;
+  /** Whether ready() has resolved (the MCP door then need not await it). */
+  readonly isReady: boolean;
   byName: ReadonlyMap<string, AnyTool>;
   /** The tools/list result for an account on `plan`, computed once per plan. */
   listFor(plan: Plan): { tools: ToolListing[] };
@@ -247,6 +249,7 @@ function catalogOf(byName: Map<string, AnyTool>, listings: Array<{ tool: AnyTool
   }
   return {
     ready: () => BUILT,
+    isReady: true,
     byName,
     listFor: (plan) => perPlan.get(plan) ?? { tools: [] },
     call: (app, principal, requestId, name, args) => callTool(byName.get(name), name, args, { ...principal, app, requestId }),
@@ -295,6 +298,9 @@ export function lazyCatalog(load: () => Promise<readonly AnyTool[]>): ToolCatalo
   };
   return {
     ready,
+    get isReady() {
+      return built !== null;
+    },
     get byName() {
       return catalogue().byName;
     },

@@ -30,9 +30,6 @@ export function loadSdkServer(): Promise<SdkServer> {
   return sdkServerLoading;
 }
 
-/** Catalogues whose ready() has resolved: the door then skips the await. */
-const readyCatalogs = new WeakSet<ToolCatalog>();
-
 export const MCP_PATH = "/api/mcp/mcp";
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -110,14 +107,13 @@ export async function handleMcpRequest(
     return jsonRpcError(400, -32700, "Parse error: the request body is not valid JSON.");
   }
   // A tools/list with nothing in its params, without a look by checkJsonRpc (direct.ts).
-  if (sdkServer && readyCatalogs.has(catalog)) {
+  if (sdkServer && catalog.isReady) {
     const listing = answerPlainListing(catalog, principal, request, message, sdkServer.SUPPORTED_PROTOCOL_VERSIONS);
     if (listing) return listing;
   }
   // Both loaded on first use (or while the server warms up): see loadSdkServer and lazyCatalog.
   const sdk = sdkServer ?? (await loadSdkServer());
   await catalog.ready();
-  readyCatalogs.add(catalog);
   const refusal = sdk.checkJsonRpc(message);
   if (refusal) return json(refusal.status, refusal.body);
 
