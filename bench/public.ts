@@ -34,7 +34,8 @@ const PARAGRAPH =
   "Acme CRM keeps small teams organised: contacts, deals and follow-ups in one place, with **no setup** and [a free plan](https://acme.com/pricing).\n\n";
 
 const BARE = `
-const body = await Bun.file(process.env.BARE_BODY).bytes();
+const bytes = await Bun.file(process.env.BARE_BODY).bytes();
+const body = process.env.BARE_BLOB ? new Blob([bytes]) : bytes;
 const headers = JSON.parse(process.env.BARE_HEADERS);
 const fetch = process.env.BARE_READ
   ? async (request) => {
@@ -137,13 +138,29 @@ export function replayableHeaders(response: Response): Record<string, string> {
  * `readBody`, only once it has read the request's body and parsed it as JSON (what any JSON-RPC
  * server must do before it can answer).
  */
-export async function startBare(dir: string, body: Uint8Array, headers: Record<string, string>, readBody = false) {
+/**
+ * A bare Bun.serve answering `body` with `headers` to every request, as `new Response(bytes)`:
+ * `readBody` first reads and parses the request's body; `blob` answers from a Blob made once (which
+ * a Response shares instead of copying: the door's listing and the public cache answer so).
+ */
+export async function startBare(
+  dir: string,
+  body: Uint8Array,
+  headers: Record<string, string>,
+  { readBody = false, blob = false }: { readBody?: boolean; blob?: boolean } = {},
+) {
   const script = join(dir, "bare.mjs");
   const bodyFile = join(dir, "body.bin");
   writeFileSync(script, BARE);
   writeFileSync(bodyFile, body);
   const proc = Bun.spawn([process.execPath, script], {
-    env: { ...process.env, BARE_BODY: bodyFile, BARE_HEADERS: JSON.stringify(headers), ...(readBody ? { BARE_READ: "1" } : {}) },
+    env: {
+      ...process.env,
+      BARE_BODY: bodyFile,
+      BARE_HEADERS: JSON.stringify(headers),
+      ...(readBody ? { BARE_READ: "1" } : {}),
+      ...(blob ? { BARE_BLOB: "1" } : {}),
+    },
     stdout: "pipe",
     stderr: "inherit",
   });
