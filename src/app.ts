@@ -9,7 +9,7 @@ import { exportRoutes } from "./dashboard/export";
 import { dashboardRoutes } from "./dashboard/routes";
 import { healthRoutes } from "./health/routes";
 import { observability } from "./http/observability";
-import { refuseUnsafeText } from "./http/text";
+import { refuseUndecodablePaths, refuseUnsafeText } from "./http/text";
 import { keyRoutes } from "./keys/routes";
 import { mcpRoutes } from "./mcp/routes";
 import { oauthRoutes } from "./oauth/routes";
@@ -25,6 +25,7 @@ export function buildApp(ctx: AppContext, catalogue: ToolCatalog) {
   return new Elysia({ systemRouter: false })
     .use(observability())
     .use(refuseUnsafeText())
+    .use(refuseUndecodablePaths())
     .use(healthRoutes())
     .use(accountRoutes(ctx))
     .use(ownerRoutes(ctx))

@@ -36,10 +36,12 @@ export function normalizeEmail(value: unknown): string {
 
 export function validatePassword(value: unknown): string {
   if (typeof value !== "string") throw new Invalid("password: give a password.", "invalid_password");
-  if (value.length < MIN_PASSWORD) {
+  // Characters as people count them (code points): four emoji are four characters, not eight.
+  const characters = [...value].length;
+  if (characters < MIN_PASSWORD) {
     throw new Invalid(`password: use at least ${MIN_PASSWORD} characters.`, "invalid_password");
   }
-  if (value.length > MAX_PASSWORD) {
+  if (characters > MAX_PASSWORD) {
     throw new Invalid(`password: use at most ${MAX_PASSWORD} characters.`, "invalid_password");
   }
   return value;

@@ -6,14 +6,20 @@ import { Elysia } from "elysia";
 import { sessionGuard } from "../accounts/guard";
 import { type AccountView } from "../accounts/service";
 import { getAccountBrand } from "../brands/service";
-import { type Principal, type ToolCatalog } from "../catalogue/registry";
+import { noToolsFor, type Principal, type ToolCatalog } from "../catalogue/registry";
 import { type AppContext } from "../context";
 import { methodNotAllowed } from "../errors";
 import { requestId } from "../http/observability";
 
-/** Another account's brand (or none) is the same 404 as a brand that does not exist (CONTRACT §3). */
+/**
+ * The principal a session's tool calls run as. Another account's brand (or none) is the same 404 as a
+ * brand that does not exist (CONTRACT §3); then, as at the tool server's door, an account on plan
+ * none may use no tool at all, and gets the door's 403 and sentence (not a tool's).
+ */
 export async function principalFor(ctx: AppContext, account: AccountView, brandId: string): Promise<Principal> {
   const brand = await getAccountBrand(ctx.db, account.id, brandId);
+  const noTools = noToolsFor(account.plan);
+  if (noTools) throw noTools;
   return { account: { id: account.id }, brand: { id: brand.id, name: brand.name, domain: brand.domain }, plan: account.plan };
 }
 

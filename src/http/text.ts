@@ -4,7 +4,7 @@
 // place in a name or a text. Applied to every parsed JSON body (keys and string values, at any
 // depth) by `refuseUnsafeText` and, for JSON-RPC, by the tool server before the SDK sees a message.
 import { Elysia } from "elysia";
-import { Invalid } from "../errors";
+import { Invalid, NotFound } from "../errors";
 
 /** Why a string cannot be stored as sent, or null. */
 function unsafeTextReason(text: string): string | null {
@@ -46,5 +46,21 @@ export function refuseUnsafeText() {
   return new Elysia({ name: "refuse-unsafe-text" }).onBeforeHandle({ as: "global" }, ({ body }) => {
     const found = findUnsafeText(body);
     if (found) throw new Invalid(unsafeTextSentence(found), "invalid_text");
+  });
+}
+
+/**
+ * Mounted once in the app: a path whose percent-escapes do not decode (`/tools/%ZZ`) names nothing,
+ * so it is the 404 of a path that does not exist. Elysia hands such a parameter to the route as null,
+ * where a handler expects a string (found by a review: two routes answered 500).
+ */
+export function refuseUndecodablePaths() {
+  return new Elysia({ name: "refuse-undecodable-paths" }).onBeforeHandle({ as: "global" }, ({ params }) => {
+    for (const name in params) {
+      // A wildcard's rest (the public API's forward) is left to its route, which answers in its own words.
+      if (name !== "*" && typeof (params as Record<string, unknown>)[name] !== "string") {
+        throw new NotFound("Not found: the path has a percent-escape that does not decode (such as %ZZ).", "not_found");
+      }
+    }
   });
 }

@@ -30,7 +30,9 @@ export interface CreatedKey {
 export function validateKeyName(name: unknown): string {
   if (typeof name !== "string") throw new Invalid("name is required and must be a string.", "invalid_name");
   const trimmed = name.trim();
-  if (trimmed.length < 1 || trimmed.length > 100) {
+  // Characters as people count them (code points): an emoji is one, not two UTF-16 units.
+  const characters = [...trimmed].length;
+  if (characters < 1 || characters > 100) {
     throw new Invalid("name must be 1 to 100 characters.", "invalid_name");
   }
   return trimmed;

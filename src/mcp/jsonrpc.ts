@@ -7,10 +7,16 @@
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  CompleteRequestSchema,
   ErrorCode,
+  GetPromptRequestSchema,
   InitializeRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   PingRequestSchema,
+  ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { findUnsafeText, unsafeTextSentence } from "../http/text";
 import { toolFailure } from "./results";
@@ -25,13 +31,20 @@ export interface Refusal {
   body: RpcAnswer | RpcAnswer[];
 }
 
-// The methods this server answers, with the SDK's own schemas, for the problems the sentences
-// below do not name (a cursor that is not a string, a _meta that is not an object…).
+// Every method this server answers (its capabilities: tools, prompts, resources, completions), with
+// the SDK's own schemas, for the problems the sentences below do not name (a cursor that is not a
+// string, a _meta that is not an object, a resource's uri that is not a string…).
 const REQUEST_SCHEMAS: Record<string, { safeParse(value: unknown): { success: boolean; error?: { issues: ZodIssueLike[] } } }> = {
   initialize: InitializeRequestSchema,
   ping: PingRequestSchema,
   "tools/list": ListToolsRequestSchema,
   "tools/call": CallToolRequestSchema,
+  "prompts/list": ListPromptsRequestSchema,
+  "prompts/get": GetPromptRequestSchema,
+  "resources/list": ListResourcesRequestSchema,
+  "resources/templates/list": ListResourceTemplatesRequestSchema,
+  "resources/read": ReadResourceRequestSchema,
+  "completion/complete": CompleteRequestSchema,
 };
 
 interface ZodIssueLike {

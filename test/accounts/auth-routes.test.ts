@@ -82,6 +82,10 @@ describe("POST /api/auth/signup", () => {
     const short = await t.call("POST", "/api/auth/signup", { body: { email: "a@example.com", password: "1234567" } });
     expect(short.status).toBe(400);
     expect(short.json).toEqual({ error: expect.stringContaining("8 characters"), code: "invalid_password" });
+    // Characters, not UTF-16 units: four emoji are four characters.
+    const emoji = await t.call("POST", "/api/auth/signup", { body: { email: "a@example.com", password: "🔑🔑🔑🔑" } });
+    expect(emoji.status).toBe(400);
+    expect(emoji.json.code).toBe("invalid_password");
     const notObject = await t.call("POST", "/api/auth/signup", { body: ["x"] });
     expect(notObject.status).toBe(400);
   });

@@ -79,12 +79,16 @@ describe("POST /api/mcp/keys", () => {
   test("a name must be 1 to 100 characters", async () => {
     t = await testApp();
     const { cookie } = await withBrand("a@example.com");
-    for (const name of [undefined, "", "   ", "x".repeat(101), 5]) {
+    // Characters, not UTF-16 units: 100 emoji are 100 characters (a review found them refused).
+    for (const name of [undefined, "", "   ", "x".repeat(101), "🔑".repeat(101), 5]) {
       const res = await t.call("POST", "/api/mcp/keys", { cookie, body: { name } });
       expect(res.status).toBe(400);
       expect(res.json).toEqual({ error: expect.stringContaining("name"), code: "invalid_name" });
     }
     expect((await t.call("POST", "/api/mcp/keys", { cookie, body: { name: "x".repeat(100) } })).status).toBe(201);
+    const emoji = await t.call("POST", "/api/mcp/keys", { cookie, body: { name: "🔑".repeat(100) } });
+    expect(emoji.status).toBe(201);
+    expect(emoji.json.key.name).toBe("🔑".repeat(100));
   });
 });
 

@@ -167,6 +167,22 @@ describe("tool errors", () => {
     if (!parsed.success)
       expect(invalidInputMessage("t", parsed.error)).toBe("Invalid input for t: a is required; b is required; c is required (and 2 more).");
   });
+
+  test("a text field of any tool in the wrong format is named in a sentence: <field> must be …", () => {
+    // A review found "start_date a date as YYYY-MM-DD.": a format's message is the predicate itself.
+    let checked = 0;
+    for (const tool of TOOLS) {
+      for (const field of Object.keys(tool.input.shape)) {
+        const parsed = tool.input.safeParse({ [field]: "~ not valid ~" }, { reportInput: true });
+        const issue = parsed.success ? undefined : parsed.error.issues.find((i) => i.path[0] === field && i.code === "invalid_format");
+        if (!issue || parsed.success) continue;
+        checked++;
+        const sentence = invalidInputMessage(tool.name, new z.ZodError([issue]));
+        expect(sentence).toMatch(new RegExp(`^Invalid input for ${tool.name}: ${field} must (be|have) .+[.]$`));
+      }
+    }
+    expect(checked).toBeGreaterThan(3);
+  });
 });
 
 describe("catalogue", () => {
@@ -276,7 +292,7 @@ describe("JSON-RPC conventions", () => {
     expect(res.json.error.message).not.toContain("expected");
   };
 
-  test("tools/call with a non-string name or without params, and initialize without params, are -32602 with a sentence", async () => {
+  test("tools/call with a non-string name or without params, initialize without params, and bad params of the other methods are -32602 with a sentence", async () => {
     invalidParams(await post(keys.visibility!, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: 5 } }), 1);
     invalidParams(await post(keys.visibility!, { jsonrpc: "2.0", id: "b", method: "tools/call" }), "b");
     invalidParams(
@@ -291,6 +307,21 @@ describe("JSON-RPC conventions", () => {
     const cursor = await post(keys.visibility!, { jsonrpc: "2.0", id: 7, method: "tools/list", params: { cursor: 5 } });
     invalidParams(cursor, 7);
     expect(cursor.json.error.message).toBe("Invalid params: params.cursor must be a string.");
+    // The other methods the server advertises (prompts, resources, completions) too: the SDK
+    // answered these -32603 with a dump of zod's issues (found by a review).
+    const others: Array<[string, object, string]> = [
+      ["resources/read", { uri: 5 }, "Invalid params: params.uri must be a string."],
+      ["resources/read", {}, "Invalid params: params.uri must be a string."],
+      ["resources/list", { cursor: 1 }, "Invalid params: params.cursor must be a string."],
+      ["prompts/get", {}, "Invalid params: params.name must be a string."],
+      ["prompts/get", { name: "x", arguments: { x: 5 } }, "Invalid params: params.arguments.x must be a string."],
+    ];
+    for (const [i, [method, params, sentence]] of others.entries()) {
+      const res = await post(keys.visibility!, { jsonrpc: "2.0", id: 10 + i, method, params });
+      invalidParams(res, 10 + i);
+      expect(res.json.error.message).toBe(sentence);
+    }
+    invalidParams(await post(keys.visibility!, { jsonrpc: "2.0", id: 20, method: "completion/complete", params: {} }), 20);
     // Well-formed requests still reach the SDK.
     const ok = await post(keys.visibility!, {
       jsonrpc: "2.0",

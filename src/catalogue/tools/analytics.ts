@@ -15,7 +15,7 @@ import { ARTICLES_PLAN, articleLinks } from "../resources";
 import { OVERVIEW_VIEW, RANKING_VIEW, TREND_VIEW } from "../view-uris";
 import { cursor, nextCursor, pageLimit, READ_ONLY } from "./common";
 
-const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a date as YYYY-MM-DD");
+const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date as YYYY-MM-DD, such as 2025-01-31");
 const filterInput = {
   start_date: date.optional().describe("First day (UTC, inclusive). Default: 29 days before end_date."),
   end_date: date.optional().describe("Last day (UTC, inclusive). Default: today."),
@@ -254,7 +254,7 @@ const listAnswersTool = defineTool({
       .string()
       .min(1)
       .max(253)
-      .regex(/^[A-Za-z0-9.-]+$/, "a domain such as g2.com")
+      .regex(/^[A-Za-z0-9.-]+$/, "must be a domain such as g2.com")
       .optional()
       .describe("Only answers citing this domain (a domain from get_top_sources)."),
     start_date: date.optional(),
