@@ -102,6 +102,14 @@ interface SearchRows {
   sources: Array<{ kind: "cited" | "retrieved"; position: number; source: SourceRef; where: { host: string; domain: string } | null }>;
 }
 
+/**
+ * Only web pages are sources: a provider's `javascript:` or `data:` URL (a fault, or a hostile
+ * gateway) is not stored, so no client is ever handed it as a link.
+ */
+function isWebUrl(source: SourceRef): boolean {
+  return /^https?:\/\//i.test(source.url);
+}
+
 /** What `write` stores of a record: each query text once, the cited sources, then the retrieved ones not cited. */
 function searchRows(record: SearchRecord): SearchRows {
   const queries: SearchRows["queries"] = [];
@@ -114,14 +122,14 @@ function searchRows(record: SearchRecord): SearchRows {
   }
   const sources: SearchRows["sources"] = [];
   const citedUrls = new Set<string>();
-  record.cited.forEach((s, position) => {
+  record.cited.filter(isWebUrl).forEach((s, position) => {
     citedUrls.add(s.url);
     sources.push({ kind: "cited", position, source: s, where: sourceHost(s.url) });
   });
   let position = 0;
   const seen = new Set<string>();
   for (const s of record.retrieved) {
-    if (citedUrls.has(s.url) || seen.has(s.url)) continue;
+    if (!isWebUrl(s) || citedUrls.has(s.url) || seen.has(s.url)) continue;
     seen.add(s.url);
     sources.push({ kind: "retrieved", position: position++, source: { ...s, start: null, end: null }, where: sourceHost(s.url) });
   }

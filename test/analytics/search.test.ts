@@ -40,8 +40,10 @@ beforeAll(async () => {
     script: {
       "best crm": answer("Acme is great.", {
         queries: ["best crm 2025", "crm reviews"],
-        citations: [{ url: "https://review.io/a", title: "CRM reviews", quote: "great." }],
-        searchResults: ["https://review.io/a", "https://www.acme.com/pricing"],
+        // A script and a data URL from a faulty or hostile provider are no sources (a review saw them
+        // become links on the answer's page): get_answer below shows neither.
+        citations: [{ url: "https://review.io/a", title: "CRM reviews", quote: "great." }, { url: "javascript:alert(document.cookie)//" }],
+        searchResults: ["https://review.io/a", "https://www.acme.com/pricing", "data:text/html,<script>alert(1)</script>"],
       }),
       "crm for startups": answer("Acme for startups.", {
         queries: ["Best CRM 2025"],

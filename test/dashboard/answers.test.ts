@@ -69,6 +69,17 @@ beforeAll(async () => {
         roster,
       ),
     );
+    // A cited source with a script URL, as stored before sources were checked for http(s) (a review
+    // saw such a provider URL become a link): the page shows it as text.
+    const hostile = (await db.get<{ id: number; prompt_id: string; created_at: number }>(
+      "SELECT id, prompt_id, created_at FROM answers WHERE brand_id = ? ORDER BY created_at DESC, id DESC LIMIT 1",
+      [brandId],
+    ))!;
+    await db.run(
+      `INSERT INTO answer_sources (answer_id, brand_id, kind, position, url, host, domain, title, start_index, end_index, engine, prompt_id, created_at)
+       VALUES (?, ?, 'cited', 0, 'javascript:alert(document.cookie)//', NULL, NULL, 'A hostile source', NULL, NULL, 'chatgpt', ?, ?)`,
+      [hostile.id, brandId, hostile.prompt_id, hostile.created_at],
+    );
   });
   page = await d.page();
   await page.goto(d.url("/sign-in"));
@@ -258,6 +269,8 @@ describe("answers", () => {
     expect(await page.locator(".answer-text").textContent()).toContain("<script>alert(1)</script>");
     expect(await page.locator(".answer-text img, .answer-text script").count()).toBe(0);
     expect(await page.locator(".answer-text mark.mention-brand").count()).toBe(1);
+    await page.getByText("A hostile source").waitFor();
+    expect(await page.locator('a[href^="javascript:" i], a[href^="data:" i]').count()).toBe(0);
     await photograph(page, "answer-hostile");
     expectNothingUnsafe(page);
   });

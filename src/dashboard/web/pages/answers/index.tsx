@@ -10,6 +10,7 @@ import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { Button, EmptyState, formatDate, Notice, PageHeading, useLoad } from "../../components/ui";
+import { WebLink } from "../../components/web-link";
 
 type Summary = ToolOutput<"list_answers">["answers"][number];
 type Answer = ToolOutput<"get_answer">["answer"];
@@ -19,9 +20,7 @@ type ListInput = ToolInput<"list_answers">;
 function SourceLink({ source }: { source: { url: string; domain: string | null; title: string | null } }) {
   return (
     <>
-      <a href={source.url} rel="noopener noreferrer nofollow" target="_blank">
-        {source.title ?? source.url}
-      </a>{" "}
+      <WebLink url={source.url}>{source.title ?? source.url}</WebLink>{" "}
       <span class="muted">{source.domain ?? "(redirect; the site is not named)"}</span>
     </>
   );
@@ -406,9 +405,7 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
               <ul class="citations">
                 {a.citations.map((c, i) => (
                   <li key={i}>
-                    <a href={c.url} rel="noopener noreferrer nofollow" target="_blank">
-                      {c.url}
-                    </a>
+                    <WebLink url={c.url}>{c.url}</WebLink>
                     {c.owned && <span class="badge">Your site</span>}
                   </li>
                 ))}

@@ -11,18 +11,16 @@ import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { Button, EmptyState, formatDate, Notice, PageHeading, useLoad } from "../../components/ui";
+import { WebLink } from "../../components/web-link";
 
 type Source = ToolOutput<"get_top_sources">["sources"][number];
 
 /** A link only for http(s) URLs; anything else is shown as text. */
 export function SourceUrl({ url }: { url: string }) {
-  const safe = /^https?:\/\//i.test(url);
-  return safe ? (
-    <a class="url" href={url} rel="noopener noreferrer" target="_blank">
+  return (
+    <WebLink class="url" url={url}>
       {url}
-    </a>
-  ) : (
-    <span class="url">{url}</span>
+    </WebLink>
   );
 }
 
