@@ -56,9 +56,16 @@ const ERROR_PAGE_STYLE =
   ":root{color-scheme:light dark;font-family:system-ui,sans-serif;line-height:1.5}body{margin:0}main{max-width:34rem;margin:0 auto;padding:3rem 1rem}h1{font-size:1.5rem;line-height:1.25}";
 const ERROR_PAGE_CSP = `default-src 'none'; style-src 'sha256-${new Bun.CryptoHasher("sha256").update(ERROR_PAGE_STYLE).digest("base64")}'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
 
-/** The authorization endpoint's answer when it may not redirect to the client: a page that says why. */
-function errorPage(message: string): Response {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign-in request refused · Spyglass</title><style>${ERROR_PAGE_STYLE}</style></head><body><main><p><strong>Spyglass</strong></p><h1>This sign-in request cannot be completed</h1><p>${escapeHtml(message)}</p><p><a href="/">Go to the Spyglass dashboard</a></p></main></body></html>`;
+/**
+ * The authorization endpoint's answer to a request it refuses: a page that says why. When the client
+ * and its redirect URI are established, a link takes the visitor back to the client with the error
+ * (`back`), on the visitor's click only (see RedirectableError).
+ */
+function errorPage(message: string, back?: string): Response {
+  const backLink = back
+    ? `<p><a href="${escapeHtml(back)}">Return to ${escapeHtml(new URL(back).host)}</a>, the app that sent you here, and tell it why.</p>`
+    : "";
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign-in request refused · Spyglass</title><style>${ERROR_PAGE_STYLE}</style></head><body><main><p><strong>Spyglass</strong></p><h1>This sign-in request cannot be completed</h1><p>${escapeHtml(message)}</p>${backLink}<p><a href="/">Go to the Spyglass dashboard</a></p></main></body></html>`;
   return new Response(html, {
     status: 400,
     headers: {
@@ -195,7 +202,7 @@ export function oauthRoutes(ctx: AppContext) {
         await oauth.checkAuthorizationRequest(url.searchParams);
       } catch (error) {
         if (error instanceof AuthorizationPageError) return errorPage(error.message);
-        if (error instanceof RedirectableError) return new Response(null, { status: 302, headers: { location: error.redirect } });
+        if (error instanceof RedirectableError) return errorPage(error.description, error.redirect);
         throw error;
       }
       // The dashboard's consent page signs the visitor in if needed, then asks.
@@ -241,7 +248,7 @@ export function oauthRoutes(ctx: AppContext) {
         };
       } catch (error) {
         if (error instanceof AuthorizationPageError) throw new Invalid(error.message, "invalid_authorization_request");
-        if (error instanceof RedirectableError) return { error_redirect: error.redirect };
+        if (error instanceof RedirectableError) return { error_redirect: error.redirect, error: error.description };
         throw error;
       }
     })

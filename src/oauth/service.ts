@@ -84,8 +84,18 @@ function clientRedirect(settings: OAuthSettings, redirectUri: string, state: str
   return url.toString();
 }
 
+/**
+ * A problem with an authorization request whose client and redirect URI are established: the
+ * client's redirect carrying the error, and the error's sentence. The doors show the sentence with a
+ * link to the redirect rather than sending the browser there at once: anyone may register a client
+ * (RFC 7591) with any https redirect URI, and an automatic redirect would make this server's own
+ * authorize address a way to any site (RFC 9700 §4.11.2).
+ */
 export class RedirectableError extends Error {
-  constructor(readonly redirect: string) {
+  constructor(
+    readonly redirect: string,
+    readonly description: string,
+  ) {
     super("redirect to the client with an error");
   }
 }
@@ -212,6 +222,7 @@ export class OAuthService {
     const fail = (error: OAuthError): never => {
       throw new RedirectableError(
         clientRedirect(settings, redirectUri, state, { error: error.errorCode, error_description: error.message }),
+        error.message,
       );
     };
     try {

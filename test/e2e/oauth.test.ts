@@ -351,6 +351,45 @@ describe("refusals of the binary in the test mode", () => {
     expect(await res.text()).toContain("private or loopback address (10.0.0.8)");
   });
 
+  test("the consent page opened with a refused request says why and links back to the client, without sending the browser there", async () => {
+    // Anyone may register a client with any redirect URI: an automatic redirect on a refusal would
+    // make the instance's own pages a way to any site (a review found it one).
+    const registered = await fetch(`${d.server.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ redirect_uris: [callback.url], client_name: "Refused client" }),
+    });
+    expect(registered.status).toBe(201);
+    const query = new URLSearchParams({
+      response_type: "token",
+      client_id: (await registered.json()).client_id,
+      redirect_uri: callback.url,
+      code_challenge: "A".repeat(43),
+      code_challenge_method: "S256",
+      state: "st-refused",
+    });
+    const page = await d.page();
+    await page.goto(`${d.server.url}/oauth/consent?${query}`);
+    const signIn = page.getByRole("button", { name: "Sign in" });
+    const heading = page.getByRole("heading", { name: "This connection request cannot be completed" });
+    await Promise.race([signIn.waitFor(), heading.waitFor()]);
+    if (await signIn.isVisible()) {
+      await page.getByLabel("Email").fill("b@example.com");
+      await page.getByLabel("Password").fill(PASSWORD);
+      await signIn.click();
+    }
+    await heading.waitFor();
+    expect(await page.getByText('Only response_type "code" is supported.').count()).toBe(1);
+    const back = new URL((await page.getByRole("link", { name: /^Return to / }).getAttribute("href"))!);
+    expect(back.searchParams.get("error")).toBe("unsupported_response_type");
+    expect(back.searchParams.get("state")).toBe("st-refused");
+    await Bun.sleep(300);
+    expect(new URL(page.url()).pathname).toBe("/oauth/consent");
+    await expectAccessible(page, "consent-refused");
+    await photograph(page, "oauth-consent-refused");
+    await page.close();
+  });
+
   test("a consent POST from another origin is 403, with a valid session", async () => {
     const login = await fetch(`${d.server.url}/api/auth/login`, {
       method: "POST",

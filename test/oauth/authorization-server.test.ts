@@ -59,6 +59,22 @@ function mcp(token: string, body = rpc("tools/list")) {
   });
 }
 
+/**
+ * The error an authorize request is refused with, for its client: on a page (400, no Location), as
+ * the link back to the client's redirect URI. Never an automatic redirect: anyone may register a
+ * client with any https redirect URI, which would make /oauth/authorize an open redirect (a review
+ * found it one).
+ */
+function backLink(res: { status: number; headers: Headers; text: string }): URL {
+  expect(res.status).toBe(400);
+  expect(res.headers.get("location")).toBeNull();
+  expect(res.headers.get("content-type")).toStartWith("text/html");
+  const href = /<a href="([^"]+)">Return to /.exec(res.text)?.[1];
+  expect(href).toBeDefined();
+  // The page escapes the URL's & (and any quote) as numeric character references.
+  return new URL(href!.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))));
+}
+
 describe("when OAuth is on", () => {
   test("it is on with an https public_url or http on a loopback host, and off otherwise (the documents are then a JSON 404)", async () => {
     for (const [url, on] of [
@@ -292,7 +308,7 @@ describe("refusals, each with its OAuth error", () => {
     expect(res.json.error).toBe("invalid_grant");
   });
 
-  test("the plain method, and no method, are refused at authorization with invalid_request sent back to the client", async () => {
+  test("the plain method, and no method, are refused at authorization with invalid_request for the client, on a page", async () => {
     const client = await registerClient(t, [REDIRECT]);
     const pair = pkce();
     for (const extra of [{ code_challenge_method: "plain", code_challenge: pair.verifier }, { code_challenge_method: "" }] as Record<
@@ -300,8 +316,7 @@ describe("refusals, each with its OAuth error", () => {
       string
     >[]) {
       const res = await t.call("GET", `/oauth/authorize?${authorizeQuery(client, pair, extra)}`);
-      expect(res.status).toBe(302);
-      const back = new URL(res.headers.get("location")!);
+      const back = backLink(res);
       expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
       expect(back.searchParams.get("error")).toBe("invalid_request");
       expect(back.searchParams.get("state")).toBe("st-123");
@@ -357,7 +372,7 @@ describe("refusals, each with its OAuth error", () => {
     const client = await registerClient(t, [REDIRECT]);
     const pair = pkce();
     const res = await t.call("GET", `/oauth/authorize?${authorizeQuery(client, pair, { resource: "https://other.example/mcp" })}`);
-    expect(new URL(res.headers.get("location")!).searchParams.get("error")).toBe("invalid_target");
+    expect(backLink(res).searchParams.get("error")).toBe("invalid_target");
     const { code } = await freshCode();
     const token = await tokenRequest(t, {
       grant_type: "authorization_code",
@@ -379,7 +394,7 @@ describe("refusals, each with its OAuth error", () => {
   test("implicit and password grants do not exist", async () => {
     const client = await registerClient(t, [REDIRECT]);
     const res = await t.call("GET", `/oauth/authorize?${authorizeQuery(client, pkce(), { response_type: "token" })}`);
-    expect(new URL(res.headers.get("location")!).searchParams.get("error")).toBe("unsupported_response_type");
+    expect(backLink(res).searchParams.get("error")).toBe("unsupported_response_type");
     const pw = await tokenRequest(t, { grant_type: "password", username: "a@example.com", password: "x", client_id: client.id });
     expect(pw.json.error).toBe("unsupported_grant_type");
   });

@@ -45,7 +45,7 @@ export interface Grant {
 /** An authorization request as the consent page shows it; or, when it is refused, where the client is told. */
 export type AuthorizationRequest =
   | { client: { id: string; name: string; uri: string | null; kind: "dcr" | "cimd"; verified: false }; redirect_uri: string }
-  | { error_redirect: string };
+  | { error_redirect: string; error: string };
 
 export interface InstanceStatus {
   /** No account yet: the first visitor creates the owner. */

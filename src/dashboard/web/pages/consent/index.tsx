@@ -41,12 +41,6 @@ export function Consent() {
     if (brandId === null && brands.length === 1) setBrandId(brands[0]!.id);
   }, [brands, brandId]);
   const request = loaded.data;
-  useEffect(() => {
-    if (request && "error_redirect" in request) {
-      setLeaving(true);
-      leaveFor(request.error_redirect);
-    }
-  }, [request]);
 
   if (!ready || !me) return <Loading />;
 
@@ -81,7 +75,20 @@ export function Consent() {
         </>
       ) : !request ? (
         <Loading />
-      ) : "error_redirect" in request || leaving ? (
+      ) : "error_redirect" in request ? (
+        // Not sent back at once: anyone may register a client, and its redirect URI may be any site.
+        <>
+          <PageHeading title="This connection request cannot be completed" />
+          <Notice kind="error">{request.error}</Notice>
+          <p>
+            <a href={request.error_redirect}>Return to {new URL(request.error_redirect).host}</a>, the app that sent you here, and tell it
+            why.
+          </p>
+          <p>
+            <a href="/">Go to the dashboard</a>
+          </p>
+        </>
+      ) : leaving ? (
         <>
           <PageHeading title="Returning to the app" />
           <p role="status">Sending you back to the app that asked…</p>
