@@ -19,6 +19,20 @@ const httpUrl = z
   .refine((u) => /^https?:\/\//i.test(u), "must start with http:// or https://")
   .transform((u) => u.replace(/\/+$/, ""));
 
+/**
+ * The instance's own origin (CONTRACT §6): Spyglass serves from the root, and the OAuth documents'
+ * addresses and cookies are made from it, so a path, a query or a fragment would name addresses it
+ * does not serve (a review found a path accepted, and OAuth discovery then pointing at 404s).
+ */
+const originUrl = httpUrl.refine((u) => {
+  try {
+    const url = new URL(u);
+    return url.pathname === "/" && url.search === "" && url.hash === "" && url.username === "" && url.password === "";
+  } catch {
+    return false;
+  }
+}, "must be the instance's origin alone, such as https://visibility.example.com (no path, query or credentials: Spyglass serves from the root)");
+
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be the name of an environment variable");
 
 const modelEndpoint = {
@@ -76,7 +90,7 @@ const cronSchema = z.string().refine((expr) => {
 
 const fileSchema = z
   .object({
-    public_url: httpUrl.optional(),
+    public_url: originUrl.optional(),
     log_level: z.enum(["debug", "info", "warn", "error"]).optional(),
     auth: z
       .object({ signup: z.enum(["first", "open", "closed"]).default("first") })

@@ -64,6 +64,10 @@ describe("loadConfig", () => {
       ["colour = 1\n", 'unknown key(s) "colour"'],
       ['[tracking]\nschedule = "every day"\n', "tracking.schedule: must be a valid cron expression"],
       ['public_url = "ftp://x"\n', "public_url: "],
+      // The origin alone: OAuth discovery and cookies are made from it, and Spyglass serves from the root.
+      ['public_url = "https://spy.example.com/base"\n', "public_url: must be the instance's origin alone"],
+      ['public_url = "https://spy.example.com/?x=1"\n', "public_url: must be the instance's origin alone"],
+      ['public_url = "https://user:pw@spy.example.com"\n', "public_url: must be the instance's origin alone"],
       ['[[engines]]\nid = "Bad Id"\napi = "openai"\nbase_url = "https://x.example"\nmodel = "m"\n', "engines[0].id: "],
     ];
     for (const [toml, expected] of cases) {
