@@ -6,7 +6,7 @@ import { buildOpenAIRequest, parseOpenAIReply } from "./openai";
 import { buildResponsesRequest, parseResponsesReply } from "./openai-responses";
 import { looksLikeRefusal } from "./refusal";
 import { backoffDelayMs, isRetryableStatus, parseRetryAfter, sleepMs } from "./retry";
-import { followRedirects } from "./sources";
+import { followRedirects, GOOGLE_REDIRECT_ORIGIN } from "./sources";
 import {
   type ChatMessage,
   type ClientOptions,
@@ -120,7 +120,8 @@ export async function complete(
       } else if (body === undefined) {
         return failure(config, "provider returned a body that is not JSON", latency, attempt);
       } else if (config.api === "gemini" && config.follow_redirects) {
-        const followed = await followRedirects(geminiSourceUris(body), doFetch, opts.signal);
+        const origins = new Set([GOOGLE_REDIRECT_ORIGIN, new URL(config.base_url).origin]);
+        const followed = await followRedirects(geminiSourceUris(body), doFetch, origins, opts.signal);
         return classify(config, parseGeminiReply(body, followed), now() - started, attempt);
       } else {
         return classify(config, parse(body), latency, attempt);

@@ -23,18 +23,35 @@ export function isGroundingRedirect(url: string): boolean {
 export const MAX_REDIRECTS_FOLLOWED = 20;
 export const REDIRECT_TIMEOUT_MS = 5_000;
 
+/** Where Gemini's grounding redirects are served. */
+export const GOOGLE_REDIRECT_ORIGIN = "https://vertexaisearch.cloud.google.com";
+
+/** The URL's origin, or null when it is not a URL. */
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Asks each grounding redirect where it points (one GET, `redirect: "manual"`, the body never
- * read) and returns redirect → target for those answering 3xx with an http(s) `Location`. Failures
- * are left out: the caller falls back to the site the provider names. Never throws.
+ * read) and returns redirect → target for those answering 3xx with an http(s) `Location`. Only
+ * redirects served from `origins` are asked (Google's, and the engine's own base URL for a gateway):
+ * the URLs come from the provider's reply, and asking any address it names would let a faulty or
+ * hostile provider make the server fetch its internal network (found by a review). Failures are
+ * left out: the caller falls back to the site the provider names. Never throws.
  */
 export async function followRedirects(
   urls: readonly string[],
   doFetch: (input: string, init: RequestInit) => Promise<Response>,
+  origins: ReadonlySet<string>,
   signal?: AbortSignal,
 ): Promise<Map<string, string>> {
   const targets = new Map<string, string>();
-  const unique = [...new Set(urls.filter(isGroundingRedirect))].slice(0, MAX_REDIRECTS_FOLLOWED);
+  const askable = (url: string): boolean => isGroundingRedirect(url) && origins.has(originOf(url) ?? "");
+  const unique = [...new Set(urls.filter(askable))].slice(0, MAX_REDIRECTS_FOLLOWED);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < unique.length && !signal?.aborted) {

@@ -205,6 +205,43 @@ describe("Gemini generateContent with Google Search grounding", () => {
     expect(fallback).toMatchObject({ status: "ok", citations: ["https://acme.com"], queries: ["acme"] });
   });
 
+  test("follow_redirects asks only Google's redirect host and the engine's own origin, never another address the reply names", async () => {
+    // A reply naming a "redirect" on another address (here another loopback port; in a hostile
+    // reply, the internal network): the server must not fetch it (a review saw it do so).
+    const internal: string[] = [];
+    const listener = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (request) => {
+        internal.push(new URL(request.url).pathname);
+        return new Response(null, { status: 302, headers: { location: "http://internal-only.corp.example/secret" } });
+      },
+    });
+    try {
+      const body = {
+        candidates: [
+          {
+            content: { role: "model", parts: [{ text: "Acme." }] },
+            finishReason: "STOP",
+            groundingMetadata: {
+              webSearchQueries: ["acme"],
+              groundingChunks: [{ web: { uri: `http://127.0.0.1:${listener.port}/grounding-api-redirect/admin`, title: "acme.com" } }],
+              groundingSupports: [{ segment: { startIndex: 0, endIndex: 5, text: "Acme." }, groundingChunkIndices: [0] }],
+            },
+          },
+        ],
+        usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1 },
+      };
+      const fake = track(startFakeGemini({ script: { q: raw(body) } }));
+      const result = await createEngineClient(engine(fake, "gemini", { follow_redirects: true }), options()).ask("q");
+      expect(internal).toEqual([]);
+      expect(result).toMatchObject({ status: "ok", citations: ["https://acme.com"] });
+      expect(JSON.stringify(result)).not.toContain("internal-only");
+    } finally {
+      listener.stop(true);
+    }
+  });
+
   test("a blocked prompt is a refusal; no parts is empty", async () => {
     const fake = track(startFakeGemini({ script: { a: refusal(), b: empty() } }));
     const client = createEngineClient(engine(fake, "gemini"), options());
