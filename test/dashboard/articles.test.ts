@@ -184,6 +184,8 @@ describe("the Articles pages", () => {
     await page.getByRole("button", { name: "Unpublish" }).click();
     const dialog = page.getByRole("dialog", { name: "Unpublish this article?" });
     await dialog.waitFor();
+    // The dialog opens on Cancel: Enter on opening keeps the article on the site (a review found it on Unpublish).
+    expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe("Cancel");
     await expectAccessible(page, "article-unpublish-dialog");
     await photograph(page, "article-unpublish-dialog", repaintPreview);
     await dialog.getByRole("button", { name: "Cancel" }).click();

@@ -1,6 +1,7 @@
 // The shell around every signed-in page: the brand switcher, the brand's navigation (showing where
 // you are), the account menu, and a skip link to the content.
 import { type ComponentChildren } from "preact";
+import { useEffect, useRef } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api } from "../api";
 import { useSession } from "../session";
@@ -93,8 +94,29 @@ function AccountMenu() {
   );
 }
 
+/** The fade at the strip's right edge (styles.css, .brand-nav), which a link must clear to be seen. */
+const NAV_FADE_PX = 40;
+
+/**
+ * On a narrow window the brand's pages are one strip that scrolls sideways: brings `link` into its
+ * visible part, clear of the faded edge (the current page on arrival, the focused link while
+ * tabbing). Nothing moves when the strip does not scroll or the link is already in sight.
+ */
+function revealInStrip(nav: HTMLElement, link: Element): void {
+  if (nav.scrollWidth <= nav.clientWidth) return;
+  const strip = nav.getBoundingClientRect();
+  const box = link.getBoundingClientRect();
+  if (box.left >= strip.left && box.right <= strip.right - NAV_FADE_PX) return;
+  nav.scrollLeft += box.left - strip.left - Math.max(0, (strip.width - box.width) / 2);
+}
+
 export function Shell({ brandId, children }: { brandId: string | null; children: ComponentChildren }) {
   const { path } = useLocation();
+  const nav = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const current = nav.current?.querySelector('a[aria-current="page"]');
+    if (nav.current && current) revealInStrip(nav.current, current);
+  }, [path, brandId]);
   return (
     <div class="shell">
       <a class="skip-link" href="#main">
@@ -108,7 +130,12 @@ export function Shell({ brandId, children }: { brandId: string | null; children:
         <AccountMenu />
       </header>
       {brandId && (
-        <nav class="brand-nav" aria-label="Brand pages">
+        <nav
+          class="brand-nav"
+          aria-label="Brand pages"
+          ref={nav}
+          onFocusIn={(event) => nav.current && event.target instanceof Element && revealInStrip(nav.current, event.target)}
+        >
           {BRAND_NAV.map((group, index) => (
             <div class="nav-group" key={group.label}>
               <span class="nav-group-label" id={`nav-group-${index}`}>

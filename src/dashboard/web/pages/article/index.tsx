@@ -70,12 +70,13 @@ function UnpublishDialog({
           “{title || "Untitled"}” will be gone from the brand's site at once and become a draft again. Its slug and first publication date
           are kept, so publishing it again restores the same link.
         </p>
+        {/* Cancel first, as in ConfirmDialog: the dialog opens on it, so Enter does not take the article off the site. */}
         <div class="actions">
-          <Button variant="danger" onClick={onConfirm} disabled={busy}>
-            {busy ? "Unpublishing…" : "Unpublish"}
-          </Button>
           <Button onClick={onClose} disabled={busy}>
             Cancel
+          </Button>
+          <Button variant="danger" onClick={onConfirm} disabled={busy}>
+            {busy ? "Unpublishing…" : "Unpublish"}
           </Button>
         </div>
       </div>

@@ -45,14 +45,14 @@ export function verdict(r: Pick<PeriodRate, "within_noise" | "change_pp">): Verd
   return r.change_pp > 0 ? "up" : r.change_pp < 0 ? "down" : "within noise";
 }
 
-/** "+3.2 points" / "−1.0 points". */
+/** "+3.2 points" / "−1.0 points" / "±0.0 points". */
 export function points(pp: number | null): string {
-  if (pp === null) return "";
-  const text = Math.abs(pp).toFixed(1);
-  return `${pp > 0 ? "+" : pp < 0 ? "−" : "±"}${text} points`;
+  return pp === null ? "" : `${signed(pp, 1)} points`;
 }
 
+/** The value to `digits` decimals with its sign; the sign is the shown figure's, so −0.02 reads ±0.0, not −0.0. */
 export function signed(value: number | null, digits: number): string {
   if (value === null) return "";
-  return `${value > 0 ? "+" : value < 0 ? "−" : "±"}${Math.abs(value).toFixed(digits)}`;
+  const shown = Number(Math.abs(value).toFixed(digits)) === 0 ? 0 : value;
+  return `${shown > 0 ? "+" : shown < 0 ? "−" : "±"}${Math.abs(value).toFixed(digits)}`;
 }

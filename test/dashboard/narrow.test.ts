@@ -1,0 +1,64 @@
+// The dashboard on a phone (390 px), in headless Chromium against the compiled binary, on demo data:
+// where a review found it hard to use. The brand's pages are one strip that scrolls sideways, and the
+// current page is brought into sight (it was off-screen from Tags on); a long tag name no longer
+// widens the analytics pages past the screen; a long name wraps inside a dialog.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { type Page } from "playwright-core";
+import { type Dashboard, expectNothingUnsafe, openDashboard, photograph, sessionTool, signIn } from "../support/dashboard";
+
+setDefaultTimeout(90_000);
+
+let d: Dashboard;
+let page: Page;
+let brandId: string;
+
+/** How far the page scrolls sideways: 0 when it fits the screen. */
+const sidewaysOverflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+beforeAll(async () => {
+  d = await openDashboard();
+  const demo = await d.box.cliJson(["demo", "--json"]);
+  brandId = demo.brand.id;
+  page = await d.page({ width: 390, height: 844 });
+  await signIn(d, page, demo.login);
+});
+
+afterAll(() => d.close());
+
+describe("at 390 px", () => {
+  test("the current page's link is in sight in the pages strip, clear of its faded edge", async () => {
+    for (const [path, label] of [
+      ["/competitors", "Competitors"],
+      ["/keys", "API keys"],
+      ["/tags", "Tags"],
+    ] as const) {
+      await page.goto(d.url(`/brands/${brandId}${path}`));
+      const link = page.getByRole("navigation", { name: "Brand pages" }).getByRole("link", { name: label, exact: true });
+      await expect(link.getAttribute("aria-current")).resolves.toBe("page");
+      await page.waitForFunction(
+        (name) => {
+          const nav = document.querySelector("nav.brand-nav")!.getBoundingClientRect();
+          const a = [...document.querySelectorAll("nav.brand-nav a")].find((x) => x.textContent === name)!.getBoundingClientRect();
+          return a.left >= nav.left && a.right <= nav.right - 32;
+        },
+        label,
+        { timeout: 5_000 },
+      );
+    }
+    await photograph(page, "narrow-nav-current");
+  });
+
+  test("a tag name of 50 characters does not widen the overview past the screen", async () => {
+    const name = "Enterprise buyers comparing analytics suites, EMEA";
+    expect([...name].length).toBe(50);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await sessionTool(page, brandId, "create_tag", { name });
+    await page.goto(d.url(`/brands/${brandId}/overview`));
+    const tag = page.getByRole("combobox", { name: "Tag", exact: true });
+    await page.getByRole("option", { name }).waitFor({ state: "attached" });
+    await tag.selectOption({ label: name });
+    await page.waitForURL(/tag=/);
+    expect(await sidewaysOverflow()).toBe(0);
+    expectNothingUnsafe(page);
+  });
+});
