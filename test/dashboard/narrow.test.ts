@@ -1,7 +1,8 @@
 // The dashboard on a phone (390 px), in headless Chromium against the compiled binary, on demo data:
 // where a review found it hard to use. The brand's pages are one strip that scrolls sideways, and the
 // current page is brought into sight (it was off-screen from Tags on); a long tag name no longer
-// widens the analytics pages past the screen; a long name wraps inside a dialog.
+// widens the analytics pages past the screen; the roster tables (tags, competitors, prompts) are cards,
+// whose actions were off-screen to the right.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { type Page } from "playwright-core";
 import { type Dashboard, expectNothingUnsafe, openDashboard, photograph, sessionTool, signIn } from "../support/dashboard";
@@ -46,6 +47,25 @@ describe("at 390 px", () => {
       );
     }
     await photograph(page, "narrow-nav-current");
+  });
+
+  test("the roster tables are cards: every row's actions are on the screen", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const [path, edit] of [
+      ["/tags", /^Edit tag /],
+      ["/competitors", /^Edit competitor /],
+      ["/prompts", /^Edit prompt /],
+    ] as const) {
+      await page.goto(d.url(`/brands/${brandId}${path}`));
+      const button = page.getByRole("button", { name: edit }).first();
+      await button.waitFor();
+      const box = (await button.boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+      expect(await sidewaysOverflow()).toBe(0);
+    }
+    await photograph(page, "narrow-prompts-cards");
+    await page.setViewportSize({ width: 390, height: 844 });
   });
 
   test("a tag name of 50 characters does not widen the overview past the screen", async () => {

@@ -150,7 +150,7 @@ export function Competitors({ brandId }: { brandId: string }) {
         </EmptyState>
       ) : (
         <div class="table-wrap">
-          <table class="roster-table">
+          <table class="roster-table cards-narrow">
             <caption class="offscreen">Competitors of the brand</caption>
             <thead>
               <tr>
@@ -184,13 +184,13 @@ export function Competitors({ brandId }: { brandId: string }) {
                 ) : (
                   <tr key={c.id}>
                     <th scope="row">{c.name}</th>
-                    <td>
+                    <td data-label="Aliases">
                       <List items={c.aliases} />
                     </td>
-                    <td>
+                    <td data-label="Domains">
                       <List items={c.domains} />
                     </td>
-                    <td>
+                    <td class="row-action">
                       <RowActions
                         what="competitor"
                         name={c.name}

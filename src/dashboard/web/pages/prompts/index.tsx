@@ -109,7 +109,7 @@ export function Prompts({ brandId }: { brandId: string }) {
             </p>
           ) : (
             <div class="table-wrap">
-              <table class="roster-table">
+              <table class="roster-table cards-narrow">
                 <caption class="offscreen">Prompts of the brand</caption>
                 <thead>
                   <tr>
@@ -146,17 +146,17 @@ export function Prompts({ brandId }: { brandId: string }) {
                         <th scope="row" class="prompt-text">
                           {p.text}
                         </th>
-                        <td>
+                        <td data-label="Tags">
                           <span class="chips">
                             {p.tags.map((t) => (
                               <TagChip key={t} name={t} color={colors.get(t) ?? null} />
                             ))}
                           </span>
                         </td>
-                        <td>{p.country ?? "—"}</td>
-                        <td>{p.language ?? "—"}</td>
-                        <td>{p.archived ? "Archived" : "Tracked"}</td>
-                        <td>
+                        <td data-label="Country">{p.country ?? "—"}</td>
+                        <td data-label="Language">{p.language ?? "—"}</td>
+                        <td data-label="Status">{p.archived ? "Archived" : "Tracked"}</td>
+                        <td class="row-action">
                           <div class="row-actions">
                             {p.archived ? (
                               <Button aria-label={`Restore prompt ${short(p.text)}`} onClick={() => restore(p)}>

@@ -135,7 +135,7 @@ export function Tags({ brandId }: { brandId: string }) {
         </EmptyState>
       ) : (
         <div class="table-wrap">
-          <table class="roster-table compact">
+          <table class="roster-table compact cards-narrow">
             <caption class="offscreen">Tags of the brand</caption>
             <thead>
               <tr>
@@ -171,8 +171,8 @@ export function Tags({ brandId }: { brandId: string }) {
                     <th scope="row">
                       <TagChip name={t.name} color={t.color} />
                     </th>
-                    <td>{t.color ? <code>{t.color}</code> : <span class="muted">none</span>}</td>
-                    <td>
+                    <td data-label="Colour">{t.color ? <code>{t.color}</code> : <span class="muted">none</span>}</td>
+                    <td data-label="Prompts">
                       <a
                         href={`${brandPath(brandId, "/prompts")}?tag=${encodeURIComponent(t.name)}`}
                         aria-label={`${t.prompt_count} prompt${t.prompt_count === 1 ? "" : "s"} tagged ${t.name}`}
@@ -180,7 +180,7 @@ export function Tags({ brandId }: { brandId: string }) {
                         {t.prompt_count}
                       </a>
                     </td>
-                    <td>
+                    <td class="row-action">
                       <RowActions
                         what="tag"
                         name={t.name}
