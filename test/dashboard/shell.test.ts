@@ -122,6 +122,11 @@ describe("the dashboard's shell", () => {
     await page.getByLabel("Password").fill("not the password");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("alert").filter({ hasText: "The email or the password is not right." }).waitFor();
+    // The keyboard is back on the password, selected, to be typed again (a review found it on the page's body).
+    await page.waitForFunction(() => {
+      const input = document.activeElement as HTMLInputElement | null;
+      return input?.type === "password" && input.selectionStart === 0 && input.selectionEnd === input.value.length;
+    });
     await expectAccessible(page, "sign-in");
     await photograph(page, "sign-in");
     await page.getByLabel("Password").fill(OWNER.password);

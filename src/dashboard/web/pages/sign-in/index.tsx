@@ -1,6 +1,6 @@
 // Sign in with email and password; the first visitor of a new instance is sent to create the owner.
 
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api, errorMessage } from "../../api";
 import { Button, Field, Notice, PageHeading } from "../../components/ui";
@@ -21,6 +21,7 @@ export function SignIn() {
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const passwordInput = useRef<HTMLInputElement>(null);
   if (me) {
     route(next, true);
     return null;
@@ -35,6 +36,9 @@ export function SignIn() {
       route(next);
     } catch (e) {
       setError((e as { status?: number }).status === 401 ? "The email or the password is not right." : errorMessage(e));
+      // The keyboard was on the button, disabled while signing in (so on the page's body by now):
+      // it goes back to the password, selected, to be typed again.
+      requestAnimationFrame(() => passwordInput.current?.select());
     } finally {
       setBusy(false);
     }
@@ -59,6 +63,7 @@ export function SignIn() {
           {(p) => (
             <input
               {...p}
+              ref={passwordInput}
               type="password"
               autoComplete="current-password"
               required
