@@ -184,6 +184,18 @@ describe("the overview", () => {
     expectNothingUnsafe(page);
   });
 
+  test("a range the tools refuse shows their sentence and no figure of the range before", async () => {
+    // A review saw the earlier period's tiles stay under the error, unlike any period chosen.
+    await page.goto(d.url(`/brands/${brandId}/overview`));
+    await waitForFigures(page);
+    await page.getByLabel("Period").selectOption("custom");
+    await page.getByLabel("From", { exact: true }).fill("2026-11-20");
+    await page.getByLabel("To", { exact: true }).fill("2026-11-01");
+    await page.getByRole("alert").filter({ hasText: "start_date" }).first().waitFor();
+    expect(await page.locator("section.kpi").count()).toBe(0);
+    expectNothingUnsafe(page);
+  });
+
   test("per-engine lines and weekly points are in the URL and drawn", async () => {
     await page.goto(d.url(`/brands/${brandId}/overview`));
     await waitForFigures(page);

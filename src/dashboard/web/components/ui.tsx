@@ -156,13 +156,21 @@ export interface Loaded<T> {
 export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Loaded<T> {
   const [state, setState] = useState<Omit<Loaded<T>, "reload">>({ data: null, error: null, failure: null, loading: true });
   const generation = useRef(0);
-  const run = useCallback(() => {
+  // The load (one per deps) whose result `data` is: a failed reload of the same deps keeps it, a failed
+  // load of new deps (another filter) drops it, so that no figure of another query stays under the error.
+  const producedBy = useRef<unknown>(null);
+  const run = useCallback(function run() {
     const mine = ++generation.current;
     setState((s) => ({ ...s, loading: true, error: null, failure: null }));
     load().then(
-      (data) => mine === generation.current && setState({ data, error: null, failure: null, loading: false }),
+      (data) => {
+        if (mine !== generation.current) return;
+        producedBy.current = run;
+        setState({ data, error: null, failure: null, loading: false });
+      },
       (failure: unknown) =>
-        mine === generation.current && setState((s) => ({ data: s.data, error: errorMessage(failure), failure, loading: false })),
+        mine === generation.current &&
+        setState((s) => ({ data: producedBy.current === run ? s.data : null, error: errorMessage(failure), failure, loading: false })),
     );
   }, deps);
   useEffect(run, [run]);
