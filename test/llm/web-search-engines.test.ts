@@ -116,6 +116,24 @@ describe("Anthropic Messages with the web search tool", () => {
   });
 });
 
+/** A Gemini reply "Acme." grounded on one chunk: a redirect at `uri` titled acme.com. */
+function geminiCitingRedirect(uri: string) {
+  return {
+    candidates: [
+      {
+        content: { role: "model", parts: [{ text: "Acme." }] },
+        finishReason: "STOP",
+        groundingMetadata: {
+          webSearchQueries: ["acme"],
+          groundingChunks: [{ web: { uri, title: "acme.com" } }],
+          groundingSupports: [{ segment: { startIndex: 0, endIndex: 5, text: "Acme." }, groundingChunkIndices: [0] }],
+        },
+      },
+    ],
+    usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1 },
+  };
+}
+
 describe("Gemini generateContent with Google Search grounding", () => {
   test("webSearchQueries, grounding chunks as retrieved sources, supports as cited passages; redirects resolved by their domain title", async () => {
     const fake = track(startFakeGemini({ apiKey: KEY, model: "gemini-served", script: { q: UNTITLED } }));
@@ -185,21 +203,8 @@ describe("Gemini generateContent with Google Search grounding", () => {
     expect(result.citations).toEqual(["https://acme.com", "https://reviews.example.org"]);
     expect(plain.redirectsFollowed).toEqual([]);
 
-    const body = {
-      candidates: [
-        {
-          content: { role: "model", parts: [{ text: "Acme." }] },
-          finishReason: "STOP",
-          groundingMetadata: {
-            webSearchQueries: ["acme"],
-            // Nothing listens on port 9: following fails, the title stands.
-            groundingChunks: [{ web: { uri: "http://127.0.0.1:9/grounding-api-redirect/x", title: "acme.com" } }],
-            groundingSupports: [{ segment: { startIndex: 0, endIndex: 5, text: "Acme." }, groundingChunkIndices: [0] }],
-          },
-        },
-      ],
-      usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1 },
-    };
+    // Nothing listens on port 9 (and it is not the engine's origin): the redirect is not followed, the title stands.
+    const body = geminiCitingRedirect("http://127.0.0.1:9/grounding-api-redirect/x");
     const broken = track(startFakeGemini({ script: { q: raw(body) } }));
     const fallback = await createEngineClient(engine(broken, "gemini", { follow_redirects: true }), options()).ask("q");
     expect(fallback).toMatchObject({ status: "ok", citations: ["https://acme.com"], queries: ["acme"] });
@@ -218,20 +223,7 @@ describe("Gemini generateContent with Google Search grounding", () => {
       },
     });
     try {
-      const body = {
-        candidates: [
-          {
-            content: { role: "model", parts: [{ text: "Acme." }] },
-            finishReason: "STOP",
-            groundingMetadata: {
-              webSearchQueries: ["acme"],
-              groundingChunks: [{ web: { uri: `http://127.0.0.1:${listener.port}/grounding-api-redirect/admin`, title: "acme.com" } }],
-              groundingSupports: [{ segment: { startIndex: 0, endIndex: 5, text: "Acme." }, groundingChunkIndices: [0] }],
-            },
-          },
-        ],
-        usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1 },
-      };
+      const body = geminiCitingRedirect(`http://127.0.0.1:${listener.port}/grounding-api-redirect/admin`);
       const fake = track(startFakeGemini({ script: { q: raw(body) } }));
       const result = await createEngineClient(engine(fake, "gemini", { follow_redirects: true }), options()).ask("q");
       expect(internal).toEqual([]);
