@@ -46,6 +46,16 @@ describe("at 390 px", () => {
         { timeout: 5_000 },
       );
     }
+    // And when a wide window narrows to the strip.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(d.url(`/brands/${brandId}/competitors`));
+    await page.getByRole("heading", { name: "Competitors", level: 1 }).waitFor();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForFunction(() => {
+      const nav = document.querySelector("nav.brand-nav")!.getBoundingClientRect();
+      const a = document.querySelector('nav.brand-nav a[aria-current="page"]')!.getBoundingClientRect();
+      return a.left >= nav.left && a.right <= nav.right - 32;
+    });
     await photograph(page, "narrow-nav-current");
   });
 

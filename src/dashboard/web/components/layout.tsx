@@ -114,8 +114,17 @@ export function Shell({ brandId, children }: { brandId: string | null; children:
   const { path } = useLocation();
   const nav = useRef<HTMLElement>(null);
   useEffect(() => {
-    const current = nav.current?.querySelector('a[aria-current="page"]');
-    if (nav.current && current) revealInStrip(nav.current, current);
+    const strip = nav.current;
+    if (!strip) return;
+    const reveal = () => {
+      const current = strip.querySelector('a[aria-current="page"]');
+      if (current) revealInStrip(strip, current);
+    };
+    reveal();
+    // Also when the window narrows to a strip (a phone turned, a window resized).
+    const observer = new ResizeObserver(reveal);
+    observer.observe(strip);
+    return () => observer.disconnect();
   }, [path, brandId]);
   return (
     <div class="shell">
