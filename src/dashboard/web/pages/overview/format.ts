@@ -53,6 +53,7 @@ export function points(pp: number | null): string {
 /** The value to `digits` decimals with its sign; the sign is the shown figure's, so −0.02 reads ±0.0, not −0.0. */
 export function signed(value: number | null, digits: number): string {
   if (value === null) return "";
-  const shown = Number(Math.abs(value).toFixed(digits)) === 0 ? 0 : value;
-  return `${shown > 0 ? "+" : shown < 0 ? "−" : "±"}${Math.abs(value).toFixed(digits)}`;
+  const text = Math.abs(value).toFixed(digits);
+  const shown = Number(text) === 0 ? 0 : value;
+  return `${shown > 0 ? "+" : shown < 0 ? "−" : "±"}${text}`;
 }
