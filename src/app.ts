@@ -8,22 +8,25 @@ import { type AppContext } from "./context";
 import { exportRoutes } from "./dashboard/export";
 import { dashboardRoutes } from "./dashboard/routes";
 import { healthRoutes } from "./health/routes";
-import { observability } from "./http/observability";
+import { type NotFoundPage, observability } from "./http/observability";
 import { refuseUndecodablePaths, refuseUnsafeText } from "./http/text";
 import { keyRoutes } from "./keys/routes";
 import { mcpRoutes } from "./mcp/routes";
 import { oauthRoutes } from "./oauth/routes";
 import { publicRoutes } from "./public/routes";
 
-/** `catalogue`: the server's is lazyCatalog's (server.ts); the tests build TOOLS' at once (buildCatalog). */
-export function buildApp(ctx: AppContext, catalogue: ToolCatalog) {
+/**
+ * `catalogue`: the server's is lazyCatalog's (server.ts); the tests build TOOLS' at once (buildCatalog).
+ * `notFoundPage`: the dashboard's page for a browser lost outside the app's paths (server.ts).
+ */
+export function buildApp(ctx: AppContext, catalogue: ToolCatalog, notFoundPage?: NotFoundPage) {
   // Without Bun's router (systemRouter: false) Elysia dispatches its own routes: its listen otherwise
   // maps every route into Bun's router twice (once at listen, once more right after), which made
   // up most of `startServer`'s time (measured in a CPU profile of the start-up, spawn → first
   // /healthz: 194 → 184 ms, medians of 8 alternated starts). The hot paths (the public API, the tool
   // server's door, the dashboard's pages) are Bun routes of their own (server.ts) and stay on Bun's router.
   return new Elysia({ systemRouter: false })
-    .use(observability())
+    .use(observability(notFoundPage))
     .use(refuseUnsafeText())
     .use(refuseUndecodablePaths())
     .use(healthRoutes())

@@ -5,7 +5,7 @@ import { type Server } from "bun";
 import { buildApp } from "./app";
 import { lazyCatalog } from "./catalogue/registry";
 import { type AppContext } from "./context";
-import { dashboardPages, warmDashboardPages } from "./dashboard/pages";
+import { dashboardNotFound, dashboardPages, warmDashboardPages } from "./dashboard/pages";
 import { log } from "./log";
 import { loadSdkServer, mcpApiRoutes } from "./mcp/routes";
 import { publicApiRoutes } from "./public/routes";
@@ -32,7 +32,7 @@ export type ShutdownHook = () => void | Promise<void>;
 
 export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): RunningServer {
   const catalogue = lazyCatalog(async () => (await import("./catalogue/tools")).TOOLS);
-  const app = buildApp(ctx, catalogue);
+  const app = buildApp(ctx, catalogue, dashboardNotFound);
   // Elysia's listen merges these into Bun's routes: the public API, the tool server's door and the
   // dashboard's page and assets skip the main app's dispatch.
   app.config.serve = { ...app.config.serve, routes: { ...dashboardPages(), ...publicApiRoutes(ctx), ...mcpApiRoutes(ctx, catalogue) } };

@@ -4,6 +4,7 @@
 // gzipped when the browser accepts it.
 import { readFileSync } from "node:fs";
 import { gunzipSync, gzipSync, type HTMLBundle } from "bun";
+import { pathOf } from "../http/observability";
 import page from "./web/index.html";
 
 /** The app's own URLs; the browser-side router decides what each shows. */
@@ -47,8 +48,9 @@ function answer(asset: Asset, request: Request): Response {
   return new Response(request.method === "HEAD" ? null : body, { headers });
 }
 
-// Every asset of the last dashboardPages(), for warmDashboardPages.
+// Every asset of the last dashboardPages(), for warmDashboardPages; and its page.
 let assets: Asset[] = [];
+let html: Asset | null = null;
 
 function load(path: string, headers: Record<string, string>): Asset {
   // A Response made from a Blob shares its bytes instead of copying them.
@@ -101,7 +103,7 @@ export function dashboardPages(): Record<string, Handler | HTMLBundle> {
     });
     routes[`/${file.path.split("/").pop()}`] = (request) => answer(asset, request);
   }
-  const html = load(bundle.index, {
+  html = load(bundle.index, {
     "content-type": "text/html; charset=utf-8",
     etag: `"${Bun.hash(readFileSync(bundle.index)).toString(36)}"`,
     "cache-control": "no-cache",
@@ -109,6 +111,26 @@ export function dashboardPages(): Record<string, Handler | HTMLBundle> {
     "x-frame-options": "DENY",
     ...COMMON_HEADERS,
   });
-  for (const path of PAGE_PATHS) routes[path] = (request) => answer(html, request);
+  const index = html;
+  for (const path of PAGE_PATHS) routes[path] = (request) => answer(index, request);
   return routes;
+}
+
+// Where the server's own answers live: an unknown address there stays a JSON 404 (a client of the
+// API, the tool server, OAuth or the health check reads JSON, whatever its Accept header says).
+const NOT_PAGES = /^\/(?:api|oauth|\.well-known|healthz)(?:[/?]|$)/;
+
+/**
+ * A browser that navigated to an address the server does not know (a mistyped or stale link, such as
+ * /settings) gets the dashboard's page with a 404, which shows "Page not found" with a way back, as
+ * the app's own unknown paths do, instead of a JSON error. Null for anything else (JSON as before):
+ * not a page navigation (a script, an image, curl), or an address of the API.
+ */
+export function dashboardNotFound(request: Request, headers: Record<string, string>): Response | null {
+  if (!html || (request.method !== "GET" && request.method !== "HEAD")) return null;
+  const destination = request.headers.get("sec-fetch-dest");
+  const navigates = destination === null ? /\btext\/html\b/.test(request.headers.get("accept") ?? "") : destination === "document";
+  if (!navigates || NOT_PAGES.test(pathOf(request.url))) return null;
+  const { etag: _etag, ...pageHeaders } = html.headers;
+  return new Response(request.method === "HEAD" ? null : html.body, { status: 404, headers: { ...pageHeaders, ...headers } });
 }

@@ -63,9 +63,14 @@ export function answeredStatus(set: { status?: number | string }, responseValue:
   return responseValue instanceof Response ? responseValue.status : (set.status ?? 200);
 }
 
-function json(status: number, body: unknown, headers?: Record<string, string>, request?: Request): Response {
+/** Records the status of an error answer for the access log. */
+function errored(request: Request | undefined, status: number): void {
   const meta = request && metas.get(request);
   if (meta) meta.errorStatus = status;
+}
+
+function json(status: number, body: unknown, headers?: Record<string, string>, request?: Request): Response {
+  errored(request, status);
   return new Response(JSON.stringify(body), {
     status,
     headers: { "content-type": "application/json; charset=utf-8", ...headers },
@@ -74,7 +79,13 @@ function json(status: number, body: unknown, headers?: Record<string, string>, r
 
 const APP = "app";
 
-export function observability() {
+/**
+ * What the app answers instead of its JSON 404: the dashboard's page for a browser that navigated to
+ * an address the server does not know (pages.ts), or null to answer JSON.
+ */
+export type NotFoundPage = (request: Request, headers: Record<string, string>) => Response | null;
+
+export function observability(notFoundPage?: NotFoundPage) {
   return new Elysia({ name: "observability" })
     .onRequest(({ request, set }) => {
       const id = beginRequest(request, APP);
@@ -94,8 +105,14 @@ export function observability() {
         return json(error.status, errorBody(error), { ...headers, ...extra }, request);
       }
       switch (code) {
-        case "NOT_FOUND":
+        case "NOT_FOUND": {
+          const page = notFoundPage?.(request, headers);
+          if (page) {
+            errored(request, 404);
+            return page;
+          }
           return json(404, { error: "Not found", code: "not_found" }, headers, request);
+        }
         case "PARSE":
           return json(400, { error: "The request body is not valid JSON.", code: "invalid_json" }, headers, request);
         case "VALIDATION":

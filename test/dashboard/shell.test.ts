@@ -160,4 +160,27 @@ describe("the dashboard's shell", () => {
     expect(again.status).toBe(304);
     expect((await fetch(d.url("/api/brands"))).status).toBe(401);
   });
+
+  test("a browser sent to an address the server does not know gets the app's Page not found with a way back", async () => {
+    const response = await page.goto(d.url("/settings"));
+    expect(response?.status()).toBe(404);
+    expect(response?.headers()["content-security-policy"]).toContain("script-src 'self'");
+    await page.getByRole("heading", { level: 1, name: "Page not found" }).waitFor();
+    await expectAccessible(page, "not-found");
+    await photograph(page, "not-found");
+    await page.getByRole("link", { name: "Go to the dashboard" }).click();
+    await page.waitForURL(/\/brands\/brd_[a-z0-9]+\/overview$/);
+    // Clients of the server's own addresses, and anything but a page navigation, still read JSON.
+    for (const [path, headers] of [
+      ["/settings", {}],
+      ["/settings", { accept: "application/json" }],
+      ["/api/nothing-here", { accept: "text/html", "sec-fetch-dest": "document" }],
+      ["/oauth/nothing-here", { accept: "text/html" }],
+      ["/favicon.ico", { accept: "image/avif,image/webp,*/*", "sec-fetch-dest": "image" }],
+    ] as const) {
+      const other = await fetch(d.url(path), { headers });
+      expect([path, other.status, other.headers.get("content-type")]).toEqual([path, 404, "application/json; charset=utf-8"]);
+      expect(await other.json()).toEqual({ error: "Not found", code: "not_found" });
+    }
+  });
 });
