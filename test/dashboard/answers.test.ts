@@ -261,10 +261,18 @@ describe("answers", () => {
     await page.locator("table.answers-table tbody tr").first().waitFor();
     await expectAccessible(page, "answers");
     await photograph(page, "answers");
+    // Engines and statuses by their names, as the filters name them, not by their ids.
+    const brand = await tool<{ engines: Array<{ id: string; label: string }> }>("get_brand", {});
+    const label = brand.engines.find((e) => e.id === "chatgpt")!.label;
+    expect(label).not.toBe("chatgpt");
+    const firstRow = page.locator("table.answers-table tbody tr").first();
+    const cells = () => firstRow.locator("td").allTextContents();
+    expect((await eventually(cells, (v) => v[0] === label)).slice(0, 2)).toEqual([label, "Answered"]);
     // The newest answer is the hostile one.
     await page.locator("table.answers-table tbody tr th a").first().click();
     await page.waitForURL(/\/answers\/[^/?]+$/);
     await page.locator(".answer-text").waitFor();
+    expect(await page.locator(".answer-facts dd").first().textContent()).toBe(label);
     expect(await page.locator(".answer-text").textContent()).toContain("<img src=x onerror=alert(1)>");
     expect(await page.locator(".answer-text").textContent()).toContain("<script>alert(1)</script>");
     expect(await page.locator(".answer-text img, .answer-text script").count()).toBe(0);

@@ -277,11 +277,11 @@ max_retries = 0
     const run = status.last_run;
     expect(run.answers_done).toBe(run.answers_planned);
     const live = page.getByRole("status").filter({ hasText: /answers stored/ });
-    expect(await live.textContent()).toContain(`${run.answers_done} of ${run.answers_planned} answers stored (${run.answers.ok} ok`);
+    expect(await live.textContent()).toContain(`${run.answers_done} of ${run.answers_planned} answers stored (${run.answers.ok} answered`);
     expect(run.answers.ok).toBeGreaterThan(0);
     // Errors by engine: the engine without a key failed every answer, with the reason.
     const byEngine = page.getByRole("table", { name: "Answers of the last run by engine" });
-    await byEngine.getByRole("row", { name: /nokey/ }).getByText("environment variable UNSET_KEY_FOR_TEST is not set").waitFor();
+    await byEngine.getByRole("row", { name: /Engine without a key/ }).getByText("environment variable UNSET_KEY_FOR_TEST is not set").waitFor();
     await expectAccessible(page, "tracking-after-run");
     await photograph(page, "tracking-after-run");
     expectNothingUnsafe(page);

@@ -1,6 +1,7 @@
 // What a brand without engines is shown: how to add one to spyglass.toml (shared by the brand's
-// settings and the Tracking page).
-import { CopyBlock, EmptyState } from "./ui";
+// settings and the Tracking page); and how an answer's engine and status are named.
+import { api } from "../api";
+import { CopyBlock, EmptyState, useLoad } from "./ui";
 
 export const ENGINE_SNIPPET = `[[engines]]
 id = "chatgpt"
@@ -20,4 +21,25 @@ export function NoEngines() {
       <CopyBlock label="spyglass.toml engine" text={ENGINE_SNIPPET} />
     </EmptyState>
   );
+}
+
+/** An answer's status (METRICS.md: only `ok` answers count) as the pages show it. */
+export const ANSWER_STATUS_LABELS: Record<string, string> = {
+  ok: "Answered",
+  empty: "Empty answer",
+  refusal: "Refused",
+  error: "Error",
+};
+
+export function answerStatusLabel(status: string): string {
+  return ANSWER_STATUS_LABELS[status] ?? status;
+}
+
+/**
+ * The brand's engines' labels by id ("ChatGPT (gpt-4o-mini)" for "chatgpt"), to name the engine of an
+ * answer; an id no longer configured (an engine removed from spyglass.toml) is shown as itself.
+ */
+export function useEngineLabels(brandId: string): (engine: string) => string {
+  const engines = useLoad(() => api.tool(brandId, "get_brand", {}).then((b) => new Map(b.engines.map((e) => [e.id, e.label]))), [brandId]);
+  return (engine) => engines.data?.get(engine) ?? engine;
 }

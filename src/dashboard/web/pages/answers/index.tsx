@@ -6,6 +6,7 @@ import { useLocation } from "preact-iso";
 import { type ToolInput, type ToolOutput } from "../../../../catalogue/types";
 import { api } from "../../api";
 import { DownloadCsv } from "../../components/download-csv";
+import { answerStatusLabel, useEngineLabels } from "../../components/engines";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -109,6 +110,7 @@ export function AnswerTable({
     [brandId, JSON.stringify(clean)],
   );
   const prompts = useLoad(() => (showPrompt ? promptTexts(brandId) : Promise.resolve(new Map<string, string>())), [brandId, showPrompt]);
+  const engineLabel = useEngineLabels(brandId);
   if (isPlanRequired(list.failure)) return <PlanNeeded required="visibility" what="Answers" />;
   if (list.error) return <Notice kind="error">{list.error}</Notice>;
   if (!list.loaded)
@@ -144,8 +146,8 @@ export function AnswerTable({
                 <th scope="row">
                   <a href={answerHref(brandId, a.id)}>{formatDate(a.created_at)}</a>
                 </th>
-                <td>{a.engine}</td>
-                <td>{a.status.replace("_", " ")}</td>
+                <td>{engineLabel(a.engine)}</td>
+                <td>{answerStatusLabel(a.status)}</td>
                 <td>{a.mentioned ? "Yes" : "No"}</td>
                 <td>{a.position ?? "–"}</td>
                 {showPrompt && (
@@ -219,7 +221,7 @@ export function Answers({ brandId }: { brandId: string }) {
             <option value="">Any status</option>
             {STATUSES.map((s) => (
               <option key={s} value={s}>
-                {s.replace("_", " ")}
+                {answerStatusLabel(s)}
               </option>
             ))}
           </select>
@@ -304,7 +306,7 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
     ]);
     const names = new Map<string, string[]>([[brand.brand.id, brand.brand.aliases]]);
     for (const c of brand.competitors) names.set(c.id, c.aliases);
-    return { answer: answer.answer, names };
+    return { answer: answer.answer, names, engines: new Map(brand.engines.map((e) => [e.id, e.label])) };
   }, [brandId, answerId]);
   if (isPlanRequired(loaded.failure)) return <PlanNeeded required="visibility" what="An answer's page" />;
   const a = loaded.data?.answer;
@@ -330,11 +332,11 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
           </section>
           <dl class="answer-facts">
             <dt>Engine</dt>
-            <dd>{a.engine}</dd>
+            <dd>{loaded.data.engines.get(a.engine) ?? a.engine}</dd>
             <dt>Model</dt>
             <dd>{a.model ?? "–"}</dd>
             <dt>Status</dt>
-            <dd>{a.status.replace("_", " ")}</dd>
+            <dd>{answerStatusLabel(a.status)}</dd>
             <dt>Date</dt>
             <dd>{formatDate(a.created_at)}</dd>
             <dt>Latency</dt>

@@ -179,7 +179,7 @@ function PromptFigures({ brandId, promptId, filter }: { brandId: string; promptI
     ]);
     return {
       rows: [
-        { label: filter.engine ? `Engine ${filter.engine}` : "All engines", row: all },
+        { label: filter.engine ? (brand.engines.find((e) => e.id === filter.engine)?.label ?? filter.engine) : "All engines", row: all },
         ...engines.map((e, i) => ({ label: e.label, row: each[i] ?? null })),
       ],
     };

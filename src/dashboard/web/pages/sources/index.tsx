@@ -5,6 +5,7 @@ import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { api } from "../../api";
 import { DownloadCsv } from "../../components/download-csv";
+import { useEngineLabels } from "../../components/engines";
 import { Rate } from "../../components/figures";
 import { FilterBar, filterQuery, useAnalyticsFilter } from "../../components/filters";
 import { brandPath } from "../../components/layout";
@@ -49,6 +50,7 @@ function CitingAnswers({
     [brandId, domain, filter.start_date, filter.end_date, filter.engine],
   );
   const texts = new Map((prompts.data?.prompts ?? []).map((p) => [p.id, p.text]));
+  const engineLabel = useEngineLabels(brandId);
   return (
     <section class="card stack" aria-labelledby="citing-heading">
       <h2 id="citing-heading">
@@ -78,7 +80,7 @@ function CitingAnswers({
                   <td class="nowrap">
                     <a href={brandPath(brandId, `/answers/${encodeURIComponent(a.id)}`)}>{formatDate(a.created_at)}</a>
                   </td>
-                  <td>{a.engine}</td>
+                  <td>{engineLabel(a.engine)}</td>
                   <td class="prompt-text">{texts.get(a.prompt_id) ?? a.prompt_id}</td>
                 </tr>
               ))}

@@ -133,9 +133,10 @@ export function Tracking({ brandId }: { brandId: string }) {
   const data = status.data;
   const run = data?.last_run ?? null;
   const progress = run
-    ? `${RUN_STATUS[run.status] ?? run.status}: ${run.answers_done} of ${run.answers_planned} answers stored (${run.answers.ok} ok, ${run.answers.empty} empty, ${run.answers.refusal} refused, ${run.answers.error} errors).`
+    ? `${RUN_STATUS[run.status] ?? run.status}: ${run.answers_done} of ${run.answers_planned} answers stored (${run.answers.ok} answered, ${run.answers.empty} empty, ${run.answers.refusal} refused, ${run.answers.error} errors).`
     : "";
   const configured = data?.engines.filter((e) => e.configured) ?? [];
+  const engineLabel = (id: string) => data?.engines.find((e) => e.id === id)?.label ?? id;
   return (
     <>
       <PageHeading title="Tracking" />
@@ -239,7 +240,7 @@ export function Tracking({ brandId }: { brandId: string }) {
                 <dt>Finished</dt>
                 <dd>{run.finished_at ? formatDate(run.finished_at) : "not yet"}</dd>
                 <dt>Engines</dt>
-                <dd>{run.engines.join(", ")}</dd>
+                <dd>{run.engines.map(engineLabel).join(", ")}</dd>
                 <dt>Answers</dt>
                 <dd>
                   <progress max={Math.max(run.answers_planned, 1)} value={run.answers_done} aria-label="Answers stored of planned" />{" "}
@@ -260,7 +261,7 @@ export function Tracking({ brandId }: { brandId: string }) {
                   <thead>
                     <tr>
                       <th scope="col">Engine</th>
-                      <th scope="col">Ok</th>
+                      <th scope="col">Answered</th>
                       <th scope="col">Empty</th>
                       <th scope="col">Refused</th>
                       <th scope="col">Errors</th>
@@ -270,9 +271,7 @@ export function Tracking({ brandId }: { brandId: string }) {
                   <tbody>
                     {run.by_engine.map((e) => (
                       <tr key={e.engine}>
-                        <th scope="row" class="mono">
-                          {e.engine}
-                        </th>
+                        <th scope="row">{engineLabel(e.engine)}</th>
                         <td>{e.ok}</td>
                         <td>{e.empty}</td>
                         <td>{e.refusal}</td>
