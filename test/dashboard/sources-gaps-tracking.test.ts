@@ -172,6 +172,11 @@ describe("Sources and Content gaps on demo data", () => {
     expect(await page.getByText('api_key_env = "OPENAI_API_KEY"').count()).toBe(1);
     await expectAccessible(page, "tracking-no-engines");
     await screenshot(page, "tracking-no-engines");
+    // The brand's page says the same: the demo's engines are stored answers, not engines it asks.
+    await page.goto(d.url(`/brands/${brandId}`));
+    const tracking = page.getByRole("region", { name: "Tracking" });
+    await tracking.getByRole("heading", { name: "No engines configured" }).waitFor();
+    expect(await tracking.getByRole("listitem").count()).toBe(0);
   });
 
   test("a Visibility account sees the gaps, and that drafting needs the Autopilot plan", async () => {
@@ -259,8 +264,20 @@ max_retries = 0
       .getByText("Key missing.")
       .waitFor();
     expect(await page.getByText("No run yet.").count()).toBe(1);
+    // The schedule in words, with the expression that sets it.
+    const schedule = page.getByRole("region", { name: "Schedule" });
+    expect(await schedule.textContent()).toContain("Asked at 06:00, every day (UTC; 0 6 * * * in spyglass.toml)");
     await expectAccessible(page, "tracking");
     await photograph(page, "tracking");
+    await page.goto(d.url(`/brands/${brandId}`));
+    const brandTracking = page.getByRole("region", { name: "Tracking" });
+    await brandTracking.getByText("The engines below are asked at 06:00, every day (UTC)").waitFor();
+    expect(await brandTracking.getByRole("listitem").allTextContents()).toEqual([
+      "GPT stand-in (gpt-test)",
+      "Engine without a key (gpt-test)",
+    ]);
+    await page.goto(d.url(`/brands/${brandId}/tracking`));
+    await page.getByRole("button", { name: "Run now" }).waitFor();
   });
 
   test("Run now shows progress and ends with the run's answers counted", async () => {
@@ -281,7 +298,14 @@ max_retries = 0
     expect(run.answers.ok).toBeGreaterThan(0);
     // Errors by engine: the engine without a key failed every answer, with the reason.
     const byEngine = page.getByRole("table", { name: "Answers of the last run by engine" });
-    await byEngine.getByRole("row", { name: /Engine without a key/ }).getByText("environment variable UNSET_KEY_FOR_TEST is not set").waitFor();
+    await byEngine
+      .getByRole("row", { name: /Engine without a key/ })
+      .getByText("environment variable UNSET_KEY_FOR_TEST is not set")
+      .waitFor();
+    expect(await page.locator(".run-facts").textContent()).toContain("(Run now or an AI client)");
+    expect(await page.locator(".run-facts").textContent()).toContain(
+      `${run.answers.ok} answered, 0 empty, 0 refused, ${run.answers.error} errors`,
+    );
     await expectAccessible(page, "tracking-after-run");
     await photograph(page, "tracking-after-run");
     expectNothingUnsafe(page);

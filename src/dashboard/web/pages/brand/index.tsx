@@ -4,7 +4,9 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type Brand, errorMessage } from "../../api";
 import { NoEngines } from "../../components/engines";
+import { brandPath } from "../../components/layout";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
+import { describeSchedule } from "../../components/schedule";
 import { Button, CopyBlock, Field, Notice, PageHeading, useLoad } from "../../components/ui";
 import { useSession } from "../../session";
 import { parseList } from "../brands";
@@ -50,21 +52,29 @@ function Tracking({ brandId }: { brandId: string }) {
         <Notice kind="error">{loaded.error}</Notice>
       ) : !loaded.data ? (
         <p class="muted">Loading…</p>
-      ) : loaded.data.engines.length === 0 ? (
+      ) : loaded.data.engines.every((e) => !e.configured) ? (
         <NoEngines />
       ) : (
         <>
           <p>
-            Asked on <strong>{loaded.data.tracking.schedule}</strong> (cron, UTC), {loaded.data.tracking.samples} answer
-            {loaded.data.tracking.samples === 1 ? "" : "s"} per prompt and engine
-            {loaded.data.tracking.enabled ? "" : "; scheduled tracking is off"}.
+            {loaded.data.tracking.enabled ? (
+              <>
+                The engines below are asked <strong>{describeSchedule(loaded.data.tracking.schedule)}</strong> (UTC),{" "}
+              </>
+            ) : (
+              "Scheduled tracking is off; runs start with Run now on the Tracking page. The engines below give "
+            )}
+            {loaded.data.tracking.samples} answer{loaded.data.tracking.samples === 1 ? "" : "s"} per prompt.{" "}
+            <a href={brandPath(brandId, "/tracking")}>Tracking</a> shows the last run and the next.
           </p>
           <ul>
-            {loaded.data.engines.map((e) => (
-              <li key={e.id}>
-                {e.label} <span class="muted">({e.model})</span>
-              </li>
-            ))}
+            {loaded.data.engines
+              .filter((e) => e.configured)
+              .map((e) => (
+                <li key={e.id}>
+                  {e.label} <span class="muted">({e.model})</span>
+                </li>
+              ))}
           </ul>
         </>
       )}

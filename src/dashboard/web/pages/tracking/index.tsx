@@ -6,9 +6,17 @@ import { type ToolOutput } from "../../../../catalogue/types";
 import { api, errorMessage } from "../../api";
 import { NoEngines } from "../../components/engines";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
+import { describeSchedule } from "../../components/schedule";
 import { Button, formatDate, Notice, PageHeading, useLoad } from "../../components/ui";
 
 const POLL_MS = 1500;
+
+/** What started a run (runner.ts's RunTrigger): the dashboard's Run now and an AI client both call run_tracking. */
+const RUN_TRIGGER: Record<string, string> = {
+  schedule: "on schedule",
+  tool: "Run now or an AI client",
+  cli: "from the command line",
+};
 
 const RUN_STATUS: Record<string, string> = {
   running: "Running",
@@ -25,7 +33,7 @@ function money(value: number | null): string {
 }
 
 /** Requests per run and per month, and the estimated cost where the config gives prices. */
-function ForecastCard({ forecast: f }: { forecast: Forecast }) {
+function ForecastCard({ forecast: f, engineLabel }: { forecast: Forecast; engineLabel: (id: string) => string }) {
   return (
     <section class="card stack" aria-labelledby="forecast-heading">
       <h2 id="forecast-heading">Forecast</h2>
@@ -47,7 +55,7 @@ function ForecastCard({ forecast: f }: { forecast: Forecast }) {
               ~{money(f.estimated_cost_per_run)} per run, ~{money(f.estimated_cost_per_month)} per month
             </strong>{" "}
             (in the currency of the configured prices
-            {f.unestimated_engines.length > 0 ? `; not counted: ${f.unestimated_engines.join(", ")}` : ""}).
+            {f.unestimated_engines.length > 0 ? `; not counted: ${f.unestimated_engines.map(engineLabel).join(", ")}` : ""}).
           </>
         )}
       </p>
@@ -213,8 +221,9 @@ export function Tracking({ brandId }: { brandId: string }) {
             <p>
               {data.schedule.enabled ? (
                 <>
-                  Asked on <code>{data.schedule.cron}</code> (cron, UTC), {data.schedule.samples} answer
-                  {data.schedule.samples === 1 ? "" : "s"} per prompt and engine. Next run: {formatDate(data.next_run)}.
+                  Asked <strong>{describeSchedule(data.schedule.cron)}</strong> (UTC; <code>{data.schedule.cron}</code> in spyglass.toml),{" "}
+                  {data.schedule.samples} answer{data.schedule.samples === 1 ? "" : "s"} per prompt and engine. Next run:{" "}
+                  {formatDate(data.next_run)}.
                 </>
               ) : (
                 "Scheduled tracking is off; runs start only with Run now."
@@ -222,7 +231,7 @@ export function Tracking({ brandId }: { brandId: string }) {
             </p>
             {data.message && <Notice kind="info">{data.message}</Notice>}
           </section>
-          <ForecastCard forecast={data.forecast} />
+          <ForecastCard forecast={data.forecast} engineLabel={engineLabel} />
           <section class="card stack" aria-labelledby="run-heading">
             <h2 id="run-heading">Last run</h2>
             {error && <Notice kind="error">{error}</Notice>}
@@ -235,7 +244,7 @@ export function Tracking({ brandId }: { brandId: string }) {
                 </dd>
                 <dt>Started</dt>
                 <dd>
-                  {formatDate(run.started_at)} ({run.trigger})
+                  {formatDate(run.started_at)} ({RUN_TRIGGER[run.trigger] ?? run.trigger})
                 </dd>
                 <dt>Finished</dt>
                 <dd>{run.finished_at ? formatDate(run.finished_at) : "not yet"}</dd>
@@ -248,7 +257,7 @@ export function Tracking({ brandId }: { brandId: string }) {
                 </dd>
                 <dt>By status</dt>
                 <dd>
-                  {run.answers.ok} ok, {run.answers.empty} empty, {run.answers.refusal} refused, {run.answers.error} errors
+                  {run.answers.ok} answered, {run.answers.empty} empty, {run.answers.refusal} refused, {run.answers.error} errors
                 </dd>
               </dl>
             ) : (
