@@ -184,6 +184,33 @@ describe("the overview", () => {
     expectNothingUnsafe(page);
   });
 
+  test("a load that failed says so and offers Try again, which brings the figures without reloading the page", async () => {
+    await page.goto(d.url(`/brands/${brandId}/overview`));
+    await waitForFigures(page);
+    // The server cannot be reached for the competitor ranking, once.
+    let failed = 0;
+    await page.route("**/tools/get_competitor_ranking", async (route) => {
+      if (failed++ === 0) await route.abort("connectionrefused");
+      else await route.continue();
+    });
+    await page.getByRole("link", { name: "Competitors", exact: true }).click();
+    await page.goBack();
+    const alert = page.getByRole("alert").filter({ hasText: "The server could not be reached" });
+    await alert.waitFor();
+    expect(await page.locator("table.ranking").count()).toBe(0);
+    await photograph(page, "load-failed", (p) =>
+      p.getByRole("alert").filter({ hasText: "The server could not be reached" }).scrollIntoViewIfNeeded(),
+    );
+    const navigations: string[] = [];
+    page.on("framenavigated", (frame) => navigations.push(frame.url()));
+    await alert.getByRole("button", { name: "Try again" }).click();
+    await page.locator("table.ranking tbody tr.is-brand").waitFor();
+    expect(await alert.count()).toBe(0);
+    expect(navigations).toEqual([]);
+    await page.unroute("**/tools/get_competitor_ranking");
+    expectNothingUnsafe(page);
+  });
+
   test("a range the tools refuse shows their sentence and no figure of the range before", async () => {
     // A review saw the earlier period's tiles stay under the error, unlike any period chosen.
     await page.goto(d.url(`/brands/${brandId}/overview`));

@@ -54,6 +54,16 @@ export function Notice({ kind, children }: { kind: "error" | "success" | "info";
   );
 }
 
+/** A load that failed: what went wrong, and a way to ask again without reloading the page. */
+export function LoadFailed({ error, retry }: { error: string; retry: () => void }) {
+  return (
+    <div class="notice notice-error load-failed" role="alert">
+      <p>{error}</p>
+      <Button onClick={retry}>Try again</Button>
+    </div>
+  );
+}
+
 export function EmptyState({ title, children }: { title: string; children?: ComponentChildren }) {
   return (
     <section class="empty" aria-label={title}>

@@ -1,7 +1,7 @@
 // The owner's page: every account of the instance with its plan, and a form to create one.
 import { useState } from "preact/hooks";
 import { api, errorMessage, type Plan } from "../../api";
-import { Button, Field, formatDate, Notice, PageHeading, useLoad } from "../../components/ui";
+import { Button, Field, formatDate, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { useSession } from "../../session";
 
 export const PLAN_LABELS: Record<Plan, string> = { none: "No plan", visibility: "Visibility", autopilot: "Autopilot" };
@@ -98,7 +98,7 @@ export function Accounts() {
       <p>
         Plans decide what an account can do: Visibility for analytics, prompts, tags, competitors and API keys; Autopilot adds articles.
       </p>
-      {loaded.error && <Notice kind="error">{loaded.error}</Notice>}
+      {loaded.error && <LoadFailed error={loaded.error} retry={loaded.reload} />}
       {message && <Notice kind={message.kind}>{message.text}</Notice>}
       {loaded.data && (
         <div class="table-wrap">

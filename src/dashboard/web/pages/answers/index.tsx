@@ -10,7 +10,7 @@ import { answerStatusLabel, useEngineLabels } from "../../components/engines";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
-import { Button, EmptyState, formatDate, Notice, PageHeading, useLoad } from "../../components/ui";
+import { Button, EmptyState, formatDate, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { WebLink } from "../../components/web-link";
 
 type Summary = ToolOutput<"list_answers">["answers"][number];
@@ -112,7 +112,7 @@ export function AnswerTable({
   const prompts = useLoad(() => (showPrompt ? promptTexts(brandId) : Promise.resolve(new Map<string, string>())), [brandId, showPrompt]);
   const engineLabel = useEngineLabels(brandId);
   if (isPlanRequired(list.failure)) return <PlanNeeded required="visibility" what="Answers" />;
-  if (list.error) return <Notice kind="error">{list.error}</Notice>;
+  if (list.error) return <LoadFailed error={list.error} retry={list.reload} />;
   if (!list.loaded)
     return (
       <p class="loading" role="status">
@@ -316,7 +316,7 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
         <a href={brandPath(brandId, "/answers")}>All answers</a>
       </p>
       <PageHeading title="Answer" />
-      {loaded.error && <Notice kind="error">{loaded.error}</Notice>}
+      {loaded.error && <LoadFailed error={loaded.error} retry={loaded.reload} />}
       {!a && !loaded.error && (
         <p class="loading" role="status">
           Loading…

@@ -5,7 +5,7 @@ import { api } from "../../api";
 import { DownloadCsv } from "../../components/download-csv";
 import { brandPath } from "../../components/layout";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
-import { EmptyState, formatDate, Notice, PageHeading, useLoad } from "../../components/ui";
+import { EmptyState, formatDate, LoadFailed, PageHeading, useLoad } from "../../components/ui";
 import { useSession } from "../../session";
 import { articlePath, articlesPath, type Filter } from "./paths";
 import { WriterForm } from "./writer";
@@ -52,7 +52,7 @@ function ArticleTable({ brandId, status, cursor }: { brandId: string; status: Fi
     [brandId, status, cursor],
   );
   if (loaded.failure && isPlanRequired(loaded.failure)) return <PlanNeeded required="autopilot" what="Writing and publishing articles" />;
-  if (loaded.error) return <Notice kind="error">{loaded.error}</Notice>;
+  if (loaded.error) return <LoadFailed error={loaded.error} retry={loaded.reload} />;
   if (!loaded.data) return <p class="muted">Loading…</p>;
   const { articles, next_cursor } = loaded.data;
   if (articles.length === 0 && !cursor) {

@@ -7,7 +7,7 @@ import { NoEngines } from "../../components/engines";
 import { brandPath } from "../../components/layout";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { describeSchedule } from "../../components/schedule";
-import { Button, CopyBlock, Field, Notice, PageHeading, useLoad } from "../../components/ui";
+import { Button, CopyBlock, Field, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { useSession } from "../../session";
 import { parseList } from "../brands";
 
@@ -49,7 +49,7 @@ function Tracking({ brandId }: { brandId: string }) {
       {loaded.failure && isPlanRequired(loaded.failure) ? (
         <PlanNeeded required="visibility" what="Tracking the brand's answers" />
       ) : loaded.error ? (
-        <Notice kind="error">{loaded.error}</Notice>
+        <LoadFailed error={loaded.error} retry={loaded.reload} />
       ) : !loaded.data ? (
         <p class="muted">Loading…</p>
       ) : loaded.data.engines.every((e) => !e.configured) ? (

@@ -10,7 +10,7 @@ import { useEditForm, useInPlaceEdit } from "../../components/in-place";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { MoreButton, RowActions } from "../../components/rows";
-import { Button, EmptyState, Field, Notice, PageHeading } from "../../components/ui";
+import { Button, EmptyState, Field, LoadFailed, Notice, PageHeading } from "../../components/ui";
 
 type Competitor = ToolOutput<"list_competitors">["competitors"][number];
 interface Roster {
@@ -143,7 +143,7 @@ export function Competitors({ brandId }: { brandId: string }) {
         Spyglass which mentions and citations are theirs. {REANALYSIS}
       </p>
       {message && <Notice kind="success">{message}</Notice>}
-      {list.error && <Notice kind="error">{list.error}</Notice>}
+      {list.error && <LoadFailed error={list.error} retry={list.reload} />}
       {list.loaded && list.items.length === 0 ? (
         <EmptyState title="No competitors yet">
           <p>Add the brands people compare this one with, such as the ones AI assistants name next to it.</p>

@@ -11,7 +11,7 @@ import { FilterBar, useAnalyticsFilter } from "../../components/filters";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
-import { Button, EmptyState, Notice, PageHeading } from "../../components/ui";
+import { Button, EmptyState, LoadFailed, Notice, PageHeading } from "../../components/ui";
 import { useSession } from "../../session";
 
 type Gap = ToolOutput<"get_content_gaps">["gaps"][number];
@@ -85,7 +85,7 @@ export function Gaps({ brandId }: { brandId: string }) {
       {list.failure && isPlanRequired(list.failure) ? (
         <PlanNeeded required="visibility" what="Seeing the content gaps" />
       ) : list.error ? (
-        <Notice kind="error">{list.error}</Notice>
+        <LoadFailed error={list.error} retry={list.reload} />
       ) : list.loaded && list.items.length === 0 ? (
         <EmptyState title="No content gap in this period">
           <p>Every prompt where a competitor is named names the brand too, or there are no answers yet.</p>

@@ -12,7 +12,7 @@ import { DownloadCsv } from "../../components/download-csv";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
-import { Button, EmptyState, Notice, PageHeading } from "../../components/ui";
+import { Button, EmptyState, LoadFailed, PageHeading } from "../../components/ui";
 import { articlePath } from "../articles/paths";
 
 type Impact = ToolOutput<"get_article_impact">["articles"][number];
@@ -172,7 +172,7 @@ export function ArticleImpact({ brandId }: { brandId: string }) {
       {isPlanRequired(list.failure) ? (
         <PlanNeeded required="visibility" what="Article impact" />
       ) : (
-        list.error && <Notice kind="error">{list.error}</Notice>
+        list.error && <LoadFailed error={list.error} retry={list.reload} />
       )}
       {!list.loaded && !list.error && (
         <p class="muted" role="status">

@@ -4,7 +4,7 @@
 import { useRef, useState } from "preact/hooks";
 import { api, type Grant } from "../../api";
 import { ConfirmDialog } from "../../components/confirm";
-import { Button, formatDate, Notice, useLoad } from "../../components/ui";
+import { Button, formatDate, LoadFailed, Notice, useLoad } from "../../components/ui";
 import { useSession } from "../../session";
 import { mcpUrl } from "./clients";
 
@@ -30,7 +30,7 @@ export function ConnectedApps({ brandId, brandName }: { brandId: string; brandNa
         Connected apps
       </h2>
       {revoked !== null && <Notice kind="success">Disconnected “{revoked}”: it is refused from its next request.</Notice>}
-      {loaded.error && <Notice kind="error">{loaded.error}</Notice>}
+      {loaded.error && <LoadFailed error={loaded.error} retry={loaded.reload} />}
       {!loaded.data || !mine ? (
         !loaded.error && <p class="muted">Loading…</p>
       ) : mine.length === 0 ? (

@@ -5,7 +5,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, type ApiKey, api, errorMessage } from "../../api";
 import { ConfirmDialog } from "../../components/confirm";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
-import { Button, CopyBlock, Dialog, EmptyState, Field, formatDate, Notice, PageHeading, useLoad } from "../../components/ui";
+import { Button, CopyBlock, Dialog, EmptyState, Field, formatDate, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { useSession } from "../../session";
 import { clientSetups, mcpUrl } from "./clients";
 import { ConnectedApps } from "./connected-apps";
@@ -207,7 +207,7 @@ export function ApiKeys({ brandId }: { brandId: string }) {
           This brand's keys
         </h2>
         {revoked !== null && <Notice kind="success">Revoked “{revoked}”: AI clients using it are refused from their next request.</Notice>}
-        {loaded.error && <Notice kind="error">{loaded.error}</Notice>}
+        {loaded.error && <LoadFailed error={loaded.error} retry={loaded.reload} />}
         {!mine ? (
           !loaded.error && <p class="muted">Loading…</p>
         ) : mine.length === 0 ? (

@@ -8,7 +8,7 @@ import { api } from "../../api";
 import { FilterBar, useAnalyticsFilter } from "../../components/filters";
 import { brandPath } from "../../components/layout";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
-import { EmptyState, Notice, PageHeading, useLoad } from "../../components/ui";
+import { EmptyState, LoadFailed, PageHeading, useLoad } from "../../components/ui";
 import { EngineTable, RankingTable } from "./tables";
 import { KpiTiles } from "./tiles";
 import { TrendSection } from "./trend";
@@ -60,7 +60,7 @@ export function Overview({ brandId }: { brandId: string }) {
     <>
       <PageHeading title="Overview" />
       <FilterBar brandId={brandId} />
-      {overview.error && <Notice kind="error">{overview.error}</Notice>}
+      {overview.error && <LoadFailed error={overview.error} retry={overview.reload} />}
       {o && (
         <section aria-labelledby={`${id}-kpi`} aria-busy={overview.loading}>
           <h2 id={`${id}-kpi`} class="section-title">
@@ -83,7 +83,7 @@ export function Overview({ brandId }: { brandId: string }) {
         <TrendSection brandId={brandId} filter={filter} engines={o?.by_engine ?? null} />
         <section class="panel" aria-labelledby={`${id}-rank`}>
           <h2 id={`${id}-rank`}>Competitor ranking</h2>
-          {ranking.error && <Notice kind="error">{ranking.error}</Notice>}
+          {ranking.error && <LoadFailed error={ranking.error} retry={ranking.reload} />}
           {ranking.data && <RankingTable ranking={ranking.data} />}
           {ranking.data && <DownloadCsv brandId={brandId} tool="get_competitor_ranking" input={filter} label="competitor ranking" />}
         </section>

@@ -7,7 +7,7 @@ import { type ToolOutput } from "../../../../catalogue/types";
 import { api, errorMessage } from "../../api";
 import { type AnalyticsFilter } from "../../components/filters";
 import { chartPercent, TrendChart, type TrendSeries, visibilityAndShareSeries } from "../../components/trend-chart";
-import { Notice, useLoad } from "../../components/ui";
+import { LoadFailed, Notice, useLoad } from "../../components/ui";
 import { count, percent } from "./format";
 import { ScrollTable } from "./scroll-table";
 
@@ -98,7 +98,7 @@ export function TrendSection({
           )}
         </div>
       </div>
-      {trend.error && <Notice kind="error">{trend.error}</Notice>}
+      {trend.error && <LoadFailed error={trend.error} retry={trend.reload} />}
       {engines.error && <Notice kind="error">{errorMessage(engines.failure)}</Notice>}
       {trend.data && (
         <figure class="trend-figure" aria-labelledby={`${id}-cap`}>

@@ -10,7 +10,7 @@ import { type AnalyticsFilter, FilterBar, filterQuery, useAnalyticsFilter } from
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
-import { Button, EmptyState, Notice, PageHeading, useLoad } from "../../components/ui";
+import { Button, EmptyState, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { AnswerTable } from "../answers";
 import { TrendSection } from "../overview/trend";
 
@@ -70,7 +70,7 @@ export function PromptPerformance({ brandId }: { brandId: string }) {
       {isPlanRequired(list.failure) ? (
         <PlanNeeded required="visibility" what="Prompt performance" />
       ) : list.error ? (
-        <Notice kind="error">{list.error}</Notice>
+        <LoadFailed error={list.error} retry={list.reload} />
       ) : !list.loaded ? (
         <p class="loading" role="status">
           Loading…
@@ -185,7 +185,7 @@ function PromptFigures({ brandId, promptId, filter }: { brandId: string; promptI
     };
   }, [brandId, promptId, JSON.stringify(filter)]);
   if (isPlanRequired(figures.failure)) return <PlanNeeded required="visibility" what="A prompt's figures" />;
-  if (figures.error) return <Notice kind="error">{figures.error}</Notice>;
+  if (figures.error) return <LoadFailed error={figures.error} retry={figures.reload} />;
   if (!figures.data)
     return (
       <p class="loading" role="status">
@@ -250,7 +250,7 @@ export function PromptPage({ brandId, params }: { brandId: string; params: Recor
         (isPlanRequired(prompt.failure) ? (
           <PlanNeeded required="visibility" what="A prompt's page" />
         ) : (
-          <Notice kind="error">{prompt.error}</Notice>
+          <LoadFailed error={prompt.error} retry={prompt.reload} />
         ))}
       <FilterBar brandId={brandId} />
       <h2>Figures</h2>

@@ -12,7 +12,7 @@ import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { EditButton, MoreButton } from "../../components/rows";
 import { TagChip } from "../../components/tag-chip";
-import { Button, EmptyState, Notice, PageHeading, useLoad } from "../../components/ui";
+import { Button, EmptyState, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { BulkAdd } from "./bulk-add";
 import { EditPrompt } from "./edit";
 import { Filter, useFilters } from "./filters";
@@ -102,7 +102,7 @@ export function Prompts({ brandId }: { brandId: string }) {
           <Filter key={filters.query} filters={filters} setFilters={setFilters} tags={tags.data?.tags ?? []} />
           {message && <Notice kind="success">{message}</Notice>}
           {failure !== null && <Failure failure={failure} />}
-          {list.error && <Notice kind="error">{list.error}</Notice>}
+          {list.error && <LoadFailed error={list.error} retry={list.reload} />}
           {none ? (
             <p class="muted">
               No prompt matches. <a href={brandPath(brandId, "/prompts")}>Clear the filters</a>

@@ -11,7 +11,7 @@ import { FilterBar, filterQuery, useAnalyticsFilter } from "../../components/fil
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
-import { Button, EmptyState, formatDate, Notice, PageHeading, useLoad } from "../../components/ui";
+import { Button, EmptyState, formatDate, LoadFailed, PageHeading, useLoad } from "../../components/ui";
 import { WebLink } from "../../components/web-link";
 
 type Source = ToolOutput<"get_top_sources">["sources"][number];
@@ -60,7 +60,7 @@ function CitingAnswers({
         <a href={`${brandPath(brandId, "/answers")}?cites=${encodeURIComponent(domain)}`}>Open them in Answers</a>
       </p>
       {filter.tag && <p class="muted">Period and engine apply to this list; the tag filter does not.</p>}
-      {list.error && <Notice kind="error">{list.error}</Notice>}
+      {list.error && <LoadFailed error={list.error} retry={list.reload} />}
       {list.loaded && list.items.length === 0 ? (
         <p class="muted">No answer of this period cites it.</p>
       ) : (
@@ -142,7 +142,7 @@ export function Sources({ brandId }: { brandId: string }) {
       {list.failure && isPlanRequired(list.failure) ? (
         <PlanNeeded required="visibility" what="Seeing the cited sources" />
       ) : list.error ? (
-        <Notice kind="error">{list.error}</Notice>
+        <LoadFailed error={list.error} retry={list.reload} />
       ) : list.loaded && list.items.length === 0 ? (
         <EmptyState title="No source cited in this period">
           <p>Sources appear once the engines' answers cite websites. Try a longer period or another engine.</p>

@@ -12,7 +12,7 @@ import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { MoreButton, RowActions } from "../../components/rows";
 import { TagChip } from "../../components/tag-chip";
-import { Button, EmptyState, Field, Notice, PageHeading } from "../../components/ui";
+import { Button, EmptyState, Field, LoadFailed, Notice, PageHeading } from "../../components/ui";
 
 type Tag = ToolOutput<"list_tags">["tags"][number];
 
@@ -128,7 +128,7 @@ export function Tags({ brandId }: { brandId: string }) {
       <PageHeading title="Tags">{list.items.length > 0 && <DownloadCsv brandId={brandId} tool="list_tags" label="tags" />}</PageHeading>
       <p>Tags group the brand's prompts (by product, topic, funnel stage or market) to filter the prompts and the analytics.</p>
       {message && <Notice kind="success">{message}</Notice>}
-      {list.error && <Notice kind="error">{list.error}</Notice>}
+      {list.error && <LoadFailed error={list.error} retry={list.reload} />}
       {list.loaded && list.items.length === 0 ? (
         <EmptyState title="No tags yet">
           <p>Create one below, or name tags when you add prompts: tags that do not exist yet are created.</p>

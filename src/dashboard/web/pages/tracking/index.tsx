@@ -7,7 +7,7 @@ import { api, errorMessage } from "../../api";
 import { NoEngines } from "../../components/engines";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { describeSchedule } from "../../components/schedule";
-import { Button, formatDate, Notice, PageHeading, useLoad } from "../../components/ui";
+import { Button, formatDate, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 
 const POLL_MS = 1500;
 
@@ -148,7 +148,7 @@ export function Tracking({ brandId }: { brandId: string }) {
   return (
     <>
       <PageHeading title="Tracking" />
-      {status.error && !data && <Notice kind="error">{status.error}</Notice>}
+      {status.error && !data && <LoadFailed error={status.error} retry={status.reload} />}
       {data?.engines.some((e) => !e.configured) && (
         <Notice kind="info">
           Answers of{" "}
