@@ -211,6 +211,18 @@ describe("the overview", () => {
     expectNothingUnsafe(page);
   });
 
+  test("choosing Custom range by keyboard puts the focus on its From date", async () => {
+    await page.goto(d.url(`/brands/${brandId}/overview`));
+    await waitForFigures(page);
+    await page.getByLabel("Period").focus();
+    await page.getByLabel("Period").selectOption("custom");
+    await page.waitForURL(/start=/);
+    await page.getByLabel("From", { exact: true }).waitFor();
+    await page.waitForFunction(() => document.activeElement?.id?.endsWith("-start"));
+    await page.keyboard.press("Shift+Tab");
+    await expect(page.evaluate(() => (document.activeElement as HTMLSelectElement | null)?.value)).resolves.toBe("custom");
+  });
+
   test("a range the tools refuse shows their sentence and no figure of the range before", async () => {
     // A review saw the earlier period's tiles stay under the error, unlike any period chosen.
     await page.goto(d.url(`/brands/${brandId}/overview`));

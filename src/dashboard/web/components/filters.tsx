@@ -2,7 +2,7 @@
 // (?start=YYYY-MM-DD&end=YYYY-MM-DD&engine=…&tag=…) so a reload or a shared link shows the same
 // figures. The server resolves the defaults (the last 30 days) and names a bad value in its sentence.
 
-import { useId } from "preact/hooks";
+import { useEffect, useId, useRef } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api } from "../api";
 import { useLoad } from "./ui";
@@ -76,7 +76,16 @@ export function FilterBar({ brandId }: { brandId: string }) {
     return preset ? String(preset.days) : "custom";
   };
   const period = presetOf();
+  // Choosing "Custom range" brings its From field, and the focus goes there: the dates are what
+  // comes next (the select itself may be drawn anew by the page's new URL).
+  const from = useRef<HTMLInputElement>(null);
+  const focusFrom = useRef(false);
+  useEffect(() => {
+    if (period === "custom" && focusFrom.current) from.current?.focus();
+    focusFrom.current = false;
+  }, [period]);
   const choosePreset = (value: string) => {
+    focusFrom.current = value === "custom";
     if (value === "custom") return set({ start: query.start ?? day(Date.now() - 29 * 86_400_000), end: query.end ?? day(Date.now()) });
     const days = Number(value);
     set({ start: days === 30 ? null : day(Date.now() - (days - 1) * 86_400_000), end: null });
@@ -99,6 +108,7 @@ export function FilterBar({ brandId }: { brandId: string }) {
           <div class="field">
             <label for={`${id}-start`}>From</label>
             <input
+              ref={from}
               id={`${id}-start`}
               type="date"
               value={query.start ?? ""}
