@@ -106,6 +106,9 @@ describe("Sources and Content gaps on demo data", () => {
     await page.locator("table.sources-table tbody tr").first().waitFor();
     const byUrl = await sessionTool<Sources>(page, brandId, "get_top_sources", { start_date: start, level: "url", limit: 50 });
     await until(() => page.locator("table.sources-table tbody tr").count(), byUrl.sources.length);
+    // A URL counts once per answer: its citations are its answers, shown once.
+    expect(byUrl.sources.every((s) => s.citations === s.answers)).toBe(true);
+    expect(await page.locator("table.sources-table thead th").allTextContents()).toEqual(["URL", "Citations", "Citation share", "Owned"]);
     const domain = byUrl.sources[0]!.domain;
     await page
       .getByRole("link", { name: `Answers citing ${domain}` })

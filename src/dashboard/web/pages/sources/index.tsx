@@ -156,7 +156,8 @@ export function Sources({ brandId }: { brandId: string }) {
                 <th scope="col">{level === "url" ? "URL" : "Domain"}</th>
                 <th scope="col">Citations</th>
                 <th scope="col">Citation share</th>
-                <th scope="col">Answers citing</th>
+                {/* A URL is counted once per answer citing it: its citations are its answers. */}
+                {level !== "url" && <th scope="col">Answers citing</th>}
                 <th scope="col">Owned</th>
               </tr>
             </thead>
@@ -179,7 +180,7 @@ export function Sources({ brandId }: { brandId: string }) {
                   <td>
                     <Rate value={s.citation_share} />
                   </td>
-                  <td>{s.answers}</td>
+                  {level !== "url" && <td>{s.answers}</td>}
                   <td class="nowrap">{s.owned ? <span class="badge badge-owned">Owned</span> : "Not owned"}</td>
                 </tr>
               ))}
