@@ -3,7 +3,7 @@ import { type AppContext } from "../context";
 import { type AnswerStatus } from "../db/values";
 import { Invalid, NotFound } from "../errors";
 import { iso } from "../ids";
-import { getPrompt } from "../prompts/service";
+import { getPrompt, getPromptTexts } from "../prompts/service";
 import { extractCitations } from "../tracking/analysis/citations";
 import { checkEngine } from "../tracking/engines";
 import { isOnDomains, loadRoster } from "../tracking/roster";
@@ -134,8 +134,9 @@ export async function listAnswers(app: AppContext, brandId: string, input: ListA
     [...params, input.limit + 1],
   );
   const page = rows.slice(0, input.limit);
+  const texts = await getPromptTexts(app.db, brandId, [...new Set(page.map((r) => r.prompt_id))]);
   return {
-    answers: page.map(summary),
+    answers: page.map((r) => ({ ...summary(r), prompt_text: texts.get(r.prompt_id) ?? "" })),
     next_cursor: rows.length > input.limit ? encodeCursor(page[page.length - 1]!) : null,
   };
 }

@@ -396,6 +396,13 @@ describe("answers", () => {
   test("list_answers filters and pages newest first", async () => {
     const first = await listAnswers(app, s.brandId, { mentioned: true, start_date: "2025-03-01", end_date: "2025-03-10", limit: 2 });
     expect(first.answers.map((a) => keyOf(a.id))).toEqual([ids[5]!, ids[1]!]);
+    // Each with its prompt's text beside its id.
+    const textOf = new Map([
+      [s.prompts.P1!, "best crm"],
+      [s.prompts.P2!, "crm for agencies"],
+      [s.prompts.P3!, "crm pricing"],
+    ]);
+    for (const a of first.answers) expect(a.prompt_text).toBe(textOf.get(a.prompt_id)!);
     const second = await listAnswers(app, s.brandId, {
       mentioned: true,
       start_date: "2025-03-01",

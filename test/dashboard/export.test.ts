@@ -241,6 +241,8 @@ describe("GET /api/brands/:brand_id/export/:tool.csv", () => {
   test("an empty list is a header from the output schema, nested objects flattened with dotted names", async () => {
     const competitors = await rowsOf(await exportCsv("other", brand.other!, "list_competitors.csv"));
     expect(competitors).toEqual([["id", "name", "aliases", "domains", "created_at"]]);
+    const answers = await rowsOf(await exportCsv("other", brand.other!, "list_answers.csv"));
+    expect(answers[0]!.slice(0, 4)).toEqual(["id", "prompt_id", "prompt_text", "engine"]);
     const performance = await rowsOf(await exportCsv("other", brand.other!, "get_prompt_performance.csv"));
     expect(performance[0]).toContain("visibility.rate");
     expect(performance[0]).toContain("visibility.low");

@@ -240,11 +240,17 @@ const answerSummary = z.object({
   cited: z.boolean(),
 });
 
+// The prompt's text beside its id: what a reader (and the CSV export) needs to make sense of a row.
+const listedAnswer = answerSummary
+  .pick({ id: true, prompt_id: true })
+  .extend({ prompt_text: z.string() })
+  .extend(answerSummary.omit({ id: true, prompt_id: true }).shape);
+
 const listAnswersTool = defineTool({
   name: "list_answers",
   title: "List answers",
   description:
-    "Use to look at the stored AI answers behind the figures, newest first. Filter by prompt, engine, status, whether the brand is mentioned (mentioned: false lists valid answers without the brand), a cited domain and dates; paged with cursor. Read one in full with get_answer.",
+    "Use to look at the stored AI answers behind the figures, newest first. Filter by prompt, engine, status, whether the brand is mentioned (mentioned: false lists valid answers without the brand), a cited domain and dates; paged with cursor. Each answer comes with its prompt's id and text, engine, status and the brand's mention, position, sentiment and citation; read one in full with get_answer.",
   input: z.strictObject({
     prompt_id: z.string().min(1).max(64).optional(),
     engine: z.string().min(1).max(64).optional(),
@@ -262,7 +268,10 @@ const listAnswersTool = defineTool({
     limit: pageLimit(20),
     cursor,
   }),
-  output: z.object({ answers: z.array(answerSummary), next_cursor: nextCursor }),
+  output: z.object({
+    answers: z.array(listedAnswer),
+    next_cursor: nextCursor,
+  }),
   annotations: READ_ONLY,
   plan: "visibility",
   handler: (input, ctx) => listAnswers(ctx.app, ctx.brand.id, input),

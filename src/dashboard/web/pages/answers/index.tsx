@@ -109,7 +109,6 @@ export function AnswerTable({
     },
     [brandId, JSON.stringify(clean)],
   );
-  const prompts = useLoad(() => (showPrompt ? promptTexts(brandId) : Promise.resolve(new Map<string, string>())), [brandId, showPrompt]);
   const engineLabel = useEngineLabels(brandId);
   if (isPlanRequired(list.failure)) return <PlanNeeded required="visibility" what="Answers" />;
   if (list.error) return <LoadFailed error={list.error} retry={list.reload} />;
@@ -152,9 +151,7 @@ export function AnswerTable({
                 <td>{a.position ?? "–"}</td>
                 {showPrompt && (
                   <td class="answer-prompt">
-                    <a href={`${brandPath(brandId, `/performance/${encodeURIComponent(a.prompt_id)}`)}`}>
-                      {prompts.data?.get(a.prompt_id) ?? a.prompt_id}
-                    </a>
+                    <a href={`${brandPath(brandId, `/performance/${encodeURIComponent(a.prompt_id)}`)}`}>{a.prompt_text}</a>
                   </td>
                 )}
               </tr>

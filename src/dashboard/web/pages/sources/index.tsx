@@ -11,7 +11,7 @@ import { FilterBar, filterQuery, useAnalyticsFilter } from "../../components/fil
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
-import { Button, EmptyState, formatDate, LoadFailed, PageHeading, useLoad } from "../../components/ui";
+import { Button, EmptyState, formatDate, LoadFailed, PageHeading } from "../../components/ui";
 import { WebLink } from "../../components/web-link";
 
 type Source = ToolOutput<"get_top_sources">["sources"][number];
@@ -34,7 +34,6 @@ function CitingAnswers({
   domain: string;
   filter: { start_date?: string; end_date?: string; engine?: string; tag?: string };
 }) {
-  const prompts = useLoad(() => api.tool(brandId, "list_prompts", { limit: 200, include_archived: true }), [brandId]);
   const list = usePaged(
     async (cursor) => {
       const page = await api.tool(brandId, "list_answers", {
@@ -49,7 +48,6 @@ function CitingAnswers({
     },
     [brandId, domain, filter.start_date, filter.end_date, filter.engine],
   );
-  const texts = new Map((prompts.data?.prompts ?? []).map((p) => [p.id, p.text]));
   const engineLabel = useEngineLabels(brandId);
   return (
     <section class="card stack" aria-labelledby="citing-heading">
@@ -81,7 +79,7 @@ function CitingAnswers({
                     <a href={brandPath(brandId, `/answers/${encodeURIComponent(a.id)}`)}>{formatDate(a.created_at)}</a>
                   </td>
                   <td>{engineLabel(a.engine)}</td>
-                  <td class="prompt-text">{texts.get(a.prompt_id) ?? a.prompt_id}</td>
+                  <td class="prompt-text">{a.prompt_text}</td>
                 </tr>
               ))}
             </tbody>
