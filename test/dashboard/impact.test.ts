@@ -63,6 +63,8 @@ test("the demo article: the tool's before/after figures, the verdict in words, c
   await expect(cells.nth(1).textContent()).resolves.toContain(pct(item.visibility.after.rate));
   await expect(cells.nth(1).textContent()).resolves.toContain(`${item.visibility.after.successes}/${item.visibility.after.n}`);
   await expect(cells.nth(2).textContent()).resolves.toContain("up");
+  // The change in points, written as the overview writes it ("+4.5 points").
+  await expect(cells.nth(2).textContent()).resolves.toContain(`+${item.visibility.change_pp!.toFixed(1)} points`);
   const citation = table.getByRole("row", { name: /^Citation rate/ }).getByRole("cell");
   await expect(citation.nth(1).textContent()).resolves.toContain(pct(item.citation_rate.after.rate));
   await expect(card.getByText("Article's URL cited since publication:").textContent()).resolves.toContain("yes");

@@ -14,6 +14,7 @@ import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { Button, EmptyState, LoadFailed, PageHeading } from "../../components/ui";
 import { articlePath } from "../articles/paths";
+import { points } from "../overview/format";
 
 type Impact = ToolOutput<"get_article_impact">["articles"][number];
 type Figure = Impact["visibility"];
@@ -60,10 +61,7 @@ function ChangeCell({ f }: { f: Figure }) {
       {f.change_pp !== null && (
         <>
           {" "}
-          <small class="muted">
-            {f.change_pp > 0 ? "+" : ""}
-            {f.change_pp.toFixed(1)} pts
-          </small>
+          <small class="muted">{points(f.change_pp)}</small>
         </>
       )}
     </td>
