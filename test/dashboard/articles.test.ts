@@ -133,6 +133,12 @@ describe("the Articles pages", () => {
     const iframe = page.getByTitle("Preview of the saved article");
     expect(await iframe.getAttribute("sandbox")).toBe("");
     expect(await page.getByText("this preview shows the last saved version").count()).toBe(0);
+    // In dark mode the preview is drawn dark too (it was a white box), light text on a dark canvas.
+    const textColour = () => frame.locator("body").evaluate((body) => getComputedStyle(body).color);
+    expect(await textColour()).toBe("rgb(0, 0, 0)");
+    await page.emulateMedia({ colorScheme: "dark" });
+    expect(await textColour()).toBe("rgb(255, 255, 255)");
+    await page.emulateMedia({ colorScheme: "light" });
 
     await page.getByLabel("Markdown").fill(`${MARKDOWN}\nOne more line.`);
     await page.getByText("You have unsaved changes: this preview shows the last saved version.").waitFor();

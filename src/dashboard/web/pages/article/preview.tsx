@@ -3,6 +3,8 @@
 // dashboard's one place for markup from the server, and it has three walls: the server's sanitizer,
 // an iframe sandboxed with no permission at all (no scripts, an opaque origin, no navigation of the
 // dashboard), and the page's CSP, which the srcdoc document inherits (no inline script or style).
+// Its color-scheme meta lets the browser draw it with its own light or dark defaults, as the
+// dashboard around it (a style would need 'unsafe-inline').
 
 export function ArticlePreview({ html, stale }: { html: string | null; stale: boolean }) {
   return (
@@ -21,7 +23,7 @@ export function ArticlePreview({ html, stale }: { html: string | null; stale: bo
             class="preview"
             sandbox=""
             title="Preview of the saved article"
-            srcdoc={`<!doctype html><html><body>${html}</body></html>`}
+            srcdoc={`<!doctype html><html><head><meta name="color-scheme" content="light dark"></head><body>${html}</body></html>`}
           />
         </>
       )}
