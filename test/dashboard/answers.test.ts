@@ -278,6 +278,7 @@ describe("answers", () => {
     expect(await page.locator(".answer-text img, .answer-text script").count()).toBe(0);
     expect(await page.locator(".answer-text mark.mention-brand").count()).toBe(1);
     await page.getByText("A hostile source").waitFor();
+    expect(await page.getByText("(not a web address)").count()).toBeGreaterThan(0);
     expect(await page.locator('a[href^="javascript:" i], a[href^="data:" i]').count()).toBe(0);
     await photograph(page, "answer-hostile");
     expectNothingUnsafe(page);

@@ -11,18 +11,21 @@ import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { Button, EmptyState, formatDate, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
-import { WebLink } from "../../components/web-link";
+import { isWebUrl, WebLink } from "../../components/web-link";
 
 type Summary = ToolOutput<"list_answers">["answers"][number];
 type Answer = ToolOutput<"get_answer">["answer"];
 type ListInput = ToolInput<"list_answers">;
 
-/** A source as a link: its title (or URL) as text, its domain beside it; a redirect the server could not resolve says so. */
+/**
+ * A source as a link: its title (or URL) as text, its domain beside it; a redirect the server could
+ * not resolve says so, and so does a URL that is no web address (stored before they were refused).
+ */
 function SourceLink({ source }: { source: { url: string; domain: string | null; title: string | null } }) {
   return (
     <>
       <WebLink url={source.url}>{source.title ?? source.url}</WebLink>{" "}
-      <span class="muted">{source.domain ?? "(redirect; the site is not named)"}</span>
+      <span class="muted">{source.domain ?? (isWebUrl(source.url) ? "(redirect; the site is not named)" : "(not a web address)")}</span>
     </>
   );
 }
