@@ -80,8 +80,19 @@ export async function answerWithSdk(
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   try {
     await server.connect(transport);
-    return await transport.handleRequest(request, { parsedBody: message });
+    const response = await transport.handleRequest(request, { parsedBody: message });
+    return Array.isArray(message) ? batchAnswer(response) : response;
   } finally {
     await server.close();
   }
+}
+
+/**
+ * A batch's answer as an array, whatever its length: JSON-RPC 2.0 (§6) answers a batch with an array,
+ * and the SDK's transport sends a batch of one request its single response bare.
+ */
+async function batchAnswer(response: Response): Promise<Response> {
+  if (response.status !== 200 || !response.headers.get("content-type")?.startsWith("application/json")) return response;
+  const text = await response.text();
+  return new Response(text.trimStart().startsWith("[") ? text : `[${text}]`, { status: 200, headers: response.headers });
 }

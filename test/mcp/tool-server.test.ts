@@ -337,6 +337,20 @@ describe("JSON-RPC conventions", () => {
     expect(res.status).toBe(400);
     expect(res.json).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request: the batch is empty." } });
   });
+
+  test("a batch of one request is answered with an array of one response (JSON-RPC 2.0 §6), as a longer batch is", async () => {
+    const one = await post(keys.visibility!, [{ jsonrpc: "2.0", id: 1, method: "ping" }]);
+    expect(one.status).toBe(200);
+    expect(one.json).toEqual([{ jsonrpc: "2.0", id: 1, result: {} }]);
+    const two = await post(keys.visibility!, [
+      { jsonrpc: "2.0", id: 1, method: "ping" },
+      { jsonrpc: "2.0", id: 2, method: "ping" },
+    ]);
+    expect(two.json).toEqual([
+      { jsonrpc: "2.0", id: 1, result: {} },
+      { jsonrpc: "2.0", id: 2, result: {} },
+    ]);
+  });
 });
 
 describe("text that cannot be stored as sent", () => {
