@@ -2,7 +2,8 @@
 // attack in its Markdown, save, preview the server's sanitized HTML in the sandboxed frame, publish
 // (the public content API serves the same HTML), unpublish behind a confirmation; the status filter
 // in the URL; a markup title as text; a Visibility account's plan notice; the writer's "not
-// configured" sentence. Checked with axe-core and photographed at 1280 and 390 px, light and dark.
+// configured" sentence, with the form as typed. Checked with axe-core and photographed at 1280 and
+// 390 px, light and dark.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { type Page } from "playwright-core";
 import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, photograph, signIn } from "../support/dashboard";
@@ -11,8 +12,8 @@ import { answer, startFakeOpenAI } from "../support/fake-providers";
 const AUTOPILOT = { email: "writer@example.com", password: "a long password" };
 const VISIBILITY = { email: "watcher@example.com", password: "another long password" };
 const HOSTILE_TITLE = `<img src=x onerror=alert(1)> Acme "><script>alert(2)</script>`;
-const WRITER_NOT_CONFIGURED =
-  "No writer model is configured on this server (the [writer] section of its config file), so generate_article cannot draft. Write the article yourself and save it with create_article; it will be sanitized and stored as a draft the same way.";
+const NO_WRITER =
+  /^This server has no writer model set up, so it cannot draft articles\. Whoever runs Spyglass can set one up: add a \[writer\] section to the server's configuration file/;
 
 const MARKDOWN = `# Choosing a CRM
 
@@ -88,7 +89,7 @@ describe("the Articles pages", () => {
     await photograph(page, "articles-empty", repaintPreview);
   });
 
-  test("the writer button shows the server's sentence when no [writer] is configured", async () => {
+  test("without a [writer] in the config, the writer form keeps what was typed and says what the server needs, in plain words", async () => {
     await page.getByRole("button", { name: "Draft with the writer" }).click();
     await expect(page.getByLabel("Topic").evaluate((el) => el === document.activeElement)).resolves.toBe(true);
     await page.getByRole("button", { name: "Cancel" }).click();
@@ -98,9 +99,22 @@ describe("the Articles pages", () => {
     await page.keyboard.press("Enter");
     await page.getByLabel("Topic").fill("choosing a CRM for a startup");
     await page.getByLabel("Length").selectOption("short");
-    await page.getByRole("button", { name: "Draft the article" }).click();
-    await page.getByRole("status").filter({ hasText: WRITER_NOT_CONFIGURED }).waitFor();
+    await page.getByRole("button", { name: "Draft the article" }).focus();
+    await page.keyboard.press("Enter");
+    const said = page.getByRole("alert").filter({ hasText: NO_WRITER });
+    await said.waitFor();
+    // The form as it was typed, the keyboard where it was, and no tool names (the tool's own sentence is for AI clients).
+    await expect(page.getByLabel("Topic").inputValue()).resolves.toBe("choosing a CRM for a startup");
+    await expect(page.getByLabel("Length").inputValue()).resolves.toBe("short");
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe("Draft the article");
+    expect(await said.textContent()).not.toMatch(/generate_article|create_article/);
+    await expect(said.getByRole("link", { name: "New article" }).getAttribute("href")).resolves.toBe(`/brands/${brandId}/articles/new`);
+    await photograph(page, "articles-no-writer");
+    // Put away, the form gives way to the same sentence for the rest of the visit.
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await page.getByRole("status").filter({ hasText: NO_WRITER }).waitFor();
     expect(await page.getByRole("button", { name: "Draft with the writer" }).count()).toBe(0);
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe("Draft with the writer");
     await page.reload();
     await page.getByRole("heading", { name: "Draft with the writer" }).waitFor();
     expect(await page.getByRole("button", { name: "Draft with the writer" }).count()).toBe(1);
