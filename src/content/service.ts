@@ -54,6 +54,8 @@ export interface ArticlePatch {
   markdown?: string;
   description?: string | null;
   slug?: string | null;
+  /** The tracked prompt the article answers; null unlinks it. */
+  promptId?: string | null;
 }
 
 type ArticleRow = typeof articles.$inferSelect;
@@ -125,6 +127,7 @@ const PATCH_COLUMNS = {
   markdown: "markdown",
   description: "description",
   slug: "slug",
+  promptId: "prompt_id",
   html: "html",
   updatedAt: "updated_at",
 } as const;
@@ -270,7 +273,7 @@ export async function createArticle(db: Queries, brandId: string, input: Article
 /**
  * Changes the fields given. A published (or once published) article keeps its slug for ever: a
  * different slug is refused. A never-published draft whose slug was derived from its title follows
- * a new title.
+ * a new title. The prompt it answers must be one of the brand's (null unlinks it).
  */
 export async function updateArticle(
   app: Pick<AppContext, "db" | "events">,
@@ -301,6 +304,11 @@ export async function updateArticle(
       if (title !== undefined && title !== current.title) changes.title = title;
       if (markdown !== undefined && markdown !== current.markdown) changes.markdown = markdown;
       if (description !== undefined && description !== current.description) changes.description = description;
+      if (patch.promptId !== undefined && patch.promptId !== current.promptId) {
+        // Another brand's prompt is NotFound, like an unknown one; the transaction then writes nothing.
+        if (patch.promptId !== null) await getPrompt(tx, brandId, patch.promptId);
+        changes.promptId = patch.promptId;
+      }
 
       if (explicitSlug !== undefined && explicitSlug !== current.slug) {
         if (current.publishedAt !== null) {

@@ -153,6 +153,33 @@ describe("update_article", () => {
     expect((await tool("update_article", { article_id: draft.id, slug: "new-slug" })).error).toContain("fixed");
     expect((await tool("update_article", { article_id: draft.id, title: "Another name" })).data.article.slug).toBe("launch-post");
   });
+
+  test("prompt_id links the article to one of the brand's prompts and null unlinks it", async () => {
+    const first = await addPrompt(world, world.brand.id, "best crm for startups");
+    const second = await addPrompt(world, world.brand.id, "cheapest crm");
+    const draft = await create({ title: "Linked" });
+    const linked = await tool("update_article", { article_id: draft.id, prompt_id: first });
+    expect(linked.data.article).toMatchObject({ prompt_id: first, title: "Linked", markdown: draft.markdown });
+    expect((await tool("update_article", { article_id: draft.id, title: "Relinked", prompt_id: second })).data.article).toMatchObject({
+      prompt_id: second,
+      title: "Relinked",
+    });
+    expect((await tool("update_article", { article_id: draft.id, title: "Kept" })).data.article.prompt_id).toBe(second);
+    expect((await tool("update_article", { article_id: draft.id, prompt_id: null })).data.article.prompt_id).toBeNull();
+    expect((await tool("get_article", { article_id: draft.id })).data.article.prompt_id).toBeNull();
+  });
+
+  test("another brand's prompt or an unknown one is not found, and nothing of the article changes", async () => {
+    const own = await addPrompt(world, world.brand.id, "best crm for startups");
+    const theirs = await addPrompt(world, world.other.id, "best crm for agencies");
+    const draft = await create({ title: "Before", markdown: "Old body.", prompt_id: own });
+    const foreign = await tool("update_article", { article_id: draft.id, title: "After", markdown: "New body.", prompt_id: theirs });
+    const unknown = await tool("update_article", { article_id: draft.id, title: "After", prompt_id: "prm_doesnotexist0000" });
+    expect(foreign.error).toContain("Prompt not found");
+    expect(foreign.error).toBe(unknown.error);
+    expect(foreign.error).toBe((await tool("create_article", { markdown: "x", prompt_id: theirs })).error);
+    expect((await tool("get_article", { article_id: draft.id })).data.article).toEqual(draft);
+  });
 });
 
 describe("publish_to_site and unpublish_article", () => {

@@ -2,17 +2,27 @@
 // attack in its Markdown, save, preview the server's sanitized HTML in the sandboxed frame, publish
 // (the public content API serves the same HTML), unpublish behind a confirmation; the status filter
 // in the URL; a markup title as text; a Visibility account's plan notice; the writer's "not
-// configured" sentence. Checked with axe-core and photographed at 1280 and 390 px, light and dark.
+// configured" sentence, with the form as typed; the editor's link to the prompt the article answers
+// and to its impact, the question before unsaved changes are left, and where the keyboard is after
+// Save, Publish and Unpublish. Checked with axe-core and photographed at 1280 and 390 px, light and dark.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { type Page } from "playwright-core";
-import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, photograph, signIn } from "../support/dashboard";
+import {
+  type Dashboard,
+  expectAccessible,
+  expectNothingUnsafe,
+  openDashboard,
+  photograph,
+  sessionTool,
+  signIn,
+} from "../support/dashboard";
 import { answer, startFakeOpenAI } from "../support/fake-providers";
 
 const AUTOPILOT = { email: "writer@example.com", password: "a long password" };
 const VISIBILITY = { email: "watcher@example.com", password: "another long password" };
 const HOSTILE_TITLE = `<img src=x onerror=alert(1)> Acme "><script>alert(2)</script>`;
-const WRITER_NOT_CONFIGURED =
-  "No writer model is configured on this server (the [writer] section of its config file), so generate_article cannot draft. Write the article yourself and save it with create_article; it will be sanitized and stored as a draft the same way.";
+const NO_WRITER =
+  /^This server has no writer model set up, so it cannot draft articles\. Whoever runs Spyglass can set one up: add a \[writer\] section to the server's configuration file/;
 
 const MARKDOWN = `# Choosing a CRM
 
@@ -88,7 +98,7 @@ describe("the Articles pages", () => {
     await photograph(page, "articles-empty", repaintPreview);
   });
 
-  test("the writer button shows the server's sentence when no [writer] is configured", async () => {
+  test("without a [writer] in the config, the writer form keeps what was typed and says what the server needs, in plain words", async () => {
     await page.getByRole("button", { name: "Draft with the writer" }).click();
     await expect(page.getByLabel("Topic").evaluate((el) => el === document.activeElement)).resolves.toBe(true);
     await page.getByRole("button", { name: "Cancel" }).click();
@@ -98,9 +108,22 @@ describe("the Articles pages", () => {
     await page.keyboard.press("Enter");
     await page.getByLabel("Topic").fill("choosing a CRM for a startup");
     await page.getByLabel("Length").selectOption("short");
-    await page.getByRole("button", { name: "Draft the article" }).click();
-    await page.getByRole("status").filter({ hasText: WRITER_NOT_CONFIGURED }).waitFor();
+    await page.getByRole("button", { name: "Draft the article" }).focus();
+    await page.keyboard.press("Enter");
+    const said = page.getByRole("alert").filter({ hasText: NO_WRITER });
+    await said.waitFor();
+    // The form as it was typed, the keyboard where it was, and no tool names (the tool's own sentence is for AI clients).
+    await expect(page.getByLabel("Topic").inputValue()).resolves.toBe("choosing a CRM for a startup");
+    await expect(page.getByLabel("Length").inputValue()).resolves.toBe("short");
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe("Draft the article");
+    expect(await said.textContent()).not.toMatch(/generate_article|create_article/);
+    await expect(said.getByRole("link", { name: "New article" }).getAttribute("href")).resolves.toBe(`/brands/${brandId}/articles/new`);
+    await photograph(page, "articles-no-writer");
+    // Put away, the form gives way to the same sentence for the rest of the visit.
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await page.getByRole("status").filter({ hasText: NO_WRITER }).waitFor();
     expect(await page.getByRole("button", { name: "Draft with the writer" }).count()).toBe(0);
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe("Draft with the writer");
     await page.reload();
     await page.getByRole("heading", { name: "Draft with the writer" }).waitFor();
     expect(await page.getByRole("button", { name: "Draft with the writer" }).count()).toBe(1);
@@ -279,6 +302,169 @@ describe("the Articles pages", () => {
     await expectAccessible(other, "articles-plan-needed");
     await photograph(other, "articles-plan-needed", repaintPreview);
     expectNothingUnsafe(other);
+  });
+});
+
+/**
+ * What has the keyboard's focus once it has settled (the page moves it after the render that follows
+ * an action): its tag, role and text; the body when focus was lost.
+ */
+async function focused(p: Page) {
+  await p.waitForFunction(() => document.activeElement !== document.body, undefined, { timeout: 2000, polling: 50 }).catch(() => undefined);
+  return p.evaluate(() => {
+    const el = document.activeElement;
+    return { tag: el?.tagName.toLowerCase(), role: el?.getAttribute("role") ?? null, text: el?.textContent?.trim() ?? "" };
+  });
+}
+
+/** Whether leaving the page now (reload, closing the tab) would make the browser ask first. */
+function asksBeforeUnload(p: Page) {
+  return p.evaluate(() => {
+    const event = new Event("beforeunload", { cancelable: true });
+    dispatchEvent(event);
+    return event.defaultPrevented;
+  });
+}
+
+type Article = { article: { prompt_id: string | null; title: string } };
+
+describe("the article editor", () => {
+  let promptIds: Record<string, string>;
+
+  beforeAll(async () => {
+    const created = await sessionTool<{ created: Array<{ id: string; text: string }> }>(page, brandId, "create_prompts", {
+      prompts: [{ text: "best crm for startups" }, { text: "cheapest crm for a small team" }],
+    });
+    promptIds = Object.fromEntries(created.created.map((p) => [p.text, p.id]));
+  });
+
+  test("Save by keyboard keeps the keyboard on Save, for a new article and a saved one", async () => {
+    await page.goto(d.url(`/brands/${brandId}/articles/new`));
+    await page.getByLabel("Title").fill("Keyboard article");
+    await page.getByLabel("Markdown").fill("Written without a mouse.");
+    await page.getByRole("button", { name: "Save", exact: true }).focus();
+    await page.keyboard.press("Enter");
+    await page.waitForURL(/\/articles\/art_[a-z0-9]+$/);
+    await page.getByRole("status").filter({ hasText: "Saved as a draft." }).waitFor();
+    await expect(focused(page)).resolves.toMatchObject({ tag: "button", text: "Save" });
+
+    await page.getByLabel("Description (optional)").fill("Saved again.");
+    await page.getByRole("button", { name: "Save", exact: true }).focus();
+    await page.keyboard.press("Enter");
+    await page
+      .getByRole("status")
+      .filter({ hasText: /^Saved\.$/ })
+      .waitFor();
+    await expect(focused(page)).resolves.toMatchObject({ tag: "button", text: "Save" });
+  });
+
+  test("after Publish and Unpublish by keyboard, the keyboard is on the status sentence, which says what happened", async () => {
+    await page.getByRole("button", { name: "Publish", exact: true }).focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("status").filter({ hasText: "Published: the brand's site can read it now." }).waitFor();
+    await expect(focused(page)).resolves.toEqual({ tag: "p", role: "status", text: "Published: the brand's site can read it now." });
+
+    await page.keyboard.press("Tab");
+    await expect(focused(page)).resolves.toMatchObject({ tag: "button", text: "Save" });
+    await page.keyboard.press("Tab");
+    await expect(focused(page)).resolves.toMatchObject({ tag: "button", text: "Unpublish" });
+    await page.keyboard.press("Enter");
+    const dialog = page.getByRole("dialog", { name: "Unpublish this article?" });
+    await dialog.waitFor();
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await dialog.waitFor({ state: "hidden" });
+    await page.getByRole("status").filter({ hasText: "Unpublished" }).waitFor();
+    await expect(focused(page)).resolves.toMatchObject({ tag: "p", role: "status", text: expect.stringContaining("Unpublished") });
+    expectNothingUnsafe(page);
+  });
+
+  test("the prompt the article answers is chosen among the brand's prompts, saved with the rest, and leads to the article's impact", async () => {
+    await page.goto(articleUrl);
+    const choice = page.getByLabel("Prompt this article answers");
+    await choice.locator("option", { hasText: "best crm for startups" }).waitFor({ state: "attached" });
+    expect(await choice.locator("option").allTextContents()).toEqual(["None", "best crm for startups", "cheapest crm for a small team"]);
+    await expect(choice.inputValue()).resolves.toBe("");
+    expect(await page.getByRole("link", { name: "See this article's impact" }).count()).toBe(0);
+
+    await choice.selectOption({ label: "best crm for startups" });
+    await page.getByText("Unsaved changes", { exact: true }).waitFor();
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: /^Saved\.$/ })
+      .waitFor();
+    const articleId = articleUrl.split("/").at(-1)!;
+    const saved = await sessionTool<Article>(page, brandId, "get_article", { article_id: articleId });
+    expect(saved.article.prompt_id).toBe(promptIds["best crm for startups"]!);
+    const impact = page.getByRole("link", { name: "See this article's impact" });
+    await expect(impact.getAttribute("href")).resolves.toBe(`/brands/${brandId}/impact`);
+    await page.getByText("measured once the article is published").waitFor();
+    await expectAccessible(page, "article-linked");
+    await photograph(page, "article-linked", repaintPreview);
+
+    await page.reload({ waitUntil: "commit" });
+    await expect(page.getByLabel("Prompt this article answers").inputValue()).resolves.toBe(promptIds["best crm for startups"]!);
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.getByRole("status").filter({ hasText: "Published" }).waitFor();
+    await page.getByRole("link", { name: "See this article's impact" }).click();
+    await page.waitForURL(`**/brands/${brandId}/impact`);
+    const card = page.getByRole("region", { name: "Choosing a CRM" });
+    await card.waitFor();
+    await card.getByText("best crm for startups").waitFor();
+
+    await card.getByRole("link", { name: "Choosing a CRM" }).click();
+    await page.waitForURL(articleUrl);
+    await page.getByLabel("Prompt this article answers").selectOption({ label: "None" });
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByRole("status").filter({ hasText: "Saved; the brand's site shows the change." }).waitFor();
+    expect((await sessionTool<Article>(page, brandId, "get_article", { article_id: articleId })).article.prompt_id).toBeNull();
+    expect(await page.getByRole("link", { name: "See this article's impact" }).count()).toBe(0);
+    expectNothingUnsafe(page);
+  });
+
+  test("unsaved changes: a link elsewhere in the dashboard asks first (Cancel keeps them); the browser is asked to warn before the tab goes", async () => {
+    await expect(asksBeforeUnload(page)).resolves.toBe(false);
+    await page.getByLabel("Title").fill("Choosing a CRM, revised");
+    await expect(asksBeforeUnload(page)).resolves.toBe(true);
+
+    await page.getByRole("navigation", { name: "Brand pages" }).getByRole("link", { name: "Overview" }).click();
+    const dialog = page.getByRole("dialog", { name: "Leave without saving?" });
+    await dialog.waitFor();
+    await dialog.getByText("Your changes to “Choosing a CRM, revised” are not saved.").waitFor();
+    await expect(focused(page)).resolves.toMatchObject({ text: "Cancel" });
+    await expectAccessible(page, "article-leave-dialog");
+    await photograph(page, "article-leave-dialog", repaintPreview);
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    expect(page.url()).toBe(articleUrl);
+    await expect(page.getByLabel("Title").inputValue()).resolves.toBe("Choosing a CRM, revised");
+    await page.getByText("Unsaved changes", { exact: true }).waitFor();
+
+    // Any link to another dashboard page asks, and Leave without saving goes there.
+    await page.getByRole("link", { name: "All articles" }).click();
+    await dialog.waitFor();
+    await dialog.getByRole("button", { name: "Leave without saving" }).click();
+    await page.waitForURL(`**/brands/${brandId}/articles`);
+    await page.getByRole("heading", { name: "Articles", level: 1 }).waitFor();
+    await expect(asksBeforeUnload(page)).resolves.toBe(false);
+
+    // Nothing is asked when nothing changed, or once the change is saved.
+    await page.getByRole("link", { name: "Choosing a CRM" }).click();
+    await page.waitForURL(articleUrl);
+    await expect(page.getByLabel("Title").inputValue()).resolves.toBe("Choosing a CRM");
+    await page.getByRole("navigation", { name: "Brand pages" }).getByRole("link", { name: "Prompts" }).click();
+    await page.waitForURL(`**/brands/${brandId}/prompts`);
+    await page.goBack();
+    await page.waitForURL(articleUrl);
+    await page.getByLabel("Title").fill("Choosing a CRM for a startup");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByRole("status").filter({ hasText: "Saved; the brand's site shows the change." }).waitFor();
+    await expect(asksBeforeUnload(page)).resolves.toBe(false);
+    await page.getByRole("navigation", { name: "Brand pages" }).getByRole("link", { name: "Overview" }).click();
+    await page.waitForURL(`**/brands/${brandId}/overview`);
+    expect(await dialog.count()).toBe(0);
+    expectNothingUnsafe(page);
   });
 });
 

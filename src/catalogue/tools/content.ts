@@ -153,13 +153,17 @@ const updateArticleTool = defineTool({
   name: "update_article",
   title: "Revise an article",
   description:
-    "Use to change an article's title, Markdown body, description or slug. A published article stays published and its site shows the change at once; its slug is fixed (links to it must keep working), so a different slug is refused. Returns the article as it now stands.",
+    "Use to change an article's title, Markdown body, description or slug, or the tracked prompt it answers (prompt_id, which get_article_impact measures it against; null unlinks it). A published article stays published and its site shows the change at once; its slug is fixed (links to it must keep working), so a different slug is refused. Returns the article as it now stands.",
   input: z.strictObject({
     article_id: articleId,
     title: title.optional(),
     markdown: markdown.optional(),
     description: description.optional(),
     slug: slug.optional(),
+    prompt_id: idOf("prompt", "list_prompts or get_content_gaps")
+      .nullable()
+      .optional()
+      .describe("The tracked prompt this article answers; null unlinks it."),
   }),
   output: z.object({ article }),
   annotations: UPDATES,
@@ -171,6 +175,7 @@ const updateArticleTool = defineTool({
       markdown: input.markdown,
       description: input.description,
       slug: input.slug,
+      promptId: input.prompt_id,
     }),
   }),
 });

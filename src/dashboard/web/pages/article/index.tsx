@@ -1,16 +1,22 @@
-// One article: its title, description, slug and Markdown, saved through create_article or
-// update_article; the preview of the HTML the server rendered; Publish (publish_to_site) and, behind
-// a confirmation, Unpublish (unpublish_article); and, once published, the article's public API URL.
-import { useEffect, useState } from "preact/hooks";
+// One article: its title, description, slug, Markdown and the prompt it answers, saved through
+// create_article or update_article; the preview of the HTML the server rendered; Publish
+// (publish_to_site) and, behind a confirmation, Unpublish (unpublish_article); once published, the
+// article's public API URL; and, once linked to a prompt, the way to its impact. Leaving with
+// unsaved changes asks first (LeaveGuard). After Save the keyboard stays on Save; after Publish
+// and Unpublish, whose button is replaced, it moves to the status sentence, which is read out.
+import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { api, errorMessage } from "../../api";
+import { brandPath } from "../../components/layout";
+import { LeaveGuard } from "../../components/leave-guard";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { Button, CopyButton, Dialog, Field, formatDate, Notice, PageHeading } from "../../components/ui";
 import { useSession } from "../../session";
 import { useNeedsAutopilot } from "../articles";
 import { articlePath, articlesPath } from "../articles/paths";
 import { ArticlePreview } from "./preview";
+import { PromptField } from "./prompt-field";
 
 type Article = ToolOutput<"get_article">["article"];
 
@@ -19,17 +25,27 @@ interface Fields {
   description: string;
   slug: string;
   markdown: string;
+  /** The prompt the article answers, or "" for none. */
+  promptId: string;
 }
 
-const EMPTY: Fields = { title: "", description: "", slug: "", markdown: "" };
+const EMPTY: Fields = { title: "", description: "", slug: "", markdown: "", promptId: "" };
 
 function fieldsOf(article: Article | null): Fields {
   if (!article) return EMPTY;
-  return { title: article.title, description: article.description ?? "", slug: article.slug, markdown: article.markdown };
+  return {
+    title: article.title,
+    description: article.description ?? "",
+    slug: article.slug,
+    markdown: article.markdown,
+    promptId: article.prompt_id ?? "",
+  };
 }
 
 function sameFields(a: Fields, b: Fields): boolean {
-  return a.title === b.title && a.description === b.description && a.slug === b.slug && a.markdown === b.markdown;
+  return (
+    a.title === b.title && a.description === b.description && a.slug === b.slug && a.markdown === b.markdown && a.promptId === b.promptId
+  );
 }
 
 // A just-created article, handed to the page its URL now shows, so it need not be read again.
@@ -47,6 +63,18 @@ function PublishedAt({ url, article }: { url: string; article: Article }) {
       </p>
       <CopyButton text={url} label="Copy the public API URL" />
     </div>
+  );
+}
+
+/** The way from a linked article to Article impact, which measures it once it is published. */
+function ImpactLink({ brandId, published }: { brandId: string; published: boolean }) {
+  return (
+    <p class="impact-link">
+      <a href={brandPath(brandId, "/impact")}>See this article's impact</a>
+      <span class="muted">
+        {published ? " · the prompt's figures before and after publication" : " · measured once the article is published"}
+      </span>
+    </p>
   );
 }
 
@@ -86,18 +114,37 @@ function UnpublishDialog({
 
 function Editor({ brandId, articleId }: { brandId: string; articleId: string }) {
   const { route } = useLocation();
-  const { brands, status } = useSession();
+  const { brands, status: instance } = useSession();
   const isNew = articleId === "new";
   const initial = handoff && handoff.article.id === articleId ? handoff : null;
   const [article, setArticle] = useState<Article | null>(initial?.article ?? null);
   const [fields, setFields] = useState<Fields>(fieldsOf(initial?.article ?? null));
   const [loadFailure, setLoadFailure] = useState<unknown>(null);
   const [failure, setFailure] = useState<unknown>(null);
-  const [notice, setNotice] = useState<string | null>(initial?.notice ?? null);
+  const [notice, setNotice] = useState<string | null>(null);
   const [markdownError, setMarkdownError] = useState<string | null>(null);
   const [busy, setBusy] = useState<"save" | "publish" | "unpublish" | null>(null);
   const [confirming, setConfirming] = useState(false);
+  const saveButton = useRef<HTMLButtonElement>(null);
+  const status = useRef<HTMLParagraphElement>(null);
+  // Where the keyboard goes once the render that follows an action is on screen (and a closing
+  // dialog has given focus back to the button it replaced).
+  const focusNext = useRef<"save" | "status" | null>(null);
   if (initial) handoff = null;
+
+  useEffect(() => {
+    const target = focusNext.current === "save" ? saveButton.current : focusNext.current === "status" ? status.current : null;
+    focusNext.current = null;
+    target?.focus();
+  });
+
+  // A just-created article arrives here with its sentence and the keyboard on Save, where the new
+  // article's form was left; the sentence is set after the first render, so its live region reads it.
+  useEffect(() => {
+    if (!initial) return;
+    setNotice(initial.notice);
+    focusNext.current = "save";
+  }, []);
 
   useEffect(() => {
     if (isNew) {
@@ -133,11 +180,17 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
   const saved = fieldsOf(article);
   const dirty = !sameFields(fields, saved);
   const slugFixed = article !== null && article.published_at !== null;
+  // An edit makes the last "Saved." untrue: the sentence goes, "Unsaved changes" says where things are.
+  const change = (patch: Partial<Fields>) => {
+    setFields((f) => ({ ...f, ...patch }));
+    setNotice(null);
+  };
   const set = (key: keyof Fields) => (e: { currentTarget: HTMLInputElement | HTMLTextAreaElement }) =>
-    setFields((f) => ({ ...f, [key]: e.currentTarget.value }));
+    change({ [key]: e.currentTarget.value });
+  const waiting = busy !== null;
 
   const brand = brands.find((b) => b.id === brandId);
-  const origin = status?.public_url ? new URL(status.public_url).origin : location.origin;
+  const origin = instance?.public_url ? new URL(instance.public_url).origin : location.origin;
   const publicUrl =
     article && brand ? `${origin}/api/public/articles/${encodeURIComponent(article.slug)}?key=${encodeURIComponent(brand.site_key)}` : null;
 
@@ -157,6 +210,7 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
           markdown: fields.markdown,
           ...(fields.description.trim() ? { description: fields.description } : {}),
           ...(fields.slug.trim() ? { slug: fields.slug.trim() } : {}),
+          ...(fields.promptId ? { prompt_id: fields.promptId } : {}),
         });
         handoff = { article: created, notice: "Saved as a draft." };
         setArticle(created);
@@ -170,6 +224,7 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
         title: fields.title,
         markdown: fields.markdown,
         description: fields.description.trim() ? fields.description : null,
+        prompt_id: fields.promptId || null,
         ...(!slugFixed && fields.slug.trim() && fields.slug.trim() !== article.slug ? { slug: fields.slug.trim() } : {}),
       });
       setArticle(updated);
@@ -184,12 +239,14 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
 
   const onSave = async (event: Event) => {
     event.preventDefault();
+    if (waiting) return;
     setBusy("save");
     await save();
     setBusy(null);
   };
 
   const publish = async () => {
+    if (waiting) return;
     setBusy("publish");
     const current = dirty ? await save() : article;
     if (current) {
@@ -198,6 +255,7 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
         setArticle(published);
         setFields(fieldsOf(published));
         setNotice("Published: the brand's site can read it now.");
+        focusNext.current = "status";
       } catch (e) {
         setFailure(e);
       }
@@ -206,7 +264,7 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
   };
 
   const unpublish = async () => {
-    if (!article) return;
+    if (!article || waiting) return;
     setBusy("unpublish");
     setFailure(null);
     setNotice(null);
@@ -216,6 +274,7 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
       setFields((f) => ({ ...f, slug: draft.slug }));
       setConfirming(false);
       setNotice("Unpublished: the article is a draft again and gone from the brand's site.");
+      focusNext.current = "status";
     } catch (e) {
       setConfirming(false);
       setFailure(e);
@@ -258,6 +317,13 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
             />
           )}
         </Field>
+        <PromptField
+          brandId={brandId}
+          value={fields.promptId}
+          saved={article?.prompt_id ?? null}
+          onChange={(promptId) => change({ promptId })}
+        />
+        {article?.prompt_id && <ImpactLink brandId={brandId} published={article.status === "published"} />}
         <Field
           label="Markdown"
           hint="GitHub-flavoured Markdown. A leading “# Title” equal to the title is dropped, since the site shows the title. Raw HTML is sanitized on save."
@@ -271,18 +337,22 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
           ) : (
             <Notice kind="error">{errorMessage(failure)}</Notice>
           ))}
-        {notice && <Notice kind="success">{notice}</Notice>}
+        {/* Always in the page, so that a sentence put in it is read out; focusable, for the keyboard after Publish and Unpublish. */}
+        <p ref={status} role="status" tabIndex={-1} class={notice ? "notice notice-success" : "offscreen"}>
+          {notice}
+        </p>
+        {/* aria-disabled rather than disabled while busy: a disabled button loses the keyboard's focus. */}
         <div class="actions">
-          <Button type="submit" variant="primary" disabled={busy !== null}>
+          <Button ref={saveButton} type="submit" variant="primary" aria-disabled={waiting}>
             {busy === "save" ? "Saving…" : "Save"}
           </Button>
           {article?.status === "published" ? (
-            <Button variant="danger" onClick={() => setConfirming(true)} disabled={busy !== null}>
+            <Button key="unpublish" variant="danger" onClick={() => !waiting && setConfirming(true)} aria-disabled={waiting}>
               Unpublish
             </Button>
           ) : (
             article && (
-              <Button onClick={publish} disabled={busy !== null}>
+              <Button key="publish" onClick={publish} aria-disabled={waiting}>
                 {busy === "publish" ? "Publishing…" : dirty ? "Save and publish" : "Publish"}
               </Button>
             )
@@ -299,6 +369,12 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
         onConfirm={unpublish}
         onClose={() => setConfirming(false)}
       />
+      <LeaveGuard when={dirty}>
+        <p>
+          Your changes to “{fields.title || article?.title || "Untitled"}” are not saved. If you leave this page, they are lost; Cancel
+          keeps you here with them.
+        </p>
+      </LeaveGuard>
     </>
   );
 }

@@ -1,6 +1,9 @@
 // "Draft with the writer": the server's writer model drafts an article for a tracked prompt or a topic
-// (generate_article), which then opens in the editor. Without a [writer] in the server's config the
-// tool answers writer_not_configured; its sentence is shown as is and the form is put away.
+// (generate_article), which then opens in the editor. No tool says beforehand whether the server has
+// a writer: without a [writer] in its config, generate_article answers writer_not_configured. The
+// form then keeps what was typed and says, in plain words, what whoever runs the server can do
+// (the tool's own sentence speaks to AI clients, in tool names); for the rest of the visit the
+// section says so at once instead of offering the form.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { ApiError, api, errorMessage } from "../../api";
@@ -11,7 +14,19 @@ import { articlePath } from "./paths";
 type Length = "short" | "medium" | "long";
 
 // Remembered for the visit: the server's config does not change under a running dashboard.
-let writerMissing: string | null = null;
+let writerMissing = false;
+
+/** What to do without a writer: an error just after a draft was asked for (read out at once), otherwise information. */
+function NoWriter({ brandId, kind }: { brandId: string; kind: "error" | "info" }) {
+  return (
+    <Notice kind={kind}>
+      This server has no writer model set up, so it cannot draft articles. Whoever runs Spyglass can set one up: add a [writer] section to
+      the server's configuration file (which AI model to use, and the environment variable that holds its API key), as the README's
+      “Configuration file” shows, then restart the server. Until then, write the article yourself:{" "}
+      <a href={articlePath(brandId, "new")}>New article</a>.
+    </Notice>
+  );
+}
 
 function PromptChoice({ brandId, value, onChange }: { brandId: string; value: string; onChange: (id: string) => void }) {
   const loaded = useLoad(() => api.tool(brandId, "list_prompts", { limit: 100 }), [brandId]);
@@ -43,20 +58,23 @@ export function WriterForm({ brandId }: { brandId: string }) {
   const [promptId, setPromptId] = useState("");
   const [length, setLength] = useState<Length>("medium");
   const [failure, setFailure] = useState<unknown>(null);
-  const [missing, setMissing] = useState<string | null>(writerMissing);
+  const [missing, setMissing] = useState(writerMissing);
   const [busy, setBusy] = useState(false);
   const topicRef = useRef<HTMLInputElement>(null);
   const openerRef = useRef<HTMLButtonElement>(null);
+  const headingRef = useRef<HTMLHeadingElement>(null);
   const wasOpen = useRef(false);
-  // The button that opens the form goes away with it: focus moves into the form, and back after Cancel.
+  // The button that opens the form goes away with it: focus moves into the form, and back after Cancel
+  // (to the section's heading when the server turned out to have no writer and the button is gone).
   useEffect(() => {
     if (open) topicRef.current?.focus();
-    else if (wasOpen.current) openerRef.current?.focus();
+    else if (wasOpen.current) (openerRef.current ?? headingRef.current)?.focus();
     wasOpen.current = open;
   }, [open]);
 
   const submit = async (event: Event) => {
     event.preventDefault();
+    if (busy) return;
     setBusy(true);
     setFailure(null);
     try {
@@ -68,9 +86,8 @@ export function WriterForm({ brandId }: { brandId: string }) {
       route(articlePath(brandId, article.id));
     } catch (e) {
       if (e instanceof ApiError && e.code === "writer_not_configured") {
-        writerMissing = e.message;
-        setMissing(e.message);
-        setOpen(false);
+        writerMissing = true;
+        setMissing(true);
       } else setFailure(e);
     } finally {
       setBusy(false);
@@ -79,10 +96,12 @@ export function WriterForm({ brandId }: { brandId: string }) {
 
   return (
     <section class="card stack" aria-labelledby="writer-heading">
-      <h2 id="writer-heading">Draft with the writer</h2>
+      <h2 id="writer-heading" ref={headingRef} tabIndex={-1}>
+        Draft with the writer
+      </h2>
       <p class="muted">The server's writer model drafts an article from a topic or a tracked prompt; you review it before publishing.</p>
-      {missing ? (
-        <Notice kind="info">{missing}</Notice>
+      {missing && !open ? (
+        <NoWriter brandId={brandId} kind="info" />
       ) : !open ? (
         <button type="button" class="btn btn-secondary" ref={openerRef} onClick={() => setOpen(true)}>
           Draft with the writer
@@ -112,6 +131,7 @@ export function WriterForm({ brandId }: { brandId: string }) {
               </select>
             )}
           </Field>
+          {missing && <NoWriter brandId={brandId} kind="error" />}
           {failure !== null &&
             (isPlanRequired(failure) ? (
               <PlanNeeded required="autopilot" what="Drafting with the writer" />
@@ -119,7 +139,8 @@ export function WriterForm({ brandId }: { brandId: string }) {
               <Notice kind="error">{errorMessage(failure)}</Notice>
             ))}
           <div class="actions">
-            <Button type="submit" variant="primary" disabled={busy}>
+            {/* aria-disabled while drafting: a disabled button would lose the keyboard's focus. */}
+            <Button type="submit" variant="primary" aria-disabled={busy}>
               {busy ? "Drafting… (this can take a minute)" : "Draft the article"}
             </Button>
             <Button onClick={() => setOpen(false)} disabled={busy}>
