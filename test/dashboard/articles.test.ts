@@ -198,6 +198,15 @@ describe("the Articles pages", () => {
     expect(served.status).toBe(200);
     const { article } = (await served.json()) as { article: { html: string; title: string } };
     expect(article.title).toBe("Choosing a CRM");
+    // Followed, the link shows the API's answer (the app's router once took it for a page of its own).
+    const [opened] = await Promise.all([page.context().waitForEvent("page"), link.click()]);
+    await opened.waitForLoadState();
+    expect(opened.url()).toBe(publicUrl);
+    expect(await opened.locator("body").textContent()).toContain('"title":"Choosing a CRM"');
+    await opened.close();
+    // Back to the editor's tab (a tab in the background runs no animation frame, where Preact runs effects).
+    await page.bringToFront();
+    expect(page.url()).toBe(articleUrl);
     expect(await page.getByTitle("Preview of the saved article").getAttribute("srcdoc")).toContain(article.html);
     expect(article.html).not.toContain("<script");
     expect(article.html).not.toContain("onerror");

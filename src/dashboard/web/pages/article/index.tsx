@@ -56,7 +56,8 @@ function PublishedAt({ url, article }: { url: string; article: Article }) {
     <div class="stack public-link">
       <p>
         Published on {formatDate(article.published_at)}. The brand's site reads it at{" "}
-        <a href={url} class="url">
+        {/* A new tab: the app's router would take a same-origin link for one of its pages. */}
+        <a href={url} class="url" target="_blank" rel="noopener">
           {url}
         </a>{" "}
         (edge caches may take up to a minute to show a change).
