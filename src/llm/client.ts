@@ -196,12 +196,28 @@ function shorten(text: string): string {
 }
 
 /** Some providers echo a (partial) key in auth errors; the stored reason must never carry it. */
-function redactKey(text: string, apiKey: string | null): string {
+/** The shortest run of a key's characters that is redacted wherever it appears (a shorter one is too common to mean the key). */
+const REDACTED_RUN = 8;
+
+/**
+ * The text with the key hidden: the key itself, and any run of REDACTED_RUN or more characters that
+ * appears in the key (providers echo a prefix and a suffix, "sk-abc…wxyz"), each whole run as one
+ * "[redacted]", so that no piece of it is left beside the mark.
+ */
+export function redactKey(text: string, apiKey: string | null): string {
   if (!apiKey) return text;
-  let out = text.split(apiKey).join("[redacted]");
-  // Providers often echo a prefix/suffix ("sk-abc…wxyz"); hide any 8+ char run of the key too.
-  if (apiKey.length >= 8) {
-    for (let i = 0; i + 8 <= apiKey.length; i++) out = out.split(apiKey.slice(i, i + 8)).join("[redacted]");
+  if (apiKey.length < REDACTED_RUN) return text.split(apiKey).join("[redacted]");
+  const hidden = new Uint8Array(text.length);
+  for (let start = 0; start + REDACTED_RUN <= text.length; start++) {
+    let end = start + REDACTED_RUN;
+    if (!apiKey.includes(text.slice(start, end))) continue;
+    while (end < text.length && apiKey.includes(text.slice(start, end + 1))) end++;
+    hidden.fill(1, start, end);
+  }
+  let out = "";
+  for (let i = 0; i < text.length; i++) {
+    if (!hidden[i]) out += text[i];
+    else if (i === 0 || !hidden[i - 1]) out += "[redacted]";
   }
   return out;
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { complete, createEngineClient } from "../../src/llm/client";
+import { complete, createEngineClient, redactKey } from "../../src/llm/client";
 import { type ClientOptions, type EngineConfig } from "../../src/llm/types";
 import {
   answer,
@@ -89,6 +89,16 @@ describe("OpenAI-compatible engines", () => {
     expect(result.attempts).toBe(1);
     expect(JSON.stringify(result)).not.toContain(KEY);
     expect(JSON.stringify(result)).not.toContain(KEY.slice(0, 8));
+  });
+
+  test("redaction hides each run of the key whole, leaving no piece of it beside the mark", () => {
+    // A provider's echo of a suffix: the first eight characters of it used to be hidden, the rest kept.
+    expect(redactKey("key: 56789abcdefSECRET.", KEY)).toBe("key: [redacted].");
+    expect(redactKey(`Bearer ${KEY} and ${KEY.slice(0, 12)}…${KEY.slice(-9)}`, KEY)).toBe("Bearer [redacted] and [redacted]…[redacted]");
+    // Runs shorter than eight characters are everyday text, not the key.
+    expect(redactKey("sk-test is not a key; 0123456 neither", KEY)).toBe("sk-test is not a key; 0123456 neither");
+    expect(redactKey("short", "abc")).toBe("short");
+    expect(redactKey("an abc here", "abc")).toBe("an [redacted] here");
   });
 
   test("a missing key variable is an error before any request is sent", async () => {
