@@ -127,7 +127,7 @@ export async function handleMcpRequest(
  * main app, whose dispatch and hooks cost about as much CPU as a tools/list answer itself (measured
  * in process: ~45 µs of the ~135 µs a tools/list took). This entry does what the main app's
  * observability does for them: a request id (x-request-id), the access-log line, and a 500 with the
- * request id for anything unexpected. Other methods fall through to the main app (404/405 as before).
+ * request id for anything unexpected. Every method but POST is answered 405 by handleMcpRequest.
  */
 export function mcpApiRoutes(app: AppContext, catalog: ToolCatalog) {
   const origins = ownOrigins(app.config);
@@ -151,7 +151,8 @@ export function mcpApiRoutes(app: AppContext, catalog: ToolCatalog) {
     }
     return response;
   };
-  return { [MCP_PATH]: { POST: answer, GET: answer, DELETE: answer } };
+  // Every method: those other than POST are answered 405 (after the credential's check), not 404.
+  return { [MCP_PATH]: { POST: answer, GET: answer, DELETE: answer, PUT: answer, PATCH: answer, OPTIONS: answer } };
 }
 
 /** Mounts the tool server's door onto the catalogue. */
@@ -161,5 +162,8 @@ export function mcpRoutes(app: AppContext, catalog: ToolCatalog) {
   return new Elysia({ name: "mcp" })
     .post(MCP_PATH, handle, { parse: "none" })
     .get(MCP_PATH, handle)
-    .delete(MCP_PATH, handle, { parse: "none" });
+    .delete(MCP_PATH, handle, { parse: "none" })
+    .put(MCP_PATH, handle, { parse: "none" })
+    .patch(MCP_PATH, handle, { parse: "none" })
+    .options(MCP_PATH, handle);
 }

@@ -499,8 +499,8 @@ describe("HTTP-level refusals, each leaving the server serving", () => {
     await stillServing();
   });
 
-  test("GET and DELETE: 405 in this stateless server, after authentication", async () => {
-    for (const method of ["GET", "DELETE"]) {
+  test("GET, DELETE and any other method but POST: 405 in this stateless server, after authentication", async () => {
+    for (const method of ["GET", "DELETE", "PUT", "PATCH", "OPTIONS"]) {
       const unauth = await raw(server.url, { method, headers: { accept: "text/event-stream" } });
       expect(unauth.status).toBe(401);
       const res = await raw(server.url, { method, headers: { authorization: `Bearer ${seed.a.key}`, accept: "text/event-stream" } });
