@@ -69,6 +69,28 @@ function useScheme(): string {
   return dark ? "dark" : "light";
 }
 
+/** The most points labelled one by one on the time axis. */
+const FEW_POINTS = 16;
+/** Room for one date label ("Nov 28") on the time axis, in CSS pixels. */
+const LABEL_PX = 64;
+
+/** The top of the percent scale: a little above the highest value, on a line of the grid, at most 100. */
+function yTop(max: number | null): number {
+  const above = (max ?? 0) + 5;
+  return Math.min(100, Math.max(10, above <= 40 ? Math.ceil(above / 10) * 10 : Math.ceil(above / 20) * 20));
+}
+
+/** The grid's step: 10 points up to 40 %, 20 above. */
+function yStep(top: number): number {
+  return top <= 40 ? 10 : 20;
+}
+
+/** As many of the points as fit `width` with room for their labels, the latest one always among them. */
+function everyFitting(xs: number[], width: number): number[] {
+  const every = Math.max(1, Math.ceil((xs.length * LABEL_PX) / Math.max(width, LABEL_PX)));
+  return xs.filter((_, i) => (xs.length - 1 - i) % every === 0);
+}
+
 /** Draws `series` over `dates` (YYYY-MM-DD, UTC). `height` in CSS pixels. */
 export function TrendChart({ dates, series, height = 260 }: { dates: string[]; series: TrendSeries[]; height?: number }) {
   const box = useRef<HTMLDivElement>(null);
@@ -105,15 +127,24 @@ export function TrendChart({ dates, series, height = 260 }: { dates: string[]; s
         cursor: { drag: { x: false, y: false } },
         scales: {
           x: { time: true },
-          y: { range: (_u, min, max) => [0, Math.min(100, Math.max(10, Math.ceil(((max ?? 0) + 5) / 10) * 10 || 10))] },
+          y: { range: (_u, _min, max) => [0, yTop(max)] },
         },
         axes: [
           {
             ...axis,
+            // A few points (weeks, or a short period's days) are labelled at the points themselves,
+            // as many as fit, counted back from the latest; uPlot's own time ticks fell between them.
+            splits: xs.length <= FEW_POINTS ? (u) => everyFitting(xs, u.bbox.width / devicePixelRatio) : undefined,
             values: (_u, ticks) =>
               ticks.map((t) => new Date(t * 1000).toLocaleDateString(undefined, { month: "short", day: "numeric", timeZone: "UTC" })),
           },
-          { ...axis, values: (_u, ticks) => ticks.map((t) => `${t} %`), size: 56 },
+          {
+            ...axis,
+            // Up to the top of the scale, which is always labelled.
+            splits: (_u, _axis, _min, max) => Array.from({ length: max / yStep(max) + 1 }, (_, i) => i * yStep(max)),
+            values: (_u, ticks) => ticks.map((t) => `${t} %`),
+            size: 56,
+          },
         ],
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"),
       },
