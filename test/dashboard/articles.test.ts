@@ -449,6 +449,14 @@ describe("the article editor", () => {
     expect(page.url()).toBe(articleUrl);
     await expect(page.getByLabel("Title").inputValue()).resolves.toBe("Choosing a CRM, revised");
     await page.getByText("Unsaved changes", { exact: true }).waitFor();
+    // So does a way out that is no link: Sign out (Cancel keeps the session and the edits).
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await dialog.waitFor();
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    expect(page.url()).toBe(articleUrl);
+    expect((await page.request.get(d.url("/api/auth/me"))).status()).toBe(200);
+    await expect(page.getByLabel("Title").inputValue()).resolves.toBe("Choosing a CRM, revised");
 
     // Any link to another dashboard page asks, and Leave without saving goes there.
     await page.getByRole("link", { name: "All articles" }).click();

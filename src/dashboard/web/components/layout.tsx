@@ -5,6 +5,7 @@ import { useEffect, useRef } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api } from "../api";
 import { useSession } from "../session";
+import { beforeLeaving } from "./leave-guard";
 
 /**
  * The pages of a brand, in three groups: what the answers say, what is tracked and how, and what the brand
@@ -52,11 +53,14 @@ function BrandSwitcher({ brandId }: { brandId: string | null }) {
   if (brands.length === 0) return null;
   const current = brandId ?? "";
   const onChange = (event: Event) => {
-    const next = (event.currentTarget as HTMLSelectElement).value;
+    const select = event.currentTarget as HTMLSelectElement;
+    const next = select.value;
     if (!next) return;
+    // The current brand until the page is left (unsaved changes may keep it here).
+    select.value = current;
     // Stay on the same kind of page for the other brand.
     const rest = brandId ? path.slice(brandPath(brandId).length).split("/").slice(0, 2).join("/") : "";
-    route(brandPath(next, rest));
+    beforeLeaving(() => route(brandPath(next, rest)));
   };
   return (
     <div class="brand-switcher">
@@ -77,11 +81,12 @@ function AccountMenu() {
   const { me, refresh } = useSession();
   const { route } = useLocation();
   if (!me) return null;
-  const signOut = async () => {
-    await api.logout();
-    await refresh();
-    route("/sign-in");
-  };
+  const signOut = () =>
+    beforeLeaving(async () => {
+      await api.logout();
+      await refresh();
+      route("/sign-in");
+    });
   return (
     <div class="account-menu">
       <span class="account-email">{me.account.email}</span>

@@ -1,6 +1,7 @@
 // While a form holds changes that are not saved, leaving the page asks first: the browser's own
 // question when the tab is closed or reloaded or another site is opened, and the app's dialog when a
-// link to another dashboard page is clicked. Nothing is asked once the changes are saved.
+// link to another dashboard page is clicked or the app itself would leave (the brand switcher,
+// Sign out: beforeLeaving). Nothing is asked once the changes are saved.
 import { type ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
@@ -15,11 +16,24 @@ function inAppDestination(event: MouseEvent): string | null {
   return link.href.slice(location.origin.length);
 }
 
+/** The guard holding unsaved changes, if any: it asks before `proceed` runs. */
+type Proceed = () => void | Promise<void>;
+let activeGuard: ((proceed: Proceed) => void) | null = null;
+
+/** Runs `proceed` (a navigation the app starts itself) at once, or once the user agrees to leave unsaved changes. */
+export function beforeLeaving(proceed: Proceed): void {
+  if (activeGuard) activeGuard(proceed);
+  else void proceed();
+}
+
 export function LeaveGuard({ when, children }: { when: boolean; children: ComponentChildren }) {
   const { route } = useLocation();
-  const [destination, setDestination] = useState<string | null>(null);
+  // What leaving does, once agreed to.
+  const [pending, setPending] = useState<Proceed | null>(null);
   useEffect(() => {
     if (!when) return;
+    const guard = (proceed: Proceed) => setPending(() => proceed);
+    activeGuard = guard;
     const onBeforeUnload = (event: BeforeUnloadEvent) => {
       event.preventDefault();
       // What browsers before 2023 (Chrome before 119, Safari) ask for instead.
@@ -31,24 +45,25 @@ export function LeaveGuard({ when, children }: { when: boolean; children: Compon
       // Captured on the window, before the router's own listener (bubbling, also on the window) navigates.
       event.preventDefault();
       event.stopPropagation();
-      setDestination(to);
+      setPending(() => () => route(to));
     };
     addEventListener("beforeunload", onBeforeUnload);
     addEventListener("click", onClick, true);
     return () => {
+      if (activeGuard === guard) activeGuard = null;
       removeEventListener("beforeunload", onBeforeUnload);
       removeEventListener("click", onClick, true);
     };
   }, [when]);
   return (
     <ConfirmDialog
-      open={destination !== null}
+      open={pending !== null}
       title="Leave without saving?"
       confirmLabel="Leave without saving"
       onConfirm={async () => {
-        if (destination !== null) route(destination);
+        await pending?.();
       }}
-      onClose={() => setDestination(null)}
+      onClose={() => setPending(null)}
     >
       {children}
     </ConfirmDialog>
