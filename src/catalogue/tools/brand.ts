@@ -20,7 +20,7 @@ const getBrandTool = defineTool({
   name: "get_brand",
   title: "Get the brand",
   description:
-    "Use first, to learn which brand this connection works on. Returns the brand (name, domain, aliases, public site key), the account's plan, the tracked competitors, the AI engines (id, label, model): the configured ones and any others present in the stored answers (configured false; demo true for spyglass demo's) and the tracking schedule (cron, UTC) and samples per prompt.",
+    "Use first, to learn which brand this connection works on. Returns the brand (name, domain, aliases, public site key), the account's plan, the tracked competitors, the AI engines (id, label, model): the configured ones and any others present in the stored answers (configured false; demo true for spyglass demo's) the tracking schedule (cron, UTC) and samples per prompt, and whether the server has a writer model for generate_article.",
   input: z.strictObject({}),
   output: z.object({
     brand,
@@ -41,6 +41,9 @@ const getBrandTool = defineTool({
       samples: z.number().int().describe("answers per prompt and engine per run"),
       enabled: z.boolean(),
     }),
+    writer: z
+      .object({ configured: z.boolean(), model: z.string().nullable() })
+      .describe("the server's writer model (spyglass.toml [writer]): generate_article works only when configured"),
   }),
   annotations: READ_ONLY,
   plan: "visibility",
@@ -57,6 +60,7 @@ const getBrandTool = defineTool({
         samples: config.tracking.samples,
         enabled: config.tracking.enabled,
       },
+      writer: { configured: config.writer !== null, model: config.writer?.model ?? null },
     };
   },
 });

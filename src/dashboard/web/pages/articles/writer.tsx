@@ -1,9 +1,8 @@
 // "Draft with the writer": the server's writer model drafts an article for a tracked prompt or a topic
-// (generate_article), which then opens in the editor. No tool says beforehand whether the server has
-// a writer: without a [writer] in its config, generate_article answers writer_not_configured. The
-// form then keeps what was typed and says, in plain words, what whoever runs the server can do
-// (the tool's own sentence speaks to AI clients, in tool names); for the rest of the visit the
-// section says so at once instead of offering the form.
+// (generate_article), which then opens in the editor. Without a [writer] in the server's config
+// (get_brand's writer), the section says at once, in plain words, what whoever runs the server can do
+// (the tool's own sentence speaks to AI clients, in tool names), instead of offering the form. A
+// draft that fails keeps what was typed.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { ApiError, api, errorMessage } from "../../api";
@@ -13,7 +12,8 @@ import { articlePath } from "./paths";
 
 type Length = "short" | "medium" | "long";
 
-// Remembered for the visit: the server's config does not change under a running dashboard.
+// Remembered for the visit once a draft was refused for want of a writer (a server restarted
+// without one since the page was loaded).
 let writerMissing = false;
 
 /** What to do without a writer: an error just after a draft was asked for (read out at once), otherwise information. */
@@ -58,7 +58,9 @@ export function WriterForm({ brandId }: { brandId: string }) {
   const [promptId, setPromptId] = useState("");
   const [length, setLength] = useState<Length>("medium");
   const [failure, setFailure] = useState<unknown>(null);
-  const [missing, setMissing] = useState(writerMissing);
+  const [refused, setRefused] = useState(writerMissing);
+  const brand = useLoad(() => api.tool(brandId, "get_brand", {}), [brandId]);
+  const missing = refused || brand.data?.writer.configured === false;
   const [busy, setBusy] = useState(false);
   const topicRef = useRef<HTMLInputElement>(null);
   const openerRef = useRef<HTMLButtonElement>(null);
@@ -87,7 +89,7 @@ export function WriterForm({ brandId }: { brandId: string }) {
     } catch (e) {
       if (e instanceof ApiError && e.code === "writer_not_configured") {
         writerMissing = true;
-        setMissing(true);
+        setRefused(true);
       } else setFailure(e);
     } finally {
       setBusy(false);
@@ -103,9 +105,12 @@ export function WriterForm({ brandId }: { brandId: string }) {
       {missing && !open ? (
         <NoWriter brandId={brandId} kind="info" />
       ) : !open ? (
-        <button type="button" class="btn btn-secondary" ref={openerRef} onClick={() => setOpen(true)}>
-          Draft with the writer
-        </button>
+        // Offered once get_brand has said whether there is a writer (or could not say: the draft will).
+        (brand.data !== null || brand.error !== null) && (
+          <button type="button" class="btn btn-secondary" ref={openerRef} onClick={() => setOpen(true)}>
+            Draft with the writer
+          </button>
+        )
       ) : (
         <form class="stack" onSubmit={submit} aria-label="Draft with the writer">
           <Field label="Topic" hint="What the article is about, such as “choosing a CRM for a startup”. Optional when a prompt is chosen.">
