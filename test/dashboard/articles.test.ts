@@ -388,7 +388,7 @@ describe("the article editor", () => {
     const saved = await sessionTool<Article>(page, brandId, "get_article", { article_id: articleId });
     expect(saved.article.prompt_id).toBe(promptIds["best crm for startups"]!);
     const impact = page.getByRole("link", { name: "See this article's impact" });
-    await expect(impact.getAttribute("href")).resolves.toBe(`/brands/${brandId}/impact`);
+    await expect(impact.getAttribute("href")).resolves.toBe(`/brands/${brandId}/impact?article=${articleId}`);
     await page.getByText("measured once the article is published").waitFor();
     await expectAccessible(page, "article-linked");
     await photograph(page, "article-linked", repaintPreview);
@@ -398,10 +398,18 @@ describe("the article editor", () => {
     await page.getByRole("button", { name: "Publish", exact: true }).click();
     await page.getByRole("status").filter({ hasText: "Published" }).waitFor();
     await page.getByRole("link", { name: "See this article's impact" }).click();
-    await page.waitForURL(`**/brands/${brandId}/impact`);
+    await page.waitForURL(`**/brands/${brandId}/impact?article=${articleId}`);
     const card = page.getByRole("region", { name: "Choosing a CRM" });
     await card.waitFor();
     await card.getByText("best crm for startups").waitFor();
+    // That article's card alone (get_article_impact's article_id), with the way to every article's.
+    type Impact = { total_articles: number; articles: Array<{ article: { id: string } }> };
+    const one = await sessionTool<Impact>(page, brandId, "get_article_impact", { article_id: articleId });
+    expect(one.articles.map((a) => a.article.id)).toEqual([articleId]);
+    expect((await sessionTool<Impact>(page, brandId, "get_article_impact", { article_id: "art_unknown" })).articles).toEqual([]);
+    await expect(page.getByRole("link", { name: "Every article's impact" }).getAttribute("href")).resolves.toBe(
+      `/brands/${brandId}/impact`,
+    );
 
     await card.getByRole("link", { name: "Choosing a CRM" }).click();
     await page.waitForURL(articleUrl);

@@ -13,7 +13,7 @@ import { ANSWER_STATUSES } from "../../db/values";
 import { defineTool } from "../registry";
 import { ARTICLES_PLAN, articleLinks } from "../resources";
 import { OVERVIEW_VIEW, RANKING_VIEW, TREND_VIEW } from "../view-uris";
-import { cursor, nextCursor, pageLimit, READ_ONLY } from "./common";
+import { cursor, idOf, nextCursor, pageLimit, READ_ONLY } from "./common";
 
 const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date as YYYY-MM-DD, such as 2025-01-31");
 const filterInput = {
@@ -383,6 +383,9 @@ const getArticleImpact = defineTool({
       .max(MAX_WINDOW_DAYS)
       .default(DEFAULT_WINDOW_DAYS)
       .describe(`Days in each window, 1-${MAX_WINDOW_DAYS} (default ${DEFAULT_WINDOW_DAYS}).`),
+    article_id: idOf("article", "list_articles")
+      .optional()
+      .describe("Only this article (id from list_articles); none listed while it is a draft or linked to no prompt."),
     limit: pageLimit(10),
     cursor,
   }),
@@ -416,11 +419,16 @@ const getArticleImpact = defineTool({
   // The article resources need Autopilot: a Visibility key gets no link it could not follow.
   links: (output, ctx) => (planCovers(ctx.plan, ARTICLES_PLAN) ? output.articles.flatMap((a) => articleLinks(a.article)) : []),
   handler: async (input, ctx) =>
-    await articleImpact(ctx.app, ctx.brand.id, await listPublishedArticles(ctx.app.db, ctx.brand.id), {
-      windowDays: input.window_days,
-      limit: input.limit,
-      offset: decodeOffset(input.cursor),
-    }),
+    await articleImpact(
+      ctx.app,
+      ctx.brand.id,
+      (await listPublishedArticles(ctx.app.db, ctx.brand.id)).filter((a) => input.article_id === undefined || a.id === input.article_id),
+      {
+        windowDays: input.window_days,
+        limit: input.limit,
+        offset: decodeOffset(input.cursor),
+      },
+    ),
 });
 
 export const analyticsTools = [

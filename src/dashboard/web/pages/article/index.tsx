@@ -68,10 +68,10 @@ function PublishedAt({ url, article }: { url: string; article: Article }) {
 }
 
 /** The way from a linked article to Article impact, which measures it once it is published. */
-function ImpactLink({ brandId, published }: { brandId: string; published: boolean }) {
+function ImpactLink({ brandId, articleId, published }: { brandId: string; articleId: string; published: boolean }) {
   return (
     <p class="impact-link">
-      <a href={brandPath(brandId, "/impact")}>See this article's impact</a>
+      <a href={`${brandPath(brandId, "/impact")}?article=${encodeURIComponent(articleId)}`}>See this article's impact</a>
       <span class="muted">
         {published ? " · the prompt's figures before and after publication" : " · measured once the article is published"}
       </span>
@@ -324,7 +324,7 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
           saved={article?.prompt_id ?? null}
           onChange={(promptId) => change({ promptId })}
         />
-        {article?.prompt_id && <ImpactLink brandId={brandId} published={article.status === "published"} />}
+        {article?.prompt_id && <ImpactLink brandId={brandId} articleId={article.id} published={article.status === "published"} />}
         <Field
           label="Markdown"
           hint="GitHub-flavoured Markdown. A leading “# Title” equal to the title is dropped, since the site shows the title. Raw HTML is sanitized on save."

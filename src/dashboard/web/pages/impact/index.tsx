@@ -134,13 +134,26 @@ export function ArticleImpact({ brandId }: { brandId: string }) {
   const selectId = useId();
   const requested = Number(query.window);
   const windowDays = (WINDOWS as readonly number[]).includes(requested) ? requested : DEFAULT_WINDOW;
+  // ?article=: one article's card (the editor links to it), else every article's.
+  const articleId = query.article || undefined;
   const list = usePaged<Impact>(
     async (cursor) => {
-      const out = await api.tool(brandId, "get_article_impact", { window_days: windowDays, limit: 10, ...(cursor ? { cursor } : {}) });
+      const out = await api.tool(brandId, "get_article_impact", {
+        window_days: windowDays,
+        ...(articleId ? { article_id: articleId } : {}),
+        limit: 10,
+        ...(cursor ? { cursor } : {}),
+      });
       return { items: out.articles, next: out.next_cursor };
     },
-    [brandId, windowDays],
+    [brandId, windowDays, articleId],
   );
+  const allArticles = () => {
+    const next = new URLSearchParams(query);
+    next.delete("article");
+    const search = next.toString();
+    return search ? `${path}?${search}` : path;
+  };
   const setWindow = (value: string) => {
     const next = new URLSearchParams(query);
     if (Number(value) === DEFAULT_WINDOW) next.delete("window");
@@ -177,7 +190,19 @@ export function ArticleImpact({ brandId }: { brandId: string }) {
           Loading…
         </p>
       )}
-      {list.loaded && list.items.length === 0 ? (
+      {articleId && (
+        <p>
+          One article's impact. <a href={allArticles()}>Every article's impact</a>
+        </p>
+      )}
+      {list.loaded && list.items.length === 0 && articleId ? (
+        <EmptyState title="This article has no impact to measure yet">
+          <p>
+            Its impact is measured once it is published and linked to the prompt it answers (in its editor, on the{" "}
+            <a href={brandPath(brandId, "/articles")}>Articles</a> page).
+          </p>
+        </EmptyState>
+      ) : list.loaded && list.items.length === 0 ? (
         <EmptyState title="No article to measure yet">
           <p>
             Article impact needs a published article linked to a prompt: link an article to the prompt it answers and publish it on the{" "}
