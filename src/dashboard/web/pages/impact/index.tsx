@@ -164,7 +164,12 @@ export function ArticleImpact({ brandId }: { brandId: string }) {
   return (
     <>
       <PageHeading title="Article impact">
-        <DownloadCsv brandId={brandId} tool="get_article_impact" input={{ window_days: windowDays }} label="article impact figures" />
+        <DownloadCsv
+          brandId={brandId}
+          tool="get_article_impact"
+          input={{ window_days: windowDays, ...(articleId ? { article_id: articleId } : {}) }}
+          label="article impact figures"
+        />
       </PageHeading>
       <p class="muted">
         For each published article linked to a prompt: the prompt's answers in the days before the publication day and the same number of
