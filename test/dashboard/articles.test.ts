@@ -307,13 +307,19 @@ async function focused(p: Page) {
   });
 }
 
-/** Whether leaving the page now (reload, closing the tab) would make the browser ask first. */
-function asksBeforeUnload(p: Page) {
-  return p.evaluate(() => {
-    const event = new Event("beforeunload", { cancelable: true });
-    dispatchEvent(event);
-    return event.defaultPrevented;
-  });
+/**
+ * Whether leaving the page (reload, closing the tab) would make the browser ask first, once it settles on `expected`: Preact arms and disarms
+ * the guard in an effect, a frame after the render that shows the change.
+ */
+async function asksBeforeUnload(p: Page, expected: boolean): Promise<boolean> {
+  const asks = () =>
+    p.evaluate(() => {
+      const event = new Event("beforeunload", { cancelable: true });
+      dispatchEvent(event);
+      return event.defaultPrevented;
+    });
+  for (let i = 0; i < 50 && (await asks()) !== expected; i++) await Bun.sleep(20);
+  return asks();
 }
 
 type Article = { article: { prompt_id: string | null; title: string } };
@@ -422,9 +428,9 @@ describe("the article editor", () => {
   });
 
   test("unsaved changes: a link elsewhere in the dashboard asks first (Cancel keeps them); the browser is asked to warn before the tab goes", async () => {
-    await expect(asksBeforeUnload(page)).resolves.toBe(false);
+    await expect(asksBeforeUnload(page, false)).resolves.toBe(false);
     await page.getByLabel("Title").fill("Choosing a CRM, revised");
-    await expect(asksBeforeUnload(page)).resolves.toBe(true);
+    await expect(asksBeforeUnload(page, true)).resolves.toBe(true);
 
     await page.getByRole("navigation", { name: "Brand pages" }).getByRole("link", { name: "Overview" }).click();
     const dialog = page.getByRole("dialog", { name: "Leave without saving?" });
@@ -453,7 +459,7 @@ describe("the article editor", () => {
     await dialog.getByRole("button", { name: "Leave without saving" }).click();
     await page.waitForURL(`**/brands/${brandId}/articles`);
     await page.getByRole("heading", { name: "Articles", level: 1 }).waitFor();
-    await expect(asksBeforeUnload(page)).resolves.toBe(false);
+    await expect(asksBeforeUnload(page, false)).resolves.toBe(false);
 
     // Nothing is asked when nothing changed, or once the change is saved.
     await page.getByRole("link", { name: "Choosing a CRM" }).click();
@@ -466,7 +472,7 @@ describe("the article editor", () => {
     await page.getByLabel("Title").fill("Choosing a CRM for a startup");
     await page.getByRole("button", { name: "Save", exact: true }).click();
     await page.getByRole("status").filter({ hasText: "Saved; the brand's site shows the change." }).waitFor();
-    await expect(asksBeforeUnload(page)).resolves.toBe(false);
+    await expect(asksBeforeUnload(page, false)).resolves.toBe(false);
     await page.getByRole("navigation", { name: "Brand pages" }).getByRole("link", { name: "Overview" }).click();
     await page.waitForURL(`**/brands/${brandId}/overview`);
     expect(await dialog.count()).toBe(0);
