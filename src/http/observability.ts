@@ -106,12 +106,15 @@ export function observability(notFoundPage?: NotFoundPage) {
       }
       switch (code) {
         case "NOT_FOUND": {
-          const page = notFoundPage?.(request, headers);
+          if (!notFoundPage) return json(404, { error: "Not found", code: "not_found" }, headers, request);
+          // The page or the JSON, by the request's headers: a cache must keep them apart.
+          const varying = { ...headers, vary: "Sec-Fetch-Dest, Accept", "cache-control": "no-store" };
+          const page = notFoundPage(request, varying);
           if (page) {
             errored(request, 404);
             return page;
           }
-          return json(404, { error: "Not found", code: "not_found" }, headers, request);
+          return json(404, { error: "Not found", code: "not_found" }, varying, request);
         }
         case "PARSE":
           return json(400, { error: "The request body is not valid JSON.", code: "invalid_json" }, headers, request);

@@ -195,12 +195,12 @@ function shorten(text: string): string {
   return oneLine.length > MAX_REASON_CHARS ? `${oneLine.slice(0, MAX_REASON_CHARS - 1)}…` : oneLine;
 }
 
-/** Some providers echo a (partial) key in auth errors; the stored reason must never carry it. */
 /** The shortest run of a key's characters that is redacted wherever it appears (a shorter one is too common to mean the key). */
 const REDACTED_RUN = 8;
 
 /**
- * The text with the key hidden: the key itself, and any run of REDACTED_RUN or more characters that
+ * The text with the key hidden (some providers echo a key, or part of it, in their auth errors, and
+ * the stored reason must never carry it): the key itself, and any run of REDACTED_RUN or more characters that
  * appears in the key (providers echo a prefix and a suffix, "sk-abc…wxyz"), each whole run as one
  * "[redacted]", so that no piece of it is left beside the mark.
  */

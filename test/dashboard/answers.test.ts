@@ -284,6 +284,30 @@ describe("answers", () => {
     expectNothingUnsafe(page);
   });
 
+  test("a next page that fails keeps the rows shown and asks again for that page; a refusal offers no Try again", async () => {
+    await page.goto(d.url(`/brands/${brandId}/answers`));
+    const rows = page.locator("table.answers-table tbody tr");
+    await rows.first().waitFor();
+    expect(await rows.count()).toBe(20);
+    await page.route("**/tools/list_answers", (route) => route.abort("connectionrefused"), { times: 1 });
+    await page.getByRole("button", { name: "More answers" }).click();
+    const alert = page.getByRole("alert").filter({ hasText: "The server could not be reached" });
+    await alert.waitFor();
+    expect(await rows.count()).toBe(20);
+    await alert.getByRole("button", { name: "Try again" }).click();
+    await eventually(
+      () => rows.count(),
+      (n) => n === 40,
+    );
+    expect(await rows.count()).toBe(40);
+    expect(await alert.count()).toBe(0);
+    // Not found is not a failure that asking again could mend.
+    await page.goto(d.url(`/brands/${brandId}/answers/ans_999999999`));
+    const refused = page.getByRole("alert").filter({ hasText: "Answer not found." });
+    await refused.waitFor();
+    expect(await refused.getByRole("button").count()).toBe(0);
+  });
+
   test("the answers filters are in the URL", async () => {
     await page.goto(d.url(`/brands/${brandId}/answers`));
     await page.locator("table.answers-table tbody tr").first().waitFor();

@@ -334,6 +334,15 @@ describe("the article editor", () => {
     promptIds = Object.fromEntries(created.created.map((p) => [p.text, p.id]));
   });
 
+  test("an article that could not be loaded offers Try again, which loads it", async () => {
+    await page.route("**/tools/get_article", (route) => route.abort("connectionrefused"), { times: 1 });
+    await page.goto(articleUrl);
+    const alert = page.getByRole("alert").filter({ hasText: "The server could not be reached" });
+    await alert.getByRole("button", { name: "Try again" }).click();
+    await expect(page.getByLabel("Title").inputValue()).resolves.toBe("Choosing a CRM");
+    expect(await alert.count()).toBe(0);
+  });
+
   test("Save by keyboard keeps the keyboard on Save, for a new article and a saved one", async () => {
     await page.goto(d.url(`/brands/${brandId}/articles/new`));
     await page.getByLabel("Title").fill("Keyboard article");

@@ -164,6 +164,9 @@ describe("the dashboard's shell", () => {
   test("a browser sent to an address the server does not know gets the app's Page not found with a way back", async () => {
     const response = await page.goto(d.url("/settings"));
     expect(response?.status()).toBe(404);
+    // The page or JSON by the request's headers, which a cache must keep apart.
+    expect(response?.headers().vary).toBe("Sec-Fetch-Dest, Accept");
+    expect(response?.headers()["cache-control"]).toBe("no-store");
     expect(response?.headers()["content-security-policy"]).toContain("script-src 'self'");
     await page.getByRole("heading", { level: 1, name: "Page not found" }).waitFor();
     await expectAccessible(page, "not-found");
@@ -181,6 +184,7 @@ describe("the dashboard's shell", () => {
       const other = await fetch(d.url(path), { headers });
       expect([path, other.status, other.headers.get("content-type")]).toEqual([path, 404, "application/json; charset=utf-8"]);
       expect(await other.json()).toEqual({ error: "Not found", code: "not_found" });
+      expect(other.headers.get("vary")).toBe("Sec-Fetch-Dest, Accept");
     }
   });
 });

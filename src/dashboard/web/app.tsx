@@ -92,6 +92,7 @@ function NotFound() {
   return (
     <main id="main" class="standalone">
       <PageHeading title="Page not found" />
+      <p>There is no page at this address: the link may be mistyped, or the page it led to has moved.</p>
       <p>
         <a href="/">Go to the dashboard</a>
       </p>

@@ -1,5 +1,6 @@
 // A list read page by page through a catalogue tool's cursor: the first page loads whenever `deps`
-// change, "More" appends the next one; answers of an earlier load are dropped.
+// change, "More" appends the next one; answers of an earlier load are dropped. A next page that fails
+// leaves the rows read so far (MoreButton offers to ask again).
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { errorMessage } from "../api";
 
@@ -9,8 +10,12 @@ export interface Paged<T> {
   loaded: boolean;
   loading: boolean;
   hasMore: boolean;
+  /** The first page's failure (nothing to show). */
   error: string | null;
   failure: unknown;
+  /** A next page's failure: the items read so far stay; `more` asks for that page again. */
+  moreError: string | null;
+  moreFailure: unknown;
   more: () => void;
   reload: () => void;
   /** Changes the items shown (after an edit) without reading the list again. */
@@ -27,11 +32,12 @@ export function usePaged<T>(
     loaded: false,
     loading: true,
     failure: null as unknown,
+    moreFailure: null as unknown,
   });
   const generation = useRef(0);
   const fetchPage = useCallback((cursor: string | undefined, append: boolean) => {
     const mine = ++generation.current;
-    setState((s) => ({ ...s, loading: true, failure: null }));
+    setState((s) => ({ ...s, loading: true, failure: null, moreFailure: null }));
     load(cursor).then(
       (page) =>
         mine === generation.current &&
@@ -41,8 +47,11 @@ export function usePaged<T>(
           loaded: true,
           loading: false,
           failure: null,
+          moreFailure: null,
         })),
-      (failure: unknown) => mine === generation.current && setState((s) => ({ ...s, loading: false, failure })),
+      (failure: unknown) =>
+        mine === generation.current &&
+        setState((s) => (append ? { ...s, loading: false, moreFailure: failure } : { ...s, loading: false, failure })),
     );
   }, deps);
   const reload = useCallback(() => fetchPage(undefined, false), [fetchPage]);
@@ -54,6 +63,8 @@ export function usePaged<T>(
     hasMore: state.next !== null,
     error: state.failure === null ? null : errorMessage(state.failure),
     failure: state.failure,
+    moreError: state.moreFailure === null ? null : errorMessage(state.moreFailure),
+    moreFailure: state.moreFailure,
     more: () => state.next && fetchPage(state.next, true),
     reload,
     update: (change) => setState((s) => ({ ...s, items: change(s.items) })),

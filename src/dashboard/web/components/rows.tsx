@@ -1,7 +1,7 @@
 // The controls every editable list shares: a row's Edit button (which takes the keyboard back when
 // its in-place form closes) beside its removal button, and the "More" button of a paged list.
 import { type Paged } from "./paged";
-import { Button } from "./ui";
+import { Button, LoadFailed } from "./ui";
 
 export function EditButton({
   label,
@@ -47,11 +47,17 @@ export function RowActions({
   );
 }
 
-export function MoreButton<T>({ list }: { list: Paged<T> }) {
+/** The next page's button ("More answers"), and why the last one failed, with a way to ask again. */
+export function MoreButton<T>({ list, label = "More" }: { list: Paged<T>; label?: string }) {
   if (!list.hasMore) return null;
   return (
-    <Button onClick={list.more} disabled={list.loading}>
-      {list.loading ? "Loading…" : "More"}
-    </Button>
+    <>
+      {list.moreError !== null && <LoadFailed error={list.moreError} failure={list.moreFailure} retry={list.more} />}
+      {list.moreError === null && (
+        <Button onClick={list.more} disabled={list.loading}>
+          {list.loading ? "Loading…" : label}
+        </Button>
+      )}
+    </>
   );
 }

@@ -2,7 +2,7 @@
 // passed as children (text nodes), never as markup.
 import { type ButtonHTMLAttributes, type ComponentChildren } from "preact";
 import { useCallback, useEffect, useId, useRef, useState } from "preact/hooks";
-import { errorMessage } from "../api";
+import { ApiError, errorMessage } from "../api";
 
 type ButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, "type"> & {
   variant?: "primary" | "secondary" | "danger" | "link";
@@ -54,12 +54,37 @@ export function Notice({ kind, children }: { kind: "error" | "success" | "info";
   );
 }
 
-/** A load that failed: what went wrong, and a way to ask again without reloading the page. */
-export function LoadFailed({ error, retry }: { error: string; retry: () => void }) {
+/** Whether asking again may go otherwise: the server was not reached, or failed on its side (not a refusal such as "not found"). */
+function worthRetrying(failure: unknown): boolean {
+  return !(failure instanceof ApiError) || failure.status >= 500 || failure.status === 429;
+}
+
+/** Where the keyboard goes when Try again takes its alert away: the heading of the alert's section, or of the page, or the page's content. */
+function headingNear(element: HTMLElement): HTMLElement | null {
+  const heading = element.closest("section")?.querySelector<HTMLElement>("h1, h2, h3") ?? document.querySelector<HTMLElement>("#main h1");
+  if (heading && !heading.hasAttribute("tabindex")) heading.setAttribute("tabindex", "-1");
+  return heading ?? document.getElementById("main");
+}
+
+/**
+ * A load that failed: what went wrong and, when asking again may help, a way to do so without
+ * reloading the page. The alert goes while the load runs again: the keyboard moves to the nearest
+ * heading first, and a new failure is a new alert.
+ */
+export function LoadFailed({ error, failure, retry }: { error: string; failure: unknown; retry: () => void }) {
   return (
     <div class="notice notice-error load-failed" role="alert">
       <p>{error}</p>
-      <Button onClick={retry}>Try again</Button>
+      {worthRetrying(failure) && (
+        <Button
+          onClick={(event) => {
+            headingNear(event.currentTarget)?.focus();
+            retry();
+          }}
+        >
+          Try again
+        </Button>
+      )}
     </div>
   );
 }

@@ -98,7 +98,7 @@ export function Accounts() {
       <p>
         Plans decide what an account can do: Visibility for analytics, prompts, tags, competitors and API keys; Autopilot adds articles.
       </p>
-      {loaded.error && <LoadFailed error={loaded.error} retry={loaded.reload} />}
+      {loaded.error && <LoadFailed error={loaded.error} failure={loaded.failure} retry={loaded.reload} />}
       {message && <Notice kind={message.kind}>{message.text}</Notice>}
       {loaded.data && (
         <div class="table-wrap">

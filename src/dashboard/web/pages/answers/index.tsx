@@ -10,6 +10,7 @@ import { answerStatusLabel, useEngineLabels } from "../../components/engines";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
+import { MoreButton } from "../../components/rows";
 import { Button, EmptyState, formatDate, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { isWebUrl, WebLink } from "../../components/web-link";
 
@@ -114,7 +115,7 @@ export function AnswerTable({
   );
   const engineLabel = useEngineLabels(brandId);
   if (isPlanRequired(list.failure)) return <PlanNeeded required="visibility" what="Answers" />;
-  if (list.error) return <LoadFailed error={list.error} retry={list.reload} />;
+  if (list.error) return <LoadFailed error={list.error} failure={list.failure} retry={list.reload} />;
   if (!list.loaded)
     return (
       <p class="loading" role="status">
@@ -154,7 +155,7 @@ export function AnswerTable({
                 <td>{a.position ?? "–"}</td>
                 {showPrompt && (
                   <td class="answer-prompt">
-                    <a href={`${brandPath(brandId, `/performance/${encodeURIComponent(a.prompt_id)}`)}`}>{a.prompt_text}</a>
+                    <a href={`${brandPath(brandId, `/performance/${encodeURIComponent(a.prompt_id)}`)}`}>{a.prompt_text || a.prompt_id}</a>
                   </td>
                 )}
               </tr>
@@ -162,11 +163,7 @@ export function AnswerTable({
           </tbody>
         </table>
       </div>
-      {list.hasMore && (
-        <Button onClick={list.more} disabled={list.loading}>
-          More answers
-        </Button>
-      )}
+      <MoreButton list={list} label="More answers" />
     </>
   );
 }
@@ -316,7 +313,7 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
         <a href={brandPath(brandId, "/answers")}>All answers</a>
       </p>
       <PageHeading title="Answer" />
-      {loaded.error && <LoadFailed error={loaded.error} retry={loaded.reload} />}
+      {loaded.error && <LoadFailed error={loaded.error} failure={loaded.failure} retry={loaded.reload} />}
       {!a && !loaded.error && (
         <p class="loading" role="status">
           Loading…
@@ -327,7 +324,7 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
           <section aria-labelledby="answer-prompt">
             <h2 id="answer-prompt">Prompt</h2>
             <blockquote class="prompt-text">
-              <a href={brandPath(brandId, `/performance/${encodeURIComponent(a.prompt_id)}`)}>{a.prompt_text}</a>
+              <a href={brandPath(brandId, `/performance/${encodeURIComponent(a.prompt_id)}`)}>{a.prompt_text || a.prompt_id}</a>
             </blockquote>
           </section>
           <dl class="answer-facts">

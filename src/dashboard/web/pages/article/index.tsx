@@ -11,7 +11,7 @@ import { api, errorMessage } from "../../api";
 import { brandPath } from "../../components/layout";
 import { LeaveGuard } from "../../components/leave-guard";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
-import { Button, CopyButton, Dialog, Field, formatDate, Notice, PageHeading } from "../../components/ui";
+import { Button, CopyButton, Dialog, Field, formatDate, LoadFailed, Notice, PageHeading } from "../../components/ui";
 import { useSession } from "../../session";
 import { useNeedsAutopilot } from "../articles";
 import { articlePath, articlesPath } from "../articles/paths";
@@ -147,6 +147,8 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
     focusNext.current = "save";
   }, []);
 
+  // Moved by Try again after a failed load.
+  const [loadAttempt, setLoadAttempt] = useState(0);
   useEffect(() => {
     if (isNew) {
       setArticle(null);
@@ -167,13 +169,20 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
     return () => {
       live = false;
     };
-  }, [brandId, articleId]);
+  }, [brandId, articleId, loadAttempt]);
 
   if (loadFailure) {
     return isPlanRequired(loadFailure) ? (
       <PlanNeeded required="autopilot" what="Writing and publishing articles" />
     ) : (
-      <Notice kind="error">{errorMessage(loadFailure)}</Notice>
+      <LoadFailed
+        error={errorMessage(loadFailure)}
+        failure={loadFailure}
+        retry={() => {
+          setLoadFailure(null);
+          setLoadAttempt((n) => n + 1);
+        }}
+      />
     );
   }
   if (!isNew && !article) return <p class="muted">Loading…</p>;

@@ -52,7 +52,7 @@ function ArticleTable({ brandId, status, cursor }: { brandId: string; status: Fi
     [brandId, status, cursor],
   );
   if (loaded.failure && isPlanRequired(loaded.failure)) return <PlanNeeded required="autopilot" what="Writing and publishing articles" />;
-  if (loaded.error) return <LoadFailed error={loaded.error} retry={loaded.reload} />;
+  if (loaded.error) return <LoadFailed error={loaded.error} failure={loaded.failure} retry={loaded.reload} />;
   if (!loaded.data) return <p class="muted">Loading…</p>;
   const { articles, next_cursor } = loaded.data;
   if (articles.length === 0 && !cursor) {

@@ -49,7 +49,7 @@ function Tracking({ brandId }: { brandId: string }) {
       {loaded.failure && isPlanRequired(loaded.failure) ? (
         <PlanNeeded required="visibility" what="Tracking the brand's answers" />
       ) : loaded.error ? (
-        <LoadFailed error={loaded.error} retry={loaded.reload} />
+        <LoadFailed error={loaded.error} failure={loaded.failure} retry={loaded.reload} />
       ) : !loaded.data ? (
         <p class="muted">Loading…</p>
       ) : loaded.data.engines.every((e) => !e.configured) ? (
@@ -62,7 +62,7 @@ function Tracking({ brandId }: { brandId: string }) {
                 The engines below are asked <strong>{describeSchedule(loaded.data.tracking.schedule)}</strong> (UTC),{" "}
               </>
             ) : (
-              "Scheduled tracking is off; runs start with Run now on the Tracking page. The engines below give "
+              "Scheduled tracking is off: runs start with Run now on the Tracking page, and each asks the engines below for "
             )}
             {loaded.data.tracking.samples} answer{loaded.data.tracking.samples === 1 ? "" : "s"} per prompt.{" "}
             <a href={brandPath(brandId, "/tracking")}>Tracking</a> shows the last run and the next.

@@ -143,7 +143,7 @@ export function Competitors({ brandId }: { brandId: string }) {
         Spyglass which mentions and citations are theirs. {REANALYSIS}
       </p>
       {message && <Notice kind="success">{message}</Notice>}
-      {list.error && <LoadFailed error={list.error} retry={list.reload} />}
+      {list.error && <LoadFailed error={list.error} failure={list.failure} retry={list.reload} />}
       {list.loaded && list.items.length === 0 ? (
         <EmptyState title="No competitors yet">
           <p>Add the brands people compare this one with, such as the ones AI assistants name next to it.</p>

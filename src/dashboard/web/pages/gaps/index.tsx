@@ -11,6 +11,7 @@ import { FilterBar, useAnalyticsFilter } from "../../components/filters";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
+import { MoreButton } from "../../components/rows";
 import { Button, EmptyState, LoadFailed, Notice, PageHeading } from "../../components/ui";
 import { useSession } from "../../session";
 
@@ -85,7 +86,7 @@ export function Gaps({ brandId }: { brandId: string }) {
       {list.failure && isPlanRequired(list.failure) ? (
         <PlanNeeded required="visibility" what="Seeing the content gaps" />
       ) : list.error ? (
-        <LoadFailed error={list.error} retry={list.reload} />
+        <LoadFailed error={list.error} failure={list.failure} retry={list.reload} />
       ) : list.loaded && list.items.length === 0 ? (
         <EmptyState title="No content gap in this period">
           <p>Every prompt where a competitor is named names the brand too, or there are no answers yet.</p>
@@ -133,11 +134,7 @@ export function Gaps({ brandId }: { brandId: string }) {
           ))}
         </ol>
       )}
-      {list.hasMore && (
-        <Button onClick={list.more} disabled={list.loading}>
-          {list.loading ? "Loading…" : "More gaps"}
-        </Button>
-      )}
+      <MoreButton list={list} label="More gaps" />
     </>
   );
 }

@@ -12,7 +12,8 @@ import { DownloadCsv } from "../../components/download-csv";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
-import { Button, EmptyState, LoadFailed, PageHeading } from "../../components/ui";
+import { MoreButton } from "../../components/rows";
+import { EmptyState, LoadFailed, PageHeading } from "../../components/ui";
 import { articlePath } from "../articles/paths";
 import { points } from "../overview/format";
 
@@ -188,7 +189,7 @@ export function ArticleImpact({ brandId }: { brandId: string }) {
       {isPlanRequired(list.failure) ? (
         <PlanNeeded required="visibility" what="Article impact" />
       ) : (
-        list.error && <LoadFailed error={list.error} retry={list.reload} />
+        list.error && <LoadFailed error={list.error} failure={list.failure} retry={list.reload} />
       )}
       {!list.loaded && !list.error && (
         <p class="muted" role="status">
@@ -222,11 +223,7 @@ export function ArticleImpact({ brandId }: { brandId: string }) {
           ))}
         </div>
       )}
-      {list.hasMore && (
-        <Button onClick={list.more} disabled={list.loading}>
-          More articles
-        </Button>
-      )}
+      <MoreButton list={list} label="More articles" />
     </>
   );
 }

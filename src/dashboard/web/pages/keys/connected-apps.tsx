@@ -30,7 +30,7 @@ export function ConnectedApps({ brandId, brandName }: { brandId: string; brandNa
         Connected apps
       </h2>
       {revoked !== null && <Notice kind="success">Disconnected “{revoked}”: it is refused from its next request.</Notice>}
-      {loaded.error && <LoadFailed error={loaded.error} retry={loaded.reload} />}
+      {loaded.error && <LoadFailed error={loaded.error} failure={loaded.failure} retry={loaded.reload} />}
       {!loaded.data || !mine ? (
         !loaded.error && <p class="muted">Loading…</p>
       ) : mine.length === 0 ? (

@@ -207,7 +207,7 @@ export function ApiKeys({ brandId }: { brandId: string }) {
           This brand's keys
         </h2>
         {revoked !== null && <Notice kind="success">Revoked “{revoked}”: AI clients using it are refused from their next request.</Notice>}
-        {loaded.error && <LoadFailed error={loaded.error} retry={loaded.reload} />}
+        {loaded.error && <LoadFailed error={loaded.error} failure={loaded.failure} retry={loaded.reload} />}
         {!mine ? (
           !loaded.error && <p class="muted">Loading…</p>
         ) : mine.length === 0 ? (

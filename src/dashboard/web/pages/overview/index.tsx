@@ -60,7 +60,7 @@ export function Overview({ brandId }: { brandId: string }) {
     <>
       <PageHeading title="Overview" />
       <FilterBar brandId={brandId} />
-      {overview.error && <LoadFailed error={overview.error} retry={overview.reload} />}
+      {overview.error && <LoadFailed error={overview.error} failure={overview.failure} retry={overview.reload} />}
       {o && (
         <section aria-labelledby={`${id}-kpi`} aria-busy={overview.loading}>
           <h2 id={`${id}-kpi`} class="section-title">
@@ -83,7 +83,7 @@ export function Overview({ brandId }: { brandId: string }) {
         <TrendSection brandId={brandId} filter={filter} engines={o?.by_engine ?? null} />
         <section class="panel" aria-labelledby={`${id}-rank`}>
           <h2 id={`${id}-rank`}>Competitor ranking</h2>
-          {ranking.error && <LoadFailed error={ranking.error} retry={ranking.reload} />}
+          {ranking.error && <LoadFailed error={ranking.error} failure={ranking.failure} retry={ranking.reload} />}
           {ranking.data && <RankingTable ranking={ranking.data} />}
           {ranking.data && <DownloadCsv brandId={brandId} tool="get_competitor_ranking" input={filter} label="competitor ranking" />}
         </section>

@@ -98,7 +98,7 @@ export function TrendSection({
           )}
         </div>
       </div>
-      {trend.error && <LoadFailed error={trend.error} retry={trend.reload} />}
+      {trend.error && <LoadFailed error={trend.error} failure={trend.failure} retry={trend.reload} />}
       {engines.error && <Notice kind="error">{errorMessage(engines.failure)}</Notice>}
       {trend.data && (
         <figure class="trend-figure" aria-labelledby={`${id}-cap`}>

@@ -10,7 +10,8 @@ import { type AnalyticsFilter, FilterBar, filterQuery, useAnalyticsFilter } from
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
-import { Button, EmptyState, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
+import { MoreButton } from "../../components/rows";
+import { EmptyState, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { AnswerTable } from "../answers";
 import { TrendSection } from "../overview/trend";
 
@@ -70,7 +71,7 @@ export function PromptPerformance({ brandId }: { brandId: string }) {
       {isPlanRequired(list.failure) ? (
         <PlanNeeded required="visibility" what="Prompt performance" />
       ) : list.error ? (
-        <LoadFailed error={list.error} retry={list.reload} />
+        <LoadFailed error={list.error} failure={list.failure} retry={list.reload} />
       ) : !list.loaded ? (
         <p class="loading" role="status">
           Loading…
@@ -119,11 +120,7 @@ export function PromptPerformance({ brandId }: { brandId: string }) {
               </tbody>
             </table>
           </div>
-          {list.hasMore && (
-            <Button onClick={list.more} disabled={list.loading}>
-              More prompts
-            </Button>
-          )}
+          <MoreButton list={list} label="More prompts" />
         </>
       )}
     </div>
@@ -185,7 +182,7 @@ function PromptFigures({ brandId, promptId, filter }: { brandId: string; promptI
     };
   }, [brandId, promptId, JSON.stringify(filter)]);
   if (isPlanRequired(figures.failure)) return <PlanNeeded required="visibility" what="A prompt's figures" />;
-  if (figures.error) return <LoadFailed error={figures.error} retry={figures.reload} />;
+  if (figures.error) return <LoadFailed error={figures.error} failure={figures.failure} retry={figures.reload} />;
   if (!figures.data)
     return (
       <p class="loading" role="status">
@@ -250,7 +247,7 @@ export function PromptPage({ brandId, params }: { brandId: string; params: Recor
         (isPlanRequired(prompt.failure) ? (
           <PlanNeeded required="visibility" what="A prompt's page" />
         ) : (
-          <LoadFailed error={prompt.error} retry={prompt.reload} />
+          <LoadFailed error={prompt.error} failure={prompt.failure} retry={prompt.reload} />
         ))}
       <FilterBar brandId={brandId} />
       <h2>Figures</h2>

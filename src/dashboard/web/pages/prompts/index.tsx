@@ -102,7 +102,7 @@ export function Prompts({ brandId }: { brandId: string }) {
           <Filter key={filters.query} filters={filters} setFilters={setFilters} tags={tags.data?.tags ?? []} />
           {message && <Notice kind="success">{message}</Notice>}
           {failure !== null && <Failure failure={failure} />}
-          {list.error && <LoadFailed error={list.error} retry={list.reload} />}
+          {list.error && <LoadFailed error={list.error} failure={list.failure} retry={list.reload} />}
           {none ? (
             <p class="muted">
               No prompt matches. <a href={brandPath(brandId, "/prompts")}>Clear the filters</a>

@@ -11,7 +11,8 @@ import { FilterBar, filterQuery, useAnalyticsFilter } from "../../components/fil
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
-import { Button, EmptyState, formatDate, LoadFailed, PageHeading } from "../../components/ui";
+import { MoreButton } from "../../components/rows";
+import { EmptyState, formatDate, LoadFailed, PageHeading } from "../../components/ui";
 import { WebLink } from "../../components/web-link";
 
 type Source = ToolOutput<"get_top_sources">["sources"][number];
@@ -58,7 +59,7 @@ function CitingAnswers({
         <a href={`${brandPath(brandId, "/answers")}?cites=${encodeURIComponent(domain)}`}>Open them in Answers</a>
       </p>
       {filter.tag && <p class="muted">Period and engine apply to this list; the tag filter does not.</p>}
-      {list.error && <LoadFailed error={list.error} retry={list.reload} />}
+      {list.error && <LoadFailed error={list.error} failure={list.failure} retry={list.reload} />}
       {list.loaded && list.items.length === 0 ? (
         <p class="muted">No answer of this period cites it.</p>
       ) : (
@@ -79,18 +80,14 @@ function CitingAnswers({
                     <a href={brandPath(brandId, `/answers/${encodeURIComponent(a.id)}`)}>{formatDate(a.created_at)}</a>
                   </td>
                   <td>{engineLabel(a.engine)}</td>
-                  <td class="prompt-text">{a.prompt_text}</td>
+                  <td class="prompt-text">{a.prompt_text || a.prompt_id}</td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
       )}
-      {list.hasMore && (
-        <Button onClick={list.more} disabled={list.loading}>
-          {list.loading ? "Loading…" : "More answers"}
-        </Button>
-      )}
+      <MoreButton list={list} label="More answers" />
     </section>
   );
 }
@@ -140,7 +137,7 @@ export function Sources({ brandId }: { brandId: string }) {
       {list.failure && isPlanRequired(list.failure) ? (
         <PlanNeeded required="visibility" what="Seeing the cited sources" />
       ) : list.error ? (
-        <LoadFailed error={list.error} retry={list.reload} />
+        <LoadFailed error={list.error} failure={list.failure} retry={list.reload} />
       ) : list.loaded && list.items.length === 0 ? (
         <EmptyState title="No source cited in this period">
           <p>Sources appear once the engines' answers cite websites. Try a longer period or another engine.</p>
@@ -186,11 +183,7 @@ export function Sources({ brandId }: { brandId: string }) {
           </table>
         </div>
       )}
-      {list.hasMore && (
-        <Button onClick={list.more} disabled={list.loading}>
-          {list.loading ? "Loading…" : "More sources"}
-        </Button>
-      )}
+      <MoreButton list={list} label="More sources" />
       {chosen && <CitingAnswers key={chosen} brandId={brandId} domain={chosen} filter={filter} />}
       {chosen && (
         <p>

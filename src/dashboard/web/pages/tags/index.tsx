@@ -128,7 +128,7 @@ export function Tags({ brandId }: { brandId: string }) {
       <PageHeading title="Tags">{list.items.length > 0 && <DownloadCsv brandId={brandId} tool="list_tags" label="tags" />}</PageHeading>
       <p>Tags group the brand's prompts (by product, topic, funnel stage or market) to filter the prompts and the analytics.</p>
       {message && <Notice kind="success">{message}</Notice>}
-      {list.error && <LoadFailed error={list.error} retry={list.reload} />}
+      {list.error && <LoadFailed error={list.error} failure={list.failure} retry={list.reload} />}
       {list.loaded && list.items.length === 0 ? (
         <EmptyState title="No tags yet">
           <p>Create one below, or name tags when you add prompts: tags that do not exist yet are created.</p>

@@ -27,6 +27,11 @@ const RUN_STATUS: Record<string, string> = {
 
 type Forecast = ToolOutput<"get_tracking_status">["forecast"];
 
+/** A count with thousands separators, as every figure of the dashboard ("60,480"). */
+function count(value: number): string {
+  return value.toLocaleString("en-US");
+}
+
 function money(value: number | null): string {
   if (value === null) return "unknown";
   return value < 1 ? value.toFixed(4) : value.toFixed(2);
@@ -38,12 +43,13 @@ function ForecastCard({ forecast: f, engineLabel }: { forecast: Forecast; engine
     <section class="card stack" aria-labelledby="forecast-heading">
       <h2 id="forecast-heading">Forecast</h2>
       <p>
-        {f.prompts} active prompt{f.prompts === 1 ? "" : "s"} × {f.engines} engine{f.engines === 1 ? "" : "s"} × {f.samples} sample
-        {f.samples === 1 ? "" : "s"} = <strong>{f.requests_per_run} requests per run</strong>;{" "}
+        {count(f.prompts)} active prompt{f.prompts === 1 ? "" : "s"} × {count(f.engines)} engine{f.engines === 1 ? "" : "s"} ×{" "}
+        {count(f.samples)} sample
+        {f.samples === 1 ? "" : "s"} = <strong>{count(f.requests_per_run)} requests per run</strong>;{" "}
         {f.schedule.enabled
           ? `${f.schedule.runs_per_month} scheduled runs in the next 30 days`
           : "no scheduled run (scheduled tracking is off)"}{" "}
-        → <strong>{f.requests_per_month} requests per month</strong> ({f.requests_per_day} a day).
+        → <strong>{count(f.requests_per_month)} requests per month</strong> ({count(f.requests_per_day)} a day).
       </p>
       <p>
         Estimated cost:{" "}
@@ -78,8 +84,8 @@ function ForecastCard({ forecast: f, engineLabel }: { forecast: Forecast; engine
               <tr key={e.id}>
                 <th scope="row">{e.label}</th>
                 <td data-label="Web search">{e.web_search ? "On" : "Off"}</td>
-                <td data-label="Requests per run">{e.requests_per_run}</td>
-                <td data-label="Requests per month">{e.requests_per_month}</td>
+                <td data-label="Requests per run">{count(e.requests_per_run)}</td>
+                <td data-label="Requests per month">{count(e.requests_per_month)}</td>
                 <td data-label="Mean tokens (in / out)">
                   {e.token_sample > 0
                     ? `${Math.round(e.avg_tokens_in ?? 0)} / ${Math.round(e.avg_tokens_out ?? 0)} (${e.token_sample} answers)`
@@ -148,7 +154,7 @@ export function Tracking({ brandId }: { brandId: string }) {
   return (
     <>
       <PageHeading title="Tracking" />
-      {status.error && !data && <LoadFailed error={status.error} retry={status.reload} />}
+      {status.error && !data && <LoadFailed error={status.error} failure={status.failure} retry={status.reload} />}
       {data?.engines.some((e) => !e.configured) && (
         <Notice kind="info">
           Answers of{" "}
