@@ -10,6 +10,7 @@ import { answerStatusLabel, useEngineLabels } from "../../components/engines";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
+import { allPrompts } from "../../components/prompts";
 import { MoreButton } from "../../components/rows";
 import { Button, EmptyState, formatDate, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { isWebUrl, WebLink } from "../../components/web-link";
@@ -83,16 +84,9 @@ function answerHref(brandId: string, id: string): string {
   return brandPath(brandId, `/answers/${encodeURIComponent(id)}`);
 }
 
-/** The brand's prompts by id (archived too), to name an answer's prompt. */
+/** The brand's prompts' texts by id (archived too), to name the prompt of the filter. */
 async function promptTexts(brandId: string): Promise<Map<string, string>> {
-  const texts = new Map<string, string>();
-  let cursor: string | undefined;
-  do {
-    const page = await api.tool(brandId, "list_prompts", { include_archived: true, limit: 200, cursor });
-    for (const p of page.prompts) texts.set(p.id, p.text);
-    cursor = page.next_cursor ?? undefined;
-  } while (cursor);
-  return texts;
+  return new Map((await allPrompts(brandId)).map((p) => [p.id, p.text]));
 }
 
 /** A table of answers read through list_answers with the given input, newest first. */

@@ -1,22 +1,7 @@
 // "Prompt this article answers": a choice among the brand's tracked prompts (read with list_prompts,
 // every page), saved as the article's prompt_id; Article impact measures the article against it.
-import { type ToolOutput } from "../../../../catalogue/types";
-import { api } from "../../api";
+import { allPrompts } from "../../components/prompts";
 import { Field, useLoad } from "../../components/ui";
-
-type Prompt = ToolOutput<"list_prompts">["prompts"][number];
-
-/** Every prompt of the brand, archived ones too (an article may answer a prompt no longer tracked). */
-async function allPrompts(brandId: string): Promise<Prompt[]> {
-  const prompts: Prompt[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await api.tool(brandId, "list_prompts", { include_archived: true, limit: 200, cursor });
-    prompts.push(...page.prompts);
-    cursor = page.next_cursor ?? undefined;
-  } while (cursor);
-  return prompts;
-}
 
 export function PromptField({
   brandId,
