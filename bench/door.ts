@@ -20,7 +20,7 @@
 // shared) and CPU time per request read from /proc (the baseline's over ours: robust to other load,
 // what the throughput ratio is when the server, not the machine, is the limit). Medians, with the
 // rounds' spread (min–max).
-import { readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "../src/db/client";
 import { createPrompts } from "../src/prompts/service";
@@ -188,6 +188,32 @@ async function spawnToHealthz(argv: string[], cwd: string): Promise<{ ms: number
   };
 }
 
+/**
+ * The binary serving a data directory whose config logs warnings only: it prints no "listening" line
+ * (an info line), so it is given a free port and asked for /healthz until it answers.
+ */
+async function serveQuietly(binary: string, cwd: string): Promise<Endpoint & { stop(): void }> {
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+  const port = probe.port;
+  probe.stop(true);
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env))
+    if (value !== undefined && !/^(SPYGLASS_|PORT$|HOST$)/.test(key)) env[key] = value;
+  const proc = Bun.spawn([binary, "serve", "--host", "127.0.0.1", "--port", String(port)], { cwd, env, stdin: "ignore", stdout: "ignore" });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = performance.now() + 30_000;
+  while (
+    !(await fetch(`${url}/healthz`).then(
+      (r) => r.status === 200,
+      () => false,
+    ))
+  ) {
+    if (proc.exitCode !== null || performance.now() > deadline) throw new Error(`the quiet server did not start (exit ${proc.exitCode})`);
+    await Bun.sleep(20);
+  }
+  return { url, pid: proc.pid, stop: () => proc.kill("SIGTERM") };
+}
+
 function rssMiB(pid: number): number {
   return Math.round(Number(/VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) / 1024);
 }
@@ -298,6 +324,25 @@ export async function run(): Promise<void> {
       "a bare server answering from a Blob, tools/list",
       "(reference)",
       { url: `${bareBlob.url}${MCP}`, pid: bareBlob.pid },
+      { url: `${bareList.url}${MCP}`, pid: bareList.pid },
+      { method: "POST", headers, body: listBody },
+    );
+
+    // For reference: the same server with its access log off (log_level = "warn"), on a copy of the
+    // data. Each request's id and log line are part of what the door costs over a bare server.
+    const quietBox = await sandbox({ toml: 'log_level = "warn"\n[tracking]\nenabled = false\n', binary: BINARY_UNDER_TEST });
+    // Its cleanup stops the server too.
+    stops.push(quietBox.cleanup);
+    mkdirSync(quietBox.dataDir, { recursive: true });
+    for (const suffix of ["", "-wal"]) {
+      if (existsSync(`${dbPath}${suffix}`)) copyFileSync(`${dbPath}${suffix}`, join(quietBox.dataDir, `spyglass.db${suffix}`));
+    }
+    const quiet = await serveQuietly(quietBox.binary, quietBox.dir);
+    stops.push(quiet.stop);
+    await sideBySide(
+      "the door with its access log off (log_level = warn), tools/list",
+      "(reference)",
+      { url: `${quiet.url}${MCP}`, pid: quiet.pid },
       { url: `${bareList.url}${MCP}`, pid: bareList.pid },
       { method: "POST", headers, body: listBody },
     );
