@@ -341,6 +341,12 @@ describe("the article editor", () => {
     await alert.getByRole("button", { name: "Try again" }).click();
     await expect(page.getByLabel("Title").inputValue()).resolves.toBe("Choosing a CRM");
     expect(await alert.count()).toBe(0);
+    // An article that does not exist says so in plain words (no tool names), with nothing to try again.
+    await page.goto(d.url(`/brands/${brandId}/articles/art_nonexistent`));
+    const missing = page.getByRole("alert").filter({ hasText: "There is no such article" });
+    await missing.waitFor();
+    expect(await missing.textContent()).not.toContain("list_articles");
+    expect(await missing.getByRole("button").count()).toBe(0);
   });
 
   test("Save by keyboard keeps the keyboard on Save, for a new article and a saved one", async () => {

@@ -7,7 +7,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
-import { api, errorMessage } from "../../api";
+import { ApiError, api, errorMessage } from "../../api";
 import { brandPath } from "../../components/layout";
 import { LeaveGuard } from "../../components/leave-guard";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -176,7 +176,11 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
       <PlanNeeded required="autopilot" what="Writing and publishing articles" />
     ) : (
       <LoadFailed
-        error={errorMessage(loadFailure)}
+        error={
+          loadFailure instanceof ApiError && loadFailure.code === "article_not_found"
+            ? "There is no such article: it may have been deleted, or the link is mistyped."
+            : errorMessage(loadFailure)
+        }
         failure={loadFailure}
         retry={() => {
           setLoadFailure(null);
