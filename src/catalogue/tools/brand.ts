@@ -20,7 +20,7 @@ const getBrandTool = defineTool({
   name: "get_brand",
   title: "Get the brand",
   description:
-    "Use first, to learn which brand this connection works on. Returns the brand (name, domain, aliases, public site key), the account's plan, the tracked competitors, the AI engines (id, label, model): the configured ones and any others present in the stored answers (configured false; demo true for spyglass demo's) the tracking schedule (cron, UTC) and samples per prompt, and whether the server has a writer model for generate_article.",
+    "Use first, to learn which brand this connection works on. Returns the brand (name, domain, aliases, public site key), the account's plan, the tracked competitors, the AI engines (id, label, model): the configured ones and any others present in the stored answers (configured false; demo true for spyglass demo's), the tracking schedule (cron, UTC) and samples per prompt, and whether the server has a writer model for generate_article.",
   input: z.strictObject({}),
   output: z.object({
     brand,

@@ -16,8 +16,9 @@ function inAppDestination(event: MouseEvent): string | null {
   return link.href.slice(location.origin.length);
 }
 
-/** The guard holding unsaved changes, if any: it asks before `proceed` runs. */
+/** A way out of the page: a navigation, or Sign out. */
 type Proceed = () => void | Promise<void>;
+/** The guard holding unsaved changes, if any: it asks before `proceed` runs. */
 let activeGuard: ((proceed: Proceed) => void) | null = null;
 
 /** Runs `proceed` (a navigation the app starts itself) at once, or once the user agrees to leave unsaved changes. */
