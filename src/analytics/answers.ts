@@ -30,6 +30,8 @@ export interface ListAnswersInput {
   status?: AnswerStatus;
   /** Only answers citing a URL on this registrable domain (as get_top_sources names it). */
   cited_domain?: string;
+  /** Only answers citing this URL (as get_top_sources lists it by URL). */
+  cited_url?: string;
   start_date?: string;
   end_date?: string;
   limit: number;
@@ -121,6 +123,10 @@ export async function listAnswers(app: AppContext, brandId: string, input: ListA
     // The citations of the same brand's answer only (a citation row carries its brand).
     parts.push("EXISTS (SELECT 1 FROM citations c WHERE c.answer_id = a.id AND c.brand_id = a.brand_id AND c.domain = ?)");
     params.push(input.cited_domain.toLowerCase());
+  }
+  if (input.cited_url !== undefined) {
+    parts.push("EXISTS (SELECT 1 FROM citations c WHERE c.answer_id = a.id AND c.brand_id = a.brand_id AND c.url = ?)");
+    params.push(input.cited_url);
   }
   if (input.cursor !== undefined) {
     const c = decodeCursor(input.cursor);

@@ -438,6 +438,15 @@ describe("answers", () => {
     expect((await listAnswers(app, other.brandId, { cited_domain: "g2.com", limit: 50 })).answers).toEqual([]);
   });
 
+  test("list_answers by cited URL: the answers citing that page exactly, not the rest of its domain", async () => {
+    const pricing = await listAnswers(app, s.brandId, { cited_url: "https://acme.com/pricing", limit: 50 });
+    expect(pricing.answers.map((a) => keyOf(a.id))).toEqual([ids[0]!]);
+    // acme.com is cited by two answers, on two pages.
+    expect((await listAnswers(app, s.brandId, { cited_domain: "acme.com", limit: 50 })).answers).toHaveLength(2);
+    expect((await listAnswers(app, s.brandId, { cited_url: "https://g2.com/crm", limit: 50 })).answers).toHaveLength(3);
+    expect((await listAnswers(app, s.brandId, { cited_url: "https://g2.com/other", limit: 50 })).answers).toEqual([]);
+  });
+
   test("get_answer returns text, mentions by name and citations", async () => {
     const { answer } = await getAnswer(app, s.brandId, `ans_${ids[0]}`);
     expect(answer.id).toBe(`ans_${ids[0]}`);

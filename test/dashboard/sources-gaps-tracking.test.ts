@@ -109,28 +109,25 @@ describe("Sources and Content gaps on demo data", () => {
     // A URL counts once per answer: its citations are its answers, shown once.
     expect(byUrl.sources.every((s) => s.citations === s.answers)).toBe(true);
     expect(await page.locator("table.sources-table thead th").allTextContents()).toEqual(["URL", "Citations", "Citation share", "Owned"]);
-    const domain = byUrl.sources[0]!.domain;
-    await page
-      .getByRole("link", { name: `Answers citing ${domain}` })
-      .first()
-      .click();
-    await page.waitForURL((u) => u.searchParams.get("source") === domain && u.searchParams.get("level") === "url");
+    // By URL, a row's answers are those citing that page (list_answers cited_url), not its whole domain.
+    const url = byUrl.sources[0]!.url!;
+    await page.getByRole("link", { name: `Answers citing ${url}`, exact: true }).click();
+    await page.waitForURL((u) => u.searchParams.get("source") === url && u.searchParams.get("level") === "url");
     await page.reload();
     expect(await page.getByRole("radio", { name: "URL" }).isChecked()).toBe(true);
     expect(new URL(page.url()).searchParams.get("start")).toBe(start);
-    const panel = page.getByRole("region", { name: `Answers citing ${domain}` });
+    const panel = page.getByRole("region", { name: `Answers citing ${url}` });
     await panel.locator("tbody tr").first().waitFor();
     const citing = await sessionTool<{ answers: Array<{ id: string }> }>(page, brandId, "list_answers", {
-      cited_domain: domain,
+      cited_url: url,
       start_date: start,
       limit: 20,
     });
-    expect(citing.answers.length).toBeGreaterThan(0);
+    expect(citing.answers.length).toBe(Math.min(20, byUrl.sources[0]!.answers));
     const links = await panel.locator("tbody tr td:first-child a").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
     expect(links).toEqual(citing.answers.map((a) => `/brands/${brandId}/answers/${a.id}`));
-    expect(await panel.getByRole("link", { name: "Open them in Answers" }).getAttribute("href")).toBe(
-      `/brands/${brandId}/answers?cites=${encodeURIComponent(domain)}`,
-    );
+    const open = panel.getByRole("link", { name: "Open them in Answers" });
+    expect(await open.getAttribute("href")).toBe(`/brands/${brandId}/answers?cites_url=${encodeURIComponent(url)}`);
     // External links only as http(s), opened without a referrer.
     for (const rel of await page.locator("table.sources-table a.url").evaluateAll((as) => as.map((a) => a.getAttribute("rel"))))
       expect(rel?.split(" ").sort()).toEqual(["nofollow", "noopener", "noreferrer"]);

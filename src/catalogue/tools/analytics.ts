@@ -250,7 +250,7 @@ const listAnswersTool = defineTool({
   name: "list_answers",
   title: "List answers",
   description:
-    "Use to look at the stored AI answers behind the figures, newest first. Filter by prompt, engine, status, whether the brand is mentioned (mentioned: false lists valid answers without the brand), a cited domain and dates; paged with cursor. Each answer comes with its prompt's id and text, engine, status and the brand's mention, position, sentiment and citation; read one in full with get_answer.",
+    "Use to look at the stored AI answers behind the figures, newest first. Filter by prompt, engine, status, whether the brand is mentioned (mentioned: false lists valid answers without the brand), a cited domain or URL and dates; paged with cursor. Each answer comes with its prompt's id and text, engine, status and the brand's mention, position, sentiment and citation; read one in full with get_answer.",
   input: z.strictObject({
     prompt_id: z.string().min(1).max(64).optional(),
     engine: z.string().min(1).max(64).optional(),
@@ -263,6 +263,12 @@ const listAnswersTool = defineTool({
       .regex(/^[A-Za-z0-9.-]+$/, "must be a domain such as g2.com")
       .optional()
       .describe("Only answers citing this domain (a domain from get_top_sources)."),
+    cited_url: z
+      .string()
+      .min(1)
+      .max(2048)
+      .optional()
+      .describe("Only answers citing this URL exactly (a URL from get_top_sources with level url)."),
     start_date: date.optional(),
     end_date: date.optional(),
     limit: pageLimit(20),

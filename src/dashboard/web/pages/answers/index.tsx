@@ -187,6 +187,7 @@ export function Answers({ brandId }: { brandId: string }) {
     start_date: query.start || undefined,
     end_date: query.end || undefined,
     cited_domain: query.cites || undefined,
+    cited_url: query.cites_url || undefined,
   };
   return (
     <div class="stack">
@@ -243,6 +244,12 @@ export function Answers({ brandId }: { brandId: string }) {
           <div class="field">
             <span>Citing: {query.cites}</span>
             <Button onClick={() => set("cites", "")}>Any source</Button>
+          </div>
+        )}
+        {query.cites_url && (
+          <div class="field">
+            <span class="url">Citing: {query.cites_url}</span>
+            <Button onClick={() => set("cites_url", "")}>Any page</Button>
           </div>
         )}
       </form>

@@ -1,5 +1,6 @@
 // The sources the engines cite (get_top_sources), by domain or by URL, for the shared filter; a
-// chosen source (?source=) shows the answers that cite it (list_answers with cited_domain).
+// chosen source (?source=, a domain or a URL by the level) shows the answers that cite it (list_answers
+// with cited_domain or cited_url).
 
 import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
@@ -28,17 +29,20 @@ export function SourceUrl({ url }: { url: string }) {
 
 function CitingAnswers({
   brandId,
-  domain,
+  source,
+  level,
   filter,
 }: {
   brandId: string;
-  domain: string;
+  /** A domain, or a URL when `level` is "url". */
+  source: string;
+  level: "domain" | "url";
   filter: { start_date?: string; end_date?: string; engine?: string; tag?: string };
 }) {
   const list = usePaged(
     async (cursor) => {
       const page = await api.tool(brandId, "list_answers", {
-        cited_domain: domain,
+        ...(level === "url" ? { cited_url: source } : { cited_domain: source }),
         start_date: filter.start_date,
         end_date: filter.end_date,
         engine: filter.engine,
@@ -47,16 +51,18 @@ function CitingAnswers({
       });
       return { items: page.answers, next: page.next_cursor };
     },
-    [brandId, domain, filter.start_date, filter.end_date, filter.engine],
+    [brandId, source, level, filter.start_date, filter.end_date, filter.engine],
   );
   const engineLabel = useEngineLabels(brandId);
   return (
     <section class="card stack" aria-labelledby="citing-heading">
       <h2 id="citing-heading">
-        Answers citing <span class="mono">{domain}</span>
+        Answers citing <span class="mono">{source}</span>
       </h2>
       <p class="muted">
-        <a href={`${brandPath(brandId, "/answers")}?cites=${encodeURIComponent(domain)}`}>Open them in Answers</a>
+        <a href={`${brandPath(brandId, "/answers")}?${level === "url" ? "cites_url" : "cites"}=${encodeURIComponent(source)}`}>
+          Open them in Answers
+        </a>
       </p>
       {filter.tag && <p class="muted">Period and engine apply to this list; the tag filter does not.</p>}
       {list.error && <LoadFailed error={list.error} failure={list.failure} retry={list.reload} />}
@@ -65,7 +71,7 @@ function CitingAnswers({
       ) : (
         <div class="table-wrap">
           <table class="citing-table">
-            <caption class="offscreen">Answers citing {domain}</caption>
+            <caption class="offscreen">Answers citing {source}</caption>
             <thead>
               <tr>
                 <th scope="col">Date</th>
@@ -113,11 +119,13 @@ export function Sources({ brandId }: { brandId: string }) {
     const search = next.toString();
     route(search ? `${path}?${search}` : path);
   };
-  const sourceHref = (domain: string) => {
+  const sourceHref = (source: string) => {
     const next = new URLSearchParams(query);
-    next.set("source", domain);
+    next.set("source", source);
     return `${path}?${next.toString()}`;
   };
+  // What a row's "Answers citing" lists: its URL by URL, its domain otherwise.
+  const sourceOf = (s: Source) => (level === "url" && s.url ? s.url : s.domain);
   return (
     <>
       <PageHeading title="Sources">
@@ -158,14 +166,14 @@ export function Sources({ brandId }: { brandId: string }) {
             </thead>
             <tbody>
               {list.items.map((s) => (
-                <tr key={s.url ?? s.domain} class={chosen === s.domain ? "chosen" : undefined}>
+                <tr key={s.url ?? s.domain} class={chosen === sourceOf(s) ? "chosen" : undefined}>
                   <th scope="row">
                     {level === "url" && s.url ? <SourceUrl url={s.url} /> : <span class="mono">{s.domain}</span>}
                     <div class="source-answers">
                       <a
-                        href={sourceHref(s.domain)}
-                        aria-current={chosen === s.domain ? "true" : undefined}
-                        aria-label={`Answers citing ${s.domain}`}
+                        href={sourceHref(sourceOf(s))}
+                        aria-current={chosen === sourceOf(s) ? "true" : undefined}
+                        aria-label={`Answers citing ${sourceOf(s)}`}
                       >
                         Answers citing
                       </a>
@@ -184,7 +192,7 @@ export function Sources({ brandId }: { brandId: string }) {
         </div>
       )}
       <MoreButton list={list} label="More sources" />
-      {chosen && <CitingAnswers key={chosen} brandId={brandId} domain={chosen} filter={filter} />}
+      {chosen && <CitingAnswers key={`${level} ${chosen}`} brandId={brandId} source={chosen} level={level} filter={filter} />}
       {chosen && (
         <p>
           <a
