@@ -214,6 +214,19 @@ describe("the overview", () => {
     expectNothingUnsafe(page);
   });
 
+  test("a period of one day says so under the trend, rather than 'went from' a day to itself", async () => {
+    const trend = await tool<{ points: Array<{ date: string; visibility: { rate: number | null } }> }>(page, "get_visibility_trend", {});
+    const day = trend.points.at(-1)!.date;
+    await page.goto(d.url(`/brands/${brandId}/overview?start=${day}&end=${day}`));
+    await waitForFigures(page);
+    const one = await tool<{ points: Array<{ visibility: { rate: number | null } }> }>(page, "get_visibility_trend", {
+      start_date: day,
+      end_date: day,
+    });
+    await page.getByText(`Only ${day} has answers: visibility ${percent(one.points[0]!.visibility.rate)}`).waitFor();
+    expect(await page.getByText("went from").count()).toBe(0);
+  });
+
   test("choosing Custom range by keyboard puts the focus on its From date", async () => {
     await page.goto(d.url(`/brands/${brandId}/overview`));
     await waitForFigures(page);

@@ -31,6 +31,8 @@ function summary(points: Point[]): string {
   const first = seen[0];
   const last = seen[seen.length - 1];
   if (!first || !last) return "No answers in this period.";
+  if (first === last)
+    return `Only ${first.date} has answers: visibility ${percent(first.visibility.rate)}, share of voice ${percent(first.share_of_voice.rate)}.`;
   return `Visibility went from ${percent(first.visibility.rate)} (${first.date}) to ${percent(last.visibility.rate)} (${last.date}); share of voice from ${percent(first.share_of_voice.rate)} to ${percent(last.share_of_voice.rate)}.`;
 }
 
