@@ -308,6 +308,15 @@ describe("answers", () => {
     expect(await refused.getByRole("button").count()).toBe(0);
   });
 
+  test("answers of one prompt (?prompt=) name it by its text, and each row is that prompt's", async () => {
+    const first = (await tool<{ prompts: Array<{ id: string; text: string }> }>("list_prompts", { limit: 1 })).prompts[0]!;
+    await page.goto(d.url(`/brands/${brandId}/answers?prompt=${first.id}`));
+    await page.getByText(`Prompt: ${first.text}`, { exact: true }).waitFor();
+    await page.locator("table.answers-table tbody tr").first().waitFor();
+    const texts = await page.locator("table.answers-table td.answer-prompt").allTextContents();
+    expect(new Set(texts)).toEqual(new Set([first.text]));
+  });
+
   test("the answers filters are in the URL", async () => {
     await page.goto(d.url(`/brands/${brandId}/answers`));
     await page.locator("table.answers-table tbody tr").first().waitFor();

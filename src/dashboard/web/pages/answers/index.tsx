@@ -167,10 +167,13 @@ export function Answers({ brandId }: { brandId: string }) {
   const { query, path, route } = useLocation();
   const id = useId();
   const engines = useLoad(() => api.tool(brandId, "get_brand", {}).then((b) => b.engines), [brandId]);
-  const prompts = useLoad(
-    () => (query.prompt ? promptTexts(brandId) : Promise.resolve(new Map<string, string>())),
-    [brandId, query.prompt],
-  );
+  // The chosen prompt's text, from one of its answers (one request); from the brand's prompts only
+  // when it has none (reading every prompt is many requests for a brand with thousands).
+  const promptText = useLoad(async () => {
+    if (!query.prompt) return null;
+    const one = await api.tool(brandId, "list_answers", { prompt_id: query.prompt, limit: 1 });
+    return one.answers[0]?.prompt_text || ((await promptTexts(brandId)).get(query.prompt) ?? null);
+  }, [brandId, query.prompt]);
   const set = (key: string, value: string) => {
     const q = new URLSearchParams(query);
     if (value) q.set(key, value);
@@ -236,7 +239,7 @@ export function Answers({ brandId }: { brandId: string }) {
         </div>
         {query.prompt && (
           <div class="field">
-            <span>Prompt: {prompts.data?.get(query.prompt) ?? query.prompt}</span>
+            <span>Prompt: {promptText.data ?? query.prompt}</span>
             <Button onClick={() => set("prompt", "")}>All prompts</Button>
           </div>
         )}
