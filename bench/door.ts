@@ -28,6 +28,7 @@ import { seedToolServerData } from "../test/support/fixtures";
 import { scratchDir } from "../test/support/scratch";
 import {
   target as addTarget,
+  baseEnv,
   type LoadOptions,
   load,
   median,
@@ -149,9 +150,7 @@ process.on("SIGTERM", () => process.exit(0));
  * measures the server: its "listening" line read from stdout, then /healthz polled every 2 ms.
  */
 async function spawnToHealthz(argv: string[], cwd: string): Promise<{ ms: number; pid: number; stop(): Promise<void> }> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env))
-    if (value !== undefined && !/^(SPYGLASS_|PORT$|HOST$)/.test(key)) env[key] = value;
+  const env = baseEnv();
   const spawned = performance.now();
   const proc = Bun.spawn(argv, { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const reader = proc.stdout.getReader();
@@ -196,9 +195,7 @@ async function serveQuietly(binary: string, cwd: string): Promise<Endpoint & { s
   const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
   const port = probe.port;
   probe.stop(true);
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env))
-    if (value !== undefined && !/^(SPYGLASS_|PORT$|HOST$)/.test(key)) env[key] = value;
+  const env = baseEnv();
   const proc = Bun.spawn([binary, "serve", "--host", "127.0.0.1", "--port", String(port)], { cwd, env, stdin: "ignore", stdout: "ignore" });
   const url = `http://127.0.0.1:${port}`;
   const deadline = performance.now() + 30_000;

@@ -13,7 +13,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { scratchDir } from "../test/support/scratch";
 
-export { BINARY, requireBinary, type Sandbox, type ServerProcess, sandbox } from "../test/support/binary";
+export { BINARY, baseEnv, requireBinary, type Sandbox, type ServerProcess, sandbox } from "../test/support/binary";
 
 export interface LoadOptions {
   url: string;

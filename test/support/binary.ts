@@ -108,7 +108,8 @@ export interface Sandbox {
   cleanup(): void;
 }
 
-function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
+/** This process's environment without what would point a child at another instance (SPYGLASS_*, PORT, HOST), plus `extra`. */
+export function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !/^(SPYGLASS_|PORT$|HOST$)/.test(key)) env[key] = value;
