@@ -37,6 +37,8 @@ export interface ArticleSummary {
 export interface Article extends ArticleSummary {
   updated_at: string;
   prompt_id: string | null;
+  /** The linked prompt's text (archived or not), or null when the article answers none. */
+  prompt_text: string | null;
   markdown: string;
   html: string;
 }
@@ -59,6 +61,8 @@ export interface ArticlePatch {
 }
 
 type ArticleRow = typeof articles.$inferSelect;
+/** A row read with FULL_COLUMNS: the linked prompt's text with it. */
+type FullRow = ArticleRow & { promptText: string | null };
 
 // ---- input rules ---------------------------------------------------------------------------
 
@@ -107,11 +111,12 @@ function summary(row: ArticleRow): ArticleSummary {
   };
 }
 
-function full(row: ArticleRow): Article {
+function full(row: FullRow): Article {
   return {
     ...summary(row),
     updated_at: iso(row.updatedAt),
     prompt_id: row.promptId,
+    prompt_text: row.promptText,
     markdown: row.markdown,
     html: row.html,
   };
@@ -120,6 +125,8 @@ function full(row: ArticleRow): Article {
 // Every column, named as ArticleRow names them (quoted, so PostgreSQL keeps their case).
 const ARTICLE_COLUMNS = `id, brand_id AS "brandId", prompt_id AS "promptId", title, description, slug, markdown, html, status,
   published_at AS "publishedAt", created_at AS "createdAt", updated_at AS "updatedAt"`;
+// The same and the linked prompt's text, for the whole record (not for lists or the public API).
+const FULL_COLUMNS = `${ARTICLE_COLUMNS}, (SELECT p.text FROM prompts p WHERE p.id = articles.prompt_id) AS "promptText"`;
 
 /** The columns a patch may change, by ArticleRow field. */
 const PATCH_COLUMNS = {
@@ -134,8 +141,8 @@ const PATCH_COLUMNS = {
 
 type ArticleChanges = Partial<Pick<ArticleRow, keyof typeof PATCH_COLUMNS>>;
 
-async function findRow(db: Queries, brandId: string, articleId: string): Promise<ArticleRow> {
-  const row = await db.get<ArticleRow>(`SELECT ${ARTICLE_COLUMNS} FROM articles WHERE id = ? AND brand_id = ?`, [articleId, brandId]);
+async function findRow(db: Queries, brandId: string, articleId: string): Promise<FullRow> {
+  const row = await db.get<FullRow>(`SELECT ${FULL_COLUMNS} FROM articles WHERE id = ? AND brand_id = ?`, [articleId, brandId]);
   if (!row) throw new NotFound("Article not found: check article_id with list_articles.", "article_not_found");
   return row;
 }
@@ -211,7 +218,7 @@ export async function getPublishedArticleBySlug(db: Queries, brandId: string, sl
 
 /** A draft or published article of the brand by its slug (the article resources' URIs), or null. */
 export async function getArticleBySlug(db: Queries, brandId: string, slug: string): Promise<Article | null> {
-  const row = await db.get<ArticleRow>(`SELECT ${ARTICLE_COLUMNS} FROM articles WHERE brand_id = ? AND slug = ?`, [brandId, slug]);
+  const row = await db.get<FullRow>(`SELECT ${FULL_COLUMNS} FROM articles WHERE brand_id = ? AND slug = ?`, [brandId, slug]);
   return row ? full(row) : null;
 }
 
@@ -226,9 +233,9 @@ export async function createArticle(db: Queries, brandId: string, input: Article
   const description = parseDescription(input.description);
   const explicitSlug = input.slug ? parseSlug(input.slug) : null;
   const html = await renderArticleHtml({ title, markdown }, brandId);
-  const row = await db.transaction(async (tx): Promise<ArticleRow> => {
+  const row = await db.transaction(async (tx): Promise<FullRow> => {
     // Another brand's prompt is NotFound, like an unknown one.
-    if (input.promptId) await getPrompt(tx, brandId, input.promptId);
+    const prompt = input.promptId ? await getPrompt(tx, brandId, input.promptId) : null;
     const slug = explicitSlug
       ? await claimExplicitSlug(tx, brandId, explicitSlug)
       : await firstFreeSlug(slugify(title), (s) => slugTaken(tx, brandId, s));
@@ -265,7 +272,7 @@ export async function createArticle(db: Queries, brandId: string, input: Article
         values.updatedAt,
       ],
     );
-    return values;
+    return { ...values, promptText: prompt?.text ?? null };
   });
   return full(row);
 }
@@ -298,7 +305,7 @@ export async function updateArticle(
         rendered = { ...source, html: await renderArticleHtml(source, brandId) };
       }
     }
-    const row = await db.transaction(async (tx): Promise<ArticleRow | null> => {
+    const row = await db.transaction(async (tx): Promise<FullRow | null> => {
       const current = await findRow(tx, brandId, articleId);
       const changes: ArticleChanges = {};
       if (title !== undefined && title !== current.title) changes.title = title;
@@ -336,8 +343,8 @@ export async function updateArticle(
       if (Object.keys(changes).length === 0) return current;
       changes.updatedAt = Date.now();
       const fields = Object.keys(changes) as Array<keyof ArticleChanges>;
-      const updated = await tx.get<ArticleRow>(
-        `UPDATE articles SET ${fields.map((field) => `${PATCH_COLUMNS[field]} = ?`).join(", ")} WHERE id = ? RETURNING ${ARTICLE_COLUMNS}`,
+      const updated = await tx.get<FullRow>(
+        `UPDATE articles SET ${fields.map((field) => `${PATCH_COLUMNS[field]} = ?`).join(", ")} WHERE id = ? RETURNING ${FULL_COLUMNS}`,
         [...fields.map((field) => changes[field] ?? null), current.id],
       );
       return updated!;
@@ -382,13 +389,13 @@ export async function setArticlePublished(
   at = Date.now(),
 ): Promise<Article> {
   const { db } = app;
-  const row = await db.transaction(async (tx): Promise<ArticleRow> => {
+  const row = await db.transaction(async (tx): Promise<FullRow> => {
     const current = await findRow(tx, brandId, articleId);
     const status: ArticleStatus = published ? "published" : "draft";
     if (current.status === status) return current;
     const now = Date.now();
-    const updated = await tx.get<ArticleRow>(
-      `UPDATE articles SET status = ?, published_at = ${published ? "coalesce(published_at, ?)" : "?"}, updated_at = ? WHERE id = ? RETURNING ${ARTICLE_COLUMNS}`,
+    const updated = await tx.get<FullRow>(
+      `UPDATE articles SET status = ?, published_at = ${published ? "coalesce(published_at, ?)" : "?"}, updated_at = ? WHERE id = ? RETURNING ${FULL_COLUMNS}`,
       [status, published ? Math.min(at, now) : current.publishedAt, now, current.id],
     );
     return updated!;

@@ -42,6 +42,7 @@ describe("create_article", () => {
       "created_at",
       "updated_at",
       "prompt_id",
+      "prompt_text",
       "markdown",
       "html",
     ]);
@@ -52,6 +53,7 @@ describe("create_article", () => {
       status: "draft",
       published_at: null,
       prompt_id: null,
+      prompt_text: null,
     });
     expect(article.id).toMatch(/^art_/);
     expect(article.html).not.toContain("<h1");
@@ -104,7 +106,7 @@ describe("create_article", () => {
   test("prompt_id must be one of the brand's prompts", async () => {
     const own = await addPrompt(world, world.brand.id, "best crm for startups");
     const theirs = await addPrompt(world, world.other.id, "best crm for agencies");
-    expect((await create({ prompt_id: own })).prompt_id).toBe(own);
+    expect(await create({ prompt_id: own })).toMatchObject({ prompt_id: own, prompt_text: "best crm for startups" });
     const foreign = await tool("create_article", { markdown: "x", prompt_id: theirs });
     const unknown = await tool("create_article", { markdown: "x", prompt_id: "prm_doesnotexist0000" });
     expect(foreign.error).toContain("Prompt not found");
@@ -159,14 +161,29 @@ describe("update_article", () => {
     const second = await addPrompt(world, world.brand.id, "cheapest crm");
     const draft = await create({ title: "Linked" });
     const linked = await tool("update_article", { article_id: draft.id, prompt_id: first });
-    expect(linked.data.article).toMatchObject({ prompt_id: first, title: "Linked", markdown: draft.markdown });
+    expect(linked.data.article).toMatchObject({
+      prompt_id: first,
+      prompt_text: "best crm for startups",
+      title: "Linked",
+      markdown: draft.markdown,
+    });
     expect((await tool("update_article", { article_id: draft.id, title: "Relinked", prompt_id: second })).data.article).toMatchObject({
       prompt_id: second,
+      prompt_text: "cheapest crm",
       title: "Relinked",
     });
-    expect((await tool("update_article", { article_id: draft.id, title: "Kept" })).data.article.prompt_id).toBe(second);
-    expect((await tool("update_article", { article_id: draft.id, prompt_id: null })).data.article.prompt_id).toBeNull();
-    expect((await tool("get_article", { article_id: draft.id })).data.article.prompt_id).toBeNull();
+    // The prompt's text comes with every answer that carries the article, whatever changed.
+    expect((await tool("update_article", { article_id: draft.id, title: "Kept" })).data.article).toMatchObject({
+      prompt_id: second,
+      prompt_text: "cheapest crm",
+    });
+    expect((await tool("get_article", { article_id: draft.id })).data.article.prompt_text).toBe("cheapest crm");
+    expect((await tool("publish_to_site", { article_id: draft.id })).data.article.prompt_text).toBe("cheapest crm");
+    expect((await tool("update_article", { article_id: draft.id, prompt_id: null })).data.article).toMatchObject({
+      prompt_id: null,
+      prompt_text: null,
+    });
+    expect((await tool("get_article", { article_id: draft.id })).data.article).toMatchObject({ prompt_id: null, prompt_text: null });
   });
 
   test("another brand's prompt or an unknown one is not found, and nothing of the article changes", async () => {

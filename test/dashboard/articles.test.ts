@@ -395,6 +395,8 @@ describe("the article editor", () => {
     const choice = page.getByLabel("Prompt this article answers");
     await choice.locator("option", { hasText: "best crm for startups" }).waitFor({ state: "attached" });
     expect(await choice.locator("option").allTextContents()).toEqual(["None", "best crm for startups", "cheapest crm for a small team"]);
+    // A brand with few prompts has no search for them.
+    expect(await page.getByLabel("Find a prompt").count()).toBe(0);
     await expect(choice.inputValue()).resolves.toBe("");
     expect(await page.getByRole("link", { name: "See this article's impact" }).count()).toBe(0);
 
@@ -468,6 +470,25 @@ describe("the article editor", () => {
     expect((await page.request.get(d.url("/api/auth/me"))).status()).toBe(200);
     await expect(page.getByLabel("Title").inputValue()).resolves.toBe("Choosing a CRM, revised");
 
+    // So does the browser's Back: Cancel puts the article's address back, with the edits; Leave
+    // without saving goes where Back went.
+    await page.goBack();
+    await dialog.waitFor();
+    expect(page.url()).toBe(articleUrl);
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    expect(page.url()).toBe(articleUrl);
+    await expect(page.getByLabel("Title").inputValue()).resolves.toBe("Choosing a CRM, revised");
+    await page.goBack();
+    await dialog.getByRole("button", { name: "Leave without saving" }).click();
+    await page.waitForURL(`**/brands/${brandId}/impact?article=*`);
+    await page.getByRole("link", { name: "Every article's impact" }).waitFor();
+    // The article stays in the history, as saved.
+    await page.goBack();
+    await page.waitForURL(articleUrl);
+    await expect(page.getByLabel("Title").inputValue()).resolves.toBe("Choosing a CRM");
+    await page.getByLabel("Title").fill("Choosing a CRM, revised");
+
     // Any link to another dashboard page asks, and Leave without saving goes there.
     await page.getByRole("link", { name: "All articles" }).click();
     await dialog.waitFor();
@@ -491,6 +512,70 @@ describe("the article editor", () => {
     await page.getByRole("navigation", { name: "Brand pages" }).getByRole("link", { name: "Overview" }).click();
     await page.waitForURL(`**/brands/${brandId}/overview`);
     expect(await dialog.count()).toBe(0);
+    expectNothingUnsafe(page);
+  });
+});
+
+describe("the article editor, for a brand with more prompts than a list can hold", () => {
+  test("the select shows the first 200 and the linked prompt; Find a prompt searches the rest, and Enter there saves nothing", async () => {
+    const big = await createBrand(AUTOPILOT.email, "Bigco");
+    const ids: string[] = [];
+    for (let batch = 0; batch < 3; batch++) {
+      const prompts = Array.from({ length: 100 }, (_, i) => ({ text: `question number ${String(batch * 100 + i).padStart(3, "0")}` }));
+      const created = await sessionTool<{ created: Array<{ id: string }> }>(page, big.id, "create_prompts", { prompts });
+      ids.push(...created.created.map((p) => p.id));
+    }
+    // Linked to a prompt past the first page: the select names it all the same.
+    const made = await sessionTool<{ article: { id: string } }>(page, big.id, "create_article", {
+      title: "Many questions",
+      markdown: "Answers.",
+      prompt_id: ids[250],
+    });
+    await page.goto(d.url(`/brands/${big.id}/articles/${made.article.id}`));
+    const choice = page.getByLabel("Prompt this article answers");
+    await choice.locator("option", { hasText: "question number 199" }).waitFor({ state: "attached" });
+    await expect(choice.inputValue()).resolves.toBe(ids[250]!);
+    const options = await choice.locator("option").allTextContents();
+    expect(options.slice(0, 3)).toEqual(["None", "question number 250", "question number 000"]);
+    expect(options).toHaveLength(202);
+    const search = page.getByLabel("Find a prompt");
+    await page.getByText("The brand tracks more than 200 prompts: the list below shows the first 200.", { exact: false }).waitFor();
+
+    await search.fill("number 27");
+    await page.getByText("10 prompts contain “number 27”: the list below shows them.").waitFor();
+    expect(await choice.locator("option").allTextContents()).toEqual([
+      "None",
+      "question number 250",
+      ...Array.from({ length: 10 }, (_, i) => `question number 27${i}`),
+    ]);
+    await choice.selectOption({ label: "question number 274" });
+    // Enter in the search field searches; it does not save the article.
+    await search.fill("number 1");
+    await search.press("Enter");
+    await page.getByText("The first 50 prompts containing “number 1” are in the list below", { exact: false }).waitFor();
+    expect(await choice.locator("option").nth(1).textContent()).toBe("question number 274");
+    await expect(choice.inputValue()).resolves.toBe(ids[274]!);
+    await page.getByText("Unsaved changes", { exact: true }).waitFor();
+    expect(
+      (await sessionTool<{ article: { prompt_id: string } }>(page, big.id, "get_article", { article_id: made.article.id })).article
+        .prompt_id,
+    ).toBe(ids[250]!);
+    await search.fill("no such question");
+    await page.getByText("No prompt contains “no such question”.").waitFor();
+
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: /^Saved/ })
+      .waitFor();
+    const saved = await sessionTool<{ article: { prompt_id: string; prompt_text: string } }>(page, big.id, "get_article", {
+      article_id: made.article.id,
+    });
+    expect(saved.article).toMatchObject({ prompt_id: ids[274], prompt_text: "question number 274" });
+    await expectAccessible(page, "article-many-prompts");
+    await search.fill("number 27");
+    await page.getByText("10 prompts contain “number 27”: the list below shows them.").waitFor();
+    await photograph(page, "article-many-prompts", repaintPreview);
     expectNothingUnsafe(page);
   });
 });

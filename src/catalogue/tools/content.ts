@@ -37,6 +37,7 @@ const article = z.object({
   ...summaryFields,
   updated_at: timestamp,
   prompt_id: z.string().nullable().describe("the tracked prompt the article answers, or null"),
+  prompt_text: z.string().nullable().describe("that prompt's text, or null"),
   markdown: z.string().describe("the source"),
   html: z.string().describe("the sanitized HTML served to the site, rendered from the markdown on save"),
 });

@@ -1,9 +1,9 @@
 // While a form holds changes that are not saved, leaving the page asks first: the browser's own
 // question when the tab is closed or reloaded or another site is opened, and the app's dialog when a
-// link to another dashboard page is clicked or the app itself would leave (the brand switcher,
-// Sign out: beforeLeaving). Nothing is asked once the changes are saved.
+// link to another dashboard page is clicked, the browser's Back or Forward is used, or the app itself
+// would leave (the brand switcher, Sign out: beforeLeaving). Nothing is asked once the changes are saved.
 import { type ComponentChildren } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { ConfirmDialog } from "./confirm";
 
@@ -27,10 +27,27 @@ export function beforeLeaving(proceed: Proceed): void {
   else void proceed();
 }
 
+/**
+ * The guard's answer to Back or Forward while it holds unsaved changes (`to`: where the browser
+ * went); false when the address did not change (a fragment), which is let be.
+ */
+let backOrForward: ((to: string) => boolean) | null = null;
+
+// Back and Forward have moved the address by the time they are heard, and cannot be held: the
+// router must not act on them (this listener, added when the app loads, runs before the router's,
+// added when it mounts: the window calls its popstate listeners in the order they were added), the
+// page's address is put back, and agreeing to leave goes where the browser went.
+addEventListener("popstate", (event) => {
+  if (backOrForward?.(location.pathname + location.search)) event.stopImmediatePropagation();
+});
+
 export function LeaveGuard({ when, children }: { when: boolean; children: ComponentChildren }) {
-  const { route } = useLocation();
+  const { route, url } = useLocation();
   // What leaving does, once agreed to.
   const [pending, setPending] = useState<Proceed | null>(null);
+  // The page's own address, put back when Back or Forward has already left it.
+  const here = useRef(url);
+  here.current = url;
   useEffect(() => {
     if (!when) return;
     const guard = (proceed: Proceed) => setPending(() => proceed);
@@ -48,12 +65,20 @@ export function LeaveGuard({ when, children }: { when: boolean; children: Compon
       event.stopPropagation();
       setPending(() => () => route(to));
     };
+    const onBackOrForward = (to: string) => {
+      if (to === here.current) return false;
+      history.pushState(null, "", here.current);
+      setPending(() => () => route(to));
+      return true;
+    };
+    backOrForward = onBackOrForward;
     addEventListener("beforeunload", onBeforeUnload);
     addEventListener("click", onClick, true);
     return () => {
       if (activeGuard === guard) activeGuard = null;
       removeEventListener("beforeunload", onBeforeUnload);
       removeEventListener("click", onClick, true);
+      if (backOrForward === onBackOrForward) backOrForward = null;
     };
   }, [when]);
   return (

@@ -335,6 +335,7 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
           brandId={brandId}
           value={fields.promptId}
           saved={article?.prompt_id ?? null}
+          savedText={article?.prompt_text ?? null}
           onChange={(promptId) => change({ promptId })}
         />
         {article?.prompt_id && <ImpactLink brandId={brandId} articleId={article.id} published={article.status === "published"} />}
