@@ -8,7 +8,7 @@ import { type articles } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, isoOrNull, newId } from "../ids";
 import { DEFAULT_LIMIT, decodeCursor, MAX_LIMIT, page } from "../paging";
-import { getPrompt } from "../prompts/service";
+import { getPrompt, getPromptTexts } from "../prompts/service";
 import { type ArticleSource } from "./render";
 import { renderArticleHtml } from "./renderer";
 import { FALLBACK_SLUG, firstFreeSlug, isDerivedFrom, parseSlug, slugify } from "./slug";
@@ -61,8 +61,6 @@ export interface ArticlePatch {
 }
 
 type ArticleRow = typeof articles.$inferSelect;
-/** A row read with FULL_COLUMNS: the linked prompt's text with it. */
-type FullRow = ArticleRow & { promptText: string | null };
 
 // ---- input rules ---------------------------------------------------------------------------
 
@@ -111,12 +109,17 @@ function summary(row: ArticleRow): ArticleSummary {
   };
 }
 
-function full(row: FullRow): Article {
+/** The whole record; the linked prompt's text is read through the prompts' service unless given. */
+async function full(db: Queries, row: ArticleRow, promptText?: string | null): Promise<Article> {
+  const text =
+    promptText !== undefined || row.promptId === null
+      ? (promptText ?? null)
+      : ((await getPromptTexts(db, row.brandId, [row.promptId])).get(row.promptId) ?? null);
   return {
     ...summary(row),
     updated_at: iso(row.updatedAt),
     prompt_id: row.promptId,
-    prompt_text: row.promptText,
+    prompt_text: text,
     markdown: row.markdown,
     html: row.html,
   };
@@ -125,8 +128,6 @@ function full(row: FullRow): Article {
 // Every column, named as ArticleRow names them (quoted, so PostgreSQL keeps their case).
 const ARTICLE_COLUMNS = `id, brand_id AS "brandId", prompt_id AS "promptId", title, description, slug, markdown, html, status,
   published_at AS "publishedAt", created_at AS "createdAt", updated_at AS "updatedAt"`;
-// The same and the linked prompt's text, for the whole record (not for lists or the public API).
-const FULL_COLUMNS = `${ARTICLE_COLUMNS}, (SELECT p.text FROM prompts p WHERE p.id = articles.prompt_id) AS "promptText"`;
 
 /** The columns a patch may change, by ArticleRow field. */
 const PATCH_COLUMNS = {
@@ -141,8 +142,8 @@ const PATCH_COLUMNS = {
 
 type ArticleChanges = Partial<Pick<ArticleRow, keyof typeof PATCH_COLUMNS>>;
 
-async function findRow(db: Queries, brandId: string, articleId: string): Promise<FullRow> {
-  const row = await db.get<FullRow>(`SELECT ${FULL_COLUMNS} FROM articles WHERE id = ? AND brand_id = ?`, [articleId, brandId]);
+async function findRow(db: Queries, brandId: string, articleId: string): Promise<ArticleRow> {
+  const row = await db.get<ArticleRow>(`SELECT ${ARTICLE_COLUMNS} FROM articles WHERE id = ? AND brand_id = ?`, [articleId, brandId]);
   if (!row) throw new NotFound("Article not found: check article_id with list_articles.", "article_not_found");
   return row;
 }
@@ -162,7 +163,7 @@ async function claimExplicitSlug(db: Queries, brandId: string, slug: string, exc
 // ---- reads ---------------------------------------------------------------------------------
 
 export async function getArticle(db: Queries, brandId: string, articleId: string): Promise<Article> {
-  return full(await findRow(db, brandId, articleId));
+  return full(db, await findRow(db, brandId, articleId));
 }
 
 export interface ListArticlesOptions {
@@ -218,8 +219,8 @@ export async function getPublishedArticleBySlug(db: Queries, brandId: string, sl
 
 /** A draft or published article of the brand by its slug (the article resources' URIs), or null. */
 export async function getArticleBySlug(db: Queries, brandId: string, slug: string): Promise<Article | null> {
-  const row = await db.get<FullRow>(`SELECT ${FULL_COLUMNS} FROM articles WHERE brand_id = ? AND slug = ?`, [brandId, slug]);
-  return row ? full(row) : null;
+  const row = await db.get<ArticleRow>(`SELECT ${ARTICLE_COLUMNS} FROM articles WHERE brand_id = ? AND slug = ?`, [brandId, slug]);
+  return row ? full(db, row) : null;
 }
 
 export type PublicArticleRow = ArticleRow;
@@ -233,9 +234,10 @@ export async function createArticle(db: Queries, brandId: string, input: Article
   const description = parseDescription(input.description);
   const explicitSlug = input.slug ? parseSlug(input.slug) : null;
   const html = await renderArticleHtml({ title, markdown }, brandId);
-  const row = await db.transaction(async (tx): Promise<FullRow> => {
+  let promptText: string | null = null;
+  const row = await db.transaction(async (tx): Promise<ArticleRow> => {
     // Another brand's prompt is NotFound, like an unknown one.
-    const prompt = input.promptId ? await getPrompt(tx, brandId, input.promptId) : null;
+    if (input.promptId) promptText = (await getPrompt(tx, brandId, input.promptId)).text;
     const slug = explicitSlug
       ? await claimExplicitSlug(tx, brandId, explicitSlug)
       : await firstFreeSlug(slugify(title), (s) => slugTaken(tx, brandId, s));
@@ -272,9 +274,9 @@ export async function createArticle(db: Queries, brandId: string, input: Article
         values.updatedAt,
       ],
     );
-    return { ...values, promptText: prompt?.text ?? null };
+    return values;
   });
-  return full(row);
+  return full(db, row, promptText);
 }
 
 /**
@@ -305,7 +307,7 @@ export async function updateArticle(
         rendered = { ...source, html: await renderArticleHtml(source, brandId) };
       }
     }
-    const row = await db.transaction(async (tx): Promise<FullRow | null> => {
+    const row = await db.transaction(async (tx): Promise<ArticleRow | null> => {
       const current = await findRow(tx, brandId, articleId);
       const changes: ArticleChanges = {};
       if (title !== undefined && title !== current.title) changes.title = title;
@@ -343,15 +345,15 @@ export async function updateArticle(
       if (Object.keys(changes).length === 0) return current;
       changes.updatedAt = Date.now();
       const fields = Object.keys(changes) as Array<keyof ArticleChanges>;
-      const updated = await tx.get<FullRow>(
-        `UPDATE articles SET ${fields.map((field) => `${PATCH_COLUMNS[field]} = ?`).join(", ")} WHERE id = ? RETURNING ${FULL_COLUMNS}`,
+      const updated = await tx.get<ArticleRow>(
+        `UPDATE articles SET ${fields.map((field) => `${PATCH_COLUMNS[field]} = ?`).join(", ")} WHERE id = ? RETURNING ${ARTICLE_COLUMNS}`,
         [...fields.map((field) => changes[field] ?? null), current.id],
       );
       return updated!;
     });
     if (row) {
       if (row.status === "published") app.events.emit("articlesChanged", { brandId });
-      return full(row);
+      return full(db, row);
     }
     if (attempt === MAX_RENDER_ATTEMPTS) {
       throw new Conflict(
@@ -389,17 +391,17 @@ export async function setArticlePublished(
   at = Date.now(),
 ): Promise<Article> {
   const { db } = app;
-  const row = await db.transaction(async (tx): Promise<FullRow> => {
+  const row = await db.transaction(async (tx): Promise<ArticleRow> => {
     const current = await findRow(tx, brandId, articleId);
     const status: ArticleStatus = published ? "published" : "draft";
     if (current.status === status) return current;
     const now = Date.now();
-    const updated = await tx.get<FullRow>(
-      `UPDATE articles SET status = ?, published_at = ${published ? "coalesce(published_at, ?)" : "?"}, updated_at = ? WHERE id = ? RETURNING ${FULL_COLUMNS}`,
+    const updated = await tx.get<ArticleRow>(
+      `UPDATE articles SET status = ?, published_at = ${published ? "coalesce(published_at, ?)" : "?"}, updated_at = ? WHERE id = ? RETURNING ${ARTICLE_COLUMNS}`,
       [status, published ? Math.min(at, now) : current.publishedAt, now, current.id],
     );
     return updated!;
   });
   app.events.emit("articlesChanged", { brandId });
-  return full(row);
+  return full(db, row);
 }
