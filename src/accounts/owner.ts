@@ -1,10 +1,10 @@
-// The instance's owner (CONTRACT §7): the first account. It alone lists accounts, creates them and
+// The instance's owner (CONTRACT §7): the first account (the demo's never is: accounts/service.ts). It alone lists accounts, creates them and
 // sets any account's plan over HTTP; the CLI can do the same on the machine itself.
 import { type Queries } from "../db/queries";
 import { type Plan } from "../db/values";
 import { Forbidden, NotFound } from "../errors";
 import { iso } from "../ids";
-import { type AccountView, accountView, parsePlan } from "./service";
+import { type AccountView, accountView, DEMO_ACCOUNT_EMAIL, parsePlan } from "./service";
 
 export interface ListedAccount extends AccountView {
   created_at: string;
@@ -12,7 +12,10 @@ export interface ListedAccount extends AccountView {
 }
 
 async function ownerId(db: Queries): Promise<string | null> {
-  return (await db.get<{ id: string }>("SELECT id FROM accounts ORDER BY created_at, id LIMIT 1"))?.id ?? null;
+  return (
+    (await db.get<{ id: string }>("SELECT id FROM accounts WHERE email <> ? ORDER BY created_at, id LIMIT 1", [DEMO_ACCOUNT_EMAIL]))?.id ??
+    null
+  );
 }
 
 export async function isOwner(db: Queries, accountId: string): Promise<boolean> {
@@ -28,7 +31,8 @@ export async function listAccounts(db: Queries): Promise<ListedAccount[]> {
   const rows = await db.all<AccountView & { createdAt: number }>(
     `SELECT id, email, plan, created_at AS "createdAt" FROM accounts ORDER BY created_at, id`,
   );
-  return rows.map((row, i) => ({ ...accountView(row), created_at: iso(row.createdAt), owner: i === 0 }));
+  const owner = rows.find((row) => row.email !== DEMO_ACCOUNT_EMAIL);
+  return rows.map((row) => ({ ...accountView(row), created_at: iso(row.createdAt), owner: row === owner }));
 }
 
 export async function setPlanOfAccount(db: Queries, accountId: string, plan: unknown): Promise<AccountView> {

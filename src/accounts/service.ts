@@ -97,11 +97,19 @@ export async function verifyPassword(password: string, hash: string | null): Pro
 
 const ACCOUNT_COLUMNS = `id, email, password_hash AS "passwordHash", plan, created_at AS "createdAt"`;
 
+/**
+ * The account `spyglass demo` seeds (demo/). It is never the instance's owner and does not count as
+ * one of its accounts: a self-hoster who tries the demo first still creates the owner's account
+ * afterwards (the demo's password is printed on the terminal).
+ */
+export const DEMO_ACCOUNT_EMAIL = "demo@spyglass-demo.example.com";
+
+/** The instance's accounts, the demo's left out. */
 export async function countAccounts(db: Queries): Promise<number> {
-  return (await db.get<{ n: number }>("SELECT count(*) AS n FROM accounts"))?.n ?? 0;
+  return (await db.get<{ n: number }>("SELECT count(*) AS n FROM accounts WHERE email <> ?", [DEMO_ACCOUNT_EMAIL]))?.n ?? 0;
 }
 
-/** Whether whoever reaches the server first can sign up and become its owner (no account yet). */
+/** Whether whoever reaches the server first can sign up and become its owner (no account yet but the demo's). */
 export async function ownerSignupOpen(db: Queries): Promise<boolean> {
   return (await countAccounts(db)) === 0;
 }

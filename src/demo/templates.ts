@@ -1,7 +1,9 @@
 // Material of the demo data set: a fictional CRM brand, its competitors, prompts in four tags, and
 // sentence templates from which varied, realistic-looking assistant answers are composed.
+import { DEMO_ACCOUNT_EMAIL } from "../accounts/service";
 
-export const DEMO_EMAIL = "demo@spyglass-demo.example.com";
+// Defined with the accounts, which keep it from being the owner.
+export const DEMO_EMAIL = DEMO_ACCOUNT_EMAIL;
 export const DEMO_BRAND = {
   name: "Northwind CRM (demo)",
   aliases: ["Northwind CRM", "Northwind"],

@@ -1,5 +1,6 @@
 // The instance's first-run state and the owner's account management, in process.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { seedDemo } from "../../src/demo/seeder";
 import { PASSWORD, type TestApp, testApp } from "../support/http";
 
 let t: TestApp;
@@ -101,5 +102,36 @@ describe("the owner manages accounts", () => {
       headers: { "sec-fetch-site": "cross-site" },
     });
     expect(res.status).toBe(403);
+  });
+});
+
+describe("an instance whose first account is the demo's", () => {
+  test("the demo's account is not the owner: the owner's signup stays open, and the next account owns the instance", async () => {
+    const fresh = await testApp();
+    try {
+      const demo = await seedDemo(fresh.ctx, { scale: 1 });
+      const demoLogin = await fresh.call("POST", "/api/auth/login", { body: demo.login });
+      expect(demoLogin.status).toBe(200);
+      const demoCookie = demoLogin.headers.get("set-cookie")!.split(";")[0]!;
+      expect((await fresh.call("GET", "/api/auth/me", { cookie: demoCookie })).json.owner).toBe(false);
+      expect((await fresh.call("GET", "/api/accounts", { cookie: demoCookie })).status).toBe(403);
+      expect((await fresh.call("GET", "/api/auth/status")).json.setup).toBe(true);
+
+      const signup = await fresh.call("POST", "/api/auth/signup", { body: { email: "me@example.com", password: PASSWORD } });
+      expect(signup.status).toBe(201);
+      const cookie = signup.headers.get("set-cookie")!.split(";")[0]!;
+      expect((await fresh.call("GET", "/api/auth/me", { cookie })).json.owner).toBe(true);
+      const listed = await fresh.call("GET", "/api/accounts", { cookie });
+      expect(listed.json.accounts.map((a: { email: string; owner: boolean }) => [a.email, a.owner])).toEqual([
+        [demo.login.email, false],
+        ["me@example.com", true],
+      ]);
+      expect((await fresh.call("GET", "/api/auth/status")).json.setup).toBe(false);
+      // Signup is closed once the owner exists, as without the demo.
+      const second = await fresh.call("POST", "/api/auth/signup", { body: { email: "other@example.com", password: PASSWORD } });
+      expect(second.json.code).toBe("signup_closed");
+    } finally {
+      await fresh.close();
+    }
   });
 });
