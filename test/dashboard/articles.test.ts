@@ -229,6 +229,37 @@ describe("the Articles pages", () => {
     expectNothingUnsafe(page);
   });
 
+  test("the Brand page's snippet, pasted into a page of the brand's site, lists the published article, shows it, and says when one is not available", async () => {
+    const articleId = articleUrl.split("/").at(-1)!;
+    await sessionTool(page, brandId, "publish_to_site", { article_id: articleId });
+    await page.goto(d.url(`/brands/${brandId}`));
+    const snippet = await page.getByRole("figure").filter({ hasText: "Snippet for the site" }).locator("code").textContent();
+    // A page of the brand's own site, on another origin (the public API answers it with CORS).
+    const site = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () => new Response(`<!doctype html><title>Acme blog</title>${snippet}`, { headers: { "content-type": "text/html" } }),
+    });
+    const visitor = await page.context().newPage();
+    try {
+      const errors: string[] = [];
+      visitor.on("pageerror", (error) => errors.push(error.message));
+      await visitor.goto(`http://127.0.0.1:${site.port}/blog`);
+      await visitor.getByRole("link", { name: "Choosing a CRM" }).click();
+      await visitor.waitForURL(`**/blog?article=${slug}`);
+      await visitor.getByRole("heading", { name: "Choosing a CRM", level: 1 }).waitFor();
+      await visitor.getByRole("heading", { name: "What matters" }).waitFor();
+      expect(await visitor.locator("#spyglass-articles script, #spyglass-articles [onerror]").count()).toBe(0);
+      await visitor.goto(`http://127.0.0.1:${site.port}/blog?article=no-such-article`);
+      await visitor.getByText("This article is not available.").waitFor();
+      expect(errors).toEqual([]);
+    } finally {
+      await visitor.close();
+      site.stop(true);
+      await sessionTool(page, brandId, "unpublish_article", { article_id: articleId });
+    }
+  });
+
   test("a title made of markup is text in the list, and the status filter survives a reload", async () => {
     await page.goto(d.url(`/brands/${brandId}/articles/new`));
     await page.getByLabel("Title").fill(HOSTILE_TITLE);

@@ -21,12 +21,17 @@ function siteSnippet(origin: string, siteKey: string): string {
   const slug = new URLSearchParams(location.search).get("article");
   if (slug) {
     const res = await fetch(\`\${api}/\${encodeURIComponent(slug)}?key=\${key}\`);
-    const { article } = await res.json();
-    const h1 = document.createElement("h1");
-    h1.textContent = article.title;
-    const body = document.createElement("div");
-    body.innerHTML = article.html; // sanitized by Spyglass when the article was saved
-    root.append(h1, body);
+    if (res.ok) {
+      const { article } = await res.json();
+      const h1 = document.createElement("h1");
+      h1.textContent = article.title;
+      const body = document.createElement("div");
+      body.innerHTML = article.html; // sanitized by Spyglass when the article was saved
+      root.append(h1, body);
+    } else {
+      // Unpublished, renamed or never there (404).
+      root.textContent = "This article is not available.";
+    }
   } else {
     const { articles } = await (await fetch(\`\${api}?key=\${key}\`)).json();
     for (const a of articles) {
