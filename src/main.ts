@@ -215,7 +215,7 @@ const COMMANDS: Record<string, Command> = {
   },
   demo: {
     usage: "spyglass demo [--scale N] [--reset] [--json]",
-    summary: "seeds a clearly labelled demo account, brand and 30 days of answers",
+    summary: "seeds a clearly labelled demo account, brand and 60 days of answers (two periods of 30 to compare)",
     options: { scale: { type: "string" }, reset: { type: "boolean" } },
     async run({ config, flags, json }) {
       const scale = flags.scale === undefined ? 1 : Number(flags.scale);
@@ -442,7 +442,10 @@ async function main(argv: string[]): Promise<void> {
   try {
     parsed = parseArgs({ args: rest, options: { ...COMMON, ...command.options }, allowPositionals: true, strict: true });
   } catch (error) {
-    fail(`${name}: ${(error as Error).message.split("\n")[0]}\nusage: ${command.usage}`, 2);
+    // node:util's sentence for an unknown option goes on about positional arguments: a typo is likelier.
+    const unknown = /^Unknown option '([^']+)'/.exec((error as Error).message)?.[1];
+    const why = unknown ? `unknown option ${unknown}` : (error as Error).message.split("\n")[0];
+    fail(`${name}: ${why}\nusage: ${command.usage}`, 2);
   }
   if (parsed.values.help) {
     process.stdout.write(`usage: ${command.usage}\n`);

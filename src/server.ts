@@ -4,6 +4,7 @@ import { networkInterfaces } from "node:os";
 import { type Server } from "bun";
 import { buildApp } from "./app";
 import { lazyCatalog } from "./catalogue/registry";
+import { ConfigError } from "./config";
 import { type AppContext } from "./context";
 import { dashboardNotFound, dashboardPages, warmDashboardPages } from "./dashboard/pages";
 import { log } from "./log";
@@ -36,18 +37,22 @@ export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): Runnin
   // Elysia's listen merges these into Bun's routes: the public API, the tool server's door and the
   // dashboard's page and assets skip the main app's dispatch.
   app.config.serve = { ...app.config.serve, routes: { ...dashboardPages(), ...publicApiRoutes(ctx), ...mcpApiRoutes(ctx, catalogue) } };
-  app.listen({
-    hostname: ctx.config.host,
-    port: ctx.config.port,
-    idleTimeout: IDLE_TIMEOUT_SECONDS,
-    maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
-    // Elysia turns SO_REUSEPORT on by default: a second server started on a busy port would then
-    // silently share its traffic instead of failing with "address in use".
-    reusePort: false,
-    // Elysia leaves Bun's development mode on unless NODE_ENV=production: an error that escaped
-    // every handler would then be answered with Bun's HTML error page and its stack printed.
-    development: false,
-  });
+  try {
+    app.listen({
+      hostname: ctx.config.host,
+      port: ctx.config.port,
+      idleTimeout: IDLE_TIMEOUT_SECONDS,
+      maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
+      // Elysia turns SO_REUSEPORT on by default: a second server started on a busy port would then
+      // silently share its traffic instead of failing with "address in use".
+      reusePort: false,
+      // Elysia leaves Bun's development mode on unless NODE_ENV=production: an error that escaped
+      // every handler would then be answered with Bun's HTML error page and its stack printed.
+      development: false,
+    });
+  } catch (error) {
+    throw new ConfigError(listenFailure(ctx.config.host, ctx.config.port, error as NodeJS.ErrnoException));
+  }
   const server = app.server;
   if (!server) throw new Error("the HTTP server did not start");
   // Built after the first answers rather than before (or by the first request that needs it), as is
@@ -88,6 +93,26 @@ export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): Runnin
       return stopping;
     },
   };
+}
+
+/** Why the server could not listen, in words that name the setting to change. */
+function listenFailure(host: string, port: number, error: NodeJS.ErrnoException): string {
+  const where = `cannot listen on ${bracketed(host)}:${port}`;
+  if (error.code === "EADDRINUSE" || /in use/i.test(error.message)) {
+    return `${where}: the port is in use by another program (another spyglass serve?). Choose another with --port, the PORT variable or port in the config file.`;
+  }
+  if (
+    error.code === "EADDRNOTAVAIL" ||
+    error.code === "EINVAL" ||
+    error.code === "ENOTFOUND" ||
+    /EADDRNOTAVAIL|EINVAL|ENOTFOUND/.test(error.message)
+  ) {
+    return `${where}: "${host}" is not an address of this machine. Set --host, the HOST variable or host in the config file to one of its addresses, 0.0.0.0 (every address) or 127.0.0.1 (this machine only).`;
+  }
+  if (error.code === "EACCES" || /EACCES/.test(error.message)) {
+    return `${where}: permission denied (ports below 1024 need privileges). Choose a port above 1023 with --port, the PORT variable or port in the config file.`;
+  }
+  return `${where}: ${error.message}`;
 }
 
 function bracketed(host: string): string {

@@ -16,15 +16,15 @@ export type ToolAuthentication =
 // OAuth is off (no public_url, or one that is neither https nor loopback http).
 const WITHOUT_OAUTH: Record<Failure, string> = {
   missing:
-    "No API key was sent: send one as the header Authorization: Bearer svc_live_… (spyglass key list --email E shows the account's keys, spyglass key create makes one). OAuth sign-in is off on this server (it needs public_url set to an https address): a client that reports an OAuth or client registration error here had no valid API key; set the header in its configuration, or set public_url to turn sign-in on.",
+    "No API key was sent: send one as the header Authorization: Bearer svc_live_… (spyglass key list --email E shows the account's keys, spyglass key create makes one). OAuth sign-in is off on this server (it needs public_url set to the address clients reach it at: https, or http on localhost): a client that reports an OAuth or client registration error here had no valid API key; set the header in its configuration, or set public_url to turn sign-in on.",
   malformed:
-    "The Authorization header does not carry a Spyglass API key (Bearer svc_live_ followed by 43 characters). OAuth sign-in is off on this server (it needs public_url set to an https address): a client that reports an OAuth or client registration error here had no valid API key; check the header in its configuration (spyglass key list --email E shows the active keys' prefixes).",
+    "The Authorization header does not carry a Spyglass API key (Bearer svc_live_ followed by 43 characters). OAuth sign-in is off on this server (it needs public_url set to the address clients reach it at: https, or http on localhost): a client that reports an OAuth or client registration error here had no valid API key; check the header in its configuration (spyglass key list --email E shows the active keys' prefixes).",
   unknown:
-    "This API key is not valid: it is unknown or was revoked. OAuth sign-in is off on this server (it needs public_url set to an https address): a client that reports an OAuth or client registration error here had no valid API key; put a valid one in its configuration (spyglass key list --email E shows the active keys' prefixes, spyglass key create makes one).",
+    "This API key is not valid: it is unknown or was revoked. OAuth sign-in is off on this server (it needs public_url set to the address clients reach it at: https, or http on localhost): a client that reports an OAuth or client registration error here had no valid API key; put a valid one in its configuration (spyglass key list --email E shows the active keys' prefixes, spyglass key create makes one).",
   revoked:
-    "This API key is not valid: it is unknown or was revoked. OAuth sign-in is off on this server (it needs public_url set to an https address): a client that reports an OAuth or client registration error here had no valid API key; put a valid one in its configuration (spyglass key list --email E shows the active keys' prefixes, spyglass key create makes one).",
+    "This API key is not valid: it is unknown or was revoked. OAuth sign-in is off on this server (it needs public_url set to the address clients reach it at: https, or http on localhost): a client that reports an OAuth or client registration error here had no valid API key; put a valid one in its configuration (spyglass key list --email E shows the active keys' prefixes, spyglass key create makes one).",
   token:
-    "This Authorization header carries an OAuth access token, but OAuth sign-in is off on this server (it needs public_url set to an https address): send an API key instead (spyglass key list --email E shows the active keys' prefixes, spyglass key create makes one).",
+    "This Authorization header carries an OAuth access token, but OAuth sign-in is off on this server (it needs public_url set to the address clients reach it at: https, or http on localhost): send an API key instead (spyglass key list --email E shows the active keys' prefixes, spyglass key create makes one).",
 };
 
 const WITH_OAUTH: Record<Failure, string> = {

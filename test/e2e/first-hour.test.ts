@@ -355,7 +355,7 @@ describe("a refused key", () => {
         const body = (await res.json()) as { error: string; code: string };
         expect(body.code).toBe("unauthorized");
         expect(body.error).toContain(
-          "OAuth sign-in is off on this server (it needs public_url set to an https address): a client that reports an OAuth or client registration error here had no valid API key;",
+          "OAuth sign-in is off on this server (it needs public_url set to the address clients reach it at: https, or http on localhost): a client that reports an OAuth or client registration error here had no valid API key;",
         );
         expect(body.error).toContain("spyglass key list --email E");
       }

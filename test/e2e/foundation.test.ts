@@ -61,6 +61,30 @@ describe("dist/spyglass end to end", () => {
     const unknown = await box.cli(["key", "create", "--email", "nobody@example.com", "--brand", brandId, "--name", "x"]);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toContain("No account has the email nobody@example.com");
+    // A mistyped option is named as such, with the command's usage (not node:util's advice on positional arguments).
+    const typo = await box.cli(["account", "create", "--emial", EMAIL]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toStartWith("spyglass: account create: unknown option --emial\nusage: spyglass account create --email E");
+  });
+
+  test("a server that cannot listen says why and which setting to change, in one line, and exits 1", async () => {
+    // A port taken on the loopback address (another program's), and an address that is not this machine's.
+    const taken = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("someone else") });
+    try {
+      const busy = await box.cli(["serve", "--host", "127.0.0.1", "--port", String(taken.port)]);
+      expect(busy.code).toBe(1);
+      expect(busy.stderr).toBe(
+        `spyglass: cannot listen on 127.0.0.1:${taken.port}: the port is in use by another program (another spyglass serve?). Choose another with --port, the PORT variable or port in the config file.\n`,
+      );
+    } finally {
+      taken.stop(true);
+    }
+    const elsewhere = await box.cli(["serve", "--host", "192.0.2.1", "--port", "0"]);
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toStartWith(
+      'spyglass: cannot listen on 192.0.2.1:0: "192.0.2.1" is not an address of this machine. Set --host',
+    );
+    expect(elsewhere.stderr).not.toContain("unexpected error");
   });
 
   test("the server starts on a free loopback port and a session signs in over HTTP", async () => {

@@ -205,7 +205,7 @@ describe("security", () => {
     expect(missing.status).toBe(401);
     expect(missing.json).toEqual({
       error:
-        "No API key was sent: send one as the header Authorization: Bearer svc_live_… (spyglass key list --email E shows the account's keys, spyglass key create makes one). OAuth sign-in is off on this server (it needs public_url set to an https address): a client that reports an OAuth or client registration error here had no valid API key; set the header in its configuration, or set public_url to turn sign-in on.",
+        "No API key was sent: send one as the header Authorization: Bearer svc_live_… (spyglass key list --email E shows the account's keys, spyglass key create makes one). OAuth sign-in is off on this server (it needs public_url set to the address clients reach it at: https, or http on localhost): a client that reports an OAuth or client registration error here had no valid API key; set the header in its configuration, or set public_url to turn sign-in on.",
       code: "unauthorized",
     });
     expect((await s.post({ authorization: "Bearer svc_live_short" }, create)).status).toBe(401);
@@ -213,7 +213,7 @@ describe("security", () => {
     const revoked = await s.post({ authorization: `Bearer ${s.seed.spareKeyOfA.key}` }, create);
     expect(revoked.status).toBe(401);
     expect(revoked.json.error).toBe(
-      "This API key is not valid: it is unknown or was revoked. OAuth sign-in is off on this server (it needs public_url set to an https address): a client that reports an OAuth or client registration error here had no valid API key; put a valid one in its configuration (spyglass key list --email E shows the active keys' prefixes, spyglass key create makes one).",
+      "This API key is not valid: it is unknown or was revoked. OAuth sign-in is off on this server (it needs public_url set to the address clients reach it at: https, or http on localhost): a client that reports an OAuth or client registration error here had no valid API key; put a valid one in its configuration (spyglass key list --email E shows the active keys' prefixes, spyglass key create makes one).",
     );
     expect(texts((await call(a, "list_prompts", { query: "sneaked" })).data.prompts)).toEqual([]);
   });

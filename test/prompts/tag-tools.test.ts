@@ -174,7 +174,7 @@ describe("security", () => {
     const unknown = await s.post({ authorization: `Bearer svc_live_${"A".repeat(43)}` }, create);
     expect([unknown.status, unknown.json.error]).toEqual([
       401,
-      "This API key is not valid: it is unknown or was revoked. OAuth sign-in is off on this server (it needs public_url set to an https address): a client that reports an OAuth or client registration error here had no valid API key; put a valid one in its configuration (spyglass key list --email E shows the active keys' prefixes, spyglass key create makes one).",
+      "This API key is not valid: it is unknown or was revoked. OAuth sign-in is off on this server (it needs public_url set to the address clients reach it at: https, or http on localhost): a client that reports an OAuth or client registration error here had no valid API key; put a valid one in its configuration (spyglass key list --email E shows the active keys' prefixes, spyglass key create makes one).",
     ]);
     const none = await s.post({ authorization: `Bearer ${s.seed.none.key}` }, create);
     expect([none.status, none.json.code]).toEqual([403, "plan_required"]);

@@ -41,7 +41,7 @@ export function ConnectedApps({ brandId, brandName }: { brandId: string; brandNa
               <code class="break">{mcpUrl(origin)}</code>; it sends you here to sign in and choose this brand.
             </>
           ) : (
-            "Apps such as Claude.ai, Claude Desktop and ChatGPT connect by signing in, which is off on this server: the administrator turns it on by setting public_url (https) in the configuration."
+            "Apps such as Claude.ai, Claude Desktop and ChatGPT connect by signing in, which is off on this server: the administrator turns it on by setting public_url in the configuration (the https address clients reach the server at, or http on localhost)."
           )}
         </p>
       ) : (
