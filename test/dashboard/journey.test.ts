@@ -40,7 +40,8 @@ test("from an empty instance to a published article, and a revoked key refused",
   // The owner gives itself the Autopilot plan on the Accounts page.
   await page.waitForURL("**/brands");
   await page.getByRole("link", { name: "Accounts", exact: true }).click();
-  await page.getByLabel(`Plan of ${OWNER.email}`).selectOption("autopilot");
+  await page.getByLabel(`Plan of ${OWNER.email}`, { exact: true }).selectOption("autopilot");
+  await page.getByRole("button", { name: `Set plan of ${OWNER.email}` }).click();
   await page
     .getByRole("status")
     .filter({ hasText: `${OWNER.email} is now on Autopilot.` })

@@ -67,7 +67,23 @@ describe("the dashboard's shell", () => {
     });
     const planAnswered = page.waitForResponse((response) => response.url().endsWith("/plan") && response.ok());
     const brandsAsked = page.waitForRequest((request) => new URL(request.url()).pathname === "/api/brands");
-    await page.getByLabel(`Plan of ${OWNER.email}`).selectOption("visibility");
+    // Choosing a plan sets nothing (the keyboard's arrows go through every plan of the list): the button does.
+    const setPlan = page.getByRole("button", { name: `Set plan of ${OWNER.email}` });
+    expect(await setPlan.isDisabled()).toBe(true);
+    const planRequests: string[] = [];
+    const countPlans = (request: { url(): string }) => request.url().endsWith("/plan") && planRequests.push(request.url());
+    page.on("request", countPlans);
+    await page.getByLabel(`Plan of ${OWNER.email}`, { exact: true }).focus();
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("ArrowUp");
+    await expect(page.getByLabel(`Plan of ${OWNER.email}`, { exact: true }).inputValue()).resolves.toBe("visibility");
+    expect(await setPlan.isEnabled()).toBe(true);
+    await Bun.sleep(300);
+    expect(planRequests).toEqual([]);
+    page.off("request", countPlans);
+    await page.getByLabel(`Plan of ${OWNER.email}`, { exact: true }).selectOption("visibility");
+    await setPlan.click();
     await Promise.all([planAnswered, brandsAsked]);
     const planSet = page.getByRole("status").filter({ hasText: `${OWNER.email} is now on Visibility.` });
     expect(await planSet.count()).toBe(0);

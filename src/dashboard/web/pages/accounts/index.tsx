@@ -19,6 +19,33 @@ function PlanSelect({ id, value, onChange, label }: { id?: string; value: Plan; 
   );
 }
 
+/**
+ * An account's plan: chosen, then set with the button. Setting it on the select's change alone set
+ * every plan on the way when the keyboard's arrows went through the list (Chromium changes a closed
+ * select at each arrow).
+ */
+function PlanChange({ email, plan, onSet }: { email: string; plan: Plan; onSet: (plan: Plan) => Promise<void> }) {
+  const [chosen, setChosen] = useState<Plan>(plan);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      await onSet(chosen);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="plan-change" onSubmit={submit}>
+      <PlanSelect label={`Plan of ${email}`} value={chosen} onChange={setChosen} />
+      <Button type="submit" disabled={chosen === plan || busy} aria-label={`Set plan of ${email}`}>
+        Set plan
+      </Button>
+    </form>
+  );
+}
+
 function CreateAccount({ onCreated }: { onCreated: () => void }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
@@ -120,7 +147,7 @@ export function Accounts() {
                   </th>
                   <td>{formatDate(a.created_at)}</td>
                   <td>
-                    <PlanSelect label={`Plan of ${a.email}`} value={a.plan} onChange={(plan) => setPlan(a.id, a.email, plan)} />
+                    <PlanChange key={a.plan} email={a.email} plan={a.plan} onSet={(plan) => setPlan(a.id, a.email, plan)} />
                   </td>
                 </tr>
               ))}
