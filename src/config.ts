@@ -241,13 +241,58 @@ function readDatabaseUrl(env: ConfigInput["env"], named: string | undefined, whe
   return value;
 }
 
+/** A zod issue of the file in words: zod's own ("Invalid input: expected string, received undefined") are for programmers. */
+function issueSentence(issue: z.core.$ZodIssue): string {
+  // A sentence of ours (the schema's own message) is kept as it is.
+  if (issue.code !== "unrecognized_keys" && !/^(Too small|Too big|Invalid input|Invalid option)\b/.test(issue.message))
+    return issue.message;
+  switch (issue.code) {
+    case "unrecognized_keys":
+      return `unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+    case "invalid_type":
+      if (/received undefined$/.test(issue.message)) return "is missing: this setting is required here";
+      return `must be ${issue.expected === "number" || issue.expected === "int" ? "a number (written without quotes)" : issue.expected === "boolean" ? "true or false (without quotes)" : issue.expected === "string" ? 'a string (in quotes: "…")' : `a ${issue.expected}`}`;
+    case "too_small":
+      return issue.origin === "string"
+        ? `must be at least ${issue.minimum} character${issue.minimum === 1 ? "" : "s"} long`
+        : issue.origin === "array"
+          ? `needs at least ${issue.minimum} entr${issue.minimum === 1 ? "y" : "ies"}`
+          : `must be ${issue.inclusive === false ? "more than" : "at least"} ${issue.minimum}`;
+    case "too_big":
+      return issue.origin === "string"
+        ? `must be at most ${issue.maximum} characters long`
+        : issue.origin === "array"
+          ? `takes at most ${issue.maximum} entries`
+          : `must be ${issue.inclusive === false ? "less than" : "at most"} ${issue.maximum}`;
+    case "invalid_value":
+      return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+    default:
+      // Our own sentences (refinements, regexes with a message) read well as they are.
+      return issue.message;
+  }
+}
+
 function readConfigFile(path: string): z.infer<typeof fileSchema> {
   let raw: unknown;
+  let text: string;
   try {
-    raw = parseToml(readFileSync(path, "utf8"));
+    text = readFileSync(path, "utf8");
   } catch (error) {
-    const reason = error instanceof Error ? error.message.split("\n")[0] : "unreadable";
-    throw new ConfigError(`${path}: not valid TOML: ${reason}`);
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason =
+      code === "EISDIR"
+        ? "is a directory, not a file"
+        : code === "EACCES"
+          ? "cannot be read (permission denied)"
+          : (error as Error).message;
+    throw new ConfigError(`${path}: the config file ${reason}`);
+  }
+  try {
+    raw = parseToml(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split("\n")[0]!.replace(/^Invalid TOML document: /, "") : "unreadable";
+    const { line, column } = error as { line?: number; column?: number };
+    throw new ConfigError(`${path}: not valid TOML${line ? ` (line ${line}${column ? `, column ${column}` : ""})` : ""}: ${reason}`);
   }
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) {
@@ -260,9 +305,12 @@ function readConfigFile(path: string): z.infer<typeof fileSchema> {
         `${path}: database_url: the database URL holds a password and never lives in the file: set SPYGLASS_DATABASE_URL, or name another variable with database_url_env`,
       );
     }
-    const message =
-      issue?.code === "unrecognized_keys" ? `unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}` : (issue?.message ?? "invalid");
-    throw new ConfigError(`${path}: ${key}: ${message}`);
+    if (issue?.code === "unrecognized_keys" && issue.keys.includes("api_key")) {
+      throw new ConfigError(
+        `${path}: ${key === "(top level)" ? "" : `${key}.`}api_key: provider keys never live in the file: put the key in an environment variable and name that variable with api_key_env (such as api_key_env = "OPENAI_API_KEY")`,
+      );
+    }
+    throw new ConfigError(`${path}: ${key}: ${issue ? issueSentence(issue) : "invalid"}`);
   }
   return parsed.data;
 }

@@ -69,6 +69,19 @@ describe("loadConfig", () => {
       ['public_url = "https://spy.example.com/?x=1"\n', "public_url: must be the instance's origin alone"],
       ['public_url = "https://user:pw@spy.example.com"\n', "public_url: must be the instance's origin alone"],
       ['[[engines]]\nid = "Bad Id"\napi = "openai"\nbase_url = "https://x.example"\nmodel = "m"\n', "engines[0].id: "],
+      // In words, not zod's ("Invalid input: expected string, received undefined").
+      ['[[engines]]\nid = "a"\napi = "openai"\nmodel = "m"\n', "engines[0].base_url: is missing: this setting is required here"],
+      ["[tracking]\nsamples = 0\n", "tracking.samples: must be at least 1"],
+      ["[tracking]\nsamples = 21\n", "tracking.samples: must be at most 20"],
+      ['[tracking]\nconcurrency = "8"\n', "tracking.concurrency: must be a number (written without quotes)"],
+      ['[auth]\nsignup = "maybe"\n', 'auth.signup: must be one of "first", "open", "closed"'],
+      ['[[engines]]\nid = "a"\napi = "openai"\nbase_url = "https://x.example"\nmodel = ""\n', "engines[0].model: must not be empty"],
+      // A key in the file is refused with where it goes instead (and never echoed).
+      [
+        '[[engines]]\nid = "a"\napi = "openai"\nbase_url = "https://x.example"\nmodel = "m"\napi_key = "sk-secret-123"\n',
+        "engines[0].api_key: provider keys never live in the file: put the key in an environment variable and name that variable with api_key_env",
+      ],
+      ["a = 1\nb c = 2\n", "not valid TOML (line 2, column 3): illegal character in key"],
     ];
     for (const [toml, expected] of cases) {
       const { file } = withFile(toml);
@@ -76,7 +89,11 @@ describe("loadConfig", () => {
       expect(message).toStartWith(`${file}: `);
       expect(message).toContain(expected);
       expect(message).not.toContain("\n");
+      expect(message).not.toContain("sk-secret-123");
+      expect(message).not.toMatch(/Invalid input|Too small|Too big|Invalid option/);
     }
+    const dir = withFile("").dir;
+    expect(errorOf(() => loadConfig({ flags: { config: dir }, env: {} }))).toBe(`${dir}: the config file is a directory, not a file`);
   });
 
   test("a missing explicit config file and a bad port are refused", () => {
