@@ -224,6 +224,25 @@ describe("the Prompts page", () => {
 });
 
 describe("many prompts", () => {
+  test("lines too short or too long are named by their line in the box, and nothing is sent or lost", async () => {
+    let calls = 0;
+    const count = (request: Request) => {
+      if (request.url().endsWith("/tools/create_prompts")) calls++;
+    };
+    page.on("request", count);
+    const typed = `a fine prompt about crm\n\nok\n${"long ".repeat(101)}\nanother fine prompt`;
+    await page.getByLabel("Prompts", { exact: true }).fill(typed);
+    await page.getByRole("button", { name: "Add the prompts" }).click();
+    await page
+      .getByRole("alert")
+      .filter({ hasText: "Nothing was added: a prompt has 3 to 500 characters; fix line 3 (too short), line 4 (504 characters)." })
+      .waitFor();
+    page.off("request", count);
+    expect(calls).toBe(0);
+    await expect(page.getByLabel("Prompts", { exact: true }).inputValue()).resolves.toBe(typed);
+    await page.getByLabel("Prompts", { exact: true }).fill("");
+  });
+
   test("a paste of 120 lines is sent as calls of 100, and the list pages with More", async () => {
     const texts = Array.from({ length: 120 }, (_, i) => `generated prompt number ${i + 1}`);
     let calls = 0;

@@ -5,6 +5,19 @@ import { api } from "../../api";
 import { Button, Field, Notice } from "../../components/ui";
 import { Failure, PER_CALL, parseTags } from "./shared";
 
+// A prompt's length, as create_prompts takes it (PROMPT_TEXT_MIN and PROMPT_TEXT_MAX, src/prompts/service.ts).
+const TEXT_MIN = 3;
+const TEXT_MAX = 500;
+
+function lengthSentence(wrong: Array<{ line: number; text: string }>): string {
+  const named = wrong
+    .slice(0, 5)
+    .map((l) => `line ${l.line} (${l.text.length < TEXT_MIN ? "too short" : `${l.text.length} characters`})`)
+    .join(", ");
+  const more = wrong.length > 5 ? ` and ${wrong.length - 5} more` : "";
+  return `Nothing was added: a prompt has ${TEXT_MIN} to ${TEXT_MAX} characters; fix ${named}${more}.`;
+}
+
 export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => void }) {
   const [text, setText] = useState("");
   const [tags, setTags] = useState("");
@@ -13,13 +26,24 @@ export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => 
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ created: number; duplicates: string[] } | null>(null);
   const [failure, setFailure] = useState<unknown>(null);
+  // Lines the tool would refuse, found before anything is sent.
+  const [problem, setProblem] = useState<string | null>(null);
   const submit = async (event: Event) => {
     event.preventDefault();
-    const lines = text
+    const numbered = text
       .split("\n")
-      .map((l) => l.trim())
-      .filter(Boolean);
-    if (lines.length === 0) return;
+      .map((l, i) => ({ line: i + 1, text: l.trim().replace(/\s+/g, " ") }))
+      .filter((l) => l.text !== "");
+    if (numbered.length === 0) return;
+    // Checked here, by the lines' numbers in the box: the tool would name the first one by its index in the call.
+    const wrong = numbered.filter((l) => l.text.length < TEXT_MIN || l.text.length > TEXT_MAX);
+    setProblem(wrong.length > 0 ? lengthSentence(wrong) : null);
+    if (wrong.length > 0) {
+      setResult(null);
+      setFailure(null);
+      return;
+    }
+    const lines = numbered.map((l) => l.text);
     const tagNames = parseTags(tags);
     setBusy(true);
     setFailure(null);
@@ -82,6 +106,7 @@ export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => 
           {(p) => <input {...p} size={8} value={language} onInput={(e) => setLanguage(e.currentTarget.value)} />}
         </Field>
       </div>
+      {problem !== null && <Notice kind="error">{problem}</Notice>}
       {failure !== null && <Failure failure={failure} />}
       {result && (
         <Notice kind="success">
