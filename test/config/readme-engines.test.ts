@@ -22,3 +22,13 @@ test("the README's spyglass.toml with ChatGPT, Claude, Gemini and Perplexity loa
   ]);
   expect(config.engines.every((e) => e.price_per_million_input_tokens !== undefined)).toBe(true);
 });
+
+test("the README's full spyglass.toml loads, its engine asking ChatGPT as people use it (with web search)", () => {
+  const readme = readFileSync(join(import.meta.dir, "../../README.md"), "utf8");
+  const block = [...readme.matchAll(/```toml\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes("lease_seconds"));
+  expect(block).toBeDefined();
+  const dir = scratchDir("spyglass-readme-");
+  writeFileSync(join(dir, "spyglass.toml"), block!);
+  const config = loadConfig({ flags: { data: dir }, env: {} });
+  expect(config.engines.map((e) => [e.id, e.api, e.web_search])).toEqual([["chatgpt", "openai-responses", true]]);
+});

@@ -3,12 +3,13 @@
 import { api } from "../api";
 import { CopyBlock, EmptyState, useLoad } from "./ui";
 
+// OpenAI's Responses API with its web search, as people use ChatGPT (README: engines and web search).
 export const ENGINE_SNIPPET = `[[engines]]
 id = "chatgpt"
-label = "ChatGPT (gpt-4o-mini)"
-api = "openai"
+label = "ChatGPT"
+api = "openai-responses"
 base_url = "https://api.openai.com/v1"
-model = "gpt-4o-mini"
+model = "gpt-4.1-mini"
 api_key_env = "OPENAI_API_KEY"`;
 
 export function NoEngines() {
