@@ -106,7 +106,9 @@ describe("when OAuth is on", () => {
         expect(unauth.json.error).toContain("signs in with OAuth (Claude.ai, Claude Desktop, ChatGPT)");
       } else {
         expect(unauth.headers.get("www-authenticate")).toBe('Bearer realm="spyglass", error="invalid_token"');
-        expect(unauth.json.error).toContain("OAuth sign-in is off on this server (it needs public_url set to the address clients reach it at: https, or http on localhost)");
+        expect(unauth.json.error).toContain(
+          "OAuth sign-in is off on this server (it needs public_url set to the address clients reach it at: https, or http on localhost)",
+        );
       }
       await t.close();
     }
