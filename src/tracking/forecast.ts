@@ -170,8 +170,12 @@ export async function forecast(app: AppContext, brandId: string, now = new Date(
 /** The forecast as `spyglass track --dry-run` prints it. */
 export function forecastText(f: Forecast, brandName: string, brandId: string): string {
   const money = (v: number | null): string => (v === null ? "unknown" : v < 1 ? v.toFixed(4) : v.toFixed(2));
+  const head = `${brandName} (${brandId}): ${plural(f.prompts, "prompt")} × ${plural(f.engines, "engine")} × ${plural(f.samples, "sample")} = ${f.requests_per_run} requests per run`;
+  // Not "0 runs in the next 30 days" as if the schedule never fired: there is nothing to ask.
+  if (f.engines === 0)
+    return `${head}\n  no engine is configured, so nothing would be asked: add an [[engines]] section to spyglass.toml\n`;
   const lines = [
-    `${brandName} (${brandId}): ${plural(f.prompts, "prompt")} × ${plural(f.engines, "engine")} × ${plural(f.samples, "sample")} = ${f.requests_per_run} requests per run`,
+    head,
     `  schedule "${f.schedule.cron}" (UTC)${f.schedule.enabled ? "" : " is off"}: ${f.schedule.runs_per_month} runs in the next ${MONTH_DAYS} days → ${f.requests_per_month} requests per month (${f.requests_per_day} a day)`,
   ];
   for (const e of f.by_engine) {

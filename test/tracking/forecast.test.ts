@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type AppContext } from "../../src/context";
 import { trackCommand } from "../../src/tracking/cli";
-import { forecast, runsIn } from "../../src/tracking/forecast";
+import { forecast, forecastText, runsIn } from "../../src/tracking/forecast";
 import { loadRoster } from "../../src/tracking/roster";
 import { getTrackingStatus } from "../../src/tracking/service";
 import { addBrand, openApp, type SeededBrand } from "../analytics/dataset";
@@ -145,5 +145,12 @@ describe("the forecast", () => {
     expect(await trackCommand(app, { brandId: s.brandId, json: true, dryRun: true, out })).toBe(0);
     const [json] = JSON.parse(written.join("")) as Array<{ brand_id: string; requests_per_month: number }>;
     expect(json).toMatchObject({ brand_id: s.brandId, requests_per_month: 2880 });
+  });
+
+  test("without engines, the dry run says that nothing would be asked and how to add an engine", async () => {
+    const none = { ...(await forecast(app, s.brandId)), engines: 0, by_engine: [], requests_per_run: 0, requests_per_month: 0 };
+    expect(forecastText(none, "Acme", s.brandId)).toBe(
+      `Acme (${s.brandId}): 3 prompts × 0 engines × 2 samples = 0 requests per run\n  no engine is configured, so nothing would be asked: add an [[engines]] section to spyglass.toml\n`,
+    );
   });
 });
