@@ -5,11 +5,10 @@ import { type Dialect, placeholders, type Queries, type SqlParam, type SqlText }
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, newId } from "../ids";
 import { decodeCursor, page } from "../paging";
+import { PROMPT_TEXT_MAX, PROMPT_TEXT_MIN, PROMPTS_PER_CALL } from "./limits";
 import { ensureTags, findTag } from "./tags";
 
-export const PROMPT_TEXT_MIN = 3;
-export const PROMPT_TEXT_MAX = 500;
-export const PROMPTS_PER_CALL = 100;
+export { PROMPT_TEXT_MAX, PROMPT_TEXT_MIN, PROMPTS_PER_CALL } from "./limits";
 
 export interface PromptView {
   id: string;

@@ -1,21 +1,18 @@
 // Adding prompts one per line, sent to create_prompts in calls of 100; what was created and the
 // duplicates the tool returns are reported, and lines not sent after a failure stay in the box.
 import { useState } from "preact/hooks";
+import { PROMPT_TEXT_MAX, PROMPT_TEXT_MIN } from "../../../../prompts/limits";
 import { api } from "../../api";
 import { Button, Field, Notice } from "../../components/ui";
 import { Failure, PER_CALL, parseTags } from "./shared";
 
-// A prompt's length, as create_prompts takes it (PROMPT_TEXT_MIN and PROMPT_TEXT_MAX, src/prompts/service.ts).
-const TEXT_MIN = 3;
-const TEXT_MAX = 500;
-
 function lengthSentence(wrong: Array<{ line: number; text: string }>): string {
   const named = wrong
     .slice(0, 5)
-    .map((l) => `line ${l.line} (${l.text.length < TEXT_MIN ? "too short" : `${l.text.length} characters`})`)
+    .map((l) => `line ${l.line} (${l.text.length < PROMPT_TEXT_MIN ? "too short" : `${l.text.length} characters`})`)
     .join(", ");
   const more = wrong.length > 5 ? ` and ${wrong.length - 5} more` : "";
-  return `Nothing was added: a prompt has ${TEXT_MIN} to ${TEXT_MAX} characters; fix ${named}${more}.`;
+  return `Nothing was added: a prompt has ${PROMPT_TEXT_MIN} to ${PROMPT_TEXT_MAX} characters; fix ${named}${more}.`;
 }
 
 export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => void }) {
@@ -36,7 +33,7 @@ export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => 
       .filter((l) => l.text !== "");
     if (numbered.length === 0) return;
     // Checked here, by the lines' numbers in the box: the tool would name the first one by its index in the call.
-    const wrong = numbered.filter((l) => l.text.length < TEXT_MIN || l.text.length > TEXT_MAX);
+    const wrong = numbered.filter((l) => l.text.length < PROMPT_TEXT_MIN || l.text.length > PROMPT_TEXT_MAX);
     setProblem(wrong.length > 0 ? lengthSentence(wrong) : null);
     if (wrong.length > 0) {
       setResult(null);

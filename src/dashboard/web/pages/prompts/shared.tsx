@@ -1,6 +1,7 @@
 // What the Prompts page's parts share: the types from the catalogue, the tag list's parsing, the
 // short form of a prompt for names and confirmations, and how a failure is shown.
 import { type ToolOutput } from "../../../../catalogue/types";
+import { PROMPTS_PER_CALL } from "../../../../prompts/limits";
 import { errorMessage } from "../../api";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { Notice } from "../../components/ui";
@@ -8,7 +9,8 @@ import { Notice } from "../../components/ui";
 export type Prompt = ToolOutput<"list_prompts">["prompts"][number];
 export type Tag = ToolOutput<"list_tags">["tags"][number];
 
-export const PER_CALL = 100;
+/** Prompts per create_prompts call. */
+export const PER_CALL = PROMPTS_PER_CALL;
 export const PLAN_WHAT = "Tracking prompts";
 
 /** Tag names typed separated by commas. */
