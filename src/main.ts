@@ -10,7 +10,7 @@ import { backupDatabase } from "./db/backup";
 import { startCheckpointer } from "./db/checkpointer";
 import { type Db, type OpenOptions, openDatabase } from "./db/client";
 import { openConfiguredDatabase } from "./db/open";
-import { AppError } from "./errors";
+import { AppError, Invalid } from "./errors";
 import { createApiKey, listApiKeys, revokeApiKey } from "./keys/service";
 import { configureLog, log } from "./log";
 import { startServer } from "./server";
@@ -456,21 +456,41 @@ async function main(argv: string[]): Promise<void> {
   if (extra !== undefined && !command.positionals) {
     fail(`${name}: unexpected argument "${extra}" (the command comes first, then its options)\nusage: ${command.usage}`, 2);
   }
-  const config = loadConfig({
-    flags: {
-      data: parsed.values.data as string | undefined,
-      config: parsed.values.config as string | undefined,
-      host: parsed.values.host as string | undefined,
-      port: parsed.values.port as string | undefined,
-    },
-    env: process.env,
-  });
   try {
+    const config = loadConfig({
+      flags: {
+        data: parsed.values.data as string | undefined,
+        config: parsed.values.config as string | undefined,
+        host: parsed.values.host as string | undefined,
+        port: parsed.values.port as string | undefined,
+      },
+      env: process.env,
+    });
     await command.run({ config, flags: parsed.values, positionals: parsed.positionals, json: parsed.values.json === true });
   } catch (error) {
-    if (error instanceof UsageError) fail(`${name}: ${error.message}\nusage: ${command.usage}`, 2);
+    const usage = error instanceof UsageError ? error.message : badOptionValue(error, parsed.values);
+    if (usage !== null) fail(`${name}: ${usage}\nusage: ${command.usage}`, 2);
     throw error;
   }
+}
+
+// The services' field names that the CLI takes as options of another name.
+const OPTION_OF_FIELD: Record<string, string> = { aliases: "alias" };
+
+/**
+ * The sentence of an error that refuses the value of an option given on the command line (`--plan
+ * gold`, `--port abc`, a short `--password`), with the option named as typed; null for any other
+ * error. Those are usage errors (exit 2, with the usage), as an unknown or missing option is; an
+ * error about the stored data (an unknown email, a brand without engines) stays a failure (exit 1).
+ */
+function badOptionValue(error: unknown, flags: Flags): string | null {
+  if (!(error instanceof Invalid || error instanceof ConfigError)) return null;
+  const field = /^(?:--)?([a-z_]+)(?=:| )/.exec(error.message)?.[1];
+  if (field === undefined) return null;
+  const option = OPTION_OF_FIELD[field] ?? field;
+  if (flags[option] === undefined) return null;
+  const rest = error.message.slice(error.message.indexOf(field) + field.length);
+  return `--${option}${rest}`;
 }
 
 if (import.meta.main) {

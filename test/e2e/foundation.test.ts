@@ -65,6 +65,22 @@ describe("dist/spyglass end to end", () => {
     const typo = await box.cli(["account", "create", "--emial", EMAIL]);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toStartWith("spyglass: account create: unknown option --emial\nusage: spyglass account create --email E");
+    // An option's value that is refused is a usage error too (exit 2, the option named as typed), and
+    // changes nothing; an error about the stored data (an unknown email) stays exit 1.
+    const plan = await box.cli(["account", "plan", "--email", EMAIL, "--plan", "gold"]);
+    expect(plan.code).toBe(2);
+    expect(plan.stderr).toStartWith(
+      "spyglass: account plan: --plan: must be one of none, visibility, autopilot.\nusage: spyglass account plan",
+    );
+    const port = await box.cli(["serve", "--port", "abc"]);
+    expect(port.code).toBe(2);
+    expect(port.stderr).toStartWith('spyglass: serve: --port: "abc" is not a port number (0-65535)\nusage: spyglass serve');
+    const alias = await box.cli(["brand", "create", "--email", EMAIL, "--name", "Other", "--alias", "ab"]);
+    expect(alias.code).toBe(2);
+    expect(alias.stderr).toStartWith('spyglass: brand create: --alias: "ab" must be');
+    expect(unknown.code).toBe(1);
+    const { brands } = JSON.parse((await box.cli(["brand", "list", "--email", EMAIL, "--json"])).stdout);
+    expect(brands.map((b: { name: string }) => b.name)).toEqual(["Acme"]);
   });
 
   test("a server that cannot listen says why and which setting to change, in one line, and exits 1", async () => {
