@@ -20,7 +20,7 @@ const getBrandTool = defineTool({
   name: "get_brand",
   title: "Get the brand",
   description:
-    "Use first, to learn which brand this connection works on. Returns the brand (name, domain, aliases, public site key), the account's plan, the tracked competitors, the AI engines (id, label, model): the configured ones and any others present in the stored answers (configured false; demo true for spyglass demo's), the tracking schedule (cron, UTC) and samples per prompt, and whether the server has a writer model for generate_article.",
+    "Use first, to learn which brand this connection works on. Returns the brand (name, domain, aliases, public site key), the account's plan, the tracked competitors, the AI engines (id, label, model): the configured ones and any others present in the stored answers (configured false; demo true for spyglass demo's), the tracking schedule (cron, UTC), samples per prompt and whether scheduled runs ask anything, and whether the server has a writer model for generate_article.",
   input: z.strictObject({}),
   output: z.object({
     brand,
@@ -39,7 +39,9 @@ const getBrandTool = defineTool({
       schedule: z.string().describe("cron expression, UTC"),
       timezone: z.literal("UTC"),
       samples: z.number().int().describe("answers per prompt and engine per run"),
-      enabled: z.boolean(),
+      enabled: z
+        .boolean()
+        .describe("whether scheduled runs ask anything: the schedule is on and at least one engine is configured (configured true above)"),
     }),
     writer: z
       .object({ configured: z.boolean(), model: z.string().nullable() })
@@ -58,7 +60,9 @@ const getBrandTool = defineTool({
         schedule: config.tracking.schedule,
         timezone: "UTC" as const,
         samples: config.tracking.samples,
-        enabled: config.tracking.enabled,
+        // A schedule with no engine to ask runs nothing: "enabled" would mislead a client into
+        // waiting for answers.
+        enabled: config.tracking.enabled && config.engines.length > 0,
       },
       writer: { configured: config.writer !== null, model: config.writer?.model ?? null },
     };
