@@ -30,7 +30,9 @@ export async function demoCommand(app: AppContext, opts: { scale: number; reset:
       `  API key     ${result.api_key}   (MCP tool server: ${base}/api/mcp/mcp)`,
       `  site key    ${result.brand.site_key}`,
       `  public API  ${publicApi(result.brand.site_key)}`,
-      `Start the server with "spyglass serve" and connect an MCP client with the API key.`,
+      app.config.publicUrl
+        ? `Start the server with "spyglass serve" and connect an MCP client with the API key.`
+        : `Start the server with "spyglass serve" and connect an MCP client with the API key. These addresses are a server on this machine at port ${app.config.port}; another port or host changes them (public_url in spyglass.toml names the address clients use).`,
       "",
     ].join("\n"),
   );
