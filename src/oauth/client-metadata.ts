@@ -12,6 +12,7 @@ import { lookup } from "node:dns/promises";
 import { type LookupFunction } from "node:net";
 import { OAuthClientMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js";
 import ipaddr from "ipaddr.js";
+import { clientDisplayName } from "./format";
 
 export const DOCUMENT_MAX_BYTES = 64 * 1024;
 export const DOCUMENT_TIMEOUT_MS = 5_000;
@@ -182,7 +183,7 @@ export async function fetchClientDocument(clientId: string, options: { allowLoop
   const method = parsed.data.token_endpoint_auth_method ?? "none";
   if (method !== "none") throw new ClientDocumentError(`token_endpoint_auth_method "${method}" is not supported; use "none"`);
   return {
-    name: parsed.data.client_name?.trim() || url.hostname,
+    name: clientDisplayName(parsed.data.client_name, url.hostname),
     clientUri: parsed.data.client_uri ?? null,
     redirectUris: parsed.data.redirect_uris.map(String),
   };

@@ -6,12 +6,11 @@ import { OAuthClientMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth
 import { type Queries } from "../db/queries";
 import { type oauthClients } from "../db/schema";
 import { ClientDocumentError, fetchClientDocument, isClientDocumentUrl } from "./client-metadata";
-import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX, generateSecret, hashSecret } from "./format";
+import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX, clientDisplayName, generateSecret, hashSecret } from "./format";
 
 /** How long a fetched metadata document is used before it is fetched again. */
 export const CLIENT_DOCUMENT_CACHE_MS = 60 * 60 * 1000;
 const MAX_REDIRECT_URIS = 10;
-const MAX_NAME = 200;
 
 export type ClientAuthMethod = "none" | "client_secret_basic" | "client_secret_post";
 
@@ -52,7 +51,7 @@ function rowToClient(row: ClientRow): OAuthClient {
     id: row.id,
     kind: row.kind,
     authMethod: row.authMethod,
-    name: row.name,
+    name: clientDisplayName(row.name, "Unnamed client"),
     clientUri: row.clientUri,
     redirectUris: JSON.parse(row.redirectUris) as string[],
   };
@@ -67,6 +66,35 @@ function checkRedirectUris(uris: string[]): void {
   }
 }
 
+const JSON_TYPES: Record<string, string> = {
+  array: "a list (a JSON array)",
+  string: "a string",
+  number: "a number",
+  boolean: "true or false",
+  object: "a JSON object",
+};
+
+/** A registration refused by the metadata schema, in a sentence that names the field and what it must be. */
+function metadataProblem(body: unknown, issue: { path: PropertyKey[]; code: string; expected?: unknown } | undefined): string {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return "The registration must be a JSON object of client metadata (RFC 7591), with at least redirect_uris.";
+  }
+  if (!issue) return "The client metadata is not valid.";
+  const field = issue.path.map((part, i) => (typeof part === "number" ? `[${part}]` : `${i ? "." : ""}${String(part)}`)).join("");
+  let value: unknown = body;
+  for (const part of issue.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[part];
+  if (value === undefined) {
+    return field === "redirect_uris"
+      ? "redirect_uris is required: the list of addresses the client receives its authorization code at."
+      : `${field} is required.`;
+  }
+  if (issue.code === "invalid_type" && typeof issue.expected === "string") {
+    return `${field} must be ${JSON_TYPES[issue.expected] ?? issue.expected}.`;
+  }
+  if (issue.path[0] === "redirect_uris" || /_uri$/.test(field)) return `${field}: ${JSON.stringify(value)} is not a URL.`;
+  return `${field}: ${JSON.stringify(value)} is not a valid value.`;
+}
+
 /**
  * RFC 7591 registration; returns the registration response. A client that asks for "none" (or names
  * no method) is public and proves itself with PKCE alone; one that asks for client_secret_basic or
@@ -74,10 +102,7 @@ function checkRedirectUris(uris: string[]): void {
  */
 export async function registerClient(db: Queries, body: unknown, now: number): Promise<Record<string, unknown>> {
   const parsed = OAuthClientMetadataSchema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ClientProblem(`The client metadata is not valid: ${issue?.path.join(".") || "body"}: ${issue?.message ?? "invalid"}.`);
-  }
+  if (!parsed.success) throw new ClientProblem(metadataProblem(body, parsed.error.issues[0]));
   const meta = parsed.data;
   const redirectUris = meta.redirect_uris.map(String);
   checkRedirectUris(redirectUris);
@@ -93,7 +118,7 @@ export async function registerClient(db: Queries, body: unknown, now: number): P
       `token_endpoint_auth_method "${authMethod}" is not supported; use "none" (with PKCE), "client_secret_basic" or "client_secret_post".`,
     );
   }
-  const name = (meta.client_name ?? "").trim().slice(0, MAX_NAME) || "Unnamed client";
+  const name = clientDisplayName(meta.client_name, "Unnamed client");
   const id = `${CLIENT_ID_PREFIX}${generateSecret("").plaintext.slice(0, 22)}`;
   const secret = authMethod === "none" ? null : generateSecret(CLIENT_SECRET_PREFIX);
   await db.run(
@@ -139,7 +164,7 @@ export async function resolveClient(db: Queries, clientId: string, options: { al
   }
   const values = {
     kind: "cimd" as const,
-    name: document.name.slice(0, MAX_NAME),
+    name: document.name,
     clientUri: document.clientUri,
     redirectUris: JSON.stringify(document.redirectUris),
     fetchedAt: options.now,
@@ -162,7 +187,7 @@ export async function resolveClient(db: Queries, clientId: string, options: { al
 
 /** The name shown for a client (its registration's or its document's). */
 export async function clientName(db: Queries, clientId: string): Promise<string> {
-  return (await db.get<{ name: string }>("SELECT name FROM oauth_clients WHERE id = ?", [clientId]))?.name ?? clientId;
+  return clientDisplayName((await db.get<{ name: string }>("SELECT name FROM oauth_clients WHERE id = ?", [clientId]))?.name, clientId);
 }
 
 /**

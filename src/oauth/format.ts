@@ -44,3 +44,21 @@ export function isWellFormedVerifier(value: string): boolean {
 export function isWellFormedChallenge(value: string): boolean {
   return BODY.test(value);
 }
+
+/** The longest client name kept (in characters). */
+export const MAX_CLIENT_NAME = 200;
+
+// Control and format characters (Unicode Cc and Cf: right-to-left overrides and isolates, zero-width
+// characters, soft hyphens) and line or paragraph separators. In a name shown on the consent page,
+// an override reverses what follows it: the page's own "(unverified)" read "(deifirevnu)".
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu;
+
+/**
+ * A client's self-chosen name as Spyglass shows it: without control or format characters, its
+ * spaces collapsed, at most MAX_CLIENT_NAME characters; `fallback` when nothing is left. Applied when a name
+ * is stored and again when one is read, for names stored before.
+ */
+export function clientDisplayName(raw: string | null | undefined, fallback: string): string {
+  const name = (raw ?? "").replace(INVISIBLE, " ").replace(/\s+/g, " ").trim();
+  return [...name].slice(0, MAX_CLIENT_NAME).join("").trim() || fallback;
+}

@@ -26,6 +26,7 @@ import { authenticateClient, ClientProblem, clientName, type OAuthClient, resolv
 import {
   ACCESS_TOKEN_PREFIX,
   CODE_PREFIX,
+  clientDisplayName,
   generateSecret,
   hashSecret,
   isWellFormedChallenge,
@@ -353,8 +354,14 @@ export class OAuthService {
         if (!row) return new InvalidGrantError("The authorization code is not valid.");
         if (row.usedAt !== null) {
           // A code presented twice may have been stolen: what it granted ends now (OAuth 2.1 §4.1.3).
-          if (row.grantId) await revokeGrantRow(tx, row.grantId, now);
-          return new InvalidGrantError("The authorization code was already used; the access it granted is revoked.");
+          if (row.grantId) {
+            await revokeGrantRow(tx, row.grantId, now);
+            return new InvalidGrantError("The authorization code was already used; the access it granted is revoked.");
+          }
+          // Spent by an exchange that was refused (a wrong verifier, client or redirect_uri): it granted nothing.
+          return new InvalidGrantError(
+            "The authorization code was already presented once, in an exchange that was refused; start the sign-in again.",
+          );
         }
         // Single use, whatever follows: a wrong verifier also spends the code.
         await tx.run("UPDATE oauth_codes SET used_at = ? WHERE code_hash = ?", [now, row.codeHash]);
@@ -511,7 +518,7 @@ export class OAuthService {
     return rows.map((g) => ({
       id: g.id,
       client_id: g.clientId,
-      client_name: g.clientName,
+      client_name: clientDisplayName(g.clientName, "Unnamed client"),
       brand_id: g.brandId,
       created_at: iso(g.createdAt),
       last_used_at: isoOrNull(g.lastUsedAt),

@@ -264,6 +264,10 @@ describe("refusals, each with its OAuth error", () => {
     expect(wrong.json.error).toBe("invalid_grant");
     const right = await tokenRequest(t, { ...base, code_verifier: pair.verifier });
     expect(right.json.error).toBe("invalid_grant");
+    // It granted nothing, and says so (not "the access it granted is revoked").
+    expect(right.json.error_description).toBe(
+      "The authorization code was already presented once, in an exchange that was refused; start the sign-in again.",
+    );
   });
 
   test("a reused code is invalid_grant and revokes what the first exchange granted", async () => {
@@ -274,6 +278,7 @@ describe("refusals, each with its OAuth error", () => {
     expect((await mcp(first.json.access_token)).status).toBe(200);
     const again = await tokenRequest(t, params);
     expect(again.json.error).toBe("invalid_grant");
+    expect(again.json.error_description).toBe("The authorization code was already used; the access it granted is revoked.");
     expect((await mcp(first.json.access_token)).status).toBe(401);
   });
 
@@ -532,6 +537,58 @@ describe("registration", () => {
       },
     );
     expect(page.json.client).toMatchObject({ name: "<b>Claude</b>", kind: "dcr", verified: false });
+  });
+
+  test("a name's control and format characters are dropped: a right-to-left override cannot reverse the consent page's text", async () => {
+    const res = await t.call("POST", "/oauth/register", {
+      body: { client_name: "Claude\u202e evil\u200b\n\u2066app\u0000", redirect_uris: [REDIRECT] },
+    });
+    expect(res.status).toBe(201);
+    expect(res.json.client_name).toBe("Claude evil app");
+    const page = await t.call(
+      "GET",
+      `/api/oauth/authorization?${authorizeQuery({ id: res.json.client_id, redirectUri: REDIRECT }, pkce())}`,
+      {
+        cookie: cookieA,
+      },
+    );
+    expect(page.json.client.name).toBe("Claude evil app");
+    // A name stored before (straight in the table) is shown the same way, on the consent page and in the grants.
+    await t.db.run("UPDATE oauth_clients SET name = ? WHERE id = ?", ["Old\u202eName", res.json.client_id]);
+    const client = { id: res.json.client_id as string, redirectUri: REDIRECT };
+    const again = await t.call("GET", `/api/oauth/authorization?${authorizeQuery(client, pkce())}`, { cookie: cookieA });
+    expect(again.json.client.name).toBe("Old Name");
+    const pair = pkce();
+    const code = (await consent(t, cookieA, authorizeQuery(client, pair), seed.a.brandId)).searchParams.get("code")!;
+    const token = await tokenRequest(t, {
+      grant_type: "authorization_code",
+      code,
+      code_verifier: pair.verifier,
+      redirect_uri: REDIRECT,
+      client_id: client.id,
+    });
+    expect(token.status).toBe(200);
+    const grants = await t.call("GET", "/api/oauth/grants", { cookie: cookieA });
+    expect(grants.json.grants.map((g: { client_name: string }) => g.client_name)).toContain("Old Name");
+  });
+
+  test("metadata the schema refuses is named by its field and what it must be", async () => {
+    const refusal = async (body: unknown) => {
+      const res = await t.call("POST", "/oauth/register", { body: body as Record<string, unknown> });
+      expect(res.status).toBe(400);
+      expect(res.json.error).toBe("invalid_client_metadata");
+      return res.json.error_description as string;
+    };
+    expect(await refusal({ client_name: "Bad" })).toBe(
+      "redirect_uris is required: the list of addresses the client receives its authorization code at.",
+    );
+    expect(await refusal({ redirect_uris: [REDIRECT], grant_types: "authorization_code" })).toBe(
+      "grant_types must be a list (a JSON array).",
+    );
+    expect(await refusal({ redirect_uris: ["not a url"] })).toBe('redirect_uris[0]: "not a url" is not a URL.');
+    expect(await refusal({ redirect_uris: [REDIRECT], client_name: 5 })).toBe("client_name must be a string.");
+    expect(await refusal([])).toBe("The registration must be a JSON object of client metadata (RFC 7591), with at least redirect_uris.");
+    expect(await t.db.get("SELECT count(*) AS n FROM oauth_clients")).toEqual({ n: 0 });
   });
 
   test("a confidential client gets a secret once, stored only as a hash, and must present it (Basic or in the body) at the token endpoint", async () => {

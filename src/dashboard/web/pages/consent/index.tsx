@@ -97,13 +97,13 @@ export function Consent() {
         <>
           <PageHeading title={`Connect “${request.client.name}” to Spyglass?`} />
           <Notice kind="info">
-            <strong>Unverified app.</strong> Spyglass cannot confirm who made “{request.client.name}”: the name comes from the app itself.
-            Approve only if you started this connection yourself.
+            <strong>Unverified app.</strong> Spyglass cannot confirm who made “<bdi>{request.client.name}</bdi>”: the name comes from the
+            app itself. Approve only if you started this connection yourself.
           </Notice>
           <dl class="consent-facts">
             <dt>App</dt>
             <dd>
-              {request.client.name} <span class="muted">(unverified)</span>
+              <bdi>{request.client.name}</bdi> <span class="muted">(unverified)</span>
             </dd>
             <dt>App id</dt>
             <dd>

@@ -65,7 +65,7 @@ export function ConnectedApps({ brandId, brandName }: { brandId: string; brandNa
               {mine.map((g) => (
                 <tr key={g.id}>
                   <th scope="row">
-                    {g.client_name} <span class="muted">(unverified)</span>
+                    <bdi>{g.client_name}</bdi> <span class="muted">(unverified)</span>
                   </th>
                   <td data-label="Brand">{brandName}</td>
                   <td data-label="Connected">{formatDate(g.created_at)}</td>
