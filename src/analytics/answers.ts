@@ -3,11 +3,11 @@ import { type AppContext } from "../context";
 import { type AnswerStatus } from "../db/values";
 import { Invalid, NotFound } from "../errors";
 import { iso } from "../ids";
-import { getPrompt, getPromptTexts } from "../prompts/service";
+import { getPrompt, getPromptTexts, listPromptIds } from "../prompts/service";
 import { extractCitations } from "../tracking/analysis/citations";
 import { checkEngine } from "../tracking/engines";
 import { isOnDomains, loadRoster } from "../tracking/roster";
-import { DAY_MS, dayString, parseDay, type SqlParam } from "./filters";
+import { DAY_MS, dayString, parseDay, resolveTag, type SqlParam } from "./filters";
 import { answerSearch } from "./search";
 
 export interface AnswerSummary {
@@ -25,6 +25,8 @@ export interface AnswerSummary {
 
 export interface ListAnswersInput {
   prompt_id?: string;
+  /** Only answers to the prompts with this tag (name or id). */
+  tag?: string;
   engine?: string;
   mentioned?: boolean;
   status?: AnswerStatus;
@@ -91,22 +93,32 @@ function decodeCursor(cursor: string): { createdAt: number; id: number } {
 
 /**
  * Newest first. `mentioned: false` lists valid answers that do not mention the brand (an answer
- * that could not be read is not a "not mentioned"). Dates default to no bound.
+ * that could not be read is not a "not mentioned"). Dates default to no bound: every stored answer.
+ * A prompt or tag that is not the brand's is refused as not found, as the analytics tools refuse it.
  */
 export async function listAnswers(app: AppContext, brandId: string, input: ListAnswersInput) {
   const parts = ["a.brand_id = ?"];
   const params: SqlParam[] = [brandId];
-  if (input.start_date !== undefined) {
+  const start = input.start_date !== undefined ? parseDay(input.start_date, "start_date") : null;
+  const end = input.end_date !== undefined ? parseDay(input.end_date, "end_date") : null;
+  if (start !== null && end !== null && start > end) throw new Invalid("start_date must be on or before end_date.", "invalid_date_range");
+  if (start !== null) {
     parts.push("a.created_at >= ?");
-    params.push(parseDay(input.start_date, "start_date"));
+    params.push(start);
   }
-  if (input.end_date !== undefined) {
+  if (end !== null) {
     parts.push("a.created_at < ?");
-    params.push(parseDay(input.end_date, "end_date") + DAY_MS);
+    params.push(end + DAY_MS);
   }
   if (input.prompt_id !== undefined) {
     parts.push("a.prompt_id = ?");
-    params.push(input.prompt_id);
+    // "Prompt not found." for another brand's prompt as for one that does not exist.
+    params.push((await getPrompt(app.db, brandId, input.prompt_id)).id);
+  }
+  if (input.tag !== undefined) {
+    const tag = await resolveTag(app, brandId, input.tag);
+    parts.push("a.prompt_id IN (SELECT value FROM json_each(?))");
+    params.push(JSON.stringify(await listPromptIds(app.db, brandId, tag.id)));
   }
   if (input.engine !== undefined) {
     parts.push("a.engine = ?");

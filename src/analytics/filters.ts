@@ -95,7 +95,7 @@ export async function resolveFilter(app: AppContext, brandId: string, input: Fil
   };
 }
 
-async function resolveTag(app: AppContext, brandId: string, tag: string): Promise<NonNullable<Filter["tag"]>> {
+export async function resolveTag(app: AppContext, brandId: string, tag: string): Promise<NonNullable<Filter["tag"]>> {
   const found = await findTag(app.db, brandId, tag);
   if (!found) throw new NotFound(`Tag "${tag}" not found; list_tags shows the brand's tags.`, "tag_not_found");
   return { id: found.id, name: found.name };

@@ -418,6 +418,25 @@ describe("answers", () => {
     expect((await listAnswers(app, s.brandId, { status: "refusal", limit: 5 })).answers.map((a) => keyOf(a.id))).toEqual([ids[6]!]);
   });
 
+  test("list_answers by tag: the answers to the tag's prompts; an unknown tag or prompt, or reversed dates, are refused", async () => {
+    // tag pricing: P3 only, answers 6, 7, 8 (newest first, the three of 2025-03-05)
+    const pricing = await listAnswers(app, s.brandId, { tag: "Pricing", limit: 50 });
+    expect(pricing.answers.map((a) => keyOf(a.id))).toEqual([ids[7]!, ids[6]!, ids[5]!]);
+    expect(new Set(pricing.answers.map((a) => a.prompt_id))).toEqual(new Set([s.prompts.P3!]));
+    await expect(listAnswers(app, s.brandId, { tag: "nope", limit: 5 })).rejects.toThrow(
+      'Tag "nope" not found; list_tags shows the brand\'s tags.',
+    );
+    const other = await addBrand(app, { name: "Other answers" });
+    for (const promptId of ["prm_nope", s.prompts.P1!]) {
+      await expect(listAnswers(app, other.brandId, { prompt_id: promptId, limit: 5 })).rejects.toThrow(
+        "Prompt not found; list_prompts shows the brand's prompts and their ids.",
+      );
+    }
+    await expect(listAnswers(app, s.brandId, { start_date: "2025-03-10", end_date: "2025-03-01", limit: 5 })).rejects.toThrow(
+      "start_date must be on or before end_date.",
+    );
+  });
+
   test("list_answers by cited domain: the answers citing it, of this brand only", async () => {
     const g2 = await listAnswers(app, s.brandId, { cited_domain: "g2.com", limit: 50 });
     expect(g2.answers.map((a) => keyOf(a.id)).sort((a, b) => a - b)).toEqual([ids[0]!, ids[1]!, ids[2]!]);

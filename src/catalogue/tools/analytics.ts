@@ -138,7 +138,10 @@ const getPromptPerformance = defineTool({
     "Use to see which tracked prompts the brand wins or loses. Returns prompts with visibility (n, 95% interval), average position, answer counts and the competitor mentioned most, ordered by visibility (order: visibility_desc, the default, or visibility_asc), paged.",
   input: z.strictObject({
     ...filterInput,
-    order: z.enum(["visibility_desc", "visibility_asc"]).default("visibility_desc"),
+    order: z
+      .enum(["visibility_desc", "visibility_asc"])
+      .default("visibility_desc")
+      .describe("visibility_desc: the best prompts first; visibility_asc: the worst first."),
     limit: pageLimit(20),
     cursor,
   }),
@@ -171,7 +174,12 @@ const getTopSources = defineTool({
   title: "Top cited sources",
   description:
     "Use to learn which websites the AI engines cite (where to get covered). Returns sources by registrable domain or by URL (level), most cited first, with citation_share of all citations, answers citing them and whether the source is the brand's own site (owned).",
-  input: z.strictObject({ ...filterInput, level: z.enum(["domain", "url"]).default("domain"), limit: pageLimit(20), cursor }),
+  input: z.strictObject({
+    ...filterInput,
+    level: z.enum(["domain", "url"]).default("domain").describe("domain: sources by site (g2.com); url: by page."),
+    limit: pageLimit(20),
+    cursor,
+  }),
   output: z.object({
     filter: filterOut,
     level: z.enum(["domain", "url"]),
@@ -250,12 +258,16 @@ const listAnswersTool = defineTool({
   name: "list_answers",
   title: "List answers",
   description:
-    "Use to look at the stored AI answers behind the figures, newest first. Filter by prompt, engine, status, whether the brand is mentioned (mentioned: false lists valid answers without the brand), a cited domain or URL and dates; paged with cursor. Each answer comes with its prompt's id and text, engine, status and the brand's mention, position, sentiment and citation; read one in full with get_answer.",
+    "Use to look at the stored AI answers behind the figures, newest first. Filter by prompt, tag, engine, status, whether the brand is mentioned (mentioned: false lists valid answers without the brand), a cited domain or URL and dates (without dates: every stored answer, not the analytics tools' default 30 days); paged with cursor. Each answer comes with its prompt's id and text, engine, status and the brand's mention, position, sentiment and citation; read one in full with get_answer.",
   input: z.strictObject({
-    prompt_id: z.string().min(1).max(64).optional(),
-    engine: z.string().min(1).max(64).optional(),
-    mentioned: z.boolean().optional(),
-    status: z.enum(ANSWER_STATUSES).optional(),
+    prompt_id: filterInput.prompt_id,
+    tag: filterInput.tag,
+    engine: filterInput.engine,
+    mentioned: z
+      .boolean()
+      .optional()
+      .describe("true: answers that mention the brand; false: valid answers that do not (answers that could not be read are in neither)."),
+    status: z.enum(ANSWER_STATUSES).optional().describe("Only answers with this status (ok: a valid answer)."),
     cited_domain: z
       .string()
       .min(1)
@@ -269,8 +281,8 @@ const listAnswersTool = defineTool({
       .max(2048)
       .optional()
       .describe("Only answers citing this URL exactly (a URL from get_top_sources with level url)."),
-    start_date: date.optional(),
-    end_date: date.optional(),
+    start_date: date.optional().describe("First day (UTC, inclusive). Default: no bound."),
+    end_date: date.optional().describe("Last day (UTC, inclusive). Default: no bound."),
     limit: pageLimit(20),
     cursor,
   }),
