@@ -2,6 +2,7 @@
 // domains whose citations count as theirs. Every query is keyed by the brand id of a verified
 // credential. Every change announces a roster change (tracking re-analyses the stored answers).
 import { normalizeDomain } from "../brands/domain";
+import { getBrand } from "../brands/service";
 import { type AppContext } from "../context";
 import { type Queries } from "../db/queries";
 import { Conflict, Invalid, NotFound } from "../errors";
@@ -108,6 +109,26 @@ async function findRow(db: Queries, brandId: string, competitorId: string): Prom
   return row && fromSql(row);
 }
 
+const sameWords = (text: string) => text.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
+
+/**
+ * A competitor named like the brand itself (its name or an alias) would make every mention of the
+ * brand count for both: refused, naming the field.
+ */
+async function assertNotTheBrand(db: Queries, brandId: string, name: string, aliases: string[]): Promise<void> {
+  const brand = await getBrand(db, brandId);
+  const own = new Map([brand.name, ...brand.aliases].map((n) => [sameWords(n), n]));
+  for (const [field, value] of [["name", name], ...aliases.map((a, i) => [`aliases[${i}]`, a] as const)] as const) {
+    const clash = own.get(sameWords(value));
+    if (clash !== undefined) {
+      throw new Invalid(
+        `${field}: "${value}" is ${clash === brand.name ? "the brand's own name" : `the brand's alias "${clash}"`}; a competitor cannot have it, or every mention of the brand would count for both.`,
+        "competitor_is_brand",
+      );
+    }
+  }
+}
+
 async function assertNameFree(db: Queries, brandId: string, name: string, exceptId?: string): Promise<void> {
   const clash = await db.get<{ id: string }>("SELECT id FROM competitors WHERE brand_id = ? AND lower(name) = ?", [
     brandId,
@@ -161,6 +182,7 @@ export async function createCompetitor(
   const created = await db.transaction(async (tx) => {
     // The name check, the limit and the order below read before they write.
     await tx.lock(`competitors:${brandId}`);
+    await assertNotTheBrand(tx, brandId, name, aliases);
     await assertNameFree(tx, brandId, name);
     const count = await tx.get<{ n: number; at: number | null }>(
       "SELECT count(*) AS n, max(created_at) AS at FROM competitors WHERE brand_id = ?",
@@ -209,6 +231,7 @@ export async function updateCompetitor(
       aliases: patch.aliases !== undefined ? cleanAliases(patch.aliases, name) : current.aliases,
       domains: patch.domains !== undefined ? cleanDomains(patch.domains) : current.domains,
     };
+    if (patch.name !== undefined || patch.aliases !== undefined) await assertNotTheBrand(tx, brandId, next.name, next.aliases);
     const changed = next.name !== current.name || !sameList(next.aliases, current.aliases) || !sameList(next.domains, current.domains);
     if (changed) {
       await tx.run("UPDATE competitors SET name = ?, aliases = ?, domains = ? WHERE brand_id = ? AND id = ?", [

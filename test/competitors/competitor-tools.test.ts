@@ -21,6 +21,22 @@ const names = async (client: Client): Promise<string[]> =>
   (await call(client, "list_competitors")).data.competitors.map((c: { name: string }) => c.name);
 
 describe("creating and listing", () => {
+  test("a competitor cannot be named like the brand itself (its name or an alias), on create or update", async () => {
+    await call(a, "update_brand", { aliases: ["Acme"] });
+    const rival = (await call(a, "list_competitors")).data.competitors[0];
+    expect((await call(a, "create_competitor", { name: "acme  analytics" })).error).toBe(
+      'name: "acme analytics" is the brand\'s own name; a competitor cannot have it, or every mention of the brand would count for both.',
+    );
+    expect((await call(a, "create_competitor", { name: "Contoso", aliases: ["Contoso Ltd", "ACME"] })).error).toBe(
+      'aliases[1]: "ACME" is the brand\'s alias "Acme"; a competitor cannot have it, or every mention of the brand would count for both.',
+    );
+    expect((await call(a, "update_competitor", { competitor_id: rival.id, aliases: ["Acme"] })).error).toContain(
+      'aliases[0]: "Acme" is the brand\'s alias "Acme"',
+    );
+    expect(await names(a)).toEqual(["Acme Rival"]);
+    expect((await call(a, "list_competitors")).data.competitors[0]).toEqual(rival);
+  });
+
   test("create_competitor normalises domains to hosts and drops an alias that only repeats the name", async () => {
     const { data, error } = await call(a, "create_competitor", {
       name: "Contoso",
