@@ -37,13 +37,31 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   }
 }
 
-/** One sentence naming each problem's field, for the first few problems. */
+const SAFE_BOUNDS = new Set<unknown>([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]);
+
+/** zod's implicit bound of a whole number, beside the field's own (`limit: 1e308` broke both). */
+const isImplicitBound = (issue: z.core.$ZodIssue) =>
+  (issue.code === "too_big" && SAFE_BOUNDS.has(Number(issue.maximum))) ||
+  (issue.code === "too_small" && SAFE_BOUNDS.has(Number(issue.minimum)));
+
+const SHOWN = 5;
+
+/** One sentence naming each problem's field (one problem per field), the first few in full and the others' fields. */
 export function invalidInputMessage(toolName: string, error: z.ZodError): string {
-  const parts = error.issues.slice(0, 3).map((issue) => {
+  const byField = new Map<string, z.core.$ZodIssue>();
+  for (const issue of error.issues) {
     const field = fieldOf(issue.path);
+    const seen = byField.get(field);
+    if (!seen || (isImplicitBound(seen) && !isImplicitBound(issue))) byField.set(field, issue);
+  }
+  const problems = [...byField].map(([field, issue]) => {
     const what = describeIssue(issue);
-    return field ? `${field} ${what}` : what.charAt(0).toUpperCase() + what.slice(1);
+    return { field, text: field ? `${field} ${what}` : what.charAt(0).toUpperCase() + what.slice(1) };
   });
-  const more = error.issues.length > 3 ? ` (and ${error.issues.length - 3} more)` : "";
-  return `Invalid input for ${toolName}: ${parts.join("; ")}${more}.`;
+  const rest = problems.slice(SHOWN);
+  const more = rest.length ? ` (and ${rest.length} more: ${rest.map((p) => p.field || "the input").join(", ")})` : "";
+  return `Invalid input for ${toolName}: ${problems
+    .slice(0, SHOWN)
+    .map((p) => p.text)
+    .join("; ")}${more}.`;
 }

@@ -256,10 +256,30 @@ function catalogOf(byName: Map<string, AnyTool>, listings: Array<{ tool: AnyTool
   };
 }
 
+/**
+ * The arguments without the nulls sent for optional fields that take no null: many model clients
+ * send null for every optional field they leave unset (OpenAI's strict function calling does), and
+ * null there can only mean "not given". A field whose schema takes null (update_brand's domain:
+ * null removes it) keeps it.
+ */
+function withoutNullOptionals(input: z.ZodType, args: unknown): unknown {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return args;
+  const shape = (input as Partial<z.ZodObject>).shape;
+  if (!shape) return args;
+  let out: Record<string, unknown> | null = null;
+  for (const [key, value] of Object.entries(args)) {
+    const field = shape[key];
+    if (value !== null || !field || !field.safeParse(undefined).success || field.safeParse(null).success) continue;
+    out ??= { ...(args as Record<string, unknown>) };
+    delete out[key];
+  }
+  return out ?? args;
+}
+
 async function callTool(tool: AnyTool | undefined, name: string, args: unknown, ctx: ToolContext): Promise<ToolOutcome> {
   if (!tool) return { ok: false, error: new UnknownTool(name) };
   if (!planCovers(ctx.plan, tool.plan)) return { ok: false, error: toolPlanRequired(tool, ctx.plan) };
-  const parsed = tool.input.safeParse(args ?? {}, { reportInput: true });
+  const parsed = tool.input.safeParse(withoutNullOptionals(tool.input, args ?? {}), { reportInput: true });
   if (!parsed.success) return { ok: false, error: new Invalid(invalidInputMessage(tool.name, parsed.error)) };
   const started = performance.now();
   try {

@@ -160,12 +160,26 @@ describe("tool errors", () => {
     expect(JSON.stringify(result)).not.toContain("must not leave");
   });
 
-  test("invalidInputMessage lists at most three problems", () => {
-    const schema = z.object({ a: z.string(), b: z.string(), c: z.string(), d: z.string(), list: z.array(z.object({ x: z.string() })) });
+  test("invalidInputMessage names five problems in full and the fields of the rest, one problem per field", () => {
+    const schema = z.object({
+      a: z.string(),
+      b: z.string(),
+      c: z.string(),
+      d: z.string(),
+      e: z.string(),
+      f: z.string(),
+      list: z.array(z.object({ x: z.string() })),
+    });
     const parsed = schema.safeParse({ list: [{ x: 1 }] }, { reportInput: true });
     expect(parsed.success).toBe(false);
     if (!parsed.success)
-      expect(invalidInputMessage("t", parsed.error)).toBe("Invalid input for t: a is required; b is required; c is required (and 2 more).");
+      expect(invalidInputMessage("t", parsed.error)).toBe(
+        "Invalid input for t: a is required; b is required; c is required; d is required; e is required (and 2 more: f, list[0].x).",
+      );
+    // A huge whole number breaks zod's implicit safe-integer bound and the field's own: only the field's is named.
+    const limit = z.object({ limit: z.number().int().min(1).max(200) }).safeParse({ limit: 1e308 }, { reportInput: true });
+    if (!limit.success) expect(invalidInputMessage("t", limit.error)).toBe("Invalid input for t: limit must be at most 200.");
+    expect(limit.success).toBe(false);
   });
 
   test("a text field of any tool in the wrong format is named in a sentence: <field> must be …", () => {
