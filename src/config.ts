@@ -168,11 +168,11 @@ export function loadConfig({ flags, env, cwd = process.cwd() }: ConfigInput): Co
   const where = configFile ?? "configuration";
 
   const host = flags.host ?? env.HOST ?? "0.0.0.0";
-  if (host.trim() === "") throw new ConfigError(`${where}: host must not be empty`);
+  if (host.trim() === "") throw new ConfigError(`${flags.host !== undefined ? "--host" : "HOST"} must not be empty`);
   const portText = flags.port ?? env.PORT ?? "3000";
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) {
-    throw new ConfigError(`port: "${portText}" is not a port number (0-65535)`);
+    throw new ConfigError(`${flags.port !== undefined ? "port" : "PORT"}: "${portText}" is not a port number (0-65535)`);
   }
 
   const graceText = env.SPYGLASS_SHUTDOWN_GRACE_MS ?? String(DEFAULT_SHUTDOWN_GRACE_MS);

@@ -27,9 +27,16 @@ const encoder = new TextEncoder();
 let used = 0;
 let timer: ReturnType<typeof setTimeout> | null = null;
 
-export function configureLog(options: { level?: Level; quiet?: boolean }): void {
+let toStderr = false;
+
+/**
+ * `stderr`: log lines go to stderr (the CLI's commands other than serve, whose stdout is their
+ * output: a warning must not break a script that parses `--json`).
+ */
+export function configureLog(options: { level?: Level; quiet?: boolean; stderr?: boolean }): void {
   if (options.level) threshold = ORDER[options.level];
   if (options.quiet !== undefined) quiet = options.quiet;
+  if (options.stderr !== undefined) toStderr = options.stderr;
 }
 
 let redirected: ((text: string) => void) | null = null;
@@ -42,7 +49,7 @@ export function setLogWriter(write: ((text: string) => void) | null): void {
 
 function out(data: string | Uint8Array): void {
   if (redirected) redirected(typeof data === "string" ? data : new TextDecoder().decode(data));
-  else process.stdout.write(data);
+  else (toStderr ? process.stderr : process.stdout).write(data);
 }
 
 /** Writes the batched access-log lines now. */

@@ -456,6 +456,8 @@ async function main(argv: string[]): Promise<void> {
   if (extra !== undefined && !command.positionals) {
     fail(`${name}: unexpected argument "${extra}" (the command comes first, then its options)\nusage: ${command.usage}`, 2);
   }
+  // Only serve's stdout is a log; every other command's is its output.
+  if (name !== "serve") configureLog({ stderr: true });
   try {
     const config = loadConfig({
       flags: {

@@ -99,7 +99,7 @@ export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): Runnin
 function listenFailure(host: string, port: number, error: NodeJS.ErrnoException): string {
   const where = `cannot listen on ${bracketed(host)}:${port}`;
   if (error.code === "EADDRINUSE" || /in use/i.test(error.message)) {
-    return `${where}: the port is in use by another program (another spyglass serve?). Choose another with --port, the PORT variable or port in the config file.`;
+    return `${where}: the port is in use by another program (another spyglass serve?). Choose another with --port or the PORT variable.`;
   }
   if (
     error.code === "EADDRNOTAVAIL" ||
@@ -107,10 +107,10 @@ function listenFailure(host: string, port: number, error: NodeJS.ErrnoException)
     error.code === "ENOTFOUND" ||
     /EADDRNOTAVAIL|EINVAL|ENOTFOUND/.test(error.message)
   ) {
-    return `${where}: "${host}" is not an address of this machine. Set --host, the HOST variable or host in the config file to one of its addresses, 0.0.0.0 (every address) or 127.0.0.1 (this machine only).`;
+    return `${where}: "${host}" is not an address of this machine. Set --host or the HOST variable to one of its addresses, 0.0.0.0 (every address) or 127.0.0.1 (this machine only).`;
   }
   if (error.code === "EACCES" || /EACCES/.test(error.message)) {
-    return `${where}: permission denied (ports below 1024 need privileges). Choose a port above 1023 with --port, the PORT variable or port in the config file.`;
+    return `${where}: permission denied (ports below 1024 need privileges). Choose a port above 1023 with --port or the PORT variable.`;
   }
   return `${where}: ${error.message}`;
 }

@@ -132,8 +132,12 @@ export async function getAccount(db: Queries, accountId: string): Promise<Accoun
 }
 
 /** Ids of the accounts on a paid plan (the ones whose brands are tracked). */
+/**
+ * The accounts whose brands tracking covers: on a paid plan, the demo's left out (its answers are
+ * made up, and asking real engines for it would spend the operator's money on a demo).
+ */
 export async function listPaidAccountIds(db: Queries): Promise<string[]> {
-  const rows = await db.all<{ id: string }>("SELECT id FROM accounts WHERE plan <> 'none'");
+  const rows = await db.all<{ id: string }>("SELECT id FROM accounts WHERE plan <> 'none' AND email <> ?", [DEMO_ACCOUNT_EMAIL]);
   return rows.map((row) => row.id);
 }
 

@@ -6,7 +6,7 @@ import { ConfigError } from "../config";
 import { type AppContext } from "../context";
 import { forecast, forecastText } from "./forecast";
 import { markInterruptedRuns } from "./runner";
-import { enginesWithoutKey, type RunView, runTracking, stopTracking, trackableBrandIds } from "./service";
+import { enginesWithoutKey, logRunEnd, type RunView, runTracking, stopTracking, trackableBrandIds } from "./service";
 
 export interface CliOutput {
   stdout: NodeJS.WriteStream | { write(text: string): unknown; isTTY?: boolean };
@@ -44,7 +44,7 @@ export async function trackCommand(
     stdout.write(
       opts.json
         ? "[]\n"
-        : `Nothing to track: no brand on a paid plan has an active prompt (a plan: ${planChangeHint("visibility")}; prompts: an AI client's create_prompts tool).\n`,
+        : `Nothing to track: no brand on a paid plan has an active prompt, the demo's left out (--brand ID runs it anyway). A plan: ${planChangeHint("visibility")}; prompts: an AI client's create_prompts tool.\n`,
     );
     return 0;
   }
@@ -56,6 +56,7 @@ export async function trackCommand(
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   const runs: RunView[] = [];
+  let silentEngines = false;
   const tty = stdout.isTTY === true && !opts.json;
   try {
     for (const brandId of brandIds) {
@@ -85,6 +86,7 @@ export async function trackCommand(
         },
       }).finally(() => bar?.stop());
       runs.push(run);
+      if (logRunEnd(run, brand.name).length > 0) silentEngines = true;
       if (!opts.json) stdout.write(`${runSummary(run, brand.name, (performance.now() - started) / 1000)}\n`);
     }
   } finally {
@@ -95,7 +97,8 @@ export async function trackCommand(
   }
   if (opts.json) stdout.write(`${JSON.stringify(runs)}\n`);
   if (stopping) return 130;
-  return runs.some((r) => r.status !== "completed") ? 1 : 0;
+  // A run in which an engine answered nothing is a failure for a cron job's alerting too.
+  return runs.some((r) => r.status !== "completed") || silentEngines ? 1 : 0;
 }
 
 /**

@@ -10,6 +10,7 @@ import { type RunStatus } from "../db/values";
 import { NotFound } from "../errors";
 import { iso, isoOrNull } from "../ids";
 import { type ClientOptions } from "../llm/types";
+import { log } from "../log";
 import { listBrandIdsWithActivePrompts } from "../prompts/service";
 import { AnswerWriter, analyzeForStorage, type NewAnswer } from "./answer-writer";
 import { brandEngines } from "./engines";
@@ -144,7 +145,44 @@ export async function lastRun(app: AppContext, brandId: string): Promise<RunView
   return row ? view(app, row) : null;
 }
 
-/** Brands the scheduler and `spyglass track` cover: on a paid plan, with at least one active prompt. */
+/**
+ * What an operator needs to know of a run that ended, in the log: a failed run or an engine whose
+ * every answer was an error (a revoked provider key, a model that no longer exists) at warn, with
+ * the first error's reason; anything else at info. Returns the engines that answered nothing.
+ */
+export function logRunEnd(run: RunView, brandName: string): string[] {
+  const silent = run.by_engine.filter((e) => e.error > 0 && e.ok + e.empty + e.refusal === 0);
+  const fields = {
+    brand: run.brand_id,
+    brand_name: brandName,
+    run: run.id,
+    trigger: run.trigger,
+    status: run.status,
+    answers: run.answers,
+  };
+  if (run.status === "failed" || run.status === "interrupted") {
+    log.warn(`tracking run ${run.status}`, {
+      ...fields,
+      error: run.error,
+      engine_errors: run.by_engine
+        .filter((e) => e.error > 0)
+        .map((e) => ({ engine: e.engine, errors: e.error, first_error: e.first_error })),
+    });
+  } else if (silent.length > 0) {
+    for (const e of silent) {
+      log.warn(`tracking run: engine "${e.engine}" answered nothing (${e.error} error${e.error === 1 ? "" : "s"})`, {
+        ...fields,
+        engine: e.engine,
+        first_error: e.first_error,
+      });
+    }
+  } else {
+    log.info("tracking run ended", fields);
+  }
+  return silent.map((e) => e.engine);
+}
+
+/** Brands the scheduler and `spyglass track` cover: on a paid plan, with at least one active prompt (the demo's left out). */
 export async function trackableBrandIds(app: AppContext): Promise<string[]> {
   const withPrompts = await listBrandIdsWithActivePrompts(app.db);
   const brandIds = await listBrandIdsOfAccounts(app.db, await listPaidAccountIds(app.db));

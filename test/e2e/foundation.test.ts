@@ -90,7 +90,7 @@ describe("dist/spyglass end to end", () => {
       const busy = await box.cli(["serve", "--host", "127.0.0.1", "--port", String(taken.port)]);
       expect(busy.code).toBe(1);
       expect(busy.stderr).toBe(
-        `spyglass: cannot listen on 127.0.0.1:${taken.port}: the port is in use by another program (another spyglass serve?). Choose another with --port, the PORT variable or port in the config file.\n`,
+        `spyglass: cannot listen on 127.0.0.1:${taken.port}: the port is in use by another program (another spyglass serve?). Choose another with --port or the PORT variable.\n`,
       );
     } finally {
       taken.stop(true);

@@ -2,8 +2,11 @@
 // the compiled binary's side is in test/e2e/first-hour.test.ts.
 import { afterAll, expect, test } from "bun:test";
 import { type AppContext } from "../../src/context";
+import { configureLog } from "../../src/log";
 import { trackCommand } from "../../src/tracking/cli";
-import { openApp } from "../analytics/dataset";
+import { addBrand, openApp } from "../analytics/dataset";
+import { answer, startFakeOpenAI } from "../support/fake-providers";
+import { captureLog } from "../support/log";
 
 // Apps on the test database (SQLite, or PostgreSQL with SPYGLASS_TEST_DATABASE=postgres), closed after the file.
 const apps: AppContext[] = [];
@@ -34,4 +37,25 @@ test("track names every engine whose api_key_env is unset, before any run", asyn
   );
   expect(written).toEqual([]);
   expect(await app.db.get("SELECT count(*) AS n FROM tracking_runs")).toEqual({ n: 0 });
+});
+
+test("track exits 1 when an engine answered nothing, though the run completed with the other engine's answers", async () => {
+  const working = startFakeOpenAI({ fallback: answer("Acme is fine.") });
+  try {
+    const app = await testTrackingApp(`${engine("gpt").replace("http://127.0.0.1:9", working.url)}${engine("down")}max_retries = 0\n`);
+    await addBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
+    const written: string[] = [];
+    const out = { stdout: { write: (text: string) => written.push(text) } };
+    let code = -1;
+    const logs = await captureLog(async () => {
+      code = await trackCommand(app, { json: true, out });
+    });
+    configureLog({ quiet: true });
+    expect(code).toBe(1);
+    const [run] = JSON.parse(written.join(""));
+    expect(run).toMatchObject({ status: "completed", answers: { ok: 1, error: 1 } });
+    expect(logs).toContain('"level":"warn","msg":"tracking run: engine \\"down\\" answered nothing (1 error)"');
+  } finally {
+    await working.stop();
+  }
 });

@@ -1,10 +1,12 @@
 // Scheduled tracking on croner (UTC): next run, one tick over every trackable brand, off without engines.
 import { afterAll, expect, test } from "bun:test";
+import { DEMO_ACCOUNT_EMAIL } from "../../src/accounts/service";
 import { type AppContext } from "../../src/context";
+import { configureLog } from "../../src/log";
 import { startScheduler } from "../../src/tracking/scheduler";
 import { getTrackingStatus, lastRun } from "../../src/tracking/service";
 import { addBrand, openApp } from "../analytics/dataset";
-import { answer, startFakeOpenAI } from "../support/fake-providers";
+import { answer, httpError, startFakeOpenAI } from "../support/fake-providers";
 import { captureLog } from "../support/log";
 
 const fake = startFakeOpenAI({ fallback: answer("Acme is great.") });
@@ -111,4 +113,43 @@ test("the scheduler warns at start, naming the variable, about an engine whose a
     engine: "gpt",
     api_key_env: "SCHEDULER_UNSET_KEY",
   });
+});
+
+test("a tick leaves the demo's brand out, and an engine that answered nothing is logged at warn with its first error", async () => {
+  const failing = startFakeOpenAI({ fallback: httpError(401, { message: "Incorrect API key provided" }) });
+  try {
+    const app = await testTrackingApp(`${toml("0 6 * * *")}
+[[engines]]
+id = "revoked"
+api = "openai"
+base_url = "${failing.url}"
+model = "gpt-test"
+max_retries = 0
+`);
+    const real = await addBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
+    const demo = await addBrand(app, { name: "Northwind (demo)", prompts: [{ key: "P", text: "two" }] });
+    await app.db.run("UPDATE accounts SET email = ? WHERE id = ?", [DEMO_ACCOUNT_EMAIL, demo.accountId]);
+    const scheduler = startScheduler(app)!;
+    const logs = await captureLog(async () => {
+      await scheduler.tick();
+    });
+    scheduler.stop();
+    configureLog({ quiet: true });
+    expect(await lastRun(app, demo.brandId)).toBeNull();
+    expect(await lastRun(app, real.brandId)).toMatchObject({ status: "completed", answers: { ok: 1, error: 1 } });
+    const lines = logs
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const warning = lines.find((l) => l.level === "warn");
+    expect(warning).toMatchObject({
+      msg: 'tracking run: engine "revoked" answered nothing (1 error)',
+      brand_name: "Acme",
+      engine: "revoked",
+    });
+    expect(warning.first_error).toContain("401");
+    expect(failing.requests.length).toBe(1);
+  } finally {
+    await failing.stop();
+  }
 });
