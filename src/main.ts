@@ -234,8 +234,12 @@ const COMMANDS: Record<string, Command> = {
       const [file, ...extra] = positionals;
       if (!file || extra.length > 0) fail("backup: give exactly one target file\nusage: spyglass backup FILE", 2);
       printRecord(
-        await withDb(config, async (db) =>
-          db.dialect === "sqlite" ? backupDatabase(db, file) : (await import("./db/pg-dump")).dumpPostgres(config.databaseUrl!, file),
+        // As it is: a backup taken before an upgrade must not be upgraded itself.
+        await withDb(
+          config,
+          async (db) =>
+            db.dialect === "sqlite" ? backupDatabase(db, file) : (await import("./db/pg-dump")).dumpPostgres(config.databaseUrl!, file),
+          { create: false, migrate: false },
         ),
         json,
       );
@@ -246,7 +250,8 @@ const COMMANDS: Record<string, Command> = {
     summary: "applies the database's pending migrations and exits (serve does it too; run it once before starting several instances)",
     options: {},
     async run({ config, json }) {
-      const record = await withDb(config, (db) => ({ database: db.dialect, at: db.path, migrated: true }), { create: true });
+      // An existing database only: a mistyped --data must not become a new, empty instance.
+      const record = await withDb(config, (db) => ({ database: db.dialect, at: db.path, migrated: true }), { create: false });
       if (json) return printRecord(record, true);
       process.stdout.write(`The ${record.database === "sqlite" ? "SQLite" : "PostgreSQL"} database at ${record.at} is up to date.\n`);
     },

@@ -6,7 +6,7 @@ import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
 import { type MigrationMeta } from "drizzle-orm/migrator";
 import { NotFound, Unavailable } from "../errors";
 import { log } from "../log";
-import { EMBEDDED_MIGRATIONS, embeddedMigrations, MIGRATION_JOURNAL } from "./migrations";
+import { EMBEDDED_MIGRATIONS, embeddedMigrations, MIGRATION_JOURNAL, newerSchemaProblem } from "./migrations";
 import { type PostgresDb } from "./postgres";
 import { type Queries, type SqlParam, type SqlText } from "./queries";
 import type * as schema from "./schema";
@@ -103,6 +103,12 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDb 
     probeWrite(sqlite);
     sqlite.exec("PRAGMA busy_timeout = 5000");
   });
+  try {
+    refuseNewerSchema(sqlite, path);
+  } catch (error) {
+    sqlite.close(false);
+    throw error;
+  }
   if (options.migrate !== false) applyMigrations(drizzle({ client: sqlite }));
   const statements = new Map<string, unknown>();
   const writeGate = new WriteGate();
@@ -197,6 +203,19 @@ function refuseUnwritable(sqlite: SQLite, path: string, setup: () => void): void
     }
     throw error;
   }
+}
+
+/**
+ * Drizzle's migrator applies the migrations later than the database's newest and says nothing when
+ * the database is ahead of it: an older binary started after an upgrade (a rollback) would work on
+ * a schema it does not know. Refused, before anything is written.
+ */
+function refuseNewerSchema(sqlite: SQLite, path: string): void {
+  const table = sqlite.query("SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
+  if (!table) return;
+  const row = sqlite.query("SELECT max(created_at) AS at FROM __drizzle_migrations").get() as { at: number | null };
+  const problem = newerSchemaProblem(path, row.at === null ? null : Number(row.at), MIGRATION_JOURNAL);
+  if (problem) throw new Unavailable(problem, "database_newer");
 }
 
 function applyMigrations(orm: BunSQLiteDatabase): void {

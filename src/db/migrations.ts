@@ -58,3 +58,10 @@ export function embeddedMigrations(journalEntries: readonly JournalEntry[], text
     };
   });
 }
+
+/** The refusal of a database whose newest migration is later than this build's newest, or null. */
+export function newerSchemaProblem(where: string, appliedAt: number | null, journal: readonly { when: number }[]): string | null {
+  const known = journal.at(-1)?.when ?? 0;
+  if (appliedAt === null || appliedAt <= known) return null;
+  return `The database at ${where} was upgraded by a newer Spyglass: its schema has migrations this version does not know, and running it could damage the data. Run the newer version, or restore a backup made before the upgrade.`;
+}

@@ -8,7 +8,7 @@ import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { Unavailable } from "../errors";
 import { log } from "../log";
-import { embeddedMigrations } from "./migrations";
+import { embeddedMigrations, newerSchemaProblem } from "./migrations";
 import { EMBEDDED_PG_MIGRATIONS, PG_MIGRATION_JOURNAL } from "./migrations-pg";
 import { ChangeFeed } from "./pg-changes";
 import { type Queries, type SqlParam, type SqlText, toPostgresPlaceholders } from "./queries";
@@ -39,6 +39,8 @@ export interface PostgresDb extends Queries {
 export interface PostgresOptions {
   /** Connections in the pool; default 10. Each instance holds up to this many of the server's max_connections. */
   poolSize?: number;
+  /** Apply pending migrations; default true (`spyglass backup` copies the database as it is). */
+  migrate?: boolean;
 }
 
 // int8 (counts, sums of integers, our bigint timestamps) and numeric (sums of bigints, averages)
@@ -77,7 +79,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
       connection: { application_name: "spyglass", jit: "off" },
     });
   try {
-    await migrate(connect(1));
+    await migrate(connect(1), where.label, options.migrate !== false);
   } catch (error) {
     throw connectionError(error, where) ?? error;
   }
@@ -161,9 +163,19 @@ function scrub(message: string, password: string): string {
  * starting while another migrates waits for it and then finds nothing left to do. Drizzle's migrator
  * (what drizzle-orm/postgres-js/migrator calls) is fed from the embedded files instead of disk.
  */
-async function migrate(connection: postgres.Sql): Promise<void> {
+async function migrate(connection: postgres.Sql, where: string, apply: boolean): Promise<void> {
   try {
     await connection.unsafe(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
+    // Two statements: PostgreSQL resolves a subquery's table when it plans it, even in a branch never taken.
+    const [table] = await connection.unsafe<Array<{ found: string | null }>>(
+      "SELECT to_regclass('drizzle.__drizzle_migrations')::text AS found",
+    );
+    const [applied] = table?.found
+      ? await connection.unsafe<Array<{ at: string | null }>>("SELECT max(created_at)::text AS at FROM drizzle.__drizzle_migrations")
+      : [];
+    const problem = newerSchemaProblem(where, applied?.at == null ? null : Number(applied.at), PG_MIGRATION_JOURNAL);
+    if (problem) throw new Unavailable(problem, "database_newer");
+    if (!apply) return;
     const orm = drizzle({ client: connection });
     const internal = orm as unknown as {
       dialect: { migrate(m: MigrationMeta[], session: unknown, config: object): Promise<void> };

@@ -1,0 +1,86 @@
+// Upgrades and rollbacks as an operator meets them with the binary: a backup is the database as it
+// was (not upgraded on the way), and an older binary refuses a database a newer one has migrated.
+
+import { Database } from "bun:sqlite";
+import { afterEach, expect, test } from "bun:test";
+import { join } from "node:path";
+import postgres from "postgres";
+import { type Sandbox, sandbox } from "../support/binary";
+
+let box: Sandbox | null = null;
+afterEach(() => {
+  box?.cleanup();
+  box = null;
+});
+
+const migrationsTable = (dialect: string) => (dialect === "sqlite" ? "__drizzle_migrations" : "drizzle.__drizzle_migrations");
+
+/** The migrations recorded, read without Spyglass's own opening (which refuses such a database too). */
+async function migrationCount(box: Sandbox): Promise<number> {
+  if (box.database === "sqlite") {
+    const db = new Database(join(box.dataDir, "spyglass.db"), { readonly: true });
+    try {
+      return (db.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  }
+  const sql = postgres(box.databaseUrl!, { max: 1, onnotice: () => undefined });
+  try {
+    return Number((await sql.unsafe("SELECT count(*) AS n FROM drizzle.__drizzle_migrations"))[0]!.n);
+  } finally {
+    await sql.end();
+  }
+}
+
+test("every command refuses a database migrated by a newer Spyglass, naming it, and changes nothing", async () => {
+  box = await sandbox();
+  expect((await box.cli(["account", "create", "--email", "owner@example.com", "--password", "correct horse"])).code).toBe(0);
+  // A migration from the future, as a newer binary would have recorded it.
+  const before = await box.withDb(async (db) => {
+    const table = migrationsTable(db.dialect);
+    await db.run(`INSERT INTO ${table} (hash, created_at) VALUES ('from-a-newer-version', 99999999999999)`);
+    return (await db.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))!.n;
+  });
+  for (const args of [["brand", "list", "--email", "owner@example.com"], ["migrate"], ["serve", "--port", "0", "--host", "127.0.0.1"]]) {
+    const refused = await box.cli(args);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("was upgraded by a newer Spyglass: its schema has migrations this version does not know");
+    expect(refused.stderr).toContain("Run the newer version, or restore a backup made before the upgrade.");
+  }
+  expect(await migrationCount(box)).toBe(before);
+});
+
+test("a backup of a database made by an older Spyglass is that database, not upgraded; the live one is not upgraded either", async () => {
+  box = await sandbox({ database: "sqlite" });
+  expect((await box.cli(["account", "create", "--email", "owner@example.com", "--password", "correct horse"])).code).toBe(0);
+  const file = join(box.dataDir, "spyglass.db");
+  // The database as the release before the last migration left it.
+  const live = new Database(file);
+  live.exec("DROP INDEX prompts_brand_active_idx");
+  live.exec("DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)");
+  const migrations = (db: Database) => (db.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
+  const applied = migrations(live);
+  live.close();
+  const backup = join(box.dir, "pre-upgrade.db");
+  const made = await box.cli(["backup", backup]);
+  expect(made.code).toBe(0);
+  for (const path of [backup, file]) {
+    const db = new Database(path, { readonly: true });
+    expect(migrations(db)).toBe(applied);
+    expect(db.query("SELECT name FROM sqlite_master WHERE name = 'prompts_brand_active_idx'").get()).toBeNull();
+    db.close();
+  }
+  // The upgrade itself is still one command away.
+  expect((await box.cli(["migrate"])).code).toBe(0);
+  const upgraded = new Database(file, { readonly: true });
+  expect(migrations(upgraded)).toBe(applied + 1);
+  upgraded.close();
+});
+
+test("migrate refuses a data directory without a database instead of creating one", async () => {
+  box = await sandbox({ database: "sqlite" });
+  const typo = await box.cli(["migrate", "--data", join(box.dir, "dta")]);
+  expect(typo.code).toBe(1);
+  expect(typo.stderr).toContain("There is no Spyglass database at");
+});
