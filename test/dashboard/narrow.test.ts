@@ -92,3 +92,62 @@ describe("at 390 px", () => {
     expectNothingUnsafe(page);
   });
 });
+
+describe("names at their longest, without a space to wrap at", () => {
+  const competitor = "C".repeat(100);
+  const tag = "T".repeat(50);
+  const prompt = `${"P".repeat(200)}?`;
+
+  test("widen no page past the screen, at 1280 and 390 px, and every row's actions stay on it", async () => {
+    await sessionTool(page, brandId, "create_competitor", { name: competitor });
+    await sessionTool(page, brandId, "create_prompts", { prompts: [{ text: prompt, tags: [tag] }] });
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 844 });
+      for (const [path, heading] of [
+        ["/overview", "Overview"],
+        ["/competitors", "Competitors"],
+        ["/prompts", "Prompts"],
+        ["/tags", "Tags"],
+      ] as const) {
+        await page.goto(d.url(`/brands/${brandId}${path}`));
+        await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
+        await page.waitForLoadState("networkidle");
+        expect({ width, path, overflow: await sidewaysOverflow() }).toEqual({ width, path, overflow: 0 });
+      }
+      // The prompts' Archive buttons, beside the longest tag.
+      await page.goto(d.url(`/brands/${brandId}/prompts`));
+      const archive = page.getByRole("button", { name: /^Archive prompt / }).first();
+      await archive.waitFor();
+      await photograph(page, `long-names-prompts-${width}`);
+      // In sight: within the screen and within every box around it that clips or scrolls.
+      const clipped = await archive.evaluate((button) => {
+        const right = button.getBoundingClientRect().right;
+        let box: Element | null = button.parentElement;
+        while (box && box !== document.body) {
+          const { overflowX } = getComputedStyle(box);
+          if (overflowX !== "visible" && right > box.getBoundingClientRect().right + 0.5) return `${box.className}: ${right}`;
+          box = box.parentElement;
+        }
+        return right > window.innerWidth ? `the screen: ${right}` : null;
+      });
+      expect({ width, clipped }).toEqual({ width, clipped: null });
+    }
+    // The competitors page's own message after adding one.
+    await page.setViewportSize({ width: 1280, height: 844 });
+    await page.goto(d.url(`/brands/${brandId}/competitors`));
+    await page.getByLabel("Competitor name").fill("D".repeat(100));
+    await page.getByRole("button", { name: "Add the competitor" }).click();
+    await page.getByRole("status").filter({ hasText: "Added the competitor" }).waitFor();
+    expect(await sidewaysOverflow()).toBe(0);
+    await page.goto(d.url(`/brands/${brandId}/overview`));
+    await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
+    await page.waitForLoadState("networkidle");
+    // The ranking's figures stay in sight beside the longest name.
+    const sentiment = page.getByRole("columnheader", { name: "Sentiment" }).first();
+    const panel = page.locator(".ranking").locator("xpath=..");
+    const [cell, wrap] = [(await sentiment.boundingBox())!, (await panel.boundingBox())!];
+    expect(cell.x + cell.width).toBeLessThanOrEqual(wrap.x + wrap.width + 1);
+    await photograph(page, "long-names-overview-1280");
+    await page.setViewportSize({ width: 390, height: 844 });
+  });
+});
