@@ -207,6 +207,8 @@ describe("the Prompts page", () => {
     await tabTo(page.getByRole("button", { name: "Add the prompts" }));
     await page.keyboard.press("Enter");
     await page.getByRole("status").filter({ hasText: "Added 1 prompt." }).waitFor();
+    // The keyboard is where it was, on the button (disabled while sending), not back at the page's top.
+    await page.waitForFunction(() => document.activeElement?.textContent === "Add the prompts");
     const archive = page.getByRole("button", { name: "Archive prompt crm with the best keyboard support" });
     await tabTo(archive);
     await page.keyboard.press("Enter");

@@ -8,10 +8,28 @@ type ButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, "type"> & {
   variant?: "primary" | "secondary" | "danger" | "link";
   type?: "button" | "submit";
   disabled?: boolean;
+  /** The button element, for a page that moves the focus to it. */
+  buttonRef?: { current: HTMLButtonElement | null };
 };
 
-export function Button({ variant = "secondary", type = "button", class: className, ...rest }: ButtonProps) {
-  return <button type={type} class={`btn btn-${variant}${className ? ` ${className}` : ""}`} {...rest} />;
+/**
+ * A button. One that is disabled while it has the focus (a submit button while its form is being
+ * sent) would drop the focus to the page, and a keyboard or screen-reader user would start again
+ * from the top: it takes the focus back when it is enabled again, unless the focus went elsewhere.
+ */
+export function Button({ variant = "secondary", type = "button", class: className, buttonRef, ...rest }: ButtonProps) {
+  const own = useRef<HTMLButtonElement>(null);
+  const ref = buttonRef ?? own;
+  const refocus = useRef(false);
+  // Read before this render disables it, while it still has the focus.
+  if (rest.disabled && ref.current !== null && document.activeElement === ref.current) refocus.current = true;
+  useEffect(() => {
+    if (rest.disabled || !refocus.current) return;
+    refocus.current = false;
+    const active = document.activeElement;
+    if (ref.current?.isConnected && (active === null || active === document.body)) ref.current.focus();
+  }, [rest.disabled]);
+  return <button ref={ref} type={type} class={`btn btn-${variant}${className ? ` ${className}` : ""}`} {...rest} />;
 }
 
 interface FieldProps {

@@ -358,7 +358,7 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
         </p>
         {/* aria-disabled rather than disabled while busy: a disabled button loses the keyboard's focus. */}
         <div class="actions">
-          <Button ref={saveButton} type="submit" variant="primary" aria-disabled={waiting}>
+          <Button buttonRef={saveButton} type="submit" variant="primary" aria-disabled={waiting}>
             {busy === "save" ? "Saving…" : "Save"}
           </Button>
           {article?.status === "published" ? (
