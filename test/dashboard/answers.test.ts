@@ -174,6 +174,12 @@ describe("answers", () => {
     ).toBe(trend.points.length);
     await page.getByText("Show the figures as a table").click();
     await expectAccessible(page, "prompt page");
+    // On a phone its figures scroll sideways: their frame is then a region the keyboard can scroll.
+    const viewport = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole("region", { name: "The prompt's figures, scrollable" }).waitFor();
+    await expectAccessible(page, "prompt page at 390 px");
+    await page.setViewportSize(viewport);
     await photograph(page, "prompt-page");
     // An answer of this prompt that mentions the brand and a competitor.
     const promptId = decodeURIComponent(new URL(page.url()).pathname.split("/").pop()!);

@@ -246,6 +246,15 @@ describe("the API keys page", () => {
     await page.getByRole("heading", { name: "No API key for this brand" }).waitFor();
     await page.getByText("The account's 20 other active keys belong to its other brands: switch brand to see them.").waitFor();
     await page.getByRole("status").filter({ hasText: "20 of 20 active keys on this account." }).waitFor();
+    // By keyboard, the arrows only choose (the page stays until Enter), as WCAG 3.2.2 asks.
+    const switcher = page.getByLabel("Brand", { exact: true });
+    await switcher.focus();
+    await page.keyboard.press("ArrowUp");
+    await expect(switcher.inputValue()).resolves.not.toBe(other);
+    await Bun.sleep(300);
+    expect(page.url()).toEndWith(`/brands/${other}/keys`);
+    await page.keyboard.press("Enter");
+    await page.waitForURL((url) => url.pathname.endsWith("/keys") && !url.pathname.includes(other));
     expectNothingUnsafe(page);
   });
 });

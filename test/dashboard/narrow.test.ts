@@ -12,6 +12,7 @@ setDefaultTimeout(90_000);
 let d: Dashboard;
 let page: Page;
 let brandId: string;
+let login: { email: string; password: string };
 
 /** How far the page scrolls sideways: 0 when it fits the screen. */
 const sidewaysOverflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -20,6 +21,7 @@ beforeAll(async () => {
   d = await openDashboard();
   const demo = await d.box.cliJson(["demo", "--json"]);
   brandId = demo.brand.id;
+  login = demo.login;
   page = await d.page({ width: 390, height: 844 });
   await signIn(d, page, demo.login);
 });
@@ -150,4 +152,20 @@ describe("names at their longest, without a space to wrap at", () => {
     await photograph(page, "long-names-overview-1280");
     await page.setViewportSize({ width: 390, height: 844 });
   });
+});
+
+test("a signed-out visitor of a shared link signs in and lands on that page, filters included", async () => {
+  // An instance with its owner (without one, a visitor is asked to create it first).
+  expect((await d.box.cli(["account", "create", "--email", "owner@example.com", "--password", "correct horse"])).code).toBe(0);
+  const visitor = await d.page({ width: 1280, height: 800 });
+  const shared = `/brands/${brandId}/answers?engine=claude`;
+  await visitor.goto(d.url(shared));
+  await visitor.waitForURL(/\/sign-in\?next=/);
+  expect(new URL(visitor.url()).searchParams.get("next")).toBe(shared);
+  await visitor.getByLabel("Email").fill(login.email);
+  await visitor.getByLabel("Password").fill(login.password);
+  await visitor.getByRole("button", { name: "Sign in" }).click();
+  await visitor.waitForURL((url) => `${url.pathname}${url.search}` === shared);
+  await visitor.getByRole("heading", { name: "Answers", level: 1 }).waitFor();
+  await visitor.context().close();
 });

@@ -27,6 +27,7 @@ interface Overview {
   visibility: Rate;
   share_of_voice: Rate;
   citation_rate: Rate;
+  prompt_coverage: Rate;
   retrieval_rate: Rate;
   no_answer_rate: Rate;
   avg_position: { value: number | null; n: number; top1_rate: Rate; top3_rate: Rate };
@@ -56,6 +57,7 @@ async function expectTilesMatch(p: Page, input: object): Promise<Overview> {
   for (const [name, rate, what] of [
     ["Visibility", o.visibility, "valid answers"],
     ["Share of voice", o.share_of_voice, "roster mentions"],
+    ["Prompt coverage", o.prompt_coverage, "prompts answered"],
     ["Citation rate", o.citation_rate, "valid answers"],
     ["Retrieval rate", o.retrieval_rate, "valid answers"],
     ["No-answer rate", o.no_answer_rate, "answers"],

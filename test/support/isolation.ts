@@ -33,7 +33,7 @@ export const ISOLATION: Record<string, { args: (a: BrandRecords) => Record<strin
   get_top_sources: { args: (a) => ({ tag: a.tagId }), expect: "not_found" },
   get_content_gaps: { args: (a) => ({ tag: a.tagId }), expect: "not_found" },
   get_search_queries: { args: (a) => ({ tag: a.tagId }), expect: "not_found" },
-  list_answers: { args: (a) => ({ prompt_id: a.promptId }), expect: "own" },
+  list_answers: { args: (a) => ({ prompt_id: a.promptId }), expect: "not_found" },
   get_answer: { args: (a) => ({ answer_id: a.answerId }), expect: "not_found" },
   get_article_impact: { args: () => ({}), expect: "own" },
   run_tracking: { args: (a) => ({ prompt_ids: [a.promptId] }), expect: "not_found" },
@@ -76,5 +76,7 @@ export async function expectBrandIsolation(b: Client, a: SeededBrand & { ids: Br
       throw new Error(`${tool.name}: expected B's own data, got the error ${outcome.error}`);
     }
   }
-  expect((await call(b, "list_answers", { prompt_id: a.ids.promptId })).data.answers).toEqual([]);
+  // Without a filter of A's, B's answers only.
+  const own = (await call(b, "list_answers", { limit: 200 })).data.answers as Array<{ prompt_id: string }>;
+  expect(own.some((answer) => answer.prompt_id === a.ids.promptId)).toBe(false);
 }

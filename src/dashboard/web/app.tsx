@@ -39,6 +39,15 @@ function Loading() {
   );
 }
 
+/**
+ * Where a signed-out visitor of a page goes: sign-in, which brings them back to that page (its
+ * filters included) once signed in; or, on a new instance, the owner's creation.
+ */
+function SignInFirst({ setup }: { setup: boolean | undefined }) {
+  const here = `${location.pathname}${location.search}`;
+  return <Redirect to={setup ? "/welcome" : `/sign-in?next=${encodeURIComponent(here)}`} />;
+}
+
 /** Where a visitor belongs when they open the root URL. */
 function Home() {
   const { ready, me, status, brands } = useSession();
@@ -52,7 +61,7 @@ function signedIn<P extends object>(Page: ComponentType<P>) {
   return function SignedIn(props: P) {
     const { ready, me, status } = useSession();
     if (!ready) return <Loading />;
-    if (!me) return <Redirect to={status?.setup ? "/welcome" : "/sign-in"} />;
+    if (!me) return <SignInFirst setup={status?.setup} />;
     return (
       <Shell brandId={null}>
         <Page {...props} />
@@ -66,7 +75,7 @@ function brandPage(Page: ComponentType<{ brandId: string; params: Record<string,
   return function BrandPage({ params }: { params: Record<string, string> }) {
     const { ready, me, status, brands } = useSession();
     if (!ready) return <Loading />;
-    if (!me) return <Redirect to={status?.setup ? "/welcome" : "/sign-in"} />;
+    if (!me) return <SignInFirst setup={status?.setup} />;
     const brandId = params.brandId ?? "";
     const known = brands.some((b) => b.id === brandId);
     return (

@@ -1,7 +1,7 @@
 // The shell around every signed-in page: the brand switcher, the brand's navigation (showing where
 // you are), the account menu, and a skip link to the content.
 import { type ComponentChildren } from "preact";
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useId, useRef } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api } from "../api";
 import { useSession } from "../session";
@@ -47,25 +47,62 @@ export function brandPath(brandId: string, page = ""): string {
   return `/brands/${encodeURIComponent(brandId)}${page}`;
 }
 
+// Keys that move a closed select's choice at once (and fire its change) without opening it.
+const MOVES_CHOICE = /^(Arrow(Up|Down|Left|Right)|Home|End|Page(Up|Down)|.)$/;
+
+/**
+ * The brand switcher. A click in its list, or Enter, goes to the chosen brand; the arrow keys and
+ * typing on the closed select only choose (they change its value at each key: going at once would
+ * leave the page at the first key, WCAG 3.2.2), and leaving it without Enter keeps the current brand.
+ */
 function BrandSwitcher({ brandId }: { brandId: string | null }) {
   const { brands } = useSession();
   const { route, path } = useLocation();
+  const keyed = useRef(false);
+  const hintId = useId();
   if (brands.length === 0) return null;
   const current = brandId ?? "";
-  const onChange = (event: Event) => {
-    const select = event.currentTarget as HTMLSelectElement;
+  const go = (select: HTMLSelectElement) => {
     const next = select.value;
-    if (!next) return;
+    if (!next || next === current) return;
     // The current brand until the page is left (unsaved changes may keep it here).
     select.value = current;
     // Stay on the same kind of page for the other brand.
     const rest = brandId ? path.slice(brandPath(brandId).length).split("/").slice(0, 2).join("/") : "";
     beforeLeaving(() => route(brandPath(next, rest)));
   };
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key === "Enter") {
+      event.preventDefault();
+      go(event.currentTarget as HTMLSelectElement);
+      return;
+    }
+    keyed.current = !event.altKey && !event.ctrlKey && !event.metaKey && event.key !== " " && MOVES_CHOICE.test(event.key);
+  };
+  const onChange = (event: Event) => {
+    if (keyed.current) {
+      keyed.current = false;
+      return;
+    }
+    go(event.currentTarget as HTMLSelectElement);
+  };
   return (
     <div class="brand-switcher">
       <label for="brand-switcher">Brand</label>
-      <select id="brand-switcher" value={current} onChange={onChange}>
+      <select
+        id="brand-switcher"
+        value={current}
+        aria-describedby={hintId}
+        onKeyDown={onKeyDown}
+        onPointerDown={() => {
+          keyed.current = false;
+        }}
+        onChange={onChange}
+        onBlur={(event) => {
+          keyed.current = false;
+          (event.currentTarget as HTMLSelectElement).value = current;
+        }}
+      >
         {!brandId && <option value="">Choose a brand</option>}
         {brands.map((b) => (
           <option key={b.id} value={b.id}>
@@ -73,6 +110,9 @@ function BrandSwitcher({ brandId }: { brandId: string | null }) {
           </option>
         ))}
       </select>
+      <span id={hintId} class="offscreen">
+        Choose a brand, then press Enter to go to it.
+      </span>
     </div>
   );
 }

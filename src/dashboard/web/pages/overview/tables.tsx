@@ -1,8 +1,8 @@
 // The competitor ranking (get_competitor_ranking) and the overview's per-engine figures, as tables.
 // Names are untrusted text: text nodes only.
 import { type ToolOutput } from "../../../../catalogue/types";
+import { ScrollTable } from "../../components/scroll-table";
 import { count, meanText, type Overview, percent, range } from "./format";
-import { ScrollTable } from "./scroll-table";
 
 type Ranking = ToolOutput<"get_competitor_ranking">;
 

@@ -96,6 +96,12 @@ export function KpiTiles({ overview }: { overview: Overview }) {
           <SubRate label="Top 3" rate={pos.top3_rate} />
         </ul>
       </Tile>
+      <RateTile
+        title="Prompt coverage"
+        rate={o.prompt_coverage}
+        what="prompts answered"
+        note="prompts with at least one answer naming the brand"
+      />
       <RateTile title="Citation rate" rate={o.citation_rate} what="valid answers" />
       <RateTile
         title="Retrieval rate"

@@ -6,10 +6,10 @@ import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { api, errorMessage } from "../../api";
 import { type AnalyticsFilter } from "../../components/filters";
+import { ScrollTable } from "../../components/scroll-table";
 import { chartPercent, TrendChart, type TrendSeries, visibilityAndShareSeries } from "../../components/trend-chart";
 import { LoadFailed, Notice, useLoad } from "../../components/ui";
 import { count, percent } from "./format";
-import { ScrollTable } from "./scroll-table";
 
 type Trend = ToolOutput<"get_visibility_trend">;
 type Point = Trend["points"][number];

@@ -11,6 +11,7 @@ import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { MoreButton } from "../../components/rows";
+import { ScrollTable } from "../../components/scroll-table";
 import { EmptyState, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { AnswerTable } from "../answers";
 import { TrendSection } from "../overview/trend";
@@ -84,7 +85,7 @@ export function PromptPerformance({ brandId }: { brandId: string }) {
         </EmptyState>
       ) : (
         <>
-          <div class="table-wrap">
+          <ScrollTable label="Prompts by visibility, scrollable">
             <table class="performance-table">
               <caption class="visually-hidden">Prompts by visibility</caption>
               <thead>
@@ -119,7 +120,7 @@ export function PromptPerformance({ brandId }: { brandId: string }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollTable>
           <MoreButton list={list} label="More prompts" />
         </>
       )}
@@ -190,7 +191,7 @@ function PromptFigures({ brandId, promptId, filter }: { brandId: string; promptI
       </p>
     );
   return (
-    <div class="table-wrap">
+    <ScrollTable label="The prompt's figures, scrollable">
       <table class="prompt-figures">
         <caption class="visually-hidden">The prompt's figures over the period</caption>
         <thead>
@@ -211,7 +212,7 @@ function PromptFigures({ brandId, promptId, filter }: { brandId: string; promptI
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollTable>
   );
 }
 
