@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Cron } from "croner";
+import ipaddr from "ipaddr.js";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
 
@@ -111,6 +112,14 @@ const fileSchema = z
     engines: z.array(engineSchema).default([]),
     writer: writerSchema.optional(),
     database_url_env: envName.optional(),
+    trusted_proxies: z
+      .array(
+        z.string().refine((entry) => ipaddr.isValid(entry) || ipaddr.isValidCIDR(entry), {
+          message: 'must be an IP address or a CIDR range, such as "10.0.0.5" or "172.16.0.0/12"',
+        }),
+      )
+      .max(100)
+      .default([]),
   })
   .strict();
 
@@ -143,6 +152,11 @@ export interface Config {
    * for SQLite in the data directory. It holds a password: never log it (db.path is the safe form).
    */
   databaseUrl: string | null;
+  /**
+   * Reverse proxies whose X-Forwarded-For is believed (addresses or CIDR ranges), besides loopback,
+   * which always is: the login and registration throttles count the client's address, not theirs.
+   */
+  trustedProxies: string[];
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;
@@ -212,6 +226,7 @@ export function loadConfig({ flags, env, cwd = process.cwd() }: ConfigInput): Co
     shutdownGraceMs,
     oauthLoopbackClients: env.SPYGLASS_OAUTH_TEST_LOOPBACK_CLIENTS === "1",
     databaseUrl,
+    trustedProxies: file.trusted_proxies,
   });
 }
 

@@ -11,6 +11,7 @@
 
 import { type Server } from "bun";
 import { Elysia } from "elysia";
+import ipaddr from "ipaddr.js";
 import { type Config } from "../config";
 import { type AppContext } from "../context";
 import { AppError, Forbidden, Unauthorized } from "../errors";
@@ -85,18 +86,52 @@ function crossSite(): Forbidden {
   return new Forbidden("Forbidden", "cross_site");
 }
 
+const LOOPBACK = ["127.0.0.0/8", "::1/128"].map((range) => ipaddr.parseCIDR(range));
+
+/** Whether an address is loopback or within `trusted` (config.trustedProxies), the proxies whose X-Forwarded-For is believed. */
+export function proxyMatcher(trusted: readonly string[]): (address: string) => boolean {
+  const ranges = [
+    ...LOOPBACK,
+    ...trusted.map((entry) =>
+      entry.includes("/") ? ipaddr.parseCIDR(entry) : ipaddr.parseCIDR(`${entry}/${ipaddr.parse(entry).kind() === "ipv4" ? 32 : 128}`),
+    ),
+  ];
+  return (address) => {
+    if (!ipaddr.isValid(address)) return false;
+    const parsed = ipaddr.process(address); // ::ffff:10.0.0.5 is 10.0.0.5
+    return ranges.some(([range, bits]) => parsed.kind() === range.kind() && parsed.match(range, bits));
+  };
+}
+
+const loopbackOnly = proxyMatcher([]);
+
 /**
- * The client's address for throttling: the socket's peer; behind a reverse proxy on the same host
- * (peer on loopback) the address that proxy appended to X-Forwarded-For.
+ * The client's address for throttling: the socket's peer; when that is a trusted proxy (loopback, or
+ * one of config.trustedProxies), the address X-Forwarded-For names before it, walking back over
+ * every trusted hop (a chain of proxies each appends the address it got the request from). A client
+ * cannot pick its own address: what it wrote into the header comes before the trusted hops.
  */
-export function clientAddress(request: Request, server: Server<unknown> | null): string {
-  const peer = server?.requestIP(request)?.address ?? "unknown";
-  const loopback = peer === "127.0.0.1" || peer === "::1" || peer === "::ffff:127.0.0.1" || peer === "unknown";
-  if (loopback) {
-    const forwarded = request.headers.get("x-forwarded-for")?.split(",").pop()?.trim();
-    if (forwarded) return forwarded;
+export function clientAddress(
+  request: Request,
+  server: Server<unknown> | null,
+  trusted: (address: string) => boolean = loopbackOnly,
+): string {
+  // No socket (a request handed to the app in process, as tests do) counts as a trusted hop.
+  const peer = server?.requestIP(request)?.address;
+  let address = peer ?? "unknown";
+  let fromTrusted = peer === undefined || trusted(address);
+  const hops =
+    request.headers
+      .get("x-forwarded-for")
+      ?.split(",")
+      .map((hop) => hop.trim()) ?? [];
+  while (fromTrusted) {
+    const previous = hops.pop();
+    if (!previous) break;
+    address = previous;
+    fromTrusted = trusted(address);
   }
-  return peer;
+  return address;
 }
 
 /**

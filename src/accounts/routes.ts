@@ -2,7 +2,15 @@
 import { Elysia } from "elysia";
 import { type AppContext } from "../context";
 import { Invalid, methodNotAllowed, TooManyRequests, Unauthorized } from "../errors";
-import { assertSameOriginJson, clearedSessionCookie, clientAddress, readSessionToken, sessionCookie, sessionGuard } from "./guard";
+import {
+  assertSameOriginJson,
+  clearedSessionCookie,
+  clientAddress,
+  proxyMatcher,
+  readSessionToken,
+  sessionCookie,
+  sessionGuard,
+} from "./guard";
 import { isOwner } from "./owner";
 import { type AccountView, authenticate, checkPasswordSize, normalizeEmail, signup } from "./service";
 import { createSession, deleteSession } from "./sessions";
@@ -37,6 +45,7 @@ export function accountRoutes(ctx: AppContext) {
     return { account };
   };
 
+  const proxies = proxyMatcher(config.trustedProxies);
   const open = new Elysia({ prefix: "/api/auth" })
     .all("/signup", methodNotAllowed("POST"))
     .all("/login", methodNotAllowed("POST"))
@@ -46,7 +55,7 @@ export function accountRoutes(ctx: AppContext) {
     })
     .post("/signup", async ({ body, set, request, server }) => {
       const input = credentials(body);
-      const address = throttleAddress(clientAddress(request, server));
+      const address = throttleAddress(clientAddress(request, server, proxies));
       const wait = signups.retryAfter(address);
       if (wait > 0)
         throw new TooManyRequests(`Too many signups from this address; try again in ${wait} seconds.`, wait, "signup_throttled");
@@ -61,7 +70,7 @@ export function accountRoutes(ctx: AppContext) {
       // valid (bounded) email, whatever was sent.
       const email = normalizeEmail(input.email);
       const password = checkPasswordSize(input.password);
-      const { wait, attempt } = throttle.begin(email, clientAddress(request, server));
+      const { wait, attempt } = throttle.begin(email, clientAddress(request, server, proxies));
       if (wait > 0) {
         throw new TooManyRequests(`Too many failed sign-in attempts; try again in ${wait} seconds.`, wait, "login_throttled");
       }

@@ -9,7 +9,7 @@
 //   GET /api/oauth/grants, DELETE /api/oauth/grants/:id   "Connected apps"
 import { InvalidRequestError, OAuthError, ServerError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { Elysia } from "elysia";
-import { clientAddress, sessionGuard } from "../accounts/guard";
+import { clientAddress, proxyMatcher, sessionGuard } from "../accounts/guard";
 import { FailureWindow, throttleAddress } from "../accounts/throttle";
 import { type AppContext } from "../context";
 import { Invalid, methodNotAllowed, NotFound } from "../errors";
@@ -137,6 +137,7 @@ async function oauthEndpoint(request: Request, run: () => Promise<Response> | Re
 export function oauthRoutes(ctx: AppContext) {
   const oauth: OAuthService = ctx.oauth;
   const registrations = new FailureWindow(REGISTRATION_RULE);
+  const proxies = proxyMatcher(ctx.config.trustedProxies);
   const on = (): OAuthSettings => {
     const settings = oauth.settings;
     if (!settings) throw new NotFound();
@@ -165,7 +166,7 @@ export function oauthRoutes(ctx: AppContext) {
       ({ request, server }) => {
         on();
         return oauthEndpoint(request, async () => {
-          const address = throttleAddress(clientAddress(request, server));
+          const address = throttleAddress(clientAddress(request, server, proxies));
           const wait = registrations.retryAfter(address);
           if (wait > 0) {
             return json(
