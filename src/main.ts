@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 // The CLI (CONTRACT §2): parses argv and dispatches. No business logic lives here.
 import { parseArgs } from "node:util";
-import { createAccount, ownerSignupOpen, requireAccountByEmail, setAccountPlan } from "./accounts/service";
+import { createAccount, ownerSignupOpen, requireAccountByEmail, setAccountPassword, setAccountPlan } from "./accounts/service";
 import { createBrand, listBrands } from "./brands/service";
 import { type Config, ConfigError, loadConfig } from "./config";
 import { articleRenderer } from "./content/renderer";
@@ -106,6 +106,19 @@ const COMMANDS: Record<string, Command> = {
     options: { email: { type: "string" }, plan: { type: "string" } },
     async run({ config, flags, json }) {
       printRecord(await withDb(config, (db) => setAccountPlan(db, need(flags, "email"), need(flags, "plan"))), json);
+    },
+  },
+  "account password": {
+    usage: "spyglass account password --email E --password P|- [--json]   (--password - reads it from stdin)",
+    summary: "sets an account's password (a forgotten or leaked one) and signs out its sessions",
+    options: { email: { type: "string" }, password: { type: "string" } },
+    async run({ config, flags, json }) {
+      const email = need(flags, "email");
+      const password = await passwordFrom(need(flags, "password"));
+      const record = await withDb(config, (db) => setAccountPassword(db, email, password));
+      if (json) return printRecord(record, true);
+      const sessions = record.sessions_ended === 1 ? "1 session" : `${record.sessions_ended} sessions`;
+      process.stdout.write(`The password of ${record.email} is set; ${sessions} signed out.\n`);
     },
   },
   "brand create": {

@@ -209,6 +209,23 @@ export async function setAccountPlan(db: Queries, email: string, plan: unknown):
   return accountView(row);
 }
 
+/**
+ * Sets an account's password (the operator's way back in for a forgotten or leaked one) and ends
+ * every session of the account, so that whoever held the old password is signed out too.
+ */
+export async function setAccountPassword(db: Queries, email: string, password: unknown): Promise<AccountView & { sessions_ended: number }> {
+  const hash = await hashPassword(validatePassword(password));
+  return await db.transaction(async (tx) => {
+    const row = await tx.get<AccountView>("UPDATE accounts SET password_hash = ? WHERE email = ? RETURNING id, email, plan", [
+      hash,
+      normalizeEmail(email),
+    ]);
+    if (!row) throw new NotFound(`No account has the email ${email.trim().toLowerCase()}.`, "account_not_found");
+    const ended = await tx.all<{ n: number }>("DELETE FROM sessions WHERE account_id = ? RETURNING 1 AS n", [row.id]);
+    return { ...accountView(row), sessions_ended: ended.length };
+  });
+}
+
 /** A password offered at sign-in: a string no longer than any password could be. */
 export function checkPasswordSize(value: unknown): string {
   if (typeof value !== "string" || value.length > MAX_PASSWORD) {

@@ -201,6 +201,31 @@ describe("dist/spyglass end to end", () => {
     },
   );
 
+  test("account password sets a forgotten password and signs out the account's sessions", async () => {
+    const signIn = (password: string) =>
+      fetch(`${server.url}/api/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: EMAIL, password }),
+      });
+    expect((await fetch(`${server.url}/api/auth/me`, { headers: { cookie } })).status).toBe(200);
+    const short = await box.cli(["account", "password", "--email", EMAIL, "--password", "short"]);
+    expect(short.code).toBe(2);
+    expect(short.stderr).toStartWith("spyglass: account password: --password: use at least 8 characters.");
+    expect((await signIn(PASSWORD)).status).toBe(200);
+    const set = await box.cli(["account", "password", "--email", EMAIL, "--password", "-"], { stdin: "a brand new password\n" });
+    expect(set.code).toBe(0);
+    expect(set.stdout).toBe(`The password of ${EMAIL} is set; 2 sessions signed out.\n`);
+    expect((await fetch(`${server.url}/api/auth/me`, { headers: { cookie } })).status).toBe(401);
+    expect((await signIn(PASSWORD)).status).toBe(401);
+    const fresh = await signIn("a brand new password");
+    expect(fresh.status).toBe(200);
+    cookie = fresh.headers.get("set-cookie")!.split(";")[0]!;
+    const unknown = await box.cli(["account", "password", "--email", "nobody@example.com", "--password", "whatever long"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe("spyglass: No account has the email nobody@example.com.\n");
+  });
+
   test("SIGTERM stops the server with exit code 0 and nothing is lost", async () => {
     expect(await server.stop("SIGTERM")).toBe(0);
     expect(server.logs()).toContain('"msg":"stopped"');
