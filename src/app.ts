@@ -29,7 +29,7 @@ export function buildApp(ctx: AppContext, catalogue: ToolCatalog, notFoundPage?:
     .use(observability(notFoundPage))
     .use(refuseUnsafeText())
     .use(refuseUndecodablePaths())
-    .use(healthRoutes())
+    .use(healthRoutes(ctx.db))
     .use(accountRoutes(ctx))
     .use(ownerRoutes(ctx))
     .use(brandRoutes(ctx))
