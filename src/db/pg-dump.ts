@@ -1,14 +1,10 @@
 // `spyglass backup FILE` for an instance on PostgreSQL: PostgreSQL's own pg_dump (custom format,
 // consistent while the instances write, restored with pg_restore) into a new private file. The
 // password goes to pg_dump in its environment, never on its command line (`ps` shows that).
-import { closeSync, existsSync, openSync, rmSync, statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { Conflict, Invalid, Unavailable } from "../errors";
+import { Unavailable } from "../errors";
+import { writeBackup } from "./backup-file";
 
 export async function dumpPostgres(url: string, target: string): Promise<{ file: string; bytes: number; restore: string }> {
-  const file = resolve(target);
-  if (existsSync(file)) throw new Conflict(`${file} already exists; choose a new file name for the backup.`, "file_exists");
-  if (!existsSync(dirname(file))) throw new Invalid(`${dirname(file)} does not exist; create the directory first.`, "no_directory");
   const pgDump = Bun.which("pg_dump");
   if (pgDump === null) {
     throw new Unavailable(
@@ -19,16 +15,14 @@ export async function dumpPostgres(url: string, target: string): Promise<{ file:
   const parsed = new URL(url);
   const password = decodeURIComponent(parsed.password);
   parsed.password = "";
-  closeSync(openSync(file, "wx", 0o600));
-  const child = Bun.spawn([pgDump, "--format=custom", "--no-owner", `--file=${file}`, `--dbname=${parsed.toString()}`], {
-    env: { ...process.env, ...(password ? { PGPASSWORD: password } : {}) },
-    stdout: "ignore",
-    stderr: "pipe",
+  const written = await writeBackup(target, async (partial) => {
+    const child = Bun.spawn([pgDump, "--format=custom", "--no-owner", `--file=${partial}`, `--dbname=${parsed.toString()}`], {
+      env: { ...process.env, ...(password ? { PGPASSWORD: password } : {}) },
+      stdout: "ignore",
+      stderr: "pipe",
+    });
+    const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
+    if (code !== 0) throw new Unavailable(`pg_dump failed (exit ${code}): ${stderr.trim().split("\n")[0] ?? ""}`, "pg_dump_failed");
   });
-  const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
-  if (code !== 0) {
-    rmSync(file, { force: true });
-    throw new Unavailable(`pg_dump failed (exit ${code}): ${stderr.trim().split("\n")[0] ?? ""}`, "pg_dump_failed");
-  }
-  return { file, bytes: statSync(file).size, restore: `pg_restore --no-owner --dbname=<an empty database> ${file}` };
+  return { ...written, restore: `pg_restore --no-owner --dbname=<an empty database> ${written.file}` };
 }

@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
@@ -90,26 +90,44 @@ describe("migrations", () => {
 });
 
 describe("backup", () => {
-  test("VACUUM INTO makes a consistent copy while the source stays open, and never overwrites a file", () => {
+  test("VACUUM INTO makes a consistent copy while the source stays open, and never overwrites a file", async () => {
     const dir = tempDir();
     const db = openDatabase(join(dir, "spyglass.db"));
     dbs.push(db);
     db.sqlite.exec("INSERT INTO accounts (id, email, password_hash, plan, created_at) VALUES ('acc_1', 'a@example.com', 'h', 'none', 1)");
-    const result = backupDatabase(db, join(dir, "copy.db"));
+    const result = await backupDatabase(db, join(dir, "copy.db"));
     expect(result.bytes).toBeGreaterThan(0);
     const copy = new Database(result.file, { readonly: true });
     expect(copy.query("SELECT email FROM accounts").all()).toEqual([{ email: "a@example.com" }]);
     copy.close();
+    expect(readdirSync(dir).filter((name) => name.endsWith(".partial"))).toEqual([]);
     writeFileSync(join(dir, "taken.db"), "keep me");
-    expect(() => backupDatabase(db, join(dir, "taken.db"))).toThrow(/already exists/);
-    expect(() => backupDatabase(db, join(dir, "missing", "x.db"))).toThrow(/does not exist/);
+    await expect(backupDatabase(db, join(dir, "taken.db"))).rejects.toThrow(/already exists/);
+    expect(readFileSync(join(dir, "taken.db"), "utf8")).toBe("keep me");
+    await expect(backupDatabase(db, join(dir, "missing", "x.db"))).rejects.toThrow(/does not exist/);
+  });
+
+  test("a backup that fails leaves no file that looks like a backup, and a stopped one's partial file is replaced", async () => {
+    const dir = tempDir();
+    const db = openDatabase(join(dir, "spyglass.db"));
+    dbs.push(db);
+    // A backup stopped before (a signal in the middle) left its partial file: the next one goes ahead.
+    writeFileSync(join(dir, "nightly.db.partial"), "");
+    const made = await backupDatabase(db, join(dir, "nightly.db"));
+    expect(made.bytes).toBeGreaterThan(0);
+    expect(existsSync(join(dir, "nightly.db.partial"))).toBe(false);
+    // One that fails on the way (here: the database is closed under it) leaves neither file.
+    const closed = openDatabase(join(dir, "other.db"));
+    closed.sqlite.close();
+    await expect(backupDatabase(closed, join(dir, "failed.db"))).rejects.toThrow();
+    expect(readdirSync(dir).filter((name) => name.startsWith("failed.db"))).toEqual([]);
   });
 });
 
 describe("files on disk", () => {
   const modeOf = (path: string) => statSync(path).mode & 0o777;
 
-  test("the data directory Spyglass creates is 0700; the database, its WAL and shared memory and backups are 0600", () => {
+  test("the data directory Spyglass creates is 0700; the database, its WAL and shared memory and backups are 0600", async () => {
     const dataDir = join(tempDir(), "data");
     const path = join(dataDir, "spyglass.db");
     const db = openDatabase(path);
@@ -118,7 +136,7 @@ describe("files on disk", () => {
     expect(modeOf(dataDir)).toBe(0o700);
     for (const file of [path, `${path}-wal`, `${path}-shm`]) expect([file, modeOf(file)]).toEqual([file, 0o600]);
     const backup = join(tempDir(), "copy.db");
-    backupDatabase(db, backup);
+    await backupDatabase(db, backup);
     expect(modeOf(backup)).toBe(0o600);
   });
 
