@@ -74,6 +74,8 @@ const COMMANDS: Record<string, Command> = {
         public_url: config.publicUrl,
         data: config.dataDir,
         config: config.configFile,
+        // Which database this instance uses: SQLite's file, or PostgreSQL's host and database (db.path never holds the password).
+        database: { kind: db.dialect === "sqlite" ? "sqlite" : "postgresql", at: db.path },
       });
       checkSanitizer();
       if (await ownerSignupOpen(db)) {
@@ -517,6 +519,12 @@ if (import.meta.main) {
   main(process.argv.slice(2)).catch((error: unknown) => {
     if (error instanceof ConfigError) fail(error.message);
     if (error instanceof AppError) fail(error.message);
+    // Damage found past opening (a page of the file): what to do, not only SQLite's words.
+    if ((error as { code?: string })?.code?.startsWith("SQLITE_CORRUPT")) {
+      fail(
+        `the database is damaged (SQLite says: ${(error as Error).message}): stop every Spyglass using it and restore it from a backup (README: Backup and restore).`,
+      );
+    }
     fail(`unexpected error: ${(error as Error)?.message ?? String(error)}`);
   });
 }

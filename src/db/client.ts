@@ -109,7 +109,14 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDb 
     sqlite.close(false);
     throw error;
   }
-  if (options.migrate !== false) applyMigrations(drizzle({ client: sqlite }));
+  if (options.migrate !== false) {
+    try {
+      applyMigrations(drizzle({ client: sqlite }));
+    } catch (error) {
+      sqlite.close(false);
+      throw unusableDatabase(path, (error as { code?: string }).code ?? "", (error as Error).message) ?? error;
+    }
+  }
   const statements = new Map<string, unknown>();
   const writeGate = new WriteGate();
   const walIndex = new WalIndexStamp(path);
@@ -188,6 +195,29 @@ function probeWrite(sqlite: SQLite): void {
   }
 }
 
+/** A database file SQLite cannot use, in a sentence naming it and what to do; null for other errors. */
+function unusableDatabase(path: string, code: string, message: string): Unavailable | null {
+  if (code.startsWith("SQLITE_NOTADB")) {
+    return new Unavailable(
+      `${path} is not a Spyglass database (SQLite says: ${message}): check --data (or SPYGLASS_DATA), or restore the database from a backup.`,
+      "database_not_sqlite",
+    );
+  }
+  if (code.startsWith("SQLITE_CORRUPT")) {
+    return new Unavailable(
+      `The database ${path} is damaged (SQLite says: ${message}): stop every Spyglass using it and restore it from a backup (README: Backup and restore).`,
+      "database_damaged",
+    );
+  }
+  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
+    return new Unavailable(
+      `The database ${path} stayed locked by another process (SQLite says: ${message}): a long write by another spyglass command or a program holding it open; try again when it is done.`,
+      "database_locked",
+    );
+  }
+  return null;
+}
+
 /** Runs `setup`; a database this process cannot write (read-only file or directory) is refused. */
 function refuseUnwritable(sqlite: SQLite, path: string, setup: () => void): void {
   try {
@@ -201,6 +231,8 @@ function refuseUnwritable(sqlite: SQLite, path: string, setup: () => void): void
         "database_read_only",
       );
     }
+    const problem = unusableDatabase(path, code, (error as Error).message);
+    if (problem) throw problem;
     throw error;
   }
 }

@@ -140,6 +140,15 @@ describe("files on disk", () => {
     expect(modeOf(backup)).toBe(0o600);
   });
 
+  test("a file that is no SQLite database is refused with a sentence naming it and what to do, and left as it was", () => {
+    const path = join(tempDir(), "spyglass.db");
+    writeFileSync(path, "these bytes are not a database, whatever the file is called. ".repeat(4));
+    expect(() => openDatabase(path)).toThrow(
+      `${path} is not a Spyglass database (SQLite says: file is not a database): check --data (or SPYGLASS_DATA), or restore the database from a backup.`,
+    );
+    expect(readFileSync(path, "utf8")).toStartWith("these bytes are not a database");
+  });
+
   test("with create: false, a missing database is refused with a sentence naming the file, and nothing is created", () => {
     const dataDir = join(tempDir(), "mistyped");
     const path = join(dataDir, "spyglass.db");

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json";
-import { type Sandbox, sandbox } from "../support/binary";
+import { SANDBOX_DATABASE, type Sandbox, sandbox } from "../support/binary";
 import { answer, startFakeOpenAI } from "../support/fake-providers";
 
 // Child processes on a busy machine need more than the 5 s default.
@@ -189,6 +189,11 @@ describe("the start-up log", () => {
           .map((l) => JSON.parse(l));
       const listening = logLines(server.logs()).find((l) => l.msg === "listening");
       expect(listening.listen).toBe(`0.0.0.0:${server.port}`);
+      // Which database it uses, never with a password.
+      expect(listening.database.kind).toBe(SANDBOX_DATABASE === "postgres" ? "postgresql" : "sqlite");
+      expect(listening.database.at).toEqual(
+        SANDBOX_DATABASE === "postgres" ? expect.stringMatching(/^postgres(ql)?:\/\/[^:@]+@/) : expect.stringMatching(/spyglass\.db$/),
+      );
       const ipv4 = Object.values(networkInterfaces())
         .flat()
         .filter((a) => a?.family === "IPv4")
