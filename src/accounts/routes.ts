@@ -2,6 +2,7 @@
 import { Elysia } from "elysia";
 import { type AppContext } from "../context";
 import { Invalid, methodNotAllowed, TooManyRequests, Unauthorized } from "../errors";
+import { log } from "../log";
 import {
   assertSameOriginJson,
   clearedSessionCookie,
@@ -75,7 +76,12 @@ export function accountRoutes(ctx: AppContext) {
         throw new TooManyRequests(`Too many failed sign-in attempts; try again in ${wait} seconds.`, wait, "login_throttled");
       }
       const account = await authenticate(db, email, password);
-      if (!account) throw new Unauthorized("Unauthorized", "invalid_credentials");
+      if (!account) {
+        // The failure that starts a lock is the operator's to know (fail2ban, alerting): once, at warn.
+        const locked = throttle.waitAfter(attempt);
+        if (locked > 0) log.warn("sign-in locked after failed passwords", { email, address: attempt.address, seconds: locked });
+        throw new Unauthorized("Unauthorized", "invalid_credentials");
+      }
       throttle.succeeded(attempt);
       return startSession(account, set);
     })

@@ -163,6 +163,13 @@ export class LoginThrottle {
     return { wait, attempt };
   }
 
+  /** Seconds the next attempt of this email from this address would wait, as begin would say. */
+  waitAfter({ email, address, at }: LoginAttempt): number {
+    const pairKey = `${address} ${email}`;
+    const backstop = this.isKnown(pairKey, at) ? 0 : this.account.retryAfter(email, at);
+    return Math.max(this.pair.retryAfter(pairKey, at), this.address.retryAfter(address, at), backstop);
+  }
+
   succeeded({ email, address, at }: LoginAttempt): void {
     const pairKey = `${address} ${email}`;
     this.pair.clear(pairKey);

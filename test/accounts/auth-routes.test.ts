@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, spyOn, test } from "bun:test";
 import { setAccountPlan } from "../../src/accounts/service";
 import { sha256Hex } from "../../src/ids";
+import { configureLog } from "../../src/log";
 import { PASSWORD, sessionCookieOf, type TestApp, testApp } from "../support/http";
+import { captureLog } from "../support/log";
 
 let t: TestApp;
 afterEach(() => t?.close());
@@ -171,9 +173,24 @@ describe("POST /api/auth/login", () => {
   test("five failures for one account from one address throttle that pair with 429 and Retry-After, even with the right password", async () => {
     t = await testApp();
     await t.signIn("a@example.com");
-    for (let i = 0; i < 5; i++) {
-      expect((await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: "wrong password" } })).status).toBe(401);
-    }
+    const logs = await captureLog(async () => {
+      for (let i = 0; i < 5; i++) {
+        expect((await t!.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: "wrong password" } })).status).toBe(
+          401,
+        );
+      }
+    });
+    configureLog({ quiet: true });
+    // The failure that starts the lock is logged once at warn, for the operator's alerting; never the password.
+    const warnings = logs
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.level === "warn");
+    expect(warnings).toEqual([
+      expect.objectContaining({ msg: "sign-in locked after failed passwords", email: "a@example.com", seconds: expect.any(Number) }),
+    ]);
+    expect(logs).not.toContain("wrong password");
     const res = await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: PASSWORD } });
     expect(res.status).toBe(429);
     expect(res.json.code).toBe("login_throttled");
