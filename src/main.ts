@@ -419,7 +419,9 @@ function overview(): string {
 
 /** `spyglass help [COMMAND]`: the overview, one command's usage, or a group's ("help account"). */
 function help(topic: string[]): void {
-  const name = topic.join(" ");
+  // The topic is the words before any option ("help key --data X" is help on key).
+  const end = topic.findIndex((word) => word.startsWith("-"));
+  const name = (end < 0 ? topic : topic.slice(0, end)).join(" ");
   if (name === "") return void process.stdout.write(overview());
   const command = COMMANDS[name];
   if (command) return void process.stdout.write(`usage: ${command.usage}\n${command.summary}\n`);
@@ -463,8 +465,15 @@ async function main(argv: string[]): Promise<void> {
     parsed = parseArgs({ args: rest, options: { ...COMMON, ...command.options }, allowPositionals: true, strict: true });
   } catch (error) {
     // node:util's sentence for an unknown option goes on about positional arguments: a typo is likelier.
-    const unknown = /^Unknown option '([^']+)'/.exec((error as Error).message)?.[1];
-    const why = unknown ? `unknown option ${unknown}` : (error as Error).message.split("\n")[0];
+    const message = (error as Error).message;
+    const unknown = /^Unknown option '([^']+)'/.exec(message)?.[1];
+    // "Option '--name <value>' argument missing", "Option '--name' argument is ambiguous" (a value that starts with -).
+    const valueless = /^Option '(--?[\w-]+)[^']*' argument (missing|is ambiguous)/.exec(message)?.[1];
+    const why = unknown
+      ? `unknown option ${unknown}`
+      : valueless
+        ? `${valueless} needs a value (one that starts with "-" is given as ${valueless}=VALUE)`
+        : message.split("\n")[0];
     fail(`${name}: ${why}\nusage: ${command.usage}`, 2);
   }
   if (parsed.values.help) {

@@ -65,6 +65,16 @@ describe("dist/spyglass end to end", () => {
     const typo = await box.cli(["account", "create", "--emial", EMAIL]);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toStartWith("spyglass: account create: unknown option --emial\nusage: spyglass account create --email E");
+    // An option without its value is named, with how to give a value that starts with "-".
+    const valueless = await box.cli(["brand", "create", "--email", EMAIL, "--name", "--json"]);
+    expect(valueless.code).toBe(2);
+    expect(valueless.stderr).toStartWith(
+      'spyglass: brand create: --name needs a value (one that starts with "-" is given as --name=VALUE)\n',
+    );
+    // help takes its topic before any option.
+    const help = await box.cli(["help", "account", "create", "--data", "elsewhere"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toStartWith("usage: spyglass account create --email E");
     // An option's value that is refused is a usage error too (exit 2, the option named as typed), and
     // changes nothing; an error about the stored data (an unknown email) stays exit 1.
     const plan = await box.cli(["account", "plan", "--email", EMAIL, "--plan", "gold"]);
