@@ -67,6 +67,9 @@ const COMMANDS: Record<string, Command> = {
       };
       process.once("SIGTERM", () => void shutdown("SIGTERM"));
       process.once("SIGINT", () => void shutdown("SIGINT"));
+      // The terminal that started it closed (or a service manager's reload): the same clean stop,
+      // not the default of dying with requests in flight. Spyglass reads its configuration once.
+      process.once("SIGHUP", () => void shutdown("SIGHUP"));
       log.info("listening", {
         url: server.url,
         listen: server.listen,

@@ -31,4 +31,12 @@ test("the README's full spyglass.toml loads, its engine asking ChatGPT as people
   writeFileSync(join(dir, "spyglass.toml"), block!);
   const config = loadConfig({ flags: { data: dir }, env: {} });
   expect(config.engines.map((e) => [e.id, e.api, e.web_search])).toEqual([["chatgpt", "openai-responses", true]]);
+  // Every setting it shows is one the server reads, with the value it shows.
+  expect(config.logLevel).toBe("info");
+  expect(config.trustedProxies).toEqual([]);
+  expect(config.tracking).toEqual({ enabled: true, schedule: "0 6 * * *", samples: 1, concurrency: 8, lease_seconds: 30 });
+  expect(config.engines[0]).toMatchObject({ timeout_ms: 60_000, max_retries: 3 });
+  // The commented ones load too, once uncommented.
+  writeFileSync(join(dir, "spyglass.toml"), block!.replace(/^# (concurrency|temperature|max_tokens) /gm, "$1 "));
+  expect(loadConfig({ flags: { data: dir }, env: {} }).engines[0]).toMatchObject({ concurrency: 4, temperature: 1, max_tokens: 2048 });
 });

@@ -251,6 +251,11 @@ describe("dist/spyglass end to end", () => {
     const me = await fetch(`${restarted.url}/api/auth/me`, { headers: { cookie } });
     expect(me.status).toBe(200);
     expect(await restarted.stop("SIGINT")).toBe(0);
+    // The terminal that started it closing (SIGHUP) stops it as cleanly.
+    const hungUp = await box.serve();
+    expect(await hungUp.stop("SIGHUP")).toBe(0);
+    expect(hungUp.logs()).toContain('"msg":"shutting down","signal":"SIGHUP"');
+    expect(hungUp.logs()).toContain('"msg":"stopped"');
   });
 });
 

@@ -69,7 +69,7 @@ export interface ServerProcess {
   rssKb(): number;
   /** Whether the process has its own handler for the signal yet (SigCgt in /proc): before that, the signal kills it. */
   handlesSignal(signal: "SIGTERM" | "SIGINT"): boolean;
-  stop(signal?: "SIGTERM" | "SIGINT"): Promise<number>;
+  stop(signal?: "SIGTERM" | "SIGINT" | "SIGHUP"): Promise<number>;
 }
 
 export interface ServeOptions {
