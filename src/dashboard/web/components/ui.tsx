@@ -125,14 +125,25 @@ export function Dialog({
   title,
   onClose,
   children,
+  keepOnEscape,
 }: {
   open: boolean;
   title: string;
   onClose: () => void;
   children: ComponentChildren;
+  /**
+   * Until something in it was copied, Escape does not close it (a secret shown once would be lost to
+   * a stray key): the focus goes to the dialog's primary button, which closes it, instead.
+   */
+  keepOnEscape?: boolean;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
+  const onCancel = (event: Event) => {
+    if (!keepOnEscape || ref.current?.querySelector('[data-copied="true"]')) return;
+    event.preventDefault();
+    ref.current?.querySelector<HTMLButtonElement>(".dialog-actions .btn-primary")?.focus();
+  };
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
@@ -140,7 +151,7 @@ export function Dialog({
     if (!open && dialog.open) dialog.close();
   }, [open]);
   return (
-    <dialog ref={ref} class="dialog" aria-labelledby={titleId} onClose={onClose}>
+    <dialog ref={ref} class="dialog" aria-labelledby={titleId} onClose={onClose} onCancel={onCancel}>
       <h2 id={titleId}>{title}</h2>
       {children}
     </dialog>
@@ -170,7 +181,7 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
     }
   };
   return (
-    <span class="copy">
+    <span class="copy" data-copied={state === "copied" ? "true" : undefined}>
       <Button onClick={copy} aria-label={label}>
         Copy
       </Button>

@@ -229,7 +229,7 @@ export function ApiKeys({ brandId }: { brandId: string }) {
         )}
       </section>
       <ConnectedApps brandId={brandId} brandName={brand.name} />
-      <Dialog open={created !== null} title="Your new API key" onClose={() => setCreated(null)}>
+      <Dialog open={created !== null} title="Your new API key" onClose={() => setCreated(null)} keepOnEscape>
         {created && (
           <>
             <NewKey created={created} brandName={brand.name} />
