@@ -1,7 +1,16 @@
 #!/usr/bin/env bun
 // The CLI (CONTRACT §2): parses argv and dispatches. No business logic lives here.
 import { parseArgs } from "node:util";
-import { createAccount, ownerSignupOpen, requireAccountByEmail, setAccountPassword, setAccountPlan } from "./accounts/service";
+import {
+  createAccount,
+  normalizeEmail,
+  ownerSignupOpen,
+  parsePlan,
+  requireAccountByEmail,
+  setAccountPassword,
+  setAccountPlan,
+  validatePassword,
+} from "./accounts/service";
 import { createBrand, listBrands } from "./brands/service";
 import { type Config, ConfigError, loadConfig } from "./config";
 import { articleRenderer } from "./content/renderer";
@@ -102,6 +111,10 @@ const COMMANDS: Record<string, Command> = {
     options: { email: { type: "string" }, password: { type: "string" }, plan: { type: "string" } },
     async run({ config, flags, json }) {
       const input = { email: need(flags, "email"), password: await passwordFrom(need(flags, "password")), plan: flags.plan };
+      // Checked before the database is opened: a refused value must not leave a new, empty instance behind.
+      normalizeEmail(input.email);
+      validatePassword(input.password);
+      if (input.plan !== undefined) parsePlan(input.plan);
       printRecord(await withDb(config, (db) => createAccount(db, input), { create: true }), json);
     },
   },

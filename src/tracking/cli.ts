@@ -33,9 +33,14 @@ export async function trackCommand(
   const unset = enginesWithoutKey(app);
   if (unset.length > 0) {
     const where = app.config.configFile ?? "configuration";
-    const engines = unset.map((e) => `engines[${e.index}] ("${e.id}"): api_key_env names ${e.variable}`).join("; ");
+    // One clause per variable, naming every engine that reads it.
+    const byVariable = new Map<string, string[]>();
+    for (const e of unset) byVariable.set(e.variable, [...(byVariable.get(e.variable) ?? []), `engines[${e.index}] ("${e.id}")`]);
+    const engines = [...byVariable].map(([variable, names]) => `${names.join(" and ")}: api_key_env names ${variable}`).join("; ");
     const [which, what] =
-      unset.length === 1 ? ["which is not set", "it to the provider's API key"] : ["which are not set", "them to the providers' API keys"];
+      byVariable.size === 1
+        ? ["which is not set", "it to the provider's API key"]
+        : ["which are not set", "them to the providers' API keys"];
     throw new ConfigError(`${where}: ${engines}, ${which} in the environment; set ${what} and run spyglass track again`);
   }
   await markInterruptedRuns(app);

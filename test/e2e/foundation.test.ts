@@ -71,6 +71,10 @@ describe("dist/spyglass end to end", () => {
     expect(valueless.stderr).toStartWith(
       'spyglass: brand create: --name needs a value (one that starts with "-" is given as --name=VALUE)\n',
     );
+    // A refused value leaves nothing behind: no data directory, no empty database.
+    const nowhere = await box.cli(["account", "create", "--email", "new@example.com", "--password", "short", "--data", "fresh-dir"]);
+    expect(nowhere.code).toBe(2);
+    expect(existsSync(join(box.dir, "fresh-dir"))).toBe(false);
     // help takes its topic before any option.
     const help = await box.cli(["help", "account", "create", "--data", "elsewhere"]);
     expect(help.code).toBe(0);

@@ -39,6 +39,14 @@ test("track names every engine whose api_key_env is unset, before any run", asyn
   expect(await app.db.get("SELECT count(*) AS n FROM tracking_runs")).toEqual({ n: 0 });
 });
 
+test("engines that read one unset variable are named together, the variable once", async () => {
+  const app = await testTrackingApp(engine("chatgpt", "CLI_TEST_UNSET_C") + engine("chat", "CLI_TEST_UNSET_C"));
+  const out = { stdout: { write: () => undefined } };
+  await expect(trackCommand(app, { json: false, out })).rejects.toThrow(
+    `${app.config.configFile}: engines[0] ("chatgpt") and engines[1] ("chat"): api_key_env names CLI_TEST_UNSET_C, which is not set in the environment; set it to the provider's API key and run spyglass track again`,
+  );
+});
+
 test("track exits 1 when an engine answered nothing, though the run completed with the other engine's answers", async () => {
   const working = startFakeOpenAI({ fallback: answer("Acme is fine.") });
   try {
