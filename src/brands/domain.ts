@@ -30,9 +30,15 @@ export function normalizeDomain(input: string, field = "domain"): string {
   host = host.replace(/\.$/, "").replace(/^www\./, "");
   if (host.length > 253 || !host.split(".").every((label) => LABEL.test(label))) throw invalid();
   const info = publicSuffixes().parse(host, { allowPrivateDomains: true });
-  if (info.isIp || info.hostname !== host || info.domain === null || !(info.isIcann || info.isPrivate)) {
-    throw invalid();
+  if (info.isIp || info.hostname !== host) throw invalid();
+  if (host.includes(".") && !(info.isIcann || info.isPrivate)) {
+    // A well-formed name whose ending is no public suffix (.example, .test, .local, .internal, a typo such as .comm).
+    throw new Invalid(
+      `${field}: "${truncate(input)}" does not end in a public domain ending (such as .com or .co.uk): AI answers cite sites on the public web; give a host such as example.com.`,
+      "invalid_domain",
+    );
   }
+  if (info.domain === null) throw invalid();
   return host;
 }
 

@@ -24,6 +24,12 @@ describe("normalizeDomain", () => {
       expect(() => normalizeDomain(bad)).toThrow(/^domain: /);
     }
     expect(() => normalizeDomain("nope", "domains[1]")).toThrow(/^domains\[1\]: "nope" is not a domain name/);
+    // A well-formed name outside the public web (a reserved or mistyped ending) says so.
+    for (const reserved of ["roadrunner.example", "shop.test", "intranet.local", "acme.comm"]) {
+      expect(() => normalizeDomain(`https://www.${reserved}/path`, "domains[0]")).toThrow(
+        `domains[0]: "https://www.${reserved}/path" does not end in a public domain ending (such as .com or .co.uk): AI answers cite sites on the public web; give a host such as example.com.`,
+      );
+    }
   });
 });
 

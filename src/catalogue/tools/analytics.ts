@@ -8,7 +8,7 @@ import { contentGaps, promptPerformance } from "../../analytics/prompts";
 import { searchQueries } from "../../analytics/search";
 import { topSources } from "../../analytics/sources";
 import { competitorRanking, visibilityOverview, visibilityTrend } from "../../analytics/visibility";
-import { listPublishedArticles } from "../../content/service";
+import { getArticle, listPublishedArticles } from "../../content/service";
 import { ANSWER_STATUSES } from "../../db/values";
 import { defineTool } from "../registry";
 import { ARTICLES_PLAN, articleLinks } from "../resources";
@@ -436,8 +436,10 @@ const getArticleImpact = defineTool({
   plan: "visibility",
   // The article resources need Autopilot: a Visibility key gets no link it could not follow.
   links: (output, ctx) => (planCovers(ctx.plan, ARTICLES_PLAN) ? output.articles.flatMap((a) => articleLinks(a.article)) : []),
-  handler: async (input, ctx) =>
-    await articleImpact(
+  handler: async (input, ctx) => {
+    // An id that is no article of the brand is not found (a draft, or one linked to no prompt, is listed as none).
+    if (input.article_id !== undefined) await getArticle(ctx.app.db, ctx.brand.id, input.article_id);
+    return await articleImpact(
       ctx.app,
       ctx.brand.id,
       (await listPublishedArticles(ctx.app.db, ctx.brand.id)).filter((a) => input.article_id === undefined || a.id === input.article_id),
@@ -446,7 +448,8 @@ const getArticleImpact = defineTool({
         limit: input.limit,
         offset: decodeOffset(input.cursor),
       },
-    ),
+    );
+  },
 });
 
 export const analyticsTools = [

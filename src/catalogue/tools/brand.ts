@@ -73,10 +73,10 @@ const updateBrandTool = defineTool({
   name: "update_brand",
   title: "Edit the brand",
   description:
-    "Use to correct the brand's name, its own domain (null removes it) or its aliases (other names and spellings, each 3+ characters; the list replaces the current one). Name and aliases decide which mentions count as the brand and the domain which citations are owned; stored answers are re-analysed with the change in the background. Returns the brand as it now stands.",
+    'Use to correct the brand\'s name, its own domain (null or "" removes it) or its aliases (other names and spellings, each 3+ characters; the list replaces the current one). Name and aliases decide which mentions count as the brand and the domain which citations are owned; stored answers are re-analysed with the change in the background. Returns the brand as it now stands.',
   input: z.strictObject({
     name: z.string().min(1).max(100).optional().describe("The brand's name as answers write it."),
-    domain: z.string().max(253).nullable().optional().describe("The brand's own site, such as example.com; null removes it."),
+    domain: z.string().max(253).nullable().optional().describe('The brand\'s own site, such as example.com; null (or "") removes it.'),
     aliases: z.array(z.string().min(3).max(100)).max(MAX_ALIASES).optional().describe("Other names or spellings; replaces the list."),
   }),
   output: z.object({ brand }),

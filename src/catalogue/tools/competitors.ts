@@ -33,7 +33,7 @@ const aliases = z
 const domains = z
   .array(z.string().min(1).max(253))
   .max(MAX_DOMAINS)
-  .describe("The competitor's sites, such as example.com (a URL is reduced to its host); replaces the current list.");
+  .describe("The competitor's sites, such as example.com (a URL is reduced to its host, without www.); replaces the current list.");
 const competitorId = idOf("competitor", "list_competitors");
 const REANALYSIS = "Stored answers are re-analysed with the change in the background.";
 
