@@ -48,13 +48,21 @@ export function promptTextKey(text: string): string {
   return text.trim().replace(/\s+/g, " ").toLowerCase();
 }
 
-/** ISO 3166-1 alpha-2, stored uppercase. */
+let regionNames: Intl.DisplayNames | null = null;
+
+/**
+ * ISO 3166-1 alpha-2, stored uppercase: a code the runtime's region data names (ICU's, which also
+ * knows UK and EU as people write them); two letters that name no region (ZZ, AA) are refused.
+ */
 export function normalizeCountry(value: string | null | undefined, field = "country"): string | null {
   if (value === null || value === undefined || value === "") return null;
-  if (!/^[a-z]{2}$/i.test(value)) {
+  const code = value.toUpperCase();
+  regionNames ??= new Intl.DisplayNames(["en"], { type: "region", fallback: "code" });
+  const name = /^[A-Z]{2}$/.test(code) ? regionNames.of(code) : undefined;
+  if (name === undefined || name === code || name === "Unknown Region") {
     throw new Invalid(`${field}: give a two-letter country code such as US or DE.`, "invalid_country");
   }
-  return value.toUpperCase();
+  return code;
 }
 
 /** A BCP 47 language tag such as en or pt-BR, stored with a lowercase language part. */

@@ -127,6 +127,10 @@ describe("creating", () => {
     expect(await refusal({ prompts: [{ text: "fine text", country: "USA" }] })).toContain(
       "prompts[0].country must be a two-letter country code",
     );
+    // Two letters that name no country.
+    expect(await refusal({ prompts: [{ text: "fine text", country: "zz" }] })).toBe(
+      "prompts[0].country: give a two-letter country code such as US or DE.",
+    );
     // Nothing of a refused call is stored.
     expect(texts((await call(a, "list_prompts")).data.prompts)).toEqual(["best Acme software for small teams"]);
   });
