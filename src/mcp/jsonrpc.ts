@@ -100,9 +100,30 @@ function paramsProblem(method: unknown, params: unknown): string | null {
   return unsafe ? unsafeTextSentence({ ...unsafe, path: unsafe.path ? `params.${unsafe.path}` : "params" }) : null;
 }
 
+const NOT_A_MESSAGE =
+  'Invalid Request: this is JSON but no JSON-RPC 2.0 message (an object with "jsonrpc": "2.0", a "method", and for a request an "id" that is a string or a number).';
+
+/**
+ * JSON that is no JSON-RPC 2.0 message at all: not an object, another version, neither a method nor
+ * a result or error, or a request whose id is null (MCP's ids are strings or numbers). It is -32600
+ * Invalid Request (the SDK's transport called it a -32700 parse error, which is for text that is no JSON).
+ */
+function notAMessage(message: unknown): boolean {
+  if (!isObject(message) || message.jsonrpc !== "2.0") return true;
+  if (typeof message.method === "string") return "id" in message && typeof message.id !== "string" && typeof message.id !== "number";
+  return !("result" in message || "error" in message);
+}
+
 /** The answer for one message, or null when the SDK may handle it. */
 function messageProblem(message: unknown): RpcAnswer | null {
-  // Anything but a request (notifications, responses, malformed messages) is left to the SDK.
+  if (notAMessage(message)) {
+    return {
+      jsonrpc: "2.0",
+      id: isObject(message) ? idOf(message) : null,
+      error: { code: ErrorCode.InvalidRequest, message: NOT_A_MESSAGE },
+    };
+  }
+  // Anything but a request (notifications, responses) is left to the SDK.
   if (!isObject(message) || typeof message.method !== "string" || !("id" in message)) return null;
   const params = message.params;
   if (message.method === "tools/call" && isObject(params) && typeof params.name === "string" && isObject(params.arguments)) {
@@ -142,5 +163,7 @@ export function checkJsonRpc(body: unknown): Refusal | null {
     };
   }
   const problem = messageProblem(body);
-  return problem ? { status: 200, body: problem } : null;
+  if (problem === null) return null;
+  // A body that is no message at all is the client's mistake at the HTTP level too.
+  return { status: notAMessage(body) ? 400 : 200, body: problem };
 }

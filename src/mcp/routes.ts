@@ -151,8 +151,20 @@ export function mcpApiRoutes(app: AppContext, catalog: ToolCatalog) {
     }
     return response;
   };
+  // A client configured with a near miss of the tool server's URL (/mcp, /api/mcp) is told the right one, where any other unknown path gets a plain "Not found".
+  const elsewhere = (request: Request) =>
+    json(404, {
+      error: `The tool server's URL ends in ${MCP_PATH}: ${app.config.publicUrl ?? new URL(request.url).origin}${MCP_PATH}`,
+      code: "not_found",
+    });
   // Every method: those other than POST are answered 405 (after the credential's check), not 404.
-  return { [MCP_PATH]: { POST: answer, GET: answer, DELETE: answer, PUT: answer, PATCH: answer, OPTIONS: answer } };
+  return {
+    [MCP_PATH]: { POST: answer, GET: answer, DELETE: answer, PUT: answer, PATCH: answer, OPTIONS: answer },
+    // No entries with a trailing slash: Bun's router keys a path with and without one alike (an
+    // entry for MCP_PATH with a slash took MCP_PATH's own requests).
+    "/mcp": elsewhere,
+    "/api/mcp": elsewhere,
+  };
 }
 
 /** Mounts the tool server's door onto the catalogue. */

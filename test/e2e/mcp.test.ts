@@ -424,6 +424,19 @@ describe("HTTP-level refusals, each leaving the server serving", () => {
     await stillServing();
   });
 
+  test("a near miss of the tool server's URL is told the right one", async () => {
+    for (const path of ["/mcp", "/api/mcp"]) {
+      const res = await fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: list });
+      expect({ path, status: res.status, body: await res.json() }).toEqual({
+        path,
+        status: 404,
+        body: { error: `The tool server's URL ends in /api/mcp/mcp: ${server.url}/api/mcp/mcp`, code: "not_found" },
+      });
+    }
+    // Any other unknown path stays a plain not found.
+    expect(await (await fetch(`${server.url}/api/nope`, { method: "POST" })).json()).toEqual({ error: "Not found", code: "not_found" });
+  });
+
   test("the SDK client fails to connect with a bad key", async () => {
     await expect(connect(server.url, `svc_live_${"B".repeat(43)}`)).rejects.toThrow();
   });

@@ -12,6 +12,7 @@ import { Conflict, NotFound } from "../../src/errors";
 import { observability } from "../../src/http/observability";
 import { createApiKey } from "../../src/keys/service";
 import { configureLog } from "../../src/log";
+import { checkJsonRpc } from "../../src/mcp/jsonrpc";
 import { isAllowedOrigin, ownOrigins } from "../../src/mcp/origin";
 import { mcpRoutes } from "../../src/mcp/routes";
 import { type TestApp, testApp, testConfig } from "../support/http";
@@ -350,6 +351,23 @@ describe("JSON-RPC conventions", () => {
     const res = await post(keys.visibility!, []);
     expect(res.status).toBe(400);
     expect(res.json).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request: the batch is empty." } });
+  });
+
+  test("JSON that is no JSON-RPC message is -32600 Invalid Request (a parse error is for text that is no JSON)", async () => {
+    for (const body of [
+      { foo: 1 },
+      { jsonrpc: "1.0", id: 1, method: "ping" },
+      { jsonrpc: "2.0", id: null, method: "ping" },
+      "just a string",
+      42,
+    ]) {
+      const res = await post(keys.visibility!, body);
+      expect({ body, status: res.status, code: res.json.error?.code }).toEqual({ body, status: 400, code: -32600 });
+      expect(res.json.error.message).toStartWith("Invalid Request: this is JSON but no JSON-RPC 2.0 message");
+    }
+    // A notification is a message still: the SDK takes it (202, no body).
+    expect(checkJsonRpc({ jsonrpc: "2.0", method: "notifications/initialized" })).toBeNull();
+    expect(checkJsonRpc({ jsonrpc: "2.0", id: 3, result: {} })).toBeNull();
   });
 
   test("a batch of one request is answered with an array of one response (JSON-RPC 2.0 §6), as a longer batch is", async () => {
