@@ -5,7 +5,9 @@ import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, newId } from "../ids";
 import { decodeCursor, page } from "../paging";
 
-export const TAG_NAME_MAX = 50;
+import { TAG_NAME_MAX } from "./limits";
+
+export { TAG_NAME_MAX };
 
 export interface TagView {
   id: string;

@@ -239,9 +239,20 @@ describe("many prompts", () => {
       .getByRole("alert")
       .filter({ hasText: "Nothing was added: a prompt has 3 to 500 characters; fix line 3 (too short), line 4 (504 characters)." })
       .waitFor();
-    page.off("request", count);
     expect(calls).toBe(0);
     await expect(page.getByLabel("Prompts", { exact: true }).inputValue()).resolves.toBe(typed);
+    // A tag over 50 characters is named as typed (the tool named it prompts[0].tags[1]), and nothing is sent.
+    const longTag = "enterprise buyers comparing analytics suites in EMEA";
+    await page.getByLabel("Prompts", { exact: true }).fill("a fine prompt about crm");
+    await page.getByLabel("Tags for all of them (optional)").fill(`pricing, ${longTag}`);
+    await page.getByRole("button", { name: "Add the prompts" }).click();
+    await page
+      .getByRole("alert")
+      .filter({ hasText: `Nothing was added: a tag has at most 50 characters; shorten “${longTag}” (${longTag.length} characters).` })
+      .waitFor();
+    page.off("request", count);
+    expect(calls).toBe(0);
+    await page.getByLabel("Tags for all of them (optional)").fill("");
     await page.getByLabel("Prompts", { exact: true }).fill("");
   });
 

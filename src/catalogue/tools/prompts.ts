@@ -1,5 +1,6 @@
 // Prompt tools (CONTRACT §4): the questions whose AI answers Spyglass tracks for the brand.
 import { z } from "zod";
+import { TAG_NAME_MAX, TAGS_PER_PROMPT } from "../../prompts/limits";
 import {
   archivePrompt,
   createPrompts,
@@ -9,7 +10,6 @@ import {
   PROMPTS_PER_CALL,
   updatePrompt,
 } from "../../prompts/service";
-import { TAG_NAME_MAX } from "../../prompts/tags";
 import { defineTool } from "../registry";
 import { CREATES, cursor, DELETES, idOf, limit, nextCursor, READ_ONLY, timestamp, UPDATES } from "./common";
 
@@ -28,7 +28,10 @@ const text = z
   .min(PROMPT_TEXT_MIN)
   .max(PROMPT_TEXT_MAX)
   .describe(`The question as a user would ask an AI assistant, ${PROMPT_TEXT_MIN}-${PROMPT_TEXT_MAX} characters.`);
-const tags = z.array(z.string().min(1).max(TAG_NAME_MAX)).max(20).describe("Tag names; tags that do not exist yet are created.");
+const tags = z
+  .array(z.string().min(1).max(TAG_NAME_MAX))
+  .max(TAGS_PER_PROMPT)
+  .describe("Tag names; tags that do not exist yet are created.");
 const country = z
   .string()
   .regex(/^[A-Za-z]{2}$/, "must be a two-letter country code such as US or DE")

@@ -4,7 +4,7 @@ import { useState } from "preact/hooks";
 import { PROMPT_TEXT_MAX, PROMPT_TEXT_MIN } from "../../../../prompts/limits";
 import { api } from "../../api";
 import { Button, Field, Notice } from "../../components/ui";
-import { Failure, PER_CALL, parseTags } from "./shared";
+import { Failure, PER_CALL, parseTags, TAGS_HINT, tagsProblem } from "./shared";
 
 function lengthSentence(wrong: Array<{ line: number; text: string }>): string {
   const named = wrong
@@ -42,6 +42,13 @@ export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => 
     }
     const lines = numbered.map((l) => l.text);
     const tagNames = parseTags(tags);
+    const tagTrouble = tagsProblem(tagNames);
+    if (tagTrouble) {
+      setProblem(`Nothing was added: ${tagTrouble.charAt(0).toLowerCase()}${tagTrouble.slice(1)}`);
+      setResult(null);
+      setFailure(null);
+      return;
+    }
     setBusy(true);
     setFailure(null);
     setResult(null);
@@ -92,7 +99,7 @@ export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => 
           />
         )}
       </Field>
-      <Field label="Tags for all of them (optional)" hint="Separated by commas; tags that do not exist yet are created.">
+      <Field label="Tags for all of them (optional)" hint={`${TAGS_HINT}; tags that do not exist yet are created.`}>
         {(p) => <input {...p} value={tags} placeholder="pricing, comparison" onInput={(e) => setTags(e.currentTarget.value)} />}
       </Field>
       <div class="field-row">

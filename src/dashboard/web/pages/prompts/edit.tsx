@@ -2,8 +2,8 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api";
 import { useEditForm } from "../../components/in-place";
-import { Button, Field } from "../../components/ui";
-import { Failure, type Prompt, parseTags, short } from "./shared";
+import { Button, Field, Notice } from "../../components/ui";
+import { Failure, type Prompt, parseTags, short, TAGS_HINT, tagsProblem } from "./shared";
 
 export function EditPrompt({
   brandId,
@@ -22,9 +22,14 @@ export function EditPrompt({
   const [language, setLanguage] = useState(prompt.language ?? "");
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<unknown>(null);
+  // What was typed that the tool would refuse, found before anything is sent.
+  const [problem, setProblem] = useState<string | null>(null);
   const form = useEditForm(onCancel);
   const save = async (event: Event) => {
     event.preventDefault();
+    const trouble = tagsProblem(parseTags(tags));
+    setProblem(trouble);
+    if (trouble) return;
     setBusy(true);
     setFailure(null);
     try {
@@ -46,7 +51,7 @@ export function EditPrompt({
       <Field label="Prompt text">
         {(p) => <textarea {...p} ref={form.first} rows={2} required value={text} onInput={(e) => setText(e.currentTarget.value)} />}
       </Field>
-      <Field label="Tags" hint="Separated by commas; replaces the prompt's tags.">
+      <Field label="Tags" hint={`${TAGS_HINT}; replaces the prompt's tags.`}>
         {(p) => <input {...p} value={tags} onInput={(e) => setTags(e.currentTarget.value)} />}
       </Field>
       <div class="field-row">
@@ -57,6 +62,7 @@ export function EditPrompt({
           {(p) => <input {...p} size={8} value={language} onInput={(e) => setLanguage(e.currentTarget.value)} />}
         </Field>
       </div>
+      {problem !== null && <Notice kind="error">{problem}</Notice>}
       {failure !== null && <Failure failure={failure} />}
       <div class="actions">
         <Button type="submit" variant="primary" disabled={busy}>

@@ -1,7 +1,7 @@
 // What the Prompts page's parts share: the types from the catalogue, the tag list's parsing, the
 // short form of a prompt for names and confirmations, and how a failure is shown.
 import { type ToolOutput } from "../../../../catalogue/types";
-import { PROMPTS_PER_CALL } from "../../../../prompts/limits";
+import { PROMPTS_PER_CALL, TAG_NAME_MAX, TAGS_PER_PROMPT } from "../../../../prompts/limits";
 import { errorMessage } from "../../api";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { Notice } from "../../components/ui";
@@ -19,6 +19,20 @@ export function parseTags(text: string): string[] {
     .split(",")
     .map((s) => s.trim())
     .filter(Boolean);
+}
+
+/** The hint beside a tags field. */
+export const TAGS_HINT = `Separated by commas, up to ${TAG_NAME_MAX} characters each (${TAGS_PER_PROMPT} tags at most)`;
+
+/** Why the tags typed would be refused, in words about what was typed; null when they fit. */
+export function tagsProblem(names: string[]): string | null {
+  const long = names.filter((name) => name.length > TAG_NAME_MAX);
+  if (long.length > 0) {
+    const named = long.map((name) => `“${short(name)}” (${name.length} characters)`).join(", ");
+    return `A tag has at most ${TAG_NAME_MAX} characters; shorten ${named}.`;
+  }
+  if (names.length > TAGS_PER_PROMPT) return `A prompt has at most ${TAGS_PER_PROMPT} tags; ${names.length} were given.`;
+  return null;
 }
 
 /** A short form of a prompt's text for buttons' names and confirmations. */
