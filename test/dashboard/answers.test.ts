@@ -274,8 +274,12 @@ describe("answers", () => {
     const firstRow = page.locator("table.answers-table tbody tr").first();
     const cells = () => firstRow.locator("td").allTextContents();
     expect((await eventually(cells, (v) => v[0] === label)).slice(0, 2)).toEqual([label, "Answered"]);
+    // Each row's link is named by its date, engine and prompt (a screen reader's list of links tells them apart).
+    const link = page.locator("table.answers-table tbody tr th a").first();
+    const name = (await link.getAttribute("aria-label")) ?? "";
+    expect(name).toStartWith(`${await link.textContent()}: ${label}'s answer to “`);
     // The newest answer is the hostile one.
-    await page.locator("table.answers-table tbody tr th a").first().click();
+    await link.click();
     await page.waitForURL(/\/answers\/[^/?]+$/);
     await page.locator(".answer-text").waitFor();
     expect(await page.locator(".answer-facts dd").first().textContent()).toBe(label);

@@ -89,6 +89,8 @@ async function promptTexts(brandId: string): Promise<Map<string, string>> {
   return new Map((await allPrompts(brandId)).map((p) => [p.id, p.text]));
 }
 
+const shortText = (text: string) => (text.length > 60 ? `${text.slice(0, 57)}…` : text);
+
 /** A table of answers read through list_answers with the given input, newest first. */
 export function AnswerTable({
   brandId,
@@ -141,7 +143,13 @@ export function AnswerTable({
             {list.items.map((a) => (
               <tr key={a.id} data-answer-id={a.id}>
                 <th scope="row">
-                  <a href={answerHref(brandId, a.id)}>{formatDate(a.created_at)}</a>
+                  {/* Named by more than its date (the visible text, first): a screen reader's list of links tells the rows apart. */}
+                  <a
+                    href={answerHref(brandId, a.id)}
+                    aria-label={`${formatDate(a.created_at)}: ${engineLabel(a.engine)}'s answer${a.prompt_text ? ` to “${shortText(a.prompt_text)}”` : ""}`}
+                  >
+                    {formatDate(a.created_at)}
+                  </a>
                 </th>
                 <td>{engineLabel(a.engine)}</td>
                 <td>{answerStatusLabel(a.status)}</td>

@@ -89,7 +89,11 @@ export function Gaps({ brandId }: { brandId: string }) {
         <LoadFailed error={list.error} failure={list.failure} retry={list.reload} />
       ) : list.loaded && list.items.length === 0 ? (
         <EmptyState title="No content gap in this period">
-          <p>Every prompt where a competitor is named names the brand too, or there are no answers yet.</p>
+          <p>
+            A gap is a prompt whose answers name a competitor and never the brand. None is found when every such prompt names the brand too,
+            or when there is nothing to compare yet: no competitor on the <a href={brandPath(brandId, "/competitors")}>Competitors</a> page,
+            or no answer in the period (<a href={brandPath(brandId, "/tracking")}>Tracking</a> shows the runs).
+          </p>
         </EmptyState>
       ) : (
         <ol class="gap-list">

@@ -116,7 +116,7 @@ export function TrendSection({
                 <thead>
                   <tr>
                     <th scope="col">{interval === "week" ? "Week of" : "Day"}</th>
-                    <th scope="col">Answers</th>
+                    <th scope="col">Valid answers</th>
                     <th scope="col">Visibility</th>
                     <th scope="col">95% interval</th>
                     <th scope="col">Share of voice</th>

@@ -88,7 +88,8 @@ export function Prompts({ brandId }: { brandId: string }) {
         <EmptyState title="No prompts yet">
           <p>
             A prompt is a question people ask an AI assistant when they look for what the brand offers, such as “best CRM for small
-            agencies” or “which CRM integrates with Gmail?”. Add a few below, one per line; they are asked at the next tracking run.
+            agencies” or “which CRM integrates with Gmail?”. Add a few below, one per line; every tracking run asks them (the{" "}
+            <a href={brandPath(brandId, "/tracking")}>Tracking</a> page says which engines and when).
           </p>
           <p>
             Prompts you archived are kept: <a href={`${brandPath(brandId, "/prompts")}?archived=1`}>show the archived prompts</a>.
