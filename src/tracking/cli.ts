@@ -6,7 +6,14 @@ import { ConfigError } from "../config";
 import { type AppContext } from "../context";
 import { forecast, forecastText } from "./forecast";
 import { markInterruptedRuns } from "./runner";
-import { enginesWithoutKey, logRunEnd, type RunView, runTracking, stopTracking, trackableBrandIds } from "./service";
+import {
+  silentEngines as enginesAnsweringNothing,
+  enginesWithoutKey,
+  type RunView,
+  runTracking,
+  stopTracking,
+  trackableBrandIds,
+} from "./service";
 
 export interface CliOutput {
   stdout: NodeJS.WriteStream | { write(text: string): unknown; isTTY?: boolean };
@@ -61,7 +68,7 @@ export async function trackCommand(
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   const runs: RunView[] = [];
-  let silentEngines = false;
+  let anEngineAnsweredNothing = false;
   const tty = stdout.isTTY === true && !opts.json;
   try {
     for (const brandId of brandIds) {
@@ -91,7 +98,7 @@ export async function trackCommand(
         },
       }).finally(() => bar?.stop());
       runs.push(run);
-      if (logRunEnd(run, brand.name).length > 0) silentEngines = true;
+      if (enginesAnsweringNothing(run).length > 0) anEngineAnsweredNothing = true;
       if (!opts.json) stdout.write(`${runSummary(run, brand.name, (performance.now() - started) / 1000)}\n`);
     }
   } finally {
@@ -103,7 +110,7 @@ export async function trackCommand(
   if (opts.json) stdout.write(`${JSON.stringify(runs)}\n`);
   if (stopping) return 130;
   // A run in which an engine answered nothing is a failure for a cron job's alerting too.
-  return runs.some((r) => r.status !== "completed") || silentEngines ? 1 : 0;
+  return runs.some((r) => r.status !== "completed") || anEngineAnsweredNothing ? 1 : 0;
 }
 
 /**

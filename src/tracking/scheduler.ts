@@ -1,11 +1,10 @@
 // Scheduled tracking: on `[tracking] schedule` (cron, UTC) every trackable brand is run in turn.
 // croner's `protect` skips a tick while the previous one is still going, so ticks never pile up.
 import { Cron } from "croner";
-import { getBrand } from "../brands/service";
 import { type AppContext } from "../context";
 import { AppError } from "../errors";
 import { log } from "../log";
-import { enginesWithoutKey, logRunEnd, runTracking, trackableBrandIds } from "./service";
+import { enginesWithoutKey, runTracking, trackableBrandIds } from "./service";
 
 export interface Scheduler {
   nextRun(): Date | null;
@@ -32,8 +31,8 @@ export function startScheduler(app: AppContext): Scheduler | null {
   const tick = async (slot?: string): Promise<void> => {
     for (const brandId of await trackableBrandIds(app)) {
       try {
-        const run = await runTracking(app, brandId, { trigger: "schedule", ...(slot ? { slot } : {}) });
-        logRunEnd(run, (await getBrand(app.db, brandId)).name);
+        // Its end is logged by the run itself (startTracking).
+        await runTracking(app, brandId, { trigger: "schedule", ...(slot ? { slot } : {}) });
       } catch (error) {
         // Already running (a manual run) or nothing to track: skip this brand until the next tick.
         if (error instanceof AppError) log.info("scheduled tracking skipped a brand", { brand: brandId, reason: error.message });

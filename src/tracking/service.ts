@@ -2,7 +2,7 @@
 // end), its status and schedule, run records, storing answers, re-analysis, and the shutdown hook.
 import { Cron } from "croner";
 import { listPaidAccountIds } from "../accounts/service";
-import { listBrandIdsOfAccounts } from "../brands/service";
+import { getBrand, listBrandIdsOfAccounts } from "../brands/service";
 import { type Config } from "../config";
 import { type AppContext } from "../context";
 import { type Db } from "../db/client";
@@ -83,7 +83,18 @@ export async function startTracking(
   request: RunRequest,
 ): Promise<{ run: RunView; done: Promise<RunView> }> {
   const started = await app.tracking.runner.start(brandId, request);
-  return { run: await getRun(app, brandId, started.runId), done: started.done.then(() => getRun(app, brandId, started.runId)) };
+  // Whoever started it (the schedule, spyglass track, run_tracking from a client or the dashboard),
+  // its end is in the log, at warn when it failed or an engine answered nothing.
+  const done = started.done.then(async () => {
+    const run = await getRun(app, brandId, started.runId);
+    try {
+      logRunEnd(run, (await getBrand(app.db, brandId)).name);
+    } catch {
+      // The brand was deleted with its runs meanwhile, or the database closed for a stop: nothing to say.
+    }
+    return run;
+  });
+  return { run: await getRun(app, brandId, started.runId), done };
 }
 
 /** Runs to the end and returns the final record (`completed`, `failed` or `interrupted`). */
@@ -145,13 +156,17 @@ export async function lastRun(app: AppContext, brandId: string): Promise<RunView
   return row ? view(app, row) : null;
 }
 
+/** The engines of a run whose every answer was an error (a revoked provider key, a model that no longer exists). */
+export function silentEngines(run: RunView): EngineAnswers[] {
+  return run.by_engine.filter((e) => e.error > 0 && e.ok + e.empty + e.refusal === 0);
+}
+
 /**
- * What an operator needs to know of a run that ended, in the log: a failed run or an engine whose
- * every answer was an error (a revoked provider key, a model that no longer exists) at warn, with
- * the first error's reason; anything else at info. Returns the engines that answered nothing.
+ * What an operator needs to know of a run that ended, in the log: a failed run or an engine that
+ * answered nothing at warn, with the first error's reason; anything else at info.
  */
-export function logRunEnd(run: RunView, brandName: string): string[] {
-  const silent = run.by_engine.filter((e) => e.error > 0 && e.ok + e.empty + e.refusal === 0);
+function logRunEnd(run: RunView, brandName: string): void {
+  const silent = silentEngines(run);
   const fields = {
     brand: run.brand_id,
     brand_name: brandName,
@@ -179,7 +194,6 @@ export function logRunEnd(run: RunView, brandName: string): string[] {
   } else {
     log.info("tracking run ended", fields);
   }
-  return silent.map((e) => e.engine);
 }
 
 /** Brands the scheduler and `spyglass track` cover: on a paid plan, with at least one active prompt (the demo's left out). */

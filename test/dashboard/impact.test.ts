@@ -59,7 +59,10 @@ test("the demo article: the tool's before/after figures, the verdict in words, c
   const cells = row.getByRole("cell");
   await expect(cells.nth(0).textContent()).resolves.toContain(pct(item.visibility.before.rate));
   await expect(cells.nth(0).textContent()).resolves.toContain(`${item.visibility.before.successes}/${item.visibility.before.n}`);
-  await expect(cells.nth(0).textContent()).resolves.toContain(`95% ${pct(item.visibility.before.low)}–${pct(item.visibility.before.high)}`);
+  // Written as every page writes an interval.
+  await expect(cells.nth(0).textContent()).resolves.toContain(
+    `95% interval ${pct(item.visibility.before.low).replace("%", "")}–${pct(item.visibility.before.high)}`,
+  );
   await expect(cells.nth(1).textContent()).resolves.toContain(pct(item.visibility.after.rate));
   await expect(cells.nth(1).textContent()).resolves.toContain(`${item.visibility.after.successes}/${item.visibility.after.n}`);
   await expect(cells.nth(2).textContent()).resolves.toContain("up");

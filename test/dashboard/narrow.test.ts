@@ -80,6 +80,24 @@ describe("at 390 px", () => {
     await page.setViewportSize({ width: 390, height: 844 });
   });
 
+  test("the answers and sources tables are cards: every row's figures are on the screen, each named", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const [path, table, label] of [
+      ["/answers", "table.answers-table", "Brand mentioned"],
+      ["/sources", "table.sources-table", "Citation share"],
+    ] as const) {
+      await page.goto(d.url(`/brands/${brandId}${path}`));
+      const cell = page.locator(`${table} tbody tr`).first().locator(`td[data-label="${label}"]`);
+      await cell.waitFor();
+      const box = (await cell.boundingBox())!;
+      expect({ path, right: box.x + box.width <= 390, left: box.x >= 0 }).toEqual({ path, right: true, left: true });
+      expect(await cell.evaluate((td) => getComputedStyle(td, "::before").content)).toContain(label);
+      expect(await sidewaysOverflow()).toBe(0);
+    }
+    await photograph(page, "narrow-answers-cards");
+    await page.setViewportSize({ width: 390, height: 844 });
+  });
+
   test("a tag name of 50 characters does not widen the overview past the screen", async () => {
     const name = "Enterprise buyers comparing analytics suites, EMEA";
     expect([...name].length).toBe(50);

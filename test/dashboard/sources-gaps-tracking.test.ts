@@ -302,6 +302,14 @@ max_retries = 0
       .getByRole("row", { name: /Engine without a key/ })
       .getByText("environment variable UNSET_KEY_FOR_TEST is not set")
       .waitFor();
+    // Said in words above the table too, with the reason: a run "Completed" must not hide an engine that answered nothing.
+    await page
+      .getByRole("alert")
+      .filter({ hasText: "Engine without a key answered nothing in this run: every answer was an error (first: “" })
+      .filter({ hasText: "UNSET_KEY_FOR_TEST" })
+      .waitFor();
+    // The server's log says so too, at warn, for a run started from the dashboard.
+    expect(d.server.logs()).toContain('"level":"warn","msg":"tracking run: engine \\"nokey\\" answered nothing');
     expect(await page.locator(".run-facts").textContent()).toContain("(Run now or an AI client)");
     expect(await page.locator(".run-facts").textContent()).toContain(
       `${run.answers.ok} answered, 0 empty, 0 refused, ${run.answers.error} errors`,

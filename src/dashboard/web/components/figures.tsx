@@ -13,13 +13,19 @@ export function percent(value: number | null): string {
   return value === null ? "—" : `${(value * 100).toFixed(1)}%`;
 }
 
+/** A 95% interval as every page writes it ("95% interval 40.1–44.5%"), or "" without one. */
+export function intervalText(low: number | null, high: number | null): string {
+  if (low === null || high === null) return "";
+  return `95% interval ${(low * 100).toFixed(1)}–${(high * 100).toFixed(1)}%`;
+}
+
 export function Rate({ value }: { value: RateFigure }) {
   return (
     <span class="rate">
       <span class="rate-value">{percent(value.rate)}</span>{" "}
       <small class="rate-detail">
         n = {value.n}
-        {value.low !== null && value.high !== null ? `, 95% ${percent(value.low)}–${percent(value.high)}` : ""}
+        {value.low !== null && value.high !== null ? `, ${intervalText(value.low, value.high)}` : ""}
       </small>
     </span>
   );

@@ -142,7 +142,7 @@ export function TrendChart({ dates, series, height = 260 }: { dates: string[]; s
             ...axis,
             // Up to the top of the scale, which is always labelled.
             splits: (_u, _axis, _min, max) => Array.from({ length: max / yStep(max) + 1 }, (_, i) => i * yStep(max)),
-            values: (_u, ticks) => ticks.map((t) => `${t} %`),
+            values: (_u, ticks) => ticks.map((t) => `${t}%`),
             size: 56,
           },
         ],

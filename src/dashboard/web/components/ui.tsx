@@ -265,5 +265,13 @@ export function PageHeading({ title, children }: { title: string; children?: Com
 
 export function formatDate(iso: string | null): string {
   if (!iso) return "never";
-  return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  // With its time zone: the analytics' days are UTC days, and a time without a zone misleads across them.
+  return new Date(iso).toLocaleString(undefined, {
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+    hour: "numeric",
+    minute: "2-digit",
+    timeZoneName: "short",
+  });
 }

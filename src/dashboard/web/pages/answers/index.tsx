@@ -127,7 +127,7 @@ export function AnswerTable({
   return (
     <>
       <div class="table-wrap">
-        <table class="answers-table">
+        <table class="answers-table cards-narrow">
           <caption class="visually-hidden">Answers, newest first</caption>
           <thead>
             <tr>
@@ -151,12 +151,13 @@ export function AnswerTable({
                     {formatDate(a.created_at)}
                   </a>
                 </th>
-                <td>{engineLabel(a.engine)}</td>
-                <td>{answerStatusLabel(a.status)}</td>
-                <td>{a.mentioned ? "Yes" : "No"}</td>
-                <td>{a.position ?? "–"}</td>
+                <td data-label="Engine">{engineLabel(a.engine)}</td>
+                <td data-label="Status">{answerStatusLabel(a.status)}</td>
+                {/* An answer that could not be read is neither (METRICS.md: never "not mentioned"). */}
+                <td data-label="Brand mentioned">{a.status !== "ok" ? "–" : a.mentioned ? "Yes" : "No"}</td>
+                <td data-label="Position">{a.position ?? "–"}</td>
                 {showPrompt && (
-                  <td class="answer-prompt">
+                  <td class="answer-prompt" data-label="Prompt">
                     <a href={`${brandPath(brandId, `/performance/${encodeURIComponent(a.prompt_id)}`)}`}>{a.prompt_text || a.prompt_id}</a>
                   </td>
                 )}

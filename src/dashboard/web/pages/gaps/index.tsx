@@ -29,7 +29,9 @@ export function outlineOf(gap: Gap): { title: string; markdown: string } {
     ...(gap.competitors.length ? gap.competitors.map((c) => `- ${c.name} (${c.answers} answers)`) : ["- none recorded"]),
     "",
     "## Sources the engines cite (research these)",
-    ...(gap.top_domains.length ? gap.top_domains.map((d) => `- ${d.domain} (${d.citations} citations)`) : ["- none recorded"]),
+    ...(gap.top_domains.length
+      ? gap.top_domains.map((d) => `- ${d.domain} (${d.citations} citation${d.citations === 1 ? "" : "s"})`)
+      : ["- none recorded"]),
   ];
   return { title, markdown: lines.join("\n") };
 }
@@ -122,7 +124,10 @@ export function Gaps({ brandId }: { brandId: string }) {
                     <ul>
                       {gap.top_domains.map((d) => (
                         <li key={d.domain}>
-                          <span class="mono">{d.domain}</span> <span class="muted">({d.citations} citations)</span>
+                          <span class="mono">{d.domain}</span>{" "}
+                          <span class="muted">
+                            ({d.citations} citation{d.citations === 1 ? "" : "s"})
+                          </span>
                         </li>
                       ))}
                     </ul>

@@ -9,6 +9,7 @@ import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { api } from "../../api";
 import { DownloadCsv } from "../../components/download-csv";
+import { intervalText } from "../../components/figures";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -42,12 +43,7 @@ function RateCell({ r }: { r: Rate }) {
       <span class="figure">{percent(r.rate)}</span>{" "}
       <small class="muted">
         {r.successes}/{r.n}
-        {r.low !== null && r.high !== null && (
-          <>
-            {" "}
-            · 95% {percent(r.low)}–{percent(r.high)}
-          </>
-        )}
+        {r.low !== null && r.high !== null && <> · {intervalText(r.low, r.high)}</>}
       </small>
     </td>
   );

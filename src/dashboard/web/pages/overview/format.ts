@@ -1,5 +1,6 @@
 // How the overview shows the tools' figures: rounded for reading, never recomputed.
 import { type ToolOutput } from "../../../../catalogue/types";
+import { intervalText } from "../../components/figures";
 
 export type Overview = ToolOutput<"get_visibility_overview">;
 export type PeriodRate = Overview["visibility"];
@@ -17,8 +18,7 @@ export function percent(rate: number | null): string {
 
 /** The 95% interval in percent ("95% interval 40.1–44.5%"), or "" without one. */
 export function interval(r: Rate): string {
-  if (r.low === null || r.high === null) return "";
-  return `95% interval ${(r.low * 100).toFixed(1)}–${(r.high * 100).toFixed(1)}%`;
+  return intervalText(r.low, r.high);
 }
 
 /** The 95% interval alone ("40.1–44.5%"), for a table whose header names it. */

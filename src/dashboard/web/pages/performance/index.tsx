@@ -6,6 +6,7 @@ import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { api } from "../../api";
 import { DownloadCsv } from "../../components/download-csv";
+import { intervalText } from "../../components/figures";
 import { type AnalyticsFilter, FilterBar, filterQuery, useAnalyticsFilter } from "../../components/filters";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
@@ -31,7 +32,7 @@ export function RateCell({ rate }: { rate: Rate }) {
       <small class="figure-detail">
         {" "}
         n = {rate.n}
-        {rate.low !== null && rate.high !== null && `, 95% ${percent(rate.low)}–${percent(rate.high)}`}
+        {rate.low !== null && rate.high !== null && `, ${intervalText(rate.low, rate.high)}`}
       </small>
     </>
   );

@@ -152,7 +152,7 @@ export function Sources({ brandId }: { brandId: string }) {
         </EmptyState>
       ) : (
         <div class="table-wrap">
-          <table class="sources-table" aria-busy={!list.loaded}>
+          <table class="sources-table cards-narrow" aria-busy={!list.loaded}>
             <caption class="offscreen">Cited sources by {level}</caption>
             <thead>
               <tr>
@@ -179,12 +179,14 @@ export function Sources({ brandId }: { brandId: string }) {
                       </a>
                     </div>
                   </th>
-                  <td>{s.citations}</td>
-                  <td>
+                  <td data-label="Citations">{s.citations}</td>
+                  <td data-label="Citation share">
                     <Rate value={s.citation_share} />
                   </td>
-                  {level !== "url" && <td>{s.answers}</td>}
-                  <td class="nowrap">{s.owned ? <span class="badge badge-owned">Owned</span> : "Not owned"}</td>
+                  {level !== "url" && <td data-label="Answers citing">{s.answers}</td>}
+                  <td class="nowrap" data-label="Owned">
+                    {s.owned ? <span class="badge badge-owned">Owned</span> : "Not owned"}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -146,6 +146,8 @@ export function Tracking({ brandId }: { brandId: string }) {
     );
   const data = status.data;
   const run = data?.last_run ?? null;
+  // Engines of the last run whose every answer was an error (a revoked key): said in words, not only in the table.
+  const silent = (run?.by_engine ?? []).filter((e) => e.error > 0 && e.ok + e.empty + e.refusal === 0).map((e) => e.engine);
   const progress = run
     ? `${RUN_STATUS[run.status] ?? run.status}: ${run.answers_done} of ${run.answers_planned} answers stored (${run.answers.ok} answered, ${run.answers.empty} empty, ${run.answers.refusal} refused, ${run.answers.error} errors).`
     : "";
@@ -269,9 +271,16 @@ export function Tracking({ brandId }: { brandId: string }) {
             ) : (
               <p class="muted">No run yet.</p>
             )}
+            {run && run.status !== "running" && silent.length > 0 && (
+              <Notice kind="error">
+                {silent.map(engineLabel).join(", ")} answered nothing in this run: every answer was an error (first: “
+                {run.by_engine.find((e) => e.engine === silent[0])?.first_error ?? "unknown"}”). Check the engine's API key and model in
+                spyglass.toml; its figures have no answers from this run.
+              </Notice>
+            )}
             {run && run.by_engine.length > 0 && (
               <div class="table-wrap">
-                <table class="run-engines-table">
+                <table class="run-engines-table cards-narrow">
                   <caption class="offscreen">Answers of the last run by engine</caption>
                   <thead>
                     <tr>
@@ -287,11 +296,13 @@ export function Tracking({ brandId }: { brandId: string }) {
                     {run.by_engine.map((e) => (
                       <tr key={e.engine}>
                         <th scope="row">{engineLabel(e.engine)}</th>
-                        <td>{e.ok}</td>
-                        <td>{e.empty}</td>
-                        <td>{e.refusal}</td>
-                        <td>{e.error}</td>
-                        <td class="run-error">{e.first_error ?? "—"}</td>
+                        <td data-label="Answered">{e.ok}</td>
+                        <td data-label="Empty">{e.empty}</td>
+                        <td data-label="Refused">{e.refusal}</td>
+                        <td data-label="Errors">{e.error}</td>
+                        <td class="run-error" data-label="First error">
+                          {e.first_error ?? "—"}
+                        </td>
                       </tr>
                     ))}
                   </tbody>
