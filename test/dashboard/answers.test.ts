@@ -327,6 +327,15 @@ describe("answers", () => {
     expect(new Set(texts)).toEqual(new Set([first.text]));
   });
 
+  test("an answer that could not be read is neither mentioning nor not mentioning the brand: '–', never 'No'", async () => {
+    const unread = await tool<{ answers: Array<{ id: string; status: string }> }>("list_answers", { status: "empty", limit: 1 });
+    expect(unread.answers.length).toBe(1);
+    await page.goto(d.url(`/brands/${brandId}/answers?status=empty`));
+    const cell = page.locator("table.answers-table tbody tr").first().locator('td[data-label="Brand mentioned"]');
+    await cell.waitFor();
+    expect(await cell.textContent()).toBe("–");
+  });
+
   test("the answers filters are in the URL", async () => {
     await page.goto(d.url(`/brands/${brandId}/answers`));
     await page.locator("table.answers-table tbody tr").first().waitFor();
