@@ -38,7 +38,7 @@ export class WriterFailed extends AppError {
     super(
       502,
       "writer_failed",
-      `The writer model did not produce an article (${reason}); try again, or write it yourself with create_article.`,
+      `The writer model did not produce an article (${reason}); try again, or write the article yourself (New article in the dashboard, create_article from an AI client).`,
     );
   }
 }

@@ -129,7 +129,7 @@ export async function complete(
     } catch (error) {
       latency = now() - started;
       if (opts.signal?.aborted) return failure(config, "aborted", latency, attempt);
-      reason = timedOut ? `timeout after ${timeoutMs} ms` : shorten(redact(`network error: ${errorText(error)}`));
+      reason = timedOut ? `timeout after ${timeoutMs} ms` : shorten(redact(networkReason(request.url, error)));
       retryable = true;
     } finally {
       clearTimeout(timer);
@@ -224,4 +224,35 @@ export function redactKey(text: string, apiKey: string | null): string {
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+// The runtime's codes for a request that never reached a provider, in words that name what to check.
+const NETWORK_CODES: Record<string, string> = {
+  ECONNREFUSED: "the connection was refused (nothing listens there)",
+  ConnectionRefused: "the connection was refused (nothing listens there)",
+  ENOTFOUND: "the host name does not resolve",
+  EAI_AGAIN: "the host name could not be resolved (DNS)",
+  ECONNRESET: "the connection was reset",
+  ConnectionClosed: "the connection was closed before an answer",
+  ETIMEDOUT: "the connection timed out",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "its TLS certificate is not trusted",
+  CERT_HAS_EXPIRED: "its TLS certificate has expired",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "its TLS certificate is self-signed",
+};
+
+/**
+ * Why a request never got an answer, naming the host it was sent to (base_url in spyglass.toml) and
+ * the cause in words; Bun's own sentence ("Unable to connect. Is the computer able to access the
+ * url?") names neither.
+ */
+function networkReason(url: string, error: unknown): string {
+  const code = (error as { code?: string } | undefined)?.code;
+  let host = url;
+  try {
+    host = new URL(url).host;
+  } catch {
+    // The URL came from the configuration, which validated it; keep it as it is.
+  }
+  const cause = (code && NETWORK_CODES[code]) ?? errorText(error);
+  return `could not reach ${host} (base_url in spyglass.toml): ${cause}`;
 }

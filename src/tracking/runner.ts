@@ -947,7 +947,7 @@ async function insertTasks(tx: Queries, runId: string, brandId: string, tasks: A
 
 function alreadyRunning(runId: string): Conflict {
   return new Conflict(
-    `A tracking run is already under way for this brand (${runId}); wait for it to finish (get_tracking_status).`,
+    `A tracking run is already under way for this brand (${runId}); wait for it to finish (the dashboard's Tracking page, or get_tracking_status from an AI client, shows its progress).`,
     "run_in_progress",
   );
 }

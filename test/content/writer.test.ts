@@ -170,6 +170,8 @@ describe("generate_article with an OpenAI-compatible writer", () => {
       const key = await apiKeyFor(w, w.brand.id);
       const outcome = await callTool(w, key, "generate_article", { topic: "anything at all" });
       expect(outcome.error).toContain("The writer model did not produce an article (HTTP 500: upstream exploded)");
+      // What to do instead, for a person in the dashboard as for an AI client.
+      expect(outcome.error).toContain("write the article yourself (New article in the dashboard, create_article from an AI client)");
       expect(outcome.error).toContain("create_article");
       expect((await callTool(w, key, "list_articles")).data.articles).toEqual([]);
     } finally {

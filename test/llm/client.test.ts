@@ -175,7 +175,10 @@ describe("OpenAI-compatible engines", () => {
     await fake.stop();
     const result = await createEngineClient(config, recordingOptions()).ask("q");
     expect(result.status).toBe("error");
-    expect(result.error).toStartWith("network error");
+    // Named by the host it was sent to and the cause in words, not the runtime's own sentence.
+    expect(result.error).toBe(
+      `could not reach ${new URL(config.base_url).host} (base_url in spyglass.toml): the connection was refused (nothing listens there)`,
+    );
     expect(result.attempts).toBe(2);
   });
 

@@ -247,7 +247,9 @@ describe("limits, overlap, interruption", () => {
          VALUES (?, ?, 'running', 'cli', 2, 'inst_elsewhere', ?, ?)`,
       ["run_elsewhere", s.brandId, Date.now() + 60_000, Date.now()],
     );
-    await expect(startTracking(app, s.brandId, { trigger: "cli" })).rejects.toThrow(/already under way/);
+    await expect(startTracking(app, s.brandId, { trigger: "cli" })).rejects.toThrow(
+      /already under way for this brand \(run_[a-z0-9]+\); wait for it to finish \(the dashboard's Tracking page, or get_tracking_status from an AI client, shows its progress\)/,
+    );
     // That instance died: its lease ran out.
     await app.db.run("UPDATE tracking_runs SET lease_until = ? WHERE id = 'run_elsewhere'", [Date.now() - 1]);
     const run = await runTracking(app, s.brandId, { trigger: "cli" });
