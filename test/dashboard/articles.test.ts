@@ -460,7 +460,10 @@ describe("the article editor", () => {
     type Impact = { total_articles: number; articles: Array<{ article: { id: string } }> };
     const one = await sessionTool<Impact>(page, brandId, "get_article_impact", { article_id: articleId });
     expect(one.articles.map((a) => a.article.id)).toEqual([articleId]);
-    expect((await sessionTool<Impact>(page, brandId, "get_article_impact", { article_id: "art_unknown" })).articles).toEqual([]);
+    // An id that is no article of the brand is not found (a draft, or an article linked to no prompt, is listed as none).
+    await expect(sessionTool<Impact>(page, brandId, "get_article_impact", { article_id: "art_unknown" })).rejects.toThrow(
+      'Error: 404 {"error":"Article not found: check article_id with list_articles."',
+    );
     await expect(page.getByRole("link", { name: "Every article's impact" }).getAttribute("href")).resolves.toBe(
       `/brands/${brandId}/impact`,
     );
