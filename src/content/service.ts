@@ -31,12 +31,13 @@ export interface ArticleSummary {
   /** First publication; kept when the article is unpublished, so a republish keeps its date. */
   published_at: string | null;
   created_at: string;
+  /** The tracked prompt the article answers, or null. */
+  prompt_id: string | null;
 }
 
 /** The whole record, as `get_article` and every write return it. */
 export interface Article extends ArticleSummary {
   updated_at: string;
-  prompt_id: string | null;
   /** The linked prompt's text (archived or not), or null when the article answers none. */
   prompt_text: string | null;
   markdown: string;
@@ -106,6 +107,7 @@ function summary(row: ArticleRow): ArticleSummary {
     status: row.status,
     published_at: isoOrNull(row.publishedAt),
     created_at: iso(row.createdAt),
+    prompt_id: row.promptId,
   };
 }
 
@@ -118,7 +120,6 @@ async function full(db: Queries, row: ArticleRow, promptText?: string | null): P
   return {
     ...summary(row),
     updated_at: iso(row.updatedAt),
-    prompt_id: row.promptId,
     prompt_text: text,
     markdown: row.markdown,
     html: row.html,

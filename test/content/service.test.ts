@@ -40,8 +40,8 @@ describe("create_article", () => {
       "status",
       "published_at",
       "created_at",
-      "updated_at",
       "prompt_id",
+      "updated_at",
       "prompt_text",
       "markdown",
       "html",
@@ -240,7 +240,16 @@ describe("list_articles", () => {
     const all = (await tool("list_articles")).data;
     expect(all.articles.map((a: { slug: string }) => a.slug)).toEqual(["post-4", "post-3", "post-2", "post-1", "post-0"]);
     expect(all.next_cursor).toBeNull();
-    expect(Object.keys(all.articles[0])).toEqual(["id", "slug", "title", "description", "status", "published_at", "created_at"]);
+    expect(Object.keys(all.articles[0])).toEqual([
+      "id",
+      "slug",
+      "title",
+      "description",
+      "status",
+      "published_at",
+      "created_at",
+      "prompt_id",
+    ]);
     const published = (await tool("list_articles", { status: "published" })).data;
     expect(published.articles.map((a: { slug: string }) => a.slug)).toEqual(["post-3", "post-1"]);
     const drafts = (await tool("list_articles", { status: "draft" })).data;

@@ -163,6 +163,19 @@ describe("Sources and Content gaps on demo data", () => {
     expect(article.prompt_id).toBe(first.prompt_id);
     expect(article.status).toBe("draft");
     expect(await page.getByLabel("Markdown").inputValue()).toContain("Draft to edit");
+    // Back on the gaps, that gap says an article answers it, links to it, and offers another draft only as a second choice.
+    await page.goto(d.url(`/brands/${brandId}/gaps`));
+    const card = page.locator(".gap-list > li").first();
+    await card.getByText("A draft answers it:").waitFor();
+    expect(await card.getByRole("link", { name: article.title }).getAttribute("href")).toBe(`/brands/${brandId}/articles/${articleId}`);
+    await card.getByRole("button", { name: /^Draft another article for/ }).waitFor();
+    expect(
+      await page
+        .locator(".gap-list > li")
+        .nth(1)
+        .getByRole("button", { name: /^Draft an article for/ })
+        .count(),
+    ).toBe(1);
     expectNothingUnsafe(page);
   });
 

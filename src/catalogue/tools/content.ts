@@ -29,6 +29,7 @@ const summaryFields = {
   status,
   published_at: timestamp.nullable().describe("first publication (kept when unpublished), or null if never published"),
   created_at: timestamp,
+  prompt_id: z.string().nullable().describe("the tracked prompt the article answers, or null"),
 };
 
 const articleSummary = z.object(summaryFields);
@@ -36,7 +37,6 @@ const articleSummary = z.object(summaryFields);
 const article = z.object({
   ...summaryFields,
   updated_at: timestamp,
-  prompt_id: z.string().nullable().describe("the tracked prompt the article answers, or null"),
   prompt_text: z.string().nullable().describe("that prompt's text, or null"),
   markdown: z.string().describe("the source"),
   html: z.string().describe("the sanitized HTML served to the site, rendered from the markdown on save"),
@@ -128,7 +128,7 @@ const listArticlesTool = defineTool({
   name: "list_articles",
   title: "List articles",
   description:
-    "Use to see the brand's articles, newest first: drafts and those published on its site (filter with status). Returns each article's id, slug, title, description, status and dates, without bodies (get_article has them), paged with cursor.",
+    "Use to see the brand's articles, newest first: drafts and those published on its site (filter with status). Returns each article's id, slug, title, description, status, dates and the prompt it answers (prompt_id), without bodies (get_article has them), paged with cursor.",
   input: z.strictObject({ status: status.optional().describe("Only drafts, or only published articles."), limit, cursor }),
   output: z.object({ articles: z.array(articleSummary), next_cursor: nextCursor }),
   annotations: READ_ONLY,

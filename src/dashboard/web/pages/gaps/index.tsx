@@ -12,7 +12,7 @@ import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { MoreButton } from "../../components/rows";
-import { Button, EmptyState, LoadFailed, Notice, PageHeading } from "../../components/ui";
+import { Button, EmptyState, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { useSession } from "../../session";
 
 type Gap = ToolOutput<"get_content_gaps">["gaps"][number];
@@ -36,7 +36,38 @@ export function outlineOf(gap: Gap): { title: string; markdown: string } {
   return { title, markdown: lines.join("\n") };
 }
 
-function DraftButton({ brandId, gap, onError }: { brandId: string; gap: Gap; onError: (message: string) => void }) {
+type ArticleSummary = ToolOutput<"list_articles">["articles"][number];
+
+/**
+ * The brand's articles by the prompt they answer (a published one before a draft), for the gaps an
+ * article already answers: read once, its first 200, newest first.
+ */
+function useArticlesByPrompt(brandId: string, enabled: boolean) {
+  const loaded = useLoad(
+    async () => (enabled ? (await api.tool(brandId, "list_articles", { limit: 200 })).articles : []),
+    [brandId, enabled],
+  );
+  const byPrompt = new Map<string, ArticleSummary>();
+  for (const a of loaded.data ?? []) {
+    if (a.prompt_id === null) continue;
+    const seen = byPrompt.get(a.prompt_id);
+    if (!seen || (seen.status !== "published" && a.status === "published")) byPrompt.set(a.prompt_id, a);
+  }
+  return byPrompt;
+}
+
+function DraftButton({
+  brandId,
+  gap,
+  onError,
+  another,
+}: {
+  brandId: string;
+  gap: Gap;
+  onError: (message: string) => void;
+  /** An article already answers the prompt. */
+  another: boolean;
+}) {
   const { route } = useLocation();
   const [busy, setBusy] = useState(false);
   const draft = async () => {
@@ -58,8 +89,13 @@ function DraftButton({ brandId, gap, onError }: { brandId: string; gap: Gap; onE
     }
   };
   return (
-    <Button variant="primary" onClick={draft} disabled={busy} aria-label={`Draft an article for “${gap.text.slice(0, 80)}”`}>
-      {busy ? "Drafting…" : "Draft an article"}
+    <Button
+      variant={another ? "secondary" : "primary"}
+      onClick={draft}
+      disabled={busy}
+      aria-label={`Draft ${another ? "another" : "an"} article for “${gap.text.slice(0, 80)}”`}
+    >
+      {busy ? "Drafting…" : another ? "Draft another article" : "Draft an article"}
     </Button>
   );
 }
@@ -69,6 +105,7 @@ export function Gaps({ brandId }: { brandId: string }) {
   const { me } = useSession();
   const [error, setError] = useState("");
   const canDraft = me?.account.plan === "autopilot";
+  const articles = useArticlesByPrompt(brandId, canDraft);
   const list = usePaged<Gap>(
     async (cursor) => {
       const page = await api.tool(brandId, "get_content_gaps", { ...filter, limit: 20, cursor });
@@ -134,9 +171,18 @@ export function Gaps({ brandId }: { brandId: string }) {
                   )}
                 </div>
               </div>
+              {canDraft && articles.has(gap.prompt_id) && (
+                <p>
+                  {articles.get(gap.prompt_id)!.status === "published" ? "A published article answers it: " : "A draft answers it: "}
+                  <a href={brandPath(brandId, `/articles/${encodeURIComponent(articles.get(gap.prompt_id)!.id)}`)}>
+                    {articles.get(gap.prompt_id)!.title || "Untitled"}
+                  </a>
+                  {articles.get(gap.prompt_id)!.status === "published" && " (the engines may not have read it yet)"}.
+                </p>
+              )}
               {canDraft && (
                 <div class="actions">
-                  <DraftButton brandId={brandId} gap={gap} onError={setError} />
+                  <DraftButton brandId={brandId} gap={gap} onError={setError} another={articles.has(gap.prompt_id)} />
                 </div>
               )}
             </li>
