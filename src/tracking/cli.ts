@@ -4,16 +4,10 @@ import { planChangeHint } from "../accounts/plans";
 import { getBrand } from "../brands/service";
 import { ConfigError } from "../config";
 import { type AppContext } from "../context";
+import { enginesAnsweringNothing } from "./answered-nothing";
 import { forecast, forecastText } from "./forecast";
 import { markInterruptedRuns } from "./runner";
-import {
-  silentEngines as enginesAnsweringNothing,
-  enginesWithoutKey,
-  type RunView,
-  runTracking,
-  stopTracking,
-  trackableBrandIds,
-} from "./service";
+import { enginesWithoutKey, type RunView, runTracking, stopTracking, trackableBrandIds } from "./service";
 
 export interface CliOutput {
   stdout: NodeJS.WriteStream | { write(text: string): unknown; isTTY?: boolean };
@@ -98,7 +92,7 @@ export async function trackCommand(
         },
       }).finally(() => bar?.stop());
       runs.push(run);
-      if (enginesAnsweringNothing(run).length > 0) anEngineAnsweredNothing = true;
+      if (enginesAnsweringNothing(run.by_engine).length > 0) anEngineAnsweredNothing = true;
       if (!opts.json) stdout.write(`${runSummary(run, brand.name, (performance.now() - started) / 1000)}\n`);
     }
   } finally {

@@ -13,6 +13,7 @@ import { type ClientOptions } from "../llm/types";
 import { log } from "../log";
 import { listBrandIdsWithActivePrompts } from "../prompts/service";
 import { AnswerWriter, analyzeForStorage, type NewAnswer } from "./answer-writer";
+import { enginesAnsweringNothing } from "./answered-nothing";
 import { brandEngines } from "./engines";
 import { type Forecast, forecast } from "./forecast";
 import { Reanalysis } from "./reanalysis";
@@ -156,17 +157,12 @@ export async function lastRun(app: AppContext, brandId: string): Promise<RunView
   return row ? view(app, row) : null;
 }
 
-/** The engines of a run whose every answer was an error (a revoked provider key, a model that no longer exists). */
-export function silentEngines(run: RunView): EngineAnswers[] {
-  return run.by_engine.filter((e) => e.error > 0 && e.ok + e.empty + e.refusal === 0);
-}
-
 /**
  * What an operator needs to know of a run that ended, in the log: a failed run or an engine that
  * answered nothing at warn, with the first error's reason; anything else at info.
  */
 function logRunEnd(run: RunView, brandName: string): void {
-  const silent = silentEngines(run);
+  const silent = enginesAnsweringNothing(run.by_engine);
   const fields = {
     brand: run.brand_id,
     brand_name: brandName,

@@ -3,6 +3,9 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { addPrompt, apiKeyFor, callTool, makeWorld, type World } from "../public/world";
 
+/** An article summary's fields, in order (list_articles); the whole record adds its body after them. */
+const SUMMARY_KEYS = ["id", "slug", "title", "description", "status", "published_at", "created_at", "prompt_id"];
+
 let world: World;
 let key: string;
 let otherKey: string;
@@ -32,20 +35,7 @@ describe("create_article", () => {
       markdown:
         '# Best CRM for startups\n\nPick <b onclick="alert(1)">Acme</b>.<script>alert(1)</script>\n\n[site](javascript:alert(1)) [ok](https://acme.com)',
     });
-    expect(Object.keys(article)).toEqual([
-      "id",
-      "slug",
-      "title",
-      "description",
-      "status",
-      "published_at",
-      "created_at",
-      "prompt_id",
-      "updated_at",
-      "prompt_text",
-      "markdown",
-      "html",
-    ]);
+    expect(Object.keys(article)).toEqual([...SUMMARY_KEYS, "updated_at", "prompt_text", "markdown", "html"]);
     expect(article).toMatchObject({
       slug: "best-crm-for-startups",
       title: "Best CRM for Startups",
@@ -240,16 +230,7 @@ describe("list_articles", () => {
     const all = (await tool("list_articles")).data;
     expect(all.articles.map((a: { slug: string }) => a.slug)).toEqual(["post-4", "post-3", "post-2", "post-1", "post-0"]);
     expect(all.next_cursor).toBeNull();
-    expect(Object.keys(all.articles[0])).toEqual([
-      "id",
-      "slug",
-      "title",
-      "description",
-      "status",
-      "published_at",
-      "created_at",
-      "prompt_id",
-    ]);
+    expect(Object.keys(all.articles[0])).toEqual(SUMMARY_KEYS);
     const published = (await tool("list_articles", { status: "published" })).data;
     expect(published.articles.map((a: { slug: string }) => a.slug)).toEqual(["post-3", "post-1"]);
     const drafts = (await tool("list_articles", { status: "draft" })).data;

@@ -16,3 +16,8 @@ export async function allPrompts(brandId: string): Promise<BrandPrompt[]> {
   } while (cursor);
   return prompts;
 }
+
+/** A short form of a prompt's text (at most 60 characters) for buttons' and links' names and confirmations. */
+export function short(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}

@@ -10,7 +10,7 @@ import { answerStatusLabel, useEngineLabels } from "../../components/engines";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
-import { allPrompts } from "../../components/prompts";
+import { allPrompts, short } from "../../components/prompts";
 import { MoreButton } from "../../components/rows";
 import { Button, EmptyState, formatDate, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { isWebUrl, WebLink } from "../../components/web-link";
@@ -89,8 +89,6 @@ async function promptTexts(brandId: string): Promise<Map<string, string>> {
   return new Map((await allPrompts(brandId)).map((p) => [p.id, p.text]));
 }
 
-const shortText = (text: string) => (text.length > 60 ? `${text.slice(0, 57)}…` : text);
-
 /** A table of answers read through list_answers with the given input, newest first. */
 export function AnswerTable({
   brandId,
@@ -146,7 +144,7 @@ export function AnswerTable({
                   {/* Named by more than its date (the visible text, first): a screen reader's list of links tells the rows apart. */}
                   <a
                     href={answerHref(brandId, a.id)}
-                    aria-label={`${formatDate(a.created_at)}: ${engineLabel(a.engine)}'s answer${a.prompt_text ? ` to “${shortText(a.prompt_text)}”` : ""}`}
+                    aria-label={`${formatDate(a.created_at)}: ${engineLabel(a.engine)}'s answer${a.prompt_text ? ` to “${short(a.prompt_text)}”` : ""}`}
                   >
                     {formatDate(a.created_at)}
                   </a>

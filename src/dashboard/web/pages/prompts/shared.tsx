@@ -4,6 +4,7 @@ import { type ToolOutput } from "../../../../catalogue/types";
 import { PROMPTS_PER_CALL, TAG_NAME_MAX, TAGS_PER_PROMPT } from "../../../../prompts/limits";
 import { errorMessage } from "../../api";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
+import { short } from "../../components/prompts";
 import { Notice } from "../../components/ui";
 
 export type Prompt = ToolOutput<"list_prompts">["prompts"][number];
@@ -12,6 +13,8 @@ export type Tag = ToolOutput<"list_tags">["tags"][number];
 /** Prompts per create_prompts call. */
 export const PER_CALL = PROMPTS_PER_CALL;
 export const PLAN_WHAT = "Tracking prompts";
+
+export { short };
 
 /** Tag names typed separated by commas. */
 export function parseTags(text: string): string[] {
@@ -33,11 +36,6 @@ export function tagsProblem(names: string[]): string | null {
   }
   if (names.length > TAGS_PER_PROMPT) return `A prompt has at most ${TAGS_PER_PROMPT} tags; ${names.length} were given.`;
   return null;
-}
-
-/** A short form of a prompt's text for buttons' names and confirmations. */
-export function short(text: string): string {
-  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 }
 
 export function Failure({ failure }: { failure: unknown }) {

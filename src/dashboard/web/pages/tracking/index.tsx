@@ -3,6 +3,7 @@
 // status every 1.5 s while it runs (announced politely; polling stops when done or on leaving).
 import { useEffect, useRef, useState } from "preact/hooks";
 import { type ToolOutput } from "../../../../catalogue/types";
+import { enginesAnsweringNothing } from "../../../../tracking/answered-nothing";
 import { api, errorMessage } from "../../api";
 import { NoEngines } from "../../components/engines";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -147,7 +148,7 @@ export function Tracking({ brandId }: { brandId: string }) {
   const data = status.data;
   const run = data?.last_run ?? null;
   // Engines of the last run whose every answer was an error (a revoked key): said in words, not only in the table.
-  const silent = (run?.by_engine ?? []).filter((e) => e.error > 0 && e.ok + e.empty + e.refusal === 0).map((e) => e.engine);
+  const silent = enginesAnsweringNothing(run?.by_engine ?? []).map((e) => e.engine);
   const progress = run
     ? `${RUN_STATUS[run.status] ?? run.status}: ${run.answers_done} of ${run.answers_planned} answers stored (${run.answers.ok} answered, ${run.answers.empty} empty, ${run.answers.refusal} refused, ${run.answers.error} errors).`
     : "";
