@@ -2,7 +2,8 @@
 // and whether the source is the brand's own site. Summed from the daily citation rollups, or, with a
 // tag filter, from the citations of the tag's prompts.
 import { type AppContext } from "../context";
-import { isOnDomains, loadRoster, ownedRegistrableDomains } from "../tracking/roster";
+import { registrableDomain } from "../tracking/analysis/citations";
+import { isOnDomains, loadRoster, ownedRegistrableDomains, type Roster } from "../tracking/roster";
 import { dayWhere, describeFilter, encodeOffset, type Filter, where } from "./filters";
 import { type Rate, rate } from "./rates";
 import { validAnswers } from "./visibility";
@@ -17,6 +18,8 @@ export interface Source {
   answers: number;
   answer_rate: Rate;
   owned: boolean;
+  /** The competitor whose site this is (a domain of theirs on the roster), or null; never set on an owned source. */
+  competitor: { id: string; name: string } | null;
 }
 
 type Page = { level: "domain" | "url"; limit: number; offset: number };
@@ -33,15 +36,20 @@ export async function topSources(app: AppContext, filter: Filter, opts: Page) {
   const valid = await validAnswers(app, filter);
   const roster = await loadRoster(app.db, filter.brandId);
   const ownedDomains = ownedRegistrableDomains(roster);
-  const sources: Source[] = rows.slice(0, opts.limit).map((r) => ({
-    domain: r.domain,
-    ...(opts.level === "url" ? { url: r.key } : {}),
-    citations: r.citations,
-    citation_share: rate(r.citations, total),
-    answers: r.answers,
-    answer_rate: rate(r.answers, valid),
-    owned: opts.level === "url" ? isOnDomains(r.key, roster.brandDomains) : ownedDomains.has(r.domain),
-  }));
+  const competitorOf = competitorSites(roster, opts.level);
+  const sources: Source[] = rows.slice(0, opts.limit).map((r) => {
+    const owned = opts.level === "url" ? isOnDomains(r.key, roster.brandDomains) : ownedDomains.has(r.domain);
+    return {
+      domain: r.domain,
+      ...(opts.level === "url" ? { url: r.key } : {}),
+      citations: r.citations,
+      citation_share: rate(r.citations, total),
+      answers: r.answers,
+      answer_rate: rate(r.answers, valid),
+      owned,
+      competitor: owned ? null : competitorOf(r.key),
+    };
+  });
   return {
     filter: describeFilter(filter),
     level: opts.level,
@@ -50,6 +58,28 @@ export async function topSources(app: AppContext, filter: Filter, opts: Page) {
     sources,
     next_cursor: rows.length > opts.limit ? encodeOffset(opts.offset + opts.limit) : null,
   };
+}
+
+/**
+ * The competitor whose site a source is: at level domain, one of whose domains has that registrable
+ * domain; at level url, one whose domains hold the URL's host. The first on the roster when two claim it.
+ */
+function competitorSites(roster: Roster, level: Page["level"]): (key: string) => { id: string; name: string } | null {
+  const competitors = roster.members.filter((m) => !m.isBrand && m.domains.length > 0);
+  if (level === "url") {
+    return (url) => {
+      const found = competitors.find((c) => isOnDomains(url, c.domains));
+      return found ? { id: found.id, name: found.name } : null;
+    };
+  }
+  const byDomain = new Map<string, { id: string; name: string }>();
+  for (const c of competitors) {
+    for (const d of c.domains) {
+      const key = registrableDomain(d);
+      if (!byDomain.has(key)) byDomain.set(key, { id: c.id, name: c.name });
+    }
+  }
+  return (domain) => byDomain.get(domain) ?? null;
 }
 
 /** Without a tag: sums over the daily rollups (a few rows per day, engine and source). */

@@ -38,6 +38,7 @@ interface Sources {
     citations: number;
     answers: number;
     owned: boolean;
+    competitor: { id: string; name: string } | null;
     citation_share: { rate: number | null; n: number };
   }>;
 }
@@ -74,6 +75,8 @@ describe("Sources and Content gaps on demo data", () => {
     await rows.first().waitFor();
     const expected = await sessionTool<Sources>(page, brandId, "get_top_sources", { start_date: start, level: "domain", limit: 50 });
     expect(expected.sources.length).toBeGreaterThan(0);
+    // The demo's competitors have sites of their own, which its answers cite.
+    expect(expected.sources.some((s) => s.competitor !== null)).toBe(true);
     await until(() => rows.count(), expected.sources.length);
     const shown = await rows.evaluateAll((trs) =>
       trs.map((tr) => ({
@@ -92,7 +95,7 @@ describe("Sources and Content gaps on demo data", () => {
         share: s.citation_share.rate === null ? "—" : `${(s.citation_share.rate * 100).toFixed(1)}%`,
         n: expect.stringContaining(`n = ${s.citation_share.n}`),
         answers: s.answers,
-        owned: s.owned ? "Owned" : "Not owned",
+        owned: s.owned ? "Your site" : s.competitor ? `Competitor: ${s.competitor.name}` : "Other",
       })),
     );
     await expectAccessible(page, "sources");
@@ -108,7 +111,12 @@ describe("Sources and Content gaps on demo data", () => {
     await until(() => page.locator("table.sources-table tbody tr").count(), byUrl.sources.length);
     // A URL counts once per answer: its citations are its answers, shown once.
     expect(byUrl.sources.every((s) => s.citations === s.answers)).toBe(true);
-    expect(await page.locator("table.sources-table thead th").allTextContents()).toEqual(["URL", "Citations", "Citation share", "Owned"]);
+    expect(await page.locator("table.sources-table thead th").allTextContents()).toEqual([
+      "URL",
+      "Citations",
+      "Citation share",
+      "Whose site",
+    ]);
     // By URL, a row's answers are those citing that page (list_answers cited_url), not its whole domain.
     const url = byUrl.sources[0]!.url!;
     await page.getByRole("link", { name: `Answers citing ${url}`, exact: true }).click();

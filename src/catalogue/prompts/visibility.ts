@@ -142,7 +142,7 @@ const auditSources = definePrompt({
       ...(domains.sources.length
         ? domains.sources.map(
             (s) =>
-              `- ${s.domain}${s.owned ? " (the brand's own)" : ""}: ${s.citations} citations, ${pct(s.citation_share.rate)} of all, in ${s.answers} answers`,
+              `- ${s.domain}${s.owned ? " (the brand's own)" : s.competitor ? ` (${s.competitor.name}'s site)` : ""}: ${s.citations} citations, ${pct(s.citation_share.rate)} of all, in ${s.answers} answers`,
           )
         : ["- no citations in this period"]),
       "",

@@ -173,7 +173,7 @@ const getTopSources = defineTool({
   name: "get_top_sources",
   title: "Top cited sources",
   description:
-    "Use to learn which websites the AI engines cite (where to get covered). Returns sources by registrable domain or by URL (level), most cited first, with citation_share of all citations, answers citing them and whether the source is the brand's own site (owned).",
+    "Use to learn which websites the AI engines cite (where to get covered). Returns sources by registrable domain or by URL (level), most cited first, with citation_share of all citations, answers citing them, whether the source is the brand's own site (owned) and which competitor's site it is (competitor).",
   input: z.strictObject({
     ...filterInput,
     level: z.enum(["domain", "url"]).default("domain").describe("domain: sources by site (g2.com); url: by page."),
@@ -194,6 +194,10 @@ const getTopSources = defineTool({
         answers: z.number().int(),
         answer_rate: rate,
         owned: z.boolean(),
+        competitor: z
+          .object({ id: z.string(), name: z.string() })
+          .nullable()
+          .describe("The competitor whose site this is (one of its domains on the roster), or null."),
       }),
     ),
     next_cursor: nextCursor,

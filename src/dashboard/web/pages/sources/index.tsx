@@ -27,6 +27,13 @@ export function SourceUrl({ url }: { url: string }) {
   );
 }
 
+/** Whose site a source is: the brand's own, a competitor's (by its domains on the Competitors page), or someone else's. */
+function SiteOwner({ source }: { source: Source }) {
+  if (source.owned) return <span class="badge badge-owned">Your site</span>;
+  if (source.competitor) return <span class="site-competitor">Competitor: {source.competitor.name}</span>;
+  return <span class="muted">Other</span>;
+}
+
 function CitingAnswers({
   brandId,
   source,
@@ -161,7 +168,7 @@ export function Sources({ brandId }: { brandId: string }) {
                 <th scope="col">Citation share</th>
                 {/* A URL is counted once per answer citing it: its citations are its answers. */}
                 {level !== "url" && <th scope="col">Answers citing</th>}
-                <th scope="col">Owned</th>
+                <th scope="col">Whose site</th>
               </tr>
             </thead>
             <tbody>
@@ -184,8 +191,8 @@ export function Sources({ brandId }: { brandId: string }) {
                     <Rate value={s.citation_share} />
                   </td>
                   {level !== "url" && <td data-label="Answers citing">{s.answers}</td>}
-                  <td class="nowrap" data-label="Owned">
-                    {s.owned ? <span class="badge badge-owned">Owned</span> : "Not owned"}
+                  <td data-label="Whose site">
+                    <SiteOwner source={s} />
                   </td>
                 </tr>
               ))}
