@@ -467,6 +467,15 @@ describe("the article editor", () => {
     await expect(page.getByRole("link", { name: "Every article's impact" }).getAttribute("href")).resolves.toBe(
       `/brands/${brandId}/impact`,
     );
+    // Published today: no answer after it yet, which the card says in words rather than as 0/0.
+    await card.getByText("no answers").first().waitFor();
+    expect(await card.getByText("0/0").count()).toBe(0);
+    // A link to an article that is not there says so, in the dashboard's words.
+    await page.goto(d.url(`/brands/${brandId}/impact?article=art_unknown`));
+    await page.getByRole("heading", { name: "There is no such article" }).waitFor();
+    expect(await page.getByText("list_articles").count()).toBe(0);
+    await page.goBack();
+    await card.waitFor();
 
     await card.getByRole("link", { name: "Choosing a CRM" }).click();
     await page.waitForURL(articleUrl);

@@ -7,7 +7,7 @@
 import { useId } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
-import { api } from "../../api";
+import { ApiError, api } from "../../api";
 import { DownloadCsv } from "../../components/download-csv";
 import { intervalText } from "../../components/figures";
 import { brandPath } from "../../components/layout";
@@ -38,6 +38,14 @@ export function verdict(f: Figure): "up" | "down" | "within noise" | "no data" {
 }
 
 function RateCell({ r }: { r: Rate }) {
+  // A window without a valid answer (the publication day, or a prompt not tracked then) has no rate to show.
+  if (r.n === 0) {
+    return (
+      <td>
+        <span class="muted">no answers</span>
+      </td>
+    );
+  }
   return (
     <td>
       <span class="figure">{percent(r.rate)}</span>{" "}
@@ -184,6 +192,13 @@ export function ArticleImpact({ brandId }: { brandId: string }) {
       </div>
       {isPlanRequired(list.failure) ? (
         <PlanNeeded required="visibility" what="Article impact" />
+      ) : list.failure instanceof ApiError && list.failure.code === "article_not_found" ? (
+        <EmptyState title="There is no such article">
+          <p>
+            It may have been deleted, or the link is mistyped. The <a href={brandPath(brandId, "/articles")}>Articles</a> page lists the
+            brand's articles.
+          </p>
+        </EmptyState>
       ) : (
         list.error && <LoadFailed error={list.error} failure={list.failure} retry={list.reload} />
       )}
