@@ -138,6 +138,30 @@ describe("prompt performance", () => {
     expect(await ids()).toEqual(out.prompts.map((p) => p.id));
     expectNothingUnsafe(page);
   });
+
+  test("on a phone the rows are cards, nothing is wider than the screen, and the order is chosen above them", async () => {
+    const viewport = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.goto(d.url(`/brands/${brandId}/performance`));
+      const first = page.locator("table.performance-table tbody tr").first();
+      await first.waitFor();
+      // A card: the prompt, then each figure on a line of its own under its column's name.
+      expect(await first.evaluate((tr) => getComputedStyle(tr).display)).toBe("block");
+      expect(await first.locator("[data-figure=answers]").evaluate((td) => getComputedStyle(td, "::before").content)).toBe('"Answers: "');
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      // The header's sort button is out of sight and out of the Tab order; the one above the cards sorts.
+      expect(await page.getByRole("button", { name: /^Visibility/ }).isVisible()).toBe(false);
+      await page.getByText("Highest visibility first.").waitFor();
+      await page.getByRole("button", { name: "Show lowest first" }).click();
+      await page.waitForURL(/order=visibility_asc/);
+      await page.getByText("Lowest visibility first.").waitFor();
+      await page.getByRole("button", { name: "Show highest first" }).waitFor();
+      expectNothingUnsafe(page);
+    } finally {
+      await page.setViewportSize(viewport);
+    }
+  });
 });
 
 describe("answers", () => {

@@ -13,7 +13,7 @@ import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { MoreButton } from "../../components/rows";
 import { ScrollTable } from "../../components/scroll-table";
-import { EmptyState, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
+import { Button, EmptyState, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { AnswerTable } from "../answers";
 import { TrendSection } from "../overview/trend";
 
@@ -86,16 +86,24 @@ export function PromptPerformance({ brandId }: { brandId: string }) {
         </EmptyState>
       ) : (
         <>
+          {/* On a phone the rows are cards and the header row is out of sight: the order is chosen here. */}
+          <p class="narrow-only sort-narrow">
+            {order === "visibility_desc" ? "Highest visibility first." : "Lowest visibility first."}{" "}
+            <Button onClick={() => setOrder(order === "visibility_desc" ? "visibility_asc" : "visibility_desc")}>
+              {order === "visibility_desc" ? "Show lowest first" : "Show highest first"}
+            </Button>
+          </p>
           <ScrollTable label="Prompts by visibility, scrollable">
-            <table class="performance-table">
+            <table class="performance-table cards-narrow">
               <caption class="visually-hidden">Prompts by visibility</caption>
               <thead>
                 <tr>
                   <th scope="col">Prompt</th>
                   <th scope="col" aria-sort={order === "visibility_desc" ? "descending" : "ascending"}>
+                    <span class="narrow-only">Visibility</span>
                     <button
                       type="button"
-                      class="sort-button"
+                      class="sort-button wide-only"
                       onClick={() => setOrder(order === "visibility_desc" ? "visibility_asc" : "visibility_desc")}
                     >
                       Visibility <span aria-hidden="true">{order === "visibility_desc" ? "▼" : "▲"}</span>
@@ -147,14 +155,16 @@ async function promptRow(brandId: string, promptId: string, filter: AnalyticsFil
 function Figures({ row }: { row: PromptRow }) {
   return (
     <>
-      <td data-figure="visibility">
+      <td data-figure="visibility" data-label="Visibility">
         <RateCell rate={row.visibility} />
       </td>
-      <td data-figure="position">{position(row.avg_position)}</td>
-      <td data-figure="answers">
+      <td data-figure="position" data-label="Average position">
+        {position(row.avg_position)}
+      </td>
+      <td data-figure="answers" data-label="Answers">
         {row.answers.valid} valid <small class="figure-detail">of {row.answers.total}</small>
       </td>
-      <td data-figure="competitor">
+      <td data-figure="competitor" data-label="Top competitor">
         {row.top_competitor ? (
           <>
             {row.top_competitor.name} <small class="figure-detail">in {row.top_competitor.answers} answers</small>
