@@ -25,11 +25,26 @@ export function parseSlug(value: string): string {
   return slug;
 }
 
-/** "Crème brûlée: 10 tips!" → "creme-brulee-10-tips"; "" or only symbols → "untitled". */
+let transliterate: ((text: string) => string) | null = null;
+
+/**
+ * The text in ASCII letters: accents dropped (NFKD), and other scripts and letters (ß, Œ, Cyrillic,
+ * Greek, CJK…) transliterated by any-ascii, whose tables (~6 ms to load) are read on the first
+ * title that needs them. Symbols outside ASCII (emoji, ™) become spaces rather than their names.
+ */
+function toAscii(text: string): string {
+  const stripped = text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "");
+  if (/^[\x00-\x7f]*$/.test(stripped)) return stripped;
+  transliterate ??= (require("any-ascii") as typeof import("any-ascii")).default;
+  return transliterate(stripped.replace(/[^\p{L}\p{N}\p{M}\x00-\x7f]+/gu, " "));
+}
+
+/**
+ * "Crème brûlée: 10 tips!" → "creme-brulee-10-tips", "Straße" → "strasse", "Как выбрать CRM" →
+ * "kak-vybrat-crm"; "" or only symbols → "untitled".
+ */
 export function slugify(title: string): string {
-  const ascii = title
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
+  const ascii = toAscii(title)
     .toLowerCase()
     .replace(/['’]/g, "")
     .replace(/[^a-z0-9]+/g, "-")

@@ -66,6 +66,16 @@ describe("create_article", () => {
     expect((await create({ title: "x".repeat(200) })).slug).toHaveLength(80);
   });
 
+  test("titles in other scripts and letters get readable slugs, not 'untitled'", async () => {
+    expect((await create({ title: "Straße & Œuvre" })).slug).toBe("strasse-oeuvre");
+    expect((await create({ title: "Как выбрать CRM" })).slug).toBe("kak-vybrat-crm");
+    expect((await create({ title: "Ελληνικά" })).slug).toBe("ellinika");
+    expect((await create({ title: "Æsir in Łódź" })).slug).toBe("aesir-in-lodz");
+    expect((await create({ title: "日本語のガイド" })).slug).toMatch(/^[a-z]+$/);
+    // Symbols outside ASCII are dropped, not spelled out.
+    expect((await create({ title: "Launch day 🚀 Acme ★" })).slug).toBe("launch-day-acme");
+  });
+
   test("the same slug may exist in two brands", async () => {
     await create({ title: "Shared" });
     const theirs = await tool("create_article", { title: "Shared", markdown: "x" }, otherKey);
