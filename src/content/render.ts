@@ -1,6 +1,7 @@
 // Markdown article → the sanitized HTML body served by the public content API.
 
 import { Marked, Tokenizer, type Tokens } from "marked";
+import { inlineMarkdownText } from "./inline-text";
 import { inertDocument, sanitizeArticleHtml } from "./sanitize";
 
 // The first line break that ends a setext heading's search: a blank line (the paragraph ends there),
@@ -27,7 +28,12 @@ function boundedSetextHeading(this: Tokenizer, source: string): Tokens.Heading |
 // imports use it for tables and figures, and the sanitizer is the one place that decides safety.
 // Exported for the tests and the bench, which compare it with marked's own rules.
 export const articleMarkdown = new Marked({ gfm: true, breaks: false, async: false });
-articleMarkdown.use({ tokenizer: { lheading: boundedSetextHeading } });
+articleMarkdown.use({
+  tokenizer: { lheading: boundedSetextHeading },
+  // A task list's box as text: marked's <input type="checkbox"> is a form control the sanitizer
+  // removes, which left done and open items alike.
+  renderer: { checkbox: ({ checked }) => (checked ? "☑ " : "☐ ") },
+});
 
 export interface ArticleSource {
   title: string;
@@ -134,13 +140,15 @@ export function renderArticle({ title, markdown: source }: ArticleSource): strin
 function removeLeadingTitleHeading(html: string, title: string): string {
   const wantedTitle = comparableText(decodeEntities(title));
   if (wantedTitle === "") return html;
+  // A title written in markdown ("My *Great* Title") matches the heading it renders as, too.
+  const wantedText = comparableText(decodeEntities(inlineMarkdownText(title)));
 
   const container = inertDocument().createElement("div");
   container.innerHTML = html;
   const leading = firstMeaningfulChild(container);
-  if (leading?.nodeName !== "H1" || comparableText(leading.textContent ?? "") !== wantedTitle) {
-    return html;
-  }
+  if (leading?.nodeName !== "H1") return html;
+  const heading = comparableText(leading.textContent ?? "");
+  if (heading !== wantedTitle && heading !== wantedText) return html;
   while (container.firstChild !== leading) container.firstChild?.remove();
   leading.remove();
   // Re-serialized markup is re-checked rather than trusted: cheap, and it keeps the output a

@@ -12,6 +12,7 @@ import { complete } from "../llm/client";
 import { type ChatMessage, type ClientOptions } from "../llm/types";
 import { getPrompt } from "../prompts/service";
 import { loadRoster } from "../tracking/roster";
+import { inlineMarkdownText } from "./inline-text";
 import { type Article, createArticle, MAX_DESCRIPTION, MAX_TITLE } from "./service";
 
 export const ARTICLE_LENGTHS = ["short", "medium", "long"] as const;
@@ -163,10 +164,15 @@ export interface WriterDraft {
  * Reads the model's reply: an optional ```markdown fence around everything, an optional front
  * matter (title, description), and a leading H1 as the title when the front matter has none.
  */
+/** Characters of preface and closing remark around a fenced article, at most, that are dropped with the fence. */
+const MAX_FENCE_REMARKS = 400;
+
 export function parseWriterOutput(reply: string): WriterDraft {
   let text = reply.replace(/\r\n?/g, "\n").trim();
-  const fenced = /^```[a-z]*\n([\s\S]*?)\n```$/i.exec(text);
-  if (fenced?.[1] !== undefined) text = fenced[1].trim();
+  // The whole article in one fence, perhaps after a line or two of preface ("Here is the article:")
+  // and before a closing remark, as chat models like to reply.
+  const fenced = /^((?:[^\n`]*\n){0,3}?)```[a-z]*\n([\s\S]*?)\n```((?:\n[^\n`]*){0,3})$/i.exec(text);
+  if (fenced?.[2] !== undefined && (fenced[1] ?? "").length + (fenced[3] ?? "").length <= MAX_FENCE_REMARKS) text = fenced[2].trim();
   let title = "";
   let description: string | null = null;
   const front = /^---\n([\s\S]*?)\n---(?:\n|$)/.exec(text);
@@ -182,7 +188,8 @@ export function parseWriterOutput(reply: string): WriterDraft {
   }
   if (title === "") {
     const h1 = /^#\s+(.+?)\s*#*\s*$/m.exec(text.split("\n").find((l) => l.trim() !== "") ?? "");
-    if (h1?.[1]) title = h1[1];
+    // The heading's text as a reader sees it: "# Choosing a *Modern* CRM" is titled "Choosing a Modern CRM".
+    if (h1?.[1]) title = inlineMarkdownText(h1[1]);
   }
   return {
     title: clip(title, MAX_TITLE),

@@ -39,6 +39,17 @@ describe("renderArticle", () => {
     expect(renderArticle({ title: "Hello", markdown: "## Hello" })).toContain("<h2>Hello</h2>");
   });
 
+  test("removes a leading H1 that renders the title written in markdown", () => {
+    expect(renderArticle({ title: "My *Great* Title", markdown: "# My *Great* Title\n\nBody" })).toBe("<p>Body</p>\n");
+    expect(
+      renderArticle({ title: "Use `git` & [Acme](https://acme.com)", markdown: "# Use `git` &amp; [Acme](https://acme.com)\n\nBody" }),
+    ).toBe("<p>Body</p>\n");
+  });
+
+  test("task lists keep which items are done, as text", () => {
+    expect(renderArticle({ title: "t", markdown: "- [ ] open\n- [x] done\n" })).toBe("<ul>\n<li>☐ open</li>\n<li>☑ done</li>\n</ul>\n");
+  });
+
   test("removes only the first H1", () => {
     expect(renderArticle({ title: "A", markdown: "# A\n\n# A" })).toBe("<h1>A</h1>\n");
   });

@@ -218,4 +218,19 @@ describe("parseWriterOutput", () => {
     expect(parseWriterOutput("No heading at all")).toEqual({ title: "", description: null, markdown: "No heading at all" });
     expect(parseWriterOutput(`---\ntitle: ${"t".repeat(300)}\n---\nx`).title).toHaveLength(200);
   });
+
+  test("a title taken from the heading is its text, without the markdown", () => {
+    expect(parseWriterOutput("# Choosing a *Modern* `CRM` with [Acme](https://acme.com)\n\nBody").title).toBe(
+      "Choosing a Modern CRM with Acme",
+    );
+  });
+
+  test("a fence around the article after a line of preface and before a closing remark", () => {
+    const reply =
+      "Here is the article you asked for:\n\n```markdown\n---\ntitle: Picking a CRM\n---\n# Picking a CRM\n\nBody.\n```\n\nLet me know if you want changes.";
+    expect(parseWriterOutput(reply)).toEqual({ title: "Picking a CRM", description: null, markdown: "# Picking a CRM\n\nBody." });
+    // A fenced block inside an article is part of it.
+    const article = "# Setup\n\nRun this:\n\n```sh\nnpm install\n```";
+    expect(parseWriterOutput(article).markdown).toBe(article);
+  });
 });
