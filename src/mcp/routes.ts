@@ -1,6 +1,6 @@
 // The remote tool server: POST|GET|DELETE /api/mcp/mcp (CONTRACT §4), stateless Streamable HTTP with
-// JSON responses. Checks run in this order, each before any JSON-RPC work: Origin (403), API key or
-// OAuth access token (401, credential.ts), plan (403), body size (413), JSON syntax (400), JSON-RPC
+// JSON responses. Checks run in this order, each before any JSON-RPC work: API key or OAuth access
+// token (401, credential.ts), Origin (403), plan (403), body size (413), JSON syntax (400), JSON-RPC
 // conventions the SDK leaves to zod (jsonrpc.ts: -32602 with a sentence, -32600 for an empty batch;
 // skipped for a tools/list without params, which has nothing to refuse); then a single tools/list or
 // tools/call is answered directly (direct.ts: the SDK server's bytes, without its per-request cost),
@@ -81,12 +81,14 @@ export async function handleMcpRequest(
   /** The request's id; by default the one the app's observability gave it. */
   id: string = requestId(request),
 ): Promise<Response> {
-  if (!isAllowedOrigin(request.headers.get("origin"), allowedOrigins)) {
-    return json(403, { error: "Requests from this web origin are not allowed.", code: "forbidden_origin" });
-  }
+  // Authentication before anything else (CONTRACT §4): a request without a valid credential gets the
+  // 401 that lets a client find the sign-in, whatever its Origin.
   const authentication = authenticateToolRequest(app, request.headers.get("authorization"));
   const authenticated = authentication instanceof Promise ? await authentication : authentication;
   if (!authenticated.ok) return json(authenticated.status, authenticated.body, authenticated.headers);
+  if (!isAllowedOrigin(request.headers.get("origin"), allowedOrigins)) {
+    return json(403, { error: "Requests from this web origin are not allowed.", code: "forbidden_origin" });
+  }
   const principal = authenticated.principal;
   const noTools = noToolsFor(principal.plan);
   if (noTools) return json(noTools.status, errorBody(noTools));

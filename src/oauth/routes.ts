@@ -253,7 +253,7 @@ export function oauthRoutes(ctx: AppContext) {
         throw error;
       }
     })
-    .post("/authorization", async ({ account, body }) => {
+    .post("/authorization", async ({ account, body, set }) => {
       on();
       const input = (typeof body === "object" && body !== null ? body : {}) as {
         request?: unknown;
@@ -268,6 +268,8 @@ export function oauthRoutes(ctx: AppContext) {
           approve: input.decision === "approve",
           brandId: typeof input.brand_id === "string" ? input.brand_id : null,
         });
+        // The redirect carries the authorization code (CONTRACT §7: a secret is never cached).
+        set.headers["cache-control"] = "no-store";
         return { redirect };
       } catch (error) {
         if (error instanceof AuthorizationPageError) throw new Invalid(error.message, "invalid_authorization_request");

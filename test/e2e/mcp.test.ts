@@ -451,13 +451,17 @@ describe("HTTP-level refusals, each leaving the server serving", () => {
     await stillServing();
   });
 
-  test("403 for a foreign Origin, before the key is even looked at; loopback and absent origins pass", async () => {
+  test("403 for a foreign Origin with a valid key, 401 without one (authentication first); loopback and absent origins pass", async () => {
     for (const origin of ["https://evil.example.com", "null", "http://localhost.evil.com", "http://127.0.0.1.nip.io:3000"]) {
       const withKey = await raw(server.url, { headers: { authorization: `Bearer ${seed.a.key}`, origin }, body: list });
       if (withKey.status !== 403) throw new Error(`${origin}: ${withKey.status}`);
       expect(withKey.json.code).toBe("forbidden_origin");
     }
-    expect((await raw(server.url, { headers: { origin: "https://evil.example.com" }, body: list })).status).toBe(403);
+    const without = await raw(server.url, { headers: { origin: "https://evil.example.com" }, body: list });
+    expect(without.status).toBe(401);
+    expect(without.headers.get("www-authenticate")).toBe(WWW_AUTHENTICATE);
+    const badKey = await raw(server.url, { headers: { authorization: "Bearer garbage", origin: "https://evil.example.com" }, body: list });
+    expect(badKey.status).toBe(401);
     for (const origin of ["http://localhost:6274", "http://127.0.0.1", "https://[::1]:8443", server.url]) {
       const ok = await raw(server.url, { headers: { authorization: `Bearer ${seed.a.key}`, origin }, body: list });
       if (ok.status !== 200) throw new Error(`${origin}: ${ok.status}`);

@@ -51,6 +51,9 @@ export function authorizeQuery(client: { id: string; redirectUri: string }, pair
 export async function consent(t: TestApp, cookie: string, query: string, brandId: string, decision = "approve"): Promise<URL> {
   const res = await t.call("POST", "/api/oauth/authorization", { cookie, body: { request: query, decision, brand_id: brandId } });
   if (res.status !== 200) throw new Error(`consent failed: ${res.status} ${res.text}`);
+  // The redirect carries the code: a secret, never cached (CONTRACT §7).
+  if (res.headers.get("cache-control") !== "no-store")
+    throw new Error(`consent's answer is cacheable: ${res.headers.get("cache-control")}`);
   return new URL(res.json.redirect);
 }
 
