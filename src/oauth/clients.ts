@@ -11,6 +11,10 @@ import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX, clientDisplayName, generateSecr
 /** How long a fetched metadata document is used before it is fetched again. */
 export const CLIENT_DOCUMENT_CACHE_MS = 60 * 60 * 1000;
 const MAX_REDIRECT_URIS = 10;
+/** A redirect URI longer than this is refused (browsers and proxies cut URLs not much longer). */
+export const MAX_REDIRECT_URI_LENGTH = 2048;
+/** Fetched metadata documents kept in memory, not stored, until a grant is approved (see resolveClient). */
+const MAX_CACHED_DOCUMENTS = 500;
 
 export type ClientAuthMethod = "none" | "client_secret_basic" | "client_secret_post";
 
@@ -61,6 +65,9 @@ function checkRedirectUris(uris: string[]): void {
   if (uris.length === 0) throw new ClientProblem("redirect_uris must name at least one redirect URI.");
   if (uris.length > MAX_REDIRECT_URIS) throw new ClientProblem(`redirect_uris may name at most ${MAX_REDIRECT_URIS} URIs.`);
   for (const uri of uris) {
+    if (uri.length > MAX_REDIRECT_URI_LENGTH) {
+      throw new ClientProblem(`redirect_uris: a redirect URI may be at most ${MAX_REDIRECT_URI_LENGTH} characters long.`);
+    }
     const problem = redirectUriProblem(uri);
     if (problem) throw new ClientProblem(`redirect_uris: ${problem}.`);
   }
@@ -139,8 +146,28 @@ export async function registerClient(db: Queries, body: unknown, now: number): P
   };
 }
 
-/** The client with this id: a registered one, or one whose metadata document is fetched (or taken from the cache). */
-export async function resolveClient(db: Queries, clientId: string, options: { allowLoopback: boolean; now: number }): Promise<OAuthClient> {
+// Metadata documents fetched for authorization requests, by client id, oldest first. Anyone may send
+// an authorization request naming any document URL, so a document is stored in oauth_clients only
+// when an account approves a grant for it (the token endpoint needs it then): before, each new URL
+// was a stored row, and a few hundred requests grew the database by tens of megabytes.
+const fetchedDocuments = new Map<string, { client: OAuthClient; fetchedAt: number }>();
+
+function rememberDocument(client: OAuthClient, fetchedAt: number): void {
+  fetchedDocuments.delete(client.id);
+  fetchedDocuments.set(client.id, { client, fetchedAt });
+  if (fetchedDocuments.size > MAX_CACHED_DOCUMENTS) fetchedDocuments.delete(fetchedDocuments.keys().next().value as string);
+}
+
+/**
+ * The client with this id: a registered one, or one whose metadata document is fetched (or taken from
+ * the cache: the stored row of an approved client, or the documents fetched lately). `persist`: store
+ * a document's client (an account is approving a grant for it).
+ */
+export async function resolveClient(
+  db: Queries,
+  clientId: string,
+  options: { allowLoopback: boolean; now: number; persist?: boolean },
+): Promise<OAuthClient> {
   const row = await db.get<ClientRow>(
     `SELECT id, kind, name, client_uri AS "clientUri", auth_method AS "authMethod", secret_hash AS "secretHash", redirect_uris AS "redirectUris",
        created_at AS "createdAt", fetched_at AS "fetchedAt"
@@ -152,6 +179,28 @@ export async function resolveClient(db: Queries, clientId: string, options: { al
     return rowToClient(row);
   }
   if (row && row.fetchedAt !== null && options.now - row.fetchedAt < CLIENT_DOCUMENT_CACHE_MS) return rowToClient(row);
+  const cached = fetchedDocuments.get(clientId);
+  let client: OAuthClient;
+  let fetchedAt: number;
+  if (cached && options.now - cached.fetchedAt < CLIENT_DOCUMENT_CACHE_MS) {
+    ({ client, fetchedAt } = cached);
+  } else {
+    client = await fetchClient(clientId, options);
+    fetchedAt = options.now;
+    rememberDocument(client, fetchedAt);
+  }
+  if (options.persist) {
+    await db.run(
+      `INSERT INTO oauth_clients (id, created_at, kind, name, client_uri, redirect_uris, fetched_at) VALUES (?, ?, 'cimd', ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, name = excluded.name, client_uri = excluded.client_uri,
+         redirect_uris = excluded.redirect_uris, fetched_at = excluded.fetched_at`,
+      [clientId, options.now, client.name, client.clientUri, JSON.stringify(client.redirectUris), fetchedAt],
+    );
+  }
+  return client;
+}
+
+async function fetchClient(clientId: string, options: { allowLoopback: boolean }): Promise<OAuthClient> {
   let document: Awaited<ReturnType<typeof fetchClientDocument>>;
   try {
     document = await fetchClientDocument(clientId, options);
@@ -162,25 +211,12 @@ export async function resolveClient(db: Queries, clientId: string, options: { al
     }
     throw error;
   }
-  const values = {
-    kind: "cimd" as const,
-    name: document.name,
-    clientUri: document.clientUri,
-    redirectUris: JSON.stringify(document.redirectUris),
-    fetchedAt: options.now,
-  };
-  await db.run(
-    `INSERT INTO oauth_clients (id, created_at, kind, name, client_uri, redirect_uris, fetched_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, name = excluded.name, client_uri = excluded.client_uri,
-       redirect_uris = excluded.redirect_uris, fetched_at = excluded.fetched_at`,
-    [clientId, options.now, values.kind, values.name, values.clientUri, values.redirectUris, values.fetchedAt],
-  );
   return {
     id: clientId,
     kind: "cimd",
     authMethod: "none",
-    name: values.name,
-    clientUri: values.clientUri,
+    name: document.name,
+    clientUri: document.clientUri,
     redirectUris: document.redirectUris,
   };
 }

@@ -14,6 +14,7 @@ import { FailureWindow, throttleAddress } from "../accounts/throttle";
 import { type AppContext } from "../context";
 import { Invalid, methodNotAllowed, NotFound } from "../errors";
 import { log } from "../log";
+import { isClientDocumentUrl } from "./client-metadata";
 import { ClientProblem, registerClient } from "./clients";
 import { AuthorizationPageError, type OAuthService, type OAuthSettings, RedirectableError } from "./service";
 
@@ -22,6 +23,13 @@ const MAX_FORM_BYTES = 64 * 1024;
 // client per person connecting: enough for a team's morning, not for filling the table.
 export const REGISTRATIONS_PER_HOUR = 100;
 const REGISTRATION_RULE = { maxFailures: REGISTRATIONS_PER_HOUR, windowMs: 60 * 60 * 1000 };
+/**
+ * Authorization requests naming a client metadata document (an https client_id) per address and
+ * hour: each may fetch a document from a host the request names, so they are counted like
+ * registrations. A person connecting a client sends one or two.
+ */
+export const DOCUMENT_CLIENT_REQUESTS_PER_HOUR = 60;
+const DOCUMENT_CLIENT_RULE = { maxFailures: DOCUMENT_CLIENT_REQUESTS_PER_HOUR, windowMs: 60 * 60 * 1000 };
 export const CONSENT_PAGE = "/oauth/consent";
 
 // Clients running in a browser (the MCP Inspector) read the metadata and call the token endpoints
@@ -61,14 +69,15 @@ const ERROR_PAGE_CSP = `default-src 'none'; style-src 'sha256-${new Bun.CryptoHa
  * and its redirect URI are established, a link takes the visitor back to the client with the error
  * (`back`), on the visitor's click only (see RedirectableError).
  */
-function errorPage(message: string, back?: string): Response {
+function errorPage(message: string, back?: string, status = 400, headers: Record<string, string> = {}): Response {
   const backLink = back
     ? `<p><a href="${escapeHtml(back)}">Return to ${escapeHtml(new URL(back).host)}</a>, the app that sent you here, and tell it why.</p>`
     : "";
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign-in request refused · Spyglass</title><style>${ERROR_PAGE_STYLE}</style></head><body><main><p><strong>Spyglass</strong></p><h1>This sign-in request cannot be completed</h1><p>${escapeHtml(message)}</p>${backLink}<p><a href="/">Go to the Spyglass dashboard</a></p></main></body></html>`;
   return new Response(html, {
-    status: 400,
+    status,
     headers: {
+      ...headers,
       "content-type": "text/html; charset=utf-8",
       "content-security-policy": ERROR_PAGE_CSP,
       "x-content-type-options": "nosniff",
@@ -137,6 +146,7 @@ async function oauthEndpoint(request: Request, run: () => Promise<Response> | Re
 export function oauthRoutes(ctx: AppContext) {
   const oauth: OAuthService = ctx.oauth;
   const registrations = new FailureWindow(REGISTRATION_RULE);
+  const documentClients = new FailureWindow(DOCUMENT_CLIENT_RULE);
   const proxies = proxyMatcher(ctx.config.trustedProxies);
   const on = (): OAuthSettings => {
     const settings = oauth.settings;
@@ -196,9 +206,20 @@ export function oauthRoutes(ctx: AppContext) {
       },
       { parse: "none" },
     )
-    .get("/oauth/authorize", async ({ request }) => {
+    .get("/oauth/authorize", async ({ request, server }) => {
       on();
       const url = new URL(request.url);
+      const clientId = url.searchParams.get("client_id");
+      if (clientId !== null && isClientDocumentUrl(clientId)) {
+        const address = throttleAddress(clientAddress(request, server, proxies));
+        const wait = documentClients.retryAfter(address);
+        if (wait > 0) {
+          return errorPage(`Too many sign-in requests from this address; try again in ${wait} seconds.`, undefined, 429, {
+            "retry-after": String(wait),
+          });
+        }
+        documentClients.fail(address);
+      }
       try {
         await oauth.checkAuthorizationRequest(url.searchParams);
       } catch (error) {

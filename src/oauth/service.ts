@@ -189,7 +189,7 @@ export class OAuthService {
    * redirect URI is not established (nothing may be sent to an unverified address), RedirectableError
    * with the client's redirect (error, state, iss) for any other problem.
    */
-  async checkAuthorizationRequest(params: URLSearchParams): Promise<AuthorizationRequest> {
+  async checkAuthorizationRequest(params: URLSearchParams, options: { persistClient?: boolean } = {}): Promise<AuthorizationRequest> {
     const settings = this.requireSettings();
     let clientId: string | null;
     let requested: string | null;
@@ -202,7 +202,11 @@ export class OAuthService {
     if (!clientId) throw new AuthorizationPageError("The request names no client (client_id is missing).");
     let client: OAuthClient;
     try {
-      client = await resolveClient(this.db, clientId, { allowLoopback: this.config.oauthLoopbackClients, now: this.now() });
+      client = await resolveClient(this.db, clientId, {
+        allowLoopback: this.config.oauthLoopbackClients,
+        now: this.now(),
+        persist: options.persistClient,
+      });
     } catch (error) {
       if (error instanceof ClientProblem) throw new AuthorizationPageError(error.message);
       throw error;
@@ -257,7 +261,8 @@ export class OAuthService {
     const settings = this.requireSettings();
     let request: AuthorizationRequest;
     try {
-      request = await this.checkAuthorizationRequest(params);
+      // An approved client is stored: the token endpoint and the dashboard's connected apps read it.
+      request = await this.checkAuthorizationRequest(params, { persistClient: decision.approve });
     } catch (error) {
       if (error instanceof RedirectableError) return error.redirect;
       throw error;

@@ -7,7 +7,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { sessionCookieName } from "../../src/accounts/guard";
 import { createSession } from "../../src/accounts/sessions";
-import { REGISTRATIONS_PER_HOUR } from "../../src/oauth/routes";
+import { MAX_REDIRECT_URI_LENGTH } from "../../src/oauth/clients";
+import { DOCUMENT_CLIENT_REQUESTS_PER_HOUR, REGISTRATIONS_PER_HOUR } from "../../src/oauth/routes";
 import { seedToolServerDb, type ToolServerSeed } from "../support/fixtures";
 import { BASE, type TestApp, testApp } from "../support/http";
 import { MCP_PATH, rpc } from "../support/mcp";
@@ -484,8 +485,12 @@ describe("client metadata documents in the test mode", () => {
       client: { id: client.id, name: "Doc Client", uri: null, kind: "cimd", verified: false },
       redirect_uri: REDIRECT,
     });
+    // Nothing is stored for a request that no one has approved (anyone may send one).
+    const stored = () => t.db.get<{ n: number }>("SELECT count(*) AS n FROM oauth_clients WHERE id = ?", [client.id]);
+    expect(await stored()).toEqual({ n: 0 });
     const pair = pkce();
     const back = await consent(t, cookieA, authorizeQuery(client, pair), seed.a.brandId);
+    expect(await stored()).toEqual({ n: 1 });
     const res = await tokenRequest(t, {
       grant_type: "authorization_code",
       code: back.searchParams.get("code")!,
@@ -509,6 +514,31 @@ describe("client metadata documents in the test mode", () => {
     expect(secret.text).toContain("holds a client_secret");
     expect(secret.text).not.toContain("s3cret");
   });
+
+  test("an address may send 60 requests an hour naming a metadata document; the 61st gets 429 and nothing is fetched or stored", async () => {
+    t = await testApp({ publicUrl: PUBLIC_URL, oauthLoopbackClients: true });
+    const before = host.fetched.length;
+    const rowsBefore = await t.db.get<{ n: number }>("SELECT count(*) AS n FROM oauth_clients");
+    for (let i = 0; i < DOCUMENT_CLIENT_REQUESTS_PER_HOUR; i++) {
+      const res = await t.call(
+        "GET",
+        `/oauth/authorize?${authorizeQuery({ id: `${host.origin}/missing-${i}.json`, redirectUri: REDIRECT }, pkce())}`,
+      );
+      expect(res.status).toBe(400);
+    }
+    expect(host.fetched.length - before).toBeLessThanOrEqual(DOCUMENT_CLIENT_REQUESTS_PER_HOUR);
+    const fetchedSoFar = host.fetched.length;
+    const res = await t.call(
+      "GET",
+      `/oauth/authorize?${authorizeQuery({ id: `${host.origin}/one-more.json`, redirectUri: REDIRECT }, pkce())}`,
+    );
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(res.text).toContain("Too many sign-in requests from this address");
+    expect(host.fetched.length).toBe(fetchedSoFar);
+    expect(await t.db.get<{ n: number }>("SELECT count(*) AS n FROM oauth_clients")).toEqual(rowsBefore);
+    expect(DOCUMENT_CLIENT_REQUESTS_PER_HOUR).toBe(60);
+  });
 });
 
 describe("registration", () => {
@@ -522,6 +552,14 @@ describe("registration", () => {
     expect(res.json.error_description).toContain("Too many client registrations");
     expect(REGISTRATIONS_PER_HOUR).toBe(100);
     expect(await t.db.get("SELECT count(*) AS n FROM oauth_clients")).toEqual({ n: 100 });
+  });
+
+  test("a redirect URI over 2048 characters is refused", async () => {
+    const long = `https://app.example/cb?${"x".repeat(MAX_REDIRECT_URI_LENGTH)}`;
+    const res = await t.call("POST", "/oauth/register", { body: { client_name: "Long", redirect_uris: [long] } });
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ error: "invalid_client_metadata" });
+    expect(res.json.error_description).toContain(`at most ${MAX_REDIRECT_URI_LENGTH} characters`);
   });
 
   test("a public client gets no secret, and the consent page names it as it registered", async () => {
