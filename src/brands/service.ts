@@ -135,6 +135,13 @@ export async function getBrand(db: Queries, brandId: string): Promise<BrandView>
   return view(row);
 }
 
+/** The id of the account that owns a brand (the article renderer's tenant: accounts take turns, whatever their number of brands). */
+export async function brandAccountId(db: Queries, brandId: string): Promise<string> {
+  const row = await db.get<{ accountId: string }>(`SELECT account_id AS "accountId" FROM brands WHERE id = ?`, [brandId]);
+  if (!row) throw new NotFound("Brand not found.", "brand_not_found");
+  return row.accountId;
+}
+
 /** The id of the brand whose public site key this is, or null (the public content API's lookup). */
 export async function findBrandIdBySiteKey(db: Queries, siteKey: string): Promise<string | null> {
   return (await db.get<{ id: string }>("SELECT id FROM brands WHERE site_key = ?", [siteKey]))?.id ?? null;

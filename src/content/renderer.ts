@@ -17,10 +17,11 @@
 // (jsdom and the self-test, ~1 s, several on a loaded machine) has a limit of its own,
 // `startTimeoutMs`, so that a slow start never fails a save as too complex an article; a start past
 // it fails the self-test (`serve` refuses to start on it) and the job waiting, if any. Jobs wait
-// here, one queue per tenant (brand), and tenants take turns: a brand that saves many slow articles
-// delays another brand's save by at most the one render in progress, and never makes it fail (it
-// took an article that 40,000 nested <div> made slow, sent twice, to fail another brand's tiny save
-// after 59 s).
+// here, one queue per tenant (account), and tenants take turns: an account that saves many slow
+// articles, from as many brands as it likes, delays another account's save by at most the one
+// render in progress, and never makes it fail (it took an article that 40,000 nested <div> made
+// slow, sent twice, to fail another brand's tiny save after 59 s; and with turns per brand, one
+// account's slow saves from twelve brands made another's wait 51 s).
 // A worker that has had nothing to do for `idleMs` is stopped, and the next job starts a fresh one
 // (which runs the self-test again before it renders): jsdom is most of the process's memory, and
 // articles are saved rarely. `serve` stops the start-up self-test's worker as soon as it has passed
@@ -128,7 +129,7 @@ export class ArticleRenderer {
 
   /**
    * The sanitized HTML of an article. Rejects with UnsafeHtmlError when the body cannot be made
-   * safe, and Invalid when it is over the renderer's bounds. `tenant` (the brand) decides the turn.
+   * safe, and Invalid when it is over the renderer's bounds. `tenant` (the account) decides the turn.
    */
   render(source: ArticleSource, tenant = ""): Promise<string> {
     return new Promise<string>((resolve, reject) => {

@@ -2,6 +2,7 @@
 // rendered from it once, on save. Queries on the articles table live here only; every function takes
 // the brand id (from a verified credential) first, and another brand's article is NotFound. A
 // change the public site would show announces articlesChanged (the public content cache drops it).
+import { brandAccountId } from "../brands/service";
 import { type AppContext } from "../context";
 import { type Queries, type SqlParam } from "../db/queries";
 import { type articles } from "../db/schema";
@@ -234,7 +235,7 @@ export async function createArticle(db: Queries, brandId: string, input: Article
   const markdown = parseMarkdown(input.markdown);
   const description = parseDescription(input.description);
   const explicitSlug = input.slug ? parseSlug(input.slug) : null;
-  const html = await renderArticleHtml({ title, markdown }, brandId);
+  const html = await renderArticleHtml({ title, markdown }, await brandAccountId(db, brandId));
   let promptText: string | null = null;
   const row = await db.transaction(async (tx): Promise<ArticleRow> => {
     // Another brand's prompt is NotFound, like an unknown one.
@@ -305,7 +306,7 @@ export async function updateArticle(
     if (title !== undefined || markdown !== undefined) {
       const source = nextSource(await findRow(db, brandId, articleId), title, markdown);
       if (source && !renderedFrom(rendered, source)) {
-        rendered = { ...source, html: await renderArticleHtml(source, brandId) };
+        rendered = { ...source, html: await renderArticleHtml(source, await brandAccountId(db, brandId)) };
       }
     }
     const row = await db.transaction(async (tx): Promise<ArticleRow | null> => {

@@ -1,18 +1,36 @@
 // Issue 18, findings 2 and 8: an article's structure is bounded before the costly steps (marked,
-// jsdom, DOMPurify), with a sentence naming the limit, and one brand's hostile saves do not stall or
-// fail another brand's save. Through the tool server, as a client would send them.
+// jsdom, DOMPurify), with a sentence naming the limit, and one account's hostile saves, from any
+// number of its brands, do not stall or fail another account's save. Through the tool server, as a
+// client would send them.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { MAX_ELEMENTS, MAX_NESTING, renderArticle } from "../../src/content/render";
+import { createBrand } from "../../src/brands/service";
+import { MAX_ELEMENTS, MAX_EMPHASIS_MARKS, MAX_NESTING, renderArticle } from "../../src/content/render";
+import { articleRenderer } from "../../src/content/renderer";
+import { newId } from "../../src/ids";
+import { createApiKey } from "../../src/keys/service";
 import { apiKeyFor, callTool, makeWorld, type World } from "../public/world";
 
 let world: World;
-let hostileKey: string;
+let hostileAccountId: string;
+let hostileKeys: string[];
 let victimKey: string;
 
 beforeAll(async () => {
   world = await makeWorld();
-  hostileKey = await apiKeyFor(world, world.other.id);
   victimKey = await apiKeyFor(world, world.brand.id);
+  // The hostile saves come from another account's two brands.
+  const db = world.ctx.db;
+  hostileAccountId = newId("acc");
+  await db.run("INSERT INTO accounts (id, email, password_hash, plan, created_at) VALUES (?, ?, '-', 'autopilot', ?)", [
+    hostileAccountId,
+    `${hostileAccountId}@example.com`,
+    Date.now(),
+  ]);
+  hostileKeys = [];
+  for (const name of ["Hostile One", "Hostile Two"]) {
+    const brand = await createBrand(db, hostileAccountId, { name });
+    hostileKeys.push((await createApiKey(db, hostileAccountId, { name: "test", brandId: brand.id })).plaintext);
+  }
 });
 afterAll(async () => {
   await world.close();
@@ -24,13 +42,15 @@ const HOSTILE: Record<string, string> = {
   "30,000 nested <b>": `${"<b>".repeat(30_000)}x`,
   "nested table cells": `${"<table><tr><td>".repeat(4_800)}x`,
   "1,500 lines of * * … x": Array.from({ length: 1_500 }, () => `${"* ".repeat(58)}x`).join("\n"),
+  "*a_ 65,000 times": "*a_".repeat(65_000),
+  "_a 97,500 times": "_a".repeat(97_500),
 };
 
 describe("the cost of an article is bounded before it is rendered", () => {
   for (const [label, markdown] of Object.entries(HOSTILE)) {
     test(`${label} is refused with a sentence naming the limit, not a server fault`, async () => {
-      const outcome = await callTool(world, hostileKey, "create_article", { title: label, markdown });
-      expect(outcome.error).toMatch(/^markdown: the article (nests|has) .* the limit is [\d,]+\./);
+      const outcome = await callTool(world, hostileKeys[0]!, "create_article", { title: label, markdown });
+      expect(outcome.error).toMatch(/^markdown: (the article (nests|has)|a paragraph) .* the limit is [\d,]+\./);
       expect(outcome.error).not.toContain("on our side");
     }, 60_000);
   }
@@ -42,11 +62,37 @@ describe("the cost of an article is bounded before it is rendered", () => {
     expect(renderArticle({ title: "", markdown: quotes })).toContain("quoted");
     const table = `| a | b |\n|---|---|\n${Array.from({ length: Math.floor(MAX_ELEMENTS / 4) }, (_, i) => `| ${i} | x |`).join("\n")}`;
     expect(renderArticle({ title: "", markdown: table })).toContain("<td>1</td>");
+    // Emphasis: the limit's worth in one paragraph, any number of paragraphs, and code in a fence.
+    const emphasis = "**a_".repeat(MAX_EMPHASIS_MARKS / 3);
+    expect(renderArticle({ title: "", markdown: emphasis })).toContain("<p>");
+    expect(renderArticle({ title: "", markdown: Array.from({ length: 20 }, () => emphasis).join("\n\n") })).toContain("<p>");
+    const fenced = `\`\`\`\n${"snake_case_name *ptr\n".repeat(2_000)}\`\`\``;
+    expect(renderArticle({ title: "", markdown: fenced })).toContain("snake_case_name");
+    const rows = `| name | value |\n|---|---|\n${Array.from({ length: 400 }, (_, i) => `| MY_ENV_VAR_${i} | *on* |`).join("\n")}`;
+    expect(renderArticle({ title: "", markdown: rows })).toContain("MY_ENV_VAR_399");
   }, 60_000);
 
-  test("a victim brand's save completes while another brand's hostile saves run", async () => {
+  test("saves from all of an account's brands take one turn: the renderer's tenant is the account", async () => {
+    const renderer = articleRenderer();
+    const original = renderer.render.bind(renderer);
+    const tenants: string[] = [];
+    renderer.render = (source, tenant) => {
+      tenants.push(tenant ?? "");
+      return original(source, tenant);
+    };
+    try {
+      for (const key of hostileKeys) expect((await callTool(world, key, "create_article", { title: "t", markdown: "x" })).error).toBeNull();
+    } finally {
+      renderer.render = original;
+    }
+    expect(tenants).toEqual([hostileAccountId, hostileAccountId]);
+  });
+
+  test("a victim account's save completes while another account's hostile saves run", async () => {
     const hostile = Object.values(HOSTILE).flatMap((markdown) => [markdown, markdown]);
-    const saves = hostile.map((markdown, i) => callTool(world, hostileKey, "create_article", { title: `h${i}`, markdown }));
+    const saves = hostile.map((markdown, i) =>
+      callTool(world, hostileKeys[i % hostileKeys.length]!, "create_article", { title: `h${i}`, markdown }),
+    );
     const victim = await callTool(world, victimKey, "create_article", { title: "Tiny", markdown: "A tiny save." });
     expect(victim.error).toBeNull();
     expect(victim.data.article.title).toBe("Tiny");
