@@ -20,8 +20,9 @@ import { startCheckpointer } from "./db/checkpointer";
 import { type Db, type OpenOptions, openDatabase } from "./db/client";
 import { openConfiguredDatabase } from "./db/open";
 import { AppError, Invalid } from "./errors";
-import { createApiKey, listApiKeys, revokeApiKey } from "./keys/service";
+import { countActiveApiKeys, createApiKey, listApiKeys, revokeApiKey } from "./keys/service";
 import { configureLog, log } from "./log";
+import { revokeAccountGrants } from "./oauth/service";
 import { startServer } from "./server";
 import { startWindowRollover } from "./tracking/prompt-windows";
 import { markInterruptedRuns } from "./tracking/runner";
@@ -128,15 +129,28 @@ const COMMANDS: Record<string, Command> = {
   },
   "account password": {
     usage: "spyglass account password --email E --password P|- [--json]   (--password - reads it from stdin)",
-    summary: "sets an account's password (a forgotten or leaked one) and signs out its sessions",
+    summary: "sets an account's password (a forgotten or leaked one), signs out its sessions and disconnects its connected apps",
     options: { email: { type: "string" }, password: { type: "string" } },
     async run({ config, flags, json }) {
       const email = need(flags, "email");
       const password = await passwordFrom(need(flags, "password"));
-      const record = await withDb(config, (db) => setAccountPassword(db, email, password));
+      // Whoever knew the old password may have connected an app (OAuth) or made a key: apps are
+      // disconnected (a person reconnects in a minute), keys are named (revoking one stops a client
+      // that someone configured on purpose).
+      const record = await withDb(config, async (db) => {
+        const set = await setAccountPassword(db, email, password);
+        const apps = await revokeAccountGrants(db, set.id, Date.now());
+        return { ...set, connected_apps_disconnected: apps, api_keys_active: await countActiveApiKeys(db, set.id) };
+      });
       if (json) return printRecord(record, true);
-      const sessions = record.sessions_ended === 1 ? "1 session" : `${record.sessions_ended} sessions`;
-      process.stdout.write(`The password of ${record.email} is set; ${sessions} signed out.\n`);
+      const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+      const keys =
+        record.api_keys_active === 0
+          ? ""
+          : ` ${count(record.api_keys_active, "API key still works", "API keys still work")}: if the old password may have leaked, check them (spyglass key list --email ${record.email}) and revoke any you do not know (spyglass key revoke --email ${record.email} --id KEY_ID).`;
+      process.stdout.write(
+        `The password of ${record.email} is set; ${count(record.sessions_ended, "session", "sessions")} signed out, ${count(record.connected_apps_disconnected, "connected app", "connected apps")} disconnected.${keys}\n`,
+      );
     },
   },
   "brand create": {

@@ -87,6 +87,13 @@ export async function createApiKey(db: Queries, accountId: string, input: { name
   });
 }
 
+/** How many of the account's API keys are active (not revoked). */
+export async function countActiveApiKeys(db: Queries, accountId: string): Promise<number> {
+  return (
+    (await db.get<{ n: number }>("SELECT count(*) AS n FROM api_keys WHERE account_id = ? AND revoked_at IS NULL", [accountId]))?.n ?? 0
+  );
+}
+
 export async function listApiKeys(app: Pick<AppContext, "db" | "keys">, accountId: string): Promise<ApiKeyView[]> {
   const rows = await app.db.all<{
     id: string;

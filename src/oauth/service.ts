@@ -566,6 +566,18 @@ async function issueTokens(db: Queries, grantId: string, now: number): Promise<T
   };
 }
 
+/**
+ * Revokes every active grant of the account (its password was reset: an app connected by whoever
+ * knew the old one must not keep access); returns how many. Their tokens stop on the next request.
+ */
+export async function revokeAccountGrants(db: Queries, accountId: string, now: number): Promise<number> {
+  const revoked = await db.all<{ id: string }>(
+    "UPDATE oauth_grants SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL RETURNING id",
+    [now, accountId],
+  );
+  return revoked.length;
+}
+
 async function revokeGrantRow(db: Queries, grantId: string, now: number): Promise<void> {
   await db.run("UPDATE oauth_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [now, grantId]);
 }

@@ -229,7 +229,12 @@ describe("dist/spyglass end to end", () => {
     expect((await signIn(PASSWORD)).status).toBe(200);
     const set = await box.cli(["account", "password", "--email", EMAIL, "--password", "-"], { stdin: "a brand new password\n" });
     expect(set.code).toBe(0);
-    expect(set.stdout).toBe(`The password of ${EMAIL} is set; 2 sessions signed out.\n`);
+    // The account's keys still work (revoking one stops a client someone configured): they are counted, with what to do.
+    const active = await box.withDb((db) => db.get<{ n: number }>("SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL"));
+    expect(active).toEqual({ n: 2 });
+    expect(set.stdout).toBe(
+      `The password of ${EMAIL} is set; 2 sessions signed out, 0 connected apps disconnected. 2 API keys still work: if the old password may have leaked, check them (spyglass key list --email ${EMAIL}) and revoke any you do not know (spyglass key revoke --email ${EMAIL} --id KEY_ID).\n`,
+    );
     expect((await fetch(`${server.url}/api/auth/me`, { headers: { cookie } })).status).toBe(401);
     expect((await signIn(PASSWORD)).status).toBe(401);
     const fresh = await signIn("a brand new password");

@@ -9,6 +9,7 @@ import { sessionCookieName } from "../../src/accounts/guard";
 import { createSession } from "../../src/accounts/sessions";
 import { MAX_REDIRECT_URI_LENGTH } from "../../src/oauth/clients";
 import { DOCUMENT_CLIENT_REQUESTS_PER_HOUR, REGISTRATIONS_PER_HOUR } from "../../src/oauth/routes";
+import { revokeAccountGrants } from "../../src/oauth/service";
 import { seedToolServerDb, type ToolServerSeed } from "../support/fixtures";
 import { BASE, type TestApp, testApp } from "../support/http";
 import { MCP_PATH, rpc } from "../support/mcp";
@@ -36,10 +37,14 @@ afterEach(async () => {
 });
 
 /** The whole happy path to a token pair for brand A. */
-async function tokensForA(): Promise<{ access: string; refresh: string; clientId: string }> {
+function tokensForA(): Promise<{ access: string; refresh: string; clientId: string }> {
+  return tokensFor(cookieA, seed.a.brandId);
+}
+
+async function tokensFor(cookie: string, brandId: string): Promise<{ access: string; refresh: string; clientId: string }> {
   const client = await registerClient(t, [REDIRECT]);
   const pair = pkce();
-  const back = await consent(t, cookieA, authorizeQuery(client, pair), seed.a.brandId);
+  const back = await consent(t, cookie, authorizeQuery(client, pair), brandId);
   const code = back.searchParams.get("code")!;
   const res = await tokenRequest(t, {
     grant_type: "authorization_code",
@@ -201,6 +206,20 @@ describe("the whole flow, in process", () => {
     expect((await mcp(access)).status).toBe(401);
     const res = await tokenRequest(t, { grant_type: "refresh_token", refresh_token: refresh, client_id: clientId });
     expect(res.json.error).toBe("invalid_grant");
+  });
+
+  test("a password reset disconnects every app of the account, and no other account's (spyglass account password)", async () => {
+    const first = await tokensForA();
+    const second = await tokensForA();
+    const theirs = await tokensFor(await sessionCookieFor(seed.b.accountId), seed.b.brandId);
+    expect(await revokeAccountGrants(t.db, seed.a.accountId, Date.now())).toBe(2);
+    for (const { access, refresh, clientId } of [first, second]) {
+      expect((await mcp(access)).status).toBe(401);
+      const res = await tokenRequest(t, { grant_type: "refresh_token", refresh_token: refresh, client_id: clientId });
+      expect(res.json.error).toBe("invalid_grant");
+    }
+    expect((await mcp(theirs.access)).status).toBe(200);
+    expect(await revokeAccountGrants(t.db, seed.a.accountId, Date.now())).toBe(0);
   });
 
   test("RFC 7009: revoking the refresh token ends the grant; an unknown token is answered 200 and changes nothing", async () => {
