@@ -73,7 +73,7 @@ function json(status: number, body: unknown, headers?: Record<string, string>, r
   errored(request, status);
   return new Response(JSON.stringify(body), {
     status,
-    headers: { "content-type": "application/json; charset=utf-8", ...headers },
+    headers: { "content-type": "application/json; charset=utf-8", "x-content-type-options": "nosniff", ...headers },
   });
 }
 
@@ -90,6 +90,8 @@ export function observability(notFoundPage?: NotFoundPage) {
     .onRequest(({ request, set }) => {
       const id = beginRequest(request, APP);
       if (id) set.headers["x-request-id"] = id;
+      // No answer of the app is to be read as another type than it says (a JSON answer as HTML or script).
+      set.headers["x-content-type-options"] = "nosniff";
     })
     .onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => logRequest(request, APP, answeredStatus(set, responseValue)))
     .onError({ as: "global" }, ({ code, error, request }) => {

@@ -33,6 +33,19 @@ describe("operational basics", () => {
     expect(bad.json.code).toBe("invalid_json");
   });
 
+  test("no answer of the app may be sniffed as another type: success, error and 404 alike", async () => {
+    t = await testApp();
+    const cookie = await t.signIn("a@example.com");
+    const answers = [
+      await t.call("GET", "/api/brands", { cookie }),
+      await t.call("GET", "/api/brands"),
+      await t.call("POST", "/api/brands", { cookie, rawBody: "{" }),
+      await t.call("GET", "/api/nope"),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([200, 401, 400, 404]);
+    for (const res of answers) expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+
   test("an unexpected exception is a generic 500 with the request id, never a stack trace", async () => {
     configureLog({ quiet: false });
     const app = new Elysia().use(observability()).get("/boom", () => {
