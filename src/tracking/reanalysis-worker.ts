@@ -49,6 +49,7 @@ self.onmessage = async ({ data }: MessageEvent<WorkerStart>) => {
     postMessage({ type: "started" } satisfies WorkerReport);
     const result = await reanalyzeAnswers(connection, new AnswerWriter(), data.brandId, roster, {
       stop: () => Atomics.load(flags, 0) === 1,
+      version: data.version,
       // Held or not is told to the serving thread, which gives the gate back if it has to end this thread.
       gate: {
         take() {
@@ -62,7 +63,7 @@ self.onmessage = async ({ data }: MessageEvent<WorkerStart>) => {
     });
     checkpoint.get();
     checkpoint.finalize();
-    report = { type: "done", total: result.total, finished: result.finished };
+    report = { type: "done", total: result.total, finished: result.finished, superseded: result.superseded };
   } catch (error) {
     report = { type: "failed", message: (error as Error)?.message ?? String(error) };
   }

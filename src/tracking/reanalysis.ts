@@ -93,6 +93,12 @@ export interface PassControl {
   stop(): boolean;
   /** In a worker thread: taken for each slice's transaction and given back after it (db/write-gate.ts). */
   gate?: { take(): void; give(): void };
+  /**
+   * The roster version the pass was started at (bumpRosterVersion). A slice that finds a newer one in
+   * the database ends the pass unfinished: another instance (or process) changed the roster and runs
+   * its own pass, which this one's older roster must not undo behind it.
+   */
+  version?: number;
 }
 
 /**
@@ -106,7 +112,7 @@ export async function reanalyzeAnswers(
   brandId: string,
   roster: Roster,
   control: PassControl,
-): Promise<{ total: number; finished: boolean }> {
+): Promise<{ total: number; finished: boolean; superseded?: boolean }> {
   const cache = new Map<string, AnswerAnalysis>();
   let after = 0;
   let total = 0;
@@ -115,10 +121,14 @@ export async function reanalyzeAnswers(
     await db.betweenSlices();
     if (control.stop()) return { total, finished: false };
     control.gate?.take();
-    let slice: { processed: number; done: boolean };
+    let slice: { processed: number; done: boolean; superseded?: boolean };
     try {
       slice = await db.transaction(async (tx) => {
         await tx.lock(rollupLock(brandId));
+        // Under the lock that a roster change's version bump takes: a newer version is seen here.
+        if (control.version !== undefined && (await rosterVersionOf(tx, brandId)) > control.version) {
+          return { processed: 0, done: false, superseded: true };
+        }
         const started = performance.now();
         const delta = new RollupDelta();
         let processed = 0;
@@ -181,6 +191,7 @@ export async function reanalyzeAnswers(
     } finally {
       control.gate?.give();
     }
+    if (slice.superseded) return { total, finished: false, superseded: true };
     total += slice.processed;
     if (slice.done) return { total, finished: true };
   }
@@ -304,17 +315,23 @@ export class Reanalysis {
     const db = this.db;
     // Answers stored from now on (by any instance) are analysed with the roster read after this.
     const version = await bumpRosterVersion(db, brandId);
-    let result: { total: number; finished: boolean } | null = null;
+    let result: { total: number; finished: boolean; superseded?: boolean } | null = null;
     if (db.dialect === "sqlite" && db.path !== ":memory:" && (await this.large(brandId))) {
-      result = await this.inWorker(db, brandId, pass);
+      result = await this.inWorker(db, brandId, pass, version);
     }
     pass.offThread = result !== null;
     if (result === null) {
       // One roster for the whole pass: a roster change during it starts the pass over (pass.again).
       const roster = await loadRoster(db, brandId);
-      result = await reanalyzeAnswers(db, this.writer, brandId, roster, { stop: () => pass.again || this.stopped });
+      result = await reanalyzeAnswers(db, this.writer, brandId, roster, { stop: () => pass.again || this.stopped, version });
     }
     if (result.finished) await markAnalysed(db, brandId, version);
+    if (result.superseded) {
+      log.info("re-analysis handed over: the roster changed again elsewhere, and that change's pass takes over", {
+        brand_id: brandId,
+        answers: result.total,
+      });
+    }
     return result.total;
   }
 
@@ -335,7 +352,12 @@ export class Reanalysis {
    * every one, or to null when the worker could not start (logged): the caller then runs the pass
    * here. A pass that fails once started (the database, not the thread) rejects, as it would here.
    */
-  private inWorker(db: SqliteDb, brandId: string, pass: Pass): Promise<{ total: number; finished: boolean } | null> {
+  private inWorker(
+    db: SqliteDb,
+    brandId: string,
+    pass: Pass,
+    version: number,
+  ): Promise<{ total: number; finished: boolean; superseded?: boolean } | null> {
     return new Promise((resolve, reject) => {
       // [0]: set to 1, the pass ends after its slice; [1]: 1 while the worker holds the write gate.
       const flags = new Int32Array(new SharedArrayBuffer(8));
@@ -350,7 +372,7 @@ export class Reanalysis {
       let started = false;
       let settled = false;
       let forced: ReturnType<typeof setTimeout> | undefined;
-      const settle = (outcome: { total: number; finished: boolean } | null | Error) => {
+      const settle = (outcome: { total: number; finished: boolean; superseded?: boolean } | null | Error) => {
         if (settled) return;
         settled = true;
         clearTimeout(forced);
@@ -386,7 +408,7 @@ export class Reanalysis {
         }
         // Its connection is closed by now: the thread has nothing left to do.
         worker.terminate();
-        if (data.type === "done") settle({ total: data.total, finished: data.finished });
+        if (data.type === "done") settle({ total: data.total, finished: data.finished, superseded: data.superseded });
         else gone(data.message);
       });
       worker.addEventListener("error", (event) => {
@@ -399,6 +421,7 @@ export class Reanalysis {
         type: "start",
         path: db.path,
         brandId,
+        version,
         gate: db.writeGate.buffer,
         flags: flags.buffer as SharedArrayBuffer,
         walSizeLimit: WAL_SIZE_LIMIT_BYTES,
@@ -413,6 +436,8 @@ export interface WorkerStart {
   type: "start";
   path: string;
   brandId: string;
+  /** The roster version the pass was started at (PassControl.version). */
+  version: number;
   /** The serving connection's write gate (db/write-gate.ts). */
   gate: SharedArrayBuffer;
   /** Two Int32: [0] set to 1 by the serving thread, the pass ends after its slice; [1] 1 while the worker holds the gate. */
@@ -421,7 +446,10 @@ export interface WorkerStart {
 }
 
 /** What it answers: "started" once its connection and the roster are read, then the end, after closing its connection. */
-export type WorkerReport = { type: "started" } | { type: "done"; total: number; finished: boolean } | { type: "failed"; message: string };
+export type WorkerReport =
+  | { type: "started" }
+  | { type: "done"; total: number; finished: boolean; superseded?: boolean }
+  | { type: "failed"; message: string };
 
 /** A pass that ended before the last answer (stopped, or started over). */
 const CUT_SHORT = { total: 0, finished: false };

@@ -3,6 +3,7 @@ import { afterEach, expect, test } from "bun:test";
 import { resolveFilter } from "../../src/analytics/filters";
 import { visibilityOverview } from "../../src/analytics/visibility";
 import { type AppContext } from "../../src/context";
+import { reanalyzeAnswers, rosterVersionOf } from "../../src/tracking/reanalysis";
 import { loadRoster } from "../../src/tracking/roster";
 import { addBrand, openApp } from "../analytics/dataset";
 
@@ -110,4 +111,33 @@ test("a finished re-analysis is recorded; one cut short is gone through again at
     { member_id: "cmp_g", rank: 1 },
     { member_id: s.brandId, rank: 2 },
   ]);
+});
+
+test("a pass that another instance's roster change overtook stops at its next slice and does not undo that change's pass", async () => {
+  app = await openApp();
+  const s = await addBrand(app, { name: "Acme", competitors: [{ key: "C", name: "Globex" }], prompts: [{ key: "P", text: "best crm" }] });
+  const a = await store(app, s.brandId, s.prompts.P!, "Globex leads; Acme follows.");
+  // This instance's pass began with Globex on the roster, at the version it moved the roster to.
+  const oldRoster = await loadRoster(app.db, s.brandId);
+  const oldVersion = await rosterVersionOf(app.db, s.brandId);
+  // Another instance removes Globex and runs its own pass, to the end.
+  await app.db.run("DELETE FROM competitors WHERE id = ?", [s.competitors.C!]);
+  await app.tracking.reanalyzeBrand(s.brandId);
+  expect(await ranks(app, a)).toEqual([{ member_id: s.brandId, rank: 1 }]);
+  const newer = await app.db.get<{ version: number; analysed: number }>(
+    "SELECT version, analysed FROM roster_versions WHERE brand_id = ?",
+    [s.brandId],
+  );
+  expect(newer!.version).toBeGreaterThan(oldVersion);
+  // The older pass's next slice sees the newer version and ends, unfinished, before it writes.
+  const late = await reanalyzeAnswers(app.db, app.tracking.writer, s.brandId, oldRoster, { stop: () => false, version: oldVersion });
+  expect(late).toEqual({ total: 0, finished: false, superseded: true });
+  expect(await ranks(app, a)).toEqual([{ member_id: s.brandId, rank: 1 }]);
+  expect(await app.db.get("SELECT version, analysed FROM roster_versions WHERE brand_id = ?", [s.brandId])).toEqual(newer);
+  // Without a version (or at the current one) the same pass goes through.
+  const current = await reanalyzeAnswers(app.db, app.tracking.writer, s.brandId, await loadRoster(app.db, s.brandId), {
+    stop: () => false,
+    version: newer!.version,
+  });
+  expect(current.finished).toBe(true);
 });
