@@ -3,9 +3,9 @@
 // published, edited or unpublished (the articlesChanged event), so a publish is readable at the
 // origin on the very next request. Writes by another process on the same database (the CLI's
 // `demo`, a second server) are caught by the database's change stamp (SQLite's `PRAGMA
-// data_version`), checked at most every DATA_VERSION_CHECK_MS (it takes a shared-memory lock: on
-// every request it was the costliest step): when it moves, the whole cache is dropped. Such a publish
-// is served within that delay. Hits are answered synchronously, the request that makes the check too.
+// data_version`, checked at most every DATA_VERSION_CHECK_MS: it takes a shared-memory lock, on every
+// request the costliest step; PostgreSQL's change feed, on every request): when it moves, the whole
+// cache is dropped. Such a publish is served within that delay. Hits are answered synchronously, the request that makes the check too.
 import { findBrandIdBySiteKey } from "../brands/service";
 import { getPublishedArticleBySlug, listPublishedArticles, type PublicArticleRow } from "../content/service";
 import { isValidSlug } from "../content/slug";
@@ -34,8 +34,16 @@ export class PublicContentCache {
   private bytes = 0;
   private stamp: number | null = null;
   private stampCheckedAt = Number.NEGATIVE_INFINITY;
+  /**
+   * How often the stamp is read: on SQLite at most every DATA_VERSION_CHECK_MS (a lock); on PostgreSQL
+   * on every request (a counter in memory, moved by the change feed: a wait on top of the
+   * notification's own delay served another instance's unpublished article for up to 10 ms more).
+   */
+  private readonly checkEveryMs: number;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.checkEveryMs = db.dialect === "postgres" ? 0 : DATA_VERSION_CHECK_MS;
+  }
 
   /** The cached list of a site key, answered synchronously, or null when it is not cached (then `list` answers). */
   cachedList(siteKey: string): CachedBody | null {
@@ -107,7 +115,7 @@ export class PublicContentCache {
    */
   private checkStamp(): void {
     const now = performance.now();
-    if (now - this.stampCheckedAt < DATA_VERSION_CHECK_MS) return;
+    if (now - this.stampCheckedAt < this.checkEveryMs) return;
     const stamp = changeStamp(this.db);
     if (stamp !== this.stamp) {
       // The first reading only sets the baseline: nothing was cached before it.
