@@ -470,12 +470,16 @@ describe("the article editor", () => {
     // Published today: no answer after it yet, which the card says in words rather than as 0/0.
     await card.getByText("no answers").first().waitFor();
     expect(await card.getByText("0/0").count()).toBe(0);
-    // A link to an article that is not there says so, in the dashboard's words.
-    await page.goto(d.url(`/brands/${brandId}/impact?article=art_unknown`));
-    await page.getByRole("heading", { name: "There is no such article" }).waitFor();
-    expect(await page.getByText("list_articles").count()).toBe(0);
-    await page.goBack();
-    await card.waitFor();
+    // A link to an article that is not there says so, in the dashboard's words (in a tab of its own:
+    // the next test walks this tab's history back).
+    const tab = await page.context().newPage();
+    try {
+      await tab.goto(d.url(`/brands/${brandId}/impact?article=art_unknown`));
+      await tab.getByRole("heading", { name: "There is no such article" }).waitFor();
+      expect(await tab.getByText("list_articles").count()).toBe(0);
+    } finally {
+      await tab.close();
+    }
 
     await card.getByRole("link", { name: "Choosing a CRM" }).click();
     await page.waitForURL(articleUrl);
