@@ -82,6 +82,55 @@ describe("same-origin and JSON guard", () => {
     expect(status(https, "POST", { ...json, origin: "http://127.0.0.1:3000" }, "{}")).toBe(403);
   });
 
+  test("without public_url, a state change must be addressed to an address or a local name (DNS rebinding)", () => {
+    const to = (host: string) => {
+      try {
+        assertSameOriginJson(
+          config,
+          new Request(`http://${host}/api/auth/signup`, { method: "POST", headers: { ...json, origin: `http://${host}` }, body: "{}" }),
+        );
+        return 200;
+      } catch (error) {
+        return (error as AppError).status;
+      }
+    };
+    for (const host of [
+      "127.0.0.1:3000",
+      "localhost:3000",
+      "[::1]:3000",
+      "192.168.1.20",
+      "nas",
+      "nas.local",
+      "spyglass.internal",
+      "box.lan",
+      "x.home.arpa",
+      "app.localhost",
+      "spyglass.test",
+    ]) {
+      expect(`${host} ${to(host)}`).toBe(`${host} 200`);
+    }
+    // A stranger's name resolved to this machine: its page is same-origin with itself, and refused.
+    for (const host of ["rebind.attacker.example:3000", "127.0.0.1.nip.io", "spyglass.example.com"]) {
+      expect(`${host} ${to(host)}`).toBe(`${host} 403`);
+    }
+    let sentence = "";
+    try {
+      assertSameOriginJson(config, new Request("http://vis.example.com/api/auth/login", { method: "POST", headers: json, body: "{}" }));
+    } catch (error) {
+      sentence = (error as AppError).message;
+    }
+    expect(sentence).toContain('set public_url = "https://vis.example.com"');
+    // With public_url, its own origin is the rule, whatever the name.
+    const behindProxy = new Request("https://vis.example.com/api/auth/login", {
+      method: "POST",
+      headers: { ...json, origin: "https://vis.example.com" },
+      body: "{}",
+    });
+    expect(() => assertSameOriginJson(https, behindProxy)).not.toThrow();
+    // Reads are untouched.
+    expect(status(config, "GET", {})).toBe(200);
+  });
+
   test("a request with neither header (curl) is allowed", () => {
     expect(status(config, "PATCH", json, "{}")).toBe(200);
   });
