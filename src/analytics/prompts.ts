@@ -3,7 +3,7 @@ import { type AppContext } from "../context";
 import { ALL_ENGINES } from "../db/values";
 import { getPromptTexts } from "../prompts/service";
 import { refreshWindows, WINDOW_DAYS, windowState } from "../tracking/prompt-windows";
-import { loadRoster } from "../tracking/roster";
+import { loadRoster, type SiteOwner, siteOwners } from "../tracking/roster";
 import { DAY_MS, describeFilter, encodeOffset, type Filter, type SqlParam, scopePromptIds, startOfUtcDay, where } from "./filters";
 import { type Mean, mean, type Rate, rate } from "./rates";
 
@@ -167,8 +167,8 @@ export interface ContentGap {
   competitor_answers: number;
   valid_answers: number;
   competitors: Array<{ id: string; name: string; answers: number }>;
-  /** Most cited domains in the answers that mention competitors. */
-  top_domains: Array<{ domain: string; citations: number }>;
+  /** Most cited domains in the answers that mention competitors, and whose site each is. */
+  top_domains: Array<{ domain: string; citations: number } & SiteOwner>;
 }
 
 const TOP_DOMAINS = 5;
@@ -185,7 +185,9 @@ export async function contentGaps(app: AppContext, filter: Filter, opts: { limit
   const ids = page.map((r) => r.prompt_id);
   const texts = await getPromptTexts(app.db, filter.brandId, ids);
   const competitors = await competitorCounts(app, filter, ids);
-  const names = new Map((await loadRoster(app.db, filter.brandId)).members.map((m) => [m.id, m.name]));
+  const roster = await loadRoster(app.db, filter.brandId);
+  const names = new Map(roster.members.map((m) => [m.id, m.name]));
+  const ownerOf = siteOwners(roster, "domain");
   const domains = new Map<string, Array<{ domain: string; citations: number }>>();
   if (ids.length > 0) {
     const w = where("a", filter, filter.period.start, filter.period.end);
@@ -212,7 +214,8 @@ export async function contentGaps(app: AppContext, filter: Filter, opts: { limit
       .map((c) => ({ id: c.id, name: names.get(c.id)!, answers: c.n })),
     top_domains: (domains.get(r.prompt_id) ?? [])
       .sort((a, b) => b.citations - a.citations || a.domain.localeCompare(b.domain))
-      .slice(0, TOP_DOMAINS),
+      .slice(0, TOP_DOMAINS)
+      .map((d) => ({ ...d, ...ownerOf(d.domain) })),
   }));
   return {
     filter: describeFilter(filter),

@@ -2,8 +2,7 @@
 // and whether the source is the brand's own site. Summed from the daily citation rollups, or, with a
 // tag filter, from the citations of the tag's prompts.
 import { type AppContext } from "../context";
-import { registrableDomain } from "../tracking/analysis/citations";
-import { isOnDomains, loadRoster, ownedRegistrableDomains, type Roster } from "../tracking/roster";
+import { loadRoster, siteOwners } from "../tracking/roster";
 import { dayWhere, describeFilter, encodeOffset, type Filter, where } from "./filters";
 import { type Rate, rate } from "./rates";
 import { validAnswers } from "./visibility";
@@ -35,10 +34,9 @@ export async function topSources(app: AppContext, filter: Filter, opts: Page) {
   const { total, rows } = filter.scope === null ? await fromRollups(app, filter, opts) : await fromCitations(app, filter, opts);
   const valid = await validAnswers(app, filter);
   const roster = await loadRoster(app.db, filter.brandId);
-  const ownedDomains = ownedRegistrableDomains(roster);
-  const competitorOf = competitorSites(roster, opts.level);
+  const ownerOf = siteOwners(roster, opts.level);
   const sources: Source[] = rows.slice(0, opts.limit).map((r) => {
-    const owned = opts.level === "url" ? isOnDomains(r.key, roster.brandDomains) : ownedDomains.has(r.domain);
+    const { owned, competitor } = ownerOf(r.key);
     return {
       domain: r.domain,
       ...(opts.level === "url" ? { url: r.key } : {}),
@@ -47,7 +45,7 @@ export async function topSources(app: AppContext, filter: Filter, opts: Page) {
       answers: r.answers,
       answer_rate: rate(r.answers, valid),
       owned,
-      competitor: owned ? null : competitorOf(r.key),
+      competitor,
     };
   });
   return {
@@ -58,28 +56,6 @@ export async function topSources(app: AppContext, filter: Filter, opts: Page) {
     sources,
     next_cursor: rows.length > opts.limit ? encodeOffset(opts.offset + opts.limit) : null,
   };
-}
-
-/**
- * The competitor whose site a source is: at level domain, one of whose domains has that registrable
- * domain; at level url, one whose domains hold the URL's host. The first on the roster when two claim it.
- */
-function competitorSites(roster: Roster, level: Page["level"]): (key: string) => { id: string; name: string } | null {
-  const competitors = roster.members.filter((m) => !m.isBrand && m.domains.length > 0);
-  if (level === "url") {
-    return (url) => {
-      const found = competitors.find((c) => isOnDomains(url, c.domains));
-      return found ? { id: found.id, name: found.name } : null;
-    };
-  }
-  const byDomain = new Map<string, { id: string; name: string }>();
-  for (const c of competitors) {
-    for (const d of c.domains) {
-      const key = registrableDomain(d);
-      if (!byDomain.has(key)) byDomain.set(key, { id: c.id, name: c.name });
-    }
-  }
-  return (domain) => byDomain.get(domain) ?? null;
 }
 
 /** Without a tag: sums over the daily rollups (a few rows per day, engine and source). */

@@ -45,3 +45,34 @@ export function isOnDomains(url: string, domains: readonly string[]): boolean {
 export function ownedRegistrableDomains(roster: Roster): Set<string> {
   return new Set(roster.brandDomains.map((d) => registrableDomain(d)));
 }
+
+/** Whose site a cited source is: the brand's own (owned), a competitor's (by its domains), or neither. */
+export interface SiteOwner {
+  owned: boolean;
+  competitor: { id: string; name: string } | null;
+}
+
+/**
+ * Whose site each source is, for sources by registrable domain (level "domain": a competitor one of
+ * whose domains has that registrable domain) or by URL (level "url": one whose domains hold the URL's
+ * host). The brand's own site is never a competitor's; the first competitor on the roster wins a tie.
+ */
+export function siteOwners(roster: Roster, level: "domain" | "url"): (key: string) => SiteOwner {
+  const competitors = roster.members.filter((m) => !m.isBrand && m.domains.length > 0);
+  if (level === "url") {
+    return (url) => {
+      if (isOnDomains(url, roster.brandDomains)) return { owned: true, competitor: null };
+      const found = competitors.find((c) => isOnDomains(url, c.domains));
+      return { owned: false, competitor: found ? { id: found.id, name: found.name } : null };
+    };
+  }
+  const owned = ownedRegistrableDomains(roster);
+  const byDomain = new Map<string, { id: string; name: string }>();
+  for (const c of competitors) {
+    for (const d of c.domains) {
+      const key = registrableDomain(d);
+      if (!byDomain.has(key)) byDomain.set(key, { id: c.id, name: c.name });
+    }
+  }
+  return (domain) => (owned.has(domain) ? { owned: true, competitor: null } : { owned: false, competitor: byDomain.get(domain) ?? null });
+}

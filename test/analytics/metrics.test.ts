@@ -343,8 +343,8 @@ describe("trend, ranking, prompts, sources, gaps", () => {
       ["Globex", 1],
     ]);
     expect(gap.top_domains).toEqual([
-      { domain: "g2.com", citations: 1 },
-      { domain: "reddit.com", citations: 1 },
+      { domain: "g2.com", citations: 1, owned: false, competitor: null },
+      { domain: "reddit.com", citations: 1, owned: false, competitor: null },
     ]);
     // In the previous period P2 (answer 11, Globex) was a gap as well; P1 was not (answer 9)
     const prev = await contentGaps(app, await resolveFilter(app, s.brandId, { start_date: "2025-02-19", end_date: "2025-02-28" }), {

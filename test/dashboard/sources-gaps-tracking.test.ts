@@ -146,11 +146,30 @@ describe("Sources and Content gaps on demo data", () => {
 
   test("a gap → Draft an article → the editor opens with a draft linked to the prompt", async () => {
     await page.goto(d.url(`/brands/${brandId}/gaps`));
-    const gaps = await sessionTool<{ gaps: Array<{ prompt_id: string; text: string }> }>(page, brandId, "get_content_gaps", { limit: 20 });
+    type CitedDomain = { domain: string; citations: number; owned: boolean; competitor: { name: string } | null };
+    const gaps = await sessionTool<{ gaps: Array<{ prompt_id: string; text: string; top_domains: CitedDomain[] }> }>(
+      page,
+      brandId,
+      "get_content_gaps",
+      { limit: 20 },
+    );
     expect(gaps.gaps.length).toBeGreaterThan(0);
     const first = gaps.gaps[0]!;
     await page.getByRole("heading", { name: first.text, level: 2 }).waitFor();
     expect(await page.locator(".gap-list > li").count()).toBe(gaps.gaps.length);
+    // Each cited domain says whose site it is when it is the brand's or a competitor's (the demo's competitors have sites).
+    const shown = await page
+      .locator(".gap-list > li")
+      .evaluateAll((cards) =>
+        cards.map((card) =>
+          [...card.querySelectorAll(".gap-columns > div:last-child li")].map((li) => li.textContent?.replace(/\s+/g, " ").trim()),
+        ),
+      );
+    const whose = (d: CitedDomain) => (d.owned ? "; your site" : d.competitor ? `; ${d.competitor.name}'s site` : "");
+    expect(shown).toEqual(
+      gaps.gaps.map((g) => g.top_domains.map((d) => `${d.domain} (${d.citations} citation${d.citations === 1 ? "" : "s"}${whose(d)})`)),
+    );
+    expect(gaps.gaps.some((g) => g.top_domains.some((d) => d.competitor !== null))).toBe(true);
     await expectAccessible(page, "gaps");
     await photograph(page, "gaps");
     await page

@@ -271,8 +271,14 @@ test("the MCP analytics tools report the expected figures from the stored answer
     expect(gaps.gaps).toHaveLength(1);
     expect(gaps.gaps[0]).toMatchObject({ text: "crm for agencies", competitor_answers: 6, competitors: [{ name: "Globex", answers: 6 }] });
     expect(gaps.gaps[0].top_domains).toHaveLength(2);
-    expect(gaps.gaps[0].top_domains).toContainEqual({ domain: "g2.com", citations: 2 });
-    expect(gaps.gaps[0].top_domains).toContainEqual({ domain: "globex.com", citations: 2 });
+    expect(gaps.gaps[0].top_domains).toContainEqual({ domain: "g2.com", citations: 2, owned: false, competitor: null });
+    // globex.com is the site of the competitor Globex (its domain on the roster).
+    expect(gaps.gaps[0].top_domains).toContainEqual({
+      domain: "globex.com",
+      citations: 2,
+      owned: false,
+      competitor: { id: "cmp_globex", name: "Globex" },
+    });
 
     // Gemini's grounding redirect counts as the site it names (g2.com), never as google.com.
     const sources = await call(client, "get_top_sources");

@@ -35,7 +35,7 @@ const closeContentGap = definePrompt({
         ? `It is a content gap: ${gap.competitor_answers} of ${gap.valid_answers} valid answers name competitors (${gap.competitors.map((c) => `${c.name} in ${c.answers}`).join(", ")}) and none names the brand.`
         : "It is not a content gap in this period (the brand is named in some answer, or no competitor is); an article can still raise its visibility.",
       gap?.top_domains.length
-        ? `Domains those answers cite: ${gap.top_domains.map((d) => `${d.domain} (${d.citations})`).join(", ")}.`
+        ? `Domains those answers cite: ${gap.top_domains.map((d) => `${d.domain} (${d.citations}${d.owned ? ", the brand's own site" : d.competitor ? `, ${d.competitor.name}'s site` : ""})`).join(", ")}.`
         : "",
       pages.sources.length ? `Pages cited for this prompt: ${pages.sources.map((s) => s.url ?? s.domain).join(", ")}.` : "",
       "",

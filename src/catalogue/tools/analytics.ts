@@ -228,7 +228,14 @@ const getContentGaps = defineTool({
         competitor_answers: z.number().int(),
         valid_answers: z.number().int(),
         competitors: z.array(z.object({ id: z.string(), name: z.string(), answers: z.number().int() })),
-        top_domains: z.array(z.object({ domain: z.string(), citations: z.number().int() })),
+        top_domains: z.array(
+          z.object({
+            domain: z.string(),
+            citations: z.number().int(),
+            owned: z.boolean().describe("The brand's own site."),
+            competitor: z.object({ id: z.string(), name: z.string() }).nullable().describe("The competitor whose site this is, or null."),
+          }),
+        ),
       }),
     ),
     next_cursor: nextCursor,

@@ -30,13 +30,20 @@ export function outlineOf(gap: Gap): { title: string; markdown: string } {
     "",
     "## Sources the engines cite (research these)",
     ...(gap.top_domains.length
-      ? gap.top_domains.map((d) => `- ${d.domain} (${d.citations} citation${d.citations === 1 ? "" : "s"})`)
+      ? gap.top_domains.map((d) => `- ${d.domain} (${d.citations} citation${d.citations === 1 ? "" : "s"}${siteOwnerText(d)})`)
       : ["- none recorded"]),
   ];
   return { title, markdown: lines.join("\n") };
 }
 
 type ArticleSummary = ToolOutput<"list_articles">["articles"][number];
+type CitedDomain = ToolOutput<"get_content_gaps">["gaps"][number]["top_domains"][number];
+
+/** Whose site a cited domain is, after its count: the brand's own or a competitor's. */
+function siteOwnerText(d: CitedDomain): string {
+  if (d.owned) return "; your site";
+  return d.competitor ? `; ${d.competitor.name}'s site` : "";
+}
 
 /**
  * The brand's articles by the prompt they answer (a published one before a draft), for the gaps an
@@ -163,7 +170,8 @@ export function Gaps({ brandId }: { brandId: string }) {
                         <li key={d.domain}>
                           <span class="mono">{d.domain}</span>{" "}
                           <span class="muted">
-                            ({d.citations} citation{d.citations === 1 ? "" : "s"})
+                            ({d.citations} citation{d.citations === 1 ? "" : "s"}
+                            {siteOwnerText(d)})
                           </span>
                         </li>
                       ))}
