@@ -7,11 +7,12 @@
 import { type Db } from "./client";
 
 /**
+ * `tables`: on PostgreSQL, only changes to those tables move it (SQLite's counts every write).
  * Read synchronously, without waiting for another request's open transaction: it reads no rows (on
  * SQLite, a prepared PRAGMA on the connection; on PostgreSQL, a counter in memory).
  */
-export function changeStamp(db: Db): number {
-  if (db.dialect === "postgres") return db.changes.stamp();
+export function changeStamp(db: Db, tables?: readonly string[]): number {
+  if (db.dialect === "postgres") return db.changes.stamp(tables);
   const statement = db.prepared("change-stamp", () => db.sqlite.prepare<{ data_version: number }, []>("PRAGMA data_version"));
   return statement.get()?.data_version ?? 0;
 }

@@ -27,53 +27,73 @@ export const WATCHED_TABLES = [
 export const STALE_AFTER_MS = 5_000;
 
 const WRITE = /^\s*(INSERT|UPDATE|DELETE|WITH)\b/i;
-const WATCHED = new RegExp(`\\b(${WATCHED_TABLES.join("|")})\\b`, "i");
+const WATCHED = new RegExp(`\\b(${WATCHED_TABLES.join("|")})\\b`, "gi");
+const NONE: readonly string[] = [];
 
 export class ChangeFeed {
+  /** Moves on every change, of any table. */
   private counter = 0;
+  /** Moves when any table may have changed unseen: a (re)connection of the listener, the staleness bound. */
+  private everything = 0;
+  /** Moves on each change of one table (its notifications and this instance's own writes). */
+  private readonly byTable = new Map<string, number>();
   private readonly timer: ReturnType<typeof setInterval>;
   private listening: Promise<{ unlisten(): Promise<void> } | null>;
-  private readonly ownWrites = new Map<string, boolean>();
+  private readonly ownWrites = new Map<string, readonly string[]>();
 
   constructor(pool: postgres.Sql) {
     this.listening = pool
       .listen(
         CHANGES_CHANNEL,
-        () => this.counter++,
-        () => this.counter++,
+        // The trigger's payload is the table's name (changeTriggersSql).
+        (table) => this.bump(table ? [table] : NONE),
+        () => this.bumpEverything(),
       )
       .catch((error: unknown) => {
         // Without the feed the caches still expire every STALE_AFTER_MS.
         log.warn("listening for other instances' changes failed", { message: (error as Error).message });
         return null;
       });
-    this.timer = setInterval(() => this.counter++, STALE_AFTER_MS);
+    this.timer = setInterval(() => this.bumpEverything(), STALE_AFTER_MS);
     this.timer.unref?.();
   }
 
-  /** Moves whenever anything the caches hold may have changed. */
-  stamp(): number {
-    return this.counter;
+  /**
+   * Moves whenever anything the caches hold may have changed; with `tables`, only when one of those
+   * may have (a cache of articles need not be dropped when a key's last use is written).
+   */
+  stamp(tables?: readonly string[]): number {
+    if (!tables) return this.counter;
+    let sum = this.everything;
+    for (const table of tables) sum += this.byTable.get(table) ?? 0;
+    return sum;
   }
 
   /**
-   * Whether a statement writes to a watched table. The stamp must move once such a write is
-   * committed: after the statement itself outside a transaction, after the commit inside one (a
-   * cache that re-read in between would otherwise keep the old rows under the new stamp).
+   * The watched tables a statement writes to (all it names, when it writes at all). The stamp must
+   * move once such a write is committed: after the statement itself outside a transaction, after the
+   * commit inside one (a cache that re-read in between would otherwise keep the old rows under the
+   * new stamp).
    */
-  writesWatched(text: string): boolean {
-    let watched = this.ownWrites.get(text);
-    if (watched === undefined) {
+  watchedTablesWritten(text: string): readonly string[] {
+    let tables = this.ownWrites.get(text);
+    if (tables === undefined) {
       if (this.ownWrites.size >= 1_000) this.ownWrites.clear();
-      watched = WRITE.test(text) && WATCHED.test(text);
-      this.ownWrites.set(text, watched);
+      tables = WRITE.test(text) ? [...new Set([...text.matchAll(WATCHED)].map((m) => m[1]!.toLowerCase()))] : NONE;
+      this.ownWrites.set(text, tables);
     }
-    return watched;
+    return tables;
   }
 
-  /** Moves the stamp: this instance committed a write to a watched table. */
-  bump(): void {
+  /** Moves the stamp: a write to these watched tables was committed (by this instance, or another's notification). */
+  bump(tables: Iterable<string>): void {
     this.counter++;
+    for (const table of tables) this.byTable.set(table, (this.byTable.get(table) ?? 0) + 1);
+  }
+
+  private bumpEverything(): void {
+    this.counter++;
+    this.everything++;
   }
 
   async close(): Promise<void> {

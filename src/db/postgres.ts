@@ -196,8 +196,8 @@ interface OpenTransaction {
   sql: postgres.TransactionSql;
   queries: Queries;
   open: boolean;
-  /** It wrote to a table the instances' caches watch: the change stamp moves once it commits. */
-  wroteWatched: boolean;
+  /** The tables the instances' caches watch that it wrote to: their change stamps move once it commits. */
+  wroteWatched: Set<string>;
 }
 
 /**
@@ -228,10 +228,11 @@ function postgresQueries(pool: postgres.Sql, changes: ChangeFeed): Queries {
   const execute = async (runner: Runner, text: SqlText, params: readonly SqlParam[]) => {
     const source = textOf(text);
     const result = await runner.unsafe(source, params.map(toDriver) as postgres.ParameterOrJSON<never>[]);
-    if (changes.writesWatched(source)) {
+    const written = changes.watchedTablesWritten(source);
+    if (written.length > 0) {
       const tx = current();
-      if (tx) tx.wroteWatched = true;
-      else changes.bump();
+      if (tx) for (const table of written) tx.wroteWatched.add(table);
+      else changes.bump(written);
     }
     return result;
   };
@@ -255,9 +256,9 @@ function postgresQueries(pool: postgres.Sql, changes: ChangeFeed): Queries {
       async transaction<T>(fn: (tx: Queries) => Promise<T>): Promise<T> {
         const open = current();
         if (open) return fn(open.queries);
-        let wroteWatched = false;
+        let wroteWatched: ReadonlySet<string> = new Set();
         const result = (await pool.begin(async (sql) => {
-          const tx: OpenTransaction = { sql, queries: on(() => sql), open: true, wroteWatched: false };
+          const tx: OpenTransaction = { sql, queries: on(() => sql), open: true, wroteWatched: new Set() };
           try {
             return await context.run(tx, () => fn(tx.queries));
           } finally {
@@ -266,7 +267,7 @@ function postgresQueries(pool: postgres.Sql, changes: ChangeFeed): Queries {
           }
         })) as T;
         // Committed (begin resolved): now a cache that re-reads sees the write.
-        if (wroteWatched) changes.bump();
+        if (wroteWatched.size > 0) changes.bump(wroteWatched);
         return result;
       },
     };

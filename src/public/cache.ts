@@ -19,6 +19,8 @@ const MAX_CACHED_BYTES = 64 * 1024 * 1024;
 const SITE_KEY = /^pk_[0-9a-f]{32}$/;
 const EMPTY_LIST = cachedBody('{"articles":[]}');
 export const DATA_VERSION_CHECK_MS = 10;
+/** What the cache holds is read from these: on PostgreSQL, writes to other tables (a key's last use) leave it alone. */
+const PUBLIC_TABLES = ["articles", "brands"] as const;
 
 interface BrandEntry {
   brandId: string;
@@ -116,7 +118,7 @@ export class PublicContentCache {
   private checkStamp(): void {
     const now = performance.now();
     if (now - this.stampCheckedAt < this.checkEveryMs) return;
-    const stamp = changeStamp(this.db);
+    const stamp = changeStamp(this.db, PUBLIC_TABLES);
     if (stamp !== this.stamp) {
       // The first reading only sets the baseline: nothing was cached before it.
       if (this.stamp !== null) this.clear();

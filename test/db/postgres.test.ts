@@ -419,4 +419,39 @@ describe("the change feed between instances", () => {
     await one.run("DELETE FROM sessions WHERE expires_at < 0");
     expect(one.changes.stamp()).toBe(quiet);
   });
+
+  test("a table's own stamp moves only for writes to it, from this instance or another", async () => {
+    const url = await freshPostgresUrl();
+    const one = await pg(url);
+    const two = await pg(url);
+    await seed(one);
+    await settled(two);
+    // The tables' own part of a stamp: without what moves every stamp (a reconnection, the 5 s bound).
+    const own = (tables: string[]) => two.changes.stamp(tables) - two.changes.stamp([]);
+    const articles = own(["articles", "brands"]);
+    const keys = own(["api_keys"]);
+    // Another instance writes an account: neither table's stamp moves, the whole feed's does.
+    const all = two.changes.stamp();
+    await one.run("UPDATE accounts SET plan = 'autopilot' WHERE id = ?", ["acc_1"]);
+    const deadline = Date.now() + 5_000;
+    while (two.changes.stamp() === all && Date.now() < deadline) await Bun.sleep(5);
+    expect(two.changes.stamp()).toBeGreaterThan(all);
+    expect(own(["articles", "brands"])).toBe(articles);
+    expect(own(["api_keys"])).toBe(keys);
+    // Another instance writes a brand: that stamp moves.
+    await one.run("UPDATE brands SET name = name WHERE account_id = ?", ["acc_1"]);
+    while (own(["articles", "brands"]) === articles && Date.now() < deadline) await Bun.sleep(5);
+    expect(own(["articles", "brands"])).toBeGreaterThan(articles);
+    expect(own(["api_keys"])).toBe(keys);
+    // Its own write in a transaction moves the tables it named, once committed.
+    await settled(two);
+    const before = own(["brands"]);
+    let during = 0;
+    await two.transaction(async (tx) => {
+      await tx.run("UPDATE brands SET name = name WHERE account_id = ?", ["acc_1"]);
+      during = own(["brands"]);
+    });
+    expect(during).toBe(before);
+    expect(own(["brands"])).toBeGreaterThan(before);
+  });
 });
