@@ -146,3 +146,33 @@ export const log = {
     if (!quiet && ORDER.info >= threshold) writeBatched(accessLine(fields));
   },
 };
+
+/**
+ * A failure that repeats every second or so while its cause lasts (a loop that polls a database that
+ * is down): logged at error the first time, with a count and the end of it at info when the loop
+ * works again, instead of a line a second. A different message while failing is logged too.
+ */
+export class RepeatedFailure {
+  private failing: string | null = null;
+  private count = 0;
+
+  constructor(
+    private readonly what: string,
+    private readonly fields: Record<string, unknown> = {},
+  ) {}
+
+  failed(error: unknown): void {
+    const message = (error as Error)?.message ?? String(error);
+    this.count++;
+    if (message === this.failing) return;
+    this.failing = message;
+    log.error(this.what, { ...this.fields, message, repeats: "logged again only if the message changes, and when it works again" });
+  }
+
+  succeeded(): void {
+    if (this.failing === null) return;
+    log.info(`${this.what}: works again`, { ...this.fields, failures: this.count });
+    this.failing = null;
+    this.count = 0;
+  }
+}

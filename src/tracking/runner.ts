@@ -27,7 +27,7 @@ import { Conflict, Invalid, NotFound } from "../errors";
 import { newId } from "../ids";
 import { createEngineClient, type EngineClient } from "../llm/client";
 import { type ClientOptions, type EngineAnswer } from "../llm/types";
-import { log } from "../log";
+import { log, RepeatedFailure } from "../log";
 import { getPromptTexts, listActivePrompts } from "../prompts/service";
 import { type AnswerWriter, analyzeForStorage, brandFigures, RollupDelta } from "./answer-writer";
 import { rollupLock } from "./prompt-rollups";
@@ -194,6 +194,10 @@ export class TrackingRunner {
   private readonly pollMs: number;
   /** The database's clock minus this host's (syncClock): leases are times on the database's clock. */
   private clockOffset = 0;
+
+  // While the database is down these loops fail every poll: logged once, and when they work again.
+  private readonly pollFailures = new RepeatedFailure("tracking could not look for work");
+  private readonly leaseFailures = new RepeatedFailure("tracking could not renew its leases");
 
   constructor(
     private readonly config: Config,
@@ -595,8 +599,9 @@ export class TrackingRunner {
         ...(runs ?? []),
       ]);
       if (found) this.wakeWorkers();
+      this.pollFailures.succeeded();
     } catch (error) {
-      log.error("tracking could not look for work", { message: (error as Error).message });
+      this.pollFailures.failed(error);
     }
   }
 
@@ -606,6 +611,7 @@ export class TrackingRunner {
   }
 
   private async workLoop(engine: EngineSettings): Promise<void> {
+    const claimFailures = new RepeatedFailure("tracking could not claim work", { engine: engine.id });
     while (!this.stopping.signal.aborted) {
       let task: Task | undefined;
       try {
@@ -617,8 +623,9 @@ export class TrackingRunner {
           this.now(),
           ...(runs ?? []),
         ]);
+        claimFailures.succeeded();
       } catch (error) {
-        log.error("tracking could not claim work", { engine: engine.id, message: (error as Error).message });
+        claimFailures.failed(error);
       }
       if (!task) {
         // Nothing to take now. A server keeps waiting for work (poll); otherwise the workers end
@@ -831,8 +838,9 @@ export class TrackingRunner {
       if (this.owned.size > 0) {
         await this.db.run("UPDATE tracking_runs SET lease_until = ? WHERE owner = ? AND status = 'running'", [until, this.instance]);
       }
+      this.leaseFailures.succeeded();
     } catch (error) {
-      log.error("tracking could not renew its leases", { message: (error as Error).message });
+      this.leaseFailures.failed(error);
     }
   }
 
