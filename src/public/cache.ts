@@ -144,8 +144,9 @@ export class PublicContentCache {
   }
 
   private remember(entry: BrandEntry, cached: CachedBody): CachedBody {
-    entry.bytes += cached.body.size;
-    this.bytes += cached.body.size;
+    const size = cached.body.size + (cached.gzip?.body.size ?? 0);
+    entry.bytes += size;
+    this.bytes += size;
     for (const oldest of this.bySiteKey.values()) {
       if (this.bytes <= MAX_CACHED_BYTES || oldest === entry) break;
       this.invalidateBrand(oldest.brandId);

@@ -17,8 +17,18 @@ export const NOT_FOUND_BODY = '{"error":"Not found"}';
 export const METHOD_NOT_ALLOWED_BODY = '{"error":"Method not allowed"}';
 export const INTERNAL_ERROR_BODY = '{"error":"Internal error"}';
 
+/** Bodies from this size on are also kept gzipped, for clients that accept it (an article; not an empty list). */
+export const MIN_COMPRESSED_BYTES = 1024;
+const VARY = "Accept-Encoding";
+
 export interface CachedBody {
   etag: string;
+  /**
+   * The body gzipped, made with it when it is at least MIN_COMPRESSED_BYTES (a long article is a
+   * fifth of its size on the wire), with its own ETag (a strong validator names one encoding): both
+   * forms of the body then carry Vary: Accept-Encoding.
+   */
+  gzip?: { body: Blob; etag: string };
   /**
    * The body, as UTF-8 in a Blob only (keeping the JSON string as well would double what the cache
    * really holds). A Response made from a Blob shares its bytes; one made from a Uint8Array copies
@@ -32,6 +42,8 @@ export interface CachedBody {
 export interface CachedHeaders {
   ok: ResponseHeaders;
   notModified: ResponseHeaders;
+  /** The same for the gzipped body (when there is one). */
+  gzip?: { ok: ResponseHeaders; notModified: ResponseHeaders; okHeaders: Headers; notModifiedHeaders: Headers };
   /**
    * The same, as Headers objects: a hit's Response copies one (a native copy) and adds its request
    * id to that copy, which costs less than building headers from a plain object.
@@ -43,7 +55,43 @@ export interface CachedHeaders {
 export type ResponseHeaders = Readonly<Record<string, string>>;
 
 export function cachedBody(body: string): CachedBody {
-  return { etag: `"${Bun.hash(body).toString(36)}-${body.length.toString(36)}"`, body: new Blob([body]) };
+  const etag = `"${Bun.hash(body).toString(36)}-${body.length.toString(36)}"`;
+  const bytes = Buffer.from(body);
+  if (bytes.length < MIN_COMPRESSED_BYTES) return { etag, body: new Blob([bytes]) };
+  return { etag, body: new Blob([bytes]), gzip: { body: new Blob([Bun.gzipSync(bytes)]), etag: `${etag.slice(0, -1)}-gz"` } };
+}
+
+/**
+ * Whether an Accept-Encoding header accepts gzip (RFC 9110 §12.5.3): `gzip`, `x-gzip` or `*` with a
+ * weight above 0. No header means any coding is acceptable, but clients that send none (curl, old
+ * scripts) are given the plain body: they may not decode it.
+ */
+export function acceptsGzip(header: string | null): boolean {
+  if (header === null) return false;
+  return weighted(header, "gzip") || weighted(header, "x-gzip") || weighted(header, "*");
+}
+
+function weighted(header: string, coding: string): boolean {
+  for (const part of header.split(",")) {
+    const [name, ...params] = part.split(";");
+    if (name?.trim().toLowerCase() !== coding) continue;
+    const q = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith("q="));
+    return q === undefined || Number(q.slice(2)) > 0;
+  }
+  return false;
+}
+
+/** The body and headers to answer a request with: the gzipped form when the body has one and the client takes it. */
+export function variantFor(cached: CachedBody, request: Request): { body: Blob; etag: string; gzip: boolean } {
+  if (cached.gzip && acceptsGzip(request.headers.get("accept-encoding")))
+    return { body: cached.gzip.body, etag: cached.gzip.etag, gzip: true };
+  return { body: cached.body, etag: cached.etag, gzip: false };
+}
+
+/** Whether the client's If-None-Match names the body in either form (the same content). */
+export function notModifiedFor(cached: CachedBody, request: Request): boolean {
+  const header = request.headers.get("if-none-match");
+  return ifNoneMatchHits(header, cached.etag) || (cached.gzip !== undefined && ifNoneMatchHits(header, cached.gzip.etag));
 }
 
 const ENTITY_TAG = /(?:W\/)?"[^"]*"|\*/g;
@@ -92,21 +140,27 @@ export function sendCached(
   id: string,
   base: ResponseHeaders,
   cached: CachedBody,
-): string | Promise<string> {
-  cached.headers ??= cachedHeaders(base, cached.etag);
-  if (ifNoneMatchHits(request.headers.get("if-none-match"), cached.etag)) {
-    set.headers = { ...cached.headers.notModified, "x-request-id": id };
+): string | Blob | Promise<string> {
+  cached.headers ??= cachedHeaders(base, cached);
+  const variant = variantFor(cached, request);
+  const headers = variant.gzip ? cached.headers.gzip! : cached.headers;
+  if (notModifiedFor(cached, request)) {
+    set.headers = { ...headers.notModified, "x-request-id": id };
     set.status = 304;
     return "";
   }
-  set.headers = { ...cached.headers.ok, "x-request-id": id };
-  return cached.body.text();
+  set.headers = { ...headers.ok, "x-request-id": id };
+  return variant.gzip ? variant.body : cached.body.text();
 }
 
-function cachedHeaders(base: ResponseHeaders, etag: string): CachedHeaders {
-  const ok = Object.freeze({ ...base, etag, "content-type": JSON_TYPE });
-  const notModified = Object.freeze({ ...base, etag });
-  return { ok, notModified, okHeaders: new Headers(ok), notModifiedHeaders: new Headers(notModified) };
+function cachedHeaders(base: ResponseHeaders, cached: CachedBody): CachedHeaders {
+  const forms = (etag: string, extra: Record<string, string>) => {
+    const ok = Object.freeze({ ...base, etag, "content-type": JSON_TYPE, ...extra });
+    const notModified = Object.freeze({ ...base, etag, ...extra });
+    return { ok, notModified, okHeaders: new Headers(ok), notModifiedHeaders: new Headers(notModified) };
+  };
+  if (!cached.gzip) return forms(cached.etag, {});
+  return { ...forms(cached.etag, { vary: VARY }), gzip: forms(cached.gzip.etag, { vary: VARY, "content-encoding": "gzip" }) };
 }
 
 export function sendError(

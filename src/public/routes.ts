@@ -21,10 +21,10 @@ import { PublicContentCache } from "./cache";
 import {
   type CachedBody,
   INTERNAL_ERROR_BODY,
-  ifNoneMatchHits,
   jsonError,
   METHOD_NOT_ALLOWED_BODY,
   NOT_FOUND_BODY,
+  notModifiedFor,
   PREFLIGHT_ALLOW_HEADERS,
   PREFLIGHT_MAX_AGE_SECONDS,
   PUBLIC_HEADERS,
@@ -32,6 +32,7 @@ import {
   sendCached,
   sendError,
   surfaceHeaders,
+  variantFor,
 } from "./http";
 
 const ALLOW = { allow: "GET, HEAD, OPTIONS" };
@@ -157,12 +158,14 @@ function answerCachedHit(cache: PublicContentCache, request: Request): Response 
   // A request the main app forwarded (app.handle) already has its id, and the main app logs it.
   const outerId = existingRequestId(request);
   const id = outerId ?? crypto.randomUUID();
-  const notModified = ifNoneMatchHits(request.headers.get("if-none-match"), cached.etag);
+  const notModified = notModifiedFor(cached, request);
   const status = notModified ? 304 : 200;
+  const variant = variantFor(cached, request);
+  const headers = variant.gzip ? prebuilt.gzip! : prebuilt;
   // The Response copies the prebuilt headers; the id goes onto its own copy.
-  const response = new Response(notModified ? null : cached.body, {
+  const response = new Response(notModified ? null : variant.body, {
     status,
-    headers: notModified ? prebuilt.notModifiedHeaders : prebuilt.okHeaders,
+    headers: notModified ? headers.notModifiedHeaders : headers.okHeaders,
   });
   response.headers.set("x-request-id", id);
   if (outerId === undefined) log.request({ request_id: id, method, path, status, ms: elapsedMs(started) });

@@ -36,9 +36,9 @@ function articlePath(slug: string, key: string = world.brand.site_key): string {
   return `/api/public/articles/${slug}?key=${encodeURIComponent(key)}`;
 }
 
-function expectSpecHeaders(response: Response): void {
+function expectSpecHeaders(response: Response, vary: string | null = null): void {
   for (const [name, value] of Object.entries(SPEC_HEADERS)) expect(response.headers.get(name)).toBe(value);
-  expect(response.headers.get("vary")).toBeNull();
+  expect(response.headers.get("vary")).toBe(vary);
   expect(response.headers.get("last-modified")).toBeNull();
 }
 
@@ -348,6 +348,50 @@ describe("cached hits", () => {
       title: "Café ☕ 🚀",
       html: "<p>Crème brûlée, 日本語, emoji 🚀.</p>\n",
     });
+  });
+});
+
+describe("compression", () => {
+  test("an article of 1 KB or more is gzipped for a client that accepts it, with its own ETag and Vary; the first answer and cached hits alike", async () => {
+    const markdown = Array.from({ length: 60 }, (_, i) => `Paragraph ${i}: Acme keeps a sales team's pipeline in one place.`).join("\n\n");
+    await publish(world.brand.id, { title: "Long read", markdown });
+    await publish(world.brand.id, { title: "Short", markdown: "Tiny." });
+    const plain = await request(articlePath("long-read"));
+    const body = await plain.text();
+    expect(body.length).toBeGreaterThan(1024);
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    expect(plain.headers.get("vary")).toBe("Accept-Encoding");
+    const etag = plain.headers.get("etag")!;
+    for (let i = 0; i < 3; i++) {
+      // The first gzipped answer goes through the surface, the next ones are cached hits.
+      const gzipped = await request(articlePath("long-read"), { headers: { "accept-encoding": "br;q=1, gzip;q=0.8, deflate" } });
+      expect(gzipped.status).toBe(200);
+      expectSpecHeaders(gzipped, "Accept-Encoding");
+      expect(gzipped.headers.get("content-encoding")).toBe("gzip");
+      expect(gzipped.headers.get("content-type")).toBe("application/json; charset=utf-8");
+      expect(gzipped.headers.get("etag")).toBe(`${etag.slice(0, -1)}-gz"`);
+      const bytes = new Uint8Array(await gzipped.arrayBuffer());
+      expect(bytes.length).toBeLessThan(body.length / 3);
+      expect(new TextDecoder().decode(Bun.gunzipSync(bytes))).toBe(body);
+    }
+    // Either ETag revalidates either form: the content is the same.
+    for (const [tag, encoding] of [
+      [etag, "gzip"],
+      [`${etag.slice(0, -1)}-gz"`, "identity"],
+    ] as const) {
+      const revalidated = await request(articlePath("long-read"), { headers: { "if-none-match": tag, "accept-encoding": encoding } });
+      expect(revalidated.status).toBe(304);
+      expect(revalidated.headers.get("vary")).toBe("Accept-Encoding");
+    }
+    // Refused or absent gzip, and a short body: the plain bytes, and no Vary for a body that has one form.
+    for (const encoding of ["gzip;q=0", "identity", "br"]) {
+      const response = await request(articlePath("long-read"), { headers: { "accept-encoding": encoding } });
+      expect(response.headers.get("content-encoding")).toBeNull();
+      expect(await response.text()).toBe(body);
+    }
+    const short = await request(articlePath("short"), { headers: { "accept-encoding": "gzip" } });
+    expect(short.headers.get("content-encoding")).toBeNull();
+    expectSpecHeaders(short);
   });
 });
 
