@@ -32,6 +32,7 @@ import {
   type LoadOptions,
   load,
   median,
+  PLAIN_BODY,
   pin,
   pinning,
   printTargets,
@@ -376,7 +377,7 @@ export async function run(): Promise<void> {
       ["public API list (50 articles)", `/api/public/articles?key=${siteKey}`],
       ["public API single article", `/api/public/articles/${slug}?key=${siteKey}`],
     ] as const) {
-      const response = await fetch(`${server.url}${path}`);
+      const response = await fetch(`${server.url}${path}`, { headers: PLAIN_BODY });
       const body = new Uint8Array(await response.arrayBuffer());
       const bare = await startBare(scratchDir("spyglass-bench-bare-"), body, replayableHeaders(response));
       stops.push(bare.stop);

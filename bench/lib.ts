@@ -15,6 +15,9 @@ import { scratchDir } from "../test/support/scratch";
 
 export { BINARY, baseEnv, requireBinary, type Sandbox, type ServerProcess, sandbox } from "../test/support/binary";
 
+/** Headers that ask for the plain body: samples replayed by a bare server are fetched with them. */
+export const PLAIN_BODY: Readonly<Record<string, string>> = { "accept-encoding": "identity" };
+
 export interface LoadOptions {
   url: string;
   connections: number;
@@ -76,7 +79,9 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   }
   const pinned = options.cpu !== undefined && pinning ? ["taskset", "-c", String(options.cpu)] : [];
   const proc = Bun.spawn([...pinned, process.execPath, workerFile], {
-    env: { ...process.env, SPYGLASS_LOAD: JSON.stringify({ method: "GET", ...options }) },
+    // The plain body unless told otherwise: the public API gzips an article for a client that takes
+    // it (fetch's default), where a bare server answering the same bytes would not.
+    env: { ...process.env, SPYGLASS_LOAD: JSON.stringify({ method: "GET", ...options, headers: { ...PLAIN_BODY, ...options.headers } }) },
     stdout: "pipe",
     stderr: "pipe",
   });

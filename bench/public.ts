@@ -22,7 +22,7 @@ import { accounts } from "../src/db/schema";
 import { EventHub } from "../src/events";
 import { newId } from "../src/ids";
 import { scratchDir } from "../test/support/scratch";
-import { type LoadResult, load, median, report, requireBinary, type Sandbox, sandbox } from "./lib";
+import { type LoadResult, load, median, PLAIN_BODY, report, requireBinary, type Sandbox, sandbox } from "./lib";
 
 const NAME = "public";
 const ARTICLES = 50;
@@ -202,7 +202,8 @@ export async function measure(
   { connections: counts = [1, 32], rounds = ROUNDS, requests = REQUESTS }: MeasureOptions = {},
 ): Promise<PublicMeasure[]> {
   const measures: PublicMeasure[] = [];
-  const sample = await fetch(url);
+  // The same bytes on both sides: the plain body (Spyglass gzips an article for a client that takes it).
+  const sample = await fetch(url, { headers: PLAIN_BODY });
   const body = new Uint8Array(await sample.arrayBuffer());
   const headers: Record<string, string> = {};
   sample.headers.forEach((value, name) => {

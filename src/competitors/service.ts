@@ -129,6 +129,46 @@ async function assertNotTheBrand(db: Queries, brandId: string, name: string, ali
   }
 }
 
+/**
+ * A competitor's name or alias that is another competitor's name or alias (or a domain that is
+ * another's domain) would count each of their mentions (or citations) for both: refused, naming the
+ * field and the competitor that has it. The exact name of another competitor is assertNameFree's.
+ */
+async function assertNotAnotherCompetitor(
+  db: Queries,
+  brandId: string,
+  next: { name: string; aliases: string[]; domains: string[] },
+  exceptId?: string,
+): Promise<void> {
+  const others = (await listAllCompetitors(db, brandId)).filter((c) => c.id !== exceptId);
+  const names = new Map<string, { competitor: CompetitorView; as: string }>();
+  const domains = new Map<string, CompetitorView>();
+  for (const c of others) {
+    names.set(sameWords(c.name), { competitor: c, as: "the name" });
+    for (const alias of c.aliases) if (!names.has(sameWords(alias))) names.set(sameWords(alias), { competitor: c, as: `an alias` });
+    for (const domain of c.domains) domains.set(domain, c);
+  }
+  const fields = [["name", next.name], ...next.aliases.map((a, i) => [`aliases[${i}]`, a] as const)] as const;
+  for (const [field, value] of fields) {
+    const clash = names.get(sameWords(value));
+    // The same name as another competitor's name is assertNameFree's sentence.
+    if (!clash || (field === "name" && clash.as === "the name")) continue;
+    throw new Conflict(
+      `${field}: "${value}" is ${clash.as} of the competitor ${clash.competitor.name} (${clash.competitor.id}); add it there (update_competitor) rather than here, or each of its mentions would count for both.`,
+      "competitor_exists",
+    );
+  }
+  for (const [i, domain] of next.domains.entries()) {
+    const clash = domains.get(domain);
+    if (clash) {
+      throw new Conflict(
+        `domains[${i}]: ${domain} is already a domain of the competitor ${clash.name} (${clash.id}); a site belongs to one competitor.`,
+        "competitor_exists",
+      );
+    }
+  }
+}
+
 async function assertNameFree(db: Queries, brandId: string, name: string, exceptId?: string): Promise<void> {
   const clash = await db.get<{ id: string }>("SELECT id FROM competitors WHERE brand_id = ? AND lower(name) = ?", [
     brandId,
@@ -184,6 +224,7 @@ export async function createCompetitor(
     await tx.lock(`competitors:${brandId}`);
     await assertNotTheBrand(tx, brandId, name, aliases);
     await assertNameFree(tx, brandId, name);
+    await assertNotAnotherCompetitor(tx, brandId, { name, aliases, domains });
     const count = await tx.get<{ n: number; at: number | null }>(
       "SELECT count(*) AS n, max(created_at) AS at FROM competitors WHERE brand_id = ?",
       [brandId],
@@ -232,6 +273,9 @@ export async function updateCompetitor(
       domains: patch.domains !== undefined ? cleanDomains(patch.domains) : current.domains,
     };
     if (patch.name !== undefined || patch.aliases !== undefined) await assertNotTheBrand(tx, brandId, next.name, next.aliases);
+    if (patch.name !== undefined || patch.aliases !== undefined || patch.domains !== undefined) {
+      await assertNotAnotherCompetitor(tx, brandId, next, competitorId);
+    }
     const changed = next.name !== current.name || !sameList(next.aliases, current.aliases) || !sameList(next.domains, current.domains);
     if (changed) {
       await tx.run("UPDATE competitors SET name = ?, aliases = ?, domains = ? WHERE brand_id = ? AND id = ?", [

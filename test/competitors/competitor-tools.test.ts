@@ -89,6 +89,30 @@ describe("editing and deleting", () => {
     );
   });
 
+  test("a name, alias or domain another competitor already has is refused, naming that competitor, on create and update", async () => {
+    const fabrikam = (await call(a, "create_competitor", { name: "Fabrikam", aliases: ["Fabrikam Sales"], domains: ["fabrikam.com"] })).data
+      .competitor;
+    const before = (await call(a, "list_competitors")).data.competitors;
+    expect((await call(a, "create_competitor", { name: "fabrikam  sales" })).error).toBe(
+      `name: "fabrikam sales" is an alias of the competitor Fabrikam (${fabrikam.id}); add it there (update_competitor) rather than here, or each of its mentions would count for both.`,
+    );
+    expect((await call(a, "create_competitor", { name: "Contoso", aliases: ["Contoso Ltd", "FABRIKAM"] })).error).toContain(
+      `aliases[1]: "FABRIKAM" is the name of the competitor Fabrikam (${fabrikam.id})`,
+    );
+    expect((await call(a, "create_competitor", { name: "Contoso", domains: ["www.fabrikam.com"] })).error).toBe(
+      `domains[0]: fabrikam.com is already a domain of the competitor Fabrikam (${fabrikam.id}); a site belongs to one competitor.`,
+    );
+    const rival = before.find((c: { name: string }) => c.name === "Acme Rival");
+    expect((await call(a, "update_competitor", { competitor_id: rival.id, aliases: ["Fabrikam Sales"] })).error).toContain(
+      `aliases[0]: "Fabrikam Sales" is an alias of the competitor Fabrikam`,
+    );
+    expect((await call(a, "list_competitors")).data.competitors).toEqual(before);
+    // A competitor's own fields are no clash with itself.
+    expect(
+      (await call(a, "update_competitor", { competitor_id: fabrikam.id, aliases: ["Fabrikam Sales", "Fabrikam Inc"] })).error,
+    ).toBeNull();
+  });
+
   test("delete_competitor removes it from the brand; it is then not found", async () => {
     const { data } = await call(a, "delete_competitor", { competitor_id: s.seed.a.ids.competitorId });
     expect(data.competitor).toMatchObject({ id: s.seed.a.ids.competitorId, name: "Acme Rival" });
