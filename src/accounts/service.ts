@@ -154,12 +154,13 @@ export interface NewAccount {
 
 /**
  * Creates an account. `mayCreate`, called inside the write transaction, lets signup apply its
- * policy atomically (two simultaneous "first" signups cannot both succeed).
+ * policy atomically (two simultaneous "first" signups cannot both succeed); the plan it returns, if
+ * any, is the account's.
  */
 export async function createAccount(
   db: Queries,
   input: NewAccount,
-  mayCreate: (existingAccounts: number) => void = () => {},
+  mayCreate: (existingAccounts: number) => Plan | undefined = () => undefined,
 ): Promise<AccountView> {
   const email = normalizeEmail(input.email);
   const password = validatePassword(input.password);
@@ -168,7 +169,7 @@ export async function createAccount(
   const row: AccountRow = { id: newId("acc"), email, passwordHash, plan, createdAt: Date.now() };
   return db.transaction(async (tx) => {
     await tx.lock("accounts");
-    mayCreate(await countAccounts(tx));
+    row.plan = mayCreate(await countAccounts(tx)) ?? row.plan;
     if (await tx.get("SELECT id FROM accounts WHERE email = ?", [email])) {
       throw new Conflict("An account with this email already exists.", "email_taken");
     }
@@ -190,10 +191,13 @@ export async function createAccount(
  * signups cannot both succeed).
  */
 export async function signup(db: Queries, config: Config, input: NewAccount): Promise<AccountView> {
-  const policy = (existing: number) => {
+  const policy = (existing: number): Plan | undefined => {
     if (existing > 0 && config.auth.signup !== "open") {
       throw new Forbidden("Signup is closed on this instance; ask its administrator for an account.", "signup_closed");
     }
+    // The owner, who runs the server, has every part of it (Autopilot); later accounts start on
+    // none until the owner gives them a plan.
+    return existing === 0 ? "autopilot" : undefined;
   };
   policy(await countAccounts(db));
   return await createAccount(db, { email: input.email, password: input.password }, policy);

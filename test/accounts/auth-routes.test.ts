@@ -9,11 +9,11 @@ let t: TestApp;
 afterEach(() => t?.close());
 
 describe("POST /api/auth/signup", () => {
-  test("the first account can sign up and is signed in with a lax HttpOnly cookie", async () => {
+  test("the first account can sign up, is signed in with a lax HttpOnly cookie, and as the owner has every plan's tools", async () => {
     t = await testApp();
     const res = await t.call("POST", "/api/auth/signup", { body: { email: " Owner@Example.COM ", password: PASSWORD } });
     expect(res.status).toBe(201);
-    expect(res.json.account).toEqual({ id: expect.stringMatching(/^acc_/), email: "owner@example.com", plan: "none" });
+    expect(res.json.account).toEqual({ id: expect.stringMatching(/^acc_/), email: "owner@example.com", plan: "autopilot" });
     const cookie = res.headers.get("set-cookie")!;
     expect(cookie).toMatch(/^spyglass_session=[A-Za-z0-9_-]{43}; /);
     expect(cookie).toContain("HttpOnly");
@@ -36,7 +36,10 @@ describe("POST /api/auth/signup", () => {
   test('[auth] signup = "open" lets further accounts sign up', async () => {
     t = await testApp({ signup: "open" });
     expect((await t.call("POST", "/api/auth/signup", { body: { email: "a@example.com", password: PASSWORD } })).status).toBe(201);
-    expect((await t.call("POST", "/api/auth/signup", { body: { email: "b@example.com", password: PASSWORD } })).status).toBe(201);
+    const later = await t.call("POST", "/api/auth/signup", { body: { email: "b@example.com", password: PASSWORD } });
+    expect(later.status).toBe(201);
+    // Only the owner starts with a plan: the owner gives the others theirs.
+    expect(later.json.account.plan).toBe("none");
     const dup = await t.call("POST", "/api/auth/signup", { body: { email: "B@example.com", password: PASSWORD } });
     expect(dup.status).toBe(409);
     expect(dup.json.code).toBe("email_taken");

@@ -44,7 +44,9 @@ describe("the dashboard's shell", () => {
     await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe(HOSTILE);
     await expect(page.getByLabel("Brand", { exact: true }).inputValue()).resolves.toMatch(/^brd_/);
     await page.getByRole("heading", { name: "Tracking" }).waitFor();
-    expect(await page.getByRole("link", { name: "set your account's plan on the Accounts page" }).count()).toBe(1);
+    // The owner starts on Autopilot: no plan notice, the tracking set-up at once.
+    await page.getByRole("heading", { name: "No engines configured" }).waitFor();
+    expect(await page.getByRole("link", { name: "set your account's plan on the Accounts page" }).count()).toBe(0);
     await expectAccessible(page, "brand");
     await photograph(page, "brand");
     expectNothingUnsafe(page);

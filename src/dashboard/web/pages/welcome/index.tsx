@@ -51,7 +51,12 @@ export function Welcome() {
     <main id="main" class="standalone narrow">
       <p class="logo">Spyglass</p>
       <PageHeading title={owner ? "Welcome to Spyglass" : "Create an account"} />
-      {owner && <p>This instance is new. The account you create now is its owner: it manages the other accounts and their plans.</p>}
+      {owner && (
+        <p>
+          This instance is new. The account you create now is its owner, with every part of it (the Autopilot plan): it manages the other
+          accounts and their plans.
+        </p>
+      )}
       <form onSubmit={submit} class="stack">
         <Field label="Email">
           {(p) => (
