@@ -16,6 +16,7 @@ import ipaddr from "ipaddr.js";
 import { type Config } from "../config";
 import { type AppContext } from "../context";
 import { AppError, Forbidden, Unauthorized } from "../errors";
+import { log } from "../log";
 import { type AccountView } from "./service";
 import { resolveSession } from "./sessions";
 
@@ -105,7 +106,12 @@ export function assertSameOriginJson(config: Config, request: Request): void {
     if (site !== "same-origin" && site !== "none") throw crossSite();
   } else {
     const origin = request.headers.get("origin");
-    if (origin !== null && origin !== (config.publicOrigin ?? new URL(request.url).origin)) throw crossSite();
+    const own = config.publicOrigin ?? new URL(request.url).origin;
+    if (origin !== null && origin !== own) {
+      // A dashboard opened at another address than public_url meets only "Forbidden": the log says why.
+      log.warn("a change was refused: its Origin is not this server's", { origin, expected: own, path: new URL(request.url).pathname });
+      throw crossSite();
+    }
   }
   if (isBodiless(request)) return;
   const type = request.headers.get("content-type")?.split(";", 1)[0]?.trim().toLowerCase();

@@ -4,6 +4,7 @@ import { createAccount, findAccountByEmail, setAccountPlan } from "../../src/acc
 import { createSession, resolveSession, SESSION_REFRESH_MS, SESSION_TTL_MS } from "../../src/accounts/sessions";
 import { type AppError } from "../../src/errors";
 import { PASSWORD, type TestApp, testApp, testConfig } from "../support/http";
+import { captureLog } from "../support/log";
 
 let t: TestApp;
 afterEach(() => t?.close());
@@ -129,6 +130,19 @@ describe("same-origin and JSON guard", () => {
     expect(() => assertSameOriginJson(https, behindProxy)).not.toThrow();
     // Reads are untouched.
     expect(status(config, "GET", {})).toBe(200);
+  });
+
+  test("a change refused for its Origin is logged with the origin it came from and the one expected", async () => {
+    const logged = await captureLog(async () => {
+      expect(status(https, "POST", { ...json, origin: "http://192.0.2.2:3000" }, "{}")).toBe(403);
+    });
+    const line = JSON.parse(logged.trim().split("\n").at(-1)!);
+    expect(line).toMatchObject({
+      level: "warn",
+      origin: "http://192.0.2.2:3000",
+      expected: "https://vis.example.com",
+      path: "/api/brands",
+    });
   });
 
   test("a request with neither header (curl) is allowed", () => {
