@@ -214,6 +214,8 @@ export interface TrackingStatus {
     model: string;
     concurrency: number;
     api_key_set: boolean;
+    /** The environment variable the key is read from (its name, never its value), or null. */
+    api_key_env: string | null;
     configured: boolean;
     demo: boolean;
   }>;
@@ -258,6 +260,7 @@ export async function getTrackingStatus(
         model: e.model,
         concurrency: e.concurrency,
         api_key_set: e.api_key_env === undefined || Boolean(env[e.api_key_env]?.trim()),
+        api_key_env: e.api_key_env ?? null,
         configured: true,
         demo: false,
       })),
@@ -271,6 +274,7 @@ export async function getTrackingStatus(
           model: e.model,
           concurrency: 0,
           api_key_set: false,
+          api_key_env: null,
           configured: false,
           demo: e.demo,
         })),

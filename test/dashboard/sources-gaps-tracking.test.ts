@@ -251,7 +251,7 @@ describe("Tracking with a loopback stand-in engine", () => {
         }),
     });
     d = await openDashboard({
-      env: { FAKE_OPENAI_KEY: "sk-fake" },
+      env: { FAKE_OPENAI_KEY: "sk-fake", REVOKED_KEY_FOR_TEST: "sk-revoked" },
       toml: `
 [tracking]
 schedule = "0 6 * * *"
@@ -273,6 +273,15 @@ api = "openai"
 base_url = "${fake.url}"
 model = "gpt-test"
 api_key_env = "UNSET_KEY_FOR_TEST"
+max_retries = 0
+
+[[engines]]
+id = "revoked"
+label = "Engine with a revoked key"
+api = "openai-responses"
+base_url = "${fake.url}"
+model = "gpt-test"
+api_key_env = "REVOKED_KEY_FOR_TEST"
 max_retries = 0
 `,
     });
@@ -303,6 +312,11 @@ max_retries = 0
       .getByRole("row", { name: /Engine without a key/ })
       .getByText("Key missing.")
       .waitFor();
+    // The variable is named, where it is missing and above the table.
+    expect(await engines.getByRole("row", { name: /Engine without a key/ }).textContent()).toContain(
+      "Set UNSET_KEY_FOR_TEST in the server's environment",
+    );
+    await page.getByRole("alert").filter({ hasText: "No API key for Engine without a key (nokey: UNSET_KEY_FOR_TEST)" }).waitFor();
     expect(await page.getByText("No run yet.").count()).toBe(1);
     // The schedule in words, with the expression that sets it.
     const schedule = page.getByRole("region", { name: "Schedule" });
@@ -315,6 +329,7 @@ max_retries = 0
     expect(await brandTracking.getByRole("listitem").allTextContents()).toEqual([
       "GPT stand-in (gpt-test)",
       "Engine without a key (gpt-test)",
+      "Engine with a revoked key (gpt-test)",
     ]);
     await page.goto(d.url(`/brands/${brandId}/tracking`));
     await page.getByRole("button", { name: "Run now" }).waitFor();
@@ -336,20 +351,20 @@ max_retries = 0
     const live = page.getByRole("status").filter({ hasText: /answers stored/ });
     expect(await live.textContent()).toContain(`${run.answers_done} of ${run.answers_planned} answers stored (${run.answers.ok} answered`);
     expect(run.answers.ok).toBeGreaterThan(0);
-    // Errors by engine: the engine without a key failed every answer, with the reason.
+    // Run now asked only the engines with their key: none of the keyless engine's answers is an error in the figures.
     const byEngine = page.getByRole("table", { name: "Answers of the last run by engine" });
-    await byEngine
-      .getByRole("row", { name: /Engine without a key/ })
-      .getByText("environment variable UNSET_KEY_FOR_TEST is not set")
-      .waitFor();
+    expect(await byEngine.getByRole("row", { name: /Engine without a key/ }).count()).toBe(0);
+    // Errors by engine: the engine whose key the provider refuses failed every answer, with the reason.
+    const refusedRow = byEngine.getByRole("row", { name: /Engine with a revoked key/ });
+    await refusedRow.waitFor();
+    expect(await refusedRow.textContent()).toMatch(/401/);
     // Said in words above the table too, with the reason: a run "Completed" must not hide an engine that answered nothing.
     await page
       .getByRole("alert")
-      .filter({ hasText: "Engine without a key answered nothing in this run: every answer was an error (first: “" })
-      .filter({ hasText: "UNSET_KEY_FOR_TEST" })
+      .filter({ hasText: "Engine with a revoked key answered nothing in this run: every answer was an error (first: “" })
       .waitFor();
     // The server's log says so too, at warn, for a run started from the dashboard.
-    expect(d.server.logs()).toContain('"level":"warn","msg":"tracking run: engine \\"nokey\\" answered nothing');
+    expect(d.server.logs()).toContain('"level":"warn","msg":"tracking run: engine \\"revoked\\" answered nothing');
     expect(await page.locator(".run-facts").textContent()).toContain("(Run now or an AI client)");
     expect(await page.locator(".run-facts").textContent()).toContain(
       `${run.answers.ok} answered, 0 empty, 0 refused, ${run.answers.error} errors`,
@@ -366,10 +381,10 @@ max_retries = 0
       "get_tracking_status",
       {},
     );
-    expect(status.forecast).toMatchObject({ requests_per_run: 6, requests_per_month: 180 });
+    expect(status.forecast).toMatchObject({ requests_per_run: 9, requests_per_month: 270 });
     const card = page.getByRole("region", { name: "Forecast" });
-    await card.getByText("6 requests per run", { exact: true }).waitFor();
-    await card.getByText("180 requests per month", { exact: true }).waitFor();
+    await card.getByText("9 requests per run", { exact: true }).waitFor();
+    await card.getByText("270 requests per month", { exact: true }).waitFor();
     // gpt: 0.002 per request × 3 prompts; the engine without a key has no price.
     await card.getByText("~0.0060 per run, ~0.1800 per month", { exact: true }).waitFor();
     const row = card.getByRole("table", { name: "Forecast by engine" }).getByRole("row", { name: /GPT stand-in/ });

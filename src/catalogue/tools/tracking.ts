@@ -111,6 +111,10 @@ const getTrackingStatusTool = defineTool({
         model: z.string(),
         concurrency: z.number().int(),
         api_key_set: z.boolean(),
+        api_key_env: z
+          .string()
+          .nullable()
+          .describe("the environment variable the engine's key is read from (its name; the value is never shown)"),
         configured: z.boolean().describe("in spyglass.toml; false for an engine only present in stored answers (api empty)"),
         demo: z.boolean().describe("not configured; its stored answers were seeded by spyglass demo"),
       }),

@@ -129,7 +129,10 @@ export function Tracking({ brandId }: { brandId: string }) {
     setStarting(true);
     setError(null);
     try {
-      await api.tool(brandId, "run_tracking", {});
+      // Only the engines that can answer: one without its key would store an error for every prompt.
+      const keyed = (status.data?.engines ?? []).filter((e) => e.configured && e.api_key_set).map((e) => e.id);
+      const unkeyed = (status.data?.engines ?? []).some((e) => e.configured && !e.api_key_set);
+      await api.tool(brandId, "run_tracking", unkeyed ? { engines: keyed } : {});
       status.reload();
     } catch (e) {
       setError(errorMessage(e));
@@ -182,14 +185,15 @@ export function Tracking({ brandId }: { brandId: string }) {
                 No API key for{" "}
                 {configured
                   .filter((e) => !e.api_key_set)
-                  .map((e) => `${e.label} (${e.id})`)
+                  .map((e) => `${e.label} (${e.id}: ${e.api_key_env ?? "api_key_env"})`)
                   .join(", ")}
-                : its answers fail until the variable its <code>api_key_env</code> names is set in the server's environment and the server
-                restarted.
+                : set {configured.filter((e) => !e.api_key_set).length === 1 ? "that variable" : "those variables"} in the server's
+                environment and restart the server. Until then Run now asks only the engines that have their key, and scheduled runs store
+                an error for each of its answers.
               </Notice>
             )}
             <div class="table-wrap">
-              <table class="engines-table">
+              <table class="engines-table cards-narrow">
                 <caption class="offscreen">Configured engines</caption>
                 <thead>
                   <tr>
@@ -205,17 +209,21 @@ export function Tracking({ brandId }: { brandId: string }) {
                   {configured.map((e) => (
                     <tr key={e.id}>
                       <th scope="row">{e.label}</th>
-                      <td class="mono">{e.id}</td>
-                      <td class="mono nowrap">{e.model}</td>
-                      <td>{e.api}</td>
-                      <td>{e.concurrency}</td>
-                      <td>
+                      <td class="mono" data-label="Id">
+                        {e.id}
+                      </td>
+                      <td class="mono nowrap" data-label="Model">
+                        {e.model}
+                      </td>
+                      <td data-label="API">{e.api}</td>
+                      <td data-label="Concurrency">{e.concurrency}</td>
+                      <td data-label="Key">
                         {e.api_key_set ? (
                           "Key set"
                         ) : (
                           <span class="key-missing">
-                            <strong>Key missing.</strong> Set the variable named by this engine's <code>api_key_env</code> in{" "}
-                            <code>spyglass.toml</code> in the server's environment, then restart.
+                            <strong>Key missing.</strong> Set <code>{e.api_key_env ?? "the variable its api_key_env names"}</code> in the
+                            server's environment, then restart.
                           </span>
                         )}
                       </td>
@@ -275,8 +283,9 @@ export function Tracking({ brandId }: { brandId: string }) {
             {run && run.status !== "running" && silent.length > 0 && (
               <Notice kind="error">
                 {silent.map(engineLabel).join(", ")} answered nothing in this run: every answer was an error (first: “
-                {run.by_engine.find((e) => e.engine === silent[0])?.first_error ?? "unknown"}”). Check the engine's API key and model in
-                spyglass.toml; its figures have no answers from this run.
+                {run.by_engine.find((e) => e.engine === silent[0])?.first_error ?? "unknown"}”). Check its API key (in the server's
+                environment, in the variable its api_key_env names) and its model and base_url (in spyglass.toml); its figures have no
+                answers from this run.
               </Notice>
             )}
             {run && run.by_engine.length > 0 && (
@@ -314,9 +323,10 @@ export function Tracking({ brandId }: { brandId: string }) {
               {progress}
             </p>
             <div class="actions">
-              <Button variant="primary" onClick={runNow} disabled={starting || running}>
+              <Button variant="primary" onClick={runNow} disabled={starting || running || !configured.some((e) => e.api_key_set)}>
                 {running ? "Running…" : starting ? "Starting…" : "Run now"}
               </Button>
+              {!configured.some((e) => e.api_key_set) && <span class="muted">No engine has its API key yet (see Engines above).</span>}
             </div>
           </section>
         </>
