@@ -6,7 +6,7 @@ import { type AppContext } from "../context";
 import { ALL_ENGINES } from "../db/values";
 import { Invalid } from "../errors";
 import { brandEngines } from "../tracking/engines";
-import { loadRoster } from "../tracking/roster";
+import { loadRoster, type Roster } from "../tracking/roster";
 import { DAY_MS, dayString, dayWhere, describeFilter, type Filter, scopePromptIds, where } from "./filters";
 import { type Mean, mean, type PeriodMean, type PeriodRate, periodMean, periodRate, type Rate, rate } from "./rates";
 import { retrievalCounts } from "./search";
@@ -319,8 +319,8 @@ export interface RankingRow {
   id: string;
   name: string;
   is_brand: boolean;
-  visibility: Rate;
-  share_of_voice: Rate;
+  visibility: PeriodRate;
+  share_of_voice: PeriodRate;
   avg_position: Mean & { top1_rate: Rate };
   sentiment: Mean;
 }
@@ -336,12 +336,11 @@ export async function validAnswers(app: AppContext, filter: Filter): Promise<num
   return (await db.get<{ n: number }>(`SELECT count(*) AS n FROM answers a WHERE ${w.sql} AND a.status = 'ok'`, w.params))?.n ?? 0;
 }
 
-/** The brand and each competitor on the same valid answers, most visible first. */
-export async function competitorRanking(app: AppContext, filter: Filter) {
+type MemberAgg = { member_id: string; n: number; pos_sum: number; top1: number; sent_sum: number | null; sent_n: number };
+
+/** Each roster member's mentions in the filter's period: from the daily rollups, or, with a tag, from the mentions. */
+async function memberAggregates(app: AppContext, filter: Filter, roster: Roster): Promise<Map<string, MemberAgg>> {
   const db = app.db;
-  const roster = await loadRoster(app.db, filter.brandId);
-  type MemberAgg = { member_id: string; n: number; pos_sum: number; top1: number; sent_sum: number | null; sent_n: number };
-  const valid = await validAnswers(app, filter);
   let rows: MemberAgg[];
   if (filter.scope === null) {
     const d = dayWhere("d", filter, filter.period.start, filter.period.end);
@@ -362,18 +361,36 @@ export async function competitorRanking(app: AppContext, filter: Filter) {
       [...mw.params, ...ids],
     );
   }
-  const byMember = new Map(rows.map((r) => [r.member_id, r]));
+  return new Map(rows.map((r) => [r.member_id, r]));
+}
+
+/**
+ * The brand and each competitor on the same valid answers, most visible first; visibility and share
+ * of voice also in the previous period of equal length, with the change and whether it is within
+ * noise (who is gaining).
+ */
+export async function competitorRanking(app: AppContext, filter: Filter) {
+  const roster = await loadRoster(app.db, filter.brandId);
+  const before: Filter = { ...filter, period: filter.previous };
+  const [valid, byMember, validBefore, byMemberBefore] = await Promise.all([
+    validAnswers(app, filter),
+    memberAggregates(app, filter, roster),
+    validAnswers(app, before),
+    memberAggregates(app, before, roster),
+  ]);
   // Members no longer on the roster have no mentions after re-analysis; only current members count.
   const rosterTotal = roster.members.reduce((sum, m) => sum + (byMember.get(m.id)?.n ?? 0), 0);
+  const rosterTotalBefore = roster.members.reduce((sum, m) => sum + (byMemberBefore.get(m.id)?.n ?? 0), 0);
   const ranking: RankingRow[] = roster.members.map((member) => {
     const r = byMember.get(member.id);
     const n = r?.n ?? 0;
+    const nBefore = byMemberBefore.get(member.id)?.n ?? 0;
     return {
       id: member.id,
       name: member.name,
       is_brand: member.isBrand,
-      visibility: rate(n, valid),
-      share_of_voice: rate(n, rosterTotal),
+      visibility: periodRate([n, valid], [nBefore, validBefore]),
+      share_of_voice: periodRate([n, rosterTotal], [nBefore, rosterTotalBefore]),
       avg_position: { ...mean(r?.pos_sum ?? 0, n), top1_rate: rate(r?.top1 ?? 0, n) },
       sentiment: mean(r?.sent_sum ?? 0, r?.sent_n ?? 0),
     };

@@ -291,6 +291,20 @@ describe("trend, ranking, prompts, sources, gaps", () => {
       avg_position: { value: 1.5, n: 2 },
     });
     expect(acme!.sentiment).toEqual({ value: 0, n: 3 });
+    // The previous period: valid answers 9, 10, 11; Acme in 9, Globex in 11, Initech in none; 2 roster mentions.
+    expect(acme!.visibility.previous).toMatchObject({ successes: 1, n: 3 });
+    expect(acme!.visibility.change_pp).toBeCloseTo(16.67, 2);
+    expect(acme!.visibility.within_noise).toBe(true);
+    expect(acme!.share_of_voice.previous).toMatchObject({ rate: 0.5, successes: 1, n: 2 });
+    expect(acme!.share_of_voice.change_pp).toBe(-12.5);
+    expect(globex!.visibility.previous).toMatchObject({ successes: 1, n: 3 });
+    expect(initech!.visibility.previous).toMatchObject({ rate: 0, successes: 0, n: 3 });
+    expect(initech!.visibility.change_pp).toBeCloseTo(33.33, 2);
+    expect(initech!.share_of_voice.previous).toMatchObject({ rate: 0, successes: 0, n: 2 });
+    // The same figures as the overview's for the brand.
+    const o = await visibilityOverview(app, await filter());
+    expect(acme!.visibility).toEqual(o.visibility);
+    expect(acme!.share_of_voice).toEqual(o.share_of_voice);
   });
 
   test("prompt performance, best first, with the top competitor", async () => {

@@ -108,7 +108,7 @@ const getCompetitorRanking = defineTool({
   name: "get_competitor_ranking",
   title: "Competitor ranking",
   description:
-    "Use to compare the brand with its tracked competitors on the same answers. Returns the roster ranked by visibility, each with share of voice, average position (and top-1 rate) and sentiment, with n and 95% intervals.",
+    "Use to compare the brand with its tracked competitors on the same answers, and to see who is gaining or losing. Returns the roster ranked by visibility, each with share of voice, average position (and top-1 rate) and sentiment, with n and 95% intervals; visibility and share of voice also carry the previous period of equal length, change_pp and within_noise (true: the change may be noise).",
   input: z.strictObject(filterInput),
   output: z.object({
     filter: filterOut,
@@ -118,8 +118,8 @@ const getCompetitorRanking = defineTool({
         id: z.string(),
         name: z.string(),
         is_brand: z.boolean(),
-        visibility: rate,
-        share_of_voice: rate,
+        visibility: periodRate,
+        share_of_voice: periodRate,
         avg_position: mean.extend({ top1_rate: rate }),
         sentiment: mean,
       }),

@@ -4,8 +4,20 @@ import { DEFAULT_LIMIT, MAX_LIMIT } from "../../paging";
 import { type ToolAnnotations } from "../registry";
 
 export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-export const CREATES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
-export const UPDATES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+/** Creates records named uniquely: a repeated call adds nothing (a taken name is refused, a known prompt listed as a duplicate). */
+export const CREATES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+/** Creates a new record on every call (an article draft). */
+export const CREATES_EACH_TIME: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+};
+/**
+ * Replaces fields (an article's body, a competitor's aliases, a prompt's tags): destructive in the
+ * MCP sense (not additive only), so a client may ask before calling; the same call twice changes nothing more.
+ */
+export const UPDATES: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
 export const DELETES: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
 /** Asks the configured AI models: what comes back is not known in advance, and it costs provider calls. */
 export const ASKS_MODELS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };

@@ -14,10 +14,10 @@ import {
 } from "../../content/service";
 import { MAX_SLUG } from "../../content/slug";
 import { ARTICLE_LENGTHS, generateArticle } from "../../content/writer";
-import { defineTool } from "../registry";
+import { defineTool, type ToolAnnotations } from "../registry";
 import { articleLinks } from "../resources";
 import { PUBLISH_VIEW } from "../view-uris";
-import { ASKS_MODELS, CREATES, cursor, DELETES, idOf, limit, nextCursor, READ_ONLY, timestamp, UPDATES } from "./common";
+import { ASKS_MODELS, CREATES_EACH_TIME, cursor, DELETES, idOf, limit, nextCursor, READ_ONLY, timestamp, UPDATES } from "./common";
 
 const status = z.enum(["draft", "published"]);
 
@@ -65,8 +65,10 @@ const slug = z
 
 // Publishing changes what the brand's public site shows: not destructive (unpublish undoes it), but
 // not read-only either. Unpublishing removes a public page: clients may want to confirm it.
-const PUBLISHES = UPDATES;
-const UNPUBLISHES = DELETES;
+/** Puts the article on the brand's public site: the world outside Spyglass reads it (open world). */
+const PUBLISHES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true };
+/** Takes the article off the public site (open world too). */
+const UNPUBLISHES: ToolAnnotations = { ...DELETES, openWorldHint: true };
 
 const createArticleTool = defineTool({
   name: "create_article",
@@ -81,7 +83,7 @@ const createArticleTool = defineTool({
     prompt_id: idOf("prompt", "list_prompts or get_content_gaps").optional().describe("The tracked prompt this article answers."),
   }),
   output: z.object({ article }),
-  annotations: CREATES,
+  annotations: CREATES_EACH_TIME,
   plan: "autopilot",
   links: (output) => articleLinks(output.article),
   handler: async (input, ctx) => ({
