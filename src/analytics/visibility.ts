@@ -255,7 +255,37 @@ export async function visibilityOverview(app: AppContext, filter: Filter) {
     ...figures(overall[0], overall[1]),
     retrieval_rate: retrievalRate(retrieval.overall, overall[0], overall[1]),
     by_engine,
+    note: overall[0].total === 0 ? await emptyPeriodNote(app, filter) : null,
   };
+}
+
+/** The first and last day with a stored answer of the brand (any engine), and how many answers: null before the first. */
+export async function storedAnswerDays(
+  app: AppContext,
+  brandId: string,
+): Promise<{ first_day: string; last_day: string; answers: number } | null> {
+  const row = await app.db.get<{ first: number | null; last: number | null; n: number | null }>(
+    "SELECT min(day) AS first, max(day) AS last, sum(total) AS n FROM answer_days WHERE brand_id = ?",
+    [brandId],
+  );
+  if (row?.first == null || row.last == null) return null;
+  return { first_day: dayString(row.first * DAY_MS), last_day: dayString(row.last * DAY_MS), answers: row.n ?? 0 };
+}
+
+/**
+ * Why a period has no answer at all, for a client that would otherwise read a page of nulls: none
+ * is stored yet, or the period (a wrong year, the future) misses the days that have some.
+ */
+async function emptyPeriodNote(app: AppContext, filter: Filter): Promise<string> {
+  const today = dayString(Date.now());
+  const stored = await storedAnswerDays(app, filter.brandId);
+  if (!stored) {
+    return `No answer is stored for this brand yet (today is ${today}, UTC): tracking stores them; get_tracking_status shows the engines and the next scheduled run, and run_tracking starts one.`;
+  }
+  const narrowed = [filter.engine && `engine ${filter.engine}`, filter.tag && `tag ${filter.tag.name}`, filter.prompt && "this prompt"]
+    .filter(Boolean)
+    .join(", ");
+  return `No answer in ${filter.period.start_date}..${filter.period.end_date}${narrowed ? ` for ${narrowed}` : ""}. The brand's stored answers span ${stored.first_day}..${stored.last_day} (today is ${today}, UTC).`;
 }
 
 export interface TrendPoint {

@@ -72,7 +72,15 @@ const getVisibilityOverview = defineTool({
   description:
     "Use first to answer 'how visible is the brand in AI answers?'. Returns, for the period (default: last 30 days) and its previous period of equal length: visibility, share of voice, average position with top-1/top-3 rates, sentiment, citation rate, prompt coverage, no-answer rate and retrieval rate (valid answers whose web search retrieved a URL on the brand's domain) — each rate with n, a Wilson 95% interval, the change in points and within_noise — overall and by_engine (each engine with its own denominators). Visibility = valid (ok) answers mentioning the brand ÷ valid answers; share of voice = the brand's mentions ÷ all roster mentions; answers that could not be read count only in no_answer_rate.",
   input: z.strictObject(filterInput),
-  output: z.object({ filter: filterOut, ...figures, by_engine: z.array(z.object({ engine: z.string(), label: z.string(), ...figures })) }),
+  output: z.object({
+    filter: filterOut,
+    ...figures,
+    by_engine: z.array(z.object({ engine: z.string(), label: z.string(), ...figures })),
+    note: z
+      .string()
+      .nullable()
+      .describe("when the period has no answer at all: why (none stored yet, or the days that have answers, with today's date)"),
+  }),
   annotations: READ_ONLY,
   plan: "visibility",
   view: OVERVIEW_VIEW,

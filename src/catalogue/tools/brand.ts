@@ -1,8 +1,10 @@
 // Brand tools (CONTRACT §4): the key's brand with its competitors and tracking set-up, and edits to
 // the brand's name, domain and aliases.
 import { z } from "zod";
+import { storedAnswerDays } from "../../analytics/visibility";
 import { getBrand, MAX_ALIASES, updateBrand } from "../../brands/service";
 import { listCompetitors, MAX_COMPETITORS } from "../../competitors/service";
+import { type AppContext } from "../../context";
 import { brandEngines } from "../../tracking/engines";
 import { defineTool } from "../registry";
 import { READ_ONLY, UPDATES } from "./common";
@@ -20,7 +22,7 @@ const getBrandTool = defineTool({
   name: "get_brand",
   title: "Get the brand",
   description:
-    "Use first, to learn which brand this connection works on. Returns the brand (name, domain, aliases, public site key), the account's plan, the tracked competitors, the AI engines (id, label, model): the configured ones and any others present in the stored answers (configured false; demo true for spyglass demo's), the tracking schedule (cron, UTC), samples per prompt and whether scheduled runs ask anything, and whether the server has a writer model for generate_article.",
+    "Use first, to learn which brand this connection works on. Returns the brand (name, domain, aliases, public site key), the account's plan, the tracked competitors, the AI engines (id, label, model): the configured ones and any others present in the stored answers (configured false; demo true for spyglass demo's), the tracking schedule (cron, UTC), samples per prompt and whether scheduled runs ask anything, whether the server has a writer model for generate_article, and today's date (UTC) with the days of the first and last stored answer (answers).",
   input: z.strictObject({}),
   output: z.object({
     brand,
@@ -46,6 +48,14 @@ const getBrandTool = defineTool({
     writer: z
       .object({ configured: z.boolean(), model: z.string().nullable() })
       .describe("the server's writer model (spyglass.toml [writer]): generate_article works only when configured"),
+    answers: z
+      .object({
+        today: z.string().describe("today's date, UTC (YYYY-MM-DD): dates in the analytics tools are UTC days"),
+        first_day: z.string().nullable().describe("the day of the brand's first stored answer, or null before any"),
+        last_day: z.string().nullable().describe("the day of the latest stored answer"),
+        total: z.number().int().describe("stored answers, of every status"),
+      })
+      .describe("which days the analytics tools can cover"),
   }),
   annotations: READ_ONLY,
   plan: "visibility",
@@ -65,9 +75,20 @@ const getBrandTool = defineTool({
         enabled: config.tracking.enabled && config.engines.length > 0,
       },
       writer: { configured: config.writer !== null, model: config.writer?.model ?? null },
+      answers: await answerDays(ctx.app, ctx.brand.id),
     };
   },
 });
+
+async function answerDays(app: AppContext, brandId: string) {
+  const stored = await storedAnswerDays(app, brandId);
+  return {
+    today: new Date().toISOString().slice(0, 10),
+    first_day: stored?.first_day ?? null,
+    last_day: stored?.last_day ?? null,
+    total: stored?.answers ?? 0,
+  };
+}
 
 const updateBrandTool = defineTool({
   name: "update_brand",
