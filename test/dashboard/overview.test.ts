@@ -147,11 +147,13 @@ describe("the overview", () => {
   });
 
   test("the competitor ranking marks the brand", async () => {
-    const ranking = await tool<{ ranking: Array<{ name: string; is_brand: boolean; visibility: { rate: number | null } }> }>(
-      page,
-      "get_competitor_ranking",
-      {},
-    );
+    const ranking = await tool<{
+      ranking: Array<{
+        name: string;
+        is_brand: boolean;
+        visibility: { rate: number | null; change_pp: number | null; within_noise: boolean | null };
+      }>;
+    }>(page, "get_competitor_ranking", {});
     const table = page.locator("table.ranking");
     expect(await table.locator("tbody tr").count()).toBe(ranking.ranking.length);
     const brand = ranking.ranking.find((r) => r.is_brand)!;
@@ -159,6 +161,19 @@ describe("the overview", () => {
     expect(await row.textContent()).toContain(brand.name);
     expect(await row.textContent()).toContain("your brand");
     expect(await row.textContent()).toContain(percent(brand.visibility.rate));
+    // Who is gaining: each member's change from the previous period, with the tool's verdict.
+    const changes = await table.locator("tbody tr").evaluateAll((rows) => rows.map((tr) => tr.children[2]?.textContent));
+    const pts = (pp: number | null) =>
+      pp === null ? "–" : `${Math.abs(pp) < 0.05 ? "±" : pp > 0 ? "+" : "−"}${Math.abs(pp).toFixed(1)} points`;
+    const says = (v: { change_pp: number | null; within_noise: boolean | null }) =>
+      v.within_noise === null || v.change_pp === null
+        ? "no previous figure"
+        : v.within_noise
+          ? "within noise"
+          : v.change_pp > 0
+            ? "up"
+            : "down";
+    expect(changes).toEqual(ranking.ranking.map((r) => `${pts(r.visibility.change_pp)}${says(r.visibility)}`));
   });
 
   test("axe finds nothing serious; screenshots at 1280 and 390, light and dark; no CSP violation", async () => {

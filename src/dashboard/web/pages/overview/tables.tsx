@@ -2,7 +2,7 @@
 // Names are untrusted text: text nodes only.
 import { type ToolOutput } from "../../../../catalogue/types";
 import { ScrollTable } from "../../components/scroll-table";
-import { count, meanText, type Overview, percent, range } from "./format";
+import { count, meanText, type Overview, percent, points, range, verdict } from "./format";
 
 type Ranking = ToolOutput<"get_competitor_ranking">;
 
@@ -15,6 +15,7 @@ export function RankingTable({ ranking }: { ranking: Ranking }) {
           <tr>
             <th scope="col">Name</th>
             <th scope="col">Visibility (95% interval)</th>
+            <th scope="col">Visibility change</th>
             <th scope="col">Share of voice</th>
             <th scope="col">Avg. position</th>
             <th scope="col">Sentiment</th>
@@ -30,6 +31,10 @@ export function RankingTable({ ranking }: { ranking: Ranking }) {
               <td>
                 {percent(r.visibility.rate)}
                 <span class="cell-meta">{range(r.visibility)}</span>
+              </td>
+              <td>
+                {r.visibility.change_pp === null ? "–" : points(r.visibility.change_pp)}
+                <span class="cell-meta">{verdict(r.visibility)}</span>
               </td>
               <td>{percent(r.share_of_voice.rate)}</td>
               <td>{meanText(r.avg_position.value, 1)}</td>
