@@ -17,7 +17,53 @@ function bound(origin: string | undefined, side: "least" | "most", n: number | b
 
 const EXPECTED: Record<string, string> = { array: "a list", int: "a whole number", object: "an object" };
 
-function describeIssue(issue: z.core.$ZodIssue): string {
+/** The edits (insert, delete, substitute) between two short strings. */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/**
+ * The field a client most likely meant by an unknown one: the same in snake_case (startDate), the
+ * plural or the id of it (engine → engines, prompt → prompt_id), or one or two letters away.
+ */
+export function closestField(unknown: string, known: readonly string[]): string | null {
+  const snake = unknown
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/[-\s]/g, "_")
+    .toLowerCase();
+  const exact = known.find((k) => k === snake);
+  if (exact) return exact;
+  const related = known.filter((k) => k === `${snake}s` || k === `${snake}_id` || k === `${snake}_ids` || `${k}s` === snake);
+  if (related.length === 1) return related[0]!;
+  let best: string | null = null;
+  let bestDistance = 3;
+  for (const k of known) {
+    const d = distance(snake, k);
+    if (d < bestDistance) [best, bestDistance] = [k, d];
+  }
+  return best;
+}
+
+function unknownFields(keys: readonly string[], known: readonly string[] | undefined): string {
+  const list = keys.map((k) => `"${k}"`).join(", ");
+  const head = `unknown field${keys.length === 1 ? "" : "s"} ${list}`;
+  // The brand is the credential's: said as such, not as a field to look for.
+  if (keys.length === 1 && keys[0] === "brand_id") return `${head} (each key or sign-in acts for one brand: no tool takes a brand id)`;
+  if (!known || known.length === 0) return head;
+  const hints = keys.flatMap((k) => {
+    const meant = closestField(k, known);
+    return meant ? [keys.length === 1 ? `"${meant}"` : `"${meant}" for "${k}"`] : [];
+  });
+  return `${head}${hints.length ? ` (did you mean ${hints.join(", ")}?)` : ""}; the fields are ${known.join(", ")}`;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, known?: readonly string[]): string {
   switch (issue.code) {
     case "invalid_type":
       return issue.input === undefined ? "is required" : `must be ${EXPECTED[issue.expected] ?? `a ${issue.expected}`}`;
@@ -28,7 +74,7 @@ function describeIssue(issue: z.core.$ZodIssue): string {
     case "invalid_value":
       return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
     case "unrecognized_keys":
-      return `unknown field${issue.keys.length === 1 ? "" : "s"} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+      return unknownFields(issue.keys, issue.path.length === 0 ? known : undefined);
     case "invalid_format":
     case "custom":
       return issue.message;
@@ -46,8 +92,12 @@ const isImplicitBound = (issue: z.core.$ZodIssue) =>
 
 const SHOWN = 5;
 
-/** One sentence naming each problem's field (one problem per field), the first few in full and the others' fields. */
-export function invalidInputMessage(toolName: string, error: z.ZodError): string {
+/**
+ * One sentence naming each problem's field (one problem per field), the first few in full and the
+ * others' fields. `fields`: the input's own fields, named (with the likeliest one) when an unknown
+ * field is sent.
+ */
+export function invalidInputMessage(toolName: string, error: z.ZodError, fields?: readonly string[]): string {
   const byField = new Map<string, z.core.$ZodIssue>();
   for (const issue of error.issues) {
     const field = fieldOf(issue.path);
@@ -55,7 +105,7 @@ export function invalidInputMessage(toolName: string, error: z.ZodError): string
     if (!seen || (isImplicitBound(seen) && !isImplicitBound(issue))) byField.set(field, issue);
   }
   const problems = [...byField].map(([field, issue]) => {
-    const what = describeIssue(issue);
+    const what = describeIssue(issue, fields);
     return { field, text: field ? `${field} ${what}` : what.charAt(0).toUpperCase() + what.slice(1) };
   });
   const rest = problems.slice(SHOWN);

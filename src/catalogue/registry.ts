@@ -280,7 +280,8 @@ async function callTool(tool: AnyTool | undefined, name: string, args: unknown, 
   if (!tool) return { ok: false, error: new UnknownTool(name) };
   if (!planCovers(ctx.plan, tool.plan)) return { ok: false, error: toolPlanRequired(tool, ctx.plan) };
   const parsed = tool.input.safeParse(withoutNullOptionals(tool.input, args ?? {}), { reportInput: true });
-  if (!parsed.success) return { ok: false, error: new Invalid(invalidInputMessage(tool.name, parsed.error)) };
+  if (!parsed.success)
+    return { ok: false, error: new Invalid(invalidInputMessage(tool.name, parsed.error, Object.keys(tool.input.shape))) };
   const started = performance.now();
   try {
     // Parsing the result through the output schema drops anything a handler returned by mistake.

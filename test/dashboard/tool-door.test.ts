@@ -69,7 +69,10 @@ describe("the session door onto the catalogue", () => {
   test("invalid input is a 400 with the tool server's sentence", async () => {
     const res = await runTool("vis", brand.vis!, "create_tag", { name: "x", brand_id: brand.auto });
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: 'Invalid input for create_tag: Unknown field "brand_id".', code: "invalid_input" });
+    expect(res.json).toEqual({
+      error: 'Invalid input for create_tag: Unknown field "brand_id" (each key or sign-in acts for one brand: no tool takes a brand id).',
+      code: "invalid_input",
+    });
     expect((await viaKey(visibilityKey, "create_tag", { name: "x", brand_id: brand.auto })).content[0]!.text).toBe(res.json.error);
   });
 

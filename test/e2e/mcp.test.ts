@@ -326,7 +326,9 @@ describe("the configuration tools, with the brand's own key", () => {
 
   test("unknown fields are refused by name: no tool takes a brand id", async () => {
     const { error } = await call(c, "list_prompts", { brand_id: seed.b.brandId });
-    expect(error).toBe('Invalid input for list_prompts: Unknown field "brand_id".');
+    expect(error).toBe(
+      'Invalid input for list_prompts: Unknown field "brand_id" (each key or sign-in acts for one brand: no tool takes a brand id).',
+    );
   });
 
   test("an unknown tool is a JSON-RPC invalid-params error", async () => {

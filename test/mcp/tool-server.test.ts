@@ -146,7 +146,10 @@ describe("tool errors", () => {
       [{ n: 9 }, "Invalid input for echo_brand: n must be at most 5."],
       [{ n: "two" }, "Invalid input for echo_brand: n must be a number."],
       [{ n: 1.5 }, "Invalid input for echo_brand: n must be a whole number."],
-      [{ brand_id: "x" }, 'Invalid input for echo_brand: Unknown field "brand_id".'],
+      [
+        { brand_id: "x" },
+        'Invalid input for echo_brand: Unknown field "brand_id" (each key or sign-in acts for one brand: no tool takes a brand id).',
+      ],
     ];
     for (const [args, message] of cases) expect((await callTool(keys.visibility!, "echo_brand", args)).content[0].text).toBe(message);
     expect((await callTool(keys.visibility!, "explodes", { kind: "boom" })).content[0].text).toBe(

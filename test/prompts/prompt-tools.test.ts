@@ -196,10 +196,10 @@ describe("security", () => {
 
   test("a brand_id field is refused by name: the brand comes from the key alone", async () => {
     expect((await call(a, "list_prompts", { brand_id: s.seed.b.brandId })).error).toBe(
-      'Invalid input for list_prompts: Unknown field "brand_id".',
+      'Invalid input for list_prompts: Unknown field "brand_id" (each key or sign-in acts for one brand: no tool takes a brand id).',
     );
     expect((await call(a, "create_prompts", { brand_id: s.seed.b.brandId, prompts: [{ text: "smuggled prompt" }] })).error).toBe(
-      'Invalid input for create_prompts: Unknown field "brand_id".',
+      'Invalid input for create_prompts: Unknown field "brand_id" (each key or sign-in acts for one brand: no tool takes a brand id).',
     );
   });
 

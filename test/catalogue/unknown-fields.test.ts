@@ -1,0 +1,35 @@
+// The mistakes models make with field names, answered with the field they meant and the fields there
+// are, through the tool catalogue as every door calls it.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { closestField } from "../../src/catalogue/invalid-input";
+import { call } from "../support/mcp";
+import { type SeededToolServer, seededToolServer } from "../support/tool-server";
+
+let s: SeededToolServer;
+beforeAll(async () => {
+  s = await seededToolServer();
+});
+afterAll(() => s.close());
+
+test("the likeliest field: snake_case of camelCase, the plural or the id, one or two letters off; none when nothing is close", () => {
+  const overview = ["start_date", "end_date", "engine", "tag", "prompt_id"];
+  expect(closestField("startDate", overview)).toBe("start_date");
+  expect(closestField("prompt", overview)).toBe("prompt_id");
+  expect(closestField("engines", overview)).toBe("engine");
+  expect(closestField("engine", ["prompt_ids", "engines"])).toBe("engines");
+  expect(closestField("start_dat", overview)).toBe("start_date");
+  expect(closestField("period", overview)).toBeNull();
+});
+
+test("a tool call with an unknown field says which field was meant and lists the fields", async () => {
+  const client = await s.client(s.seed.a.key);
+  const { error } = await call(client, "run_tracking", { engine: "chatgpt" });
+  expect(error).toBe(
+    'Invalid input for run_tracking: Unknown field "engine" (did you mean "engines"?); the fields are prompt_ids, engines.',
+  );
+  const overview = await call(client, "get_visibility_overview", { startDate: "2025-01-01", period: "last_30_days" });
+  expect(overview.error).toStartWith(
+    'Invalid input for get_visibility_overview: Unknown fields "startDate", "period" (did you mean "start_date" for "startDate"?); the fields are ',
+  );
+  expect(overview.error).toContain("start_date, end_date");
+});
