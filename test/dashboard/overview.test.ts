@@ -162,7 +162,7 @@ describe("the overview", () => {
     expect(await row.textContent()).toContain("your brand");
     expect(await row.textContent()).toContain(percent(brand.visibility.rate));
     // Who is gaining: each member's change from the previous period, with the tool's verdict.
-    const changes = await table.locator("tbody tr").evaluateAll((rows) => rows.map((tr) => tr.children[2]?.textContent));
+    const changes = await table.locator("tbody tr").evaluateAll((rows) => rows.map((tr) => tr.querySelector(".cell-change")?.textContent));
     const pts = (pp: number | null) =>
       pp === null ? "–" : `${Math.abs(pp) < 0.05 ? "±" : pp > 0 ? "+" : "−"}${Math.abs(pp).toFixed(1)} points`;
     const says = (v: { change_pp: number | null; within_noise: boolean | null }) =>
@@ -173,7 +173,11 @@ describe("the overview", () => {
           : v.change_pp > 0
             ? "up"
             : "down";
-    expect(changes).toEqual(ranking.ranking.map((r) => `${pts(r.visibility.change_pp)}${says(r.visibility)}`));
+    expect(changes).toEqual(
+      ranking.ranking.map((r) =>
+        r.visibility.change_pp === null ? "no previous figure" : `${pts(r.visibility.change_pp)}, ${says(r.visibility)}`,
+      ),
+    );
   });
 
   test("axe finds nothing serious; screenshots at 1280 and 390, light and dark; no CSP violation", async () => {

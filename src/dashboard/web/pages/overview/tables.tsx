@@ -14,8 +14,7 @@ export function RankingTable({ ranking }: { ranking: Ranking }) {
         <thead>
           <tr>
             <th scope="col">Name</th>
-            <th scope="col">Visibility (95% interval)</th>
-            <th scope="col">Visibility change</th>
+            <th scope="col">Visibility (95% interval; change)</th>
             <th scope="col">Share of voice</th>
             <th scope="col">Avg. position</th>
             <th scope="col">Sentiment</th>
@@ -31,10 +30,10 @@ export function RankingTable({ ranking }: { ranking: Ranking }) {
               <td>
                 {percent(r.visibility.rate)}
                 <span class="cell-meta">{range(r.visibility)}</span>
-              </td>
-              <td>
-                {r.visibility.change_pp === null ? "–" : points(r.visibility.change_pp)}
-                <span class="cell-meta">{verdict(r.visibility)}</span>
+                {/* Who is gaining: the change from the previous period, with the tool's verdict. */}
+                <span class="cell-meta cell-change">
+                  {r.visibility.change_pp === null ? "no previous figure" : `${points(r.visibility.change_pp)}, ${verdict(r.visibility)}`}
+                </span>
               </td>
               <td>{percent(r.share_of_voice.rate)}</td>
               <td>{meanText(r.avg_position.value, 1)}</td>
