@@ -141,6 +141,11 @@ export async function listPaidAccountIds(db: Queries): Promise<string[]> {
   return rows.map((row) => row.id);
 }
 
+/** Whether the account is `spyglass demo`'s (its brand's answers are made up; the schedule leaves it out). */
+export async function isDemoAccount(db: Queries, accountId: string): Promise<boolean> {
+  return (await db.get("SELECT 1 AS demo FROM accounts WHERE id = ? AND email = ?", [accountId, DEMO_ACCOUNT_EMAIL])) !== undefined;
+}
+
 /** Deletes the account and, through the schema's cascades, everything it owns. */
 export async function deleteAccount(db: Queries, accountId: string): Promise<void> {
   await db.run("DELETE FROM accounts WHERE id = ?", [accountId]);

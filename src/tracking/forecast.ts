@@ -137,11 +137,18 @@ async function engineForecast(
  * The forecast for one brand: its active prompts × the configured engines × samples, per run and
  * over the next 30 days of the schedule. Requests are counted before retries.
  */
-export async function forecast(app: AppContext, brandId: string, now = new Date()): Promise<Forecast> {
+export async function forecast(
+  app: AppContext,
+  brandId: string,
+  now = new Date(),
+  options: { scheduled?: boolean } = {},
+): Promise<Forecast> {
   const { tracking, engines } = app.config;
   const prompts = (await listActivePrompts(app.db, brandId)).length;
   const perEngineRun = prompts * tracking.samples;
-  const runsPerMonth = engines.length === 0 ? 0 : runsIn(tracking.schedule, tracking.enabled, now);
+  // `scheduled: false`: a brand the schedule leaves out (the demo's) has runs only when asked.
+  const scheduled = options.scheduled ?? true;
+  const runsPerMonth = engines.length === 0 || !scheduled ? 0 : runsIn(tracking.schedule, tracking.enabled, now);
   const byEngine: EngineForecast[] = [];
   for (const e of engines) byEngine.push(await engineForecast(app, brandId, e, perEngineRun, runsPerMonth));
   const estimated = byEngine.filter((e) => e.cost_per_run !== null);
@@ -163,7 +170,7 @@ export async function forecast(app: AppContext, brandId: string, now = new Date(
     estimated_cost_per_month: estimated.length === 0 ? null : round(estimated.reduce((s, e) => s + e.cost_per_month!, 0)),
     unestimated_engines: byEngine.filter((e) => e.cost_per_run === null).map((e) => e.id),
     by_engine: byEngine,
-    basis: `${plural(prompts, "active prompt")} × ${plural(engines.length, "engine")} × ${plural(tracking.samples, "sample")} = ${requestsPerRun} requests per run (before retries); ${runsPerMonth} scheduled runs in the next ${MONTH_DAYS} days ("${tracking.schedule}", UTC${tracking.enabled ? "" : ", scheduled tracking off"}). Costs in the currency of the configured prices, from the mean tokens of up to ${TOKEN_SAMPLE} recent valid answers per engine.`,
+    basis: `${plural(prompts, "active prompt")} × ${plural(engines.length, "engine")} × ${plural(tracking.samples, "sample")} = ${requestsPerRun} requests per run (before retries); ${runsPerMonth} scheduled runs in the next ${MONTH_DAYS} days ("${tracking.schedule}", UTC${!scheduled ? ", a brand the schedule leaves out" : tracking.enabled ? "" : ", scheduled tracking off"}). Costs in the currency of the configured prices, from the mean tokens of up to ${TOKEN_SAMPLE} recent valid answers per engine.`,
   };
 }
 

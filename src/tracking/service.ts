@@ -1,8 +1,8 @@
 // The tracking feature as the rest of the product sees it: start a run (in the background or to the
 // end), its status and schedule, run records, storing answers, re-analysis, and the shutdown hook.
 import { Cron } from "croner";
-import { listPaidAccountIds } from "../accounts/service";
-import { getBrand, listBrandIdsOfAccounts } from "../brands/service";
+import { isDemoAccount, listPaidAccountIds } from "../accounts/service";
+import { brandAccountId, getBrand, listBrandIdsOfAccounts } from "../brands/service";
 import { type Config } from "../config";
 import { type AppContext } from "../context";
 import { type Db } from "../db/client";
@@ -248,9 +248,11 @@ export async function getTrackingStatus(
 ): Promise<TrackingStatus> {
   const { tracking, engines } = app.config;
   const last = await lastRun(app, brandId);
-  const next = nextScheduledRun(app);
+  // The demo's brand is left out of the schedule (listPaidAccountIds): it has no next run.
+  const demo = await isDemoAccount(app.db, await brandAccountId(app.db, brandId));
+  const next = demo ? null : nextScheduledRun(app);
   const stored = await brandEngines(app, brandId);
-  const estimate = await forecast(app, brandId);
+  const estimate = await forecast(app, brandId, new Date(), { scheduled: !demo });
   return {
     engines: [
       ...engines.map((e) => ({
@@ -287,8 +289,10 @@ export async function getTrackingStatus(
     message:
       engines.length === 0
         ? "No engines are configured: add [[engines]] sections to spyglass.toml (API keys in environment variables) to start tracking."
-        : !tracking.enabled
-          ? "Scheduled tracking is disabled ([tracking] enabled = false); run_tracking still works."
-          : null,
+        : demo
+          ? "This is spyglass demo's brand: its answers are made up, and scheduled runs leave it out. Run now (run_tracking) would ask the configured engines about its prompts, at their price."
+          : !tracking.enabled
+            ? "Scheduled tracking is disabled ([tracking] enabled = false); run_tracking still works."
+            : null,
   };
 }

@@ -1,10 +1,11 @@
 // `spyglass demo`: the seeder makes its records through each feature's service, so what it leaves
 // reads like a user's data through those same services.
 import { expect, test } from "bun:test";
-import { findAccountByEmail } from "../../src/accounts/service";
+import { createAccount, findAccountByEmail } from "../../src/accounts/service";
 import { resolveFilter } from "../../src/analytics/filters";
 import { articleImpact } from "../../src/analytics/impact";
 import { visibilityOverview } from "../../src/analytics/visibility";
+import { createBrand } from "../../src/brands/service";
 import { listAllCompetitors } from "../../src/competitors/service";
 import { listArticles, listPublishedArticles } from "../../src/content/service";
 import { DEMO_ARTICLE_AGE_DAYS, DEMO_DAYS, seedDemo } from "../../src/demo/seeder";
@@ -13,7 +14,9 @@ import { listApiKeys } from "../../src/keys/service";
 import { listPrompts } from "../../src/prompts/service";
 import { listTags } from "../../src/prompts/tags";
 import { brandEngines } from "../../src/tracking/engines";
+import { getTrackingStatus } from "../../src/tracking/service";
 import { memoryApp } from "../analytics/dataset";
+import { testCatalog } from "../support/http";
 
 test("the demo brand's competitors, tags, prompts, key and article read back through their services", async () => {
   const app = memoryApp();
@@ -88,4 +91,38 @@ test("its engines are listed as demo engines, and its article moved its prompt",
   expect(a.visibility.after.rate! - a.visibility.before.rate!).toBeGreaterThan(0.4);
   expect(a.article_cited.cited).toBe(true);
   expect(Date.parse(a.article_cited.first_cited_at!)).toBeGreaterThan(Date.parse(a.article.published_at));
+});
+
+test("the demo's brand is out of the schedule: no next run, a forecast of no scheduled request, and a word on Run now's cost", async () => {
+  const app = memoryApp(`
+[[engines]]
+id = "chatgpt"
+label = "ChatGPT"
+api = "openai"
+base_url = "http://127.0.0.1:9/v1"
+model = "gpt-test"
+`);
+  const demo = await seedDemo(app);
+  const catalog = testCatalog();
+  await catalog.ready();
+  const status = await getTrackingStatus(app, demo.brand.id);
+  expect(status.next_run).toBeNull();
+  expect(status.forecast.schedule.runs_per_month).toBe(0);
+  expect(status.forecast.requests_per_month).toBe(0);
+  expect(status.forecast.requests_per_run).toBeGreaterThan(0);
+  expect(status.message).toStartWith("This is spyglass demo's brand: its answers are made up, and scheduled runs leave it out.");
+  // get_brand says so too: scheduled runs ask nothing for it.
+  const principal = {
+    account: { id: demo.account_id },
+    brand: { id: demo.brand.id, name: demo.brand.name, domain: demo.brand.domain },
+    plan: "autopilot" as const,
+  };
+  const brand = await catalog.call(app, principal, "req_demo", "get_brand", {});
+  expect(brand.ok && (brand.value.tracking as { enabled: boolean }).enabled).toBe(false);
+  // Another account's brand on the same server keeps its schedule.
+  const account = await createAccount(app.db, { email: "real@example.com", password: "a long password", plan: "visibility" });
+  const real = await createBrand(app.db, account.id, { name: "Real Brand" });
+  const realStatus = await getTrackingStatus(app, real.id);
+  expect(realStatus.next_run).not.toBeNull();
+  expect(realStatus.message).toBeNull();
 });

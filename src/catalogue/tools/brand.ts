@@ -1,6 +1,7 @@
 // Brand tools (CONTRACT §4): the key's brand with its competitors and tracking set-up, and edits to
 // the brand's name, domain and aliases.
 import { z } from "zod";
+import { isDemoAccount } from "../../accounts/service";
 import { storedAnswerDays } from "../../analytics/visibility";
 import { getBrand, MAX_ALIASES, updateBrand } from "../../brands/service";
 import { listCompetitors, MAX_COMPETITORS } from "../../competitors/service";
@@ -72,7 +73,8 @@ const getBrandTool = defineTool({
         samples: config.tracking.samples,
         // A schedule with no engine to ask runs nothing: "enabled" would mislead a client into
         // waiting for answers.
-        enabled: config.tracking.enabled && config.engines.length > 0,
+        // Nor does it for the demo's brand, which the schedule leaves out.
+        enabled: config.tracking.enabled && config.engines.length > 0 && !(await isDemoAccount(db, ctx.account.id)),
       },
       writer: { configured: config.writer !== null, model: config.writer?.model ?? null },
       answers: await answerDays(ctx.app, ctx.brand.id),

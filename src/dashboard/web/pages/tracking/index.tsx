@@ -236,12 +236,14 @@ export function Tracking({ brandId }: { brandId: string }) {
           <section class="card stack" aria-labelledby="schedule-heading">
             <h2 id="schedule-heading">Schedule</h2>
             <p>
-              {data.schedule.enabled ? (
+              {data.schedule.enabled && data.next_run !== null ? (
                 <>
                   Asked <strong>{describeSchedule(data.schedule.cron)}</strong> (UTC; <code>{data.schedule.cron}</code> in spyglass.toml),{" "}
                   {data.schedule.samples} answer{data.schedule.samples === 1 ? "" : "s"} per prompt and engine. Next run:{" "}
                   {formatDate(data.next_run)}.
                 </>
+              ) : data.schedule.enabled ? (
+                "Scheduled runs leave this brand out; runs start only with Run now."
               ) : (
                 "Scheduled tracking is off; runs start only with Run now."
               )}
