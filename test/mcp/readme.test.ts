@@ -4,6 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
+import { TOOLS } from "../../src/catalogue/tools";
 import { MCP_PATH } from "../../src/mcp/routes";
 
 const readme = readFileSync(join(import.meta.dir, "../../README.md"), "utf8");
@@ -74,5 +75,18 @@ describe("README: Connect an AI client", () => {
     expect([yes, bridge, flag, header]).toEqual(["-y", "mcp-remote", "--header", "Authorization:${AUTH}"]);
     expectToolServerUrl(url!);
     expect(server.env.AUTH).toMatch(/^Bearer svc_live_/);
+  });
+});
+
+describe("README: Tools", () => {
+  const tools = readme.slice(readme.indexOf("## Tools"), readme.indexOf("\n## ", readme.indexOf("## Tools") + 5));
+  const rows = [...tools.matchAll(/^\| (`[^|]+) \| (Visibility|Autopilot) \|/gm)].flatMap((m) =>
+    [...m[1]!.matchAll(/`([a-z_]+)`/g)].map((name) => [name[1]!, m[2]!.toLowerCase()] as const),
+  );
+
+  test("lists every tool of the catalogue once, with its plan, and nothing else", () => {
+    const listed = rows.map(([name]) => name).sort();
+    expect(listed).toEqual(TOOLS.map((t) => t.name).sort());
+    for (const [name, plan] of rows) expect(`${name} ${plan}`).toBe(`${name} ${TOOLS.find((t) => t.name === name)!.plan}`);
   });
 });
