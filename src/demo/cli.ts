@@ -26,6 +26,7 @@ export async function demoCommand(app: AppContext, opts: { scale: number; reset:
   stdout.write(
     [
       `Demo data seeded in ${result.seconds} s (DEMO DATA, not real measurements): brand "${result.brand.name}", ${result.competitors} competitors, ${result.prompts} prompts, ${result.answers} answers over ${DEMO_DAYS} days × 3 engines, 1 published article.`,
+      `  dashboard   ${base}/   (sign in with this login)`,
       `  login       ${result.login.email}  password: ${result.login.password}`,
       `  API key     ${result.api_key}   (MCP tool server: ${base}/api/mcp/mcp)`,
       `  site key    ${result.brand.site_key}`,

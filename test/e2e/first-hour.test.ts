@@ -295,6 +295,7 @@ describe("spyglass demo", () => {
       const siteKey = /site key +(pk_[0-9a-f]{32})/.exec(first.stdout)?.[1];
       expect(siteKey).toBeDefined();
       expect(first.stdout).toContain(`  public API  http://localhost:3000/api/public/articles?key=${siteKey}\n`);
+      expect(first.stdout).toContain("  dashboard   http://localhost:3000/   (sign in with this login)\n");
       // Addresses that only hold for a server at the default port say so.
       expect(first.stdout).toContain("These addresses are a server on this machine at port 3000; another port or host changes them");
 
