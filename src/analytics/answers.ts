@@ -169,12 +169,30 @@ function providerUrls(json: string): string[] {
   }
 }
 
+const OTHER_RECORD: Record<string, string> = {
+  prm: "a prompt's id",
+  art: "an article's id",
+  cmp: "a competitor's id",
+  tag: "a tag's id",
+  brd: "a brand's id",
+};
+
 /** Longest text returned by get_answer; longer answers are cut and flagged. */
 const MAX_TEXT = 20_000;
 
 export async function getAnswer(app: AppContext, brandId: string, answerId: string) {
   const key = answerKeyOf(answerId);
-  if (key === null) throw new NotFound("Answer not found.", "answer_not_found");
+  if (key === null) {
+    // Another record's id (a model passing a prompt's id) or no id at all: said, with the way to an answer's.
+    const other = /^(prm|art|cmp|tag|brd)_/.exec(answerId)?.[1];
+    const what = other
+      ? ` (${answerId.slice(0, 40)} is ${OTHER_RECORD[other]}${other === "prm" ? "; list_answers with prompt_id lists its answers" : ""})`
+      : "";
+    throw new NotFound(
+      `Answer not found: an answer id looks like ans_7192${what}; list_answers gives the brand's answers and their ids.`,
+      "answer_not_found",
+    );
+  }
   const db = app.db;
   const row = await db.get<
     SummaryRow & {
@@ -187,7 +205,7 @@ export async function getAnswer(app: AppContext, brandId: string, answerId: stri
       tokens_out: number | null;
     }
   >("SELECT a.* FROM answers a WHERE a.id = ? AND a.brand_id = ?", [key, brandId]);
-  if (!row) throw new NotFound("Answer not found.", "answer_not_found");
+  if (!row) throw new NotFound("Answer not found; list_answers gives the brand's answers and their ids.", "answer_not_found");
   const roster = await loadRoster(app.db, brandId);
   const names = new Map(roster.members.map((m) => [m.id, m]));
   const mentions = (

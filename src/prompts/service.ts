@@ -74,7 +74,14 @@ export function normalizeLanguage(value: string | null | undefined, field = "lan
   return [lang!.toLowerCase(), ...rest.map((part) => (part.length === 2 ? part.toUpperCase() : part))].join("-");
 }
 
-function notFound(): NotFound {
+function notFound(given?: string): NotFound {
+  // A model often passes the prompt's text where its id goes: said, with the way to the id.
+  if (given !== undefined && !given.startsWith("prm_") && /\s/.test(given.trim())) {
+    return new NotFound(
+      `Prompt not found: a prompt id looks like prm_…, and this looks like a prompt's text; list_prompts with query ${JSON.stringify(given.slice(0, 60))} finds its id.`,
+      "prompt_not_found",
+    );
+  }
   return new NotFound("Prompt not found; list_prompts shows the brand's prompts and their ids.", "prompt_not_found");
 }
 
@@ -163,7 +170,7 @@ async function promptExists(db: Queries, brandId: string, promptId: string): Pro
 
 export async function getPrompt(db: Queries, brandId: string, promptId: string): Promise<PromptView> {
   const row = await db.get<PromptSqlRow>(ONE_PROMPT, [brandId, promptId]);
-  if (!row) throw notFound();
+  if (!row) throw notFound(promptId);
   return view(row);
 }
 

@@ -504,13 +504,21 @@ describe("answers", () => {
 
   test("another brand's answer is not found", async () => {
     const other = await addBrand(app, { name: "Other" });
-    await expect(getAnswer(app, other.brandId, `ans_${ids[0]}`)).rejects.toThrow("Answer not found.");
+    await expect(getAnswer(app, other.brandId, `ans_${ids[0]}`)).rejects.toThrow(
+      "Answer not found; list_answers gives the brand's answers and their ids.",
+    );
   });
 
   test("an answer id shown before ids had a prefix still finds its answer; a malformed one is not found", async () => {
     expect((await getAnswer(app, s.brandId, String(ids[0]))).answer.id).toBe(`ans_${ids[0]}`);
-    for (const bad of ["ans_", "ans_x1", "prm_1", `ans_${ids[0]}x`, "1".repeat(16)]) {
-      await expect(getAnswer(app, s.brandId, bad)).rejects.toThrow("Answer not found.");
+    for (const bad of ["ans_", "ans_x1", `ans_${ids[0]}x`, "1".repeat(16)]) {
+      await expect(getAnswer(app, s.brandId, bad)).rejects.toThrow(
+        "Answer not found: an answer id looks like ans_7192; list_answers gives the brand's answers and their ids.",
+      );
     }
+    // Another record's id, as a model passes a prompt's: named, with the way to its answers.
+    await expect(getAnswer(app, s.brandId, s.prompts.P1!)).rejects.toThrow(
+      `Answer not found: an answer id looks like ans_7192 (${s.prompts.P1} is a prompt's id; list_answers with prompt_id lists its answers); list_answers gives the brand's answers and their ids.`,
+    );
   });
 });

@@ -33,3 +33,15 @@ test("a tool call with an unknown field says which field was meant and lists the
   );
   expect(overview.error).toContain("start_date, end_date");
 });
+
+test("a prompt's text where its id goes is named as such, with the way to the id", async () => {
+  const client = await s.client(s.seed.a.key);
+  const { error } = await call(client, "get_visibility_overview", { prompt_id: "Which CRM is best for startups?" });
+  expect(error).toBe(
+    'Prompt not found: a prompt id looks like prm_…, and this looks like a prompt\'s text; list_prompts with query "Which CRM is best for startups?" finds its id.',
+  );
+  // An id-like value that is no prompt of the brand keeps the plain sentence (another brand's prompt reads the same).
+  expect((await call(client, "get_visibility_overview", { prompt_id: "prm_nothing" })).error).toBe(
+    "Prompt not found; list_prompts shows the brand's prompts and their ids.",
+  );
+});

@@ -337,7 +337,7 @@ describe("answers", () => {
     expect(await alert.count()).toBe(0);
     // Not found is not a failure that asking again could mend.
     await page.goto(d.url(`/brands/${brandId}/answers/ans_999999999`));
-    const refused = page.getByRole("alert").filter({ hasText: "Answer not found." });
+    const refused = page.getByRole("alert").filter({ hasText: "There is no such answer for this brand" });
     await refused.waitFor();
     expect(await refused.getByRole("button").count()).toBe(0);
   });

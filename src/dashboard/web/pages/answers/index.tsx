@@ -4,7 +4,7 @@
 import { useId } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { type ToolInput, type ToolOutput } from "../../../../catalogue/types";
-import { api } from "../../api";
+import { ApiError, api } from "../../api";
 import { DownloadCsv } from "../../components/download-csv";
 import { answerStatusLabel, useEngineLabels } from "../../components/engines";
 import { brandPath } from "../../components/layout";
@@ -324,7 +324,17 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
         <a href={brandPath(brandId, "/answers")}>All answers</a>
       </p>
       <PageHeading title="Answer" />
-      {loaded.error && <LoadFailed error={loaded.error} failure={loaded.failure} retry={loaded.reload} />}
+      {loaded.error && (
+        <LoadFailed
+          error={
+            loaded.failure instanceof ApiError && loaded.failure.code === "answer_not_found"
+              ? "There is no such answer for this brand: the link may be mistyped, or the answer belongs to another brand."
+              : loaded.error
+          }
+          failure={loaded.failure}
+          retry={loaded.reload}
+        />
+      )}
       {!a && !loaded.error && (
         <p class="loading" role="status">
           Loading…
