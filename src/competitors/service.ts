@@ -101,11 +101,17 @@ function notFound(): NotFound {
   return new NotFound("Competitor not found; list_competitors shows the brand's competitors and their ids.", "competitor_not_found");
 }
 
+/** A competitor of the brand by its id, or by its name (case-insensitive: names are unique per brand), as clients often give it. */
 async function findRow(db: Queries, brandId: string, competitorId: string): Promise<CompetitorRow | undefined> {
-  const row = await db.get<CompetitorSqlRow>(`SELECT ${COMPETITOR_COLUMNS} FROM competitors WHERE brand_id = ? AND id = ?`, [
-    brandId,
-    competitorId,
-  ]);
+  const row =
+    (await db.get<CompetitorSqlRow>(`SELECT ${COMPETITOR_COLUMNS} FROM competitors WHERE brand_id = ? AND id = ?`, [
+      brandId,
+      competitorId,
+    ])) ??
+    (await db.get<CompetitorSqlRow>(`SELECT ${COMPETITOR_COLUMNS} FROM competitors WHERE brand_id = ? AND lower(name) = ?`, [
+      brandId,
+      competitorId.trim().toLowerCase(),
+    ]));
   return row && fromSql(row);
 }
 
@@ -265,7 +271,7 @@ export async function updateCompetitor(
     const current = await findRow(tx, brandId, competitorId);
     if (!current) throw notFound();
     const name = patch.name !== undefined ? cleanName(patch.name, "name", "a competitor's name") : current.name;
-    if (patch.name !== undefined) await assertNameFree(tx, brandId, name, competitorId);
+    if (patch.name !== undefined) await assertNameFree(tx, brandId, name, current.id);
     const next: CompetitorRow = {
       ...current,
       name,
@@ -274,7 +280,7 @@ export async function updateCompetitor(
     };
     if (patch.name !== undefined || patch.aliases !== undefined) await assertNotTheBrand(tx, brandId, next.name, next.aliases);
     if (patch.name !== undefined || patch.aliases !== undefined || patch.domains !== undefined) {
-      await assertNotAnotherCompetitor(tx, brandId, next, competitorId);
+      await assertNotAnotherCompetitor(tx, brandId, next, current.id);
     }
     const changed = next.name !== current.name || !sameList(next.aliases, current.aliases) || !sameList(next.domains, current.domains);
     if (changed) {
@@ -283,7 +289,7 @@ export async function updateCompetitor(
         JSON.stringify(next.aliases),
         JSON.stringify(next.domains),
         brandId,
-        competitorId,
+        current.id,
       ]);
     }
     return { competitor: view(next), changed };
@@ -297,7 +303,7 @@ export async function deleteCompetitor(app: RosterWriter, brandId: string, compe
   const { db } = app;
   const current = await findRow(db, brandId, competitorId);
   if (!current) throw notFound();
-  await db.run("DELETE FROM competitors WHERE brand_id = ? AND id = ?", [brandId, competitorId]);
+  await db.run("DELETE FROM competitors WHERE brand_id = ? AND id = ?", [brandId, current.id]);
   app.events.emit("rosterChanged", { brandId });
   return view(current);
 }

@@ -69,8 +69,11 @@ async function findByKey(db: Queries, brandId: string, key: string): Promise<{ i
   return db.get<{ id: string }>("SELECT id FROM tags WHERE brand_id = ? AND name_key = ?", [brandId, key]);
 }
 
+/** A tag of the brand by its id, or by its name (case-insensitive: names are unique per brand), as clients often give it. */
 export async function getTag(db: Queries, brandId: string, tagId: string): Promise<TagView> {
-  const row = await db.get<TagSqlRow>(`SELECT ${TAG_COLUMNS} FROM tags WHERE brand_id = ? AND id = ?`, [brandId, tagId]);
+  const row =
+    (await db.get<TagSqlRow>(`SELECT ${TAG_COLUMNS} FROM tags WHERE brand_id = ? AND id = ?`, [brandId, tagId])) ??
+    (await db.get<TagSqlRow>(`SELECT ${TAG_COLUMNS} FROM tags WHERE brand_id = ? AND name_key = ?`, [brandId, tagNameKey(tagId)]));
   if (!row) throw new NotFound("Tag not found; list_tags shows the brand's tags and their ids.", "tag_not_found");
   return view(row);
 }
@@ -143,7 +146,7 @@ export async function updateTag(
     if (patch.name !== undefined) {
       const name = normalizeTagName(patch.name);
       const clash = await findByKey(tx, brandId, tagNameKey(name));
-      if (clash && clash.id !== tagId) throw conflict(name);
+      if (clash && clash.id !== current.id) throw conflict(name);
       changes.name = name;
       changes.name_key = tagNameKey(name);
     }
@@ -153,7 +156,7 @@ export async function updateTag(
       await tx.run(`UPDATE tags SET ${columns.map((column) => `${column} = ?`).join(", ")} WHERE brand_id = ? AND id = ?`, [
         ...columns.map((column) => changes[column] ?? null),
         brandId,
-        tagId,
+        current.id,
       ]);
     }
     return { ...current, name: changes.name ?? current.name, color: changes.color !== undefined ? changes.color : current.color };
@@ -164,7 +167,7 @@ export async function updateTag(
 export async function deleteTag(db: Queries, brandId: string, tagId: string): Promise<TagView> {
   return db.transaction(async (tx) => {
     const current = await getTag(tx, brandId, tagId);
-    await tx.run("DELETE FROM tags WHERE brand_id = ? AND id = ?", [brandId, tagId]);
+    await tx.run("DELETE FROM tags WHERE brand_id = ? AND id = ?", [brandId, current.id]);
     return current;
   });
 }

@@ -45,3 +45,28 @@ test("a prompt's text where its id goes is named as such, with the way to the id
     "Prompt not found; list_prompts shows the brand's prompts and their ids.",
   );
 });
+
+test("a tag or a competitor may be named where its id goes; another brand's name is not found", async () => {
+  const client = await s.client(s.seed.a.key);
+  const tag = (await call(client, "create_tag", { name: "Enterprise" })).data.tag;
+  expect((await call(client, "update_tag", { tag_id: "enterprise", color: "#aa0000" })).data.tag).toMatchObject({
+    id: tag.id,
+    color: "#aa0000",
+  });
+  const rival = (await call(client, "create_competitor", { name: "Globex Corp" })).data.competitor;
+  expect((await call(client, "update_competitor", { competitor_id: "globex corp", aliases: ["Globex"] })).data.competitor).toMatchObject({
+    id: rival.id,
+    aliases: ["Globex"],
+  });
+  // The other brand's client cannot reach them by name either.
+  const other = await s.client(s.seed.b.key);
+  expect((await call(other, "delete_tag", { tag_id: "Enterprise" })).error).toBe(
+    "Tag not found; list_tags shows the brand's tags and their ids.",
+  );
+  expect((await call(other, "delete_competitor", { competitor_id: "Globex Corp" })).error).toBe(
+    "Competitor not found; list_competitors shows the brand's competitors and their ids.",
+  );
+  expect((await call(client, "delete_tag", { tag_id: "ENTERPRISE" })).data.tag.id).toBe(tag.id);
+  expect((await call(client, "delete_competitor", { competitor_id: "Globex Corp" })).data.competitor.id).toBe(rival.id);
+  expect((await call(client, "list_tags")).data.tags.map((t: { id: string }) => t.id)).not.toContain(tag.id);
+});

@@ -34,7 +34,9 @@ const domains = z
   .array(z.string().min(1).max(253))
   .max(MAX_DOMAINS)
   .describe("The competitor's sites, such as example.com (a URL is reduced to its host, without www.); replaces the current list.");
-const competitorId = idOf("competitor", "list_competitors");
+const competitorId = idOf("competitor", "list_competitors").describe(
+  "The competitor's id, from list_competitors, or its name (names are unique per brand).",
+);
 const REANALYSIS = "Stored answers are re-analysed with the change in the background.";
 
 const listCompetitorsTool = defineTool({

@@ -19,7 +19,7 @@ const color = z
   .nullable()
   .optional()
   .describe("Colour as #rrggbb; null removes it.");
-const tagId = idOf("tag", "list_tags");
+const tagId = idOf("tag", "list_tags").describe("The tag's id, from list_tags, or its name (names are unique per brand).");
 
 const listTagsTool = defineTool({
   name: "list_tags",
