@@ -13,6 +13,16 @@ import { openTestDatabase } from "../support/database";
 import { scratchDir } from "../support/scratch";
 import { sqliteOf } from "../support/sqlite";
 
+/** One OpenAI-compatible engine, "gpt", that nothing reaches (answers are written directly). */
+export const GPT_ENGINE_TOML = `
+[[engines]]
+id = "gpt"
+label = "GPT"
+api = "openai"
+base_url = "http://127.0.0.1:9/v1"
+model = "gpt-test"
+`;
+
 /** The config a spyglass.toml with this text gives (in a scratch data directory). */
 export function configOf(toml: string) {
   const dir = scratchDir("spyglass-test-");

@@ -9,21 +9,14 @@ import { type AppContext } from "../../src/context";
 import { brandEngines, checkEngine } from "../../src/tracking/engines";
 import { loadRoster } from "../../src/tracking/roster";
 import { getTrackingStatus } from "../../src/tracking/service";
-import { addBrand, openApp, type SeededBrand } from "./dataset";
+import { addBrand, GPT_ENGINE_TOML, openApp, type SeededBrand } from "./dataset";
 
 let app: AppContext;
 let s: SeededBrand;
 let other: SeededBrand;
 
 beforeAll(async () => {
-  app = await openApp(`
-[[engines]]
-id = "gpt"
-label = "GPT"
-api = "openai"
-base_url = "http://127.0.0.1:9/v1"
-model = "gpt-test"
-`);
+  app = await openApp(GPT_ENGINE_TOML);
   s = await addBrand(app, { name: "Acme", domain: "acme.com", prompts: [{ key: "P1", text: "best crm" }] });
   other = await addBrand(app, { name: "Other", prompts: [{ key: "P1", text: "best crm" }] });
   const roster = await loadRoster(app.db, s.brandId);

@@ -5,20 +5,13 @@ import { resolveFilter } from "../../src/analytics/filters";
 import { topSources } from "../../src/analytics/sources";
 import { type AppContext } from "../../src/context";
 import { loadRoster } from "../../src/tracking/roster";
-import { addBrand, openApp, type SeededBrand } from "./dataset";
+import { addBrand, GPT_ENGINE_TOML, openApp, type SeededBrand } from "./dataset";
 
 let app: AppContext;
 let s: SeededBrand;
 
 beforeAll(async () => {
-  app = await openApp(`
-[[engines]]
-id = "gpt"
-label = "GPT"
-api = "openai"
-base_url = "http://127.0.0.1:9/v1"
-model = "gpt-test"
-`);
+  app = await openApp(GPT_ENGINE_TOML);
   s = await addBrand(app, {
     name: "Acme",
     domain: "acme.com",
