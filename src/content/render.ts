@@ -1,6 +1,6 @@
 // Markdown article → the sanitized HTML body served by the public content API.
 
-import { Marked, Tokenizer, type Tokens } from "marked";
+import { Marked, type Token, Tokenizer, type Tokens } from "marked";
 import { inlineMarkdownText } from "./inline-text";
 import { inertDocument, sanitizeArticleHtml } from "./sanitize";
 
@@ -48,7 +48,7 @@ export interface ArticleSource {
 export const MAX_NESTING = 64;
 export const MAX_ELEMENTS = 20_000;
 /**
- * Emphasis markers (* and _) in one paragraph, heading, list item or table row: marked pairs them
+ * Emphasis markers (* and _) in one paragraph, heading, list item or table cell: marked pairs them
  * in time that grows with the square of their number ("*a_" 65,000 times took over 30 s; 1,000
  * markers take ~20 ms at worst), and prose uses a few.
  */
@@ -84,37 +84,42 @@ function markdownNesting(source: string): number {
   return deepest;
 }
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
-// A line that starts an inline run of its own: a heading, a table row, a list item or a quote.
-const RUN_START = /^ {0,3}(?:#{1,6}(?:[ \t]|$)|\||>|[*+-][ \t]|\d{1,9}[.)][ \t])/;
+const EMPHASIS_MARK = /[*_]/g;
 
 /**
- * The most emphasis markers (* and _) in one inline run, outside fenced code: a run ends at a blank
- * line and another starts at each heading, table row, list item or quote line (an estimate of
- * marked's inline runs, which may only split a run further).
+ * The most emphasis markers (* and _) in one inline run: counted on marked's own block tokens (the
+ * runs its inline pass will go through: a paragraph, a heading, a tight list item's text, a table
+ * cell), before that inline pass, whose cost grows with the square of their number. Code blocks and
+ * raw HTML have no inline run.
  */
 function emphasisMarks(source: string): number {
+  const lexer = new articleMarkdown.Lexer(articleMarkdown.defaults);
   let most = 0;
-  let run = 0;
-  let fence: string | null = null;
-  for (const line of source.split("\n")) {
-    const opening = FENCE.exec(line)?.[1];
-    if (fence !== null) {
-      if (opening !== undefined && opening[0] === fence[0] && opening.length >= fence.length && line.trim() === opening) fence = null;
-      continue;
+  const count = (text: string) => {
+    most = Math.max(most, text.match(EMPHASIS_MARK)?.length ?? 0);
+  };
+  const walk = (tokens: readonly Token[]): void => {
+    for (const token of tokens) {
+      switch (token.type) {
+        case "paragraph":
+        case "heading":
+        case "text":
+          count(token.text);
+          break;
+        case "table":
+          for (const cell of token.header as Tokens.TableCell[]) count(cell.text);
+          for (const row of token.rows as Tokens.TableCell[][]) for (const cell of row) count(cell.text);
+          break;
+        case "list":
+          for (const item of token.items as Tokens.ListItem[]) walk(item.tokens);
+          break;
+        case "blockquote":
+          walk(token.tokens ?? []);
+          break;
+      }
     }
-    if (opening !== undefined) {
-      fence = opening;
-      run = 0;
-      continue;
-    }
-    if (line.trim() === "" || RUN_START.test(line)) run = 0;
-    for (let i = 0; i < line.length; i++) {
-      const c = line.charCodeAt(i);
-      if (c === 42 || c === 95) run++;
-    }
-    most = Math.max(most, run);
-  }
+  };
+  walk(lexer.blockTokens(source, []));
   return most;
 }
 
@@ -152,7 +157,7 @@ function boundedMarkdownToHtml(source: string): string {
   const marks = emphasisMarks(source);
   if (marks > MAX_EMPHASIS_MARKS) {
     throw new ArticleTooComplexError(
-      `markdown: a paragraph (or heading, list item or table row) holds ${marks.toLocaleString("en")} * and _ characters; the limit is ${MAX_EMPHASIS_MARKS.toLocaleString("en")}. Split the paragraph, or put code and data in a fenced code block.`,
+      `markdown: a paragraph (or heading, list item or table cell) holds ${marks.toLocaleString("en")} * and _ characters; the limit is ${MAX_EMPHASIS_MARKS.toLocaleString("en")}. Split the paragraph, or put code and data in a fenced code block.`,
     );
   }
   let html: string;

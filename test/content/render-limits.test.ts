@@ -44,6 +44,11 @@ const HOSTILE: Record<string, string> = {
   "1,500 lines of * * … x": Array.from({ length: 1_500 }, () => `${"* ".repeat(58)}x`).join("\n"),
   "*a_ 65,000 times": "*a_".repeat(65_000),
   "_a 97,500 times": "_a".repeat(97_500),
+  // One paragraph to marked, though every line starts with a marker that starts a run elsewhere.
+  "40 quoted lines of *a_ × 300": Array.from({ length: 40 }, () => `> ${"*a_".repeat(300)}`).join("\n"),
+  "40 table-like lines of *a_ × 300": Array.from({ length: 40 }, () => `| ${"*a_".repeat(300)}`).join("\n"),
+  // Not a fence: a backtick fence's info string may not hold a backtick.
+  "a fence-like line and *a_ × 8,000": `\`\`\`x\`\n${"*a_".repeat(8_000)}`,
 };
 
 describe("the cost of an article is bounded before it is rendered", () => {
