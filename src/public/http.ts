@@ -68,17 +68,21 @@ export function cachedBody(body: string): CachedBody {
  */
 export function acceptsGzip(header: string | null): boolean {
   if (header === null) return false;
-  return weighted(header, "gzip") || weighted(header, "x-gzip") || weighted(header, "*");
+  // A coding named outright decides, "gzip;q=0" included; `*` speaks only for codings not named.
+  const named = weight(header, "gzip") ?? weight(header, "x-gzip");
+  return (named ?? weight(header, "*") ?? 0) > 0;
 }
 
-function weighted(header: string, coding: string): boolean {
+/** The weight the header gives a coding (1 without q=), or null when it does not name it. */
+function weight(header: string, coding: string): number | null {
   for (const part of header.split(",")) {
     const [name, ...params] = part.split(";");
     if (name?.trim().toLowerCase() !== coding) continue;
     const q = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith("q="));
-    return q === undefined || Number(q.slice(2)) > 0;
+    const value = q === undefined ? 1 : Number(q.slice(2));
+    return Number.isFinite(value) ? value : 0;
   }
-  return false;
+  return null;
 }
 
 /** The body and headers to answer a request with: the gzipped form when the body has one and the client takes it. */
@@ -88,10 +92,12 @@ export function variantFor(cached: CachedBody, request: Request): { body: Blob; 
   return { body: cached.body, etag: cached.etag, gzip: false };
 }
 
-/** Whether the client's If-None-Match names the body in either form (the same content). */
-export function notModifiedFor(cached: CachedBody, request: Request): boolean {
-  const header = request.headers.get("if-none-match");
-  return ifNoneMatchHits(header, cached.etag) || (cached.gzip !== undefined && ifNoneMatchHits(header, cached.gzip.etag));
+/**
+ * Whether the client's If-None-Match names the form it would be sent (RFC 9110 §13.1.2 compares the
+ * selected representation's tag): a 304 carries that form's ETag, which a cache must hold to use it.
+ */
+export function notModifiedFor(variant: { etag: string }, request: Request): boolean {
+  return ifNoneMatchHits(request.headers.get("if-none-match"), variant.etag);
 }
 
 const ENTITY_TAG = /(?:W\/)?"[^"]*"|\*/g;
@@ -140,17 +146,19 @@ export function sendCached(
   id: string,
   base: ResponseHeaders,
   cached: CachedBody,
-): string | Blob | Promise<string> {
+): string | Promise<string | Uint8Array> {
   cached.headers ??= cachedHeaders(base, cached);
   const variant = variantFor(cached, request);
   const headers = variant.gzip ? cached.headers.gzip! : cached.headers;
-  if (notModifiedFor(cached, request)) {
+  if (notModifiedFor(variant, request)) {
     set.headers = { ...headers.notModified, "x-request-id": id };
     set.status = 304;
     return "";
   }
   set.headers = { ...headers.ok, "x-request-id": id };
-  return variant.gzip ? variant.body : cached.body.text();
+  // Bytes, not the Blob: Elysia answers a Blob as a file (Range requests, Accept-Ranges), which the
+  // cached hits do not.
+  return variant.gzip ? variant.body.bytes() : cached.body.text();
 }
 
 function cachedHeaders(base: ResponseHeaders, cached: CachedBody): CachedHeaders {

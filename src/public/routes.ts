@@ -158,9 +158,9 @@ function answerCachedHit(cache: PublicContentCache, request: Request): Response 
   // A request the main app forwarded (app.handle) already has its id, and the main app logs it.
   const outerId = existingRequestId(request);
   const id = outerId ?? crypto.randomUUID();
-  const notModified = notModifiedFor(cached, request);
-  const status = notModified ? 304 : 200;
   const variant = variantFor(cached, request);
+  const notModified = notModifiedFor(variant, request);
+  const status = notModified ? 304 : 200;
   const headers = variant.gzip ? prebuilt.gzip! : prebuilt;
   // The Response copies the prebuilt headers; the id goes onto its own copy.
   const response = new Response(notModified ? null : variant.body, {
