@@ -6,8 +6,8 @@
 // is allowed. It must also be `Content-Type: application/json`, except a POST or DELETE without a
 // body (logout and key revocation take none): forms can neither send JSON nor DELETE cross-site,
 // and a bodiless cross-site POST still carries Origin or Sec-Fetch-Site, so both rules together
-// close the CSRF door that SameSite=Lax leaves ajar. Without public_url, a state change must also be
-// addressed to an address or a local name (isLocalHostName: DNS rebinding).
+// close the CSRF door that SameSite=Lax leaves ajar. Without public_url, a browser's state change must
+// also be addressed to an address or a local name (isLocalHostName: DNS rebinding).
 // The `Authorization` header is never read here: a bearer API key is not a dashboard credential.
 
 import { type Server } from "bun";
@@ -71,8 +71,9 @@ function isBodiless(request: Request): boolean {
 
 /**
  * Host names a server without public_url answers state changes for: addresses, and names that only
- * this machine or its network resolve (localhost, a single label, .local, .internal, .lan,
- * .home.arpa, and .test, which public DNS never answers: RFC 6761). Any other name could be a stranger's domain pointed at this machine by DNS rebinding:
+ * this machine or its network resolve (localhost, a single label, .localdomain, .local, .internal,
+ * .lan, .home, .home.arpa, Kubernetes' .svc, and .test, which public DNS never answers: RFC 6761).
+ * Any other name could be a stranger's domain pointed at this machine by DNS rebinding:
  * a page there is "same-origin" with itself, and could create the first account (the owner) of a
  * fresh server on a laptop or a LAN. The tool server refuses such origins for the same reason
  * (mcp/origin.ts). With public_url set, the origin is compared with it instead.
@@ -81,7 +82,7 @@ export function isLocalHostName(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/\.$/, "");
   if (host.startsWith("[") || ipaddr.isValid(host)) return true;
   if (!host.includes(".")) return true;
-  return /(?:^|\.)(?:localhost|local|internal|lan|home\.arpa|test)$/.test(host);
+  return /(?:^|\.)(?:localhost|localdomain|local|internal|lan|home|home\.arpa|svc|test)$/.test(host);
 }
 
 class UnknownHost extends AppError {
@@ -97,11 +98,13 @@ class UnknownHost extends AppError {
 /** Throws Forbidden (cross-site or unknown host) or 415 (not JSON) for a state change that may not proceed. */
 export function assertSameOriginJson(config: Config, request: Request): void {
   if (!STATE_CHANGING.has(request.method)) return;
-  if (config.publicOrigin === null) {
+  const site = request.headers.get("sec-fetch-site");
+  // Only a browser can be led by DNS rebinding, and a browser sends Origin (or Sec-Fetch-Site) with
+  // every state change: curl and scripts, which send neither, are allowed (CONTRACT §3).
+  if (config.publicOrigin === null && (site !== null || request.headers.has("origin"))) {
     const url = new URL(request.url);
     if (!isLocalHostName(url.hostname)) throw new UnknownHost(url.host);
   }
-  const site = request.headers.get("sec-fetch-site");
   if (site !== null) {
     if (site !== "same-origin" && site !== "none") throw crossSite();
   } else {

@@ -102,6 +102,9 @@ describe("same-origin and JSON guard", () => {
       "192.168.1.20",
       "nas",
       "nas.local",
+      "nas.localdomain",
+      "nas.home",
+      "spyglass.default.svc",
       "spyglass.internal",
       "box.lan",
       "x.home.arpa",
@@ -116,7 +119,14 @@ describe("same-origin and JSON guard", () => {
     }
     let sentence = "";
     try {
-      assertSameOriginJson(config, new Request("http://vis.example.com/api/auth/login", { method: "POST", headers: json, body: "{}" }));
+      assertSameOriginJson(
+        config,
+        new Request("http://vis.example.com/api/auth/login", {
+          method: "POST",
+          headers: { ...json, "sec-fetch-site": "same-origin" },
+          body: "{}",
+        }),
+      );
     } catch (error) {
       sentence = (error as AppError).message;
     }
@@ -128,8 +138,11 @@ describe("same-origin and JSON guard", () => {
       body: "{}",
     });
     expect(() => assertSameOriginJson(https, behindProxy)).not.toThrow();
-    // Reads are untouched.
+    // Reads are untouched, and so is a request that no browser sent (neither Origin nor Sec-Fetch-Site: curl).
     expect(status(config, "GET", {})).toBe(200);
+    expect(() =>
+      assertSameOriginJson(config, new Request("http://vis.example.com/api/auth/login", { method: "POST", headers: json, body: "{}" })),
+    ).not.toThrow();
   });
 
   test("a change refused for its Origin is logged with the origin it came from and the one expected", async () => {

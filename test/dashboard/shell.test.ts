@@ -157,7 +157,7 @@ describe("the dashboard's shell", () => {
     await page.getByRole("button", { name: "Sign in" }).click();
     await page
       .getByRole("alert")
-      .filter({ hasText: `this page is open at ${new URL(d.url("/")).origin}, which is not the address set as public_url` })
+      .filter({ hasText: `this page is open at ${new URL(d.url("/")).origin}, which is not the address the server takes changes from` })
       .waitFor();
     await page.unroute("**/api/auth/login");
     await page.getByLabel("Password").fill(OWNER.password);

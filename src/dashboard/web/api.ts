@@ -117,7 +117,7 @@ export function errorMessage(error: unknown): string {
   // The server's "Forbidden" for a change from another origin (CONTRACT §3): seen from the dashboard
   // itself, it means the page is open at another address than the server's public_url.
   if (error instanceof ApiError && error.code === "cross_site") {
-    return `The server refused this as a request from another site: this page is open at ${location.origin}, which is not the address set as public_url in the server's spyglass.toml. Open the dashboard at that address, or correct public_url and restart the server.`;
+    return `The server refused this as a request from another site: this page is open at ${location.origin}, which is not the address the server takes changes from (its public_url in spyglass.toml, or, without one, the address a proxy passes on). Open the dashboard at that address, or correct public_url (or the proxy's Host header) and restart the server.`;
   }
   if (error instanceof ApiError) return error.message;
   return "The server could not be reached; check your connection and try again.";
