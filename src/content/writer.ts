@@ -160,19 +160,27 @@ export interface WriterDraft {
   markdown: string;
 }
 
+/** Characters of preface and closing remark around a fenced article, at most, that are dropped with the fence. */
+const MAX_FENCE_REMARKS = 400;
+
 /**
  * Reads the model's reply: an optional ```markdown fence around everything, an optional front
  * matter (title, description), and a leading H1 as the title when the front matter has none.
  */
-/** Characters of preface and closing remark around a fenced article, at most, that are dropped with the fence. */
-const MAX_FENCE_REMARKS = 400;
-
 export function parseWriterOutput(reply: string): WriterDraft {
   let text = reply.replace(/\r\n?/g, "\n").trim();
   // The whole article in one fence, perhaps after a line or two of preface ("Here is the article:")
-  // and before a closing remark, as chat models like to reply.
-  const fenced = /^((?:[^\n`]*\n){0,3}?)```[a-z]*\n([\s\S]*?)\n```((?:\n[^\n`]*){0,3})$/i.exec(text);
-  if (fenced?.[2] !== undefined && (fenced[1] ?? "").length + (fenced[3] ?? "").length <= MAX_FENCE_REMARKS) text = fenced[2].trim();
+  // and before a closing remark, as chat models like to reply. The whole reply in one fence: any
+  // language; with a preface or a remark: only a markdown fence, and a preface without a heading
+  // (an article that ends in a code sample is not a wrapper) around front matter or a heading.
+  const whole = /^```[a-z]*\n([\s\S]*?)\n```$/i.exec(text);
+  const wrapped = whole ?? /^((?:[^\n`]*\n){0,3}?)```(?:markdown|md)?\n([\s\S]*?)\n```((?:\n[^\n`]*){0,3})$/i.exec(text);
+  const preface = whole ? "" : (wrapped?.[1] ?? "");
+  const remark = whole ? "" : (wrapped?.[3] ?? "");
+  const inner = whole ? whole[1] : wrapped?.[2];
+  // Around a preface or a remark, the fenced text must read as an article: front matter or a heading first.
+  const article = whole !== null || (inner !== undefined && /^\s*(?:---\n|#)/.test(inner));
+  if (inner !== undefined && article && !/^\s*#/m.test(preface) && preface.length + remark.length <= MAX_FENCE_REMARKS) text = inner.trim();
   let title = "";
   let description: string | null = null;
   const front = /^---\n([\s\S]*?)\n---(?:\n|$)/.exec(text);

@@ -229,8 +229,14 @@ describe("parseWriterOutput", () => {
     const reply =
       "Here is the article you asked for:\n\n```markdown\n---\ntitle: Picking a CRM\n---\n# Picking a CRM\n\nBody.\n```\n\nLet me know if you want changes.";
     expect(parseWriterOutput(reply)).toEqual({ title: "Picking a CRM", description: null, markdown: "# Picking a CRM\n\nBody." });
-    // A fenced block inside an article is part of it.
+    // A fenced block inside an article is part of it, a short one ending in a code sample included.
     const article = "# Setup\n\nRun this:\n\n```sh\nnpm install\n```";
     expect(parseWriterOutput(article).markdown).toBe(article);
+    const short = "# Installing Acme CLI\nAcme's CLI installs with npm:\n```sh\nnpm install -g acme-cli\n```\nThat's all it takes.";
+    expect(parseWriterOutput(short)).toEqual({ title: "Installing Acme CLI", description: null, markdown: short });
+    const bare = "Install it with npm:\n```\nnpm install -g acme-cli\n```\nThat's all.";
+    expect(parseWriterOutput(bare).markdown).toBe(bare);
+    // A closing remark alone, after a fenced article.
+    expect(parseWriterOutput("```md\n# Picking a CRM\n\nBody.\n```\nWant changes?").markdown).toBe("# Picking a CRM\n\nBody.");
   });
 });
