@@ -17,6 +17,9 @@ function bound(origin: string | undefined, side: "least" | "most", n: number | b
 
 const EXPECTED: Record<string, string> = { array: "a list", int: "a whole number", object: "an object" };
 
+/** Unknown keys longer than this get no "did you mean" (no field is nearly as long). */
+const MAX_HINTED_KEY = 64;
+
 /** The edits (insert, delete, substitute) between two short strings. */
 function distance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -51,12 +54,15 @@ export function closestField(unknown: string, known: readonly string[]): string 
 }
 
 function unknownFields(keys: readonly string[], known: readonly string[] | undefined): string {
-  const list = keys.map((k) => `"${k}"`).join(", ");
+  const shown = keys.slice(0, SHOWN).map((k) => `"${k.length > MAX_HINTED_KEY ? `${k.slice(0, MAX_HINTED_KEY)}…` : k}"`);
+  const list = `${shown.join(", ")}${keys.length > SHOWN ? ` and ${keys.length - SHOWN} more` : ""}`;
   const head = `unknown field${keys.length === 1 ? "" : "s"} ${list}`;
   // The brand is the credential's: said as such, not as a field to look for.
   if (keys.length === 1 && keys[0] === "brand_id") return `${head} (each key or sign-in acts for one brand: no tool takes a brand id)`;
   if (!known || known.length === 0) return head;
-  const hints = keys.flatMap((k) => {
+  // Hints for the first few keys of a field name's length: the comparison costs their lengths' product.
+  const hints = keys.slice(0, SHOWN).flatMap((k) => {
+    if (k.length > MAX_HINTED_KEY) return [];
     const meant = closestField(k, known);
     return meant ? [keys.length === 1 ? `"${meant}"` : `"${meant}" for "${k}"`] : [];
   });

@@ -101,18 +101,21 @@ function notFound(): NotFound {
   return new NotFound("Competitor not found; list_competitors shows the brand's competitors and their ids.", "competitor_not_found");
 }
 
-/** A competitor of the brand by its id, or by its name (case-insensitive: names are unique per brand), as clients often give it. */
+/**
+ * A competitor of the brand by its id, or by its name as clients often give it (case and spacing
+ * aside: sameWords, in JS, as on both databases alike; names are unique per brand).
+ */
 async function findRow(db: Queries, brandId: string, competitorId: string): Promise<CompetitorRow | undefined> {
-  const row =
-    (await db.get<CompetitorSqlRow>(`SELECT ${COMPETITOR_COLUMNS} FROM competitors WHERE brand_id = ? AND id = ?`, [
-      brandId,
-      competitorId,
-    ])) ??
-    (await db.get<CompetitorSqlRow>(`SELECT ${COMPETITOR_COLUMNS} FROM competitors WHERE brand_id = ? AND lower(name) = ?`, [
-      brandId,
-      competitorId.trim().toLowerCase(),
-    ]));
-  return row && fromSql(row);
+  const row = await db.get<CompetitorSqlRow>(`SELECT ${COMPETITOR_COLUMNS} FROM competitors WHERE brand_id = ? AND id = ?`, [
+    brandId,
+    competitorId,
+  ]);
+  if (row) return fromSql(row);
+  const wanted = sameWords(competitorId);
+  const named = (await db.all<CompetitorSqlRow>(`SELECT ${COMPETITOR_COLUMNS} FROM competitors WHERE brand_id = ?`, [brandId])).find(
+    (r) => sameWords(r.name) === wanted,
+  );
+  return named && fromSql(named);
 }
 
 const sameWords = (text: string) => text.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
@@ -176,10 +179,8 @@ async function assertNotAnotherCompetitor(
 }
 
 async function assertNameFree(db: Queries, brandId: string, name: string, exceptId?: string): Promise<void> {
-  const clash = await db.get<{ id: string }>("SELECT id FROM competitors WHERE brand_id = ? AND lower(name) = ?", [
-    brandId,
-    name.toLowerCase(),
-  ]);
+  // Compared in JS (sameWords): SQLite's lower() folds ASCII only, PostgreSQL's every letter.
+  const clash = (await listAllCompetitors(db, brandId)).find((c) => sameWords(c.name) === sameWords(name));
   if (clash && clash.id !== exceptId) {
     throw new Conflict(`A competitor named "${name}" already exists for this brand; update it instead.`, "competitor_exists");
   }

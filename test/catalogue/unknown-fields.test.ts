@@ -70,3 +70,26 @@ test("a tag or a competitor may be named where its id goes; another brand's name
   expect((await call(client, "delete_competitor", { competitor_id: "Globex Corp" })).data.competitor.id).toBe(rival.id);
   expect((await call(client, "list_tags")).data.tags.map((t: { id: string }) => t.id)).not.toContain(tag.id);
 });
+
+test("many or long unknown fields: the first few named, shortened, in a sentence of bounded size", async () => {
+  const client = await s.client(s.seed.a.key);
+  const args: Record<string, number> = { ["x".repeat(100_000)]: 1 };
+  for (let i = 0; i < 2_000; i++) args[`field_${i}`] = i;
+  const { error } = await call(client, "list_tags", args);
+  expect(error).toStartWith(
+    `Invalid input for list_tags: Unknown fields "${"x".repeat(64)}…", "field_0", "field_1", "field_2", "field_3" and 1996 more`,
+  );
+  expect(error!.length).toBeLessThan(600);
+});
+
+test("names outside ASCII match without case on either database: found by name, and taken", async () => {
+  const client = await s.client(s.seed.a.key);
+  const eco = (await call(client, "create_competitor", { name: "ÉCO Systèmes" })).data.competitor;
+  expect((await call(client, "update_competitor", { competitor_id: "éco systèmes", aliases: ["Eco Sys"] })).data.competitor.id).toBe(
+    eco.id,
+  );
+  expect((await call(client, "create_competitor", { name: "éco systèmes" })).error).toBe(
+    'A competitor named "éco systèmes" already exists for this brand; update it instead.',
+  );
+  await call(client, "delete_competitor", { competitor_id: eco.id });
+});
