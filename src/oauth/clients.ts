@@ -146,16 +146,25 @@ export async function registerClient(db: Queries, body: unknown, now: number): P
   };
 }
 
-// Metadata documents fetched for authorization requests, by client id, oldest first. Anyone may send
-// an authorization request naming any document URL, so a document is stored in oauth_clients only
-// when an account approves a grant for it (the token endpoint needs it then): before, each new URL
-// was a stored row, and a few hundred requests grew the database by tens of megabytes.
-const fetchedDocuments = new Map<string, { client: OAuthClient; fetchedAt: number }>();
+/**
+ * Metadata documents fetched for authorization requests, by client id, oldest first (one per
+ * OAuthService). Anyone may send an authorization request naming any document URL, so a document is
+ * stored in oauth_clients only when an account approves a grant for it (the token endpoint needs it
+ * then): before, each new URL was a stored row, and a few hundred requests grew the database by tens
+ * of megabytes.
+ */
+export class FetchedDocuments {
+  private readonly documents = new Map<string, { client: OAuthClient; fetchedAt: number }>();
 
-function rememberDocument(client: OAuthClient, fetchedAt: number): void {
-  fetchedDocuments.delete(client.id);
-  fetchedDocuments.set(client.id, { client, fetchedAt });
-  if (fetchedDocuments.size > MAX_CACHED_DOCUMENTS) fetchedDocuments.delete(fetchedDocuments.keys().next().value as string);
+  get(clientId: string): { client: OAuthClient; fetchedAt: number } | undefined {
+    return this.documents.get(clientId);
+  }
+
+  remember(client: OAuthClient, fetchedAt: number): void {
+    this.documents.delete(client.id);
+    this.documents.set(client.id, { client, fetchedAt });
+    if (this.documents.size > MAX_CACHED_DOCUMENTS) this.documents.delete(this.documents.keys().next().value as string);
+  }
 }
 
 /**
@@ -166,7 +175,7 @@ function rememberDocument(client: OAuthClient, fetchedAt: number): void {
 export async function resolveClient(
   db: Queries,
   clientId: string,
-  options: { allowLoopback: boolean; now: number; persist?: boolean },
+  options: { allowLoopback: boolean; now: number; documents: FetchedDocuments; persist?: boolean },
 ): Promise<OAuthClient> {
   const row = await db.get<ClientRow>(
     `SELECT id, kind, name, client_uri AS "clientUri", auth_method AS "authMethod", secret_hash AS "secretHash", redirect_uris AS "redirectUris",
@@ -179,7 +188,7 @@ export async function resolveClient(
     return rowToClient(row);
   }
   if (row && row.fetchedAt !== null && options.now - row.fetchedAt < CLIENT_DOCUMENT_CACHE_MS) return rowToClient(row);
-  const cached = fetchedDocuments.get(clientId);
+  const cached = options.documents.get(clientId);
   let client: OAuthClient;
   let fetchedAt: number;
   if (cached && options.now - cached.fetchedAt < CLIENT_DOCUMENT_CACHE_MS) {
@@ -187,7 +196,7 @@ export async function resolveClient(
   } else {
     client = await fetchClient(clientId, options);
     fetchedAt = options.now;
-    rememberDocument(client, fetchedAt);
+    options.documents.remember(client, fetchedAt);
   }
   if (options.persist) {
     await db.run(

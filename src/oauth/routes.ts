@@ -8,11 +8,12 @@
 //   GET|POST /api/oauth/authorization   describe a request / approve or deny it
 //   GET /api/oauth/grants, DELETE /api/oauth/grants/:id   "Connected apps"
 import { InvalidRequestError, OAuthError, ServerError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
+import { type Server } from "bun";
 import { Elysia } from "elysia";
 import { clientAddress, proxyMatcher, sessionGuard } from "../accounts/guard";
 import { FailureWindow, throttleAddress } from "../accounts/throttle";
 import { type AppContext } from "../context";
-import { Invalid, methodNotAllowed, NotFound } from "../errors";
+import { Invalid, methodNotAllowed, NotFound, TooManyRequests } from "../errors";
 import { log } from "../log";
 import { isClientDocumentUrl } from "./client-metadata";
 import { ClientProblem, registerClient } from "./clients";
@@ -147,6 +148,19 @@ export function oauthRoutes(ctx: AppContext) {
   const oauth: OAuthService = ctx.oauth;
   const registrations = new FailureWindow(REGISTRATION_RULE);
   const documentClients = new FailureWindow(DOCUMENT_CLIENT_RULE);
+  /**
+   * Seconds to wait before another request naming a client metadata document from this address (0:
+   * go on, and it is counted): each may fetch a document from a host the request names. The
+   * authorization endpoint and the consent page's route share the count.
+   */
+  const documentLookupWait = (request: Request, server: Server<unknown> | null, params: URLSearchParams): number => {
+    const clientId = params.get("client_id");
+    if (clientId === null || !isClientDocumentUrl(clientId)) return 0;
+    const address = throttleAddress(clientAddress(request, server, proxies));
+    const wait = documentClients.retryAfter(address);
+    if (wait === 0) documentClients.fail(address);
+    return wait;
+  };
   const proxies = proxyMatcher(ctx.config.trustedProxies);
   const on = (): OAuthSettings => {
     const settings = oauth.settings;
@@ -209,16 +223,11 @@ export function oauthRoutes(ctx: AppContext) {
     .get("/oauth/authorize", async ({ request, server }) => {
       on();
       const url = new URL(request.url);
-      const clientId = url.searchParams.get("client_id");
-      if (clientId !== null && isClientDocumentUrl(clientId)) {
-        const address = throttleAddress(clientAddress(request, server, proxies));
-        const wait = documentClients.retryAfter(address);
-        if (wait > 0) {
-          return errorPage(`Too many sign-in requests from this address; try again in ${wait} seconds.`, undefined, 429, {
-            "retry-after": String(wait),
-          });
-        }
-        documentClients.fail(address);
+      const wait = documentLookupWait(request, server, url.searchParams);
+      if (wait > 0) {
+        return errorPage(`Too many sign-in requests from this address; try again in ${wait} seconds.`, undefined, 429, {
+          "retry-after": String(wait),
+        });
       }
       try {
         await oauth.checkAuthorizationRequest(url.searchParams);
@@ -260,10 +269,13 @@ export function oauthRoutes(ctx: AppContext) {
     .all("/grants", methodNotAllowed("GET"))
     .all("/grants/:id", methodNotAllowed("DELETE"))
     .use(sessionGuard(ctx))
-    .get("/authorization", async ({ request }) => {
+    .get("/authorization", async ({ request, server }) => {
       on();
+      const params = new URL(request.url).searchParams;
+      const wait = documentLookupWait(request, server, params);
+      if (wait > 0) throw new TooManyRequests(`Too many sign-in requests from this address; try again in ${wait} seconds.`, wait);
       try {
-        const found = await oauth.checkAuthorizationRequest(new URL(request.url).searchParams);
+        const found = await oauth.checkAuthorizationRequest(params);
         return {
           client: { id: found.client.id, name: found.client.name, uri: found.client.clientUri, kind: found.client.kind, verified: false },
           redirect_uri: found.redirectUri,

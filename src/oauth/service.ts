@@ -22,7 +22,7 @@ import { type Queries } from "../db/queries";
 import { type Plan } from "../db/values";
 import { NotFound } from "../errors";
 import { iso, isoOrNull, newId } from "../ids";
-import { authenticateClient, ClientProblem, clientName, type OAuthClient, resolveClient } from "./clients";
+import { authenticateClient, ClientProblem, clientName, FetchedDocuments, type OAuthClient, resolveClient } from "./clients";
 import {
   ACCESS_TOKEN_PREFIX,
   CODE_PREFIX,
@@ -168,6 +168,8 @@ function settle(outcome: TokenResponse | OAuthError): TokenResponse {
 export class OAuthService {
   /** The clock; tests replace it. */
   now: () => number = Date.now;
+  /** Client metadata documents fetched lately, not yet approved (clients.ts). */
+  private readonly documents = new FetchedDocuments();
 
   constructor(
     private readonly config: Config,
@@ -205,6 +207,7 @@ export class OAuthService {
       client = await resolveClient(this.db, clientId, {
         allowLoopback: this.config.oauthLoopbackClients,
         now: this.now(),
+        documents: this.documents,
         persist: options.persistClient,
       });
     } catch (error) {

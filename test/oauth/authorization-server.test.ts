@@ -557,6 +557,19 @@ describe("client metadata documents in the test mode", () => {
     expect(host.fetched.length).toBe(fetchedSoFar);
     expect(await t.db.get<{ n: number }>("SELECT count(*) AS n FROM oauth_clients")).toEqual(rowsBefore);
     expect(DOCUMENT_CLIENT_REQUESTS_PER_HOUR).toBe(60);
+    // The consent page's route shares the count: a signed-in visitor cannot go around it.
+    seed = await seedToolServerDb(t.db);
+    cookieA = await sessionCookieFor(seed.a.accountId);
+    const viaPage = await t.call(
+      "GET",
+      `/api/oauth/authorization?${authorizeQuery({ id: `${host.origin}/client.json`, redirectUri: REDIRECT }, pkce())}`,
+      {
+        cookie: cookieA,
+      },
+    );
+    expect(viaPage.status).toBe(429);
+    expect(viaPage.json.error).toContain("Too many sign-in requests from this address");
+    expect(host.fetched.length).toBe(fetchedSoFar);
   });
 });
 
