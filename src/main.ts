@@ -7,7 +7,6 @@ import {
   ownerSignupOpen,
   parsePlan,
   requireAccountByEmail,
-  setAccountPassword,
   setAccountPlan,
   validatePassword,
 } from "./accounts/service";
@@ -20,9 +19,9 @@ import { startCheckpointer } from "./db/checkpointer";
 import { type Db, type OpenOptions, openDatabase } from "./db/client";
 import { openConfiguredDatabase } from "./db/open";
 import { AppError, Invalid } from "./errors";
-import { countActiveApiKeys, createApiKey, listApiKeys, revokeApiKey } from "./keys/service";
+import { createApiKey, listApiKeys, revokeApiKey } from "./keys/service";
 import { configureLog, log } from "./log";
-import { revokeAccountGrants } from "./oauth/service";
+import { resetAccountPassword } from "./oauth/password-reset";
 import { startServer } from "./server";
 import { startWindowRollover } from "./tracking/prompt-windows";
 import { markInterruptedRuns } from "./tracking/runner";
@@ -134,14 +133,7 @@ const COMMANDS: Record<string, Command> = {
     async run({ config, flags, json }) {
       const email = need(flags, "email");
       const password = await passwordFrom(need(flags, "password"));
-      // Whoever knew the old password may have connected an app (OAuth) or made a key: apps are
-      // disconnected (a person reconnects in a minute), keys are named (revoking one stops a client
-      // that someone configured on purpose).
-      const record = await withDb(config, async (db) => {
-        const set = await setAccountPassword(db, email, password);
-        const apps = await revokeAccountGrants(db, set.id, Date.now());
-        return { ...set, connected_apps_disconnected: apps, api_keys_active: await countActiveApiKeys(db, set.id) };
-      });
+      const record = await withDb(config, (db) => resetAccountPassword(db, email, password));
       if (json) return printRecord(record, true);
       const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
       const keys =
