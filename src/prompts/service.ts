@@ -264,7 +264,7 @@ export async function createPrompts(
   db: Queries,
   brandId: string,
   items: readonly NewPrompt[],
-): Promise<{ created: PromptView[]; duplicates: string[] }> {
+): Promise<{ created: PromptView[]; duplicates: string[]; duplicate_ids: string[] }> {
   if (items.length < 1 || items.length > PROMPTS_PER_CALL) {
     throw new Invalid(`prompts: give 1 to ${PROMPTS_PER_CALL} prompts per call.`, "invalid_prompts");
   }
@@ -279,7 +279,9 @@ export async function createPrompts(
   return db.transaction(async (tx) => {
     const createdIds: string[] = [];
     const duplicates: string[] = [];
-    const seen = new Set<string>();
+    // The prompt each duplicate is, in the same order: the tracked one, or the one created earlier in the call.
+    const duplicateIds: string[] = [];
+    const seen = new Map<string, string>();
     // created_at is strictly increasing per brand: it orders list_prompts (with the id) in the order
     // the prompts were added, on both databases (PostgreSQL has no rowid).
     await tx.lock(`prompts:${brandId}`);
@@ -287,14 +289,17 @@ export async function createPrompts(
     let at = Math.max(Date.now(), (last ?? 0) + 1);
     for (const item of prepared) {
       const key = promptTextKey(item.text);
-      if (seen.has(key)) {
+      const earlier = seen.get(key);
+      if (earlier !== undefined) {
         duplicates.push(item.given);
+        duplicateIds.push(earlier);
         continue;
       }
-      seen.add(key);
       const existing = await promptByTextKey(tx, brandId, key);
       if (existing && existing.archived_at === null) {
         duplicates.push(item.given);
+        duplicateIds.push(existing.id);
+        seen.set(key, existing.id);
         continue;
       }
       if (existing) {
@@ -311,6 +316,7 @@ export async function createPrompts(
         await tx.run(`UPDATE prompts SET ${sets.join(", ")} WHERE id = ?`, [...params, existing.id]);
         await addTags(tx, brandId, existing.id, item.tags, item.field);
         createdIds.push(existing.id);
+        seen.set(key, existing.id);
         continue;
       }
       const id = newId("prm");
@@ -325,10 +331,11 @@ export async function createPrompts(
       ]);
       await addTags(tx, brandId, id, item.tags, item.field);
       createdIds.push(id);
+      seen.set(key, id);
     }
     const created: PromptView[] = [];
     for (const id of createdIds) created.push(await getPrompt(tx, brandId, id));
-    return { created, duplicates };
+    return { created, duplicates, duplicate_ids: duplicateIds };
   });
 }
 

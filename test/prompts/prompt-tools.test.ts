@@ -94,6 +94,9 @@ describe("creating", () => {
     expect(error).toBeNull();
     expect(data.duplicates).toEqual(["  Best ACME software   for small teams ", "Which analytics tool do  agencies use?"]);
     expect(texts(data.created)).toEqual(["which analytics tool do agencies use?", "top dashboards for startups"]);
+    // Each duplicate's prompt, in order: the one already tracked, and the one this call created.
+    const tracked = (await call(a, "list_prompts", { query: "Best ACME software" })).data.prompts[0];
+    expect(data.duplicate_ids).toEqual([tracked.id, data.created[0].id]);
     expect(data.created[0]).toMatchObject({ tags: ["Agencies"], country: "DE", language: "de", archived: false });
     expect(data.created[0].id).toMatch(/^prm_/);
     const tags = (await call(a, "list_tags")).data.tags.map((t: { name: string }) => t.name);

@@ -85,6 +85,11 @@ const createPromptsTool = defineTool({
   output: z.object({
     created: z.array(prompt),
     duplicates: z.array(z.string()).describe("texts given that the brand already tracks or that repeat in the call"),
+    duplicate_ids: z
+      .array(z.string())
+      .describe(
+        "the id of the prompt each duplicate is, in the same order (tags given with a duplicate are not applied: update_prompt sets them)",
+      ),
   }),
   annotations: CREATES,
   plan: "visibility",
