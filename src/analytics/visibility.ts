@@ -10,6 +10,7 @@ import { loadRoster, type Roster } from "../tracking/roster";
 import { DAY_MS, dayString, dayWhere, describeFilter, type Filter, scopePromptIds, where } from "./filters";
 import { type Mean, mean, type PeriodMean, type PeriodRate, periodMean, periodRate, type Rate, rate } from "./rates";
 import { retrievalCounts } from "./search";
+import { comparePeriods } from "./stats";
 
 /** Pooled counts of one slice (an engine, or everything) in one period. */
 export interface Counts {
@@ -290,13 +291,19 @@ async function emptyPeriodNote(app: AppContext, filter: Filter): Promise<string>
 
 export interface TrendPoint {
   date: string;
+  /** The weekday of `date` (UTC), and how many of the period's days the point covers (a partial first or last week has fewer than 7). */
+  weekday: string;
+  days: number;
   visibility: Rate;
+  /** Visibility's change from the previous point, in points, and whether the two intervals overlap; null for the first point or an empty one. */
+  visibility_change: { change_pp: number | null; within_noise: boolean | null };
   share_of_voice: Rate;
   avg_position: Mean;
   answers: { total: number; valid: number };
 }
 
 const MAX_DAY_POINTS = 400;
+const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"] as const;
 
 /** Points per UTC day, or per ISO week (Monday; the first point is dated the period's first day). */
 export async function visibilityTrend(app: AppContext, filter: Filter, interval: "day" | "week") {
@@ -332,15 +339,23 @@ export async function visibilityTrend(app: AppContext, filter: Filter, interval:
   }
   const answersBy = new Map(rows.map((r) => [r.b, r]));
   const points: TrendPoint[] = [];
+  let before: Rate | null = null;
   for (let b = bucketOf(start); b <= bucketOf(end - 1); b++) {
     const a = answersBy.get(b);
+    const from = Math.max(start, origin + b * size);
+    const to = Math.min(end, origin + (b + 1) * size);
+    const visibility = rate(a?.mentioned ?? 0, a?.valid ?? 0);
     points.push({
-      date: dayString(Math.max(start, origin + b * size)),
-      visibility: rate(a?.mentioned ?? 0, a?.valid ?? 0),
+      date: dayString(from),
+      weekday: WEEKDAYS[new Date(from).getUTCDay()]!,
+      days: Math.round((to - from) / DAY_MS),
+      visibility,
+      visibility_change: before === null ? { change_pp: null, within_noise: null } : comparePeriods(visibility, before),
       share_of_voice: rate(a?.mentioned ?? 0, a?.roster ?? 0),
       avg_position: mean(a?.pos_sum ?? 0, a?.mentioned ?? 0),
       answers: { total: a?.total ?? 0, valid: a?.valid ?? 0 },
     });
+    before = visibility;
   }
   return { filter: describeFilter(filter), interval, points };
 }

@@ -274,6 +274,23 @@ describe("trend, ranking, prompts, sources, gaps", () => {
     const w = await visibilityTrend(app, await filter(), "week");
     expect(w.points.map((p) => p.date)).toEqual(["2025-03-01", "2025-03-03", "2025-03-10"]);
     expect(w.points[1]!.visibility).toMatchObject({ successes: 1, n: 2 });
+    // Each point's weekday and days: 03-01 is a Saturday; the weeks hold 2, 7 and 1 of the period's days.
+    expect(t.points.slice(0, 3).map((p) => [p.weekday, p.days])).toEqual([
+      ["Saturday", 1],
+      ["Sunday", 1],
+      ["Monday", 1],
+    ]);
+    expect(w.points.map((p) => [p.weekday, p.days])).toEqual([
+      ["Saturday", 2],
+      ["Monday", 7],
+      ["Monday", 1],
+    ]);
+    // Visibility's change from the previous point: none for the first; none against an empty day; 03-05
+    // (1 of 2) against 03-04 (no answers) has no change either; week 2 (1 of 2) against week 1 (2 of 4): 0 points, within noise.
+    expect(t.points[0]!.visibility_change).toEqual({ change_pp: null, within_noise: null });
+    expect(t.points[1]!.visibility_change).toEqual({ change_pp: null, within_noise: null });
+    expect(t.points[4]!.visibility_change).toEqual({ change_pp: null, within_noise: null });
+    expect(w.points[1]!.visibility_change).toEqual({ change_pp: 0, within_noise: true });
   });
 
   test("competitor ranking: each member on the same valid answers", async () => {

@@ -91,7 +91,7 @@ const getVisibilityTrend = defineTool({
   name: "get_visibility_trend",
   title: "Visibility trend",
   description:
-    "Use to see how visibility, share of voice and average position move over time. Returns one point per UTC day or ISO week (interval) in the period, each rate with n and its 95% interval; days without answers have n = 0.",
+    "Use to see how visibility, share of voice and average position move over time. Returns one point per UTC day or ISO week (interval) in the period, with its weekday and the days it covers, each rate with n and its 95% interval, and visibility's change from the previous point with within_noise (to tell a real drop from noise); days without answers have n = 0.",
   input: z.strictObject({ ...filterInput, interval: z.enum(["day", "week"]).default("day").describe("day (default) or week") }),
   output: z.object({
     filter: filterOut,
@@ -99,7 +99,12 @@ const getVisibilityTrend = defineTool({
     points: z.array(
       z.object({
         date: z.string(),
+        weekday: z.string().describe("the weekday of date (UTC)"),
+        days: z.number().int().describe("days of the period the point covers (a partial first or last week has fewer than 7)"),
         visibility: rate,
+        visibility_change: z
+          .object({ change_pp: z.number().nullable(), within_noise: z.boolean().nullable() })
+          .describe("from the previous point: the change in points, and whether the two intervals overlap (null for the first point)"),
         share_of_voice: rate,
         avg_position: mean,
         answers: z.object({ total: z.number().int(), valid: z.number().int() }),
