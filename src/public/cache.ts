@@ -12,6 +12,7 @@ import { isValidSlug } from "../content/slug";
 import { changeStamp } from "../db/change-stamp";
 import { type Db } from "../db/client";
 import { iso } from "../ids";
+import { RepeatedFailure } from "../log";
 import { type CachedBody, cachedBody } from "./http";
 
 /** Beyond this many cached bytes the oldest brands are dropped first. */
@@ -36,6 +37,12 @@ export class PublicContentCache {
   private bytes = 0;
   private stamp: number | null = null;
   private stampCheckedAt = Number.NEGATIVE_INFINITY;
+  /** The answers served before the last clear, by site key: served when the database fails (see clear). */
+  private readonly lastGood = new Map<string, BrandEntry>();
+  private lastGoodBytes = 0;
+  private readonly servedStale = new RepeatedFailure(
+    "the public content API is serving its last good answers: the database does not answer",
+  );
   /**
    * How often the stamp is read: on SQLite at most every DATA_VERSION_CHECK_MS (a lock); on PostgreSQL
    * on every request (a counter in memory, moved by the change feed: a wait on top of the
@@ -61,10 +68,34 @@ export class PublicContentCache {
 
   /** `{"articles":[…]}` for a site key; the empty list for an unknown or malformed one. */
   async list(siteKey: unknown): Promise<CachedBody> {
+    try {
+      return await this.freshList(siteKey);
+    } catch (error) {
+      const stale = typeof siteKey === "string" ? this.lastGood.get(siteKey)?.list : undefined;
+      if (!stale) throw error;
+      this.servedStale.failed(error);
+      return stale;
+    }
+  }
+
+  /** `{"article":{…}}`, or null for an unknown key or slug, a draft, or another brand's slug. */
+  async article(siteKey: unknown, slug: string): Promise<CachedBody | null> {
+    try {
+      return await this.freshArticle(siteKey, slug);
+    } catch (error) {
+      const stale = typeof siteKey === "string" ? this.lastGood.get(siteKey)?.articles.get(slug) : undefined;
+      if (!stale) throw error;
+      this.servedStale.failed(error);
+      return stale;
+    }
+  }
+
+  private async freshList(siteKey: unknown): Promise<CachedBody> {
     const entry = await this.entry(siteKey);
     if (!entry) return EMPTY_LIST;
     if (entry.list) return entry.list;
     const rows = await listPublishedArticles(this.db, entry.brandId);
+    this.servedStale.succeeded();
     const body = cachedBody(JSON.stringify({ articles: rows.map(listItem) }));
     // A change announced while the rows were read dropped the entry: this answer is not kept.
     if (!this.holds(entry)) return body;
@@ -72,14 +103,14 @@ export class PublicContentCache {
     return entry.list;
   }
 
-  /** `{"article":{…}}`, or null for an unknown key or slug, a draft, or another brand's slug. */
-  async article(siteKey: unknown, slug: string): Promise<CachedBody | null> {
+  private async freshArticle(siteKey: unknown, slug: string): Promise<CachedBody | null> {
     if (!isValidSlug(slug)) return null;
     const entry = await this.entry(siteKey);
     if (!entry) return null;
     const hit = entry.articles.get(slug);
     if (hit) return hit;
     const row = await getPublishedArticleBySlug(this.db, entry.brandId, slug);
+    this.servedStale.succeeded();
     if (!row) return null;
     const body = cachedBody(JSON.stringify({ article: articleItem(row) }));
     if (!this.holds(entry)) return body;
@@ -90,6 +121,17 @@ export class PublicContentCache {
 
   /** Drops what is cached for a brand: on any article change, and if its site key ever changes. */
   invalidateBrand(brandId: string): void {
+    // A known change of the brand's articles: what was served for it before is not to be served again.
+    for (const [siteKey, old] of this.lastGood) {
+      if (old.brandId !== brandId) continue;
+      this.lastGood.delete(siteKey);
+      this.lastGoodBytes -= old.bytes;
+    }
+    this.drop(brandId);
+  }
+
+  /** Drops the brand's current entry (a change, or the oldest one past the memory bound). */
+  private drop(brandId: string): void {
     const entry = this.byBrand.get(brandId);
     if (!entry) return;
     this.byBrand.delete(brandId);
@@ -98,6 +140,22 @@ export class PublicContentCache {
   }
 
   private clear(): void {
+    // What was served is kept as the last good answers, over those of earlier clears (a site key not
+    // asked for since keeps its older ones), within the same bound: should the database fail to
+    // answer now (PostgreSQL down, which also moves the stamp every few seconds), the site is served
+    // what it was served rather than a 500, as a CDN's stale-if-error would.
+    for (const [siteKey, entry] of this.bySiteKey) {
+      const older = this.lastGood.get(siteKey);
+      if (older) this.lastGoodBytes -= older.bytes;
+      this.lastGood.delete(siteKey);
+      this.lastGood.set(siteKey, entry);
+      this.lastGoodBytes += entry.bytes;
+    }
+    for (const [siteKey, entry] of this.lastGood) {
+      if (this.lastGoodBytes <= MAX_CACHED_BYTES) break;
+      this.lastGood.delete(siteKey);
+      this.lastGoodBytes -= entry.bytes;
+    }
     this.bySiteKey.clear();
     this.byBrand.clear();
     this.bytes = 0;
@@ -149,7 +207,7 @@ export class PublicContentCache {
     this.bytes += size;
     for (const oldest of this.bySiteKey.values()) {
       if (this.bytes <= MAX_CACHED_BYTES || oldest === entry) break;
-      this.invalidateBrand(oldest.brandId);
+      this.drop(oldest.brandId);
     }
     return cached;
   }

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { publishArticle, unpublishArticle } from "../../src/content/publishing";
 import { createArticle, updateArticle } from "../../src/content/service";
+import { type Db } from "../../src/db/client";
 import { EventHub } from "../../src/events";
 import { newId } from "../../src/ids";
 import { DATA_VERSION_CHECK_MS, PublicContentCache } from "../../src/public/cache";
@@ -450,6 +451,30 @@ describe("ETag and If-None-Match", () => {
   });
 });
 
+/** Waits until the cache holds the site key's list (on PostgreSQL, setup writes' notifications may still drop it). */
+async function settledCache(cache: PublicContentCache, key: string): Promise<void> {
+  for (let tries = 0; tries < 50 && cache.cachedList(key) === null; tries++) {
+    await cache.list(key);
+    if (cache.cachedList(key) === null) await Bun.sleep(20);
+  }
+  expect(cache.cachedList(key)).not.toBeNull();
+}
+
+/** Moves the cache's change stamp as another instance's or process's write would. */
+async function moveStamp(db: Db, brandId: string): Promise<void> {
+  if (db.dialect === "postgres") {
+    db.changes.bump(["brands"]);
+    return;
+  }
+  const other = await secondConnection(db);
+  try {
+    await other.run("UPDATE brands SET name = name WHERE id = ?", [brandId]);
+  } finally {
+    await other.close();
+  }
+  await Bun.sleep(DATA_VERSION_CHECK_MS + 1);
+}
+
 describe("the cache and other processes", () => {
   test("a change of another instance is seen: on PostgreSQL by the very next request, on SQLite after the check interval", async () => {
     const world = await makeWorld({ dbPath: join(scratchDir("spyglass-public-"), "spyglass.db") });
@@ -480,6 +505,49 @@ describe("the cache and other processes", () => {
         await Bun.sleep(DATA_VERSION_CHECK_MS + 1);
         expect(cache.cachedList(key)).toBeNull();
       }
+    } finally {
+      await world.close();
+    }
+  });
+
+  test("while the database does not answer, what was served before the cache was dropped is served again; a known change is not", async () => {
+    const world = await makeWorld({ dbPath: join(scratchDir("spyglass-public-"), "spyglass.db") });
+    try {
+      const db = world.ctx.db;
+      const draft = await createArticle(db, world.brand.id, { title: "Served before", markdown: "Hello." });
+      await publishArticle(world.ctx, world.brand.id, draft.id);
+      const second = await createArticle(db, world.brand.id, { title: "Never asked for", markdown: "Hi." });
+      await publishArticle(world.ctx, world.brand.id, second.id);
+      let failing = false;
+      const down = () => {
+        throw new Error("connection refused");
+      };
+      // The same database, whose reads fail on demand (as PostgreSQL's do while it is down).
+      const flaky = new Proxy(db, {
+        get(target, property, receiver) {
+          if (failing && (property === "get" || property === "all")) return down;
+          const value = Reflect.get(target, property, receiver);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      const cache = new PublicContentCache(flaky);
+      const key = world.brand.site_key;
+      await settledCache(cache, key);
+      const list = await cache.list(key);
+      const article = (await cache.article(key, "served-before"))!;
+      // Something moves the stamp (another instance's write; on PostgreSQL also the 5 s bound), and the database goes down.
+      await moveStamp(db, world.brand.id);
+      failing = true;
+      expect(cache.cachedList(key)).toBeNull();
+      expect((await cache.list(key)).etag).toBe(list.etag);
+      expect((await cache.article(key, "served-before"))!.etag).toBe(article.etag);
+      // What was never served cannot be served from memory: the failure stands.
+      await expect(cache.article(key, "never-asked-for")).rejects.toThrow("connection refused");
+      // A known change of the brand's articles (an unpublish through this server) is not answered with what it replaced.
+      cache.invalidateBrand(world.brand.id);
+      await expect(cache.list(key)).rejects.toThrow("connection refused");
+      failing = false;
+      expect((await cache.list(key)).etag).toBe(list.etag);
     } finally {
       await world.close();
     }
