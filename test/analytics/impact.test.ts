@@ -37,7 +37,7 @@ import { createArticle, listPublishedArticles } from "../../src/content/service"
 import { type AppContext } from "../../src/context";
 import { type AnswerStatus } from "../../src/db/schema";
 import { loadRoster } from "../../src/tracking/roster";
-import { addBrand, openApp, type SeededBrand } from "./dataset";
+import { addBrand, GPT_ENGINE_TOML, openApp, type SeededBrand } from "./dataset";
 
 let app: AppContext;
 let s: SeededBrand;
@@ -46,16 +46,8 @@ let articleB: string;
 const NOW = Date.parse("2025-03-15T12:00:00Z");
 
 beforeAll(async () => {
-  app = await openApp(`
-public_url = "https://spyglass.example.com"
-
-[[engines]]
-id = "gpt"
-label = "GPT"
-api = "openai"
-base_url = "http://127.0.0.1:9/v1"
-model = "gpt-test"
-`);
+  app = await openApp(`public_url = "https://spyglass.example.com"
+${GPT_ENGINE_TOML}`);
   s = await addBrand(app, {
     name: "Acme",
     domain: "acme.com",

@@ -27,7 +27,7 @@ import { competitorRanking, visibilityOverview, visibilityTrend } from "../../sr
 import { type AppContext } from "../../src/context";
 import { type AnswerStatus } from "../../src/db/schema";
 import { loadRoster } from "../../src/tracking/roster";
-import { addBrand, openApp, type SeededBrand } from "./dataset";
+import { addBrand, GPT_ENGINE_TOML, openApp, type SeededBrand } from "./dataset";
 
 let app: AppContext;
 let s: SeededBrand;
@@ -36,14 +36,7 @@ const ids: number[] = [];
 const PERIOD: FilterInput = { start_date: "2025-03-01", end_date: "2025-03-10" };
 
 beforeAll(async () => {
-  app = await openApp(`
-[[engines]]
-id = "gpt"
-label = "GPT"
-api = "openai"
-base_url = "http://127.0.0.1:9/v1"
-model = "gpt-test"
-
+  app = await openApp(`${GPT_ENGINE_TOML}
 [[engines]]
 id = "claude"
 label = "Claude"
