@@ -4,7 +4,7 @@ import { type AnswerStatus } from "../db/values";
 import { Invalid, NotFound } from "../errors";
 import { iso } from "../ids";
 import { getPrompt, getPromptTexts, listPromptIds } from "../prompts/service";
-import { extractCitations } from "../tracking/analysis/citations";
+import { citedAddresses } from "../tracking/analysis/citations";
 import { checkEngine } from "../tracking/engines";
 import { isOnDomains, loadRoster } from "../tracking/roster";
 import { DAY_MS, dayString, parseDay, resolveTag, type SqlParam } from "./filters";
@@ -225,10 +225,11 @@ export async function getAnswer(app: AppContext, brandId: string, answerId: stri
     }));
   // In the order the analysis found them (provider citations, then the text's links), which is the
   // order they were stored in; a row the analysis no longer yields follows, by URL.
-  const found = new Map(extractCitations(row.text, providerUrls(row.provider_citations)).map((c, i) => [c.url, i]));
+  const found = new Map(citedAddresses(row.text, providerUrls(row.provider_citations)).map((c, i) => [c.url, { order: i, link: c.link }]));
+  const order = (url: string) => found.get(url)?.order ?? found.size;
   const citations = (await db.all<{ url: string; domain: string }>("SELECT url, domain FROM citations WHERE answer_id = ?", [row.id]))
-    .sort((a, b) => (found.get(a.url) ?? found.size) - (found.get(b.url) ?? found.size) || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0))
-    .map((c) => ({ url: c.url, domain: c.domain, owned: isOnDomains(c.url, roster.brandDomains) }));
+    .sort((a, b) => order(a.url) - order(b.url) || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0))
+    .map((c) => ({ url: c.url, link: found.get(c.url)?.link ?? c.url, domain: c.domain, owned: isOnDomains(c.url, roster.brandDomains) }));
   const promptText = (await getPrompt(app.db, brandId, row.prompt_id)).text;
   const search = await answerSearch(app, row.id);
   return {

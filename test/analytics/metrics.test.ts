@@ -27,6 +27,7 @@ import { competitorRanking, visibilityOverview, visibilityTrend } from "../../sr
 import { type AppContext } from "../../src/context";
 import { type AnswerStatus } from "../../src/db/schema";
 import { loadRoster } from "../../src/tracking/roster";
+import { writeAnswers } from "../support/answers";
 import { addBrand, GPT_ENGINE_TOML, openApp, type SeededBrand } from "./dataset";
 
 let app: AppContext;
@@ -507,8 +508,30 @@ describe("answers", () => {
       ["Globex", 2, 0],
     ]);
     expect(answer.citations).toEqual([
-      { url: "https://acme.com/pricing", domain: "acme.com", owned: true },
-      { url: "https://g2.com/crm", domain: "g2.com", owned: false },
+      { url: "https://acme.com/pricing", link: "https://acme.com/pricing", domain: "acme.com", owned: true },
+      { url: "https://g2.com/crm", link: "https://g2.com/crm", domain: "g2.com", owned: false },
+    ]);
+  });
+
+  test("get_answer's citations link the address as the answer gave it: a site served only at www. needs its www.", async () => {
+    const brand = await addBrand(app, { name: "Links", domain: "links.example.com", prompts: [{ key: "P", text: "where to buy" }] });
+    await writeAnswers(app.db, brand.brandId, [
+      {
+        promptId: brand.prompts.P!,
+        engine: "gpt",
+        // The provider's citation with www., tracking and a fragment; the text's own link to the same
+        // page without www. (the first given is the link); a bare www. address; credentials dropped.
+        citations: ["https://www.Shop.example.org/Buy/?utm_source=chatgpt#top"],
+        text: "See [the shop](https://shop.example.org/Buy) or www.reviews.example.net/best, and https://user:secret@www.files.example.com/list.",
+        daysAgo: 1,
+      },
+    ]);
+    const { answers } = await listAnswers(app, brand.brandId, { limit: 5 });
+    const { answer } = await getAnswer(app, brand.brandId, answers[0]!.id);
+    expect(answer.citations.map((c) => [c.url, c.link])).toEqual([
+      ["https://shop.example.org/Buy", "https://www.shop.example.org/Buy/?utm_source=chatgpt#top"],
+      ["https://reviews.example.net/best", "https://www.reviews.example.net/best"],
+      ["https://files.example.com/list", "https://www.files.example.com/list"],
     ]);
   });
 

@@ -43,7 +43,8 @@ beforeAll(async () => {
   await d.box.withDb(async (db) => {
     const roster = await loadRoster(db, brandId);
     const promptId = (await db.get<{ id: string }>("SELECT id FROM prompts WHERE brand_id = ? LIMIT 1", [brandId]))!.id;
-    const text = `${HOSTILE} ${brandName} is a fine choice.`;
+    // Its one link is to a site at www.: the citation counts as shop.example.org, the link keeps the www.
+    const text = `${HOSTILE} ${brandName} is a fine choice; see https://www.shop.example.org/buy.`;
     const analysis = analyzeAnswer({ text, providerCitations: [], roster: roster.members });
     const writer = new AnswerWriter();
     await db.transaction((tx) =>
@@ -313,6 +314,9 @@ describe("answers", () => {
     expect(await page.locator(".answer-text mark.mention-brand").count()).toBe(1);
     await page.getByText("A hostile source").waitFor();
     expect(await page.getByText("(not a web address)").count()).toBeGreaterThan(0);
+    const citation = page.locator('section[aria-labelledby="answer-citations"] li a');
+    expect(await citation.getAttribute("href")).toBe("https://www.shop.example.org/buy");
+    expect(await citation.textContent()).toBe("https://www.shop.example.org/buy");
     expect(await page.locator('a[href^="javascript:" i], a[href^="data:" i]').count()).toBe(0);
     await photograph(page, "answer-hostile");
     expectNothingUnsafe(page);

@@ -346,7 +346,14 @@ const getAnswerTool = defineTool({
           sentiment: z.number().nullable(),
         }),
       ),
-      citations: z.array(z.object({ url: z.string(), domain: z.string(), owned: z.boolean() })),
+      citations: z.array(
+        z.object({
+          url: z.string().describe("normalised as the metrics count it (www. and tracking parameters dropped)"),
+          link: z.string().describe("the address as the answer gave it, to open (a site served only at www. needs it)"),
+          domain: z.string(),
+          owned: z.boolean(),
+        }),
+      ),
       search_queries: z.array(z.string()).describe("the web search queries the assistant ran, in order"),
       cited_sources: z
         .array(

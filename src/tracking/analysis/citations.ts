@@ -14,15 +14,33 @@ const TRACKING_PARAMS = new Set(["gclid", "fbclid"]);
  * order), then markdown links and bare URLs in text order. Non-http(s) and unparsable URLs are ignored.
  */
 export function extractCitations(text: string, providerUrls: readonly string[] = []): Citation[] {
+  return citedAddresses(text, providerUrls).map(({ url }) => ({ url, domain: registrableDomain(new URL(url).hostname) }));
+}
+
+/**
+ * extractCitations' URLs, each with `link`: the address as the answer or its provider first gave it,
+ * without credentials, to open. The normalised URL drops `www.`, which a site served only at www
+ * does not answer.
+ */
+export function citedAddresses(text: string, providerUrls: readonly string[] = []): Array<{ url: string; link: string }> {
   const seen = new Set<string>();
-  const out: Citation[] = [];
+  const out: Array<{ url: string; link: string }> = [];
   for (const raw of [...providerUrls, ...findUrls(text).map((span) => span.url)]) {
     const url = normalizeUrl(raw);
     if (url === null || seen.has(url)) continue;
     seen.add(url);
-    out.push({ url, domain: registrableDomain(new URL(url).hostname) });
+    out.push({ url, link: linkOf(raw) });
   }
   return out;
+}
+
+/** An address that normalises (http or https), as given but without credentials. */
+function linkOf(raw: string): string {
+  const input = raw.trim();
+  const url = new URL(/^www\./i.test(input) ? `https://${input}` : input);
+  url.username = "";
+  url.password = "";
+  return url.href;
 }
 
 /**

@@ -425,7 +425,7 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
               <ul class="citations">
                 {a.citations.map((c, i) => (
                   <li key={i}>
-                    <WebLink url={c.url}>{c.url}</WebLink>
+                    <WebLink url={c.link}>{c.link}</WebLink>
                     {c.owned && <span class="badge">Your site</span>}
                   </li>
                 ))}
