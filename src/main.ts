@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import {
   createAccount,
   normalizeEmail,
+  ownerMissing,
   ownerSignupOpen,
   parsePlan,
   requireAccountByEmail,
@@ -92,7 +93,11 @@ const COMMANDS: Record<string, Command> = {
       checkSanitizer();
       if (await ownerSignupOpen(db)) {
         log.warn(
-          'no account yet: the first visitor to sign up becomes the owner of this instance; create the owner\'s account now with "spyglass account create --email E --password -"',
+          'no account yet: the first visitor to sign up becomes the owner of this instance; create the owner\'s account now with "spyglass account create --email E --password - --plan autopilot"',
+        );
+      } else if (await ownerMissing(db)) {
+        log.info(
+          "no owner yet (the demo's account never is, and it closes the dashboard's signup): create yours with \"spyglass account create --email E --password - --plan autopilot\"",
         );
       }
       // Start-up ran a lot of code once and never again (migrations, building the app, the warm-up).

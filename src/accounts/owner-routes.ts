@@ -19,7 +19,7 @@ function objectBody(body: unknown, fields: string): Record<string, unknown> {
 export function ownerRoutes(ctx: AppContext) {
   const { config, db } = ctx;
   const status = new Elysia().all("/api/auth/status", methodNotAllowed("GET")).get("/api/auth/status", async () => ({
-    setup: (await countAccounts(db)) === 0,
+    setup: (await countAccounts(db)).all === 0,
     signup: config.auth.signup,
     public_url: config.publicUrl,
   }));

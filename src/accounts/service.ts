@@ -98,20 +98,30 @@ export async function verifyPassword(password: string, hash: string | null): Pro
 const ACCOUNT_COLUMNS = `id, email, password_hash AS "passwordHash", plan, created_at AS "createdAt"`;
 
 /**
- * The account `spyglass demo` seeds (demo/). It is never the instance's owner and does not count as
- * one of its accounts: a self-hoster who tries the demo first still creates the owner's account
- * afterwards (the demo's password is printed on the terminal).
+ * The account `spyglass demo` seeds (demo/). It is never the instance's owner (its password is
+ * printed on the terminal): the owner is the first other account. It is an account all the same, so
+ * it closes the first-run signup (CONTRACT §3: open while the instance has no account); after the
+ * demo, the owner's account is made with the CLI, as `spyglass demo` says.
  */
 export const DEMO_ACCOUNT_EMAIL = "demo@spyglass-demo.example.com";
 
-/** The instance's accounts, the demo's left out. */
-export async function countAccounts(db: Queries): Promise<number> {
-  return (await db.get<{ n: number }>("SELECT count(*) AS n FROM accounts WHERE email <> ?", [DEMO_ACCOUNT_EMAIL]))?.n ?? 0;
+/** How many accounts the instance has, and how many of them are not the demo's (none: no owner yet). */
+export async function countAccounts(db: Queries): Promise<{ all: number; real: number }> {
+  const row = await db.get<{ all_: number; real_: number }>(
+    "SELECT count(*) AS all_, count(CASE WHEN email <> ? THEN 1 END) AS real_ FROM accounts",
+    [DEMO_ACCOUNT_EMAIL],
+  );
+  return { all: Number(row?.all_ ?? 0), real: Number(row?.real_ ?? 0) };
 }
 
-/** Whether whoever reaches the server first can sign up and become its owner (no account yet but the demo's). */
+/** Whether whoever reaches the server first can sign up and become its owner (no account at all yet). */
 export async function ownerSignupOpen(db: Queries): Promise<boolean> {
-  return (await countAccounts(db)) === 0;
+  return (await countAccounts(db)).all === 0;
+}
+
+/** Whether the instance has no owner yet: no account but, perhaps, the demo's. */
+export async function ownerMissing(db: Queries): Promise<boolean> {
+  return (await countAccounts(db)).real === 0;
 }
 
 export async function findAccountByEmail(db: Queries, email: string): Promise<AccountRow | null> {
@@ -165,7 +175,7 @@ export interface NewAccount {
 export async function createAccount(
   db: Queries,
   input: NewAccount,
-  mayCreate: (existingAccounts: number) => Plan | undefined = () => undefined,
+  mayCreate: (existing: { all: number; real: number }) => Plan | undefined = () => undefined,
 ): Promise<AccountView> {
   const email = normalizeEmail(input.email);
   const password = validatePassword(input.password);
@@ -196,13 +206,13 @@ export async function createAccount(
  * signups cannot both succeed).
  */
 export async function signup(db: Queries, config: Config, input: NewAccount): Promise<AccountView> {
-  const policy = (existing: number): Plan | undefined => {
-    if (existing > 0 && config.auth.signup !== "open") {
+  const policy = (existing: { all: number; real: number }): Plan | undefined => {
+    if (existing.all > 0 && config.auth.signup !== "open") {
       throw new Forbidden("Signup is closed on this instance; ask its administrator for an account.", "signup_closed");
     }
-    // The owner, who runs the server, has every part of it (Autopilot); later accounts start on
-    // none until the owner gives them a plan.
-    return existing === 0 ? "autopilot" : undefined;
+    // The owner (the first account but the demo's), who runs the server, has every part of it
+    // (Autopilot); later accounts start on none until the owner gives them a plan.
+    return existing.real === 0 ? "autopilot" : undefined;
   };
   policy(await countAccounts(db));
   return await createAccount(db, { email: input.email, password: input.password }, policy);

@@ -1,5 +1,5 @@
 // What `spyglass demo` does and prints; main.ts only dispatches to it.
-import { requireAccountByEmail } from "../accounts/service";
+import { ownerMissing, requireAccountByEmail } from "../accounts/service";
 import { listBrands } from "../brands/service";
 import { type AppContext } from "../context";
 import { Conflict } from "../errors";
@@ -23,6 +23,13 @@ export async function demoCommand(app: AppContext, opts: { scale: number; reset:
     stdout.write(`${JSON.stringify({ ...result, public_api_url: publicApi(result.brand.site_key) })}\n`);
     return;
   }
+  // The demo's account closes the first-run signup (it is an account) but never owns the instance.
+  const yourAccount = (await ownerMissing(app.db))
+    ? [
+        `Your own account (the instance's owner; the dashboard's signup is closed once any account exists, the demo's too):`,
+        `  spyglass account create --email you@example.com --password - --plan autopilot`,
+      ]
+    : [];
   stdout.write(
     [
       `Demo data seeded in ${result.seconds} s (DEMO DATA, not real measurements): brand "${result.brand.name}", ${result.competitors} competitors, ${result.prompts} prompts, ${result.answers} answers over ${DEMO_DAYS} days × 3 engines, 1 published article.`,
@@ -34,6 +41,7 @@ export async function demoCommand(app: AppContext, opts: { scale: number; reset:
       app.config.publicUrl
         ? `Start the server with "spyglass serve" and connect an MCP client with the API key.`
         : `Start the server with "spyglass serve" and connect an MCP client with the API key. These addresses are a server on this machine at port ${app.config.port}; another port or host changes them (public_url in spyglass.toml names the address clients use).`,
+      ...yourAccount,
       "",
     ].join("\n"),
   );

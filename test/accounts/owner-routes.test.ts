@@ -1,5 +1,6 @@
 // The instance's first-run state and the owner's account management, in process.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createAccount, findAccountByEmail } from "../../src/accounts/service";
 import { seedDemo } from "../../src/demo/seeder";
 import { PASSWORD, type TestApp, testApp } from "../support/http";
 
@@ -106,7 +107,7 @@ describe("the owner manages accounts", () => {
 });
 
 describe("an instance whose first account is the demo's", () => {
-  test("the demo's account is not the owner: the owner's signup stays open, and the next account owns the instance", async () => {
+  test("the demo's account is not the owner, but it is an account: signup is closed (CONTRACT §3), and the next account, made with the CLI, owns the instance", async () => {
     const fresh = await testApp();
     try {
       const demo = await seedDemo(fresh.ctx, { scale: 1 });
@@ -115,21 +116,39 @@ describe("an instance whose first account is the demo's", () => {
       const demoCookie = demoLogin.headers.get("set-cookie")!.split(";")[0]!;
       expect((await fresh.call("GET", "/api/auth/me", { cookie: demoCookie })).json.owner).toBe(false);
       expect((await fresh.call("GET", "/api/accounts", { cookie: demoCookie })).status).toBe(403);
-      expect((await fresh.call("GET", "/api/auth/status")).json.setup).toBe(true);
+      // An instance that had only the demo's account (for weeks, perhaps) is not open to a stranger's signup.
+      expect((await fresh.call("GET", "/api/auth/status")).json.setup).toBe(false);
+      const stranger = await fresh.call("POST", "/api/auth/signup", { body: { email: "stranger@example.com", password: PASSWORD } });
+      expect(stranger.status).toBe(403);
+      expect(stranger.json.code).toBe("signup_closed");
+      expect(await findAccountByEmail(fresh.ctx.db, "stranger@example.com")).toBeNull();
 
-      const signup = await fresh.call("POST", "/api/auth/signup", { body: { email: "me@example.com", password: PASSWORD } });
-      expect(signup.status).toBe(201);
-      const cookie = signup.headers.get("set-cookie")!.split(";")[0]!;
+      // The CLI's account (as `spyglass demo` says) is the owner.
+      await createAccount(fresh.ctx.db, { email: "me@example.com", password: PASSWORD, plan: "autopilot" });
+      const login = await fresh.call("POST", "/api/auth/login", { body: { email: "me@example.com", password: PASSWORD } });
+      const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
       expect((await fresh.call("GET", "/api/auth/me", { cookie })).json.owner).toBe(true);
       const listed = await fresh.call("GET", "/api/accounts", { cookie });
       expect(listed.json.accounts.map((a: { email: string; owner: boolean }) => [a.email, a.owner])).toEqual([
         [demo.login.email, false],
         ["me@example.com", true],
       ]);
-      expect((await fresh.call("GET", "/api/auth/status")).json.setup).toBe(false);
-      // Signup is closed once the owner exists, as without the demo.
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test('with signup = "open", the first account after the demo\'s signs up as the owner, on Autopilot; the next on none', async () => {
+    const fresh = await testApp({ signup: "open" });
+    try {
+      await seedDemo(fresh.ctx, { scale: 1 });
+      const first = await fresh.call("POST", "/api/auth/signup", { body: { email: "me@example.com", password: PASSWORD } });
+      expect(first.status).toBe(201);
+      expect(first.json.account.plan).toBe("autopilot");
+      const cookie = first.headers.get("set-cookie")!.split(";")[0]!;
+      expect((await fresh.call("GET", "/api/auth/me", { cookie })).json.owner).toBe(true);
       const second = await fresh.call("POST", "/api/auth/signup", { body: { email: "other@example.com", password: PASSWORD } });
-      expect(second.json.code).toBe("signup_closed");
+      expect(second.json.account.plan).toBe("none");
     } finally {
       await fresh.close();
     }

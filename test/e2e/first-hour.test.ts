@@ -298,6 +298,8 @@ describe("spyglass demo", () => {
       expect(first.stdout).toContain("  dashboard   http://localhost:3000/   (sign in with this login)\n");
       // Addresses that only hold for a server at the default port say so.
       expect(first.stdout).toContain("These addresses are a server on this machine at port 3000; another port or host changes them");
+      // The demo's account closes the dashboard's signup but never owns the instance: the way to the owner's account is said.
+      expect(first.stdout).toContain("\n  spyglass account create --email you@example.com --password - --plan autopilot\n");
 
       const second = await demo.cli(["demo"]);
       expect(second.stderr).toBe("");
