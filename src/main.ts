@@ -23,7 +23,7 @@ import { AppError, Invalid } from "./errors";
 import { createApiKey, listApiKeys, revokeApiKey } from "./keys/service";
 import { configureLog, log } from "./log";
 import { resetAccountPassword } from "./oauth/password-reset";
-import { startServer } from "./server";
+import { assertCanListen, startServer } from "./server";
 import { startWindowRollover } from "./tracking/prompt-windows";
 import { markInterruptedRuns } from "./tracking/runner";
 import { startScheduler } from "./tracking/scheduler";
@@ -56,6 +56,7 @@ const COMMANDS: Record<string, Command> = {
     options: { host: { type: "string" }, port: { type: "string" } },
     async run({ config }) {
       configureLog({ level: config.logLevel });
+      assertCanListen(config.host, config.port);
       const db = await openConfiguredDatabase(config);
       const app = createAppContext(config, db);
       await markInterruptedRuns(app);

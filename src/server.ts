@@ -95,6 +95,22 @@ export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): Runnin
   };
 }
 
+/**
+ * Throws the ConfigError startServer would for an address it cannot listen on, before the database
+ * is opened: a second `serve` started by mistake beside a running one (an upgrade's new binary, say)
+ * otherwise created or migrated that server's database before failing on the port. A probe, bound
+ * and closed at once; port 0 (any free port) needs none.
+ */
+export function assertCanListen(host: string, port: number): void {
+  if (port === 0) return;
+  try {
+    const probe = Bun.listen({ hostname: host, port, socket: { data() {} } });
+    probe.stop(true);
+  } catch (error) {
+    throw new ConfigError(listenFailure(host, port, error as NodeJS.ErrnoException));
+  }
+}
+
 /** Why the server could not listen, in words that name the setting to change. */
 function listenFailure(host: string, port: number, error: NodeJS.ErrnoException): string {
   const where = `cannot listen on ${bracketed(host)}:${port}`;

@@ -101,11 +101,15 @@ describe("dist/spyglass end to end", () => {
     // A port taken on the loopback address (another program's), and an address that is not this machine's.
     const taken = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("someone else") });
     try {
-      const busy = await box.cli(["serve", "--host", "127.0.0.1", "--port", String(taken.port)]);
+      // Refused before the database is opened: a second serve by mistake (an upgrade's new binary
+      // beside the running old one) neither creates nor migrates one.
+      const untouched = join(box.dir, "second-data");
+      const busy = await box.cli(["serve", "--host", "127.0.0.1", "--port", String(taken.port), "--data", untouched]);
       expect(busy.code).toBe(1);
       expect(busy.stderr).toBe(
         `spyglass: cannot listen on 127.0.0.1:${taken.port}: the port is in use by another program (another spyglass serve?). Choose another with --port or the PORT variable.\n`,
       );
+      expect(existsSync(untouched)).toBe(false);
     } finally {
       taken.stop(true);
     }
