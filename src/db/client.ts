@@ -6,7 +6,7 @@ import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
 import { type MigrationMeta } from "drizzle-orm/migrator";
 import { NotFound, Unavailable } from "../errors";
 import { log } from "../log";
-import { EMBEDDED_MIGRATIONS, embeddedMigrations, MIGRATION_JOURNAL, newerSchemaProblem } from "./migrations";
+import { EMBEDDED_MIGRATIONS, embeddedMigrations, logMigrations, MIGRATION_JOURNAL, newerSchemaProblem } from "./migrations";
 import { type PostgresDb } from "./postgres";
 import { type Queries, type SqlParam, type SqlText } from "./queries";
 import type * as schema from "./schema";
@@ -111,7 +111,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDb 
   }
   if (options.migrate !== false) {
     try {
-      applyMigrations(drizzle({ client: sqlite }));
+      applyMigrations(sqlite, path);
     } catch (error) {
       sqlite.close(false);
       throw unusableDatabase(path, (error as { code?: string }).code ?? "", (error as Error).message) ?? error;
@@ -250,13 +250,23 @@ function refuseNewerSchema(sqlite: SQLite, path: string): void {
   if (problem) throw new Unavailable(problem, "database_newer");
 }
 
-function applyMigrations(orm: BunSQLiteDatabase): void {
+function applyMigrations(sqlite: SQLite, path: string): void {
+  const started = performance.now();
+  const before = appliedMigrations(sqlite);
   // The same call drizzle-orm/bun-sqlite/migrator makes, fed from the embedded files instead of disk.
-  const internal = orm as unknown as {
+  const internal = drizzle({ client: sqlite }) as unknown as {
     dialect: { migrate(m: MigrationMeta[], session: unknown, config: object): void };
     session: unknown;
   };
   internal.dialect.migrate(embeddedMigrations(MIGRATION_JOURNAL, EMBEDDED_MIGRATIONS), internal.session, {});
+  logMigrations(path, before, appliedMigrations(sqlite), MIGRATION_JOURNAL, started);
+}
+
+/** How many migrations the database has had (0 for a new one). */
+function appliedMigrations(sqlite: SQLite): number {
+  const table = sqlite.query("SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
+  if (!table) return 0;
+  return Number((sqlite.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n);
 }
 
 /** A statement that writes, sent alone (outside a transaction) through all() or get(): UPDATE … RETURNING. */

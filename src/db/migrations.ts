@@ -19,6 +19,7 @@ import m0011 from "../../drizzle/0011_prompt_windows_gaps.sql" with { type: "tex
 import m0012 from "../../drizzle/0012_prompt_tag_names.sql" with { type: "text" };
 import m0013 from "../../drizzle/0013_prompts_active_index.sql" with { type: "text" };
 import journal from "../../drizzle/meta/_journal.json";
+import { log } from "../log";
 
 export const EMBEDDED_MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -56,6 +57,28 @@ export function embeddedMigrations(journalEntries: readonly JournalEntry[], text
       folderMillis: entry.when,
       hash: new Bun.CryptoHasher("sha256").update(query).digest("hex"),
     };
+  });
+}
+
+/**
+ * One line for migrations a start or command applied to an existing database (none: nothing said):
+ * which, from what to what, and how long they took: an upgrade that changes the schema is worth a
+ * line in the log it is checked in. A database created now says so at debug only (the listening
+ * line names the database).
+ */
+export function logMigrations(where: string, before: number, after: number, journal: readonly JournalEntry[], startedMs: number): void {
+  if (after <= before) return;
+  const applied = journal.slice(before, after).map((entry) => entry.tag);
+  const ms = Math.round(performance.now() - startedMs);
+  if (before === 0) {
+    log.debug("database created", { database: where, migrations: after, ms });
+    return;
+  }
+  log.info(`database upgraded: ${applied.length} migration${applied.length === 1 ? "" : "s"} applied`, {
+    database: where,
+    schema: { from: before, to: after },
+    applied,
+    ms,
   });
 }
 

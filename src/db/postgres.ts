@@ -8,7 +8,7 @@ import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { Unavailable } from "../errors";
 import { log } from "../log";
-import { embeddedMigrations, newerSchemaProblem } from "./migrations";
+import { embeddedMigrations, logMigrations, newerSchemaProblem } from "./migrations";
 import { EMBEDDED_PG_MIGRATIONS, PG_MIGRATION_JOURNAL } from "./migrations-pg";
 import { ChangeFeed } from "./pg-changes";
 import { type Queries, type SqlParam, type SqlText, toPostgresPlaceholders } from "./queries";
@@ -176,12 +176,19 @@ async function migrate(connection: postgres.Sql, where: string, apply: boolean):
     const problem = newerSchemaProblem(where, applied?.at == null ? null : Number(applied.at), PG_MIGRATION_JOURNAL);
     if (problem) throw new Unavailable(problem, "database_newer");
     if (!apply) return;
+    const started = performance.now();
+    const count = async () =>
+      table?.found || (await connection.unsafe("SELECT to_regclass('drizzle.__drizzle_migrations')::text AS found"))[0]?.found
+        ? Number((await connection.unsafe<Array<{ n: string }>>("SELECT count(*) AS n FROM drizzle.__drizzle_migrations"))[0]?.n ?? 0)
+        : 0;
+    const before = await count();
     const orm = drizzle({ client: connection });
     const internal = orm as unknown as {
       dialect: { migrate(m: MigrationMeta[], session: unknown, config: object): Promise<void> };
       session: unknown;
     };
     await internal.dialect.migrate(embeddedMigrations(PG_MIGRATION_JOURNAL, EMBEDDED_PG_MIGRATIONS), internal.session, {});
+    logMigrations(where, before, await count(), PG_MIGRATION_JOURNAL, started);
     await connection.unsafe(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`);
   } finally {
     // Ending the session releases the lock too, should the migration have failed.

@@ -5,6 +5,7 @@ import { Database } from "bun:sqlite";
 import { afterEach, expect, test } from "bun:test";
 import { join } from "node:path";
 import postgres from "postgres";
+import { MIGRATION_JOURNAL } from "../../src/db/migrations";
 import { type Sandbox, sandbox } from "../support/binary";
 
 let box: Sandbox | null = null;
@@ -71,11 +72,24 @@ test("a backup of a database made by an older Spyglass is that database, not upg
     expect(db.query("SELECT name FROM sqlite_master WHERE name = 'prompts_brand_active_idx'").get()).toBeNull();
     db.close();
   }
-  // The upgrade itself is still one command away.
-  expect((await box.cli(["migrate"])).code).toBe(0);
+  // The upgrade itself is still one command away, and says what it applied (a line on stderr, as
+  // serve's log has it); once done, a second migrate has nothing to say.
+  const migrated = await box.cli(["migrate"]);
+  expect(migrated.code).toBe(0);
+  const line = JSON.parse(migrated.stderr.trim());
+  expect(line).toMatchObject({
+    level: "info",
+    msg: "database upgraded: 1 migration applied",
+    schema: { from: applied, to: applied + 1 },
+    applied: [MIGRATION_JOURNAL.at(-1)!.tag],
+  });
+  expect(line.database).toBe(file);
   const upgraded = new Database(file, { readonly: true });
   expect(migrations(upgraded)).toBe(applied + 1);
   upgraded.close();
+  const again = await box.cli(["migrate"]);
+  expect(again.code).toBe(0);
+  expect(again.stderr).toBe("");
 });
 
 test("migrate refuses a data directory without a database instead of creating one", async () => {
