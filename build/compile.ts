@@ -7,7 +7,7 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { type BuildOutput } from "bun";
 import { jsdomPlugin } from "./jsdom-plugin";
-import { sourceStamp, stampFileOf } from "./stamp";
+import { buildId, sourceStamp, stampFileOf } from "./stamp";
 
 export function compileExecutable(entrypoints: string[], outfile: string): Promise<BuildOutput> {
   return Bun.build({
@@ -22,6 +22,8 @@ export function compileExecutable(entrypoints: string[], outfile: string): Promi
     sourcemap: "none",
     target: "bun",
     plugins: [jsdomPlugin],
+    // The build's name (src/version.ts): the commit it is built from.
+    define: { SPYGLASS_BUILD_ID: JSON.stringify(buildId()) },
     throw: false,
   });
 }

@@ -36,3 +36,25 @@ export function sourceStamp(root = REPO_ROOT): string {
   }
   return hash.digest("hex");
 }
+
+/**
+ * What `spyglass --version` and /healthz name the build by: the git commit it was built from (10
+ * hex digits), followed by "+" and the source stamp's first 8 when a stamped file differs from that
+ * commit; the source stamp alone ("src.<12>") outside a git checkout. Two binaries with the same
+ * version (package.json's) but different code are told apart.
+ */
+export function buildId(root = REPO_ROOT): string {
+  const stamp = sourceStamp(root);
+  const git = (args: string[]) => {
+    try {
+      const done = Bun.spawnSync(["git", "-C", root, ...args], { stdout: "pipe", stderr: "ignore" });
+      return done.exitCode === 0 ? done.stdout.toString().trim() : null;
+    } catch {
+      return null; // no git on this machine
+    }
+  };
+  const commit = git(["rev-parse", "--short=10", "HEAD"]);
+  if (!commit) return `src.${stamp.slice(0, 12)}`;
+  const changed = git(["status", "--porcelain", "--", ...STAMPED_PATHS]);
+  return changed === "" ? commit : `${commit}+${stamp.slice(0, 8)}`;
+}

@@ -28,7 +28,7 @@ import { startWindowRollover } from "./tracking/prompt-windows";
 import { markInterruptedRuns } from "./tracking/runner";
 import { startScheduler } from "./tracking/scheduler";
 import { stopTracking } from "./tracking/service";
-import { VERSION } from "./version";
+import { BUILD, VERSION } from "./version";
 
 type Flags = Record<string, string | boolean | string[] | undefined>;
 
@@ -90,6 +90,9 @@ const COMMANDS: Record<string, Command> = {
         config: config.configFile,
         // Which database this instance uses: SQLite's file, or PostgreSQL's host and database (db.path never holds the password).
         database: { kind: db.dialect === "sqlite" ? "sqlite" : "postgresql", at: db.path },
+        // Last: scripts (the tests' included) read the line's first fields as they were.
+        version: VERSION,
+        build: BUILD,
       });
       checkSanitizer();
       if (await ownerSignupOpen(db)) {
@@ -463,7 +466,7 @@ async function main(argv: string[]): Promise<void> {
   let rest = argv;
   const first = argv[0];
   if (first === "--version") {
-    process.stdout.write(`spyglass ${VERSION}\n`);
+    process.stdout.write(`spyglass ${VERSION} (build ${BUILD})\n`);
     return;
   }
   if (first === "help" || first === "--help" || first === "-h") return help(argv.slice(1));

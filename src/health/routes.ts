@@ -6,7 +6,7 @@
 import { Elysia } from "elysia";
 import { type Db } from "../db/client";
 import { log } from "../log";
-import { VERSION } from "../version";
+import { BUILD, VERSION } from "../version";
 
 const CHECK_EVERY_MS = 1_000;
 const CHECK_TIMEOUT_MS = 2_000;
@@ -38,16 +38,16 @@ export function healthRoutes(db: Pick<Db, "dialect" | "get">) {
     }
   };
   return new Elysia({ name: "health" }).get("/healthz", async ({ set }) => {
-    if (db.dialect !== "postgres") return { status: "ok", version: VERSION };
+    if (db.dialect !== "postgres") return { status: "ok", version: VERSION, build: BUILD };
     const now = Date.now();
     if (now - checkedAt >= CHECK_EVERY_MS) {
       checkedAt = now;
       problem = check();
     }
     const reason = await problem;
-    if (reason === null) return { status: "ok", version: VERSION };
+    if (reason === null) return { status: "ok", version: VERSION, build: BUILD };
     set.status = 503;
     set.headers["retry-after"] = "5";
-    return { status: "unavailable", version: VERSION, reason };
+    return { status: "unavailable", version: VERSION, build: BUILD, reason };
   });
 }

@@ -64,11 +64,17 @@ describe("help and version", () => {
   test("spyglass --version prints the package's version, the same as GET /healthz", async () => {
     const result = await box.cli(["--version"]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe(`spyglass ${pkg.version}\n`);
+    // The build is named by the commit it was built from (with the source stamp's mark when a source
+    // differed from it), a commit of this repository; it is not compared with HEAD, which a commit
+    // made after compiling moves.
+    const build = /^spyglass (\S+) \(build ((?:[0-9a-f]{10})(?:\+[0-9a-f]{8})?|src\.[0-9a-f]{12})\)\n$/.exec(result.stdout);
+    expect(build?.[1]).toBe(pkg.version);
+    const commit = build![2]!.split("+")[0]!;
+    if (!commit.startsWith("src.")) expect(Bun.spawnSync(["git", "cat-file", "-e", `${commit}^{commit}`]).exitCode).toBe(0);
     const server = await box.serve();
     try {
       const health = await fetch(`${server.url}/healthz`);
-      expect(await health.json()).toEqual({ status: "ok", version: pkg.version });
+      expect(await health.json()).toEqual({ status: "ok", version: pkg.version, build: build![2] });
     } finally {
       await server.stop();
     }

@@ -43,7 +43,7 @@ test.if(SANDBOX_DATABASE === "postgres")(
       }
       expect(down).toEqual({
         status: 503,
-        body: { status: "unavailable", version: expect.any(String), reason: "the database does not answer" },
+        body: { status: "unavailable", version: expect.any(String), build: expect.any(String), reason: "the database does not answer" },
       });
       expect(server.logs()).toContain("health check: the database does not answer");
     } finally {

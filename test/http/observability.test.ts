@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import fc from "fast-check";
 import { observability } from "../../src/http/observability";
 import { configureLog, log } from "../../src/log";
-import { VERSION } from "../../src/version";
+import { BUILD, VERSION } from "../../src/version";
 import { type TestApp, testApp } from "../support/http";
 import { captureLog } from "../support/log";
 
@@ -18,7 +18,7 @@ describe("operational basics", () => {
     t = await testApp();
     const res = await t.call("GET", "/healthz");
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ status: "ok", version: VERSION });
+    expect(res.json).toEqual({ status: "ok", version: VERSION, build: BUILD });
     expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 
