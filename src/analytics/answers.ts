@@ -142,7 +142,11 @@ export async function listAnswers(app: AppContext, brandId: string, input: ListA
   }
   if (input.cursor !== undefined) {
     const c = decodeCursor(input.cursor);
-    parts.push("(a.created_at < ? OR (a.created_at = ? AND a.id < ?))");
+    // The bound on created_at alone first, so that the index is searched from there in order: as
+    // "created_at < ? OR (created_at = ? AND id < ?)" SQLite read both branches and sorted the brand's
+    // whole history for every page after the first (0.2-0.4 s a page at 216,000 answers, which held
+    // the server through an export of them all).
+    parts.push("a.created_at <= ? AND (a.created_at < ? OR a.id < ?)");
     params.push(c.createdAt, c.createdAt, c.id);
   }
   const rows = await app.db.all<SummaryRow>(

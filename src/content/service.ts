@@ -190,7 +190,8 @@ export async function listArticles(db: Queries, brandId: string, options: ListAr
     params.push(options.status);
   }
   if (after) {
-    terms.push("(created_at < ? OR (created_at = ? AND id < ?))");
+    // created_at's bound alone first: the index is then searched from there in order (as in listAnswers).
+    terms.push("created_at <= ? AND (created_at < ? OR id < ?)");
     params.push(after[0], after[0], after[1]);
   }
   const rows = await db.all<ArticleRow>(
