@@ -106,6 +106,7 @@ interface ListFilter {
   after: readonly [number, string] | null;
   query: string;
   tagId: string | null;
+  promptId: string | null;
 }
 
 /**
@@ -121,9 +122,11 @@ function listQuery(brandId: string, filter: ListFilter, limit: number): { text: 
   const terms = [`p.brand_id = ${param(brandId)}`];
   if (!filter.includeArchived) terms.push("p.archived_at IS NULL");
   if (filter.after) {
+    // created_at's bound alone first, so that the brand's index is searched from there in order.
     const at = param(filter.after[0]);
-    terms.push(`(p.created_at > ${at} OR (p.created_at = ${at} AND p.id > ${param(filter.after[1])}))`);
+    terms.push(`p.created_at >= ${at} AND (p.created_at > ${at} OR p.id > ${param(filter.after[1])})`);
   }
+  if (filter.promptId !== null) terms.push(`p.id = ${param(filter.promptId)}`);
   // instr() (strpos() on PostgreSQL) rather than LIKE: the user's text needs no escaping of % and _.
   const query = filter.query === "" ? null : param(filter.query);
   if (filter.tagId !== null) terms.push(`p.id IN (SELECT prompt_id FROM prompt_tags WHERE tag_id = ${param(filter.tagId)})`);
@@ -212,9 +215,11 @@ export async function getPromptTexts(db: Queries, brandId: string, promptIds: re
 export async function listPrompts(
   db: Queries,
   brandId: string,
-  options: { tag?: string; query?: string; includeArchived?: boolean; limit: number; cursor?: string },
+  options: { tag?: string; query?: string; promptId?: string; includeArchived?: boolean; limit: number; cursor?: string },
 ): Promise<{ prompts: PromptView[]; next_cursor: string | null }> {
   const after = decodeCursor(options.cursor, ["number", "string"] as const);
+  // One prompt: an id that is none of the brand's is "not found", as everywhere a prompt_id goes.
+  const promptId = options.promptId === undefined ? null : (await getPrompt(db, brandId, options.promptId)).id;
   let tagId: string | null = null;
   if (options.tag !== undefined) {
     const tag = await findTag(db, brandId, options.tag);
@@ -224,7 +229,7 @@ export async function listPrompts(
   const query = options.query === undefined ? "" : promptTextKey(options.query);
   const { text, params } = listQuery(
     brandId,
-    { includeArchived: options.includeArchived === true, after, query, tagId },
+    { includeArchived: options.includeArchived === true, after, query, tagId, promptId },
     options.limit + 1,
   );
   const rows = await db.all<PromptSqlRow>(text, params);

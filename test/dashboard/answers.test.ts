@@ -184,6 +184,11 @@ describe("answers", () => {
     await figures.locator("[data-figure=visibility]").waitFor();
     expect(await figures.locator("[data-figure=visibility]").textContent()).toContain(`n = ${row.visibility.n}`);
     expect(await figures.locator("[data-figure=answers]").textContent()).toBe(`${row.answers.valid} valid of ${row.answers.total}`);
+    // The way to its answers in the Answers page keeps the period (the default: the last 30 days).
+    const thirtyDays = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
+    expect(await page.getByRole("link", { name: "Filter this prompt's answers of the period" }).getAttribute("href")).toBe(
+      `/brands/${brandId}/answers?prompt=${encodeURIComponent(promptIdShown)}&start=${thirtyDays}`,
+    );
     // Its trend: get_visibility_trend narrowed to the prompt, drawn and as a table whose points add up to its row.
     await page.locator(".trend-chart canvas").waitFor();
     const trend = await tool<{ points: Array<{ date: string; visibility: { n: number } }> }>("get_visibility_trend", {
@@ -380,5 +385,13 @@ describe("answers", () => {
     await page.locator("table.answers-table tbody tr").first().waitFor();
     expect(await ids()).toEqual(out.answers.map((a) => a.id));
     expectNothingUnsafe(page);
+  });
+
+  test("a prompt's page for an id that is no prompt of the brand says so; one of its answers' prompt is named in Answers", async () => {
+    await page.goto(d.url(`/brands/${brandId}/performance/prm_doesnotexist0000`));
+    await page.getByText("This prompt does not exist.").waitFor();
+    const first = (await tool<{ prompts: Array<{ id: string; text: string }> }>("list_prompts", { limit: 1 })).prompts[0]!;
+    await page.goto(d.url(`/brands/${brandId}/answers?prompt=${first.id}`));
+    await page.getByText(`Prompt: ${first.text}`).waitFor();
   });
 });

@@ -135,7 +135,16 @@ describe("Sources and Content gaps on demo data", () => {
     const links = await panel.locator("tbody tr td:first-child a").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
     expect(links).toEqual(citing.answers.map((a) => `/brands/${brandId}/answers/${a.id}`));
     const open = panel.getByRole("link", { name: "Open them in Answers" });
-    expect(await open.getAttribute("href")).toBe(`/brands/${brandId}/answers?cites_url=${encodeURIComponent(url)}`);
+    // It keeps the period: Answers without dates lists every stored answer.
+    expect(await open.getAttribute("href")).toBe(`/brands/${brandId}/answers?cites_url=${encodeURIComponent(url)}&start=${start}`);
+    await open.click();
+    await page.waitForURL(/\/answers\?/);
+    expect(await page.getByRole("textbox", { name: "From", exact: true }).inputValue()).toBe(start);
+    await page.locator("table.answers-table tbody tr").first().waitFor();
+    expect(await page.locator("table.answers-table tbody tr th a").evaluateAll((as) => as.map((a) => a.getAttribute("href")))).toEqual(
+      citing.answers.map((a) => `/brands/${brandId}/answers/${a.id}`),
+    );
+    await page.goBack();
     // External links only as http(s), opened without a referrer.
     for (const rel of await page.locator("table.sources-table a.url").evaluateAll((as) => as.map((a) => a.getAttribute("rel"))))
       expect(rel?.split(" ").sort()).toEqual(["nofollow", "noopener", "noreferrer"]);

@@ -47,6 +47,24 @@ describe("listing", () => {
     expect((await call(a, "list_prompts", { query: "100%_" })).data.prompts).toEqual([]);
   });
 
+  test("list_prompts by prompt_id: that prompt alone (archived on request), another brand's or an unknown one not found", async () => {
+    expect((await call(a, "list_prompts", { prompt_id: s.seed.a.ids.promptId })).data).toEqual({
+      prompts: [expect.objectContaining({ id: s.seed.a.ids.promptId, text: "best Acme software for small teams" })],
+      next_cursor: null,
+    });
+    expect((await call(a, "list_prompts", { prompt_id: s.seed.a.ids.archivedPromptId })).data.prompts).toEqual([]);
+    expect(
+      (await call(a, "list_prompts", { prompt_id: s.seed.a.ids.archivedPromptId, include_archived: true })).data.prompts.map(
+        (p: { id: string; archived: boolean }) => [p.id, p.archived],
+      ),
+    ).toEqual([[s.seed.a.ids.archivedPromptId, true]]);
+    // Combined with the other filters, all apply.
+    expect((await call(a, "list_prompts", { prompt_id: s.seed.a.ids.promptId, query: "no such text" })).data.prompts).toEqual([]);
+    for (const other of [s.seed.b.ids.promptId, "prm_doesnotexist0000"]) {
+      expect((await call(a, "list_prompts", { prompt_id: other })).error).toBe(PROMPT_NOT_FOUND);
+    }
+  });
+
   test("a tag the brand does not have is not found, by name or by id", async () => {
     expect((await call(a, "list_prompts", { tag: "no such tag" })).error).toBe(
       'Tag "no such tag" not found; list_tags shows the brand\'s tags.',

@@ -50,10 +50,16 @@ const listPromptsTool = defineTool({
   name: "list_prompts",
   title: "List tracked prompts",
   description:
-    "Use to see which questions are tracked for the brand, in the order they were added. Filter by tag (name or id) or by text (query, ignoring case); archived prompts are left out unless include_archived is true. Returns each prompt with its tags, country, language and archived flag, paged with cursor.",
+    "Use to see which questions are tracked for the brand, in the order they were added. Filter by tag (name or id), by text (query, ignoring case) or to one prompt (prompt_id); archived prompts are left out unless include_archived is true. Returns each prompt with its tags, country, language and archived flag, paged with cursor.",
   input: z.strictObject({
     tag: z.string().min(1).max(100).optional().describe("Only prompts with this tag (name or id)."),
     query: z.string().min(1).max(PROMPT_TEXT_MAX).optional().describe("Only prompts whose text contains this, ignoring case."),
+    prompt_id: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe("Only this prompt (its text and tags); an id that is not the brand's prompt is not found."),
     include_archived: z.boolean().default(false).describe("Also list archived prompts (default false)."),
     limit,
     cursor,
@@ -65,6 +71,7 @@ const listPromptsTool = defineTool({
     listPrompts(ctx.app.db, ctx.brand.id, {
       tag: input.tag,
       query: input.query,
+      promptId: input.prompt_id,
       includeArchived: input.include_archived,
       limit: input.limit,
       cursor: input.cursor,

@@ -61,6 +61,19 @@ export function filterQuery(query: Record<string, string>): string {
   return text ? `?${text}` : "";
 }
 
+/**
+ * The Answers page's query for the answers behind a figure of `filter`: its period (the default one,
+ * the last 30 days, written out: Answers lists every stored answer without dates) and engine, with
+ * `extra` (?prompt=, ?cites=). A tag is left out: Answers filters by one prompt or source at a time.
+ */
+export function answersQuery(filter: AnalyticsFilter, extra: Record<string, string>): string {
+  const query = new URLSearchParams(extra);
+  query.set("start", filter.start_date ?? day(Date.now() - 29 * 86_400_000));
+  if (filter.end_date) query.set("end", filter.end_date);
+  if (filter.engine) query.set("engine", filter.engine);
+  return `?${query.toString()}`;
+}
+
 /** Period presets, a custom range, engine and tag. Engines and tags come from the brand's own tools. */
 export function FilterBar({ brandId }: { brandId: string }) {
   const { query, set } = useAnalyticsFilter();

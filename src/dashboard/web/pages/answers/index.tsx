@@ -10,7 +10,7 @@ import { answerStatusLabel, useEngineLabels } from "../../components/engines";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
-import { allPrompts, short } from "../../components/prompts";
+import { short } from "../../components/prompts";
 import { MoreButton } from "../../components/rows";
 import { Button, EmptyState, formatDate, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { isWebUrl, WebLink } from "../../components/web-link";
@@ -82,11 +82,6 @@ const STATUSES = ["ok", "empty", "refusal", "error"] as const;
 
 function answerHref(brandId: string, id: string): string {
   return brandPath(brandId, `/answers/${encodeURIComponent(id)}`);
-}
-
-/** The brand's prompts' texts by id (archived too), to name the prompt of the filter. */
-async function promptTexts(brandId: string): Promise<Map<string, string>> {
-  return new Map((await allPrompts(brandId)).map((p) => [p.id, p.text]));
 }
 
 /** A table of answers read through list_answers with the given input, newest first. */
@@ -174,12 +169,11 @@ export function Answers({ brandId }: { brandId: string }) {
   const { query, path, route } = useLocation();
   const id = useId();
   const engines = useLoad(() => api.tool(brandId, "get_brand", {}).then((b) => b.engines), [brandId]);
-  // The chosen prompt's text, from one of its answers (one request); from the brand's prompts only
-  // when it has none (reading every prompt is many requests for a brand with thousands).
+  // The chosen prompt's text (archived prompts too), in one request.
   const promptText = useLoad(async () => {
     if (!query.prompt) return null;
-    const one = await api.tool(brandId, "list_answers", { prompt_id: query.prompt, limit: 1 });
-    return one.answers[0]?.prompt_text || ((await promptTexts(brandId)).get(query.prompt) ?? null);
+    const one = await api.tool(brandId, "list_prompts", { prompt_id: query.prompt, include_archived: true, limit: 1 });
+    return one.prompts[0]?.text ?? null;
   }, [brandId, query.prompt]);
   const set = (key: string, value: string) => {
     const q = new URLSearchParams(query);

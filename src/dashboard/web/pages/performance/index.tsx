@@ -4,10 +4,10 @@
 
 import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
-import { api } from "../../api";
+import { ApiError, api } from "../../api";
 import { DownloadCsv } from "../../components/download-csv";
 import { intervalText } from "../../components/figures";
-import { type AnalyticsFilter, FilterBar, filterQuery, useAnalyticsFilter } from "../../components/filters";
+import { type AnalyticsFilter, answersQuery, FilterBar, filterQuery, useAnalyticsFilter } from "../../components/filters";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -137,19 +137,10 @@ export function PromptPerformance({ brandId }: { brandId: string }) {
   );
 }
 
-/**
- * The prompt's row of get_prompt_performance under a filter (no tool takes a prompt id there, so
- * its pages are read until the prompt appears); null when it has no row.
- */
+/** The prompt's row of get_prompt_performance under a filter (the tool's prompt_id); null when it has no answer there. */
 async function promptRow(brandId: string, promptId: string, filter: AnalyticsFilter): Promise<PromptRow | null> {
-  let cursor: string | undefined;
-  do {
-    const page = await api.tool(brandId, "get_prompt_performance", { ...filter, limit: 100, cursor });
-    const found = page.prompts.find((p) => p.id === promptId);
-    if (found) return found;
-    cursor = page.next_cursor ?? undefined;
-  } while (cursor);
-  return null;
+  const page = await api.tool(brandId, "get_prompt_performance", { ...filter, prompt_id: promptId, limit: 1 });
+  return page.prompts.find((p) => p.id === promptId) ?? null;
 }
 
 function Figures({ row }: { row: PromptRow }) {
@@ -231,16 +222,15 @@ function PromptFigures({ brandId, promptId, filter }: { brandId: string; promptI
 export function PromptPage({ brandId, params }: { brandId: string; params: Record<string, string> }) {
   const promptId = params.promptId ?? "";
   const { filter, query } = useAnalyticsFilter();
-  // No tool reads one prompt by id: page through list_prompts (archived too) until it appears.
+  // The prompt alone (archived too); one that is not the brand's is "not found".
   const prompt = useLoad(async () => {
-    let cursor: string | undefined;
-    do {
-      const page = await api.tool(brandId, "list_prompts", { include_archived: true, limit: 100, cursor });
-      const found = page.prompts.find((p) => p.id === promptId);
-      if (found) return { prompt: found };
-      cursor = page.next_cursor ?? undefined;
-    } while (cursor);
-    return { prompt: null };
+    try {
+      const page = await api.tool(brandId, "list_prompts", { prompt_id: promptId, include_archived: true, limit: 1 });
+      return { prompt: page.prompts[0] ?? null };
+    } catch (error) {
+      if (error instanceof ApiError && error.code === "prompt_not_found") return { prompt: null };
+      throw error;
+    }
   }, [brandId, promptId]);
   const carry = filterQuery(query);
   return (
@@ -267,7 +257,9 @@ export function PromptPage({ brandId, params }: { brandId: string; params: Recor
       <TrendSection brandId={brandId} filter={{ ...filter, prompt_id: promptId }} engines={null} />
       <h2>Answers</h2>
       <p>
-        <a href={`${brandPath(brandId, "/answers")}?prompt=${encodeURIComponent(promptId)}`}>Filter all of this prompt's answers</a>
+        <a href={`${brandPath(brandId, "/answers")}${answersQuery(filter, { prompt: promptId })}`}>
+          Filter this prompt's answers of the period
+        </a>
       </p>
       <AnswerTable
         brandId={brandId}

@@ -8,7 +8,7 @@ import { api } from "../../api";
 import { DownloadCsv } from "../../components/download-csv";
 import { useEngineLabels } from "../../components/engines";
 import { Rate } from "../../components/figures";
-import { FilterBar, filterQuery, useAnalyticsFilter } from "../../components/filters";
+import { answersQuery, FilterBar, filterQuery, useAnalyticsFilter } from "../../components/filters";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -67,7 +67,7 @@ function CitingAnswers({
         Answers citing <span class="mono">{source}</span>
       </h2>
       <p class="muted">
-        <a href={`${brandPath(brandId, "/answers")}?${level === "url" ? "cites_url" : "cites"}=${encodeURIComponent(source)}`}>
+        <a href={`${brandPath(brandId, "/answers")}${answersQuery(filter, { [level === "url" ? "cites_url" : "cites"]: source })}`}>
           Open them in Answers
         </a>
       </p>
