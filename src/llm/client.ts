@@ -20,15 +20,58 @@ import {
 type Adapter = {
   build: (config: ModelConfig, messages: ChatMessage[], apiKey: string | null) => { url: string; init: RequestInit };
   parse: (body: unknown) => ParsedReply;
+  /** The field a reply of this format carries its answer in: a 200 without it is no answer (another API's reply, a gateway's). */
+  answerField: string;
 };
 
 /** One adapter per wire format (CONTRACT §6 `api`). */
 const ADAPTERS: Record<EngineApi, Adapter> = {
-  openai: { build: buildOpenAIRequest, parse: parseOpenAIReply },
-  "openai-responses": { build: buildResponsesRequest, parse: parseResponsesReply },
-  anthropic: { build: buildAnthropicRequest, parse: parseAnthropicReply },
-  gemini: { build: buildGeminiRequest, parse: parseGeminiReply },
+  openai: { build: buildOpenAIRequest, parse: parseOpenAIReply, answerField: "choices" },
+  "openai-responses": { build: buildResponsesRequest, parse: parseResponsesReply, answerField: "output" },
+  anthropic: { build: buildAnthropicRequest, parse: parseAnthropicReply, answerField: "content" },
+  gemini: { build: buildGeminiRequest, parse: parseGeminiReply, answerField: "candidates" },
 };
+
+/**
+ * The most a reply may be, in bytes: an answer with its sources is tens of kilobytes. A larger one
+ * (a misbehaving provider or proxy) is refused unread past this: 80 MB of 8 MB answers went into the
+ * database in one run, and analysing a 4 MB one holds the thread for ~1 s.
+ */
+export const MAX_REPLY_BYTES = 1024 * 1024;
+
+class ReplyTooLarge extends Error {}
+
+/** The reply's text, or ReplyTooLarge past MAX_REPLY_BYTES (declared or read). */
+async function readReply(response: Response): Promise<string> {
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (declared > MAX_REPLY_BYTES) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new ReplyTooLarge();
+  }
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    received += value.byteLength;
+    if (received > MAX_REPLY_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw new ReplyTooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Whether a 200's JSON has the adapter's answer field (a gemini reply may instead say why the prompt was blocked). */
+function hasAnswer(adapter: Adapter, body: unknown): boolean {
+  const root = body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+  if (!root) return false;
+  if (Array.isArray(root[adapter.answerField])) return true;
+  return adapter.answerField === "candidates" && typeof root.promptFeedback === "object" && root.promptFeedback !== null;
+}
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RETRIES = 3;
@@ -89,6 +132,7 @@ export async function complete(
   const adapter = ADAPTERS[config.api];
   const request = adapter.build(config, messages, apiKey);
   const parse = adapter.parse;
+  const tooLarge = `the provider's reply is over ${MAX_REPLY_BYTES / 1024 / 1024} MiB; it was not read`;
 
   let reason = "no attempt made";
   let latency = 0;
@@ -109,7 +153,7 @@ export async function complete(
     let retryable = false;
     try {
       const response = await doFetch(request.url, { ...request.init, signal: controller.signal });
-      const raw = await response.text();
+      const raw = await readReply(response);
       latency = now() - started;
       const body = parseJson(raw);
       if (!response.ok) {
@@ -119,6 +163,20 @@ export async function complete(
         retryAfterMs = parseRetryAfter(response.headers, now());
       } else if (body === undefined) {
         return failure(config, "provider returned a body that is not JSON", latency, attempt);
+      } else if (!hasAnswer(adapter, body)) {
+        // A 200 that carries an error (some gateways answer "overloaded" so) is tried again; one of
+        // another shape is no answer of this API (a wrong api or base_url), said as such.
+        const message = providerErrorMessage(body);
+        if (message === null) {
+          return failure(
+            config,
+            `the provider's reply has no "${adapter.answerField}": it is not a ${config.api} answer (check the engine's api and base_url)`,
+            latency,
+            attempt,
+          );
+        }
+        reason = shorten(redact(`HTTP ${response.status} with an error: ${message}`));
+        retryable = true;
       } else if (config.api === "gemini" && config.follow_redirects) {
         const origins = new Set([GOOGLE_REDIRECT_ORIGIN, new URL(config.base_url).origin]);
         const followed = await followRedirects(geminiSourceUris(body), doFetch, origins, opts.signal);
@@ -129,6 +187,7 @@ export async function complete(
     } catch (error) {
       latency = now() - started;
       if (opts.signal?.aborted) return failure(config, "aborted", latency, attempt);
+      if (error instanceof ReplyTooLarge) return failure(config, tooLarge, latency, attempt);
       reason = timedOut ? `timeout after ${timeoutMs} ms` : shorten(redact(networkReason(request.url, error)));
       retryable = true;
     } finally {

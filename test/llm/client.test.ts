@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { complete, createEngineClient, redactKey } from "../../src/llm/client";
+import { complete, createEngineClient, MAX_REPLY_BYTES, redactKey } from "../../src/llm/client";
 import { type ClientOptions, type EngineConfig } from "../../src/llm/types";
 import {
   answer,
@@ -212,10 +212,61 @@ describe("OpenAI-compatible engines", () => {
     expect(result).toMatchObject({ status: "error", error: "provider returned a body that is not JSON" });
   });
 
-  test("a JSON body without choices is read as empty, not a crash", async () => {
+  test("a 200 without choices is an error that says so, not an empty answer; one carrying an error is tried again with its message", async () => {
     const fake = track(startFakeOpenAI({ script: () => raw({ unexpected: true }) }));
     const result = await createEngineClient(engine(fake, "openai"), recordingOptions()).ask("q");
-    expect(result.status).toBe("empty");
+    expect(result.status).toBe("error");
+    expect(result.error).toBe("the provider's reply has no \"choices\": it is not a openai answer (check the engine's api and base_url)");
+    expect(fake.requests).toHaveLength(1);
+    // Some gateways answer 200 {"error": {...}}: the provider's own words, after the retries.
+    const gateway = track(startFakeOpenAI({ script: () => raw({ error: { message: "model overloaded, try later" } }) }));
+    const overloaded = await createEngineClient(engine(gateway, "openai", { max_retries: 1 }), recordingOptions()).ask("q");
+    expect(overloaded.status).toBe("error");
+    expect(overloaded.error).toBe("HTTP 200 with an error: model overloaded, try later");
+    expect(gateway.requests).toHaveLength(2);
+  });
+
+  test("a reply over 1 MiB is refused unread, declared or streamed", async () => {
+    const big = "x".repeat(MAX_REPLY_BYTES + 1);
+    const fake = track(startFakeOpenAI({ script: () => raw({ choices: [{ message: { content: big } }] }) }));
+    const result = await createEngineClient(engine(fake, "openai"), recordingOptions()).ask("q");
+    expect(result.status).toBe("error");
+    expect(result.error).toBe("the provider's reply is over 1 MiB; it was not read");
+    expect(result.text).toBe("");
+    // Without a length (chunked), counted as it comes.
+    const chunked = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () =>
+        new Response(
+          new ReadableStream({
+            start(controller) {
+              controller.enqueue(new TextEncoder().encode('{"choices":[{"message":{"content":"'));
+              for (let i = 0; i < 20; i++) controller.enqueue(new TextEncoder().encode("y".repeat(64 * 1024)));
+              controller.enqueue(new TextEncoder().encode('"}}]}'));
+              controller.close();
+            },
+          }),
+          { headers: { "content-type": "application/json" } },
+        ),
+    });
+    try {
+      const streamed = await createEngineClient(
+        {
+          id: "chunked",
+          label: "chunked",
+          api: "openai",
+          model: "m",
+          base_url: `http://127.0.0.1:${chunked.port}/v1`,
+          api_key_env: "FAKE_KEY",
+        },
+        recordingOptions(),
+      ).ask("q");
+      expect(streamed.status).toBe("error");
+      expect(streamed.error).toBe("the provider's reply is over 1 MiB; it was not read");
+    } finally {
+      chunked.stop(true);
+    }
   });
 
   test("the concurrency limit bounds the requests in flight at the server", async () => {
