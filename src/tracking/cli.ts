@@ -4,6 +4,7 @@ import { planChangeHint } from "../accounts/plans";
 import { getBrand } from "../brands/service";
 import { ConfigError } from "../config";
 import { type AppContext } from "../context";
+import { Conflict } from "../errors";
 import { enginesAnsweringNothing } from "./answered-nothing";
 import { forecast, forecastText } from "./forecast";
 import { markInterruptedRuns } from "./runner";
@@ -11,6 +12,7 @@ import { enginesWithoutKey, type RunView, runTracking, stopTracking, trackableBr
 
 export interface CliOutput {
   stdout: NodeJS.WriteStream | { write(text: string): unknown; isTTY?: boolean };
+  stderr?: { write(text: string): unknown };
 }
 
 /** Summary line of a finished run, for logs and pipes. */
@@ -30,6 +32,7 @@ export async function trackCommand(
   opts: { brandId?: string; json: boolean; dryRun?: boolean; out?: CliOutput },
 ): Promise<number> {
   const stdout = opts.out?.stdout ?? process.stdout;
+  const stderr = opts.out?.stderr ?? process.stderr;
   if (opts.dryRun) return await dryRun(app, { brandId: opts.brandId, json: opts.json, stdout });
   const unset = enginesWithoutKey(app);
   if (unset.length > 0) {
@@ -62,6 +65,7 @@ export async function trackCommand(
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   const runs: RunView[] = [];
+  const skipped: string[] = [];
   let anEngineAnsweredNothing = false;
   const tty = stdout.isTTY === true && !opts.json;
   try {
@@ -80,17 +84,27 @@ export async function trackCommand(
           )
         : null;
       let barStarted = false;
-      const run = await runTracking(app, brandId, {
-        trigger: "cli",
-        onProgress: ({ done, planned }) => {
-          if (!bar) return;
-          if (!barStarted) {
-            bar.start(planned, 0);
-            barStarted = true;
-          }
-          bar.update(done);
-        },
-      }).finally(() => bar?.stop());
+      let run: RunView;
+      try {
+        run = await runTracking(app, brandId, {
+          trigger: "cli",
+          onProgress: ({ done, planned }) => {
+            if (!bar) return;
+            if (!barStarted) {
+              bar.start(planned, 0);
+              barStarted = true;
+            }
+            bar.update(done);
+          },
+        }).finally(() => bar?.stop());
+      } catch (error) {
+        // Every brand asked for: one whose run is under way elsewhere (serve's schedule, another
+        // track) is named and passed over, and the others are tracked; the exit status says so.
+        if (opts.brandId !== undefined || !(error instanceof Conflict) || error.code !== "run_in_progress") throw error;
+        skipped.push(brand.name);
+        stderr.write(`spyglass: ${brand.name} (${brand.id}) skipped: ${error.message}\n`);
+        continue;
+      }
       runs.push(run);
       if (enginesAnsweringNothing(run.by_engine).length > 0) anEngineAnsweredNothing = true;
       if (!opts.json) stdout.write(`${runSummary(run, brand.name, (performance.now() - started) / 1000)}\n`);
@@ -104,7 +118,7 @@ export async function trackCommand(
   if (opts.json) stdout.write(`${JSON.stringify(runs)}\n`);
   if (stopping) return 130;
   // A run in which an engine answered nothing is a failure for a cron job's alerting too.
-  return runs.some((r) => r.status !== "completed") || anEngineAnsweredNothing ? 1 : 0;
+  return runs.some((r) => r.status !== "completed") || anEngineAnsweredNothing || skipped.length > 0 ? 1 : 0;
 }
 
 /**

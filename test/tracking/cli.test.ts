@@ -1,10 +1,11 @@
 // `spyglass track`'s refusal when engines have no API key in the environment (issue 18, finding 17);
 // the compiled binary's side is in test/e2e/first-hour.test.ts.
 import { afterAll, expect, test } from "bun:test";
-import { type AppContext } from "../../src/context";
+import { type AppContext, createAppContext } from "../../src/context";
 import { configureLog } from "../../src/log";
 import { trackCommand } from "../../src/tracking/cli";
-import { addBrand, openApp } from "../analytics/dataset";
+import { startTracking } from "../../src/tracking/service";
+import { addBrand, configOf, openApp } from "../analytics/dataset";
 import { answer, startFakeOpenAI } from "../support/fake-providers";
 import { captureLog } from "../support/log";
 
@@ -65,5 +66,35 @@ test("track exits 1 when an engine answered nothing, though the run completed wi
     expect(logs).toContain('"level":"warn","msg":"tracking run: engine \\"down\\" answered nothing (1 error)"');
   } finally {
     await working.stop();
+  }
+});
+
+test("track for every brand passes over one whose run is under way elsewhere, naming it, tracks the others, and exits 1", async () => {
+  const slow = startFakeOpenAI({ fallback: answer("Acme is fine.", { latencyMs: 1_500 }) });
+  const quick = startFakeOpenAI({ fallback: answer("Beta is fine.") });
+  try {
+    const app = await testTrackingApp(engine("gpt").replace("http://127.0.0.1:9", quick.url));
+    const busy = await addBrand(app, { name: "Busy brand", prompts: [{ key: "P", text: "one" }] });
+    const free = await addBrand(app, { name: "Free brand", prompts: [{ key: "P", text: "two" }] });
+    // Another caller's run of the first brand (serve's schedule, say), still asking its engine.
+    const other = createAppContext(configOf(engine("gpt").replace("http://127.0.0.1:9", slow.url)), app.db);
+    const under = await startTracking(other, busy.brandId, { trigger: "tool" });
+    const written: string[] = [];
+    const errors: string[] = [];
+    const code = await trackCommand(app, {
+      json: true,
+      out: { stdout: { write: (text: string) => written.push(text) }, stderr: { write: (text: string) => errors.push(text) } },
+    });
+    expect(code).toBe(1);
+    expect(JSON.parse(written.join("")).map((r: { brand_id: string; status: string }) => [r.brand_id, r.status])).toEqual([
+      [free.brandId, "completed"],
+    ]);
+    expect(errors.join("")).toContain(
+      `spyglass: Busy brand (${busy.brandId}) skipped: A tracking run is already under way for this brand (${under.run.id})`,
+    );
+    await under.done;
+  } finally {
+    await slow.stop();
+    await quick.stop();
   }
 });
