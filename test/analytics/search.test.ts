@@ -158,7 +158,7 @@ describe("get_answer keeps queries, cited and retrieved sources apart", () => {
       { url: "https://review.io/a", domain: "review.io", title: "CRM reviews", start: a.text.indexOf("great."), end: a.text.length },
     ]);
     expect(a.retrieved_sources).toEqual([{ url: "https://www.acme.com/pricing", domain: "acme.com", title: null }]);
-    expect(a.citations).toEqual([{ url: "https://review.io/a", domain: "review.io", owned: false }]);
+    expect(a.citations).toEqual([{ url: "https://review.io/a", link: "https://review.io/a", domain: "review.io", owned: false }]);
   });
 
   test("a Gemini answer whose redirect could not be resolved keeps it with its title and no domain, and no citation", async () => {

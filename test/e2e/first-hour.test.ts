@@ -214,7 +214,7 @@ describe("the start-up log", () => {
       const warning = warned();
       expect(warning.msg).toContain("no account yet");
       expect(warning.msg).toContain("the first visitor to sign up becomes the owner");
-      expect(warning.msg).toContain('"spyglass account create --email E --password -"');
+      expect(warning.msg).toContain('"spyglass account create --email E --password - --plan autopilot"');
       for (let i = 0; i < 200 && !server.handlesSignal("SIGTERM"); i++) await Bun.sleep(25);
       expect(await server.stop()).toBe(0);
 

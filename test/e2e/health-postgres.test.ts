@@ -25,7 +25,7 @@ const health = async () => {
 test.if(SANDBOX_DATABASE === "postgres")(
   "a database that stops answering makes /healthz 503 within seconds, and 200 once it is back",
   async () => {
-    expect(await health()).toEqual({ status: 200, body: { status: "ok", version: expect.any(String) } });
+    expect(await health()).toEqual({ status: 200, body: { status: "ok", version: expect.any(String), build: expect.any(String) } });
     const url = new URL(box.databaseUrl!);
     const database = url.pathname.slice(1);
     url.pathname = "/postgres";
@@ -60,5 +60,5 @@ test.if(SANDBOX_DATABASE === "postgres")(
 );
 
 test.if(SANDBOX_DATABASE === "sqlite")("on SQLite /healthz answers from the process alone", async () => {
-  expect(await health()).toEqual({ status: 200, body: { status: "ok", version: expect.any(String) } });
+  expect(await health()).toEqual({ status: 200, body: { status: "ok", version: expect.any(String), build: expect.any(String) } });
 });
