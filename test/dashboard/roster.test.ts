@@ -327,6 +327,9 @@ describe("the Tags page", () => {
     await dialog.getByRole("button", { name: "Delete" }).click();
     await page.getByRole("status").filter({ hasText: "Deleted the tag “integrations”; its prompts are still tracked." }).waitFor();
     expect(await row("integrations").count()).toBe(0);
+    // The row's button went with it: the keyboard is on the page's heading, not lost to the body.
+    // (The notice comes a moment before the dialog closes.)
+    await page.waitForFunction(() => document.activeElement?.tagName === "H1", undefined, { timeout: 5_000 });
     const listed = await viaSession("list_prompts", { query: "Outlook" });
     expect(listed.prompts).toEqual([expect.objectContaining({ tags: ["pricing"], archived: false })]);
     // The prompt count links to the tag's prompts.
@@ -386,6 +389,7 @@ describe("the Competitors page", () => {
     await dialog.getByRole("button", { name: "Remove" }).click();
     await page.getByRole("status").filter({ hasText: "Removed the competitor “Pipedrive”." }).waitFor();
     expect(await row("Pipedrive").count()).toBe(0);
+    await page.waitForFunction(() => document.activeElement?.tagName === "H1", undefined, { timeout: 5_000 });
 
     const key = await d.box.cliJson(["key", "create", "--email", USER.email, "--brand", brandId, "--name", "check"]);
     const client = await connect(d.server.url, key.plaintext);

@@ -345,8 +345,12 @@ max_retries = 0
   });
 
   test("Run now shows progress and ends with the run's answers counted", async () => {
-    await page.getByRole("button", { name: "Run now" }).click();
+    // By keyboard: the button keeps the focus while the run goes on (it was disabled, and the focus fell to the page's body).
+    await page.getByRole("button", { name: "Run now" }).focus();
+    await page.keyboard.press("Enter");
     await page.getByRole("button", { name: "Running…" }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Running…");
+    expect(await page.getByRole("button", { name: "Running…" }).getAttribute("aria-disabled")).toBe("true");
     await page
       .getByRole("status")
       .filter({ hasText: /Running: \d+ of \d+ answers stored/ })

@@ -223,6 +223,8 @@ export function Competitors({ brandId }: { brandId: string }) {
       <ConfirmDialog
         open={deleting !== null}
         title="Remove this competitor?"
+        // The row's Delete button goes with the row: the keyboard goes to the page's heading.
+        focusAfter={() => document.querySelector<HTMLElement>("main h1")}
         confirmLabel="Remove"
         onClose={() => setDeleting(null)}
         onConfirm={async () => {

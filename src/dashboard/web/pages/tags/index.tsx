@@ -208,6 +208,8 @@ export function Tags({ brandId }: { brandId: string }) {
       <ConfirmDialog
         open={deleting !== null}
         title="Delete this tag?"
+        // The row's Delete button goes with the row: the keyboard goes to the page's heading.
+        focusAfter={() => document.querySelector<HTMLElement>("main h1")}
         confirmLabel="Delete"
         onClose={() => setDeleting(null)}
         onConfirm={async () => {

@@ -325,7 +325,13 @@ export function Tracking({ brandId }: { brandId: string }) {
               {progress}
             </p>
             <div class="actions">
-              <Button variant="primary" onClick={runNow} disabled={starting || running || !configured.some((e) => e.api_key_set)}>
+              {/* Busy: aria-disabled, not disabled, which would drop the keyboard's focus for the whole run. No engine keyed: disabled. */}
+              <Button
+                variant="primary"
+                onClick={() => !(starting || running) && void runNow()}
+                aria-disabled={starting || running}
+                disabled={!configured.some((e) => e.api_key_set)}
+              >
                 {running ? "Running…" : starting ? "Starting…" : "Run now"}
               </Button>
               {!configured.some((e) => e.api_key_set) && <span class="muted">No engine has its API key yet (see Engines above).</span>}
