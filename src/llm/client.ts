@@ -88,13 +88,74 @@ export interface EngineClient {
   readonly inFlight: number;
 }
 
+/** Consecutive refusals of the key (401, 403) after which the engine's requests fail without being sent. */
+export const REFUSALS_BEFORE_HOLD = 3;
+/** How long they do: then one request tries again (a key put right, a provider's passing fault). */
+export const REFUSAL_HOLD_MS = 5 * 60_000;
+
+/**
+ * What one engine's requests share, across its workers and runs: a pause the provider asked for (429
+ * or 503, with Retry-After or the backoff's delay) holds every request of the engine, not only the
+ * one that met it (eight workers each waiting on their own kept sending: 800 requests in 45 s to a
+ * provider answering 429); and after REFUSALS_BEFORE_HOLD refusals of the key in a row, the engine's
+ * requests fail at once with that refusal for REFUSAL_HOLD_MS, instead of each asking with a dead key.
+ */
+export class EngineGate {
+  private pausedUntil = 0;
+  private refusals = 0;
+  private refused: { reason: string; until: number } | null = null;
+
+  constructor(
+    private readonly now: () => number,
+    private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
+  ) {}
+
+  /**
+   * Waits out a pause (one this request has not already waited out: `covered`, what hold() gave it);
+   * the refusal to answer with instead of sending, or null.
+   */
+  async beforeRequest(signal?: AbortSignal, covered = 0): Promise<string | null> {
+    const at = this.now();
+    const until = this.pausedUntil;
+    if (until > covered && until > at) await this.sleep(until - at, signal);
+    if (this.refused && this.now() < this.refused.until) return this.refused.reason;
+    return null;
+  }
+
+  /** Holds the engine's requests for `ms` (or a longer pause already set), without waiting. */
+  pause(ms: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, this.now() + ms);
+  }
+
+  /** Holds the engine's requests for `ms` (or a longer pause already set) and waits it out; the time it waited until. */
+  async hold(ms: number, signal?: AbortSignal): Promise<number> {
+    const at = this.now();
+    const until = Math.max(this.pausedUntil, at + ms);
+    this.pausedUntil = until;
+    await this.sleep(until - at, signal);
+    return until;
+  }
+
+  /** After each answer of the provider: a refusal of the key (401, 403) or anything else. */
+  record(status: number, reason: string): void {
+    if (status !== 401 && status !== 403) {
+      this.refusals = 0;
+      this.refused = null;
+      return;
+    }
+    this.refusals++;
+    if (this.refusals >= REFUSALS_BEFORE_HOLD) this.refused = { reason, until: this.now() + REFUSAL_HOLD_MS };
+  }
+}
+
 export function createEngineClient(config: EngineConfig, opts: ClientOptions = {}): EngineClient {
   const limiter = createLimiter(config.concurrency ?? DEFAULT_CONCURRENCY);
+  const gate = new EngineGate(opts.now ?? Date.now, opts.sleep ?? sleepMs);
   return {
     config,
     async ask(prompt, signal) {
       try {
-        return await limiter.run(() => complete(config, [{ role: "user", content: prompt }], { ...opts, signal }), signal);
+        return await limiter.run(() => complete(config, [{ role: "user", content: prompt }], { ...opts, signal, gate }), signal);
       } catch (error) {
         if (error instanceof LimiterAbortedError) return failure(config, "aborted", 0, 0);
         throw error;
@@ -113,7 +174,7 @@ export function createEngineClient(config: EngineConfig, opts: ClientOptions = {
 export async function complete(
   config: ModelConfig,
   messages: ChatMessage[],
-  opts: ClientOptions & { signal?: AbortSignal } = {},
+  opts: ClientOptions & { signal?: AbortSignal; gate?: EngineGate } = {},
 ): Promise<EngineAnswer> {
   const doFetch = opts.fetch ?? ((input: string, init: RequestInit) => fetch(input, init));
   const sleep = opts.sleep ?? sleepMs;
@@ -136,8 +197,13 @@ export async function complete(
 
   let reason = "no attempt made";
   let latency = 0;
+  // The engine's pause this request has waited out already (EngineGate.hold).
+  let covered = 0;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     if (opts.signal?.aborted) return failure(config, "aborted", latency, attempt - 1);
+    const refused = await opts.gate?.beforeRequest(opts.signal, covered);
+    if (opts.signal?.aborted) return failure(config, "aborted", latency, attempt - 1);
+    if (refused) return failure(config, `not sent: the provider refused the key on the last requests (${refused})`, 0, attempt - 1);
 
     const controller = new AbortController();
     let timedOut = false;
@@ -151,16 +217,20 @@ export async function complete(
     const started = now();
     let retryAfterMs: number | null = null;
     let retryable = false;
+    let holdsEngine = false;
     try {
       const response = await doFetch(request.url, { ...request.init, signal: controller.signal });
       const raw = await readReply(response);
       latency = now() - started;
       const body = parseJson(raw);
+      if (response.ok) opts.gate?.record(response.status, "");
       if (!response.ok) {
         const message = providerErrorMessage(body) ?? (response.statusText || raw.slice(0, MAX_REASON_CHARS));
         reason = shorten(redact(`HTTP ${response.status}${message ? `: ${message}` : ""}`));
         retryable = isRetryableStatus(response.status);
         retryAfterMs = parseRetryAfter(response.headers, now());
+        opts.gate?.record(response.status, reason);
+        holdsEngine = response.status === 429 || response.status === 503 || response.status === 529;
       } else if (body === undefined) {
         return failure(config, "provider returned a body that is not JSON", latency, attempt);
       } else if (!hasAnswer(adapter, body)) {
@@ -195,8 +265,15 @@ export async function complete(
       opts.signal?.removeEventListener("abort", onOuterAbort);
     }
 
-    if (!retryable || attempt === maxAttempts) return failure(config, reason, latency, attempt);
-    await sleep(retryAfterMs ?? backoffDelayMs(attempt - 1, random), opts.signal);
+    const delay = retryAfterMs ?? backoffDelayMs(attempt - 1, random);
+    if (!retryable || attempt === maxAttempts) {
+      // This request is done, but the engine's next ones still wait for the pause asked for.
+      if (holdsEngine) opts.gate?.pause(delay);
+      return failure(config, reason, latency, attempt);
+    }
+    // A rate limit or an overload holds every request of the engine, for as long as asked.
+    if (holdsEngine && opts.gate) covered = await opts.gate.hold(delay, opts.signal);
+    else await sleep(delay, opts.signal);
   }
   return failure(config, reason, latency, maxAttempts);
 }

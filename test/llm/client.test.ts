@@ -124,6 +124,36 @@ describe("OpenAI-compatible engines", () => {
     expect(opts.waits).toEqual([7000]);
   });
 
+  test("a rate limit holds the engine's next requests too, not only the one that met it", async () => {
+    // The first prompt meets a 429 (no retries left) asking for 7 s; the next prompt, another task,
+    // waits for the same pause before it is sent, instead of hitting the limit at once.
+    const fake = track(startFakeOpenAI({ script: { first: rateLimited("7"), second: answer("Fine.") } }));
+    const opts = { ...recordingOptions(), now: () => 1_000_000 };
+    const client = createEngineClient(engine(fake, "openai", { max_retries: 0, concurrency: 1 }), opts);
+    expect((await client.ask("first")).status).toBe("error");
+    expect(opts.waits).toEqual([]);
+    expect(await client.ask("second")).toMatchObject({ status: "ok", text: "Fine." });
+    expect(opts.waits).toEqual([7000]);
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  test("after 3 refusals of the key in a row, the engine's requests fail unsent for 5 minutes; then one is sent again", async () => {
+    let clock = 1_000_000;
+    const fake = track(startFakeOpenAI({ apiKey: "sk-the-right-one" }));
+    const opts = { ...recordingOptions(), now: () => clock };
+    const client = createEngineClient(engine(fake, "openai", { max_retries: 3, concurrency: 1 }), opts);
+    const results = [];
+    for (let i = 0; i < 6; i++) results.push(await client.ask(`prompt ${i}`));
+    // 401 is not retried; after the third, nothing is sent, and each answer says why.
+    expect(fake.requests).toHaveLength(3);
+    expect(results.every((r) => r.status === "error")).toBe(true);
+    expect(results[3]!.error).toStartWith("not sent: the provider refused the key on the last requests (HTTP 401");
+    expect(results[3]!.attempts).toBe(0);
+    clock += 5 * 60_000;
+    expect((await client.ask("later")).error).toStartWith("HTTP 401");
+    expect(fake.requests).toHaveLength(4);
+  });
+
   test("a Retry-After HTTP date is honoured relative to now, and a huge one is capped", async () => {
     const now = Date.parse("2025-01-01T00:00:00Z");
     const fake = track(

@@ -147,8 +147,10 @@ describe("a run against scripted providers", () => {
       expect(by("broken one", engine)).toMatchObject({ status: "error", brand_mentioned: 0 });
       expect(by("broken one", engine).error).toContain("HTTP 500");
     }
-    // Retry-After: 2 seconds was honoured (the injected sleep recorded it, once per engine).
-    expect(sleeps.filter((ms) => ms === 2000)).toHaveLength(2);
+    // Retry-After: 2 seconds was honoured (the injected sleep recorded it, once per engine, by the
+    // throttled request; the engine's other requests sent meanwhile waited for the rest of that pause).
+    expect(sleeps.filter((ms) => ms === 2000).length).toBeGreaterThanOrEqual(2);
+    expect(sleeps.every((ms) => ms <= 2000)).toBe(true);
 
     // Mentions and normalised citations of the valid answers were stored with the answer.
     const best = by("best crm", "gpt") as unknown as { id: number };
