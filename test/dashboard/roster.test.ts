@@ -312,8 +312,13 @@ describe("the Tags page", () => {
     await page.getByRole("button", { name: "Edit tag Awareness" }).click();
     await page.getByRole("form", { name: "Edit tag Awareness" }).getByLabel("Tag name").fill("Pricing");
     await page.getByRole("form", { name: "Edit tag Awareness" }).getByRole("button", { name: "Save" }).click();
-    await page.getByRole("alert").filter({ hasText: "Pricing" }).waitFor();
-    await page.getByRole("form", { name: "Edit tag Awareness" }).getByRole("button", { name: "Cancel" }).click();
+    // Under the name's field, which has the focus (a name taken is the name's problem).
+    const editing = page.getByRole("form", { name: "Edit tag Awareness" });
+    await editing.locator(".field-error").filter({ hasText: "Pricing" }).waitFor();
+    await expect(
+      editing.getByRole("textbox", { name: "Tag name" }).evaluate((el) => el === document.activeElement && el.getAttribute("aria-invalid")),
+    ).resolves.toBe("true");
+    await editing.getByRole("button", { name: "Cancel" }).click();
     const listed = await viaSession("list_tags", {});
     expect(listed.tags).toContainEqual(expect.objectContaining({ name: "Awareness", color: "#16a34a", prompt_count: 0 }));
     expectNothingUnsafe(page);
@@ -376,10 +381,30 @@ describe("the Competitors page", () => {
     await form.getByRole("button", { name: "Save" }).click();
     await page.getByRole("status").filter({ hasText: "Saved the competitor “HubSpot”." }).waitFor();
     await row("HubSpot").waitFor();
-    // A name already taken is refused with the server's sentence.
-    await page.getByLabel("Competitor name").fill("pipedrive");
+    // A name already taken is refused with the server's sentence, under the name's field, which is
+    // marked invalid, described by it and given the focus.
+    const add = page.getByRole("form", { name: "Add a competitor" });
+    await add.getByLabel("Competitor name").fill("pipedrive");
     await page.getByRole("button", { name: "Add the competitor" }).click();
-    await page.getByRole("alert").filter({ hasText: "already exists for this brand" }).waitFor();
+    const nameField = add.getByRole("textbox", { name: "Competitor name" });
+    await add.locator(".field-error").filter({ hasText: "already exists for this brand" }).waitFor();
+    await expect(nameField.getAttribute("aria-invalid")).resolves.toBe("true");
+    await expect(nameField.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    const described = (await nameField.getAttribute("aria-describedby"))!.split(" ");
+    const texts = await Promise.all(described.map((id) => page.locator(`[id="${id}"]`).textContent()));
+    expect(texts.some((t) => t?.includes("already exists for this brand"))).toBe(true);
+    // A domain that is none, by its field, in words without the API's field path.
+    await add.getByLabel("Competitor name").fill("Zoho");
+    await add.getByLabel("Domains").fill("zoho.com\nnot a domain");
+    await page.getByRole("button", { name: "Add the competitor" }).click();
+    const domainsError = add.locator(".field-error").filter({ hasText: "is not a domain name" });
+    await domainsError.waitFor();
+    expect(await domainsError.textContent()).not.toContain("domains[");
+    await expect(add.getByRole("textbox", { name: "Domains" }).evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await expectAccessible(page, "competitor-field-error");
+    await screenshot(page, "competitor-field-error");
+    await add.getByLabel("Domains").fill("");
+    await add.getByLabel("Competitor name").fill("");
 
     await page.getByRole("button", { name: "Delete competitor Pipedrive" }).click();
     const dialog = page.getByRole("dialog", { name: "Remove this competitor?" });

@@ -4,6 +4,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type Brand, errorMessage } from "../../api";
 import { NoEngines } from "../../components/engines";
+import { useFieldErrors } from "../../components/field-error";
 import { brandPath } from "../../components/layout";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { describeSchedule } from "../../components/schedule";
@@ -92,7 +93,7 @@ function EditBrand({ brand }: { brand: Brand }) {
   const [name, setName] = useState(brand.name);
   const [domain, setDomain] = useState(brand.domain ?? "");
   const [aliases, setAliases] = useState(brand.aliases.join("\n"));
-  const [failure, setFailure] = useState<unknown>(null);
+  const { form, failure, setFailure, errorFor } = useFieldErrors(["name", "domain", "aliases"], { brand_exists: "name" });
   const [saved, setSaved] = useState(false);
   const [busy, setBusy] = useState(false);
   // The fields follow the stored brand when it changes, not each time the session is read again
@@ -129,15 +130,19 @@ function EditBrand({ brand }: { brand: Brand }) {
     }
   };
   return (
-    <form onSubmit={save} class="stack card" aria-label="Edit the brand">
+    <form ref={form} onSubmit={save} class="stack card" aria-label="Edit the brand">
       <h2>Name and site</h2>
-      <Field label="Name" hint="As AI answers write it.">
+      <Field label="Name" hint="As AI answers write it." error={errorFor("name")}>
         {(p) => <input {...p} required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
       </Field>
-      <Field label="Domain" hint="The brand's own site; citations of it count as owned. Leave empty for none.">
+      <Field label="Domain" hint="The brand's own site; citations of it count as owned. Leave empty for none." error={errorFor("domain")}>
         {(p) => <input {...p} value={domain} onInput={(e) => setDomain(e.currentTarget.value)} />}
       </Field>
-      <Field label="Aliases" hint="Other names that count as the brand, one per line. Stored answers are re-analysed after a change.">
+      <Field
+        label="Aliases"
+        hint="Other names that count as the brand, one per line. Stored answers are re-analysed after a change."
+        error={errorFor("aliases")}
+      >
         {(p) => <textarea {...p} rows={3} value={aliases} onInput={(e) => setAliases(e.currentTarget.value)} />}
       </Field>
       {failure !== null &&

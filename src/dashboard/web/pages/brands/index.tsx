@@ -3,6 +3,7 @@
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api, errorMessage } from "../../api";
+import { useFieldErrors } from "../../components/field-error";
 import { brandPath } from "../../components/layout";
 import { Button, EmptyState, Field, Notice, PageHeading } from "../../components/ui";
 import { useSession } from "../../session";
@@ -21,35 +22,43 @@ function CreateBrand() {
   const [name, setName] = useState("");
   const [domain, setDomain] = useState("");
   const [aliases, setAliases] = useState("");
-  const [error, setError] = useState<string | null>(null);
+  const { form, failure, setFailure, errorFor } = useFieldErrors(["name", "domain", "aliases"], { brand_exists: "name" });
   const [busy, setBusy] = useState(false);
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
-    setError(null);
+    setFailure(null);
     try {
       const { brand } = await api.createBrand({ name, ...(domain.trim() ? { domain } : {}), aliases: parseList(aliases) });
       await refresh();
       route(brandPath(brand.id));
     } catch (e) {
-      setError(errorMessage(e));
+      setFailure(e);
     } finally {
       setBusy(false);
     }
   };
   return (
-    <form onSubmit={submit} class="stack card" aria-label="Create a brand">
+    <form ref={form} onSubmit={submit} class="stack card" aria-label="Create a brand">
       <h2>Create a brand</h2>
-      <Field label="Name" hint="As AI answers write it, such as Acme.">
+      <Field label="Name" hint="As AI answers write it, such as Acme." error={errorFor("name")}>
         {(p) => <input {...p} required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
       </Field>
-      <Field label="Domain (optional)" hint="The brand's own site, such as acme.com: citations of it count as owned.">
+      <Field
+        label="Domain (optional)"
+        hint="The brand's own site, such as acme.com: citations of it count as owned."
+        error={errorFor("domain")}
+      >
         {(p) => <input {...p} value={domain} placeholder="acme.com" onInput={(e) => setDomain(e.currentTarget.value)} />}
       </Field>
-      <Field label="Aliases (optional)" hint="Other names that count as the brand, one per line or separated by commas.">
+      <Field
+        label="Aliases (optional)"
+        hint="Other names that count as the brand, one per line or separated by commas."
+        error={errorFor("aliases")}
+      >
         {(p) => <textarea {...p} rows={2} value={aliases} onInput={(e) => setAliases(e.currentTarget.value)} />}
       </Field>
-      {error && <Notice kind="error">{error}</Notice>}
+      {failure !== null && <Notice kind="error">{errorMessage(failure)}</Notice>}
       <Button type="submit" variant="primary" disabled={busy}>
         {busy ? "Creating…" : "Create the brand"}
       </Button>

@@ -6,6 +6,7 @@ import { type ToolOutput } from "../../../../catalogue/types";
 import { api, errorMessage } from "../../api";
 import { ConfirmDialog } from "../../components/confirm";
 import { DownloadCsv } from "../../components/download-csv";
+import { useFieldErrors } from "../../components/field-error";
 import { useEditForm, useInPlaceEdit } from "../../components/in-place";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -55,7 +56,7 @@ function CompetitorForm({
   const [aliases, setAliases] = useState(initial.aliases.join("\n"));
   const [domains, setDomains] = useState(initial.domains.join("\n"));
   const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<unknown>(null);
+  const { form: formRef, failure, setFailure, errorFor } = useFieldErrors(["name", "aliases", "domains"], { competitor_exists: "name" });
   const form = useEditForm(onCancel);
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -75,14 +76,22 @@ function CompetitorForm({
     }
   };
   return (
-    <form onSubmit={submit} onKeyDown={form.onKeyDown} class={onCancel ? "stack edit-form" : "stack"} aria-label={label}>
-      <Field label="Competitor name" hint="As AI answers write it, 3 to 100 characters.">
+    <form ref={formRef} onSubmit={submit} onKeyDown={form.onKeyDown} class={onCancel ? "stack edit-form" : "stack"} aria-label={label}>
+      <Field label="Competitor name" hint="As AI answers write it, 3 to 100 characters." error={errorFor("name")}>
         {(p) => <input {...p} ref={form.first} required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
       </Field>
-      <Field label="Aliases" hint="Other names or spellings counted as the competitor, one per line (up to 20).">
+      <Field
+        label="Aliases"
+        hint="Other names or spellings counted as the competitor, one per line (up to 20)."
+        error={errorFor("aliases")}
+      >
         {(p) => <textarea {...p} rows={2} value={aliases} onInput={(e) => setAliases(e.currentTarget.value)} />}
       </Field>
-      <Field label="Domains" hint="Its sites, such as example.com, one per line (up to 20): citations of them count as the competitor's.">
+      <Field
+        label="Domains"
+        hint="Its sites, such as example.com, one per line (up to 20): citations of them count as the competitor's."
+        error={errorFor("domains")}
+      >
         {(p) => <textarea {...p} rows={2} value={domains} onInput={(e) => setDomains(e.currentTarget.value)} />}
       </Field>
       {failure !== null && <Failure failure={failure} />}

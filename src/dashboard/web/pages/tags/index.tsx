@@ -6,6 +6,7 @@ import { type ToolOutput } from "../../../../catalogue/types";
 import { api, errorMessage } from "../../api";
 import { ConfirmDialog } from "../../components/confirm";
 import { DownloadCsv } from "../../components/download-csv";
+import { useFieldErrors } from "../../components/field-error";
 import { useEditForm, useInPlaceEdit } from "../../components/in-place";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
@@ -45,7 +46,7 @@ function TagForm({
   const [color, setColor] = useState(initial.color ?? DEFAULT_COLOR);
   const [noColor, setNoColor] = useState(initial.color === null && initial.name !== "");
   const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<unknown>(null);
+  const { form: formRef, failure, setFailure, errorFor } = useFieldErrors(["name", "color"], { tag_exists: "name" });
   const form = useEditForm(onCancel);
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -64,12 +65,12 @@ function TagForm({
     }
   };
   return (
-    <form onSubmit={submit} onKeyDown={form.onKeyDown} class={onCancel ? "stack edit-form" : "stack"} aria-label={label}>
+    <form ref={formRef} onSubmit={submit} onKeyDown={form.onKeyDown} class={onCancel ? "stack edit-form" : "stack"} aria-label={label}>
       <div class="field-row">
-        <Field label="Tag name" hint="Up to 50 characters, unique for the brand ignoring case.">
+        <Field label="Tag name" hint="Up to 50 characters, unique for the brand ignoring case." error={errorFor("name")}>
           {(p) => <input {...p} ref={form.first} required maxLength={50} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
         </Field>
-        <Field label="Colour">
+        <Field label="Colour" error={errorFor("color")}>
           {(p) => (
             <input
               {...p}

@@ -1,0 +1,54 @@
+// A refusal of a form's input, tied to the field it is about: the server names the field first in
+// its sentence ("domain: … is not a domain name", "domains[0]: …", "name: …"), and a form shows that
+// sentence under the field (aria-invalid, aria-describedby through Field) with the keyboard moved
+// there, instead of one alert above the submit button that begins with the API's field path.
+import { type RefObject } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { ApiError, errorMessage } from "../api";
+
+export interface FieldError {
+  /** The form's field the sentence is about, or null (then it is the form's). */
+  field: string | null;
+  message: string;
+}
+
+/**
+ * `failure` as a sentence, tied to one of `fields` when it names it (the input's field path first),
+ * or when its code is one of `codes` (a name already taken: "tag_exists" → "name").
+ */
+export function fieldErrorOf(failure: unknown, fields: readonly string[], codes: Record<string, string> = {}): FieldError {
+  const message = errorMessage(failure);
+  if (!(failure instanceof ApiError)) return { field: null, message };
+  const match = /^([a-z_]+)(?:\[\d+\])?: (.+)$/s.exec(message);
+  if (!match || !fields.includes(match[1]!)) return { field: codes[failure.code] ?? null, message };
+  const rest = match[2]!;
+  return { field: match[1]!, message: rest.charAt(0).toUpperCase() + rest.slice(1) };
+}
+
+/**
+ * A form's failure: set it with the caught error, read a field's sentence with errorFor(field), and
+ * the rest (a plan refusal, a sentence about no field) as `failure`. When a field's sentence comes,
+ * the keyboard moves to that field (the control marked aria-invalid inside `form`).
+ */
+export function useFieldErrors(
+  fields: readonly string[],
+  codes: Record<string, string> = {},
+): {
+  form: RefObject<HTMLFormElement | null>;
+  failure: unknown;
+  setFailure(failure: unknown): void;
+  errorFor(field: string): string | null;
+} {
+  const form = useRef<HTMLFormElement>(null);
+  const [failure, setFailureState] = useState<unknown>(null);
+  const tied = failure === null ? null : fieldErrorOf(failure, fields, codes);
+  useEffect(() => {
+    if (tied?.field) form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [failure]);
+  return {
+    form,
+    failure: tied?.field ? null : failure,
+    setFailure: setFailureState,
+    errorFor: (field) => (tied?.field === field ? tied.message : null),
+  };
+}
