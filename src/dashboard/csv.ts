@@ -66,7 +66,27 @@ export function coerceQuery(input: z.ZodObject, query: Record<string, string>): 
   return out;
 }
 
-/** The value a column shows: arrays of scalars joined with "; ", arrays of objects by their names (or ids). */
+/**
+ * An object of a list in one cell: by its name (or id); one without either (a cited domain, a URL)
+ * by that, with its counts, flags and owner in brackets: "hubspot.com (14 citations, Contoso CRM)".
+ */
+function entryText(named: Record<string, unknown>): string {
+  const label = named.name ?? named.id;
+  if (label !== undefined && label !== null) return String(label);
+  const key = ["domain", "url", "text"].find((k) => typeof named[k] === "string");
+  if (key === undefined) return JSON.stringify(named);
+  const details: string[] = [];
+  for (const [field, value] of Object.entries(named)) {
+    if (field === key) continue;
+    if (typeof value === "number") details.push(`${value} ${field.replaceAll("_", " ")}`);
+    else if (value === true) details.push(field.replaceAll("_", " "));
+    else if (value !== null && typeof value === "object" && typeof (value as { name?: unknown }).name === "string")
+      details.push((value as { name: string }).name);
+  }
+  return details.length ? `${named[key]} (${details.join(", ")})` : String(named[key]);
+}
+
+/** The value a column shows: arrays of scalars joined with "; ", arrays of objects by their names (or ids, or what they are). */
 function cellValue(item: unknown, column: string): unknown {
   let value: unknown = item;
   if (item !== null && typeof item === "object") {
@@ -79,8 +99,7 @@ function cellValue(item: unknown, column: string): unknown {
   return value
     .map((entry: unknown) => {
       if (entry === null || typeof entry !== "object") return entry === null ? "" : String(entry);
-      const named = entry as Record<string, unknown>;
-      return String(named.name ?? named.id ?? JSON.stringify(entry));
+      return entryText(entry as Record<string, unknown>);
     })
     .join("; ");
 }

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { buildApp } from "../../src/app";
 import { type AnyTool, buildCatalog, defineTool } from "../../src/catalogue/registry";
 import { TOOLS } from "../../src/catalogue/tools";
-import { columnsOf, listFieldOf } from "../../src/dashboard/csv";
+import { columnsOf, csvRowOf, listFieldOf } from "../../src/dashboard/csv";
 import { archivePrompt, createPrompts } from "../../src/prompts/service";
 import { BASE, type TestApp, testApp } from "../support/http";
 import { captureLog } from "../support/log";
@@ -236,6 +236,20 @@ describe("GET /api/brands/:brand_id/export/:tool.csv", () => {
       const res = await exportCsv("vis", brand.vis!, `slow_pages.csv?per_page=1&label=${encodeURIComponent(label)}`, testToolsApp);
       expect((await rowsOf(res))[1]![1]).toBe(`'${label}`);
     }
+  });
+
+  test("a list of objects in a cell reads as words: by name, or by what they are with their counts (a gap's cited domains)", () => {
+    const gap = {
+      competitors: [{ id: "cmp_1", name: "Contoso CRM", answers: 3 }],
+      top_domains: [
+        { domain: "hubspot.com", citations: 14, owned: false, competitor: null },
+        { domain: "contoso-demo.com", citations: 12, owned: false, competitor: { id: "cmp_1", name: "Contoso CRM" } },
+        { domain: "acme.com", citations: 5, owned: true, competitor: null },
+      ],
+    };
+    expect(csvRowOf(gap, ["competitors", "top_domains"])).toBe(
+      'Contoso CRM,"hubspot.com (14 citations); contoso-demo.com (12 citations, Contoso CRM); acme.com (5 citations, owned)"\r\n',
+    );
   });
 
   test("an empty list is a header from the output schema, nested objects flattened with dotted names", async () => {
