@@ -7,7 +7,7 @@ import { KeyUsage } from "./keys/service";
 import { type ClientOptions } from "./llm/types";
 import { OAuthService } from "./oauth/service";
 import { PublicContent } from "./public/routes";
-import { TrackingService } from "./tracking/service";
+import { logRunEndOf, TrackingService } from "./tracking/service";
 
 export interface AppContext {
   config: Config;
@@ -35,5 +35,7 @@ export function createAppContext(config: Config, db: Db, options: AppContextOpti
   const publicContent = new PublicContent(db);
   events.on("rosterChanged", ({ brandId }) => tracking.reanalysis.reanalyzeInBackground(brandId));
   events.on("articlesChanged", ({ brandId }) => publicContent.cache.invalidateBrand(brandId));
-  return { config, db, events, keys: new KeyUsage(db), oauth: new OAuthService(config, db), tracking, publicContent };
+  const app: AppContext = { config, db, events, keys: new KeyUsage(db), oauth: new OAuthService(config, db), tracking, publicContent };
+  tracking.runner.onAdoptedRunEnd = (brandId, runId) => void logRunEndOf(app, { brandId, runId });
+  return app;
 }

@@ -199,6 +199,9 @@ export class TrackingRunner {
   private readonly pollFailures = new RepeatedFailure("tracking could not look for work");
   private readonly leaseFailures = new RepeatedFailure("tracking could not renew its leases");
 
+  /** Called when a run this instance took over ends (its starter, which logs a run's end, is gone). */
+  onAdoptedRunEnd: ((brandId: string, runId: string) => void) | null = null;
+
   constructor(
     private readonly config: Config,
     private readonly db: Db,
@@ -890,7 +893,12 @@ export class TrackingRunner {
       );
       if (adopted !== 1) continue;
       log.info("tracking took over a run whose instance stopped answering", { run: row.id, brand: row.brandId });
-      void this.own(row.brandId, row.id, row.planned);
+      const brandId = row.brandId;
+      const runId = row.id;
+      void this.own(brandId, runId, row.planned).then(
+        () => this.onAdoptedRunEnd?.(brandId, runId),
+        () => undefined,
+      );
     }
   }
 }

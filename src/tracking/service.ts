@@ -88,11 +88,7 @@ export async function startTracking(
   // its end is in the log, at warn when it failed or an engine answered nothing.
   const done = started.done.then(async () => {
     const run = await getRun(app, brandId, started.runId);
-    try {
-      logRunEnd(run, (await getBrand(app.db, brandId)).name);
-    } catch {
-      // The brand was deleted with its runs meanwhile, or the database closed for a stop: nothing to say.
-    }
+    await logRunEndOf(app, run);
     return run;
   });
   return { run: await getRun(app, brandId, started.runId), done };
@@ -155,6 +151,20 @@ export async function getRun(app: AppContext, brandId: string, runId: string): P
 export async function lastRun(app: AppContext, brandId: string): Promise<RunView | null> {
   const row = await latestRunRow(app.db, brandId);
   return row ? view(app, row) : null;
+}
+
+/**
+ * The log's line for a run that ended, whoever started it: startTracking's callers, and runs this
+ * instance took over from one that stopped answering (TrackingRunner.onAdoptedRunEnd, set by
+ * createAppContext), whose end was logged by no one.
+ */
+export async function logRunEndOf(app: AppContext, run: RunView | { brandId: string; runId: string }): Promise<void> {
+  try {
+    const view = "runId" in run ? await getRun(app, run.brandId, run.runId) : run;
+    logRunEnd(view, (await getBrand(app.db, view.brand_id)).name);
+  } catch {
+    // The brand was deleted with its runs meanwhile, or the database closed for a stop: nothing to say.
+  }
 }
 
 /**

@@ -8,11 +8,13 @@ import { afterAll, expect, setSystemTime, test } from "bun:test";
 import { createCompetitor } from "../../src/competitors/service";
 import { type AppContext, createAppContext } from "../../src/context";
 import { type Db } from "../../src/db/client";
+import { configureLog } from "../../src/log";
 import { trackCommand } from "../../src/tracking/cli";
 import { runTracking, stopTracking } from "../../src/tracking/service";
 import { addBrand, configOf } from "../analytics/dataset";
 import { openTestDatabase, secondConnection } from "../support/database";
 import { answer, type FakeProvider, type FakeScript, hang, startFakeOpenAI } from "../support/fake-providers";
+import { captureLog } from "../support/log";
 
 const KEY = { INSTANCES_TEST_KEY: "sk-instances" };
 // `spyglass track` checks the process's environment for the engines' keys.
@@ -504,4 +506,26 @@ test("leases are times on the database's clock: an instance whose host clock run
   } finally {
     setSystemTime();
   }
+});
+
+test("a run taken over from an instance that stopped answering ends with its line in the log, as any run does", async () => {
+  const fake = provider(() => answer("Acme is fine."));
+  const { a, b } = await pair(toml(fake), toml(fake));
+  const brand = await addBrand(a, { name: "Adopted", prompts: [{ key: "P", text: "best crm" }] });
+  const runId = await abandonedRun(a.db, brand.brandId, [brand.prompts.P!], ["gpt"]);
+  const logs = await captureLog(
+    async () => {
+      b.tracking.runner.serve();
+      const status = async () => (await a.db.get<{ status: string }>("SELECT status FROM tracking_runs WHERE id = ?", [runId]))!.status;
+      expect(await until(async () => (await status()) === "completed", 10_000)).toBe(true);
+    },
+    { settleMs: 300 },
+  );
+  configureLog({ quiet: true });
+  const ended = logs
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+    .find((line) => line.msg === "tracking run ended" && line.run === runId);
+  expect(ended).toMatchObject({ level: "info", brand: brand.brandId, brand_name: "Adopted", status: "completed" });
 });
