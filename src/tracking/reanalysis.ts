@@ -293,7 +293,9 @@ export class Reanalysis {
   async resumeUnfinished(): Promise<string[]> {
     const rows = await this.db.all<{ brand_id: string }>("SELECT brand_id FROM roster_versions WHERE analysed < version ORDER BY brand_id");
     for (const { brand_id } of rows) {
-      log.info("re-analysis resumed: the last one was cut short", { brand_id });
+      // A pass cut short (a stop, a crash), or a roster changed by a process that did not re-analyse
+      // (a build older than the roster's version): either way the answers lag the roster.
+      log.info("re-analysis resumed: the brand's answers were not all analysed with its current roster", { brand_id });
       this.reanalyzeInBackground(brand_id);
     }
     return rows.map((r) => r.brand_id);

@@ -384,6 +384,24 @@ describe("answers", () => {
     await page.reload();
     await page.locator("table.answers-table tbody tr").first().waitFor();
     expect(await ids()).toEqual(out.answers.map((a) => a.id));
+    // What a filter brought is said in a live region (a screen reader hears nothing of the table's change).
+    const said = page.getByTestId("answers-said");
+    const rows = (await ids()).length;
+    await expect(said.getAttribute("role")).resolves.toBe("status");
+    expect(
+      await eventually(
+        () => said.textContent(),
+        (t) => (t ?? "").startsWith(`${rows} answer`),
+      ),
+    ).toStartWith(`${rows} answer${rows === 1 ? "" : "s"} shown`);
+    await page.getByRole("textbox", { name: "From", exact: true }).fill("2099-12-31");
+    await page.waitForURL(/start=2099-12-31/);
+    expect(
+      await eventually(
+        () => said.textContent(),
+        (t) => t === "No answer matches these filters.",
+      ),
+    ).toBe("No answer matches these filters.");
     expectNothingUnsafe(page);
   });
 

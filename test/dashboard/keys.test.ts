@@ -266,6 +266,10 @@ describe("the API keys page", () => {
     expect(page.url()).toEndWith(`/brands/${other}/keys`);
     await page.keyboard.press("Enter");
     await page.waitForURL((url) => url.pathname.endsWith("/keys") && !url.pathname.includes(other));
+    // The switch is not silent: the title names the brand, and the keyboard is on the page's heading.
+    const first = await switcher.evaluate((el: HTMLSelectElement) => el.selectedOptions[0]?.textContent ?? "");
+    await page.waitForFunction((name) => document.title === `API keys · ${name} · Spyglass`, first);
+    await page.waitForFunction(() => document.activeElement?.tagName === "H1");
     expectNothingUnsafe(page);
   });
 });

@@ -202,7 +202,10 @@ describe("the Prompts page", () => {
   test("the keyboard alone adds a prompt and archives it", async () => {
     await page.goto(d.url(`/brands/${brandId}/prompts`));
     await row(HOSTILE_PROMPT).waitFor();
-    await tabTo(page.getByLabel("Prompts", { exact: true }));
+    // The form is after every row of the list: "Add prompts", by the heading, takes the keyboard there.
+    await tabTo(page.getByRole("button", { name: "Add prompts", exact: true }));
+    await page.keyboard.press("Enter");
+    await expect(page.getByLabel("Prompts", { exact: true }).evaluate((el) => el === document.activeElement)).resolves.toBe(true);
     await page.keyboard.type("crm with the best keyboard support");
     await tabTo(page.getByRole("button", { name: "Add the prompts" }));
     await page.keyboard.press("Enter");

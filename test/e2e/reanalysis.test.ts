@@ -48,7 +48,7 @@ test("a stop during a re-analysis leaves it unfinished; the next start goes thro
   server = await box.serve();
   for (let tries = 0; tries < 600 && !server.logs().includes('"msg":"re-analysis finished"'); tries++) await Bun.sleep(100);
   const logs = server.logs();
-  expect(logs).toContain('"msg":"re-analysis resumed: the last one was cut short"');
+  expect(logs).toContain('"msg":"re-analysis resumed: the brand\'s answers were not all analysed with its current roster"');
   // The compiled binary carries the worker's entry: the pass ran there, not on the serving thread.
   expect(logs).toMatch(/"msg":"re-analysis finished"[^\n]*"thread":"worker"/);
   expect(logs).not.toContain("the re-analysis worker");

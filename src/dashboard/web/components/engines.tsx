@@ -12,9 +12,10 @@ base_url = "https://api.openai.com/v1"
 model = "gpt-4.1-mini"
 api_key_env = "OPENAI_API_KEY"`;
 
-export function NoEngines() {
+/** `level` 3 inside a section headed by an h2 (the brand page's Tracking). */
+export function NoEngines({ level = 2 }: { level?: 2 | 3 }) {
   return (
-    <EmptyState title="No engines configured">
+    <EmptyState title="No engines configured" level={level}>
       <p>
         Spyglass asks AI engines the brand's prompts on a schedule. Add one to <code>spyglass.toml</code> in the data directory, set its key
         in the environment, and restart:

@@ -5,6 +5,7 @@ import { useEffect, useId, useRef } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api } from "../api";
 import { useSession } from "../session";
+import { BrandName } from "./brand-name";
 import { beforeLeaving } from "./leave-guard";
 
 /**
@@ -157,6 +158,8 @@ function revealInStrip(nav: HTMLElement, link: Element): void {
 
 export function Shell({ brandId, children }: { brandId: string | null; children: ComponentChildren }) {
   const { path } = useLocation();
+  const { brands } = useSession();
+  const brandName = brandId ? (brands.find((b) => b.id === brandId)?.name ?? null) : null;
   const nav = useRef<HTMLElement>(null);
   useEffect(() => {
     const strip = nav.current;
@@ -213,7 +216,7 @@ export function Shell({ brandId, children }: { brandId: string | null; children:
         </nav>
       )}
       <main id="main" tabIndex={-1}>
-        {children}
+        <BrandName.Provider value={brandName}>{children}</BrandName.Provider>
       </main>
     </div>
   );

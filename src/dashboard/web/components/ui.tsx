@@ -1,8 +1,9 @@
 // The dashboard's small set of controls. Each has an accessible name; untrusted text is only ever
 // passed as children (text nodes), never as markup.
 import { type ButtonHTMLAttributes, type ComponentChildren } from "preact";
-import { useCallback, useEffect, useId, useRef, useState } from "preact/hooks";
+import { useCallback, useContext, useEffect, useId, useRef, useState } from "preact/hooks";
 import { ApiError, errorMessage } from "../api";
+import { BrandName } from "./brand-name";
 
 type ButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, "type"> & {
   variant?: "primary" | "secondary" | "danger" | "link";
@@ -107,10 +108,12 @@ export function LoadFailed({ error, failure, retry }: { error: string; failure: 
   );
 }
 
-export function EmptyState({ title, children }: { title: string; children?: ComponentChildren }) {
+/** `level`: the heading's, 3 where the empty state sits inside a section whose own heading is an h2. */
+export function EmptyState({ title, level = 2, children }: { title: string; level?: 2 | 3; children?: ComponentChildren }) {
+  const Heading = level === 3 ? "h3" : "h2";
   return (
     <section class="empty" aria-label={title}>
-      <h2>{title}</h2>
+      <Heading>{title}</Heading>
       {children}
     </section>
   );
@@ -248,11 +251,13 @@ let firstPageShown = false;
 /** Sets the document title and, after an in-app navigation, gives the page heading focus so a screen reader announces the new page. */
 export function PageHeading({ title, children }: { title: string; children?: ComponentChildren }) {
   const ref = useRef<HTMLHeadingElement>(null);
+  const brand = useContext(BrandName);
   useEffect(() => {
-    document.title = `${title} · Spyglass`;
+    document.title = brand ? `${title} · ${brand} · Spyglass` : `${title} · Spyglass`;
+    // A new page, or the same page of another brand (the switcher): the keyboard starts at its heading.
     if (firstPageShown) ref.current?.focus({ preventScroll: true });
     firstPageShown = true;
-  }, [title]);
+  }, [title, brand]);
   return (
     <div class="page-head">
       <h1 ref={ref} tabIndex={-1}>

@@ -8,7 +8,7 @@ import { ApiError, api } from "../../api";
 import { DownloadCsv } from "../../components/download-csv";
 import { answerStatusLabel, useEngineLabels } from "../../components/engines";
 import { brandPath } from "../../components/layout";
-import { usePaged } from "../../components/paged";
+import { type Paged, usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { short } from "../../components/prompts";
 import { MoreButton } from "../../components/rows";
@@ -103,6 +103,36 @@ export function AnswerTable({
     [brandId, JSON.stringify(clean)],
   );
   const engineLabel = useEngineLabels(brandId);
+  // What a filter's change brought, said once it has come (a screen reader hears the table change
+  // nowhere else): in one region that stays, whatever the list below shows.
+  const n = list.items.length;
+  const said =
+    !list.loaded || list.loading || list.error
+      ? ""
+      : n === 0
+        ? "No answer matches these filters."
+        : `${n} answer${n === 1 ? "" : "s"} shown${list.hasMore ? ", newest first; more to load below" : ""}.`;
+  return (
+    <>
+      <p class="offscreen" role="status" aria-live="polite" data-testid="answers-said">
+        {said}
+      </p>
+      <AnswerRows brandId={brandId} list={list} engineLabel={engineLabel} showPrompt={showPrompt} />
+    </>
+  );
+}
+
+function AnswerRows({
+  brandId,
+  list,
+  engineLabel,
+  showPrompt,
+}: {
+  brandId: string;
+  list: Paged<Summary>;
+  engineLabel: (id: string) => string;
+  showPrompt: boolean;
+}) {
   if (isPlanRequired(list.failure)) return <PlanNeeded required="visibility" what="Answers" />;
   if (list.error) return <LoadFailed error={list.error} failure={list.failure} retry={list.reload} />;
   if (!list.loaded)
@@ -388,6 +418,7 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
             ) : (
               <div class="table-wrap">
                 <table>
+                  <caption class="visually-hidden">The names this answer mentions, in order</caption>
                   <thead>
                     <tr>
                       <th scope="col">Position</th>

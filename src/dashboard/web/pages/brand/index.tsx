@@ -59,7 +59,7 @@ function Tracking({ brandId }: { brandId: string }) {
       ) : !loaded.data ? (
         <p class="muted">Loading…</p>
       ) : loaded.data.engines.every((e) => !e.configured) ? (
-        <NoEngines />
+        <NoEngines level={3} />
       ) : (
         <>
           <p>

@@ -85,7 +85,7 @@ export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => 
     }
   };
   return (
-    <form onSubmit={submit} class="stack card" aria-label="Add prompts">
+    <form id="add-prompts" onSubmit={submit} class="stack card" aria-label="Add prompts">
       <h2>Add prompts</h2>
       <Field label="Prompts" hint="One prompt per line, 3 to 500 characters each, as a person would ask an AI assistant.">
         {(p) => (

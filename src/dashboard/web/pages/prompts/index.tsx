@@ -81,7 +81,13 @@ export function Prompts({ brandId }: { brandId: string }) {
   return (
     <>
       <PageHeading title="Prompts">
-        {list.items.length > 0 && <DownloadCsv brandId={brandId} tool="list_prompts" input={shown} label="prompts" />}
+        {/* The form comes after every row of the list: a way there without tabbing through them. */}
+        {list.items.length > 0 && (
+          <div class="actions">
+            <Button onClick={() => document.querySelector<HTMLTextAreaElement>("#add-prompts textarea")?.focus()}>Add prompts</Button>
+            <DownloadCsv brandId={brandId} tool="list_prompts" input={shown} label="prompts" />
+          </div>
+        )}
       </PageHeading>
       <p>The questions Spyglass asks AI engines for this brand; each answer is checked for the brand and its competitors.</p>
       {none && !filtered && !filters.archived ? (
