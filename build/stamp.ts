@@ -53,7 +53,10 @@ export function buildId(root = REPO_ROOT): string {
       return null; // no git on this machine
     }
   };
-  const commit = git(["rev-parse", "--short=10", "HEAD"]);
+  // The checkout's own commit only: sources unpacked inside another repository (a home directory
+  // under git) are not that repository's commit.
+  const top = git(["rev-parse", "--show-toplevel"]);
+  const commit = top !== null && resolve(top) === resolve(root) ? git(["rev-parse", "--short=10", "HEAD"]) : null;
   if (!commit) return `src.${stamp.slice(0, 12)}`;
   const changed = git(["status", "--porcelain", "--", ...STAMPED_PATHS]);
   return changed === "" ? commit : `${commit}+${stamp.slice(0, 8)}`;

@@ -100,9 +100,15 @@ const COMMANDS: Record<string, Command> = {
           'no account yet: the first visitor to sign up becomes the owner of this instance; create the owner\'s account now with "spyglass account create --email E --password - --plan autopilot"',
         );
       } else if (await ownerMissing(db)) {
-        log.info(
-          "no owner yet (the demo's account never is, and it closes the dashboard's signup): create yours with \"spyglass account create --email E --password - --plan autopilot\"",
-        );
+        if (config.auth.signup === "open") {
+          log.warn(
+            "no owner yet (the demo's account never is) and signup is open: the next visitor to sign up becomes the owner of this instance; create the owner's account now with \"spyglass account create --email E --password - --plan autopilot\"",
+          );
+        } else {
+          log.info(
+            "no owner yet (the demo's account never is, and it closes the dashboard's signup): create yours with \"spyglass account create --email E --password - --plan autopilot\"",
+          );
+        }
       }
       // Start-up ran a lot of code once and never again (migrations, building the app, the warm-up).
       // JavaScriptCore keeps compiled code until it ages out, and every collection of the serving

@@ -26,7 +26,9 @@ export async function demoCommand(app: AppContext, opts: { scale: number; reset:
   // The demo's account closes the first-run signup (it is an account) but never owns the instance.
   const yourAccount = (await ownerMissing(app.db))
     ? [
-        `Your own account (the instance's owner; the dashboard's signup is closed once any account exists, the demo's too):`,
+        app.config.auth.signup === "open"
+          ? `Your own account (the instance's owner; signup is open, so the next visitor to sign up would own it instead):`
+          : `Your own account (the instance's owner; the dashboard's signup is closed once any account exists, the demo's too):`,
         `  spyglass account create --email you@example.com --password - --plan autopilot`,
       ]
     : [];

@@ -62,7 +62,8 @@ async function readReply(response: Response): Promise<string> {
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  // TextDecoder drops a leading byte-order mark, as response.text() did (some gateways send one).
+  return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
 /** Whether a 200's JSON has the adapter's answer field (a gemini reply may instead say why the prompt was blocked). */
@@ -104,6 +105,8 @@ export class EngineGate {
   private pausedUntil = 0;
   private refusals = 0;
   private refused: { reason: string; until: number } | null = null;
+  /** After a hold, the one request sent to see whether the key works again; the others fail meanwhile. */
+  private probing = false;
 
   constructor(
     private readonly now: () => number,
@@ -118,7 +121,10 @@ export class EngineGate {
     const at = this.now();
     const until = this.pausedUntil;
     if (until > covered && until > at) await this.sleep(until - at, signal);
-    if (this.refused && this.now() < this.refused.until) return this.refused.reason;
+    if (!this.refused) return null;
+    if (this.now() < this.refused.until || this.probing) return this.refused.reason;
+    // The hold is over: this request alone tries the key again (record() ends the probe).
+    this.probing = true;
     return null;
   }
 
@@ -138,6 +144,7 @@ export class EngineGate {
 
   /** After each answer of the provider: a refusal of the key (401, 403) or anything else. */
   record(status: number, reason: string): void {
+    this.probing = false;
     if (status !== 401 && status !== 403) {
       this.refusals = 0;
       this.refused = null;
@@ -145,6 +152,11 @@ export class EngineGate {
     }
     this.refusals++;
     if (this.refusals >= REFUSALS_BEFORE_HOLD) this.refused = { reason, until: this.now() + REFUSAL_HOLD_MS };
+  }
+
+  /** A request that got no answer from the provider (a timeout, a reset): a probe under way ends without a verdict. */
+  unanswered(): void {
+    this.probing = false;
   }
 }
 
@@ -223,6 +235,7 @@ export async function complete(
       const raw = await readReply(response);
       latency = now() - started;
       const body = parseJson(raw);
+      // The gate hears every answer: a 2xx ends a run of refusals (a failure records its own below).
       if (response.ok) opts.gate?.record(response.status, "");
       if (!response.ok) {
         const message = providerErrorMessage(body) ?? (response.statusText || raw.slice(0, MAX_REASON_CHARS));
@@ -240,7 +253,7 @@ export async function complete(
         if (message === null) {
           return failure(
             config,
-            `the provider's reply has no "${adapter.answerField}": it is not a ${config.api} answer (check the engine's api and base_url)`,
+            `the provider's reply has no "${adapter.answerField}": it is not an answer of the ${config.api} API (check the engine's api and base_url)`,
             latency,
             attempt,
           );
@@ -256,6 +269,7 @@ export async function complete(
       }
     } catch (error) {
       latency = now() - started;
+      opts.gate?.unanswered();
       if (opts.signal?.aborted) return failure(config, "aborted", latency, attempt);
       if (error instanceof ReplyTooLarge) return failure(config, tooLarge, latency, attempt);
       reason = timedOut ? `timeout after ${timeoutMs} ms` : shorten(redact(networkReason(request.url, error)));

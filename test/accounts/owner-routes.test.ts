@@ -1,6 +1,7 @@
 // The instance's first-run state and the owner's account management, in process.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createAccount, findAccountByEmail } from "../../src/accounts/service";
+import { demoCommand } from "../../src/demo/cli";
 import { seedDemo } from "../../src/demo/seeder";
 import { PASSWORD, type TestApp, testApp } from "../support/http";
 
@@ -141,7 +142,10 @@ describe("an instance whose first account is the demo's", () => {
   test('with signup = "open", the first account after the demo\'s signs up as the owner, on Autopilot; the next on none', async () => {
     const fresh = await testApp({ signup: "open" });
     try {
-      await seedDemo(fresh.ctx, { scale: 1 });
+      // The demo says so: with open signup the next visitor, not the demo, would own the instance.
+      const printed: string[] = [];
+      await demoCommand(fresh.ctx, { scale: 1, reset: false, json: false, out: { stdout: { write: (t: string) => printed.push(t) } } });
+      expect(printed.join("")).toContain("signup is open, so the next visitor to sign up would own it instead");
       const first = await fresh.call("POST", "/api/auth/signup", { body: { email: "me@example.com", password: PASSWORD } });
       expect(first.status).toBe(201);
       expect(first.json.account.plan).toBe("autopilot");

@@ -13,6 +13,7 @@ import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, p
 
 setDefaultTimeout(90_000);
 
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const HOSTILE = `<img src=x onerror=alert(1)> and <script>alert(1)</script> were written by the engine.`;
 
 let d: Dashboard;
@@ -184,11 +185,28 @@ describe("answers", () => {
     await figures.locator("[data-figure=visibility]").waitFor();
     expect(await figures.locator("[data-figure=visibility]").textContent()).toContain(`n = ${row.visibility.n}`);
     expect(await figures.locator("[data-figure=answers]").textContent()).toBe(`${row.answers.valid} valid of ${row.answers.total}`);
-    // The way to its answers in the Answers page keeps the period (the default: the last 30 days).
+    // The way to its answers in the Answers page keeps the period (the default: the last 30 days),
+    // and the answers listed here are that period's too (the demo has 60 days).
     const thirtyDays = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
     expect(await page.getByRole("link", { name: "Filter this prompt's answers of the period" }).getAttribute("href")).toBe(
       `/brands/${brandId}/answers?prompt=${encodeURIComponent(promptIdShown)}&start=${thirtyDays}`,
     );
+    const ofPeriod = await tool<{ answers: Array<{ id: string }> }>("list_answers", {
+      prompt_id: promptIdShown,
+      start_date: thirtyDays,
+      limit: 20,
+    });
+    const listed = () =>
+      page.locator("table.answers-table tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-answer-id")));
+    expect(await eventually(listed, (v) => JSON.stringify(v) === JSON.stringify(ofPeriod.answers.map((a) => a.id)))).toEqual(
+      ofPeriod.answers.map((a) => a.id),
+    );
+    const older = await tool<{ answers: unknown[] }>("list_answers", {
+      prompt_id: promptIdShown,
+      end_date: day(Date.now() - 31 * 86_400_000),
+      limit: 1,
+    });
+    expect(older.answers.length).toBe(1);
     // Its trend: get_visibility_trend narrowed to the prompt, drawn and as a table whose points add up to its row.
     await page.locator(".trend-chart canvas").waitFor();
     const trend = await tool<{ points: Array<{ date: string; visibility: { n: number } }> }>("get_visibility_trend", {
@@ -394,6 +412,13 @@ describe("answers", () => {
         (t) => (t ?? "").startsWith(`${rows} answer`),
       ),
     ).toStartWith(`${rows} answer${rows === 1 ? "" : "s"} shown`);
+    // By keyboard, the date field keeps its 3 px ring on its calendar button too (after its three parts).
+    const from = page.getByRole("textbox", { name: "From", exact: true });
+    await from.focus();
+    for (let i = 0; i < 3; i++) await page.keyboard.press("Tab");
+    expect(
+      await from.evaluate((el) => [el === document.activeElement, el.matches(":focus-visible"), getComputedStyle(el).outlineWidth]),
+    ).toEqual([true, false, "3px"]);
     await page.getByRole("textbox", { name: "From", exact: true }).fill("2099-12-31");
     await page.waitForURL(/start=2099-12-31/);
     expect(

@@ -150,8 +150,30 @@ describe("OpenAI-compatible engines", () => {
     expect(results[3]!.error).toStartWith("not sent: the provider refused the key on the last requests (HTTP 401");
     expect(results[3]!.attempts).toBe(0);
     clock += 5 * 60_000;
-    expect((await client.ask("later")).error).toStartWith("HTTP 401");
+    // After the hold one request alone tries the key again: the others sent meanwhile fail unsent.
+    const again = await Promise.all([client.ask("later"), client.ask("later too")]);
+    expect(again.map((r) => r.error?.slice(0, 8))).toEqual(["HTTP 401", "not sent"]);
     expect(fake.requests).toHaveLength(4);
+  });
+
+  test("a reply that starts with a byte-order mark is read as JSON", async () => {
+    const bom = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () =>
+        new Response(`\uFEFF${JSON.stringify({ choices: [{ message: { content: "Acme is fine." } }] })}`, {
+          headers: { "content-type": "application/json" },
+        }),
+    });
+    try {
+      const result = await createEngineClient(
+        { id: "bom", label: "bom", api: "openai", model: "m", base_url: `http://127.0.0.1:${bom.port}/v1`, api_key_env: "FAKE_KEY" },
+        recordingOptions(),
+      ).ask("q");
+      expect(result).toMatchObject({ status: "ok", text: "Acme is fine." });
+    } finally {
+      bom.stop(true);
+    }
   });
 
   test("a Retry-After HTTP date is honoured relative to now, and a huge one is capped", async () => {
@@ -246,7 +268,9 @@ describe("OpenAI-compatible engines", () => {
     const fake = track(startFakeOpenAI({ script: () => raw({ unexpected: true }) }));
     const result = await createEngineClient(engine(fake, "openai"), recordingOptions()).ask("q");
     expect(result.status).toBe("error");
-    expect(result.error).toBe("the provider's reply has no \"choices\": it is not a openai answer (check the engine's api and base_url)");
+    expect(result.error).toBe(
+      "the provider's reply has no \"choices\": it is not an answer of the openai API (check the engine's api and base_url)",
+    );
     expect(fake.requests).toHaveLength(1);
     // Some gateways answer 200 {"error": {...}}: the provider's own words, after the retries.
     const gateway = track(startFakeOpenAI({ script: () => raw({ error: { message: "model overloaded, try later" } }) }));

@@ -54,12 +54,7 @@ const listPromptsTool = defineTool({
   input: z.strictObject({
     tag: z.string().min(1).max(100).optional().describe("Only prompts with this tag (name or id)."),
     query: z.string().min(1).max(PROMPT_TEXT_MAX).optional().describe("Only prompts whose text contains this, ignoring case."),
-    prompt_id: z
-      .string()
-      .min(1)
-      .max(64)
-      .optional()
-      .describe("Only this prompt (its text and tags); an id that is not the brand's prompt is not found."),
+    prompt_id: promptId.optional().describe("Only this prompt (its text and tags); an id that is not the brand's prompt is not found."),
     include_archived: z.boolean().default(false).describe("Also list archived prompts (default false)."),
     limit,
     cursor,

@@ -26,21 +26,26 @@ export function citedAddresses(text: string, providerUrls: readonly string[] = [
   const seen = new Set<string>();
   const out: Array<{ url: string; link: string }> = [];
   for (const raw of [...providerUrls, ...findUrls(text).map((span) => span.url)]) {
-    const url = normalizeUrl(raw);
-    if (url === null || seen.has(url)) continue;
+    const parsed = parseCitedUrl(raw);
+    const url = parsed && normalizeParsed(parsed);
+    if (!parsed || url === null || seen.has(url)) continue;
     seen.add(url);
-    out.push({ url, link: linkOf(raw) });
+    // As given, but without credentials.
+    parsed.username = "";
+    parsed.password = "";
+    out.push({ url, link: parsed.href });
   }
   return out;
 }
 
-/** An address that normalises (http or https), as given but without credentials. */
-function linkOf(raw: string): string {
+/** A cited address as a URL ("www.…" without a scheme taken as https), or null when it is none. */
+function parseCitedUrl(raw: string): URL | null {
   const input = raw.trim();
-  const url = new URL(/^www\./i.test(input) ? `https://${input}` : input);
-  url.username = "";
-  url.password = "";
-  return url.href;
+  try {
+    return new URL(/^www\./i.test(input) ? `https://${input}` : input);
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -49,14 +54,11 @@ function linkOf(raw: string): string {
  * dropped as well: they are never worth storing. Returns null for anything but http(s). Idempotent.
  */
 export function normalizeUrl(raw: string): string | null {
-  let input = raw.trim();
-  if (/^www\./i.test(input)) input = `https://${input}`;
-  let url: URL;
-  try {
-    url = new URL(input);
-  } catch {
-    return null;
-  }
+  const url = parseCitedUrl(raw);
+  return url && normalizeParsed(url);
+}
+
+function normalizeParsed(url: URL): string | null {
   if (url.protocol !== "http:" && url.protocol !== "https:") return null;
   const host = stripWww(url.hostname.replace(/\.+$/, ""));
   if (host === "") return null;

@@ -68,10 +68,21 @@ export function filterQuery(query: Record<string, string>): string {
  */
 export function answersQuery(filter: AnalyticsFilter, extra: Record<string, string>): string {
   const query = new URLSearchParams(extra);
-  query.set("start", filter.start_date ?? day(Date.now() - 29 * 86_400_000));
-  if (filter.end_date) query.set("end", filter.end_date);
+  const period = answersPeriod(filter);
+  query.set("start", period.start_date);
+  if (period.end_date) query.set("end", period.end_date);
   if (filter.engine) query.set("engine", filter.engine);
   return `?${query.toString()}`;
+}
+
+/**
+ * The filter's period as list_answers takes it, the analytics' default written out (30 days ending
+ * on end_date, or today, as the server resolves it): list_answers without dates lists all time, so an
+ * analytics page's answers (a prompt's, a source's) and its link to the Answers page use this.
+ */
+export function answersPeriod(filter: AnalyticsFilter): { start_date: string; end_date?: string } {
+  const end = filter.end_date ? Date.parse(`${filter.end_date}T00:00:00Z`) : Date.now();
+  return { start_date: filter.start_date ?? day(end - 29 * 86_400_000), ...(filter.end_date ? { end_date: filter.end_date } : {}) };
 }
 
 /** Period presets, a custom range, engine and tag. Engines and tags come from the brand's own tools. */

@@ -253,7 +253,7 @@ export function PageHeading({ title, children }: { title: string; children?: Com
   const ref = useRef<HTMLHeadingElement>(null);
   const brand = useContext(BrandName);
   useEffect(() => {
-    document.title = brand ? `${title} · ${brand} · Spyglass` : `${title} · Spyglass`;
+    document.title = brand && brand !== title ? `${title} · ${brand} · Spyglass` : `${title} · Spyglass`;
     // A new page, or the same page of another brand (the switcher): the keyboard starts at its heading.
     if (firstPageShown) ref.current?.focus({ preventScroll: true });
     firstPageShown = true;

@@ -7,7 +7,7 @@ import { type ToolOutput } from "../../../../catalogue/types";
 import { ApiError, api } from "../../api";
 import { DownloadCsv } from "../../components/download-csv";
 import { intervalText } from "../../components/figures";
-import { type AnalyticsFilter, answersQuery, FilterBar, filterQuery, useAnalyticsFilter } from "../../components/filters";
+import { type AnalyticsFilter, answersPeriod, answersQuery, FilterBar, filterQuery, useAnalyticsFilter } from "../../components/filters";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -261,11 +261,7 @@ export function PromptPage({ brandId, params }: { brandId: string; params: Recor
           Filter this prompt's answers of the period
         </a>
       </p>
-      <AnswerTable
-        brandId={brandId}
-        input={{ prompt_id: promptId, engine: filter.engine, start_date: filter.start_date, end_date: filter.end_date }}
-        showPrompt={false}
-      />
+      <AnswerTable brandId={brandId} input={{ prompt_id: promptId, engine: filter.engine, ...answersPeriod(filter) }} showPrompt={false} />
     </div>
   );
 }

@@ -8,7 +8,7 @@ import { api } from "../../api";
 import { DownloadCsv } from "../../components/download-csv";
 import { useEngineLabels } from "../../components/engines";
 import { Rate } from "../../components/figures";
-import { answersQuery, FilterBar, filterQuery, useAnalyticsFilter } from "../../components/filters";
+import { answersPeriod, answersQuery, FilterBar, filterQuery, useAnalyticsFilter } from "../../components/filters";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -50,8 +50,8 @@ function CitingAnswers({
     async (cursor) => {
       const page = await api.tool(brandId, "list_answers", {
         ...(level === "url" ? { cited_url: source } : { cited_domain: source }),
-        start_date: filter.start_date,
-        end_date: filter.end_date,
+        // The page's period, its default written out (list_answers without dates is all time).
+        ...answersPeriod(filter),
         engine: filter.engine,
         limit: 20,
         cursor,
