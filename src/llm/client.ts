@@ -263,9 +263,9 @@ export async function complete(
       } else if (config.api === "gemini" && config.follow_redirects) {
         const origins = new Set([GOOGLE_REDIRECT_ORIGIN, new URL(config.base_url).origin]);
         const followed = await followRedirects(geminiSourceUris(body), doFetch, origins, opts.signal);
-        return classify(config, parseGeminiReply(body, followed), now() - started, attempt);
+        return classify(config, parseGeminiReply(body, followed), now() - started, attempt, redact);
       } else {
-        return classify(config, parse(body), latency, attempt);
+        return classify(config, parse(body), latency, attempt, redact);
       }
     } catch (error) {
       latency = now() - started;
@@ -292,7 +292,18 @@ export async function complete(
   return failure(config, reason, latency, maxAttempts);
 }
 
-function classify(config: ModelConfig, reply: ParsedReply, latency: number, attempts: number): EngineAnswer {
+/**
+ * The answer as stored: its text without the engine's API key (a provider or proxy that echoes the
+ * request's key would otherwise have it stored and shown), classified.
+ */
+function classify(
+  config: ModelConfig,
+  parsed: ParsedReply,
+  latency: number,
+  attempts: number,
+  redact: (text: string) => string,
+): EngineAnswer {
+  const reply = { ...parsed, text: redact(parsed.text) };
   const base = {
     citations: dedupe(reply.citations),
     cited: reply.cited,
@@ -357,6 +368,11 @@ const REDACTED_RUN = 8;
 export function redactKey(text: string, apiKey: string | null): string {
   if (!apiKey) return text;
   if (apiKey.length < REDACTED_RUN) return text.split(apiKey).join("[redacted]");
+  // Nearly every text holds no run of the key: found with the key's own windows (a native search
+  // each), before the scan of every position below (a 1 MiB answer).
+  let present = false;
+  for (let i = 0; i + REDACTED_RUN <= apiKey.length && !present; i++) present = text.includes(apiKey.slice(i, i + REDACTED_RUN));
+  if (!present) return text;
   const hidden = new Uint8Array(text.length);
   for (let start = 0; start + REDACTED_RUN <= text.length; start++) {
     let end = start + REDACTED_RUN;

@@ -101,6 +101,12 @@ describe("OpenAI-compatible engines", () => {
     expect(redactKey("an abc here", "abc")).toBe("an [redacted] here");
   });
 
+  test("an answer that echoes the engine's key is stored without it", async () => {
+    const fake = track(startFakeOpenAI({ script: () => answer(`Your request used ${KEY}; also ${KEY.slice(0, 10)}. Acme is fine.`) }));
+    const result = await createEngineClient(engine(fake, "openai"), recordingOptions()).ask("q");
+    expect(result).toMatchObject({ status: "ok", text: "Your request used [redacted]; also [redacted]. Acme is fine." });
+  });
+
   test("a missing key variable is an error before any request is sent", async () => {
     const fake = track(startFakeOpenAI());
     const result = await createEngineClient(engine(fake, "openai"), { env: {} }).ask("hello");
