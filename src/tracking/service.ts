@@ -88,7 +88,9 @@ export async function startTracking(
   // its end is in the log, at warn when it failed or an engine answered nothing.
   const done = started.done.then(async () => {
     const run = await getRun(app, brandId, started.runId);
-    await logRunEndOf(app, run);
+    // A run another instance took over during a stall is ended, and logged, by that instance.
+    const owner = await app.db.get<{ owner: string | null }>("SELECT owner FROM tracking_runs WHERE id = ?", [started.runId]);
+    if (owner?.owner === null || owner?.owner === app.tracking.runner.instance) await logRunEndOf(app, run);
     return run;
   });
   return { run: await getRun(app, brandId, started.runId), done };

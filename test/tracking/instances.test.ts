@@ -10,7 +10,7 @@ import { type AppContext, createAppContext } from "../../src/context";
 import { type Db } from "../../src/db/client";
 import { configureLog } from "../../src/log";
 import { trackCommand } from "../../src/tracking/cli";
-import { runTracking, stopTracking } from "../../src/tracking/service";
+import { runTracking, startTracking, stopTracking } from "../../src/tracking/service";
 import { addBrand, configOf } from "../analytics/dataset";
 import { openTestDatabase, secondConnection } from "../support/database";
 import { answer, type FakeProvider, type FakeScript, hang, startFakeOpenAI } from "../support/fake-providers";
@@ -528,4 +528,42 @@ test("a run taken over from an instance that stopped answering ends with its lin
     .map((line) => JSON.parse(line))
     .find((line) => line.msg === "tracking run ended" && line.run === runId);
   expect(ended).toMatchObject({ level: "info", brand: brand.brandId, brand_name: "Adopted", status: "completed" });
+});
+
+test("a run taken over during a stall is logged as ended by the instance that ended it, not also by its starter", async () => {
+  const fake = provider(() => answer("Acme is fine."));
+  const { a, b } = await pair(toml(fake), toml(fake));
+  let runId = "";
+  const stalled = createAppContext(
+    a.config,
+    stallingBefore(a.db, "count(*) FILTER (WHERE status = 'error')", () =>
+      b.db.run("UPDATE tracking_runs SET owner = ?, lease_until = ? WHERE id = ?", [
+        b.tracking.runner.instance,
+        Date.now() + 60_000,
+        runId,
+      ]),
+    ),
+    { llm: { env: KEY } },
+  );
+  const s = await addBrand(stalled, { name: "Stalled", prompts: [{ key: "P", text: "best crm" }] });
+  const logs = await captureLog(
+    async () => {
+      const started = await startTracking(stalled, s.brandId, { trigger: "tool" });
+      runId = started.run.id;
+      expect(
+        await until(
+          async () =>
+            (await a.db.get<{ owner: string }>("SELECT owner FROM tracking_runs WHERE id = ?", [runId]))?.owner ===
+            b.tracking.runner.instance,
+          5000,
+        ),
+      ).toBe(true);
+      // The new owner's end of the run (as its takeover would end it), then the starter's wait ends.
+      await b.db.run("UPDATE tracking_runs SET status = 'completed', finished_at = ? WHERE id = ?", [Date.now(), runId]);
+      await started.done;
+    },
+    { settleMs: 100 },
+  );
+  configureLog({ quiet: true });
+  expect(logs).not.toContain('"msg":"tracking run ended"');
 });
