@@ -19,6 +19,7 @@ import { backupDatabase } from "./db/backup";
 import { startCheckpointer } from "./db/checkpointer";
 import { type Db, type OpenOptions, openDatabase } from "./db/client";
 import { openConfiguredDatabase } from "./db/open";
+import { watchSchema } from "./db/schema-watch";
 import { AppError, Invalid } from "./errors";
 import { createApiKey, listApiKeys, revokeApiKey } from "./keys/service";
 import { configureLog, log } from "./log";
@@ -70,12 +71,15 @@ const COMMANDS: Record<string, Command> = {
       const server = startServer(app, [() => scheduler?.stop(), () => stopTracking(app), () => windows.stop(), () => checkpointer?.stop()]);
       // Before anything else is awaited: a stop signal from the moment it listens is a clean shutdown
       // (it was set after the owner check below, a round trip on PostgreSQL, and a SIGTERM then exited 143).
-      const shutdown = async (signal: string) => {
+      const shutdown = async (signal: string, code = 0) => {
         log.info("shutting down", { signal });
+        schema.stop();
         await server.stop();
         log.info("stopped");
-        process.exit(0);
+        process.exit(code);
       };
+      // A newer Spyglass migrated the database under this server (README: Upgrading): it stops, exit 1.
+      const schema = watchSchema(db, () => void shutdown("the database's schema is newer than this build's", 1));
       process.once("SIGTERM", () => void shutdown("SIGTERM"));
       process.once("SIGINT", () => void shutdown("SIGINT"));
       // The terminal that started it closed (or a service manager's reload): the same clean stop,

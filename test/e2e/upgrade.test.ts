@@ -98,3 +98,24 @@ test("migrate refuses a data directory without a database instead of creating on
   expect(typo.code).toBe(1);
   expect(typo.stderr).toContain("There is no Spyglass database at");
 });
+
+test("a server whose database a newer Spyglass migrates while it runs logs why and stops, exit 1", async () => {
+  box = await sandbox();
+  expect((await box.cli(["account", "create", "--email", "owner@example.com", "--password", "correct horse"])).code).toBe(0);
+  const server = await box.serve({ env: { SPYGLASS_SCHEMA_CHECK_MS: "200" } });
+  expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  // A newer binary's `spyglass migrate`, run while this server is up, as its recorded migration.
+  await box.withDb(async (db) => {
+    await db.run(`INSERT INTO ${migrationsTable(db.dialect)} (hash, created_at) VALUES ('from-a-newer-version', 99999999999999)`);
+  });
+  const code = await Promise.race([server.proc.exited, Bun.sleep(10_000).then(() => "still running")]);
+  expect(code).toBe(1);
+  const line = server
+    .logs()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .find((l) => l.msg === "the database's schema changed under this server: it stops");
+  expect(line.level).toBe("error");
+  expect(line.problem).toContain("was upgraded by a newer Spyglass");
+});
