@@ -26,7 +26,7 @@ import { configureLog, log } from "./log";
 import { resetAccountPassword } from "./oauth/password-reset";
 import { assertCanListen, startServer } from "./server";
 import { startWindowRollover } from "./tracking/prompt-windows";
-import { markInterruptedRuns } from "./tracking/runner";
+import { markInterruptedRuns, watchAbandonedRuns } from "./tracking/runner";
 import { startScheduler } from "./tracking/scheduler";
 import { stopTracking } from "./tracking/service";
 import { BUILD, VERSION } from "./version";
@@ -62,13 +62,21 @@ const COMMANDS: Record<string, Command> = {
       const app = createAppContext(config, db);
       await markInterruptedRuns(app);
       const scheduler = startScheduler(app);
+      // Without engines this server's workers never look for abandoned runs: it marks them instead.
+      const abandoned = config.engines.length === 0 ? watchAbandonedRuns(app) : null;
       // This instance takes its share of every run's work (any instance's), and the runs of one that died.
       app.tracking.runner.serve();
       // A re-analysis cut short by the last stop (or a crash) goes through the brand's answers again.
       await app.tracking.reanalysis.resumeUnfinished();
       const checkpointer = db.dialect === "sqlite" ? startCheckpointer(db) : null;
       const windows = startWindowRollover(db, SHRINK_AFTER_MS + 1_000);
-      const server = startServer(app, [() => scheduler?.stop(), () => stopTracking(app), () => windows.stop(), () => checkpointer?.stop()]);
+      const server = startServer(app, [
+        () => scheduler?.stop(),
+        () => abandoned?.stop(),
+        () => stopTracking(app),
+        () => windows.stop(),
+        () => checkpointer?.stop(),
+      ]);
       // Before anything else is awaited: a stop signal from the moment it listens is a clean shutdown
       // (it was set after the owner check below, a round trip on PostgreSQL, and a SIGTERM then exited 143).
       const shutdown = async (signal: string, code = 0) => {

@@ -1024,6 +1024,18 @@ async function databaseNow(db: Queries): Promise<number> {
  * At start-up: every run left `running` whose lease ran out (its instance crashed, was killed, lost
  * power) is marked `interrupted`; its stored answers stay. Returns how many were marked.
  */
+/**
+ * For a server without engines, whose workers never poll: runs whose instance stopped answering are
+ * marked interrupted once their lease runs out (an instance with engines would take them over; with
+ * none anywhere, a run killed just before this server started stayed "running" for good). Every
+ * lease period; the brand's next run resumes them.
+ */
+export function watchAbandonedRuns(app: AppContext, everyMs = app.config.tracking.lease_seconds * 1000): { stop(): void } {
+  const timer = setInterval(() => void markInterruptedRuns(app).catch(() => undefined), everyMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
 export async function markInterruptedRuns(app: AppContext): Promise<number> {
   // One guarded statement: a run whose owner renewed its lease after a read would still be taken.
   const interrupted = await app.db.run(

@@ -10,6 +10,7 @@ import { type AppContext, createAppContext } from "../../src/context";
 import { type Db } from "../../src/db/client";
 import { configureLog } from "../../src/log";
 import { trackCommand } from "../../src/tracking/cli";
+import { watchAbandonedRuns } from "../../src/tracking/runner";
 import { runTracking, startTracking, stopTracking } from "../../src/tracking/service";
 import { addBrand, configOf } from "../analytics/dataset";
 import { openTestDatabase, secondConnection } from "../support/database";
@@ -566,4 +567,22 @@ test("a run taken over during a stall is logged as ended by the instance that en
   );
   configureLog({ quiet: true });
   expect(logs).not.toContain('"msg":"tracking run ended"');
+});
+
+test("a server without engines marks a run whose instance stopped answering interrupted once its lease runs out", async () => {
+  const fake = provider(() => answer("Acme is fine."));
+  const { a } = await pair(toml(fake), toml(fake));
+  const engineless = createAppContext(configOf(""), a.db, { llm: { env: KEY } });
+  const brand = await addBrand(a, { name: "Killed", prompts: [{ key: "P", text: "best crm" }] });
+  // Killed a moment ago: its lease still runs for 300 ms, so the start-up check leaves it.
+  const runId = await abandonedRun(a.db, brand.brandId, [brand.prompts.P!], ["gpt"]);
+  await a.db.run("UPDATE tracking_runs SET lease_until = ? WHERE id = ?", [Date.now() + 300, runId]);
+  const status = async () => (await a.db.get<{ status: string }>("SELECT status FROM tracking_runs WHERE id = ?", [runId]))!.status;
+  const watch = watchAbandonedRuns(engineless, 100);
+  try {
+    expect(await status()).toBe("running");
+    expect(await until(async () => (await status()) === "interrupted", 5000)).toBe(true);
+  } finally {
+    watch.stop();
+  }
 });
