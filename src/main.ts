@@ -2,10 +2,9 @@
 // The CLI (CONTRACT §2): parses argv and dispatches. No business logic lives here.
 import { parseArgs } from "node:util";
 import {
+  countAccounts,
   createAccount,
   normalizeEmail,
-  ownerMissing,
-  ownerSignupOpen,
   parsePlan,
   requireAccountByEmail,
   setAccountPlan,
@@ -107,11 +106,12 @@ const COMMANDS: Record<string, Command> = {
         build: BUILD,
       });
       checkSanitizer();
-      if (await ownerSignupOpen(db)) {
+      const accounts = await countAccounts(db);
+      if (accounts.all === 0) {
         log.warn(
           'no account yet: the first visitor to sign up becomes the owner of this instance; create the owner\'s account now with "spyglass account create --email E --password - --plan autopilot"',
         );
-      } else if (await ownerMissing(db)) {
+      } else if (accounts.real === 0) {
         if (config.auth.signup === "open") {
           log.warn(
             "no owner yet (the demo's account never is) and signup is open: the next visitor to sign up becomes the owner of this instance; create the owner's account now with \"spyglass account create --email E --password - --plan autopilot\"",

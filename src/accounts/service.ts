@@ -114,11 +114,6 @@ export async function countAccounts(db: Queries): Promise<{ all: number; real: n
   return { all: Number(row?.all_ ?? 0), real: Number(row?.real_ ?? 0) };
 }
 
-/** Whether whoever reaches the server first can sign up and become its owner (no account at all yet). */
-export async function ownerSignupOpen(db: Queries): Promise<boolean> {
-  return (await countAccounts(db)).all === 0;
-}
-
 /** Whether the instance has no owner yet: no account but, perhaps, the demo's. */
 export async function ownerMissing(db: Queries): Promise<boolean> {
   return (await countAccounts(db)).real === 0;

@@ -1,6 +1,6 @@
 import { buildAnthropicRequest, parseAnthropicReply } from "./anthropic";
 import { buildGeminiRequest, geminiSourceUris, parseGeminiReply } from "./gemini";
-import { providerErrorMessage } from "./json";
+import { asObject, providerErrorMessage } from "./json";
 import { createLimiter, LimiterAbortedError } from "./limiter";
 import { buildOpenAIRequest, parseOpenAIReply } from "./openai";
 import { buildResponsesRequest, parseResponsesReply } from "./openai-responses";
@@ -68,10 +68,10 @@ async function readReply(response: Response): Promise<string> {
 
 /** Whether a 200's JSON has the adapter's answer field (a gemini reply may instead say why the prompt was blocked). */
 function hasAnswer(adapter: Adapter, body: unknown): boolean {
-  const root = body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+  const root = asObject(body);
   if (!root) return false;
   if (Array.isArray(root[adapter.answerField])) return true;
-  return adapter.answerField === "candidates" && typeof root.promptFeedback === "object" && root.promptFeedback !== null;
+  return adapter.answerField === "candidates" && asObject(root.promptFeedback) !== null;
 }
 
 export const DEFAULT_TIMEOUT_MS = 60_000;

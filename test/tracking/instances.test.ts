@@ -296,6 +296,20 @@ test("a worker still busy on an ended run's task does not keep the next run from
  * whose text contains `before` to run `meanwhile`: what another instance does during a stall of this
  * one (a long GC pause, a frozen VM). The database and every statement are real.
  */
+/**
+ * An instance on `a`'s database whose end of a run stalls (before it counts the run's errors) while
+ * `b` takes the run over as `owner`, its lease renewed for a minute: a stall past the lease.
+ */
+function stalledOwner(a: AppContext, b: AppContext, owner: string, runId: () => string): AppContext {
+  return createAppContext(
+    a.config,
+    stallingBefore(a.db, "count(*) FILTER (WHERE status = 'error')", () =>
+      b.db.run("UPDATE tracking_runs SET owner = ?, lease_until = ? WHERE id = ?", [owner, Date.now() + 60_000, runId()]),
+    ),
+    { llm: { env: KEY } },
+  );
+}
+
 function stallingBefore(db: Db, before: string, meanwhile: () => Promise<unknown>): Db {
   let stalled = false;
   return new Proxy(db, {
@@ -341,13 +355,7 @@ test("an owner whose run another instance took over during a stall does not fini
   const fake = provider(() => answer("Acme is fine."));
   const { a, b } = await pair(toml(fake), toml(fake));
   let runId = "";
-  const stalled = createAppContext(
-    a.config,
-    stallingBefore(a.db, "count(*) FILTER (WHERE status = 'error')", () =>
-      b.db.run("UPDATE tracking_runs SET owner = 'inst_b', lease_until = ? WHERE id = ?", [Date.now() + 60_000, runId]),
-    ),
-    { llm: { env: KEY } },
-  );
+  const stalled = stalledOwner(a, b, "inst_b", () => runId);
   const s = await addBrand(stalled, { name: "Acme", prompts: [{ key: "P", text: "best crm" }] });
   const started = await stalled.tracking.runner.start(s.brandId, { trigger: "tool" });
   runId = started.runId;
@@ -535,17 +543,7 @@ test("a run taken over during a stall is logged as ended by the instance that en
   const fake = provider(() => answer("Acme is fine."));
   const { a, b } = await pair(toml(fake), toml(fake));
   let runId = "";
-  const stalled = createAppContext(
-    a.config,
-    stallingBefore(a.db, "count(*) FILTER (WHERE status = 'error')", () =>
-      b.db.run("UPDATE tracking_runs SET owner = ?, lease_until = ? WHERE id = ?", [
-        b.tracking.runner.instance,
-        Date.now() + 60_000,
-        runId,
-      ]),
-    ),
-    { llm: { env: KEY } },
-  );
+  const stalled = stalledOwner(a, b, b.tracking.runner.instance, () => runId);
   const s = await addBrand(stalled, { name: "Stalled", prompts: [{ key: "P", text: "best crm" }] });
   const logs = await captureLog(
     async () => {

@@ -29,6 +29,14 @@ function day(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
+/** The analytics' period when none is chosen (the server's default): the last 30 days. */
+const DEFAULT_DAYS = 30;
+
+/** The first day of a period of `days` days ending on the day of `endMs` (today by default). */
+function firstDay(days: number, endMs = Date.now()): string {
+  return day(endMs - (days - 1) * 86_400_000);
+}
+
 /** The filter in the URL, as tool input, and a way to change part of it (other query parameters are kept). */
 export function useAnalyticsFilter(): {
   filter: AnalyticsFilter;
@@ -82,7 +90,7 @@ export function answersQuery(filter: AnalyticsFilter, extra: Record<string, stri
  */
 export function answersPeriod(filter: AnalyticsFilter): { start_date: string; end_date?: string } {
   const end = filter.end_date ? Date.parse(`${filter.end_date}T00:00:00Z`) : Date.now();
-  return { start_date: filter.start_date ?? day(end - 29 * 86_400_000), ...(filter.end_date ? { end_date: filter.end_date } : {}) };
+  return { start_date: filter.start_date ?? firstDay(DEFAULT_DAYS, end), ...(filter.end_date ? { end_date: filter.end_date } : {}) };
 }
 
 /** Period presets, a custom range, engine and tag. Engines and tags come from the brand's own tools. */
@@ -96,7 +104,7 @@ export function FilterBar({ brandId }: { brandId: string }) {
   // A preset is a start date N-1 days before today with no end; anything else is a custom range.
   const presetOf = (): string => {
     if (!query.start && !query.end) return "30";
-    const preset = PRESETS.find((p) => !query.end && query.start === day(Date.now() - (p.days - 1) * 86_400_000));
+    const preset = PRESETS.find((p) => !query.end && query.start === firstDay(p.days));
     return preset ? String(preset.days) : "custom";
   };
   const period = presetOf();
@@ -110,9 +118,9 @@ export function FilterBar({ brandId }: { brandId: string }) {
   }, [period]);
   const choosePreset = (value: string) => {
     focusFrom.current = value === "custom";
-    if (value === "custom") return set({ start: query.start ?? day(Date.now() - 29 * 86_400_000), end: query.end ?? day(Date.now()) });
+    if (value === "custom") return set({ start: query.start ?? firstDay(DEFAULT_DAYS), end: query.end ?? day(Date.now()) });
     const days = Number(value);
-    set({ start: days === 30 ? null : day(Date.now() - (days - 1) * 86_400_000), end: null });
+    set({ start: days === DEFAULT_DAYS ? null : firstDay(days), end: null });
   };
   return (
     <form class="filter-bar" aria-label="Filter the figures" onSubmit={(e) => e.preventDefault()}>
