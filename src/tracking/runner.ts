@@ -45,6 +45,8 @@ export interface RunRequest {
   trigger: RunTrigger;
   /** A scheduled run's tick (ISO time): the brand runs once per tick, whichever instance claims it first. */
   slot?: string;
+  /** Only resume this interrupted run: refused (409, not_resumable) when it cannot be, rather than a new run started. */
+  resumeOnly?: string;
   /** Called after each answer this instance stores for the run; `done` counts every instance's. */
   onProgress?: (progress: { done: number; planned: number; engine: string; status: EngineAnswer["status"] }) => void;
 }
@@ -243,7 +245,19 @@ export class TrackingRunner {
     const resume = await this.resumePlan(brandId, request);
     let runId: string;
     let planned: number;
+    if (request.resumeOnly !== undefined && resume?.runId !== request.resumeOnly) {
+      throw new Conflict(
+        `The run ${request.resumeOnly} cannot be resumed: it is not the brand's latest interrupted run, or none of its engines or prompts remain.`,
+        "not_resumable",
+      );
+    }
     const reopened = resume === null ? null : await this.reopenRunRow(brandId, resume, samples, request.slot ?? null);
+    if (request.resumeOnly !== undefined && reopened === null) {
+      throw new Conflict(
+        `The run ${request.resumeOnly} cannot be resumed: it changed meanwhile (another instance resumed it).`,
+        "not_resumable",
+      );
+    }
     if (resume !== null && reopened !== null) {
       runId = resume.runId;
       planned = reopened;

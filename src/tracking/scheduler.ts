@@ -1,10 +1,16 @@
 // Scheduled tracking: on `[tracking] schedule` (cron, UTC) every trackable brand is run in turn.
 // croner's `protect` skips a tick while the previous one is still going, so ticks never pile up.
+// At start, a scheduled run that a stop cut short (an upgrade's restart, a reboot) is finished
+// first, rather than left partial until the brand's next run.
 import { Cron } from "croner";
 import { type AppContext } from "../context";
 import { AppError } from "../errors";
 import { log } from "../log";
+import { latestRunRow, RESUME_WINDOW_MS } from "./runner";
 import { enginesWithoutKey, runTracking, trackableBrandIds } from "./service";
+
+/** How long after the scheduler starts it resumes the scheduled runs a stop interrupted. */
+const RESUME_AFTER_MS = 1_000;
 
 export interface Scheduler {
   nextRun(): Date | null;
@@ -13,7 +19,31 @@ export interface Scheduler {
    * (the tick's time), a brand whose run for that slot another instance claimed is skipped.
    */
   tick(slot?: string): Promise<void>;
+  /** The resumption of the scheduled runs a stop interrupted, started with the scheduler; ticks wait for it. */
+  resumed: Promise<void>;
   stop(): void;
+}
+
+/**
+ * Resumes, one brand after the other, each trackable brand's latest run when the schedule started it
+ * and a stop interrupted it within the resume window: the day's figures would otherwise stay partial
+ * until the next tick. Runs started by hand (run_tracking, Run now, `spyglass track`) are left for
+ * their brand's next run, as the README says: stopping them may have been the point. Another
+ * instance resuming the same run first makes this one skip it (already running).
+ */
+async function resumeInterruptedTicks(app: AppContext): Promise<void> {
+  for (const brandId of await trackableBrandIds(app)) {
+    const last = await latestRunRow(app.db, brandId);
+    if (last?.trigger !== "schedule" || last.status !== "interrupted" || Date.now() - last.startedAt > RESUME_WINDOW_MS) continue;
+    log.info("scheduled tracking resumes a run a stop interrupted", { brand: brandId, run: last.id, answers_done: last.answersDone });
+    try {
+      await runTracking(app, brandId, { trigger: "schedule", resumeOnly: last.id });
+    } catch (error) {
+      if (error instanceof AppError)
+        log.info("scheduled tracking did not resume a run", { brand: brandId, run: last.id, reason: error.message });
+      else log.error("scheduled tracking failed to resume a run", { brand: brandId, run: last.id, message: (error as Error).message });
+    }
+  }
 }
 
 export function startScheduler(app: AppContext): Scheduler | null {
@@ -28,7 +58,18 @@ export function startScheduler(app: AppContext): Scheduler | null {
   }
   // `slot`: the tick's scheduled time. Every instance on one database fires the same tick; the first
   // to claim a brand's slot runs it (the others help with its work), the others skip the brand.
+  // A moment after start, so that the server listens (and answers) first.
+  let stopped = false;
+  let release: () => void = () => {};
+  const delay = new Promise<void>((resolve) => (release = resolve));
+  const timer = setTimeout(() => release(), RESUME_AFTER_MS);
+  timer.unref();
+  const resumed = delay
+    .then(() => (stopped ? undefined : resumeInterruptedTicks(app)))
+    .catch((error: Error) => log.error("scheduled tracking failed to resume interrupted runs", { message: error.message }));
   const tick = async (slot?: string): Promise<void> => {
+    // A tick during the resumption waits for it: started now, the brand's resumed run would make it skip the brand.
+    await resumed;
     for (const brandId of await trackableBrandIds(app)) {
       try {
         // Its end is logged by the run itself (startTracking).
@@ -57,6 +98,12 @@ export function startScheduler(app: AppContext): Scheduler | null {
   return {
     nextRun: () => job.nextRun(),
     tick,
-    stop: () => job.stop(),
+    resumed,
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+      release();
+      job.stop();
+    },
   };
 }

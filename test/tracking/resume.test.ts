@@ -6,10 +6,12 @@ import { afterAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { type AppContext, createAppContext } from "../../src/context";
 import { type Db, openDatabase } from "../../src/db/client";
-import { getRun, runTracking, startTracking, stopTracking } from "../../src/tracking/service";
+import { startScheduler } from "../../src/tracking/scheduler";
+import { getRun, lastRun, runTracking, startTracking, stopTracking } from "../../src/tracking/service";
 import { addBrand, openApp } from "../analytics/dataset";
 import { TEST_DIALECT } from "../support/database";
 import { answer, type FakeProvider, hang, startFakeGemini, startFakeResponses } from "../support/fake-providers";
+import { captureLog } from "../support/log";
 import { freshPostgresUrl } from "../support/postgres";
 
 let hanging = true;
@@ -130,6 +132,87 @@ model = "gemini-test"
   expect(resumed).toMatchObject({ id: run.id, status: "completed", answers_planned: 8, answers_done: 8 });
   expect(asked(responses, "r2") + asked(gemini, "r2")).toBe(before.r2);
   expect(asked(responses, "r3") + asked(gemini, "r3")).toBe(before.r3 + 2);
+  await stopTracking(app);
+  await app.db.close();
+});
+
+test("when the schedule starts, it resumes a scheduled run a stop interrupted; runs started by hand, or too old, wait for their brand's next run", async () => {
+  const app = await openApp(`
+[tracking]
+schedule = "0 6 * * *"
+
+[[engines]]
+id = "chatgpt"
+api = "openai-responses"
+base_url = "${responses.url}"
+model = "gpt-test"
+`);
+  const brands = {
+    scheduled: await addBrand(app, { name: "Acme", prompts: ["sched 0", "sched 1"].map((text, i) => ({ key: `P${i}`, text })) }),
+    byHand: await addBrand(app, { name: "Beta", prompts: ["hand 0", "hand 1"].map((text, i) => ({ key: `P${i}`, text })) }),
+    old: await addBrand(app, { name: "Gamma", prompts: ["old 0", "old 1"].map((text, i) => ({ key: `P${i}`, text })) }),
+  };
+  const runs = {
+    scheduled: await runTracking(app, brands.scheduled.brandId, { trigger: "schedule" }),
+    byHand: await runTracking(app, brands.byHand.brandId, { trigger: "tool" }),
+    old: await runTracking(app, brands.old.brandId, { trigger: "schedule" }),
+  };
+  // As if a stop had come before each run asked its second prompt; the third run was three days ago.
+  for (const key of ["scheduled", "byHand", "old"] as const) {
+    await app.db.run("DELETE FROM answers WHERE run_id = ? AND prompt_id = ?", [runs[key].id, brands[key].prompts.P1!]);
+    await app.db.run("UPDATE tracking_runs SET status = 'interrupted', answers_done = 1 WHERE id = ?", [runs[key].id]);
+  }
+  await app.db.run("UPDATE tracking_runs SET started_at = ? WHERE id = ?", [Date.now() - 3 * 86_400_000, runs.old.id]);
+  const before = {
+    sched0: asked(responses, "sched 0"),
+    sched1: asked(responses, "sched 1"),
+    hand1: asked(responses, "hand 1"),
+    old1: asked(responses, "old 1"),
+  };
+
+  const logged = await captureLog(async () => {
+    const scheduler = startScheduler(app)!;
+    try {
+      await scheduler.resumed;
+    } finally {
+      scheduler.stop();
+    }
+  });
+  expect(await getRun(app, brands.scheduled.brandId, runs.scheduled.id)).toMatchObject({
+    status: "completed",
+    answers_done: 2,
+    answers_planned: 2,
+  });
+  expect(asked(responses, "sched 0")).toBe(before.sched0);
+  expect(asked(responses, "sched 1")).toBe(before.sched1 + 1);
+  const resumedLines = logged
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line))
+    .filter((line) => line.msg === "scheduled tracking resumes a run a stop interrupted");
+  expect(resumedLines).toEqual([expect.objectContaining({ brand: brands.scheduled.brandId, run: runs.scheduled.id })]);
+  for (const key of ["byHand", "old"] as const) {
+    expect(await getRun(app, brands[key].brandId, runs[key].id)).toMatchObject({ status: "interrupted", answers_done: 1 });
+  }
+  expect(asked(responses, "hand 1")).toBe(before.hand1);
+  expect(asked(responses, "old 1")).toBe(before.old1);
+  // Nothing else ran: each brand's latest run is still the one above.
+  for (const key of ["scheduled", "byHand", "old"] as const) expect((await lastRun(app, brands[key].brandId))?.id).toBe(runs[key].id);
+
+  // Asked to resume only a run that is not the brand's latest interrupted one, the runner starts nothing.
+  await expect(runTracking(app, brands.old.brandId, { trigger: "schedule", resumeOnly: "run_notthere" })).rejects.toMatchObject({
+    status: 409,
+    code: "not_resumable",
+  });
+  expect((await lastRun(app, brands.old.brandId))?.id).toBe(runs.old.id);
+
+  // A scheduler stopped before its moment resumes nothing.
+  await app.db.run("UPDATE tracking_runs SET status = 'interrupted' WHERE id = ?", [runs.scheduled.id]);
+  const stopped = startScheduler(app)!;
+  stopped.stop();
+  await stopped.resumed;
+  await Bun.sleep(1_200);
+  expect((await getRun(app, brands.scheduled.brandId, runs.scheduled.id)).status).toBe("interrupted");
   await stopTracking(app);
   await app.db.close();
 });
