@@ -346,6 +346,13 @@ max_retries = 0
 
   test("Run now shows progress and ends with the run's answers counted", async () => {
     // By keyboard: the button keeps the focus while the run goes on (it was disabled, and the focus fell to the page's body).
+    // Every text the run's live region takes, from before the click.
+    await page.evaluate(() => {
+      const said = document.querySelector('[data-testid="run-said"]')!;
+      const texts: string[] = [];
+      (window as unknown as { runSaid: string[] }).runSaid = texts;
+      new MutationObserver(() => texts.push(said.textContent ?? "")).observe(said, { childList: true, characterData: true, subtree: true });
+    });
     await page.getByRole("button", { name: "Run now" }).focus();
     await page.keyboard.press("Enter");
     await page.getByRole("button", { name: "Running…" }).waitFor();
@@ -353,7 +360,7 @@ max_retries = 0
     expect(await page.getByRole("button", { name: "Running…" }).getAttribute("aria-disabled")).toBe("true");
     await page
       .getByRole("status")
-      .filter({ hasText: /Running: \d+ of \d+ answers stored/ })
+      .filter({ hasText: /Running: \d+% of \d+ answers stored\./ })
       .waitFor();
     await page.getByRole("button", { name: "Run now" }).waitFor({ timeout: 60_000 });
     const status = await sessionTool<{
@@ -363,6 +370,11 @@ max_retries = 0
     expect(run.answers_done).toBe(run.answers_planned);
     const live = page.getByRole("status").filter({ hasText: /answers stored/ });
     expect(await live.textContent()).toContain(`${run.answers_done} of ${run.answers_planned} answers stored (${run.answers.ok} answered`);
+    // While it ran, the live region spoke in quarters, not at every poll's new count.
+    const said = await page.evaluate(() => (window as unknown as { runSaid: string[] }).runSaid);
+    const whileRunning = said.filter((text) => text.startsWith("Running"));
+    expect(whileRunning.length).toBeGreaterThan(0);
+    for (const text of whileRunning) expect(text).toMatch(/^Running: (0|25|50|75|100)% of \d+ answers stored\.$/);
     expect(run.answers.ok).toBeGreaterThan(0);
     // Run now asked only the engines with their key: none of the keyless engine's answers is an error in the figures.
     const byEngine = page.getByRole("table", { name: "Answers of the last run by engine" });

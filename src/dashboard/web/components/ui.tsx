@@ -64,11 +64,21 @@ export function Field({ label, hint, error, children }: FieldProps) {
   );
 }
 
-/** A message the screen reader announces: errors interrupt, confirmations wait their turn. */
+/**
+ * A message the screen reader announces: errors interrupt, confirmations wait their turn. The live
+ * region is put in the page empty and its words a frame later: a region added with its text already
+ * in it is not announced by every screen reader (VoiceOver on iOS skips some), a change to one already
+ * there is.
+ */
 export function Notice({ kind, children }: { kind: "error" | "success" | "info"; children: ComponentChildren }) {
+  const [filled, setFilled] = useState(false);
+  useEffect(() => {
+    const frame = requestAnimationFrame(() => setFilled(true));
+    return () => cancelAnimationFrame(frame);
+  }, []);
   return (
     <div class={`notice notice-${kind}`} role={kind === "error" ? "alert" : "status"}>
-      {children}
+      {filled && children}
     </div>
   );
 }
