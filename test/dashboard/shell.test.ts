@@ -99,9 +99,21 @@ describe("the dashboard's shell", () => {
 
   test("editing the brand goes through the catalogue and keeps the site key", async () => {
     const siteKey = await page.getByRole("figure", { name: "Site key" }).locator("code").textContent();
+    // Each live region as it enters the page: empty, its words a frame later (a screen reader that
+    // skips a region added already filled, as VoiceOver on iOS may, still hears them).
+    await page.evaluate(() => {
+      const entered: string[] = [];
+      (window as unknown as { entered: string[] }).entered = entered;
+      new MutationObserver((records) => {
+        for (const record of records)
+          for (const node of record.addedNodes)
+            if (node instanceof HTMLElement && node.matches(".notice")) entered.push(`${node.getAttribute("role")}:${node.textContent}`);
+      }).observe(document.body, { childList: true, subtree: true });
+    });
     await page.getByLabel("Aliases").fill("Acme Inc\nACME Corp");
     await page.getByRole("button", { name: "Save" }).click();
     await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
+    expect(await page.evaluate(() => (window as unknown as { entered: string[] }).entered)).toEqual(["status:"]);
     await page.reload();
     await expect(page.getByLabel("Aliases").inputValue()).resolves.toBe("Acme Inc\nACME Corp");
     expect(await page.getByRole("figure", { name: "Site key" }).locator("code").textContent()).toBe(siteKey);
