@@ -13,7 +13,8 @@ import {
 import { createBrand, listBrands } from "./brands/service";
 import { type Config, ConfigError, loadConfig } from "./config";
 import { articleRenderer } from "./content/renderer";
-import { createAppContext } from "./context";
+import { rerenderStaleArticles } from "./content/rerender";
+import { type AppContext, createAppContext } from "./context";
 import { backupDatabase } from "./db/backup";
 import { startCheckpointer } from "./db/checkpointer";
 import { type Db, type OpenOptions, openDatabase } from "./db/client";
@@ -105,7 +106,7 @@ const COMMANDS: Record<string, Command> = {
         version: VERSION,
         build: BUILD,
       });
-      checkSanitizer();
+      checkSanitizer(app);
       const accounts = await countAccounts(db);
       if (accounts.all === 0) {
         log.warn(
@@ -385,9 +386,10 @@ async function passwordFrom(flag: string): Promise<string> {
  * most of a second): content writes render through the worker, so they wait behind it, and a worker
  * whose self-test failed renders nothing, so nothing it would have rendered is ever stored. On a
  * failure, of this start-up test or of any later worker's, the server logs why and exits 1. Once it
- * has passed, the worker is stopped until the first article is saved (no jsdom in an idle server).
+ * has passed, articles rendered by an older build are rendered again, and the worker is stopped until
+ * the first article is saved (no jsdom in an idle server).
  */
-function checkSanitizer(): void {
+function checkSanitizer(app: AppContext): void {
   const renderer = articleRenderer();
   const refuse = (reason: string) => {
     log.error("stopping: the article sanitizer failed its self-test", { reason });
@@ -398,8 +400,11 @@ function checkSanitizer(): void {
   // CPU; a save that comes first starts the worker (and its self-test) itself.
   setTimeout(() => {
     void renderer.selfTest().then((result) => {
-      if (!result.ok) refuse(result.reason);
-      else renderer.stopWhenIdle();
+      if (!result.ok) return refuse(result.reason);
+      // Articles an older build's renderer made are rendered again (rerender.ts); then the worker stops.
+      return rerenderStaleArticles(app)
+        .catch((error: Error) => log.error("rendering articles again failed", { message: error.message }))
+        .finally(() => renderer.stopWhenIdle());
     });
   }, SELF_TEST_AFTER_MS);
 }

@@ -12,6 +12,7 @@ import { DEFAULT_LIMIT, decodeCursor, MAX_LIMIT, page } from "../paging";
 import { getPrompt, getPromptTexts } from "../prompts/service";
 import { type ArticleSource } from "./render";
 import { renderArticleHtml } from "./renderer";
+import { RENDERER_VERSION } from "./renderer-version";
 import { FALLBACK_SLUG, firstFreeSlug, isDerivedFrom, parseSlug, slugify } from "./slug";
 
 export const MAX_MARKDOWN_BYTES = 200 * 1024;
@@ -62,7 +63,8 @@ export interface ArticlePatch {
   promptId?: string | null;
 }
 
-type ArticleRow = typeof articles.$inferSelect;
+// The columns the service reads (the renderer's version is rerender.ts's).
+type ArticleRow = Omit<typeof articles.$inferSelect, "renderedBy">;
 
 // ---- input rules ---------------------------------------------------------------------------
 
@@ -260,8 +262,8 @@ export async function createArticle(db: Queries, brandId: string, input: Article
       updatedAt: now,
     };
     await tx.run(
-      `INSERT INTO articles (id, brand_id, prompt_id, title, description, slug, markdown, html, status, published_at, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO articles (id, brand_id, prompt_id, title, description, slug, markdown, html, rendered_by, status, published_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${RENDERER_VERSION}, ?, ?, ?, ?)`,
       [
         values.id,
         values.brandId,
@@ -348,8 +350,9 @@ export async function updateArticle(
       if (Object.keys(changes).length === 0) return current;
       changes.updatedAt = Date.now();
       const fields = Object.keys(changes) as Array<keyof ArticleChanges>;
+      const version = changes.html !== undefined ? `, rendered_by = ${RENDERER_VERSION}` : "";
       const updated = await tx.get<ArticleRow>(
-        `UPDATE articles SET ${fields.map((field) => `${PATCH_COLUMNS[field]} = ?`).join(", ")} WHERE id = ? RETURNING ${ARTICLE_COLUMNS}`,
+        `UPDATE articles SET ${fields.map((field) => `${PATCH_COLUMNS[field]} = ?`).join(", ")}${version} WHERE id = ? RETURNING ${ARTICLE_COLUMNS}`,
         [...fields.map((field) => changes[field] ?? null), current.id],
       );
       return updated!;

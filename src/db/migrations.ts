@@ -18,6 +18,7 @@ import m0010 from "../../drizzle/0010_prompt_windows.sql" with { type: "text" };
 import m0011 from "../../drizzle/0011_prompt_windows_gaps.sql" with { type: "text" };
 import m0012 from "../../drizzle/0012_prompt_tag_names.sql" with { type: "text" };
 import m0013 from "../../drizzle/0013_prompts_active_index.sql" with { type: "text" };
+import m0014 from "../../drizzle/0014_article_renderer_version.sql" with { type: "text" };
 import journal from "../../drizzle/meta/_journal.json";
 import { log } from "../log";
 
@@ -36,6 +37,7 @@ export const EMBEDDED_MIGRATIONS: Record<string, string> = {
   "0011_prompt_windows_gaps": m0011,
   "0012_prompt_tag_names": m0012,
   "0013_prompts_active_index": m0013,
+  "0014_article_renderer_version": m0014,
 };
 
 export interface JournalEntry {

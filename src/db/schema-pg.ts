@@ -584,6 +584,7 @@ export const articles = pgTable(
     slug: text("slug").notNull(),
     markdown: text("markdown").notNull(),
     html: text("html").notNull(),
+    renderedBy: integer("rendered_by").notNull().default(0),
     status: text("status", { enum: ARTICLE_STATUSES }).notNull().default("draft"),
     publishedAt: bigint("published_at", { mode: "number" }),
     createdAt: bigint("created_at", { mode: "number" }).notNull(),
@@ -592,6 +593,8 @@ export const articles = pgTable(
   (t) => [
     uniqueIndex("articles_brand_slug_idx").on(t.brandId, t.slug),
     index("articles_brand_status_idx").on(t.brandId, t.status, t.publishedAt),
+    // The start's look for articles an older renderer made (without reading every article's text).
+    index("articles_rendered_by_idx").on(t.renderedBy),
   ],
 );
 

@@ -645,6 +645,9 @@ export const articles = sqliteTable(
     markdown: text("markdown").notNull(),
     // Rendered and sanitized once, when the article is saved.
     html: text("html").notNull(),
+    // The renderer's version that made html (content/render.ts RENDERER_VERSION): a start with a newer
+    // renderer renders the article again (content/rerender.ts).
+    renderedBy: integer("rendered_by").notNull().default(0),
     status: text("status", { enum: ARTICLE_STATUSES }).notNull().default("draft"),
     publishedAt: integer("published_at"),
     createdAt: integer("created_at").notNull(),
@@ -653,6 +656,8 @@ export const articles = sqliteTable(
   (t) => [
     uniqueIndex("articles_brand_slug_idx").on(t.brandId, t.slug),
     index("articles_brand_status_idx").on(t.brandId, t.status, t.publishedAt),
+    // The start's look for articles an older renderer made (without reading every article's text).
+    index("articles_rendered_by_idx").on(t.renderedBy),
   ],
 );
 

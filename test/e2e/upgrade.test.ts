@@ -5,6 +5,7 @@ import { Database } from "bun:sqlite";
 import { afterEach, expect, test } from "bun:test";
 import { join } from "node:path";
 import postgres from "postgres";
+import { RENDERER_VERSION } from "../../src/content/renderer-version";
 import { MIGRATION_JOURNAL } from "../../src/db/migrations";
 import { type Sandbox, sandbox } from "../support/binary";
 
@@ -58,7 +59,8 @@ test("a backup of a database made by an older Spyglass is that database, not upg
   const file = join(box.dataDir, "spyglass.db");
   // The database as the release before the last migration left it.
   const live = new Database(file);
-  live.exec("DROP INDEX prompts_brand_active_idx");
+  live.exec("DROP INDEX articles_rendered_by_idx");
+  live.exec("ALTER TABLE articles DROP COLUMN rendered_by");
   live.exec("DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)");
   const migrations = (db: Database) => (db.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
   const applied = migrations(live);
@@ -69,7 +71,7 @@ test("a backup of a database made by an older Spyglass is that database, not upg
   for (const path of [backup, file]) {
     const db = new Database(path, { readonly: true });
     expect(migrations(db)).toBe(applied);
-    expect(db.query("SELECT name FROM sqlite_master WHERE name = 'prompts_brand_active_idx'").get()).toBeNull();
+    expect(db.query("SELECT name FROM sqlite_master WHERE name = 'articles_rendered_by_idx'").get()).toBeNull();
     db.close();
   }
   // The upgrade itself is still one command away, and says what it applied (a line on stderr, as
@@ -119,3 +121,40 @@ test("a server whose database a newer Spyglass migrates while it runs logs why a
   expect(line.level).toBe("error");
   expect(line.problem).toContain("was upgraded by a newer Spyglass");
 });
+
+test("a server started on articles an older build's renderer made renders them again, and the public API serves the new HTML", async () => {
+  box = await sandbox();
+  const demo = await box.cliJson<{ brand: { site_key: string } }>(["demo", "--json"]);
+  // As an older build left it: its renderer's HTML, and no version (the column's default).
+  const stale = "<p>rendered by an older build</p>";
+  const published = await box.withDb(async (db) => {
+    await db.run("UPDATE articles SET html = ?, rendered_by = 0", [stale]);
+    return (await db.get<{ slug: string; markdown: string }>("SELECT slug, markdown FROM articles WHERE status = 'published'"))!;
+  });
+  const server = await box.serve();
+  try {
+    const read = async () =>
+      (await (await fetch(`${server.url}/api/public/articles/${published.slug}?key=${demo.brand.site_key}`)).json()) as {
+        article: { html: string };
+      };
+    let html = (await read()).article.html;
+    for (let i = 0; i < 300 && html === stale; i++) {
+      await Bun.sleep(100);
+      html = (await read()).article.html;
+    }
+    expect(html).not.toBe(stale);
+    expect(html).toContain("<h2");
+    const line = server
+      .logs()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .find((l) => l.msg === "articles rendered again by this build's renderer");
+    expect(line).toMatchObject({ level: "info", failed: 0, renderer: RENDERER_VERSION });
+    expect(line.changed).toBeGreaterThan(0);
+    const versions = await box.withDb((db) => db.all<{ rendered_by: number }>("SELECT DISTINCT rendered_by FROM articles"));
+    expect(versions).toEqual([{ rendered_by: RENDERER_VERSION }]);
+  } finally {
+    await server.stop();
+  }
+}, 90_000);
