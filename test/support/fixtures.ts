@@ -7,7 +7,9 @@
 //   const seed = await seedToolServerData(join(box.dataDir, "spyglass.db"));   // a file, for the binary
 //   seed.a.key          // plaintext key of brand A (Autopilot account)
 //   seed.a.ids          // ids of A's records, for isolation checks
+
 import { createBrand } from "../../src/brands/service";
+import { RENDERER_VERSION } from "../../src/content/renderer-version";
 import { openDatabase } from "../../src/db/client";
 import { type Queries } from "../../src/db/queries";
 import { type Plan } from "../../src/db/schema";
@@ -112,8 +114,9 @@ async function seedRecords(db: Queries, brandId: string, word: string): Promise<
   const articleId = newId("art");
   const articleSlug = `why-${word.toLowerCase()}-for-small-teams`;
   await db.run(
-    `INSERT INTO articles (id, brand_id, prompt_id, title, slug, markdown, html, status, published_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, 'published', ?, ?, ?)`,
+    // Its HTML as this build's renderer would make it (a server started on it does not render it again).
+    `INSERT INTO articles (id, brand_id, prompt_id, title, slug, markdown, html, rendered_by, status, published_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ${RENDERER_VERSION}, 'published', ?, ?, ?)`,
     [
       articleId,
       brandId,
