@@ -50,7 +50,8 @@ function parseCitedUrl(raw: string): URL | null {
 
 /**
  * METRICS.md normalisation: scheme and host lowercased, `www.` dropped, fragment dropped, `utm_*`,
- * `gclid` and `fbclid` removed, trailing slash dropped, default port dropped. Credentials in a URL are
+ * `gclid` and `fbclid` removed, trailing slash dropped, default port dropped; percent-escapes in upper
+ * case. Credentials in a URL are
  * dropped as well: they are never worth storing. Returns null for anything but http(s). Idempotent.
  */
 export function normalizeUrl(raw: string): string | null {
@@ -63,12 +64,14 @@ function normalizeParsed(url: URL): string | null {
   const host = stripWww(url.hostname.replace(/\.+$/, ""));
   if (host === "") return null;
   const port = url.port === "" ? "" : `:${url.port}`;
-  const path = url.pathname.replace(/\/+$/, "");
-  const query = url.search
-    .slice(1)
-    .split("&")
-    .filter((pair) => pair !== "" && !isTrackingParam(pair))
-    .join("&");
+  const path = upperEscapes(url.pathname.replace(/\/+$/, ""));
+  const query = upperEscapes(
+    url.search
+      .slice(1)
+      .split("&")
+      .filter((pair) => pair !== "" && !isTrackingParam(pair))
+      .join("&"),
+  );
   return `${url.protocol}//${host}${port}${path}${query === "" ? "" : `?${query}`}`;
 }
 
@@ -76,6 +79,11 @@ function normalizeParsed(url: URL): string | null {
 export function registrableDomain(hostname: string): string {
   const host = stripWww(hostname.toLowerCase().replace(/\.+$/, ""));
   return publicSuffixes().getDomain(host, { allowPrivateDomains: true }) ?? host;
+}
+
+/** "%c3%ba" and "%C3%BA" are one byte each (RFC 3986 §6.2.2.1): one page cited both ways is one citation. */
+function upperEscapes(text: string): string {
+  return text.replace(/%[0-9a-f]{2}/gi, (escape) => escape.toUpperCase());
 }
 
 function stripWww(host: string): string {

@@ -26,6 +26,38 @@ export const MIN_ALIAS_LENGTH = 3;
 /** Letters and digits are word characters (METRICS.md); combining marks too, so "Acme" misses a decomposed "Acmé". */
 const WORD_CHAR_AT_START = /^[\p{L}\p{N}\p{M}]/u;
 const WORD_CHAR_AT_END = /[\p{L}\p{N}\p{M}]$/u;
+const WORD_CHAR = /^[\p{L}\p{N}\p{M}]$/u;
+// Scripts written without spaces between words, whose every letter may begin or end one: Chinese
+// characters, hiragana (Japanese particles follow a name directly: "ソニーの", "任天堂が"), hangul
+// (Korean particles: "삼성은"), Thai, Lao, Khmer, Burmese. Katakana is apart: a run of it is one word
+// (Unicode's word boundaries, UAX #29, join katakana to katakana), so "ソニック" is not found in
+// "パナソニック", while "ソニー" is found before "の" or "、".
+const UNSPACED = /^[\p{sc=Han}\p{sc=Hiragana}\p{sc=Hangul}\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}]$/u;
+const KATAKANA = /^[\u30A0-\u30FF\u31F0-\u31FF\uFF66-\uFF9F]$/u;
+
+/**
+ * Whether two adjacent characters are in one word, so that no mention may begin or end between them:
+ * both word characters, neither of a script written without spaces, and both katakana or neither.
+ */
+function sameWord(before: string | undefined, after: string | undefined): boolean {
+  if (before === undefined || after === undefined || !WORD_CHAR.test(before) || !WORD_CHAR.test(after)) return false;
+  if (UNSPACED.test(before) || UNSPACED.test(after)) return false;
+  return KATAKANA.test(before) === KATAKANA.test(after);
+}
+
+/** The character (code point) that ends before `index`, or undefined at the start. */
+function charBefore(text: string, index: number): string | undefined {
+  if (index <= 0) return undefined;
+  const low = text.charCodeAt(index - 1);
+  const width = low >= 0xdc00 && low <= 0xdfff && index >= 2 ? 2 : 1;
+  return text.slice(index - width, index);
+}
+
+/** The character (code point) that starts at `index`, or undefined at the end. */
+function charAt(text: string, index: number): string | undefined {
+  const point = text.codePointAt(index);
+  return point === undefined ? undefined : String.fromCodePoint(point);
+}
 
 /**
  * First mention of each roster member, ranked by offset (ties, i.e. members sharing an identical name,
@@ -64,8 +96,8 @@ export function findMentionSpans<Id>(text: string, roster: readonly RosterMember
         const end = start + match[0].length;
         // Step one character, not past the match: a rejected or shadowed occurrence may overlap a good one.
         pattern.lastIndex = start + 1;
-        if (checkStart && WORD_CHAR_AT_END.test(searchable.slice(Math.max(0, start - 2), start))) continue;
-        if (checkEnd && WORD_CHAR_AT_START.test(searchable.slice(end, end + 2))) continue;
+        if (checkStart && sameWord(charBefore(searchable, start), charAt(searchable, start))) continue;
+        if (checkEnd && sameWord(charBefore(searchable, end), charAt(searchable, end))) continue;
         candidates.push({ member_id: member.id, start, end, order });
       }
     }

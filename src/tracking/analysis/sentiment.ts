@@ -26,14 +26,46 @@ function sentimentAnalyzer(): SentimentAnalyzer {
  */
 export const SENTIMENT_SCALE = 5;
 
+// Words that are common in any English prose and are not words of the other languages answers come
+// in (not "die", "was", "also", "will", "an", "as", "no", "a": German, Portuguese, Spanish words).
+const ENGLISH_MARKERS = new Set(
+  "the and of to is are for that with this it its be by or you your from have has which can their they but than what when how if into these those there been were would should could not on at".split(
+    " ",
+  ),
+);
+/** An answer with at least this many words is judged by its share of ENGLISH_MARKERS; a shorter one is scored. */
+const WORDS_TO_JUDGE = 12;
+const MIN_ENGLISH_SHARE = 0.03;
+const WORD = /[\p{L}\p{M}']+/gu;
+
 /**
- * Sentiment toward each member, from the sentences that mention it. Roster names are blanked before
+ * Whether the text reads as English, which AFINN's word list is: an answer in German, Portuguese or
+ * Japanese scored with it comes out absurd ("Die Küche ist hell, das Bad war perfekt" is −0.99: die,
+ * hell, Bad and war are English words), so such an answer's sentiment is not measured (null) rather
+ * than wrong. English prose is a quarter or more these markers; other languages' almost none.
+ */
+export function readsAsEnglish(text: string): boolean {
+  let words = 0;
+  let markers = 0;
+  for (const [word] of text.matchAll(WORD)) {
+    words++;
+    if (ENGLISH_MARKERS.has(word.toLowerCase())) markers++;
+  }
+  // Text without spaces between words (Japanese, Chinese) is a few long "words": judged by its letters.
+  if (words < WORDS_TO_JUDGE) return !/[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}\p{sc=Thai}]/u.test(text);
+  return markers / words >= MIN_ENGLISH_SHARE;
+}
+
+/**
+ * Sentiment toward each member, from the sentences that mention it; null for every member when the
+ * answer is not in English (readsAsEnglish). Roster names are blanked before
  * scoring so a brand called "Happy Cow" is not positive by name. Negation is the library's own: a
  * negator ("not", "don't", "isn't"…) immediately before a word flips its score. A sentence praising
  * one member and criticising another scores the same for both: AFINN cannot tell the targets apart.
  */
-export function sentimentByMember<Id>(text: string, spans: readonly MentionSpan<Id>[]): Map<Id, number> {
+export function sentimentByMember<Id>(text: string, spans: readonly MentionSpan<Id>[]): Map<Id, number | null> {
   const withoutUrls = maskUrls(text);
+  if (!readsAsEnglish(withoutUrls)) return new Map(spans.map((span) => [span.member_id, null]));
   const prose = maskSpans(withoutUrls, spans);
   const sentences = boundsOfMasked(withoutUrls);
   const sums = new Map<Id, number>();

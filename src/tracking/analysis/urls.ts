@@ -12,7 +12,11 @@ export interface UrlSpan {
   kind: "markdown" | "bare";
 }
 
-const BARE_URL = /(?:https?:\/\/|www\.)[^\s<>"'`|\\^{}]+/gi;
+// A bare URL ends at a space, at characters a URL cannot hold, and at the punctuation of scripts
+// written without spaces (CJK: 。、「」（）：), which follows an address directly: "（https://a.jp/x）を
+// ご覧ください" cites https://a.jp/x, not the paragraph after it. Letters of any script stay in (IRIs:
+// https://ja.wikipedia.org/wiki/ソニー).
+const BARE_URL = /(?:https?:\/\/|www\.)[^\s<>"'`|\\^{}\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+/gi;
 /** A URL does not start in the middle of a word or host ("xhttp://", "awww.", "a.www."); checked in code, lookbehinds are slow. */
 const GLUED_BEFORE = /[\p{L}\p{N}@./-]$/u;
 /** Punctuation that ends a sentence rather than a URL: "see https://a.com)." → "https://a.com". */

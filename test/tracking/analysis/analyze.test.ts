@@ -9,7 +9,7 @@ const roster: RosterMember[] = [
   { id: "joy", name: "Happy Cow", aliases: [] },
 ];
 
-function sentimentOf(text: string): Record<string, number> {
+function sentimentOf(text: string): Record<string, number | null> {
   const result = analyzeAnswer({ text, providerCitations: [], roster });
   return Object.fromEntries(result.mentions.map((m) => [m.member_id, m.sentiment]));
 }
@@ -35,6 +35,27 @@ describe("sentiment", () => {
   test("the library's negation flips the word right after a negator", () => {
     expect(sentimentOf("Acme is not good.").acme).toBeLessThan(0);
     expect(sentimentOf("Acme is good.").acme).toBeGreaterThan(0);
+  });
+
+  test("an answer not in English is not scored (null), rather than scored with English words", () => {
+    // die, hell, Bad, war and Gift are English words AFINN scores (−3, −4, −3, −2, +2).
+    const german = sentimentOf(
+      "Die Ausstellung von Acme ist hell und modern, das Bad war perfekt und die Beratung ausgezeichnet. Beta ist Gift für Ihr Budget.",
+    );
+    expect(german).toEqual({ acme: null, beta: null });
+    expect(sentimentOf("No Acme, no entanto, o atendimento é melhor do que na Beta e os clientes gostam muito.")).toEqual({
+      acme: null,
+      beta: null,
+    });
+    expect(
+      analyzeAnswer({ text: "ソニーのテレビは素晴らしい。", providerCitations: [], roster: [{ id: "s", name: "ソニー", aliases: [] }] })
+        .mentions,
+    ).toEqual([{ member_id: "s", offset: 0, rank: 1, sentiment: null }]);
+    // English is scored as before, long or short, with a foreign word or two.
+    expect(sentimentOf("Acme is excellent.").acme).toBeGreaterThan(0.5);
+    expect(
+      sentimentOf("For a small team in Munich, Acme is the best choice: its Kundenservice is excellent and the price is fair.").acme,
+    ).toBeGreaterThan(0.5);
   });
 
   test("a member's own name carries no sentiment", () => {

@@ -66,6 +66,27 @@ describe("extractCitations", () => {
     ]);
   });
 
+  test("a bare URL ends at CJK punctuation, so the text after it is neither the URL nor lost", () => {
+    const text =
+      "詳しくは公式サイト（https://www.sony.co.jp/products）をご覧ください。「ソニー」のテレビ。比較記事：https://kakaku.com/tv/ソニー、https://ja.wikipedia.org/wiki/ソニー」";
+    expect(findUrls(text).map((u) => u.url)).toEqual([
+      "https://www.sony.co.jp/products",
+      "https://kakaku.com/tv/ソニー",
+      "https://ja.wikipedia.org/wiki/ソニー",
+    ]);
+    expect(extractCitations(text, []).map((c) => c.url)).toEqual([
+      "https://sony.co.jp/products",
+      "https://kakaku.com/tv/%E3%82%BD%E3%83%8B%E3%83%BC",
+      "https://ja.wikipedia.org/wiki/%E3%82%BD%E3%83%8B%E3%83%BC",
+    ]);
+  });
+
+  test("percent-escapes in either case are one page", () => {
+    expect(
+      extractCitations("https://pt.wikipedia.org/wiki/Ita%c3%ba_Unibanco and https://pt.wikipedia.org/wiki/Ita%C3%BA_Unibanco", []),
+    ).toEqual([{ url: "https://pt.wikipedia.org/wiki/Ita%C3%BA_Unibanco", domain: "wikipedia.org" }]);
+  });
+
   test("ignores non-http(s) links and relative targets", () => {
     expect(extractCitations("[mail](mailto:a@b.com) [rel](/docs) ftp://x.org/file", [])).toEqual([]);
   });

@@ -21,6 +21,28 @@ describe("findMentions examples", () => {
     expect(ids("Nous aimons Société Générale.", [{ id: "sg", name: "société générale", aliases: [] }])).toEqual(["sg"]);
   });
 
+  test("in Japanese, Chinese and Korean, written without spaces, a name may touch the words around it", () => {
+    const sony: RosterMember = { id: "sony", name: "ソニー", aliases: ["Sony"] };
+    const panasonic: RosterMember = { id: "pana", name: "パナソニック", aliases: [] };
+    const nintendo: RosterMember = { id: "nin", name: "任天堂", aliases: [] };
+    const sharp: RosterMember = { id: "sharp", name: "シャープ", aliases: [] };
+    const roster = [sony, panasonic, nintendo, sharp];
+    // Particles (の, が, は, も) follow a name directly; the sentence's other members are found too.
+    expect(ids("ソニーのテレビは画質が素晴らしいです。パナソニックも人気があります。シャープは安いです。", roster)).toEqual([
+      "sony",
+      "pana",
+      "sharp",
+    ]);
+    expect(ids("任天堂が一番人気です。", roster)).toEqual(["nin"]);
+    expect(ids("Sonyのヘッドホンがいい。", roster)).toEqual(["sony"]);
+    expect(ids("삼성은 좋습니다", [{ id: "sam", name: "삼성", aliases: [] }])).toEqual(["sam"]);
+    // A run of katakana is one word: "ソニック" is not in "パナソニック", nor "ソニー" in "ソニーモバイル".
+    expect(ids("パナソニックのテレビ", [{ id: "sonic", name: "ソニック", aliases: [] }])).toEqual([]);
+    expect(ids("ソニーモバイルの電話", [sony])).toEqual([]);
+    // Latin names keep their boundaries, whatever script is around.
+    expect(ids("Sonyeの", [sony])).toEqual([]);
+  });
+
   test("a brand that is only in URLs is not mentioned, but a link's visible text is", () => {
     expect(ids("Sources: https://acme.com/pricing and [docs](https://www.acme.com/docs)", [acme])).toEqual([]);
     expect(ids("See www.acme.com for details", [acme])).toEqual([]);
