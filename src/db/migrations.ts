@@ -19,6 +19,7 @@ import m0011 from "../../drizzle/0011_prompt_windows_gaps.sql" with { type: "tex
 import m0012 from "../../drizzle/0012_prompt_tag_names.sql" with { type: "text" };
 import m0013 from "../../drizzle/0013_prompts_active_index.sql" with { type: "text" };
 import m0014 from "../../drizzle/0014_article_renderer_version.sql" with { type: "text" };
+import m0015 from "../../drizzle/0015_reanalyse_other_languages.sql" with { type: "text" };
 import journal from "../../drizzle/meta/_journal.json";
 import { log } from "../log";
 
@@ -38,6 +39,7 @@ export const EMBEDDED_MIGRATIONS: Record<string, string> = {
   "0012_prompt_tag_names": m0012,
   "0013_prompts_active_index": m0013,
   "0014_article_renderer_version": m0014,
+  "0015_reanalyse_other_languages": m0015,
 };
 
 export interface JournalEntry {

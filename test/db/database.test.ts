@@ -57,6 +57,36 @@ describe("migrations", () => {
     ]);
   });
 
+  test("a database from before migration 0015 has every brand with answers re-analysed at the next start", async () => {
+    // The analysis changed (answers in other languages): the brands' answers lag their roster's version.
+    const path = join(tempDir(), "spyglass.db");
+    const old = drizzle(new Database(path));
+    const before = MIGRATION_JOURNAL.filter((entry) => entry.tag < "0015");
+    (old as unknown as { dialect: { migrate(m: unknown, s: unknown, c: object): void }; session: unknown }).dialect.migrate(
+      embeddedMigrations(before, EMBEDDED_MIGRATIONS),
+      (old as unknown as { session: unknown }).session,
+      {},
+    );
+    old.$client.exec(`
+      INSERT INTO accounts (id, email, password_hash, plan, created_at) VALUES ('acc_1', 'a@example.com', 'x', 'autopilot', 1);
+      INSERT INTO brands (id, account_id, name, domain, aliases, site_key, created_at, updated_at) VALUES
+        ('brd_edited', 'acc_1', 'Acme', 'acme.test', '[]', 'sk1', 1, 1),
+        ('brd_answers', 'acc_1', 'Beta', 'beta.test', '[]', 'sk2', 1, 1),
+        ('brd_none', 'acc_1', 'Gamma', 'gamma.test', '[]', 'sk3', 1, 1);
+      INSERT INTO prompts (id, brand_id, text, text_key, created_at) VALUES ('prm_1', 'brd_edited', 'one', 'one', 1), ('prm_2', 'brd_answers', 'two', 'two', 1);
+      INSERT INTO answers (brand_id, prompt_id, engine, status, text, created_at) VALUES
+        ('brd_edited', 'prm_1', 'gpt', 'ok', 'Acme ist gut.', 1), ('brd_answers', 'prm_2', 'gpt', 'ok', 'ソニーのテレビ', 1);
+      INSERT INTO roster_versions (brand_id, version, analysed) VALUES ('brd_edited', 3, 3);
+    `);
+    old.$client.close();
+    const db = openDatabase(path);
+    dbs.push(db);
+    expect(db.sqlite.query("SELECT brand_id, version, analysed FROM roster_versions ORDER BY brand_id").all()).toEqual([
+      { brand_id: "brd_answers", version: 1, analysed: 0 },
+      { brand_id: "brd_edited", version: 4, analysed: 3 },
+    ]);
+  });
+
   test("a fresh file gets WAL, synchronous=NORMAL, foreign keys and every table; reopening is a no-op", () => {
     const path = join(tempDir(), "nested", "spyglass.db");
     const db = openDatabase(path);
