@@ -83,7 +83,7 @@ export function registrableDomain(hostname: string): string {
 
 /** "%c3%ba" and "%C3%BA" are one byte each (RFC 3986 §6.2.2.1): one page cited both ways is one citation. */
 function upperEscapes(text: string): string {
-  return text.replace(/%[0-9a-f]{2}/gi, (escape) => escape.toUpperCase());
+  return text.replace(/%[0-9a-f]{2}/gi, (percent) => percent.toUpperCase());
 }
 
 function stripWww(host: string): string {
