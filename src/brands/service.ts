@@ -1,10 +1,12 @@
 // Brands: a name, an optional domain, aliases the analysis also counts as the brand, and a public
 // site key for the content API. Queries on the brands table live here only. A change to the name,
 // domain or aliases announces a roster change (tracking re-analyses the stored answers).
+
 import { type AppContext } from "../context";
 import { placeholders, type Queries } from "../db/queries";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { newId } from "../ids";
+import { cleanLabel, labelKey, labelLength } from "../labels";
 import { sameList } from "../lists";
 import { normalizeDomain } from "./domain";
 
@@ -34,8 +36,8 @@ export function generateSiteKey(): string {
 
 export function parseBrandName(value: unknown): string {
   if (typeof value !== "string") throw new Invalid("name: give the brand's name as a string.", "invalid_name");
-  const name = value.trim().replace(/\s+/g, " ");
-  if (name.length < 1 || name.length > MAX_NAME) {
+  const name = cleanLabel(value);
+  if (name.length < 1 || labelLength(name) > MAX_NAME) {
     throw new Invalid(`name: the brand's name must be 1 to ${MAX_NAME} characters.`, "invalid_name");
   }
   return name;
@@ -57,14 +59,14 @@ export function parseBrandAliases(value: unknown): string[] {
   const out: string[] = [];
   for (const item of value) {
     if (typeof item !== "string") throw new Invalid("aliases: every alias must be a string.", "invalid_aliases");
-    const alias = item.trim().replace(/\s+/g, " ");
-    if (alias.length < MIN_ALIAS || alias.length > MAX_ALIAS) {
+    const alias = cleanLabel(item);
+    if (labelLength(alias) < MIN_ALIAS || labelLength(alias) > MAX_ALIAS) {
       throw new Invalid(
         `aliases: "${alias.slice(0, 40)}" must be ${MIN_ALIAS} to ${MAX_ALIAS} characters (shorter names match too much text).`,
         "invalid_aliases",
       );
     }
-    const key = alias.toLowerCase();
+    const key = labelKey(alias);
     if (seen.has(key)) continue;
     seen.add(key);
     out.push(alias);
@@ -94,7 +96,7 @@ function view(row: BrandRow): BrandView {
 /** An account's brands have different names (compared without case); call inside the write transaction. */
 async function requireFreeName(db: Queries, accountId: string, name: string, exceptBrandId?: string): Promise<void> {
   const rows = await db.all<{ id: string; name: string }>("SELECT id, name FROM brands WHERE account_id = ?", [accountId]);
-  const same = rows.find((b) => b.id !== exceptBrandId && b.name.toLowerCase() === name.toLowerCase());
+  const same = rows.find((b) => b.id !== exceptBrandId && labelKey(b.name) === labelKey(name));
   if (same) {
     throw new Conflict(`The account already has a brand named "${same.name}" (${same.id}); give this brand another name.`, "brand_exists");
   }

@@ -1,12 +1,14 @@
 // Competitors of a brand: names and aliases the answer analysis counts as mentions of them, and the
 // domains whose citations count as theirs. Every query is keyed by the brand id of a verified
 // credential. Every change announces a roster change (tracking re-analyses the stored answers).
+
 import { normalizeDomain } from "../brands/domain";
 import { getBrand } from "../brands/service";
 import { type AppContext } from "../context";
 import { type Queries } from "../db/queries";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, newId } from "../ids";
+import { cleanLabel, labelKey, labelLength, nameWeight } from "../labels";
 import { sameList } from "../lists";
 import { decodeCursor, page } from "../paging";
 
@@ -62,11 +64,16 @@ function fromSql(row: CompetitorSqlRow): CompetitorRow {
   };
 }
 
-function cleanName(value: string, field: string, what: string): string {
-  const name = value.trim().replace(/\s+/g, " ");
-  if (name.length < NAME_MIN || name.length > NAME_MAX) {
+/**
+ * A name of NAME_MIN to NAME_MAX characters. A member's name may be 2 Chinese, Japanese or Korean
+ * characters (nameWeight: 東芝, 日立); an alias is at least NAME_MIN characters in any script (METRICS.md).
+ */
+function cleanName(value: string, field: string, what: string, kind: "name" | "alias" = "name"): string {
+  const name = cleanLabel(value);
+  const weight = kind === "name" ? nameWeight(name) : labelLength(name);
+  if (weight < NAME_MIN || labelLength(name) > NAME_MAX) {
     throw new Invalid(
-      `${field}: ${what} must be ${NAME_MIN} to ${NAME_MAX} characters (shorter names match too much text).`,
+      `${field}: ${what} must be ${NAME_MIN} to ${NAME_MAX} characters${kind === "name" ? ", or 2 in Chinese, Japanese or Korean script" : ""} (shorter names match too much text).`,
       "invalid_name",
     );
   }
@@ -74,11 +81,11 @@ function cleanName(value: string, field: string, what: string): string {
 }
 
 function cleanAliases(values: readonly string[], name: string): string[] {
-  const seen = new Set([name.toLowerCase()]);
+  const seen = new Set([labelKey(name)]);
   const out: string[] = [];
   values.forEach((value, i) => {
-    const alias = cleanName(value, `aliases[${i}]`, "an alias");
-    const key = alias.toLowerCase();
+    const alias = cleanName(value, `aliases[${i}]`, "an alias", "alias");
+    const key = labelKey(alias);
     if (seen.has(key)) return;
     seen.add(key);
     out.push(alias);
@@ -118,7 +125,7 @@ async function findRow(db: Queries, brandId: string, competitorId: string): Prom
   return named && fromSql(named);
 }
 
-const sameWords = (text: string) => text.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
+const sameWords = labelKey;
 
 /**
  * A competitor named like the brand itself (its name or an alias) would make every mention of the

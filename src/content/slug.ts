@@ -33,7 +33,12 @@ let transliterate: ((text: string) => string) | null = null;
  * title that needs them. Symbols outside ASCII (emoji, ™) become spaces rather than their names.
  */
 function toAscii(text: string): string {
-  const stripped = text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "");
+  // Composed again after the accents go: kana's voicing marks are combining marks too (デ is テ and
+  // U+3099), and any-ascii reads デ as "de" but テ and a stray mark as "te".
+  const stripped = text
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .normalize("NFC");
   if (/^[\x00-\x7f]*$/.test(stripped)) return stripped;
   transliterate ??= (require("any-ascii") as typeof import("any-ascii")).default;
   return transliterate(stripped.replace(/[^\p{L}\p{N}\p{M}\x00-\x7f]+/gu, " "));

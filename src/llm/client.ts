@@ -202,6 +202,9 @@ export async function complete(
     if (!apiKey) return failure(config, `environment variable ${config.api_key_env} is not set`, 0, 0);
   }
   const redact = (message: string): string => redactKey(message, apiKey);
+  // A key shorter than REDACTED_RUN is a placeholder (a local server's "ollama" or "x"), not a secret:
+  // hidden in an answer's text it mangled every word holding its letters ("e[redacted]cellent").
+  const redactAnswer = (text: string): string => (apiKey !== null && apiKey.length >= REDACTED_RUN ? redactKey(text, apiKey) : text);
   const adapter = ADAPTERS[config.api];
   const request = adapter.build(config, messages, apiKey);
   const parse = adapter.parse;
@@ -263,9 +266,9 @@ export async function complete(
       } else if (config.api === "gemini" && config.follow_redirects) {
         const origins = new Set([GOOGLE_REDIRECT_ORIGIN, new URL(config.base_url).origin]);
         const followed = await followRedirects(geminiSourceUris(body), doFetch, origins, opts.signal);
-        return classify(config, parseGeminiReply(body, followed), now() - started, attempt, redact);
+        return classify(config, parseGeminiReply(body, followed), now() - started, attempt, redactAnswer);
       } else {
-        return classify(config, parse(body), latency, attempt, redact);
+        return classify(config, parse(body), latency, attempt, redactAnswer);
       }
     } catch (error) {
       latency = now() - started;
@@ -367,7 +370,11 @@ const REDACTED_RUN = 8;
  */
 export function redactKey(text: string, apiKey: string | null): string {
   if (!apiKey) return text;
-  if (apiKey.length < REDACTED_RUN) return text.split(apiKey).join("[redacted]");
+  // A short key is hidden where it stands alone, not inside words ("x" in "example").
+  if (apiKey.length < REDACTED_RUN) {
+    const literal = apiKey.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    return text.replace(new RegExp(`(?<![\\p{L}\\p{N}_-])${literal}(?![\\p{L}\\p{N}_-])`, "gu"), "[redacted]");
+  }
   // Nearly every text holds no run of the key: found with the key's own windows (a native search
   // each), before the scan of every position below (a 1 MiB answer).
   let present = false;

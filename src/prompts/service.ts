@@ -1,9 +1,11 @@
 // Tracked prompts: the questions whose AI answers are tracked for a brand. Texts are unique per
 // brand case- and space-insensitively (`text_key`); archiving hides a prompt from tracking and lists
 // while its stored answers stay. Every query is keyed by the brand id of a verified credential.
+
 import { type Dialect, placeholders, type Queries, type SqlParam, type SqlText } from "../db/queries";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, newId } from "../ids";
+import { cleanLabel, labelKey, labelLength } from "../labels";
 import { decodeCursor, page } from "../paging";
 import { PROMPT_TEXT_MAX, PROMPT_TEXT_MIN, PROMPTS_PER_CALL } from "./limits";
 import { ensureTags, findTag } from "./tags";
@@ -36,16 +38,16 @@ export interface PromptPatch {
 
 /** Trimmed, runs of whitespace collapsed: the text as stored. */
 export function normalizePromptText(text: string, field = "text"): string {
-  const clean = text.trim().replace(/\s+/g, " ");
-  if (clean.length < PROMPT_TEXT_MIN || clean.length > PROMPT_TEXT_MAX) {
+  const clean = cleanLabel(text);
+  if (labelLength(clean) < PROMPT_TEXT_MIN || labelLength(clean) > PROMPT_TEXT_MAX) {
     throw new Invalid(`${field}: a prompt must be ${PROMPT_TEXT_MIN} to ${PROMPT_TEXT_MAX} characters.`, "invalid_prompt_text");
   }
   return clean;
 }
 
-/** The duplicate-detection key: case- and space-insensitive. */
+/** The duplicate-detection key: case- and space-insensitive, one key for one text typed two ways (labelKey). */
 export function promptTextKey(text: string): string {
-  return text.trim().replace(/\s+/g, " ").toLowerCase();
+  return labelKey(text);
 }
 
 let regionNames: Intl.DisplayNames | null = null;

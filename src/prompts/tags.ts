@@ -1,8 +1,10 @@
 // Tags group a brand's prompts (by product line, funnel stage, market…). Names are unique per brand,
 // case-insensitively; the stored `name_key` is the lowercased name.
+
 import { type Queries } from "../db/queries";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, newId } from "../ids";
+import { cleanLabel, labelKey, labelLength } from "../labels";
 import { decodeCursor, page } from "../paging";
 
 import { TAG_NAME_MAX } from "./limits";
@@ -18,13 +20,13 @@ export interface TagView {
 }
 
 export function tagNameKey(name: string): string {
-  return name.toLowerCase();
+  return labelKey(name);
 }
 
 /** Trims and collapses spaces; 1 to TAG_NAME_MAX characters. */
 export function normalizeTagName(value: string, field = "name"): string {
-  const name = value.trim().replace(/\s+/g, " ");
-  if (name.length < 1 || name.length > TAG_NAME_MAX) {
+  const name = cleanLabel(value);
+  if (name.length < 1 || labelLength(name) > TAG_NAME_MAX) {
     throw new Invalid(`${field}: a tag name must be 1 to ${TAG_NAME_MAX} characters.`, "invalid_tag_name");
   }
   return name;

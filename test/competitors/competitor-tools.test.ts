@@ -58,7 +58,9 @@ describe("creating and listing", () => {
 
   test("names and aliases under 3 characters, and domains that are not domain names, are refused by field", async () => {
     const refusal = async (args: Record<string, unknown>) => (await call(a, "create_competitor", args)).error;
-    expect(await refusal({ name: "AB" })).toBe("Invalid input for create_competitor: name must be at least 3 characters.");
+    expect(await refusal({ name: "AB" })).toBe(
+      "name: a competitor's name must be 3 to 100 characters, or 2 in Chinese, Japanese or Korean script (shorter names match too much text).",
+    );
     expect(await refusal({ name: "Fabrikam", aliases: ["FB"] })).toBe(
       "Invalid input for create_competitor: aliases[0] must be at least 3 characters.",
     );
@@ -69,7 +71,7 @@ describe("creating and listing", () => {
       'domains[0]: "192.168.1.1" is not a domain name; give a host such as example.com.',
     );
     expect(await refusal({ name: "   ab   " })).toBe(
-      "name: a competitor's name must be 3 to 100 characters (shorter names match too much text).",
+      "name: a competitor's name must be 3 to 100 characters, or 2 in Chinese, Japanese or Korean script (shorter names match too much text).",
     );
     expect(await names(a)).toEqual(["Acme Rival"]);
   });

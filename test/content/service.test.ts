@@ -72,6 +72,8 @@ describe("create_article", () => {
     expect((await create({ title: "Ελληνικά" })).slug).toBe("ellinika");
     expect((await create({ title: "Æsir in Łódź" })).slug).toBe("aesir-in-lodz");
     expect((await create({ title: "日本語のガイド" })).slug).toMatch(/^[a-z]+$/);
+    // Kana keep their voicing (デ is "de", not "te"; ゲ "ge", not "ke").
+    expect((await create({ title: "テレビとゲーム" })).slug).toBe("terebitogemu");
     // Symbols outside ASCII are dropped, not spelled out.
     expect((await create({ title: "Launch day 🚀 Acme ★" })).slug).toBe("launch-day-acme");
   });

@@ -305,7 +305,7 @@ describe("the configuration tools, with the brand's own key", () => {
     const id = created.data.competitor.id;
     expect((await call(c, "create_competitor", { name: "CONTOSO" })).error).toContain("already exists");
     expect((await call(c, "create_competitor", { name: "AB" })).error).toBe(
-      "Invalid input for create_competitor: name must be at least 3 characters.",
+      "name: a competitor's name must be 3 to 100 characters, or 2 in Chinese, Japanese or Korean script (shorter names match too much text).",
     );
     expect((await call(c, "create_competitor", { name: "Fabrikam", aliases: ["FB"] })).error).toContain(
       "aliases[0] must be at least 3 characters",

@@ -99,6 +99,16 @@ describe("OpenAI-compatible engines", () => {
     expect(redactKey("sk-test is not a key; 0123456 neither", KEY)).toBe("sk-test is not a key; 0123456 neither");
     expect(redactKey("short", "abc")).toBe("short");
     expect(redactKey("an abc here", "abc")).toBe("an [redacted] here");
+    // A short key only where it stands alone, never inside a word.
+    expect(redactKey("an example, x-ray and key x.", "x")).toBe("an example, x-ray and key [redacted].");
+  });
+
+  test('an answer is stored as given when the key is a short placeholder (a local server\'s "ollama", "x")', async () => {
+    const fake = track(startFakeOpenAI({ script: () => answer("Ollama is excellent: run ollama pull x, then xn--mller-kchen-thbg.de.") }));
+    const result = await createEngineClient(engine(fake, "openai"), { env: { FAKE_KEY: "x" } }).ask("q");
+    expect(result).toMatchObject({ status: "ok", text: "Ollama is excellent: run ollama pull x, then xn--mller-kchen-thbg.de." });
+    const ollama = await createEngineClient(engine(fake, "openai"), { env: { FAKE_KEY: "ollama" } }).ask("q");
+    expect(ollama.text).toBe("Ollama is excellent: run ollama pull x, then xn--mller-kchen-thbg.de.");
   });
 
   test("an answer that echoes the engine's key is stored without it", async () => {

@@ -21,11 +21,12 @@ export const competitor = z.object({
   created_at: timestamp,
 });
 
+// The service checks the minimum: 2 Chinese, Japanese or Korean characters are a name (東芝), 2 letters are not.
 const name = z
   .string()
-  .min(NAME_MIN)
-  .max(NAME_MAX)
-  .describe(`The competitor's name as answers write it, ${NAME_MIN}-${NAME_MAX} characters.`);
+  .min(1)
+  .max(NAME_MAX * 2)
+  .describe(`The competitor's name as answers write it, ${NAME_MIN}-${NAME_MAX} characters (2 in Chinese, Japanese or Korean script).`);
 const aliases = z
   .array(z.string().min(NAME_MIN).max(NAME_MAX))
   .max(MAX_ALIASES)

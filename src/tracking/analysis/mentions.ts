@@ -131,7 +131,10 @@ export function usableNames(member: RosterMember<unknown>): string[] {
  * Without the `u` flag, `i` still folds case for accented letters (É/é); only astral letters miss it.
  */
 function namePatterns(member: RosterMember<unknown>): Array<{ pattern: RegExp; checkStart: boolean; checkEnd: boolean }> {
-  return usableNames(member).map((name) => ({
+  // Each name composed and decomposed: an answer may spell "Müller" either way (and a name stored
+  // by an older build may be decomposed itself).
+  const spellings = usableNames(member).flatMap((name) => [...new Set([name.normalize("NFC"), name.normalize("NFD")])]);
+  return spellings.map((name) => ({
     pattern: new RegExp(name.split(" ").map(escapeRegExp).join("\\s+"), "gi"),
     checkStart: WORD_CHAR_AT_START.test(name),
     checkEnd: WORD_CHAR_AT_END.test(name),

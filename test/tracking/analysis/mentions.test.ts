@@ -43,6 +43,14 @@ describe("findMentions examples", () => {
     expect(ids("Sonyeの", [sony])).toEqual([]);
   });
 
+  test("a name is found composed or decomposed, whichever way the answer or the roster spells it", () => {
+    const muller: RosterMember = { id: "m", name: "Müller Küchen GmbH", aliases: [] };
+    expect(ids("Mu\u0308ller Ku\u0308chen GmbH ist zuverlässig.", [muller])).toEqual(["m"]);
+    expect(ids("Müller Küchen GmbH ist zuverlässig.", [{ ...muller, name: muller.name.normalize("NFD") }])).toEqual(["m"]);
+    // A decomposed accent after the name is still part of its word.
+    expect(ids("Acme\u0301 is another name", [acme])).toEqual([]);
+  });
+
   test("a brand that is only in URLs is not mentioned, but a link's visible text is", () => {
     expect(ids("Sources: https://acme.com/pricing and [docs](https://www.acme.com/docs)", [acme])).toEqual([]);
     expect(ids("See www.acme.com for details", [acme])).toEqual([]);

@@ -26,7 +26,9 @@ export function outlineOf(gap: Gap): { title: string; markdown: string } {
     `Answer the question: ${gap.text}`,
     "",
     "## Competitors the engines name for it",
-    ...(gap.competitors.length ? gap.competitors.map((c) => `- ${c.name} (${c.answers} answers)`) : ["- none recorded"]),
+    ...(gap.competitors.length
+      ? gap.competitors.map((c) => `- ${c.name} (${c.answers} ${c.answers === 1 ? "answer" : "answers"})`)
+      : ["- none recorded"]),
     "",
     "## Sources the engines cite (research these)",
     ...(gap.top_domains.length
@@ -155,7 +157,10 @@ export function Gaps({ brandId }: { brandId: string }) {
                   <ul>
                     {gap.competitors.map((c) => (
                       <li key={c.id}>
-                        {c.name} <span class="muted">({c.answers} answers)</span>
+                        {c.name}{" "}
+                        <span class="muted">
+                          ({c.answers} {c.answers === 1 ? "answer" : "answers"})
+                        </span>
                       </li>
                     ))}
                   </ul>

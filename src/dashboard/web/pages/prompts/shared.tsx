@@ -16,10 +16,10 @@ export const PLAN_WHAT = "Tracking prompts";
 
 export { short };
 
-/** Tag names typed separated by commas. */
+/** Tag names typed separated by commas: the ideographic and full-width ones too (、，), as a Japanese or Chinese keyboard types them. */
 export function parseTags(text: string): string[] {
   return text
-    .split(",")
+    .split(/[,、，]/)
     .map((s) => s.trim())
     .filter(Boolean);
 }
@@ -29,7 +29,7 @@ export const TAGS_HINT = `Separated by commas, up to ${TAG_NAME_MAX} characters 
 
 /** Why the tags typed would be refused, in words about what was typed; null when they fit. */
 export function tagsProblem(names: string[]): string | null {
-  const long = names.filter((name) => name.length > TAG_NAME_MAX);
+  const long = names.filter((name) => [...name].length > TAG_NAME_MAX);
   if (long.length > 0) {
     const named = long.map((name) => `“${short(name)}” (${name.length} characters)`).join(", ");
     return `A tag has at most ${TAG_NAME_MAX} characters; shorten ${named}.`;
