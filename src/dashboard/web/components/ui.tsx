@@ -65,13 +65,13 @@ export function Field({ label, hint, error, children }: FieldProps) {
 }
 
 /**
- * A message the screen reader announces: errors interrupt, confirmations wait their turn. The live
- * region is put in the page empty and its words a frame later: a region added with its text already
- * in it is not announced by every screen reader (VoiceOver on iOS skips some), a change to one already
- * there is.
+ * A message the screen reader announces: errors interrupt, confirmations wait their turn. A
+ * confirmation's live region is put in the page empty and its words a frame later: a status region
+ * added with its text already in it is not announced by every screen reader (VoiceOver on iOS skips
+ * some), a change to one already there is. An alert is announced as it appears, words and all.
  */
 export function Notice({ kind, children }: { kind: "error" | "success" | "info"; children: ComponentChildren }) {
-  const [filled, setFilled] = useState(false);
+  const [filled, setFilled] = useState(kind === "error");
   useEffect(() => {
     const frame = requestAnimationFrame(() => setFilled(true));
     return () => cancelAnimationFrame(frame);
