@@ -47,9 +47,57 @@ export function setLogWriter(write: ((text: string) => void) | null): void {
   redirected = write;
 }
 
+// A log that can no longer be written (its reader gone: EPIPE; its file's disk full: ENOSPC) must
+// not stop the server: without a listener, the stream's 'error' was uncaught and the process exited 1
+// at the next line, a full disk turning a server that still answered reads into none at all. The
+// stream is dead after an error: its lines are dropped from then on, and stderr says so once (the
+// server goes on; a restart resumes logging).
+const failedStreams = new Set<NodeJS.WriteStream>();
+
+function watchStream(stream: NodeJS.WriteStream, name: string): void {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (failedStreams.has(stream)) return;
+    failedStreams.add(stream);
+    if (stream !== process.stderr && !failedStreams.has(process.stderr)) {
+      process.stderr.write(
+        `${JSON.stringify({ time: timestamp(), level: "error", msg: `the log's ${name} cannot be written (${error.code ?? error.message}): its lines are dropped until a restart; the server goes on` })}\n`,
+      );
+    }
+  });
+}
+watchStream(process.stdout, "stdout");
+watchStream(process.stderr, "stderr");
+
 function out(data: string | Uint8Array): void {
-  if (redirected) redirected(typeof data === "string" ? data : new TextDecoder().decode(data));
-  else (toStderr ? process.stderr : process.stdout).write(data);
+  if (redirected) {
+    redirected(typeof data === "string" ? data : new TextDecoder().decode(data));
+    return;
+  }
+  const stream = toStderr ? process.stderr : process.stdout;
+  if (failedStreams.has(stream)) return;
+  // Bun's streams keep writableNeedDrain false: whether a write was queued is what write() returned.
+  if (!stream.write(data)) queued.add(stream);
+}
+
+/** Streams with lines queued in the process (their reader is behind), until their 'drain'. */
+const queued = new Set<NodeJS.WriteStream>();
+for (const stream of [process.stdout, process.stderr]) stream.on("drain", () => queued.delete(stream));
+
+/**
+ * Waits (at most `ms`) until what was written to stdout has left the process: exiting with lines
+ * still queued behind a slow reader lost them, "stopped" included.
+ */
+export async function drainLog(ms: number): Promise<void> {
+  flushLog();
+  const stream = toStderr ? process.stderr : process.stdout;
+  if (redirected || failedStreams.has(stream) || !queued.has(stream)) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    stream.once("drain", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 /** Writes the batched access-log lines now. */

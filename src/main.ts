@@ -22,7 +22,7 @@ import { openConfiguredDatabase } from "./db/open";
 import { watchSchema } from "./db/schema-watch";
 import { AppError, Invalid } from "./errors";
 import { createApiKey, listApiKeys, revokeApiKey } from "./keys/service";
-import { configureLog, log } from "./log";
+import { configureLog, drainLog, log } from "./log";
 import { resetAccountPassword } from "./oauth/password-reset";
 import { assertCanListen, startServer } from "./server";
 import { startWindowRollover } from "./tracking/prompt-windows";
@@ -80,10 +80,13 @@ const COMMANDS: Record<string, Command> = {
       // Before anything else is awaited: a stop signal from the moment it listens is a clean shutdown
       // (it was set after the owner check below, a round trip on PostgreSQL, and a SIGTERM then exited 143).
       const shutdown = async (signal: string, code = 0) => {
+        stopping = true;
         log.info("shutting down", { signal });
         schema.stop();
         await server.stop();
         log.info("stopped");
+        // Lines queued behind a slow log reader go out before the process does (at most 2 s).
+        await drainLog(2_000);
         process.exit(code);
       };
       // A newer Spyglass migrated the database under this server (README: Upgrading): it stops, exit 1.
@@ -402,14 +405,19 @@ function checkSanitizer(app: AppContext): void {
     void renderer.selfTest().then((result) => {
       if (!result.ok) return refuse(result.reason);
       // Articles an older build's renderer made are rendered again (rerender.ts); then the worker stops.
-      return rerenderStaleArticles(app)
-        .catch((error: Error) => log.error("rendering articles again failed", { message: error.message }))
+      return rerenderStaleArticles(app, () => stopping)
+        .catch((error: Error) => {
+          // A stop closes the database under it: the next start goes on.
+          if (!stopping) log.error("rendering articles again failed", { message: error.message });
+        })
         .finally(() => renderer.stopWhenIdle());
     });
   }, SELF_TEST_AFTER_MS);
 }
 
 const SELF_TEST_AFTER_MS = 100;
+/** Set when `serve` begins to stop: work it started in the background ends quietly. */
+let stopping = false;
 /** After the server's warm-up (500 ms) and, on most machines, the sanitizer's self-test. */
 const SHRINK_AFTER_MS = 2_000;
 

@@ -32,16 +32,21 @@ export interface Rerendered {
   failed: number;
 }
 
-export async function rerenderStaleArticles(app: Pick<AppContext, "db" | "events">): Promise<Rerendered> {
+/** `stop`: checked before each article (the server is stopping: the next start goes on from there). */
+export async function rerenderStaleArticles(
+  app: Pick<AppContext, "db" | "events">,
+  stop: () => boolean = () => false,
+): Promise<Rerendered> {
   const started = performance.now();
   const outcome: Rerendered = { changed: 0, same: 0, failed: 0 };
-  for (let after = ""; ; ) {
+  for (let after = ""; !stop(); ) {
     const rows = await app.db.all<StaleArticle>(
       `SELECT id, brand_id AS "brandId", title, markdown, html, status FROM articles
          WHERE rendered_by < ? AND id > ? ORDER BY id LIMIT ${PAGE}`,
       [RENDERER_VERSION, after],
     );
     for (const row of rows) {
+      if (stop()) break;
       try {
         const html = await renderArticleHtml({ title: row.title, markdown: row.markdown }, await brandAccountId(app.db, row.brandId));
         const written = await app.db.run(

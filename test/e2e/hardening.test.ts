@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { chmodSync, chownSync, copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BINARY, requireBinary, SANDBOX_DATABASE, type Sandbox, type ServerProcess, sandbox } from "../support/binary";
+import { BINARY, baseEnv, requireBinary, SANDBOX_DATABASE, type Sandbox, type ServerProcess, sandbox } from "../support/binary";
 
 setDefaultTimeout(120_000);
 
@@ -146,5 +146,67 @@ describe("the data directory", () => {
     } finally {
       fresh.cleanup();
     }
+  });
+});
+
+describe("the log's output", () => {
+  /** `serve` with its stdout on a pipe this test reads only when it chooses to. */
+  async function serveOnPipe() {
+    const proc = Bun.spawn([box.binary, "serve", "--host", "127.0.0.1", "--port", "0"], {
+      cwd: box.dir,
+      env: baseEnv(box.databaseUrl ? { SPYGLASS_DATABASE_URL: box.databaseUrl } : {}),
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const reader = proc.stdout.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    let url: string | undefined;
+    while (!url) {
+      const next = await reader.read();
+      if (next.done) throw new Error(`serve stopped before listening: ${await new Response(proc.stderr).text()}`);
+      text += decoder.decode(next.value, { stream: true });
+      url = /"msg":"listening","url":"(http:\/\/[^"]+)"/.exec(text)?.[1];
+    }
+    const readRest = async () => {
+      for (let next = await reader.read(); !next.done; next = await reader.read()) text += decoder.decode(next.value, { stream: true });
+      return text;
+    };
+    return { proc, url, reader, readRest };
+  }
+
+  test("a log reader that goes away costs log lines, not the server", async () => {
+    const { proc, url, reader } = await serveOnPipe();
+    // The reader's end of the pipe is closed: every write of the log fails (EPIPE).
+    await reader.cancel();
+    for (let i = 0; i < 30; i++) {
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      await Bun.sleep(15);
+    }
+    expect(proc.exitCode).toBeNull();
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+    const stderr = await new Response(proc.stderr).text();
+    expect(stderr).toContain("the log's stdout cannot be written");
+  });
+
+  test("at a stop, the lines queued behind a slow log reader go out before the process does", async () => {
+    const { proc, url, readRest } = await serveOnPipe();
+    // Unread, the access log's lines fill the pipe and queue in the server.
+    const requests = 2_000;
+    for (let i = 0; i < requests; i += 50)
+      await Promise.all(Array.from({ length: 50 }, () => fetch(`${url}/healthz`).then((r) => r.arrayBuffer())));
+    proc.kill("SIGTERM");
+    // The reader comes back a second later, as a busy log collector might.
+    await Bun.sleep(1_000);
+    const text = await readRest();
+    expect(await proc.exited).toBe(0);
+    const lines = text
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(lines.filter((line) => line.msg === "request" && line.path === "/healthz")).toHaveLength(requests);
+    expect(lines.at(-1)).toMatchObject({ msg: "stopped" });
   });
 });
