@@ -15,6 +15,10 @@ interface Start {
 }
 
 let run: ((always: boolean) => void) | null = null;
+// A checkpoint that fails (SQLITE_FULL while the disk is full, SQLITE_IOERR) is tried again at the
+// next tick: thrown from the timer, it ended this thread, and the server checkpointed in its commits
+// until a restart. The serving thread is told of a failure (once per message) and of the recovery.
+let failing: string | null = null;
 
 self.onmessage = ({ data }: MessageEvent<Start | { type: "now" }>) => {
   if (data.type === "now") {
@@ -28,7 +32,19 @@ self.onmessage = ({ data }: MessageEvent<Start | { type: "now" }>) => {
   const checkpoint = db.prepare<{ busy: number; log: number; checkpointed: number }, []>("PRAGMA wal_checkpoint(PASSIVE)");
   let last = "";
   run = (always) => {
-    const result = checkpoint.get();
+    let result: { busy: number; log: number; checkpointed: number } | null;
+    try {
+      result = checkpoint.get();
+    } catch (error) {
+      const message = (error as Error)?.message ?? String(error);
+      if (message !== failing) postMessage({ type: "failed", message });
+      failing = message;
+      // A job that asked waits for an answer: it gets one, and its wait ends.
+      if (always) postMessage({ type: "checkpoint", asked: true, busy: 1, log: 0, checkpointed: 0 });
+      return;
+    }
+    if (failing !== null) postMessage({ type: "recovered", message: failing });
+    failing = null;
     if (!result) return;
     // Asked (a bulk job waits) and every frame is in the file: the WAL is started over here, by a
     // write of our own, before the job is told. The first commit of a new WAL writes its header and

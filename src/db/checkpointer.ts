@@ -62,16 +62,28 @@ export function startCheckpointer(db: SqliteDb, options: CheckpointerOptions = {
     caughtUp = [];
     for (const resolve of waiting) resolve();
   };
-  worker.addEventListener("message", ({ data }: MessageEvent<{ type: string; asked: boolean; log: number; checkpointed: number }>) => {
-    if (data.type !== "checkpoint") return;
-    stats.log = data.log;
-    stats.checkpointed = data.checkpointed;
-    stats.reports++;
-    // Only the answer to the jobs' request releases them: a periodic report that happened to find
-    // everything checkpointed would let a job write while the worker, asked, starts the WAL over
-    // (its BEGIN would then wait on the serving thread for the worker's lock).
-    if (data.asked && data.checkpointed >= data.log) release();
-  });
+  worker.addEventListener(
+    "message",
+    ({ data }: MessageEvent<{ type: string; asked: boolean; log: number; checkpointed: number; message?: string }>) => {
+      // A failed checkpoint (a full disk) is tried again at the worker's next tick; said once, and its end.
+      if (data.type === "failed") {
+        log.error("a WAL checkpoint failed; the checkpointer tries again", { message: data.message });
+        return;
+      }
+      if (data.type === "recovered") {
+        log.info("WAL checkpoints work again", { after: data.message });
+        return;
+      }
+      if (data.type !== "checkpoint") return;
+      stats.log = data.log;
+      stats.checkpointed = data.checkpointed;
+      stats.reports++;
+      // Only the answer to the jobs' request releases them: a periodic report that happened to find
+      // everything checkpointed would let a job write while the worker, asked, starts the WAL over
+      // (its BEGIN would then wait on the serving thread for the worker's lock).
+      if (data.asked && data.checkpointed >= data.log) release();
+    },
+  );
   // Past the limit, a bulk job asks for a checkpoint and waits for it (PRESSURE_WAIT_MS at most: a
   // long reader in another process, such as a backup, may hold frames back): with no write since,
   // the job's next write starts the WAL over.
@@ -86,7 +98,8 @@ export function startCheckpointer(db: SqliteDb, options: CheckpointerOptions = {
       worker.postMessage({ type: "now" });
     });
   };
-  worker.addEventListener("error", (event) => fallBack((event as ErrorEvent).message ?? "error"));
+  // The error's first line: an uncaught error's message can carry the worker's (minified) source.
+  worker.addEventListener("error", (event) => fallBack(((event as ErrorEvent).message ?? "error").split("\n")[0]!.slice(0, 200)));
   worker.addEventListener("close", () => fallBack("exited"));
   db.sqlite.exec("PRAGMA wal_autocheckpoint = 0");
   db.sqlite.exec(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);

@@ -103,6 +103,43 @@ test("a checkpointer whose worker fails turns automatic checkpoints back on and 
   await db.betweenSlices();
 });
 
+test("a checkpoint that fails (a full disk) is tried again, and checkpoints go on once it works: the worker stays", async () => {
+  open();
+  // The real worker, whose checkpoint statement fails three times (as SQLITE_FULL does while the disk is full).
+  const flaky = join(scratchDir("spyglass-checkpoint-worker-"), "flaky-worker.ts");
+  writeFileSync(
+    flaky,
+    `import { Database } from "bun:sqlite";
+const prepare = Database.prototype.prepare;
+let failures = 3;
+Database.prototype.prepare = function (sql, ...rest) {
+  const statement = prepare.call(this, sql, ...rest);
+  if (!String(sql).includes("wal_checkpoint")) return statement;
+  const get = statement.get.bind(statement);
+  statement.get = (...args) => {
+    if (failures-- > 0) throw new Error("database or disk is full");
+    return get(...args);
+  };
+  return statement;
+};
+await import(${JSON.stringify(join(import.meta.dir, "../../src/db/checkpoint-worker.ts"))});
+`,
+  );
+  const logged = await captureLog(async () => {
+    checkpointer = startCheckpointer(db, { workerUrl: flaky, intervalMs: 20 });
+    write(50);
+    await until(
+      () => checkpointer!.stats().log >= 50 && checkpointer!.stats().checkpointed === checkpointer!.stats().log,
+      "all is checkpointed",
+    );
+  });
+  expect(logged.match(/a WAL checkpoint failed; the checkpointer tries again/g)).toHaveLength(1);
+  expect(logged).toContain("database or disk is full");
+  expect(logged).toContain("WAL checkpoints work again");
+  expect(logged).not.toContain("the WAL checkpointer stopped");
+  expect(autoCheckpoint()).toBe(0);
+});
+
 test("an in-memory database has no WAL and no checkpointer", () => {
   db = openDatabase(":memory:");
   expect(startCheckpointer(db)).toBeNull();

@@ -8,7 +8,9 @@
 //           → 0.0384 per run, 4.608 per month
 //   free:   no price → not estimated; pending: priced per token, no answers yet → not estimated
 //   total:  0.0984 per run, 11.808 per month
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Cron } from "croner";
 import { type AppContext } from "../../src/context";
 import { trackCommand } from "../../src/tracking/cli";
 import { forecast, forecastText, runsIn } from "../../src/tracking/forecast";
@@ -123,6 +125,27 @@ describe("the forecast", () => {
     expect(runsIn("0 6 * * 1", true, from)).toBe(5);
     expect(runsIn("*/15 * * * *", true, from)).toBe(30 * 96);
     expect(runsIn("0 6 * * *", false, from)).toBe(0);
+  });
+
+  test("a schedule firing every minute or second is counted from its first 1,000 runs, not one by one (which held the server for seconds)", () => {
+    const from = new Date("2025-03-01T10:30:00Z");
+    const nextRun = Cron.prototype.nextRun;
+    let calls = 0;
+    Cron.prototype.nextRun = function (this: Cron, ...args: Parameters<Cron["nextRun"]>) {
+      calls++;
+      return nextRun.apply(this, args);
+    };
+    try {
+      expect(runsIn("* * * * *", true, from)).toBe(30 * 1440);
+      expect(runsIn("* * * * * *", true, from)).toBe(30 * 86_400);
+    } finally {
+      Cron.prototype.nextRun = nextRun;
+    }
+    expect(calls).toBeLessThanOrEqual(2 * 1_000);
+    // A schedule that fires unevenly is estimated from its first 1,000 runs: weekdays 09:00-17:55
+    // every 5 minutes in March 2025 are 2,179 runs.
+    const uneven = runsIn("*/5 9-17 * * 1-5", true, from);
+    expect(Math.abs(uneven - 2_179) / 2_179).toBeLessThan(0.1);
   });
 
   test("get_tracking_status carries the same forecast", async () => {
