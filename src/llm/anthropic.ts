@@ -1,7 +1,7 @@
 import { asArray, asCount, asObject, asString } from "./json";
 import { trimSlash } from "./openai";
 import { countableUrls, source, uniqueByUrl } from "./sources";
-import { type ChatMessage, type ModelConfig, type ParsedReply, type SourceRef } from "./types";
+import { type AskContext, type ChatMessage, type ModelConfig, type ParsedReply, type SourceRef } from "./types";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 /** The Messages API requires max_tokens; this is room for a thorough answer. */
@@ -13,6 +13,7 @@ export function buildAnthropicRequest(
   config: ModelConfig,
   messages: ChatMessage[],
   apiKey: string | null,
+  context: AskContext = {},
 ): { url: string; init: RequestInit } {
   const headers: Record<string, string> = {
     "content-type": "application/json",
@@ -32,7 +33,12 @@ export function buildAnthropicRequest(
   };
   if (system !== "") body.system = system;
   if (config.temperature !== undefined) body.temperature = config.temperature;
-  if (config.web_search) body.tools = [ANTHROPIC_WEB_SEARCH_TOOL];
+  // The prompt's country as the search's approximate location.
+  if (config.web_search) {
+    body.tools = [
+      { ...ANTHROPIC_WEB_SEARCH_TOOL, ...(context.country ? { user_location: { type: "approximate", country: context.country } } : {}) },
+    ];
+  }
   return { url: anthropicMessagesUrl(config.base_url), init: { method: "POST", headers, body: JSON.stringify(body) } };
 }
 

@@ -8,6 +8,7 @@ import { looksLikeRefusal } from "./refusal";
 import { backoffDelayMs, isRetryableStatus, parseRetryAfter, sleepMs } from "./retry";
 import { followRedirects, GOOGLE_REDIRECT_ORIGIN } from "./sources";
 import {
+  type AskContext,
   type ChatMessage,
   type ClientOptions,
   type EngineAnswer,
@@ -18,7 +19,7 @@ import {
 } from "./types";
 
 type Adapter = {
-  build: (config: ModelConfig, messages: ChatMessage[], apiKey: string | null) => { url: string; init: RequestInit };
+  build: (config: ModelConfig, messages: ChatMessage[], apiKey: string | null, context?: AskContext) => { url: string; init: RequestInit };
   parse: (body: unknown) => ParsedReply;
   /** The field a reply of this format carries its answer in: a 200 without it is no answer (another API's reply, a gateway's). */
   answerField: string;
@@ -83,8 +84,11 @@ const MAX_REASON_CHARS = 200;
 
 export interface EngineClient {
   readonly config: EngineConfig;
-  /** Asks one prompt as a user would type it; never throws, failures come back as `status: "error"`. */
-  ask(prompt: string, signal?: AbortSignal): Promise<EngineAnswer>;
+  /**
+   * Asks one prompt as a user would type it, from the prompt's country when it has one (the web
+   * search's location); never throws, failures come back as `status: "error"`.
+   */
+  ask(prompt: string, signal?: AbortSignal, context?: AskContext): Promise<EngineAnswer>;
   /** Requests currently holding a slot of this engine's limiter. */
   readonly inFlight: number;
 }
@@ -165,9 +169,9 @@ export function createEngineClient(config: EngineConfig, opts: ClientOptions = {
   const gate = new EngineGate(opts.now ?? Date.now, opts.sleep ?? sleepMs);
   return {
     config,
-    async ask(prompt, signal) {
+    async ask(prompt, signal, context) {
       try {
-        return await limiter.run(() => complete(config, [{ role: "user", content: prompt }], { ...opts, signal, gate }), signal);
+        return await limiter.run(() => complete(config, [{ role: "user", content: prompt }], { ...opts, signal, gate, context }), signal);
       } catch (error) {
         if (error instanceof LimiterAbortedError) return failure(config, "aborted", 0, 0);
         throw error;
@@ -186,7 +190,7 @@ export function createEngineClient(config: EngineConfig, opts: ClientOptions = {
 export async function complete(
   config: ModelConfig,
   messages: ChatMessage[],
-  opts: ClientOptions & { signal?: AbortSignal; gate?: EngineGate } = {},
+  opts: ClientOptions & { signal?: AbortSignal; gate?: EngineGate; context?: AskContext } = {},
 ): Promise<EngineAnswer> {
   const doFetch = opts.fetch ?? ((input: string, init: RequestInit) => fetch(input, init));
   const sleep = opts.sleep ?? sleepMs;
@@ -206,7 +210,7 @@ export async function complete(
   // hidden in an answer's text it mangled every word holding its letters ("e[redacted]cellent").
   const redactAnswer = (text: string): string => (apiKey !== null && apiKey.length >= REDACTED_RUN ? redactKey(text, apiKey) : text);
   const adapter = ADAPTERS[config.api];
-  const request = adapter.build(config, messages, apiKey);
+  const request = adapter.build(config, messages, apiKey, opts.context);
   const parse = adapter.parse;
   const tooLarge = `the provider's reply is over ${MAX_REPLY_BYTES / 1024 / 1024} MiB; it was not read`;
 

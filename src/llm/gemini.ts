@@ -30,6 +30,7 @@ export function buildGeminiRequest(
       .map((m) => ({ role: m.role === "assistant" ? "model" : "user", parts: [{ text: m.content }] })),
   };
   if (system !== "") body.systemInstruction = { parts: [{ text: system }] };
+  // Google Search grounding takes no location: a prompt's country does not reach it.
   if (config.web_search) body.tools = [{ google_search: {} }];
   const generationConfig: Record<string, unknown> = {};
   if (config.temperature !== undefined) generationConfig.temperature = config.temperature;

@@ -7,12 +7,13 @@
 import { asArray, asCount, asObject, asString } from "./json";
 import { trimSlash } from "./openai";
 import { countableUrls, source, uniqueByUrl } from "./sources";
-import { type ChatMessage, type ModelConfig, type ParsedReply, type SourceRef } from "./types";
+import { type AskContext, type ChatMessage, type ModelConfig, type ParsedReply, type SourceRef } from "./types";
 
 export function buildResponsesRequest(
   config: ModelConfig,
   messages: ChatMessage[],
   apiKey: string | null,
+  context: AskContext = {},
 ): { url: string; init: RequestInit } {
   const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
@@ -27,7 +28,8 @@ export function buildResponsesRequest(
   };
   if (instructions !== "") body.instructions = instructions;
   if (config.web_search) {
-    body.tools = [{ type: "web_search" }];
+    // The prompt's country as the search's approximate location.
+    body.tools = [{ type: "web_search", ...(context.country ? { user_location: { type: "approximate", country: context.country } } : {}) }];
     // Without this the search call carries no sources: the retrieved-but-not-cited list.
     body.include = ["web_search_call.action.sources"];
   }

@@ -1,12 +1,13 @@
 import { asArray, asCount, asObject, asString } from "./json";
 import { countableUrls, source, uniqueByUrl } from "./sources";
-import { type ChatMessage, type ModelConfig, type ParsedReply, type SourceRef } from "./types";
+import { type AskContext, type ChatMessage, type ModelConfig, type ParsedReply, type SourceRef } from "./types";
 
 /** OpenAI-compatible chat completions: OpenAI, Perplexity, Gemini's compat endpoint, Ollama, vLLM… */
 export function buildOpenAIRequest(
   config: ModelConfig,
   messages: ChatMessage[],
   apiKey: string | null,
+  context: AskContext = {},
 ): { url: string; init: RequestInit } {
   const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
@@ -14,11 +15,23 @@ export function buildOpenAIRequest(
   if (config.temperature !== undefined) body.temperature = config.temperature;
   if (config.max_tokens !== undefined) body.max_tokens = config.max_tokens;
   // OpenAI's search models (and Perplexity, which always searches) take `web_search_options`.
-  if (config.web_search) body.web_search_options = {};
+  // The prompt's country as the search's location, in each API's shape: Perplexity's
+  // `user_location: {country}`, OpenAI's `user_location: {type: "approximate", approximate: {country}}`.
+  if (config.web_search)
+    body.web_search_options = context.country ? { user_location: searchLocation(config.base_url, context.country) } : {};
   return {
     url: `${trimSlash(config.base_url)}/chat/completions`,
     init: { method: "POST", headers, body: JSON.stringify(body) },
   };
+}
+
+function searchLocation(baseUrl: string, country: string): Record<string, unknown> {
+  let host = "";
+  try {
+    host = new URL(baseUrl).hostname;
+  } catch {}
+  if (host === "perplexity.ai" || host.endsWith(".perplexity.ai")) return { country };
+  return { type: "approximate", approximate: { country } };
 }
 
 export function parseOpenAIReply(body: unknown): ParsedReply {

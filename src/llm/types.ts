@@ -71,6 +71,12 @@ export interface EngineAnswer {
   attempts: number;
 }
 
+/** Where a question is asked from, for engines whose web search takes a location. */
+export interface AskContext {
+  /** The prompt's country (ISO 3166-1 alpha-2), as the web search's approximate location; none: the provider's default. */
+  country?: string | null;
+}
+
 export interface ChatMessage {
   role: "system" | "user" | "assistant";
   content: string;

@@ -213,6 +213,20 @@ export async function getPromptTexts(db: Queries, brandId: string, promptIds: re
   return new Map(rows.map((row) => [row.id, row.text]));
 }
 
+/** The given prompts of the brand as tracking asks them: text and country, by id (another brand's ids are left out). */
+export async function getPromptQuestions(
+  db: Queries,
+  brandId: string,
+  promptIds: readonly string[],
+): Promise<Map<string, { text: string; country: string | null }>> {
+  if (promptIds.length === 0) return new Map();
+  const rows = await db.all<{ id: string; text: string; country: string | null }>(
+    `SELECT id, text, country FROM prompts WHERE brand_id = ? AND id IN (${placeholders(promptIds.length)})`,
+    [brandId, ...promptIds],
+  );
+  return new Map(rows.map((row) => [row.id, { text: row.text, country: row.country }]));
+}
+
 /** The brand's prompts in the order they were added, filtered by tag (name or id) and text, paged. */
 export async function listPrompts(
   db: Queries,

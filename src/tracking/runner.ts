@@ -28,7 +28,7 @@ import { newId } from "../ids";
 import { createEngineClient, type EngineClient } from "../llm/client";
 import { type ClientOptions, type EngineAnswer } from "../llm/types";
 import { log, RepeatedFailure } from "../log";
-import { getPromptTexts, listActivePrompts } from "../prompts/service";
+import { getPromptQuestions, listActivePrompts } from "../prompts/service";
 import { type AnswerWriter, analyzeForStorage, brandFigures, RollupDelta } from "./answer-writer";
 import { rollupLock } from "./prompt-rollups";
 import { rosterVersionOf } from "./reanalysis";
@@ -175,7 +175,7 @@ export class TrackingRunner {
   /** Tasks this instance is asking now, by id: their leases are renewed until they are stored or handed back. */
   private readonly claimed = new Set<number>();
   /** Each run's prompt texts, by run id (promptTexts). */
-  private readonly texts = new Map<string, Promise<Map<string, string>>>();
+  private readonly texts = new Map<string, Promise<Map<string, { text: string; country: string | null }>>>();
   /** Each brand's roster with the version it was read at (reanalysis.ts bumps the version). */
   private readonly rosters = new Map<string, { version: number; roster: Roster }>();
   /** Starts one at a time: a start reads and writes the database before its run is owned. */
@@ -680,20 +680,21 @@ export class TrackingRunner {
 
   /** Asks the engine for one task and stores the answer; a stop hands the task back unasked. */
   private async perform(engine: EngineSettings, task: Task): Promise<void> {
-    let text = (await this.promptTexts(task)).get(task.promptId);
-    if (text === undefined) {
+    let question = (await this.promptTexts(task)).get(task.promptId);
+    if (question === undefined) {
       // A prompt added since this instance read the run's texts (a resumed run asks the prompts
       // active when it resumes): read them again, once.
       this.texts.delete(task.runId);
-      text = (await this.promptTexts(task)).get(task.promptId);
+      question = (await this.promptTexts(task)).get(task.promptId);
     }
-    if (text === undefined) {
+    if (question === undefined) {
       // The prompt was deleted since (its tasks go with it): nothing to ask.
       await this.db.run("DELETE FROM tracking_tasks WHERE id = ?", [task.id]);
       return;
     }
     const signal = this.stopping.signal;
-    const reply = await this.client(engine).ask(text, signal);
+    // From the prompt's country, where the engine's web search takes a location.
+    const reply = await this.client(engine).ask(question.text, signal, { country: question.country });
     // An answer cut short by a stop is not an answer: the task goes back to the queue.
     if (signal.aborted) return this.handBack(task);
     // Many engines answering at once write without a pause: past the WAL's limit, let the
@@ -797,12 +798,12 @@ export class TrackingRunner {
    * starts: an edit during the run applies to the next one), and again when a task names a prompt
    * they lack.
    */
-  private promptTexts(task: Task): Promise<Map<string, string>> {
+  private promptTexts(task: Task): Promise<Map<string, { text: string; country: string | null }>> {
     let texts = this.texts.get(task.runId);
     if (!texts) {
       texts = (async () => {
         const ids = await this.db.all<{ id: string }>("SELECT DISTINCT prompt_id AS id FROM tracking_tasks WHERE run_id = ?", [task.runId]);
-        return getPromptTexts(this.db, task.brandId, [...new Set([task.promptId, ...ids.map((row) => row.id)])]);
+        return getPromptQuestions(this.db, task.brandId, [...new Set([task.promptId, ...ids.map((row) => row.id)])]);
       })();
       texts.catch(() => this.texts.delete(task.runId));
       // The few latest runs (a server may help many brands' runs over its life).

@@ -3,6 +3,7 @@
 // token usage, and failures (provider error, timeout, 429 Retry-After, a wrong key).
 import { afterEach, describe, expect, test } from "bun:test";
 import { createEngineClient } from "../../src/llm/client";
+import { buildOpenAIRequest } from "../../src/llm/openai";
 import { type ClientOptions, type EngineApi, type EngineConfig } from "../../src/llm/types";
 import {
   answer,
@@ -257,6 +258,38 @@ describe("Perplexity (chat completions)", () => {
       "https://blog.other.net/crm-list",
     ]);
     expect(result.queries).toEqual([]);
+  });
+});
+
+describe("a prompt's country is the web search's location", () => {
+  test("each API that takes one gets it in its own shape; none without a country, and none for Gemini's grounding", async () => {
+    const body = async (api: EngineApi, country: string | null) => {
+      const fake = track(startFakeProvider(api, { script: { q: answer("Fine.") } }));
+      await createEngineClient(engine(fake, api), options()).ask("q", undefined, { country });
+      return fake.requests[0]!.body as Record<string, unknown>;
+    };
+    expect((await body("openai-responses", "DE")).tools).toEqual([
+      { type: "web_search", user_location: { type: "approximate", country: "DE" } },
+    ]);
+    expect((await body("openai-responses", null)).tools).toEqual([{ type: "web_search" }]);
+    expect((await body("anthropic", "JP")).tools).toEqual([
+      { type: "web_search_20250305", name: "web_search", max_uses: 5, user_location: { type: "approximate", country: "JP" } },
+    ]);
+    expect((await body("openai", "BR")).web_search_options).toEqual({
+      user_location: { type: "approximate", approximate: { country: "BR" } },
+    });
+    expect((await body("openai", null)).web_search_options).toEqual({});
+    expect((await body("gemini", "DE")).tools).toEqual([{ google_search: {} }]);
+  });
+
+  test("Perplexity's API (by its host) takes the country flat, as its own docs show", () => {
+    const request = buildOpenAIRequest(
+      { api: "openai", base_url: "https://api.perplexity.ai", model: "sonar", web_search: true },
+      [{ role: "user", content: "q" }],
+      "key",
+      { country: "DE" },
+    );
+    expect(JSON.parse(String(request.init.body)).web_search_options).toEqual({ user_location: { country: "DE" } });
   });
 });
 

@@ -216,3 +216,22 @@ model = "gpt-test"
   await stopTracking(app);
   await app.db.close();
 });
+
+test("a run asks each prompt from its country: the engine's web search gets it as its location", async () => {
+  const app = await openApp(`
+[[engines]]
+id = "chatgpt"
+api = "openai-responses"
+base_url = "${responses.url}"
+model = "gpt-test"
+web_search = true
+`);
+  const s = await addBrand(app, { name: "Acme", prompts: ["from munich", "from anywhere"].map((text, i) => ({ key: `P${i}`, text })) });
+  await app.db.run("UPDATE prompts SET country = 'DE' WHERE id = ?", [s.prompts.P0!]);
+  await runTracking(app, s.brandId, { trigger: "cli" });
+  const toolsOf = (prompt: string) => (responses.requests.findLast((r) => r.prompt === prompt)!.body as { tools: unknown[] }).tools;
+  expect(toolsOf("from munich")).toEqual([{ type: "web_search", user_location: { type: "approximate", country: "DE" } }]);
+  expect(toolsOf("from anywhere")).toEqual([{ type: "web_search" }]);
+  await stopTracking(app);
+  await app.db.close();
+});
