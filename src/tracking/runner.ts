@@ -667,10 +667,16 @@ export class TrackingRunner {
           await new Promise((resolve) => setTimeout(resolve, this.pollMs));
           continue;
         }
-        // Not stored: the run fails with the reason (its owner sees it and stops).
-        const message = `could not store an answer: ${(error as Error).message}`;
+        // Not stored: the run ends with the reason (its owner sees it and stops). For want of room
+        // (a full disk) it is interrupted, not failed: the brand's next run resumes it once there is
+        // room, asking only what it lacks, instead of asking every prompt again (and paying twice
+        // for the answers already stored).
+        const storage = isStorageFailure(error);
+        const message = storage
+          ? `could not store an answer, the database's storage refused it (a full disk?): ${(error as Error).message}; the answers stored so far are kept, and the brand's next run resumes it`
+          : `could not store an answer: ${(error as Error).message}`;
         log.error("tracking could not store an answer", { run: task.runId, message: (error as Error).message });
-        await finish(this.db, task.runId, "failed", message).catch(() => undefined);
+        await finish(this.db, task.runId, storage ? "interrupted" : "failed", message).catch(() => undefined);
         this.owned.get(task.brandId)?.wake();
       } finally {
         this.claimed.delete(task.id);
@@ -926,6 +932,15 @@ const STORE_BACKOFF_MS = 100;
 function isTransient(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code === "40P01" || code === "40001");
+}
+
+/**
+ * The database's storage could not take a write: SQLite's SQLITE_FULL (the disk, or max_page_count)
+ * and SQLITE_IOERR; PostgreSQL's disk_full (53100) and io_error (58030).
+ */
+function isStorageFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (code === "SQLITE_FULL" || code.startsWith("SQLITE_IOERR") || code === "53100" || code === "58030");
 }
 
 /** Reads of an owner's loop in a row that may fail on an error that passes (isPassing) before the run fails. */

@@ -5,7 +5,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { type AppContext, createAppContext } from "../../src/context";
-import { type Db, openDatabase } from "../../src/db/client";
+import { type Db, openDatabase, type SqliteDb } from "../../src/db/client";
 import { startScheduler } from "../../src/tracking/scheduler";
 import { getRun, lastRun, runTracking, startTracking, stopTracking } from "../../src/tracking/service";
 import { addBrand, openApp } from "../analytics/dataset";
@@ -15,7 +15,12 @@ import { captureLog } from "../support/log";
 import { freshPostgresUrl } from "../support/postgres";
 
 let hanging = true;
-const script = (prompt: string) => (prompt.startsWith("slow") && hanging ? hang() : answer(`Acme answers ${prompt}.`));
+const script = (prompt: string) =>
+  prompt.startsWith("slow") && hanging
+    ? hang()
+    : prompt.startsWith("long")
+      ? answer(`Acme answers ${prompt} ${"at some length. ".repeat(1_500)}`, { latencyMs: 100 })
+      : answer(`Acme answers ${prompt}.`);
 const responses: FakeProvider = startFakeResponses({ script });
 const gemini: FakeProvider = startFakeGemini({ script });
 afterAll(async () => {
@@ -235,3 +240,37 @@ web_search = true
   await stopTracking(app);
   await app.db.close();
 });
+
+test.if(TEST_DIALECT === "sqlite")(
+  "a run whose answers the database has no room for is interrupted, not failed, and the next run resumes it once there is room",
+  async () => {
+    const app = await openApp(`
+[[engines]]
+id = "chatgpt"
+api = "openai-responses"
+base_url = "${responses.url}"
+model = "gpt-test"
+`);
+    const s = await addBrand(app, { name: "Acme", prompts: ["long 0", "long 1", "long 2"].map((text, i) => ({ key: `P${i}`, text })) });
+    const sqlite = (app.db as SqliteDb).sqlite;
+    const started = await startTracking(app, s.brandId, { trigger: "cli" });
+    // The disk fills up while the engine is answering: the file may not grow by a page.
+    const pages = (sqlite.query("PRAGMA page_count").get() as { page_count: number }).page_count;
+    sqlite.exec(`PRAGMA max_page_count = ${pages}`);
+    const interrupted = await started.done;
+    expect(interrupted).toMatchObject({ status: "interrupted" });
+    expect(interrupted.error).toContain("a full disk?");
+    expect(interrupted.error).toContain("the brand's next run resumes it");
+    const stored = interrupted.answers_done;
+    expect(stored).toBeLessThan(3);
+    // Room again: the next run is the same one, and asks only what it lacks.
+    sqlite.exec("PRAGMA max_page_count = 1073741823");
+    const before = ["long 0", "long 1", "long 2"].map((p) => asked(responses, p));
+    const resumed = await runTracking(app, s.brandId, { trigger: "cli" });
+    expect(resumed).toMatchObject({ id: started.run.id, status: "completed", answers_done: 3 });
+    const again = ["long 0", "long 1", "long 2"].map((p, i) => asked(responses, p) - before[i]!);
+    expect(again.reduce((a, b) => a + b, 0)).toBe(3 - stored);
+    await stopTracking(app);
+    await app.db.close();
+  },
+);
