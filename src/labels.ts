@@ -12,9 +12,15 @@ export function cleanLabel(value: string): string {
   return value.normalize("NFC").replace(INVISIBLE, "").trim().replace(/\s+/g, " ");
 }
 
-/** The key two labels are the same by: also compatibility forms (full-width "ＳＯＮＹ") and case. */
+/**
+ * The key two labels are the same by, case aside: the stored keys of prompts (text_key) and tags
+ * (name_key) are made with it. It is the key earlier builds stored (trimmed, spaces collapsed, lower
+ * case) for any text already composed and without invisible characters, which is nearly all: keys
+ * stored before still match. Compatibility forms (full-width "ＳＯＮＹ", "™", "²") are not folded
+ * here, for that reason; competitors' names, compared in JS, are (competitors/service.ts).
+ */
 export function labelKey(value: string): string {
-  return cleanLabel(value).normalize("NFKC").toLowerCase();
+  return cleanLabel(value).toLowerCase();
 }
 
 /** Characters as people count them (code points): an emoji is one, not two UTF-16 units. */

@@ -125,7 +125,8 @@ async function findRow(db: Queries, brandId: string, competitorId: string): Prom
   return named && fromSql(named);
 }
 
-const sameWords = labelKey;
+// Compared in JS from the stored names (no stored key): compatibility forms fold too ("Ｎｏｂｉｌｉａ").
+const sameWords = (text: string) => labelKey(text).normalize("NFKC");
 
 /**
  * A competitor named like the brand itself (its name or an alias) would make every mention of the

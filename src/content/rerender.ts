@@ -60,6 +60,8 @@ export async function rerenderStaleArticles(
           if (row.status === "published") app.events.emit("articlesChanged", { brandId: row.brandId });
         }
       } catch (error) {
+        // A stop under way closed the database or the worker: the next start goes on from here.
+        if (stop()) break;
         outcome.failed++;
         log.warn("an article could not be rendered again by this build's renderer: it keeps the HTML it had; edit it to save it again", {
           article: row.id,

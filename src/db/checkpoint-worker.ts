@@ -39,8 +39,8 @@ self.onmessage = ({ data }: MessageEvent<Start | { type: "now" }>) => {
       const message = (error as Error)?.message ?? String(error);
       if (message !== failing) postMessage({ type: "failed", message });
       failing = message;
-      // A job that asked waits for an answer: it gets one, and its wait ends.
-      if (always) postMessage({ type: "checkpoint", asked: true, busy: 1, log: 0, checkpointed: 0 });
+      // A job that asked waits for an answer: it gets one, and its wait ends (the figures stay as they were).
+      if (always) postMessage({ type: "unanswered" });
       return;
     }
     if (failing !== null) postMessage({ type: "recovered", message: failing });

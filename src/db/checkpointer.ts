@@ -74,6 +74,11 @@ export function startCheckpointer(db: SqliteDb, options: CheckpointerOptions = {
         log.info("WAL checkpoints work again", { after: data.message });
         return;
       }
+      // A checkpoint asked for failed: the jobs waiting for it go on (the figures stay as they were).
+      if (data.type === "unanswered") {
+        release();
+        return;
+      }
       if (data.type !== "checkpoint") return;
       stats.log = data.log;
       stats.checkpointed = data.checkpointed;

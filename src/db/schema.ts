@@ -645,7 +645,7 @@ export const articles = sqliteTable(
     markdown: text("markdown").notNull(),
     // Rendered and sanitized once, when the article is saved.
     html: text("html").notNull(),
-    // The renderer's version that made html (content/render.ts RENDERER_VERSION): a start with a newer
+    // The renderer's version that made html (content/renderer-version.ts): a start with a newer
     // renderer renders the article again (content/rerender.ts).
     renderedBy: integer("rendered_by").notNull().default(0),
     status: text("status", { enum: ARTICLE_STATUSES }).notNull().default("draft"),

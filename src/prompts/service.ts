@@ -36,7 +36,7 @@ export interface PromptPatch {
   language?: string | null;
 }
 
-/** Trimmed, runs of whitespace collapsed: the text as stored. */
+/** Composed, without invisible characters, trimmed, runs of whitespace collapsed (cleanLabel): the text as stored. */
 export function normalizePromptText(text: string, field = "text"): string {
   const clean = cleanLabel(text);
   if (labelLength(clean) < PROMPT_TEXT_MIN || labelLength(clean) > PROMPT_TEXT_MAX) {

@@ -1,5 +1,5 @@
 // Tags group a brand's prompts (by product line, funnel stage, market…). Names are unique per brand,
-// case-insensitively; the stored `name_key` is the lowercased name.
+// case-insensitively; the stored `name_key` is labelKey's (the name composed and lowercased).
 
 import { type Queries } from "../db/queries";
 import { Conflict, Invalid, NotFound } from "../errors";
@@ -23,7 +23,7 @@ export function tagNameKey(name: string): string {
   return labelKey(name);
 }
 
-/** Trims and collapses spaces; 1 to TAG_NAME_MAX characters. */
+/** Composed, without invisible characters, trimmed, spaces collapsed (cleanLabel); 1 to TAG_NAME_MAX characters. */
 export function normalizeTagName(value: string, field = "name"): string {
   const name = cleanLabel(value);
   if (name.length < 1 || labelLength(name) > TAG_NAME_MAX) {

@@ -10,12 +10,7 @@ import { listActivePrompts } from "../prompts/service";
 export const MONTH_DAYS = 30;
 /** Recent answers whose token counts make the per-request estimate. */
 export const TOKEN_SAMPLE = 50;
-/**
- * Firings counted one by one; a schedule firing more often in 30 days is counted up to here and the
- * rest extrapolated from the time they span. Each is a croner nextRun (~60 µs): counting every minute
- * of 30 days (43,200) held the server for 2.5 s at every get_tracking_status, which the dashboard
- * polls during a run.
- */
+/** Where a schedule is counted one by one (runsOneByOne), at most this many; the rest is extrapolated. */
 const RUNS_COUNTED = 1_000;
 
 export interface EngineForecast {
@@ -59,14 +54,68 @@ export interface Forecast {
 }
 
 /**
- * Scheduled runs in the `days` days after `from` (0 when scheduled tracking is off): counted, or for
- * a schedule that fires more than RUNS_COUNTED times, the first RUNS_COUNTED extrapolated over the
- * window (exact for a schedule that fires at even intervals, every minute or every 15).
+ * Scheduled runs in the `days` days after `from` (0 when scheduled tracking is off), counted exactly
+ * without going through them one by one (every minute of 30 days is 43,200 of croner's nextRun, ~60 µs
+ * each: 2.5 s a count): a cron schedule fires at the same times of day (its seconds × minutes × hours)
+ * on every day its day fields match, so the count is, day by day, that day's times within the window.
+ * Whether a day matches is croner's answer (its first run from the day's start falls in the day: the
+ * day-of-month, month and weekday rules and their L, W, # forms stay croner's).
  */
 export function runsIn(cron: string, enabled: boolean, from: Date, days = MONTH_DAYS): number {
   if (!enabled) return 0;
-  const until = from.getTime() + days * 86_400_000;
+  const start = from.getTime();
+  const until = start + days * 86_400_000;
   const job = new Cron(cron, { paused: true, timezone: "UTC" });
+  const times = timesOfDay(job);
+  if (times === null) return runsOneByOne(job, from, until);
+  let n = 0;
+  for (let day = start - (start % DAY_MS); day <= until; day += DAY_MS) {
+    const first = job.nextRun(new Date(day - 1));
+    if (first === null || first.getTime() >= day + DAY_MS) continue;
+    // Seconds of the day in the window: after `from`, up to `until`.
+    const low = Math.max(0, Math.floor((start - day) / 1000) + 1);
+    const high = Math.min(DAY_SECONDS - 1, Math.floor((until - day) / 1000));
+    if (high >= low) n += times.upTo(high) - times.upTo(low - 1);
+  }
+  return n;
+}
+
+const DAY_MS = 86_400_000;
+const DAY_SECONDS = 86_400;
+
+/**
+ * The schedule's times of day, from croner's parsed pattern (its second, minute and hour flags), as
+ * a count of those up to a second of the day; null when the pattern is not in that shape (another
+ * croner), for runsOneByOne.
+ */
+function timesOfDay(job: Cron): { upTo(second: number): number } | null {
+  const pattern = (job as unknown as { _states?: { pattern?: Record<string, unknown> } })._states?.pattern;
+  const flags = (name: string, length: number): boolean[] | null => {
+    const values = pattern?.[name];
+    return Array.isArray(values) && values.length === length ? values.map(Boolean) : null;
+  };
+  const seconds = flags("second", 60);
+  const minutes = flags("minute", 60);
+  const hours = flags("hour", 24);
+  if (!seconds || !minutes || !hours) return null;
+  const count = (list: boolean[], upTo: number) => list.slice(0, upTo + 1).filter(Boolean).length;
+  const perMinute = count(seconds, 59);
+  const perHour = count(minutes, 59) * perMinute;
+  return {
+    upTo(second) {
+      if (second < 0) return 0;
+      const h = Math.floor(second / 3600);
+      const m = Math.floor((second % 3600) / 60);
+      const sec = second % 60;
+      let n = count(hours, h - 1) * perHour;
+      if (hours[h]) n += count(minutes, m - 1) * perMinute + (minutes[m] ? count(seconds, sec) : 0);
+      return n;
+    },
+  };
+}
+
+/** Counted one by one, up to RUNS_COUNTED, the rest extrapolated over the window. */
+function runsOneByOne(job: Cron, from: Date, until: number): number {
   let n = 0;
   let next = job.nextRun(from);
   while (next !== null && next.getTime() <= until) {
@@ -75,22 +124,6 @@ export function runsIn(cron: string, enabled: boolean, from: Date, days = MONTH_
     next = job.nextRun(next);
   }
   return n;
-}
-
-// The count for now changes at most once a minute for any schedule worth tracking with: made once a
-// minute per schedule, not at every poll of the dashboard's Tracking page.
-const monthly = new Map<string, { minute: number; runs: number }>();
-
-/** runsIn for the next 30 days from now, made at most once a minute per schedule. */
-export function runsThisMonth(cron: string, enabled: boolean, now: Date): number {
-  const minute = Math.floor(now.getTime() / 60_000);
-  const key = `${enabled}\u0000${cron}`;
-  const known = monthly.get(key);
-  if (known?.minute === minute) return known.runs;
-  const runs = runsIn(cron, enabled, now);
-  if (monthly.size > 100) monthly.clear();
-  monthly.set(key, { minute, runs });
-  return runs;
 }
 
 function plural(n: number, noun: string): string {
@@ -174,7 +207,7 @@ export async function forecast(
   const perEngineRun = prompts * tracking.samples;
   // `scheduled: false`: a brand the schedule leaves out (the demo's) has runs only when asked.
   const scheduled = options.scheduled ?? true;
-  const runsPerMonth = engines.length === 0 || !scheduled ? 0 : runsThisMonth(tracking.schedule, tracking.enabled, now);
+  const runsPerMonth = engines.length === 0 || !scheduled ? 0 : runsIn(tracking.schedule, tracking.enabled, now);
   const byEngine: EngineForecast[] = [];
   for (const e of engines) byEngine.push(await engineForecast(app, brandId, e, perEngineRun, runsPerMonth));
   const estimated = byEngine.filter((e) => e.cost_per_run !== null);

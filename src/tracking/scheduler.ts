@@ -31,8 +31,9 @@ export interface Scheduler {
  * their brand's next run, as the README says: stopping them may have been the point. Another
  * instance resuming the same run first makes this one skip it (already running).
  */
-async function resumeInterruptedTicks(app: AppContext): Promise<void> {
+async function resumeInterruptedTicks(app: AppContext, stopped: () => boolean): Promise<void> {
   for (const brandId of await trackableBrandIds(app)) {
+    if (stopped()) return;
     const last = await latestRunRow(app.db, brandId);
     if (last?.trigger !== "schedule" || last.status !== "interrupted" || Date.now() - last.startedAt > RESUME_WINDOW_MS) continue;
     log.info("scheduled tracking resumes a run a stop interrupted", { brand: brandId, run: last.id, answers_done: last.answersDone });
@@ -65,7 +66,7 @@ export function startScheduler(app: AppContext): Scheduler | null {
   const timer = setTimeout(() => release(), RESUME_AFTER_MS);
   timer.unref();
   const resumed = delay
-    .then(() => (stopped ? undefined : resumeInterruptedTicks(app)))
+    .then(() => (stopped ? undefined : resumeInterruptedTicks(app, () => stopped)))
     .catch((error: Error) => log.error("scheduled tracking failed to resume interrupted runs", { message: error.message }));
   const tick = async (slot?: string): Promise<void> => {
     // A tick during the resumption waits for it: started now, the brand's resumed run would make it skip the brand.

@@ -109,7 +109,10 @@ test("a checkpoint that fails (a full disk) is tried again, and checkpoints go o
   const flaky = join(scratchDir("spyglass-checkpoint-worker-"), "flaky-worker.ts");
   writeFileSync(
     flaky,
+    // The worker's module sets its onmessage when loaded (a static import: loaded with this file, before
+    // any message); its statement is prepared at "start", after the patch below.
     `import { Database } from "bun:sqlite";
+import ${JSON.stringify(join(import.meta.dir, "../../src/db/checkpoint-worker.ts"))};
 const prepare = Database.prototype.prepare;
 let failures = 3;
 Database.prototype.prepare = function (sql, ...rest) {
@@ -122,7 +125,6 @@ Database.prototype.prepare = function (sql, ...rest) {
   };
   return statement;
 };
-await import(${JSON.stringify(join(import.meta.dir, "../../src/db/checkpoint-worker.ts"))});
 `,
   );
   const logged = await captureLog(async () => {

@@ -6,8 +6,8 @@ export interface AnalyzedMention<Id = string> {
   member_id: Id;
   offset: number;
   rank: number;
-  /** In [−1, 1]; see SENTIMENT_SCALE for the mapping. Null when not measured (an answer not in English). */
-  sentiment: number | null;
+  /** In [−1, 1]; see SENTIMENT_SCALE for the mapping (0 for an answer not in English: readsAsEnglish). */
+  sentiment: number;
 }
 
 export interface AnswerAnalysis<Id = string> {
@@ -27,7 +27,7 @@ export function analyzeAnswer<Id>(input: {
   const spans = findMentionSpans(input.text, input.roster);
   const sentiment = sentimentByMember(input.text, spans);
   return {
-    mentions: rankFirstMentions(spans, input.roster).map((m) => ({ ...m, sentiment: sentiment.get(m.member_id) ?? null })),
+    mentions: rankFirstMentions(spans, input.roster).map((m) => ({ ...m, sentiment: sentiment.get(m.member_id) ?? 0 })),
     citations: extractCitations(input.text, input.providerCitations),
   };
 }

@@ -34,6 +34,7 @@ const WORD_CHAR = /^[\p{L}\p{N}\p{M}]$/u;
 // "パナソニック", while "ソニー" is found before "の" or "、".
 const UNSPACED = /^[\p{sc=Han}\p{sc=Hiragana}\p{sc=Hangul}\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}]$/u;
 const KATAKANA = /^[\u30A0-\u30FF\u31F0-\u31FF\uFF66-\uFF9F]$/u;
+const COMBINING = /^\p{M}$/u;
 
 /**
  * Whether two adjacent characters are in one word, so that no mention may begin or end between them:
@@ -41,6 +42,8 @@ const KATAKANA = /^[\u30A0-\u30FF\u31F0-\u31FF\uFF66-\uFF9F]$/u;
  */
 function sameWord(before: string | undefined, after: string | undefined): boolean {
   if (before === undefined || after === undefined || !WORD_CHAR.test(before) || !WORD_CHAR.test(after)) return false;
+  // A combining mark belongs to the letter before it, in any script (ト and U+3099 are ド).
+  if (COMBINING.test(after)) return true;
   if (UNSPACED.test(before) || UNSPACED.test(after)) return false;
   return KATAKANA.test(before) === KATAKANA.test(after);
 }
@@ -127,7 +130,8 @@ export function usableNames(member: RosterMember<unknown>): string[] {
 /**
  * Word boundaries are checked in code rather than with Unicode lookarounds, which made matching
  * several times slower; a boundary only matters at an edge that is itself a word character ("C++"
- * may be followed by anything, ".NET" may follow "ASP"), the same rule as \b but Unicode-aware.
+ * may be followed by anything, ".NET" may follow "ASP"), the rule of \b but Unicode-aware, and with
+ * the scripts written without spaces open at every letter (sameWord).
  * Without the `u` flag, `i` still folds case for accented letters (É/é); only astral letters miss it.
  */
 function namePatterns(member: RosterMember<unknown>): Array<{ pattern: RegExp; checkStart: boolean; checkEnd: boolean }> {

@@ -26,46 +26,67 @@ function sentimentAnalyzer(): SentimentAnalyzer {
  */
 export const SENTIMENT_SCALE = 5;
 
-// Words that are common in any English prose and are not words of the other languages answers come
-// in (not "die", "was", "also", "will", "an", "as", "no", "a": German, Portuguese, Spanish words).
+// Words common in English prose, and words common in the other languages answers come in (German,
+// Dutch, French, Spanish, Portuguese, Italian) that are no English words ("die", "was", "also",
+// "will", "plus", "per", "com" of acme.com and "e" of e.g. are left out: English has them too).
 const ENGLISH_MARKERS = new Set(
   "the and of to is are for that with this it its be by or you your from have has which can their they but than what when how if into these those there been were would should could not on at".split(
     " ",
   ),
 );
-/** An answer with at least this many words is judged by its share of ENGLISH_MARKERS; a shorter one is scored. */
-const WORDS_TO_JUDGE = 12;
-const MIN_ENGLISH_SHARE = 0.03;
+const OTHER_MARKERS = new Set(
+  [
+    "der das den dem ein eine einen und ist sind nicht mit für von auch oder wie sehr",
+    "het een en van niet voor met zijn ook",
+    "le la les et est pour avec une des du dans sur qui pas très",
+    "el los las es una del que por más pero muy",
+    "os não uma mais são também muito é",
+    "il gli della che sono anche più è",
+  ]
+    .join(" ")
+    .split(" "),
+);
 const WORD = /[\p{L}\p{M}']+/gu;
+const LATIN_LETTER = /\p{sc=Latin}/u;
+const LETTER = /\p{L}/u;
 
 /**
- * Whether the text reads as English, which AFINN's word list is: an answer in German, Portuguese or
- * Japanese scored with it comes out absurd ("Die Küche ist hell, das Bad war perfekt" is −0.99: die,
- * hell, Bad and war are English words), so such an answer's sentiment is not measured (null) rather
- * than wrong. English prose is a quarter or more these markers; other languages' almost none.
+ * Whether the text reads as English, which AFINN's word list is. Scored with it, an answer in another
+ * language comes out absurd ("Die Küche ist hell, das Bad war perfekt" was −0.99: die, hell, Bad and
+ * war are English words). Text mostly in another script (Japanese, Chinese, Cyrillic, Arabic) is not
+ * English; Latin text is, unless it holds more of the other languages' common words than of
+ * English's. Text with neither (a list of names, a table) counts as English, as before.
  */
 export function readsAsEnglish(text: string): boolean {
-  let words = 0;
-  let markers = 0;
-  for (const [word] of text.matchAll(WORD)) {
-    words++;
-    if (ENGLISH_MARKERS.has(word.toLowerCase())) markers++;
+  let letters = 0;
+  let latin = 0;
+  for (const char of text) {
+    if (!LETTER.test(char)) continue;
+    letters++;
+    if (LATIN_LETTER.test(char)) latin++;
   }
-  // Text without spaces between words (Japanese, Chinese) is a few long "words": judged by its letters.
-  if (words < WORDS_TO_JUDGE) return !/[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}\p{sc=Thai}]/u.test(text);
-  return markers / words >= MIN_ENGLISH_SHARE;
+  if (letters > 0 && latin < letters / 2) return false;
+  let english = 0;
+  let other = 0;
+  for (const [word] of text.matchAll(WORD)) {
+    const lower = word.toLowerCase();
+    if (ENGLISH_MARKERS.has(lower)) english++;
+    else if (OTHER_MARKERS.has(lower)) other++;
+  }
+  return english >= other;
 }
 
 /**
- * Sentiment toward each member, from the sentences that mention it; null for every member when the
- * answer is not in English (readsAsEnglish). Roster names are blanked before
+ * Sentiment toward each member, from the sentences that mention it; 0 (neutral: the word list finds
+ * no English words of opinion) for every member when the answer is not in English (readsAsEnglish),
+ * so that METRICS.md's mean stays over every answer that mentions the member. Roster names are blanked before
  * scoring so a brand called "Happy Cow" is not positive by name. Negation is the library's own: a
  * negator ("not", "don't", "isn't"…) immediately before a word flips its score. A sentence praising
  * one member and criticising another scores the same for both: AFINN cannot tell the targets apart.
  */
-export function sentimentByMember<Id>(text: string, spans: readonly MentionSpan<Id>[]): Map<Id, number | null> {
+export function sentimentByMember<Id>(text: string, spans: readonly MentionSpan<Id>[]): Map<Id, number> {
   const withoutUrls = maskUrls(text);
-  if (!readsAsEnglish(withoutUrls)) return new Map(spans.map((span) => [span.member_id, null]));
+  if (!readsAsEnglish(withoutUrls)) return new Map(spans.map((span) => [span.member_id, 0]));
   const prose = maskSpans(withoutUrls, spans);
   const sentences = boundsOfMasked(withoutUrls);
   const sums = new Map<Id, number>();

@@ -9,7 +9,7 @@ const roster: RosterMember[] = [
   { id: "joy", name: "Happy Cow", aliases: [] },
 ];
 
-function sentimentOf(text: string): Record<string, number | null> {
+function sentimentOf(text: string): Record<string, number> {
   const result = analyzeAnswer({ text, providerCitations: [], roster });
   return Object.fromEntries(result.mentions.map((m) => [m.member_id, m.sentiment]));
 }
@@ -37,24 +37,33 @@ describe("sentiment", () => {
     expect(sentimentOf("Acme is good.").acme).toBeGreaterThan(0);
   });
 
-  test("an answer not in English is not scored (null), rather than scored with English words", () => {
+  test("an answer not in English scores 0 (neutral), rather than with English words that are other languages' words", () => {
     // die, hell, Bad, war and Gift are English words AFINN scores (−3, −4, −3, −2, +2).
     const german = sentimentOf(
       "Die Ausstellung von Acme ist hell und modern, das Bad war perfekt und die Beratung ausgezeichnet. Beta ist Gift für Ihr Budget.",
     );
-    expect(german).toEqual({ acme: null, beta: null });
+    expect(german).toEqual({ acme: 0, beta: 0 });
     expect(sentimentOf("No Acme, no entanto, o atendimento é melhor do que na Beta e os clientes gostam muito.")).toEqual({
-      acme: null,
-      beta: null,
+      acme: 0,
+      beta: 0,
     });
+    // Dutch and French share words with English ("is", "of", "on"); their own common words decide.
+    expect(sentimentOf("Acme is een goede keuze voor kleine teams en het is niet duur; Beta is slecht.")).toEqual({ acme: 0, beta: 0 });
+    expect(sentimentOf("Acme est un excellent choix pour les petites équipes et Beta est un désastre.")).toEqual({ acme: 0, beta: 0 });
     expect(
       analyzeAnswer({ text: "ソニーのテレビは素晴らしい。", providerCitations: [], roster: [{ id: "s", name: "ソニー", aliases: [] }] })
         .mentions,
-    ).toEqual([{ member_id: "s", offset: 0, rank: 1, sentiment: null }]);
-    // English is scored as before, long or short, with a foreign word or two.
+    ).toEqual([{ member_id: "s", offset: 0, rank: 1, sentiment: 0 }]);
+    // English is scored as before: prose with a foreign word, a list of names, a table, a name in another script.
     expect(sentimentOf("Acme is excellent.").acme).toBeGreaterThan(0.5);
     expect(
       sentimentOf("For a small team in Munich, Acme is the best choice: its Kundenservice is excellent and the price is fair.").acme,
+    ).toBeGreaterThan(0.5);
+    expect(sentimentOf("## Best CRMs\n1. **Acme** – excellent, easy setup\n2. **Beta** – awful support").acme).toBeGreaterThan(0.5);
+    expect(sentimentOf("| Tool | Verdict |\n|---|---|\n| Acme | excellent |\n| Beta | awful |").beta).toBeLessThan(-0.5);
+    expect(
+      analyzeAnswer({ text: "Sony (ソニー) makes excellent TVs.", providerCitations: [], roster: [{ id: "s", name: "Sony", aliases: [] }] })
+        .mentions[0]!.sentiment,
     ).toBeGreaterThan(0.5);
   });
 

@@ -39,6 +39,8 @@ describe("findMentions examples", () => {
     // A run of katakana is one word: "ソニック" is not in "パナソニック", nor "ソニー" in "ソニーモバイル".
     expect(ids("パナソニックのテレビ", [{ id: "sonic", name: "ソニック", aliases: [] }])).toEqual([]);
     expect(ids("ソニーモバイルの電話", [sony])).toEqual([]);
+    // A decomposed voiced kana is one letter: "ホンタ" is not in "ホンダ" spelt ホンタ + U+3099.
+    expect(ids("ホンタ\u3099の車", [{ id: "h", name: "ホンタ", aliases: [] }])).toEqual([]);
     // Latin names keep their boundaries, whatever script is around.
     expect(ids("Sonyeの", [sony])).toEqual([]);
   });

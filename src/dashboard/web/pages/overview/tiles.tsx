@@ -112,7 +112,7 @@ export function KpiTiles({ overview }: { overview: Overview }) {
       <Tile title="Sentiment">
         <p class="kpi-value">{meanText(o.sentiment.value, 2)}</p>
         <p class="kpi-meta">
-          from −1 to +1 · n = {count(o.sentiment.n)} answers naming the brand in English
+          from −1 to +1 · n = {count(o.sentiment.n)} answers naming the brand
           {o.sentiment.change !== null && (
             <>
               {" "}

@@ -31,7 +31,7 @@ export const TAGS_HINT = `Separated by commas, up to ${TAG_NAME_MAX} characters 
 export function tagsProblem(names: string[]): string | null {
   const long = names.filter((name) => [...name].length > TAG_NAME_MAX);
   if (long.length > 0) {
-    const named = long.map((name) => `“${short(name)}” (${name.length} characters)`).join(", ");
+    const named = long.map((name) => `“${short(name)}” (${[...name].length} characters)`).join(", ");
     return `A tag has at most ${TAG_NAME_MAX} characters; shorten ${named}.`;
   }
   if (names.length > TAGS_PER_PROMPT) return `A prompt has at most ${TAGS_PER_PROMPT} tags; ${names.length} were given.`;
