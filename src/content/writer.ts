@@ -3,6 +3,7 @@
 // and the domains they cite, the brand's profile — and saves it through the same path as
 // create_article (rendered and sanitized on save, as a draft).
 
+import { domainToUnicode } from "node:url";
 import { promptEvidence } from "../analytics/evidence";
 import { getBrand } from "../brands/service";
 import { type WriterSettings } from "../config";
@@ -106,7 +107,11 @@ export async function buildBrief(app: AppContext, brandId: string, input: Genera
   const length = input.length ?? "medium";
 
   const lines: string[] = [];
-  lines.push(`Write an article for the website of ${brand.name}${brand.domain ? ` (${brand.domain})` : ""}.`);
+  // The domain as people write it (müller-küchen.de, not its stored xn--mller-kchen-thbg.de): the
+  // writer may name the brand's site in the article.
+  lines.push(
+    `Write an article for the website of ${brand.name}${brand.domain ? ` (${domainToUnicode(brand.domain) || brand.domain})` : ""}.`,
+  );
   if (brand.aliases.length > 0) lines.push(`The brand is also known as: ${brand.aliases.join(", ")}.`);
   lines.push("");
   if (prompt) {
@@ -126,7 +131,7 @@ export async function buildBrief(app: AppContext, brandId: string, input: Genera
     }
     if (evidence.domains.length > 0) {
       lines.push("Sources the assistants cite for it (citations):");
-      for (const d of evidence.domains) lines.push(`- ${d.domain}: ${d.citations}`);
+      for (const d of evidence.domains) lines.push(`- ${domainToUnicode(d.domain) || d.domain}: ${d.citations}`);
     }
     if (evidence.excerpts.length > 0) {
       lines.push("Excerpts of their answers (for context only; do not copy them):");

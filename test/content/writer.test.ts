@@ -128,6 +128,10 @@ describe("generate_article with an OpenAI-compatible writer", () => {
       expect(brief).toContain(expected);
     }
     expect(body.max_tokens).toBe(2000);
+    // An internationalised domain is named as people write it, not as it is stored.
+    await w.ctx.db.run("UPDATE brands SET domain = 'xn--mller-kchen-thbg.de' WHERE id = ?", [w.brand.id]);
+    await callTool(w, await apiKeyFor(w, w.brand.id), "generate_article", { prompt_id: promptId });
+    expect(openai.requests.at(-1)!.prompt).toContain("Acme CRM (müller-küchen.de)");
 
     const article = outcome.data.article;
     expect(article).toMatchObject({
