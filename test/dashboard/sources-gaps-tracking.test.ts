@@ -256,7 +256,11 @@ describe("Tracking with a loopback stand-in engine", () => {
           latencyMs: 150,
           queries: ["best crm tools", "acme vs globex"],
           citations: [{ url: "https://acme.com/crm", title: "Acme CRM", quote: "Acme and Globex" }],
-          searchResults: ["https://acme.com/crm", { url: "https://review.example/crm", title: "CRM review" }],
+          searchResults: [
+            "https://acme.com/crm",
+            { url: "https://review.example/crm", title: "CRM review" },
+            "https://xn--mller-kchen-thbg.de/k%C3%BCchen",
+          ],
         }),
     });
     d = await openDashboard({
@@ -441,8 +445,11 @@ max_retries = 0
     expect(await cited.locator("blockquote").textContent()).toBe("Acme and Globex");
     const retrieved = trail.getByRole("list", { name: "Retrieved, not cited" });
     // The Responses API lists a search's sources by URL only: the link reads as its URL.
-    expect(await retrieved.getByRole("link").allTextContents()).toEqual(["https://review.example/crm"]);
+    // An internationalised address reads as people write it; its link is the address as given.
+    expect(await retrieved.getByRole("link").allTextContents()).toEqual(["https://review.example/crm", "https://müller-küchen.de/küchen"]);
+    expect(await retrieved.getByRole("link").nth(1).getAttribute("href")).toBe("https://xn--mller-kchen-thbg.de/k%C3%BCchen");
     expect(await retrieved.textContent()).toContain("review.example");
+    expect(await retrieved.textContent()).toContain("müller-küchen.de");
     await expectAccessible(page, "answer-search");
     await trail.scrollIntoViewIfNeeded();
     await photograph(page, "answer-search");

@@ -5,6 +5,7 @@ import { useId } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { type ToolInput, type ToolOutput } from "../../../../catalogue/types";
 import { ApiError, api } from "../../api";
+import { readableDomain, readableUrl } from "../../components/domains";
 import { DownloadCsv } from "../../components/download-csv";
 import { answerStatusLabel, useEngineLabels } from "../../components/engines";
 import { brandPath } from "../../components/layout";
@@ -26,8 +27,14 @@ type ListInput = ToolInput<"list_answers">;
 function SourceLink({ source }: { source: { url: string; domain: string | null; title: string | null } }) {
   return (
     <>
-      <WebLink url={source.url}>{source.title ?? source.url}</WebLink>{" "}
-      <span class="muted">{source.domain ?? (isWebUrl(source.url) ? "(redirect; the site is not named)" : "(not a web address)")}</span>
+      <WebLink url={source.url}>{source.title ?? readableUrl(source.url)}</WebLink>{" "}
+      <span class="muted">
+        {source.domain !== null
+          ? readableDomain(source.domain)
+          : isWebUrl(source.url)
+            ? "(redirect; the site is not named)"
+            : "(not a web address)"}
+      </span>
     </>
   );
 }
@@ -450,7 +457,7 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
               <ul class="citations">
                 {a.citations.map((c, i) => (
                   <li key={i}>
-                    <WebLink url={c.link}>{c.link}</WebLink>
+                    <WebLink url={c.link}>{readableUrl(c.link)}</WebLink>
                     {c.owned && <span class="badge">Your site</span>}
                   </li>
                 ))}

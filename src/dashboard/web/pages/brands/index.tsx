@@ -3,6 +3,7 @@
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api, errorMessage } from "../../api";
+import { readableDomain } from "../../components/domains";
 import { useFieldErrors } from "../../components/field-error";
 import { brandPath } from "../../components/layout";
 import { Button, EmptyState, Field, Notice, PageHeading } from "../../components/ui";
@@ -82,7 +83,7 @@ export function Brands() {
           {brands.map((b) => (
             <li key={b.id} class="card">
               <a href={brandPath(b.id, "/overview")}>{b.name}</a>
-              <span class="muted">{b.domain ?? "no domain"}</span>
+              <span class="muted">{b.domain ? readableDomain(b.domain) : "no domain"}</span>
             </li>
           ))}
         </ul>

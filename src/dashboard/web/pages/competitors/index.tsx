@@ -5,6 +5,7 @@ import { useState } from "preact/hooks";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { api, errorMessage } from "../../api";
 import { ConfirmDialog } from "../../components/confirm";
+import { readableDomain } from "../../components/domains";
 import { DownloadCsv } from "../../components/download-csv";
 import { useFieldErrors } from "../../components/field-error";
 import { useEditForm, useInPlaceEdit } from "../../components/in-place";
@@ -197,7 +198,7 @@ export function Competitors({ brandId }: { brandId: string }) {
                       <List items={c.aliases} />
                     </td>
                     <td data-label="Domains">
-                      <List items={c.domains} />
+                      <List items={c.domains.map(readableDomain)} />
                     </td>
                     <td class="row-action">
                       <RowActions

@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api, errorMessage } from "../../api";
+import { readableDomain } from "../../components/domains";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { Button, Notice, PageHeading, useLoad } from "../../components/ui";
 import { useSession } from "../../session";
@@ -131,7 +132,7 @@ export function Consent() {
                 <label key={b.id} class="radio">
                   <input type="radio" name="brand" value={b.id} checked={brandId === b.id} onChange={() => setBrandId(b.id)} />
                   {b.name}
-                  {b.domain && <span class="muted"> ({b.domain})</span>}
+                  {b.domain && <span class="muted"> ({readableDomain(b.domain)})</span>}
                 </label>
               ))}
             </fieldset>

@@ -6,6 +6,7 @@ import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { ApiError, api, errorMessage } from "../../api";
+import { readableDomain } from "../../components/domains";
 import { DownloadCsv } from "../../components/download-csv";
 import { FilterBar, useAnalyticsFilter } from "../../components/filters";
 import { brandPath } from "../../components/layout";
@@ -32,7 +33,9 @@ export function outlineOf(gap: Gap): { title: string; markdown: string } {
     "",
     "## Sources the engines cite (research these)",
     ...(gap.top_domains.length
-      ? gap.top_domains.map((d) => `- ${d.domain} (${d.citations} citation${d.citations === 1 ? "" : "s"}${siteOwnerText(d)})`)
+      ? gap.top_domains.map(
+          (d) => `- ${readableDomain(d.domain)} (${d.citations} citation${d.citations === 1 ? "" : "s"}${siteOwnerText(d)})`,
+        )
       : ["- none recorded"]),
   ];
   return { title, markdown: lines.join("\n") };
@@ -173,7 +176,7 @@ export function Gaps({ brandId }: { brandId: string }) {
                     <ul>
                       {gap.top_domains.map((d) => (
                         <li key={d.domain}>
-                          <span class="mono">{d.domain}</span>{" "}
+                          <span class="mono">{readableDomain(d.domain)}</span>{" "}
                           <span class="muted">
                             ({d.citations} citation{d.citations === 1 ? "" : "s"}
                             {siteOwnerText(d)})

@@ -5,6 +5,7 @@
 import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { api } from "../../api";
+import { readableDomain, readableUrl } from "../../components/domains";
 import { DownloadCsv } from "../../components/download-csv";
 import { useEngineLabels } from "../../components/engines";
 import { Rate } from "../../components/figures";
@@ -22,7 +23,7 @@ type Source = ToolOutput<"get_top_sources">["sources"][number];
 export function SourceUrl({ url }: { url: string }) {
   return (
     <WebLink class="url" url={url}>
-      {url}
+      {readableUrl(url)}
     </WebLink>
   );
 }
@@ -175,7 +176,7 @@ export function Sources({ brandId }: { brandId: string }) {
               {list.items.map((s) => (
                 <tr key={s.url ?? s.domain} class={chosen === sourceOf(s) ? "chosen" : undefined}>
                   <th scope="row">
-                    {level === "url" && s.url ? <SourceUrl url={s.url} /> : <span class="mono">{s.domain}</span>}
+                    {level === "url" && s.url ? <SourceUrl url={s.url} /> : <span class="mono">{readableDomain(s.domain)}</span>}
                     <div class="source-answers">
                       <a
                         href={sourceHref(sourceOf(s))}
