@@ -20,6 +20,19 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
+/** A database file migrated up to (not including) the migration tagged `tag`, as an older release left it. */
+function migratedBefore(tag: string): { path: string; old: ReturnType<typeof drizzle> } {
+  const path = join(tempDir(), "spyglass.db");
+  const old = drizzle(new Database(path));
+  const before = MIGRATION_JOURNAL.filter((entry) => entry.tag < tag);
+  (old as unknown as { dialect: { migrate(m: unknown, s: unknown, c: object): void }; session: unknown }).dialect.migrate(
+    embeddedMigrations(before, EMBEDDED_MIGRATIONS),
+    (old as unknown as { session: unknown }).session,
+    {},
+  );
+  return { path, old };
+}
+
 describe("migrations", () => {
   test("every drizzle/*.sql file is in the journal and embedded in src/db/migrations.ts", () => {
     const files = readdirSync(join(import.meta.dir, "../../drizzle"))
@@ -32,14 +45,7 @@ describe("migrations", () => {
 
   test("a database tagged before migration 0012 has its prompts' tag names filled in", async () => {
     // The database as 0011 left it: a prompt with two tags, one without, written straight in SQL.
-    const path = join(tempDir(), "spyglass.db");
-    const old = drizzle(new Database(path));
-    const before = MIGRATION_JOURNAL.filter((entry) => entry.tag < "0012");
-    (old as unknown as { dialect: { migrate(m: unknown, s: unknown, c: object): void }; session: unknown }).dialect.migrate(
-      embeddedMigrations(before, EMBEDDED_MIGRATIONS),
-      (old as unknown as { session: unknown }).session,
-      {},
-    );
+    const { path, old } = migratedBefore("0012");
     old.$client.exec(`
       INSERT INTO accounts (id, email, password_hash, plan, created_at) VALUES ('acc_1', 'a@example.com', 'x', 'autopilot', 1);
       INSERT INTO brands (id, account_id, name, domain, aliases, site_key, created_at, updated_at) VALUES ('brd_1', 'acc_1', 'Acme', 'acme.test', '[]', 'sk', 1, 1);
@@ -59,14 +65,7 @@ describe("migrations", () => {
 
   test("a database from before migration 0015 has every brand with answers re-analysed at the next start", async () => {
     // The analysis changed (answers in other languages): the brands' answers lag their roster's version.
-    const path = join(tempDir(), "spyglass.db");
-    const old = drizzle(new Database(path));
-    const before = MIGRATION_JOURNAL.filter((entry) => entry.tag < "0015");
-    (old as unknown as { dialect: { migrate(m: unknown, s: unknown, c: object): void }; session: unknown }).dialect.migrate(
-      embeddedMigrations(before, EMBEDDED_MIGRATIONS),
-      (old as unknown as { session: unknown }).session,
-      {},
-    );
+    const { path, old } = migratedBefore("0015");
     old.$client.exec(`
       INSERT INTO accounts (id, email, password_hash, plan, created_at) VALUES ('acc_1', 'a@example.com', 'x', 'autopilot', 1);
       INSERT INTO brands (id, account_id, name, domain, aliases, site_key, created_at, updated_at) VALUES

@@ -27,6 +27,18 @@ afterAll(async () => {
   await Promise.all([responses.stop(), gemini.stop()]);
 });
 
+// The stand-in engines, as [[engines]] tables of a test's configuration.
+const CHATGPT = `[[engines]]
+id = "chatgpt"
+api = "openai-responses"
+base_url = "${responses.url}"
+model = "gpt-test"`;
+const GEMINI = `[[engines]]
+id = "gemini"
+api = "gemini"
+base_url = "${gemini.url}"
+model = "gemini-test"`;
+
 /** Opens one database afresh each time it is called, as a new process would. */
 async function sharedDatabase(dataDir: string): Promise<() => Promise<Db>> {
   if (TEST_DIALECT === "sqlite") {
@@ -46,17 +58,9 @@ test("an interrupted run resumes on the next run without asking a stored answer 
 concurrency = 4
 samples = 1
 
-[[engines]]
-id = "chatgpt"
-api = "openai-responses"
-base_url = "${responses.url}"
-model = "gpt-test"
+${CHATGPT}
 
-[[engines]]
-id = "gemini"
-api = "gemini"
-base_url = "${gemini.url}"
-model = "gemini-test"
+${GEMINI}
 `);
   await memory.db.close();
   const open = await sharedDatabase(memory.config.dataDir);
@@ -112,17 +116,9 @@ model = "gemini-test"
 
 test("a resumed run asks only its missing slots of the prompts still active, and its plan counts what it stored", async () => {
   const app = await openApp(`
-[[engines]]
-id = "chatgpt"
-api = "openai-responses"
-base_url = "${responses.url}"
-model = "gpt-test"
+${CHATGPT}
 
-[[engines]]
-id = "gemini"
-api = "gemini"
-base_url = "${gemini.url}"
-model = "gemini-test"
+${GEMINI}
 `);
   const s = await addBrand(app, { name: "Acme", prompts: ["r0", "r1", "r2", "r3"].map((text, i) => ({ key: `P${i}`, text })) });
   const run = await runTracking(app, s.brandId, { trigger: "cli" });
@@ -146,11 +142,7 @@ test("when the schedule starts, it resumes a scheduled run a stop interrupted; r
 [tracking]
 schedule = "0 6 * * *"
 
-[[engines]]
-id = "chatgpt"
-api = "openai-responses"
-base_url = "${responses.url}"
-model = "gpt-test"
+${CHATGPT}
 `);
   const brands = {
     scheduled: await addBrand(app, { name: "Acme", prompts: ["sched 0", "sched 1"].map((text, i) => ({ key: `P${i}`, text })) }),
@@ -224,11 +216,7 @@ model = "gpt-test"
 
 test("a run asks each prompt from its country: the engine's web search gets it as its location", async () => {
   const app = await openApp(`
-[[engines]]
-id = "chatgpt"
-api = "openai-responses"
-base_url = "${responses.url}"
-model = "gpt-test"
+${CHATGPT}
 web_search = true
 `);
   const s = await addBrand(app, { name: "Acme", prompts: ["from munich", "from anywhere"].map((text, i) => ({ key: `P${i}`, text })) });
@@ -245,11 +233,7 @@ test.if(TEST_DIALECT === "sqlite")(
   "a run whose answers the database has no room for is interrupted, not failed, and the next run resumes it once there is room",
   async () => {
     const app = await openApp(`
-[[engines]]
-id = "chatgpt"
-api = "openai-responses"
-base_url = "${responses.url}"
-model = "gpt-test"
+${CHATGPT}
 `);
     const s = await addBrand(app, { name: "Acme", prompts: ["long 0", "long 1", "long 2"].map((text, i) => ({ key: `P${i}`, text })) });
     const sqlite = (app.db as SqliteDb).sqlite;
