@@ -206,9 +206,12 @@ export async function complete(
     if (!apiKey) return failure(config, `environment variable ${config.api_key_env} is not set`, 0, 0);
   }
   const redact = (message: string): string => redactKey(message, apiKey);
-  // A key shorter than REDACTED_RUN is a placeholder (a local server's "ollama" or "x"), not a secret:
-  // hidden in an answer's text it mangled every word holding its letters ("e[redacted]cellent").
-  const redactAnswer = (text: string): string => (apiKey !== null && apiKey.length >= REDACTED_RUN ? redactKey(text, apiKey) : text);
+  // A key shorter than REDACTED_RUN, or without a digit, is a placeholder (a local server's "ollama",
+  // "x", llama.cpp's "sk-no-key-required"), not a secret: hidden in an answer's text by its runs it
+  // mangled every word holding its letters ("e[redacted]cellent", every "required"). Providers' keys
+  // all hold digits.
+  const redactAnswer = (text: string): string =>
+    apiKey === null || apiKey.length < REDACTED_RUN ? text : /\d/.test(apiKey) ? redactKey(text, apiKey) : redactWhole(text, apiKey);
   const adapter = ADAPTERS[config.api];
   const request = adapter.build(config, messages, apiKey, opts.context);
   const parse = adapter.parse;
@@ -375,10 +378,7 @@ const REDACTED_RUN = 8;
 export function redactKey(text: string, apiKey: string | null): string {
   if (!apiKey) return text;
   // A short key is hidden where it stands alone, not inside words ("x" in "example").
-  if (apiKey.length < REDACTED_RUN) {
-    const literal = apiKey.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    return text.replace(new RegExp(`(?<![\\p{L}\\p{N}_-])${literal}(?![\\p{L}\\p{N}_-])`, "gu"), "[redacted]");
-  }
+  if (apiKey.length < REDACTED_RUN) return redactWhole(text, apiKey);
   // Nearly every text holds no run of the key: found with the key's own windows (a native search
   // each), before the scan of every position below (a 1 MiB answer).
   let present = false;
@@ -397,6 +397,12 @@ export function redactKey(text: string, apiKey: string | null): string {
     else if (i === 0 || !hidden[i - 1]) out += "[redacted]";
   }
   return out;
+}
+
+/** The key hidden where it stands whole and alone, not inside words. */
+function redactWhole(text: string, apiKey: string): string {
+  const literal = apiKey.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return text.replace(new RegExp(`(?<![\\p{L}\\p{N}_-])${literal}(?![\\p{L}\\p{N}_-])`, "gu"), "[redacted]");
 }
 
 function errorText(error: unknown): string {

@@ -213,18 +213,21 @@ export async function getPromptTexts(db: Queries, brandId: string, promptIds: re
   return new Map(rows.map((row) => [row.id, row.text]));
 }
 
-/** The given prompts of the brand as tracking asks them: text and country, by id (another brand's ids are left out). */
-export async function getPromptQuestions(
-  db: Queries,
-  brandId: string,
-  promptIds: readonly string[],
-): Promise<Map<string, { text: string; country: string | null }>> {
+/** A prompt as tracking asks it: its text, from its country, and the language its answers come in. */
+export interface PromptQuestion {
+  text: string;
+  country: string | null;
+  language: string | null;
+}
+
+/** The given prompts of the brand as tracking asks them, by id (another brand's ids are left out). */
+export async function getPromptQuestions(db: Queries, brandId: string, promptIds: readonly string[]): Promise<Map<string, PromptQuestion>> {
   if (promptIds.length === 0) return new Map();
-  const rows = await db.all<{ id: string; text: string; country: string | null }>(
-    `SELECT id, text, country FROM prompts WHERE brand_id = ? AND id IN (${placeholders(promptIds.length)})`,
+  const rows = await db.all<{ id: string } & PromptQuestion>(
+    `SELECT id, text, country, language FROM prompts WHERE brand_id = ? AND id IN (${placeholders(promptIds.length)})`,
     [brandId, ...promptIds],
   );
-  return new Map(rows.map((row) => [row.id, { text: row.text, country: row.country }]));
+  return new Map(rows.map((row) => [row.id, { text: row.text, country: row.country, language: row.language }]));
 }
 
 /** The brand's prompts in the order they were added, filtered by tag (name or id) and text, paged. */

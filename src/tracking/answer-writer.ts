@@ -55,9 +55,11 @@ export function analyzeForStorage(
   text: string,
   providerCitations: readonly string[],
   roster: Roster,
+  /** The prompt's language (BCP 47), when set: its answers are in it (sentimentByMember). */
+  language: string | null = null,
 ): AnswerAnalysis {
   if (status !== "ok") return EMPTY_ANALYSIS;
-  return analyzeAnswer({ text, providerCitations, roster: roster.members });
+  return analyzeAnswer({ text, providerCitations, roster: roster.members, language });
 }
 
 const DAY_MS = 86_400_000;

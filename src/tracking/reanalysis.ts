@@ -116,6 +116,13 @@ export async function reanalyzeAnswers(
   const cache = new Map<string, AnswerAnalysis>();
   let after = 0;
   let total = 0;
+  // The brand's prompts' languages, which decide how an answer's sentiment is scored.
+  const languages = new Map(
+    (await db.all<{ id: string; language: string | null }>("SELECT id, language FROM prompts WHERE brand_id = ?", [brandId])).map((p) => [
+      p.id,
+      p.language,
+    ]),
+  );
   for (;;) {
     // Yield first: the roster change that started the pass answers its request without waiting for a slice.
     await db.betweenSlices();
@@ -142,10 +149,11 @@ export async function reanalyzeAnswers(
           const oldMentions = groupByAnswer(await tx.all<StoredMention>(SELECT_MENTIONS, [first, last, brandId]));
           const oldCitations = groupByAnswer(await tx.all<StoredCitation>(SELECT_CITATIONS, [first, last, brandId]));
           for (const row of rows) {
-            const key = `${row.provider_citations}\u0000${row.text}`;
+            const language = languages.get(row.prompt_id) ?? null;
+            const key = `${language ?? ""}\u0000${row.provider_citations}\u0000${row.text}`;
             let analysis = cache.get(key);
             if (!analysis) {
-              analysis = analyzeForStorage("ok", row.text, parseStringList(row.provider_citations), roster);
+              analysis = analyzeForStorage("ok", row.text, parseStringList(row.provider_citations), roster, language);
               if (cache.size >= CACHE_LIMIT) cache.clear();
               cache.set(key, analysis);
             }

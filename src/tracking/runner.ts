@@ -28,7 +28,7 @@ import { newId } from "../ids";
 import { createEngineClient, type EngineClient } from "../llm/client";
 import { type ClientOptions, type EngineAnswer } from "../llm/types";
 import { log, RepeatedFailure } from "../log";
-import { getPromptQuestions, listActivePrompts } from "../prompts/service";
+import { getPromptQuestions, listActivePrompts, type PromptQuestion } from "../prompts/service";
 import { type AnswerWriter, analyzeForStorage, brandFigures, RollupDelta } from "./answer-writer";
 import { rollupLock } from "./prompt-rollups";
 import { rosterVersionOf } from "./reanalysis";
@@ -175,7 +175,7 @@ export class TrackingRunner {
   /** Tasks this instance is asking now, by id: their leases are renewed until they are stored or handed back. */
   private readonly claimed = new Set<number>();
   /** Each run's prompt texts, by run id (promptTexts). */
-  private readonly texts = new Map<string, Promise<Map<string, { text: string; country: string | null }>>>();
+  private readonly texts = new Map<string, Promise<Map<string, PromptQuestion>>>();
   /** Each brand's roster with the version it was read at (reanalysis.ts bumps the version). */
   private readonly rosters = new Map<string, { version: number; roster: Roster }>();
   /** Starts one at a time: a start reads and writes the database before its run is owned. */
@@ -707,7 +707,7 @@ export class TrackingRunner {
     // checkpointer catch up (src/db/checkpointer.ts) so that the WAL starts over.
     if (this.db.walPressure) await this.db.walPressure();
     if (signal.aborted) return this.handBack(task);
-    const stored = await this.store(task, reply);
+    const stored = await this.store(task, reply, question.language);
     if (stored === null) return;
     const owner = this.owned.get(task.brandId);
     if (owner?.runId === task.runId) {
@@ -728,10 +728,10 @@ export class TrackingRunner {
    * it stands (re-analysed when a roster change came in between). Null when another instance stored
    * the task's answer first (this one's lease had run out): it is dropped, never stored twice.
    */
-  private async store(task: Task, reply: EngineAnswer): Promise<{ done: number } | null> {
+  private async store(task: Task, reply: EngineAnswer, language: string | null): Promise<{ done: number } | null> {
     for (let attempt = 1; ; attempt++) {
       const { version, roster } = await this.roster(task.brandId);
-      const analysis = analyzeForStorage(reply.status, reply.text, reply.citations, roster);
+      const analysis = analyzeForStorage(reply.status, reply.text, reply.citations, roster, language);
       const createdAt = Date.now();
       const answer = {
         brandId: task.brandId,
@@ -804,7 +804,7 @@ export class TrackingRunner {
    * starts: an edit during the run applies to the next one), and again when a task names a prompt
    * they lack.
    */
-  private promptTexts(task: Task): Promise<Map<string, { text: string; country: string | null }>> {
+  private promptTexts(task: Task): Promise<Map<string, PromptQuestion>> {
     let texts = this.texts.get(task.runId);
     if (!texts) {
       texts = (async () => {

@@ -109,6 +109,10 @@ describe("OpenAI-compatible engines", () => {
     expect(result).toMatchObject({ status: "ok", text: "Ollama is excellent: run ollama pull x, then xn--mller-kchen-thbg.de." });
     const ollama = await createEngineClient(engine(fake, "openai"), { env: { FAKE_KEY: "ollama" } }).ask("q");
     expect(ollama.text).toBe("Ollama is excellent: run ollama pull x, then xn--mller-kchen-thbg.de.");
+    // A longer placeholder without a digit (llama.cpp's) hides itself whole, not the words it holds.
+    const placeholder = track(startFakeOpenAI({ script: () => answer("No subscription is required; sk-no-key-required works.") }));
+    const llama = await createEngineClient(engine(placeholder, "openai"), { env: { FAKE_KEY: "sk-no-key-required" } }).ask("q");
+    expect(llama.text).toBe("No subscription is required; [redacted] works.");
   });
 
   test("an answer that echoes the engine's key is stored without it", async () => {

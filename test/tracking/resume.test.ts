@@ -258,3 +258,28 @@ ${CHATGPT}
     await app.db.close();
   },
 );
+
+test("a run reads each answer in its prompt's language: one in Portuguese is not scored with English words", async () => {
+  const app = await openApp(`
+${CHATGPT}
+`);
+  const s = await addBrand(app, {
+    name: "Acme",
+    prompts: ["melhor banco no brasil", "best bank no brasil"].map((text, i) => ({ key: `P${i}`, text })),
+  });
+  await app.db.run("UPDATE prompts SET language = 'pt-BR' WHERE id = ?", [s.prompts.P0!]);
+  await app.db.run("UPDATE prompts SET language = 'en' WHERE id = ?", [s.prompts.P1!]);
+  await runTracking(app, s.brandId, { trigger: "cli" });
+  // Both answers are "Acme answers <prompt>." and hold "melhor"/"best" and "no": only the English one is scored (best +3, no −1).
+  const sentiments = await app.db.all<{ prompt_id: string; sentiment: number }>(
+    "SELECT prompt_id, sentiment FROM mentions WHERE brand_id = ? ORDER BY prompt_id",
+    [s.brandId],
+  );
+  expect(Object.fromEntries(sentiments.map((m) => [m.prompt_id, m.sentiment]))).toEqual({
+    [s.prompts.P0!]: 0,
+    [s.prompts.P1!]: expect.any(Number),
+  });
+  expect(sentiments.find((m) => m.prompt_id === s.prompts.P1!)!.sentiment).toBeCloseTo(Math.tanh(2 / 5), 3);
+  await stopTracking(app);
+  await app.db.close();
+});

@@ -23,9 +23,11 @@ export function analyzeAnswer<Id>(input: {
   text: string;
   providerCitations: readonly string[];
   roster: readonly RosterMember<Id>[];
+  /** The prompt's language, when set (BCP 47): English ("en", "en-GB") or not decides the sentiment's scoring. */
+  language?: string | null;
 }): AnswerAnalysis<Id> {
   const spans = findMentionSpans(input.text, input.roster);
-  const sentiment = sentimentByMember(input.text, spans);
+  const sentiment = sentimentByMember(input.text, spans, input.language ?? null);
   return {
     mentions: rankFirstMentions(spans, input.roster).map((m) => ({ ...m, sentiment: sentiment.get(m.member_id) ?? 0 })),
     citations: extractCitations(input.text, input.providerCitations),

@@ -35,15 +35,19 @@ const WORD_CHAR = /^[\p{L}\p{N}\p{M}]$/u;
 const UNSPACED = /^[\p{sc=Han}\p{sc=Hiragana}\p{sc=Hangul}\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}]$/u;
 const KATAKANA = /^[\u30A0-\u30FF\u31F0-\u31FF\uFF66-\uFF9F]$/u;
 const COMBINING = /^\p{M}$/u;
+const HANGUL = /^\p{sc=Hangul}$/u;
 
 /**
  * Whether two adjacent characters are in one word, so that no mention may begin or end between them:
  * both word characters, neither of a script written without spaces, and both katakana or neither.
  */
-function sameWord(before: string | undefined, after: string | undefined): boolean {
+function sameWord(before: string | undefined, after: string | undefined, edge: "start" | "end"): boolean {
   if (before === undefined || after === undefined || !WORD_CHAR.test(before) || !WORD_CHAR.test(after)) return false;
   // A combining mark belongs to the letter before it, in any script (ト and U+3099 are ド).
   if (COMBINING.test(after)) return true;
+  // Korean is written with spaces, its particles after the word: a name may be followed by hangul
+  // ("삼성은") but not preceded by it ("신한" is not in "당신한테").
+  if (HANGUL.test(before) && HANGUL.test(after)) return edge === "start";
   if (UNSPACED.test(before) || UNSPACED.test(after)) return false;
   return KATAKANA.test(before) === KATAKANA.test(after);
 }
@@ -99,8 +103,8 @@ export function findMentionSpans<Id>(text: string, roster: readonly RosterMember
         const end = start + match[0].length;
         // Step one character, not past the match: a rejected or shadowed occurrence may overlap a good one.
         pattern.lastIndex = start + 1;
-        if (checkStart && sameWord(charBefore(searchable, start), charAt(searchable, start))) continue;
-        if (checkEnd && sameWord(charBefore(searchable, end), charAt(searchable, end))) continue;
+        if (checkStart && sameWord(charBefore(searchable, start), charAt(searchable, start), "start")) continue;
+        if (checkEnd && sameWord(charBefore(searchable, end), charAt(searchable, end), "end")) continue;
         candidates.push({ member_id: member.id, start, end, order });
       }
     }

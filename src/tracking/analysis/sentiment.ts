@@ -39,9 +39,9 @@ const OTHER_MARKERS = new Set(
     "der das den dem ein eine einen und ist sind nicht mit für von auch oder wie sehr",
     "het een en van niet voor met zijn ook",
     "le la les et est pour avec une des du dans sur qui pas très",
-    "el los las es una del que por más pero muy",
-    "os não uma mais são também muito é",
-    "il gli della che sono anche più è",
+    "el los las es una del que por más pero muy sin mejor",
+    "os não uma mais são também muito é melhor",
+    "il gli della che sono anche più è ha hanno",
   ]
     .join(" ")
     .split(" "),
@@ -78,16 +78,20 @@ export function readsAsEnglish(text: string): boolean {
 
 /**
  * Sentiment toward each member, from the sentences that mention it; 0 (neutral: the word list finds
- * no English words of opinion) for every member when the answer is not in English (readsAsEnglish),
+ * no English words of opinion) for every member when the answer is not in English (the prompt's
+ * language when set, else readsAsEnglish),
  * so that METRICS.md's mean stays over every answer that mentions the member. Roster names are blanked before
  * scoring so a brand called "Happy Cow" is not positive by name. Negation is the library's own: a
  * negator ("not", "don't", "isn't"…) immediately before a word flips its score. A sentence praising
  * one member and criticising another scores the same for both: AFINN cannot tell the targets apart.
  */
-export function sentimentByMember<Id>(text: string, spans: readonly MentionSpan<Id>[]): Map<Id, number> {
+export function sentimentByMember<Id>(text: string, spans: readonly MentionSpan<Id>[], language: string | null = null): Map<Id, number> {
   const withoutUrls = maskUrls(text);
-  if (!readsAsEnglish(withoutUrls)) return new Map(spans.map((span) => [span.member_id, 0]));
   const prose = maskSpans(withoutUrls, spans);
+  // The prompt's language when it is set; otherwise the text's words, without the roster's names
+  // (a competitor called "La Marzocco" does not make an answer Spanish).
+  const english = language !== null ? /^en(-|$)/i.test(language) : readsAsEnglish(prose);
+  if (!english) return new Map(spans.map((span) => [span.member_id, 0]));
   const sentences = boundsOfMasked(withoutUrls);
   const sums = new Map<Id, number>();
   const scored = new Map<Id, Set<number>>();

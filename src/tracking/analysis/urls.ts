@@ -12,13 +12,20 @@ export interface UrlSpan {
   kind: "markdown" | "bare";
 }
 
-// A bare URL ends at a space, at characters a URL cannot hold, and at the punctuation of scripts
-// written without spaces (CJK: 。、「」（）：), which follows an address directly: "（https://a.jp/x）を
-// ご覧ください" cites https://a.jp/x, not the paragraph after it. Letters of any script stay in (IRIs:
-// https://ja.wikipedia.org/wiki/ソニー).
-const BARE_URL = /(?:https?:\/\/|www\.)[^\s<>"'`|\\^{}\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+/gi;
-/** A URL does not start in the middle of a word or host ("xhttp://", "awww.", "a.www."); checked in code, lookbehinds are slow. */
-const GLUED_BEFORE = /[\p{L}\p{N}@./-]$/u;
+// A bare URL ends at a space, at characters a URL cannot hold, and at the punctuation and the
+// Chinese characters and hiragana of scripts written without spaces, whose text follows an address
+// directly: "（https://a.jp/x）をご覧ください" and "https://a.jp/x/をご覧ください" cite https://a.jp/x and
+// https://a.jp/x/, not the paragraph after them. Katakana and other letters stay in (an address
+// written as an IRI: https://ja.wikipedia.org/wiki/ソニー); one with Chinese characters in its path is
+// cut there (its site is still the one cited).
+const BARE_URL =
+  /(?:https?:\/\/|www\.)[^\s<>"'`|\\^{}\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\p{sc=Han}\p{sc=Hiragana}]+/giu;
+/**
+ * A URL does not start in the middle of a word or host ("xhttp://", "awww.", "a.www."); checked in
+ * code, lookbehinds are slow. Chinese and Japanese text runs into an address without a space
+ * ("詳細はhttps://…", "详情请访问https://…"): a letter of those scripts does not glue.
+ */
+const GLUED_BEFORE = /(?![\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}])[\p{L}\p{N}@./-]$/u;
 /** Punctuation that ends a sentence rather than a URL: "see https://a.com)." → "https://a.com". */
 const TRAILING_PUNCTUATION = new Set([...".,;:!?'\"*_~`’”»。，；：！？、"]);
 const CLOSERS: Record<string, string> = { ")": "(", "]": "[", "}": "{", ">": "<" };

@@ -54,6 +54,26 @@ describe("sentiment", () => {
       analyzeAnswer({ text: "ソニーのテレビは素晴らしい。", providerCitations: [], roster: [{ id: "s", name: "ソニー", aliases: [] }] })
         .mentions,
     ).toEqual([{ member_id: "s", offset: 0, rank: 1, sentiment: 0 }]);
+    // The prompt's language, when set, decides: a short Portuguese answer has none of the common words.
+    const itau = [{ id: "itau", name: "Itaú", aliases: [] }];
+    expect(
+      analyzeAnswer({ text: "Itaú: melhor banco no Brasil, com app excelente.", providerCitations: [], roster: itau, language: "pt-BR" })
+        .mentions[0]!.sentiment,
+    ).toBe(0);
+    expect(
+      analyzeAnswer({ text: "Itaú is an excellent bank.", providerCitations: [], roster: itau, language: "en-GB" }).mentions[0]!.sentiment,
+    ).toBeGreaterThan(0.5);
+    // The roster's names are not the answer's language: a competitor called "La Marzocco" makes no answer Spanish.
+    expect(
+      analyzeAnswer({
+        text: "Top espresso machines:\n1. La Marzocco Linea Mini – superb\n2. Breville Barista Express – excellent value",
+        providerCitations: [],
+        roster: [
+          { id: "b", name: "Breville", aliases: [] },
+          { id: "lm", name: "La Marzocco", aliases: [] },
+        ],
+      }).mentions.find((m) => m.member_id === "b")!.sentiment,
+    ).toBeGreaterThan(0.5);
     // English is scored as before: prose with a foreign word, a list of names, a table, a name in another script.
     expect(sentimentOf("Acme is excellent.").acme).toBeGreaterThan(0.5);
     expect(

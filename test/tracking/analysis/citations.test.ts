@@ -81,6 +81,15 @@ describe("extractCitations", () => {
     ]);
   });
 
+  test("an address written straight after Chinese or Japanese text is one, and ends where the text goes on", () => {
+    expect(findUrls("詳細はhttps://www.sony.co.jp/tv/をご覧ください。パナソニックも人気です。").map((u) => u.url)).toEqual([
+      "https://www.sony.co.jp/tv/",
+    ]);
+    expect(findUrls("详情请访问https://www.haier.com/cn/了解更多。").map((u) => u.url)).toEqual(["https://www.haier.com/cn/"]);
+    // A Latin letter or a dot before it still glues (xhttp://, a.www.).
+    expect(findUrls("xhttp://a.com and a.www.b.com").map((u) => u.url)).toEqual([]);
+  });
+
   test("percent-escapes in either case are one page", () => {
     expect(
       extractCitations("https://pt.wikipedia.org/wiki/Ita%c3%ba_Unibanco and https://pt.wikipedia.org/wiki/Ita%C3%BA_Unibanco", []),

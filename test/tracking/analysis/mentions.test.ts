@@ -36,6 +36,15 @@ describe("findMentions examples", () => {
     expect(ids("任天堂が一番人気です。", roster)).toEqual(["nin"]);
     expect(ids("Sonyのヘッドホンがいい。", roster)).toEqual(["sony"]);
     expect(ids("삼성은 좋습니다", [{ id: "sam", name: "삼성", aliases: [] }])).toEqual(["sam"]);
+    // Korean is written with spaces: a name begins a word ("신한" is not in "당신한테", you-to).
+    expect(
+      ids("당신한테 맞는 은행은 국민은행입니다", [
+        { id: "shin", name: "신한", aliases: [] },
+        { id: "kb", name: "국민은행", aliases: [] },
+      ]),
+    ).toEqual(["kb"]);
+    // The brand's name inside an address is not a mention of it, even glued to the text before it.
+    expect(ids("詳細はhttps://www.sony.co.jp/tv/をご覧ください。", [{ id: "s", name: "sony", aliases: [] }])).toEqual([]);
     // A run of katakana is one word: "ソニック" is not in "パナソニック", nor "ソニー" in "ソニーモバイル".
     expect(ids("パナソニックのテレビ", [{ id: "sonic", name: "ソニック", aliases: [] }])).toEqual([]);
     expect(ids("ソニーモバイルの電話", [sony])).toEqual([]);
