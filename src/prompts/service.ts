@@ -230,6 +230,12 @@ export async function getPromptQuestions(db: Queries, brandId: string, promptIds
   return new Map(rows.map((row) => [row.id, { text: row.text, country: row.country, language: row.language }]));
 }
 
+/** The language of each of the brand's prompts (null where none is set), by id: how tracking reads their answers. */
+export async function getPromptLanguages(db: Queries, brandId: string): Promise<Map<string, string | null>> {
+  const rows = await db.all<{ id: string; language: string | null }>("SELECT id, language FROM prompts WHERE brand_id = ?", [brandId]);
+  return new Map(rows.map((row) => [row.id, row.language]));
+}
+
 /** The brand's prompts in the order they were added, filtered by tag (name or id) and text, paged. */
 export async function listPrompts(
   db: Queries,

@@ -5,10 +5,12 @@
 // Each slice takes its answers' old analysis out of the rollups and puts the new one in, so the
 // rollups always equal the sums over the stored rows; until the pass ends, a reader sees answers
 // up to the slice last written with the new roster and the rest with the old one.
+
 import { WAL_SIZE_LIMIT_BYTES } from "../db/checkpointer";
 import { type Db, type SqliteDb } from "../db/client";
 import { type Queries } from "../db/queries";
 import { log } from "../log";
+import { getPromptLanguages } from "../prompts/service";
 import { workerUrl } from "../worker-url";
 import { type AnswerAnalysis } from "./analysis/analyze";
 import { type AnswerWriter, analyzeForStorage, type BrandFigures, brandFigures, RollupDelta } from "./answer-writer";
@@ -117,12 +119,7 @@ export async function reanalyzeAnswers(
   let after = 0;
   let total = 0;
   // The brand's prompts' languages, which decide how an answer's sentiment is scored.
-  const languages = new Map(
-    (await db.all<{ id: string; language: string | null }>("SELECT id, language FROM prompts WHERE brand_id = ?", [brandId])).map((p) => [
-      p.id,
-      p.language,
-    ]),
-  );
+  const languages = await getPromptLanguages(db, brandId);
   for (;;) {
     // Yield first: the roster change that started the pass answers its request without waiting for a slice.
     await db.betweenSlices();

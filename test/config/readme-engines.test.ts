@@ -18,7 +18,8 @@ test("the README's spyglass.toml with ChatGPT, Claude, Gemini and Perplexity loa
     ["chatgpt", "openai-responses", true],
     ["claude", "anthropic", true],
     ["gemini", "gemini", true],
-    ["perplexity", "openai", false],
+    // Its Perplexity engine turns web search on, to send the prompt's country.
+    ["perplexity", "openai", true],
   ]);
   expect(config.engines.every((e) => e.price_per_million_input_tokens !== undefined)).toBe(true);
 });
