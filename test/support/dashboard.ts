@@ -59,6 +59,12 @@ export async function openDashboard(
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
+      // The article preview is a sandboxed iframe, which Chromium puts in a process of its own
+      // (IsolateSandboxedIframes): Playwright's client then met, now and then under load, events of
+      // that frame after it was gone ("Cannot find object to \"loadstate\": frame@…", fresh-clone CI
+      // runs 3, 4 and 7 of session 27, after a Back to the article). In the page's process, the frame
+      // is the same sandbox (no scripts, an opaque origin), without the cross-process attach.
+      "--disable-site-isolation-trials",
     ],
   });
   const contexts: BrowserContext[] = [];
