@@ -13,6 +13,7 @@ import m0006 from "../../drizzle-pg/0006_prompts_active_index.sql" with { type: 
 import m0007 from "../../drizzle-pg/0007_prompt_tag_names_locks.sql" with { type: "text" };
 import m0008 from "../../drizzle-pg/0008_article_renderer_version.sql" with { type: "text" };
 import m0009 from "../../drizzle-pg/0009_reanalyse_other_languages.sql" with { type: "text" };
+import m0010 from "../../drizzle-pg/0010_reanalyse_width_forms.sql" with { type: "text" };
 import journal from "../../drizzle-pg/meta/_journal.json";
 import { type JournalEntry } from "./migrations";
 
@@ -27,6 +28,7 @@ export const EMBEDDED_PG_MIGRATIONS: Record<string, string> = {
   "0007_prompt_tag_names_locks": m0007,
   "0008_article_renderer_version": m0008,
   "0009_reanalyse_other_languages": m0009,
+  "0010_reanalyse_width_forms": m0010,
 };
 
 export const PG_MIGRATION_JOURNAL: JournalEntry[] = journal.entries;

@@ -20,6 +20,7 @@ import m0012 from "../../drizzle/0012_prompt_tag_names.sql" with { type: "text" 
 import m0013 from "../../drizzle/0013_prompts_active_index.sql" with { type: "text" };
 import m0014 from "../../drizzle/0014_article_renderer_version.sql" with { type: "text" };
 import m0015 from "../../drizzle/0015_reanalyse_other_languages.sql" with { type: "text" };
+import m0016 from "../../drizzle/0016_reanalyse_width_forms.sql" with { type: "text" };
 import journal from "../../drizzle/meta/_journal.json";
 import { log } from "../log";
 
@@ -40,6 +41,7 @@ export const EMBEDDED_MIGRATIONS: Record<string, string> = {
   "0013_prompts_active_index": m0013,
   "0014_article_renderer_version": m0014,
   "0015_reanalyse_other_languages": m0015,
+  "0016_reanalyse_width_forms": m0016,
 };
 
 export interface JournalEntry {

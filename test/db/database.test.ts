@@ -63,8 +63,9 @@ describe("migrations", () => {
     ]);
   });
 
-  test("a database from before migration 0015 has every brand with answers re-analysed at the next start", async () => {
-    // The analysis changed (answers in other languages): the brands' answers lag their roster's version.
+  test("a database from before migrations 0015 and 0016 has every brand with answers re-analysed at the next start", async () => {
+    // The analysis changed (answers in other languages; full-width forms): the brands' answers lag
+    // their roster's version, by one for each change.
     const { path, old } = migratedBefore("0015");
     old.$client.exec(`
       INSERT INTO accounts (id, email, password_hash, plan, created_at) VALUES ('acc_1', 'a@example.com', 'x', 'autopilot', 1);
@@ -81,8 +82,8 @@ describe("migrations", () => {
     const db = openDatabase(path);
     dbs.push(db);
     expect(db.sqlite.query("SELECT brand_id, version, analysed FROM roster_versions ORDER BY brand_id").all()).toEqual([
-      { brand_id: "brd_answers", version: 1, analysed: 0 },
-      { brand_id: "brd_edited", version: 4, analysed: 3 },
+      { brand_id: "brd_answers", version: 2, analysed: 0 },
+      { brand_id: "brd_edited", version: 5, analysed: 3 },
     ]);
   });
 

@@ -57,12 +57,12 @@ test("a backup of a database made by an older Spyglass is that database, not upg
   box = await sandbox({ database: "sqlite" });
   expect((await box.cli(["account", "create", "--email", "owner@example.com", "--password", "correct horse"])).code).toBe(0);
   const file = join(box.dataDir, "spyglass.db");
-  // The database as the release before the last two migrations left it (the last one only changes data).
+  // The database as the release before the last three migrations left it (the last two only change data).
   const live = new Database(file);
   live.exec("DROP INDEX articles_rendered_by_idx");
   live.exec("ALTER TABLE articles DROP COLUMN rendered_by");
   live.exec(
-    "DELETE FROM __drizzle_migrations WHERE created_at >= (SELECT created_at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 1)",
+    "DELETE FROM __drizzle_migrations WHERE created_at >= (SELECT created_at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 2)",
   );
   const migrations = (db: Database) => (db.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
   const applied = migrations(live);
@@ -83,13 +83,13 @@ test("a backup of a database made by an older Spyglass is that database, not upg
   const line = JSON.parse(migrated.stderr.trim());
   expect(line).toMatchObject({
     level: "info",
-    msg: "database upgraded: 2 migrations applied",
-    schema: { from: applied, to: applied + 2 },
-    applied: MIGRATION_JOURNAL.slice(-2).map((entry) => entry.tag),
+    msg: "database upgraded: 3 migrations applied",
+    schema: { from: applied, to: applied + 3 },
+    applied: MIGRATION_JOURNAL.slice(-3).map((entry) => entry.tag),
   });
   expect(line.database).toBe(file);
   const upgraded = new Database(file, { readonly: true });
-  expect(migrations(upgraded)).toBe(applied + 2);
+  expect(migrations(upgraded)).toBe(applied + 3);
   upgraded.close();
   const again = await box.cli(["migrate"]);
   expect(again.code).toBe(0);

@@ -93,7 +93,7 @@ export function rankFirstMentions<Id>(spans: readonly MentionSpan<Id>[], roster:
  * sharing a name) count for both.
  */
 export function findMentionSpans<Id>(text: string, roster: readonly RosterMember<Id>[]): MentionSpan<Id>[] {
-  const searchable = maskUrls(text);
+  const searchable = foldWidths(maskUrls(text));
   const candidates: Array<MentionSpan<Id> & { order: number }> = [];
   roster.forEach((member, order) => {
     for (const { pattern, checkStart, checkEnd } of namePatterns(member)) {
@@ -123,10 +123,27 @@ export function findMentionSpans<Id>(text: string, roster: readonly RosterMember
   return accepted;
 }
 
+// Full-width Latin letters, digits and punctuation (ＳＯＮＹ, common in Japanese and Chinese text) and
+// half-width katakana (ｿﾆｰ): the Halfwidth and Fullwidth Forms block, each folded to its ordinary
+// form (NFKC) where that is one UTF-16 unit, which all its letters, digits and kana are. The text
+// keeps its length, so offsets into it are offsets into the answer. A half-width voiced kana (ﾄﾞ)
+// folds to a letter and a combining mark, the decomposed spelling namePatterns also looks for.
+const WIDTH_FORMS = /[\uFF01-\uFFEE]/g;
+
+function foldWidth(char: string): string {
+  const folded = char.normalize("NFKC");
+  return folded.length === 1 ? folded : char;
+}
+
+/** The text with its full-width and half-width forms as their ordinary ones, the same length. */
+export function foldWidths(text: string): string {
+  return text.replace(WIDTH_FORMS, foldWidth);
+}
+
 /** The name always counts (it is the member); aliases only from MIN_ALIAS_LENGTH characters. */
 export function usableNames(member: RosterMember<unknown>): string[] {
   const names = [member.name, ...member.aliases.filter((a) => [...a.trim()].length >= MIN_ALIAS_LENGTH)]
-    .map((n) => n.trim().replace(/\s+/g, " "))
+    .map((n) => foldWidths(n.trim().replace(/\s+/g, " ")))
     .filter((n) => n !== "");
   return [...new Set(names.map((n) => n.toLowerCase()))].map((lower) => names.find((n) => n.toLowerCase() === lower)!);
 }

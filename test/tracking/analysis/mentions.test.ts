@@ -62,6 +62,23 @@ describe("findMentions examples", () => {
     expect(ids("Acme\u0301 is another name", [acme])).toEqual([]);
   });
 
+  test("full-width and half-width forms are the letters they stand for, in the answer and in the roster", () => {
+    const sony: RosterMember = { id: "sony", name: "Sony", aliases: ["ソニー"] };
+    const toyota: RosterMember = { id: "toyota", name: "トヨタ", aliases: [] };
+    // Full-width Latin letters in Japanese text, any case; the offset is the answer's own.
+    expect(findMentions("おすすめはＳＯＮＹのテレビです。", [sony])).toEqual([{ member_id: "sony", offset: 5, rank: 1 }]);
+    expect(ids("ｓｏｎｙ製品", [sony])).toEqual(["sony"]);
+    // Half-width katakana, and a voiced one written as a letter and a mark (ﾄﾞ).
+    expect(ids("ｿﾆｰの新製品", [sony])).toEqual(["sony"]);
+    expect(ids("ﾄﾖﾀの車", [toyota])).toEqual(["toyota"]);
+    expect(ids("ﾄﾞﾖﾀ", [toyota])).toEqual([]);
+    // A name stored full-width finds the ordinary spelling; a full-width word still has its edges.
+    expect(ids("Sony is popular", [{ id: "w", name: "ＳＯＮＹ", aliases: [] }])).toEqual(["w"]);
+    expect(ids("ＳＯＮＹＡ is another name", [sony])).toEqual([]);
+    // Symbols outside the block keep their meaning: "Sony™" is Sony, not the word "SonyTM".
+    expect(ids("Sony™ and Sony①", [sony])).toEqual(["sony"]);
+  });
+
   test("a brand that is only in URLs is not mentioned, but a link's visible text is", () => {
     expect(ids("Sources: https://acme.com/pricing and [docs](https://www.acme.com/docs)", [acme])).toEqual([]);
     expect(ids("See www.acme.com for details", [acme])).toEqual([]);
