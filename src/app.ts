@@ -26,7 +26,7 @@ export function buildApp(ctx: AppContext, catalogue: ToolCatalog, notFoundPage?:
   // /healthz: 194 → 184 ms, medians of 8 alternated starts). The hot paths (the public API, the tool
   // server's door, the dashboard's pages) are Bun routes of their own (server.ts) and stay on Bun's router.
   return new Elysia({ systemRouter: false })
-    .use(observability(notFoundPage))
+    .use(observability(notFoundPage, ctx.db.storage))
     .use(refuseUnsafeText())
     .use(refuseUndecodablePaths())
     .use(healthRoutes(ctx.db))

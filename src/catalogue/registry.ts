@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { describePlan, type PaidPlan, planChangeHint, planCovers, planLabel } from "../accounts/plans";
 import { type AppContext } from "../context";
+import { isStorageFailure } from "../db/storage-health";
 import { PLANS, type Plan } from "../db/values";
 import { AppError, Invalid, NotFound, PlanRequired } from "../errors";
 import { log } from "../log";
@@ -291,6 +292,8 @@ async function callTool(tool: AnyTool | undefined, name: string, args: unknown, 
     return { ok: true, value: output as Record<string, unknown>, ...(links?.length ? { links } : {}) };
   } catch (error) {
     if (error instanceof AppError) return { ok: false, error };
+    if (isStorageFailure(error))
+      return { ok: false, error: ctx.app.db.storage.refused(error, { request_id: ctx.requestId, tool: tool.name }) };
     const err = error as Error | undefined;
     log.error("tool failed", { request_id: ctx.requestId, tool: tool.name, error: err?.name, message: err?.message, stack: err?.stack });
     return { ok: false, error: new ToolFailed(tool.name, ctx.requestId) };

@@ -52,6 +52,7 @@ export function startCheckpointer(db: SqliteDb, options: CheckpointerOptions = {
     if (stopped) return;
     stopped = true;
     db.walPressure = null;
+    db.storage.checkpointFailing = false;
     release();
     db.sqlite.exec(`PRAGMA wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
     log.warn("the WAL checkpointer stopped: checkpoints run in commits again", { reason: why });
@@ -66,11 +67,14 @@ export function startCheckpointer(db: SqliteDb, options: CheckpointerOptions = {
     "message",
     ({ data }: MessageEvent<{ type: string; asked: boolean; log: number; checkpointed: number; message?: string }>) => {
       // A failed checkpoint (a full disk) is tried again at the worker's next tick; said once, and its end.
+      // Meanwhile /healthz says the storage refuses writes (storage-health.ts).
       if (data.type === "failed") {
+        db.storage.checkpointFailing = true;
         log.error("a WAL checkpoint failed; the checkpointer tries again", { message: data.message });
         return;
       }
       if (data.type === "recovered") {
+        db.storage.checkpointFailing = false;
         log.info("WAL checkpoints work again", { after: data.message });
         return;
       }

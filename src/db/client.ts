@@ -10,6 +10,7 @@ import { EMBEDDED_MIGRATIONS, embeddedMigrations, logMigrations, MIGRATION_JOURN
 import { type PostgresDb } from "./postgres";
 import { type Queries, type SqlParam, type SqlText } from "./queries";
 import type * as schema from "./schema";
+import { StorageHealth } from "./storage-health";
 import { WalIndexStamp } from "./wal-stamp";
 import { WriteGate } from "./write-gate";
 
@@ -53,6 +54,8 @@ export interface SqliteDb extends Queries {
   readonly writeGate: WriteGate;
   /** A stamp that moves with every commit to the file, read without a transaction (wal-stamp.ts). */
   readonly walIndex: WalIndexStamp;
+  /** Whether the file's storage takes writes (storage-health.ts). */
+  readonly storage: StorageHealth;
   /**
    * Closes the connection, its prepared statements first (a statement left open would keep the
    * connection alive, unusable, until collected). `optimize` (default true): update the query
@@ -133,6 +136,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDb 
     path,
     walPressure: null,
     writeGate,
+    storage: new StorageHealth(),
     walIndex,
     async betweenSlices(): Promise<void> {
       await new Promise((resolve) => setImmediate(resolve));

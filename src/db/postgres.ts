@@ -13,6 +13,7 @@ import { EMBEDDED_PG_MIGRATIONS, PG_MIGRATION_JOURNAL } from "./migrations-pg";
 import { ChangeFeed } from "./pg-changes";
 import { type Queries, type SqlParam, type SqlText, toPostgresPlaceholders } from "./queries";
 import * as schema from "./schema-pg";
+import { StorageHealth } from "./storage-health";
 
 export type PgOrm = PostgresJsDatabase<typeof schema>;
 
@@ -32,6 +33,8 @@ export interface PostgresDb extends Queries {
   betweenSlices(): Promise<void>;
   /** Always null: only SQLite's WAL makes writers wait (checkpointer.ts). */
   walPressure: null;
+  /** Whether the database's storage takes writes (storage-health.ts). */
+  readonly storage: StorageHealth;
   /** Ends the pool once the queries in flight have finished. */
   close(): Promise<void>;
 }
@@ -96,6 +99,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     path: where.safeUrl,
     changes,
     walPressure: null,
+    storage: new StorageHealth(),
     async betweenSlices(): Promise<void> {},
     async close(): Promise<void> {
       await changes.close();

@@ -1,4 +1,5 @@
-// GET /healthz: 200 {"status":"ok","version"} while the instance can serve. On PostgreSQL it also
+// GET /healthz: 200 {"status":"ok","version"} while the instance can serve; {"status":"degraded",
+// "reason"}, still 200, while the database's storage refuses writes (storage-health.ts). On PostgreSQL it also
 // asks the database (at most once a second, a cheap SELECT 1 with a time limit): a load balancer's
 // probe must take an instance whose database is gone out of rotation (503) rather than send it
 // requests it can only answer 500. SQLite is a file of this process: nothing to ask, and a query
@@ -11,7 +12,7 @@ import { BUILD, VERSION } from "../version";
 const CHECK_EVERY_MS = 1_000;
 const CHECK_TIMEOUT_MS = 2_000;
 
-export function healthRoutes(db: Pick<Db, "dialect" | "get">) {
+export function healthRoutes(db: Pick<Db, "dialect" | "get" | "storage">) {
   let checkedAt = 0;
   let problem: Promise<string | null> = Promise.resolve(null);
   let lastProblem: string | null = null;
@@ -37,15 +38,23 @@ export function healthRoutes(db: Pick<Db, "dialect" | "get">) {
       clearTimeout(timer);
     }
   };
+  // Reads still work while the storage refuses writes: the instance stays in rotation (200), and
+  // says so for a monitor that reads the status.
+  const answer = () => {
+    const storage = db.storage.problem();
+    return storage === null
+      ? { status: "ok", version: VERSION, build: BUILD }
+      : { status: "degraded", version: VERSION, build: BUILD, reason: storage };
+  };
   return new Elysia({ name: "health" }).get("/healthz", async ({ set }) => {
-    if (db.dialect !== "postgres") return { status: "ok", version: VERSION, build: BUILD };
+    if (db.dialect !== "postgres") return answer();
     const now = Date.now();
     if (now - checkedAt >= CHECK_EVERY_MS) {
       checkedAt = now;
       problem = check();
     }
     const reason = await problem;
-    if (reason === null) return { status: "ok", version: VERSION, build: BUILD };
+    if (reason === null) return answer();
     set.status = 503;
     set.headers["retry-after"] = "5";
     return { status: "unavailable", version: VERSION, build: BUILD, reason };

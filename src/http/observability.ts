@@ -2,6 +2,7 @@
 // Logs carry method, path (never the query string), status, duration and request id: never a key,
 // cookie, password or body.
 import { Elysia } from "elysia";
+import { isStorageFailure, STORAGE_RETRY_AFTER_S, type StorageHealth } from "../db/storage-health";
 import { AppError, errorBody, MethodNotAllowed, TooManyRequests } from "../errors";
 import { log } from "../log";
 
@@ -85,7 +86,11 @@ const APP = "app";
  */
 export type NotFoundPage = (request: Request, headers: Record<string, string>) => Response | null;
 
-export function observability(notFoundPage?: NotFoundPage) {
+/**
+ * `storage`: the database's (storage-health.ts); a write its storage refused is answered 503 with a
+ * sentence saying so, instead of as an unexpected error.
+ */
+export function observability(notFoundPage?: NotFoundPage, storage?: StorageHealth) {
   return new Elysia({ name: "observability" })
     .onRequest(({ request, set }) => {
       const id = beginRequest(request, APP);
@@ -125,6 +130,10 @@ export function observability(notFoundPage?: NotFoundPage) {
         case "INVALID_COOKIE_SIGNATURE":
           return json(401, { error: "Unauthorized", code: "unauthorized" }, headers, request);
         default: {
+          if (storage && isStorageFailure(error)) {
+            const refusal = storage.refused(error, { request_id: id });
+            return json(refusal.status, errorBody(refusal), { ...headers, "retry-after": String(STORAGE_RETRY_AFTER_S) }, request);
+          }
           const err = error as Error;
           log.error("unhandled error", { request_id: id, error: err?.name, message: err?.message, stack: err?.stack });
           return json(500, { error: `Something went wrong on our side (request ${id}).`, code: "internal" }, headers, request);

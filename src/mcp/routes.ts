@@ -9,6 +9,7 @@
 import { Elysia } from "elysia";
 import { noToolsFor, type ToolCatalog } from "../catalogue/registry";
 import { type AppContext } from "../context";
+import { isStorageFailure, STORAGE_RETRY_AFTER_S } from "../db/storage-health";
 import { errorBody } from "../errors";
 import { elapsedMs, existingRequestId, requestId } from "../http/observability";
 import { log } from "../log";
@@ -143,9 +144,14 @@ export function mcpApiRoutes(app: AppContext, catalog: ToolCatalog) {
     try {
       response = await handleMcpRequest(app, catalog, origins, request, id);
     } catch (error) {
-      const err = error as Error | undefined;
-      log.error("unhandled error", { request_id: id, error: err?.name, message: err?.message, stack: err?.stack });
-      response = json(500, { error: `Something went wrong on our side (request ${id}).`, code: "internal" });
+      if (isStorageFailure(error)) {
+        const refusal = app.db.storage.refused(error, { request_id: id });
+        response = json(refusal.status, errorBody(refusal), { "retry-after": String(STORAGE_RETRY_AFTER_S) });
+      } else {
+        const err = error as Error | undefined;
+        log.error("unhandled error", { request_id: id, error: err?.name, message: err?.message, stack: err?.stack });
+        response = json(500, { error: `Something went wrong on our side (request ${id}).`, code: "internal" });
+      }
     }
     response.headers.set("x-request-id", id);
     if (outerId === undefined) {

@@ -22,6 +22,7 @@ import { type AppContext } from "../context";
 import { type Db } from "../db/client";
 import { placeholders, type Queries, type SqlText } from "../db/queries";
 import { type trackingRuns } from "../db/schema";
+import { isStorageFailure } from "../db/storage-health";
 import { type RunStatus } from "../db/values";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { newId } from "../ids";
@@ -672,6 +673,8 @@ export class TrackingRunner {
         // room, asking only what it lacks, instead of asking every prompt again (and paying twice
         // for the answers already stored).
         const storage = isStorageFailure(error);
+        // /healthz says so too (storage-health.ts).
+        if (storage) this.db.storage.refused(error, { run: task.runId });
         const message = storage
           ? `could not store an answer, the database's storage refused it (a full disk?): ${(error as Error).message}; the answers stored so far are kept, and the brand's next run resumes it`
           : `could not store an answer: ${(error as Error).message}`;
@@ -932,15 +935,6 @@ const STORE_BACKOFF_MS = 100;
 function isTransient(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code === "40P01" || code === "40001");
-}
-
-/**
- * The database's storage could not take a write: SQLite's SQLITE_FULL (the disk, or max_page_count)
- * and SQLITE_IOERR; PostgreSQL's disk_full (53100) and io_error (58030).
- */
-function isStorageFailure(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && (code === "SQLITE_FULL" || code.startsWith("SQLITE_IOERR") || code === "53100" || code === "58030");
 }
 
 /** Reads of an owner's loop in a row that may fail on an error that passes (isPassing) before the run fails. */

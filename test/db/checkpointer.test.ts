@@ -127,6 +127,12 @@ Database.prototype.prepare = function (sql, ...rest) {
 };
 `,
   );
+  // What /healthz reads meanwhile (storage-health.ts): failing, then not.
+  const health: boolean[] = [];
+  Object.defineProperty(db.storage, "checkpointFailing", {
+    get: () => health.at(-1) ?? false,
+    set: (failing: boolean) => void health.push(failing),
+  });
   const logged = await captureLog(async () => {
     checkpointer = startCheckpointer(db, { workerUrl: flaky, intervalMs: 20 });
     write(50);
@@ -140,6 +146,7 @@ Database.prototype.prepare = function (sql, ...rest) {
   expect(logged).toContain("WAL checkpoints work again");
   expect(logged).not.toContain("the WAL checkpointer stopped");
   expect(autoCheckpoint()).toBe(0);
+  expect(health).toEqual([true, false]);
 });
 
 test("an in-memory database has no WAL and no checkpointer", () => {
