@@ -17,10 +17,11 @@ export interface AnswerSummary {
   model: string | null;
   status: AnswerStatus;
   created_at: string;
-  mentioned: boolean;
+  /** Null for an answer that could not be read (METRICS.md: never "not mentioned"), as `cited`. */
+  mentioned: boolean | null;
   position: number | null;
   sentiment: number | null;
-  cited: boolean;
+  cited: boolean | null;
 }
 
 export interface ListAnswersInput {
@@ -74,10 +75,10 @@ function summary(r: SummaryRow): AnswerSummary {
     model: r.model,
     status: r.status,
     created_at: iso(r.created_at),
-    mentioned: r.brand_mentioned === 1,
+    mentioned: r.status === "ok" ? r.brand_mentioned === 1 : null,
     position: r.brand_position,
     sentiment: r.brand_sentiment,
-    cited: r.brand_cited === 1,
+    cited: r.status === "ok" ? r.brand_cited === 1 : null,
   };
 }
 

@@ -3,7 +3,7 @@
 // figures stay on cited sources; these sit beside them.
 import { type AppContext } from "../context";
 import { getPromptTexts } from "../prompts/service";
-import { registrableDomain } from "../tracking/analysis/citations";
+import { normalizeUrl, registrableDomain } from "../tracking/analysis/citations";
 import { loadRoster } from "../tracking/roster";
 import { DAY_MS, describeFilter, type Filter, type SqlParam, where } from "./filters";
 
@@ -191,11 +191,21 @@ export async function answerSearch(app: AppContext, answerId: number): Promise<A
     start_index: number | null;
     end_index: number | null;
   }>("SELECT kind, url, domain, title, start_index, end_index FROM answer_sources WHERE answer_id = ? ORDER BY kind, position", [answerId]);
+  // One source per page and passage: a provider may list one page twice under two spellings
+  // ("https://cobalt.dev/" and "https://www.cobalt.dev"), which the citations count once (METRICS.md).
+  const seen = new Set<string>();
+  const once = (s: (typeof sources)[number]) => {
+    const key = `${s.kind} ${normalizeUrl(s.url) ?? s.url} ${s.start_index} ${s.end_index}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  };
+  const unique = sources.filter(once);
   return {
     search_queries,
-    cited_sources: sources
+    cited_sources: unique
       .filter((s) => s.kind === "cited")
       .map((s) => ({ url: s.url, domain: s.domain, title: s.title, start: s.start_index, end: s.end_index })),
-    retrieved_sources: sources.filter((s) => s.kind === "retrieved").map((s) => ({ url: s.url, domain: s.domain, title: s.title })),
+    retrieved_sources: unique.filter((s) => s.kind === "retrieved").map((s) => ({ url: s.url, domain: s.domain, title: s.title })),
   };
 }

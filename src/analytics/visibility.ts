@@ -295,7 +295,10 @@ export interface TrendPoint {
   weekday: string;
   days: number;
   visibility: Rate;
-  /** Visibility's change from the previous point, in points, and whether the two intervals overlap; null for the first point or an empty one. */
+  /**
+   * Visibility's change from the previous point (for the first, the day or week before the period),
+   * in points, and whether the two intervals overlap; null when either has no valid answer.
+   */
   visibility_change: { change_pp: number | null; within_noise: boolean | null };
   share_of_voice: Rate;
   avg_position: Mean;
@@ -317,11 +320,14 @@ export async function visibilityTrend(app: AppContext, filter: Filter, interval:
   const size = interval === "day" ? DAY_MS : 7 * DAY_MS;
   const bucketOf = (ms: number) => Math.floor((ms - origin) / size);
   type Bucket = { b: number; total: number; valid: number; mentioned: number; pos_sum: number | null; roster: number };
+  // From the bucket before the period's first: the first point's change is from it (the day, or the
+  // whole week, before), as every other point's is from the point before.
+  const from = origin + (bucketOf(start) - 1) * size;
   let rows: Bucket[];
   if (filter.scope === null) {
     // Buckets are whole days (origin and size are multiples of a day): a day's rollup falls in one
     // bucket, counted in days (PostgreSQL's integer day times a day's milliseconds would overflow).
-    const d = dayWhere("d", filter, start, end);
+    const d = dayWhere("d", filter, from, end);
     rows = await db.all<Bucket>(
       `SELECT (d.day - ?) / ? AS b, sum(d.total) AS total, sum(d.valid) AS valid, sum(d.mentioned) AS mentioned,
            sum(d.position_sum) AS pos_sum, sum(d.roster_mentions) AS roster
@@ -329,7 +335,7 @@ export async function visibilityTrend(app: AppContext, filter: Filter, interval:
       [origin / DAY_MS, size / DAY_MS, ...d.params],
     );
   } else {
-    const w = where("a", filter, start, end);
+    const w = where("a", filter, from, end);
     rows = await db.all<Bucket>(
       `SELECT (a.created_at - ?) / ? AS b, count(*) AS total, count(*) FILTER (WHERE a.status = 'ok') AS valid,
            sum(a.brand_mentioned) AS mentioned, sum(a.brand_position) AS pos_sum, sum(a.roster_mentions) AS roster
@@ -339,16 +345,17 @@ export async function visibilityTrend(app: AppContext, filter: Filter, interval:
   }
   const answersBy = new Map(rows.map((r) => [r.b, r]));
   const points: TrendPoint[] = [];
-  let before: Rate | null = null;
+  const previous = answersBy.get(bucketOf(start) - 1);
+  let before: Rate | null = previous ? rate(previous.mentioned, previous.valid) : null;
   for (let b = bucketOf(start); b <= bucketOf(end - 1); b++) {
     const a = answersBy.get(b);
-    const from = Math.max(start, origin + b * size);
+    const pointFrom = Math.max(start, origin + b * size);
     const to = Math.min(end, origin + (b + 1) * size);
     const visibility = rate(a?.mentioned ?? 0, a?.valid ?? 0);
     points.push({
-      date: dayString(from),
-      weekday: WEEKDAYS[new Date(from).getUTCDay()]!,
-      days: Math.round((to - from) / DAY_MS),
+      date: dayString(pointFrom),
+      weekday: WEEKDAYS[new Date(pointFrom).getUTCDay()]!,
+      days: Math.round((to - pointFrom) / DAY_MS),
       visibility,
       visibility_change: before === null ? { change_pp: null, within_noise: null } : comparePeriods(visibility, before),
       share_of_voice: rate(a?.mentioned ?? 0, a?.roster ?? 0),

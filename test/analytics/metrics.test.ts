@@ -279,12 +279,18 @@ describe("trend, ranking, prompts, sources, gaps", () => {
       ["Monday", 7],
       ["Monday", 1],
     ]);
-    // Visibility's change from the previous point: none for the first; none against an empty day; 03-05
+    // Visibility's change from the previous point: none for the first (02-28 has no answer); none against an empty day; 03-05
     // (1 of 2) against 03-04 (no answers) has no change either; week 2 (1 of 2) against week 1 (2 of 4): 0 points, within noise.
     expect(t.points[0]!.visibility_change).toEqual({ change_pp: null, within_noise: null });
     expect(t.points[1]!.visibility_change).toEqual({ change_pp: null, within_noise: null });
     expect(t.points[4]!.visibility_change).toEqual({ change_pp: null, within_noise: null });
     expect(w.points[1]!.visibility_change).toEqual({ change_pp: 0, within_noise: true });
+    // The first point's change is from the bucket before the period: 02-21 (0 of 1) against 02-20 (1 of 2);
+    // the week of 03-03 (1 of 2) against the whole week before (03-01: 2 of 4).
+    const fromDay = await visibilityTrend(app, await filter({ start_date: "2025-02-21", end_date: "2025-02-22" }), "day");
+    expect(fromDay.points[0]!.visibility_change).toEqual({ change_pp: -50, within_noise: true });
+    const fromWeek = await visibilityTrend(app, await filter({ start_date: "2025-03-03", end_date: "2025-03-10" }), "week");
+    expect(fromWeek.points[0]!.visibility_change).toEqual({ change_pp: 0, within_noise: true });
   });
 
   test("competitor ranking: each member on the same valid answers", async () => {

@@ -47,7 +47,11 @@ beforeAll(async () => {
       }),
       "crm for startups": answer("Acme for startups.", {
         queries: ["Best CRM 2025"],
-        citations: [{ url: "https://acme.com/startups", title: "Acme for startups" }],
+        // One page listed twice under two spellings (a review saw Perplexity do so): one source.
+        citations: [
+          { url: "https://acme.com/startups", title: "Acme for startups" },
+          { url: "https://www.acme.com/startups/", title: "Acme for startups" },
+        ],
         searchResults: ["https://acme.com/startups"],
       }),
       "cheap crm": empty(),
@@ -159,6 +163,27 @@ describe("get_answer keeps queries, cited and retrieved sources apart", () => {
     ]);
     expect(a.retrieved_sources).toEqual([{ url: "https://www.acme.com/pricing", domain: "acme.com", title: null }]);
     expect(a.citations).toEqual([{ url: "https://review.io/a", link: "https://review.io/a", domain: "review.io", owned: false }]);
+  });
+
+  test("a page the provider lists twice under two spellings is one cited source, as it is one citation", async () => {
+    const listed = (await call("list_answers", { prompt_id: s.prompts.startups, engine: "chatgpt" })) as { answers: Array<{ id: string }> };
+    const { answer: a } = (await call("get_answer", { answer_id: listed.answers[0]!.id })) as { answer: Record<string, unknown> };
+    expect(a.citations).toEqual([{ url: "https://acme.com/startups", link: "https://acme.com/startups", domain: "acme.com", owned: true }]);
+    expect((a.cited_sources as Array<{ url: string }>).map((c) => c.url)).toEqual(["https://acme.com/startups"]);
+  });
+
+  test("an answer that could not be read is neither mentioned nor not, cited nor not (METRICS.md)", async () => {
+    const listed = (await call("list_answers", { prompt_id: s.prompts.cheap, engine: "chatgpt" })) as {
+      answers: Array<{ id: string; status: string; mentioned: boolean | null; cited: boolean | null }>;
+    };
+    expect(listed.answers.map((x) => [x.status, x.mentioned, x.cited])).toEqual([["empty", null, null]]);
+    const { answer: a } = (await call("get_answer", { answer_id: listed.answers[0]!.id })) as { answer: Record<string, unknown> };
+    expect(a).toMatchObject({ status: "empty", mentioned: null, cited: null });
+    // A valid answer without the brand is "not mentioned".
+    const valid = (await call("list_answers", { prompt_id: s.prompts.cheap, engine: "gemini" })) as {
+      answers: Array<{ mentioned: boolean | null }>;
+    };
+    expect(valid.answers.map((x) => x.mentioned)).toEqual([false]);
   });
 
   test("a Gemini answer whose redirect could not be resolved keeps it with its title and no domain, and no citation", async () => {

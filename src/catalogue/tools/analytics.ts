@@ -104,7 +104,9 @@ const getVisibilityTrend = defineTool({
         visibility: rate,
         visibility_change: z
           .object({ change_pp: z.number().nullable(), within_noise: z.boolean().nullable() })
-          .describe("from the previous point: the change in points, and whether the two intervals overlap (null for the first point)"),
+          .describe(
+            "from the previous point: the change in points, and whether the two intervals overlap (the first point: from the day or week before the period; null when either has no valid answer)",
+          ),
         share_of_voice: rate,
         avg_position: mean,
         answers: z.object({ total: z.number().int(), valid: z.number().int() }),
@@ -266,10 +268,10 @@ const answerSummary = z.object({
   model: z.string().nullable(),
   status: z.enum(ANSWER_STATUSES),
   created_at: z.string(),
-  mentioned: z.boolean(),
+  mentioned: z.boolean().nullable().describe("null when the answer could not be read (status other than ok): neither mentioned nor not"),
   position: z.number().int().nullable(),
   sentiment: z.number().nullable(),
-  cited: z.boolean(),
+  cited: z.boolean().nullable().describe("whether the answer cites a page of the brand's domain; null when it could not be read"),
 });
 
 // The prompt's text beside its id: what a reader (and the CSV export) needs to make sense of a row.

@@ -107,7 +107,7 @@ export function KpiTiles({ overview }: { overview: Overview }) {
         title="Retrieval rate"
         rate={o.retrieval_rate}
         what="valid answers"
-        note="answers whose web search read a page of the brand's site; only engines with web search report it"
+        note="answers whose provider lists a page of the brand's site among its search's sources (engines with web search only); an address only written in the text is a citation, not a retrieval"
       />
       <Tile title="Sentiment">
         <p class="kpi-value">{meanText(o.sentiment.value, 2)}</p>
