@@ -50,6 +50,9 @@ const COMMON = {
   help: { type: "boolean", short: "h" },
 } as const;
 
+/** Options whose last value counts when given more than once (see main). */
+const OVERRIDABLE = new Set(["data", "config", "host", "port", "json", "help"]);
+
 const COMMANDS: Record<string, Command> = {
   serve: {
     usage: "spyglass serve [--host H] [--port N] [--data DIR] [--config FILE]",
@@ -421,6 +424,17 @@ let stopping = false;
 /** After the server's warm-up (500 ms) and, on most machines, the sanitizer's self-test. */
 const SHRINK_AFTER_MS = 2_000;
 
+/** The command named among `args` after options (`--data DIR account create`), or null. */
+function misplacedCommand(args: readonly string[]): string | null {
+  for (const [i, word] of args.entries()) {
+    if (word.startsWith("-")) continue;
+    const two = `${word} ${args[i + 1]}`;
+    if (COMMANDS[two]) return two;
+    if (COMMANDS[word] && word !== "serve") return word;
+  }
+  return null;
+}
+
 function fail(message: string, code = 1): never {
   process.stderr.write(`spyglass: ${message}\n`);
   process.exit(code);
@@ -522,20 +536,35 @@ async function main(argv: string[]): Promise<void> {
   }
   const name = words.join(" ");
   const command = COMMANDS[name]!;
+  const options = { ...COMMON, ...command.options };
   let parsed: { values: Flags; positionals: string[] };
   try {
-    parsed = parseArgs({ args: rest, options: { ...COMMON, ...command.options }, allowPositionals: true, strict: true });
+    const { values, positionals, tokens } = parseArgs({ args: rest, options, allowPositionals: true, strict: true, tokens: true });
+    parsed = { values, positionals };
+    // node:util keeps the last of an option given twice: "track --brand A --brand B" tracked B alone.
+    // What a command acts on (a brand, an email, a name) is refused twice; where and how it runs
+    // (--data, --config, --host, --port) keeps the last, so that a wrapper's defaults can be overridden.
+    const given = tokens.filter((t) => t.kind === "option").map((t) => t.name);
+    const twice = given.find(
+      (option, i) =>
+        given.indexOf(option) !== i && !OVERRIDABLE.has(option) && !(options as Record<string, { multiple?: boolean }>)[option]?.multiple,
+    );
+    if (twice !== undefined) fail(`${name}: --${twice} is given more than once; it takes one value\nusage: ${command.usage}`, 2);
   } catch (error) {
     // node:util's sentence for an unknown option goes on about positional arguments: a typo is likelier.
     const message = (error as Error).message;
     const unknown = /^Unknown option '([^']+)'/.exec(message)?.[1];
     // "Option '--name <value>' argument missing", "Option '--name' argument is ambiguous" (a value that starts with -).
     const valueless = /^Option '(--?[\w-]+)[^']*' argument (missing|is ambiguous)/.exec(message)?.[1];
-    const why = unknown
-      ? `unknown option ${unknown}`
-      : valueless
-        ? `${valueless} needs a value (one that starts with "-" is given as ${valueless}=VALUE)`
-        : message.split("\n")[0];
+    // "spyglass --data DIR account create --email E": the options came before the command.
+    const misplaced = name === "serve" ? misplacedCommand(rest) : null;
+    const why = misplaced
+      ? `${unknown ? `unknown option ${unknown}` : message.split("\n")[0]}: the command comes first, then its options ("spyglass ${misplaced} … --data DIR")`
+      : unknown
+        ? `unknown option ${unknown}`
+        : valueless
+          ? `${valueless} needs a value (one that starts with "-" is given as ${valueless}=VALUE)`
+          : message.split("\n")[0];
     fail(`${name}: ${why}\nusage: ${command.usage}`, 2);
   }
   if (parsed.values.help) {
@@ -563,6 +592,13 @@ async function main(argv: string[]): Promise<void> {
   } catch (error) {
     const usage = error instanceof UsageError ? error.message : badOptionValue(error, parsed.values);
     if (usage !== null) fail(`${name}: ${usage}\nusage: ${command.usage}`, 2);
+    // --brand takes an id: a name ("--brand Acme") is found nowhere, which alone says little.
+    const brand = parsed.values.brand;
+    if (error instanceof AppError && error.code === "brand_not_found" && typeof brand === "string") {
+      fail(
+        `no brand has the id "${brand}": --brand takes a brand's id (brd_…); "spyglass brand list --email E" lists an account's brands with their ids.`,
+      );
+    }
     throw error;
   }
 }

@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { clientSetups, mcpUrl } from "../../src/dashboard/web/pages/keys/clients";
+import { clientSetups, mcpUrl, serverNameFor } from "../../src/dashboard/web/pages/keys/clients";
 
 const readme = readFileSync(join(import.meta.dir, "../../README.md"), "utf8");
 const start = readme.indexOf("## Connect an AI client");
@@ -44,6 +44,29 @@ describe("the API keys page's client configurations", () => {
     const codex = clientSetups(EXAMPLE_URL, KEY).find((s) => s.id === "codex")!;
     expect(codex.blocks[1]!.text).toBe(`export SPYGLASS_API_KEY=${KEY}`);
     expect(section).toContain("`export SPYGLASS_API_KEY=svc_live_…`");
+  });
+
+  test("the dashboard names each brand's server apart, so that one client holds several brands", () => {
+    expect(serverNameFor({ id: "brd_x", name: "Acme" })).toBe("spyglass-acme");
+    expect(serverNameFor({ id: "brd_x", name: "Müller Küchen GmbH & Co." })).toBe("spyglass-muller-kuchen-gmbh-co");
+    expect(serverNameFor({ id: "brd_x", name: "A very long brand name, longer than most" })).toBe("spyglass-a-very-long-brand-name");
+    expect(serverNameFor({ id: "brd_abcdefghij", name: "ソニー" })).toBe("spyglass-abcdefgh");
+    const setups = clientSetups(EXAMPLE_URL, KEY, "spyglass-globex");
+    const text = (id: string) =>
+      setups
+        .find((s) => s.id === id)!
+        .blocks.map((b) => b.text)
+        .join("\n");
+    expect(text("claude-code")).toContain("claude mcp add --transport http spyglass-globex ");
+    for (const id of ["cursor", "windsurf", "claude-desktop"])
+      expect(Object.keys(JSON.parse(text(id)).mcpServers)).toEqual(["spyglass-globex"]);
+    const vscode = JSON.parse(setups.find((s) => s.id === "vscode")!.blocks[0]!.text);
+    expect(vscode.inputs[0].id).toBe("spyglass-globex-key");
+    expect(vscode.servers["spyglass-globex"].headers.Authorization).toBe("Bearer ${input:spyglass-globex-key}");
+    // Codex: its table and its own variable, so that two brands' keys do not share one.
+    expect(text("codex")).toBe(
+      `[mcp_servers.spyglass-globex]\nurl = "${EXAMPLE_URL}"\nbearer_token_env_var = "SPYGLASS_GLOBEX_API_KEY"\nexport SPYGLASS_GLOBEX_API_KEY=${KEY}`,
+    );
   });
 
   test("mcp-remote gets --allow-http for a plain-HTTP address other than localhost, and only then", () => {

@@ -152,11 +152,12 @@ describe("the API keys page", () => {
     }
     await select.selectOption({ label: "Claude Code" });
     expect(await dialog.getByRole("figure", { name: "Claude Code command" }).locator("code").textContent()).toBe(
-      `claude mcp add --transport http spyglass ${url} --header "Authorization: Bearer ${key}"`,
+      `claude mcp add --transport http spyglass-acme ${url} --header "Authorization: Bearer ${key}"`,
     );
     await select.selectOption({ label: "Cursor" });
     const cursor = JSON.parse((await dialog.getByRole("figure", { name: "Cursor configuration" }).locator("code").textContent()) ?? "");
-    expect(cursor).toEqual({ mcpServers: { spyglass: { url, headers: { Authorization: `Bearer ${key}` } } } });
+    // Named after the brand: one client may hold several brands' servers.
+    expect(cursor).toEqual({ mcpServers: { "spyglass-acme": { url, headers: { Authorization: `Bearer ${key}` } } } });
     await select.selectOption({ label: "Claude Desktop (mcp-remote)" });
     await expectAccessible(page, "keys-new-key-dialog");
     await photograph(page, "keys-new-key-dialog");
@@ -220,6 +221,27 @@ describe("the API keys page", () => {
     await expectAccessible(page, "keys");
     await photograph(page, "keys");
     expectNothingUnsafe(page);
+  });
+
+  test("the new key's dialog names the key's own brand, even after Back changed the page under it", async () => {
+    const globex = (await d.box.cliJson<{ id: string }>(["brand", "create", "--email", OWNER.email, "--name", "Globex Café"])).id;
+    await page.reload();
+    await page.getByLabel("Brand", { exact: true }).selectOption({ label: "Globex Café" });
+    await page.waitForURL(`**/brands/${globex}/keys`);
+    await page.getByLabel("Key name").fill("Made on Globex");
+    await page.getByRole("button", { name: "Create the key" }).click();
+    const dialog = page.getByRole("dialog", { name: "Your new API key" });
+    await dialog.waitFor();
+    // Back, under the open dialog: the page is Acme's again, the key still Globex Café's.
+    await page.goBack({ waitUntil: "commit" });
+    await page.waitForURL((url) => url.pathname.endsWith(`/brands/${brandId}/keys`));
+    await page.getByRole("heading", { name: "This brand's keys" }).waitFor();
+    await dialog.getByText("The key “Made on Globex” works for the brand Globex Café only.").waitFor();
+    await dialog.getByLabel("AI client").selectOption({ label: "Cursor" });
+    const cursor = JSON.parse((await dialog.getByRole("figure", { name: "Cursor configuration" }).locator("code").textContent()) ?? "");
+    expect(Object.keys(cursor.mcpServers)).toEqual(["spyglass-globex-cafe"]);
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await dialog.waitFor({ state: "hidden" });
   });
 
   test("the 20-key limit: the count, the server's sentence and what to do", async () => {

@@ -87,6 +87,12 @@ describe("help and version", () => {
     expect(misplaced.stderr.split("\n")[0]).toBe(
       'spyglass: serve: unexpected argument "brand" (the command comes first, then its options)',
     );
+    // With an option of the command before it, the unknown option is the command's: said so.
+    const early = await box.cli(["--data", "data", "account", "create", "--email", "x@example.com"]);
+    expect(early.code).toBe(2);
+    expect(early.stderr.split("\n")[0]).toBe(
+      'spyglass: serve: unknown option --email: the command comes first, then its options ("spyglass account create … --data DIR")',
+    );
     const extra = await box.cli(["account", "plan", "free", "--email", "x@example.com", "--plan", "none"]);
     expect(extra.code).toBe(2);
     expect(extra.stderr).toContain('account plan: unexpected argument "free"');

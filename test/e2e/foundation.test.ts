@@ -61,6 +61,16 @@ describe("dist/spyglass end to end", () => {
     const unknown = await box.cli(["key", "create", "--email", "nobody@example.com", "--brand", brandId, "--name", "x"]);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toContain("No account has the email nobody@example.com");
+    // An option that takes one value, given twice, is refused (node:util kept the last: one brand of two tracked).
+    const twice = await box.cli(["track", "--brand", brandId, "--brand", "brd_other", "--dry-run"]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toStartWith("spyglass: track: --brand is given more than once; it takes one value\nusage: spyglass track");
+    // --brand takes an id, and a name is told so.
+    const byName = await box.cli(["track", "--brand", "Acme", "--dry-run"]);
+    expect(byName.code).toBe(1);
+    expect(byName.stderr).toContain(
+      'no brand has the id "Acme": --brand takes a brand\'s id (brd_…); "spyglass brand list --email E" lists',
+    );
     // A mistyped option is named as such, with the command's usage (not node:util's advice on positional arguments).
     const typo = await box.cli(["account", "create", "--emial", EMAIL]);
     expect(typo.code).toBe(2);

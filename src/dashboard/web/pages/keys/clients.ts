@@ -19,7 +19,29 @@ export function mcpUrl(origin: string): string {
   return `${origin.replace(/\/+$/, "")}/api/mcp/mcp`;
 }
 
-export function clientSetups(url: string, key: string): ClientSetup[] {
+/**
+ * The name a client's configuration gives the server, "spyglass-<brand>": one client connected to
+ * two brands (an agency's) would otherwise get two servers of one name, the second pasted replacing
+ * the first. Letters and digits of the brand's name (accents dropped), or of its id when it has none
+ * (a Japanese name): what every client takes as a server's name, a VS Code input id and a TOML key.
+ */
+export function serverNameFor(brand: { id: string; name: string }): string {
+  const all = brand.name
+    .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "");
+  // At most 24 characters, cut after a whole word where there is one.
+  const words = all.length <= 24 ? all : (/^(.{1,24})-/.exec(all.slice(0, 25))?.[1] ?? all.slice(0, 24));
+  return `spyglass-${words || brand.id.replace(/^brd_/, "").slice(0, 8)}`;
+}
+
+/** `name`: the server's name in the configurations (serverNameFor); README.md's examples use "spyglass". */
+export function clientSetups(url: string, key: string, name = "spyglass"): ClientSetup[] {
+  const n = JSON.stringify(name);
+  const input = `${name}-key`;
+  const envVar = `${name.toUpperCase().replace(/-/g, "_")}_API_KEY`;
   const u = JSON.stringify(url);
   const bearer = JSON.stringify(`Bearer ${key}`);
   // mcp-remote refuses plain HTTP other than on localhost unless told (README: "Trying it on your own machine").
@@ -32,7 +54,7 @@ export function clientSetups(url: string, key: string): ClientSetup[] {
       where: "Run in a terminal",
       note: null,
       blocks: [
-        { label: "Claude Code command", text: `claude mcp add --transport http spyglass ${url} --header "Authorization: Bearer ${key}"` },
+        { label: "Claude Code command", text: `claude mcp add --transport http ${name} ${url} --header "Authorization: Bearer ${key}"` },
       ],
     },
     {
@@ -45,7 +67,7 @@ export function clientSetups(url: string, key: string): ClientSetup[] {
           label: "Cursor configuration",
           text: `{
   "mcpServers": {
-    "spyglass": {
+    ${n}: {
       "url": ${u},
       "headers": { "Authorization": ${bearer} }
     }
@@ -64,13 +86,13 @@ export function clientSetups(url: string, key: string): ClientSetup[] {
           label: "VS Code configuration",
           text: `{
   "inputs": [
-    { "type": "promptString", "id": "spyglass-key", "description": "Spyglass API key (svc_live_…)", "password": true }
+    { "type": "promptString", "id": "${input}", "description": "Spyglass API key (svc_live_…)", "password": true }
   ],
   "servers": {
-    "spyglass": {
+    ${n}: {
       "type": "http",
       "url": ${u},
-      "headers": { "Authorization": "Bearer \${input:spyglass-key}" }
+      "headers": { "Authorization": "Bearer \${input:${input}}" }
     }
   }
 }`,
@@ -88,7 +110,7 @@ export function clientSetups(url: string, key: string): ClientSetup[] {
           label: "Windsurf configuration",
           text: `{
   "mcpServers": {
-    "spyglass": {
+    ${n}: {
       "serverUrl": ${u},
       "headers": { "Authorization": ${bearer} }
     }
@@ -105,11 +127,11 @@ export function clientSetups(url: string, key: string): ClientSetup[] {
       blocks: [
         {
           label: "Codex configuration",
-          text: `[mcp_servers.spyglass]
+          text: `[mcp_servers.${name}]
 url = ${u}
-bearer_token_env_var = "SPYGLASS_API_KEY"`,
+bearer_token_env_var = "${envVar}"`,
         },
-        { label: "Codex environment variable", text: `export SPYGLASS_API_KEY=${key}` },
+        { label: "Codex environment variable", text: `export ${envVar}=${key}` },
       ],
     },
     {
@@ -123,7 +145,7 @@ bearer_token_env_var = "SPYGLASS_API_KEY"`,
           label: "Claude Desktop configuration",
           text: `{
   "mcpServers": {
-    "spyglass": {
+    ${n}: {
       "command": "npx",
       "args": ["-y", "mcp-remote", ${u}, "--header", "Authorization:\${AUTH}"${allowHttp}],
       "env": { "AUTH": ${bearer} }

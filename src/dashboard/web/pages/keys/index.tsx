@@ -7,7 +7,7 @@ import { ConfirmDialog } from "../../components/confirm";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { Button, CopyBlock, Dialog, EmptyState, Field, formatDate, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { useSession } from "../../session";
-import { clientSetups, mcpUrl } from "./clients";
+import { clientSetups, mcpUrl, serverNameFor } from "./clients";
 import { ConnectedApps } from "./connected-apps";
 
 /** The server's limit of active keys per account (spec "Key management"). */
@@ -18,7 +18,7 @@ const AT_LIMIT = `Revoke a key you no longer use (each brand's keys are on its A
 const OVER_LIMIT = "Revoke a key you no longer use (each brand's keys are on its API keys page), then create this one again.";
 
 interface Created {
-  key: { id: string; name: string; key_prefix: string };
+  key: { id: string; name: string; key_prefix: string; brand_id: string };
   plaintext: string;
 }
 
@@ -85,11 +85,11 @@ function CreateKey({ brandId, total, onCreated }: { brandId: string; total: numb
 }
 
 /** The new key, once: the plaintext and each AI client's configuration. Nothing of it outlives the dialog. */
-function NewKey({ created, brandName }: { created: Created; brandName: string }) {
+function NewKey({ created, brand }: { created: Created; brand: { id: string; name: string } }) {
   const { status } = useSession();
   const [clientId, setClientId] = useState("claude-code");
   const origin = status?.public_url ? new URL(status.public_url).origin : location.origin;
-  const setups = clientSetups(mcpUrl(origin), created.plaintext);
+  const setups = clientSetups(mcpUrl(origin), created.plaintext, serverNameFor(brand));
   const setup = setups.find((s) => s.id === clientId) ?? setups[0]!;
   return (
     <div class="stack dialog-body">
@@ -98,7 +98,7 @@ function NewKey({ created, brandName }: { created: Created; brandName: string })
         of it and cannot show it again. If you lose it, revoke it and create another.
       </p>
       <p>
-        The key “{created.key.name}” works for the brand {brandName} only.
+        The key “{created.key.name}” works for the brand {brand.name} only.
       </p>
       <CopyBlock label="API key" text={created.plaintext} />
       <h3>Connect an AI client</h3>
@@ -232,7 +232,8 @@ export function ApiKeys({ brandId }: { brandId: string }) {
       <Dialog open={created !== null} title="Your new API key" onClose={() => setCreated(null)} keepOnEscape>
         {created && (
           <>
-            <NewKey created={created} brandName={brand.name} />
+            {/* The key's own brand: the page's may have changed under the dialog (the browser's Back). */}
+            <NewKey created={created} brand={brands.find((b) => b.id === created.key.brand_id) ?? brand} />
             <div class="dialog-actions">
               <Button variant="primary" onClick={() => setCreated(null)}>
                 Done
