@@ -10,6 +10,7 @@ import {
   setAccountPlan,
   validatePassword,
 } from "./accounts/service";
+import { deleteBrand } from "./brands/delete";
 import { createBrand, listBrands } from "./brands/service";
 import { type Config, ConfigError, loadConfig } from "./config";
 import { articleRenderer } from "./content/renderer";
@@ -194,6 +195,19 @@ const COMMANDS: Record<string, Command> = {
           }),
       );
       printRecord({ id: brand.id, name: brand.name, domain: brand.domain, site_key: brand.site_key }, json);
+    },
+  },
+  "brand delete": {
+    usage: "spyglass brand delete --email E --brand ID [--json]",
+    summary: "deletes a brand of the account and everything of it (prompts, answers, articles, keys)",
+    options: { email: { type: "string" }, brand: { type: "string" } },
+    async run({ config, flags, json }) {
+      const deleted = await withDb(config, async (db) => {
+        const app = createAppContext(config, db);
+        return await deleteBrand(app, (await requireAccountByEmail(db, need(flags, "email"))).id, need(flags, "brand"));
+      });
+      if (json) return printRecord({ deleted }, true);
+      process.stdout.write(`Deleted the brand ${deleted.name} (${deleted.id}) and everything of it.\n`);
     },
   },
   "brand list": {

@@ -243,6 +243,11 @@ export class Reanalysis {
     return this.rosterVersions.get(brandId) ?? 0;
   }
 
+  /** Once the brand's pass under way, if any, has ended (a brand's deletion waits for it). */
+  async settled(brandId: string): Promise<void> {
+    await this.running.get(brandId)?.done.catch(() => undefined);
+  }
+
   /** What a roster change triggers: a re-analysis off the request path, its failure logged. */
   reanalyzeInBackground(brandId: string): void {
     this.reanalyzeBrand(brandId).catch((error: unknown) => {

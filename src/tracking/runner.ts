@@ -221,6 +221,8 @@ export class TrackingRunner {
    * the background. Rejects with Invalid (no engines, unknown engine or prompt, no active prompt) or
    * Conflict (already running, or the scheduled tick already claimed).
    */
+  private readonly closedBrands = new Set<string>();
+
   start(brandId: string, request: RunRequest): Promise<StartedRun> {
     const started = this.starts.then(() => this.startNow(brandId, request));
     this.starts = started.catch(() => undefined);
@@ -234,8 +236,28 @@ export class TrackingRunner {
     this.ensureWorkers();
   }
 
+  /**
+   * Refuses new runs of the brand (it is being deleted: brands/delete.ts) once the starts under way
+   * are done. False, and nothing refused, when one of its runs is under way (on any instance).
+   */
+  async closeBrand(brandId: string): Promise<boolean> {
+    this.closedBrands.add(brandId);
+    await this.starts;
+    if (this.owned.has(brandId) || (await this.db.get(RUNNING_OF_BRAND, [brandId])) !== undefined) {
+      this.closedBrands.delete(brandId);
+      return false;
+    }
+    return true;
+  }
+
+  /** Undoes closeBrand (the deletion ended, done or not). */
+  reopenBrand(brandId: string): void {
+    this.closedBrands.delete(brandId);
+  }
+
   private async startNow(brandId: string, request: RunRequest): Promise<StartedRun> {
     if (this.closed) throw new Conflict("The server is shutting down; tracking cannot start now.", "shutting_down");
+    if (this.closedBrands.has(brandId)) throw new Conflict("The brand is being deleted; tracking cannot start.", "brand_deleting");
     await this.syncClock();
     const samples = this.config.tracking.samples;
     const existing = this.owned.get(brandId);

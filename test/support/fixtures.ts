@@ -69,7 +69,8 @@ async function seedBrand(db: Queries, email: string, name: string, domain: strin
   return { accountId, email, brandId: brand.id, brandName: name, key: key.plaintext, keyId: key.key.id };
 }
 
-async function seedRecords(db: Queries, brandId: string, word: string): Promise<BrandRecords> {
+/** A brand's tag, prompts (one archived), competitor, answer and published article. */
+export async function seedRecords(db: Queries, brandId: string, word: string): Promise<BrandRecords> {
   const now = Date.now() - 86_400_000;
   const tagId = newId("tag");
   const tagName = `${word} launch`;

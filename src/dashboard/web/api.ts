@@ -90,6 +90,7 @@ export const api = {
 
   brands: () => request<{ brands: Brand[] }>("GET", "/api/brands"),
   createBrand: (input: { name: string; domain?: string; aliases?: string[] }) => request<{ brand: Brand }>("POST", "/api/brands", input),
+  deleteBrand: (id: string) => request<{ deleted: { id: string; name: string } }>("DELETE", `/api/brands/${encodeURIComponent(id)}`),
 
   keys: () => request<{ keys: ApiKey[] }>("GET", "/api/mcp/keys"),
   createKey: (name: string, brandId: string) =>

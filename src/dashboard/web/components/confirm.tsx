@@ -13,6 +13,7 @@ export function ConfirmDialog({
   onConfirm,
   onClose,
   focusAfter,
+  ready = true,
   children,
 }: {
   open: boolean;
@@ -23,6 +24,8 @@ export function ConfirmDialog({
   onClose: () => void;
   /** Where the keyboard goes after the step when the control that opened the dialog is gone (the page's content by default). */
   focusAfter?: () => HTMLElement | null;
+  /** False keeps the step's button disabled (until the brand's name is typed, say). */
+  ready?: boolean;
   children: ComponentChildren;
 }) {
   const [busy, setBusy] = useState(false);
@@ -69,7 +72,7 @@ export function ConfirmDialog({
           ))}
         <div class="actions">
           <Button onClick={close}>Cancel</Button>
-          <Button variant="danger" onClick={confirm} disabled={busy}>
+          <Button variant="danger" onClick={confirm} disabled={busy || !ready}>
             {busy ? "Working…" : confirmLabel}
           </Button>
         </div>

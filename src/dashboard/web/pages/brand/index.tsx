@@ -2,7 +2,9 @@
 // re-analysed as the tool server would), the engines and schedule it is tracked on, and the public
 // site key with a snippet for the brand's own site.
 import { useEffect, useRef, useState } from "preact/hooks";
+import { useLocation } from "preact-iso";
 import { api, type Brand, errorMessage } from "../../api";
+import { ConfirmDialog } from "../../components/confirm";
 import { NoEngines } from "../../components/engines";
 import { useFieldErrors } from "../../components/field-error";
 import { brandPath } from "../../components/layout";
@@ -10,7 +12,7 @@ import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { describeSchedule } from "../../components/schedule";
 import { Button, CopyBlock, Field, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { useSession } from "../../session";
-import { parseList } from "../brands";
+import { announceDeleted, parseList } from "../brands";
 
 function siteSnippet(origin: string, siteKey: string): string {
   return `<!-- Lists the brand's published articles; each links to ?article=<slug> on the same page. -->
@@ -159,6 +161,58 @@ function EditBrand({ brand }: { brand: Brand }) {
   );
 }
 
+/** The brand's end: everything of it goes, once its name is typed. */
+function DeleteBrand({ brand }: { brand: Brand }) {
+  const { refresh } = useSession();
+  const { route } = useLocation();
+  const [open, setOpen] = useState(false);
+  const [typed, setTyped] = useState("");
+  const remove = async () => {
+    await api.deleteBrand(brand.id);
+    announceDeleted(brand.name);
+    // To the list first: on this page, the session without the brand would say it is not yours.
+    route("/brands");
+    await refresh();
+  };
+  return (
+    <section class="card stack" aria-labelledby="delete-heading">
+      <h2 id="delete-heading">Delete the brand</h2>
+      <p>
+        Deletes {brand.name} with everything of it: prompts, competitors, tags, tracked answers and their figures, articles, API keys and
+        connected apps. It cannot be undone; a backup made before (<code>spyglass backup</code>) keeps it.
+      </p>
+      <div>
+        <Button
+          variant="danger"
+          onClick={() => {
+            setTyped("");
+            setOpen(true);
+          }}
+        >
+          Delete the brand…
+        </Button>
+      </div>
+      <ConfirmDialog
+        open={open}
+        title={`Delete the brand “${brand.name}”?`}
+        confirmLabel="Delete the brand"
+        ready={typed.trim() === brand.name}
+        onConfirm={remove}
+        onClose={() => setOpen(false)}
+      >
+        <p>
+          Its prompts, competitors, tags, tracked answers and figures, articles, API keys and connected apps are deleted. Its published
+          articles leave the public content API, so the site's pages of them are no longer found, and AI clients using its keys are refused
+          from their next request.
+        </p>
+        <Field label="The brand's name, to confirm" hint={`Type ${brand.name}.`}>
+          {(p) => <input {...p} autoComplete="off" spellcheck={false} value={typed} onInput={(e) => setTyped(e.currentTarget.value)} />}
+        </Field>
+      </ConfirmDialog>
+    </section>
+  );
+}
+
 export function BrandSettings({ brandId }: { brandId: string }) {
   const { brands, status } = useSession();
   const brand = brands.find((b) => b.id === brandId);
@@ -178,6 +232,7 @@ export function BrandSettings({ brandId }: { brandId: string }) {
         <CopyBlock label="Article list URL" text={`${origin}/api/public/articles?key=${brand.site_key}`} />
         <CopyBlock label="Snippet for the site" text={siteSnippet(origin, brand.site_key)} />
       </section>
+      <DeleteBrand brand={brand} />
     </>
   );
 }

@@ -67,11 +67,24 @@ function CreateBrand() {
   );
 }
 
+// The brand the Brand page has just deleted, said once on this page, where it sends the user.
+let lastDeleted: string | null = null;
+
+export function announceDeleted(name: string): void {
+  lastDeleted = name;
+}
+
 export function Brands() {
   const { brands } = useSession();
+  const [deleted] = useState(() => {
+    const name = lastDeleted;
+    lastDeleted = null;
+    return name;
+  });
   return (
     <>
       <PageHeading title="Brands" />
+      {deleted !== null && <Notice kind="success">Deleted the brand “{deleted}” and everything of it.</Notice>}
       {brands.length === 0 ? (
         <EmptyState title="No brand yet">
           <p>

@@ -1,0 +1,106 @@
+// Every row of one brand, deleted without holding the server: a year of a large brand is a few
+// million rows (answers, what hangs on them, the daily sums), and one `DELETE FROM brands` cascading
+// through them all held the serving thread for seconds. Each table that keys its rows by brand (an
+// index or primary key led by brand_id) is emptied in slices of a few milliseconds, children before
+// parents (so that no delete cascades into a large table), yielding between slices; the small tables
+// without such an index (keys, OAuth grants and codes, queued tasks) go first, in one statement each,
+// so that the brand's credentials stop working before anything else. The brand's own row goes last,
+// its cascade finding nothing left. The database knows every table; no feature names another's.
+
+import { is } from "drizzle-orm";
+import { getTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { type Db } from "./client";
+import * as schema from "./schema";
+
+/** A slice's target time, and the rows a slice starts with (it adapts to keep near the target). */
+const SLICE_MS = 8;
+const FIRST_SLICE_ROWS = 200;
+const MAX_SLICE_ROWS = 20_000;
+
+interface BrandTable {
+  name: string;
+  /** Whether an index or the primary key leads with brand_id, so that a slice reads only the brand's rows. */
+  brandLed: boolean;
+  parents: string[];
+}
+
+let tables: BrandTable[] | null = null;
+
+/** The tables with a brand_id column, children before parents; `brands` itself is not among them. */
+export function brandTables(): BrandTable[] {
+  if (tables) return tables;
+  const shapes = new Map<string, BrandTable>();
+  for (const value of Object.values(schema)) {
+    if (!is(value, SQLiteTable)) continue;
+    const config = getTableConfig(value);
+    if (!config.columns.some((c) => c.name === "brand_id")) continue;
+    const leads = (columns: ReadonlyArray<{ name: string }>) => columns[0]?.name === "brand_id";
+    shapes.set(config.name, {
+      name: config.name,
+      brandLed:
+        config.columns.some((c) => c.primary && c.name === "brand_id") ||
+        config.primaryKeys.some((pk) => leads(pk.columns)) ||
+        config.indexes.some((index) => leads(index.config.columns as Array<{ name: string }>)),
+      parents: config.foreignKeys.map((fk) => getTableConfig(fk.reference().foreignTable).name).filter((n) => n !== config.name),
+    });
+  }
+  // Children first: a table is placed once every table that points at it is.
+  const ordered: BrandTable[] = [];
+  const placed = new Set<string>();
+  const children = (name: string) => [...shapes.values()].filter((t) => t.parents.includes(name));
+  const visit = (table: BrandTable, path: Set<string>) => {
+    if (placed.has(table.name)) return;
+    if (path.has(table.name)) throw new Error(`foreign keys form a cycle through ${table.name}`);
+    path.add(table.name);
+    for (const child of children(table.name)) visit(child, path);
+    path.delete(table.name);
+    placed.add(table.name);
+    ordered.push(table);
+  };
+  for (const name of [...shapes.keys()].sort()) visit(shapes.get(name)!, new Set());
+  tables = [...ordered.filter((t) => !t.brandLed), ...ordered.filter((t) => t.brandLed)];
+  return tables;
+}
+
+export interface DeleteProgress {
+  /** Called after each statement, with its table, the rows it deleted and its time (tests and benches). */
+  onSlice?(table: string, rows: number, ms: number): void;
+}
+
+/**
+ * Deletes the brand's rows from every table, then the brand's row; resolves to the rows deleted per
+ * table (the brand's own row not counted). The caller makes sure nothing writes to the brand meanwhile.
+ */
+export async function deleteBrandRows(db: Db, brandId: string, progress: DeleteProgress = {}): Promise<Map<string, number>> {
+  const deleted = new Map<string, number>();
+  // A row's address in its table: SQLite's rowid, PostgreSQL's ctid.
+  const address = db.dialect === "sqlite" ? "rowid" : "ctid";
+  for (const table of brandTables()) {
+    let rows = FIRST_SLICE_ROWS;
+    let total = 0;
+    if (!table.brandLed) {
+      const started = performance.now();
+      total = await db.run(`DELETE FROM "${table.name}" WHERE brand_id = ?`, [brandId]);
+      progress.onSlice?.(table.name, total, performance.now() - started);
+    } else {
+      for (;;) {
+        const started = performance.now();
+        const n = await db.run(
+          `DELETE FROM "${table.name}" WHERE ${address} IN (SELECT ${address} FROM "${table.name}" WHERE brand_id = ? LIMIT ?)`,
+          [brandId, rows],
+        );
+        const ms = performance.now() - started;
+        total += n;
+        progress.onSlice?.(table.name, n, ms);
+        if (n < rows) break;
+        // The next slice sized from this one's cost per row, to take about SLICE_MS (at most twice as many rows).
+        rows = Math.max(50, Math.min(MAX_SLICE_ROWS, rows * 2, Math.floor((0.8 * SLICE_MS * n) / Math.max(ms, 0.1))));
+        await db.betweenSlices();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    if (total > 0) deleted.set(table.name, total);
+  }
+  await db.run("DELETE FROM brands WHERE id = ?", [brandId]);
+  return deleted;
+}

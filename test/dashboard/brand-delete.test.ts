@@ -1,0 +1,90 @@
+// Deleting a brand from its page, in headless Chromium against the compiled binary: the dialog says
+// what goes, the button waits for the brand's name, the list then says it was deleted, and the
+// brand's key is refused; axe-core and screenshots at 1280 and 390 px, light and dark. The CLI's
+// `brand delete` too.
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import { type Page } from "playwright-core";
+import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, photograph, signIn } from "../support/dashboard";
+
+const USER = { email: "agency@example.com", password: "a long password" };
+
+setDefaultTimeout(60_000);
+
+let d: Dashboard;
+let page: Page;
+let gone: string;
+
+beforeAll(async () => {
+  d = await openDashboard();
+  expect((await d.box.cli(["account", "create", "--email", USER.email, "--password", USER.password, "--plan", "visibility"])).code).toBe(0);
+  gone = (await d.box.cliJson<{ id: string }>(["brand", "create", "--email", USER.email, "--name", "Client Co"])).id;
+  await d.box.cliJson(["brand", "create", "--email", USER.email, "--name", "Keep Ltd"]);
+  page = await d.page();
+  page.setDefaultTimeout(10_000);
+  await signIn(d, page, USER);
+});
+
+afterAll(async () => {
+  await d?.close();
+});
+
+const mcpStatus = async (key: string) =>
+  (
+    await fetch(d.url("/api/mcp/mcp"), {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    })
+  ).status;
+
+test("a brand is deleted from its page once its name is typed; the list says so and its key is refused", async () => {
+  const key = (
+    await d.box.cliJson<{ plaintext: string }>(["key", "create", "--email", USER.email, "--brand", gone, "--name", "k", "--json"])
+  ).plaintext;
+  expect(await mcpStatus(key)).toBe(200);
+
+  await page.goto(d.url(`/brands/${gone}`));
+  await page.getByRole("heading", { name: "Delete the brand" }).waitFor();
+  await page.getByRole("button", { name: "Delete the brand…" }).click();
+  const dialog = page.getByRole("dialog", { name: "Delete the brand “Client Co”?" });
+  await dialog.getByText("Its published articles leave the public content API").waitFor();
+  const confirm = dialog.getByRole("button", { name: "Delete the brand" });
+  expect(await confirm.isDisabled()).toBe(true);
+  const name = dialog.getByLabel("The brand's name, to confirm");
+  await name.fill("Client");
+  expect(await confirm.isDisabled()).toBe(true);
+  await name.fill("Client Co");
+  expect(await confirm.isDisabled()).toBe(false);
+  await expectAccessible(page, "brand-delete-dialog");
+  await photograph(page, "brand-delete-dialog");
+  // Cancel keeps everything; the dialog opens again with the field empty.
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await dialog.waitFor({ state: "hidden" });
+  expect(await mcpStatus(key)).toBe(200);
+  await page.getByRole("button", { name: "Delete the brand…" }).click();
+  expect(await name.inputValue()).toBe("");
+  await name.fill("Client Co");
+  await confirm.click();
+
+  await page.waitForURL((url) => url.pathname === "/brands");
+  await page.getByRole("status").filter({ hasText: "Deleted the brand “Client Co” and everything of it." }).waitFor();
+  await page.getByRole("link", { name: "Keep Ltd" }).waitFor();
+  expect(await page.getByRole("link", { name: "Client Co" }).count()).toBe(0);
+  expect(await mcpStatus(key)).toBe(401);
+  await page.goto(d.url(`/brands/${gone}`));
+  await page.getByText("This brand does not exist or is not yours").waitFor();
+  expectNothingUnsafe(page);
+});
+
+test("spyglass brand delete: by id, for its account only", async () => {
+  const brand = (await d.box.cliJson<{ id: string }>(["brand", "create", "--email", USER.email, "--name", "Old Client"])).id;
+  expect((await d.box.cli(["account", "create", "--email", "other@example.com", "--password", USER.password])).code).toBe(0);
+  const stranger = await d.box.cli(["brand", "delete", "--email", "other@example.com", "--brand", brand]);
+  expect(stranger.code).toBe(1);
+  expect(stranger.stderr).toContain(`no brand has the id "${brand}"`);
+  const deleted = await d.box.cli(["brand", "delete", "--email", USER.email, "--brand", brand]);
+  expect(deleted.code).toBe(0);
+  expect(deleted.stdout).toBe(`Deleted the brand Old Client (${brand}) and everything of it.\n`);
+  const list = await d.box.cliJson<{ brands: Array<{ name: string }> }>(["brand", "list", "--email", USER.email, "--json"]);
+  expect(list.brands.map((b) => b.name)).toEqual(["Keep Ltd"]);
+});
