@@ -126,9 +126,14 @@ export async function trackCommand(
  * request or storing anything (no API key is needed).
  */
 async function dryRun(app: AppContext, opts: { brandId?: string; json: boolean; stdout: CliOutput["stdout"] }): Promise<number> {
-  const brandIds = opts.brandId !== undefined ? [(await getBrand(app.db, opts.brandId)).id] : await trackableBrandIds(app);
+  // A brand the schedule leaves out (named with --brand) has runs only when asked: none in the forecast's month.
+  const onSchedule = new Set(await trackableBrandIds(app));
+  const brandIds = opts.brandId !== undefined ? [(await getBrand(app.db, opts.brandId)).id] : [...onSchedule];
   const forecasts = await Promise.all(
-    brandIds.map(async (id) => ({ brand: await getBrand(app.db, id), forecast: await forecast(app, id) })),
+    brandIds.map(async (id) => ({
+      brand: await getBrand(app.db, id),
+      forecast: await forecast(app, id, new Date(), { scheduled: onSchedule.has(id) }),
+    })),
   );
   if (opts.json) {
     opts.stdout.write(`${JSON.stringify(forecasts.map((f) => ({ brand_id: f.brand.id, brand: f.brand.name, ...f.forecast })))}\n`);
@@ -138,7 +143,7 @@ async function dryRun(app: AppContext, opts: { brandId?: string; json: boolean; 
     opts.stdout.write(`Nothing to track: no brand on a paid plan has an active prompt, so a run would send no request.\n`);
     return 0;
   }
-  for (const f of forecasts) opts.stdout.write(forecastText(f.forecast, f.brand.name, f.brand.id));
+  for (const f of forecasts) opts.stdout.write(forecastText(f.forecast, f.brand.name, f.brand.id, onSchedule.has(f.brand.id)));
   if (forecasts.length > 1) {
     const run = forecasts.reduce((s, f) => s + f.forecast.requests_per_run, 0);
     const month = forecasts.reduce((s, f) => s + f.forecast.requests_per_month, 0);

@@ -234,7 +234,8 @@ export async function forecast(
 }
 
 /** The forecast as `spyglass track --dry-run` prints it. */
-export function forecastText(f: Forecast, brandName: string, brandId: string): string {
+/** `onSchedule`: false for a brand the schedule leaves out (forecast's `scheduled: false`). */
+export function forecastText(f: Forecast, brandName: string, brandId: string, onSchedule = true): string {
   const money = (v: number | null): string => (v === null ? "unknown" : v < 1 ? v.toFixed(4) : v.toFixed(2));
   const head = `${brandName} (${brandId}): ${plural(f.prompts, "prompt")} × ${plural(f.engines, "engine")} × ${plural(f.samples, "sample")} = ${f.requests_per_run} requests per run`;
   // Not "0 runs in the next 30 days" as if the schedule never fired: there is nothing to ask.
@@ -242,7 +243,9 @@ export function forecastText(f: Forecast, brandName: string, brandId: string): s
     return `${head}\n  no engine is configured, so nothing would be asked: add an [[engines]] section to spyglass.toml\n`;
   const lines = [
     head,
-    `  schedule "${f.schedule.cron}" (UTC)${f.schedule.enabled ? "" : " is off"}: ${f.schedule.runs_per_month} runs in the next ${MONTH_DAYS} days → ${f.requests_per_month} requests per month (${f.requests_per_day} a day)`,
+    !onSchedule
+      ? `  not on the schedule (its account has no paid plan, it has no active prompt, or it is the demo's): runs only when asked, none counted per month`
+      : `  schedule "${f.schedule.cron}" (UTC)${f.schedule.enabled ? "" : " is off"}: ${f.schedule.runs_per_month} runs in the next ${MONTH_DAYS} days → ${f.requests_per_month} requests per month (${f.requests_per_day} a day)`,
   ];
   for (const e of f.by_engine) {
     const tokens =

@@ -1,6 +1,8 @@
 // The overview's signed figures: the sign is the shown figure's (a review saw "−0.0 against the
 // previous period" for a change that rounds to nothing).
+
 import { describe, expect, test } from "bun:test";
+import { describeSchedule } from "../../src/dashboard/web/components/schedule";
 import { points, signed } from "../../src/dashboard/web/pages/overview/format";
 
 describe("signed figures", () => {
@@ -16,5 +18,15 @@ describe("signed figures", () => {
     expect(points(3.2)).toBe("+3.2 points");
     expect(points(-1)).toBe("−1.0 points");
     expect(signed(null, 1)).toBe("");
+  });
+});
+
+describe("the schedule in words", () => {
+  test("each period once: every 2 minutes is not also every hour", () => {
+    expect(describeSchedule("*/2 * * * *")).toBe("every 2 minutes, every day");
+    expect(describeSchedule("15 * * * *")).toBe("at 15 minutes past the hour, every day");
+    expect(describeSchedule("0 6 * * *")).toBe("at 06:00, every day");
+    expect(describeSchedule("*/15 9-17 * * 1-5")).toBe("every 15 minutes, between 09:00 and 17:59, Monday through Friday");
+    expect(describeSchedule("not a cron")).toBe("on the schedule not a cron");
   });
 });

@@ -177,6 +177,24 @@ describe("the forecast", () => {
     expect(json).toMatchObject({ brand_id: s.brandId, requests_per_month: 2880 });
   });
 
+  test("a brand the schedule leaves out (its account on plan none) is forecast with no scheduled run", async () => {
+    const written: string[] = [];
+    const out = { stdout: { write: (text: string) => written.push(text) } };
+    const accountId = (await app.db.get<{ account_id: string }>("SELECT account_id FROM brands WHERE id = ?", [s.brandId]))!.account_id;
+    await app.db.run("UPDATE accounts SET plan = 'none' WHERE id = ?", [accountId]);
+    try {
+      expect(await trackCommand(app, { brandId: s.brandId, json: false, dryRun: true, out })).toBe(0);
+      const text = written.join("");
+      expect(text).toContain("not on the schedule (its account has no paid plan, it has no active prompt, or it is the demo's)");
+      expect(text).not.toContain("120 runs in the next 30 days");
+      written.length = 0;
+      expect(await trackCommand(app, { brandId: s.brandId, json: true, dryRun: true, out })).toBe(0);
+      expect(JSON.parse(written.join(""))[0]).toMatchObject({ requests_per_run: 24, requests_per_month: 0 });
+    } finally {
+      await app.db.run("UPDATE accounts SET plan = 'visibility' WHERE id = ?", [accountId]);
+    }
+  });
+
   test("without engines, the dry run says that nothing would be asked and how to add an engine", async () => {
     const none = { ...(await forecast(app, s.brandId)), engines: 0, by_engine: [], requests_per_run: 0, requests_per_month: 0 };
     expect(forecastText(none, "Acme", s.brandId)).toBe(
