@@ -1,6 +1,8 @@
 // Markdown article → the sanitized HTML body served by the public content API.
 
 import { Marked, type Token, Tokenizer, type Tokens } from "marked";
+import markedFootnote from "marked-footnote";
+import { gfmHeadingId } from "marked-gfm-heading-id";
 import { inlineMarkdownText } from "./inline-text";
 import { inertDocument, sanitizeArticleHtml } from "./sanitize";
 
@@ -28,6 +30,17 @@ function boundedSetextHeading(this: Tokenizer, source: string): Tokens.Heading |
 // imports use it for tables and figures, and the sanitizer is the one place that decides safety.
 // Exported for the tests and the bench, which compare it with marked's own rules.
 export const articleMarkdown = new Marked({ gfm: true, breaks: false, async: false });
+// The block structure emphasisMarks counts in, without the extensions below: marked-footnote keeps
+// state from its block pass to its inline one, which a block pass of its own would leave behind
+// (the next article's footnotes then failed to render).
+const blockMarkdown = new Marked({ gfm: true, breaks: false, async: false });
+blockMarkdown.use({ tokenizer: { lheading: boundedSetextHeading } });
+
+// Footnotes ("claim.[^1]" … "[^1]: source"), as GitHub renders them, after a rule under a visible
+// "Footnotes" heading (the host page has no screen-reader-only class to hide it with); headings get
+// GitHub's ids ("## Why" → "why"), so that a table of contents' "#why" leads somewhere. The sanitizer
+// prefixes every id, and every in-page link, with "user-content-" (sanitize.ts).
+articleMarkdown.use(markedFootnote({ footnoteDivider: true, sectionClass: "", headingClass: "" }), gfmHeadingId());
 articleMarkdown.use({
   tokenizer: { lheading: boundedSetextHeading },
   // A task list's box as text: marked's <input type="checkbox"> is a form control the sanitizer
@@ -93,7 +106,7 @@ const EMPHASIS_MARK = /[*_]/g;
  * raw HTML have no inline run.
  */
 function emphasisMarks(source: string): number {
-  const lexer = new articleMarkdown.Lexer(articleMarkdown.defaults);
+  const lexer = new blockMarkdown.Lexer(blockMarkdown.defaults);
   let most = 0;
   const count = (text: string) => {
     most = Math.max(most, text.match(EMPHASIS_MARK)?.length ?? 0);

@@ -1,8 +1,9 @@
 // Article HTML sanitizer: DOMPurify on a jsdom window, configured for article bodies.
 //
 // The output is embedded in a brand's own site, inside a page we do not control, so the allowlist
-// is stricter than DOMPurify's default: no id/name (DOM clobbering of the host page's globals and
-// forms), no style (CSS overlays, exfiltration through url()), no class except `language-*` on code
+// is stricter than DOMPurify's default: no name, and ids only under the prefix "user-content-", as
+// GitHub does (DOM clobbering of the host page's globals and forms: no id of the host's can be
+// named), with in-page links ("#why") pointed at the prefixed ids; no style (CSS overlays, exfiltration through url()), no class except `language-*` on code
 // (host-page scripts select by class: a "gadget" class could wire an article node to host
 // behaviour), no data-* (same gadget risk), no svg/math (namespace-confusion mXSS), no form
 // controls, and URLs limited to http(s), mailto and relative ones.
@@ -92,7 +93,22 @@ export const ALLOWED_ATTR: readonly string[] = [
   "datetime",
   "rel",
   "class",
+  "id",
 ];
+
+/**
+ * The prefix of every id in an article (and of the fragment of every in-page link): DOMPurify's own
+ * SANITIZE_NAMED_PROPS prefixes again at every pass, which the fixed-point check below would refuse.
+ */
+export const ID_PREFIX = "user-content-";
+// What an id may hold after the prefix: letters, digits, "-" and "_" (heading slugs, footnote ids).
+const ID_NAME = /^[\p{L}\p{N}_-]{1,100}$/u;
+
+/** The id as the article keeps it (prefixed once), or null when it is not one to keep (empty, or not a word's characters). */
+function articleId(value: string): string | null {
+  const name = value.startsWith(ID_PREFIX) ? value.slice(ID_PREFIX.length) : value;
+  return ID_NAME.test(name) ? ID_PREFIX + name : null;
+}
 
 /** Attributes whose value is a URL, and the schemes each may carry (no scheme = relative: allowed). */
 const URL_SCHEMES: Readonly<Record<string, ReadonlySet<string>>> = {
@@ -146,6 +162,11 @@ function createArticleDom(): ArticleDom {
   purify.setConfig(CONFIG);
 
   purify.addHook("uponSanitizeAttribute", (node, data) => {
+    if (data.attrName === "id") {
+      const id = articleId(data.attrValue);
+      if (id === null) data.keepAttr = false;
+      else data.attrValue = id;
+    }
     if (data.attrName === "class") {
       const tag = node.nodeName.toLowerCase();
       const kept = tag === "code" || tag === "pre" ? data.attrValue.split(/\s+/).filter((token) => LANGUAGE_CLASS.test(token)) : [];
@@ -164,6 +185,13 @@ function createArticleDom(): ArticleDom {
       const scheme = urlScheme(value);
       if (scheme !== null && !schemes.has(scheme)) element.removeAttribute(attr);
     }
+    // An in-page link leads to the prefixed id ("#why" → "#user-content-why").
+    const href = element.nodeName === "A" ? element.getAttribute("href") : null;
+    if (href?.startsWith("#") && href.length > 1) {
+      const target = articleId(decodeFragment(href.slice(1)));
+      if (target === null) element.removeAttribute("href");
+      else element.setAttribute("href", `#${target}`);
+    }
     // rel is ours to set: authors keep only the SEO tokens, and every link gets noopener noreferrer.
     if (element.nodeName === "A" && element.hasAttribute("href")) {
       const authored = (element.getAttribute("rel") ?? "").toLowerCase().split(/\s+/);
@@ -175,6 +203,15 @@ function createArticleDom(): ArticleDom {
   });
 
   return { purify, document: window.document as unknown as Document };
+}
+
+/** A link's fragment as the id it names ("%C3%BCber" → "über"); as written when it does not decode. */
+function decodeFragment(fragment: string): string {
+  try {
+    return decodeURIComponent(fragment);
+  } catch {
+    return fragment;
+  }
 }
 
 let articleDom: ArticleDom | undefined;

@@ -2,7 +2,7 @@
 // start when it fails: a dependency upgrade, a bundling mistake (a jsdom that half-loads inside the
 // binary) or a config edit that weakens the sanitizer must stop the server, not publish XSS.
 
-import { ALLOWED_ATTR, ALLOWED_TAGS, inertDocument, type Sanitizer, urlScheme } from "./sanitize";
+import { ALLOWED_ATTR, ALLOWED_TAGS, ID_PREFIX, inertDocument, type Sanitizer, urlScheme } from "./sanitize";
 
 export type SelfTestResult = { ok: true } | { ok: false; reason: string };
 
@@ -81,7 +81,9 @@ const URL_ATTRIBUTES = new Set([
   "ping",
 ]);
 const EXECUTABLE_SCHEMES = new Set(["javascript", "vbscript", "data"]);
-const FORBIDDEN_ATTRIBUTES = new Set(["id", "name", "style"]);
+const FORBIDDEN_ATTRIBUTES = new Set(["name", "style"]);
+// An id only under the article's prefix ("user-content-location" names no global of the host page).
+const PREFIXED_ID = new RegExp(`^${ID_PREFIX}[\\p{L}\\p{N}_-]+$`, "u");
 const allowedTags = new Set(ALLOWED_TAGS);
 const allowedAttributes = new Set(ALLOWED_ATTR);
 
@@ -98,6 +100,7 @@ export function findUnsafeMarkup(html: string): string[] {
       const attr = name.toLowerCase();
       if (attr.startsWith("on")) problems.push(`${attr} handler on <${tag}>`);
       else if (FORBIDDEN_ATTRIBUTES.has(attr)) problems.push(`${attr} attribute on <${tag}>`);
+      else if (attr === "id" && !PREFIXED_ID.test(value)) problems.push(`id attribute on <${tag}> without the ${ID_PREFIX} prefix`);
       else if (!allowedAttributes.has(attr)) problems.push(`unexpected ${attr} attribute on <${tag}>`);
       if (URL_ATTRIBUTES.has(attr)) {
         const scheme = urlScheme(value);

@@ -61,6 +61,21 @@ export interface ArticlePatch {
   slug?: string | null;
   /** The tracked prompt the article answers; null unlinks it. */
   promptId?: string | null;
+  /**
+   * The article's updated_at (epoch ms) as the writer last read it: when it has changed since
+   * (another tab, an AI client), nothing is written (Conflict article_changed), so that no one's
+   * saved work is replaced unseen.
+   */
+  expectedUpdatedAt?: number;
+}
+
+/** Conflict when the article changed since the writer read it (ArticlePatch.expectedUpdatedAt). */
+function requireUnchanged(current: ArticleRow, expected: number | undefined): void {
+  if (expected === undefined || current.updatedAt === expected) return;
+  throw new Conflict(
+    `The article was changed since it was read (it was last saved at ${new Date(current.updatedAt).toISOString()}), so nothing was written: read it again (get_article), apply the change to it and save that, or leave expected_updated_at out to replace it.`,
+    "article_changed",
+  );
 }
 
 // The columns the service reads (the renderer's version is rerender.ts's).
@@ -307,13 +322,17 @@ export async function updateArticle(
   let rendered: Rendered | null = null;
   for (let attempt = 1; ; attempt++) {
     if (title !== undefined || markdown !== undefined) {
-      const source = nextSource(await findRow(db, brandId, articleId), title, markdown);
+      const read = await findRow(db, brandId, articleId);
+      // Refused before the render, which would be wasted.
+      requireUnchanged(read, patch.expectedUpdatedAt);
+      const source = nextSource(read, title, markdown);
       if (source && !renderedFrom(rendered, source)) {
         rendered = { ...source, html: await renderArticleHtml(source, await brandAccountId(db, brandId)) };
       }
     }
     const row = await db.transaction(async (tx): Promise<ArticleRow | null> => {
       const current = await findRow(tx, brandId, articleId);
+      requireUnchanged(current, patch.expectedUpdatedAt);
       const changes: ArticleChanges = {};
       if (title !== undefined && title !== current.title) changes.title = title;
       if (markdown !== undefined && markdown !== current.markdown) changes.markdown = markdown;

@@ -1,4 +1,6 @@
 import { beforeAll, describe, expect, test } from "bun:test";
+import markedFootnote from "marked-footnote";
+import { gfmHeadingId } from "marked-gfm-heading-id";
 import { articleMarkdown, renderArticle } from "../../src/content/render";
 import { sanitizeArticleHtml } from "../../src/content/sanitize";
 import { findUnsafeMarkup } from "../../src/content/sanitizer-self-test";
@@ -32,11 +34,11 @@ describe("renderArticle", () => {
   });
 
   test("keeps an H1 that differs from the title, is not first, or when the title is empty", () => {
-    expect(renderArticle({ title: "Other", markdown: "# Hello\n\nBody" })).toContain("<h1>Hello</h1>");
-    expect(renderArticle({ title: "Hello", markdown: "Intro\n\n# Hello" })).toContain("<h1>Hello</h1>");
-    expect(renderArticle({ title: "", markdown: "# Hello" })).toContain("<h1>Hello</h1>");
+    expect(renderArticle({ title: "Other", markdown: "# Hello\n\nBody" })).toContain('<h1 id="user-content-hello">Hello</h1>');
+    expect(renderArticle({ title: "Hello", markdown: "Intro\n\n# Hello" })).toContain('<h1 id="user-content-hello">Hello</h1>');
+    expect(renderArticle({ title: "", markdown: "# Hello" })).toContain('<h1 id="user-content-hello">Hello</h1>');
     expect(renderArticle({ title: "  ", markdown: "#  \n\nBody" })).toContain("<p>Body</p>");
-    expect(renderArticle({ title: "Hello", markdown: "## Hello" })).toContain("<h2>Hello</h2>");
+    expect(renderArticle({ title: "Hello", markdown: "## Hello" })).toContain('<h2 id="user-content-hello">Hello</h2>');
   });
 
   test("removes a leading H1 that renders the title written in markdown", () => {
@@ -46,12 +48,44 @@ describe("renderArticle", () => {
     ).toBe("<p>Body</p>\n");
   });
 
+  test("footnotes and a table of contents work on the site: ids under user-content-, links to them", () => {
+    const html = renderArticle({
+      title: "Guide",
+      markdown: "- [Why](#why)\n- [Über uns](#über-uns)\n\n## Why\n\nA claim.[^src]\n\n## Über uns\n\nUs.\n\n[^src]: Where it comes from.",
+    });
+    expect(html).toBe(
+      [
+        "<ul>",
+        '<li><a href="#user-content-why" rel="noopener noreferrer">Why</a></li>',
+        '<li><a href="#user-content-über-uns" rel="noopener noreferrer">Über uns</a></li>',
+        "</ul>",
+        '<h2 id="user-content-why">Why</h2>',
+        '<p>A claim.<sup><a id="user-content-footnote-ref-src" href="#user-content-footnote-src" rel="noopener noreferrer">1</a></sup></p>',
+        '<h2 id="user-content-über-uns">Über uns</h2>',
+        "<p>Us.</p>",
+        "<hr>",
+        "",
+        '<h2 id="user-content-footnote-label">Footnotes</h2>',
+        "<ol>",
+        '<li id="user-content-footnote-src">',
+        '<p>Where it comes from. <a href="#user-content-footnote-ref-src" rel="noopener noreferrer">↩</a></p>',
+        "</li>",
+        "</ol>",
+        "",
+        "",
+      ].join("\n"),
+    );
+    // Each article starts its footnotes and headings afresh.
+    expect(renderArticle({ title: "t", markdown: "## Why\n\nB.[^1]\n\n[^1]: x" })).toContain('<h2 id="user-content-why">Why</h2>');
+    expect(findUnsafeMarkup(html)).toEqual([]);
+  });
+
   test("task lists keep which items are done, as text", () => {
     expect(renderArticle({ title: "t", markdown: "- [ ] open\n- [x] done\n" })).toBe("<ul>\n<li>☐ open</li>\n<li>☑ done</li>\n</ul>\n");
   });
 
   test("removes only the first H1", () => {
-    expect(renderArticle({ title: "A", markdown: "# A\n\n# A" })).toBe("<h1>A</h1>\n");
+    expect(renderArticle({ title: "A", markdown: "# A\n\n# A" })).toBe('<h1 id="user-content-a-1">A</h1>\n');
   });
 
   test("raw HTML in the markdown is sanitized, not escaped", () => {
@@ -143,19 +177,23 @@ describe("setext headings (marked's rule, run on the text up to the underline)",
 
   test("give marked's own HTML on 4,000 random documents, headings among them", async () => {
     const { Marked } = await import("marked");
+    // marked with the same extensions (heading ids, footnotes) and its own setext rule.
     const plain = new Marked({ gfm: true, breaks: false, async: false });
+    plain.use(markedFootnote({ footnoteDivider: true, sectionClass: "", headingClass: "" }), gfmHeadingId());
     let headings = 0;
     for (const source of randomDocuments(4_000)) {
       const expected = plain.parse(source, { async: false });
       expect({ source, html: articleMarkdown.parse(source, { async: false }) }).toEqual({ source, html: expected });
-      if (/<h[12]>/.test(expected) && !/^#/m.test(source)) headings++;
+      if (/<h[12][ >]/.test(expected) && !/^#/m.test(source)) headings++;
     }
     expect(headings).toBeGreaterThan(200);
   });
 
   test("a long paragraph, with or without an underline at its end", () => {
     const paragraph = Array.from({ length: 2_000 }, (_, i) => `line ${i}`).join("\n");
-    expect(articleMarkdown.parse(`${paragraph}\n---\nafter`, { async: false })).toBe(`<h2>${paragraph}</h2>\n<p>after</p>\n`);
+    expect(articleMarkdown.parse(`${paragraph}\n---\nafter`, { async: false }).replace(/ id="[^"]*"/, "")).toBe(
+      `<h2>${paragraph}</h2>\n<p>after</p>\n`,
+    );
     expect(articleMarkdown.parse(`${paragraph}\n\n---`, { async: false })).toBe(`<p>${paragraph}</p>\n<hr>\n`);
   });
 });

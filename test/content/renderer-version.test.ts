@@ -26,6 +26,7 @@ const SAMPLES: Array<{ title: string; markdown: string }> = [
       '<figure><img src="x" onerror="alert(1)"><figcaption>Cap</figcaption></figure>\n\n<script>alert(1)</script><iframe src="https://x"></iframe>',
   },
   { title: "Quote", markdown: "> quoted\n> > twice\n\n---\n\nLine  \nbreak & ampersand < less" },
+  { title: "Contents", markdown: '- [Why](#why)\n\n## Why\n\nA claim.[^a] <a id="x" name="y">named</a>\n\n[^a]: Its source.' },
   { title: "Unicode", markdown: "Straße, Œuvre, ソニー, שלום, emoji 🙂 and a footnote-like [^1].\n\n[^1]: Note." },
 ];
 

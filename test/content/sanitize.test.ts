@@ -28,9 +28,11 @@ describe("sanitizeArticleHtml", () => {
 
   test("allows http, https, mailto, fragment and relative URLs, nothing else", () => {
     const href = (url: string): string => sanitizeArticleHtml(`<a href="${url}">x</a>`);
-    for (const url of ["https://e.com/", "http://e.com/", "mailto:a@e.com", "#part", "/docs/a", "../b", "//cdn.e.com/x"]) {
+    for (const url of ["https://e.com/", "http://e.com/", "mailto:a@e.com", "/docs/a", "../b", "//cdn.e.com/x"]) {
       expect(href(url)).toContain(`href="${url}"`);
     }
+    // An in-page link leads to the article's prefixed ids.
+    expect(href("#part")).toContain('href="#user-content-part"');
     for (const url of ["javascript:alert(1)", "vbscript:x", "data:text/html,x", "tel:123", "ftp://e.com", "blob:x", "file:///etc/passwd"]) {
       expect(href(url)).toBe("<a>x</a>");
     }
@@ -42,8 +44,20 @@ describe("sanitizeArticleHtml", () => {
     expect(sanitizeArticleHtml('<img src="/a.png">')).toBe('<img src="/a.png">');
   });
 
-  test("drops id, name, style, data-* and aria-* (the markup lands inside another site's page)", () => {
-    expect(sanitizeArticleHtml('<p id="x" name="y" style="color:red" data-toggle="modal" aria-hidden="true">p</p>')).toBe("<p>p</p>");
+  test("drops name, style, data-* and aria-*, and keeps ids only under user-content- (the markup lands inside another site's page)", () => {
+    expect(sanitizeArticleHtml('<p id="x" name="y" style="color:red" data-toggle="modal" aria-hidden="true">p</p>')).toBe(
+      '<p id="user-content-x">p</p>',
+    );
+    // No id of the host page's can be named, nor a global clobbered; prefixed once, so a second pass changes nothing.
+    expect(sanitizeArticleHtml('<img id="getElementById"><a id="location">x</a><form id="body"></form>')).toBe(
+      '<img id="user-content-getElementById"><a id="user-content-location">x</a>',
+    );
+    expect(sanitizeArticleHtml('<p id="user-content-x">p</p>')).toBe('<p id="user-content-x">p</p>');
+    // Ids that are not a word's characters go: quotes, spaces, markup.
+    expect(sanitizeArticleHtml('<p id="a b">p</p><p id="x&quot;><img>">q</p>')).toBe("<p>p</p><p>q</p>");
+    expect(sanitizeArticleHtml('<a href="#a b">x</a> <a href="#%C3%BCber">y</a>')).toBe(
+      '<a>x</a> <a href="#user-content-über" rel="noopener noreferrer">y</a>',
+    );
   });
 
   test("class survives only as language-* on code and pre", () => {

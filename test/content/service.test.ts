@@ -138,7 +138,7 @@ describe("update_article", () => {
     const updated = await tool("update_article", { article_id: draft.id, markdown: "# Title\n\nTwo *three*" });
     expect(updated.data.article).toMatchObject({ title: "Title", description: "desc", html: "<p>Two <em>three</em></p>\n" });
     const retitled = await tool("update_article", { article_id: draft.id, title: "Other" });
-    expect(retitled.data.article.html).toContain("<h1>Title</h1>");
+    expect(retitled.data.article.html).toContain('<h1 id="user-content-title">Title</h1>');
     const cleared = await tool("update_article", { article_id: draft.id, description: null });
     expect(cleared.data.article.description).toBeNull();
   });
@@ -198,6 +198,31 @@ describe("update_article", () => {
     expect(foreign.error).toBe(unknown.error);
     expect(foreign.error).toBe((await tool("create_article", { markdown: "x", prompt_id: theirs })).error);
     expect((await tool("get_article", { article_id: draft.id })).data.article).toEqual(draft);
+  });
+
+  test("expected_updated_at: a save over a version someone else has replaced writes nothing, and says so", async () => {
+    const draft = await create({ title: "Shared", markdown: "Original body." });
+    // An AI client revises it; a person's editor, opened before, saves its older text over it.
+    await Bun.sleep(2);
+    const revised = (await tool("update_article", { article_id: draft.id, markdown: "Original body.\n\nAdded by the AI client." })).data
+      .article;
+    const stale = await tool("update_article", {
+      article_id: draft.id,
+      markdown: "Original body.",
+      description: "new description",
+      expected_updated_at: draft.updated_at,
+    });
+    expect(stale.error).toBe(
+      `The article was changed since it was read (it was last saved at ${revised.updated_at}), so nothing was written: read it again (get_article), apply the change to it and save that, or leave expected_updated_at out to replace it.`,
+    );
+    expect((await tool("get_article", { article_id: draft.id })).data.article).toEqual(revised);
+    // Over the version it read, the save goes through; without the field, the last save wins as before.
+    const current = await tool("update_article", { article_id: draft.id, description: "new", expected_updated_at: revised.updated_at });
+    expect(current.data.article).toMatchObject({ description: "new", markdown: "Original body.\n\nAdded by the AI client." });
+    expect((await tool("update_article", { article_id: draft.id, markdown: "Replaced." })).data.article.markdown).toBe("Replaced.");
+    expect((await tool("update_article", { article_id: draft.id, expected_updated_at: "yesterday" })).error).toContain(
+      "expected_updated_at",
+    );
   });
 });
 

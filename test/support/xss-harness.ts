@@ -124,8 +124,11 @@ function inspectDom(): string[] {
         const attr = name.toLowerCase();
         if (attr.startsWith("on")) found.push(`${attr} on <${tag}>${where}`);
         else if (attr === "style" || attr === "srcdoc") found.push(`${attr} attribute on <${tag}>${where}`);
-        // DOM clobbering: a named or id'd element shadows the host page's globals and form fields.
-        else if (attr === "id" || attr === "name") found.push(`${attr}="${value.slice(0, 40)}" on <${tag}>${where}`);
+        // DOM clobbering: a named or id'd element shadows the host page's globals and form fields; an
+        // id under the articles' "user-content-" prefix names none of the host's (window.location is
+        // not window["user-content-location"]).
+        else if (attr === "name" || (attr === "id" && !/^user-content-[\p{L}\p{N}_-]+$/u.test(value)))
+          found.push(`${attr}="${value.slice(0, 40)}" on <${tag}>${where}`);
         if (urlAttributes.has(attr)) {
           const squeezed = value.replace(/[\u0000-\u0020\u00A0]/g, "").toLowerCase();
           const scheme = /^(javascript|vbscript|data):/.exec(squeezed);

@@ -167,6 +167,13 @@ const updateArticleTool = defineTool({
       .nullable()
       .optional()
       .describe("The tracked prompt this article answers; null unlinks it."),
+    expected_updated_at: z
+      .string()
+      .datetime({ offset: true })
+      .optional()
+      .describe(
+        "The article's updated_at as you read it: if someone has saved it since, nothing is written and the call fails (article_changed), so that their edit is not lost. Recommended when revising an article a person may be editing.",
+      ),
   }),
   output: z.object({ article }),
   annotations: UPDATES,
@@ -179,6 +186,7 @@ const updateArticleTool = defineTool({
       description: input.description,
       slug: input.slug,
       promptId: input.prompt_id,
+      expectedUpdatedAt: input.expected_updated_at === undefined ? undefined : Date.parse(input.expected_updated_at),
     }),
   }),
 });

@@ -122,6 +122,8 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
   const [fields, setFields] = useState<Fields>(fieldsOf(initial?.article ?? null));
   const [loadFailure, setLoadFailure] = useState<unknown>(null);
   const [failure, setFailure] = useState<unknown>(null);
+  // Someone saved the article since this page read it (another tab, an AI client): nothing was saved.
+  const [conflict, setConflict] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const [markdownError, setMarkdownError] = useState<string | null>(null);
   const [busy, setBusy] = useState<"save" | "publish" | "unpublish" | null>(null);
@@ -208,14 +210,18 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
   const publicUrl =
     article && brand ? `${origin}/api/public/articles/${encodeURIComponent(article.slug)}?key=${encodeURIComponent(brand.site_key)}` : null;
 
-  /** Saves the form; returns the article as saved, or null when it could not be. */
-  const save = async (): Promise<Article | null> => {
+  /**
+   * Saves the form; returns the article as saved, or null when it could not be. Only over the
+   * version this page read, unless `replace` (the writer chose to, after a conflict).
+   */
+  const save = async (replace = false): Promise<Article | null> => {
     if (!fields.markdown.trim()) {
       setMarkdownError("Write the article's body before saving.");
       return null;
     }
     setMarkdownError(null);
     setFailure(null);
+    setConflict(false);
     setNotice(null);
     try {
       if (!article) {
@@ -240,15 +246,41 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
         description: fields.description.trim() ? fields.description : null,
         prompt_id: fields.promptId || null,
         ...(!slugFixed && fields.slug.trim() && fields.slug.trim() !== article.slug ? { slug: fields.slug.trim() } : {}),
+        ...(replace ? {} : { expected_updated_at: article.updated_at }),
       });
       setArticle(updated);
       setFields(fieldsOf(updated));
       setNotice(updated.status === "published" ? "Saved; the brand's site shows the change." : "Saved.");
       return updated;
     } catch (e) {
-      setFailure(e);
+      if (e instanceof ApiError && e.code === "article_changed") setConflict(true);
+      else setFailure(e);
       return null;
     }
+  };
+
+  const replaceTheirs = async () => {
+    if (waiting) return;
+    setBusy("save");
+    if (await save(true)) focusNext.current = "status";
+    setBusy(null);
+  };
+
+  /** Their version in the form, this page's changes dropped (the writer chose to). */
+  const loadTheirs = async () => {
+    if (!article || waiting) return;
+    setBusy("save");
+    try {
+      const { article: theirs } = await api.tool(brandId, "get_article", { article_id: article.id });
+      setArticle(theirs);
+      setFields(fieldsOf(theirs));
+      setConflict(false);
+      setNotice(`Loaded the version saved at ${formatDate(theirs.updated_at)}.`);
+      focusNext.current = "status";
+    } catch (e) {
+      setFailure(e);
+    }
+    setBusy(null);
   };
 
   const onSave = async (event: Event) => {
@@ -352,6 +384,23 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
           ) : (
             <Notice kind="error">{errorMessage(failure)}</Notice>
           ))}
+        {conflict && (
+          <div class="stack">
+            <Notice kind="error">
+              Someone saved this article after you opened it (in another tab, or an AI client revising it), so nothing was saved: your text
+              is still here. Replace their version with yours, or load theirs instead of yours (copy anything of yours you want to keep
+              first).
+            </Notice>
+            <div class="actions">
+              <Button onClick={replaceTheirs} aria-disabled={waiting}>
+                Replace theirs with mine
+              </Button>
+              <Button onClick={loadTheirs} aria-disabled={waiting}>
+                Load theirs
+              </Button>
+            </div>
+          </div>
+        )}
         {/* Always in the page, so that a sentence put in it is read out; focusable, for the keyboard after Publish and Unpublish. */}
         <p ref={status} role="status" tabIndex={-1} class={notice ? "notice notice-success" : "offscreen"}>
           {notice}
