@@ -75,9 +75,13 @@ export function methodNotAllowed(allow: string): () => never {
   };
 }
 
-/** A part of the server that the request needs cannot work right now; the client may retry. */
+/** A part of the server that the request needs cannot work right now; the client may retry (after `retryAfterSeconds`, when given: Retry-After). */
 export class Unavailable extends AppError {
-  constructor(message: string, code = "unavailable") {
+  constructor(
+    message: string,
+    code = "unavailable",
+    readonly retryAfterSeconds?: number,
+  ) {
     super(503, code, message);
   }
 }

@@ -442,6 +442,9 @@ const SHRINK_AFTER_MS = 2_000;
 function misplacedCommand(args: readonly string[]): string | null {
   for (const [i, word] of args.entries()) {
     if (word.startsWith("-")) continue;
+    // An option's value (`--data demo`), not a command.
+    const before = args[i - 1];
+    if (before?.startsWith("-") && !before.includes("=")) continue;
     const two = `${word} ${args[i + 1]}`;
     if (COMMANDS[two]) return two;
     if (COMMANDS[word] && word !== "serve") return word;
@@ -559,9 +562,11 @@ async function main(argv: string[]): Promise<void> {
     // What a command acts on (a brand, an email, a name) is refused twice; where and how it runs
     // (--data, --config, --host, --port) keeps the last, so that a wrapper's defaults can be overridden.
     const given = tokens.filter((t) => t.kind === "option").map((t) => t.name);
+    // A flag given twice (--dry-run --dry-run) says the same thing twice: no harm.
+    const shapes = options as Record<string, { type: string; multiple?: boolean }>;
     const twice = given.find(
       (option, i) =>
-        given.indexOf(option) !== i && !OVERRIDABLE.has(option) && !(options as Record<string, { multiple?: boolean }>)[option]?.multiple,
+        given.indexOf(option) !== i && !OVERRIDABLE.has(option) && shapes[option]?.type === "string" && !shapes[option]?.multiple,
     );
     if (twice !== undefined) fail(`${name}: --${twice} is given more than once; it takes one value\nusage: ${command.usage}`, 2);
   } catch (error) {
@@ -573,7 +578,7 @@ async function main(argv: string[]): Promise<void> {
     // "spyglass --data DIR account create --email E": the options came before the command.
     const misplaced = name === "serve" ? misplacedCommand(rest) : null;
     const why = misplaced
-      ? `${unknown ? `unknown option ${unknown}` : message.split("\n")[0]}: the command comes first, then its options ("spyglass ${misplaced} … --data DIR")`
+      ? `${unknown ? `unknown option ${unknown}` : message.split("\n")[0]}: the command comes first, then its options ("spyglass ${misplaced} [options]")`
       : unknown
         ? `unknown option ${unknown}`
         : valueless
@@ -609,8 +614,9 @@ async function main(argv: string[]): Promise<void> {
     // --brand takes an id: a name ("--brand Acme") is found nowhere, which alone says little.
     const brand = parsed.values.brand;
     if (error instanceof AppError && error.code === "brand_not_found" && typeof brand === "string") {
+      const whose = typeof parsed.values.email === "string" ? `no brand of ${parsed.values.email}` : "no brand";
       fail(
-        `no brand has the id "${brand}": --brand takes a brand's id (brd_…); "spyglass brand list --email E" lists an account's brands with their ids.`,
+        `${whose} has the id "${brand}": --brand takes a brand's id (brd_…); "spyglass brand list --email E" lists an account's brands with their ids.`,
       );
     }
     throw error;

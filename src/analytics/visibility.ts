@@ -320,32 +320,34 @@ export async function visibilityTrend(app: AppContext, filter: Filter, interval:
   const size = interval === "day" ? DAY_MS : 7 * DAY_MS;
   const bucketOf = (ms: number) => Math.floor((ms - origin) / size);
   type Bucket = { b: number; total: number; valid: number; mentioned: number; pos_sum: number | null; roster: number };
-  // From the bucket before the period's first: the first point's change is from it (the day, or the
-  // whole week, before), as every other point's is from the point before.
-  const from = origin + (bucketOf(start) - 1) * size;
-  let rows: Bucket[];
-  if (filter.scope === null) {
-    // Buckets are whole days (origin and size are multiples of a day): a day's rollup falls in one
-    // bucket, counted in days (PostgreSQL's integer day times a day's milliseconds would overflow).
-    const d = dayWhere("d", filter, from, end);
-    rows = await db.all<Bucket>(
-      `SELECT (d.day - ?) / ? AS b, sum(d.total) AS total, sum(d.valid) AS valid, sum(d.mentioned) AS mentioned,
+  const buckets = async (from: number, to: number): Promise<Bucket[]> => {
+    if (filter.scope === null) {
+      // Buckets are whole days (origin and size are multiples of a day): a day's rollup falls in one
+      // bucket, counted in days (PostgreSQL's integer day times a day's milliseconds would overflow).
+      const d = dayWhere("d", filter, from, to);
+      return await db.all<Bucket>(
+        `SELECT (d.day - ?) / ? AS b, sum(d.total) AS total, sum(d.valid) AS valid, sum(d.mentioned) AS mentioned,
            sum(d.position_sum) AS pos_sum, sum(d.roster_mentions) AS roster
          FROM answer_days d WHERE ${d.sql} GROUP BY b`,
-      [origin / DAY_MS, size / DAY_MS, ...d.params],
-    );
-  } else {
-    const w = where("a", filter, from, end);
-    rows = await db.all<Bucket>(
+        [origin / DAY_MS, size / DAY_MS, ...d.params],
+      );
+    }
+    const w = where("a", filter, from, to);
+    return await db.all<Bucket>(
       `SELECT (a.created_at - ?) / ? AS b, count(*) AS total, count(*) FILTER (WHERE a.status = 'ok') AS valid,
            sum(a.brand_mentioned) AS mentioned, sum(a.brand_position) AS pos_sum, sum(a.roster_mentions) AS roster
          FROM answers a WHERE ${w.sql} GROUP BY b`,
       [origin, size, ...w.params],
     );
-  }
+  };
+  const rows = await buckets(start, end);
+  // The first point's change is from the whole day, or week, before the one the period starts in,
+  // as every other point's is from the point before (read apart: the days of the first week before
+  // the period's start are in neither).
+  const firstBucketStart = origin + bucketOf(start) * size;
+  const [previous] = await buckets(firstBucketStart - size, firstBucketStart);
   const answersBy = new Map(rows.map((r) => [r.b, r]));
   const points: TrendPoint[] = [];
-  const previous = answersBy.get(bucketOf(start) - 1);
   let before: Rate | null = previous ? rate(previous.mentioned, previous.valid) : null;
   for (let b = bucketOf(start); b <= bucketOf(end - 1); b++) {
     const a = answersBy.get(b);

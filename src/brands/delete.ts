@@ -5,18 +5,32 @@
 // so that the brand's keys stop working at once and the server keeps answering meanwhile.
 import { type AppContext } from "../context";
 import { deleteBrandRows } from "../db/brand-rows";
-import { Conflict } from "../errors";
+import { isStorageFailure, STORAGE_RETRY_AFTER_S } from "../db/storage-health";
+import { Conflict, Unavailable } from "../errors";
 import { log } from "../log";
-import { getAccountBrand } from "./service";
+import { type BrandView, getAccountBrand } from "./service";
 
 export interface DeletedBrand {
   id: string;
   name: string;
 }
 
+// Deletions under way, by brand: a second request for the same brand shares the first's end.
+const deleting = new Map<string, Promise<DeletedBrand>>();
+
 /** Deletes the account's brand (NotFound for another account's or an unknown one) and everything of it. */
 export async function deleteBrand(app: AppContext, accountId: string, brandId: string): Promise<DeletedBrand> {
+  // The account's own brand, before anything else (another account's is NotFound, under way or not).
   const brand = await getAccountBrand(app.db, accountId, brandId);
+  const underWay = deleting.get(brandId);
+  if (underWay) return await underWay;
+  const done = deleteNow(app, accountId, brand).finally(() => deleting.delete(brandId));
+  deleting.set(brandId, done);
+  return await done;
+}
+
+async function deleteNow(app: AppContext, accountId: string, brand: BrandView): Promise<DeletedBrand> {
+  const brandId = brand.id;
   if (!(await app.tracking.runner.closeBrand(brandId))) {
     throw new Conflict(
       `A tracking run of ${brand.name} is under way: delete the brand once it has ended (the Tracking page shows its progress).`,
@@ -26,9 +40,24 @@ export async function deleteBrand(app: AppContext, accountId: string, brandId: s
   try {
     await app.tracking.reanalysis.settled(brandId);
     const started = performance.now();
-    const deleted = await deleteBrandRows(app.db, brandId);
-    // The public content API's cached copies of its articles.
-    app.events.emit("articlesChanged", { brandId });
+    let deleted: Map<string, number>;
+    try {
+      deleted = await deleteBrandRows(app.db, brandId);
+    } catch (error) {
+      // Some of it is gone already (its keys first): not "nothing was changed".
+      if (isStorageFailure(error)) {
+        app.db.storage.refused(error, { brand_id: brandId });
+        throw new Unavailable(
+          `${brand.name} was only partly deleted: the database's storage refused a write (a full disk?). Its API keys are gone; delete it again once there is room, to finish.`,
+          "storage_full",
+          STORAGE_RETRY_AFTER_S,
+        );
+      }
+      throw error;
+    } finally {
+      // The public content API's cached copies of its articles, deleted or not.
+      app.events.emit("articlesChanged", { brandId });
+    }
     log.info("brand deleted", {
       brand_id: brandId,
       account_id: accountId,

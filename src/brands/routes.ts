@@ -10,6 +10,7 @@ export function brandRoutes(ctx: AppContext) {
   return (
     new Elysia({ prefix: "/api/brands" })
       .all("/", methodNotAllowed("GET, POST"))
+      .all("/:brand_id", methodNotAllowed("DELETE"))
       .use(sessionGuard(ctx))
       .get("/", async ({ account }) => ({ brands: await listBrands(ctx.db, account.id) }))
       .post("/", async ({ account, body, set }) => {

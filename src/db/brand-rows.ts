@@ -2,10 +2,12 @@
 // million rows (answers, what hangs on them, the daily sums), and one `DELETE FROM brands` cascading
 // through them all held the serving thread for seconds. Each table that keys its rows by brand (an
 // index or primary key led by brand_id) is emptied in slices of a few milliseconds, children before
-// parents (so that no delete cascades into a large table), yielding between slices; the small tables
-// without such an index (keys, OAuth grants and codes, queued tasks) go first, in one statement each,
-// so that the brand's credentials stop working before anything else. The brand's own row goes last,
-// its cascade finding nothing left. The database knows every table; no feature names another's.
+// parents (so that no delete cascades into a large table), yielding between slices. The brand's
+// credentials (API keys, OAuth grants and codes) go first, so that they stop working before anything
+// else, then the small tables without such an index (queued tasks), in one statement each. The
+// brand's own row goes last, its cascade finding nothing left. A parent's delete seeks its children
+// by an index on their foreign key (every one has one: test/db/schema-parity.test.ts). The database
+// knows every table; no feature names another's.
 
 import { is } from "drizzle-orm";
 import { getTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
@@ -23,6 +25,9 @@ interface BrandTable {
   brandLed: boolean;
   parents: string[];
 }
+
+/** What lets a client act for a brand: its API keys, OAuth grants (with their tokens) and codes. */
+const CREDENTIALS = new Set(["api_keys", "oauth_grants", "oauth_codes"]);
 
 let tables: BrandTable[] | null = null;
 
@@ -58,7 +63,10 @@ export function brandTables(): BrandTable[] {
     ordered.push(table);
   };
   for (const name of [...shapes.keys()].sort()) visit(shapes.get(name)!, new Set());
-  tables = [...ordered.filter((t) => !t.brandLed), ...ordered.filter((t) => t.brandLed)];
+  // The brand's credentials first, so that they stop working before anything else goes.
+  const credentials = ordered.filter((t) => CREDENTIALS.has(t.name));
+  const rest = ordered.filter((t) => !CREDENTIALS.has(t.name));
+  tables = [...credentials, ...rest.filter((t) => !t.brandLed), ...rest.filter((t) => t.brandLed)];
   return tables;
 }
 
@@ -78,7 +86,7 @@ export async function deleteBrandRows(db: Db, brandId: string, progress: DeleteP
   for (const table of brandTables()) {
     let rows = FIRST_SLICE_ROWS;
     let total = 0;
-    if (!table.brandLed) {
+    if (!table.brandLed || CREDENTIALS.has(table.name)) {
       const started = performance.now();
       total = await db.run(`DELETE FROM "${table.name}" WHERE brand_id = ?`, [brandId]);
       progress.onSlice?.(table.name, total, performance.now() - started);

@@ -21,6 +21,7 @@ import m0013 from "../../drizzle/0013_prompts_active_index.sql" with { type: "te
 import m0014 from "../../drizzle/0014_article_renderer_version.sql" with { type: "text" };
 import m0015 from "../../drizzle/0015_reanalyse_other_languages.sql" with { type: "text" };
 import m0016 from "../../drizzle/0016_reanalyse_width_forms.sql" with { type: "text" };
+import m0017 from "../../drizzle/0017_foreign_key_indexes.sql" with { type: "text" };
 import journal from "../../drizzle/meta/_journal.json";
 import { log } from "../log";
 
@@ -42,6 +43,7 @@ export const EMBEDDED_MIGRATIONS: Record<string, string> = {
   "0014_article_renderer_version": m0014,
   "0015_reanalyse_other_languages": m0015,
   "0016_reanalyse_width_forms": m0016,
+  "0017_foreign_key_indexes": m0017,
 };
 
 export interface JournalEntry {

@@ -79,7 +79,8 @@ export const apiKeys = pgTable(
     lastUsedAt: bigint("last_used_at", { mode: "number" }),
     revokedAt: bigint("revoked_at", { mode: "number" }),
   },
-  (t) => [index("api_keys_account_idx").on(t.accountId, t.revokedAt, t.createdAt)],
+  // brand_id: what a brand's deletion looks its keys up by (every foreign key's column leads an index).
+  (t) => [index("api_keys_account_idx").on(t.accountId, t.revokedAt, t.createdAt), index("api_keys_brand_idx").on(t.brandId)],
 );
 
 export const tags = pgTable(
@@ -199,6 +200,7 @@ export const trackingTasks = pgTable(
   (t) => [
     uniqueIndex("tracking_tasks_slot_idx").on(t.runId, t.promptId, t.engine, t.sample),
     index("tracking_tasks_engine_idx").on(t.engine, t.leaseUntil),
+    index("tracking_tasks_prompt_idx").on(t.promptId),
   ],
 );
 
@@ -267,6 +269,9 @@ export const answers = pgTable(
       t.rosterMentions,
     ),
     uniqueIndex("answers_run_slot_idx").on(t.runId, t.promptId, t.engine, t.sample),
+    // A prompt's deletion (a brand's) finds its answers: without it, each deleted prompt scanned
+    // every brand's answers (a foreign key's column leads an index: test/db/schema-parity.test.ts).
+    index("answers_prompt_idx").on(t.promptId),
   ],
 );
 
@@ -360,6 +365,8 @@ export const searchQueryDays = pgTable(
   (t) => [
     primaryKey({ columns: [t.brandId, t.queryKey, t.day, t.engine, t.promptId, t.query] }),
     index("search_query_days_period_idx").on(t.brandId, t.day, t.engine, t.queryKey, t.promptId, t.answers),
+    // A prompt's deletion finds its rows (a foreign key's column leads an index).
+    index("search_query_days_prompt_idx").on(t.promptId),
   ],
 );
 
@@ -378,7 +385,11 @@ export const answerSourceDays = pgTable(
     hosts: text("hosts").notNull(),
     answers: integer("answers").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.brandId, t.domain, t.day, t.engine, t.promptId, t.hosts] })],
+  (t) => [
+    primaryKey({ columns: [t.brandId, t.domain, t.day, t.engine, t.promptId, t.hosts] }),
+    // A prompt's deletion finds its rows (a foreign key's column leads an index).
+    index("answer_source_days_prompt_idx").on(t.promptId),
+  ],
 );
 
 export const answerSourceEngineDays = pgTable(
@@ -595,6 +606,7 @@ export const articles = pgTable(
     index("articles_brand_status_idx").on(t.brandId, t.status, t.publishedAt),
     // The start's look for articles an older renderer made (without reading every article's text).
     index("articles_rendered_by_idx").on(t.renderedBy),
+    index("articles_prompt_idx").on(t.promptId),
   ],
 );
 
@@ -612,23 +624,27 @@ export const oauthClients = pgTable("oauth_clients", {
   fetchedAt: bigint("fetched_at", { mode: "number" }),
 });
 
-export const oauthCodes = pgTable("oauth_codes", {
-  codeHash: text("code_hash").primaryKey(),
-  clientId: text("client_id").notNull(),
-  accountId: text("account_id")
-    .notNull()
-    .references(() => accounts.id, { onDelete: "cascade" }),
-  brandId: text("brand_id")
-    .notNull()
-    .references(() => brands.id, { onDelete: "cascade" }),
-  redirectUri: text("redirect_uri").notNull(),
-  codeChallenge: text("code_challenge").notNull(),
-  resource: text("resource").notNull(),
-  createdAt: bigint("created_at", { mode: "number" }).notNull(),
-  expiresAt: bigint("expires_at", { mode: "number" }).notNull(),
-  usedAt: bigint("used_at", { mode: "number" }),
-  grantId: text("grant_id"),
-});
+export const oauthCodes = pgTable(
+  "oauth_codes",
+  {
+    codeHash: text("code_hash").primaryKey(),
+    clientId: text("client_id").notNull(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id, { onDelete: "cascade" }),
+    redirectUri: text("redirect_uri").notNull(),
+    codeChallenge: text("code_challenge").notNull(),
+    resource: text("resource").notNull(),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+    expiresAt: bigint("expires_at", { mode: "number" }).notNull(),
+    usedAt: bigint("used_at", { mode: "number" }),
+    grantId: text("grant_id"),
+  },
+  (t) => [index("oauth_codes_account_idx").on(t.accountId), index("oauth_codes_brand_idx").on(t.brandId)],
+);
 
 export const oauthGrants = pgTable(
   "oauth_grants",
@@ -647,7 +663,7 @@ export const oauthGrants = pgTable(
     lastUsedAt: bigint("last_used_at", { mode: "number" }),
     revokedAt: bigint("revoked_at", { mode: "number" }),
   },
-  (t) => [index("oauth_grants_account_idx").on(t.accountId, t.revokedAt)],
+  (t) => [index("oauth_grants_account_idx").on(t.accountId, t.revokedAt), index("oauth_grants_brand_idx").on(t.brandId)],
 );
 
 export const oauthTokens = pgTable(

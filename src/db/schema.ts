@@ -64,7 +64,8 @@ export const apiKeys = sqliteTable(
     lastUsedAt: integer("last_used_at"),
     revokedAt: integer("revoked_at"),
   },
-  (t) => [index("api_keys_account_idx").on(t.accountId, t.revokedAt, t.createdAt)],
+  // brand_id: what a brand's deletion looks its keys up by (every foreign key's column leads an index).
+  (t) => [index("api_keys_account_idx").on(t.accountId, t.revokedAt, t.createdAt), index("api_keys_brand_idx").on(t.brandId)],
 );
 
 export const tags = sqliteTable(
@@ -200,6 +201,7 @@ export const trackingTasks = sqliteTable(
   (t) => [
     uniqueIndex("tracking_tasks_slot_idx").on(t.runId, t.promptId, t.engine, t.sample),
     index("tracking_tasks_engine_idx").on(t.engine, t.leaseUntil),
+    index("tracking_tasks_prompt_idx").on(t.promptId),
   ],
 );
 
@@ -275,6 +277,9 @@ export const answers = sqliteTable(
       t.rosterMentions,
     ),
     uniqueIndex("answers_run_slot_idx").on(t.runId, t.promptId, t.engine, t.sample),
+    // A prompt's deletion (a brand's) finds its answers: without it, each deleted prompt scanned
+    // every brand's answers (a foreign key's column leads an index: test/db/schema-parity.test.ts).
+    index("answers_prompt_idx").on(t.promptId),
   ],
 );
 
@@ -386,6 +391,8 @@ export const searchQueryDays = sqliteTable(
     primaryKey({ columns: [t.brandId, t.queryKey, t.day, t.engine, t.promptId, t.query] }),
     // The ranking of the period's queries: covering.
     index("search_query_days_period_idx").on(t.brandId, t.day, t.engine, t.queryKey, t.promptId, t.answers),
+    // A prompt's deletion finds its rows (a foreign key's column leads an index).
+    index("search_query_days_prompt_idx").on(t.promptId),
   ],
 );
 
@@ -409,7 +416,11 @@ export const answerSourceDays = sqliteTable(
     hosts: text("hosts").notNull(),
     answers: integer("answers").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.brandId, t.domain, t.day, t.engine, t.promptId, t.hosts] })],
+  (t) => [
+    primaryKey({ columns: [t.brandId, t.domain, t.day, t.engine, t.promptId, t.hosts] }),
+    // A prompt's deletion finds its rows (a foreign key's column leads an index).
+    index("answer_source_days_prompt_idx").on(t.promptId),
+  ],
 );
 
 // answer_source_days without the prompt: per day, engine and registrable domain, the answers whose
@@ -658,6 +669,7 @@ export const articles = sqliteTable(
     index("articles_brand_status_idx").on(t.brandId, t.status, t.publishedAt),
     // The start's look for articles an older renderer made (without reading every article's text).
     index("articles_rendered_by_idx").on(t.renderedBy),
+    index("articles_prompt_idx").on(t.promptId),
   ],
 );
 
@@ -682,24 +694,28 @@ export const oauthClients = sqliteTable("oauth_clients", {
 });
 
 // One authorization code: stored only as its SHA-256, single-use, short-lived.
-export const oauthCodes = sqliteTable("oauth_codes", {
-  codeHash: text("code_hash").primaryKey(),
-  clientId: text("client_id").notNull(),
-  accountId: text("account_id")
-    .notNull()
-    .references(() => accounts.id, { onDelete: "cascade" }),
-  brandId: text("brand_id")
-    .notNull()
-    .references(() => brands.id, { onDelete: "cascade" }),
-  redirectUri: text("redirect_uri").notNull(),
-  codeChallenge: text("code_challenge").notNull(),
-  resource: text("resource").notNull(),
-  createdAt: integer("created_at").notNull(),
-  expiresAt: integer("expires_at").notNull(),
-  usedAt: integer("used_at"),
-  // The grant its exchange created: revoked if the code is presented again.
-  grantId: text("grant_id"),
-});
+export const oauthCodes = sqliteTable(
+  "oauth_codes",
+  {
+    codeHash: text("code_hash").primaryKey(),
+    clientId: text("client_id").notNull(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id, { onDelete: "cascade" }),
+    redirectUri: text("redirect_uri").notNull(),
+    codeChallenge: text("code_challenge").notNull(),
+    resource: text("resource").notNull(),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    usedAt: integer("used_at"),
+    // The grant its exchange created: revoked if the code is presented again.
+    grantId: text("grant_id"),
+  },
+  (t) => [index("oauth_codes_account_idx").on(t.accountId), index("oauth_codes_brand_idx").on(t.brandId)],
+);
 
 // A grant: one account's consent for one client to act for one brand, frozen at consent.
 export const oauthGrants = sqliteTable(
@@ -719,7 +735,7 @@ export const oauthGrants = sqliteTable(
     lastUsedAt: integer("last_used_at"),
     revokedAt: integer("revoked_at"),
   },
-  (t) => [index("oauth_grants_account_idx").on(t.accountId, t.revokedAt)],
+  (t) => [index("oauth_grants_account_idx").on(t.accountId, t.revokedAt), index("oauth_grants_brand_idx").on(t.brandId)],
 );
 
 // Access and refresh tokens, stored only as SHA-256 of the plaintext.

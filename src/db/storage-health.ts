@@ -47,6 +47,7 @@ export class StorageHealth {
     return new Unavailable(
       "The server could not save this: its database's storage refuses writes (a full disk?). Nothing was changed; try again once there is room.",
       "storage_full",
+      STORAGE_RETRY_AFTER_S,
     );
   }
 

@@ -2,8 +2,8 @@
 // Logs carry method, path (never the query string), status, duration and request id: never a key,
 // cookie, password or body.
 import { Elysia } from "elysia";
-import { isStorageFailure, STORAGE_RETRY_AFTER_S, type StorageHealth } from "../db/storage-health";
-import { AppError, errorBody, MethodNotAllowed, TooManyRequests } from "../errors";
+import { isStorageFailure, type StorageHealth } from "../db/storage-health";
+import { AppError, errorBody, MethodNotAllowed, TooManyRequests, Unavailable } from "../errors";
 import { log } from "../log";
 
 interface RequestMeta {
@@ -103,9 +103,10 @@ export function observability(notFoundPage?: NotFoundPage, storage?: StorageHeal
       const id = requestId(request);
       const headers = { "x-request-id": id };
       if (error instanceof AppError) {
+        const retryAfter = error instanceof TooManyRequests || error instanceof Unavailable ? error.retryAfterSeconds : undefined;
         const extra: Record<string, string> =
-          error instanceof TooManyRequests
-            ? { "retry-after": String(error.retryAfterSeconds) }
+          retryAfter !== undefined
+            ? { "retry-after": String(retryAfter) }
             : error instanceof MethodNotAllowed
               ? { allow: error.allow }
               : {};
@@ -132,7 +133,7 @@ export function observability(notFoundPage?: NotFoundPage, storage?: StorageHeal
         default: {
           if (storage && isStorageFailure(error)) {
             const refusal = storage.refused(error, { request_id: id });
-            return json(refusal.status, errorBody(refusal), { ...headers, "retry-after": String(STORAGE_RETRY_AFTER_S) }, request);
+            return json(refusal.status, errorBody(refusal), { ...headers, "retry-after": String(refusal.retryAfterSeconds) }, request);
           }
           const err = error as Error;
           log.error("unhandled error", { request_id: id, error: err?.name, message: err?.message, stack: err?.stack });

@@ -9,7 +9,7 @@
 import { Elysia } from "elysia";
 import { noToolsFor, type ToolCatalog } from "../catalogue/registry";
 import { type AppContext } from "../context";
-import { isStorageFailure, STORAGE_RETRY_AFTER_S } from "../db/storage-health";
+import { isStorageFailure } from "../db/storage-health";
 import { errorBody } from "../errors";
 import { elapsedMs, existingRequestId, requestId } from "../http/observability";
 import { log } from "../log";
@@ -146,7 +146,7 @@ export function mcpApiRoutes(app: AppContext, catalog: ToolCatalog) {
     } catch (error) {
       if (isStorageFailure(error)) {
         const refusal = app.db.storage.refused(error, { request_id: id });
-        response = json(refusal.status, errorBody(refusal), { "retry-after": String(STORAGE_RETRY_AFTER_S) });
+        response = json(refusal.status, errorBody(refusal), { "retry-after": String(refusal.retryAfterSeconds) });
       } else {
         const err = error as Error | undefined;
         log.error("unhandled error", { request_id: id, error: err?.name, message: err?.message, stack: err?.stack });

@@ -233,8 +233,10 @@ export async function forecast(
   };
 }
 
-/** The forecast as `spyglass track --dry-run` prints it. */
-/** `onSchedule`: false for a brand the schedule leaves out (forecast's `scheduled: false`). */
+/**
+ * The forecast as `spyglass track --dry-run` prints it. `onSchedule`: false for a brand the schedule
+ * leaves out (forecast's `scheduled: false`).
+ */
 export function forecastText(f: Forecast, brandName: string, brandId: string, onSchedule = true): string {
   const money = (v: number | null): string => (v === null ? "unknown" : v < 1 ? v.toFixed(4) : v.toFixed(2));
   const head = `${brandName} (${brandId}): ${plural(f.prompts, "prompt")} × ${plural(f.engines, "engine")} × ${plural(f.samples, "sample")} = ${f.requests_per_run} requests per run`;

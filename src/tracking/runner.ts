@@ -216,13 +216,14 @@ export class TrackingRunner {
     this.pollMs = options.pollMs ?? Math.min(1000, this.leaseMs / 3);
   }
 
+  /** Brands being deleted (closeBrand): no run of theirs starts. */
+  private readonly closedBrands = new Set<string>();
+
   /**
    * Validates the request, takes the brand's lock, records the run and its tasks and starts it in
    * the background. Rejects with Invalid (no engines, unknown engine or prompt, no active prompt) or
    * Conflict (already running, or the scheduled tick already claimed).
    */
-  private readonly closedBrands = new Set<string>();
-
   start(brandId: string, request: RunRequest): Promise<StartedRun> {
     const started = this.starts.then(() => this.startNow(brandId, request));
     this.starts = started.catch(() => undefined);

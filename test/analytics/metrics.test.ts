@@ -291,6 +291,13 @@ describe("trend, ranking, prompts, sources, gaps", () => {
     expect(fromDay.points[0]!.visibility_change).toEqual({ change_pp: -50, within_noise: true });
     const fromWeek = await visibilityTrend(app, await filter({ start_date: "2025-03-03", end_date: "2025-03-10" }), "week");
     expect(fromWeek.points[0]!.visibility_change).toEqual({ change_pp: 0, within_noise: true });
+    // A period that starts mid-week: its first point holds its own days only (03-02, a Sunday: none
+    // of 03-01's four answers, which are before the period).
+    const fromSunday = await visibilityTrend(app, await filter({ start_date: "2025-03-02", end_date: "2025-03-10" }), "week");
+    expect(fromSunday.points[0]).toMatchObject({ date: "2025-03-02", days: 1, answers: { total: 0, valid: 0 } });
+    expect(fromSunday.points[0]!.visibility_change).toEqual({ change_pp: null, within_noise: null });
+    // The week of 03-03 against the day of 03-02 before it (no answer): no change either.
+    expect(fromSunday.points[1]).toMatchObject({ date: "2025-03-03", answers: { total: 4, valid: 2 } });
   });
 
   test("competitor ranking: each member on the same valid answers", async () => {

@@ -81,6 +81,19 @@ test("deleting a brand deletes every row of it, in slices, and nothing of anothe
   expect((await t.call("DELETE", `/api/brands/${acme.id}`, { cookie })).status).toBe(404);
 });
 
+test("two deletions of one brand at once end together, once; another account's meanwhile is 404", async () => {
+  const { cookie, acme } = await setUp();
+  const stranger = await t.signIn("stranger@example.com", { plan: "autopilot" });
+  const [first, second, foreign] = await Promise.all([
+    t.call("DELETE", `/api/brands/${acme.id}`, { cookie }),
+    t.call("DELETE", `/api/brands/${acme.id}`, { cookie }),
+    t.call("DELETE", `/api/brands/${acme.id}`, { cookie: stranger }),
+  ]);
+  expect([first.status, second.status, foreign.status]).toEqual([200, 200, 404]);
+  expect(second.json).toEqual(first.json);
+  expect(await rowsOf(acme.id)).toEqual({ brands: 0 });
+});
+
 test("the rows go in slices, credentials first, children before their parents", async () => {
   const { beta } = await setUp();
   const slices: Array<[string, number]> = [];

@@ -68,9 +68,15 @@ test("a brand is deleted from its page once its name is typed; the list says so 
 
   await page.waitForURL((url) => url.pathname === "/brands");
   await page.getByRole("status").filter({ hasText: "Deleted the brand “Client Co” and everything of it." }).waitFor();
+  // The keyboard starts at the list's heading, not lost with the page that went.
+  await page.waitForFunction(() => document.activeElement?.tagName === "H1" && document.activeElement.textContent === "Brands");
   await page.getByRole("link", { name: "Keep Ltd" }).waitFor();
   expect(await page.getByRole("link", { name: "Client Co" }).count()).toBe(0);
   expect(await mcpStatus(key)).toBe(401);
+  // The brand's address takes only DELETE now and answers it 404; anything else is 405.
+  const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
+  const get = await fetch(d.url(`/api/brands/${gone}`), { headers: { cookie } });
+  expect([get.status, get.headers.get("allow")]).toEqual([405, "DELETE"]);
   await page.goto(d.url(`/brands/${gone}`));
   await page.getByText("This brand does not exist or is not yours").waitFor();
   expectNothingUnsafe(page);
@@ -81,7 +87,7 @@ test("spyglass brand delete: by id, for its account only", async () => {
   expect((await d.box.cli(["account", "create", "--email", "other@example.com", "--password", USER.password])).code).toBe(0);
   const stranger = await d.box.cli(["brand", "delete", "--email", "other@example.com", "--brand", brand]);
   expect(stranger.code).toBe(1);
-  expect(stranger.stderr).toContain(`no brand has the id "${brand}"`);
+  expect(stranger.stderr).toContain(`no brand of other@example.com has the id "${brand}"`);
   const deleted = await d.box.cli(["brand", "delete", "--email", USER.email, "--brand", brand]);
   expect(deleted.code).toBe(0);
   expect(deleted.stdout).toBe(`Deleted the brand Old Client (${brand}) and everything of it.\n`);

@@ -51,6 +51,13 @@ describe("the API keys page's client configurations", () => {
     expect(serverNameFor({ id: "brd_x", name: "Müller Küchen GmbH & Co." })).toBe("spyglass-muller-kuchen-gmbh-co");
     expect(serverNameFor({ id: "brd_x", name: "A very long brand name, longer than most" })).toBe("spyglass-a-very-long-brand-name");
     expect(serverNameFor({ id: "brd_abcdefghij", name: "ソニー" })).toBe("spyglass-abcdefgh");
+    // Two of the account's brands that would share a name: each gets its id's too.
+    const acme = { id: "brd_aaaaaaaaaa", name: "Acme" };
+    const shouting = { id: "brd_bbbbbbbbbb", name: "Acme!" };
+    const globex = { id: "brd_cccccccccc", name: "Globex" };
+    expect(serverNameFor(acme, [acme, shouting, globex])).toBe("spyglass-acme-aaaaaaaa");
+    expect(serverNameFor(shouting, [acme, shouting, globex])).toBe("spyglass-acme-bbbbbbbb");
+    expect(serverNameFor(globex, [acme, shouting, globex])).toBe("spyglass-globex");
     const setups = clientSetups(EXAMPLE_URL, KEY, "spyglass-globex");
     const text = (id: string) =>
       setups

@@ -111,3 +111,23 @@ describe("schema-pg.ts mirrors schema.ts", () => {
     });
   }
 });
+
+describe("foreign keys", () => {
+  test("every foreign key's column leads an index or key, so that a parent's delete seeks its children instead of scanning", () => {
+    const unindexed: string[] = [];
+    for (const table of liteTables.values()) {
+      const config = sqliteConfig(table);
+      const leading = new Set<string>([
+        ...config.columns.filter((c) => c.primary || c.isUnique).map((c) => c.name),
+        ...config.primaryKeys.map((pk) => pk.columns[0]!.name),
+        ...config.indexes.map((index) => (index.config.columns[0] as { name: string }).name),
+      ]);
+      for (const fk of config.foreignKeys) {
+        const column = fk.reference().columns[0]!.name;
+        if (!leading.has(column)) unindexed.push(`${config.name}.${column}`);
+      }
+    }
+    // A brand's deletion deleted its prompts, each of which scanned every brand's answers (seconds).
+    expect(unindexed).toEqual([]);
+  });
+});

@@ -91,7 +91,7 @@ describe("help and version", () => {
     const early = await box.cli(["--data", "data", "account", "create", "--email", "x@example.com"]);
     expect(early.code).toBe(2);
     expect(early.stderr.split("\n")[0]).toBe(
-      'spyglass: serve: unknown option --email: the command comes first, then its options ("spyglass account create … --data DIR")',
+      'spyglass: serve: unknown option --email: the command comes first, then its options ("spyglass account create [options]")',
     );
     const extra = await box.cli(["account", "plan", "free", "--email", "x@example.com", "--plan", "none"]);
     expect(extra.code).toBe(2);

@@ -57,13 +57,21 @@ test("a backup of a database made by an older Spyglass is that database, not upg
   box = await sandbox({ database: "sqlite" });
   expect((await box.cli(["account", "create", "--email", "owner@example.com", "--password", "correct horse"])).code).toBe(0);
   const file = join(box.dataDir, "spyglass.db");
-  // The database as the release before the last three migrations left it (the last two only change data).
+  // The database as the release before the last migration left it (0017: indexes on foreign keys' columns).
   const live = new Database(file);
-  live.exec("DROP INDEX articles_rendered_by_idx");
-  live.exec("ALTER TABLE articles DROP COLUMN rendered_by");
-  live.exec(
-    "DELETE FROM __drizzle_migrations WHERE created_at >= (SELECT created_at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1 OFFSET 2)",
-  );
+  for (const index of [
+    "answer_source_days_prompt_idx",
+    "answers_prompt_idx",
+    "api_keys_brand_idx",
+    "articles_prompt_idx",
+    "oauth_codes_account_idx",
+    "oauth_codes_brand_idx",
+    "oauth_grants_brand_idx",
+    "search_query_days_prompt_idx",
+    "tracking_tasks_prompt_idx",
+  ])
+    live.exec(`DROP INDEX ${index}`);
+  live.exec("DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)");
   const migrations = (db: Database) => (db.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
   const applied = migrations(live);
   live.close();
@@ -73,7 +81,7 @@ test("a backup of a database made by an older Spyglass is that database, not upg
   for (const path of [backup, file]) {
     const db = new Database(path, { readonly: true });
     expect(migrations(db)).toBe(applied);
-    expect(db.query("SELECT name FROM sqlite_master WHERE name = 'articles_rendered_by_idx'").get()).toBeNull();
+    expect(db.query("SELECT name FROM sqlite_master WHERE name = 'answers_prompt_idx'").get()).toBeNull();
     db.close();
   }
   // The upgrade itself is still one command away, and says what it applied (a line on stderr, as
@@ -83,13 +91,13 @@ test("a backup of a database made by an older Spyglass is that database, not upg
   const line = JSON.parse(migrated.stderr.trim());
   expect(line).toMatchObject({
     level: "info",
-    msg: "database upgraded: 3 migrations applied",
-    schema: { from: applied, to: applied + 3 },
-    applied: MIGRATION_JOURNAL.slice(-3).map((entry) => entry.tag),
+    msg: "database upgraded: 1 migration applied",
+    schema: { from: applied, to: applied + 1 },
+    applied: MIGRATION_JOURNAL.slice(-1).map((entry) => entry.tag),
   });
   expect(line.database).toBe(file);
   const upgraded = new Database(file, { readonly: true });
-  expect(migrations(upgraded)).toBe(applied + 3);
+  expect(migrations(upgraded)).toBe(applied + 1);
   upgraded.close();
   const again = await box.cli(["migrate"]);
   expect(again.code).toBe(0);

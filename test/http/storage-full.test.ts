@@ -68,6 +68,7 @@ test.if(TEST_DIALECT === "sqlite")(
     // The dashboard's tool door and a plain dashboard route: 503, the sentence, a time to come back.
     expect(viaDashboard!.status).toBe(503);
     expect(viaDashboard!.json).toEqual({ error: FULL_SENTENCE, code: "storage_full" });
+    expect(viaDashboard!.headers.get("retry-after")).toBe("60");
     expect(viaPlainRoute!.status).toBe(503);
     expect(viaPlainRoute!.json).toEqual({ error: FULL_SENTENCE, code: "storage_full" });
     expect(viaPlainRoute!.headers.get("retry-after")).toBe("60");

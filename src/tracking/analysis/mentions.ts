@@ -93,7 +93,8 @@ export function rankFirstMentions<Id>(spans: readonly MentionSpan<Id>[], roster:
  * sharing a name) count for both.
  */
 export function findMentionSpans<Id>(text: string, roster: readonly RosterMember<Id>[]): MentionSpan<Id>[] {
-  const searchable = foldWidths(maskUrls(text));
+  // Folded first: a full-width address (ｗｗｗ．ａｃｍｅ．ｃｏｍ) is an address, taken out like any other.
+  const searchable = maskUrls(foldWidths(text));
   const candidates: Array<MentionSpan<Id> & { order: number }> = [];
   roster.forEach((member, order) => {
     for (const { pattern, checkStart, checkEnd } of namePatterns(member)) {
@@ -136,7 +137,7 @@ function foldWidth(char: string): string {
 }
 
 /** The text with its full-width and half-width forms as their ordinary ones, the same length. */
-export function foldWidths(text: string): string {
+function foldWidths(text: string): string {
   return text.replace(WIDTH_FORMS, foldWidth);
 }
 

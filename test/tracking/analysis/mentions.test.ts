@@ -75,6 +75,8 @@ describe("findMentions examples", () => {
     // A name stored full-width finds the ordinary spelling; a full-width word still has its edges.
     expect(ids("Sony is popular", [{ id: "w", name: "ＳＯＮＹ", aliases: [] }])).toEqual(["w"]);
     expect(ids("ＳＯＮＹＡ is another name", [sony])).toEqual([]);
+    // A full-width address is an address: taken out, as "www.sony.com" is.
+    expect(ids("See ｗｗｗ．ｓｏｎｙ．ｃｏｍ or ｈｔｔｐｓ：／／ｓｏｎｙ．ｃｏｍ／ｔｖ for more", [sony])).toEqual([]);
     // Symbols outside the block keep their meaning: "Sony™" is Sony, not the word "SonyTM".
     expect(ids("Sony™ and Sony①", [sony])).toEqual(["sony"]);
   });

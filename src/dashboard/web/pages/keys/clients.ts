@@ -25,7 +25,19 @@ export function mcpUrl(origin: string): string {
  * the first. Letters and digits of the brand's name (accents dropped), or of its id when it has none
  * (a Japanese name): what every client takes as a server's name, a VS Code input id and a TOML key.
  */
-export function serverNameFor(brand: { id: string; name: string }): string {
+export function serverNameFor(brand: { id: string; name: string }, brands: ReadonlyArray<{ id: string; name: string }> = []): string {
+  const name = baseServerName(brand);
+  // Two of the account's brands whose names make one ("Acme" and "Acme!"): each its id's too.
+  const shared = brands.some((other) => other.id !== brand.id && baseServerName(other) === name);
+  return shared ? `${name}-${idWord(brand)}` : name;
+}
+
+/** The brand's id without its prefix, a few characters of it. */
+function idWord(brand: { id: string }): string {
+  return brand.id.replace(/^brd_/, "").slice(0, 8);
+}
+
+function baseServerName(brand: { id: string; name: string }): string {
   const all = brand.name
     .normalize("NFKD")
     .replace(/\p{M}/gu, "")
@@ -34,7 +46,7 @@ export function serverNameFor(brand: { id: string; name: string }): string {
     .replace(/^-+|-+$/g, "");
   // At most 24 characters, cut after a whole word where there is one.
   const words = all.length <= 24 ? all : (/^(.{1,24})-/.exec(all.slice(0, 25))?.[1] ?? all.slice(0, 24));
-  return `spyglass-${words || brand.id.replace(/^brd_/, "").slice(0, 8)}`;
+  return `spyglass-${words || idWord(brand)}`;
 }
 
 /** `name`: the server's name in the configurations (serverNameFor); README.md's examples use "spyglass". */

@@ -86,10 +86,10 @@ function CreateKey({ brandId, total, onCreated }: { brandId: string; total: numb
 
 /** The new key, once: the plaintext and each AI client's configuration. Nothing of it outlives the dialog. */
 function NewKey({ created, brand }: { created: Created; brand: { id: string; name: string } }) {
-  const { status } = useSession();
+  const { status, brands } = useSession();
   const [clientId, setClientId] = useState("claude-code");
   const origin = status?.public_url ? new URL(status.public_url).origin : location.origin;
-  const setups = clientSetups(mcpUrl(origin), created.plaintext, serverNameFor(brand));
+  const setups = clientSetups(mcpUrl(origin), created.plaintext, serverNameFor(brand, brands));
   const setup = setups.find((s) => s.id === clientId) ?? setups[0]!;
   return (
     <div class="stack dialog-body">
