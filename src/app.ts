@@ -4,6 +4,7 @@ import { ownerRoutes } from "./accounts/owner-routes";
 import { accountRoutes } from "./accounts/routes";
 import { brandRoutes } from "./brands/routes";
 import { type ToolCatalog } from "./catalogue/registry";
+import { articleRoutes } from "./content/routes";
 import { type AppContext } from "./context";
 import { exportRoutes } from "./dashboard/export";
 import { dashboardRoutes } from "./dashboard/routes";
@@ -33,6 +34,7 @@ export function buildApp(ctx: AppContext, catalogue: ToolCatalog, notFoundPage?:
     .use(accountRoutes(ctx))
     .use(ownerRoutes(ctx))
     .use(brandRoutes(ctx))
+    .use(articleRoutes(ctx))
     .use(keyRoutes(ctx))
     .use(mcpRoutes(ctx, catalogue))
     .use(oauthRoutes(ctx))

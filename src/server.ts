@@ -80,6 +80,11 @@ export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): Runnin
     stop() {
       stopping ??= (async () => {
         await finishInFlight(server, ctx.config.shutdownGraceMs);
+        // The last answers' access-log lines are written by a task queued after each answer (Elysia's
+        // onAfterResponse): let those run first, so that no line follows "stopped" (seen under load
+        // in fresh-clone CI, where the rest of the stop resolved without leaving the microtask queue).
+        await new Promise((resolve) => setImmediate(resolve));
+        await new Promise((resolve) => setTimeout(resolve, 0));
         for (const hook of hooks) {
           try {
             await hook();

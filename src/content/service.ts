@@ -430,3 +430,22 @@ export async function setArticlePublished(
   app.events.emit("articlesChanged", { brandId });
   return full(db, row);
 }
+
+/**
+ * Deletes a brand's article (a junk draft, an article no longer wanted); a published one leaves the
+ * brand's site at once (its address answers 404). Its slug is free again. NotFound for another
+ * brand's or an unknown article.
+ */
+export async function deleteArticle(
+  app: Pick<AppContext, "db" | "events">,
+  brandId: string,
+  articleId: string,
+): Promise<{ id: string; title: string; slug: string; was_published: boolean }> {
+  const row = await app.db.transaction(async (tx): Promise<ArticleRow> => {
+    const current = await findRow(tx, brandId, articleId);
+    await tx.run("DELETE FROM articles WHERE id = ?", [current.id]);
+    return current;
+  });
+  app.events.emit("articlesChanged", { brandId });
+  return { id: row.id, title: row.title, slug: row.slug, was_published: row.status === "published" };
+}

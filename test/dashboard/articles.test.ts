@@ -400,46 +400,6 @@ describe("the article editor", () => {
     await expect(focused(page)).resolves.toMatchObject({ tag: "button", text: "Save" });
   });
 
-  test("a save over a version saved meanwhile elsewhere writes nothing, keeps the text, and offers to replace theirs or load it", async () => {
-    await page.goto(d.url(`/brands/${brandId}/articles/new`));
-    await page.getByLabel("Title").fill("Shared article");
-    await page.getByLabel("Markdown").fill("Our first draft.");
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page.waitForURL(/\/articles\/art_[a-z0-9]+$/);
-    await page.getByRole("status").filter({ hasText: "Saved as a draft." }).waitFor();
-    const id = new URL(page.url()).pathname.split("/").pop()!;
-    type Read = { article: { title: string; markdown: string; description: string | null } };
-    const read = async () => (await sessionTool<Read>(page, brandId, "get_article", { article_id: id })).article;
-
-    // An AI client revises it behind the page's back; the page's save of its older text is refused.
-    const theirs = "Our first draft.\n\nA paragraph from the AI client.";
-    await sessionTool(page, brandId, "update_article", { article_id: id, markdown: theirs });
-    await page.getByLabel("Description (optional)").fill("Mine");
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page.getByRole("alert").filter({ hasText: "Someone saved this article after you opened it" }).waitFor();
-    expect(await read()).toMatchObject({ markdown: theirs, description: null });
-    expect(await page.getByLabel("Description (optional)").inputValue()).toBe("Mine");
-    await expectAccessible(page, "article-conflict");
-    // Load theirs: their text in the form, the page's dropped.
-    await page.getByRole("button", { name: "Load theirs" }).click();
-    await page.getByRole("status").filter({ hasText: "Loaded the version saved at" }).waitFor();
-    expect(await page.getByLabel("Markdown").inputValue()).toBe(theirs);
-    expect(await page.getByLabel("Description (optional)").inputValue()).toBe("");
-
-    // Once more, and this time the writer's own version replaces theirs.
-    await sessionTool(page, brandId, "update_article", { article_id: id, title: "Renamed by the AI client" });
-    await page.getByLabel("Description (optional)").fill("Mine again");
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page.getByRole("button", { name: "Replace theirs with mine" }).click();
-    await page
-      .getByRole("status")
-      .filter({ hasText: /^Saved\.$/ })
-      .waitFor();
-    expect(await read()).toMatchObject({ title: "Shared article", markdown: theirs, description: "Mine again" });
-    expect(await page.getByRole("alert").filter({ hasText: "Someone saved this article" }).count()).toBe(0);
-    expectNothingUnsafe(page);
-  });
-
   test("after Publish and Unpublish by keyboard, the keyboard is on the status sentence, which says what happened", async () => {
     await page.getByRole("button", { name: "Publish", exact: true }).focus();
     await page.keyboard.press("Enter");
@@ -600,6 +560,92 @@ describe("the article editor", () => {
     await page.waitForURL(`**/brands/${brandId}/overview`);
     expect(await dialog.count()).toBe(0);
     expectNothingUnsafe(page);
+  });
+
+  test("a save over a version saved meanwhile elsewhere writes nothing, keeps the text, and offers to replace theirs or load it", async () => {
+    await page.goto(d.url(`/brands/${brandId}/articles/new`));
+    await page.getByLabel("Title").fill("Shared article");
+    await page.getByLabel("Markdown").fill("Our first draft.");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.waitForURL(/\/articles\/art_[a-z0-9]+$/);
+    await page.getByRole("status").filter({ hasText: "Saved as a draft." }).waitFor();
+    const id = new URL(page.url()).pathname.split("/").pop()!;
+    type Read = { article: { title: string; markdown: string; description: string | null } };
+    const read = async () => (await sessionTool<Read>(page, brandId, "get_article", { article_id: id })).article;
+
+    // An AI client revises it behind the page's back; the page's save of its older text is refused.
+    const theirs = "Our first draft.\n\nA paragraph from the AI client.";
+    await sessionTool(page, brandId, "update_article", { article_id: id, markdown: theirs });
+    await page.getByLabel("Description (optional)").fill("Mine");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByRole("alert").filter({ hasText: "Someone saved this article after you opened it" }).waitFor();
+    expect(await read()).toMatchObject({ markdown: theirs, description: null });
+    expect(await page.getByLabel("Description (optional)").inputValue()).toBe("Mine");
+    await expectAccessible(page, "article-conflict");
+    // Load theirs: their text in the form, the page's dropped.
+    await page.getByRole("button", { name: "Load theirs" }).click();
+    await page.getByRole("status").filter({ hasText: "Loaded the version saved at" }).waitFor();
+    expect(await page.getByLabel("Markdown").inputValue()).toBe(theirs);
+    expect(await page.getByLabel("Description (optional)").inputValue()).toBe("");
+
+    // Once more, and this time the writer's own version replaces theirs.
+    await sessionTool(page, brandId, "update_article", { article_id: id, title: "Renamed by the AI client" });
+    await page.getByLabel("Description (optional)").fill("Mine again");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByRole("button", { name: "Replace theirs with mine" }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: /^Saved\.$/ })
+      .waitFor();
+    expect(await read()).toMatchObject({ title: "Shared article", markdown: theirs, description: "Mine again" });
+    expect(await page.getByRole("alert").filter({ hasText: "Someone saved this article" }).count()).toBe(0);
+    expectNothingUnsafe(page);
+  });
+
+  test("an article is deleted from its editor behind a confirmation, unsaved changes or not; the list says so", async () => {
+    await page.goto(d.url(`/brands/${brandId}/articles/new`));
+    await page.getByLabel("Title").fill("Junk draft");
+    await page.getByLabel("Markdown").fill("Nothing worth keeping.");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.waitForURL(/\/articles\/art_[a-z0-9]+$/);
+    await page.getByRole("status").filter({ hasText: "Saved as a draft." }).waitFor();
+    await page.getByLabel("Description (optional)").fill("typed, not saved");
+    await page.getByRole("button", { name: "Delete…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Delete “Junk draft”?" });
+    await dialog.getByText("deleted for good; its slug is free again").waitFor();
+    await expectAccessible(page, "article-delete-dialog");
+    await dialog.getByRole("button", { name: "Delete the article" }).click();
+    await page.waitForURL((url) => url.pathname === `/brands/${brandId}/articles`);
+    await page.getByRole("status").filter({ hasText: "Deleted the draft “Junk draft”." }).waitFor();
+    expect(await page.getByRole("link", { name: "Junk draft" }).count()).toBe(0);
+    expectNothingUnsafe(page);
+  });
+
+  test("signed out while editing: Save says so, sends nothing and keeps the text", async () => {
+    const made = await sessionTool<{ article: { id: string } }>(page, brandId, "create_article", {
+      title: "Signed out",
+      markdown: "Body.",
+    });
+    await page.goto(d.url(`/brands/${brandId}/articles/${made.article.id}`));
+    await expect(page.getByLabel("Title").inputValue()).resolves.toBe("Signed out");
+    const saved = await page.getByLabel("Description (optional)").inputValue();
+    await page.getByLabel("Description (optional)").fill("typed while signed out");
+    // The session ends elsewhere (another tab signs out).
+    await page.evaluate(() => fetch("/api/auth/logout", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }));
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByRole("alert").filter({ hasText: "You are signed out (the session ended), so nothing was sent." }).waitFor();
+    expect(await page.getByLabel("Description (optional)").inputValue()).toBe("typed while signed out");
+    // Back as it was (nothing unsaved, so leaving asks nothing), and signed in again for the next tests.
+    await page.getByLabel("Description (optional)").fill(saved);
+    await page.getByText("Unsaved changes").waitFor({ state: "detached" });
+    // Signed in again from the page itself (a navigation now could meet the app's own), for the next tests.
+    const login = await page.evaluate(
+      async (who) =>
+        (await fetch("/api/auth/login", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(who) }))
+          .status,
+      AUTOPILOT,
+    );
+    expect(login).toBe(200);
   });
 });
 

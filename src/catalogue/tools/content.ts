@@ -169,7 +169,7 @@ const updateArticleTool = defineTool({
       .describe("The tracked prompt this article answers; null unlinks it."),
     expected_updated_at: z
       .string()
-      .datetime({ offset: true })
+      .datetime({ offset: true, message: "must be the article's updated_at as read (ISO 8601, such as 2026-11-27T18:12:38.279Z)" })
       .optional()
       .describe(
         "The article's updated_at as you read it: if someone has saved it since, nothing is written and the call fails (article_changed), so that their edit is not lost. Recommended when revising an article a person may be editing.",

@@ -90,6 +90,11 @@ export const api = {
 
   brands: () => request<{ brands: Brand[] }>("GET", "/api/brands"),
   createBrand: (input: { name: string; domain?: string; aliases?: string[] }) => request<{ brand: Brand }>("POST", "/api/brands", input),
+  deleteArticle: (brandId: string, articleId: string) =>
+    request<{ deleted: { id: string; title: string; slug: string; was_published: boolean } }>(
+      "DELETE",
+      `/api/brands/${encodeURIComponent(brandId)}/articles/${encodeURIComponent(articleId)}`,
+    ),
   deleteBrand: (id: string) => request<{ deleted: { id: string; name: string } }>("DELETE", `/api/brands/${encodeURIComponent(id)}`),
 
   keys: () => request<{ keys: ApiKey[] }>("GET", "/api/mcp/keys"),
@@ -119,6 +124,11 @@ export function errorMessage(error: unknown): string {
   // itself, it means the page is open at another address than the server's public_url.
   if (error instanceof ApiError && error.code === "cross_site") {
     return `The server refused this as a request from another site: this page is open at ${location.origin}, which is not the address the server takes changes from (its public_url in spyglass.toml, or, without one, the address a proxy passes on). Open the dashboard at that address, or correct public_url (or the proxy's Host header) and restart the server.`;
+  }
+  // The session ended (signed out in another tab, or expired) while this page was open: what was
+  // typed is still here, and signing in again elsewhere lets it be sent.
+  if (error instanceof ApiError && error.status === 401 && error.code === "unauthorized") {
+    return "You are signed out (the session ended), so nothing was sent. What you typed is still on this page: sign in again in another tab, then try again here.";
   }
   if (error instanceof ApiError) return error.message;
   return "The server could not be reached; check your connection and try again.";

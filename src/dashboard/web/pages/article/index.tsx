@@ -8,12 +8,13 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { ApiError, api, errorMessage } from "../../api";
+import { ConfirmDialog } from "../../components/confirm";
 import { brandPath } from "../../components/layout";
 import { LeaveGuard } from "../../components/leave-guard";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { Button, CopyButton, Dialog, Field, formatDate, LoadFailed, Notice, PageHeading } from "../../components/ui";
 import { useSession } from "../../session";
-import { useNeedsAutopilot } from "../articles";
+import { announceArticleDeleted, useNeedsAutopilot } from "../articles";
 import { articlePath, articlesPath } from "../articles/paths";
 import { ArticlePreview } from "./preview";
 import { PromptField } from "./prompt-field";
@@ -128,6 +129,9 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
   const [markdownError, setMarkdownError] = useState<string | null>(null);
   const [busy, setBusy] = useState<"save" | "publish" | "unpublish" | null>(null);
   const [confirming, setConfirming] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  // Deleted: the page leaves for the list, without the leave guard's question about unsaved changes.
+  const [gone, setGone] = useState(false);
   const saveButton = useRef<HTMLButtonElement>(null);
   const status = useRef<HTMLParagraphElement>(null);
   // Where the keyboard goes once the render that follows an action is on screen (and a closing
@@ -258,6 +262,19 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
       return null;
     }
   };
+
+  const remove = async () => {
+    if (!article) return;
+    const { deleted } = await api.deleteArticle(brandId, article.id);
+    const name = deleted.title || "Untitled";
+    announceArticleDeleted(
+      deleted.was_published ? `Deleted “${name}”; the brand's site no longer shows it.` : `Deleted the draft “${name}”.`,
+    );
+    setGone(true);
+  };
+  useEffect(() => {
+    if (gone) route(articlesPath(brandId));
+  }, [gone]);
 
   const replaceTheirs = async () => {
     if (waiting) return;
@@ -422,6 +439,11 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
             )
           )}
           {dirty && <span class="muted">Unsaved changes</span>}
+          {article && (
+            <Button key="delete" variant="danger" class="push-end" onClick={() => !waiting && setDeleting(true)} aria-disabled={waiting}>
+              Delete…
+            </Button>
+          )}
         </div>
         {article?.status === "published" && publicUrl && <PublishedAt url={publicUrl} article={article} />}
       </form>
@@ -433,7 +455,24 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
         onConfirm={unpublish}
         onClose={() => setConfirming(false)}
       />
-      <LeaveGuard when={dirty}>
+      {/* In the page only while asked: closed, its name ("Delete “Untitled”?") would be one more label holding "Title". */}
+      {deleting && (
+        <ConfirmDialog
+          open
+          title={`Delete “${article?.title || "Untitled"}”?`}
+          confirmLabel="Delete the article"
+          onConfirm={remove}
+          onClose={() => setDeleting(false)}
+        >
+          <p>
+            {article?.status === "published"
+              ? "It is on the brand's site: its page there will no longer be found, and links to it will lead nowhere. "
+              : ""}
+            The article and its text are deleted for good; its slug is free again.
+          </p>
+        </ConfirmDialog>
+      )}
+      <LeaveGuard when={dirty && !gone}>
         <p>
           Your changes to “{fields.title || article?.title || "Untitled"}” are not saved. If you leave this page, they are lost; Cancel
           keeps you here with them.

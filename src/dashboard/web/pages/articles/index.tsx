@@ -1,11 +1,12 @@
 // The brand's articles: drafts and those published on its site, filtered by status (in the URL, so a
 // reload or a shared link keeps it), paged with the tool's cursor, and the writer model's form.
+import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api } from "../../api";
 import { DownloadCsv } from "../../components/download-csv";
 import { brandPath } from "../../components/layout";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
-import { EmptyState, formatDate, LoadFailed, PageHeading, useLoad } from "../../components/ui";
+import { EmptyState, formatDate, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { useSession } from "../../session";
 import { articlePath, articlesPath, type Filter } from "./paths";
 import { WriterForm } from "./writer";
@@ -123,8 +124,20 @@ function ArticleTable({ brandId, status, cursor }: { brandId: string; status: Fi
   );
 }
 
+// The article the editor has just deleted, said once on this list, where it sends the writer.
+let lastDeleted: string | null = null;
+
+export function announceArticleDeleted(sentence: string): void {
+  lastDeleted = sentence;
+}
+
 export function Articles({ brandId }: { brandId: string }) {
   const { query } = useLocation();
+  const [deleted] = useState(() => {
+    const sentence = lastDeleted;
+    lastDeleted = null;
+    return sentence;
+  });
   const needsAutopilot = useNeedsAutopilot();
   const status: Filter = query.status === "draft" || query.status === "published" ? query.status : undefined;
   const cursor = query.cursor || undefined;
@@ -138,6 +151,7 @@ export function Articles({ brandId }: { brandId: string }) {
           </div>
         )}
       </PageHeading>
+      {deleted !== null && <Notice kind="success">{deleted}</Notice>}
       {needsAutopilot ? (
         <PlanNeeded required="autopilot" what="Writing and publishing articles" />
       ) : (
