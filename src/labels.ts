@@ -23,6 +23,14 @@ export function labelKey(value: string): string {
   return cleanLabel(value).toLowerCase();
 }
 
+/**
+ * labelKey with compatibility forms folded too (full-width "Ａcme" is "acme", "Acme™" is "acmetm"),
+ * for names compared in JS from their stored text (brands, competitors), which no stored key holds.
+ */
+export function compatibilityKey(value: string): string {
+  return labelKey(value).normalize("NFKC").toLowerCase();
+}
+
 /** Characters as people count them (code points): an emoji is one, not two UTF-16 units. */
 export function labelLength(value: string): number {
   let n = 0;

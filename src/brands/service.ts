@@ -6,7 +6,7 @@ import { type AppContext } from "../context";
 import { placeholders, type Queries } from "../db/queries";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { newId } from "../ids";
-import { cleanLabel, labelKey, labelLength } from "../labels";
+import { cleanLabel, compatibilityKey, labelKey, labelLength } from "../labels";
 import { sameList } from "../lists";
 import { normalizeDomain } from "./domain";
 
@@ -93,10 +93,12 @@ function view(row: BrandRow): BrandView {
   return { id: row.id, name: row.name, domain: row.domain, aliases: JSON.parse(row.aliases) as string[], site_key: row.siteKey };
 }
 
-/** An account's brands have different names (compared without case); call inside the write transaction. */
+/** An account's brands have different names (compared without case or compatibility forms); call inside the write transaction. */
 async function requireFreeName(db: Queries, accountId: string, name: string, exceptBrandId?: string): Promise<void> {
   const rows = await db.all<{ id: string; name: string }>("SELECT id, name FROM brands WHERE account_id = ?", [accountId]);
-  const same = rows.find((b) => b.id !== exceptBrandId && labelKey(b.name) === labelKey(name));
+  // Compatibility forms too: "Ａcme" (full-width A) is Acme.
+  const key = compatibilityKey(name);
+  const same = rows.find((b) => b.id !== exceptBrandId && compatibilityKey(b.name) === key);
   if (same) {
     throw new Conflict(`The account already has a brand named "${same.name}" (${same.id}); give this brand another name.`, "brand_exists");
   }

@@ -8,7 +8,7 @@ import { type AppContext } from "../context";
 import { type Queries } from "../db/queries";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, newId } from "../ids";
-import { cleanLabel, labelKey, labelLength, nameWeight } from "../labels";
+import { cleanLabel, compatibilityKey, labelKey, labelLength, nameWeight } from "../labels";
 import { sameList } from "../lists";
 import { decodeCursor, page } from "../paging";
 
@@ -126,7 +126,7 @@ async function findRow(db: Queries, brandId: string, competitorId: string): Prom
 }
 
 // Compared in JS from the stored names (no stored key): compatibility forms fold too ("Ｎｏｂｉｌｉａ").
-const sameWords = (text: string) => labelKey(text).normalize("NFKC");
+const sameWords = compatibilityKey;
 
 /**
  * A competitor named like the brand itself (its name or an alias) would make every mention of the

@@ -121,9 +121,9 @@ describe("GET/POST /api/brands", () => {
     expect(list.json.brands.map((b: { name: string }) => b.name)).toEqual(["Acme", "Beta"]);
   });
 
-  test("a second brand of the same name (any case) in one account is a 409 brand_exists", async () => {
+  test("a second brand of the same name (any case, any width) in one account is a 409 brand_exists", async () => {
     t = await testApp();
-    const cookie = await t.signIn("a@example.com");
+    const cookie = await t.signIn("a@example.com", { plan: "visibility" });
     const acme = (await t.call("POST", "/api/brands", { cookie, body: { name: "Acme" } })).json.brand;
     const dup = await t.call("POST", "/api/brands", { cookie, body: { name: " ACME " } });
     expect(dup.status).toBe(409);
@@ -131,6 +131,11 @@ describe("GET/POST /api/brands", () => {
       error: `The account already has a brand named "Acme" (${acme.id}); give this brand another name.`,
       code: "brand_exists",
     });
+    // Compatibility forms are the letters they stand for: a full-width "Ａcme" is Acme too.
+    expect((await t.call("POST", "/api/brands", { cookie, body: { name: "Ａcme" } })).json.code).toBe("brand_exists");
+    const beta = (await t.call("POST", "/api/brands", { cookie, body: { name: "Beta" } })).json.brand;
+    const renamed = await t.call("POST", `/api/brands/${beta.id}/tools/update_brand`, { cookie, body: { name: "ＡＣＭＥ" } });
+    expect([renamed.status, renamed.json.code]).toEqual([409, "brand_exists"]);
     const other = await t.signIn("b@example.com");
     expect((await t.call("POST", "/api/brands", { cookie: other, body: { name: "Acme" } })).status).toBe(201);
   });
