@@ -603,12 +603,12 @@ describe("the article editor", () => {
   });
 
   test("an article is deleted from its editor behind a confirmation, unsaved changes or not; the list says so", async () => {
-    await page.goto(d.url(`/brands/${brandId}/articles/new`));
-    await page.getByLabel("Title").fill("Junk draft");
-    await page.getByLabel("Markdown").fill("Nothing worth keeping.");
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page.waitForURL(/\/articles\/art_[a-z0-9]+$/);
-    await page.getByRole("status").filter({ hasText: "Saved as a draft." }).waitFor();
+    const made = await sessionTool<{ article: { id: string } }>(page, brandId, "create_article", {
+      title: "Junk draft",
+      markdown: "Nothing worth keeping.",
+    });
+    await page.goto(d.url(`/brands/${brandId}/articles/${made.article.id}`));
+    await expect(page.getByLabel("Title").inputValue()).resolves.toBe("Junk draft");
     await page.getByLabel("Description (optional)").fill("typed, not saved");
     await page.getByRole("button", { name: "Delete…" }).click();
     const dialog = page.getByRole("dialog", { name: "Delete “Junk draft”?" });
@@ -619,6 +619,25 @@ describe("the article editor", () => {
     await page.getByRole("status").filter({ hasText: "Deleted the draft “Junk draft”." }).waitFor();
     expect(await page.getByRole("link", { name: "Junk draft" }).count()).toBe(0);
     expectNothingUnsafe(page);
+  });
+
+  test("a retitled article whose body starts with another heading says the site would show both; Ctrl+S saves", async () => {
+    const made = await sessionTool<{ article: { id: string } }>(page, brandId, "create_article", {
+      title: "The Complete Guide",
+      markdown: "# The Complete Guide\n\nBody.",
+    });
+    await page.goto(d.url(`/brands/${brandId}/articles/${made.article.id}`));
+    await expect(page.getByLabel("Title").inputValue()).resolves.toBe("The Complete Guide");
+    expect(await page.getByText("readers would see both").count()).toBe(0);
+    await page.getByLabel("Title").fill("The Ultimate Guide");
+    await page.getByText("The body starts with the heading “The Complete Guide”, which is not the title").waitFor();
+    await page.keyboard.press("Control+s");
+    await page
+      .getByRole("status")
+      .filter({ hasText: /^Saved\.$/ })
+      .waitFor();
+    const saved = await sessionTool<{ article: { title: string } }>(page, brandId, "get_article", { article_id: made.article.id });
+    expect(saved.article.title).toBe("The Ultimate Guide");
   });
 
   test("signed out while editing: Save says so, sends nothing and keeps the text", async () => {

@@ -3,6 +3,7 @@
 
 import { describe, expect, test } from "bun:test";
 import { describeSchedule } from "../../src/dashboard/web/components/schedule";
+import { otherLeadingHeading } from "../../src/dashboard/web/pages/article/headings";
 import { points, signed } from "../../src/dashboard/web/pages/overview/format";
 
 describe("signed figures", () => {
@@ -28,5 +29,18 @@ describe("the schedule in words", () => {
     expect(describeSchedule("0 6 * * *")).toBe("at 06:00, every day");
     expect(describeSchedule("*/15 9-17 * * 1-5")).toBe("every 15 minutes, between 09:00 and 17:59, Monday through Friday");
     expect(describeSchedule("not a cron")).toBe("on the schedule not a cron");
+  });
+});
+
+describe("the editor's note on a leading heading that is not the title", () => {
+  test("names the heading when the site would show it beside the title, and not otherwise", () => {
+    expect(otherLeadingHeading("The Ultimate Widget Guide", "# The Complete Guide to Widgets\n\nBody")).toBe(
+      "The Complete Guide to Widgets",
+    );
+    expect(otherLeadingHeading("Choosing a CRM", "\n# Choosing a *CRM*\n\nBody")).toBeNull();
+    expect(otherLeadingHeading("choosing  a crm", "# Choosing a CRM #\n\nBody")).toBeNull();
+    expect(otherLeadingHeading("Choosing a CRM", "Intro\n\n# Other")).toBeNull();
+    expect(otherLeadingHeading("Choosing a CRM", "## Other")).toBeNull();
+    expect(otherLeadingHeading("", "# Anything")).toBeNull();
   });
 });

@@ -16,6 +16,7 @@ import { Button, CopyButton, Dialog, Field, formatDate, LoadFailed, Notice, Page
 import { useSession } from "../../session";
 import { announceArticleDeleted, useNeedsAutopilot } from "../articles";
 import { articlePath, articlesPath } from "../articles/paths";
+import { otherLeadingHeading } from "./headings";
 import { ArticlePreview } from "./preview";
 import { PromptField } from "./prompt-field";
 
@@ -199,6 +200,7 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
 
   const saved = fieldsOf(article);
   const dirty = !sameFields(fields, saved);
+  const twoTitles = otherLeadingHeading(fields.title, fields.markdown);
   const slugFixed = article !== null && article.published_at !== null;
   // An edit makes the last "Saved." untrue: the sentence goes, "Unsaved changes" says where things are.
   const change = (patch: Partial<Fields>) => {
@@ -347,7 +349,15 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
 
   return (
     <>
-      <form class="stack card editor" onSubmit={onSave} aria-label="The article">
+      <form
+        class="stack card editor"
+        onSubmit={onSave}
+        aria-label="The article"
+        onKeyDown={(event) => {
+          // Ctrl+S (⌘S) saves, as in any editor, instead of the browser saving the page.
+          if (event.key.toLowerCase() === "s" && (event.ctrlKey || event.metaKey) && !event.altKey) void onSave(event);
+        }}
+      >
         <p class="muted">
           {article
             ? `${article.status === "published" ? "Published" : "Draft"} · last saved ${formatDate(article.updated_at)}`
@@ -395,6 +405,12 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
         >
           {(p) => <textarea {...p} class="markdown" rows={18} value={fields.markdown} spellcheck={false} onInput={set("markdown")} />}
         </Field>
+        {twoTitles !== null && (
+          <p class="notice notice-info">
+            The body starts with the heading “{twoTitles}”, which is not the title: the site shows the title above the article, so readers
+            would see both. Remove the heading, or make it the title.
+          </p>
+        )}
         {failure !== null &&
           (isPlanRequired(failure) ? (
             <PlanNeeded required="autopilot" what="Writing and publishing articles" />
