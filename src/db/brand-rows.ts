@@ -12,6 +12,7 @@
 import { is } from "drizzle-orm";
 import { getTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { type Db } from "./client";
+import { tablesInDependencyOrder } from "./move";
 import * as schema from "./schema";
 
 /** A slice's target time, and the rows a slice starts with (it adapts to keep near the target). */
@@ -23,7 +24,6 @@ interface BrandTable {
   name: string;
   /** Whether an index or the primary key leads with brand_id, so that a slice reads only the brand's rows. */
   brandLed: boolean;
-  parents: string[];
 }
 
 /** What lets a client act for a brand: its API keys, OAuth grants (with their tokens) and codes. */
@@ -34,37 +34,25 @@ let tables: BrandTable[] | null = null;
 /** The tables with a brand_id column, children before parents; `brands` itself is not among them. */
 export function brandTables(): BrandTable[] {
   if (tables) return tables;
-  const shapes = new Map<string, BrandTable>();
-  for (const value of Object.values(schema)) {
-    if (!is(value, SQLiteTable)) continue;
-    const config = getTableConfig(value);
-    if (!config.columns.some((c) => c.name === "brand_id")) continue;
-    const leads = (columns: ReadonlyArray<{ name: string }>) => columns[0]?.name === "brand_id";
-    shapes.set(config.name, {
-      name: config.name,
-      brandLed:
-        config.columns.some((c) => c.primary && c.name === "brand_id") ||
-        config.primaryKeys.some((pk) => leads(pk.columns)) ||
-        config.indexes.some((index) => leads(index.config.columns as Array<{ name: string }>)),
-      parents: config.foreignKeys.map((fk) => getTableConfig(fk.reference().foreignTable).name).filter((n) => n !== config.name),
+  const configs = new Map<string, ReturnType<typeof getTableConfig>>();
+  for (const value of Object.values(schema)) if (is(value, SQLiteTable)) configs.set(getTableConfig(value).name, getTableConfig(value));
+  const leads = (columns: ReadonlyArray<{ name: string }>) => columns[0]?.name === "brand_id";
+  // move.ts's order has parents first (the order rows can be inserted in): reversed, children first.
+  const ordered = tablesInDependencyOrder()
+    .reverse()
+    .filter((shape) => shape.columns.includes("brand_id"))
+    .map(({ name }): BrandTable => {
+      const config = configs.get(name)!;
+      return {
+        name,
+        brandLed:
+          config.columns.some((c) => c.primary && c.name === "brand_id") ||
+          config.primaryKeys.some((pk) => leads(pk.columns)) ||
+          config.indexes.some((index) => leads(index.config.columns as Array<{ name: string }>)),
+      };
     });
-  }
-  // Children first: a table is placed once every table that points at it is.
-  const ordered: BrandTable[] = [];
-  const placed = new Set<string>();
-  const children = (name: string) => [...shapes.values()].filter((t) => t.parents.includes(name));
-  const visit = (table: BrandTable, path: Set<string>) => {
-    if (placed.has(table.name)) return;
-    if (path.has(table.name)) throw new Error(`foreign keys form a cycle through ${table.name}`);
-    path.add(table.name);
-    for (const child of children(table.name)) visit(child, path);
-    path.delete(table.name);
-    placed.add(table.name);
-    ordered.push(table);
-  };
-  for (const name of [...shapes.keys()].sort()) visit(shapes.get(name)!, new Set());
   // The brand's credentials first, so that they stop working before anything else goes.
-  const credentials = ordered.filter((t) => CREDENTIALS.has(t.name));
+  const credentials = [...CREDENTIALS].flatMap((name) => ordered.filter((t) => t.name === name));
   const rest = ordered.filter((t) => !CREDENTIALS.has(t.name));
   tables = [...credentials, ...rest.filter((t) => !t.brandLed), ...rest.filter((t) => t.brandLed)];
   return tables;

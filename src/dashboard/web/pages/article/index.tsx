@@ -9,12 +9,13 @@ import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { ApiError, api, errorMessage } from "../../api";
 import { ConfirmDialog } from "../../components/confirm";
+import { leaveFlash } from "../../components/flash";
 import { brandPath } from "../../components/layout";
 import { LeaveGuard } from "../../components/leave-guard";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { Button, CopyButton, Dialog, Field, formatDate, LoadFailed, Notice, PageHeading } from "../../components/ui";
 import { useSession } from "../../session";
-import { announceArticleDeleted, useNeedsAutopilot } from "../articles";
+import { useNeedsAutopilot } from "../articles";
 import { articlePath, articlesPath } from "../articles/paths";
 import { otherLeadingHeading } from "./headings";
 import { ArticlePreview } from "./preview";
@@ -269,7 +270,8 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
     if (!article) return;
     const { deleted } = await api.deleteArticle(brandId, article.id);
     const name = deleted.title || "Untitled";
-    announceArticleDeleted(
+    leaveFlash(
+      "articles",
       deleted.was_published ? `Deleted “${name}”; the brand's site no longer shows it.` : `Deleted the draft “${name}”.`,
     );
     setGone(true);

@@ -1,9 +1,9 @@
 // The brand's articles: drafts and those published on its site, filtered by status (in the URL, so a
 // reload or a shared link keeps it), paged with the tool's cursor, and the writer model's form.
-import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api } from "../../api";
 import { DownloadCsv } from "../../components/download-csv";
+import { useFlash } from "../../components/flash";
 import { brandPath } from "../../components/layout";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { EmptyState, formatDate, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
@@ -124,20 +124,10 @@ function ArticleTable({ brandId, status, cursor }: { brandId: string; status: Fi
   );
 }
 
-// The article the editor has just deleted, said once on this list, where it sends the writer.
-let lastDeleted: string | null = null;
-
-export function announceArticleDeleted(sentence: string): void {
-  lastDeleted = sentence;
-}
-
 export function Articles({ brandId }: { brandId: string }) {
   const { query } = useLocation();
-  const [deleted] = useState(() => {
-    const sentence = lastDeleted;
-    lastDeleted = null;
-    return sentence;
-  });
+  // The editor's deletion, said here, where it sends the writer.
+  const deleted = useFlash("articles");
   const needsAutopilot = useNeedsAutopilot();
   const status: Filter = query.status === "draft" || query.status === "published" ? query.status : undefined;
   const cursor = query.cursor || undefined;

@@ -7,12 +7,13 @@ import { api, type Brand, errorMessage } from "../../api";
 import { ConfirmDialog } from "../../components/confirm";
 import { NoEngines } from "../../components/engines";
 import { useFieldErrors } from "../../components/field-error";
+import { leaveFlash } from "../../components/flash";
 import { brandPath } from "../../components/layout";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { describeSchedule } from "../../components/schedule";
 import { Button, CopyBlock, Field, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { useSession } from "../../session";
-import { announceDeleted, parseList } from "../brands";
+import { parseList } from "../brands";
 
 function siteSnippet(origin: string, siteKey: string): string {
   return `<!-- Lists the brand's published articles; each links to ?article=<slug> on the same page. -->
@@ -169,7 +170,7 @@ function DeleteBrand({ brand }: { brand: Brand }) {
   const [typed, setTyped] = useState("");
   const remove = async () => {
     await api.deleteBrand(brand.id);
-    announceDeleted(brand.name);
+    leaveFlash("brands", `Deleted the brand “${brand.name}” and everything of it.`);
     // To the list first: on this page, the session without the brand would say it is not yours.
     route("/brands");
     await refresh();

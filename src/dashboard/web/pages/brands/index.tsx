@@ -5,6 +5,7 @@ import { useLocation } from "preact-iso";
 import { api, errorMessage } from "../../api";
 import { readableDomain } from "../../components/domains";
 import { useFieldErrors } from "../../components/field-error";
+import { useFlash } from "../../components/flash";
 import { brandPath } from "../../components/layout";
 import { Button, EmptyState, Field, Notice, PageHeading } from "../../components/ui";
 import { useSession } from "../../session";
@@ -67,24 +68,14 @@ function CreateBrand() {
   );
 }
 
-// The brand the Brand page has just deleted, said once on this page, where it sends the user.
-let lastDeleted: string | null = null;
-
-export function announceDeleted(name: string): void {
-  lastDeleted = name;
-}
-
 export function Brands() {
   const { brands } = useSession();
-  const [deleted] = useState(() => {
-    const name = lastDeleted;
-    lastDeleted = null;
-    return name;
-  });
+  // The Brand page's deletion, said here, where it sends the user.
+  const deleted = useFlash("brands");
   return (
     <>
       <PageHeading title="Brands" />
-      {deleted !== null && <Notice kind="success">Deleted the brand “{deleted}” and everything of it.</Notice>}
+      {deleted !== null && <Notice kind="success">{deleted}</Notice>}
       {brands.length === 0 ? (
         <EmptyState title="No brand yet">
           <p>
