@@ -1,6 +1,6 @@
 // How figures are reported: a rate always carries its count, n and Wilson 95% interval; a period
 // figure carries the previous period, the change and within_noise (METRICS.md).
-import { comparePeriods, wilson } from "./stats";
+import { comparePeriods, type MeanInterval, tInterval, wilson, withinNoise } from "./stats";
 
 export interface Rate {
   /** successes ÷ n; null when n is 0. */
@@ -25,10 +25,26 @@ export interface Mean {
   n: number;
 }
 
-export interface PeriodMean extends Mean {
-  previous: Mean;
-  change: number | null;
+/** A mean with its Student t 95% interval (stats.ts tInterval); null bounds below two values. */
+export interface MeanWithInterval extends Mean {
+  low: number | null;
+  high: number | null;
 }
+
+export interface PeriodMean extends MeanWithInterval {
+  previous: MeanWithInterval;
+  /** Change from the previous period, in the mean's own unit (positions, sentiment). */
+  change: number | null;
+  /** True when the two 95% intervals overlap: the change may be noise. */
+  within_noise: boolean | null;
+}
+
+/** A mean's pooled sums: the values' sum, the sum of their squares, and their count. */
+export type MeanSums = readonly [sum: number, sumSquares: number, n: number];
+
+/** What a mean's values can be: a position is 1 or more, a sentiment within [−1, 1]. */
+export const POSITION_RANGE = [1, Number.POSITIVE_INFINITY] as const;
+export const SENTIMENT_RANGE = [-1, 1] as const;
 
 /** Four decimals: enough for a rate in points to two decimals, short in a client's context. */
 export function round4(value: number | null): number | null {
@@ -50,8 +66,17 @@ export function mean(sum: number, n: number): Mean {
   return { value: n === 0 ? null : round4(sum / n), n };
 }
 
-export function periodMean(current: [number, number], previous: [number, number]): PeriodMean {
-  const cur = mean(current[0], current[1]);
-  const prev = mean(previous[0], previous[1]);
-  return { ...cur, previous: prev, change: cur.value === null || prev.value === null ? null : round4(cur.value - prev.value) };
+function rounded(m: MeanInterval): MeanWithInterval {
+  return { value: round4(m.value), n: m.n, low: round4(m.low), high: round4(m.high) };
+}
+
+export function meanWithInterval(sums: MeanSums, range: readonly [number, number]): MeanWithInterval {
+  return rounded(tInterval(sums[0], sums[1], sums[2], range));
+}
+
+export function periodMean(current: MeanSums, previous: MeanSums, range: readonly [number, number]): PeriodMean {
+  const cur = tInterval(current[0], current[1], current[2], range);
+  const prev = tInterval(previous[0], previous[1], previous[2], range);
+  const change = cur.value === null || prev.value === null ? null : round4(round4(cur.value)! - round4(prev.value)!);
+  return { ...rounded(cur), previous: rounded(prev), change, within_noise: withinNoise(cur, prev) };
 }

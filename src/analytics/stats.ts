@@ -1,3 +1,5 @@
+import { jStat } from "jstat";
+
 /** z for a two-sided 95% interval. */
 export const Z_95 = 1.959963984540054;
 
@@ -40,8 +42,14 @@ export function changePp(current: number | null, previous: number | null): numbe
   return Math.round((current - previous) * 10_000) / 100;
 }
 
+/** A 95% interval; null bounds when there is none. */
+export interface Interval {
+  low: number | null;
+  high: number | null;
+}
+
 /** True when the two intervals overlap (the change may be noise); null when either has no data. */
-export function withinNoise(current: RateInterval, previous: RateInterval): boolean | null {
+export function withinNoise(current: Interval, previous: Interval): boolean | null {
   if (current.low === null || current.high === null || previous.low === null || previous.high === null) return null;
   return current.low <= previous.high && previous.low <= current.high;
 }
@@ -54,4 +62,28 @@ export interface PeriodComparison {
 /** The METRICS.md period comparison: the change in points, marked within_noise when the intervals overlap. */
 export function comparePeriods(current: RateInterval, previous: RateInterval): PeriodComparison {
   return { change_pp: changePp(current.rate, previous.rate), within_noise: withinNoise(current, previous) };
+}
+
+export interface MeanInterval extends Interval {
+  /** sum ÷ n, or null when n is 0. */
+  value: number | null;
+  n: number;
+}
+
+/**
+ * A mean with its Student t 95% interval, from the values' sum, sum of squares and count:
+ * mean ± t(0.975, n − 1) · s ÷ √n, s the sample standard deviation, clamped to the values' range
+ * (the interval an analyst computes by hand for a mean of a small sample). There is no interval for
+ * fewer than two values; values that are all equal have a zero-width one.
+ */
+export function tInterval(sum: number, sumSquares: number, n: number, range: readonly [number, number]): MeanInterval {
+  if (!Number.isInteger(n) || n < 0) throw new RangeError(`n must be a non-negative integer, got ${n}`);
+  if (n === 0) return { value: null, n, low: null, high: null };
+  const value = sum / n;
+  if (n < 2) return { value, n, low: null, high: null };
+  // The rollups add and subtract squares as answers are re-analysed: float noise can leave a
+  // variance of a hair below 0 where every value is equal.
+  const variance = Math.max(0, (sumSquares - (sum * sum) / n) / (n - 1));
+  const half = jStat.studentt.inv(0.975, n - 1) * Math.sqrt(variance / n);
+  return { value, n, low: Math.max(range[0], value - half), high: Math.min(range[1], value + half) };
 }

@@ -8,7 +8,18 @@ import { Invalid } from "../errors";
 import { brandEngines } from "../tracking/engines";
 import { loadRoster, type Roster } from "../tracking/roster";
 import { DAY_MS, dayString, dayWhere, describeFilter, type Filter, scopePromptIds, where } from "./filters";
-import { type Mean, mean, type PeriodMean, type PeriodRate, periodMean, periodRate, type Rate, rate } from "./rates";
+import {
+  type Mean,
+  mean,
+  type PeriodMean,
+  type PeriodRate,
+  POSITION_RANGE,
+  periodMean,
+  periodRate,
+  type Rate,
+  rate,
+  SENTIMENT_RANGE,
+} from "./rates";
 import { retrievalCounts } from "./search";
 import { comparePeriods } from "./stats";
 
@@ -18,9 +29,12 @@ export interface Counts {
   valid: number;
   mentioned: number;
   posSum: number;
+  /** Sums of squares, for the means' intervals. */
+  posSq: number;
   top1: number;
   top3: number;
   sentSum: number;
+  sentSq: number;
   sentN: number;
   cited: number;
   rosterMentions: number;
@@ -34,9 +48,11 @@ const zero = (): Counts => ({
   valid: 0,
   mentioned: 0,
   posSum: 0,
+  posSq: 0,
   top1: 0,
   top3: 0,
   sentSum: 0,
+  sentSq: 0,
   sentN: 0,
   cited: 0,
   rosterMentions: 0,
@@ -63,11 +79,11 @@ export function figures(cur: Counts, prev: Counts): Figures {
     // n = Σ over the roster of answers mentioning that member; null (n = 0) when nobody is mentioned.
     share_of_voice: periodRate([cur.brandMentions, cur.rosterMentions], [prev.brandMentions, prev.rosterMentions]),
     avg_position: {
-      ...periodMean([cur.posSum, cur.mentioned], [prev.posSum, prev.mentioned]),
+      ...periodMean([cur.posSum, cur.posSq, cur.mentioned], [prev.posSum, prev.posSq, prev.mentioned], POSITION_RANGE),
       top1_rate: periodRate([cur.top1, cur.mentioned], [prev.top1, prev.mentioned]),
       top3_rate: periodRate([cur.top3, cur.mentioned], [prev.top3, prev.mentioned]),
     },
-    sentiment: periodMean([cur.sentSum, cur.sentN], [prev.sentSum, prev.sentN]),
+    sentiment: periodMean([cur.sentSum, cur.sentSq, cur.sentN], [prev.sentSum, prev.sentSq, prev.sentN], SENTIMENT_RANGE),
     citation_rate: periodRate([cur.cited, cur.valid], [prev.cited, prev.valid]),
     prompt_coverage: periodRate([cur.coveredPrompts, cur.prompts], [prev.coveredPrompts, prev.prompts]),
     no_answer_rate: periodRate([cur.total - cur.valid, cur.total], [prev.total - prev.valid, prev.total]),
@@ -81,9 +97,11 @@ interface SliceAgg {
   valid: number;
   mentioned: number;
   pos_sum: number | null;
+  pos_sq: number | null;
   top1: number;
   top3: number;
   sent_sum: number | null;
+  sent_sq: number | null;
   sent_n: number;
   cited: number;
   roster: number;
@@ -100,8 +118,9 @@ function sliceSums(app: AppContext, filter: Filter): Promise<SliceAgg[]> {
     const d = dayWhere("d", filter, filter.previous.start, filter.period.end);
     return db.all<SliceAgg>(
       `SELECT d.engine AS engine, (d.day >= ?) AS cur, sum(d.total) AS total, sum(d.valid) AS valid, sum(d.mentioned) AS mentioned,
-           sum(d.position_sum) AS pos_sum, sum(d.top1) AS top1, sum(d.top3) AS top3, sum(d.sentiment_sum) AS sent_sum,
-           sum(d.sentiment_n) AS sent_n, sum(d.cited) AS cited, sum(d.roster_mentions) AS roster
+           sum(d.position_sum) AS pos_sum, sum(d.position_squares) AS pos_sq, sum(d.top1) AS top1, sum(d.top3) AS top3,
+           sum(d.sentiment_sum) AS sent_sum, sum(d.sentiment_squares) AS sent_sq, sum(d.sentiment_n) AS sent_n, sum(d.cited) AS cited,
+           sum(d.roster_mentions) AS roster
          FROM answer_days d WHERE ${d.sql} GROUP BY d.engine, cur`,
       [filter.period.start / DAY_MS, ...d.params],
     );
@@ -109,8 +128,9 @@ function sliceSums(app: AppContext, filter: Filter): Promise<SliceAgg[]> {
   const w = where("a", filter, filter.previous.start, filter.period.end);
   return db.all<SliceAgg>(
     `SELECT a.engine AS engine, (a.created_at >= ?) AS cur, count(*) AS total, count(*) FILTER (WHERE a.status = 'ok') AS valid,
-         sum(a.brand_mentioned) AS mentioned, sum(a.brand_position) AS pos_sum, count(CASE WHEN a.brand_position = 1 THEN 1 END) AS top1,
-         count(CASE WHEN a.brand_position <= 3 THEN 1 END) AS top3, sum(a.brand_sentiment) AS sent_sum, count(a.brand_sentiment) AS sent_n,
+         sum(a.brand_mentioned) AS mentioned, sum(a.brand_position) AS pos_sum, sum(a.brand_position * a.brand_position) AS pos_sq,
+         count(CASE WHEN a.brand_position = 1 THEN 1 END) AS top1, count(CASE WHEN a.brand_position <= 3 THEN 1 END) AS top3,
+         sum(a.brand_sentiment) AS sent_sum, sum(a.brand_sentiment * a.brand_sentiment) AS sent_sq, count(a.brand_sentiment) AS sent_n,
          sum(a.brand_cited) AS cited, sum(a.roster_mentions) AS roster
        FROM answers a WHERE ${w.sql} GROUP BY a.engine, cur`,
     [filter.period.start, ...w.params],
@@ -212,9 +232,11 @@ async function collectCounts(
       c.valid += r.valid;
       c.mentioned += r.mentioned;
       c.posSum += r.pos_sum ?? 0;
+      c.posSq += r.pos_sq ?? 0;
       c.top1 += r.top1;
       c.top3 += r.top3;
       c.sentSum += r.sent_sum ?? 0;
+      c.sentSq += r.sent_sq ?? 0;
       c.sentN += r.sent_n;
       c.cited += r.cited;
       // Share of voice: every mention row is one roster member in one answer; the brand's are the answers mentioning it.
@@ -375,8 +397,8 @@ export interface RankingRow {
   is_brand: boolean;
   visibility: PeriodRate;
   share_of_voice: PeriodRate;
-  avg_position: Mean & { top1_rate: Rate };
-  sentiment: Mean;
+  avg_position: PeriodMean & { top1_rate: PeriodRate };
+  sentiment: PeriodMean;
 }
 
 /** Valid (ok) answers in the filter's period: from the daily rollups, or, with a tag, from the answers. */
@@ -390,7 +412,16 @@ export async function validAnswers(app: AppContext, filter: Filter): Promise<num
   return (await db.get<{ n: number }>(`SELECT count(*) AS n FROM answers a WHERE ${w.sql} AND a.status = 'ok'`, w.params))?.n ?? 0;
 }
 
-type MemberAgg = { member_id: string; n: number; pos_sum: number; top1: number; sent_sum: number | null; sent_n: number };
+type MemberAgg = {
+  member_id: string;
+  n: number;
+  pos_sum: number;
+  pos_sq: number;
+  top1: number;
+  sent_sum: number | null;
+  sent_sq: number | null;
+  sent_n: number;
+};
 
 /** Each roster member's mentions in the filter's period: from the daily rollups, or, with a tag, from the mentions. */
 async function memberAggregates(app: AppContext, filter: Filter, roster: Roster): Promise<Map<string, MemberAgg>> {
@@ -399,8 +430,8 @@ async function memberAggregates(app: AppContext, filter: Filter, roster: Roster)
   if (filter.scope === null) {
     const d = dayWhere("d", filter, filter.period.start, filter.period.end);
     rows = await db.all<MemberAgg>(
-      `SELECT d.member_id AS member_id, sum(d.answers) AS n, sum(d.rank_sum) AS pos_sum, sum(d.top1) AS top1,
-           sum(d.sentiment_sum) AS sent_sum, sum(d.sentiment_n) AS sent_n
+      `SELECT d.member_id AS member_id, sum(d.answers) AS n, sum(d.rank_sum) AS pos_sum, sum(d.rank_squares) AS pos_sq, sum(d.top1) AS top1,
+           sum(d.sentiment_sum) AS sent_sum, sum(d.sentiment_squares) AS sent_sq, sum(d.sentiment_n) AS sent_n
          FROM mention_days d WHERE ${d.sql} GROUP BY d.member_id`,
       d.params,
     );
@@ -409,8 +440,9 @@ async function memberAggregates(app: AppContext, filter: Filter, roster: Roster)
     const mw = where("m", filter, filter.period.start, filter.period.end);
     const ids = roster.members.map((m) => m.id);
     rows = await db.all<MemberAgg>(
-      `SELECT m.member_id AS member_id, count(*) AS n, sum(m.rank) AS pos_sum, count(*) FILTER (WHERE m.rank = 1) AS top1,
-           sum(m.sentiment) AS sent_sum, count(m.sentiment) AS sent_n
+      `SELECT m.member_id AS member_id, count(*) AS n, sum(m.rank) AS pos_sum, sum(m.rank * m.rank) AS pos_sq,
+           count(*) FILTER (WHERE m.rank = 1) AS top1, sum(m.sentiment) AS sent_sum, sum(m.sentiment * m.sentiment) AS sent_sq,
+           count(m.sentiment) AS sent_n
          FROM mentions m WHERE ${mw.sql} AND m.member_id IN (${ids.map(() => "?").join(",")}) GROUP BY m.member_id`,
       [...mw.params, ...ids],
     );
@@ -437,16 +469,24 @@ export async function competitorRanking(app: AppContext, filter: Filter) {
   const rosterTotalBefore = roster.members.reduce((sum, m) => sum + (byMemberBefore.get(m.id)?.n ?? 0), 0);
   const ranking: RankingRow[] = roster.members.map((member) => {
     const r = byMember.get(member.id);
+    const p = byMemberBefore.get(member.id);
     const n = r?.n ?? 0;
-    const nBefore = byMemberBefore.get(member.id)?.n ?? 0;
+    const nBefore = p?.n ?? 0;
     return {
       id: member.id,
       name: member.name,
       is_brand: member.isBrand,
       visibility: periodRate([n, valid], [nBefore, validBefore]),
       share_of_voice: periodRate([n, rosterTotal], [nBefore, rosterTotalBefore]),
-      avg_position: { ...mean(r?.pos_sum ?? 0, n), top1_rate: rate(r?.top1 ?? 0, n) },
-      sentiment: mean(r?.sent_sum ?? 0, r?.sent_n ?? 0),
+      avg_position: {
+        ...periodMean([r?.pos_sum ?? 0, r?.pos_sq ?? 0, n], [p?.pos_sum ?? 0, p?.pos_sq ?? 0, nBefore], POSITION_RANGE),
+        top1_rate: periodRate([r?.top1 ?? 0, n], [p?.top1 ?? 0, nBefore]),
+      },
+      sentiment: periodMean(
+        [r?.sent_sum ?? 0, r?.sent_sq ?? 0, r?.sent_n ?? 0],
+        [p?.sent_sum ?? 0, p?.sent_sq ?? 0, p?.sent_n ?? 0],
+        SENTIMENT_RANGE,
+      ),
     };
   });
   ranking.sort(

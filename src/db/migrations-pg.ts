@@ -15,6 +15,7 @@ import m0008 from "../../drizzle-pg/0008_article_renderer_version.sql" with { ty
 import m0009 from "../../drizzle-pg/0009_reanalyse_other_languages.sql" with { type: "text" };
 import m0010 from "../../drizzle-pg/0010_reanalyse_width_forms.sql" with { type: "text" };
 import m0011 from "../../drizzle-pg/0011_foreign_key_indexes.sql" with { type: "text" };
+import m0012 from "../../drizzle-pg/0012_mean_intervals.sql" with { type: "text" };
 import journal from "../../drizzle-pg/meta/_journal.json";
 import { type JournalEntry } from "./migrations";
 
@@ -31,6 +32,7 @@ export const EMBEDDED_PG_MIGRATIONS: Record<string, string> = {
   "0009_reanalyse_other_languages": m0009,
   "0010_reanalyse_width_forms": m0010,
   "0011_foreign_key_indexes": m0011,
+  "0012_mean_intervals": m0012,
 };
 
 export const PG_MIGRATION_JOURNAL: JournalEntry[] = journal.entries;

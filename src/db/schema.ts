@@ -495,6 +495,9 @@ export const answerDays = sqliteTable(
     sentimentN: integer("sentiment_n").notNull(),
     cited: integer("cited").notNull(),
     rosterMentions: integer("roster_mentions").notNull(),
+    // Sums of squares of the positions and sentiments above: the means' 95% intervals (METRICS.md).
+    positionSquares: integer("position_squares").notNull().default(0),
+    sentimentSquares: real("sentiment_squares").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.brandId, t.day, t.engine] })],
 );
@@ -513,6 +516,8 @@ export const mentionDays = sqliteTable(
     top1: integer("top1").notNull(),
     sentimentSum: real("sentiment_sum").notNull(),
     sentimentN: integer("sentiment_n").notNull(),
+    rankSquares: integer("rank_squares").notNull().default(0),
+    sentimentSquares: real("sentiment_squares").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.brandId, t.day, t.engine, t.memberId] })],
 );

@@ -80,8 +80,18 @@ type AnswerDay = [
   sentimentN: number,
   cited: number,
   rosterMentions: number,
+  positionSquares: number,
+  sentimentSquares: number,
 ];
-type MentionDay = [answers: number, rankSum: number, top1: number, sentimentSum: number, sentimentN: number];
+type MentionDay = [
+  answers: number,
+  rankSum: number,
+  top1: number,
+  sentimentSum: number,
+  sentimentN: number,
+  rankSquares: number,
+  sentimentSquares: number,
+];
 
 /**
  * Additions to the daily rollups, gathered in memory while rows are written and applied in one
@@ -110,7 +120,7 @@ export class RollupDelta {
     const key = `${brandId}\u0000${day}\u0000${engine}`;
     let a = this.answers.get(key);
     if (!a) {
-      a = { brandId, day, engine, v: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0] };
+      a = { brandId, day, engine, v: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] };
       this.answers.set(key, a);
     }
     const v = a.v;
@@ -121,10 +131,12 @@ export class RollupDelta {
       v[3] += sign * figures.position;
       if (figures.position === 1) v[4] += sign;
       if (figures.position <= 3) v[5] += sign;
+      v[10] += sign * figures.position * figures.position;
     }
     if (figures.sentiment !== null) {
       v[6] += sign * figures.sentiment;
       v[7] += sign;
+      v[11] += sign * figures.sentiment * figures.sentiment;
     }
     if (figures.cited) v[8] += sign;
     v[9] += sign * figures.rosterMentions;
@@ -132,15 +144,17 @@ export class RollupDelta {
       const mkey = `${key}\u0000${m.member_id}`;
       let r = this.mentions.get(mkey);
       if (!r) {
-        r = { brandId, day, engine, memberId: m.member_id, v: [0, 0, 0, 0, 0] };
+        r = { brandId, day, engine, memberId: m.member_id, v: [0, 0, 0, 0, 0, 0, 0] };
         this.mentions.set(mkey, r);
       }
       r.v[0] += sign;
       r.v[1] += sign * m.rank;
       if (m.rank === 1) r.v[2] += sign;
+      r.v[5] += sign * m.rank * m.rank;
       if (m.sentiment !== null) {
         r.v[3] += sign * m.sentiment;
         r.v[4] += sign;
+        r.v[6] += sign * m.sentiment * m.sentiment;
       }
     }
     this.addCitations(brandId, day, engine, key, analysis.citations, sign);
@@ -221,16 +235,19 @@ const RESERVE_ANSWER_IDS = {
   postgres: "SELECT nextval(pg_get_serial_sequence('answers', 'id')) AS id FROM generate_series(1, ?1)",
 };
 const UPSERT_ANSWER_DAY = {
-  head: "INSERT INTO answer_days AS r (brand_id, day, engine, total, valid, mentioned, position_sum, top1, top3, sentiment_sum, sentiment_n, cited, roster_mentions)",
+  head: `INSERT INTO answer_days AS r (brand_id, day, engine, total, valid, mentioned, position_sum, top1, top3, sentiment_sum, sentiment_n, cited,
+         roster_mentions, position_squares, sentiment_squares)`,
   tail: `ON CONFLICT (brand_id, day, engine) DO UPDATE SET total = r.total + excluded.total, valid = r.valid + excluded.valid,
          mentioned = r.mentioned + excluded.mentioned, position_sum = r.position_sum + excluded.position_sum, top1 = r.top1 + excluded.top1,
          top3 = r.top3 + excluded.top3, sentiment_sum = r.sentiment_sum + excluded.sentiment_sum, sentiment_n = r.sentiment_n + excluded.sentiment_n,
-         cited = r.cited + excluded.cited, roster_mentions = r.roster_mentions + excluded.roster_mentions`,
+         cited = r.cited + excluded.cited, roster_mentions = r.roster_mentions + excluded.roster_mentions,
+         position_squares = r.position_squares + excluded.position_squares, sentiment_squares = r.sentiment_squares + excluded.sentiment_squares`,
 };
 const UPSERT_MENTION_DAY = {
-  head: "INSERT INTO mention_days AS r (brand_id, day, engine, member_id, answers, rank_sum, top1, sentiment_sum, sentiment_n)",
+  head: "INSERT INTO mention_days AS r (brand_id, day, engine, member_id, answers, rank_sum, top1, sentiment_sum, sentiment_n, rank_squares, sentiment_squares)",
   tail: `ON CONFLICT (brand_id, day, engine, member_id) DO UPDATE SET answers = r.answers + excluded.answers, rank_sum = r.rank_sum + excluded.rank_sum,
-         top1 = r.top1 + excluded.top1, sentiment_sum = r.sentiment_sum + excluded.sentiment_sum, sentiment_n = r.sentiment_n + excluded.sentiment_n`,
+         top1 = r.top1 + excluded.top1, sentiment_sum = r.sentiment_sum + excluded.sentiment_sum, sentiment_n = r.sentiment_n + excluded.sentiment_n,
+         rank_squares = r.rank_squares + excluded.rank_squares, sentiment_squares = r.sentiment_squares + excluded.sentiment_squares`,
 };
 const UPSERT_URL_DAY = {
   head: "INSERT INTO citation_url_days AS r (brand_id, day, engine, url, domain, citations)",
@@ -323,7 +340,7 @@ export class AnswerWriter {
     await writeRows(
       tx,
       UPSERT_ANSWER_DAY.head,
-      13,
+      15,
       answers.map(({ brandId, day, engine, v }) => [brandId, day, engine, ...v]),
       UPSERT_ANSWER_DAY.tail,
     );
@@ -331,7 +348,7 @@ export class AnswerWriter {
     await writeRows(
       tx,
       UPSERT_MENTION_DAY.head,
-      9,
+      11,
       mentions.map(({ brandId, day, engine, memberId, v }) => [brandId, day, engine, memberId, ...v]),
       UPSERT_MENTION_DAY.tail,
     );

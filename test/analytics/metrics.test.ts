@@ -161,14 +161,16 @@ describe("visibility overview on the hand-built dataset", () => {
     expect(o.visibility.high!).toBeCloseTo(0.8124, 3);
     // share of voice: Acme in 3 answers; roster mentions 2 + 2 + 2 + 1 + 1 = 8
     expect(o.share_of_voice).toMatchObject({ rate: 0.375, successes: 3, n: 8 });
-    // positions 1, 2, 1
+    // positions 1, 2, 1; s² = 1/3, so the interval is 4/3 ± t(0.975, 2) · √(1/9) = 4/3 ± 4.3027 / 3, from 1 at least
     expect(o.avg_position.value).toBeCloseTo(4 / 3, 4);
     expect(o.avg_position.n).toBe(3);
+    expect(o.avg_position.low).toBe(1);
+    expect(o.avg_position.high!).toBeCloseTo(2.7676, 4);
     expect(o.avg_position.top1_rate).toMatchObject({ successes: 2, n: 3 });
     expect(o.avg_position.top1_rate.rate).toBeCloseTo(2 / 3, 4);
     expect(o.avg_position.top3_rate).toMatchObject({ rate: 1, successes: 3, n: 3 });
-    // sentiment (+0.5 − 0.5 + 0) / 3
-    expect(o.sentiment).toMatchObject({ value: 0, n: 3 });
+    // sentiment (+0.5 − 0.5 + 0) / 3; s = 0.5, so 0 ± 4.3027 · 0.5 / √3 = ±1.2421, within [−1, 1]
+    expect(o.sentiment).toMatchObject({ value: 0, n: 3, low: -1, high: 1 });
     // citation rate: answers 1 (acme.com/pricing) and 6 (blog.acme.com) of 6 valid
     expect(o.citation_rate).toMatchObject({ successes: 2, n: 6 });
     expect(o.citation_rate.rate).toBeCloseTo(1 / 3, 4);
@@ -190,12 +192,15 @@ describe("visibility overview on the hand-built dataset", () => {
     // previous share of voice: Acme 1 of 2 roster mentions (answers 9 and 11)
     expect(o.share_of_voice.previous).toMatchObject({ rate: 0.5, successes: 1, n: 2 });
     expect(o.share_of_voice.change_pp).toBe(-12.5);
-    expect(o.avg_position.previous).toEqual({ value: 1, n: 1 });
+    expect(o.avg_position.previous).toEqual({ value: 1, n: 1, low: null, high: null });
     expect(o.avg_position.change).toBeCloseTo(1 / 3, 4);
+    // One answer before: a change, but no interval to compare with.
+    expect(o.avg_position.within_noise).toBeNull();
     expect(o.prompt_coverage.previous).toMatchObject({ rate: 0.5, successes: 1, n: 2 });
     expect(o.no_answer_rate.previous).toMatchObject({ rate: 0.25, successes: 1, n: 4 });
     expect(o.citation_rate.previous).toMatchObject({ rate: 0, successes: 0, n: 3 });
-    expect(o.sentiment.previous).toEqual({ value: 1, n: 1 });
+    expect(o.sentiment.previous).toEqual({ value: 1, n: 1, low: null, high: null });
+    expect(o.sentiment).toMatchObject({ change: -1, within_noise: null });
   });
 
   test("by_engine keeps each engine's own denominators", async () => {
@@ -314,7 +319,10 @@ describe("trend, ranking, prompts, sources, gaps", () => {
       share_of_voice: { rate: 0.25 },
       avg_position: { value: 1.5, n: 2 },
     });
-    expect(acme!.sentiment).toEqual({ value: 0, n: 3 });
+    expect(acme!.sentiment).toMatchObject({ value: 0, n: 3, low: -1, high: 1, change: -1, within_noise: null });
+    // Globex's positions 1, 2, 1 (as the brand's in the overview), against one answer before.
+    expect(globex!.avg_position).toMatchObject({ n: 3, low: 1, previous: { n: 1 }, within_noise: null });
+    expect(globex!.avg_position.high!).toBeCloseTo(2.7676, 4);
     // The previous period: valid answers 9, 10, 11; Acme in 9, Globex in 11, Initech in none; 2 roster mentions.
     expect(acme!.visibility.previous).toMatchObject({ successes: 1, n: 3 });
     expect(acme!.visibility.change_pp).toBeCloseTo(16.67, 2);

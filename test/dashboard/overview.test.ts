@@ -23,6 +23,15 @@ interface Rate {
   within_noise: boolean | null;
   change_pp: number | null;
 }
+interface PeriodMean {
+  value: number | null;
+  n: number;
+  low: number | null;
+  high: number | null;
+  previous: { value: number | null };
+  change: number | null;
+  within_noise: boolean | null;
+}
 interface Overview {
   visibility: Rate;
   share_of_voice: Rate;
@@ -30,8 +39,8 @@ interface Overview {
   prompt_coverage: Rate;
   retrieval_rate: Rate;
   no_answer_rate: Rate;
-  avg_position: { value: number | null; n: number; top1_rate: Rate; top3_rate: Rate };
-  sentiment: { value: number | null; n: number };
+  avg_position: PeriodMean & { top1_rate: Rate; top3_rate: Rate };
+  sentiment: PeriodMean;
   by_engine: Array<{ engine: string; label: string }>;
 }
 
@@ -72,6 +81,25 @@ async function expectTilesMatch(p: Page, input: object): Promise<Overview> {
   }
   const position = await tile(p, "Average position").textContent();
   expect(position).toContain(o.avg_position.value === null ? "no answers" : o.avg_position.value.toFixed(1));
+  // Means carry their Student t interval and the tool's verdict, as rates do.
+  for (const [text, m, digits] of [
+    [position, o.avg_position, 1],
+    [await tile(p, "Sentiment").textContent(), o.sentiment, 2],
+  ] as const) {
+    const shown = (x: number) => x.toFixed(digits).replace("-", "−");
+    if (m.low !== null && m.high !== null) expect(text).toContain(`95% interval ${shown(m.low)} to ${shown(m.high)}`);
+    expect(text).toContain(
+      m.change === null
+        ? "no previous figure"
+        : m.within_noise === null
+          ? "too few answers to judge"
+          : m.within_noise || m.change === 0
+            ? "within noise"
+            : m.change > 0
+              ? "up"
+              : "down",
+    );
+  }
   expect(position).toContain(`Top 1: ${percent(o.avg_position.top1_rate.rate)}`);
   expect(position).toContain(`Top 3: ${percent(o.avg_position.top3_rate.rate)}`);
   const sentiment = await tile(p, "Sentiment").textContent();

@@ -18,19 +18,25 @@ export async function openedApp(toml = ""): Promise<{ app: AppContext } & AsyncD
  */
 export async function rollupsAndRaw(app: AppContext, brandId: string) {
   const { db } = app;
-  const round = <R extends { sentiment_sum: number }>(rows: R[]) =>
-    rows.map((r) => ({ ...r, sentiment_sum: Math.round(r.sentiment_sum * 1e9) / 1e9 }));
-  const answerCols = "total, valid, mentioned, position_sum, top1, top3, sentiment_sum, sentiment_n, cited, roster_mentions";
+  const round = <R extends { sentiment_sum: number; sentiment_squares: number }>(rows: R[]) =>
+    rows.map((r) => ({
+      ...r,
+      sentiment_sum: Math.round(r.sentiment_sum * 1e9) / 1e9,
+      sentiment_squares: Math.round(r.sentiment_squares * 1e9) / 1e9,
+    }));
+  const answerCols =
+    "total, valid, mentioned, position_sum, top1, top3, sentiment_sum, sentiment_n, cited, roster_mentions, position_squares, sentiment_squares";
   const stored = {
     answers: round(
-      await db.all<{ sentiment_sum: number }>(
+      await db.all<{ sentiment_sum: number; sentiment_squares: number }>(
         `SELECT day, engine, ${answerCols} FROM answer_days WHERE brand_id = ? ORDER BY day, engine`,
         [brandId],
       ),
     ),
     mentions: round(
-      await db.all<{ sentiment_sum: number }>(
-        "SELECT day, engine, member_id, answers, rank_sum, top1, sentiment_sum, sentiment_n FROM mention_days WHERE brand_id = ? ORDER BY day, engine, member_id",
+      await db.all<{ sentiment_sum: number; sentiment_squares: number }>(
+        `SELECT day, engine, member_id, answers, rank_sum, top1, sentiment_sum, sentiment_n, rank_squares, sentiment_squares
+           FROM mention_days WHERE brand_id = ? ORDER BY day, engine, member_id`,
         [brandId],
       ),
     ),
@@ -44,12 +50,15 @@ export async function rollupsAndRaw(app: AppContext, brandId: string) {
   };
   const raw = {
     answers: round(
-      await db.all<{ sentiment_sum: number }>(
-        `SELECT d.*, coalesce(m.n, 0) AS roster_mentions
+      await db.all<{ sentiment_sum: number; sentiment_squares: number }>(
+        `SELECT d.day, d.engine, d.total, d.valid, d.mentioned, d.position_sum, d.top1, d.top3, d.sentiment_sum, d.sentiment_n, d.cited,
+             coalesce(m.n, 0) AS roster_mentions, d.position_squares, d.sentiment_squares
            FROM (SELECT created_at / ${DAY} AS day, engine, count(*) AS total, count(*) FILTER (WHERE status = 'ok') AS valid,
                    sum(brand_mentioned) AS mentioned, coalesce(sum(brand_position), 0) AS position_sum,
                    count(CASE WHEN brand_position = 1 THEN 1 END) AS top1, count(CASE WHEN brand_position <= 3 THEN 1 END) AS top3,
-                   coalesce(sum(brand_sentiment), 0) AS sentiment_sum, count(brand_sentiment) AS sentiment_n, sum(brand_cited) AS cited
+                   coalesce(sum(brand_sentiment), 0) AS sentiment_sum, count(brand_sentiment) AS sentiment_n, sum(brand_cited) AS cited,
+                   coalesce(sum(brand_position * brand_position), 0) AS position_squares,
+                   coalesce(sum(brand_sentiment * brand_sentiment), 0) AS sentiment_squares
                  FROM answers WHERE brand_id = ?1 GROUP BY created_at / ${DAY}, engine) d
            LEFT JOIN (SELECT created_at / ${DAY} AS day, engine, count(*) AS n FROM mentions WHERE brand_id = ?1
                       GROUP BY created_at / ${DAY}, engine) m ON m.day = d.day AND m.engine = d.engine
@@ -58,9 +67,10 @@ export async function rollupsAndRaw(app: AppContext, brandId: string) {
       ),
     ),
     mentions: round(
-      await db.all<{ sentiment_sum: number }>(
+      await db.all<{ sentiment_sum: number; sentiment_squares: number }>(
         `SELECT created_at / ${DAY} AS day, engine, member_id, count(*) AS answers, sum(rank) AS rank_sum,
-             count(*) FILTER (WHERE rank = 1) AS top1, coalesce(sum(sentiment), 0) AS sentiment_sum, count(sentiment) AS sentiment_n
+             count(*) FILTER (WHERE rank = 1) AS top1, coalesce(sum(sentiment), 0) AS sentiment_sum, count(sentiment) AS sentiment_n,
+             sum(rank * rank) AS rank_squares, coalesce(sum(sentiment * sentiment), 0) AS sentiment_squares
            FROM mentions WHERE brand_id = ? GROUP BY created_at / ${DAY}, engine, member_id ORDER BY day, engine, member_id`,
         [brandId],
       ),

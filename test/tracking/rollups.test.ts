@@ -180,3 +180,50 @@ test("upgrading a database made before the per-prompt rollups fills them from th
     upgraded.close();
   }
 });
+
+test("upgrading a database made before the means' intervals fills the squares from the stored answers and mentions", async () => {
+  const app = memoryApp();
+  const path = join(app.config.dataDir, "upgrade-squares.db");
+  await app.db.close();
+  const db = openDatabase(path);
+  const fileApp = createAppContext(app.config, db);
+  const s = seedBrand(fileApp, {
+    name: "Acme",
+    domain: "acme.com",
+    competitors: [
+      { key: "G", name: "Globex" },
+      { key: "I", name: "Initech" },
+    ],
+    prompts: [{ key: "P1", text: "best crm" }],
+  });
+  const roster = await loadRoster(db, s.brandId);
+  const start = Date.parse("2025-03-01T00:00:00Z");
+  for (let i = 0; i < 40; i++) {
+    await fileApp.tracking.storeAnswer(
+      answer(s.brandId, {
+        promptId: s.prompts.P1!,
+        engine: ["gpt", "claude"][i % 2]!,
+        sample: i,
+        status: i % 7 === 6 ? "error" : "ok",
+        text: TEXTS[i % TEXTS.length]!,
+        providerCitations: [],
+        createdAt: start + Math.floor(i / 8) * DAY + (i % 8) * 9_000_000,
+      }),
+      roster,
+    );
+  }
+  const { stored: expected } = await rollupsAndRaw(fileApp, s.brandId);
+  // Positions 1 to 3 and sentiments of both signs: squares that a wrong backfill would not match.
+  expect(new Set(expected.mentions.map((m) => (m as unknown as { rank_squares: number }).rank_squares)).size).toBeGreaterThan(2);
+  downgradeTo(db.sqlite, "0017_foreign_key_indexes");
+  db.close();
+
+  const upgraded = openDatabase(path);
+  try {
+    const { stored, raw } = await rollupsAndRaw(createAppContext(app.config, upgraded), s.brandId);
+    expect(stored).toEqual(expected);
+    expect(stored).toEqual(raw);
+  } finally {
+    upgraded.close();
+  }
+});

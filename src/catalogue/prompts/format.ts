@@ -23,8 +23,24 @@ export function changeText(r: { change_pp: number | null; within_noise: boolean 
   return r.within_noise ? `${signed}, within noise` : `${signed}, ${r.change_pp > 0 ? "up" : "down"} beyond noise`;
 }
 
-export function meanText(m: { value: number | null; n: number }, digits: number): string {
-  return m.value === null ? "no data" : `${m.value.toFixed(digits)} (n = ${m.n})`;
+export function meanText(m: { value: number | null; n: number; low?: number | null; high?: number | null }, digits: number): string {
+  if (m.value === null) return "no data";
+  const interval = m.low != null && m.high != null ? `, 95% interval ${m.low.toFixed(digits)}–${m.high.toFixed(digits)}` : "";
+  return `${m.value.toFixed(digits)} (n = ${m.n}${interval})`;
+}
+
+/** A mean's change from the previous period with the tool's verdict; a position's "up" is a worse place. */
+export function meanChangeText(
+  m: { change: number | null; within_noise: boolean | null },
+  digits: number,
+  what: "position" | "sentiment",
+): string {
+  if (m.change === null) return "no previous figure";
+  const signed = `${m.change > 0 ? "+" : ""}${m.change.toFixed(digits)}`;
+  if (m.within_noise === null) return `${signed}, no noise verdict (fewer than 2 answers in a period)`;
+  if (m.within_noise || m.change === 0) return `${signed}, within noise`;
+  const better = what === "position" ? m.change < 0 : m.change > 0;
+  return `${signed}, ${better ? "better" : "worse"} beyond noise`;
 }
 
 /** The engine/tag scope of a filter, in words. */

@@ -3,7 +3,7 @@
 // sentences are the tools'), and asks the assistant for the analysis a person would want next.
 import { NotFound } from "../../errors";
 import { completeCompetitor, completeEngine, completeTag } from "../completions";
-import { changeText, meanText, pct, rateText, scopeText, userMessage, utcDay } from "./format";
+import { changeText, meanChangeText, meanText, pct, rateText, scopeText, userMessage, utcDay } from "./format";
 import { definePrompt, type PromptArgument } from "./registry";
 
 const engineArg: PromptArgument = {
@@ -38,8 +38,8 @@ const weeklyReview = definePrompt({
       `Answers: ${overview.answers.total} (${overview.answers.valid} valid, ${overview.answers.no_answer} without an answer).`,
       `- Visibility: ${rateText(overview.visibility)}; ${changeText(overview.visibility)}`,
       `- Share of voice: ${rateText(overview.share_of_voice)}; ${changeText(overview.share_of_voice)}`,
-      `- Average position: ${meanText(overview.avg_position, 1)}; top-1 rate ${rateText(overview.avg_position.top1_rate)}`,
-      `- Sentiment: ${meanText(overview.sentiment, 2)}`,
+      `- Average position (1 is named first): ${meanText(overview.avg_position, 1)}; ${meanChangeText(overview.avg_position, 1, "position")}; top-1 rate ${rateText(overview.avg_position.top1_rate)}`,
+      `- Sentiment: ${meanText(overview.sentiment, 2)}; ${meanChangeText(overview.sentiment, 2, "sentiment")}`,
       `- Citation rate: ${rateText(overview.citation_rate)}; ${changeText(overview.citation_rate)}`,
       `- Prompt coverage: ${rateText(overview.prompt_coverage)}; ${changeText(overview.prompt_coverage)}`,
       "",

@@ -36,13 +36,28 @@ export function meanText(value: number | null, digits: number): string {
   return value === null ? "no answers" : value.toFixed(digits).replace("-", "−");
 }
 
-export type Verdict = "up" | "down" | "within noise" | "no previous figure";
+export type Verdict = "up" | "down" | "within noise" | "no previous figure" | "too few answers to judge";
+export type PeriodMean = Overview["sentiment"];
 
 /** The tool's own verdict on a rate's change: within_noise and the sign of change_pp. */
 export function verdict(r: Pick<PeriodRate, "within_noise" | "change_pp">): Verdict {
   if (r.within_noise === null || r.change_pp === null) return "no previous figure";
   if (r.within_noise) return "within noise";
   return r.change_pp > 0 ? "up" : r.change_pp < 0 ? "down" : "within noise";
+}
+
+/** The tool's verdict on a mean's change: a change with fewer than two answers in either period has none. */
+export function meanVerdict(m: Pick<PeriodMean, "within_noise" | "change">): Verdict {
+  if (m.change === null) return "no previous figure";
+  if (m.within_noise === null) return "too few answers to judge";
+  if (m.within_noise) return "within noise";
+  return m.change > 0 ? "up" : m.change < 0 ? "down" : "within noise";
+}
+
+/** A mean's 95% interval alone ("1.0–2.8"), or "" without one. */
+export function meanRange(m: { low: number | null; high: number | null }, digits: number): string {
+  if (m.low === null || m.high === null) return "";
+  return `${meanText(m.low, digits)} to ${meanText(m.high, digits)}`;
 }
 
 /** "+3.2 points" / "−1.0 points" / "±0.0 points". */

@@ -2,7 +2,7 @@
 // Names are untrusted text: text nodes only.
 import { type ToolOutput } from "../../../../catalogue/types";
 import { ScrollTable } from "../../components/scroll-table";
-import { count, meanText, type Overview, percent, points, range, verdict } from "./format";
+import { count, meanRange, meanText, type Overview, percent, points, range, verdict } from "./format";
 
 type Ranking = ToolOutput<"get_competitor_ranking">;
 
@@ -16,8 +16,8 @@ export function RankingTable({ ranking }: { ranking: Ranking }) {
             <th scope="col">Name</th>
             <th scope="col">Visibility (95% interval; change)</th>
             <th scope="col">Share of voice</th>
-            <th scope="col">Avg. position</th>
-            <th scope="col">Sentiment</th>
+            <th scope="col">Avg. position (95% interval)</th>
+            <th scope="col">Sentiment (95% interval)</th>
           </tr>
         </thead>
         <tbody>
@@ -36,8 +36,14 @@ export function RankingTable({ ranking }: { ranking: Ranking }) {
                 </span>
               </td>
               <td>{percent(r.share_of_voice.rate)}</td>
-              <td>{meanText(r.avg_position.value, 1)}</td>
-              <td>{meanText(r.sentiment.value, 2)}</td>
+              <td>
+                {meanText(r.avg_position.value, 1)}
+                <span class="cell-meta">{meanRange(r.avg_position, 1)}</span>
+              </td>
+              <td>
+                {meanText(r.sentiment.value, 2)}
+                <span class="cell-meta">{meanRange(r.sentiment, 2)}</span>
+              </td>
             </tr>
           ))}
         </tbody>

@@ -2,9 +2,22 @@
 // previous period, in words ("up", "down", "within noise") from the tool's own within_noise.
 import { type ComponentChildren } from "preact";
 import { useId } from "preact/hooks";
-import { count, interval, meanText, type Overview, type PeriodRate, percent, points, signed, verdict } from "./format";
+import {
+  count,
+  interval,
+  meanRange,
+  meanText,
+  meanVerdict,
+  type Overview,
+  type PeriodMean,
+  type PeriodRate,
+  percent,
+  points,
+  signed,
+  verdict,
+} from "./format";
 
-const ARROWS = { up: "▲", down: "▼", "within noise": "≈", "no previous figure": "" } as const;
+const ARROWS = { up: "▲", down: "▼", "within noise": "≈", "no previous figure": "", "too few answers to judge": "" } as const;
 
 /** The verdict's class; for a figure where higher is worse (the no-answer rate) "up" is coloured as bad. */
 function changeClass(v: string, higherIsWorse = false): string {
@@ -60,6 +73,42 @@ function RateTile({
   );
 }
 
+/** A mean's tile: its value, n and Student t interval, and its change with the tool's verdict. */
+function MeanTile({
+  title,
+  mean,
+  digits,
+  what,
+  higherIsWorse,
+  children,
+}: {
+  title: string;
+  mean: PeriodMean;
+  digits: number;
+  what: string;
+  higherIsWorse?: boolean;
+  children?: ComponentChildren;
+}) {
+  const v = meanVerdict(mean);
+  const range = meanRange(mean, digits);
+  return (
+    <Tile title={title}>
+      <p class="kpi-value">{meanText(mean.value, digits)}</p>
+      <p class="kpi-meta">
+        {what} · n = {count(mean.n)} answers naming the brand
+        {range && <> · 95% interval {range}</>}
+      </p>
+      <p class={changeClass(v, higherIsWorse)}>
+        {ARROWS[v] && <span aria-hidden="true">{ARROWS[v]} </span>}
+        <span class="kpi-verdict">{v}</span>
+        {mean.change !== null && <> · {signed(mean.change, digits)}</>}
+        <span class="kpi-previous"> (previous: {meanText(mean.previous.value, digits)})</span>
+      </p>
+      {children}
+    </Tile>
+  );
+}
+
 function SubRate({ label, rate }: { label: string; rate: PeriodRate }) {
   const v = verdict(rate);
   return (
@@ -80,22 +129,12 @@ export function KpiTiles({ overview }: { overview: Overview }) {
     <div class="kpi-grid">
       <RateTile title="Visibility" rate={o.visibility} what="valid answers" />
       <RateTile title="Share of voice" rate={o.share_of_voice} what="roster mentions" />
-      <Tile title="Average position">
-        <p class="kpi-value">{meanText(pos.value, 1)}</p>
-        <p class="kpi-meta">
-          n = {count(pos.n)} answers naming the brand
-          {pos.change !== null && (
-            <>
-              {" "}
-              · {signed(pos.change, 1)} against the previous period ({meanText(pos.previous.value, 1)}; a mean has no noise test)
-            </>
-          )}
-        </p>
+      <MeanTile title="Average position" mean={pos} digits={1} what="1 is named first" higherIsWorse>
         <ul class="kpi-sub">
           <SubRate label="Top 1" rate={pos.top1_rate} />
           <SubRate label="Top 3" rate={pos.top3_rate} />
         </ul>
-      </Tile>
+      </MeanTile>
       <RateTile
         title="Prompt coverage"
         rate={o.prompt_coverage}
@@ -109,19 +148,7 @@ export function KpiTiles({ overview }: { overview: Overview }) {
         what="valid answers"
         note="answers whose provider lists a page of the brand's site among its search's sources (engines with web search only); an address only written in the text is a citation, not a retrieval"
       />
-      <Tile title="Sentiment">
-        <p class="kpi-value">{meanText(o.sentiment.value, 2)}</p>
-        <p class="kpi-meta">
-          from −1 to +1 · n = {count(o.sentiment.n)} answers naming the brand
-          {o.sentiment.change !== null && (
-            <>
-              {" "}
-              · {signed(o.sentiment.change, 2)} against the previous period ({meanText(o.sentiment.previous.value, 2)}; a mean has no noise
-              test)
-            </>
-          )}
-        </p>
-      </Tile>
+      <MeanTile title="Sentiment" mean={o.sentiment} digits={2} what="from −1 to +1" />
       <RateTile title="No-answer rate" rate={o.no_answer_rate} what="answers" higherIsWorse />
     </div>
   );
