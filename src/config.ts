@@ -216,7 +216,8 @@ export function loadConfig({ flags, env, cwd = process.cwd() }: ConfigInput): Co
     configFile,
     host,
     port,
-    publicUrl: file.public_url ?? null,
+    // As an origin: "https://Spyglass.Example.COM:443/" is https://spyglass.example.com, the resource clients name.
+    publicUrl: publicOrigin,
     publicOrigin,
     logLevel: file.log_level ?? "info",
     auth: file.auth,

@@ -13,6 +13,14 @@ export const CLIENT_DOCUMENT_CACHE_MS = 60 * 60 * 1000;
 const MAX_REDIRECT_URIS = 10;
 /** A redirect URI longer than this is refused (browsers and proxies cut URLs not much longer). */
 export const MAX_REDIRECT_URI_LENGTH = 2048;
+/**
+ * A registration's redirect URIs together, and its client_uri: registration needs no credential, so
+ * what one may store is bounded (real clients register one to four short addresses).
+ */
+export const MAX_REDIRECT_URIS_TOTAL = 4096;
+export const MAX_CLIENT_URI_LENGTH = 2048;
+/** A registered client that no sign-in has used (no code, no grant) is deleted this long after registering. */
+export const UNUSED_CLIENT_MS = 7 * 24 * 60 * 60 * 1000;
 /** Fetched metadata documents kept in memory, not stored, until a grant is approved (see resolveClient). */
 const MAX_CACHED_DOCUMENTS = 500;
 
@@ -33,7 +41,12 @@ export class ClientProblem extends Error {}
 const BLOCKED_SCHEMES = new Set(["javascript:", "data:", "file:", "vbscript:", "blob:", "about:", "ws:", "wss:", "ftp:"]);
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
-/** A redirect URI a client may register: https, http on a loopback host, or a native app's private scheme; never a fragment. */
+/**
+ * A redirect URI a client may register: https, http on a loopback host, or a native app's private
+ * scheme; never a fragment, a user name or password, or characters a URI cannot hold (the consent
+ * page shows the address: "https://claude.ai@evil.example/" and "https://evil.example\@claude.ai/"
+ * read as claude.ai and lead elsewhere).
+ */
 export function redirectUriProblem(value: string): string | null {
   let url: URL;
   try {
@@ -42,10 +55,33 @@ export function redirectUriProblem(value: string): string | null {
     return `${JSON.stringify(value)} is not a URL`;
   }
   if (url.hash || value.includes("#")) return `${value} has a fragment, which redirect URIs may not have`;
+  if (/[\\\s\p{Cc}]/u.test(value))
+    return `${JSON.stringify(value)} has a backslash, a space or a control character, which a URI cannot hold`;
+  if (url.username || url.password) return `${value} has a user name or password before its host, which redirect URIs may not have`;
   if (url.protocol === "https:") return null;
   if (url.protocol === "http:") return LOOPBACK.has(url.hostname) ? null : `${value} uses http on a host that is not loopback; use https`;
   if (BLOCKED_SCHEMES.has(url.protocol)) return `${value} uses a scheme that cannot be a redirect URI`;
   return null;
+}
+
+const LOOPBACK_REDIRECT = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(?::\d{1,5})?([/?].*)?$/;
+
+/**
+ * Whether an authorization request's redirect_uri is one the client registered: the same string, or,
+ * for http on a loopback host, the same but for the port (RFC 8252 §7.3: a native app listens on
+ * whatever port is free when it signs in, not the one it registered with).
+ */
+export function redirectUriMatches(registered: string, requested: string): boolean {
+  if (registered === requested) return true;
+  const a = LOOPBACK_REDIRECT.exec(registered);
+  const b = LOOPBACK_REDIRECT.exec(requested);
+  return a !== null && b !== null && a[1] === b[1] && (a[2] ?? "") === (b[2] ?? "") && redirectUriProblem(requested) === null;
+}
+
+/** The redirect URIs a stored client registered (or its metadata document named), or null for an unknown client. */
+export async function registeredRedirectUris(db: Queries, clientId: string): Promise<string[] | null> {
+  const row = await db.get<{ redirectUris: string }>(`SELECT redirect_uris AS "redirectUris" FROM oauth_clients WHERE id = ?`, [clientId]);
+  return row ? (JSON.parse(row.redirectUris) as string[]) : null;
 }
 
 type ClientRow = typeof oauthClients.$inferSelect;
@@ -64,6 +100,9 @@ function rowToClient(row: ClientRow): OAuthClient {
 function checkRedirectUris(uris: string[]): void {
   if (uris.length === 0) throw new ClientProblem("redirect_uris must name at least one redirect URI.");
   if (uris.length > MAX_REDIRECT_URIS) throw new ClientProblem(`redirect_uris may name at most ${MAX_REDIRECT_URIS} URIs.`);
+  if (uris.reduce((sum, uri) => sum + uri.length, 0) > MAX_REDIRECT_URIS_TOTAL) {
+    throw new ClientProblem(`redirect_uris may be at most ${MAX_REDIRECT_URIS_TOTAL} characters long together.`);
+  }
   for (const uri of uris) {
     if (uri.length > MAX_REDIRECT_URI_LENGTH) {
       throw new ClientProblem(`redirect_uris: a redirect URI may be at most ${MAX_REDIRECT_URI_LENGTH} characters long.`);
@@ -112,6 +151,8 @@ export async function registerClient(db: Queries, body: unknown, now: number): P
   if (!parsed.success) throw new ClientProblem(metadataProblem(body, parsed.error.issues[0]));
   const meta = parsed.data;
   const redirectUris = meta.redirect_uris.map(String);
+  // As sent, too: the schema reads each as a URL, which drops a tab and escapes a space.
+  checkRedirectUris((body as { redirect_uris: string[] }).redirect_uris);
   checkRedirectUris(redirectUris);
   const grantTypes = meta.grant_types ?? ["authorization_code", "refresh_token"];
   const unsupportedGrant = grantTypes.find((g) => g !== "authorization_code" && g !== "refresh_token");
@@ -124,6 +165,9 @@ export async function registerClient(db: Queries, body: unknown, now: number): P
     throw new ClientProblem(
       `token_endpoint_auth_method "${authMethod}" is not supported; use "none" (with PKCE), "client_secret_basic" or "client_secret_post".`,
     );
+  }
+  if (meta.client_uri && meta.client_uri.length > MAX_CLIENT_URI_LENGTH) {
+    throw new ClientProblem(`client_uri may be at most ${MAX_CLIENT_URI_LENGTH} characters long.`);
   }
   const name = clientDisplayName(meta.client_name, "Unnamed client");
   const id = `${CLIENT_ID_PREFIX}${generateSecret("").plaintext.slice(0, 22)}`;
@@ -144,6 +188,19 @@ export async function registerClient(db: Queries, body: unknown, now: number): P
     token_endpoint_auth_method: authMethod,
     ...(secret ? { client_secret: secret.plaintext, client_secret_expires_at: 0 } : {}),
   };
+}
+
+/**
+ * Deletes registered clients that nobody has signed in with (no authorization code, no grant, even
+ * a revoked one) within UNUSED_CLIENT_MS of registering: anyone may register, and unused
+ * registrations would otherwise stay for ever. Returns how many went.
+ */
+export async function deleteUnusedClients(db: Queries, now: number): Promise<number> {
+  return await db.run(
+    `DELETE FROM oauth_clients WHERE kind = 'dcr' AND created_at < ?
+       AND id NOT IN (SELECT client_id FROM oauth_codes) AND id NOT IN (SELECT client_id FROM oauth_grants)`,
+    [now - UNUSED_CLIENT_MS],
+  );
 }
 
 /**

@@ -16,7 +16,7 @@ import { type AppContext } from "../context";
 import { Invalid, methodNotAllowed, NotFound, TooManyRequests } from "../errors";
 import { log } from "../log";
 import { isClientDocumentUrl } from "./client-metadata";
-import { ClientProblem, registerClient } from "./clients";
+import { ClientProblem, deleteUnusedClients, registerClient } from "./clients";
 import { AuthorizationPageError, type OAuthService, type OAuthSettings, RedirectableError } from "./service";
 
 const MAX_FORM_BYTES = 64 * 1024;
@@ -24,6 +24,14 @@ const MAX_FORM_BYTES = 64 * 1024;
 // client per person connecting: enough for a team's morning, not for filling the table.
 export const REGISTRATIONS_PER_HOUR = 100;
 const REGISTRATION_RULE = { maxFailures: REGISTRATIONS_PER_HOUR, windowMs: 60 * 60 * 1000 };
+/**
+ * Registrations per hour from every address together: one address's limit does not bound an
+ * attacker with many (each IPv6 /64 is one), and what registrations store is kept until unused ones
+ * are deleted (clients.ts deleteUnusedClients, checked at most once an hour).
+ */
+export const ALL_REGISTRATIONS_PER_HOUR = 500;
+const ALL_REGISTRATIONS_RULE = { maxFailures: ALL_REGISTRATIONS_PER_HOUR, windowMs: 60 * 60 * 1000 };
+const UNUSED_CLIENTS_CHECK_MS = 60 * 60 * 1000;
 /**
  * Authorization requests naming a client metadata document (an https client_id) per address and
  * hour: each may fetch a document from a host the request names, so they are counted like
@@ -147,6 +155,8 @@ async function oauthEndpoint(request: Request, run: () => Promise<Response> | Re
 export function oauthRoutes(ctx: AppContext) {
   const oauth: OAuthService = ctx.oauth;
   const registrations = new FailureWindow(REGISTRATION_RULE);
+  const allRegistrations = new FailureWindow(ALL_REGISTRATIONS_RULE);
+  let unusedClientsCheckedAt = Number.NEGATIVE_INFINITY;
   const documentClients = new FailureWindow(DOCUMENT_CLIENT_RULE);
   /**
    * Seconds to wait before another request naming a client metadata document from this address (0:
@@ -191,18 +201,24 @@ export function oauthRoutes(ctx: AppContext) {
         on();
         return oauthEndpoint(request, async () => {
           const address = throttleAddress(clientAddress(request, server, proxies));
-          const wait = registrations.retryAfter(address);
-          if (wait > 0) {
-            return json(
+          const tooMany = (wait: number, from: string) =>
+            json(
               429,
-              {
-                error: "invalid_request",
-                error_description: `Too many client registrations from this address; try again in ${wait} seconds.`,
-              },
+              { error: "invalid_request", error_description: `Too many client registrations ${from}; try again in ${wait} seconds.` },
               { "retry-after": String(wait) },
             );
-          }
+          const wait = registrations.retryAfter(address);
+          if (wait > 0) return tooMany(wait, "from this address");
+          const waitAll = allRegistrations.retryAfter("*");
+          if (waitAll > 0) return tooMany(waitAll, "on this server in the last hour");
           registrations.fail(address);
+          allRegistrations.fail("*");
+          const now = oauth.now();
+          if (now - unusedClientsCheckedAt >= UNUSED_CLIENTS_CHECK_MS) {
+            unusedClientsCheckedAt = now;
+            const deleted = await deleteUnusedClients(ctx.db, now);
+            if (deleted > 0) log.info("unused OAuth client registrations deleted", { clients: deleted });
+          }
           let body: unknown;
           try {
             body = JSON.parse(await readText(request));
@@ -286,7 +302,7 @@ export function oauthRoutes(ctx: AppContext) {
         throw error;
       }
     })
-    .post("/authorization", async ({ account, body, set }) => {
+    .post("/authorization", async ({ account, body, set, request, server }) => {
       on();
       const input = (typeof body === "object" && body !== null ? body : {}) as {
         request?: unknown;
@@ -296,8 +312,12 @@ export function oauthRoutes(ctx: AppContext) {
       if (typeof input.request !== "string" || (input.decision !== "approve" && input.decision !== "deny")) {
         throw new Invalid('Send {request: the authorization query, decision: "approve" or "deny", brand_id}.', "invalid_input");
       }
+      // The decision resolves the client again: a metadata document is fetched here as on the authorization page.
+      const params = new URLSearchParams(input.request);
+      const wait = documentLookupWait(request, server, params);
+      if (wait > 0) throw new TooManyRequests(`Too many sign-in requests from this address; try again in ${wait} seconds.`, wait);
       try {
-        const redirect = await oauth.decide(account.id, new URLSearchParams(input.request), {
+        const redirect = await oauth.decide(account.id, params, {
           approve: input.decision === "approve",
           brandId: typeof input.brand_id === "string" ? input.brand_id : null,
         });

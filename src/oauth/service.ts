@@ -22,7 +22,16 @@ import { type Queries } from "../db/queries";
 import { type Plan } from "../db/values";
 import { NotFound } from "../errors";
 import { iso, isoOrNull, newId } from "../ids";
-import { authenticateClient, ClientProblem, clientName, FetchedDocuments, type OAuthClient, resolveClient } from "./clients";
+import {
+  authenticateClient,
+  ClientProblem,
+  clientName,
+  FetchedDocuments,
+  type OAuthClient,
+  redirectUriMatches,
+  registeredRedirectUris,
+  resolveClient,
+} from "./clients";
 import {
   ACCESS_TOKEN_PREFIX,
   CODE_PREFIX,
@@ -219,7 +228,7 @@ export class OAuthService {
       if (client.redirectUris.length !== 1)
         throw new AuthorizationPageError("The request names no redirect_uri, and the client has several.");
       redirectUri = client.redirectUris[0]!;
-    } else if (client.redirectUris.includes(requested)) {
+    } else if (client.redirectUris.some((registered) => redirectUriMatches(registered, requested))) {
       redirectUri = requested;
     } else {
       throw new AuthorizationPageError(
@@ -375,8 +384,16 @@ export class OAuthService {
         await tx.run("UPDATE oauth_codes SET used_at = ? WHERE code_hash = ?", [now, row.codeHash]);
         if (row.expiresAt <= now) return new InvalidGrantError("The authorization code has expired; start the sign-in again.");
         if (row.clientId !== clientId) return new InvalidGrantError("The authorization code was issued to another client.");
-        if (redirectUri !== row.redirectUri)
+        // Without redirect_uri, the code must have gone to the client's one registered address (RFC 6749
+        // §4.1.3 asks for it only when the authorization request named it, and a client with one
+        // address may leave it out there).
+        if (redirectUri === null) {
+          const registered = await registeredRedirectUris(tx, row.clientId);
+          if (registered?.length !== 1 || registered[0] !== row.redirectUri)
+            return new InvalidGrantError("redirect_uri is required: the client has more than one redirect URI.");
+        } else if (redirectUri !== row.redirectUri) {
           return new InvalidGrantError("redirect_uri does not match the one of the authorization request.");
+        }
         if (s256(verifier) !== row.codeChallenge) return new InvalidGrantError("The code_verifier does not match the code_challenge.");
         const grantId = newId("grant");
         await tx.run(

@@ -51,6 +51,13 @@ describe("loadConfig", () => {
     expect(config.auth.signup).toBe("open");
   });
 
+  test("public_url is read as its origin: the OAuth resource and issuer are what clients make of it", () => {
+    // An MCP client normalises the resource the server names (new URL(...)) and sends it back: an
+    // upper-case host or a default port made every sign-in invalid_target (the OAuth review).
+    const { dir } = withFile('public_url = "https://Vis.Example.COM:443/"\n');
+    expect(loadConfig({ flags: { data: dir }, env: {} }).publicUrl).toBe("https://vis.example.com");
+  });
+
   test("a bad value is one line naming the file and the key", () => {
     const { file } = withFile('[auth]\nsignup = "sometimes"\n');
     const message = errorOf(() => loadConfig({ flags: { config: file }, env: {} }));

@@ -195,6 +195,9 @@ async function approveInBrowser(page: Page, authorizationUrl: URL, brand: string
   expect(new URL(page.url()).pathname).toBe("/oauth/consent");
   await page.getByRole("radio", { name: brand }).check();
   if (options.photograph) {
+    // Where the browser goes next, as its host alone above the full address (a registered
+    // "https://claude.ai@evil.example/…" read as claude.ai; such addresses are now refused too).
+    expect(await page.locator(".consent-facts").textContent()).toContain(`After you decide, you go to${new URL(callback.url).host}`);
     await expectAccessible(page, "consent");
     await photograph(page, "oauth-consent");
     await page.getByRole("radio", { name: brand }).check();

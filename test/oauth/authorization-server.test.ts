@@ -7,8 +7,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { sessionCookieName } from "../../src/accounts/guard";
 import { createSession } from "../../src/accounts/sessions";
-import { MAX_REDIRECT_URI_LENGTH } from "../../src/oauth/clients";
-import { DOCUMENT_CLIENT_REQUESTS_PER_HOUR, REGISTRATIONS_PER_HOUR } from "../../src/oauth/routes";
+import { MAX_CLIENT_URI_LENGTH, MAX_REDIRECT_URI_LENGTH, MAX_REDIRECT_URIS_TOTAL, UNUSED_CLIENT_MS } from "../../src/oauth/clients";
+import { ALL_REGISTRATIONS_PER_HOUR, DOCUMENT_CLIENT_REQUESTS_PER_HOUR, REGISTRATIONS_PER_HOUR } from "../../src/oauth/routes";
 import { revokeAccountGrants } from "../../src/oauth/service";
 import { seedToolServerDb, type ToolServerSeed } from "../support/fixtures";
 import { BASE, type TestApp, testApp } from "../support/http";
@@ -384,6 +384,60 @@ describe("refusals, each with its OAuth error", () => {
     expect(res.json.error).toBe("invalid_grant");
   });
 
+  test("a loopback redirect URI matches whatever its port (RFC 8252 §7.3); its host, path and an https address's port must match", async () => {
+    const client = await registerClient(t, [REDIRECT]);
+    const pair = pkce();
+    const elsewhere = "http://127.0.0.1:8888/callback";
+    const back = await consent(t, cookieA, authorizeQuery(client, pair, { redirect_uri: elsewhere }), seed.a.brandId);
+    expect(`${back.origin}${back.pathname}`).toBe(elsewhere);
+    // The code is bound to the port the request named.
+    const code = back.searchParams.get("code")!;
+    const wrongPort = await tokenRequest(t, {
+      grant_type: "authorization_code",
+      code,
+      code_verifier: pair.verifier,
+      client_id: client.id,
+      redirect_uri: REDIRECT,
+    });
+    expect(wrongPort.json.error).toBe("invalid_grant");
+    for (const uri of ["http://127.0.0.1:8888/other", "http://[::1]:8888/callback", "http://127.0.0.1:8888/callback\\@evil.example"]) {
+      const res = await t.call("GET", `/oauth/authorize?${authorizeQuery(client, pkce(), { redirect_uri: uri })}`);
+      expect(res.status).toBe(400);
+      expect(res.text).toContain("not one that this client registered");
+    }
+    const web = await registerClient(t, ["https://app.example:8443/cb"]);
+    const res = await t.call("GET", `/oauth/authorize?${authorizeQuery(web, pkce(), { redirect_uri: "https://app.example:9443/cb" })}`);
+    expect(res.status).toBe(400);
+  });
+
+  test("a client with one redirect URI may leave it out of both requests; with several, the token request must name it", async () => {
+    const one = await registerClient(t, [REDIRECT]);
+    const pair = pkce();
+    const query = new URLSearchParams(authorizeQuery(one, pair));
+    query.delete("redirect_uri");
+    const back = await consent(t, cookieA, query.toString(), seed.a.brandId);
+    const res = await tokenRequest(t, {
+      grant_type: "authorization_code",
+      code: back.searchParams.get("code")!,
+      code_verifier: pair.verifier,
+      client_id: one.id,
+    });
+    expect(res.status).toBe(200);
+    const two = await registerClient(t, [REDIRECT, "http://127.0.0.1:7777/other"]);
+    const twoPair = pkce();
+    const twoBack = await consent(t, cookieA, authorizeQuery(two, twoPair), seed.a.brandId);
+    const refused = await tokenRequest(t, {
+      grant_type: "authorization_code",
+      code: twoBack.searchParams.get("code")!,
+      code_verifier: twoPair.verifier,
+      client_id: two.id,
+    });
+    expect(refused.json).toMatchObject({
+      error: "invalid_grant",
+      error_description: "redirect_uri is required: the client has more than one redirect URI.",
+    });
+  });
+
   test("state cannot redirect elsewhere: it comes back verbatim as one parameter of the registered redirect URI", async () => {
     const client = await registerClient(t, [REDIRECT]);
     const state = "x&redirect_uri=https://evil.example/&code=forged#https://evil.example";
@@ -461,6 +515,34 @@ describe("refusals, each with its OAuth error", () => {
       expect(res.status).toBe(400);
       expect(res.json.error).toBe("invalid_client_metadata");
     }
+  });
+
+  test("DCR refuses redirect URIs that read as one host and lead to another (the consent page shows the address)", async () => {
+    for (const [uri, why] of [
+      ["https://claude.ai@evil.example/api/mcp/auth_callback", "user name or password"],
+      ["https://claude.ai:x@evil.example/cb", "user name or password"],
+      ["https://evil.example\\@claude.ai/api/mcp/auth_callback", "backslash"],
+      ["https://app.example/c b", "backslash, a space or a control character"],
+      ["https://app.example/cb\tx", "control character"],
+    ] as const) {
+      const res = await t.call("POST", "/oauth/register", { body: { client_name: "Claude", redirect_uris: [uri] } });
+      expect(res.status).toBe(400);
+      expect(res.json.error).toBe("invalid_client_metadata");
+      expect(res.json.error_description).toContain(why);
+    }
+    expect(await t.db.get("SELECT count(*) AS n FROM oauth_clients")).toEqual({ n: 0 });
+  });
+
+  test("the consent decision counts toward an address's metadata-document lookups, as the authorization page does", async () => {
+    // Each decision resolves the client again, which for a document client is a fetch.
+    const query = authorizeQuery({ id: "https://10.0.0.8/client.json", redirectUri: REDIRECT }, pkce());
+    for (let i = 0; i < DOCUMENT_CLIENT_REQUESTS_PER_HOUR; i++) {
+      const res = await t.call("POST", "/api/oauth/authorization", { cookie: cookieA, body: { request: query, decision: "deny" } });
+      expect(res.status).toBe(400);
+    }
+    const res = await t.call("POST", "/api/oauth/authorization", { cookie: cookieA, body: { request: query, decision: "deny" } });
+    expect(res.status).toBe(429);
+    expect(res.json.error).toContain("Too many sign-in requests from this address");
   });
 
   test("a client metadata document on a private or loopback address is not fetched outside the test mode", async () => {
@@ -584,6 +666,58 @@ describe("registration", () => {
     expect(res.json.error_description).toContain("Too many client registrations");
     expect(REGISTRATIONS_PER_HOUR).toBe(100);
     expect(await t.db.get("SELECT count(*) AS n FROM oauth_clients")).toEqual({ n: 100 });
+  });
+
+  test("what one registration may store is bounded: the redirect URIs together, and client_uri", async () => {
+    const uris = Array.from({ length: 3 }, (_, i) => `https://app.example/${i}?${"x".repeat(1500)}`);
+    const many = await t.call("POST", "/oauth/register", { body: { client_name: "Many", redirect_uris: uris } });
+    expect(many.status).toBe(400);
+    expect(many.json.error_description).toBe(`redirect_uris may be at most ${MAX_REDIRECT_URIS_TOTAL} characters long together.`);
+    const site = await t.call("POST", "/oauth/register", {
+      body: { client_name: "Site", redirect_uris: [REDIRECT], client_uri: `https://app.example/${"b".repeat(MAX_CLIENT_URI_LENGTH)}` },
+    });
+    expect(site.status).toBe(400);
+    expect(site.json.error_description).toBe(`client_uri may be at most ${MAX_CLIENT_URI_LENGTH} characters long.`);
+    expect(await t.db.get("SELECT count(*) AS n FROM oauth_clients")).toEqual({ n: 0 });
+  });
+
+  test("a registration nobody signs in with is deleted a week later; one with a grant (even revoked) or a code stays", async () => {
+    const start = Date.now();
+    t.ctx.oauth.now = () => start;
+    const unused = await registerClient(t, [REDIRECT], "Unused");
+    const { clientId: used } = await tokensForA();
+    const coded = await registerClient(t, [REDIRECT], "Coded");
+    await consent(t, cookieA, authorizeQuery(coded, pkce()), seed.a.brandId);
+    // Within the week, and an hour after the last check: nothing goes.
+    t.ctx.oauth.now = () => start + UNUSED_CLIENT_MS - 1000;
+    await registerClient(t, [REDIRECT], "Later");
+    const ids = async () => (await t.db.all<{ id: string }>("SELECT id FROM oauth_clients ORDER BY id")).map((r) => r.id);
+    expect(await ids()).toContain(unused.id);
+    t.ctx.oauth.now = () => start + UNUSED_CLIENT_MS + 2 * 60 * 60 * 1000;
+    const latest = await registerClient(t, [REDIRECT], "Latest");
+    const left = await ids();
+    expect(left).not.toContain(unused.id);
+    for (const id of [used, coded.id, latest.id]) expect(left).toContain(id);
+    const gone = await t.call("GET", `/oauth/authorize?${authorizeQuery(unused, pkce())}`);
+    expect(gone.status).toBe(400);
+  });
+
+  test("every address together may register 500 clients an hour", async () => {
+    expect(ALL_REGISTRATIONS_PER_HOUR).toBe(500);
+    // Five addresses' worth, from behind the loopback proxy (X-Forwarded-For names each client).
+    for (let i = 0; i < ALL_REGISTRATIONS_PER_HOUR; i++) {
+      const res = await t.call("POST", "/oauth/register", {
+        body: { client_name: `C${i}`, redirect_uris: [REDIRECT] },
+        headers: { "x-forwarded-for": `198.51.100.${Math.floor(i / REGISTRATIONS_PER_HOUR)}` },
+      });
+      expect(res.status).toBe(201);
+    }
+    const res = await t.call("POST", "/oauth/register", {
+      body: { client_name: "One more", redirect_uris: [REDIRECT] },
+      headers: { "x-forwarded-for": "203.0.113.9" },
+    });
+    expect(res.status).toBe(429);
+    expect(res.json.error_description).toContain("Too many client registrations on this server in the last hour");
   });
 
   test("a redirect URI over 2048 characters is refused", async () => {

@@ -19,6 +19,19 @@ function Loading() {
   );
 }
 
+/**
+ * Where the redirect URI leads, as the browser will read it: a web address's host (an international
+ * name in its ASCII form, so a look-alike letter shows), or an app's own scheme.
+ */
+function destination(redirectUri: string): string {
+  try {
+    const url = new URL(redirectUri);
+    return url.protocol === "https:" || url.protocol === "http:" ? url.host : `the app that handles ${url.protocol}`;
+  } catch {
+    return redirectUri;
+  }
+}
+
 /** The browser leaves for the client's redirect URI (the server built it from the registered one). */
 function leaveFor(url: string): void {
   location.assign(url);
@@ -112,6 +125,8 @@ export function Consent() {
             </dd>
             <dt>After you decide, you go to</dt>
             <dd>
+              <strong>{destination(request.redirect_uri)}</strong>
+              <br />
               <code class="break">{request.redirect_uri}</code>
             </dd>
             <dt>Signed in as</dt>
