@@ -40,7 +40,12 @@ const modelEndpoint = {
   api: z.enum(["openai", "openai-responses", "anthropic", "gemini"], {
     message: 'must be "openai" (chat completions), "openai-responses", "anthropic" or "gemini"',
   }),
-  base_url: httpUrl,
+  // A user name and password in the address would be a secret in the file (CONTRACT §6: only the
+  // environment variable's name lives there).
+  base_url: httpUrl.refine(
+    (u) => !/^https?:\/\/[^/?#]*@/i.test(u),
+    "must not hold a user name or password: put the provider's key in the environment variable api_key_env names",
+  ),
   model: z.string().min(1, "must not be empty"),
   api_key_env: envName.optional(),
   timeout_ms: z.number().int().min(1000).max(600_000).default(60_000),

@@ -187,6 +187,9 @@ export function sessionGuard(ctx: AppContext) {
       const found = await resolveSession(ctx.db, token);
       if (!token || !found) throw new Unauthorized("Unauthorized", "unauthorized");
       if (found.refreshedUntil !== null) set.headers["set-cookie"] = sessionCookie(ctx.config, token, found.refreshedUntil);
+      // An account's own data (emails, brands, figures) is never kept by a shared cache in between,
+      // such as a CDN set to cache everything for the public API on the same host; a route may say more.
+      set.headers["cache-control"] ??= "private, no-store";
       return { account: found.account };
     });
 }

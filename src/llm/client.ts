@@ -16,6 +16,7 @@ import {
   type EngineConfig,
   type ModelConfig,
   type ParsedReply,
+  type SourceRef,
 } from "./types";
 
 type Adapter = {
@@ -303,8 +304,10 @@ export async function complete(
 }
 
 /**
- * The answer as stored: its text without the engine's API key (a provider or proxy that echoes the
- * request's key would otherwise have it stored and shown), classified.
+ * The answer as stored: every string of it without the engine's API key (a provider or proxy that
+ * echoes the request's key would otherwise have it stored and shown, to the dashboard and to AI
+ * clients: in the text, and in a cited or retrieved source's address or title, a search query, the
+ * model's name or a refusal), classified.
  */
 function classify(
   config: ModelConfig,
@@ -313,7 +316,17 @@ function classify(
   attempts: number,
   redact: (text: string) => string,
 ): EngineAnswer {
-  const reply = { ...parsed, text: redact(parsed.text) };
+  const source = (ref: SourceRef): SourceRef => ({ ...ref, url: redact(ref.url), title: ref.title === null ? null : redact(ref.title) });
+  const reply: ParsedReply = {
+    ...parsed,
+    text: redact(parsed.text),
+    citations: parsed.citations.map(redact),
+    cited: parsed.cited.map(source),
+    retrieved: parsed.retrieved.map(source),
+    queries: parsed.queries.map(redact),
+    refusal: parsed.refusal === null ? null : redact(parsed.refusal),
+    model: parsed.model === null ? null : redact(parsed.model),
+  };
   const base = {
     citations: dedupe(reply.citations),
     cited: reply.cited,

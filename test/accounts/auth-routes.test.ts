@@ -300,6 +300,17 @@ describe("dashboard HTTP conventions", () => {
     expect(key.headers.get("cache-control")).toBe("no-store");
   });
 
+  test("every answer behind the session (an account's own data) is private, no-store, so no shared cache keeps it", async () => {
+    t = await testApp();
+    const cookie = await t.signIn("a@example.com", { plan: "visibility" });
+    const brand = (await t.call("POST", "/api/brands", { cookie, body: { name: "Acme" } })).json.brand;
+    for (const path of ["/api/auth/me", "/api/brands", "/api/mcp/keys", "/api/accounts", `/api/brands/${brand.id}/tools/list_prompts`]) {
+      const res = path.includes("/tools/") ? await t.call("POST", path, { cookie, body: {} }) : await t.call("GET", path, { cookie });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("cache-control")).toBe("private, no-store");
+    }
+  });
+
   test("PUT and PATCH on dashboard routes are 405 with Allow, with or without a session", async () => {
     t = await testApp();
     const cookie = await t.signIn("a@example.com");

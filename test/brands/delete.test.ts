@@ -1,6 +1,10 @@
 // Deleting a brand: everything of it goes (every table keyed by brand), nothing of another brand,
 // its API key and site key stop at once, another account cannot, and a run under way refuses it.
+import { type Database } from "bun:sqlite";
 import { afterEach, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { findAccountByEmail } from "../../src/accounts/service";
 import { deleteBrand } from "../../src/brands/delete";
 import { brandTables, deleteBrandRows } from "../../src/db/brand-rows";
@@ -130,4 +134,32 @@ test("another account's brand is 404 and stays whole; a brand with a run under w
   // Once the run has ended, it goes.
   await t.db.run("UPDATE tracking_runs SET status = 'completed' WHERE id = 'run_x'");
   await expect(deleteBrand(t.ctx, accountId, acme.id)).resolves.toEqual({ id: acme.id, name: "Acme" });
+});
+
+test("a deleted brand's words leave the SQLite file, not only its rows (nothing readable in freed space)", async () => {
+  const path = join(mkdtempSync(join(tmpdir(), "spyglass-delete-")), "spyglass.db");
+  t = await testApp({ dbPath: path });
+  const cookie = await t.signIn("owner@example.com", { plan: "autopilot" });
+  const created = (await t.call("POST", "/api/brands", { cookie, body: { name: "Zyxwvut", domain: "zyxwvut.com" } })).json.brand;
+  const ids = await seedRecords(t.db, created.id, "Zyxwvut");
+  await writeAnswers(
+    t.db,
+    created.id,
+    Array.from({ length: 40 }, (_, i) => ({
+      promptId: ids.promptId,
+      engine: "chatgpt",
+      daysAgo: i % 5,
+      text: `Quorblat confidential plan ${i}: Zyxwvut is the pick.`,
+      citations: [],
+    })),
+  );
+  const sqlite = (t.db as unknown as { sqlite: Database }).sqlite;
+  const fileHolds = (word: string) => {
+    sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    return readFileSync(path).includes(Buffer.from(word));
+  };
+  expect(fileHolds("Quorblat confidential")).toBe(true);
+  expect((await t.call("DELETE", `/api/brands/${created.id}`, { cookie })).status).toBe(200);
+  expect(fileHolds("Quorblat confidential")).toBe(false);
+  expect(fileHolds("Zyxwvut")).toBe(false);
 });

@@ -76,6 +76,11 @@ describe("loadConfig", () => {
       ['public_url = "https://spy.example.com/?x=1"\n', "public_url: must be the instance's origin alone"],
       ['public_url = "https://user:pw@spy.example.com"\n', "public_url: must be the instance's origin alone"],
       ['[[engines]]\nid = "Bad Id"\napi = "openai"\nbase_url = "https://x.example"\nmodel = "m"\n', "engines[0].id: "],
+      // A key in the file, as a URL's password (the privacy review: accepted and sent to the provider).
+      [
+        '[[engines]]\nid = "a"\napi = "openai"\nbase_url = "http://gw:PASSWORD123@127.0.0.1:9/v1"\nmodel = "m"\n',
+        "engines[0].base_url: must not hold a user name or password",
+      ],
       // In words, not zod's ("Invalid input: expected string, received undefined").
       ['[[engines]]\nid = "a"\napi = "openai"\nmodel = "m"\n', "engines[0].base_url: is missing: this setting is required here"],
       ["[tracking]\nsamples = 0\n", "tracking.samples: must be at least 1"],

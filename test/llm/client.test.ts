@@ -11,7 +11,9 @@ import {
   raw,
   refusal,
   startFakeAnthropic,
+  startFakeGemini,
   startFakeOpenAI,
+  startFakeResponses,
 } from "../support/fake-providers";
 
 const KEY = "sk-test-0123456789abcdefSECRET";
@@ -119,6 +121,35 @@ describe("OpenAI-compatible engines", () => {
     const fake = track(startFakeOpenAI({ script: () => answer(`Your request used ${KEY}; also ${KEY.slice(0, 10)}. Acme is fine.`) }));
     const result = await createEngineClient(engine(fake, "openai"), recordingOptions()).ask("q");
     expect(result).toMatchObject({ status: "ok", text: "Your request used [redacted]; also [redacted]. Acme is fine." });
+  });
+
+  test("a key echoed in a cited or retrieved source, its title or a search query is stored without it too", async () => {
+    // The privacy review: the text was redacted, and the same key in the structured fields went to
+    // the database, the CSV exports and AI clients.
+    for (const [start, api] of [
+      [startFakeResponses, "openai-responses"],
+      [startFakeGemini, "gemini"],
+      [startFakeOpenAI, "openai"],
+    ] as const) {
+      const fake = track(
+        start({
+          script: () =>
+            answer("Acme is fine.", {
+              citations: [{ url: `https://cited.example/y?token=${KEY}`, title: `Cited ${KEY}` }],
+              searchResults: [{ url: `https://found.example/?k=${KEY}`, title: `Found ${KEY}` }],
+              queries: [`best crm ${KEY}`],
+            }),
+        }),
+      );
+      const result = await createEngineClient(
+        { id: api, label: api, api, base_url: fake.url, model: "test-model", api_key_env: "FAKE_KEY" },
+        recordingOptions(),
+      ).ask("q");
+      expect(result.status).toBe("ok");
+      expect(result.cited.length).toBeGreaterThan(0);
+      expect(JSON.stringify(result)).not.toContain(KEY.slice(8, 20));
+      expect(JSON.stringify(result)).toContain("[redacted]");
+    }
   });
 
   test("a missing key variable is an error before any request is sent", async () => {
