@@ -14,14 +14,16 @@ TOOLS="$PWD/.tools"
 # the compiled binary's sandboxes get a fresh database of a temporary cluster). Every file that opens
 # a database, except: test/db and test/config/database-url (they test each dialect explicitly and run
 # on both in the first pass), test/tracking/reanalysis-worker and test/e2e/reanalysis (SQLite files'
-# worker thread), test/e2e/{instances,tracking-instances,demo-postgres} (PostgreSQL by
-# design, in the first pass), and files that open no database (architecture, build, catalogue,
-# config, content's renderer, sanitizer and corpora, events, llm, tracking/analysis, mcp/readme,
-# dashboard/{keys-clients,sign-in-next}). The dashboard's pages in Chromium, MCP Apps' views and the
+# worker thread), test/e2e/{instances,tracking-instances,demo-postgres,health-postgres} (each picks
+# its databases itself, PostgreSQL included, in the first pass), and files that open no database
+# (architecture, build, catalogue, config, content's renderer, sanitizer and corpora, events, llm,
+# tracking/analysis, mcp/readme, dashboard/{keys-clients,sign-in-next}). The dashboard's pages in Chromium, MCP Apps' views and the
 # conformance suite run once, in the first pass: what they drive (the pages, the views, the protocol)
 # does not depend on the database, and the queries behind them run on PostgreSQL here through the
 # files that call the same tools and routes (test/dashboard/tool-door*, export, test/mcp, test/e2e/mcp);
 # one browser journey (test/dashboard/journey) proves the dashboard itself on PostgreSQL.
+# test/architecture.test.ts fails when a test file with code for PostgreSQL alone (a branch on the
+# database it was given) is neither here nor picks its database itself: that code would never run.
 POSTGRES_TESTS=(test/accounts test/brands test/keys test/prompts test/competitors test/oauth test/public test/demo
   test/tracking/runner.test.ts test/tracking/cli.test.ts test/tracking/scheduler.test.ts test/tracking/forecast.test.ts
   test/tracking/resume.test.ts test/tracking/reanalysis.test.ts test/tracking/reanalysis-chunks.test.ts
@@ -36,7 +38,7 @@ POSTGRES_TESTS=(test/accounts test/brands test/keys test/prompts test/competitor
   test/dashboard/journey.test.ts
   test/e2e/content.test.ts test/e2e/first-hour.test.ts test/e2e/foundation.test.ts test/e2e/hardening.test.ts
   test/e2e/mcp-prompts-resources.test.ts test/e2e/mcp.test.ts test/e2e/oauth-inspector.test.ts
-  test/e2e/oauth.test.ts test/e2e/start.test.ts test/e2e/tracking.test.ts test/e2e/xss-publish.test.ts)
+  test/e2e/oauth.test.ts test/e2e/start.test.ts test/e2e/tracking.test.ts test/e2e/upgrade.test.ts test/e2e/xss-publish.test.ts)
 export PATH="$TOOLS/node_modules/.bin:$PATH"
 
 log() { printf '[build] %s\n' "$*" >&2; }

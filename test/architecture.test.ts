@@ -1,11 +1,13 @@
 // The house rules of STYLE.md, checked on the real import graph of src/: a feature folder owns its
 // tables (others call its service functions), nothing but main.ts and server.ts imports app.ts, and
-// no two feature folders depend on each other, directly or around a longer cycle.
+// no two feature folders depend on each other, directly or around a longer cycle. And one rule of the
+// suite itself: a test file's code for PostgreSQL alone runs somewhere (build.sh's PostgreSQL pass).
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 
 const SRC = resolve(import.meta.dir, "../src");
+const REPO = resolve(import.meta.dir, "..");
 
 /** Each table's owning feature folder: only that folder's files query it. */
 const OWNER: Record<string, string> = {
@@ -179,6 +181,74 @@ function folderGraph(all: readonly SourceFile[]): Map<string, Set<string>> {
   return edges;
 }
 
+/** The entries (files and folders) of build.sh's POSTGRES_TESTS: what its PostgreSQL pass runs. */
+export function postgresPass(buildScript: string): string[] {
+  const list = /^POSTGRES_TESTS=\(([^)]*)\)/m.exec(buildScript);
+  if (!list) throw new Error("build.sh has no POSTGRES_TESTS=(…) list");
+  return list[1]!.split(/\s+/).filter(Boolean);
+}
+
+/**
+ * Whether a test file has a side that runs only when it was given PostgreSQL: it compares a
+ * database's name ("postgres", "sqlite") with the one it got. A test kept to SQLite
+ * (test.if(… === "sqlite")) or skipped on PostgreSQL (test.skipIf(… === "postgres")) has none.
+ */
+export function hasPostgresSide(text: string): boolean {
+  const code = withoutComments(text);
+  if (/"(?:postgres|sqlite)"\s*[!=]==/.test(code)) return true;
+  return [...code.matchAll(/([!=])==\s*"(postgres|sqlite)"/g)].some((match) => {
+    const guard = /\b(?:test|describe|it)\.(if|skipIf)\(\s*[\w.]+\s*$/.exec(code.slice(0, match.index));
+    const noPostgresSide = guard !== null && match[1] === "=" && (guard[1] === "if" ? match[2] === "sqlite" : match[2] === "postgres");
+    return !noPostgresSide;
+  });
+}
+
+/** The argument text of each call of sandbox(…) in `code`. */
+function sandboxArguments(code: string): string[] {
+  return [...code.matchAll(/(?<![\w.])sandbox\(/g)].map((match) => {
+    const start = match.index! + match[0].length;
+    let depth = 1;
+    let end = start;
+    for (; end < code.length && depth > 0; end++) {
+      if (code[end] === "(") depth++;
+      else if (code[end] === ")") depth--;
+    }
+    return code.slice(start, end - 1);
+  });
+}
+
+/**
+ * Whether a test file chooses its databases itself rather than taking the pass's: it never reads the
+ * pass's choice, and every sandbox it makes names its database (or the file opens PostgreSQL
+ * databases of its own, freshPostgresUrl).
+ */
+export function picksItsDatabases(text: string): boolean {
+  const code = withoutComments(text);
+  if (/\b(?:SANDBOX_DATABASE|TEST_DIALECT|SPYGLASS_TEST_DATABASE)\b/.test(code)) return false;
+  const calls = sandboxArguments(code);
+  if (calls.length === 0) return /\bfreshPostgresUrl\(/.test(code);
+  return calls.every((args) => /\bdatabase\s*[:,}]|SPYGLASS_DATABASE_URL/.test(args));
+}
+
+/** Test files (relative to the repository) whose PostgreSQL side no pass of build.sh would run. */
+export function unrunPostgresSides(tests: ReadonlyArray<{ path: string; text: string }>, pass: readonly string[]): string[] {
+  const inPass = (path: string) => pass.some((entry) => path === entry || path.startsWith(`${entry}/`));
+  return tests
+    .filter(({ path, text }) => hasPostgresSide(text) && !inPass(path) && !picksItsDatabases(text))
+    .map(
+      ({ path }) =>
+        `${path} branches on the database it was given, but is not in build.sh's POSTGRES_TESTS and does not pick its databases itself`,
+    );
+}
+
+function listTests(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) return listTests(full);
+    return entry.name.endsWith(".test.ts") ? [full] : [];
+  });
+}
+
 describe("the house", () => {
   test("the import graph was found (the parser reads this code base)", () => {
     expect(sources.length).toBeGreaterThan(50);
@@ -218,5 +288,55 @@ describe("the house", () => {
       ["d", new Set(["a"])],
     ]);
     expect(folderCycles(graph)).toEqual([["a", "b", "c", "a"]]);
+  });
+});
+
+describe("the suite's PostgreSQL pass", () => {
+  const pass = postgresPass(readFileSync(join(REPO, "build.sh"), "utf8"));
+
+  test("build.sh's list was found, and every entry in it exists", () => {
+    expect(pass.length).toBeGreaterThan(20);
+    const tests = listTests(join(REPO, "test")).map((full) => relative(REPO, full));
+    expect(pass.filter((entry) => !tests.some((path) => path === entry || path.startsWith(`${entry}/`)))).toEqual([]);
+  });
+
+  test("every test file with a side for PostgreSQL alone is in the pass or picks its databases itself", () => {
+    const tests = listTests(join(REPO, "test"))
+      .map((full) => ({ path: relative(REPO, full), text: readFileSync(full, "utf8") }))
+      // This file's examples below are strings, not branches.
+      .filter(({ path }) => path !== "test/architecture.test.ts");
+    expect(unrunPostgresSides(tests, pass)).toEqual([]);
+  });
+
+  test("the check catches what it is for", () => {
+    const file = (path: string, text: string) => ({ path, text });
+    const flagged = unrunPostgresSides(
+      [
+        file("test/e2e/a.test.ts", 'test.if(SANDBOX_DATABASE === "postgres")("x", async () => {});'),
+        file("test/e2e/b.test.ts", 'if (box.database === "sqlite") return 1;\nreturn 2;'),
+        file("test/e2e/c.test.ts", 'const kind = db.dialect !== "postgres" ? 1 : 2;'),
+        file(
+          "test/e2e/d.test.ts",
+          'box = await sandbox({ database: "postgres" });\nbox2 = await sandbox();\nif (box.database === "postgres") {}',
+        ),
+        // Not flagged: listed (a folder, a file), SQLite alone, skipped on PostgreSQL, or picking its own.
+        file("test/keys/e.test.ts", 'if (db.dialect === "postgres") {}'),
+        file("test/e2e/listed.test.ts", 'if (db.dialect === "postgres") {}'),
+        file("test/http/f.test.ts", 'test.if(TEST_DIALECT === "sqlite")("x", async () => {});'),
+        file("test/http/g.test.ts", 'test.skipIf(process.env.SPYGLASS_TEST_DATABASE === "postgres")("x", async () => {});'),
+        file(
+          "test/e2e/h.test.ts",
+          'for (const database of ["sqlite", "postgres"] as const) {\n  const box = await sandbox({ toml, database });\n  if (box.database === "postgres") {}\n}',
+        ),
+        file("test/e2e/i.test.ts", '// a comment: if (x === "postgres")\nconst y = 1;'),
+      ],
+      ["test/keys", "test/e2e/listed.test.ts"],
+    );
+    expect(flagged.map((line) => line.split(" ")[0])).toEqual([
+      "test/e2e/a.test.ts",
+      "test/e2e/b.test.ts",
+      "test/e2e/c.test.ts",
+      "test/e2e/d.test.ts",
+    ]);
   });
 });

@@ -329,6 +329,9 @@ export function articleRenderer(): ArticleRenderer {
   return shared;
 }
 
+/** Makes `renderer` the process's renderer, returning it (tests: a worker that fails in chosen ways, then the previous one back). */
+export const setArticleRenderer = (renderer: ArticleRenderer): ArticleRenderer => (shared = renderer);
+
 /** Sanitized HTML for an article, rendered by the process's renderer in `tenant`'s turn. */
 export function renderArticleHtml(source: ArticleSource, tenant?: string): Promise<string> {
   return articleRenderer().render(source, tenant);

@@ -69,11 +69,7 @@ describe("the engines of a brand", () => {
     await expect(checkEngine(app, other.brandId, "chatgpt")).rejects.toThrow(
       'engine: "chatgpt" is not an engine of this brand; use one of gpt.',
     );
-    try {
-      await resolveFilter(app, s.brandId, { engine: "nope" });
-    } catch (error) {
-      expect(error).toMatchObject({ status: 400, code: "unknown_engine" });
-    }
+    await expect(resolveFilter(app, s.brandId, { engine: "nope" })).rejects.toMatchObject({ status: 400, code: "unknown_engine" });
   });
 
   test("known engines, configured or stored, are accepted", async () => {

@@ -170,7 +170,8 @@ describe("GET/POST /api/brands", () => {
     t = await testApp();
     const alice = await t.signIn("alice@example.com");
     const bob = await t.signIn("bob@example.com");
-    await t.call("POST", "/api/brands", { cookie: alice, body: { name: "Alice Co" } });
+    expect((await t.call("POST", "/api/brands", { cookie: alice, body: { name: "Alice Co" } })).status).toBe(201);
+    expect((await t.call("GET", "/api/brands", { cookie: alice })).json.brands.map((b: { name: string }) => b.name)).toEqual(["Alice Co"]);
     expect((await t.call("GET", "/api/brands", { cookie: bob })).json.brands).toEqual([]);
   });
 

@@ -1,6 +1,7 @@
 // Articles through the content tools (in process, app.handle): drafts, slugs, sanitized HTML on
 // save, limits, publishing, paging, and brand isolation.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { ArticleRenderer, articleRenderer, setArticleRenderer } from "../../src/content/renderer";
 import { addPrompt, apiKeyFor, callTool, makeWorld, type World } from "../public/world";
 
 /** An article summary's fields, in order (list_articles); the whole record adds its body after them. */
@@ -115,11 +116,32 @@ describe("create_article", () => {
     expect(foreign.error).toBe(unknown.error);
   });
 
-  test("HTML that cannot be made safe is refused with a clear error, nothing is saved", async () => {
-    const outcome = await tool("create_article", { markdown: "<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>" });
-    if (outcome.error) expect(outcome.error).toContain("cannot be made safe");
-    else expect(outcome.data.article.html).not.toContain("onerror");
+  test("a mutation-XSS shape of HTML is saved sanitized: its handler does not survive", async () => {
+    const article = await create({ markdown: "<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>" });
+    expect(article.html).not.toContain("onerror");
+    expect((await tool("get_article", { article_id: article.id })).data.article.html).toBe(article.html);
   });
+
+  test("HTML the sanitizer cannot make safe is refused with a sentence saying so; nothing is saved and the slug stays free", async () => {
+    // No known body makes the real sanitizer give up, so a worker built on it refuses on request
+    // (workers/misbehaving.ts refuses the body "unsafe") in the process renderer's place.
+    const refusing = new ArticleRenderer({ workerUrl: new URL("./workers/misbehaving.ts", import.meta.url).href });
+    const own = articleRenderer();
+    setArticleRenderer(refusing);
+    let outcome: Awaited<ReturnType<typeof tool>>;
+    try {
+      outcome = await tool("create_article", { title: "Refused", markdown: "unsafe" });
+    } finally {
+      setArticleRenderer(own);
+      refusing.close();
+    }
+    expect(outcome).toEqual({
+      data: null,
+      error: "The article body contains HTML that cannot be made safe: remove the raw HTML (or simplify it) and try again.",
+    });
+    expect((await tool("list_articles")).data.articles).toEqual([]);
+    expect((await create({ title: "Refused" })).slug).toBe("refused");
+  }, 30_000);
 });
 
 describe("update_article", () => {

@@ -9,26 +9,35 @@ import { scratchDir } from "../support/scratch";
 
 const GATE = join(import.meta.dir, "../../src/db/write-gate.ts");
 
-/** A worker that takes the gate, writes in a transaction of `holdMs` on its own connection, and says when. */
+/**
+ * A worker that takes the gate and writes in a transaction on its own connection, saying when. With
+ * `hold` it keeps the transaction open, saying "holding", until it is sent "commit".
+ */
 function writerWorker(dir: string): string {
   const file = join(dir, "writer.ts");
   writeFileSync(
     file,
     `import { Database } from "bun:sqlite";
 import { WriteGate } from ${JSON.stringify(GATE)};
+let gate;
+let db;
+const commit = () => {
+  db.exec("COMMIT");
+  gate.give();
+  db.close();
+  postMessage({ type: "done" });
+};
 self.onmessage = ({ data }) => {
-  const gate = new WriteGate(data.gate);
-  const db = new Database(data.path);
+  if (data.type === "commit") return commit();
+  gate = new WriteGate(data.gate);
+  db = new Database(data.path);
   db.exec("PRAGMA busy_timeout = 5000");
   gate.take();
   postMessage({ type: "took", at: performance.timeOrigin + performance.now() });
   db.exec("BEGIN IMMEDIATE");
   db.run("INSERT INTO log (who) VALUES ('worker')");
-  Bun.sleepSync(data.holdMs);
-  db.exec("COMMIT");
-  gate.give();
-  db.close();
-  postMessage({ type: "done" });
+  if (data.hold) postMessage({ type: "holding" });
+  else commit();
 };
 `,
   );
@@ -55,25 +64,26 @@ test("a write that meets a worker's transaction waits for it without stopping th
   db.sqlite.exec("CREATE TABLE log (n INTEGER PRIMARY KEY, who TEXT)");
   const worker = new Worker(writerWorker(dir));
   try {
-    const took = message(worker, "took");
-    worker.postMessage({ gate: db.writeGate.buffer, path: db.path, holdMs: 400 });
-    await took;
-    // The worker holds SQLite's write lock for 400 ms. This thread's write waits for it; meanwhile
-    // timers keep firing, each on time (a write blocked in SQLite's busy wait would hold them all).
-    const ticks: number[] = [];
-    const timer = setInterval(() => ticks.push(performance.now()), 10);
-    const started = performance.now();
-    await db.transaction(async (tx) => {
-      await tx.run("INSERT INTO log (who) VALUES ('serving')");
-    });
-    const waited = performance.now() - started;
-    clearInterval(timer);
-    expect(waited).toBeGreaterThan(200);
-    expect(ticks.length).toBeGreaterThan(10);
-    const gaps = ticks.slice(1).map((t, i) => t - ticks[i]!);
-    expect(Math.max(...gaps)).toBeLessThan(200);
+    const holding = message(worker, "holding");
+    worker.postMessage({ gate: db.writeGate.buffer, path: db.path, hold: true });
+    await holding;
+    // The worker holds SQLite's write lock until this thread tells it to commit. This thread's write
+    // waits for it while a timer still fires and the message goes out: a write blocked in SQLite's
+    // busy wait would hold the thread, the worker would never be told, and the write would fail
+    // with SQLITE_BUSY once the busy timeout ran out.
+    const events: string[] = [];
+    const write = db
+      .transaction(async (tx) => {
+        await tx.run("INSERT INTO log (who) VALUES ('serving')");
+      })
+      .then(() => events.push("the write committed"));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    events.push("a timer fired");
+    const done = message(worker, "done");
+    worker.postMessage({ type: "commit" });
+    await Promise.all([write, done]);
+    expect(events).toEqual(["a timer fired", "the write committed"]);
     expect(db.sqlite.query("SELECT who FROM log ORDER BY n").all()).toEqual([{ who: "worker" }, { who: "serving" }]);
-    await message(worker, "done");
   } finally {
     worker.terminate();
   }
@@ -94,7 +104,7 @@ test("a worker gives way to a write of the serving thread under way, and takes i
     await db.transaction(async (tx) => {
       await tx.run("INSERT INTO log (who) VALUES ('serving')");
       // The worker starts while this transaction is open: it must wait at the gate, not in SQLite.
-      worker.postMessage({ gate: db.writeGate.buffer, path: db.path, holdMs: 0 });
+      worker.postMessage({ gate: db.writeGate.buffer, path: db.path, hold: false });
       await Bun.sleep(300);
       expect(took).toBeUndefined();
       committed = performance.timeOrigin + performance.now();

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { TOOLS } from "../../src/catalogue/tools";
-import { revokeApiKey } from "../../src/keys/service";
+import { createApiKey, revokeApiKey } from "../../src/keys/service";
 import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
 import { seedToolServerDb, type ToolServerSeed } from "../support/fixtures";
 import { expectBrandIsolation, ISOLATION } from "../support/isolation";
@@ -451,6 +451,31 @@ describe("HTTP-level refusals, each leaving the server serving", () => {
     expect(after.status).toBe(401);
     expect(after.headers.get("www-authenticate")).toBe(WWW_AUTHENTICATE);
     await stillServing();
+  });
+
+  test("a write tool called with a revoked or a malformed key is 401 before it runs: nothing is written", async () => {
+    const revoked = await box.withDb(async (db) => {
+      const created = await createApiKey(db, seed.a.accountId, { name: "revoked before it writes", brandId: seed.a.brandId });
+      await revokeApiKey(db, seed.a.accountId, created.key.id);
+      return created.plaintext;
+    });
+    const create = (text: string) => rpc("tools/call", { name: "create_prompts", arguments: { prompts: [{ text }] } });
+    for (const [name, key] of [
+      ["revoked", revoked],
+      ["malformed", "svc_live_short"],
+    ]) {
+      const res = await raw(server.url, { headers: { authorization: `Bearer ${key}` }, body: create(`refused write with a ${name} key`) });
+      expect({ name, status: res.status, code: res.json?.code }).toEqual({ name, status: 401, code: "unauthorized" });
+      expect(res.headers.get("www-authenticate")).toBe(WWW_AUTHENTICATE);
+    }
+    // The brand's own key sees none of them; the same call with it writes (the query would have found them).
+    const c = await client(seed.a.key);
+    const written = async () =>
+      (await call(c, "list_prompts", { query: "write with a", include_archived: true })).data.prompts.map((p: { text: string }) => p.text);
+    expect(await written()).toEqual([]);
+    const allowed = await call(c, "create_prompts", { prompts: [{ text: "allowed write with a valid key" }] });
+    expect(await written()).toEqual(["allowed write with a valid key"]);
+    expect((await call(c, "delete_prompt", { prompt_id: allowed.data.created[0].id })).error).toBeNull();
   });
 
   test("403 for a foreign Origin with a valid key, 401 without one (authentication first); loopback and absent origins pass", async () => {

@@ -114,7 +114,10 @@ describe("GET /api/mcp/keys", () => {
     t = await testApp();
     const alice = await withBrand("alice@example.com");
     const bob = await withBrand("bob@example.com");
-    await t.call("POST", "/api/mcp/keys", { cookie: alice.cookie, body: { name: "alice key" } });
+    expect((await t.call("POST", "/api/mcp/keys", { cookie: alice.cookie, body: { name: "alice key" } })).status).toBe(201);
+    expect((await t.call("GET", "/api/mcp/keys", { cookie: alice.cookie })).json.keys.map((k: { name: string }) => k.name)).toEqual([
+      "alice key",
+    ]);
     expect((await t.call("GET", "/api/mcp/keys", { cookie: bob.cookie })).json).toEqual({ keys: [] });
   });
 });

@@ -7,6 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { sessionCookieName } from "../../src/accounts/guard";
 import { createSession } from "../../src/accounts/sessions";
+import { MAX_ACTIVE_KEYS } from "../../src/keys/service";
 import { MAX_CLIENT_URI_LENGTH, MAX_REDIRECT_URI_LENGTH, MAX_REDIRECT_URIS_TOTAL, UNUSED_CLIENT_MS } from "../../src/oauth/clients";
 import { ALL_REGISTRATIONS_PER_HOUR, DOCUMENT_CLIENT_REQUESTS_PER_HOUR, REGISTRATIONS_PER_HOUR } from "../../src/oauth/routes";
 import { revokeAccountGrants } from "../../src/oauth/service";
@@ -165,6 +166,21 @@ describe("the whole flow, in process", () => {
     const grants = await t.call("GET", "/api/oauth/grants", { cookie: cookieA });
     expect(grants.json).toMatchObject({ enabled: true, grants: [{ client_name: "Test Client", brand_id: seed.a.brandId }] });
     expect(grants.json.grants[0].last_used_at).not.toBeNull();
+  });
+
+  test("grants are not counted among the 20 API keys: a grant beside 19 keys leaves room for the 20th, and one is issued beside 20", async () => {
+    const keyCount = async () => (await t.call("GET", "/api/mcp/keys", { cookie: cookieA })).json.keys.length as number;
+    const newKey = (name: string) => t.call("POST", "/api/mcp/keys", { cookie: cookieA, body: { name } });
+    for (let n = await keyCount(); n < MAX_ACTIVE_KEYS - 1; n++) expect((await newKey(`key ${n + 1}`)).status).toBe(201);
+    const first = await tokensForA();
+    expect((await mcp(first.access)).status).toBe(200);
+    expect((await newKey("the twentieth key")).status).toBe(201);
+    expect(await keyCount()).toBe(MAX_ACTIVE_KEYS);
+    const second = await tokensForA();
+    expect((await mcp(second.access)).status).toBe(200);
+    const refused = await newKey("one key too many");
+    expect({ status: refused.status, code: refused.json.code }).toEqual({ status: 409, code: "key_limit" });
+    expect((await t.call("GET", "/api/oauth/grants", { cookie: cookieA })).json.grants).toHaveLength(2);
   });
 
   test("an access token expires after one hour; refresh rotates, and a reused refresh token ends the grant", async () => {

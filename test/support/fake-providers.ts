@@ -129,6 +129,8 @@ export interface FakeProvider {
   readonly inFlight: number;
   /** The highest number of requests the server was handling at once. */
   readonly maxInFlight: number;
+  /** Requests whose client went away before their reply was sent (an abort or a client timeout). */
+  readonly abandoned: number;
   stop(): Promise<void>;
 }
 
@@ -168,6 +170,7 @@ function startFake(wire: Wire, options: FakeProviderOptions): FakeProvider {
   const hanging = new Set<() => void>();
   let inFlight = 0;
   let maxInFlight = 0;
+  let abandoned = 0;
   const redirectsFollowed: string[] = [];
   let origin = "";
 
@@ -220,6 +223,7 @@ function startFake(wire: Wire, options: FakeProviderOptions): FakeProvider {
         if (delay > 0) await Bun.sleep(delay);
         return render(wire, behaviour, prompt, { ...options, origin });
       } finally {
+        if (req.signal.aborted) abandoned++;
         inFlight--;
       }
     },
@@ -235,6 +239,9 @@ function startFake(wire: Wire, options: FakeProviderOptions): FakeProvider {
     },
     get maxInFlight() {
       return maxInFlight;
+    },
+    get abandoned() {
+      return abandoned;
     },
     async stop() {
       for (const release of [...hanging]) release();

@@ -61,6 +61,25 @@ async function pair(first: string, second: string): Promise<{ a: AppContext; b: 
   return { a, b };
 }
 
+/**
+ * A stand-in provider answering every question with `text`, those that `held` picks only once the
+ * test calls `release()`; `asked` settles when the first of those has reached it.
+ */
+function gatedProvider(text: string, held: (prompt: string) => boolean): { fake: FakeProvider; asked: Promise<void>; release(): void } {
+  let arrived!: () => void;
+  const asked = new Promise<void>((resolve) => (arrived = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const fake = provider(async (prompt) => {
+    if (held(prompt)) {
+      arrived();
+      await released;
+    }
+    return answer(text);
+  });
+  return { fake, asked, release };
+}
+
 /** Two instances on one database, each asking its own stand-in provider (the same engine id). */
 async function twoInstances(latencyMs: number, text: string): Promise<{ a: AppContext; b: AppContext; fakes: FakeProvider[] }> {
   const own = [0, 1].map(() => provider(() => answer(text), latencyMs));
@@ -122,22 +141,38 @@ test("a run started through one instance is shared with the other's workers, eve
 });
 
 test("a competitor added through the other instance while an answer is on its way: the answer is stored with the new roster", async () => {
-  // Slow enough for the other instance to add the competitor and finish its re-analysis first.
-  const { a, b } = await twoInstances(1500, "Acme and Globex are both fine.");
-  const s = await addBrand(a, { name: "Acme", prompts: [{ key: "P", text: "best crm" }] });
-  // Instance a has read the brand's roster (no Globex) before its answer arrives.
-  const started = a.tracking.runner.start(s.brandId, { trigger: "tool" });
-  const { runId, done } = await started;
-  await Bun.sleep(200);
-  const globex = await createCompetitor(b, s.brandId, { name: "Globex" });
-  // Its re-analysis (of no stored answer yet) has run on instance b, not a.
-  await b.tracking.reanalyzeBrand(s.brandId);
+  // The answer to "best crm" waits at the provider until the other instance has added the
+  // competitor and finished its re-analysis.
+  const gate = gatedProvider("Acme and Globex are both fine.", (prompt) => prompt === "best crm");
+  const { a, b } = await pair(toml(gate.fake), toml(gate.fake));
+  const s = await addBrand(a, {
+    name: "Acme",
+    prompts: [
+      { key: "P", text: "best crm" },
+      { key: "W", text: "first answer" },
+    ],
+  });
+  const { runId, done } = await a.tracking.runner.start(s.brandId, { trigger: "tool" });
+  // Instance a has stored the other answer, so it holds the brand's roster as it was then (no Globex).
+  const stored = async () => (await a.db.get<{ n: number }>("SELECT count(*) AS n FROM answers WHERE run_id = ?", [runId]))!.n === 1;
+  await gate.asked;
+  expect(await until(stored, 5000)).toBe(true);
+  let globex: Awaited<ReturnType<typeof createCompetitor>>;
+  try {
+    globex = await createCompetitor(b, s.brandId, { name: "Globex" });
+    // Its re-analysis (of the one stored answer) has run on instance b, not a.
+    await b.tracking.reanalyzeBrand(s.brandId);
+  } finally {
+    gate.release();
+  }
   expect(await done).toBe("completed");
-  const mentioned = await a.db.all<{ member_id: string }>(
-    "SELECT m.member_id FROM mentions m JOIN answers x ON x.id = m.answer_id WHERE x.run_id = ? ORDER BY m.rank",
-    [runId],
-  );
-  expect(mentioned.map((m) => m.member_id)).toEqual([s.brandId, globex.id]);
+  for (const prompt of ["best crm", "first answer"]) {
+    const mentioned = await a.db.all<{ member_id: string }>(
+      "SELECT m.member_id FROM mentions m JOIN answers x ON x.id = m.answer_id WHERE x.run_id = ? AND x.prompt_id = ? ORDER BY m.rank",
+      [runId, prompt === "best crm" ? s.prompts.P! : s.prompts.W!],
+    );
+    expect({ prompt, members: mentioned.map((m) => m.member_id) }).toEqual({ prompt, members: [s.brandId, globex.id] });
+  }
 });
 
 test("spyglass track beside a server asks only its own run's answers, and returns with none of them on its way", async () => {
@@ -213,10 +248,16 @@ test("a run resumed while another instance still stores one of its answers: noth
     [s.brandId, s.prompts.S!, s.brandId, s.prompts.O!],
   );
   b.tracking.runner.serve();
-  expect(await until(() => fake.requests.length >= 1, 5000)).toBe(true);
-  await Bun.sleep(300);
-  // Its owner stops while b stores "slow store" (on PostgreSQL; SQLite has stored it), and the
-  // brand's next run resumes it.
+  // Instance b is storing "slow store": on PostgreSQL its insert waits in the trigger (its task's
+  // row locked); SQLite stores it at once (and "other" soon after).
+  const storing = async () =>
+    a.db.dialect === "postgres"
+      ? (await a.db.get<{ n: number }>(
+          "SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%INSERT INTO answers%' AND pid <> pg_backend_pid()",
+        ))!.n === 1
+      : (await a.db.get<{ n: number }>("SELECT count(*) AS n FROM answers WHERE run_id = 'run_other'"))!.n >= 1;
+  expect(await until(storing, 5000)).toBe(true);
+  // Its owner stops meanwhile, and the brand's next run resumes it.
   await a.db.run("UPDATE tracking_runs SET status = 'interrupted', lease_until = NULL WHERE id = 'run_other'");
   const resumed = await runTracking(a, s.brandId, { trigger: "tool" });
   expect(resumed).toMatchObject({ id: "run_other", status: "completed", answers_planned: 2, answers_done: 2, error: null });
@@ -292,25 +333,31 @@ test("a worker still busy on an ended run's task does not keep the next run from
 });
 
 /**
- * The database as one instance sees it, stalling before the first statement (outside a transaction)
- * whose text contains `before` to run `meanwhile`: what another instance does during a stall of this
- * one (a long GC pause, a frozen VM). The database and every statement are real.
- */
-/**
  * An instance on `a`'s database whose end of a run stalls (before it counts the run's errors) while
  * `b` takes the run over as `owner`, its lease renewed for a minute: a stall past the lease.
+ * `afterwards` is stallingBefore's.
  */
-function stalledOwner(a: AppContext, b: AppContext, owner: string, runId: () => string): AppContext {
+function stalledOwner(a: AppContext, b: AppContext, owner: string, runId: () => string, afterwards?: (text: string) => void): AppContext {
   return createAppContext(
     a.config,
-    stallingBefore(a.db, "count(*) FILTER (WHERE status = 'error')", () =>
-      b.db.run("UPDATE tracking_runs SET owner = ?, lease_until = ? WHERE id = ?", [owner, Date.now() + 60_000, runId()]),
+    stallingBefore(
+      a.db,
+      "count(*) FILTER (WHERE status = 'error')",
+      () => b.db.run("UPDATE tracking_runs SET owner = ?, lease_until = ? WHERE id = ?", [owner, Date.now() + 60_000, runId()]),
+      afterwards,
     ),
     { llm: { env: KEY } },
   );
 }
 
-function stallingBefore(db: Db, before: string, meanwhile: () => Promise<unknown>): Db {
+/**
+ * The database as one instance sees it, stalling before the first statement (outside a transaction)
+ * whose text contains `before` to run `meanwhile`: what another instance does during a stall of this
+ * one (a long GC pause, a frozen VM). The database and every statement are real. `afterwards` hears
+ * the text of each statement (outside a transaction) that ends once the stall has begun, the stalled
+ * one included, so that a test can wait for what the instance does next instead of for a time.
+ */
+function stallingBefore(db: Db, before: string, meanwhile: () => Promise<unknown>, afterwards?: (text: string) => void): Db {
   let stalled = false;
   return new Proxy(db, {
     get(target, prop) {
@@ -323,10 +370,22 @@ function stallingBefore(db: Db, before: string, meanwhile: () => Promise<unknown
           stalled = true;
           await meanwhile();
         }
-        return value.apply(target, args);
+        const after = stalled;
+        try {
+          return await value.apply(target, args);
+        } finally {
+          if (after) afterwards?.(text);
+        }
       };
     },
   });
+}
+
+/** A promise settled by the first statement `afterwards` hears whose text contains `text`, and the listener to pass. */
+function statementEnded(text: string): { ended: Promise<void>; afterwards: (statement: string) => void } {
+  let settle!: () => void;
+  const ended = new Promise<void>((resolve) => (settle = resolve));
+  return { ended, afterwards: (statement) => statement.includes(text) && settle() };
 }
 
 test("an owner whose run another instance took over during a stall does not mark it interrupted at its stop", async () => {
@@ -355,18 +414,16 @@ test("an owner whose run another instance took over during a stall does not fini
   const fake = provider(() => answer("Acme is fine."));
   const { a, b } = await pair(toml(fake), toml(fake));
   let runId = "";
-  const stalled = stalledOwner(a, b, "inst_b", () => runId);
+  // The stalled owner's next read of its run comes once its try at ending the run is over.
+  const readAgain = statementEnded("SELECT status, owner FROM tracking_runs");
+  const stalled = stalledOwner(a, b, "inst_b", () => runId, readAgain.afterwards);
   const s = await addBrand(stalled, { name: "Acme", prompts: [{ key: "P", text: "best crm" }] });
   const started = await stalled.tracking.runner.start(s.brandId, { trigger: "tool" });
   runId = started.runId;
-  // Its one answer is stored; the new owner finishes the run, not this instance.
-  expect(
-    await until(
-      async () => (await a.db.get<{ owner: string }>("SELECT owner FROM tracking_runs WHERE id = ?", [runId]))?.owner === "inst_b",
-      5000,
-    ),
-  ).toBe(true);
-  await Bun.sleep(200);
+  // Its one answer is stored; the new owner finishes the run, not this instance (whose run, had it
+  // ended it, would be done instead).
+  await Promise.race([readAgain.ended, started.done]);
+  expect(await a.db.get("SELECT owner FROM tracking_runs WHERE id = ?", [runId])).toEqual({ owner: "inst_b" });
   expect(await a.db.get("SELECT status, answers_done FROM tracking_runs WHERE id = ?", [runId])).toEqual({
     status: "running",
     answers_done: 1,
@@ -442,9 +499,11 @@ test("lease renewal renews the claims an instance is asking, not every row that 
   const lease = async (runId: string) =>
     (await a.db.get<{ lease: number }>('SELECT lease_until AS "lease" FROM tracking_tasks WHERE run_id = ?', [runId]))!.lease;
   const asked = await lease(started.runId);
-  // Renewals every 2/3 s: the claim being asked moves on, the forgotten one does not.
+  // Renewals every 2/3 s: the claim being asked moves on, the forgotten one does not. Two renewals
+  // of the asked claim, so that the first renewal has ended whole, whatever order it writes in.
   expect(await until(async () => (await lease(started.runId)) > asked, 3000)).toBe(true);
-  await Bun.sleep(700);
+  const renewed = await lease(started.runId);
+  expect(await until(async () => (await lease(started.runId)) > renewed, 3000)).toBe(true);
   expect(await lease("run_old")).toBe(expired);
 });
 
@@ -468,13 +527,19 @@ test("a takeover under way when a server stops is awaited by its stop, and leave
   const s = await addBrand(a, { name: "Acme", prompts: [{ key: "H", text: "hang" }] });
   const runId = await abandonedRun(a.db, s.brandId, [s.prompts.H!], ["gpt"]);
   let stopped: Promise<void> | null = null;
+  const takeover = statementEnded("UPDATE tracking_runs SET owner = ?, lease_until = ?");
   // The server stops while its takeover's write is on its way.
   const server = createAppContext(
     b.config,
-    stallingBefore(b.db, "UPDATE tracking_runs SET owner = ?, lease_until = ?", async () => {
-      stopped = stopTracking(server);
-      await Bun.sleep(100);
-    }),
+    stallingBefore(
+      b.db,
+      "UPDATE tracking_runs SET owner = ?, lease_until = ?",
+      async () => {
+        stopped = stopTracking(server);
+        await Bun.sleep(100);
+      },
+      takeover.afterwards,
+    ),
     { llm: { env: KEY } },
   );
   server.tracking.runner.serve();
@@ -482,8 +547,9 @@ test("a takeover under way when a server stops is awaited by its stop, and leave
   await stopped;
   const row = async () => a.db.get("SELECT status, owner FROM tracking_runs WHERE id = ?", [runId]);
   const atStop = await row();
-  await Bun.sleep(500);
-  // Nothing of the server's changes the run once its stop returned (the database is closed next).
+  // Nothing of the server's changes the run once its stop returned (the database is closed next):
+  // not the takeover's write, which a stop that did not wait for it would see land afterwards.
+  await takeover.ended;
   expect(await row()).toEqual(atStop);
   expect(atStop).toEqual({ status: "interrupted", owner: server.tracking.runner.instance });
 });
