@@ -2,6 +2,7 @@
 import { Elysia } from "elysia";
 import { ownerRoutes } from "./accounts/owner-routes";
 import { accountRoutes } from "./accounts/routes";
+import { deleteAccountAndBrands } from "./brands/delete";
 import { brandRoutes } from "./brands/routes";
 import { type ToolCatalog } from "./catalogue/registry";
 import { articleRoutes } from "./content/routes";
@@ -31,7 +32,7 @@ export function buildApp(ctx: AppContext, catalogue: ToolCatalog, notFoundPage?:
     .use(refuseUnsafeText())
     .use(refuseUndecodablePaths())
     .use(healthRoutes(ctx.db))
-    .use(accountRoutes(ctx))
+    .use(accountRoutes(ctx, (accountId) => deleteAccountAndBrands(ctx, accountId)))
     .use(ownerRoutes(ctx))
     .use(brandRoutes(ctx))
     .use(articleRoutes(ctx))

@@ -10,7 +10,7 @@ import {
   setAccountPlan,
   validatePassword,
 } from "./accounts/service";
-import { deleteBrand } from "./brands/delete";
+import { deleteAccountAndBrands, deleteBrand } from "./brands/delete";
 import { createBrand, listBrands } from "./brands/service";
 import { type Config, ConfigError, loadConfig } from "./config";
 import { articleRenderer } from "./content/renderer";
@@ -177,6 +177,23 @@ const COMMANDS: Record<string, Command> = {
           : ` ${count(record.api_keys_active, "API key still works", "API keys still work")}: if the old password may have leaked, check them (spyglass key list --email ${record.email}) and revoke any you do not know (spyglass key revoke --email ${record.email} --id KEY_ID).`;
       process.stdout.write(
         `The password of ${record.email} is set; ${count(record.sessions_ended, "session", "sessions")} signed out, ${count(record.connected_apps_disconnected, "connected app", "connected apps")} disconnected.${keys}\n`,
+      );
+    },
+  },
+  "account delete": {
+    usage: "spyglass account delete --email E [--json]",
+    summary: "deletes an account and everything of it: its brands (prompts, answers, articles, keys), sessions and connected apps",
+    options: { email: { type: "string" } },
+    async run({ config, flags, json }) {
+      const email = need(flags, "email");
+      const deleted = await withDb(config, async (db) => {
+        const app = createAppContext(config, db);
+        const account = await requireAccountByEmail(db, email);
+        return { email: account.email, ...(await deleteAccountAndBrands(app, account.id)) };
+      });
+      if (json) return printRecord({ deleted }, true);
+      process.stdout.write(
+        `Deleted the account ${deleted.email} and everything of it (${deleted.brands} ${deleted.brands === 1 ? "brand" : "brands"}).\n`,
       );
     },
   },

@@ -1,7 +1,8 @@
-// /api/auth: signup, login, logout, me (CONTRACT §3).
+// /api/auth: signup, login, logout, me (CONTRACT §3); a person's own password change and account deletion.
 import { Elysia } from "elysia";
 import { type AppContext } from "../context";
-import { Invalid, methodNotAllowed, TooManyRequests, Unauthorized } from "../errors";
+import { Forbidden, Invalid, methodNotAllowed, TooManyRequests, Unauthorized } from "../errors";
+import { sha256Hex } from "../ids";
 import { log } from "../log";
 import {
   assertSameOriginJson,
@@ -13,13 +14,19 @@ import {
   sessionGuard,
 } from "./guard";
 import { isOwner } from "./owner";
-import { type AccountView, authenticate, checkPasswordSize, normalizeEmail, signup } from "./service";
+import { type AccountView, authenticate, changeOwnPassword, checkPasswordSize, isAccountPassword, normalizeEmail, signup } from "./service";
 import { createSession, deleteSession } from "./sessions";
 import { FailureWindow, loginThrottle, throttleAddress } from "./throttle";
 
 // Signups per client address (each attempt counts): enough for a team's first morning, not for a
 // flood that would make the server hash passwords all day.
 const SIGNUP_RULE = { maxFailures: 10, windowMs: 60 * 60 * 1000 };
+// Wrong passwords confirming a change to one's own account (a new password, deletion), per account:
+// a session someone else got hold of does not let them guess the password at leisure.
+const CONFIRM_RULE = { maxFailures: 5, windowMs: 15 * 60 * 1000 };
+
+/** How an account and its brands are deleted: brands' deletion (app.ts hands it in; brands depend on accounts). */
+export type DeleteAccount = (accountId: string) => Promise<{ brands: number }>;
 
 interface Credentials {
   email?: unknown;
@@ -33,9 +40,21 @@ function credentials(body: unknown): Credentials {
   return body as Credentials;
 }
 
-export function accountRoutes(ctx: AppContext) {
+export function accountRoutes(ctx: AppContext, deleteAccount: DeleteAccount) {
   const throttle = loginThrottle();
   const signups = new FailureWindow(SIGNUP_RULE);
+  const confirmations = new FailureWindow(CONFIRM_RULE);
+  /** The request's password is the account's own; Forbidden (wrong) or TooManyRequests otherwise. */
+  const confirmPassword = async (accountId: string, body: unknown, field: string): Promise<void> => {
+    const wait = confirmations.retryAfter(accountId);
+    if (wait > 0) throw new TooManyRequests(`Too many wrong passwords; try again in ${wait} seconds.`, wait, "password_throttled");
+    const offered = typeof body === "object" && body !== null ? (body as Record<string, unknown>)[field] : undefined;
+    if (typeof offered !== "string" || offered === "") throw new Invalid(`${field}: give your current password.`, "invalid_password");
+    if (!(await isAccountPassword(db, accountId, offered))) {
+      confirmations.fail(accountId);
+      throw new Forbidden(`${field}: that is not your current password.`, "wrong_password");
+    }
+  };
   const { config, db } = ctx;
 
   const startSession = async (account: AccountView, set: { headers: Record<string, unknown> }) => {
@@ -93,9 +112,22 @@ export function accountRoutes(ctx: AppContext) {
     });
 
   const authed = new Elysia({ prefix: "/api/auth" })
-    .all("/me", methodNotAllowed("GET"))
+    .all("/me", methodNotAllowed("GET, DELETE"))
+    .all("/password", methodNotAllowed("POST"))
     .use(sessionGuard(ctx))
-    .get("/me", async ({ account }) => ({ account, owner: await isOwner(db, account.id) }));
+    .get("/me", async ({ account }) => ({ account, owner: await isOwner(db, account.id) }))
+    .post("/password", async ({ account, body, request }) => {
+      await confirmPassword(account.id, body, "current_password");
+      const next = (body as Record<string, unknown>).new_password;
+      const ended = await changeOwnPassword(db, account.id, next, sha256Hex(readSessionToken(config, request) ?? ""));
+      return { changed: true, other_sessions_ended: ended };
+    })
+    .delete("/me", async ({ account, body, set }) => {
+      await confirmPassword(account.id, body, "password");
+      const { brands } = await deleteAccount(account.id);
+      set.headers["set-cookie"] = clearedSessionCookie(config);
+      return { deleted: { email: account.email, brands } };
+    });
 
   return new Elysia().use(open).use(authed);
 }

@@ -240,6 +240,30 @@ export async function setAccountPassword(db: Queries, email: string, password: u
   });
 }
 
+/** Whether `password` is the account's own (a person confirming a change to their account). */
+export async function isAccountPassword(db: Queries, accountId: string, password: unknown): Promise<boolean> {
+  const offered = checkPasswordSize(password);
+  const row = await db.get<{ hash: string }>(`SELECT password_hash AS "hash" FROM accounts WHERE id = ?`, [accountId]);
+  return await verifyPassword(offered, row?.hash ?? null);
+}
+
+/**
+ * A person's change of their own password: set, and every other session of the account signed out
+ * (`keepToken`'s stays: the person changing it). Connected apps stay connected; after a leak, the
+ * operator's `spyglass account password` disconnects them too. Returns the sessions ended.
+ */
+export async function changeOwnPassword(db: Queries, accountId: string, password: unknown, keepTokenHash: string): Promise<number> {
+  const hash = await hashPassword(validatePassword(password));
+  return await db.transaction(async (tx) => {
+    await tx.run("UPDATE accounts SET password_hash = ? WHERE id = ?", [hash, accountId]);
+    const ended = await tx.all<{ n: number }>("DELETE FROM sessions WHERE account_id = ? AND token_hash <> ? RETURNING 1 AS n", [
+      accountId,
+      keepTokenHash,
+    ]);
+    return ended.length;
+  });
+}
+
 /** A password offered at sign-in: a string no longer than any password could be. */
 export function checkPasswordSize(value: unknown): string {
   if (typeof value !== "string" || value.length > MAX_PASSWORD) {

@@ -3,12 +3,14 @@
 // all of it. Refused while one of its tracking runs is under way (the run would go on writing); a
 // re-analysis under way is waited for. The rows go in slices (db/brand-rows.ts), credentials first,
 // so that the brand's keys stop working at once and the server keeps answering meanwhile.
+import { isOwner } from "../accounts/owner";
+import { deleteAccount } from "../accounts/service";
 import { type AppContext } from "../context";
 import { deleteBrandRows } from "../db/brand-rows";
 import { isStorageFailure, STORAGE_RETRY_AFTER_S } from "../db/storage-health";
 import { Conflict, Unavailable } from "../errors";
 import { log } from "../log";
-import { type BrandView, getAccountBrand } from "./service";
+import { type BrandView, getAccountBrand, listBrands } from "./service";
 
 export interface DeletedBrand {
   id: string;
@@ -68,4 +70,24 @@ async function deleteNow(app: AppContext, accountId: string, brand: BrandView): 
   } finally {
     app.tracking.runner.reopenBrand(brandId);
   }
+}
+
+/**
+ * Deletes an account (its person asked, or the operator did): each of its brands as deleteBrand does
+ * (in slices, credentials first; refused while one of its runs is under way), then the account with
+ * its sessions and connected apps. The instance's owner is refused: the next account would become
+ * owner and see every account's email, or, with none left, the next visitor to sign up would.
+ */
+export async function deleteAccountAndBrands(app: AppContext, accountId: string): Promise<{ brands: number }> {
+  if (await isOwner(app.db, accountId)) {
+    throw new Conflict(
+      "This account owns this Spyglass instance, so it cannot be deleted: the owner keeps the instance's accounts. Delete its brands instead, or remove the whole instance (its data directory).",
+      "owner_account",
+    );
+  }
+  const brands = await listBrands(app.db, accountId);
+  for (const brand of brands) await deleteBrand(app, accountId, brand.id);
+  await deleteAccount(app.db, accountId);
+  log.info("account deleted", { account_id: accountId, brands: brands.length });
+  return { brands: brands.length };
 }

@@ -87,6 +87,12 @@ export const api = {
   login: (email: string, password: string) => request<{ account: Account }>("POST", "/api/auth/login", { email, password }),
   signup: (email: string, password: string) => request<{ account: Account }>("POST", "/api/auth/signup", { email, password }),
   logout: () => request<void>("POST", "/api/auth/logout", {}),
+  changePassword: (currentPassword: string, newPassword: string) =>
+    request<{ changed: true; other_sessions_ended: number }>("POST", "/api/auth/password", {
+      current_password: currentPassword,
+      new_password: newPassword,
+    }),
+  deleteAccount: (password: string) => request<{ deleted: { email: string; brands: number } }>("DELETE", "/api/auth/me", { password }),
 
   brands: () => request<{ brands: Brand[] }>("GET", "/api/brands"),
   createBrand: (input: { name: string; domain?: string; aliases?: string[] }) => request<{ brand: Brand }>("POST", "/api/brands", input),

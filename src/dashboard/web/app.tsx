@@ -4,6 +4,7 @@ import { useEffect } from "preact/hooks";
 import { LocationProvider, Route, Router, useLocation } from "preact-iso";
 import { brandPath, Shell } from "./components/layout";
 import { EmptyState, PageHeading } from "./components/ui";
+import { OwnAccount } from "./pages/account";
 import { Accounts } from "./pages/accounts";
 import { AnswerPage, Answers } from "./pages/answers";
 import { ArticleEditor } from "./pages/article";
@@ -120,6 +121,7 @@ export function App() {
           <Route path="/oauth/consent" component={Consent} />
           <Route path="/brands" component={signedIn(Brands)} />
           <Route path="/accounts" component={signedIn(Accounts)} />
+          <Route path="/account" component={signedIn(OwnAccount)} />
           <Route path="/brands/:brandId" component={brandPage(BrandSettings)} />
           <Route path="/brands/:brandId/overview" component={brandPage(Overview)} />
           <Route path="/brands/:brandId/keys" component={brandPage(ApiKeys)} />

@@ -9,9 +9,14 @@ export function leaveFlash(page: string, sentence: string): void {
   left.set(page, sentence);
 }
 
-/** The sentence left for this page, once (a later render or visit has none). */
-export function useFlash(page: string): string | null {
+/**
+ * The sentence left for this page, once (a later render or visit has none). `shown` false leaves it
+ * for the page's next showing (the sign-in page, rendered for a moment while the session it is
+ * about to send elsewhere is still known).
+ */
+export function useFlash(page: string, shown = true): string | null {
   const [sentence] = useState(() => {
+    if (!shown) return null;
     const found = left.get(page) ?? null;
     left.delete(page);
     return found;

@@ -130,7 +130,9 @@ function AccountMenu() {
     });
   return (
     <div class="account-menu">
-      <span class="account-email">{me.account.email}</span>
+      <a class="account-email" href="/account" title="Your account: password, deletion">
+        {me.account.email}
+      </a>
       {me.owner && <a href="/accounts">Accounts</a>}
       <a href="/brands">All brands</a>
       <button type="button" class="btn btn-link" onClick={signOut}>

@@ -3,6 +3,7 @@
 import { useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api, errorMessage } from "../../api";
+import { useFlash } from "../../components/flash";
 import { Button, Field, Notice, PageHeading } from "../../components/ui";
 import { useSession } from "../../session";
 
@@ -22,6 +23,8 @@ export function SignIn() {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const passwordInput = useRef<HTMLInputElement>(null);
+  // An account's deletion, said here, where it sends the person.
+  const deleted = useFlash("sign-in", me === null);
   if (me) {
     route(next, true);
     return null;
@@ -47,6 +50,7 @@ export function SignIn() {
     <main id="main" class="standalone narrow">
       <p class="logo">Spyglass</p>
       <PageHeading title="Sign in" />
+      {deleted !== null && <Notice kind="success">{deleted}</Notice>}
       {next.startsWith("/oauth/consent") && <p>Sign in to connect an AI app to one of your brands.</p>}
       {status?.setup && (
         <Notice kind="info">
