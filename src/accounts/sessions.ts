@@ -23,7 +23,9 @@ export async function createSession(db: Queries, accountId: string, now = Date.n
   const token = newSessionToken();
   const expiresAt = now + SESSION_TTL_MS;
   await db.transaction(async (tx) => {
-    await tx.run("DELETE FROM sessions WHERE account_id = ? AND expires_at < ?", [accountId, now]);
+    // Every account's expired sessions, not only this one's: an account nobody signs in to again
+    // would keep its rows for ever (the privacy review). A sign-in is rare and costs far more.
+    await tx.run("DELETE FROM sessions WHERE expires_at < ?", [now]);
     await tx.run("INSERT INTO sessions (token_hash, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)", [
       sha256Hex(token),
       accountId,

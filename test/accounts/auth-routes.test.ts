@@ -318,7 +318,7 @@ describe("dashboard HTTP conventions", () => {
       ["/api/auth/signup", "POST"],
       ["/api/auth/login", "POST"],
       ["/api/auth/logout", "POST"],
-      ["/api/auth/me", "GET"],
+      ["/api/auth/me", "GET, DELETE"],
       ["/api/brands", "GET, POST"],
       ["/api/mcp/keys", "GET, POST"],
       ["/api/mcp/keys/key_123", "DELETE"],

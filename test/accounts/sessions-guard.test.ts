@@ -33,6 +33,19 @@ describe("sessions", () => {
     expect(await resolveSession(t.db, token, expiresAt)).toBeNull();
     expect(await t.db.all("SELECT token_hash FROM sessions")).toHaveLength(0);
   });
+
+  test("a sign-in deletes every account's expired sessions, not only its own; live ones stay", async () => {
+    t = await testApp();
+    const gone = await createAccount(t.db, { email: "gone@example.com", password: PASSWORD });
+    const live = await createAccount(t.db, { email: "live@example.com", password: PASSWORD });
+    const other = await createAccount(t.db, { email: "other@example.com", password: PASSWORD });
+    await createSession(t.db, gone.id, 1_000);
+    const kept = await createSession(t.db, live.id, 1_000 + SESSION_TTL_MS);
+    await createSession(t.db, other.id, 2_000 + SESSION_TTL_MS);
+    const rows = await t.db.all<{ account_id: string }>("SELECT account_id FROM sessions ORDER BY account_id");
+    expect(rows.map((r) => r.account_id).sort()).toEqual([live.id, other.id].sort());
+    expect(await resolveSession(t.db, kept.token, 2_000 + SESSION_TTL_MS)).not.toBeNull();
+  });
 });
 
 describe("accounts service", () => {

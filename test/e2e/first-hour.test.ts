@@ -107,9 +107,9 @@ describe("help and version", () => {
       expect(result.stderr).toContain("spyglass account create --email E --password P");
       expect(result.stderr).toContain("spyglass account plan --email E --plan");
     }
-    const wrong = await box.cli(["account", "delete"]);
+    const wrong = await box.cli(["account", "remove"]);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toContain('unknown command "account delete"');
+    expect(wrong.stderr).toContain('unknown command "account remove"');
     expect(wrong.stderr).toContain("spyglass account create --email E");
   });
 });
