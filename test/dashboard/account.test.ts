@@ -5,7 +5,15 @@
 // The CLI's `account delete` too.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { type Page } from "playwright-core";
-import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, photograph, signIn } from "../support/dashboard";
+import {
+  type Dashboard,
+  expectAccessible,
+  expectNothingUnsafe,
+  mcpStatus as mcpStatusOf,
+  openDashboard,
+  photograph,
+  signIn,
+} from "../support/dashboard";
 
 const OWNER = { email: "owner@example.com", password: "the owner's password" };
 const CLIENT = { email: "client@example.com", password: "a long password" };
@@ -29,14 +37,7 @@ afterAll(async () => {
   await d?.close();
 });
 
-const mcpStatus = async (key: string) =>
-  (
-    await fetch(d.url("/api/mcp/mcp"), {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-    })
-  ).status;
+const mcpStatus = (key: string) => mcpStatusOf(d, key);
 
 test("the owner reaches their account from the menu, and is told why it cannot be deleted", async () => {
   await signIn(d, page, OWNER);

@@ -4,7 +4,15 @@
 // `brand delete` too.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { type Page } from "playwright-core";
-import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, photograph, signIn } from "../support/dashboard";
+import {
+  type Dashboard,
+  expectAccessible,
+  expectNothingUnsafe,
+  mcpStatus as mcpStatusOf,
+  openDashboard,
+  photograph,
+  signIn,
+} from "../support/dashboard";
 
 const USER = { email: "agency@example.com", password: "a long password" };
 
@@ -28,14 +36,7 @@ afterAll(async () => {
   await d?.close();
 });
 
-const mcpStatus = async (key: string) =>
-  (
-    await fetch(d.url("/api/mcp/mcp"), {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-    })
-  ).status;
+const mcpStatus = (key: string) => mcpStatusOf(d, key);
 
 test("a brand is deleted from its page once its name is typed; the list says so and its key is refused", async () => {
   const key = (

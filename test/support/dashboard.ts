@@ -208,3 +208,13 @@ export async function signIn(d: Dashboard, page: Page, who: { email: string; pas
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL(/\/brands\/brd_/);
 }
+
+/** The tool server's status for a tools/list with `key`: 200 while the key works, 401 once it is gone. */
+export async function mcpStatus(d: Dashboard, key: string): Promise<number> {
+  const res = await fetch(d.url("/api/mcp/mcp"), {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  });
+  return res.status;
+}
