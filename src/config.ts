@@ -42,10 +42,11 @@ const modelEndpoint = {
   }),
   // A user name and password in the address would be a secret in the file (CONTRACT §6: only the
   // environment variable's name lives there).
-  base_url: httpUrl.refine(
-    (u) => !/^https?:\/\/[^/?#]*@/i.test(u),
-    "must not hold a user name or password: put the provider's key in the environment variable api_key_env names",
-  ),
+  base_url: httpUrl.refine((u) => {
+    // As a URL reads it: "https:///gw:pw@host" holds a password too.
+    const url = URL.parse(u);
+    return url !== null && url.username === "" && url.password === "";
+  }, "must not hold a user name or password: put the provider's key in the environment variable api_key_env names"),
   model: z.string().min(1, "must not be empty"),
   api_key_env: envName.optional(),
   timeout_ms: z.number().int().min(1000).max(600_000).default(60_000),

@@ -21,8 +21,9 @@ import { FailureWindow, loginThrottle, throttleAddress } from "./throttle";
 // Signups per client address (each attempt counts): enough for a team's first morning, not for a
 // flood that would make the server hash passwords all day.
 const SIGNUP_RULE = { maxFailures: 10, windowMs: 60 * 60 * 1000 };
-// Wrong passwords confirming a change to one's own account (a new password, deletion), per account:
-// a session someone else got hold of does not let them guess the password at leisure.
+// Wrong passwords confirming a change to one's own account (a new password, deletion), per session:
+// a session someone else got hold of does not let them guess the password at leisure, nor lock the
+// account's own person out of changing it (a new session needs the password anyway).
 const CONFIRM_RULE = { maxFailures: 5, windowMs: 15 * 60 * 1000 };
 
 /** How an account and its brands are deleted: brands' deletion (app.ts hands it in; brands depend on accounts). */
@@ -45,13 +46,14 @@ export function accountRoutes(ctx: AppContext, deleteAccount: DeleteAccount) {
   const signups = new FailureWindow(SIGNUP_RULE);
   const confirmations = new FailureWindow(CONFIRM_RULE);
   /** The request's password is the account's own; Forbidden (wrong) or TooManyRequests otherwise. */
-  const confirmPassword = async (accountId: string, body: unknown, field: string): Promise<void> => {
-    const wait = confirmations.retryAfter(accountId);
+  const confirmPassword = async (accountId: string, request: Request, body: unknown, field: string): Promise<void> => {
+    const key = `${accountId}:${sha256Hex(readSessionToken(config, request) ?? "")}`;
+    const wait = confirmations.retryAfter(key);
     if (wait > 0) throw new TooManyRequests(`Too many wrong passwords; try again in ${wait} seconds.`, wait, "password_throttled");
     const offered = typeof body === "object" && body !== null ? (body as Record<string, unknown>)[field] : undefined;
     if (typeof offered !== "string" || offered === "") throw new Invalid(`${field}: give your current password.`, "invalid_password");
     if (!(await isAccountPassword(db, accountId, offered))) {
-      confirmations.fail(accountId);
+      confirmations.fail(key);
       throw new Forbidden(`${field}: that is not your current password.`, "wrong_password");
     }
   };
@@ -117,13 +119,13 @@ export function accountRoutes(ctx: AppContext, deleteAccount: DeleteAccount) {
     .use(sessionGuard(ctx))
     .get("/me", async ({ account }) => ({ account, owner: await isOwner(db, account.id) }))
     .post("/password", async ({ account, body, request }) => {
-      await confirmPassword(account.id, body, "current_password");
+      await confirmPassword(account.id, request, body, "current_password");
       const next = (body as Record<string, unknown>).new_password;
       const ended = await changeOwnPassword(db, account.id, next, sha256Hex(readSessionToken(config, request) ?? ""));
       return { changed: true, other_sessions_ended: ended };
     })
-    .delete("/me", async ({ account, body, set }) => {
-      await confirmPassword(account.id, body, "password");
+    .delete("/me", async ({ account, body, set, request }) => {
+      await confirmPassword(account.id, request, body, "password");
       const { brands } = await deleteAccount(account.id);
       set.headers["set-cookie"] = clearedSessionCookie(config);
       return { deleted: { email: account.email, brands } };

@@ -1,6 +1,6 @@
 // How figures are reported: a rate always carries its count, n and Wilson 95% interval; a period
 // figure carries the previous period, the change and within_noise (METRICS.md).
-import { comparePeriods, type MeanInterval, tInterval, wilson, withinNoise } from "./stats";
+import { comparePeriods, type MeanInterval, type MeanScale, tInterval, wilson, withinNoise } from "./stats";
 
 export interface Rate {
   /** successes ÷ n; null when n is 0. */
@@ -42,9 +42,12 @@ export interface PeriodMean extends MeanWithInterval {
 /** A mean's pooled sums: the values' sum, the sum of their squares, and their count. */
 export type MeanSums = readonly [sum: number, sumSquares: number, n: number];
 
-/** What a mean's values can be: a position is 1 or more, a sentiment within [−1, 1]. */
-export const POSITION_RANGE = [1, Number.POSITIVE_INFINITY] as const;
-export const SENTIMENT_RANGE = [-1, 1] as const;
+/**
+ * What a mean's values can be, and their step: a position is 1 or more, in whole places; a
+ * sentiment is within [−1, 1], and one AFINN point from neutral is tanh(1/5) ≈ 0.2 of it.
+ */
+export const POSITION: MeanScale = { range: [1, Number.POSITIVE_INFINITY], step: 1 };
+export const SENTIMENT: MeanScale = { range: [-1, 1], step: 0.2 };
 
 /** Four decimals: enough for a rate in points to two decimals, short in a client's context. */
 export function round4(value: number | null): number | null {
@@ -70,13 +73,9 @@ function rounded(m: MeanInterval): MeanWithInterval {
   return { value: round4(m.value), n: m.n, low: round4(m.low), high: round4(m.high) };
 }
 
-export function meanWithInterval(sums: MeanSums, range: readonly [number, number]): MeanWithInterval {
-  return rounded(tInterval(sums[0], sums[1], sums[2], range));
-}
-
-export function periodMean(current: MeanSums, previous: MeanSums, range: readonly [number, number]): PeriodMean {
-  const cur = tInterval(current[0], current[1], current[2], range);
-  const prev = tInterval(previous[0], previous[1], previous[2], range);
+export function periodMean(current: MeanSums, previous: MeanSums, scale: MeanScale): PeriodMean {
+  const cur = tInterval(current[0], current[1], current[2], scale);
+  const prev = tInterval(previous[0], previous[1], previous[2], scale);
   const change = cur.value === null || prev.value === null ? null : round4(round4(cur.value)! - round4(prev.value)!);
   return { ...rounded(cur), previous: rounded(prev), change, within_noise: withinNoise(cur, prev) };
 }

@@ -70,20 +70,28 @@ export interface MeanInterval extends Interval {
   n: number;
 }
 
+/** What a mean's values can be, and the smallest step between two of them (see tInterval). */
+export interface MeanScale {
+  range: readonly [number, number];
+  step: number;
+}
+
 /**
  * A mean with its Student t 95% interval, from the values' sum, sum of squares and count:
  * mean ± t(0.975, n − 1) · s ÷ √n, s the sample standard deviation, clamped to the values' range
  * (the interval an analyst computes by hand for a mean of a small sample). There is no interval for
- * fewer than two values; values that are all equal have a zero-width one.
+ * fewer than two values. The variance is at least that of the values with one more a step away
+ * (step² ÷ (n + 1)): two answers that both put the brand first have shown no spread, not that there
+ * is none, and a zero-width interval made any other period's figure "beyond noise".
  */
-export function tInterval(sum: number, sumSquares: number, n: number, range: readonly [number, number]): MeanInterval {
+export function tInterval(sum: number, sumSquares: number, n: number, scale: MeanScale): MeanInterval {
   if (!Number.isInteger(n) || n < 0) throw new RangeError(`n must be a non-negative integer, got ${n}`);
   if (n === 0) return { value: null, n, low: null, high: null };
   const value = sum / n;
   if (n < 2) return { value, n, low: null, high: null };
   // The rollups add and subtract squares as answers are re-analysed: float noise can leave a
-  // variance of a hair below 0 where every value is equal.
-  const variance = Math.max(0, (sumSquares - (sum * sum) / n) / (n - 1));
+  // variance of a hair below 0 where every value is equal; the floor covers it.
+  const variance = Math.max((sumSquares - (sum * sum) / n) / (n - 1), (scale.step * scale.step) / (n + 1));
   const half = jStat.studentt.inv(0.975, n - 1) * Math.sqrt(variance / n);
-  return { value, n, low: Math.max(range[0], value - half), high: Math.min(range[1], value + half) };
+  return { value, n, low: Math.max(scale.range[0], value - half), high: Math.min(scale.range[1], value + half) };
 }

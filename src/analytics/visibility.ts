@@ -8,18 +8,7 @@ import { Invalid } from "../errors";
 import { brandEngines } from "../tracking/engines";
 import { loadRoster, type Roster } from "../tracking/roster";
 import { DAY_MS, dayString, dayWhere, describeFilter, type Filter, scopePromptIds, where } from "./filters";
-import {
-  type Mean,
-  mean,
-  type PeriodMean,
-  type PeriodRate,
-  POSITION_RANGE,
-  periodMean,
-  periodRate,
-  type Rate,
-  rate,
-  SENTIMENT_RANGE,
-} from "./rates";
+import { type Mean, mean, type PeriodMean, type PeriodRate, POSITION, periodMean, periodRate, type Rate, rate, SENTIMENT } from "./rates";
 import { retrievalCounts } from "./search";
 import { comparePeriods } from "./stats";
 
@@ -79,11 +68,11 @@ export function figures(cur: Counts, prev: Counts): Figures {
     // n = Σ over the roster of answers mentioning that member; null (n = 0) when nobody is mentioned.
     share_of_voice: periodRate([cur.brandMentions, cur.rosterMentions], [prev.brandMentions, prev.rosterMentions]),
     avg_position: {
-      ...periodMean([cur.posSum, cur.posSq, cur.mentioned], [prev.posSum, prev.posSq, prev.mentioned], POSITION_RANGE),
+      ...periodMean([cur.posSum, cur.posSq, cur.mentioned], [prev.posSum, prev.posSq, prev.mentioned], POSITION),
       top1_rate: periodRate([cur.top1, cur.mentioned], [prev.top1, prev.mentioned]),
       top3_rate: periodRate([cur.top3, cur.mentioned], [prev.top3, prev.mentioned]),
     },
-    sentiment: periodMean([cur.sentSum, cur.sentSq, cur.sentN], [prev.sentSum, prev.sentSq, prev.sentN], SENTIMENT_RANGE),
+    sentiment: periodMean([cur.sentSum, cur.sentSq, cur.sentN], [prev.sentSum, prev.sentSq, prev.sentN], SENTIMENT),
     citation_rate: periodRate([cur.cited, cur.valid], [prev.cited, prev.valid]),
     prompt_coverage: periodRate([cur.coveredPrompts, cur.prompts], [prev.coveredPrompts, prev.prompts]),
     no_answer_rate: periodRate([cur.total - cur.valid, cur.total], [prev.total - prev.valid, prev.total]),
@@ -479,13 +468,13 @@ export async function competitorRanking(app: AppContext, filter: Filter) {
       visibility: periodRate([n, valid], [nBefore, validBefore]),
       share_of_voice: periodRate([n, rosterTotal], [nBefore, rosterTotalBefore]),
       avg_position: {
-        ...periodMean([r?.pos_sum ?? 0, r?.pos_sq ?? 0, n], [p?.pos_sum ?? 0, p?.pos_sq ?? 0, nBefore], POSITION_RANGE),
+        ...periodMean([r?.pos_sum ?? 0, r?.pos_sq ?? 0, n], [p?.pos_sum ?? 0, p?.pos_sq ?? 0, nBefore], POSITION),
         top1_rate: periodRate([r?.top1 ?? 0, n], [p?.top1 ?? 0, nBefore]),
       },
       sentiment: periodMean(
         [r?.sent_sum ?? 0, r?.sent_sq ?? 0, r?.sent_n ?? 0],
         [p?.sent_sum ?? 0, p?.sent_sq ?? 0, p?.sent_n ?? 0],
-        SENTIMENT_RANGE,
+        SENTIMENT,
       ),
     };
   });

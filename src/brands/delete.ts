@@ -4,7 +4,7 @@
 // re-analysis under way is waited for. The rows go in slices (db/brand-rows.ts), credentials first,
 // so that the brand's keys stop working at once and the server keeps answering meanwhile.
 import { isOwner } from "../accounts/owner";
-import { deleteAccount } from "../accounts/service";
+import { deleteAccount, isDemoAccount } from "../accounts/service";
 import { type AppContext } from "../context";
 import { deleteBrandRows } from "../db/brand-rows";
 import { isStorageFailure, STORAGE_RETRY_AFTER_S } from "../db/storage-health";
@@ -74,9 +74,12 @@ async function deleteNow(app: AppContext, accountId: string, brand: BrandView): 
 
 /**
  * Deletes an account (its person asked, or the operator did): each of its brands as deleteBrand does
- * (in slices, credentials first; refused while one of its runs is under way), then the account with
- * its sessions and connected apps. The instance's owner is refused: the next account would become
- * owner and see every account's email, or, with none left, the next visitor to sign up would.
+ * (in slices, credentials first), then the account with its sessions and connected apps. Refused
+ * before anything goes while a run of one of its brands is under way (every brand is closed to new
+ * runs first). The instance's owner is refused: the next account would become owner and see every
+ * account's email. So is the demo's account, which keeps a fresh instance's first signup closed
+ * (`spyglass demo --reset` renews it): with no account left, the next visitor to sign up would own
+ * the instance.
  */
 export async function deleteAccountAndBrands(app: AppContext, accountId: string): Promise<{ brands: number }> {
   if (await isOwner(app.db, accountId)) {
@@ -85,9 +88,37 @@ export async function deleteAccountAndBrands(app: AppContext, accountId: string)
       "owner_account",
     );
   }
-  const brands = await listBrands(app.db, accountId);
-  for (const brand of brands) await deleteBrand(app, accountId, brand.id);
-  await deleteAccount(app.db, accountId);
-  log.info("account deleted", { account_id: accountId, brands: brands.length });
-  return { brands: brands.length };
+  if (await isDemoAccount(app.db, accountId)) {
+    throw new Conflict(
+      "The demo's account is not deleted this way: `spyglass demo --reset` seeds it again, and the instance keeps an account meanwhile.",
+      "demo_account",
+    );
+  }
+  const runner = app.tracking.runner;
+  const closed: string[] = [];
+  let deleted = 0;
+  try {
+    // A brand made meanwhile (another tab) is found by the next pass, not left to the account's cascade.
+    for (let brands = await listBrands(app.db, accountId); brands.length > 0; brands = await listBrands(app.db, accountId)) {
+      for (const brand of brands) {
+        if (closed.includes(brand.id)) continue;
+        if (!(await runner.closeBrand(brand.id))) {
+          throw new Conflict(
+            `A tracking run of ${brand.name} is under way: delete the account once it has ended (the brand's Tracking page shows its progress).${deleted > 0 ? ` ${deleted} of its brands are already deleted.` : " Nothing was deleted."}`,
+            "tracking_running",
+          );
+        }
+        closed.push(brand.id);
+      }
+      for (const brand of brands) {
+        await deleteBrand(app, accountId, brand.id);
+        deleted++;
+      }
+    }
+    await deleteAccount(app.db, accountId);
+  } finally {
+    for (const brandId of closed) runner.reopenBrand(brandId);
+  }
+  log.info("account deleted", { account_id: accountId, brands: deleted });
+  return { brands: deleted };
 }

@@ -212,7 +212,6 @@ export function oauthRoutes(ctx: AppContext) {
           const waitAll = allRegistrations.retryAfter("*");
           if (waitAll > 0) return tooMany(waitAll, "on this server in the last hour");
           registrations.fail(address);
-          allRegistrations.fail("*");
           const now = oauth.now();
           if (now - unusedClientsCheckedAt >= UNUSED_CLIENTS_CHECK_MS) {
             unusedClientsCheckedAt = now;
@@ -227,7 +226,11 @@ export function oauthRoutes(ctx: AppContext) {
             return json(400, { error: "invalid_client_metadata", error_description: "The body is not JSON client metadata." });
           }
           try {
-            return json(201, await registerClient(ctx.db, body, oauth.now()), { "cache-control": "no-store" });
+            const registered = await registerClient(ctx.db, body, oauth.now());
+            // Only what was stored counts for every address together: refused junk must not use up
+            // the hour's registrations of everyone (a client connecting for the first time).
+            allRegistrations.fail("*");
+            return json(201, registered, { "cache-control": "no-store" });
           } catch (error) {
             if (error instanceof ClientProblem) return json(400, { error: "invalid_client_metadata", error_description: error.message });
             throw error;

@@ -384,13 +384,14 @@ export class OAuthService {
         await tx.run("UPDATE oauth_codes SET used_at = ? WHERE code_hash = ?", [now, row.codeHash]);
         if (row.expiresAt <= now) return new InvalidGrantError("The authorization code has expired; start the sign-in again.");
         if (row.clientId !== clientId) return new InvalidGrantError("The authorization code was issued to another client.");
-        // Without redirect_uri, the code must have gone to the client's one registered address (RFC 6749
-        // §4.1.3 asks for it only when the authorization request named it, and a client with one
-        // address may leave it out there).
+        // Without redirect_uri, the code must have gone to the client's one registered address: the
+        // authorization request may leave it out then, and so may this one (RFC 6749 §4.1.3 asks for
+        // it when the authorization request named it; with PKCE bound to the code, its absence
+        // cannot send a code anywhere else).
         if (redirectUri === null) {
           const registered = await registeredRedirectUris(tx, row.clientId);
           if (registered?.length !== 1 || registered[0] !== row.redirectUri)
-            return new InvalidGrantError("redirect_uri is required: the client has more than one redirect URI.");
+            return new InvalidGrantError(`redirect_uri is required: the code was issued for ${row.redirectUri}.`);
         } else if (redirectUri !== row.redirectUri) {
           return new InvalidGrantError("redirect_uri does not match the one of the authorization request.");
         }

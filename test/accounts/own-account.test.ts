@@ -3,7 +3,7 @@
 // brands as brand deletion does, its sessions, keys and connected apps), which the instance's owner
 // cannot. Wrong passwords are counted per account.
 import { afterEach, expect, test } from "bun:test";
-import { findAccountByEmail } from "../../src/accounts/service";
+import { DEMO_ACCOUNT_EMAIL, findAccountByEmail } from "../../src/accounts/service";
 import { brandTables } from "../../src/db/brand-rows";
 import { createApiKey } from "../../src/keys/service";
 import { writeAnswers } from "../support/answers";
@@ -50,7 +50,7 @@ test("a person changes their password with the current one; their other sessions
   expect((await login("a@example.com", "a new long one")).status).toBe(200);
 });
 
-test("five wrong passwords in a row, and the account's next confirmation waits (429), the right password too", async () => {
+test("five wrong passwords from one session, and its next confirmation waits (429), the right password too; another session is not locked out", async () => {
   t = await testApp();
   const cookie = await t.signIn("a@example.com");
   for (let i = 0; i < 5; i++) {
@@ -61,6 +61,52 @@ test("five wrong passwords in a row, and the account's next confirmation waits (
   expect(res.status).toBe(429);
   expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
   expect(res.json.code).toBe("password_throttled");
+  // Someone holding a stolen session cannot keep the account's person from changing the password
+  // (which signs that session out).
+  const own = sessionCookieOf((await login("a@example.com", PASSWORD)).headers);
+  const changed = await t.call("POST", "/api/auth/password", {
+    cookie: own,
+    body: { current_password: PASSWORD, new_password: "a new long one" },
+  });
+  expect(changed.json).toEqual({ changed: true, other_sessions_ended: 1 });
+  expect((await t.call("GET", "/api/auth/me", { cookie })).status).toBe(401);
+});
+
+test("the demo's account is not deleted this way (it keeps a fresh instance's first signup closed)", async () => {
+  t = await testApp();
+  const cookie = await t.signIn(DEMO_ACCOUNT_EMAIL);
+  const res = await t.call("DELETE", "/api/auth/me", { cookie, body: { password: PASSWORD } });
+  expect(res.status).toBe(409);
+  expect(res.json.code).toBe("demo_account");
+  expect(await findAccountByEmail(t.db, DEMO_ACCOUNT_EMAIL)).not.toBeNull();
+  // Signup is still closed to strangers.
+  const stranger = await t.call("POST", "/api/auth/signup", { body: { email: "stranger@example.com", password: PASSWORD } });
+  expect(stranger.status).toBe(403);
+});
+
+test("a run under way in one of the account's brands refuses the deletion before anything goes", async () => {
+  t = await testApp();
+  await t.signIn("owner@example.com", { plan: "autopilot" });
+  const cookie = await t.signIn("client@example.com", { plan: "visibility" });
+  const first = (await t.call("POST", "/api/brands", { cookie, body: { name: "First Co" } })).json.brand;
+  const busy = (await t.call("POST", "/api/brands", { cookie, body: { name: "Busy Co" } })).json.brand;
+  await t.db.run(
+    "INSERT INTO tracking_runs (id, brand_id, status, trigger, answers_planned, started_at) VALUES ('run_x', ?, 'running', 'cli', 10, ?)",
+    [busy.id, Date.now()],
+  );
+  const res = await t.call("DELETE", "/api/auth/me", { cookie, body: { password: PASSWORD } });
+  expect(res.status).toBe(409);
+  expect(res.json).toEqual({
+    error:
+      "A tracking run of Busy Co is under way: delete the account once it has ended (the brand's Tracking page shows its progress). Nothing was deleted.",
+    code: "tracking_running",
+  });
+  expect((await t.call("GET", "/api/brands", { cookie })).json.brands.map((b: { id: string }) => b.id)).toEqual([first.id, busy.id]);
+  // Both brands are open to runs again: the refusal closed nothing for good.
+  await t.db.run("UPDATE tracking_runs SET status = 'completed' WHERE id = 'run_x'");
+  expect((await t.call("DELETE", "/api/auth/me", { cookie, body: { password: PASSWORD } })).json).toEqual({
+    deleted: { email: "client@example.com", brands: 2 },
+  });
 });
 
 test("the instance's owner cannot delete their account; nothing of it changes", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { POSITION_RANGE, periodMean, SENTIMENT_RANGE } from "../../src/analytics/rates";
+import { POSITION, periodMean, SENTIMENT } from "../../src/analytics/rates";
 import { changePp, comparePeriods, tInterval, wilson, withinNoise } from "../../src/analytics/stats";
 
 describe("wilson", () => {
@@ -82,44 +82,53 @@ describe("a mean's Student t interval", () => {
   // By hand: mean ± t(0.975, n − 1) · s ÷ √n, with the textbook t(0.975, 4) = 2.7764 and t(0.975, 7) = 2.3646.
   test("positions 1 to 5 are 3 within [1.0368, 4.9632]", () => {
     // s² = (4 + 1 + 0 + 1 + 4) / 4 = 2.5; s ÷ √5 = 0.7071; half-width 2.7764 · 0.7071 = 1.9632
-    const m = tInterval(15, 55, 5, POSITION_RANGE);
+    const m = tInterval(15, 55, 5, POSITION);
     expect(m.value).toBe(3);
     expect(m.n).toBe(5);
     expect(m.low!).toBeCloseTo(1.0368, 4);
     expect(m.high!).toBeCloseTo(4.9632, 4);
   });
 
-  test("one value has no interval, none has no mean; equal values have a zero-width one", () => {
-    expect(tInterval(2, 4, 1, POSITION_RANGE)).toEqual({ value: 2, n: 1, low: null, high: null });
-    expect(tInterval(0, 0, 0, POSITION_RANGE)).toEqual({ value: null, n: 0, low: null, high: null });
-    expect(tInterval(6, 12, 3, POSITION_RANGE)).toEqual({ value: 2, n: 3, low: 2, high: 2 });
+  test("one value has no interval, none has no mean; equal values are read as if one more were a step away", () => {
+    expect(tInterval(2, 4, 1, POSITION)).toEqual({ value: 2, n: 1, low: null, high: null });
+    expect(tInterval(0, 0, 0, POSITION)).toEqual({ value: null, n: 0, low: null, high: null });
+    // Positions 2, 2, 2: s² = 1 / (3 + 1) = 0.25 (of 2, 2, 2, 3), so 2 ± 4.3027 · √(0.25 / 3) = 2 ± 1.2421.
+    const equal = tInterval(6, 12, 3, POSITION);
+    expect(equal).toMatchObject({ value: 2, n: 3, low: 1 });
+    expect(equal.high!).toBeCloseTo(3.2421, 4);
+    // Forty answers all first: s² = 1/41, 1 ± 2.0227 · √(1/41 / 40) = [1, 1.0500].
+    expect(tInterval(40, 40, 40, POSITION).high!).toBeCloseTo(1.05, 3);
   });
 
   test("the interval stays within what the values can be", () => {
     // Sentiments +1 and −1: s ÷ √2 = 1, t(0.975, 1) = 12.71, so ±12.71 around 0 before clamping.
-    expect(tInterval(0, 2, 2, SENTIMENT_RANGE)).toEqual({ value: 0, n: 2, low: -1, high: 1 });
+    expect(tInterval(0, 2, 2, SENTIMENT)).toEqual({ value: 0, n: 2, low: -1, high: 1 });
     // Positions 1, 2, 1: 1.3333 ± 4.3027 · 0.3333 = [−0.10, 2.7676], a position is at least 1.
-    const m = tInterval(4, 6, 3, POSITION_RANGE);
+    const m = tInterval(4, 6, 3, POSITION);
     expect(m.low).toBe(1);
     expect(m.high!).toBeCloseTo(2.7676, 4);
   });
 
   test("float noise in the sums never gives a negative variance", () => {
     const third = 1 / 3;
-    const m = tInterval(third * 3, third * third * 3 - 1e-17, 3, SENTIMENT_RANGE);
-    expect(m.low).toBe(m.high!);
+    const m = tInterval(third * 3, third * third * 3 - 1e-17, 3, SENTIMENT);
+    // The floor's width: 4.3027 · √(0.04 / 4 / 3) = 0.2484 either side.
+    expect(m.high! - m.low!).toBeCloseTo(2 * 0.2484, 3);
   });
 
   test("a period's mean is compared with the previous period's by their intervals", () => {
     // Positions 1,1,1,1,2,1,1,1 (1.125, [1, 1.4206]) against 3,4,3,4,3,4,3,4 (3.5, [3.0531, 3.9469]): beyond noise.
-    const better = periodMean([9, 11, 8], [28, 100, 8], POSITION_RANGE);
+    const better = periodMean([9, 11, 8], [28, 100, 8], POSITION);
     expect(better).toMatchObject({ value: 1.125, n: 8, low: 1, change: -2.375, within_noise: false });
     expect(better.high!).toBeCloseTo(1.4206, 4);
     expect(better.previous.low!).toBeCloseTo(3.0531, 4);
     expect(better.previous.high!).toBeCloseTo(3.9469, 4);
     // Positions 1 to 5 against 2, 3, 4 ([1, 5.4841]): the intervals overlap.
-    expect(periodMean([15, 55, 5], [9, 29, 3], POSITION_RANGE)).toMatchObject({ change: 0, within_noise: true });
+    expect(periodMean([15, 55, 5], [9, 29, 3], POSITION)).toMatchObject({ change: 0, within_noise: true });
+    // Two answers each, every one alike (positions 2, 2 against 1, 1): no spread seen is not no spread.
+    expect(periodMean([4, 8, 2], [2, 2, 2], POSITION)).toMatchObject({ change: 1, within_noise: true });
+    expect(periodMean([1, 0.5, 2], [0, 0, 2], SENTIMENT)).toMatchObject({ within_noise: true });
     // One answer in the previous period: a change, but no verdict.
-    expect(periodMean([15, 55, 5], [2, 4, 1], POSITION_RANGE)).toMatchObject({ change: 1, within_noise: null });
+    expect(periodMean([15, 55, 5], [2, 4, 1], POSITION)).toMatchObject({ change: 1, within_noise: null });
   });
 });

@@ -81,6 +81,10 @@ describe("loadConfig", () => {
         '[[engines]]\nid = "a"\napi = "openai"\nbase_url = "http://gw:PASSWORD123@127.0.0.1:9/v1"\nmodel = "m"\n',
         "engines[0].base_url: must not hold a user name or password",
       ],
+      [
+        '[[engines]]\nid = "a"\napi = "openai"\nbase_url = "https:///gw:PASSWORD123@127.0.0.1:9/v1"\nmodel = "m"\n',
+        "engines[0].base_url: must not hold a user name or password",
+      ],
       // In words, not zod's ("Invalid input: expected string, received undefined").
       ['[[engines]]\nid = "a"\napi = "openai"\nmodel = "m"\n', "engines[0].base_url: is missing: this setting is required here"],
       ["[tracking]\nsamples = 0\n", "tracking.samples: must be at least 1"],

@@ -450,7 +450,7 @@ describe("refusals, each with its OAuth error", () => {
     });
     expect(refused.json).toMatchObject({
       error: "invalid_grant",
-      error_description: "redirect_uri is required: the client has more than one redirect URI.",
+      error_description: `redirect_uri is required: the code was issued for ${REDIRECT}.`,
     });
   });
 
@@ -718,8 +718,13 @@ describe("registration", () => {
     expect(gone.status).toBe(400);
   });
 
-  test("every address together may register 500 clients an hour", async () => {
+  test("every address together may register 500 clients an hour; refused registrations do not count", async () => {
     expect(ALL_REGISTRATIONS_PER_HOUR).toBe(500);
+    // Junk does not use up everyone's hour (it counts only toward its own address's 100).
+    for (let i = 0; i < 20; i++) {
+      const junk = await t.call("POST", "/oauth/register", { rawBody: "{", headers: { "x-forwarded-for": "203.0.113.1" } });
+      expect(junk.status).toBe(400);
+    }
     // Five addresses' worth, from behind the loopback proxy (X-Forwarded-For names each client).
     for (let i = 0; i < ALL_REGISTRATIONS_PER_HOUR; i++) {
       const res = await t.call("POST", "/oauth/register", {

@@ -130,8 +130,9 @@ function AccountMenu() {
     });
   return (
     <div class="account-menu">
-      <a class="account-email" href="/account" title="Your account: password, deletion">
+      <a class="account-email" href="/account">
         {me.account.email}
+        <span class="offscreen">: your account</span>
       </a>
       {me.owner && <a href="/accounts">Accounts</a>}
       <a href="/brands">All brands</a>

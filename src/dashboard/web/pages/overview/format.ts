@@ -54,7 +54,7 @@ export function meanVerdict(m: Pick<PeriodMean, "within_noise" | "change">): Ver
   return m.change > 0 ? "up" : m.change < 0 ? "down" : "within noise";
 }
 
-/** A mean's 95% interval alone ("1.0–2.8"), or "" without one. */
+/** A mean's 95% interval alone ("1.0 to 2.8": a dash would read as a minus beside "−0.3"), or "" without one. */
 export function meanRange(m: { low: number | null; high: number | null }, digits: number): string {
   if (m.low === null || m.high === null) return "";
   return `${meanText(m.low, digits)} to ${meanText(m.high, digits)}`;
