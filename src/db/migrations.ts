@@ -23,6 +23,7 @@ import m0015 from "../../drizzle/0015_reanalyse_other_languages.sql" with { type
 import m0016 from "../../drizzle/0016_reanalyse_width_forms.sql" with { type: "text" };
 import m0017 from "../../drizzle/0017_foreign_key_indexes.sql" with { type: "text" };
 import m0018 from "../../drizzle/0018_mean_intervals.sql" with { type: "text" };
+import m0019 from "../../drizzle/0019_oauth_clients_used.sql" with { type: "text" };
 import journal from "../../drizzle/meta/_journal.json";
 import { log } from "../log";
 
@@ -46,6 +47,7 @@ export const EMBEDDED_MIGRATIONS: Record<string, string> = {
   "0016_reanalyse_width_forms": m0016,
   "0017_foreign_key_indexes": m0017,
   "0018_mean_intervals": m0018,
+  "0019_oauth_clients_used": m0019,
 };
 
 export interface JournalEntry {

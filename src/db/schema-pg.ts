@@ -627,6 +627,9 @@ export const oauthClients = pgTable("oauth_clients", {
   redirectUris: text("redirect_uris").notNull(),
   createdAt: bigint("created_at", { mode: "number" }).notNull(),
   fetchedAt: bigint("fetched_at", { mode: "number" }),
+  // When an account first approved a sign-in with the client: a registration ever used is never
+  // deleted as unused, even once its grants went with a deleted brand (clients keep their client_id).
+  usedAt: bigint("used_at", { mode: "number" }),
 });
 
 export const oauthCodes = pgTable(

@@ -696,6 +696,9 @@ export const oauthClients = sqliteTable("oauth_clients", {
   createdAt: integer("created_at").notNull(),
   // When the metadata document was last fetched (CIMD only).
   fetchedAt: integer("fetched_at"),
+  // When an account first approved a sign-in with the client: a registration ever used is never
+  // deleted as unused, even once its grants went with a deleted brand (clients keep their client_id).
+  usedAt: integer("used_at"),
 });
 
 // One authorization code: stored only as its SHA-256, single-use, short-lived.

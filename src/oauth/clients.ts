@@ -191,16 +191,21 @@ export async function registerClient(db: Queries, body: unknown, now: number): P
 }
 
 /**
- * Deletes registered clients that nobody has signed in with (no authorization code, no grant, even
- * a revoked one) within UNUSED_CLIENT_MS of registering: anyone may register, and unused
- * registrations would otherwise stay for ever. Returns how many went.
+ * Deletes registered clients that nobody has ever signed in with (never approved, no code, no
+ * grant) within UNUSED_CLIENT_MS of registering: anyone may register, and unused registrations would
+ * otherwise stay for ever. Returns how many went.
  */
 export async function deleteUnusedClients(db: Queries, now: number): Promise<number> {
   return await db.run(
-    `DELETE FROM oauth_clients WHERE kind = 'dcr' AND created_at < ?
+    `DELETE FROM oauth_clients WHERE kind = 'dcr' AND created_at < ? AND used_at IS NULL
        AND id NOT IN (SELECT client_id FROM oauth_codes) AND id NOT IN (SELECT client_id FROM oauth_grants)`,
     [now - UNUSED_CLIENT_MS],
   );
+}
+
+/** Marks the client as used: an account approved a sign-in with it (see deleteUnusedClients). */
+export async function markClientUsed(db: Queries, clientId: string, now: number): Promise<void> {
+  await db.run("UPDATE oauth_clients SET used_at = ? WHERE id = ? AND used_at IS NULL", [now, clientId]);
 }
 
 /**

@@ -27,6 +27,7 @@ import {
   ClientProblem,
   clientName,
   FetchedDocuments,
+  markClientUsed,
   type OAuthClient,
   redirectUriMatches,
   registeredRedirectUris,
@@ -293,6 +294,7 @@ export class OAuthService {
     );
     const code = generateSecret(CODE_PREFIX);
     const now = this.now();
+    await markClientUsed(this.db, request.client.id, now);
     // Codes a day past their expiry are kept no longer (a reuse within that day still revokes its grant).
     await this.db.run("DELETE FROM oauth_codes WHERE expires_at < ?", [now - CODE_RETENTION_MS]);
     await this.db.run(

@@ -43,6 +43,25 @@ describe("migrations", () => {
     expect(Object.keys(EMBEDDED_MIGRATIONS).sort()).toEqual(files);
   });
 
+  test("a database from before migration 0019 counts its clients ever signed in with as used, the others not", async () => {
+    const { path, old } = migratedBefore("0019");
+    old.$client.exec(`
+      INSERT INTO accounts (id, email, password_hash, plan, created_at) VALUES ('acc_1', 'a@example.com', 'x', 'autopilot', 1);
+      INSERT INTO brands (id, account_id, name, domain, aliases, site_key, created_at, updated_at) VALUES ('brd_1', 'acc_1', 'Acme', 'acme.test', '[]', 'sk', 1, 1);
+      INSERT INTO oauth_clients (id, kind, name, redirect_uris, created_at) VALUES ('c_granted', 'dcr', 'A', '[]', 10), ('c_coded', 'dcr', 'B', '[]', 20), ('c_never', 'dcr', 'C', '[]', 30);
+      INSERT INTO oauth_grants (id, account_id, brand_id, client_id, client_name, resource, created_at) VALUES ('grant_1', 'acc_1', 'brd_1', 'c_granted', 'A', 'r', 11);
+      INSERT INTO oauth_codes (code_hash, client_id, account_id, brand_id, redirect_uri, code_challenge, resource, created_at, expires_at) VALUES ('h', 'c_coded', 'acc_1', 'brd_1', 'u', 'c', 'r', 21, 22);
+    `);
+    old.$client.close();
+    const db = openDatabase(path);
+    dbs.push(db);
+    expect(db.sqlite.query("SELECT id, used_at FROM oauth_clients ORDER BY id").all()).toEqual([
+      { id: "c_coded", used_at: 20 },
+      { id: "c_granted", used_at: 10 },
+      { id: "c_never", used_at: null },
+    ]);
+  });
+
   test("a database tagged before migration 0012 has its prompts' tag names filled in", async () => {
     // The database as 0011 left it: a prompt with two tags, one without, written straight in SQL.
     const { path, old } = migratedBefore("0012");

@@ -697,13 +697,16 @@ describe("registration", () => {
     expect(await t.db.get("SELECT count(*) AS n FROM oauth_clients")).toEqual({ n: 0 });
   });
 
-  test("a registration nobody signs in with is deleted a week later; one with a grant (even revoked) or a code stays", async () => {
+  test("a registration nobody signs in with is deleted a week later; one ever signed in with stays, even once its grants are gone", async () => {
     const start = Date.now();
     t.ctx.oauth.now = () => start;
     const unused = await registerClient(t, [REDIRECT], "Unused");
     const { clientId: used } = await tokensForA();
     const coded = await registerClient(t, [REDIRECT], "Coded");
     await consent(t, cookieA, authorizeQuery(coded, pkce()), seed.a.brandId);
+    // Its grant goes with the brand (deleting a brand cascades to its grants and codes); the client
+    // keeps its client_id and will sign in with it again.
+    await t.db.run("DELETE FROM oauth_codes WHERE client_id = ?", [coded.id]);
     // Within the week, and an hour after the last check: nothing goes.
     t.ctx.oauth.now = () => start + UNUSED_CLIENT_MS - 1000;
     await registerClient(t, [REDIRECT], "Later");
