@@ -96,8 +96,9 @@ test("an account is deleted behind its password, with its brands; the sign-in pa
   await dialog.getByRole("alert").filter({ hasText: "password: that is not your current password." }).waitFor();
   expect(await mcpStatus(key)).toBe(200);
 
+  // Enter in the field confirms, as the button does.
   await password.fill(CLIENT.password);
-  await confirm.click();
+  await password.press("Enter");
   await page.waitForURL((url) => url.pathname === "/sign-in");
   await page
     .getByRole("status")

@@ -62,7 +62,15 @@ export function ConfirmDialog({
   };
   return (
     <Dialog open={open} title={title} onClose={closed}>
-      <div class="stack">
+      {/* A form, so that Enter in the dialog's field (a name or a password to confirm) takes the
+          step once it is ready, as the button would; a disabled button submits nothing. */}
+      <form
+        class="stack"
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (ready && !busy) void confirm();
+        }}
+      >
         {children}
         {failure !== null &&
           (isPlanRequired(failure) ? (
@@ -72,11 +80,11 @@ export function ConfirmDialog({
           ))}
         <div class="actions">
           <Button onClick={close}>Cancel</Button>
-          <Button variant="danger" onClick={confirm} disabled={busy || !ready}>
+          <Button type="submit" variant="danger" disabled={busy || !ready}>
             {busy ? "Working…" : confirmLabel}
           </Button>
         </div>
-      </div>
+      </form>
     </Dialog>
   );
 }
