@@ -37,6 +37,8 @@ export interface ListAnswersInput {
   cited_url?: string;
   start_date?: string;
   end_date?: string;
+  /** Each answer's text too (an export's; a page of texts is long for a client's context). */
+  include_text?: boolean;
   limit: number;
   cursor?: string;
 }
@@ -52,6 +54,7 @@ interface SummaryRow {
   brand_position: number | null;
   brand_sentiment: number | null;
   brand_cited: number;
+  text?: string;
 }
 
 // Answers are stored under integer keys; clients see them prefixed like every other id.
@@ -152,14 +155,18 @@ export async function listAnswers(app: AppContext, brandId: string, input: ListA
   }
   const rows = await app.db.all<SummaryRow>(
     `SELECT a.id, a.prompt_id, a.engine, a.model, a.status, a.created_at, a.brand_mentioned, a.brand_position,
-         a.brand_sentiment, a.brand_cited
+         a.brand_sentiment, a.brand_cited${input.include_text ? ", a.text" : ""}
        FROM answers a WHERE ${parts.join(" AND ")} ORDER BY a.created_at DESC, a.id DESC LIMIT ?`,
     [...params, input.limit + 1],
   );
   const page = rows.slice(0, input.limit);
   const texts = await getPromptTexts(app.db, brandId, [...new Set(page.map((r) => r.prompt_id))]);
   return {
-    answers: page.map((r) => ({ ...summary(r), prompt_text: texts.get(r.prompt_id) ?? "" })),
+    answers: page.map((r) => ({
+      ...summary(r),
+      prompt_text: texts.get(r.prompt_id) ?? "",
+      ...(input.include_text ? { text: r.text ?? "" } : {}),
+    })),
     next_cursor: rows.length > input.limit ? encodeCursor(page[page.length - 1]!) : null,
   };
 }

@@ -464,6 +464,15 @@ describe("answers", () => {
     expect((await listAnswers(app, s.brandId, { status: "refusal", limit: 5 })).answers.map((a) => keyOf(a.id))).toEqual([ids[6]!]);
   });
 
+  test("list_answers with include_text gives each answer's text, as get_answer has it; without, none", async () => {
+    const plain = await listAnswers(app, s.brandId, { limit: 3 });
+    for (const a of plain.answers) expect("text" in a).toBe(false);
+    const full = await listAnswers(app, s.brandId, { limit: 3, include_text: true });
+    expect(full.answers.map((a) => a.id)).toEqual(plain.answers.map((a) => a.id));
+    for (const a of full.answers) expect(a.text).toBe((await getAnswer(app, s.brandId, a.id)).answer.text);
+    expect(full.answers.some((a) => (a.text ?? "").length > 0)).toBe(true);
+  });
+
   test("list_answers by tag: the answers to the tag's prompts; an unknown tag or prompt, or reversed dates, are refused", async () => {
     // tag pricing: P3 only, answers 6, 7, 8 (newest first, the three of 2025-03-05)
     const pricing = await listAnswers(app, s.brandId, { tag: "Pricing", limit: 50 });

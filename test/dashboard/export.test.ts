@@ -7,6 +7,8 @@ import { type AnyTool, buildCatalog, defineTool } from "../../src/catalogue/regi
 import { TOOLS } from "../../src/catalogue/tools";
 import { columnsOf, csvRowOf, listFieldOf } from "../../src/dashboard/csv";
 import { archivePrompt, createPrompts } from "../../src/prompts/service";
+import { writeAnswers } from "../support/answers";
+import { seedRecords } from "../support/fixtures";
 import { BASE, type TestApp, testApp } from "../support/http";
 import { captureLog } from "../support/log";
 
@@ -261,6 +263,25 @@ describe("GET /api/brands/:brand_id/export/:tool.csv", () => {
     expect(performance[0]).toContain("visibility.rate");
     expect(performance[0]).toContain("visibility.low");
     expect(performance[0]!.some((c) => c.includes("{") || c === "visibility")).toBe(false);
+  });
+
+  test("the answers' export carries each answer's text with include_text (the Answers page's link asks for it)", async () => {
+    const ids = await seedRecords(t.db, brand.auto!, "Auto");
+    await writeAnswers(t.db, brand.auto!, [
+      {
+        promptId: ids.promptId,
+        engine: "chatgpt",
+        daysAgo: 1,
+        text: 'Auto brand is "fine", says the answer,\nover two lines.',
+        citations: [],
+      },
+    ]);
+    const rows = await rowsOf(await exportCsv("auto", brand.auto!, "list_answers.csv?include_text=true"));
+    const column = rows[0]!.indexOf("text");
+    expect(column).toBeGreaterThan(0);
+    expect(rows.slice(1).map((row) => row[column])).toContain('Auto brand is "fine", says the answer,\nover two lines.');
+    const without = await rowsOf(await exportCsv("auto", brand.auto!, "list_answers.csv"));
+    expect(without.slice(1).every((row) => row[column] === "")).toBe(true);
   });
 
   test("unpaged lists export too: the trend's points and the competitor ranking", async () => {

@@ -313,11 +313,15 @@ const listAnswersTool = defineTool({
       .describe("Only answers citing this URL exactly (a URL from get_top_sources with level url)."),
     start_date: date.optional().describe("First day (UTC, inclusive). Default: no bound."),
     end_date: date.optional().describe("Last day (UTC, inclusive). Default: no bound."),
+    include_text: z
+      .boolean()
+      .optional()
+      .describe("true: each answer's full text too (for an export; long: get_answer reads one with its mentions and citations)."),
     limit: pageLimit(20),
     cursor,
   }),
   output: z.object({
-    answers: z.array(listedAnswer),
+    answers: z.array(listedAnswer.extend({ text: z.string().optional().describe("with include_text: the answer's text") })),
     next_cursor: nextCursor,
   }),
   annotations: READ_ONLY,

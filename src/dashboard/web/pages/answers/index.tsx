@@ -233,7 +233,8 @@ export function Answers({ brandId }: { brandId: string }) {
   return (
     <div class="stack">
       <PageHeading title="Answers">
-        <DownloadCsv brandId={brandId} tool="list_answers" input={input} label="answers" />
+        {/* The export carries each answer's text: what was said, not only whether the brand was in it. */}
+        <DownloadCsv brandId={brandId} tool="list_answers" input={{ ...input, include_text: true }} label="answers" />
       </PageHeading>
       <form class="filter-bar" aria-label="Filter the answers" onSubmit={(e) => e.preventDefault()}>
         <div class="field">
