@@ -4,7 +4,7 @@
 // re-analysis under way is waited for. The rows go in slices (db/brand-rows.ts), credentials first,
 // so that the brand's keys stop working at once and the server keeps answering meanwhile.
 import { isOwner } from "../accounts/owner";
-import { deleteAccount, isDemoAccount } from "../accounts/service";
+import { countAccounts, deleteAccount, isDemoAccount } from "../accounts/service";
 import { type AppContext } from "../context";
 import { deleteBrandRows } from "../db/brand-rows";
 import { isStorageFailure, STORAGE_RETRY_AFTER_S } from "../db/storage-health";
@@ -76,10 +76,10 @@ async function deleteNow(app: AppContext, accountId: string, brand: BrandView): 
  * Deletes an account (its person asked, or the operator did): each of its brands as deleteBrand does
  * (in slices, credentials first), then the account with its sessions and connected apps. Refused
  * before anything goes while a run of one of its brands is under way (every brand is closed to new
- * runs first). The instance's owner is refused: the next account would become owner and see every
- * account's email. So is the demo's account, which keeps a fresh instance's first signup closed
- * (`spyglass demo --reset` renews it): with no account left, the next visitor to sign up would own
- * the instance.
+ * runs first; this process's closing: a run another process starts meanwhile stops it part-way, and
+ * it says so). The instance's owner is refused: the next account would become owner and see every
+ * account's email. So is the demo's account while no owner exists: it keeps a fresh instance's first
+ * signup closed, and with no account left the next visitor to sign up would own the instance.
  */
 export async function deleteAccountAndBrands(app: AppContext, accountId: string): Promise<{ brands: number }> {
   if (await isOwner(app.db, accountId)) {
@@ -88,9 +88,10 @@ export async function deleteAccountAndBrands(app: AppContext, accountId: string)
       "owner_account",
     );
   }
-  if (await isDemoAccount(app.db, accountId)) {
+  // The demo's account alone keeps a fresh instance's first signup closed; beside an owner it may go.
+  if ((await isDemoAccount(app.db, accountId)) && (await countAccounts(app.db)).real === 0) {
     throw new Conflict(
-      "The demo's account is not deleted this way: `spyglass demo --reset` seeds it again, and the instance keeps an account meanwhile.",
+      "The demo's account keeps this instance's first signup closed until its owner's account exists (spyglass account create): it cannot be deleted before. `spyglass demo --reset` seeds it again.",
       "demo_account",
     );
   }
@@ -104,14 +105,26 @@ export async function deleteAccountAndBrands(app: AppContext, accountId: string)
         if (closed.includes(brand.id)) continue;
         if (!(await runner.closeBrand(brand.id))) {
           throw new Conflict(
-            `A tracking run of ${brand.name} is under way: delete the account once it has ended (the brand's Tracking page shows its progress).${deleted > 0 ? ` ${deleted} of its brands are already deleted.` : " Nothing was deleted."}`,
+            `A tracking run of ${brand.name} is under way: delete the account once it has ended (the brand's Tracking page shows its progress).${deleted > 0 ? ` ${deleted} of its brands ${deleted === 1 ? "is" : "are"} already deleted.` : " Nothing was deleted."}`,
             "tracking_running",
           );
         }
         closed.push(brand.id);
       }
       for (const brand of brands) {
-        await deleteBrand(app, accountId, brand.id);
+        try {
+          await deleteBrand(app, accountId, brand.id);
+        } catch (error) {
+          // Another process's run (the CLI beside a server, another instance) started meanwhile:
+          // this process's closing of the brands does not reach it.
+          if (error instanceof Conflict && error.code === "tracking_running") {
+            throw new Conflict(
+              `A tracking run of ${brand.name} started while the account was being deleted: delete the account again once it has ended.${deleted > 0 ? ` ${deleted} of its brands ${deleted === 1 ? "is" : "are"} already deleted.` : " Nothing was deleted."}`,
+              "tracking_running",
+            );
+          }
+          throw error;
+        }
         deleted++;
       }
     }

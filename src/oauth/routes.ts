@@ -212,28 +212,36 @@ export function oauthRoutes(ctx: AppContext) {
           const waitAll = allRegistrations.retryAfter("*");
           if (waitAll > 0) return tooMany(waitAll, "on this server in the last hour");
           registrations.fail(address);
-          const now = oauth.now();
-          if (now - unusedClientsCheckedAt >= UNUSED_CLIENTS_CHECK_MS) {
-            unusedClientsCheckedAt = now;
-            const deleted = await deleteUnusedClients(ctx.db, now);
-            if (deleted > 0) log.info("unused OAuth client registrations deleted", { clients: deleted });
-          }
-          let body: unknown;
+          // Counted at once, so that a burst cannot pass the check before any of it is counted; a
+          // registration refused below is forgiven: junk must not use up the hour of everyone (a
+          // client connecting for the first time).
+          const counted = Date.now();
+          allRegistrations.fail("*", counted);
+          let stored = false;
           try {
-            body = JSON.parse(await readText(request));
-          } catch (error) {
-            if (error instanceof OAuthError) throw error;
-            return json(400, { error: "invalid_client_metadata", error_description: "The body is not JSON client metadata." });
-          }
-          try {
-            const registered = await registerClient(ctx.db, body, oauth.now());
-            // Only what was stored counts for every address together: refused junk must not use up
-            // the hour's registrations of everyone (a client connecting for the first time).
-            allRegistrations.fail("*");
-            return json(201, registered, { "cache-control": "no-store" });
-          } catch (error) {
-            if (error instanceof ClientProblem) return json(400, { error: "invalid_client_metadata", error_description: error.message });
-            throw error;
+            const now = oauth.now();
+            if (now - unusedClientsCheckedAt >= UNUSED_CLIENTS_CHECK_MS) {
+              unusedClientsCheckedAt = now;
+              const deleted = await deleteUnusedClients(ctx.db, now);
+              if (deleted > 0) log.info("unused OAuth client registrations deleted", { clients: deleted });
+            }
+            let body: unknown;
+            try {
+              body = JSON.parse(await readText(request));
+            } catch (error) {
+              if (error instanceof OAuthError) throw error;
+              return json(400, { error: "invalid_client_metadata", error_description: "The body is not JSON client metadata." });
+            }
+            try {
+              const registered = await registerClient(ctx.db, body, oauth.now());
+              stored = true;
+              return json(201, registered, { "cache-control": "no-store" });
+            } catch (error) {
+              if (error instanceof ClientProblem) return json(400, { error: "invalid_client_metadata", error_description: error.message });
+              throw error;
+            }
+          } finally {
+            if (!stored) allRegistrations.forgive("*", counted);
           }
         });
       },

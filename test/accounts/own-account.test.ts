@@ -72,7 +72,7 @@ test("five wrong passwords from one session, and its next confirmation waits (42
   expect((await t.call("GET", "/api/auth/me", { cookie })).status).toBe(401);
 });
 
-test("the demo's account is not deleted this way (it keeps a fresh instance's first signup closed)", async () => {
+test("the demo's account is not deleted while it alone keeps a fresh instance's first signup closed; beside an owner it may go", async () => {
   t = await testApp();
   const cookie = await t.signIn(DEMO_ACCOUNT_EMAIL);
   const res = await t.call("DELETE", "/api/auth/me", { cookie, body: { password: PASSWORD } });
@@ -82,6 +82,9 @@ test("the demo's account is not deleted this way (it keeps a fresh instance's fi
   // Signup is still closed to strangers.
   const stranger = await t.call("POST", "/api/auth/signup", { body: { email: "stranger@example.com", password: PASSWORD } });
   expect(stranger.status).toBe(403);
+  await t.signIn("owner@example.com", { plan: "autopilot" });
+  expect((await t.call("DELETE", "/api/auth/me", { cookie, body: { password: PASSWORD } })).status).toBe(200);
+  expect(await findAccountByEmail(t.db, DEMO_ACCOUNT_EMAIL)).toBeNull();
 });
 
 test("a run under way in one of the account's brands refuses the deletion before anything goes", async () => {
@@ -102,7 +105,10 @@ test("a run under way in one of the account's brands refuses the deletion before
     code: "tracking_running",
   });
   expect((await t.call("GET", "/api/brands", { cookie })).json.brands.map((b: { id: string }) => b.id)).toEqual([first.id, busy.id]);
-  // Both brands are open to runs again: the refusal closed nothing for good.
+  // Both brands are open to runs again: the refusal closed nothing for good (a closed brand's run
+  // is refused as brand_deleting before anything else is looked at).
+  const started = await t.ctx.tracking.runner.start(first.id, { trigger: "tool" }).catch((error: { code?: string }) => error);
+  expect((started as { code?: string }).code).not.toBe("brand_deleting");
   await t.db.run("UPDATE tracking_runs SET status = 'completed' WHERE id = 'run_x'");
   expect((await t.call("DELETE", "/api/auth/me", { cookie, body: { password: PASSWORD } })).json).toEqual({
     deleted: { email: "client@example.com", brands: 2 },

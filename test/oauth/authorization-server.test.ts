@@ -744,6 +744,20 @@ describe("registration", () => {
     expect(res.json.error_description).toContain("Too many client registrations on this server in the last hour");
   });
 
+  test("a burst of registrations at once from many addresses stores no more than the 500 of the hour", async () => {
+    const results = await Promise.all(
+      Array.from({ length: 600 }, (_, i) =>
+        t.call("POST", "/oauth/register", {
+          body: { client_name: `Burst ${i}`, redirect_uris: [REDIRECT] },
+          headers: { "x-forwarded-for": `198.51.100.${i % 6}` },
+        }),
+      ),
+    );
+    expect(results.filter((r) => r.status === 201).length).toBe(ALL_REGISTRATIONS_PER_HOUR);
+    expect(results.filter((r) => r.status === 429).length).toBe(100);
+    expect(await t.db.get("SELECT count(*) AS n FROM oauth_clients")).toEqual({ n: ALL_REGISTRATIONS_PER_HOUR });
+  });
+
   test("a redirect URI over 2048 characters is refused", async () => {
     const long = `https://app.example/cb?${"x".repeat(MAX_REDIRECT_URI_LENGTH)}`;
     const res = await t.call("POST", "/oauth/register", { body: { client_name: "Long", redirect_uris: [long] } });

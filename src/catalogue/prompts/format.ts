@@ -25,7 +25,8 @@ export function changeText(r: { change_pp: number | null; within_noise: boolean 
 
 export function meanText(m: { value: number | null; n: number; low?: number | null; high?: number | null }, digits: number): string {
   if (m.value === null) return "no data";
-  const interval = m.low != null && m.high != null ? `, 95% interval ${m.low.toFixed(digits)}–${m.high.toFixed(digits)}` : "";
+  // "to", not a dash, between the bounds: "−0.30–0.10" reads as a subtraction.
+  const interval = m.low != null && m.high != null ? `, 95% interval ${m.low.toFixed(digits)} to ${m.high.toFixed(digits)}` : "";
   return `${m.value.toFixed(digits)} (n = ${m.n}${interval})`;
 }
 

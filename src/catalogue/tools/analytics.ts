@@ -74,7 +74,7 @@ const getVisibilityOverview = defineTool({
   name: "get_visibility_overview",
   title: "Visibility overview",
   description:
-    "Use first to answer 'how visible is the brand in AI answers?'. Returns, for the period (default: last 30 days) and its previous period of equal length: visibility, share of voice, average position with top-1/top-3 rates, sentiment, citation rate, prompt coverage, no-answer rate and retrieval rate (valid answers whose web search retrieved a URL on the brand's domain) — each rate with n, a Wilson 95% interval, the change in points and within_noise, and the two means (position, sentiment) with a Student t 95% interval, the change and within_noise — overall and by_engine (each engine with its own denominators). Visibility = valid (ok) answers mentioning the brand ÷ valid answers; share of voice = the brand's mentions ÷ all roster mentions; answers that could not be read count only in no_answer_rate.",
+    "Use first to answer 'how visible is the brand in AI answers?'. Returns, for the period (default: last 30 days) and its previous period of equal length: visibility, share of voice, average position with top-1/top-3 rates, sentiment, citation rate, prompt coverage, no-answer rate and retrieval rate (valid answers whose web search retrieved a URL on the brand's domain) — each rate with n, a Wilson 95% interval, the change in points and within_noise, and the two means (position, sentiment) with a Student t 95% interval (its variance at least step² ÷ (n + 1): a place, or 0.2 of sentiment), the change and within_noise — overall and by_engine (each engine with its own denominators). Visibility = valid (ok) answers mentioning the brand ÷ valid answers; share of voice = the brand's mentions ÷ all roster mentions; answers that could not be read count only in no_answer_rate.",
   input: z.strictObject(filterInput),
   output: z.object({
     filter: filterOut,
@@ -127,7 +127,7 @@ const getCompetitorRanking = defineTool({
   name: "get_competitor_ranking",
   title: "Competitor ranking",
   description:
-    "Use to compare the brand with its tracked competitors on the same answers, and to see who is gaining or losing. Returns the roster ranked by visibility, each with visibility, share of voice, average position (and top-1 rate) and sentiment, with n and 95% intervals (Wilson for rates, Student t for the means), the previous period of equal length, the change (change_pp for rates) and within_noise (true: the change may be noise).",
+    "Use to compare the brand with its tracked competitors on the same answers, and to see who is gaining or losing. Returns the roster ranked by visibility, each with visibility, share of voice, average position (and top-1 rate) and sentiment, with n and 95% intervals (Wilson for rates, Student t for the means, their variance at least step² ÷ (n + 1)), the previous period of equal length, the change (change_pp for rates) and within_noise (true: the change may be noise).",
   input: z.strictObject(filterInput),
   output: z.object({
     filter: filterOut,
