@@ -340,3 +340,48 @@ describe("the suite's PostgreSQL pass", () => {
     ]);
   });
 });
+
+/**
+ * Browser test files that hand a pending promise to expect(…).resolves or .rejects. Bun's expect
+ * waits for such a promise in a way that serves Playwright's pipe to Chromium slowly: measured, a
+ * page.evaluate took 5 ms awaited and 650 ms through `.resolves` (a locator's inputValue: 6 ms and
+ * 1 s), and under a loaded CI it let a reload's locator time out after 30 s (articles.test.ts, two
+ * fresh-clone runs in ten). Awaited first, then expected, it is as fast as anywhere else.
+ */
+function expectsPendingBrowserPromises(tests: Array<{ path: string; text: string }>): string[] {
+  return tests
+    .filter(({ text }) => /from "playwright-core"|from "\.\.\/support\/dashboard"/.test(text))
+    .flatMap(({ path, text }) =>
+      text.split("\n").flatMap((line, i) => (/\)\s*\.(resolves|rejects)\./.test(line) ? [`${path}:${i + 1}: ${line.trim()}`] : [])),
+    );
+}
+
+describe("the suite's browser tests", () => {
+  test("await Playwright's promises before expecting (no expect(…).resolves or .rejects)", () => {
+    const tests = listTests(join(REPO, "test"))
+      .map((full) => ({ path: relative(REPO, full), text: readFileSync(full, "utf8") }))
+      // This file's examples below are strings.
+      .filter(({ path }) => path !== "test/architecture.test.ts");
+    expect(expectsPendingBrowserPromises(tests)).toEqual([]);
+  });
+
+  test("the check catches what it is for", () => {
+    const flagged = expectsPendingBrowserPromises([
+      {
+        path: "test/dashboard/a.test.ts",
+        text: 'import { openDashboard } from "../support/dashboard";\nawait expect(page.evaluate(() => 1)).resolves.toBe(1);',
+      },
+      {
+        path: "test/dashboard/b.test.ts",
+        text: 'import { chromium } from "playwright-core";\n  await expect(\n    tab.title(),\n  ).rejects.toThrow();',
+      },
+      // Not flagged: awaited first, or no browser in the file.
+      {
+        path: "test/dashboard/c.test.ts",
+        text: 'import { openDashboard } from "../support/dashboard";\nexpect(await page.evaluate(() => 1)).toBe(1);',
+      },
+      { path: "test/brands/d.test.ts", text: "await expect(deleteBrand(ctx, a, b)).resolves.toEqual({});" },
+    ]);
+    expect(flagged.map((line) => line.split(":")[0])).toEqual(["test/dashboard/a.test.ts", "test/dashboard/b.test.ts"]);
+  });
+});

@@ -405,7 +405,7 @@ describe("answers", () => {
     // What a filter brought is said in a live region (a screen reader hears nothing of the table's change).
     const said = page.getByTestId("answers-said");
     const rows = (await ids()).length;
-    await expect(said.getAttribute("role")).resolves.toBe("status");
+    expect(await said.getAttribute("role")).toBe("status");
     expect(
       await eventually(
         () => said.textContent(),

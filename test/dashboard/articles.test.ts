@@ -10,7 +10,9 @@ import { type Page } from "playwright-core";
 import {
   type Dashboard,
   expectAccessible,
+  expectFocus,
   expectNothingUnsafe,
+  explainedOnFailure,
   openDashboard,
   photograph,
   sessionTool,
@@ -87,8 +89,16 @@ afterAll(async () => {
   await d?.close();
 });
 
+/** A test on the shared page: when it fails, what the page was doing is printed (explainPage). */
+function pageTest(name: string, body: () => Promise<void>): void {
+  test(
+    name,
+    explainedOnFailure(() => page, name, body),
+  );
+}
+
 describe("the Articles pages", () => {
-  test("an empty list says what articles are for and offers to write one", async () => {
+  pageTest("an empty list says what articles are for and offers to write one", async () => {
     await page.getByRole("navigation", { name: "Brand pages" }).getByRole("link", { name: "Articles" }).click();
     await page.waitForURL(`**/brands/${brandId}/articles`);
     await page.getByRole("heading", { name: "No article yet" }).waitFor();
@@ -100,18 +110,21 @@ describe("the Articles pages", () => {
     await photograph(page, "articles-empty", repaintPreview);
   });
 
-  test("without a [writer] in the config, the writer section says at once what the server needs, in plain words, and offers no form", async () => {
-    const said = page.getByRole("status").filter({ hasText: NO_WRITER });
-    await said.waitFor();
-    expect(await page.getByRole("button", { name: "Draft with the writer" }).count()).toBe(0);
-    // No tool names: the tool's own sentence is for AI clients.
-    expect(await said.textContent()).not.toMatch(/generate_article|create_article/);
-    await expect(said.getByRole("link", { name: "New article" }).getAttribute("href")).resolves.toBe(`/brands/${brandId}/articles/new`);
-    await photograph(page, "articles-no-writer");
-    expectNothingUnsafe(page);
-  });
+  pageTest(
+    "without a [writer] in the config, the writer section says at once what the server needs, in plain words, and offers no form",
+    async () => {
+      const said = page.getByRole("status").filter({ hasText: NO_WRITER });
+      await said.waitFor();
+      expect(await page.getByRole("button", { name: "Draft with the writer" }).count()).toBe(0);
+      // No tool names: the tool's own sentence is for AI clients.
+      expect(await said.textContent()).not.toMatch(/generate_article|create_article/);
+      expect(await said.getByRole("link", { name: "New article" }).getAttribute("href")).toBe(`/brands/${brandId}/articles/new`);
+      await photograph(page, "articles-no-writer");
+      expectNothingUnsafe(page);
+    },
+  );
 
-  test("an article written with an attack in it saves, previews sanitized and runs nothing", async () => {
+  pageTest("an article written with an attack in it saves, previews sanitized and runs nothing", async () => {
     await page.getByRole("link", { name: "New article" }).first().click();
     await page.waitForURL("**/articles/new");
     await page.getByRole("heading", { name: "New article", level: 1 }).waitFor();
@@ -155,7 +168,7 @@ describe("the Articles pages", () => {
     expectNothingUnsafe(page);
   });
 
-  test("the preview's sandbox is a wall of its own: markup the sanitizer had let through still runs nothing", async () => {
+  pageTest("the preview's sandbox is a wall of its own: markup the sanitizer had let through still runs nothing", async () => {
     const iframe = page.getByTitle("Preview of the saved article");
     await iframe.evaluate((el) => {
       (el as HTMLIFrameElement).srcdoc =
@@ -169,7 +182,7 @@ describe("the Articles pages", () => {
     await preview(page).getByRole("heading", { name: "What matters" }).waitFor();
   });
 
-  test("Publish puts the same HTML on the public API and fixes the slug; Unpublish (confirmed) takes it off", async () => {
+  pageTest("Publish puts the same HTML on the public API and fixes the slug; Unpublish (confirmed) takes it off", async () => {
     await page.getByRole("button", { name: "Publish", exact: true }).click();
     await page.getByRole("status").filter({ hasText: "Published: the brand's site can read it now." }).waitFor();
     const link = page.getByRole("link", { name: /\/api\/public\/articles\// });
@@ -225,42 +238,45 @@ describe("the Articles pages", () => {
     // \"loadstate\": frame@…") in a CI run.
     await page.reload({ waitUntil: "commit" });
     await page.getByTitle("Preview of the saved article").waitFor();
-    await expect(page.getByLabel("Title").inputValue()).resolves.toBe("Choosing a CRM");
+    expect(await page.getByLabel("Title").inputValue()).toBe("Choosing a CRM");
     expectNothingUnsafe(page);
   });
 
-  test("the Brand page's snippet, pasted into a page of the brand's site, lists the published article, shows it, and says when one is not available", async () => {
-    const articleId = articleUrl.split("/").at(-1)!;
-    await sessionTool(page, brandId, "publish_to_site", { article_id: articleId });
-    await page.goto(d.url(`/brands/${brandId}`));
-    const snippet = await page.getByRole("figure").filter({ hasText: "Snippet for the site" }).locator("code").textContent();
-    // A page of the brand's own site, on another origin (the public API answers it with CORS).
-    const site = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      fetch: () => new Response(`<!doctype html><title>Acme blog</title>${snippet}`, { headers: { "content-type": "text/html" } }),
-    });
-    const visitor = await page.context().newPage();
-    try {
-      const errors: string[] = [];
-      visitor.on("pageerror", (error) => errors.push(error.message));
-      await visitor.goto(`http://127.0.0.1:${site.port}/blog`);
-      await visitor.getByRole("link", { name: "Choosing a CRM" }).click();
-      await visitor.waitForURL(`**/blog?article=${slug}`);
-      await visitor.getByRole("heading", { name: "Choosing a CRM", level: 1 }).waitFor();
-      await visitor.getByRole("heading", { name: "What matters" }).waitFor();
-      expect(await visitor.locator("#spyglass-articles script, #spyglass-articles [onerror]").count()).toBe(0);
-      await visitor.goto(`http://127.0.0.1:${site.port}/blog?article=no-such-article`);
-      await visitor.getByText("This article is not available.").waitFor();
-      expect(errors).toEqual([]);
-    } finally {
-      await visitor.close();
-      site.stop(true);
-      await sessionTool(page, brandId, "unpublish_article", { article_id: articleId });
-    }
-  });
+  pageTest(
+    "the Brand page's snippet, pasted into a page of the brand's site, lists the published article, shows it, and says when one is not available",
+    async () => {
+      const articleId = articleUrl.split("/").at(-1)!;
+      await sessionTool(page, brandId, "publish_to_site", { article_id: articleId });
+      await page.goto(d.url(`/brands/${brandId}`));
+      const snippet = await page.getByRole("figure").filter({ hasText: "Snippet for the site" }).locator("code").textContent();
+      // A page of the brand's own site, on another origin (the public API answers it with CORS).
+      const site = Bun.serve({
+        hostname: "127.0.0.1",
+        port: 0,
+        fetch: () => new Response(`<!doctype html><title>Acme blog</title>${snippet}`, { headers: { "content-type": "text/html" } }),
+      });
+      const visitor = await page.context().newPage();
+      try {
+        const errors: string[] = [];
+        visitor.on("pageerror", (error) => errors.push(error.message));
+        await visitor.goto(`http://127.0.0.1:${site.port}/blog`);
+        await visitor.getByRole("link", { name: "Choosing a CRM" }).click();
+        await visitor.waitForURL(`**/blog?article=${slug}`);
+        await visitor.getByRole("heading", { name: "Choosing a CRM", level: 1 }).waitFor();
+        await visitor.getByRole("heading", { name: "What matters" }).waitFor();
+        expect(await visitor.locator("#spyglass-articles script, #spyglass-articles [onerror]").count()).toBe(0);
+        await visitor.goto(`http://127.0.0.1:${site.port}/blog?article=no-such-article`);
+        await visitor.getByText("This article is not available.").waitFor();
+        expect(errors).toEqual([]);
+      } finally {
+        await visitor.close();
+        site.stop(true);
+        await sessionTool(page, brandId, "unpublish_article", { article_id: articleId });
+      }
+    },
+  );
 
-  test("a title made of markup is text in the list, and the status filter survives a reload", async () => {
+  pageTest("a title made of markup is text in the list, and the status filter survives a reload", async () => {
     await page.goto(d.url(`/brands/${brandId}/articles/new`));
     await page.getByLabel("Title").fill(HOSTILE_TITLE);
     await page.getByLabel("Slug").fill("hostile-title");
@@ -282,9 +298,12 @@ describe("the Articles pages", () => {
     await page.reload();
     await page.getByRole("link", { name: HOSTILE_TITLE, exact: true }).waitFor();
     expect(await page.getByRole("link", { name: "Choosing a CRM" }).count()).toBe(0);
-    await expect(
-      page.getByRole("navigation", { name: "Filter by status" }).getByRole("link", { name: "Published" }).getAttribute("aria-current"),
-    ).resolves.toBe("page");
+    expect(
+      await page
+        .getByRole("navigation", { name: "Filter by status" })
+        .getByRole("link", { name: "Published" })
+        .getAttribute("aria-current"),
+    ).toBe("page");
 
     await page.getByRole("navigation", { name: "Filter by status" }).getByRole("link", { name: "Drafts" }).click();
     await page.waitForURL("**/articles?status=draft");
@@ -300,7 +319,7 @@ describe("the Articles pages", () => {
     await page.getByLabel("Markdown").waitFor();
   });
 
-  test("an account on the Visibility plan is told that articles need Autopilot", async () => {
+  pageTest("an account on the Visibility plan is told that articles need Autopilot", async () => {
     const vBrand = await createBrand(VISIBILITY.email, "Watched");
     const other = await d.page();
     await signIn(d, other, VISIBILITY);
@@ -365,12 +384,12 @@ describe("the article editor", () => {
     promptIds = Object.fromEntries(created.created.map((p) => [p.text, p.id]));
   });
 
-  test("an article that could not be loaded offers Try again, which loads it", async () => {
+  pageTest("an article that could not be loaded offers Try again, which loads it", async () => {
     await page.route("**/tools/get_article", (route) => route.abort("connectionrefused"), { times: 1 });
     await page.goto(articleUrl);
     const alert = page.getByRole("alert").filter({ hasText: "The server could not be reached" });
     await alert.getByRole("button", { name: "Try again" }).click();
-    await expect(page.getByLabel("Title").inputValue()).resolves.toBe("Choosing a CRM");
+    expect(await page.getByLabel("Title").inputValue()).toBe("Choosing a CRM");
     expect(await alert.count()).toBe(0);
     // An article that does not exist says so in plain words (no tool names), with nothing to try again.
     await page.goto(d.url(`/brands/${brandId}/articles/art_nonexistent`));
@@ -380,7 +399,7 @@ describe("the article editor", () => {
     expect(await missing.getByRole("button").count()).toBe(0);
   });
 
-  test("Save by keyboard keeps the keyboard on Save, for a new article and a saved one", async () => {
+  pageTest("Save by keyboard keeps the keyboard on Save, for a new article and a saved one", async () => {
     await page.goto(d.url(`/brands/${brandId}/articles/new`));
     await page.getByLabel("Title").fill("Keyboard article");
     await page.getByLabel("Markdown").fill("Written without a mouse.");
@@ -388,7 +407,7 @@ describe("the article editor", () => {
     await page.keyboard.press("Enter");
     await page.waitForURL(/\/articles\/art_[a-z0-9]+$/);
     await page.getByRole("status").filter({ hasText: "Saved as a draft." }).waitFor();
-    await expect(focused(page)).resolves.toMatchObject({ tag: "button", text: "Save" });
+    expect(await focused(page)).toMatchObject({ tag: "button", text: "Save" });
 
     await page.getByLabel("Description (optional)").fill("Saved again.");
     await page.getByRole("button", { name: "Save", exact: true }).focus();
@@ -397,19 +416,20 @@ describe("the article editor", () => {
       .getByRole("status")
       .filter({ hasText: /^Saved\.$/ })
       .waitFor();
-    await expect(focused(page)).resolves.toMatchObject({ tag: "button", text: "Save" });
+    expect(await focused(page)).toMatchObject({ tag: "button", text: "Save" });
   });
 
-  test("after Publish and Unpublish by keyboard, the keyboard is on the status sentence, which says what happened", async () => {
+  pageTest("after Publish and Unpublish by keyboard, the keyboard is on the status sentence, which says what happened", async () => {
     await page.getByRole("button", { name: "Publish", exact: true }).focus();
     await page.keyboard.press("Enter");
     await page.getByRole("status").filter({ hasText: "Published: the brand's site can read it now." }).waitFor();
-    await expect(focused(page)).resolves.toEqual({ tag: "p", role: "status", text: "Published: the brand's site can read it now." });
+    await expectFocus(page.getByRole("status").filter({ hasText: "Published: the brand's site can read it now." }));
+    expect(await focused(page)).toEqual({ tag: "p", role: "status", text: "Published: the brand's site can read it now." });
 
     await page.keyboard.press("Tab");
-    await expect(focused(page)).resolves.toMatchObject({ tag: "button", text: "Save" });
+    expect(await focused(page)).toMatchObject({ tag: "button", text: "Save" });
     await page.keyboard.press("Tab");
-    await expect(focused(page)).resolves.toMatchObject({ tag: "button", text: "Unpublish" });
+    expect(await focused(page)).toMatchObject({ tag: "button", text: "Unpublish" });
     await page.keyboard.press("Enter");
     const dialog = page.getByRole("dialog", { name: "Unpublish this article?" });
     await dialog.waitFor();
@@ -417,198 +437,244 @@ describe("the article editor", () => {
     await page.keyboard.press("Enter");
     await dialog.waitFor({ state: "hidden" });
     await page.getByRole("status").filter({ hasText: "Unpublished" }).waitFor();
-    await expect(focused(page)).resolves.toMatchObject({ tag: "p", role: "status", text: expect.stringContaining("Unpublished") });
+    await expectFocus(page.getByRole("status").filter({ hasText: "Unpublished" }));
     expectNothingUnsafe(page);
   });
 
-  test("the prompt the article answers is chosen among the brand's prompts, saved with the rest, and leads to the article's impact", async () => {
-    await page.goto(articleUrl);
-    const choice = page.getByLabel("Prompt this article answers");
-    await choice.locator("option", { hasText: "best crm for startups" }).waitFor({ state: "attached" });
-    expect(await choice.locator("option").allTextContents()).toEqual(["None", "best crm for startups", "cheapest crm for a small team"]);
-    // A brand with few prompts has no search for them.
-    expect(await page.getByLabel("Find a prompt").count()).toBe(0);
-    await expect(choice.inputValue()).resolves.toBe("");
-    expect(await page.getByRole("link", { name: "See this article's impact" }).count()).toBe(0);
+  pageTest(
+    "the prompt the article answers is chosen among the brand's prompts, saved with the rest, and leads to the article's impact",
+    async () => {
+      await page.goto(articleUrl);
+      const choice = page.getByLabel("Prompt this article answers");
+      await choice.locator("option", { hasText: "best crm for startups" }).waitFor({ state: "attached" });
+      expect(await choice.locator("option").allTextContents()).toEqual(["None", "best crm for startups", "cheapest crm for a small team"]);
+      // A brand with few prompts has no search for them.
+      expect(await page.getByLabel("Find a prompt").count()).toBe(0);
+      expect(await choice.inputValue()).toBe("");
+      expect(await page.getByRole("link", { name: "See this article's impact" }).count()).toBe(0);
 
-    await choice.selectOption({ label: "best crm for startups" });
-    await page.getByText("Unsaved changes", { exact: true }).waitFor();
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page
-      .getByRole("status")
-      .filter({ hasText: /^Saved\.$/ })
-      .waitFor();
-    const articleId = articleUrl.split("/").at(-1)!;
-    const saved = await sessionTool<Article>(page, brandId, "get_article", { article_id: articleId });
-    expect(saved.article.prompt_id).toBe(promptIds["best crm for startups"]!);
-    const impact = page.getByRole("link", { name: "See this article's impact" });
-    await expect(impact.getAttribute("href")).resolves.toBe(`/brands/${brandId}/impact?article=${articleId}`);
-    await page.getByText("measured once the article is published").waitFor();
-    await expectAccessible(page, "article-linked");
-    await photograph(page, "article-linked", repaintPreview);
+      await choice.selectOption({ label: "best crm for startups" });
+      await page.getByText("Unsaved changes", { exact: true }).waitFor();
+      await page.getByRole("button", { name: "Save", exact: true }).click();
+      await page
+        .getByRole("status")
+        .filter({ hasText: /^Saved\.$/ })
+        .waitFor();
+      const articleId = articleUrl.split("/").at(-1)!;
+      const saved = await sessionTool<Article>(page, brandId, "get_article", { article_id: articleId });
+      expect(saved.article.prompt_id).toBe(promptIds["best crm for startups"]!);
+      const impact = page.getByRole("link", { name: "See this article's impact" });
+      expect(await impact.getAttribute("href")).toBe(`/brands/${brandId}/impact?article=${articleId}`);
+      await page.getByText("measured once the article is published").waitFor();
+      await expectAccessible(page, "article-linked");
+      await photograph(page, "article-linked", repaintPreview);
 
-    await page.reload({ waitUntil: "commit" });
-    await expect(page.getByLabel("Prompt this article answers").inputValue()).resolves.toBe(promptIds["best crm for startups"]!);
-    await page.getByRole("button", { name: "Publish", exact: true }).click();
-    await page.getByRole("status").filter({ hasText: "Published" }).waitFor();
-    await page.getByRole("link", { name: "See this article's impact" }).click();
-    await page.waitForURL(`**/brands/${brandId}/impact?article=${articleId}`);
-    const card = page.getByRole("region", { name: "Choosing a CRM" });
-    await card.waitFor();
-    await card.getByText("best crm for startups").waitFor();
-    // That article's card alone (get_article_impact's article_id), with the way to every article's.
-    type Impact = { total_articles: number; articles: Array<{ article: { id: string } }> };
-    const one = await sessionTool<Impact>(page, brandId, "get_article_impact", { article_id: articleId });
-    expect(one.articles.map((a) => a.article.id)).toEqual([articleId]);
-    // An id that is no article of the brand is not found (a draft, or an article linked to no prompt, is listed as none).
-    await expect(sessionTool<Impact>(page, brandId, "get_article_impact", { article_id: "art_unknown" })).rejects.toThrow(
-      'Error: 404 {"error":"Article not found: check article_id with list_articles."',
-    );
-    await expect(page.getByRole("link", { name: "Every article's impact" }).getAttribute("href")).resolves.toBe(
-      `/brands/${brandId}/impact`,
-    );
-    // Published today: no answer after it yet, which the card says in words rather than as 0/0.
-    await card.getByText("no answers").first().waitFor();
-    expect(await card.getByText("0/0").count()).toBe(0);
-    // A link to an article that is not there says so, in the dashboard's words (in a tab of its own:
-    // the next test walks this tab's history back).
-    const tab = await page.context().newPage();
-    try {
-      await tab.goto(d.url(`/brands/${brandId}/impact?article=art_unknown`));
-      await tab.getByRole("heading", { name: "There is no such article" }).waitFor();
-      expect(await tab.getByText("list_articles").count()).toBe(0);
-    } finally {
-      await tab.close();
-    }
+      await page.reload({ waitUntil: "commit" });
+      expect(await page.getByLabel("Prompt this article answers").inputValue()).toBe(promptIds["best crm for startups"]!);
+      await page.getByRole("button", { name: "Publish", exact: true }).click();
+      await page.getByRole("status").filter({ hasText: "Published" }).waitFor();
+      await page.getByRole("link", { name: "See this article's impact" }).click();
+      await page.waitForURL(`**/brands/${brandId}/impact?article=${articleId}`);
+      const card = page.getByRole("region", { name: "Choosing a CRM" });
+      await card.waitFor();
+      await card.getByText("best crm for startups").waitFor();
+      // That article's card alone (get_article_impact's article_id), with the way to every article's.
+      type Impact = { total_articles: number; articles: Array<{ article: { id: string } }> };
+      const one = await sessionTool<Impact>(page, brandId, "get_article_impact", { article_id: articleId });
+      expect(one.articles.map((a) => a.article.id)).toEqual([articleId]);
+      // An id that is no article of the brand is not found (a draft, or an article linked to no prompt, is listed as none).
+      const refusal = await sessionTool<Impact>(page, brandId, "get_article_impact", { article_id: "art_unknown" }).then(
+        () => "answered",
+        (error: Error) => error.message,
+      );
+      expect(refusal).toContain('Error: 404 {"error":"Article not found: check article_id with list_articles."');
+      expect(await page.getByRole("link", { name: "Every article's impact" }).getAttribute("href")).toBe(`/brands/${brandId}/impact`);
+      // Published today: no answer after it yet, which the card says in words rather than as 0/0.
+      await card.getByText("no answers").first().waitFor();
+      expect(await card.getByText("0/0").count()).toBe(0);
+      // A link to an article that is not there says so, in the dashboard's words (in a tab of its own).
+      const tab = await page.context().newPage();
+      try {
+        await tab.goto(d.url(`/brands/${brandId}/impact?article=art_unknown`));
+        await tab.getByRole("heading", { name: "There is no such article" }).waitFor();
+        expect(await tab.getByText("list_articles").count()).toBe(0);
+      } finally {
+        await tab.close();
+      }
 
-    await card.getByRole("link", { name: "Choosing a CRM" }).click();
-    await page.waitForURL(articleUrl);
-    await page.getByLabel("Prompt this article answers").selectOption({ label: "None" });
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page.getByRole("status").filter({ hasText: "Saved; the brand's site shows the change." }).waitFor();
-    expect((await sessionTool<Article>(page, brandId, "get_article", { article_id: articleId })).article.prompt_id).toBeNull();
-    expect(await page.getByRole("link", { name: "See this article's impact" }).count()).toBe(0);
-    expectNothingUnsafe(page);
-  });
+      await card.getByRole("link", { name: "Choosing a CRM" }).click();
+      await page.waitForURL(articleUrl);
+      await page.getByLabel("Prompt this article answers").selectOption({ label: "None" });
+      await page.getByRole("button", { name: "Save", exact: true }).click();
+      await page.getByRole("status").filter({ hasText: "Saved; the brand's site shows the change." }).waitFor();
+      expect((await sessionTool<Article>(page, brandId, "get_article", { article_id: articleId })).article.prompt_id).toBeNull();
+      expect(await page.getByRole("link", { name: "See this article's impact" }).count()).toBe(0);
+      expectNothingUnsafe(page);
+    },
+  );
 
-  test("unsaved changes: a link elsewhere in the dashboard asks first (Cancel keeps them); the browser is asked to warn before the tab goes", async () => {
-    await expect(asksBeforeUnload(page, false)).resolves.toBe(false);
-    await page.getByLabel("Title").fill("Choosing a CRM, revised");
-    await expect(asksBeforeUnload(page, true)).resolves.toBe(true);
+  pageTest(
+    "unsaved changes: a link elsewhere in the dashboard asks first (Cancel keeps them); the browser is asked to warn before the tab goes",
+    async () => {
+      // From the list to the article, inside the app: Back then stays in this document, as it does for
+      // a person who came that way (a Back to another document is the browser's own question, above).
+      await page.goto(d.url(`/brands/${brandId}/articles`));
+      await page.getByRole("link", { name: "Choosing a CRM", exact: true }).click();
+      await page.waitForURL(articleUrl);
+      expect(await page.getByLabel("Title").inputValue()).toBe("Choosing a CRM");
+      expect(await asksBeforeUnload(page, false)).toBe(false);
+      await page.getByLabel("Title").fill("Choosing a CRM, revised");
+      expect(await asksBeforeUnload(page, true)).toBe(true);
 
-    await page.getByRole("navigation", { name: "Brand pages" }).getByRole("link", { name: "Overview" }).click();
-    const dialog = page.getByRole("dialog", { name: "Leave without saving?" });
-    await dialog.waitFor();
-    await dialog.getByText("Your changes to “Choosing a CRM, revised” are not saved.").waitFor();
-    await expect(focused(page)).resolves.toMatchObject({ text: "Cancel" });
-    await expectAccessible(page, "article-leave-dialog");
-    await photograph(page, "article-leave-dialog", repaintPreview);
-    await dialog.getByRole("button", { name: "Cancel" }).click();
-    await dialog.waitFor({ state: "hidden" });
-    expect(page.url()).toBe(articleUrl);
-    await expect(page.getByLabel("Title").inputValue()).resolves.toBe("Choosing a CRM, revised");
-    await page.getByText("Unsaved changes", { exact: true }).waitFor();
-    // So does a way out that is no link: Sign out (Cancel keeps the session and the edits).
-    await page.getByRole("button", { name: "Sign out" }).click();
-    await dialog.waitFor();
-    await dialog.getByRole("button", { name: "Cancel" }).click();
-    await dialog.waitFor({ state: "hidden" });
-    expect(page.url()).toBe(articleUrl);
-    expect((await page.request.get(d.url("/api/auth/me"))).status()).toBe(200);
-    await expect(page.getByLabel("Title").inputValue()).resolves.toBe("Choosing a CRM, revised");
+      await page.getByRole("navigation", { name: "Brand pages" }).getByRole("link", { name: "Overview" }).click();
+      const dialog = page.getByRole("dialog", { name: "Leave without saving?" });
+      await dialog.waitFor();
+      await dialog.getByText("Your changes to “Choosing a CRM, revised” are not saved.").waitFor();
+      await expectFocus(dialog.getByRole("button", { name: "Cancel" }));
+      await expectAccessible(page, "article-leave-dialog");
+      await photograph(page, "article-leave-dialog", repaintPreview);
+      await dialog.getByRole("button", { name: "Cancel" }).click();
+      await dialog.waitFor({ state: "hidden" });
+      expect(page.url()).toBe(articleUrl);
+      expect(await page.getByLabel("Title").inputValue()).toBe("Choosing a CRM, revised");
+      await page.getByText("Unsaved changes", { exact: true }).waitFor();
+      // So does a way out that is no link: Sign out (Cancel keeps the session and the edits).
+      await page.getByRole("button", { name: "Sign out" }).click();
+      await dialog.waitFor();
+      await dialog.getByRole("button", { name: "Cancel" }).click();
+      await dialog.waitFor({ state: "hidden" });
+      expect(page.url()).toBe(articleUrl);
+      expect((await page.request.get(d.url("/api/auth/me"))).status()).toBe(200);
+      expect(await page.getByLabel("Title").inputValue()).toBe("Choosing a CRM, revised");
 
-    // So does the browser's Back: Cancel puts the article's address back, with the edits; Leave
-    // without saving goes where Back went.
-    await page.goBack();
-    await dialog.waitFor();
-    expect(page.url()).toBe(articleUrl);
-    await dialog.getByRole("button", { name: "Cancel" }).click();
-    await dialog.waitFor({ state: "hidden" });
-    expect(page.url()).toBe(articleUrl);
-    await expect(page.getByLabel("Title").inputValue()).resolves.toBe("Choosing a CRM, revised");
-    await page.goBack();
-    await dialog.getByRole("button", { name: "Leave without saving" }).click();
-    await page.waitForURL(`**/brands/${brandId}/impact?article=*`);
-    await page.getByRole("link", { name: "Every article's impact" }).waitFor();
-    // The article stays in the history, as saved.
-    await page.goBack();
-    await page.waitForURL(articleUrl);
-    await expect(page.getByLabel("Title").inputValue()).resolves.toBe("Choosing a CRM");
-    await page.getByLabel("Title").fill("Choosing a CRM, revised");
+      // So does the browser's Back: Cancel puts the article's address back, with the edits; Leave
+      // without saving goes where Back went.
+      await page.goBack();
+      await dialog.waitFor();
+      expect(page.url()).toBe(articleUrl);
+      await dialog.getByRole("button", { name: "Cancel" }).click();
+      await dialog.waitFor({ state: "hidden" });
+      expect(page.url()).toBe(articleUrl);
+      expect(await page.getByLabel("Title").inputValue()).toBe("Choosing a CRM, revised");
+      await page.goBack();
+      await dialog.getByRole("button", { name: "Leave without saving" }).click();
+      await page.waitForURL(`**/brands/${brandId}/articles`);
+      await page.getByRole("heading", { name: "Articles", level: 1 }).waitFor();
+      // The article stays in the history, as saved.
+      await page.goBack();
+      await page.waitForURL(articleUrl);
+      expect(await page.getByLabel("Title").inputValue()).toBe("Choosing a CRM");
+      await page.getByLabel("Title").fill("Choosing a CRM, revised");
 
-    // Any link to another dashboard page asks, and Leave without saving goes there.
-    await page.getByRole("link", { name: "All articles" }).click();
-    await dialog.waitFor();
-    await dialog.getByRole("button", { name: "Leave without saving" }).click();
-    await page.waitForURL(`**/brands/${brandId}/articles`);
-    await page.getByRole("heading", { name: "Articles", level: 1 }).waitFor();
-    await expect(asksBeforeUnload(page, false)).resolves.toBe(false);
+      // Any link to another dashboard page asks, and Leave without saving goes there.
+      await page.getByRole("link", { name: "All articles" }).click();
+      await dialog.waitFor();
+      await dialog.getByRole("button", { name: "Leave without saving" }).click();
+      await page.waitForURL(`**/brands/${brandId}/articles`);
+      await page.getByRole("heading", { name: "Articles", level: 1 }).waitFor();
+      expect(await asksBeforeUnload(page, false)).toBe(false);
 
-    // Nothing is asked when nothing changed, or once the change is saved.
-    await page.getByRole("link", { name: "Choosing a CRM" }).click();
-    await page.waitForURL(articleUrl);
-    await expect(page.getByLabel("Title").inputValue()).resolves.toBe("Choosing a CRM");
-    await page.getByRole("navigation", { name: "Brand pages" }).getByRole("link", { name: "Prompts" }).click();
-    await page.waitForURL(`**/brands/${brandId}/prompts`);
-    await page.goBack();
-    await page.waitForURL(articleUrl);
-    await page.getByLabel("Title").fill("Choosing a CRM for a startup");
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page.getByRole("status").filter({ hasText: "Saved; the brand's site shows the change." }).waitFor();
-    await expect(asksBeforeUnload(page, false)).resolves.toBe(false);
-    await page.getByRole("navigation", { name: "Brand pages" }).getByRole("link", { name: "Overview" }).click();
-    await page.waitForURL(`**/brands/${brandId}/overview`);
-    expect(await dialog.count()).toBe(0);
-    expectNothingUnsafe(page);
-  });
+      // Nothing is asked when nothing changed, or once the change is saved.
+      await page.getByRole("link", { name: "Choosing a CRM" }).click();
+      await page.waitForURL(articleUrl);
+      expect(await page.getByLabel("Title").inputValue()).toBe("Choosing a CRM");
+      await page.getByRole("navigation", { name: "Brand pages" }).getByRole("link", { name: "Prompts" }).click();
+      await page.waitForURL(`**/brands/${brandId}/prompts`);
+      await page.goBack();
+      await page.waitForURL(articleUrl);
+      await page.getByLabel("Title").fill("Choosing a CRM for a startup");
+      await page.getByRole("button", { name: "Save", exact: true }).click();
+      await page.getByRole("status").filter({ hasText: "Saved; the brand's site shows the change." }).waitFor();
+      expect(await asksBeforeUnload(page, false)).toBe(false);
+      await page.getByRole("navigation", { name: "Brand pages" }).getByRole("link", { name: "Overview" }).click();
+      await page.waitForURL(`**/brands/${brandId}/overview`);
+      expect(await dialog.count()).toBe(0);
+      expectNothingUnsafe(page);
+    },
+  );
 
-  test("a save over a version saved meanwhile elsewhere writes nothing, keeps the text, and offers to replace theirs or load it", async () => {
-    await page.goto(d.url(`/brands/${brandId}/articles/new`));
-    await page.getByLabel("Title").fill("Shared article");
-    await page.getByLabel("Markdown").fill("Our first draft.");
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page.waitForURL(/\/articles\/art_[a-z0-9]+$/);
-    await page.getByRole("status").filter({ hasText: "Saved as a draft." }).waitFor();
-    const id = new URL(page.url()).pathname.split("/").pop()!;
-    type Read = { article: { title: string; markdown: string; description: string | null } };
-    const read = async () => (await sessionTool<Read>(page, brandId, "get_article", { article_id: id })).article;
+  pageTest(
+    "Back at the moment Cancel closes the question asks again: the first question's closing does not cancel the second",
+    async () => {
+      await page.goto(articleUrl);
+      await page.getByLabel("Title").fill("Choosing a CRM, again");
+      expect(await asksBeforeUnload(page, true)).toBe(true);
+      await page.getByRole("link", { name: "All articles" }).click();
+      const dialog = page.getByRole("dialog", { name: "Leave without saving?" });
+      await dialog.waitFor();
+      // Cancel; and as the dialog closes, before the browser tells the page it closed (a task later),
+      // Back to the list, as a quick Alt+Left can land.
+      await page.evaluate(async (list) => {
+        const element = document.querySelector("dialog[open]") as HTMLDialogElement;
+        const closeEvent = new Promise((resolve) => element.addEventListener("close", resolve, { once: true }));
+        new MutationObserver((_, observer) => {
+          observer.disconnect();
+          history.pushState(null, "", list);
+          dispatchEvent(new PopStateEvent("popstate"));
+        }).observe(element, { attributes: true, attributeFilter: ["open"] });
+        [...element.querySelectorAll("button")].find((button) => button.textContent === "Cancel")?.click();
+        await closeEvent;
+      }, `/brands/${brandId}/articles`);
+      // The question for the Back (it stayed closed: the first one's close event cancelled it).
+      await dialog.waitFor({ timeout: 5_000 });
+      expect(page.url()).toBe(articleUrl);
+      await dialog.getByRole("button", { name: "Leave without saving" }).click();
+      await page.waitForURL(`**/brands/${brandId}/articles`);
+      await page.getByRole("heading", { name: "Articles", level: 1 }).waitFor();
+      expectNothingUnsafe(page);
+    },
+  );
 
-    // An AI client revises it behind the page's back; the page's save of its older text is refused.
-    const theirs = "Our first draft.\n\nA paragraph from the AI client.";
-    await sessionTool(page, brandId, "update_article", { article_id: id, markdown: theirs });
-    await page.getByLabel("Description (optional)").fill("Mine");
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page.getByRole("alert").filter({ hasText: "Someone saved this article after you opened it" }).waitFor();
-    expect(await read()).toMatchObject({ markdown: theirs, description: null });
-    expect(await page.getByLabel("Description (optional)").inputValue()).toBe("Mine");
-    await expectAccessible(page, "article-conflict");
-    // Load theirs: their text in the form, the page's dropped.
-    await page.getByRole("button", { name: "Load theirs" }).click();
-    await page.getByRole("status").filter({ hasText: "Loaded the version saved at" }).waitFor();
-    expect(await page.getByLabel("Markdown").inputValue()).toBe(theirs);
-    expect(await page.getByLabel("Description (optional)").inputValue()).toBe("");
+  pageTest(
+    "a save over a version saved meanwhile elsewhere writes nothing, keeps the text, and offers to replace theirs or load it",
+    async () => {
+      await page.goto(d.url(`/brands/${brandId}/articles/new`));
+      await page.getByLabel("Title").fill("Shared article");
+      await page.getByLabel("Markdown").fill("Our first draft.");
+      await page.getByRole("button", { name: "Save", exact: true }).click();
+      await page.waitForURL(/\/articles\/art_[a-z0-9]+$/);
+      await page.getByRole("status").filter({ hasText: "Saved as a draft." }).waitFor();
+      const id = new URL(page.url()).pathname.split("/").pop()!;
+      type Read = { article: { title: string; markdown: string; description: string | null } };
+      const read = async () => (await sessionTool<Read>(page, brandId, "get_article", { article_id: id })).article;
 
-    // Once more, and this time the writer's own version replaces theirs.
-    await sessionTool(page, brandId, "update_article", { article_id: id, title: "Renamed by the AI client" });
-    await page.getByLabel("Description (optional)").fill("Mine again");
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page.getByRole("button", { name: "Replace theirs with mine" }).click();
-    await page
-      .getByRole("status")
-      .filter({ hasText: /^Saved\.$/ })
-      .waitFor();
-    expect(await read()).toMatchObject({ title: "Shared article", markdown: theirs, description: "Mine again" });
-    expect(await page.getByRole("alert").filter({ hasText: "Someone saved this article" }).count()).toBe(0);
-    expectNothingUnsafe(page);
-  });
+      // An AI client revises it behind the page's back; the page's save of its older text is refused.
+      const theirs = "Our first draft.\n\nA paragraph from the AI client.";
+      await sessionTool(page, brandId, "update_article", { article_id: id, markdown: theirs });
+      await page.getByLabel("Description (optional)").fill("Mine");
+      await page.getByRole("button", { name: "Save", exact: true }).click();
+      await page.getByRole("alert").filter({ hasText: "Someone saved this article after you opened it" }).waitFor();
+      expect(await read()).toMatchObject({ markdown: theirs, description: null });
+      expect(await page.getByLabel("Description (optional)").inputValue()).toBe("Mine");
+      await expectAccessible(page, "article-conflict");
+      // Load theirs: their text in the form, the page's dropped.
+      await page.getByRole("button", { name: "Load theirs" }).click();
+      await page.getByRole("status").filter({ hasText: "Loaded the version saved at" }).waitFor();
+      expect(await page.getByLabel("Markdown").inputValue()).toBe(theirs);
+      expect(await page.getByLabel("Description (optional)").inputValue()).toBe("");
 
-  test("an article is deleted from its editor behind a confirmation, unsaved changes or not; the list says so", async () => {
+      // Once more, and this time the writer's own version replaces theirs.
+      await sessionTool(page, brandId, "update_article", { article_id: id, title: "Renamed by the AI client" });
+      await page.getByLabel("Description (optional)").fill("Mine again");
+      await page.getByRole("button", { name: "Save", exact: true }).click();
+      await page.getByRole("button", { name: "Replace theirs with mine" }).click();
+      await page
+        .getByRole("status")
+        .filter({ hasText: /^Saved\.$/ })
+        .waitFor();
+      expect(await read()).toMatchObject({ title: "Shared article", markdown: theirs, description: "Mine again" });
+      expect(await page.getByRole("alert").filter({ hasText: "Someone saved this article" }).count()).toBe(0);
+      expectNothingUnsafe(page);
+    },
+  );
+
+  pageTest("an article is deleted from its editor behind a confirmation, unsaved changes or not; the list says so", async () => {
     const made = await sessionTool<{ article: { id: string } }>(page, brandId, "create_article", {
       title: "Junk draft",
       markdown: "Nothing worth keeping.",
     });
     await page.goto(d.url(`/brands/${brandId}/articles/${made.article.id}`));
-    await expect(page.getByLabel("Title").inputValue()).resolves.toBe("Junk draft");
+    expect(await page.getByLabel("Title").inputValue()).toBe("Junk draft");
     await page.getByLabel("Description (optional)").fill("typed, not saved");
     await page.getByRole("button", { name: "Delete…" }).click();
     const dialog = page.getByRole("dialog", { name: "Delete “Junk draft”?" });
@@ -621,13 +687,13 @@ describe("the article editor", () => {
     expectNothingUnsafe(page);
   });
 
-  test("a retitled article whose body starts with another heading says the site would show both; Ctrl+S saves", async () => {
+  pageTest("a retitled article whose body starts with another heading says the site would show both; Ctrl+S saves", async () => {
     const made = await sessionTool<{ article: { id: string } }>(page, brandId, "create_article", {
       title: "The Complete Guide",
       markdown: "# The Complete Guide\n\nBody.",
     });
     await page.goto(d.url(`/brands/${brandId}/articles/${made.article.id}`));
-    await expect(page.getByLabel("Title").inputValue()).resolves.toBe("The Complete Guide");
+    expect(await page.getByLabel("Title").inputValue()).toBe("The Complete Guide");
     expect(await page.getByText("readers would see both").count()).toBe(0);
     await page.getByLabel("Title").fill("The Ultimate Guide");
     await page.getByText("The body starts with the heading “The Complete Guide”, which is not the title").waitFor();
@@ -640,13 +706,13 @@ describe("the article editor", () => {
     expect(saved.article.title).toBe("The Ultimate Guide");
   });
 
-  test("signed out while editing: Save says so, sends nothing and keeps the text", async () => {
+  pageTest("signed out while editing: Save says so, sends nothing and keeps the text", async () => {
     const made = await sessionTool<{ article: { id: string } }>(page, brandId, "create_article", {
       title: "Signed out",
       markdown: "Body.",
     });
     await page.goto(d.url(`/brands/${brandId}/articles/${made.article.id}`));
-    await expect(page.getByLabel("Title").inputValue()).resolves.toBe("Signed out");
+    expect(await page.getByLabel("Title").inputValue()).toBe("Signed out");
     const saved = await page.getByLabel("Description (optional)").inputValue();
     await page.getByLabel("Description (optional)").fill("typed while signed out");
     // The session ends elsewhere (another tab signs out).
@@ -669,67 +735,70 @@ describe("the article editor", () => {
 });
 
 describe("the article editor, for a brand with more prompts than a list can hold", () => {
-  test("the select shows the first 200 and the linked prompt; Find a prompt searches the rest, and Enter there saves nothing", async () => {
-    const big = await createBrand(AUTOPILOT.email, "Bigco");
-    const ids: string[] = [];
-    for (let batch = 0; batch < 3; batch++) {
-      const prompts = Array.from({ length: 100 }, (_, i) => ({ text: `question number ${String(batch * 100 + i).padStart(3, "0")}` }));
-      const created = await sessionTool<{ created: Array<{ id: string }> }>(page, big.id, "create_prompts", { prompts });
-      ids.push(...created.created.map((p) => p.id));
-    }
-    // Linked to a prompt past the first page: the select names it all the same.
-    const made = await sessionTool<{ article: { id: string } }>(page, big.id, "create_article", {
-      title: "Many questions",
-      markdown: "Answers.",
-      prompt_id: ids[250],
-    });
-    await page.goto(d.url(`/brands/${big.id}/articles/${made.article.id}`));
-    const choice = page.getByLabel("Prompt this article answers");
-    await choice.locator("option", { hasText: "question number 199" }).waitFor({ state: "attached" });
-    await expect(choice.inputValue()).resolves.toBe(ids[250]!);
-    const options = await choice.locator("option").allTextContents();
-    expect(options.slice(0, 3)).toEqual(["None", "question number 250", "question number 000"]);
-    expect(options).toHaveLength(202);
-    const search = page.getByLabel("Find a prompt");
-    await page.getByText("The brand tracks more than 200 prompts: the list below shows the first 200.", { exact: false }).waitFor();
+  pageTest(
+    "the select shows the first 200 and the linked prompt; Find a prompt searches the rest, and Enter there saves nothing",
+    async () => {
+      const big = await createBrand(AUTOPILOT.email, "Bigco");
+      const ids: string[] = [];
+      for (let batch = 0; batch < 3; batch++) {
+        const prompts = Array.from({ length: 100 }, (_, i) => ({ text: `question number ${String(batch * 100 + i).padStart(3, "0")}` }));
+        const created = await sessionTool<{ created: Array<{ id: string }> }>(page, big.id, "create_prompts", { prompts });
+        ids.push(...created.created.map((p) => p.id));
+      }
+      // Linked to a prompt past the first page: the select names it all the same.
+      const made = await sessionTool<{ article: { id: string } }>(page, big.id, "create_article", {
+        title: "Many questions",
+        markdown: "Answers.",
+        prompt_id: ids[250],
+      });
+      await page.goto(d.url(`/brands/${big.id}/articles/${made.article.id}`));
+      const choice = page.getByLabel("Prompt this article answers");
+      await choice.locator("option", { hasText: "question number 199" }).waitFor({ state: "attached" });
+      expect(await choice.inputValue()).toBe(ids[250]!);
+      const options = await choice.locator("option").allTextContents();
+      expect(options.slice(0, 3)).toEqual(["None", "question number 250", "question number 000"]);
+      expect(options).toHaveLength(202);
+      const search = page.getByLabel("Find a prompt");
+      await page.getByText("The brand tracks more than 200 prompts: the list below shows the first 200.", { exact: false }).waitFor();
 
-    await search.fill("number 27");
-    await page.getByText("10 prompts contain “number 27”: the list below shows them.").waitFor();
-    expect(await choice.locator("option").allTextContents()).toEqual([
-      "None",
-      "question number 250",
-      ...Array.from({ length: 10 }, (_, i) => `question number 27${i}`),
-    ]);
-    await choice.selectOption({ label: "question number 274" });
-    // Enter in the search field searches; it does not save the article.
-    await search.fill("number 1");
-    await search.press("Enter");
-    await page.getByText("The first 50 prompts containing “number 1” are in the list below", { exact: false }).waitFor();
-    expect(await choice.locator("option").nth(1).textContent()).toBe("question number 274");
-    await expect(choice.inputValue()).resolves.toBe(ids[274]!);
-    await page.getByText("Unsaved changes", { exact: true }).waitFor();
-    expect(
-      (await sessionTool<{ article: { prompt_id: string } }>(page, big.id, "get_article", { article_id: made.article.id })).article
-        .prompt_id,
-    ).toBe(ids[250]!);
-    await search.fill("no such question");
-    await page.getByText("No prompt contains “no such question”.").waitFor();
+      await search.fill("number 27");
+      await page.getByText("10 prompts contain “number 27”: the list below shows them.").waitFor();
+      expect(await choice.locator("option").allTextContents()).toEqual([
+        "None",
+        "question number 250",
+        ...Array.from({ length: 10 }, (_, i) => `question number 27${i}`),
+      ]);
+      await choice.selectOption({ label: "question number 274" });
+      // Enter in the search field searches; it does not save the article.
+      await search.fill("number 1");
+      await search.press("Enter");
+      await page.getByText("The first 50 prompts containing “number 1” are in the list below", { exact: false }).waitFor();
+      expect(await choice.locator("option").nth(1).textContent()).toBe("question number 274");
+      expect(await choice.inputValue()).toBe(ids[274]!);
+      await page.getByText("Unsaved changes", { exact: true }).waitFor();
+      expect(
+        (await sessionTool<{ article: { prompt_id: string } }>(page, big.id, "get_article", { article_id: made.article.id })).article
+          .prompt_id,
+      ).toBe(ids[250]!);
+      await search.fill("no such question");
+      await page.getByText("No prompt contains “no such question”.").waitFor();
 
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page
-      .getByRole("status")
-      .filter({ hasText: /^Saved/ })
-      .waitFor();
-    const saved = await sessionTool<{ article: { prompt_id: string; prompt_text: string } }>(page, big.id, "get_article", {
-      article_id: made.article.id,
-    });
-    expect(saved.article).toMatchObject({ prompt_id: ids[274], prompt_text: "question number 274" });
-    await expectAccessible(page, "article-many-prompts");
-    await search.fill("number 27");
-    await page.getByText("10 prompts contain “number 27”: the list below shows them.").waitFor();
-    await photograph(page, "article-many-prompts", repaintPreview);
-    expectNothingUnsafe(page);
-  });
+      await page.getByRole("button", { name: "Save", exact: true }).click();
+      await page
+        .getByRole("status")
+        .filter({ hasText: /^Saved/ })
+        .waitFor();
+      const saved = await sessionTool<{ article: { prompt_id: string; prompt_text: string } }>(page, big.id, "get_article", {
+        article_id: made.article.id,
+      });
+      expect(saved.article).toMatchObject({ prompt_id: ids[274], prompt_text: "question number 274" });
+      await expectAccessible(page, "article-many-prompts");
+      await search.fill("number 27");
+      await page.getByText("10 prompts contain “number 27”: the list below shows them.").waitFor();
+      await photograph(page, "article-many-prompts", repaintPreview);
+      expectNothingUnsafe(page);
+    },
+  );
 });
 
 describe("the writer, when the server has one", () => {
@@ -763,11 +832,9 @@ describe("the writer, when the server has one", () => {
       await p.goto(own.url(`/brands/${id}/articles`));
       // The form opens on its first field, and Cancel gives the keyboard back to the button.
       await p.getByRole("button", { name: "Draft with the writer" }).click();
-      await expect(p.getByLabel("Topic").evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+      await expectFocus(p.getByLabel("Topic"));
       await p.getByRole("button", { name: "Cancel" }).click();
-      await expect(p.getByRole("button", { name: "Draft with the writer" }).evaluate((el) => el === document.activeElement)).resolves.toBe(
-        true,
-      );
+      await expectFocus(p.getByRole("button", { name: "Draft with the writer" }));
       await p.keyboard.press("Enter");
       await p.getByLabel("Topic").fill("choosing a CRM for a startup");
       await p.getByLabel("Length").selectOption("short");
@@ -776,9 +843,9 @@ describe("the writer, when the server has one", () => {
       await p.getByRole("button", { name: "Draft the article" }).focus();
       await p.keyboard.press("Enter");
       await p.getByRole("alert").filter({ hasText: "The server could not be reached" }).waitFor();
-      await expect(p.getByLabel("Topic").inputValue()).resolves.toBe("choosing a CRM for a startup");
-      await expect(p.getByLabel("Length").inputValue()).resolves.toBe("short");
-      await expect(p.evaluate(() => document.activeElement?.textContent)).resolves.toBe("Draft the article");
+      expect(await p.getByLabel("Topic").inputValue()).toBe("choosing a CRM for a startup");
+      expect(await p.getByLabel("Length").inputValue()).toBe("short");
+      await expectFocus(p.getByRole("button", { name: "Draft the article" }));
       await p.getByRole("button", { name: "Draft the article" }).click();
       await p.waitForURL(/\/articles\/art_[a-z0-9]+$/);
       // The preview frame is rebuilt when the saved HTML arrives: wait for its final document first, so
@@ -786,7 +853,7 @@ describe("the writer, when the server has one", () => {
       await p.waitForFunction(() =>
         document.querySelector("iframe[title='Preview of the saved article']")?.getAttribute("srcdoc")?.includes("Why it matters"),
       );
-      await expect(p.getByLabel("Title").inputValue()).resolves.toBe("Written by the model");
+      expect(await p.getByLabel("Title").inputValue()).toBe("Written by the model");
       await p.frameLocator("iframe[title='Preview of the saved article']").getByRole("heading", { name: "Why it matters" }).waitFor();
       expect(await p.frameLocator("iframe[title='Preview of the saved article']").locator("script").count()).toBe(0);
       expect(writer.requests.at(-1)!.prompt).toContain("choosing a CRM for a startup");

@@ -57,21 +57,21 @@ test("the demo article: the tool's before/after figures, the verdict in words, c
   const table = card.getByRole("table");
   const row = table.getByRole("row", { name: /^Visibility/ });
   const cells = row.getByRole("cell");
-  await expect(cells.nth(0).textContent()).resolves.toContain(pct(item.visibility.before.rate));
-  await expect(cells.nth(0).textContent()).resolves.toContain(`${item.visibility.before.successes}/${item.visibility.before.n}`);
+  expect(await cells.nth(0).textContent()).toContain(pct(item.visibility.before.rate));
+  expect(await cells.nth(0).textContent()).toContain(`${item.visibility.before.successes}/${item.visibility.before.n}`);
   // Written as every page writes an interval.
-  await expect(cells.nth(0).textContent()).resolves.toContain(
+  expect(await cells.nth(0).textContent()).toContain(
     `95% interval ${pct(item.visibility.before.low).replace("%", "")}–${pct(item.visibility.before.high)}`,
   );
-  await expect(cells.nth(1).textContent()).resolves.toContain(pct(item.visibility.after.rate));
-  await expect(cells.nth(1).textContent()).resolves.toContain(`${item.visibility.after.successes}/${item.visibility.after.n}`);
-  await expect(cells.nth(2).textContent()).resolves.toContain("up");
+  expect(await cells.nth(1).textContent()).toContain(pct(item.visibility.after.rate));
+  expect(await cells.nth(1).textContent()).toContain(`${item.visibility.after.successes}/${item.visibility.after.n}`);
+  expect(await cells.nth(2).textContent()).toContain("up");
   // The change in points, written as the overview writes it ("+4.5 points").
-  await expect(cells.nth(2).textContent()).resolves.toContain(`+${item.visibility.change_pp!.toFixed(1)} points`);
+  expect(await cells.nth(2).textContent()).toContain(`+${item.visibility.change_pp!.toFixed(1)} points`);
   const citation = table.getByRole("row", { name: /^Citation rate/ }).getByRole("cell");
-  await expect(citation.nth(1).textContent()).resolves.toContain(pct(item.citation_rate.after.rate));
-  await expect(card.getByText("Article's URL cited since publication:").textContent()).resolves.toContain("yes");
-  await expect(card.getByRole("link", { name: item.article.title }).getAttribute("href")).resolves.toBe(
+  expect(await citation.nth(1).textContent()).toContain(pct(item.citation_rate.after.rate));
+  expect(await card.getByText("Article's URL cited since publication:").textContent()).toContain("yes");
+  expect(await card.getByRole("link", { name: item.article.title }).getAttribute("href")).toBe(
     `/brands/${demo.brand.id}/articles/${demo.article.id}`,
   );
 
@@ -82,7 +82,7 @@ test("the demo article: the tool's before/after figures, the verdict in words, c
   await page.getByLabel("Window (days before and after)").selectOption("30");
   await page.waitForURL(/\/impact\?window=30$/);
   await page.reload();
-  await expect(page.getByLabel("Window (days before and after)").inputValue()).resolves.toBe("30");
+  expect(await page.getByLabel("Window (days before and after)").inputValue()).toBe("30");
   const wide = (await toolAnswer(page, 30)).articles[0]!;
   expect(wide.before.days).toBe(30);
   const before30 = page
@@ -90,7 +90,7 @@ test("the demo article: the tool's before/after figures, the verdict in words, c
     .getByRole("row", { name: /^Visibility/ })
     .getByRole("cell")
     .nth(0);
-  await expect(before30.textContent()).resolves.toContain(`${wide.visibility.before.successes}/${wide.visibility.before.n}`);
+  expect(await before30.textContent()).toContain(`${wide.visibility.before.successes}/${wide.visibility.before.n}`);
   expectNothingUnsafe(page);
 });
 
@@ -105,7 +105,7 @@ test("phone width and dark scheme: the page is usable and accessible", async () 
       await signIn(page);
       await page.goto(d.url(`/brands/${demo.brand.id}/impact`));
       await page.getByRole("table").first().waitFor();
-      await expect(page.getByText("up", { exact: true }).first().isVisible()).resolves.toBe(true);
+      expect(await page.getByText("up", { exact: true }).first().isVisible()).toBe(true);
       await expectAccessible(page, `article impact ${size.width} ${colorScheme}`);
       await screenshot(page, "impact");
       expectNothingUnsafe(page);
@@ -119,7 +119,7 @@ test("a brand without a published article linked to a prompt: the empty state sa
   await signIn(page);
   await page.goto(d.url(`/brands/${other.id}/impact`));
   await page.getByRole("heading", { name: "No article to measure yet" }).waitFor();
-  await expect(page.getByText(/needs a published article linked to a prompt/).isVisible()).resolves.toBe(true);
+  expect(await page.getByText(/needs a published article linked to a prompt/).isVisible()).toBe(true);
   await expectAccessible(page, "article impact, empty");
   await screenshot(page, "impact-empty");
   expectNothingUnsafe(page);

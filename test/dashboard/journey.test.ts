@@ -40,7 +40,7 @@ test("from an empty instance to a published article, and a revoked key refused",
   // The owner starts on Autopilot, as the Accounts page shows.
   await page.waitForURL("**/brands");
   await page.getByRole("link", { name: "Accounts", exact: true }).click();
-  await expect(page.getByLabel(`Plan of ${OWNER.email}`, { exact: true }).inputValue()).resolves.toBe("autopilot");
+  expect(await page.getByLabel(`Plan of ${OWNER.email}`, { exact: true }).inputValue()).toBe("autopilot");
 
   // A brand.
   await page.getByRole("link", { name: "All brands" }).click();

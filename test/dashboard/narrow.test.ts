@@ -37,7 +37,7 @@ describe("at 390 px", () => {
     ] as const) {
       await page.goto(d.url(`/brands/${brandId}${path}`));
       const link = page.getByRole("navigation", { name: "Brand pages" }).getByRole("link", { name: label, exact: true });
-      await expect(link.getAttribute("aria-current")).resolves.toBe("page");
+      expect(await link.getAttribute("aria-current")).toBe("page");
       await page.waitForFunction(
         (name) => {
           const nav = document.querySelector("nav.brand-nav")!.getBoundingClientRect();

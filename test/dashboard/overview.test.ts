@@ -256,7 +256,7 @@ describe("the overview", () => {
     await page.keyboard.press("Enter");
     await page.locator("table.ranking tbody tr.is-brand").waitFor();
     // The keyboard is on the section's heading, not dropped with the alert.
-    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe("Competitor ranking");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Competitor ranking");
     expect(await alert.count()).toBe(0);
     expect(navigations).toEqual([]);
     await page.unroute("**/tools/get_competitor_ranking");
@@ -285,7 +285,7 @@ describe("the overview", () => {
     await page.getByLabel("From", { exact: true }).waitFor();
     await page.waitForFunction(() => document.activeElement?.id?.endsWith("-start"));
     await page.keyboard.press("Shift+Tab");
-    await expect(page.evaluate(() => (document.activeElement as HTMLSelectElement | null)?.value)).resolves.toBe("custom");
+    expect(await page.evaluate(() => (document.activeElement as HTMLSelectElement | null)?.value)).toBe("custom");
   });
 
   test("a range the tools refuse shows their sentence and no figure of the range before", async () => {

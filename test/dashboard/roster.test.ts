@@ -63,7 +63,7 @@ describe("the Prompts page", () => {
     await page.waitForURL(`**/brands/${brandId}/prompts`);
     await page.getByRole("heading", { name: "No prompts yet" }).waitFor();
     expect(await page.getByText("best CRM for small agencies").count()).toBeGreaterThan(0);
-    await expect(page.getByRole("link", { name: "Prompts", exact: true }).getAttribute("aria-current")).resolves.toBe("page");
+    expect(await page.getByRole("link", { name: "Prompts", exact: true }).getAttribute("aria-current")).toBe("page");
     await expectAccessible(page, "prompts-empty");
     await photograph(page, "prompts-empty");
   });
@@ -103,7 +103,7 @@ describe("the Prompts page", () => {
     await page.waitForURL(/[?&]tag=pricing/);
     await row("which CRM integrates with Gmail?").waitFor();
     // The page stays put: the keyboard is still on the filter.
-    await expect(page.getByLabel("Tag", { exact: true }).evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    expect(await page.getByLabel("Tag", { exact: true }).evaluate((el) => el === document.activeElement)).toBe(true);
     await row("which CRM integrates with Gmail?").waitFor();
     await page.getByLabel("Search", { exact: true }).fill("gmail");
     await page.getByLabel("Search", { exact: true }).press("Enter");
@@ -111,8 +111,8 @@ describe("the Prompts page", () => {
     await row("best CRM for small agencies").waitFor({ state: "detached" });
     await page.reload();
     await row("which CRM integrates with Gmail?").waitFor();
-    await expect(page.getByLabel("Search", { exact: true }).inputValue()).resolves.toBe("gmail");
-    await expect(page.getByLabel("Tag", { exact: true }).inputValue()).resolves.toBe("pricing");
+    expect(await page.getByLabel("Search", { exact: true }).inputValue()).toBe("gmail");
+    expect(await page.getByLabel("Tag", { exact: true }).inputValue()).toBe("pricing");
     expect(await row("best CRM for small agencies").count()).toBe(0);
     // A shared link opens the same selection.
     const other = await d.page();
@@ -130,7 +130,7 @@ describe("the Prompts page", () => {
     const form = page.getByRole("form", { name: "Edit prompt which CRM integrates with Gmail?" });
     // The form takes the keyboard when it opens.
     await page.waitForFunction(() => document.activeElement?.tagName === "TEXTAREA");
-    await expect(form.getByLabel("Prompt text").evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    expect(await form.getByLabel("Prompt text").evaluate((el) => el === document.activeElement)).toBe(true);
     await expectAccessible(page, "prompts-edit");
     await photograph(page, "prompts-edit");
     await form.getByLabel("Prompt text").fill("which CRM integrates with Gmail and Outlook?");
@@ -151,7 +151,7 @@ describe("the Prompts page", () => {
     await again.waitFor();
     await page.waitForFunction(() => document.activeElement?.tagName === "TEXTAREA");
     await again.getByLabel("Country").fill("U1");
-    await expect(again.getByLabel("Country").inputValue()).resolves.toBe("U1");
+    expect(await again.getByLabel("Country").inputValue()).toBe("U1");
     await again.getByRole("button", { name: "Save" }).click();
     await again
       .getByRole("alert")
@@ -160,9 +160,9 @@ describe("the Prompts page", () => {
     // Escape cancels, and the keyboard is back on the row's Edit button.
     await again.getByLabel("Country").press("Escape");
     await again.waitFor({ state: "detached" });
-    await expect(
-      page.getByRole("button", { name: "Edit prompt best CRM for small agencies" }).evaluate((el) => el === document.activeElement),
-    ).resolves.toBe(true);
+    expect(
+      await page.getByRole("button", { name: "Edit prompt best CRM for small agencies" }).evaluate((el) => el === document.activeElement),
+    ).toBe(true);
     const listed = await viaSession("list_prompts", { query: "Outlook" });
     expect(listed.prompts).toEqual([
       expect.objectContaining({ text: "which CRM integrates with Gmail and Outlook?", country: "US", language: "en", archived: false }),
@@ -187,13 +187,15 @@ describe("the Prompts page", () => {
     const archived = row("best CRM for small agencies");
     await archived.getByRole("cell", { name: "Archived" }).waitFor();
     await page.reload();
-    await expect(page.getByLabel("Show archived").isChecked()).resolves.toBe(true);
+    expect(await page.getByLabel("Show archived").isChecked()).toBe(true);
     await archived.getByRole("button", { name: "Restore prompt best CRM for small agencies" }).click();
     await page.getByRole("status").filter({ hasText: "Restored “best CRM for small agencies”" }).waitFor();
     await archived.getByRole("cell", { name: "Tracked" }).waitFor();
-    await expect(
-      archived.getByRole("button", { name: "Edit prompt best CRM for small agencies" }).evaluate((el) => el === document.activeElement),
-    ).resolves.toBe(true);
+    expect(
+      await archived
+        .getByRole("button", { name: "Edit prompt best CRM for small agencies" })
+        .evaluate((el) => el === document.activeElement),
+    ).toBe(true);
     const listed = await viaSession("list_prompts", { query: "small agencies" });
     expect(listed.prompts).toEqual([expect.objectContaining({ text: "best CRM for small agencies", archived: false })]);
     expectNothingUnsafe(page);
@@ -205,7 +207,7 @@ describe("the Prompts page", () => {
     // The form is after every row of the list: "Add prompts", by the heading, takes the keyboard there.
     await tabTo(page.getByRole("button", { name: "Add prompts", exact: true }));
     await page.keyboard.press("Enter");
-    await expect(page.getByLabel("Prompts", { exact: true }).evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    expect(await page.getByLabel("Prompts", { exact: true }).evaluate((el) => el === document.activeElement)).toBe(true);
     await page.keyboard.type("crm with the best keyboard support");
     await tabTo(page.getByRole("button", { name: "Add the prompts" }));
     await page.keyboard.press("Enter");
@@ -243,7 +245,7 @@ describe("many prompts", () => {
       .filter({ hasText: "Nothing was added: a prompt has 3 to 500 characters; fix line 3 (too short), line 4 (504 characters)." })
       .waitFor();
     expect(calls).toBe(0);
-    await expect(page.getByLabel("Prompts", { exact: true }).inputValue()).resolves.toBe(typed);
+    expect(await page.getByLabel("Prompts", { exact: true }).inputValue()).toBe(typed);
     // A tag over 50 characters is named as typed (the tool named it prompts[0].tags[1]), and nothing is sent.
     const longTag = "enterprise buyers comparing analytics suites in EMEA";
     await page.getByLabel("Prompts", { exact: true }).fill("a fine prompt about crm");
@@ -273,7 +275,7 @@ describe("many prompts", () => {
     await page.getByRole("status").filter({ hasText: "Added 120 prompts." }).waitFor();
     page.off("request", count);
     expect(calls).toBe(2);
-    await expect(page.getByLabel("Prompts", { exact: true }).inputValue()).resolves.toBe("");
+    expect(await page.getByLabel("Prompts", { exact: true }).inputValue()).toBe("");
     // 3 earlier prompts tracked + 120: pages of 50.
     const rows = page.getByRole("table").getByRole("rowheader");
     await row("generated prompt number 47").waitFor();
@@ -295,7 +297,7 @@ describe("the Tags page", () => {
     await page.waitForURL(`**/brands/${brandId}/tags`);
     await row("pricing").waitFor();
     expect(await row(HOSTILE_TAG).count()).toBe(1);
-    await expect(row("pricing").getByRole("link").textContent()).resolves.toBe("3");
+    expect(await row("pricing").getByRole("link").textContent()).toBe("3");
     await page.getByLabel("Tag name").fill("Top of funnel");
     await page.getByLabel("Colour", { exact: true }).fill("#e11d48");
     await page.getByRole("button", { name: "Create the tag" }).click();
@@ -318,9 +320,11 @@ describe("the Tags page", () => {
     // Under the name's field, which has the focus (a name taken is the name's problem).
     const editing = page.getByRole("form", { name: "Edit tag Awareness" });
     await editing.locator(".field-error").filter({ hasText: "Pricing" }).waitFor();
-    await expect(
-      editing.getByRole("textbox", { name: "Tag name" }).evaluate((el) => el === document.activeElement && el.getAttribute("aria-invalid")),
-    ).resolves.toBe("true");
+    expect(
+      await editing
+        .getByRole("textbox", { name: "Tag name" })
+        .evaluate((el) => el === document.activeElement && el.getAttribute("aria-invalid")),
+    ).toBe("true");
     await editing.getByRole("button", { name: "Cancel" }).click();
     const listed = await viaSession("list_tags", {});
     expect(listed.tags).toContainEqual(expect.objectContaining({ name: "Awareness", color: "#16a34a", prompt_count: 0 }));
@@ -343,7 +347,7 @@ describe("the Tags page", () => {
     // The prompt count links to the tag's prompts.
     await row("pricing").getByRole("link").click();
     await page.waitForURL(/\/prompts\?tag=pricing$/);
-    await expect(page.getByLabel("Tag", { exact: true }).inputValue()).resolves.toBe("pricing");
+    expect(await page.getByLabel("Tag", { exact: true }).inputValue()).toBe("pricing");
   });
 });
 
@@ -378,7 +382,7 @@ describe("the Competitors page", () => {
   test("a competitor is edited in place and deleted behind a confirmation; an MCP client sees the same roster", async () => {
     await page.getByRole("button", { name: `Edit competitor ${HOSTILE_COMPETITOR}` }).click();
     const form = page.getByRole("form", { name: `Edit competitor ${HOSTILE_COMPETITOR}` });
-    await expect(form.getByLabel("Aliases").inputValue()).resolves.toBe("Hub Spot\nHubSpot CRM");
+    expect(await form.getByLabel("Aliases").inputValue()).toBe("Hub Spot\nHubSpot CRM");
     await form.getByLabel("Competitor name").fill("HubSpot");
     await form.getByLabel("Aliases").fill("Hub Spot");
     await form.getByRole("button", { name: "Save" }).click();
@@ -391,8 +395,8 @@ describe("the Competitors page", () => {
     await page.getByRole("button", { name: "Add the competitor" }).click();
     const nameField = add.getByRole("textbox", { name: "Competitor name" });
     await add.locator(".field-error").filter({ hasText: "already exists for this brand" }).waitFor();
-    await expect(nameField.getAttribute("aria-invalid")).resolves.toBe("true");
-    await expect(nameField.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    expect(await nameField.getAttribute("aria-invalid")).toBe("true");
+    expect(await nameField.evaluate((el) => el === document.activeElement)).toBe(true);
     const described = (await nameField.getAttribute("aria-describedby"))!.split(" ");
     const texts = await Promise.all(described.map((id) => page.locator(`[id="${id}"]`).textContent()));
     expect(texts.some((t) => t?.includes("already exists for this brand"))).toBe(true);
@@ -403,7 +407,7 @@ describe("the Competitors page", () => {
     const domainsError = add.locator(".field-error").filter({ hasText: "is not a domain name" });
     await domainsError.waitFor();
     expect(await domainsError.textContent()).not.toContain("domains[");
-    await expect(add.getByRole("textbox", { name: "Domains" }).evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    expect(await add.getByRole("textbox", { name: "Domains" }).evaluate((el) => el === document.activeElement)).toBe(true);
     await expectAccessible(page, "competitor-field-error");
     await screenshot(page, "competitor-field-error");
     await add.getByLabel("Domains").fill("");

@@ -24,7 +24,7 @@ describe("the dashboard's shell", () => {
   test("the root URL of a new instance offers the owner account's creation", async () => {
     await page.goto(d.url("/"));
     await page.waitForURL("**/welcome");
-    await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Welcome to Spyglass");
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Welcome to Spyglass");
     await expectAccessible(page, "welcome");
     await photograph(page, "welcome");
     await page.getByLabel("Email").fill(OWNER.email);
@@ -41,8 +41,8 @@ describe("the dashboard's shell", () => {
     await page.getByLabel("Domain (optional)").fill("acme.com");
     await page.getByRole("button", { name: "Create the brand" }).click();
     await page.waitForURL(/\/brands\/brd_[a-z0-9]+$/);
-    await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe(HOSTILE);
-    await expect(page.getByLabel("Brand", { exact: true }).inputValue()).resolves.toMatch(/^brd_/);
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe(HOSTILE);
+    expect(await page.getByLabel("Brand", { exact: true }).inputValue()).toMatch(/^brd_/);
     await page.getByRole("heading", { name: "Tracking" }).waitFor();
     // The owner starts on Autopilot: no plan notice, the tracking set-up at once.
     await page.getByRole("heading", { name: "No engines configured" }).waitFor();
@@ -79,7 +79,7 @@ describe("the dashboard's shell", () => {
     await page.keyboard.press("ArrowDown");
     await page.keyboard.press("ArrowDown");
     await page.keyboard.press("ArrowUp");
-    await expect(page.getByLabel(`Plan of ${OWNER.email}`, { exact: true }).inputValue()).resolves.toBe("visibility");
+    expect(await page.getByLabel(`Plan of ${OWNER.email}`, { exact: true }).inputValue()).toBe("visibility");
     expect(await setPlan.isEnabled()).toBe(true);
     await Bun.sleep(300);
     expect(planRequests).toEqual([]);
@@ -115,7 +115,7 @@ describe("the dashboard's shell", () => {
     await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
     expect(await page.evaluate(() => (window as unknown as { entered: string[] }).entered)).toEqual(["status:"]);
     await page.reload();
-    await expect(page.getByLabel("Aliases").inputValue()).resolves.toBe("Acme Inc\nACME Corp");
+    expect(await page.getByLabel("Aliases").inputValue()).toBe("Acme Inc\nACME Corp");
     expect(await page.getByRole("figure", { name: "Site key" }).locator("code").textContent()).toBe(siteKey);
   });
 
@@ -136,13 +136,13 @@ describe("the dashboard's shell", () => {
     releaseBrands();
     await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
     await page.unroute("**/api/brands");
-    await expect(page.getByLabel("Aliases").inputValue()).resolves.toBe("Acme Inc\nACME Corp\nAcme Group");
+    expect(await page.getByLabel("Aliases").inputValue()).toBe("Acme Inc\nACME Corp\nAcme Group");
     // Saved again, with nothing typed meanwhile, the fields show what was stored.
     await page.getByRole("button", { name: "Save" }).click();
     await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
-    await expect(page.getByLabel("Domain").inputValue()).resolves.toBe("acme-crm.com");
+    expect(await page.getByLabel("Domain").inputValue()).toBe("acme-crm.com");
     await page.reload();
-    await expect(page.getByLabel("Aliases").inputValue()).resolves.toBe("Acme Inc\nACME Corp\nAcme Group");
+    expect(await page.getByLabel("Aliases").inputValue()).toBe("Acme Inc\nACME Corp\nAcme Group");
   });
 
   test("signing out leads to sign-in; a wrong password says so; the right one signs in again", async () => {
@@ -183,9 +183,9 @@ describe("the dashboard's shell", () => {
     await page.getByRole("heading", { level: 1 }).waitFor();
     await page.keyboard.press("Tab");
     const skip = page.getByRole("link", { name: "Skip to content" });
-    await expect(skip.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    expect(await skip.evaluate((el) => el === document.activeElement)).toBe(true);
     await page.keyboard.press("Enter");
-    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe("main");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("main");
   });
 
   test("the page is served with a strict CSP; assets are immutable and gzipped", async () => {

@@ -292,7 +292,7 @@ describe("the SDK client's OAuth flow against the binary", () => {
     await page.getByRole("button", { name: "Sign in" }).click();
     const apps = page.getByRole("region", { name: "Connected apps" });
     await apps.getByRole("row", { name: /Spyglass e2e \(CIMD\)/ }).waitFor();
-    await expect(apps.getByRole("cell", { name: "Borealis Tools" }).count()).resolves.toBe(1);
+    expect(await apps.getByRole("cell", { name: "Borealis Tools" }).count()).toBe(1);
     await expectAccessible(page, "keys with connected apps");
     await photograph(page, "oauth-connected-apps");
     await apps.getByRole("button", { name: "Disconnect Spyglass e2e (CIMD)" }).click();

@@ -13,7 +13,7 @@
 import { expect } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { type Browser, type BrowserContext, chromium, type Frame, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Frame, type Locator, type Page, type Request } from "playwright-core";
 import { type Sandbox, type ServeOptions, type ServerProcess, sandbox } from "./binary";
 import { CHROMIUM_PATH } from "./xss-harness";
 
@@ -40,7 +40,15 @@ interface Watched {
   csp: string[];
   errors: string[];
   dialogs: string[];
+  /** The browser's own "Leave site?" questions (beforeunload): accepted, as the navigation was the test's. */
+  leaves: string[];
+  /** Requests not answered yet, with when they were sent (for explainPage). */
+  pending: Map<Request, number>;
+  /** The last requests' outcomes, the page's console errors and its navigations, oldest first (for explainPage). */
+  recent: string[];
 }
+
+const RECENT = 40;
 
 const watched = new WeakMap<Page, Watched>();
 
@@ -101,7 +109,7 @@ export async function openDashboard(
       });
       contexts.push(context);
       // Runs before the page's own scripts; reports reach the test through the exposed function.
-      const record: Watched = { csp: [], errors: [], dialogs: [] };
+      const record: Watched = { csp: [], errors: [], dialogs: [], leaves: [], pending: new Map(), recent: [] };
       await context.exposeFunction("__spyglassCsp", (text: string) => record.csp.push(text));
       await context.addInitScript(() => {
         document.addEventListener("securitypolicyviolation", (e) => {
@@ -111,8 +119,39 @@ export async function openDashboard(
       const page = await context.newPage();
       page.on("pageerror", (error) => record.errors.push(String(error)));
       page.on("dialog", (dialog) => {
+        // A navigation the test asked for while a form held unsaved changes: it goes ahead. Dismissed,
+        // it stayed on the page, and every later navigation of a page shared by several tests was
+        // refused (net::ERR_ABORTED) once one test had failed with changes unsaved.
+        if (dialog.type() === "beforeunload") {
+          record.leaves.push(page.url());
+          void dialog.accept();
+          return;
+        }
         record.dialogs.push(`${dialog.type()}: ${dialog.message()}`);
         void dialog.dismiss();
+      });
+      const remember = (line: string) => {
+        record.recent.push(`${new Date().toISOString().slice(11, 23)} ${line}`);
+        if (record.recent.length > RECENT) record.recent.shift();
+      };
+      const shortUrl = (url: string) => (url.startsWith(server.url) ? url.slice(server.url.length) : url.slice(0, 120));
+      page.on("request", (request) => record.pending.set(request, Date.now()));
+      const settled = (request: Request, outcome: string) => {
+        const sent = record.pending.get(request);
+        record.pending.delete(request);
+        remember(`${request.method()} ${shortUrl(request.url())} ${outcome}${sent === undefined ? "" : ` after ${Date.now() - sent} ms`}`);
+      };
+      page.on(
+        "requestfinished",
+        (request) => void request.response().then((response) => settled(request, String(response?.status() ?? "no response"))),
+      );
+      page.on("requestfailed", (request) => settled(request, `failed: ${request.failure()?.errorText ?? "?"}`));
+      page.on("console", (message) => {
+        if (message.type() === "error" || message.type() === "warning")
+          remember(`console ${message.type()}: ${message.text().slice(0, 200)}`);
+      });
+      page.on("framenavigated", (frame) => {
+        if (frame === page.mainFrame()) remember(`navigated to ${shortUrl(frame.url())}`);
       });
       watched.set(page, record);
       return page;
@@ -131,6 +170,72 @@ export function expectNothingUnsafe(page: Page): void {
   const record = watched.get(page);
   if (!record) throw new Error("expectNothingUnsafe: the page was not opened by openDashboard");
   expect({ csp: record.csp, errors: record.errors, dialogs: record.dialogs }).toEqual({ csp: [], errors: [], dialogs: [] });
+}
+
+/**
+ * What the page was doing, for a failed test's output: its address, the requests still unanswered
+ * (and for how long), the last requests, console errors and navigations, the dialogs, what its main
+ * landmark shows, and a screenshot (test-artifacts/failures/<name>.png). Each look is bounded: a page
+ * that is stuck still gets its report.
+ */
+export async function explainPage(page: Page, name: string): Promise<string> {
+  const record = watched.get(page);
+  const now = Date.now();
+  const bounded = <T>(promise: Promise<T>): Promise<T | string> =>
+    Promise.race([promise, Bun.sleep(3_000).then(() => "(no answer within 3 s)")]).catch((error: Error) => `(failed: ${error.message})`);
+  const lines = [`page ${name}: at ${page.url()}${page.isClosed() ? " (closed)" : ""}`];
+  if (record) {
+    lines.push(
+      `unanswered requests: ${[...record.pending].map(([r, sent]) => `${r.method()} ${r.url()} for ${now - sent} ms`).join("; ") || "none"}`,
+      `dialogs: ${JSON.stringify(record.dialogs)}; leave questions accepted: ${JSON.stringify(record.leaves)}; page errors: ${JSON.stringify(record.errors)}`,
+      "recent:",
+      ...record.recent.map((line) => `  ${line}`),
+    );
+  }
+  if (!page.isClosed()) {
+    const dir = resolve(SCREENSHOT_DIR, "../failures");
+    mkdirSync(dir, { recursive: true });
+    const path = `${dir}/${name.replace(/[^a-z0-9]+/gi, "-").slice(0, 80)}.png`;
+    lines.push(`screenshot: ${await bounded(page.screenshot({ path, timeout: 3_000 }).then(() => path))}`);
+    lines.push(`main landmark:\n${await bounded(page.locator("main").ariaSnapshot({ timeout: 3_000 }))}`);
+  }
+  return lines.join("\n");
+}
+
+/**
+ * A test body that, when it fails, prints explainPage for `page()` before the failure: what a
+ * failure seen only in CI needs to be understood.
+ */
+export function explainedOnFailure(page: () => Page | undefined, name: string, body: () => Promise<void>): () => Promise<void> {
+  return async () => {
+    try {
+      await body();
+    } catch (error) {
+      const p = page();
+      if (p) console.error(await explainPage(p, name).catch((e: Error) => `explainPage failed: ${e.message}`));
+      throw error;
+    }
+  };
+}
+
+/**
+ * Waits until `target` has the keyboard focus, as a person would see it land: a dialog gives it back,
+ * and a page moves it, in an effect a frame after the change (up to 5 s, then an error naming where
+ * the focus is instead).
+ */
+export async function expectFocus(target: Locator): Promise<void> {
+  const element = await target.elementHandle();
+  try {
+    await target.page().waitForFunction((el) => el === document.activeElement, element, { timeout: 5_000, polling: 20 });
+  } catch {
+    const instead = await target.page().evaluate(() => {
+      const el = document.activeElement;
+      return el ? `<${el.tagName.toLowerCase()}> “${(el.textContent ?? "").trim().slice(0, 60)}”` : "nothing";
+    });
+    throw new Error(`The keyboard focus did not come to ${target}: it is on ${instead}.`);
+  } finally {
+    await element?.dispose();
+  }
 }
 
 /** Runs axe-core in the page or frame (injected through the DevTools protocol, which the page's CSP does not govern). */

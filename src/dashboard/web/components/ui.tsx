@@ -152,6 +152,17 @@ export function Dialog({
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
+  // The dialog's close event comes a task after close(): when this component closed it (open turned
+  // false) and was asked to open again before that event (a second Back right after Cancel, say),
+  // the event is about the earlier closing, and passing it on would cancel the new question.
+  const closedHere = useRef(false);
+  const openNow = useRef(open);
+  openNow.current = open;
+  const closeEvent = () => {
+    const stale = closedHere.current && openNow.current;
+    closedHere.current = false;
+    if (!stale) onClose();
+  };
   const onCancel = (event: Event) => {
     if (!keepOnEscape || ref.current?.querySelector('[data-copied="true"]')) return;
     event.preventDefault();
@@ -161,10 +172,13 @@ export function Dialog({
     const dialog = ref.current;
     if (!dialog) return;
     if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
+    if (!open && dialog.open) {
+      closedHere.current = true;
+      dialog.close();
+    }
   }, [open]);
   return (
-    <dialog ref={ref} class="dialog" aria-labelledby={titleId} onClose={onClose} onCancel={onCancel}>
+    <dialog ref={ref} class="dialog" aria-labelledby={titleId} onClose={closeEvent} onCancel={onCancel}>
       <h2 id={titleId}>{title}</h2>
       {children}
     </dialog>
