@@ -269,7 +269,8 @@ function withoutNullOptionals(input: z.ZodType, args: unknown): unknown {
   if (!shape) return args;
   let out: Record<string, unknown> | null = null;
   for (const [key, value] of Object.entries(args)) {
-    const field = shape[key];
+    // Own fields only: "constructor" or "toString" would find Object.prototype's.
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
     if (value !== null || !field || !field.safeParse(undefined).success || field.safeParse(null).success) continue;
     out ??= { ...(args as Record<string, unknown>) };
     delete out[key];
@@ -280,11 +281,13 @@ function withoutNullOptionals(input: z.ZodType, args: unknown): unknown {
 async function callTool(tool: AnyTool | undefined, name: string, args: unknown, ctx: ToolContext): Promise<ToolOutcome> {
   if (!tool) return { ok: false, error: new UnknownTool(name) };
   if (!planCovers(ctx.plan, tool.plan)) return { ok: false, error: toolPlanRequired(tool, ctx.plan) };
-  const parsed = tool.input.safeParse(withoutNullOptionals(tool.input, args ?? {}), { reportInput: true });
-  if (!parsed.success)
-    return { ok: false, error: new Invalid(invalidInputMessage(tool.name, parsed.error, Object.keys(tool.input.shape))) };
   const started = performance.now();
+  // Everything inside: a call answers with an outcome, never an exception (the tool server would
+  // answer an HTTP 500 without the request's id).
   try {
+    const parsed = tool.input.safeParse(withoutNullOptionals(tool.input, args ?? {}), { reportInput: true });
+    if (!parsed.success)
+      return { ok: false, error: new Invalid(invalidInputMessage(tool.name, parsed.error, Object.keys(tool.input.shape))) };
     // Parsing the result through the output schema drops anything a handler returned by mistake.
     const output = tool.output.parse(await tool.handler(parsed.data, ctx));
     log.debug("tool call", { request_id: ctx.requestId, tool: tool.name, ms: Math.round(performance.now() - started) });

@@ -72,7 +72,7 @@ function schemaProblem(message: Record<string, unknown>): string | null {
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 const idOf = (message: Record<string, unknown>): Id =>
-  typeof message.id === "string" || typeof message.id === "number" ? message.id : null;
+  typeof message.id === "string" || (typeof message.id === "number" && Number.isFinite(message.id)) ? message.id : null;
 
 /** The problem with a method's params, as a sentence, or null when they fit. */
 function paramsProblem(method: unknown, params: unknown): string | null {
@@ -101,17 +101,23 @@ function paramsProblem(method: unknown, params: unknown): string | null {
 }
 
 const NOT_A_MESSAGE =
-  'Invalid Request: this is JSON but no JSON-RPC 2.0 message (an object with "jsonrpc": "2.0", a "method", and for a request an "id" that is a string or a number).';
+  'Invalid Request: this is JSON but no JSON-RPC 2.0 message (an object with "jsonrpc": "2.0", a "method", for a request an "id" that is a string or an integer, "params" if any, and no other member).';
+
+const MESSAGE_MEMBERS = new Set(["jsonrpc", "id", "method", "params"]);
 
 /**
  * JSON that is no JSON-RPC 2.0 message at all: not an object, another version, neither a method nor
- * a result or error, or a request whose id is null (MCP's ids are strings or numbers). It is -32600
- * Invalid Request (the SDK's transport called it a -32700 parse error, which is for text that is no JSON).
+ * a result or error, a request or notification with a member besides jsonrpc, id, method and params,
+ * a request whose id is neither a string nor an integer (MCP's ids; null included), or a notification
+ * whose params are not an object. It is -32600 Invalid Request, with the request's id when it has one
+ * (the SDK's transport called each a -32700 parse error with id null, which is for text that is no JSON).
  */
 function notAMessage(message: unknown): boolean {
   if (!isObject(message) || message.jsonrpc !== "2.0") return true;
-  if (typeof message.method === "string") return "id" in message && typeof message.id !== "string" && typeof message.id !== "number";
-  return !("result" in message || "error" in message);
+  if (typeof message.method !== "string") return !("result" in message || "error" in message);
+  for (const key in message) if (!MESSAGE_MEMBERS.has(key)) return true;
+  if ("id" in message) return typeof message.id !== "string" && !Number.isSafeInteger(message.id);
+  return message.params !== undefined && !isObject(message.params);
 }
 
 /** The answer for one message, or null when the SDK may handle it. */
@@ -128,10 +134,15 @@ function messageProblem(message: unknown): RpcAnswer | null {
   const params = message.params;
   if (message.method === "tools/call" && isObject(params) && typeof params.name === "string" && isObject(params.arguments)) {
     const unsafe = findUnsafeText(params.arguments);
-    if (unsafe) {
-      const text = `Invalid input for ${params.name.slice(0, 64)}: ${unsafeTextSentence(unsafe)}`;
-      return { jsonrpc: "2.0", id: idOf(message), result: toolFailure(text) };
-    }
+    // "__proto__", which no tool takes: the SDK's schema for the arguments drops it without a word
+    // (the tool ran as if it were not there), where every other unknown field is refused.
+    const problem = unsafe
+      ? unsafeTextSentence(unsafe)
+      : Object.hasOwn(params.arguments, "__proto__")
+        ? 'Unknown field "__proto__".'
+        : null;
+    if (problem)
+      return { jsonrpc: "2.0", id: idOf(message), result: toolFailure(`Invalid input for ${params.name.slice(0, 64)}: ${problem}`) };
   }
   const problem = paramsProblem(message.method, params) ?? schemaProblem(message);
   if (problem === null) return null;
@@ -148,6 +159,23 @@ export function checkJsonRpc(body: unknown): Refusal | null {
       };
     }
     const problems = body.map(messageProblem);
+    // Answers are matched to requests by id: the SDK's transport ran both requests of a shared id and
+    // answered one.
+    const ids = body.flatMap((message) => (isObject(message) && typeof message.method === "string" && "id" in message ? [message.id] : []));
+    const shared = ids.find((id, i) => ids.indexOf(id) !== i);
+    if (shared !== undefined) {
+      return {
+        status: 400,
+        body: {
+          jsonrpc: "2.0",
+          id: null,
+          error: {
+            code: ErrorCode.InvalidRequest,
+            message: `Invalid Request: two requests of the batch have the id ${JSON.stringify(shared)}; each request needs an id of its own, and none was run.`,
+          },
+        },
+      };
+    }
     if (problems.every((problem) => problem === null)) return null;
     // A batch is run whole or not at all: the valid messages are answered as not run.
     return {

@@ -71,7 +71,8 @@ async function readBody(request: Request, max: number): Promise<string | null> {
   // An over-long body is read to its end (the socket caps it at 8 MiB) and discarded: answering while
   // the client is still sending leaves its remaining bytes on a keep-alive connection, where they
   // would be parsed as the next request.
-  return received > max ? null : Buffer.concat(chunks).toString("utf8");
+  // Decoded as request.text() decodes a body of declared length (a leading byte order mark dropped).
+  return received > max ? null : new TextDecoder().decode(Buffer.concat(chunks));
 }
 
 export async function handleMcpRequest(

@@ -8,8 +8,10 @@ import { setAccountPlan } from "../../src/accounts/service";
 import { buildCatalog, type Principal } from "../../src/catalogue/registry";
 import { TOOLS } from "../../src/catalogue/tools";
 import { authenticateBearerKey, revokeApiKey } from "../../src/keys/service";
+import { keptListingAnswers } from "../../src/mcp/direct";
 import { createToolServer } from "../../src/mcp/server";
 import { secondConnection } from "../support/database";
+import { testCatalog } from "../support/http";
 import { type SeededToolServer, seededToolServer } from "../support/tool-server";
 
 const catalog = buildCatalog(TOOLS);
@@ -76,6 +78,14 @@ describe("answers identical to the SDK server's", () => {
       (seed) => seed.a.key,
     ],
     ["a not-found error", () => rpc(6, "tools/call", { name: "get_answer", arguments: { answer_id: "ans_nope" } }), (seed) => seed.a.key],
+    // Object.prototype's member names are fields like any other: unknown (with null: once an HTTP 500
+    // here, and the engine's TypeError through the SDK).
+    [
+      "an argument named constructor, null",
+      () => rpc(9, "tools/call", { name: "list_tags", arguments: { constructor: null } }),
+      (seed) => seed.a.key,
+    ],
+    ["an argument named toString, 1", () => rpc(10, "tools/call", { name: "list_tags", arguments: { toString: 1 } }), (seed) => seed.a.key],
   ];
   for (const [name, body, key] of cases) {
     test(name, async () => {
@@ -104,6 +114,19 @@ describe("answers identical to the SDK server's", () => {
     }
     const visibility = await viaRoute(s.seed.visibility.key, rpc(1, "tools/list"));
     expect(visibility).toEqual(await viaSdk(s.seed.visibility.key, rpc(1, "tools/list")));
+  });
+});
+
+describe("the kept listing answers", () => {
+  test("an id longer than a client's is answered, not kept (64 ids of a megabyte held 130 MB for the life of the process)", async () => {
+    const listing = testCatalog().listFor("visibility");
+    const before = keptListingAnswers(listing);
+    const long = `id-${"x".repeat(5_000)}`;
+    const answer = await viaRoute(s.seed.visibility.key, rpc(long, "tools/list"));
+    expect(answer).toEqual(await viaSdk(s.seed.visibility.key, rpc(long, "tools/list")));
+    expect(keptListingAnswers(listing)).toBe(before);
+    await viaRoute(s.seed.visibility.key, rpc("a-short-id", "tools/list"));
+    expect(keptListingAnswers(listing)).toBe(before + 1);
   });
 });
 

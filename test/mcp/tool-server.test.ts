@@ -373,6 +373,95 @@ describe("JSON-RPC conventions", () => {
     expect(checkJsonRpc({ jsonrpc: "2.0", id: 3, result: {} })).toBeNull();
   });
 
+  test("a request with a member besides jsonrpc, id, method and params, or an id that is no integer, is -32600 with its id", async () => {
+    for (const [body, id] of [
+      [{ jsonrpc: "2.0", id: 7, method: "ping", x: 1 }, 7],
+      [{ jsonrpc: "2.0", id: 3, method: "ping", result: {} }, 3],
+      [{ jsonrpc: "2.0", id: 1.5, method: "ping" }, 1.5],
+      [{ jsonrpc: "2.0", id: 2 ** 53, method: "ping" }, 2 ** 53],
+      [{ jsonrpc: "2.0", method: "notifications/initialized", params: null }, null],
+      [{ jsonrpc: "2.0", method: "notifications/initialized", extra: true }, null],
+    ] as const) {
+      const res = await post(keys.visibility!, body);
+      expect({ body, status: res.status, id: res.json.id, code: res.json.error?.code }).toEqual({ body, status: 400, id, code: -32600 });
+      expect(res.json.error.message).toStartWith("Invalid Request: this is JSON but no JSON-RPC 2.0 message");
+    }
+  });
+
+  test("a batch in which two requests share an id is refused whole, and none of it runs", async () => {
+    const res = await post(keys.visibility!, [
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "explodes", arguments: { kind: "internal" } } },
+      { jsonrpc: "2.0", id: 1, method: "ping" },
+    ]);
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32600,
+        message: "Invalid Request: two requests of the batch have the id 1; each request needs an id of its own, and none was run.",
+      },
+    });
+    // Distinct ids, and notifications (no id), are a batch like any other.
+    const fine = await post(keys.visibility!, [
+      { jsonrpc: "2.0", id: 1, method: "ping" },
+      { jsonrpc: "2.0", id: "1", method: "ping" },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+    ]);
+    expect(fine.json).toEqual([
+      { jsonrpc: "2.0", id: 1, result: {} },
+      { jsonrpc: "2.0", id: "1", result: {} },
+    ]);
+  });
+
+  test("arguments named after Object's members are unknown fields, whichever path answers (the direct one, or the SDK's)", async () => {
+    for (const contentType of ["application/json", "application/json; charset=utf-8"]) {
+      for (const key of ["constructor", "toString", "hasOwnProperty", "__proto__"]) {
+        for (const value of ["null", "1", '{"n":1}']) {
+          const raw = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo_brand","arguments":{"${key}":${value}}}}`;
+          const response = await app.handle(
+            new Request("http://spyglass.test/api/mcp/mcp", {
+              method: "POST",
+              headers: {
+                authorization: `Bearer ${keys.visibility}`,
+                "content-type": contentType,
+                accept: "application/json, text/event-stream",
+              },
+              body: raw,
+            }),
+          );
+          const json = (await response.json()) as any;
+          expect({ raw, contentType, status: response.status, id: json.id, isError: json.result?.isError }).toEqual({
+            raw,
+            contentType,
+            status: 200,
+            id: 7,
+            isError: true,
+          });
+          expect(json.result.content[0].text).toStartWith(`Invalid input for echo_brand: Unknown field "${key}"`);
+        }
+      }
+    }
+  });
+
+  test("a body without a declared length is read as one with: a leading byte order mark is dropped", async () => {
+    const bytes = new TextEncoder().encode('\ufeff{"jsonrpc":"2.0","id":4,"method":"ping"}');
+    for (const body of [bytes, new Blob([bytes]).stream()]) {
+      const response = await app.handle(
+        new Request("http://spyglass.test/api/mcp/mcp", {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${keys.visibility}`,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+          body,
+        }),
+      );
+      expect(await response.json()).toEqual({ jsonrpc: "2.0", id: 4, result: {} });
+    }
+  });
+
   test("a batch of one request is answered with an array of one response (JSON-RPC 2.0 §6), as a longer batch is", async () => {
     const one = await post(keys.visibility!, [{ jsonrpc: "2.0", id: 1, method: "ping" }]);
     expect(one.status).toBe(200);
