@@ -72,7 +72,14 @@ function signedIn<P extends object>(Page: ComponentType<P>) {
 }
 
 /** A page of one of the account's brands; another account's brand (or none) is not found. */
-function brandPage(Page: ComponentType<{ brandId: string; params: Record<string, string> }>) {
+function brandPage(
+  Page: ComponentType<{ brandId: string; params: Record<string, string> }>,
+  /**
+   * Kept mounted when the brand changes under it: the API keys page, whose new key's dialog holds a
+   * plaintext shown once, and must survive a Back to another brand's page (it names its own brand).
+   */
+  options: { keptAcrossBrands?: boolean } = {},
+) {
   return function BrandPage({ params }: { params: Record<string, string> }) {
     const { ready, me, status, brands } = useSession();
     if (!ready) return <Loading />;
@@ -82,7 +89,9 @@ function brandPage(Page: ComponentType<{ brandId: string; params: Record<string,
     return (
       <Shell brandId={known ? brandId : null}>
         {known ? (
-          <Page brandId={brandId} params={params} />
+          // Keyed by the brand: the same page of another brand (the switcher, Back) starts afresh, with
+          // no message, typed text, open dialog or save under way of the brand before.
+          <Page key={options.keptAcrossBrands ? undefined : brandId} brandId={brandId} params={params} />
         ) : (
           <>
             <PageHeading title="Brand not found" />
@@ -124,7 +133,7 @@ export function App() {
           <Route path="/account" component={signedIn(OwnAccount)} />
           <Route path="/brands/:brandId" component={brandPage(BrandSettings)} />
           <Route path="/brands/:brandId/overview" component={brandPage(Overview)} />
-          <Route path="/brands/:brandId/keys" component={brandPage(ApiKeys)} />
+          <Route path="/brands/:brandId/keys" component={brandPage(ApiKeys, { keptAcrossBrands: true })} />
           <Route path="/brands/:brandId/articles" component={brandPage(Articles)} />
           <Route path="/brands/:brandId/articles/:articleId" component={brandPage(ArticleEditor)} />
           <Route path="/brands/:brandId/prompts" component={brandPage(Prompts)} />

@@ -31,15 +31,20 @@ export function ConfirmDialog({
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<unknown>(null);
   const confirmed = useRef(false);
+  // The browser closed the dialog while the step was under way (it may close one on a second Escape,
+  // whatever the page asks): the step ends without closing it again or moving focus later.
+  const closedWhileBusy = useRef(false);
   const close = () => {
     setFailure(null);
     onClose();
   };
   const confirm = async () => {
+    closedWhileBusy.current = false;
     setBusy(true);
     setFailure(null);
     try {
       await onConfirm();
+      if (closedWhileBusy.current) return;
       confirmed.current = true;
       close();
     } catch (e) {
@@ -53,6 +58,7 @@ export function ConfirmDialog({
   // with it (the list re-renders a moment later), so the keyboard moves to focusAfter's element at
   // once; otherwise only when the control is already gone.
   const closed = () => {
+    if (busy) closedWhileBusy.current = true;
     close();
     if (!confirmed.current) return;
     confirmed.current = false;
@@ -61,7 +67,7 @@ export function ConfirmDialog({
     else if (!document.activeElement || document.activeElement === document.body) document.getElementById("main")?.focus();
   };
   return (
-    <Dialog open={open} title={title} onClose={closed}>
+    <Dialog open={open} title={title} onClose={closed} locked={busy}>
       {/* A form, so that Enter in the dialog's field (a name or a password to confirm) takes the
           step once it is ready, as the button would; a disabled button submits nothing. */}
       <form
@@ -79,7 +85,10 @@ export function ConfirmDialog({
             <Notice kind="error">{errorMessage(failure)}</Notice>
           ))}
         <div class="actions">
-          <Button onClick={close}>Cancel</Button>
+          {/* Not while the step is under way: it would go on behind a dialog that looked cancelled. */}
+          <Button onClick={close} disabled={busy}>
+            Cancel
+          </Button>
           <Button type="submit" variant="danger" disabled={busy || !ready}>
             {busy ? "Working…" : confirmLabel}
           </Button>

@@ -101,6 +101,18 @@ function headingNear(element: HTMLElement): HTMLElement | null {
  * heading first, and a new failure is a new alert.
  */
 export function LoadFailed({ error, failure, retry }: { error: string; failure: unknown; retry: () => void }) {
+  // Signed out meanwhile (another tab, or the session expired): a load sent nothing of the person's,
+  // so errorMessage's sentence about typed text does not apply; signing in again brings them back here.
+  if (failure instanceof ApiError && failure.status === 401 && failure.code === "unauthorized") {
+    return (
+      <div class="notice notice-error load-failed" role="alert">
+        <p>
+          You are signed out (the session ended), so this could not be shown.{" "}
+          <a href={`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`}>Sign in again</a> to see it.
+        </p>
+      </div>
+    );
+  }
   return (
     <div class="notice notice-error load-failed" role="alert">
       <p>{error}</p>
@@ -139,6 +151,7 @@ export function Dialog({
   onClose,
   children,
   keepOnEscape,
+  locked,
 }: {
   open: boolean;
   title: string;
@@ -149,6 +162,8 @@ export function Dialog({
    * a stray key): the focus goes to the dialog's primary button, which closes it, instead.
    */
   keepOnEscape?: boolean;
+  /** While true (a step under way), Escape does not close it: closed, it looked cancelled while the step went on. */
+  locked?: boolean;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
@@ -164,6 +179,10 @@ export function Dialog({
     if (!stale) onClose();
   };
   const onCancel = (event: Event) => {
+    if (locked) {
+      event.preventDefault();
+      return;
+    }
     if (!keepOnEscape || ref.current?.querySelector('[data-copied="true"]')) return;
     event.preventDefault();
     ref.current?.querySelector<HTMLButtonElement>(".dialog-actions .btn-primary")?.focus();
@@ -266,6 +285,25 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Lo
   }, deps);
   useEffect(run, [run]);
   return { ...state, reload: run };
+}
+
+/**
+ * For work that ends after an await (a save, a draft) and then moves the page: call it when the work
+ * begins; the function it returns says whether the page that began it is still the one shown (still
+ * mounted, at the same address). A person who went elsewhere meanwhile is not pulled back.
+ */
+export function useStillHere(): () => () => boolean {
+  const mounted = useRef(true);
+  useEffect(
+    () => () => {
+      mounted.current = false;
+    },
+    [],
+  );
+  return () => {
+    const at = location.pathname + location.search;
+    return () => mounted.current && location.pathname + location.search === at;
+  };
 }
 
 // The first page of a visit keeps the browser's own focus (the skip link is the first Tab stop);

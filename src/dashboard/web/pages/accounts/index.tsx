@@ -52,8 +52,12 @@ function CreateAccount({ onCreated }: { onCreated: () => void }) {
   const [plan, setPlan] = useState<Plan>("visibility");
   const [error, setError] = useState<string | null>(null);
   const [created, setCreated] = useState<string | null>(null);
+  // One account per press: a double click sent two, and showed "already exists" beside "Created".
+  const [busy, setBusy] = useState(false);
   const submit = async (event: Event) => {
     event.preventDefault();
+    if (busy) return;
+    setBusy(true);
     setError(null);
     setCreated(null);
     try {
@@ -64,6 +68,8 @@ function CreateAccount({ onCreated }: { onCreated: () => void }) {
       onCreated();
     } catch (e) {
       setError(errorMessage(e));
+    } finally {
+      setBusy(false);
     }
   };
   return (
@@ -88,8 +94,8 @@ function CreateAccount({ onCreated }: { onCreated: () => void }) {
       <Field label="Plan">{(p) => <PlanSelect id={p.id} value={plan} onChange={setPlan} />}</Field>
       {error && <Notice kind="error">{error}</Notice>}
       {created && <Notice kind="success">Created the account {created}.</Notice>}
-      <Button type="submit" variant="primary">
-        Create the account
+      <Button type="submit" variant="primary" disabled={busy}>
+        {busy ? "Creating…" : "Create the account"}
       </Button>
     </form>
   );

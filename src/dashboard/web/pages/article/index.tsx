@@ -13,7 +13,7 @@ import { leaveFlash } from "../../components/flash";
 import { brandPath } from "../../components/layout";
 import { LeaveGuard } from "../../components/leave-guard";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
-import { Button, CopyButton, Dialog, Field, formatDate, LoadFailed, Notice, PageHeading } from "../../components/ui";
+import { Button, CopyButton, Dialog, Field, formatDate, LoadFailed, Notice, PageHeading, useStillHere } from "../../components/ui";
 import { useSession } from "../../session";
 import { useNeedsAutopilot } from "../articles";
 import { articlePath, articlesPath } from "../articles/paths";
@@ -45,14 +45,20 @@ function fieldsOf(article: Article | null): Fields {
   };
 }
 
+/** The sentence after a save, and that what was typed while it was on its way is not part of it. */
+function savedSentence(sentence: string, typedSince: boolean): string {
+  return typedSince ? `${sentence} What you typed since is not saved yet.` : sentence;
+}
+
 function sameFields(a: Fields, b: Fields): boolean {
   return (
     a.title === b.title && a.description === b.description && a.slug === b.slug && a.markdown === b.markdown && a.promptId === b.promptId
   );
 }
 
-// A just-created article, handed to the page its URL now shows, so it need not be read again.
-let handoff: { article: Article; notice: string } | null = null;
+// A just-created article, handed to the page its URL now shows, so it need not be read again; with
+// the form as typed when that differs (typed while the article was being created).
+let handoff: { article: Article; notice: string; fields?: Fields } | null = null;
 
 function PublishedAt({ url, article }: { url: string; article: Article }) {
   return (
@@ -122,7 +128,13 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
   const isNew = articleId === "new";
   const initial = handoff && handoff.article.id === articleId ? handoff : null;
   const [article, setArticle] = useState<Article | null>(initial?.article ?? null);
-  const [fields, setFields] = useState<Fields>(fieldsOf(initial?.article ?? null));
+  const [fields, setFields] = useState<Fields>(initial?.fields ?? fieldsOf(initial?.article ?? null));
+  // The form as last rendered, and as sent by the save under way: what is typed while a save is on
+  // its way stays in the form when the save's answer comes (it is not saved, which the page says).
+  const latest = useRef(fields);
+  latest.current = fields;
+  const sent = useRef<Fields | null>(null);
+  const stillHere = useStillHere();
   const [loadFailure, setLoadFailure] = useState<unknown>(null);
   const [failure, setFailure] = useState<unknown>(null);
   // Someone saved the article since this page read it (another tab, an AI client): nothing was saved.
@@ -230,6 +242,8 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
     setFailure(null);
     setConflict(false);
     setNotice(null);
+    sent.current = fields;
+    const here = stillHere();
     try {
       if (!article) {
         const { article: created } = await api.tool(brandId, "create_article", {
@@ -239,10 +253,10 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
           ...(fields.slug.trim() ? { slug: fields.slug.trim() } : {}),
           ...(fields.promptId ? { prompt_id: fields.promptId } : {}),
         });
-        handoff = { article: created, notice: "Saved as a draft." };
-        setArticle(created);
-        setFields(fieldsOf(created));
-        setNotice("Saved as a draft.");
+        // Left meanwhile (another page, another brand): the draft is saved, and the page stays where the person went.
+        if (!here()) return created;
+        const typed = typedSince();
+        handoff = { article: created, notice: savedSentence("Saved as a draft.", typed), ...(typed ? { fields: latest.current } : {}) };
         route(articlePath(brandId, created.id), true);
         return created;
       }
@@ -256,14 +270,26 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
         ...(replace ? {} : { expected_updated_at: article.updated_at }),
       });
       setArticle(updated);
-      setFields(fieldsOf(updated));
-      setNotice(updated.status === "published" ? "Saved; the brand's site shows the change." : "Saved.");
+      const typed = keepTyped(updated);
+      setNotice(savedSentence(updated.status === "published" ? "Saved; the brand's site shows the change." : "Saved.", typed));
       return updated;
     } catch (e) {
       if (e instanceof ApiError && e.code === "article_changed") setConflict(true);
       else setFailure(e);
       return null;
+    } finally {
+      sent.current = null;
     }
+  };
+
+  /** Whether the form changed since the save under way was sent. */
+  const typedSince = () => sent.current !== null && !sameFields(latest.current, sent.current);
+
+  /** The saved article's fields in the form, unless more was typed since the save was sent; whether it was. */
+  const keepTyped = (stored: Article): boolean => {
+    const typed = typedSince();
+    if (!typed) setFields(fieldsOf(stored));
+    return typed;
   };
 
   const remove = async () => {
@@ -317,14 +343,17 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
     setBusy("publish");
     const current = dirty ? await save() : article;
     if (current) {
+      // What is published is the article as saved: anything else in the form was typed since.
+      sent.current = fieldsOf(current);
       try {
         const { article: published } = await api.tool(brandId, "publish_to_site", { article_id: current.id });
         setArticle(published);
-        setFields(fieldsOf(published));
-        setNotice("Published: the brand's site can read it now.");
+        setNotice(savedSentence("Published: the brand's site can read it now.", keepTyped(published)));
         focusNext.current = "status";
       } catch (e) {
         setFailure(e);
+      } finally {
+        sent.current = null;
       }
     }
     setBusy(null);
@@ -492,8 +521,11 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
       )}
       <LeaveGuard when={dirty && !gone}>
         <p>
-          Your changes to “{fields.title || article?.title || "Untitled"}” are not saved. If you leave this page, they are lost; Cancel
-          keeps you here with them.
+          {sent.current === null
+            ? `Your changes to “${fields.title || article?.title || "Untitled"}” are not saved. If you leave this page, they are lost; Cancel keeps you here with them.`
+            : typedSince()
+              ? "A save is under way, and what you typed since it began is not part of it. If you leave this page, that is lost, and so is the rest should the save fail; Cancel keeps you here."
+              : "A save of your changes is under way. If you leave this page and it fails, they are lost; Cancel keeps you here until it is done."}
         </p>
       </LeaveGuard>
     </>

@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { ApiError, api, errorMessage } from "../../api";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
-import { Button, Field, Notice, useLoad } from "../../components/ui";
+import { Button, Field, Notice, useLoad, useStillHere } from "../../components/ui";
 import { articlePath } from "./paths";
 
 type Length = "short" | "medium" | "long";
@@ -62,6 +62,7 @@ export function WriterForm({ brandId }: { brandId: string }) {
   const brand = useLoad(() => api.tool(brandId, "get_brand", {}), [brandId]);
   const missing = refused || brand.data?.writer.configured === false;
   const [busy, setBusy] = useState(false);
+  const stillHere = useStillHere();
   const topicRef = useRef<HTMLInputElement>(null);
   const openerRef = useRef<HTMLButtonElement>(null);
   const headingRef = useRef<HTMLHeadingElement>(null);
@@ -79,13 +80,15 @@ export function WriterForm({ brandId }: { brandId: string }) {
     if (busy) return;
     setBusy(true);
     setFailure(null);
+    const here = stillHere();
     try {
       const { article } = await api.tool(brandId, "generate_article", {
         ...(topic.trim() ? { topic: topic.trim() } : {}),
         ...(promptId ? { prompt_id: promptId } : {}),
         length,
       });
-      route(articlePath(brandId, article.id));
+      // The draft is saved either way; a person who went elsewhere meanwhile stays there.
+      if (here()) route(articlePath(brandId, article.id));
     } catch (e) {
       if (e instanceof ApiError && e.code === "writer_not_configured") {
         writerMissing = true;

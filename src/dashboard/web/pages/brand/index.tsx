@@ -121,7 +121,15 @@ function EditBrand({ brand }: { brand: Brand }) {
     setSaved(false);
     sent.current = JSON.stringify([name, domain, aliases]);
     try {
-      await api.tool(brand.id, "update_brand", { name, domain: domain.trim() ? domain : null, aliases: parseList(aliases) });
+      // Only what was changed here: a field sent as this page read it would undo a change made since
+      // in another tab or by an AI client.
+      const newDomain = domain.trim() ? domain : null;
+      const newAliases = parseList(aliases);
+      await api.tool(brand.id, "update_brand", {
+        ...(name !== brand.name ? { name } : {}),
+        ...(newDomain !== brand.domain ? { domain: newDomain } : {}),
+        ...(newAliases.join("\n") !== brand.aliases.join("\n") ? { aliases: newAliases } : {}),
+      });
       await refresh();
       setSaved(true);
     } catch (e) {

@@ -7,7 +7,7 @@ import { readableDomain } from "../../components/domains";
 import { useFieldErrors } from "../../components/field-error";
 import { useFlash } from "../../components/flash";
 import { brandPath } from "../../components/layout";
-import { Button, EmptyState, Field, Notice, PageHeading } from "../../components/ui";
+import { Button, EmptyState, Field, Notice, PageHeading, useStillHere } from "../../components/ui";
 import { useSession } from "../../session";
 
 /** Aliases typed one per line or separated by commas. */
@@ -26,14 +26,16 @@ function CreateBrand() {
   const [aliases, setAliases] = useState("");
   const { form, failure, setFailure, errorFor } = useFieldErrors(["name", "domain", "aliases"], { brand_exists: "name" });
   const [busy, setBusy] = useState(false);
+  const stillHere = useStillHere();
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
     setFailure(null);
+    const here = stillHere();
     try {
       const { brand } = await api.createBrand({ name, ...(domain.trim() ? { domain } : {}), aliases: parseList(aliases) });
       await refresh();
-      route(brandPath(brand.id));
+      if (here()) route(brandPath(brand.id));
     } catch (e) {
       setFailure(e);
     } finally {

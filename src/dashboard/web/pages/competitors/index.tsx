@@ -183,7 +183,14 @@ export function Competitors({ brandId }: { brandId: string }) {
                         submitLabel="Save"
                         onCancel={edit.stop}
                         onSubmit={async (value) => {
-                          const out = await api.tool(brandId, "update_competitor", { competitor_id: c.id, ...value });
+                          // Only what was changed here: a field sent as read would undo a change made since elsewhere.
+                          const same = (a: string[], b: string[]) => a.join("\n") === b.join("\n");
+                          const out = await api.tool(brandId, "update_competitor", {
+                            competitor_id: c.id,
+                            ...(value.name !== c.name ? { name: value.name } : {}),
+                            ...(same(value.aliases, c.aliases) ? {} : { aliases: value.aliases }),
+                            ...(same(value.domains, c.domains) ? {} : { domains: value.domains }),
+                          });
                           list.update((items) => items.map((x) => (x.id === c.id ? out.competitor : x)));
                           edit.stop();
                           setMessage(`Saved the competitor “${out.competitor.name}”. ${REANALYSIS}`);

@@ -13,7 +13,7 @@ import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { MoreButton } from "../../components/rows";
-import { Button, EmptyState, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
+import { Button, EmptyState, LoadFailed, Notice, PageHeading, useLoad, useStillHere } from "../../components/ui";
 import { useSession } from "../../session";
 
 type Gap = ToolOutput<"get_content_gaps">["gaps"][number];
@@ -81,10 +81,12 @@ function DraftButton({
   another: boolean;
 }) {
   const { route } = useLocation();
+  const stillHere = useStillHere();
   const [busy, setBusy] = useState(false);
   const draft = async () => {
     setBusy(true);
     onError("");
+    const here = stillHere();
     try {
       let id: string;
       try {
@@ -94,7 +96,8 @@ function DraftButton({
         const outline = outlineOf(gap);
         id = (await api.tool(brandId, "create_article", { ...outline, prompt_id: gap.prompt_id })).article.id;
       }
-      route(brandPath(brandId, `/articles/${encodeURIComponent(id)}`));
+      // The draft is saved either way; a person who went elsewhere meanwhile stays there.
+      if (here()) route(brandPath(brandId, `/articles/${encodeURIComponent(id)}`));
     } catch (error) {
       setBusy(false);
       onError(errorMessage(error));

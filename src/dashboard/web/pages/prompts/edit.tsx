@@ -33,12 +33,17 @@ export function EditPrompt({
     setBusy(true);
     setFailure(null);
     try {
+      // Only what was changed here: a field sent as it was read would undo another tab's (or an AI
+      // client's) change to it since.
+      const newTags = parseTags(tags);
+      const newCountry = country.trim() ? country.trim() : null;
+      const newLanguage = language.trim() ? language.trim() : null;
       const out = await api.tool(brandId, "update_prompt", {
         prompt_id: prompt.id,
         ...(text !== prompt.text ? { text } : {}),
-        tags: parseTags(tags),
-        country: country.trim() ? country.trim() : null,
-        language: language.trim() ? language.trim() : null,
+        ...(newTags.join("\n") !== prompt.tags.join("\n") ? { tags: newTags } : {}),
+        ...(newCountry !== (prompt.country ?? null) ? { country: newCountry } : {}),
+        ...(newLanguage !== (prompt.language ?? null) ? { language: newLanguage } : {}),
       });
       onSaved(out.prompt);
     } catch (e) {

@@ -159,7 +159,12 @@ export function Tags({ brandId }: { brandId: string }) {
                         submitLabel="Save"
                         onCancel={edit.stop}
                         onSubmit={async (value) => {
-                          const out = await api.tool(brandId, "update_tag", { tag_id: t.id, name: value.name, color: value.color });
+                          // Only what was changed here: a field sent as read would undo a change made since elsewhere.
+                          const out = await api.tool(brandId, "update_tag", {
+                            tag_id: t.id,
+                            ...(value.name !== t.name ? { name: value.name } : {}),
+                            ...(value.color !== (t.color ?? DEFAULT_COLOR) ? { color: value.color } : {}),
+                          });
                           list.update((items) => items.map((x) => (x.id === t.id ? out.tag : x)));
                           edit.stop();
                           setMessage(`Saved the tag “${out.tag.name}”.`);

@@ -1,0 +1,237 @@
+// The dashboard when things happen quickly or out of order, in headless Chromium against the
+// compiled binary (each case from a review that held chosen answers back with page.route): a save
+// still on its way when the person leaves, text typed while a save is on its way, the same page of
+// another brand while brand A's save is on its way, a double click on a form without a busy state,
+// Escape while a confirmed step is under way, and two tabs editing the same prompt.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { type Page } from "playwright-core";
+import { type Dashboard, expectNothingUnsafe, explainedOnFailure, openDashboard, sessionTool, signIn } from "../support/dashboard";
+
+setDefaultTimeout(60_000);
+
+const OWNER = { email: "owner@example.com", password: "a long password" };
+
+let d: Dashboard;
+let page: Page;
+let acme: string;
+let beta: string;
+
+/** Holds the page's calls of `tool` until the returned release() (each held call, in order). */
+async function hold(p: Page, tool: string): Promise<{ release(): void; sent: Promise<void> }> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let sent!: () => void;
+  const arrived = new Promise<void>((resolve) => {
+    sent = resolve;
+  });
+  await p.route(
+    `**/tools/${tool}`,
+    async (route) => {
+      sent();
+      await released;
+      await route.continue();
+    },
+    { times: 1 },
+  );
+  return { release, sent: arrived };
+}
+
+/** Lets the page run what follows an answer it has just had (its continuations and a frame). */
+function settle(p: Page): Promise<unknown> {
+  return p.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50))));
+}
+
+function pageTest(name: string, body: () => Promise<void>): void {
+  test(
+    name,
+    explainedOnFailure(() => page, name, body),
+  );
+}
+
+beforeAll(async () => {
+  d = await openDashboard();
+  expect((await d.box.cli(["account", "create", "--email", OWNER.email, "--password", OWNER.password, "--plan", "autopilot"])).code).toBe(
+    0,
+  );
+  acme = (await d.box.cliJson(["brand", "create", "--email", OWNER.email, "--name", "Acme", "--domain", "acme.com"])).id;
+  beta = (await d.box.cliJson(["brand", "create", "--email", OWNER.email, "--name", "Beta", "--domain", "beta.com"])).id;
+  page = await d.page();
+  await signIn(d, page, OWNER);
+});
+
+afterAll(async () => {
+  await d?.close();
+});
+
+describe("a save on its way", () => {
+  pageTest("a new article saved, then left without waiting: the draft is stored and the person stays where they went", async () => {
+    await page.goto(d.url(`/brands/${acme}/articles/new`));
+    await page.getByLabel("Title").fill("Left behind");
+    await page.getByLabel("Markdown").fill("Saved while the person went elsewhere.");
+    const held = await hold(page, "create_article");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await held.sent;
+    await page.getByRole("link", { name: "All articles" }).click();
+    const dialog = page.getByRole("dialog", { name: "Leave without saving?" });
+    await dialog.getByText("A save of your changes is under way. If you leave this page and it fails, they are lost").waitFor();
+    await dialog.getByRole("button", { name: "Leave without saving" }).click();
+    await page.waitForURL(`**/brands/${acme}/articles`);
+    const answered = page.waitForResponse("**/tools/create_article");
+    held.release();
+    await answered;
+    await settle(page);
+    // It was pulled back to the new article's editor, over the page the person had chosen.
+    expect(new URL(page.url()).pathname).toBe(`/brands/${acme}/articles`);
+    const list = await sessionTool<{ articles: Array<{ title: string }> }>(page, acme, "list_articles", {});
+    expect(list.articles.map((a) => a.title)).toContain("Left behind");
+    expectNothingUnsafe(page);
+  });
+
+  pageTest("what is typed while a save is on its way stays in the editor, and the page says it is not saved yet", async () => {
+    const made = await sessionTool<{ article: { id: string } }>(page, acme, "create_article", { title: "Typed on", markdown: "First." });
+    await page.goto(d.url(`/brands/${acme}/articles/${made.article.id}`));
+    const body = page.getByLabel("Markdown");
+    await body.fill("First, edited.");
+    const held = await hold(page, "update_article");
+    await page.keyboard.press("Control+s");
+    await held.sent;
+    await body.press("End");
+    await body.pressSequentially(" Typed while saving.");
+    held.release();
+    await page.getByRole("status").filter({ hasText: "Saved. What you typed since is not saved yet." }).waitFor();
+    expect(await body.inputValue()).toBe("First, edited. Typed while saving.");
+    await page.getByText("Unsaved changes", { exact: true }).waitFor();
+    const stored = await sessionTool<{ article: { markdown: string } }>(page, acme, "get_article", { article_id: made.article.id });
+    expect(stored.article.markdown).toBe("First, edited.");
+    // Saved again, all of it is.
+    await page.keyboard.press("Control+s");
+    await page
+      .getByRole("status")
+      .filter({ hasText: /^Saved\.$/ })
+      .waitFor();
+    const again = await sessionTool<{ article: { markdown: string } }>(page, acme, "get_article", { article_id: made.article.id });
+    expect(again.article.markdown).toBe("First, edited. Typed while saving.");
+  });
+});
+
+describe("the same page of another brand", () => {
+  pageTest("brand A's save, answered after the switch to B, leaves B's form, name and message alone", async () => {
+    await page.goto(d.url(`/brands/${acme}`));
+    const name = page.getByLabel("Name", { exact: true });
+    await name.fill("Acme Renamed");
+    const held = await hold(page, "update_brand");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await held.sent;
+    await name.pressSequentially("!");
+    await page.getByLabel("Brand", { exact: true }).selectOption(beta);
+    await page.waitForURL(`**/brands/${beta}`);
+    const answered = page.waitForResponse("**/tools/update_brand");
+    held.release();
+    await answered;
+    await settle(page);
+    await page.getByRole("heading", { name: "Beta", level: 1 }).waitFor();
+    expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe("Beta");
+    expect(await page.getByText("Saved.", { exact: true }).count()).toBe(0);
+    // Saving B now saves B as it is: A's values are not carried over.
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText("Saved.", { exact: true }).waitFor();
+    const b = await sessionTool<{ brand: { name: string; domain: string | null } }>(page, beta, "get_brand", {});
+    expect({ name: b.brand.name, domain: b.brand.domain }).toEqual({ name: "Beta", domain: "beta.com" });
+    const a = await sessionTool<{ brand: { name: string } }>(page, acme, "get_brand", {});
+    expect(a.brand.name).toBe("Acme Renamed");
+  });
+
+  pageTest("a message and an open question of brand A's page do not follow to B's", async () => {
+    await page.goto(d.url(`/brands/${acme}/tags`));
+    await page.getByLabel("Tag name", { exact: true }).fill("only-acme");
+    await page.getByRole("button", { name: "Create the tag" }).click();
+    await page.getByText("Created the tag “only-acme”").waitFor();
+    await page.getByRole("button", { name: "Delete tag only-acme" }).click();
+    await page.getByRole("dialog", { name: "Delete this tag?" }).waitFor();
+    await page.getByLabel("Brand", { exact: true }).selectOption(beta);
+    await page.waitForURL(`**/brands/${beta}/tags`);
+    await page.getByRole("heading", { name: "Tags", level: 1 }).waitFor();
+    await settle(page);
+    expect(await page.getByText("Created the tag “only-acme”").count()).toBe(0);
+    expect(await page.getByRole("dialog").count()).toBe(0);
+  });
+});
+
+describe("a step under way", () => {
+  pageTest(
+    "Escape while a confirmed deletion is under way does not close its dialog (it looked cancelled while the step went on)",
+    async () => {
+      await sessionTool(page, acme, "create_tag", { name: "to-delete" });
+      await page.goto(d.url(`/brands/${acme}/tags`));
+      await page.getByRole("button", { name: "Delete tag to-delete" }).click();
+      const dialog = page.getByRole("dialog", { name: "Delete this tag?" });
+      await dialog.waitFor();
+      const held = await hold(page, "delete_tag");
+      await dialog.getByRole("button", { name: "Delete", exact: true }).click();
+      await held.sent;
+      await page.keyboard.press("Escape");
+      await settle(page);
+      expect(await dialog.isVisible()).toBe(true);
+      expect(await dialog.getByRole("button", { name: "Cancel" }).isDisabled()).toBe(true);
+      held.release();
+      await dialog.waitFor({ state: "hidden" });
+      await page.getByText("Deleted the tag").waitFor();
+    },
+  );
+
+  pageTest("a double click on Create the account creates one account and says so once", async () => {
+    await page.goto(d.url("/accounts"));
+    const form = page.getByRole("form", { name: "Create an account" });
+    await form.getByLabel("Email").fill("second@example.com");
+    await form.getByLabel("Password").fill("another long password");
+    let posts = 0;
+    page.on("request", (request) => {
+      if (request.method() === "POST" && new URL(request.url()).pathname === "/api/accounts") posts++;
+    });
+    await form.getByRole("button", { name: "Create the account" }).dblclick();
+    await form.getByText("Created the account second@example.com.").waitFor();
+    await settle(page);
+    expect(posts).toBe(1);
+    expect(await form.getByText("already exists").count()).toBe(0);
+  });
+});
+
+describe("two tabs", () => {
+  pageTest("two tabs editing one prompt's different fields keep both changes", async () => {
+    const created = await sessionTool<{ created: Array<{ id: string }> }>(page, acme, "create_prompts", {
+      prompts: [{ text: "best crm for two tabs" }],
+    });
+    const promptId = created.created[0]!.id;
+    const other = await page.context().newPage();
+    try {
+      for (const tab of [page, other]) {
+        await tab.goto(d.url(`/brands/${acme}/prompts`));
+        await tab.getByRole("button", { name: "Edit prompt best crm for two tabs" }).click();
+      }
+      await page
+        .getByRole("form", { name: /^Edit prompt/ })
+        .getByLabel("Tags")
+        .fill("from-tab-one");
+      await page.getByRole("button", { name: "Save", exact: true }).click();
+      await page.getByText("Saved the prompt").waitFor();
+      await other
+        .getByRole("form", { name: /^Edit prompt/ })
+        .getByLabel("Country")
+        .fill("US");
+      await other.getByRole("button", { name: "Save", exact: true }).click();
+      await other.getByText("Saved the prompt").waitFor();
+    } finally {
+      await other.close();
+    }
+    const listed = await sessionTool<{ prompts: Array<{ id: string; tags: string[]; country: string | null }> }>(
+      page,
+      acme,
+      "list_prompts",
+      {},
+    );
+    const prompt = listed.prompts.find((p) => p.id === promptId)!;
+    expect({ tags: prompt.tags, country: prompt.country }).toEqual({ tags: ["from-tab-one"], country: "US" });
+  });
+});
