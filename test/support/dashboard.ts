@@ -265,7 +265,10 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const size = page.viewportSize();
   const dark = await page.evaluate(() => matchMedia("(prefers-color-scheme: dark)").matches);
   const path = `${SCREENSHOT_DIR}/${name}-${size?.width}x${size?.height}-${dark ? "dark" : "light"}.png`;
-  await page.screenshot({ path, fullPage: true });
+  // With a modal dialog open, the viewport as the person sees it: a whole-page shot is stitched from
+  // scrolled pieces, which cut the backdrop in two and lost the dialog itself at 390 px.
+  const modal = await page.evaluate(() => document.querySelector("dialog[open]") !== null);
+  await page.screenshot({ path, fullPage: !modal });
   return path;
 }
 
