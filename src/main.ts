@@ -61,6 +61,17 @@ const COMMANDS: Record<string, Command> = {
     options: { host: { type: "string" }, port: { type: "string" } },
     async run({ config }) {
       configureLog({ level: config.logLevel });
+      // A promise whose failure nobody handles is a bug; Bun's default, exiting, turned one such bug
+      // (a background run's end, its brand deleted by another process) into a server down for every
+      // brand. It is logged, with its stack, and the server goes on.
+      process.on("unhandledRejection", (reason) => {
+        const error = reason as Error | undefined;
+        log.error("unhandled rejection: a bug, logged; the server goes on", {
+          error: error?.name,
+          message: error?.message,
+          stack: error?.stack,
+        });
+      });
       assertCanListen(config.host, config.port);
       const db = await openConfiguredDatabase(config);
       const app = createAppContext(config, db);

@@ -59,8 +59,8 @@ export function accountRoutes(ctx: AppContext, deleteAccount: DeleteAccount) {
   };
   const { config, db } = ctx;
 
-  const startSession = async (account: AccountView, set: { headers: Record<string, unknown> }) => {
-    const session = await createSession(db, account.id);
+  const startSession = async (account: AccountView, set: { headers: Record<string, unknown> }, verifiedHash?: string) => {
+    const session = await createSession(db, account.id, Date.now(), verifiedHash);
     set.headers["set-cookie"] = sessionCookie(config, session.token, session.expiresAt);
     // The answer carries a session credential: no cache may keep it.
     set.headers["cache-control"] = "no-store";
@@ -96,15 +96,15 @@ export function accountRoutes(ctx: AppContext, deleteAccount: DeleteAccount) {
       if (wait > 0) {
         throw new TooManyRequests(`Too many failed sign-in attempts; try again in ${wait} seconds.`, wait, "login_throttled");
       }
-      const account = await authenticate(db, email, password);
-      if (!account) {
+      const verified = await authenticate(db, email, password);
+      if (!verified) {
         // The failure that starts a lock is the operator's to know (fail2ban, alerting): once, at warn.
         const locked = throttle.waitAfter(attempt);
         if (locked > 0) log.warn("sign-in locked after failed passwords", { email, address: attempt.address, seconds: locked });
         throw new Unauthorized("Unauthorized", "invalid_credentials");
       }
       throttle.succeeded(attempt);
-      return startSession(account, set);
+      return startSession(verified.account, set, verified.passwordHash);
     })
     .post("/logout", async ({ request, set }) => {
       await deleteSession(db, readSessionToken(config, request));

@@ -272,13 +272,21 @@ export function checkPasswordSize(value: unknown): string {
   return value;
 }
 
-/** The account whose email and password match, or null (in about the same time either way). */
-export async function authenticate(db: Queries, email: unknown, password: unknown): Promise<AccountView | null> {
+/**
+ * The account whose email and password match, with the hash the password was checked against (a
+ * session is made only while it is still the account's: createSession), or null (in about the same
+ * time either way).
+ */
+export async function authenticate(
+  db: Queries,
+  email: unknown,
+  password: unknown,
+): Promise<{ account: AccountView; passwordHash: string } | null> {
   const offered = checkPasswordSize(password);
   if (typeof email !== "string") throw new Invalid("email: give an email address.", "invalid_email");
   const row = await findAccountByEmail(db, email);
   const ok = await verifyPassword(offered, row?.passwordHash ?? null);
-  return ok && row ? accountView(row) : null;
+  return ok && row ? { account: accountView(row), passwordHash: row.passwordHash } : null;
 }
 
 /** Resolves `--email` for CLI commands: the account or a NotFound naming the address. */

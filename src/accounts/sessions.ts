@@ -2,6 +2,7 @@
 // slides (14 days after the last use) but the row is rewritten at most once an hour.
 import { type Queries } from "../db/queries";
 import { type Plan } from "../db/values";
+import { Unauthorized } from "../errors";
 import { sha256Hex } from "../ids";
 import { type AccountView } from "./service";
 
@@ -19,20 +20,34 @@ function newSessionToken(): string {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
 }
 
-export async function createSession(db: Queries, accountId: string, now = Date.now()): Promise<{ token: string; expiresAt: number }> {
+/**
+ * A new session of the account. `verifiedHash`: the password hash a sign-in checked the password
+ * against; the session is made only if it is still the account's (else Unauthorized). A password
+ * change signs every session out, and a sign-in with the old password whose check (tens of
+ * milliseconds of argon2) overlapped it made a session after that, which survived the change.
+ */
+export async function createSession(
+  db: Queries,
+  accountId: string,
+  now = Date.now(),
+  verifiedHash?: string,
+): Promise<{ token: string; expiresAt: number }> {
   const token = newSessionToken();
   const expiresAt = now + SESSION_TTL_MS;
-  await db.transaction(async (tx) => {
+  const made = await db.transaction(async (tx) => {
     // Every account's expired sessions, not only this one's: an account nobody signs in to again
     // would keep its rows for ever (the privacy review). A sign-in is rare and costs far more.
     await tx.run("DELETE FROM sessions WHERE expires_at < ?", [now]);
-    await tx.run("INSERT INTO sessions (token_hash, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)", [
-      sha256Hex(token),
-      accountId,
-      now,
-      expiresAt,
-    ]);
+    const inserted = await tx.all<{ accountId: string }>(
+      `INSERT INTO sessions (token_hash, account_id, created_at, expires_at)
+       SELECT ?, id, ?, ? FROM accounts WHERE id = ?${verifiedHash === undefined ? "" : " AND password_hash = ?"}
+       RETURNING account_id AS "accountId"`,
+      [sha256Hex(token), now, expiresAt, accountId, ...(verifiedHash === undefined ? [] : [verifiedHash])],
+    );
+    return inserted.length > 0;
   });
+  // The password changed (or the account went) while it was being checked: the old one signs in no more.
+  if (!made) throw new Unauthorized("Unauthorized", "invalid_credentials");
   return { token, expiresAt };
 }
 

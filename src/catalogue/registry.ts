@@ -3,10 +3,11 @@
 // principal: plan gate, input validation, output parsing and error mapping happen here, for every door.
 import { z } from "zod";
 import { describePlan, type PaidPlan, planChangeHint, planCovers, planLabel } from "../accounts/plans";
+import { getBrand } from "../brands/service";
 import { type AppContext } from "../context";
-import { isStorageFailure } from "../db/storage-health";
+import { isForeignKeyFailure, isStorageFailure } from "../db/storage-health";
 import { PLANS, type Plan } from "../db/values";
-import { AppError, Invalid, NotFound, PlanRequired } from "../errors";
+import { AppError, Conflict, Invalid, NotFound, PlanRequired } from "../errors";
 import { log } from "../log";
 import { SPYGLASS_ICONS } from "./icon";
 import { invalidInputMessage } from "./invalid-input";
@@ -278,6 +279,23 @@ function withoutNullOptionals(input: z.ZodType, args: unknown): unknown {
   return out ?? args;
 }
 
+/**
+ * What a write refused for a row gone meanwhile is told: the brand's 404 when the brand itself went
+ * (deleted by another instance or process between the request's check of it and the write; it was
+ * a 500), else a 409 saying what happened. Nothing was stored either way.
+ */
+async function referenceGone(ctx: ToolContext): Promise<AppError> {
+  const present = await getBrand(ctx.app.db, ctx.brand.id).then(
+    () => true,
+    () => false,
+  );
+  if (!present) return new NotFound("Brand not found: it was deleted meanwhile. Nothing was stored.", "brand_not_found");
+  return new Conflict(
+    "Something this change refers to was deleted meanwhile (in another tab, by an AI client or another process), so nothing was stored: read it again and retry.",
+    "deleted_meanwhile",
+  );
+}
+
 async function callTool(tool: AnyTool | undefined, name: string, args: unknown, ctx: ToolContext): Promise<ToolOutcome> {
   if (!tool) return { ok: false, error: new UnknownTool(name) };
   if (!planCovers(ctx.plan, tool.plan)) return { ok: false, error: toolPlanRequired(tool, ctx.plan) };
@@ -295,6 +313,7 @@ async function callTool(tool: AnyTool | undefined, name: string, args: unknown, 
     return { ok: true, value: output as Record<string, unknown>, ...(links?.length ? { links } : {}) };
   } catch (error) {
     if (error instanceof AppError) return { ok: false, error };
+    if (isForeignKeyFailure(error)) return { ok: false, error: await referenceGone(ctx) };
     if (isStorageFailure(error))
       return { ok: false, error: ctx.app.db.storage.refused(error, { request_id: ctx.requestId, tool: tool.name }) };
     const err = error as Error | undefined;

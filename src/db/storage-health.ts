@@ -23,6 +23,16 @@ export function isStorageFailure(error: unknown): boolean {
   return typeof code === "string" && (code === "SQLITE_FULL" || code.startsWith("SQLITE_IOERR") || code === "53100" || code === "58030");
 }
 
+/**
+ * A write refused because a row it refers to is gone: deleted meanwhile by another process or
+ * instance (a brand, between a request's check of it and its write). SQLite's
+ * SQLITE_CONSTRAINT_FOREIGNKEY, PostgreSQL's 23503.
+ */
+export function isForeignKeyFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "SQLITE_CONSTRAINT_FOREIGNKEY" || code === "23503";
+}
+
 export class StorageHealth {
   private lastRefusedAt = Number.NEGATIVE_INFINITY;
   private loggedAt = Number.NEGATIVE_INFINITY;

@@ -10,7 +10,7 @@
 // written through tracking's answer writer in large transactions. Every other record is made
 // through its feature's service, as a user's would be.
 import { createAccount, deleteAccount, findAccountByEmail } from "../accounts/service";
-import { createBrand } from "../brands/service";
+import { createBrand, listBrands } from "../brands/service";
 import { createCompetitor } from "../competitors/service";
 import { publishArticle } from "../content/publishing";
 import { createArticle } from "../content/service";
@@ -96,7 +96,24 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
         "demo_exists",
       );
     }
-    await deleteAccount(db, existing.id);
+    // Not under a tracking run of the demo's (the server's, started from the dashboard or a client):
+    // its end then found its brand gone. Closed to new runs while it goes, as a brand's deletion is.
+    const runner = app.tracking.runner;
+    const closed: string[] = [];
+    try {
+      for (const brand of await listBrands(db, existing.id)) {
+        if (!(await runner.closeBrand(brand.id))) {
+          throw new Conflict(
+            `A tracking run of ${brand.name} is under way: run "spyglass demo --reset" once it has ended (the brand's Tracking page shows its progress). Nothing was deleted.`,
+            "tracking_running",
+          );
+        }
+        closed.push(brand.id);
+      }
+      await deleteAccount(db, existing.id);
+    } finally {
+      for (const id of closed) runner.reopenBrand(id);
+    }
   }
 
   const rand = random(options.seed ?? 20250101);

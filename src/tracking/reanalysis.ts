@@ -225,6 +225,8 @@ interface Pass {
   done: Promise<number>;
   /** Tells a worker running the pass to end it (again, or stop). */
   interrupt: (() => void) | null;
+  /** Its last run ended for another instance's newer roster, whose pass takes over: not finished here. */
+  handedOver: boolean;
 }
 
 export class Reanalysis {
@@ -269,7 +271,7 @@ export class Reanalysis {
       current.interrupt?.();
       return current.done;
     }
-    const pass: Pass = { again: false, offThread: false, done: Promise.resolve(0), interrupt: null };
+    const pass: Pass = { again: false, offThread: false, done: Promise.resolve(0), interrupt: null, handedOver: false };
     pass.done = (async () => {
       try {
         const started = performance.now();
@@ -278,7 +280,8 @@ export class Reanalysis {
           pass.again = false;
           total = await this.reanalyzeOnce(brandId, pass);
         } while (pass.again && !this.stopped);
-        if (total > 0 && !this.stopped) {
+        // Handed over, it is not finished: the operator waits for the line of the pass that took over.
+        if (total > 0 && !this.stopped && !pass.handedOver) {
           log.info("re-analysis finished", {
             brand_id: brandId,
             answers: total,
@@ -338,6 +341,7 @@ export class Reanalysis {
       result = await reanalyzeAnswers(db, this.writer, brandId, roster, { stop: () => pass.again || this.stopped, version });
     }
     if (result.finished) await markAnalysed(db, brandId, version);
+    pass.handedOver = result.superseded === true;
     if (result.superseded) {
       log.info("re-analysis handed over: the roster changed again elsewhere, and that change's pass takes over", {
         brand_id: brandId,

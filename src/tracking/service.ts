@@ -93,6 +93,11 @@ export async function startTracking(
     if (owner?.owner === null || owner?.owner === app.tracking.runner.instance) await logRunEndOf(app, run);
     return run;
   });
+  // A caller that does not wait for the end (run_tracking answers at the start) must not leave its
+  // failure unhandled: the run's brand deleted meanwhile by another process (spyglass demo --reset,
+  // another instance) made getRun throw, and an unhandled rejection stopped the whole server.
+  // Whoever awaits `done` still gets the failure.
+  done.catch(() => undefined);
   return { run: await getRun(app, brandId, started.runId), done };
 }
 

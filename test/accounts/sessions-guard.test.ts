@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { assertSameOriginJson, clientAddress } from "../../src/accounts/guard";
-import { createAccount, findAccountByEmail, setAccountPlan } from "../../src/accounts/service";
+import { authenticate, createAccount, findAccountByEmail, setAccountPassword, setAccountPlan } from "../../src/accounts/service";
 import { createSession, resolveSession, SESSION_REFRESH_MS, SESSION_TTL_MS } from "../../src/accounts/sessions";
 import { type AppError } from "../../src/errors";
 import { PASSWORD, type TestApp, testApp, testConfig } from "../support/http";
@@ -24,6 +24,23 @@ describe("sessions", () => {
     const later = start + SESSION_REFRESH_MS + 1;
     expect((await resolveSession(t.db, token, later))?.refreshedUntil).toBe(later + SESSION_TTL_MS);
     expect(await stored()).toBe(later + SESSION_TTL_MS);
+  });
+
+  test("a sign-in whose password check overlapped a password change makes no session (the change signed every session out)", async () => {
+    t = await testApp();
+    await createAccount(t.db, { email: "a@example.com", password: PASSWORD });
+    // The old password checked (argon2: tens of milliseconds, queued behind others under load)…
+    const verified = (await authenticate(t.db, "a@example.com", PASSWORD))!;
+    expect(verified.account.email).toBe("a@example.com");
+    // …while the password is changed (the CLI, or the account's page), which ends every session…
+    await setAccountPassword(t.db, "a@example.com", "a brand new password");
+    // …then the sign-in's session: refused, as the old password now is.
+    const refused = await createSession(t.db, verified.account.id, Date.now(), verified.passwordHash).catch((error: AppError) => error);
+    expect(refused).toMatchObject({ status: 401, code: "invalid_credentials" });
+    expect((await t.db.get<{ n: number }>("SELECT count(*) AS n FROM sessions"))!.n).toBe(0);
+    // With the new password, a session is made as before.
+    const fresh = (await authenticate(t.db, "a@example.com", "a brand new password"))!;
+    expect((await createSession(t.db, fresh.account.id, Date.now(), fresh.passwordHash)).token).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
   test("an expired session is refused and deleted", async () => {

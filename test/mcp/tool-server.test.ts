@@ -251,6 +251,28 @@ describe("catalogue", () => {
     if (!unknown.ok) expect(unknown.error).toMatchObject({ status: 404, code: "unknown_tool" });
   });
 
+  test("a write whose brand was deleted meanwhile (by another instance, after the request's check) is the brand's 404, not a 500", async () => {
+    const catalog = buildCatalog(TOOLS);
+    const account = (await findAccountByEmail(t.db, "autopilot@example.com"))!;
+    const principal = {
+      account: { id: account.id },
+      brand: { id: "brd_deleted_meanwhile", name: "Gone", domain: null },
+      plan: "autopilot" as const,
+    };
+    const logs = await captureLog(async () => {
+      for (const [name, input] of [
+        ["create_tag", { name: "orphan" }],
+        ["create_competitor", { name: "Orphan Corp" }],
+      ] as const) {
+        const outcome = await catalog.call(t.ctx, principal, "req_gone", name, input);
+        expect({ name, ok: outcome.ok }).toEqual({ name, ok: false });
+        if (!outcome.ok)
+          expect({ name, status: outcome.error.status, code: outcome.error.code }).toEqual({ name, status: 404, code: "brand_not_found" });
+      }
+    });
+    expect(logs).not.toContain('"msg":"tool failed"');
+  });
+
   test("an unknown tool is a JSON-RPC invalid-params error whose message says so once", async () => {
     const res = await post(keys.visibility!, {
       jsonrpc: "2.0",

@@ -651,3 +651,29 @@ test("a server without engines marks a run whose instance stopped answering inte
     watch.stop();
   }
 });
+
+test("a run whose brand another process deletes under it ends without an unhandled failure: run_tracking's server goes on", async () => {
+  // Bun exits on an unhandled rejection: the end of a run started by run_tracking (which answers at
+  // the start and waits for nothing) read the run again and threw once another process had deleted
+  // the brand with its runs (spyglass demo --reset, another instance), and the whole server stopped.
+  const failures: unknown[] = [];
+  const onRejection = (reason: unknown) => failures.push(reason);
+  process.on("unhandledRejection", onRejection);
+  try {
+    const gate = gatedProvider("Acme is fine.", (prompt) => prompt === "held");
+    const { a, b } = await pair(toml(gate.fake), toml(gate.fake));
+    const brand = await addBrand(a, { name: "Deleted under its run", prompts: [{ key: "H", text: "held" }] });
+    // As run_tracking starts it: the run's end is nobody's to wait for.
+    const started = await startTracking(a, brand.brandId, { trigger: "tool" });
+    expect(started.run.status).toBe("running");
+    await gate.asked;
+    // The other process deletes the account, its brand and the brand's runs (cascade), as demo --reset did.
+    await b.db.run("DELETE FROM accounts WHERE id = ?", [brand.accountId]);
+    gate.release();
+    // Its end comes within a few milliseconds of the answer; a second leaves room for it under load.
+    expect(await until(() => failures.length > 0, 1_000)).toBe(false);
+    expect(failures).toEqual([]);
+  } finally {
+    process.off("unhandledRejection", onRejection);
+  }
+});
