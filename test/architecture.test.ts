@@ -350,9 +350,13 @@ describe("the suite's PostgreSQL pass", () => {
  */
 function expectsPendingBrowserPromises(tests: Array<{ path: string; text: string }>): string[] {
   return tests
-    .filter(({ text }) => /from "playwright-core"|from "\.\.\/support\/dashboard"/.test(text))
+    .filter(({ text }) => /from "playwright-core"|from "(\.\.\/)+support\/(dashboard|xss-harness)"/.test(text))
     .flatMap(({ path, text }) =>
-      text.split("\n").flatMap((line, i) => (/\)\s*\.(resolves|rejects)\./.test(line) ? [`${path}:${i + 1}: ${line.trim()}`] : [])),
+      // Over the whole text: the matcher may be on the line after the promise's closing parenthesis.
+      [...text.matchAll(/\)\s*\.(resolves|rejects)\./g)].map((match) => {
+        const line = text.slice(0, match.index).split("\n").length + (match[0].match(/\n/g)?.length ?? 0);
+        return `${path}:${line}: ${text.split("\n")[line - 1]?.trim()}`;
+      }),
     );
 }
 
@@ -375,6 +379,14 @@ describe("the suite's browser tests", () => {
         path: "test/dashboard/b.test.ts",
         text: 'import { chromium } from "playwright-core";\n  await expect(\n    tab.title(),\n  ).rejects.toThrow();',
       },
+      {
+        path: "test/e2e/e.test.ts",
+        text: 'import { launchChromium } from "../support/xss-harness";\nawait expect(page.title())\n  .resolves.toBe("x");',
+      },
+      {
+        path: "test/content/f/g.test.ts",
+        text: 'import { openDashboard } from "../../support/dashboard";\nawait expect(p.evaluate(() => 1)).rejects.toThrow();',
+      },
       // Not flagged: awaited first, or no browser in the file.
       {
         path: "test/dashboard/c.test.ts",
@@ -382,6 +394,11 @@ describe("the suite's browser tests", () => {
       },
       { path: "test/brands/d.test.ts", text: "await expect(deleteBrand(ctx, a, b)).resolves.toEqual({});" },
     ]);
-    expect(flagged.map((line) => line.split(":")[0])).toEqual(["test/dashboard/a.test.ts", "test/dashboard/b.test.ts"]);
+    expect(flagged.map((line) => line.split(":").slice(0, 2).join(":"))).toEqual([
+      "test/dashboard/a.test.ts:2",
+      "test/dashboard/b.test.ts:4",
+      "test/e2e/e.test.ts:3",
+      "test/content/f/g.test.ts:2",
+    ]);
   });
 });

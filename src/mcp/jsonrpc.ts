@@ -162,7 +162,9 @@ export function checkJsonRpc(body: unknown): Refusal | null {
     // Answers are matched to requests by id: the SDK's transport ran both requests of a shared id and
     // answered one.
     const ids = body.flatMap((message) => (isObject(message) && typeof message.method === "string" && "id" in message ? [message.id] : []));
-    const shared = ids.find((id, i) => ids.indexOf(id) !== i);
+    // A set: a batch of twenty thousand ids compared pairwise held the thread for a third of a second.
+    const seen = new Set<unknown>();
+    const shared = ids.find((id) => seen.size === seen.add(id).size);
     if (shared !== undefined) {
       return {
         status: 400,

@@ -143,14 +143,18 @@ describe("the same page of another brand", () => {
     expect(a.brand.name).toBe("Acme Renamed");
   });
 
-  pageTest("a message and an open question of brand A's page do not follow to B's", async () => {
-    await page.goto(d.url(`/brands/${acme}/tags`));
+  pageTest("a message and an open question of brand A's page do not follow to B's (Back, under the question)", async () => {
+    // B's Tags, then A's through the switcher: Back from A's returns to B's in the same document.
+    await page.goto(d.url(`/brands/${beta}/tags`));
+    await page.getByRole("heading", { name: "Tags", level: 1 }).waitFor();
+    await page.getByLabel("Brand", { exact: true }).selectOption(acme);
+    await page.waitForURL(`**/brands/${acme}/tags`);
     await page.getByLabel("Tag name", { exact: true }).fill("only-acme");
     await page.getByRole("button", { name: "Create the tag" }).click();
     await page.getByText("Created the tag “only-acme”").waitFor();
     await page.getByRole("button", { name: "Delete tag only-acme" }).click();
     await page.getByRole("dialog", { name: "Delete this tag?" }).waitFor();
-    await page.getByLabel("Brand", { exact: true }).selectOption(beta);
+    await page.goBack();
     await page.waitForURL(`**/brands/${beta}/tags`);
     await page.getByRole("heading", { name: "Tags", level: 1 }).waitFor();
     await settle(page);
@@ -195,6 +199,52 @@ describe("a step under way", () => {
     await settle(page);
     expect(posts).toBe(1);
     expect(await form.getByText("already exists").count()).toBe(0);
+  });
+});
+
+describe("edits in place", () => {
+  pageTest("a tag's colour turned on from none is saved, and a field left alone is not sent back over another tab's change", async () => {
+    const made = await sessionTool<{ tag: { id: string } }>(page, acme, "create_tag", { name: "colourless" });
+    await page.goto(d.url(`/brands/${acme}/tags`));
+    await page.getByRole("button", { name: "Edit tag colourless" }).click();
+    // Named after the tag as the list reads it now (another tab renames it below).
+    const form = page.getByRole("form", { name: /^Edit tag / });
+    await form.getByLabel("No colour").uncheck();
+    // Meanwhile another tab renames the tag, and this page reads the list again (a tag created here).
+    await sessionTool(page, acme, "update_tag", { tag_id: made.tag.id, name: "renamed-elsewhere" });
+    await page.getByLabel("Tag name", { exact: true }).last().fill("another-tag");
+    await page.getByRole("button", { name: "Create the tag" }).click();
+    await page.getByText("Created the tag “another-tag”").waitFor();
+    await form.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText(/^Saved the tag/).waitFor();
+    const tags = await sessionTool<{ tags: Array<{ id: string; name: string; color: string | null }> }>(page, acme, "list_tags", {});
+    const tag = tags.tags.find((t) => t.id === made.tag.id)!;
+    // The colour turned on is stored; the name, untouched in this form, stays the other tab's.
+    expect({ name: tag.name, color: tag.color?.toLowerCase() }).toEqual({ name: "renamed-elsewhere", color: "#3b82f6" });
+  });
+});
+
+describe("signed out meanwhile", () => {
+  pageTest("a page whose load finds the session ended says so, and its link leads to the sign-in form, then back", async () => {
+    const other = await d.page();
+    try {
+      await signIn(d, other, OWNER);
+      await other.goto(d.url(`/brands/${acme}/overview`));
+      await other.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
+      await other.context().clearCookies();
+      await other.getByRole("navigation", { name: "Brand pages" }).getByRole("link", { name: "Prompts" }).click();
+      const notice = other.getByRole("alert").filter({ hasText: "You are signed out (the session ended), so this could not be shown." });
+      await notice.first().waitFor();
+      await notice.first().getByRole("link", { name: "Sign in again" }).click();
+      await other.getByRole("button", { name: "Sign in" }).waitFor();
+      await other.getByLabel("Email").fill(OWNER.email);
+      await other.getByLabel("Password").fill(OWNER.password);
+      await other.getByRole("button", { name: "Sign in" }).click();
+      await other.waitForURL(`**/brands/${acme}/prompts`);
+      await other.getByRole("heading", { name: "Prompts", level: 1 }).waitFor();
+    } finally {
+      await other.close();
+    }
   });
 });
 

@@ -143,7 +143,12 @@ export async function openDashboard(
       };
       page.on(
         "requestfinished",
-        (request) => void request.response().then((response) => settled(request, String(response?.status() ?? "no response"))),
+        (request) =>
+          void request.response().then(
+            (response) => settled(request, String(response?.status() ?? "no response")),
+            // The page closed meanwhile: nothing left to explain (unhandled, it failed whichever test ran).
+            () => settled(request, "finished (page closed)"),
+          ),
       );
       page.on("requestfailed", (request) => settled(request, `failed: ${request.failure()?.errorText ?? "?"}`));
       page.on("console", (message) => {
@@ -165,11 +170,20 @@ export async function openDashboard(
   };
 }
 
-/** No CSP violation, uncaught error or dialog (alert, confirm…) on the page so far. */
+/**
+ * No CSP violation, uncaught error or dialog (alert, confirm…) on the page so far, and no "Leave
+ * site?" question of the browser's (accepted when it came, so that one failure does not block every
+ * later navigation, but a page that asks it unbidden is wrong).
+ */
 export function expectNothingUnsafe(page: Page): void {
   const record = watched.get(page);
   if (!record) throw new Error("expectNothingUnsafe: the page was not opened by openDashboard");
-  expect({ csp: record.csp, errors: record.errors, dialogs: record.dialogs }).toEqual({ csp: [], errors: [], dialogs: [] });
+  expect({ csp: record.csp, errors: record.errors, dialogs: record.dialogs, leaves: record.leaves }).toEqual({
+    csp: [],
+    errors: [],
+    dialogs: [],
+    leaves: [],
+  });
 }
 
 /**

@@ -124,6 +124,11 @@ export const api = {
     request<ToolOutput<N>>("POST", `/api/brands/${encodeURIComponent(brandId)}/tools/${name}`, input),
 };
 
+/** Whether a call failed because the session ended (signed out in another tab, or expired). */
+export function isSignedOut(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 401 && error.code === "unauthorized";
+}
+
 /** The sentence to show for a failed call. */
 export function errorMessage(error: unknown): string {
   // The server's "Forbidden" for a change from another origin (CONTRACT §3): seen from the dashboard
@@ -133,7 +138,7 @@ export function errorMessage(error: unknown): string {
   }
   // The session ended (signed out in another tab, or expired) while this page was open: what was
   // typed is still here, and signing in again elsewhere lets it be sent.
-  if (error instanceof ApiError && error.status === 401 && error.code === "unauthorized") {
+  if (isSignedOut(error)) {
     return "You are signed out (the session ended), so nothing was sent. What you typed is still on this page: sign in again in another tab, then try again here.";
   }
   if (error instanceof ApiError) return error.message;

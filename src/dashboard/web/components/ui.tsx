@@ -2,7 +2,7 @@
 // passed as children (text nodes), never as markup.
 import { type ButtonHTMLAttributes, type ComponentChildren } from "preact";
 import { useCallback, useContext, useEffect, useId, useRef, useState } from "preact/hooks";
-import { ApiError, errorMessage } from "../api";
+import { ApiError, errorMessage, isSignedOut } from "../api";
 import { BrandName } from "./brand-name";
 
 type ButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, "type"> & {
@@ -103,12 +103,17 @@ function headingNear(element: HTMLElement): HTMLElement | null {
 export function LoadFailed({ error, failure, retry }: { error: string; failure: unknown; retry: () => void }) {
   // Signed out meanwhile (another tab, or the session expired): a load sent nothing of the person's,
   // so errorMessage's sentence about typed text does not apply; signing in again brings them back here.
-  if (failure instanceof ApiError && failure.status === 401 && failure.code === "unauthorized") {
+  if (isSignedOut(failure)) {
     return (
       <div class="notice notice-error load-failed" role="alert">
         <p>
           You are signed out (the session ended), so this could not be shown.{" "}
-          <a href={`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`}>Sign in again</a> to see it.
+          {/* A whole page load (target _top: the app's router leaves it to the browser): the session
+              this page holds still names the account, and the sign-in page would send it straight back. */}
+          <a href={`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`} target="_top">
+            Sign in again
+          </a>{" "}
+          to see it.
         </p>
       </div>
     );
@@ -300,9 +305,10 @@ export function useStillHere(): () => () => boolean {
     },
     [],
   );
+  // The page, not its filters: a filter changed meanwhile (the address's query) is still this page.
   return () => {
-    const at = location.pathname + location.search;
-    return () => mounted.current && location.pathname + location.search === at;
+    const at = location.pathname;
+    return () => mounted.current && location.pathname === at;
   };
 }
 

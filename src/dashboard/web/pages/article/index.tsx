@@ -102,7 +102,7 @@ function UnpublishDialog({
   onClose: () => void;
 }) {
   return (
-    <Dialog open={open} title="Unpublish this article?" onClose={onClose}>
+    <Dialog open={open} title="Unpublish this article?" onClose={onClose} locked={busy}>
       <div class="stack">
         <p>
           “{title || "Untitled"}” will be gone from the brand's site at once and become a draft again. Its slug and first publication date

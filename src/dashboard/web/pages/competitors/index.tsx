@@ -1,7 +1,7 @@
 // The brand's competitors, through list_competitors / create_competitor / update_competitor /
 // delete_competitor: name, aliases and domains (one per line), edited in place, removed behind a
 // confirmation. Every change re-analyses the stored answers, as the tools say.
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { api, errorMessage } from "../../api";
 import { ConfirmDialog } from "../../components/confirm";
@@ -50,9 +50,11 @@ function CompetitorForm({
   label: string;
   initial: Roster;
   submitLabel: string;
-  onSubmit: (value: Roster) => Promise<void>;
+  /** `from`: the values the form opened with (the list may have been read again under it since). */
+  onSubmit: (value: Roster, from: Roster) => Promise<void>;
   onCancel?: () => void;
 }) {
+  const from = useRef(initial).current;
   const [name, setName] = useState(initial.name);
   const [aliases, setAliases] = useState(initial.aliases.join("\n"));
   const [domains, setDomains] = useState(initial.domains.join("\n"));
@@ -64,7 +66,7 @@ function CompetitorForm({
     setBusy(true);
     setFailure(null);
     try {
-      await onSubmit({ name, aliases: lines(aliases), domains: lines(domains) });
+      await onSubmit({ name, aliases: lines(aliases), domains: lines(domains) }, from);
       if (!onCancel) {
         setName("");
         setAliases("");
@@ -182,14 +184,15 @@ export function Competitors({ brandId }: { brandId: string }) {
                         initial={c}
                         submitLabel="Save"
                         onCancel={edit.stop}
-                        onSubmit={async (value) => {
-                          // Only what was changed here: a field sent as read would undo a change made since elsewhere.
+                        onSubmit={async (value, from) => {
+                          // Only what was changed in the form: a field sent as it was read would undo a
+                          // change made since elsewhere.
                           const same = (a: string[], b: string[]) => a.join("\n") === b.join("\n");
                           const out = await api.tool(brandId, "update_competitor", {
                             competitor_id: c.id,
-                            ...(value.name !== c.name ? { name: value.name } : {}),
-                            ...(same(value.aliases, c.aliases) ? {} : { aliases: value.aliases }),
-                            ...(same(value.domains, c.domains) ? {} : { domains: value.domains }),
+                            ...(value.name !== from.name ? { name: value.name } : {}),
+                            ...(same(value.aliases, from.aliases) ? {} : { aliases: value.aliases }),
+                            ...(same(value.domains, from.domains) ? {} : { domains: value.domains }),
                           });
                           list.update((items) => items.map((x) => (x.id === c.id ? out.competitor : x)));
                           edit.stop();

@@ -174,8 +174,12 @@ export function ApiKeys({ brandId }: { brandId: string }) {
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const [revoked, setRevoked] = useState<string | null>(null);
   const listHeading = useRef<HTMLHeadingElement>(null);
-  // Another brand's page says nothing of this one's revocation.
-  useEffect(() => setRevoked(null), [brandId]);
+  // Another brand's page says nothing of this one's revocation, nor asks this one's question (the
+  // page stays mounted across brands for the new key's dialog: see app.tsx).
+  useEffect(() => {
+    setRevoked(null);
+    setRevoking(null);
+  }, [brandId]);
   if (!brand) return null;
 
   const all = loaded.data?.keys ?? null;

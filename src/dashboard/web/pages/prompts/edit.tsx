@@ -1,5 +1,5 @@
 // One prompt edited in place through update_prompt: text, tags, country and language.
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { api } from "../../api";
 import { useEditForm } from "../../components/in-place";
 import { Button, Field, Notice } from "../../components/ui";
@@ -16,6 +16,8 @@ export function EditPrompt({
   onSaved: (p: Prompt) => void;
   onCancel: () => void;
 }) {
+  // The prompt as the form opened with it: the list may be read again under the form since.
+  const from = useRef(prompt).current;
   const [text, setText] = useState(prompt.text);
   const [tags, setTags] = useState(prompt.tags.join(", "));
   const [country, setCountry] = useState(prompt.country ?? "");
@@ -40,10 +42,10 @@ export function EditPrompt({
       const newLanguage = language.trim() ? language.trim() : null;
       const out = await api.tool(brandId, "update_prompt", {
         prompt_id: prompt.id,
-        ...(text !== prompt.text ? { text } : {}),
-        ...(newTags.join("\n") !== prompt.tags.join("\n") ? { tags: newTags } : {}),
-        ...(newCountry !== (prompt.country ?? null) ? { country: newCountry } : {}),
-        ...(newLanguage !== (prompt.language ?? null) ? { language: newLanguage } : {}),
+        ...(text !== from.text ? { text } : {}),
+        ...(newTags.join("\n") !== from.tags.join("\n") ? { tags: newTags } : {}),
+        ...(newCountry !== (from.country ?? null) ? { country: newCountry } : {}),
+        ...(newLanguage !== (from.language ?? null) ? { language: newLanguage } : {}),
       });
       onSaved(out.prompt);
     } catch (e) {

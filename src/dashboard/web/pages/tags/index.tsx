@@ -1,7 +1,7 @@
 // The brand's tags, through list_tags / create_tag / update_tag / delete_tag: each with its colour,
 // name and prompt count (linking to its prompts), renamed and recoloured in place, deleted behind a
 // confirmation (its prompts stay tracked).
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { api, errorMessage } from "../../api";
 import { ConfirmDialog } from "../../components/confirm";
@@ -39,9 +39,11 @@ function TagForm({
   label: string;
   initial: { name: string; color: string | null };
   submitLabel: string;
-  onSubmit: (value: { name: string; color: string | null }) => Promise<void>;
+  /** `from`: the values the form opened with (the list may have been read again under it since). */
+  onSubmit: (value: { name: string; color: string | null }, from: { name: string; color: string | null }) => Promise<void>;
   onCancel?: () => void;
 }) {
+  const from = useRef(initial).current;
   const [name, setName] = useState(initial.name);
   const [color, setColor] = useState(initial.color ?? DEFAULT_COLOR);
   const [noColor, setNoColor] = useState(initial.color === null && initial.name !== "");
@@ -53,7 +55,7 @@ function TagForm({
     setBusy(true);
     setFailure(null);
     try {
-      await onSubmit({ name, color: noColor ? null : color });
+      await onSubmit({ name, color: noColor ? null : color }, from);
       if (!onCancel) {
         setName("");
         setColor(DEFAULT_COLOR);
@@ -158,12 +160,13 @@ export function Tags({ brandId }: { brandId: string }) {
                         initial={t}
                         submitLabel="Save"
                         onCancel={edit.stop}
-                        onSubmit={async (value) => {
-                          // Only what was changed here: a field sent as read would undo a change made since elsewhere.
+                        onSubmit={async (value, from) => {
+                          // Only what was changed in the form: a field sent as it was read would undo a
+                          // change made since elsewhere (the colour picker writes lower case).
                           const out = await api.tool(brandId, "update_tag", {
                             tag_id: t.id,
-                            ...(value.name !== t.name ? { name: value.name } : {}),
-                            ...(value.color !== (t.color ?? DEFAULT_COLOR) ? { color: value.color } : {}),
+                            ...(value.name !== from.name ? { name: value.name } : {}),
+                            ...((value.color ?? "").toLowerCase() !== (from.color ?? "").toLowerCase() ? { color: value.color } : {}),
                           });
                           list.update((items) => items.map((x) => (x.id === t.id ? out.tag : x)));
                           edit.stop();
