@@ -114,6 +114,32 @@ describe("a save on its way", () => {
     const again = await sessionTool<{ article: { markdown: string } }>(page, acme, "get_article", { article_id: made.article.id });
     expect(again.article.markdown).toBe("First, edited. Typed while saving.");
   });
+
+  pageTest(
+    "asked to leave while a save is on its way, the page goes where the person asked once the save has stored everything",
+    async () => {
+      const made = await sessionTool<{ article: { id: string } }>(page, acme, "create_article", {
+        title: "Saved meanwhile",
+        markdown: "One.",
+      });
+      await page.goto(d.url(`/brands/${acme}/articles/${made.article.id}`));
+      await page.getByLabel("Markdown").fill("One, then two.");
+      const held = await hold(page, "update_article");
+      await page.keyboard.press("Control+s");
+      await held.sent;
+      await page.getByRole("link", { name: "All articles" }).click();
+      const dialog = page.getByRole("dialog", { name: "Leave without saving?" });
+      await dialog.getByText("A save of your changes is under way.").waitFor();
+      held.release();
+      // Nothing left to lose: the question goes, and the page is where the person asked to go.
+      await page.waitForURL(`**/brands/${acme}/articles`);
+      await page.getByRole("heading", { name: "Articles", level: 1 }).waitFor();
+      expect(await dialog.count()).toBe(0);
+      const stored = await sessionTool<{ article: { markdown: string } }>(page, acme, "get_article", { article_id: made.article.id });
+      expect(stored.article.markdown).toBe("One, then two.");
+      expectNothingUnsafe(page);
+    },
+  );
 });
 
 describe("the same page of another brand", () => {

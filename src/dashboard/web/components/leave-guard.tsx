@@ -81,6 +81,15 @@ export function LeaveGuard({ when, children }: { when: boolean; children: Compon
       if (backOrForward === onBackOrForward) backOrForward = null;
     };
   }, [when]);
+  // The changes were saved while the question was open (a save was under way when the person asked
+  // to leave): nothing is left to lose, so the way out they asked for is taken. (The question stayed,
+  // saying the saved changes were "not saved".)
+  useEffect(() => {
+    if (when || pending === null) return;
+    const proceed = pending;
+    setPending(null);
+    void proceed();
+  }, [when]);
   return (
     <ConfirmDialog
       open={pending !== null}
