@@ -124,6 +124,9 @@ export const api = {
     request<ToolOutput<N>>("POST", `/api/brands/${encodeURIComponent(brandId)}/tools/${name}`, input),
 };
 
+/** The shortest password the server takes (accounts/service.ts's MIN_PASSWORD, which the forms say). */
+export const MIN_PASSWORD = 8;
+
 /** Whether a call failed because the session ended (signed out in another tab, or expired). */
 export function isSignedOut(error: unknown): boolean {
   return error instanceof ApiError && error.status === 401 && error.code === "unauthorized";

@@ -43,3 +43,14 @@ export function useEditForm(onCancel: (() => void) | undefined) {
     },
   };
 }
+
+/**
+ * The fields of `now` that differ from `from` (the values the form opened with; lists compared item
+ * by item): what an edit sends. A field sent as it was read would undo a change made to it since in
+ * another tab or by an AI client.
+ */
+export function changedFields<T extends Record<string, unknown>>(from: T, now: T): Partial<T> {
+  const same = (a: unknown, b: unknown) =>
+    Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((item, i) => item === b[i]) : a === b;
+  return Object.fromEntries(Object.entries(now).filter(([key, value]) => !same(from[key], value))) as Partial<T>;
+}

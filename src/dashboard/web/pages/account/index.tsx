@@ -3,7 +3,7 @@
 // password. The instance's owner is told why theirs cannot be deleted here.
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
-import { api, errorMessage } from "../../api";
+import { api, errorMessage, MIN_PASSWORD } from "../../api";
 import { ConfirmDialog } from "../../components/confirm";
 import { leaveFlash } from "../../components/flash";
 import { Button, Field, Notice, PageHeading } from "../../components/ui";
@@ -52,14 +52,17 @@ function ChangePassword() {
             />
           )}
         </Field>
-        <Field label="New password" hint="At least 8 characters. Your other sessions are signed out; connected apps stay connected.">
+        <Field
+          label="New password"
+          hint={`At least ${MIN_PASSWORD} characters. Your other sessions are signed out; connected apps stay connected.`}
+        >
           {(p) => (
             <input
               {...p}
               type="password"
               autoComplete="new-password"
               required
-              minLength={8}
+              minLength={MIN_PASSWORD}
               value={next}
               onInput={(e) => setNext(e.currentTarget.value)}
             />

@@ -1,6 +1,6 @@
 // The owner's page: every account of the instance with its plan, and a form to create one.
 import { useState } from "preact/hooks";
-import { api, errorMessage, type Plan } from "../../api";
+import { api, errorMessage, MIN_PASSWORD, type Plan } from "../../api";
 import { Button, Field, formatDate, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { useSession } from "../../session";
 
@@ -78,13 +78,13 @@ function CreateAccount({ onCreated }: { onCreated: () => void }) {
       <Field label="Email">
         {(p) => <input {...p} type="email" required autoComplete="off" value={email} onInput={(e) => setEmail(e.currentTarget.value)} />}
       </Field>
-      <Field label="Password" hint="At least 8 characters; give it to the person, who signs in with it.">
+      <Field label="Password" hint={`At least ${MIN_PASSWORD} characters; give it to the person, who signs in with it.`}>
         {(p) => (
           <input
             {...p}
             type="password"
             required
-            minLength={8}
+            minLength={MIN_PASSWORD}
             autoComplete="new-password"
             value={password}
             onInput={(e) => setPassword(e.currentTarget.value)}

@@ -8,6 +8,7 @@ import { ConfirmDialog } from "../../components/confirm";
 import { NoEngines } from "../../components/engines";
 import { useFieldErrors } from "../../components/field-error";
 import { leaveFlash } from "../../components/flash";
+import { changedFields } from "../../components/in-place";
 import { brandPath } from "../../components/layout";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { describeSchedule } from "../../components/schedule";
@@ -121,15 +122,15 @@ function EditBrand({ brand }: { brand: Brand }) {
     setSaved(false);
     sent.current = JSON.stringify([name, domain, aliases]);
     try {
-      // Only what was changed here: a field sent as this page read it would undo a change made since
-      // in another tab or by an AI client.
-      const newDomain = domain.trim() ? domain : null;
-      const newAliases = parseList(aliases);
-      await api.tool(brand.id, "update_brand", {
-        ...(name !== brand.name ? { name } : {}),
-        ...(newDomain !== brand.domain ? { domain: newDomain } : {}),
-        ...(newAliases.join("\n") !== brand.aliases.join("\n") ? { aliases: newAliases } : {}),
-      });
+      // Against the brand as stored: the fields follow it when it changes (above).
+      await api.tool(
+        brand.id,
+        "update_brand",
+        changedFields(
+          { name: brand.name, domain: brand.domain, aliases: brand.aliases },
+          { name, domain: domain.trim() ? domain : null, aliases: parseList(aliases) },
+        ),
+      );
       await refresh();
       setSaved(true);
     } catch (e) {

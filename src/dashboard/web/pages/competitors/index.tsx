@@ -8,7 +8,7 @@ import { ConfirmDialog } from "../../components/confirm";
 import { readableDomain } from "../../components/domains";
 import { DownloadCsv } from "../../components/download-csv";
 import { useFieldErrors } from "../../components/field-error";
-import { useEditForm, useInPlaceEdit } from "../../components/in-place";
+import { changedFields, useEditForm, useInPlaceEdit } from "../../components/in-place";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { MoreButton, RowActions } from "../../components/rows";
@@ -185,14 +185,12 @@ export function Competitors({ brandId }: { brandId: string }) {
                         submitLabel="Save"
                         onCancel={edit.stop}
                         onSubmit={async (value, from) => {
-                          // Only what was changed in the form: a field sent as it was read would undo a
-                          // change made since elsewhere.
-                          const same = (a: string[], b: string[]) => a.join("\n") === b.join("\n");
                           const out = await api.tool(brandId, "update_competitor", {
                             competitor_id: c.id,
-                            ...(value.name !== from.name ? { name: value.name } : {}),
-                            ...(same(value.aliases, from.aliases) ? {} : { aliases: value.aliases }),
-                            ...(same(value.domains, from.domains) ? {} : { domains: value.domains }),
+                            ...changedFields(
+                              { name: from.name, aliases: from.aliases, domains: from.domains },
+                              { name: value.name, aliases: value.aliases, domains: value.domains },
+                            ),
                           });
                           list.update((items) => items.map((x) => (x.id === c.id ? out.competitor : x)));
                           edit.stop();

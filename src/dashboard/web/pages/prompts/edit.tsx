@@ -1,7 +1,7 @@
 // One prompt edited in place through update_prompt: text, tags, country and language.
 import { useRef, useState } from "preact/hooks";
 import { api } from "../../api";
-import { useEditForm } from "../../components/in-place";
+import { changedFields, useEditForm } from "../../components/in-place";
 import { Button, Field, Notice } from "../../components/ui";
 import { Failure, type Prompt, parseTags, short, TAGS_HINT, tagsProblem } from "./shared";
 
@@ -35,17 +35,12 @@ export function EditPrompt({
     setBusy(true);
     setFailure(null);
     try {
-      // Only what was changed here: a field sent as it was read would undo another tab's (or an AI
-      // client's) change to it since.
-      const newTags = parseTags(tags);
-      const newCountry = country.trim() ? country.trim() : null;
-      const newLanguage = language.trim() ? language.trim() : null;
       const out = await api.tool(brandId, "update_prompt", {
         prompt_id: prompt.id,
-        ...(text !== from.text ? { text } : {}),
-        ...(newTags.join("\n") !== from.tags.join("\n") ? { tags: newTags } : {}),
-        ...(newCountry !== (from.country ?? null) ? { country: newCountry } : {}),
-        ...(newLanguage !== (from.language ?? null) ? { language: newLanguage } : {}),
+        ...changedFields(
+          { text: from.text, tags: from.tags, country: from.country ?? null, language: from.language ?? null },
+          { text, tags: parseTags(tags), country: country.trim() || null, language: language.trim() || null },
+        ),
       });
       onSaved(out.prompt);
     } catch (e) {

@@ -7,7 +7,7 @@ import { api, errorMessage } from "../../api";
 import { ConfirmDialog } from "../../components/confirm";
 import { DownloadCsv } from "../../components/download-csv";
 import { useFieldErrors } from "../../components/field-error";
-import { useEditForm, useInPlaceEdit } from "../../components/in-place";
+import { changedFields, useEditForm, useInPlaceEdit } from "../../components/in-place";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -161,12 +161,13 @@ export function Tags({ brandId }: { brandId: string }) {
                         submitLabel="Save"
                         onCancel={edit.stop}
                         onSubmit={async (value, from) => {
-                          // Only what was changed in the form: a field sent as it was read would undo a
-                          // change made since elsewhere (the colour picker writes lower case).
+                          // Colours compared in lower case, as the colour picker writes them.
                           const out = await api.tool(brandId, "update_tag", {
                             tag_id: t.id,
-                            ...(value.name !== from.name ? { name: value.name } : {}),
-                            ...((value.color ?? "").toLowerCase() !== (from.color ?? "").toLowerCase() ? { color: value.color } : {}),
+                            ...changedFields(
+                              { name: from.name, color: from.color?.toLowerCase() ?? null },
+                              { name: value.name, color: value.color?.toLowerCase() ?? null },
+                            ),
                           });
                           list.update((items) => items.map((x) => (x.id === t.id ? out.tag : x)));
                           edit.stop();

@@ -3,11 +3,9 @@
 
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
-import { api, errorMessage } from "../../api";
+import { api, errorMessage, MIN_PASSWORD } from "../../api";
 import { Button, Field, Notice, PageHeading } from "../../components/ui";
 import { useSession } from "../../session";
-
-const MIN_PASSWORD = 8;
 
 export function Welcome() {
   const { refresh, status, me } = useSession();
