@@ -101,6 +101,15 @@ ensure_mcp_tools() {
 
 # The whole suite, then (when something failed) each failed test again with the output that led up
 # to it: bun prints a failure's details far above its summary, and CI logs are often read from the end.
+# The failed tests of a bun test output, each after the last 60 lines printed before it (its error
+# and what the test logged).
+failures() {
+  awk '/^[0-9]+ tests? failed:/ { exit }
+       /^\(pass\)|^[^ ]+\.test\.tsx?:$/ { n = 0; next }
+       /^\(fail\)/ { print "----"; for (i = 0; i < n; i++) print buf[i]; print; n = 0; next }
+       { if (n == 60) { for (i = 1; i < 60; i++) buf[i - 1] = buf[i]; n = 59 } buf[n++] = $0 }' "$1"
+}
+
 run_tests() {
   local output status
   output="$(mktemp)"
@@ -110,10 +119,10 @@ run_tests() {
   set -e
   if [[ $status -ne 0 ]]; then
     printf '\n[build] the failed tests again, each after the last %s lines printed before it:\n' 60 >&2
-    awk '/^[0-9]+ tests? failed:/ { exit }
-         /^\(pass\)|^[^ ]+\.test\.tsx?:$/ { n = 0; next }
-         /^\(fail\)/ { print "----"; for (i = 0; i < n; i++) print buf[i]; print; n = 0; next }
-         { if (n == 60) { for (i = 1; i < 60; i++) buf[i - 1] = buf[i]; n = 59 } buf[n++] = $0 }' "$output" >&2
+    failures "$output" >&2
+    # run_passes prints these once more after every pass's log, at the very end of CI's output,
+    # which is the part a CI summary keeps.
+    if [[ -n "${FAILURES_FILE:-}" ]]; then failures "$output" >"$FAILURES_FILE"; fi
   fi
   rm -f "$output"
   return "$status"
@@ -150,11 +159,11 @@ run_passes() {
   logs="$(mktemp -d)"
   log "running tests on SQLite (dashboard and end-to-end files; the rest) and, side by side, on PostgreSQL (the logs follow when all are done)"
   names=("SQLite, dashboard and end-to-end" "SQLite, the rest" "PostgreSQL")
-  run_tests "${browser[@]}" >"$logs/0.log" 2>&1 &
+  FAILURES_FILE="$logs/0.failures" run_tests "${browser[@]}" >"$logs/0.log" 2>&1 &
   pids+=($!)
-  run_tests "${rest[@]}" >"$logs/1.log" 2>&1 &
+  FAILURES_FILE="$logs/1.failures" run_tests "${rest[@]}" >"$logs/1.log" 2>&1 &
   pids+=($!)
-  SPYGLASS_TEST_DATABASE=postgres run_tests "${POSTGRES_TESTS[@]}" >"$logs/2.log" 2>&1 &
+  FAILURES_FILE="$logs/2.failures" SPYGLASS_TEST_DATABASE=postgres run_tests "${POSTGRES_TESTS[@]}" >"$logs/2.log" 2>&1 &
   pids+=($!)
   # A line a minute while they run, so that the log shows progress (and a CI that stops silent jobs does not).
   local seconds=0 running line
@@ -179,6 +188,12 @@ run_passes() {
     cat "$logs/$i.log"
     ((statuses[i] == 0)) || failed=1
     line+="${names[$i]}: exit ${statuses[$i]}; "
+  done
+  for i in "${!pids[@]}"; do
+    if [[ -s "$logs/$i.failures" ]]; then
+      log "the failed tests of ${names[$i]}, again:"
+      cat "$logs/$i.failures"
+    fi
   done
   rm -rf "$logs"
   log "${line%; }"
