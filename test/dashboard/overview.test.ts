@@ -6,7 +6,15 @@
 // axe-core, photographed at 1280 and 390 px, light and dark, and watched for CSP violations.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { type Page } from "playwright-core";
-import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, photograph, sessionTool } from "../support/dashboard";
+import {
+  type Dashboard,
+  expectAccessible,
+  expectFocus,
+  expectNothingUnsafe,
+  openDashboard,
+  photograph,
+  sessionTool,
+} from "../support/dashboard";
 
 setDefaultTimeout(120_000);
 
@@ -256,7 +264,7 @@ describe("the overview", () => {
     await page.keyboard.press("Enter");
     await page.locator("table.ranking tbody tr.is-brand").waitFor();
     // The keyboard is on the section's heading, not dropped with the alert.
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Competitor ranking");
+    await expectFocus(page.getByRole("heading", { name: "Competitor ranking", exact: true }));
     expect(await alert.count()).toBe(0);
     expect(navigations).toEqual([]);
     await page.unroute("**/tools/get_competitor_ranking");

@@ -5,7 +5,16 @@
 // too small, keyboard-only use, axe-core and screenshots at 1280 and 390 px in light and dark.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { type Locator, type Page, type Request } from "playwright-core";
-import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, photograph, screenshot, signIn } from "../support/dashboard";
+import {
+  type Dashboard,
+  expectAccessible,
+  expectFocus,
+  expectNothingUnsafe,
+  openDashboard,
+  photograph,
+  screenshot,
+  signIn,
+} from "../support/dashboard";
 import { call, connect } from "../support/mcp";
 
 const USER = { email: "roster@example.com", password: "a long password" };
@@ -160,9 +169,7 @@ describe("the Prompts page", () => {
     // Escape cancels, and the keyboard is back on the row's Edit button.
     await again.getByLabel("Country").press("Escape");
     await again.waitFor({ state: "detached" });
-    expect(
-      await page.getByRole("button", { name: "Edit prompt best CRM for small agencies" }).evaluate((el) => el === document.activeElement),
-    ).toBe(true);
+    await expectFocus(page.getByRole("button", { name: "Edit prompt best CRM for small agencies" }));
     const listed = await viaSession("list_prompts", { query: "Outlook" });
     expect(listed.prompts).toEqual([
       expect.objectContaining({ text: "which CRM integrates with Gmail and Outlook?", country: "US", language: "en", archived: false }),
@@ -191,11 +198,7 @@ describe("the Prompts page", () => {
     await archived.getByRole("button", { name: "Restore prompt best CRM for small agencies" }).click();
     await page.getByRole("status").filter({ hasText: "Restored “best CRM for small agencies”" }).waitFor();
     await archived.getByRole("cell", { name: "Tracked" }).waitFor();
-    expect(
-      await archived
-        .getByRole("button", { name: "Edit prompt best CRM for small agencies" })
-        .evaluate((el) => el === document.activeElement),
-    ).toBe(true);
+    await expectFocus(archived.getByRole("button", { name: "Edit prompt best CRM for small agencies" }));
     const listed = await viaSession("list_prompts", { query: "small agencies" });
     expect(listed.prompts).toEqual([expect.objectContaining({ text: "best CRM for small agencies", archived: false })]);
     expectNothingUnsafe(page);
@@ -207,7 +210,7 @@ describe("the Prompts page", () => {
     // The form is after every row of the list: "Add prompts", by the heading, takes the keyboard there.
     await tabTo(page.getByRole("button", { name: "Add prompts", exact: true }));
     await page.keyboard.press("Enter");
-    expect(await page.getByLabel("Prompts", { exact: true }).evaluate((el) => el === document.activeElement)).toBe(true);
+    await expectFocus(page.getByLabel("Prompts", { exact: true }));
     await page.keyboard.type("crm with the best keyboard support");
     await tabTo(page.getByRole("button", { name: "Add the prompts" }));
     await page.keyboard.press("Enter");
@@ -320,11 +323,8 @@ describe("the Tags page", () => {
     // Under the name's field, which has the focus (a name taken is the name's problem).
     const editing = page.getByRole("form", { name: "Edit tag Awareness" });
     await editing.locator(".field-error").filter({ hasText: "Pricing" }).waitFor();
-    expect(
-      await editing
-        .getByRole("textbox", { name: "Tag name" })
-        .evaluate((el) => el === document.activeElement && el.getAttribute("aria-invalid")),
-    ).toBe("true");
+    await expectFocus(editing.getByRole("textbox", { name: "Tag name" }));
+    expect(await editing.getByRole("textbox", { name: "Tag name" }).getAttribute("aria-invalid")).toBe("true");
     await editing.getByRole("button", { name: "Cancel" }).click();
     const listed = await viaSession("list_tags", {});
     expect(listed.tags).toContainEqual(expect.objectContaining({ name: "Awareness", color: "#16a34a", prompt_count: 0 }));
@@ -396,7 +396,7 @@ describe("the Competitors page", () => {
     const nameField = add.getByRole("textbox", { name: "Competitor name" });
     await add.locator(".field-error").filter({ hasText: "already exists for this brand" }).waitFor();
     expect(await nameField.getAttribute("aria-invalid")).toBe("true");
-    expect(await nameField.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expectFocus(nameField);
     const described = (await nameField.getAttribute("aria-describedby"))!.split(" ");
     const texts = await Promise.all(described.map((id) => page.locator(`[id="${id}"]`).textContent()));
     expect(texts.some((t) => t?.includes("already exists for this brand"))).toBe(true);
@@ -407,7 +407,7 @@ describe("the Competitors page", () => {
     const domainsError = add.locator(".field-error").filter({ hasText: "is not a domain name" });
     await domainsError.waitFor();
     expect(await domainsError.textContent()).not.toContain("domains[");
-    expect(await add.getByRole("textbox", { name: "Domains" }).evaluate((el) => el === document.activeElement)).toBe(true);
+    await expectFocus(add.getByRole("textbox", { name: "Domains" }));
     await expectAccessible(page, "competitor-field-error");
     await screenshot(page, "competitor-field-error");
     await add.getByLabel("Domains").fill("");

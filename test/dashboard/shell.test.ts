@@ -3,7 +3,15 @@
 // photographed at 1280 and 390 px in light and dark, with no CSP violation, error or dialog.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Page } from "playwright-core";
-import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, photograph } from "../support/dashboard";
+import {
+  type Dashboard,
+  expectAccessible,
+  expectFocus,
+  expectNothingUnsafe,
+  expectValue,
+  openDashboard,
+  photograph,
+} from "../support/dashboard";
 
 const OWNER = { email: "owner@example.com", password: "a long password" };
 const HOSTILE = `Acme <img src=x onerror=alert(1)> "><script>alert(2)</script>`;
@@ -137,10 +145,10 @@ describe("the dashboard's shell", () => {
     await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
     await page.unroute("**/api/brands");
     expect(await page.getByLabel("Aliases").inputValue()).toBe("Acme Inc\nACME Corp\nAcme Group");
-    // Saved again, with nothing typed meanwhile, the fields show what was stored.
+    // Saved again, with nothing typed meanwhile, the fields show what was stored (the first save's
+    // "Saved." is still there: the field is what to wait for).
     await page.getByRole("button", { name: "Save" }).click();
-    await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
-    expect(await page.getByLabel("Domain").inputValue()).toBe("acme-crm.com");
+    await expectValue(page.getByLabel("Domain"), "acme-crm.com");
     await page.reload();
     expect(await page.getByLabel("Aliases").inputValue()).toBe("Acme Inc\nACME Corp\nAcme Group");
   });
@@ -183,9 +191,9 @@ describe("the dashboard's shell", () => {
     await page.getByRole("heading", { level: 1 }).waitFor();
     await page.keyboard.press("Tab");
     const skip = page.getByRole("link", { name: "Skip to content" });
-    expect(await skip.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expectFocus(skip);
     await page.keyboard.press("Enter");
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe("main");
+    await expectFocus(page.locator("#main"));
   });
 
   test("the page is served with a strict CSP; assets are immutable and gzipped", async () => {

@@ -247,12 +247,19 @@ describe("Tracking with a loopback stand-in engine", () => {
   let brandId: string;
   let fake: FakeProvider;
   const WHO = { email: "tracker@example.com", password: "a long password" };
+  // While set, the stand-in engine holds its answers until the test has seen the run under way (a run
+  // of 150 ms answers could end before a loaded machine showed it running).
+  let held: Promise<void> | null = null;
+  // The daily schedule's hour, twelve hours from now: a scheduled run never starts during the tests.
+  const hour = (new Date().getUTCHours() + 12) % 24;
+  const hh = String(hour).padStart(2, "0");
 
   beforeAll(async () => {
     fake = startFakeResponses({
       apiKey: "sk-fake",
-      script: () =>
-        answer("Acme and Globex are both good CRMs.", {
+      script: async () => {
+        await held;
+        return answer("Acme and Globex are both good CRMs.", {
           latencyMs: 150,
           queries: ["best crm tools", "acme vs globex"],
           citations: [{ url: "https://acme.com/crm", title: "Acme CRM", quote: "Acme and Globex" }],
@@ -261,13 +268,14 @@ describe("Tracking with a loopback stand-in engine", () => {
             { url: "https://review.example/crm", title: "CRM review" },
             "https://xn--mller-kchen-thbg.de/k%C3%BCchen",
           ],
-        }),
+        });
+      },
     });
     d = await openDashboard({
       env: { FAKE_OPENAI_KEY: "sk-fake", REVOKED_KEY_FOR_TEST: "sk-revoked" },
       toml: `
 [tracking]
-schedule = "0 6 * * *"
+schedule = "0 ${hour} * * *"
 
 [[engines]]
 id = "gpt"
@@ -333,12 +341,12 @@ max_retries = 0
     expect(await page.getByText("No run yet.").count()).toBe(1);
     // The schedule in words, with the expression that sets it.
     const schedule = page.getByRole("region", { name: "Schedule" });
-    expect(await schedule.textContent()).toContain("Asked at 06:00, every day (UTC; 0 6 * * * in spyglass.toml)");
+    expect(await schedule.textContent()).toContain(`Asked at ${hh}:00, every day (UTC; 0 ${hour} * * * in spyglass.toml)`);
     await expectAccessible(page, "tracking");
     await photograph(page, "tracking");
     await page.goto(d.url(`/brands/${brandId}`));
     const brandTracking = page.getByRole("region", { name: "Tracking" });
-    await brandTracking.getByText("The engines below are asked at 06:00, every day (UTC)").waitFor();
+    await brandTracking.getByText(`The engines below are asked at ${hh}:00, every day (UTC)`).waitFor();
     expect(await brandTracking.getByRole("listitem").allTextContents()).toEqual([
       "GPT stand-in (gpt-test)",
       "Engine without a key (gpt-test)",
@@ -357,15 +365,24 @@ max_retries = 0
       (window as unknown as { runSaid: string[] }).runSaid = texts;
       new MutationObserver(() => texts.push(said.textContent ?? "")).observe(said, { childList: true, characterData: true, subtree: true });
     });
-    await page.getByRole("button", { name: "Run now" }).focus();
-    await page.keyboard.press("Enter");
-    await page.getByRole("button", { name: "Running…" }).waitFor();
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Running…");
-    expect(await page.getByRole("button", { name: "Running…" }).getAttribute("aria-disabled")).toBe("true");
-    await page
-      .getByRole("status")
-      .filter({ hasText: /Running: \d+% of \d+ answers stored\./ })
-      .waitFor();
+    let release = (): void => undefined;
+    held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      await page.getByRole("button", { name: "Run now" }).focus();
+      await page.keyboard.press("Enter");
+      await page.getByRole("button", { name: "Running…" }).waitFor();
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Running…");
+      expect(await page.getByRole("button", { name: "Running…" }).getAttribute("aria-disabled")).toBe("true");
+      await page
+        .getByRole("status")
+        .filter({ hasText: /Running: \d+% of \d+ answers stored\./ })
+        .waitFor();
+    } finally {
+      held = null;
+      release();
+    }
     await page.getByRole("button", { name: "Run now" }).waitFor({ timeout: 60_000 });
     const status = await sessionTool<{
       last_run: { status: string; answers_planned: number; answers_done: number; answers: { ok: number; error: number } };

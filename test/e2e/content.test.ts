@@ -222,12 +222,19 @@ describe("the public content API over a real socket", () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await fetch(publicUrl(""))).headers.get("x-request-id")!);
     expect(new Set(ids).size).toBe(3);
-    await Bun.sleep(200);
-    const lines = server
-      .logs()
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line));
+    // The access log is batched (flushed within 10 ms), then read through a pipe: waited for, not slept on.
+    const read = () =>
+      server
+        .logs()
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+    const deadline = performance.now() + 10_000;
+    let lines = read();
+    while (!ids.every((id) => lines.some((line) => line.request_id === id)) && performance.now() < deadline) {
+      await Bun.sleep(20);
+      lines = read();
+    }
     for (const id of ids) {
       const mine = lines.filter((line) => line.request_id === id);
       expect(mine).toHaveLength(1);

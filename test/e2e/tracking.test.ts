@@ -64,6 +64,9 @@ const GEMINI_SCRIPT: Record<string, ReturnType<typeof answer>> = {
   "crm for agencies": refusal(),
 };
 
+// The daily schedule's hour, twelve hours from now: a scheduled run never starts during the tests.
+const HOUR = (new Date().getUTCHours() + 12) % 24;
+
 beforeAll(async () => {
   openai = startFakeOpenAI({ apiKey: ENV.E2E_OPENAI_KEY, script: (p) => (hanging ? hang() : (OPENAI_SCRIPT[p] ?? answer("?"))) });
   anthropic = startFakeAnthropic({
@@ -79,7 +82,7 @@ beforeAll(async () => {
     env: ENV,
     toml: `
 [tracking]
-schedule = "0 6 * * *"
+schedule = "0 ${HOUR} * * *"
 concurrency = 2
 
 [[engines]]
@@ -194,7 +197,7 @@ test("spyglass track --dry-run forecasts the requests and cost without asking an
   expect(dry.stderr).toBe("");
   expect(dry.code).toBe(0);
   expect(dry.stdout).toContain(`Acme (${brandId}): 3 prompts × 4 engines × 1 sample = 12 requests per run`);
-  expect(dry.stdout).toContain('schedule "0 6 * * *" (UTC): 30 runs in the next 30 days → 360 requests per month (12 a day)');
+  expect(dry.stdout).toContain(`schedule "0 ${HOUR} * * *" (UTC): 30 runs in the next 30 days → 360 requests per month (12 a day)`);
   // gpt is priced per request (0.005 × 3 per run); chatgpt per token, with no answers yet to measure.
   expect(dry.stdout).toContain("estimated cost: ~0.0150 per run, ~0.4500 per month (not counted: claude, chatgpt, gemini)");
   expect(dry.stdout).toContain("Dry run: nothing was sent to any engine.");
@@ -322,7 +325,7 @@ test("the MCP analytics tools report the expected figures from the stored answer
 
     const status = await call(client, "get_tracking_status");
     expect(status).toMatchObject({
-      schedule: { cron: "0 6 * * *", timezone: "UTC" },
+      schedule: { cron: `0 ${HOUR} * * *`, timezone: "UTC" },
       last_run: { status: "completed", trigger: "cli" },
       running: false,
     });
@@ -338,7 +341,7 @@ test("the MCP analytics tools report the expected figures from the stored answer
     // chatgpt's stand-in counts words: prompts of 2, 2 and 3 words, answers of 2, 2 and 3 words.
     expect(forecastOf.chatgpt).toMatchObject({ token_sample: 6, avg_tokens_in: 2.3, avg_tokens_out: 2.3 });
     expect(forecastOf.chatgpt.cost_per_request).toBeCloseTo(((7 / 3) * (2.5 + 10)) / 1_000_000, 6);
-    expect(new Date(status.next_run).getUTCHours()).toBe(6);
+    expect(new Date(status.next_run).getUTCHours()).toBe(HOUR);
 
     // run_tracking returns at once; the run goes on in the background.
     const started = await call(client, "run_tracking", { engines: ["gpt"] });
@@ -363,7 +366,9 @@ test("SIGTERM during a run aborts in-flight requests and marks the run interrupt
   try {
     const started = await call(client, "run_tracking");
     runId = started.run.id;
-    for (let i = 0; i < 200 && openai.inFlight + anthropic.inFlight + responses.inFlight + gemini.inFlight < 8; i++) await Bun.sleep(10);
+    const deadline = performance.now() + 20_000;
+    while (openai.inFlight + anthropic.inFlight + responses.inFlight + gemini.inFlight < 8 && performance.now() < deadline)
+      await Bun.sleep(10);
     expect(openai.inFlight + anthropic.inFlight + responses.inFlight + gemini.inFlight).toBe(8);
   } finally {
     await client.close();
@@ -372,7 +377,8 @@ test("SIGTERM during a run aborts in-flight requests and marks the run interrupt
   const code = await server.stop("SIGTERM");
   // A failure shows the server's last words (CI once saw exit 1 here on PostgreSQL, not reproduced since).
   expect({ code, last: code === 0 ? "" : server.logs().trimEnd().split("\n").slice(-15).join("\n") }).toEqual({ code: 0, last: "" });
-  expect(performance.now() - t0).toBeLessThan(5_000);
+  // Well within the 30 s grace a stop gives requests that are not aborted (a loaded machine took seconds).
+  expect(performance.now() - t0).toBeLessThan(15_000);
   hanging = false;
   const again = await box.serve();
   const client2 = await connect(again);

@@ -252,6 +252,21 @@ export async function expectFocus(target: Locator): Promise<void> {
   }
 }
 
+/** Waits (≤ 10 s) for a form field to hold `value` (one set by the page after a save, a frame or more later). */
+export async function expectValue(field: Locator, value: string): Promise<void> {
+  const element = await field.elementHandle();
+  try {
+    await field.page().waitForFunction(([el, want]) => (el as HTMLInputElement).value === want, [element, value] as const, {
+      timeout: 10_000,
+      polling: 20,
+    });
+  } catch {
+    throw new Error(`${field} did not come to hold ${JSON.stringify(value)}: it holds ${JSON.stringify(await field.inputValue())}.`);
+  } finally {
+    await element?.dispose();
+  }
+}
+
 /** Runs axe-core in the page or frame (injected through the DevTools protocol, which the page's CSP does not govern). */
 export async function expectAccessible(page: Page | Frame, name: string): Promise<void> {
   await page.evaluate(AXE_SOURCE);
