@@ -30,7 +30,7 @@ beforeAll(async () => {
     await d.box.cliJson(["brand", "create", "--email", who.email, "--name", `${who.email.split("@")[0]} Co`]);
   }
   page = await d.page();
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(20_000);
 });
 
 afterAll(async () => {

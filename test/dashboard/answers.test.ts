@@ -21,10 +21,11 @@ let page: Page;
 let brandId: string;
 let brandName: string;
 
-/** Waits until `read` gives `expected` (the page fills in after its tool calls), then checks it. */
+/** Waits (≤ 15 s) until `read` gives `expected` (the page fills in after its tool calls), then checks it. */
 async function eventually<T>(read: () => Promise<T>, expected: (value: T) => boolean): Promise<T> {
+  const deadline = performance.now() + 15_000;
   let value = await read();
-  for (let i = 0; i < 50 && !expected(value); i++) {
+  while (!expected(value) && performance.now() < deadline) {
     await Bun.sleep(100);
     value = await read();
   }

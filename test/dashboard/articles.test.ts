@@ -350,7 +350,9 @@ describe("the Articles pages", () => {
  * an action): its tag, role and text; the body when focus was lost.
  */
 async function focused(p: Page) {
-  await p.waitForFunction(() => document.activeElement !== document.body, undefined, { timeout: 2000, polling: 50 }).catch(() => undefined);
+  await p
+    .waitForFunction(() => document.activeElement !== document.body, undefined, { timeout: 10_000, polling: 50 })
+    .catch(() => undefined);
   return p.evaluate(() => {
     const el = document.activeElement;
     return { tag: el?.tagName.toLowerCase(), role: el?.getAttribute("role") ?? null, text: el?.textContent?.trim() ?? "" };
@@ -616,7 +618,7 @@ describe("the article editor", () => {
         await closeEvent;
       }, `/brands/${brandId}/articles`);
       // The question for the Back (it stayed closed: the first one's close event cancelled it).
-      await dialog.waitFor({ timeout: 5_000 });
+      await dialog.waitFor({ timeout: 15_000 });
       expect(page.url()).toBe(articleUrl);
       await dialog.getByRole("button", { name: "Leave without saving" }).click();
       await page.waitForURL(`**/brands/${brandId}/articles`);

@@ -28,7 +28,7 @@ beforeAll(async () => {
   gone = (await d.box.cliJson<{ id: string }>(["brand", "create", "--email", USER.email, "--name", "Client Co"])).id;
   await d.box.cliJson(["brand", "create", "--email", USER.email, "--name", "Keep Ltd"]);
   page = await d.page();
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(20_000);
   await signIn(d, page, USER);
 });
 

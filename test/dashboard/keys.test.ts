@@ -50,7 +50,7 @@ beforeAll(async () => {
   await d.box.cliJson(["account", "create", "--email", MEMBER.email, "--password", MEMBER.password, "--plan", "none"]);
   await d.box.cliJson(["brand", "create", "--email", MEMBER.email, "--name", "Member's brand"]);
   page = await d.page();
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(20_000);
   await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: d.server.url });
   await signIn(d, page, OWNER);
 });

@@ -45,7 +45,7 @@ describe("at 390 px", () => {
           return a.left >= nav.left && a.right <= nav.right - 32;
         },
         label,
-        { timeout: 5_000 },
+        { timeout: 15_000 },
       );
     }
     // And when a wide window narrows to the strip.

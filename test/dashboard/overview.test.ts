@@ -306,7 +306,7 @@ describe("the overview", () => {
     await page.getByRole("alert").filter({ hasText: "start_date" }).first().waitFor();
     // The tiles' own refusal may come a moment after another section's (the figures of From's valid
     // range, Nov 20 to today, may have come in between): they go, rather than stay under the error.
-    await page.waitForFunction(() => document.querySelectorAll("section.kpi").length === 0, undefined, { timeout: 5_000 });
+    await page.waitForFunction(() => document.querySelectorAll("section.kpi").length === 0, undefined, { timeout: 15_000 });
     await page.getByRole("alert").filter({ hasText: "start_date" }).nth(1).waitFor();
     expectNothingUnsafe(page);
   });

@@ -58,7 +58,7 @@ beforeAll(async () => {
   expect((await d.box.cli(["account", "create", "--email", USER.email, "--password", USER.password, "--plan", "visibility"])).code).toBe(0);
   brandId = (await d.box.cliJson(["brand", "create", "--email", USER.email, "--name", "Acme", "--domain", "acme.com"])).id;
   page = await d.page();
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(20_000);
   await signIn(d, page, { email: USER.email, password: USER.password });
 });
 
