@@ -20,7 +20,7 @@
 // shared) and CPU time per request read from /proc (the baseline's over ours: robust to other load,
 // what the throughput ratio is when the server, not the machine, is the limit). Medians, with the
 // rounds' spread (min–max).
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "../src/db/client";
 import { createPrompts } from "../src/prompts/service";
@@ -60,6 +60,44 @@ const rows: TargetRow[] = [];
 
 const spread = (values: number[], digits = 2) => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
 
+/** CPU nanoseconds so far of the process's JIT compiler threads (JavaScriptCore's "JITWorker"). */
+function jitNs(pid: number): number {
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      if (!readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").startsWith("JITWorker")) continue;
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return ns;
+}
+
+// Warm-up: a server is measured as it runs for days, once the JIT has compiled its hot path, not
+// while it still compiles. Spyglass's binary has far more code on a request's path than a bare
+// server, and JavaScriptCore keeps optimizing it for tens of thousands of requests (measured,
+// tools/list: the JIT threads took 15–43 µs of CPU a request over the first 8,000 requests, on top
+// of 50–70 on the serving thread, and nothing after ~30,000; a bare server settles within 500).
+// Each side is loaded in chunks until the JIT's share of two chunks' CPU in a row is under 2%, at most
+// WARM_UP_MAX requests: the issue's figures came from wrk rounds of seconds each, tens of
+// thousands of requests a round, where a warm-up of 500 left the JIT's work inside the rounds.
+const WARM_UP_CHUNK = 2_000;
+const WARM_UP_MAX = Number(process.env.DOOR_WARM_UP_MAX ?? 60_000);
+
+async function warmUp(side: Endpoint, run: (side: Endpoint, requests: number) => Promise<{ requests: number }>): Promise<number> {
+  let requests = 0;
+  // Two quiet chunks in a row: the JIT works in bursts.
+  for (let quiet = 0; quiet < 2 && requests < WARM_UP_MAX; ) {
+    const before = cpuReading(side.pid);
+    const jitBefore = jitNs(side.pid);
+    requests += (await run(side, WARM_UP_CHUNK)).requests;
+    const micros = cpuBetween(before, cpuReading(side.pid));
+    quiet = micros !== null && (jitNs(side.pid) - jitBefore) / 1000 < 0.02 * micros ? quiet + 1 : 0;
+  }
+  return requests;
+}
+
 /** Interleaved rounds of `ours` and `theirs` under the same request; rps and CPU/request each. */
 async function sideBySide(
   label: string,
@@ -74,8 +112,7 @@ async function sideBySide(
   pin(theirs.pid, 0);
   const run = (side: Endpoint, maxRequests: number) =>
     load({ ...request, url: side.url, connections: 1, maxRequests, maxMs: 30_000, cpu: 1 });
-  await run(ours, 500);
-  await run(theirs, 500);
+  const warmed = [await warmUp(ours, run), await warmUp(theirs, run)];
   const rps: Array<[number, number]> = [];
   const cpu: Array<[number, number]> = [];
   let rerun = 0;
@@ -114,7 +151,7 @@ async function sideBySide(
     ratio: median(rpsRatios).toFixed(2),
     target,
     met: met(rpsRatios),
-    rounds: `${ROUNDS}${rerun ? ` (${rerun} run again)` : ""}, ${spread(rpsRatios)}`,
+    rounds: `${ROUNDS}${rerun ? ` (${rerun} run again)` : ""}, ${spread(rpsRatios)}; warm-up ${warmed[0]} / ${warmed[1]} requests`,
   });
   rows.push({
     what: `${label}, 1 conn: CPU µs/request`,
