@@ -11,7 +11,7 @@ import {
   validatePassword,
 } from "./accounts/service";
 import { deleteAccountAndBrands, deleteBrand } from "./brands/delete";
-import { createBrand, listBrands } from "./brands/service";
+import { createBrand, listBrands, resolveBrandRef } from "./brands/service";
 import { type Config, ConfigError, loadConfig } from "./config";
 import { articleRenderer } from "./content/renderer";
 import { rerenderStaleArticles } from "./content/rerender";
@@ -227,12 +227,13 @@ const COMMANDS: Record<string, Command> = {
   },
   "brand delete": {
     usage: "spyglass brand delete --email E --brand ID [--json]",
-    summary: "deletes a brand of the account and everything of it (prompts, answers, articles, keys)",
+    summary: "deletes a brand of the account and everything of it (prompts, answers, articles, keys); --brand takes its id or its name",
     options: { email: { type: "string" }, brand: { type: "string" } },
     async run({ config, flags, json }) {
       const deleted = await withDb(config, async (db) => {
         const app = createAppContext(config, db);
-        return await deleteBrand(app, (await requireAccountByEmail(db, need(flags, "email"))).id, need(flags, "brand"));
+        const accountId = (await requireAccountByEmail(db, need(flags, "email"))).id;
+        return await deleteBrand(app, accountId, await resolveBrandRef(db, need(flags, "brand"), accountId));
       });
       if (json) return printRecord({ deleted }, true);
       process.stdout.write(`Deleted the brand ${deleted.name} (${deleted.id}) and everything of it.\n`);
@@ -255,17 +256,16 @@ const COMMANDS: Record<string, Command> = {
   },
   "key create": {
     usage: "spyglass key create --email E --brand ID --name N [--json]",
-    summary: "creates an API key for one brand; prints the key once",
+    summary: "creates an API key for one brand (--brand: its id or its name); prints the key once",
     options: { email: { type: "string" }, brand: { type: "string" }, name: { type: "string" } },
     async run({ config, flags, json }) {
-      const created = await withDb(
-        config,
-        async (db) =>
-          await createApiKey(db, (await requireAccountByEmail(db, need(flags, "email"))).id, {
-            name: need(flags, "name"),
-            brandId: need(flags, "brand"),
-          }),
-      );
+      const created = await withDb(config, async (db) => {
+        const accountId = (await requireAccountByEmail(db, need(flags, "email"))).id;
+        return await createApiKey(db, accountId, {
+          name: need(flags, "name"),
+          brandId: await resolveBrandRef(db, need(flags, "brand"), accountId),
+        });
+      });
       printRecord(created, json);
     },
   },
@@ -309,16 +309,16 @@ const COMMANDS: Record<string, Command> = {
   track: {
     usage: "spyglass track [--brand ID] [--dry-run] [--json]",
     summary:
-      "asks every active prompt to every configured engine now; --dry-run prints the requests and estimated cost per run and per month instead",
+      "asks every active prompt to every configured engine now, for every brand or one (--brand: its id or its name); --dry-run prints the requests and estimated cost per run and per month instead",
     options: { brand: { type: "string" }, "dry-run": { type: "boolean" } },
     async run({ config, flags, json }) {
       configureLog({ level: "warn" });
       // Imported here, as are the demo's seeder and PostgreSQL's modules: what a command alone uses
       // is not loaded by every start.
       const { trackCommand } = await import("./tracking/cli");
-      const code = await withDb(config, (db) =>
+      const code = await withDb(config, async (db) =>
         trackCommand(createAppContext(config, db), {
-          brandId: flags.brand as string | undefined,
+          brandId: flags.brand === undefined ? undefined : await resolveBrandRef(db, flags.brand as string, null),
           json,
           dryRun: flags["dry-run"] === true,
         }),
@@ -639,13 +639,11 @@ async function main(argv: string[]): Promise<void> {
   } catch (error) {
     const usage = error instanceof UsageError ? error.message : badOptionValue(error, parsed.values);
     if (usage !== null) fail(`${name}: ${usage}\nusage: ${command.usage}`, 2);
-    // --brand takes an id: a name ("--brand Acme") is found nowhere, which alone says little.
+    // --brand takes a brand's id or its name: the sentence names the account searched.
     const brand = parsed.values.brand;
     if (error instanceof AppError && error.code === "brand_not_found" && typeof brand === "string") {
       const whose = typeof parsed.values.email === "string" ? `no brand of ${parsed.values.email}` : "no brand";
-      fail(
-        `${whose} has the id "${brand}": --brand takes a brand's id (brd_…); "spyglass brand list --email E" lists an account's brands with their ids.`,
-      );
+      fail(`${whose} has the id or name "${brand}": "spyglass brand list --email E" lists an account's brands with their ids and names.`);
     }
     throw error;
   }

@@ -161,6 +161,36 @@ export async function listBrandIdsOfAccounts(db: Queries, accountIds: readonly s
   return rows.map((row) => row.id);
 }
 
+/**
+ * The brand a command line names with --brand: by its id, or by its name (compared as brand names are:
+ * compatibilityKey), among the account's brands when an account is given, else among all.
+ * A name two brands share is refused with their ids; neither an id nor a name is NotFound.
+ */
+export async function resolveBrandRef(db: Queries, ref: string, accountId: string | null): Promise<string> {
+  const rows = await db.all<{ id: string; name: string }>(
+    accountId === null
+      ? "SELECT id, name FROM brands ORDER BY created_at, id"
+      : "SELECT id, name FROM brands WHERE account_id = ? ORDER BY created_at, id",
+    accountId === null ? [] : [accountId],
+  );
+  const byId = rows.find((row) => row.id === ref);
+  if (byId) return byId.id;
+  const key = compatibilityKey(ref);
+  const named = rows.filter((row) => compatibilityKey(row.name) === key);
+  if (named.length === 1) return named[0]!.id;
+  const where = accountId === null ? "" : " of this account";
+  if (named.length > 1) {
+    throw new Invalid(
+      `${named.length} brands${where} are named "${ref}": give one's id with --brand (${named.map((row) => row.id).join(", ")}).`,
+      "ambiguous_brand",
+    );
+  }
+  throw new NotFound(
+    `No brand${where} has the id or name "${ref}" (spyglass brand list --email E shows the account's brands).`,
+    "brand_not_found",
+  );
+}
+
 /** A brand of the given account; another account's brand is NotFound, like an unknown one. */
 export async function getAccountBrand(db: Queries, accountId: string, brandId: string): Promise<BrandView> {
   const row = await db.get<BrandRow>(`SELECT ${BRAND_COLUMNS} FROM brands WHERE id = ? AND account_id = ?`, [brandId, accountId]);

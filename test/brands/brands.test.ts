@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { findAccountByEmail } from "../../src/accounts/service";
 import { normalizeDomain } from "../../src/brands/domain";
-import { createBrand, getBrand, updateBrand } from "../../src/brands/service";
+import { createBrand, getBrand, resolveBrandRef, updateBrand } from "../../src/brands/service";
 import { buildCatalog } from "../../src/catalogue/registry";
 import { TOOLS } from "../../src/catalogue/tools";
 import { type TestApp, testApp } from "../support/http";
@@ -62,6 +62,40 @@ describe("brands service (used by the tool server)", () => {
       `The account already has a brand named "Acme Corp" (${brand.id}); give this brand another name.`,
     );
     expect((await updateBrand(t.ctx, brand.id, { name: "ACME CORP" })).name).toBe("ACME CORP");
+  });
+});
+
+describe("--brand on the command line: an id or a name", () => {
+  test("a brand is found by its id or its name (any case, any width), within the account when one is given", async () => {
+    t = await testApp();
+    await t.signIn("a@example.com");
+    await t.signIn("b@example.com");
+    const a = (await findAccountByEmail(t.db, "a@example.com"))!.id;
+    const b = (await findAccountByEmail(t.db, "b@example.com"))!.id;
+    const acme = await createBrand(t.db, a, { name: "Acme CRM" });
+    const beta = await createBrand(t.db, a, { name: "Beta" });
+    const othersAcme = await createBrand(t.db, b, { name: "acme crm" });
+    expect(await resolveBrandRef(t.db, acme.id, a)).toBe(acme.id);
+    expect(await resolveBrandRef(t.db, "acme crm", a)).toBe(acme.id);
+    expect(await resolveBrandRef(t.db, "ＡＣＭＥ CRM", a)).toBe(acme.id);
+    expect(await resolveBrandRef(t.db, "acme crm", b)).toBe(othersAcme.id);
+    // Without an account (spyglass track), among every brand: a name two share is refused with their ids.
+    expect(await resolveBrandRef(t.db, "BETA", null)).toBe(beta.id);
+    expect(await resolveBrandRef(t.db, othersAcme.id, null)).toBe(othersAcme.id);
+    const ambiguous = await resolveBrandRef(t.db, "Acme CRM", null).then(
+      () => "",
+      (error: Error) => error.message,
+    );
+    // Oldest first (made within a millisecond, the two may come in either order).
+    expect([
+      `2 brands are named "Acme CRM": give one's id with --brand (${acme.id}, ${othersAcme.id}).`,
+      `2 brands are named "Acme CRM": give one's id with --brand (${othersAcme.id}, ${acme.id}).`,
+    ]).toContain(ambiguous);
+    // Another account's brand, by id, is not this account's; nor is a name nobody has.
+    await expect(resolveBrandRef(t.db, othersAcme.id, a)).rejects.toThrow(
+      `No brand of this account has the id or name "${othersAcme.id}" (spyglass brand list --email E shows the account's brands).`,
+    );
+    await expect(resolveBrandRef(t.db, "Gamma", null)).rejects.toThrow('No brand has the id or name "Gamma"');
   });
 });
 

@@ -85,13 +85,15 @@ test("a brand is deleted from its page once its name is typed; the list says so 
   expectNothingUnsafe(page);
 });
 
-test("spyglass brand delete: by id, for its account only", async () => {
+test("spyglass brand delete: by id or name, for its account only", async () => {
   const brand = (await d.box.cliJson<{ id: string }>(["brand", "create", "--email", USER.email, "--name", "Old Client"])).id;
   expect((await d.box.cli(["account", "create", "--email", "other@example.com", "--password", USER.password])).code).toBe(0);
   const stranger = await d.box.cli(["brand", "delete", "--email", "other@example.com", "--brand", brand]);
   expect(stranger.code).toBe(1);
-  expect(stranger.stderr).toContain(`no brand of other@example.com has the id "${brand}"`);
-  const deleted = await d.box.cli(["brand", "delete", "--email", USER.email, "--brand", brand]);
+  expect(stranger.stderr).toContain(`no brand of other@example.com has the id or name "${brand}"`);
+  // By its name too (any case), on the account that has it only.
+  expect((await d.box.cli(["brand", "delete", "--email", "other@example.com", "--brand", "Old Client"])).code).toBe(1);
+  const deleted = await d.box.cli(["brand", "delete", "--email", USER.email, "--brand", "old client"]);
   expect(deleted.code).toBe(0);
   expect(deleted.stdout).toBe(`Deleted the brand Old Client (${brand}) and everything of it.\n`);
   const list = await d.box.cliJson<{ brands: Array<{ name: string }> }>(["brand", "list", "--email", USER.email, "--json"]);

@@ -65,12 +65,19 @@ describe("dist/spyglass end to end", () => {
     const twice = await box.cli(["track", "--brand", brandId, "--brand", "brd_other", "--dry-run"]);
     expect(twice.code).toBe(2);
     expect(twice.stderr).toStartWith("spyglass: track: --brand is given more than once; it takes one value\nusage: spyglass track");
-    // --brand takes an id, and a name is told so.
-    const byName = await box.cli(["track", "--brand", "Acme", "--dry-run"]);
-    expect(byName.code).toBe(1);
-    expect(byName.stderr).toContain(
-      'no brand has the id "Acme": --brand takes a brand\'s id (brd_…); "spyglass brand list --email E" lists',
+    // --brand takes an id or a name (any case); one that is neither is told so.
+    const byName = await box.cli(["track", "--brand", "acme", "--dry-run", "--json"]);
+    expect(byName.code).toBe(0);
+    expect((JSON.parse(byName.stdout) as Array<{ brand_id: string }>).map((b) => b.brand_id)).toEqual([brandId]);
+    const noSuchBrand = await box.cli(["track", "--brand", "Acme Inc", "--dry-run"]);
+    expect(noSuchBrand.code).toBe(1);
+    expect(noSuchBrand.stderr).toBe(
+      'spyglass: no brand has the id or name "Acme Inc": "spyglass brand list --email E" lists an account\'s brands with their ids and names.\n',
     );
+    expect((await box.cli(["account", "create", "--email", "other@example.com", "--password", PASSWORD])).code).toBe(0);
+    const notTheirs = await box.cli(["key", "create", "--email", "other@example.com", "--brand", "Acme", "--name", "x"]);
+    expect(notTheirs.stderr).toContain('no brand of other@example.com has the id or name "Acme"');
+    expect((await box.cli(["account", "delete", "--email", "other@example.com"])).code).toBe(0);
     // A mistyped option is named as such, with the command's usage (not node:util's advice on positional arguments).
     const typo = await box.cli(["account", "create", "--emial", EMAIL]);
     expect(typo.code).toBe(2);
