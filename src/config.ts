@@ -174,7 +174,9 @@ export interface ConfigInput {
 }
 
 export function loadConfig({ flags, env, cwd = process.cwd() }: ConfigInput): Config {
-  const dataDir = resolve(cwd, flags.data ?? env.SPYGLASS_DATA ?? "./data");
+  // An empty SPYGLASS_DATA (a script's variable left unset) is no directory: the default, as an empty
+  // SPYGLASS_CONFIG is no file (it was the working directory).
+  const dataDir = resolve(cwd, flags.data ?? (env.SPYGLASS_DATA || undefined) ?? "./data");
   const explicitConfig = flags.config ?? env.SPYGLASS_CONFIG;
   let configFile: string | null = null;
   if (explicitConfig !== undefined && explicitConfig !== "") {

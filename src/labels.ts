@@ -50,3 +50,12 @@ export function nameWeight(value: string): number {
   for (const char of value) n += WIDE.test(char) ? 2 : 1;
   return n;
 }
+
+/**
+ * A stored name as a terminal should show it: control characters (an escape sequence, a line break
+ * set through the API or an AI client) as U+FFFD, not obeyed. Names are text everywhere they are
+ * shown; on a terminal, ESC would clear the screen or rewrite what the table says.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "\uFFFD");
+}

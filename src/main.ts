@@ -23,6 +23,7 @@ import { openConfiguredDatabase } from "./db/open";
 import { watchSchema } from "./db/schema-watch";
 import { AppError, Invalid } from "./errors";
 import { createApiKey, listApiKeys, revokeApiKey } from "./keys/service";
+import { printable } from "./labels";
 import { configureLog, drainLog, log } from "./log";
 import { resetAccountPassword } from "./oauth/password-reset";
 import { assertCanListen, startServer } from "./server";
@@ -41,6 +42,8 @@ interface Command {
   options: Record<string, { type: "string" | "boolean"; multiple?: boolean }>;
   /** Whether it takes arguments besides options (backup's FILE); others refuse any. */
   positionals?: true;
+  /** Options it cannot run without: checked before anything is opened (a usage error, exit 2). */
+  required?: readonly string[];
   run(ctx: { config: Config; flags: Flags; positionals: string[]; json: boolean }): Promise<void> | void;
 }
 
@@ -155,6 +158,7 @@ const COMMANDS: Record<string, Command> = {
       "spyglass account create --email E --password P|- [--plan none|visibility|autopilot] [--json]   (--password - reads it from stdin)",
     summary: "creates a dashboard account (a password of at least 8 characters)",
     options: { email: { type: "string" }, password: { type: "string" }, plan: { type: "string" } },
+    required: ["email", "password"],
     async run({ config, flags, json }) {
       const input = { email: need(flags, "email"), password: await passwordFrom(need(flags, "password")), plan: flags.plan };
       // Checked before the database is opened: a refused value must not leave a new, empty instance behind.
@@ -168,6 +172,7 @@ const COMMANDS: Record<string, Command> = {
     usage: "spyglass account plan --email E --plan none|visibility|autopilot [--json]",
     summary: "changes an account's plan",
     options: { email: { type: "string" }, plan: { type: "string" } },
+    required: ["email", "plan"],
     async run({ config, flags, json }) {
       printRecord(await withDb(config, (db) => setAccountPlan(db, need(flags, "email"), need(flags, "plan"))), json);
     },
@@ -176,6 +181,7 @@ const COMMANDS: Record<string, Command> = {
     usage: "spyglass account password --email E --password P|- [--json]   (--password - reads it from stdin)",
     summary: "sets an account's password (a forgotten or leaked one), signs out its sessions and disconnects its connected apps",
     options: { email: { type: "string" }, password: { type: "string" } },
+    required: ["email", "password"],
     async run({ config, flags, json }) {
       const email = need(flags, "email");
       const password = await passwordFrom(need(flags, "password"));
@@ -195,6 +201,7 @@ const COMMANDS: Record<string, Command> = {
     usage: "spyglass account delete --email E [--json]",
     summary: "deletes an account and everything of it: its brands (prompts, answers, articles, keys), sessions and connected apps",
     options: { email: { type: "string" } },
+    required: ["email"],
     async run({ config, flags, json }) {
       const email = need(flags, "email");
       const deleted = await withDb(config, async (db) => {
@@ -212,6 +219,7 @@ const COMMANDS: Record<string, Command> = {
     usage: "spyglass brand create --email E --name N [--domain D] [--alias A]... [--json]",
     summary: "creates a brand of the account; prints its id and site key",
     options: { email: { type: "string" }, name: { type: "string" }, domain: { type: "string" }, alias: { type: "string", multiple: true } },
+    required: ["email", "name"],
     async run({ config, flags, json }) {
       const brand = await withDb(
         config,
@@ -229,6 +237,7 @@ const COMMANDS: Record<string, Command> = {
     usage: "spyglass brand delete --email E --brand ID [--json]",
     summary: "deletes a brand of the account and everything of it (prompts, answers, articles, keys); --brand takes its id or its name",
     options: { email: { type: "string" }, brand: { type: "string" } },
+    required: ["email", "brand"],
     async run({ config, flags, json }) {
       const deleted = await withDb(config, async (db) => {
         const app = createAppContext(config, db);
@@ -236,13 +245,14 @@ const COMMANDS: Record<string, Command> = {
         return await deleteBrand(app, accountId, await resolveBrandRef(db, need(flags, "brand"), accountId));
       });
       if (json) return printRecord({ deleted }, true);
-      process.stdout.write(`Deleted the brand ${deleted.name} (${deleted.id}) and everything of it.\n`);
+      process.stdout.write(`Deleted the brand ${printable(deleted.name)} (${deleted.id}) and everything of it.\n`);
     },
   },
   "brand list": {
     usage: "spyglass brand list --email E [--json]",
     summary: "lists the account's brands (oldest first) with their ids and site keys",
     options: { email: { type: "string" } },
+    required: ["email"],
     async run({ config, flags, json }) {
       const list = await withDb(config, async (db) => await listBrands(db, (await requireAccountByEmail(db, need(flags, "email"))).id));
       if (json) return printRecord({ brands: list }, true);
@@ -258,6 +268,7 @@ const COMMANDS: Record<string, Command> = {
     usage: "spyglass key create --email E --brand ID --name N [--json]",
     summary: "creates an API key for one brand (--brand: its id or its name); prints the key once",
     options: { email: { type: "string" }, brand: { type: "string" }, name: { type: "string" } },
+    required: ["email", "brand", "name"],
     async run({ config, flags, json }) {
       const created = await withDb(config, async (db) => {
         const accountId = (await requireAccountByEmail(db, need(flags, "email"))).id;
@@ -273,6 +284,7 @@ const COMMANDS: Record<string, Command> = {
     usage: "spyglass key list --email E [--json]",
     summary: "lists the account's active API keys (newest first); the keys themselves are never shown again",
     options: { email: { type: "string" } },
+    required: ["email"],
     async run({ config, flags, json }) {
       const keys = await withDb(
         config,
@@ -291,6 +303,7 @@ const COMMANDS: Record<string, Command> = {
     usage: "spyglass key revoke --email E --id KEY_ID [--json]",
     summary: "revokes an API key of the account (ids from spyglass key list); it stops working on the next request",
     options: { email: { type: "string" }, id: { type: "string" } },
+    required: ["email", "id"],
     async run({ config, flags, json }) {
       const revoked = await withDb(config, async (db) => {
         const accountId = (await requireAccountByEmail(db, need(flags, "email"))).id;
@@ -302,7 +315,7 @@ const COMMANDS: Record<string, Command> = {
       });
       if (json) return printRecord({ revoked }, true);
       process.stdout.write(
-        `Revoked API key ${revoked.id} ("${revoked.name}", ${revoked.key_prefix}…): it stops working on the very next request.\n`,
+        `Revoked API key ${revoked.id} ("${printable(revoked.name)}", ${revoked.key_prefix}…): it stops working on the very next request.\n`,
       );
     },
   },
@@ -500,6 +513,7 @@ async function withDb<T>(config: Config, fn: (db: Db) => T | Promise<T>, options
 
 /** Left-aligned columns for a person at a terminal; --json is for programs. */
 function printTable(header: string[], rows: string[][]): void {
+  rows = rows.map((row) => row.map(printable));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ");
   process.stdout.write(`${[header, ...rows].map(line).join("\n")}\n`);
@@ -622,6 +636,15 @@ async function main(argv: string[]): Promise<void> {
   const extra = parsed.positionals[0];
   if (extra !== undefined && !command.positionals) {
     fail(`${name}: unexpected argument "${extra}" (the command comes first, then its options)\nusage: ${command.usage}`, 2);
+  }
+  for (const option of command.required ?? []) {
+    const value = parsed.values[option];
+    if (typeof value !== "string" || value === "") fail(`${name}: --${option} is required\nusage: ${command.usage}`, 2);
+  }
+  // An empty --brand would be looked up as a name; an empty --data or --config would quietly mean the
+  // working directory (a script's unset variable).
+  for (const option of ["brand", "data", "config"]) {
+    if (parsed.values[option] === "") fail(`${name}: --${option} is given an empty value\nusage: ${command.usage}`, 2);
   }
   // Only serve's stdout is a log; every other command's is its output.
   if (name !== "serve") configureLog({ stderr: true });

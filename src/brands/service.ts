@@ -161,10 +161,13 @@ export async function listBrandIdsOfAccounts(db: Queries, accountIds: readonly s
   return rows.map((row) => row.id);
 }
 
+const BRAND_ID = /^brd_[0-9a-z]{16}$/i;
+
 /**
  * The brand a command line names with --brand: by its id, or by its name (compared as brand names are:
  * compatibilityKey), among the account's brands when an account is given, else among all.
- * A name two brands share is refused with their ids; neither an id nor a name is NotFound.
+ * A name two brands share is refused with their ids; neither an id nor a name is NotFound, as is a
+ * brand id (brd_ and 16 characters) of no brand in reach, even when a brand is named so.
  */
 export async function resolveBrandRef(db: Queries, ref: string, accountId: string | null): Promise<string> {
   const rows = await db.all<{ id: string; name: string }>(
@@ -175,6 +178,11 @@ export async function resolveBrandRef(db: Queries, ref: string, accountId: strin
   );
   const byId = rows.find((row) => row.id === ref);
   if (byId) return byId.id;
+  // Something shaped like a brand id is an id, never a name: a brand named "brd_…" after another
+  // brand's id must not be what `brand delete --brand <that id>` deletes.
+  if (BRAND_ID.test(ref.trim())) {
+    throw new NotFound(`No brand${accountId === null ? "" : " of this account"} has the id "${ref}".`, "brand_not_found");
+  }
   const key = compatibilityKey(ref);
   const named = rows.filter((row) => compatibilityKey(row.name) === key);
   if (named.length === 1) return named[0]!.id;

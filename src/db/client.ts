@@ -1,6 +1,6 @@
 import { Database as SQLite, type Statement } from "bun:sqlite";
 import { AsyncLocalStorage } from "node:async_hooks";
-import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
 import { type MigrationMeta } from "drizzle-orm/migrator";
@@ -84,7 +84,7 @@ export interface OpenOptions {
  * written, so that the problem shows at start rather than on a user's first write.
  */
 export function openDatabase(path: string, options: OpenOptions = {}): SqliteDb {
-  if (path !== ":memory:" && !existsSync(path)) {
+  if (path !== ":memory:" && !databaseFileExists(path)) {
     if (options.create === false) {
       throw new NotFound(
         `There is no Spyglass database at ${path}: check --data (or SPYGLASS_DATA); \`spyglass serve\` or \`spyglass account create\` creates one.`,
@@ -174,12 +174,41 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDb 
  * password and key hashes and drafts. SQLite gives the WAL and shared-memory files the database
  * file's mode.
  */
-function createPrivately(path: string): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+/**
+ * Whether the database file exists. A directory the user may not enter is said to be so (existsSync
+ * said "no database here", and advised creating one), as is a --data that is a file.
+ */
+function databaseFileExists(path: string): boolean {
   try {
+    return statSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch (error) {
+    throw directoryProblem(path, error);
+  }
+}
+
+function directoryProblem(path: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "EACCES" || code === "EPERM") {
+    return new Unavailable(
+      `The data directory ${dirname(path)} cannot be read or written by this user (${code}): run Spyglass as the user that owns it, or give that user access (--data or SPYGLASS_DATA names the directory).`,
+      "database_read_only",
+    );
+  }
+  if (code === "ENOTDIR" || code === "EEXIST") {
+    return new Unavailable(
+      `The data directory ${dirname(path)} is not a directory (${code}): --data (or SPYGLASS_DATA) names a directory, which is created if missing.`,
+      "database_read_only",
+    );
+  }
+  return error;
+}
+
+function createPrivately(path: string): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     closeSync(openSync(path, "wx", 0o600));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST" || !databaseFileExists(path)) throw directoryProblem(path, error);
   }
 }
 

@@ -5,6 +5,7 @@ import { getBrand } from "../brands/service";
 import { ConfigError } from "../config";
 import { type AppContext } from "../context";
 import { Conflict } from "../errors";
+import { printable } from "../labels";
 import { enginesAnsweringNothing } from "./answered-nothing";
 import { forecast, forecastText } from "./forecast";
 import { markInterruptedRuns } from "./runner";
@@ -76,7 +77,7 @@ export async function trackCommand(
       const bar = tty
         ? new SingleBar(
             {
-              format: `${brand.name.slice(0, 30)} [{bar}] {value}/{total} answers | {percentage}% | ETA {eta_formatted}`,
+              format: `${printable(brand.name).slice(0, 30)} [{bar}] {value}/{total} answers | {percentage}% | ETA {eta_formatted}`,
               hideCursor: true,
               stream: stdout as NodeJS.WriteStream,
             },
@@ -102,12 +103,12 @@ export async function trackCommand(
         // track) is named and passed over, and the others are tracked; the exit status says so.
         if (opts.brandId !== undefined || !(error instanceof Conflict) || error.code !== "run_in_progress") throw error;
         skipped.push(brand.name);
-        stderr.write(`spyglass: ${brand.name} (${brand.id}) skipped: ${error.message}\n`);
+        stderr.write(`spyglass: ${printable(brand.name)} (${brand.id}) skipped: ${error.message}\n`);
         continue;
       }
       runs.push(run);
       if (enginesAnsweringNothing(run.by_engine).length > 0) anEngineAnsweredNothing = true;
-      if (!opts.json) stdout.write(`${runSummary(run, brand.name, (performance.now() - started) / 1000)}\n`);
+      if (!opts.json) stdout.write(`${runSummary(run, printable(brand.name), (performance.now() - started) / 1000)}\n`);
     }
   } finally {
     process.off("SIGINT", onSignal);
@@ -143,7 +144,7 @@ async function dryRun(app: AppContext, opts: { brandId?: string; json: boolean; 
     opts.stdout.write(`Nothing to track: no brand on a paid plan has an active prompt, so a run would send no request.\n`);
     return 0;
   }
-  for (const f of forecasts) opts.stdout.write(forecastText(f.forecast, f.brand.name, f.brand.id, onSchedule.has(f.brand.id)));
+  for (const f of forecasts) opts.stdout.write(forecastText(f.forecast, printable(f.brand.name), f.brand.id, onSchedule.has(f.brand.id)));
   if (forecasts.length > 1) {
     const run = forecasts.reduce((s, f) => s + f.forecast.requests_per_run, 0);
     const month = forecasts.reduce((s, f) => s + f.forecast.requests_per_month, 0);

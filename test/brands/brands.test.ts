@@ -92,10 +92,16 @@ describe("--brand on the command line: an id or a name", () => {
       `2 brands are named "Acme CRM": give one's id with --brand (${othersAcme.id}, ${acme.id}).`,
     ]).toContain(ambiguous);
     // Another account's brand, by id, is not this account's; nor is a name nobody has.
-    await expect(resolveBrandRef(t.db, othersAcme.id, a)).rejects.toThrow(
-      `No brand of this account has the id or name "${othersAcme.id}" (spyglass brand list --email E shows the account's brands).`,
+    await expect(resolveBrandRef(t.db, othersAcme.id, a)).rejects.toThrow(`No brand of this account has the id "${othersAcme.id}".`);
+    await expect(resolveBrandRef(t.db, "Gamma", a)).rejects.toThrow(
+      'No brand of this account has the id or name "Gamma" (spyglass brand list --email E shows the account\'s brands).',
     );
     await expect(resolveBrandRef(t.db, "Gamma", null)).rejects.toThrow('No brand has the id or name "Gamma"');
+    // A brand named after another brand's id is not found by that id (a review deleted the wrong brand).
+    const impostor = await createBrand(t.db, b, { name: acme.id });
+    expect(await resolveBrandRef(t.db, acme.id, null)).toBe(acme.id);
+    await expect(resolveBrandRef(t.db, acme.id, b)).rejects.toThrow(`No brand of this account has the id "${acme.id}".`);
+    expect(await resolveBrandRef(t.db, impostor.id, b)).toBe(impostor.id);
   });
 });
 

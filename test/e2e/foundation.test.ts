@@ -2,7 +2,7 @@
 
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SANDBOX_DATABASE, type Sandbox, type ServerProcess, sandbox } from "../support/binary";
 import { freshPostgresUrl } from "../support/postgres";
@@ -78,6 +78,41 @@ describe("dist/spyglass end to end", () => {
     const notTheirs = await box.cli(["key", "create", "--email", "other@example.com", "--brand", "Acme", "--name", "x"]);
     expect(notTheirs.stderr).toContain('no brand of other@example.com has the id or name "Acme"');
     expect((await box.cli(["account", "delete", "--email", "other@example.com"])).code).toBe(0);
+    // A required option missing is a usage error before anything is looked up (it was "No account
+    // has the email…", exit 1); an empty --brand or --data is refused, not taken as a name or as the
+    // working directory; an empty SPYGLASS_DATA is the default directory.
+    const noId = await box.cli(["key", "revoke", "--email", "nobody@example.com"]);
+    expect(noId).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "spyglass: key revoke: --id is required\nusage: spyglass key revoke --email E --id KEY_ID [--json]\n",
+    });
+    expect((await box.cli(["track", "--brand", "", "--dry-run"])).stderr).toStartWith("spyglass: track: --brand is given an empty value\n");
+    const emptyData = await box.cli(["brand", "list", "--email", EMAIL, "--data", ""]);
+    expect({ code: emptyData.code, stderr: emptyData.stderr.split("\n")[0] }).toEqual({
+      code: 2,
+      stderr: "spyglass: brand list: --data is given an empty value",
+    });
+    const unsetData = await box.cli(["brand", "list", "--email", EMAIL, "--json"], { env: { SPYGLASS_DATA: "" } });
+    expect(JSON.parse(unsetData.stdout).brands.map((b: { id: string }) => b.id)).toEqual([brandId]);
+    if (SANDBOX_DATABASE === "sqlite") {
+      // --data naming a file is said to be no directory (it was an "unexpected error: EEXIST … mkdir").
+      writeFileSync(join(box.dir, "not-a-dir"), "");
+      const fileData = await box.cli(["brand", "list", "--email", EMAIL, "--data", "not-a-dir"]);
+      expect({ code: fileData.code, stderr: fileData.stderr }).toEqual({
+        code: 1,
+        stderr: `spyglass: The data directory ${join(box.dir, "not-a-dir")} is not a directory (ENOTDIR): --data (or SPYGLASS_DATA) names a directory, which is created if missing.\n`,
+      });
+    }
+    // A name's control characters are shown, not obeyed, on a terminal (ESC cleared the screen).
+    const evil = await box.cliJson<{ id: string }>(["brand", "create", "--email", EMAIL, "--name", "Evil\u001b[2J\nCo"]);
+    const table = await box.cli(["brand", "list", "--email", EMAIL]);
+    // (The line break became a space when the name was cleaned on the way in.)
+    expect(table.stdout).toContain(`${evil.id}  Evil\uFFFD[2J Co  -`);
+    expect(table.stdout).not.toContain("\u001b");
+    expect((await box.cli(["brand", "delete", "--email", EMAIL, "--brand", evil.id])).stdout).toBe(
+      `Deleted the brand Evil\uFFFD[2J Co (${evil.id}) and everything of it.\n`,
+    );
     // A mistyped option is named as such, with the command's usage (not node:util's advice on positional arguments).
     const typo = await box.cli(["account", "create", "--emial", EMAIL]);
     expect(typo.code).toBe(2);
