@@ -435,10 +435,40 @@ class UsageError extends Error {}
  */
 async function passwordFrom(flag: string): Promise<string> {
   if (flag !== "-") return flag;
-  const text = await Bun.stdin.text();
-  const password = text.split(/\r?\n/, 1)[0] ?? "";
+  // At a terminal, asked for without echo and ended by Enter (it echoed what was typed and waited for
+  // Ctrl-D); from a pipe or a file, its first line.
+  const password = process.stdin.isTTY ? await typedUnseen("Password: ") : ((await Bun.stdin.text()).split(/\r?\n/, 1)[0] ?? "");
   if (password === "") throw new UsageError("--password - read no password from stdin");
   return password;
+}
+
+/** A line typed at the terminal without echo, as passwd asks (the prompt on stderr); Ctrl-C exits 130. */
+function typedUnseen(prompt: string): Promise<string> {
+  const stdin = process.stdin;
+  process.stderr.write(prompt);
+  stdin.setRawMode(true);
+  stdin.resume();
+  return new Promise((resolve) => {
+    let typed = "";
+    const finish = (line: string | null) => {
+      stdin.off("data", take);
+      stdin.setRawMode(false);
+      stdin.pause();
+      process.stderr.write("\n");
+      if (line === null) process.exit(130);
+      resolve(line);
+    };
+    const take = (chunk: Buffer) => {
+      for (const char of chunk.toString("utf8")) {
+        if (char === "\r" || char === "\n") return finish(typed);
+        if (char === "\u0003") return finish(null);
+        if (char === "\u0004" && typed === "") return finish("");
+        if (char === "\u007f" || char === "\b") typed = Array.from(typed).slice(0, -1).join("");
+        else if (char >= " ") typed += char;
+      }
+    };
+    stdin.on("data", take);
+  });
 }
 
 /**

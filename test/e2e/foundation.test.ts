@@ -4,7 +4,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SANDBOX_DATABASE, type Sandbox, type ServerProcess, sandbox } from "../support/binary";
+import { baseEnv, SANDBOX_DATABASE, type Sandbox, type ServerProcess, sandbox } from "../support/binary";
 import { freshPostgresUrl } from "../support/postgres";
 
 const EMAIL = "owner@example.com";
@@ -354,5 +354,37 @@ describe("the CLI without secrets on its command line", () => {
     const short = await own.cli(["account", "create", "--email", "short@example.com", "--password", "-"], { stdin: "short\n" });
     expect(short.code).not.toBe(0);
     expect(short.stderr).toContain("8 characters");
+  });
+
+  // Database-independent (the terminal's side of the CLI): on the SQLite pass, whose sandbox the
+  // command below reaches through --data alone.
+  test.if(SANDBOX_DATABASE === "sqlite")("--password - at a terminal asks without echo and ends at Enter", async () => {
+    // A terminal of its own (util-linux's script, in Debian's essential set): what is typed goes to it,
+    // what the command and the terminal print comes back.
+    const typed = "typed at a terminal";
+    const command = `${own.binary} account create --email tty@example.com --password - --data ${own.dataDir}`;
+    const proc = Bun.spawn(["script", "-qec", command, "/dev/null"], { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: baseEnv() });
+    let seen = "";
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      const reader = proc.stdout.getReader();
+      for (let next = await reader.read(); !next.done; next = await reader.read()) seen += decoder.decode(next.value, { stream: true });
+    })();
+    const deadline = performance.now() + 15_000;
+    while (!seen.includes("Password: ") && performance.now() < deadline) await Bun.sleep(20);
+    expect(seen).toContain("Password: ");
+    // Typed, Enter, and the input left open: the line alone must end it (it waited for Ctrl-D).
+    proc.stdin.write(`${typed}\r`);
+    proc.stdin.flush();
+    const exited = await Promise.race([proc.exited, Bun.sleep(15_000).then(() => "still waiting")]);
+    proc.kill();
+    await reading;
+    expect(exited).toBe(0);
+    expect(seen).not.toContain(typed);
+    const hash = await own.withDb(
+      async (db) =>
+        (await db.get<{ password_hash: string }>("SELECT password_hash FROM accounts WHERE email = ?", ["tty@example.com"]))!.password_hash,
+    );
+    expect(await Bun.password.verify(typed, hash)).toBe(true);
   });
 });
