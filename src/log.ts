@@ -52,13 +52,15 @@ export function setLogWriter(write: ((text: string) => void) | null): void {
 // at the next line, a full disk turning a server that still answered reads into none at all. The
 // stream is dead after an error: its lines are dropped from then on, and stderr says so once (the
 // server goes on; a restart resumes logging).
-const failedStreams = new Set<NodeJS.WriteStream>();
+// (A command other than serve logs to stderr, and its stdout is its output: main.ts reports a failure
+// of that itself, see stdoutFailure.)
+const failedStreams = new Map<NodeJS.WriteStream, string>();
 
 function watchStream(stream: NodeJS.WriteStream, name: string): void {
   stream.on("error", (error: NodeJS.ErrnoException) => {
     if (failedStreams.has(stream)) return;
-    failedStreams.add(stream);
-    if (stream !== process.stderr && !failedStreams.has(process.stderr)) {
+    failedStreams.set(stream, error.code ?? error.message);
+    if (stream !== process.stderr && !failedStreams.has(process.stderr) && !toStderr) {
       process.stderr.write(
         `${JSON.stringify({ time: timestamp(), level: "error", msg: `the log's ${name} cannot be written (${error.code ?? error.message}): its lines are dropped until a restart; the server goes on` })}\n`,
       );
@@ -67,6 +69,18 @@ function watchStream(stream: NodeJS.WriteStream, name: string): void {
 }
 watchStream(process.stdout, "stdout");
 watchStream(process.stderr, "stderr");
+
+/**
+ * Why stdout could not be written (ENOSPC, EIO…), once what was written to it so far has been
+ * handed on; null when it could. A reader that went away (EPIPE: `| head`) is no failure.
+ */
+export async function stdoutFailure(): Promise<string | null> {
+  await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+  // The stream's 'error' comes a task after the write's callback.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  const code = failedStreams.get(process.stdout) ?? null;
+  return code === "EPIPE" ? null : code;
+}
 
 function out(data: string | Uint8Array): void {
   if (redirected) {

@@ -24,7 +24,7 @@ import { watchSchema } from "./db/schema-watch";
 import { AppError, Invalid } from "./errors";
 import { createApiKey, listApiKeys, revokeApiKey } from "./keys/service";
 import { printable } from "./labels";
-import { configureLog, drainLog, log } from "./log";
+import { configureLog, drainLog, log, stdoutFailure } from "./log";
 import { resetAccountPassword } from "./oauth/password-reset";
 import { assertCanListen, startServer } from "./server";
 import { startWindowRollover } from "./tracking/prompt-windows";
@@ -689,6 +689,13 @@ async function main(argv: string[]): Promise<void> {
       env: process.env,
     });
     await command.run({ config, flags: parsed.values, positionals: parsed.positionals, json: parsed.values.json === true });
+    // A command's output that could not be written (a full disk, > /dev/full) is a failure: it was
+    // exit 0, and a created key's only copy lost without a word.
+    const lost = name === "serve" ? null : await stdoutFailure();
+    if (lost !== null) {
+      const key = name === "key create" ? " The key was created all the same: spyglass key list shows it, to revoke it." : "";
+      fail(`${name}: its output could not be written to stdout (${lost}).${key}`);
+    }
   } catch (error) {
     const usage = error instanceof UsageError ? error.message : badOptionValue(error, parsed.values);
     if (usage !== null) fail(`${name}: ${usage}\nusage: ${command.usage}`, 2);

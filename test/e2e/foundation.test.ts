@@ -356,6 +356,43 @@ describe("the CLI without secrets on its command line", () => {
     expect(short.stderr).toContain("8 characters");
   });
 
+  test.if(SANDBOX_DATABASE === "sqlite")(
+    "a command whose output cannot be written fails, saying so; a reader that stops early is no failure",
+    async () => {
+      const run = async (args: string[], stdout: "pipe" | ReturnType<typeof Bun.file>) => {
+        const proc = Bun.spawn([own.binary, ...args, "--data", own.dataDir], { stdout, stderr: "pipe", env: baseEnv() });
+        const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+        return { code, stderr };
+      };
+      await own.cliJson(["account", "plan", "--email", "stdin@example.com", "--plan", "visibility"]);
+    const created = await own.cliJson<{ id: string }>(["brand", "create", "--email", "stdin@example.com", "--name", "Full Disk Co"]);
+      // A full disk (/dev/full): the key's only copy is lost, which was exit 0 without a word.
+      const full = await run(
+        ["key", "create", "--email", "stdin@example.com", "--brand", created.id, "--name", "lost", "--json"],
+        Bun.file("/dev/full"),
+      );
+      expect(full).toEqual({
+        code: 1,
+        stderr:
+          "spyglass: key create: its output could not be written to stdout (ENOSPC). The key was created all the same: spyglass key list shows it, to revoke it.\n",
+      });
+      expect(
+        (await own.cliJson<{ keys: Array<{ name: string }> }>(["key", "list", "--email", "stdin@example.com", "--json"])).keys.map(
+          (k) => k.name,
+        ),
+      ).toEqual(["lost"]);
+      // `| head -c 0`: the reader went away (EPIPE), as scripts do on purpose.
+      const proc = Bun.spawn([own.binary, "key", "list", "--email", "stdin@example.com", "--data", own.dataDir], {
+        stdout: "pipe",
+        stderr: "pipe",
+        env: baseEnv(),
+      });
+      await proc.stdout.cancel();
+      expect(await proc.exited).toBe(0);
+      expect(await new Response(proc.stderr).text()).toBe("");
+    },
+  );
+
   // Database-independent (the terminal's side of the CLI): on the SQLite pass, whose sandbox the
   // command below reaches through --data alone.
   test.if(SANDBOX_DATABASE === "sqlite")("--password - at a terminal asks without echo and ends at Enter", async () => {
