@@ -345,7 +345,9 @@ const COMMANDS: Record<string, Command> = {
     options: { scale: { type: "string" }, reset: { type: "boolean" } },
     async run({ config, flags, json }) {
       const scale = flags.scale === undefined ? 1 : Number(flags.scale);
-      const { demoCommand } = await import("./demo/cli");
+      const { demoCommand, checkDemoScale } = await import("./demo/cli");
+      // Before the database is opened: a refused value must not leave a new, empty instance behind.
+      checkDemoScale(scale);
       await withDb(config, (db) => demoCommand(createAppContext(config, db), { scale, reset: flags.reset === true, json }), {
         create: true,
       });

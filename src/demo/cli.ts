@@ -4,7 +4,10 @@ import { listBrands } from "../brands/service";
 import { type AppContext } from "../context";
 import { Conflict } from "../errors";
 import { type CliOutput } from "../tracking/cli";
-import { DEMO_DAYS, type DemoResult, seedDemo } from "./seeder";
+import { checkDemoScale, DEMO_DAYS, type DemoResult, seedDemo } from "./seeder";
+
+export { checkDemoScale };
+
 import { DEMO_EMAIL } from "./templates";
 
 export async function demoCommand(app: AppContext, opts: { scale: number; reset: boolean; json: boolean; out?: CliOutput }): Promise<void> {

@@ -81,12 +81,17 @@ function random(seed: number): () => number {
   };
 }
 
-export async function seedDemo(app: AppContext, options: DemoOptions = {}): Promise<DemoResult> {
-  const started = performance.now();
-  const scale = options.scale ?? 1;
+/** Refuses a scale out of range (the CLI checks it before it opens, or creates, the database). */
+export function checkDemoScale(scale: number): void {
   if (!Number.isInteger(scale) || scale < 1 || scale > MAX_SCALE) {
     throw new Invalid(`--scale must be a whole number from 1 to ${MAX_SCALE}.`, "invalid_scale");
   }
+}
+
+export async function seedDemo(app: AppContext, options: DemoOptions = {}): Promise<DemoResult> {
+  const started = performance.now();
+  const scale = options.scale ?? 1;
+  checkDemoScale(scale);
   const db = app.db;
   const existing = await findAccountByEmail(db, T.DEMO_EMAIL);
   if (existing) {

@@ -127,6 +127,10 @@ describe("dist/spyglass end to end", () => {
     const nowhere = await box.cli(["account", "create", "--email", "new@example.com", "--password", "short", "--data", "fresh-dir"]);
     expect(nowhere.code).toBe(2);
     expect(existsSync(join(box.dir, "fresh-dir"))).toBe(false);
+    const badScale = await box.cli(["demo", "--scale", "abc", "--data", "fresh-demo"]);
+    expect(badScale.code).toBe(2);
+    expect(badScale.stderr).toStartWith("spyglass: demo: --scale must be a whole number from 1 to 500.\nusage: spyglass demo");
+    expect(existsSync(join(box.dir, "fresh-demo"))).toBe(false);
     // help takes its topic before any option.
     const help = await box.cli(["help", "account", "create", "--data", "elsewhere"]);
     expect(help.code).toBe(0);
@@ -365,7 +369,7 @@ describe("the CLI without secrets on its command line", () => {
         return { code, stderr };
       };
       await own.cliJson(["account", "plan", "--email", "stdin@example.com", "--plan", "visibility"]);
-    const created = await own.cliJson<{ id: string }>(["brand", "create", "--email", "stdin@example.com", "--name", "Full Disk Co"]);
+      const created = await own.cliJson<{ id: string }>(["brand", "create", "--email", "stdin@example.com", "--name", "Full Disk Co"]);
       // A full disk (/dev/full): the key's only copy is lost, which was exit 0 without a word.
       const full = await run(
         ["key", "create", "--email", "stdin@example.com", "--brand", created.id, "--name", "lost", "--json"],
