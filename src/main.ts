@@ -391,7 +391,7 @@ const COMMANDS: Record<string, Command> = {
     async run({ config, json }) {
       if (config.databaseUrl === null) {
         throw new UsageError(
-          "migrate-to-postgres copies into the PostgreSQL database named by SPYGLASS_DATABASE_URL (or the variable database_url_env names): set it to an empty database",
+          "no PostgreSQL database to copy into: set SPYGLASS_DATABASE_URL (or the variable database_url_env names) to an empty database",
         );
       }
       const source = openDatabase(config.dbPath, { create: false });
@@ -589,7 +589,7 @@ function help(topic: string[]): void {
   // The topic is the words before any option ("help key --data X" is help on key).
   const end = topic.findIndex((word) => word.startsWith("-"));
   const name = (end < 0 ? topic : topic.slice(0, end)).join(" ");
-  if (name === "") return void process.stdout.write(overview());
+  if (name === "" || name === "help") return void process.stdout.write(overview());
   const command = COMMANDS[name];
   if (command) return void process.stdout.write(`usage: ${command.usage}\n${command.summary}\n`);
   const group = commandsUnder(name);
@@ -661,7 +661,7 @@ async function main(argv: string[]): Promise<void> {
     fail(`${name}: ${why}\nusage: ${command.usage}`, 2);
   }
   if (parsed.values.help) {
-    process.stdout.write(`usage: ${command.usage}\n`);
+    process.stdout.write(`usage: ${command.usage}\n${command.summary}\n`);
     return;
   }
   // "spyglass --data DIR brand list" would otherwise start a server: the command comes first.

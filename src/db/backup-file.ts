@@ -7,6 +7,12 @@ import { dirname, resolve } from "node:path";
 import { Conflict, Invalid } from "../errors";
 
 function exists(file: string): Conflict {
+  if (statSync(file, { throwIfNoEntry: false })?.isDirectory()) {
+    return new Conflict(
+      `${file} is a directory; give the backup's file name (such as ${file.replace(/\/+$/, "")}/spyglass-backup.db).`,
+      "file_exists",
+    );
+  }
   return new Conflict(`${file} already exists; choose a new file name for the backup.`, "file_exists");
 }
 

@@ -127,6 +127,14 @@ describe("dist/spyglass end to end", () => {
     const nowhere = await box.cli(["account", "create", "--email", "new@example.com", "--password", "short", "--data", "fresh-dir"]);
     expect(nowhere.code).toBe(2);
     expect(existsSync(join(box.dir, "fresh-dir"))).toBe(false);
+    // help help is the overview; a command's -h says what it does too; migrate-to-postgres without a
+    // URL says what is missing (it began "migrate-to-postgres: migrate-to-postgres copies…").
+    expect((await box.cli(["help", "help"])).stdout).toBe((await box.cli(["help"])).stdout);
+    expect((await box.cli(["key", "revoke", "-h"])).stdout).toBe((await box.cli(["help", "key", "revoke"])).stdout);
+    const noUrl = await box.cli(["migrate-to-postgres"], { env: { SPYGLASS_DATABASE_URL: "" } });
+    expect(noUrl.stderr).toStartWith(
+      "spyglass: migrate-to-postgres: no PostgreSQL database to copy into: set SPYGLASS_DATABASE_URL (or the variable database_url_env names) to an empty database\n",
+    );
     const badScale = await box.cli(["demo", "--scale", "abc", "--data", "fresh-demo"]);
     expect(badScale.code).toBe(2);
     expect(badScale.stderr).toStartWith("spyglass: demo: --scale must be a whole number from 1 to 500.\nusage: spyglass demo");
@@ -238,6 +246,12 @@ describe("dist/spyglass end to end", () => {
     const again = await box.cli(["backup", "backup.db"]);
     expect(again.code).not.toBe(0);
     expect(again.stderr).toContain("already exists");
+    // A directory is said to be one, with a file name to give instead.
+    const toDir = await box.cli(["backup", box.dataDir]);
+    expect({ code: toDir.code, stderr: toDir.stderr }).toEqual({
+      code: 1,
+      stderr: `spyglass: ${box.dataDir} is a directory; give the backup's file name (such as ${box.dataDir}/spyglass-backup.db).\n`,
+    });
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
