@@ -170,11 +170,6 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDb 
 }
 
 /**
- * The data directory (0700) and an empty database file (0600), created by us: they hold emails,
- * password and key hashes and drafts. SQLite gives the WAL and shared-memory files the database
- * file's mode.
- */
-/**
  * Whether the database file exists. A directory the user may not enter is said to be so (existsSync
  * said "no database here", and advised creating one), as is a --data that is a file.
  */
@@ -203,6 +198,11 @@ function directoryProblem(path: string, error: unknown): unknown {
   return error;
 }
 
+/**
+ * The data directory (0700) and an empty database file (0600), created by us: they hold emails,
+ * password and key hashes and drafts. SQLite gives the WAL and shared-memory files the database
+ * file's mode.
+ */
 function createPrivately(path: string): void {
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
