@@ -171,9 +171,16 @@ export interface ConfigInput {
   flags: { data?: string; config?: string; host?: string; port?: string };
   env: Record<string, string | undefined>;
   cwd?: string;
+  /**
+   * Whether the command listens (serve; the default). Other commands take HOST and PORT from the
+   * environment only when they are valid: a platform's PORT meant for another program must not stop
+   * `spyglass key list`.
+   */
+  listens?: boolean;
 }
 
-export function loadConfig({ flags, env, cwd = process.cwd() }: ConfigInput): Config {
+export function loadConfig({ flags, env: given, cwd = process.cwd(), listens = true }: ConfigInput): Config {
+  const env = listens ? given : { ...given, HOST: given.HOST?.trim() ? given.HOST : undefined, PORT: validPort(given.PORT) };
   // An empty SPYGLASS_DATA (a script's variable left unset) is no directory: the default, as an empty
   // SPYGLASS_CONFIG is no file (it was the working directory).
   const dataDir = resolve(cwd, flags.data ?? (env.SPYGLASS_DATA || undefined) ?? "./data");
@@ -337,4 +344,9 @@ function readConfigFile(path: string): z.infer<typeof fileSchema> {
     throw new ConfigError(`${path}: ${key}: ${issue ? issueSentence(issue) : "invalid"}`);
   }
   return parsed.data;
+}
+
+/** An environment PORT a listening server would take, or undefined (see ConfigInput.listens). */
+function validPort(text: string | undefined): string | undefined {
+  return text !== undefined && /^\d+$/.test(text) && Number(text) <= 65535 ? text : undefined;
 }

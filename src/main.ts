@@ -682,6 +682,7 @@ async function main(argv: string[]): Promise<void> {
   if (name !== "serve") configureLog({ stderr: true });
   try {
     const config = loadConfig({
+      listens: name === "serve",
       flags: {
         data: parsed.values.data as string | undefined,
         config: parsed.values.config as string | undefined,

@@ -120,6 +120,19 @@ describe("loadConfig", () => {
     expect(errorOf(() => loadConfig({ flags: {}, env: { PORT: "70000" } }))).toContain("port");
   });
 
+  test("a command that does not listen takes HOST and PORT from the environment only when valid", () => {
+    const dir = mkdtempSync(join(tmpdir(), "spyglass-config-"));
+    // A platform's PORT meant for another program broke every command ("PORT: "abc" is not a port number").
+    const quiet = loadConfig({ flags: { data: dir }, env: { PORT: "abc", HOST: " " }, listens: false });
+    expect({ host: quiet.host, port: quiet.port }).toEqual({ host: "0.0.0.0", port: 3000 });
+    expect(loadConfig({ flags: { data: dir }, env: { PORT: "8080", HOST: "127.0.0.1" }, listens: false })).toMatchObject({
+      host: "127.0.0.1",
+      port: 8080,
+    });
+    // serve still refuses them.
+    expect(errorOf(() => loadConfig({ flags: { data: dir }, env: { PORT: "abc" } }))).toContain("PORT");
+  });
+
   test("the shutdown grace is 30 s unless SPYGLASS_SHUTDOWN_GRACE_MS says otherwise, from 0 to 600000 ms", () => {
     expect(loadConfig({ flags: {}, env: {} }).shutdownGraceMs).toBe(30_000);
     expect(loadConfig({ flags: {}, env: { SPYGLASS_SHUTDOWN_GRACE_MS: "1500" } }).shutdownGraceMs).toBe(1500);

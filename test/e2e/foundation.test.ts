@@ -135,6 +135,12 @@ describe("dist/spyglass end to end", () => {
     expect(noUrl.stderr).toStartWith(
       "spyglass: migrate-to-postgres: no PostgreSQL database to copy into: set SPYGLASS_DATABASE_URL (or the variable database_url_env names) to an empty database\n",
     );
+    // PORT in the environment (a platform's, for another program) concerns serve alone.
+    const otherPort = await box.cli(["brand", "list", "--email", EMAIL, "--json"], { env: { PORT: "abc" } });
+    expect(otherPort.code).toBe(0);
+    expect((await box.cli(["serve", "--data", "fresh-serve"], { env: { PORT: "abc" } })).stderr).toContain(
+      'PORT: "abc" is not a port number',
+    );
     const badScale = await box.cli(["demo", "--scale", "abc", "--data", "fresh-demo"]);
     expect(badScale.code).toBe(2);
     expect(badScale.stderr).toStartWith("spyglass: demo: --scale must be a whole number from 1 to 500.\nusage: spyglass demo");
