@@ -9,26 +9,11 @@
 // request over the first 8,000 requests and none after ~30,000 (ROUNDS=5 N=15000); the serving
 // thread itself 49–54 µs against the bare server's 42–46 once settled. bench/door.ts warms each
 // server up until its JIT has settled accordingly.
-import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { seedToolServerData } from "../test/support/fixtures";
 import { scratchDir } from "../test/support/scratch";
 import { load, pin, sandbox } from "./lib";
-import { startBare } from "./public";
-
-function threads(pid: number): Map<string, { name: string; ns: number }> {
-  const out = new Map<string, { name: string; ns: number }>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
-      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim();
-      out.set(tid, { name, ns });
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return out;
-}
+import { startBare, threadTimes } from "./public";
 
 const N = Number(process.env.N ?? 4000);
 async function measure(
@@ -39,9 +24,9 @@ async function measure(
 ) {
   pin(pid, 0);
   await load({ ...request, url, connections: 1, maxRequests: 500, maxMs: 10_000, cpu: 1 });
-  const before = threads(pid);
+  const before = threadTimes(pid, true);
   const result = await load({ ...request, url, connections: 1, maxRequests: N, maxMs: 30_000, cpu: 1 });
-  const after = threads(pid);
+  const after = threadTimes(pid, true);
   const byName = new Map<string, number>();
   let total = 0;
   for (const [tid, t] of after) {

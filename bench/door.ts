@@ -20,7 +20,7 @@
 // shared) and CPU time per request read from /proc (the baseline's over ours: robust to other load,
 // what the throughput ratio is when the server, not the machine, is the limit). Medians, with the
 // rounds' spread (min–max).
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "../src/db/client";
 import { createPrompts } from "../src/prompts/service";
@@ -41,7 +41,7 @@ import {
   sandbox,
   type TargetRow,
 } from "./lib";
-import { cpuBetween, cpuReading, replayableHeaders, seed as seedArticles, startBare } from "./public";
+import { cpuBetween, cpuReading, replayableHeaders, seed as seedArticles, startBare, threadTimes } from "./public";
 
 const NAME = "door";
 const MCP = "/api/mcp/mcp";
@@ -63,14 +63,7 @@ const spread = (values: number[], digits = 2) => `${Math.min(...values).toFixed(
 /** CPU nanoseconds so far of the process's JIT compiler threads (JavaScriptCore's "JITWorker"). */
 function jitNs(pid: number): number {
   let ns = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      if (!readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").startsWith("JITWorker")) continue;
-      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
+  for (const thread of threadTimes(pid, true).values()) if (thread.name.startsWith("JITWorker")) ns += thread.ns;
   return ns;
 }
 

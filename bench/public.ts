@@ -93,15 +93,25 @@ export interface CpuReading {
 
 const TICK_MICROS = 10_000; // USER_HZ is 100 on Linux (getconf CLK_TCK)
 
-export function cpuReading(pid: number): CpuReading {
-  const threads = new Map<string, number>();
+/**
+ * Each live thread's CPU time so far in ns (/proc/PID/task/TID/schedstat) by thread id, with its name
+ * when asked (comm: "JITWorker", "HeapHelper"…; bench/door.ts and door-threads.ts).
+ */
+export function threadTimes(pid: number, named = false): Map<string, { ns: number; name: string }> {
+  const threads = new Map<string, { ns: number; name: string }>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      threads.set(tid, Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]));
+      const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+      threads.set(tid, { ns, name: named ? readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim() : "" });
     } catch {
       // The thread ended between the listing and the read.
     }
   }
+  return threads;
+}
+
+export function cpuReading(pid: number): CpuReading {
+  const threads = new Map([...threadTimes(pid)].map(([tid, { ns }]) => [tid, ns]));
   // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
