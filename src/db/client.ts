@@ -83,6 +83,9 @@ export interface OpenOptions {
  * Throws a one-sentence error naming the file when it is missing (create: false) or cannot be
  * written, so that the problem shows at start rather than on a user's first write.
  */
+/** How long a statement waits for another process's write to end before SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 5_000;
+
 export function openDatabase(path: string, options: OpenOptions = {}): SqliteDb {
   if (path !== ":memory:" && !databaseFileExists(path)) {
     if (options.create === false) {
@@ -95,9 +98,10 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDb 
   }
   const sqlite = new SQLite(path, { create: true, strict: true });
   refuseUnwritable(sqlite, path, () => {
+    sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // bun:sqlite defaults to a rollback journal with synchronous=FULL: WAL + NORMAL is durable across
     // application crashes and several times faster for our write pattern.
-    sqlite.exec("PRAGMA journal_mode = WAL");
+    useWal(sqlite);
     sqlite.exec("PRAGMA synchronous = NORMAL");
     sqlite.exec("PRAGMA foreign_keys = ON");
     // What is deleted (a brand, an article, a prompt's words) is overwritten in the file, not left
@@ -106,9 +110,13 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDb 
     sqlite.exec("PRAGMA secure_delete = ON");
     sqlite.exec("PRAGMA temp_store = MEMORY");
     sqlite.exec("PRAGMA cache_size = -32000");
-    // Before the busy timeout is set, so that the probe never waits for another process's write.
-    probeWrite(sqlite);
-    sqlite.exec("PRAGMA busy_timeout = 5000");
+    // Without the busy timeout, so that the probe never waits for another process's write.
+    sqlite.exec("PRAGMA busy_timeout = 0");
+    try {
+      probeWrite(sqlite);
+    } finally {
+      sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
   });
   try {
     refuseNewerSchema(sqlite, path);
@@ -213,6 +221,24 @@ function createPrivately(path: string): void {
 }
 
 /**
+ * The journal switched to WAL. While another process is creating the same database (commands
+ * started at once on a new data directory), SQLite can refuse the switch with SQLITE_BUSY at once,
+ * without waiting in the busy handler: it is tried again until the busy timeout has passed.
+ */
+function useWal(sqlite: SQLite): void {
+  const deadline = performance.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      sqlite.exec("PRAGMA journal_mode = WAL");
+      return;
+    } catch (error) {
+      if (!(error as { code?: string }).code?.startsWith("SQLITE_BUSY") || performance.now() > deadline) throw error;
+      Bun.sleepSync(5);
+    }
+  }
+}
+
+/**
  * A write, rolled back: the header's user_version rewritten with its own value. When another
  * process (a running server) holds the write lock, the file is in use for writing and the probe is
  * skipped rather than waited for: a backup must not queue behind a long write.
@@ -295,8 +321,35 @@ function applyMigrations(sqlite: SQLite, path: string): void {
     dialect: { migrate(m: MigrationMeta[], session: unknown, config: object): void };
     session: unknown;
   };
-  internal.dialect.migrate(embeddedMigrations(MIGRATION_JOURNAL, EMBEDDED_MIGRATIONS), internal.session, {});
+  const migrations = embeddedMigrations(MIGRATION_JOURNAL, EMBEDDED_MIGRATIONS);
+  for (let attempt = 1; ; attempt++) {
+    const applied = appliedMigrations(sqlite);
+    try {
+      internal.dialect.migrate(migrations, internal.session, {});
+      break;
+    } catch (error) {
+      // The migrator reads which migrations are applied before its transaction begins: another
+      // process applying them at the same moment (two commands started at once on a new data
+      // directory, or a server and a command after an upgrade) makes its first statement fail
+      // ("table … already exists"). Once that process's transaction has ended, the migrations it
+      // applied are looked at again; a failure that is not that is the migration's own.
+      if (attempt === MIGRATION_ATTEMPTS || !waitForOtherWriter(sqlite) || appliedMigrations(sqlite) === applied) throw error;
+    }
+  }
   logMigrations(path, before, appliedMigrations(sqlite), MIGRATION_JOURNAL, started);
+}
+
+const MIGRATION_ATTEMPTS = 3;
+
+/** Waits (up to the busy timeout) until no other connection is writing; false when one still is. */
+function waitForOtherWriter(sqlite: SQLite): boolean {
+  try {
+    sqlite.exec("BEGIN IMMEDIATE");
+  } catch {
+    return false;
+  }
+  sqlite.exec("ROLLBACK");
+  return true;
 }
 
 /** How many migrations the database has had (0 for a new one). */

@@ -44,7 +44,7 @@ describe("migrations", () => {
   });
 
   test("a database from before migration 0019 counts its clients ever signed in with as used, the others not", async () => {
-    const { path, old } = migratedBefore("0019");
+    const { path, old } = migratedBefore("0018");
     old.$client.exec(`
       INSERT INTO accounts (id, email, password_hash, plan, created_at) VALUES ('acc_1', 'a@example.com', 'x', 'autopilot', 1);
       INSERT INTO brands (id, account_id, name, domain, aliases, site_key, created_at, updated_at) VALUES ('brd_1', 'acc_1', 'Acme', 'acme.test', '[]', 'sk', 1, 1);
@@ -136,6 +136,44 @@ describe("migrations", () => {
       ),
     ).toThrow();
   });
+
+  test("processes that open a new database, or one to upgrade, at the same moment all start, and each migration is applied once", async () => {
+    const client = join(import.meta.dir, "../../src/db/client.ts");
+    // Each process waits for the same instant, then opens the database (as a server and commands
+    // started together by a script or a container's entry point do).
+    const openTogether = async (path: string, processes: number) => {
+      const at = Date.now() + 1_500;
+      const children = Array.from({ length: processes }, () =>
+        Bun.spawn(
+          [
+            process.execPath,
+            "--eval",
+            `const { openDatabase } = await import(${JSON.stringify(client)}); while (Date.now() < ${at}); await openDatabase(${JSON.stringify(path)}).close();`,
+          ],
+          { stdout: "ignore", stderr: "pipe" },
+        ),
+      );
+      return Promise.all(children.map(async (child) => ({ code: await child.exited, stderr: await new Response(child.stderr).text() })));
+    };
+    const applied = (path: string) => {
+      const db = new Database(path, { readonly: true });
+      try {
+        return db.query("SELECT count(*) AS n, count(DISTINCT hash) AS distinct_hashes FROM __drizzle_migrations").get() as object;
+      } finally {
+        db.close();
+      }
+    };
+    const all = MIGRATION_JOURNAL.length;
+    for (let round = 0; round < 3; round++) {
+      const path = join(tempDir(), "data", "spyglass.db");
+      expect(await openTogether(path, 4)).toEqual(Array.from({ length: 4 }, () => ({ code: 0, stderr: "" })));
+      expect(applied(path)).toEqual({ n: all, distinct_hashes: all });
+    }
+    const { path, old } = migratedBefore("0018");
+    (old as unknown as { $client: Database }).$client.close();
+    expect(await openTogether(path, 4)).toEqual(Array.from({ length: 4 }, () => ({ code: 0, stderr: "" })));
+    expect(applied(path)).toEqual({ n: all, distinct_hashes: all });
+  }, 60_000);
 });
 
 describe("backup", () => {
