@@ -9,10 +9,13 @@
 // request over the first 8,000 requests and none after ~30,000 (ROUNDS=5 N=15000); the serving
 // thread itself 49–54 µs against the bare server's 42–46 once settled. bench/door.ts warms each
 // server up until its JIT has settled accordingly.
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { openDatabase } from "../src/db/client";
+import { createPrompts } from "../src/prompts/service";
 import { seedToolServerData } from "../test/support/fixtures";
 import { scratchDir } from "../test/support/scratch";
-import { load, pin, sandbox } from "./lib";
+import { load, pin, sandbox, startPortPrinter } from "./lib";
 import { startBare, threadTimes } from "./public";
 
 const N = Number(process.env.N ?? 4000);
@@ -23,7 +26,7 @@ async function measure(
   request: { method: string; headers: Record<string, string>; body: string },
 ) {
   pin(pid, 0);
-  await load({ ...request, url, connections: 1, maxRequests: 500, maxMs: 10_000, cpu: 1 });
+  await load({ ...request, url, connections: 1, maxRequests: Number(process.env.WARM ?? 500), maxMs: 60_000, cpu: 1 });
   const before = threadTimes(pid, true);
   const result = await load({ ...request, url, connections: 1, maxRequests: N, maxMs: 30_000, cpu: 1 });
   const after = threadTimes(pid, true);
@@ -53,20 +56,42 @@ const headers = {
   accept: "application/json, text/event-stream",
   "mcp-protocol-version": "2025-11-25",
 };
-const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
 const url = `${server.url}/api/mcp/mcp`;
+// CALL=list_prompts: a tools/call of list_prompts (60 prompts, 50 listed) against bench/door.ts's SDK peer.
+const call = process.env.CALL === "list_prompts";
+if (call) {
+  const db = openDatabase(join(box.dataDir, "spyglass.db"));
+  await createPrompts(
+    db,
+    toolSeed.a.brandId,
+    Array.from({ length: 60 }, (_, i) => ({ text: `which analytics tool fits team type ${i}?`, tags: ["bench", `group ${i % 5}`] })),
+  );
+  db.close();
+}
+const body = call
+  ? JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_prompts", arguments: { limit: 50 } } })
+  : JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
 const sample = await fetch(url, { method: "POST", headers, body });
 const text = await sample.text();
-const bare = await startBare(
-  scratchDir("bench-bare-"),
-  new TextEncoder().encode(text),
-  { "content-type": "application/json" },
-  { readBody: true },
-);
+let other: { label: string; url: string; pid: number; stop(): void };
+if (call) {
+  const resultFile = join(box.dataDir, "list-prompts-result.json");
+  writeFileSync(resultFile, JSON.stringify((JSON.parse(text) as { result: unknown }).result));
+  const peer = await startPortPrinter([process.execPath, join(import.meta.dir, "sdk-peer.ts")], { PEER_RESULT: resultFile });
+  other = { label: "SDK peer", url: peer.url, pid: peer.pid, stop: peer.stop };
+} else {
+  const bare = await startBare(
+    scratchDir("bench-bare-"),
+    new TextEncoder().encode(text),
+    { "content-type": "application/json" },
+    { readBody: true },
+  );
+  other = { label: "bare reading", url: `${bare.url}/api/mcp/mcp`, pid: bare.pid, stop: bare.stop };
+}
 for (let round = 0; round < Number(process.env.ROUNDS ?? 3); round++) {
   await measure("door", url, server.pid, { method: "POST", headers, body });
-  await measure("bare reading", `${bare.url}/api/mcp/mcp`, bare.pid, { method: "POST", headers, body });
+  await measure(other.label, other.url, other.pid, { method: "POST", headers, body });
 }
-bare.stop();
+other.stop();
 await server.stop();
 box.cleanup();

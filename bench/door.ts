@@ -39,6 +39,7 @@ import {
   report,
   requireBinary,
   sandbox,
+  startPortPrinter,
   type TargetRow,
 } from "./lib";
 import { cpuBetween, cpuReading, replayableHeaders, seed as seedArticles, startBare, threadTimes } from "./public";
@@ -155,19 +156,6 @@ async function sideBySide(
     met: met(cpuRatios),
     rounds: `${ROUNDS}${rerun ? ` (${rerun} run again)` : ""}, ${spread(cpuRatios)}`,
   });
-}
-
-/** A process of our own (a baseline) that prints its port on its first line of stdout. */
-async function startPortPrinter(argv: string[], env: Record<string, string> = {}) {
-  const proc = Bun.spawn(argv, { env: { ...process.env, ...env }, stdout: "pipe", stderr: "inherit" });
-  const reader = proc.stdout.getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const next = await reader.read();
-    if (next.done) throw new Error(`${argv.join(" ")} did not start`);
-    text += new TextDecoder().decode(next.value);
-  }
-  return { url: `http://127.0.0.1:${text.trim()}`, pid: proc.pid, stop: () => proc.kill() };
 }
 
 const HELLO = `

@@ -163,3 +163,16 @@ export function printTargets(rows: TargetRow[] = targetRows): void {
   console.log(`|${keys.map((k) => "-".repeat(width(k) + 2)).join("|")}|`);
   for (const r of rows) console.log(line(r));
 }
+
+/** A process of our own (a baseline) that prints its port on its first line of stdout. */
+export async function startPortPrinter(argv: string[], env: Record<string, string> = {}) {
+  const proc = Bun.spawn(argv, { env: { ...process.env, ...env }, stdout: "pipe", stderr: "inherit" });
+  const reader = proc.stdout.getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const next = await reader.read();
+    if (next.done) throw new Error(`${argv.join(" ")} did not start`);
+    text += new TextDecoder().decode(next.value);
+  }
+  return { url: `http://127.0.0.1:${text.trim()}`, pid: proc.pid, stop: () => proc.kill() };
+}

@@ -14,9 +14,22 @@ export function sha256Hex(value: string): string {
 }
 
 export function isoOrNull(ms: number | null | undefined): string | null {
-  return ms === null || ms === undefined ? null : new Date(ms).toISOString();
+  return ms === null || ms === undefined ? null : iso(ms);
 }
 
+// The texts of the instants formatted lately: a read formats the same creation times again and again
+// (a page of 50 prompts: 50 Dates and ~6 µs of list_prompts' CPU on every call, Bun 1.4.5). At most
+// ISO_TEXTS_KEPT, forgotten all at once when full.
+const ISO_TEXTS_KEPT = 8_192;
+const isoTexts = new Map<number, string>();
+
+/** The instant `ms` (milliseconds since the epoch) as an ISO 8601 text in UTC, as Date's toISOString writes it. */
 export function iso(ms: number): string {
-  return new Date(ms).toISOString();
+  let text = isoTexts.get(ms);
+  if (text === undefined) {
+    text = new Date(ms).toISOString();
+    if (isoTexts.size >= ISO_TEXTS_KEPT) isoTexts.clear();
+    isoTexts.set(ms, text);
+  }
+  return text;
 }

@@ -162,11 +162,11 @@ export async function listAnswers(app: AppContext, brandId: string, input: ListA
   const page = rows.slice(0, input.limit);
   const texts = await getPromptTexts(app.db, brandId, [...new Set(page.map((r) => r.prompt_id))]);
   return {
-    answers: page.map((r) => ({
-      ...summary(r),
-      prompt_text: texts.get(r.prompt_id) ?? "",
-      ...(input.include_text ? { text: r.text ?? "" } : {}),
-    })),
+    // In the order of list_answers' output schema: the prompt's text beside its id.
+    answers: page.map((r) => {
+      const { id, prompt_id, ...rest } = summary(r);
+      return { id, prompt_id, prompt_text: texts.get(r.prompt_id) ?? "", ...rest, ...(input.include_text ? { text: r.text ?? "" } : {}) };
+    }),
     next_cursor: rows.length > input.limit ? encodeCursor(page[page.length - 1]!) : null,
   };
 }

@@ -9,6 +9,7 @@ import { isForeignKeyFailure, isStorageFailure } from "../db/storage-health";
 import { PLANS, type Plan } from "../db/values";
 import { AppError, Conflict, Invalid, NotFound, PlanRequired } from "../errors";
 import { log } from "../log";
+import { conformingOutput } from "./conformance";
 import { SPYGLASS_ICONS } from "./icon";
 import { invalidInputMessage } from "./invalid-input";
 import { type Icon, type ResourceLink } from "./resources";
@@ -306,8 +307,9 @@ async function callTool(tool: AnyTool | undefined, name: string, args: unknown, 
     const parsed = tool.input.safeParse(withoutNullOptionals(tool.input, args ?? {}), { reportInput: true });
     if (!parsed.success)
       return { ok: false, error: new Invalid(invalidInputMessage(tool.name, parsed.error, Object.keys(tool.input.shape))) };
-    // Parsing the result through the output schema drops anything a handler returned by mistake.
-    const output = tool.output.parse(await tool.handler(parsed.data, ctx));
+    // The result as its output schema parses it, which drops anything a handler returned by mistake
+    // (without the parse's copy when it already is exactly that: conformance.ts).
+    const output = conformingOutput(tool.output, await tool.handler(parsed.data, ctx));
     log.debug("tool call", { request_id: ctx.requestId, tool: tool.name, ms: Math.round(performance.now() - started) });
     const links = tool.links?.(output, ctx);
     return { ok: true, value: output as Record<string, unknown>, ...(links?.length ? { links } : {}) };

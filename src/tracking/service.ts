@@ -302,7 +302,6 @@ export async function getTrackingStatus(
     last_run: last,
     next_run: next ? next.toISOString() : null,
     running: last?.status === "running",
-    forecast: estimate,
     message:
       engines.length === 0
         ? "No engines are configured: add [[engines]] sections to spyglass.toml (API keys in environment variables) to start tracking."
@@ -311,5 +310,7 @@ export async function getTrackingStatus(
           : !tracking.enabled
             ? "Scheduled tracking is disabled ([tracking] enabled = false); run_tracking still works."
             : null,
+    // Last, as in get_tracking_status' output schema.
+    forecast: estimate,
   };
 }
