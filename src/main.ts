@@ -356,21 +356,24 @@ const COMMANDS: Record<string, Command> = {
   backup: {
     usage: "spyglass backup FILE [--json]",
     positionals: true,
-    summary: "writes a consistent copy of the database to FILE while the server runs",
+    summary: "writes a consistent copy of the database to FILE (- for standard output) while the server runs",
     options: {},
     async run({ config, positionals, json }) {
       const [file, ...extra] = positionals;
       if (!file || extra.length > 0) fail("backup: give exactly one target file\nusage: spyglass backup FILE", 2);
-      printRecord(
-        // As it is: a backup taken before an upgrade must not be upgraded itself.
-        await withDb(
-          config,
-          async (db) =>
-            db.dialect === "sqlite" ? backupDatabase(db, file) : (await import("./db/pg-dump")).dumpPostgres(config.databaseUrl!, file),
-          { create: false, migrate: false },
-        ),
-        json,
+      // As it is: a backup taken before an upgrade must not be upgraded itself.
+      const record = await withDb(
+        config,
+        async (db) =>
+          db.dialect === "sqlite"
+            ? backupDatabase(db, file)
+            : (await import("./db/pg-dump")).dumpPostgres(config.databaseUrl!, file, config.dataDir),
+        { create: false, migrate: false },
       );
+      // With the copy on standard output, what was written is said on stderr.
+      if (record.file === "-")
+        process.stderr.write(`${json ? JSON.stringify(record) : `backup: ${record.bytes} bytes written to standard output`}\n`);
+      else printRecord(record, json);
     },
   },
   migrate: {

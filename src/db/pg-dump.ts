@@ -1,10 +1,17 @@
 // `spyglass backup FILE` for an instance on PostgreSQL: PostgreSQL's own pg_dump (custom format,
 // consistent while the instances write, restored with pg_restore) into a new private file. The
 // password goes to pg_dump in its environment, never on its command line (`ps` shows that).
+import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { Unavailable } from "../errors";
-import { writeBackup } from "./backup-file";
+import { TO_STDOUT, writeBackup, writeBackupToStdout } from "./backup-file";
 
-export async function dumpPostgres(url: string, target: string): Promise<{ file: string; bytes: number; restore: string }> {
+/** The dump in `target`, or on standard output for "-" (made first in `directory`, or the system's temporary directory). */
+export async function dumpPostgres(
+  url: string,
+  target: string,
+  directory: string,
+): Promise<{ file: string; bytes: number; restore: string }> {
   const pgDump = Bun.which("pg_dump");
   if (pgDump === null) {
     throw new Unavailable(
@@ -15,7 +22,7 @@ export async function dumpPostgres(url: string, target: string): Promise<{ file:
   const parsed = new URL(url);
   const password = decodeURIComponent(parsed.password);
   parsed.password = "";
-  const written = await writeBackup(target, async (partial) => {
+  const dump = async (partial: string) => {
     const child = Bun.spawn([pgDump, "--format=custom", "--no-owner", `--file=${partial}`, `--dbname=${parsed.toString()}`], {
       env: { ...process.env, ...(password ? { PGPASSWORD: password } : {}) },
       stdout: "ignore",
@@ -23,6 +30,11 @@ export async function dumpPostgres(url: string, target: string): Promise<{ file:
     });
     const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
     if (code !== 0) throw new Unavailable(`pg_dump failed (exit ${code}): ${stderr.trim().split("\n")[0] ?? ""}`, "pg_dump_failed");
-  });
-  return { ...written, restore: `pg_restore --no-owner --dbname=<an empty database> ${written.file}` };
+  };
+  const written =
+    target === TO_STDOUT ? await writeBackupToStdout(existsSync(directory) ? directory : tmpdir(), dump) : await writeBackup(target, dump);
+  return {
+    ...written,
+    restore: `pg_restore --no-owner --dbname=<an empty database> ${written.file === TO_STDOUT ? "FILE" : written.file}`,
+  };
 }

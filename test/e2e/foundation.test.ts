@@ -2,7 +2,7 @@
 
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { baseEnv, SANDBOX_DATABASE, type Sandbox, type ServerProcess, sandbox } from "../support/binary";
 import { freshPostgresUrl } from "../support/postgres";
@@ -261,6 +261,60 @@ describe("dist/spyglass end to end", () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
+  /** `spyglass backup -` with its standard output read whole. */
+  async function backupToStdout(): Promise<{ code: number; stdout: Uint8Array; stderr: string }> {
+    const proc = Bun.spawn([box.binary, "backup", "-"], {
+      cwd: box.dir,
+      stdout: "pipe",
+      stderr: "pipe",
+      env: baseEnv(box.databaseUrl ? { SPYGLASS_DATABASE_URL: box.databaseUrl } : {}),
+    });
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(proc.stdout).arrayBuffer(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
+    return { code, stdout: new Uint8Array(stdout), stderr };
+  }
+
+  test.if(SANDBOX_DATABASE === "sqlite")(
+    "backup - writes the copy to standard output; a reader that stops early, or a terminal, gets no copy and exit 1",
+    async () => {
+      const whole = await backupToStdout();
+      expect({ code: whole.code, stderr: whole.stderr }).toEqual({
+        code: 0,
+        stderr: `backup: ${whole.stdout.length} bytes written to standard output\n`,
+      });
+      const file = join(box.dir, "from-stdout.db");
+      writeFileSync(file, whole.stdout);
+      const copy = new Database(file, { readonly: true });
+      expect(copy.query("SELECT email, plan FROM accounts").all()).toEqual([{ email: EMAIL, plan: "visibility" }]);
+      copy.close();
+      // `| head -c 100` (the copy is several times the pipe's 64 KiB): what came out is no backup, and the command says so.
+      expect(whole.stdout.length).toBeGreaterThan(200_000);
+      const headed = Bun.spawnSync(
+        [
+          "bash",
+          "-c",
+          `{ ${box.binary} backup - --data ${box.dataDir} 2>&3 | head -c 100 >/dev/null; code=\${PIPESTATUS[0]}; } 3>&1; exit $code`,
+        ],
+        { env: baseEnv() },
+      );
+      expect({ code: headed.exitCode, said: headed.stdout.toString() }).toEqual({
+        code: 1,
+        said: "spyglass: backup -: standard output failed (EPIPE) before the end of the copy: what was written is no usable backup.\n",
+      });
+      // At a terminal (util-linux's script), nothing is written to it.
+      const tty = Bun.spawnSync(["script", "-qec", `${box.binary} backup - --data ${box.dataDir}`, "/dev/null"], { env: baseEnv() });
+      expect(tty.exitCode).toBe(1);
+      expect(tty.stdout.toString()).toContain("backup -: standard output is a terminal");
+      expect(tty.stdout.length).toBeLessThan(1_000);
+      // The copies made on the way were removed from the data directory.
+      expect(readdirSync(box.dataDir).filter((name) => name.includes("backup"))).toEqual([]);
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    },
+  );
+
   // On PostgreSQL, backup is pg_dump's custom format: restored with the command it prints, into an
   // empty database, it holds what the instance stored.
   test.if(SANDBOX_DATABASE === "postgres")(
@@ -291,6 +345,13 @@ describe("dist/spyglass end to end", () => {
       const again = await box.cli(["backup", "backup.dump"]);
       expect(again.code).not.toBe(0);
       expect(again.stderr).toContain("already exists");
+      // backup -: the same custom-format dump, on standard output.
+      const piped = await backupToStdout();
+      expect({ code: piped.code, stderr: piped.stderr }).toEqual({
+        code: 0,
+        stderr: `backup: ${piped.stdout.length} bytes written to standard output\n`,
+      });
+      expect(new TextDecoder().decode(piped.stdout.slice(0, 5))).toBe("PGDMP");
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     },
   );
