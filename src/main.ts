@@ -91,7 +91,7 @@ const COMMANDS: Record<string, Command> = {
       const server = startServer(app, [
         () => scheduler?.stop(),
         () => abandoned?.stop(),
-        () => stopTracking(app),
+        () => stopTracking(app, "the server stopped"),
         () => windows.stop(),
         () => checkpointer?.stop(),
       ]);

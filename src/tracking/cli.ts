@@ -61,7 +61,7 @@ export async function trackCommand(
   let stopping = false;
   const onSignal = (): void => {
     stopping = true;
-    void stopTracking(app);
+    void stopTracking(app, "spyglass track was stopped");
   };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);

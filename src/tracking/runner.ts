@@ -182,6 +182,8 @@ export class TrackingRunner {
   /** Starts one at a time: a start reads and writes the database before its run is owned. */
   private starts: Promise<unknown> = Promise.resolve();
   private readonly stopping = new AbortController();
+  /** What stopped this instance, as a run it interrupts says (shutdown's `why`). */
+  private stopReason = "the process stopped";
   private closed = false;
   /** Whether the workers stay when there is no work (a server), or end (the CLI, a test app). */
   private serving = false;
@@ -343,7 +345,7 @@ export class TrackingRunner {
             continue;
           }
           if (mine && this.stopping.signal.aborted) {
-            const reason = "stopped before it finished (shutdown); the answers stored so far are kept";
+            const reason = `stopped before it finished (${this.stopReason}); the answers stored so far are kept`;
             if (await markInterrupted(this.db, runId, reason, this.instance)) return "interrupted";
             continue;
           }
@@ -475,9 +477,12 @@ export class TrackingRunner {
 
   /**
    * Stops this instance's tracking: in-flight requests are aborted and their tasks handed back,
-   * nothing more is stored, and the runs it owns are marked `interrupted`. Answers already stored are kept.
+   * nothing more is stored, and the runs it owns are marked `interrupted`, saying `why` ("the server
+   * stopped"). Answers already stored are kept.
    */
-  async shutdown(): Promise<void> {
+  async shutdown(why = "the process stopped"): Promise<void> {
+    // The first stop's: a later call (track's own cleanup after its signal) does not replace it.
+    if (!this.closed) this.stopReason = why;
     this.closed = true;
     // A start under way ends first (refused, or its run owned and stopped below).
     await this.starts;

@@ -107,11 +107,12 @@ export async function runTracking(app: AppContext, brandId: string, request: Run
 }
 
 /**
- * The shutdown hook of `serve` and `track`: aborts in-flight requests and marks the runs interrupted,
+ * The shutdown hook of `serve` and `track`: aborts in-flight requests and marks the runs interrupted
+ * (saying `why`: the server stopped, spyglass track was stopped),
  * and ends the re-analysis passes under way (the next start's first roster change finishes them).
  */
-export async function stopTracking(app: AppContext): Promise<void> {
-  await Promise.all([app.tracking.runner.shutdown(), app.tracking.reanalysis.stop()]);
+export async function stopTracking(app: AppContext, why?: string): Promise<void> {
+  await Promise.all([app.tracking.runner.shutdown(why), app.tracking.reanalysis.stop()]);
 }
 
 async function view(app: AppContext, row: RunRow): Promise<RunView> {

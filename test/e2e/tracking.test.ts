@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
+import { baseEnv, type Sandbox, type ServerProcess, sandbox } from "../support/binary";
 import {
   answer,
   type FakeProvider,
@@ -385,7 +385,7 @@ test("SIGTERM during a run aborts in-flight requests and marks the run interrupt
   try {
     const status = await call(client2, "get_tracking_status");
     expect(status.last_run).toMatchObject({ id: runId!, status: "interrupted", answers_done: 0 });
-    expect(status.last_run.error).toContain("stopped before it finished");
+    expect(status.last_run.error).toBe("stopped before it finished (the server stopped); the answers stored so far are kept");
     // The next run is the interrupted one, resumed, and it completes.
     const resumed = await call(client2, "run_tracking");
     expect(resumed.run).toMatchObject({ id: runId!, answers_planned: 12 });
@@ -398,5 +398,39 @@ test("SIGTERM during a run aborts in-flight requests and marks the run interrupt
   } finally {
     await client2.close();
     await again.stop();
+  }
+}, 60_000);
+
+test("Ctrl-C during spyglass track stops its run, which says so, and exits 130", async () => {
+  hanging = true;
+  try {
+    const inFlight = () => openai.inFlight + anthropic.inFlight + responses.inFlight + gemini.inFlight;
+    const before = inFlight();
+    const proc = Bun.spawn([box.binary, "track"], { cwd: box.dir, env: baseEnv(ENV), stdout: "pipe", stderr: "pipe" });
+    // Its run under way: requests of its own at the stand-ins.
+    const deadline = performance.now() + 20_000;
+    while (inFlight() < before + 2 && performance.now() < deadline) await Bun.sleep(10);
+    expect(inFlight()).toBeGreaterThanOrEqual(before + 2);
+    proc.kill("SIGINT");
+    const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+    expect(code).toBe(130);
+    expect(stderr).toContain('"msg":"tracking run interrupted"');
+    expect(stderr).toContain("stopped before it finished (spyglass track was stopped)");
+  } finally {
+    hanging = false;
+  }
+  const server = await box.serve();
+  const client = await connect(server);
+  try {
+    const status = await call(client, "get_tracking_status");
+    // The record says what stopped it (it said "(shutdown)", as for a server's stop).
+    expect(status.last_run).toMatchObject({
+      status: "interrupted",
+      trigger: "cli",
+      error: "stopped before it finished (spyglass track was stopped); the answers stored so far are kept",
+    });
+  } finally {
+    await client.close();
+    expect(await server.stop()).toBe(0);
   }
 }, 60_000);
