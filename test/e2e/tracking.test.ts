@@ -406,7 +406,8 @@ test("Ctrl-C during spyglass track stops its run, which says so, and exits 130",
   try {
     const inFlight = () => openai.inFlight + anthropic.inFlight + responses.inFlight + gemini.inFlight;
     const before = inFlight();
-    const proc = Bun.spawn([box.binary, "track"], { cwd: box.dir, env: baseEnv(ENV), stdout: "pipe", stderr: "pipe" });
+    const env = baseEnv({ ...ENV, ...(box.databaseUrl ? { SPYGLASS_DATABASE_URL: box.databaseUrl } : {}) });
+    const proc = Bun.spawn([box.binary, "track"], { cwd: box.dir, env, stdout: "pipe", stderr: "pipe" });
     // Its run under way: requests of its own at the stand-ins.
     const deadline = performance.now() + 20_000;
     while (inFlight() < before + 2 && performance.now() < deadline) await Bun.sleep(10);
