@@ -9,10 +9,12 @@
 //
 // The check covers the kinds the output schemas use (objects, arrays, strings, numbers with or
 // without the safe-integer check, booleans, enums, literals, nullable and optional fields); a schema
-// with anything else (a union, a default, a transform, a refinement) gets no check and is always
-// parsed. It passes only a value that zod would return unchanged: plain objects whose keys are the
-// shape's own, in the shape's order (zod writes them in that order), none undefined, every
-// required one present; arrays; and values of the declared types. The suite checks that claim on
+// with anything else (a union, a default, a transform, a refinement, a format such as z.email()) gets
+// no check and is always parsed. It passes only a value that zod would return unchanged: plain
+// objects whose keys are the shape's own, in the shape's order (zod writes them in that order), none
+// undefined, every required one present; plain arrays; neither with a toJSON of its own; and values
+// of the declared types. (A getter or a Proxy could still answer the check and the JSON differently:
+// handlers build their results from rows and literals.) The suite checks that claim on
 // every call it makes (`verifyConformance`, test/support/preload.ts).
 import { type z } from "zod";
 
@@ -22,26 +24,31 @@ type Check = (value: unknown) => boolean;
 interface Def {
   type: string;
   checks?: Array<{ _zod: { def: { check: string; format?: string } } }>;
+  /** z.int(), z.email()…: a format of the schema itself, without a check. */
+  format?: string;
   coerce?: boolean;
   shape?: Record<string, Schema>;
   element?: Schema;
   innerType?: Schema;
-  entries?: Record<string, unknown>;
-  values?: unknown[];
 }
 interface Schema {
-  _zod: { def: Def };
+  /** `values`: the values an enum or a literal takes, as zod checks them. */
+  _zod: { def: Def; values?: ReadonlySet<unknown> };
 }
 
+// A plain object or array, without a toJSON of its own: JSON.stringify writes what the check walked.
 const isPlainObject = (value: unknown): value is Record<string, unknown> => {
   if (typeof value !== "object" || value === null) return false;
   const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
+  return (prototype === Object.prototype || prototype === null) && !("toJSON" in value);
 };
+const isPlainArray = (value: unknown): value is unknown[] =>
+  Array.isArray(value) && Object.getPrototypeOf(value) === Array.prototype && !Object.hasOwn(value, "toJSON");
 
 function numberCheck(def: Def): Check | null {
   if (def.coerce) return null;
-  let integer = false;
+  let integer = def.format === "safeint";
+  if (def.format !== undefined && !integer) return null;
   for (const check of def.checks ?? []) {
     const { check: kind, format } = check._zod.def;
     if (kind === "number_format" && format === "safeint") integer = true;
@@ -86,18 +93,15 @@ function compile(schema: Schema): Check | null {
   const def = schema._zod.def;
   switch (def.type) {
     case "string":
-      return def.coerce || def.checks?.length ? null : (value) => typeof value === "string";
+      return def.coerce || def.format !== undefined || def.checks?.length ? null : (value) => typeof value === "string";
     case "number":
       return numberCheck(def);
     case "boolean":
       return def.coerce ? null : (value) => typeof value === "boolean";
-    case "enum": {
-      const allowed = new Set(Object.values(def.entries ?? {}));
-      return (value) => allowed.has(value);
-    }
+    case "enum":
     case "literal": {
-      const allowed = new Set(def.values ?? []);
-      return (value) => allowed.has(value);
+      const allowed = schema._zod.values;
+      return allowed && !def.checks?.length ? (value) => allowed.has(value) : null;
     }
     case "nullable": {
       const inner = compile(def.innerType as Schema);
@@ -109,7 +113,7 @@ function compile(schema: Schema): Check | null {
       return (
         element &&
         ((value) => {
-          if (!Array.isArray(value)) return false;
+          if (!isPlainArray(value)) return false;
           for (let i = 0; i < value.length; i++) if (!element(value[i])) return false;
           return true;
         })

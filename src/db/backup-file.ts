@@ -2,7 +2,7 @@
 // one step. A backup cut short (a signal, a full disk, a pg_dump that failed) leaves no FILE that
 // looks like a backup: an empty FILE and its journal were left by a backup stopped a quarter of a
 // second in, and the next attempt refused to overwrite it.
-import { closeSync, createReadStream, existsSync, linkSync, openSync, readdirSync, rmSync, statSync } from "node:fs";
+import { closeSync, createReadStream, existsSync, fstatSync, linkSync, openSync, readdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { Conflict, Invalid, Unavailable } from "../errors";
 
@@ -45,13 +45,18 @@ export async function writeBackup(
 /** `spyglass backup -`: the backup is written to standard output. */
 export const TO_STDOUT = "-";
 
-const STDOUT_PARTIAL = /^backup-to-stdout-(\d+)\.partial$/;
+const STDOUT_PARTIAL = /^backup-to-stdout-[0-9a-f-]{36}\.partial$/;
+// A copy being made is written to all along (VACUUM INTO, pg_dump), and taken out of the directory as
+// soon as it is complete: one untouched for this long was left by a backup that was killed.
+const STALE_PARTIAL_MS = 60 * 60 * 1000;
 
 /**
  * Makes the backup with `write(partialPath)` in a private file of `directory` (the data directory:
- * its disk has room for a copy of the database, where /tmp may be memory), copies it to standard
- * output, and removes it. A stopped backup's file is removed by the next one (its process is gone).
- * Standard output closed before the end (`| head`, a full disk) is an incomplete backup, and an error.
+ * its disk has room for a copy of the database, where /tmp may be memory), opens it, removes its
+ * name, and copies it to standard output. Its name is random (another backup's, in another
+ * container or on another machine sharing the directory, is never this one's), and a copy that a
+ * killed backup left behind is removed by the next one once it is an hour old. Standard output
+ * failing before the end (`| head`, a full disk) is an incomplete backup, and an error.
  */
 export async function writeBackupToStdout(
   directory: string,
@@ -63,24 +68,27 @@ export async function writeBackupToStdout(
       "stdout_terminal",
     );
   }
-  for (const name of readdirSync(directory)) {
-    const pid = STDOUT_PARTIAL.exec(name)?.[1];
-    if (pid !== undefined && !isRunning(Number(pid))) rmSync(join(directory, name), { force: true });
-  }
-  const partial = join(directory, `backup-to-stdout-${process.pid}.partial`);
-  rmSync(partial, { force: true });
+  removeStalePartials(directory);
+  const partial = join(directory, `backup-to-stdout-${crypto.randomUUID()}.partial`);
   closeSync(openSync(partial, "wx", 0o600));
-  // A signal after the copy was made (VACUUM INTO holds the process until it is done) removes it.
+  // A stop while the copy is made (handled once VACUUM INTO, which holds the process, returns)
+  // removes it; a hang-up is what a dropped ssh connection sends.
   const stop = (signal: NodeJS.Signals) => {
     rmSync(partial, { force: true });
-    process.exit(signal === "SIGINT" ? 130 : 143);
+    process.exit(128 + (signal === "SIGHUP" ? 1 : signal === "SIGINT" ? 2 : 15));
   };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+  for (const signal of signals) process.once(signal, stop);
+  let fd: number | null = null;
   try {
     await write(partial);
-    const bytes = statSync(partial).size;
-    const failure = await copyToStdout(partial);
+    fd = openSync(partial, "r");
+    rmSync(partial, { force: true });
+    const bytes = fstatSync(fd).size;
+    // The read stream owns the descriptor from here, and closes it.
+    const reading = fd;
+    fd = null;
+    const failure = await copyToStdout(reading);
     if (failure) {
       throw new Unavailable(
         `backup -: standard output failed (${failure}) before the end of the copy: what was written is no usable backup.`,
@@ -89,9 +97,22 @@ export async function writeBackupToStdout(
     }
     return { file: TO_STDOUT, bytes };
   } finally {
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
+    for (const signal of signals) process.off(signal, stop);
+    if (fd !== null) closeSync(fd);
     rmSync(partial, { force: true });
+  }
+}
+
+function removeStalePartials(directory: string): void {
+  for (const name of readdirSync(directory)) {
+    if (!STDOUT_PARTIAL.test(name)) continue;
+    const path = join(directory, name);
+    try {
+      const stat = statSync(path, { throwIfNoEntry: false });
+      if (stat?.isFile() && Date.now() - stat.mtimeMs > STALE_PARTIAL_MS) rmSync(path, { force: true });
+    } catch {
+      // Another user's (a shared temporary directory), or gone meanwhile: not this backup's concern.
+    }
   }
 }
 
@@ -100,19 +121,25 @@ export async function writeBackupToStdout(
  * (EPIPE, ENOSPC…), or null. (Bun.write of the file to Bun.stdout gave up with EAGAIN on a pipe
  * whose reader was slower than the disk.)
  */
-async function copyToStdout(path: string): Promise<string | null> {
+async function copyToStdout(fd: number): Promise<string | null> {
   let failure: string | null = null;
   const onError = (error: NodeJS.ErrnoException) => {
     failure ??= error.code ?? error.message;
   };
   process.stdout.on("error", onError);
   try {
-    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
+    // The stream closes the descriptor at its end.
+    for await (const chunk of createReadStream("", { fd, highWaterMark: 1 << 20 })) {
       if (failure) break;
       if (!process.stdout.write(chunk)) {
-        await new Promise((resolve) => {
-          process.stdout.once("drain", resolve);
-          process.stdout.once("error", resolve);
+        await new Promise<void>((resolve) => {
+          const resume = () => {
+            process.stdout.off("drain", resume);
+            process.stdout.off("error", resume);
+            resolve();
+          };
+          process.stdout.on("drain", resume);
+          process.stdout.on("error", resume);
         });
       }
     }
@@ -123,13 +150,4 @@ async function copyToStdout(path: string): Promise<string | null> {
     process.stdout.off("error", onError);
   }
   return failure;
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

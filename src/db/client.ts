@@ -334,6 +334,8 @@ function applyMigrations(sqlite: SQLite, path: string): void {
       // ("table … already exists"). Once that process's transaction has ended, the migrations it
       // applied are looked at again; a failure that is not that is the migration's own.
       if (attempt === MIGRATION_ATTEMPTS || !waitForOtherWriter(sqlite) || appliedMigrations(sqlite) === applied) throw error;
+      // That process may be a newer Spyglass, whose migrations this one does not know.
+      refuseNewerSchema(sqlite, path);
     }
   }
   logMigrations(path, before, appliedMigrations(sqlite), MIGRATION_JOURNAL, started);

@@ -122,6 +122,35 @@ test("a schema with a kind the check does not know (a default, a union, a refine
   expect(() => conformingOutput(refined, { day: "today" })).toThrow();
 });
 
+test("formats, numeric enums, array subclasses and toJSON are zod's to judge (from a review)", () => {
+  // A format of the schema itself (z.email(), z.int32()) is no plain string or number: no check.
+  expect(hasConformanceCheck(z.object({ e: z.email() }))).toBe(false);
+  expect(hasConformanceCheck(z.object({ n: z.int32() }))).toBe(false);
+  expect(hasConformanceCheck(z.object({ d: z.iso.datetime() }))).toBe(false);
+  // z.int() is the safe-integer check written as a format.
+  const integer = z.object({ n: z.int() });
+  expect(hasConformanceCheck(integer)).toBe(true);
+  expect(() => conformingOutput(integer, { n: 1.5 })).toThrow();
+  // A TypeScript enum's values, not its reverse-mapped names.
+  enum Level {
+    Low,
+    High,
+  }
+  const levels = z.object({ level: z.enum(Level) });
+  const low = { level: Level.Low };
+  expect(conformingOutput(levels, low)).toBe(low);
+  expect(() => conformingOutput(levels, { level: "Low" })).toThrow();
+  // What JSON.stringify would write differently from what the check walked is parsed.
+  const list = z.object({ items: z.array(z.string()) });
+  class Items extends Array<string> {}
+  const subclass = { items: Items.from(["x"]) };
+  expect(conformingOutput(list, subclass)).not.toBe(subclass);
+  const arrayWithToJson = { items: Object.assign(["x"], { toJSON: () => ({ secret: "must not leave" }) }) };
+  expect(JSON.stringify(conformingOutput(list, arrayWithToJson))).toBe('{"items":["x"]}');
+  const objectWithToJson = Object.defineProperty({ items: ["x"] }, "toJSON", { value: () => ({ secret: "must not leave" }) });
+  expect(JSON.stringify(conformingOutput(list, objectWithToJson))).toBe('{"items":["x"]}');
+});
+
 test("every tool's output schema has a check: none is parsed on every call", () => {
   expect(TOOLS.filter((tool) => !hasConformanceCheck(tool.output)).map((tool) => tool.name)).toEqual([]);
   expect(hasConformanceCheck(z.object({ tags: z.array(z.string()).default([]) }))).toBe(false);

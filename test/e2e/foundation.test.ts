@@ -2,8 +2,8 @@
 
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { baseEnv, SANDBOX_DATABASE, type Sandbox, type ServerProcess, sandbox } from "../support/binary";
 import { freshPostgresUrl } from "../support/postgres";
 
@@ -280,7 +280,15 @@ describe("dist/spyglass end to end", () => {
   test.if(SANDBOX_DATABASE === "sqlite")(
     "backup - writes the copy to standard output; a reader that stops early, or a terminal, gets no copy and exit 1",
     async () => {
+      // A copy a killed backup left (an hour untouched) goes; one another backup is making stays.
+      const stale = join(box.dataDir, "backup-to-stdout-11111111-1111-4111-8111-111111111111.partial");
+      const current = join(box.dataDir, "backup-to-stdout-22222222-2222-4222-8222-222222222222.partial");
+      writeFileSync(stale, "left by a killed backup");
+      utimesSync(stale, new Date(Date.now() - 2 * 3_600_000), new Date(Date.now() - 2 * 3_600_000));
+      writeFileSync(current, "being written");
       const whole = await backupToStdout();
+      expect(readdirSync(box.dataDir).filter((name) => name.includes("backup"))).toEqual([basename(current)]);
+      rmSync(current);
       expect({ code: whole.code, stderr: whole.stderr }).toEqual({
         code: 0,
         stderr: `backup: ${whole.stdout.length} bytes written to standard output\n`,
