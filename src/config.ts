@@ -55,6 +55,14 @@ const modelEndpoint = {
   max_tokens: z.number().int().min(16).max(32_000).optional(),
 };
 
+/** How people name the assistants of the ids the README suggests: an engine's label when it has none of its own. */
+export const ENGINE_NAMES: Readonly<Record<string, string>> = {
+  chatgpt: "ChatGPT",
+  claude: "Claude",
+  perplexity: "Perplexity",
+  gemini: "Gemini",
+};
+
 const price = z.number().min(0, "must be a price of 0 or more").max(1_000_000, "must be at most 1000000");
 
 const engineSchema = z
@@ -216,7 +224,7 @@ export function loadConfig({ flags, env: given, cwd = process.cwd(), listens = t
     seen.add(engine.id);
     return {
       ...engine,
-      label: engine.label ?? engine.id,
+      label: engine.label ?? ENGINE_NAMES[engine.id] ?? engine.id,
       concurrency: engine.concurrency ?? file.tracking.concurrency,
       web_search: engine.web_search ?? defaultWebSearch(engine.api),
     };

@@ -2,6 +2,7 @@
 // configured (the demo's, or an engine removed from spyglass.toml). Read from the daily rollups
 // (a few rows per day) and one newest-answer probe per unconfigured engine, so the cost does not
 // follow the number of answers.
+import { ENGINE_NAMES } from "../config";
 import { type AppContext } from "../context";
 import { Invalid } from "../errors";
 
@@ -14,8 +15,6 @@ export interface BrandEngine {
   /** Not configured, and its stored answers come from no tracking run: the demo seeder wrote them. */
   demo: boolean;
 }
-
-const KNOWN_LABELS: Record<string, string> = { chatgpt: "ChatGPT", claude: "Claude", perplexity: "Perplexity", gemini: "Gemini" };
 
 /** Configured engines first (config order), then the stored-only ones by id. */
 export async function brandEngines(app: AppContext, brandId: string): Promise<BrandEngine[]> {
@@ -32,7 +31,7 @@ export async function brandEngines(app: AppContext, brandId: string): Promise<Br
       [brandId, id],
     );
     const demo = newest !== undefined && newest.run_id === null;
-    const name = KNOWN_LABELS[id] ?? id;
+    const name = ENGINE_NAMES[id] ?? id;
     extra.push({ id, label: demo ? `${name} (demo)` : `${name} (not configured)`, model: newest?.model ?? "", configured: false, demo });
   }
   return [...configured, ...extra];

@@ -223,10 +223,14 @@ describe("answers", () => {
     ).toBe(trend.points.length);
     await page.getByText("Show the figures as a table").click();
     await expectAccessible(page, "prompt page");
-    // On a phone its figures scroll sideways: their frame is then a region the keyboard can scroll.
+    // On a phone its figures are cards: every figure on the screen, after its name (they scrolled sideways, the last ones out of sight).
     const viewport = page.viewportSize()!;
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.getByRole("region", { name: "The prompt's figures, scrollable" }).waitFor();
+    const competitor = page.locator('table.prompt-figures td[data-figure="competitor"]').first();
+    await competitor.waitFor();
+    const cell = (await competitor.boundingBox())!;
+    expect(cell.x + cell.width).toBeLessThanOrEqual(390);
+    expect(await competitor.evaluate((td) => getComputedStyle(td, "::before").content)).toBe('"Top competitor: "');
     await expectAccessible(page, "prompt page at 390 px");
     await page.setViewportSize(viewport);
     await photograph(page, "prompt-page");

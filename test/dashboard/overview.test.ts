@@ -318,7 +318,7 @@ describe("the overview", () => {
     await page.waitForURL("**/overview?lines=engines");
     // Visibility and share of voice, and one line per demo engine.
     await page.locator('.trend-chart[data-series="5"]').waitFor();
-    expect(await page.locator(".trend-legend").getByText("Visibility on chatgpt").count()).toBe(1);
+    expect(await page.locator(".trend-legend").getByText("Visibility on ChatGPT").count()).toBe(1);
     await page.getByLabel("Points by", { exact: true }).selectOption("week");
     await page.waitForURL(/interval=week/);
     await page.getByRole("table", { name: /by week/, includeHidden: true }).waitFor({ state: "attached" });

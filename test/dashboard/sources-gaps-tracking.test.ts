@@ -412,6 +412,8 @@ max_retries = 0
     // The server's log says so too, at warn, for a run started from the dashboard.
     expect(d.server.logs()).toContain('"level":"warn","msg":"tracking run: engine \\"revoked\\" answered nothing');
     expect(await page.locator(".run-facts").textContent()).toContain("(Run now or an AI client)");
+    // Its badge does not say a plain "Completed" beside the failed answers.
+    expect(await page.locator(".run-facts .run-status").textContent()).toBe("Completed with errors");
     expect(await page.locator(".run-facts").textContent()).toContain(
       `${run.answers.ok} answered, 0 empty, 0 refused, ${run.answers.error} errors`,
     );

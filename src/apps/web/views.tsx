@@ -232,6 +232,21 @@ function PublishButton({ articleId, host }: { articleId: string; host: Host | nu
   );
 }
 
+/** A moment as people read it, with its time zone (the host's locale): "Nov 28, 2026, 4:36 AM UTC". */
+function publishedAt(iso: string): string {
+  const at = Date.parse(iso);
+  return Number.isNaN(at)
+    ? iso
+    : new Date(at).toLocaleString(undefined, {
+        year: "numeric",
+        month: "short",
+        day: "numeric",
+        hour: "numeric",
+        minute: "2-digit",
+        timeZoneName: "short",
+      });
+}
+
 function PublishView({ data, host }: { data: ToolOutput<"publish_to_site"> | ToolOutput<"get_article">; host: Host | null }) {
   const a = data.article;
   return (
@@ -243,9 +258,9 @@ function PublishView({ data, host }: { data: ToolOutput<"publish_to_site"> | Too
         <dt>Slug</dt>
         <dd>{a.slug}</dd>
         <dt>Status</dt>
-        <dd>{a.status}</dd>
+        <dd>{a.status === "published" ? "Published" : "Draft"}</dd>
         <dt>Published</dt>
-        <dd>{a.published_at ?? "never"}</dd>
+        <dd>{a.published_at ? publishedAt(a.published_at) : "never"}</dd>
       </dl>
       <ServedArticle html={a.html} published={a.status === "published"} />
       {a.status === "draft" && <PublishButton articleId={a.id} host={host} />}

@@ -109,7 +109,8 @@ function brandPage(
 
 function NotFound() {
   return (
-    <main id="main" class="standalone">
+    <main id="main" class="standalone narrow">
+      <p class="logo">Spyglass</p>
       <PageHeading title="Page not found" />
       <p>There is no page at this address: the link may be mistyped, or the page it led to has moved.</p>
       <p>

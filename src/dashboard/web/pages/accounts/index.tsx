@@ -135,7 +135,7 @@ export function Accounts() {
       {message && <Notice kind={message.kind}>{message.text}</Notice>}
       {loaded.data && (
         <div class="table-wrap">
-          <table>
+          <table class="accounts-table cards-narrow">
             <caption class="offscreen">Accounts of this instance</caption>
             <thead>
               <tr>
@@ -151,8 +151,8 @@ export function Accounts() {
                     {a.email}
                     {a.owner && <span class="badge">owner</span>}
                   </th>
-                  <td>{formatDate(a.created_at)}</td>
-                  <td>
+                  <td data-label="Created">{formatDate(a.created_at)}</td>
+                  <td data-label="Plan">
                     <PlanChange key={a.plan} email={a.email} plan={a.plan} onSet={(plan) => setPlan(a.id, a.email, plan)} />
                   </td>
                 </tr>

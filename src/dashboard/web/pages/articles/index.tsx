@@ -87,7 +87,7 @@ function ArticleTable({ brandId, status, cursor }: { brandId: string; status: Fi
   return (
     <>
       <div class="table-wrap">
-        <table class="articles-table">
+        <table class="articles-table cards-narrow">
           <caption class="offscreen">Articles, newest first</caption>
           <thead>
             <tr>
@@ -103,11 +103,13 @@ function ArticleTable({ brandId, status, cursor }: { brandId: string; status: Fi
                 <th scope="row">
                   <a href={articlePath(brandId, a.id)}>{a.title || "Untitled"}</a>
                 </th>
-                <td>
+                <td data-label="Slug">
                   <code class="slug">{a.slug}</code>
                 </td>
-                <td>{a.status === "published" ? "Published" : "Draft"}</td>
-                <td class="date">{a.published_at ? formatDate(a.published_at) : "never"}</td>
+                <td data-label="Status">{a.status === "published" ? "Published" : "Draft"}</td>
+                <td class="date" data-label="First published">
+                  {a.published_at ? formatDate(a.published_at) : "never"}
+                </td>
               </tr>
             ))}
           </tbody>

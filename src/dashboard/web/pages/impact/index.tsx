@@ -14,7 +14,7 @@ import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { MoreButton } from "../../components/rows";
-import { EmptyState, LoadFailed, PageHeading } from "../../components/ui";
+import { EmptyState, formatDay, formatDays, LoadFailed, PageHeading } from "../../components/ui";
 import { articlePath } from "../articles/paths";
 import { points } from "../overview/format";
 
@@ -37,17 +37,17 @@ export function verdict(f: Figure): "up" | "down" | "within noise" | "no data" {
   return f.change_pp > 0 ? "up" : "down";
 }
 
-function RateCell({ r }: { r: Rate }) {
+function RateCell({ r, label }: { r: Rate; label: string }) {
   // A window without a valid answer (the publication day, or a prompt not tracked then) has no rate to show.
   if (r.n === 0) {
     return (
-      <td>
+      <td data-label={label}>
         <span class="muted">no answers</span>
       </td>
     );
   }
   return (
-    <td>
+    <td data-label={label}>
       <span class="figure">{percent(r.rate)}</span>{" "}
       <small class="muted">
         {r.successes}/{r.n}
@@ -61,7 +61,7 @@ function ChangeCell({ f }: { f: Figure }) {
   const v = verdict(f);
   const cls = v === "up" ? "verdict verdict-up" : v === "down" ? "verdict verdict-down" : "verdict";
   return (
-    <td>
+    <td data-label="Change">
       <span class={cls}>{v}</span>
       {f.change_pp !== null && (
         <>
@@ -75,7 +75,7 @@ function ChangeCell({ f }: { f: Figure }) {
 
 function windowText(w: Window): string {
   if (w.days === 0 || w.start_date === null) return "no day yet";
-  return `${w.start_date} – ${w.end_date} (${w.days} ${w.days === 1 ? "day" : "days"})`;
+  return `${formatDays(w.start_date, w.end_date ?? w.start_date)} (${w.days} ${w.days === 1 ? "day" : "days"})`;
 }
 
 function ArticleCard({ brandId, item }: { brandId: string; item: Impact }) {
@@ -90,11 +90,12 @@ function ArticleCard({ brandId, item }: { brandId: string; item: Impact }) {
         Prompt: <q>{item.prompt.text}</q>
         <br />
         <small class="muted">
-          Published {item.article.published_at.slice(0, 10)} · before: {windowText(item.before)} · after: {windowText(item.after)}
+          Published {formatDay(item.article.published_at.slice(0, 10))} · before: {windowText(item.before)} · after:{" "}
+          {windowText(item.after)}
         </small>
       </p>
       <div class="table-wrap">
-        <table>
+        <table class="cards-narrow">
           <caption class="offscreen">Before and after publication: {item.article.title || item.article.slug}</caption>
           <thead>
             <tr>
@@ -107,14 +108,14 @@ function ArticleCard({ brandId, item }: { brandId: string; item: Impact }) {
           <tbody>
             <tr>
               <th scope="row">Visibility</th>
-              <RateCell r={item.visibility.before} />
-              <RateCell r={item.visibility.after} />
+              <RateCell r={item.visibility.before} label="Before" />
+              <RateCell r={item.visibility.after} label="After" />
               <ChangeCell f={item.visibility} />
             </tr>
             <tr>
               <th scope="row">Citation rate</th>
-              <RateCell r={item.citation_rate.before} />
-              <RateCell r={item.citation_rate.after} />
+              <RateCell r={item.citation_rate.before} label="Before" />
+              <RateCell r={item.citation_rate.after} label="After" />
               <ChangeCell f={item.citation_rate} />
             </tr>
           </tbody>
@@ -125,8 +126,9 @@ function ArticleCard({ brandId, item }: { brandId: string; item: Impact }) {
         {cited.cited && (
           <small class="muted">
             {" "}
-            · {cited.citations} {cited.citations === 1 ? "citation" : "citations"}, first {cited.first_cited_at?.slice(0, 10)}, last{" "}
-            {cited.last_cited_at?.slice(0, 10)}
+            · {cited.citations} {cited.citations === 1 ? "citation" : "citations"}, first{" "}
+            {cited.first_cited_at ? formatDay(cited.first_cited_at.slice(0, 10)) : ""}, last{" "}
+            {cited.last_cited_at ? formatDay(cited.last_cited_at.slice(0, 10)) : ""}
           </small>
         )}
       </p>

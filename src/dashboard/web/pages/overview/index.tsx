@@ -8,7 +8,7 @@ import { api } from "../../api";
 import { FilterBar, useAnalyticsFilter } from "../../components/filters";
 import { brandPath } from "../../components/layout";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
-import { EmptyState, LoadFailed, PageHeading, useLoad } from "../../components/ui";
+import { EmptyState, formatDays, LoadFailed, PageHeading, useLoad } from "../../components/ui";
 import { EngineTable, RankingTable } from "./tables";
 import { KpiTiles } from "./tiles";
 import { TrendSection } from "./trend";
@@ -64,11 +64,11 @@ export function Overview({ brandId }: { brandId: string }) {
       {o && (
         <section aria-labelledby={`${id}-kpi`} aria-busy={overview.loading}>
           <h2 id={`${id}-kpi`} class="section-title">
-            {o.filter.start_date} to {o.filter.end_date}
+            {formatDays(o.filter.start_date, o.filter.end_date)}
             <span class="section-meta">
               {" "}
               · {o.answers.valid.toLocaleString("en-US")} valid answers of {o.answers.total.toLocaleString("en-US")} · compared with{" "}
-              {o.filter.previous_start_date} to {o.filter.previous_end_date}
+              {formatDays(o.filter.previous_start_date, o.filter.previous_end_date)}
             </span>
           </h2>
           <KpiTiles overview={o} />

@@ -9,7 +9,7 @@ type Ranking = ToolOutput<"get_competitor_ranking">;
 export function RankingTable({ ranking }: { ranking: Ranking }) {
   return (
     <ScrollTable label="Competitor ranking, scrollable">
-      <table class="ranking">
+      <table class="ranking cards-narrow">
         <caption>Ranked by visibility on the same {count(ranking.valid_answers)} valid answers</caption>
         <thead>
           <tr>
@@ -27,7 +27,7 @@ export function RankingTable({ ranking }: { ranking: Ranking }) {
                 {r.name}
                 {r.is_brand && <span class="badge">your brand</span>}
               </th>
-              <td>
+              <td data-label="Visibility">
                 {percent(r.visibility.rate)}
                 <span class="cell-meta">{range(r.visibility)}</span>
                 {/* Who is gaining: the change from the previous period, with the tool's verdict. */}
@@ -35,12 +35,12 @@ export function RankingTable({ ranking }: { ranking: Ranking }) {
                   {r.visibility.change_pp === null ? "no previous figure" : `${points(r.visibility.change_pp)}, ${verdict(r.visibility)}`}
                 </span>
               </td>
-              <td>{percent(r.share_of_voice.rate)}</td>
-              <td>
+              <td data-label="Share of voice">{percent(r.share_of_voice.rate)}</td>
+              <td data-label="Avg. position">
                 {meanText(r.avg_position.value, 1)}
                 <span class="cell-meta">{meanRange(r.avg_position, 1)}</span>
               </td>
-              <td>
+              <td data-label="Sentiment">
                 {meanText(r.sentiment.value, 2)}
                 <span class="cell-meta">{meanRange(r.sentiment, 2)}</span>
               </td>
@@ -55,7 +55,7 @@ export function RankingTable({ ranking }: { ranking: Ranking }) {
 export function EngineTable({ overview }: { overview: Overview }) {
   return (
     <ScrollTable label="Figures by engine, scrollable">
-      <table class="by-engine">
+      <table class="by-engine cards-narrow">
         <thead>
           <tr>
             <th scope="col">Engine</th>
@@ -72,16 +72,16 @@ export function EngineTable({ overview }: { overview: Overview }) {
           {overview.by_engine.map((e) => (
             <tr key={e.engine}>
               <th scope="row">{e.label}</th>
-              <td>{count(e.answers.valid)}</td>
-              <td>
+              <td data-label="Valid answers">{count(e.answers.valid)}</td>
+              <td data-label="Visibility">
                 {percent(e.visibility.rate)}
                 <span class="cell-meta">{range(e.visibility)}</span>
               </td>
-              <td>{percent(e.share_of_voice.rate)}</td>
-              <td>{meanText(e.avg_position.value, 1)}</td>
-              <td>{percent(e.citation_rate.rate)}</td>
-              <td>{percent(e.retrieval_rate.rate)}</td>
-              <td>{percent(e.no_answer_rate.rate)}</td>
+              <td data-label="Share of voice">{percent(e.share_of_voice.rate)}</td>
+              <td data-label="Avg. position">{meanText(e.avg_position.value, 1)}</td>
+              <td data-label="Citation rate">{percent(e.citation_rate.rate)}</td>
+              <td data-label="Retrieval rate">{percent(e.retrieval_rate.rate)}</td>
+              <td data-label="No-answer rate">{percent(e.no_answer_rate.rate)}</td>
             </tr>
           ))}
         </tbody>

@@ -8,7 +8,7 @@ import { api, errorMessage } from "../../api";
 import { type AnalyticsFilter } from "../../components/filters";
 import { ScrollTable } from "../../components/scroll-table";
 import { chartPercent, TrendChart, type TrendSeries, visibilityAndShareSeries } from "../../components/trend-chart";
-import { LoadFailed, Notice, useLoad } from "../../components/ui";
+import { formatDay, LoadFailed, Notice, useLoad } from "../../components/ui";
 import { count, percent } from "./format";
 
 type Trend = ToolOutput<"get_visibility_trend">;
@@ -33,7 +33,7 @@ function summary(points: Point[]): string {
   if (!first || !last) return "No answers in this period.";
   if (first === last)
     return `Only ${first.date} has answers: visibility ${percent(first.visibility.rate)}, share of voice ${percent(first.share_of_voice.rate)}.`;
-  return `Visibility went from ${percent(first.visibility.rate)} (${first.date}) to ${percent(last.visibility.rate)} (${last.date}); share of voice from ${percent(first.share_of_voice.rate)} to ${percent(last.share_of_voice.rate)}.`;
+  return `Visibility went from ${percent(first.visibility.rate)} (${formatDay(first.date)}) to ${percent(last.visibility.rate)} (${formatDay(last.date)}); share of voice from ${percent(first.share_of_voice.rate)} to ${percent(last.share_of_voice.rate)}.`;
 }
 
 /** `engines`: the engines with answers in the period (the overview's by_engine), for the per-engine lines. */

@@ -194,7 +194,7 @@ function PromptFigures({ brandId, promptId, filter }: { brandId: string; promptI
     );
   return (
     <ScrollTable label="The prompt's figures, scrollable">
-      <table class="prompt-figures">
+      <table class="prompt-figures cards-narrow">
         <caption class="visually-hidden">The prompt's figures over the period</caption>
         <thead>
           <tr>

@@ -78,7 +78,7 @@ function CitingAnswers({
         <p class="muted">No answer of this period cites it.</p>
       ) : (
         <div class="table-wrap">
-          <table class="citing-table">
+          <table class="citing-table cards-narrow">
             <caption class="offscreen">Answers citing {source}</caption>
             <thead>
               <tr>
@@ -93,8 +93,10 @@ function CitingAnswers({
                   <td class="nowrap">
                     <a href={brandPath(brandId, `/answers/${encodeURIComponent(a.id)}`)}>{formatDate(a.created_at)}</a>
                   </td>
-                  <td>{engineLabel(a.engine)}</td>
-                  <td class="prompt-text">{a.prompt_text || a.prompt_id}</td>
+                  <td data-label="Engine">{engineLabel(a.engine)}</td>
+                  <td class="prompt-text" data-label="Prompt">
+                    {a.prompt_text || a.prompt_id}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -28,6 +28,16 @@ const RUN_STATUS: Record<string, string> = {
 
 type Forecast = ToolOutput<"get_tracking_status">["forecast"];
 
+/**
+ * A run's status as a badge coloured by how it went: a run that completed with answers in error
+ * says so (it read "Completed" beside "3 of 6 answers failed").
+ */
+function RunStatus({ status, errors }: { status: string; errors: number }) {
+  const withErrors = status === "completed" && errors > 0;
+  const tone = status === "failed" ? "bad" : status === "interrupted" || withErrors ? "warn" : status === "completed" ? "good" : "neutral";
+  return <span class={`badge run-status run-status-${tone}`}>{withErrors ? "Completed with errors" : (RUN_STATUS[status] ?? status)}</span>;
+}
+
 /** A count with thousands separators, as every figure of the dashboard ("60,480"). */
 function count(value: number): string {
   return value.toLocaleString("en-US");
@@ -262,7 +272,7 @@ export function Tracking({ brandId }: { brandId: string }) {
               <dl class="run-facts">
                 <dt>Status</dt>
                 <dd>
-                  <span class={`badge run-status run-${run.status}`}>{RUN_STATUS[run.status] ?? run.status}</span>
+                  <RunStatus status={run.status} errors={run.answers.error} />
                   {run.error && <span class="run-error"> {run.error}</span>}
                 </dd>
                 <dt>Started</dt>
