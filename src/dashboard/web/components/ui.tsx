@@ -70,7 +70,7 @@ export function Field({ label, hint, error, children }: FieldProps) {
  * added with its text already in it is not announced by every screen reader (VoiceOver on iOS skips
  * some), a change to one already there is. An alert is announced as it appears, words and all.
  */
-export function Notice({ kind, children }: { kind: "error" | "success" | "info"; children: ComponentChildren }) {
+export function Notice({ kind, children }: { kind: "error" | "success" | "info" | "warning"; children: ComponentChildren }) {
   const [filled, setFilled] = useState(kind === "error");
   useEffect(() => {
     const frame = requestAnimationFrame(() => setFilled(true));
@@ -334,6 +334,15 @@ export function PageHeading({ title, children }: { title: string; children?: Com
       {children}
     </div>
   );
+}
+
+/**
+ * `text` with places to break a line after its separators, as text nodes and <wbr>: a long address
+ * wraps after a slash or an underscore, not in the middle of a word ("crm_recommendatio/ns").
+ */
+export function Breakable({ text }: { text: string }) {
+  const parts = text.split(/(?<=[/?&=_.-])/);
+  return <>{parts.flatMap((part, i) => (i === 0 ? [part] : [<wbr key={i} />, part]))}</>;
 }
 
 const DAY_FORMAT = new Intl.DateTimeFormat("en-US", { timeZone: "UTC", year: "numeric", month: "short", day: "numeric" });

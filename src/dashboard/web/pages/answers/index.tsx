@@ -13,7 +13,7 @@ import { type Paged, usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { short } from "../../components/prompts";
 import { MoreButton } from "../../components/rows";
-import { Button, EmptyState, formatDate, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
+import { Breakable, Button, EmptyState, formatDate, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { isWebUrl, WebLink } from "../../components/web-link";
 
 type Summary = ToolOutput<"list_answers">["answers"][number];
@@ -458,7 +458,9 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
               <ul class="citations">
                 {a.citations.map((c, i) => (
                   <li key={i}>
-                    <WebLink url={c.link}>{readableUrl(c.link)}</WebLink>
+                    <WebLink url={c.link}>
+                      <Breakable text={readableUrl(c.link)} />
+                    </WebLink>
                     {c.owned && <span class="badge">Your site</span>}
                   </li>
                 ))}

@@ -8,7 +8,7 @@ import { useLocation } from "preact-iso";
 import { api, errorMessage } from "../../api";
 import { readableDomain } from "../../components/domains";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
-import { Button, Notice, PageHeading, useLoad } from "../../components/ui";
+import { Breakable, Button, Notice, PageHeading, useLoad } from "../../components/ui";
 import { useSession } from "../../session";
 
 function Loading() {
@@ -110,7 +110,7 @@ export function Consent() {
       ) : (
         <>
           <PageHeading title={`Connect “${request.client.name}” to Spyglass?`} />
-          <Notice kind="info">
+          <Notice kind="warning">
             <strong>Unverified app.</strong> Spyglass cannot confirm who made “<bdi>{request.client.name}</bdi>”: the name comes from the
             app itself. Approve only if you started this connection yourself.
           </Notice>
@@ -121,13 +121,17 @@ export function Consent() {
             </dd>
             <dt>App id</dt>
             <dd>
-              <code class="break">{request.client.id}</code>
+              <code class="break">
+                <Breakable text={request.client.id} />
+              </code>
             </dd>
             <dt>After you decide, you go to</dt>
             <dd>
               <strong>{destination(request.redirect_uri)}</strong>
               <br />
-              <code class="break">{request.redirect_uri}</code>
+              <code class="break">
+                <Breakable text={request.redirect_uri} />
+              </code>
             </dd>
             <dt>Signed in as</dt>
             <dd>{me.account.email}</dd>

@@ -14,7 +14,7 @@ import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { MoreButton } from "../../components/rows";
-import { EmptyState, formatDate, LoadFailed, PageHeading } from "../../components/ui";
+import { Breakable, EmptyState, formatDate, LoadFailed, PageHeading } from "../../components/ui";
 import { WebLink } from "../../components/web-link";
 
 type Source = ToolOutput<"get_top_sources">["sources"][number];
@@ -23,7 +23,7 @@ type Source = ToolOutput<"get_top_sources">["sources"][number];
 export function SourceUrl({ url }: { url: string }) {
   return (
     <WebLink class="url" url={url}>
-      {readableUrl(url)}
+      <Breakable text={readableUrl(url)} />
     </WebLink>
   );
 }
@@ -65,7 +65,10 @@ function CitingAnswers({
   return (
     <section class="card stack" aria-labelledby="citing-heading">
       <h2 id="citing-heading">
-        Answers citing <span class="mono">{source}</span>
+        Answers citing{" "}
+        <span class="mono">
+          <Breakable text={source} />
+        </span>
       </h2>
       <p class="muted">
         <a href={`${brandPath(brandId, "/answers")}${answersQuery(filter, { [level === "url" ? "cites_url" : "cites"]: source })}`}>

@@ -184,6 +184,7 @@ export function Tags({ brandId }: { brandId: string }) {
                     <td data-label="Colour">{t.color ? <code>{t.color}</code> : <span class="muted">none</span>}</td>
                     <td data-label="Prompts">
                       <a
+                        class="count-link"
                         href={`${brandPath(brandId, "/prompts")}?tag=${encodeURIComponent(t.name)}`}
                         aria-label={`${t.prompt_count} prompt${t.prompt_count === 1 ? "" : "s"} tagged ${t.name}`}
                       >
