@@ -126,6 +126,12 @@ describe("Sources and Content gaps on demo data", () => {
     expect(new URL(page.url()).searchParams.get("start")).toBe(start);
     const panel = page.getByRole("region", { name: `Answers citing ${url}` });
     await panel.locator("tbody tr").first().waitFor();
+    // Under its row, not after the whole list (it was some thousands of pixels further down).
+    expect(
+      await page
+        .locator("table.sources-table > tbody > tr.chosen")
+        .evaluate((tr) => tr.nextElementSibling?.classList.contains("citing-row")),
+    ).toBe(true);
     const citing = await sessionTool<{ answers: Array<{ id: string }> }>(page, brandId, "list_answers", {
       cited_url: url,
       start_date: start,
@@ -151,6 +157,10 @@ describe("Sources and Content gaps on demo data", () => {
     await expectAccessible(page, "sources-by-url");
     await photograph(page, "sources-by-url");
     expectNothingUnsafe(page);
+    // Its Close link takes the list back without a chosen source.
+    await page.getByRole("link", { name: `Close the answers citing ${url}`, exact: true }).click();
+    await page.waitForURL((u) => !u.searchParams.has("source") && u.searchParams.get("level") === "url");
+    expect(await page.locator("tr.citing-row").count()).toBe(0);
   });
 
   test("a gap → Draft an article → the editor opens with a draft linked to the prompt", async () => {

@@ -2,6 +2,8 @@
 // chosen source (?source=, a domain or a URL by the level) shows the answers that cite it (list_answers
 // with cited_domain or cited_url).
 
+import { Fragment } from "preact";
+import { useEffect, useRef } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { api } from "../../api";
@@ -40,10 +42,13 @@ function CitingAnswers({
   source,
   level,
   filter,
+  closeHref,
 }: {
   brandId: string;
   /** A domain, or a URL when `level` is "url". */
   source: string;
+  /** Where "Close" goes: the list without a chosen source. */
+  closeHref: string;
   level: "domain" | "url";
   filter: { start_date?: string; end_date?: string; engine?: string; tag?: string };
 }) {
@@ -62,14 +67,22 @@ function CitingAnswers({
     [brandId, source, level, filter.start_date, filter.end_date, filter.engine],
   );
   const engineLabel = useEngineLabels(brandId);
+  const panel = useRef<HTMLElement>(null);
+  // In sight once chosen (its row may be near the bottom of the screen).
+  useEffect(() => panel.current?.scrollIntoView({ block: "nearest" }), []);
   return (
-    <section class="card stack" aria-labelledby="citing-heading">
-      <h2 id="citing-heading">
-        Answers citing{" "}
-        <span class="mono">
-          <Breakable text={source} />
-        </span>
-      </h2>
+    <section ref={panel} class="card stack citing" aria-labelledby="citing-heading">
+      <div class="citing-head">
+        <h2 id="citing-heading">
+          Answers citing{" "}
+          <span class="mono">
+            <Breakable text={source} />
+          </span>
+        </h2>
+        <a href={closeHref} class="btn citing-close" aria-label={`Close the answers citing ${source}`}>
+          Close
+        </a>
+      </div>
       <p class="muted">
         <a href={`${brandPath(brandId, "/answers")}${answersQuery(filter, { [level === "url" ? "cites_url" : "cites"]: source })}`}>
           Open them in Answers
@@ -139,6 +152,10 @@ export function Sources({ brandId }: { brandId: string }) {
   };
   // What a row's "Answers citing" lists: its URL by URL, its domain otherwise.
   const sourceOf = (s: Source) => (level === "url" && s.url ? s.url : s.domain);
+  const closeHref = `${brandPath(brandId, "/sources")}${filterQuery(query)}${level === "url" ? `${filterQuery(query) ? "&" : "?"}level=url` : ""}`;
+  const citing = chosen && (
+    <CitingAnswers key={`${level} ${chosen}`} brandId={brandId} source={chosen} level={level} filter={filter} closeHref={closeHref} />
+  );
   return (
     <>
       <PageHeading title="Sources">
@@ -179,44 +196,44 @@ export function Sources({ brandId }: { brandId: string }) {
             </thead>
             <tbody>
               {list.items.map((s) => (
-                <tr key={s.url ?? s.domain} class={chosen === sourceOf(s) ? "chosen" : undefined}>
-                  <th scope="row">
-                    {level === "url" && s.url ? <SourceUrl url={s.url} /> : <span class="mono">{readableDomain(s.domain)}</span>}
-                    <div class="source-answers">
-                      <a
-                        href={sourceHref(sourceOf(s))}
-                        aria-current={chosen === sourceOf(s) ? "true" : undefined}
-                        aria-label={`Answers citing ${sourceOf(s)}`}
-                      >
-                        Answers citing
-                      </a>
-                    </div>
-                  </th>
-                  <td data-label="Citations">{s.citations}</td>
-                  <td data-label="Citation share">
-                    <Rate value={s.citation_share} />
-                  </td>
-                  {level !== "url" && <td data-label="Answers citing">{s.answers}</td>}
-                  <td data-label="Whose site">
-                    <SiteOwner source={s} />
-                  </td>
-                </tr>
+                <Fragment key={s.url ?? s.domain}>
+                  <tr class={chosen === sourceOf(s) ? "chosen" : undefined}>
+                    <th scope="row">
+                      {level === "url" && s.url ? <SourceUrl url={s.url} /> : <span class="mono">{readableDomain(s.domain)}</span>}
+                      <div class="source-answers">
+                        <a
+                          href={sourceHref(sourceOf(s))}
+                          aria-current={chosen === sourceOf(s) ? "true" : undefined}
+                          aria-label={`Answers citing ${sourceOf(s)}`}
+                        >
+                          Answers citing
+                        </a>
+                      </div>
+                    </th>
+                    <td data-label="Citations">{s.citations}</td>
+                    <td data-label="Citation share">
+                      <Rate value={s.citation_share} />
+                    </td>
+                    {level !== "url" && <td data-label="Answers citing">{s.answers}</td>}
+                    <td data-label="Whose site">
+                      <SiteOwner source={s} />
+                    </td>
+                  </tr>
+                  {/* The answers citing the chosen source, under its row (they were after the whole list). */}
+                  {chosen === sourceOf(s) && (
+                    <tr class="citing-row">
+                      <td colSpan={level === "url" ? 4 : 5}>{citing}</td>
+                    </tr>
+                  )}
+                </Fragment>
               ))}
             </tbody>
           </table>
         </div>
       )}
       <MoreButton list={list} label="More sources" />
-      {chosen && <CitingAnswers key={`${level} ${chosen}`} brandId={brandId} source={chosen} level={level} filter={filter} />}
-      {chosen && (
-        <p>
-          <a
-            href={`${brandPath(brandId, "/sources")}${filterQuery(query)}${level === "url" ? `${filterQuery(query) ? "&" : "?"}level=url` : ""}`}
-          >
-            Close the answers citing {chosen}
-          </a>
-        </p>
-      )}
+      {/* A source that is not among the rows shown (a link to one further down the list) gets its answers here. */}
+      {list.loaded && !list.items.some((s) => chosen === sourceOf(s)) && citing}
     </>
   );
 }
