@@ -17,17 +17,22 @@ export interface DeletedBrand {
   name: string;
 }
 
-// Deletions under way, by brand: a second request for the same brand shares the first's end.
+// Deletions under way, by account and brand: a second request of the account for the same brand
+// shares the first's end, from the first's look-up on (on PostgreSQL, a second request's look-up
+// could wait for a pooled connection until the first had deleted the brand, and find it gone: 404).
+// Another account's request has a look-up of its own, which finds no brand of its.
 const deleting = new Map<string, Promise<DeletedBrand>>();
 
 /** Deletes the account's brand (NotFound for another account's or an unknown one) and everything of it. */
 export async function deleteBrand(app: AppContext, accountId: string, brandId: string): Promise<DeletedBrand> {
-  // The account's own brand, before anything else (another account's is NotFound, under way or not).
-  const brand = await getAccountBrand(app.db, accountId, brandId);
-  const underWay = deleting.get(brandId);
+  const key = `${accountId} ${brandId}`;
+  const underWay = deleting.get(key);
   if (underWay) return await underWay;
-  const done = deleteNow(app, accountId, brand).finally(() => deleting.delete(brandId));
-  deleting.set(brandId, done);
+  // The account's own brand, before anything else (another account's is NotFound, under way or not).
+  const done = getAccountBrand(app.db, accountId, brandId).then((brand) => deleteNow(app, accountId, brand));
+  deleting.set(key, done);
+  const forget = () => deleting.delete(key);
+  done.then(forget, forget);
   return await done;
 }
 
