@@ -2,6 +2,7 @@
 // previous period" for a change that rounds to nothing).
 
 import { describe, expect, test } from "bun:test";
+import { formatDay, formatDays } from "../../src/dashboard/web/components/dates";
 import { describeSchedule } from "../../src/dashboard/web/components/schedule";
 import { otherLeadingHeading } from "../../src/dashboard/web/pages/article/headings";
 import { points, signed } from "../../src/dashboard/web/pages/overview/format";
@@ -42,5 +43,21 @@ describe("the editor's note on a leading heading that is not the title", () => {
     expect(otherLeadingHeading("Choosing a CRM", "Intro\n\n# Other")).toBeNull();
     expect(otherLeadingHeading("Choosing a CRM", "## Other")).toBeNull();
     expect(otherLeadingHeading("", "# Anything")).toBeNull();
+  });
+});
+
+describe("days as people read them", () => {
+  test("an analytics day and a period, the year written once when both days share it", () => {
+    expect(formatDay("2026-10-30")).toBe("Oct 30, 2026");
+    expect(formatDays("2026-10-30", "2026-11-28")).toBe("Oct 30 – Nov 28, 2026");
+    expect(formatDays("2025-12-30", "2026-01-05")).toBe("Dec 30, 2025 – Jan 5, 2026");
+    expect(formatDays("2026-11-28", "2026-11-28")).toBe("Nov 28, 2026");
+  });
+
+  test("a UTC day stays that day whatever the machine's time zone, and what is no day is shown as it is", () => {
+    // Midnight UTC is the evening before west of Greenwich: the day is written in UTC.
+    expect(formatDay("2026-01-01")).toBe("Jan 1, 2026");
+    expect(formatDay("not a day")).toBe("not a day");
+    expect(formatDays("2026-01-01", "later")).toBe("2026-01-01 – later");
   });
 });

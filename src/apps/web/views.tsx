@@ -7,6 +7,7 @@ import { type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { type ToolOutput } from "../../catalogue/types";
+import { formatDate } from "../../dashboard/web/components/dates";
 import { TrendChart, visibilityAndShareSeries } from "../../dashboard/web/components/trend-chart";
 import { count, percent } from "../../dashboard/web/pages/overview/format";
 import { RankingTable } from "../../dashboard/web/pages/overview/tables";
@@ -232,21 +233,6 @@ function PublishButton({ articleId, host }: { articleId: string; host: Host | nu
   );
 }
 
-/** A moment as people read it, with its time zone (the host's locale): "Nov 28, 2026, 4:36 AM UTC". */
-function publishedAt(iso: string): string {
-  const at = Date.parse(iso);
-  return Number.isNaN(at)
-    ? iso
-    : new Date(at).toLocaleString(undefined, {
-        year: "numeric",
-        month: "short",
-        day: "numeric",
-        hour: "numeric",
-        minute: "2-digit",
-        timeZoneName: "short",
-      });
-}
-
 function PublishView({ data, host }: { data: ToolOutput<"publish_to_site"> | ToolOutput<"get_article">; host: Host | null }) {
   const a = data.article;
   return (
@@ -260,7 +246,7 @@ function PublishView({ data, host }: { data: ToolOutput<"publish_to_site"> | Too
         <dt>Status</dt>
         <dd>{a.status === "published" ? "Published" : "Draft"}</dd>
         <dt>Published</dt>
-        <dd>{a.published_at ? publishedAt(a.published_at) : "never"}</dd>
+        <dd>{formatDate(a.published_at)}</dd>
       </dl>
       <ServedArticle html={a.html} published={a.status === "published"} />
       {a.status === "draft" && <PublishButton articleId={a.id} host={host} />}

@@ -5,6 +5,9 @@ import { useCallback, useContext, useEffect, useId, useRef, useState } from "pre
 import { ApiError, errorMessage, isSignedOut } from "../api";
 import { BrandName } from "./brand-name";
 
+// The dates as people read them, shared with the MCP Apps views (dates.ts).
+export { formatDate, formatDay, formatDays } from "./dates";
+
 type ButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, "type"> & {
   variant?: "primary" | "secondary" | "danger" | "link";
   type?: "button" | "submit";
@@ -343,36 +346,4 @@ export function PageHeading({ title, children }: { title: string; children?: Com
 export function Breakable({ text }: { text: string }) {
   const parts = text.split(/(?<=[/?&=_.-])/);
   return <>{parts.flatMap((part, i) => (i === 0 ? [part] : [<wbr key={i} />, part]))}</>;
-}
-
-const DAY_FORMAT = new Intl.DateTimeFormat("en-US", { timeZone: "UTC", year: "numeric", month: "short", day: "numeric" });
-const DAY_IN_YEAR_FORMAT = new Intl.DateTimeFormat("en-US", { timeZone: "UTC", month: "short", day: "numeric" });
-
-/** An analytics day (a UTC day, "2026-10-30") as people read it: "Oct 30, 2026". */
-export function formatDay(day: string): string {
-  const at = Date.parse(`${day}T00:00:00Z`);
-  return Number.isNaN(at) ? day : DAY_FORMAT.format(at);
-}
-
-/** A range of days: "Oct 30 – Nov 28, 2026", the year written once when both days share it. */
-export function formatDays(start: string, end: string): string {
-  const from = Date.parse(`${start}T00:00:00Z`);
-  const to = Date.parse(`${end}T00:00:00Z`);
-  if (Number.isNaN(from) || Number.isNaN(to)) return `${start} – ${end}`;
-  if (start === end) return DAY_FORMAT.format(from);
-  const sameYear = start.slice(0, 4) === end.slice(0, 4);
-  return `${(sameYear ? DAY_IN_YEAR_FORMAT : DAY_FORMAT).format(from)} – ${DAY_FORMAT.format(to)}`;
-}
-
-export function formatDate(iso: string | null): string {
-  if (!iso) return "never";
-  // With its time zone: the analytics' days are UTC days, and a time without a zone misleads across them.
-  return new Date(iso).toLocaleString(undefined, {
-    year: "numeric",
-    month: "short",
-    day: "numeric",
-    hour: "numeric",
-    minute: "2-digit",
-    timeZoneName: "short",
-  });
 }
