@@ -424,6 +424,26 @@ max_retries = 0
     expect(await page.locator(".run-facts").textContent()).toContain("(Run now or an AI client)");
     // Its badge does not say a plain "Completed" beside the failed answers.
     expect(await page.locator(".run-facts .run-status").textContent()).toBe("Completed with errors");
+    // Nor does the engines table say "Key set" alone for the key the provider refused.
+    const engines = page.getByRole("table", { name: "Configured engines" });
+    await engines
+      .getByRole("row", { name: /Engine with a revoked key/ })
+      .getByText("Key refused")
+      .waitFor();
+    expect(
+      await engines
+        .getByRole("row", { name: /Engine with a revoked key/ })
+        .getByRole("cell")
+        .last()
+        .textContent(),
+    ).toBe("Key refused in the last run (HTTP 401).");
+    expect(
+      await engines
+        .getByRole("row", { name: /GPT stand-in/ })
+        .getByRole("cell")
+        .last()
+        .textContent(),
+    ).toBe("Key set");
     expect(await page.locator(".run-facts").textContent()).toContain(
       `${run.answers.ok} answered, 0 empty, 0 refused, ${run.answers.error} errors`,
     );

@@ -93,7 +93,13 @@ export function Consent() {
         // Not sent back at once: anyone may register a client, and its redirect URI may be any site.
         <>
           <PageHeading title="This connection request cannot be completed" />
-          <Notice kind="error">{request.error}</Notice>
+          <p>
+            The app that sent you here asked to connect in a way Spyglass does not accept. Nothing was connected. The app's makers can tell
+            from the reason below what to change.
+          </p>
+          <Notice kind="error">
+            <strong>Reason, for the app's makers:</strong> {request.error}
+          </Notice>
           <p>
             <a href={request.error_redirect}>Return to {new URL(request.error_redirect).host}</a>, the app that sent you here, and tell it
             why.

@@ -162,6 +162,12 @@ export function Tracking({ brandId }: { brandId: string }) {
   const run = data?.last_run ?? null;
   // Engines of the last run whose every answer was an error (a revoked key): said in words, not only in the table.
   const silent = enginesAnsweringNothing(run?.by_engine ?? []).map((e) => e.engine);
+  // An engine of the last run that answered nothing because its provider refused the key (HTTP 401 or 403): the status it gave.
+  const refusedKey = (engine: string): string | null => {
+    if (!silent.includes(engine)) return null;
+    const status = /\bHTTP (401|403)\b/.exec(run?.by_engine.find((e) => e.engine === engine)?.first_error ?? "");
+    return status ? `HTTP ${status[1]}` : null;
+  };
   const progress = run
     ? `${RUN_STATUS[run.status] ?? run.status}: ${run.answers_done} of ${run.answers_planned} answers stored (${run.answers.ok} answered, ${run.answers.empty} empty, ${run.answers.refusal} refused, ${run.answers.error} errors).`
     : "";
@@ -233,7 +239,14 @@ export function Tracking({ brandId }: { brandId: string }) {
                       <td data-label="Concurrency">{e.concurrency}</td>
                       <td data-label="Key">
                         {e.api_key_set ? (
-                          "Key set"
+                          refusedKey(e.id) ? (
+                            // Set, but the provider refused it: "Key set" alone read as all is well.
+                            <span class="key-missing">
+                              <strong>Key refused</strong> in the last run ({refusedKey(e.id)}).
+                            </span>
+                          ) : (
+                            "Key set"
+                          )
                         ) : (
                           <span class="key-missing">
                             <strong>Key missing.</strong> Set <code>{e.api_key_env ?? "the variable its api_key_env names"}</code> in the
