@@ -17,6 +17,7 @@ import { articleRenderer } from "./content/renderer";
 import { rerenderStaleArticles } from "./content/rerender";
 import { type AppContext, createAppContext } from "./context";
 import { backupDatabase } from "./db/backup";
+import { TO_STDOUT } from "./db/backup-file";
 import { startCheckpointer } from "./db/checkpointer";
 import { type Db, type OpenOptions, openDatabase } from "./db/client";
 import { openConfiguredDatabase } from "./db/open";
@@ -371,7 +372,7 @@ const COMMANDS: Record<string, Command> = {
         { create: false, migrate: false },
       );
       // With the copy on standard output, what was written is said on stderr.
-      if (record.file === "-")
+      if (record.file === TO_STDOUT)
         process.stderr.write(`${json ? JSON.stringify(record) : `backup: ${record.bytes} bytes written to standard output`}\n`);
       else printRecord(record, json);
     },

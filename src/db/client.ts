@@ -78,14 +78,14 @@ export interface OpenOptions {
   migrate?: boolean;
 }
 
+/** How long a statement waits for another process's write to end before SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 5_000;
+
 /**
  * Opens (creating if needed) the SQLite file, sets the pragmas and applies pending migrations.
  * Throws a one-sentence error naming the file when it is missing (create: false) or cannot be
  * written, so that the problem shows at start rather than on a user's first write.
  */
-/** How long a statement waits for another process's write to end before SQLITE_BUSY. */
-const BUSY_TIMEOUT_MS = 5_000;
-
 export function openDatabase(path: string, options: OpenOptions = {}): SqliteDb {
   if (path !== ":memory:" && !databaseFileExists(path)) {
     if (options.create === false) {

@@ -71,7 +71,7 @@ function CitingAnswers({
   // In sight once chosen (its row may be near the bottom of the screen).
   useEffect(() => panel.current?.scrollIntoView({ block: "nearest" }), []);
   return (
-    <section ref={panel} class="card stack citing" aria-labelledby="citing-heading">
+    <section ref={panel} class="card stack" aria-labelledby="citing-heading">
       <div class="citing-head">
         <h2 id="citing-heading">
           Answers citing{" "}
@@ -79,7 +79,7 @@ function CitingAnswers({
             <Breakable text={source} />
           </span>
         </h2>
-        <a href={closeHref} class="btn citing-close" aria-label={`Close the answers citing ${source}`}>
+        <a href={closeHref} class="btn" aria-label={`Close the answers citing ${source}`}>
           Close
         </a>
       </div>
