@@ -319,6 +319,15 @@ describe("the overview", () => {
     // Visibility and share of voice, and one line per demo engine.
     await page.locator('.trend-chart[data-series="5"]').waitFor();
     expect(await page.locator(".trend-legend").getByText("Visibility on ChatGPT").count()).toBe(1);
+    // Each engine's line has a dash pattern of its own, drawn in its legend, so the lines are told
+    // apart without their colours; the brand's two lines are solid.
+    const legend = await page
+      .locator(".trend-legend li")
+      .evaluateAll((items) =>
+        items.map((li) => ({ text: li.textContent ?? "", dash: li.querySelector("line")?.getAttribute("stroke-dasharray") ?? null })),
+      );
+    expect(legend.map((l) => (l.dash?.length ? "dashed" : "solid"))).toEqual(["solid", "solid", "dashed", "dashed", "dashed"]);
+    expect(new Set(legend.slice(2).map((l) => l.dash)).size).toBe(3);
     await page.getByLabel("Points by", { exact: true }).selectOption("week");
     await page.waitForURL(/interval=week/);
     await page.getByRole("table", { name: /by week/, includeHidden: true }).waitFor({ state: "attached" });

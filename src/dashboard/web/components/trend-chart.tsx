@@ -17,8 +17,22 @@ export interface TrendSeries {
   high?: Array<number | null>;
   /** A CSS variable holding the colour, e.g. "--chart-1". */
   color: string;
-  dashed?: boolean;
+  /** The line's dashes and gaps in CSS pixels (canvas setLineDash); none draws it solid. */
+  dash?: readonly number[];
 }
+
+/**
+ * Dash patterns that tell lines apart without their colours (WCAG 1.4.1: a reader who does not see
+ * the colours, or a grey print, still matches each line to its legend, which draws the same pattern). Five patterns beside four
+ * colours: a pair of the two repeats only from the 21st line.
+ */
+export const LINE_DASHES: ReadonlyArray<readonly number[]> = [
+  [8, 4],
+  [2, 3],
+  [12, 3, 2, 3],
+  [4, 4, 1, 4],
+  [16, 4],
+];
 
 type TrendPoint = ToolOutput<"get_visibility_trend">["points"][number];
 
@@ -85,10 +99,22 @@ function yStep(top: number): number {
   return top <= 40 ? 10 : 20;
 }
 
-/** As many of the points as fit `width` with room for their labels, the latest one always among them. */
-function everyFitting(xs: number[], width: number): number[] {
-  const every = Math.max(1, Math.ceil((xs.length * LABEL_PX) / Math.max(width, LABEL_PX)));
-  return xs.filter((_, i) => (xs.length - 1 - i) % every === 0);
+/**
+ * The points whose labels fit `width` (CSS pixels) between `min` and `max`, counted back from the
+ * latest, which is always labelled: a point closer than a label's room to the one kept after it is
+ * skipped (a period's first week may be a few days long, and its label ran into the next one).
+ */
+function fittingLabels(xs: number[], min: number, max: number, width: number): number[] {
+  const span = max - min || 1;
+  const kept: number[] = [];
+  let next = Number.POSITIVE_INFINITY;
+  for (const x of [...xs].reverse()) {
+    const px = ((x - min) / span) * width;
+    if (next - px < LABEL_PX) continue;
+    kept.unshift(x);
+    next = px;
+  }
+  return kept;
 }
 
 /** Draws `series` over `dates` (YYYY-MM-DD, UTC). `height` in CSS pixels. */
@@ -108,7 +134,7 @@ export function TrendChart({ dates, series, height = 260 }: { dates: string[]; s
       const color = cssColor(s.color);
       const line = data.length;
       data.push(s.values);
-      opts.push({ label: s.label, stroke: color, width: 2, dash: s.dashed ? [6, 4] : undefined, points: { show: dates.length < 40 } });
+      opts.push({ label: s.label, stroke: color, width: 2, dash: s.dash ? [...s.dash] : undefined, points: { show: dates.length < 40 } });
       if (s.low && s.high) {
         data.push(s.high, s.low);
         opts.push({ label: `${s.label} high`, stroke: "transparent", width: 0, points: { show: false } });
@@ -134,7 +160,8 @@ export function TrendChart({ dates, series, height = 260 }: { dates: string[]; s
             ...axis,
             // A few points (weeks, or a short period's days) are labelled at the points themselves,
             // as many as fit, counted back from the latest; uPlot's own time ticks fell between them.
-            splits: xs.length <= FEW_POINTS ? (u) => everyFitting(xs, u.bbox.width / devicePixelRatio) : undefined,
+            splits:
+              xs.length <= FEW_POINTS ? (u, _axis, min, max) => fittingLabels(xs, min, max, u.bbox.width / devicePixelRatio) : undefined,
             values: (_u, ticks) =>
               ticks.map((t) => new Date(t * 1000).toLocaleDateString(undefined, { month: "short", day: "numeric", timeZone: "UTC" })),
           },
@@ -164,7 +191,9 @@ export function TrendChart({ dates, series, height = 260 }: { dates: string[]; s
       <ul class="trend-legend" aria-hidden="true">
         {series.map((s) => (
           <li key={s.label}>
-            <span class={`swatch${s.dashed ? " dashed" : ""}`} data-color={s.color} />
+            <svg class="swatch" data-color={s.color} width="28" height="8" viewBox="0 0 28 8" aria-hidden="true">
+              <line x1="0" y1="4" x2="28" y2="4" stroke-dasharray={s.dash?.join(" ")} />
+            </svg>
             {s.label}
             {s.low ? " (band: 95% interval)" : ""}
           </li>

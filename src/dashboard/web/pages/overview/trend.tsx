@@ -7,7 +7,7 @@ import { type ToolOutput } from "../../../../catalogue/types";
 import { api, errorMessage } from "../../api";
 import { type AnalyticsFilter } from "../../components/filters";
 import { ScrollTable } from "../../components/scroll-table";
-import { chartPercent, TrendChart, type TrendSeries, visibilityAndShareSeries } from "../../components/trend-chart";
+import { chartPercent, LINE_DASHES, TrendChart, type TrendSeries, visibilityAndShareSeries } from "../../components/trend-chart";
 import { formatDay, LoadFailed, Notice, useLoad } from "../../components/ui";
 import { count, percent } from "./format";
 
@@ -69,7 +69,7 @@ export function TrendSection({
       s.push({
         label: `Visibility on ${e.label}`,
         color: `--chart-${3 + (i % 4)}`,
-        dashed: true,
+        dash: LINE_DASHES[i % LINE_DASHES.length],
         values: e.trend.points.map((p) => chartPercent(p.visibility.rate)),
       });
     });
