@@ -10,6 +10,7 @@ import { resolve } from "node:path";
 import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type Browser, chromium, type Frame, type Page } from "playwright-core";
+import { formatDay, formatDays } from "../../src/dashboard/web/components/dates";
 import { fortnightOfAnswers, writeAnswers } from "../support/answers";
 import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
 import { expectAccessible, SCREENSHOT_DIR } from "../support/dashboard";
@@ -155,7 +156,7 @@ describe("MCP Apps views in a host", () => {
     const first = seen[0];
     const last = seen[seen.length - 1];
     expect(await frame.locator("figcaption").textContent()).toContain(
-      `Visibility went from ${percent(first.visibility.rate)} (${first.date}) to ${percent(last.visibility.rate)} (${last.date}).`,
+      `Visibility went from ${percent(first.visibility.rate)} (${formatDay(first.date)}) to ${percent(last.visibility.rate)} (${formatDay(last.date)}).`,
     );
     const lastRow = frame.locator("tbody tr").last();
     expect(await lastRow.locator("td").nth(1).textContent()).toBe(percent(last.visibility.rate));
@@ -216,6 +217,10 @@ describe("MCP Apps views in a host", () => {
     const verdict = data.visibility.within_noise ? "within noise" : data.visibility.change_pp > 0 ? "up" : "down";
     expect(await tile.locator(".kpi-verdict").textContent()).toBe(verdict);
     expect(await shown.frame.locator("section.kpi").count()).toBeGreaterThanOrEqual(5);
+    // The fortnight's answers are to one prompt: its n is a count of one.
+    expect(data.prompt_coverage.n).toBe(1);
+    const coverage = shown.frame.locator("section.kpi", { has: shown.frame.locator("h3", { hasText: /^Prompt coverage$/ }) });
+    expect(await coverage.locator(".kpi-meta").first().textContent()).toStartWith("n = 1 prompt answered ·");
     await done(shown, "overview");
   });
 
@@ -233,7 +238,7 @@ describe("MCP Apps views in a host", () => {
     expect(names).toEqual(
       ranking.data.ranking.map((r: { name: string; is_brand: boolean }) => (r.is_brand ? `${r.name}your brand` : r.name)),
     );
-    expect(await frame.locator("figcaption").textContent()).toContain(`${trend.data.filter.start_date} to ${trend.data.filter.end_date}`);
+    expect(await frame.locator("figcaption").textContent()).toContain(formatDays(trend.data.filter.start_date, trend.data.filter.end_date));
     await done(shown, "overview-full", [
       "initialized",
       "result sent",

@@ -7,7 +7,7 @@ import { type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { type ToolOutput } from "../../catalogue/types";
-import { formatDate } from "../../dashboard/web/components/dates";
+import { formatDate, formatDay, formatDays } from "../../dashboard/web/components/dates";
 import { TrendChart, visibilityAndShareSeries } from "../../dashboard/web/components/trend-chart";
 import { count, percent } from "../../dashboard/web/pages/overview/format";
 import { RankingTable } from "../../dashboard/web/pages/overview/tables";
@@ -22,7 +22,7 @@ export interface Host {
 type Filter = ToolOutput<"get_visibility_trend">["filter"];
 
 function scope(filter: Omit<Filter, "days" | "previous_start_date" | "previous_end_date" | "prompt_id">): string {
-  return `${filter.start_date} to ${filter.end_date}${filter.engine ? `, engine ${filter.engine}` : ""}${filter.tag ? `, tag ${filter.tag}` : ""}`;
+  return `${formatDays(filter.start_date, filter.end_date)}${filter.engine ? `, engine ${filter.engine}` : ""}${filter.tag ? `, tag ${filter.tag}` : ""}`;
 }
 
 /** The same period and filters as a result's, as a tool's input. */
@@ -54,7 +54,7 @@ function TrendFigure({ data }: { data: ToolOutput<"get_visibility_trend"> }) {
       <figcaption id="trend-cap">
         Visibility and share of voice by {data.interval}, {scope(data.filter)}, with their 95% intervals as bands.{" "}
         {first && last
-          ? `Visibility went from ${percent(first.visibility.rate)} (${first.date}) to ${percent(last.visibility.rate)} (${last.date}).`
+          ? `Visibility went from ${percent(first.visibility.rate)} (${formatDay(first.date)}) to ${percent(last.visibility.rate)} (${formatDay(last.date)}).`
           : "No answers in this period."}
       </figcaption>
       <details>
@@ -72,7 +72,7 @@ function TrendFigure({ data }: { data: ToolOutput<"get_visibility_trend"> }) {
           <tbody>
             {points.map((p) => (
               <tr key={p.date}>
-                <th scope="row">{p.date}</th>
+                <th scope="row">{formatDay(p.date)}</th>
                 <td>{count(p.answers.valid)}</td>
                 <td>{percent(p.visibility.rate)}</td>
                 <td>{p.visibility.low === null ? "" : `${percent(p.visibility.low)}–${percent(p.visibility.high)}`}</td>
@@ -153,7 +153,7 @@ function OverviewView({ data, host }: { data: ToolOutput<"get_visibility_overvie
     <section class="view stack" aria-labelledby="overview-h">
       <h1 id="overview-h">Visibility overview</h1>
       <p class="muted">
-        {scope(data.filter)}, against {data.filter.previous_start_date} to {data.filter.previous_end_date}
+        {scope(data.filter)}, against {formatDays(data.filter.previous_start_date, data.filter.previous_end_date)}
       </p>
       <KpiTiles overview={data} />
       {error && <p class="notice error">{error}</p>}

@@ -56,7 +56,8 @@ function RateTile({
 }: {
   title: string;
   rate: PeriodRate;
-  what: string;
+  /** What n counts, for one and for more (or none): "valid answer", "valid answers". */
+  what: readonly [string, string];
   higherIsWorse?: boolean;
   note?: string;
 }) {
@@ -64,7 +65,7 @@ function RateTile({
     <Tile title={title}>
       <p class="kpi-value">{percent(rate.rate)}</p>
       <p class="kpi-meta">
-        n = {count(rate.n)} {what}
+        n = {count(rate.n)} {rate.n === 1 ? what[0] : what[1]}
         {rate.n > 0 && <> · {interval(rate)}</>}
       </p>
       {note && <p class="kpi-meta">{note}</p>}
@@ -95,7 +96,7 @@ function MeanTile({
     <Tile title={title}>
       <p class="kpi-value">{meanText(mean.value, digits)}</p>
       <p class="kpi-meta">
-        {what} · n = {count(mean.n)} answers naming the brand
+        {what} · n = {count(mean.n)} {mean.n === 1 ? "answer" : "answers"} naming the brand
         {range && <> · 95% interval {range}</>}
       </p>
       <p class={changeClass(v, higherIsWorse)}>
@@ -127,8 +128,8 @@ export function KpiTiles({ overview }: { overview: Overview }) {
   const pos = o.avg_position;
   return (
     <div class="kpi-grid">
-      <RateTile title="Visibility" rate={o.visibility} what="valid answers" />
-      <RateTile title="Share of voice" rate={o.share_of_voice} what="roster mentions" />
+      <RateTile title="Visibility" rate={o.visibility} what={["valid answer", "valid answers"]} />
+      <RateTile title="Share of voice" rate={o.share_of_voice} what={["roster mention", "roster mentions"]} />
       <MeanTile title="Average position" mean={pos} digits={1} what="1 is named first" higherIsWorse>
         <ul class="kpi-sub">
           <SubRate label="Top 1" rate={pos.top1_rate} />
@@ -138,18 +139,18 @@ export function KpiTiles({ overview }: { overview: Overview }) {
       <RateTile
         title="Prompt coverage"
         rate={o.prompt_coverage}
-        what="prompts answered"
+        what={["prompt answered", "prompts answered"]}
         note="prompts with at least one answer naming the brand"
       />
-      <RateTile title="Citation rate" rate={o.citation_rate} what="valid answers" />
+      <RateTile title="Citation rate" rate={o.citation_rate} what={["valid answer", "valid answers"]} />
       <RateTile
         title="Retrieval rate"
         rate={o.retrieval_rate}
-        what="valid answers"
+        what={["valid answer", "valid answers"]}
         note="answers whose provider lists a page of the brand's site among its search's sources (engines with web search only); an address only written in the text is a citation, not a retrieval"
       />
       <MeanTile title="Sentiment" mean={o.sentiment} digits={2} what="from −1 to +1" />
-      <RateTile title="No-answer rate" rate={o.no_answer_rate} what="answers" higherIsWorse />
+      <RateTile title="No-answer rate" rate={o.no_answer_rate} what={["answer", "answers"]} higherIsWorse />
     </div>
   );
 }
