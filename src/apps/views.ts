@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { type HTMLBundle } from "bun";
 import { type ViewDef } from "../catalogue/resources";
 import { OVERVIEW_VIEW, PUBLISH_VIEW, RANKING_VIEW, TREND_VIEW } from "../catalogue/view-uris";
+import { ARTICLE_STYLE } from "../dashboard/web/components/article-document";
 import page from "./web/view.html";
 
 /** The extension's resource metadata: no domain to connect to or load from; a border suits the chat. */
@@ -29,7 +30,8 @@ export function viewDocument(view: string, js: string, css: string): string {
   const csp = [
     "default-src 'none'",
     `script-src ${sha256(script)}`,
-    `style-src ${sha256(style)}`,
+    // Its own style, and the article preview's (the preview's srcdoc inherits this policy).
+    `style-src ${sha256(style)} ${sha256(ARTICLE_STYLE)}`,
     "img-src data:",
     "base-uri 'none'",
     "form-action 'none'",

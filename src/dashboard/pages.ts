@@ -5,17 +5,19 @@
 import { readFileSync } from "node:fs";
 import { gunzipSync, gzipSync, type HTMLBundle } from "bun";
 import { pathOf } from "../http/observability";
+import { ARTICLE_STYLE } from "./web/components/article-document";
 import page from "./web/index.html";
 
 /** The app's own URLs; the browser-side router decides what each shows. */
 export const PAGE_PATHS = ["/", "/sign-in", "/welcome", "/brands", "/brands/*", "/accounts", "/oauth/consent"] as const;
 
-// Scripts and styles from this origin only, no inline script; images may come from the sites an
-// article links (the preview); nothing may frame the dashboard.
+// Scripts and styles from this origin only, no inline script, and one inline style: the article
+// preview's, by its hash (the preview's srcdoc inherits this policy); images may come from the sites
+// an article links (the preview); nothing may frame the dashboard.
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
-  "style-src 'self'",
+  `style-src 'self' 'sha256-${new Bun.CryptoHasher("sha256").update(ARTICLE_STYLE).digest("base64")}'`,
   "img-src 'self' data: https:",
   "font-src 'self'",
   "connect-src 'self'",

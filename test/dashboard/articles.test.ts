@@ -156,6 +156,14 @@ describe("the Articles pages", () => {
     await page.emulateMedia({ colorScheme: "dark" });
     expect(await textColour()).toBe("rgb(255, 255, 255)");
     await page.emulateMedia({ colorScheme: "light" });
+    // In a plain sans-serif at a reading measure, not the browser's default serif: the preview's one
+    // inline style, which the page's CSP admits by its hash (nothing else inline is).
+    const look = await frame.locator("body").evaluate((body) => {
+      const style = getComputedStyle(body);
+      return { font: style.fontFamily, width: style.maxWidth };
+    });
+    expect(look.font).toStartWith("system-ui");
+    expect(look.width).toBe("672px");
 
     await page.getByLabel("Markdown").fill(`${MARKDOWN}\nOne more line.`);
     await page.getByText("You have unsaved changes: this preview shows the last saved version.").waitFor();

@@ -10,6 +10,7 @@ import { resolve } from "node:path";
 import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type Browser, chromium, type Frame, type Page } from "playwright-core";
+import { articleDocument } from "../../src/dashboard/web/components/article-document";
 import { formatDay, formatDays } from "../../src/dashboard/web/components/dates";
 import { fortnightOfAnswers, writeAnswers } from "../support/answers";
 import { type Sandbox, type ServerProcess, sandbox } from "../support/binary";
@@ -265,13 +266,15 @@ describe("MCP Apps views in a host", () => {
     const served = data.article.html as string;
     expect(served).toContain('<img src="https://tracker.example/p.gif">');
     expect(await preview.getAttribute("srcdoc")).toBe(
-      `<!doctype html><html><body>${served.replace('<img src="https://tracker.example/p.gif">', '<p class="withheld">[image — not loaded here]</p>')}</body></html>`,
+      articleDocument(served.replace('<img src="https://tracker.example/p.gif">', '<p class="withheld">[image — not loaded here]</p>')),
     );
     expect(await shown.frame.locator("#preview-heading + p").textContent()).toContain("1 image(s) are not loaded in this view");
     const inner = shown.frame.childFrames()[0]!;
     await inner.waitForSelector("table");
     expect(await inner.locator("strong").textContent()).toBe("counts");
     expect(await inner.locator("td").allTextContents()).toEqual(["Team", "9"]);
+    // Its style, admitted by the view's CSP (a refused one leaves the browser's default serif).
+    expect(await inner.locator("body").evaluate((body) => getComputedStyle(body).fontFamily)).toStartWith("system-ui");
     await done(shown, "publish");
   });
 

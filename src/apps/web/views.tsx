@@ -7,6 +7,7 @@ import { type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { type ToolOutput } from "../../catalogue/types";
+import { articleDocument } from "../../dashboard/web/components/article-document";
 import { formatDate, formatDay, formatDays } from "../../dashboard/web/components/dates";
 import { TrendChart, visibilityAndShareSeries } from "../../dashboard/web/components/trend-chart";
 import { count, percent } from "../../dashboard/web/pages/overview/format";
@@ -190,7 +191,7 @@ function offline(html: string): { html: string; withheld: number } {
     el.replaceWith(note);
     withheld++;
   }
-  return { html: `<!doctype html><html><body>${doc.body.innerHTML}</body></html>`, withheld };
+  return { html: articleDocument(doc.body.innerHTML), withheld };
 }
 
 function ServedArticle({ html, published }: { html: string; published: boolean }) {

@@ -2,9 +2,10 @@
 // `html` the public content API serves), never markdown rendered in the browser. This is the
 // dashboard's one place for markup from the server, and it has three walls: the server's sanitizer,
 // an iframe sandboxed with no permission at all (no scripts, an opaque origin, no navigation of the
-// dashboard), and the page's CSP, which the srcdoc document inherits (no inline script or style).
-// Its color-scheme meta lets the browser draw it with its own light or dark defaults, as the
-// dashboard around it (a style would need 'unsafe-inline').
+// dashboard), and the page's CSP, which the srcdoc document inherits (no inline script, and no
+// inline style but the preview's own: article-document.ts). It is drawn in the browser's light or
+// dark colours, as the dashboard around it.
+import { articleDocument } from "../../components/article-document";
 
 export function ArticlePreview({ html, stale }: { html: string | null; stale: boolean }) {
   return (
@@ -19,12 +20,7 @@ export function ArticlePreview({ html, stale }: { html: string | null; stale: bo
               ? "You have unsaved changes: this preview shows the last saved version. Save to update it."
               : "The saved version, as the public content API serves it (without your site's styles)."}
           </p>
-          <iframe
-            class="preview"
-            sandbox=""
-            title="Preview of the saved article"
-            srcdoc={`<!doctype html><html><head><meta name="color-scheme" content="light dark"></head><body>${html}</body></html>`}
-          />
+          <iframe class="preview" sandbox="" title="Preview of the saved article" srcdoc={articleDocument(html)} />
         </>
       )}
     </section>
