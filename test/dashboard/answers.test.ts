@@ -327,10 +327,18 @@ describe("answers", () => {
     const firstRow = page.locator("table.answers-table tbody tr").first();
     const cells = () => firstRow.locator("td").allTextContents();
     expect((await eventually(cells, (v) => v[0] === label)).slice(0, 2)).toEqual([label, "Answered"]);
-    // Each row's link is named by its date, engine and prompt (a screen reader's list of links tells them apart).
+    // Each row leads with the prompt it answers, its link to the answer, named by the prompt, engine
+    // and date (a screen reader's list of links tells them apart); the date comes last.
+    const newest = (
+      await tool<{ answers: Array<{ prompt_text: string; created_at: string }> }>("list_answers", { engine: "chatgpt", limit: 1 })
+    ).answers[0]!;
     const link = page.locator("table.answers-table tbody tr th a").first();
+    expect(await link.textContent()).toBe(newest.prompt_text);
     const name = (await link.getAttribute("aria-label")) ?? "";
-    expect(name).toStartWith(`${await link.textContent()}: ${label}'s answer to “`);
+    expect(name).toStartWith(`${newest.prompt_text}: ${label}'s answer of `);
+    const when = await firstRow.locator("td[data-label=Date]").textContent();
+    expect(name).toEndWith(` of ${when}`);
+    expect(when).toContain(String(new Date(newest.created_at).getUTCFullYear()));
     // The newest answer is the hostile one.
     await link.click();
     await page.waitForURL(/\/answers\/[^/?]+$/);
@@ -379,7 +387,7 @@ describe("answers", () => {
     await page.goto(d.url(`/brands/${brandId}/answers?prompt=${first.id}`));
     await page.getByText(`Prompt: ${first.text}`, { exact: true }).waitFor();
     await page.locator("table.answers-table tbody tr").first().waitFor();
-    const texts = await page.locator("table.answers-table td.answer-prompt").allTextContents();
+    const texts = await page.locator("table.answers-table th.answer-prompt").allTextContents();
     expect(new Set(texts)).toEqual(new Set([first.text]));
   });
 

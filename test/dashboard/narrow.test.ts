@@ -76,6 +76,14 @@ describe("at 390 px", () => {
       expect(box.x + box.width).toBeLessThanOrEqual(390);
       expect(await sidewaysOverflow()).toBe(0);
     }
+    // A prompt's four short facts share lines under its text, two lines at most (one a line made the
+    // demo's 40 prompts ~9,000 px of cards); its actions are under them.
+    const card = page.locator("table.roster-table tbody tr").first();
+    const top = async (selector: string) => (await card.locator(selector).boundingBox())!.y;
+    const facts = await Promise.all(["Tags", "Country", "Language", "Status"].map((label) => top(`td[data-label="${label}"]`)));
+    const lines = facts.filter((y, i) => facts.findIndex((other) => Math.abs(other - y) < 4) === i);
+    expect(lines.length).toBeLessThanOrEqual(2);
+    expect(await top("td.row-action")).toBeGreaterThan(Math.max(...facts) + 10);
     await photograph(page, "narrow-prompts-cards");
     await page.setViewportSize({ width: 390, height: 844 });
   });

@@ -197,6 +197,15 @@ describe("the overview", () => {
     expect(await row.textContent()).toContain(brand.name);
     expect(await row.textContent()).toContain("your brand");
     expect(await row.textContent()).toContain(percent(brand.visibility.rate));
+    // Its download is at the panel's head, beside its title, as every other page has its own (it sat under the table).
+    const download = page.getByRole("link", { name: "Download the competitor ranking as CSV" });
+    const [heading, link, top] = await Promise.all([
+      page.getByRole("heading", { name: "Competitor ranking" }).boundingBox(),
+      download.boundingBox(),
+      table.boundingBox(),
+    ]);
+    expect(link!.y + link!.height).toBeLessThanOrEqual(top!.y);
+    expect(Math.abs(link!.y + link!.height / 2 - (heading!.y + heading!.height / 2))).toBeLessThan(12);
     // Who is gaining: each member's change from the previous period, with the tool's verdict.
     const changes = await table.locator("tbody tr").evaluateAll((rows) => rows.map((tr) => tr.querySelector(".cell-change")?.textContent));
     const pts = (pp: number | null) =>

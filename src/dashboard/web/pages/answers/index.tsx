@@ -157,42 +157,54 @@ function AnswerRows({
   return (
     <>
       <div class="table-wrap">
-        <table class="answers-table cards-narrow">
+        <table class="answers-table cards-narrow cards-facts">
           <caption class="visually-hidden">Answers, newest first</caption>
           <thead>
             <tr>
-              <th scope="col">Date</th>
+              {/* Each row is named by what it answers (the prompt, its link to the answer), unless the
+                  table is one prompt's: then by its date. The dates of a run are all alike. */}
+              <th scope="col">{showPrompt ? "Prompt" : "Date"}</th>
               <th scope="col">Engine</th>
               <th scope="col">Status</th>
               <th scope="col">Brand mentioned</th>
               <th scope="col">Position</th>
-              {showPrompt && <th scope="col">Prompt</th>}
+              {showPrompt && <th scope="col">Date</th>}
             </tr>
           </thead>
           <tbody>
-            {list.items.map((a) => (
-              <tr key={a.id} data-answer-id={a.id}>
-                <th scope="row">
-                  {/* Named by more than its date (the visible text, first): a screen reader's list of links tells the rows apart. */}
-                  <a
-                    href={answerHref(brandId, a.id)}
-                    aria-label={`${formatDate(a.created_at)}: ${engineLabel(a.engine)}'s answer${a.prompt_text ? ` to “${short(a.prompt_text)}”` : ""}`}
-                  >
-                    {formatDate(a.created_at)}
-                  </a>
-                </th>
-                <td data-label="Engine">{engineLabel(a.engine)}</td>
-                <td data-label="Status">{answerStatusLabel(a.status)}</td>
-                {/* An answer that could not be read is neither (METRICS.md: never "not mentioned"). */}
-                <td data-label="Brand mentioned">{a.status !== "ok" ? "–" : a.mentioned ? "Yes" : "No"}</td>
-                <td data-label="Position">{a.position ?? "–"}</td>
-                {showPrompt && (
-                  <td class="answer-prompt" data-label="Prompt">
-                    <a href={`${brandPath(brandId, `/performance/${encodeURIComponent(a.prompt_id)}`)}`}>{a.prompt_text || a.prompt_id}</a>
-                  </td>
-                )}
-              </tr>
-            ))}
+            {list.items.map((a) => {
+              const when = formatDate(a.created_at);
+              const prompt = a.prompt_text || a.prompt_id;
+              return (
+                <tr key={a.id} data-answer-id={a.id}>
+                  <th scope="row" class={showPrompt ? "answer-prompt" : undefined}>
+                    {/* Named by more than its visible text (which comes first): a screen reader's list of links tells the rows apart. */}
+                    {showPrompt ? (
+                      <a href={answerHref(brandId, a.id)} aria-label={`${prompt}: ${engineLabel(a.engine)}'s answer of ${when}`}>
+                        {prompt}
+                      </a>
+                    ) : (
+                      <a
+                        href={answerHref(brandId, a.id)}
+                        aria-label={`${when}: ${engineLabel(a.engine)}'s answer${a.prompt_text ? ` to “${short(a.prompt_text)}”` : ""}`}
+                      >
+                        {when}
+                      </a>
+                    )}
+                  </th>
+                  <td data-label="Engine">{engineLabel(a.engine)}</td>
+                  <td data-label="Status">{answerStatusLabel(a.status)}</td>
+                  {/* An answer that could not be read is neither (METRICS.md: never "not mentioned"). */}
+                  <td data-label="Brand mentioned">{a.status !== "ok" ? "–" : a.mentioned ? "Yes" : "No"}</td>
+                  <td data-label="Position">{a.position ?? "–"}</td>
+                  {showPrompt && (
+                    <td class="answer-date" data-label="Date">
+                      {when}
+                    </td>
+                  )}
+                </tr>
+              );
+            })}
           </tbody>
         </table>
       </div>

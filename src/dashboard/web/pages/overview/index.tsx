@@ -82,10 +82,13 @@ export function Overview({ brandId }: { brandId: string }) {
       <div class="overview-grid">
         <TrendSection brandId={brandId} filter={filter} engines={o?.by_engine ?? null} />
         <section class="panel" aria-labelledby={`${id}-rank`}>
-          <h2 id={`${id}-rank`}>Competitor ranking</h2>
+          {/* Its download at its head, where every other page has its own. */}
+          <div class="panel-head">
+            <h2 id={`${id}-rank`}>Competitor ranking</h2>
+            {ranking.data && <DownloadCsv brandId={brandId} tool="get_competitor_ranking" input={filter} label="competitor ranking" />}
+          </div>
           {ranking.error && <LoadFailed error={ranking.error} failure={ranking.failure} retry={ranking.reload} />}
           {ranking.data && <RankingTable ranking={ranking.data} />}
-          {ranking.data && <DownloadCsv brandId={brandId} tool="get_competitor_ranking" input={filter} label="competitor ranking" />}
         </section>
       </div>
       {o && (

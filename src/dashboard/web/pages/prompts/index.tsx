@@ -116,7 +116,7 @@ export function Prompts({ brandId }: { brandId: string }) {
             </p>
           ) : (
             <div class="table-wrap">
-              <table class="roster-table cards-narrow">
+              <table class="roster-table cards-narrow cards-facts">
                 <caption class="offscreen">Prompts of the brand</caption>
                 <thead>
                   <tr>
@@ -154,11 +154,15 @@ export function Prompts({ brandId }: { brandId: string }) {
                           {p.text}
                         </th>
                         <td data-label="Tags">
-                          <span class="chips">
-                            {p.tags.map((t) => (
-                              <TagChip key={t} name={t} color={colors.get(t) ?? null} />
-                            ))}
-                          </span>
+                          {p.tags.length === 0 ? (
+                            "—"
+                          ) : (
+                            <span class="chips">
+                              {p.tags.map((t) => (
+                                <TagChip key={t} name={t} color={colors.get(t) ?? null} />
+                              ))}
+                            </span>
+                          )}
                         </td>
                         <td data-label="Country">{p.country ?? "—"}</td>
                         <td data-label="Language">{p.language ?? "—"}</td>
