@@ -142,6 +142,38 @@ describe("a save on its way", () => {
   );
 });
 
+describe("typed at once", () => {
+  test("a name typed in the brand form's first frame stays, and is what Save stores", async () => {
+    // The form set its fields from the stored brand in an effect, which runs a frame after the form
+    // is shown: what was typed in that frame was wiped (a fill on a loaded machine saved the old name).
+    // Here the typing comes in the same task as the form, before any frame, every time.
+    const early = await d.page();
+    await signIn(d, early, OWNER);
+    await early.addInitScript(() => {
+      new MutationObserver((_changes, observer) => {
+        const input = document.querySelector<HTMLInputElement>('form[aria-label="Edit the brand"] input');
+        if (!input) return;
+        observer.disconnect();
+        input.value = "Acme Typed Early";
+        input.dispatchEvent(new Event("input", { bubbles: true }));
+      }).observe(document, { childList: true, subtree: true });
+    });
+    await early.goto(d.url(`/brands/${acme}`));
+    const name = early.getByLabel("Name", { exact: true });
+    await name.waitFor();
+    await settle(early);
+    await settle(early);
+    expect(await name.inputValue()).toBe("Acme Typed Early");
+    await early.getByRole("button", { name: "Save", exact: true }).click();
+    await early.getByText("Saved.", { exact: true }).waitFor();
+    const stored = await sessionTool<{ brand: { name: string } }>(early, acme, "get_brand", {});
+    expect(stored.brand.name).toBe("Acme Typed Early");
+    await sessionTool(early, acme, "update_brand", { name: "Acme" });
+    expectNothingUnsafe(early);
+    await early.close();
+  });
+});
+
 describe("the same page of another brand", () => {
   pageTest("brand A's save, answered after the switch to B, leaves B's form, name and message alone", async () => {
     await page.goto(d.url(`/brands/${acme}`));

@@ -106,7 +106,13 @@ function EditBrand({ brand }: { brand: Brand }) {
   // was typed while the save was on its way: that stays, to be saved next.
   const stored = JSON.stringify([brand.name, brand.domain, brand.aliases]);
   const sent = useRef<string | null>(null);
+  // The stored brand the fields were last set from. Not on mount: the fields start from it, and the
+  // effect runs a frame after the form is shown, which wiped what was typed in that frame (a test's
+  // fill on a loaded machine saved the old name).
+  const shown = useRef(stored);
   useEffect(() => {
+    if (shown.current === stored) return;
+    shown.current = stored;
     const typedSince = sent.current !== null && sent.current !== JSON.stringify([name, domain, aliases]);
     sent.current = null;
     if (typedSince) return;
