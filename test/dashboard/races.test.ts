@@ -142,22 +142,33 @@ describe("a save on its way", () => {
   );
 });
 
-describe("typed at once", () => {
-  test("a name typed in the brand form's first frame stays, and is what Save stores", async () => {
-    // The form set its fields from the stored brand in an effect, which runs a frame after the form
-    // is shown: what was typed in that frame was wiped (a fill on a loaded machine saved the old name).
-    // Here the typing comes in the same task as the form, before any frame, every time.
-    const early = await d.page();
-    await signIn(d, early, OWNER);
-    await early.addInitScript(() => {
+/**
+ * A page whose first field matching `selector` is typed into in the same task as it is shown, before
+ * any frame: what a person or a test types at once, every time.
+ */
+async function typingAtOnce(selector: string, text: string): Promise<Page> {
+  const early = await d.page();
+  await signIn(d, early, OWNER);
+  await early.addInitScript(
+    ([selector, text]) => {
       new MutationObserver((_changes, observer) => {
-        const input = document.querySelector<HTMLInputElement>('form[aria-label="Edit the brand"] input');
+        const input = document.querySelector<HTMLInputElement>(selector);
         if (!input) return;
         observer.disconnect();
-        input.value = "Acme Typed Early";
+        input.value = text;
         input.dispatchEvent(new Event("input", { bubbles: true }));
       }).observe(document, { childList: true, subtree: true });
-    });
+    },
+    [selector, text] as const,
+  );
+  return early;
+}
+
+describe("typed at once", () => {
+  // Forms that set their fields in an effect, which runs a frame after the form is shown, wiped what
+  // was typed in that frame (a fill on a loaded machine saved the brand's old name).
+  test("a name typed in the brand form's first frame stays, and is what Save stores", async () => {
+    const early = await typingAtOnce('form[aria-label="Edit the brand"] input', "Acme Typed Early");
     await early.goto(d.url(`/brands/${acme}`));
     const name = early.getByLabel("Name", { exact: true });
     await name.waitFor();
@@ -169,6 +180,18 @@ describe("typed at once", () => {
     const stored = await sessionTool<{ brand: { name: string } }>(early, acme, "get_brand", {});
     expect(stored.brand.name).toBe("Acme Typed Early");
     await sessionTool(early, acme, "update_brand", { name: "Acme" });
+    expectNothingUnsafe(early);
+    await early.close();
+  });
+
+  test("a title typed in a new article's first frame stays", async () => {
+    const early = await typingAtOnce('form[aria-label="The article"] input', "Typed at once");
+    await early.goto(d.url(`/brands/${acme}/articles/new`));
+    const title = early.getByLabel("Title");
+    await title.waitFor();
+    await settle(early);
+    await settle(early);
+    expect(await title.inputValue()).toBe("Typed at once");
     expectNothingUnsafe(early);
     await early.close();
   });

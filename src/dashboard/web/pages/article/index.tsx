@@ -171,8 +171,12 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
   const [loadAttempt, setLoadAttempt] = useState(0);
   useEffect(() => {
     if (isNew) {
-      setArticle(null);
-      setFields(EMPTY);
+      // Empty, when an article was shown before; not on mount, where the form already is and this
+      // runs a frame after it is shown (it wiped what was typed in that frame).
+      if (article !== null) {
+        setArticle(null);
+        setFields(EMPTY);
+      }
       return;
     }
     if (article?.id === articleId) return;
