@@ -171,12 +171,10 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
   const [loadAttempt, setLoadAttempt] = useState(0);
   useEffect(() => {
     if (isNew) {
-      // Empty, when an article was shown before; not on mount, where the form already is and this
-      // runs a frame after it is shown (it wiped what was typed in that frame).
-      if (article !== null) {
-        setArticle(null);
-        setFields(EMPTY);
-      }
+      setArticle(null);
+      // Empty, unless something was typed already: this runs a frame after the form is shown, and
+      // emptying it wiped what was typed in that frame.
+      setFields((current) => (sameFields(current, EMPTY) ? EMPTY : current));
       return;
     }
     if (article?.id === articleId) return;
