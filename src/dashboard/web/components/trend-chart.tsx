@@ -23,8 +23,8 @@ export interface TrendSeries {
 
 /**
  * Dash patterns that tell lines apart without their colours (WCAG 1.4.1: a reader who does not see
- * the colours, or a grey print, still matches each line to its legend, which draws the same pattern). Five patterns beside four
- * colours: a pair of the two repeats only from the 21st line.
+ * the colours, or a grey print, still matches each line to its legend, which draws the same
+ * pattern). Five patterns beside four colours: a pair of the two repeats only from the 21st line.
  */
 export const LINE_DASHES: ReadonlyArray<readonly number[]> = [
   [8, 4],
