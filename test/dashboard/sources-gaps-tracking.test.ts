@@ -138,7 +138,7 @@ describe("Sources and Content gaps on demo data", () => {
       limit: 20,
     });
     expect(citing.answers.length).toBe(Math.min(20, byUrl.sources[0]!.answers));
-    const links = await panel.locator("tbody tr td:first-child a").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+    const links = await panel.locator("tbody tr th a").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
     expect(links).toEqual(citing.answers.map((a) => `/brands/${brandId}/answers/${a.id}`));
     const open = panel.getByRole("link", { name: "Open them in Answers" });
     // It keeps the period: Answers without dates lists every stored answer.

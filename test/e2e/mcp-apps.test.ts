@@ -285,7 +285,7 @@ describe("MCP Apps views in a host", () => {
     const shown = await show("get_article", input, result, "light", true);
     const { frame } = shown;
     expect(await frame.locator("h1").textContent()).toBe("Draft, not published yet: Reporting for teams");
-    expect(await frame.locator("#preview-heading").textContent()).toBe("As the site will be served it");
+    expect(await frame.locator("#preview-heading").textContent()).toBe("As the site will serve it");
     await photographView(shown, "publish-draft");
     await frame.getByRole("button", { name: "Publish to the site" }).click();
     await frame.waitForSelector("h1:has-text('Published: Reporting for teams')");

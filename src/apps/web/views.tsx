@@ -198,7 +198,7 @@ function ServedArticle({ html, published }: { html: string; published: boolean }
   const shown = offline(html);
   return (
     <section class="card stack" aria-labelledby="preview-heading">
-      <h2 id="preview-heading">{published ? "As the site is served it" : "As the site will be served it"}</h2>
+      <h2 id="preview-heading">{published ? "As the site serves it" : "As the site will serve it"}</h2>
       <p class="muted">
         The sanitized HTML the public content API serves (without your site's styles)
         {shown.withheld > 0 ? `; ${shown.withheld} image(s) are not loaded in this view, which has no network access.` : "."}

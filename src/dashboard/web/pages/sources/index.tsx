@@ -94,27 +94,37 @@ function CitingAnswers({
         <p class="muted">No answer of this period cites it.</p>
       ) : (
         <div class="table-wrap">
-          <table class="citing-table cards-narrow">
+          <table class="citing-table cards-narrow cards-facts">
             <caption class="offscreen">Answers citing {source}</caption>
             <thead>
               <tr>
-                <th scope="col">Date</th>
-                <th scope="col">Engine</th>
                 <th scope="col">Prompt</th>
+                <th scope="col">Engine</th>
+                <th scope="col">Date</th>
               </tr>
             </thead>
             <tbody>
-              {list.items.map((a) => (
-                <tr key={a.id}>
-                  <td class="nowrap">
-                    <a href={brandPath(brandId, `/answers/${encodeURIComponent(a.id)}`)}>{formatDate(a.created_at)}</a>
-                  </td>
-                  <td data-label="Engine">{engineLabel(a.engine)}</td>
-                  <td class="prompt-text" data-label="Prompt">
-                    {a.prompt_text || a.prompt_id}
-                  </td>
-                </tr>
-              ))}
+              {/* As the Answers list: each answer named by the prompt it answers, its link; the date last. */}
+              {list.items.map((a) => {
+                const when = formatDate(a.created_at);
+                const prompt = a.prompt_text || a.prompt_id;
+                return (
+                  <tr key={a.id}>
+                    <th scope="row" class="prompt-text">
+                      <a
+                        href={brandPath(brandId, `/answers/${encodeURIComponent(a.id)}`)}
+                        aria-label={`${prompt}: ${engineLabel(a.engine)}'s answer of ${when}`}
+                      >
+                        {prompt}
+                      </a>
+                    </th>
+                    <td data-label="Engine">{engineLabel(a.engine)}</td>
+                    <td class="answer-date" data-label="Date">
+                      {when}
+                    </td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         </div>
