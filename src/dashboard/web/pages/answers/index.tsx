@@ -91,6 +91,20 @@ function answerHref(brandId: string, id: string): string {
   return brandPath(brandId, `/answers/${encodeURIComponent(id)}`);
 }
 
+/**
+ * An answer in a list, named by the prompt it answers (its visible text, first), then its engine and
+ * date: a screen reader's list of links tells the rows apart. The Answers list and the answers citing
+ * a source.
+ */
+export function AnswerByPrompt({ brandId, answer, engine, when }: { brandId: string; answer: Summary; engine: string; when: string }) {
+  const prompt = answer.prompt_text || answer.prompt_id;
+  return (
+    <a href={answerHref(brandId, answer.id)} aria-label={`${prompt}: ${engine}'s answer of ${when}`}>
+      {prompt}
+    </a>
+  );
+}
+
 /** A table of answers read through list_answers with the given input, newest first. */
 export function AnswerTable({
   brandId,
@@ -174,15 +188,12 @@ function AnswerRows({
           <tbody>
             {list.items.map((a) => {
               const when = formatDate(a.created_at);
-              const prompt = a.prompt_text || a.prompt_id;
               return (
                 <tr key={a.id} data-answer-id={a.id}>
                   <th scope="row" class={showPrompt ? "answer-prompt" : undefined}>
                     {/* Named by more than its visible text (which comes first): a screen reader's list of links tells the rows apart. */}
                     {showPrompt ? (
-                      <a href={answerHref(brandId, a.id)} aria-label={`${prompt}: ${engineLabel(a.engine)}'s answer of ${when}`}>
-                        {prompt}
-                      </a>
+                      <AnswerByPrompt brandId={brandId} answer={a} engine={engineLabel(a.engine)} when={when} />
                     ) : (
                       <a
                         href={answerHref(brandId, a.id)}

@@ -170,13 +170,9 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
   // Moved by Try again after a failed load.
   const [loadAttempt, setLoadAttempt] = useState(0);
   useEffect(() => {
-    if (isNew) {
-      setArticle(null);
-      // Empty, unless something was typed already: this runs a frame after the form is shown, and
-      // emptying it wiped what was typed in that frame.
-      setFields((current) => (sameFields(current, EMPTY) ? EMPTY : current));
-      return;
-    }
+    // A new article's form starts empty (the Editor is keyed by its article): nothing to load, and
+    // nothing to empty (emptying it here, a frame after it was shown, wiped what was typed by then).
+    if (isNew) return;
     if (article?.id === articleId) return;
     let live = true;
     setLoadFailure(null);

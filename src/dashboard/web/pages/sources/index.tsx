@@ -18,6 +18,7 @@ import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { MoreButton } from "../../components/rows";
 import { Breakable, EmptyState, formatDate, LoadFailed, PageHeading } from "../../components/ui";
 import { WebLink } from "../../components/web-link";
+import { AnswerByPrompt } from "../answers";
 
 type Source = ToolOutput<"get_top_sources">["sources"][number];
 
@@ -107,16 +108,10 @@ function CitingAnswers({
               {/* As the Answers list: each answer named by the prompt it answers, its link; the date last. */}
               {list.items.map((a) => {
                 const when = formatDate(a.created_at);
-                const prompt = a.prompt_text || a.prompt_id;
                 return (
                   <tr key={a.id}>
                     <th scope="row" class="prompt-text">
-                      <a
-                        href={brandPath(brandId, `/answers/${encodeURIComponent(a.id)}`)}
-                        aria-label={`${prompt}: ${engineLabel(a.engine)}'s answer of ${when}`}
-                      >
-                        {prompt}
-                      </a>
+                      <AnswerByPrompt brandId={brandId} answer={a} engine={engineLabel(a.engine)} when={when} />
                     </th>
                     <td data-label="Engine">{engineLabel(a.engine)}</td>
                     <td class="answer-date" data-label="Date">
