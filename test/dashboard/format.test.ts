@@ -25,11 +25,18 @@ describe("signed figures", () => {
 
 describe("the schedule in words", () => {
   test("each period once: every 2 minutes is not also every hour", () => {
-    expect(describeSchedule("*/2 * * * *")).toBe("every 2 minutes, every day");
-    expect(describeSchedule("15 * * * *")).toBe("at 15 minutes past the hour, every day");
-    expect(describeSchedule("0 6 * * *")).toBe("at 06:00, every day");
-    expect(describeSchedule("*/15 9-17 * * 1-5")).toBe("every 15 minutes, between 09:00 and 17:59, Monday through Friday");
-    expect(describeSchedule("not a cron")).toBe("on the schedule not a cron");
+    expect(describeSchedule("*/2 * * * *", false)).toBe("every 2 minutes, every day");
+    expect(describeSchedule("15 * * * *", false)).toBe("at 15 minutes past the hour, every day");
+    expect(describeSchedule("0 6 * * *", false)).toBe("at 06:00, every day");
+    expect(describeSchedule("*/15 9-17 * * 1-5", false)).toBe("every 15 minutes, between 09:00 and 17:59, Monday through Friday");
+    expect(describeSchedule("not a cron", false)).toBe("on the schedule not a cron");
+  });
+
+  test('on a 12-hour clock, hours as the pages\' dates write them ("7:00 PM", not "19:00" nor "07:00 PM")', () => {
+    expect(describeSchedule("0 19 * * *", true)).toBe("at 7:00 PM, every day");
+    expect(describeSchedule("30 0 * * *", true)).toBe("at 12:30 AM, every day");
+    expect(describeSchedule("*/15 9-17 * * 1-5", true)).toBe("every 15 minutes, between 9:00 AM and 5:59 PM, Monday through Friday");
+    expect(describeSchedule("0 10 * * *", true)).toBe("at 10:00 AM, every day");
   });
 });
 

@@ -48,6 +48,40 @@ describe("at 390 px", () => {
         { timeout: 15_000 },
       );
     }
+    // The strip is faded where more pages hide, and only there: a strip scrolled to the end fades its
+    // left edge (it cut a word there with no sign that more pages came before).
+    const edges = () =>
+      page.evaluate(() => {
+        const nav = document.querySelector("nav.brand-nav")!;
+        return {
+          before: nav.hasAttribute("data-more-before"),
+          after: nav.hasAttribute("data-more-after"),
+          mask: getComputedStyle(nav).maskImage,
+        };
+      });
+    await page.goto(d.url(`/brands/${brandId}/overview`));
+    await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
+    await page.waitForFunction(() => document.querySelector("nav.brand-nav")!.hasAttribute("data-more-after"));
+    let seen = await edges();
+    expect([seen.before, seen.after]).toEqual([false, true]);
+    // Opaque from the left, transparent at the right edge.
+    expect(seen.mask).toMatch(/^linear-gradient\(90deg, rgb\(0, 0, 0\) .*, rgba\(0, 0, 0, 0\)\)$/);
+    await page.evaluate(() => {
+      const nav = document.querySelector("nav.brand-nav")!;
+      nav.scrollLeft = nav.scrollWidth;
+    });
+    await page.waitForFunction(() => !document.querySelector("nav.brand-nav")!.hasAttribute("data-more-after"));
+    seen = await edges();
+    expect([seen.before, seen.after]).toEqual([true, false]);
+    expect(seen.mask).toMatch(/^linear-gradient\(270deg, rgb\(0, 0, 0\) .*, rgba\(0, 0, 0, 0\)\)$/);
+    await page.evaluate(() => {
+      const nav = document.querySelector("nav.brand-nav")!;
+      nav.scrollLeft = (nav.scrollWidth - nav.clientWidth) / 2;
+    });
+    await page.waitForFunction(() => document.querySelector("nav.brand-nav")!.hasAttribute("data-more-after"));
+    seen = await edges();
+    expect([seen.before, seen.after]).toEqual([true, true]);
+    expect(seen.mask).toMatch(/^linear-gradient\(90deg, rgba\(0, 0, 0, 0\), .*, rgba\(0, 0, 0, 0\)\)$/);
     // And when a wide window narrows to the strip.
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(d.url(`/brands/${brandId}/competitors`));

@@ -195,7 +195,7 @@ describe("the overview", () => {
     const brand = ranking.ranking.find((r) => r.is_brand)!;
     const row = table.locator("tbody tr.is-brand");
     expect(await row.textContent()).toContain(brand.name);
-    expect(await row.textContent()).toContain("your brand");
+    expect(await row.textContent()).toContain("Your brand");
     expect(await row.textContent()).toContain(percent(brand.visibility.rate));
     // Its download is at the panel's head, beside its title, as every other page has its own (it sat under the table).
     const download = page.getByRole("link", { name: "Download the competitor ranking as CSV" });

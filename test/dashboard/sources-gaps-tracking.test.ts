@@ -262,7 +262,8 @@ describe("Tracking with a loopback stand-in engine", () => {
   let held: Promise<void> | null = null;
   // The daily schedule's hour, twelve hours from now: a scheduled run never starts during the tests.
   const hour = (new Date().getUTCHours() + 12) % 24;
-  const hh = String(hour).padStart(2, "0");
+  // The browser's language (en-US) writes a 12-hour clock; the schedule is written as its dates are.
+  const clock = `${hour % 12 || 12}:00 ${hour < 12 ? "AM" : "PM"}`;
 
   beforeAll(async () => {
     fake = startFakeResponses({
@@ -351,12 +352,15 @@ max_retries = 0
     expect(await page.getByText("No run yet.").count()).toBe(1);
     // The schedule in words, with the expression that sets it.
     const schedule = page.getByRole("region", { name: "Schedule" });
-    expect(await schedule.textContent()).toContain(`Asked at ${hh}:00, every day (UTC; 0 ${hour} * * * in spyglass.toml)`);
+    const said = (await schedule.textContent()) ?? "";
+    expect(said).toContain(`Asked at ${clock}, every day (UTC; 0 ${hour} * * * in spyglass.toml)`);
+    // The next run on the same clock, beside it (it said "at 19:00" and "7:00 PM UTC" in one sentence).
+    expect(said).toMatch(/Next run: [^.]*, \d{1,2}:00 [AP]M /);
     await expectAccessible(page, "tracking");
     await photograph(page, "tracking");
     await page.goto(d.url(`/brands/${brandId}`));
     const brandTracking = page.getByRole("region", { name: "Tracking" });
-    await brandTracking.getByText(`The engines below are asked at ${hh}:00, every day (UTC)`).waitFor();
+    await brandTracking.getByText(`The engines below are asked at ${clock}, every day (UTC)`).waitFor();
     expect(await brandTracking.getByRole("listitem").allTextContents()).toEqual([
       "GPT stand-in (gpt-test)",
       "Engine without a key (gpt-test)",

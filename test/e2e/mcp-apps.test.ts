@@ -202,7 +202,7 @@ describe("MCP Apps views in a host", () => {
     const { result, data } = await call(mcp, "get_competitor_ranking");
     const shown = await show("get_competitor_ranking", {}, result);
     const names = await shown.frame.locator("table.ranking tbody th[scope=row]").allTextContents();
-    expect(names).toEqual(data.ranking.map((r: { name: string; is_brand: boolean }) => (r.is_brand ? `${r.name}your brand` : r.name)));
+    expect(names).toEqual(data.ranking.map((r: { name: string; is_brand: boolean }) => (r.is_brand ? `${r.name}Your brand` : r.name)));
     const cells = await shown.frame.locator("table.ranking tbody tr").first().locator("td").first().textContent();
     expect(cells).toStartWith(percent(data.ranking[0].visibility.rate));
     await done(shown, "ranking");
@@ -237,7 +237,7 @@ describe("MCP Apps views in a host", () => {
     expect(await frame.locator(".trend-figure tbody tr").count()).toBe(trend.data.points.length);
     const names = await frame.locator("table.ranking tbody th[scope=row]").allTextContents();
     expect(names).toEqual(
-      ranking.data.ranking.map((r: { name: string; is_brand: boolean }) => (r.is_brand ? `${r.name}your brand` : r.name)),
+      ranking.data.ranking.map((r: { name: string; is_brand: boolean }) => (r.is_brand ? `${r.name}Your brand` : r.name)),
     );
     expect(await frame.locator("figcaption").textContent()).toContain(formatDays(trend.data.filter.start_date, trend.data.filter.end_date));
     await done(shown, "overview-full", [

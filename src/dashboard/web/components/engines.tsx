@@ -38,6 +38,15 @@ export function answerStatusLabel(status: string): string {
 }
 
 /**
+ * An answer's status in a list: "Answered" as plain text (most rows), anything else as a badge
+ * that stands out from them, an error in the error colour.
+ */
+export function AnswerStatus({ status }: { status: string }) {
+  if (status === "ok") return <>{answerStatusLabel(status)}</>;
+  return <span class={`badge answer-status tone-${status === "error" ? "bad" : "warn"}`}>{answerStatusLabel(status)}</span>;
+}
+
+/**
  * The brand's engines' labels by id ("ChatGPT (gpt-4o-mini)" for "chatgpt"), to name the engine of an
  * answer; an id no longer configured (an engine removed from spyglass.toml) is shown as itself.
  */

@@ -13,10 +13,20 @@ export function percent(value: number | null): string {
   return value === null ? "—" : `${(value * 100).toFixed(1)}%`;
 }
 
-/** A 95% interval as every page writes it ("95% interval 40.1–44.5%"), or "" without one. */
-export function intervalText(low: number | null, high: number | null): string {
-  if (low === null || high === null) return "";
-  return `95% interval ${(low * 100).toFixed(1)}–${(high * 100).toFixed(1)}%`;
+/**
+ * A 95% interval as every page writes it ("95% interval 40.1–44.5%"), or nothing without one. Its
+ * range is never broken at the dash: "48.8–" at a line's end and "52.1%" on the next read as two.
+ */
+export function Interval({ low, high }: { low: number | null; high: number | null }) {
+  if (low === null || high === null) return null;
+  return (
+    <>
+      95% interval{" "}
+      <span class="nowrap">
+        {(low * 100).toFixed(1)}–{(high * 100).toFixed(1)}%
+      </span>
+    </>
+  );
 }
 
 export function Rate({ value }: { value: RateFigure }) {
@@ -25,7 +35,11 @@ export function Rate({ value }: { value: RateFigure }) {
       <span class="rate-value">{percent(value.rate)}</span>{" "}
       <small class="rate-detail">
         n = {value.n}
-        {value.low !== null && value.high !== null ? `, ${intervalText(value.low, value.high)}` : ""}
+        {value.low !== null && value.high !== null && (
+          <>
+            , <Interval low={value.low} high={value.high} />
+          </>
+        )}
       </small>
     </span>
   );

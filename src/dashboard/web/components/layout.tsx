@@ -143,8 +143,18 @@ function AccountMenu() {
   );
 }
 
-/** The fade at the strip's right edge (styles.css, .brand-nav), which a link must clear to be seen. */
+/** The fade at the strip's edges (styles.css, .brand-nav), which a link must clear to be seen. */
 const NAV_FADE_PX = 40;
+
+/**
+ * Marks which of the strip's edges hide more pages (`data-more-before`, `data-more-after`), which
+ * styles.css fades: a strip scrolled to its end fades its left edge, not its right.
+ */
+function markStripEdges(nav: HTMLElement): void {
+  const hidden = nav.scrollWidth - nav.clientWidth;
+  nav.toggleAttribute("data-more-before", hidden > 0 && nav.scrollLeft > 1);
+  nav.toggleAttribute("data-more-after", hidden > 0 && nav.scrollLeft < hidden - 1);
+}
 
 /**
  * On a narrow window the brand's pages are one strip that scrolls sideways: brings `link` into its
@@ -155,7 +165,8 @@ function revealInStrip(nav: HTMLElement, link: Element): void {
   if (nav.scrollWidth <= nav.clientWidth) return;
   const strip = nav.getBoundingClientRect();
   const box = link.getBoundingClientRect();
-  if (box.left >= strip.left && box.right <= strip.right - NAV_FADE_PX) return;
+  const before = nav.scrollLeft > 0 ? NAV_FADE_PX : 0;
+  if (box.left >= strip.left + before && box.right <= strip.right - NAV_FADE_PX) return;
   nav.scrollLeft += box.left - strip.left - Math.max(0, (strip.width - box.width) / 2);
 }
 
@@ -171,11 +182,20 @@ export function Shell({ brandId, children }: { brandId: string | null; children:
       const current = strip.querySelector('a[aria-current="page"]');
       if (current) revealInStrip(strip, current);
     };
+    const edges = () => markStripEdges(strip);
     reveal();
+    edges();
     // Also when the window narrows to a strip (a phone turned, a window resized).
-    const observer = new ResizeObserver(reveal);
+    const observer = new ResizeObserver(() => {
+      reveal();
+      edges();
+    });
     observer.observe(strip);
-    return () => observer.disconnect();
+    strip.addEventListener("scroll", edges, { passive: true });
+    return () => {
+      observer.disconnect();
+      strip.removeEventListener("scroll", edges);
+    };
   }, [path, brandId]);
   return (
     <div class="shell">

@@ -149,7 +149,7 @@ export function Accounts() {
                 <tr key={a.id}>
                   <th scope="row">
                     {a.email}
-                    {a.owner && <span class="badge">owner</span>}
+                    {a.owner && <span class="badge">Owner</span>}
                   </th>
                   <td data-label="Created">{formatDate(a.created_at)}</td>
                   <td data-label="Plan">

@@ -7,7 +7,7 @@ import { type ToolInput, type ToolOutput } from "../../../../catalogue/types";
 import { ApiError, api } from "../../api";
 import { readableDomain, readableUrl } from "../../components/domains";
 import { DownloadCsv } from "../../components/download-csv";
-import { answerStatusLabel, useEngineLabels } from "../../components/engines";
+import { AnswerStatus, answerStatusLabel, useEngineLabels } from "../../components/engines";
 import { brandPath } from "../../components/layout";
 import { type Paged, usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -28,7 +28,7 @@ function SourceLink({ source }: { source: { url: string; domain: string | null; 
   return (
     <>
       <WebLink url={source.url}>{source.title ?? readableUrl(source.url)}</WebLink>{" "}
-      <span class="muted">
+      <span class="source-site">
         {source.domain !== null
           ? readableDomain(source.domain)
           : isWebUrl(source.url)
@@ -42,7 +42,7 @@ function SourceLink({ source }: { source: { url: string; domain: string | null; 
 /** What the assistant searched, and the sources its provider lists as cited and as retrieved, kept apart. */
 function SearchTrail({ answer: a }: { answer: Answer }) {
   return (
-    <section aria-labelledby="answer-search" class="stack">
+    <section aria-labelledby="answer-search" class="panel search-trail">
       <h2 id="answer-search">What the assistant searched</h2>
       <h3 id="answer-queries">Search queries</h3>
       {a.search_queries.length === 0 ? (
@@ -58,7 +58,7 @@ function SearchTrail({ answer: a }: { answer: Answer }) {
       {a.cited_sources.length === 0 ? (
         <p>The provider lists no cited source.</p>
       ) : (
-        <ul aria-labelledby="answer-cited" class="citations">
+        <ul aria-labelledby="answer-cited" class="source-list">
           {a.cited_sources.map((c, i) => (
             <li key={i}>
               <SourceLink source={c} />
@@ -73,7 +73,7 @@ function SearchTrail({ answer: a }: { answer: Answer }) {
       {a.retrieved_sources.length === 0 ? (
         <p>No other source was retrieved.</p>
       ) : (
-        <ul aria-labelledby="answer-retrieved" class="citations">
+        <ul aria-labelledby="answer-retrieved" class="source-list">
           {a.retrieved_sources.map((r, i) => (
             <li key={i}>
               <SourceLink source={r} />
@@ -203,8 +203,12 @@ function AnswerRows({
                       </a>
                     )}
                   </th>
-                  <td data-label="Engine">{engineLabel(a.engine)}</td>
-                  <td data-label="Status">{answerStatusLabel(a.status)}</td>
+                  <td class="answer-engine" data-label="Engine">
+                    {engineLabel(a.engine)}
+                  </td>
+                  <td data-label="Status">
+                    <AnswerStatus status={a.status} />
+                  </td>
                   {/* An answer that could not be read is neither (METRICS.md: never "not mentioned"). */}
                   <td data-label="Brand mentioned">{a.status !== "ok" ? "–" : a.mentioned ? "Yes" : "No"}</td>
                   <td data-label="Position">{a.position ?? "–"}</td>
@@ -409,7 +413,9 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
             <dt>Model</dt>
             <dd>{a.model ?? "–"}</dd>
             <dt>Status</dt>
-            <dd>{answerStatusLabel(a.status)}</dd>
+            <dd>
+              <AnswerStatus status={a.status} />
+            </dd>
             <dt>Date</dt>
             <dd>{formatDate(a.created_at)}</dd>
             <dt>Latency</dt>
@@ -478,7 +484,7 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
             {a.citations.length === 0 ? (
               <p>This answer cites no URL.</p>
             ) : (
-              <ul class="citations">
+              <ul class="source-list">
                 {a.citations.map((c, i) => (
                   <li key={i}>
                     <WebLink url={c.link}>

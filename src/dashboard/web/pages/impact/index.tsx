@@ -9,7 +9,7 @@ import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { ApiError, api } from "../../api";
 import { DownloadCsv } from "../../components/download-csv";
-import { intervalText } from "../../components/figures";
+import { Interval } from "../../components/figures";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -51,7 +51,12 @@ function RateCell({ r, label }: { r: Rate; label: string }) {
       <span class="figure">{percent(r.rate)}</span>{" "}
       <small class="muted">
         {r.successes}/{r.n}
-        {r.low !== null && r.high !== null && <> · {intervalText(r.low, r.high)}</>}
+        {r.low !== null && r.high !== null && (
+          <>
+            {" "}
+            · <Interval low={r.low} high={r.high} />
+          </>
+        )}
       </small>
     </td>
   );

@@ -1,6 +1,5 @@
 // How the overview shows the tools' figures: rounded for reading, never recomputed.
 import { type ToolOutput } from "../../../../catalogue/types";
-import { intervalText } from "../../components/figures";
 
 export type Overview = ToolOutput<"get_visibility_overview">;
 export type PeriodRate = Overview["visibility"];
@@ -14,11 +13,6 @@ export interface Rate {
 /** A rate in percent with one decimal ("42.3%"), or "no answers" when n is 0. */
 export function percent(rate: number | null): string {
   return rate === null ? "no answers" : `${(rate * 100).toFixed(1)}%`;
-}
-
-/** The 95% interval in percent ("95% interval 40.1–44.5%"), or "" without one. */
-export function interval(r: Rate): string {
-  return intervalText(r.low, r.high);
 }
 
 /** The 95% interval alone ("40.1–44.5%"), for a table whose header names it. */

@@ -25,7 +25,7 @@ export function RankingTable({ ranking }: { ranking: Ranking }) {
             <tr key={r.id} class={r.is_brand ? "is-brand" : undefined}>
               <th scope="row">
                 {r.name}
-                {r.is_brand && <span class="badge">your brand</span>}
+                {r.is_brand && <span class="badge">Your brand</span>}
               </th>
               <td data-label="Visibility">
                 {percent(r.visibility.rate)}

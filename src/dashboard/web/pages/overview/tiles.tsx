@@ -2,9 +2,9 @@
 // previous period, in words ("up", "down", "within noise") from the tool's own within_noise.
 import { type ComponentChildren } from "preact";
 import { useId } from "preact/hooks";
+import { Interval } from "../../components/figures";
 import {
   count,
-  interval,
   meanRange,
   meanText,
   meanVerdict,
@@ -66,7 +66,12 @@ function RateTile({
       <p class="kpi-value">{percent(rate.rate)}</p>
       <p class="kpi-meta">
         n = {count(rate.n)} {rate.n === 1 ? what[0] : what[1]}
-        {rate.n > 0 && <> · {interval(rate)}</>}
+        {rate.n > 0 && (
+          <>
+            {" "}
+            · <Interval low={rate.low} high={rate.high} />
+          </>
+        )}
       </p>
       {note && <p class="kpi-meta">{note}</p>}
       <Change rate={rate} higherIsWorse={higherIsWorse} />
@@ -97,7 +102,12 @@ function MeanTile({
       <p class="kpi-value">{meanText(mean.value, digits)}</p>
       <p class="kpi-meta">
         {what} · n = {count(mean.n)} {mean.n === 1 ? "answer" : "answers"} naming the brand
-        {range && <> · 95% interval {range}</>}
+        {range && (
+          <>
+            {" "}
+            · 95% interval <span class="nowrap">{range}</span>
+          </>
+        )}
       </p>
       <p class={changeClass(v, higherIsWorse)}>
         {ARROWS[v] && <span aria-hidden="true">{ARROWS[v]} </span>}
@@ -114,7 +124,8 @@ function SubRate({ label, rate }: { label: string; rate: PeriodRate }) {
   const v = verdict(rate);
   return (
     <li>
-      {label}: <strong>{percent(rate.rate)}</strong> <span class="kpi-meta">({rate.n > 0 ? interval(rate) : "n = 0"})</span>{" "}
+      {label}: <strong>{percent(rate.rate)}</strong>{" "}
+      <span class="kpi-meta">({rate.n > 0 ? <Interval low={rate.low} high={rate.high} /> : "n = 0"})</span>{" "}
       <span class={changeClass(v)}>
         {ARROWS[v] && <span aria-hidden="true">{ARROWS[v]} </span>}
         {v}

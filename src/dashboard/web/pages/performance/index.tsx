@@ -6,7 +6,7 @@ import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { ApiError, api } from "../../api";
 import { DownloadCsv } from "../../components/download-csv";
-import { intervalText } from "../../components/figures";
+import { Interval } from "../../components/figures";
 import { type AnalyticsFilter, answersPeriod, answersQuery, FilterBar, filterQuery, useAnalyticsFilter } from "../../components/filters";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
@@ -32,7 +32,11 @@ export function RateCell({ rate }: { rate: Rate }) {
       <small class="figure-detail">
         {" "}
         n = {rate.n}
-        {rate.low !== null && rate.high !== null && `, ${intervalText(rate.low, rate.high)}`}
+        {rate.low !== null && rate.high !== null && (
+          <>
+            , <Interval low={rate.low} high={rate.high} />
+          </>
+        )}
       </small>
     </>
   );

@@ -35,7 +35,7 @@ type Forecast = ToolOutput<"get_tracking_status">["forecast"];
 function RunStatus({ status, errors }: { status: string; errors: number }) {
   const withErrors = status === "completed" && errors > 0;
   const tone = status === "failed" ? "bad" : status === "interrupted" || withErrors ? "warn" : status === "completed" ? "good" : "neutral";
-  return <span class={`badge run-status run-status-${tone}`}>{withErrors ? "Completed with errors" : (RUN_STATUS[status] ?? status)}</span>;
+  return <span class={`badge run-status tone-${tone}`}>{withErrors ? "Completed with errors" : (RUN_STATUS[status] ?? status)}</span>;
 }
 
 /** A count with thousands separators, as every figure of the dashboard ("60,480"). */
