@@ -39,7 +39,7 @@ interface Sources {
     answers: number;
     owned: boolean;
     competitor: { id: string; name: string } | null;
-    citation_share: { rate: number | null; n: number };
+    citation_share: { rate: number | null; n: number; low: number | null; high: number | null };
   }>;
 }
 
@@ -81,23 +81,36 @@ describe("Sources and Content gaps on demo data", () => {
     const shown = await rows.evaluateAll((trs) =>
       trs.map((tr) => ({
         domain: tr.querySelector("th .mono")?.textContent,
-        citations: Number(tr.children[1]?.textContent),
-        share: tr.children[2]?.querySelector(".rate-value")?.textContent,
-        n: tr.children[2]?.querySelector(".rate-detail")?.textContent,
-        answers: Number(tr.children[3]?.textContent),
-        owned: tr.children[4]?.textContent,
+        citations: tr.children[1]?.childNodes[0]?.textContent,
+        answers: tr.children[1]?.querySelector(".cell-meta")?.textContent,
+        share: tr.children[2]?.childNodes[0]?.textContent,
+        interval: tr.children[2]?.querySelector(".cell-meta")?.textContent,
+        owned: tr.children[3]?.textContent,
       })),
     );
+    const pct = (x: number) => (x * 100).toFixed(1);
     expect(shown).toEqual(
       expected.sources.map((s) => ({
         domain: s.domain,
-        citations: s.citations,
-        share: s.citation_share.rate === null ? "—" : `${(s.citation_share.rate * 100).toFixed(1)}%`,
-        n: expect.stringContaining(`n = ${s.citation_share.n}`),
-        answers: s.answers,
+        citations: s.citations.toLocaleString("en-US"),
+        answers: `in ${s.answers} answer${s.answers === 1 ? "" : "s"}`,
+        share: s.citation_share.rate === null ? "—" : `${pct(s.citation_share.rate)}%`,
+        interval: s.citation_share.low === null ? "" : `${pct(s.citation_share.low)}–${pct(s.citation_share.high!)}%`,
         owned: s.owned ? "Your site" : s.competitor ? `Competitor: ${s.competitor.name}` : "Other",
       })),
     );
+    // The shares' n, the period's citations, is the same on every row: said once, above the table.
+    expect(new Set(expected.sources.map((s) => s.citation_share.n)).size).toBe(1);
+    expect(await page.locator("table.sources-table caption").textContent()).toBe(
+      `Cited sources by domain, each one's share of the period's ${expected.sources[0]!.citation_share.n.toLocaleString("en-US")} citations`,
+    );
+    // Counts and rates line up on the right of their columns.
+    expect(
+      await rows
+        .first()
+        .locator("td.num")
+        .evaluateAll((tds) => tds.map((td) => getComputedStyle(td).textAlign)),
+    ).toEqual(["right", "right"]);
     await expectAccessible(page, "sources");
     await photograph(page, "sources");
     expectNothingUnsafe(page);
@@ -114,9 +127,10 @@ describe("Sources and Content gaps on demo data", () => {
     expect(await page.locator("table.sources-table thead th").allTextContents()).toEqual([
       "URL",
       "Citations",
-      "Citation share",
+      "Citation share (95% interval)",
       "Whose site",
     ]);
+    expect(await page.locator('table.sources-table td[data-label="Citations"] .cell-meta').count()).toBe(0);
     // By URL, a row's answers are those citing that page (list_answers cited_url), not its whole domain.
     const url = byUrl.sources[0]!.url!;
     await page.getByRole("link", { name: `Answers citing ${url}`, exact: true }).click();

@@ -1,16 +1,14 @@
-// How a rate from a tool is shown: its value, and in small type the n it rests on and its 95%
-// interval, exactly as the tool computed them (METRICS.md), never recomputed here.
-
-export interface RateFigure {
-  rate: number | null;
-  successes: number;
-  n: number;
-  low: number | null;
-  high: number | null;
-}
+// How a rate from a tool is shown: its value and its 95% interval, exactly as the tool computed them
+// (METRICS.md), never recomputed here.
 
 export function percent(value: number | null): string {
   return value === null ? "—" : `${(value * 100).toFixed(1)}%`;
+}
+
+/** A 95% interval's range alone ("40.1–44.5%"), for a column whose header names it; "" without one. */
+export function rangeText({ low, high }: { low: number | null; high: number | null }): string {
+  if (low === null || high === null) return "";
+  return `${(low * 100).toFixed(1)}–${(high * 100).toFixed(1)}%`;
 }
 
 /**
@@ -21,26 +19,7 @@ export function Interval({ low, high }: { low: number | null; high: number | nul
   if (low === null || high === null) return null;
   return (
     <>
-      95% interval{" "}
-      <span class="nowrap">
-        {(low * 100).toFixed(1)}–{(high * 100).toFixed(1)}%
-      </span>
+      95% interval <span class="nowrap">{rangeText({ low, high })}</span>
     </>
-  );
-}
-
-export function Rate({ value }: { value: RateFigure }) {
-  return (
-    <span class="rate">
-      <span class="rate-value">{percent(value.rate)}</span>{" "}
-      <small class="rate-detail">
-        n = {value.n}
-        {value.low !== null && value.high !== null && (
-          <>
-            , <Interval low={value.low} high={value.high} />
-          </>
-        )}
-      </small>
-    </span>
   );
 }

@@ -203,7 +203,7 @@ function AnswerRows({
                       </a>
                     )}
                   </th>
-                  <td class="answer-engine" data-label="Engine">
+                  <td class="answer-engine fact-wide" data-label="Engine">
                     {engineLabel(a.engine)}
                   </td>
                   <td data-label="Status">
@@ -213,7 +213,7 @@ function AnswerRows({
                   <td data-label="Brand mentioned">{a.status !== "ok" ? "–" : a.mentioned ? "Yes" : "No"}</td>
                   <td data-label="Position">{a.position ?? "–"}</td>
                   {showPrompt && (
-                    <td class="answer-date" data-label="Date">
+                    <td class="answer-date fact-wide" data-label="Date">
                       {when}
                     </td>
                   )}

@@ -15,12 +15,6 @@ export function percent(rate: number | null): string {
   return rate === null ? "no answers" : `${(rate * 100).toFixed(1)}%`;
 }
 
-/** The 95% interval alone ("40.1–44.5%"), for a table whose header names it. */
-export function range(r: Rate): string {
-  if (r.low === null || r.high === null) return "";
-  return `${(r.low * 100).toFixed(1)}–${(r.high * 100).toFixed(1)}%`;
-}
-
 export function count(n: number): string {
   return n.toLocaleString("en-US");
 }

@@ -10,7 +10,7 @@ import { api } from "../../api";
 import { readableDomain, readableUrl } from "../../components/domains";
 import { DownloadCsv } from "../../components/download-csv";
 import { useEngineLabels } from "../../components/engines";
-import { Rate } from "../../components/figures";
+import { percent, rangeText } from "../../components/figures";
 import { answersPeriod, answersQuery, FilterBar, filterQuery, useAnalyticsFilter } from "../../components/filters";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
@@ -113,8 +113,10 @@ function CitingAnswers({
                     <th scope="row" class="prompt-text">
                       <AnswerByPrompt brandId={brandId} answer={a} engine={engineLabel(a.engine)} when={when} />
                     </th>
-                    <td data-label="Engine">{engineLabel(a.engine)}</td>
-                    <td class="answer-date" data-label="Date">
+                    <td class="fact-wide" data-label="Engine">
+                      {engineLabel(a.engine)}
+                    </td>
+                    <td class="answer-date fact-wide" data-label="Date">
                       {when}
                     </td>
                   </tr>
@@ -187,15 +189,21 @@ export function Sources({ brandId }: { brandId: string }) {
         </EmptyState>
       ) : (
         <div class="table-wrap">
-          <table class="sources-table cards-narrow" aria-busy={!list.loaded}>
-            <caption class="offscreen">Cited sources by {level}</caption>
+          <table class="sources-table cards-narrow cards-facts" aria-busy={!list.loaded}>
+            {/* The shares' n is the period's citations, the same on every row: said once, here. */}
+            <caption>
+              Cited sources by {level === "url" ? "URL" : "domain"}
+              {list.items[0] && <>, each one's share of the period's {list.items[0].citation_share.n.toLocaleString("en-US")} citations</>}
+            </caption>
             <thead>
               <tr>
                 <th scope="col">{level === "url" ? "URL" : "Domain"}</th>
-                <th scope="col">Citations</th>
-                <th scope="col">Citation share</th>
-                {/* A URL is counted once per answer citing it: its citations are its answers. */}
-                {level !== "url" && <th scope="col">Answers citing</th>}
+                <th scope="col" class="num">
+                  Citations
+                </th>
+                <th scope="col" class="num">
+                  Citation share (95% interval)
+                </th>
                 <th scope="col">Whose site</th>
               </tr>
             </thead>
@@ -215,11 +223,19 @@ export function Sources({ brandId }: { brandId: string }) {
                         </a>
                       </div>
                     </th>
-                    <td data-label="Citations">{s.citations}</td>
-                    <td data-label="Citation share">
-                      <Rate value={s.citation_share} />
+                    <td class="num" data-label="Citations">
+                      {s.citations.toLocaleString("en-US")}
+                      {/* A URL is counted once per answer citing it: its citations are its answers. */}
+                      {level !== "url" && (
+                        <span class="cell-meta">
+                          in {s.answers.toLocaleString("en-US")} answer{s.answers === 1 ? "" : "s"}
+                        </span>
+                      )}
                     </td>
-                    {level !== "url" && <td data-label="Answers citing">{s.answers}</td>}
+                    <td class="num" data-label="Citation share">
+                      {percent(s.citation_share.rate)}
+                      <span class="cell-meta">{rangeText(s.citation_share)}</span>
+                    </td>
                     <td data-label="Whose site">
                       <SiteOwner source={s} />
                     </td>
@@ -227,7 +243,7 @@ export function Sources({ brandId }: { brandId: string }) {
                   {/* The answers citing the chosen source, under its row (they were after the whole list). */}
                   {chosen === sourceOf(s) && (
                     <tr class="citing-row">
-                      <td colSpan={level === "url" ? 4 : 5}>{citing}</td>
+                      <td colSpan={4}>{citing}</td>
                     </tr>
                   )}
                 </Fragment>

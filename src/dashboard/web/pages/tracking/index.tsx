@@ -77,7 +77,7 @@ function ForecastCard({ forecast: f, engineLabel }: { forecast: Forecast; engine
         )}
       </p>
       <div class="table-wrap">
-        <table class="forecast-table cards-narrow">
+        <table class="forecast-table cards-narrow cards-facts">
           <caption class="offscreen">Forecast by engine</caption>
           <thead>
             <tr>
@@ -97,7 +97,7 @@ function ForecastCard({ forecast: f, engineLabel }: { forecast: Forecast; engine
                 <td data-label="Web search">{e.web_search ? "On" : "Off"}</td>
                 <td data-label="Requests per run">{count(e.requests_per_run)}</td>
                 <td data-label="Requests per month">{count(e.requests_per_month)}</td>
-                <td data-label="Mean tokens (in / out)">
+                <td class="fact-wide" data-label="Mean tokens (in / out)">
                   {e.token_sample > 0
                     ? `${Math.round(e.avg_tokens_in ?? 0)} / ${Math.round(e.avg_tokens_out ?? 0)} (${e.token_sample} answers)`
                     : "no answers yet"}
@@ -213,7 +213,7 @@ export function Tracking({ brandId }: { brandId: string }) {
               </Notice>
             )}
             <div class="table-wrap">
-              <table class="engines-table cards-narrow">
+              <table class="engines-table cards-narrow cards-facts">
                 <caption class="offscreen">Configured engines</caption>
                 <thead>
                   <tr>
@@ -237,7 +237,7 @@ export function Tracking({ brandId }: { brandId: string }) {
                       </td>
                       <td data-label="API">{e.api}</td>
                       <td data-label="Concurrency">{e.concurrency}</td>
-                      <td data-label="Key">
+                      <td class="fact-wide" data-label="Key">
                         {e.api_key_set ? (
                           refusedKey(e.id) ? (
                             // Set, but the provider refused it: "Key set" alone read as all is well.
@@ -319,7 +319,7 @@ export function Tracking({ brandId }: { brandId: string }) {
             )}
             {run && run.by_engine.length > 0 && (
               <div class="table-wrap">
-                <table class="run-engines-table cards-narrow">
+                <table class="run-engines-table cards-narrow cards-facts">
                   <caption class="offscreen">Answers of the last run by engine</caption>
                   <thead>
                     <tr>
@@ -339,7 +339,7 @@ export function Tracking({ brandId }: { brandId: string }) {
                         <td data-label="Empty">{e.empty}</td>
                         <td data-label="Refused">{e.refusal}</td>
                         <td data-label="Errors">{e.error}</td>
-                        <td class="run-error" data-label="First error">
+                        <td class="run-error fact-wide" data-label="First error">
                           {e.first_error ?? "—"}
                         </td>
                       </tr>
