@@ -146,12 +146,50 @@ describe("at 390 px", () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await sessionTool(page, brandId, "create_tag", { name });
     await page.goto(d.url(`/brands/${brandId}/overview`));
+    await page.getByRole("button", { name: /^Filters/ }).click();
     const tag = page.getByRole("combobox", { name: "Tag", exact: true });
     await page.getByRole("option", { name }).waitFor({ state: "attached" });
     await tag.selectOption({ label: name });
     await page.waitForURL(/tag=/);
     expect(await sidewaysOverflow()).toBe(0);
+    // The folded filters say so, the long name wrapping inside the button.
+    await page.getByRole("button", { name: `Filters Last 30 days · All engines · ${name}` }).waitFor();
+    expect(await sidewaysOverflow()).toBe(0);
     expectNothingUnsafe(page);
+  });
+
+  test("the filters fold under one button that says what they are set to; the figures come first", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(d.url(`/brands/${brandId}/overview?start=${new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10)}`));
+    const toggle = page.getByRole("button", { name: "Filters Last 7 days · All engines · All tags" });
+    await toggle.waitFor();
+    expect(await toggle.getAttribute("aria-expanded")).toBe("false");
+    const period = page.getByRole("combobox", { name: "Period" });
+    expect(await period.isVisible()).toBe(false);
+    // The first figure is on the first screen, under the header (the fields took 200–270 px before it).
+    const tile = page.getByRole("heading", { name: "Visibility", level: 3 });
+    await tile.waitFor();
+    expect((await tile.boundingBox())!.y).toBeLessThan(500);
+    // By keyboard: the button opens them, the fields follow it in the Tab order, and choosing keeps them open.
+    await toggle.focus();
+    await page.keyboard.press("Enter");
+    expect(await toggle.getAttribute("aria-expanded")).toBe("true");
+    await page.keyboard.press("Tab");
+    expect(await period.evaluate((el) => el === document.activeElement)).toBe(true);
+    await period.selectOption("30");
+    await page.waitForURL((url) => !url.searchParams.has("start"));
+    await page.getByRole("button", { name: "Filters Last 30 days · All engines · All tags" }).waitFor();
+    expect(await period.isVisible()).toBe(true);
+    await photograph(page, "narrow-filters-open");
+    // On a wide screen there is nothing to fold: the fields show and the button does not.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    expect(await period.isVisible()).toBe(true);
+    expect(await page.getByRole("button", { name: /^Filters/ }).isVisible()).toBe(false);
+    // The Answers page folds its own the same way.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(d.url(`/brands/${brandId}/answers?status=error`));
+    await page.getByRole("button", { name: "Filters All engines · Error · Mentioned or not · All dates" }).waitFor();
+    expect(await page.getByRole("combobox", { name: "Status" }).isVisible()).toBe(false);
   });
 });
 

@@ -5,6 +5,15 @@ import { type ComponentChildren } from "preact";
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
 
 export function ScrollTable({ label, children }: { label: string; children: ComponentChildren }) {
+  return (
+    <ScrollFrame label={label} class="table-wrap">
+      {children}
+    </ScrollFrame>
+  );
+}
+
+/** The same frame around anything that may scroll sideways (a code block's lines), with its own class. */
+export function ScrollFrame({ label, class: className, children }: { label: string; class: string; children: ComponentChildren }) {
   const frame = useRef<HTMLElement>(null);
   const [scrolls, setScrolls] = useState(false);
   useLayoutEffect(() => {
@@ -18,7 +27,7 @@ export function ScrollTable({ label, children }: { label: string; children: Comp
     return () => observer.disconnect();
   }, []);
   return (
-    <section ref={frame} class="table-wrap" tabIndex={scrolls ? 0 : undefined} aria-label={scrolls ? label : undefined}>
+    <section ref={frame} class={className} tabIndex={scrolls ? 0 : undefined} aria-label={scrolls ? label : undefined}>
       {children}
     </section>
   );

@@ -4,6 +4,7 @@ import { type ButtonHTMLAttributes, type ComponentChildren } from "preact";
 import { useCallback, useContext, useEffect, useId, useRef, useState } from "preact/hooks";
 import { ApiError, errorMessage, isSignedOut } from "../api";
 import { BrandName } from "./brand-name";
+import { ScrollFrame } from "./scroll-table";
 
 // The dates as people read them, shared with the MCP Apps views (dates.ts).
 export { formatDate, formatDay, formatDays } from "./dates";
@@ -254,9 +255,19 @@ export function CopyBlock({ label, text }: { label: string; text: string }) {
         <span class="copy-block-label">{label}</span>
         <CopyButton text={text} label={`Copy ${label}`} />
       </figcaption>
-      <pre>
-        <code>{text}</code>
-      </pre>
+      {/* Code of several lines keeps its lines and scrolls sideways (wrapped, a snippet's indentation
+          no longer reads); a key or an address of one line wraps. */}
+      {text.includes("\n") ? (
+        <ScrollFrame label={`${label}, scrollable`} class="copy-code-frame">
+          <pre class="copy-code-lines">
+            <code>{text}</code>
+          </pre>
+        </ScrollFrame>
+      ) : (
+        <pre>
+          <code>{text}</code>
+        </pre>
+      )}
     </figure>
   );
 }

@@ -5,9 +5,11 @@ import { useId } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { type ToolInput, type ToolOutput } from "../../../../catalogue/types";
 import { ApiError, api } from "../../api";
+import { formatDays } from "../../components/dates";
 import { readableDomain, readableUrl } from "../../components/domains";
 import { DownloadCsv } from "../../components/download-csv";
 import { AnswerStatus, answerStatusLabel, useEngineLabels } from "../../components/engines";
+import { FilterFold } from "../../components/filters";
 import { brandPath } from "../../components/layout";
 import { type Paged, usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -257,6 +259,19 @@ export function Answers({ brandId }: { brandId: string }) {
     cited_domain: query.cites || undefined,
     cited_url: query.cites_url || undefined,
   };
+  const day = (d: string) => formatDays(d, d);
+  const summary = [
+    query.engine ? (engines.data?.find((e) => e.id === query.engine)?.label ?? query.engine) : "All engines",
+    status ? answerStatusLabel(status) : "Any status",
+    query.mentioned === "yes" ? "Brand mentioned" : query.mentioned === "no" ? "Brand not mentioned" : "Mentioned or not",
+    query.start && query.end
+      ? formatDays(query.start, query.end)
+      : query.start
+        ? `From ${day(query.start)}`
+        : query.end
+          ? `Until ${day(query.end)}`
+          : "All dates",
+  ].join(" · ");
   return (
     <div class="stack">
       <PageHeading title="Answers">
@@ -264,45 +279,47 @@ export function Answers({ brandId }: { brandId: string }) {
         <DownloadCsv brandId={brandId} tool="list_answers" input={{ ...input, include_text: true }} label="answers" />
       </PageHeading>
       <form class="filter-bar" aria-label="Filter the answers" onSubmit={(e) => e.preventDefault()}>
-        <div class="field">
-          <label for={`${id}-engine`}>Engine</label>
-          <select id={`${id}-engine`} value={query.engine ?? ""} onChange={(e) => set("engine", e.currentTarget.value)}>
-            <option value="">All engines</option>
-            {query.engine && !engines.data?.some((e) => e.id === query.engine) && <option value={query.engine}>{query.engine}</option>}
-            {engines.data?.map((e) => (
-              <option key={e.id} value={e.id}>
-                {e.label}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for={`${id}-status`}>Status</label>
-          <select id={`${id}-status`} value={status ?? ""} onChange={(e) => set("status", e.currentTarget.value)}>
-            <option value="">Any status</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {answerStatusLabel(s)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for={`${id}-mentioned`}>Brand mentioned</label>
-          <select id={`${id}-mentioned`} value={query.mentioned ?? ""} onChange={(e) => set("mentioned", e.currentTarget.value)}>
-            <option value="">Either</option>
-            <option value="yes">Mentioned</option>
-            <option value="no">Not mentioned</option>
-          </select>
-        </div>
-        <div class="field">
-          <label for={`${id}-start`}>From</label>
-          <input id={`${id}-start`} type="date" value={query.start ?? ""} onChange={(e) => set("start", e.currentTarget.value)} />
-        </div>
-        <div class="field">
-          <label for={`${id}-end`}>To</label>
-          <input id={`${id}-end`} type="date" value={query.end ?? ""} onChange={(e) => set("end", e.currentTarget.value)} />
-        </div>
+        <FilterFold summary={summary}>
+          <div class="field">
+            <label for={`${id}-engine`}>Engine</label>
+            <select id={`${id}-engine`} value={query.engine ?? ""} onChange={(e) => set("engine", e.currentTarget.value)}>
+              <option value="">All engines</option>
+              {query.engine && !engines.data?.some((e) => e.id === query.engine) && <option value={query.engine}>{query.engine}</option>}
+              {engines.data?.map((e) => (
+                <option key={e.id} value={e.id}>
+                  {e.label}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div class="field">
+            <label for={`${id}-status`}>Status</label>
+            <select id={`${id}-status`} value={status ?? ""} onChange={(e) => set("status", e.currentTarget.value)}>
+              <option value="">Any status</option>
+              {STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {answerStatusLabel(s)}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div class="field">
+            <label for={`${id}-mentioned`}>Brand mentioned</label>
+            <select id={`${id}-mentioned`} value={query.mentioned ?? ""} onChange={(e) => set("mentioned", e.currentTarget.value)}>
+              <option value="">Either</option>
+              <option value="yes">Mentioned</option>
+              <option value="no">Not mentioned</option>
+            </select>
+          </div>
+          <div class="field">
+            <label for={`${id}-start`}>From</label>
+            <input id={`${id}-start`} type="date" value={query.start ?? ""} onChange={(e) => set("start", e.currentTarget.value)} />
+          </div>
+          <div class="field">
+            <label for={`${id}-end`}>To</label>
+            <input id={`${id}-end`} type="date" value={query.end ?? ""} onChange={(e) => set("end", e.currentTarget.value)} />
+          </div>
+        </FilterFold>
         {query.prompt && (
           <div class="field">
             <span>Prompt: {promptText.data ?? query.prompt}</span>
