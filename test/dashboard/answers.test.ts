@@ -149,9 +149,10 @@ describe("prompt performance", () => {
       await page.goto(d.url(`/brands/${brandId}/performance`));
       const first = page.locator("table.performance-table tbody tr").first();
       await first.waitFor();
-      // A card: the prompt, then each figure on a line of its own under its column's name.
-      expect(await first.evaluate((tr) => getComputedStyle(tr).display)).toBe("block");
-      expect(await first.locator("[data-figure=answers]").evaluate((td) => getComputedStyle(td, "::before").content)).toBe('"Answers: "');
+      // A card: the prompt, then its figures in two columns, each under its column's name.
+      expect(await first.evaluate((tr) => getComputedStyle(tr).display)).toBe("grid");
+      expect(await first.evaluate((tr) => getComputedStyle(tr).gridTemplateColumns.split(" ").length)).toBe(2);
+      expect(await first.locator("[data-figure=answers]").evaluate((td) => getComputedStyle(td, "::before").content)).toBe('"Answers"');
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       // The header's sort button is out of sight and out of the Tab order; the one above the cards sorts.
       expect(await page.getByRole("button", { name: /^Visibility/ }).isVisible()).toBe(false);
@@ -230,7 +231,7 @@ describe("answers", () => {
     await competitor.waitFor();
     const cell = (await competitor.boundingBox())!;
     expect(cell.x + cell.width).toBeLessThanOrEqual(390);
-    expect(await competitor.evaluate((td) => getComputedStyle(td, "::before").content)).toBe('"Top competitor: "');
+    expect(await competitor.evaluate((td) => getComputedStyle(td, "::before").content)).toBe('"Top competitor"');
     await expectAccessible(page, "prompt page at 390 px");
     await page.setViewportSize(viewport);
     await photograph(page, "prompt-page");

@@ -41,13 +41,13 @@ function RateCell({ r, label }: { r: Rate; label: string }) {
   // A window without a valid answer (the publication day, or a prompt not tracked then) has no rate to show.
   if (r.n === 0) {
     return (
-      <td data-label={label}>
+      <td class="fact-wide" data-label={label}>
         <span class="muted">no answers</span>
       </td>
     );
   }
   return (
-    <td data-label={label}>
+    <td class="fact-wide" data-label={label}>
       <span class="figure">{percent(r.rate)}</span>{" "}
       <small class="muted">
         {r.successes}/{r.n}
@@ -66,7 +66,7 @@ function ChangeCell({ f }: { f: Figure }) {
   const v = verdict(f);
   const cls = v === "up" ? "verdict verdict-up" : v === "down" ? "verdict verdict-down" : "verdict";
   return (
-    <td data-label="Change">
+    <td class="fact-wide" data-label="Change">
       <span class={cls}>{v}</span>
       {f.change_pp !== null && (
         <>
@@ -100,7 +100,7 @@ function ArticleCard({ brandId, item }: { brandId: string; item: Impact }) {
         </small>
       </p>
       <div class="table-wrap">
-        <table class="cards-narrow">
+        <table class="cards-narrow cards-facts">
           <caption class="offscreen">Before and after publication: {item.article.title || item.article.slug}</caption>
           <thead>
             <tr>

@@ -98,7 +98,7 @@ export function PromptPerformance({ brandId }: { brandId: string }) {
             </Button>
           </p>
           <ScrollTable label="Prompts by visibility, scrollable">
-            <table class="performance-table cards-narrow">
+            <table class="performance-table cards-narrow cards-facts">
               <caption class="visually-hidden">Prompts by visibility</caption>
               <thead>
                 <tr>
@@ -198,7 +198,7 @@ function PromptFigures({ brandId, promptId, filter }: { brandId: string; promptI
     );
   return (
     <ScrollTable label="The prompt's figures, scrollable">
-      <table class="prompt-figures cards-narrow">
+      <table class="prompt-figures cards-narrow cards-facts">
         <caption class="visually-hidden">The prompt's figures over the period</caption>
         <thead>
           <tr>
