@@ -115,7 +115,7 @@ describe("prompt performance", () => {
     expect(rows.map((r) => r.id)).toEqual(out.prompts.map((p) => p.id));
     expect(rows.map((r) => r.text)).toEqual(out.prompts.map((p) => p.text));
     out.prompts.forEach((p, i) => {
-      const shown = p.visibility.rate === null ? "–" : `${Math.round(p.visibility.rate * 1000) / 10}%`;
+      const shown = p.visibility.rate === null ? "–" : `${(p.visibility.rate * 100).toFixed(1)}%`;
       expect(rows[i]!.visibility.startsWith(shown)).toBe(true);
       expect(rows[i]!.visibility).toContain(`n = ${p.visibility.n}`);
     });

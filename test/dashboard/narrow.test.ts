@@ -190,6 +190,13 @@ describe("at 390 px", () => {
     await page.goto(d.url(`/brands/${brandId}/answers?status=error`));
     await page.getByRole("button", { name: "Filters All engines · Error · Mentioned or not · All dates" }).waitFor();
     expect(await page.getByRole("combobox", { name: "Status" }).isVisible()).toBe(false);
+    // And the Prompts page its search, tag and archived switch.
+    await page.goto(d.url(`/brands/${brandId}/prompts?archived=1`));
+    await page.getByRole("button", { name: "Filters Every prompt · All tags · Archived shown" }).click();
+    await page.getByLabel("Search").fill("CRM");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await page.waitForURL(/query=CRM/);
+    await page.getByRole("button", { name: "Filters “CRM” · All tags · Archived shown" }).waitFor();
   });
 });
 

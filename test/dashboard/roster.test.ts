@@ -201,6 +201,12 @@ describe("the Prompts page", () => {
     await expectFocus(archived.getByRole("button", { name: "Edit prompt best CRM for small agencies" }));
     const listed = await viaSession("list_prompts", { query: "small agencies" });
     expect(listed.prompts).toEqual([expect.objectContaining({ text: "best CRM for small agencies", archived: false })]);
+    // A prompt's text is the way to its figures and answers, as on Prompt performance.
+    await archived.getByRole("link", { name: "best CRM for small agencies", exact: true }).click();
+    await page.waitForURL(`**/performance/${encodeURIComponent(listed.prompts[0].id)}`);
+    await page.getByRole("heading", { name: "Prompt", level: 1, exact: true }).waitFor();
+    await page.goBack();
+    await archived.waitFor();
     expectNothingUnsafe(page);
   });
 

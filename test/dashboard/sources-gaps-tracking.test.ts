@@ -368,8 +368,9 @@ max_retries = 0
     const schedule = page.getByRole("region", { name: "Schedule" });
     const said = (await schedule.textContent()) ?? "";
     expect(said).toContain(`Asked at ${clock}, every day (UTC; 0 ${hour} * * * in spyglass.toml)`);
-    // The next run on the same clock, beside it (it said "at 19:00" and "7:00 PM UTC" in one sentence).
-    expect(said).toMatch(/Next run: [^.]*, \d{1,2}:00 [AP]M /);
+    // The next run on the same clock, beside it (it said "at 19:00" and "7:00 PM UTC" in one sentence),
+    // its time and zone joined by no-break spaces: never "10:00" at a line's end and "PM UTC" on the next.
+    expect(said).toMatch(/Next run: [^.]*, \d{1,2}:00\u00a0[AP]M\u00a0[A-Z]+\./);
     await expectAccessible(page, "tracking");
     await photograph(page, "tracking");
     await page.goto(d.url(`/brands/${brandId}`));

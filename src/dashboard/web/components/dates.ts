@@ -22,7 +22,7 @@ export function formatDays(start: string, end: string): string {
 export function formatDate(iso: string | null): string {
   if (!iso) return "never";
   // With its time zone: the analytics' days are UTC days, and a time without a zone misleads across them.
-  return new Date(iso).toLocaleString(undefined, {
+  const text = new Date(iso).toLocaleString(undefined, {
     year: "numeric",
     month: "short",
     day: "numeric",
@@ -30,4 +30,8 @@ export function formatDate(iso: string | null): string {
     minute: "2-digit",
     timeZoneName: "short",
   });
+  // The time and its zone never split across lines ("9:00" at a line's end, "PM UTC" on the next):
+  // no-break spaces inside the time, after the last comma.
+  const at = text.lastIndexOf(", ");
+  return at < 0 ? text : text.slice(0, at + 2) + text.slice(at + 2).replace(/ /g, "\u00a0");
 }

@@ -46,6 +46,10 @@ function SearchTrail({ answer: a }: { answer: Answer }) {
   return (
     <section aria-labelledby="answer-search" class="panel search-trail">
       <h2 id="answer-search">What the assistant searched</h2>
+      <p>
+        What the engine's provider reports of its web search: the queries it made, the pages it marks as cited, and those it read without
+        citing.
+      </p>
       <h3 id="answer-queries">Search queries</h3>
       {a.search_queries.length === 0 ? (
         <p>No web search query was reported for this answer.</p>
@@ -444,7 +448,8 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
           <section aria-labelledby="answer-text">
             <h2 id="answer-text">Answer text</h2>
             <p class="legend">
-              <mark class="mention mention-brand">Your brand</mark> <mark class="mention mention-competitor">A competitor</mark>
+              Highlighted: <mark class="mention mention-brand">Your brand</mark>{" "}
+              <mark class="mention mention-competitor">A competitor</mark>
             </p>
             <div class="answer-text">
               {segments(a.text, a.mentions, loaded.data.names).map((s, i) =>
@@ -498,6 +503,10 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
           </section>
           <section aria-labelledby="answer-citations">
             <h2 id="answer-citations">Citations</h2>
+            <p class="muted">
+              Every address the answer cites, from its provider's citation fields and the links in its text, each once: what the citation
+              rate and the Sources page count.
+            </p>
             {a.citations.length === 0 ? (
               <p>This answer cites no URL.</p>
             ) : (

@@ -20,8 +20,9 @@ import { TrendSection } from "../overview/trend";
 type PromptRow = ToolOutput<"get_prompt_performance">["prompts"][number];
 type Rate = PromptRow["visibility"];
 
+/** One decimal always, as every other page writes a rate ("69.0%", not "69%" beside "96.7%"). */
 export function percent(value: number | null): string {
-  return value === null ? "–" : `${Math.round(value * 1000) / 10}%`;
+  return value === null ? "–" : `${(value * 100).toFixed(1)}%`;
 }
 
 /** A rate with its n and 95% interval in small type. */

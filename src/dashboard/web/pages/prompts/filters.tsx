@@ -2,6 +2,7 @@
 // the same list, and the form that sets it.
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
+import { FilterFold } from "../../components/filters";
 import { Button } from "../../components/ui";
 import { type Tag } from "./shared";
 
@@ -32,29 +33,36 @@ export function Filter({ filters, setFilters, tags }: { filters: Filters; setFil
     event.preventDefault();
     setFilters({ query });
   };
+  const summary = [
+    filters.query ? `“${filters.query}”` : "Every prompt",
+    filters.tag || "All tags",
+    filters.archived ? "Archived shown" : "Tracked only",
+  ].join(" · ");
   return (
     <form onSubmit={search} class="filters" aria-label="Filter prompts">
-      <div class="field">
-        <label for="prompt-search">Search</label>
-        <input id="prompt-search" type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
-      </div>
-      <Button type="submit">Search</Button>
-      <div class="field">
-        <label for="prompt-tag">Tag</label>
-        <select id="prompt-tag" value={filters.tag} onChange={(e) => setFilters({ tag: e.currentTarget.value })}>
-          <option value="">All tags</option>
-          {filters.tag && !tags.some((t) => t.name === filters.tag) && <option value={filters.tag}>{filters.tag}</option>}
-          {tags.map((t) => (
-            <option key={t.id} value={t.name}>
-              {t.name}
-            </option>
-          ))}
-        </select>
-      </div>
-      <label class="check">
-        <input type="checkbox" checked={filters.archived} onChange={(e) => setFilters({ archived: e.currentTarget.checked })} />
-        Show archived
-      </label>
+      <FilterFold summary={summary}>
+        <div class="field">
+          <label for="prompt-search">Search</label>
+          <input id="prompt-search" type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
+        </div>
+        <Button type="submit">Search</Button>
+        <div class="field">
+          <label for="prompt-tag">Tag</label>
+          <select id="prompt-tag" value={filters.tag} onChange={(e) => setFilters({ tag: e.currentTarget.value })}>
+            <option value="">All tags</option>
+            {filters.tag && !tags.some((t) => t.name === filters.tag) && <option value={filters.tag}>{filters.tag}</option>}
+            {tags.map((t) => (
+              <option key={t.id} value={t.name}>
+                {t.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <label class="check">
+          <input type="checkbox" checked={filters.archived} onChange={(e) => setFilters({ archived: e.currentTarget.checked })} />
+          Show archived
+        </label>
+      </FilterFold>
     </form>
   );
 }

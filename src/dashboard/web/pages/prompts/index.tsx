@@ -151,7 +151,8 @@ export function Prompts({ brandId }: { brandId: string }) {
                     ) : (
                       <tr key={p.id}>
                         <th scope="row" class="prompt-text">
-                          {p.text}
+                          {/* To its figures and answers, as on Prompt performance. */}
+                          <a href={brandPath(brandId, `/performance/${encodeURIComponent(p.id)}`)}>{p.text}</a>
                         </th>
                         <td data-label="Tags">
                           {p.tags.length === 0 ? (
@@ -183,7 +184,8 @@ export function Prompts({ brandId }: { brandId: string }) {
                                     edit.start(p.id);
                                   }}
                                 />
-                                <Button variant="danger" aria-label={`Archive prompt ${short(p.text)}`} onClick={() => setArchiving(p)}>
+                                {/* Not in the danger colour: an archived prompt is kept and restored in one click. */}
+                                <Button aria-label={`Archive prompt ${short(p.text)}`} onClick={() => setArchiving(p)}>
                                   Archive
                                 </Button>
                               </>

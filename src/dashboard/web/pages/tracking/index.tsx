@@ -265,8 +265,8 @@ export function Tracking({ brandId }: { brandId: string }) {
             <p>
               {data.schedule.enabled && data.next_run !== null ? (
                 <>
-                  Asked <strong>{describeSchedule(data.schedule.cron)}</strong> (UTC; <code>{data.schedule.cron}</code> in spyglass.toml),{" "}
-                  {data.schedule.samples} answer{data.schedule.samples === 1 ? "" : "s"} per prompt and engine. Next run:{" "}
+                  Asked <strong>{describeSchedule(data.schedule.cron)}</strong> (UTC; <code class="nowrap">{data.schedule.cron}</code> in
+                  spyglass.toml), {data.schedule.samples} answer{data.schedule.samples === 1 ? "" : "s"} per prompt and engine. Next run:{" "}
                   {formatDate(data.next_run)}.
                 </>
               ) : data.schedule.enabled ? (
