@@ -209,7 +209,7 @@ function AnswerRows({
                       </a>
                     )}
                   </th>
-                  <td class="answer-engine fact-wide" data-label="Engine">
+                  <td class="answer-engine" data-label="Engine">
                     {engineLabel(a.engine)}
                   </td>
                   <td data-label="Status">

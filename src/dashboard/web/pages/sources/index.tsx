@@ -113,10 +113,8 @@ function CitingAnswers({
                     <th scope="row" class="prompt-text">
                       <AnswerByPrompt brandId={brandId} answer={a} engine={engineLabel(a.engine)} when={when} />
                     </th>
-                    <td class="fact-wide" data-label="Engine">
-                      {engineLabel(a.engine)}
-                    </td>
-                    <td class="answer-date fact-wide" data-label="Date">
+                    <td data-label="Engine">{engineLabel(a.engine)}</td>
+                    <td class="answer-date" data-label="Date">
                       {when}
                     </td>
                   </tr>

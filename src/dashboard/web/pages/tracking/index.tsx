@@ -112,8 +112,8 @@ function ForecastCard({ forecast: f, engineLabel }: { forecast: Forecast; engine
         </table>
       </div>
       <p class="muted">
-        Requests are counted before retries. Costs multiply the configured prices by each engine's mean tokens over its recent valid answers
-        (shown in the table).
+        Requests are counted before retries. A cost is the engine's configured price per request, or its prices per million tokens times its
+        mean tokens over its recent valid answers (shown in the table; unknown until it has answered).
       </p>
     </section>
   );
