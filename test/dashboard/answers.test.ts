@@ -209,19 +209,29 @@ describe("answers", () => {
       limit: 1,
     });
     expect(older.answers.length).toBe(1);
-    // Its trend: get_visibility_trend narrowed to the prompt, drawn and as a table whose points add up to its row.
+    // Its trend: get_visibility_trend narrowed to the prompt, by week at first (a prompt has few answers
+    // a day), drawn and as a table whose points add up to its row.
     await page.locator(".trend-chart canvas").waitFor();
+    expect(await page.getByLabel("Points by", { exact: true }).inputValue()).toBe("week");
     const trend = await tool<{ points: Array<{ date: string; visibility: { n: number } }> }>("get_visibility_trend", {
       prompt_id: promptIdShown,
+      interval: "week",
     });
     expect(trend.points.reduce((n, p) => n + p.visibility.n, 0)).toBe(row.visibility.n);
     await page.getByText("Show the figures as a table").click();
     expect(
       await page
-        .getByRole("table", { name: /Visibility and share of voice by day/ })
+        .getByRole("table", { name: /Visibility and share of voice by week/ })
         .locator("tbody tr")
         .count(),
     ).toBe(trend.points.length);
+    // By day when chosen, in the URL.
+    await page.getByLabel("Points by", { exact: true }).selectOption("day");
+    await page.waitForURL(/interval=day/);
+    await page.getByRole("table", { name: /Visibility and share of voice by day/ }).waitFor({ state: "attached" });
+    await page.getByLabel("Points by", { exact: true }).selectOption("week");
+    await page.waitForURL((url) => !url.searchParams.has("interval"));
+    await page.getByRole("table", { name: /Visibility and share of voice by week/ }).waitFor({ state: "attached" });
     await page.getByText("Show the figures as a table").click();
     await expectAccessible(page, "prompt page");
     // On a phone its figures are cards: every figure on the screen, after its name (they scrolled sideways, the last ones out of sight).

@@ -218,9 +218,13 @@ describe("the overview", () => {
           : v.change_pp > 0
             ? "up"
             : "down";
+    // Written as the tiles write theirs: the verdict first, with its arrow, then the points.
+    const arrow: Record<string, string> = { up: "▲ ", down: "▼ ", "within noise": "≈ " };
     expect(changes).toEqual(
       ranking.ranking.map((r) =>
-        r.visibility.change_pp === null ? "no previous figure" : `${pts(r.visibility.change_pp)}, ${says(r.visibility)}`,
+        r.visibility.change_pp === null
+          ? "no previous figure"
+          : `${arrow[says(r.visibility)] ?? ""}${says(r.visibility)} · ${pts(r.visibility.change_pp)}`,
       ),
     );
   });

@@ -291,7 +291,7 @@ describe("MCP Apps views in a host", () => {
     await frame.waitForSelector("h1:has-text('Published: Reporting for teams')");
     expect(await frame.locator("dd").nth(1).textContent()).toBe("Published");
     // A moment as people read it, not the ISO text of the tool's result.
-    expect(await frame.locator("dd").nth(2).textContent()).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s?[AP]M /);
+    expect(await frame.locator("dd").nth(2).textContent()).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s?[AP]M\s/);
     expect(await frame.getByRole("button").count()).toBe(0);
     // The host ran publish_to_site on the server: the article is published there.
     expect((await call(mcp, "get_article", input)).data.article.status).toBe("published");

@@ -17,6 +17,7 @@ import { MoreButton } from "../../components/rows";
 import { EmptyState, formatDay, formatDays, LoadFailed, PageHeading } from "../../components/ui";
 import { articlePath } from "../articles/paths";
 import { points } from "../overview/format";
+import { VerdictWord } from "../overview/tiles";
 
 type Impact = ToolOutput<"get_article_impact">["articles"][number];
 type Figure = Impact["visibility"];
@@ -63,17 +64,10 @@ function RateCell({ r, label }: { r: Rate; label: string }) {
 }
 
 function ChangeCell({ f }: { f: Figure }) {
-  const v = verdict(f);
-  const cls = v === "up" ? "verdict verdict-up" : v === "down" ? "verdict verdict-down" : "verdict";
   return (
     <td class="fact-wide" data-label="Change">
-      <span class={cls}>{v}</span>
-      {f.change_pp !== null && (
-        <>
-          {" "}
-          <small class="muted">{points(f.change_pp)}</small>
-        </>
-      )}
+      <VerdictWord verdict={verdict(f)} />
+      {f.change_pp !== null && <> · {points(f.change_pp)}</>}
     </td>
   );
 }

@@ -4,6 +4,7 @@ import { type ToolOutput } from "../../../../catalogue/types";
 import { rangeText } from "../../components/figures";
 import { ScrollTable } from "../../components/scroll-table";
 import { count, meanRange, meanText, type Overview, percent, points, verdict } from "./format";
+import { VerdictWord } from "./tiles";
 
 type Ranking = ToolOutput<"get_competitor_ranking">;
 
@@ -41,7 +42,8 @@ export function RankingTable({ ranking }: { ranking: Ranking }) {
                 <span class="cell-meta">{rangeText(r.visibility)}</span>
                 {/* Who is gaining: the change from the previous period, with the tool's verdict. */}
                 <span class="cell-meta cell-change">
-                  {r.visibility.change_pp === null ? "no previous figure" : `${points(r.visibility.change_pp)}, ${verdict(r.visibility)}`}
+                  <VerdictWord verdict={verdict(r.visibility)} />
+                  {r.visibility.change_pp !== null && <> · {points(r.visibility.change_pp)}</>}
                 </span>
               </td>
               <td class="num" data-label="Share of voice">

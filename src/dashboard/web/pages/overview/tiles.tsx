@@ -17,7 +17,20 @@ import {
   verdict,
 } from "./format";
 
-const ARROWS = { up: "▲", down: "▼", "within noise": "≈", "no previous figure": "", "too few answers to judge": "" } as const;
+const ARROWS: Record<string, string> = { up: "▲", down: "▼", "within noise": "≈" };
+
+/**
+ * A verdict on a change as the pages write it beside a figure ("▲ up", "≈ within noise"), coloured as
+ * the tiles colour theirs: the ranking's changes and the article impact's say it the same way.
+ */
+export function VerdictWord({ verdict: v }: { verdict: string }) {
+  return (
+    <span class={`verdict-word ${v.replace(/ /g, "-")}`}>
+      {ARROWS[v] && <span aria-hidden="true">{ARROWS[v]} </span>}
+      {v}
+    </span>
+  );
+}
 
 /** The verdict's class; for a figure where higher is worse (the no-answer rate) "up" is coloured as bad. */
 function changeClass(v: string, higherIsWorse = false): string {

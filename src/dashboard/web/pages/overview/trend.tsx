@@ -13,8 +13,8 @@ import { count, percent } from "./format";
 
 type Trend = ToolOutput<"get_visibility_trend">;
 type Point = Trend["points"][number];
-/** The chart's own settings in the URL: ?interval=week and ?lines=engines. */
-function useTrendSettings() {
+/** The chart's own settings in the URL: ?interval=day|week (when not `initial`) and ?lines=engines. */
+function useTrendSettings(initial: "day" | "week") {
   const { query, path, route } = useLocation();
   const set = (key: "interval" | "lines", value: string | null) => {
     const next = new URLSearchParams(query);
@@ -23,7 +23,8 @@ function useTrendSettings() {
     const search = next.toString();
     route(search ? `${path}?${search}` : path, true);
   };
-  return { interval: query.interval === "week" ? ("week" as const) : ("day" as const), perEngine: query.lines === "engines", set };
+  const interval = query.interval === "week" || query.interval === "day" ? query.interval : initial;
+  return { interval, perEngine: query.lines === "engines", set };
 }
 
 function summary(points: Point[]): string {
@@ -36,18 +37,23 @@ function summary(points: Point[]): string {
   return `Visibility went from ${percent(first.visibility.rate)} (${formatDay(first.date)}) to ${percent(last.visibility.rate)} (${formatDay(last.date)}); share of voice from ${percent(first.share_of_voice.rate)} to ${percent(last.share_of_voice.rate)}.`;
 }
 
-/** `engines`: the engines with answers in the period (the overview's by_engine), for the per-engine lines. */
+/**
+ * `engines`: the engines with answers in the period (the overview's by_engine), for the per-engine
+ * lines. `initial`: the points' interval until one is chosen.
+ */
 export function TrendSection({
   brandId,
   filter,
   engines: engineList,
+  initial = "day",
 }: {
   brandId: string;
   filter: AnalyticsFilter;
   engines: Array<{ engine: string; label: string }> | null;
+  initial?: "day" | "week";
 }) {
   const id = useId();
-  const { interval, perEngine, set } = useTrendSettings();
+  const { interval, perEngine, set } = useTrendSettings(initial);
   const key = JSON.stringify(filter);
   const trend = useLoad(() => api.tool(brandId, "get_visibility_trend", { ...filter, interval }), [brandId, key, interval]);
   const engines = useLoad(async () => {
@@ -86,7 +92,7 @@ export function TrendSection({
             <select
               id={`${id}-interval`}
               value={interval}
-              onChange={(e) => set("interval", e.currentTarget.value === "week" ? "week" : null)}
+              onChange={(e) => set("interval", e.currentTarget.value === initial ? null : e.currentTarget.value)}
             >
               <option value="day">Day</option>
               <option value="week">Week</option>

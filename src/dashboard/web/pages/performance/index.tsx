@@ -259,7 +259,9 @@ export function PromptPage({ brandId, params }: { brandId: string; params: Recor
       <FilterBar brandId={brandId} />
       <h2>Figures</h2>
       <PromptFigures brandId={brandId} promptId={promptId} filter={filter} />
-      <TrendSection brandId={brandId} filter={{ ...filter, prompt_id: promptId }} engines={null} />
+      {/* By week at first: one prompt has few answers a day (its samples times its engines), and daily
+          points of three answers drew bands from 20% to 100%. */}
+      <TrendSection brandId={brandId} filter={{ ...filter, prompt_id: promptId }} engines={null} initial="week" />
       <h2>Answers</h2>
       <p>
         <a href={`${brandPath(brandId, "/answers")}${answersQuery(filter, { prompt: promptId })}`}>
