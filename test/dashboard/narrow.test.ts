@@ -190,6 +190,12 @@ describe("at 390 px", () => {
     await page.goto(d.url(`/brands/${brandId}/answers?status=error`));
     await page.getByRole("button", { name: "Filters All engines · Error · Mentioned or not · All dates" }).waitFor();
     expect(await page.getByRole("combobox", { name: "Status" }).isVisible()).toBe(false);
+    // The Sources page folds its grouping with them, and says which.
+    await page.goto(d.url(`/brands/${brandId}/sources?level=url`));
+    await page.getByRole("button", { name: "Filters Last 30 days · All engines · All tags · By URL" }).click();
+    await page.getByRole("radio", { name: "Domain" }).check();
+    await page.waitForURL((url) => !url.searchParams.has("level"));
+    await page.getByRole("button", { name: "Filters Last 30 days · All engines · All tags · By domain" }).waitFor();
     // And the Prompts page its search, tag and archived switch.
     await page.goto(d.url(`/brands/${brandId}/prompts?archived=1`));
     await page.getByRole("button", { name: "Filters Every prompt · All tags · Archived shown" }).click();

@@ -116,8 +116,12 @@ export function FilterFold({ summary, children }: { summary: string; children: C
   );
 }
 
-/** Period presets, a custom range, engine and tag. Engines and tags come from the brand's own tools. */
-export function FilterBar({ brandId }: { brandId: string }) {
+/**
+ * Period presets, a custom range, engine and tag. Engines and tags come from the brand's own tools.
+ * `children`: a page's own further choices (Sources' grouping), folded with the rest on a phone and
+ * summed up there by `also`.
+ */
+export function FilterBar({ brandId, children, also }: { brandId: string; children?: ComponentChildren; also?: string }) {
   const { query, set } = useAnalyticsFilter();
   const id = useId();
   const options = useLoad(async () => {
@@ -151,6 +155,7 @@ export function FilterBar({ brandId }: { brandId: string }) {
       : (PRESETS.find((p) => String(p.days) === period)?.label ?? ""),
     query.engine ? (options.data?.engines.find((e) => e.id === query.engine)?.label ?? query.engine) : "All engines",
     query.tag ?? "All tags",
+    ...(also ? [also] : []),
   ].join(" · ");
   return (
     <form class="filter-bar" aria-label="Filter the figures" onSubmit={(e) => e.preventDefault()}>
@@ -206,6 +211,7 @@ export function FilterBar({ brandId }: { brandId: string }) {
             ))}
           </select>
         </div>
+        {children}
       </FilterFold>
     </form>
   );

@@ -187,7 +187,9 @@ function AnswerRows({
               <th scope="col">Engine</th>
               <th scope="col">Status</th>
               <th scope="col">Brand mentioned</th>
-              <th scope="col">Position</th>
+              <th scope="col" class="num">
+                Position
+              </th>
               {showPrompt && <th scope="col">Date</th>}
             </tr>
           </thead>
@@ -217,7 +219,9 @@ function AnswerRows({
                   </td>
                   {/* An answer that could not be read is neither (METRICS.md: never "not mentioned"). */}
                   <td data-label="Brand mentioned">{a.status !== "ok" ? "–" : a.mentioned ? "Yes" : "No"}</td>
-                  <td data-label="Position">{a.position ?? "–"}</td>
+                  <td class="num" data-label="Position">
+                    {a.position ?? "–"}
+                  </td>
                   {showPrompt && (
                     <td class="answer-date fact-wide" data-label="Date">
                       {when}
@@ -480,7 +484,9 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
                   <caption class="visually-hidden">The names this answer mentions, in order</caption>
                   <thead>
                     <tr>
-                      <th scope="col">Position</th>
+                      <th scope="col" class="num">
+                        Position
+                      </th>
                       <th scope="col">Name</th>
                       <th scope="col">Sentiment (−1 to +1)</th>
                     </tr>

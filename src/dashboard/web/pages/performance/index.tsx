@@ -104,7 +104,7 @@ export function PromptPerformance({ brandId }: { brandId: string }) {
               <thead>
                 <tr>
                   <th scope="col">Prompt</th>
-                  <th scope="col" aria-sort={order === "visibility_desc" ? "descending" : "ascending"}>
+                  <th scope="col" class="num" aria-sort={order === "visibility_desc" ? "descending" : "ascending"}>
                     <span class="narrow-only">Visibility</span>
                     <button
                       type="button"
@@ -118,8 +118,12 @@ export function PromptPerformance({ brandId }: { brandId: string }) {
                       </span>
                     </button>
                   </th>
-                  <th scope="col">Average position</th>
-                  <th scope="col">Answers</th>
+                  <th scope="col" class="num">
+                    Average position
+                  </th>
+                  <th scope="col" class="num">
+                    Answers
+                  </th>
                   <th scope="col">Top competitor</th>
                 </tr>
               </thead>
@@ -151,13 +155,13 @@ async function promptRow(brandId: string, promptId: string, filter: AnalyticsFil
 function Figures({ row }: { row: PromptRow }) {
   return (
     <>
-      <td data-figure="visibility" data-label="Visibility">
+      <td class="num" data-figure="visibility" data-label="Visibility">
         <RateCell rate={row.visibility} />
       </td>
-      <td data-figure="position" data-label="Average position">
+      <td class="num" data-figure="position" data-label="Average position">
         {position(row.avg_position)}
       </td>
-      <td data-figure="answers" data-label="Answers">
+      <td class="num" data-figure="answers" data-label="Answers">
         {row.answers.valid} valid <small class="figure-detail">of {row.answers.total}</small>
       </td>
       <td data-figure="competitor" data-label="Top competitor">
@@ -204,9 +208,15 @@ function PromptFigures({ brandId, promptId, filter }: { brandId: string; promptI
         <thead>
           <tr>
             <th scope="col">Engines</th>
-            <th scope="col">Visibility</th>
-            <th scope="col">Average position</th>
-            <th scope="col">Answers</th>
+            <th scope="col" class="num">
+              Visibility
+            </th>
+            <th scope="col" class="num">
+              Average position
+            </th>
+            <th scope="col" class="num">
+              Answers
+            </th>
             <th scope="col">Top competitor</th>
           </tr>
         </thead>

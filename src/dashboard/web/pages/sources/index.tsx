@@ -167,16 +167,18 @@ export function Sources({ brandId }: { brandId: string }) {
         <DownloadCsv brandId={brandId} tool="get_top_sources" input={{ ...filter, level }} label="sources" />
       </PageHeading>
       <p class="muted">Which websites the engines cite in their answers, most cited first.</p>
-      <FilterBar brandId={brandId} />
-      <fieldset class="segmented">
-        <legend>Group by</legend>
-        <label>
-          <input type="radio" name="level" value="domain" checked={level === "domain"} onChange={() => setParams({ level: null })} /> Domain
-        </label>
-        <label>
-          <input type="radio" name="level" value="url" checked={level === "url"} onChange={() => setParams({ level: "url" })} /> URL
-        </label>
-      </fieldset>
+      <FilterBar brandId={brandId} also={level === "url" ? "By URL" : "By domain"}>
+        <fieldset class="segmented">
+          <legend>Group by</legend>
+          <label>
+            <input type="radio" name="level" value="domain" checked={level === "domain"} onChange={() => setParams({ level: null })} />{" "}
+            Domain
+          </label>
+          <label>
+            <input type="radio" name="level" value="url" checked={level === "url"} onChange={() => setParams({ level: "url" })} /> URL
+          </label>
+        </fieldset>
+      </FilterBar>
       {list.failure && isPlanRequired(list.failure) ? (
         <PlanNeeded required="visibility" what="Seeing the cited sources" />
       ) : list.error ? (

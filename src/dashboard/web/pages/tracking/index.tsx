@@ -83,11 +83,19 @@ function ForecastCard({ forecast: f, engineLabel }: { forecast: Forecast; engine
             <tr>
               <th scope="col">Engine</th>
               <th scope="col">Web search</th>
-              <th scope="col">Requests per run</th>
-              <th scope="col">Requests per month</th>
+              <th scope="col" class="num">
+                Requests per run
+              </th>
+              <th scope="col" class="num">
+                Requests per month
+              </th>
               <th scope="col">Mean tokens (in / out)</th>
-              <th scope="col">Cost per run</th>
-              <th scope="col">Cost per month</th>
+              <th scope="col" class="num">
+                Cost per run
+              </th>
+              <th scope="col" class="num">
+                Cost per month
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -95,17 +103,23 @@ function ForecastCard({ forecast: f, engineLabel }: { forecast: Forecast; engine
               <tr key={e.id}>
                 <th scope="row">{e.label}</th>
                 <td data-label="Web search">{e.web_search ? "On" : "Off"}</td>
-                <td data-label="Requests per run">{count(e.requests_per_run)}</td>
-                <td data-label="Requests per month">{count(e.requests_per_month)}</td>
+                <td class="num" data-label="Requests per run">
+                  {count(e.requests_per_run)}
+                </td>
+                <td class="num" data-label="Requests per month">
+                  {count(e.requests_per_month)}
+                </td>
                 <td class="fact-wide" data-label="Mean tokens (in / out)">
                   {e.token_sample > 0
                     ? `${Math.round(e.avg_tokens_in ?? 0)} / ${Math.round(e.avg_tokens_out ?? 0)} (${e.token_sample} answers)`
                     : "no answers yet"}
                 </td>
-                <td data-label="Cost per run">
+                <td class="num" data-label="Cost per run">
                   {e.cost_per_run === null ? <span title={e.note ?? undefined}>unknown</span> : money(e.cost_per_run)}
                 </td>
-                <td data-label="Cost per month">{e.cost_per_month === null ? "unknown" : money(e.cost_per_month)}</td>
+                <td class="num" data-label="Cost per month">
+                  {e.cost_per_month === null ? "unknown" : money(e.cost_per_month)}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -221,7 +235,9 @@ export function Tracking({ brandId }: { brandId: string }) {
                     <th scope="col">Id</th>
                     <th scope="col">Model</th>
                     <th scope="col">API</th>
-                    <th scope="col">Concurrency</th>
+                    <th scope="col" class="num">
+                      Concurrency
+                    </th>
                     <th scope="col">Key</th>
                   </tr>
                 </thead>
@@ -236,7 +252,9 @@ export function Tracking({ brandId }: { brandId: string }) {
                         {e.model}
                       </td>
                       <td data-label="API">{e.api}</td>
-                      <td data-label="Concurrency">{e.concurrency}</td>
+                      <td class="num" data-label="Concurrency">
+                        {e.concurrency}
+                      </td>
                       <td class="fact-wide" data-label="Key">
                         {e.api_key_set ? (
                           refusedKey(e.id) ? (
@@ -324,10 +342,18 @@ export function Tracking({ brandId }: { brandId: string }) {
                   <thead>
                     <tr>
                       <th scope="col">Engine</th>
-                      <th scope="col">Answered</th>
-                      <th scope="col">Empty</th>
-                      <th scope="col">Refused</th>
-                      <th scope="col">Errors</th>
+                      <th scope="col" class="num">
+                        Answered
+                      </th>
+                      <th scope="col" class="num">
+                        Empty
+                      </th>
+                      <th scope="col" class="num">
+                        Refused
+                      </th>
+                      <th scope="col" class="num">
+                        Errors
+                      </th>
                       <th scope="col">First error</th>
                     </tr>
                   </thead>
@@ -335,10 +361,18 @@ export function Tracking({ brandId }: { brandId: string }) {
                     {run.by_engine.map((e) => (
                       <tr key={e.engine}>
                         <th scope="row">{engineLabel(e.engine)}</th>
-                        <td data-label="Answered">{e.ok}</td>
-                        <td data-label="Empty">{e.empty}</td>
-                        <td data-label="Refused">{e.refusal}</td>
-                        <td data-label="Errors">{e.error}</td>
+                        <td class="num" data-label="Answered">
+                          {e.ok}
+                        </td>
+                        <td class="num" data-label="Empty">
+                          {e.empty}
+                        </td>
+                        <td class="num" data-label="Refused">
+                          {e.refusal}
+                        </td>
+                        <td class="num" data-label="Errors">
+                          {e.error}
+                        </td>
                         <td class="run-error fact-wide" data-label="First error">
                           {e.first_error ?? "—"}
                         </td>
