@@ -68,6 +68,12 @@ export async function writeBackupToStdout(
       "stdout_terminal",
     );
   }
+  if (isDevNull(1)) {
+    throw new Invalid(
+      "backup -: standard output is /dev/null (or was closed, which the runtime makes /dev/null), where the copy would be lost: redirect it to a file or a program (spyglass backup - > FILE).",
+      "stdout_discarded",
+    );
+  }
   removeStalePartials(directory);
   const partial = join(directory, `backup-to-stdout-${crypto.randomUUID()}.partial`);
   closeSync(openSync(partial, "wx", 0o600));
@@ -101,6 +107,13 @@ export async function writeBackupToStdout(
     if (fd !== null) closeSync(fd);
     rmSync(partial, { force: true });
   }
+}
+
+/** Whether descriptor `fd` is /dev/null: the same character device. */
+function isDevNull(fd: number): boolean {
+  const nul = statSync("/dev/null", { throwIfNoEntry: false });
+  const out = fstatSync(fd);
+  return nul !== undefined && out.isCharacterDevice() && out.rdev === nul.rdev;
 }
 
 function removeStalePartials(directory: string): void {

@@ -278,7 +278,7 @@ describe("dist/spyglass end to end", () => {
   }
 
   test.if(SANDBOX_DATABASE === "sqlite")(
-    "backup - writes the copy to standard output; a reader that stops early, or a terminal, gets no copy and exit 1",
+    "backup - writes the copy to standard output; a reader that stops early, a terminal or /dev/null gets no copy and exit 1",
     async () => {
       // A copy a killed backup left (an hour untouched) goes; one another backup is making stays.
       const stale = join(box.dataDir, "backup-to-stdout-11111111-1111-4111-8111-111111111111.partial");
@@ -317,6 +317,16 @@ describe("dist/spyglass end to end", () => {
       expect(tty.exitCode).toBe(1);
       expect(tty.stdout.toString()).toContain("backup -: standard output is a terminal");
       expect(tty.stdout.length).toBeLessThan(1_000);
+      // To /dev/null, or with standard output closed (Bun opens /dev/null in its place), the copy would
+      // be lost: refused before it is made (it said "… bytes written to standard output" and exited 0).
+      for (const redirect of ["> /dev/null", ">&-"]) {
+        const lost = Bun.spawnSync(["bash", "-c", `${box.binary} backup - --data ${box.dataDir} ${redirect}`], { env: baseEnv() });
+        expect({ redirect, code: lost.exitCode, said: lost.stderr.toString() }).toEqual({
+          redirect,
+          code: 1,
+          said: "spyglass: backup -: standard output is /dev/null (or was closed, which the runtime makes /dev/null), where the copy would be lost: redirect it to a file or a program (spyglass backup - > FILE).\n",
+        });
+      }
       // The copies made on the way were removed from the data directory.
       expect(readdirSync(box.dataDir).filter((name) => name.includes("backup"))).toEqual([]);
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
