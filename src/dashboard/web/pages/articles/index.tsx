@@ -87,7 +87,7 @@ function ArticleTable({ brandId, status, cursor }: { brandId: string; status: Fi
   return (
     <>
       <div class="table-wrap">
-        <table class="articles-table cards-narrow">
+        <table class="articles-table cards-narrow cards-facts">
           <caption class="offscreen">Articles, newest first</caption>
           <thead>
             <tr>
@@ -103,10 +103,15 @@ function ArticleTable({ brandId, status, cursor }: { brandId: string; status: Fi
                 <th scope="row">
                   <a href={articlePath(brandId, a.id)}>{a.title || "Untitled"}</a>
                 </th>
-                <td data-label="Slug">
+                <td class="fact-wide" data-label="Slug">
                   <code class="slug">{a.slug}</code>
                 </td>
-                <td data-label="Status">{a.status === "published" ? "Published" : "Draft"}</td>
+                <td data-label="Status">
+                  {/* A badge as a run's status is: the one a reader's site serves stands out from drafts. */}
+                  <span class={`badge article-status ${a.status === "published" ? "tone-good" : "tone-neutral"}`}>
+                    {a.status === "published" ? "Published" : "Draft"}
+                  </span>
+                </td>
                 <td class="date" data-label="First published">
                   {a.published_at ? formatDate(a.published_at) : "never"}
                 </td>

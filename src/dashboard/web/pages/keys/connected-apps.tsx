@@ -46,7 +46,7 @@ export function ConnectedApps({ brandId, brandName }: { brandId: string; brandNa
         </p>
       ) : (
         <div class="table-wrap">
-          <table class="key-table cards-narrow">
+          <table class="key-table cards-narrow cards-facts">
             <caption class="offscreen">Apps connected to the brand {brandName}</caption>
             <thead>
               <tr>

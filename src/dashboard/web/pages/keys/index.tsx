@@ -129,7 +129,7 @@ function NewKey({ created, brand }: { created: Created; brand: { id: string; nam
 function KeyTable({ keys, brandName, onRevoke }: { keys: ApiKey[]; brandName: string; onRevoke: (key: ApiKey) => void }) {
   return (
     <div class="table-wrap">
-      <table class="key-table cards-narrow">
+      <table class="key-table cards-narrow cards-facts">
         <caption class="offscreen">API keys of the brand {brandName}</caption>
         <thead>
           <tr>
