@@ -355,6 +355,8 @@ describe("answers", () => {
     await page.waitForURL(/\/answers\/[^/?]+$/);
     await page.locator(".answer-text").waitFor();
     expect(await page.locator(".answer-facts dd").first().textContent()).toBe(label);
+    // Its latency of 1,234 ms read as seconds, its tokens as counted.
+    expect(await page.locator(".answer-facts dd").allTextContents()).toEqual(expect.arrayContaining(["1.2 s", "10 in, 20 out"]));
     expect(await page.locator(".answer-text").textContent()).toContain("<img src=x onerror=alert(1)>");
     expect(await page.locator(".answer-text").textContent()).toContain("<script>alert(1)</script>");
     expect(await page.locator(".answer-text img, .answer-text script").count()).toBe(0);

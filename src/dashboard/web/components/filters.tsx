@@ -2,7 +2,7 @@
 // (?start=YYYY-MM-DD&end=YYYY-MM-DD&engine=…&tag=…) so a reload or a shared link shows the same
 // figures. The server resolves the defaults (the last 30 days) and names a bad value in its sentence.
 
-import { type ComponentChildren } from "preact";
+import { type ComponentChildren, Fragment } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api } from "../api";
@@ -101,13 +101,22 @@ export function answersPeriod(filter: AnalyticsFilter): { start_date: string; en
  * a wider screen the button is hidden and the fields are the bar's own (display: contents).
  */
 export function FilterFold({ summary, children }: { summary: string; children: ComponentChildren }) {
+  // Each setting on one line ("By / domain" broke across two); the line breaks between them.
+  const parts = summary.split(" · ");
   const [open, setOpen] = useState(false);
   const id = useId();
   return (
     <>
       <button type="button" class="filter-toggle" aria-expanded={open} aria-controls={id} onClick={() => setOpen(!open)}>
         <span class="filter-toggle-name">Filters</span>
-        <span class="filter-summary">{summary}</span>
+        <span class="filter-summary">
+          {parts.map((part, i) => (
+            <Fragment key={i}>
+              {i > 0 && " · "}
+              <span class="nowrap">{part}</span>
+            </Fragment>
+          ))}
+        </span>
       </button>
       <div id={id} class="filter-fields" data-open={open ? "" : undefined}>
         {children}

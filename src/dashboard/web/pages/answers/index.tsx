@@ -444,7 +444,7 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
             <dt>Date</dt>
             <dd>{formatDate(a.created_at)}</dd>
             <dt>Latency</dt>
-            <dd>{a.latency_ms === null ? "–" : `${a.latency_ms} ms`}</dd>
+            <dd>{a.latency_ms === null ? "–" : a.latency_ms < 1000 ? `${a.latency_ms} ms` : `${(a.latency_ms / 1000).toFixed(1)} s`}</dd>
             <dt>Tokens</dt>
             <dd>{a.tokens_in === null && a.tokens_out === null ? "–" : `${a.tokens_in ?? "–"} in, ${a.tokens_out ?? "–"} out`}</dd>
           </dl>
@@ -480,7 +480,7 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
               <p>No tracked name is mentioned in this answer.</p>
             ) : (
               <div class="table-wrap">
-                <table>
+                <table class="mentions-table">
                   <caption class="visually-hidden">The names this answer mentions, in order</caption>
                   <thead>
                     <tr>
@@ -488,18 +488,20 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
                         Position
                       </th>
                       <th scope="col">Name</th>
-                      <th scope="col">Sentiment (−1 to +1)</th>
+                      <th scope="col" class="num">
+                        Sentiment (−1 to +1)
+                      </th>
                     </tr>
                   </thead>
                   <tbody>
                     {a.mentions.map((m) => (
                       <tr key={m.member_id}>
-                        <td>{m.position}</td>
+                        <td class="num">{m.position}</td>
                         <th scope="row">
                           {m.name}
                           {m.is_brand && <span class="badge">Your brand</span>}
                         </th>
-                        <td>{sentiment(m.sentiment)}</td>
+                        <td class="num">{sentiment(m.sentiment)}</td>
                       </tr>
                     ))}
                   </tbody>
@@ -510,8 +512,8 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
           <section aria-labelledby="answer-citations">
             <h2 id="answer-citations">Citations</h2>
             <p class="muted">
-              Every address the answer cites, from its provider's citation fields and the links in its text, each once: what the citation
-              rate and the Sources page count.
+              The links this answer cites, from its provider's citation fields and from its text, each counted once. Citation rate and the
+              Sources page count these.
             </p>
             {a.citations.length === 0 ? (
               <p>This answer cites no URL.</p>

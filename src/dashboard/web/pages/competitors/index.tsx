@@ -162,7 +162,7 @@ export function Competitors({ brandId }: { brandId: string }) {
         </EmptyState>
       ) : (
         <div class="table-wrap">
-          <table class="roster-table cards-narrow">
+          <table class="roster-table cards-narrow cards-facts">
             <caption class="offscreen">Competitors of the brand</caption>
             <thead>
               <tr>

@@ -67,7 +67,12 @@ function ChangeCell({ f }: { f: Figure }) {
   return (
     <td class="fact-wide" data-label="Change">
       <VerdictWord verdict={verdict(f)} />
-      {f.change_pp !== null && <> · {points(f.change_pp)}</>}
+      {f.change_pp !== null && (
+        <>
+          {" "}
+          · <span class="nowrap">{points(f.change_pp)}</span>
+        </>
+      )}
     </td>
   );
 }

@@ -43,7 +43,12 @@ export function RankingTable({ ranking }: { ranking: Ranking }) {
                 {/* Who is gaining: the change from the previous period, with the tool's verdict. */}
                 <span class="cell-meta cell-change">
                   <VerdictWord verdict={verdict(r.visibility)} />
-                  {r.visibility.change_pp !== null && <> · {points(r.visibility.change_pp)}</>}
+                  {r.visibility.change_pp !== null && (
+                    <>
+                      {" "}
+                      · <span class="nowrap">{points(r.visibility.change_pp)}</span>
+                    </>
+                  )}
                 </span>
               </td>
               <td class="num" data-label="Share of voice">

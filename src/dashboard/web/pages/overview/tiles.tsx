@@ -139,7 +139,7 @@ function SubRate({ label, rate }: { label: string; rate: PeriodRate }) {
     <li>
       {label}: <strong>{percent(rate.rate)}</strong>{" "}
       <span class="kpi-meta">({rate.n > 0 ? <Interval low={rate.low} high={rate.high} /> : "n = 0"})</span>{" "}
-      <span class={changeClass(v)}>
+      <span class={`${changeClass(v)} nowrap`}>
         {ARROWS[v] && <span aria-hidden="true">{ARROWS[v]} </span>}
         {v}
       </span>

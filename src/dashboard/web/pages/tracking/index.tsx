@@ -251,7 +251,9 @@ export function Tracking({ brandId }: { brandId: string }) {
                       <td class="mono nowrap" data-label="Model">
                         {e.model}
                       </td>
-                      <td data-label="API">{e.api}</td>
+                      <td class="mono nowrap" data-label="API">
+                        {e.api}
+                      </td>
                       <td class="num" data-label="Concurrency">
                         {e.concurrency}
                       </td>
