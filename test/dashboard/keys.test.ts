@@ -278,7 +278,10 @@ describe("the API keys page", () => {
     await page.getByRole("button", { name: "Create the key" }).click();
     await page
       .getByRole("alert")
-      .filter({ hasText: "An account can have at most 20 active API keys; revoke one first. Revoke a key you no longer use" })
+      .filter({
+        hasText:
+          "An account can have at most 20 active API keys; revoke one first. Each brand's keys are on its API keys page; create this one again once one is revoked.",
+      })
       .waitFor();
     // The server's sentence replaces the page's own: said once.
     expect(await page.getByText("An account can have at most 20 active API keys.").count()).toBe(0);

@@ -15,7 +15,8 @@ const MAX_KEYS = 20;
 
 /** What to do at the limit; each brand's keys are listed on its own API keys page. */
 const AT_LIMIT = `Revoke a key you no longer use (each brand's keys are on its API keys page) before creating another.`;
-const OVER_LIMIT = "Revoke a key you no longer use (each brand's keys are on its API keys page), then create this one again.";
+// After the server's own sentence ("…; revoke one first."), which it does not repeat.
+const OVER_LIMIT = "Each brand's keys are on its API keys page; create this one again once one is revoked.";
 
 interface Created {
   key: { id: string; name: string; key_prefix: string; brand_id: string };
