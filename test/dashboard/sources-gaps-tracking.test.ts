@@ -111,6 +111,18 @@ describe("Sources and Content gaps on demo data", () => {
         .locator("td.num")
         .evaluateAll((tds) => tds.map((td) => getComputedStyle(td).textAlign)),
     ).toEqual(["right", "right"]);
+    // The grouping sits level with the filters beside it: its legend with their labels, its choices with their selects.
+    const level = await page.evaluate(() => {
+      const box = (selector: string) => document.querySelector(selector)!.getBoundingClientRect();
+      const [tagLabel, tagSelect, legend, choice] = [
+        box('.filter-bar label[for$="-tag"]'),
+        box('.filter-bar select[id$="-tag"]'),
+        box(".filter-bar .segmented legend"),
+        box(".filter-bar .segmented label"),
+      ];
+      return { legend: Math.round(legend.top - tagLabel.top), choice: Math.round(choice.bottom - tagSelect.bottom) };
+    });
+    expect(level).toEqual({ legend: 0, choice: 0 });
     await expectAccessible(page, "sources");
     await photograph(page, "sources");
     expectNothingUnsafe(page);
