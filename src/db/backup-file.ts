@@ -109,10 +109,15 @@ export async function writeBackupToStdout(
   }
 }
 
-/** Whether descriptor `fd` is /dev/null: the same character device. */
+/** Whether descriptor `fd` is /dev/null (the same character device), or not open at all. */
 function isDevNull(fd: number): boolean {
+  let out: ReturnType<typeof fstatSync>;
+  try {
+    out = fstatSync(fd);
+  } catch {
+    return true;
+  }
   const nul = statSync("/dev/null", { throwIfNoEntry: false });
-  const out = fstatSync(fd);
   return nul !== undefined && out.isCharacterDevice() && out.rdev === nul.rdev;
 }
 
