@@ -290,6 +290,8 @@ describe("MCP Apps views in a host", () => {
     await frame.getByRole("button", { name: "Publish to the site" }).click();
     await frame.waitForSelector("h1:has-text('Published: Reporting for teams')");
     expect(await frame.locator("dd").nth(1).textContent()).toBe("Published");
+    // A badge in the good tone, as the dashboard's articles list shows a published article.
+    expect(await frame.locator("dd").nth(1).locator(".badge.tone-good").count()).toBe(1);
     // A moment as people read it, not the ISO text of the tool's result.
     expect(await frame.locator("dd").nth(2).textContent()).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s?[AP]M\s/);
     expect(await frame.getByRole("button").count()).toBe(0);

@@ -245,7 +245,12 @@ function PublishView({ data, host }: { data: ToolOutput<"publish_to_site"> | Too
         <dt>Slug</dt>
         <dd>{a.slug}</dd>
         <dt>Status</dt>
-        <dd>{a.status === "published" ? "Published" : "Draft"}</dd>
+        <dd>
+          {/* As the dashboard's articles list shows it. */}
+          <span class={`badge article-status ${a.status === "published" ? "tone-good" : "tone-neutral"}`}>
+            {a.status === "published" ? "Published" : "Draft"}
+          </span>
+        </dd>
         <dt>Published</dt>
         <dd>{formatDate(a.published_at)}</dd>
       </dl>
