@@ -8,6 +8,7 @@ import { type JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { type ToolOutput } from "../../catalogue/types";
 import { articleDocument } from "../../dashboard/web/components/article-document";
+import { ArticleStatus } from "../../dashboard/web/components/article-status";
 import { formatDate, formatDay, formatDays } from "../../dashboard/web/components/dates";
 import { TrendChart, visibilityAndShareSeries } from "../../dashboard/web/components/trend-chart";
 import { count, percent } from "../../dashboard/web/pages/overview/format";
@@ -246,10 +247,7 @@ function PublishView({ data, host }: { data: ToolOutput<"publish_to_site"> | Too
         <dd>{a.slug}</dd>
         <dt>Status</dt>
         <dd>
-          {/* As the dashboard's articles list shows it. */}
-          <span class={`badge article-status ${a.status === "published" ? "tone-good" : "tone-neutral"}`}>
-            {a.status === "published" ? "Published" : "Draft"}
-          </span>
+          <ArticleStatus status={a.status} />
         </dd>
         <dt>Published</dt>
         <dd>{formatDate(a.published_at)}</dd>

@@ -100,9 +100,7 @@ export function answersPeriod(filter: AnalyticsFilter): { start_date: string; en
  * days · All engines · All tags"): unfolded they took 200–270 px of the screen before any figure. On
  * a wider screen the button is hidden and the fields are the bar's own (display: contents).
  */
-export function FilterFold({ summary, children }: { summary: string; children: ComponentChildren }) {
-  // Each setting on one line ("By / domain" broke across two); the line breaks between them.
-  const parts = summary.split(" · ");
+export function FilterFold({ summary, children }: { summary: string[]; children: ComponentChildren }) {
   const [open, setOpen] = useState(false);
   const id = useId();
   return (
@@ -110,7 +108,8 @@ export function FilterFold({ summary, children }: { summary: string; children: C
       <button type="button" class="filter-toggle" aria-expanded={open} aria-controls={id} onClick={() => setOpen(!open)}>
         <span class="filter-toggle-name">Filters</span>
         <span class="filter-summary">
-          {parts.map((part, i) => (
+          {/* Each setting on one line ("By / domain" broke across two); the line breaks between them. */}
+          {summary.map((part, i) => (
             <Fragment key={i}>
               {i > 0 && " · "}
               <span class="nowrap">{part}</span>
@@ -165,7 +164,7 @@ export function FilterBar({ brandId, children, also }: { brandId: string; childr
     query.engine ? (options.data?.engines.find((e) => e.id === query.engine)?.label ?? query.engine) : "All engines",
     query.tag ?? "All tags",
     ...(also ? [also] : []),
-  ].join(" · ");
+  ];
   return (
     <form class="filter-bar" aria-label="Filter the figures" onSubmit={(e) => e.preventDefault()}>
       <FilterFold summary={summary}>

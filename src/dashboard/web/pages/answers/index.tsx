@@ -279,7 +279,7 @@ export function Answers({ brandId }: { brandId: string }) {
         : query.end
           ? `Until ${day(query.end)}`
           : "All dates",
-  ].join(" · ");
+  ];
   return (
     <div class="stack">
       <PageHeading title="Answers">

@@ -2,6 +2,7 @@
 // reload or a shared link keeps it), paged with the tool's cursor, and the writer model's form.
 import { useLocation } from "preact-iso";
 import { api } from "../../api";
+import { ArticleStatus } from "../../components/article-status";
 import { DownloadCsv } from "../../components/download-csv";
 import { useFlash } from "../../components/flash";
 import { brandPath } from "../../components/layout";
@@ -107,10 +108,7 @@ function ArticleTable({ brandId, status, cursor }: { brandId: string; status: Fi
                   <code class="slug">{a.slug}</code>
                 </td>
                 <td data-label="Status">
-                  {/* A badge as a run's status is: the one a reader's site serves stands out from drafts. */}
-                  <span class={`badge article-status ${a.status === "published" ? "tone-good" : "tone-neutral"}`}>
-                    {a.status === "published" ? "Published" : "Draft"}
-                  </span>
+                  <ArticleStatus status={a.status} />
                 </td>
                 <td class="date" data-label="First published">
                   {a.published_at ? formatDate(a.published_at) : "never"}

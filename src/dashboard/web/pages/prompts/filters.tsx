@@ -37,7 +37,7 @@ export function Filter({ filters, setFilters, tags }: { filters: Filters; setFil
     filters.query ? `“${filters.query}”` : "Every prompt",
     filters.tag || "All tags",
     filters.archived ? "Archived shown" : "Tracked only",
-  ].join(" · ");
+  ];
   return (
     <form onSubmit={search} class="filters" aria-label="Filter prompts">
       <FilterFold summary={summary}>
