@@ -124,10 +124,26 @@ describe("at 390 px", () => {
 
   test("the answers and sources tables are cards: every row's figures are on the screen, each named", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
-    for (const [path, table, label] of [
-      ["/answers", "table.answers-table", "Brand mentioned"],
-      ["/sources", "table.sources-table", "Citation share"],
-    ] as const) {
+    // An answer's card is its prompt, then one line of facts that name themselves, then its date:
+    // "Answered" and "Yes" said nothing there, and the cards were ~230 px each as a grid of named facts.
+    await page.goto(d.url(`/brands/${brandId}/answers`));
+    const answer = page.locator("table.answers-table tbody tr").first();
+    await answer.waitFor();
+    const engine = (await answer.locator("td.answer-engine").boundingBox())!;
+    const mention = answer.locator('td[data-label="Brand mentioned"]');
+    expect(await mention.innerText()).toMatch(/^(Mentioned|Not mentioned)$/);
+    expect(await mention.evaluate((td) => getComputedStyle(td, "::before").content)).toBe('" · "');
+    expect(Math.abs((await mention.boundingBox())!.y - engine.y)).toBeLessThan(4);
+    expect(await answer.locator('td[data-label="Status"]').isVisible()).toBe(false);
+    expect((await answer.locator("td.answer-date").boundingBox())!.y).toBeGreaterThan(engine.y + 10);
+    expect((await answer.boundingBox())!.height).toBeLessThan(140);
+    expect(await sidewaysOverflow()).toBe(0);
+    // An answer that is not one says so on its card, and says no mention.
+    await page.goto(d.url(`/brands/${brandId}/answers?status=error`));
+    const failed = page.locator("table.answers-table tbody tr").first();
+    await failed.locator(".badge.answer-status").waitFor();
+    expect(await failed.locator('td[data-label="Brand mentioned"]').isVisible()).toBe(false);
+    for (const [path, table, label] of [["/sources", "table.sources-table", "Citation share"]] as const) {
       await page.goto(d.url(`/brands/${brandId}${path}`));
       const cell = page.locator(`${table} tbody tr`).first().locator(`td[data-label="${label}"]`);
       await cell.waitFor();

@@ -177,7 +177,7 @@ function AnswerRows({
   return (
     <>
       <div class="table-wrap">
-        <table class="answers-table cards-narrow cards-facts">
+        <table class="answers-table cards-narrow cards-line">
           <caption class="visually-hidden">Answers, newest first</caption>
           <thead>
             <tr>
@@ -211,19 +211,38 @@ function AnswerRows({
                       </a>
                     )}
                   </th>
+                  {/* On a phone the facts are one line under the prompt, "ChatGPT · Mentioned · #1", and
+                      the date under it: a fact that says nothing there (Answered, a mention or position
+                      an error cannot have) is left out (.line-none). */}
                   <td class="answer-engine" data-label="Engine">
                     {engineLabel(a.engine)}
                   </td>
-                  <td data-label="Status">
+                  <td class={a.status === "ok" ? "line-none" : "line-next"} data-label="Status">
                     <AnswerStatus status={a.status} />
                   </td>
                   {/* An answer that could not be read is neither (METRICS.md: never "not mentioned"). */}
-                  <td data-label="Brand mentioned">{a.status !== "ok" ? "–" : a.mentioned ? "Yes" : "No"}</td>
-                  <td class="num" data-label="Position">
-                    {a.position ?? "–"}
+                  <td class={a.status === "ok" ? "line-next" : "line-none"} data-label="Brand mentioned">
+                    {a.status !== "ok" ? (
+                      "–"
+                    ) : (
+                      <>
+                        <span class="wide-only">{a.mentioned ? "Yes" : "No"}</span>
+                        <span class="narrow-only">{a.mentioned ? "Mentioned" : "Not mentioned"}</span>
+                      </>
+                    )}
+                  </td>
+                  <td class={`num ${a.position == null ? "line-none" : "line-next"}`} data-label="Position">
+                    {a.position == null ? (
+                      "–"
+                    ) : (
+                      <>
+                        <span class="wide-only">{a.position}</span>
+                        <span class="narrow-only">#{a.position}</span>
+                      </>
+                    )}
                   </td>
                   {showPrompt && (
-                    <td class="answer-date fact-wide" data-label="Date">
+                    <td class="answer-date line-own" data-label="Date">
                       {when}
                     </td>
                   )}

@@ -95,7 +95,7 @@ function CitingAnswers({
         <p class="muted">No answer of this period cites it.</p>
       ) : (
         <div class="table-wrap">
-          <table class="citing-table cards-narrow cards-facts">
+          <table class="citing-table cards-narrow cards-line">
             <caption class="offscreen">Answers citing {source}</caption>
             <thead>
               <tr>
@@ -113,8 +113,10 @@ function CitingAnswers({
                     <th scope="row" class="prompt-text">
                       <AnswerByPrompt brandId={brandId} answer={a} engine={engineLabel(a.engine)} when={when} />
                     </th>
-                    <td data-label="Engine">{engineLabel(a.engine)}</td>
-                    <td class="answer-date" data-label="Date">
+                    <td class="answer-engine" data-label="Engine">
+                      {engineLabel(a.engine)}
+                    </td>
+                    <td class="answer-date line-own" data-label="Date">
                       {when}
                     </td>
                   </tr>
