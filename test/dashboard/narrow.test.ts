@@ -131,7 +131,9 @@ describe("at 390 px", () => {
     await answer.waitFor();
     const engine = (await answer.locator("td.answer-engine").boundingBox())!;
     const mention = answer.locator('td[data-label="Brand mentioned"]');
-    expect(await mention.innerText()).toMatch(/^(Mentioned|Not mentioned)$/);
+    expect(await mention.locator(".narrow-only").textContent()).toMatch(/^(Mentioned|Not mentioned)$/);
+    expect(await mention.locator(".narrow-only").isVisible()).toBe(true);
+    expect(await mention.locator(".wide-only").isVisible()).toBe(false);
     expect(await mention.evaluate((td) => getComputedStyle(td, "::before").content)).toBe('" · "');
     expect(Math.abs((await mention.boundingBox())!.y - engine.y)).toBeLessThan(4);
     expect(await answer.locator('td[data-label="Status"]').isVisible()).toBe(false);
