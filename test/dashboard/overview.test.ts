@@ -30,6 +30,7 @@ interface Rate {
   high: number | null;
   within_noise: boolean | null;
   change_pp: number | null;
+  previous: { n: number };
 }
 interface PeriodMean {
   value: number | null;
@@ -41,6 +42,7 @@ interface PeriodMean {
   within_noise: boolean | null;
 }
 interface Overview {
+  filter: { previous_start_date: string; previous_end_date: string };
   visibility: Rate;
   share_of_voice: Rate;
   citation_rate: Rate;
@@ -71,6 +73,8 @@ function tile(p: Page, name: string) {
 
 async function expectTilesMatch(p: Page, input: object): Promise<Overview> {
   const o = await tool<Overview>(p, "get_visibility_overview", input);
+  // With no answer in the previous period, no tile has a change: the period's heading says so once.
+  const compared = o.no_answer_rate.previous.n > 0;
   for (const [name, rate, what] of [
     ["Visibility", o.visibility, "valid answers"],
     ["Share of voice", o.share_of_voice, "roster mentions"],
@@ -85,7 +89,8 @@ async function expectTilesMatch(p: Page, input: object): Promise<Overview> {
     if (rate.low !== null && rate.high !== null) {
       expect(text).toContain(`95% interval ${(rate.low * 100).toFixed(1)}–${(rate.high * 100).toFixed(1)}%`);
     }
-    expect(text).toContain(verdict(rate));
+    if (compared) expect(text).toContain(verdict(rate));
+    else expect(text).not.toMatch(/no previous figure|within noise|previous:/);
   }
   const position = await tile(p, "Average position").textContent();
   expect(position).toContain(o.avg_position.value === null ? "no answers" : o.avg_position.value.toFixed(1));
@@ -96,6 +101,7 @@ async function expectTilesMatch(p: Page, input: object): Promise<Overview> {
   ] as const) {
     const shown = (x: number) => x.toFixed(digits).replace("-", "−");
     if (m.low !== null && m.high !== null) expect(text).toContain(`95% interval ${shown(m.low)} to ${shown(m.high)}`);
+    if (!compared) continue;
     expect(text).toContain(
       m.change === null
         ? "no previous figure"
@@ -160,6 +166,57 @@ describe("the overview", () => {
   test("the tiles show get_visibility_overview's figures, n, interval and verdict", async () => {
     const o = await expectTilesMatch(page, {});
     expect(o.visibility.n).toBeGreaterThan(0);
+  });
+
+  test("each tile says what its figure counts behind an ⓘ, shut until asked, opened by keyboard", async () => {
+    await page.goto(d.url(`/brands/${brandId}/overview`));
+    await waitForFigures(page);
+    const retrieval = tile(page, "Retrieval rate");
+    const info = retrieval.getByRole("button", { name: "What Retrieval rate counts" });
+    const definition = retrieval.getByText(/^Valid answers whose provider lists a page of the brand's site/);
+    expect(await definition.isVisible()).toBe(false);
+    // Shut, the definitions no longer make a row of tiles as tall as its longest (Retrieval rate's
+    // sentence made its row ~70 px taller): the second row's tiles are one height.
+    const heights = await page.locator("section.kpi").evaluateAll((tiles) => tiles.map((t) => t.getBoundingClientRect().height));
+    const width = await page.locator(".kpi-grid").evaluate((g) => getComputedStyle(g).gridTemplateColumns.split(" ").length);
+    const second = heights.slice(width, 2 * width);
+    const citation = heights[4]!;
+    expect(Math.max(...second) - citation).toBeLessThan(1);
+    await info.focus();
+    await page.keyboard.press("Enter");
+    await definition.waitFor();
+    expect(await info.getAttribute("aria-expanded")).toBe("true");
+    // Every tile has one, Citation rate's too.
+    for (const name of [
+      "Visibility",
+      "Share of voice",
+      "Average position",
+      "Prompt coverage",
+      "Citation rate",
+      "Sentiment",
+      "No-answer rate",
+    ]) {
+      await tile(page, name)
+        .getByRole("button", { name: `What ${name} counts` })
+        .waitFor();
+    }
+    await page.keyboard.press("Enter");
+    await definition.waitFor({ state: "hidden" });
+  });
+
+  test("a period whose previous one has no answer says so once, and no tile claims a change", async () => {
+    const start = new Date(Date.now() - 120 * 86_400_000).toISOString().slice(0, 10);
+    await page.goto(d.url(`/brands/${brandId}/overview?start=${start}`));
+    await waitForFigures(page);
+    const o = await expectTilesMatch(page, { start_date: start });
+    expect(o.visibility.n).toBeGreaterThan(0);
+    expect(o.no_answer_rate.previous.n).toBe(0);
+    const heading = page.locator("section.kpi").first().locator("xpath=ancestor::section[1]").getByRole("heading", { level: 2 });
+    expect(await heading.textContent()).toContain("nothing to compare with: no answer in");
+    expect(await page.locator("section.kpi .kpi-change").count()).toBe(0);
+    await page.goto(d.url(`/brands/${brandId}/overview`));
+    await waitForFigures(page);
+    expect(await page.locator("section.kpi .kpi-change").count()).toBe(8);
   });
 
   test("the trend chart draws: a canvas with pixels, one line per series, and a table of the same points", async () => {

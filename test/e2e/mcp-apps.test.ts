@@ -216,7 +216,7 @@ describe("MCP Apps views in a host", () => {
     expect(await tile.locator(".kpi-value").textContent()).toBe(percent(data.visibility.rate));
     expect(await tile.locator(".kpi-meta").first().textContent()).toContain(`n = ${data.visibility.n}`);
     const verdict = data.visibility.within_noise ? "within noise" : data.visibility.change_pp > 0 ? "up" : "down";
-    expect(await tile.locator(".kpi-verdict").textContent()).toBe(verdict);
+    expect(await tile.locator(".verdict-text").textContent()).toBe(verdict);
     expect(await shown.frame.locator("section.kpi").count()).toBeGreaterThanOrEqual(5);
     // The fortnight's answers are to one prompt: its n is a count of one.
     expect(data.prompt_coverage.n).toBe(1);

@@ -13,7 +13,7 @@ import { formatDate, formatDay, formatDays } from "../../dashboard/web/component
 import { TrendChart, visibilityAndShareSeries } from "../../dashboard/web/components/trend-chart";
 import { count, percent } from "../../dashboard/web/pages/overview/format";
 import { RankingTable } from "../../dashboard/web/pages/overview/tables";
-import { KpiTiles } from "../../dashboard/web/pages/overview/tiles";
+import { comparedWith, KpiTiles } from "../../dashboard/web/pages/overview/tiles";
 
 /** What a view may ask of its host: run one of this server's tools, and draw a result in its place. */
 export interface Host {
@@ -155,7 +155,7 @@ function OverviewView({ data, host }: { data: ToolOutput<"get_visibility_overvie
     <section class="view stack" aria-labelledby="overview-h">
       <h1 id="overview-h">Visibility overview</h1>
       <p class="muted">
-        {scope(data.filter)}, against {formatDays(data.filter.previous_start_date, data.filter.previous_end_date)}
+        {scope(data.filter)}, {comparedWith(data)}
       </p>
       <KpiTiles overview={data} />
       {error && <p class="notice error">{error}</p>}

@@ -10,7 +10,7 @@ import { brandPath } from "../../components/layout";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { EmptyState, formatDays, LoadFailed, PageHeading, useLoad } from "../../components/ui";
 import { EngineTable, RankingTable } from "./tables";
-import { KpiTiles } from "./tiles";
+import { comparedWith, KpiTiles } from "./tiles";
 import { TrendSection } from "./trend";
 
 function NoAnswersYet({ brandId }: { brandId: string }) {
@@ -67,8 +67,7 @@ export function Overview({ brandId }: { brandId: string }) {
             {formatDays(o.filter.start_date, o.filter.end_date)}
             <span class="section-meta">
               {" "}
-              · {o.answers.valid.toLocaleString("en-US")} valid answers of {o.answers.total.toLocaleString("en-US")} · compared with{" "}
-              {formatDays(o.filter.previous_start_date, o.filter.previous_end_date)}
+              · {o.answers.valid.toLocaleString("en-US")} valid answers of {o.answers.total.toLocaleString("en-US")} · {comparedWith(o)}
             </span>
           </h2>
           <KpiTiles overview={o} />
