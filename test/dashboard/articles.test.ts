@@ -247,6 +247,12 @@ describe("the Articles pages", () => {
     await page.reload({ waitUntil: "commit" });
     await page.getByTitle("Preview of the saved article").waitFor();
     expect(await page.getByLabel("Title").inputValue()).toBe("Choosing a CRM");
+    // In the list, the draft's first publication is said with what became of it.
+    await page.goto(d.url(`/brands/${brandId}/articles`));
+    const row = page.getByRole("row", { name: /Choosing a CRM/ });
+    await row.waitFor();
+    expect(await row.locator('td[data-label="Status"]').textContent()).toBe("Draft");
+    expect(await row.locator('td[data-label="First published"]').textContent()).toMatch(/UTC \(since unpublished\)$/);
     expectNothingUnsafe(page);
   });
 

@@ -54,6 +54,9 @@ interface Overview {
   by_engine: Array<{ engine: string; label: string }>;
 }
 
+/** An analytics day as the dashboard names it: "Nov 28, 2026". */
+const dayName = (day: string) =>
+  new Date(`${day}T00:00:00Z`).toLocaleDateString("en-US", { month: "short", day: "numeric", year: "numeric", timeZone: "UTC" });
 const percent = (r: number | null) => (r === null ? "no answers" : `${(r * 100).toFixed(1)}%`);
 const verdict = (r: Rate) =>
   r.within_noise === null || r.change_pp === null
@@ -214,6 +217,21 @@ describe("the overview", () => {
     const heading = page.locator("section.kpi").first().locator("xpath=ancestor::section[1]").getByRole("heading", { level: 2 });
     expect(await heading.textContent()).toContain("nothing to compare with: no answer in");
     expect(await page.locator("section.kpi .kpi-change").count()).toBe(0);
+    // The trend starts at its first day with answers, and says so; its table keeps every day.
+    const trend = await tool<{ points: Array<{ date: string; visibility: { n: number } }> }>(page, "get_visibility_trend", {
+      start_date: start,
+    });
+    const first = trend.points.find((p) => p.visibility.n > 0)!;
+    expect(first.date > start).toBe(true);
+    expect(await page.locator(".trend-chart").getAttribute("data-from")).toBe(first.date);
+    const day = dayName(first.date);
+    await page.locator("figcaption", { hasText: `No answer before ${day}: the chart starts there.` }).waitFor();
+    expect(
+      await page
+        .getByRole("table", { name: /by day/, includeHidden: true })
+        .locator("tbody tr")
+        .count(),
+    ).toBe(trend.points.length);
     await page.goto(d.url(`/brands/${brandId}/overview`));
     await waitForFigures(page);
     expect(await page.locator("section.kpi .kpi-change").count()).toBe(8);
@@ -235,7 +253,9 @@ describe("the overview", () => {
     const table = page.getByRole("table", { name: /Visibility and share of voice by day/ });
     expect(await table.locator("tbody tr").count()).toBe(trend.points.length);
     const last = trend.points[trend.points.length - 1]!;
-    expect(await table.getByRole("row", { name: new RegExp(last.date) }).textContent()).toContain(percent(last.visibility.rate));
+    // Each row named by its day as a person writes it ("Nov 28, 2026").
+    const day = dayName(last.date);
+    expect(await table.getByRole("row", { name: new RegExp(`^${day}`) }).textContent()).toContain(percent(last.visibility.rate));
     await page.getByText("Show the figures as a table").click();
   });
 
@@ -350,7 +370,8 @@ describe("the overview", () => {
       start_date: day,
       end_date: day,
     });
-    await page.getByText(`Only ${day} has answers: visibility ${percent(one.points[0]!.visibility.rate)}`).waitFor();
+    const named = dayName(day);
+    await page.getByText(`Only ${named} has answers: visibility ${percent(one.points[0]!.visibility.rate)}`).waitFor();
     expect(await page.getByText("went from").count()).toBe(0);
   });
 
@@ -400,8 +421,21 @@ describe("the overview", () => {
     expect(new Set(legend.slice(2).map((l) => l.dash)).size).toBe(3);
     await page.getByLabel("Points by", { exact: true }).selectOption("week");
     await page.waitForURL(/interval=week/);
-    await page.getByRole("table", { name: /by week/, includeHidden: true }).waitFor({ state: "attached" });
+    const weeks = page.getByRole("table", { name: /by week/, includeHidden: true });
+    await weeks.waitFor({ state: "attached" });
     await page.locator('.trend-chart[data-series="5"]').waitFor();
+    // A week is named by its days; one cut by the period's edge says how many it has, in the table
+    // and under the chart (a 30-day period always has one).
+    const weekly = await tool<{ points: Array<{ date: string; days: number }> }>(page, "get_visibility_trend", { interval: "week" });
+    const names = await weeks.locator("tbody th").allTextContents();
+    expect(names.length).toBe(weekly.points.length);
+    const parts = weekly.points.flatMap((p, i) => (p.days < 7 ? [i] : []));
+    expect(parts.length).toBeGreaterThan(0);
+    for (const [i, p] of weekly.points.entries()) {
+      if (p.days < 7) expect(names[i]).toEndWith(`(${p.days} ${p.days === 1 ? "day" : "days"})`);
+      else expect(names[i]).toMatch(/^[A-Z][a-z]{2} \d{1,2}(, \d{4})? – [A-Z][a-z]{2} \d{1,2}, \d{4}$/);
+    }
+    await page.locator("figcaption", { hasText: /part weeks?, at the period's edge\./ }).waitFor();
     await expectAccessible(page, "overview-engines");
     await photograph(page, "overview-engines", (p) => p.waitForTimeout(150));
     expectNothingUnsafe(page);

@@ -157,11 +157,14 @@ describe("MCP Apps views in a host", () => {
     const first = seen[0];
     const last = seen[seen.length - 1];
     expect(await frame.locator("figcaption").textContent()).toContain(
-      `Visibility went from ${percent(first.visibility.rate)} (${formatDay(first.date)}) to ${percent(last.visibility.rate)} (${formatDay(last.date)}).`,
+      `Visibility went from ${percent(first.visibility.rate)} (${formatDay(first.date)}) to ${percent(last.visibility.rate)} (${formatDay(last.date)}); share of voice from ${percent(first.share_of_voice.rate)} to ${percent(last.share_of_voice.rate)}.`,
     );
     const lastRow = frame.locator("tbody tr").last();
     expect(await lastRow.locator("td").nth(1).textContent()).toBe(percent(last.visibility.rate));
-    expect(await lastRow.locator("td").nth(2).textContent()).toBe(`${percent(last.visibility.low)}–${percent(last.visibility.high)}`);
+    expect(await lastRow.locator("td").nth(2).textContent()).toBe(
+      `${(last.visibility.low * 100).toFixed(1)}–${(last.visibility.high * 100).toFixed(1)}%`,
+    );
+    expect(await lastRow.locator("th").textContent()).toBe(formatDay(last.date));
     // uPlot drew on its canvas: coloured pixels, two lines and their two bands.
     const painted = await frame.evaluate(() => {
       const canvas = document.querySelector<HTMLCanvasElement>(".trend-chart canvas");
@@ -182,7 +185,7 @@ describe("MCP Apps views in a host", () => {
   test("the trend by week, in a dark colour scheme, heads its table by week", async () => {
     const { result } = await call(mcp, "get_visibility_trend", { interval: "week" });
     const shown = await show("get_visibility_trend", { interval: "week" }, result, "dark");
-    expect(await shown.frame.locator("th[scope=col]").first().textContent()).toBe("Week of");
+    expect(await shown.frame.locator("th[scope=col]").first().textContent()).toBe("Week");
     await done(shown, "trend-weekly");
   });
 
@@ -192,7 +195,7 @@ describe("MCP Apps views in a host", () => {
     const { frame } = shown;
     expect(await frame.locator("th[scope=col]").first().textContent()).toBe("Day");
     await frame.getByLabel("Points by").selectOption("week");
-    await frame.waitForSelector("th[scope=col]:has-text('Week of')", { state: "attached" });
+    await frame.waitForSelector("th[scope=col]:text-is('Week')", { state: "attached" });
     const weekly = await call(mcp, "get_visibility_trend", { interval: "week" });
     expect(await frame.locator("tbody tr").count()).toBe(weekly.data.points.length);
     await done(shown, "trend-interval", ["initialized", "result sent", "tools/call get_visibility_trend"]);

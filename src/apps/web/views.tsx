@@ -9,9 +9,9 @@ import { useEffect, useState } from "preact/hooks";
 import { type ToolOutput } from "../../catalogue/types";
 import { articleDocument } from "../../dashboard/web/components/article-document";
 import { ArticleStatus } from "../../dashboard/web/components/article-status";
-import { formatDate, formatDay, formatDays } from "../../dashboard/web/components/dates";
+import { formatDate, formatDays } from "../../dashboard/web/components/dates";
 import { TrendChart, visibilityAndShareSeries } from "../../dashboard/web/components/trend-chart";
-import { count, percent } from "../../dashboard/web/pages/overview/format";
+import { chartDates, chartStart, TrendTable, trendSummary } from "../../dashboard/web/components/trend-figures";
 import { RankingTable } from "../../dashboard/web/pages/overview/tables";
 import { comparedWith, KpiTiles } from "../../dashboard/web/pages/overview/tiles";
 
@@ -46,43 +46,16 @@ async function structured<T>(host: Host, name: string, args: Record<string, unkn
 
 function TrendFigure({ data }: { data: ToolOutput<"get_visibility_trend"> }) {
   const points = data.points;
-  const series = visibilityAndShareSeries(points);
-  const seen = points.filter((p) => p.visibility.n > 0);
-  const first = seen[0];
-  const last = seen[seen.length - 1];
   return (
     <figure class="trend-figure" aria-labelledby="trend-cap">
-      <TrendChart dates={points.map((p) => p.date)} series={series} height={220} />
+      <TrendChart dates={chartDates(points)} series={visibilityAndShareSeries(points.slice(chartStart(points)))} height={220} />
       <figcaption id="trend-cap">
         Visibility and share of voice by {data.interval}, {scope(data.filter)}, with their 95% intervals as bands.{" "}
-        {first && last
-          ? `Visibility went from ${percent(first.visibility.rate)} (${formatDay(first.date)}) to ${percent(last.visibility.rate)} (${formatDay(last.date)}).`
-          : "No answers in this period."}
+        {trendSummary(points, data.interval)}
       </figcaption>
       <details>
         <summary>Show the figures as a table</summary>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">{data.interval === "week" ? "Week of" : "Day"}</th>
-              <th scope="col">Answers</th>
-              <th scope="col">Visibility</th>
-              <th scope="col">95% interval</th>
-              <th scope="col">Share of voice</th>
-            </tr>
-          </thead>
-          <tbody>
-            {points.map((p) => (
-              <tr key={p.date}>
-                <th scope="row">{formatDay(p.date)}</th>
-                <td>{count(p.answers.valid)}</td>
-                <td>{percent(p.visibility.rate)}</td>
-                <td>{p.visibility.low === null ? "" : `${percent(p.visibility.low)}–${percent(p.visibility.high)}`}</td>
-                <td>{percent(p.share_of_voice.rate)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <TrendTable points={points} interval={data.interval} />
       </details>
     </figure>
   );

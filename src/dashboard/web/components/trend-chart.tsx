@@ -193,7 +193,7 @@ export function TrendChart({ dates, series, height = 260 }: { dates: string[]; s
   }, [dates, series, height, scheme]);
   return (
     <div class="trend-chart-wrap">
-      <div class="trend-chart" ref={box} aria-hidden="true" data-series={series.length} />
+      <div class="trend-chart" ref={box} aria-hidden="true" data-series={series.length} data-from={dates[0]} />
       <ul class="trend-legend" aria-hidden="true">
         {series.map((s) => (
           <li key={s.label}>

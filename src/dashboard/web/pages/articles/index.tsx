@@ -111,7 +111,9 @@ function ArticleTable({ brandId, status, cursor }: { brandId: string; status: Fi
                   <ArticleStatus status={a.status} />
                 </td>
                 <td class="date" data-label="First published">
+                  {/* A draft that was published keeps its first publication: said with what became of it. */}
                   {a.published_at ? formatDate(a.published_at) : "never"}
+                  {a.published_at && a.status !== "published" && <span class="muted"> (since unpublished)</span>}
                 </td>
               </tr>
             ))}

@@ -135,7 +135,8 @@ function KeyTable({ keys, brandName, onRevoke }: { keys: ApiKey[]; brandName: st
         <thead>
           <tr>
             <th scope="col">Name</th>
-            <th scope="col">Key</th>
+            {/* Only the key's start is stored: the rest was shown once, at its creation. */}
+            <th scope="col">Key starts with</th>
             <th scope="col">Created</th>
             <th scope="col" class="nowrap">
               Last used
@@ -149,7 +150,7 @@ function KeyTable({ keys, brandName, onRevoke }: { keys: ApiKey[]; brandName: st
           {keys.map((k) => (
             <tr key={k.id}>
               <th scope="row">{k.name}</th>
-              <td data-label="Key">
+              <td data-label="Key starts with">
                 <code>{k.key_prefix}…</code>
               </td>
               <td data-label="Created">{formatDate(k.created_at)}</td>

@@ -3,16 +3,13 @@
 // The chart has a caption summarising it and the same figures as a table.
 import { useId, useMemo } from "preact/hooks";
 import { useLocation } from "preact-iso";
-import { type ToolOutput } from "../../../../catalogue/types";
 import { api, errorMessage } from "../../api";
 import { type AnalyticsFilter } from "../../components/filters";
-import { ScrollTable } from "../../components/scroll-table";
 import { chartPercent, LINE_DASHES, TrendChart, type TrendSeries, visibilityAndShareSeries } from "../../components/trend-chart";
-import { formatDay, LoadFailed, Notice, useLoad } from "../../components/ui";
-import { count, percent } from "./format";
+import { chartDates, chartStart, TrendTable, trendSummary } from "../../components/trend-figures";
+import { LoadFailed, Notice, useLoad } from "../../components/ui";
+import { percent } from "./format";
 
-type Trend = ToolOutput<"get_visibility_trend">;
-type Point = Trend["points"][number];
 /** The chart's own settings in the URL: ?interval=day|week (when not `initial`) and ?lines=engines. */
 function useTrendSettings(initial: "day" | "week") {
   const { query, path, route } = useLocation();
@@ -25,16 +22,6 @@ function useTrendSettings(initial: "day" | "week") {
   };
   const interval = query.interval === "week" || query.interval === "day" ? query.interval : initial;
   return { interval, perEngine: query.lines === "engines", set };
-}
-
-function summary(points: Point[]): string {
-  const seen = points.filter((p) => p.visibility.n > 0);
-  const first = seen[0];
-  const last = seen[seen.length - 1];
-  if (!first || !last) return "No answers in this period.";
-  if (first === last)
-    return `Only ${first.date} has answers: visibility ${percent(first.visibility.rate)}, share of voice ${percent(first.share_of_voice.rate)}.`;
-  return `Visibility went from ${percent(first.visibility.rate)} (${formatDay(first.date)}) to ${percent(last.visibility.rate)} (${formatDay(last.date)}); share of voice from ${percent(first.share_of_voice.rate)} to ${percent(last.share_of_voice.rate)}.`;
 }
 
 /**
@@ -70,16 +57,18 @@ export function TrendSection({
   const points = trend.data?.points ?? [];
   const perEngineData = engines.data ?? [];
   const { dates, series } = useMemo(() => {
-    const s: TrendSeries[] = visibilityAndShareSeries(points);
+    // From the first point with answers (chartStart); the engines' points are the same days.
+    const start = chartStart(points);
+    const s: TrendSeries[] = visibilityAndShareSeries(points.slice(start));
     perEngineData.forEach((e, i) => {
       s.push({
         label: `Visibility on ${e.label}`,
         color: `--chart-${3 + (i % 4)}`,
         dash: LINE_DASHES[i % LINE_DASHES.length],
-        values: e.trend.points.map((p) => chartPercent(p.visibility.rate)),
+        values: e.trend.points.slice(start).map((p) => chartPercent(p.visibility.rate)),
       });
     });
-    return { dates: points.map((p) => p.date), series: s };
+    return { dates: chartDates(points), series: s };
   }, [trend.data, engines.data]);
 
   return (
@@ -112,43 +101,18 @@ export function TrendSection({
         <figure class="trend-figure" aria-labelledby={`${id}-cap`}>
           <TrendChart dates={dates} series={series} />
           <figcaption id={`${id}-cap`}>
-            Visibility and share of voice by {interval}, with their 95% intervals as bands. {summary(points)}
+            Visibility and share of voice by {interval}, with their 95% intervals as bands. {trendSummary(points, interval)}
           </figcaption>
           <details>
             <summary>Show the figures as a table</summary>
-            <ScrollTable label="Trend figures, scrollable">
-              <table>
-                <caption>Visibility and share of voice by {interval}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{interval === "week" ? "Week of" : "Day"}</th>
-                    <th scope="col">Valid answers</th>
-                    <th scope="col">Visibility</th>
-                    <th scope="col">95% interval</th>
-                    <th scope="col">Share of voice</th>
-                    {perEngineData.map((e) => (
-                      <th scope="col" key={e.label}>
-                        Visibility on {e.label}
-                      </th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {points.map((p, i) => (
-                    <tr key={p.date}>
-                      <th scope="row">{p.date}</th>
-                      <td>{count(p.answers.valid)}</td>
-                      <td>{percent(p.visibility.rate)}</td>
-                      <td>{p.visibility.low === null ? "" : `${percent(p.visibility.low)}–${percent(p.visibility.high)}`}</td>
-                      <td>{percent(p.share_of_voice.rate)}</td>
-                      {perEngineData.map((e) => (
-                        <td key={e.label}>{percent(e.trend.points[i]?.visibility.rate ?? null)}</td>
-                      ))}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </ScrollTable>
+            <TrendTable
+              points={points}
+              interval={interval}
+              more={perEngineData.map((e) => ({
+                label: `Visibility on ${e.label}`,
+                values: points.map((_, i) => percent(e.trend.points[i]?.visibility.rate ?? null)),
+              }))}
+            />
           </details>
         </figure>
       )}

@@ -1,0 +1,131 @@
+// What a trend's chart and table say about its points, for the overview's trend, a prompt's, and the
+// MCP Apps trend and overview views: the points' names (a week by its days, a part week said so),
+// where the chart starts, and the sentences under it.
+import { type ToolOutput } from "../../../catalogue/types";
+import { count, percent } from "../pages/overview/format";
+import { formatDay, formatDays } from "./dates";
+import { rangeText } from "./figures";
+import { ScrollTable } from "./scroll-table";
+
+type Trend = ToolOutput<"get_visibility_trend">;
+export type TrendPoint = Trend["points"][number];
+type Interval = Trend["interval"];
+
+const DAY_MS = 86_400_000;
+
+/** The point's last day: a week's point covers `days` days from its date (fewer than 7 at a period's edges). */
+function lastDay(p: TrendPoint): string {
+  return new Date(Date.parse(`${p.date}T00:00:00Z`) + (p.days - 1) * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** A point as a person names it: "Nov 28, 2026"; a week by its days, "Nov 2 – Nov 8, 2026", and "(3 days)" when a part of one. */
+export function pointLabel(p: TrendPoint, interval: Interval): string {
+  if (interval === "day") return formatDay(p.date);
+  const days = formatDays(p.date, lastDay(p));
+  return p.days < 7 ? `${days} (${p.days} ${p.days === 1 ? "day" : "days"})` : days;
+}
+
+/**
+ * Where the chart starts: at the first point with a valid answer. A period chosen before a brand had
+ * answers drew its empty days or weeks first (up to ~40% of the chart); the table keeps every point,
+ * and the caption says where the chart starts.
+ */
+export function chartStart(points: TrendPoint[]): number {
+  const first = points.findIndex((p) => p.visibility.n > 0);
+  return Math.max(first, 0);
+}
+
+/** The sentences under a trend: how visibility and share of voice went, where the chart starts, and its part weeks. */
+export function trendSummary(points: TrendPoint[], interval: Interval): string {
+  const seen = points.filter((p) => p.visibility.n > 0);
+  const first = seen[0];
+  const last = seen[seen.length - 1];
+  if (!first || !last) return "No answers in this period.";
+  const said: string[] = [];
+  if (first === last) {
+    said.push(
+      `Only ${pointLabel(first, interval)} has answers: visibility ${percent(first.visibility.rate)}, share of voice ${percent(first.share_of_voice.rate)}.`,
+    );
+  } else {
+    said.push(
+      `Visibility went from ${percent(first.visibility.rate)} (${formatDay(first.date)}) to ${percent(last.visibility.rate)} (${formatDay(last.date)}); share of voice from ${percent(first.share_of_voice.rate)} to ${percent(last.share_of_voice.rate)}.`,
+    );
+  }
+  const start = chartStart(points);
+  if (start > 0)
+    said.push(`No answer before ${interval === "week" ? "the week of " : ""}${formatDay(first.date)}: the chart starts there.`);
+  if (interval === "week") {
+    const parts = points.slice(start).filter((p) => p.days < 7);
+    if (parts.length > 0) {
+      const named = parts.map((p) => `${formatDays(p.date, lastDay(p))} (${p.days} ${p.days === 1 ? "day" : "days"})`);
+      said.push(`${named.join(" and ")} ${parts.length === 1 ? "is a part week" : "are part weeks"}, at the period's edge.`);
+    }
+  }
+  return said.join(" ");
+}
+
+/** The chart's points and their x labels from `chartStart` on. */
+export function chartDates(points: TrendPoint[]): string[] {
+  return points.slice(chartStart(points)).map((p) => p.date);
+}
+
+/**
+ * The trend's figures as a table, every point of the period (the chart may start later): its days,
+ * valid answers, visibility with its 95% interval, share of voice, and any `more` columns (the
+ * overview's visibility per engine).
+ */
+export function TrendTable({
+  points,
+  interval,
+  more = [],
+}: {
+  points: TrendPoint[];
+  interval: Interval;
+  more?: Array<{ label: string; values: Array<string> }>;
+}) {
+  return (
+    <ScrollTable label="Trend figures, scrollable">
+      <table class="trend-table">
+        <caption>Visibility and share of voice by {interval}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{interval === "week" ? "Week" : "Day"}</th>
+            <th scope="col" class="num">
+              Valid answers
+            </th>
+            <th scope="col" class="num">
+              Visibility
+            </th>
+            <th scope="col" class="num">
+              95% interval
+            </th>
+            <th scope="col" class="num">
+              Share of voice
+            </th>
+            {more.map((m) => (
+              <th scope="col" class="num" key={m.label}>
+                {m.label}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {points.map((p, i) => (
+            <tr key={p.date}>
+              <th scope="row">{pointLabel(p, interval)}</th>
+              <td class="num">{count(p.answers.valid)}</td>
+              <td class="num">{percent(p.visibility.rate)}</td>
+              <td class="num">{rangeText(p.visibility) || "—"}</td>
+              <td class="num">{percent(p.share_of_voice.rate)}</td>
+              {more.map((m) => (
+                <td class="num" key={m.label}>
+                  {m.values[i]}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </ScrollTable>
+  );
+}
