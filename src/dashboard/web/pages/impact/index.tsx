@@ -42,15 +42,15 @@ function RateCell({ r, label }: { r: Rate; label: string }) {
   // A window without a valid answer (the publication day, or a prompt not tracked then) has no rate to show.
   if (r.n === 0) {
     return (
-      <td class="fact-wide" data-label={label}>
+      <td class="num fact-wide" data-label={label}>
         <span class="muted">no answers</span>
       </td>
     );
   }
   return (
-    <td class="fact-wide" data-label={label}>
+    <td class="num fact-wide" data-label={label}>
       <span class="figure">{percent(r.rate)}</span>{" "}
-      <small class="muted">
+      <small class="muted rate-detail">
         {r.successes}/{r.n}
         {r.low !== null && r.high !== null && (
           <>
@@ -104,8 +104,12 @@ function ArticleCard({ brandId, item }: { brandId: string; item: Impact }) {
           <thead>
             <tr>
               <th scope="col">Figure</th>
-              <th scope="col">Before</th>
-              <th scope="col">After</th>
+              <th scope="col" class="num">
+                Before
+              </th>
+              <th scope="col" class="num">
+                After
+              </th>
               <th scope="col">Change</th>
             </tr>
           </thead>
@@ -186,15 +190,18 @@ export function ArticleImpact({ brandId }: { brandId: string }) {
         For each published article linked to a prompt: the prompt's answers in the days before the publication day and the same number of
         days after it (fewer when the article is recent), over all engines. "Within noise" means the two 95% intervals overlap.
       </p>
+      {/* Its label above its select, as every page's filters have theirs (beside it, the two sat ~9 px apart). */}
       <div class="filters">
-        <label for={selectId}>Window (days before and after)</label>{" "}
-        <select id={selectId} value={String(windowDays)} onChange={(e) => setWindow(e.currentTarget.value)}>
-          {WINDOWS.map((w) => (
-            <option key={w} value={String(w)}>
-              {w} days
-            </option>
-          ))}
-        </select>
+        <div class="field">
+          <label for={selectId}>Window (days before and after)</label>
+          <select id={selectId} value={String(windowDays)} onChange={(e) => setWindow(e.currentTarget.value)}>
+            {WINDOWS.map((w) => (
+              <option key={w} value={String(w)}>
+                {w} days
+              </option>
+            ))}
+          </select>
+        </div>
       </div>
       {isPlanRequired(list.failure) ? (
         <PlanNeeded required="visibility" what="Article impact" />
