@@ -198,6 +198,12 @@ describe("at 390 px", () => {
     await page.waitForURL((url) => !url.searchParams.has("start"));
     await page.getByRole("button", { name: "Filters Last 30 days · All engines · All tags" }).waitFor();
     expect(await period.isVisible()).toBe(true);
+    // Opened, the fields are in the button's frame, right under it (they stood outside it).
+    const fields = page.locator(".filter-fields[data-open]");
+    const [button, frame] = await Promise.all([page.getByRole("button", { name: /^Filters/ }).boundingBox(), fields.boundingBox()]);
+    expect(Math.abs(frame!.y - (button!.y + button!.height))).toBeLessThan(1.5);
+    expect({ x: frame!.x, width: frame!.width }).toEqual({ x: button!.x, width: button!.width });
+    expect(await fields.evaluate((el) => getComputedStyle(el).borderLeftWidth)).toBe("1px");
     await photograph(page, "narrow-filters-open");
     // On a wide screen there is nothing to fold: the fields show and the button does not.
     await page.setViewportSize({ width: 1280, height: 800 });

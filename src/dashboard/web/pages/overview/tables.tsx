@@ -12,21 +12,25 @@ export function RankingTable({ ranking }: { ranking: Ranking }) {
   return (
     <ScrollTable label="Competitor ranking, scrollable">
       <table class="ranking cards-narrow cards-facts">
-        <caption>Ranked by visibility on the same {count(ranking.valid_answers)} valid answers</caption>
+        {/* What the cells hold under their figures is said here once: in each header, it wrapped them onto two to four lines. */}
+        <caption>
+          Ranked by visibility on the same {count(ranking.valid_answers)} valid answers. Under each figure, its 95% interval; under
+          visibility, its change from the previous period.
+        </caption>
         <thead>
           <tr>
             <th scope="col">Name</th>
             <th scope="col" class="num">
-              Visibility (95% interval; change)
+              Visibility
             </th>
             <th scope="col" class="num">
               Share of voice
             </th>
             <th scope="col" class="num">
-              Avg. position (95% interval)
+              Avg. position
             </th>
             <th scope="col" class="num">
-              Sentiment (95% interval)
+              Sentiment
             </th>
           </tr>
         </thead>
