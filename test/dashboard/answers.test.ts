@@ -115,7 +115,7 @@ describe("prompt performance", () => {
     expect(rows.map((r) => r.id)).toEqual(out.prompts.map((p) => p.id));
     expect(rows.map((r) => r.text)).toEqual(out.prompts.map((p) => p.text));
     out.prompts.forEach((p, i) => {
-      const shown = p.visibility.rate === null ? "–" : `${(p.visibility.rate * 100).toFixed(1)}%`;
+      const shown = p.visibility.rate === null ? "—" : `${(p.visibility.rate * 100).toFixed(1)}%`;
       expect(rows[i]!.visibility.startsWith(shown)).toBe(true);
       expect(rows[i]!.visibility).toContain(`n = ${p.visibility.n}`);
     });
@@ -410,7 +410,7 @@ describe("answers", () => {
     await page.goto(d.url(`/brands/${brandId}/answers?status=empty`));
     const cell = page.locator("table.answers-table tbody tr").first().locator('td[data-label="Brand mentioned"]');
     await cell.waitFor();
-    expect(await cell.textContent()).toBe("–");
+    expect(await cell.textContent()).toBe("—");
   });
 
   test("the answers filters are in the URL", async () => {

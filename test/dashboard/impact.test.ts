@@ -34,7 +34,7 @@ async function signIn(page: Page): Promise<void> {
 const toolAnswer = (page: Page, windowDays: number) =>
   sessionTool<ToolOutput<"get_article_impact">>(page, demo.brand.id, "get_article_impact", { window_days: windowDays });
 
-const pct = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(1)}%`);
+const pct = (v: number | null) => (v === null ? "—" : `${(v * 100).toFixed(1)}%`);
 
 test("the demo article: the tool's before/after figures, the verdict in words, cited since yes; the window in the URL", async () => {
   const page = await d.page();

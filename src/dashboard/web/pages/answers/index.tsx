@@ -223,7 +223,7 @@ function AnswerRows({
                   {/* An answer that could not be read is neither (METRICS.md: never "not mentioned"). */}
                   <td class={a.status === "ok" ? "line-next" : "line-none"} data-label="Brand mentioned">
                     {a.status !== "ok" ? (
-                      "–"
+                      "—"
                     ) : (
                       <>
                         <span class="wide-only">{a.mentioned ? "Yes" : "No"}</span>
@@ -233,7 +233,7 @@ function AnswerRows({
                   </td>
                   <td class={`num ${a.position == null ? "line-none" : "line-next"}`} data-label="Position">
                     {a.position == null ? (
-                      "–"
+                      "—"
                     ) : (
                       <>
                         <span class="wide-only">{a.position}</span>
@@ -455,7 +455,7 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
             <dt>Engine</dt>
             <dd>{loaded.data.engines.get(a.engine) ?? a.engine}</dd>
             <dt>Model</dt>
-            <dd>{a.model ?? "–"}</dd>
+            <dd>{a.model ?? "—"}</dd>
             <dt>Status</dt>
             <dd>
               <AnswerStatus status={a.status} />
@@ -463,9 +463,9 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
             <dt>Date</dt>
             <dd>{formatDate(a.created_at)}</dd>
             <dt>Latency</dt>
-            <dd>{a.latency_ms === null ? "–" : a.latency_ms < 1000 ? `${a.latency_ms} ms` : `${(a.latency_ms / 1000).toFixed(1)} s`}</dd>
+            <dd>{a.latency_ms === null ? "—" : a.latency_ms < 1000 ? `${a.latency_ms} ms` : `${(a.latency_ms / 1000).toFixed(1)} s`}</dd>
             <dt>Tokens</dt>
-            <dd>{a.tokens_in === null && a.tokens_out === null ? "–" : `${a.tokens_in ?? "–"} in, ${a.tokens_out ?? "–"} out`}</dd>
+            <dd>{a.tokens_in === null && a.tokens_out === null ? "—" : `${a.tokens_in ?? "—"} in, ${a.tokens_out ?? "—"} out`}</dd>
           </dl>
           {a.error && <Notice kind="error">The engine answered with an error: {a.error}</Notice>}
           <section aria-labelledby="answer-text">

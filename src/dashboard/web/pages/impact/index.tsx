@@ -9,7 +9,7 @@ import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { ApiError, api } from "../../api";
 import { DownloadCsv } from "../../components/download-csv";
-import { Interval } from "../../components/figures";
+import { Interval, percent } from "../../components/figures";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -26,10 +26,6 @@ type Window = Impact["before"];
 
 const WINDOWS = [7, 14, 30, 60, 90] as const;
 const DEFAULT_WINDOW = 14;
-
-function percent(value: number | null): string {
-  return value === null ? "–" : `${(value * 100).toFixed(1)}%`;
-}
 
 /** The verdict of the tools in words: the intervals overlap (within noise) or the change is up or down. */
 export function verdict(f: Figure): "up" | "down" | "within noise" | "no data" {

@@ -6,7 +6,7 @@ import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { ApiError, api } from "../../api";
 import { DownloadCsv } from "../../components/download-csv";
-import { Interval } from "../../components/figures";
+import { Interval, percent } from "../../components/figures";
 import { type AnalyticsFilter, answersPeriod, answersQuery, FilterBar, filterQuery, useAnalyticsFilter } from "../../components/filters";
 import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
@@ -19,11 +19,6 @@ import { TrendSection } from "../overview/trend";
 
 type PromptRow = ToolOutput<"get_prompt_performance">["prompts"][number];
 type Rate = PromptRow["visibility"];
-
-/** One decimal always, as every other page writes a rate ("69.0%", not "69%" beside "96.7%"). */
-export function percent(value: number | null): string {
-  return value === null ? "–" : `${(value * 100).toFixed(1)}%`;
-}
 
 /** A rate with its n and 95% interval in small type. */
 export function RateCell({ rate }: { rate: Rate }) {
@@ -44,7 +39,7 @@ export function RateCell({ rate }: { rate: Rate }) {
 }
 
 export function position(mean: { value: number | null; n: number }): string {
-  return mean.value === null ? "–" : `${mean.value.toFixed(1)} (n = ${mean.n})`;
+  return mean.value === null ? "—" : `${mean.value.toFixed(1)} (n = ${mean.n})`;
 }
 
 const ORDERS = { visibility_desc: "Highest visibility first", visibility_asc: "Lowest visibility first" } as const;
@@ -170,7 +165,7 @@ function Figures({ row }: { row: PromptRow }) {
             {row.top_competitor.name} <small class="figure-detail">in {row.top_competitor.answers} answers</small>
           </>
         ) : (
-          "–"
+          "—"
         )}
       </td>
     </>
