@@ -158,6 +158,21 @@ describe("at 390 px", () => {
     await page.setViewportSize({ width: 390, height: 844 });
   });
 
+  test("the site key wraps into even lines, not one character alone on the last", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(d.url(`/brands/${brandId}`));
+    const key = page.getByRole("figure").filter({ hasText: "Site key" }).locator("pre code");
+    await key.waitFor();
+    const lines = await key.evaluate((code) => {
+      const range = document.createRange();
+      range.selectNodeContents(code);
+      return [...range.getClientRects()].map((r) => r.width);
+    });
+    expect(lines.length).toBeGreaterThanOrEqual(1);
+    expect(Math.min(...lines) / Math.max(...lines)).toBeGreaterThan(0.6);
+    expect(await sidewaysOverflow()).toBe(0);
+  });
+
   test("a tag name of 50 characters does not widen the overview past the screen", async () => {
     const name = "Enterprise buyers comparing analytics suites, EMEA";
     expect([...name].length).toBe(50);

@@ -264,7 +264,9 @@ export function CopyBlock({ label, text }: { label: string; text: string }) {
           </pre>
         </ScrollFrame>
       ) : (
-        <pre>
+        // A token (a key: no word to keep whole) is cut into even lines; at 390 px the site key ended
+        // with one character alone on its second line.
+        <pre class={/^[\w-]+$/.test(text) ? "copy-token" : undefined}>
           <code>{text}</code>
         </pre>
       )}
