@@ -145,6 +145,11 @@ describe("at 390 px", () => {
     const failed = page.locator("table.answers-table tbody tr").first();
     await failed.locator(".badge.answer-status").waitFor();
     expect(await failed.locator('td[data-label="Brand mentioned"]').isVisible()).toBe(false);
+    // The small link under a source's name is a target a finger can hit.
+    await page.goto(d.url(`/brands/${brandId}/sources`));
+    const citing = page.getByRole("link", { name: /^Answers citing / }).first();
+    await citing.waitFor();
+    expect((await citing.boundingBox())!.height).toBeGreaterThanOrEqual(44);
     for (const [path, table, label] of [["/sources", "table.sources-table", "Citation share"]] as const) {
       await page.goto(d.url(`/brands/${brandId}${path}`));
       const cell = page.locator(`${table} tbody tr`).first().locator(`td[data-label="${label}"]`);

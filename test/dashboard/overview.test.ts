@@ -185,9 +185,14 @@ describe("the overview", () => {
     const second = heights.slice(width, 2 * width);
     const citation = heights[4]!;
     expect(Math.max(...second) - citation).toBeLessThan(1);
+    const value = retrieval.locator(".kpi-value");
+    const before = (await value.boundingBox())!.y;
     await info.focus();
     await page.keyboard.press("Enter");
     await definition.waitFor();
+    // It opens under the figure, which stays where it was (above it, the figure dropped ~140 px).
+    expect((await value.boundingBox())!.y).toBe(before);
+    expect((await definition.boundingBox())!.y).toBeGreaterThan(before);
     expect(await info.getAttribute("aria-expanded")).toBe("true");
     // Every tile has one, Citation rate's too.
     for (const name of [

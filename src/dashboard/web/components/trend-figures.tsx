@@ -37,6 +37,8 @@ export function chartStart(points: TrendPoint[]): number {
 
 /** The sentences under a trend: how visibility and share of voice went, where the chart starts, and its part weeks. */
 export function trendSummary(points: TrendPoint[], interval: Interval): string {
+  // A week by its days: "(Oct 30, 2026)" for a part week of three days read as one day's figure.
+  const when = (p: TrendPoint) => (interval === "week" ? formatDays(p.date, lastDay(p)) : formatDay(p.date));
   const seen = points.filter((p) => p.visibility.n > 0);
   const first = seen[0];
   const last = seen[seen.length - 1];
@@ -48,7 +50,7 @@ export function trendSummary(points: TrendPoint[], interval: Interval): string {
     );
   } else {
     said.push(
-      `Visibility went from ${percent(first.visibility.rate)} (${formatDay(first.date)}) to ${percent(last.visibility.rate)} (${formatDay(last.date)}); share of voice from ${percent(first.share_of_voice.rate)} to ${percent(last.share_of_voice.rate)}.`,
+      `Visibility went from ${percent(first.visibility.rate)} (${when(first)}) to ${percent(last.visibility.rate)} (${when(last)}); share of voice from ${percent(first.share_of_voice.rate)} to ${percent(last.share_of_voice.rate)}.`,
     );
   }
   const start = chartStart(points);
@@ -97,10 +99,13 @@ export function TrendTable({
               Visibility
             </th>
             <th scope="col" class="num">
-              95% interval
+              Visibility, 95% interval
             </th>
             <th scope="col" class="num">
               Share of voice
+            </th>
+            <th scope="col" class="num">
+              Share of voice, 95% interval
             </th>
             {more.map((m) => (
               <th scope="col" class="num" key={m.label}>
@@ -117,6 +122,7 @@ export function TrendTable({
               <td class="num">{percent(p.visibility.rate)}</td>
               <td class="num">{rangeText(p.visibility) || "—"}</td>
               <td class="num">{percent(p.share_of_voice.rate)}</td>
+              <td class="num">{rangeText(p.share_of_voice) || "—"}</td>
               {more.map((m) => (
                 <td class="num" key={m.label}>
                   {m.values[i]}

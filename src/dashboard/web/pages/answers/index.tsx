@@ -227,7 +227,7 @@ function AnswerRows({
                     ) : (
                       <>
                         <span class="wide-only">{a.mentioned ? "Yes" : "No"}</span>
-                        <span class="narrow-only">{a.mentioned ? "Mentioned" : "Not mentioned"}</span>
+                        <span class={`narrow-only${a.mentioned ? " mention-yes" : ""}`}>{a.mentioned ? "Mentioned" : "Not mentioned"}</span>
                       </>
                     )}
                   </td>

@@ -109,7 +109,7 @@ function CompetitorForm({
 }
 
 function List({ items }: { items: string[] }) {
-  if (items.length === 0) return <span class="muted">none</span>;
+  if (items.length === 0) return <span class="muted">—</span>;
   return (
     <ul class="plain-list">
       {items.map((item) => (

@@ -66,7 +66,7 @@ function ChangeCell({ f }: { f: Figure }) {
       {f.change_pp !== null && (
         <>
           {" "}
-          · <span class="nowrap">{points(f.change_pp)}</span>
+          <span class="nowrap">· {points(f.change_pp)}</span>
         </>
       )}
     </td>

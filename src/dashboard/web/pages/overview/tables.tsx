@@ -47,16 +47,18 @@ export function RankingTable({ ranking }: { ranking: Ranking }) {
                 {/* Who is gaining: the change from the previous period, with the tool's verdict. */}
                 <span class="cell-meta cell-change">
                   <VerdictWord verdict={verdict(r.visibility)} />
+                  {/* "· +0.8 points" kept whole: "within noise ·" ended a phone card's line. */}
                   {r.visibility.change_pp !== null && (
                     <>
                       {" "}
-                      · <span class="nowrap">{points(r.visibility.change_pp)}</span>
+                      <span class="nowrap">· {points(r.visibility.change_pp)}</span>
                     </>
                   )}
                 </span>
               </td>
               <td class="num" data-label="Share of voice">
                 {percent(r.share_of_voice.rate)}
+                <span class="cell-meta">{rangeText(r.share_of_voice)}</span>
               </td>
               <td class="num" data-label="Avg. position">
                 {meanText(r.avg_position.value, 1)}
@@ -78,6 +80,7 @@ export function EngineTable({ overview }: { overview: Overview }) {
   return (
     <ScrollTable label="Figures by engine, scrollable">
       <table class="by-engine cards-narrow cards-facts">
+        <caption>Each engine's figures on its own answers; under visibility, its 95% interval.</caption>
         <thead>
           <tr>
             <th scope="col">Engine</th>
@@ -85,7 +88,7 @@ export function EngineTable({ overview }: { overview: Overview }) {
               Valid answers
             </th>
             <th scope="col" class="num">
-              Visibility (95% interval)
+              Visibility
             </th>
             <th scope="col" class="num">
               Share of voice

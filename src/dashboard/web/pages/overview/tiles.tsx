@@ -53,8 +53,18 @@ function ChangeLine({
   return (
     <p class="kpi-change">
       <VerdictWord verdict={v} higherIsWorse={higherIsWorse} />
-      {change && <> · {change}</>}
-      {v !== "no previous figure" && <span class="kpi-previous"> (previous: {previous})</span>}
+      {change && (
+        <>
+          {" "}
+          <span class="nowrap">· {change}</span>
+        </>
+      )}
+      {v !== "no previous figure" && (
+        <>
+          {" "}
+          <span class="kpi-previous nowrap">(previous: {previous})</span>
+        </>
+      )}
     </p>
   );
 }
@@ -85,10 +95,11 @@ function Tile({ title, definition, children }: { title: string; definition: stri
           <circle cx="10" cy="6.1" r="1.05" fill="currentColor" stroke="none" />
         </svg>
       </button>
+      {children}
+      {/* Under the figure, which stays where it is when the definition opens (above it, the figure dropped ~140 px). */}
       <p id={`${id}-def`} class="kpi-definition" hidden={!open}>
         {definition}
       </p>
-      {children}
     </section>
   );
 }

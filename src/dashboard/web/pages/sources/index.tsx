@@ -85,7 +85,10 @@ function CitingAnswers({
         </a>
       </div>
       <p class="muted">
-        <a href={`${brandPath(brandId, "/answers")}${answersQuery(filter, { [level === "url" ? "cites_url" : "cites"]: source })}`}>
+        <a
+          class="citing-open"
+          href={`${brandPath(brandId, "/answers")}${answersQuery(filter, { [level === "url" ? "cites_url" : "cites"]: source })}`}
+        >
           Open them in Answers
         </a>
       </p>
