@@ -172,9 +172,13 @@ describe("answers", () => {
   test("a prompt → its page → an answer with its mentions highlighted at the stored offsets", async () => {
     await page.goto(d.url(`/brands/${brandId}/performance`));
     const link = page.locator("table.performance-table tbody tr th a").first();
+    const text = (await link.textContent())!.trim();
     await link.click();
     await page.waitForURL(/\/performance\/[^/?]+/);
-    await page.locator(".prompt-text").waitFor();
+    // Headed by the prompt's text, the word "Prompt" above it.
+    const heading = page.getByRole("heading", { level: 1 });
+    await page.locator(".page-kind", { hasText: "Prompt" }).waitFor();
+    expect(await heading.textContent()).toBe(text);
     await page.locator("table.answers-table tbody tr").first().waitFor();
     // The prompt's figures are its row of get_prompt_performance.
     const promptIdShown = decodeURIComponent(new URL(page.url()).pathname.split("/").pop()!);

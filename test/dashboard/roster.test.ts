@@ -204,7 +204,8 @@ describe("the Prompts page", () => {
     // A prompt's text is the way to its figures and answers, as on Prompt performance.
     await archived.getByRole("link", { name: "best CRM for small agencies", exact: true }).click();
     await page.waitForURL(`**/performance/${encodeURIComponent(listed.prompts[0].id)}`);
-    await page.getByRole("heading", { name: "Prompt", level: 1, exact: true }).waitFor();
+    // Its page is headed by the prompt itself.
+    await page.getByRole("heading", { name: "best CRM for small agencies", level: 1, exact: true }).waitFor();
     await page.goBack();
     await archived.waitFor();
     expectNothingUnsafe(page);

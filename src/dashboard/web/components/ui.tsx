@@ -333,7 +333,11 @@ export function useStillHere(): () => () => boolean {
 let firstPageShown = false;
 
 /** Sets the document title and, after an in-app navigation, gives the page heading focus so a screen reader announces the new page. */
-export function PageHeading({ title, children }: { title: string; children?: ComponentChildren }) {
+/**
+ * The page's h1, focused when the page is shown. `kind`: what the page is of, shown small above a
+ * heading that is the thing itself (a prompt's page is headed by the prompt's text).
+ */
+export function PageHeading({ title, kind, children }: { title: string; kind?: string; children?: ComponentChildren }) {
   const ref = useRef<HTMLHeadingElement>(null);
   const brand = useContext(BrandName);
   useEffect(() => {
@@ -344,9 +348,18 @@ export function PageHeading({ title, children }: { title: string; children?: Com
   }, [title, brand]);
   return (
     <div class="page-head">
-      <h1 ref={ref} tabIndex={-1}>
-        {title}
-      </h1>
+      {kind ? (
+        <div class="page-title">
+          <p class="page-kind">{kind}</p>
+          <h1 ref={ref} tabIndex={-1}>
+            {title}
+          </h1>
+        </div>
+      ) : (
+        <h1 ref={ref} tabIndex={-1}>
+          {title}
+        </h1>
+      )}
       {children}
     </div>
   );

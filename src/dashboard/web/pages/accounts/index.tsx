@@ -128,7 +128,7 @@ export function Accounts() {
   return (
     <>
       <PageHeading title="Accounts" />
-      <p>
+      <p class="page-intro">
         Plans decide what an account can do: Visibility for analytics, prompts, tags, competitors and API keys; Autopilot adds articles.
       </p>
       {loaded.error && <LoadFailed error={loaded.error} failure={loaded.failure} retry={loaded.reload} />}

@@ -150,7 +150,7 @@ export function Competitors({ brandId }: { brandId: string }) {
       <PageHeading title="Competitors">
         {list.items.length > 0 && <DownloadCsv brandId={brandId} tool="list_competitors" label="competitors" />}
       </PageHeading>
-      <p>
+      <p class="page-intro">
         The other brands counted in the same AI answers, for share of voice, ranking and content gaps. Their aliases and domains tell
         Spyglass which mentions and citations are theirs. {REANALYSIS}
       </p>

@@ -133,7 +133,7 @@ export function Gaps({ brandId }: { brandId: string }) {
       <PageHeading title="Content gaps">
         <DownloadCsv brandId={brandId} tool="get_content_gaps" input={filter} label="content gaps" />
       </PageHeading>
-      <p class="muted">Prompts where the engines name competitors and never the brand: what to write next.</p>
+      <p class="page-intro">Prompts where the engines name competitors and never the brand: what to write next.</p>
       <FilterBar brandId={brandId} />
       {!canDraft && list.loaded && list.items.length > 0 && <PlanNeeded required="autopilot" what="Drafting an article" />}
       {error && <Notice kind="error">{error}</Notice>}

@@ -182,7 +182,7 @@ export function ArticleImpact({ brandId }: { brandId: string }) {
           label="article impact figures"
         />
       </PageHeading>
-      <p class="muted">
+      <p class="page-intro">
         For each published article linked to a prompt: the prompt's answers in the days before the publication day and the same number of
         days after it (fewer when the article is recent), over all engines. "Within noise" means the two 95% intervals overlap.
       </p>

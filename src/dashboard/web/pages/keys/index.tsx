@@ -203,7 +203,7 @@ export function ApiKeys({ brandId }: { brandId: string }) {
   return (
     <>
       <PageHeading title="API keys" />
-      <p>
+      <p class="page-intro">
         An API key lets an AI client (Claude Code, Cursor, VS Code, Windsurf, Codex, Claude Desktop) use this brand's tools over MCP. Each
         key works for one brand; create one key per client, so that you can revoke one without the others.
       </p>

@@ -248,13 +248,10 @@ export function PromptPage({ brandId, params }: { brandId: string; params: Recor
       <p>
         <a href={`${brandPath(brandId, "/performance")}${carry}`}>All prompts' performance</a>
       </p>
-      <PageHeading title="Prompt" />
-      {prompt.data &&
-        (prompt.data.prompt ? (
-          <blockquote class="prompt-text">{prompt.data.prompt.text}</blockquote>
-        ) : (
-          <Notice kind="error">This prompt does not exist.</Notice>
-        ))}
+      {/* Headed by the prompt itself, "Prompt" above it: the page's heading was the word "Prompt", its
+          subject in a pale box under it. */}
+      <PageHeading title={prompt.data?.prompt?.text ?? "Prompt"} kind={prompt.data?.prompt ? "Prompt" : undefined} />
+      {prompt.data && !prompt.data.prompt && <Notice kind="error">This prompt does not exist.</Notice>}
       {prompt.error &&
         (isPlanRequired(prompt.failure) ? (
           <PlanNeeded required="visibility" what="A prompt's page" />

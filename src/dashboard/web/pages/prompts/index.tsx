@@ -89,7 +89,9 @@ export function Prompts({ brandId }: { brandId: string }) {
           </div>
         )}
       </PageHeading>
-      <p>The questions Spyglass asks AI engines for this brand; each answer is checked for the brand and its competitors.</p>
+      <p class="page-intro">
+        The questions Spyglass asks AI engines for this brand; each answer is checked for the brand and its competitors.
+      </p>
       {none && !filtered && !filters.archived ? (
         <EmptyState title="No prompts yet">
           <p>

@@ -171,7 +171,7 @@ export function Sources({ brandId }: { brandId: string }) {
       <PageHeading title="Sources">
         <DownloadCsv brandId={brandId} tool="get_top_sources" input={{ ...filter, level }} label="sources" />
       </PageHeading>
-      <p class="muted">Which websites the engines cite in their answers, most cited first.</p>
+      <p class="page-intro">Which websites the engines cite in their answers, most cited first.</p>
       <FilterBar brandId={brandId} also={level === "url" ? "By URL" : "By domain"}>
         <fieldset class="segmented">
           <legend>Group by</legend>

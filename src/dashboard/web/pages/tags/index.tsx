@@ -129,7 +129,9 @@ export function Tags({ brandId }: { brandId: string }) {
   return (
     <>
       <PageHeading title="Tags">{list.items.length > 0 && <DownloadCsv brandId={brandId} tool="list_tags" label="tags" />}</PageHeading>
-      <p>Tags group the brand's prompts (by product, topic, funnel stage or market) to filter the prompts and the analytics.</p>
+      <p class="page-intro">
+        Tags group the brand's prompts (by product, topic, funnel stage or market) to filter the prompts and the analytics.
+      </p>
       {message && <Notice kind="success">{message}</Notice>}
       {list.error && <LoadFailed error={list.error} failure={list.failure} retry={list.reload} />}
       {list.loaded && list.items.length === 0 ? (
