@@ -132,6 +132,12 @@ describe("Sources and Content gaps on demo data", () => {
     await page.getByRole("radio", { name: "URL" }).check();
     await page.waitForURL(/level=url/);
     await page.locator("table.sources-table tbody tr").first().waitFor();
+    // The chosen half of the grouping is tinted, the other not.
+    const tints = await page
+      .locator(".filter-bar .segmented label")
+      .evaluateAll((labels) => labels.map((l) => [l.textContent?.trim(), getComputedStyle(l).backgroundColor]));
+    expect(tints[0]![1]).not.toBe(tints[1]![1]);
+    expect(tints[1]![0]).toBe("URL");
     const byUrl = await sessionTool<Sources>(page, brandId, "get_top_sources", { start_date: start, level: "url", limit: 50 });
     await until(() => page.locator("table.sources-table tbody tr").count(), byUrl.sources.length);
     // A URL counts once per answer: its citations are its answers, shown once.
