@@ -273,6 +273,12 @@ describe("answers", () => {
     expect(answerId).toBeDefined();
     await page.goto(d.url(`/brands/${brandId}/answers/${answerId}`));
     await page.locator(".answer-text").waitFor();
+    // Headed by the prompt it answers, as the prompt's page is; a link leads back to that page.
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe(text);
+    await page.locator(".page-kind", { hasText: "Answer to" }).waitFor();
+    expect(await page.getByRole("link", { name: "This prompt's figures and answers" }).getAttribute("href")).toBe(
+      `/brands/${brandId}/performance/${encodeURIComponent(promptId)}`,
+    );
     const { answer } = await tool<{
       answer: { text: string; mentions: Array<{ name: string; offset: number; is_brand: boolean }> };
     }>("get_answer", { answer_id: answerId! });

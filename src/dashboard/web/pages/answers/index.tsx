@@ -426,7 +426,8 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
       <p>
         <a href={brandPath(brandId, "/answers")}>All answers</a>
       </p>
-      <PageHeading title="Answer" />
+      {/* Headed, as a prompt's page is, by the prompt this answers: the page's heading was the word "Answer". */}
+      <PageHeading title={a ? a.prompt_text || a.prompt_id : "Answer"} kind={a ? "Answer to" : undefined} />
       {loaded.error && (
         <LoadFailed
           error={
@@ -445,12 +446,9 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
       )}
       {a && loaded.data && (
         <>
-          <section aria-labelledby="answer-prompt">
-            <h2 id="answer-prompt">Prompt</h2>
-            <blockquote class="prompt-text">
-              <a href={brandPath(brandId, `/performance/${encodeURIComponent(a.prompt_id)}`)}>{a.prompt_text || a.prompt_id}</a>
-            </blockquote>
-          </section>
+          <p>
+            <a href={brandPath(brandId, `/performance/${encodeURIComponent(a.prompt_id)}`)}>This prompt's figures and answers</a>
+          </p>
           <dl class="answer-facts">
             <dt>Engine</dt>
             <dd>{loaded.data.engines.get(a.engine) ?? a.engine}</dd>
