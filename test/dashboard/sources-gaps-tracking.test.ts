@@ -391,6 +391,17 @@ max_retries = 0
     expect(said).toMatch(/Next run: [^.]*, \d{1,2}:00\u00a0[AP]M\u00a0[A-Z]+\./);
     await expectAccessible(page, "tracking");
     await photograph(page, "tracking");
+    // On a phone's card an engine's API stays whole ("openai-" / "responses" read as two words).
+    const viewport = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    const api = engines.locator('td[data-label="API"]', { hasText: "openai-responses" }).first();
+    const lines = await api.evaluate((td) => {
+      const range = document.createRange();
+      range.selectNodeContents(td);
+      return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+    });
+    expect(lines).toBe(1);
+    await page.setViewportSize(viewport);
     await page.goto(d.url(`/brands/${brandId}`));
     const brandTracking = page.getByRole("region", { name: "Tracking" });
     await brandTracking.getByText(`The engines below are asked at ${clock}, every day (UTC)`).waitFor();

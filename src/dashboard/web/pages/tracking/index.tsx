@@ -251,7 +251,7 @@ export function Tracking({ brandId }: { brandId: string }) {
                       <td class="mono nowrap" data-label="Model">
                         {e.model}
                       </td>
-                      <td class="mono nowrap" data-label="API">
+                      <td class="mono nowrap keep-whole" data-label="API">
                         {e.api}
                       </td>
                       <td class="num" data-label="Concurrency">
