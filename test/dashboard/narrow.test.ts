@@ -140,6 +140,11 @@ describe("at 390 px", () => {
     expect((await answer.locator("td.answer-date").boundingBox())!.y).toBeGreaterThan(engine.y + 10);
     expect((await answer.boundingBox())!.height).toBeLessThan(140);
     expect(await sidewaysOverflow()).toBe(0);
+    // The whole card is its link's target: a tap on its date opens the answer.
+    const href = (await answer.locator("th a").getAttribute("href"))!;
+    const date = (await answer.locator("td.answer-date").boundingBox())!;
+    await page.mouse.click(date.x + date.width / 2, date.y + date.height / 2);
+    await page.waitForURL((url) => url.pathname === href);
     // An answer that is not one says so on its card, and says no mention.
     await page.goto(d.url(`/brands/${brandId}/answers?status=error`));
     const failed = page.locator("table.answers-table tbody tr").first();
