@@ -59,8 +59,8 @@ export function trendSummary(points: TrendPoint[], interval: Interval): string {
   if (interval === "week") {
     const parts = points.slice(start).filter((p) => p.days < 7);
     if (parts.length > 0) {
-      const named = parts.map((p) => `${formatDays(p.date, lastDay(p))} (${p.days} ${p.days === 1 ? "day" : "days"})`);
-      said.push(`${named.join(" and ")} ${parts.length === 1 ? "is a part week" : "are part weeks"}, at the period's edge.`);
+      const named = parts.map((p) => pointLabel(p, interval)).join(" and ");
+      said.push(`${named} ${parts.length === 1 ? "is a part week" : "are part weeks"}, at the period's edge.`);
     }
   }
   return said.join(" ");
