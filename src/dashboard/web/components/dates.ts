@@ -19,11 +19,18 @@ export function formatDays(start: string, end: string): string {
   return `${(sameYear ? DAY_IN_YEAR_FORMAT : DAY_FORMAT).format(from)} – ${DAY_FORMAT.format(to)}`;
 }
 
-export function formatDate(iso: string | null): string {
+/**
+ * A moment as people read it, with its zone: "Nov 28, 2026, 6:20 AM UTC". `short`: without the year
+ * when it is this year ("Nov 28, 6:20 AM UTC"), for a list of dates that are mostly recent (the
+ * answers), where the year took a column's width from the text beside it.
+ */
+export function formatDate(iso: string | null, short = false): string {
   if (!iso) return "never";
+  const date = new Date(iso);
+  const thisYear = date.getFullYear() === new Date().getFullYear();
   // With its time zone: the analytics' days are UTC days, and a time without a zone misleads across them.
-  const text = new Date(iso).toLocaleString(undefined, {
-    year: "numeric",
+  const text = date.toLocaleString(undefined, {
+    year: short && thisYear ? undefined : "numeric",
     month: "short",
     day: "numeric",
     hour: "numeric",

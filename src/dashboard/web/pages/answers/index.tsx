@@ -195,7 +195,7 @@ function AnswerRows({
           </thead>
           <tbody>
             {list.items.map((a) => {
-              const when = formatDate(a.created_at);
+              const when = formatDate(a.created_at, true);
               return (
                 <tr key={a.id} data-answer-id={a.id}>
                   <th scope="row" class={showPrompt ? "answer-prompt" : undefined}>

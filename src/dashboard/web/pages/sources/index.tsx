@@ -110,7 +110,7 @@ function CitingAnswers({
             <tbody>
               {/* As the Answers list: each answer named by the prompt it answers, its link; the date last. */}
               {list.items.map((a) => {
-                const when = formatDate(a.created_at);
+                const when = formatDate(a.created_at, true);
                 return (
                   <tr key={a.id}>
                     <th scope="row" class="prompt-text">
