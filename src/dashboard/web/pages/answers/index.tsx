@@ -231,8 +231,8 @@ function AnswerRows({
                       </>
                     )}
                   </td>
-                  <td class={`num ${a.position == null ? "line-none" : "line-next"}`} data-label="Position">
-                    {a.position == null ? (
+                  <td class={`num ${a.position === null ? "line-none" : "line-next"}`} data-label="Position">
+                    {a.position === null ? (
                       "—"
                     ) : (
                       <>
