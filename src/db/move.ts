@@ -14,10 +14,10 @@ const FILLED_BY_TRIGGERS = new Set(["answer_source_engine_days"]);
 /**
  * Columns the target computes itself, by triggers: copied, then rewritten there in its own JSON
  * spelling (`["a", "b"]`) and order when the rows they are made from are copied (prompts.tag_names,
- * from prompt_tags and tags: PostgreSQL 0005). Left out of the checksums; what they are made from is
- * in them.
+ * from prompt_tags and tags: PostgreSQL 0005), or given a value of its own (prompts.version, at every
+ * insert: PostgreSQL 0014). Left out of the checksums; what they are made from is in them.
  */
-const DERIVED_COLUMNS: Record<string, readonly string[]> = { prompts: ["tag_names"] };
+const DERIVED_COLUMNS: Record<string, readonly string[]> = { prompts: ["tag_names", "version"] };
 
 const checkedColumns = (table: TableShape): string[] => table.columns.filter((column) => !DERIVED_COLUMNS[table.name]?.includes(column));
 

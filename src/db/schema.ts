@@ -102,13 +102,19 @@ export const prompts = sqliteTable(
     // tags (migration 0012 / PostgreSQL 0005): a page of list_prompts reads them with the row instead
     // of a correlated subquery per prompt, which was about a fifth of its CPU (bench/door.ts).
     tagNames: text("tag_names").notNull().default("[]"),
+    // Which state of the row this is: a new value, never used before, at every insert and every change
+    // of what a prompt's view is made of (set by triggers: migration 0020 / PostgreSQL 0014). A page of
+    // list_prompts reads ids and versions from prompts_brand_active_idx alone and reuses the views it
+    // made of rows whose version has not changed (src/prompts/service.ts).
+    version: integer("version").notNull().default(0),
   },
   (t) => [
     uniqueIndex("prompts_brand_text_idx").on(t.brandId, t.textKey),
     index("prompts_brand_created_idx").on(t.brandId, t.createdAt),
     // The brand's active prompts in list order (archived_at IS NULL, then created_at, id): a page of
-    // list_prompts, and a tracking run's prompts, read in order without sorting the ties of created_at.
-    index("prompts_brand_active_idx").on(t.brandId, t.archivedAt, t.createdAt, t.id),
+    // list_prompts, and a tracking run's prompts, read in order without sorting the ties of created_at;
+    // with the version, a page's ids and versions are read from the index alone.
+    index("prompts_brand_active_idx").on(t.brandId, t.archivedAt, t.createdAt, t.id, t.version),
   ],
 );
 

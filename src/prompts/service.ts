@@ -90,16 +90,24 @@ function notFound(given?: string): NotFound {
 // The reads behind list_prompts and every returned prompt: the tag names are the row's own
 // tag_names (kept by triggers: migration 0012, PostgreSQL 0005) and sorted here, so a page costs
 // one query (its text, built per combination of filters, is prepared once by the connection).
-const PROMPT_COLUMNS = "p.id, p.text, p.country, p.language, p.archived_at, p.created_at, p.tag_names";
+const PROMPT_COLUMNS = "p.id, p.text, p.country, p.language, p.archived_at, p.created_at, p.tag_names, p.version";
 const ONE_PROMPT = `SELECT ${PROMPT_COLUMNS} FROM prompts p WHERE p.brand_id = ?1 AND p.id = ?2`;
+// What a page of list_prompts reads first: for the active prompts (the default), from
+// prompts_brand_active_idx alone.
+const VERSION_COLUMNS = "p.id, p.created_at, p.version";
 
-interface PromptSqlRow {
+interface PromptVersionRow {
   id: string;
+  created_at: number;
+  /** Which state of the row this is: new at every insert and change (migration 0020, PostgreSQL 0014). */
+  version: number;
+}
+
+interface PromptSqlRow extends PromptVersionRow {
   text: string;
   country: string | null;
   language: string | null;
   archived_at: number | null;
-  created_at: number;
   tag_names: string;
 }
 
@@ -115,7 +123,7 @@ interface ListFilter {
  * One text per combination of filters (each cached by the connection): optional terms written as
  * `?x IS NULL OR …` cost SQLite a plan per row.
  */
-function listQuery(brandId: string, filter: ListFilter, limit: number): { text: SqlText; params: SqlParam[] } {
+function listQuery(brandId: string, filter: ListFilter, limit: number, columns: string): { text: SqlText; params: SqlParam[] } {
   const params: SqlParam[] = [];
   const param = (value: SqlParam): string => {
     params.push(value);
@@ -137,7 +145,7 @@ function listQuery(brandId: string, filter: ListFilter, limit: number): { text: 
   // breaks the ties of prompts added before that held.
   const text = (dialect: Dialect): string => {
     const where = query === null ? terms : [...terms, `${dialect === "sqlite" ? "instr" : "strpos"}(p.text_key, ${query}) > 0`];
-    return `SELECT ${PROMPT_COLUMNS} FROM prompts p WHERE ${where.join(" AND ")} ORDER BY p.created_at, p.id LIMIT ${limitParam}`;
+    return `SELECT ${columns} FROM prompts p WHERE ${where.join(" AND ")} ORDER BY p.created_at, p.id LIMIT ${limitParam}`;
   };
   return { text: { sqlite: text("sqlite"), postgres: text("postgres") }, params };
 }
@@ -252,14 +260,51 @@ export async function listPrompts(
     tagId = tag.id;
   }
   const query = options.query === undefined ? "" : promptTextKey(options.query);
-  const { text, params } = listQuery(
-    brandId,
-    { includeArchived: options.includeArchived === true, after, query, tagId, promptId },
-    options.limit + 1,
-  );
-  const rows = await db.all<PromptSqlRow>(text, params);
-  const { items, next } = page(rows, options.limit, (r) => [r.created_at, r.id]);
-  return { prompts: items.map(view), next_cursor: next };
+  const filter: ListFilter = { includeArchived: options.includeArchived === true, after, query, tagId, promptId };
+  const keyOf = (row: PromptVersionRow) => [row.created_at, row.id] as const;
+  // The page's ids and versions first; when the views made lately are of those very rows, they are
+  // the page. Otherwise the page is read whole, as one query, and its views kept.
+  const kept = keptViewsOf(db);
+  const versions = listQuery(brandId, filter, options.limit + 1, VERSION_COLUMNS);
+  const found = page(await db.all<PromptVersionRow>(versions.text, versions.params), options.limit, keyOf);
+  const views: PromptView[] = [];
+  for (const row of found.items) {
+    const known = kept.get(row.id);
+    if (known?.version !== row.version) break;
+    views.push(known.view);
+  }
+  if (views.length === found.items.length) return { prompts: views, next_cursor: found.next };
+  const whole = listQuery(brandId, filter, options.limit + 1, PROMPT_COLUMNS);
+  const { items, next } = page(await db.all<PromptSqlRow>(whole.text, whole.params), options.limit, keyOf);
+  return { prompts: items.map((row) => keepView(kept, row)), next_cursor: next };
+}
+
+/**
+ * The views pages of list_prompts were made of lately, per database, by prompt id, each with the
+ * version of the row it was made from: a page whose rows have not changed since is answered with
+ * them, from its ids and versions, without reading and converting every column again (the page's
+ * other columns and their views were about a sixth of a list_prompts call's CPU: bench/door.ts).
+ * The versions are the database's (triggers), so a change made anywhere, by this process or another,
+ * is seen at the next page. The views are shared by the pages that hold them, and never changed.
+ */
+const keptViews = new WeakMap<Queries, Map<string, { version: number; view: PromptView }>>();
+/** At most this many views (a few hundred bytes each); the oldest kept goes first. */
+const MAX_KEPT_VIEWS = 4_096;
+
+function keptViewsOf(db: Queries): Map<string, { version: number; view: PromptView }> {
+  let kept = keptViews.get(db);
+  if (!kept) {
+    kept = new Map();
+    keptViews.set(db, kept);
+  }
+  return kept;
+}
+
+function keepView(kept: Map<string, { version: number; view: PromptView }>, row: PromptSqlRow): PromptView {
+  const made = view(row);
+  if (!kept.has(row.id) && kept.size >= MAX_KEPT_VIEWS) kept.delete(kept.keys().next().value as string);
+  kept.set(row.id, { version: row.version, view: made });
+  return made;
 }
 
 /** Rows of prompt_tags for one prompt: `(?, ?), (?, ?)…` and their parameters. */

@@ -23,9 +23,9 @@ function defaultText(value: unknown): string | undefined {
 }
 
 /**
- * The PostgreSQL type a SQLite column maps to: integer epoch milliseconds and answer ids are bigint
- * (PostgreSQL's integer is 32-bit), other integers stay integer (booleans included), REAL is double
- * precision, text stays text (JSON included).
+ * The PostgreSQL type a SQLite column maps to: integer epoch milliseconds, answer ids and prompts'
+ * versions are bigint (PostgreSQL's integer is 32-bit), other integers stay integer (booleans
+ * included), REAL is double precision, text stays text (JSON included).
  */
 function pgTypeOf(table: string, column: { name: string; getSQLType(): string }): string {
   const type = column.getSQLType();
@@ -35,6 +35,7 @@ function pgTypeOf(table: string, column: { name: string; getSQLType(): string })
     (column.name.endsWith("_at") ||
       column.name.endsWith("_until") ||
       column.name === "answer_id" ||
+      (table === "prompts" && column.name === "version") ||
       ((table === "answers" || table === "tracking_tasks") && column.name === "id"))
   ) {
     return "bigint";

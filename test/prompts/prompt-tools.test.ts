@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { type Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { revokeApiKey } from "../../src/keys/service";
+import { secondConnection } from "../support/database";
 import { call, rpc } from "../support/mcp";
 import { type SeededToolServer, seededToolServer } from "../support/tool-server";
 
@@ -183,6 +184,68 @@ describe("editing and archiving", () => {
     expect((await call(a, "update_prompt", { text: "no id given" })).error).toBe("Invalid input for update_prompt: prompt_id is required.");
     expect((await call(a, "update_prompt", { prompt_id: "prm_doesnotexist00", text: "x y z" })).error).toBe(PROMPT_NOT_FOUND);
     expect((await call(a, "delete_prompt", { prompt_id: "prm_doesnotexist00" })).error).toBe(PROMPT_NOT_FOUND);
+  });
+
+  test("list_prompts shows each change to a listed prompt at its next page, whoever made it, on either database", async () => {
+    // A page's views are reused while their rows' versions hold (src/prompts/service.ts): every kind of
+    // change must show, including one made through another connection (the CLI, a second instance).
+    const f = await seededToolServer({ file: true });
+    try {
+      const client = await f.client(f.seed.a.key);
+      const id = f.seed.a.ids.promptId;
+      const listed = async (args: Record<string, unknown> = {}) => {
+        const { data, error } = await call(client, "list_prompts", args);
+        expect(error).toBeNull();
+        return data.prompts.find((p: { id: string }) => p.id === id) ?? null;
+      };
+      expect(await listed()).toMatchObject({ text: "best Acme software for small teams", tags: ["Acme launch"], country: "US" });
+      expect(await listed()).toMatchObject({ text: "best Acme software for small teams" });
+
+      await call(client, "update_prompt", {
+        prompt_id: id,
+        text: "best Acme tools for tiny teams",
+        tags: ["Zeta", "alpha"],
+        country: "de",
+      });
+      const edited = { text: "best Acme tools for tiny teams", tags: ["alpha", "Zeta"], country: "DE", language: "en", archived: false };
+      expect(await listed()).toMatchObject(edited);
+      expect(await listed()).toMatchObject(edited);
+      expect(await listed({ query: "TINY teams" })).toMatchObject(edited);
+
+      const zeta = (await call(client, "list_tags")).data.tags.find((t: { name: string }) => t.name === "Zeta").id;
+      await call(client, "update_tag", { tag_id: zeta, name: "Omega" });
+      expect((await listed()).tags).toEqual(["alpha", "Omega"]);
+      await call(client, "delete_tag", { tag_id: zeta });
+      expect((await listed()).tags).toEqual(["alpha"]);
+
+      await call(client, "delete_prompt", { prompt_id: id });
+      expect(await listed()).toBeNull();
+      expect(await listed({ include_archived: true })).toMatchObject({ archived: true });
+      await call(client, "create_prompts", { prompts: [{ text: "best Acme tools for tiny teams" }] });
+      expect(await listed()).toMatchObject({ archived: false });
+
+      const other = await secondConnection(f.t.db);
+      try {
+        await other.run("UPDATE prompts SET text = ?, text_key = ?, language = ? WHERE id = ?", [
+          "Acme for teams of two",
+          "acme for teams of two",
+          "de",
+          id,
+        ]);
+        expect(await listed()).toMatchObject({ text: "Acme for teams of two", language: "de" });
+        await other.run("UPDATE tags SET name = ?, name_key = ? WHERE brand_id = ? AND name = ?", [
+          "Beta",
+          "beta",
+          f.seed.a.brandId,
+          "alpha",
+        ]);
+        expect((await listed()).tags).toEqual(["Beta"]);
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await f.close();
+    }
   });
 
   test("delete_prompt archives: hidden from the list, answers kept, archiving twice is harmless", async () => {
