@@ -88,8 +88,8 @@ function notFound(given?: string): NotFound {
 }
 
 // The reads behind list_prompts and every returned prompt: the tag names are the row's own
-// tag_names (kept by triggers: migration 0012, PostgreSQL 0005) and sorted here, so a page costs
-// one query (its text, built per combination of filters, is prepared once by the connection).
+// tag_names (kept by triggers: migration 0012, PostgreSQL 0005) and sorted here, so a page's rows
+// are one query (its text, built per combination of filters, is prepared once by the connection).
 const PROMPT_COLUMNS = "p.id, p.text, p.country, p.language, p.archived_at, p.created_at, p.tag_names, p.version";
 const ONE_PROMPT = `SELECT ${PROMPT_COLUMNS} FROM prompts p WHERE p.brand_id = ?1 AND p.id = ?2`;
 // What a page of list_prompts reads first: for the active prompts (the default), from
