@@ -6,6 +6,8 @@ CREATE INDEX `prompts_brand_active_idx` ON `prompts` (`brand_id`,`archived_at`,`
 -- included: the tag triggers of 0012 rewrite tag_names). random() >> 11: a random 53-bit integer, which
 -- JavaScript reads exactly, never the same twice in practice (not even for a transaction rolled back,
 -- as a counter would be). The triggers' own UPDATE sets only version, which fires neither again.
+-- A later migration that rebuilds the prompts table (drizzle-kit's __new_prompts) drops these
+-- triggers with it: it must create them again.
 CREATE TRIGGER IF NOT EXISTS `prompts_version_insert` AFTER INSERT ON `prompts` BEGIN
   UPDATE `prompts` SET `version` = random() >> 11 WHERE `id` = NEW.`id`;
 END;

@@ -118,7 +118,8 @@ export const prompts = pgTable(
     // Which state of the row this is: a new value, never used before, at every insert and every change
     // of what a prompt's view is made of (set by triggers: migration 0020 / PostgreSQL 0014). A page of
     // list_prompts reads ids and versions from prompts_brand_active_idx alone and reuses the views it
-    // made of rows whose version has not changed (src/prompts/service.ts).
+    // made of rows whose version has not changed (src/prompts/service.ts). A migration that rebuilds
+    // the table must create the triggers again.
     version: bigint("version", { mode: "number" }).notNull().default(0),
   },
   (t) => [

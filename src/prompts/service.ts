@@ -262,49 +262,85 @@ export async function listPrompts(
   const query = options.query === undefined ? "" : promptTextKey(options.query);
   const filter: ListFilter = { includeArchived: options.includeArchived === true, after, query, tagId, promptId };
   const keyOf = (row: PromptVersionRow) => [row.created_at, row.id] as const;
-  // The page's ids and versions first; when the views made lately are of those very rows, they are
-  // the page. Otherwise the page is read whole, as one query, and its views kept.
   const kept = keptViewsOf(db);
-  const versions = listQuery(brandId, filter, options.limit + 1, VERSION_COLUMNS);
-  const found = page(await db.all<PromptVersionRow>(versions.text, versions.params), options.limit, keyOf);
-  const views: PromptView[] = [];
-  for (const row of found.items) {
-    const known = kept.get(row.id);
-    if (known?.version !== row.version) break;
-    views.push(known.view);
+  // A page of active prompts (the default) reads its ids and versions first, from
+  // prompts_brand_active_idx alone; when the views made lately are of those very rows, they are the
+  // page. (With the archived ones, that read would be no index's: without the planner's statistics,
+  // SQLite sorted the brand's every prompt for it.) Otherwise the page is read whole, as one query.
+  if (!filter.includeArchived) {
+    const versions = listQuery(brandId, filter, options.limit + 1, VERSION_COLUMNS);
+    const found = page(await db.all<PromptVersionRow>(versions.text, versions.params), options.limit, keyOf);
+    const views: PromptView[] = [];
+    for (const row of found.items) {
+      const known = kept.get(row.id);
+      if (known?.version !== row.version) break;
+      views.push(known.view);
+    }
+    if (views.length === found.items.length) return { prompts: views, next_cursor: found.next };
   }
-  if (views.length === found.items.length) return { prompts: views, next_cursor: found.next };
   const whole = listQuery(brandId, filter, options.limit + 1, PROMPT_COLUMNS);
   const { items, next } = page(await db.all<PromptSqlRow>(whole.text, whole.params), options.limit, keyOf);
-  return { prompts: items.map((row) => keepView(kept, row)), next_cursor: next };
+  return { prompts: items.map((row) => kept.keep(row)), next_cursor: next };
 }
 
-/**
- * The views pages of list_prompts were made of lately, per database, by prompt id, each with the
- * version of the row it was made from: a page whose rows have not changed since is answered with
- * them, from its ids and versions, without reading and converting every column again (the page's
- * other columns and their views were about a sixth of a list_prompts call's CPU: bench/door.ts).
- * The versions are the database's (triggers), so a change made anywhere, by this process or another,
- * is seen at the next page. The views are shared by the pages that hold them, and never changed.
- */
-const keptViews = new WeakMap<Queries, Map<string, { version: number; view: PromptView }>>();
-/** At most this many views (a few hundred bytes each); the oldest kept goes first. */
-const MAX_KEPT_VIEWS = 4_096;
+/** A prompt's view, and the version of the row it was made from. */
+interface KeptView {
+  version: number;
+  view: PromptView;
+}
 
-function keptViewsOf(db: Queries): Map<string, { version: number; view: PromptView }> {
+/** Views per generation of KeptViews: at most twice as many are kept (each ~0.3–2 KB). */
+const VIEWS_PER_GENERATION = 2_048;
+
+/**
+ * The views pages of list_prompts were made of lately, by prompt id, each with the version of the
+ * row it was made from: a page whose rows have not changed since is answered with them, from its ids
+ * and versions, without reading and converting every column again (the page's other columns and
+ * their views were about a sixth of a list_prompts call's CPU: bench/door.ts). The versions are the
+ * database's (triggers), so a change made anywhere, by this process or another, is seen at the next
+ * page. The views are shared by the pages that hold them, and never changed.
+ *
+ * Two generations, the least recently used dropped first at no cost per hit: views are kept in the
+ * young one, and one found in the old one moves there; when the young one is full, it becomes the
+ * old one and the old one goes. A page listed again and again stays kept whatever else is listed
+ * (an export of every prompt, other brands' pages).
+ */
+class KeptViews {
+  private young = new Map<string, KeptView>();
+  private old = new Map<string, KeptView>();
+
+  get(id: string): KeptView | undefined {
+    const young = this.young.get(id);
+    if (young !== undefined) return young;
+    const old = this.old.get(id);
+    if (old !== undefined) this.put(id, old);
+    return old;
+  }
+
+  keep(row: PromptSqlRow): PromptView {
+    const made = view(row);
+    this.put(row.id, { version: row.version, view: made });
+    return made;
+  }
+
+  private put(id: string, kept: KeptView): void {
+    if (this.young.size >= VIEWS_PER_GENERATION && !this.young.has(id)) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+    this.young.set(id, kept);
+  }
+}
+
+const keptViews = new WeakMap<Queries, KeptViews>();
+
+function keptViewsOf(db: Queries): KeptViews {
   let kept = keptViews.get(db);
   if (!kept) {
-    kept = new Map();
+    kept = new KeptViews();
     keptViews.set(db, kept);
   }
   return kept;
-}
-
-function keepView(kept: Map<string, { version: number; view: PromptView }>, row: PromptSqlRow): PromptView {
-  const made = view(row);
-  if (!kept.has(row.id) && kept.size >= MAX_KEPT_VIEWS) kept.delete(kept.keys().next().value as string);
-  kept.set(row.id, { version: row.version, view: made });
-  return made;
 }
 
 /** Rows of prompt_tags for one prompt: `(?, ?), (?, ?)…` and their parameters. */

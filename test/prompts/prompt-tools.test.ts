@@ -187,8 +187,9 @@ describe("editing and archiving", () => {
   });
 
   test("list_prompts shows each change to a listed prompt at its next page, whoever made it, on either database", async () => {
-    // A page's views are reused while their rows' versions hold (src/prompts/service.ts): every kind of
-    // change must show, including one made through another connection (the CLI, a second instance).
+    // A page's views are reused while their rows' versions hold (src/prompts/service.ts): a change of
+    // any one thing a prompt shows must show, including one made through another connection (the CLI,
+    // a second instance). Each step lists the prompt first, so that its view is kept before the change.
     const f = await seededToolServer({ file: true });
     try {
       const client = await f.client(f.seed.a.key);
@@ -198,48 +199,47 @@ describe("editing and archiving", () => {
         expect(error).toBeNull();
         return data.prompts.find((p: { id: string }) => p.id === id) ?? null;
       };
-      expect(await listed()).toMatchObject({ text: "best Acme software for small teams", tags: ["Acme launch"], country: "US" });
-      expect(await listed()).toMatchObject({ text: "best Acme software for small teams" });
-
-      await call(client, "update_prompt", {
-        prompt_id: id,
-        text: "best Acme tools for tiny teams",
-        tags: ["Zeta", "alpha"],
-        country: "de",
+      const after = async (change: () => Promise<unknown>, args: Record<string, unknown> = {}) => {
+        await listed(args);
+        await change();
+        return listed(args);
+      };
+      const update = (fields: Record<string, unknown>) => () => call(client, "update_prompt", { prompt_id: id, ...fields });
+      expect(await listed()).toMatchObject({
+        text: "best Acme software for small teams",
+        tags: ["Acme launch"],
+        country: "US",
+        language: "en",
       });
-      const edited = { text: "best Acme tools for tiny teams", tags: ["alpha", "Zeta"], country: "DE", language: "en", archived: false };
-      expect(await listed()).toMatchObject(edited);
-      expect(await listed()).toMatchObject(edited);
-      expect(await listed({ query: "TINY teams" })).toMatchObject(edited);
+
+      expect((await after(update({ text: "best Acme tools for tiny teams" }))).text).toBe("best Acme tools for tiny teams");
+      expect((await after(update({ country: "de" }))).country).toBe("DE");
+      expect((await after(update({ language: "fr" }))).language).toBe("fr");
+      expect((await after(update({ tags: ["Zeta", "alpha"] }))).tags).toEqual(["alpha", "Zeta"]);
+      expect((await after(update({ text: "best Acme tools for small teams" }), { query: "small TEAMS" }))?.text).toBe(
+        "best Acme tools for small teams",
+      );
 
       const zeta = (await call(client, "list_tags")).data.tags.find((t: { name: string }) => t.name === "Zeta").id;
-      await call(client, "update_tag", { tag_id: zeta, name: "Omega" });
-      expect((await listed()).tags).toEqual(["alpha", "Omega"]);
-      await call(client, "delete_tag", { tag_id: zeta });
-      expect((await listed()).tags).toEqual(["alpha"]);
-
-      await call(client, "delete_prompt", { prompt_id: id });
-      expect(await listed()).toBeNull();
+      expect((await after(() => call(client, "update_tag", { tag_id: zeta, name: "Omega" }))).tags).toEqual(["alpha", "Omega"]);
+      expect((await after(() => call(client, "delete_tag", { tag_id: zeta }))).tags).toEqual(["alpha"]);
+      expect(await after(() => call(client, "delete_prompt", { prompt_id: id }))).toBeNull();
       expect(await listed({ include_archived: true })).toMatchObject({ archived: true });
-      await call(client, "create_prompts", { prompts: [{ text: "best Acme tools for tiny teams" }] });
-      expect(await listed()).toMatchObject({ archived: false });
+      expect(await after(() => call(client, "create_prompts", { prompts: [{ text: "best Acme tools for small teams" }] }))).toMatchObject({
+        archived: false,
+      });
 
       const other = await secondConnection(f.t.db);
+      const set = (column: string, value: string | number) => () => other.run(`UPDATE prompts SET ${column} = ? WHERE id = ?`, [value, id]);
       try {
-        await other.run("UPDATE prompts SET text = ?, text_key = ?, language = ? WHERE id = ?", [
-          "Acme for teams of two",
-          "acme for teams of two",
-          "de",
-          id,
-        ]);
-        expect(await listed()).toMatchObject({ text: "Acme for teams of two", language: "de" });
-        await other.run("UPDATE tags SET name = ?, name_key = ? WHERE brand_id = ? AND name = ?", [
-          "Beta",
-          "beta",
-          f.seed.a.brandId,
-          "alpha",
-        ]);
-        expect((await listed()).tags).toEqual(["Beta"]);
+        expect((await after(set("text", "Acme for teams of two"))).text).toBe("Acme for teams of two");
+        expect((await after(set("country", "GB"))).country).toBe("GB");
+        expect((await after(set("language", "de"))).language).toBe("de");
+        expect((await after(set("created_at", Date.UTC(2026, 0, 2)))).created_at).toBe("2026-01-02T00:00:00.000Z");
+        const renamed = () =>
+          other.run("UPDATE tags SET name = ?, name_key = ? WHERE brand_id = ? AND name = ?", ["Beta", "beta", f.seed.a.brandId, "alpha"]);
+        expect((await after(renamed)).tags).toEqual(["Beta"]);
+        expect(await after(set("archived_at", Date.UTC(2026, 0, 3)))).toBeNull();
       } finally {
         await other.close();
       }
