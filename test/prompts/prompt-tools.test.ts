@@ -77,21 +77,28 @@ describe("listing", () => {
 
   test("list_prompts pages with an opaque cursor; a limit outside 1 to 200 or a made-up cursor is refused", async () => {
     await call(a, "create_prompts", { prompts: Array.from({ length: 5 }, (_, i) => ({ text: `paging prompt ${i}`, tags: ["paging"] })) });
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    let pages = 0;
-    do {
-      const { data }: { data: { prompts: Array<{ text: string }>; next_cursor: string | null } } = await call(a, "list_prompts", {
-        tag: "paging",
-        limit: 2,
-        ...(cursor ? { cursor } : {}),
-      });
-      seen.push(...texts(data.prompts));
-      cursor = data.next_cursor;
-      pages++;
-    } while (cursor);
-    expect(pages).toBe(3);
-    expect(seen).toEqual(Array.from({ length: 5 }, (_, i) => `paging prompt ${i}`));
+    const walk = async (args: Record<string, unknown>) => {
+      const pages: Array<{ texts: string[]; next_cursor: string | null }> = [];
+      let cursor: string | null = null;
+      do {
+        const { data }: { data: { prompts: Array<{ text: string }>; next_cursor: string | null } } = await call(a, "list_prompts", {
+          ...args,
+          limit: 2,
+          ...(cursor ? { cursor } : {}),
+        });
+        pages.push({ texts: texts(data.prompts), next_cursor: data.next_cursor });
+        cursor = data.next_cursor;
+      } while (cursor);
+      return pages;
+    };
+    const pages = await walk({ tag: "paging" });
+    expect(pages).toHaveLength(3);
+    expect(pages.flatMap((p) => p.texts)).toEqual(Array.from({ length: 5 }, (_, i) => `paging prompt ${i}`));
+    // Again, every page now answered from the views kept the first time: the same pages and cursors.
+    expect(await walk({ tag: "paging" })).toEqual(pages);
+    const all = await walk({});
+    expect(all.flatMap((p) => p.texts)).toEqual(["best Acme software for small teams", ...pages.flatMap((p) => p.texts)]);
+    expect(await walk({})).toEqual(all);
     expect((await call(a, "list_prompts", { limit: 201 })).error).toBe("Invalid input for list_prompts: limit must be at most 200.");
     expect((await call(a, "list_prompts", { limit: 0 })).error).toBe("Invalid input for list_prompts: limit must be at least 1.");
     expect((await call(a, "list_prompts", { cursor: "not-a-cursor" })).error).toBe(
