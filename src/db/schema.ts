@@ -104,7 +104,7 @@ export const prompts = sqliteTable(
     tagNames: text("tag_names").notNull().default("[]"),
     // Which state of the row this is: a new value, never used before, at every insert and every change
     // of what a prompt's view is made of (set by triggers: migration 0020 / PostgreSQL 0014). A page of
-    // list_prompts reads ids and versions from prompts_brand_active_idx alone and reuses the views it
+    // list_prompts reads its rows' versions from prompts_brand_active_idx alone and reuses the views it
     // made of rows whose version has not changed (src/prompts/service.ts). A migration that rebuilds
     // the table must create the triggers again.
     version: integer("version").notNull().default(0),
@@ -114,7 +114,7 @@ export const prompts = sqliteTable(
     index("prompts_brand_created_idx").on(t.brandId, t.createdAt),
     // The brand's active prompts in list order (archived_at IS NULL, then created_at, id): a page of
     // list_prompts, and a tracking run's prompts, read in order without sorting the ties of created_at;
-    // with the version, a page's ids and versions are read from the index alone.
+    // with the version, a page's versions are read from the index alone.
     index("prompts_brand_active_idx").on(t.brandId, t.archivedAt, t.createdAt, t.id, t.version),
   ],
 );
