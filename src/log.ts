@@ -15,7 +15,7 @@
 // the server, so the well-trodden writer it is.
 type Level = "debug" | "info" | "warn" | "error";
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
-const FLUSH_AFTER_MS = 10;
+const FLUSH_AFTER_MS = 100;
 const FLUSH_AT_BYTES = 64 * 1024;
 /** Room for one more line past FLUSH_AT_BYTES; a longer line (UTF-8: at most 3 bytes per unit) is written on its own. */
 const BUFFER_BYTES = FLUSH_AT_BYTES + 16 * 1024;

@@ -222,7 +222,7 @@ describe("the public content API over a real socket", () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await fetch(publicUrl(""))).headers.get("x-request-id")!);
     expect(new Set(ids).size).toBe(3);
-    // The access log is batched (flushed within 10 ms), then read through a pipe: waited for, not slept on.
+    // The access log is batched (flushed within 100 ms), then read through a pipe: waited for, not slept on.
     const read = () =>
       server
         .logs()
