@@ -264,6 +264,42 @@ describe("the overview", () => {
     await page.getByText("Show the figures as a table").click();
   });
 
+  test("on a phone, the trend's table fits the screen: each day with its valid answers, each figure with its interval", async () => {
+    const phone = await d.page({ width: 390, height: 844 });
+    await phone.goto(d.url("/sign-in"));
+    await phone.getByLabel("Email").fill(login.email);
+    await phone.getByLabel("Password").fill(login.password);
+    await phone.getByRole("button", { name: "Sign in" }).click();
+    await phone.waitForURL(/\/overview/);
+    await waitForFigures(phone);
+    await phone.getByText("Show the figures as a table").click();
+    const table = phone.getByRole("table", { name: /Visibility and share of voice by day/ });
+    // In six columns (day, valid answers, each figure and its interval apart) it scrolled sideways
+    // to reach share of voice.
+    const [scrollWidth, clientWidth] = await phone
+      .locator(".trend-figure .table-wrap")
+      .evaluate((frame) => [frame.scrollWidth, frame.clientWidth]);
+    expect(scrollWidth).toBeLessThanOrEqual(clientWidth! + 1);
+    const trend = await tool<{
+      points: Array<{
+        date: string;
+        answers: { valid: number };
+        visibility: { rate: number | null; low: number | null; high: number | null };
+        share_of_voice: { rate: number | null; low: number | null; high: number | null };
+      }>;
+    }>(phone, "get_visibility_trend", {});
+    const last = trend.points[trend.points.length - 1]!;
+    const range = (r: { low: number | null; high: number | null }) => `${(r.low! * 100).toFixed(1)}–${(r.high! * 100).toFixed(1)}%`;
+    const row = await table.getByRole("row", { name: new RegExp(`^${dayName(last.date)}`) }).textContent();
+    expect(row).toContain(`${last.answers.valid.toLocaleString("en-US")} valid answers`);
+    for (const figure of [last.visibility, last.share_of_voice]) {
+      expect(row).toContain(percent(figure.rate));
+      expect(row).toContain(range(figure));
+    }
+    await expectAccessible(phone, "overview-trend-table-phone");
+    await phone.close();
+  });
+
   test("the competitor ranking marks the brand", async () => {
     const ranking = await tool<{
       ranking: Array<{
@@ -432,7 +468,7 @@ describe("the overview", () => {
     // A week is named by its days; one cut by the period's edge says how many it has, in the table
     // and under the chart (a 30-day period always has one).
     const weekly = await tool<{ points: Array<{ date: string; days: number }> }>(page, "get_visibility_trend", { interval: "week" });
-    const names = await weeks.locator("tbody th").allTextContents();
+    const names = await weeks.locator("tbody th .point-name").allTextContents();
     expect(names.length).toBe(weekly.points.length);
     const parts = weekly.points.flatMap((p, i) => (p.days < 7 ? [i] : []));
     expect(parts.length).toBeGreaterThan(0);

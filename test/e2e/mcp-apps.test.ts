@@ -160,11 +160,16 @@ describe("MCP Apps views in a host", () => {
       `Visibility went from ${percent(first.visibility.rate)} (${formatDay(first.date)}) to ${percent(last.visibility.rate)} (${formatDay(last.date)}); share of voice from ${percent(first.share_of_voice.rate)} to ${percent(last.share_of_voice.rate)}.`,
     );
     const lastRow = frame.locator("tbody tr").last();
-    expect(await lastRow.locator("td").nth(1).textContent()).toBe(percent(last.visibility.rate));
-    expect(await lastRow.locator("td").nth(2).textContent()).toBe(
+    // Each figure with its interval under it, each day with its valid answers.
+    const visibility = lastRow.locator("td").nth(0);
+    expect(await visibility.textContent()).toStartWith(percent(last.visibility.rate));
+    expect(await visibility.locator(".cell-meta").textContent()).toBe(
       `${(last.visibility.low * 100).toFixed(1)}–${(last.visibility.high * 100).toFixed(1)}%`,
     );
-    expect(await lastRow.locator("th").textContent()).toBe(formatDay(last.date));
+    expect(await lastRow.locator("th .point-name").textContent()).toBe(formatDay(last.date));
+    expect(await lastRow.locator("th .cell-meta").textContent()).toBe(
+      `${last.answers.valid.toLocaleString("en-US")} valid ${last.answers.valid === 1 ? "answer" : "answers"}`,
+    );
     // uPlot drew on its canvas: coloured pixels, two lines and their two bands.
     const painted = await frame.evaluate(() => {
       const canvas = document.querySelector<HTMLCanvasElement>(".trend-chart canvas");

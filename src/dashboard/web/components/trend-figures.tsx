@@ -72,9 +72,10 @@ export function chartDates(points: TrendPoint[]): string[] {
 }
 
 /**
- * The trend's figures as a table, every point of the period (the chart may start later): its days,
- * valid answers, visibility with its 95% interval, share of voice, and any `more` columns (the
- * overview's visibility per engine).
+ * The trend's figures as a table, every point of the period (the chart may start later): its days
+ * with their valid answers under them, visibility and share of voice with their 95% intervals under
+ * them (as the competitor ranking writes them: in six columns, the table scrolled sideways on a
+ * phone to reach share of voice), and any `more` columns (the overview's visibility per engine).
  */
 export function TrendTable({
   points,
@@ -87,25 +88,18 @@ export function TrendTable({
 }) {
   return (
     <ScrollTable label="Trend figures, scrollable">
-      <table class="trend-table">
-        <caption>Visibility and share of voice by {interval}</caption>
+      <table class={`trend-table by-${interval}`}>
+        <caption>
+          Visibility and share of voice by {interval}. Under each {interval}, its valid answers; under each figure, its 95% interval.
+        </caption>
         <thead>
           <tr>
             <th scope="col">{interval === "week" ? "Week" : "Day"}</th>
             <th scope="col" class="num">
-              Valid answers
-            </th>
-            <th scope="col" class="num">
               Visibility
             </th>
             <th scope="col" class="num">
-              Visibility, 95% interval
-            </th>
-            <th scope="col" class="num">
               Share of voice
-            </th>
-            <th scope="col" class="num">
-              Share of voice, 95% interval
             </th>
             {more.map((m) => (
               <th scope="col" class="num" key={m.label}>
@@ -117,12 +111,20 @@ export function TrendTable({
         <tbody>
           {points.map((p, i) => (
             <tr key={p.date}>
-              <th scope="row">{pointLabel(p, interval)}</th>
-              <td class="num">{count(p.answers.valid)}</td>
-              <td class="num">{percent(p.visibility.rate)}</td>
-              <td class="num">{rangeText(p.visibility) || "—"}</td>
-              <td class="num">{percent(p.share_of_voice.rate)}</td>
-              <td class="num">{rangeText(p.share_of_voice) || "—"}</td>
+              <th scope="row">
+                <span class="point-name">{pointLabel(p, interval)}</span>
+                <span class="cell-meta">
+                  {count(p.answers.valid)} valid {p.answers.valid === 1 ? "answer" : "answers"}
+                </span>
+              </th>
+              <td class="num">
+                {percent(p.visibility.rate)}
+                {rangeText(p.visibility) && <span class="cell-meta">{rangeText(p.visibility)}</span>}
+              </td>
+              <td class="num">
+                {percent(p.share_of_voice.rate)}
+                {rangeText(p.share_of_voice) && <span class="cell-meta">{rangeText(p.share_of_voice)}</span>}
+              </td>
               {more.map((m) => (
                 <td class="num" key={m.label}>
                   {m.values[i]}
