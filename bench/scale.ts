@@ -18,7 +18,7 @@
 // BENCH_BINARY (serve another build, e.g. an earlier commit's, on the same seeded databases),
 // BENCH_SCALE_PARTS ("analytics,stalls").
 import { Database } from "bun:sqlite";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -89,7 +89,19 @@ async function start(scale: number): Promise<Instance> {
   const box = await sandbox(SERVED_BINARY ? { binary: SERVED_BINARY } : {});
   mkdirSync(box.dataDir, { recursive: true });
   for (const suffix of ["", "-wal"]) {
-    if (existsSync(`${data.db}${suffix}`)) copyFileSync(`${data.db}${suffix}`, join(box.dataDir, `spyglass.db${suffix}`));
+    if (!existsSync(`${data.db}${suffix}`)) continue;
+    const copy = join(box.dataDir, `spyglass.db${suffix}`);
+    copyFileSync(`${data.db}${suffix}`, copy);
+    // Written out before any server reads it: the copy of 2.16M answers (9.7 GB) was still being
+    // written back, at up to 2.4 GB/s, while the first server built its windows, and that server's
+    // reads waited behind it (/healthz probes of 394 and 769 ms in two runs of ./build.sh bench;
+    // 2 to 8 ms in runs of this scenario alone; vmstat -t 1 beside it).
+    const fd = openSync(copy, "r+");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
   }
   const server = await box.serve();
   const client = new Client({ name: "spyglass-bench", version: "1.0.0" });
