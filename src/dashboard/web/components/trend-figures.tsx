@@ -119,11 +119,11 @@ export function TrendTable({
               </th>
               <td class="num">
                 {percent(p.visibility.rate)}
-                {rangeText(p.visibility) && <span class="cell-meta">{rangeText(p.visibility)}</span>}
+                <IntervalUnder range={p.visibility} />
               </td>
               <td class="num">
                 {percent(p.share_of_voice.rate)}
-                {rangeText(p.share_of_voice) && <span class="cell-meta">{rangeText(p.share_of_voice)}</span>}
+                <IntervalUnder range={p.share_of_voice} />
               </td>
               {more.map((m) => (
                 <td class="num" key={m.label}>
@@ -136,4 +136,10 @@ export function TrendTable({
       </table>
     </ScrollTable>
   );
+}
+
+/** A figure's 95% interval on a line of its own under it; nothing when it has none. */
+function IntervalUnder({ range }: { range: { low: number | null; high: number | null } }) {
+  const text = rangeText(range);
+  return text ? <span class="cell-meta">{text}</span> : null;
 }

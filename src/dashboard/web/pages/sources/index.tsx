@@ -162,7 +162,8 @@ export function Sources({ brandId }: { brandId: string }) {
   };
   // What a row's "Answers citing" lists: its URL by URL, its domain otherwise.
   const sourceOf = (s: Source) => (level === "url" && s.url ? s.url : s.domain);
-  const closeHref = `${brandPath(brandId, "/sources")}${filterQuery(query)}${level === "url" ? `${filterQuery(query) ? "&" : "?"}level=url` : ""}`;
+  const carried = filterQuery(query);
+  const closeHref = `${brandPath(brandId, "/sources")}${carried}${level === "url" ? `${carried ? "&" : "?"}level=url` : ""}`;
   const citing = chosen && (
     <CitingAnswers key={`${level} ${chosen}`} brandId={brandId} source={chosen} level={level} filter={filter} closeHref={closeHref} />
   );

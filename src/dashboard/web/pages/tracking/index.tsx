@@ -242,40 +242,43 @@ export function Tracking({ brandId }: { brandId: string }) {
                   </tr>
                 </thead>
                 <tbody>
-                  {configured.map((e) => (
-                    <tr key={e.id}>
-                      <th scope="row">{e.label}</th>
-                      <td class="mono" data-label="Id">
-                        {e.id}
-                      </td>
-                      <td class="mono nowrap" data-label="Model">
-                        {e.model}
-                      </td>
-                      <td class="mono nowrap keep-whole" data-label="API">
-                        {e.api}
-                      </td>
-                      <td class="num" data-label="Concurrency">
-                        {e.concurrency}
-                      </td>
-                      <td class="fact-wide" data-label="Key">
-                        {e.api_key_set ? (
-                          refusedKey(e.id) ? (
-                            // Set, but the provider refused it: "Key set" alone read as all is well.
-                            <span class="key-missing">
-                              <strong>Key refused</strong> in the last run ({refusedKey(e.id)}).
-                            </span>
+                  {configured.map((e) => {
+                    const refused = e.api_key_set ? refusedKey(e.id) : null;
+                    return (
+                      <tr key={e.id}>
+                        <th scope="row">{e.label}</th>
+                        <td class="mono" data-label="Id">
+                          {e.id}
+                        </td>
+                        <td class="mono nowrap" data-label="Model">
+                          {e.model}
+                        </td>
+                        <td class="mono nowrap keep-whole" data-label="API">
+                          {e.api}
+                        </td>
+                        <td class="num" data-label="Concurrency">
+                          {e.concurrency}
+                        </td>
+                        <td class="fact-wide" data-label="Key">
+                          {e.api_key_set ? (
+                            refused ? (
+                              // Set, but the provider refused it: "Key set" alone read as all is well.
+                              <span class="key-missing">
+                                <strong>Key refused</strong> in the last run ({refused}).
+                              </span>
+                            ) : (
+                              "Key set"
+                            )
                           ) : (
-                            "Key set"
-                          )
-                        ) : (
-                          <span class="key-missing">
-                            <strong>Key missing.</strong> Set <code>{e.api_key_env ?? "the variable its api_key_env names"}</code> in the
-                            server's environment, then restart.
-                          </span>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
+                            <span class="key-missing">
+                              <strong>Key missing.</strong> Set <code>{e.api_key_env ?? "the variable its api_key_env names"}</code> in the
+                              server's environment, then restart.
+                            </span>
+                          )}
+                        </td>
+                      </tr>
+                    );
+                  })}
                 </tbody>
               </table>
             </div>
