@@ -29,32 +29,62 @@ const encoder = new TextEncoder();
  * Blobs: a Response of a Blob shares its bytes, where one of a Uint8Array copies them (a bare
  * Bun.serve answering the 71 KB listing: 58 µs of CPU a request from a Blob made once, 67 from the
  * Uint8Array; tmp harness, 7 rounds × 10,000 requests, Bun 1.4.5).
+ *
+ * Any other id (a long-running client's, past the first 64) is written into `scratch`, the prefix
+ * followed by room for an id, and answered from a view of it: the Response copies those bytes when
+ * it is made (checked: the view changed afterwards, even with a slow reader, leaves the answer as it
+ * was), so the one buffer serves every such answer. A new ~100 KB array per answer instead (zeroed,
+ * filled, then copied by the Response, and collected) cost ~28 µs of CPU a request more than a bare
+ * server answering the same bytes (bench/door.ts, "a new id each request").
  */
 interface ListingAnswers {
-  prefix: Uint8Array<ArrayBuffer>;
+  /** The prefix's length in bytes: `scratch` starts with it. */
+  prefix: number;
   byId: Map<string, Blob>;
+  scratch: Uint8Array<ArrayBuffer>;
 }
 
 const MAX_ANSWERS_PER_LISTING = 64;
 // Clients' ids are small numbers or short strings (a UUID is 38 characters as JSON): longer ones are
 // answered without being kept (64 ids of a megabyte each held 130 MB for the life of the process).
 const MAX_KEPT_ID_LENGTH = 64;
+/** The room after the prefix in `scratch`: an id's JSON and the closing brace, in UTF-8. */
+const SCRATCH_ROOM = 1024;
 const listingAnswers = new WeakMap<Listing, ListingAnswers>();
 
+/**
+ * The bytes of the answer to a tools/list with this id: a kept Blob, or a view of the listing's
+ * scratch buffer that is only valid until the next call (make the Response from it at once).
+ */
 function listingAnswer(listing: Listing, id: string | number): Blob | Uint8Array<ArrayBuffer> {
   let answers = listingAnswers.get(listing);
   if (!answers) {
-    answers = { prefix: encoder.encode(`${RESULT_OPEN}${JSON.stringify(listing)}${ID_OPEN}`), byId: new Map() };
+    const prefix = encoder.encode(`${RESULT_OPEN}${JSON.stringify(listing)}${ID_OPEN}`);
+    const scratch = new Uint8Array(prefix.length + SCRATCH_ROOM);
+    scratch.set(prefix);
+    answers = { prefix: prefix.length, byId: new Map(), scratch };
     listingAnswers.set(listing, answers);
   }
   const idJson = JSON.stringify(id);
   const known = answers.byId.get(idJson);
   if (known) return known;
-  const tail = encoder.encode(`${idJson}}`);
-  const body = new Uint8Array(answers.prefix.length + tail.length);
-  body.set(answers.prefix);
-  body.set(tail, answers.prefix.length);
-  if (answers.byId.size < MAX_ANSWERS_PER_LISTING && idJson.length <= MAX_KEPT_ID_LENGTH) answers.byId.set(idJson, new Blob([body]));
+  const tail = `${idJson}}`;
+  const { prefix, scratch } = answers;
+  let body: Uint8Array<ArrayBuffer>;
+  const { read, written } = encoder.encodeInto(tail, scratch.subarray(prefix));
+  if (read === tail.length) body = scratch.subarray(0, prefix + written);
+  else {
+    // An id too long for the room (a client may send a string of any length).
+    const bytes = encoder.encode(tail);
+    body = new Uint8Array(prefix + bytes.length);
+    body.set(scratch.subarray(0, prefix));
+    body.set(bytes, prefix);
+  }
+  if (answers.byId.size < MAX_ANSWERS_PER_LISTING && idJson.length <= MAX_KEPT_ID_LENGTH) {
+    const kept = new Blob([body]);
+    answers.byId.set(idJson, kept);
+    return kept;
+  }
   return body;
 }
 
@@ -99,9 +129,8 @@ const LIST_PARAMS = new Set(["cursor", "_meta"]);
 const CALL_PARAMS = new Set(["name", "arguments", "_meta"]);
 
 function listingResponse(catalog: ToolCatalog, principal: Principal, id: string | number): Response {
-  // A Blob made once per plan and id, which the Response shares. An id past the cache's room gets a
-  // fresh Uint8Array: in the server, that copy of the ~100 KB took ~45 µs of a request's CPU, and a
-  // Blob of the two parts ~70 (bench/door.ts, Bun 1.4.5).
+  // A Blob made once per plan and id, which the Response shares; any other id, a view of the
+  // listing's scratch buffer, which the Response copies as it is made (see listingAnswer).
   return new Response(listingAnswer(catalog.listFor(principal.plan), id), { headers: JSON_HEADERS });
 }
 

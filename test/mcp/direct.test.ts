@@ -115,6 +115,17 @@ describe("answers identical to the SDK server's", () => {
     const visibility = await viaRoute(s.seed.visibility.key, rpc(1, "tools/list"));
     expect(visibility).toEqual(await viaSdk(s.seed.visibility.key, rpc(1, "tools/list")));
   });
+
+  test("requests with ids never seen before, sent together, each get the listing with their own id", async () => {
+    // Past the kept ids, every answer is written into one buffer per plan: each must be its own.
+    const expected = JSON.parse((await viaSdk(s.seed.a.key, rpc(1, "tools/list"))).text);
+    const ids = Array.from({ length: 40 }, (_, i) => (i % 2 ? 100_000 + i : `fresh-${i}-${"é".repeat(i)}`));
+    const answers = await Promise.all(ids.map((id) => viaRoute(s.seed.a.key, rpc(id, "tools/list"))));
+    for (const [i, answer] of answers.entries()) {
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.text)).toEqual({ ...expected, id: ids[i] });
+    }
+  });
 });
 
 describe("the kept listing answers", () => {
