@@ -42,7 +42,7 @@ import {
   startPortPrinter,
   type TargetRow,
 } from "./lib";
-import { cpuBetween, cpuReading, replayableHeaders, seed as seedArticles, startBare, threadTimes } from "./public";
+import { type Endpoint, measuredRound, replayableHeaders, seed as seedArticles, startBare, warmUp } from "./public";
 
 const NAME = "door";
 const MCP = "/api/mcp/mcp";
@@ -52,45 +52,9 @@ const START_ROUNDS = Number(process.env.DOOR_START_ROUNDS ?? 7);
 // Another build to measure (an older commit's, for a before/after table); dist/spyglass by default.
 const BINARY_UNDER_TEST = process.env.DOOR_BINARY || undefined;
 
-interface Endpoint {
-  url: string;
-  pid: number;
-}
-
 const rows: TargetRow[] = [];
 
 const spread = (values: number[], digits = 2) => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
-
-/** CPU nanoseconds so far of the process's JIT compiler threads (JavaScriptCore's "JITWorker"). */
-function jitNs(pid: number): number {
-  let ns = 0;
-  for (const thread of threadTimes(pid, true).values()) if (thread.name.startsWith("JITWorker")) ns += thread.ns;
-  return ns;
-}
-
-// Warm-up: a server is measured as it runs for days, once the JIT has compiled its hot path, not
-// while it still compiles. Spyglass's binary has far more code on a request's path than a bare
-// server, and JavaScriptCore keeps optimizing it for tens of thousands of requests (measured,
-// tools/list: the JIT threads took 15–43 µs of CPU a request over the first 8,000 requests, on top
-// of 50–70 on the serving thread, and nothing after ~30,000; a bare server settles within 500).
-// Each side is loaded in chunks until the JIT's share of two chunks' CPU in a row is under 2%, at most
-// WARM_UP_MAX requests: the issue's figures came from wrk rounds of seconds each, tens of
-// thousands of requests a round, where a warm-up of 500 left the JIT's work inside the rounds.
-const WARM_UP_CHUNK = 2_000;
-const WARM_UP_MAX = Number(process.env.DOOR_WARM_UP_MAX ?? 60_000);
-
-async function warmUp(side: Endpoint, run: (side: Endpoint, requests: number) => Promise<{ requests: number }>): Promise<number> {
-  let requests = 0;
-  // Two quiet chunks in a row: the JIT works in bursts.
-  for (let quiet = 0; quiet < 2 && requests < WARM_UP_MAX; ) {
-    const before = cpuReading(side.pid);
-    const jitBefore = jitNs(side.pid);
-    requests += (await run(side, WARM_UP_CHUNK)).requests;
-    const micros = cpuBetween(before, cpuReading(side.pid));
-    quiet = micros !== null && (jitNs(side.pid) - jitBefore) / 1000 < 0.02 * micros ? quiet + 1 : 0;
-  }
-  return requests;
-}
 
 /** Interleaved rounds of `ours` and `theirs` under the same request; rps and CPU/request each. */
 async function sideBySide(
@@ -113,21 +77,9 @@ async function sideBySide(
   for (let round = 0; round < ROUNDS; round++) {
     const measured = new Map<Endpoint, { rps: number; cpuUs: number }>();
     for (const side of round % 2 ? [theirs, ours] : [ours, theirs]) {
-      // A round during which one of the server's threads ended (a worker stopping when idle) loses
-      // that thread's CPU time: it is run again, at most twice.
-      for (let attempt = 0; ; attempt++) {
-        const before = cpuReading(side.pid);
-        const result = await run(side, requests);
-        if (result.errors > 0) throw new Error(`${label}: ${result.errors} failed requests (${side === ours ? "spyglass" : "baseline"})`);
-        const micros = cpuBetween(before, cpuReading(side.pid));
-        if (micros === null && attempt < 2) {
-          rerun++;
-          continue;
-        }
-        if (micros === null) throw new Error(`${label}: a thread of the server ended in each of three attempts at a round`);
-        measured.set(side, { rps: result.rps, cpuUs: micros / result.requests });
-        break;
-      }
+      const m = await measuredRound(side, () => run(side, requests), `${label} (${side === ours ? "spyglass" : "baseline"})`);
+      rerun += m.rerun;
+      measured.set(side, m);
     }
     rps.push([measured.get(ours)!.rps, measured.get(theirs)!.rps]);
     cpu.push([measured.get(ours)!.cpuUs, measured.get(theirs)!.cpuUs]);
