@@ -62,7 +62,8 @@ async function competitorCounts(
   const competitorIds = (await loadRoster(app.db, filter.brandId)).members.filter((m) => !m.isBrand).map((m) => m.id);
   if (competitorIds.length === 0) return out;
   const mw = where("m", filter, filter.period.start, filter.period.end);
-  const rows = await app.db.all<{ prompt_id: string; member_id: string; n: number }>(
+  // A page's prompts, but each one's mentions over the whole period: a scan (db/reader.ts).
+  const rows = await app.db.scan<{ prompt_id: string; member_id: string; n: number }>(
     `SELECT m.prompt_id AS prompt_id, m.member_id AS member_id, count(*) AS n FROM mentions m
        WHERE ${mw.sql} AND m.prompt_id IN (${marks(promptIds)}) AND m.member_id IN (${marks(competitorIds)})
        GROUP BY m.prompt_id, m.member_id`,
@@ -133,7 +134,7 @@ async function rankFromDays(
   opts: { limit: number; offset: number },
 ): Promise<RankedPrompt[]> {
   const d = promptDayWhere(filter);
-  return app.db.all<RankedPrompt>(
+  return app.db.scan<RankedPrompt>(
     // Prompt by prompt, each prompt's days of the period from the covering (brand, prompt, engine,
     // day…) index of the per-prompt rollups: on SQLite their sums packed into one value, on
     // PostgreSQL (which has neither json_array nor an integer ->>) a lateral subquery.
@@ -192,7 +193,9 @@ export async function contentGaps(app: AppContext, filter: Filter, opts: { limit
   if (ids.length > 0) {
     const w = where("a", filter, filter.period.start, filter.period.end);
     // Citations of the answers that mention a competitor, reached from those answers by primary key.
-    for (const r of await db.all<{ prompt_id: string; domain: string; n: number }>(
+    // A page's prompts, but every citation of their answers in the period: 7 ms for 90 days of the
+    // demo's 20 prompts on the serving thread, hence a scan (db/reader.ts).
+    for (const r of await db.scan<{ prompt_id: string; domain: string; n: number }>(
       `SELECT a.prompt_id AS prompt_id, c.domain AS domain, count(*) AS n
          FROM answers a JOIN citations c ON c.answer_id = a.id
          WHERE ${w.sql} AND a.prompt_id IN (${marks(ids)}) AND a.roster_mentions > a.brand_mentioned
@@ -259,7 +262,7 @@ async function gapsFromWindows(
  */
 async function gapsFromDays(app: AppContext, filter: Filter, opts: { limit: number; offset: number }): Promise<RankedGap[]> {
   const d = promptDayWhere(filter);
-  return app.db.all<RankedGap>(
+  return app.db.scan<RankedGap>(
     {
       sqlite: `WITH per_prompt (prompt_id, sums) AS MATERIALIZED (
          SELECT p.value, (SELECT json_array(sum(d.competitor), sum(d.valid)) FROM prompt_days d WHERE d.prompt_id = p.value AND ${d.sql})

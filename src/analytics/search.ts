@@ -49,7 +49,7 @@ function fromRollup(app: AppContext, filter: Filter, registrable: string, domain
   const w = dayRangeWhere("r", filter, filter.previous.start, filter.period.end);
   // Without a tag or prompt, the rollup without the prompt: a few rows per day and engine.
   const table = filter.scope === null ? "answer_source_engine_days" : "answer_source_days";
-  return app.db.all<RetrievalRow>(
+  return app.db.scan<RetrievalRow>(
     `SELECT r.engine, r.day >= ? AS cur, sum(r.answers) AS n
        FROM ${table} r
        WHERE r.domain = ? AND ${w.sql}
@@ -70,7 +70,7 @@ function fromSources(app: AppContext, filter: Filter, registrable: string[], dom
        WHERE ${w.sql} AND s.domain IN (SELECT value FROM json_each(?))
          AND EXISTS (SELECT 1 FROM json_each(?) d WHERE s.host = d.value OR s.host LIKE '%.' || d.value)
        GROUP BY s.engine, cur`;
-  return app.db.all<RetrievalRow>(
+  return app.db.scan<RetrievalRow>(
     { sqlite: text("answer_sources s INDEXED BY answer_sources_brand_domain_idx"), postgres: text("answer_sources s") },
     [filter.period.start, ...w.params, JSON.stringify(registrable), JSON.stringify(domains)],
   );
@@ -127,7 +127,7 @@ export async function searchQueries(app: AppContext, filter: Filter, opts: { lim
        GROUP BY d.query_key
        ORDER BY prompt_count DESC, answers DESC, d.query_key
        LIMIT ? OFFSET ?`;
-  const rows = await db.all<{ query_key: string; answers: number; prompt_count: number; engines: string }>(
+  const rows = await db.scan<{ query_key: string; answers: number; prompt_count: number; engines: string }>(
     {
       sqlite: ranking("json_group_array(DISTINCT d.engine)", "search_query_days d INDEXED BY search_query_days_period_idx"),
       postgres: ranking("json_agg(DISTINCT d.engine)::text", "search_query_days d"),
@@ -139,7 +139,7 @@ export async function searchQueries(app: AppContext, filter: Filter, opts: { lim
   // The page's queries' spellings, most used first, and the prompts that caused them, most uses
   // first: one seek per query (the primary key starts with brand and query).
   const spelling = new Map<string, string>();
-  for (const r of await db.all<{ query_key: string; query: string }>(
+  for (const r of await db.scan<{ query_key: string; query: string }>(
     `SELECT d.query_key, d.query FROM search_query_days d
        WHERE d.query_key IN (SELECT value FROM json_each(?)) AND ${w.sql}
        GROUP BY d.query_key, d.query ORDER BY d.query_key, sum(d.uses) DESC, d.query`,
@@ -148,7 +148,7 @@ export async function searchQueries(app: AppContext, filter: Filter, opts: { lim
     if (!spelling.has(r.query_key)) spelling.set(r.query_key, r.query);
   }
   const causes = new Map<string, string[]>();
-  for (const r of await db.all<{ query_key: string; prompt_id: string }>(
+  for (const r of await db.scan<{ query_key: string; prompt_id: string }>(
     `SELECT d.query_key, d.prompt_id FROM search_query_days d
        WHERE d.query_key IN (SELECT value FROM json_each(?)) AND ${w.sql}
        GROUP BY d.query_key, d.prompt_id ORDER BY d.query_key, sum(d.uses) DESC, d.prompt_id`,

@@ -79,9 +79,9 @@ async function fromRollups(app: AppContext, filter: Filter, opts: Page) {
 async function fromCitations(app: AppContext, filter: Filter, opts: Page) {
   const db = app.db;
   const cw = where("c", filter, filter.period.start, filter.period.end);
-  const total = (await db.get<{ n: number }>(`SELECT count(*) AS n FROM citations c WHERE ${cw.sql}`, cw.params))?.n ?? 0;
+  const total = (await db.scan<{ n: number }>(`SELECT count(*) AS n FROM citations c WHERE ${cw.sql}`, cw.params))[0]?.n ?? 0;
   const key = opts.level === "url" ? "c.url" : "c.domain";
-  const rows = await db.all<SourceRow>(
+  const rows = await db.scan<SourceRow>(
     `SELECT ${key} AS key, min(c.domain) AS domain, count(*) AS citations, count(DISTINCT c.answer_id) AS answers
        FROM citations c WHERE ${cw.sql} GROUP BY ${key}
        ORDER BY citations DESC, key LIMIT ? OFFSET ?`,

@@ -115,7 +115,7 @@ function sliceSums(app: AppContext, filter: Filter): Promise<SliceAgg[]> {
     );
   }
   const w = where("a", filter, filter.previous.start, filter.period.end);
-  return db.all<SliceAgg>(
+  return db.scan<SliceAgg>(
     `SELECT a.engine AS engine, (a.created_at >= ?) AS cur, count(*) AS total, count(*) FILTER (WHERE a.status = 'ok') AS valid,
          sum(a.brand_mentioned) AS mentioned, sum(a.brand_position) AS pos_sum, sum(a.brand_position * a.brand_position) AS pos_sq,
          count(CASE WHEN a.brand_position = 1 THEN 1 END) AS top1, count(CASE WHEN a.brand_position <= 3 THEN 1 END) AS top3,
@@ -187,7 +187,7 @@ async function promptCoverage(app: AppContext, filter: Filter, engines: string[]
       AND d.day >= ${from} AND d.day < ${to} AND d.valid > 0) THEN 1 ELSE 0 END,
     CASE WHEN EXISTS (SELECT 1 FROM prompt_days d WHERE d.prompt_id = p.value AND d.engine = e.value
       AND d.day >= ${from} AND d.day < ${to} AND d.mentioned > 0) THEN 1 ELSE 0 END`;
-  return app.db.all<CoverageAgg>(
+  return app.db.scan<CoverageAgg>(
     `WITH pe (prompt, engine, vc, mc, vp, mp) AS MATERIALIZED (
          SELECT p.value, e.value, ${probe("?1", "?2")}, ${probe("?3", "?1")}
          FROM json_each(?5) p, json_each(?4) e)
@@ -344,7 +344,7 @@ export async function visibilityTrend(app: AppContext, filter: Filter, interval:
       );
     }
     const w = where("a", filter, from, to);
-    return await db.all<Bucket>(
+    return await db.scan<Bucket>(
       `SELECT (a.created_at - ?) / ? AS b, count(*) AS total, count(*) FILTER (WHERE a.status = 'ok') AS valid,
            sum(a.brand_mentioned) AS mentioned, sum(a.brand_position) AS pos_sum, sum(a.roster_mentions) AS roster
          FROM answers a WHERE ${w.sql} GROUP BY b`,
@@ -398,7 +398,7 @@ export async function validAnswers(app: AppContext, filter: Filter): Promise<num
     return (await db.get<{ n: number | null }>(`SELECT sum(d.valid) AS n FROM answer_days d WHERE ${d.sql}`, d.params))?.n ?? 0;
   }
   const w = where("a", filter, filter.period.start, filter.period.end);
-  return (await db.get<{ n: number }>(`SELECT count(*) AS n FROM answers a WHERE ${w.sql} AND a.status = 'ok'`, w.params))?.n ?? 0;
+  return (await db.scan<{ n: number }>(`SELECT count(*) AS n FROM answers a WHERE ${w.sql} AND a.status = 'ok'`, w.params))[0]?.n ?? 0;
 }
 
 type MemberAgg = {
@@ -428,7 +428,7 @@ async function memberAggregates(app: AppContext, filter: Filter, roster: Roster)
     // Only the roster's members are reported; naming them lets the per-prompt index seek each one.
     const mw = where("m", filter, filter.period.start, filter.period.end);
     const ids = roster.members.map((m) => m.id);
-    rows = await db.all<MemberAgg>(
+    rows = await db.scan<MemberAgg>(
       `SELECT m.member_id AS member_id, count(*) AS n, sum(m.rank) AS pos_sum, sum(m.rank * m.rank) AS pos_sq,
            count(*) FILTER (WHERE m.rank = 1) AS top1, sum(m.sentiment) AS sent_sum, sum(m.sentiment * m.sentiment) AS sent_sq,
            count(m.sentiment) AS sent_n

@@ -8,7 +8,8 @@ import { NotFound, Unavailable } from "../errors";
 import { log } from "../log";
 import { EMBEDDED_MIGRATIONS, embeddedMigrations, logMigrations, MIGRATION_JOURNAL, newerSchemaProblem } from "./migrations";
 import { type PostgresDb } from "./postgres";
-import { type Queries, type SqlParam, type SqlText } from "./queries";
+import { type Queries, type SqlParam, type SqlText, textFor } from "./queries";
+import { type ReaderOptions, SqliteReader } from "./reader";
 import type * as schema from "./schema";
 import { StorageHealth } from "./storage-health";
 import { WalIndexStamp } from "./wal-stamp";
@@ -56,6 +57,8 @@ export interface SqliteDb extends Queries {
   readonly walIndex: WalIndexStamp;
   /** Whether the file's storage takes writes (storage-health.ts). */
   readonly storage: StorageHealth;
+  /** The thread that runs scans (reader.ts). */
+  readonly reader: SqliteReader;
   /**
    * Closes the connection, its prepared statements first (a statement left open would keep the
    * connection alive, unusable, until collected). `optimize` (default true): update the query
@@ -76,6 +79,8 @@ export interface OpenOptions {
    * process has already opened passes false.
    */
   migrate?: boolean;
+  /** The reader thread's options (reader.ts; tests make it stop sooner, or fail). */
+  reader?: ReaderOptions;
 }
 
 /** How long a statement waits for another process's write to end before SQLITE_BUSY. */
@@ -135,7 +140,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDb 
   const statements = new Map<string, unknown>();
   const writeGate = new WriteGate();
   const walIndex = new WalIndexStamp(path);
-  const { queries, finalize } = sqliteQueries(sqlite, writeGate);
+  const { queries, reader, finalize } = sqliteQueries(sqlite, writeGate, path, options.reader);
   let orm: Orm | null = null;
   return {
     ...queries,
@@ -150,6 +155,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDb 
     writeGate,
     storage: new StorageHealth(),
     walIndex,
+    reader,
     async betweenSlices(): Promise<void> {
       await new Promise((resolve) => setImmediate(resolve));
       if (this.walPressure) await this.walPressure();
@@ -373,7 +379,12 @@ const WRITES = /^\s*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i;
  * transaction before its BEGIN, first pass the write gate (write-gate.ts): with no worker writing,
  * at once.
  */
-function sqliteQueries(sqlite: SQLite, gate: WriteGate): { queries: Queries; finalize(): void } {
+function sqliteQueries(
+  sqlite: SQLite,
+  gate: WriteGate,
+  path: string,
+  readerOptions?: ReaderOptions,
+): { queries: Queries; reader: SqliteReader; finalize(): void } {
   const statements = new Map<string, { prepared: Statement; writes: boolean }>();
   const statement = (text: SqlText): { prepared: Statement; writes: boolean } => {
     const source = typeof text === "string" ? text : text.sqlite;
@@ -388,6 +399,7 @@ function sqliteQueries(sqlite: SQLite, gate: WriteGate): { queries: Queries; fin
   };
   const context = new AsyncLocalStorage<symbol>();
   let open: { token: symbol; ended: Promise<void> } | null = null;
+  const reader = new SqliteReader(path, (sql, params) => queries.all(sql, params), readerOptions);
   let queue: Promise<void> = Promise.resolve();
   const outside = (): boolean => open !== null && context.getStore() !== open.token;
   const wait = async (): Promise<void> => {
@@ -427,6 +439,11 @@ function sqliteQueries(sqlite: SQLite, gate: WriteGate): { queries: Queries; fin
       const { prepared } = statement(text);
       return gated(() => prepared.run(...(params as SqlParam[])).changes);
     },
+    async scan<T>(text: SqlText, params: readonly SqlParam[] = []): Promise<T[]> {
+      // Inside its transaction, a scan must see the transaction's own writes: its connection answers.
+      if (open !== null && context.getStore() === open.token) return queries.all<T>(text, params);
+      return reader.scan<T>(textFor(text, "sqlite"), params);
+    },
     async lock(): Promise<void> {},
     async transaction<T>(fn: (tx: Queries) => Promise<T>): Promise<T> {
       if (open !== null && context.getStore() === open.token) return fn(queries);
@@ -461,8 +478,9 @@ function sqliteQueries(sqlite: SQLite, gate: WriteGate): { queries: Queries; fin
     },
   };
   const finalize = () => {
+    reader.close();
     for (const { prepared } of statements.values()) prepared.finalize();
     statements.clear();
   };
-  return { queries, finalize };
+  return { queries, reader, finalize };
 }

@@ -254,6 +254,9 @@ function postgresQueries(pool: postgres.Sql, changes: ChangeFeed): Queries {
       async all<T>(text: SqlText, params: readonly SqlParam[] = []): Promise<T[]> {
         return Array.from(await execute(runner(), text, params)) as T[];
       },
+      scan<T>(text: SqlText, params: readonly SqlParam[] = []): Promise<T[]> {
+        return queries.all<T>(text, params);
+      },
       async get<T>(text: SqlText, params: readonly SqlParam[] = []): Promise<T | undefined> {
         return (await execute(runner(), text, params))[0] as T | undefined;
       },

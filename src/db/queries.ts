@@ -19,6 +19,12 @@ export interface Queries {
   readonly dialect: Dialect;
   /** Every row of a query. */
   all<T>(text: SqlText, params?: readonly SqlParam[]): Promise<T[]>;
+  /**
+   * Every row of a read that may take long: a ranking summed from thousands of prompts' days. On
+   * SQLite, outside a transaction, it runs on a reader thread with its own connection (reader.ts), so
+   * that the serving thread answers other requests meanwhile; same rows as `all`. On PostgreSQL, `all`.
+   */
+  scan<T>(text: SqlText, params?: readonly SqlParam[]): Promise<T[]>;
   /** The first row of a query, or undefined. */
   get<T>(text: SqlText, params?: readonly SqlParam[]): Promise<T | undefined>;
   /** A statement; resolves to the number of rows it changed. */

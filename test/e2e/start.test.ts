@@ -7,6 +7,7 @@ import { afterEach, expect, test } from "bun:test";
 import { join } from "node:path";
 import { SANDBOX_DATABASE, type Sandbox, sandbox } from "../support/binary";
 import { seedToolServerDb } from "../support/fixtures";
+import { call, connect } from "../support/mcp";
 
 let box: Sandbox | null = null;
 afterEach(() => {
@@ -131,6 +132,41 @@ test.if(SANDBOX_DATABASE === "sqlite")(
     }
     expect(changed).toBe(true);
     expect(server.logs()).not.toContain("checkpointer stopped");
+    expect(await server.stop()).toBe(0);
+  },
+  90_000,
+);
+
+// SQLite's alone: on PostgreSQL the database server does the summing.
+test.if(SANDBOX_DATABASE === "sqlite")(
+  "rankings of a period without windows are summed on the server's reader thread: its worker is in the binary",
+  async () => {
+    box = await sandbox({ toml: "[tracking]\nenabled = false\n" });
+    const seed = await box.withDb(seedToolServerDb);
+    const server = await box.serve({ timeoutMs: 60_000 });
+    const client = await connect(server.url, seed.a.key);
+    try {
+      // The last 7 days: not the default period, so summed from the prompts' days (a scan).
+      const week = new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10);
+      const ranked = await call(client, "get_prompt_performance", { start_date: week });
+      expect(ranked.error).toBeNull();
+      expect(ranked.data.prompts).toEqual([
+        expect.objectContaining({
+          id: seed.a.ids.promptId,
+          answers: { total: 1, valid: 1 },
+          top_competitor: expect.objectContaining({ answers: 1 }),
+        }),
+      ]);
+      // The seeded answer names a competitor and not the brand: a gap.
+      const gaps = await call(client, "get_content_gaps", { start_date: week });
+      expect(gaps.error).toBeNull();
+      expect(gaps.data.gaps.map((gap: { prompt_id: string }) => gap.prompt_id)).toEqual([seed.a.ids.promptId]);
+      // Had the reader thread's entry point been missing from the binary, the scans would have run on
+      // the serving thread, and the server would have said so.
+      expect(server.logs()).not.toContain("reader thread stopped");
+    } finally {
+      await client.close();
+    }
     expect(await server.stop()).toBe(0);
   },
   90_000,

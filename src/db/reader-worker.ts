@@ -1,0 +1,60 @@
+// The reader thread's side (see reader.ts): its own connection to the database file, read-only by
+// pragma, answering each statement it is sent with its rows. A statement reads one snapshot: the last
+// commit before it began, as on the serving connection.
+import { Database, type Statement } from "bun:sqlite";
+import { type SqlParam } from "./queries";
+
+declare const self: Worker;
+
+export type ReaderRequest = { type: "open"; path: string } | { type: "scan"; id: number; sql: string; params: SqlParam[] };
+
+export type ReaderAnswer =
+  | { type: "opened" }
+  | { type: "failed"; message: string }
+  | { type: "rows"; id: number; rows: unknown[] }
+  | { type: "error"; id: number; message: string; code?: string };
+
+let db: Database | null = null;
+const statements = new Map<string, Statement>();
+
+const answer = (message: ReaderAnswer) => postMessage(message);
+
+self.onmessage = ({ data }: MessageEvent<ReaderRequest>) => {
+  if (data.type === "open") {
+    try {
+      db = new Database(data.path, { readwrite: true, create: false, strict: true });
+      db.exec("PRAGMA busy_timeout = 5000");
+      // This connection only reads: a write sent here by mistake fails instead of taking the lock.
+      db.exec("PRAGMA query_only = ON");
+      db.exec("PRAGMA temp_store = MEMORY");
+      // Its pages come from the OS's cache of the file as much as from its own: a smaller page cache
+      // than the serving connection's, which this thread's life (it stops when idle) frees anyway.
+      db.exec("PRAGMA cache_size = -32000");
+      answer({ type: "opened" });
+    } catch (error) {
+      answer({ type: "failed", message: (error as Error)?.message ?? String(error) });
+    }
+    return;
+  }
+  if (data.type !== "scan" || db === null) return;
+  try {
+    let statement = statements.get(data.sql);
+    if (statement === undefined) {
+      if (statements.size >= 200) {
+        for (const kept of statements.values()) kept.finalize();
+        statements.clear();
+      }
+      statement = db.prepare(data.sql);
+      statements.set(data.sql, statement);
+    }
+    answer({ type: "rows", id: data.id, rows: statement.all(...data.params) as unknown[] });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    answer({
+      type: "error",
+      id: data.id,
+      message: (error as Error)?.message ?? String(error),
+      code: typeof code === "string" ? code : undefined,
+    });
+  }
+};

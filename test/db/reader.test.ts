@@ -1,0 +1,149 @@
+// Long reads off the serving thread (src/db/reader.ts): on SQLite a scan runs on a worker thread's own
+// connection, so the serving thread's event loop goes on while it runs; it returns what the serving
+// connection would (its last commit, or inside a transaction that transaction's own writes), errors
+// as SQLite's, and a reader thread that cannot start leaves every scan answered on the serving thread.
+import { afterEach, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { openDatabase, type SqliteDb } from "../../src/db/client";
+import { type ReaderOptions } from "../../src/db/reader";
+import { captureLog } from "../support/log";
+import { scratchDir } from "../support/scratch";
+
+let db: SqliteDb | null = null;
+
+afterEach(() => {
+  db?.close();
+  db = null;
+});
+
+function open(reader?: ReaderOptions): SqliteDb {
+  db = openDatabase(join(scratchDir("spyglass-reader-"), "spyglass.db"), { reader });
+  db.sqlite.exec("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT, score REAL, data BLOB)");
+  const insert = db.sqlite.prepare("INSERT INTO items (name, score, data) VALUES (?, ?, ?)");
+  db.sqlite.transaction(() => {
+    for (let i = 0; i < 500; i++)
+      insert.run(`item ${i} “${"é".repeat(i % 3)}”`, i % 7 === 0 ? null : i / 3, new Uint8Array([i % 256, 1, 2]));
+  })();
+  return db;
+}
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await Bun.sleep(25);
+  if (!check()) throw new Error(`timed out waiting until ${what}`);
+}
+
+// 3,000,000 steps of a recursive CTE: a statement that takes a while on any machine (~300 ms here).
+const SLOW = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) SELECT count(*) AS n, sum(i % 7) AS s FROM n";
+
+test("a scan returns the rows all() returns, parameters bound alike, and runs on the reader thread", async () => {
+  const db = open();
+  const sql =
+    "SELECT id, name, score, data FROM items WHERE id > ? AND (name LIKE ? OR score IS ?) ORDER BY score DESC NULLS LAST, id LIMIT ?";
+  for (const params of [
+    [10, "item 4%", null, 50],
+    [0, "%é%", 12, 1000],
+    [490, "nothing", 3.5, 5],
+  ]) {
+    const before = db.reader.answered;
+    const scanned = await db.scan(sql, params);
+    expect(db.reader.answered).toBe(before + 1);
+    expect(scanned).toEqual(await db.all(sql, params));
+  }
+  // A dialect pair: SQLite's text.
+  expect(await db.scan({ sqlite: "SELECT count(*) AS n FROM items", postgres: "not this" })).toEqual([{ n: 500 }]);
+  expect(db.reader.live).toBe(true);
+});
+
+test("while a long scan runs, the serving thread's event loop goes on", async () => {
+  const db = open();
+  await db.scan("SELECT 1 AS one"); // the thread started
+  const events: string[] = [];
+  const scanned = db.scan<{ n: number }>(SLOW, [3_000_000]).then((rows) => {
+    events.push("scan");
+    return rows;
+  });
+  // On the serving thread the statement would hold the loop until it ended: these would come after.
+  await Bun.sleep(1);
+  events.push("timer");
+  await new Promise((resolve) => setImmediate(resolve));
+  events.push("immediate");
+  expect((await scanned)[0]!.n).toBe(3_000_000);
+  expect(events).toEqual(["timer", "immediate", "scan"]);
+});
+
+test("a scan sees what is committed: a transaction's writes inside it, and only once committed outside it", async () => {
+  const db = open();
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let inside: unknown[] = [];
+  const writing = db.transaction(async (tx) => {
+    await tx.run("INSERT INTO items (name) VALUES ('new')");
+    inside = await tx.scan("SELECT count(*) AS n FROM items");
+    await held;
+  });
+  await Bun.sleep(5);
+  expect(inside).toEqual([{ n: 501 }]);
+  // Outside the transaction, which is still open: the last commit, without waiting for it to end.
+  expect(await db.scan("SELECT count(*) AS n FROM items")).toEqual([{ n: 500 }]);
+  release();
+  await writing;
+  expect(await db.scan("SELECT count(*) AS n FROM items")).toEqual([{ n: 501 }]);
+});
+
+test("a scan's SQL error is SQLite's, with its code, and the next scan is answered", async () => {
+  const db = open();
+  const failed = await db.scan("SELECT nope FROM items").catch((error: unknown) => error as Error & { code?: string });
+  expect(failed).toBeInstanceOf(Error);
+  expect((failed as Error).message).toContain("no such column: nope");
+  expect((failed as { code?: string }).code).toBe("SQLITE_ERROR");
+  // The reader thread's connection is only for reading.
+  const write = await db.scan("UPDATE items SET name = 'x' RETURNING id").catch((error: unknown) => error as Error);
+  expect((write as Error).message).toContain("readonly");
+  expect(await db.all("SELECT count(*) AS n FROM items WHERE name = 'x'")).toEqual([{ n: 0 }]);
+  expect(await db.scan("SELECT count(*) AS n FROM items")).toEqual([{ n: 500 }]);
+});
+
+test("the reader thread stops when idle, and the next scan starts it again", async () => {
+  const db = open({ idleMs: 50 });
+  expect(db.reader.live).toBe(false);
+  await db.scan("SELECT 1 AS one");
+  expect(db.reader.live).toBe(true);
+  await until(() => !db.reader.live, "the idle thread stopped");
+  const before = db.reader.answered;
+  expect(await db.scan("SELECT count(*) AS n FROM items")).toEqual([{ n: 500 }]);
+  expect(db.reader.answered).toBe(before + 1);
+});
+
+test("a reader thread that cannot start leaves scans answered on the serving thread, and says so once", async () => {
+  const broken = join(scratchDir("spyglass-reader-worker-"), "broken-worker.ts");
+  writeFileSync(broken, 'throw new Error("the reader could not start");\n');
+  const db = open({ workerUrl: broken });
+  const logged = await captureLog(async () => {
+    expect(await db.scan("SELECT count(*) AS n FROM items")).toEqual([{ n: 500 }]);
+    expect(await db.scan("SELECT max(id) AS n FROM items")).toEqual([{ n: 500 }]);
+  });
+  expect(db.reader.answered).toBe(0);
+  expect(logged.match(/the reader thread stopped: long reads run on the serving thread/g)?.length).toBe(1);
+});
+
+test("a command that scans exits when it is done: the idle reader thread does not hold the process open", async () => {
+  const dir = scratchDir("spyglass-reader-exit-");
+  const script = join(dir, "command.ts");
+  writeFileSync(
+    script,
+    `import { openDatabase } from ${JSON.stringify(join(import.meta.dir, "../../src/db/client.ts"))};
+const db = openDatabase(${JSON.stringify(join(dir, "spyglass.db"))});
+const rows = await db.scan("SELECT 41 + 1 AS answer");
+console.log(JSON.stringify({ rows, answered: db.reader.answered }));
+`,
+  );
+  const proc = Bun.spawn([process.execPath, script], { stdout: "pipe", stderr: "pipe" });
+  const timer = setTimeout(() => proc.kill(), 30_000);
+  const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+  clearTimeout(timer);
+  expect(code).toBe(0);
+  expect(JSON.parse(out.trim().split("\n").at(-1)!)).toEqual({ rows: [{ answer: 42 }], answered: 1 });
+});
