@@ -8,15 +8,17 @@
 //    the rounds interleaved; p95 per round, median of the rounds with their spread. Each is set
 //    against the SQL a DBA would write (one GROUP BY over the period's answers, in this process on
 //    the same database file, so without the MCP round trip) and the 10× time against the 1× one.
-// 2. No stalls: /healthz probed from this process (one request every 5 ms) while deleting a
-//    competitor re-analyses every answer of the 1× brand; p50 / p99 / max, each beside a bare
-//    Bun.serve's /healthz probed by the same loop in the same window (the machine's own noise).
+// 2. No stalls: /healthz probed from this process (one request every 5 ms) while the analytics' long
+//    reads run (search queries, a tag's figures, a 90-day ranking: on the reader thread) at both
+//    scales, and while deleting a competitor re-analyses every answer of the 1× brand; p50 / p99 /
+//    max, each beside a bare Bun.serve's /healthz probed by the same loop in the same window (the
+//    machine's own noise).
 //
 // Seeded databases are cached (os.tmpdir()/spyglass-bench-cache, keyed by the day, the migrations
 // and the seeder's sources): seeding 2,160,000 answers takes minutes, once.
 // Environment: BENCH_SCALES ("30,300"), BENCH_ROUNDS (5), BENCH_SCALE_CALLS (20), BENCH_DBA_CALLS (3),
 // BENCH_BINARY (serve another build, e.g. an earlier commit's, on the same seeded databases),
-// BENCH_SCALE_PARTS ("analytics,stalls").
+// BENCH_SCALE_PARTS ("analytics,reads,stalls").
 import { Database } from "bun:sqlite";
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -36,7 +38,7 @@ export const TOOLS = ["get_visibility_overview", "get_prompt_performance", "get_
 type Tool = (typeof TOOLS)[number];
 const DAY = 86_400_000;
 const SERVED_BINARY = process.env.BENCH_BINARY;
-const PARTS = (process.env.BENCH_SCALE_PARTS ?? "analytics,stalls").split(",");
+const PARTS = (process.env.BENCH_SCALE_PARTS ?? "analytics,reads,stalls").split(",");
 
 export interface Seeded {
   db: string;
@@ -281,6 +283,103 @@ async function analytics(instances: Instance[]): Promise<void> {
 }
 
 /**
+ * Probes `ours` and `bare` /healthz alternately (one of each every 5 ms: which goes first alternates,
+ * so that neither always meets the other's wake-up) until stop(), which returns each side's times.
+ */
+function probeBoth(ours: string, bare: string): { stop(): Promise<{ ours: number[]; bare: number[] }>; ours: number[]; bare: number[] } {
+  const times = { ours: [] as number[], bare: [] as number[] };
+  let probing = true;
+  const timed = async (url: string, into: number[]) => {
+    const started = performance.now();
+    const res = await fetch(url);
+    await res.arrayBuffer();
+    into.push(performance.now() - started);
+  };
+  const loop = (async () => {
+    for (let k = 0; probing; k++) {
+      for (const side of k % 2 ? ["bare", "ours"] : ["ours", "bare"]) {
+        if (side === "ours") await timed(`${ours}/healthz`, times.ours);
+        else await timed(`${bare}/healthz`, times.bare);
+      }
+      await Bun.sleep(5);
+    }
+  })();
+  return {
+    ...times,
+    async stop() {
+      probing = false;
+      await loop.catch(() => {});
+      return times;
+    },
+  };
+}
+
+const quantile = (p: number, list: number[]) => {
+  const sorted = [...list].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
+};
+
+/**
+ * /healthz while the analytics' long reads run (db/reader.ts: on a reader thread, not the serving
+ * one): the search queries of 90 days, a tag's overview, sources and competitor ranking (read from
+ * the answers themselves), and a ranking of 90 days summed from the prompts' days; each called 3
+ * times in a row, after one unmeasured call. Against a bare server's /healthz probed in the same window.
+ */
+async function longReads(i: Instance): Promise<void> {
+  const sample = await fetch(`${i.server.url}/healthz`);
+  const bare = await startBare(scratchDir("spyglass-bench-bare-"), new Uint8Array(await sample.arrayBuffer()), replayableHeaders(sample));
+  try {
+    const tags = (await i.client.callTool({ name: "list_tags", arguments: {} })).structuredContent as { tags: Array<{ name: string }> };
+    const tag = tags.tags[0]?.name;
+    const days90 = new Date(Math.floor(Date.now() / DAY) * DAY - 89 * DAY).toISOString().slice(0, 10);
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ["get_search_queries", { start_date: days90 }],
+      ["get_prompt_performance", { start_date: days90 }],
+      ...(tag
+        ? ([
+            ["get_visibility_overview", { tag }],
+            ["get_top_sources", { tag, start_date: days90 }],
+            ["get_competitor_ranking", { tag }],
+          ] as Array<[string, Record<string, unknown>]>)
+        : []),
+    ];
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const result = await i.client.callTool({ name, arguments: args });
+      if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
+    };
+    for (const [name, args] of calls) await call(name, args);
+    const probes = probeBoth(i.server.url, bare.url);
+    const started = performance.now();
+    const durations: string[] = [];
+    for (const [name, args] of calls) {
+      const from = performance.now();
+      for (let k = 0; k < 3; k++) await call(name, args);
+      durations.push(`${name}${args.tag ? " (tag)" : ""} ${((performance.now() - from) / 3).toFixed(0)} ms`);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const { ours, bare: theirs } = await probes.stop();
+    const max = (list: number[]) => Math.max(...list);
+    report(NAME, `long reads, ${i.seeded.answers} answers: each call`, durations.join(", "));
+    report(
+      NAME,
+      `/healthz during the long reads, ${i.seeded.answers} answers, p50 / p99 / max`,
+      `${quantile(0.5, ours).toFixed(1)} / ${quantile(0.99, ours).toFixed(1)} / ${max(ours).toFixed(1)} ms (${ours.length} probes over ${seconds.toFixed(1)} s); bare server ${quantile(0.5, theirs).toFixed(1)} / ${quantile(0.99, theirs).toFixed(1)} / ${max(theirs).toFixed(1)} ms`,
+    );
+    target({
+      what: `/healthz max during the long reads (search queries, a tag's figures, a 90-day ranking), ${i.seeded.answers.toLocaleString("en-US")} answers, ms`,
+      value: max(ours).toFixed(1),
+      baseline: `${max(theirs).toFixed(1)} (bare, same window)`,
+      ratio: (max(ours) / max(theirs)).toFixed(1),
+      target: "≤ 20 ms (no task over 20 ms)",
+      met: max(ours) <= 20 ? "yes" : "no",
+      rounds: `1, ${ours.length} probes`,
+    });
+  } finally {
+    bare.stop();
+  }
+}
+
+/**
  * /healthz latency while a competitor deletion re-analyses every answer of the brand, against a
  * bare Bun.serve answering the same bytes, probed alternately by the same loop (one of each every
  * 5 ms): what the bare server shows is the machine's own noise (its scheduler, other load, this
@@ -291,25 +390,8 @@ async function stalls(i: Instance): Promise<void> {
   const competitors = (listed.structuredContent as { competitors: Array<{ id: string }> }).competitors;
   const sample = await fetch(`${i.server.url}/healthz`);
   const bare = await startBare(scratchDir("spyglass-bench-bare-"), new Uint8Array(await sample.arrayBuffer()), replayableHeaders(sample));
-  const ours: number[] = [];
-  const theirs: number[] = [];
-  let probing = true;
-  const timed = async (url: string, into: number[]) => {
-    const started = performance.now();
-    const res = await fetch(url);
-    await res.arrayBuffer();
-    into.push(performance.now() - started);
-  };
-  const probe = (async () => {
-    for (let k = 0; probing; k++) {
-      // Which goes first alternates, so that neither always meets the other's wake-up.
-      for (const side of k % 2 ? ["bare", "ours"] : ["ours", "bare"]) {
-        if (side === "ours") await timed(`${i.server.url}/healthz`, ours);
-        else await timed(`${bare.url}/healthz`, theirs);
-      }
-      await Bun.sleep(5);
-    }
-  })();
+  const probes = probeBoth(i.server.url, bare.url);
+  const { ours, bare: theirs } = probes;
   try {
     await Bun.sleep(500);
     const idle = ours.length;
@@ -329,8 +411,7 @@ async function stalls(i: Instance): Promise<void> {
       done = /"msg":"re-analysis finished"/.test(i.server.logs().slice(before)) || left.get(i.seeded.brandId, competitors[0]!.id)?.n === 0;
     }
     const seconds = (performance.now() - started) / 1000;
-    probing = false;
-    await probe;
+    await probes.stop();
     if (!done) throw new Error("re-analysis did not finish within 10 minutes");
     // A pass on the server's worker thread commits its last slice before the serving thread logs the end.
     for (let k = 0; k < 20 && !/"msg":"re-analysis finished"/.test(i.server.logs().slice(before)); k++) await Bun.sleep(100);
@@ -339,7 +420,7 @@ async function stalls(i: Instance): Promise<void> {
     const duringBare = sorted(theirs.slice(idleBare));
     const quiet = sorted(ours.slice(0, idle));
     const quietBare = sorted(theirs.slice(0, idleBare));
-    const q = (p: number, list: number[]) => list[Math.min(list.length - 1, Math.ceil(p * list.length) - 1)]!;
+    const q = quantile;
     const max = (list: number[]) => list[list.length - 1]!;
     const figures = (list: number[]) => `${q(0.5, list).toFixed(1)} / ${q(0.99, list).toFixed(1)} / ${max(list).toFixed(1)} ms`;
     const logged = /"msg":"re-analysis finished"[^\n]*"answers":(\d+)/.exec(i.server.logs().slice(before));
@@ -373,8 +454,7 @@ async function stalls(i: Instance): Promise<void> {
       rounds: `1, ${during.length} probes`,
     });
   } finally {
-    probing = false;
-    await probe.catch(() => {});
+    await probes.stop();
     bare.stop();
   }
 }
@@ -385,6 +465,7 @@ export async function run(): Promise<void> {
   try {
     for (const scale of SCALES) instances.push(await start(scale));
     if (PARTS.includes("analytics")) await analytics(instances);
+    if (PARTS.includes("reads")) for (const i of instances) await longReads(i);
     if (PARTS.includes("stalls")) await stalls(instances[0]!);
   } finally {
     for (const i of instances) await stop(i);
