@@ -136,11 +136,6 @@ export function dayWhere(alias: string, filter: Filter, from: number, to: number
   return { sql: parts.join(" AND "), params };
 }
 
-/** The JSON list of the ids of the filter's prompts: the tag's or the prompt's, or all the brand's (archived ones included). */
-export async function scopePromptIds(app: AppContext, filter: Filter): Promise<string> {
-  return filter.scope ?? JSON.stringify(await listPromptIds(app.db, filter.brandId));
-}
-
 /** The filter as echoed in results, so a reader knows what the figures cover. */
 export function describeFilter(filter: Filter) {
   return {

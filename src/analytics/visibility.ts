@@ -7,7 +7,7 @@ import { ALL_ENGINES } from "../db/values";
 import { Invalid } from "../errors";
 import { brandEngines } from "../tracking/engines";
 import { loadRoster, type Roster } from "../tracking/roster";
-import { DAY_MS, dayString, dayWhere, describeFilter, type Filter, scopePromptIds, where } from "./filters";
+import { DAY_MS, dayString, dayWhere, describeFilter, type Filter, where } from "./filters";
 import { type Mean, mean, type PeriodMean, type PeriodRate, POSITION, periodMean, periodRate, type Rate, rate, SENTIMENT } from "./rates";
 import { retrievalCounts } from "./search";
 import { comparePeriods } from "./stats";
@@ -196,7 +196,7 @@ async function promptCoverage(app: AppContext, filter: Filter, engines: string[]
        SELECT NULL, sum(vc), sum(mc), sum(vp), sum(mp)
        FROM (SELECT max(vc) AS vc, max(mc) AS mc, max(vp) AS vp, max(mp) AS mp FROM pe GROUP BY prompt) per_prompt`,
     // The scope holds only the brand's prompts: the probes name the prompt alone (prompt_days_by_prompt_idx).
-    [cs, ce, ps, JSON.stringify(engines), await scopePromptIds(app, filter)],
+    [cs, ce, ps, JSON.stringify(engines), filter.scope],
   );
 }
 

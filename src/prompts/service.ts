@@ -212,6 +212,15 @@ export async function listPromptIds(db: Queries, brandId: string, tagId: string 
   return rows.map((row) => row.id);
 }
 
+/**
+ * The brand's prompt ids (archived ones included), as listPromptIds gives them, as a subquery of one
+ * column, `value`, for a statement that goes over them itself instead of being handed their list
+ * (analytics/prompts.ts); `brandParam` is the placeholder that takes the brand id.
+ */
+export function brandPromptIds(brandParam: string): string {
+  return `(SELECT id AS value FROM prompts WHERE brand_id = ${brandParam})`;
+}
+
 /** The texts of the given prompts of the brand, by id (another brand's ids are left out). */
 export async function getPromptTexts(db: Queries, brandId: string, promptIds: readonly string[]): Promise<Map<string, string>> {
   if (promptIds.length === 0) return new Map();
