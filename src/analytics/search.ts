@@ -49,7 +49,8 @@ function fromRollup(app: AppContext, filter: Filter, registrable: string, domain
   const w = dayRangeWhere("r", filter, filter.previous.start, filter.period.end);
   // Without a tag or prompt, the rollup without the prompt: a few rows per day and engine.
   const table = filter.scope === null ? "answer_source_engine_days" : "answer_source_days";
-  return app.db.scan<RetrievalRow>(
+  // With a tag or prompt, per prompt and day: a scan (db/reader.ts); without, read where it is.
+  return (filter.scope === null ? app.db.all.bind(app.db) : app.db.scan.bind(app.db))<RetrievalRow>(
     `SELECT r.engine, r.day >= ? AS cur, sum(r.answers) AS n
        FROM ${table} r
        WHERE r.domain = ? AND ${w.sql}

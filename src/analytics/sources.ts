@@ -5,7 +5,7 @@ import { type AppContext } from "../context";
 import { loadRoster, siteOwners } from "../tracking/roster";
 import { dayWhere, describeFilter, encodeOffset, type Filter, where } from "./filters";
 import { type Rate, rate } from "./rates";
-import { validAnswers } from "./visibility";
+import { type Read, readTogether, validAnswersRead } from "./visibility";
 
 export interface Source {
   domain: string;
@@ -31,8 +31,11 @@ interface SourceRow {
 }
 
 export async function topSources(app: AppContext, filter: Filter, opts: Page) {
-  const { total, rows } = filter.scope === null ? await fromRollups(app, filter, opts) : await fromCitations(app, filter, opts);
-  const valid = await validAnswers(app, filter);
+  // A rate's numerator and denominator in one snapshot: the three read together (readTogether).
+  const [total, rows, valid] = await readTogether<[number, SourceRow[], number]>(app, filter, [
+    ...(filter.scope === null ? fromRollups(filter, opts) : fromCitations(filter, opts)),
+    validAnswersRead(filter),
+  ]);
   const roster = await loadRoster(app.db, filter.brandId);
   const ownerOf = siteOwners(roster, opts.level);
   const sources: Source[] = rows.slice(0, opts.limit).map((r) => {
@@ -59,11 +62,8 @@ export async function topSources(app: AppContext, filter: Filter, opts: Page) {
 }
 
 /** Without a tag: sums over the daily rollups (a few rows per day, engine and source). */
-async function fromRollups(app: AppContext, filter: Filter, opts: Page) {
-  const db = app.db;
+function fromRollups(filter: Filter, opts: Page): [Read<number>, Read<SourceRow[]>] {
   const d = dayWhere("d", filter, filter.period.start, filter.period.end);
-  const total =
-    (await db.get<{ n: number | null }>(`SELECT sum(d.citations) AS n FROM citation_domain_days d WHERE ${d.sql}`, d.params))?.n ?? 0;
   // Per URL, every citation is a different answer (an answer cites a URL once).
   const sql =
     opts.level === "url"
@@ -71,21 +71,27 @@ async function fromRollups(app: AppContext, filter: Filter, opts: Page) {
          FROM citation_url_days d WHERE ${d.sql} GROUP BY d.url`
       : `SELECT d.domain AS key, d.domain AS domain, sum(d.citations) AS citations, sum(d.answers) AS answers
          FROM citation_domain_days d WHERE ${d.sql} GROUP BY d.domain`;
-  const rows = await db.all<SourceRow>(`${sql} ORDER BY citations DESC, key LIMIT ? OFFSET ?`, [...d.params, opts.limit + 1, opts.offset]);
-  return { total, rows };
+  return [
+    { text: `SELECT sum(d.citations) AS n FROM citation_domain_days d WHERE ${d.sql}`, params: d.params, from: count },
+    { text: `${sql} ORDER BY citations DESC, key LIMIT ? OFFSET ?`, params: [...d.params, opts.limit + 1, opts.offset], from: sourceRows },
+  ];
 }
 
 /** With a tag: from the citations of the tag's prompts themselves (covering index). */
-async function fromCitations(app: AppContext, filter: Filter, opts: Page) {
-  const db = app.db;
+function fromCitations(filter: Filter, opts: Page): [Read<number>, Read<SourceRow[]>] {
   const cw = where("c", filter, filter.period.start, filter.period.end);
-  const total = (await db.scan<{ n: number }>(`SELECT count(*) AS n FROM citations c WHERE ${cw.sql}`, cw.params))[0]?.n ?? 0;
   const key = opts.level === "url" ? "c.url" : "c.domain";
-  const rows = await db.scan<SourceRow>(
-    `SELECT ${key} AS key, min(c.domain) AS domain, count(*) AS citations, count(DISTINCT c.answer_id) AS answers
+  return [
+    { text: `SELECT count(*) AS n FROM citations c WHERE ${cw.sql}`, params: cw.params, from: count },
+    {
+      text: `SELECT ${key} AS key, min(c.domain) AS domain, count(*) AS citations, count(DISTINCT c.answer_id) AS answers
        FROM citations c WHERE ${cw.sql} GROUP BY ${key}
        ORDER BY citations DESC, key LIMIT ? OFFSET ?`,
-    [...cw.params, opts.limit + 1, opts.offset],
-  );
-  return { total, rows };
+      params: [...cw.params, opts.limit + 1, opts.offset],
+      from: sourceRows,
+    },
+  ];
 }
+
+const count = (rows: unknown[]) => Number((rows[0] as { n: number | null } | undefined)?.n ?? 0);
+const sourceRows = (rows: unknown[]) => rows as SourceRow[];

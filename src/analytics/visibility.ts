@@ -7,7 +7,7 @@ import { ALL_ENGINES } from "../db/values";
 import { Invalid } from "../errors";
 import { brandEngines } from "../tracking/engines";
 import { loadRoster, type Roster } from "../tracking/roster";
-import { DAY_MS, dayString, dayWhere, describeFilter, type Filter, where } from "./filters";
+import { DAY_MS, dayString, dayWhere, describeFilter, type Filter, type SqlParam, where } from "./filters";
 import { type Mean, mean, type PeriodMean, type PeriodRate, POSITION, periodMean, periodRate, type Rate, rate, SENTIMENT } from "./rates";
 import { retrievalCounts } from "./search";
 import { comparePeriods } from "./stats";
@@ -390,15 +390,44 @@ export interface RankingRow {
   sentiment: PeriodMean;
 }
 
+/**
+ * A statement and how its rows become a figure: reads that one call makes together go to the
+ * database as one batch (Queries.scanTogether), so that a rate's numerator and denominator are read
+ * in one snapshot.
+ */
+export interface Read<T> {
+  text: string;
+  params: SqlParam[];
+  from(rows: unknown[]): T;
+}
+
+/**
+ * The reads' figures: from the daily rollups (no tag or prompt; a few rows per day, read where they
+ * are: on SQLite in one task, so no other request's commit comes between them), or, with a tag or
+ * prompt, from the answers themselves, on the reader thread in one snapshot.
+ */
+export async function readTogether<T extends unknown[]>(
+  app: AppContext,
+  filter: Filter,
+  reads: { [K in keyof T]: Read<T[K]> },
+): Promise<T> {
+  const list = reads as unknown as Array<Read<unknown>>;
+  const rows =
+    filter.scope === null
+      ? await Promise.all(list.map((read) => app.db.all(read.text, read.params)))
+      : await app.db.scanTogether(list.map((read) => ({ text: read.text, params: read.params })));
+  return list.map((read, i) => read.from(rows[i]!)) as T;
+}
+
 /** Valid (ok) answers in the filter's period: from the daily rollups, or, with a tag, from the answers. */
-export async function validAnswers(app: AppContext, filter: Filter): Promise<number> {
-  const db = app.db;
+export function validAnswersRead(filter: Filter): Read<number> {
+  const count = (rows: unknown[]) => Number((rows[0] as { n: number | null } | undefined)?.n ?? 0);
   if (filter.scope === null) {
     const d = dayWhere("d", filter, filter.period.start, filter.period.end);
-    return (await db.get<{ n: number | null }>(`SELECT sum(d.valid) AS n FROM answer_days d WHERE ${d.sql}`, d.params))?.n ?? 0;
+    return { text: `SELECT sum(d.valid) AS n FROM answer_days d WHERE ${d.sql}`, params: d.params, from: count };
   }
   const w = where("a", filter, filter.period.start, filter.period.end);
-  return (await db.scan<{ n: number }>(`SELECT count(*) AS n FROM answers a WHERE ${w.sql} AND a.status = 'ok'`, w.params))[0]?.n ?? 0;
+  return { text: `SELECT count(*) AS n FROM answers a WHERE ${w.sql} AND a.status = 'ok'`, params: w.params, from: count };
 }
 
 type MemberAgg = {
@@ -413,30 +442,29 @@ type MemberAgg = {
 };
 
 /** Each roster member's mentions in the filter's period: from the daily rollups, or, with a tag, from the mentions. */
-async function memberAggregates(app: AppContext, filter: Filter, roster: Roster): Promise<Map<string, MemberAgg>> {
-  const db = app.db;
-  let rows: MemberAgg[];
+function memberAggregatesRead(filter: Filter, roster: Roster): Read<Map<string, MemberAgg>> {
+  const from = (rows: unknown[]) => new Map((rows as MemberAgg[]).map((r) => [r.member_id, r]));
   if (filter.scope === null) {
     const d = dayWhere("d", filter, filter.period.start, filter.period.end);
-    rows = await db.all<MemberAgg>(
-      `SELECT d.member_id AS member_id, sum(d.answers) AS n, sum(d.rank_sum) AS pos_sum, sum(d.rank_squares) AS pos_sq, sum(d.top1) AS top1,
+    return {
+      text: `SELECT d.member_id AS member_id, sum(d.answers) AS n, sum(d.rank_sum) AS pos_sum, sum(d.rank_squares) AS pos_sq, sum(d.top1) AS top1,
            sum(d.sentiment_sum) AS sent_sum, sum(d.sentiment_squares) AS sent_sq, sum(d.sentiment_n) AS sent_n
          FROM mention_days d WHERE ${d.sql} GROUP BY d.member_id`,
-      d.params,
-    );
-  } else {
-    // Only the roster's members are reported; naming them lets the per-prompt index seek each one.
-    const mw = where("m", filter, filter.period.start, filter.period.end);
-    const ids = roster.members.map((m) => m.id);
-    rows = await db.scan<MemberAgg>(
-      `SELECT m.member_id AS member_id, count(*) AS n, sum(m.rank) AS pos_sum, sum(m.rank * m.rank) AS pos_sq,
+      params: d.params,
+      from,
+    };
+  }
+  // Only the roster's members are reported; naming them lets the per-prompt index seek each one.
+  const mw = where("m", filter, filter.period.start, filter.period.end);
+  const ids = roster.members.map((m) => m.id);
+  return {
+    text: `SELECT m.member_id AS member_id, count(*) AS n, sum(m.rank) AS pos_sum, sum(m.rank * m.rank) AS pos_sq,
            count(*) FILTER (WHERE m.rank = 1) AS top1, sum(m.sentiment) AS sent_sum, sum(m.sentiment * m.sentiment) AS sent_sq,
            count(m.sentiment) AS sent_n
          FROM mentions m WHERE ${mw.sql} AND m.member_id IN (${ids.map(() => "?").join(",")}) GROUP BY m.member_id`,
-      [...mw.params, ...ids],
-    );
-  }
-  return new Map(rows.map((r) => [r.member_id, r]));
+    params: [...mw.params, ...ids],
+    from,
+  };
 }
 
 /**
@@ -447,11 +475,13 @@ async function memberAggregates(app: AppContext, filter: Filter, roster: Roster)
 export async function competitorRanking(app: AppContext, filter: Filter) {
   const roster = await loadRoster(app.db, filter.brandId);
   const before: Filter = { ...filter, period: filter.previous };
-  const [valid, byMember, validBefore, byMemberBefore] = await Promise.all([
-    validAnswers(app, filter),
-    memberAggregates(app, filter, roster),
-    validAnswers(app, before),
-    memberAggregates(app, before, roster),
+  const [valid, byMember, validBefore, byMemberBefore] = await readTogether<
+    [number, Map<string, MemberAgg>, number, Map<string, MemberAgg>]
+  >(app, filter, [
+    validAnswersRead(filter),
+    memberAggregatesRead(filter, roster),
+    validAnswersRead(before),
+    memberAggregatesRead(before, roster),
   ]);
   // Members no longer on the roster have no mentions after re-analysis; only current members count.
   const rosterTotal = roster.members.reduce((sum, m) => sum + (byMember.get(m.id)?.n ?? 0), 0);

@@ -399,7 +399,15 @@ function sqliteQueries(
   };
   const context = new AsyncLocalStorage<symbol>();
   let open: { token: symbol; ended: Promise<void> } | null = null;
-  const reader = new SqliteReader(path, (sql, params) => queries.all(sql, params), readerOptions);
+  const reader = new SqliteReader(
+    path,
+    async (list) => {
+      const rows: unknown[][] = [];
+      for (const { sql, params } of list) rows.push(await queries.all(sql, params));
+      return rows;
+    },
+    readerOptions,
+  );
   let queue: Promise<void> = Promise.resolve();
   const outside = (): boolean => open !== null && context.getStore() !== open.token;
   const wait = async (): Promise<void> => {
@@ -443,6 +451,14 @@ function sqliteQueries(
       // Inside its transaction, a scan must see the transaction's own writes: its connection answers.
       if (open !== null && context.getStore() === open.token) return queries.all<T>(text, params);
       return reader.scan<T>(textFor(text, "sqlite"), params);
+    },
+    async scanTogether(list: ReadonlyArray<{ text: SqlText; params?: readonly SqlParam[] }>): Promise<unknown[][]> {
+      if (open !== null && context.getStore() === open.token) {
+        const rows: unknown[][] = [];
+        for (const { text, params } of list) rows.push(await queries.all(text, params));
+        return rows;
+      }
+      return reader.scanTogether(list.map(({ text, params }) => ({ sql: textFor(text, "sqlite"), params: [...(params ?? [])] })));
     },
     async lock(): Promise<void> {},
     async transaction<T>(fn: (tx: Queries) => Promise<T>): Promise<T> {

@@ -257,6 +257,11 @@ function postgresQueries(pool: postgres.Sql, changes: ChangeFeed): Queries {
       scan<T>(text: SqlText, params: readonly SqlParam[] = []): Promise<T[]> {
         return queries.all<T>(text, params);
       },
+      async scanTogether(list: ReadonlyArray<{ text: SqlText; params?: readonly SqlParam[] }>): Promise<unknown[][]> {
+        const rows: unknown[][] = [];
+        for (const { text, params } of list) rows.push(await queries.all(text, params));
+        return rows;
+      },
       async get<T>(text: SqlText, params: readonly SqlParam[] = []): Promise<T | undefined> {
         return (await execute(runner(), text, params))[0] as T | undefined;
       },

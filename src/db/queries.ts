@@ -25,6 +25,12 @@ export interface Queries {
    * that the serving thread answers other requests meanwhile; same rows as `all`. On PostgreSQL, `all`.
    */
   scan<T>(text: SqlText, params?: readonly SqlParam[]): Promise<T[]>;
+  /**
+   * Several scans whose figures are read together (a count and the rows it is the denominator of):
+   * each statement's rows, in order. On SQLite they read one snapshot (one read transaction on the
+   * reader thread). On PostgreSQL, one after another, as `all` (READ COMMITTED, as every call there).
+   */
+  scanTogether(statements: ReadonlyArray<{ text: SqlText; params?: readonly SqlParam[] }>): Promise<unknown[][]>;
   /** The first row of a query, or undefined. */
   get<T>(text: SqlText, params?: readonly SqlParam[]): Promise<T | undefined>;
   /** A statement; resolves to the number of rows it changed. */

@@ -6,12 +6,15 @@ import { type SqlParam } from "./queries";
 
 declare const self: Worker;
 
-export type ReaderRequest = { type: "open"; path: string } | { type: "scan"; id: number; sql: string; params: SqlParam[] };
+/** A scan: its statements' rows, read in one snapshot (a read transaction when there are several). */
+export type ReaderRequest =
+  | { type: "open"; path: string }
+  | { type: "scan"; id: number; statements: Array<{ sql: string; params: SqlParam[] }> };
 
 export type ReaderAnswer =
   | { type: "opened" }
   | { type: "failed"; message: string }
-  | { type: "rows"; id: number; rows: unknown[] }
+  | { type: "rows"; id: number; rows: unknown[][] }
   | { type: "error"; id: number; message: string; code?: string };
 
 let db: Database | null = null;
@@ -37,18 +40,14 @@ self.onmessage = ({ data }: MessageEvent<ReaderRequest>) => {
     return;
   }
   if (data.type !== "scan" || db === null) return;
+  const together = data.statements.length > 1;
   try {
-    let statement = statements.get(data.sql);
-    if (statement === undefined) {
-      if (statements.size >= 200) {
-        for (const kept of statements.values()) kept.finalize();
-        statements.clear();
-      }
-      statement = db.prepare(data.sql);
-      statements.set(data.sql, statement);
-    }
-    answer({ type: "rows", id: data.id, rows: statement.all(...data.params) as unknown[] });
+    if (together) db.exec("BEGIN");
+    const rows = data.statements.map(({ sql, params }) => prepared(db!, sql).all(...params) as unknown[]);
+    if (together) db.exec("COMMIT");
+    answer({ type: "rows", id: data.id, rows });
   } catch (error) {
+    if (db.inTransaction) db.exec("ROLLBACK");
     const code = (error as { code?: unknown }).code;
     answer({
       type: "error",
@@ -58,3 +57,16 @@ self.onmessage = ({ data }: MessageEvent<ReaderRequest>) => {
     });
   }
 };
+
+function prepared(db: Database, sql: string): Statement {
+  let statement = statements.get(sql);
+  if (statement === undefined) {
+    if (statements.size >= 200) {
+      for (const kept of statements.values()) kept.finalize();
+      statements.clear();
+    }
+    statement = db.prepare(sql);
+    statements.set(sql, statement);
+  }
+  return statement;
+}

@@ -14,6 +14,7 @@
 // a scan is under way (a CLI command can exit). If it cannot start or stops unexpectedly, the scans
 // it held and every later one run on the serving thread, as before (logged once): slower for
 // others meanwhile, never wrong.
+import { Unavailable } from "../errors";
 import { log } from "../log";
 import { workerUrl } from "../worker-url";
 import { type SqlParam } from "./queries";
@@ -21,11 +22,18 @@ import { type ReaderAnswer, type ReaderRequest } from "./reader-worker";
 
 export const READER_IDLE_MS = 30_000;
 
+/** One statement, or several read in one snapshot, and what its caller awaits. */
 interface Scan {
+  statements: Statement[];
+  /** The batch's form of the answer (a list of row lists) or the single statement's (its rows). */
+  batch: boolean;
+  resolve(rows: unknown): void;
+  reject(error: unknown): void;
+}
+
+export interface Statement {
   sql: string;
   params: SqlParam[];
-  resolve(rows: unknown[]): void;
-  reject(error: unknown): void;
 }
 
 /** Bun's Worker: ref() and unref() as a timer's. */
@@ -59,27 +67,51 @@ export class SqliteReader {
 
   constructor(
     private readonly path: string,
-    /** The same read on the serving connection (Queries.all): the fallback. */
-    private readonly inThread: (sql: string, params: readonly SqlParam[]) => Promise<unknown[]>,
+    /**
+     * The same statements on the serving connection, one after another in one task (no other
+     * request's commit comes between them): the fallback.
+     */
+    private readonly inThread: (statements: readonly Statement[]) => Promise<unknown[][]>,
     private readonly options: ReaderOptions = {},
   ) {}
 
   scan<T>(sql: string, params: readonly SqlParam[]): Promise<T[]> {
+    return this.send([{ sql, params: [...params] }], false) as Promise<T[]>;
+  }
+
+  /** Each statement's rows, all read in one snapshot (one read transaction on the thread's connection). */
+  scanTogether(statements: readonly Statement[]): Promise<unknown[][]> {
+    return this.send(
+      statements.map(({ sql, params }) => ({ sql, params: [...params] })),
+      true,
+    ) as Promise<unknown[][]>;
+  }
+
+  private send(statements: Statement[], batch: boolean): Promise<unknown> {
     const running = this.broken || this.closed || this.path === ":memory:" ? null : this.start();
-    if (running === null) return this.inThread(sql, params) as Promise<T[]>;
+    if (running === null) return this.here(statements, batch);
     if (running.idleTimer) {
       clearTimeout(running.idleTimer);
       running.idleTimer = null;
     }
     const id = this.nextId++;
-    return new Promise<T[]>((resolve, reject) => {
-      running.scans.set(id, { sql, params: [...params], resolve: resolve as (rows: unknown[]) => void, reject });
+    return new Promise<unknown>((resolve, reject) => {
+      running.scans.set(id, { statements, batch, resolve, reject });
       if (running.scans.size === 1) running.worker.ref();
-      running.worker.postMessage({ type: "scan", id, sql, params: [...params] } satisfies ReaderRequest);
+      running.worker.postMessage({ type: "scan", id, statements } satisfies ReaderRequest);
     });
   }
 
-  /** Stops the thread; scans it held run on the serving thread (a close waits for nothing). */
+  private async here(statements: Statement[], batch: boolean): Promise<unknown> {
+    const rows = await this.inThread(statements);
+    return batch ? rows : rows[0];
+  }
+
+  /**
+   * Stops the thread. Scans it still held fail (the connection they would fall back on is closing):
+   * a server closes its database once its requests have ended, so only a request still running past
+   * the shutdown's grace period meets this.
+   */
   close(): void {
     this.closed = true;
     if (this.running) this.lose(this.running, null);
@@ -107,7 +139,7 @@ export class SqliteReader {
       if (!scan) return;
       running.scans.delete(data.id);
       this.answered++;
-      if (data.type === "rows") scan.resolve(data.rows);
+      if (data.type === "rows") scan.resolve(scan.batch ? data.rows : data.rows[0]);
       else scan.reject(Object.assign(new Error(data.message), { name: "SQLiteError", code: data.code }));
       if (running.scans.size === 0) this.idle(running);
     });
@@ -138,8 +170,8 @@ export class SqliteReader {
   }
 
   /**
-   * The thread is gone (`why`, or null for a close): its scans run here. A failure is logged, and
-   * later scans run here too.
+   * The thread is gone (`why`, or null for a close): after a failure (logged) its scans and every
+   * later one run here; after a close its scans fail.
    */
   private lose(running: Running, why: string | null): void {
     if (this.running !== running) return;
@@ -147,7 +179,11 @@ export class SqliteReader {
     if (running.idleTimer) clearTimeout(running.idleTimer);
     running.worker.terminate();
     if (why !== null) this.fail(why);
-    for (const scan of running.scans.values()) this.inThread(scan.sql, scan.params).then(scan.resolve, scan.reject);
+    for (const scan of running.scans.values()) {
+      if (why === null)
+        scan.reject(new Unavailable("The server is stopping: this read was not finished. Try again once it is back.", "stopping"));
+      else this.here(scan.statements, scan.batch).then(scan.resolve, scan.reject);
+    }
     running.scans.clear();
   }
 }

@@ -93,6 +93,37 @@ test("a scan sees what is committed: a transaction's writes inside it, and only 
   expect(await db.scan("SELECT count(*) AS n FROM items")).toEqual([{ n: 501 }]);
 });
 
+test("scans read together see one snapshot: a commit made meanwhile is in none of them", async () => {
+  const db = open();
+  const count = "SELECT count(*) AS n FROM items";
+  const together = db.scanTogether([{ text: count }, { text: SLOW, params: [3_000_000] }, { text: count }]);
+  // The serving thread is free while the reader runs the slow statement: a write commits meanwhile.
+  await Bun.sleep(30);
+  await db.run("INSERT INTO items (name) VALUES ('meanwhile')");
+  const [before, , after] = await together;
+  expect([before, after]).toEqual([[{ n: 500 }], [{ n: 500 }]]);
+  // Read on their own, a later statement sees the commit.
+  expect(await db.scan(count)).toEqual([{ n: 501 }]);
+  // Inside a transaction, on its connection, with its own writes.
+  await db.transaction(async (tx) => {
+    await tx.run("INSERT INTO items (name) VALUES ('inside')");
+    expect(await tx.scanTogether([{ text: count }, { text: "SELECT max(id) AS id FROM items" }])).toEqual([[{ n: 502 }], [{ id: 502 }]]);
+  });
+});
+
+test("a scan still under way when the database closes fails with a sentence, and the close does not wait for it", async () => {
+  const db = open();
+  await db.scan("SELECT 1 AS one");
+  const pending = db.scan(SLOW, [3_000_000]).catch((error: unknown) => error as Error & { code?: string });
+  await Bun.sleep(10);
+  db.close();
+  const failed = await pending;
+  expect(failed).toBeInstanceOf(Error);
+  expect((failed as { code?: string }).code).toBe("stopping");
+  expect((failed as Error).message).toContain("The server is stopping");
+  // afterEach's close of a closed database is harmless.
+});
+
 test("a scan's SQL error is SQLite's, with its code, and the next scan is answered", async () => {
   const db = open();
   const failed = await db.scan("SELECT nope FROM items").catch((error: unknown) => error as Error & { code?: string });
