@@ -5,6 +5,7 @@
 // prompt and the prompts they cover come from the prompts service; the SQL sees them as a JSON list
 // of prompt ids (the scope).
 import { type AppContext } from "../context";
+import { type SqlText } from "../db/queries";
 import { Invalid, NotFound } from "../errors";
 import { getPrompt, listPromptIds } from "../prompts/service";
 import { findTag } from "../prompts/tags";
@@ -161,4 +162,36 @@ export function decodeOffset(cursor: string | undefined): number {
   const match = /^o:(\d{1,9})$/.exec(text);
   if (!match) throw new Invalid("cursor: pass back the next_cursor of a previous result unchanged.", "invalid_cursor");
   return Number(match[1]);
+}
+
+/**
+ * A statement and how its rows become a figure: reads that one call makes together go to the
+ * database as one batch (Queries.scanTogether), so that a rate's numerator and denominator are read
+ * in one snapshot.
+ */
+export interface Read<T> {
+  /** null: nothing to read (the figure is from([])). */
+  text: SqlText | null;
+  params: SqlParam[];
+  from(rows: unknown[]): T;
+}
+
+/**
+ * The reads' figures: from the daily rollups (no tag or prompt; a few rows per day, read where they
+ * are: on SQLite in one task, so no other request's commit comes between them), or, with a tag or
+ * prompt, from the answers themselves, on the reader thread in one snapshot.
+ */
+export async function readTogether<T extends unknown[]>(
+  app: AppContext,
+  filter: Filter,
+  reads: { [K in keyof T]: Read<T[K]> },
+): Promise<T> {
+  const list = reads as unknown as Array<Read<unknown>>;
+  const statements = list.filter((read) => read.text !== null).map((read) => ({ text: read.text!, params: read.params }));
+  const rows =
+    filter.scope === null
+      ? await Promise.all(statements.map(({ text, params }) => app.db.all(text, params)))
+      : await app.db.scanTogether(statements);
+  let next = 0;
+  return list.map((read) => read.from(read.text === null ? [] : rows[next++]!)) as T;
 }

@@ -2,10 +2,11 @@
 // by src/tracking/search-store.ts): the retrieval rate, and the queries they ran. METRICS.md's
 // figures stay on cited sources; these sit beside them.
 import { type AppContext } from "../context";
+import { type SqlText } from "../db/queries";
 import { getPromptTexts } from "../prompts/service";
 import { normalizeUrl, registrableDomain } from "../tracking/analysis/citations";
 import { loadRoster } from "../tracking/roster";
-import { DAY_MS, describeFilter, type Filter, type SqlParam, where } from "./filters";
+import { DAY_MS, describeFilter, type Filter, type Read, readTogether, type SqlParam, where } from "./filters";
 
 /**
  * Valid answers whose search retrieved (or whose provider cited) a URL on one of the brand's
@@ -16,51 +17,58 @@ import { DAY_MS, describeFilter, type Filter, type SqlParam, where } from "./fil
  * include the brand's host or a subdomain of it counts each such answer once. Without a tag or prompt
  * filter, from its sum over prompts, answer_source_engine_days.
  */
-export async function retrievalCounts(
-  app: AppContext,
-  filter: Filter,
-): Promise<{ overall: [number, number]; byEngine: Map<string, [number, number]> }> {
+export interface RetrievalCounts {
+  overall: [number, number];
+  byEngine: Map<string, [number, number]>;
+}
+
+/** The read of those counts (readTogether); nothing to read when the brand has no domain. */
+export async function retrievalRead(app: AppContext, filter: Filter): Promise<Read<RetrievalCounts>> {
   const domains = (await loadRoster(app.db, filter.brandId)).brandDomains;
-  const byEngine = new Map<string, [number, number]>();
-  const overall: [number, number] = [0, 0];
-  if (domains.length === 0) return { overall, byEngine };
+  const from = (rows: unknown[]): RetrievalCounts => {
+    const byEngine = new Map<string, [number, number]>();
+    const overall: [number, number] = [0, 0];
+    for (const r of rows as RetrievalRow[]) {
+      let pair = byEngine.get(r.engine);
+      if (!pair) {
+        pair = [0, 0];
+        byEngine.set(r.engine, pair);
+      }
+      pair[r.cur ? 0 : 1] += r.n;
+      overall[r.cur ? 0 : 1] += r.n;
+    }
+    return { overall, byEngine };
+  };
+  if (domains.length === 0) return { text: null, params: [], from };
   const registrable = [...new Set(domains.map((d) => registrableDomain(d)))];
   // A brand has one domain today; were its domains on several registrable domains, an answer could
   // sit in several rows, and only the sources themselves could count it once.
-  const rows =
-    registrable.length === 1
-      ? await fromRollup(app, filter, registrable[0]!, domains)
-      : await fromSources(app, filter, registrable, domains);
-  for (const r of rows) {
-    let pair = byEngine.get(r.engine);
-    if (!pair) {
-      pair = [0, 0];
-      byEngine.set(r.engine, pair);
-    }
-    pair[r.cur ? 0 : 1] += r.n;
-    overall[r.cur ? 0 : 1] += r.n;
-  }
-  return { overall, byEngine };
+  const read = registrable.length === 1 ? fromRollup(filter, registrable[0]!, domains) : fromSources(filter, registrable, domains);
+  return { ...read, from };
+}
+
+export async function retrievalCounts(app: AppContext, filter: Filter): Promise<RetrievalCounts> {
+  const [counts] = await readTogether<[RetrievalCounts]>(app, filter, [await retrievalRead(app, filter)]);
+  return counts;
 }
 
 type RetrievalRow = { engine: string; cur: number; n: number };
 
-function fromRollup(app: AppContext, filter: Filter, registrable: string, domains: string[]): Promise<RetrievalRow[]> {
+function fromRollup(filter: Filter, registrable: string, domains: string[]): { text: SqlText; params: SqlParam[] } {
   const w = dayRangeWhere("r", filter, filter.previous.start, filter.period.end);
   // Without a tag or prompt, the rollup without the prompt: a few rows per day and engine.
   const table = filter.scope === null ? "answer_source_engine_days" : "answer_source_days";
-  // With a tag or prompt, per prompt and day: a scan (db/reader.ts); without, read where it is.
-  return (filter.scope === null ? app.db.all.bind(app.db) : app.db.scan.bind(app.db))<RetrievalRow>(
-    `SELECT r.engine, r.day >= ? AS cur, sum(r.answers) AS n
+  return {
+    text: `SELECT r.engine, r.day >= ? AS cur, sum(r.answers) AS n
        FROM ${table} r
        WHERE r.domain = ? AND ${w.sql}
          AND EXISTS (SELECT 1 FROM json_each(r.hosts) h, json_each(?) d WHERE h.value = d.value OR h.value LIKE '%.' || d.value)
        GROUP BY r.engine, cur`,
-    [filter.period.start / DAY_MS, registrable, ...w.params, JSON.stringify(domains)],
-  );
+    params: [filter.period.start / DAY_MS, registrable, ...w.params, JSON.stringify(domains)],
+  };
 }
 
-function fromSources(app: AppContext, filter: Filter, registrable: string[], domains: string[]): Promise<RetrievalRow[]> {
+function fromSources(filter: Filter, registrable: string[], domains: string[]): { text: SqlText; params: SqlParam[] } {
   const w = where("s", filter, filter.previous.start, filter.period.end);
   // Only the rows on the brand's registrable domains are read (answer_sources_brand_domain_idx:
   // SQLite is told, PostgreSQL's planner picks it); the host then decides (a brand on shop.acme.com
@@ -71,10 +79,10 @@ function fromSources(app: AppContext, filter: Filter, registrable: string[], dom
        WHERE ${w.sql} AND s.domain IN (SELECT value FROM json_each(?))
          AND EXISTS (SELECT 1 FROM json_each(?) d WHERE s.host = d.value OR s.host LIKE '%.' || d.value)
        GROUP BY s.engine, cur`;
-  return app.db.scan<RetrievalRow>(
-    { sqlite: text("answer_sources s INDEXED BY answer_sources_brand_domain_idx"), postgres: text("answer_sources s") },
-    [filter.period.start, ...w.params, JSON.stringify(registrable), JSON.stringify(domains)],
-  );
+  return {
+    text: { sqlite: text("answer_sources s INDEXED BY answer_sources_brand_domain_idx"), postgres: text("answer_sources s") },
+    params: [filter.period.start, ...w.params, JSON.stringify(registrable), JSON.stringify(domains)],
+  };
 }
 
 export interface SearchQueryItem {

@@ -3,9 +3,9 @@
 // tag filter, from the citations of the tag's prompts.
 import { type AppContext } from "../context";
 import { loadRoster, siteOwners } from "../tracking/roster";
-import { dayWhere, describeFilter, encodeOffset, type Filter, where } from "./filters";
+import { dayWhere, describeFilter, encodeOffset, type Filter, type Read, readTogether, where } from "./filters";
 import { type Rate, rate } from "./rates";
-import { type Read, readTogether, validAnswersRead } from "./visibility";
+import { validAnswersRead } from "./visibility";
 
 export interface Source {
   domain: string;

@@ -5,11 +5,11 @@
 import { type AppContext } from "../context";
 import { ALL_ENGINES } from "../db/values";
 import { Invalid } from "../errors";
-import { brandEngines } from "../tracking/engines";
+import { brandEngineIds, brandEngines } from "../tracking/engines";
 import { loadRoster, type Roster } from "../tracking/roster";
-import { DAY_MS, dayString, dayWhere, describeFilter, type Filter, type SqlParam, where } from "./filters";
+import { DAY_MS, dayString, dayWhere, describeFilter, type Filter, type Read, readTogether, where } from "./filters";
 import { type Mean, mean, type PeriodMean, type PeriodRate, POSITION, periodMean, periodRate, type Rate, rate, SENTIMENT } from "./rates";
-import { retrievalCounts } from "./search";
+import { type RetrievalCounts, retrievalRead } from "./search";
 import { comparePeriods } from "./stats";
 
 /** Pooled counts of one slice (an engine, or everything) in one period. */
@@ -101,29 +101,31 @@ interface SliceAgg {
  * a tag, from the answers of the tag's prompts. brand_position / brand_sentiment are only set on
  * valid answers that mention the brand; roster_mentions is the answer's number of mention rows.
  */
-function sliceSums(app: AppContext, filter: Filter): Promise<SliceAgg[]> {
-  const db = app.db;
+function sliceSumsRead(filter: Filter): Read<SliceAgg[]> {
+  const from = (rows: unknown[]) => rows as SliceAgg[];
   if (filter.scope === null) {
     const d = dayWhere("d", filter, filter.previous.start, filter.period.end);
-    return db.all<SliceAgg>(
-      `SELECT d.engine AS engine, (d.day >= ?) AS cur, sum(d.total) AS total, sum(d.valid) AS valid, sum(d.mentioned) AS mentioned,
+    return {
+      text: `SELECT d.engine AS engine, (d.day >= ?) AS cur, sum(d.total) AS total, sum(d.valid) AS valid, sum(d.mentioned) AS mentioned,
            sum(d.position_sum) AS pos_sum, sum(d.position_squares) AS pos_sq, sum(d.top1) AS top1, sum(d.top3) AS top3,
            sum(d.sentiment_sum) AS sent_sum, sum(d.sentiment_squares) AS sent_sq, sum(d.sentiment_n) AS sent_n, sum(d.cited) AS cited,
            sum(d.roster_mentions) AS roster
          FROM answer_days d WHERE ${d.sql} GROUP BY d.engine, cur`,
-      [filter.period.start / DAY_MS, ...d.params],
-    );
+      params: [filter.period.start / DAY_MS, ...d.params],
+      from,
+    };
   }
   const w = where("a", filter, filter.previous.start, filter.period.end);
-  return db.scan<SliceAgg>(
-    `SELECT a.engine AS engine, (a.created_at >= ?) AS cur, count(*) AS total, count(*) FILTER (WHERE a.status = 'ok') AS valid,
+  return {
+    text: `SELECT a.engine AS engine, (a.created_at >= ?) AS cur, count(*) AS total, count(*) FILTER (WHERE a.status = 'ok') AS valid,
          sum(a.brand_mentioned) AS mentioned, sum(a.brand_position) AS pos_sum, sum(a.brand_position * a.brand_position) AS pos_sq,
          count(CASE WHEN a.brand_position = 1 THEN 1 END) AS top1, count(CASE WHEN a.brand_position <= 3 THEN 1 END) AS top3,
          sum(a.brand_sentiment) AS sent_sum, sum(a.brand_sentiment * a.brand_sentiment) AS sent_sq, count(a.brand_sentiment) AS sent_n,
          sum(a.brand_cited) AS cited, sum(a.roster_mentions) AS roster
        FROM answers a WHERE ${w.sql} GROUP BY a.engine, cur`,
-    [filter.period.start, ...w.params],
-  );
+    params: [filter.period.start, ...w.params],
+    from,
+  };
 }
 
 interface CoverageAgg {
@@ -137,58 +139,65 @@ interface CoverageAgg {
 /**
  * Prompts with a valid answer (v) and with an answer mentioning the brand (m), in the current (c)
  * and previous (p) periods, per engine and overall (engine null; a prompt counts once across
- * engines). Without a tag or prompt, summed from the coverage occurrences (a few rows per day and
- * engine, see prompt_coverage_days); with one, one probe of prompt_days per prompt, engine and figure.
+ * engines), without a tag or prompt: summed from the coverage occurrences (a few rows per day and
+ * engine, see prompt_coverage_days). With one: scopedCoverageRead.
  */
 async function promptCoverage(app: AppContext, filter: Filter, engines: string[]): Promise<CoverageAgg[]> {
   if (engines.length === 0) return [];
   const cs = filter.period.start / DAY_MS;
   const ce = filter.period.end / DAY_MS;
   const ps = filter.previous.start / DAY_MS;
-  if (filter.scope === null) {
-    // With an engine filter the overall figure is that engine's; otherwise the all-engines occurrences.
-    const overall = filter.engine ?? ALL_ENGINES;
-    const rows = await app.db.all<{ engine: string; kind: string; cur: number; prev: number }>(
-      `SELECT c.engine AS engine, c.kind AS kind,
+  // With an engine filter the overall figure is that engine's; otherwise the all-engines occurrences.
+  const overall = filter.engine ?? ALL_ENGINES;
+  const rows = await app.db.all<{ engine: string; kind: string; cur: number; prev: number }>(
+    `SELECT c.engine AS engine, c.kind AS kind,
            coalesce(sum(CASE WHEN c.day >= ?2 AND c.prev_day < ?2 THEN c.prompts END), 0) AS cur,
            coalesce(sum(CASE WHEN c.day < ?2 AND c.prev_day < ?4 THEN c.prompts END), 0) AS prev
          FROM prompt_coverage_days c
          WHERE c.brand_id = ?1 AND c.engine IN (SELECT value FROM json_each(?5)) AND c.day >= ?4 AND c.day < ?3
          GROUP BY c.engine, c.kind`,
-      [filter.brandId, cs, ce, ps, JSON.stringify([...new Set([...engines, overall])])],
-    );
-    const out = new Map<string, CoverageAgg>();
-    const slot = (engine: string | null) => {
-      const key = engine ?? "";
-      let agg = out.get(key);
-      if (!agg) {
-        agg = { engine, vc: 0, mc: 0, vp: 0, mp: 0 };
-        out.set(key, agg);
-      }
-      return agg;
-    };
-    for (const r of rows) {
-      const targets = [...(engines.includes(r.engine) ? [slot(r.engine)] : []), ...(r.engine === overall ? [slot(null)] : [])];
-      for (const agg of targets) {
-        if (r.kind === "valid") {
-          agg.vc = r.cur;
-          agg.vp = r.prev;
-        } else {
-          agg.mc = r.cur;
-          agg.mp = r.prev;
-        }
+    [filter.brandId, cs, ce, ps, JSON.stringify([...new Set([...engines, overall])])],
+  );
+  const out = new Map<string, CoverageAgg>();
+  const slot = (engine: string | null) => {
+    const key = engine ?? "";
+    let agg = out.get(key);
+    if (!agg) {
+      agg = { engine, vc: 0, mc: 0, vp: 0, mp: 0 };
+      out.set(key, agg);
+    }
+    return agg;
+  };
+  for (const r of rows) {
+    const targets = [...(engines.includes(r.engine) ? [slot(r.engine)] : []), ...(r.engine === overall ? [slot(null)] : [])];
+    for (const agg of targets) {
+      if (r.kind === "valid") {
+        agg.vc = r.cur;
+        agg.vp = r.prev;
+      } else {
+        agg.mc = r.cur;
+        agg.mp = r.prev;
       }
     }
-    return [...out.values()];
   }
+  return [...out.values()];
+}
+
+/**
+ * promptCoverage with a tag or prompt: one probe of prompt_days per prompt, engine and figure, over
+ * `engines` (every engine that may have answers of the scope).
+ */
+function scopedCoverageRead(filter: Filter, engines: string[]): Read<CoverageAgg[]> {
+  const from = (rows: unknown[]) => rows as CoverageAgg[];
+  if (engines.length === 0 || filter.scope === null) return { text: null, params: [], from };
   // Each probe as 1 or 0: PostgreSQL has no sum or max of booleans.
   const probe = (from: string, to: string) => `
     CASE WHEN EXISTS (SELECT 1 FROM prompt_days d WHERE d.prompt_id = p.value AND d.engine = e.value
       AND d.day >= ${from} AND d.day < ${to} AND d.valid > 0) THEN 1 ELSE 0 END,
     CASE WHEN EXISTS (SELECT 1 FROM prompt_days d WHERE d.prompt_id = p.value AND d.engine = e.value
       AND d.day >= ${from} AND d.day < ${to} AND d.mentioned > 0) THEN 1 ELSE 0 END`;
-  return app.db.scan<CoverageAgg>(
-    `WITH pe (prompt, engine, vc, mc, vp, mp) AS MATERIALIZED (
+  return {
+    text: `WITH pe (prompt, engine, vc, mc, vp, mp) AS MATERIALIZED (
          SELECT p.value, e.value, ${probe("?1", "?2")}, ${probe("?3", "?1")}
          FROM json_each(?5) p, json_each(?4) e)
        SELECT engine, sum(vc) AS vc, sum(mc) AS mc, sum(vp) AS vp, sum(mp) AS mp FROM pe GROUP BY engine
@@ -196,15 +205,39 @@ async function promptCoverage(app: AppContext, filter: Filter, engines: string[]
        SELECT NULL, sum(vc), sum(mc), sum(vp), sum(mp)
        FROM (SELECT max(vc) AS vc, max(mc) AS mc, max(vp) AS vp, max(mp) AS mp FROM pe GROUP BY prompt) per_prompt`,
     // The scope holds only the brand's prompts: the probes name the prompt alone (prompt_days_by_prompt_idx).
-    [cs, ce, ps, JSON.stringify(engines), filter.scope],
-  );
+    params: [
+      filter.period.start / DAY_MS,
+      filter.period.end / DAY_MS,
+      filter.previous.start / DAY_MS,
+      JSON.stringify(engines),
+      filter.scope,
+    ],
+    from,
+  };
 }
 
 /** Counts for [previous.start, period.end) split by engine and by period. */
 async function collectCounts(
   app: AppContext,
   filter: Filter,
-): Promise<{ byEngine: Map<string, [Counts, Counts]>; overall: [Counts, Counts] }> {
+): Promise<{ byEngine: Map<string, [Counts, Counts]>; overall: [Counts, Counts]; retrieval: RetrievalCounts }> {
+  // With a tag or prompt, the sums, the coverage and the retrieval counts are read in one snapshot
+  // (readTogether: the retrieval rate divides one by the other), the coverage over every engine that
+  // may have answers, since it is read before the sums say which do.
+  const retrievalFigures = await retrievalRead(app, filter);
+  let slices: SliceAgg[];
+  let coverage: CoverageAgg[] | null = null;
+  let retrieval: RetrievalCounts;
+  if (filter.scope === null) {
+    [slices, retrieval] = await readTogether<[SliceAgg[], RetrievalCounts]>(app, filter, [sliceSumsRead(filter), retrievalFigures]);
+  } else {
+    const engines = filter.engine !== null ? [filter.engine] : await brandEngineIds(app, filter.brandId);
+    [slices, coverage, retrieval] = await readTogether<[SliceAgg[], CoverageAgg[], RetrievalCounts]>(app, filter, [
+      sliceSumsRead(filter),
+      scopedCoverageRead(filter, engines),
+      retrievalFigures,
+    ]);
+  }
   const byEngine = new Map<string, [Counts, Counts]>();
   const slot = (engine: string, cur: number): Counts => {
     let pair = byEngine.get(engine);
@@ -215,7 +248,7 @@ async function collectCounts(
     return pair[cur ? 0 : 1];
   };
   const overall: [Counts, Counts] = [zero(), zero()];
-  for (const r of await sliceSums(app, filter)) {
+  for (const r of slices) {
     for (const c of [slot(r.engine, r.cur), overall[r.cur ? 0 : 1]]) {
       c.total += r.total;
       c.valid += r.valid;
@@ -233,19 +266,20 @@ async function collectCounts(
       c.brandMentions += r.mentioned;
     }
   }
-  for (const r of await promptCoverage(app, filter, [...byEngine.keys()])) {
+  for (const r of coverage ?? (await promptCoverage(app, filter, [...byEngine.keys()]))) {
+    // An engine with no answer of the scope in either period has no figures to cover.
+    if (r.engine !== null && !byEngine.has(r.engine)) continue;
     const [cur, prev] = r.engine === null ? overall : byEngine.get(r.engine)!;
     cur.prompts = r.vc ?? 0;
     cur.coveredPrompts = r.mc ?? 0;
     prev.prompts = r.vp ?? 0;
     prev.coveredPrompts = r.mp ?? 0;
   }
-  return { byEngine, overall };
+  return { byEngine, overall, retrieval };
 }
 
 export async function visibilityOverview(app: AppContext, filter: Filter) {
-  const { byEngine, overall } = await collectCounts(app, filter);
-  const retrieval = await retrievalCounts(app, filter);
+  const { byEngine, overall, retrieval } = await collectCounts(app, filter);
   const retrievalRate = (ret: [number, number] | undefined, cur: Counts, prev: Counts) =>
     periodRate([ret?.[0] ?? 0, cur.valid], [ret?.[1] ?? 0, prev.valid]);
   // Labels as every engine list gives them (a demo engine reads "ChatGPT (demo)").
@@ -388,35 +422,6 @@ export interface RankingRow {
   share_of_voice: PeriodRate;
   avg_position: PeriodMean & { top1_rate: PeriodRate };
   sentiment: PeriodMean;
-}
-
-/**
- * A statement and how its rows become a figure: reads that one call makes together go to the
- * database as one batch (Queries.scanTogether), so that a rate's numerator and denominator are read
- * in one snapshot.
- */
-export interface Read<T> {
-  text: string;
-  params: SqlParam[];
-  from(rows: unknown[]): T;
-}
-
-/**
- * The reads' figures: from the daily rollups (no tag or prompt; a few rows per day, read where they
- * are: on SQLite in one task, so no other request's commit comes between them), or, with a tag or
- * prompt, from the answers themselves, on the reader thread in one snapshot.
- */
-export async function readTogether<T extends unknown[]>(
-  app: AppContext,
-  filter: Filter,
-  reads: { [K in keyof T]: Read<T[K]> },
-): Promise<T> {
-  const list = reads as unknown as Array<Read<unknown>>;
-  const rows =
-    filter.scope === null
-      ? await Promise.all(list.map((read) => app.db.all(read.text, read.params)))
-      : await app.db.scanTogether(list.map((read) => ({ text: read.text, params: read.params })));
-  return list.map((read, i) => read.from(rows[i]!)) as T;
 }
 
 /** Valid (ok) answers in the filter's period: from the daily rollups, or, with a tag, from the answers. */
