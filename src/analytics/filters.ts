@@ -195,3 +195,6 @@ export async function readTogether<T extends unknown[]>(
   let next = 0;
   return list.map((read) => read.from(read.text === null ? [] : rows[next++]!)) as T;
 }
+
+/** A Read's figure from a one-row `n` (a count or a sum; 0 when null or absent). */
+export const countOf = (rows: unknown[]): number => Number((rows[0] as { n: number | null } | undefined)?.n ?? 0);

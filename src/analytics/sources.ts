@@ -3,7 +3,7 @@
 // tag filter, from the citations of the tag's prompts.
 import { type AppContext } from "../context";
 import { loadRoster, siteOwners } from "../tracking/roster";
-import { dayWhere, describeFilter, encodeOffset, type Filter, type Read, readTogether, where } from "./filters";
+import { countOf, dayWhere, describeFilter, encodeOffset, type Filter, type Read, readTogether, where } from "./filters";
 import { type Rate, rate } from "./rates";
 import { validAnswersRead } from "./visibility";
 
@@ -72,7 +72,7 @@ function fromRollups(filter: Filter, opts: Page): [Read<number>, Read<SourceRow[
       : `SELECT d.domain AS key, d.domain AS domain, sum(d.citations) AS citations, sum(d.answers) AS answers
          FROM citation_domain_days d WHERE ${d.sql} GROUP BY d.domain`;
   return [
-    { text: `SELECT sum(d.citations) AS n FROM citation_domain_days d WHERE ${d.sql}`, params: d.params, from: count },
+    { text: `SELECT sum(d.citations) AS n FROM citation_domain_days d WHERE ${d.sql}`, params: d.params, from: countOf },
     { text: `${sql} ORDER BY citations DESC, key LIMIT ? OFFSET ?`, params: [...d.params, opts.limit + 1, opts.offset], from: sourceRows },
   ];
 }
@@ -82,7 +82,7 @@ function fromCitations(filter: Filter, opts: Page): [Read<number>, Read<SourceRo
   const cw = where("c", filter, filter.period.start, filter.period.end);
   const key = opts.level === "url" ? "c.url" : "c.domain";
   return [
-    { text: `SELECT count(*) AS n FROM citations c WHERE ${cw.sql}`, params: cw.params, from: count },
+    { text: `SELECT count(*) AS n FROM citations c WHERE ${cw.sql}`, params: cw.params, from: countOf },
     {
       text: `SELECT ${key} AS key, min(c.domain) AS domain, count(*) AS citations, count(DISTINCT c.answer_id) AS answers
        FROM citations c WHERE ${cw.sql} GROUP BY ${key}
@@ -93,5 +93,4 @@ function fromCitations(filter: Filter, opts: Page): [Read<number>, Read<SourceRo
   ];
 }
 
-const count = (rows: unknown[]) => Number((rows[0] as { n: number | null } | undefined)?.n ?? 0);
 const sourceRows = (rows: unknown[]) => rows as SourceRow[];

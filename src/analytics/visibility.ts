@@ -7,7 +7,7 @@ import { ALL_ENGINES } from "../db/values";
 import { Invalid } from "../errors";
 import { brandEngineIds, brandEngines } from "../tracking/engines";
 import { loadRoster, type Roster } from "../tracking/roster";
-import { DAY_MS, dayString, dayWhere, describeFilter, type Filter, type Read, readTogether, where } from "./filters";
+import { countOf, DAY_MS, dayString, dayWhere, describeFilter, type Filter, type Read, readTogether, where } from "./filters";
 import { type Mean, mean, type PeriodMean, type PeriodRate, POSITION, periodMean, periodRate, type Rate, rate, SENTIMENT } from "./rates";
 import { type RetrievalCounts, retrievalRead } from "./search";
 import { comparePeriods } from "./stats";
@@ -426,13 +426,12 @@ export interface RankingRow {
 
 /** Valid (ok) answers in the filter's period: from the daily rollups, or, with a tag, from the answers. */
 export function validAnswersRead(filter: Filter): Read<number> {
-  const count = (rows: unknown[]) => Number((rows[0] as { n: number | null } | undefined)?.n ?? 0);
   if (filter.scope === null) {
     const d = dayWhere("d", filter, filter.period.start, filter.period.end);
-    return { text: `SELECT sum(d.valid) AS n FROM answer_days d WHERE ${d.sql}`, params: d.params, from: count };
+    return { text: `SELECT sum(d.valid) AS n FROM answer_days d WHERE ${d.sql}`, params: d.params, from: countOf };
   }
   const w = where("a", filter, filter.period.start, filter.period.end);
-  return { text: `SELECT count(*) AS n FROM answers a WHERE ${w.sql} AND a.status = 'ok'`, params: w.params, from: count };
+  return { text: `SELECT count(*) AS n FROM answers a WHERE ${w.sql} AND a.status = 'ok'`, params: w.params, from: countOf };
 }
 
 type MemberAgg = {

@@ -8,7 +8,7 @@ import { NotFound, Unavailable } from "../errors";
 import { log } from "../log";
 import { EMBEDDED_MIGRATIONS, embeddedMigrations, logMigrations, MIGRATION_JOURNAL, newerSchemaProblem } from "./migrations";
 import { type PostgresDb } from "./postgres";
-import { type Queries, type SqlParam, type SqlText, textFor } from "./queries";
+import { allInTurn, type Queries, type SqlParam, type SqlText, textFor } from "./queries";
 import { type ReaderOptions, SqliteReader } from "./reader";
 import type * as schema from "./schema";
 import { StorageHealth } from "./storage-health";
@@ -401,11 +401,11 @@ function sqliteQueries(
   let open: { token: symbol; ended: Promise<void> } | null = null;
   const reader = new SqliteReader(
     path,
-    async (list) => {
-      const rows: unknown[][] = [];
-      for (const { sql, params } of list) rows.push(await queries.all(sql, params));
-      return rows;
-    },
+    (list) =>
+      allInTurn(
+        queries,
+        list.map(({ sql, params }) => ({ text: sql, params })),
+      ),
     readerOptions,
   );
   let queue: Promise<void> = Promise.resolve();
@@ -453,11 +453,7 @@ function sqliteQueries(
       return reader.scan<T>(textFor(text, "sqlite"), params);
     },
     async scanTogether(list: ReadonlyArray<{ text: SqlText; params?: readonly SqlParam[] }>): Promise<unknown[][]> {
-      if (open !== null && context.getStore() === open.token) {
-        const rows: unknown[][] = [];
-        for (const { text, params } of list) rows.push(await queries.all(text, params));
-        return rows;
-      }
+      if (open !== null && context.getStore() === open.token) return allInTurn(queries, list);
       return reader.scanTogether(list.map(({ text, params }) => ({ sql: textFor(text, "sqlite"), params: [...(params ?? [])] })));
     },
     async lock(): Promise<void> {},

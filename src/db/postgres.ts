@@ -11,7 +11,7 @@ import { log } from "../log";
 import { embeddedMigrations, logMigrations, newerSchemaProblem } from "./migrations";
 import { EMBEDDED_PG_MIGRATIONS, PG_MIGRATION_JOURNAL } from "./migrations-pg";
 import { ChangeFeed } from "./pg-changes";
-import { type Queries, type SqlParam, type SqlText, toPostgresPlaceholders } from "./queries";
+import { allInTurn, type Queries, type SqlParam, type SqlText, toPostgresPlaceholders } from "./queries";
 import * as schema from "./schema-pg";
 import { StorageHealth } from "./storage-health";
 
@@ -257,10 +257,8 @@ function postgresQueries(pool: postgres.Sql, changes: ChangeFeed): Queries {
       scan<T>(text: SqlText, params: readonly SqlParam[] = []): Promise<T[]> {
         return queries.all<T>(text, params);
       },
-      async scanTogether(list: ReadonlyArray<{ text: SqlText; params?: readonly SqlParam[] }>): Promise<unknown[][]> {
-        const rows: unknown[][] = [];
-        for (const { text, params } of list) rows.push(await queries.all(text, params));
-        return rows;
+      scanTogether(list: ReadonlyArray<{ text: SqlText; params?: readonly SqlParam[] }>): Promise<unknown[][]> {
+        return allInTurn(queries, list);
       },
       async get<T>(text: SqlText, params: readonly SqlParam[] = []): Promise<T | undefined> {
         return (await execute(runner(), text, params))[0] as T | undefined;

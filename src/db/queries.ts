@@ -52,6 +52,19 @@ export interface Queries {
   lock(name: string): Promise<void>;
 }
 
+/**
+ * Each statement's rows, read one after another on `queries` (scanTogether where the statements need
+ * no thread of their own: inside a transaction, on PostgreSQL, and the reader thread's fallback).
+ */
+export async function allInTurn(
+  queries: Pick<Queries, "all">,
+  statements: ReadonlyArray<{ text: SqlText; params?: readonly SqlParam[] }>,
+): Promise<unknown[][]> {
+  const rows: unknown[][] = [];
+  for (const { text, params } of statements) rows.push(await queries.all(text, params));
+  return rows;
+}
+
 /** The text of `text` for a dialect. */
 export function textFor(text: SqlText, dialect: Dialect): string {
   return typeof text === "string" ? text : text[dialect];

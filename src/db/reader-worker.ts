@@ -30,8 +30,7 @@ self.onmessage = ({ data }: MessageEvent<ReaderRequest>) => {
       // This connection only reads: a write sent here by mistake fails instead of taking the lock.
       db.exec("PRAGMA query_only = ON");
       db.exec("PRAGMA temp_store = MEMORY");
-      // Its pages come from the OS's cache of the file as much as from its own: a smaller page cache
-      // than the serving connection's, which this thread's life (it stops when idle) frees anyway.
+      // The serving connection's page cache size; the thread's idle stop frees it.
       db.exec("PRAGMA cache_size = -32000");
       answer({ type: "opened" });
     } catch (error) {
