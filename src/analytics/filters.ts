@@ -179,7 +179,7 @@ export interface Read<T> {
 /**
  * The reads' figures: from the daily rollups (no tag or prompt; a few rows per day, read where they
  * are: on SQLite in one task, so no other request's commit comes between them), or, with a tag or
- * prompt, from the answers themselves, on the reader thread in one snapshot.
+ * prompt, from the answers themselves, in one snapshot by the reader process.
  */
 export async function readTogether<T extends unknown[]>(
   app: AppContext,

@@ -36,7 +36,7 @@ function promptDayWhere(filter: Filter): { sql: string; params: SqlParam[] } {
  * The prompts a ranking goes over, as a table of one column, `value`, aliased p, whose parameter is
  * ?4: the scope's JSON list, or without a tag or prompt the brand's prompts, read by the statement
  * itself. Listing them first cost the serving thread ~1.4 ms for the demo's 1,200 prompts, and at 10×
- * that the list (12,000 ids, ~250 KB of JSON) was made there and copied to the reader thread.
+ * that the list (12,000 ids, ~250 KB of JSON) was made there and copied to the reader process.
  */
 function rankedPrompts(filter: Filter): { from: string; param: SqlParam } {
   return filter.scope !== null ? { from: "json_each(?4)", param: filter.scope } : { from: brandPromptIds("?4"), param: filter.brandId };

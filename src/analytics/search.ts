@@ -158,10 +158,14 @@ export async function searchQueries(app: AppContext, filter: Filter, opts: { lim
   }
   const causes = new Map<string, string[]>();
   for (const r of await db.scan<{ query_key: string; prompt_id: string }>(
-    `SELECT d.query_key, d.prompt_id FROM search_query_days d
-       WHERE d.query_key IN (SELECT value FROM json_each(?)) AND ${w.sql}
-       GROUP BY d.query_key, d.prompt_id ORDER BY d.query_key, sum(d.uses) DESC, d.prompt_id`,
-    [keys, ...w.params],
+    `SELECT query_key, prompt_id FROM (
+       SELECT d.query_key, d.prompt_id,
+              row_number() OVER (PARTITION BY d.query_key ORDER BY sum(d.uses) DESC, d.prompt_id) AS k
+         FROM search_query_days d
+         WHERE d.query_key IN (SELECT value FROM json_each(?)) AND ${w.sql}
+         GROUP BY d.query_key, d.prompt_id) c
+       WHERE k <= ? ORDER BY query_key, k`,
+    [keys, ...w.params, PROMPTS_PER_QUERY],
   )) {
     const list = causes.get(r.query_key) ?? [];
     if (list.length < PROMPTS_PER_QUERY) list.push(r.prompt_id);

@@ -79,7 +79,7 @@ export interface OpenOptions {
    * process has already opened passes false.
    */
   migrate?: boolean;
-  /** The reader thread's options (reader.ts; tests make it stop sooner, or fail). */
+  /** The reader process's options (reader.ts; tests make it stop sooner, or fail). */
   reader?: ReaderOptions;
 }
 

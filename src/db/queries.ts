@@ -21,14 +21,14 @@ export interface Queries {
   all<T>(text: SqlText, params?: readonly SqlParam[]): Promise<T[]>;
   /**
    * Every row of a read that may take long: a ranking summed from thousands of prompts' days. On
-   * SQLite, outside a transaction, it runs on a reader thread with its own connection (reader.ts), so
+   * SQLite, outside a transaction, it runs on a the reader process, with its own connection (reader.ts), so
    * that the serving thread answers other requests meanwhile; same rows as `all`. On PostgreSQL, `all`.
    */
   scan<T>(text: SqlText, params?: readonly SqlParam[]): Promise<T[]>;
   /**
    * Several scans whose figures are read together (a count and the rows it is the denominator of):
    * each statement's rows, in order. On SQLite they read one snapshot (one read transaction on the
-   * reader thread). On PostgreSQL, one after another, as `all` (READ COMMITTED, as every call there).
+   * reader process). On PostgreSQL, one after another, as `all` (READ COMMITTED, as every call there).
    */
   scanTogether(statements: ReadonlyArray<{ text: SqlText; params?: readonly SqlParam[] }>): Promise<unknown[][]>;
   /** The first row of a query, or undefined. */
@@ -54,7 +54,7 @@ export interface Queries {
 
 /**
  * Each statement's rows, read one after another on `queries` (scanTogether where the statements need
- * no thread of their own: inside a transaction, on PostgreSQL, and the reader thread's fallback).
+ * no reader of their own: inside a transaction, on PostgreSQL, and the reader process's fallback).
  */
 export async function allInTurn(
   queries: Pick<Queries, "all">,

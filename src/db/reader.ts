@@ -3,22 +3,30 @@
 // a tag's overview, read from the answers themselves, held it for ~90 ms, a tag's top sources for
 // ~160, the search queries of 90 days for ~800 (/healthz probes of up to 1.6 s meanwhile), and a
 // prompt ranking summed from 12,000 prompts' days (10× that) for 38–87 ms. `Queries.scan` sends such
-// a statement here instead: a worker thread with its own connection to the file runs it and sends its
-// rows back. It reads one snapshot, the last commit before it began, as the serving connection would
-// outside a transaction (inside one, scan runs on the transaction's connection, which alone sees its
-// writes). The analytics use it for reads whose cost grows with a period's answers or a brand's
+// a statement here instead: a reader process with its own connection to the file runs it and sends
+// its rows back. It reads one snapshot, the last commit before it began, as the serving connection
+// would outside a transaction (inside one, scan runs on the transaction's connection, which alone sees
+// its writes). The analytics use it for reads whose cost grows with a period's answers or a brand's
 // prompts; the daily rollups' few rows per day are read where they are.
 //
-// The thread starts on the first scan and stops after READER_IDLE_MS without one (a second JS heap
-// and its page cache are memory an idle server does not need), and holds the process open only while
-// a scan is under way (a CLI command can exit). If it cannot start or stops unexpectedly, the scans
-// it held and every later one run on the serving thread, as before (logged once): slower for
-// others meanwhile, never wrong.
+// A process, not a worker thread: a thread shares the server's address space, and while it read,
+// the serving thread's garbage collections gave back memory page by page (madvise), each call slowed
+// by the other busy thread of the same address space. One collection's ~340 calls then took ~25 ms,
+// the /healthz probes' maximum during long reads (a thread spinning in the same process made a
+// collection take 35–44 ms instead of 7–8; a process spinning beside it, 6–10).
+//
+// The process is the executable again (main.ts, told by READER_ENV), talking JSON over Bun's IPC
+// channel. It starts on the first scan and stops after READER_IDLE_MS without one (its page cache is
+// memory an idle server does not need), exits when the server does, and holds the server's process
+// open only while a scan is under way (a CLI command can exit). If it cannot start or stops
+// unexpectedly, the scans it held and every later one run on the serving thread, as before (logged
+// once): slower for others meanwhile, never wrong.
+import { fileURLToPath } from "node:url";
+import { type Subprocess } from "bun";
 import { Unavailable } from "../errors";
 import { log } from "../log";
-import { workerUrl } from "../worker-url";
 import { type SqlParam } from "./queries";
-import { type ReaderAnswer, type ReaderRequest } from "./reader-worker";
+import { READER_ENV, type ReaderAnswer, type ReaderRequest } from "./reader-process";
 
 export const READER_IDLE_MS = 30_000;
 
@@ -36,33 +44,41 @@ export interface Statement {
   params: SqlParam[];
 }
 
-/** Bun's Worker: ref() and unref() as a timer's. */
-type BunWorker = Worker & { ref(): void; unref(): void };
-
 interface Running {
-  worker: BunWorker;
+  child: Subprocess<"ignore", "ignore", "ignore">;
   scans: Map<number, Scan>;
   idleTimer: ReturnType<typeof setTimeout> | null;
 }
 
 export interface ReaderOptions {
   idleMs?: number;
-  /** The worker's entry; tests pass one that fails. */
-  workerUrl?: string;
+  /** The command that starts the reader process; tests pass one that fails. */
+  command?: string[];
+}
+
+/** The executable again, or, run from source, Bun running main.ts. */
+export function readerCommand(): string[] {
+  if (Bun.main.includes("/$bunfs/") || import.meta.url.includes("/$bunfs/")) return [process.execPath];
+  return [process.execPath, fileURLToPath(new URL("../main.ts", import.meta.url))];
 }
 
 export class SqliteReader {
   private running: Running | null = null;
-  /** Set when the thread failed: from then on every scan runs on the serving thread. */
+  /** Set when the process failed: from then on every scan runs on the serving thread. */
   private broken = false;
   private closed = false;
   private nextId = 0;
-  /** Scans the thread has answered (tests and benches tell the two paths apart by it). */
+  /** Scans the process has answered (tests and benches tell the two paths apart by it). */
   answered = 0;
 
-  /** Whether the thread is running (tests). */
+  /** Whether the process is running (tests). */
   get live(): boolean {
     return this.running !== null;
+  }
+
+  /** The running process's id, or null (tests). */
+  get pid(): number | null {
+    return this.running?.child.pid ?? null;
   }
 
   constructor(
@@ -79,7 +95,7 @@ export class SqliteReader {
     return this.send([{ sql, params: [...params] }], false) as Promise<T[]>;
   }
 
-  /** Each statement's rows, all read in one snapshot (one read transaction on the thread's connection). */
+  /** Each statement's rows, all read in one snapshot (one read transaction on the process's connection). */
   scanTogether(statements: readonly Statement[]): Promise<unknown[][]> {
     return this.send(
       statements.map(({ sql, params }) => ({ sql, params: [...params] })),
@@ -97,8 +113,8 @@ export class SqliteReader {
     const id = this.nextId++;
     return new Promise<unknown>((resolve, reject) => {
       running.scans.set(id, { statements, batch, resolve, reject });
-      if (running.scans.size === 1) running.worker.ref();
-      running.worker.postMessage({ type: "scan", id, statements } satisfies ReaderRequest);
+      if (running.scans.size === 1) running.child.ref();
+      this.post(running, { type: "scan", id, statements });
     });
   }
 
@@ -108,7 +124,7 @@ export class SqliteReader {
   }
 
   /**
-   * Stops the thread. Scans it still held fail (the connection they would fall back on is closing):
+   * Stops the process. Scans it still held fail (the connection they would fall back on is closing):
    * a server closes its database once its requests have ended, so only a request still running past
    * the shutdown's grace period meets this.
    */
@@ -117,67 +133,90 @@ export class SqliteReader {
     if (this.running) this.lose(this.running, null);
   }
 
-  /** The running thread, started if need be; null when it cannot start (logged, and scans run here from then on). */
+  /** The running process, started if need be; null when it cannot start (logged, and scans run here from then on). */
   private start(): Running | null {
     if (this.running) return this.running;
-    let worker: BunWorker;
+    const scans = new Map<number, Scan>();
+    let running: Running | null = null;
     try {
-      worker = new Worker(this.options.workerUrl ?? workerUrl("db/reader-worker.ts")) as BunWorker;
+      const child = Bun.spawn({
+        cmd: this.options.command ?? readerCommand(),
+        // Nothing of the server's environment (provider keys among it): the process needs none.
+        env: { [READER_ENV]: "1" },
+        stdio: ["ignore", "ignore", "ignore"],
+        serialization: "json",
+        ipc: (data: ReaderAnswer) => {
+          if (running !== null) this.answer(running, data);
+        },
+        onExit: (_child, code, signal) => {
+          if (running !== null) this.lose(running, `it exited (${signal ?? `code ${code}`})`);
+        },
+      });
+      running = { child, scans, idleTimer: null };
     } catch (error) {
       this.fail(((error as Error)?.message ?? String(error)).split("\n")[0]!.slice(0, 200));
       return null;
     }
-    const running: Running = { worker, scans: new Map(), idleTimer: null };
-    worker.addEventListener("message", ({ data }: MessageEvent<ReaderAnswer>) => {
-      if (this.running !== running) return;
-      if (data.type === "failed") {
-        this.lose(running, `its connection could not be opened: ${data.message}`);
-        return;
-      }
-      if (data.type !== "rows" && data.type !== "error") return;
-      const scan = running.scans.get(data.id);
-      if (!scan) return;
-      running.scans.delete(data.id);
-      this.answered++;
-      if (data.type === "rows") scan.resolve(scan.batch ? data.rows : data.rows[0]);
-      else scan.reject(Object.assign(new Error(data.message), { name: "SQLiteError", code: data.code }));
-      if (running.scans.size === 0) this.idle(running);
-    });
-    // The error's first line: an uncaught error's message can carry the worker's (minified) source.
-    worker.addEventListener("error", (event) =>
-      this.lose(running, ((event as ErrorEvent).message || "error").split("\n")[0]!.slice(0, 200)),
-    );
-    worker.addEventListener("close", () => this.lose(running, "exited"));
-    worker.postMessage({ type: "open", path: this.path } satisfies ReaderRequest);
     this.running = running;
-    return running;
+    this.post(running, { type: "open", path: this.path });
+    return this.running;
+  }
+
+  private post(running: Running, message: ReaderRequest): void {
+    try {
+      running.child.send(message);
+    } catch (error) {
+      // The channel closed under it: the process is gone, and its exit is on its way.
+      this.lose(running, `its channel closed: ${(error as Error)?.message ?? String(error)}`);
+    }
+  }
+
+  private answer(running: Running, data: ReaderAnswer): void {
+    if (this.running !== running) return;
+    if (data.type === "failed") {
+      this.lose(running, `its connection could not be opened: ${data.message}`);
+      return;
+    }
+    if (data.type !== "rows" && data.type !== "error") return;
+    const scan = running.scans.get(data.id);
+    if (!scan) return;
+    running.scans.delete(data.id);
+    this.answered++;
+    if (data.type === "rows") {
+      for (const [s, r, column] of data.blobs ?? []) {
+        const row = data.rows[s]![r] as Record<string, unknown>;
+        row[column] = new Uint8Array(Buffer.from(row[column] as string, "base64"));
+      }
+      scan.resolve(scan.batch ? data.rows : data.rows[0]);
+    } else scan.reject(Object.assign(new Error(data.message), { name: "SQLiteError", code: data.code }));
+    if (running.scans.size === 0) this.idle(running);
   }
 
   private fail(why: string): void {
     this.broken = true;
-    log.warn("the reader thread stopped: long reads run on the serving thread", { reason: why });
+    log.warn("the reader process stopped: long reads run on the serving thread", { reason: why });
   }
 
-  /** No scan in flight: the thread no longer holds the process open, and stops after idleMs. */
+  /** No scan in flight: the reader no longer holds the server's process open, and stops after idleMs. */
   private idle(running: Running): void {
-    running.worker.unref();
+    running.child.unref();
     running.idleTimer = setTimeout(() => {
       if (this.running !== running || running.scans.size > 0) return;
       this.running = null;
-      running.worker.terminate();
+      running.child.kill();
     }, this.options.idleMs ?? READER_IDLE_MS);
     running.idleTimer.unref();
   }
 
   /**
-   * The thread is gone (`why`, or null for a close): after a failure (logged) its scans and every
+   * The process is gone (`why`, or null for a close): after a failure (logged) its scans and every
    * later one run here; after a close its scans fail.
    */
   private lose(running: Running, why: string | null): void {
     if (this.running !== running) return;
     this.running = null;
     if (running.idleTimer) clearTimeout(running.idleTimer);
-    running.worker.terminate();
+    running.child.kill();
     if (why !== null) this.fail(why);
     for (const scan of running.scans.values()) {
       if (why === null)

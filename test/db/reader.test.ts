@@ -1,12 +1,13 @@
-// Long reads off the serving thread (src/db/reader.ts): on SQLite a scan runs on a worker thread's own
+// Long reads off the serving thread (src/db/reader.ts): on SQLite a scan runs on a reader process's own
 // connection, so the serving thread's event loop goes on while it runs; it returns what the serving
 // connection would (its last commit, or inside a transaction that transaction's own writes), errors
-// as SQLite's, and a reader thread that cannot start leaves every scan answered on the serving thread.
+// as SQLite's, and a reader process that cannot start leaves every scan answered on the serving thread.
 import { afterEach, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase, type SqliteDb } from "../../src/db/client";
 import { type ReaderOptions } from "../../src/db/reader";
+import { READER_ENV } from "../../src/db/reader-process";
 import { captureLog } from "../support/log";
 import { scratchDir } from "../support/scratch";
 
@@ -36,7 +37,7 @@ async function until(check: () => boolean, what: string): Promise<void> {
 // 3,000,000 steps of a recursive CTE: a statement that takes a while on any machine (~300 ms here).
 const SLOW = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) SELECT count(*) AS n, sum(i % 7) AS s FROM n";
 
-test("a scan returns the rows all() returns, parameters bound alike, and runs on the reader thread", async () => {
+test("a scan returns the rows all() returns, parameters bound alike, and runs on the reader process", async () => {
   const db = open();
   const sql =
     "SELECT id, name, score, data FROM items WHERE id > ? AND (name LIKE ? OR score IS ?) ORDER BY score DESC NULLS LAST, id LIMIT ?";
@@ -57,7 +58,7 @@ test("a scan returns the rows all() returns, parameters bound alike, and runs on
 
 test("while a long scan runs, the serving thread's event loop goes on", async () => {
   const db = open();
-  await db.scan("SELECT 1 AS one"); // the thread started
+  await db.scan("SELECT 1 AS one"); // the process started
   const events: string[] = [];
   const scanned = db.scan<{ n: number }>(SLOW, [3_000_000]).then((rows) => {
     events.push("scan");
@@ -130,37 +131,66 @@ test("a scan's SQL error is SQLite's, with its code, and the next scan is answer
   expect(failed).toBeInstanceOf(Error);
   expect((failed as Error).message).toContain("no such column: nope");
   expect((failed as { code?: string }).code).toBe("SQLITE_ERROR");
-  // The reader thread's connection is only for reading.
+  // The reader process's connection is only for reading.
   const write = await db.scan("UPDATE items SET name = 'x' RETURNING id").catch((error: unknown) => error as Error);
   expect((write as Error).message).toContain("readonly");
   expect(await db.all("SELECT count(*) AS n FROM items WHERE name = 'x'")).toEqual([{ n: 0 }]);
   expect(await db.scan("SELECT count(*) AS n FROM items")).toEqual([{ n: 500 }]);
 });
 
-test("the reader thread stops when idle, and the next scan starts it again", async () => {
+test("the reader process stops when idle, and the next scan starts it again", async () => {
   const db = open({ idleMs: 50 });
   expect(db.reader.live).toBe(false);
   await db.scan("SELECT 1 AS one");
   expect(db.reader.live).toBe(true);
-  await until(() => !db.reader.live, "the idle thread stopped");
+  const first = db.reader.pid!;
+  expect(alive(first)).toBe(true);
+  await until(() => !db.reader.live, "the idle process stopped");
+  await until(() => !alive(first), "the idle process exited");
   const before = db.reader.answered;
   expect(await db.scan("SELECT count(*) AS n FROM items")).toEqual([{ n: 500 }]);
   expect(db.reader.answered).toBe(before + 1);
+  expect(db.reader.pid).not.toBe(first);
 });
 
-test("a reader thread that cannot start leaves scans answered on the serving thread, and says so once", async () => {
-  const broken = join(scratchDir("spyglass-reader-worker-"), "broken-worker.ts");
-  writeFileSync(broken, 'throw new Error("the reader could not start");\n');
-  const db = open({ workerUrl: broken });
+test("a reader process that cannot start, or dies, leaves scans answered on the serving thread, and says so once", async () => {
+  for (const command of [["/nonexistent/spyglass"], [process.execPath, "-e", "process.exit(3)"]]) {
+    const db = open({ command });
+    const logged = await captureLog(async () => {
+      expect(await db.scan("SELECT count(*) AS n FROM items")).toEqual([{ n: 500 }]);
+      expect(await db.scan("SELECT max(id) AS n FROM items")).toEqual([{ n: 500 }]);
+      await Bun.sleep(100);
+      expect(await db.scan("SELECT min(id) AS n FROM items")).toEqual([{ n: 1 }]);
+    });
+    expect(db.reader.answered).toBe(0);
+    expect(logged.match(/the reader process stopped: long reads run on the serving thread/g)?.length).toBe(1);
+    db.close();
+  }
+  // Killed while it holds a scan: the scan is answered all the same.
+  const db = open();
+  await db.scan("SELECT 1 AS one");
   const logged = await captureLog(async () => {
-    expect(await db.scan("SELECT count(*) AS n FROM items")).toEqual([{ n: 500 }]);
-    expect(await db.scan("SELECT max(id) AS n FROM items")).toEqual([{ n: 500 }]);
+    const pending = db.scan(SLOW, [3_000_000]);
+    await Bun.sleep(20);
+    process.kill(db.reader.pid!, "SIGKILL");
+    expect(await pending).toEqual(await db.all(SLOW, [3_000_000]));
   });
-  expect(db.reader.answered).toBe(0);
-  expect(logged.match(/the reader thread stopped: long reads run on the serving thread/g)?.length).toBe(1);
+  expect(logged).toContain("the reader process stopped");
+  expect(logged).toContain("SIGKILL");
 });
 
-test("a command that scans exits when it is done: the idle reader thread does not hold the process open", async () => {
+test("the executable as a reader process, run by hand, says what it is and exits 2", async () => {
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../../src/main.ts")], {
+    env: { ...process.env, [READER_ENV]: "1" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [err, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+  expect(code).toBe(2);
+  expect(err.trim()).toBe(`${READER_ENV} is set by a serving Spyglass for its reader process; unset it to use the CLI.`);
+});
+
+test("a command that scans exits when it is done, and a server gone takes its reader process with it", async () => {
   const dir = scratchDir("spyglass-reader-exit-");
   const script = join(dir, "command.ts");
   writeFileSync(
@@ -168,13 +198,45 @@ test("a command that scans exits when it is done: the idle reader thread does no
     `import { openDatabase } from ${JSON.stringify(join(import.meta.dir, "../../src/db/client.ts"))};
 const db = openDatabase(${JSON.stringify(join(dir, "spyglass.db"))});
 const rows = await db.scan("SELECT 41 + 1 AS answer");
-console.log(JSON.stringify({ rows, answered: db.reader.answered }));
+console.log(JSON.stringify({ rows, answered: db.reader.answered, pid: db.reader.pid }));
+if (process.argv[2] === "hang") setInterval(() => {}, 1000);
 `,
   );
-  const proc = Bun.spawn([process.execPath, script], { stdout: "pipe", stderr: "pipe" });
-  const timer = setTimeout(() => proc.kill(), 30_000);
-  const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
-  clearTimeout(timer);
-  expect(code).toBe(0);
-  expect(JSON.parse(out.trim().split("\n").at(-1)!)).toEqual({ rows: [{ answer: 42 }], answered: 1 });
+  const run = async (hang: boolean) => {
+    const proc = Bun.spawn([process.execPath, script, ...(hang ? ["hang"] : [])], { stdout: "pipe", stderr: "pipe" });
+    const timer = setTimeout(() => proc.kill(), 30_000);
+    const lines = proc.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let out = "";
+    while (!out.includes("\n")) {
+      const next = await lines.read();
+      if (next.done) break;
+      out += next.value;
+    }
+    const printed = JSON.parse(out.trim()) as { rows: unknown; answered: number; pid: number };
+    if (hang) proc.kill("SIGKILL");
+    const code = await proc.exited;
+    clearTimeout(timer);
+    return { printed, code };
+  };
+  const done = await run(false);
+  expect(done.code).toBe(0);
+  expect(done.printed).toMatchObject({ rows: [{ answer: 42 }], answered: 1 });
+  // A server killed outright (no stop, no close): its reader process sees its channel close and exits.
+  const killed = await run(true);
+  expect(killed.printed).toMatchObject({ rows: [{ answer: 42 }], answered: 1 });
+  await until(() => !alive(killed.printed.pid), "the orphaned reader process exited");
 });
+
+/** Whether process `pid` runs (a zombie does not: it has exited, its parent has not read its status). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return false;
+  }
+}

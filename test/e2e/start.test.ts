@@ -4,6 +4,7 @@
 // reason logged) with nothing stored that it would have rendered.
 
 import { afterEach, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { SANDBOX_DATABASE, type Sandbox, sandbox } from "../support/binary";
 import { seedToolServerDb } from "../support/fixtures";
@@ -139,7 +140,7 @@ test.if(SANDBOX_DATABASE === "sqlite")(
 
 // SQLite's alone: on PostgreSQL the database server does the summing.
 test.if(SANDBOX_DATABASE === "sqlite")(
-  "rankings of a period without windows are summed on the server's reader thread: its worker is in the binary",
+  "rankings of a period without windows are summed by the server's reader process, the binary itself, which ends with it",
   async () => {
     box = await sandbox({ toml: "[tracking]\nenabled = false\n" });
     const seed = await box.withDb(seedToolServerDb);
@@ -161,13 +162,29 @@ test.if(SANDBOX_DATABASE === "sqlite")(
       const gaps = await call(client, "get_content_gaps", { start_date: week });
       expect(gaps.error).toBeNull();
       expect(gaps.data.gaps.map((gap: { prompt_id: string }) => gap.prompt_id)).toEqual([seed.a.ids.promptId]);
-      // Had the reader thread's entry point been missing from the binary, the scans would have run on
-      // the serving thread, and the server would have said so.
-      expect(server.logs()).not.toContain("reader thread stopped");
+      // Had the binary not started as a reader process, the scans would have run on the serving
+      // thread, and the server would have said so.
+      expect(server.logs()).not.toContain("reader process stopped");
     } finally {
       await client.close();
     }
+    // The reader: one child of the server, the same executable, alive until the server stops.
+    const readers = childrenOf(server.pid);
+    expect(readers.length).toBe(1);
+    expect(readlinkSync(`/proc/${readers[0]}/exe`)).toBe(readlinkSync(`/proc/${server.pid}/exe`));
     expect(await server.stop()).toBe(0);
+    for (let i = 0; i < 100 && existsSync(`/proc/${readers[0]}`); i++) await Bun.sleep(50);
+    expect(existsSync(`/proc/${readers[0]}`)).toBe(false);
   },
   90_000,
 );
+
+/** The ids of process `pid`'s children (Linux: each thread's list in /proc). */
+function childrenOf(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+    readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8")
+      .split(" ")
+      .filter((id) => id.trim() !== "")
+      .map(Number),
+  );
+}
