@@ -18,6 +18,7 @@ import m0011 from "../../drizzle-pg/0011_foreign_key_indexes.sql" with { type: "
 import m0012 from "../../drizzle-pg/0012_mean_intervals.sql" with { type: "text" };
 import m0013 from "../../drizzle-pg/0013_oauth_clients_used.sql" with { type: "text" };
 import m0014 from "../../drizzle-pg/0014_prompt_versions.sql" with { type: "text" };
+import m0015 from "../../drizzle-pg/0015_search_query_key_index.sql" with { type: "text" };
 import journal from "../../drizzle-pg/meta/_journal.json";
 import { type JournalEntry } from "./migrations";
 
@@ -37,6 +38,7 @@ export const EMBEDDED_PG_MIGRATIONS: Record<string, string> = {
   "0012_mean_intervals": m0012,
   "0013_oauth_clients_used": m0013,
   "0014_prompt_versions": m0014,
+  "0015_search_query_key_index": m0015,
 };
 
 export const PG_MIGRATION_JOURNAL: JournalEntry[] = journal.entries;

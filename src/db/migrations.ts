@@ -25,6 +25,7 @@ import m0017 from "../../drizzle/0017_foreign_key_indexes.sql" with { type: "tex
 import m0018 from "../../drizzle/0018_mean_intervals.sql" with { type: "text" };
 import m0019 from "../../drizzle/0019_oauth_clients_used.sql" with { type: "text" };
 import m0020 from "../../drizzle/0020_prompt_versions.sql" with { type: "text" };
+import m0021 from "../../drizzle/0021_search_query_key_index.sql" with { type: "text" };
 import journal from "../../drizzle/meta/_journal.json";
 import { log } from "../log";
 
@@ -50,6 +51,7 @@ export const EMBEDDED_MIGRATIONS: Record<string, string> = {
   "0018_mean_intervals": m0018,
   "0019_oauth_clients_used": m0019,
   "0020_prompt_versions": m0020,
+  "0021_search_query_key_index": m0021,
 };
 
 export interface JournalEntry {

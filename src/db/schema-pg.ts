@@ -372,6 +372,7 @@ export const searchQueryDays = pgTable(
   (t) => [
     primaryKey({ columns: [t.brandId, t.queryKey, t.day, t.engine, t.promptId, t.query] }),
     index("search_query_days_period_idx").on(t.brandId, t.day, t.engine, t.queryKey, t.promptId, t.answers),
+    index("search_query_days_key_idx").on(t.brandId, t.queryKey, t.promptId, t.query, t.engine, t.day, t.answers, t.uses),
     // A prompt's deletion finds its rows (a foreign key's column leads an index).
     index("search_query_days_prompt_idx").on(t.promptId),
   ],

@@ -394,10 +394,13 @@ export const searchQueryDays = sqliteTable(
     answers: integer("answers").notNull(),
   },
   (t) => [
-    // The page's queries' spellings and prompts: a seek per query over the period's days.
+    // The answer writer's upserts (tracking/search-store.ts).
     primaryKey({ columns: [t.brandId, t.queryKey, t.day, t.engine, t.promptId, t.query] }),
-    // The ranking of the period's queries: covering.
+    // The period's rows of a short period (analytics/search.ts): covering for the ranking.
     index("search_query_days_period_idx").on(t.brandId, t.day, t.engine, t.queryKey, t.promptId, t.answers),
+    // The brand's rows in the order the search queries group them (query, prompt, spelling, engine),
+    // every column in it: a period that is most of the brand's days is grouped without a sort.
+    index("search_query_days_key_idx").on(t.brandId, t.queryKey, t.promptId, t.query, t.engine, t.day, t.answers, t.uses),
     // A prompt's deletion finds its rows (a foreign key's column leads an index).
     index("search_query_days_prompt_idx").on(t.promptId),
   ],

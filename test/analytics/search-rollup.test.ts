@@ -73,6 +73,10 @@ function brand(app: AppContext): Promise<SeededBrand> {
       { key: "c", text: "crm for startups" },
       { key: "d", text: "cheap crm", tags: ["price"] },
       { key: "e", text: "old prompt", archived: true },
+      // More prompts than a query lists (five): the most used are shown.
+      { key: "f", text: "crm with email" },
+      { key: "g", text: "crm for agencies", tags: ["sales"] },
+      { key: "h", text: "crm migration" },
     ],
   });
 }
@@ -281,6 +285,7 @@ for (const seed of [1, 2, 3]) {
     // The data set is not trivial: some queries recur across prompts, in several spellings.
     const wide = (await searchQueries(app, await resolveFilter(app, s.brandId, filters(s)[0]!, NOW), { limit: 100, offset: 0 })).queries;
     expect(wide.some((q) => q.prompt_count > 1)).toBe(true);
+    expect(wide.some((q) => q.prompt_count > 5 && q.prompts.length === 5)).toBe(true);
     const spellings = (await app.db.get<{ n: number }>("SELECT count(DISTINCT query) AS n FROM search_queries"))!.n;
     expect(spellings).toBeGreaterThan(wide.length);
     // acme.com's count includes the answers on blog.acme.com, shop.acme.com's does not.

@@ -1,0 +1,1 @@
+CREATE INDEX `search_query_days_key_idx` ON `search_query_days` (`brand_id`,`query_key`,`prompt_id`,`query`,`engine`,`day`,`answers`,`uses`);
