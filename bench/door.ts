@@ -20,7 +20,7 @@
 // shared) and CPU time per request read from /proc (the baseline's over ours: robust to other load,
 // what the throughput ratio is when the server, not the machine, is the limit). Medians, with the
 // rounds' spread (min–max).
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "../src/db/client";
 import { createPrompts } from "../src/prompts/service";
@@ -38,6 +38,7 @@ import {
   printTargets,
   report,
   requireBinary,
+  rssKbOf,
   sandbox,
   startPortPrinter,
   type TargetRow,
@@ -183,7 +184,7 @@ async function serveQuietly(binary: string, cwd: string): Promise<Endpoint & { s
 }
 
 function rssMiB(pid: number): number {
-  return Math.round(Number(/VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) / 1024);
+  return Math.round(rssKbOf(pid) / 1024);
 }
 
 export async function run(): Promise<void> {

@@ -13,7 +13,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { scratchDir } from "../test/support/scratch";
 
-export { BINARY, baseEnv, requireBinary, type Sandbox, type ServerProcess, sandbox } from "../test/support/binary";
+export { BINARY, baseEnv, requireBinary, rssKbOf, type Sandbox, type ServerProcess, sandbox } from "../test/support/binary";
 
 /** Headers that ask for the plain body: samples replayed by a bare server are fetched with them. */
 export const PLAIN_BODY: Readonly<Record<string, string>> = { "accept-encoding": "identity" };

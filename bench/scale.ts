@@ -9,7 +9,7 @@
 //    against the SQL a DBA would write (one GROUP BY over the period's answers, in this process on
 //    the same database file, so without the MCP round trip) and the 10× time against the 1× one.
 // 2. No stalls: /healthz probed from this process (one request every 5 ms) while the analytics' long
-//    reads run (search queries, a tag's figures, a 90-day ranking: on the reader thread) at both
+//    reads run (search queries, a tag's figures, a 90-day ranking: in the reader process) at both
 //    scales, and while deleting a competitor re-analyses every answer of the 1× brand; p50 / p99 /
 //    max, each beside a bare Bun.serve's /healthz probed by the same loop in the same window (the
 //    machine's own noise).
@@ -26,7 +26,7 @@ import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { scratchDir } from "../test/support/scratch";
-import { median, report, requireBinary, type Sandbox, type ServerProcess, sandbox, target } from "./lib";
+import { median, report, requireBinary, rssKbOf, type Sandbox, type ServerProcess, sandbox, target } from "./lib";
 import { replayableHeaders, startBare } from "./public";
 
 const NAME = "scale";
@@ -341,8 +341,8 @@ function noStallTarget(what: string, ours: number[], bare: number[]): void {
 }
 
 /**
- * /healthz while the analytics' long reads run (db/reader.ts: on a reader thread, not the serving
- * one): the search queries of 90 days, a tag's overview, sources and competitor ranking (read from
+ * /healthz while the analytics' long reads run (db/reader.ts: in a reader process, not on the
+ * serving thread): the search queries of 90 days, a tag's overview, sources and competitor ranking (read from
  * the answers themselves), and a ranking of 90 days summed from the prompts' days; each called 3
  * times in a row, after one unmeasured call. Against a bare server's /healthz probed in the same window.
  */
@@ -379,6 +379,13 @@ async function longReads(i: Instance): Promise<void> {
     }
     const seconds = (performance.now() - started) / 1000;
     const { ours, bare: theirs } = await probes.stop();
+    // The reader is a process of its own (db/reader.ts): its memory is the server's too.
+    const readers = i.server.children();
+    report(
+      NAME,
+      `RSS after the long reads, ${i.seeded.answers} answers`,
+      `server ${Math.round(i.server.rssKb() / 1024)} MiB, its reader process ${readers.map((pid) => Math.round(rssKbOf(pid) / 1024)).join(" + ") || "none"} MiB`,
+    );
     report(NAME, `long reads, ${i.seeded.answers} answers: each call`, durations.join(", "));
     report(
       NAME,

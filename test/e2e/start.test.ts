@@ -4,7 +4,7 @@
 // reason logged) with nothing stored that it would have rendered.
 
 import { afterEach, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { existsSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { SANDBOX_DATABASE, type Sandbox, sandbox } from "../support/binary";
 import { seedToolServerDb } from "../support/fixtures";
@@ -169,7 +169,7 @@ test.if(SANDBOX_DATABASE === "sqlite")(
       await client.close();
     }
     // The reader: one child of the server, the same executable, alive until the server stops.
-    const readers = childrenOf(server.pid);
+    const readers = server.children();
     expect(readers.length).toBe(1);
     expect(readlinkSync(`/proc/${readers[0]}/exe`)).toBe(readlinkSync(`/proc/${server.pid}/exe`));
     expect(await server.stop()).toBe(0);
@@ -178,13 +178,3 @@ test.if(SANDBOX_DATABASE === "sqlite")(
   },
   90_000,
 );
-
-/** The ids of process `pid`'s children (Linux: each thread's list in /proc). */
-function childrenOf(pid: number): number[] {
-  return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
-    readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8")
-      .split(" ")
-      .filter((id) => id.trim() !== "")
-      .map(Number),
-  );
-}

@@ -16,7 +16,7 @@
 // The instance keeps its data where the suite's pass says (SPYGLASS_TEST_DATABASE, as the in-process
 // tests do): SQLite in ./data, or with "postgres" a fresh database of the test PostgreSQL
 // (test/support/postgres.ts), handed to the server and the CLI in SPYGLASS_DATABASE_URL.
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type BunFile, type Subprocess } from "bun";
@@ -67,6 +67,8 @@ export interface ServerProcess {
   startMs: number;
   logs(): string;
   rssKb(): number;
+  /** Its child processes' ids (Linux: each thread's list in /proc): the reader process, while it runs. */
+  children(): number[];
   /** Whether the process has its own handler for the signal yet (SigCgt in /proc): before that, the signal kills it. */
   handlesSignal(signal: "SIGTERM" | "SIGINT"): boolean;
   stop(signal?: "SIGTERM" | "SIGINT" | "SIGHUP"): Promise<number>;
@@ -216,8 +218,15 @@ export async function sandbox(options: SandboxOptions = {}): Promise<Sandbox> {
       startMs,
       logs: () => stdout() + err,
       rssKb() {
-        const status = readFileSync(`/proc/${proc.pid}/status`, "utf8");
-        return Number(/VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1] ?? Number.NaN);
+        return rssKbOf(proc.pid);
+      },
+      children() {
+        return readdirSync(`/proc/${proc.pid}/task`).flatMap((tid) =>
+          readFileSync(`/proc/${proc.pid}/task/${tid}/children`, "utf8")
+            .split(" ")
+            .filter((id) => id.trim() !== "")
+            .map(Number),
+        );
       },
       handlesSignal(signal) {
         const status = readFileSync(`/proc/${proc.pid}/status`, "utf8");
@@ -281,4 +290,10 @@ export async function sandbox(options: SandboxOptions = {}): Promise<Sandbox> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Process `pid`'s resident memory (VmRSS), in KiB. */
+export function rssKbOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1] ?? Number.NaN);
 }
