@@ -14,6 +14,7 @@ import { getTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { type Db } from "./client";
 import { tablesInDependencyOrder } from "./move";
 import * as schema from "./schema";
+import { nextSliceSize } from "./slices";
 
 /** A slice's target time, and the rows a slice starts with (it adapts to keep near the target). */
 const SLICE_MS = 8;
@@ -89,8 +90,7 @@ export async function deleteBrandRows(db: Db, brandId: string, progress: DeleteP
         total += n;
         progress.onSlice?.(table.name, n, ms);
         if (n < rows) break;
-        // The next slice sized from this one's cost per row, to take about SLICE_MS (at most twice as many rows).
-        rows = Math.max(50, Math.min(MAX_SLICE_ROWS, rows * 2, Math.floor((0.8 * SLICE_MS * n) / Math.max(ms, 0.1))));
+        rows = nextSliceSize(n, ms, { size: rows, targetMs: SLICE_MS, min: 50, max: MAX_SLICE_ROWS });
         await db.betweenSlices();
         await new Promise((resolve) => setImmediate(resolve));
       }

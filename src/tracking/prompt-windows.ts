@@ -14,6 +14,7 @@
 // state of the wanted day is read; anything else falls back to prompt_days.
 import { type Db } from "../db/client";
 import { placeholders, type Queries, type SqlParam } from "../db/queries";
+import { nextSliceSize } from "../db/slices";
 import { log } from "../log";
 import { listPromptIds } from "../prompts/service";
 import { writeRows } from "./bulk-rows";
@@ -22,10 +23,16 @@ import { type PromptDayDelta, rollupLock } from "./prompt-rollups";
 /** The default period's length in days (analytics/filters.ts's DEFAULT_DAYS is this). */
 export const WINDOW_DAYS = 30;
 /**
- * Prompts summed per transaction of a rebuild (30 days × 4 engines of prompt_days apiece): at 100,
- * /healthz saw up to 35 ms during a rebuild of 12,000 prompts (bench/scale.ts).
+ * A rebuild sums its prompts (30 days × 4 engines of prompt_days apiece) in slices of about
+ * SLICE_MS, one transaction each. A fixed 50 prompts took ~3 ms a slice with 1,200 prompts, but 7–12
+ * (up to 30, with /healthz probes of 33.5 ms) with 12,000 and 2.16 million answers, whose rows are
+ * not all in the page cache; so each slice is sized from the last one's cost per prompt. On
+ * PostgreSQL a slice's time is the database server's, not the event loop's: larger slices, fewer
+ * round trips.
  */
-const PROMPTS_PER_SLICE = 50;
+const SLICE_MS = { sqlite: 8, postgres: 200 };
+const FIRST_SLICE_PROMPTS = 50;
+const SLICE_PROMPTS = { min: 5, max: 400 };
 
 const real = (tx: Queries) => (tx.dialect === "postgres" ? "DOUBLE PRECISION" : "REAL");
 
@@ -116,11 +123,13 @@ async function rebuild(db: Db, brandId: string, endDay: number): Promise<number 
   });
   // Read after the state moved: a prompt created later has had all its answers counted by the writes.
   const prompts = await listPromptIds(db, brandId);
-  for (let start = 0; start < prompts.length; start += PROMPTS_PER_SLICE) {
+  let size = FIRST_SLICE_PROMPTS;
+  for (let start = 0; start < prompts.length; ) {
     await db.betweenSlices();
     // Left incomplete: the next start's roll-over (or ranking) builds the period again.
     if (stopping.has(db)) return null;
-    const slice = prompts.slice(start, start + PROMPTS_PER_SLICE);
+    const slice = prompts.slice(start, start + size);
+    const began = performance.now();
     const current = await db.transaction(async (tx) => {
       await tx.lock(rollupLock(brandId));
       if ((await windowState(tx, brandId))?.end_day !== endDay) return false;
@@ -136,6 +145,8 @@ async function rebuild(db: Db, brandId: string, endDay: number): Promise<number 
       return true;
     });
     if (!current) return null;
+    start += slice.length;
+    size = nextSliceSize(slice.length, performance.now() - began, { size, targetMs: SLICE_MS[db.dialect], ...SLICE_PROMPTS });
   }
   await db.run("UPDATE prompt_window_state SET complete = 1 WHERE brand_id = ? AND end_day = ?", [brandId, endDay]);
   return prompts.length;

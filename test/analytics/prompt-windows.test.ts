@@ -109,6 +109,33 @@ for (const seed of [1, 2]) {
   });
 }
 
+test("a rebuild over more prompts than its first slice sums every prompt's days once", async () => {
+  const { app, s, prompts } = await world();
+  const created: string[] = [];
+  for (const batch of [0, 1]) {
+    const texts = Array.from({ length: 75 }, (_, i) => ({ text: `another prompt ${batch}-${i}` }));
+    created.push(...(await createPrompts(app.db, s.brandId, texts)).created.map((p) => p.id));
+  }
+  const all = [...prompts, ...created];
+  await storeRandom(app, s, all, random(7), 900, 0, (today() - (DAYS - 1)) * DAY);
+  await refreshWindows(app.db, s.brandId, today());
+  const windows = await app.db.all<{ prompt_id: string }>(
+    "SELECT engine, prompt_id, total, valid, mentioned, position_sum, competitor FROM prompt_windows WHERE brand_id = ? ORDER BY 1, 2",
+    [s.brandId],
+  );
+  const summed = await app.db.all(
+    `SELECT d.engine AS engine, d.prompt_id AS prompt_id, sum(d.total) AS total, sum(d.valid) AS valid, sum(d.mentioned) AS mentioned,
+            sum(d.position_sum) AS position_sum, sum(d.competitor) AS competitor
+       FROM prompt_days d WHERE d.prompt_id IN (SELECT id FROM prompts WHERE brand_id = ?) AND d.day > ? AND d.day <= ?
+       GROUP BY 1, 2 ORDER BY 1, 2`,
+    [s.brandId, today() - 30, today()],
+  );
+  expect(windows).toEqual(summed);
+  // The prompts span several slices (the first takes 50).
+  expect(new Set(windows.map((w) => w.prompt_id)).size).toBeGreaterThan(120);
+  await app.db.close();
+});
+
 test("just after midnight (and a few seconds after start) the windows of an older period are rebuilt before any ranking asks", async () => {
   const { app, s, prompts } = await world();
   const other = await world();
