@@ -1,7 +1,7 @@
-// Compiles src/main.ts into the single executable dist/spyglass. Each worker (the article renderer's,
-// the WAL checkpointer's, the re-analysis's) is an entry point of its own (Bun bundles each entry
-// separately; src/worker-url.ts finds them). The long reads' reader is a process, the executable
-// itself (src/main.ts, src/db/reader.ts).
+// Compiles src/entry.ts (the CLI, src/main.ts, or a server's reader process) into the single
+// executable dist/spyglass. Each worker (the article renderer's, the WAL checkpointer's, the
+// re-analysis's) is an entry point of its own (Bun bundles each entry separately; src/worker-url.ts
+// finds them). The long reads' reader is a process, the executable itself (src/db/reader.ts).
 // `compileExecutable` is the one build configuration: the compiled-sanitizer test builds its check
 // binary with it too. Beside the binary goes its build stamp (build/stamp.ts), which the tests that
 // drive it check.
@@ -34,7 +34,7 @@ if (import.meta.main) {
   const stamp = sourceStamp();
   rmSync(stampFileOf("dist/spyglass"), { force: true });
   const result = await compileExecutable(
-    ["src/main.ts", "src/content/render-worker.ts", "src/db/checkpoint-worker.ts", "src/tracking/reanalysis-worker.ts"],
+    ["src/entry.ts", "src/content/render-worker.ts", "src/db/checkpoint-worker.ts", "src/tracking/reanalysis-worker.ts"],
     "dist/spyglass",
   );
   if (!result.success) {

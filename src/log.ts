@@ -52,7 +52,7 @@ export function setLogWriter(write: ((text: string) => void) | null): void {
 // at the next line, a full disk turning a server that still answered reads into none at all. The
 // stream is dead after an error: its lines are dropped from then on, and stderr says so once (the
 // server goes on; a restart resumes logging).
-// (A command other than serve logs to stderr, and its stdout is its output: cli.ts reports a failure
+// (A command other than serve logs to stderr, and its stdout is its output: main.ts reports a failure
 // of that itself, see stdoutFailure.)
 const failedStreams = new Map<NodeJS.WriteStream, string>();
 

@@ -126,7 +126,8 @@ function dayRangeWhere(alias: string, filter: Filter, from: number, to: number):
  * it most (ties: by id).
  *
  * One statement: the period's rows are grouped once by query, prompt, spelling and engine, and the
- * page, its spellings and its prompts are read from those groups. At 216,000 answers (90 days) that
+ * page, its spellings and its prompts are read from those groups (each CTE MATERIALIZED: PostgreSQL
+ * would otherwise inline the spellings and prompts into each page row's subquery). At 216,000 answers (90 days) that
  * took ~85 ms in-process where the ranking, then the page's spellings, then its prompts, each over the
  * rows themselves, took ~780 (scratch measurement, the bench's demo database).
  */
@@ -142,15 +143,19 @@ export async function searchQueries(app: AppContext, filter: Filter, opts: { lim
      ranked AS MATERIALIZED (
        SELECT k, sum(a) AS answers, count(DISTINCT p) AS prompt_count, ${list("DISTINCT e", "")} AS engines FROM g
          GROUP BY k ORDER BY prompt_count DESC, answers DESC, k LIMIT ? OFFSET ?),
-     spellings AS (
-       SELECT k, q, row_number() OVER (PARTITION BY k ORDER BY sum(u) DESC, q) AS n FROM g
-         WHERE k IN (SELECT k FROM ranked) GROUP BY k, q),
-     causes AS (
-       SELECT k, p, row_number() OVER (PARTITION BY k ORDER BY sum(u) DESC, p) AS n FROM g
-         WHERE k IN (SELECT k FROM ranked) GROUP BY k, p)
+     spellings AS MATERIALIZED (
+       SELECT k, q FROM (
+         SELECT k, q, row_number() OVER (PARTITION BY k ORDER BY sum(u) DESC, q) AS n FROM g
+           WHERE k IN (SELECT k FROM ranked) GROUP BY k, q) x
+       WHERE n = 1),
+     causes AS MATERIALIZED (
+       SELECT k, p, n FROM (
+         SELECT k, p, row_number() OVER (PARTITION BY k ORDER BY sum(u) DESC, p) AS n FROM g
+           WHERE k IN (SELECT k FROM ranked) GROUP BY k, p) x
+       WHERE n <= ${PROMPTS_PER_QUERY})
      SELECT r.k AS query_key, r.answers, r.prompt_count, r.engines,
-            (SELECT s.q FROM spellings s WHERE s.k = r.k AND s.n = 1) AS query,
-            (SELECT ${list("c.p", "ORDER BY c.n")} FROM causes c WHERE c.k = r.k AND c.n <= ${PROMPTS_PER_QUERY}) AS prompts
+            (SELECT s.q FROM spellings s WHERE s.k = r.k) AS query,
+            (SELECT ${list("c.p", "ORDER BY c.n")} FROM causes c WHERE c.k = r.k) AS prompts
        FROM ranked r ORDER BY r.prompt_count DESC, r.answers DESC, r.k`;
   const text =
     db.dialect === "sqlite"

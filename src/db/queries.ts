@@ -21,7 +21,7 @@ export interface Queries {
   all<T>(text: SqlText, params?: readonly SqlParam[]): Promise<T[]>;
   /**
    * Every row of a read that may take long: a ranking summed from thousands of prompts' days. On
-   * SQLite, outside a transaction, it runs on a the reader process, with its own connection (reader.ts), so
+   * SQLite, outside a transaction, it runs in the reader process, with its own connection (reader.ts), so
    * that the serving thread answers other requests meanwhile; same rows as `all`. On PostgreSQL, `all`.
    */
   scan<T>(text: SqlText, params?: readonly SqlParam[]): Promise<T[]>;

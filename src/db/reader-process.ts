@@ -1,5 +1,5 @@
 // The reader process's side (see reader.ts): the executable again, started by a serving Spyglass with
-// READER_ENV set (main.ts runs runReaderProcess then, and loads nothing of the CLI). Its own
+// READER_ENV set (entry.ts runs runReaderProcess then, and loads nothing of the CLI). Its own
 // connection to the database file, read-only by pragma, answers each scan sent over the IPC channel
 // with its rows. A statement reads one snapshot: the last commit before it began, as on the serving
 // connection. It exits when the channel closes: the server stopped it, or the server is gone.
@@ -9,10 +9,19 @@ import { type SqlParam } from "./queries";
 /** The environment variable that makes the executable a reader process ("1"). */
 export const READER_ENV = "SPYGLASS_READER_PROCESS";
 
+/**
+ * A statement as sent: its parameters as JSON carries them, the BLOBs (base64) and bigints (decimal
+ * text) among them named by their places.
+ */
+export interface WireStatement {
+  sql: string;
+  params: Array<Exclude<SqlParam, Uint8Array | bigint>>;
+  blobs?: number[];
+  bigints?: number[];
+}
+
 /** A scan: its statements' rows, read in one snapshot (a read transaction when there are several). */
-export type ReaderRequest =
-  | { type: "open"; path: string }
-  | { type: "scan"; id: number; statements: Array<{ sql: string; params: SqlParam[] }> };
+export type ReaderRequest = { type: "open"; path: string } | { type: "scan"; id: number; statements: WireStatement[] };
 
 export type ReaderAnswer =
   | { type: "opened" }
@@ -52,7 +61,11 @@ export function runReaderProcess(): void {
     return statement;
   };
 
+  // Gone with the server: when the channel closes, whatever closed it. The signals that stop a server
+  // (Ctrl-C in a terminal, a service manager's stop) reach this process too, as one of its group: it
+  // stays until the server, stopping gracefully, is done with it (reader.ts stops it with SIGKILL).
   process.on("disconnect", () => process.exit(0));
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => {});
   process.on("message", (data: ReaderRequest) => {
     if (data.type === "open") {
       try {
@@ -73,7 +86,7 @@ export function runReaderProcess(): void {
     const together = data.statements.length > 1;
     try {
       if (together) db.exec("BEGIN");
-      const rows = data.statements.map(({ sql, params }) => prepared(sql).all(...params) as unknown[]);
+      const rows = data.statements.map((statement) => prepared(statement.sql).all(...parameters(statement)) as unknown[]);
       if (together) db.exec("COMMIT");
       const blobs = encodeBlobs(rows);
       answer(blobs.length > 0 ? { type: "rows", id: data.id, rows, blobs } : { type: "rows", id: data.id, rows });
@@ -106,4 +119,12 @@ function encodeBlobs(statements: unknown[][]): BlobAt[] {
     }
   }
   return blobs;
+}
+
+/** A statement's parameters as the server gave them (reader.ts's onTheWire, undone). */
+function parameters({ params, blobs, bigints }: WireStatement): SqlParam[] {
+  const values: SqlParam[] = [...params];
+  for (const i of blobs ?? []) values[i] = new Uint8Array(Buffer.from(params[i] as string, "base64"));
+  for (const i of bigints ?? []) values[i] = BigInt(params[i] as string);
+  return values;
 }

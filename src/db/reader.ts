@@ -15,18 +15,19 @@
 // the /healthz probes' maximum during long reads (a thread spinning in the same process made a
 // collection take 35–44 ms instead of 7–8; a process spinning beside it, 6–10).
 //
-// The process is the executable again (main.ts, told by READER_ENV), talking JSON over Bun's IPC
+// The process is the executable again (entry.ts, told by READER_ENV), talking JSON over Bun's IPC
 // channel. It starts on the first scan and stops after READER_IDLE_MS without one (its page cache is
 // memory an idle server does not need), exits when the server does, and holds the server's process
 // open only while a scan is under way (a CLI command can exit). If it cannot start or stops
 // unexpectedly, the scans it held and every later one run on the serving thread, as before (logged
 // once): slower for others meanwhile, never wrong.
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type Subprocess } from "bun";
 import { Unavailable } from "../errors";
 import { log } from "../log";
 import { type SqlParam } from "./queries";
-import { READER_ENV, type ReaderAnswer, type ReaderRequest } from "./reader-process";
+import { READER_ENV, type ReaderAnswer, type ReaderRequest, type WireStatement } from "./reader-process";
 
 export const READER_IDLE_MS = 30_000;
 
@@ -45,27 +46,38 @@ export interface Statement {
 }
 
 interface Running {
-  child: Subprocess<"ignore", "ignore", "ignore">;
+  child: Subprocess<"ignore", "ignore", "pipe">;
   scans: Map<number, Scan>;
   idleTimer: ReturnType<typeof setTimeout> | null;
 }
 
 export interface ReaderOptions {
   idleMs?: number;
+  /** How long scans run on the serving thread after the process failed, before it is started again (doubling, to 30 min). */
+  retryMs?: number;
   /** The command that starts the reader process; tests pass one that fails. */
   command?: string[];
 }
 
-/** The executable again, or, run from source, Bun running main.ts. */
+const FIRST_RETRY_MS = 60_000;
+const LAST_RETRY_MS = 30 * 60_000;
+
+/**
+ * The executable again (or, run from source, Bun running entry.ts). On Linux the running image itself,
+ * /proc/self/exe: an upgrade that replaced or moved the file on disk while this server runs must not
+ * make its reader another build, or none.
+ */
 export function readerCommand(): string[] {
-  if (Bun.main.includes("/$bunfs/") || import.meta.url.includes("/$bunfs/")) return [process.execPath];
-  return [process.execPath, fileURLToPath(new URL("../main.ts", import.meta.url))];
+  const self = existsSync("/proc/self/exe") ? "/proc/self/exe" : process.execPath;
+  if (Bun.main.includes("/$bunfs/") || import.meta.url.includes("/$bunfs/")) return [self];
+  return [self, fileURLToPath(new URL("../entry.ts", import.meta.url))];
 }
 
 export class SqliteReader {
   private running: Running | null = null;
-  /** Set when the process failed: from then on every scan runs on the serving thread. */
-  private broken = false;
+  /** After a failure, scans run on the serving thread until then (performance.now()); failures in a row. */
+  private retryAt = 0;
+  private failures = 0;
   private closed = false;
   private nextId = 0;
   /** Scans the process has answered (tests and benches tell the two paths apart by it). */
@@ -104,7 +116,7 @@ export class SqliteReader {
   }
 
   private send(statements: Statement[], batch: boolean): Promise<unknown> {
-    const running = this.broken || this.closed || this.path === ":memory:" ? null : this.start();
+    const running = this.closed || this.path === ":memory:" || performance.now() < this.retryAt ? null : this.start();
     if (running === null) return this.here(statements, batch);
     if (running.idleTimer) {
       clearTimeout(running.idleTimer);
@@ -114,7 +126,7 @@ export class SqliteReader {
     return new Promise<unknown>((resolve, reject) => {
       running.scans.set(id, { statements, batch, resolve, reject });
       if (running.scans.size === 1) running.child.ref();
-      this.post(running, { type: "scan", id, statements });
+      this.post(running, { type: "scan", id, statements: statements.map(onTheWire) });
     });
   }
 
@@ -133,7 +145,7 @@ export class SqliteReader {
     if (this.running) this.lose(this.running, null);
   }
 
-  /** The running process, started if need be; null when it cannot start (logged, and scans run here from then on). */
+  /** The running process, started if need be; null when it cannot start (logged; scans run here until the retry). */
   private start(): Running | null {
     if (this.running) return this.running;
     const scans = new Map<number, Scan>();
@@ -141,15 +153,19 @@ export class SqliteReader {
     try {
       const child = Bun.spawn({
         cmd: this.options.command ?? readerCommand(),
-        // Nothing of the server's environment (provider keys among it): the process needs none.
+        // None of the server's environment (provider keys among it): the process needs none. (A
+        // compiled Bun executable still reads a .env in its working directory, as the server did.)
         env: { [READER_ENV]: "1" },
-        stdio: ["ignore", "ignore", "ignore"],
+        // Its stderr says why, should it crash: its last line goes to the log.
+        stdio: ["ignore", "ignore", "pipe"],
         serialization: "json",
         ipc: (data: ReaderAnswer) => {
           if (running !== null) this.answer(running, data);
         },
-        onExit: (_child, code, signal) => {
-          if (running !== null) this.lose(running, `it exited (${signal ?? `code ${code}`})`);
+        onExit: (child, code, signal) => {
+          const gone = running;
+          if (gone === null || this.running !== gone) return;
+          void lastLine(child.stderr).then((said) => this.lose(gone, `it exited (${signal ?? `code ${code}`})${said ? `: ${said}` : ""}`));
         },
       });
       running = { child, scans, idleTimer: null };
@@ -166,8 +182,9 @@ export class SqliteReader {
     try {
       running.child.send(message);
     } catch (error) {
-      // The channel closed under it: the process is gone, and its exit is on its way.
-      this.lose(running, `its channel closed: ${(error as Error)?.message ?? String(error)}`);
+      // The channel closed under it (the process is gone, its exit on its way), or the message could
+      // not be written (onTheWire carries every SqlParam): either way, this process is done with.
+      this.lose(running, `a message could not be sent to it: ${(error as Error)?.message ?? String(error)}`);
     }
   }
 
@@ -182,6 +199,7 @@ export class SqliteReader {
     if (!scan) return;
     running.scans.delete(data.id);
     this.answered++;
+    this.failures = 0;
     if (data.type === "rows") {
       for (const [s, r, column] of data.blobs ?? []) {
         const row = data.rows[s]![r] as Record<string, unknown>;
@@ -193,8 +211,14 @@ export class SqliteReader {
   }
 
   private fail(why: string): void {
-    this.broken = true;
-    log.warn("the reader process stopped: long reads run on the serving thread", { reason: why });
+    this.failures++;
+    const first = this.options.retryMs ?? FIRST_RETRY_MS;
+    const wait = Math.min(Math.max(LAST_RETRY_MS, first), first * 2 ** (this.failures - 1));
+    this.retryAt = performance.now() + wait;
+    log.warn("the reader process stopped: long reads run on the serving thread", {
+      reason: why.slice(0, 300),
+      retry_in_s: Math.round(wait / 1000),
+    });
   }
 
   /** No scan in flight: the reader no longer holds the server's process open, and stops after idleMs. */
@@ -203,20 +227,22 @@ export class SqliteReader {
     running.idleTimer = setTimeout(() => {
       if (this.running !== running || running.scans.size > 0) return;
       this.running = null;
-      running.child.kill();
+      running.child.kill("SIGKILL");
     }, this.options.idleMs ?? READER_IDLE_MS);
     running.idleTimer.unref();
   }
 
   /**
    * The process is gone (`why`, or null for a close): after a failure (logged) its scans and every
-   * later one run here; after a close its scans fail.
+   * later one until the retry run here; after a close its scans fail. SIGKILL: it ignores the signals
+   * that stop a server (a terminal's Ctrl-C, a service manager's stop reach every process of the
+   * group), so that a server stopping gracefully keeps its reader until it closes the database.
    */
   private lose(running: Running, why: string | null): void {
     if (this.running !== running) return;
     this.running = null;
     if (running.idleTimer) clearTimeout(running.idleTimer);
-    running.child.kill();
+    running.child.kill("SIGKILL");
     if (why !== null) this.fail(why);
     for (const scan of running.scans.values()) {
       if (why === null)
@@ -224,5 +250,37 @@ export class SqliteReader {
       else this.here(scan.statements, scan.batch).then(scan.resolve, scan.reject);
     }
     running.scans.clear();
+  }
+}
+
+/**
+ * A statement as JSON carries it: BLOB and bigint parameters, which JSON has no form for, as base64
+ * and decimal text, with their places (reader-process.ts puts them back).
+ */
+function onTheWire({ sql, params }: Statement): WireStatement {
+  const blobs: number[] = [];
+  const bigints: number[] = [];
+  const wire = params.map((value, i) => {
+    if (value instanceof Uint8Array) {
+      blobs.push(i);
+      return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64");
+    }
+    if (typeof value === "bigint") {
+      bigints.push(i);
+      return value.toString();
+    }
+    return value;
+  });
+  return { sql, params: wire, ...(blobs.length > 0 ? { blobs } : {}), ...(bigints.length > 0 ? { bigints } : {}) };
+}
+
+/** The last non-empty line of a finished process's stderr, shortened; "" when it said nothing. */
+async function lastLine(stderr: ReadableStream<Uint8Array>): Promise<string> {
+  try {
+    const text = await new Response(stderr).text();
+    const lines = text.split("\n").filter((line) => line.trim() !== "");
+    return (lines.at(-1) ?? "").trim().slice(0, 200);
+  } catch {
+    return "";
   }
 }

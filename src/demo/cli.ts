@@ -1,4 +1,4 @@
-// What `spyglass demo` does and prints; cli.ts only dispatches to it.
+// What `spyglass demo` does and prints; main.ts only dispatches to it.
 import { ownerMissing, requireAccountByEmail } from "../accounts/service";
 import { listBrands } from "../brands/service";
 import { type AppContext } from "../context";

@@ -1,4 +1,4 @@
-// What `spyglass track` does and prints; cli.ts only dispatches to it.
+// What `spyglass track` does and prints; main.ts only dispatches to it.
 import { Presets, SingleBar } from "cli-progress";
 import { planChangeHint } from "../accounts/plans";
 import { getBrand } from "../brands/service";

@@ -123,7 +123,7 @@ test("a rebuild over more prompts than its first slice sums every prompt's days 
     "SELECT engine, prompt_id, total, valid, mentioned, position_sum, competitor FROM prompt_windows WHERE brand_id = ? ORDER BY 1, 2",
     [s.brandId],
   );
-  const summed = await app.db.all(
+  const summed = await app.db.all<{ prompt_id: string }>(
     `SELECT d.engine AS engine, d.prompt_id AS prompt_id, sum(d.total) AS total, sum(d.valid) AS valid, sum(d.mentioned) AS mentioned,
             sum(d.position_sum) AS position_sum, sum(d.competitor) AS competitor
        FROM prompt_days d WHERE d.prompt_id IN (SELECT id FROM prompts WHERE brand_id = ?) AND d.day > ? AND d.day <= ?

@@ -51,6 +51,16 @@ test("a scan returns the rows all() returns, parameters bound alike, and runs on
     expect(db.reader.answered).toBe(before + 1);
     expect(scanned).toEqual(await db.all(sql, params));
   }
+  // BLOB and bigint parameters, which JSON has no form for, bind as on the serving connection.
+  const byBlob = "SELECT id, data FROM items WHERE data = ? AND id > ? ORDER BY id";
+  for (const params of [
+    [new Uint8Array([4, 1, 2]), 0n],
+    [new Uint8Array([200, 1, 2]), 199n],
+  ]) {
+    const scanned = await db.scan(byBlob, params);
+    expect(scanned.length).toBeGreaterThan(0);
+    expect(scanned).toEqual(await db.all(byBlob, params));
+  }
   // A dialect pair: SQLite's text.
   expect(await db.scan({ sqlite: "SELECT count(*) AS n FROM items", postgres: "not this" })).toEqual([{ n: 500 }]);
   expect(db.reader.live).toBe(true);
@@ -153,9 +163,9 @@ test("the reader process stops when idle, and the next scan starts it again", as
   expect(db.reader.pid).not.toBe(first);
 });
 
-test("a reader process that cannot start, or dies, leaves scans answered on the serving thread, and says so once", async () => {
+test("a reader process that cannot start, or dies, leaves scans answered on the serving thread, says so, and is tried again later", async () => {
   for (const command of [["/nonexistent/spyglass"], [process.execPath, "-e", "process.exit(3)"]]) {
-    const db = open({ command });
+    const db = open({ command, retryMs: 400 });
     const logged = await captureLog(async () => {
       expect(await db.scan("SELECT count(*) AS n FROM items")).toEqual([{ n: 500 }]);
       expect(await db.scan("SELECT max(id) AS n FROM items")).toEqual([{ n: 500 }]);
@@ -164,23 +174,54 @@ test("a reader process that cannot start, or dies, leaves scans answered on the 
     });
     expect(db.reader.answered).toBe(0);
     expect(logged.match(/the reader process stopped: long reads run on the serving thread/g)?.length).toBe(1);
+    // Past the wait, the next scan starts it again (and it fails again, waiting twice as long).
+    await Bun.sleep(450);
+    const again = await captureLog(async () => {
+      expect(await db.scan("SELECT count(*) AS n FROM items")).toEqual([{ n: 500 }]);
+      await Bun.sleep(100);
+    });
+    expect(again).toContain('"retry_in_s":1');
     db.close();
   }
-  // Killed while it holds a scan: the scan is answered all the same.
-  const db = open();
+  // Killed while it holds a scan: the scan is answered all the same, and past the wait a new
+  // process answers the next one.
+  const db = open({ retryMs: 300 });
   await db.scan("SELECT 1 AS one");
+  const first = db.reader.pid!;
   const logged = await captureLog(async () => {
     const pending = db.scan(SLOW, [3_000_000]);
     await Bun.sleep(20);
-    process.kill(db.reader.pid!, "SIGKILL");
+    process.kill(first, "SIGKILL");
     expect(await pending).toEqual(await db.all(SLOW, [3_000_000]));
   });
   expect(logged).toContain("the reader process stopped");
   expect(logged).toContain("SIGKILL");
+  await Bun.sleep(350);
+  const before = db.reader.answered;
+  expect(await db.scan("SELECT count(*) AS n FROM items")).toEqual([{ n: 500 }]);
+  expect(db.reader.answered).toBe(before + 1);
+  expect(db.reader.pid).not.toBe(first);
+});
+
+test("the signals that stop a server do not stop its reader process: it goes when the server closes it", async () => {
+  const db = open();
+  await db.scan("SELECT 1 AS one");
+  const pid = db.reader.pid!;
+  const logged = await captureLog(async () => {
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.kill(pid, signal);
+    await Bun.sleep(200);
+    const before = db.reader.answered;
+    expect(await db.scan("SELECT count(*) AS n FROM items")).toEqual([{ n: 500 }]);
+    expect(db.reader.answered).toBe(before + 1);
+  });
+  expect(logged).not.toContain("the reader process stopped");
+  expect(db.reader.pid).toBe(pid);
+  db.close();
+  await until(() => !alive(pid), "the closed database's reader process exited");
 });
 
 test("the executable as a reader process, run by hand, says what it is and exits 2", async () => {
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../../src/main.ts")], {
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../../src/entry.ts")], {
     env: { ...process.env, [READER_ENV]: "1" },
     stdout: "pipe",
     stderr: "pipe",
