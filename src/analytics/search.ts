@@ -135,13 +135,15 @@ export async function searchQueries(app: AppContext, filter: Filter, opts: { lim
   const w = dayRangeWhere("d", filter, filter.period.start, filter.period.end);
   const db = app.db;
   // An answer counts once per query: its `answers` sit on the row of its first spelling of it.
-  const page = (from: string, list: (value: string, order: string) => string) =>
+  // The lists come as JSON (json_group_array / json_agg); the prompts as [rank, id] pairs, put in
+  // order here (an aggregate's ORDER BY needs SQLite 3.44, and Bun on macOS uses the system's).
+  const page = (from: string, list: (value: string) => string, pair: string) =>
     `WITH g AS MATERIALIZED (
        SELECT d.query_key AS k, d.prompt_id AS p, d.query AS q, d.engine AS e, sum(d.answers) AS a, sum(d.uses) AS u
          FROM ${from} WHERE ${w.sql}
          GROUP BY d.query_key, d.prompt_id, d.query, d.engine),
      ranked AS MATERIALIZED (
-       SELECT k, sum(a) AS answers, count(DISTINCT p) AS prompt_count, ${list("DISTINCT e", "")} AS engines FROM g
+       SELECT k, sum(a) AS answers, count(DISTINCT p) AS prompt_count, ${list("DISTINCT e")} AS engines FROM g
          GROUP BY k ORDER BY prompt_count DESC, answers DESC, k LIMIT ? OFFSET ?),
      spellings AS MATERIALIZED (
        SELECT k, q FROM (
@@ -155,18 +157,23 @@ export async function searchQueries(app: AppContext, filter: Filter, opts: { lim
        WHERE n <= ${PROMPTS_PER_QUERY})
      SELECT r.k AS query_key, r.answers, r.prompt_count, r.engines,
             (SELECT s.q FROM spellings s WHERE s.k = r.k) AS query,
-            (SELECT ${list("c.p", "ORDER BY c.n")} FROM causes c WHERE c.k = r.k) AS prompts
+            (SELECT ${list(`${pair}(c.n, c.p)`)} FROM causes c WHERE c.k = r.k) AS prompts
        FROM ranked r ORDER BY r.prompt_count DESC, r.answers DESC, r.k`;
   const text =
     db.dialect === "sqlite"
-      ? page(`search_query_days d INDEXED BY ${await groupingIndex(app, filter)}`, (value, order) => `json_group_array(${value} ${order})`)
-      : page("search_query_days d", (value, order) => `json_agg(${value} ${order})::text`);
+      ? page(`search_query_days d INDEXED BY ${await groupingIndex(app, filter)}`, (value) => `json_group_array(${value})`, "json_array")
+      : page("search_query_days d", (value) => `json_agg(${value})::text`, "json_build_array");
   const rows = await db.scan<{ query_key: string; answers: number; prompt_count: number; engines: string; query: string; prompts: string }>(
     text,
     [...w.params, opts.limit + 1, opts.offset],
   );
   const shown = rows.slice(0, opts.limit);
-  const causes = new Map(shown.map((r) => [r.query_key, JSON.parse(r.prompts) as string[]]));
+  const causes = new Map(
+    shown.map((r) => [
+      r.query_key,
+      (JSON.parse(r.prompts ?? "[]") as Array<[number, string]>).sort((x, y) => x[0] - y[0]).map(([, id]) => id),
+    ]),
+  );
   // Their text comes from the prompts feature.
   const texts = await getPromptTexts(app.db, filter.brandId, [...new Set([...causes.values()].flat())]);
   const queries: SearchQueryItem[] = shown.map((r) => ({

@@ -57,7 +57,7 @@ export interface SqliteDb extends Queries {
   readonly walIndex: WalIndexStamp;
   /** Whether the file's storage takes writes (storage-health.ts). */
   readonly storage: StorageHealth;
-  /** The thread that runs scans (reader.ts). */
+  /** The process that runs scans (reader.ts). */
   readonly reader: SqliteReader;
   /**
    * Closes the connection, its prepared statements first (a statement left open would keep the

@@ -2,7 +2,8 @@
 // READER_ENV set (entry.ts runs runReaderProcess then, and loads nothing of the CLI). Its own
 // connection to the database file, read-only by pragma, answers each scan sent over the IPC channel
 // with its rows. A statement reads one snapshot: the last commit before it began, as on the serving
-// connection. It exits when the channel closes: the server stopped it, or the server is gone.
+// connection. The server stops it with SIGKILL (idle, closing, or failed); if the server is gone
+// first, the channel closes and it exits.
 import { Database, type Statement } from "bun:sqlite";
 import { type SqlParam } from "./queries";
 

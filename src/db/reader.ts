@@ -19,8 +19,9 @@
 // channel. It starts on the first scan and stops after READER_IDLE_MS without one (its page cache is
 // memory an idle server does not need), exits when the server does, and holds the server's process
 // open only while a scan is under way (a CLI command can exit). If it cannot start or stops
-// unexpectedly, the scans it held and every later one run on the serving thread, as before (logged
-// once): slower for others meanwhile, never wrong.
+// unexpectedly (logged, with the last line it wrote), the scans it held and every later one run on
+// the serving thread, slower for others meanwhile, never wrong, until it is tried again: a minute
+// later, then twice as long after each failure in a row, up to 30 minutes.
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type Subprocess } from "bun";
@@ -49,6 +50,7 @@ interface Running {
   child: Subprocess<"ignore", "ignore", "pipe">;
   scans: Map<number, Scan>;
   idleTimer: ReturnType<typeof setTimeout> | null;
+  startedAt: number;
 }
 
 export interface ReaderOptions {
@@ -75,9 +77,13 @@ export function readerCommand(): string[] {
 
 export class SqliteReader {
   private running: Running | null = null;
-  /** After a failure, scans run on the serving thread until then (performance.now()); failures in a row. */
+  /**
+   * After a failure, scans run on the serving thread until retryAt (performance.now()). Failures in
+   * a row double the wait; a process that lived longer than the last wait ends the row.
+   */
   private retryAt = 0;
   private failures = 0;
+  private lastWait = 0;
   private closed = false;
   private nextId = 0;
   /** Scans the process has answered (tests and benches tell the two paths apart by it). */
@@ -163,12 +169,16 @@ export class SqliteReader {
           if (running !== null) this.answer(running, data);
         },
         onExit: (child, code, signal) => {
-          const gone = running;
-          if (gone === null || this.running !== gone) return;
-          void lastLine(child.stderr).then((said) => this.lose(gone, `it exited (${signal ?? `code ${code}`})${said ? `: ${said}` : ""}`));
+          if (running === null) return;
+          // Its scans move at once; only the log line waits for what it wrote last.
+          const exited = `it exited (${signal ?? `code ${code}`})`;
+          this.lose(
+            running,
+            lastLine(child.stderr).then((said) => (said ? `${exited}: ${said}` : exited)),
+          );
         },
       });
-      running = { child, scans, idleTimer: null };
+      running = { child, scans, idleTimer: null, startedAt: performance.now() };
     } catch (error) {
       this.fail(((error as Error)?.message ?? String(error)).split("\n")[0]!.slice(0, 200));
       return null;
@@ -199,7 +209,6 @@ export class SqliteReader {
     if (!scan) return;
     running.scans.delete(data.id);
     this.answered++;
-    this.failures = 0;
     if (data.type === "rows") {
       for (const [s, r, column] of data.blobs ?? []) {
         const row = data.rows[s]![r] as Record<string, unknown>;
@@ -210,15 +219,20 @@ export class SqliteReader {
     if (running.scans.size === 0) this.idle(running);
   }
 
-  private fail(why: string): void {
+  /** Scans run here until the retry; `lived`: how long the process that failed had run. */
+  private fail(why: string | Promise<string>, lived = 0): void {
+    if (lived > this.lastWait) this.failures = 0;
     this.failures++;
     const first = this.options.retryMs ?? FIRST_RETRY_MS;
     const wait = Math.min(Math.max(LAST_RETRY_MS, first), first * 2 ** (this.failures - 1));
+    this.lastWait = wait;
     this.retryAt = performance.now() + wait;
-    log.warn("the reader process stopped: long reads run on the serving thread", {
-      reason: why.slice(0, 300),
-      retry_in_s: Math.round(wait / 1000),
-    });
+    void Promise.resolve(why).then((reason) =>
+      log.warn("the reader process stopped: long reads run on the serving thread", {
+        reason: reason.slice(0, 300),
+        retry_in_s: Math.round(wait / 1000),
+      }),
+    );
   }
 
   /** No scan in flight: the reader no longer holds the server's process open, and stops after idleMs. */
@@ -238,12 +252,12 @@ export class SqliteReader {
    * that stop a server (a terminal's Ctrl-C, a service manager's stop reach every process of the
    * group), so that a server stopping gracefully keeps its reader until it closes the database.
    */
-  private lose(running: Running, why: string | null): void {
+  private lose(running: Running, why: string | Promise<string> | null): void {
     if (this.running !== running) return;
     this.running = null;
     if (running.idleTimer) clearTimeout(running.idleTimer);
     running.child.kill("SIGKILL");
-    if (why !== null) this.fail(why);
+    if (why !== null) this.fail(why, performance.now() - running.startedAt);
     for (const scan of running.scans.values()) {
       if (why === null)
         scan.reject(new Unavailable("The server is stopping: this read was not finished. Try again once it is back.", "stopping"));
@@ -255,7 +269,8 @@ export class SqliteReader {
 
 /**
  * A statement as JSON carries it: BLOB and bigint parameters, which JSON has no form for, as base64
- * and decimal text, with their places (reader-process.ts puts them back).
+ * and decimal text, with their places (reader-process.ts puts them back). (NaN and ±Infinity would
+ * arrive as null; no statement binds them.)
  */
 function onTheWire({ sql, params }: Statement): WireStatement {
   const blobs: number[] = [];

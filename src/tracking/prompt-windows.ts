@@ -26,11 +26,12 @@ export const WINDOW_DAYS = 30;
  * A rebuild sums its prompts (30 days × 4 engines of prompt_days apiece) in slices of about
  * SLICE_MS, one transaction each. A fixed 50 prompts took ~3 ms a slice with 1,200 prompts, but 7–12
  * (up to 30, with /healthz probes of 33.5 ms) with 12,000 and 2.16 million answers, whose rows are
- * not all in the page cache; so each slice is sized from the last one's cost per prompt. On
- * PostgreSQL a slice's time is the database server's, not the event loop's: larger slices, fewer
- * round trips.
+ * not all in the page cache; so each slice is sized from the last one's cost per prompt, timed from
+ * when it holds the brand's rollup lock (waiting for a writer is not its cost). On PostgreSQL a
+ * slice's time is the database server's, not the event loop's, so slices are larger, but the answers
+ * of the brand written meanwhile wait for the lock: 50 ms.
  */
-const SLICE_MS = { sqlite: 8, postgres: 200 };
+const SLICE_MS = { sqlite: 8, postgres: 50 };
 const FIRST_SLICE_PROMPTS = 50;
 const SLICE_PROMPTS = { min: 5, max: 400 };
 
@@ -129,9 +130,10 @@ async function rebuild(db: Db, brandId: string, endDay: number): Promise<number 
     // Left incomplete: the next start's roll-over (or ranking) builds the period again.
     if (stopping.has(db)) return null;
     const slice = prompts.slice(start, start + size);
-    const began = performance.now();
+    let began = 0;
     const current = await db.transaction(async (tx) => {
       await tx.lock(rollupLock(brandId));
+      began = performance.now();
       if ((await windowState(tx, brandId))?.end_day !== endDay) return false;
       await tx.run(`DELETE FROM prompt_windows WHERE brand_id = ? AND prompt_id IN (${placeholders(slice.length)})`, [brandId, ...slice]);
       await tx.run(

@@ -60,7 +60,7 @@ async function expectWindowsRight(app: AppContext, s: SeededBrand): Promise<void
     const reader = app.db.dialect === "sqlite" && app.db.path !== ":memory:" ? app.db.reader : null;
     const scans = reader?.answered ?? 0;
     expect(fromWindows).toEqual(await rankingsFromDays(app, s, input));
-    // In a SQLite file the sums over the days are read on the reader thread (db/reader.ts), not the serving one.
+    // In a SQLite file the sums over the days are read by the reader process (db/reader.ts), not on the serving thread.
     if (reader) expect(reader.answered).toBeGreaterThan(scans);
     await expectFiguresFromScratch(app, s, input);
   }
@@ -68,7 +68,7 @@ async function expectWindowsRight(app: AppContext, s: SeededBrand): Promise<void
 
 for (const seed of [1, 2]) {
   test(`the default period's rankings from the windows equal those summed from the days, and the answers (seed ${seed})`, async () => {
-    // Seed 2 in a file: on SQLite the sums over the days then come from the reader thread's connection.
+    // Seed 2 in a file: on SQLite the sums over the days then come from the reader process's connection.
     const { app, s, prompts } = await world({ file: seed === 2 });
     const rand = random(seed);
     // 40 days of answers ending today: the 30-day period and 10 days before it.

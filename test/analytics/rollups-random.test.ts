@@ -16,7 +16,7 @@ import {
 for (const seed of [1, 2, 3]) {
   test(`rollup figures equal a computation from scratch over random answers and filters (seed ${seed})`, async () => {
     // Seed 3 in a file: on SQLite the reads that grow with the period (a tag's or prompt's figures from
-    // the answers, the rankings from the days) then run on the reader thread (db/reader.ts).
+    // the answers, the rankings from the days) then run in the reader process (db/reader.ts).
     const { app, s, prompts } = await world({ file: seed === 3 });
     const rand = random(seed);
     await storeRandom(app, s, prompts, rand, 600, 0);

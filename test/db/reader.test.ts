@@ -3,11 +3,12 @@
 // connection would (its last commit, or inside a transaction that transaction's own writes), errors
 // as SQLite's, and a reader process that cannot start leaves every scan answered on the serving thread.
 import { afterEach, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase, type SqliteDb } from "../../src/db/client";
 import { type ReaderOptions } from "../../src/db/reader";
 import { READER_ENV } from "../../src/db/reader-process";
+import { processAlive } from "../support/binary";
 import { captureLog } from "../support/log";
 import { scratchDir } from "../support/scratch";
 
@@ -154,9 +155,9 @@ test("the reader process stops when idle, and the next scan starts it again", as
   await db.scan("SELECT 1 AS one");
   expect(db.reader.live).toBe(true);
   const first = db.reader.pid!;
-  expect(alive(first)).toBe(true);
+  expect(processAlive(first)).toBe(true);
   await until(() => !db.reader.live, "the idle process stopped");
-  await until(() => !alive(first), "the idle process exited");
+  await until(() => !processAlive(first), "the idle process exited");
   const before = db.reader.answered;
   expect(await db.scan("SELECT count(*) AS n FROM items")).toEqual([{ n: 500 }]);
   expect(db.reader.answered).toBe(before + 1);
@@ -164,23 +165,29 @@ test("the reader process stops when idle, and the next scan starts it again", as
 });
 
 test("a reader process that cannot start, or dies, leaves scans answered on the serving thread, says so, and is tried again later", async () => {
-  for (const command of [["/nonexistent/spyglass"], [process.execPath, "-e", "process.exit(3)"]]) {
-    const db = open({ command, retryMs: 400 });
+  const commands: Array<[string[], string]> = [
+    [["/nonexistent/spyglass"], "ENOENT"],
+    [[process.execPath, "-e", 'console.error("the reader fell over"); process.exit(3)'], "it exited (code 3): the reader fell over"],
+  ];
+  for (const [command, reason] of commands) {
+    const db = open({ command, retryMs: 1_000 });
     const logged = await captureLog(async () => {
       expect(await db.scan("SELECT count(*) AS n FROM items")).toEqual([{ n: 500 }]);
       expect(await db.scan("SELECT max(id) AS n FROM items")).toEqual([{ n: 500 }]);
-      await Bun.sleep(100);
       expect(await db.scan("SELECT min(id) AS n FROM items")).toEqual([{ n: 1 }]);
+      await until(() => db.reader.pid === null, "the failed process was dropped");
+      await Bun.sleep(50);
     });
     expect(db.reader.answered).toBe(0);
     expect(logged.match(/the reader process stopped: long reads run on the serving thread/g)?.length).toBe(1);
+    expect(logged).toContain(reason);
     // Past the wait, the next scan starts it again (and it fails again, waiting twice as long).
-    await Bun.sleep(450);
+    await Bun.sleep(1_050);
     const again = await captureLog(async () => {
       expect(await db.scan("SELECT count(*) AS n FROM items")).toEqual([{ n: 500 }]);
-      await Bun.sleep(100);
+      await Bun.sleep(200);
     });
-    expect(again).toContain('"retry_in_s":1');
+    expect(again).toContain('"retry_in_s":2');
     db.close();
   }
   // Killed while it holds a scan: the scan is answered all the same, and past the wait a new
@@ -217,7 +224,7 @@ test("the signals that stop a server do not stop its reader process: it goes whe
   expect(logged).not.toContain("the reader process stopped");
   expect(db.reader.pid).toBe(pid);
   db.close();
-  await until(() => !alive(pid), "the closed database's reader process exited");
+  await until(() => !processAlive(pid), "the closed database's reader process exited");
 });
 
 test("the executable as a reader process, run by hand, says what it is and exits 2", async () => {
@@ -265,19 +272,5 @@ if (process.argv[2] === "hang") setInterval(() => {}, 1000);
   // A server killed outright (no stop, no close): its reader process sees its channel close and exits.
   const killed = await run(true);
   expect(killed.printed).toMatchObject({ rows: [{ answer: 42 }], answered: 1 });
-  await until(() => !alive(killed.printed.pid), "the orphaned reader process exited");
+  await until(() => !processAlive(killed.printed.pid), "the orphaned reader process exited");
 });
-
-/** Whether process `pid` runs (a zombie does not: it has exited, its parent has not read its status). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
-  } catch {
-    return false;
-  }
-}

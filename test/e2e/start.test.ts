@@ -4,9 +4,9 @@
 // reason logged) with nothing stored that it would have rendered.
 
 import { afterEach, expect, test } from "bun:test";
-import { existsSync, readlinkSync } from "node:fs";
+import { readlinkSync } from "node:fs";
 import { join } from "node:path";
-import { SANDBOX_DATABASE, type Sandbox, sandbox } from "../support/binary";
+import { processAlive, SANDBOX_DATABASE, type Sandbox, sandbox } from "../support/binary";
 import { seedToolServerDb } from "../support/fixtures";
 import { call, connect } from "../support/mcp";
 
@@ -173,8 +173,8 @@ test.if(SANDBOX_DATABASE === "sqlite")(
     expect(readers.length).toBe(1);
     expect(readlinkSync(`/proc/${readers[0]}/exe`)).toBe(readlinkSync(`/proc/${server.pid}/exe`));
     expect(await server.stop()).toBe(0);
-    for (let i = 0; i < 100 && existsSync(`/proc/${readers[0]}`); i++) await Bun.sleep(50);
-    expect(existsSync(`/proc/${readers[0]}`)).toBe(false);
+    for (let i = 0; i < 100 && processAlive(readers[0]!); i++) await Bun.sleep(50);
+    expect(processAlive(readers[0]!)).toBe(false);
   },
   90_000,
 );

@@ -221,12 +221,18 @@ export async function sandbox(options: SandboxOptions = {}): Promise<Sandbox> {
         return rssKbOf(proc.pid);
       },
       children() {
-        return readdirSync(`/proc/${proc.pid}/task`).flatMap((tid) =>
-          readFileSync(`/proc/${proc.pid}/task/${tid}/children`, "utf8")
+        return readdirSync(`/proc/${proc.pid}/task`).flatMap((tid) => {
+          let list = "";
+          try {
+            list = readFileSync(`/proc/${proc.pid}/task/${tid}/children`, "utf8");
+          } catch {
+            // A thread that ended since the listing.
+          }
+          return list
             .split(" ")
             .filter((id) => id.trim() !== "")
-            .map(Number),
-        );
+            .map(Number);
+        });
       },
       handlesSignal(signal) {
         const status = readFileSync(`/proc/${proc.pid}/status`, "utf8");
@@ -296,4 +302,14 @@ export async function sandbox(options: SandboxOptions = {}): Promise<Sandbox> {
 export function rssKbOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(/VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1] ?? Number.NaN);
+}
+
+/** Whether process `pid` runs (a zombie does not: it has exited, and only its status is left to read). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return false;
+  }
 }
