@@ -108,9 +108,11 @@ test("a scan sees what is committed: a transaction's writes inside it, and only 
 test("scans read together see one snapshot: a commit made meanwhile is in none of them", async () => {
   const db = open();
   const count = "SELECT count(*) AS n FROM items";
+  // The process up first: on a loaded machine its start alone can outlast the wait below.
+  await db.scan("SELECT 1 AS one");
   const together = db.scanTogether([{ text: count }, { text: SLOW, params: [3_000_000] }, { text: count }]);
-  // The serving thread is free while the reader runs the slow statement: a write commits meanwhile.
-  await Bun.sleep(30);
+  // The serving thread is free while the reader runs the slow statement (~300 ms): a write commits meanwhile.
+  await Bun.sleep(100);
   await db.run("INSERT INTO items (name) VALUES ('meanwhile')");
   const [before, , after] = await together;
   expect([before, after]).toEqual([[{ n: 500 }], [{ n: 500 }]]);
