@@ -3,6 +3,11 @@
 // the executable addresses them relative to the bundle's root, src/). Bun.main, not only
 // import.meta.url: a binary compiled with --bytecode keeps the source's path in import.meta.url.
 export function workerUrl(fromSrc: string): string {
-  if (Bun.main.includes("/$bunfs/") || import.meta.url.includes("/$bunfs/")) return `./${fromSrc}`;
+  if (runsCompiled()) return `./${fromSrc}`;
   return new URL(`./${fromSrc}`, import.meta.url).href;
+}
+
+/** Whether this is the single executable (its bundle is under Bun's /$bunfs/), not Bun running src/. */
+export function runsCompiled(): boolean {
+  return Bun.main.includes("/$bunfs/") || import.meta.url.includes("/$bunfs/");
 }

@@ -113,7 +113,7 @@ function encodeBlobs(statements: unknown[][]): BlobAt[] {
       for (const column in values) {
         const value = values[column];
         if (value instanceof Uint8Array) {
-          values[column] = Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64");
+          values[column] = textOf(value);
           blobs.push([s, r, column]);
         }
       }
@@ -125,7 +125,16 @@ function encodeBlobs(statements: unknown[][]): BlobAt[] {
 /** A statement's parameters as the server gave them (reader.ts's onTheWire, undone). */
 function parameters({ params, blobs, bigints }: WireStatement): SqlParam[] {
   const values: SqlParam[] = [...params];
-  for (const i of blobs ?? []) values[i] = new Uint8Array(Buffer.from(params[i] as string, "base64"));
+  for (const i of blobs ?? []) values[i] = blobOf(params[i] as string);
   for (const i of bigints ?? []) values[i] = BigInt(params[i] as string);
   return values;
+}
+
+/** A BLOB as JSON carries it, both ways (parameters to the reader, rows from it): base64 text. */
+export function textOf(blob: Uint8Array): string {
+  return Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength).toString("base64");
+}
+
+export function blobOf(text: string): Uint8Array {
+  return new Uint8Array(Buffer.from(text, "base64"));
 }

@@ -27,8 +27,9 @@ import { fileURLToPath } from "node:url";
 import { type Subprocess } from "bun";
 import { Unavailable } from "../errors";
 import { log } from "../log";
+import { runsCompiled } from "../worker-url";
 import { type SqlParam } from "./queries";
-import { READER_ENV, type ReaderAnswer, type ReaderRequest, type WireStatement } from "./reader-process";
+import { blobOf, READER_ENV, type ReaderAnswer, type ReaderRequest, textOf, type WireStatement } from "./reader-process";
 
 export const READER_IDLE_MS = 30_000;
 
@@ -71,7 +72,7 @@ const LAST_RETRY_MS = 30 * 60_000;
  */
 export function readerCommand(): string[] {
   const self = existsSync("/proc/self/exe") ? "/proc/self/exe" : process.execPath;
-  if (Bun.main.includes("/$bunfs/") || import.meta.url.includes("/$bunfs/")) return [self];
+  if (runsCompiled()) return [self];
   return [self, fileURLToPath(new URL("../entry.ts", import.meta.url))];
 }
 
@@ -212,7 +213,7 @@ export class SqliteReader {
     if (data.type === "rows") {
       for (const [s, r, column] of data.blobs ?? []) {
         const row = data.rows[s]![r] as Record<string, unknown>;
-        row[column] = new Uint8Array(Buffer.from(row[column] as string, "base64"));
+        row[column] = blobOf(row[column] as string);
       }
       scan.resolve(scan.batch ? data.rows : data.rows[0]);
     } else scan.reject(Object.assign(new Error(data.message), { name: "SQLiteError", code: data.code }));
@@ -278,7 +279,7 @@ function onTheWire({ sql, params }: Statement): WireStatement {
   const wire = params.map((value, i) => {
     if (value instanceof Uint8Array) {
       blobs.push(i);
-      return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64");
+      return textOf(value);
     }
     if (typeof value === "bigint") {
       bigints.push(i);
