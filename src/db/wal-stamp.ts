@@ -27,6 +27,8 @@ import { resolve } from "node:path";
 
 const HEADER_BYTES = 48;
 const WAL_INDEX_VERSION = 3_007_000;
+/** The header's words a stamp is made of (see read). */
+const STAMP_WORDS = [2, 4, 6, 7, 8, 9] as const;
 
 /** Open descriptors of -shm files, by device and inode: one per file for the process's lifetime. */
 const descriptors = new Map<string, number>();
@@ -79,6 +81,9 @@ export class WalIndexStamp {
   private fd: number | null | undefined;
   private readonly buffer = new Uint8Array(HEADER_BYTES * 2);
   private readonly words = new Uint32Array(this.buffer.buffer, 0, (HEADER_BYTES * 2) / 4);
+  /** The last stamp read and its words (STAMP_WORDS of the header). */
+  private last: string | null = null;
+  private readonly lastWords = new Uint32Array(STAMP_WORDS.length);
 
   /** The -shm file of the database at the path given, whose connection is open whenever read() is called. */
   private readonly shmPath: string | null;
@@ -104,8 +109,15 @@ export class WalIndexStamp {
     // The format's version, and whether the header is initialised (its byte 12).
     if (w[0] !== WAL_INDEX_VERSION || this.buffer[12] !== 1) return null;
     // The commit counter, the frame count, the last frame's checksum and the salts (new at each
-    // restart of the WAL), in the file's native byte order.
-    return `${w[2]}.${w[4]}.${w[6]}.${w[7]}.${w[8]}.${w[9]}`;
+    // restart of the WAL), in the file's native byte order. Nearly every read finds the words of the
+    // last one: its text is given again rather than made anew.
+    const last = this.lastWords;
+    let same = this.last !== null;
+    for (let i = 0; same && i < STAMP_WORDS.length; i++) same = w[STAMP_WORDS[i] as number] === last[i];
+    if (same) return this.last as string;
+    for (let i = 0; i < STAMP_WORDS.length; i++) last[i] = w[STAMP_WORDS[i] as number] as number;
+    this.last = `${w[2]}.${w[4]}.${w[6]}.${w[7]}.${w[8]}.${w[9]}`;
+    return this.last;
   }
 
   /** Stops reading the file (the connection is closing); later reads answer null. The descriptor stays open (see above). */

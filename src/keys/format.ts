@@ -22,6 +22,23 @@ export function isWellFormedApiKey(value: string): boolean {
   return value.length === KEY_PREFIX.length + 43 && KEY_PATTERN.test(value);
 }
 
+/** RFC 6750's header: the scheme in any case, spaces, the credential, optional trailing white space. */
+const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
+const API_KEY_BEARER = `Bearer ${KEY_PREFIX}`;
+
+/**
+ * The credential of an `Authorization: Bearer <credential>` header, or undefined. An API key sent as
+ * its creation response spells it ("Bearer svc_live_…" and nothing after) is taken without the
+ * regular expression: the tool server reads this header on every request.
+ */
+export function bearerCredential(header: string): string | undefined {
+  if (header.startsWith(API_KEY_BEARER)) {
+    const key = header.slice(API_KEY_BEARER.length - KEY_PREFIX.length);
+    if (isWellFormedApiKey(key)) return key;
+  }
+  return BEARER.exec(header)?.[1];
+}
+
 export function hashApiKey(plaintext: string): string {
   return sha256Hex(plaintext);
 }

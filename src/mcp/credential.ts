@@ -4,6 +4,7 @@
 // with RFC 9728's resource_metadata when OAuth is on, so that a client can discover the sign-in.
 import { type Principal } from "../catalogue/registry";
 import { type AppContext } from "../context";
+import { bearerCredential } from "../keys/format";
 import { authenticateBearerKey, type BearerFailure, type BearerResult, rememberedBearerKey, type VerifiedKey } from "../keys/service";
 import { OAuthService } from "../oauth/service";
 
@@ -59,7 +60,7 @@ function refuse(app: AppContext, failure: Failure): ToolAuthentication {
  * client that has a key (authenticateBearerKey's cache).
  */
 export function authenticateToolRequest(app: AppContext, header: string | null): ToolAuthentication | Promise<ToolAuthentication> {
-  const bearer = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header)?.[1] : undefined;
+  const bearer = header ? bearerCredential(header) : undefined;
   if (bearer && OAuthService.looksLikeAccessToken(bearer)) return authenticateAccessToken(app, bearer);
   const remembered = rememberedBearerKey(app, header);
   if (remembered) return keyAuthentication(app, remembered);

@@ -7,6 +7,7 @@ import { type Db } from "../../src/db/client";
 import { EventHub } from "../../src/events";
 import { newId } from "../../src/ids";
 import { DATA_VERSION_CHECK_MS, PublicContentCache } from "../../src/public/cache";
+import { acceptsGzip } from "../../src/public/http";
 import { secondConnection } from "../support/database";
 import { captureLog } from "../support/log";
 import { scratchDir } from "../support/scratch";
@@ -394,7 +395,8 @@ describe("compression", () => {
       expect(answer.headers.get("vary")).toBe("Accept-Encoding");
     }
     // Refused or absent gzip (a named refusal beats *), and a short body: the plain bytes, and no Vary for a body that has one form.
-    for (const encoding of ["gzip;q=0", "gzip;q=0, *", "identity", "br"]) {
+    // Twice each: a value seen before is answered from what the first time found.
+    for (const encoding of ["gzip;q=0", "gzip;q=0, *", "identity", "br", "gzip;q=0", "gzip;q=0, *", "identity", "br"]) {
       const response = await request(articlePath("long-read"), { headers: { "accept-encoding": encoding } });
       expect(`${encoding}: ${response.headers.get("content-encoding")}`).toBe(`${encoding}: null`);
       expect(await response.text()).toBe(body);
@@ -589,5 +591,22 @@ describe("the cache and other processes", () => {
     } finally {
       await shared.close();
     }
+  });
+});
+
+describe("Accept-Encoding", () => {
+  test("each value is read as RFC 9110 has it, the first time and when seen again, beyond the values kept", () => {
+    // 300 distinct values (more than are kept), each asked three times in turn.
+    const cases: Array<[string, boolean]> = [];
+    for (let i = 0; i < 100; i++) {
+      cases.push([`br;q=0.${i % 9}, gzip;q=0.${(i % 9) + 1}, x-custom-${i}`, true]);
+      cases.push([`gzip;q=0, *;q=0.${(i % 9) + 1}, x-custom-${i}`, false]);
+      cases.push([`identity, x-custom-${i};q=0.5`, false]);
+    }
+    cases.push(["*", true], ["x-gzip", true], ["*;q=0", false], [`${"x".repeat(300)}, gzip`, true], [`${"x".repeat(300)}`, false]);
+    for (let pass = 0; pass < 3; pass++) {
+      for (const [value, expected] of cases) expect(`${value}: ${acceptsGzip(value)}`).toBe(`${value}: ${expected}`);
+    }
+    expect(acceptsGzip(null)).toBe(false);
   });
 });
