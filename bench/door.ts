@@ -48,7 +48,12 @@ import { type Endpoint, measuredRound, replayableHeaders, seed as seedArticles, 
 const NAME = "door";
 const MCP = "/api/mcp/mcp";
 const ROUNDS = Number(process.env.DOOR_ROUNDS ?? 7);
-const REQUESTS = Number(process.env.DOOR_REQUESTS ?? 1_500);
+// Requests per round and side. Rounds of 1,500 (~0.2 s) let a collection or a timer of either server
+// weigh on a whole round: two runs on one machine, one after the other, read the rounds' CPU ratios
+// at 0.68–0.85 (tools/list), 0.52–0.88 and 0.62–0.95 (public list and article) with 1,500, and at
+// 0.76–0.85, 0.78–0.88 and 0.76–0.91 with 10,000. The issue's own figures came from wrk rounds of
+// tens of thousands of requests.
+const REQUESTS = Number(process.env.DOOR_REQUESTS ?? 10_000);
 const START_ROUNDS = Number(process.env.DOOR_START_ROUNDS ?? 7);
 // Another build to measure (an older commit's, for a before/after table); dist/spyglass by default.
 const BINARY_UNDER_TEST = process.env.DOOR_BINARY || undefined;
