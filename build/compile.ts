@@ -13,7 +13,13 @@ import { buildId, sourceStamp, stampFileOf } from "./stamp";
 export function compileExecutable(entrypoints: string[], outfile: string): Promise<BuildOutput> {
   return Bun.build({
     entrypoints,
-    compile: { outfile },
+    // The executable reads no file of the directory it is started in but those its configuration
+    // names: Bun's standalone executables load a .env and a bunfig.toml from there by default, so a
+    // `spyglass serve` started in another project's directory took that project's PORT or
+    // SPYGLASS_DATA from its .env, and ran the scripts its bunfig.toml preloads (checked with the
+    // compiled binary: a preload wrote a file before the server listened). The environment is the
+    // service manager's or the container's, as README's configuration says.
+    compile: { outfile, autoloadDotenv: false, autoloadBunfig: false, autoloadTsconfig: false, autoloadPackageJson: false },
     minify: true,
     // JavaScriptCore bytecode compiled at build time, embedded beside the source: the 2 MB bundle is
     // not parsed and compiled at every start. Measured (spawn → first /healthz 200, 5 interleaved

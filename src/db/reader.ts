@@ -160,8 +160,8 @@ export class SqliteReader {
     try {
       const child = Bun.spawn({
         cmd: this.options.command ?? readerCommand(),
-        // None of the server's environment (provider keys among it): the process needs none. (A
-        // compiled Bun executable still reads a .env in its working directory, as the server did.)
+        // None of the server's environment (provider keys among it): the process needs none (and the
+        // compiled executable reads no .env: build/compile.ts).
         env: { [READER_ENV]: "1" },
         // Its stderr says why, should it crash: its last line goes to the log.
         stdio: ["ignore", "ignore", "pipe"],

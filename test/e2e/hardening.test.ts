@@ -1,6 +1,6 @@
 // Issue 18's attacks on the compiled binary, measured as the attacker and the owner would see them.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BINARY, baseEnv, requireBinary, SANDBOX_DATABASE, type Sandbox, type ServerProcess, sandbox } from "../support/binary";
@@ -101,6 +101,33 @@ async function asUnprivileged(prepare: (dir: string) => Promise<void> | void, ar
 // The SQLite file's own cases (a read-only file, a mistyped --data that would create one, the file's
 // mode) are SQLite's alone: on PostgreSQL the data directory holds no database.
 const sqliteOnly = test.if(SANDBOX_DATABASE === "sqlite");
+
+describe("the directory the binary is started in", () => {
+  test("its .env and bunfig.toml are not read: no variable taken, no preload run, by the server or the CLI", async () => {
+    const other = await sandbox();
+    try {
+      // Another project's files where the binary is started: a data directory of its own, and a script
+      // that Bun would preload before any of Spyglass's code.
+      const marker = join(other.dir, "preloaded");
+      writeFileSync(join(other.dir, ".env"), "SPYGLASS_DATA=./from-dotenv\nSPYGLASS_SHUTDOWN_GRACE_MS=not a number\n");
+      writeFileSync(join(other.dir, "bunfig.toml"), 'preload = ["./preload.js"]\n');
+      writeFileSync(join(other.dir, "preload.js"), `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "ran");\n`);
+      const version = await other.cli(["--version"]);
+      expect(version.code).toBe(0);
+      const started = await other.serve();
+      try {
+        expect((await fetch(`${started.url}/healthz`)).status).toBe(200);
+      } finally {
+        await started.stop();
+      }
+      expect(existsSync(marker)).toBe(false);
+      expect(existsSync(join(other.dir, "from-dotenv"))).toBe(false);
+      if (SANDBOX_DATABASE === "sqlite") expect(existsSync(join(other.dataDir, "spyglass.db"))).toBe(true);
+    } finally {
+      other.cleanup();
+    }
+  });
+});
 
 describe("the data directory", () => {
   sqliteOnly("serve refuses a read-only database with one line naming the file, before it listens", async () => {
