@@ -17,7 +17,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { seedToolServerData } from "../test/support/fixtures";
 import { scratchDir } from "../test/support/scratch";
-import { load, median, pin, requireBinary, sandbox } from "./lib";
+import { load, median, pin, requireBinary, sandbox, startPortPrinter } from "./lib";
 import { type Endpoint, measuredRound } from "./public";
 
 const ROUNDS = Number(process.env.LAYERS_ROUNDS ?? 7);
@@ -96,22 +96,6 @@ const LAYERS = [
   "+ the same inside two async functions, as the door has them",
 ];
 
-async function startLayer(dir: string, layer: number, env: Record<string, string>): Promise<Endpoint & { stop(): void }> {
-  const proc = Bun.spawn([process.execPath, join(dir, "layer.js")], {
-    env: { ...process.env, ...env, LAYER: String(layer) },
-    stdout: "pipe",
-    stderr: "inherit",
-  });
-  const reader = proc.stdout.getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const next = await reader.read();
-    if (next.done) throw new Error(`layer ${layer} did not start`);
-    text += new TextDecoder().decode(next.value);
-  }
-  return { url: `http://127.0.0.1:${text.trim()}${MCP}`, pid: proc.pid, stop: () => proc.kill() };
-}
-
 export async function run(): Promise<void> {
   requireBinary();
   const box = await sandbox({ toml: "[tracking]\nenabled = false\n" });
@@ -140,9 +124,9 @@ export async function run(): Promise<void> {
     };
     const sides: Array<{ what: string; endpoint: Endpoint }> = [];
     for (const [layer, what] of LAYERS.entries()) {
-      const endpoint = await startLayer(dir, layer, env);
-      stops.push(endpoint.stop);
-      sides.push({ what, endpoint });
+      const started = await startPortPrinter([process.execPath, join(dir, "layer.js")], { ...env, LAYER: String(layer) });
+      stops.push(started.stop);
+      sides.push({ what, endpoint: { url: `${started.url}${MCP}`, pid: started.pid } });
     }
     sides.push({ what: "the door (dist/spyglass)", endpoint: { url: `${server.url}${MCP}`, pid: server.pid } });
 

@@ -22,7 +22,7 @@ import { accounts } from "../src/db/schema";
 import { EventHub } from "../src/events";
 import { newId } from "../src/ids";
 import { scratchDir } from "../test/support/scratch";
-import { type LoadResult, load, median, PLAIN_BODY, pin, report, requireBinary, type Sandbox, sandbox } from "./lib";
+import { type LoadResult, load, median, PLAIN_BODY, pin, report, requireBinary, type Sandbox, sandbox, startPortPrinter } from "./lib";
 
 const NAME = "public";
 const ARTICLES = 50;
@@ -202,11 +202,6 @@ export function replayableHeaders(response: Response): Record<string, string> {
 }
 
 /**
- * A bare Bun.serve in a process of its own answering every request with `body` and `headers`; with
- * `readBody`, only once it has read the request's body and parsed it as JSON (what any JSON-RPC
- * server must do before it can answer).
- */
-/**
  * A bare Bun.serve answering `body` with `headers` to every request, as `new Response(bytes)`:
  * `readBody` first reads and parses the request's body; `blob` answers from a Blob made once (which
  * a Response shares instead of copying: the door's listing and the public cache answer so).
@@ -221,25 +216,12 @@ export async function startBare(
   const bodyFile = join(dir, "body.bin");
   writeFileSync(script, BARE);
   writeFileSync(bodyFile, body);
-  const proc = Bun.spawn([process.execPath, script], {
-    env: {
-      ...process.env,
-      BARE_BODY: bodyFile,
-      BARE_HEADERS: JSON.stringify(headers),
-      ...(readBody ? { BARE_READ: "1" } : {}),
-      ...(blob ? { BARE_BLOB: "1" } : {}),
-    },
-    stdout: "pipe",
-    stderr: "inherit",
+  return startPortPrinter([process.execPath, script], {
+    BARE_BODY: bodyFile,
+    BARE_HEADERS: JSON.stringify(headers),
+    ...(readBody ? { BARE_READ: "1" } : {}),
+    ...(blob ? { BARE_BLOB: "1" } : {}),
   });
-  const reader = proc.stdout.getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const next = await reader.read();
-    if (next.done) throw new Error("the bare server did not start");
-    text += new TextDecoder().decode(next.value);
-  }
-  return { url: `http://127.0.0.1:${text.trim()}`, pid: proc.pid, stop: () => proc.kill() };
 }
 
 /** What measure() found at one connection count: medians over the rounds, and each round's ratios. */
