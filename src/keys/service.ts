@@ -9,7 +9,7 @@ import { type Queries } from "../db/queries";
 import { type Plan } from "../db/values";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, isoOrNull, newId } from "../ids";
-import { generateApiKey, hashApiKey, isWellFormedApiKey } from "./format";
+import { bearerCredential, generateApiKey, hashApiKey, isWellFormedApiKey } from "./format";
 
 export const MAX_ACTIVE_KEYS = 20;
 
@@ -260,8 +260,8 @@ function bearerHash(header: string): string | null {
 
 /** The API key of an `Authorization` header (`Bearer <key>`), or null when it carries none that is well formed. */
 function bearerKey(header: string): string | null {
-  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-  return match?.[1] && isWellFormedApiKey(match[1]) ? match[1] : null;
+  const credential = bearerCredential(header);
+  return credential && isWellFormedApiKey(credential) ? credential : null;
 }
 
 async function lookUpBearerKey(

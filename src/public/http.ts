@@ -87,6 +87,11 @@ export function acceptsGzip(header: string | null): boolean {
 
 /** The Accept-Encoding values seen lately and whether each takes gzip. */
 const gzipAnswers = new Map<string, boolean>();
+
+/** Whether acceptsGzip keeps its answer for this value, and how many it keeps (tests read them). */
+export function keptEncodings(): { size: number; has(value: string): boolean } {
+  return { size: gzipAnswers.size, has: (value) => gzipAnswers.has(value) };
+}
 const MAX_KEPT_ENCODINGS = 64;
 const MAX_KEPT_ENCODING_LENGTH = 256;
 

@@ -7,7 +7,7 @@ import { type Db } from "../../src/db/client";
 import { EventHub } from "../../src/events";
 import { newId } from "../../src/ids";
 import { DATA_VERSION_CHECK_MS, PublicContentCache } from "../../src/public/cache";
-import { acceptsGzip } from "../../src/public/http";
+import { acceptsGzip, keptEncodings } from "../../src/public/http";
 import { secondConnection } from "../support/database";
 import { captureLog } from "../support/log";
 import { scratchDir } from "../support/scratch";
@@ -605,7 +605,12 @@ describe("Accept-Encoding", () => {
     }
     cases.push(["*", true], ["x-gzip", true], ["*;q=0", false], [`${"x".repeat(300)}, gzip`, true], [`${"x".repeat(300)}`, false]);
     for (let pass = 0; pass < 3; pass++) {
-      for (const [value, expected] of cases) expect(`${value}: ${acceptsGzip(value)}`).toBe(`${value}: ${expected}`);
+      for (const [value, expected] of cases) {
+        expect(`${value}: ${acceptsGzip(value)}`).toBe(`${value}: ${expected}`);
+        // A few values are kept, never one of over 256 characters.
+        expect(keptEncodings().size).toBeLessThanOrEqual(64);
+        expect(keptEncodings().has(value)).toBe(value.length <= 256);
+      }
     }
     expect(acceptsGzip(null)).toBe(false);
   });
