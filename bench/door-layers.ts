@@ -54,10 +54,14 @@ function answer(request, text) {
   request.headers.get("mcp-protocol-version");
   return new Response(blob, { headers });
 }
-function door(request) {
+// The credential, then the Origin and the body's declared length, as the door reads them first.
+function checks(request) {
   credential(request);
   request.headers.get("origin");
   request.headers.get("content-length");
+}
+function door(request) {
+  checks(request);
   return request.text().then((text) => answer(request, text));
 }
 function logged(response, id, started) {
@@ -66,9 +70,7 @@ function logged(response, id, started) {
   return response;
 }
 async function nestedDoor(request) {
-  credential(request);
-  request.headers.get("origin");
-  request.headers.get("content-length");
+  checks(request);
   return answer(request, await request.text());
 }
 const fetches = [
