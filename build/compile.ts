@@ -1,10 +1,10 @@
 // Compiles src/entry.ts (the CLI, src/main.ts, or a server's reader process) into the single
-// executable dist/spyglass. Each worker (the article renderer's, the WAL checkpointer's, the
-// re-analysis's) is an entry point of its own (Bun bundles each entry separately; src/worker-url.ts
-// finds them). The long reads' reader is a process, the executable itself (src/db/reader.ts).
-// `compileExecutable` is the one build configuration: the compiled-sanitizer test builds its check
-// binary with it too. Beside the binary goes its build stamp (build/stamp.ts), which the tests that
-// drive it check.
+// executable dist/spyglass. Each worker (the article renderer's, the WAL checkpointer's, the bulk
+// jobs': re-analysis and the prompt windows' rebuild) is an entry point of its own (Bun bundles each
+// entry separately; src/worker-url.ts finds them). The long reads' reader is a process, the
+// executable itself (src/db/reader.ts). `compileExecutable` is the one build configuration: the
+// compiled-sanitizer test builds its check binary with it too. Beside the binary goes its build
+// stamp (build/stamp.ts), which the tests that drive it check.
 import { rmSync, writeFileSync } from "node:fs";
 import { type BuildOutput } from "bun";
 import { jsdomPlugin } from "./jsdom-plugin";
@@ -40,7 +40,7 @@ if (import.meta.main) {
   const stamp = sourceStamp();
   rmSync(stampFileOf("dist/spyglass"), { force: true });
   const result = await compileExecutable(
-    ["src/entry.ts", "src/content/render-worker.ts", "src/db/checkpoint-worker.ts", "src/tracking/reanalysis-worker.ts"],
+    ["src/entry.ts", "src/content/render-worker.ts", "src/db/checkpoint-worker.ts", "src/tracking/bulk-worker.ts"],
     "dist/spyglass",
   );
   if (!result.success) {

@@ -6,14 +6,14 @@
 // rollups always equal the sums over the stored rows; until the pass ends, a reader sees answers
 // up to the slice last written with the new roster and the rest with the old one.
 
-import { WAL_SIZE_LIMIT_BYTES } from "../db/checkpointer";
 import { type Db, type SqliteDb } from "../db/client";
 import { type Queries } from "../db/queries";
+import { runOnThread, type SliceControl, type ThreadOutcome } from "../db/slice-thread";
 import { log } from "../log";
 import { getPromptLanguages } from "../prompts/service";
-import { workerUrl } from "../worker-url";
 import { type AnswerAnalysis } from "./analysis/analyze";
 import { type AnswerWriter, analyzeForStorage, type BrandFigures, brandFigures, RollupDelta } from "./answer-writer";
+import { type BulkJob } from "./bulk-worker";
 import { rollupLock } from "./prompt-rollups";
 import { loadRoster, type Roster } from "./roster";
 
@@ -89,12 +89,11 @@ async function markAnalysed(db: Db, brandId: string, version: number): Promise<v
   await db.run("UPDATE roster_versions SET analysed = ?1 WHERE brand_id = ?2 AND analysed < ?1", [version, brandId]);
 }
 
-/** What a pass is told by whoever runs it: when to stop early, and the gate around its transactions. */
-export interface PassControl {
-  /** Checked between slices: true ends the pass where it stands (the roster changed again, or the process stops). */
-  stop(): boolean;
-  /** In a worker thread: taken for each slice's transaction and given back after it (db/write-gate.ts). */
-  gate?: { take(): void; give(): void };
+/**
+ * What a pass is told by whoever runs it: when to stop early (the roster changed again, or the
+ * process stops), and the gate around its transactions on a worker thread.
+ */
+export interface PassControl extends SliceControl {
   /**
    * The roster version the pass was started at (bumpRosterVersion). A slice that finds a newer one in
    * the database ends the pass unfinished: another instance (or process) changed the roster and runs
@@ -114,7 +113,7 @@ export async function reanalyzeAnswers(
   brandId: string,
   roster: Roster,
   control: PassControl,
-): Promise<{ total: number; finished: boolean; superseded?: boolean }> {
+): Promise<PassResult> {
   const cache = new Map<string, AnswerAnalysis>();
   let after = 0;
   let total = 0;
@@ -215,9 +214,6 @@ export interface ReanalysisOptions {
 
 /** Valid answers past which a pass runs on a worker thread: about 150 ms of slices on the serving thread. */
 const OFF_THREAD_FROM = 1_000;
-/** How long a stop waits for a worker to end its slice and close its connection before it is terminated. */
-const STOP_WAIT_MS = 5_000;
-
 interface Pass {
   again: boolean;
   /** Where its last run went: on a worker thread, or on the serving thread (the log says which). */
@@ -330,7 +326,7 @@ export class Reanalysis {
     const db = this.db;
     // Answers stored from now on (by any instance) are analysed with the roster read after this.
     const version = await bumpRosterVersion(db, brandId);
-    let result: { total: number; finished: boolean; superseded?: boolean } | null = null;
+    let result: PassResult | null = null;
     if (db.dialect === "sqlite" && db.path !== ":memory:" && (await this.large(brandId))) {
       result = await this.inWorker(db, brandId, pass, version);
     }
@@ -362,110 +358,38 @@ export class Reanalysis {
   }
 
   /**
-   * The pass on a worker thread with its own connection to the file (reanalysis-worker.ts): the
-   * serving thread only waits for its answer, and its own writes meanwhile go between the worker's
-   * slices (db/write-gate.ts). Resolves to the answers gone through and whether the pass went through
-   * every one, or to null when the worker could not start (logged): the caller then runs the pass
-   * here. A pass that fails once started (the database, not the thread) rejects, as it would here.
+   * The pass on a worker thread with its own connection to the file (db/slice-thread.ts): the serving
+   * thread only waits for its answer, and its own writes meanwhile go between the worker's slices.
+   * Resolves to the answers gone through and whether the pass went through every one, or to null
+   * when the worker could not start (logged): the caller then runs the pass here. A pass that fails
+   * once started (the database, not the thread) rejects, as it would here.
    */
-  private inWorker(
-    db: SqliteDb,
-    brandId: string,
-    pass: Pass,
-    version: number,
-  ): Promise<{ total: number; finished: boolean; superseded?: boolean } | null> {
-    return new Promise((resolve, reject) => {
-      // [0]: set to 1, the pass ends after its slice; [1]: 1 while the worker holds the write gate.
-      const flags = new Int32Array(new SharedArrayBuffer(8));
-      let worker: Worker;
-      try {
-        worker = new Worker(this.options.workerUrl ?? workerUrl("tracking/reanalysis-worker.ts"));
-      } catch (error) {
-        log.warn("the re-analysis worker did not start: the pass runs on the serving thread", { message: (error as Error).message });
-        resolve(null);
-        return;
-      }
-      let started = false;
-      let settled = false;
-      let forced: ReturnType<typeof setTimeout> | undefined;
-      const settle = (outcome: { total: number; finished: boolean; superseded?: boolean } | null | Error) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(forced);
-        pass.interrupt = null;
-        if (outcome instanceof Error) reject(outcome);
-        else resolve(outcome);
-      };
-      /** The worker is gone: before it began, the pass runs here; after, it ended there. */
-      const gone = (message: string) => {
-        if (settled) return;
-        if (this.stopped || pass.again) return settle(CUT_SHORT);
-        if (started) return settle(new Error(`the re-analysis worker stopped: ${message}`));
-        log.warn("the re-analysis worker did not start: the pass runs on the serving thread", { brand_id: brandId, message });
-        settle(null);
-      };
-      pass.interrupt = () => {
-        Atomics.store(flags, 0, 1);
-        if (this.stopped && forced === undefined) {
-          // A worker still busy after the wait (its BEGIN waiting on another process's lock) is ended;
-          // if it held the gate, the serving thread's writes must not wait for it any more.
-          forced = setTimeout(() => {
-            worker.terminate();
-            if (Atomics.exchange(flags, 1, 0) === 1) db.writeGate.give();
-            settle(CUT_SHORT);
-          }, STOP_WAIT_MS);
-          forced.unref?.();
-        }
-      };
-      worker.addEventListener("message", ({ data }: MessageEvent<WorkerReport>) => {
-        if (data.type === "started") {
-          started = true;
-          return;
-        }
-        // Its connection is closed by now: the thread has nothing left to do.
-        worker.terminate();
-        if (data.type === "done") settle({ total: data.total, finished: data.finished, superseded: data.superseded });
-        else gone(data.message);
-      });
-      worker.addEventListener("error", (event) => {
-        worker.terminate();
-        gone((event as ErrorEvent).message ?? "error");
-      });
-      worker.addEventListener("close", () => gone("it exited"));
-      if (this.stopped || pass.again) Atomics.store(flags, 0, 1);
-      const start: WorkerStart = {
-        type: "start",
-        path: db.path,
-        brandId,
-        version,
-        gate: db.writeGate.buffer,
-        flags: flags.buffer as SharedArrayBuffer,
-        walSizeLimit: WAL_SIZE_LIMIT_BYTES,
-      };
-      worker.postMessage(start);
-    });
+  private async inWorker(db: SqliteDb, brandId: string, pass: Pass, version: number): Promise<PassResult | null> {
+    const thread = runOnThread<BulkJob, PassResult>(
+      db,
+      "re-analysis",
+      { kind: "reanalysis", brandId, version },
+      {
+        notStarted: "the re-analysis worker did not start: the pass runs on the serving thread",
+        fields: { brand_id: brandId },
+        workerUrl: this.options.workerUrl,
+      },
+    );
+    pass.interrupt = () => thread.end(this.stopped);
+    if (this.stopped || pass.again) pass.interrupt();
+    let outcome: ThreadOutcome<PassResult>;
+    try {
+      outcome = await thread.outcome;
+    } finally {
+      pass.interrupt = null;
+    }
+    if (outcome === "not started") return null;
+    return outcome === "ended" ? CUT_SHORT : outcome.result;
   }
 }
 
-/** What the serving thread sends a re-analysis worker. */
-export interface WorkerStart {
-  type: "start";
-  path: string;
-  brandId: string;
-  /** The roster version the pass was started at (PassControl.version). */
-  version: number;
-  /** The serving connection's write gate (db/write-gate.ts). */
-  gate: SharedArrayBuffer;
-  /** Two Int32: [0] set to 1 by the serving thread, the pass ends after its slice; [1] 1 while the worker holds the gate. */
-  flags: SharedArrayBuffer;
-  walSizeLimit: number;
-}
-
-/** What it answers: "started" once its connection and the roster are read, then the end, after closing its connection. */
-export type WorkerReport =
-  | { type: "started" }
-  | { type: "done"; total: number; finished: boolean; superseded?: boolean }
-  | { type: "failed"; message: string };
+/** How a pass went: the answers gone through, whether it reached the end, and whether another's newer roster took over. */
+type PassResult = { total: number; finished: boolean; superseded?: boolean };
 
 /** A pass that ended before the last answer (stopped, or started over). */
 const CUT_SHORT = { total: 0, finished: false };

@@ -2,13 +2,22 @@
 // answers themselves and against the same rankings summed from prompt_days: page by page, in both
 // orders, for all engines and each one; after tracking writes, a re-analysis after roster changes,
 // and a new day (the windows of an older period rebuilt in the background, figures right meanwhile).
+// A large brand's rebuild on an SQLite file runs on a worker thread (db/slice-thread.ts), in either
+// pass: the same rows as the serving thread's, the serving thread when the worker cannot start, and
+// a stop that ends it.
 import { expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { type FilterInput, resolveFilter, startOfUtcDay } from "../../src/analytics/filters";
 import { contentGaps, promptPerformance } from "../../src/analytics/prompts";
 import { type AppContext } from "../../src/context";
+import { type SqliteDb } from "../../src/db/client";
+import { configureLog } from "../../src/log";
 import { createPrompts } from "../../src/prompts/service";
 import { refreshWindows, rollWindowsForward, startWindowRollover, windowState } from "../../src/tracking/prompt-windows";
 import { writeAnswers } from "../support/answers";
+import { captureLog } from "../support/log";
+import { scratchDir } from "../support/scratch";
 import { type SeededBrand } from "./dataset";
 import { addCompetitor, DAYS, ENGINES, expectFiguresFromScratch, random, storeRandom, world } from "./rollups-random-check";
 
@@ -164,4 +173,86 @@ test("just after midnight (and a few seconds after start) the windows of an olde
   expect(await windowState(app.db, s.brandId)).toEqual({ end_day: today() + 1, complete: 1 });
   await app.db.close();
   await other.app.db.close();
+});
+
+/** The windows' rows of the brand, in one order. */
+async function windowRows(app: AppContext, brandId: string) {
+  return app.db.all(
+    "SELECT engine, prompt_id, total, valid, mentioned, position_sum, competitor, rate FROM prompt_windows WHERE brand_id = ? ORDER BY 1, 2",
+    [brandId],
+  );
+}
+
+/** The rebuild, its debug line read for where it ran. */
+async function rebuildLogged(app: AppContext, brandId: string, options: Parameters<typeof refreshWindows>[3]): Promise<string> {
+  configureLog({ level: "debug" });
+  try {
+    return await captureLog(() => refreshWindows(app.db, brandId, today(), options));
+  } finally {
+    configureLog({ level: "info" });
+  }
+}
+
+test("on an SQLite file, a large brand's windows are rebuilt on a worker thread, equal to the serving thread's; a worker that cannot start leaves it to the serving thread", async () => {
+  const { app, s, prompts } = await world({ sqliteFile: true });
+  const all = [...prompts];
+  for (const batch of [0, 1]) {
+    const texts = Array.from({ length: 60 }, (_, i) => ({ text: `one more prompt ${batch}-${i}` }));
+    all.push(...(await createPrompts(app.db, s.brandId, texts)).created.map((p) => p.id));
+  }
+  await storeRandom(app, s, all, random(11), 900, 0, (today() - (DAYS - 1)) * DAY);
+
+  const onServing = await rebuildLogged(app, s.brandId, { offThreadFrom: Number.POSITIVE_INFINITY });
+  expect(onServing).toContain('"thread":"serving"');
+  const expected = await windowRows(app, s.brandId);
+  expect(expected.length).toBeGreaterThan(120);
+
+  await app.db.run("DELETE FROM prompt_windows WHERE brand_id = ?", [s.brandId]);
+  const onWorker = await rebuildLogged(app, s.brandId, { offThreadFrom: 100 });
+  expect(onWorker).toContain('"thread":"worker"');
+  expect(await windowRows(app, s.brandId)).toEqual(expected);
+  expect(await windowState(app.db, s.brandId)).toEqual({ end_day: today(), complete: 1 });
+
+  const broken = join(scratchDir("spyglass-windows-worker-"), "broken-worker.ts");
+  writeFileSync(broken, 'throw new Error("the worker could not load");\n');
+  await app.db.run("DELETE FROM prompt_windows WHERE brand_id = ?", [s.brandId]);
+  const fellBack = await rebuildLogged(app, s.brandId, { offThreadFrom: 100, workerUrl: broken });
+  expect(fellBack).toContain("the prompt windows worker did not start: the rebuild runs on the serving thread");
+  expect(fellBack).toContain('"thread":"serving"');
+  expect(await windowRows(app, s.brandId)).toEqual(expected);
+  await app.db.close();
+});
+
+test("a stop ends a rebuild on a worker thread before its slices: the period is left incomplete, and the serving thread writes at once after it", async () => {
+  const { app, s, prompts } = await world({ sqliteFile: true });
+  await storeRandom(app, s, prompts, random(5), 300, 0, (today() - (DAYS - 1)) * DAY);
+  const rollover = startWindowRollover(app.db, 60_000);
+  const rebuilding = refreshWindows(app.db, s.brandId, today(), { offThreadFrom: 1 });
+  await rollover.stop();
+  await rebuilding;
+  // The state moved to the period (a ranking reads the days), but no slice was summed after the stop.
+  expect(await windowState(app.db, s.brandId)).toEqual({ end_day: today(), complete: 0 });
+  expect(await windowRows(app, s.brandId)).toEqual([]);
+  // No lock or gate left behind: a write goes through.
+  await app.db.run("UPDATE prompt_window_state SET complete = 0 WHERE brand_id = ?", [s.brandId]);
+  await app.db.close();
+});
+
+test("a stop ends a rebuild under way on a worker thread at its next slice", async () => {
+  const { app, s, prompts } = await world({ sqliteFile: true });
+  await storeRandom(app, s, prompts, random(5), 300, 0, (today() - (DAYS - 1)) * DAY);
+  const rollover = startWindowRollover(app.db, 60_000);
+  // The serving thread holds the write gate: the worker, started, waits at its first transaction.
+  const gate = (app.db as SqliteDb).writeGate;
+  expect(gate.enter()).toBeNull();
+  const rebuilding = refreshWindows(app.db, s.brandId, today(), { offThreadFrom: 1 });
+  await Bun.sleep(100);
+  const stopped = rollover.stop();
+  gate.leave();
+  await rebuilding;
+  await stopped;
+  // Its first transaction went through (the state moved), and no slice after it.
+  expect(await windowState(app.db, s.brandId)).toEqual({ end_day: today(), complete: 0 });
+  expect(await windowRows(app, s.brandId)).toEqual([]);
+  await app.db.close();
 });

@@ -6,6 +6,7 @@ import { type FilterInput, resolveFilter } from "../../src/analytics/filters";
 import { contentGaps, promptPerformance } from "../../src/analytics/prompts";
 import { type Figures, visibilityOverview } from "../../src/analytics/visibility";
 import { type AppContext, createAppContext } from "../../src/context";
+import { openDatabase } from "../../src/db/client";
 import { type Queries } from "../../src/db/queries";
 import { ALL_ENGINES, type AnswerStatus } from "../../src/db/schema";
 import { loadRoster } from "../../src/tracking/roster";
@@ -41,10 +42,16 @@ export function random(seed: number): () => number {
 }
 
 /** A brand with competitors, tags and prompts; `file`: on an SQLite file (as `serve` runs) rather than the test database. */
-export async function world(options: { file?: boolean } = {}): Promise<{ app: AppContext; s: SeededBrand; prompts: string[] }> {
-  const app = options.file
-    ? createAppContext(configOf(""), await openTestDatabase({ file: join(scratchDir("spyglass-race-"), "spyglass.db") }))
-    : await openApp();
+/** `file`: the test database in a file (SQLite) or PostgreSQL, as the pass runs; `sqliteFile`: an SQLite file in either pass. */
+export async function world(
+  options: { file?: boolean; sqliteFile?: boolean } = {},
+): Promise<{ app: AppContext; s: SeededBrand; prompts: string[] }> {
+  const file = () => join(scratchDir("spyglass-race-"), "spyglass.db");
+  const app = options.sqliteFile
+    ? createAppContext(configOf(""), openDatabase(file()))
+    : options.file
+      ? createAppContext(configOf(""), await openTestDatabase({ file: file() }))
+      : await openApp();
   const s = await addBrand(app, {
     name: "Acme",
     domain: "acme.com",

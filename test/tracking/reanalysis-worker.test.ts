@@ -1,9 +1,9 @@
 // A large brand's re-analysis on an SQLite file runs on a worker thread with its own connection
-// (src/tracking/reanalysis-worker.ts): the serving thread keeps its event loop, its writes go between
-// the worker's slices (src/db/write-gate.ts), a worker that cannot run leaves the pass to the serving
-// thread, a stop ends the worker's pass and leaves no lock or writer behind, and the next start goes
-// through the answers again. SQLite files only, in the suite's first pass: PostgreSQL and `:memory:`
-// re-analyse on the serving thread (test/tracking/reanalysis*.test.ts).
+// (src/db/slice-thread.ts, src/tracking/bulk-worker.ts): the serving thread keeps its event loop, its
+// writes go between the worker's slices (src/db/write-gate.ts), a worker that cannot run leaves the
+// pass to the serving thread, a stop ends the worker's pass and leaves no lock or writer behind, and
+// the next start goes through the answers again. SQLite files only, in the suite's first pass:
+// PostgreSQL and `:memory:` re-analyse on the serving thread (test/tracking/reanalysis*.test.ts).
 import { Database } from "bun:sqlite";
 import { afterEach, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
