@@ -1,6 +1,7 @@
 // The server builds its tool catalogue after start in slices (buildCatalogInSlices), yielding the
 // event loop between them: the catalogue is the one the eager build makes, for every plan, and
-// other work runs while it is built. A bad declaration is refused the same way.
+// other work runs while it is built (from before its first slice). A bad declaration is
+// refused the same way.
 import { expect, test } from "bun:test";
 import { buildCatalog, buildCatalogInSlices } from "../../src/catalogue/registry";
 import { TOOLS } from "../../src/catalogue/tools";
@@ -22,4 +23,18 @@ test("a tool declared twice is refused by the sliced build as by the eager one",
   const tool = TOOLS[0]!;
   expect(() => buildCatalog([tool, tool])).toThrow(`tool "${tool.name}" is declared twice`);
   await expect(buildCatalogInSlices([tool, tool], 0)).rejects.toThrow(`tool "${tool.name}" is declared twice`);
+});
+
+test("the sliced build yields before its first slice: the task that imported the tools' modules does not render schemas too", async () => {
+  let touched = false;
+  const first = Object.defineProperty({ ...TOOLS[0]! }, "name", {
+    get: () => {
+      touched = true;
+      return TOOLS[0]!.name;
+    },
+  });
+  let untouchedBeforeFirstSlice = false;
+  setImmediate(() => (untouchedBeforeFirstSlice = !touched));
+  await buildCatalogInSlices([first, ...TOOLS.slice(1)]);
+  expect(untouchedBeforeFirstSlice).toBe(true);
 });
