@@ -5,7 +5,7 @@
 // starts it over itself, so the job's next commit does not pay for the new WAL's header), and a failed
 // worker turns automatic checkpoints back on, saying so.
 import { afterEach, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Checkpointer, startCheckpointer } from "../../src/db/checkpointer";
 import { openDatabase, type SqliteDb } from "../../src/db/client";
@@ -147,6 +147,50 @@ Database.prototype.prepare = function (sql, ...rest) {
   expect(logged).not.toContain("the WAL checkpointer stopped");
   expect(autoCheckpoint()).toBe(0);
   expect(health).toEqual([true, false]);
+});
+
+test("an idle database is not checkpointed at every tick: the worker checkpoints again once another connection has written", async () => {
+  open();
+  // The real worker, its checkpoints counted in a file.
+  const dir = scratchDir("spyglass-checkpoint-worker-");
+  const counter = join(dir, "checkpoints");
+  const counting = join(dir, "counting-worker.ts");
+  writeFileSync(
+    counting,
+    `import { Database } from "bun:sqlite";
+import { writeFileSync } from "node:fs";
+import ${JSON.stringify(join(import.meta.dir, "../../src/db/checkpoint-worker.ts"))};
+const prepare = Database.prototype.prepare;
+let checkpoints = 0;
+Database.prototype.prepare = function (sql, ...rest) {
+  const statement = prepare.call(this, sql, ...rest);
+  if (!String(sql).includes("wal_checkpoint")) return statement;
+  const get = statement.get.bind(statement);
+  statement.get = (...args) => {
+    writeFileSync(${JSON.stringify(counter)}, String(++checkpoints));
+    return get(...args);
+  };
+  return statement;
+};
+`,
+  );
+  const checkpoints = () => (existsSync(counter) ? Number(readFileSync(counter, "utf8")) : 0);
+  checkpointer = startCheckpointer(db, { workerUrl: counting, intervalMs: 20 });
+  write(10);
+  await until(
+    () => checkpointer!.stats().log >= 10 && checkpointer!.stats().checkpointed === checkpointer!.stats().log,
+    "all is checkpointed",
+  );
+  const settled = checkpoints();
+  // ~15 ticks with nothing written.
+  await Bun.sleep(300);
+  expect(checkpoints() - settled).toBeLessThanOrEqual(1);
+  const idle = checkpoints();
+  write(5);
+  await until(
+    () => checkpoints() > idle && checkpointer!.stats().checkpointed === checkpointer!.stats().log,
+    "the new frames are checkpointed",
+  );
 });
 
 test("an in-memory database has no WAL and no checkpointer", () => {
