@@ -84,7 +84,7 @@ interface Instance {
   server: ServerProcess;
   client: Client;
   dba: Database;
-  /** When its server answered its first /healthz (performance.now()). */
+  /** When its server had answered its first /healthz and the client had connected (performance.now()). */
   listenedAt: number;
 }
 

@@ -57,13 +57,15 @@ self.onmessage = ({ data }: MessageEvent<Start | { type: "now" }>) => {
     if (failing !== null) postMessage({ type: "recovered", message: failing });
     failing = null;
     if (!result) return;
-    // data_version was read before the checkpoint: a commit after that read moves it, and the next tick copies it.
-    settledAt = result.checkpointed >= result.log ? version : null;
+    // data_version was read before the checkpoint: a commit after that read moves it, and the next tick
+    // copies it. A checkpoint that met another one under way (busy: log and checkpointed are -1) copied nothing.
+    const complete = result.busy === 0 && result.log >= 0 && result.checkpointed >= result.log;
+    settledAt = complete ? version : null;
     // Asked (a bulk job waits) and every frame is in the file: the WAL is started over here, by a
     // write of our own, before the job is told. The first commit of a new WAL writes its header and
     // syncs it (and truncates the file to the limit); on the serving thread that commit took 13–20 ms
     // at every restart of a re-analysis, against ~5 for the others (measured: 200,000 answers).
-    if (always && result.log > 0 && result.checkpointed >= result.log) {
+    if (always && complete && result.log > 0) {
       startOver();
       // Its own frame, which data_version does not show: the next tick checkpoints it.
       settledAt = null;

@@ -90,7 +90,8 @@ export function startCheckpointer(db: SqliteDb, options: CheckpointerOptions = {
       // Only the answer to the jobs' request releases them: a periodic report that happened to find
       // everything checkpointed would let a job write while the worker, asked, starts the WAL over
       // (its BEGIN would then wait on the serving thread for the worker's lock).
-      if (data.asked && data.checkpointed >= data.log) release();
+      // A checkpoint that met another under way reports -1 for both: nothing was copied.
+      if (data.asked && data.log >= 0 && data.checkpointed >= data.log) release();
     },
   );
   // Past the limit, a bulk job asks for a checkpoint and waits for it (PRESSURE_WAIT_MS at most: a

@@ -85,11 +85,15 @@ export function runOnThread<J, R>(db: SqliteDb, name: string, job: J, options: T
   // [0]: set to 1, the job ends after its slice; [1]: 1 while the worker holds the write gate.
   const flags = new Int32Array(new SharedArrayBuffer(8));
   let ended = false;
+  let settled = false;
   let forced: ReturnType<typeof setTimeout> | undefined;
   let worker: Worker | null = null;
   let settle: (outcome: ThreadOutcome<R> | Error) => void = () => undefined;
+  /** A worker ended while it held the write gate never gives it back: the serving thread's writes would wait for ever. */
+  const giveBack = () => {
+    if (Atomics.exchange(flags, 1, 0) === 1) db.writeGate.give();
+  };
   const outcome = new Promise<ThreadOutcome<R>>((resolve, reject) => {
-    let settled = false;
     settle = (result) => {
       if (settled) return;
       settled = true;
@@ -108,6 +112,9 @@ export function runOnThread<J, R>(db: SqliteDb, name: string, job: J, options: T
     let started = false;
     /** The worker is gone: before it began, the job runs on the serving thread; after, it ended there. */
     const gone = (message: string) => {
+      // Its "error" is followed by its "close": said once.
+      if (settled) return;
+      giveBack();
       if (ended) return settle("ended");
       if (started) return settle(new Error(`the ${name} worker stopped: ${message}`));
       log.warn(options.notStarted, { ...options.fields, message });
@@ -143,12 +150,11 @@ export function runOnThread<J, R>(db: SqliteDb, name: string, job: J, options: T
     end(stopping) {
       ended = true;
       Atomics.store(flags, 0, 1);
-      if (!stopping || forced !== undefined || worker === null) return;
+      if (!stopping || settled || forced !== undefined || worker === null) return;
       const thread = worker;
       forced = setTimeout(() => {
         thread.terminate();
-        // If it held the gate, the serving thread's writes must not wait for it any more.
-        if (Atomics.exchange(flags, 1, 0) === 1) db.writeGate.give();
+        giveBack();
         settle("ended");
       }, STOP_WAIT_MS);
       forced.unref?.();

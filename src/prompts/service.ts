@@ -199,6 +199,12 @@ export async function listBrandIdsWithActivePrompts(db: Queries): Promise<Set<st
   return new Set(rows.map((row) => row.brand_id));
 }
 
+/** How many prompts the brand has, archived ones included. */
+export async function countPrompts(db: Queries, brandId: string): Promise<number> {
+  const row = await db.get<{ n: number }>("SELECT count(*) AS n FROM prompts WHERE brand_id = ?", [brandId]);
+  return Number(row?.n ?? 0);
+}
+
 /** Ids of the brand's prompts, archived ones included, or only those carrying the tag: the scope of a metric. */
 export async function listPromptIds(db: Queries, brandId: string, tagId: string | null = null): Promise<string[]> {
   // Every analytics call over prompts asks for its scope (the statements are cached per text).

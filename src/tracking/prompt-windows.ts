@@ -22,9 +22,8 @@ import { placeholders, type Queries, type SqlParam } from "../db/queries";
 import { inGate, runOnThread, type SliceControl, type SliceThread, type ThreadOutcome } from "../db/slice-thread";
 import { nextSliceSize } from "../db/slices";
 import { log } from "../log";
-import { listPromptIds } from "../prompts/service";
+import { countPrompts, listPromptIds } from "../prompts/service";
 import { writeRows } from "./bulk-rows";
-import { type BulkJob } from "./bulk-worker";
 import { type PromptDayDelta, rollupLock } from "./prompt-rollups";
 
 /** The default period's length in days (analytics/filters.ts's DEFAULT_DAYS is this). */
@@ -124,8 +123,7 @@ export function refreshWindows(db: Db, brandId: string, endDay: number, options:
   let thread = "serving";
   const done = (async () => {
     if (db.dialect === "sqlite" && db.path !== ":memory:") {
-      const prompts = await db.get<{ n: number }>("SELECT count(*) AS n FROM prompts WHERE brand_id = ?", [brandId]);
-      if ((prompts?.n ?? 0) >= (options.offThreadFrom ?? OFF_THREAD_FROM)) {
+      if ((await countPrompts(db, brandId)) >= (options.offThreadFrom ?? OFF_THREAD_FROM)) {
         const outcome = await inWorker(db, brandId, endDay, options.workerUrl);
         if (outcome !== "not started") {
           thread = "worker";
@@ -150,9 +148,12 @@ export function refreshWindows(db: Db, brandId: string, endDay: number, options:
   return done;
 }
 
-/** The rebuild on a worker thread (bulk-worker.ts); ended by a stop like the serving thread's. */
+/** A rebuild on a worker thread (tracking/bulk-worker.ts). */
+export type WindowsJob = { kind: "windows"; brandId: string; endDay: number };
+
+/** The rebuild on a worker thread; ended by a stop like the serving thread's. */
 async function inWorker(db: SqliteDb, brandId: string, endDay: number, url: string | undefined): Promise<ThreadOutcome<number | null>> {
-  const thread = runOnThread<BulkJob, number | null>(
+  const thread = runOnThread<WindowsJob, number | null>(
     db,
     "prompt windows",
     { kind: "windows", brandId, endDay },

@@ -13,7 +13,6 @@ import { log } from "../log";
 import { getPromptLanguages } from "../prompts/service";
 import { type AnswerAnalysis } from "./analysis/analyze";
 import { type AnswerWriter, analyzeForStorage, type BrandFigures, brandFigures, RollupDelta } from "./answer-writer";
-import { type BulkJob } from "./bulk-worker";
 import { rollupLock } from "./prompt-rollups";
 import { loadRoster, type Roster } from "./roster";
 
@@ -365,7 +364,7 @@ export class Reanalysis {
    * once started (the database, not the thread) rejects, as it would here.
    */
   private async inWorker(db: SqliteDb, brandId: string, pass: Pass, version: number): Promise<PassResult | null> {
-    const thread = runOnThread<BulkJob, PassResult>(
+    const thread = runOnThread<ReanalysisJob, PassResult>(
       db,
       "re-analysis",
       { kind: "reanalysis", brandId, version },
@@ -387,6 +386,9 @@ export class Reanalysis {
     return outcome === "ended" ? CUT_SHORT : outcome.result;
   }
 }
+
+/** A pass on a worker thread (tracking/bulk-worker.ts): the roster version it was started at (PassControl.version). */
+export type ReanalysisJob = { kind: "reanalysis"; brandId: string; version: number };
 
 /** How a pass went: the answers gone through, whether it reached the end, and whether another's newer roster took over. */
 type PassResult = { total: number; finished: boolean; superseded?: boolean };

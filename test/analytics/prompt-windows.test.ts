@@ -217,7 +217,8 @@ test("on an SQLite file, a large brand's windows are rebuilt on a worker thread,
   writeFileSync(broken, 'throw new Error("the worker could not load");\n');
   await app.db.run("DELETE FROM prompt_windows WHERE brand_id = ?", [s.brandId]);
   const fellBack = await rebuildLogged(app, s.brandId, { offThreadFrom: 100, workerUrl: broken });
-  expect(fellBack).toContain("the prompt windows worker did not start: the rebuild runs on the serving thread");
+  // Said once, though the worker's error is followed by its close.
+  expect(fellBack.match(/the prompt windows worker did not start: the rebuild runs on the serving thread/g)).toHaveLength(1);
   expect(fellBack).toContain('"thread":"serving"');
   expect(await windowRows(app, s.brandId)).toEqual(expected);
   await app.db.close();
@@ -238,7 +239,7 @@ test("a stop ends a rebuild on a worker thread before its slices: the period is 
   await app.db.close();
 });
 
-test("a stop ends a rebuild under way on a worker thread at its next slice", async () => {
+test("a stop ends a rebuild already handed to a worker thread at its next slice", async () => {
   const { app, s, prompts } = await world({ sqliteFile: true });
   await storeRandom(app, s, prompts, random(5), 300, 0, (today() - (DAYS - 1)) * DAY);
   const rollover = startWindowRollover(app.db, 60_000);

@@ -103,29 +103,41 @@ test("a checkpointer whose worker fails turns automatic checkpoints back on and 
   await db.betweenSlices();
 });
 
-test("a checkpoint that fails (a full disk) is tried again, and checkpoints go on once it works: the worker stays", async () => {
-  open();
-  // The real worker, whose checkpoint statement fails three times (as SQLITE_FULL does while the disk is full).
-  const flaky = join(scratchDir("spyglass-checkpoint-worker-"), "flaky-worker.ts");
+/**
+ * The real worker, its checkpoint statement's get() replaced: `body` runs with the original `get` and
+ * the call's `args`, after `prelude` at the module's top. The worker's module sets its onmessage when
+ * loaded (a static import: loaded with this file, before any message); its statement is prepared at
+ * "start", after the patch.
+ */
+function patchedWorker(prelude: string, body: string): string {
+  const file = join(scratchDir("spyglass-checkpoint-worker-"), "patched-worker.ts");
   writeFileSync(
-    flaky,
-    // The worker's module sets its onmessage when loaded (a static import: loaded with this file, before
-    // any message); its statement is prepared at "start", after the patch below.
+    file,
     `import { Database } from "bun:sqlite";
 import ${JSON.stringify(join(import.meta.dir, "../../src/db/checkpoint-worker.ts"))};
+${prelude}
 const prepare = Database.prototype.prepare;
-let failures = 3;
 Database.prototype.prepare = function (sql, ...rest) {
   const statement = prepare.call(this, sql, ...rest);
   if (!String(sql).includes("wal_checkpoint")) return statement;
   const get = statement.get.bind(statement);
   statement.get = (...args) => {
-    if (failures-- > 0) throw new Error("database or disk is full");
-    return get(...args);
+    ${body}
   };
   return statement;
 };
 `,
+  );
+  return file;
+}
+
+test("a checkpoint that fails (a full disk) is tried again, and checkpoints go on once it works: the worker stays", async () => {
+  open();
+  // The real worker, whose checkpoint statement fails three times (as SQLITE_FULL does while the disk is full).
+  const flaky = patchedWorker(
+    "let failures = 3;",
+    `if (failures-- > 0) throw new Error("database or disk is full");
+    return get(...args);`,
   );
   // What /healthz reads meanwhile (storage-health.ts): failing, then not.
   const health: boolean[] = [];
@@ -152,27 +164,12 @@ Database.prototype.prepare = function (sql, ...rest) {
 test("an idle database is not checkpointed at every tick: the worker checkpoints again once another connection has written", async () => {
   open();
   // The real worker, its checkpoints counted in a file.
-  const dir = scratchDir("spyglass-checkpoint-worker-");
-  const counter = join(dir, "checkpoints");
-  const counting = join(dir, "counting-worker.ts");
-  writeFileSync(
-    counting,
-    `import { Database } from "bun:sqlite";
-import { writeFileSync } from "node:fs";
-import ${JSON.stringify(join(import.meta.dir, "../../src/db/checkpoint-worker.ts"))};
-const prepare = Database.prototype.prepare;
-let checkpoints = 0;
-Database.prototype.prepare = function (sql, ...rest) {
-  const statement = prepare.call(this, sql, ...rest);
-  if (!String(sql).includes("wal_checkpoint")) return statement;
-  const get = statement.get.bind(statement);
-  statement.get = (...args) => {
+  const counter = join(scratchDir("spyglass-checkpoint-count-"), "checkpoints");
+  const counting = patchedWorker(
+    'import { writeFileSync } from "node:fs";\nlet checkpoints = 0;',
+    `const result = get(...args);
     writeFileSync(${JSON.stringify(counter)}, String(++checkpoints));
-    return get(...args);
-  };
-  return statement;
-};
-`,
+    return result;`,
   );
   const checkpoints = () => (existsSync(counter) ? Number(readFileSync(counter, "utf8")) : 0);
   checkpointer = startCheckpointer(db, { workerUrl: counting, intervalMs: 20 });
@@ -190,6 +187,18 @@ Database.prototype.prepare = function (sql, ...rest) {
   await until(
     () => checkpoints() > idle && checkpointer!.stats().checkpointed === checkpointer!.stats().log,
     "the new frames are checkpointed",
+  );
+});
+
+test("a checkpoint that meets another under way (busy) copied nothing: the next ticks checkpoint again", async () => {
+  open();
+  // PASSIVE's answer while another connection checkpoints (a bulk job's worker, another process): -1 for both.
+  const busy = patchedWorker("let busy = 2;", "return busy-- > 0 ? { busy: 1, log: -1, checkpointed: -1 } : get(...args);");
+  checkpointer = startCheckpointer(db, { workerUrl: busy, intervalMs: 20 });
+  write(10);
+  await until(
+    () => checkpointer!.stats().log >= 10 && checkpointer!.stats().checkpointed === checkpointer!.stats().log,
+    "all is checkpointed",
   );
 });
 
