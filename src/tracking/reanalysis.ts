@@ -8,7 +8,7 @@
 
 import { type Db, type SqliteDb } from "../db/client";
 import { type Queries } from "../db/queries";
-import { runOnThread, type SliceControl, type ThreadOutcome } from "../db/slice-thread";
+import { inGate, runOnThread, type SliceControl, type ThreadOutcome } from "../db/slice-thread";
 import { log } from "../log";
 import { getPromptLanguages } from "../prompts/service";
 import { type AnswerAnalysis } from "./analysis/analyze";
@@ -122,10 +122,8 @@ export async function reanalyzeAnswers(
     // Yield first: the roster change that started the pass answers its request without waiting for a slice.
     await db.betweenSlices();
     if (control.stop()) return { total, finished: false };
-    control.gate?.take();
-    let slice: { processed: number; done: boolean; superseded?: boolean };
-    try {
-      slice = await db.transaction(async (tx) => {
+    const slice = await inGate(control, () =>
+      db.transaction<{ processed: number; done: boolean; superseded?: boolean }>(async (tx) => {
         await tx.lock(rollupLock(brandId));
         // Under the lock that a roster change's version bump takes: a newer version is seen here.
         if (control.version !== undefined && (await rosterVersionOf(tx, brandId)) > control.version) {
@@ -190,10 +188,8 @@ export async function reanalyzeAnswers(
         }
         await writer.applyRollups(tx, delta);
         return { processed, done };
-      });
-    } finally {
-      control.gate?.give();
-    }
+      }),
+    );
     if (slice.superseded) return { total, finished: false, superseded: true };
     total += slice.processed;
     if (slice.done) return { total, finished: true };
