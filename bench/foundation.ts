@@ -57,12 +57,12 @@ export async function run(): Promise<void> {
   }
 }
 
-/** How long after listening /healthz is probed: past the warm-up (0.5 s) and Bun.shrink (2 s). */
+/** How long after listening /healthz is probed: past the warm-up (0.5 s) and the sanitizer's self-test. */
 const START_TASKS_MS = 3_000;
 
 /**
  * The start's own tasks after listening (the sanitizer's self-test starting its worker, the warm-up:
- * the tool catalogue, the dashboard's gzip, the MCP SDK; Bun.shrink): /healthz every 2 ms until
+ * the tool catalogue, the dashboard's gzip, the MCP SDK): /healthz every 2 ms until
  * START_TASKS_MS after the first answer, the slowest probe reported (median of 3 starts).
  */
 async function startTasks(box: Awaited<ReturnType<typeof sandbox>>): Promise<void> {

@@ -128,7 +128,7 @@ const START_TASKS_MS = 2_500;
  */
 async function buildWindows(i: Instance): Promise<void> {
   // A day's first ranking comes long after start. Within START_TASKS_MS of it, the start's own tasks
-  // (the warm-up at 0.5 s, Bun.shrink at 2 s: the foundation scenario's line) fell among the probes.
+  // (the warm-up at 0.5 s and the sanitizer's self-test: the foundation scenario's line) fell among the probes.
   await Bun.sleep(Math.max(0, START_TASKS_MS - (performance.now() - i.listenedAt)));
   const state = i.dba.query<{ complete: number }, [string]>("SELECT complete FROM prompt_window_state WHERE brand_id = ?");
   const probes: number[] = [];

@@ -24,6 +24,7 @@ import { type Db, type OpenOptions, openDatabase } from "./db/client";
 import { openConfiguredDatabase } from "./db/open";
 import { watchSchema } from "./db/schema-watch";
 import { AppError, Invalid } from "./errors";
+import { jitAtUsualThresholds } from "./jit-policy";
 import { createApiKey, listApiKeys, revokeApiKey } from "./keys/service";
 import { printable } from "./labels";
 import { configureLog, drainLog, log, stdoutFailure } from "./log";
@@ -89,7 +90,7 @@ const COMMANDS: Record<string, Command> = {
       // A re-analysis cut short by the last stop (or a crash) goes through the brand's answers again.
       await app.tracking.reanalysis.resumeUnfinished();
       const checkpointer = db.dialect === "sqlite" ? startCheckpointer(db) : null;
-      const windows = startWindowRollover(db, SHRINK_AFTER_MS + 1_000);
+      const windows = startWindowRollover(db, FIRST_ROLLOVER_CHECK_MS);
       const server = startServer(app, [
         () => scheduler?.stop(),
         () => abandoned?.stop(),
@@ -146,13 +147,6 @@ const COMMANDS: Record<string, Command> = {
           );
         }
       }
-      // Start-up ran a lot of code once and never again (migrations, building the app, the warm-up).
-      // JavaScriptCore keeps compiled code until it ages out, and every collection of the serving
-      // thread's heap walks it: without it an eden collection measured 550 instead of 720 µs, and the
-      // process 6 MiB less. Bun.shrink() drops it; code that runs again is recompiled on its next
-      // call. Not at once: it holds the thread ~10 ms, which the first requests waited for (spawn →
-      // first /healthz measured 20 → 11 ms from the "listening" line, median of 6, when deferred).
-      setTimeout(() => Bun.shrink(), SHRINK_AFTER_MS).unref();
     },
   },
   "account create": {
@@ -513,8 +507,8 @@ function checkSanitizer(app: AppContext): void {
 const SELF_TEST_AFTER_MS = 100;
 /** Set when `serve` begins to stop: work it started in the background ends quietly. */
 let stopping = false;
-/** After the server's warm-up (500 ms) and, on most machines, the sanitizer's self-test. */
-const SHRINK_AFTER_MS = 2_000;
+/** After the start's own tasks: the server's warm-up (500 ms) and, on most machines, the sanitizer's self-test. */
+const FIRST_ROLLOVER_CHECK_MS = 3_000;
 
 /** The command named among `args` after options (`--data DIR account create`), or null. */
 function misplacedCommand(args: readonly string[]): string | null {
@@ -632,6 +626,8 @@ async function main(argv: string[]): Promise<void> {
   }
   const name = words.join(" ");
   const command = COMMANDS[name]!;
+  // `serve` puts them back once it has warmed up (server.ts).
+  if (name !== "serve") jitAtUsualThresholds();
   const options = { ...COMMON, ...command.options };
   let parsed: { values: Flags; positionals: string[] };
   try {

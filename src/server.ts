@@ -1,5 +1,7 @@
 // Starts the HTTP server and stops it cleanly: stop accepting, finish in-flight requests, run the
 // features' shutdown hooks, close the database.
+
+import { bytecodeOrderStats } from "bun:jsc";
 import { networkInterfaces } from "node:os";
 import { type Server } from "bun";
 import { buildApp } from "./app";
@@ -7,6 +9,7 @@ import { lazyCatalog } from "./catalogue/registry";
 import { ConfigError } from "./config";
 import { type AppContext } from "./context";
 import { dashboardNotFound, dashboardPages, warmDashboardPages } from "./dashboard/pages";
+import { jitAtUsualThresholds } from "./jit-policy";
 import { log } from "./log";
 import { loadSdkServer, mcpApiRoutes } from "./mcp/routes";
 import { publicApiRoutes } from "./public/routes";
@@ -61,13 +64,20 @@ export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): Runnin
   // One after the other, each in tasks of its own: together in one task they held the event loop
   // for ~100 ms at every start (the catalogue's schemas, the gzip, the SDK's modules).
   setTimeout(async () => {
+    const started = performance.now();
     try {
       await catalogue.ready();
       await warmDashboardPages();
       await loadSdkServer();
+      // Which of the executable's functions the start loaded from the front of its bytecode, where
+      // the build's profiling run put the ones it used (build/bytecode-profile.ts); null from source.
+      log.debug("warmed up", { ms: Math.round(performance.now() - started), bytecode: bytecodeOrderStats() });
     } catch (error) {
       // Logged here; a request that needs the part that failed meets the same error.
       log.warn("warming up after start failed", { message: (error as Error).message });
+    } finally {
+      // The start's run-once code is behind us (src/jit-policy.ts).
+      jitAtUsualThresholds();
     }
   }, WARM_AFTER_MS).unref();
   const port = server.port ?? ctx.config.port;

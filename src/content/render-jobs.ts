@@ -3,6 +3,7 @@
 // it failed: every job then gets an error. The worker entry (render-worker.ts) passes the real
 // sanitizer and renderer; tests pass broken ones.
 
+import { runInBackground } from "../thread-priority";
 import { type ArticleSource, ArticleTooComplexError } from "./render";
 import { type RenderJob, type RenderReply } from "./renderer";
 import { type Sanitizer } from "./sanitize";
@@ -12,6 +13,10 @@ import { UnsafeHtmlError } from "./unsafe-html";
 declare const self: Worker;
 
 export function answerRenderJobs({ sanitize, render }: { sanitize: Sanitizer; render: (source: ArticleSource) => string }): void {
+  // jsdom's load and the self-test take ~1 s of CPU, from 100 ms after `serve` listens: on a machine
+  // with one core they shared it with the serving thread's start (its warm-up's longest task measured 55–140
+  // instead of 33–41 ms: scratch, the binary pinned to one CPU). A render gives way to requests too.
+  runInBackground();
   const selfTest = selfTestSanitizer(sanitize);
   const reply = (message: RenderReply) => self.postMessage(message);
   reply({ type: "ready", selfTest });

@@ -8,8 +8,8 @@
 //
 // runOnThread is the serving thread's side; serveJobs the worker's, called by its entry
 // (tracking/bulk-worker.ts, which names the jobs).
-import { setPriority } from "node:os";
 import { log } from "../log";
+import { runInBackground } from "../thread-priority";
 import { workerUrl } from "../worker-url";
 import { WAL_SIZE_LIMIT_BYTES } from "./checkpointer";
 import { openDatabase, type SqliteDb } from "./client";
@@ -164,11 +164,6 @@ export function runOnThread<J, R>(db: SqliteDb, name: string, job: J, options: T
 
 declare const self: Worker;
 
-/**
- * This thread's nice value (Linux applies it to the calling thread only): when the machine's cores are
- * all busy, the serving thread, at 0, is scheduled first; the job takes what is left.
- */
-const NICE = 10;
 /** Slices between two checkpoints of this connection (each slice a few milliseconds). */
 const CHECKPOINT_EVERY = 25;
 
@@ -180,11 +175,7 @@ const CHECKPOINT_EVERY = 25;
 export function serveJobs<J, R>(run: (db: SqliteDb, control: SliceControl, job: J) => Promise<R>): void {
   self.onmessage = async ({ data }: MessageEvent<ThreadStart<J>>) => {
     if (data.type !== "start") return;
-    try {
-      setPriority(NICE);
-    } catch {
-      // Not allowed here (some containers): the job runs at the serving thread's priority.
-    }
+    runInBackground();
     let report: ThreadReport<R>;
     let db: SqliteDb | null = null;
     try {

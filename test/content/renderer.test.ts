@@ -1,6 +1,7 @@
 // The article renderer's worker: real workers (the server's own, and stand-ins built on the same
 // job loop that fail in chosen ways), real messages, real crashes and hangs.
 import { afterAll, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
 import { renderArticle } from "../../src/content/render";
 import { ArticleRenderer, articleRenderer } from "../../src/content/renderer";
 import { UnsafeHtmlError } from "../../src/content/unsafe-html";
@@ -33,6 +34,18 @@ describe("the server's renderer worker", () => {
 
   test("passes its sanitizer self-test", async () => {
     expect(await server.selfTest()).toEqual({ ok: true });
+  }, 30_000);
+
+  test("runs below the serving thread's priority: jsdom's load and the renders give way to requests", async () => {
+    expect(await server.selfTest()).toEqual({ ok: true });
+    const threads = readdirSync("/proc/self/task").map((tid) => {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+      // After "pid (name) ": state is field 3, nice field 19.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      return { tid: Number(tid), name: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), nice: Number(fields[16]) };
+    });
+    expect(threads.find((thread) => thread.tid === process.pid)?.nice).toBe(0);
+    expect(threads.filter((thread) => thread.name === "Worker").map((thread) => thread.nice)).toContain(10);
   }, 30_000);
 
   test("renders exactly what the renderer does in process, hostile markup included", async () => {

@@ -106,6 +106,27 @@ test("a sanitizer that fails its self-test stops the server with the reason, and
   expect(await storedArticles(box)).toEqual(before);
 }, 90_000);
 
+test("the executable's bytecode is laid out by the build's profiling run: what a start loads comes from its front", async () => {
+  box = await sandbox({ toml: 'log_level = "debug"\n\n[tracking]\nenabled = false\n' });
+  const server = await box.serve({ timeoutMs: 60_000 });
+  let line: { ms: number; bytecode: { hot: number; unknown: number; cold: number } | null } | undefined;
+  for (let i = 0; i < 300 && !line; i++) {
+    await Bun.sleep(20);
+    const found = server
+      .logs()
+      .split("\n")
+      .find((l) => l.includes('"msg":"warmed up"'));
+    if (found) line = JSON.parse(found);
+  }
+  expect(await server.stop()).toBe(0);
+  // null in an executable built without the layout (build/compile.ts's second pass).
+  const bytecode = line?.bytecode;
+  expect(bytecode).toBeTruthy();
+  const { hot, unknown, cold } = bytecode!;
+  expect(hot).toBeGreaterThan(500);
+  expect(hot / (hot + unknown + cold)).toBeGreaterThan(0.9);
+}, 90_000);
+
 // SQLite's write-ahead log alone: PostgreSQL checkpoints its own.
 test.if(SANDBOX_DATABASE === "sqlite")(
   "the server's WAL checkpoints run on its worker thread: a write reaches the database file while the server is up",
