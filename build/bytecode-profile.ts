@@ -22,45 +22,74 @@ type Demo = {
 
 /** How long `serve` is left to itself after listening: past the warm-up (0.5 s) and the self-test. */
 const SETTLE_MS = 2_500;
+/** Limits, so that a wedged executable fails the build instead of hanging it. */
+const DEMO_LIMIT_MS = 120_000;
+const LISTEN_LIMIT_MS = 10_000;
+const REQUEST_LIMIT_MS = 10_000;
+/** How long `serve` has to stop after SIGTERM (it writes the record as it exits) before it is killed. */
+const STOP_LIMIT_MS = 15_000;
 
 export async function recordBytecodeOrder(binary: string, orderFile: string): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "spyglass-bytecode-"));
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? dir, SPYGLASS_DATA: dir };
   rmSync(orderFile, { force: true });
   try {
-    const seeding = Bun.spawnSync([binary, "demo", "--json"], { env, stdout: "pipe", stderr: "pipe" });
-    if (seeding.exitCode !== 0) throw new Error(`\`spyglass demo\` failed (exit ${seeding.exitCode}): ${seeding.stderr.toString().trim()}`);
+    const seeding = Bun.spawnSync([binary, "demo", "--json"], { env, stdout: "pipe", stderr: "pipe", timeout: DEMO_LIMIT_MS });
+    if (seeding.exitCode !== 0) {
+      const why = seeding.exitedDueToTimeout ? `did not finish within ${DEMO_LIMIT_MS / 1000} s` : `failed (exit ${seeding.exitCode})`;
+      throw new Error(`\`spyglass demo\` ${why}: ${seeding.stderr.toString().trim()}`);
+    }
     const demo = JSON.parse(seeding.stdout.toString()) as Demo;
     const server = Bun.spawn([binary, "serve", "--host", "127.0.0.1", "--port", "0"], {
       env: { ...env, BUN_BYTECODE_ORDER_OUT: orderFile },
       stdout: "pipe",
       stderr: "pipe",
     });
+    const stderr = new Response(server.stderr).text();
+    let failure: Error | null = null;
     try {
       const url = await listeningUrl(server.stdout);
       await Bun.sleep(SETTLE_MS);
       await visit(url, demo);
-    } finally {
-      server.kill("SIGTERM");
+    } catch (error) {
+      failure = error as Error;
     }
-    const code = await server.exited;
-    if (code !== 0) throw new Error(`\`spyglass serve\` exited ${code}: ${(await new Response(server.stderr).text()).trim()}`);
-    if (statSync(orderFile, { throwIfNoEntry: false })?.size === undefined) throw new Error(`the run wrote no ${orderFile}`);
+    // Stopped and gone before its directory is removed, whatever happened: no server outlives the build.
+    server.kill("SIGTERM");
+    const stopped = await Promise.race([server.exited, Bun.sleep(STOP_LIMIT_MS).then(() => null)]);
+    if (stopped === null) {
+      server.kill("SIGKILL");
+      await server.exited;
+    }
+    const said = (await stderr).trim();
+    if (failure)
+      throw new Error(`${failure.message} (\`spyglass serve\`: exit ${server.exitCode ?? server.signalCode}${said ? `, ${said}` : ""})`);
+    if (stopped === null) throw new Error(`\`spyglass serve\` did not stop within ${STOP_LIMIT_MS / 1000} s of SIGTERM`);
+    if (stopped !== 0) throw new Error(`\`spyglass serve\` exited ${stopped}: ${said}`);
+    if (!((statSync(orderFile, { throwIfNoEntry: false })?.size ?? 0) > 0)) throw new Error(`the run left ${orderFile} missing or empty`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** The URL of the server's "listening" log line (within 10 s). */
+/** The URL of the server's "listening" log line (within LISTEN_LIMIT_MS). */
 async function listeningUrl(stdout: ReadableStream<Uint8Array>): Promise<string> {
   const reader = stdout.getReader();
-  const deadline = setTimeout(() => void reader.cancel(), 10_000);
+  let late = false;
+  const deadline = setTimeout(() => {
+    late = true;
+    void reader.cancel();
+  }, LISTEN_LIMIT_MS);
+  const decoder = new TextDecoder();
   let text = "";
   try {
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) throw new Error(`\`spyglass serve\` did not say it was listening: ${text.slice(-500)}`);
-      text += new TextDecoder().decode(value);
+      if (done) {
+        const why = late ? `did not say it was listening within ${LISTEN_LIMIT_MS / 1000} s` : "stopped before it was listening";
+        throw new Error(`\`spyglass serve\` ${why}: ${text.slice(-500)}`);
+      }
+      text += decoder.decode(value, { stream: true });
       const match = /"msg":"listening","url":"(http:\/\/[^"]+)"/.exec(text);
       if (match) {
         // The rest of its log is not read: drained so that a full pipe never holds the server up.
@@ -78,7 +107,7 @@ async function listeningUrl(stdout: ReadableStream<Uint8Array>): Promise<string>
 /** What a day of use asks of the server; every answer must be a success. */
 async function visit(url: string, demo: Demo): Promise<void> {
   const ask = async (path: string, init: RequestInit = {}): Promise<Response> => {
-    const response = await fetch(`${url}${path}`, init);
+    const response = await fetch(`${url}${path}`, { ...init, signal: AbortSignal.timeout(REQUEST_LIMIT_MS) });
     if (!response.ok)
       throw new Error(`${init.method ?? "GET"} ${path} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
     return response;
@@ -103,7 +132,15 @@ async function visit(url: string, demo: Demo): Promise<void> {
 
   // The MCP door, as a client with the brand's key.
   const mcp = { authorization: `Bearer ${demo.api_key}`, accept: "application/json, text/event-stream" };
-  const rpc = (id: number, method: string, params: unknown = {}) => ask("/api/mcp/mcp", json({ jsonrpc: "2.0", id, method, params }, mcp));
+  // A JSON-RPC error, or a tool's own error, comes back as HTTP 200: the run would record the error path.
+  const rpc = async (id: number, method: string, params: unknown = {}) => {
+    const answer = (await (await ask("/api/mcp/mcp", json({ jsonrpc: "2.0", id, method, params }, mcp))).json()) as {
+      error?: { message: string };
+      result?: { isError?: boolean; content?: unknown };
+    };
+    if (answer.error || answer.result?.isError)
+      throw new Error(`${method} ${JSON.stringify(params)} failed: ${JSON.stringify(answer.error ?? answer.result?.content)}`);
+  };
   await rpc(1, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "spyglass-build", version: "1" } });
   await rpc(2, "tools/list");
   let id = 3;

@@ -65,6 +65,8 @@ if (import.meta.main) {
     const result = await compileExecutable(entries, "dist/spyglass", order);
     if (result.success) return;
     for (const message of result.logs) console.error(message);
+    // No executable without its layout is left behind (nor after a failed profiling run, below).
+    rmSync("dist/spyglass", { force: true });
     process.exit(1);
   };
   await compile(null);

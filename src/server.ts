@@ -1,6 +1,5 @@
 // Starts the HTTP server and stops it cleanly: stop accepting, finish in-flight requests, run the
 // features' shutdown hooks, close the database.
-
 import { bytecodeOrderStats } from "bun:jsc";
 import { networkInterfaces } from "node:os";
 import { type Server } from "bun";

@@ -1,15 +1,21 @@
 // Background threads (the bulk jobs' worker, the article renderer's) run at a lower priority than
-// the serving thread: when the machine's cores are all busy, the serving thread, at 0, is scheduled
-// first and the background work takes what is left.
-import { setPriority } from "node:os";
+// the serving thread: when the machine's cores are all busy, the serving thread is scheduled first
+// and the background work takes what is left.
+import { getPriority, setPriority } from "node:os";
 
-/** The calling thread's nice value (Linux applies setpriority to the calling thread only). */
+/** How much nicer than the thread that started it a background thread makes itself. */
 const BACKGROUND_NICE = 10;
 
-/** Lowers the calling thread's priority; where that is not allowed (some containers), it stays. */
+/**
+ * Lowers the calling thread's priority below the one it inherited: relative, so that a server started
+ * at nice 15 (a service manager's Nice=) does not get a background thread that outranks it. Linux
+ * applies setpriority to the calling thread only (elsewhere it would renice the process: left alone).
+ * Where lowering is not allowed (some containers), the thread stays as it is.
+ */
 export function runInBackground(): void {
+  if (process.platform !== "linux") return;
   try {
-    setPriority(BACKGROUND_NICE);
+    setPriority(Math.min(19, getPriority() + BACKGROUND_NICE));
   } catch {
     // Not allowed here: the thread runs at the serving thread's priority.
   }

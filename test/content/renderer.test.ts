@@ -44,8 +44,9 @@ describe("the server's renderer worker", () => {
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       return { tid: Number(tid), name: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), nice: Number(fields[16]) };
     });
-    expect(threads.find((thread) => thread.tid === process.pid)?.nice).toBe(0);
-    expect(threads.filter((thread) => thread.name === "Worker").map((thread) => thread.nice)).toContain(10);
+    // Relative to this process's own (the suite may itself run under nice).
+    const own = threads.find((thread) => thread.tid === process.pid)!.nice;
+    expect(threads.filter((thread) => thread.name === "Worker").map((thread) => thread.nice)).toContain(Math.min(19, own + 10));
   }, 30_000);
 
   test("renders exactly what the renderer does in process, hostile markup included", async () => {

@@ -1,7 +1,8 @@
 // Start-up on the compiled binary: the server answers before the article sanitizer's self-test has
 // finished (jsdom loads in the render worker meanwhile), a save made at once waits for the self-test
 // and is stored sanitized, and a sanitizer that fails its self-test stops the server (exit 1, the
-// reason logged) with nothing stored that it would have rendered.
+// reason logged) with nothing stored that it would have rendered. The executable's bytecode is laid
+// out by the build's profiling run (build/bytecode-profile.ts).
 
 import { afterEach, expect, test } from "bun:test";
 import { readlinkSync } from "node:fs";
@@ -119,8 +120,9 @@ test("the executable's bytecode is laid out by the build's profiling run: what a
     if (found) line = JSON.parse(found);
   }
   expect(await server.stop()).toBe(0);
+  if (!line) throw new Error('the server logged no "warmed up" line within 6 s');
   // null in an executable built without the layout (build/compile.ts's second pass).
-  const bytecode = line?.bytecode;
+  const bytecode = line.bytecode;
   expect(bytecode).toBeTruthy();
   const { hot, unknown, cold } = bytecode!;
   expect(hot).toBeGreaterThan(500);
