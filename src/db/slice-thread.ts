@@ -12,7 +12,7 @@ import { log } from "../log";
 import { runInBackground } from "../thread-priority";
 import { workerUrl } from "../worker-url";
 import { WAL_SIZE_LIMIT_BYTES } from "./checkpointer";
-import { openDatabase, type SqliteDb } from "./client";
+import { type Db, openDatabase, type SqliteDb } from "./client";
 import { WriteGate } from "./write-gate";
 
 /** What a job is told by whoever runs it: when to end early, and the gate around each transaction. */
@@ -72,6 +72,11 @@ export interface ThreadOptions {
   fields?: Record<string, unknown>;
   /** The worker's entry; tests pass one that fails. */
   workerUrl?: string;
+}
+
+/** Whether a job on `db` can run on a thread: an SQLite file, which a worker's own connection can open. */
+export function onFile(db: Db): db is SqliteDb {
+  return db.dialect === "sqlite" && db.path !== ":memory:";
 }
 
 /** How long a stop waits for a worker to end its slice and close its connection before it is terminated. */

@@ -19,7 +19,7 @@
 // 20–30 ms (/healthz max 31 ms); on the worker, /healthz meanwhile stayed under 7 ms.
 import { type Db, type SqliteDb } from "../db/client";
 import { placeholders, type Queries, type SqlParam } from "../db/queries";
-import { inGate, runOnThread, type SliceControl, type SliceThread, type ThreadOutcome } from "../db/slice-thread";
+import { inGate, onFile, runOnThread, type SliceControl, type SliceThread, type ThreadOutcome } from "../db/slice-thread";
 import { nextSliceSize } from "../db/slices";
 import { log } from "../log";
 import { countPrompts, listPromptIds } from "../prompts/service";
@@ -122,7 +122,7 @@ export function refreshWindows(db: Db, brandId: string, endDay: number, options:
   const started = performance.now();
   let thread = "serving";
   const done = (async () => {
-    if (db.dialect === "sqlite" && db.path !== ":memory:") {
+    if (onFile(db)) {
       if ((await countPrompts(db, brandId)) >= (options.offThreadFrom ?? OFF_THREAD_FROM)) {
         const outcome = await inWorker(db, brandId, endDay, options.workerUrl);
         if (outcome !== "not started") {

@@ -8,7 +8,7 @@
 
 import { type Db, type SqliteDb } from "../db/client";
 import { type Queries } from "../db/queries";
-import { inGate, runOnThread, type SliceControl, type ThreadOutcome } from "../db/slice-thread";
+import { inGate, onFile, runOnThread, type SliceControl, type ThreadOutcome } from "../db/slice-thread";
 import { log } from "../log";
 import { getPromptLanguages } from "../prompts/service";
 import { type AnswerAnalysis } from "./analysis/analyze";
@@ -322,7 +322,7 @@ export class Reanalysis {
     // Answers stored from now on (by any instance) are analysed with the roster read after this.
     const version = await bumpRosterVersion(db, brandId);
     let result: PassResult | null = null;
-    if (db.dialect === "sqlite" && db.path !== ":memory:" && (await this.large(brandId))) {
+    if (onFile(db) && (await this.large(brandId))) {
       result = await this.inWorker(db, brandId, pass, version);
     }
     pass.offThread = result !== null;
