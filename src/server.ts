@@ -5,6 +5,7 @@ import { networkInterfaces } from "node:os";
 import { type Server } from "bun";
 import { buildApp } from "./app";
 import { lazyCatalog } from "./catalogue/registry";
+import { loadToolsInTasks } from "./catalogue/tools/load";
 import { ConfigError } from "./config";
 import { type AppContext } from "./context";
 import { dashboardNotFound, dashboardPages, warmDashboardPages } from "./dashboard/pages";
@@ -34,7 +35,7 @@ export interface RunningServer {
 export type ShutdownHook = () => void | Promise<void>;
 
 export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): RunningServer {
-  const catalogue = lazyCatalog(async () => (await import("./catalogue/tools")).TOOLS);
+  const catalogue = lazyCatalog(loadToolsInTasks);
   const app = buildApp(ctx, catalogue, dashboardNotFound);
   // Elysia's listen merges these into Bun's routes: the public API, the tool server's door and the
   // dashboard's page and assets skip the main app's dispatch.

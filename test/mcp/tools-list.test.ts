@@ -10,6 +10,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import { findAccountByEmail } from "../../src/accounts/service";
 import { createBrand } from "../../src/brands/service";
 import { TOOLS } from "../../src/catalogue/tools";
+import { loadToolsInTasks } from "../../src/catalogue/tools/load";
 import { createApiKey } from "../../src/keys/service";
 import { type TestApp, testApp } from "../support/http";
 import { readSnapshot } from "../support/snapshot";
@@ -85,6 +86,14 @@ describe("tools/list snapshots", () => {
     const autopilot = (await toolsList(keys.autopilot!)).tools.map((x) => x.name);
     expect(visibility).toEqual(TOOLS.filter((x) => x.plan === "visibility").map((x) => x.name));
     expect(autopilot).toEqual(TOOLS.map((x) => x.name));
+  });
+
+  test("the server's loader (a group a task) gives exactly the registry's tools, in its order", async () => {
+    // The tests build their catalogues from TOOLS; `serve` from loadToolsInTasks (server.ts). A group
+    // left out of load.ts, or put in another place, would change what clients see only there.
+    const loaded = await loadToolsInTasks();
+    expect(loaded.map((x) => x.name)).toEqual(TOOLS.map((x) => x.name));
+    loaded.forEach((tool, i) => expect(tool).toBe(TOOLS[i] as (typeof loaded)[number]));
   });
 
   test("tool names follow the MCP name format (SEP-986) and CONTRACT §4: snake_case, at most 64 characters, unique", () => {

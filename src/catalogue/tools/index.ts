@@ -3,7 +3,7 @@
 // Adding a tool: declare it with defineTool in the file of its group (name, title, a description
 // that says when to use it, zod input (a strict object) and output schemas, annotations from
 // ./common, plan, handler), export it in that file's array, and, for a new group, add the array
-// below: one line. The handler only translates: rules live in the owning feature's service. The
+// below and its import to load.ts (how the server loads them: test/mcp/tools-list compares the two). The handler only translates: rules live in the owning feature's service. The
 // registry derives tools/list per plan, the plan gate and input validation from the declaration.
 // Then update the tools/list snapshots (`bun run snapshots`) and give the tool its row in the
 // isolation matrix (test/e2e/mcp.test.ts), which fails until it has one.
