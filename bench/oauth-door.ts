@@ -3,6 +3,9 @@
 // machine falls on both. Not a scenario of `./build.sh bench`; run by hand:
 //
 //   bun run bench/oauth-door.ts
+//
+// Session 44: 37 µs a request with a key against 76 with a token, which was read (three queries) on
+// every request; with tokens remembered until the database changes, as keys are, 44 against 45.
 import { join } from "node:path";
 import { sessionCookieName } from "../src/accounts/guard";
 import { createSession } from "../src/accounts/sessions";

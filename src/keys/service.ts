@@ -4,7 +4,8 @@ import { planChangeHint, requirePlan } from "../accounts/plans";
 import { getAccount } from "../accounts/service";
 import { getAccountBrand, getBrand, listBrands } from "../brands/service";
 import { type AppContext } from "../context";
-import { type Db } from "../db/client";
+import { commitStamp } from "../db/change-stamp";
+import { type Db, type SqliteDb } from "../db/client";
 import { type Queries } from "../db/queries";
 import { type Plan } from "../db/values";
 import { Conflict, Invalid, NotFound } from "../errors";
@@ -197,7 +198,7 @@ export function rememberedBearerKey(
   // every request there (the key, then its brand and account at once: two round trips).
   if (db.dialect === "postgres" || !header) return null;
   const remembered = verifiedKeys.get(db)?.get(bearerHash(header) ?? "");
-  if (!remembered || remembered.stamp !== databaseStamp(db)) return null;
+  if (!remembered || remembered.stamp !== commitStamp(db)) return null;
   app.keys.noteUsed(remembered.result.value.key.id);
   return remembered.result;
 }
@@ -209,7 +210,7 @@ async function verifyAndRemember(
   const { db } = app;
   if (db.dialect === "postgres") return lookUpBearerKey(app, header);
   // Read before the lookups: a write that lands between them leaves the entry stale for ever.
-  const stamp = databaseStamp(db);
+  const stamp = commitStamp(db);
   const value = await lookUpBearerKey(app, header);
   const hash = value.ok && header ? bearerHash(header) : null;
   if (value.ok && hash) remember(db, hash, stamp, value);
@@ -223,33 +224,13 @@ async function verifyAndRemember(
 // and the next request reads the key again: a revocation still applies on the very next request.
 // Only valid keys are remembered, by their hash, at most MAX_REMEMBERED_KEYS per database.
 const MAX_REMEMBERED_KEYS = 1_000;
-const verifiedKeys = new WeakMap<Db, Map<string, { stamp: string; result: { ok: true; value: VerifiedKey } }>>();
+const verifiedKeys = new WeakMap<SqliteDb, Map<string, { stamp: string; result: { ok: true; value: VerifiedKey } }>>();
 
-function remember(db: Db, hash: string, stamp: string, result: { ok: true; value: VerifiedKey }): void {
+function remember(db: SqliteDb, hash: string, stamp: string, result: { ok: true; value: VerifiedKey }): void {
   let keys = verifiedKeys.get(db);
   if (!keys) verifiedKeys.set(db, (keys = new Map()));
   if (keys.size >= MAX_REMEMBERED_KEYS) keys.clear();
   keys.set(hash, { stamp, result });
-}
-
-/**
- * Changes whenever a write is committed to the database, by this connection or any other (another
- * process included). Read synchronously, without waiting for another request's open transaction: it
- * reads no rows, and the lookups that follow a change do wait (an await here cost ~6 µs of a
- * tools/list's CPU). On a SQLite file in WAL mode it is the WAL index's header, read without a
- * transaction (wal-stamp.ts: ~0.7 µs against ~4–9 µs for data_version); otherwise, and while a
- * commit is under way, total_changes() (this connection's own writes) with data_version (any other's).
- */
-function databaseStamp(db: Db): string {
-  // PostgreSQL: the change feed, moved by any instance's write to keys, accounts or brands (pg-changes.ts).
-  if (db.dialect === "postgres") return `pg:${db.changes.stamp()}`;
-  const wal = db.walIndex.read();
-  if (wal !== null) return wal;
-  const statement = db.prepared("keys.stamp", () =>
-    db.sqlite.prepare<[number, number], []>("SELECT total_changes(), (SELECT data_version FROM pragma_data_version)"),
-  );
-  const [changes, version] = statement.values()[0] ?? [];
-  return `${changes}:${version}`;
 }
 
 /** The hash of a well-formed bearer key, or null. */

@@ -6,7 +6,7 @@ import { type Principal } from "../catalogue/registry";
 import { type AppContext } from "../context";
 import { bearerCredential } from "../keys/format";
 import { authenticateBearerKey, type BearerFailure, type BearerResult, rememberedBearerKey, type VerifiedKey } from "../keys/service";
-import { OAuthService } from "../oauth/service";
+import { type AccessTokenResult, OAuthService } from "../oauth/service";
 
 type Failure = BearerFailure | "token";
 
@@ -61,17 +61,29 @@ function refuse(app: AppContext, failure: Failure): ToolAuthentication {
  */
 export function authenticateToolRequest(app: AppContext, header: string | null): ToolAuthentication | Promise<ToolAuthentication> {
   const bearer = header ? bearerCredential(header) : undefined;
-  if (bearer && OAuthService.looksLikeAccessToken(bearer)) return authenticateAccessToken(app, bearer);
+  if (bearer && OAuthService.looksLikeAccessToken(bearer)) {
+    const remembered = app.oauth.rememberedAccessToken(bearer);
+    if (remembered) return tokenAuthentication(app, remembered);
+    return app.oauth.verifyAccessToken(bearer).then((verified) => tokenAuthentication(app, verified));
+  }
   const remembered = rememberedBearerKey(app, header);
   if (remembered) return keyAuthentication(app, remembered);
   return authenticateBearerKey(app, header).then((verified) => keyAuthentication(app, verified));
 }
 
-async function authenticateAccessToken(app: AppContext, bearer: string): Promise<ToolAuthentication> {
-  const verified = await app.oauth.verifyAccessToken(bearer);
+// A token's authentication, made once per verification (rememberedAccessToken hands back the same
+// result until the database changes).
+const tokenAuthentications = new WeakMap<AccessTokenResult, ToolAuthentication>();
+
+function tokenAuthentication(app: AppContext, verified: AccessTokenResult): ToolAuthentication {
   if (!verified.ok) return refuse(app, "token");
-  const { account, brand, plan } = verified.value;
-  return { ok: true, principal: { account, brand, plan } };
+  let authentication = tokenAuthentications.get(verified);
+  if (!authentication) {
+    const { account, brand, plan } = verified.value;
+    authentication = { ok: true, principal: { account, brand, plan } };
+    tokenAuthentications.set(verified, authentication);
+  }
+  return authentication;
 }
 
 // A key's authentication, made once per verified key (the cache hands back the same object until

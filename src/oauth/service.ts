@@ -17,6 +17,7 @@ import { planChangeHint, requirePlan } from "../accounts/plans";
 import { getAccount } from "../accounts/service";
 import { getAccountBrand, getBrand } from "../brands/service";
 import { type Config } from "../config";
+import { commitStamp } from "../db/change-stamp";
 import { type Db } from "../db/client";
 import { type Queries } from "../db/queries";
 import { type Plan } from "../db/values";
@@ -133,12 +134,25 @@ export interface TokenResponse {
   refresh_token: string;
 }
 
-export type AccessTokenResult =
-  | {
-      ok: true;
-      value: { grantId: string; account: { id: string }; brand: { id: string; name: string; domain: string | null }; plan: Plan };
-    }
-  | { ok: false; reason: "malformed" | "invalid" };
+export type AccessTokenResult = VerifiedAccessToken | { ok: false; reason: "malformed" | "invalid" };
+
+interface VerifiedAccessToken {
+  ok: true;
+  value: { grantId: string; account: { id: string }; brand: { id: string; name: string; domain: string | null }; plan: Plan };
+}
+
+/** An access token verified on an SQLite database, with what says whether that still holds. */
+interface RememberedToken {
+  /** commitStamp before the token was read: any write since, and it is read again. */
+  stamp: string;
+  expiresAt: number;
+  /** The grant's last use as stored: once it is LAST_USED_RESOLUTION_MS old, the token is read again (and the use written). */
+  lastUsedAt: number;
+  resource: string;
+  result: VerifiedAccessToken;
+}
+
+const MAX_REMEMBERED_TOKENS = 1_000;
 
 /** The client id and secret a token or revocation request carries: HTTP Basic (RFC 6749 §2.3.1) or the body. */
 export function clientCredentials(
@@ -180,6 +194,9 @@ export class OAuthService {
   now: () => number = Date.now;
   /** Client metadata documents fetched lately, not yet approved (clients.ts). */
   private readonly documents = new FetchedDocuments();
+  /** Access tokens verified since the database last changed, by their hash (rememberedAccessToken). */
+  private readonly verifiedTokens = new Map<string, RememberedToken>();
+  private settingsOf: { publicUrl: string | null; settings: OAuthSettings | null } | null = null;
 
   constructor(
     private readonly config: Config,
@@ -187,7 +204,12 @@ export class OAuthService {
   ) {}
 
   get settings(): OAuthSettings | null {
-    return oauthSettings(this.config);
+    // Worked out again only when public_url changes (every tool request with a token reads it).
+    let known = this.settingsOf;
+    if (known?.publicUrl !== this.config.publicUrl) {
+      known = this.settingsOf = { publicUrl: this.config.publicUrl, settings: oauthSettings(this.config) };
+    }
+    return known.settings;
   }
 
   private requireSettings(): OAuthSettings {
@@ -481,12 +503,41 @@ export class OAuthService {
   }
 
   /**
-   * The tool server's check of an access token: one indexed read, nothing cached, so a revocation
-   * applies on the very next request. The brand comes from the grant, the plan from the account now.
+   * verifyAccessToken's answer when it needs no read, or null (the caller then awaits
+   * verifyAccessToken): a token verified since the database last changed, not expired, whose grant's
+   * last use was written less than LAST_USED_RESOLUTION_MS ago. Any committed write at all (a
+   * revocation in the dashboard or by the client, a password reset, a plan change, by this process or
+   * another) and the next request reads the token again, as the API keys' cache does
+   * (keys/service.ts): the token's three reads were half a tools/list's CPU in process (76 against 37
+   * µs with a key, bench/oauth-door.ts). Sync, so that it costs the door no promise.
+   *
+   * SQLite only: on PostgreSQL another instance's revocation reaches this one's change feed a moment
+   * after its commit, which a request right behind it could beat, so the token is read every time.
+   */
+  rememberedAccessToken(token: string): AccessTokenResult | null {
+    const db = this.db;
+    if (db.dialect === "postgres") return null;
+    const settings = this.settings;
+    if (!settings || !isWellFormedSecret(token, ACCESS_TOKEN_PREFIX)) return null;
+    const entry = this.verifiedTokens.get(hashSecret(token));
+    if (!entry || entry.stamp !== commitStamp(db)) return null;
+    const now = this.now();
+    if (entry.expiresAt <= now || now - entry.lastUsedAt >= LAST_USED_RESOLUTION_MS || entry.resource !== settings.resource) return null;
+    return entry.result;
+  }
+
+  /**
+   * The tool server's check of an access token: one indexed read, so a revocation applies on the very
+   * next request (remembered in between on SQLite: rememberedAccessToken). The brand comes from the
+   * grant, the plan from the account now.
    */
   async verifyAccessToken(token: string): Promise<AccessTokenResult> {
     const settings = this.settings;
     if (!settings || !isWellFormedSecret(token, ACCESS_TOKEN_PREFIX)) return { ok: false, reason: "malformed" };
+    const db = this.db;
+    // Read before the token: a write that lands between them leaves the entry stale, not wrong.
+    const stamp = db.dialect === "postgres" ? null : commitStamp(db);
+    const hash = hashSecret(token);
     const row = await this.db.get<{
       kind: "access" | "refresh";
       expiresAt: number;
@@ -501,7 +552,7 @@ export class OAuthService {
       `SELECT t.kind, t.expires_at AS "expiresAt", t.revoked_at AS "tokenRevokedAt", g.id AS "grantId", g.revoked_at AS "grantRevokedAt",
          g.resource, g.account_id AS "accountId", g.brand_id AS "brandId", g.last_used_at AS "lastUsedAt"
        FROM oauth_tokens t INNER JOIN oauth_grants g ON g.id = t.grant_id WHERE t.token_hash = ?`,
-      [hashSecret(token)],
+      [hash],
     );
     const now = this.now();
     if (
@@ -513,12 +564,14 @@ export class OAuthService {
     ) {
       return { ok: false, reason: "invalid" };
     }
-    if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
+    let lastUsedAt = row.lastUsedAt;
+    if (lastUsedAt === null || now - lastUsedAt >= LAST_USED_RESOLUTION_MS) {
       await this.db.run("UPDATE oauth_grants SET last_used_at = ? WHERE id = ?", [now, row.grantId]);
+      lastUsedAt = now;
     }
     const brand = await getBrand(this.db, row.brandId);
     const account = await getAccount(this.db, row.accountId);
-    return {
+    const result: VerifiedAccessToken = {
       ok: true,
       value: {
         grantId: row.grantId,
@@ -527,6 +580,11 @@ export class OAuthService {
         plan: account.plan,
       },
     };
+    if (stamp !== null) {
+      if (this.verifiedTokens.size >= MAX_REMEMBERED_TOKENS) this.verifiedTokens.clear();
+      this.verifiedTokens.set(hash, { stamp, expiresAt: row.expiresAt, lastUsedAt, resource: row.resource, result });
+    }
+    return result;
   }
 
   /** The account's active grants ("Connected apps"), newest first. */

@@ -11,6 +11,7 @@ import { MAX_ACTIVE_KEYS } from "../../src/keys/service";
 import { MAX_CLIENT_URI_LENGTH, MAX_REDIRECT_URI_LENGTH, MAX_REDIRECT_URIS_TOTAL, UNUSED_CLIENT_MS } from "../../src/oauth/clients";
 import { ALL_REGISTRATIONS_PER_HOUR, DOCUMENT_CLIENT_REQUESTS_PER_HOUR, REGISTRATIONS_PER_HOUR } from "../../src/oauth/routes";
 import { revokeAccountGrants } from "../../src/oauth/service";
+import { secondConnection } from "../support/database";
 import { seedToolServerDb, type ToolServerSeed } from "../support/fixtures";
 import { BASE, type TestApp, testApp } from "../support/http";
 import { MCP_PATH, rpc } from "../support/mcp";
@@ -23,8 +24,8 @@ let t: TestApp;
 let seed: ToolServerSeed;
 let cookieA: string;
 
-async function setUp(publicUrl: string | null = PUBLIC_URL): Promise<void> {
-  t = await testApp(publicUrl ? { publicUrl } : {});
+async function setUp(publicUrl: string | null = PUBLIC_URL, options: { file?: boolean } = {}): Promise<void> {
+  t = await testApp({ ...(publicUrl ? { publicUrl } : {}), ...options });
   seed = await seedToolServerDb(t.db);
   cookieA = await sessionCookieFor(seed.a.accountId);
 }
@@ -211,6 +212,32 @@ describe("the whole flow, in process", () => {
     expect((await t.call("GET", "/api/oauth/grants", { cookie: cookieA })).json.grants).toEqual([]);
   });
 
+  test("a token answered without being read again still expires on time, and its connection's last use is still written each minute", async () => {
+    // On SQLite a verified token is remembered until the database changes (rememberedAccessToken):
+    // neither the hour nor the last-use minute is a change of the database.
+    const start = Date.now();
+    const at = (minutes: number) => {
+      t.ctx.oauth.now = () => start + minutes * 60_000;
+    };
+    at(0);
+    const { access } = await tokensForA();
+    const lastUse = async () => (await t.call("GET", "/api/oauth/grants", { cookie: cookieA })).json.grants[0].last_used_at;
+    for (const minutes of [1, 1.2, 1.5]) {
+      at(minutes);
+      expect((await mcp(access)).status).toBe(200);
+    }
+    expect(await lastUse()).toBe(new Date(start + 60_000).toISOString());
+    at(30);
+    expect((await mcp(access)).status).toBe(200);
+    expect(await lastUse()).toBe(new Date(start + 30 * 60_000).toISOString());
+    for (const minutes of [59.5, 59.7, 59.9]) {
+      at(minutes);
+      expect((await mcp(access)).status).toBe(200);
+    }
+    at(60);
+    expect((await mcp(access)).status).toBe(401);
+  });
+
   test("revoking the connection in the dashboard refuses the next request and the next refresh", async () => {
     const { access, refresh, clientId } = await tokensForA();
     expect((await mcp(access)).status).toBe(200);
@@ -277,6 +304,37 @@ describe("the whole flow, in process", () => {
     const bad = await mcp(`svc_live_${"A".repeat(43)}`);
     expect(bad.status).toBe(401);
     expect(bad.json.error).toContain("This API key is not valid");
+  });
+});
+
+describe("another process's writes", () => {
+  beforeEach(() => setUp(PUBLIC_URL, { file: true }));
+
+  test("a password reset made by another process (the CLI) refuses the very next request of a token answered from memory", async () => {
+    const mine = await tokensForA();
+    const theirs = await tokensFor(await sessionCookieFor(seed.b.accountId), seed.b.brandId);
+    for (let i = 0; i < 3; i++) expect((await mcp(mine.access)).status).toBe(200);
+    const cli = await secondConnection(t.db);
+    try {
+      expect(await revokeAccountGrants(cli, seed.a.accountId, Date.now())).toBe(1);
+    } finally {
+      await cli.close();
+    }
+    expect((await mcp(mine.access)).status).toBe(401);
+    expect((await mcp(theirs.access)).status).toBe(200);
+  });
+
+  test("a plan changed by another process applies to the very next request", async () => {
+    const { access } = await tokensForA();
+    for (let i = 0; i < 3; i++) expect((await mcp(access)).status).toBe(200);
+    const cli = await secondConnection(t.db);
+    try {
+      await cli.run("UPDATE accounts SET plan = 'none' WHERE id = ?1", [seed.a.accountId]);
+    } finally {
+      await cli.close();
+    }
+    const res = await mcp(access);
+    expect({ status: res.status, code: res.json.code }).toEqual({ status: 403, code: "plan_required" });
   });
 });
 
