@@ -79,7 +79,10 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
       // No JIT: our queries are short, and the json_each function's default estimate (1,000 rows per
       // list) pushes a scoped analytics query over the JIT thresholds, where compiling took 1-2.5 s of
       // a query that runs in a millisecond (promptCoverage with a tag, 600 answers).
-      connection: { application_name: "spyglass", jit: "off" },
+      // Plans made for each execution's parameters, as for the unnamed statements before (see
+      // PREPARE_MAX_PARAMS): a generic plan, which PostgreSQL may switch a prepared statement to after
+      // five executions, would plan an analytics query for no brand in particular.
+      connection: { application_name: "spyglass", jit: "off", plan_cache_mode: "force_custom_plan" },
     });
   try {
     await migrate(connect(1), where.label, options.migrate !== false);
@@ -202,6 +205,17 @@ async function migrate(connection: postgres.Sql, where: string, apply: boolean):
 
 type Runner = postgres.Sql | postgres.TransactionSql;
 
+/**
+ * A statement with parameters is prepared on each connection the first time it runs there, then only
+ * bound and executed: postgres.js's unsafe() otherwise sends every such statement in two round trips
+ * (parse and describe, to learn the parameters' types, then bind and execute). Measured (scratch
+ * pgprep.ts, a keyed SELECT on loopback): 159–208 against 46–85 µs a query, and half the client's
+ * CPU. Texts with more parameters than this are the ones with a list of n placeholders (an IN list
+ * of ids), each n a text of its own: those stay unnamed, so that a connection does not keep one
+ * statement per list length. (Statements without parameters go by the simple protocol either way.)
+ */
+const PREPARE_MAX_PARAMS = 16;
+
 /** The open transaction of the current async context, if any (see postgresQueries). */
 interface OpenTransaction {
   sql: postgres.TransactionSql;
@@ -238,7 +252,9 @@ function postgresQueries(pool: postgres.Sql, changes: ChangeFeed): Queries {
   };
   const execute = async (runner: Runner, text: SqlText, params: readonly SqlParam[]) => {
     const source = textOf(text);
-    const result = await runner.unsafe(source, params.map(toDriver) as postgres.ParameterOrJSON<never>[]);
+    const result = await runner.unsafe(source, params.map(toDriver) as postgres.ParameterOrJSON<never>[], {
+      prepare: params.length <= PREPARE_MAX_PARAMS,
+    });
     const written = changes.watchedTablesWritten(source);
     if (written.length > 0) {
       const tx = current();
