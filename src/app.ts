@@ -10,11 +10,12 @@ import { type AppContext } from "./context";
 import { exportRoutes } from "./dashboard/export";
 import { dashboardRoutes } from "./dashboard/routes";
 import { healthRoutes } from "./health/routes";
+import { limitJsonBodies } from "./http/json-body";
 import { type NotFoundPage, observability } from "./http/observability";
 import { refuseUndecodablePaths, refuseUnsafeText } from "./http/text";
 import { keyRoutes } from "./keys/routes";
-import { mcpRoutes } from "./mcp/routes";
-import { oauthRoutes } from "./oauth/routes";
+import { MCP_PATH, mcpRoutes } from "./mcp/routes";
+import { OAUTH_PATHS_READING_THEIR_BODIES, oauthRoutes } from "./oauth/routes";
 import { publicRoutes } from "./public/routes";
 
 /**
@@ -29,6 +30,7 @@ export function buildApp(ctx: AppContext, catalogue: ToolCatalog, notFoundPage?:
   // server's door, the dashboard's pages) are Bun routes of their own (server.ts) and stay on Bun's router.
   return new Elysia({ systemRouter: false })
     .use(observability(notFoundPage, ctx.db.storage))
+    .use(limitJsonBodies(new Set([MCP_PATH, ...OAUTH_PATHS_READING_THEIR_BODIES])))
     .use(refuseUnsafeText())
     .use(refuseUndecodablePaths())
     .use(healthRoutes(ctx.db))

@@ -99,9 +99,13 @@ export function observability(notFoundPage?: NotFoundPage, storage?: StorageHeal
       set.headers["x-content-type-options"] = "nosniff";
     })
     .onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => logRequest(request, APP, answeredStatus(set, responseValue)))
-    .onError({ as: "global" }, ({ code, error, request }) => {
+    .onError({ as: "global" }, ({ code, error: thrown, request }) => {
       const id = requestId(request);
       const headers = { "x-request-id": id };
+      // Elysia wraps whatever a parse hook throws in its ParseError: a body refused by
+      // http/json-body.ts (413, 400 naming the problem) is answered as itself.
+      const cause = code === "PARSE" ? (thrown as { cause?: unknown }).cause : undefined;
+      const error = cause instanceof AppError ? cause : thrown;
       if (error instanceof AppError) {
         const retryAfter = error instanceof TooManyRequests || error instanceof Unavailable ? error.retryAfterSeconds : undefined;
         const extra: Record<string, string> =

@@ -104,6 +104,25 @@ const NOT_A_MESSAGE =
   'Invalid Request: this is JSON but no JSON-RPC 2.0 message (an object with "jsonrpc": "2.0", a "method", for a request an "id" that is a string or an integer, "params" if any, and no other member).';
 
 const MESSAGE_MEMBERS = new Set(["jsonrpc", "id", "method", "params"]);
+const RESPONSE_MEMBERS = new Set(["jsonrpc", "id", "result", "error"]);
+
+const NOT_A_RESPONSE =
+  'Invalid Request: this is no JSON-RPC 2.0 response (an "id" that is a string or an integer, and either a "result" object or an "error" with an integer "code" and a string "message", and no other member); this server sends no requests, so it expects none.';
+
+const isId = (id: unknown): boolean => typeof id === "string" || Number.isSafeInteger(id);
+
+/**
+ * A response as the SDK takes them: an id, and a result object or an error {code, message, data?}.
+ * The SDK's transport called any other a -32700 parse error (also for JSON), after giving a result
+ * or an error's data to a schema that recurses.
+ */
+function isResponse(message: Record<string, unknown>): boolean {
+  for (const key in message) if (!RESPONSE_MEMBERS.has(key)) return false;
+  if (!isId(message.id)) return false;
+  if ("result" in message) return !("error" in message) && isObject(message.result);
+  const { error } = message;
+  return isObject(error) && Number.isSafeInteger(error.code) && typeof error.message === "string";
+}
 
 /**
  * JSON that is no JSON-RPC 2.0 message at all: not an object, another version, neither a method nor
@@ -114,7 +133,7 @@ const MESSAGE_MEMBERS = new Set(["jsonrpc", "id", "method", "params"]);
  */
 function notAMessage(message: unknown): boolean {
   if (!isObject(message) || message.jsonrpc !== "2.0") return true;
-  if (typeof message.method !== "string") return !("result" in message || "error" in message);
+  if (typeof message.method !== "string") return !("result" in message || "error" in message) || !isResponse(message);
   for (const key in message) if (!MESSAGE_MEMBERS.has(key)) return true;
   if ("id" in message) return typeof message.id !== "string" && !Number.isSafeInteger(message.id);
   return message.params !== undefined && !isObject(message.params);
@@ -123,10 +142,11 @@ function notAMessage(message: unknown): boolean {
 /** The answer for one message, or null when the SDK may handle it. */
 function messageProblem(message: unknown): RpcAnswer | null {
   if (notAMessage(message)) {
+    const response = isObject(message) && typeof message.method !== "string" && ("result" in message || "error" in message);
     return {
       jsonrpc: "2.0",
       id: isObject(message) ? idOf(message) : null,
-      error: { code: ErrorCode.InvalidRequest, message: NOT_A_MESSAGE },
+      error: { code: ErrorCode.InvalidRequest, message: response ? NOT_A_RESPONSE : NOT_A_MESSAGE },
     };
   }
   // Anything but a request (notifications, responses) is left to the SDK.

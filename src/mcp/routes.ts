@@ -11,6 +11,7 @@ import { noToolsFor, type ToolCatalog } from "../catalogue/registry";
 import { type AppContext } from "../context";
 import { isStorageFailure } from "../db/storage-health";
 import { errorBody } from "../errors";
+import { decodeUtf8, jsonShapeProblem, NOT_UTF8 } from "../http/json-body";
 import { elapsedMs, existingRequestId, requestId } from "../http/observability";
 import { log } from "../log";
 import { authenticateToolRequest } from "./credential";
@@ -45,18 +46,23 @@ function jsonRpcError(status: number, code: number, message: string, headers: Re
   return json(status, { jsonrpc: "2.0", error: { code, message }, id: null }, headers);
 }
 
+/** A body whose bytes are not UTF-8 (request.text() would have put U+FFFD in their place). */
+const NOT_UTF8_BODY = Symbol("not UTF-8");
+
 /** The body as text, or null when it is over `max` bytes (declared or actually sent). */
-function readBody(request: Request, max: number): Promise<string | null> | null {
+function readBody(request: Request, max: number): Promise<string | null | typeof NOT_UTF8_BODY> | null {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > max) return null;
   // A declared length within the limit is all the server reads (Bun ends the body there): read at
   // once, without a stream reader's promise per chunk (a fifth of a tools/list's CPU, profiled), and
   // without an async function's own promise around it.
-  if (declared !== null && /^\d+$/.test(declared)) return request.text();
+  if (declared !== null && /^\d+$/.test(declared)) return request.bytes().then(utf8OrNot);
   return readStream(request, max);
 }
 
-async function readStream(request: Request, max: number): Promise<string | null> {
+const utf8OrNot = (bytes: Uint8Array) => decodeUtf8(bytes) ?? NOT_UTF8_BODY;
+
+async function readStream(request: Request, max: number): Promise<string | null | typeof NOT_UTF8_BODY> {
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -76,8 +82,8 @@ async function readStream(request: Request, max: number): Promise<string | null>
   // An over-long body is read to its end (the socket caps it at 8 MiB) and discarded: answering while
   // the client is still sending leaves its remaining bytes on a keep-alive connection, where they
   // would be parsed as the next request.
-  // Decoded as request.text() decodes a body of declared length (a leading byte order mark dropped).
-  return received > max ? null : new TextDecoder().decode(Buffer.concat(chunks));
+  // Decoded as a body of declared length is (a leading byte order mark dropped).
+  return received > max ? null : utf8OrNot(Buffer.concat(chunks));
 }
 
 export async function handleMcpRequest(
@@ -110,6 +116,10 @@ export async function handleMcpRequest(
   if (text === null) {
     return jsonRpcError(413, -32000, `The request body is over the limit of ${MAX_BODY_BYTES} bytes.`);
   }
+  if (text === NOT_UTF8_BODY) return jsonRpcError(400, -32700, `Parse error: ${NOT_UTF8}`);
+  // Before parsing: see http/json-body.ts (a message nested 40,000 deep overflowed the SDK's stack after 5 s).
+  const shape = jsonShapeProblem(text);
+  if (shape) return jsonRpcError(400, -32600, `Invalid Request: the message is refused: ${shape}.`);
   let message: unknown;
   try {
     message = JSON.parse(text);

@@ -14,6 +14,8 @@ import { clientAddress, proxyMatcher, sessionGuard } from "../accounts/guard";
 import { FailureWindow, throttleAddress } from "../accounts/throttle";
 import { type AppContext } from "../context";
 import { Invalid, methodNotAllowed, NotFound, TooManyRequests } from "../errors";
+import { decodeUtf8, jsonShapeProblem, NOT_UTF8 } from "../http/json-body";
+import { findUnsafeText, unsafeTextSentence } from "../http/text";
 import { log } from "../log";
 import { isClientDocumentUrl } from "./client-metadata";
 import { ClientProblem, deleteUnusedClients, registerClient } from "./clients";
@@ -96,9 +98,14 @@ function errorPage(message: string, back?: string, status = 400, headers: Record
 }
 
 /** A form or JSON body as text, or an OAuth invalid_request when it is over the limit. */
+/** The endpoints below that read their bodies themselves (parse: "none"): app.ts's JSON limits leave them be. */
+export const OAUTH_PATHS_READING_THEIR_BODIES = ["/oauth/register", "/oauth/token", "/oauth/revoke"];
+
 async function readText(request: Request): Promise<string> {
-  const text = await request.text();
-  if (Buffer.byteLength(text) > MAX_FORM_BYTES) throw new InvalidRequestError(`The request body is over ${MAX_FORM_BYTES} bytes.`);
+  const bytes = await request.bytes();
+  if (bytes.byteLength > MAX_FORM_BYTES) throw new InvalidRequestError(`The request body is over ${MAX_FORM_BYTES} bytes.`);
+  const text = decodeUtf8(bytes);
+  if (text === null) throw new InvalidRequestError(`The body: ${NOT_UTF8}`);
   return text;
 }
 
@@ -226,12 +233,19 @@ export function oauthRoutes(ctx: AppContext) {
               if (deleted > 0) log.info("unused OAuth client registrations deleted", { clients: deleted });
             }
             let body: unknown;
+            const refused = (description: string) => json(400, { error: "invalid_client_metadata", error_description: description });
             try {
-              body = JSON.parse(await readText(request));
+              const text = await readText(request);
+              const shape = jsonShapeProblem(text);
+              if (shape) return refused(`The body is refused: ${shape}.`);
+              body = JSON.parse(text);
             } catch (error) {
               if (error instanceof OAuthError) throw error;
-              return json(400, { error: "invalid_client_metadata", error_description: "The body is not JSON client metadata." });
+              return refused("The body is not JSON client metadata.");
             }
+            // The rule of every other door (http/text.ts): text that could not be stored as sent.
+            const unsafe = findUnsafeText(body);
+            if (unsafe) return refused(unsafeTextSentence(unsafe));
             try {
               const registered = await registerClient(ctx.db, body, oauth.now());
               stored = true;

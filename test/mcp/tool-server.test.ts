@@ -536,3 +536,100 @@ describe("text that cannot be stored as sent", () => {
     expect((await t.call("GET", "/api/brands", { cookie })).json.brands).toEqual([]);
   });
 });
+
+describe("bodies refused before they are parsed (http/json-body.ts)", () => {
+  const raw = (key: string, body: string | Uint8Array<ArrayBuffer>) =>
+    app.handle(
+      new Request("http://spyglass.test/api/mcp/mcp", {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body,
+      }),
+    );
+  const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+  const listWithMeta = (meta: string) => `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"x":${meta}}}}`;
+
+  test("a message nested deeper than 64, or holding more than 10,000 values, is -32600 naming the limit; within them it is answered", async () => {
+    for (const [body, words] of [
+      [listWithMeta(nested(100)), "nested more than 64 deep"],
+      [listWithMeta(nested(40_000)), "nested more than 64 deep"],
+      [listWithMeta(`[${"1,".repeat(20_000)}1]`), "more than 10000 values"],
+      [`{"jsonrpc":"2.0","id":1,"result":{"x":${nested(40_000)}}}`, "nested more than 64 deep"],
+    ] as const) {
+      const res = await raw(keys.visibility!, body);
+      expect(res.status).toBe(400);
+      const json = (await res.json()) as any;
+      expect(json.error.code).toBe(-32600);
+      expect(json.error.message).toContain(words);
+    }
+    // Strings are not structure: brackets inside them count for nothing.
+    const inText = await raw(keys.visibility!, listWithMeta(JSON.stringify("[".repeat(5_000))));
+    expect(inText.status).toBe(200);
+    const within = await raw(keys.visibility!, listWithMeta(nested(60)));
+    expect(within.status).toBe(200);
+    expect(((await within.json()) as any).result.tools.length).toBeGreaterThan(0);
+  });
+
+  test("a body whose bytes are not UTF-8 is -32700 saying so; the tool does not run", async () => {
+    const text = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "explodes", arguments: { kind: "XX" } } });
+    const bytes = new TextEncoder().encode(text);
+    const at = text.indexOf("XX");
+    bytes[at] = 0xff;
+    bytes[at + 1] = 0xfe;
+    const res = await raw(keys.visibility!, bytes);
+    expect(res.status).toBe(400);
+    const json = (await res.json()) as any;
+    expect(json.error.code).toBe(-32700);
+    expect(json.error.message).toContain("not valid UTF-8");
+  });
+
+  test("a response that is not one (no id, a result that is no object, an error without a message) is -32600 saying what one is; a well-formed one is accepted", async () => {
+    for (const body of [
+      { jsonrpc: "2.0", id: 99, error: { code: 1 } },
+      { jsonrpc: "2.0", id: 99, result: 1 },
+      { jsonrpc: "2.0", result: {} },
+      { jsonrpc: "2.0", id: 99, result: {}, extra: true },
+    ]) {
+      const res = await post(keys.visibility!, body);
+      expect(res.status).toBe(400);
+      expect(res.json.error.code).toBe(-32600);
+      expect(res.json.error.message).toContain("this is no JSON-RPC 2.0 response");
+    }
+    const accepted = await raw(keys.visibility!, JSON.stringify({ jsonrpc: "2.0", id: 99, result: {} }));
+    expect(accepted.status).toBe(202);
+  });
+
+  test("the dashboard's API: over 1 MiB is 413, too deep or too many values 400, bytes that are not UTF-8 400; nothing is stored", async () => {
+    const cookie = await t.signIn("limits@example.com", { plan: "visibility" });
+    const send = (path: string, body: string | Uint8Array<ArrayBuffer>, withCookie = true) =>
+      t.app.handle(
+        new Request(`http://spyglass.test${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", origin: "http://spyglass.test", ...(withCookie ? { cookie } : {}) },
+          body,
+        }),
+      );
+    // Without signing in: refused before the body is parsed, at any size up to the socket's cap.
+    const deep = await send("/api/auth/login", nested(400_000), false);
+    expect(deep.status).toBe(400);
+    expect(((await deep.json()) as any).error).toContain("nested more than 64 deep");
+    const large = await send("/api/auth/login", nested(1_000_000), false);
+    expect(large.status).toBe(413);
+    expect((await large.json()) as any).toEqual({
+      error: "The request body is over the limit of 1048576 bytes.",
+      code: "payload_too_large",
+    });
+    const many = await send("/api/brands", JSON.stringify({ name: "Many", aliases: Array.from({ length: 20_000 }, (_, i) => `a${i}`) }));
+    expect(many.status).toBe(400);
+    expect(((await many.json()) as any).error).toContain("more than 10000 values");
+    const bytes = new TextEncoder().encode(JSON.stringify({ name: "Acme XX" }));
+    bytes.set([0xff, 0xfe], bytes.length - 4);
+    const notUtf8 = await send("/api/brands", bytes);
+    expect(notUtf8.status).toBe(400);
+    expect((await notUtf8.json()) as any).toMatchObject({ code: "invalid_text" });
+    expect((await t.call("GET", "/api/brands", { cookie })).json.brands).toEqual([]);
+    // A body within the limits is taken.
+    const ok = await send("/api/brands", JSON.stringify({ name: "Fits", aliases: ["x".repeat(100)] }));
+    expect(ok.status).toBe(201);
+  });
+});

@@ -839,9 +839,36 @@ describe("registration", () => {
     expect(page.json.client).toMatchObject({ name: "<b>Claude</b>", kind: "dcr", verified: false });
   });
 
+  test("metadata that could not be stored as sent (a NUL, a lone surrogate, bytes that are not UTF-8) is refused naming the field; nothing is registered", async () => {
+    for (const [body, words] of [
+      [{ client_name: "a\u0000b", redirect_uris: [REDIRECT] }, "client_name: contains a NUL character"],
+      [
+        { client_name: "ok", client_uri: "https://a.example/\ud800", redirect_uris: [REDIRECT] },
+        "client_uri: contains a lone UTF-16 surrogate",
+      ],
+    ] as const) {
+      const res = await t.call("POST", "/oauth/register", { body });
+      expect(res.status).toBe(400);
+      expect(res.json.error).toBe("invalid_client_metadata");
+      expect(res.json.error_description).toStartWith(words);
+    }
+    const bytes = new TextEncoder().encode(JSON.stringify({ client_name: "Claude XX", redirect_uris: [REDIRECT] }));
+    const at = bytes.indexOf(0x58);
+    bytes.set([0xff, 0xfe], at);
+    const notUtf8 = await t.app.handle(
+      new Request(`${BASE}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: bytes }),
+    );
+    expect(notUtf8.status).toBe(400);
+    expect(((await notUtf8.json()) as { error_description: string }).error_description).toContain("not valid UTF-8");
+    const deep = await t.call("POST", "/oauth/register", { rawBody: `{"client_name":${"[".repeat(100)}${"]".repeat(100)}}` });
+    expect(deep.status).toBe(400);
+    expect(deep.json.error_description).toContain("nested more than 64 deep");
+    expect(await t.db.all("SELECT id FROM oauth_clients")).toEqual([]);
+  });
+
   test("a name's control and format characters are dropped: a right-to-left override cannot reverse the consent page's text", async () => {
     const res = await t.call("POST", "/oauth/register", {
-      body: { client_name: "Claude\u202e evil\u200b\n\u2066app\u0000", redirect_uris: [REDIRECT] },
+      body: { client_name: "Claude\u202e evil\u200b\n\u2066app\u0007", redirect_uris: [REDIRECT] },
     });
     expect(res.status).toBe(201);
     expect(res.json.client_name).toBe("Claude evil app");
