@@ -11,7 +11,7 @@ import { ARTICLE_STYLE } from "./web/components/article-document";
 import page from "./web/index.html";
 
 /** The app's own URLs; the browser-side router decides what each shows. */
-export const PAGE_PATHS = ["/", "/sign-in", "/welcome", "/brands", "/brands/*", "/accounts", "/oauth/consent"] as const;
+export const PAGE_PATHS = ["/", "/sign-in", "/welcome", "/brands", "/brands/*", "/accounts", "/account", "/oauth/consent"] as const;
 
 // Scripts and styles from this origin only, no inline script, and one inline style: the article
 // preview's, by its hash (the preview's srcdoc inherits this policy); images may come from the sites
