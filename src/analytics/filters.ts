@@ -48,6 +48,7 @@ export interface Filter {
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const FIRST_DAY_MS = 0;
 
 export function parseDay(value: string, field: string): number {
   if (!DATE.test(value)) throw new Invalid(`${field}: give a date as YYYY-MM-DD (UTC), such as 2025-01-31.`, "invalid_date");
@@ -55,6 +56,8 @@ export function parseDay(value: string, field: string): number {
   if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value) {
     throw new Invalid(`${field}: "${value}" is not a calendar date.`, "invalid_date");
   }
+  // No answer is older; and a period before the year 0 came back with dates such as "-000001-12".
+  if (ms < FIRST_DAY_MS) throw new Invalid(`${field}: give a date from 1970-01-01 on.`, "invalid_date");
   return ms;
 }
 

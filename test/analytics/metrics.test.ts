@@ -490,6 +490,13 @@ describe("answers", () => {
     await expect(listAnswers(app, s.brandId, { start_date: "2025-03-10", end_date: "2025-03-01", limit: 5 })).rejects.toThrow(
       "start_date must be on or before end_date.",
     );
+    // Before 1970 (a review sent year 0: the period came back as "-000001-12").
+    await expect(listAnswers(app, s.brandId, { end_date: "0000-01-01", limit: 5 })).rejects.toThrow(
+      "end_date: give a date from 1970-01-01 on.",
+    );
+    await expect(resolveFilter(app, s.brandId, { start_date: "1969-12-31", end_date: "1970-01-05" })).rejects.toThrow(
+      "start_date: give a date from 1970-01-01 on.",
+    );
   });
 
   test("list_answers by cited domain: the answers citing it, of this brand only", async () => {
