@@ -34,17 +34,22 @@ export function normalizeEmail(value: unknown): string {
   return email;
 }
 
-export function validatePassword(value: unknown): string {
-  if (typeof value !== "string") throw new Invalid("password: give a password.", "invalid_password");
+/** `field`: the name the request gave the password (a password change's is new_password). */
+export function validatePassword(value: unknown, field = "password"): string {
+  if (typeof value !== "string") throw notAPassword(value, field);
   // Characters as people count them (code points): four emoji are four characters, not eight.
   const characters = [...value].length;
   if (characters < MIN_PASSWORD) {
-    throw new Invalid(`password: use at least ${MIN_PASSWORD} characters.`, "invalid_password");
+    throw new Invalid(`${field}: use at least ${MIN_PASSWORD} characters.`, "invalid_password");
   }
   if (characters > MAX_PASSWORD) {
-    throw new Invalid(`password: use at most ${MAX_PASSWORD} characters.`, "invalid_password");
+    throw new Invalid(`${field}: use at most ${MAX_PASSWORD} characters.`, "invalid_password");
   }
   return value;
+}
+
+function notAPassword(value: unknown, field: string): Invalid {
+  return new Invalid(value === undefined || value === null ? `${field}: give a password.` : `${field}: must be a string.`, "invalid_password");
 }
 
 export function parsePlan(value: unknown): Plan {
@@ -253,7 +258,7 @@ export async function isAccountPassword(db: Queries, accountId: string, password
  * operator's `spyglass account password` disconnects them too. Returns the sessions ended.
  */
 export async function changeOwnPassword(db: Queries, accountId: string, password: unknown, keepTokenHash: string): Promise<number> {
-  const hash = await hashPassword(validatePassword(password));
+  const hash = await hashPassword(validatePassword(password, "new_password"));
   return await db.transaction(async (tx) => {
     await tx.run("UPDATE accounts SET password_hash = ? WHERE id = ?", [hash, accountId]);
     const ended = await tx.all<{ n: number }>("DELETE FROM sessions WHERE account_id = ? AND token_hash <> ? RETURNING 1 AS n", [
@@ -265,10 +270,9 @@ export async function changeOwnPassword(db: Queries, accountId: string, password
 }
 
 /** A password offered at sign-in: a string no longer than any password could be. */
-export function checkPasswordSize(value: unknown): string {
-  if (typeof value !== "string" || value.length > MAX_PASSWORD) {
-    throw new Invalid("password: give a password.", "invalid_password");
-  }
+export function checkPasswordSize(value: unknown, field = "password"): string {
+  if (typeof value !== "string") throw notAPassword(value, field);
+  if (value.length > MAX_PASSWORD) throw new Invalid(`${field}: no password is this long.`, "invalid_password");
   return value;
 }
 

@@ -35,6 +35,12 @@ test("a person changes their password with the current one; their other sessions
   expect(wrong.json).toEqual({ error: "current_password: that is not your current password.", code: "wrong_password" });
   const short = await t.call("POST", "/api/auth/password", { cookie, body: { current_password: PASSWORD, new_password: "short" } });
   expect(short.status).toBe(400);
+  // The field is named as the request names it (a review found "password: …" for new_password).
+  expect(short.json.error).toBe("new_password: use at least 8 characters.");
+  const missing = await t.call("POST", "/api/auth/password", { cookie, body: { current_password: PASSWORD } });
+  expect(missing.json.error).toBe("new_password: give a password.");
+  const number = await t.call("POST", "/api/auth/password", { cookie, body: { current_password: PASSWORD, new_password: 12345678 } });
+  expect(number.json.error).toBe("new_password: must be a string.");
   expect((await login("a@example.com", PASSWORD)).status).toBe(200);
 
   const changed = await t.call("POST", "/api/auth/password", {
