@@ -49,7 +49,10 @@ export function validatePassword(value: unknown, field = "password"): string {
 }
 
 function notAPassword(value: unknown, field: string): Invalid {
-  return new Invalid(value === undefined || value === null ? `${field}: give a password.` : `${field}: must be a string.`, "invalid_password");
+  return new Invalid(
+    value === undefined || value === null ? `${field}: give a password.` : `${field}: must be a string.`,
+    "invalid_password",
+  );
 }
 
 export function parsePlan(value: unknown): Plan {

@@ -43,7 +43,11 @@ type Handler = (request: Request) => Response;
 
 function answer(asset: Asset, request: Request): Response {
   if (request.method !== "GET" && request.method !== "HEAD") {
-    return new Response("Method not allowed", { status: 405, headers: { allow: "GET, HEAD", ...COMMON_HEADERS } });
+    // In the words of every other route's 405 (errors.ts MethodNotAllowed), as JSON.
+    return Response.json(
+      { error: "This address answers only GET, HEAD.", code: "method_not_allowed" },
+      { status: 405, headers: { allow: "GET, HEAD", ...COMMON_HEADERS } },
+    );
   }
   if (request.headers.get("if-none-match") === asset.headers.etag) return new Response(null, { status: 304, headers: asset.headers });
   const gzip = /\bgzip\b/.test(request.headers.get("accept-encoding") ?? "");

@@ -13,7 +13,7 @@ import { Elysia } from "elysia";
 import { clientAddress, proxyMatcher, sessionGuard } from "../accounts/guard";
 import { FailureWindow, throttleAddress } from "../accounts/throttle";
 import { type AppContext } from "../context";
-import { Invalid, methodNotAllowed, NotFound, TooManyRequests } from "../errors";
+import { Invalid, MethodNotAllowed, methodNotAllowed, NotFound, TooManyRequests } from "../errors";
 import { decodeUtf8, jsonShapeProblem, NOT_UTF8 } from "../http/json-body";
 import { findUnsafeText, unsafeTextSentence } from "../http/text";
 import { log } from "../log";
@@ -190,7 +190,21 @@ export function oauthRoutes(ctx: AppContext) {
   };
   const resourceMetadata = () => json(200, protectedResourceMetadata(on()), { "cache-control": "public, max-age=3600" });
 
+  // Another method on an endpoint: 405 with Allow, as every dashboard route answers (it was a 404),
+  // and the 404 of the endpoint while OAuth is off.
+  const wrongMethod = (allow: string) => () => {
+    on();
+    throw new MethodNotAllowed(allow);
+  };
+
   const open = new Elysia()
+    .all("/.well-known/oauth-protected-resource", wrongMethod("GET, OPTIONS"))
+    .all("/.well-known/oauth-protected-resource/api/mcp/mcp", wrongMethod("GET, OPTIONS"))
+    .all("/.well-known/oauth-authorization-server", wrongMethod("GET, OPTIONS"))
+    .all("/oauth/register", wrongMethod("POST, OPTIONS"))
+    .all("/oauth/token", wrongMethod("POST, OPTIONS"))
+    .all("/oauth/revoke", wrongMethod("POST, OPTIONS"))
+    .all("/oauth/authorize", wrongMethod("GET"))
     .get("/.well-known/oauth-protected-resource", resourceMetadata)
     .get("/.well-known/oauth-protected-resource/api/mcp/mcp", resourceMetadata)
     .get("/.well-known/oauth-authorization-server", () =>

@@ -210,6 +210,13 @@ describe("the dashboard's shell", () => {
     const again = await fetch(d.url(script!), { headers: { "if-none-match": asset.headers.get("etag")! } });
     expect(again.status).toBe(304);
     expect((await fetch(d.url("/api/brands"))).status).toBe(401);
+    // Another method on the page's addresses is a JSON 405, in every route's words.
+    const posted = await fetch(d.url("/"), { method: "POST" });
+    expect([posted.status, posted.headers.get("allow"), await posted.json()]).toEqual([
+      405,
+      "GET, HEAD",
+      { error: "This address answers only GET, HEAD.", code: "method_not_allowed" },
+    ]);
   });
 
   test("a browser sent to an address the server does not know gets the app's Page not found with a way back", async () => {

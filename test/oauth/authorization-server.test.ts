@@ -122,6 +122,29 @@ describe("when OAuth is on", () => {
     }
   });
 
+  test("another method on an OAuth endpoint is 405 with Allow while OAuth is on, and the endpoint's 404 while it is off", async () => {
+    const cases = [
+      ["GET", "/oauth/token", "POST, OPTIONS"],
+      ["PUT", "/oauth/revoke", "POST, OPTIONS"],
+      ["DELETE", "/oauth/register", "POST, OPTIONS"],
+      ["POST", "/.well-known/oauth-authorization-server", "GET, OPTIONS"],
+      ["POST", "/.well-known/oauth-protected-resource/api/mcp/mcp", "GET, OPTIONS"],
+      ["POST", "/oauth/authorize", "GET"],
+    ] as const;
+    for (const url of [PUBLIC_URL, null]) {
+      await setUp(url);
+      for (const [method, path, allow] of cases) {
+        const res = await t.call(method, path);
+        if (url) {
+          expect([path, res.status, res.headers.get("allow"), res.json.code]).toEqual([path, 405, allow, "method_not_allowed"]);
+        } else {
+          expect([path, res.status, res.json.code]).toEqual([path, 404, "not_found"]);
+        }
+      }
+      await t.close();
+    }
+  });
+
   test("the metadata names Spyglass as the resource's authorization server, S256 only, CIMD and DCR", async () => {
     await setUp();
     const prm = await t.call("GET", "/.well-known/oauth-protected-resource/api/mcp/mcp");
