@@ -11,8 +11,10 @@ export const ARTICLE_STYLE = [
   "h1,h2,h3,h4{line-height:1.25;margin:1.5em 0 .5em}",
   "h1:first-child,h2:first-child{margin-top:.5em}",
   "img{max-width:100%;height:auto}",
-  "table{border-collapse:collapse;margin:1em 0}",
-  "th,td{border:1px solid color-mix(in srgb,currentColor 25%,transparent);padding:.25rem .625rem;text-align:left}",
+  // A table wider than the frame scrolls sideways rather than breaking its words mid-letter ("Nee/d"
+  // at 390 px: overflow-wrap:anywhere lets a cell shrink to one letter).
+  "table{border-collapse:collapse;margin:1em 0;display:block;max-width:100%;overflow-x:auto}",
+  "th,td{border:1px solid color-mix(in srgb,currentColor 25%,transparent);padding:.25rem .625rem;text-align:left;overflow-wrap:normal}",
   "code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}",
   "pre{overflow-x:auto;padding:.75rem 1rem;border-radius:6px;background:color-mix(in srgb,currentColor 8%,transparent)}",
   "blockquote{margin:1em 0;padding-left:1rem;border-left:3px solid color-mix(in srgb,currentColor 30%,transparent)}",
