@@ -67,6 +67,22 @@ export const MAX_ELEMENTS = 20_000;
  */
 export const MAX_EMPHASIS_MARKS = 1_000;
 
+/**
+ * Lines in the Markdown. Rendering costs ~10–40 µs a line whatever their length, and more once one
+ * paragraph runs to tens of thousands of them: 100 KB of "a\nb\n" (50,000 lines, one paragraph)
+ * took over a minute where 40,000 lines took a second (marked's block rules are regular expressions
+ * that JavaScriptCore stops compiling past some length), and 60,000 lines of a quote's lazy
+ * continuation 14–23 s in the server's render worker, while every other account's saves waited. A
+ * 200 KB article of prose or code has a few thousand lines: at most 20 bytes a line on average.
+ */
+export const MAX_LINES = 10_000;
+
+function lineCount(source: string): number {
+  let lines = 1;
+  for (let at = source.indexOf("\n"); at >= 0; at = source.indexOf("\n", at + 1)) lines++;
+  return lines;
+}
+
 /** An article whose structure is over the bounds above; the message says which, for the writer. */
 export class ArticleTooComplexError extends Error {
   constructor(message: string) {
@@ -166,6 +182,12 @@ function tooDeep(depth: number): ArticleTooComplexError {
 
 /** Markdown → HTML, refused before the costly steps when its structure is over the bounds. */
 function boundedMarkdownToHtml(source: string): string {
+  const lines = lineCount(source);
+  if (lines > MAX_LINES) {
+    throw new ArticleTooComplexError(
+      `markdown: the article has ${lines.toLocaleString("en")} lines; the limit is ${MAX_LINES.toLocaleString("en")}. Join short lines into paragraphs, or split it into several articles.`,
+    );
+  }
   if (markdownNesting(source) > MAX_NESTING) throw tooDeep(MAX_NESTING + 1);
   const marks = emphasisMarks(source);
   if (marks > MAX_EMPHASIS_MARKS) {

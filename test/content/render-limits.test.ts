@@ -4,7 +4,7 @@
 // client would send them.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createBrand } from "../../src/brands/service";
-import { MAX_ELEMENTS, MAX_EMPHASIS_MARKS, MAX_NESTING, renderArticle } from "../../src/content/render";
+import { MAX_ELEMENTS, MAX_EMPHASIS_MARKS, MAX_LINES, MAX_NESTING, renderArticle } from "../../src/content/render";
 import { articleRenderer } from "../../src/content/renderer";
 import { newId } from "../../src/ids";
 import { createApiKey } from "../../src/keys/service";
@@ -49,6 +49,10 @@ const HOSTILE: Record<string, string> = {
   "40 table-like lines of *a_ × 300": Array.from({ length: 40 }, () => `| ${"*a_".repeat(300)}`).join("\n"),
   // Not a fence: a backtick fence's info string may not hold a backtick.
   "a fence-like line and *a_ × 8,000": `\`\`\`x\`\n${"*a_".repeat(8_000)}`,
+  // A review's: 14–23 s in the server's render worker, other accounts' saves waiting behind it.
+  "60,000 lines of a quote's lazy continuation": "> a\nb\n".repeat(30_000),
+  // Over a minute from source: one paragraph of 50,000 lines.
+  "50,000 short lines": "a\nb\n".repeat(25_000),
 };
 
 describe("the cost of an article is bounded before it is rendered", () => {
@@ -75,6 +79,8 @@ describe("the cost of an article is bounded before it is rendered", () => {
     expect(renderArticle({ title: "", markdown: fenced })).toContain("snake_case_name");
     const rows = `| name | value |\n|---|---|\n${Array.from({ length: 400 }, (_, i) => `| MY_ENV_VAR_${i} | *on* |`).join("\n")}`;
     expect(renderArticle({ title: "", markdown: rows })).toContain("MY_ENV_VAR_399");
+    const lines = Array.from({ length: MAX_LINES }, (_, i) => `line ${i}`).join("\n");
+    expect(renderArticle({ title: "", markdown: lines })).toContain(`line ${MAX_LINES - 1}`);
   }, 60_000);
 
   test("saves from all of an account's brands take one turn: the renderer's tenant is the account", async () => {
