@@ -3,6 +3,7 @@
 // string's values become the tool's input, and the text of each row (RFC 4180, CSV-injection safe).
 import { z } from "zod";
 import { slugify } from "../content/slug";
+import { Invalid } from "../errors";
 
 /** The schema under optional, nullable, default and readonly wrappers. */
 function unwrap(schema: z.ZodType): z.ZodType {
@@ -49,17 +50,24 @@ export function maxLimitOf(input: z.ZodObject): number | null {
   return inner instanceof z.ZodNumber && inner.maxValue !== null && Number.isFinite(inner.maxValue) ? inner.maxValue : null;
 }
 
+// A number as a person writes one in an address: "12", "-3", "0.5" (not "0x10", "1e2" or " 7").
+const DECIMAL = /^-?\d+(?:\.\d+)?$/;
+
 /**
  * A query string's values as the tool's input: "12" for a number field becomes 12, "true"/"false"
  * for a boolean field become booleans; anything else stays a string, so that the tool's own
- * validation refuses it with its own sentence (a misspelt field included).
+ * validation refuses it with its own sentence (a misspelt field included). A field given twice,
+ * and "__proto__" (which an object would drop without a word), are refused here, as the doors
+ * refuse them.
  */
-export function coerceQuery(input: z.ZodObject, query: Record<string, string>): Record<string, unknown> {
+export function coerceQuery(input: z.ZodObject, query: URLSearchParams): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(query)) {
+  for (const [key, value] of query) {
+    if (key === "__proto__") throw new Invalid('Unknown field "__proto__".', "invalid_input");
+    if (Object.hasOwn(out, key)) throw new Invalid(`${key}: given twice in the address; give it once.`, "invalid_input");
     const schema = input.shape[key] as z.ZodType | undefined;
     const inner = schema ? unwrap(schema) : null;
-    if (inner instanceof z.ZodNumber && value.trim() !== "" && Number.isFinite(Number(value))) out[key] = Number(value);
+    if (inner instanceof z.ZodNumber && DECIMAL.test(value)) out[key] = Number(value);
     else if (inner instanceof z.ZodBoolean && (value === "true" || value === "false")) out[key] = value === "true";
     else out[key] = value;
   }

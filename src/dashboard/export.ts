@@ -36,8 +36,8 @@ export function exportRoutes(ctx: AppContext, catalogue: ToolCatalog) {
           "not_a_list",
         );
       }
-      const query = Object.fromEntries(new URL(request.url).searchParams);
-      if ("limit" in query || "cursor" in query) {
+      const query = new URL(request.url).searchParams;
+      if (query.has("limit") || query.has("cursor")) {
         throw new Invalid("limit and cursor: the export reads every page itself; leave them out of the address.", "invalid_input");
       }
       const filter = coerceQuery(tool.input, query);

@@ -192,6 +192,18 @@ describe("GET /api/brands/:brand_id/export/:tool.csv", () => {
     const stray = await exportCsv("vis", brand.vis!, "list_prompts.csv?tga=Pricing");
     expect(stray.status).toBe(400);
     expect((await stray.json()).error).toContain('Unknown field "tga"');
+    // A review's: "0x10" and "1e2" were read as 16 and 100, "__proto__" dropped without a word, and a
+    // field given twice kept its last value.
+    for (const [query, words] of [
+      ["per_page=0x10", "Invalid input for slow_pages: per_page"],
+      ["per_page=1e2", "Invalid input for slow_pages: per_page"],
+      ["__proto__=1", 'Unknown field "__proto__".'],
+      ["shout=true&shout=false", "shout: given twice in the address; give it once."],
+    ] as const) {
+      const refused = await exportCsv("vis", brand.vis!, `slow_pages.csv?${query}`, testToolsApp);
+      expect([query, refused.status]).toEqual([query, 400]);
+      expect((await refused.json()).error).toStartWith(words);
+    }
     const paging = await exportCsv("vis", brand.vis!, "list_prompts.csv?limit=10");
     expect(paging.status).toBe(400);
     expect(await paging.json()).toEqual({
