@@ -14,7 +14,16 @@ import {
   sessionGuard,
 } from "./guard";
 import { isOwner } from "./owner";
-import { type AccountView, authenticate, changeOwnPassword, checkPasswordSize, isAccountPassword, normalizeEmail, signup } from "./service";
+import {
+  type AccountView,
+  authenticate,
+  changeOwnPassword,
+  checkPasswordSize,
+  isAccountPassword,
+  isKeptDemoAccount,
+  normalizeEmail,
+  signup,
+} from "./service";
 import { createSession, deleteSession } from "./sessions";
 import { FailureWindow, loginThrottle, throttleAddress } from "./throttle";
 
@@ -52,7 +61,7 @@ export function accountRoutes(ctx: AppContext, deleteAccount: DeleteAccount) {
     if (wait > 0) throw new TooManyRequests(`Too many wrong passwords; try again in ${wait} seconds.`, wait, "password_throttled");
     const offered = typeof body === "object" && body !== null ? (body as Record<string, unknown>)[field] : undefined;
     if (typeof offered !== "string" || offered === "") throw new Invalid(`${field}: give your current password.`, "invalid_password");
-    if (!(await isAccountPassword(db, accountId, offered))) {
+    if (!(await isAccountPassword(db, accountId, offered, field))) {
       confirmations.fail(key);
       throw new Forbidden(`${field}: that is not your current password.`, "wrong_password");
     }
@@ -117,7 +126,12 @@ export function accountRoutes(ctx: AppContext, deleteAccount: DeleteAccount) {
     .all("/me", methodNotAllowed("GET, DELETE"))
     .all("/password", methodNotAllowed("POST"))
     .use(sessionGuard(ctx))
-    .get("/me", async ({ account }) => ({ account, owner: await isOwner(db, account.id) }))
+    // demo_kept: the demo's account before an owner exists, which cannot be deleted yet (the page says so up front).
+    .get("/me", async ({ account }) => ({
+      account,
+      owner: await isOwner(db, account.id),
+      demo_kept: await isKeptDemoAccount(db, account.id),
+    }))
     .post("/password", async ({ account, body, request }) => {
       await confirmPassword(account.id, request, body, "current_password");
       const next = (body as Record<string, unknown>).new_password;

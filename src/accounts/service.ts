@@ -159,6 +159,15 @@ export async function isDemoAccount(db: Queries, accountId: string): Promise<boo
   return (await db.get("SELECT 1 AS demo FROM accounts WHERE id = ? AND email = ?", [accountId, DEMO_ACCOUNT_EMAIL])) !== undefined;
 }
 
+/**
+ * The demo's account while no other account exists: it keeps a fresh instance's first signup closed
+ * (with no account left, the next visitor to sign up would own the instance), so it may not be
+ * deleted until the owner's account exists.
+ */
+export async function isKeptDemoAccount(db: Queries, accountId: string): Promise<boolean> {
+  return (await isDemoAccount(db, accountId)) && (await countAccounts(db)).real === 0;
+}
+
 /** Deletes the account and, through the schema's cascades, everything it owns. */
 export async function deleteAccount(db: Queries, accountId: string): Promise<void> {
   await db.run("DELETE FROM accounts WHERE id = ?", [accountId]);
@@ -249,8 +258,8 @@ export async function setAccountPassword(db: Queries, email: string, password: u
 }
 
 /** Whether `password` is the account's own (a person confirming a change to their account). */
-export async function isAccountPassword(db: Queries, accountId: string, password: unknown): Promise<boolean> {
-  const offered = checkPasswordSize(password);
+export async function isAccountPassword(db: Queries, accountId: string, password: unknown, field = "password"): Promise<boolean> {
+  const offered = checkPasswordSize(password, field);
   const row = await db.get<{ hash: string }>(`SELECT password_hash AS "hash" FROM accounts WHERE id = ?`, [accountId]);
   return await verifyPassword(offered, row?.hash ?? null);
 }
@@ -275,7 +284,9 @@ export async function changeOwnPassword(db: Queries, accountId: string, password
 /** A password offered at sign-in: a string no longer than any password could be. */
 export function checkPasswordSize(value: unknown, field = "password"): string {
   if (typeof value !== "string") throw notAPassword(value, field);
-  if (value.length > MAX_PASSWORD) throw new Invalid(`${field}: no password is this long.`, "invalid_password");
+  // In UTF-16 units, of which a character (validatePassword counts those) takes at most two: a
+  // password of 600 emoji could be set but not signed in with (found by a review).
+  if (value.length > 2 * MAX_PASSWORD) throw new Invalid(`${field}: no password is this long.`, "invalid_password");
   return value;
 }
 

@@ -4,7 +4,7 @@
 // re-analysis under way is waited for. The rows go in slices (db/brand-rows.ts), credentials first,
 // so that the brand's keys stop working at once and the server keeps answering meanwhile.
 import { isOwner } from "../accounts/owner";
-import { countAccounts, deleteAccount, isDemoAccount } from "../accounts/service";
+import { deleteAccount, isKeptDemoAccount } from "../accounts/service";
 import { type AppContext } from "../context";
 import { deleteBrandRows } from "../db/brand-rows";
 import { isStorageFailure, STORAGE_RETRY_AFTER_S } from "../db/storage-health";
@@ -94,7 +94,7 @@ export async function deleteAccountAndBrands(app: AppContext, accountId: string)
     );
   }
   // The demo's account alone keeps a fresh instance's first signup closed; beside an owner it may go.
-  if ((await isDemoAccount(app.db, accountId)) && (await countAccounts(app.db)).real === 0) {
+  if (await isKeptDemoAccount(app.db, accountId)) {
     throw new Conflict(
       "The demo's account keeps this instance's first signup closed until its owner's account exists (spyglass account create): it cannot be deleted before. `spyglass demo --reset` seeds it again.",
       "demo_account",

@@ -15,6 +15,9 @@ export const MAX_JSON_DEPTH = 64;
 /** How many values one body may hold (arrays of up to 500 items are the largest any input takes). */
 export const MAX_JSON_VALUES = 10_000;
 
+const DEPTH_SENTENCE = `its arrays and objects are nested more than ${MAX_JSON_DEPTH} deep`;
+const VALUES_SENTENCE = `it holds more than ${MAX_JSON_VALUES.toLocaleString("en")} values`;
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_ARRAY = 0x5b;
@@ -43,12 +46,12 @@ export function jsonShapeProblem(text: string): string | null {
         else if (s === QUOTE) break;
       }
     } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
-      if (++depth > MAX_JSON_DEPTH) return `its arrays and objects are nested more than ${MAX_JSON_DEPTH} deep`;
-      if (++values > MAX_JSON_VALUES) return `it holds more than ${MAX_JSON_VALUES} values`;
+      if (++depth > MAX_JSON_DEPTH) return DEPTH_SENTENCE;
+      if (++values > MAX_JSON_VALUES) return VALUES_SENTENCE;
     } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
       depth--;
     } else if (c === COMMA && ++values > MAX_JSON_VALUES) {
-      return `it holds more than ${MAX_JSON_VALUES} values`;
+      return VALUES_SENTENCE;
     }
   }
   return null;
@@ -65,11 +68,12 @@ export function decodeUtf8(bytes: Uint8Array): string | null {
   }
 }
 
-export const NOT_UTF8 = "the request body is not valid UTF-8: send JSON as UTF-8 text.";
+/** The end of a sentence: "The …", "Parse error: …". */
+export const NOT_UTF8 = "request body is not valid UTF-8: send text as UTF-8.";
 
 export class PayloadTooLarge extends AppError {
   constructor(limit: number) {
-    super(413, "payload_too_large", `The request body is over the limit of ${limit} bytes.`);
+    super(413, "payload_too_large", `The request body is over the limit of ${limit.toLocaleString("en")} bytes.`);
   }
 }
 
@@ -79,8 +83,10 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   if (declared > MAX_JSON_BODY_BYTES) throw new PayloadTooLarge(MAX_JSON_BODY_BYTES);
   const bytes = await request.bytes();
   if (bytes.byteLength > MAX_JSON_BODY_BYTES) throw new PayloadTooLarge(MAX_JSON_BODY_BYTES);
+  // No body at all (a chunked empty one): the route answers in its own words, as it did for none.
+  if (bytes.byteLength === 0) return null;
   const text = decodeUtf8(bytes);
-  if (text === null) throw new Invalid(`The body: ${NOT_UTF8}`, "invalid_text");
+  if (text === null) throw new Invalid(`The ${NOT_UTF8}`, "invalid_text");
   const shape = jsonShapeProblem(text);
   if (shape) throw new Invalid(`The request body is refused: ${shape}.`, "invalid_json");
   try {
@@ -91,16 +97,20 @@ export async function readJsonBody(request: Request): Promise<unknown> {
 }
 
 /**
- * Mounted once in the app: every JSON body is read by readJsonBody instead of Elysia's parser.
- * `readByTheirRoutes`: the paths whose routes read their own bodies (parse: "none", with these limits
- * or stricter ones: the tool server's door, OAuth's endpoints). A parse hook mounted for all runs on
- * theirs too: it leaves their body unread, and tells Elysia so (a value, null: undefined would hand
- * the body to Elysia's own parser, which would read it before the route can).
+ * Mounted once in the app: every JSON body is read by readJsonBody instead of Elysia's parser, and no
+ * other body is read at all (no route of the app takes a form or text; the session guard answers
+ * 415 for them). `readByTheirRoutes`: the paths of the routes that read their own bodies (parse: "none", with these limits or stricter ones: the
+ * tool server's door, OAuth's endpoints). A parse hook mounted for all runs on theirs too: it leaves
+ * their body unread and tells Elysia so (a value, null: undefined would hand the body to Elysia's own
+ * parser, which would read it before the route can).
  */
 export function limitJsonBodies(readByTheirRoutes: ReadonlySet<string>) {
   return new Elysia({ name: "limit-json-bodies" }).onParse({ as: "global" }, ({ request, path }, contentType) => {
-    if (readByTheirRoutes.has(path)) return null;
-    if (contentType !== "application/json") return;
+    // The route's address: Elysia serves "/oauth/token/" on "/oauth/token" (the context has no route
+    // name at this step).
+    if (readByTheirRoutes.has(path.length > 1 && path.endsWith("/") ? path.replace(/\/+$/, "") : path)) return null;
+    // As the session guard reads it: "application/json ; charset=utf-8" and "Application/JSON" too.
+    if (contentType.trim().toLowerCase() !== "application/json") return null;
     return readJsonBody(request);
   });
 }

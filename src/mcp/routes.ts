@@ -116,7 +116,7 @@ export async function handleMcpRequest(
   if (text === null) {
     return jsonRpcError(413, -32000, `The request body is over the limit of ${MAX_BODY_BYTES} bytes.`);
   }
-  if (text === NOT_UTF8_BODY) return jsonRpcError(400, -32700, `Parse error: ${NOT_UTF8}`);
+  if (text === NOT_UTF8_BODY) return jsonRpcError(400, -32700, `Parse error: the ${NOT_UTF8}`);
   // Before parsing: see http/json-body.ts (a message nested 40,000 deep overflowed the SDK's stack after 5 s).
   const shape = jsonShapeProblem(text);
   if (shape) return jsonRpcError(400, -32600, `Invalid Request: the message is refused: ${shape}.`);

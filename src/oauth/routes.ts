@@ -97,15 +97,15 @@ function errorPage(message: string, back?: string, status = 400, headers: Record
   });
 }
 
-/** A form or JSON body as text, or an OAuth invalid_request when it is over the limit. */
 /** The endpoints below that read their bodies themselves (parse: "none"): app.ts's JSON limits leave them be. */
 export const OAUTH_PATHS_READING_THEIR_BODIES = ["/oauth/register", "/oauth/token", "/oauth/revoke"];
 
+/** A form or JSON body as text, or an OAuth invalid_request when it is over the limit or not UTF-8. */
 async function readText(request: Request): Promise<string> {
   const bytes = await request.bytes();
   if (bytes.byteLength > MAX_FORM_BYTES) throw new InvalidRequestError(`The request body is over ${MAX_FORM_BYTES} bytes.`);
   const text = decodeUtf8(bytes);
-  if (text === null) throw new InvalidRequestError(`The body: ${NOT_UTF8}`);
+  if (text === null) throw new InvalidRequestError(`The ${NOT_UTF8}`);
   return text;
 }
 

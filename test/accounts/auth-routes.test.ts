@@ -128,7 +128,11 @@ describe("POST /api/auth/login", () => {
     t = await testApp();
     const cookie = await t.signIn("a@example.com", { plan: "visibility" });
     const me = await t.call("GET", "/api/auth/me", { cookie });
-    expect(me.json).toEqual({ account: { id: expect.any(String), email: "a@example.com", plan: "visibility" }, owner: true });
+    expect(me.json).toEqual({
+      account: { id: expect.any(String), email: "a@example.com", plan: "visibility" },
+      owner: true,
+      demo_kept: false,
+    });
     const res = await t.call("POST", "/api/auth/login", { body: { email: "A@EXAMPLE.com", password: PASSWORD } });
     expect(res.status).toBe(200);
     expect(res.json.account.email).toBe("a@example.com");
@@ -235,9 +239,19 @@ describe("POST /api/auth/login", () => {
       expect(res.status).toBe(400);
       expect(res.json.code).toBe("invalid_email");
     }
-    const long = await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: "p".repeat(2000) } });
+    const long = await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: "p".repeat(2 * 1024 + 1) } });
     expect(long.status).toBe(400);
     expect((await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: PASSWORD } })).status).toBe(200);
+  });
+
+  test("a password of 600 emoji (1,200 UTF-16 units, 600 characters) can be set and signed in with", async () => {
+    // A review found it could be set but not signed in with: the sign-in's size check counted units.
+    t = await testApp();
+    const cookie = await t.signIn("a@example.com");
+    const emoji = "😀".repeat(600);
+    const changed = await t.call("POST", "/api/auth/password", { cookie, body: { current_password: PASSWORD, new_password: emoji } });
+    expect(changed.status).toBe(200);
+    expect((await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: emoji } })).status).toBe(200);
   });
 
   test("a missing password is 400, not a crash", async () => {

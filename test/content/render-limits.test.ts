@@ -53,6 +53,8 @@ const HOSTILE: Record<string, string> = {
   "60,000 lines of a quote's lazy continuation": "> a\nb\n".repeat(30_000),
   // Over a minute from source: one paragraph of 50,000 lines.
   "50,000 short lines": "a\nb\n".repeat(25_000),
+  // The same with the line breaks marked also reads: a bare carriage return.
+  "60,000 lines of a lazy quote, ended by CR": "> a\rb\r".repeat(30_000),
 };
 
 describe("the cost of an article is bounded before it is rendered", () => {

@@ -122,6 +122,28 @@ describe("when OAuth is on", () => {
     }
   });
 
+  test("an endpoint's address with a trailing slash is the endpoint (its body is its own to read)", async () => {
+    await setUp();
+    const client = await registerClient(t, [REDIRECT]);
+    const form = await t.app.handle(
+      new Request(`${BASE}/oauth/token/`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: "sgo_rt_unknown", client_id: client.id }).toString(),
+      }),
+    );
+    expect([form.status, ((await form.json()) as { error: string }).error]).toEqual([400, "invalid_grant"]);
+    const registered = await t.app.handle(
+      new Request(`${BASE}/oauth/register/`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ client_name: "Slash", redirect_uris: [REDIRECT] }),
+      }),
+    );
+    expect(registered.status).toBe(201);
+    await t.close();
+  });
+
   test("another method on an OAuth endpoint is 405 with Allow while OAuth is on, and the endpoint's 404 while it is off", async () => {
     const cases = [
       ["GET", "/oauth/token", "POST, OPTIONS"],

@@ -13,6 +13,8 @@ export interface Account {
 export interface Me {
   account: Account;
   owner: boolean;
+  /** The demo's account before the owner's exists: it cannot be deleted yet. */
+  demo_kept: boolean;
 }
 
 export interface Brand {

@@ -161,6 +161,14 @@ export function OwnAccount() {
             on their Brand pages, or remove the whole instance (its data directory).
           </p>
         </section>
+      ) : me.demo_kept ? (
+        <section class="card stack" aria-labelledby="delete-account-heading">
+          <h2 id="delete-account-heading">Delete your account</h2>
+          <p>
+            This is the demo's account. It keeps this instance's first sign-up closed until the owner's account exists (
+            <code>spyglass account create</code>), so it cannot be deleted before. <code>spyglass demo --reset</code> seeds it again.
+          </p>
+        </section>
       ) : (
         <DeleteAccount email={me.account.email} />
       )}
