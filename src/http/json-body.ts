@@ -99,10 +99,11 @@ export async function readJsonBody(request: Request): Promise<unknown> {
 /**
  * Mounted once in the app: every JSON body is read by readJsonBody instead of Elysia's parser, and no
  * other body is read at all (no route of the app takes a form or text; the session guard answers
- * 415 for them). `readByTheirRoutes`: the paths of the routes that read their own bodies (parse: "none", with these limits or stricter ones: the
- * tool server's door, OAuth's endpoints). A parse hook mounted for all runs on theirs too: it leaves
- * their body unread and tells Elysia so (a value, null: undefined would hand the body to Elysia's own
- * parser, which would read it before the route can).
+ * 415 for them). `readByTheirRoutes`: the paths of the routes that read their own bodies (parse:
+ * "none", with these limits or stricter ones: the tool server's door, OAuth's endpoints). A parse
+ * hook mounted for all runs on theirs too: it leaves their body unread and tells Elysia so (a value,
+ * null: undefined would hand the body to Elysia's own parser, which would read it before the route
+ * can).
  */
 export function limitJsonBodies(readByTheirRoutes: ReadonlySet<string>) {
   return new Elysia({ name: "limit-json-bodies" }).onParse({ as: "global" }, ({ request, path }, contentType) => {
