@@ -93,7 +93,7 @@ describe("tools/list snapshots", () => {
     // left out of load.ts, or put in another place, would change what clients see only there.
     const loaded = await loadToolsInTasks();
     expect(loaded.map((x) => x.name)).toEqual(TOOLS.map((x) => x.name));
-    loaded.forEach((tool, i) => expect(tool).toBe(TOOLS[i] as (typeof loaded)[number]));
+    for (const [i, tool] of loaded.entries()) expect(tool).toBe(TOOLS[i] as (typeof loaded)[number]);
   });
 
   test("tool names follow the MCP name format (SEP-986) and CONTRACT §4: snake_case, at most 64 characters, unique", () => {
