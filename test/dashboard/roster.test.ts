@@ -421,12 +421,12 @@ describe("the Competitors page", () => {
     await add.getByLabel("Competitor name").fill("");
 
     await page.getByRole("button", { name: "Delete competitor Pipedrive" }).click();
-    const dialog = page.getByRole("dialog", { name: "Remove this competitor?" });
+    const dialog = page.getByRole("dialog", { name: "Delete this competitor?" });
     await dialog.getByText("Pipedrive", { exact: true }).waitFor();
     await expectAccessible(page, "competitors-delete-dialog");
     await screenshot(page, "competitors-delete-dialog");
-    await dialog.getByRole("button", { name: "Remove" }).click();
-    await page.getByRole("status").filter({ hasText: "Removed the competitor “Pipedrive”." }).waitFor();
+    await dialog.getByRole("button", { name: "Delete" }).click();
+    await page.getByRole("status").filter({ hasText: "Deleted the competitor “Pipedrive”." }).waitFor();
     expect(await row("Pipedrive").count()).toBe(0);
     await page.waitForFunction(() => document.activeElement?.tagName === "H1", undefined, { timeout: 5_000 });
 

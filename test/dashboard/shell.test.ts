@@ -33,6 +33,8 @@ describe("the dashboard's shell", () => {
     await page.goto(d.url("/"));
     await page.waitForURL("**/welcome");
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Welcome to Spyglass");
+    // No account exists yet to sign in with: the page does not offer it.
+    expect(await page.getByText("Already have an account?").count()).toBe(0);
     await expectAccessible(page, "welcome");
     await photograph(page, "welcome");
     await page.getByLabel("Email").fill(OWNER.email);

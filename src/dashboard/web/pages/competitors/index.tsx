@@ -240,16 +240,17 @@ export function Competitors({ brandId }: { brandId: string }) {
       </section>
       <ConfirmDialog
         open={deleting !== null}
-        title="Remove this competitor?"
+        title="Delete this competitor?"
         // The row's Delete button goes with the row: the keyboard goes to the page's heading.
         focusAfter={() => document.querySelector<HTMLElement>("main h1")}
-        confirmLabel="Remove"
+        // The row's button says Delete: the dialog says the same (a review found Delete, then Remove).
+        confirmLabel="Delete"
         onClose={() => setDeleting(null)}
         onConfirm={async () => {
           if (!deleting) return;
           const out = await api.tool(brandId, "delete_competitor", { competitor_id: deleting.id });
           list.update((items) => items.filter((x) => x.id !== out.competitor.id));
-          setMessage(`Removed the competitor “${out.competitor.name}”. ${REANALYSIS}`);
+          setMessage(`Deleted the competitor “${out.competitor.name}”. ${REANALYSIS}`);
         }}
       >
         <p>

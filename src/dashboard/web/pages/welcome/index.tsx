@@ -79,9 +79,12 @@ export function Welcome() {
           {busy ? "Creating…" : owner ? "Create the owner account" : "Create the account"}
         </Button>
       </form>
-      <p class="hint">
-        Already have an account? <a href="/sign-in">Sign in</a>.
-      </p>
+      {/* On a fresh instance no account exists yet to sign in with (a review found the line there). */}
+      {!owner && (
+        <p class="hint">
+          Already have an account? <a href="/sign-in">Sign in</a>.
+        </p>
+      )}
     </main>
   );
 }
