@@ -71,39 +71,31 @@ export function authenticateToolRequest(app: AppContext, header: string | null):
   return authenticateBearerKey(app, header).then((verified) => keyAuthentication(app, verified));
 }
 
-// A token's authentication, made once per verification (rememberedAccessToken hands back the same
-// result until the database changes).
-const tokenAuthentications = new WeakMap<AccessTokenResult, ToolAuthentication>();
+// A credential's authentication, made once per verification: the caches (rememberedAccessToken,
+// rememberedBearerKey) hand back the same verified object until the database changes.
+const authentications = new WeakMap<object, ToolAuthentication>();
 
-function tokenAuthentication(app: AppContext, verified: AccessTokenResult): ToolAuthentication {
-  if (!verified.ok) return refuse(app, "token");
-  let authentication = tokenAuthentications.get(verified);
+function authenticated(verified: object, principal: () => Principal): ToolAuthentication {
+  let authentication = authentications.get(verified);
   if (!authentication) {
-    const { account, brand, plan } = verified.value;
-    authentication = { ok: true, principal: { account, brand, plan } };
-    tokenAuthentications.set(verified, authentication);
+    authentication = { ok: true, principal: principal() };
+    authentications.set(verified, authentication);
   }
   return authentication;
 }
 
-// A key's authentication, made once per verified key (the cache hands back the same object until
-// the database changes).
-const authentications = new WeakMap<VerifiedKey, ToolAuthentication>();
+function tokenAuthentication(app: AppContext, verified: AccessTokenResult): ToolAuthentication {
+  if (!verified.ok) return refuse(app, "token");
+  const { account, brand, plan } = verified.value;
+  return authenticated(verified, () => ({ account, brand, plan }));
+}
 
 function keyAuthentication(app: AppContext, verified: BearerResult<VerifiedKey>): ToolAuthentication {
   if (!verified.ok) return refuse(app, verified.reason);
   const key = verified.value;
-  let authentication = authentications.get(key);
-  if (!authentication) {
-    authentication = {
-      ok: true,
-      principal: {
-        account: { id: key.account.id },
-        brand: { id: key.brand.id, name: key.brand.name, domain: key.brand.domain },
-        plan: key.plan,
-      },
-    };
-    authentications.set(key, authentication);
-  }
-  return authentication;
+  return authenticated(key, () => ({
+    account: { id: key.account.id },
+    brand: { id: key.brand.id, name: key.brand.name, domain: key.brand.domain },
+    plan: key.plan,
+  }));
 }
