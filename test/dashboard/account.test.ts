@@ -8,6 +8,7 @@ import { type Page } from "playwright-core";
 import {
   type Dashboard,
   expectAccessible,
+  expectFocus,
   expectNothingUnsafe,
   mcpStatus as mcpStatusOf,
   openDashboard,
@@ -62,7 +63,14 @@ test("a new password needs the current one; other sessions end, this one stays",
   await current.fill("not my password");
   await next.fill("a newer long password");
   await page.getByRole("button", { name: "Change the password" }).click();
-  await page.getByRole("alert").filter({ hasText: "current_password: that is not your current password." }).waitFor();
+  // Said under the field it is about, in the page's words, with the keyboard moved there.
+  await page
+    .locator(".field-error")
+    .filter({ hasText: /^That is not your current password\.$/ })
+    .waitFor();
+  expect(await current.getAttribute("aria-invalid")).toBe("true");
+  await expectFocus(current);
+  expect(await page.getByText("current_password").count()).toBe(0);
 
   await current.fill(CLIENT.password);
   await page.getByRole("button", { name: "Change the password" }).click();
@@ -93,7 +101,10 @@ test("an account is deleted behind its password, with its brands; the sign-in pa
   await expectAccessible(page, "account-delete-dialog");
   await photograph(page, "account-delete-dialog");
   await confirm.click();
-  await dialog.getByRole("alert").filter({ hasText: "password: that is not your current password." }).waitFor();
+  await dialog
+    .getByRole("alert")
+    .filter({ hasText: /^That is not your current password\.$/ })
+    .waitFor();
   expect(await mcpStatus(key)).toBe(200);
 
   // Enter in the field confirms, as the button does.

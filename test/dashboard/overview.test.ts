@@ -222,7 +222,8 @@ describe("the overview", () => {
     const heading = page.locator("section.kpi").first().locator("xpath=ancestor::section[1]").getByRole("heading", { level: 2 });
     expect(await heading.textContent()).toContain("nothing to compare with: no answer in");
     expect(await page.locator("section.kpi .kpi-change").count()).toBe(0);
-    // The trend starts at its first day with answers, and says so; its table keeps every day.
+    // The trend starts at its first day with answers, and says so; its table keeps every day, the
+    // days before the first answer in one row.
     const trend = await tool<{ points: Array<{ date: string; visibility: { n: number } }> }>(page, "get_visibility_trend", {
       start_date: start,
     });
@@ -231,12 +232,18 @@ describe("the overview", () => {
     expect(await page.locator(".trend-chart").getAttribute("data-from")).toBe(first.date);
     const day = dayName(first.date);
     await page.locator("figcaption", { hasText: `No answer before ${day}: the chart starts there.` }).waitFor();
-    expect(
-      await page
-        .getByRole("table", { name: /by day/, includeHidden: true })
-        .locator("tbody tr")
-        .count(),
-    ).toBe(trend.points.length);
+    const rows = page.getByRole("table", { name: /by day/, includeHidden: true }).locator("tbody tr");
+    const before = trend.points.indexOf(first);
+    expect(before).toBeGreaterThan(1);
+    expect(await rows.count()).toBe(trend.points.length - before + 1);
+    const lastEmpty = trend.points[before - 1]!.date;
+    const from = start.slice(0, 4) === lastEmpty.slice(0, 4) ? dayName(start).replace(/, \d{4}$/, "") : dayName(start);
+    expect(await rows.first().locator("th .point-name").textContent()).toBe(`${from} – ${dayName(lastEmpty)} (${before} days)`);
+    expect(await rows.first().locator("th .cell-meta").textContent()).toBe("no valid answers");
+    const cells = await rows.first().locator("td").allTextContents();
+    expect(cells.length).toBeGreaterThan(1);
+    expect(new Set(cells)).toEqual(new Set(["—"]));
+    expect(await rows.nth(1).locator("th .point-name").textContent()).toBe(dayName(first.date));
     await page.goto(d.url(`/brands/${brandId}/overview`));
     await waitForFigures(page);
     expect(await page.locator("section.kpi .kpi-change").count()).toBe(8);
@@ -435,11 +442,14 @@ describe("the overview", () => {
     await page.getByLabel("Period").selectOption("custom");
     await page.getByLabel("From", { exact: true }).fill("2026-11-20");
     await page.getByLabel("To", { exact: true }).fill("2026-11-01");
-    await page.getByRole("alert").filter({ hasText: "start_date" }).first().waitFor();
+    // Said with the form's own words, not the API's start_date and end_date.
+    const refusal = "The period's From date is after its To date: choose a From date on or before the To date.";
+    await page.getByRole("alert").filter({ hasText: refusal }).first().waitFor();
     // The tiles' own refusal may come a moment after another section's (the figures of From's valid
     // range, Nov 20 to today, may have come in between): they go, rather than stay under the error.
     await page.waitForFunction(() => document.querySelectorAll("section.kpi").length === 0, undefined, { timeout: 15_000 });
-    await page.getByRole("alert").filter({ hasText: "start_date" }).nth(1).waitFor();
+    await page.getByRole("alert").filter({ hasText: refusal }).nth(1).waitFor();
+    expect(await page.getByText(/start_date|end_date/).count()).toBe(0);
     expectNothingUnsafe(page);
   });
 
@@ -495,6 +505,22 @@ describe("the overview", () => {
     await page.goto(d.url(`/brands/${id}/overview`));
     await page.getByRole("heading", { name: "No answers yet" }).waitFor();
     expect(await page.getByText("spyglass demo").count()).toBe(1);
+    // The steps say which are taken: this instance's engines need no key (none names api_key_env),
+    // the brand has no prompt yet, and no run has been made.
+    const steps = page.locator("ol.steps > li");
+    await steps.first().waitFor();
+    expect(await steps.allTextContents()).toEqual([
+      "Add the prompts people ask AI assistants about your market.",
+      "Done: ChatGPT, Claude, Perplexity are configured with their API key.",
+      expect.stringMatching(/^Run tracking on the Tracking page, or wait for the schedule/),
+    ]);
+    await expectAccessible(page, "overview-empty");
+    // With a prompt, the first step is taken: the page points at the run, not at the prompts.
+    await sessionTool(page, id!, "create_prompts", { prompts: [{ text: "best crm for a small agency" }] });
+    await page.reload();
+    await steps.first().waitFor();
+    expect(await steps.first().textContent()).toBe("Done: 1 prompt is tracked (Prompts).");
+    expect(await page.getByRole("link", { name: "Add the prompts" }).count()).toBe(0);
     await expectAccessible(page, "overview-empty");
     await photograph(page, "overview-empty", (p) => p.waitForTimeout(150));
     expectNothingUnsafe(page);

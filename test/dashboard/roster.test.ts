@@ -75,6 +75,41 @@ describe("the Prompts page", () => {
     expect(await page.getByRole("link", { name: "Prompts", exact: true }).getAttribute("aria-current")).toBe("page");
     await expectAccessible(page, "prompts-empty");
     await photograph(page, "prompts-empty");
+    // No prompt was ever archived, so there is nothing to show under "archived" (the next test's
+    // brand, with one archived prompt, is offered it).
+    await page.waitForLoadState("networkidle");
+    expect(await page.getByRole("link", { name: "show the archived prompts" }).count()).toBe(0);
+  });
+
+  test("a brand whose prompts are all archived is offered them", async () => {
+    const other = await d.box.cliJson<{ brand?: { id: string }; id?: string }>([
+      "brand",
+      "create",
+      "--email",
+      USER.email,
+      "--name",
+      "All archived",
+    ]);
+    const id = other.brand?.id ?? other.id;
+    const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
+    const tool = async (name: string, input: object) => {
+      const res = await fetch(d.url(`/api/brands/${id}/tools/${name}`), {
+        method: "POST",
+        headers: { cookie, "content-type": "application/json" },
+        body: JSON.stringify(input),
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { created: Array<{ id: string }> };
+    };
+    const { created } = await tool("create_prompts", { prompts: [{ text: "an archived question" }] });
+    await tool("delete_prompt", { prompt_id: created[0]!.id });
+    await page.goto(d.url(`/brands/${id}/prompts`));
+    await page.getByRole("heading", { name: "No prompts yet" }).waitFor();
+    await page.getByRole("link", { name: "show the archived prompts" }).click();
+    await page.waitForURL(/[?&]archived=1/);
+    await row("an archived question").waitFor();
+    await page.goto(d.url(`/brands/${brandId}/prompts`));
+    await page.getByRole("heading", { name: "No prompts yet" }).waitFor();
   });
 
   test("a bulk add creates the prompts, with markup as text, and reports the duplicate", async () => {

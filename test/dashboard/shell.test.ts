@@ -60,6 +60,20 @@ describe("the dashboard's shell", () => {
     await expectAccessible(page, "brand");
     await photograph(page, "brand");
     expectNothingUnsafe(page);
+    // A second brand of that name is refused under the name, by its name alone (the server's sentence
+    // adds the brand's id, for AI clients and the CLI).
+    const brandPage = page.url();
+    await page.goto(d.url("/brands"));
+    await page.getByLabel("Name").fill(HOSTILE);
+    await page.getByRole("button", { name: "Create the brand" }).click();
+    await page
+      .locator(".field-error")
+      .filter({ hasText: `The account already has a brand named "${HOSTILE}"; give this brand another name.` })
+      .waitFor();
+    expect(await page.getByText(/brd_/).count()).toBe(0);
+    expectNothingUnsafe(page);
+    await page.goto(brandPage);
+    await page.getByRole("heading", { name: "No engines configured" }).waitFor();
   });
 
   test("the owner sets a plan on the accounts page, and the brand page then shows its tracking set-up", async () => {
@@ -167,6 +181,9 @@ describe("the dashboard's shell", () => {
       const input = document.activeElement as HTMLInputElement | null;
       return input?.type === "password" && input.selectionStart === 0 && input.selectionEnd === input.value.length;
     });
+    // A forgotten password: the page says who can set a new one, and how, for the email typed.
+    await page.getByText("Forgot your password?").click();
+    await page.getByText(`spyglass account password --email ${OWNER.email}`, { exact: true }).waitFor();
     await expectAccessible(page, "sign-in");
     await photograph(page, "sign-in");
     // The server's bare "Forbidden" for a request from another origin (a dashboard opened at another

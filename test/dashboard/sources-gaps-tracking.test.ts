@@ -241,6 +241,11 @@ describe("Sources and Content gaps on demo data", () => {
     expect(article.prompt_id).toBe(first.prompt_id);
     expect(article.status).toBe("draft");
     expect(await page.getByLabel("Markdown").inputValue()).toContain("Draft to edit");
+    // This instance has no writer: the page says the draft is an outline, and why.
+    await page
+      .getByRole("status")
+      .filter({ hasText: "Saved as a draft: an outline to write, since this server has no writer model" })
+      .waitFor();
     // Back on the gaps, that gap says an article answers it, links to it, and offers another draft only as a second choice.
     await page.goto(d.url(`/brands/${brandId}/gaps`));
     const card = page.locator(".gap-list > li").first();

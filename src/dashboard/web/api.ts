@@ -146,6 +146,12 @@ export function errorMessage(error: unknown): string {
   if (isSignedOut(error)) {
     return "You are signed out (the session ended), so nothing was sent. What you typed is still on this page: sign in again in another tab, then try again here.";
   }
+  // The analytics' refusal names the API's fields (start_date, end_date); the dashboard's are From and To.
+  if (error instanceof ApiError && error.code === "invalid_date_range") {
+    return "The period's From date is after its To date: choose a From date on or before the To date.";
+  }
+  // The brand's id after its name serves an AI client or the CLI; a person on the dashboard has the name.
+  if (error instanceof ApiError && error.code === "brand_exists") return error.message.replace(/ \(brd_[A-Za-z0-9_-]+\)/, "");
   if (error instanceof ApiError) return error.message;
   return "The server could not be reached; check your connection and try again.";
 }

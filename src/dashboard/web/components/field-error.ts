@@ -52,3 +52,14 @@ export function useFieldErrors(
     errorFor: (field) => (tied?.field === field ? tied.message : null),
   };
 }
+
+/**
+ * `failure` with its sentence about `field` said without the field's API name: for a form of one
+ * field (a dialog's password), where the sentence is shown as the form's ("password: that is not
+ * your current password." → "That is not your current password.").
+ */
+export function withoutFieldName(failure: unknown, field: string): unknown {
+  if (!(failure instanceof ApiError)) return failure;
+  const tied = fieldErrorOf(failure, [field]);
+  return tied.field === null ? failure : new ApiError(failure.status, tied.message, failure.code, failure.requiredPlan);
+}

@@ -72,7 +72,8 @@ export function chartDates(points: TrendPoint[]): string[] {
 }
 
 /**
- * The trend's figures as a table, every point of the period (the chart may start later): its days
+ * The trend's figures as a table, every point of the period (the chart may start later; the points
+ * before its first valid answer are one row): its days
  * with their valid answers under them, visibility and share of voice with their 95% intervals under
  * them (as the competitor ranking writes them: in six columns, the table scrolled sideways on a
  * phone to reach share of voice), and any `more` columns (the overview's visibility per engine).
@@ -86,6 +87,9 @@ export function TrendTable({
   interval: Interval;
   more?: Array<{ label: string; values: Array<string> }>;
 }) {
+  // The days (or weeks) before the first valid answer, when more than one, are one row: a 90-day
+  // period chosen for a brand tracked for 60 listed 30 empty days before its first figure.
+  const start = chartStart(points);
   return (
     <ScrollTable label="Trend figures, scrollable">
       <table class={`trend-table by-${interval}`}>
@@ -109,29 +113,51 @@ export function TrendTable({
           </tr>
         </thead>
         <tbody>
-          {points.map((p, i) => (
-            <tr key={p.date}>
+          {start > 1 && (
+            <tr class="trend-none">
               <th scope="row">
-                <span class="point-name">{pointLabel(p, interval)}</span>
-                <span class="cell-meta">
-                  {count(p.answers.valid)} valid {p.answers.valid === 1 ? "answer" : "answers"}
+                <span class="point-name">
+                  {interval === "week"
+                    ? formatDays(points[0]!.date, lastDay(points[start - 1]!))
+                    : formatDays(points[0]!.date, points[start - 1]!.date)}{" "}
+                  ({points.slice(0, start).reduce((days, p) => days + p.days, 0)} days)
                 </span>
+                <span class="cell-meta">no valid answers</span>
               </th>
-              <td class="num">
-                {percent(p.visibility.rate)}
-                <IntervalUnder range={p.visibility} />
-              </td>
-              <td class="num">
-                {percent(p.share_of_voice.rate)}
-                <IntervalUnder range={p.share_of_voice} />
-              </td>
+              <td class="num">—</td>
+              <td class="num">—</td>
               {more.map((m) => (
                 <td class="num" key={m.label}>
-                  {m.values[i]}
+                  —
                 </td>
               ))}
             </tr>
-          ))}
+          )}
+          {points.map((p, i) =>
+            i < start && start > 1 ? null : (
+              <tr key={p.date}>
+                <th scope="row">
+                  <span class="point-name">{pointLabel(p, interval)}</span>
+                  <span class="cell-meta">
+                    {count(p.answers.valid)} valid {p.answers.valid === 1 ? "answer" : "answers"}
+                  </span>
+                </th>
+                <td class="num">
+                  {percent(p.visibility.rate)}
+                  <IntervalUnder range={p.visibility} />
+                </td>
+                <td class="num">
+                  {percent(p.share_of_voice.rate)}
+                  <IntervalUnder range={p.share_of_voice} />
+                </td>
+                {more.map((m) => (
+                  <td class="num" key={m.label}>
+                    {m.values[i]}
+                  </td>
+                ))}
+              </tr>
+            ),
+          )}
         </tbody>
       </table>
     </ScrollTable>

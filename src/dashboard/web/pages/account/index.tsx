@@ -5,6 +5,7 @@ import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api, errorMessage, MIN_PASSWORD } from "../../api";
 import { ConfirmDialog } from "../../components/confirm";
+import { useFieldErrors, withoutFieldName } from "../../components/field-error";
 import { leaveFlash } from "../../components/flash";
 import { Button, Field, Notice, PageHeading } from "../../components/ui";
 import { useSession } from "../../session";
@@ -14,7 +15,8 @@ function ChangePassword() {
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
   const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<string | null>(null);
+  // A refusal of either password is said under its field ("current_password: …" named the API's field).
+  const { form, failure, setFailure, errorFor } = useFieldErrors(["current_password", "new_password"]);
   const [done, setDone] = useState<string | null>(null);
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -31,7 +33,7 @@ function ChangePassword() {
           : `Your password is changed; ${ended === 1 ? "your other session is" : `your ${ended} other sessions are`} signed out.`,
       );
     } catch (e) {
-      setFailure(errorMessage(e));
+      setFailure(e);
     } finally {
       setBusy(false);
     }
@@ -39,8 +41,8 @@ function ChangePassword() {
   return (
     <section class="card stack" aria-labelledby="password-heading">
       <h2 id="password-heading">Change your password</h2>
-      <form class="stack" onSubmit={submit}>
-        <Field label="Current password">
+      <form class="stack" onSubmit={submit} ref={form}>
+        <Field label="Current password" error={errorFor("current_password")}>
           {(p) => (
             <input
               {...p}
@@ -54,6 +56,7 @@ function ChangePassword() {
         </Field>
         <Field
           label="New password"
+          error={errorFor("new_password")}
           hint={`At least ${MIN_PASSWORD} characters. Your other sessions are signed out; connected apps stay connected.`}
         >
           {(p) => (
@@ -68,7 +71,7 @@ function ChangePassword() {
             />
           )}
         </Field>
-        {failure && <Notice kind="error">{failure}</Notice>}
+        {failure !== null && <Notice kind="error">{errorMessage(failure)}</Notice>}
         {done && <Notice kind="success">{done}</Notice>}
         <div>
           <Button type="submit" variant="primary" disabled={busy}>
@@ -86,7 +89,9 @@ function DeleteAccount({ email }: { email: string }) {
   const [open, setOpen] = useState(false);
   const [password, setPassword] = useState("");
   const remove = async () => {
-    const { deleted } = await api.deleteAccount(password);
+    const { deleted } = await api.deleteAccount(password).catch((e: unknown) => {
+      throw withoutFieldName(e, "password");
+    });
     leaveFlash(
       "sign-in",
       `Deleted the account ${deleted.email} and everything of it (${deleted.brands} ${deleted.brands === 1 ? "brand" : "brands"}).`,

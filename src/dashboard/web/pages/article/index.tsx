@@ -60,6 +60,14 @@ function sameFields(a: Fields, b: Fields): boolean {
 // the form as typed when that differs (typed while the article was being created).
 let handoff: { article: Article; notice: string; fields?: Fields } | null = null;
 
+/**
+ * Opens `article`, just created elsewhere (Content gaps' outline), with `notice` said in its status
+ * line as the editor's own "Saved as a draft." is: call it before routing to the article.
+ */
+export function handArticleOver(article: Article, notice: string): void {
+  handoff = { article, notice };
+}
+
 function PublishedAt({ url, article }: { url: string; article: Article }) {
   return (
     <div class="stack public-link">

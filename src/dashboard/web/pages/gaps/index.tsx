@@ -15,6 +15,7 @@ import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { MoreButton } from "../../components/rows";
 import { Button, EmptyState, LoadFailed, Notice, PageHeading, useLoad, useStillHere } from "../../components/ui";
 import { useSession } from "../../session";
+import { handArticleOver } from "../article";
 
 type Gap = ToolOutput<"get_content_gaps">["gaps"][number];
 
@@ -94,7 +95,13 @@ function DraftButton({
       } catch (error) {
         if (!(error instanceof ApiError && error.code === "writer_not_configured")) throw error;
         const outline = outlineOf(gap);
-        id = (await api.tool(brandId, "create_article", { ...outline, prompt_id: gap.prompt_id })).article.id;
+        const { article } = await api.tool(brandId, "create_article", { ...outline, prompt_id: gap.prompt_id });
+        id = article.id;
+        // Said on the article, so that the outline is not taken for the writer's draft.
+        handArticleOver(
+          article,
+          "Saved as a draft: an outline to write, since this server has no writer model to draft the article (whoever runs Spyglass can add a [writer] section to its configuration file).",
+        );
       }
       // The draft is saved either way; a person who went elsewhere meanwhile stays there.
       if (here()) route(brandPath(brandId, `/articles/${encodeURIComponent(id)}`));

@@ -3,8 +3,10 @@
 // engine. Everything follows the analytics filter in the URL.
 import { DownloadCsv } from "../../components/download-csv";
 import "./overview.css";
+import { type ComponentChildren } from "preact";
 import { useId } from "preact/hooks";
 import { api } from "../../api";
+import { formatDate } from "../../components/dates";
 import { FilterBar, useAnalyticsFilter } from "../../components/filters";
 import { brandPath } from "../../components/layout";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -13,17 +15,78 @@ import { EngineTable, RankingTable } from "./tables";
 import { comparedWith, KpiTiles } from "./tiles";
 import { TrendSection } from "./trend";
 
+/**
+ * What stands between the brand and its first answers, step by step, each marked done or not from
+ * get_tracking_status: the prompts to ask, an engine with its key, and a run. A brand with prompts
+ * but no engine is pointed at the engine, not told to add prompts.
+ */
 function NoAnswersYet({ brandId }: { brandId: string }) {
+  const status = useLoad(() => api.tool(brandId, "get_tracking_status", {}), [brandId]);
+  const s = status.data;
+  const prompts = s?.forecast.prompts ?? 0;
+  const configured = s?.engines.filter((e) => e.configured) ?? [];
+  const keyed = configured.filter((e) => e.api_key_set);
+  const unkeyed = configured.filter((e) => !e.api_key_set);
+  const tracking = brandPath(brandId, "/tracking");
+  const step = (done: boolean, children: ComponentChildren) => (
+    <li class={done ? "step-done" : undefined}>
+      {done && <span class="offscreen">Done: </span>}
+      {children}
+    </li>
+  );
   return (
     <EmptyState title="No answers yet">
       <p>The overview fills in once tracking has stored answers for this brand:</p>
-      <ol>
-        <li>
-          <a href={brandPath(brandId, "/prompts")}>Add the prompts</a> people ask AI assistants about your market.
-        </li>
-        <li>Configure an engine (an AI provider's key) in the server's configuration.</li>
-        <li>Run tracking, or wait for the schedule.</li>
-      </ol>
+      {status.error && <LoadFailed error={status.error} failure={status.failure} retry={status.reload} />}
+      {s && (
+        <ol class="steps">
+          {step(
+            prompts > 0,
+            prompts > 0 ? (
+              <>
+                {prompts.toLocaleString("en-US")} {prompts === 1 ? "prompt is" : "prompts are"} tracked (
+                <a href={brandPath(brandId, "/prompts")}>Prompts</a>).
+              </>
+            ) : (
+              <>
+                <a href={brandPath(brandId, "/prompts")}>Add the prompts</a> people ask AI assistants about your market.
+              </>
+            ),
+          )}
+          {step(
+            keyed.length > 0,
+            keyed.length > 0 ? (
+              <>
+                {keyed.map((e) => e.label).join(", ")} {keyed.length === 1 ? "is" : "are"} configured with{" "}
+                {keyed.length === 1 ? "its" : "their"} API key.
+              </>
+            ) : unkeyed.length > 0 ? (
+              <>
+                Set the API key of {unkeyed.map((e) => `${e.label} (${e.api_key_env ?? "its api_key_env"})`).join(", ")} in the server's
+                environment and restart the server (<a href={tracking}>Tracking</a> shows the engines).
+              </>
+            ) : (
+              <>
+                Configure an engine (an AI provider, its model and the environment variable holding its API key) in the server's{" "}
+                <code>spyglass.toml</code> and restart the server.
+              </>
+            ),
+          )}
+          {step(
+            false,
+            s.running ? (
+              <>
+                A run is under way: <a href={tracking}>Tracking</a> shows its progress.
+              </>
+            ) : (
+              <>
+                Run tracking on the <a href={tracking}>Tracking</a> page, or wait for the schedule
+                {s.schedule.enabled && s.next_run ? ` (next run ${formatDate(s.next_run)})` : ""}.
+              </>
+            ),
+          )}
+        </ol>
+      )}
       <p>
         To look around first, seed sample data with <code>spyglass demo</code>.
       </p>

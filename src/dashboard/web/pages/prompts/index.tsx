@@ -69,6 +69,13 @@ export function Prompts({ brandId }: { brandId: string }) {
     }
   };
 
+  const none = list.loaded && list.items.length === 0;
+  // An empty list offers the archived prompts only when there are some.
+  const fresh = none && !filtered && !filters.archived;
+  const archivedKept = useLoad(
+    async () => fresh && (await api.tool(brandId, "list_prompts", { include_archived: true, limit: 1 })).prompts.length > 0,
+    [brandId, fresh],
+  );
   if (isPlanRequired(list.failure)) {
     return (
       <>
@@ -77,7 +84,6 @@ export function Prompts({ brandId }: { brandId: string }) {
       </>
     );
   }
-  const none = list.loaded && list.items.length === 0;
   return (
     <>
       <PageHeading title="Prompts">
@@ -92,16 +98,18 @@ export function Prompts({ brandId }: { brandId: string }) {
       <p class="page-intro">
         The questions Spyglass asks AI engines for this brand; each answer is checked for the brand and its competitors.
       </p>
-      {none && !filtered && !filters.archived ? (
+      {fresh ? (
         <EmptyState title="No prompts yet">
           <p>
             A prompt is a question people ask an AI assistant when they look for what the brand offers, such as “best CRM for small
             agencies” or “which CRM integrates with Gmail?”. Add a few below, one per line; every tracking run asks them (the{" "}
             <a href={brandPath(brandId, "/tracking")}>Tracking</a> page says which engines and when).
           </p>
-          <p>
-            Prompts you archived are kept: <a href={`${brandPath(brandId, "/prompts")}?archived=1`}>show the archived prompts</a>.
-          </p>
+          {archivedKept.data && (
+            <p>
+              Prompts you archived are kept: <a href={`${brandPath(brandId, "/prompts")}?archived=1`}>show the archived prompts</a>.
+            </p>
+          )}
         </EmptyState>
       ) : (
         <section class="stack" aria-labelledby="prompt-list-heading">

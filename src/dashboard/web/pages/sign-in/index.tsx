@@ -86,6 +86,16 @@ export function SignIn() {
           New here? <a href="/welcome">Create an account</a>.
         </p>
       )}
+      {status && !status.setup && (
+        <details class="hint forgot">
+          <summary>Forgot your password?</summary>
+          <p>
+            Spyglass sends no email, so it cannot mail you a link. Whoever runs this server can set a new password for your account with{" "}
+            <code>spyglass account password --email {email.trim() || "you@example.com"}</code>; your sessions and connected apps are signed
+            out, and your API keys keep working.
+          </p>
+        </details>
+      )}
     </main>
   );
 }
