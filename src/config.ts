@@ -123,6 +123,15 @@ const fileSchema = z
       })
       .strict()
       .default({ schedule: "0 6 * * *", samples: 1, concurrency: 8, enabled: true, lease_seconds: 30 }),
+    oauth: z
+      .object({
+        // A rotated refresh token presented again this many seconds after its first use still gets a
+        // token pair of its own (MCP hosts refresh several times at once); 0, CONTRACT §8's rule:
+        // any reuse ends the grant.
+        refresh_reuse_grace_seconds: z.number().int().min(0).max(600).default(0),
+      })
+      .strict()
+      .default({ refresh_reuse_grace_seconds: 0 }),
     engines: z.array(engineSchema).default([]),
     writer: writerSchema.optional(),
     database_url_env: envName.optional(),
@@ -151,6 +160,7 @@ export interface Config {
   publicOrigin: string | null;
   logLevel: "debug" | "info" | "warn" | "error";
   auth: { signup: "first" | "open" | "closed" };
+  oauth: { refresh_reuse_grace_seconds: number };
   tracking: { schedule: string; samples: number; concurrency: number; enabled: boolean; lease_seconds: number };
   engines: EngineSettings[];
   writer: WriterSettings | null;
@@ -244,6 +254,7 @@ export function loadConfig({ flags, env: given, cwd = process.cwd(), listens = t
     publicOrigin,
     logLevel: file.log_level ?? "info",
     auth: file.auth,
+    oauth: file.oauth,
     tracking: file.tracking,
     engines,
     writer: file.writer ?? null,

@@ -49,6 +49,8 @@ import {
 
 export const ACCESS_TOKEN_TTL_MS = 60 * 60 * 1000;
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+/** Token pairs a refresh token's reuses may mint within [oauth] refresh_reuse_grace_seconds (its first use's pair counted). */
+const REUSE_PAIRS_MAX = 10;
 export const CODE_TTL_MS = 5 * 60 * 1000;
 const CODE_RETENTION_MS = 24 * 60 * 60 * 1000;
 const MAX_STATE = 2048;
@@ -463,6 +465,18 @@ export class OAuthService {
         if (clientId !== null && clientId !== row.clientId) return new InvalidGrantError("The refresh token was issued to another client.");
         if (!(await authenticateClient(tx, row.clientId, credentials.secret))) return new InvalidClientError(CLIENT_AUTH_FAILED);
         if (row.usedAt !== null) {
+          // Within the configured grace, a client that refreshed several times at once (an MCP host's
+          // tool calls each finding the access token expired) gets a pair of its own for each, at
+          // most REUSE_PAIRS_MAX in the window; the pairs already handed out stay valid.
+          const grace = this.config.oauth.refresh_reuse_grace_seconds * 1000;
+          if (grace > 0 && now - row.usedAt <= grace && row.expiresAt > now) {
+            const minted = await tx.get<{ n: number }>(
+              "SELECT COUNT(*) AS n FROM oauth_tokens WHERE grant_id = ? AND kind = 'refresh' AND created_at >= ?",
+              [row.grantId, row.usedAt],
+            );
+            if (Number(minted?.n ?? 0) < REUSE_PAIRS_MAX) return issueTokens(tx, row.grantId, now);
+            return new InvalidGrantError("The refresh token was already used too many times at once; try again with the newest one.");
+          }
           // Refresh tokens rotate: one presented again was copied, so the whole grant ends (OAuth 2.1 §4.3.1).
           await revokeGrantRow(tx, row.grantId, now);
           return new InvalidGrantError("The refresh token was already used; this access is now revoked. Sign in again.");

@@ -49,6 +49,10 @@ describe("loadConfig", () => {
     expect(config.publicUrl).toBe("https://vis.example.com");
     expect(config.publicOrigin).toBe("https://vis.example.com");
     expect(config.auth.signup).toBe("open");
+    expect(config.oauth.refresh_reuse_grace_seconds).toBe(0);
+    expect(loadConfig({ flags: { config: withFile("[oauth]\nrefresh_reuse_grace_seconds = 60\n").file }, env: {} }).oauth).toEqual({
+      refresh_reuse_grace_seconds: 60,
+    });
   });
 
   test("public_url is read as its origin: the OAuth resource and issuer are what clients make of it", () => {
@@ -70,6 +74,9 @@ describe("loadConfig", () => {
       ["public_url = ", "not valid TOML"],
       ["colour = 1\n", 'unknown key(s) "colour"'],
       ['[tracking]\nschedule = "every day"\n', "tracking.schedule: must be a valid cron expression"],
+      ["[oauth]\nrefresh_reuse_grace_seconds = -1\n", "oauth.refresh_reuse_grace_seconds: must be at least 0"],
+      ["[oauth]\nrefresh_reuse_grace_seconds = 601\n", "oauth.refresh_reuse_grace_seconds: must be at most 600"],
+      ["[oauth]\nrefresh_reuse_grace = 60\n", 'unknown key(s) "refresh_reuse_grace"'],
       ['public_url = "ftp://x"\n', "public_url: "],
       // The origin alone: OAuth discovery and cookies are made from it, and Spyglass serves from the root.
       ['public_url = "https://spy.example.com/base"\n', "public_url: must be the instance's origin alone"],

@@ -24,7 +24,10 @@ let t: TestApp;
 let seed: ToolServerSeed;
 let cookieA: string;
 
-async function setUp(publicUrl: string | null = PUBLIC_URL, options: { file?: boolean } = {}): Promise<void> {
+async function setUp(
+  publicUrl: string | null = PUBLIC_URL,
+  options: { file?: boolean; refreshReuseGraceSeconds?: number } = {},
+): Promise<void> {
   t = await testApp({ ...(publicUrl ? { publicUrl } : {}), ...options });
   seed = await seedToolServerDb(t.db);
   cookieA = await sessionCookieFor(seed.a.accountId);
@@ -254,6 +257,41 @@ describe("the whole flow, in process", () => {
     expect((await mcp(rotated.json.access_token)).status).toBe(401);
     const next = await tokenRequest(t, { grant_type: "refresh_token", refresh_token: rotated.json.refresh_token, client_id: clientId });
     expect(next.json.error).toBe("invalid_grant");
+    expect((await t.call("GET", "/api/oauth/grants", { cookie: cookieA })).json.grants).toEqual([]);
+  });
+
+  test("with refresh_reuse_grace_seconds, a refresh token presented again at once gets a pair of its own; later, it ends the grant", async () => {
+    // MCP hosts (Claude.ai, Codex) refresh once per tool call in flight when the hour is up: with
+    // CONTRACT's rule alone, all but one of them ended the connection.
+    await t.close();
+    await setUp(PUBLIC_URL, { refreshReuseGraceSeconds: 60 });
+    const start = Date.now();
+    t.ctx.oauth.now = () => start;
+    const { refresh, clientId } = await tokensForA();
+    const again = () => tokenRequest(t, { grant_type: "refresh_token", refresh_token: refresh, client_id: clientId });
+    t.ctx.oauth.now = () => start + 60 * 60 * 1000;
+    // Three at once: each gets a pair, and every pair works.
+    const pairs = await Promise.all([again(), again(), again()]);
+    expect(pairs.map((p) => p.status)).toEqual([200, 200, 200]);
+    expect(new Set(pairs.map((p) => p.json.refresh_token)).size).toBe(3);
+    for (const p of pairs) expect((await mcp(p.json.access_token)).status).toBe(200);
+    // A retry 59 seconds after the first use too, up to ten pairs in all; past them, that request
+    // alone is refused and the connection stays.
+    t.ctx.oauth.now = () => start + 60 * 60 * 1000 + 59_000;
+    const retries = [];
+    for (let i = 0; i < 8; i++) retries.push(await again());
+    expect(retries.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 400]);
+    expect(retries[7]!.json.error).toBe("invalid_grant");
+    expect((await mcp(pairs[0]!.json.access_token)).status).toBe(200);
+    // A newer refresh token rotates as ever.
+    const newer = await tokenRequest(t, { grant_type: "refresh_token", refresh_token: pairs[1]!.json.refresh_token, client_id: clientId });
+    expect(newer.status).toBe(200);
+    // After the grace, the old token again is a copy: the grant ends, with every pair it gave.
+    t.ctx.oauth.now = () => start + 60 * 60 * 1000 + 61_000;
+    const late = await again();
+    expect({ status: late.status, error: late.json.error }).toEqual({ status: 400, error: "invalid_grant" });
+    expect((await mcp(newer.json.access_token)).status).toBe(401);
+    expect((await mcp(pairs[2]!.json.access_token)).status).toBe(401);
     expect((await t.call("GET", "/api/oauth/grants", { cookie: cookieA })).json.grants).toEqual([]);
   });
 

@@ -79,6 +79,8 @@ export async function testApp(
     file?: boolean;
     quiet?: boolean;
     oauthLoopbackClients?: boolean;
+    /** [oauth] refresh_reuse_grace_seconds (0 by default). */
+    refreshReuseGraceSeconds?: number;
   } = {},
 ): Promise<TestApp> {
   configureLog({ quiet: options.quiet ?? true });
@@ -87,6 +89,7 @@ export async function testApp(
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     auth: { signup: options.signup ?? "first" },
     ...(options.oauthLoopbackClients ? { oauthLoopbackClients: true } : {}),
+    ...(options.refreshReuseGraceSeconds ? { oauth: { refresh_reuse_grace_seconds: options.refreshReuseGraceSeconds } } : {}),
   });
   // dbPath: this SQLite file whatever the test database; file: the test database, as a file on SQLite.
   const db: Db = options.dbPath
