@@ -293,6 +293,9 @@ describe("the SDK client's OAuth flow against the binary", () => {
     const apps = page.getByRole("region", { name: "Connected apps" });
     await apps.getByRole("row", { name: /Spyglass e2e \(CIMD\)/ }).waitFor();
     expect(await apps.getByRole("cell", { name: "Borealis Tools" }).count()).toBe(1);
+    // Under the name the app gave itself, its id, as the consent page showed it.
+    const appName = await apps.getByRole("rowheader", { name: /Spyglass e2e \(CIMD\)/ }).textContent();
+    expect(appName).toContain(`App id: ${docs.origin}/spyglass-e2e/client.json`);
     await expectAccessible(page, "keys with connected apps");
     await photograph(page, "oauth-connected-apps");
     await apps.getByRole("button", { name: "Disconnect Spyglass e2e (CIMD)" }).click();

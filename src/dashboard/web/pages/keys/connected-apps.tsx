@@ -4,7 +4,7 @@
 import { useRef, useState } from "preact/hooks";
 import { api, type Grant } from "../../api";
 import { ConfirmDialog } from "../../components/confirm";
-import { Button, formatDate, LoadFailed, Notice, useLoad } from "../../components/ui";
+import { Breakable, Button, formatDate, LoadFailed, Notice, useLoad } from "../../components/ui";
 import { useSession } from "../../session";
 import { mcpUrl } from "./clients";
 
@@ -66,6 +66,13 @@ export function ConnectedApps({ brandId, brandName }: { brandId: string; brandNa
                 <tr key={g.id}>
                   <th scope="row">
                     <bdi>{g.client_name}</bdi> <span class="muted">(unverified)</span>
+                    {/* Its id, as the consent page showed it: two apps may give themselves the same name. */}
+                    <span class="app-id">
+                      <span class="offscreen">App id: </span>
+                      <code class="break">
+                        <Breakable text={g.client_id} />
+                      </code>
+                    </span>
                   </th>
                   <td data-label="Brand">{brandName}</td>
                   <td data-label="Connected">{formatDate(g.created_at)}</td>
