@@ -439,11 +439,18 @@ export class OAuthService {
     const clientId = credentials.clientId;
     if (!token) throw new InvalidRequestError("refresh_token is required.");
     if (!isWellFormedSecret(token, REFRESH_TOKEN_PREFIX)) throw new InvalidGrantError("The refresh token is not valid.");
-    const now = this.now();
     return settle(
       await this.db.transaction(async (tx): Promise<TokenResponse | OAuthError> => {
-        // As for codes: a refresh token rotates once, even when presented twice at once.
-        await tx.lock(`oauth-refresh:${hashSecret(token)}`);
+        // As for codes: a refresh token rotates once, even when presented twice at once. The lock is
+        // the grant's, so that its tokens (siblings of a reuse grace) rotate one at a time, and the
+        // clock is read once it is held: pairs are counted by when they were made.
+        const owner = await tx.get<{ grantId: string }>(
+          `SELECT grant_id AS "grantId" FROM oauth_tokens WHERE token_hash = ? AND kind = 'refresh'`,
+          [hashSecret(token)],
+        );
+        if (!owner) return new InvalidGrantError("The refresh token is not valid.");
+        await tx.lock(`oauth-grant:${owner.grantId}`);
+        const now = this.now();
         const row = await tx.get<{
           tokenHash: string;
           expiresAt: number;
@@ -482,7 +489,9 @@ export class OAuthService {
           return new InvalidGrantError("The refresh token was already used; this access is now revoked. Sign in again.");
         }
         if (row.expiresAt <= now) return new InvalidGrantError("The refresh token has expired; sign in again.");
-        await tx.run("UPDATE oauth_tokens SET used_at = ? WHERE token_hash = ?", [now, row.tokenHash]);
+        // Used, with any other refresh token of the grant still unused: the pairs a reuse grace gave
+        // that the client did not keep. Presented later, such a copy is a reuse like any other.
+        await tx.run("UPDATE oauth_tokens SET used_at = ? WHERE grant_id = ? AND kind = 'refresh' AND used_at IS NULL", [now, row.grantId]);
         return issueTokens(tx, row.grantId, now);
       }),
     );

@@ -450,6 +450,11 @@ describe("the overview", () => {
     await page.waitForFunction(() => document.querySelectorAll("section.kpi").length === 0, undefined, { timeout: 15_000 });
     await page.getByRole("alert").filter({ hasText: refusal }).nth(1).waitFor();
     expect(await page.getByText(/start_date|end_date/).count()).toBe(0);
+    // A period too long is said so, not taken for a From after its To.
+    await page.getByLabel("From", { exact: true }).fill("2023-01-01");
+    await page.getByLabel("To", { exact: true }).fill("2026-11-01");
+    await page.getByRole("alert").filter({ hasText: "The period may cover at most 1100 days; move From or To." }).first().waitFor();
+    expect(await page.getByText(refusal).count()).toBe(0);
     expectNothingUnsafe(page);
   });
 
@@ -505,13 +510,13 @@ describe("the overview", () => {
     await page.goto(d.url(`/brands/${id}/overview`));
     await page.getByRole("heading", { name: "No answers yet" }).waitFor();
     expect(await page.getByText("spyglass demo").count()).toBe(1);
-    // The steps say which are taken: this instance's engines need no key (none names api_key_env),
+    // The steps say which are taken: this instance's engines can be asked (none needs a key),
     // the brand has no prompt yet, and no run has been made.
     const steps = page.locator("ol.steps > li");
     await steps.first().waitFor();
     expect(await steps.allTextContents()).toEqual([
       "Add the prompts people ask AI assistants about your market.",
-      "Done: ChatGPT, Claude, Perplexity are configured with their API key.",
+      "Done: Engines to ask: ChatGPT, Claude, Perplexity.",
       expect.stringMatching(/^Run tracking on the Tracking page, or wait for the schedule/),
     ]);
     await expectAccessible(page, "overview-empty");

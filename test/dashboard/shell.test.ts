@@ -183,7 +183,7 @@ describe("the dashboard's shell", () => {
     });
     // A forgotten password: the page says who can set a new one, and how, for the email typed.
     await page.getByText("Forgot your password?").click();
-    await page.getByText(`spyglass account password --email ${OWNER.email}`, { exact: true }).waitFor();
+    await page.getByText(`spyglass account password --email ${OWNER.email} --password -`, { exact: true }).waitFor();
     await expectAccessible(page, "sign-in");
     await photograph(page, "sign-in");
     // The server's bare "Forbidden" for a request from another origin (a dashboard opened at another

@@ -145,7 +145,8 @@ async function done(shown: Shown, name: string, log = ["initialized", "result se
 
 /** The rows of a trend's table: one per point, the points before the first valid answer (when more than one) in one. */
 function rowsOf(points: Array<{ visibility: { n: number } }>): number {
-  const before = points.findIndex((p) => p.visibility.n > 0);
+  const first = points.findIndex((p) => p.visibility.n > 0);
+  const before = first === -1 ? points.length : first;
   return before > 1 ? points.length - before + 1 : points.length;
 }
 

@@ -295,6 +295,28 @@ describe("the whole flow, in process", () => {
     expect((await t.call("GET", "/api/oauth/grants", { cookie: cookieA })).json.grants).toEqual([]);
   });
 
+  test("with refresh_reuse_grace_seconds, the pairs an app did not keep are retired when it renews: one presented later ends the grant", async () => {
+    await t.close();
+    await setUp(PUBLIC_URL, { refreshReuseGraceSeconds: 60 });
+    const start = Date.now();
+    t.ctx.oauth.now = () => start;
+    const { refresh, clientId } = await tokensForA();
+    const renew = (token: string) => tokenRequest(t, { grant_type: "refresh_token", refresh_token: token, client_id: clientId });
+    t.ctx.oauth.now = () => start + 60 * 60 * 1000;
+    const [kept, dropped] = await Promise.all([renew(refresh), renew(refresh)]);
+    expect([kept!.status, dropped!.status]).toEqual([200, 200]);
+    // The app kept one pair and renews with it an hour later.
+    t.ctx.oauth.now = () => start + 2 * 60 * 60 * 1000;
+    const next = await renew(kept!.json.refresh_token);
+    expect(next.status).toBe(200);
+    // The other pair's refresh token, never used, was retired then: presented after the grace, it is a copy.
+    t.ctx.oauth.now = () => start + 2 * 60 * 60 * 1000 + 61_000;
+    const copy = await renew(dropped!.json.refresh_token);
+    expect({ status: copy.status, error: copy.json.error }).toEqual({ status: 400, error: "invalid_grant" });
+    expect((await mcp(next.json.access_token)).status).toBe(401);
+    expect((await t.call("GET", "/api/oauth/grants", { cookie: cookieA })).json.grants).toEqual([]);
+  });
+
   test("a token answered without being read again still expires on time, and its connection's last use is still written each minute", async () => {
     // On SQLite a verified token is remembered until the database changes (rememberedAccessToken):
     // neither the hour nor the last-use minute is a change of the database.

@@ -148,10 +148,16 @@ export function errorMessage(error: unknown): string {
   }
   // The analytics' refusal names the API's fields (start_date, end_date); the dashboard's are From and To.
   if (error instanceof ApiError && error.code === "invalid_date_range") {
-    return "The period's From date is after its To date: choose a From date on or before the To date.";
+    return error.message
+      .replace(
+        "start_date must be on or before end_date.",
+        "The period's From date is after its To date: choose a From date on or before the To date.",
+      )
+      .replace("narrow start_date and end_date.", "move From or To.");
   }
   // The brand's id after its name serves an AI client or the CLI; a person on the dashboard has the name.
-  if (error instanceof ApiError && error.code === "brand_exists") return error.message.replace(/ \(brd_[A-Za-z0-9_-]+\)/, "");
+  if (error instanceof ApiError && error.code === "brand_exists")
+    return error.message.replace(/ \(brd_[0-9a-z]{16}\)(?=; give this brand another name\.$)/i, "");
   if (error instanceof ApiError) return error.message;
   return "The server could not be reached; check your connection and try again.";
 }

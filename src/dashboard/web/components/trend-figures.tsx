@@ -88,8 +88,10 @@ export function TrendTable({
   more?: Array<{ label: string; values: Array<string> }>;
 }) {
   // The days (or weeks) before the first valid answer, when more than one, are one row: a 90-day
-  // period chosen for a brand tracked for 60 listed 30 empty days before its first figure.
-  const start = chartStart(points);
+  // period chosen for a brand tracked for 60 listed 30 empty days before its first figure. A period
+  // without any is one row.
+  const firstValid = points.findIndex((p) => p.visibility.n > 0);
+  const start = firstValid === -1 ? points.length : firstValid;
   return (
     <ScrollTable label="Trend figures, scrollable">
       <table class={`trend-table by-${interval}`}>

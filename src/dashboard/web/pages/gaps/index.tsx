@@ -97,11 +97,14 @@ function DraftButton({
         const outline = outlineOf(gap);
         const { article } = await api.tool(brandId, "create_article", { ...outline, prompt_id: gap.prompt_id });
         id = article.id;
-        // Said on the article, so that the outline is not taken for the writer's draft.
-        handArticleOver(
-          article,
-          "Saved as a draft: an outline to write, since this server has no writer model to draft the article (whoever runs Spyglass can add a [writer] section to its configuration file).",
-        );
+        // Said on the article, so that the outline is not taken for the writer's draft (only when the
+        // article opens now: opened later, it is read afresh, as any article).
+        if (here()) {
+          handArticleOver(
+            article,
+            "Saved as a draft: an outline to write, since this server has no writer model to draft the article (whoever runs Spyglass can add a [writer] section to its configuration file).",
+          );
+        }
       }
       // The draft is saved either way; a person who went elsewhere meanwhile stays there.
       if (here()) route(brandPath(brandId, `/articles/${encodeURIComponent(id)}`));

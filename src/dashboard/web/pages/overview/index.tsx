@@ -38,6 +38,11 @@ function NoAnswersYet({ brandId }: { brandId: string }) {
     <EmptyState title="No answers yet">
       <p>The overview fills in once tracking has stored answers for this brand:</p>
       {status.error && <LoadFailed error={status.error} failure={status.failure} retry={status.reload} />}
+      {!s && !status.error && (
+        <p class="loading" role="status">
+          Loading the steps…
+        </p>
+      )}
       {s && (
         <ol class="steps">
           {step(
@@ -56,10 +61,7 @@ function NoAnswersYet({ brandId }: { brandId: string }) {
           {step(
             keyed.length > 0,
             keyed.length > 0 ? (
-              <>
-                {keyed.map((e) => e.label).join(", ")} {keyed.length === 1 ? "is" : "are"} configured with{" "}
-                {keyed.length === 1 ? "its" : "their"} API key.
-              </>
+              <>Engines to ask: {keyed.map((e) => e.label).join(", ")}.</>
             ) : unkeyed.length > 0 ? (
               <>
                 Set the API key of {unkeyed.map((e) => `${e.label} (${e.api_key_env ?? "its api_key_env"})`).join(", ")} in the server's
@@ -78,10 +80,14 @@ function NoAnswersYet({ brandId }: { brandId: string }) {
               <>
                 A run is under way: <a href={tracking}>Tracking</a> shows its progress.
               </>
+            ) : !s.schedule.enabled ? (
+              <>
+                Run tracking on the <a href={tracking}>Tracking</a> page (this server makes no scheduled runs).
+              </>
             ) : (
               <>
                 Run tracking on the <a href={tracking}>Tracking</a> page, or wait for the schedule
-                {s.schedule.enabled && s.next_run ? ` (next run ${formatDate(s.next_run)})` : ""}.
+                {s.next_run ? ` (next run ${formatDate(s.next_run)})` : ""}.
               </>
             ),
           )}

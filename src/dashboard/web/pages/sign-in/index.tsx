@@ -91,8 +91,8 @@ export function SignIn() {
           <summary>Forgot your password?</summary>
           <p>
             Spyglass sends no email, so it cannot mail you a link. Whoever runs this server can set a new password for your account with{" "}
-            <code>spyglass account password --email {email.trim() || "you@example.com"}</code>; your sessions and connected apps are signed
-            out, and your API keys keep working.
+            <code>spyglass account password --email {email.trim() || "you@example.com"} --password -</code> (it asks for the new one); your
+            sessions and connected apps are signed out, and your API keys keep working.
           </p>
         </details>
       )}
