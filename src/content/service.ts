@@ -85,6 +85,9 @@ type ArticleRow = Omit<typeof articles.$inferSelect, "renderedBy">;
 
 export function parseTitle(value: string | null | undefined): string {
   const title = (value ?? "").replace(/\s+/g, " ").trim();
+  // Nothing a reader sees (zero-width spaces and joiners, other format characters): no title, shown
+  // "Untitled", as an empty one is; such characters within a visible title stay (an emoji's joiners).
+  if (/^[\p{Cf}\p{Z}\s]*$/u.test(title)) return "";
   if (title.length > MAX_TITLE) {
     throw new Invalid(`title: the title is ${title.length} characters; the limit is ${MAX_TITLE}.`, "invalid_title");
   }

@@ -80,6 +80,14 @@ describe("GET /api/public/articles", () => {
     expect(body.articles[0].slug).toBe("untitled");
   });
 
+  test('a title of characters no reader sees (zero-width spaces, joiners) is no title: "Untitled"', async () => {
+    await publish(world.brand.id, { title: "\u200b\u200d \u2060\u00ad", markdown: "Invisible title." });
+    // Within a visible title, a joiner stays (an emoji sequence).
+    await publish(world.brand.id, { title: "Team \u{1F469}\u200d\u{1F4BB} picks", markdown: "Visible." });
+    const body = await (await request(listPath())).json();
+    expect(body.articles.map((a: { title: string }) => a.title).sort()).toEqual(["Team \u{1F469}\u200d\u{1F4BB} picks", "Untitled"]);
+  });
+
   test("drafts and unpublished articles are never listed", async () => {
     await createArticle(world.ctx.db, world.brand.id, { title: "A draft", markdown: "Draft." });
     const gone = await publish(world.brand.id, { title: "Gone", markdown: "Was public." });
