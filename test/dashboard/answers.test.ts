@@ -428,6 +428,26 @@ describe("answers", () => {
     expect(await cell.textContent()).toBe("—");
   });
 
+  test("an answer without text says so once: no empty box, no mentions, citations or searches to show", async () => {
+    for (const status of ["error", "empty"] as const) {
+      const listed = await tool<{ answers: Array<{ id: string }> }>("list_answers", { status, limit: 1 });
+      expect(listed.answers.length).toBe(1);
+      await page.goto(d.url(`/brands/${brandId}/answers/${listed.answers[0]!.id}`));
+      const text = page.getByRole("region", { name: "Answer text" });
+      await text.waitFor();
+      expect(await text.textContent()).toContain(
+        status === "error"
+          ? "None: the request to the engine failed, so there is no text, mention or citation to show."
+          : "None: the engine answered with no text.",
+      );
+      expect(await page.locator(".answer-text").count()).toBe(0);
+      for (const heading of ["Mentions", "Citations", "What the assistant searched"]) {
+        expect(await page.getByRole("heading", { name: heading }).count()).toBe(0);
+      }
+    }
+    await photograph(page, "answer-without-text");
+  });
+
   test("the answers filters are in the URL", async () => {
     await page.goto(d.url(`/brands/${brandId}/answers`));
     await page.locator("table.answers-table tbody tr").first().waitFor();

@@ -52,3 +52,16 @@ test("at 390 and 1280 px, light and dark, no word of a table's cells is broken a
     }
   }
 });
+
+test("a column's alignment from the Markdown (|---:|, the cells' align attribute) is kept; others start at the line's start", async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.setContent(
+    articleDocument(
+      '<table><thead><tr><th>Plan</th><th align="right">Seats</th><th align="center">Trial</th></tr></thead><tbody><tr><td>Starter</td><td align="right">5</td><td align="center">Yes</td></tr></tbody></table>',
+    ),
+  );
+  const aligned = await page.evaluate(() => [...document.querySelectorAll("td")].map((cell) => getComputedStyle(cell).textAlign));
+  // Chromium computes the align attribute as -webkit-right and -webkit-center.
+  expect(aligned).toEqual(["start", expect.stringMatching(/right$/), expect.stringMatching(/center$/)]);
+  await page.close();
+});

@@ -149,6 +149,13 @@ describe("the Articles pages", () => {
     expect(await frame.locator("[onerror]").count()).toBe(0);
     const iframe = page.getByTitle("Preview of the saved article");
     expect(await iframe.getAttribute("sandbox")).toBe("");
+    // The frame is a stop of the keyboard (its text scrolls with the arrows): its focus is drawn, as
+    // every other control's is (a review found it an invisible stop).
+    const ring = () => iframe.evaluate((el) => getComputedStyle(el).outlineStyle);
+    expect(await ring()).toBe("none");
+    await iframe.focus();
+    expect(await ring()).toBe("solid");
+    await page.getByLabel("Slug").focus();
     expect(await page.getByText("this preview shows the last saved version").count()).toBe(0);
     // In dark mode the preview is drawn dark too (it was a white box), light text on a dark canvas.
     const textColour = () => frame.locator("body").evaluate((body) => getComputedStyle(body).color);

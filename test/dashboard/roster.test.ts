@@ -327,10 +327,14 @@ describe("many prompts", () => {
     expect(await rows.count()).toBe(50);
     await page.getByRole("button", { name: "More" }).click();
     await row("generated prompt number 97").waitFor();
-    await page.getByRole("button", { name: "More" }).click();
+    // The last page by the keyboard: the button goes, and the focus goes to the sentence in its place,
+    // not to the page's body.
+    await page.getByRole("button", { name: "More" }).focus();
+    await page.keyboard.press("Enter");
     await row("generated prompt number 120").waitFor();
     expect(await rows.count()).toBe(123);
     await page.getByRole("button", { name: "More" }).waitFor({ state: "detached" });
+    await expectFocus(page.getByText("That is the whole list."));
     const listed = await viaSession("list_prompts", { query: "generated prompt number 120" });
     expect(listed.prompts).toEqual([expect.objectContaining({ country: "DE", language: "de-AT", tags: [] })]);
   });

@@ -167,6 +167,11 @@ describe("the dashboard's shell", () => {
     await expectValue(page.getByLabel("Domain"), "acme-crm.com");
     await page.reload();
     expect(await page.getByLabel("Aliases").inputValue()).toBe("Acme Inc\nACME Corp\nAcme Group");
+    // A URL of the domain already stored changes nothing stored: the field still shows the domain
+    // as stored, not the URL as typed (a review saw "Saved." under the URL).
+    await page.getByLabel("Domain").fill("https://www.acme-crm.com/pricing?x=1");
+    await page.getByRole("button", { name: "Save" }).click();
+    await expectValue(page.getByLabel("Domain"), "acme-crm.com");
   });
 
   test("signing out leads to sign-in; a wrong password says so; the right one signs in again", async () => {

@@ -14,7 +14,9 @@ export const ARTICLE_STYLE = [
   // A table wider than the frame scrolls sideways rather than breaking its words mid-letter ("Nee/d"
   // at 390 px: overflow-wrap:anywhere lets a cell shrink to one letter).
   "table{border-collapse:collapse;margin:1em 0;display:block;max-width:100%;overflow-x:auto}",
-  "th,td{border:1px solid color-mix(in srgb,currentColor 25%,transparent);padding:.25rem .625rem;text-align:left;overflow-wrap:normal}",
+  "th,td{border:1px solid color-mix(in srgb,currentColor 25%,transparent);padding:.25rem .625rem;overflow-wrap:normal}",
+  // A column's alignment from its Markdown (|---:|, the cells' align attribute) as the site would show it.
+  "th:not([align]),td:not([align]){text-align:start}",
   "code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}",
   "pre{overflow-x:auto;padding:.75rem 1rem;border-radius:6px;background:color-mix(in srgb,currentColor 8%,transparent)}",
   "blockquote{margin:1em 0;padding-left:1rem;border-left:3px solid color-mix(in srgb,currentColor 30%,transparent)}",

@@ -466,90 +466,111 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
             <dd>{a.tokens_in === null && a.tokens_out === null ? "—" : `${a.tokens_in ?? "—"} in, ${a.tokens_out ?? "—"} out`}</dd>
           </dl>
           {a.error && <Notice kind="error">The engine answered with an error: {a.error}</Notice>}
-          <section aria-labelledby="answer-text">
-            <h2 id="answer-text">Answer text</h2>
-            <p class="legend">
-              Highlighted: <mark class="mention mention-brand">Your brand</mark>{" "}
-              <mark class="mention mention-competitor">A competitor</mark>
-            </p>
-            <div class="answer-text">
-              {segments(a.text, a.mentions, loaded.data.names).map((s, i) =>
-                s.mention ? (
-                  <mark
-                    key={i}
-                    class={`mention ${s.mention.is_brand ? "mention-brand" : "mention-competitor"}`}
-                    data-member={s.mention.name}
-                    data-offset={s.mention.offset}
-                  >
-                    <span class="visually-hidden">{s.mention.is_brand ? "Your brand: " : `Competitor ${s.mention.name}: `}</span>
-                    {s.text}
-                  </mark>
-                ) : (
-                  s.text
-                ),
-              )}
-            </div>
-            {a.text_truncated && <Notice kind="info">The text is long: only its beginning is shown.</Notice>}
-          </section>
-          <section aria-labelledby="answer-mentions">
-            <h2 id="answer-mentions">Mentions</h2>
-            {a.mentions.length === 0 ? (
-              <p>No tracked name is mentioned in this answer.</p>
-            ) : (
-              <div class="table-wrap">
-                <table class="mentions-table">
-                  <caption class="visually-hidden">The names this answer mentions, in order</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col" class="num">
-                        Position
-                      </th>
-                      <th scope="col">Name</th>
-                      <th scope="col" class="num">
-                        Sentiment (−1 to +1)
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {a.mentions.map((m) => (
-                      <tr key={m.member_id}>
-                        <td class="num">{m.position}</td>
-                        <th scope="row">
-                          {m.name}
-                          {m.is_brand && <span class="badge">Your brand</span>}
-                        </th>
-                        <td class="num">{sentiment(m.sentiment)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            )}
-          </section>
-          <section aria-labelledby="answer-citations">
-            <h2 id="answer-citations">Citations</h2>
-            <p class="muted">
-              The links this answer cites, from its provider's citation fields and from its text, each counted once. Citation rate and the
-              Sources page count these.
-            </p>
-            {a.citations.length === 0 ? (
-              <p>This answer cites no URL.</p>
-            ) : (
-              <ul class="source-list">
-                {a.citations.map((c, i) => (
-                  <li key={i}>
-                    <WebLink url={c.link}>
-                      <Breakable text={readableUrl(c.link)} />
-                    </WebLink>
-                    {c.owned && <span class="badge">Your site</span>}
-                  </li>
-                ))}
-              </ul>
-            )}
-          </section>
-          <SearchTrail answer={a} />
+          {a.text === "" && a.status !== "ok" ? (
+            // Nothing to read: no empty box, no "no name mentioned", no empty search sections.
+            <section aria-labelledby="answer-text">
+              <h2 id="answer-text">Answer text</h2>
+              <p>
+                {a.status === "error"
+                  ? "None: the request to the engine failed, so there is no text, mention or citation to show."
+                  : "None: the engine answered with no text."}{" "}
+                The answer counts in the no-answer rate, and in no other figure.
+              </p>
+            </section>
+          ) : (
+            <AnswerBody answer={a} names={loaded.data.names} />
+          )}
         </>
       )}
     </div>
+  );
+}
+
+/** An answer's text with its mentions highlighted, the mentions' table, its citations and its searches. */
+function AnswerBody({ answer: a, names }: { answer: Answer; names: Map<string, string[]> }) {
+  return (
+    <>
+      <section aria-labelledby="answer-text">
+        <h2 id="answer-text">Answer text</h2>
+        <p class="legend">
+          Highlighted: <mark class="mention mention-brand">Your brand</mark> <mark class="mention mention-competitor">A competitor</mark>
+        </p>
+        <div class="answer-text">
+          {segments(a.text, a.mentions, names).map((s, i) =>
+            s.mention ? (
+              <mark
+                key={i}
+                class={`mention ${s.mention.is_brand ? "mention-brand" : "mention-competitor"}`}
+                data-member={s.mention.name}
+                data-offset={s.mention.offset}
+              >
+                <span class="visually-hidden">{s.mention.is_brand ? "Your brand: " : `Competitor ${s.mention.name}: `}</span>
+                {s.text}
+              </mark>
+            ) : (
+              s.text
+            ),
+          )}
+        </div>
+        {a.text_truncated && <Notice kind="info">The text is long: only its beginning is shown.</Notice>}
+      </section>
+      <section aria-labelledby="answer-mentions">
+        <h2 id="answer-mentions">Mentions</h2>
+        {a.mentions.length === 0 ? (
+          <p>No tracked name is mentioned in this answer.</p>
+        ) : (
+          <div class="table-wrap">
+            <table class="mentions-table">
+              <caption class="visually-hidden">The names this answer mentions, in order</caption>
+              <thead>
+                <tr>
+                  <th scope="col" class="num">
+                    Position
+                  </th>
+                  <th scope="col">Name</th>
+                  <th scope="col" class="num">
+                    Sentiment (−1 to +1)
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {a.mentions.map((m) => (
+                  <tr key={m.member_id}>
+                    <td class="num">{m.position}</td>
+                    <th scope="row">
+                      {m.name}
+                      {m.is_brand && <span class="badge">Your brand</span>}
+                    </th>
+                    <td class="num">{sentiment(m.sentiment)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      <section aria-labelledby="answer-citations">
+        <h2 id="answer-citations">Citations</h2>
+        <p class="muted">
+          The links this answer cites, from its provider's citation fields and from its text, each counted once. Citation rate and the
+          Sources page count these.
+        </p>
+        {a.citations.length === 0 ? (
+          <p>This answer cites no URL.</p>
+        ) : (
+          <ul class="source-list">
+            {a.citations.map((c, i) => (
+              <li key={i}>
+                <WebLink url={c.link}>
+                  <Breakable text={readableUrl(c.link)} />
+                </WebLink>
+                {c.owned && <span class="badge">Your site</span>}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <SearchTrail answer={a} />
+    </>
   );
 }

@@ -121,15 +121,19 @@ function EditBrand({ brand }: { brand: Brand }) {
     setAliases(brand.aliases.join("\n"));
   }, [stored]);
 
+  // The fields as last rendered: what a save's answer compares with what it sent.
+  const latest = useRef("");
+  latest.current = JSON.stringify([name, domain, aliases]);
   const save = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
     setFailure(null);
     setSaved(false);
-    sent.current = JSON.stringify([name, domain, aliases]);
+    const sending = JSON.stringify([name, domain, aliases]);
+    sent.current = sending;
     try {
       // Against the brand as stored: the fields follow it when it changes (above).
-      await api.tool(
+      const { brand: updated } = await api.tool(
         brand.id,
         "update_brand",
         changedFields(
@@ -137,6 +141,14 @@ function EditBrand({ brand }: { brand: Brand }) {
           { name, domain: domain.trim() ? domain : null, aliases: parseList(aliases) },
         ),
       );
+      // A save the server stored as it already was (a URL typed where the domain was already its
+      // host) changes no stored value, so the effect above does not run: the fields show what is
+      // stored all the same, unless something was typed meanwhile.
+      if (latest.current === sending) {
+        setName(updated.name);
+        setDomain(updated.domain ?? "");
+        setAliases(updated.aliases.join("\n"));
+      }
       await refresh();
       setSaved(true);
     } catch (e) {
