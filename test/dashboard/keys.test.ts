@@ -117,6 +117,8 @@ describe("the API keys page", () => {
     await page.keyboard.press("Space");
     await dialog.getByRole("status").filter({ hasText: "Copied" }).first().waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(firstKey);
+    // "Copied" goes after a few seconds (it stayed for good); what was copied still lets Escape close.
+    await dialog.getByRole("status").filter({ hasText: "Copied" }).first().waitFor({ state: "detached", timeout: 10_000 });
 
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "hidden" });

@@ -5,7 +5,15 @@
 // Escape while a confirmed step is under way, and two tabs editing the same prompt.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { type Page } from "playwright-core";
-import { type Dashboard, expectNothingUnsafe, explainedOnFailure, openDashboard, sessionTool, signIn } from "../support/dashboard";
+import {
+  type Dashboard,
+  expectFocus,
+  expectNothingUnsafe,
+  explainedOnFailure,
+  openDashboard,
+  sessionTool,
+  signIn,
+} from "../support/dashboard";
 
 setDefaultTimeout(60_000);
 
@@ -280,6 +288,13 @@ describe("a step under way", () => {
     await settle(page);
     expect(posts).toBe(1);
     expect(await form.getByText("already exists").count()).toBe(0);
+    // The same email again: said under the email, with the keyboard there to correct it.
+    await form.getByLabel("Email").fill("second@example.com");
+    await form.getByLabel("Password").fill("another long password");
+    await form.getByRole("button", { name: "Create the account" }).click();
+    await form.locator(".field-error").filter({ hasText: "An account with this email already exists." }).waitFor();
+    expect(await form.getByLabel("Email").getAttribute("aria-invalid")).toBe("true");
+    await expectFocus(form.getByLabel("Email"));
   });
 });
 

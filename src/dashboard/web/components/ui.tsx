@@ -216,6 +216,14 @@ export function Dialog({
 /** Copies `text`; says so in a live region. Falls back to selecting the text where the clipboard API is not available (plain http). */
 export function CopyButton({ text, label }: { text: string; label: string }) {
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
+  // Whether anything was ever copied here (the new-key dialog's Escape waits for it); "Copied" itself
+  // goes after a few seconds, so that it is news each time (it stayed beside the button for good).
+  const [copiedOnce, setCopiedOnce] = useState(false);
+  useEffect(() => {
+    if (state !== "copied") return;
+    const timer = setTimeout(() => setState("idle"), 4000);
+    return () => clearTimeout(timer);
+  }, [state]);
   const copy = async () => {
     try {
       if (navigator.clipboard && window.isSecureContext) await navigator.clipboard.writeText(text);
@@ -231,12 +239,13 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
         if (!ok) throw new Error("copy refused");
       }
       setState("copied");
+      setCopiedOnce(true);
     } catch {
       setState("failed");
     }
   };
   return (
-    <span class="copy" data-copied={state === "copied" ? "true" : undefined}>
+    <span class="copy" data-copied={copiedOnce ? "true" : undefined}>
       <Button onClick={copy} aria-label={label}>
         Copy
       </Button>

@@ -1,6 +1,7 @@
 // The owner's page: every account of the instance with its plan, and a form to create one.
 import { useState } from "preact/hooks";
 import { api, errorMessage, MIN_PASSWORD, type Plan } from "../../api";
+import { useFieldErrors } from "../../components/field-error";
 import { Button, Field, formatDate, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { useSession } from "../../session";
 
@@ -50,7 +51,8 @@ function CreateAccount({ onCreated }: { onCreated: () => void }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [plan, setPlan] = useState<Plan>("visibility");
-  const [error, setError] = useState<string | null>(null);
+  // A refusal of the email (taken, malformed) or the password is said under its field, with the keyboard there.
+  const { form, failure, setFailure, errorFor } = useFieldErrors(["email", "password"], { email_taken: "email" });
   const [created, setCreated] = useState<string | null>(null);
   // One account per press: a double click sent two, and showed "already exists" beside "Created".
   const [busy, setBusy] = useState(false);
@@ -58,7 +60,7 @@ function CreateAccount({ onCreated }: { onCreated: () => void }) {
     event.preventDefault();
     if (busy) return;
     setBusy(true);
-    setError(null);
+    setFailure(null);
     setCreated(null);
     try {
       const { account } = await api.createAccount({ email, password, plan });
@@ -67,18 +69,22 @@ function CreateAccount({ onCreated }: { onCreated: () => void }) {
       setPassword("");
       onCreated();
     } catch (e) {
-      setError(errorMessage(e));
+      setFailure(e);
     } finally {
       setBusy(false);
     }
   };
   return (
-    <form onSubmit={submit} class="stack card" aria-label="Create an account">
+    <form ref={form} onSubmit={submit} class="stack card" aria-label="Create an account">
       <h2>Create an account</h2>
-      <Field label="Email">
+      <Field label="Email" error={errorFor("email")}>
         {(p) => <input {...p} type="email" required autoComplete="off" value={email} onInput={(e) => setEmail(e.currentTarget.value)} />}
       </Field>
-      <Field label="Password" hint={`At least ${MIN_PASSWORD} characters; give it to the person, who signs in with it.`}>
+      <Field
+        label="Password"
+        hint={`At least ${MIN_PASSWORD} characters; give it to the person, who signs in with it.`}
+        error={errorFor("password")}
+      >
         {(p) => (
           <input
             {...p}
@@ -92,7 +98,7 @@ function CreateAccount({ onCreated }: { onCreated: () => void }) {
         )}
       </Field>
       <Field label="Plan">{(p) => <PlanSelect id={p.id} value={plan} onChange={setPlan} />}</Field>
-      {error && <Notice kind="error">{error}</Notice>}
+      {failure !== null && <Notice kind="error">{errorMessage(failure)}</Notice>}
       {created && <Notice kind="success">Created the account {created}.</Notice>}
       <Button type="submit" variant="primary" disabled={busy}>
         {busy ? "Creating…" : "Create the account"}
