@@ -410,6 +410,46 @@ describe("answers", () => {
     expect(await refused.getByRole("button").count()).toBe(0);
   });
 
+  test("Back from an answer opened in the list finds the list as it was: the rows read and the scroll; a new visit starts at the first page", async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(d.url(`/brands/${brandId}/answers`));
+    const rows = page.locator("table.answers-table tbody tr");
+    await rows.first().waitFor();
+    for (const n of [40, 60]) {
+      await page.getByRole("button", { name: "More answers" }).click();
+      await eventually(
+        () => rows.count(),
+        (count) => count === n,
+      );
+    }
+    const opened = rows.nth(45);
+    await opened.scrollIntoViewIfNeeded();
+    await page.waitForTimeout(400);
+    const scrolled = await page.evaluate(() => window.scrollY);
+    expect(scrolled).toBeGreaterThan(500);
+    const name = (await opened.locator("th").textContent())!;
+    await opened.getByRole("link").first().click();
+    await page.waitForURL(/\/answers\/ans_/);
+    await page.getByRole("heading", { name: "Answer text" }).waitFor();
+    await page.goBack();
+    await eventually(
+      () => rows.count(),
+      (count) => count === 60,
+    );
+    await page.waitForFunction((y) => Math.abs(window.scrollY - y) < 40, scrolled);
+    expect(await rows.nth(45).locator("th").textContent()).toBe(name);
+    // Another page, then the Answers link: a new visit, its first page at the top.
+    const nav = page.getByRole("navigation", { name: "Brand pages" });
+    await nav.getByRole("link", { name: "Sources", exact: true }).click();
+    await page.waitForURL(/\/sources/);
+    await nav.getByRole("link", { name: "Answers", exact: true }).click();
+    await page.waitForURL(/\/answers$/);
+    await rows.first().waitFor();
+    await page.waitForFunction(() => window.scrollY === 0);
+    await page.waitForTimeout(300);
+    expect(await rows.count()).toBe(20);
+  });
+
   test("answers of one prompt (?prompt=) name it by its text, and each row is that prompt's", async () => {
     const first = (await tool<{ prompts: Array<{ id: string; text: string }> }>("list_prompts", { limit: 1 })).prompts[0]!;
     await page.goto(d.url(`/brands/${brandId}/answers?prompt=${first.id}`));

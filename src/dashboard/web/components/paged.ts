@@ -22,9 +22,31 @@ export interface Paged<T> {
   update: (change: (items: T[]) => T[]) => void;
 }
 
+/** A list's place as its history entry keeps it: how many rows were read and how far the window was scrolled. */
+interface Place {
+  count: number;
+  scrollY: number;
+}
+
+function placeIn(state: unknown, key: string): Place | null {
+  const kept = (state as { lists?: Record<string, Place> } | null)?.lists?.[key];
+  return kept && Number.isSafeInteger(kept.count) && Number.isFinite(kept.scrollY) ? kept : null;
+}
+
+function keepPlace(key: string, place: Place): void {
+  const state = (history.state ?? {}) as { lists?: Record<string, Place> };
+  history.replaceState({ ...state, lists: { ...state.lists, [key]: place } }, "");
+}
+
+/**
+ * `remember`: a name under which the list's place is kept in its history entry, so that coming back
+ * to it (the browser's Back from an answer opened in it) reads as many rows again and scrolls to where
+ * it was; a new visit by a link starts at the first page, its entry being new.
+ */
 export function usePaged<T>(
   load: (cursor: string | undefined) => Promise<{ items: T[]; next: string | null }>,
   deps: readonly unknown[],
+  remember?: string,
 ): Paged<T> {
   const [state, setState] = useState({
     items: [] as T[],
@@ -56,6 +78,40 @@ export function usePaged<T>(
   }, deps);
   const reload = useCallback(() => fetchPage(undefined, false), [fetchPage]);
   useEffect(reload, [reload]);
+
+  // Coming back: the rows read before, page by page, then the scroll.
+  const [returning, setReturning] = useState(() => (remember ? placeIn(history.state, remember) : null));
+  useEffect(() => {
+    const place = returning;
+    if (!place || !state.loaded || state.loading) return;
+    if (state.items.length < place.count && state.next !== null && state.moreFailure === null) {
+      fetchPage(state.next, true);
+      return;
+    }
+    setReturning(null);
+    requestAnimationFrame(() => window.scrollTo(0, place.scrollY));
+  }, [state, returning]);
+  // Kept as it changes, in this page's own entry (a write due after leaving is dropped).
+  useEffect(() => {
+    if (!remember || returning) return;
+    const path = location.pathname;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const keep = () => {
+      if (location.pathname === path) keepPlace(remember, { count: state.items.length, scrollY: window.scrollY });
+    };
+    keep();
+    const onScroll = () => {
+      timer ??= setTimeout(() => {
+        timer = null;
+        keep();
+      }, 250);
+    };
+    window.addEventListener("scroll", onScroll, { passive: true });
+    return () => {
+      window.removeEventListener("scroll", onScroll);
+      if (timer) clearTimeout(timer);
+    };
+  }, [remember, state.items.length, returning]);
   return {
     items: state.items,
     loaded: state.loaded,

@@ -128,6 +128,8 @@ export function AnswerTable({
       return { items: out.answers, next: out.next_cursor };
     },
     [brandId, JSON.stringify(clean)],
+    // Back from an answer opened here: the rows read and the scroll as they were.
+    "answers",
   );
   const engineLabel = useEngineLabels(brandId);
   // What a filter's change brought, said once it has come (a screen reader hears the table change
