@@ -420,6 +420,8 @@ describe("the article editor", () => {
     await missing.waitFor();
     expect(await missing.textContent()).not.toContain("list_articles");
     expect(await missing.getByRole("button").count()).toBe(0);
+    // Nor is it headed as an article to edit.
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Article not found");
   });
 
   pageTest("Save by keyboard keeps the keyboard on Save, for a new article and a saved one", async () => {

@@ -71,6 +71,10 @@ test("the demo article: the tool's before/after figures, the verdict in words, c
   const citation = table.getByRole("row", { name: /^Citation rate/ }).getByRole("cell");
   expect(await citation.nth(1).textContent()).toContain(pct(item.citation_rate.after.rate));
   expect(await card.getByText("Article's URL cited since publication:").textContent()).toContain("yes");
+  // The prompt leads to its own page (its figures and answers).
+  expect(await card.getByRole("link", { name: item.prompt.text }).getAttribute("href")).toBe(
+    `/brands/${demo.brand.id}/performance/${item.prompt.id}`,
+  );
   expect(await card.getByRole("link", { name: item.article.title }).getAttribute("href")).toBe(
     `/brands/${demo.brand.id}/articles/${demo.article.id}`,
   );

@@ -197,25 +197,41 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
     };
   }, [brandId, articleId, loadAttempt]);
 
+  // The page's heading: an address of no article is not an article to edit.
+  const notFound = loadFailure instanceof ApiError && loadFailure.code === "article_not_found";
+  const heading = <PageHeading title={isNew ? "New article" : notFound ? "Article not found" : "Edit article"} />;
   if (loadFailure) {
     return isPlanRequired(loadFailure) ? (
-      <PlanNeeded required="autopilot" what="Writing and publishing articles" />
+      <>
+        {heading}
+        <PlanNeeded required="autopilot" what="Writing and publishing articles" />
+      </>
     ) : (
-      <LoadFailed
-        error={
-          loadFailure instanceof ApiError && loadFailure.code === "article_not_found"
-            ? "There is no such article: it may have been deleted, or the link is mistyped."
-            : errorMessage(loadFailure)
-        }
-        failure={loadFailure}
-        retry={() => {
-          setLoadFailure(null);
-          setLoadAttempt((n) => n + 1);
-        }}
-      />
+      <>
+        {heading}
+        <LoadFailed
+          error={
+            loadFailure instanceof ApiError && loadFailure.code === "article_not_found"
+              ? "There is no such article: it may have been deleted, or the link is mistyped."
+              : errorMessage(loadFailure)
+          }
+          failure={loadFailure}
+          retry={() => {
+            setLoadFailure(null);
+            setLoadAttempt((n) => n + 1);
+          }}
+        />
+      </>
     );
   }
-  if (!isNew && !article) return <p class="muted">Loading…</p>;
+  if (!isNew && !article) {
+    return (
+      <>
+        {heading}
+        <p class="muted">Loading…</p>
+      </>
+    );
+  }
 
   const saved = fieldsOf(article);
   const dirty = !sameFields(fields, saved);
@@ -386,6 +402,7 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
 
   return (
     <>
+      {heading}
       <form
         class="stack card editor"
         onSubmit={onSave}
@@ -404,7 +421,7 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
           {(p) => <input {...p} maxLength={200} value={fields.title} onInput={set("title")} />}
         </Field>
         <Field label="Description (optional)" hint="For search engines and link previews.">
-          {(p) => <textarea {...p} rows={2} maxLength={500} value={fields.description} onInput={set("description")} />}
+          {(p) => <textarea {...p} rows={3} maxLength={500} value={fields.description} onInput={set("description")} />}
         </Field>
         <Field
           label="Slug"
@@ -546,9 +563,11 @@ export function ArticleEditor({ brandId, params }: { brandId: string; params: Re
       <p class="breadcrumb">
         <a href={articlesPath(brandId)}>All articles</a>
       </p>
-      <PageHeading title={articleId === "new" ? "New article" : "Edit article"} />
       {needsAutopilot ? (
-        <PlanNeeded required="autopilot" what="Writing and publishing articles" />
+        <>
+          <PageHeading title={articleId === "new" ? "New article" : "Edit article"} />
+          <PlanNeeded required="autopilot" what="Writing and publishing articles" />
+        </>
       ) : (
         <Editor key={articleId} brandId={brandId} articleId={articleId} />
       )}

@@ -87,7 +87,7 @@ function ArticleCard({ brandId, item }: { brandId: string; item: Impact }) {
         <a href={articlePath(brandId, item.article.id)}>{item.article.title || item.article.slug}</a>
       </h2>
       <p>
-        Prompt: <q>{item.prompt.text}</q>
+        Prompt: <a href={brandPath(brandId, `/performance/${encodeURIComponent(item.prompt.id)}`)}>{item.prompt.text}</a>
         <br />
         <small class="muted">
           Published {formatDay(item.article.published_at.slice(0, 10))} · before: {windowText(item.before)} · after:{" "}
