@@ -119,6 +119,8 @@ describe("the dashboard's shell", () => {
     await page.goBack();
     await page.getByRole("heading", { name: "No engines configured" }).waitFor();
     expect(await page.getByText("[[engines]]").count()).toBe(1);
+    // The owner, who runs the server, is told what to do themselves.
+    expect(await page.getByText(/Add one to spyglass\.toml in the data directory/).count()).toBe(1);
   });
 
   test("editing the brand goes through the catalogue and keeps the site key", async () => {

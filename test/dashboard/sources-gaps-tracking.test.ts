@@ -5,10 +5,11 @@
 // stand-in engine: Run now shows progress and ends with the run's answers counted; an engine whose key
 // variable is unset says so. axe-core on each page; screenshots at 1280 and 390 px, light and dark.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { type Page } from "playwright-core";
+import { type Page, type Request } from "playwright-core";
 import {
   type Dashboard,
   expectAccessible,
+  expectFocus,
   expectNothingUnsafe,
   openDashboard,
   photograph,
@@ -266,6 +267,8 @@ describe("Sources and Content gaps on demo data", () => {
     await page.goto(d.url(`/brands/${brandId}/tracking`));
     await page.getByRole("heading", { name: "No engines configured" }).waitFor();
     expect(await page.getByText('api_key_env = "OPENAI_API_KEY"').count()).toBe(1);
+    // Told as an account that does not run the server (the demo's is not the owner): who can add one.
+    expect(await page.getByText(/Whoever runs Spyglass can add one to its spyglass\.toml/).count()).toBe(1);
     await expectAccessible(page, "tracking-no-engines");
     await screenshot(page, "tracking-no-engines");
     // The brand's page says the same: the demo's engines are stored answers, not engines it asks.
@@ -417,6 +420,38 @@ max_retries = 0
     ]);
     await page.goto(d.url(`/brands/${brandId}/tracking`));
     await page.getByRole("button", { name: "Run now" }).waitFor();
+  });
+
+  test("with no engine keyed, Run now is still reached by the keyboard, says why it does nothing, and sends nothing", async () => {
+    // The tool's answer as a server whose every engine lacks its key would give it.
+    await page.route("**/tools/get_tracking_status", async (route) => {
+      const response = await route.fetch();
+      const body = await response.json();
+      for (const engine of body.engines) engine.api_key_set = false;
+      await route.fulfill({ response, json: body });
+    });
+    let asked = 0;
+    const count = (request: Request) => {
+      if (request.url().endsWith("/tools/run_tracking")) asked++;
+    };
+    page.on("request", count);
+    try {
+      await page.reload();
+      const button = page.getByRole("button", { name: "Run now" });
+      await button.focus();
+      await expectFocus(button);
+      expect(await button.getAttribute("aria-disabled")).toBe("true");
+      const why = await button.getAttribute("aria-describedby");
+      expect(await page.locator(`#${why}`).textContent()).toBe("No engine has its API key yet (see Engines above).");
+      await page.keyboard.press("Enter");
+      await page.waitForTimeout(300);
+      expect(asked).toBe(0);
+    } finally {
+      page.off("request", count);
+      await page.unroute("**/tools/get_tracking_status");
+      await page.reload();
+      await page.getByRole("button", { name: "Run now" }).waitFor();
+    }
   });
 
   test("Run now shows progress and ends with the run's answers counted", async () => {

@@ -1,6 +1,7 @@
 // What a brand without engines is shown: how to add one to spyglass.toml (shared by the brand's
 // settings and the Tracking page); and how an answer's engine and status are named.
 import { api } from "../api";
+import { useSession } from "../session";
 import { CopyBlock, EmptyState, useLoad } from "./ui";
 
 // OpenAI's Responses API with its web search, as people use ChatGPT (README: engines and web search).
@@ -14,12 +15,22 @@ api_key_env = "OPENAI_API_KEY"`;
 
 /** `level` 3 inside a section headed by an h2 (the brand page's Tracking). */
 export function NoEngines({ level = 2 }: { level?: 2 | 3 }) {
+  // The instance's owner is, as a rule, who runs it; anyone else asks them.
+  const { me } = useSession();
   return (
     <EmptyState title="No engines configured" level={level}>
-      <p>
-        Spyglass asks AI engines the brand's prompts on a schedule. Add one to <code>spyglass.toml</code> in the data directory, set its key
-        in the environment, and restart:
-      </p>
+      {me?.owner ? (
+        <p>
+          Spyglass asks AI engines the brand's prompts on a schedule. Add one to <code>spyglass.toml</code> in the data directory, set its
+          key in the environment, and restart:
+        </p>
+      ) : (
+        <p>
+          Spyglass asks AI engines the brand's prompts on a schedule, and this server has none set up yet. Whoever runs Spyglass can add one
+          to its <code>spyglass.toml</code>, with the engine's API key in the server's environment, and restart it; this is what they would
+          add:
+        </p>
+      )}
       <CopyBlock label="spyglass.toml engine" text={ENGINE_SNIPPET} />
     </EmptyState>
   );

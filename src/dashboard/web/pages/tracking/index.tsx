@@ -190,6 +190,7 @@ export function Tracking({ brandId }: { brandId: string }) {
   const quarter = run ? Math.floor((4 * run.answers_done) / Math.max(run.answers_planned, 1)) : 0;
   const spoken = run?.status === "running" ? `Running: ${Math.min(quarter, 4) * 25}% of ${run.answers_planned} answers stored.` : progress;
   const configured = data?.engines.filter((e) => e.configured) ?? [];
+  const keyed = configured.some((e) => e.api_key_set);
   const engineLabel = (id: string) => data?.engines.find((e) => e.id === id)?.label ?? id;
   return (
     <>
@@ -391,16 +392,21 @@ export function Tracking({ brandId }: { brandId: string }) {
               {spoken}
             </p>
             <div class="actions">
-              {/* Busy: aria-disabled, not disabled, which would drop the keyboard's focus for the whole run. No engine keyed: disabled. */}
+              {/* Busy or no engine keyed: aria-disabled, not disabled, which would drop the keyboard's focus for the
+                  whole run, and keep a keyboard from ever reaching the button and hearing why it does nothing. */}
               <Button
                 variant="primary"
-                onClick={() => !(starting || running) && void runNow()}
-                aria-disabled={starting || running}
-                disabled={!configured.some((e) => e.api_key_set)}
+                onClick={() => !(starting || running || !keyed) && void runNow()}
+                aria-disabled={starting || running || !keyed}
+                aria-describedby={keyed ? undefined : "run-now-why"}
               >
                 {running ? "Running…" : starting ? "Starting…" : "Run now"}
               </Button>
-              {!configured.some((e) => e.api_key_set) && <span class="muted">No engine has its API key yet (see Engines above).</span>}
+              {!keyed && (
+                <span class="muted" id="run-now-why">
+                  No engine has its API key yet (see Engines above).
+                </span>
+              )}
             </div>
           </section>
         </>
