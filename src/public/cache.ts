@@ -7,7 +7,7 @@
 // request the costliest step; PostgreSQL's change feed, on every request): when it moves, the whole
 // cache is dropped. Such a publish is served within that delay. Hits are answered synchronously, the request that makes the check too.
 import { findBrandIdBySiteKey } from "../brands/service";
-import { getPublishedArticleBySlug, listPublishedArticles, type PublicArticleRow } from "../content/service";
+import { getPublishedArticleBySlug, listPublishedArticles, type PublicArticleRow, shownTitle } from "../content/service";
 import { isValidSlug } from "../content/slug";
 import { changeStamp } from "../db/change-stamp";
 import { type Db } from "../db/client";
@@ -217,7 +217,7 @@ export class PublicContentCache {
 function listItem(row: PublicArticleRow) {
   return {
     slug: row.slug,
-    title: row.title === "" ? "Untitled" : row.title,
+    title: shownTitle(row.title),
     description: row.description,
     publishedAt: iso(row.publishedAt ?? row.createdAt),
     updatedAt: null,
@@ -227,7 +227,7 @@ function listItem(row: PublicArticleRow) {
 function articleItem(row: PublicArticleRow) {
   return {
     slug: row.slug,
-    title: row.title === "" ? "Untitled" : row.title,
+    title: shownTitle(row.title),
     description: row.description,
     html: row.html,
     publishedAt: iso(row.publishedAt ?? row.createdAt),

@@ -81,6 +81,13 @@ test("a new password needs the current one; other sessions end, this one stays",
   expect((await page.request.get(d.url("/api/auth/me"))).status()).toBe(200);
   expect((await elsewhere.request.get(d.url("/api/auth/me"))).status()).toBe(401);
   await elsewhere.close();
+  // An account that does not run the server is told who can add an engine, not to edit the server's files.
+  const brand = (await d.box.cliJson<{ brands: Array<{ id: string }> }>(["brand", "list", "--email", CLIENT.email, "--json"])).brands[0]!
+    .id;
+  await page.goto(d.url(`/brands/${brand}/tracking`));
+  await page.getByRole("heading", { name: "No engines configured" }).waitFor();
+  expect(await page.getByText(/Whoever runs Spyglass can add one to its spyglass\.toml/).count()).toBe(1);
+  expect(await page.getByText(/Add one to spyglass\.toml in the data directory/).count()).toBe(0);
 });
 
 test("an account is deleted behind its password, with its brands; the sign-in page says so and its key is refused", async () => {

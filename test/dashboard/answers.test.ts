@@ -9,7 +9,15 @@ import { type Page } from "playwright-core";
 import { analyzeAnswer } from "../../src/tracking/analysis/analyze";
 import { AnswerWriter } from "../../src/tracking/answer-writer";
 import { loadRoster } from "../../src/tracking/roster";
-import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, photograph, sessionTool } from "../support/dashboard";
+import {
+  type Dashboard,
+  expectAccessible,
+  expectFocus,
+  expectNothingUnsafe,
+  openDashboard,
+  photograph,
+  sessionTool,
+} from "../support/dashboard";
 
 setDefaultTimeout(90_000);
 
@@ -424,7 +432,10 @@ describe("answers", () => {
     }
     const opened = rows.nth(45);
     await opened.scrollIntoViewIfNeeded();
-    await page.waitForTimeout(400);
+    // The place is kept in the history entry (after a scroll settles, and at the click).
+    await page.waitForFunction(
+      () => (history.state as { lists?: { answers?: { scrollY: number } } } | null)?.lists?.answers?.scrollY === window.scrollY,
+    );
     const scrolled = await page.evaluate(() => window.scrollY);
     expect(scrolled).toBeGreaterThan(500);
     const name = (await opened.locator("th").textContent())!;
@@ -446,8 +457,28 @@ describe("answers", () => {
     await page.waitForURL(/\/answers$/);
     await rows.first().waitFor();
     await page.waitForFunction(() => window.scrollY === 0);
-    await page.waitForTimeout(300);
+    await page.getByRole("button", { name: "More answers" }).waitFor();
     expect(await rows.count()).toBe(20);
+  });
+
+  test("a More pressed before a filter's change does not pull the focus from the filter when the new list ends", async () => {
+    await page.goto(d.url(`/brands/${brandId}/answers`));
+    const rows = page.locator("table.answers-table tbody tr");
+    await rows.first().waitFor();
+    await page.getByRole("button", { name: "More answers" }).focus();
+    await page.keyboard.press("Enter");
+    await eventually(
+      () => rows.count(),
+      (n) => n === 40,
+    );
+    // Errors are few: one page.
+    const status = page.getByLabel("Status");
+    await status.focus();
+    await status.selectOption("error");
+    await page.waitForURL(/status=error/);
+    await page.getByRole("button", { name: "More answers" }).waitFor({ state: "detached" });
+    expect(await page.getByText("That is the whole list.").count()).toBe(0);
+    await expectFocus(status);
   });
 
   test("answers of one prompt (?prompt=) name it by its text, and each row is that prompt's", async () => {

@@ -81,11 +81,17 @@ describe("GET /api/public/articles", () => {
   });
 
   test('a title of characters no reader sees (zero-width spaces, joiners) is no title: "Untitled"', async () => {
-    await publish(world.brand.id, { title: "\u200b\u200d \u2060\u00ad", markdown: "Invisible title." });
-    // Within a visible title, a joiner stays (an emoji sequence).
+    await publish(world.brand.id, { title: "\u200b\u200d \u2060\u00ad\u3164\u2800\ufe0f\u0085", markdown: "Invisible title." });
+    // Within a visible title, a joiner stays (an emoji sequence; a Persian word's ZWNJ).
     await publish(world.brand.id, { title: "Team \u{1F469}\u200d\u{1F4BB} picks", markdown: "Visible." });
+    await publish(world.brand.id, { title: "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", markdown: "Persian." });
+    // One stored before such titles were refused is shown "Untitled" too (direct SQL, before any request: the cache is cold).
+    const old = await publish(world.brand.id, { title: "Stored before", markdown: "Old." });
+    await world.ctx.db.run("UPDATE articles SET title = ? WHERE id = ?", ["\u200b", old.id]);
     const body = await (await request(listPath())).json();
-    expect(body.articles.map((a: { title: string }) => a.title).sort()).toEqual(["Team \u{1F469}\u200d\u{1F4BB} picks", "Untitled"]);
+    expect(body.articles.map((a: { title: string }) => a.title).sort()).toEqual(
+      ["Team \u{1F469}\u200d\u{1F4BB} picks", "Untitled", "Untitled", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"].sort(),
+    );
   });
 
   test("drafts and unpublished articles are never listed", async () => {

@@ -15,11 +15,11 @@ api_key_env = "OPENAI_API_KEY"`;
 
 /** `level` 3 inside a section headed by an h2 (the brand page's Tracking). */
 export function NoEngines({ level = 2 }: { level?: 2 | 3 }) {
-  // The instance's owner is, as a rule, who runs it; anyone else asks them.
+  // The instance's owner is, as a rule, who runs it (and the demo's account, before there is one); anyone else asks them.
   const { me } = useSession();
   return (
     <EmptyState title="No engines configured" level={level}>
-      {me?.owner ? (
+      {me?.owner || me?.demo_kept ? (
         <p>
           Spyglass asks AI engines the brand's prompts on a schedule. Add one to <code>spyglass.toml</code> in the data directory, set its
           key in the environment, and restart:

@@ -81,6 +81,11 @@ export function usePaged<T>(
 
   // Coming back: the rows read before, page by page, then the scroll.
   const [returning, setReturning] = useState(() => (remember ? placeIn(history.state, remember) : null));
+  // Another list (a filter changed): the place was the first list's.
+  const firstLoad = useRef(fetchPage);
+  useEffect(() => {
+    if (firstLoad.current !== fetchPage) setReturning(null);
+  }, [fetchPage]);
   useEffect(() => {
     const place = returning;
     if (!place || !state.loaded || state.loading) return;
@@ -107,8 +112,12 @@ export function usePaged<T>(
       }, 250);
     };
     window.addEventListener("scroll", onScroll, { passive: true });
+    // A click (on an answer's link) is before the router's navigation: the place as it is then, with a
+    // scroll of the last 250 ms (a flick on a phone) that the timer would have written too late.
+    document.addEventListener("click", keep, true);
     return () => {
       window.removeEventListener("scroll", onScroll);
+      document.removeEventListener("click", keep, true);
       if (timer) clearTimeout(timer);
     };
   }, [remember, state.items.length, returning]);

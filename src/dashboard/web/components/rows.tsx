@@ -57,9 +57,10 @@ export function MoreButton<T>({ list, label = "More" }: { list: Paged<T>; label?
   const keepFocus = useRef(false);
   const [ends, setEnds] = useState(0);
   useEffect(() => {
-    if (list.hasMore || list.loading || !keepFocus.current) return;
+    if (list.loading || !keepFocus.current) return;
+    // Settled: the press is answered either way (a later list's end, after a filter, is not its).
     keepFocus.current = false;
-    setEnds((n) => n + 1);
+    if (!list.hasMore) setEnds((n) => n + 1);
   }, [list.hasMore, list.loading]);
   useEffect(() => {
     if (ends > 0) end.current?.focus();

@@ -219,11 +219,13 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
   // Whether anything was ever copied here (the new-key dialog's Escape waits for it); "Copied" itself
   // goes after a few seconds, so that it is news each time (it stayed beside the button for good).
   const [copiedOnce, setCopiedOnce] = useState(false);
+  // Each copy, a second one within the four seconds too, says so anew and starts the four seconds again.
+  const [copies, setCopies] = useState(0);
   useEffect(() => {
-    if (state !== "copied") return;
+    if (copies === 0) return;
     const timer = setTimeout(() => setState("idle"), 4000);
     return () => clearTimeout(timer);
-  }, [state]);
+  }, [copies]);
   const copy = async () => {
     try {
       if (navigator.clipboard && window.isSecureContext) await navigator.clipboard.writeText(text);
@@ -240,6 +242,7 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
       }
       setState("copied");
       setCopiedOnce(true);
+      setCopies((n) => n + 1);
     } catch {
       setState("failed");
     }

@@ -116,10 +116,13 @@ export function AnswerTable({
   brandId,
   input,
   showPrompt = true,
+  remember,
 }: {
   brandId: string;
   input: Omit<ListInput, "limit" | "cursor">;
   showPrompt?: boolean;
+  /** Keep the list's place for Back (usePaged): on a page whose content above the list is its own (the Answers page). */
+  remember?: string;
 }) {
   const clean = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Omit<ListInput, "limit" | "cursor">;
   const list = usePaged<Summary>(
@@ -128,8 +131,7 @@ export function AnswerTable({
       return { items: out.answers, next: out.next_cursor };
     },
     [brandId, JSON.stringify(clean)],
-    // Back from an answer opened here: the rows read and the scroll as they were.
-    "answers",
+    remember,
   );
   const engineLabel = useEngineLabels(brandId);
   // What a filter's change brought, said once it has come (a screen reader hears the table change
@@ -368,7 +370,8 @@ export function Answers({ brandId }: { brandId: string }) {
           </div>
         )}
       </form>
-      <AnswerTable brandId={brandId} input={input} />
+      {/* Back from an answer opened here finds the rows read and the scroll as they were. */}
+      <AnswerTable brandId={brandId} input={input} remember="answers" />
     </div>
   );
 }

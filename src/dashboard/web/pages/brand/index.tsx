@@ -148,6 +148,9 @@ function EditBrand({ brand }: { brand: Brand }) {
         setName(updated.name);
         setDomain(updated.domain ?? "");
         setAliases(updated.aliases.join("\n"));
+        // The fields as now shown: what is typed from here on stays when the stored brand comes back
+        // from the session's refresh, and a later change of it (another tab) is followed.
+        sent.current = JSON.stringify([updated.name, updated.domain ?? "", updated.aliases.join("\n")]);
       }
       await refresh();
       setSaved(true);
