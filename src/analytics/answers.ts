@@ -261,7 +261,14 @@ export async function getAnswer(app: AppContext, brandId: string, answerId: stri
       text_truncated: row.text.length > MAX_TEXT,
       mentions,
       citations,
-      ...search,
+      search_queries: search.search_queries,
+      // Whether a source is on the brand's own site: a page of it the search read but the answer did
+      // not cite is the gap between being found and being quoted.
+      cited_sources: search.cited_sources.map((s) => ({ ...s, owned: s.domain !== null && isOnDomains(s.url, roster.brandDomains) })),
+      retrieved_sources: search.retrieved_sources.map((s) => ({
+        ...s,
+        owned: s.domain !== null && isOnDomains(s.url, roster.brandDomains),
+      })),
     },
   };
 }

@@ -159,9 +159,17 @@ describe("get_answer keeps queries, cited and retrieved sources apart", () => {
     };
     expect(a.search_queries).toEqual(["best crm 2025", "crm reviews"]);
     expect(a.cited_sources).toEqual([
-      { url: "https://review.io/a", domain: "review.io", title: "CRM reviews", start: a.text.indexOf("great."), end: a.text.length },
+      {
+        url: "https://review.io/a",
+        domain: "review.io",
+        title: "CRM reviews",
+        start: a.text.indexOf("great."),
+        end: a.text.length,
+        owned: false,
+      },
     ]);
-    expect(a.retrieved_sources).toEqual([{ url: "https://www.acme.com/pricing", domain: "acme.com", title: null }]);
+    // The brand's own page, read by the search and not cited: marked as the brand's.
+    expect(a.retrieved_sources).toEqual([{ url: "https://www.acme.com/pricing", domain: "acme.com", title: null, owned: true }]);
     expect(a.citations).toEqual([{ url: "https://review.io/a", link: "https://review.io/a", domain: "review.io", owned: false }]);
   });
 

@@ -461,8 +461,44 @@ describe("answers", () => {
     expect(await rows.count()).toBe(20);
   });
 
+  test("a page of the brand's own site that the search read but the answer did not cite is marked as the brand's", async () => {
+    const listed = await tool<{ answers: Array<{ id: string }> }>("list_answers", { status: "ok", limit: 100 });
+    let found: { id: string; url: string } | null = null;
+    for (const { id } of listed.answers) {
+      const { answer } = await tool<{ answer: { retrieved_sources: Array<{ url: string; owned: boolean }> } }>("get_answer", {
+        answer_id: id,
+      });
+      const own = answer.retrieved_sources.find((r) => r.owned);
+      if (own) {
+        found = { id, url: own.url };
+        break;
+      }
+    }
+    expect(found).not.toBeNull();
+    await page.goto(d.url(`/brands/${brandId}/answers/${found!.id}`));
+    const retrieved = page.getByRole("list", { name: "Retrieved, not cited" });
+    await retrieved.waitFor();
+    const item = retrieved.getByRole("listitem").filter({ has: page.locator(`a[href="${found!.url}"]`) });
+    expect(await item.getByText("Your site", { exact: true }).count()).toBe(1);
+  });
+
   test("a More pressed before a filter's change does not pull the focus from the filter when the new list ends", async () => {
-    await page.goto(d.url(`/brands/${brandId}/answers`));
+    // One engine's answers (many pages), then a status whose answers of that engine fit one page.
+    const since = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
+    let pick: { engine: string; status: string } | null = null;
+    for (const engine of ["chatgpt", "claude", "perplexity"]) {
+      for (const status of ["error", "refusal", "empty"]) {
+        const out = await tool<{ answers: unknown[]; next_cursor: string | null }>("list_answers", {
+          engine,
+          status,
+          start_date: since,
+          limit: 20,
+        });
+        if (!pick && out.answers.length > 0 && out.next_cursor === null) pick = { engine, status };
+      }
+    }
+    expect(pick).not.toBeNull();
+    await page.goto(d.url(`/brands/${brandId}/answers?engine=${pick!.engine}`));
     const rows = page.locator("table.answers-table tbody tr");
     await rows.first().waitFor();
     await page.getByRole("button", { name: "More answers" }).focus();
@@ -471,11 +507,10 @@ describe("answers", () => {
       () => rows.count(),
       (n) => n === 40,
     );
-    // Errors are few: one page.
     const status = page.getByLabel("Status");
     await status.focus();
-    await status.selectOption("error");
-    await page.waitForURL(/status=error/);
+    await status.selectOption(pick!.status);
+    await page.waitForURL(new RegExp(`status=${pick!.status}`));
     await page.getByRole("button", { name: "More answers" }).waitFor({ state: "detached" });
     expect(await page.getByText("That is the whole list.").count()).toBe(0);
     await expectFocus(status);

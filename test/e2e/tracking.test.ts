@@ -306,14 +306,16 @@ test("the MCP analytics tools report the expected figures from the stored answer
     expect(chatgptPricing.answer).toMatchObject({
       search_queries: ["crm pricing comparison"],
       cited_sources: [],
-      retrieved_sources: [{ url: "https://www.acme.com/pricing", domain: "acme.com", title: null }],
+      retrieved_sources: [{ url: "https://www.acme.com/pricing", domain: "acme.com", title: null, owned: true }],
       citations: [],
     });
     const best = await call(client, "list_answers", { prompt_id: "prm_e2e0", engine: "gemini", limit: 1 });
     const geminiBest = await call(client, "get_answer", { answer_id: best.answers[0].id });
     expect(geminiBest.answer).toMatchObject({
       search_queries: ["best crm 2025"],
-      cited_sources: [{ url: "https://g2.com", domain: "g2.com", title: "g2.com", start: 0, end: "Globex and Acme both work.".length }],
+      cited_sources: [
+        { url: "https://g2.com", domain: "g2.com", title: "g2.com", start: 0, end: "Globex and Acme both work.".length, owned: false },
+      ],
       citations: [{ url: "https://g2.com", domain: "g2.com", owned: false }],
     });
 

@@ -373,11 +373,19 @@ const getAnswerTool = defineTool({
             title: z.string().nullable(),
             start: z.number().int().nullable().describe("offset in text of the passage citing it, when the provider gives one"),
             end: z.number().int().nullable(),
+            owned: z.boolean().describe("on the brand's own domain"),
           }),
         )
         .describe("the sources the provider says the answer cites, one per cited passage"),
       retrieved_sources: z
-        .array(z.object({ url: z.string(), domain: z.string().nullable(), title: z.string().nullable() }))
+        .array(
+          z.object({
+            url: z.string(),
+            domain: z.string().nullable(),
+            title: z.string().nullable(),
+            owned: z.boolean().describe("on the brand's own domain: read by the search, yet not cited"),
+          }),
+        )
         .describe("sources the search returned that no passage cites"),
     }),
   }),

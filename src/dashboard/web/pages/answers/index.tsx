@@ -68,6 +68,7 @@ function SearchTrail({ answer: a }: { answer: Answer }) {
           {a.cited_sources.map((c, i) => (
             <li key={i}>
               <SourceLink source={c} />
+              {c.owned && <span class="badge">Your site</span>}
               {c.start !== null && c.end !== null && c.end > c.start && (
                 <blockquote class="cited-passage">{a.text.slice(c.start, c.end)}</blockquote>
               )}
@@ -83,6 +84,7 @@ function SearchTrail({ answer: a }: { answer: Answer }) {
           {a.retrieved_sources.map((r, i) => (
             <li key={i}>
               <SourceLink source={r} />
+              {r.owned && <span class="badge">Your site</span>}
             </li>
           ))}
         </ul>
