@@ -7,6 +7,15 @@
 
 const INVISIBLE = /[\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g;
 
+/**
+ * Nothing a reader sees: spaces, format and control characters, the default-ignorable ones (zero-width
+ * joiners, variation selectors, the Hangul fillers) and the blank braille pattern (an article's title
+ * of only these is no title).
+ */
+export function hasNothingVisible(value: string): boolean {
+  return /^[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cc}\p{Z}\s\u2800]*$/u.test(value);
+}
+
 /** Composed, without invisible direction and zero-width characters, trimmed, inner spaces collapsed. */
 export function cleanLabel(value: string): string {
   return value.normalize("NFC").replace(INVISIBLE, "").trim().replace(/\s+/g, " ");

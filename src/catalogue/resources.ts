@@ -2,7 +2,7 @@
 // its site is served) and the MCP Apps views (ui://), each with the plan it needs. The door lists and
 // reads them for a principal; nothing here takes a brand id other than the principal's.
 import { type PaidPlan, planCovers } from "../accounts/plans";
-import { type ArticleSummary, getArticleBySlug, listArticles } from "../content/service";
+import { type ArticleSummary, getArticleBySlug, listArticles, shownTitle } from "../content/service";
 import { type Plan } from "../db/values";
 import { Invalid, NotFound } from "../errors";
 import { articleSlugs } from "./completions";
@@ -93,7 +93,7 @@ const ARTICLE_TEMPLATES: ResourceTemplateListing[] = [
 const PAGE = 50;
 
 function articleListings(a: ArticleSummary): ResourceListing[] {
-  const title = a.title || "Untitled";
+  const title = shownTitle(a.title);
   const state = a.status === "published" ? "published" : "draft";
   return [
     {
@@ -115,7 +115,7 @@ function articleListings(a: ArticleSummary): ResourceListing[] {
 
 /** Links to an article's two resources, for tool results that mention it. */
 export function articleLinks(a: { slug: string; title: string; status?: string }): ResourceLink[] {
-  const title = a.title || "Untitled";
+  const title = shownTitle(a.title);
   return [
     // In the order the SDK's schema writes a link's keys, so that the tool server's direct answers
     // (src/mcp/direct.ts) are byte for byte the SDK server's.

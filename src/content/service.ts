@@ -8,6 +8,7 @@ import { type Queries, type SqlParam } from "../db/queries";
 import { type articles } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, isoOrNull, newId } from "../ids";
+import { hasNothingVisible } from "../labels";
 import { DEFAULT_LIMIT, decodeCursor, MAX_LIMIT, page } from "../paging";
 import { getPrompt, getPromptTexts } from "../prompts/service";
 import { type ArticleSource } from "./render";
@@ -83,22 +84,16 @@ type ArticleRow = Omit<typeof articles.$inferSelect, "renderedBy">;
 
 // ---- input rules ---------------------------------------------------------------------------
 
-/**
- * Nothing a reader sees: spaces, format and control characters, the default-ignorable ones (zero-width
- * joiners, variation selectors, the Hangul fillers) and the blank braille pattern.
- */
-const INVISIBLE_TEXT = /^[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cc}\p{Z}\s\u2800]*$/u;
-
 /** A title as readers are shown it: "Untitled" for none, and for one stored before invisible titles were refused. */
 export function shownTitle(title: string): string {
-  return INVISIBLE_TEXT.test(title) ? "Untitled" : title;
+  return hasNothingVisible(title) ? "Untitled" : title;
 }
 
 export function parseTitle(value: string | null | undefined): string {
   const title = (value ?? "").replace(/\s+/g, " ").trim();
   // Nothing a reader sees: no title, shown "Untitled" as an empty one is; such characters within a
   // visible title stay (an emoji's joiners, the ZWNJ of a Persian word).
-  if (INVISIBLE_TEXT.test(title)) return "";
+  if (hasNothingVisible(title)) return "";
   if (title.length > MAX_TITLE) {
     throw new Invalid(`title: the title is ${title.length} characters; the limit is ${MAX_TITLE}.`, "invalid_title");
   }

@@ -31,8 +31,12 @@ export function pointLabel(p: TrendPoint, interval: Interval): string {
  * and the caption says where the chart starts.
  */
 export function chartStart(points: TrendPoint[]): number {
-  const first = points.findIndex((p) => p.visibility.n > 0);
-  return Math.max(first, 0);
+  return Math.max(firstValid(points), 0);
+}
+
+/** The first point with a valid answer, or -1. */
+function firstValid(points: TrendPoint[]): number {
+  return points.findIndex((p) => p.visibility.n > 0);
 }
 
 /** The sentences under a trend: how visibility and share of voice went, where the chart starts, and its part weeks. */
@@ -90,8 +94,8 @@ export function TrendTable({
   // The days (or weeks) before the first valid answer, when more than one, are one row: a 90-day
   // period chosen for a brand tracked for 60 listed 30 empty days before its first figure. A period
   // without any is one row.
-  const firstValid = points.findIndex((p) => p.visibility.n > 0);
-  const start = firstValid === -1 ? points.length : firstValid;
+  const first = firstValid(points);
+  const start = first === -1 ? points.length : first;
   return (
     <ScrollTable label="Trend figures, scrollable">
       <table class={`trend-table by-${interval}`}>

@@ -91,8 +91,12 @@ export function SignIn() {
           <summary>Forgot your password?</summary>
           <p>
             Spyglass sends no email, so it cannot mail you a link. Whoever runs this server can set a new password for your account with{" "}
-            <code>spyglass account password --email {email.trim() || "you@example.com"} --password -</code> (it asks for the new one); your
-            sessions and connected apps are signed out, and your API keys keep working.
+            {/* Broken between its words only: a line ended at "--" inside "--password" (1280 px). */}
+            <code>
+              spyglass account password <span class="nowrap">--email</span> {email.trim() || "you@example.com"}{" "}
+              <span class="nowrap">--password -</span>
+            </code>{" "}
+            (it asks for the new one); your sessions and connected apps are signed out, and your API keys keep working.
           </p>
         </details>
       )}
