@@ -110,6 +110,8 @@ describe("the dashboard's shell", () => {
     page.off("request", countPlans);
     await page.getByLabel(`Plan of ${OWNER.email}`, { exact: true }).selectOption("visibility");
     await setPlan.click();
+    // From Autopilot, the owner's own plan set lower: asked first (the last test covers the question).
+    await page.getByRole("dialog", { name: "Set your own plan to Visibility?" }).getByRole("button", { name: "Set Visibility" }).click();
     await Promise.all([planAnswered, brandsAsked]);
     const planSet = page.getByRole("status").filter({ hasText: `${OWNER.email} is now on Visibility.` });
     expect(await planSet.count()).toBe(0);
@@ -270,5 +272,56 @@ describe("the dashboard's shell", () => {
       expect(await other.json()).toEqual({ error: "Not found", code: "not_found" });
       expect(other.headers.get("vary")).toBe("Sec-Fetch-Dest, Accept");
     }
+  });
+
+  test("accounts: one message at a time, the owner's own plan set lower asks first, and the CLI's part is named", async () => {
+    await page.goto(d.url("/accounts"));
+    await page.getByRole("table").waitFor();
+    const form = page.getByRole("form", { name: "Create an account" });
+    await form.getByLabel("Email").fill("second@example.com");
+    await form.getByLabel("Password").fill("another long password");
+    await form.getByRole("button", { name: "Create the account" }).click();
+    const created = page.getByText("Created the account second@example.com.");
+    await created.waitFor();
+    // Typing the next one, or setting a plan above, ends it (it stayed beside later messages).
+    await form.getByLabel("Email").fill("t");
+    expect(await created.count()).toBe(0);
+    await form.getByLabel("Email").fill("third@example.com");
+    await form.getByLabel("Password").fill("another long password");
+    await form.getByRole("button", { name: "Create the account" }).click();
+    await page.getByText("Created the account third@example.com.").waitFor();
+    await page.getByLabel("Plan of third@example.com", { exact: true }).selectOption("autopilot");
+    await page.getByRole("button", { name: "Set plan of third@example.com" }).click();
+    await page.getByText("third@example.com is now on Autopilot.").waitFor();
+    expect(await page.getByText(/^Created the account/).count()).toBe(0);
+    // The owner's own plan set lower closes pages to themselves: a question first, Cancel sets nothing.
+    const own = page.getByLabel(`Plan of ${OWNER.email}`, { exact: true });
+    const before = await own.inputValue();
+    expect(before).not.toBe("none");
+    const plans: string[] = [];
+    const countPlans = (request: { url(): string }) => request.url().endsWith("/plan") && plans.push(request.url());
+    page.on("request", countPlans);
+    await own.selectOption("none");
+    await page.getByRole("button", { name: `Set plan of ${OWNER.email}` }).click();
+    const dialog = page.getByRole("dialog", { name: "Set your own plan to No plan?" });
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain("scheduled tracking stops");
+    await photograph(page, "accounts-own-plan");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    expect(plans).toEqual([]);
+    page.off("request", countPlans);
+    // Confirmed, it is set; set back without a question (raising one's plan asks nothing).
+    await page.getByRole("button", { name: `Set plan of ${OWNER.email}` }).click();
+    await dialog.getByRole("button", { name: "Set No plan" }).click();
+    await page.getByText(`${OWNER.email} is now on No plan.`).waitFor();
+    await page.getByLabel(`Plan of ${OWNER.email}`, { exact: true }).selectOption(before);
+    await page.getByRole("button", { name: `Set plan of ${OWNER.email}` }).click();
+    await page.getByText(`${OWNER.email} is now on ${before === "autopilot" ? "Autopilot" : "Visibility"}.`).waitFor();
+    expect(await page.getByRole("dialog").count()).toBe(0);
+    expect(await page.locator("main").textContent()).toContain("spyglass account password --email E --password -");
+    expect(await page.locator("main").textContent()).toContain("spyglass account delete --email E");
+    await expectAccessible(page, "accounts-after");
+    expectNothingUnsafe(page);
   });
 });

@@ -94,7 +94,8 @@ describe("Sources and Content gaps on demo data", () => {
       expected.sources.map((s) => ({
         domain: s.domain,
         citations: s.citations.toLocaleString("en-US"),
-        answers: `in ${s.answers} answer${s.answers === 1 ? "" : "s"}`,
+        // The count said once where each answer cites the domain once ("409, in 409 answers" said it twice).
+        answers: s.answers === s.citations && s.answers > 1 ? "in as many answers" : `in ${s.answers} answer${s.answers === 1 ? "" : "s"}`,
         share: s.citation_share.rate === null ? "—" : `${pct(s.citation_share.rate)}%`,
         interval: s.citation_share.low === null ? "" : `${pct(s.citation_share.low)}–${pct(s.citation_share.high!)}%`,
         owned: s.owned ? "Your site" : s.competitor ? `Competitor: ${s.competitor.name}` : "Other",
@@ -194,6 +195,19 @@ describe("Sources and Content gaps on demo data", () => {
     await page.getByRole("link", { name: `Close the answers citing ${url}`, exact: true }).click();
     await page.waitForURL((u) => !u.searchParams.has("source") && u.searchParams.get("level") === "url");
     expect(await page.locator("tr.citing-row").count()).toBe(0);
+    // The keyboard is back on the row's link (it fell to the page's start), and Escape inside the panel closes it too.
+    const rowLink = page.getByRole("link", { name: `Answers citing ${url}`, exact: true });
+    await until(() => rowLink.evaluate((a) => a === document.activeElement), true);
+    await page.keyboard.press("Enter");
+    await page.waitForURL((u) => u.searchParams.get("source") === url);
+    await page
+      .getByRole("region", { name: `Answers citing ${url}` })
+      .getByRole("link", { name: "Open them in Answers" })
+      .focus();
+    await page.keyboard.press("Escape");
+    await page.waitForURL((u) => !u.searchParams.has("source") && u.searchParams.get("level") === "url");
+    expect(await page.locator("tr.citing-row").count()).toBe(0);
+    await until(() => rowLink.evaluate((a) => a === document.activeElement), true);
   });
 
   test("a gap → Draft an article → the editor opens with a draft linked to the prompt", async () => {

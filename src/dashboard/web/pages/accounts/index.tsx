@@ -1,6 +1,7 @@
 // The owner's page: every account of the instance with its plan, and a form to create one.
 import { useState } from "preact/hooks";
 import { api, errorMessage, MIN_PASSWORD, type Plan } from "../../api";
+import { ConfirmDialog } from "../../components/confirm";
 import { useFieldErrors } from "../../components/field-error";
 import { Button, Field, formatDate, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { useSession } from "../../session";
@@ -20,16 +21,28 @@ function PlanSelect({ id, value, onChange, label }: { id?: string; value: Plan; 
   );
 }
 
+/** What the owner's own account can no longer do on a lower plan (nothing stored is deleted). */
+function ownDowngrade(to: Plan): string {
+  return to === "none"
+    ? "Your brands' analytics, prompts, tags, competitors, API keys and articles close to you and to your AI clients, and their scheduled tracking stops, until a plan is set again. Nothing stored is deleted, and published articles stay served."
+    : "Articles can no longer be written, edited or published until Autopilot is set again. Nothing stored is deleted, and published articles stay served.";
+}
+
 /**
  * An account's plan: chosen, then set with the button. Setting it on the select's change alone set
  * every plan on the way when the keyboard's arrows went through the list (Chromium changes a closed
- * select at each arrow).
+ * select at each arrow). The owner's own plan set lower asks first: it closes pages to themselves.
  */
-function PlanChange({ email, plan, onSet }: { email: string; plan: Plan; onSet: (plan: Plan) => Promise<void> }) {
+function PlanChange({ email, plan, own, onSet }: { email: string; plan: Plan; own: boolean; onSet: (plan: Plan) => Promise<void> }) {
   const [chosen, setChosen] = useState<Plan>(plan);
   const [busy, setBusy] = useState(false);
+  const [asking, setAsking] = useState(false);
   const submit = async (event: Event) => {
     event.preventDefault();
+    if (own && PLANS.indexOf(chosen) < PLANS.indexOf(plan)) {
+      setAsking(true);
+      return;
+    }
     setBusy(true);
     try {
       await onSet(chosen);
@@ -43,17 +56,35 @@ function PlanChange({ email, plan, onSet }: { email: string; plan: Plan; onSet: 
       <Button type="submit" disabled={chosen === plan || busy} aria-label={`Set plan of ${email}`}>
         Set plan
       </Button>
+      <ConfirmDialog
+        open={asking}
+        title={`Set your own plan to ${PLAN_LABELS[chosen]}?`}
+        confirmLabel={`Set ${PLAN_LABELS[chosen]}`}
+        onConfirm={() => onSet(chosen)}
+        onClose={() => setAsking(false)}
+      >
+        <p>{ownDowngrade(chosen)}</p>
+        <p>You stay the owner, and can set it back on this page.</p>
+      </ConfirmDialog>
     </form>
   );
 }
 
-function CreateAccount({ onCreated }: { onCreated: () => void }) {
+function CreateAccount({
+  created,
+  setCreated,
+  onCreated,
+}: {
+  /** The email of the account just created, said until the next step on the page. */
+  created: string | null;
+  setCreated: (email: string | null) => void;
+  onCreated: () => void;
+}) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [plan, setPlan] = useState<Plan>("visibility");
   // A refusal of the email (taken, malformed) or the password is said under its field, with the keyboard there.
   const { form, failure, setFailure, errorFor } = useFieldErrors(["email", "password"], { email_taken: "email" });
-  const [created, setCreated] = useState<string | null>(null);
   // One account per press: a double click sent two, and showed "already exists" beside "Created".
   const [busy, setBusy] = useState(false);
   const submit = async (event: Event) => {
@@ -78,7 +109,19 @@ function CreateAccount({ onCreated }: { onCreated: () => void }) {
     <form ref={form} onSubmit={submit} class="stack card" aria-label="Create an account">
       <h2>Create an account</h2>
       <Field label="Email" error={errorFor("email")}>
-        {(p) => <input {...p} type="email" required autoComplete="off" value={email} onInput={(e) => setEmail(e.currentTarget.value)} />}
+        {(p) => (
+          <input
+            {...p}
+            type="email"
+            required
+            autoComplete="off"
+            value={email}
+            onInput={(e) => {
+              setEmail(e.currentTarget.value);
+              setCreated(null);
+            }}
+          />
+        )}
       </Field>
       <Field
         label="Password"
@@ -111,6 +154,8 @@ export function Accounts() {
   const { me, refresh } = useSession();
   const loaded = useLoad(() => api.accounts(), []);
   const [message, setMessage] = useState<{ kind: "error" | "success"; text: string } | null>(null);
+  // One message at a time: "Created the account …" stayed under the form after a plan was set above.
+  const [created, setCreated] = useState<string | null>(null);
   if (!me?.owner) {
     return (
       <>
@@ -121,6 +166,7 @@ export function Accounts() {
   }
   const setPlan = async (accountId: string, email: string, plan: Plan) => {
     setMessage(null);
+    setCreated(null);
     try {
       await api.setPlan(accountId, plan);
       loaded.reload();
@@ -159,7 +205,13 @@ export function Accounts() {
                   </th>
                   <td data-label="Created">{formatDate(a.created_at)}</td>
                   <td data-label="Plan">
-                    <PlanChange key={a.plan} email={a.email} plan={a.plan} onSet={(plan) => setPlan(a.id, a.email, plan)} />
+                    <PlanChange
+                      key={a.plan}
+                      email={a.email}
+                      plan={a.plan}
+                      own={a.id === me.account.id}
+                      onSet={(plan) => setPlan(a.id, a.email, plan)}
+                    />
                   </td>
                 </tr>
               ))}
@@ -167,7 +219,26 @@ export function Accounts() {
           </table>
         </div>
       )}
-      <CreateAccount onCreated={loaded.reload} />
+      {/* Not on this page: the server's command line does them (CONTRACT's CLI). Each flag with its value unbroken. */}
+      <p class="muted">
+        A forgotten password, or an account to delete, is for the server's command line:{" "}
+        <code>
+          spyglass account password <span class="nowrap">--email E</span> <span class="nowrap">--password -</span>
+        </code>{" "}
+        sets a new password and signs the account out everywhere;{" "}
+        <code>
+          spyglass account delete <span class="nowrap">--email E</span>
+        </code>{" "}
+        deletes it with its brands.
+      </p>
+      <CreateAccount
+        created={created}
+        setCreated={setCreated}
+        onCreated={() => {
+          setMessage(null);
+          loaded.reload();
+        }}
+      />
     </>
   );
 }

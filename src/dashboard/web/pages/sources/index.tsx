@@ -44,12 +44,15 @@ function CitingAnswers({
   level,
   filter,
   closeHref,
+  onClose,
 }: {
   brandId: string;
   /** A domain, or a URL when `level` is "url". */
   source: string;
   /** Where "Close" goes: the list without a chosen source. */
   closeHref: string;
+  /** Called as the panel closes (its Close link, or Escape inside it), before the address changes. */
+  onClose: () => void;
   level: "domain" | "url";
   filter: { start_date?: string; end_date?: string; engine?: string; tag?: string };
 }) {
@@ -68,11 +71,23 @@ function CitingAnswers({
     [brandId, source, level, filter.start_date, filter.end_date, filter.engine],
   );
   const engineLabel = useEngineLabels(brandId);
+  const { route } = useLocation();
   const panel = useRef<HTMLElement>(null);
   // In sight once chosen (its row may be near the bottom of the screen).
   useEffect(() => panel.current?.scrollIntoView({ block: "nearest" }), []);
   return (
-    <section ref={panel} class="card stack" aria-labelledby="citing-heading">
+    <section
+      ref={panel}
+      class="card stack"
+      aria-labelledby="citing-heading"
+      // Escape inside closes it, as Close does (a disclosure, not a dialog: the rest of the page stays reachable).
+      onKeyDown={(event) => {
+        if (event.key !== "Escape" || event.defaultPrevented) return;
+        event.preventDefault();
+        onClose();
+        route(closeHref);
+      }}
+    >
       <div class="citing-head">
         <h2 id="citing-heading">
           Answers citing{" "}
@@ -80,7 +95,7 @@ function CitingAnswers({
             <Breakable text={source} />
           </span>
         </h2>
-        <a href={closeHref} class="btn" aria-label={`Close the answers citing ${source}`}>
+        <a href={closeHref} class="btn" aria-label={`Close the answers citing ${source}`} onClick={onClose}>
           Close
         </a>
       </div>
@@ -164,8 +179,30 @@ export function Sources({ brandId }: { brandId: string }) {
   const sourceOf = (s: Source) => (level === "url" && s.url ? s.url : s.domain);
   const carried = filterQuery(query);
   const closeHref = `${brandPath(brandId, "/sources")}${carried}${level === "url" ? `${carried ? "&" : "?"}level=url` : ""}`;
+  // Closed, the panel gives the keyboard back to its row's "Answers citing" link (it fell to the page's start).
+  const returnTo = useRef<string | null>(null);
+  const citingLink = (source: string) => (el: HTMLAnchorElement | null) => {
+    if (el && returnTo.current === source && chosen !== source) {
+      returnTo.current = null;
+      el.focus();
+    }
+  };
+  // Past the render that closed it: a source not among the rows shown must not take the keyboard later.
+  useEffect(() => {
+    if (!chosen) returnTo.current = null;
+  }, [chosen]);
   const citing = chosen && (
-    <CitingAnswers key={`${level} ${chosen}`} brandId={brandId} source={chosen} level={level} filter={filter} closeHref={closeHref} />
+    <CitingAnswers
+      key={`${level} ${chosen}`}
+      brandId={brandId}
+      source={chosen}
+      level={level}
+      filter={filter}
+      closeHref={closeHref}
+      onClose={() => {
+        returnTo.current = chosen;
+      }}
+    />
   );
   return (
     <>
@@ -221,6 +258,7 @@ export function Sources({ brandId }: { brandId: string }) {
                       {level === "url" && s.url ? <SourceUrl url={s.url} /> : <span class="mono">{readableDomain(s.domain)}</span>}
                       <div class="source-answers">
                         <a
+                          ref={citingLink(sourceOf(s))}
                           href={sourceHref(sourceOf(s))}
                           aria-current={chosen === sourceOf(s) ? "true" : undefined}
                           aria-label={`Answers citing ${sourceOf(s)}`}
@@ -234,7 +272,10 @@ export function Sources({ brandId }: { brandId: string }) {
                       {/* A URL is counted once per answer citing it: its citations are its answers. */}
                       {level !== "url" && (
                         <span class="cell-meta">
-                          in {s.answers.toLocaleString("en-US")} answer{s.answers === 1 ? "" : "s"}
+                          {/* Not "409, in 409 answers": the count said once when each answer cites the domain once. */}
+                          {s.answers === s.citations && s.answers > 1
+                            ? "in as many answers"
+                            : `in ${s.answers.toLocaleString("en-US")} answer${s.answers === 1 ? "" : "s"}`}
                         </span>
                       )}
                     </td>
