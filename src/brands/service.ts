@@ -214,6 +214,11 @@ export async function updateBrand(
   app: Pick<AppContext, "db" | "events">,
   brandId: string,
   patch: { name?: string; domain?: string | null; aliases?: string[] },
+  /**
+   * Checks the changed fields against the rest of the roster, in the edit's transaction (the
+   * competitors' service gives it: this folder does not read their table).
+   */
+  checkRoster?: (tx: Queries, brandId: string, changes: { name?: string; domain?: string | null; aliases?: string[] }) => Promise<void>,
 ): Promise<BrandView> {
   const { db } = app;
   const parsed = {
@@ -228,6 +233,7 @@ export async function updateBrand(
     if (parsed.domain !== undefined && parsed.domain !== current.domain) changes.domain = parsed.domain;
     if (parsed.aliases !== undefined && !sameList(parsed.aliases, current.aliases)) changes.aliases = parsed.aliases;
     if (Object.keys(changes).length === 0) return { brand: current, changed: false };
+    await checkRoster?.(tx, brandId, changes);
     if (changes.name !== undefined) {
       const owner = await tx.get<{ accountId: string }>(`SELECT account_id AS "accountId" FROM brands WHERE id = ?`, [brandId]);
       if (owner) {

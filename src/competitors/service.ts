@@ -128,19 +128,87 @@ async function findRow(db: Queries, brandId: string, competitorId: string): Prom
 // Compared in JS from the stored names (no stored key): compatibility forms fold too ("Ｎｏｂｉｌｉａ").
 const sameWords = compatibilityKey;
 
+/** True when `host` is `domain` or one of its subdomains (both lowercased, without `www.`). */
+function isOnDomain(host: string, domain: string): boolean {
+  return host === domain || host.endsWith(`.${domain}`);
+}
+
 /**
  * A competitor named like the brand itself (its name or an alias) would make every mention of the
- * brand count for both: refused, naming the field.
+ * brand count for both, and a domain on the brand's own site would never count as the competitor's
+ * (the brand's site comes first): refused, naming the field. Only the fields being set are checked:
+ * one stored before this check cannot block a change to another field.
  */
-async function assertNotTheBrand(db: Queries, brandId: string, name: string, aliases: string[]): Promise<void> {
+async function assertNotTheBrand(
+  db: Queries,
+  brandId: string,
+  next: { name?: string; aliases?: string[]; domains?: string[] },
+): Promise<void> {
   const brand = await getBrand(db, brandId);
   const own = new Map([brand.name, ...brand.aliases].map((n) => [sameWords(n), n]));
-  for (const [field, value] of [["name", name], ...aliases.map((a, i) => [`aliases[${i}]`, a] as const)] as const) {
+  const fields = [
+    ...(next.name !== undefined ? [["name", next.name] as const] : []),
+    ...(next.aliases ?? []).map((a, i) => [`aliases[${i}]`, a] as const),
+  ];
+  for (const [field, value] of fields) {
     const clash = own.get(sameWords(value));
     if (clash !== undefined) {
       throw new Invalid(
         `${field}: "${value}" is ${clash === brand.name ? "the brand's own name" : `the brand's alias "${clash}"`}; a competitor cannot have it, or every mention of the brand would count for both.`,
         "competitor_is_brand",
+      );
+    }
+  }
+  if (brand.domain === null) return;
+  for (const [i, domain] of (next.domains ?? []).entries()) {
+    if (isOnDomain(domain, brand.domain)) {
+      throw new Invalid(
+        `domains[${i}]: ${domain} is ${domain === brand.domain ? "the brand's own domain" : `on the brand's own site (${brand.domain})`}; its citations count as the brand's, never a competitor's.`,
+        "competitor_is_brand",
+      );
+    }
+  }
+}
+
+/**
+ * The brand's side of assertNotTheBrand, for a brand edit (update_brand): a name or alias that is a
+ * competitor's name or alias, or a domain that is (or holds) a competitor's domain, is refused,
+ * naming the field and the competitor. Only the fields being changed are checked. Runs in the
+ * edit's transaction, under the lock competitor edits take, so neither side slips past the other.
+ */
+export async function assertBrandClearOfCompetitors(
+  db: Queries,
+  brandId: string,
+  next: { name?: string; aliases?: string[]; domain?: string | null },
+): Promise<void> {
+  await db.lock(`competitors:${brandId}`);
+  const competitors = await listAllCompetitors(db, brandId);
+  const names = new Map<string, { competitor: CompetitorView; as: string }>();
+  for (const c of competitors) {
+    names.set(sameWords(c.name), { competitor: c, as: "the name" });
+    for (const alias of c.aliases) if (!names.has(sameWords(alias))) names.set(sameWords(alias), { competitor: c, as: "an alias" });
+  }
+  const fields = [
+    ...(next.name !== undefined ? [["name", next.name] as const] : []),
+    ...(next.aliases ?? []).map((a, i) => [`aliases[${i}]`, a] as const),
+  ];
+  for (const [field, value] of fields) {
+    const clash = names.get(sameWords(value));
+    if (clash) {
+      throw new Invalid(
+        `${field}: "${value}" is ${clash.as} of the competitor ${clash.competitor.name} (${clash.competitor.id}); the brand cannot have it, or every mention of that competitor would count for both.`,
+        "brand_is_competitor",
+      );
+    }
+  }
+  const domain = next.domain;
+  if (domain === undefined || domain === null) return;
+  for (const c of competitors) {
+    const clash = c.domains.find((d) => isOnDomain(d, domain));
+    if (clash !== undefined) {
+      throw new Invalid(
+        `domain: ${domain} ${clash === domain ? "is" : `holds ${clash}, which is`} a domain of the competitor ${c.name} (${c.id}); take it off the competitor first (update_competitor), or its citations would count as the brand's.`,
+        "brand_is_competitor",
       );
     }
   }
@@ -237,7 +305,7 @@ export async function createCompetitor(
   const created = await db.transaction(async (tx) => {
     // The name check, the limit and the order below read before they write.
     await tx.lock(`competitors:${brandId}`);
-    await assertNotTheBrand(tx, brandId, name, aliases);
+    await assertNotTheBrand(tx, brandId, { name, aliases, domains });
     await assertNameFree(tx, brandId, name);
     await assertNotAnotherCompetitor(tx, brandId, { name, aliases, domains });
     const count = await tx.get<{ n: number; at: number | null }>(
@@ -287,7 +355,11 @@ export async function updateCompetitor(
       aliases: patch.aliases !== undefined ? cleanAliases(patch.aliases, name) : current.aliases,
       domains: patch.domains !== undefined ? cleanDomains(patch.domains) : current.domains,
     };
-    if (patch.name !== undefined || patch.aliases !== undefined) await assertNotTheBrand(tx, brandId, next.name, next.aliases);
+    await assertNotTheBrand(tx, brandId, {
+      name: patch.name !== undefined ? next.name : undefined,
+      aliases: patch.aliases !== undefined ? next.aliases : undefined,
+      domains: patch.domains !== undefined ? next.domains : undefined,
+    });
     if (patch.name !== undefined || patch.aliases !== undefined || patch.domains !== undefined) {
       await assertNotAnotherCompetitor(tx, brandId, next, current.id);
     }

@@ -37,6 +37,37 @@ describe("creating and listing", () => {
     expect((await call(a, "list_competitors")).data.competitors[0]).toEqual(rival);
   });
 
+  test("the brand cannot take a competitor's name, alias or domain, nor a competitor the brand's site; nothing changes", async () => {
+    const brand = (await call(a, "get_brand")).data.brand;
+    const rival = (await call(a, "list_competitors")).data.competitors[0];
+    expect([rival.name, rival.aliases, rival.domains]).toEqual(["Acme Rival", ["AcmeR"], ["acme-rival.com"]]);
+    // An alias that was a competitor's name counted every mention of it for both (visibility up by half on the demo).
+    expect((await call(a, "update_brand", { aliases: ["Acme", "acme  rival"] })).error).toBe(
+      `aliases[1]: "acme rival" is the name of the competitor Acme Rival (${rival.id}); the brand cannot have it, or every mention of that competitor would count for both.`,
+    );
+    expect((await call(a, "update_brand", { name: "ACMER" })).error).toBe(
+      `name: "ACMER" is an alias of the competitor Acme Rival (${rival.id}); the brand cannot have it, or every mention of that competitor would count for both.`,
+    );
+    expect((await call(a, "update_brand", { domain: "https://www.acme-rival.com/pricing" })).error).toBe(
+      `domain: acme-rival.com is a domain of the competitor Acme Rival (${rival.id}); take it off the competitor first (update_competitor), or its citations would count as the brand's.`,
+    );
+    await call(a, "update_competitor", { competitor_id: rival.id, domains: ["shop.acme-rival.com"] });
+    expect((await call(a, "update_brand", { domain: "acme-rival.com" })).error).toContain(
+      "domain: acme-rival.com holds shop.acme-rival.com, which is a domain of the competitor Acme Rival",
+    );
+    // The other way: a competitor on the brand's own site (whose citations are always the brand's).
+    expect((await call(a, "create_competitor", { name: "Zed Corp", domains: ["zed-corp.com", "ACME-analytics.com"] })).error).toBe(
+      "domains[1]: acme-analytics.com is the brand's own domain; its citations count as the brand's, never a competitor's.",
+    );
+    expect((await call(a, "update_competitor", { competitor_id: rival.id, domains: ["blog.acme-analytics.com"] })).error).toBe(
+      "domains[0]: blog.acme-analytics.com is on the brand's own site (acme-analytics.com); its citations count as the brand's, never a competitor's.",
+    );
+    expect((await call(a, "get_brand")).data.brand).toEqual(brand);
+    expect((await call(a, "list_competitors")).data.competitors).toEqual([{ ...rival, domains: ["shop.acme-rival.com"] }]);
+    // A field that clashes with nothing passes; the unchanged ones are not checked again.
+    expect((await call(a, "update_brand", { aliases: ["Acme", "Acme Labs"] })).data.brand.aliases).toEqual(["Acme", "Acme Labs"]);
+  });
+
   test("create_competitor normalises domains to hosts and drops an alias that only repeats the name", async () => {
     const { data, error } = await call(a, "create_competitor", {
       name: "Contoso",

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { isDemoAccount } from "../../accounts/service";
 import { storedAnswerDays } from "../../analytics/visibility";
 import { getBrand, MAX_ALIASES, updateBrand } from "../../brands/service";
-import { listCompetitors, MAX_COMPETITORS } from "../../competitors/service";
+import { assertBrandClearOfCompetitors, listCompetitors, MAX_COMPETITORS } from "../../competitors/service";
 import { type AppContext } from "../../context";
 import { brandEngines } from "../../tracking/engines";
 import { defineTool } from "../registry";
@@ -96,7 +96,7 @@ const updateBrandTool = defineTool({
   name: "update_brand",
   title: "Edit the brand",
   description:
-    'Use to correct the brand\'s name, its own domain (null or "" removes it) or its aliases (other names and spellings, each 3+ characters; the list replaces the current one). Name and aliases decide which mentions count as the brand and the domain which citations are owned; stored answers are re-analysed with the change in the background. Returns the brand as it now stands.',
+    "Use to correct the brand's name, its own domain (null or \"\" removes it) or its aliases (other names and spellings, each 3+ characters; the list replaces the current one). Name and aliases decide which mentions count as the brand and the domain which citations are owned (none may be a tracked competitor's name, alias or domain); stored answers are re-analysed with the change in the background. Returns the brand as it now stands.",
   input: z.strictObject({
     name: z.string().min(1).max(100).optional().describe("The brand's name as answers write it."),
     domain: z.string().max(253).nullable().optional().describe('The brand\'s own site, such as example.com; null (or "") removes it.'),
@@ -105,7 +105,7 @@ const updateBrandTool = defineTool({
   output: z.object({ brand }),
   annotations: UPDATES,
   plan: "visibility",
-  handler: async (input, ctx) => ({ brand: await updateBrand(ctx.app, ctx.brand.id, input) }),
+  handler: async (input, ctx) => ({ brand: await updateBrand(ctx.app, ctx.brand.id, input, assertBrandClearOfCompetitors) }),
 });
 
 export const brandTools = [getBrandTool, updateBrandTool] as const;

@@ -55,7 +55,7 @@ const listCompetitorsTool = defineTool({
 const createCompetitorTool = defineTool({
   name: "create_competitor",
   title: "Add a competitor",
-  description: `Use to track another brand in the same AI answers (share of voice, ranking, content gaps). Give its name, and aliases and domains to count its mentions and citations. ${REANALYSIS} Returns the competitor.`,
+  description: `Use to track another brand in the same AI answers (share of voice, ranking, content gaps). Give its name, and aliases and domains to count its mentions and citations (none may be the brand's own name, alias or site). ${REANALYSIS} Returns the competitor.`,
   input: z.strictObject({ name, aliases: aliases.optional(), domains: domains.optional() }),
   output: z.object({ competitor }),
   annotations: CREATES,
