@@ -94,14 +94,34 @@ export function defaultWebSearch(api: z.infer<typeof modelEndpoint.api>): boolea
 
 const writerSchema = z.object(modelEndpoint).strict();
 
-const cronSchema = z.string().refine((expr) => {
-  try {
-    new Cron(expr, { paused: true, timezone: "UTC" });
-    return true;
-  } catch {
-    return false;
+/**
+ * Why a tracking schedule is refused, or null. Five fields (minute hour day-of-month month
+ * day-of-week, UTC) or a nickname such as @daily; croner also takes a first field of seconds, kept
+ * when it is one second (a Quartz or Spring expression, "0 0 6 * * *", fires as it reads). Seconds
+ * written as a step or a range ran tracking several times a minute ("every 15th second" asked
+ * every prompt every 15 seconds): refused. A schedule that never fires (February 31st) is too.
+ */
+export function cronProblem(expr: string): string | null {
+  const fields = expr.trim().split(/\s+/).filter(Boolean);
+  const nickname = fields.length === 1 && fields[0]!.startsWith("@");
+  const oneSecond = fields.length === 6 && /^\d{1,2}$/.test(fields[0]!);
+  if (!nickname && fields.length !== 5 && !oneSecond) {
+    return `has ${fields.length} field${fields.length === 1 ? "" : "s"}; give 5 (minute hour day-of-month month day-of-week, UTC), such as "0 6 * * *"${fields.length === 6 ? `: a first field of seconds, "${fields[0]}", would run tracking several times a minute` : ""}`;
   }
-}, 'must be a valid cron expression such as "0 6 * * *"');
+  let cron: Cron;
+  try {
+    cron = new Cron(expr, { paused: true, timezone: "UTC" });
+  } catch {
+    return 'must be a valid cron expression such as "0 6 * * *"';
+  }
+  if (cron.nextRun() === null) return "never fires (no date matches it, such as the 31st of February)";
+  return null;
+}
+
+const cronSchema = z.string().superRefine((expr, ctx) => {
+  const problem = cronProblem(expr);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
 
 const fileSchema = z
   .object({
@@ -214,9 +234,24 @@ export function loadConfig({ flags, env: given, cwd = process.cwd(), listens = t
   const file = configFile ? readConfigFile(configFile) : fileSchema.parse({});
   const where = configFile ?? "configuration";
 
-  const host = flags.host ?? env.HOST ?? "0.0.0.0";
-  if (host.trim() === "") throw new ConfigError(`${flags.host !== undefined ? "--host" : "HOST"} must not be empty`);
+  // An empty HOST or PORT is refused rather than taken as unset: a variable meant to hold a value
+  // (PORT=${PORT} in a compose file) bound to every address or to 3000 without a word.
+  const hostText = flags.host ?? env.HOST ?? "0.0.0.0";
+  if (hostText.trim() === "") {
+    throw new ConfigError(
+      flags.host !== undefined
+        ? "--host must not be empty"
+        : "HOST is empty: unset it to listen on 0.0.0.0 (every address), or give an address",
+    );
+  }
+  // An IPv6 address as URLs write it ([::1]) is the address.
+  const host = /^\[[0-9a-fA-F:.]+\]$/.test(hostText.trim()) ? hostText.trim().slice(1, -1) : hostText;
   const portText = flags.port ?? env.PORT ?? "3000";
+  if (portText.trim() === "") {
+    throw new ConfigError(
+      flags.port !== undefined ? "--port must not be empty" : "PORT is empty: unset it for port 3000, or give a port number",
+    );
+  }
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) {
     throw new ConfigError(`${flags.port !== undefined ? "port" : "PORT"}: "${portText}" is not a port number (0-65535)`);
@@ -291,6 +326,30 @@ function readDatabaseUrl(env: ConfigInput["env"], named: string | undefined, whe
   return value;
 }
 
+/** What a setting of the wrong type must be, in TOML's words (a 1.5 where a count goes, a list written as one value). */
+function typeSentence(issue: z.core.$ZodIssueInvalidType): string {
+  const received = /received (\w+)$/.exec(issue.message)?.[1];
+  switch (issue.expected) {
+    case "int":
+    case "number":
+      if (received === "number") return "a whole number";
+      if (received === "NaN" || received === "Infinity") return `a finite number (${received === "NaN" ? "nan" : "inf"} is none)`;
+      return issue.expected === "int" ? "a whole number (written without quotes)" : "a number (written without quotes)";
+    case "boolean":
+      return "true or false (without quotes)";
+    case "string":
+      return 'a string (in quotes: "…")';
+    case "array":
+      return issue.path.at(-1) === "engines"
+        ? "a list of engines: begin each with [[engines]] (two brackets), as a table of its own"
+        : 'a list in brackets, such as ["…", "…"]';
+    case "object":
+      return "a table: a [section] of its own, or { key = value } inline";
+    default:
+      return `of type ${issue.expected}`;
+  }
+}
+
 /** A zod issue of the file in words: zod's own ("Invalid input: expected string, received undefined") are for programmers. */
 function issueSentence(issue: z.core.$ZodIssue): string {
   // A sentence of ours (the schema's own message) is kept as it is.
@@ -301,7 +360,7 @@ function issueSentence(issue: z.core.$ZodIssue): string {
       return `unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
     case "invalid_type":
       if (/received undefined$/.test(issue.message)) return "is missing: this setting is required here";
-      return `must be ${issue.expected === "number" || issue.expected === "int" ? "a number (written without quotes)" : issue.expected === "boolean" ? "true or false (without quotes)" : issue.expected === "string" ? 'a string (in quotes: "…")' : `a ${issue.expected}`}`;
+      return `must be ${typeSentence(issue)}`;
     case "too_small":
       return issue.origin === "string"
         ? `must be at least ${issue.minimum} character${issue.minimum === 1 ? "" : "s"} long`

@@ -29,6 +29,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from "./keys/service";
 import { printable } from "./labels";
 import { configureLog, drainLog, log, stdoutFailure } from "./log";
 import { resetAccountPassword } from "./oauth/password-reset";
+import { oauthSettings } from "./oauth/service";
 import { assertCanListen, startServer } from "./server";
 import { startWindowRollover } from "./tracking/prompt-windows";
 import { markInterruptedRuns, watchAbandonedRuns } from "./tracking/runner";
@@ -131,6 +132,21 @@ const COMMANDS: Record<string, Command> = {
         build: BUILD,
       });
       checkSanitizer(app);
+      // Set-up mistakes found only later otherwise: by a connector that cannot sign in, or a draft that fails.
+      if (config.publicUrl && !oauthSettings(config)) {
+        log.warn(
+          `OAuth sign-in is off: public_url (${config.publicUrl}) is plain http on a host other than loopback; Claude.ai's, Claude Desktop's and ChatGPT's connectors need https (clients that send an API key header still connect)`,
+        );
+      }
+      const writerKey = config.writer?.api_key_env;
+      if (writerKey && !process.env[writerKey]?.trim()) {
+        log.warn(
+          `writer: api_key_env names ${writerKey}, which is not set; generate_article fails until it is set and the server restarted`,
+          {
+            api_key_env: writerKey,
+          },
+        );
+      }
       const accounts = await countAccounts(db);
       if (accounts.all === 0) {
         log.warn(
@@ -438,8 +454,17 @@ async function passwordFrom(flag: string): Promise<string> {
   if (flag !== "-") return flag;
   // At a terminal, asked for without echo and ended by Enter (it echoed what was typed and waited for
   // Ctrl-D); from a pipe or a file, its first line.
-  const password = process.stdin.isTTY ? await typedUnseen("Password: ") : ((await Bun.stdin.text()).split(/\r?\n/, 1)[0] ?? "");
+  if (!process.stdin.isTTY) {
+    const line = (await Bun.stdin.text()).split(/\r?\n/, 1)[0] ?? "";
+    if (line === "") throw new UsageError("--password - read no password from stdin");
+    return line;
+  }
+  const password = await typedUnseen("Password: ");
   if (password === "") throw new UsageError("--password - read no password from stdin");
+  // Typed unseen, a slip would become the account's password: asked twice, as passwd does.
+  if ((await typedUnseen("The same again: ")) !== password) {
+    throw new Invalid("the two passwords typed differ; nothing was changed: run the command again", "password_mismatch");
+  }
   return password;
 }
 
@@ -672,7 +697,8 @@ async function main(argv: string[]): Promise<void> {
   }
   for (const option of command.required ?? []) {
     const value = parsed.values[option];
-    if (typeof value !== "string" || value === "") fail(`${name}: --${option} is required\nusage: ${command.usage}`, 2);
+    if (value === "") fail(`${name}: --${option} is given an empty value\nusage: ${command.usage}`, 2);
+    if (typeof value !== "string") fail(`${name}: --${option} is required\nusage: ${command.usage}`, 2);
   }
   // An empty --brand would be looked up as a name; an empty --data or --config would quietly mean the
   // working directory (a script's unset variable).

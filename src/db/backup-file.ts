@@ -4,7 +4,7 @@
 // second in, and the next attempt refused to overwrite it.
 import { closeSync, createReadStream, existsSync, fstatSync, linkSync, openSync, readdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { Conflict, Invalid, Unavailable } from "../errors";
+import { AppError, Conflict, Invalid, Unavailable } from "../errors";
 
 function exists(file: string): Conflict {
   if (statSync(file, { throwIfNoEntry: false })?.isDirectory()) {
@@ -25,21 +25,45 @@ export async function writeBackup(
   if (existsSync(file)) throw exists(file);
   if (!existsSync(dirname(file))) throw new Invalid(`${dirname(file)} does not exist; create the directory first.`, "no_directory");
   const partial = `${file}.partial`;
-  // A partial file of an earlier backup that was stopped is this backup's to replace.
-  rmSync(partial, { force: true });
-  // Created empty and private first (VACUUM INTO and pg_dump keep the mode): a backup holds what the database holds.
-  closeSync(openSync(partial, "wx", 0o600));
+  // What SQLite's VACUUM INTO leaves beside a copy it could not finish (a full disk).
+  const journal = `${partial}-journal`;
   try {
+    // A partial file of an earlier backup that was stopped is this backup's to replace.
+    rmSync(partial, { force: true });
+    // Created empty and private first (VACUUM INTO and pg_dump keep the mode): a backup holds what the database holds.
+    closeSync(openSync(partial, "wx", 0o600));
     await write(partial);
     // link, not rename: it fails rather than replace a FILE made meanwhile.
     linkSync(partial, file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") throw exists(file);
-    throw error;
+    throw cannotWrite(file, error);
   } finally {
     rmSync(partial, { force: true });
+    rmSync(journal, { force: true });
   }
   return { file, bytes: statSync(file).size };
+}
+
+/**
+ * A backup that could not be written, naming its file and why in words (it was "unexpected error:
+ * database or disk is full", or an ENOENT naming FILE.partial). Errors of our own pass as they are.
+ */
+function cannotWrite(file: string, error: unknown): unknown {
+  if (error instanceof AppError) return error;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const message = (error as Error | undefined)?.message ?? String(error);
+  const reason =
+    code === "ENOSPC" || code === "SQLITE_FULL" || /disk is full/i.test(message)
+      ? "the disk is full"
+      : code === "EACCES" || code === "EPERM"
+        ? "permission denied"
+        : code === "EROFS"
+          ? "the file system is read-only"
+          : code === "ENOENT"
+            ? "its directory refuses new files"
+            : message;
+  return new Unavailable(`${file} could not be written (${reason}); nothing of it was left behind.`, "backup_failed");
 }
 
 /** `spyglass backup -`: the backup is written to standard output. */

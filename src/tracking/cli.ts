@@ -141,7 +141,9 @@ async function dryRun(app: AppContext, opts: { brandId?: string; json: boolean; 
     return 0;
   }
   if (forecasts.length === 0) {
-    opts.stdout.write(`Nothing to track: no brand on a paid plan has an active prompt, so a run would send no request.\n`);
+    opts.stdout.write(
+      `Nothing to track: no brand on a paid plan has an active prompt, the demo's left out (--brand ID forecasts it anyway), so a run would send no request.\n`,
+    );
     return 0;
   }
   for (const f of forecasts) opts.stdout.write(forecastText(f.forecast, printable(f.brand.name), f.brand.id, onSchedule.has(f.brand.id)));

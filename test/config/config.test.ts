@@ -73,7 +73,21 @@ describe("loadConfig", () => {
     const cases: Array<[string, string]> = [
       ["public_url = ", "not valid TOML"],
       ["colour = 1\n", 'unknown key(s) "colour"'],
-      ['[tracking]\nschedule = "every day"\n', "tracking.schedule: must be a valid cron expression"],
+      ['[tracking]\nschedule = "0 25 * * *"\n', "tracking.schedule: must be a valid cron expression"],
+      [
+        '[tracking]\nschedule = "every day"\n',
+        'tracking.schedule: has 2 fields; give 5 (minute hour day-of-month month day-of-week, UTC), such as "0 6 * * *"',
+      ],
+      // A first field of seconds (Quartz, Spring) is kept only as one second: this one asked every prompt every 15 seconds.
+      [
+        '[tracking]\nschedule = "*/15 * * * * *"\n',
+        'tracking.schedule: has 6 fields; give 5 (minute hour day-of-month month day-of-week, UTC), such as "0 6 * * *": a first field of seconds, "*/15", would run tracking several times a minute',
+      ],
+      ['[tracking]\nschedule = "0 6 31 2 *"\n', "tracking.schedule: never fires (no date matches it, such as the 31st of February)"],
+      ["[tracking]\nsamples = 1.5\n", "tracking.samples: must be a whole number"],
+      ["[tracking]\nsamples = nan\n", "tracking.samples: must be a finite number (nan is none)"],
+      ['trusted_proxies = "10.0.0.1"\n', 'trusted_proxies: must be a list in brackets, such as ["…", "…"]'],
+      ['[engines]\nid = "a"\n', "engines: must be a list of engines: begin each with [[engines]] (two brackets), as a table of its own"],
       ["[oauth]\nrefresh_reuse_grace_seconds = -1\n", "oauth.refresh_reuse_grace_seconds: must be at least 0"],
       ["[oauth]\nrefresh_reuse_grace_seconds = 601\n", "oauth.refresh_reuse_grace_seconds: must be at most 600"],
       ["[oauth]\nrefresh_reuse_grace = 60\n", 'unknown key(s) "refresh_reuse_grace"'],
@@ -119,12 +133,28 @@ describe("loadConfig", () => {
     expect(errorOf(() => loadConfig({ flags: { config: dir }, env: {} }))).toBe(`${dir}: the config file is a directory, not a file`);
   });
 
+  test("a schedule of 5 fields, a nickname, or 6 whose seconds are one second (as Quartz writes it) is taken", () => {
+    for (const schedule of ["30 6 * * 1-5", "@daily", "0 0 6 * * *", "15 30 6 1 * *"]) {
+      const { file } = withFile(`[tracking]\nschedule = "${schedule}"\n`);
+      expect(loadConfig({ flags: { config: file }, env: {} }).tracking.schedule).toBe(schedule);
+    }
+  });
+
   test("a missing explicit config file and a bad port are refused", () => {
     expect(errorOf(() => loadConfig({ flags: { config: "/nonexistent/spyglass.toml" }, env: {} }))).toBe(
       "/nonexistent/spyglass.toml: the config file does not exist",
     );
     expect(errorOf(() => loadConfig({ flags: { port: "http" }, env: {} }))).toContain("port");
     expect(errorOf(() => loadConfig({ flags: {}, env: { PORT: "70000" } }))).toContain("port");
+    // Empty (PORT=${PORT} with nothing set), each says what unsetting it would give.
+    expect(errorOf(() => loadConfig({ flags: {}, env: { PORT: "" } }))).toBe(
+      "PORT is empty: unset it for port 3000, or give a port number",
+    );
+    expect(errorOf(() => loadConfig({ flags: {}, env: { HOST: "" } }))).toBe(
+      "HOST is empty: unset it to listen on 0.0.0.0 (every address), or give an address",
+    );
+    // An IPv6 address as a URL writes it is the address ("[[::1]]" was "not an address of this machine").
+    expect(loadConfig({ flags: { host: "[::1]" }, env: {} }).host).toBe("::1");
   });
 
   test("a command that does not listen takes HOST and PORT from the environment only when valid", () => {

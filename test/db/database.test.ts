@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { backupDatabase } from "../../src/db/backup";
+import { writeBackup } from "../../src/db/backup-file";
 import { type Db, openDatabase } from "../../src/db/client";
 import { EMBEDDED_MIGRATIONS, embeddedMigrations, MIGRATION_JOURNAL } from "../../src/db/migrations";
 
@@ -208,6 +209,22 @@ describe("backup", () => {
     closed.sqlite.close();
     await expect(backupDatabase(closed, join(dir, "failed.db"))).rejects.toThrow();
     expect(readdirSync(dir).filter((name) => name.startsWith("failed.db"))).toEqual([]);
+  });
+
+  test("a backup that cannot be written says which file and why in words, and leaves no partial file nor its journal", async () => {
+    const dir = tempDir();
+    // A full disk: VACUUM INTO fails with SQLite's words and leaves FILE.partial-journal beside the copy.
+    const full = join(dir, "nightly.db");
+    const failure = writeBackup(full, (partial) => {
+      writeFileSync(`${partial}-journal`, "journal");
+      throw Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+    });
+    await expect(failure).rejects.toThrow(`${full} could not be written (the disk is full); nothing of it was left behind.`);
+    expect(readdirSync(dir)).toEqual([]);
+    // A directory that takes no new file (it was "unexpected error: ENOENT … open '/proc/x.db.partial'").
+    await expect(writeBackup("/proc/spyglass-backup.db", () => undefined)).rejects.toThrow(
+      "/proc/spyglass-backup.db could not be written (its directory refuses new files); nothing of it was left behind.",
+    );
   });
 });
 

@@ -240,6 +240,43 @@ describe("the start-up log", () => {
   });
 });
 
+describe("serve's start-up warnings for set-up mistakes found only later otherwise", () => {
+  test("OAuth off behind a plain-http public_url, and a writer whose key variable is unset, are each a warning", async () => {
+    const box = await sandbox({
+      toml: `
+public_url = "http://spy.example.com"
+
+[writer]
+api = "openai"
+base_url = "http://127.0.0.1:9/v1"
+model = "writer-test"
+api_key_env = "FIRST_HOUR_UNSET_WRITER_KEY"
+`,
+    });
+    try {
+      await box.cliJson(["account", "create", "--email", "owner@example.com", "--password", "a long password"]);
+      const server = await box.serve();
+      const warnings = () =>
+        server
+          .logs()
+          .split("\n")
+          .filter((l) => l.startsWith("{"))
+          .map((l) => JSON.parse(l))
+          .filter((l) => l.level === "warn")
+          .map((l) => l.msg as string);
+      for (let i = 0; i < 200 && warnings().length < 2; i++) await Bun.sleep(25);
+      expect(warnings()).toEqual([
+        "OAuth sign-in is off: public_url (http://spy.example.com) is plain http on a host other than loopback; Claude.ai's, Claude Desktop's and ChatGPT's connectors need https (clients that send an API key header still connect)",
+        "writer: api_key_env names FIRST_HOUR_UNSET_WRITER_KEY, which is not set; generate_article fails until it is set and the server restarted",
+      ]);
+      for (let i = 0; i < 200 && !server.handlesSignal("SIGTERM"); i++) await Bun.sleep(25);
+      expect(await server.stop()).toBe(0);
+    } finally {
+      box.cleanup();
+    }
+  });
+});
+
 describe("spyglass track without a provider key", () => {
   test("refuses to start, naming the unset api_key_env variable, and asks nothing", async () => {
     const provider = startFakeOpenAI({ script: () => answer("Acme is fine.") });

@@ -88,6 +88,11 @@ describe("dist/spyglass end to end", () => {
       stderr: "spyglass: key revoke: --id is required\nusage: spyglass key revoke --email E --id KEY_ID [--json]\n",
     });
     expect((await box.cli(["track", "--brand", "", "--dry-run"])).stderr).toStartWith("spyglass: track: --brand is given an empty value\n");
+    // A required option given empty says so (it was "--password is required", after it was given).
+    expect(await box.cli(["account", "create", "--email", "x@example.com", "--password", ""])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^spyglass: account create: --password is given an empty value\n/),
+    });
     const emptyData = await box.cli(["brand", "list", "--email", EMAIL, "--data", ""]);
     expect({ code: emptyData.code, stderr: emptyData.stderr.split("\n")[0] }).toEqual({
       code: 2,
@@ -513,7 +518,12 @@ describe("the CLI without secrets on its command line", () => {
     const deadline = performance.now() + 15_000;
     while (!seen.includes("Password: ") && performance.now() < deadline) await Bun.sleep(20);
     expect(seen).toContain("Password: ");
-    // Typed, Enter, and the input left open: the line alone must end it (it waited for Ctrl-D).
+    // Typed, Enter, and the input left open: the line alone must end it (it waited for Ctrl-D). Then
+    // typed again, as passwd asks (unseen, a slip became the password).
+    proc.stdin.write(`${typed}\r`);
+    proc.stdin.flush();
+    while (!seen.includes("The same again: ") && performance.now() < deadline) await Bun.sleep(20);
+    expect(seen).toContain("The same again: ");
     proc.stdin.write(`${typed}\r`);
     proc.stdin.flush();
     const exited = await Promise.race([proc.exited, Bun.sleep(15_000).then(() => "still waiting")]);
@@ -526,5 +536,31 @@ describe("the CLI without secrets on its command line", () => {
         (await db.get<{ password_hash: string }>("SELECT password_hash FROM accounts WHERE email = ?", ["tty@example.com"]))!.password_hash,
     );
     expect(await Bun.password.verify(typed, hash)).toBe(true);
+    // Two that differ change nothing.
+    const reset = `${own.binary} account password --email tty@example.com --password - --data ${own.dataDir}`;
+    const second = Bun.spawn(["script", "-qec", reset, "/dev/null"], { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: baseEnv() });
+    let shown = "";
+    const showing = (async () => {
+      const decoder = new TextDecoder();
+      const reader = second.stdout.getReader();
+      for (let next = await reader.read(); !next.done; next = await reader.read()) shown += decoder.decode(next.value, { stream: true });
+    })();
+    const until = performance.now() + 15_000;
+    while (!shown.includes("Password: ") && performance.now() < until) await Bun.sleep(20);
+    second.stdin.write("a new password\r");
+    second.stdin.flush();
+    while (!shown.includes("The same again: ") && performance.now() < until) await Bun.sleep(20);
+    second.stdin.write("a new passwort\r");
+    second.stdin.flush();
+    const ended = await Promise.race([second.exited, Bun.sleep(15_000).then(() => "still waiting")]);
+    second.kill();
+    await showing;
+    expect(ended).toBe(1);
+    expect(shown).toContain("the two passwords typed differ; nothing was changed: run the command again");
+    const after = await own.withDb(
+      async (db) =>
+        (await db.get<{ password_hash: string }>("SELECT password_hash FROM accounts WHERE email = ?", ["tty@example.com"]))!.password_hash,
+    );
+    expect(after).toBe(hash);
   });
 });

@@ -98,3 +98,13 @@ test("track for every brand passes over one whose run is under way elsewhere, na
     await quick.stop();
   }
 });
+
+test("with nothing to track, a run and a dry run both say that the demo's brand is left out and how to run it anyway", async () => {
+  const app = await testTrackingApp(engine("local"));
+  for (const dryRun of [false, true]) {
+    const written: string[] = [];
+    const out = { stdout: { write: (text: string) => written.push(text) } };
+    expect(await trackCommand(app, { json: false, dryRun, out })).toBe(0);
+    expect(written.join("")).toStartWith("Nothing to track: no brand on a paid plan has an active prompt, the demo's left out (--brand ID");
+  }
+});
