@@ -4,7 +4,7 @@ import { type AnswerStatus } from "../db/values";
 import { Invalid, NotFound } from "../errors";
 import { iso } from "../ids";
 import { getPrompt, getPromptTexts, listPromptIds } from "../prompts/service";
-import { citedAddresses } from "../tracking/analysis/citations";
+import { citedAddresses, normalizeUrl, registrableDomain } from "../tracking/analysis/citations";
 import { checkEngine } from "../tracking/engines";
 import { isOnDomains, loadRoster } from "../tracking/roster";
 import { DAY_MS, dayString, parseDay, resolveTag, type SqlParam } from "./filters";
@@ -136,13 +136,22 @@ export async function listAnswers(app: AppContext, brandId: string, input: ListA
     params.push(input.status);
   }
   if (input.cited_domain !== undefined) {
-    // The citations of the same brand's answer only (a citation row carries its brand).
+    // The citations of the same brand's answer only (a citation row carries its brand). Compared as
+    // stored: a host ("www.g2.com", "blog.g2.com") is its registrable domain (it matched nothing).
     parts.push("EXISTS (SELECT 1 FROM citations c WHERE c.answer_id = a.id AND c.brand_id = a.brand_id AND c.domain = ?)");
-    params.push(input.cited_domain.toLowerCase());
+    params.push(registrableDomain(input.cited_domain));
   }
   if (input.cited_url !== undefined) {
+    // Normalised as the citations are (METRICS.md): the link get_answer gives, or the answer's own
+    // text, found nothing where they had a "www." or a tracking parameter.
+    const url = normalizeUrl(input.cited_url);
+    if (url === null) {
+      throw new Invalid(
+        `cited_url: ${JSON.stringify(input.cited_url)} is not an http(s) address; give one from get_top_sources (level url) or from get_answer's citations.`,
+      );
+    }
     parts.push("EXISTS (SELECT 1 FROM citations c WHERE c.answer_id = a.id AND c.brand_id = a.brand_id AND c.url = ?)");
-    params.push(input.cited_url);
+    params.push(url);
   }
   if (input.cursor !== undefined) {
     const c = decodeCursor(input.cursor);

@@ -6,7 +6,7 @@ import { type AppContext } from "../context";
 import { ALL_ENGINES } from "../db/values";
 import { Invalid } from "../errors";
 import { brandEngineIds, brandEngines } from "../tracking/engines";
-import { loadRoster, type Roster } from "../tracking/roster";
+import { loadRoster, type Roster, reanalysisPending } from "../tracking/roster";
 import { countOf, DAY_MS, dayString, dayWhere, describeFilter, type Filter, type Read, readTogether, where } from "./filters";
 import { type Mean, mean, type PeriodMean, type PeriodRate, POSITION, periodMean, periodRate, type Rate, rate, SENTIMENT } from "./rates";
 import { type RetrievalCounts, retrievalRead } from "./search";
@@ -301,9 +301,18 @@ export async function visibilityOverview(app: AppContext, filter: Filter) {
     ...figures(overall[0], overall[1]),
     retrieval_rate: retrievalRate(retrieval.overall, overall[0], overall[1]),
     by_engine,
-    note: overall[0].total === 0 ? await emptyPeriodNote(app, filter) : null,
+    note:
+      overall[0].total === 0
+        ? await emptyPeriodNote(app, filter)
+        : (await reanalysisPending(app.db, filter.brandId))
+          ? REANALYSIS_NOTE
+          : null,
   };
 }
+
+/** Said while a roster change is being applied to the stored answers (figures moved from one call to the next without a word). */
+const REANALYSIS_NOTE =
+  "The stored answers are being analysed again after a change of the brand, its aliases or its competitors: until that ends (seconds for most brands), these figures mix answers read with the new names and the old. Ask again shortly for the settled figures.";
 
 /** The first and last day with a stored answer of the brand (any engine), and how many answers: null before the first. */
 export async function storedAnswerDays(

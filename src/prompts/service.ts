@@ -394,14 +394,15 @@ async function addTags(db: Queries, brandId: string, promptId: string, names: re
 /**
  * Adds prompts. A text the brand already tracks, or one repeated within the call (compared
  * case- and space-insensitively), is reported in `duplicates` and not created; an archived prompt
- * with the same text is restored instead (its history kept) and counts as created. Tags that do not
+ * with the same text is restored instead (its history kept): listed in `created`, its id in
+ * `restored_ids` too. Tags that do not
  * exist are created. All or nothing: an invalid item fails the whole call.
  */
 export async function createPrompts(
   db: Queries,
   brandId: string,
   items: readonly NewPrompt[],
-): Promise<{ created: PromptView[]; duplicates: string[]; duplicate_ids: string[] }> {
+): Promise<{ created: PromptView[]; duplicates: string[]; duplicate_ids: string[]; restored_ids: string[] }> {
   if (items.length < 1 || items.length > PROMPTS_PER_CALL) {
     throw new Invalid(`prompts: give 1 to ${PROMPTS_PER_CALL} prompts per call.`, "invalid_prompts");
   }
@@ -415,6 +416,8 @@ export async function createPrompts(
   }));
   return db.transaction(async (tx) => {
     const createdIds: string[] = [];
+    // Those of createdIds that were archived, tracked again with their history.
+    const restoredIds: string[] = [];
     const duplicates: string[] = [];
     // The prompt each duplicate is, in the same order: the tracked one, or the one created earlier in the call.
     const duplicateIds: string[] = [];
@@ -453,6 +456,7 @@ export async function createPrompts(
         await tx.run(`UPDATE prompts SET ${sets.join(", ")} WHERE id = ?`, [...params, existing.id]);
         await addTags(tx, brandId, existing.id, item.tags, item.field);
         createdIds.push(existing.id);
+        restoredIds.push(existing.id);
         seen.set(key, existing.id);
         continue;
       }
@@ -472,7 +476,7 @@ export async function createPrompts(
     }
     const created: PromptView[] = [];
     for (const id of createdIds) created.push(await getPrompt(tx, brandId, id));
-    return { created, duplicates, duplicate_ids: duplicateIds };
+    return { created, duplicates, duplicate_ids: duplicateIds, restored_ids: restoredIds };
   });
 }
 

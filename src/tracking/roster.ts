@@ -76,3 +76,14 @@ export function siteOwners(roster: Roster, level: "domain" | "url"): (key: strin
   }
   return (domain) => (owned.has(domain) ? { owned: true, competitor: null } : { owned: false, competitor: byDomain.get(domain) ?? null });
 }
+
+/**
+ * Whether the brand's stored answers are being analysed again with a changed roster (by any
+ * instance), or were left part-way by a stop: its figures then mix the new roster and the old.
+ */
+export async function reanalysisPending(db: Queries, brandId: string): Promise<boolean> {
+  const row = await db.get<{ version: number; analysed: number }>("SELECT version, analysed FROM roster_versions WHERE brand_id = ?", [
+    brandId,
+  ]);
+  return row !== undefined && row.analysed < row.version;
+}

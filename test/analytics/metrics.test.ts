@@ -526,6 +526,17 @@ describe("answers", () => {
     expect((await listAnswers(app, s.brandId, { cited_domain: "acme.com", limit: 50 })).answers).toHaveLength(2);
     expect((await listAnswers(app, s.brandId, { cited_url: "https://g2.com/crm", limit: 50 })).answers).toHaveLength(3);
     expect((await listAnswers(app, s.brandId, { cited_url: "https://g2.com/other", limit: 50 })).answers).toEqual([]);
+    // As a client has it (get_answer's link, the answer's text): normalised as citations are; a host is its domain.
+    for (const link of ["https://www.g2.com/crm/", "HTTPS://G2.com/crm?utm_source=chatgpt.com#top", "www.g2.com/crm"]) {
+      expect([link, (await listAnswers(app, s.brandId, { cited_url: link, limit: 50 })).answers.length]).toEqual([link, 3]);
+    }
+    for (const host of ["www.g2.com", "blog.g2.com"]) {
+      expect([host, (await listAnswers(app, s.brandId, { cited_domain: host, limit: 50 })).answers.length]).toEqual([host, 3]);
+    }
+    // Not an address at all: said, where it listed nothing.
+    await expect(listAnswers(app, s.brandId, { cited_url: "not a url", limit: 5 })).rejects.toThrow(
+      'cited_url: "not a url" is not an http(s) address; give one from get_top_sources (level url) or from get_answer\'s citations.',
+    );
   });
 
   test("get_answer returns text, mentions by name and citations", async () => {

@@ -272,6 +272,14 @@ describe("the Prompts page", () => {
     // The dialog's close event (a task after the dialog closes, and the browser's return of focus to
     // the control that opened it, now gone) moves the keyboard there: waited for, not read at once.
     await page.waitForFunction((heading) => document.activeElement?.textContent === heading, "Tracked prompts");
+    // Its text added again, with a new one: the archived prompt is tracked again, and said apart.
+    await page.getByLabel("Prompts", { exact: true }).fill("crm with the best keyboard support\na question never asked before");
+    await page.getByRole("button", { name: "Add the prompts" }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: "Added 2 prompts. 1 of them was archived, and is tracked again with its earlier answers." })
+      .waitFor();
+    await row("crm with the best keyboard support").waitFor();
   });
 });
 
@@ -321,18 +329,18 @@ describe("many prompts", () => {
     page.off("request", count);
     expect(calls).toBe(2);
     expect(await page.getByLabel("Prompts", { exact: true }).inputValue()).toBe("");
-    // 3 earlier prompts tracked + 120: pages of 50.
+    // 5 earlier prompts tracked + 120: pages of 50.
     const rows = page.getByRole("table").getByRole("rowheader");
-    await row("generated prompt number 47").waitFor();
+    await row("generated prompt number 45").waitFor();
     expect(await rows.count()).toBe(50);
     await page.getByRole("button", { name: "More" }).click();
-    await row("generated prompt number 97").waitFor();
+    await row("generated prompt number 95").waitFor();
     // The last page by the keyboard: the button goes, and the focus goes to the sentence in its place,
     // not to the page's body.
     await page.getByRole("button", { name: "More" }).focus();
     await page.keyboard.press("Enter");
     await row("generated prompt number 120").waitFor();
-    expect(await rows.count()).toBe(123);
+    expect(await rows.count()).toBe(125);
     await page.getByRole("button", { name: "More" }).waitFor({ state: "detached" });
     await expectFocus(page.getByText("That is the whole list."));
     const listed = await viaSession("list_prompts", { query: "generated prompt number 120" });

@@ -132,10 +132,12 @@ describe("creating", () => {
   });
 
   test("a prompt with the text of an archived one restores it, keeping its id and history", async () => {
-    const { data } = await call(a, "create_prompts", { prompts: [{ text: "IS ACME WORTH IT" }] });
-    expect(data.created).toHaveLength(1);
+    const { data } = await call(a, "create_prompts", { prompts: [{ text: "IS ACME WORTH IT" }, { text: "a brand new question" }] });
+    expect(data.created).toHaveLength(2);
     expect(data.created[0]).toMatchObject({ id: s.seed.a.ids.archivedPromptId, archived: false });
-    expect((await call(a, "list_prompts")).data.prompts).toHaveLength(2);
+    // Said apart from the new one (a client told the user it had created a prompt tracked for months).
+    expect(data.restored_ids).toEqual([s.seed.a.ids.archivedPromptId]);
+    expect((await call(a, "list_prompts")).data.prompts).toHaveLength(3);
   });
 
   test("create_prompts names the field at fault in each refusal", async () => {

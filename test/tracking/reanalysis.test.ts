@@ -103,9 +103,16 @@ test("a finished re-analysis is recorded; one cut short is gone through again at
   // A pass cut short (its process stopped): the competitor was renamed, the pass did not record an end.
   await app.db.run("UPDATE competitors SET name = 'Acme Globex', aliases = '[\"Globex\"]' WHERE id = 'cmp_g'");
   await app.db.run("UPDATE roster_versions SET version = 2 WHERE brand_id = ?", [s.brandId]);
+  // Meanwhile the overview says its figures are not settled (they moved from call to call without a word).
+  const note = async () =>
+    (await visibilityOverview(app, await resolveFilter(app, s.brandId, { start_date: "2025-03-01", end_date: "2025-03-03" }))).note;
+  expect(await note()).toStartWith(
+    "The stored answers are being analysed again after a change of the brand, its aliases or its competitors",
+  );
   expect(await app.tracking.reanalysis.resumeUnfinished()).toEqual([s.brandId]);
   for (let tries = 0; tries < 500 && (await versions())!.analysed < 3; tries++) await Bun.sleep(10);
   expect(await versions()).toEqual({ version: 3, analysed: 3 });
+  expect(await note()).toBeNull();
   // Gone through with the roster as it stands: "Globex" is now the competitor's alias, found first.
   expect(await ranks(app, a)).toEqual([
     { member_id: "cmp_g", rank: 1 },

@@ -83,7 +83,9 @@ const getVisibilityOverview = defineTool({
     note: z
       .string()
       .nullable()
-      .describe("when the period has no answer at all: why (none stored yet, or the days that have answers, with today's date)"),
+      .describe(
+        "when the period has no answer at all: why (none stored yet, or the days that have answers, with today's date); while the stored answers are analysed again after a roster change: that the figures are not settled yet",
+      ),
   }),
   annotations: READ_ONLY,
   plan: "visibility",
@@ -304,13 +306,15 @@ const listAnswersTool = defineTool({
       .max(253)
       .regex(/^[A-Za-z0-9.-]+$/, "must be a domain such as g2.com")
       .optional()
-      .describe("Only answers citing this domain (a domain from get_top_sources)."),
+      .describe("Only answers citing this domain (a domain from get_top_sources; a host such as www.g2.com counts as its domain, g2.com)."),
     cited_url: z
       .string()
       .min(1)
       .max(2048)
       .optional()
-      .describe("Only answers citing this URL exactly (a URL from get_top_sources with level url)."),
+      .describe(
+        "Only answers citing this page (a URL from get_top_sources with level url, or a link from get_answer; compared after the citations' normalisation: www., tracking parameters and a trailing slash aside).",
+      ),
     start_date: date.optional().describe("First day (UTC, inclusive). Default: no bound."),
     end_date: date.optional().describe("Last day (UTC, inclusive). Default: no bound."),
     include_text: z

@@ -92,6 +92,9 @@ const createPromptsTool = defineTool({
       .describe(
         "the id of the prompt each duplicate is, in the same order (tags given with a duplicate are not applied: update_prompt sets them)",
       ),
+    restored_ids: z
+      .array(z.string())
+      .describe("the ids, among created, of archived prompts tracked again (their stored answers and history kept), not new ones"),
   }),
   annotations: CREATES,
   plan: "visibility",

@@ -15,13 +15,20 @@ function lengthSentence(wrong: Array<{ line: number; text: string }>): string {
   return `Nothing was added: a prompt has ${PROMPT_TEXT_MIN} to ${PROMPT_TEXT_MAX} characters; fix ${named}${more}.`;
 }
 
+/** Which of the prompts added were archived ones, tracked again: not new. */
+function restoredSentence(restored: number, created: number): string {
+  const which =
+    restored === created ? (restored === 1 ? "It was" : "All were") : restored === 1 ? "1 of them was" : `${restored} of them were`;
+  return `${which} archived, and ${restored === 1 ? "is" : "are"} tracked again with ${restored === 1 ? "its" : "their"} earlier answers.`;
+}
+
 export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => void }) {
   const [text, setText] = useState("");
   const [tags, setTags] = useState("");
   const [country, setCountry] = useState("");
   const [language, setLanguage] = useState("");
   const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<{ created: number; duplicates: string[] } | null>(null);
+  const [result, setResult] = useState<{ created: number; restored: number; duplicates: string[] } | null>(null);
   const [failure, setFailure] = useState<unknown>(null);
   // Lines the tool would refuse, found before anything is sent.
   const [problem, setProblem] = useState<string | null>(null);
@@ -53,6 +60,7 @@ export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => 
     setFailure(null);
     setResult(null);
     let created = 0;
+    let restored = 0;
     const duplicates: string[] = [];
     const left: string[] = [];
     try {
@@ -68,6 +76,7 @@ export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => 
             })),
           });
           created += out.created.length;
+          restored += out.restored_ids.length;
           duplicates.push(...out.duplicates);
         } catch (e) {
           // Later calls are not sent; what was not added stays in the box to fix and send again.
@@ -79,7 +88,7 @@ export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => 
     } finally {
       setText(left.join("\n"));
       if (left.length === 0) setTags("");
-      setResult(created > 0 || duplicates.length > 0 ? { created, duplicates } : null);
+      setResult(created > 0 || duplicates.length > 0 ? { created, restored, duplicates } : null);
       setBusy(false);
       if (created > 0) onAdded();
     }
@@ -115,6 +124,8 @@ export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => 
       {result && (
         <Notice kind="success">
           {result.created === 1 ? "Added 1 prompt." : `Added ${result.created} prompts.`}
+          {/* An archived prompt's text tracks it again, with its answers: not a new one. */}
+          {result.restored > 0 && ` ${restoredSentence(result.restored, result.created)}`}
           {result.duplicates.length > 0 && ` Already tracked or repeated: ${result.duplicates.join("; ")}.`}
         </Notice>
       )}
