@@ -359,7 +359,7 @@ export interface TrendPoint {
   answers: { total: number; valid: number };
 }
 
-const MAX_DAY_POINTS = 400;
+export const MAX_DAY_POINTS = 400;
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"] as const;
 
 /** Points per UTC day, or per ISO week (Monday; the first point is dated the period's first day). */

@@ -256,8 +256,11 @@ export type PublicArticleRow = ArticleRow;
 
 // ---- writes --------------------------------------------------------------------------------
 
-/** Creates a draft. The slug is the one given (it must be free) or derived from the title. */
-export async function createArticle(db: Queries, brandId: string, input: ArticleInput): Promise<Article> {
+/**
+ * Creates a draft. The slug is the one given (it must be free) or derived from the title. `at`: when
+ * it was written, now unless told (the demo seeder's article was written before its publication).
+ */
+export async function createArticle(db: Queries, brandId: string, input: ArticleInput, at?: number): Promise<Article> {
   const title = parseTitle(input.title);
   const markdown = parseMarkdown(input.markdown);
   const description = parseDescription(input.description);
@@ -270,7 +273,7 @@ export async function createArticle(db: Queries, brandId: string, input: Article
     const slug = explicitSlug
       ? await claimExplicitSlug(tx, brandId, explicitSlug)
       : await firstFreeSlug(slugify(title), (s) => slugTaken(tx, brandId, s));
-    const now = Date.now();
+    const now = Math.min(at ?? Date.now(), Date.now());
     const values: ArticleRow = {
       id: newId("art"),
       brandId,

@@ -169,7 +169,8 @@ export async function seedDemo(app: AppContext, options: DemoOptions = {}): Prom
   // The article: written for the weakest prompt the brand still appears on, published in the past.
   const articlePrompt = promptRows.filter((p) => p.affinity > 0).reduce((a, b) => (b.affinity < a.affinity ? b : a));
   const publishedAt = Math.min(now - 1000, today - DEMO_ARTICLE_AGE_DAYS * 86_400_000 + 12 * 3_600_000);
-  const draft = await createArticle(db, brand.id, { ...T.DEMO_ARTICLE, promptId: articlePrompt.id });
+  // Written two days before it was published (its created_at came after its published_at).
+  const draft = await createArticle(db, brand.id, { ...T.DEMO_ARTICLE, promptId: articlePrompt.id }, publishedAt - 2 * 86_400_000);
   const article = await publishArticle(app, brand.id, draft.id, publishedAt);
   // Answers that mention the brand and cite the article's page on the brand's site.
   const articleUrl = `https://${T.DEMO_BRAND.domain}/blog/${article.slug}`;

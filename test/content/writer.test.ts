@@ -165,6 +165,12 @@ describe("generate_article with an OpenAI-compatible writer", () => {
     expect((await callTool(w, key, "generate_article", {})).error).toContain("prompt_id");
     const theirs = await addPrompt(w, w.other.id, "best crm for agencies");
     expect((await callTool(w, key, "generate_article", { prompt_id: theirs })).error).toContain("Prompt not found");
+    // A language that is no language code is refused before the writer is asked ("klingon" was sent on).
+    const asked = openai.requests.length;
+    expect((await callTool(w, key, "generate_article", { topic: "crm tips", language: "klingon" })).error).toBe(
+      "Invalid input for generate_article: language must be a language code such as en or pt-BR.",
+    );
+    expect(openai.requests.length).toBe(asked);
   });
 
   test("a provider failure is a clear tool error and saves nothing", async () => {

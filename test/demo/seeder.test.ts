@@ -32,7 +32,10 @@ test("the demo brand's competitors, tags, prompts, key and article read back thr
   expect(prompts.every((p) => p.tags.length === 1 && p.language === "en")).toBe(true);
   expect(demo.answers).toBe(DEMO_DAYS * T.DEMO_ENGINES.length * demo.prompts);
   expect(await listApiKeys(app, demo.account_id)).toHaveLength(1);
-  expect((await listArticles(app.db, brandId, { status: "published" })).articles.map((a) => a.slug)).toEqual([demo.article!.slug]);
+  const [article] = (await listArticles(app.db, brandId, { status: "published" })).articles;
+  expect(article!.slug).toBe(demo.article!.slug);
+  // Written before it was published (it read as written after: created 2025-06-30, published 06-16).
+  expect(Date.parse(article!.created_at)).toBeLessThan(Date.parse(article!.published_at!));
 });
 
 test("a second run is refused without --reset; with it the demo account is replaced", async () => {

@@ -2,12 +2,12 @@
 import { z } from "zod";
 import { planCovers } from "../../accounts/plans";
 import { getAnswer, listAnswers } from "../../analytics/answers";
-import { decodeOffset, encodeOffset, resolveFilter } from "../../analytics/filters";
+import { decodeOffset, encodeOffset, MAX_DAYS, resolveFilter } from "../../analytics/filters";
 import { articleImpact, DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS } from "../../analytics/impact";
 import { contentGaps, promptPerformance } from "../../analytics/prompts";
 import { searchQueries } from "../../analytics/search";
 import { topSources } from "../../analytics/sources";
-import { competitorRanking, visibilityOverview, visibilityTrend } from "../../analytics/visibility";
+import { competitorRanking, MAX_DAY_POINTS, visibilityOverview, visibilityTrend } from "../../analytics/visibility";
 import { getArticle, listPublishedArticles } from "../../content/service";
 import { ANSWER_STATUSES } from "../../db/values";
 import { defineTool } from "../registry";
@@ -18,7 +18,7 @@ import { cursor, idOf, nextCursor, pageLimit, READ_ONLY } from "./common";
 const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date as YYYY-MM-DD, such as 2025-01-31");
 const filterInput = {
   start_date: date.optional().describe("First day (UTC, inclusive). Default: 29 days before end_date."),
-  end_date: date.optional().describe("Last day (UTC, inclusive). Default: today."),
+  end_date: date.optional().describe(`Last day (UTC, inclusive). Default: today. A period covers at most ${MAX_DAYS} days.`),
   engine: z.string().min(1).max(64).optional().describe("Only this engine id (see get_tracking_status)."),
   tag: z.string().min(1).max(100).optional().describe("Only prompts with this tag (name or id)."),
   prompt_id: z.string().min(1).max(64).optional().describe("Only this prompt (id from list_prompts)."),
@@ -74,7 +74,7 @@ const getVisibilityOverview = defineTool({
   name: "get_visibility_overview",
   title: "Visibility overview",
   description:
-    "Use first to answer 'how visible is the brand in AI answers?'. Returns, for the period (default: last 30 days) and its previous period of equal length: visibility, share of voice, average position with top-1/top-3 rates, sentiment, citation rate, prompt coverage, no-answer rate and retrieval rate (valid answers whose web search retrieved a URL on the brand's domain) — each rate with n, a Wilson 95% interval, the change in points and within_noise, and the two means (position, sentiment) with a Student t 95% interval (its variance at least step² ÷ (n + 1): a place, or 0.2 of sentiment), the change and within_noise — overall and by_engine (each engine with its own denominators). Visibility = valid (ok) answers mentioning the brand ÷ valid answers; share of voice = the brand's mentions ÷ all roster mentions; answers that could not be read count only in no_answer_rate.",
+    "Use to answer 'how visible is the brand in AI answers?' (the figures to start from). Returns, for the period (default: last 30 days) and its previous period of equal length: visibility, share of voice, average position with top-1/top-3 rates, sentiment, citation rate, prompt coverage, no-answer rate and retrieval rate (valid answers whose web search retrieved a URL on the brand's domain) — each rate with n, a Wilson 95% interval, the change in points and within_noise, and the two means (position, sentiment) with a Student t 95% interval (its variance at least step² ÷ (n + 1): a place, or 0.2 of sentiment), the change and within_noise — overall and by_engine (each engine with its own denominators). Visibility = valid (ok) answers mentioning the brand ÷ valid answers; share of voice = the brand's mentions ÷ all roster mentions; answers that could not be read count only in no_answer_rate.",
   input: z.strictObject(filterInput),
   output: z.object({
     filter: filterOut,
@@ -98,7 +98,10 @@ const getVisibilityTrend = defineTool({
   title: "Visibility trend",
   description:
     "Use to see how visibility, share of voice and average position move over time. Returns one point per UTC day or ISO week (interval) in the period, with its weekday and the days it covers, each rate with n and its 95% interval, and visibility's change from the previous point with within_noise (to tell a real drop from noise); days without answers have n = 0.",
-  input: z.strictObject({ ...filterInput, interval: z.enum(["day", "week"]).default("day").describe("day (default) or week") }),
+  input: z.strictObject({
+    ...filterInput,
+    interval: z.enum(["day", "week"]).default("day").describe(`day (default; a period of at most ${MAX_DAY_POINTS} days) or week`),
+  }),
   output: z.object({
     filter: filterOut,
     interval: z.enum(["day", "week"]),
@@ -456,7 +459,9 @@ const getArticleImpact = defineTool({
       .describe(`Days in each window, 1-${MAX_WINDOW_DAYS} (default ${DEFAULT_WINDOW_DAYS}).`),
     article_id: idOf("article", "list_articles")
       .optional()
-      .describe("Only this article (id from list_articles); none listed while it is a draft or linked to no prompt."),
+      .describe(
+        "Only this article (an article.id this tool listed, or one from list_articles on the Autopilot plan); none listed while it is a draft or linked to no prompt.",
+      ),
     limit: pageLimit(10),
     cursor,
   }),

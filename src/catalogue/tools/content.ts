@@ -55,13 +55,8 @@ const description = z
   .max(MAX_DESCRIPTION)
   .nullable()
   .describe(`Meta description for search engines and link previews, up to ${MAX_DESCRIPTION} characters; null removes it.`);
-const slug = z
-  .string()
-  .min(1)
-  .max(MAX_SLUG)
-  .describe(
-    'URL segment: lowercase letters, digits and hyphens, such as "best-crm-for-startups". Default: derived from the title (with -2, -3… when taken).',
-  );
+const slug = z.string().min(1).max(MAX_SLUG);
+const SLUG_FORM = 'URL segment: lowercase letters, digits and hyphens, such as "best-crm-for-startups".';
 
 // Publishing changes what the brand's public site shows: not destructive (unpublish undoes it), but
 // not read-only either. Unpublishing removes a public page: clients may want to confirm it.
@@ -79,7 +74,7 @@ const createArticleTool = defineTool({
     title: title.optional(),
     markdown,
     description: description.optional(),
-    slug: slug.optional(),
+    slug: slug.optional().describe(`${SLUG_FORM} Default: derived from the title (with -2, -3… when taken).`),
     prompt_id: idOf("prompt", "list_prompts or get_content_gaps").optional().describe("The tracked prompt this article answers."),
   }),
   output: z.object({ article }),
@@ -108,7 +103,12 @@ const generateArticleTool = defineTool({
     title: title.optional().describe("Use this title instead of the writer's."),
     tone: z.string().min(1).max(100).optional().describe('For example "friendly", "technical", "formal".'),
     length: z.enum(ARTICLE_LENGTHS).optional().describe("short (~600 words), medium (~1,200, the default) or long (~2,000)."),
-    language: z.string().min(2).max(35).optional().describe("Language to write in, such as en, de or pt-BR (default: the prompt's)."),
+    language: z
+      .string()
+      .max(35)
+      .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, "must be a language code such as en or pt-BR")
+      .optional()
+      .describe("Language to write in, such as en, de or pt-BR (default: the prompt's)."),
   }),
   output: z.object({ article }),
   annotations: ASKS_MODELS,
@@ -162,7 +162,7 @@ const updateArticleTool = defineTool({
     title: title.optional(),
     markdown: markdown.optional(),
     description: description.optional(),
-    slug: slug.optional(),
+    slug: slug.optional().describe(`${SLUG_FORM} Fixed once the article has been published.`),
     prompt_id: idOf("prompt", "list_prompts or get_content_gaps")
       .nullable()
       .optional()
