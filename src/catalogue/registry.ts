@@ -299,6 +299,52 @@ async function referenceGone(ctx: ToolContext): Promise<AppError> {
   );
 }
 
+/**
+ * A paged call's cursors, tied to the tool and the rest of its input: a next_cursor passed to another
+ * tool, or with another filter or order (an offset into a different list), silently skipped or
+ * repeated rows; it is refused instead. The handlers' own cursors travel inside, after a digest of
+ * the call (`digest.inner`); a cursor carries no authority either way (every query is keyed by the
+ * credential's brand), so a fast non-cryptographic hash does. Computed only for a call that pages.
+ */
+class CursorScope {
+  private digest: string | null = null;
+
+  constructor(
+    private readonly tool: string,
+    private readonly input: unknown,
+  ) {}
+
+  private scope(): string {
+    if (this.digest === null) {
+      const { cursor: _cursor, limit: _limit, ...rest } = this.input as Record<string, unknown>;
+      this.digest = Bun.hash(JSON.stringify([this.tool, rest])).toString(36);
+    }
+    return this.digest;
+  }
+
+  /** The input with the handler's own cursor in place of the one given. */
+  unbind<T>(input: T): T {
+    const cursor = (input as { cursor?: unknown }).cursor;
+    if (typeof cursor !== "string" || cursor === "") return input;
+    const dot = cursor.indexOf(".");
+    if (dot === -1) throw new Invalid("cursor: pass back the next_cursor of a previous result unchanged.", "invalid_cursor");
+    if (cursor.slice(0, dot) !== this.scope()) {
+      throw new Invalid(
+        `cursor: this next_cursor is of another list (another tool, or other filters or order); call ${this.tool} with the arguments that gave it, or without a cursor for the first page.`,
+        "invalid_cursor",
+      );
+    }
+    return { ...input, cursor: cursor.slice(dot + 1) };
+  }
+
+  /** The result with its next_cursor tied to this call. */
+  bind<T>(result: T): T {
+    const next = (result as { next_cursor?: unknown } | null)?.next_cursor;
+    if (typeof next !== "string") return result;
+    return { ...result, next_cursor: `${this.scope()}.${next}` };
+  }
+}
+
 async function callTool(tool: AnyTool | undefined, name: string, args: unknown, ctx: ToolContext): Promise<ToolOutcome> {
   if (!tool) return { ok: false, error: new UnknownTool(name) };
   if (!planCovers(ctx.plan, tool.plan)) return { ok: false, error: toolPlanRequired(tool, ctx.plan) };
@@ -309,9 +355,10 @@ async function callTool(tool: AnyTool | undefined, name: string, args: unknown, 
     const parsed = tool.input.safeParse(withoutNullOptionals(tool.input, args ?? {}), { reportInput: true });
     if (!parsed.success)
       return { ok: false, error: new Invalid(invalidInputMessage(tool.name, parsed.error, Object.keys(tool.input.shape))) };
+    const cursors = new CursorScope(tool.name, parsed.data);
     // The result as its output schema parses it, which drops anything a handler returned by mistake
     // (without the parse's copy when it already is exactly that: conformance.ts).
-    const output = conformingOutput(tool.output, await tool.handler(parsed.data, ctx));
+    const output = conformingOutput(tool.output, cursors.bind(await tool.handler(cursors.unbind(parsed.data), ctx)));
     log.debug("tool call", { request_id: ctx.requestId, tool: tool.name, ms: Math.round(performance.now() - started) });
     const links = tool.links?.(output, ctx);
     return { ok: true, value: output as Record<string, unknown>, ...(links?.length ? { links } : {}) };
