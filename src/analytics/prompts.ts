@@ -1,7 +1,7 @@
 // Per-prompt figures and content gaps (METRICS.md "Content gaps").
 import { type AppContext } from "../context";
 import { ALL_ENGINES } from "../db/values";
-import { brandPromptIds, getPromptTexts } from "../prompts/service";
+import { brandPromptIds, getPromptHeads } from "../prompts/service";
 import { refreshWindows, WINDOW_DAYS, windowState } from "../tracking/prompt-windows";
 import { loadRoster, type SiteOwner, siteOwners } from "../tracking/roster";
 import { DAY_MS, describeFilter, encodeOffset, type Filter, type SqlParam, startOfUtcDay, where } from "./filters";
@@ -10,6 +10,8 @@ import { type Mean, mean, type Rate, rate } from "./rates";
 export interface PromptPerformance {
   id: string;
   text: string;
+  /** Archived: no longer asked; its answers of the period still count. */
+  archived: boolean;
   visibility: Rate;
   avg_position: Mean;
   answers: { total: number; valid: number };
@@ -107,14 +109,15 @@ export async function promptPerformance(
       : await rankFromDays(app, filter, direction, opts);
   const page = rows.slice(0, opts.limit);
   const ids = page.map((r) => r.prompt_id);
-  const texts = await getPromptTexts(app.db, filter.brandId, ids);
+  const heads = await getPromptHeads(app.db, filter.brandId, ids);
   const competitors = await competitorCounts(app, filter, ids);
   const names = new Map((await loadRoster(app.db, filter.brandId)).members.map((m) => [m.id, m.name]));
   const prompts: PromptPerformance[] = page.map((r) => {
     const top = competitors.get(r.prompt_id)?.find((c) => names.has(c.id));
     return {
       id: r.prompt_id,
-      text: texts.get(r.prompt_id) ?? "",
+      text: heads.get(r.prompt_id)?.text ?? "",
+      archived: heads.get(r.prompt_id)?.archived ?? false,
       visibility: rate(r.mentioned, r.valid),
       avg_position: mean(r.pos_sum ?? 0, r.mentioned),
       answers: { total: r.total, valid: r.valid },
@@ -175,6 +178,8 @@ async function rankFromDays(
 export interface ContentGap {
   prompt_id: string;
   text: string;
+  /** Archived: no longer asked; its answers of the period still count. */
+  archived: boolean;
   /** Valid answers of the prompt in the period that mention at least one competitor. */
   competitor_answers: number;
   valid_answers: number;
@@ -195,7 +200,7 @@ export async function contentGaps(app: AppContext, filter: Filter, opts: { limit
   const rows = engine !== null ? await gapsFromWindows(app, filter.brandId, engine, opts) : await gapsFromDays(app, filter, opts);
   const page = rows.slice(0, opts.limit);
   const ids = page.map((r) => r.prompt_id);
-  const texts = await getPromptTexts(app.db, filter.brandId, ids);
+  const heads = await getPromptHeads(app.db, filter.brandId, ids);
   const competitors = await competitorCounts(app, filter, ids);
   const roster = await loadRoster(app.db, filter.brandId);
   const names = new Map(roster.members.map((m) => [m.id, m.name]));
@@ -220,7 +225,8 @@ export async function contentGaps(app: AppContext, filter: Filter, opts: { limit
   }
   const gaps: ContentGap[] = page.map((r) => ({
     prompt_id: r.prompt_id,
-    text: texts.get(r.prompt_id) ?? "",
+    text: heads.get(r.prompt_id)?.text ?? "",
+    archived: heads.get(r.prompt_id)?.archived ?? false,
     competitor_answers: r.competitor_answers,
     valid_answers: r.valid_answers,
     competitors: (competitors.get(r.prompt_id) ?? [])

@@ -237,6 +237,20 @@ export async function getPromptTexts(db: Queries, brandId: string, promptIds: re
   return new Map(rows.map((row) => [row.id, row.text]));
 }
 
+/** The given prompts' texts and whether each is archived (no longer asked), by id (another brand's ids are left out). */
+export async function getPromptHeads(
+  db: Queries,
+  brandId: string,
+  promptIds: readonly string[],
+): Promise<Map<string, { text: string; archived: boolean }>> {
+  if (promptIds.length === 0) return new Map();
+  const rows = await db.all<{ id: string; text: string; archived: number }>(
+    `SELECT id, text, CASE WHEN archived_at IS NULL THEN 0 ELSE 1 END AS archived FROM prompts WHERE brand_id = ? AND id IN (${placeholders(promptIds.length)})`,
+    [brandId, ...promptIds],
+  );
+  return new Map(rows.map((row) => [row.id, { text: row.text, archived: Number(row.archived) === 1 }]));
+}
+
 /** A prompt as tracking asks it: its text, from its country, and the language its answers come in. */
 export interface PromptQuestion {
   text: string;

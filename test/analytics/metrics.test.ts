@@ -26,6 +26,7 @@ import { topSources } from "../../src/analytics/sources";
 import { competitorRanking, visibilityOverview, visibilityTrend } from "../../src/analytics/visibility";
 import { type AppContext } from "../../src/context";
 import { type AnswerStatus } from "../../src/db/schema";
+import { archivePrompt, createPrompts } from "../../src/prompts/service";
 import { loadRoster } from "../../src/tracking/roster";
 import { writeAnswers } from "../support/answers";
 import { addBrand, GPT_ENGINE_TOML, openApp, type SeededBrand } from "./dataset";
@@ -398,6 +399,20 @@ describe("trend, ranking, prompts, sources, gaps", () => {
       offset: 0,
     });
     expect(prev.gaps.map((x) => x.prompt_id)).toEqual([s.prompts.P2!]);
+    expect(gap.archived).toBe(false);
+  });
+
+  test("an archived prompt keeps its figures, and its gap and performance row say it is archived", async () => {
+    await archivePrompt(app.db, s.brandId, s.prompts.P2!);
+    try {
+      const g = await contentGaps(app, await filter(), { limit: 10, offset: 0 });
+      expect(g.gaps.map((x) => [x.prompt_id, x.archived])).toEqual([[s.prompts.P2!, true]]);
+      const rows = (await promptPerformance(app, await filter(), { limit: 10, offset: 0, order: "visibility_desc" })).prompts;
+      expect(rows.some((r) => r.id === s.prompts.P2)).toBe(true);
+      expect(rows.every((r) => r.archived === (r.id === s.prompts.P2))).toBe(true);
+    } finally {
+      await createPrompts(app.db, s.brandId, [{ text: "crm for agencies" }]);
+    }
   });
 });
 

@@ -277,6 +277,26 @@ describe("Sources and Content gaps on demo data", () => {
     expectNothingUnsafe(page);
   });
 
+  test("an archived prompt's gap and its performance row say it is archived", async () => {
+    type Gap = { prompt_id: string; text: string };
+    const gaps = await sessionTool<{ gaps: Gap[] }>(page, brandId, "get_content_gaps", { limit: 20 });
+    const gap = gaps.gaps.at(-1)!;
+    await sessionTool(page, brandId, "delete_prompt", { prompt_id: gap.prompt_id });
+    try {
+      await page.goto(d.url(`/brands/${brandId}/gaps`));
+      const card = page.locator(".gap-list > li").filter({ has: page.getByRole("heading", { name: gap.text, level: 2 }) });
+      await card.getByText("This prompt is no longer tracked; its answers of this period still count here.").waitFor();
+      expect(await page.locator(".gap-list > li .badge").filter({ hasText: "Archived" }).count()).toBe(1);
+      // Lowest visibility first: a gap's prompt is among them (the brand is named in none of its answers).
+      await page.goto(d.url(`/brands/${brandId}/performance?order=visibility_asc`));
+      const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: gap.text, exact: true }) });
+      await row.getByText("Archived", { exact: true }).waitFor();
+      expect(await page.locator("table tbody .badge").filter({ hasText: "Archived" }).count()).toBe(1);
+    } finally {
+      await sessionTool(page, brandId, "create_prompts", { prompts: [{ text: gap.text }] });
+    }
+  });
+
   test("Tracking without engines in spyglass.toml shows how to add one", async () => {
     await page.goto(d.url(`/brands/${brandId}/tracking`));
     await page.getByRole("heading", { name: "No engines configured" }).waitFor();

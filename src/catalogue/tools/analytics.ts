@@ -175,6 +175,11 @@ const getPromptPerformance = defineTool({
       z.object({
         id: z.string(),
         text: z.string(),
+        archived: z
+          .boolean()
+          .describe(
+            "no longer asked (delete_prompt archived it; create_prompts with its text tracks it again): its answers of the period still count",
+          ),
         visibility: rate,
         avg_position: mean,
         answers: z.object({ total: z.number().int(), valid: z.number().int() }),
@@ -249,6 +254,11 @@ const getContentGaps = defineTool({
       z.object({
         prompt_id: z.string(),
         text: z.string(),
+        archived: z
+          .boolean()
+          .describe(
+            "no longer asked (delete_prompt archived it; create_prompts with its text tracks it again): its answers of the period still count",
+          ),
         competitor_answers: z.number().int(),
         valid_answers: z.number().int(),
         competitors: z.array(z.object({ id: z.string(), name: z.string(), answers: z.number().int() })),

@@ -167,6 +167,12 @@ export function Gaps({ brandId }: { brandId: string }) {
               <p class="muted">
                 Competitors named in {gap.competitor_answers} of {gap.valid_answers} valid answers; the brand in none.
               </p>
+              {/* Answers of the period still count, but it is no longer asked: a draft for it may not be wanted. */}
+              {gap.archived && (
+                <p>
+                  <span class="badge">Archived</span> This prompt is no longer tracked; its answers of this period still count here.
+                </p>
+              )}
               <div class="gap-columns">
                 <div>
                   <h3>Competitors who win it</h3>

@@ -127,6 +127,8 @@ export function PromptPerformance({ brandId }: { brandId: string }) {
                   <tr key={p.id} data-prompt-id={p.id}>
                     <th scope="row">
                       <a href={`${brandPath(brandId, `/performance/${encodeURIComponent(p.id)}`)}${carry}`}>{p.text}</a>
+                      {/* No longer asked: its answers of the period still count. */}
+                      {p.archived && <span class="badge">Archived</span>}
                     </th>
                     <Figures row={p} />
                   </tr>
