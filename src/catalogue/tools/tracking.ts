@@ -119,7 +119,16 @@ const getTrackingStatusTool = defineTool({
         demo: z.boolean().describe("not configured; its stored answers were seeded by spyglass demo"),
       }),
     ),
-    schedule: z.object({ cron: z.string(), timezone: z.literal("UTC"), enabled: z.boolean(), samples: z.number().int() }),
+    schedule: z.object({
+      cron: z.string(),
+      timezone: z.literal("UTC"),
+      enabled: z
+        .boolean()
+        .describe(
+          "[tracking] enabled in spyglass.toml: the schedule is on. It asks nothing while no engine is configured, nor for the demo's brand: next_run is when it next asks (get_brand's tracking.enabled says whether it asks anything)",
+        ),
+      samples: z.number().int(),
+    }),
     last_run: runView.nullable(),
     next_run: z.string().nullable(),
     running: z.boolean(),
