@@ -27,7 +27,7 @@ import { AppError, Invalid } from "./errors";
 import { jitAtUsualThresholds } from "./jit-policy";
 import { createApiKey, listApiKeys, revokeApiKey } from "./keys/service";
 import { printable } from "./labels";
-import { configureLog, drainLog, log, stdoutFailure } from "./log";
+import { configureLog, drainLog, flushLog, log, stdoutFailure } from "./log";
 import { resetAccountPassword } from "./oauth/password-reset";
 import { oauthSettings } from "./oauth/service";
 import { assertCanListen, startServer } from "./server";
@@ -104,6 +104,14 @@ const COMMANDS: Record<string, Command> = {
       const shutdown = async (signal: string, code = 0) => {
         stopping = true;
         log.info("shutting down", { signal });
+        // A second Ctrl-C (or signal) while the requests in flight finish: out at once, said (the log ended at "shutting down").
+        for (const again of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+          process.once(again, () => {
+            log.warn("stopped at once by a second signal: requests still in flight were cut off", { signal: again });
+            flushLog();
+            process.exit(130);
+          });
+        }
         schema.stop();
         await server.stop();
         log.info("stopped");

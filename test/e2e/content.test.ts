@@ -360,4 +360,26 @@ describe("stopping while a tool call waits on the writer model", () => {
       await hung.stop();
     }
   }, 60_000);
+
+  test("a second signal during the grace period stops it at once, exit 130, and the log says why", async () => {
+    const hung = startFakeOpenAI({ script: () => ({ kind: "hang" }) });
+    const own = await writerSandbox(hung, "timeout_ms = 300000\n");
+    try {
+      const ownSeed = await own.withDb(seedToolServerDb);
+      const running = await own.serve({ timeoutMs: 60_000 });
+      const client = await connect(running.url, ownSeed.a.key);
+      const pending = call(client, "generate_article", { prompt_id: ownSeed.a.ids.promptId }).catch(() => "cut");
+      while (hung.requests.length === 0) await Bun.sleep(20);
+      running.proc.kill("SIGTERM");
+      while (!running.logs().includes('"msg":"shutting down"')) await Bun.sleep(20);
+      // Its 30 s of grace are not waited out: the second Ctrl-C ends it, said in the log (it ended at "shutting down").
+      expect(await running.stop("SIGINT")).toBe(130);
+      expect(running.logs()).toContain("stopped at once by a second signal: requests still in flight were cut off");
+      expect(await pending).toBe("cut");
+      await client.close().catch(() => undefined);
+    } finally {
+      own.cleanup();
+      await hung.stop();
+    }
+  }, 60_000);
 });
