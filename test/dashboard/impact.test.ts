@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { type Page } from "playwright-core";
 import { type ToolOutput } from "../../src/catalogue/types";
+import { formatDay } from "../../src/dashboard/web/components/dates";
 import { type Dashboard, expectAccessible, expectNothingUnsafe, openDashboard, screenshot, sessionTool } from "../support/dashboard";
 
 setDefaultTimeout(120_000);
@@ -95,6 +96,18 @@ test("the demo article: the tool's before/after figures, the verdict in words, c
     .getByRole("cell")
     .nth(0);
   expect(await before30.textContent()).toContain(`${wide.visibility.before.successes}/${wide.visibility.before.n}`);
+  // 90 days before a publication 14 days ago begin before the demo's first answer (60 days ago): said,
+  // where the window named 30 days no answer could be of.
+  await page.getByLabel("Window (days before and after)").selectOption("90");
+  await page.waitForURL(/\/impact\?window=90$/);
+  const first = (await sessionTool<{ answers: { first_day: string } }>(page, demo.brand.id, "get_brand", {})).answers.first_day;
+  const day = formatDay(first);
+  const dates = page.getByRole("region", { name: item.article.title }).getByText(/^Published /);
+  await page.waitForFunction(
+    (wanted) => [...document.querySelectorAll(".impact-card small")].some((el) => el.textContent?.includes(wanted)),
+    `(90 days; answers from ${day}`,
+  );
+  expect((await dates.textContent())?.split("after:")[1]).not.toContain("answers from");
   expectNothingUnsafe(page);
 });
 

@@ -14,7 +14,7 @@ import { brandPath } from "../../components/layout";
 import { usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { MoreButton } from "../../components/rows";
-import { EmptyState, formatDay, formatDays, LoadFailed, PageHeading } from "../../components/ui";
+import { EmptyState, formatDay, formatDays, LoadFailed, PageHeading, useLoad } from "../../components/ui";
 import { articlePath } from "../articles/paths";
 import { points } from "../overview/format";
 import { VerdictWord } from "../overview/tiles";
@@ -73,12 +73,23 @@ function ChangeCell({ f }: { f: Figure }) {
   );
 }
 
-function windowText(w: Window): string {
+/**
+ * A window's days, and where it began before the brand's first stored answer, from when it has
+ * answers: a 90-day window of a brand tracked for 30 named 60 days no answer could be of.
+ */
+function windowText(w: Window, firstDay: string | null): string {
   if (w.days === 0 || w.start_date === null) return "no day yet";
-  return `${formatDays(w.start_date, w.end_date ?? w.start_date)} (${w.days} ${w.days === 1 ? "day" : "days"})`;
+  const end = w.end_date ?? w.start_date;
+  const days = `${w.days} ${w.days === 1 ? "day" : "days"}`;
+  if (firstDay !== null && w.start_date < firstDay) {
+    return firstDay > end
+      ? `${formatDays(w.start_date, end)} (${days}, before the brand's first answer)`
+      : `${formatDays(w.start_date, end)} (${days}; answers from ${formatDay(firstDay)})`;
+  }
+  return `${formatDays(w.start_date, end)} (${days})`;
 }
 
-function ArticleCard({ brandId, item }: { brandId: string; item: Impact }) {
+function ArticleCard({ brandId, item, firstDay }: { brandId: string; item: Impact; firstDay: string | null }) {
   const headingId = useId();
   const cited = item.article_cited;
   return (
@@ -90,8 +101,8 @@ function ArticleCard({ brandId, item }: { brandId: string; item: Impact }) {
         Prompt: <a href={brandPath(brandId, `/performance/${encodeURIComponent(item.prompt.id)}`)}>{item.prompt.text}</a>
         <br />
         <small class="muted">
-          Published {formatDay(item.article.published_at.slice(0, 10))} · before: {windowText(item.before)} · after:{" "}
-          {windowText(item.after)}
+          Published {formatDay(item.article.published_at.slice(0, 10))} · before: {windowText(item.before, firstDay)} · after:{" "}
+          {windowText(item.after, firstDay)}
         </small>
       </p>
       <div class="table-wrap">
@@ -159,6 +170,8 @@ export function ArticleImpact({ brandId }: { brandId: string }) {
     },
     [brandId, windowDays, articleId],
   );
+  // The brand's first stored answer: a window that begins before it says from when it has answers.
+  const brand = useLoad(() => api.tool(brandId, "get_brand", {}), [brandId]);
   const allArticles = () => {
     const next = new URLSearchParams(query);
     next.delete("article");
@@ -239,7 +252,7 @@ export function ArticleImpact({ brandId }: { brandId: string }) {
       ) : (
         <div class="stack">
           {list.items.map((item) => (
-            <ArticleCard key={item.article.id} brandId={brandId} item={item} />
+            <ArticleCard key={item.article.id} brandId={brandId} item={item} firstDay={brand.data?.answers.first_day ?? null} />
           ))}
         </div>
       )}
