@@ -101,19 +101,17 @@ const COMMANDS: Record<string, Command> = {
       ]);
       // Before anything else is awaited: a stop signal from the moment it listens is a clean shutdown
       // (it was set after the owner check below, a round trip on PostgreSQL, and a SIGTERM then exited 143).
+      const SIGNALS = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;
+      let shuttingDown = false;
+      let serverStopped = false;
       const shutdown = async (signal: string, code = 0) => {
+        if (shuttingDown) return;
+        shuttingDown = true;
         stopping = true;
         log.info("shutting down", { signal });
-        // A second Ctrl-C (or signal) while the requests in flight finish: out at once, said (the log ended at "shutting down").
-        for (const again of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-          process.once(again, () => {
-            log.warn("stopped at once by a second signal: requests still in flight were cut off", { signal: again });
-            flushLog();
-            process.exit(130);
-          });
-        }
         schema.stop();
         await server.stop();
+        serverStopped = true;
         log.info("stopped");
         // Lines queued behind a slow log reader go out before the process does (at most 2 s).
         await drainLog(2_000);
@@ -121,11 +119,23 @@ const COMMANDS: Record<string, Command> = {
       };
       // A newer Spyglass migrated the database under this server (README: Upgrading): it stops, exit 1.
       const schema = watchSchema(db, () => void shutdown("the database's schema is newer than this build's", 1));
-      process.once("SIGTERM", () => void shutdown("SIGTERM"));
-      process.once("SIGINT", () => void shutdown("SIGINT"));
-      // The terminal that started it closed (or a service manager's reload): the same clean stop,
-      // not the default of dying with requests in flight. Spyglass reads its configuration once.
-      process.once("SIGHUP", () => void shutdown("SIGHUP"));
+      // The terminal that started it closed (SIGHUP; or a service manager's reload): the same clean
+      // stop, not the default of dying with requests in flight. Spyglass reads its configuration once.
+      // A second signal while the requests in flight finish ends it at once, said in the log (it ended
+      // at "shutting down"), with the signal's usual exit status (128 + its number).
+      for (const [name, number] of Object.entries(SIGNALS)) {
+        process.on(name, () => {
+          if (!shuttingDown) return void shutdown(name);
+          log.warn(
+            serverStopped
+              ? "stopped at once by a second signal, while the log was written out"
+              : "stopped at once by a second signal: requests still in flight were cut off",
+            { signal: name },
+          );
+          flushLog();
+          process.exit(128 + number);
+        });
+      }
       log.info("listening", {
         url: server.url,
         listen: server.listen,

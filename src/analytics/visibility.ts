@@ -312,7 +312,7 @@ export async function visibilityOverview(app: AppContext, filter: Filter) {
 
 /** Said while a roster change is being applied to the stored answers (figures moved from one call to the next without a word). */
 const REANALYSIS_NOTE =
-  "The stored answers are being analysed again after a change of the brand, its aliases or its competitors: until that ends (seconds for most brands), these figures mix answers read with the new names and the old. Ask again shortly for the settled figures.";
+  "The stored answers are being analysed again (after a change of the brand's names or its competitors, or an upgrade of Spyglass): until that ends (seconds for most brands), these figures mix answers read the new way and the old. Look again shortly for the settled figures.";
 
 /** The first and last day with a stored answer of the brand (any engine), and how many answers: null before the first. */
 export async function storedAnswerDays(

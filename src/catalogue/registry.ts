@@ -316,7 +316,8 @@ class CursorScope {
 
   private scope(): string {
     if (this.digest === null) {
-      const { cursor: _cursor, limit: _limit, ...rest } = this.input as Record<string, unknown>;
+      // Page size and include_text change no row's place in the list: a next page may ask them otherwise.
+      const { cursor: _cursor, limit: _limit, include_text: _text, ...rest } = this.input as Record<string, unknown>;
       this.digest = Bun.hash(JSON.stringify([this.tool, rest])).toString(36);
     }
     return this.digest;

@@ -11,6 +11,7 @@ import { iso, newId } from "../ids";
 import { cleanLabel, compatibilityKey, labelKey, labelLength, nameWeight } from "../labels";
 import { sameList } from "../lists";
 import { decodeCursor, page } from "../paging";
+import { publicSuffixes } from "../public-suffixes";
 
 export const NAME_MIN = 3;
 export const NAME_MAX = 100;
@@ -128,9 +129,27 @@ async function findRow(db: Queries, brandId: string, competitorId: string): Prom
 // Compared in JS from the stored names (no stored key): compatibility forms fold too ("Ｎｏｂｉｌｉａ").
 const sameWords = compatibilityKey;
 
-/** True when `host` is `domain` or one of its subdomains (both lowercased, without `www.`). */
-function isOnDomain(host: string, domain: string): boolean {
-  return host === domain || host.endsWith(`.${domain}`);
+/**
+ * The site a domain is part of, as the analysis groups citations (its registrable domain, private
+ * suffixes counted: tracking/analysis/citations.ts): at get_top_sources' domain level every citation
+ * of the brand's site is the brand's, so a competitor's domain on the same site never counts as its.
+ */
+function siteOf(domain: string): string {
+  return publicSuffixes().getDomain(domain, { allowPrivateDomains: true }) ?? domain;
+}
+
+/** The name and aliases being set, each with its field's name (those not being set are left out). */
+function nameFields(next: { name?: string; aliases?: string[] }): Array<readonly [string, string]> {
+  return [
+    ...(next.name !== undefined ? [["name", next.name] as const] : []),
+    ...(next.aliases ?? []).map((a, i) => [`aliases[${i}]`, a] as const),
+  ];
+}
+
+/** Where `domain` meets `other` (the same domain, or the same site): words for a refusal, or null. */
+function sameSite(domain: string, other: string): string | null {
+  if (domain === other) return "is";
+  return siteOf(domain) === siteOf(other) ? `shares its site (${siteOf(domain)}) with` : null;
 }
 
 /**
@@ -146,11 +165,7 @@ async function assertNotTheBrand(
 ): Promise<void> {
   const brand = await getBrand(db, brandId);
   const own = new Map([brand.name, ...brand.aliases].map((n) => [sameWords(n), n]));
-  const fields = [
-    ...(next.name !== undefined ? [["name", next.name] as const] : []),
-    ...(next.aliases ?? []).map((a, i) => [`aliases[${i}]`, a] as const),
-  ];
-  for (const [field, value] of fields) {
+  for (const [field, value] of nameFields(next)) {
     const clash = own.get(sameWords(value));
     if (clash !== undefined) {
       throw new Invalid(
@@ -161,9 +176,10 @@ async function assertNotTheBrand(
   }
   if (brand.domain === null) return;
   for (const [i, domain] of (next.domains ?? []).entries()) {
-    if (isOnDomain(domain, brand.domain)) {
+    const meets = sameSite(domain, brand.domain);
+    if (meets) {
       throw new Invalid(
-        `domains[${i}]: ${domain} is ${domain === brand.domain ? "the brand's own domain" : `on the brand's own site (${brand.domain})`}; its citations count as the brand's, never a competitor's.`,
+        `domains[${i}]: ${domain} ${meets} the brand's own domain (${brand.domain}); its citations count as the brand's, never a competitor's.`,
         "competitor_is_brand",
       );
     }
@@ -172,9 +188,9 @@ async function assertNotTheBrand(
 
 /**
  * The brand's side of assertNotTheBrand, for a brand edit (update_brand): a name or alias that is a
- * competitor's name or alias, or a domain that is (or holds) a competitor's domain, is refused,
- * naming the field and the competitor. Only the fields being changed are checked. Runs in the
- * edit's transaction, under the lock competitor edits take, so neither side slips past the other.
+ * competitor's name or alias, or a domain on the site of a competitor's domain, is refused, naming
+ * the field and the competitor. Only the fields being changed are checked. Runs in the edit's
+ * transaction, under the lock competitor edits take, so neither side slips past the other.
  */
 export async function assertBrandClearOfCompetitors(
   db: Queries,
@@ -188,11 +204,7 @@ export async function assertBrandClearOfCompetitors(
     names.set(sameWords(c.name), { competitor: c, as: "the name" });
     for (const alias of c.aliases) if (!names.has(sameWords(alias))) names.set(sameWords(alias), { competitor: c, as: "an alias" });
   }
-  const fields = [
-    ...(next.name !== undefined ? [["name", next.name] as const] : []),
-    ...(next.aliases ?? []).map((a, i) => [`aliases[${i}]`, a] as const),
-  ];
-  for (const [field, value] of fields) {
+  for (const [field, value] of nameFields(next)) {
     const clash = names.get(sameWords(value));
     if (clash) {
       throw new Invalid(
@@ -204,12 +216,14 @@ export async function assertBrandClearOfCompetitors(
   const domain = next.domain;
   if (domain === undefined || domain === null) return;
   for (const c of competitors) {
-    const clash = c.domains.find((d) => isOnDomain(d, domain));
-    if (clash !== undefined) {
-      throw new Invalid(
-        `domain: ${domain} ${clash === domain ? "is" : `holds ${clash}, which is`} a domain of the competitor ${c.name} (${c.id}); take it off the competitor first (update_competitor), or its citations would count as the brand's.`,
-        "brand_is_competitor",
-      );
+    for (const theirs of c.domains) {
+      const meets = sameSite(domain, theirs);
+      if (meets) {
+        throw new Invalid(
+          `domain: ${domain} ${meets} ${theirs}, a domain of the competitor ${c.name} (${c.id}); take it off the competitor first (update_competitor), or its citations would count as the brand's.`,
+          "brand_is_competitor",
+        );
+      }
     }
   }
 }

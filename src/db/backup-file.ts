@@ -25,33 +25,43 @@ export async function writeBackup(
   if (existsSync(file)) throw exists(file);
   if (!existsSync(dirname(file))) throw new Invalid(`${dirname(file)} does not exist; create the directory first.`, "no_directory");
   const partial = `${file}.partial`;
-  // What SQLite's VACUUM INTO leaves beside a copy it could not finish (a full disk).
-  const journal = `${partial}-journal`;
   try {
     // A partial file of an earlier backup that was stopped is this backup's to replace.
     rmSync(partial, { force: true });
     // Created empty and private first (VACUUM INTO and pg_dump keep the mode): a backup holds what the database holds.
     closeSync(openSync(partial, "wx", 0o600));
     await write(partial);
+  } catch (error) {
+    removePartial(partial);
+    throw cannotWrite(file, error);
+  }
+  try {
     // link, not rename: it fails rather than replace a FILE made meanwhile.
     linkSync(partial, file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") throw exists(file);
     throw cannotWrite(file, error);
   } finally {
-    rmSync(partial, { force: true });
-    rmSync(journal, { force: true });
+    removePartial(partial);
   }
   return { file, bytes: statSync(file).size };
 }
 
+/** A partial copy and the journal SQLite's VACUUM INTO leaves beside one it could not finish (a full disk). */
+function removePartial(partial: string): void {
+  rmSync(partial, { force: true });
+  rmSync(`${partial}-journal`, { force: true });
+}
+
 /**
  * A backup that could not be written, naming its file and why in words (it was "unexpected error:
- * database or disk is full", or an ENOENT naming FILE.partial). Errors of our own pass as they are.
+ * database or disk is full", or an ENOENT naming FILE.partial). Errors of our own pass as they are,
+ * and so do the source database's own (damaged, unreadable: the CLI says what to do about those).
  */
 function cannotWrite(file: string, error: unknown): unknown {
   if (error instanceof AppError) return error;
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? "";
+  if (/^SQLITE_(CORRUPT|NOTADB|IOERR)/.test(code)) return error;
   const message = (error as Error | undefined)?.message ?? String(error);
   const reason =
     code === "ENOSPC" || code === "SQLITE_FULL" || /disk is full/i.test(message)
@@ -61,7 +71,7 @@ function cannotWrite(file: string, error: unknown): unknown {
         : code === "EROFS"
           ? "the file system is read-only"
           : code === "ENOENT"
-            ? "its directory refuses new files"
+            ? "its directory refused the file, or is gone"
             : message;
   return new Unavailable(`${file} could not be written (${reason}); nothing of it was left behind.`, "backup_failed");
 }
@@ -69,7 +79,7 @@ function cannotWrite(file: string, error: unknown): unknown {
 /** `spyglass backup -`: the backup is written to standard output. */
 export const TO_STDOUT = "-";
 
-const STDOUT_PARTIAL = /^backup-to-stdout-[0-9a-f-]{36}\.partial$/;
+const STDOUT_PARTIAL = /^backup-to-stdout-[0-9a-f-]{36}\.partial(-journal)?$/;
 // A copy being made is written to all along (VACUUM INTO, pg_dump), and taken out of the directory as
 // soon as it is complete: one untouched for this long was left by a backup that was killed.
 const STALE_PARTIAL_MS = 60 * 60 * 1000;
@@ -104,14 +114,18 @@ export async function writeBackupToStdout(
   // A stop while the copy is made (handled once VACUUM INTO, which holds the process, returns)
   // removes it; a hang-up is what a dropped ssh connection sends.
   const stop = (signal: NodeJS.Signals) => {
-    rmSync(partial, { force: true });
+    removePartial(partial);
     process.exit(128 + (signal === "SIGHUP" ? 1 : signal === "SIGINT" ? 2 : 15));
   };
   const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
   for (const signal of signals) process.once(signal, stop);
   let fd: number | null = null;
   try {
-    await write(partial);
+    try {
+      await write(partial);
+    } catch (error) {
+      throw cannotWrite(`The copy for standard output, made in ${directory} first,`, error);
+    }
     fd = openSync(partial, "r");
     rmSync(partial, { force: true });
     const bytes = fstatSync(fd).size;
@@ -129,7 +143,7 @@ export async function writeBackupToStdout(
   } finally {
     for (const signal of signals) process.off(signal, stop);
     if (fd !== null) closeSync(fd);
-    rmSync(partial, { force: true });
+    removePartial(partial);
   }
 }
 

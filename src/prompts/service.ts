@@ -229,12 +229,7 @@ export function brandPromptIds(brandParam: string): string {
 
 /** The texts of the given prompts of the brand, by id (another brand's ids are left out). */
 export async function getPromptTexts(db: Queries, brandId: string, promptIds: readonly string[]): Promise<Map<string, string>> {
-  if (promptIds.length === 0) return new Map();
-  const rows = await db.all<{ id: string; text: string }>(
-    `SELECT id, text FROM prompts WHERE brand_id = ? AND id IN (${placeholders(promptIds.length)})`,
-    [brandId, ...promptIds],
-  );
-  return new Map(rows.map((row) => [row.id, row.text]));
+  return new Map([...(await getPromptHeads(db, brandId, promptIds))].map(([id, head]) => [id, head.text]));
 }
 
 /** The given prompts' texts and whether each is archived (no longer asked), by id (another brand's ids are left out). */

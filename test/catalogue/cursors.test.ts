@@ -44,4 +44,10 @@ test("an offset cursor is refused with another grouping, another filter or by an
     expect((await call(client, "get_top_sources", { ...other, limit: 1, cursor: first.next_cursor })).error).toMatch(OTHER_LIST);
   }
   expect((await call(client, "get_content_gaps", { cursor: first.next_cursor })).error).toMatch(OTHER_LIST);
+  // What changes no row's place may change from page to page: the page size, and include_text.
+  const answers = (await call(client, "list_answers", { engine: "chatgpt", limit: 2 })).data;
+  const more = await call(client, "list_answers", { engine: "chatgpt", include_text: true, limit: 3, cursor: answers.next_cursor });
+  expect(more.error).toBeNull();
+  expect(more.data.answers[0].text).toEqual(expect.any(String));
+  expect(more.data.answers.map((a: { id: string }) => a.id)).not.toContain(answers.answers[1].id);
 });

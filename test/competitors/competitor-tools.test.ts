@@ -49,23 +49,39 @@ describe("creating and listing", () => {
       `name: "ACMER" is an alias of the competitor Acme Rival (${rival.id}); the brand cannot have it, or every mention of that competitor would count for both.`,
     );
     expect((await call(a, "update_brand", { domain: "https://www.acme-rival.com/pricing" })).error).toBe(
-      `domain: acme-rival.com is a domain of the competitor Acme Rival (${rival.id}); take it off the competitor first (update_competitor), or its citations would count as the brand's.`,
+      `domain: acme-rival.com is acme-rival.com, a domain of the competitor Acme Rival (${rival.id}); take it off the competitor first (update_competitor), or its citations would count as the brand's.`,
     );
+    // The same site either way round (at the domain level every citation of the brand's site is the brand's).
     await call(a, "update_competitor", { competitor_id: rival.id, domains: ["shop.acme-rival.com"] });
-    expect((await call(a, "update_brand", { domain: "acme-rival.com" })).error).toContain(
-      "domain: acme-rival.com holds shop.acme-rival.com, which is a domain of the competitor Acme Rival",
-    );
+    for (const domain of ["acme-rival.com", "blog.acme-rival.com"]) {
+      expect((await call(a, "update_brand", { domain })).error).toContain(
+        `domain: ${domain} shares its site (acme-rival.com) with shop.acme-rival.com, a domain of the competitor Acme Rival`,
+      );
+    }
     // The other way: a competitor on the brand's own site (whose citations are always the brand's).
     expect((await call(a, "create_competitor", { name: "Zed Corp", domains: ["zed-corp.com", "ACME-analytics.com"] })).error).toBe(
-      "domains[1]: acme-analytics.com is the brand's own domain; its citations count as the brand's, never a competitor's.",
+      "domains[1]: acme-analytics.com is the brand's own domain (acme-analytics.com); its citations count as the brand's, never a competitor's.",
     );
     expect((await call(a, "update_competitor", { competitor_id: rival.id, domains: ["blog.acme-analytics.com"] })).error).toBe(
-      "domains[0]: blog.acme-analytics.com is on the brand's own site (acme-analytics.com); its citations count as the brand's, never a competitor's.",
+      "domains[0]: blog.acme-analytics.com shares its site (acme-analytics.com) with the brand's own domain (acme-analytics.com); its citations count as the brand's, never a competitor's.",
     );
     expect((await call(a, "get_brand")).data.brand).toEqual(brand);
     expect((await call(a, "list_competitors")).data.competitors).toEqual([{ ...rival, domains: ["shop.acme-rival.com"] }]);
-    // A field that clashes with nothing passes; the unchanged ones are not checked again.
     expect((await call(a, "update_brand", { aliases: ["Acme", "Acme Labs"] })).data.brand.aliases).toEqual(["Acme", "Acme Labs"]);
+  });
+
+  test("a clash stored before the checks does not block editing another field, on either side", async () => {
+    const rival = (await call(a, "list_competitors")).data.competitors[0];
+    // As an older build could store it: the competitor's alias is the brand's name.
+    await s.t.db.run("UPDATE competitors SET aliases = ? WHERE id = ?", [JSON.stringify(["Acme Analytics"]), rival.id]);
+    expect((await call(a, "update_competitor", { competitor_id: rival.id, domains: ["rival-shop.com"] })).data.competitor.domains).toEqual([
+      "rival-shop.com",
+    ]);
+    expect((await call(a, "update_brand", { domain: "acme-labs.com" })).data.brand.domain).toBe("acme-labs.com");
+    // Setting the clashing field again is refused, naming it.
+    expect((await call(a, "update_competitor", { competitor_id: rival.id, aliases: ["Acme Analytics"] })).error).toStartWith(
+      'aliases[0]: "Acme Analytics" is the brand\'s own name',
+    );
   });
 
   test("create_competitor normalises domains to hosts and drops an alias that only repeats the name", async () => {

@@ -409,6 +409,24 @@ describe("the overview", () => {
     expectNothingUnsafe(page);
   });
 
+  test("while the stored answers are analysed again, the overview says its figures are not settled", async () => {
+    const lag = (sql: string) => d.box.withDb((db) => db.run(sql, [brandId]));
+    // As a roster change leaves it until its pass ends (on any instance): the version ahead of the analysed one.
+    await lag(
+      "INSERT INTO roster_versions (brand_id, version, analysed) VALUES (?, 1, 0) ON CONFLICT (brand_id) DO UPDATE SET version = roster_versions.analysed + 1",
+    );
+    try {
+      await page.goto(d.url(`/brands/${brandId}/overview`));
+      await waitForFigures(page);
+      await page.getByText(/^The stored answers are being analysed again/).waitFor();
+    } finally {
+      await lag("UPDATE roster_versions SET analysed = version WHERE brand_id = ?");
+    }
+    await page.reload();
+    await waitForFigures(page);
+    expect(await page.getByText(/^The stored answers are being analysed again/).count()).toBe(0);
+  });
+
   test("a period of one day says so under the trend, rather than 'went from' a day to itself", async () => {
     const trend = await tool<{ points: Array<{ date: string; visibility: { rate: number | null } }> }>(page, "get_visibility_trend", {});
     const day = trend.points.at(-1)!.date;

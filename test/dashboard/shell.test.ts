@@ -311,10 +311,22 @@ describe("the dashboard's shell", () => {
     await dialog.waitFor({ state: "hidden" });
     expect(plans).toEqual([]);
     page.off("request", countPlans);
-    // Confirmed, it is set; set back without a question (raising one's plan asks nothing).
+    // A refusal is said in the dialog, which stays open; confirmed again, it is set, and the keyboard
+    // is on the plan's select (the button it came from is disabled now).
     await page.getByRole("button", { name: `Set plan of ${OWNER.email}` }).click();
+    await page.route(
+      "**/api/accounts/*/plan",
+      (route) => route.fulfill({ status: 503, json: { error: "The database is busy.", code: "busy" } }),
+      {
+        times: 1,
+      },
+    );
+    await dialog.getByRole("button", { name: "Set No plan" }).click();
+    await dialog.getByText("The database is busy.").waitFor();
+    expect(await page.getByText(`${OWNER.email} is now on No plan.`).count()).toBe(0);
     await dialog.getByRole("button", { name: "Set No plan" }).click();
     await page.getByText(`${OWNER.email} is now on No plan.`).waitFor();
+    await expectFocus(page.getByLabel(`Plan of ${OWNER.email}`, { exact: true }));
     await page.getByLabel(`Plan of ${OWNER.email}`, { exact: true }).selectOption(before);
     await page.getByRole("button", { name: `Set plan of ${OWNER.email}` }).click();
     await page.getByText(`${OWNER.email} is now on ${before === "autopilot" ? "Autopilot" : "Visibility"}.`).waitFor();

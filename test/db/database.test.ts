@@ -221,9 +221,17 @@ describe("backup", () => {
     });
     await expect(failure).rejects.toThrow(`${full} could not be written (the disk is full); nothing of it was left behind.`);
     expect(readdirSync(dir)).toEqual([]);
+    // The source database's own failure is not the backup file's: it passes as it is (the CLI says the database is damaged).
+    const corrupt = Object.assign(new Error("database disk image is malformed"), { code: "SQLITE_CORRUPT" });
+    await expect(
+      writeBackup(full, () => {
+        throw corrupt;
+      }),
+    ).rejects.toBe(corrupt);
+    expect(readdirSync(dir)).toEqual([]);
     // A directory that takes no new file (it was "unexpected error: ENOENT … open '/proc/x.db.partial'").
     await expect(writeBackup("/proc/spyglass-backup.db", () => undefined)).rejects.toThrow(
-      "/proc/spyglass-backup.db could not be written (its directory refuses new files); nothing of it was left behind.",
+      "/proc/spyglass-backup.db could not be written (its directory refused the file, or is gone); nothing of it was left behind.",
     );
   });
 });

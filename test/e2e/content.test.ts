@@ -374,6 +374,7 @@ describe("stopping while a tool call waits on the writer model", () => {
       while (!running.logs().includes('"msg":"shutting down"')) await Bun.sleep(20);
       // Its 30 s of grace are not waited out: the second Ctrl-C ends it, said in the log (it ended at "shutting down").
       expect(await running.stop("SIGINT")).toBe(130);
+      expect(running.logs().match(/"msg":"shutting down"/g)).toHaveLength(1);
       expect(running.logs()).toContain("stopped at once by a second signal: requests still in flight were cut off");
       expect(await pending).toBe("cut");
       await client.close().catch(() => undefined);

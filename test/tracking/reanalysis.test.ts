@@ -107,7 +107,7 @@ test("a finished re-analysis is recorded; one cut short is gone through again at
   const note = async () =>
     (await visibilityOverview(app, await resolveFilter(app, s.brandId, { start_date: "2025-03-01", end_date: "2025-03-03" }))).note;
   expect(await note()).toStartWith(
-    "The stored answers are being analysed again after a change of the brand, its aliases or its competitors",
+    "The stored answers are being analysed again (after a change of the brand's names or its competitors, or an upgrade of Spyglass)",
   );
   expect(await app.tracking.reanalysis.resumeUnfinished()).toEqual([s.brandId]);
   for (let tries = 0; tries < 500 && (await versions())!.analysed < 3; tries++) await Bun.sleep(10);

@@ -38,3 +38,7 @@ export function idOf(what: string, from: string) {
 }
 
 export const timestamp = z.string().describe("ISO 8601, UTC");
+
+/** A language as BCP 47 writes it (en, pt-BR), for a prompt's language and an article's. */
+export const LANGUAGE_CODE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+export const LANGUAGE_CODE_RULE = "must be a language code such as en or pt-BR";

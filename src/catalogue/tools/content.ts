@@ -17,7 +17,20 @@ import { ARTICLE_LENGTHS, generateArticle } from "../../content/writer";
 import { defineTool, type ToolAnnotations } from "../registry";
 import { articleLinks } from "../resources";
 import { PUBLISH_VIEW } from "../view-uris";
-import { ASKS_MODELS, CREATES_EACH_TIME, cursor, DELETES, idOf, limit, nextCursor, READ_ONLY, timestamp, UPDATES } from "./common";
+import {
+  ASKS_MODELS,
+  CREATES_EACH_TIME,
+  cursor,
+  DELETES,
+  idOf,
+  LANGUAGE_CODE,
+  LANGUAGE_CODE_RULE,
+  limit,
+  nextCursor,
+  READ_ONLY,
+  timestamp,
+  UPDATES,
+} from "./common";
 
 const status = z.enum(["draft", "published"]);
 
@@ -106,7 +119,7 @@ const generateArticleTool = defineTool({
     language: z
       .string()
       .max(35)
-      .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, "must be a language code such as en or pt-BR")
+      .regex(LANGUAGE_CODE, LANGUAGE_CODE_RULE)
       .optional()
       .describe("Language to write in, such as en, de or pt-BR (default: the prompt's)."),
   }),

@@ -11,7 +11,19 @@ import {
   updatePrompt,
 } from "../../prompts/service";
 import { defineTool } from "../registry";
-import { CREATES, cursor, DELETES, idOf, limit, nextCursor, READ_ONLY, timestamp, UPDATES } from "./common";
+import {
+  CREATES,
+  cursor,
+  DELETES,
+  idOf,
+  LANGUAGE_CODE,
+  LANGUAGE_CODE_RULE,
+  limit,
+  nextCursor,
+  READ_ONLY,
+  timestamp,
+  UPDATES,
+} from "./common";
 
 const prompt = z.object({
   id: z.string(),
@@ -40,7 +52,7 @@ const country = z
   .describe("Market the prompt is about, as an ISO 3166-1 alpha-2 code; null removes it.");
 const language = z
   .string()
-  .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, "must be a language code such as en or pt-BR")
+  .regex(LANGUAGE_CODE, LANGUAGE_CODE_RULE)
   .nullable()
   .optional()
   .describe("Language of the prompt, such as en or pt-BR; null removes it.");

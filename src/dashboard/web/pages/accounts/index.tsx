@@ -1,5 +1,6 @@
 // The owner's page: every account of the instance with its plan, and a form to create one.
-import { useState } from "preact/hooks";
+import { type Ref } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorMessage, MIN_PASSWORD, type Plan } from "../../api";
 import { ConfirmDialog } from "../../components/confirm";
 import { useFieldErrors } from "../../components/field-error";
@@ -9,9 +10,22 @@ import { useSession } from "../../session";
 export const PLAN_LABELS: Record<Plan, string> = { none: "No plan", visibility: "Visibility", autopilot: "Autopilot" };
 const PLANS = Object.keys(PLAN_LABELS) as Plan[];
 
-function PlanSelect({ id, value, onChange, label }: { id?: string; value: Plan; onChange: (plan: Plan) => void; label?: string }) {
+function PlanSelect({
+  id,
+  value,
+  onChange,
+  label,
+  selectRef,
+}: {
+  id?: string;
+  value: Plan;
+  onChange: (plan: Plan) => void;
+  label?: string;
+  /** (Not `ref`: a function component is not given its ref.) */
+  selectRef?: Ref<HTMLSelectElement>;
+}) {
   return (
-    <select id={id} aria-label={label} value={value} onChange={(e) => onChange(e.currentTarget.value as Plan)}>
+    <select ref={selectRef} id={id} aria-label={label} value={value} onChange={(e) => onChange(e.currentTarget.value as Plan)}>
       {PLANS.map((p) => (
         <option key={p} value={p}>
           {PLAN_LABELS[p]}
@@ -33,10 +47,27 @@ function ownDowngrade(to: Plan): string {
  * every plan on the way when the keyboard's arrows went through the list (Chromium changes a closed
  * select at each arrow). The owner's own plan set lower asks first: it closes pages to themselves.
  */
-function PlanChange({ email, plan, own, onSet }: { email: string; plan: Plan; own: boolean; onSet: (plan: Plan) => Promise<void> }) {
+function PlanChange({
+  email,
+  plan,
+  own,
+  onSet,
+  onFailed,
+}: {
+  email: string;
+  plan: Plan;
+  own: boolean;
+  /** Sets the plan; a refusal is thrown (said in the dialog when it asked, else by onFailed). */
+  onSet: (plan: Plan) => Promise<void>;
+  onFailed: (failure: unknown) => void;
+}) {
   const [chosen, setChosen] = useState<Plan>(plan);
   const [busy, setBusy] = useState(false);
   const [asking, setAsking] = useState(false);
+  const select = useRef<HTMLSelectElement>(null);
+  // The plan as stored now (set here, or elsewhere and read again): the choice starts from it. The
+  // row is not drawn anew for it, so the keyboard stays where it was.
+  useEffect(() => setChosen(plan), [plan]);
   const submit = async (event: Event) => {
     event.preventDefault();
     if (own && PLANS.indexOf(chosen) < PLANS.indexOf(plan)) {
@@ -46,27 +77,36 @@ function PlanChange({ email, plan, own, onSet }: { email: string; plan: Plan; ow
     setBusy(true);
     try {
       await onSet(chosen);
+      // Its button is disabled now (the plan chosen is the plan): the keyboard stays in the row.
+      select.current?.focus();
+    } catch (failure) {
+      onFailed(failure);
     } finally {
       setBusy(false);
     }
   };
+  // The dialog beside the form, not in it (its own form would be nested in this one).
   return (
-    <form class="plan-change" onSubmit={submit}>
-      <PlanSelect label={`Plan of ${email}`} value={chosen} onChange={setChosen} />
-      <Button type="submit" disabled={chosen === plan || busy} aria-label={`Set plan of ${email}`}>
-        Set plan
-      </Button>
+    <>
+      <form class="plan-change" onSubmit={submit}>
+        <PlanSelect selectRef={select} label={`Plan of ${email}`} value={chosen} onChange={setChosen} />
+        <Button type="submit" disabled={chosen === plan || busy} aria-label={`Set plan of ${email}`}>
+          Set plan
+        </Button>
+      </form>
       <ConfirmDialog
         open={asking}
         title={`Set your own plan to ${PLAN_LABELS[chosen]}?`}
         confirmLabel={`Set ${PLAN_LABELS[chosen]}`}
         onConfirm={() => onSet(chosen)}
         onClose={() => setAsking(false)}
+        // Set, the button is disabled (the plan chosen is the plan): the keyboard goes to the plan's select.
+        focusAfter={() => select.current}
       >
         <p>{ownDowngrade(chosen)}</p>
         <p>You stay the owner, and can set it back on this page.</p>
       </ConfirmDialog>
-    </form>
+    </>
   );
 }
 
@@ -167,15 +207,11 @@ export function Accounts() {
   const setPlan = async (accountId: string, email: string, plan: Plan) => {
     setMessage(null);
     setCreated(null);
-    try {
-      await api.setPlan(accountId, plan);
-      loaded.reload();
-      // The owner's own plan changes what every page offers: the message waits for the session.
-      if (accountId === me.account.id) await refresh();
-      setMessage({ kind: "success", text: `${email} is now on ${PLAN_LABELS[plan]}.` });
-    } catch (e) {
-      setMessage({ kind: "error", text: errorMessage(e) });
-    }
+    await api.setPlan(accountId, plan);
+    loaded.reload();
+    // The owner's own plan changes what every page offers: the message waits for the session.
+    if (accountId === me.account.id) await refresh();
+    setMessage({ kind: "success", text: `${email} is now on ${PLAN_LABELS[plan]}.` });
   };
   return (
     <>
@@ -206,11 +242,11 @@ export function Accounts() {
                   <td data-label="Created">{formatDate(a.created_at)}</td>
                   <td data-label="Plan">
                     <PlanChange
-                      key={a.plan}
                       email={a.email}
                       plan={a.plan}
                       own={a.id === me.account.id}
                       onSet={(plan) => setPlan(a.id, a.email, plan)}
+                      onFailed={(failure) => setMessage({ kind: "error", text: errorMessage(failure) })}
                     />
                   </td>
                 </tr>

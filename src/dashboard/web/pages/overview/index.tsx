@@ -10,7 +10,7 @@ import { formatDate } from "../../components/dates";
 import { FilterBar, useAnalyticsFilter } from "../../components/filters";
 import { brandPath } from "../../components/layout";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
-import { EmptyState, formatDays, LoadFailed, PageHeading, useLoad } from "../../components/ui";
+import { EmptyState, formatDays, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { EngineTable, RankingTable } from "./tables";
 import { comparedWith, KpiTiles } from "./tiles";
 import { TrendSection } from "./trend";
@@ -139,6 +139,8 @@ export function Overview({ brandId }: { brandId: string }) {
               · {o.answers.valid.toLocaleString("en-US")} valid answers of {o.answers.total.toLocaleString("en-US")} · {comparedWith(o)}
             </span>
           </h2>
+          {/* Figures still moving (the stored answers analysed again): said above them, as to an AI client. */}
+          {o.answers.total > 0 && o.note && <Notice kind="info">{o.note}</Notice>}
           <KpiTiles overview={o} />
         </section>
       )}

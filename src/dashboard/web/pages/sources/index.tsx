@@ -56,19 +56,22 @@ function CitingAnswers({
   level: "domain" | "url";
   filter: { start_date?: string; end_date?: string; engine?: string; tag?: string };
 }) {
+  // The page's period, its default written out (list_answers without dates is all time), fixed for
+  // the list's pages: worked out at each page, the default's first day moved at midnight and the
+  // next page's cursor was of another list.
+  const period = answersPeriod(filter);
   const list = usePaged(
     async (cursor) => {
       const page = await api.tool(brandId, "list_answers", {
         ...(level === "url" ? { cited_url: source } : { cited_domain: source }),
-        // The page's period, its default written out (list_answers without dates is all time).
-        ...answersPeriod(filter),
+        ...period,
         engine: filter.engine,
         limit: 20,
         cursor,
       });
       return { items: page.answers, next: page.next_cursor };
     },
-    [brandId, source, level, filter.start_date, filter.end_date, filter.engine],
+    [brandId, source, level, period.start_date, period.end_date, filter.engine],
   );
   const engineLabel = useEngineLabels(brandId);
   const { route } = useLocation();
@@ -95,7 +98,15 @@ function CitingAnswers({
             <Breakable text={source} />
           </span>
         </h2>
-        <a href={closeHref} class="btn" aria-label={`Close the answers citing ${source}`} onClick={onClose}>
+        <a
+          href={closeHref}
+          class="btn"
+          aria-label={`Close the answers citing ${source}`}
+          // A plain click closes it here; one that opens a new tab (a modifier, the middle button) leaves it open.
+          onClick={(event) => {
+            if (event.button === 0 && !event.ctrlKey && !event.metaKey && !event.shiftKey && !event.altKey) onClose();
+          }}
+        >
           Close
         </a>
       </div>
