@@ -503,64 +503,57 @@ describe("the CLI without secrets on its command line", () => {
 
   // Database-independent (the terminal's side of the CLI): on the SQLite pass, whose sandbox the
   // command below reaches through --data alone.
-  test.if(SANDBOX_DATABASE === "sqlite")("--password - at a terminal asks without echo and ends at Enter", async () => {
-    // A terminal of its own (util-linux's script, in Debian's essential set): what is typed goes to it,
-    // what the command and the terminal print comes back.
+  test.if(SANDBOX_DATABASE === "sqlite")("--password - at a terminal asks twice without echo, each ended by Enter", async () => {
+    /**
+     * The command in a terminal of its own (util-linux's script, in Debian's essential set): each
+     * line is typed once the prompt before it is shown; what the command and the terminal printed
+     * comes back with its exit code. The input stays open: Enter alone must end each line (it
+     * waited for Ctrl-D).
+     */
+    const atTerminal = async (args: string, lines: Array<[prompt: string, line: string]>) => {
+      const command = `${own.binary} ${args} --data ${own.dataDir}`;
+      const proc = Bun.spawn(["script", "-qec", command, "/dev/null"], { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: baseEnv() });
+      let seen = "";
+      const reading = (async () => {
+        const decoder = new TextDecoder();
+        const reader = proc.stdout.getReader();
+        for (let next = await reader.read(); !next.done; next = await reader.read()) seen += decoder.decode(next.value, { stream: true });
+      })();
+      const deadline = performance.now() + 15_000;
+      for (const [prompt, line] of lines) {
+        while (!seen.includes(prompt) && performance.now() < deadline) await Bun.sleep(20);
+        expect(seen).toContain(prompt);
+        proc.stdin.write(`${line}\r`);
+        proc.stdin.flush();
+      }
+      const code = await Promise.race([proc.exited, Bun.sleep(15_000).then(() => "still waiting")]);
+      proc.kill();
+      await reading;
+      return { code, seen };
+    };
+    const hashOf = () =>
+      own.withDb(
+        async (db) =>
+          (await db.get<{ password_hash: string }>("SELECT password_hash FROM accounts WHERE email = ?", ["tty@example.com"]))!
+            .password_hash,
+      );
     const typed = "typed at a terminal";
-    const command = `${own.binary} account create --email tty@example.com --password - --data ${own.dataDir}`;
-    const proc = Bun.spawn(["script", "-qec", command, "/dev/null"], { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: baseEnv() });
-    let seen = "";
-    const reading = (async () => {
-      const decoder = new TextDecoder();
-      const reader = proc.stdout.getReader();
-      for (let next = await reader.read(); !next.done; next = await reader.read()) seen += decoder.decode(next.value, { stream: true });
-    })();
-    const deadline = performance.now() + 15_000;
-    while (!seen.includes("Password: ") && performance.now() < deadline) await Bun.sleep(20);
-    expect(seen).toContain("Password: ");
-    // Typed, Enter, and the input left open: the line alone must end it (it waited for Ctrl-D). Then
-    // typed again, as passwd asks (unseen, a slip became the password).
-    proc.stdin.write(`${typed}\r`);
-    proc.stdin.flush();
-    while (!seen.includes("The same again: ") && performance.now() < deadline) await Bun.sleep(20);
-    expect(seen).toContain("The same again: ");
-    proc.stdin.write(`${typed}\r`);
-    proc.stdin.flush();
-    const exited = await Promise.race([proc.exited, Bun.sleep(15_000).then(() => "still waiting")]);
-    proc.kill();
-    await reading;
-    expect(exited).toBe(0);
-    expect(seen).not.toContain(typed);
-    const hash = await own.withDb(
-      async (db) =>
-        (await db.get<{ password_hash: string }>("SELECT password_hash FROM accounts WHERE email = ?", ["tty@example.com"]))!.password_hash,
-    );
+    // Asked again, as passwd asks: typed unseen, a slip became the password.
+    const created = await atTerminal("account create --email tty@example.com --password -", [
+      ["Password: ", typed],
+      ["The same again: ", typed],
+    ]);
+    expect(created.code).toBe(0);
+    expect(created.seen).not.toContain(typed);
+    const hash = await hashOf();
     expect(await Bun.password.verify(typed, hash)).toBe(true);
     // Two that differ change nothing.
-    const reset = `${own.binary} account password --email tty@example.com --password - --data ${own.dataDir}`;
-    const second = Bun.spawn(["script", "-qec", reset, "/dev/null"], { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: baseEnv() });
-    let shown = "";
-    const showing = (async () => {
-      const decoder = new TextDecoder();
-      const reader = second.stdout.getReader();
-      for (let next = await reader.read(); !next.done; next = await reader.read()) shown += decoder.decode(next.value, { stream: true });
-    })();
-    const until = performance.now() + 15_000;
-    while (!shown.includes("Password: ") && performance.now() < until) await Bun.sleep(20);
-    second.stdin.write("a new password\r");
-    second.stdin.flush();
-    while (!shown.includes("The same again: ") && performance.now() < until) await Bun.sleep(20);
-    second.stdin.write("a new passwort\r");
-    second.stdin.flush();
-    const ended = await Promise.race([second.exited, Bun.sleep(15_000).then(() => "still waiting")]);
-    second.kill();
-    await showing;
-    expect(ended).toBe(1);
-    expect(shown).toContain("the two passwords typed differ; nothing was changed: run the command again");
-    const after = await own.withDb(
-      async (db) =>
-        (await db.get<{ password_hash: string }>("SELECT password_hash FROM accounts WHERE email = ?", ["tty@example.com"]))!.password_hash,
-    );
-    expect(after).toBe(hash);
+    const differing = await atTerminal("account password --email tty@example.com --password -", [
+      ["Password: ", "a new password"],
+      ["The same again: ", "a new passwort"],
+    ]);
+    expect(differing.code).toBe(1);
+    expect(differing.seen).toContain("the two passwords typed differ; nothing was changed: run the command again");
+    expect(await hashOf()).toBe(hash);
   });
 });
