@@ -229,7 +229,7 @@ export async function forecast(
     estimated_cost_per_month: estimated.length === 0 ? null : round(estimated.reduce((s, e) => s + e.cost_per_month!, 0)),
     unestimated_engines: byEngine.filter((e) => e.cost_per_run === null).map((e) => e.id),
     by_engine: byEngine,
-    basis: `${plural(prompts, "active prompt")} × ${plural(engines.length, "engine")} × ${plural(tracking.samples, "sample")} = ${requestsPerRun} requests per run (before retries); ${runsPerMonth} scheduled runs in the next ${MONTH_DAYS} days ("${tracking.schedule}", UTC${!scheduled ? ", a brand the schedule leaves out" : tracking.enabled ? "" : ", scheduled tracking off"}). Costs in the currency of the configured prices, from the mean tokens of up to ${TOKEN_SAMPLE} recent valid answers per engine.`,
+    basis: `${plural(prompts, "active prompt")} × ${plural(engines.length, "engine")} × ${plural(tracking.samples, "sample")} = ${requestsPerRun} requests per run (before retries); ${plural(runsPerMonth, "scheduled run")} in the next ${MONTH_DAYS} days ("${tracking.schedule}", UTC${!scheduled ? ", a brand the schedule leaves out" : tracking.enabled ? "" : ", scheduled tracking off"}). Costs in the currency of the configured prices, from the mean tokens of up to ${TOKEN_SAMPLE} recent valid answers per engine.`,
   };
 }
 
@@ -238,7 +238,8 @@ export async function forecast(
  * leaves out (forecast's `scheduled: false`).
  */
 export function forecastText(f: Forecast, brandName: string, brandId: string, onSchedule = true): string {
-  const money = (v: number | null): string => (v === null ? "unknown" : v < 1 ? v.toFixed(4) : v.toFixed(2));
+  // Nothing is 0, not "0.0000"; under one unit, four decimals (a request costs fractions of a cent).
+  const money = (v: number | null): string => (v === null ? "unknown" : v === 0 ? "0" : v < 1 ? v.toFixed(4) : v.toFixed(2));
   const head = `${brandName} (${brandId}): ${plural(f.prompts, "prompt")} × ${plural(f.engines, "engine")} × ${plural(f.samples, "sample")} = ${f.requests_per_run} requests per run`;
   // Not "0 runs in the next 30 days" as if the schedule never fired: there is nothing to ask.
   if (f.engines === 0)
@@ -247,7 +248,7 @@ export function forecastText(f: Forecast, brandName: string, brandId: string, on
     head,
     !onSchedule
       ? `  not on the schedule (its account has no paid plan, it has no active prompt, or it is the demo's): runs only when asked, none counted per month`
-      : `  schedule "${f.schedule.cron}" (UTC)${f.schedule.enabled ? "" : " is off"}: ${f.schedule.runs_per_month} runs in the next ${MONTH_DAYS} days → ${f.requests_per_month} requests per month (${f.requests_per_day} a day)`,
+      : `  schedule "${f.schedule.cron}" (UTC)${f.schedule.enabled ? "" : " is off"}: ${plural(f.schedule.runs_per_month, "run")} in the next ${MONTH_DAYS} days → ${f.requests_per_month} requests per month (${f.requests_per_day} a day)`,
   ];
   for (const e of f.by_engine) {
     const tokens =

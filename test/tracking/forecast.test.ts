@@ -187,12 +187,21 @@ describe("the forecast", () => {
       const text = written.join("");
       expect(text).toContain("not on the schedule (its account has no paid plan, it has no active prompt, or it is the demo's)");
       expect(text).not.toContain("120 runs in the next 30 days");
+      // Nothing a month is 0, not "~0.0000" (the CLI walk).
+      expect(text).toContain("~0 per month");
+      expect(text).not.toContain("0.0000");
       written.length = 0;
       expect(await trackCommand(app, { brandId: s.brandId, json: true, dryRun: true, out })).toBe(0);
       expect(JSON.parse(written.join(""))[0]).toMatchObject({ requests_per_run: 24, requests_per_month: 0 });
     } finally {
       await app.db.run("UPDATE accounts SET plan = 'visibility' WHERE id = ?", [accountId]);
     }
+  });
+
+  test("one scheduled run is one run", async () => {
+    const f = await forecast(app, s.brandId);
+    const once = { ...f, schedule: { ...f.schedule, runs_per_month: 1 } };
+    expect(forecastText(once, "Acme", s.brandId)).toContain(" 1 run in the next 30 days → ");
   });
 
   test("without engines, the dry run says that nothing would be asked and how to add an engine", async () => {
