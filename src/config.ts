@@ -101,7 +101,7 @@ const writerSchema = z.object(modelEndpoint).strict();
  * written as a step or a range ran tracking several times a minute ("every 15th second" asked
  * every prompt every 15 seconds): refused. A schedule that never fires (February 31st) is too.
  */
-export function cronProblem(expr: string): string | null {
+function cronProblem(expr: string): string | null {
   const fields = expr.trim().split(/\s+/).filter(Boolean);
   const nickname = fields.length === 1 && fields[0]!.startsWith("@");
   const oneSecond = fields.length === 6 && /^\d{1,2}$/.test(fields[0]!);
