@@ -390,7 +390,7 @@ const COMMANDS: Record<string, Command> = {
     options: {},
     async run({ config, positionals, json }) {
       const [file, ...extra] = positionals;
-      if (!file || extra.length > 0) fail("backup: give exactly one target file\nusage: spyglass backup FILE", 2);
+      if (!file || extra.length > 0) fail("backup: give exactly one target file\nusage: spyglass backup FILE [--json]", 2);
       // As it is: a backup taken before an upgrade must not be upgraded itself.
       const record = await withDb(
         config,

@@ -220,7 +220,7 @@ export async function assertBrandClearOfCompetitors(
       const meets = sameSite(domain, theirs);
       if (meets) {
         throw new Invalid(
-          `domain: ${domain} ${meets} ${theirs}, a domain of the competitor ${c.name} (${c.id}); take it off the competitor first (update_competitor), or its citations would count as the brand's.`,
+          `domain: ${domain} ${domain === theirs ? "is" : `${meets} ${theirs}, which is`} a domain of the competitor ${c.name} (${c.id}); take it off the competitor first (update_competitor), or its citations would count as the brand's.`,
           "brand_is_competitor",
         );
       }

@@ -49,13 +49,13 @@ describe("creating and listing", () => {
       `name: "ACMER" is an alias of the competitor Acme Rival (${rival.id}); the brand cannot have it, or every mention of that competitor would count for both.`,
     );
     expect((await call(a, "update_brand", { domain: "https://www.acme-rival.com/pricing" })).error).toBe(
-      `domain: acme-rival.com is acme-rival.com, a domain of the competitor Acme Rival (${rival.id}); take it off the competitor first (update_competitor), or its citations would count as the brand's.`,
+      `domain: acme-rival.com is a domain of the competitor Acme Rival (${rival.id}); take it off the competitor first (update_competitor), or its citations would count as the brand's.`,
     );
     // The same site either way round (at the domain level every citation of the brand's site is the brand's).
     await call(a, "update_competitor", { competitor_id: rival.id, domains: ["shop.acme-rival.com"] });
     for (const domain of ["acme-rival.com", "blog.acme-rival.com"]) {
       expect((await call(a, "update_brand", { domain })).error).toContain(
-        `domain: ${domain} shares its site (acme-rival.com) with shop.acme-rival.com, a domain of the competitor Acme Rival`,
+        `domain: ${domain} shares its site (acme-rival.com) with shop.acme-rival.com, which is a domain of the competitor Acme Rival`,
       );
     }
     // The other way: a competitor on the brand's own site (whose citations are always the brand's).

@@ -11,6 +11,7 @@ import {
   expectValue,
   openDashboard,
   photograph,
+  sessionTool,
 } from "../support/dashboard";
 
 const OWNER = { email: "owner@example.com", password: "a long password" };
@@ -175,6 +176,24 @@ describe("the dashboard's shell", () => {
     // as stored, not the URL as typed (a review saw "Saved." under the URL).
     await page.getByLabel("Domain").fill("https://www.acme-crm.com/pricing?x=1");
     await page.getByRole("button", { name: "Save" }).click();
+    await expectValue(page.getByLabel("Domain"), "acme-crm.com");
+    // A competitor's name as an alias is refused under the field, in the page's words: no
+    // competitor id, and where to change it rather than a tool's name.
+    const brandId = /\/brands\/(brd_[a-z0-9]+)/.exec(page.url())![1]!;
+    await sessionTool(page, brandId, "create_competitor", { name: "Globex Rival", domains: ["globex-rival.com"] });
+    await page.getByLabel("Aliases").fill("Acme Inc\nGlobex Rival");
+    await page.getByRole("button", { name: "Save" }).click();
+    const refusal =
+      'aliases[1]: "Globex Rival" is the name of the competitor Globex Rival; the brand cannot have it, or every mention of that competitor would count for both.';
+    await page.getByText(refusal.replace(/^aliases\[1\]: "/, '"'), { exact: false }).waitFor();
+    expect(await page.locator("main").textContent()).not.toContain("cmp_");
+    await page.getByLabel("Domain").fill("globex-rival.com");
+    await page.getByLabel("Aliases").fill("Acme Inc");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByText("take it off the competitor first (on the Competitors page)").waitFor();
+    expect(await page.locator("main").textContent()).not.toContain("update_competitor");
+    await page.reload();
+    expect(await page.getByLabel("Aliases").inputValue()).toBe("Acme Inc\nACME Corp\nAcme Group");
     await expectValue(page.getByLabel("Domain"), "acme-crm.com");
   });
 

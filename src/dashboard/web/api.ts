@@ -158,6 +158,10 @@ export function errorMessage(error: unknown): string {
   // The brand's id after its name serves an AI client or the CLI; a person on the dashboard has the name.
   if (error instanceof ApiError && error.code === "brand_exists")
     return error.message.replace(/ \(brd_[0-9a-z]{16}\)(?=; give this brand another name\.$)/i, "");
+  // The brand's names or site clashing with a competitor's: without the competitor's id, and the
+  // page to change it on rather than the tool's name.
+  if (error instanceof ApiError && error.code === "brand_is_competitor")
+    return error.message.replace(/ \(cmp_[0-9a-z]{16}\)/i, "").replace("(update_competitor)", "(on the Competitors page)");
   if (error instanceof ApiError) return error.message;
   return "The server could not be reached; check your connection and try again.";
 }
