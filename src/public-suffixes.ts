@@ -12,3 +12,17 @@ export function publicSuffixes(): typeof Tldts {
   tldts ??= require("tldts") as typeof Tldts;
   return tldts;
 }
+
+/** `blog.acme.co.uk` → `acme.co.uk`. Private suffixes count (`acme.github.io` stays itself), as for brand domains. */
+export function registrableDomain(hostname: string): string {
+  const host = stripWww(hostname.toLowerCase().replace(/\.+$/, ""));
+  return publicSuffixes().getDomain(host, { allowPrivateDomains: true }) ?? host;
+}
+
+/** A host without its leading `www.` (all of them), never down to a bare suffix. */
+export function stripWww(host: string): string {
+  let out = host;
+  // Loop so the result is stable under a second pass ("www.www.a.com"), but never strip down to a bare suffix.
+  while (out.startsWith("www.") && out.slice(4).includes(".")) out = out.slice(4);
+  return out;
+}

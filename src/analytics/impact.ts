@@ -4,7 +4,7 @@
 // itself is in neither), compared as periods are, and whether the article's own URL was cited since.
 import { type AppContext } from "../context";
 import { getPrompt } from "../prompts/service";
-import { registrableDomain } from "../tracking/analysis/citations";
+import { registrableDomain } from "../public-suffixes";
 import { isOnDomains, loadRoster } from "../tracking/roster";
 import { DAY_MS, dayString, encodeOffset, startOfUtcDay } from "./filters";
 import { type Rate, rate } from "./rates";

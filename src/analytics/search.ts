@@ -4,7 +4,8 @@
 import { type AppContext } from "../context";
 import { type SqlText } from "../db/queries";
 import { getPromptTexts } from "../prompts/service";
-import { normalizeUrl, registrableDomain } from "../tracking/analysis/citations";
+import { registrableDomain } from "../public-suffixes";
+import { normalizeUrl } from "../tracking/analysis/citations";
 import { loadRoster } from "../tracking/roster";
 import { DAY_MS, describeFilter, type Filter, type Read, readTogether, type SqlParam, where } from "./filters";
 

@@ -11,7 +11,7 @@ import { iso, newId } from "../ids";
 import { cleanLabel, compatibilityKey, labelKey, labelLength, nameWeight } from "../labels";
 import { sameList } from "../lists";
 import { decodeCursor, page } from "../paging";
-import { publicSuffixes } from "../public-suffixes";
+import { registrableDomain } from "../public-suffixes";
 
 export const NAME_MIN = 3;
 export const NAME_MAX = 100;
@@ -129,15 +129,6 @@ async function findRow(db: Queries, brandId: string, competitorId: string): Prom
 // Compared in JS from the stored names (no stored key): compatibility forms fold too ("Ｎｏｂｉｌｉａ").
 const sameWords = compatibilityKey;
 
-/**
- * The site a domain is part of, as the analysis groups citations (its registrable domain, private
- * suffixes counted: tracking/analysis/citations.ts): at get_top_sources' domain level every citation
- * of the brand's site is the brand's, so a competitor's domain on the same site never counts as its.
- */
-function siteOf(domain: string): string {
-  return publicSuffixes().getDomain(domain, { allowPrivateDomains: true }) ?? domain;
-}
-
 /** The name and aliases being set, each with its field's name (those not being set are left out). */
 function nameFields(next: { name?: string; aliases?: string[] }): Array<readonly [string, string]> {
   return [
@@ -146,10 +137,14 @@ function nameFields(next: { name?: string; aliases?: string[] }): Array<readonly
   ];
 }
 
-/** Where `domain` meets `other` (the same domain, or the same site): words for a refusal, or null. */
+/**
+ * Where `domain` meets `other` (the same domain, or the same site: its registrable domain, as
+ * get_top_sources groups citations, where every citation of the brand's site is the brand's):
+ * words for a refusal, or null.
+ */
 function sameSite(domain: string, other: string): string | null {
   if (domain === other) return "is";
-  return siteOf(domain) === siteOf(other) ? `shares its site (${siteOf(domain)}) with` : null;
+  return registrableDomain(domain) === registrableDomain(other) ? `shares its site (${registrableDomain(domain)}) with` : null;
 }
 
 /**

@@ -3,7 +3,7 @@
 import { getBrand } from "../brands/service";
 import { listAllCompetitors } from "../competitors/service";
 import { type Queries } from "../db/queries";
-import { registrableDomain } from "./analysis/citations";
+import { registrableDomain } from "../public-suffixes";
 import { type RosterMember } from "./analysis/mentions";
 
 /** The brand plus its competitors, brand first; `domains` decide whether a citation is "owned". */

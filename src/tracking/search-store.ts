@@ -7,7 +7,8 @@
 import { type Queries, type SqlParam } from "../db/queries";
 import { isGroundingRedirect } from "../llm/sources";
 import { type SourceRef } from "../llm/types";
-import { normalizeUrl, registrableDomain } from "./analysis/citations";
+import { registrableDomain } from "../public-suffixes";
+import { normalizeUrl } from "./analysis/citations";
 import { writeRows } from "./bulk-rows";
 
 export interface SearchRecord {

@@ -108,6 +108,16 @@ test("the demo article: the tool's before/after figures, the verdict in words, c
     `(90 days; answers from ${day}`,
   );
   expect((await dates.textContent())?.split("after:")[1]).not.toContain("answers from");
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.setViewportSize({ width, height });
+      await page.emulateMedia({ colorScheme });
+      await screenshot(page, "impact-90-days");
+    }
+  }
   expectNothingUnsafe(page);
 });
 

@@ -419,6 +419,7 @@ describe("the overview", () => {
       await page.goto(d.url(`/brands/${brandId}/overview`));
       await waitForFigures(page);
       await page.getByText(/^The stored answers are being analysed again/).waitFor();
+      await photograph(page, "overview-reanalysis", (p) => p.waitForTimeout(150));
     } finally {
       await lag("UPDATE roster_versions SET analysed = version WHERE brand_id = ?");
     }

@@ -287,11 +287,13 @@ describe("Sources and Content gaps on demo data", () => {
       const card = page.locator(".gap-list > li").filter({ has: page.getByRole("heading", { name: gap.text, level: 2 }) });
       await card.getByText("This prompt is no longer tracked; its answers of this period still count here.").waitFor();
       expect(await page.locator(".gap-list > li .badge").filter({ hasText: "Archived" }).count()).toBe(1);
+      await photograph(page, "gaps-archived", () => card.scrollIntoViewIfNeeded());
       // Lowest visibility first: a gap's prompt is among them (the brand is named in none of its answers).
       await page.goto(d.url(`/brands/${brandId}/performance?order=visibility_asc`));
       const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: gap.text, exact: true }) });
       await row.getByText("Archived", { exact: true }).waitFor();
       expect(await page.locator("table tbody .badge").filter({ hasText: "Archived" }).count()).toBe(1);
+      await photograph(page, "performance-archived", () => row.scrollIntoViewIfNeeded());
     } finally {
       await sessionTool(page, brandId, "create_prompts", { prompts: [{ text: gap.text }] });
     }

@@ -1,4 +1,4 @@
-import { publicSuffixes } from "../../public-suffixes";
+import { registrableDomain, stripWww } from "../../public-suffixes";
 import { findUrls } from "./urls";
 
 export interface Citation {
@@ -75,22 +75,9 @@ function normalizeParsed(url: URL): string | null {
   return `${url.protocol}//${host}${port}${path}${query === "" ? "" : `?${query}`}`;
 }
 
-/** `blog.acme.co.uk` → `acme.co.uk`. Private suffixes count (`acme.github.io` stays itself), as for brand domains. */
-export function registrableDomain(hostname: string): string {
-  const host = stripWww(hostname.toLowerCase().replace(/\.+$/, ""));
-  return publicSuffixes().getDomain(host, { allowPrivateDomains: true }) ?? host;
-}
-
 /** "%c3%ba" and "%C3%BA" are one byte each (RFC 3986 §6.2.2.1): one page cited both ways is one citation. */
 function upperEscapes(text: string): string {
   return text.replace(/%[0-9a-f]{2}/gi, (percent) => percent.toUpperCase());
-}
-
-function stripWww(host: string): string {
-  let out = host;
-  // Loop so the result is stable under a second pass ("www.www.a.com"), but never strip down to a bare suffix.
-  while (out.startsWith("www.") && out.slice(4).includes(".")) out = out.slice(4);
-  return out;
 }
 
 function isTrackingParam(pair: string): boolean {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { extractCitations, normalizeUrl, registrableDomain } from "../../../src/tracking/analysis/citations";
+import { registrableDomain } from "../../../src/public-suffixes";
+import { extractCitations, normalizeUrl } from "../../../src/tracking/analysis/citations";
 import { findUrls } from "../../../src/tracking/analysis/urls";
 
 describe("normalizeUrl", () => {
