@@ -8,6 +8,7 @@ import { registrableDomain } from "../public-suffixes";
 import { citedAddresses, normalizeUrl } from "../tracking/analysis/citations";
 import { checkEngine } from "../tracking/engines";
 import { isOnDomains, loadRoster } from "../tracking/roster";
+import { queryKey } from "../tracking/search-store";
 import { DAY_MS, dayString, parseDay, resolveTag, type SqlParam } from "./filters";
 import { answerSearch } from "./search";
 
@@ -36,6 +37,8 @@ export interface ListAnswersInput {
   cited_domain?: string;
   /** Only answers citing this URL (as get_top_sources lists it by URL). */
   cited_url?: string;
+  /** Only answers whose assistant ran this web search query (as get_search_queries groups them). */
+  searched?: string;
   start_date?: string;
   end_date?: string;
   /** Each answer's text too (an export's; a page of texts is long for a client's context). */
@@ -154,6 +157,13 @@ export async function listAnswers(app: AppContext, brandId: string, input: ListA
     parts.push("EXISTS (SELECT 1 FROM citations c WHERE c.answer_id = a.id AND c.brand_id = a.brand_id AND c.url = ?)");
     params.push(url);
   }
+  if (input.searched !== undefined) {
+    // Grouped as get_search_queries groups them: case and spacing aside (its id is this key).
+    const key = queryKey(input.searched);
+    if (key === "") throw new Invalid("searched: give a query's id or text from get_search_queries; this one is blank.");
+    parts.push("EXISTS (SELECT 1 FROM search_queries q WHERE q.answer_id = a.id AND q.query_key = ?)");
+    params.push(key);
+  }
   if (input.cursor !== undefined) {
     const c = decodeCursor(input.cursor);
     // The bound on created_at alone first, so that the index is searched from there in order: as
@@ -164,7 +174,7 @@ export async function listAnswers(app: AppContext, brandId: string, input: ListA
     params.push(c.createdAt, c.createdAt, c.id);
   }
   // A scan (db/reader.ts): a page is read from the index newest first until it is full, but a filter
-  // few answers match (a domain or URL cited rarely) reads the brand's whole history to find them,
+  // few answers match (a domain or URL cited rarely, a query searched rarely) reads the brand's whole history to find them,
   // 147 ms for 216,000 answers (cited_domain) on the serving thread.
   const rows = await app.db.scan<SummaryRow>(
     `SELECT a.id, a.prompt_id, a.engine, a.model, a.status, a.created_at, a.brand_mentioned, a.brand_position,

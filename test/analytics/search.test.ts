@@ -151,6 +151,33 @@ describe("get_search_queries", () => {
   });
 });
 
+describe("list_answers by search query", () => {
+  type Listed = { answers: Array<{ id: string; prompt_text: string; engine: string }>; next_cursor: string | null };
+  const searched = async (query: string, more: Record<string, unknown> = {}) =>
+    ((await call("list_answers", { searched: query, ...more })) as Listed).answers.map((a) => `${a.prompt_text} / ${a.engine}`).sort();
+
+  test("the answers that ran a query, grouped as get_search_queries groups it (case and spacing aside)", async () => {
+    // "best crm 2025": chatgpt and gemini on best crm, chatgpt on startups ("Best CRM 2025"); as many as get_search_queries counts.
+    const expected = ["best crm / chatgpt", "best crm / gemini", "crm for startups / chatgpt"];
+    expect(await searched("best crm 2025")).toEqual(expected);
+    expect(await searched("  BEST   crm 2025 ")).toEqual(expected);
+    expect(await searched("crm reviews")).toEqual(["best crm / chatgpt", "cheap crm / gemini"]);
+    expect(await searched("crm reviews", { engine: "gemini" })).toEqual(["cheap crm / gemini"]);
+    // A query nobody ran lists nothing; a page of one has a cursor to the rest, of the same filter.
+    expect(await searched("crm pricing")).toEqual([]);
+    const first = (await call("list_answers", { searched: "best crm 2025", limit: 2 })) as Listed;
+    const rest = (await call("list_answers", { searched: "best crm 2025", limit: 2, cursor: first.next_cursor })) as Listed;
+    expect(first.answers.length + rest.answers.length).toBe(3);
+    expect(rest.next_cursor).toBeNull();
+  });
+
+  test("a blank query is refused, naming the field", async () => {
+    const outcome = await catalog.call(app, principal, "req-test", "list_answers", { searched: "   " });
+    expect(outcome.ok).toBe(false);
+    if (!outcome.ok) expect(outcome.error.message).toBe("searched: give a query's id or text from get_search_queries; this one is blank.");
+  });
+});
+
 describe("get_answer keeps queries, cited and retrieved sources apart", () => {
   test("a Responses answer: its queries, the cited passage, and the retrieved page it did not cite", async () => {
     const listed = (await call("list_answers", { prompt_id: s.prompts.best, engine: "chatgpt" })) as { answers: Array<{ id: string }> };

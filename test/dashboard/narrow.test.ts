@@ -155,7 +155,14 @@ describe("at 390 px", () => {
     const citing = page.getByRole("link", { name: /^Answers citing / }).first();
     await citing.waitFor();
     expect((await citing.boundingBox())!.height).toBeGreaterThanOrEqual(44);
-    for (const [path, table, label] of [["/sources", "table.sources-table", "Citation share"]] as const) {
+    await page.goto(d.url(`/brands/${brandId}/searches`));
+    const searched = page.getByRole("link", { name: /^Answers that searched it/ }).first();
+    await searched.waitFor();
+    expect((await searched.boundingBox())!.height).toBeGreaterThanOrEqual(44);
+    for (const [path, table, label] of [
+      ["/sources", "table.sources-table", "Citation share"],
+      ["/searches", "table.searches-table", "Engines"],
+    ] as const) {
       await page.goto(d.url(`/brands/${brandId}${path}`));
       const cell = page.locator(`${table} tbody tr`).first().locator(`td[data-label="${label}"]`);
       await cell.waitFor();

@@ -210,6 +210,72 @@ describe("Sources and Content gaps on demo data", () => {
     await until(() => rowLink.evaluate((a) => a === document.activeElement), true);
   });
 
+  test("the search queries page shows get_search_queries' queries; a query's answers open in Answers, filtered by it", async () => {
+    await page.getByRole("navigation", { name: "Brand pages" }).getByRole("link", { name: "Search queries" }).click();
+    await page.waitForURL(`**/brands/${brandId}/searches`);
+    const rows = page.locator("table.searches-table tbody tr");
+    await rows.first().waitFor();
+    type Queries = {
+      queries: Array<{
+        id: string;
+        query: string;
+        answers: number;
+        prompt_count: number;
+        engines: string[];
+        prompts: Array<{ text: string }>;
+      }>;
+    };
+    const expected = await sessionTool<Queries>(page, brandId, "get_search_queries", { limit: 50 });
+    expect(expected.queries.length).toBeGreaterThan(1);
+    await until(() => rows.count(), expected.queries.length);
+    const shown = await rows.evaluateAll((trs) =>
+      trs.map((tr) => ({
+        query: tr.querySelector("th .search-query")?.textContent,
+        answers: tr.children[1]?.textContent,
+        prompts: [...(tr.children[2]?.querySelectorAll("li a") ?? [])].map((a) => a.textContent),
+        more: tr.children[2]?.querySelector(".cell-meta")?.textContent ?? "",
+        engines: tr.children[3]?.textContent,
+      })),
+    );
+    const labels: Record<string, string> = { chatgpt: "ChatGPT (demo)", claude: "Claude (demo)", perplexity: "Perplexity (demo)" };
+    expect(shown).toEqual(
+      expected.queries.map((q) => ({
+        query: q.query,
+        answers: q.answers.toLocaleString("en-US"),
+        prompts: q.prompts.map((p) => p.text),
+        more:
+          q.prompt_count > q.prompts.length
+            ? `and ${q.prompt_count - q.prompts.length} more prompt${q.prompt_count - q.prompts.length === 1 ? "" : "s"}`
+            : "",
+        engines: q.engines.map((e) => labels[e] ?? e).join(", "),
+      })),
+    );
+    await expectAccessible(page, "search queries");
+    await photograph(page, "search-queries");
+    // A query's answers: the Answers page lists as many as the query's row counts (the same 30 days; all valid answers).
+    const first = expected.queries[0]!;
+    await rows
+      .first()
+      .getByRole("link", { name: `Answers that searched it: ${first.query}` })
+      .click();
+    await page.waitForURL(/\/answers\?/);
+    expect(new URL(page.url()).searchParams.get("searched")).toBe(first.id);
+    await page.getByText(`Searched: ${first.id}`).waitFor();
+    const answerRows = page.locator("table.answers-table tbody tr");
+    await answerRows.first().waitFor();
+    const more = page.getByRole("button", { name: "More answers" });
+    while (await more.isVisible()) {
+      const before = await answerRows.count();
+      await more.click();
+      await until(async () => (await answerRows.count()) > before, true);
+    }
+    expect(await answerRows.count()).toBe(first.answers);
+    // Cleared, the list is every answer again.
+    await page.getByRole("button", { name: "Any search" }).click();
+    await page.waitForURL((url) => !url.searchParams.has("searched"));
+    expectNothingUnsafe(page);
+  });
+
   test("a gap → Draft an article → the editor opens with a draft linked to the prompt", async () => {
     await page.goto(d.url(`/brands/${brandId}/gaps`));
     type CitedDomain = { domain: string; citations: number; owned: boolean; competitor: { name: string } | null };
@@ -626,6 +692,17 @@ max_retries = 0
     await expectAccessible(page, "answer-search");
     await trail.scrollIntoViewIfNeeded();
     await photograph(page, "answer-search");
+    // A query leads to every answer that ran it (the stand-in searched it for each prompt), this one among them.
+    await trail.getByRole("link", { name: "Answers that searched acme vs globex" }).click();
+    await page.waitForURL(/searched=/);
+    expect(new URL(page.url()).searchParams.get("searched")).toBe("acme vs globex");
+    const ran = await sessionTool<{ answers: Array<{ id: string }> }>(page, brandId, "list_answers", { searched: "acme vs globex" });
+    expect(ran.answers.map((a) => a.id)).toContain(listed.answers[0]!.id);
+    const rows = page.locator("table.answers-table tbody tr");
+    await until(() => rows.count(), ran.answers.length);
+    expect(await rows.locator("th a").evaluateAll((links) => links.map((a) => a.getAttribute("href")))).toEqual(
+      ran.answers.map((a) => `/brands/${brandId}/answers/${a.id}`),
+    );
     expectNothingUnsafe(page);
   });
 });

@@ -303,7 +303,7 @@ const listAnswersTool = defineTool({
   name: "list_answers",
   title: "List answers",
   description:
-    "Use to look at the stored AI answers behind the figures, newest first. Filter by prompt, tag, engine, status, whether the brand is mentioned (mentioned: false lists valid answers without the brand), a cited domain or URL and dates (without dates: every stored answer, not the analytics tools' default 30 days); paged with cursor. Each answer comes with its prompt's id and text, engine, status and the brand's mention, position, sentiment and citation; read one in full with get_answer.",
+    "Use to look at the stored AI answers behind the figures, newest first. Filter by prompt, tag, engine, status, whether the brand is mentioned (mentioned: false lists valid answers without the brand), a cited domain or URL, a web search query the assistant ran, and dates (without dates: every stored answer, not the analytics tools' default 30 days); paged with cursor. Each answer comes with its prompt's id and text, engine, status and the brand's mention, position, sentiment and citation; read one in full with get_answer.",
   input: z.strictObject({
     prompt_id: filterInput.prompt_id,
     tag: filterInput.tag,
@@ -327,6 +327,14 @@ const listAnswersTool = defineTool({
       .optional()
       .describe(
         "Only answers citing this page (a URL from get_top_sources with level url, or a link from get_answer; compared after the citations' normalisation: www., tracking parameters and a trailing slash aside).",
+      ),
+    searched: z
+      .string()
+      .min(1)
+      .max(500)
+      .optional()
+      .describe(
+        "Only answers whose assistant ran this web search query (a query's id or text from get_search_queries; compared as it groups them, case and spacing aside).",
       ),
     start_date: date.optional().describe("First day (UTC, inclusive). Default: no bound."),
     end_date: date.optional().describe("Last day (UTC, inclusive). Default: no bound."),
@@ -415,7 +423,7 @@ const getSearchQueries = defineTool({
   name: "get_search_queries",
   title: "Search queries",
   description:
-    "Use to learn what the assistants searched the web for when answering the brand's prompts (their query fan-out): the content to write is the content those searches find. Returns the queries of the period's valid answers, grouped case- and space-insensitively, queries that recur across several prompts first, then by answers; each with the answers that ran it, the engines, and the prompts that caused it (up to 5, prompt_count says how many in all). Only engines with web search report queries.",
+    "Use to learn what the assistants searched the web for when answering the brand's prompts (their query fan-out): the content to write is the content those searches find. Returns the queries of the period's valid answers, grouped case- and space-insensitively, queries that recur across several prompts first, then by answers; each with the answers that ran it, the engines, and the prompts that caused it (up to 5, prompt_count says how many in all). Only engines with web search report queries. list_answers with searched lists the answers that ran one.",
   input: z.strictObject({ ...filterInput, limit: pageLimit(20), cursor }),
   output: z.object({
     filter: filterOut,

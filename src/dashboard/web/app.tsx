@@ -19,6 +19,7 @@ import { ApiKeys } from "./pages/keys";
 import { Overview } from "./pages/overview";
 import { PromptPage, PromptPerformance } from "./pages/performance";
 import { Prompts } from "./pages/prompts";
+import { SearchQueries } from "./pages/searches";
 import { SignIn } from "./pages/sign-in";
 import { Sources } from "./pages/sources";
 import { Tags } from "./pages/tags";
@@ -145,6 +146,7 @@ export function App() {
           <Route path="/brands/:brandId/tags" component={brandPage(Tags)} />
           <Route path="/brands/:brandId/competitors" component={brandPage(Competitors)} />
           <Route path="/brands/:brandId/sources" component={brandPage(Sources)} />
+          <Route path="/brands/:brandId/searches" component={brandPage(SearchQueries)} />
           <Route path="/brands/:brandId/gaps" component={brandPage(Gaps)} />
           <Route path="/brands/:brandId/tracking" component={brandPage(Tracking)} />
           <Route path="/brands/:brandId/impact" component={brandPage(ArticleImpact)} />

@@ -21,6 +21,7 @@ export const BRAND_NAV = [
       { path: "/performance", label: "Prompt performance" },
       { path: "/answers", label: "Answers" },
       { path: "/sources", label: "Sources" },
+      { path: "/searches", label: "Search queries" },
       { path: "/gaps", label: "Content gaps" },
       { path: "/impact", label: "Article impact" },
     ],

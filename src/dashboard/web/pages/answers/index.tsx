@@ -42,13 +42,13 @@ function SourceLink({ source }: { source: { url: string; domain: string | null; 
 }
 
 /** What the assistant searched, and the sources its provider lists as cited and as retrieved, kept apart. */
-function SearchTrail({ answer: a }: { answer: Answer }) {
+function SearchTrail({ brandId, answer: a }: { brandId: string; answer: Answer }) {
   return (
     <section aria-labelledby="answer-search" class="panel search-trail">
       <h2 id="answer-search">What the assistant searched</h2>
       <p>
-        What the engine's provider reports of its web search: the queries it made, the pages it marks as cited, and those it read without
-        citing.
+        What the engine's provider reports of its web search: the queries it made (each a link to every answer that ran it), the pages it
+        marks as cited, and those it read without citing.
       </p>
       <h3 id="answer-queries">Search queries</h3>
       {a.search_queries.length === 0 ? (
@@ -56,7 +56,14 @@ function SearchTrail({ answer: a }: { answer: Answer }) {
       ) : (
         <ol aria-labelledby="answer-queries" class="search-queries">
           {a.search_queries.map((q, i) => (
-            <li key={i}>{q}</li>
+            <li key={i}>
+              <a
+                href={`${brandPath(brandId, "/answers")}?${new URLSearchParams({ searched: q })}`}
+                aria-label={`Answers that searched ${q}`}
+              >
+                {q}
+              </a>
+            </li>
           ))}
         </ol>
       )}
@@ -291,6 +298,7 @@ export function Answers({ brandId }: { brandId: string }) {
     end_date: query.end || undefined,
     cited_domain: query.cites || undefined,
     cited_url: query.cites_url || undefined,
+    searched: query.searched || undefined,
   };
   const day = (d: string) => formatDays(d, d);
   const summary = [
@@ -369,6 +377,12 @@ export function Answers({ brandId }: { brandId: string }) {
           <div class="field">
             <span class="url">Citing: {query.cites_url}</span>
             <Button onClick={() => set("cites_url", "")}>Any page</Button>
+          </div>
+        )}
+        {query.searched && (
+          <div class="field">
+            <span>Searched: {query.searched}</span>
+            <Button onClick={() => set("searched", "")}>Any search</Button>
           </div>
         )}
       </form>
@@ -485,7 +499,7 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
               </p>
             </section>
           ) : (
-            <AnswerBody answer={a} names={loaded.data.names} />
+            <AnswerBody brandId={brandId} answer={a} names={loaded.data.names} />
           )}
         </>
       )}
@@ -494,7 +508,7 @@ export function AnswerPage({ brandId, params }: { brandId: string; params: Recor
 }
 
 /** An answer's text with its mentions highlighted, the mentions' table, its citations and its searches. */
-function AnswerBody({ answer: a, names }: { answer: Answer; names: Map<string, string[]> }) {
+function AnswerBody({ brandId, answer: a, names }: { brandId: string; answer: Answer; names: Map<string, string[]> }) {
   return (
     <>
       <section aria-labelledby="answer-text">
@@ -577,7 +591,7 @@ function AnswerBody({ answer: a, names }: { answer: Answer; names: Map<string, s
           </ul>
         )}
       </section>
-      <SearchTrail answer={a} />
+      <SearchTrail brandId={brandId} answer={a} />
     </>
   );
 }
