@@ -75,11 +75,12 @@ export function coerceQuery(input: z.ZodObject, query: URLSearchParams): Record<
 }
 
 /**
- * An object of a list in one cell: by its name (or id); one without either (a cited domain, a URL)
+ * An object of a list in one cell: by its name (or text, or id); one without either (a cited domain, a URL)
  * by that, with its counts, flags and owner in brackets: "hubspot.com (14 citations, Contoso CRM)".
  */
 function entryText(named: Record<string, unknown>): string {
-  const label = named.name ?? named.id;
+  // A prompt ({id, text}: a search query's) by its text, not its id.
+  const label = named.name ?? (typeof named.text === "string" ? named.text : named.id);
   if (label !== undefined && label !== null) return String(label);
   const key = ["domain", "url", "text"].find((k) => typeof named[k] === "string");
   if (key === undefined) return JSON.stringify(named);
