@@ -82,7 +82,7 @@ function entryText(named: Record<string, unknown>): string {
   // A prompt ({id, text}: a search query's) by its text, not its id.
   const label = named.name ?? (typeof named.text === "string" ? named.text : named.id);
   if (label !== undefined && label !== null) return String(label);
-  const key = ["domain", "url", "text"].find((k) => typeof named[k] === "string");
+  const key = ["domain", "url"].find((k) => typeof named[k] === "string");
   if (key === undefined) return JSON.stringify(named);
   const details: string[] = [];
   for (const [field, value] of Object.entries(named)) {
