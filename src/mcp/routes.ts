@@ -1,5 +1,7 @@
 // The remote tool server: POST|GET|DELETE /api/mcp/mcp (CONTRACT §4), stateless Streamable HTTP with
-// JSON responses. Checks run in this order, each before any JSON-RPC work: API key or OAuth access
+// JSON responses. A browser's CORS preflight from an allowed origin is answered first (it carries no
+// credential); answers to such a page carry its origin. Checks run in this order, each before any
+// JSON-RPC work: API key or OAuth access
 // token (401, credential.ts), Origin (403), plan (403), body size (413), JSON syntax (400), JSON-RPC
 // conventions the SDK leaves to zod (jsonrpc.ts: -32602 with a sentence, -32600 for an empty batch;
 // skipped for a tools/list without params, which has nothing to refuse); then a single tools/list or
@@ -86,6 +88,40 @@ async function readStream(request: Request, max: number): Promise<string | null 
   return received > max ? null : utf8OrNot(Buffer.concat(chunks));
 }
 
+// A client in a web page (the MCP Inspector's direct connection) on an origin the Origin check lets
+// through (loopback, or this server's own) may read the answers: without CORS its browser hid every
+// answer, the 401 and its WWW-Authenticate (the way to the sign-in) included. Credentials are bearer
+// headers, never cookies, so this gives a page nothing its script does not already hold. Any other
+// origin gets no CORS header (and its request the 403 below).
+const CORS_METHODS = "POST, GET, DELETE";
+const CORS_HEADERS = "authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id";
+const CORS_EXPOSED = "www-authenticate, mcp-session-id, mcp-protocol-version, x-request-id";
+/** A header list as a preflight may ask for it (token characters, commas and spaces only). */
+const HEADER_LIST = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:[ \t]*,[ \t]*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*$/;
+
+/**
+ * The answer to a browser's CORS preflight from an allowed origin, before any credential (a browser
+ * sends none with it); null for any other request, which takes the usual way (an OPTIONS without the
+ * preflight's headers, or from another origin, is refused as any method but POST is).
+ */
+function corsPreflight(request: Request, origin: string | null, allowedOrigins: ReadonlySet<string>): Response | null {
+  if (request.method !== "OPTIONS" || origin === null || !isAllowedOrigin(origin, allowedOrigins)) return null;
+  const method = request.headers.get("access-control-request-method");
+  if (method === null) return null;
+  const asked = request.headers.get("access-control-request-headers");
+  return new Response(null, {
+    status: 204,
+    headers: {
+      "access-control-allow-origin": origin,
+      "access-control-allow-methods": CORS_METHODS,
+      // What the page's client asks for (an allowed origin is trusted), or the protocol's own headers.
+      "access-control-allow-headers": asked !== null && HEADER_LIST.test(asked.trim()) ? asked.trim() : CORS_HEADERS,
+      "access-control-max-age": "7200",
+      vary: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers",
+    },
+  });
+}
+
 export async function handleMcpRequest(
   app: AppContext,
   catalog: ToolCatalog,
@@ -94,12 +130,34 @@ export async function handleMcpRequest(
   /** The request's id; by default the one the app's observability gave it. */
   id: string = requestId(request),
 ): Promise<Response> {
+  const origin = request.headers.get("origin");
+  // Nearly every client is no browser and sends no Origin: nothing more to do for it.
+  if (origin === null) return answerMcpRequest(app, catalog, allowedOrigins, request, id, null);
+  const preflight = corsPreflight(request, origin, allowedOrigins);
+  if (preflight) return preflight;
+  const response = await answerMcpRequest(app, catalog, allowedOrigins, request, id, origin);
+  if (isAllowedOrigin(origin, allowedOrigins)) {
+    response.headers.set("access-control-allow-origin", origin);
+    response.headers.set("access-control-expose-headers", CORS_EXPOSED);
+    response.headers.append("vary", "Origin");
+  }
+  return response;
+}
+
+async function answerMcpRequest(
+  app: AppContext,
+  catalog: ToolCatalog,
+  allowedOrigins: ReadonlySet<string>,
+  request: Request,
+  id: string,
+  origin: string | null,
+): Promise<Response> {
   // Authentication before anything else (CONTRACT §4): a request without a valid credential gets the
   // 401 that lets a client find the sign-in, whatever its Origin.
   const authentication = authenticateToolRequest(app, request.headers.get("authorization"));
   const authenticated = authentication instanceof Promise ? await authentication : authentication;
   if (!authenticated.ok) return json(authenticated.status, authenticated.body, authenticated.headers);
-  if (!isAllowedOrigin(request.headers.get("origin"), allowedOrigins)) {
+  if (!isAllowedOrigin(origin, allowedOrigins)) {
     return json(403, { error: "Requests from this web origin are not allowed.", code: "forbidden_origin" });
   }
   const principal = authenticated.principal;

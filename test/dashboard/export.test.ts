@@ -265,7 +265,12 @@ describe("GET /api/brands/:brand_id/export/:tool.csv", () => {
       'Contoso CRM,"hubspot.com (14 citations); contoso-demo.com (12 citations, Contoso CRM); acme.com (5 citations, owned)"\r\n',
     );
     // A search query's prompts by their text: their ids said nothing in a spreadsheet.
-    const query = { prompts: [{ id: "prm_1", text: "best crm" }, { id: "prm_2", text: "crm for startups" }] };
+    const query = {
+      prompts: [
+        { id: "prm_1", text: "best crm" },
+        { id: "prm_2", text: "crm for startups" },
+      ],
+    };
     expect(csvRowOf(query, ["prompts"])).toBe("best crm; crm for startups\r\n");
   });
 

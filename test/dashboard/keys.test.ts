@@ -317,3 +317,54 @@ describe("the API keys page", () => {
     expectNothingUnsafe(page);
   });
 });
+
+describe("a client in a web page (the MCP Inspector's direct connection)", () => {
+  test("on a loopback page, Chromium lets it read the 401's way to sign in, then list the tools with a key", async () => {
+    // An account of its own: the owner's keys are at their limit by now.
+    const email = "inspector@example.com";
+    await d.box.cliJson(["account", "create", "--email", email, "--password", "an inspector's password", "--plan", "visibility"]);
+    const brand = (await d.box.cliJson<{ id: string }>(["brand", "create", "--email", email, "--name", "Inspected"])).id;
+    const key = (await d.box.cliJson<{ plaintext: string }>(["key", "create", "--email", email, "--brand", brand, "--name", "inspector"]))
+      .plaintext;
+    // Another origin than the server's: a page served from another loopback port, as the Inspector's is.
+    const site = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () => new Response("<!doctype html><title>client</title>", { headers: { "content-type": "text/html" } }),
+    });
+    const inPage = await d.page();
+    try {
+      await inPage.goto(`http://localhost:${site.port}/`);
+      const asked = await inPage.evaluate(
+        async ({ url, key }) => {
+          const send = async (authorization?: string) => {
+            const response = await fetch(url, {
+              method: "POST",
+              headers: {
+                "content-type": "application/json",
+                accept: "application/json, text/event-stream",
+                "mcp-protocol-version": "2025-11-25",
+                ...(authorization ? { authorization } : {}),
+              },
+              body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+            });
+            return { status: response.status, challenge: response.headers.get("www-authenticate"), body: await response.json() };
+          };
+          const unsigned = await send();
+          const signed = await send(`Bearer ${key}`);
+          return {
+            unsigned: { status: unsigned.status, challenge: unsigned.challenge },
+            signed: { status: signed.status, tools: signed.body.result.tools.length },
+          };
+        },
+        { url: d.url("/api/mcp/mcp"), key },
+      );
+      expect(asked.unsigned).toEqual({ status: 401, challenge: 'Bearer realm="spyglass", error="invalid_token"' });
+      expect(asked.signed.status).toBe(200);
+      expect(asked.signed.tools).toBeGreaterThan(20);
+    } finally {
+      await inPage.context().close();
+      site.stop(true);
+    }
+  });
+});

@@ -321,6 +321,60 @@ describe("Origin rule", () => {
   });
 });
 
+describe("CORS for clients in a web page on an allowed origin", () => {
+  const preflight = (origin: string | null, extra: Record<string, string> = {}) =>
+    app.handle(
+      new Request("http://spyglass.test/api/mcp/mcp", {
+        method: "OPTIONS",
+        headers: { ...(origin ? { origin } : {}), "access-control-request-method": "POST", ...extra },
+      }),
+    );
+
+  test("a preflight from a loopback page is answered before any credential, with the protocol's headers", async () => {
+    const asked = await preflight("http://localhost:6274", {
+      "access-control-request-headers": "authorization, content-type, mcp-protocol-version",
+    });
+    expect(asked.status).toBe(204);
+    expect(asked.headers.get("access-control-allow-origin")).toBe("http://localhost:6274");
+    expect(asked.headers.get("access-control-allow-methods")).toBe("POST, GET, DELETE");
+    expect(asked.headers.get("access-control-allow-headers")).toBe("authorization, content-type, mcp-protocol-version");
+    expect(asked.headers.get("access-control-allow-credentials")).toBeNull();
+    // Without a list asked for, the protocol's own headers.
+    expect((await preflight("http://127.0.0.1:5173")).headers.get("access-control-allow-headers")).toContain("mcp-protocol-version");
+  });
+
+  test("a preflight from another origin, or an OPTIONS that is no preflight, is refused as before: 401 without a credential, no CORS", async () => {
+    for (const response of [await preflight("https://evil.example.com"), await preflight(null)]) {
+      expect(response.status).toBe(401);
+      expect(response.headers.get("access-control-allow-origin")).toBeNull();
+    }
+  });
+
+  test("answers to an allowed page carry its origin and expose WWW-Authenticate (the way to sign in); other origins get none", async () => {
+    const unsigned = await app.handle(
+      new Request("http://spyglass.test/api/mcp/mcp", {
+        method: "POST",
+        headers: { origin: "http://localhost:6274", "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      }),
+    );
+    expect(unsigned.status).toBe(401);
+    expect(unsigned.headers.get("access-control-allow-origin")).toBe("http://localhost:6274");
+    expect(unsigned.headers.get("access-control-expose-headers")).toContain("www-authenticate");
+    expect(unsigned.headers.get("vary")).toContain("Origin");
+    const listed = await post(keys.visibility!, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { origin: "http://localhost:6274" });
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get("access-control-allow-origin")).toBe("http://localhost:6274");
+    const refused = await post(keys.visibility!, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { origin: "https://evil.example.com" });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("access-control-allow-origin")).toBeNull();
+    // A client with no Origin (every desktop and command-line one) gets no CORS header.
+    expect(
+      (await post(keys.visibility!, { jsonrpc: "2.0", id: 1, method: "tools/list" })).headers.get("access-control-allow-origin"),
+    ).toBeNull();
+  });
+});
+
 describe("JSON-RPC conventions", () => {
   const invalidParams = (res: { status: number; json: any }, id: number | string | null) => {
     expect(res.status).toBe(200);
