@@ -38,6 +38,9 @@ export interface OAuthClient {
 /** Why a client cannot be used; the sentence is shown on the authorization error page or in a DCR error. */
 export class ClientProblem extends Error {}
 
+/** A refused redirect URI: RFC 7591 §3.2.2's invalid_redirect_uri in a registration's answer. */
+export class RedirectUriProblem extends ClientProblem {}
+
 const BLOCKED_SCHEMES = new Set(["javascript:", "data:", "file:", "vbscript:", "blob:", "about:", "ws:", "wss:", "ftp:"]);
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
@@ -62,6 +65,34 @@ export function redirectUriProblem(value: string): string | null {
   if (url.protocol === "http:") return LOOPBACK.has(url.hostname) ? null : `${value} uses http on a host that is not loopback; use https`;
   if (BLOCKED_SCHEMES.has(url.protocol)) return `${value} uses a scheme that cannot be a redirect URI`;
   return null;
+}
+
+/**
+ * Whether a redirect leads back to an app on the visitor's own device: http on a loopback host (a
+ * native app listening for its sign-in, RFC 8252 §7.3) or an app's private scheme (§7.1). An
+ * authorization error is sent there at once: it leads to no web site (RFC 9700 §4.11.2's concern
+ * with a redirect anyone may register), and the app is waiting for it.
+ */
+export function returnsToThisDevice(uri: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return false;
+  }
+  if (url.protocol === "https:") return false;
+  if (url.protocol === "http:") return LOOPBACK.has(url.hostname);
+  return !BLOCKED_SCHEMES.has(url.protocol);
+}
+
+/** Where a redirect URI leads, as a person reads it: a web address's host, or the app of a private scheme. */
+export function redirectDestination(uri: string): string {
+  try {
+    const url = new URL(uri);
+    return url.protocol === "https:" || url.protocol === "http:" ? url.host : `the app that handles ${url.protocol}`;
+  } catch {
+    return uri;
+  }
 }
 
 const LOOPBACK_REDIRECT = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(?::\d{1,5})?([/?].*)?$/;
@@ -98,17 +129,17 @@ function rowToClient(row: ClientRow): OAuthClient {
 }
 
 function checkRedirectUris(uris: string[]): void {
-  if (uris.length === 0) throw new ClientProblem("redirect_uris must name at least one redirect URI.");
-  if (uris.length > MAX_REDIRECT_URIS) throw new ClientProblem(`redirect_uris may name at most ${MAX_REDIRECT_URIS} URIs.`);
+  if (uris.length === 0) throw new RedirectUriProblem("redirect_uris must name at least one redirect URI.");
+  if (uris.length > MAX_REDIRECT_URIS) throw new RedirectUriProblem(`redirect_uris may name at most ${MAX_REDIRECT_URIS} URIs.`);
   if (uris.reduce((sum, uri) => sum + uri.length, 0) > MAX_REDIRECT_URIS_TOTAL) {
-    throw new ClientProblem(`redirect_uris may be at most ${MAX_REDIRECT_URIS_TOTAL} characters long together.`);
+    throw new RedirectUriProblem(`redirect_uris may be at most ${MAX_REDIRECT_URIS_TOTAL} characters long together.`);
   }
   for (const uri of uris) {
     if (uri.length > MAX_REDIRECT_URI_LENGTH) {
-      throw new ClientProblem(`redirect_uris: a redirect URI may be at most ${MAX_REDIRECT_URI_LENGTH} characters long.`);
+      throw new RedirectUriProblem(`redirect_uris: a redirect URI may be at most ${MAX_REDIRECT_URI_LENGTH} characters long.`);
     }
     const problem = redirectUriProblem(uri);
-    if (problem) throw new ClientProblem(`redirect_uris: ${problem}.`);
+    if (problem) throw new RedirectUriProblem(`redirect_uris: ${problem}.`);
   }
 }
 
@@ -148,7 +179,11 @@ function metadataProblem(body: unknown, issue: { path: PropertyKey[]; code: stri
  */
 export async function registerClient(db: Queries, body: unknown, now: number): Promise<Record<string, unknown>> {
   const parsed = OAuthClientMetadataSchema.safeParse(body);
-  if (!parsed.success) throw new ClientProblem(metadataProblem(body, parsed.error.issues[0]));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const Problem = issue?.path[0] === "redirect_uris" ? RedirectUriProblem : ClientProblem;
+    throw new Problem(metadataProblem(body, issue));
+  }
   const meta = parsed.data;
   const redirectUris = meta.redirect_uris.map(String);
   // As sent, too: the schema reads each as a URL, which drops a tab and escapes a space.

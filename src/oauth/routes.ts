@@ -13,12 +13,19 @@ import { Elysia } from "elysia";
 import { clientAddress, proxyMatcher, sessionGuard } from "../accounts/guard";
 import { FailureWindow, throttleAddress } from "../accounts/throttle";
 import { type AppContext } from "../context";
-import { Invalid, MethodNotAllowed, methodNotAllowed, NotFound, TooManyRequests } from "../errors";
+import { errorBody, Invalid, MethodNotAllowed, methodNotAllowed, NotFound, TooManyRequests } from "../errors";
 import { decodeUtf8, jsonShapeProblem, NOT_UTF8 } from "../http/json-body";
 import { findUnsafeText, unsafeTextSentence } from "../http/text";
 import { log } from "../log";
 import { isClientDocumentUrl } from "./client-metadata";
-import { ClientProblem, deleteUnusedClients, registerClient } from "./clients";
+import {
+  ClientProblem,
+  deleteUnusedClients,
+  RedirectUriProblem,
+  redirectDestination,
+  registerClient,
+  returnsToThisDevice,
+} from "./clients";
 import { AuthorizationPageError, type OAuthService, type OAuthSettings, RedirectableError } from "./service";
 
 const MAX_FORM_BYTES = 64 * 1024;
@@ -59,7 +66,11 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   });
 }
 
+/** A body over MAX_FORM_BYTES: invalid_request, with HTTP's own status for it. */
+class BodyTooLarge extends InvalidRequestError {}
+
 function oauthError(error: OAuthError): Response {
+  if (error instanceof BodyTooLarge) return json(413, error.toResponseObject(), { "cache-control": "no-store" });
   if (error.errorCode === "invalid_client") {
     return json(401, error.toResponseObject(), { "cache-control": "no-store", "www-authenticate": 'Basic realm="spyglass"' });
   }
@@ -82,7 +93,7 @@ const ERROR_PAGE_CSP = `default-src 'none'; style-src 'sha256-${new Bun.CryptoHa
  */
 function errorPage(message: string, back?: string, status = 400, headers: Record<string, string> = {}): Response {
   const backLink = back
-    ? `<p><a href="${escapeHtml(back)}">Return to ${escapeHtml(new URL(back).host)}</a>, the app that sent you here, and tell it why.</p>`
+    ? `<p><a href="${escapeHtml(back)}">Return to ${escapeHtml(redirectDestination(back))}</a>, the app that sent you here, and tell it why.</p>`
     : "";
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign-in request refused · Spyglass</title><style>${ERROR_PAGE_STYLE}</style></head><body><main><p><strong>Spyglass</strong></p><h1>This sign-in request cannot be completed</h1><p>${escapeHtml(message)}</p>${backLink}<p><a href="/">Go to the Spyglass dashboard</a></p></main></body></html>`;
   return new Response(html, {
@@ -103,7 +114,7 @@ export const OAUTH_PATHS_READING_THEIR_BODIES = ["/oauth/register", "/oauth/toke
 /** A form or JSON body as text, or an OAuth invalid_request when it is over the limit or not UTF-8. */
 async function readText(request: Request): Promise<string> {
   const bytes = await request.bytes();
-  if (bytes.byteLength > MAX_FORM_BYTES) throw new InvalidRequestError(`The request body is over ${MAX_FORM_BYTES} bytes.`);
+  if (bytes.byteLength > MAX_FORM_BYTES) throw new BodyTooLarge(`The request body is over ${MAX_FORM_BYTES} bytes.`);
   const text = decodeUtf8(bytes);
   if (text === null) throw new InvalidRequestError(`The ${NOT_UTF8}`);
   return text;
@@ -192,9 +203,15 @@ export function oauthRoutes(ctx: AppContext) {
 
   // Another method on an endpoint: 405 with Allow, as every dashboard route answers (it was a 404),
   // and the 404 of the endpoint while OAuth is off.
+  // With the endpoints' CORS headers, so that a browser client reads the refusal rather than a
+  // network error; so are the discovery addresses clients try that this server does not serve.
   const wrongMethod = (allow: string) => () => {
     on();
-    throw new MethodNotAllowed(allow);
+    return json(405, errorBody(new MethodNotAllowed(allow)), { allow });
+  };
+  const notServed = () => {
+    on();
+    return json(404, errorBody(new NotFound()));
   };
 
   const open = new Elysia()
@@ -205,6 +222,11 @@ export function oauthRoutes(ctx: AppContext) {
     .all("/oauth/token", wrongMethod("POST, OPTIONS"))
     .all("/oauth/revoke", wrongMethod("POST, OPTIONS"))
     .all("/oauth/authorize", wrongMethod("GET"))
+    // OpenID discovery and a path-suffixed authorization server's, which clients try in turn (RFC 8414
+    // §3.1): this issuer has no path, and no OpenID Connect.
+    .all("/.well-known/openid-configuration", notServed)
+    .all("/.well-known/openid-configuration/*", notServed)
+    .all("/.well-known/oauth-authorization-server/*", notServed)
     .get("/.well-known/oauth-protected-resource", resourceMetadata)
     .get("/.well-known/oauth-protected-resource/api/mcp/mcp", resourceMetadata)
     .get("/.well-known/oauth-authorization-server", () =>
@@ -232,11 +254,13 @@ export function oauthRoutes(ctx: AppContext) {
           if (wait > 0) return tooMany(wait, "from this address");
           const waitAll = allRegistrations.retryAfter("*");
           if (waitAll > 0) return tooMany(waitAll, "on this server in the last hour");
-          registrations.fail(address);
           // Counted at once, so that a burst cannot pass the check before any of it is counted; a
           // registration refused below is forgiven: junk must not use up the hour of everyone (a
-          // client connecting for the first time).
+          // client connecting for the first time), nor that of its address (a developer trying
+          // metadata until it is accepted was locked out for most of an hour). The limits bound what
+          // is stored, and a refusal stores nothing.
           const counted = Date.now();
+          registrations.fail(address, counted);
           allRegistrations.fail("*", counted);
           let stored = false;
           try {
@@ -265,11 +289,18 @@ export function oauthRoutes(ctx: AppContext) {
               stored = true;
               return json(201, registered, { "cache-control": "no-store" });
             } catch (error) {
-              if (error instanceof ClientProblem) return json(400, { error: "invalid_client_metadata", error_description: error.message });
+              if (error instanceof ClientProblem) {
+                // RFC 7591 §3.2.2 has a code of its own for a refused redirect URI.
+                const code = error instanceof RedirectUriProblem ? "invalid_redirect_uri" : "invalid_client_metadata";
+                return json(400, { error: code, error_description: error.message });
+              }
               throw error;
             }
           } finally {
-            if (!stored) allRegistrations.forgive("*", counted);
+            if (!stored) {
+              allRegistrations.forgive("*", counted);
+              registrations.forgive(address, counted);
+            }
           }
         });
       },
@@ -288,7 +319,14 @@ export function oauthRoutes(ctx: AppContext) {
         await oauth.checkAuthorizationRequest(url.searchParams);
       } catch (error) {
         if (error instanceof AuthorizationPageError) return errorPage(error.message);
-        if (error instanceof RedirectableError) return errorPage(error.description, error.redirect);
+        if (error instanceof RedirectableError) {
+          // An app on this device (a loopback listener, a private scheme) is told at once; it was left
+          // waiting for a page's link to be clicked. A web site's redirect stays a link (see RedirectableError).
+          if (returnsToThisDevice(error.redirect)) {
+            return new Response(null, { status: 302, headers: { location: error.redirect, "cache-control": "no-store" } });
+          }
+          return errorPage(error.description, error.redirect);
+        }
         throw error;
       }
       // The dashboard's consent page signs the visitor in if needed, then asks.
@@ -337,7 +375,9 @@ export function oauthRoutes(ctx: AppContext) {
         };
       } catch (error) {
         if (error instanceof AuthorizationPageError) throw new Invalid(error.message, "invalid_authorization_request");
-        if (error instanceof RedirectableError) return { error_redirect: error.redirect, error: error.description };
+        if (error instanceof RedirectableError) {
+          return { error_redirect: error.redirect, error: error.description, return_now: returnsToThisDevice(error.redirect) };
+        }
         throw error;
       }
     })

@@ -21,7 +21,7 @@ import { commitStamp } from "../db/change-stamp";
 import { type Db } from "../db/client";
 import { type Queries } from "../db/queries";
 import { type Plan } from "../db/values";
-import { NotFound } from "../errors";
+import { Invalid, NotFound } from "../errors";
 import { iso, isoOrNull, newId } from "../ids";
 import {
   authenticateClient,
@@ -308,7 +308,7 @@ export class OAuthService {
       const denied = new AccessDeniedError("The user denied the request.");
       return clientRedirect(settings, request.redirectUri, request.state, { error: denied.errorCode, error_description: denied.message });
     }
-    if (!decision.brandId) throw new NotFound("Choose one of your brands.", "brand_not_found");
+    if (!decision.brandId) throw new Invalid("brand_id: choose one of your brands for the app.", "invalid_input");
     const brand = await getAccountBrand(this.db, accountId, decision.brandId);
     const account = await getAccount(this.db, accountId);
     requirePlan(
@@ -438,6 +438,10 @@ export class OAuthService {
     const token = params.get("refresh_token");
     const clientId = credentials.clientId;
     if (!token) throw new InvalidRequestError("refresh_token is required.");
+    // A client that names itself is authenticated before its token is looked at (RFC 6749 §5.2: a
+    // failed client authentication is invalid_client, whatever the grant).
+    if (clientId !== null && !(await authenticateClient(this.db, clientId, credentials.secret)))
+      throw new InvalidClientError(CLIENT_AUTH_FAILED);
     if (!isWellFormedSecret(token, REFRESH_TOKEN_PREFIX)) throw new InvalidGrantError("The refresh token is not valid.");
     return settle(
       await this.db.transaction(async (tx): Promise<TokenResponse | OAuthError> => {

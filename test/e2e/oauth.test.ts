@@ -178,6 +178,12 @@ async function connected(provider: TestProvider): Promise<Client> {
   return client;
 }
 
+/** Waits until the browser shows the app's callback page: a page closed during that navigation hung Playwright's close. */
+async function onCallbackPage(page: Page): Promise<void> {
+  await page.waitForURL(/\/callback\?/);
+  await page.waitForLoadState();
+}
+
 /** Signs in (if the page is not yet signed in), chooses the brand and approves; returns the client redirect. */
 async function approveInBrowser(page: Page, authorizationUrl: URL, brand: string, options: { photograph?: boolean } = {}): Promise<URL> {
   const arrived = callback.next();
@@ -357,25 +363,29 @@ describe("refusals of the binary in the test mode", () => {
     expect(await res.text()).toContain("private or loopback address (10.0.0.8)");
   });
 
-  test("the consent page opened with a refused request says why and links back to the client, without sending the browser there", async () => {
-    // Anyone may register a client with any redirect URI: an automatic redirect on a refusal would
-    // make the instance's own pages a way to any site (a review found it one).
-    const registered = await fetch(`${d.server.url}/oauth/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ redirect_uris: [callback.url], client_name: "Refused client" }),
-    });
-    expect(registered.status).toBe(201);
-    const query = new URLSearchParams({
-      response_type: "token",
-      client_id: (await registered.json()).client_id,
-      redirect_uri: callback.url,
-      code_challenge: "A".repeat(43),
-      code_challenge_method: "S256",
-      state: "st-refused",
-    });
+  test("the consent page opened with a refused request says why: a web site's client gets a link, never a redirect; an app on this device is sent back at once", async () => {
+    // Anyone may register a client with any redirect URI: an automatic redirect to a web site on a
+    // refusal would make the instance's own pages a way to any site (a review found it one). A
+    // loopback listener (mcp-remote, an editor) waits for the answer, and leads to no site.
+    const refusedQuery = async (redirectUri: string, name: string) => {
+      const registered = await fetch(`${d.server.url}/oauth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ redirect_uris: [redirectUri], client_name: name }),
+      });
+      expect(registered.status).toBe(201);
+      return new URLSearchParams({
+        response_type: "token",
+        client_id: (await registered.json()).client_id,
+        redirect_uri: redirectUri,
+        code_challenge: "A".repeat(43),
+        code_challenge_method: "S256",
+        state: "st-refused",
+      });
+    };
     const page = await d.page();
-    await page.goto(`${d.server.url}/oauth/consent?${query}`);
+    page.setDefaultTimeout(20_000);
+    await page.goto(`${d.server.url}/oauth/consent?${await refusedQuery("https://app.example/callback", "Refused site")}`);
     const signIn = page.getByRole("button", { name: "Sign in" });
     const heading = page.getByRole("heading", { name: "This connection request cannot be completed" });
     await Promise.race([signIn.waitFor(), heading.waitFor()]);
@@ -386,13 +396,125 @@ describe("refusals of the binary in the test mode", () => {
     }
     await heading.waitFor();
     expect(await page.getByText('Only response_type "code" is supported.').count()).toBe(1);
-    const back = new URL((await page.getByRole("link", { name: /^Return to / }).getAttribute("href"))!);
+    const back = new URL((await page.getByRole("link", { name: "Return to app.example" }).getAttribute("href"))!);
     expect(back.searchParams.get("error")).toBe("unsupported_response_type");
     expect(back.searchParams.get("state")).toBe("st-refused");
     await Bun.sleep(300);
     expect(new URL(page.url()).pathname).toBe("/oauth/consent");
     await expectAccessible(page, "consent-refused");
     await photograph(page, "oauth-consent-refused");
+    // The same refusal for a client listening on loopback: its listener hears it without a click.
+    const arrived = callback.next();
+    await page.goto(`${d.server.url}/oauth/consent?${await refusedQuery(callback.url, "Refused app")}`);
+    const told = await arrived;
+    await onCallbackPage(page);
+    expect(told.searchParams.get("error")).toBe("unsupported_response_type");
+    expect(told.searchParams.get("state")).toBe("st-refused");
+    await page.close();
+  });
+
+  test("the consent page by keyboard: Approve without a brand puts the keyboard on the first, Enter there approves; its words follow the plan", async () => {
+    const registered = await fetch(`${d.server.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ redirect_uris: [callback.url], client_name: "Keyboard client" }),
+    });
+    const clientId = (await registered.json()).client_id as string;
+    const query = (state: string) =>
+      new URLSearchParams({
+        response_type: "code",
+        client_id: clientId,
+        redirect_uri: callback.url,
+        code_challenge: "A".repeat(43),
+        code_challenge_method: "S256",
+        state,
+        resource: `${d.server.url}${MCP_PATH}`,
+      });
+    const signInAs = async (page: Page, email: string) => {
+      await page.getByRole("button", { name: "Sign in" }).waitFor();
+      await page.getByLabel("Email").fill(email);
+      await page.getByLabel("Password").fill(PASSWORD);
+      await page.getByRole("button", { name: "Sign in" }).click();
+    };
+    const page = await d.page();
+    await page.goto(`${d.server.url}/oauth/consent?${query("st-keys")}`);
+    await signInAs(page, "b@example.com");
+    const approve = page.getByRole("button", { name: "Approve" });
+    await approve.waitFor();
+    // What the app may do is the plan's: b's Autopilot plan lets it publish on the brand's site too.
+    const hint = await page.locator(".brand-choice .hint").textContent();
+    expect(hint).toContain("start tracking runs");
+    expect(hint).toContain("publish and take down its articles on the brand's site");
+    await approve.focus();
+    await page.keyboard.press("Enter");
+    await page.getByText("Choose a brand first.").waitFor();
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).toBe("radio");
+    await page.keyboard.press("Space");
+    const arrived = callback.next();
+    await page.keyboard.press("Enter");
+    const back = await arrived;
+    expect(back.searchParams.get("state")).toBe("st-keys");
+    expect(back.searchParams.get("code")).toMatch(/^sgo_/);
+    await onCallbackPage(page);
+    await page.close();
+
+    // An account on plan none is told at once, and can only tell the app (access_denied).
+    await d.box.cliJson(["account", "create", "--email", "none@example.com", "--password", PASSWORD, "--plan", "none"]);
+    await d.box.cliJson(["brand", "create", "--email", "none@example.com", "--name", "Planless"]);
+    const none = await d.page();
+    await none.goto(`${d.server.url}/oauth/consent?${query("st-none")}`);
+    await signInAs(none, "none@example.com");
+    await none.getByText("Connecting an AI app needs the Visibility plan.").waitFor();
+    expect(await none.getByRole("button", { name: "Approve" }).count()).toBe(0);
+    expect(await none.getByRole("radio").count()).toBe(0);
+    await expectAccessible(none, "consent-no-plan");
+    await photograph(none, "oauth-consent-no-plan");
+    const told = callback.next();
+    await none.getByRole("button", { name: "Tell the app, and return to it" }).click();
+    const denied = await told;
+    expect([denied.searchParams.get("error"), denied.searchParams.get("state")]).toEqual(["access_denied", "st-none"]);
+    await onCallbackPage(none);
+    await none.close();
+  });
+
+  test("an account without a brand creates one and comes back to the request; another account can be used instead", async () => {
+    const registered = await fetch(`${d.server.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ redirect_uris: [callback.url], client_name: "Brandless client" }),
+    });
+    const query = new URLSearchParams({
+      response_type: "code",
+      client_id: (await registered.json()).client_id,
+      redirect_uri: callback.url,
+      code_challenge: "A".repeat(43),
+      code_challenge_method: "S256",
+      state: "st-brandless",
+    });
+    await d.box.cliJson(["account", "create", "--email", "new@example.com", "--password", PASSWORD, "--plan", "visibility"]);
+    const page = await d.page();
+    await page.goto(`${d.server.url}/oauth/consent?${query}`);
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    await page.getByLabel("Email").fill("new@example.com");
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("link", { name: "Create a brand" }).click();
+    await page.getByText("An app is waiting to connect to one of your brands").waitFor();
+    await page.getByLabel("Name").fill("Newcomer");
+    await page.getByRole("button", { name: "Create the brand" }).click();
+    // Back on the request, with the new brand (the only one: chosen already).
+    await page.getByRole("button", { name: "Approve" }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/oauth/consent");
+    expect(await page.getByRole("radio", { name: "Newcomer" }).isChecked()).toBe(true);
+    // Another account: signed out, then back to the same request after signing in.
+    await page.getByRole("button", { name: "Use another account" }).click();
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    await page.getByLabel("Email").fill("b@example.com");
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("radio", { name: "Borealis Labs" }).waitFor();
+    expect(new URL(page.url()).searchParams.get("state")).toBe("st-brandless");
+    expectNothingUnsafe(page);
     await page.close();
   });
 

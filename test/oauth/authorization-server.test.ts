@@ -86,6 +86,13 @@ function backLink(res: { status: number; headers: Headers; text: string }): URL 
   return new URL(href!.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))));
 }
 
+/** A refusal sent back at once to an app on this device (a loopback redirect URI): where it goes. */
+function sentBack(res: { status: number; headers: Headers }): URL {
+  expect(res.status).toBe(302);
+  expect(res.headers.get("cache-control")).toBe("no-store");
+  return new URL(res.headers.get("location")!);
+}
+
 describe("when OAuth is on", () => {
   test("it is on with an https public_url or http on a loopback host, and off otherwise (the documents are then a JSON 404)", async () => {
     for (const [url, on] of [
@@ -162,11 +169,25 @@ describe("when OAuth is on", () => {
         const res = await t.call(method, path);
         if (url) {
           expect([path, res.status, res.headers.get("allow"), res.json.code]).toEqual([path, 405, allow, "method_not_allowed"]);
+          // With the endpoints' CORS, so that a client in a web page reads the refusal.
+          expect([path, res.headers.get("access-control-allow-origin")]).toEqual([path, "*"]);
         } else {
           expect([path, res.status, res.json.code]).toEqual([path, 404, "not_found"]);
         }
       }
       await t.close();
+    }
+  });
+
+  test("the discovery addresses this issuer does not serve (OpenID's, a path-suffixed one) are a JSON 404 a web page can read", async () => {
+    await setUp();
+    for (const path of [
+      "/.well-known/openid-configuration",
+      "/.well-known/oauth-authorization-server/api/mcp/mcp",
+      "/.well-known/openid-configuration/api/mcp/mcp",
+    ]) {
+      const res = await t.call("GET", path);
+      expect([path, res.status, res.json.code, res.headers.get("access-control-allow-origin")]).toEqual([path, 404, "not_found", "*"]);
     }
   });
 
@@ -491,6 +512,32 @@ describe("refusals, each with its OAuth error", () => {
     expect(await t.db.get("SELECT count(*) AS n FROM oauth_grants")).toEqual({ n: 1 });
   });
 
+  test("a refresh with a client's credentials that fail is invalid_client (401) before the token is looked at, and changes nothing", async () => {
+    const client = await registerClient(t, [REDIRECT]);
+    const pair = pkce();
+    const code = (await consent(t, cookieA, authorizeQuery(client, pair), seed.a.brandId)).searchParams.get("code")!;
+    const first = await tokenRequest(t, {
+      grant_type: "authorization_code",
+      code,
+      code_verifier: pair.verifier,
+      client_id: client.id,
+      redirect_uri: REDIRECT,
+    });
+    for (const [authorization, refresh] of [
+      [`Basic ${btoa("nope:secret")}`, "junk"],
+      [`Basic ${btoa("nope:secret")}`, first.json.refresh_token],
+    ] as const) {
+      const res = await t.call("POST", "/oauth/token", {
+        rawBody: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refresh }).toString(),
+        headers: { "content-type": "application/x-www-form-urlencoded", authorization },
+      });
+      expect([res.status, res.json.error]).toEqual([401, "invalid_client"]);
+    }
+    // The token was not spent: it still refreshes once.
+    const renewed = await tokenRequest(t, { grant_type: "refresh_token", refresh_token: first.json.refresh_token, client_id: client.id });
+    expect(renewed.status).toBe(200);
+  });
+
   test("a refresh token presented twice at once rotates once, and the reuse ends the grant", async () => {
     const { refresh, clientId } = await tokensForA();
     const params = { grant_type: "refresh_token", refresh_token: refresh, client_id: clientId };
@@ -514,19 +561,25 @@ describe("refusals, each with its OAuth error", () => {
     expect(res.json.error).toBe("invalid_grant");
   });
 
-  test("the plain method, and no method, are refused at authorization with invalid_request for the client, on a page", async () => {
+  test("the plain method, and no method, are refused at authorization with invalid_request: at once to an app on this device, by a page's link to a web site", async () => {
     const client = await registerClient(t, [REDIRECT]);
+    const site = await registerClient(t, ["https://app.example/callback"]);
     const pair = pkce();
     for (const extra of [{ code_challenge_method: "plain", code_challenge: pair.verifier }, { code_challenge_method: "" }] as Record<
       string,
       string
     >[]) {
-      const res = await t.call("GET", `/oauth/authorize?${authorizeQuery(client, pair, extra)}`);
-      const back = backLink(res);
+      // A loopback listener (mcp-remote, an editor) waits for the answer: it gets it at once.
+      const back = sentBack(await t.call("GET", `/oauth/authorize?${authorizeQuery(client, pair, extra)}`));
       expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
       expect(back.searchParams.get("error")).toBe("invalid_request");
       expect(back.searchParams.get("state")).toBe("st-123");
       expect(back.searchParams.get("iss")).toBe(PUBLIC_URL);
+      // Anyone may register a web site's redirect URI: it is a link on a page, never a redirect.
+      const query = authorizeQuery(site, pair, { ...extra, redirect_uri: "https://app.example/callback" });
+      const link = backLink(await t.call("GET", `/oauth/authorize?${query}`));
+      expect(`${link.origin}${link.pathname}`).toBe("https://app.example/callback");
+      expect(link.searchParams.get("error")).toBe("invalid_request");
     }
     const good = await t.call("GET", `/oauth/authorize?${authorizeQuery(client, pair)}`);
     expect(good.status).toBe(302);
@@ -632,7 +685,7 @@ describe("refusals, each with its OAuth error", () => {
     const client = await registerClient(t, [REDIRECT]);
     const pair = pkce();
     const res = await t.call("GET", `/oauth/authorize?${authorizeQuery(client, pair, { resource: "https://other.example/mcp" })}`);
-    expect(backLink(res).searchParams.get("error")).toBe("invalid_target");
+    expect(sentBack(res).searchParams.get("error")).toBe("invalid_target");
     const { code } = await freshCode();
     const token = await tokenRequest(t, {
       grant_type: "authorization_code",
@@ -654,7 +707,7 @@ describe("refusals, each with its OAuth error", () => {
   test("implicit and password grants do not exist", async () => {
     const client = await registerClient(t, [REDIRECT]);
     const res = await t.call("GET", `/oauth/authorize?${authorizeQuery(client, pkce(), { response_type: "token" })}`);
-    expect(backLink(res).searchParams.get("error")).toBe("unsupported_response_type");
+    expect(sentBack(res).searchParams.get("error")).toBe("unsupported_response_type");
     const pw = await tokenRequest(t, { grant_type: "password", username: "a@example.com", password: "x", client_id: client.id });
     expect(pw.json.error).toBe("unsupported_grant_type");
   });
@@ -666,6 +719,16 @@ describe("refusals, each with its OAuth error", () => {
       const res = await t.call("POST", "/api/oauth/authorization", { cookie: cookieA, body, headers });
       expect(res.status).toBe(403);
     }
+    expect(await t.db.get("SELECT count(*) AS n FROM oauth_codes")).toEqual({ n: 0 });
+  });
+
+  test("an approval without a brand is 400 naming brand_id, and issues nothing", async () => {
+    const client = await registerClient(t, [REDIRECT]);
+    const res = await t.call("POST", "/api/oauth/authorization", {
+      cookie: cookieA,
+      body: { request: authorizeQuery(client, pkce()), decision: "approve" },
+    });
+    expect([res.status, res.json.code, res.json.error]).toEqual([400, "invalid_input", "brand_id: choose one of your brands for the app."]);
     expect(await t.db.get("SELECT count(*) AS n FROM oauth_codes")).toEqual({ n: 0 });
   });
 
@@ -688,12 +751,17 @@ describe("refusals, each with its OAuth error", () => {
     expect(plan.json.code).toBe("plan_required");
   });
 
-  test("DCR refuses redirect URIs that would leak codes, with invalid_client_metadata", async () => {
+  test("DCR refuses redirect URIs that would leak codes, with invalid_redirect_uri (RFC 7591 §3.2.2)", async () => {
     for (const uris of [["http://evil.example/cb"], ["javascript:alert(1)"], ["https://ok.example/cb#frag"], []]) {
       const res = await t.call("POST", "/oauth/register", { body: { client_name: "x", redirect_uris: uris } });
       expect(res.status).toBe(400);
-      expect(res.json.error).toBe("invalid_client_metadata");
+      expect(res.json.error).toBe("invalid_redirect_uri");
     }
+    // Other metadata it refuses is invalid_client_metadata.
+    const other = await t.call("POST", "/oauth/register", {
+      body: { client_name: "x", redirect_uris: [REDIRECT], response_types: ["token"] },
+    });
+    expect(other.json.error).toBe("invalid_client_metadata");
   });
 
   test("DCR refuses redirect URIs that read as one host and lead to another (the consent page shows the address)", async () => {
@@ -706,7 +774,7 @@ describe("refusals, each with its OAuth error", () => {
     ] as const) {
       const res = await t.call("POST", "/oauth/register", { body: { client_name: "Claude", redirect_uris: [uri] } });
       expect(res.status).toBe(400);
-      expect(res.json.error).toBe("invalid_client_metadata");
+      expect(res.json.error).toBe("invalid_redirect_uri");
       expect(res.json.error_description).toContain(why);
     }
     expect(await t.db.get("SELECT count(*) AS n FROM oauth_clients")).toEqual({ n: 0 });
@@ -847,6 +915,21 @@ describe("registration", () => {
     expect(await t.db.get("SELECT count(*) AS n FROM oauth_clients")).toEqual({ n: 100 });
   });
 
+  test("an address's refused registrations do not count toward its 100 (they store nothing); a body over 64 KiB is 413", async () => {
+    const big = await t.call("POST", "/oauth/register", {
+      rawBody: JSON.stringify({ client_name: "x".repeat(70_000), redirect_uris: [REDIRECT] }),
+      headers: { "content-type": "application/json" },
+    });
+    expect([big.status, big.json.error]).toEqual([413, "invalid_request"]);
+    for (let i = 0; i < 30; i++) {
+      const refused = await t.call("POST", "/oauth/register", { body: { client_name: "Bad", redirect_uris: ["http://evil.example/cb"] } });
+      expect(refused.status).toBe(400);
+    }
+    for (let i = 0; i < REGISTRATIONS_PER_HOUR; i++) await registerClient(t, [REDIRECT], `Client ${i}`);
+    expect(await t.db.get("SELECT count(*) AS n FROM oauth_clients")).toEqual({ n: REGISTRATIONS_PER_HOUR });
+    expect((await t.call("POST", "/oauth/register", { body: { client_name: "One more", redirect_uris: [REDIRECT] } })).status).toBe(429);
+  });
+
   test("what one registration may store is bounded: the redirect URIs together, and client_uri", async () => {
     const uris = Array.from({ length: 3 }, (_, i) => `https://app.example/${i}?${"x".repeat(1500)}`);
     const many = await t.call("POST", "/oauth/register", { body: { client_name: "Many", redirect_uris: uris } });
@@ -925,7 +1008,7 @@ describe("registration", () => {
     const long = `https://app.example/cb?${"x".repeat(MAX_REDIRECT_URI_LENGTH)}`;
     const res = await t.call("POST", "/oauth/register", { body: { client_name: "Long", redirect_uris: [long] } });
     expect(res.status).toBe(400);
-    expect(res.json).toMatchObject({ error: "invalid_client_metadata" });
+    expect(res.json).toMatchObject({ error: "invalid_redirect_uri" });
     expect(res.json.error_description).toContain(`at most ${MAX_REDIRECT_URI_LENGTH} characters`);
   });
 
@@ -1005,19 +1088,20 @@ describe("registration", () => {
   });
 
   test("metadata the schema refuses is named by its field and what it must be", async () => {
-    const refusal = async (body: unknown) => {
+    // The redirect URIs have a code of their own (RFC 7591 §3.2.2); the rest is invalid_client_metadata.
+    const refusal = async (body: unknown, code = "invalid_client_metadata") => {
       const res = await t.call("POST", "/oauth/register", { body: body as Record<string, unknown> });
       expect(res.status).toBe(400);
-      expect(res.json.error).toBe("invalid_client_metadata");
+      expect(res.json.error).toBe(code);
       return res.json.error_description as string;
     };
-    expect(await refusal({ client_name: "Bad" })).toBe(
+    expect(await refusal({ client_name: "Bad" }, "invalid_redirect_uri")).toBe(
       "redirect_uris is required: the list of addresses the client receives its authorization code at.",
     );
     expect(await refusal({ redirect_uris: [REDIRECT], grant_types: "authorization_code" })).toBe(
       "grant_types must be a list (a JSON array).",
     );
-    expect(await refusal({ redirect_uris: ["not a url"] })).toBe('redirect_uris[0]: "not a url" is not a URL.');
+    expect(await refusal({ redirect_uris: ["not a url"] }, "invalid_redirect_uri")).toBe('redirect_uris[0]: "not a url" is not a URL.');
     expect(await refusal({ redirect_uris: [REDIRECT], client_name: 5 })).toBe("client_name must be a string.");
     expect(await refusal([])).toBe("The registration must be a JSON object of client metadata (RFC 7591), with at least redirect_uris.");
     expect(await t.db.get("SELECT count(*) AS n FROM oauth_clients")).toEqual({ n: 0 });

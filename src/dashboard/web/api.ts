@@ -47,7 +47,8 @@ export interface Grant {
 /** An authorization request as the consent page shows it; or, when it is refused, where the client is told. */
 export type AuthorizationRequest =
   | { client: { id: string; name: string; uri: string | null; kind: "dcr" | "cimd"; verified: false }; redirect_uri: string }
-  | { error_redirect: string; error: string };
+  /** return_now: the redirect leads to an app on this device, which is sent there at once. */
+  | { error_redirect: string; error: string; return_now: boolean };
 
 export interface InstanceStatus {
   /** No account yet: the first visitor creates the owner. */

@@ -18,7 +18,12 @@ export function parseList(text: string): string[] {
     .filter(Boolean);
 }
 
-function CreateBrand() {
+/** A connection request waiting for a brand (the consent page's "Create a brand"): the page to return to, or null. */
+function consentToReturnTo(next: string | undefined): string | null {
+  return next?.startsWith("/oauth/consent?") ? next : null;
+}
+
+function CreateBrand({ returnTo }: { returnTo: string | null }) {
   const { refresh } = useSession();
   const { route } = useLocation();
   const [name, setName] = useState("");
@@ -35,7 +40,7 @@ function CreateBrand() {
     try {
       const { brand } = await api.createBrand({ name, ...(domain.trim() ? { domain } : {}), aliases: parseList(aliases) });
       await refresh();
-      if (here()) route(brandPath(brand.id));
+      if (here()) route(returnTo ?? brandPath(brand.id));
     } catch (e) {
       setFailure(e);
     } finally {
@@ -72,12 +77,20 @@ function CreateBrand() {
 
 export function Brands() {
   const { brands } = useSession();
+  const { query } = useLocation();
+  const returnTo = consentToReturnTo(query.next);
   // The Brand page's deletion, said here, where it sends the user.
   const deleted = useFlash("brands");
   return (
     <>
       <PageHeading title="Brands" />
       {deleted !== null && <Notice kind="success">{deleted}</Notice>}
+      {returnTo && (
+        <Notice kind="info">
+          An app is waiting to connect to one of your brands: create it below, and you go back to its request. Or{" "}
+          <a href={returnTo}>go back to the request</a>.
+        </Notice>
+      )}
       {brands.length === 0 ? (
         <EmptyState title="No brand yet">
           <p>
@@ -94,7 +107,7 @@ export function Brands() {
           ))}
         </ul>
       )}
-      <CreateBrand />
+      <CreateBrand returnTo={returnTo} />
     </>
   );
 }

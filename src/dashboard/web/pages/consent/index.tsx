@@ -37,8 +37,17 @@ function leaveFor(url: string): void {
   location.assign(url);
 }
 
+/** What the app may do with the brand, by the account's plan: the tools it gets are the plan's. */
+function allowedUse(plan: string): string {
+  const visibility =
+    "read its visibility data, change its prompts, tags and competitors, and start tracking runs (which the server's AI providers bill)";
+  return plan === "autopilot"
+    ? `${visibility}, and draft, publish and take down its articles on the brand's site (drafts by the writer model are billed too)`
+    : visibility;
+}
+
 export function Consent() {
-  const { ready, me, status, brands } = useSession();
+  const { ready, me, status, brands, refresh } = useSession();
   const { url, route } = useLocation();
   const query = url.includes("?") ? url.slice(url.indexOf("?") + 1) : "";
   const signedIn = ready && me !== null;
@@ -55,6 +64,14 @@ export function Consent() {
     if (brandId === null && brands.length === 1) setBrandId(brands[0]!.id);
   }, [brands, brandId]);
   const request = loaded.data;
+  // An app on this device (a loopback listener, a private scheme) is told of a refused request at
+  // once: it is waiting for the answer, and the redirect leads to no web site.
+  const returnNow = request !== null && request !== undefined && "error_redirect" in request && request.return_now;
+  useEffect(() => {
+    if (returnNow) leaveFor(request.error_redirect);
+  }, [returnNow]);
+  const firstBrand = useRef<HTMLInputElement>(null);
+  const here = `/oauth/consent?${query}`;
 
   if (!ready || !me) return <Loading />;
 
@@ -62,6 +79,7 @@ export function Consent() {
     if (busy.current) return;
     if (decision === "approve" && !brandId) {
       setFailure(new Error("choose"));
+      firstBrand.current?.focus();
       return;
     }
     busy.current = true;
@@ -76,6 +94,13 @@ export function Consent() {
     }
   };
 
+  // Another account's turn: signed out, the visitor signs in again and comes back to this request.
+  const switchAccount = async () => {
+    await api.logout();
+    await refresh();
+  };
+  const noPlan = me.account.plan === "none";
+
   return (
     <main id="main" class="standalone narrow consent">
       <p class="logo">Spyglass</p>
@@ -89,6 +114,14 @@ export function Consent() {
         </>
       ) : !request ? (
         <Loading />
+      ) : "error_redirect" in request && request.return_now ? (
+        <>
+          <PageHeading title="This connection request cannot be completed" />
+          <p role="status">Nothing was connected. Sending you back to the app that asked, with the reason…</p>
+          <Notice kind="error">
+            <strong>Reason, for the app's makers:</strong> {request.error}
+          </Notice>
+        </>
       ) : "error_redirect" in request ? (
         // Not sent back at once: anyone may register a client, and its redirect URI may be any site.
         <>
@@ -101,7 +134,7 @@ export function Consent() {
             <strong>Reason, for the app's makers:</strong> {request.error}
           </Notice>
           <p>
-            <a href={request.error_redirect}>Return to {new URL(request.error_redirect).host}</a>, the app that sent you here, and tell it
+            <a href={request.error_redirect}>Return to {destination(request.error_redirect)}</a>, the app that sent you here, and tell it
             why.
           </p>
           <p>
@@ -140,42 +173,69 @@ export function Consent() {
               </code>
             </dd>
             <dt>Signed in as</dt>
-            <dd>{me.account.email}</dd>
+            <dd>
+              {me.account.email}{" "}
+              <button type="button" class="btn btn-link" onClick={switchAccount}>
+                Use another account
+              </button>
+            </dd>
           </dl>
-          {brands.length === 0 ? (
-            <Notice kind="info">
-              Your account has no brand yet. <a href="/brands">Create a brand</a>, then connect the app again.
-            </Notice>
-          ) : (
-            <fieldset class="stack brand-choice">
-              <legend>Brand the app may use</legend>
-              <p class="hint">
-                It can use this one brand's tools, as an API key would: read its visibility data and change its prompts, tags, competitors
-                and articles. You can disconnect it at any time under the brand's API keys.
-              </p>
-              {brands.map((b) => (
-                <label key={b.id} class="radio">
-                  <input type="radio" name="brand" value={b.id} checked={brandId === b.id} onChange={() => setBrandId(b.id)} />
-                  {b.name}
-                  {b.domain && <span class="muted"> ({readableDomain(b.domain)})</span>}
-                </label>
-              ))}
-            </fieldset>
-          )}
-          {failure !== null &&
-            (isPlanRequired(failure) ? (
+          {/* Enter in the form approves, as its main button does; Deny is a button of its own. */}
+          <form
+            class="stack"
+            aria-label="Connect the app"
+            onSubmit={(event) => {
+              event.preventDefault();
+              if (!noPlan && brands.length > 0) void decide("approve");
+            }}
+          >
+            {noPlan ? (
               <PlanNeeded required="visibility" what="Connecting an AI app" />
-            ) : (
-              <Notice kind="error">
-                {failure instanceof Error && failure.message === "choose" ? "Choose a brand first." : errorMessage(failure)}
+            ) : brands.length === 0 ? (
+              <Notice kind="info">
+                Your account has no brand yet. <a href={`/brands?next=${encodeURIComponent(here)}`}>Create a brand</a>, and you come back to
+                this request.
               </Notice>
-            ))}
-          <div class="consent-actions">
-            <Button onClick={() => decide("deny")}>Deny</Button>
-            <Button variant="primary" onClick={() => decide("approve")} disabled={brands.length === 0}>
-              Approve
-            </Button>
-          </div>
+            ) : (
+              <fieldset class="stack brand-choice">
+                <legend>Brand the app may use</legend>
+                <p class="hint">
+                  It can use this one brand's tools, as an API key would: {allowedUse(me.account.plan)}. You can disconnect it at any time
+                  under the brand's API keys.
+                </p>
+                {brands.map((b, i) => (
+                  <label key={b.id} class="radio">
+                    <input
+                      ref={i === 0 ? firstBrand : undefined}
+                      type="radio"
+                      name="brand"
+                      value={b.id}
+                      checked={brandId === b.id}
+                      onChange={() => setBrandId(b.id)}
+                    />
+                    {b.name}
+                    {b.domain && <span class="muted"> ({readableDomain(b.domain)})</span>}
+                  </label>
+                ))}
+              </fieldset>
+            )}
+            {failure !== null &&
+              (isPlanRequired(failure) ? (
+                <PlanNeeded required="visibility" what="Connecting an AI app" />
+              ) : (
+                <Notice kind="error">
+                  {failure instanceof Error && failure.message === "choose" ? "Choose a brand first." : errorMessage(failure)}
+                </Notice>
+              ))}
+            <div class="consent-actions">
+              <Button onClick={() => decide("deny")}>{noPlan ? "Tell the app, and return to it" : "Deny"}</Button>
+              {!noPlan && (
+                <Button type="submit" variant="primary" disabled={brands.length === 0}>
+                  Approve
+                </Button>
+              )}
+            </div>
+          </form>
         </>
       )}
     </main>
