@@ -323,7 +323,32 @@ function readDatabaseUrl(env: ConfigInput["env"], named: string | undefined, whe
       `${variable}: must be a postgres:// or postgresql:// URL such as postgres://user:password@host:5432/database (its value is not shown: it may hold a password)`,
     );
   }
+  const problem = databaseUrlProblem(url, value);
+  if (problem) throw new ConfigError(`${variable}: ${problem} (its value is not shown: it may hold a password)`);
   return value;
+}
+
+/**
+ * What makes a postgres:// URL read other than it was meant: a password holding "/" or "@" unencoded
+ * moved its end into the host and the path, which an error message then quoted (a review saw the
+ * password in "PostgreSQL at spy:1234/s3cret@… cannot be reached"); a "%" not starting an escape.
+ */
+function databaseUrlProblem(url: URL, value: string): string | null {
+  const encoding = "a password's / @ : ? # and % must be written %2F %40 %3A %3F %23 and %25";
+  if (url.hostname === "") return "names no host: write postgres://user:password@host:5432/database (a Unix socket is not supported)";
+  // The driver takes the host from after the first "@" (the URL standard, the last).
+  const authority = value.slice(value.indexOf("://") + 3).split(/[/?#]/, 1)[0] ?? "";
+  if (url.pathname.slice(1).includes("/") || url.pathname.includes("@") || authority.indexOf("@") !== authority.lastIndexOf("@")) {
+    return `has more than a database name after the host, as when a password holds a character that must be percent-encoded: ${encoding}`;
+  }
+  try {
+    decodeURIComponent(url.username);
+    decodeURIComponent(url.password);
+    decodeURIComponent(url.pathname);
+  } catch {
+    return `holds a % that does not begin an escape (two hexadecimal digits): ${encoding}`;
+  }
+  return null;
 }
 
 /** What a setting of the wrong type must be, in TOML's words (a 1.5 where a count goes, a list written as one value). */

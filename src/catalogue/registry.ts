@@ -5,7 +5,7 @@ import { z } from "zod";
 import { describePlan, type PaidPlan, planChangeHint, planCovers, planLabel } from "../accounts/plans";
 import { getBrand } from "../brands/service";
 import { type AppContext } from "../context";
-import { isForeignKeyFailure, isStorageFailure } from "../db/storage-health";
+import { isForeignKeyFailure } from "../db/storage-health";
 import { PLANS, type Plan } from "../db/values";
 import { AppError, Conflict, Invalid, NotFound, PlanRequired } from "../errors";
 import { log } from "../log";
@@ -366,8 +366,8 @@ async function callTool(tool: AnyTool | undefined, name: string, args: unknown, 
   } catch (error) {
     if (error instanceof AppError) return { ok: false, error };
     if (isForeignKeyFailure(error)) return { ok: false, error: await referenceGone(ctx) };
-    if (isStorageFailure(error))
-      return { ok: false, error: ctx.app.db.storage.refused(error, { request_id: ctx.requestId, tool: tool.name }) };
+    const refusal = ctx.app.db.storage.refusalFor(error, { request_id: ctx.requestId, tool: tool.name });
+    if (refusal) return { ok: false, error: refusal };
     const err = error as Error | undefined;
     log.error("tool failed", { request_id: ctx.requestId, tool: tool.name, error: err?.name, message: err?.message, stack: err?.stack });
     return { ok: false, error: new ToolFailed(tool.name, ctx.requestId) };

@@ -102,7 +102,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     path: where.safeUrl,
     changes,
     walPressure: null,
-    storage: new StorageHealth(),
+    storage: new StorageHealth(true),
     async betweenSlices(): Promise<void> {},
     async close(): Promise<void> {
       await changes.close();

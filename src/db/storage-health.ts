@@ -33,11 +33,70 @@ export function isForeignKeyFailure(error: unknown): boolean {
   return code === "SQLITE_CONSTRAINT_FOREIGNKEY" || code === "23503";
 }
 
+/** The Retry-After of the 503 a request is answered with while PostgreSQL does not answer. */
+export const UNREACHABLE_RETRY_AFTER_S = 5;
+
+// PostgreSQL out of reach, as the driver (postgres.js) reports it: the connection refused, reset,
+// timed out or closed under a query; the server shutting down or starting (57P01-57P03), out of
+// connection slots (53300), or a connection exception (class 08).
+const UNREACHABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EPIPE",
+  "CONNECT_TIMEOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "57P01",
+  "57P02",
+  "57P03",
+  "53300",
+]);
+
 export class StorageHealth {
   private lastRefusedAt = Number.NEGATIVE_INFINITY;
   private loggedAt = Number.NEGATIVE_INFINITY;
+  private unreachableLoggedAt = Number.NEGATIVE_INFINITY;
   /** Set by the checkpointer while its checkpoints fail. */
   checkpointFailing = false;
+
+  /** `remote`: the database is a server (PostgreSQL), which a request may find out of reach. */
+  constructor(private readonly remote = false) {}
+
+  /**
+   * What a request that failed with `error` is told when the database is the cause: its storage
+   * refusing writes, or (PostgreSQL) the server out of reach, each a 503 saying that nothing was
+   * changed; null for any other failure. A request of a stopped PostgreSQL was a 500 "something
+   * went wrong" with a stack in the log, once per request.
+   */
+  refusalFor(error: unknown, context: Record<string, unknown> = {}): Unavailable | null {
+    if (isStorageFailure(error)) return this.refused(error, context);
+    if (!this.remote) return null;
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code !== "string") return null;
+    // 55000 is also other things; with this sentence, a database closed to connections.
+    const closed = code === "55000" && /not currently accepting connections/.test((error as Error).message ?? "");
+    if (!(UNREACHABLE_CODES.has(code) || code.startsWith("08") || closed)) return null;
+    const now = Date.now();
+    if (now - this.unreachableLoggedAt >= RECENT_MS) {
+      this.unreachableLoggedAt = now;
+      log.error("a request failed: PostgreSQL does not answer; said once a minute while it lasts", {
+        ...context,
+        code,
+        message: (error as Error).message,
+      });
+    }
+    return new Unavailable(
+      "The server cannot reach its database right now (PostgreSQL does not answer). Nothing was changed; try again in a few seconds.",
+      "database_unavailable",
+      UNREACHABLE_RETRY_AFTER_S,
+    );
+  }
 
   /**
    * Records a write the storage refused (`error`, for which isStorageFailure holds) and returns what

@@ -2,7 +2,7 @@
 // Logs carry method, path (never the query string), status, duration and request id: never a key,
 // cookie, password or body.
 import { Elysia } from "elysia";
-import { isStorageFailure, type StorageHealth } from "../db/storage-health";
+import { type StorageHealth } from "../db/storage-health";
 import { AppError, errorBody, MethodNotAllowed, TooManyRequests, Unavailable } from "../errors";
 import { log } from "../log";
 
@@ -135,8 +135,8 @@ export function observability(notFoundPage?: NotFoundPage, storage?: StorageHeal
         case "INVALID_COOKIE_SIGNATURE":
           return json(401, { error: "Unauthorized", code: "unauthorized" }, headers, request);
         default: {
-          if (storage && isStorageFailure(error)) {
-            const refusal = storage.refused(error, { request_id: id });
+          const refusal = storage?.refusalFor(error, { request_id: id });
+          if (refusal) {
             return json(refusal.status, errorBody(refusal), { ...headers, "retry-after": String(refusal.retryAfterSeconds) }, request);
           }
           const err = error as Error;

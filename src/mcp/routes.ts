@@ -11,7 +11,6 @@
 import { Elysia } from "elysia";
 import { noToolsFor, type ToolCatalog } from "../catalogue/registry";
 import { type AppContext } from "../context";
-import { isStorageFailure } from "../db/storage-health";
 import { errorBody } from "../errors";
 import { decodeUtf8, jsonShapeProblem, NOT_UTF8 } from "../http/json-body";
 import { elapsedMs, existingRequestId, requestId } from "../http/observability";
@@ -219,8 +218,8 @@ export function mcpApiRoutes(app: AppContext, catalog: ToolCatalog) {
     try {
       response = await handleMcpRequest(app, catalog, origins, request, id);
     } catch (error) {
-      if (isStorageFailure(error)) {
-        const refusal = app.db.storage.refused(error, { request_id: id });
+      const refusal = app.db.storage.refusalFor(error, { request_id: id });
+      if (refusal) {
         response = json(refusal.status, errorBody(refusal), { "retry-after": String(refusal.retryAfterSeconds) });
       } else {
         const err = error as Error | undefined;

@@ -6,10 +6,16 @@ export const PUBLIC_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "access-control-allow-origin": "*",
   "access-control-allow-methods": "GET, OPTIONS",
   "cache-control": "public, s-maxage=60, stale-while-revalidate=300",
+  // As every other answer of the server's: JSON is never to be read as another type.
+  "x-content-type-options": "nosniff",
 });
 
-/** Preflight extras: a site's script may revalidate with If-None-Match itself. */
-export const PREFLIGHT_ALLOW_HEADERS = "If-None-Match";
+/**
+ * Preflight extras: a site's script may revalidate with If-None-Match itself, and send the headers
+ * fetch habits add (Cache-Control or Pragma to skip the browser's cache, a Content-Type,
+ * X-Requested-With): each of those had failed its preflight, so the script never got the list.
+ */
+export const PREFLIGHT_ALLOW_HEADERS = "If-None-Match, Cache-Control, Pragma, Content-Type, X-Requested-With";
 export const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 export const JSON_TYPE = "application/json; charset=utf-8";
@@ -208,4 +214,12 @@ export function sendError(
 
 export function jsonError(status: number, body: string): Response {
   return new Response(body, { status, headers: { ...PUBLIC_HEADERS, "content-type": JSON_TYPE } });
+}
+
+/** The database does not answer and nothing was cached to serve instead: 503, kept by no cache. */
+export function unavailable(retryAfterSeconds: number): Response {
+  return new Response('{"error":"Service unavailable: the database does not answer; try again shortly."}', {
+    status: 503,
+    headers: { ...PUBLIC_HEADERS, "cache-control": "no-store", "retry-after": String(retryAfterSeconds), "content-type": JSON_TYPE },
+  });
 }

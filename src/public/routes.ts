@@ -32,6 +32,7 @@ import {
   sendCached,
   sendError,
   surfaceHeaders,
+  unavailable,
   variantFor,
 } from "./http";
 
@@ -41,7 +42,7 @@ const SURFACE = "public-content";
 
 type Answer = (request: Request) => Response | Promise<Response>;
 
-function surface(cache: PublicContentCache) {
+function surface(cache: PublicContentCache, db: Db) {
   // With this configuration the plugin sets the same headers on every request but OPTIONS.
   let base: ResponseHeaders | null = null;
   const start = (set: { headers: Record<string, string | number> }) => (base ??= surfaceHeaders(set.headers));
@@ -61,6 +62,8 @@ function surface(cache: PublicContentCache) {
     )
     .onError(({ code, error, request }) => {
       if (code === "NOT_FOUND") return jsonError(404, NOT_FOUND_BODY);
+      const refusal = db.storage.refusalFor(error, { request_id: requestId(request) });
+      if (refusal) return unavailable(refusal.retryAfterSeconds ?? 5);
       const err = error as Error;
       log.error("unhandled error", { request_id: requestId(request), error: err?.name, message: err?.message, stack: err?.stack });
       return jsonError(500, INTERNAL_ERROR_BODY);
@@ -88,6 +91,8 @@ function withSurfaceHeaders(request: Request, response: Response): Response {
   for (const name in PUBLIC_HEADERS) {
     if (headers.get(name) !== PUBLIC_HEADERS[name]) headers.set(name, PUBLIC_HEADERS[name]!);
   }
+  // The database's absence is kept by no cache (an edge would serve it for a minute after it ended).
+  if (response.status === 503) headers.set("cache-control", "no-store");
   if (headers.has("vary")) headers.delete("vary");
   if (request.method === "OPTIONS") {
     headers.set("access-control-allow-headers", PREFLIGHT_ALLOW_HEADERS);
@@ -103,19 +108,19 @@ export class PublicContent {
   readonly cache: PublicContentCache;
   private answerRequest: Answer | null = null;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.cache = new PublicContentCache(db);
   }
 
   /** What answers every request under /api/public; built when the routes are first mounted. */
   handler(): Answer {
-    this.answerRequest ??= publicAnswer(this.cache);
+    this.answerRequest ??= publicAnswer(this.cache, this.db);
     return this.answerRequest;
   }
 }
 
-function publicAnswer(cache: PublicContentCache): Answer {
-  const app = surface(cache);
+function publicAnswer(cache: PublicContentCache, db: Db): Answer {
+  const app = surface(cache, db);
   const throughSurface = async (request: Request): Promise<Response> => {
     const response = await app.handle(request);
     if (response.headers.has("x-request-id")) return response;

