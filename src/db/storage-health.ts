@@ -58,6 +58,18 @@ const UNREACHABLE_CODES = new Set([
   "53300",
 ]);
 
+/**
+ * PostgreSQL out of reach (see UNREACHABLE_CODES): a failure that says nothing of the request, and
+ * passes once the server answers again.
+ */
+export function isUnreachable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return false;
+  // 55000 is also other things; with this sentence, a database closed to connections.
+  const closed = code === "55000" && /not currently accepting connections/.test((error as Error).message ?? "");
+  return UNREACHABLE_CODES.has(code) || code.startsWith("08") || closed;
+}
+
 export class StorageHealth {
   private lastRefusedAt = Number.NEGATIVE_INFINITY;
   private loggedAt = Number.NEGATIVE_INFINITY;
@@ -77,11 +89,8 @@ export class StorageHealth {
   refusalFor(error: unknown, context: Record<string, unknown> = {}): Unavailable | null {
     if (isStorageFailure(error)) return this.refused(error, context);
     if (!this.remote) return null;
-    const code = (error as { code?: unknown } | null)?.code;
-    if (typeof code !== "string") return null;
-    // 55000 is also other things; with this sentence, a database closed to connections.
-    const closed = code === "55000" && /not currently accepting connections/.test((error as Error).message ?? "");
-    if (!(UNREACHABLE_CODES.has(code) || code.startsWith("08") || closed)) return null;
+    if (!isUnreachable(error)) return null;
+    const code = (error as { code?: unknown }).code;
     const now = Date.now();
     if (now - this.unreachableLoggedAt >= RECENT_MS) {
       this.unreachableLoggedAt = now;

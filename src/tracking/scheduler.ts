@@ -4,6 +4,7 @@
 // first, rather than left partial until the brand's next run.
 import { Cron } from "croner";
 import { type AppContext } from "../context";
+import { isUnreachable } from "../db/storage-health";
 import { AppError } from "../errors";
 import { log } from "../log";
 import { latestRunRow, RESUME_WINDOW_MS } from "./runner";
@@ -11,6 +12,8 @@ import { enginesWithoutKey, runTracking, trackableBrandIds } from "./service";
 
 /** How long after the scheduler starts it resumes the scheduled runs a stop interrupted. */
 const RESUME_AFTER_MS = 1_000;
+/** How soon a tick asks again while PostgreSQL does not answer. */
+const RETRY_UNREACHABLE_MS = 30_000;
 
 export interface Scheduler {
   nextRun(): Date | null;
@@ -47,7 +50,8 @@ async function resumeInterruptedTicks(app: AppContext, stopped: () => boolean): 
   }
 }
 
-export function startScheduler(app: AppContext): Scheduler | null {
+export function startScheduler(app: AppContext, options: { retryUnreachableMs?: number } = {}): Scheduler | null {
+  const retryMs = options.retryUnreachableMs ?? RETRY_UNREACHABLE_MS;
   const { tracking, engines } = app.config;
   if (!tracking.enabled) {
     log.info("scheduled tracking is disabled", {});
@@ -65,21 +69,63 @@ export function startScheduler(app: AppContext): Scheduler | null {
   const delay = new Promise<void>((resolve) => (release = resolve));
   const timer = setTimeout(() => release(), RESUME_AFTER_MS);
   timer.unref();
+  const resumeWhenReachable = async (): Promise<void> => {
+    for (;;) {
+      if (stopped) return;
+      try {
+        return await resumeInterruptedTicks(app, () => stopped);
+      } catch (error) {
+        if (!isUnreachable(error)) throw error;
+      }
+      log.warn("scheduled tracking waits for the database, which does not answer, to resume interrupted runs", {
+        retry_in_s: retryMs / 1000,
+      });
+      await Bun.sleep(retryMs);
+    }
+  };
   const resumed = delay
-    .then(() => (stopped ? undefined : resumeInterruptedTicks(app, () => stopped)))
+    .then(resumeWhenReachable)
     .catch((error: Error) => log.error("scheduled tracking failed to resume interrupted runs", { message: error.message }));
+  // While PostgreSQL does not answer, a tick tries again every retryMs until the next
+  // tick is due: a restart of the database at the scheduled time lost that day's run, logged as "a bug".
+  const untilNextTick = () => (job.nextRun()?.getTime() ?? Number.POSITIVE_INFINITY) - retryMs;
   const tick = async (slot?: string): Promise<void> => {
     // A tick during the resumption waits for it: started now, the brand's resumed run would make it skip the brand.
     await resumed;
-    for (const brandId of await trackableBrandIds(app)) {
+    let brandIds: string[] | null = null;
+    let waiting: string[] = [];
+    for (;;) {
       try {
-        // Its end is logged by the run itself (startTracking).
-        await runTracking(app, brandId, { trigger: "schedule", ...(slot ? { slot } : {}) });
+        brandIds ??= await trackableBrandIds(app);
+        waiting = [];
+        for (const brandId of brandIds) {
+          try {
+            // Its end is logged by the run itself (startTracking).
+            await runTracking(app, brandId, { trigger: "schedule", ...(slot ? { slot } : {}) });
+          } catch (error) {
+            if (isUnreachable(error)) waiting.push(brandId);
+            // Already running (a manual run) or nothing to track: skip this brand until the next tick.
+            else if (error instanceof AppError) log.info("scheduled tracking skipped a brand", { brand: brandId, reason: error.message });
+            else log.error("scheduled tracking failed", { brand: brandId, message: (error as Error).message });
+          }
+        }
+        if (waiting.length === 0) return;
+        brandIds = waiting;
       } catch (error) {
-        // Already running (a manual run) or nothing to track: skip this brand until the next tick.
-        if (error instanceof AppError) log.info("scheduled tracking skipped a brand", { brand: brandId, reason: error.message });
-        else log.error("scheduled tracking failed", { brand: brandId, message: (error as Error).message });
+        if (!isUnreachable(error)) throw error;
       }
+      if (stopped || Date.now() >= untilNextTick()) {
+        log.error("scheduled tracking skipped a tick: the database did not answer until the next one", {
+          slot,
+          brands: waiting.length || null,
+        });
+        return;
+      }
+      log.warn("scheduled tracking waits for the database, which does not answer; trying again shortly", {
+        slot,
+        retry_in_s: retryMs / 1000,
+      });
+      await Bun.sleep(retryMs);
     }
   };
   const job: Cron = new Cron(
@@ -87,7 +133,9 @@ export function startScheduler(app: AppContext): Scheduler | null {
     { timezone: "UTC", protect: true, name: "tracking" },
     (): Promise<void> =>
       // The scheduled instant this tick stands for (the timer fires at it or a little after).
-      tick(job.previousRuns(1, new Date(Date.now() + 1))[0]?.toISOString() ?? new Date().toISOString()),
+      tick(job.previousRuns(1, new Date(Date.now() + 1))[0]?.toISOString() ?? new Date().toISOString()).catch((error: Error) =>
+        log.error("scheduled tracking failed", { message: error.message }),
+      ),
   );
   log.info("scheduled tracking", { cron: tracking.schedule, next_run: job.nextRun()?.toISOString() ?? null });
   for (const engine of enginesWithoutKey(app)) {

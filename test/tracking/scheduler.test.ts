@@ -1,13 +1,16 @@
 // Scheduled tracking on croner (UTC): next run, one tick over every trackable brand, off without engines.
 import { afterAll, expect, test } from "bun:test";
+import postgres from "postgres";
 import { DEMO_ACCOUNT_EMAIL } from "../../src/accounts/service";
-import { type AppContext } from "../../src/context";
+import { type AppContext, createAppContext } from "../../src/context";
+import { openPostgres } from "../../src/db/postgres";
 import { configureLog } from "../../src/log";
 import { startScheduler } from "../../src/tracking/scheduler";
 import { getTrackingStatus, lastRun } from "../../src/tracking/service";
-import { addBrand, openApp } from "../analytics/dataset";
+import { addBrand, configOf, openApp } from "../analytics/dataset";
 import { answer, httpError, startFakeOpenAI } from "../support/fake-providers";
 import { captureLog } from "../support/log";
+import { freshPostgresUrl } from "../support/postgres";
 
 const fake = startFakeOpenAI({ fallback: answer("Acme is great.") });
 afterAll(() => fake.stop());
@@ -88,6 +91,37 @@ test("the cron fires on its own (two seconds ahead here)", async () => {
     scheduler.stop();
   }
   expect(await lastRun(app, s.brandId)).toMatchObject({ status: "completed", trigger: "schedule" });
+});
+
+test("a tick while PostgreSQL does not answer waits for it, then runs: a restart at the scheduled time lost the day's run", async () => {
+  // PostgreSQL in either pass: its outage is the one a tick can meet.
+  const url = await freshPostgresUrl();
+  const app = createAppContext(configOf(toml("0 6 * * *")), await openPostgres(url, { poolSize: 2 }));
+  apps.push(app);
+  const s = await addBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
+  const database = new URL(url).pathname.slice(1);
+  const admin = postgres(Object.assign(new URL(url), { pathname: "/postgres" }).href, { max: 1, onnotice: () => undefined });
+  const scheduler = startScheduler(app, { retryUnreachableMs: 200 })!;
+  try {
+    // The start's resumption done (a tick waits for it), the database goes away.
+    await scheduler.resumed;
+    await admin.unsafe(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`);
+    await admin.unsafe(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()`);
+    let ticked: Promise<void> = Promise.resolve();
+    const logs = await captureLog(async () => {
+      ticked = scheduler.tick("2026-11-29T06:00:00.000Z");
+      await Bun.sleep(1_000);
+      await admin.unsafe(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
+      await ticked;
+    });
+    expect(logs).toContain("scheduled tracking waits for the database");
+    expect(logs).not.toContain("scheduled tracking failed");
+    expect(await lastRun(app, s.brandId)).toMatchObject({ status: "completed", trigger: "schedule", answers_done: 1 });
+  } finally {
+    scheduler.stop();
+    await admin.unsafe(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
+    await admin.end();
+  }
 });
 
 test("no scheduler without engines or when disabled, and the status says why", async () => {
