@@ -246,6 +246,8 @@ export class RepeatedFailure {
   constructor(
     private readonly what: string,
     private readonly fields: Record<string, unknown> = {},
+    /** What the end of it is called, where "<what>: works again" would read as the failure. */
+    private readonly recovered = `${what}: works again`,
   ) {}
 
   failed(error: unknown): void {
@@ -258,7 +260,7 @@ export class RepeatedFailure {
 
   succeeded(): void {
     if (this.failing === null) return;
-    log.info(`${this.what}: works again`, { ...this.fields, failures: this.count });
+    log.info(this.recovered, { ...this.fields, failures: this.count });
     this.failing = null;
     this.count = 0;
   }

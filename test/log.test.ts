@@ -26,3 +26,17 @@ test("a repeated failure is logged once, again when it changes, and its end once
     ["error", "tracking could not look for work", "connection refused"],
   ]);
 });
+
+test("a failure whose end reads better in words of its own says them (the public API's stale answers)", async () => {
+  const logged = await captureLog(async () => {
+    const failure = new RepeatedFailure(
+      "serving its last good answers: the database does not answer",
+      {},
+      "answers from the database again",
+    );
+    failure.failed(new Error("connection refused"));
+    failure.succeeded();
+  });
+  expect(logged).toContain('"msg":"answers from the database again"');
+  expect(logged).not.toContain("does not answer: works again");
+});

@@ -59,6 +59,9 @@ const TYPES = {
   },
 };
 
+/** Collations that sort text by its bytes, as SQLite does. */
+const C_COLLATIONS = new Set(["C", "POSIX", "C.UTF-8", "C.utf8"]);
+
 // Taken while migrating: two instances started at once must not both create the tables. The
 // number is arbitrary, fixed, and ours ("spyglass" in ASCII).
 const MIGRATION_LOCK = 0x7370_7967_6c61_7373n.toString();
@@ -142,9 +145,24 @@ const UNREACHABLE = new Set([
 const REFUSED = new Set(["28000", "28P01", "3D000"]);
 
 /** The sentence for a failed first connection, or null when the error is something else. */
-function connectionError(error: unknown, where: Where): Unavailable | null {
+function connectionError(thrown: unknown, where: Where): Unavailable | null {
+  // Drizzle's migrator wraps the driver's error ("Failed query: …") with it as the cause.
+  const cause = (thrown as { cause?: unknown } | null)?.cause;
+  const error = cause && typeof (cause as { code?: unknown }).code === "string" ? cause : thrown;
   const code = (error as { code?: string }).code ?? "";
   const reason = scrub((error as Error).message ?? String(error), where.password);
+  if (code === "53300") {
+    return new Unavailable(
+      `PostgreSQL at ${where.label} has no connection left (${reason}): each Spyglass instance keeps 11 (a pool of 10 and one for notifications), and each command one more while it runs; raise the server's max_connections, or run fewer instances.`,
+      "database_full",
+    );
+  }
+  if (code === "42501") {
+    return new Unavailable(
+      `PostgreSQL at ${where.label} does not let this user create Spyglass's tables (${reason}): make the user the database's owner (createdb --owner=USER, or ALTER DATABASE … OWNER TO USER), or GRANT CREATE ON DATABASE and ON SCHEMA public to it.`,
+      "database_permission",
+    );
+  }
   if (UNREACHABLE.has(code) || /ECONNREFUSED|Failed to connect/i.test(reason)) {
     return new Unavailable(
       `PostgreSQL at ${where.label} cannot be reached (${reason}): check SPYGLASS_DATABASE_URL and that the server is running and accepts connections from this machine.`,
@@ -182,6 +200,17 @@ async function migrate(connection: postgres.Sql, where: string, apply: boolean):
       : [];
     const problem = newerSchemaProblem(where, applied?.at == null ? null : Number(applied.at), PG_MIGRATION_JOURNAL);
     if (problem) throw new Unavailable(problem, "database_newer");
+    // The database's default collation: libc's (datcollate), or an ICU locale's (provider "i").
+    const [collation] = await connection.unsafe<Array<{ collate: string; provider: string }>>(
+      `SELECT datcollate AS "collate", datlocprovider::text AS provider FROM pg_database WHERE datname = current_database()`,
+    );
+    if (collation && (collation.provider === "i" || !C_COLLATIONS.has(collation.collate))) {
+      const name = collation.provider === "i" ? "an ICU locale's" : `the ${collation.collate}`;
+      log.warn(
+        `PostgreSQL at ${where} sorts text by ${name} collation, not C: lists and pages will not be in SQLite's order. Create the database with createdb --locale=C --template=template0 and copy the data into it (README, "Running more than one instance").`,
+        { collation: collation.collate, provider: collation.provider },
+      );
+    }
     if (!apply) return;
     const started = performance.now();
     const count = async () =>

@@ -42,6 +42,8 @@ export class PublicContentCache {
   private lastGoodBytes = 0;
   private readonly servedStale = new RepeatedFailure(
     "the public content API is serving its last good answers: the database does not answer",
+    {},
+    "the public content API answers from the database again",
   );
   /**
    * How often the stamp is read: on SQLite at most every DATA_VERSION_CHECK_MS (a lock); on PostgreSQL

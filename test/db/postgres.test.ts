@@ -11,6 +11,7 @@ import { EMBEDDED_PG_MIGRATIONS, PG_MIGRATION_JOURNAL } from "../../src/db/migra
 import { openPostgres, type PostgresDb } from "../../src/db/postgres";
 import { type Queries, toPostgresPlaceholders } from "../../src/db/queries";
 import { Unavailable } from "../../src/errors";
+import { captureLog } from "../support/log";
 import { freshPostgresUrl } from "../support/postgres";
 
 const opened: Array<Db | PostgresDb> = [];
@@ -371,6 +372,39 @@ describe("connection failures", () => {
     expect((error as Unavailable).code).toBe("database_login_refused");
     expect((error as Error).message).toContain(`${url.host}${url.pathname} as ${url.username}`);
     expect((error as Error).message).not.toContain("Wr0ng-Secret");
+  });
+
+  test("a user that may not create the tables: one sentence naming the fix, and the cause (drizzle's wrapper had hidden it)", async () => {
+    const owner = new URL(await freshPostgresUrl({ schema: "empty" }));
+    const admin = await openPostgres(owner.toString(), { poolSize: 1, migrate: false });
+    opened.push(admin);
+    const role = `limited_${process.pid}`;
+    await admin.run(`DROP ROLE IF EXISTS ${role}`);
+    await admin.run(`CREATE ROLE ${role} LOGIN PASSWORD 'L1mited-Secret'`);
+    const limited = new URL(owner);
+    limited.username = role;
+    limited.password = "L1mited-Secret";
+    const error = await openPostgres(limited.toString()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Unavailable);
+    expect((error as Unavailable).code).toBe("database_permission");
+    expect((error as Error).message).toContain("permission denied");
+    expect((error as Error).message).toContain("createdb --owner=USER");
+    expect((error as Error).message).not.toContain("L1mited-Secret");
+  });
+
+  test("a database whose collation is not C is opened with a warning saying what it changes and how to mend it", async () => {
+    const url = new URL(await freshPostgresUrl({ schema: "empty" }));
+    const admin = await openPostgres(url.toString(), { poolSize: 1, migrate: false });
+    opened.push(admin);
+    const name = `icu_${process.pid}`;
+    await admin.run(`DROP DATABASE IF EXISTS ${name}`);
+    await admin.run(`CREATE DATABASE ${name} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C'`);
+    url.pathname = `/${name}`;
+    const logs = await captureLog(async () => void opened.push(await openPostgres(url.toString(), { poolSize: 1 })));
+    expect(logs).toContain("sorts text by an ICU locale's collation, not C");
+    expect(logs).toContain("createdb --locale=C");
+    // The tests' own databases (C) open without it.
+    expect(await captureLog(async () => void (await pg()))).not.toContain("collation");
   });
 
   test("db.path is the URL without its password", async () => {
