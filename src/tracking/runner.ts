@@ -402,8 +402,11 @@ export class TrackingRunner {
 
   /**
    * The brand's latest run when it is `interrupted` (or `running` with a lease that ran out), recent
-   * (RESUME_WINDOW_MS), and asked the same engines and prompts as this request would (a request
-   * without filters takes the interrupted run's own); null otherwise.
+   * (RESUME_WINDOW_MS), and asked the same engines and prompts as this request would; null otherwise.
+   * A request without filters (a tick, `spyglass track`) resumes a full run only: a run of a few
+   * prompts or engines started by hand had taken the place of a whole scheduled run, and nothing
+   * said so (the walk saw a day's run ask 4 questions of one engine). Only the start's resumption
+   * (resumeOnly) takes a run's own plan whatever it was.
    */
   private async resumePlan(brandId: string, request: RunRequest): Promise<ResumePlan | null> {
     const last = await latestRunRow(this.db, brandId);
@@ -415,6 +418,11 @@ export class TrackingRunner {
     const wantPrompts = request.promptIds && request.promptIds.length > 0 ? [...new Set(request.promptIds)] : null;
     if (wantEngines !== null && !sameSet(wantEngines, last.engines)) return null;
     if (wantPrompts !== null && (last.promptIds === null || !sameSet(wantPrompts, last.promptIds))) return null;
+    if (request.resumeOnly === undefined) {
+      const everyEngine = this.config.engines.map((e) => e.id);
+      if (wantEngines === null && !sameSet(everyEngine, last.engines)) return null;
+      if (wantPrompts === null && last.promptIds !== null) return null;
+    }
     // What still exists of its plan: engines still configured, prompts still active.
     const engines = this.config.engines.filter((e) => last.engines.includes(e.id));
     const active = await listActivePrompts(this.db, brandId);

@@ -108,6 +108,18 @@ ${GEMINI}
     expect(narrow.id).not.toBe(started.run.id);
     expect(narrow).toMatchObject({ status: "completed", answers_planned: 4, engines: ["gemini"] });
     expect((await getRun(second, s.brandId, started.run.id)).status).toBe("interrupted");
+
+    // The other way round: an interrupted run of one engine, or of some prompts, started by hand, is
+    // not what a run without filters (a tick, spyglass track) resumes: that one asks everything.
+    const filtered: Array<{ engines?: string[]; promptIds?: string[] }> = [{ engines: ["gemini"] }, { promptIds: [s.prompts.P0!] }];
+    for (const filters of filtered) {
+      const partial = await runTracking(second, s.brandId, { trigger: "tool", ...filters });
+      await second.db.run("UPDATE tracking_runs SET status = 'interrupted' WHERE id = ?", [partial.id]);
+      const full = await runTracking(second, s.brandId, { trigger: "schedule" });
+      expect(full.id).not.toBe(partial.id);
+      expect(full).toMatchObject({ status: "completed", answers_planned: 8, answers_done: 8 });
+      expect((await getRun(second, s.brandId, partial.id)).status).toBe("interrupted");
+    }
   } finally {
     await stopTracking(second);
     await second.db.close();
