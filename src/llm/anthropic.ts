@@ -95,7 +95,9 @@ export function parseAnthropicReply(body: unknown): ParsedReply {
     cited,
     retrieved: uniqueByUrl(retrieved),
     queries,
-    refusal: root?.stop_reason === "refusal" ? text || "refusal" : null,
+    // A refusal without a word keeps no text: "refusal" was stored as the answer's text.
+    refusal: root?.stop_reason === "refusal" ? text : null,
+    stopped: root?.stop_reason === "max_tokens" ? "max_tokens" : root?.stop_reason === "pause_turn" ? "paused" : null,
     model: asString(root?.model),
     tokens_in: asCount(usage?.input_tokens),
     tokens_out: asCount(usage?.output_tokens),

@@ -42,9 +42,13 @@ const ADAPTERS: Record<EngineApi, Adapter> = {
 export const MAX_REPLY_BYTES = 1024 * 1024;
 
 class ReplyTooLarge extends Error {}
+/** A reply whose bytes are not UTF-8 and declare no other charset this runtime can read. */
+class ReplyNotText extends Error {}
 
 /** The reply's text, or ReplyTooLarge past MAX_REPLY_BYTES (declared or read). */
 async function readReply(response: Response): Promise<string> {
+  // An error's body is only quoted: read leniently, so that its status still decides a retry.
+  const strict = response.ok;
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
   if (declared > MAX_REPLY_BYTES) {
     await response.body?.cancel().catch(() => undefined);
@@ -64,8 +68,22 @@ async function readReply(response: Response): Promise<string> {
     }
     chunks.push(value);
   }
+  const bytes = Buffer.concat(chunks);
+  // A charset the reply declares (a gateway's Latin-1): its text was stored garbled, and counted.
+  const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(response.headers.get("content-type") ?? "")?.[1]?.toLowerCase();
+  if (charset && charset !== "utf-8" && charset !== "utf8") {
+    try {
+      return new TextDecoder(charset).decode(bytes);
+    } catch {
+      // A label TextDecoder does not know: read as UTF-8, which JSON is.
+    }
+  }
   // TextDecoder drops a leading byte-order mark, as response.text() did (some gateways send one).
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  try {
+    return new TextDecoder("utf-8", { fatal: strict }).decode(bytes);
+  } catch {
+    throw new ReplyNotText();
+  }
 }
 
 /** Whether a 200's JSON has the adapter's answer field (a gemini reply may instead say why the prompt was blocked). */
@@ -256,7 +274,13 @@ export async function complete(
         opts.gate?.record(response.status, reason);
         holdsEngine = response.status === 429 || response.status === 503 || response.status === 529;
       } else if (body === undefined) {
-        return failure(config, "provider returned a body that is not JSON", latency, attempt);
+        const type = response.headers.get("content-type")?.split(";", 1)[0]?.trim() || "none";
+        return failure(
+          config,
+          `provider returned a body that is not JSON (content-type ${type}; a proxy's or gateway's page? check the engine's base_url)`,
+          latency,
+          attempt,
+        );
       } else if (!hasAnswer(adapter, body)) {
         // A 200 that carries an error (some gateways answer "overloaded" so) is tried again; one of
         // another shape is no answer of this API (a wrong api or base_url), said as such.
@@ -283,6 +307,14 @@ export async function complete(
       opts.gate?.unanswered();
       if (opts.signal?.aborted) return failure(config, "aborted", latency, attempt);
       if (error instanceof ReplyTooLarge) return failure(config, tooLarge, latency, attempt);
+      if (error instanceof ReplyNotText) {
+        return failure(
+          config,
+          "the provider's reply is not UTF-8 and names no other charset: its text could not be read",
+          latency,
+          attempt,
+        );
+      }
       reason = timedOut ? `timeout after ${timeoutMs} ms` : shorten(redact(networkReason(request.url, error)));
       retryable = true;
     } finally {
@@ -340,10 +372,20 @@ function classify(
     attempts,
   };
   if (reply.refusal !== null) return { ...base, status: "refusal", text: reply.text || reply.refusal };
+  // An answer the model did not finish is not read as one: a brand it would have named further on
+  // would count as not mentioned (METRICS.md). Its text is kept, to be seen; the answer is an error.
+  if (reply.stopped) return { ...base, status: "error", text: reply.text, error: STOPPED[reply.stopped] };
   if (reply.text.trim() === "") return { ...base, status: "empty", text: "" };
   if (looksLikeRefusal(reply.text)) return { ...base, status: "refusal", text: reply.text };
   return { ...base, status: "ok", text: reply.text };
 }
+
+const STOPPED: Record<"max_tokens" | "paused", string> = {
+  max_tokens:
+    "the answer was cut off at the model's output limit (max_tokens): it is left out of the figures, as an answer that could not be read whole; raise the engine's max_tokens in spyglass.toml",
+  paused:
+    "the provider paused the answer during its web search (pause_turn), before it was written: it is left out of the figures, as an answer that could not be read whole",
+};
 
 function failure(config: ModelConfig, reason: string, latency: number, attempts: number): EngineAnswer {
   return {

@@ -116,6 +116,7 @@ export function parseGeminiReply(body: unknown, followed?: ReadonlyMap<string, s
     retrieved: uniqueByUrl(retrieved),
     queries,
     refusal: refused ? text || `blocked: ${blockReason ?? finish}` : null,
+    stopped: finish === "MAX_TOKENS" ? "max_tokens" : null,
     model: asString(root?.modelVersion),
     tokens_in: promptTokens === null ? null : promptTokens + toolTokens,
     tokens_out: answerTokens === null ? null : answerTokens + thoughtTokens,

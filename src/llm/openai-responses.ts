@@ -94,6 +94,7 @@ export function parseResponsesReply(body: unknown): ParsedReply {
     retrieved: uniqueByUrl(retrieved),
     queries,
     refusal,
+    stopped: root?.status === "incomplete" && asObject(root.incomplete_details)?.reason === "max_output_tokens" ? "max_tokens" : null,
     model: asString(root?.model),
     tokens_in: asCount(usage?.input_tokens),
     tokens_out: asCount(usage?.output_tokens),

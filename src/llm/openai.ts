@@ -72,6 +72,7 @@ export function parseOpenAIReply(body: unknown): ParsedReply {
     retrieved: uniqueByUrl(retrieved),
     queries: [],
     refusal: refusal && refusal.trim() !== "" ? refusal : null,
+    stopped: choice?.finish_reason === "length" ? "max_tokens" : null,
     model: asString(root?.model),
     tokens_in: asCount(usage?.prompt_tokens),
     tokens_out: asCount(usage?.completion_tokens),

@@ -104,6 +104,11 @@ export interface ParsedReply {
   queries: string[];
   /** Set when the provider itself flagged a refusal (OpenAI `message.refusal`, Anthropic `stop_reason`). */
   refusal: string | null;
+  /**
+   * Why the answer ended before the model finished it, as the provider says: its output limit
+   * (max_tokens), or Anthropic's pause during a long web search (pause_turn); null when it finished.
+   */
+  stopped?: "max_tokens" | "paused" | null;
   model: string | null;
   tokens_in: number | null;
   tokens_out: number | null;

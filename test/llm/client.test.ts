@@ -312,7 +312,10 @@ describe("OpenAI-compatible engines", () => {
   test("a 200 that is not JSON is an error", async () => {
     const fake = track(startFakeOpenAI({ script: () => raw("<html>gateway</html>") }));
     const result = await createEngineClient(engine(fake, "openai"), recordingOptions()).ask("q");
-    expect(result).toMatchObject({ status: "error", error: "provider returned a body that is not JSON" });
+    expect(result.status).toBe("error");
+    expect(String(result.error)).toBe(
+      "provider returned a body that is not JSON (content-type text/plain; a proxy's or gateway's page? check the engine's base_url)",
+    );
   });
 
   test("a 200 without choices is an error that says so, not an empty answer; one carrying an error is tried again with its message", async () => {
@@ -482,5 +485,100 @@ describe("Anthropic engines", () => {
     const client = createEngineClient(engine(fake, "anthropic", { concurrency: 2 }), recordingOptions());
     await Promise.all(Array.from({ length: 8 }, (_, i) => client.ask(`p${i}`)));
     expect(fake.maxInFlight).toBe(2);
+  });
+});
+
+describe("a reply's charset", () => {
+  test("a reply in a charset it declares (Latin-1) is read in it; one that is not UTF-8 and declares none is an error, not garbled text", async () => {
+    const latin1 = Buffer.from(
+      JSON.stringify({
+        model: "m",
+        choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "Acme est très bien, café crème." } }],
+      }),
+      "latin1",
+    );
+    const fake = track(
+      startFakeOpenAI({
+        script: {
+          declared: raw(latin1, { headers: { "content-type": "application/json; charset=iso-8859-1" } }),
+          undeclared: raw(latin1, { headers: { "content-type": "application/json" } }),
+        },
+      }),
+    );
+    const client = createEngineClient(engine(fake, "openai"), recordingOptions());
+    expect(await client.ask("declared")).toMatchObject({ status: "ok", text: "Acme est très bien, café crème." });
+    const undeclared = await client.ask("undeclared");
+    expect([undeclared.status, undeclared.error]).toEqual([
+      "error",
+      "the provider's reply is not UTF-8 and names no other charset: its text could not be read",
+    ]);
+  });
+});
+
+describe("an answer the model did not finish", () => {
+  const CUT = "The best CRM for a small business is, in short, one such as";
+  const cases = [
+    {
+      api: "openai" as const,
+      start: startFakeOpenAI,
+      body: { model: "m", choices: [{ index: 0, finish_reason: "length", message: { role: "assistant", content: CUT } }] },
+    },
+    {
+      api: "openai-responses" as const,
+      start: startFakeResponses,
+      body: {
+        model: "m",
+        status: "incomplete",
+        incomplete_details: { reason: "max_output_tokens" },
+        output: [{ type: "message", role: "assistant", content: [{ type: "output_text", text: CUT, annotations: [] }] }],
+      },
+    },
+    {
+      api: "anthropic" as const,
+      start: startFakeAnthropic,
+      body: { model: "m", stop_reason: "max_tokens", content: [{ type: "text", text: CUT }] },
+    },
+    {
+      api: "gemini" as const,
+      start: startFakeGemini,
+      body: { modelVersion: "m", candidates: [{ finishReason: "MAX_TOKENS", content: { role: "model", parts: [{ text: CUT }] } }] },
+    },
+  ];
+
+  test.each(cases)(
+    "$api: cut at the output limit, it is an error that says so and keeps its text (never a valid 'not mentioned')",
+    async ({ api, start, body }) => {
+      const fake = track(start({ fallback: raw(body) }));
+      const result = await createEngineClient(
+        { id: api, label: api, api, base_url: fake.url, model: "m", api_key_env: "FAKE_KEY" },
+        recordingOptions(),
+      ).ask("q");
+      expect(result.status).toBe("error");
+      expect(result.text).toBe(CUT);
+      expect(result.error).toContain("cut off at the model's output limit (max_tokens)");
+      expect(result.attempts).toBe(1);
+    },
+  );
+
+  test("Anthropic's pause during a long search is an error saying so; a refusal without a word keeps no text", async () => {
+    const fake = track(
+      startFakeAnthropic({
+        script: {
+          paused: raw({
+            model: "m",
+            stop_reason: "pause_turn",
+            content: [{ type: "server_tool_use", name: "web_search", input: { query: "crm" } }],
+          }),
+          refused: raw({ model: "m", stop_reason: "refusal", content: [] }),
+        },
+      }),
+    );
+    const client = createEngineClient(engine(fake, "anthropic"), recordingOptions());
+    const paused = await client.ask("paused");
+    expect([paused.status, paused.error]).toEqual([
+      "error",
+      expect.stringContaining("paused the answer during its web search (pause_turn)"),
+    ]);
+    expect(await client.ask("refused")).toMatchObject({ status: "refusal", text: "" });
   });
 });

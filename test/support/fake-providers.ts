@@ -291,9 +291,9 @@ function render(wire: Wire, behaviour: Exclude<FakeBehaviour, { kind: "hang" }>,
   const model = (behaviour.kind === "answer" ? behaviour.model : undefined) ?? options.model ?? "fake-model";
   switch (behaviour.kind) {
     case "raw":
-      // A string body goes out verbatim, to script bodies that are not JSON at all.
-      return typeof behaviour.body === "string"
-        ? new Response(behaviour.body, { status: behaviour.status ?? 200, headers: behaviour.headers })
+      // A string (or bytes) body goes out verbatim, to script bodies that are not JSON at all, or not UTF-8.
+      return typeof behaviour.body === "string" || behaviour.body instanceof Uint8Array
+        ? new Response(behaviour.body as BodyInit, { status: behaviour.status ?? 200, headers: behaviour.headers })
         : Response.json(behaviour.body, { status: behaviour.status ?? 200, headers: behaviour.headers });
     case "error": {
       const headers: Record<string, string> = {};
