@@ -40,7 +40,12 @@ blockMarkdown.use({ tokenizer: { lheading: boundedSetextHeading } });
 // "Footnotes" heading (the host page has no screen-reader-only class to hide it with); headings get
 // GitHub's ids ("## Why" → "why"), so that a table of contents' "#why" leads somewhere. The sanitizer
 // prefixes every id, and every in-page link, with "user-content-" (sanitize.ts).
-articleMarkdown.use(markedFootnote({ footnoteDivider: true, sectionClass: "", headingClass: "" }), gfmHeadingId());
+// Footnote ids are GitHub's ("fn-1", "fn-ref-1" under the prefix), which a heading such as
+// "## Footnote 1" no longer shares with them (it did with marked-footnote's "footnote-1").
+articleMarkdown.use(
+  markedFootnote({ footnoteDivider: true, sectionClass: "", headingClass: "", prefixId: "fn-", backRefLabel: "Back to the text" }),
+  gfmHeadingId(),
+);
 articleMarkdown.use({
   tokenizer: { lheading: boundedSetextHeading },
   // A task list's box as text: marked's <input type="checkbox"> is a form control the sanitizer

@@ -94,6 +94,9 @@ export const ALLOWED_ATTR: readonly string[] = [
   "rel",
   "class",
   "id",
+  // The footnotes' own: a reference names the "Footnotes" heading, a back-link says where it leads.
+  "aria-label",
+  "aria-describedby",
 ];
 
 /**
@@ -162,10 +165,18 @@ function createArticleDom(): ArticleDom {
   purify.setConfig(CONFIG);
 
   purify.addHook("uponSanitizeAttribute", (node, data) => {
+    // Ids as links name them: marked-footnote writes a label's letters percent-encoded
+    // ("footnote-%C3%BCber"), which the links' decoded fragments then never reached.
     if (data.attrName === "id") {
-      const id = articleId(data.attrValue);
+      const id = articleId(decodeFragment(data.attrValue));
       if (id === null) data.keepAttr = false;
       else data.attrValue = id;
+    }
+    // Names ids of the article, prefixed as they are; anything else is dropped.
+    if (data.attrName === "aria-describedby") {
+      const ids = data.attrValue.split(/\s+/).map((id) => articleId(decodeFragment(id)));
+      if (ids.length === 0 || ids.includes(null)) data.keepAttr = false;
+      else data.attrValue = ids.join(" ");
     }
     if (data.attrName === "class") {
       const tag = node.nodeName.toLowerCase();
@@ -192,11 +203,16 @@ function createArticleDom(): ArticleDom {
       if (target === null) element.removeAttribute("href");
       else element.setAttribute("href", `#${target}`);
     }
-    // rel is ours to set: authors keep only the SEO tokens, and every link gets noopener noreferrer.
-    if (element.nodeName === "A" && element.hasAttribute("href")) {
+    // rel is ours to set: authors keep only the SEO tokens, and a link that leaves the site (an
+    // address with a scheme or a host) gets noopener noreferrer. An in-page or relative link stays on
+    // the brand's site, whose own analytics its Referer serves.
+    const link = element.nodeName === "A" ? element.getAttribute("href") : null;
+    if (link !== null) {
       const authored = (element.getAttribute("rel") ?? "").toLowerCase().split(/\s+/);
-      const kept = authored.filter((token) => AUTHOR_REL_TOKENS.has(token));
-      element.setAttribute("rel", [...new Set(kept), "noopener", "noreferrer"].join(" "));
+      const leaves = urlScheme(link) !== null || link.replace(URL_IGNORED_CHARS, "").startsWith("//");
+      const tokens = [...new Set(authored.filter((token) => AUTHOR_REL_TOKENS.has(token))), ...(leaves ? ["noopener", "noreferrer"] : [])];
+      if (tokens.length > 0) element.setAttribute("rel", tokens.join(" "));
+      else element.removeAttribute("rel");
     } else {
       element.removeAttribute("rel");
     }

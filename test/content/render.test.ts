@@ -51,24 +51,30 @@ describe("renderArticle", () => {
   test("footnotes and a table of contents work on the site: ids under user-content-, links to them", () => {
     const html = renderArticle({
       title: "Guide",
-      markdown: "- [Why](#why)\n- [Über uns](#über-uns)\n\n## Why\n\nA claim.[^src]\n\n## Über uns\n\nUs.\n\n[^src]: Where it comes from.",
+      markdown:
+        "- [Why](#why)\n- [Über uns](#über-uns)\n\n## Why\n\nA claim.[^src] Another.[^über]\n\n## Über uns\n\nUs, [pricing](/pricing).\n\n## Footnote src\n\n[^src]: Where it comes from.\n\n[^über]: A note with an umlaut.",
     });
     expect(html).toBe(
       [
         "<ul>",
-        '<li><a href="#user-content-why" rel="noopener noreferrer">Why</a></li>',
-        '<li><a href="#user-content-über-uns" rel="noopener noreferrer">Über uns</a></li>',
+        '<li><a href="#user-content-why">Why</a></li>',
+        '<li><a href="#user-content-über-uns">Über uns</a></li>',
         "</ul>",
         '<h2 id="user-content-why">Why</h2>',
-        '<p>A claim.<sup><a id="user-content-footnote-ref-src" href="#user-content-footnote-src" rel="noopener noreferrer">1</a></sup></p>',
+        '<p>A claim.<sup><a id="user-content-fn-ref-src" href="#user-content-fn-src" aria-describedby="user-content-fn-label">1</a></sup> Another.<sup><a id="user-content-fn-ref-über" href="#user-content-fn-über" aria-describedby="user-content-fn-label">2</a></sup></p>',
         '<h2 id="user-content-über-uns">Über uns</h2>',
-        "<p>Us.</p>",
+        '<p>Us, <a href="/pricing">pricing</a>.</p>',
+        // A heading's id is no footnote's (marked-footnote's "footnote-src" was both).
+        '<h2 id="user-content-footnote-src">Footnote src</h2>',
         "<hr>",
         "",
-        '<h2 id="user-content-footnote-label">Footnotes</h2>',
+        '<h2 id="user-content-fn-label">Footnotes</h2>',
         "<ol>",
-        '<li id="user-content-footnote-src">',
-        '<p>Where it comes from. <a href="#user-content-footnote-ref-src" rel="noopener noreferrer">↩</a></p>',
+        '<li id="user-content-fn-src">',
+        '<p>Where it comes from. <a href="#user-content-fn-ref-src" aria-label="Back to the text">↩</a></p>',
+        "</li>",
+        '<li id="user-content-fn-über">',
+        '<p>A note with an umlaut. <a href="#user-content-fn-ref-über" aria-label="Back to the text">↩</a></p>',
         "</li>",
         "</ol>",
         "",

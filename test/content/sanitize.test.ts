@@ -44,7 +44,7 @@ describe("sanitizeArticleHtml", () => {
     expect(sanitizeArticleHtml('<img src="/a.png">')).toBe('<img src="/a.png">');
   });
 
-  test("drops name, style, data-* and aria-*, and keeps ids only under user-content- (the markup lands inside another site's page)", () => {
+  test("drops name, style, data-* and aria-* (but the footnotes' aria-label and aria-describedby), and keeps ids only under user-content- (the markup lands inside another site's page)", () => {
     expect(sanitizeArticleHtml('<p id="x" name="y" style="color:red" data-toggle="modal" aria-hidden="true">p</p>')).toBe(
       '<p id="user-content-x">p</p>',
     );
@@ -55,8 +55,13 @@ describe("sanitizeArticleHtml", () => {
     expect(sanitizeArticleHtml('<p id="user-content-x">p</p>')).toBe('<p id="user-content-x">p</p>');
     // Ids that are not a word's characters go: quotes, spaces, markup.
     expect(sanitizeArticleHtml('<p id="a b">p</p><p id="x&quot;><img>">q</p>')).toBe("<p>p</p><p>q</p>");
-    expect(sanitizeArticleHtml('<a href="#a b">x</a> <a href="#%C3%BCber">y</a>')).toBe(
-      '<a>x</a> <a href="#user-content-über" rel="noopener noreferrer">y</a>',
+    // An in-page link stays on the page: no rel; an id written percent-encoded is the one the link names.
+    expect(sanitizeArticleHtml('<a href="#a b">x</a> <a href="#%C3%BCber">y</a> <p id="%C3%BCber">z</p>')).toBe(
+      '<a>x</a> <a href="#user-content-über">y</a> <p id="user-content-über">z</p>',
+    );
+    // aria-describedby names the article's own ids, prefixed; anything else in it drops it.
+    expect(sanitizeArticleHtml('<a href="#n" aria-describedby="label" aria-label="Back">1</a><a aria-describedby="a &quot;b">2</a>')).toBe(
+      '<a href="#user-content-n" aria-describedby="user-content-label" aria-label="Back">1</a><a>2</a>',
     );
   });
 
