@@ -432,6 +432,14 @@ export async function setArticlePublished(
     const current = await findRow(tx, brandId, articleId);
     const status: ArticleStatus = published ? "published" : "draft";
     if (current.status === status) return current;
+    // The site would show a title over nothing: a body that was only markup the sanitizer removes
+    // (a script, a form, a data: image) was published as "html": "".
+    if (published && !showsAnything(current.html)) {
+      throw new Invalid(
+        "This article shows nothing once sanitized: its body held only markup a site cannot show (a script, a form, an image that is not http(s)). Write its text, then publish it.",
+        "article_empty",
+      );
+    }
     const now = Date.now();
     const updated = await tx.get<ArticleRow>(
       `UPDATE articles SET status = ?, published_at = ${published ? "coalesce(published_at, ?)" : "?"}, updated_at = ? WHERE id = ? RETURNING ${ARTICLE_COLUMNS}`,
@@ -441,6 +449,17 @@ export async function setArticlePublished(
   });
   app.events.emit("articlesChanged", { brandId });
   return full(db, row);
+}
+
+/** Whether sanitized HTML shows a reader anything: text, or an image. */
+function showsAnything(html: string): boolean {
+  return (
+    /<img\s/i.test(html) ||
+    html
+      .replace(/<[^>]*>/g, "")
+      .replace(/&nbsp;|&#160;/g, " ")
+      .trim() !== ""
+  );
 }
 
 /**

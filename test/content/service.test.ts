@@ -264,6 +264,17 @@ describe("publish_to_site and unpublish_article", () => {
     expect(republished.published_at).toBe(published.published_at);
   });
 
+  test("an article that shows nothing once sanitized (only a script, an iframe) is not published, saying why; one with an image is", async () => {
+    for (const markdown of ["<script>alert(1)</script>", '<iframe src="https://x.example"></iframe>\n\n<p></p>']) {
+      const draft = await create({ title: "Nothing to show", markdown });
+      const outcome = await tool("publish_to_site", { article_id: draft.id });
+      expect(outcome.error).toContain("This article shows nothing once sanitized");
+      expect((await tool("get_article", { article_id: draft.id })).data.article.status).toBe("draft");
+    }
+    const picture = await create({ title: "A picture", markdown: "![chart](https://acme.com/chart.png)" });
+    expect((await tool("publish_to_site", { article_id: picture.id })).data.article.status).toBe("published");
+  });
+
   test("a published article is readable at once through the public API, and gone at once when unpublished", async () => {
     const draft = await create({ title: "Live now", markdown: "Body" });
     const path = `http://localhost/api/public/articles/live-now?key=${world.brand.site_key}`;
