@@ -506,6 +506,17 @@ describe("refusals of the binary in the test mode", () => {
     await page.getByRole("button", { name: "Approve" }).waitFor();
     expect(new URL(page.url()).pathname).toBe("/oauth/consent");
     expect(await page.getByRole("radio", { name: "Newcomer" }).isChecked()).toBe(true);
+    // Its API keys page says where apps connect from: this server's loopback address is this machine's only.
+    const newcomer = (await page.getByRole("radio", { name: "Newcomer" }).getAttribute("value"))!;
+    await page.goto(`${d.server.url}/brands/${newcomer}/keys`);
+    await page
+      .getByRole("region", { name: "Connected apps" })
+      .getByText(
+        "is reached from this machine only: an app running here (Claude Desktop through mcp-remote, the MCP Inspector) signs in with it",
+      )
+      .waitFor();
+    await page.goto(`${d.server.url}/oauth/consent?${query}`);
+    await page.getByRole("button", { name: "Approve" }).waitFor();
     // Another account: signed out, then back to the same request after signing in.
     await page.getByRole("button", { name: "Use another account" }).click();
     await page.getByRole("button", { name: "Sign in" }).waitFor();

@@ -8,6 +8,12 @@ import { Breakable, Button, formatDate, LoadFailed, Notice, useLoad } from "../.
 import { useSession } from "../../session";
 import { mcpUrl } from "./clients";
 
+/** Whether an origin is this machine's own (a loopback host), which no outside service reaches. */
+function onThisMachine(origin: string): boolean {
+  const host = new URL(origin).hostname;
+  return host === "localhost" || host === "[::1]" || host.startsWith("127.");
+}
+
 export function ConnectedApps({ brandId, brandName }: { brandId: string; brandName: string }) {
   const { status } = useSession();
   const loaded = useLoad(() => api.grants(), [brandId]);
@@ -35,7 +41,14 @@ export function ConnectedApps({ brandId, brandName }: { brandId: string; brandNa
         !loaded.error && <p class="muted">Loading…</p>
       ) : mine.length === 0 ? (
         <p class="muted">
-          {loaded.data.enabled ? (
+          {loaded.data.enabled && onThisMachine(origin) ? (
+            // Claude.ai's and ChatGPT's connectors run on their makers' servers, which cannot reach a loopback address.
+            <>
+              No app is connected to this brand. This server's address, <code class="break">{mcpUrl(origin)}</code>, is reached from this
+              machine only: an app running here (Claude Desktop through mcp-remote, the MCP Inspector) signs in with it. Claude.ai and
+              ChatGPT connect from their own servers: they need the https address public_url gives this server.
+            </>
+          ) : loaded.data.enabled ? (
             <>
               No app is connected to this brand. In Claude.ai, Claude Desktop or ChatGPT, add a custom connector with the URL{" "}
               <code class="break">{mcpUrl(origin)}</code>; it sends you here to sign in and choose this brand.
