@@ -167,7 +167,10 @@ async function engineForecast(
   if (perRequest === null && !tokenPriced) {
     note = "no price in spyglass.toml (price_per_request or price_per_million_input_tokens/output_tokens)";
   } else if (tokenPriced && tokens.n === 0) {
-    note = "priced per token, but no answer of this engine has token counts yet: run tracking once, then check again";
+    note =
+      perRequest === null
+        ? "priced per token, but no answer of this engine has token counts yet: run tracking once, then check again"
+        : `priced per request and per token: at least ${money(perRequest)} a request, and the tokens' part once an answer of this engine has token counts (run tracking once, then check again)`;
   } else {
     cost = (perRequest ?? 0) + (tokenPriced ? ((tokens.tin ?? 0) * (pin ?? 0) + (tokens.tout ?? 0) * (pout ?? 0)) / 1_000_000 : 0);
   }
@@ -233,13 +236,14 @@ export async function forecast(
   };
 }
 
+// Nothing is 0, not "0.0000"; under one unit, four decimals (a request costs fractions of a cent).
+const money = (v: number | null): string => (v === null ? "unknown" : v === 0 ? "0" : v < 1 ? v.toFixed(4) : v.toFixed(2));
+
 /**
  * The forecast as `spyglass track --dry-run` prints it. `onSchedule`: false for a brand the schedule
  * leaves out (forecast's `scheduled: false`).
  */
 export function forecastText(f: Forecast, brandName: string, brandId: string, onSchedule = true): string {
-  // Nothing is 0, not "0.0000"; under one unit, four decimals (a request costs fractions of a cent).
-  const money = (v: number | null): string => (v === null ? "unknown" : v === 0 ? "0" : v < 1 ? v.toFixed(4) : v.toFixed(2));
   const head = `${brandName} (${brandId}): ${plural(f.prompts, "prompt")} × ${plural(f.engines, "engine")} × ${plural(f.samples, "sample")} = ${f.requests_per_run} requests per run`;
   // Not "0 runs in the next 30 days" as if the schedule never fired: there is nothing to ask.
   if (f.engines === 0)
@@ -263,7 +267,11 @@ export function forecastText(f: Forecast, brandName: string, brandId: string, on
   }
   lines.push(
     f.estimated_cost_per_run === null
-      ? "  estimated cost: unknown (no engine has a price it can be estimated from)"
+      ? `  estimated cost: unknown (${
+          f.by_engine.some((e) => e.price_per_million_input_tokens !== null || e.price_per_million_output_tokens !== null)
+            ? "the engines priced per token need an answer's token counts first: run tracking once, then check again"
+            : "no engine has a price in spyglass.toml"
+        })`
       : `  estimated cost: ~${money(f.estimated_cost_per_run)} per run, ~${money(f.estimated_cost_per_month)} per month${f.unestimated_engines.length > 0 ? ` (not counted: ${f.unestimated_engines.join(", ")})` : ""}`,
   );
   return `${lines.join("\n")}\n`;

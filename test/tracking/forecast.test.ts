@@ -198,6 +198,33 @@ describe("the forecast", () => {
     }
   });
 
+  test("before any answer, an unknown cost says why: a price per token needs a run's token counts; a price per request is its floor", async () => {
+    const fresh = await openApp(
+      engine("pending", "price_per_million_output_tokens = 5") +
+        engine("both", "price_per_request = 0.02\nprice_per_million_input_tokens = 1"),
+    );
+    try {
+      const b = await addBrand(fresh, { name: "New", prompts: [{ key: "a", text: "best crm" }] });
+      const f = await forecast(fresh, b.brandId);
+      expect(f.by_engine.find((e) => e.id === "both")!.note).toContain("at least 0.0200 a request");
+      expect(forecastText(f, "New", b.brandId)).toContain(
+        "estimated cost: unknown (the engines priced per token need an answer's token counts first: run tracking once, then check again)",
+      );
+    } finally {
+      await fresh.db.close();
+    }
+    // Without any price at all, it says that instead (it said "no engine has a price it can be estimated from" for both).
+    const unpriced = await openApp(engine("free", ""));
+    try {
+      const b = await addBrand(unpriced, { name: "Free", prompts: [{ key: "a", text: "best crm" }] });
+      expect(forecastText(await forecast(unpriced, b.brandId), "Free", b.brandId)).toContain(
+        "estimated cost: unknown (no engine has a price in spyglass.toml)",
+      );
+    } finally {
+      await unpriced.db.close();
+    }
+  });
+
   test("one scheduled run is one run", async () => {
     const f = await forecast(app, s.brandId);
     const once = { ...f, schedule: { ...f.schedule, runs_per_month: 1 } };
