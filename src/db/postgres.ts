@@ -44,6 +44,8 @@ export interface PostgresOptions {
   poolSize?: number;
   /** Apply pending migrations; default true (`spyglass backup` copies the database as it is). */
   migrate?: boolean;
+  /** How long the first connection may take to answer its first statement (STARTUP_TIMEOUT_MS). */
+  startupTimeoutMs?: number;
 }
 
 // int8 (counts, sums of integers, our bigint timestamps) and numeric (sums of bigints, averages)
@@ -58,6 +60,12 @@ const TYPES = {
     parse: (x: string) => (x === "t" ? 1 : 0),
   },
 };
+
+/**
+ * How long the first connection may take to answer a statement: the driver's own connect timeout
+ * (30 s) covers a port that never answers, not one that answers as something else.
+ */
+const STARTUP_TIMEOUT_MS = 45_000;
 
 /** Collations that sort text by its bytes, as SQLite does. */
 const C_COLLATIONS = new Set(["C", "POSIX", "C.UTF-8", "C.utf8"]);
@@ -87,9 +95,34 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
       // five executions, would plan an analytics query for no brand in particular.
       connection: { application_name: "spyglass", jit: "off", plan_cache_mode: "force_custom_plan" },
     });
+  // A deadline on the first connection's start-up (its handshake and a first statement): a port that
+  // answers but is no PostgreSQL (an HTTP server keeping the connection open) held `migrate` and
+  // `serve` for ever, saying nothing. The migrations themselves have none: a long one is no fault.
+  const first = connect(1);
+  const limit = options.startupTimeoutMs ?? STARTUP_TIMEOUT_MS;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Unavailable(
+            `PostgreSQL at ${where.label} did not complete its start-up within ${Math.round(limit / 1000)} s: check that SPYGLASS_DATABASE_URL's host and port are PostgreSQL's (something else answers there, or the server is overloaded).`,
+            "database_unreachable",
+          ),
+        ),
+      limit,
+    );
+  });
   try {
-    await migrate(connect(1), where.label, options.migrate !== false);
+    try {
+      await Promise.race([first.unsafe("SELECT 1"), deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+    await migrate(first, where.label, options.migrate !== false);
   } catch (error) {
+    await first.end({ timeout: 0 }).catch(() => undefined);
+    if (error instanceof Unavailable) throw error;
     throw connectionError(error, where) ?? error;
   }
   const pool = connect(options.poolSize ?? 10);

@@ -364,6 +364,35 @@ describe("connection failures", () => {
     expect((error as Error).message).not.toContain("Sup3r-Secret");
   });
 
+  test("a port that answers as something else (an HTTP server keeping the connection open): a sentence after the start-up's deadline, not a wait for ever", async () => {
+    const sockets: Array<{ end(): void }> = [];
+    const http = Bun.listen({
+      hostname: "127.0.0.1",
+      port: 0,
+      socket: {
+        open(socket) {
+          sockets.push(socket);
+        },
+        data(socket) {
+          socket.write("HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n");
+        },
+      },
+    });
+    try {
+      // Without the deadline this waited for ever (the test's own timeout ended it).
+      const error = await openPostgres(`postgres://spyglass:Sup3r-Secret@127.0.0.1:${http.port}/spyglass`, { startupTimeoutMs: 500 }).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(Unavailable);
+      expect((error as Error).message).toBe(
+        `PostgreSQL at 127.0.0.1:${http.port}/spyglass as spyglass did not complete its start-up within 1 s: check that SPYGLASS_DATABASE_URL's host and port are PostgreSQL's (something else answers there, or the server is overloaded).`,
+      );
+    } finally {
+      for (const socket of sockets) socket.end();
+      http.stop(true);
+    }
+  });
+
   test("a refused login: one sentence naming host, database and user, never the password", async () => {
     const url = new URL(await freshPostgresUrl({ schema: "empty" }));
     url.password = "Wr0ng-Secret";
