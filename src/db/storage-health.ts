@@ -52,6 +52,8 @@ const UNREACHABLE_CODES = new Set([
   "CONNECTION_CLOSED",
   "CONNECTION_ENDED",
   "CONNECTION_DESTROYED",
+  // Ours: a read that took too long (the public content API's bound, public/cache.ts).
+  "DATABASE_TIMEOUT",
   "57P01",
   "57P02",
   "57P03",

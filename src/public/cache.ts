@@ -31,6 +31,9 @@ interface BrandEntry {
   bytes: number;
 }
 
+/** How long a public request waits for PostgreSQL before the last good answer (or a 503) is given. */
+const LOAD_TIMEOUT_MS = 5_000;
+
 export class PublicContentCache {
   private readonly bySiteKey = new Map<string, BrandEntry>();
   private readonly byBrand = new Map<string, BrandEntry>();
@@ -52,8 +55,33 @@ export class PublicContentCache {
    */
   private readonly checkEveryMs: number;
 
-  constructor(private readonly db: Db) {
+  /** How long a read of the database may take before it counts as failed (PostgreSQL only, unless told). */
+  private readonly loadTimeoutMs: number | null;
+
+  constructor(
+    private readonly db: Db,
+    options: { loadTimeoutMs?: number | null } = {},
+  ) {
     this.checkEveryMs = db.dialect === "postgres" ? 0 : DATA_VERSION_CHECK_MS;
+    this.loadTimeoutMs = options.loadTimeoutMs !== undefined ? options.loadTimeoutMs : db.dialect === "postgres" ? LOAD_TIMEOUT_MS : null;
+  }
+
+  /**
+   * A read of the database, failed once it has taken loadTimeoutMs: a PostgreSQL that stops
+   * answering without closing its connections (a partition, a frozen host) held a site's request
+   * for ever, where the last good answer, or a 503, was there to give.
+   */
+  private bounded<T>(read: () => Promise<T>): Promise<T> {
+    const limit = this.loadTimeoutMs;
+    if (limit === null) return read();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(Object.assign(new Error(`the database did not answer within ${limit} ms`), { code: "DATABASE_TIMEOUT" })),
+        limit,
+      );
+    });
+    return Promise.race([read(), late]).finally(() => clearTimeout(timer));
   }
 
   /** The cached list of a site key, answered synchronously, or null when it is not cached (then `list` answers). */
@@ -71,7 +99,7 @@ export class PublicContentCache {
   /** `{"articles":[…]}` for a site key; the empty list for an unknown or malformed one. */
   async list(siteKey: unknown): Promise<CachedBody> {
     try {
-      return await this.freshList(siteKey);
+      return await this.bounded(() => this.freshList(siteKey));
     } catch (error) {
       const stale = typeof siteKey === "string" ? this.lastGood.get(siteKey)?.list : undefined;
       if (!stale) throw error;
@@ -83,7 +111,7 @@ export class PublicContentCache {
   /** `{"article":{…}}`, or null for an unknown key or slug, a draft, or another brand's slug. */
   async article(siteKey: unknown, slug: string): Promise<CachedBody | null> {
     try {
-      return await this.freshArticle(siteKey, slug);
+      return await this.bounded(() => this.freshArticle(siteKey, slug));
     } catch (error) {
       const stale = typeof siteKey === "string" ? this.lastGood.get(siteKey)?.articles.get(slug) : undefined;
       if (!stale) throw error;

@@ -564,6 +564,22 @@ describe("the cache and other processes", () => {
       expect((await cache.article(key, "served-before"))!.etag).toBe(article.etag);
       // What was never served cannot be served from memory: the failure stands.
       await expect(cache.article(key, "never-asked-for")).rejects.toThrow("connection refused");
+      // A database that stops answering without failing (a partition): the same, once the bound has passed.
+      const hung = new Proxy(db, {
+        get(target, property, receiver) {
+          if (failing && (property === "get" || property === "all")) return () => new Promise(() => undefined);
+          const value = Reflect.get(target, property, receiver);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      const bounded = new PublicContentCache(hung, { loadTimeoutMs: 100 });
+      failing = false;
+      await settledCache(bounded, key);
+      const before = await bounded.list(key);
+      await moveStamp(db, world.brand.id);
+      failing = true;
+      expect((await bounded.list(key)).etag).toBe(before.etag);
+      await expect(bounded.article(key, "never-asked-for")).rejects.toThrow("the database did not answer within 100 ms");
       // A known change of the brand's articles (an unpublish through this server) is not answered with what it replaced.
       cache.invalidateBrand(world.brand.id);
       await expect(cache.list(key)).rejects.toThrow("connection refused");
