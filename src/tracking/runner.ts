@@ -478,7 +478,12 @@ export class TrackingRunner {
       throw new Conflict(`This brand's run for the scheduled time ${slot} was already claimed.`, "slot_claimed");
     }
     for (const row of await tx.all<RunningRow>(RUNNING_OF_BRAND, [brandId])) {
-      if (this.alive(row)) throw alreadyRunning(row.id);
+      if (this.alive(row)) {
+        // Held by another process's lease: should that process have stopped (a crash), its lease
+        // lapses at this time, and the run is then resumed (it said only "wait for it to finish").
+        const held = row.owner !== this.instance && row.leaseUntil !== null ? new Date(row.leaseUntil) : null;
+        throw alreadyRunning(row.id, held);
+      }
       await markInterrupted(tx, row.id, "the process running it stopped before it finished");
     }
   }
@@ -1021,9 +1026,12 @@ async function insertTasks(tx: Queries, runId: string, brandId: string, tasks: A
   }
 }
 
-function alreadyRunning(runId: string): Conflict {
+function alreadyRunning(runId: string, heldUntil: Date | null = null): Conflict {
+  const lapse = heldUntil
+    ? ` It is held by another process until ${heldUntil.toISOString().slice(11, 19)} UTC, renewed while that process works on it; should that process have stopped, a run started after then resumes it.`
+    : "";
   return new Conflict(
-    `A tracking run is already under way for this brand (${runId}); wait for it to finish (the dashboard's Tracking page, or get_tracking_status from an AI client, shows its progress).`,
+    `A tracking run is already under way for this brand (${runId}); wait for it to finish (the dashboard's Tracking page, or get_tracking_status from an AI client, shows its progress).${lapse}`,
     "run_in_progress",
   );
 }

@@ -266,6 +266,22 @@ test("a run resumed while another instance still stores one of its answers: noth
   expect(fake.requests.map((r) => r.prompt).sort()).toEqual(["other", "slow store"]);
 });
 
+test("a run held by another instance's lease is refused naming when that lease lapses (a crashed owner's run is resumed then)", async () => {
+  const fake = provider(() => answer("Acme is fine."));
+  const { a } = await pair(toml(fake), toml(fake));
+  const s = await addBrand(a, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
+  const until = Date.now() + 30_000;
+  await a.db.run(
+    `INSERT INTO tracking_runs (id, brand_id, status, "trigger", engines, answers_planned, answers_done, owner, lease_until, started_at)
+       VALUES ('run_held', ?, 'running', 'cli', '["gpt"]', 1, 0, 'inst_crashed', ?, ?)`,
+    [s.brandId, until, Date.now()],
+  );
+  const refused = await runTracking(a, s.brandId, { trigger: "tool" }).catch((e: unknown) => e as Error);
+  expect((refused as Error).message).toContain(
+    `(run_held); wait for it to finish (the dashboard's Tracking page, or get_tracking_status from an AI client, shows its progress). It is held by another process until ${new Date(until).toISOString().slice(11, 19)} UTC`,
+  );
+});
+
 /** A run left by an instance that died (its lease ran out), with a task per prompt × engine. */
 async function abandonedRun(db: Db, brandId: string, promptIds: string[], engines: string[]): Promise<string> {
   const runId = `run_abandoned_${Math.random().toString(36).slice(2, 8)}`;
