@@ -198,7 +198,7 @@ export const ERRORS = [
 
 export const DEMO_ARTICLE = {
   title: "How to choose a CRM for a small business (demo article)",
-  description: "A demo article published by `spyglass demo`: a checklist for picking a CRM.",
+  description: "A demo article published by spyglass demo: a checklist for picking a CRM.",
   markdown: `This is **demo content** seeded by \`spyglass demo\`.
 
 ## What matters most
