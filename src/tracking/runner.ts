@@ -137,8 +137,14 @@ const TASK_BATCH = 500;
  * `runs` (a process that is not a server: the CLI, a test app) limits the claim to the runs it owns,
  * so that it never takes a server's work and leaves with the answer; null takes any run's.
  */
+// A server's workers take any run's tasks but those of a `spyglass track` run that another process
+// owns: that command asks with its own configuration, keys and concurrency (the walk saw a track
+// run answered half by the server, at twice the engines' limits, with the server's unset key as its
+// error). Once the command has stopped and a server took the run over, it owns it, and asks it.
+const NOT_ANOTHERS_CLI_RUN = ` AND (r."trigger" <> 'cli' OR r.owner = ?)`;
+
 function claimTask(runs: number | null): SqlText {
-  const own = runs === null ? "" : ` AND t.run_id IN (${placeholders(runs)})`;
+  const own = runs === null ? NOT_ANOTHERS_CLI_RUN : ` AND t.run_id IN (${placeholders(runs)})`;
   const pick = `SELECT t.id FROM tracking_tasks t JOIN tracking_runs r ON r.id = t.run_id
        WHERE t.engine = ? AND r.status = 'running' AND (t.lease_until IS NULL OR t.lease_until < ?)${own}
        ORDER BY r.started_at, t.id LIMIT 1`;
@@ -150,7 +156,7 @@ function claimTask(runs: number | null): SqlText {
 /** Whether any engine of `engines` has a task to claim (the idle workers' poll); `runs` as in claimTask. */
 const CLAIMABLE = (engines: number, runs: number | null) => `SELECT 1 AS found FROM tracking_tasks t JOIN tracking_runs r ON r.id = t.run_id
    WHERE r.status = 'running' AND (t.lease_until IS NULL OR t.lease_until < ?) AND t.engine IN (${placeholders(engines)})${
-     runs === null ? "" : ` AND t.run_id IN (${placeholders(runs)})`
+     runs === null ? NOT_ANOTHERS_CLI_RUN : ` AND t.run_id IN (${placeholders(runs)})`
    } LIMIT 1`;
 
 interface ResumePlan {
@@ -655,7 +661,7 @@ export class TrackingRunner {
       const found = await this.db.get(CLAIMABLE(engines.length, runs === null ? null : runs.length), [
         this.now(),
         ...engines,
-        ...(runs ?? []),
+        ...(runs ?? [this.instance]),
       ]);
       if (found) this.wakeWorkers();
       this.pollFailures.succeeded();
@@ -680,7 +686,7 @@ export class TrackingRunner {
           this.now() + this.leaseMs,
           engine.id,
           this.now(),
-          ...(runs ?? []),
+          ...(runs ?? [this.instance]),
         ]);
         claimFailures.succeeded();
       } catch (error) {

@@ -208,6 +208,22 @@ test("spyglass track beside a server asks only its own run's answers, and return
   expect(await a.db.get("SELECT count(*) AS n FROM answers WHERE run_id = ?", [serverRun.runId])).toEqual({ n: 12 });
 });
 
+test("a server does not answer a spyglass track run's tasks: the command asks them all, with its own configuration", async () => {
+  // Slow enough answers that the server's idle workers look for work (each second) while the run is open.
+  const cli = provider(() => answer("Acme is fine.", { latencyMs: 1200 }));
+  const server = provider(() => answer("Acme is fine."));
+  const { a, b } = await pair(toml(cli), toml(server));
+  const tracked = await addBrand(a, {
+    name: "Tracked",
+    prompts: Array.from({ length: 6 }, (_, i) => ({ key: `P${i}`, text: `tracked ${i}` })),
+  });
+  b.tracking.runner.serve();
+  const code = await trackCommand(a, { brandId: tracked.brandId, json: true, out: { stdout: { write: () => undefined } } });
+  expect(code).toBe(0);
+  expect(cli.requests.filter((r) => r.prompt.startsWith("tracked"))).toHaveLength(6);
+  expect(server.requests).toEqual([]);
+});
+
 test("a store that fails while another is under way fails the run with its own reason, the other answer kept", async () => {
   const fake = provider((prompt) => answer("Acme is fine.", { latencyMs: prompt.includes("boom") ? 300 : 0 }));
   const { a } = await pair(toml(fake), toml(fake));
