@@ -335,10 +335,12 @@ function readDatabaseUrl(env: ConfigInput["env"], named: string | undefined, whe
  */
 function databaseUrlProblem(url: URL, value: string): string | null {
   const encoding = "a password's / @ : ? # and % must be written %2F %40 %3A %3F %23 and %25";
-  if (url.hostname === "") return "names no host: write postgres://user:password@host:5432/database (a Unix socket is not supported)";
-  // The driver takes the host from after the first "@" (the URL standard, the last).
-  const authority = value.slice(value.indexOf("://") + 3).split(/[/?#]/, 1)[0] ?? "";
-  if (url.pathname.slice(1).includes("/") || url.pathname.includes("@") || authority.indexOf("@") !== authority.lastIndexOf("@")) {
+  // The driver takes the host from after the first "@" (the URL standard, the last); an "@" after the
+  // authority ("spy:2024?Secret@db…") is a password's end read as a port and a query.
+  const afterScheme = value.slice(value.indexOf("://") + 3);
+  const authority = afterScheme.split(/[/?#]/, 1)[0] ?? "";
+  const rest = afterScheme.slice(authority.length);
+  if (url.pathname.slice(1).includes("/") || rest.includes("@") || authority.indexOf("@") !== authority.lastIndexOf("@")) {
     return `has more than a database name after the host, as when a password holds a character that must be percent-encoded: ${encoding}`;
   }
   try {

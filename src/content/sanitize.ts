@@ -209,7 +209,8 @@ function createArticleDom(): ArticleDom {
     const link = element.nodeName === "A" ? element.getAttribute("href") : null;
     if (link !== null) {
       const authored = (element.getAttribute("rel") ?? "").toLowerCase().split(/\s+/);
-      const leaves = urlScheme(link) !== null || link.replace(URL_IGNORED_CHARS, "").startsWith("//");
+      // Browsers read a backslash as a slash ("/\\evil.example" is "//evil.example").
+      const leaves = urlScheme(link) !== null || link.replace(URL_IGNORED_CHARS, "").replace(/\\/g, "/").startsWith("//");
       const tokens = [...new Set(authored.filter((token) => AUTHOR_REL_TOKENS.has(token))), ...(leaves ? ["noopener", "noreferrer"] : [])];
       if (tokens.length > 0) element.setAttribute("rel", tokens.join(" "));
       else element.removeAttribute("rel");

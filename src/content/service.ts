@@ -454,7 +454,7 @@ export async function setArticlePublished(
 /** Whether sanitized HTML shows a reader anything: text, or an image. */
 function showsAnything(html: string): boolean {
   return (
-    /<img\s/i.test(html) ||
+    /<img\s[^>]*\bsrc=/i.test(html) ||
     html
       .replace(/<[^>]*>/g, "")
       .replace(/&nbsp;|&#160;/g, " ")

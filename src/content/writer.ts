@@ -9,7 +9,7 @@ import { getBrand } from "../brands/service";
 import { type WriterSettings } from "../config";
 import { type AppContext } from "../context";
 import { AppError, Invalid } from "../errors";
-import { complete } from "../llm/client";
+import { complete, STOPPED } from "../llm/client";
 import { type ChatMessage, type ClientOptions } from "../llm/types";
 import { getPrompt } from "../prompts/service";
 import { loadRoster } from "../tracking/roster";
@@ -76,6 +76,12 @@ export async function generateArticle(
     { role: "user", content: brief.user },
   ];
   const reply = await complete(writerModel(writer, length), messages, options);
+  // A draft cut at the output limit is no article (its end is missing); said in the writer's words.
+  if (reply.status === "error" && reply.error === STOPPED.max_tokens) {
+    throw new WriterFailed(
+      `its draft was cut off at the output limit (max_tokens ${writerModel(writer, length).max_tokens}): ask for a shorter length, or raise max_tokens in spyglass.toml's [writer]`,
+    );
+  }
   if (reply.status === "error") throw new WriterFailed(reply.error ?? "the request failed");
   if (reply.status === "empty") throw new WriterFailed("its reply was empty");
   if (reply.status === "refusal") throw new WriterFailed("it declined to write it");

@@ -233,11 +233,17 @@ async function migrate(connection: postgres.Sql, where: string, apply: boolean):
       : [];
     const problem = newerSchemaProblem(where, applied?.at == null ? null : Number(applied.at), PG_MIGRATION_JOURNAL);
     if (problem) throw new Unavailable(problem, "database_newer");
-    // The database's default collation: libc's (datcollate), or an ICU locale's (provider "i").
-    const [collation] = await connection.unsafe<Array<{ collate: string; provider: string }>>(
-      `SELECT datcollate AS "collate", datlocprovider::text AS provider FROM pg_database WHERE datname = current_database()`,
+    // The database's default collation: libc's (datcollate), an ICU locale's (provider "i"), or
+    // PostgreSQL 17's builtin one (provider "b", its locale in datlocale, which older versions lack).
+    const [collation] = await connection.unsafe<Array<{ collate: string; provider: string; locale: string | null }>>(
+      `SELECT datcollate AS "collate", datlocprovider::text AS provider, to_jsonb(d) ->> 'datlocale' AS locale
+         FROM pg_database d WHERE datname = current_database()`,
     );
-    if (collation && (collation.provider === "i" || !C_COLLATIONS.has(collation.collate))) {
+    const sortsByBytes =
+      collation?.provider === "b"
+        ? C_COLLATIONS.has(collation.locale ?? "")
+        : collation?.provider !== "i" && C_COLLATIONS.has(collation?.collate ?? "C");
+    if (collation && !sortsByBytes) {
       const name = collation.provider === "i" ? "an ICU locale's" : `the ${collation.collate}`;
       log.warn(
         `PostgreSQL at ${where} sorts text by ${name} collation, not C: lists and pages will not be in SQLite's order. Create the database with createdb --locale=C --template=template0 and copy the data into it (README, "Running more than one instance").`,

@@ -36,40 +36,34 @@ export function isForeignKeyFailure(error: unknown): boolean {
 /** The Retry-After of the 503 a request is answered with while PostgreSQL does not answer. */
 export const UNREACHABLE_RETRY_AFTER_S = 5;
 
-// PostgreSQL out of reach, as the driver (postgres.js) reports it: the connection refused, reset,
-// timed out or closed under a query; the server shutting down or starting (57P01-57P03), out of
-// connection slots (53300), or a connection exception (class 08).
-const UNREACHABLE_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EPIPE",
-  "CONNECT_TIMEOUT",
-  "CONNECTION_CLOSED",
-  "CONNECTION_ENDED",
-  "CONNECTION_DESTROYED",
-  // Ours: a read that took too long (the public content API's bound, public/cache.ts).
-  "DATABASE_TIMEOUT",
-  "57P01",
-  "57P02",
-  "57P03",
-  "53300",
-]);
+// PostgreSQL out of reach, as the driver (postgres.js) reports it. Told apart from other failures of
+// a request by their shape, since a tool or a sign-in also makes requests of its own (a metadata
+// document, a provider) that fail with the same network codes (a review: a reset fetch of a client's
+// document was answered "the database does not answer"):
+// - a socket's failure (refused, reset, timed out) carries the system call (`syscall`), which
+//   Bun's fetch errors do not;
+const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE"]);
+// - the driver's own codes, and ours for a read that took too long (public/cache.ts);
+const DRIVER_CODES = new Set(["CONNECT_TIMEOUT", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "DATABASE_TIMEOUT"]);
+// - the server's errors (a PostgresError, with its `severity`): shutting down or starting
+//   (57P01-57P03), out of connection slots (53300), a connection exception (class 08, but a protocol
+//   violation, 08P01, which is a fault, not an outage), a database closed to connections (55000
+//   with that sentence).
+const SERVER_CODES = new Set(["57P01", "57P02", "57P03", "53300"]);
 
 /**
- * PostgreSQL out of reach (see UNREACHABLE_CODES): a failure that says nothing of the request, and
- * passes once the server answers again.
+ * PostgreSQL out of reach: a failure that says nothing of the request, and passes once the server
+ * answers again.
  */
 export function isUnreachable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
+  const e = error as { code?: unknown; syscall?: unknown; severity?: unknown; message?: unknown } | null;
+  const code = e?.code;
   if (typeof code !== "string") return false;
-  // 55000 is also other things; with this sentence, a database closed to connections.
-  const closed = code === "55000" && /not currently accepting connections/.test((error as Error).message ?? "");
-  return UNREACHABLE_CODES.has(code) || code.startsWith("08") || closed;
+  if (SOCKET_CODES.has(code)) return typeof e?.syscall === "string";
+  if (DRIVER_CODES.has(code)) return true;
+  if (typeof e?.severity !== "string") return false;
+  if (SERVER_CODES.has(code) || (code.startsWith("08") && code !== "08P01")) return true;
+  return code === "55000" && typeof e?.message === "string" && /not currently accepting connections/.test(e.message);
 }
 
 export class StorageHealth {

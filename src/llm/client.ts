@@ -69,21 +69,25 @@ async function readReply(response: Response): Promise<string> {
     chunks.push(value);
   }
   const bytes = Buffer.concat(chunks);
-  // A charset the reply declares (a gateway's Latin-1): its text was stored garbled, and counted.
+  // JSON is UTF-8 (RFC 8259: a charset parameter has no effect), and a gateway may mislabel it
+  // ISO-8859-1: UTF-8 first. Only bytes that are not UTF-8 are read in the charset the reply
+  // declares (a gateway's Latin-1: its text was stored garbled, and counted).
+  // TextDecoder drops a leading byte-order mark, as response.text() did (some gateways send one).
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    // Below: the declared charset, or an error.
+  }
   const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(response.headers.get("content-type") ?? "")?.[1]?.toLowerCase();
   if (charset && charset !== "utf-8" && charset !== "utf8") {
     try {
       return new TextDecoder(charset).decode(bytes);
     } catch {
-      // A label TextDecoder does not know: read as UTF-8, which JSON is.
+      // A label TextDecoder does not know.
     }
   }
-  // TextDecoder drops a leading byte-order mark, as response.text() did (some gateways send one).
-  try {
-    return new TextDecoder("utf-8", { fatal: strict }).decode(bytes);
-  } catch {
-    throw new ReplyNotText();
-  }
+  if (!strict) return new TextDecoder().decode(bytes);
+  throw new ReplyNotText();
 }
 
 /** Whether a 200's JSON has the adapter's answer field (a gemini reply may instead say why the prompt was blocked). */
@@ -380,7 +384,7 @@ function classify(
   return { ...base, status: "ok", text: reply.text };
 }
 
-const STOPPED: Record<"max_tokens" | "paused", string> = {
+export const STOPPED: Record<"max_tokens" | "paused", string> = {
   max_tokens:
     "the answer was cut off at the model's output limit (max_tokens): it is left out of the figures, as an answer that could not be read whole; raise the engine's max_tokens in spyglass.toml",
   paused:

@@ -134,12 +134,15 @@ export async function handleMcpRequest(
   if (origin === null) return answerMcpRequest(app, catalog, allowedOrigins, request, id, null);
   const preflight = corsPreflight(request, origin, allowedOrigins);
   if (preflight) return preflight;
-  const response = await answerMcpRequest(app, catalog, allowedOrigins, request, id, origin);
-  if (isAllowedOrigin(origin, allowedOrigins)) {
-    response.headers.set("access-control-allow-origin", origin);
-    response.headers.set("access-control-expose-headers", CORS_EXPOSED);
-    response.headers.append("vary", "Origin");
-  }
+  return withCors(await answerMcpRequest(app, catalog, allowedOrigins, request, id, origin), origin, allowedOrigins);
+}
+
+/** The response, readable by a page of `origin` when that origin is allowed (see CORS_METHODS). */
+function withCors(response: Response, origin: string | null, allowedOrigins: ReadonlySet<string>): Response {
+  if (origin === null || !isAllowedOrigin(origin, allowedOrigins) || response.headers.has("access-control-allow-origin")) return response;
+  response.headers.set("access-control-allow-origin", origin);
+  response.headers.set("access-control-expose-headers", CORS_EXPOSED);
+  response.headers.append("vary", "Origin");
   return response;
 }
 
@@ -226,6 +229,8 @@ export function mcpApiRoutes(app: AppContext, catalog: ToolCatalog) {
         log.error("unhandled error", { request_id: id, error: err?.name, message: err?.message, stack: err?.stack });
         response = json(500, { error: `Something went wrong on our side (request ${id}).`, code: "internal" });
       }
+      // A page of an allowed origin reads these too ("the database does not answer").
+      response = withCors(response, request.headers.get("origin"), origins);
     }
     response.headers.set("x-request-id", id);
     if (outerId === undefined) {

@@ -69,9 +69,10 @@ export function redirectUriProblem(value: string): string | null {
 
 /**
  * Whether a redirect leads back to an app on the visitor's own device: http on a loopback host (a
- * native app listening for its sign-in, RFC 8252 §7.3) or an app's private scheme (§7.1). An
- * authorization error is sent there at once: it leads to no web site (RFC 9700 §4.11.2's concern
- * with a redirect anyone may register), and the app is waiting for it.
+ * native app listening for its sign-in, RFC 8252 §7.3). An authorization error is sent there at
+ * once: it leads to no web site (RFC 9700 §4.11.2's concern with a redirect anyone may register),
+ * and the app is waiting for it. A private scheme is not: a browser's own
+ * (microsoft-edge:https://…, firefox://open-url?url=…) opens any site (a review registered them).
  */
 export function returnsToThisDevice(uri: string): boolean {
   let url: URL;
@@ -80,9 +81,7 @@ export function returnsToThisDevice(uri: string): boolean {
   } catch {
     return false;
   }
-  if (url.protocol === "https:") return false;
-  if (url.protocol === "http:") return LOOPBACK.has(url.hostname);
-  return !BLOCKED_SCHEMES.has(url.protocol);
+  return url.protocol === "http:" && LOOPBACK.has(url.hostname);
 }
 
 /** Where a redirect URI leads, as a person reads it: a web address's host, or the app of a private scheme. */

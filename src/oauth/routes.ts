@@ -320,7 +320,7 @@ export function oauthRoutes(ctx: AppContext) {
       } catch (error) {
         if (error instanceof AuthorizationPageError) return errorPage(error.message);
         if (error instanceof RedirectableError) {
-          // An app on this device (a loopback listener, a private scheme) is told at once; it was left
+          // An app on this device (a loopback listener) is told at once; it was left
           // waiting for a page's link to be clicked. A web site's redirect stays a link (see RedirectableError).
           if (returnsToThisDevice(error.redirect)) {
             return new Response(null, { status: 302, headers: { location: error.redirect, "cache-control": "no-store" } });

@@ -99,7 +99,10 @@ export class PublicContentCache {
   /** `{"articles":[…]}` for a site key; the empty list for an unknown or malformed one. */
   async list(siteKey: unknown): Promise<CachedBody> {
     try {
-      return await this.bounded(() => this.freshList(siteKey));
+      const body = await this.bounded(() => this.freshList(siteKey));
+      // Here, not in the read: one that ends after the bound (a slow database) is no recovery.
+      this.servedStale.succeeded();
+      return body;
     } catch (error) {
       const stale = typeof siteKey === "string" ? this.lastGood.get(siteKey)?.list : undefined;
       if (!stale) throw error;
@@ -111,7 +114,9 @@ export class PublicContentCache {
   /** `{"article":{…}}`, or null for an unknown key or slug, a draft, or another brand's slug. */
   async article(siteKey: unknown, slug: string): Promise<CachedBody | null> {
     try {
-      return await this.bounded(() => this.freshArticle(siteKey, slug));
+      const body = await this.bounded(() => this.freshArticle(siteKey, slug));
+      this.servedStale.succeeded();
+      return body;
     } catch (error) {
       const stale = typeof siteKey === "string" ? this.lastGood.get(siteKey)?.articles.get(slug) : undefined;
       if (!stale) throw error;
@@ -125,7 +130,6 @@ export class PublicContentCache {
     if (!entry) return EMPTY_LIST;
     if (entry.list) return entry.list;
     const rows = await listPublishedArticles(this.db, entry.brandId);
-    this.servedStale.succeeded();
     const body = cachedBody(JSON.stringify({ articles: rows.map(listItem) }));
     // A change announced while the rows were read dropped the entry: this answer is not kept.
     if (!this.holds(entry)) return body;
@@ -140,7 +144,6 @@ export class PublicContentCache {
     const hit = entry.articles.get(slug);
     if (hit) return hit;
     const row = await getPublishedArticleBySlug(this.db, entry.brandId, slug);
-    this.servedStale.succeeded();
     if (!row) return null;
     const body = cachedBody(JSON.stringify({ article: articleItem(row) }));
     if (!this.holds(entry)) return body;

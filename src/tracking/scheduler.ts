@@ -43,6 +43,8 @@ async function resumeInterruptedTicks(app: AppContext, stopped: () => boolean): 
     try {
       await runTracking(app, brandId, { trigger: "schedule", resumeOnly: last.id });
     } catch (error) {
+      // The database out of reach: the whole resumption waits for it (startScheduler).
+      if (isUnreachable(error)) throw error;
       if (error instanceof AppError)
         log.info("scheduled tracking did not resume a run", { brand: brandId, run: last.id, reason: error.message });
       else log.error("scheduled tracking failed to resume a run", { brand: brandId, run: last.id, message: (error as Error).message });
@@ -65,11 +67,22 @@ export function startScheduler(app: AppContext, options: { retryUnreachableMs?: 
   // to claim a brand's slot runs it (the others help with its work), the others skip the brand.
   // A moment after start, so that the server listens (and answers) first.
   let stopped = false;
+  // A wait for the database ends at once on stop().
+  let wake: () => void = () => {};
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   let release: () => void = () => {};
   const delay = new Promise<void>((resolve) => (release = resolve));
   const timer = setTimeout(() => release(), RESUME_AFTER_MS);
   timer.unref();
   const resumeWhenReachable = async (): Promise<void> => {
+    let waited = false;
     for (;;) {
       if (stopped) return;
       try {
@@ -77,10 +90,13 @@ export function startScheduler(app: AppContext, options: { retryUnreachableMs?: 
       } catch (error) {
         if (!isUnreachable(error)) throw error;
       }
-      log.warn("scheduled tracking waits for the database, which does not answer, to resume interrupted runs", {
-        retry_in_s: retryMs / 1000,
-      });
-      await Bun.sleep(retryMs);
+      if (!waited) {
+        waited = true;
+        log.warn("scheduled tracking waits for the database, which does not answer, to resume interrupted runs", {
+          retry_in_s: retryMs / 1000,
+        });
+      }
+      await pause(retryMs);
     }
   };
   const resumed = delay
@@ -94,7 +110,9 @@ export function startScheduler(app: AppContext, options: { retryUnreachableMs?: 
     await resumed;
     let brandIds: string[] | null = null;
     let waiting: string[] = [];
+    let warned = false;
     for (;;) {
+      if (stopped) return;
       try {
         brandIds ??= await trackableBrandIds(app);
         waiting = [];
@@ -114,18 +132,23 @@ export function startScheduler(app: AppContext, options: { retryUnreachableMs?: 
       } catch (error) {
         if (!isUnreachable(error)) throw error;
       }
-      if (stopped || Date.now() >= untilNextTick()) {
+      if (stopped) return;
+      if (Date.now() >= untilNextTick()) {
         log.error("scheduled tracking skipped a tick: the database did not answer until the next one", {
           slot,
           brands: waiting.length || null,
         });
         return;
       }
-      log.warn("scheduled tracking waits for the database, which does not answer; trying again shortly", {
-        slot,
-        retry_in_s: retryMs / 1000,
-      });
-      await Bun.sleep(retryMs);
+      // Said once a tick: the wait may last until the next one.
+      if (!warned) {
+        warned = true;
+        log.warn("scheduled tracking waits for the database, which does not answer; trying again shortly", {
+          slot,
+          retry_in_s: retryMs / 1000,
+        });
+      }
+      await pause(retryMs);
     }
   };
   const job: Cron = new Cron(
@@ -150,6 +173,7 @@ export function startScheduler(app: AppContext, options: { retryUnreachableMs?: 
     resumed,
     stop: () => {
       stopped = true;
+      wake();
       clearTimeout(timer);
       release();
       job.stop();

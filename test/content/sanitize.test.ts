@@ -59,6 +59,10 @@ describe("sanitizeArticleHtml", () => {
     expect(sanitizeArticleHtml('<a href="#a b">x</a> <a href="#%C3%BCber">y</a> <p id="%C3%BCber">z</p>')).toBe(
       '<a>x</a> <a href="#user-content-über">y</a> <p id="user-content-über">z</p>',
     );
+    // A link a browser reads as another host's (a backslash is a slash there) leaves the site: rel as for one.
+    expect(sanitizeArticleHtml('<a href="/\\evil.example">a</a><a href="\\\\evil.example">b</a><a href="/pricing">c</a>')).toBe(
+      '<a href="/\\evil.example" rel="noopener noreferrer">a</a><a href="\\\\evil.example" rel="noopener noreferrer">b</a><a href="/pricing">c</a>',
+    );
     // aria-describedby names the article's own ids, prefixed; anything else in it drops it.
     expect(sanitizeArticleHtml('<a href="#n" aria-describedby="label" aria-label="Back">1</a><a aria-describedby="a &quot;b">2</a>')).toBe(
       '<a href="#user-content-n" aria-describedby="user-content-label" aria-label="Back">1</a><a>2</a>',

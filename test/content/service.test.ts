@@ -265,7 +265,12 @@ describe("publish_to_site and unpublish_article", () => {
   });
 
   test("an article that shows nothing once sanitized (only a script, an iframe) is not published, saying why; one with an image is", async () => {
-    for (const markdown of ["<script>alert(1)</script>", '<iframe src="https://x.example"></iframe>\n\n<p></p>']) {
+    // An image whose data: source the sanitizer removed shows nothing either.
+    for (const markdown of [
+      "<script>alert(1)</script>",
+      '<iframe src="https://x.example"></iframe>\n\n<p></p>',
+      '<img width="5" src="data:image/png;base64,AAAA">',
+    ]) {
       const draft = await create({ title: "Nothing to show", markdown });
       const outcome = await tool("publish_to_site", { article_id: draft.id });
       expect(outcome.error).toContain("This article shows nothing once sanitized");

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { parseWriterOutput } from "../../src/content/writer";
 import { newId } from "../../src/ids";
 import { addPrompt, apiKeyFor, callTool, makeWorld, type World } from "../public/world";
-import { answer, type FakeProvider, httpError, startFakeAnthropic, startFakeOpenAI } from "../support/fake-providers";
+import { answer, type FakeProvider, httpError, raw, startFakeAnthropic, startFakeOpenAI } from "../support/fake-providers";
 
 const KEY_ENV = "SPYGLASS_TEST_WRITER_KEY";
 const PROVIDER_KEY = "sk-writer-test-0123456789";
@@ -186,6 +186,28 @@ describe("generate_article with an OpenAI-compatible writer", () => {
       expect((await callTool(w, key, "list_articles")).data.articles).toEqual([]);
     } finally {
       await failing.stop();
+    }
+  });
+});
+
+describe("a draft cut off at the output limit", () => {
+  test("is a tool error in the writer's words (a shorter length, or [writer] max_tokens), and saves nothing", async () => {
+    const cut = startFakeOpenAI({
+      apiKey: PROVIDER_KEY,
+      fallback: raw({
+        model: "m",
+        choices: [{ index: 0, finish_reason: "length", message: { role: "assistant", content: "# Half an article\n\nIt stops" } }],
+      }),
+    });
+    try {
+      const w = await worldWithWriter("openai", cut.url);
+      const key = await apiKeyFor(w, w.brand.id);
+      const outcome = await callTool(w, key, "generate_article", { topic: "anything at all", length: "long" });
+      expect(outcome.error).toContain("its draft was cut off at the output limit (max_tokens ");
+      expect(outcome.error).toContain("ask for a shorter length, or raise max_tokens in spyglass.toml's [writer]");
+      expect((await callTool(w, key, "list_articles")).data.articles).toEqual([]);
+    } finally {
+      await cut.stop();
     }
   });
 });

@@ -6,10 +6,12 @@ import { readdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
+import postgres from "postgres";
 import { type Db, openDatabase } from "../../src/db/client";
 import { EMBEDDED_PG_MIGRATIONS, PG_MIGRATION_JOURNAL } from "../../src/db/migrations-pg";
 import { openPostgres, type PostgresDb } from "../../src/db/postgres";
 import { type Queries, toPostgresPlaceholders } from "../../src/db/queries";
+import { isUnreachable } from "../../src/db/storage-health";
 import { Unavailable } from "../../src/errors";
 import { captureLog } from "../support/log";
 import { freshPostgresUrl } from "../support/postgres";
@@ -390,6 +392,37 @@ describe("connection failures", () => {
     } finally {
       for (const socket of sockets) socket.end();
       http.stop(true);
+    }
+  });
+
+  test("'PostgreSQL does not answer' is told apart from a request's own network failures (a fetch reset or refused)", async () => {
+    const resetting = Bun.listen({
+      hostname: "127.0.0.1",
+      port: 0,
+      socket: {
+        data(socket) {
+          socket.write("HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nabc");
+          socket.terminate();
+        },
+      },
+    });
+    const port = await closedPort();
+    try {
+      const reset = await fetch(`http://127.0.0.1:${resetting.port}/`)
+        .then((r) => r.text())
+        .catch((e: unknown) => e);
+      const refused = await fetch(`http://127.0.0.1:${port}/`).catch((e: unknown) => e);
+      expect([(reset as { code?: string }).code, isUnreachable(reset)]).toEqual(["ECONNRESET", false]);
+      expect([(refused as { code?: string }).code, isUnreachable(refused)]).toEqual(["ECONNREFUSED", false]);
+      // The driver's own: a refused connection, and the server's "too many connections".
+      const driver = postgres(`postgres://u:p@127.0.0.1:${port}/db`, { connect_timeout: 5, onnotice: () => undefined });
+      const down = await driver.unsafe("SELECT 1").catch((e: unknown) => e);
+      await driver.end({ timeout: 0 });
+      expect([(down as { code?: string }).code, isUnreachable(down)]).toEqual(["ECONNREFUSED", true]);
+      expect(isUnreachable(Object.assign(new Error("sorry, too many clients already"), { code: "53300", severity: "FATAL" }))).toBe(true);
+      expect(isUnreachable(Object.assign(new Error("protocol violation"), { code: "08P01", severity: "ERROR" }))).toBe(false);
+    } finally {
+      resetting.stop(true);
     }
   });
 

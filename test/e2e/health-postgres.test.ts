@@ -58,9 +58,16 @@ test("a database that stops answering makes /healthz 503 within seconds, and eve
     // Requests that need the database are told so (503, Retry-After), not "something went wrong" (a 500 with a stack in the log each).
     const tool = await fetch(`${on.url}/api/mcp/mcp`, {
       method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      headers: {
+        authorization: `Bearer ${key}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        origin: "http://localhost:6274",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_prompts", arguments: {} } }),
     });
+    // A page on an allowed origin (the Inspector's) reads the answer, whichever it is.
+    expect(tool.headers.get("access-control-allow-origin")).toBe("http://localhost:6274");
     const called = await tool.json();
     // The key was checked before (remembered), or is checked now: either way the database's absence is said.
     const said = tool.status === 503 ? called.error : called.result?.content?.[0]?.text;

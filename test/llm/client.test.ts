@@ -502,11 +502,16 @@ describe("a reply's charset", () => {
         script: {
           declared: raw(latin1, { headers: { "content-type": "application/json; charset=iso-8859-1" } }),
           undeclared: raw(latin1, { headers: { "content-type": "application/json" } }),
+          // UTF-8 labelled Latin-1 (a servlet's default): read as the UTF-8 it is.
+          mislabelled: raw(Buffer.from(latin1.toString("latin1"), "utf8"), {
+            headers: { "content-type": "application/json; charset=iso-8859-1" },
+          }),
         },
       }),
     );
     const client = createEngineClient(engine(fake, "openai"), recordingOptions());
     expect(await client.ask("declared")).toMatchObject({ status: "ok", text: "Acme est très bien, café crème." });
+    expect(await client.ask("mislabelled")).toMatchObject({ status: "ok", text: "Acme est très bien, café crème." });
     const undeclared = await client.ask("undeclared");
     expect([undeclared.status, undeclared.error]).toEqual([
       "error",

@@ -581,6 +581,16 @@ describe("refusals, each with its OAuth error", () => {
       expect(`${link.origin}${link.pathname}`).toBe("https://app.example/callback");
       expect(link.searchParams.get("error")).toBe("invalid_request");
     }
+    // A private scheme too (a browser's own opens any site: microsoft-edge:https://…), named as an app.
+    for (const uri of ["microsoft-edge:https://evil.example/login", "com.example.app:/oauth2redirect"]) {
+      const app = await registerClient(t, [uri]);
+      const page = await t.call(
+        "GET",
+        `/oauth/authorize?${authorizeQuery(app, pair, { redirect_uri: uri, code_challenge_method: "plain" })}`,
+      );
+      expect(backLink(page).protocol).toBe(new URL(uri).protocol);
+      expect(page.text).toContain(`Return to the app that handles ${new URL(uri).protocol}`);
+    }
     const good = await t.call("GET", `/oauth/authorize?${authorizeQuery(client, pair)}`);
     expect(good.status).toBe(302);
     expect(good.headers.get("location")).toBe(`/oauth/consent?${authorizeQuery(client, pair)}`);

@@ -64,7 +64,7 @@ export function Consent() {
     if (brandId === null && brands.length === 1) setBrandId(brands[0]!.id);
   }, [brands, brandId]);
   const request = loaded.data;
-  // An app on this device (a loopback listener, a private scheme) is told of a refused request at
+  // An app on this device (a loopback listener) is told of a refused request at
   // once: it is waiting for the answer, and the redirect leads to no web site.
   const returnNow = request !== null && request !== undefined && "error_redirect" in request && request.return_now;
   useEffect(() => {
