@@ -221,13 +221,75 @@ function boundedMarkdownToHtml(markdown: string): string {
   return html;
 }
 
+// marked-footnote's markup under prefixId "fn-": a reference's id, a back-link's target, and the
+// Footnotes heading's id (which each reference names). Its scheme collides with itself: the note of
+// [^label] and the heading are both "fn-label", the note of [^ref-x] and the reference of [^x] both
+// "fn-ref-x". GitHub's own scheme ("fnref-", "footnote-label") cannot.
+const FOOTNOTE_REF_ID = /(<sup><a id=")fn-ref-/g;
+const FOOTNOTE_BACKREF = /(<a href="#)fn-ref-(?=[^"]*" data-fn-backref )/g;
+const FOOTNOTE_LABEL = /(<h2 id="|aria-describedby=")fn-label"/g;
+const ID_ATTRIBUTE = /\sid\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))/gi;
+
+/** An id as the sanitizer compares it (it decodes ids as links' fragments are). */
+function comparableId(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * Every id of the article unique, so that each link reaches what it names: footnotes take GitHub's
+ * ids, which they then keep; any other id met again (a heading "Fn 1" beside note 1, a raw
+ * `<div id="why">` beside "## Why") gets GitHub's "-1", "-2"… suffix, the first of the same id
+ * keeping it, and a footnote's back-link following its reference. Other links are left as written:
+ * a link to a shared id reached the first of them before too.
+ * The document is parsed only when two ids are the same.
+ */
+function uniqueIds(html: string): string {
+  const named = html
+    .replace(FOOTNOTE_REF_ID, "$1fnref-")
+    .replace(FOOTNOTE_BACKREF, "$1fnref-")
+    .replace(FOOTNOTE_LABEL, '$1footnote-label"');
+  const ids = [...named.matchAll(ID_ATTRIBUTE)].map((match) => comparableId(match[1] ?? match[2] ?? match[3] ?? ""));
+  if (new Set(ids).size === ids.length) return named;
+  const template = inertDocument().createElement("template");
+  template.innerHTML = named;
+  const elements = [...template.content.querySelectorAll("[id]")];
+  const footnotes = elements.filter((element) =>
+    element.matches("a[data-fn-ref], section[data-footnotes] > h2, section[data-footnotes] > ol > li"),
+  );
+  const every = new Set(elements.map((element) => comparableId(element.id)));
+  const taken = new Set<string>();
+  for (const element of [...footnotes, ...elements.filter((element) => !footnotes.includes(element))]) {
+    const id = comparableId(element.id);
+    if (!taken.has(id)) {
+      taken.add(id);
+      continue;
+    }
+    let suffix = 1;
+    while (taken.has(`${id}-${suffix}`) || every.has(`${id}-${suffix}`)) suffix++;
+    const was = element.id;
+    element.id = `${id}-${suffix}`;
+    taken.add(element.id);
+    // A reference renamed (the second of [^x], "fnref-x-2", met [^x-2]'s): its note's back-link follows it.
+    if (footnotes.includes(element) && element.matches("a[data-fn-ref]")) {
+      const note = template.content.getElementById((element.getAttribute("href") ?? "").slice(1));
+      const back = [...(note?.querySelectorAll("a[data-fn-backref]") ?? [])].find((link) => link.getAttribute("href") === `#${was}`);
+      back?.setAttribute("href", `#${element.id}`);
+    }
+  }
+  return template.innerHTML;
+}
+
 /**
  * Renders an article body: markdown → HTML → sanitized HTML, without a leading H1 that repeats
  * the title (the client renders the title itself). Throws UnsafeHtmlError when the body cannot
  * be made safe, and ArticleTooComplexError when it is over the bounds above.
  */
 export function renderArticle({ title, markdown: source }: ArticleSource): string {
-  const html = sanitizeArticleHtml(boundedMarkdownToHtml(source));
+  const html = sanitizeArticleHtml(uniqueIds(boundedMarkdownToHtml(source)));
   return removeLeadingTitleHeading(html, title);
 }
 

@@ -8,4 +8,6 @@
 // 3: footnote ids "fn-" (a heading's could be the same), a label's non-ASCII letters reach their
 //    note, the footnotes' aria-label and aria-describedby kept, rel noopener noreferrer only on links
 //    that leave the site.
-export const RENDERER_VERSION = 3;
+// 4: every id unique: footnotes take GitHub's ids ("fnref-", "footnote-label"), and an id met again
+//    (a heading "Fn 1" beside note 1, a raw id beside a heading's) gets a "-1" suffix.
+export const RENDERER_VERSION = 4;

@@ -61,20 +61,20 @@ describe("renderArticle", () => {
         '<li><a href="#user-content-über-uns">Über uns</a></li>',
         "</ul>",
         '<h2 id="user-content-why">Why</h2>',
-        '<p>A claim.<sup><a id="user-content-fn-ref-src" href="#user-content-fn-src" aria-describedby="user-content-fn-label">1</a></sup> Another.<sup><a id="user-content-fn-ref-über" href="#user-content-fn-über" aria-describedby="user-content-fn-label">2</a></sup></p>',
+        '<p>A claim.<sup><a id="user-content-fnref-src" href="#user-content-fn-src" aria-describedby="user-content-footnote-label">1</a></sup> Another.<sup><a id="user-content-fnref-über" href="#user-content-fn-über" aria-describedby="user-content-footnote-label">2</a></sup></p>',
         '<h2 id="user-content-über-uns">Über uns</h2>',
         '<p>Us, <a href="/pricing">pricing</a>.</p>',
         // A heading's id is no footnote's (marked-footnote's "footnote-src" was both).
         '<h2 id="user-content-footnote-src">Footnote src</h2>',
         "<hr>",
         "",
-        '<h2 id="user-content-fn-label">Footnotes</h2>',
+        '<h2 id="user-content-footnote-label">Footnotes</h2>',
         "<ol>",
         '<li id="user-content-fn-src">',
-        '<p>Where it comes from. <a href="#user-content-fn-ref-src" aria-label="Back to the text">↩</a></p>',
+        '<p>Where it comes from. <a href="#user-content-fnref-src" aria-label="Back to the text">↩</a></p>',
         "</li>",
         '<li id="user-content-fn-über">',
-        '<p>A note with an umlaut. <a href="#user-content-fn-ref-über" aria-label="Back to the text">↩</a></p>',
+        '<p>A note with an umlaut. <a href="#user-content-fnref-über" aria-label="Back to the text">↩</a></p>',
         "</li>",
         "</ol>",
         "",
@@ -83,6 +83,49 @@ describe("renderArticle", () => {
     );
     // Each article starts its footnotes and headings afresh.
     expect(renderArticle({ title: "t", markdown: "## Why\n\nB.[^1]\n\n[^1]: x" })).toContain('<h2 id="user-content-why">Why</h2>');
+    expect(findUnsafeMarkup(html)).toEqual([]);
+  });
+
+  test("every id is unique, so each link reaches what it names: footnotes keep GitHub's ids, anything else met again gets a suffix", () => {
+    const html = renderArticle({
+      title: "t",
+      markdown: [
+        "## Fn 1",
+        "",
+        "## Footnote label",
+        "",
+        '<div id="why">raw</div>',
+        "",
+        "## Why",
+        "",
+        "One.[^1] Label.[^label] X.[^x] Again.[^x] Ref.[^ref-x] Tricky.[^x-2]",
+        "",
+        "[^1]: one",
+        "[^label]: label",
+        "[^x]: x",
+        "[^ref-x]: ref-x",
+        "[^x-2]: x-2",
+      ].join("\n"),
+    });
+    const ids = [...html.matchAll(/ id="([^"]*)"/g)].map((match) => match[1]);
+    expect(ids.length).toBeGreaterThan(12);
+    expect(new Set(ids).size).toBe(ids.length);
+    // Every in-page link leads to an id of the article, and the footnotes' to the footnotes.
+    for (const [, target] of html.matchAll(/href="#([^"]*)"/g)) expect(ids).toContain(target);
+    expect(html).toContain('<li id="user-content-fn-1">');
+    expect(html).toContain('<h2 id="user-content-fn-1-1">Fn 1</h2>');
+    expect(html).toContain('<h2 id="user-content-footnote-label">Footnotes</h2>');
+    expect(html).toContain('<h2 id="user-content-footnote-label-1">Footnote label</h2>');
+    expect(html).toContain('<li id="user-content-fn-label">');
+    expect(html).toContain('<div id="user-content-why">raw</div>');
+    expect(html).toContain('<h2 id="user-content-why-1">Why</h2>');
+    expect(html).toContain('<a id="user-content-fnref-x" href="#user-content-fn-x"');
+    expect(html).toContain('<a id="user-content-fnref-x-2" href="#user-content-fn-x"');
+    expect(html).toContain('<a id="user-content-fnref-ref-x" href="#user-content-fn-ref-x"');
+    expect(html).toContain('<li id="user-content-fn-ref-x">');
+    // [^x-2]'s reference met the second of [^x]'s: renamed, with its note's back-link.
+    expect(html).toContain('<a id="user-content-fnref-x-2-1" href="#user-content-fn-x-2"');
+    expect(html).toMatch(/<li id="user-content-fn-x-2">\n<p>x-2 <a href="#user-content-fnref-x-2-1"/);
     expect(findUnsafeMarkup(html)).toEqual([]);
   });
 
