@@ -451,8 +451,8 @@ export async function setArticlePublished(
   return full(db, row);
 }
 
-/** Whether sanitized HTML shows a reader anything: text, or an image. */
-function showsAnything(html: string): boolean {
+/** Whether sanitized HTML shows a reader anything: text, or an image (publish refuses one that does not). */
+export function showsAnything(html: string): boolean {
   return (
     /<img\s[^>]*\bsrc=/i.test(html) ||
     html

@@ -84,16 +84,6 @@ export function returnsToThisDevice(uri: string): boolean {
   return url.protocol === "http:" && LOOPBACK.has(url.hostname);
 }
 
-/** Where a redirect URI leads, as a person reads it: a web address's host, or the app of a private scheme. */
-export function redirectDestination(uri: string): string {
-  try {
-    const url = new URL(uri);
-    return url.protocol === "https:" || url.protocol === "http:" ? url.host : `the app that handles ${url.protocol}`;
-  } catch {
-    return uri;
-  }
-}
-
 const LOOPBACK_REDIRECT = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(?::\d{1,5})?([/?].*)?$/;
 
 /**

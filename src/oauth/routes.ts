@@ -18,14 +18,8 @@ import { decodeUtf8, jsonShapeProblem, NOT_UTF8 } from "../http/json-body";
 import { findUnsafeText, unsafeTextSentence } from "../http/text";
 import { log } from "../log";
 import { isClientDocumentUrl } from "./client-metadata";
-import {
-  ClientProblem,
-  deleteUnusedClients,
-  RedirectUriProblem,
-  redirectDestination,
-  registerClient,
-  returnsToThisDevice,
-} from "./clients";
+import { ClientProblem, deleteUnusedClients, RedirectUriProblem, registerClient, returnsToThisDevice } from "./clients";
+import { redirectDestination } from "./destination";
 import { AuthorizationPageError, type OAuthService, type OAuthSettings, RedirectableError } from "./service";
 
 const MAX_FORM_BYTES = 64 * 1024;

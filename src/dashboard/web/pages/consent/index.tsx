@@ -5,6 +5,7 @@
 // request again and answers the client redirect to follow.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
+import { redirectDestination } from "../../../../oauth/destination";
 import { api, errorMessage } from "../../api";
 import { readableDomain } from "../../components/domains";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -17,19 +18,6 @@ function Loading() {
       Loading…
     </p>
   );
-}
-
-/**
- * Where the redirect URI leads, as the browser will read it: a web address's host (an international
- * name in its ASCII form, so a look-alike letter shows), or an app's own scheme.
- */
-function destination(redirectUri: string): string {
-  try {
-    const url = new URL(redirectUri);
-    return url.protocol === "https:" || url.protocol === "http:" ? url.host : `the app that handles ${url.protocol}`;
-  } catch {
-    return redirectUri;
-  }
 }
 
 /** The browser leaves for the client's redirect URI (the server built it from the registered one). */
@@ -134,8 +122,8 @@ export function Consent() {
             <strong>Reason, for the app's makers:</strong> {request.error}
           </Notice>
           <p>
-            <a href={request.error_redirect}>Return to {destination(request.error_redirect)}</a>, the app that sent you here, and tell it
-            why.
+            <a href={request.error_redirect}>Return to {redirectDestination(request.error_redirect)}</a>, the app that sent you here, and
+            tell it why.
           </p>
           <p>
             <a href="/">Go to the dashboard</a>
@@ -166,7 +154,7 @@ export function Consent() {
             </dd>
             <dt>After you decide, you go to</dt>
             <dd>
-              <strong>{destination(request.redirect_uri)}</strong>
+              <strong>{redirectDestination(request.redirect_uri)}</strong>
               <br />
               <code class="break">
                 <Breakable text={request.redirect_uri} />
