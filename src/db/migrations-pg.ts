@@ -19,6 +19,7 @@ import m0012 from "../../drizzle-pg/0012_mean_intervals.sql" with { type: "text"
 import m0013 from "../../drizzle-pg/0013_oauth_clients_used.sql" with { type: "text" };
 import m0014 from "../../drizzle-pg/0014_prompt_versions.sql" with { type: "text" };
 import m0015 from "../../drizzle-pg/0015_search_query_key_index.sql" with { type: "text" };
+import m0016 from "../../drizzle-pg/0016_engine_pauses.sql" with { type: "text" };
 import journal from "../../drizzle-pg/meta/_journal.json";
 import { type JournalEntry } from "./migrations";
 
@@ -39,6 +40,7 @@ export const EMBEDDED_PG_MIGRATIONS: Record<string, string> = {
   "0013_oauth_clients_used": m0013,
   "0014_prompt_versions": m0014,
   "0015_search_query_key_index": m0015,
+  "0016_engine_pauses": m0016,
 };
 
 export const PG_MIGRATION_JOURNAL: JournalEntry[] = journal.entries;

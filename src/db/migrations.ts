@@ -26,6 +26,7 @@ import m0018 from "../../drizzle/0018_mean_intervals.sql" with { type: "text" };
 import m0019 from "../../drizzle/0019_oauth_clients_used.sql" with { type: "text" };
 import m0020 from "../../drizzle/0020_prompt_versions.sql" with { type: "text" };
 import m0021 from "../../drizzle/0021_search_query_key_index.sql" with { type: "text" };
+import m0022 from "../../drizzle/0022_engine_pauses.sql" with { type: "text" };
 import journal from "../../drizzle/meta/_journal.json";
 import { log } from "../log";
 
@@ -52,6 +53,7 @@ export const EMBEDDED_MIGRATIONS: Record<string, string> = {
   "0019_oauth_clients_used": m0019,
   "0020_prompt_versions": m0020,
   "0021_search_query_key_index": m0021,
+  "0022_engine_pauses": m0022,
 };
 
 export interface JournalEntry {

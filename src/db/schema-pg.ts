@@ -211,6 +211,26 @@ export const trackingTasks = pgTable(
   ],
 );
 
+/**
+ * Engines a provider asked to wait (a 429 or an overload, with its Retry-After or the backoff's
+ * delay): each instance whose requests wait notes the engine, until when, and the provider's words,
+ * so that a run's status says why it is not moving, whichever instance asks. Written when a pause
+ * starts or grows by more than a few seconds, never per request; a row past its time means nothing.
+ */
+export const enginePauses = pgTable(
+  "engine_pauses",
+  {
+    engine: text("engine").notNull(),
+    /** The instance whose requests wait (runner.ts INSTANCE_ID). */
+    instance: text("instance").notNull(),
+    /** Until when (ms) the engine's requests wait. */
+    pausedUntil: bigint("paused_until", { mode: "number" }).notNull(),
+    /** The provider's answer that asked for the pause ("HTTP 429: Rate limit reached…"). */
+    reason: text("reason").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.engine, t.instance] })],
+);
+
 export const rosterVersions = pgTable("roster_versions", {
   brandId: text("brand_id")
     .primaryKey()

@@ -138,7 +138,17 @@ export class EngineGate {
   constructor(
     private readonly now: () => number,
     private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
+    /** Hears a pause that starts or grows, with the provider's answer that asked for it. */
+    private readonly onPause?: (until: number, reason: string) => void,
   ) {}
+
+  /** Holds until `until` unless a longer pause is set already, telling onPause when it grows. */
+  private extend(until: number, reason: string): number {
+    if (until <= this.pausedUntil) return this.pausedUntil;
+    this.pausedUntil = until;
+    this.onPause?.(until, reason);
+    return until;
+  }
 
   /**
    * Waits out a pause (one this request has not already waited out: `covered`, what hold() gave it);
@@ -155,16 +165,15 @@ export class EngineGate {
     return null;
   }
 
-  /** Holds the engine's requests for `ms` (or a longer pause already set), without waiting. */
-  pause(ms: number): void {
-    this.pausedUntil = Math.max(this.pausedUntil, this.now() + ms);
+  /** Holds the engine's requests for `ms` (or a longer pause already set), without waiting; `reason` is the provider's answer. */
+  pause(ms: number, reason: string): void {
+    this.extend(this.now() + ms, reason);
   }
 
   /** Holds the engine's requests for `ms` (or a longer pause already set) and waits it out; the time it waited until. */
-  async hold(ms: number, signal?: AbortSignal): Promise<number> {
+  async hold(ms: number, reason: string, signal?: AbortSignal): Promise<number> {
     const at = this.now();
-    const until = Math.max(this.pausedUntil, at + ms);
-    this.pausedUntil = until;
+    const until = this.extend(at + ms, reason);
     await this.sleep(until - at, signal);
     return until;
   }
@@ -189,7 +198,12 @@ export class EngineGate {
 
 export function createEngineClient(config: EngineConfig, opts: ClientOptions = {}): EngineClient {
   const limiter = createLimiter(config.concurrency ?? DEFAULT_CONCURRENCY);
-  const gate = new EngineGate(opts.now ?? Date.now, opts.sleep ?? sleepMs);
+  const onPause = opts.onEnginePause;
+  const gate = new EngineGate(
+    opts.now ?? Date.now,
+    opts.sleep ?? sleepMs,
+    onPause && ((until, reason) => onPause(config.id, until, reason)),
+  );
   return {
     config,
     async ask(prompt, signal, context) {
@@ -329,11 +343,11 @@ export async function complete(
     const delay = retryAfterMs ?? backoffDelayMs(attempt - 1, random);
     if (!retryable || attempt === maxAttempts) {
       // This request is done, but the engine's next ones still wait for the pause asked for.
-      if (holdsEngine) opts.gate?.pause(delay);
+      if (holdsEngine) opts.gate?.pause(delay, reason);
       return failure(config, reason, latency, attempt);
     }
     // A rate limit or an overload holds every request of the engine, for as long as asked.
-    if (holdsEngine && opts.gate) covered = await opts.gate.hold(delay, opts.signal);
+    if (holdsEngine && opts.gate) covered = await opts.gate.hold(delay, reason, opts.signal);
     else await sleep(delay, opts.signal);
   }
   return failure(config, reason, latency, maxAttempts);

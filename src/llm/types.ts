@@ -93,6 +93,11 @@ export interface ClientOptions {
   random?: () => number;
   /** Environment to read the API key from; defaults to process.env. */
   env?: Record<string, string | undefined>;
+  /**
+   * Hears an engine's pause when it starts or grows (a 429 or an overload held the engine's
+   * requests until `until`, ms), with the provider's answer that asked for it.
+   */
+  onEnginePause?: (engine: string, until: number, reason: string) => void;
 }
 
 /** What a provider adapter extracts from a 2xx body, before classification. */

@@ -69,6 +69,20 @@ export async function trackCommand(
   const skipped: string[] = [];
   let anEngineAnsweredNothing = false;
   const tty = stdout.isTTY === true && !opts.json;
+  // An engine its provider asked to wait (a 429): said on the progress bar while it lasts, or as a
+  // line on stderr (a cron job's log), instead of a run that stops moving for no reason given.
+  let pause: { until: number; text: string } | null = null;
+  let showPause: () => void = () => undefined;
+  app.tracking.runner.onEnginePause = (engine, until, reason) => {
+    const label = app.config.engines.find((e) => e.id === engine)?.label ?? engine;
+    const at = `${new Date(until).toISOString().slice(11, 19)} UTC`;
+    if (!tty) {
+      stderr.write(`spyglass: ${printable(label)}'s provider asked to wait (${printable(reason)}); its requests go on at ${at}\n`);
+      return;
+    }
+    pause = { until, text: ` | ${printable(label)} waits for its provider until ${at} (${printable(reason).slice(0, 40)})` };
+    showPause();
+  };
   try {
     for (const brandId of brandIds) {
       if (stopping) break;
@@ -77,7 +91,7 @@ export async function trackCommand(
       const bar = tty
         ? new SingleBar(
             {
-              format: `${printable(brand.name).slice(0, 30)} [{bar}] {value}/{total} answers | {percentage}% | ETA {eta_formatted}`,
+              format: `${printable(brand.name).slice(0, 30)} [{bar}] {value}/{total} answers | {percentage}% | ETA {eta_formatted}{pause}`,
               hideCursor: true,
               stream: stdout as NodeJS.WriteStream,
             },
@@ -85,17 +99,22 @@ export async function trackCommand(
           )
         : null;
       let barStarted = false;
+      let done = 0;
+      showPause = () => {
+        if (barStarted) bar?.update(done, { pause: pause && pause.until > Date.now() ? pause.text : "" });
+      };
       let run: RunView;
       try {
         run = await runTracking(app, brandId, {
           trigger: "cli",
-          onProgress: ({ done, planned }) => {
+          onProgress: ({ done: answered, planned }) => {
             if (!bar) return;
             if (!barStarted) {
-              bar.start(planned, 0);
+              bar.start(planned, 0, { pause: "" });
               barStarted = true;
             }
-            bar.update(done);
+            done = answered;
+            showPause();
           },
         }).finally(() => bar?.stop());
       } catch (error) {
@@ -111,6 +130,7 @@ export async function trackCommand(
       if (!opts.json) stdout.write(`${runSummary(run, printable(brand.name), (performance.now() - started) / 1000)}\n`);
     }
   } finally {
+    app.tracking.runner.onEnginePause = null;
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     // The caller closes the database next: no worker may still be on its way to it.

@@ -130,6 +130,9 @@ export const RESUME_WINDOW_MS = 2 * 86_400_000;
 
 /** Rows per INSERT when a run's tasks are written (7 parameters each: well under both databases' limits). */
 const TASK_BATCH = 500;
+/** A pause shorter than this is not noted in engine_pauses, nor one that grows by less. */
+export const PAUSE_NOTE_MS = 5000;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * The next task of an engine: of the oldest running run first, in the order the tasks were written.
@@ -177,6 +180,8 @@ export class TrackingRunner {
   /** This instance's name in the queue: its claims and the runs it owns carry it. */
   readonly instance = newId("inst");
   private readonly clients = new Map<string, EngineClient>();
+  /** Until when (database clock) each engine's pause was last noted in engine_pauses (notePause). */
+  private readonly notedPauses = new Map<string, number>();
   private readonly owned = new Map<string, OwnedRun>();
   private readonly searches = new SearchStore();
   /** Tasks this instance is asking now, by id: their leases are renewed until they are stored or handed back. */
@@ -209,6 +214,9 @@ export class TrackingRunner {
   // While the database is down these loops fail every poll: logged once, and when they work again.
   private readonly pollFailures = new RepeatedFailure("tracking could not look for work");
   private readonly leaseFailures = new RepeatedFailure("tracking could not renew its leases");
+
+  /** Called when an engine's pause is noted (notePause): spyglass track says it where it shows progress. */
+  onEnginePause: ((engine: string, until: number, reason: string) => void) | null = null;
 
   /** Called when a run this instance took over ends (its starter, which logs a run's end, is gone). */
   onAdoptedRunEnd: ((brandId: string, runId: string) => void) | null = null;
@@ -589,7 +597,14 @@ export class TrackingRunner {
     // One client per engine for the whole process, so its concurrency limit holds across runs of all brands.
     let client = this.clients.get(engine.id);
     if (!client) {
-      client = createEngineClient(engine, this.clientOptions);
+      const heard = this.clientOptions.onEnginePause;
+      client = createEngineClient(engine, {
+        ...this.clientOptions,
+        onEnginePause: (id, until, reason) => {
+          heard?.(id, until, reason);
+          this.notePause(id, until, reason);
+        },
+      });
       this.clients.set(engine.id, client);
     }
     return client;
@@ -893,6 +908,46 @@ export class TrackingRunner {
     const before = Date.now();
     const now = await databaseNow(this.db);
     this.clockOffset = now - Math.round((before + Date.now()) / 2);
+  }
+
+  /**
+   * Notes an engine's pause in engine_pauses (the runs' status reads it, on any instance): when it
+   * starts or grows by PAUSE_NOTE_MS, never per request; a pause shorter than that is no news.
+   */
+  private notePause(engine: string, until: number, reason: string): void {
+    if (until - Date.now() < PAUSE_NOTE_MS) return;
+    const at = until + this.clockOffset;
+    const noted = this.notedPauses.get(engine);
+    if (noted !== undefined && noted > this.now() && at < noted + PAUSE_NOTE_MS) return;
+    this.notedPauses.set(engine, at);
+    this.onEnginePause?.(engine, until, reason);
+    void this.db
+      .transaction(async (tx) => {
+        await tx.run(
+          `INSERT INTO engine_pauses (engine, instance, paused_until, reason) VALUES (?, ?, ?, ?)
+             ON CONFLICT (engine, instance) DO UPDATE SET paused_until = excluded.paused_until, reason = excluded.reason`,
+          [engine, this.instance, at, reason],
+        );
+        // Instances that are gone leave their rows: cleared once they are a day old.
+        await tx.run("DELETE FROM engine_pauses WHERE paused_until < ?", [this.now() - DAY_MS]);
+      })
+      .catch((error) => log.warn("tracking could not note an engine's pause", { engine, message: (error as Error).message }));
+  }
+
+  /**
+   * The engines among `engines` whose requests wait now, on any instance: until when (the longest
+   * pause) and the provider's answer that asked for it.
+   */
+  async waitingEngines(engines: readonly string[]): Promise<Array<{ engine: string; until: number; reason: string }>> {
+    if (engines.length === 0) return [];
+    const rows = await this.db.all<{ engine: string; until: number; reason: string }>(
+      `SELECT engine, paused_until AS "until", reason FROM engine_pauses WHERE paused_until > ? AND engine IN (${placeholders(engines.length)})
+         ORDER BY paused_until DESC`,
+      [this.now(), ...engines],
+    );
+    const first = new Map<string, { engine: string; until: number; reason: string }>();
+    for (const row of rows) if (!first.has(row.engine)) first.set(row.engine, { ...row, until: Number(row.until) });
+    return engines.flatMap((engine) => first.get(engine) ?? []);
   }
 
   /** Renews the leases of the runs this instance owns and of the tasks it is asking. */

@@ -32,6 +32,11 @@ export interface RunView {
   answers: { ok: number; empty: number; refusal: number; error: number };
   /** The same per engine (engines with a stored answer, by id), with the first error's reason. */
   by_engine: EngineAnswers[];
+  /**
+   * While the run is running: its engines whose provider asked to wait (a 429 or an overload), until
+   * when and the provider's answer; their requests wait meanwhile, and the run with them.
+   */
+  waiting: Array<{ engine: string; until: string; reason: string }>;
   started_at: string;
   finished_at: string | null;
   error: string | null;
@@ -144,6 +149,10 @@ async function view(app: AppContext, row: RunRow): Promise<RunView> {
     answers_done: row.answersDone,
     answers: counts,
     by_engine: [...byEngine.values()],
+    waiting:
+      row.status === "running"
+        ? (await app.tracking.runner.waitingEngines(row.engines)).map((w) => ({ engine: w.engine, until: iso(w.until), reason: w.reason }))
+        : [],
     started_at: iso(row.startedAt),
     finished_at: isoOrNull(row.finishedAt),
     error: row.error,

@@ -556,6 +556,47 @@ max_retries = 0
     }
   });
 
+  test("a running run whose engine its provider asked to wait says so: which engine, the provider's words, and when it goes on", async () => {
+    // The tool's answer while a 429 holds an engine (the server side: test/tracking/engine-pauses).
+    const until = new Date(Date.now() + 60_000).toISOString();
+    await page.route("**/tools/get_tracking_status", async (route) => {
+      const response = await route.fetch();
+      const body = await response.json();
+      body.running = true;
+      const engine = body.engines[0].id;
+      body.last_run = {
+        id: "run_waiting",
+        brand_id: brandId,
+        status: "running",
+        trigger: "tool",
+        engines: [engine],
+        answers_planned: 4,
+        answers_done: 1,
+        answers: { ok: 1, empty: 0, refusal: 0, error: 0 },
+        by_engine: [{ engine, ok: 1, empty: 0, refusal: 0, error: 0, first_error: null }],
+        started_at: new Date().toISOString(),
+        finished_at: null,
+        error: null,
+        waiting: [{ engine, until, reason: "HTTP 429: Rate limit reached for requests <b>x</b>" }],
+      };
+      await route.fulfill({ response, json: body });
+    });
+    try {
+      await page.reload();
+      const notice = page.locator(".notice-warning").filter({ hasText: "asked to wait" });
+      await notice.waitFor();
+      const time = await page.evaluate((at) => new Date(at).toLocaleTimeString(undefined, { timeZoneName: "short" }), until);
+      expect(await notice.textContent()).toBe(
+        `GPT stand-in's provider asked to wait (“HTTP 429: Rate limit reached for requests <b>x</b>”): its requests, and the run with them, go on at ${time}.`,
+      );
+      await screenshot(page, "tracking-waiting");
+    } finally {
+      await page.unroute("**/tools/get_tracking_status");
+      await page.reload();
+      await page.getByRole("button", { name: "Run now" }).waitFor();
+    }
+  });
+
   test("Run now shows progress and ends with the run's answers counted", async () => {
     // By keyboard: the button keeps the focus while the run goes on (it was disabled, and the focus fell to the page's body).
     // Every text the run's live region takes, from before the click.

@@ -6,7 +6,7 @@ import { configureLog } from "../../src/log";
 import { trackCommand } from "../../src/tracking/cli";
 import { startTracking } from "../../src/tracking/service";
 import { addBrand, configOf, openApp } from "../analytics/dataset";
-import { answer, startFakeOpenAI } from "../support/fake-providers";
+import { answer, rateLimited, startFakeOpenAI } from "../support/fake-providers";
 import { captureLog } from "../support/log";
 
 // Apps on the test database (SQLite, or PostgreSQL with SPYGLASS_TEST_DATABASE=postgres), closed after the file.
@@ -106,5 +106,36 @@ test("with nothing to track, a run and a dry run both say that the demo's brand 
     const out = { stdout: { write: (text: string) => written.push(text) } };
     expect(await trackCommand(app, { json: false, dryRun, out })).toBe(0);
     expect(written.join("")).toStartWith("Nothing to track: no brand on a paid plan has an active prompt, the demo's left out (--brand ID");
+  }
+});
+
+test("an engine its provider asked to wait is said on stderr with the provider's words and when it goes on, and the run then ends", async () => {
+  const throttled = startFakeOpenAI({ script: { one: [rateLimited("6"), answer("Acme.")] } });
+  try {
+    const toml = engine("gpt").replace("http://127.0.0.1:9", throttled.url);
+    // The provider's 6 s are not waited here: the sleep is the test's.
+    const app = await openApp(toml, { llm: { sleep: () => Bun.sleep(1) } });
+    apps.push(app);
+    await addBrand(app, { name: "Acme", prompts: [{ key: "P", text: "one" }] });
+    const written: string[] = [];
+    const errors: string[] = [];
+    const out = { stdout: { write: (text: string) => written.push(text) }, stderr: { write: (text: string) => errors.push(text) } };
+    const before = Date.now();
+    expect(await trackCommand(app, { json: false, out })).toBe(0);
+    expect(errors).toHaveLength(1);
+    const line = /^spyglass: gpt's provider asked to wait \(HTTP 429[^)]*\); its requests go on at (\d\d:\d\d:\d\d) UTC\n$/.exec(
+      errors[0]!,
+    );
+    expect(line).not.toBeNull();
+    // About 6 s after the start (a time of day: compared around the clock, midnight included).
+    const day = 86_400_000;
+    const at = Date.parse(`1970-01-01T${line![1]}Z`);
+    const off = ((((at - (before + 6000)) % day) + day + day / 2) % day) - day / 2;
+    expect(Math.abs(off)).toBeLessThan(3000);
+    expect(written.join("")).toContain("completed");
+    // The command's hook ends with it.
+    expect(app.tracking.runner.onEnginePause).toBeNull();
+  } finally {
+    await throttled.stop();
   }
 });

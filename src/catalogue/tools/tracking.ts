@@ -25,6 +25,11 @@ const runView = z.object({
       }),
     )
     .describe("the stored answers by engine and status"),
+  waiting: z
+    .array(z.object({ engine: z.string(), until: z.string(), reason: z.string() }))
+    .describe(
+      "while the run is running: its engines whose provider asked to wait (a rate limit or an overload), until when, and the provider's answer; their requests, and the run, wait meanwhile",
+    ),
   started_at: z.string(),
   finished_at: z.string().nullable(),
   error: z.string().nullable(),

@@ -333,6 +333,13 @@ export function Tracking({ brandId }: { brandId: string }) {
             ) : (
               <p class="muted">No run yet.</p>
             )}
+            {run?.status === "running" &&
+              run.waiting.map((w) => (
+                <Notice kind="warning" key={w.engine}>
+                  {engineLabel(w.engine)}'s provider asked to wait (“{w.reason}”): its requests, and the run with them, go on at{" "}
+                  {new Date(w.until).toLocaleTimeString(undefined, { timeZoneName: "short" })}.
+                </Notice>
+              ))}
             {run && run.status !== "running" && silent.length > 0 && (
               <Notice kind="error">
                 {silent.map(engineLabel).join(", ")} answered nothing in this run: every answer was an error (first: “
