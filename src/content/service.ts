@@ -15,6 +15,7 @@ import { type ArticleSource } from "./render";
 import { renderArticleHtml } from "./renderer";
 import { RENDERER_VERSION } from "./renderer-version";
 import { FALLBACK_SLUG, firstFreeSlug, isDerivedFrom, parseSlug, slugify } from "./slug";
+import { withoutTitleHeading } from "./title-heading";
 
 export const MAX_MARKDOWN_BYTES = 200 * 1024;
 export const MAX_TITLE = 200;
@@ -377,6 +378,7 @@ export async function updateArticle(
         // Rendered from a source that has changed since: render again, outside the transaction.
         if (!renderedFrom(rendered, source)) return null;
         changes.html = rendered.html;
+        if (source.markdown !== current.markdown) changes.markdown = source.markdown;
       }
       if (Object.keys(changes).length === 0) return current;
       changes.updatedAt = Date.now();
@@ -411,7 +413,13 @@ function renderedFrom(rendered: Rendered | null, source: ArticleSource): rendere
 
 /** The title and markdown an article will have after a patch, or null when neither changes. */
 function nextSource(current: ArticleRow, title: string | undefined, markdown: string | undefined): ArticleSource | null {
-  const next = { title: title ?? current.title, markdown: markdown ?? current.markdown };
+  // Renamed without a new body: a leading heading that repeated the old title (the site hid it) is
+  // dropped, or it would show under the new title, the article having two.
+  const renamed = markdown === undefined && title !== undefined && title !== current.title;
+  const next = {
+    title: title ?? current.title,
+    markdown: markdown ?? (renamed ? withoutTitleHeading(current.markdown, current.title) : current.markdown),
+  };
   return next.title === current.title && next.markdown === current.markdown ? null : next;
 }
 

@@ -15,6 +15,7 @@ import { getPrompt } from "../prompts/service";
 import { loadRoster } from "../tracking/roster";
 import { inlineMarkdownText } from "./inline-text";
 import { type Article, createArticle, MAX_DESCRIPTION, MAX_TITLE } from "./service";
+import { withoutLeadingHeading } from "./title-heading";
 
 export const ARTICLE_LENGTHS = ["short", "medium", "long"] as const;
 export type ArticleLength = (typeof ARTICLE_LENGTHS)[number];
@@ -89,7 +90,8 @@ export async function generateArticle(
   if (draft.markdown.trim() === "") throw new WriterFailed("its reply had no article body");
   return createArticle(app.db, brandId, {
     title: input.title ?? draft.title,
-    markdown: draft.markdown,
+    // Under a title chosen for it, the writer's own heading would be a second title on the site.
+    markdown: input.title ? withoutLeadingHeading(draft.markdown) : draft.markdown,
     description: draft.description,
     promptId: input.promptId ?? null,
   });
@@ -155,8 +157,9 @@ export async function buildBrief(app: AppContext, brandId: string, input: Genera
   lines.push(`Length: ${WORDS[length]} words.`);
   if (input.tone) lines.push(`Tone: ${input.tone}.`);
   lines.push(`Language: ${input.language ?? prompt?.language ?? "the language of the question"}.`);
+  if (input.title) lines.push(`Title, chosen for the article: "${input.title}".`);
   lines.push(
-    "Format: Markdown only. Start with a front matter block of two lines between --- lines: `title: …` and `description: …` (one sentence, under 160 characters). Then the body: an H1 with the title, short sections with H2 headings, lists and tables where they help. No raw HTML, no images, no scripts.",
+    `Format: Markdown only. Start with a front matter block of two lines between --- lines: \`title: …\`${input.title ? " (the title above)" : ""} and \`description: …\` (one sentence, under 160 characters). Then the body: an H1 with the title, short sections with H2 headings, lists and tables where they help. No raw HTML, no images, no scripts.`,
   );
 
   return {

@@ -159,10 +159,28 @@ describe("update_article", () => {
     const draft = await create({ title: "Title", description: "desc", markdown: "# Title\n\nOne" });
     const updated = await tool("update_article", { article_id: draft.id, markdown: "# Title\n\nTwo *three*" });
     expect(updated.data.article).toMatchObject({ title: "Title", description: "desc", html: "<p>Two <em>three</em></p>\n" });
+    // Renamed alone: the heading that repeated the old title (hidden on the site) does not come back
+    // under the new one, which would make two titles.
     const retitled = await tool("update_article", { article_id: draft.id, title: "Other" });
-    expect(retitled.data.article.html).toContain('<h1 id="user-content-title">Title</h1>');
+    expect(retitled.data.article).toMatchObject({ title: "Other", markdown: "Two *three*", html: "<p>Two <em>three</em></p>\n" });
     const cleared = await tool("update_article", { article_id: draft.id, description: null });
     expect(cleared.data.article.description).toBeNull();
+  });
+
+  test("a rename drops only a leading heading that repeated the old title, and never one of a body given with it", async () => {
+    const spelled = await create({ title: "Use git & GitHub", markdown: "  # Use *git* &amp; GitHub #\r\n\r\nBody" });
+    expect(spelled.html).toBe("<p>Body</p>\n");
+    expect((await tool("update_article", { article_id: spelled.id, title: "Git" })).data.article).toMatchObject({
+      markdown: "Body",
+      html: "<p>Body</p>\n",
+    });
+    // A heading that is not the title showed all along: it stays.
+    const other = await create({ title: "Guide", markdown: "# Chapter one\n\nBody" });
+    expect((await tool("update_article", { article_id: other.id, title: "Handbook" })).data.article.markdown).toBe("# Chapter one\n\nBody");
+    // With a body given, the body is as given.
+    const given = await create({ title: "Guide", markdown: "# Guide\n\nBody" });
+    const both = await tool("update_article", { article_id: given.id, title: "Handbook", markdown: "# Guide\n\nNew body" });
+    expect(both.data.article.markdown).toBe("# Guide\n\nNew body");
   });
 
   test("a published article's slug is fixed for ever: a different slug is refused, the same is fine", async () => {

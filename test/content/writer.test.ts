@@ -157,6 +157,11 @@ describe("generate_article with an OpenAI-compatible writer", () => {
     expect(outcome.error).toBeNull();
     expect(openai.requests.at(-1)!.prompt).toContain("Topic: CRM migration checklist");
     expect(outcome.data.article).toMatchObject({ title: "Moving CRMs", slug: "moving-crms", prompt_id: null });
+    // The writer is told the title; its own heading ("# Best CRM for startups in 2025" here) is not
+    // kept under it, where the site would have shown two titles.
+    expect(openai.requests.at(-1)!.prompt).toContain('Title, chosen for the article: "Moving CRMs".');
+    expect(outcome.data.article.markdown).toStartWith("Acme CRM, Rival One and Rival Two compared.");
+    expect(outcome.data.article.html).not.toContain("<h1");
   });
 
   test("needs a prompt or a topic; another brand's prompt is not found", async () => {
