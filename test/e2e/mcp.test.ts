@@ -252,6 +252,18 @@ describe("the configuration tools, with the brand's own key", () => {
     await call(c, "create_prompts", { prompts: [{ text: "best Acme software for small teams" }] });
   });
 
+  test("a trend over more than 92 days is weekly unless days are asked for; up to 92 days it is daily", async () => {
+    const day = (ago: number) => new Date(Date.now() - ago * 86_400_000).toISOString().slice(0, 10);
+    const long = await call(c, "get_visibility_trend", { start_date: day(199), end_date: day(0) });
+    expect(long.error).toBeNull();
+    expect(long.data.interval).toBe("week");
+    expect(long.data.points.length).toBeLessThanOrEqual(30);
+    const days = await call(c, "get_visibility_trend", { start_date: day(199), end_date: day(0), interval: "day" });
+    expect({ interval: days.data.interval, points: days.data.points.length }).toEqual({ interval: "day", points: 200 });
+    const short = await call(c, "get_visibility_trend", { start_date: day(91), end_date: day(0) });
+    expect({ interval: short.data.interval, points: short.data.points.length }).toEqual({ interval: "day", points: 92 });
+  });
+
   test("an unknown engine is an error naming the brand's engines, in every tool that takes one", async () => {
     const sentence = 'engine: "ChatGPT" is not an engine of this brand; use one of fake.';
     for (const tool of [

@@ -15,6 +15,13 @@ import { ARTICLES_PLAN, articleLinks } from "../resources";
 import { OVERVIEW_VIEW, RANKING_VIEW, TREND_VIEW } from "../view-uris";
 import { cursor, idOf, nextCursor, pageLimit, READ_ONLY } from "./common";
 
+/**
+ * The longest period whose trend is daily unless a day interval is asked for: a point is some 300
+ * bytes, so a year of days (400 points, 130 KB) is more than an AI client takes in one result, where
+ * its weeks are a seventh of that.
+ */
+const DAILY_UP_TO_DAYS = 92;
+
 const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date as YYYY-MM-DD, such as 2025-01-31");
 const filterInput = {
   start_date: date.optional().describe("First day (UTC, inclusive). Default: 29 days before end_date."),
@@ -100,7 +107,12 @@ const getVisibilityTrend = defineTool({
     "Use to see how visibility, share of voice and average position move over time. Returns one point per UTC day or ISO week (interval) in the period, with its weekday and the days it covers, each rate with n and its 95% interval, and visibility's change from the previous point with within_noise (to tell a real drop from noise); days without answers have n = 0.",
   input: z.strictObject({
     ...filterInput,
-    interval: z.enum(["day", "week"]).default("day").describe(`day (default; a period of at most ${MAX_DAY_POINTS} days) or week`),
+    interval: z
+      .enum(["day", "week"])
+      .optional()
+      .describe(
+        `day (a period of at most ${MAX_DAY_POINTS} days) or week; default: day for a period of up to ${DAILY_UP_TO_DAYS} days, week for a longer one (a year of days is some 130 KB)`,
+      ),
   }),
   output: z.object({
     filter: filterOut,
@@ -125,7 +137,10 @@ const getVisibilityTrend = defineTool({
   annotations: READ_ONLY,
   plan: "visibility",
   view: TREND_VIEW,
-  handler: async (input, ctx) => await visibilityTrend(ctx.app, await resolveFilter(ctx.app, ctx.brand.id, input), input.interval),
+  handler: async (input, ctx) => {
+    const filter = await resolveFilter(ctx.app, ctx.brand.id, input);
+    return await visibilityTrend(ctx.app, filter, input.interval ?? (filter.period.days > DAILY_UP_TO_DAYS ? "week" : "day"));
+  },
 });
 
 const getCompetitorRanking = defineTool({
