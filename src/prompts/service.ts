@@ -497,9 +497,18 @@ export async function updatePrompt(db: Queries, brandId: string, promptId: strin
     if (patch.text !== undefined) {
       const text = normalizePromptText(patch.text);
       const key = promptTextKey(text);
-      const clash = await tx.get<{ id: string }>("SELECT id FROM prompts WHERE brand_id = ? AND text_key = ?", [brandId, key]);
+      const clash = await tx.get<{ id: string; archived_at: number | null }>(
+        "SELECT id, archived_at FROM prompts WHERE brand_id = ? AND text_key = ?",
+        [brandId, key],
+      );
       if (clash && clash.id !== promptId) {
-        throw new Conflict("Another prompt of this brand already has this text (compared ignoring case and spaces).", "prompt_exists");
+        // Named, and where to find it: an archived one is not in list_prompts' default list.
+        throw new Conflict(
+          clash.archived_at === null
+            ? `Another prompt of this brand (${clash.id}) already has this text (compared ignoring case and spaces).`
+            : `An archived prompt of this brand (${clash.id}) already has this text (compared ignoring case and spaces): create_prompts with this text restores it with its history (list_prompts with include_archived shows it).`,
+          "prompt_exists",
+        );
       }
       changes.text = text;
       changes.text_key = key;

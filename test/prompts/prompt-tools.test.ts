@@ -185,8 +185,15 @@ describe("editing and archiving", () => {
   test("rewording a prompt into another prompt's text is a conflict, and the prompt is unchanged", async () => {
     const id = (await call(a, "create_prompts", { prompts: [{ text: "prompt to edit" }] })).data.created[0].id;
     const clash = await call(a, "update_prompt", { prompt_id: id, text: "BEST acme software  for small teams" });
-    expect(clash.error).toBe("Another prompt of this brand already has this text (compared ignoring case and spaces).");
+    const other = (await call(a, "list_prompts", { query: "best acme software for small teams" })).data.prompts[0].id;
+    expect(clash.error).toBe(`Another prompt of this brand (${other}) already has this text (compared ignoring case and spaces).`);
     expect(texts((await call(a, "list_prompts", { query: "prompt to edit" })).data.prompts)).toEqual(["prompt to edit"]);
+    // An archived prompt, absent from list_prompts' default list, is named, with the way to get it back.
+    const archived = (await call(a, "create_prompts", { prompts: [{ text: "an archived wording" }] })).data.created[0].id;
+    await call(a, "delete_prompt", { prompt_id: archived });
+    expect((await call(a, "update_prompt", { prompt_id: id, text: "An archived  wording" })).error).toBe(
+      `An archived prompt of this brand (${archived}) already has this text (compared ignoring case and spaces): create_prompts with this text restores it with its history (list_prompts with include_archived shows it).`,
+    );
   });
 
   test("update_prompt without an id, or with an id that does not exist, is refused", async () => {
