@@ -6,8 +6,9 @@ import { type AppContext } from "../context";
 import { ALL_ENGINES } from "../db/values";
 import { Invalid } from "../errors";
 import { brandEngineIds, brandEngines } from "../tracking/engines";
-import { loadRoster, type Roster, reanalysisPending } from "../tracking/roster";
+import { loadRoster, type Roster } from "../tracking/roster";
 import { countOf, DAY_MS, dayString, dayWhere, describeFilter, type Filter, type Read, readTogether, where } from "./filters";
+import { reanalysisNote } from "./notes";
 import { type Mean, mean, type PeriodMean, type PeriodRate, POSITION, periodMean, periodRate, type Rate, rate, SENTIMENT } from "./rates";
 import { type RetrievalCounts, retrievalRead } from "./search";
 import { comparePeriods } from "./stats";
@@ -301,18 +302,9 @@ export async function visibilityOverview(app: AppContext, filter: Filter) {
     ...figures(overall[0], overall[1]),
     retrieval_rate: retrievalRate(retrieval.overall, overall[0], overall[1]),
     by_engine,
-    note:
-      overall[0].total === 0
-        ? await emptyPeriodNote(app, filter)
-        : (await reanalysisPending(app.db, filter.brandId))
-          ? REANALYSIS_NOTE
-          : null,
+    note: overall[0].total === 0 ? await emptyPeriodNote(app, filter) : await reanalysisNote(app.db, filter.brandId),
   };
 }
-
-/** Said while a roster change is being applied to the stored answers (figures moved from one call to the next without a word). */
-const REANALYSIS_NOTE =
-  "The stored answers are being analysed again (after a change of the brand's names or its competitors, or an upgrade of Spyglass): until that ends (seconds for most brands), these figures mix answers read the new way and the old. Look again shortly for the settled figures.";
 
 /** The first and last day with a stored answer of the brand (any engine), and how many answers: null before the first. */
 export async function storedAnswerDays(
@@ -420,7 +412,7 @@ export async function visibilityTrend(app: AppContext, filter: Filter, interval:
     });
     before = visibility;
   }
-  return { filter: describeFilter(filter), interval, points };
+  return { filter: describeFilter(filter), interval, points, note: await reanalysisNote(db, filter.brandId) };
 }
 
 export interface RankingRow {
@@ -527,5 +519,5 @@ export async function competitorRanking(app: AppContext, filter: Filter) {
       b.visibility.successes - a.visibility.successes ||
       a.name.localeCompare(b.name),
   );
-  return { filter: describeFilter(filter), valid_answers: valid, ranking };
+  return { filter: describeFilter(filter), valid_answers: valid, ranking, note: await reanalysisNote(app.db, filter.brandId) };
 }

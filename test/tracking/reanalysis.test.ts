@@ -1,7 +1,8 @@
 // Re-analysis: editing the roster recomputes stored answers from their text and provider citations.
 import { afterEach, expect, test } from "bun:test";
 import { resolveFilter } from "../../src/analytics/filters";
-import { visibilityOverview } from "../../src/analytics/visibility";
+import { contentGaps, promptPerformance } from "../../src/analytics/prompts";
+import { competitorRanking, visibilityOverview, visibilityTrend } from "../../src/analytics/visibility";
 import { type AppContext } from "../../src/context";
 import { reanalyzeAnswers, rosterVersionOf } from "../../src/tracking/reanalysis";
 import { loadRoster } from "../../src/tracking/roster";
@@ -104,15 +105,28 @@ test("a finished re-analysis is recorded; one cut short is gone through again at
   await app.db.run("UPDATE competitors SET name = 'Acme Globex', aliases = '[\"Globex\"]' WHERE id = 'cmp_g'");
   await app.db.run("UPDATE roster_versions SET version = 2 WHERE brand_id = ?", [s.brandId]);
   // Meanwhile the overview says its figures are not settled (they moved from call to call without a word).
-  const note = async () =>
-    (await visibilityOverview(app, await resolveFilter(app, s.brandId, { start_date: "2025-03-01", end_date: "2025-03-03" }))).note;
-  expect(await note()).toStartWith(
-    "The stored answers are being analysed again (after a change of the brand's names or its competitors, or an upgrade of Spyglass)",
-  );
+  // So do the trend, the ranking, prompt performance and the gaps, whose figures count mentions too.
+  const notes = async () => {
+    const filter = await resolveFilter(app, s.brandId, { start_date: "2025-03-01", end_date: "2025-03-03" });
+    const page = { limit: 20, offset: 0 };
+    return [
+      (await visibilityOverview(app, filter)).note,
+      (await visibilityTrend(app, filter, "day")).note,
+      (await competitorRanking(app, filter)).note,
+      (await promptPerformance(app, filter, { ...page, order: "visibility_desc" })).note,
+      (await contentGaps(app, filter, page)).note,
+    ];
+  };
+  const note = async () => (await notes())[0];
+  for (const said of await notes()) {
+    expect(said).toStartWith(
+      "The stored answers are being analysed again (after a change of the brand's names or its competitors, or an upgrade of Spyglass)",
+    );
+  }
   expect(await app.tracking.reanalysis.resumeUnfinished()).toEqual([s.brandId]);
   for (let tries = 0; tries < 500 && (await versions())!.analysed < 3; tries++) await Bun.sleep(10);
   expect(await versions()).toEqual({ version: 3, analysed: 3 });
-  expect(await note()).toBeNull();
+  expect(await notes()).toEqual([null, null, null, null, null]);
   // Gone through with the roster as it stands: "Globex" is now the competitor's alias, found first.
   expect(await ranks(app, a)).toEqual([
     { member_id: "cmp_g", rank: 1 },

@@ -4,6 +4,7 @@ import { planCovers } from "../../accounts/plans";
 import { getAnswer, listAnswers } from "../../analytics/answers";
 import { decodeOffset, encodeOffset, MAX_DAYS, resolveFilter } from "../../analytics/filters";
 import { articleImpact, DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS } from "../../analytics/impact";
+import { REANALYSIS_NOTE_DESCRIPTION } from "../../analytics/notes";
 import { contentGaps, promptPerformance } from "../../analytics/prompts";
 import { searchQueries } from "../../analytics/search";
 import { topSources } from "../../analytics/sources";
@@ -133,6 +134,7 @@ const getVisibilityTrend = defineTool({
         answers: z.object({ total: z.number().int(), valid: z.number().int() }),
       }),
     ),
+    note: z.string().nullable().describe(REANALYSIS_NOTE_DESCRIPTION),
   }),
   annotations: READ_ONLY,
   plan: "visibility",
@@ -163,6 +165,7 @@ const getCompetitorRanking = defineTool({
         sentiment: periodMean,
       }),
     ),
+    note: z.string().nullable().describe(REANALYSIS_NOTE_DESCRIPTION),
   }),
   annotations: READ_ONLY,
   plan: "visibility",
@@ -202,6 +205,7 @@ const getPromptPerformance = defineTool({
       }),
     ),
     next_cursor: nextCursor,
+    note: z.string().nullable().describe(REANALYSIS_NOTE_DESCRIPTION),
   }),
   annotations: READ_ONLY,
   plan: "visibility",
@@ -288,6 +292,7 @@ const getContentGaps = defineTool({
       }),
     ),
     next_cursor: nextCursor,
+    note: z.string().nullable().describe(REANALYSIS_NOTE_DESCRIPTION),
   }),
   annotations: READ_ONLY,
   plan: "visibility",
