@@ -173,6 +173,16 @@ export interface Config {
   dataDir: string;
   dbPath: string;
   configFile: string | null;
+  /**
+   * Where the configuration is read from, or would be: the file read, else the data directory's
+   * spyglass.toml (said in the messages of a server without engines).
+   */
+  configPath: string;
+  /**
+   * A spyglass.toml in the working directory that is not the one read (put beside the binary, where
+   * it is never looked for), or null: said at start and where the missing settings are asked for.
+   */
+  unreadConfigFile: string | null;
   host: string;
   port: number;
   publicUrl: string | null;
@@ -215,6 +225,23 @@ export interface ConfigInput {
    * `spyglass key list`.
    */
   listens?: boolean;
+}
+
+/** The working directory's spyglass.toml when it exists and is not the file read. */
+function unreadConfig(cwd: string, configFile: string | null): string | null {
+  const beside = resolve(cwd, "spyglass.toml");
+  return beside !== configFile && existsSync(beside) ? beside : null;
+}
+
+/**
+ * Where to add a setting the configuration lacks, as a message says it: the file read or to create,
+ * and a spyglass.toml in the working directory that is not read, when there is one.
+ */
+export function configPlace(config: Pick<Config, "configPath" | "unreadConfigFile" | "configFile">): string {
+  const unread = config.unreadConfigFile
+    ? ` (${config.unreadConfigFile} is not read: the configuration is the data directory's spyglass.toml, or the file --config or SPYGLASS_CONFIG names)`
+    : "";
+  return `${config.configPath}${config.configFile === null ? ", a file to create," : ""}${unread}`;
 }
 
 export function loadConfig({ flags, env: given, cwd = process.cwd(), listens = true }: ConfigInput): Config {
@@ -282,6 +309,8 @@ export function loadConfig({ flags, env: given, cwd = process.cwd(), listens = t
     dataDir,
     dbPath: join(dataDir, "spyglass.db"),
     configFile,
+    configPath: configFile ?? join(dataDir, "spyglass.toml"),
+    unreadConfigFile: unreadConfig(cwd, configFile),
     host,
     port,
     // As an origin: "https://Spyglass.Example.COM:443/" is https://spyglass.example.com, the resource clients name.

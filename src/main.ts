@@ -150,6 +150,11 @@ const COMMANDS: Record<string, Command> = {
         build: BUILD,
       });
       checkSanitizer(app);
+      if (config.unreadConfigFile) {
+        log.warn(
+          `${config.unreadConfigFile} is not read: the configuration is ${config.configFile ?? `the data directory's spyglass.toml (${config.configPath}), which does not exist`}; move the file there, or name it with --config or SPYGLASS_CONFIG`,
+        );
+      }
       // Set-up mistakes found only later otherwise: by a connector that cannot sign in, or a draft that fails.
       if (config.publicUrl && !oauthSettings(config)) {
         log.warn(

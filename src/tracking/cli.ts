@@ -2,7 +2,7 @@
 import { Presets, SingleBar } from "cli-progress";
 import { planChangeHint } from "../accounts/plans";
 import { getBrand } from "../brands/service";
-import { ConfigError } from "../config";
+import { ConfigError, configPlace } from "../config";
 import { type AppContext } from "../context";
 import { Conflict } from "../errors";
 import { printable } from "../labels";
@@ -35,6 +35,11 @@ export async function trackCommand(
   const stdout = opts.out?.stdout ?? process.stdout;
   const stderr = opts.out?.stderr ?? process.stderr;
   if (opts.dryRun) return await dryRun(app, { brandId: opts.brandId, json: opts.json, stdout });
+  if (app.config.engines.length === 0) {
+    throw new ConfigError(
+      `No engines are configured: add an [[engines]] section (api, base_url, model, api_key_env) to ${configPlace(app.config)}, then run spyglass track again`,
+    );
+  }
   const unset = enginesWithoutKey(app);
   if (unset.length > 0) {
     const where = app.config.configFile ?? "configuration";
@@ -166,7 +171,9 @@ async function dryRun(app: AppContext, opts: { brandId?: string; json: boolean; 
     );
     return 0;
   }
-  for (const f of forecasts) opts.stdout.write(forecastText(f.forecast, printable(f.brand.name), f.brand.id, onSchedule.has(f.brand.id)));
+  const place = configPlace(app.config);
+  for (const f of forecasts)
+    opts.stdout.write(forecastText(f.forecast, printable(f.brand.name), f.brand.id, onSchedule.has(f.brand.id), place));
   if (forecasts.length > 1) {
     const run = forecasts.reduce((s, f) => s + f.forecast.requests_per_run, 0);
     const month = forecasts.reduce((s, f) => s + f.forecast.requests_per_month, 0);

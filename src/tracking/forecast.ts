@@ -243,11 +243,11 @@ const money = (v: number | null): string => (v === null ? "unknown" : v === 0 ? 
  * The forecast as `spyglass track --dry-run` prints it. `onSchedule`: false for a brand the schedule
  * leaves out (forecast's `scheduled: false`).
  */
-export function forecastText(f: Forecast, brandName: string, brandId: string, onSchedule = true): string {
+export function forecastText(f: Forecast, brandName: string, brandId: string, onSchedule = true, configPlace = "spyglass.toml"): string {
   const head = `${brandName} (${brandId}): ${plural(f.prompts, "prompt")} × ${plural(f.engines, "engine")} × ${plural(f.samples, "sample")} = ${f.requests_per_run} requests per run`;
   // Not "0 runs in the next 30 days" as if the schedule never fired: there is nothing to ask.
   if (f.engines === 0)
-    return `${head}\n  no engine is configured, so nothing would be asked: add an [[engines]] section to spyglass.toml\n`;
+    return `${head}\n  no engine is configured, so nothing would be asked: add an [[engines]] section to ${configPlace}\n`;
   const lines = [
     head,
     !onSchedule

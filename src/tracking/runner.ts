@@ -169,7 +169,7 @@ interface ResumePlan {
 }
 
 const NO_ENGINES =
-  "No engines are configured: add an [[engines]] section (api, base_url, model, api_key_env) to spyglass.toml, then run tracking again.";
+  "No engines are configured: add an [[engines]] section (api, base_url, model, api_key_env) to spyglass.toml in the server's data directory (or the file its --config names), then run tracking again.";
 
 export interface RunnerOptions {
   /** How often idle workers look for work (ms); the lease is renewed at a third of its length. */

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConfigError, loadConfig } from "../../src/config";
+import { ConfigError, configPlace, loadConfig } from "../../src/config";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -53,6 +53,24 @@ describe("loadConfig", () => {
     expect(loadConfig({ flags: { config: withFile("[oauth]\nrefresh_reuse_grace_seconds = 60\n").file }, env: {} }).oauth).toEqual({
       refresh_reuse_grace_seconds: 60,
     });
+  });
+
+  test("a spyglass.toml beside the binary (the working directory) is named as not read, with where the configuration is read from", () => {
+    const { dir: cwd, file: beside } = withFile('[[engines]]\nid = "gpt"\napi = "openai"\nbase_url = "http://127.0.0.1:9"\nmodel = "m"\n');
+    const config = loadConfig({ flags: {}, env: {}, cwd });
+    expect(config).toMatchObject({
+      configFile: null,
+      configPath: join(cwd, "data", "spyglass.toml"),
+      unreadConfigFile: beside,
+      engines: [],
+    });
+    expect(configPlace(config)).toBe(
+      `${join(cwd, "data", "spyglass.toml")}, a file to create, (${beside} is not read: the configuration is the data directory's spyglass.toml, or the file --config or SPYGLASS_CONFIG names)`,
+    );
+    // The same file read (--data . or --config): nothing to say.
+    expect(loadConfig({ flags: { data: cwd }, env: {}, cwd })).toMatchObject({ configFile: beside, unreadConfigFile: null });
+    expect(loadConfig({ flags: { config: "spyglass.toml" }, env: {}, cwd })).toMatchObject({ configFile: beside, unreadConfigFile: null });
+    expect(configPlace(loadConfig({ flags: { data: cwd }, env: {}, cwd }))).toBe(beside);
   });
 
   test("public_url is read as its origin: the OAuth resource and issuer are what clients make of it", () => {

@@ -139,3 +139,13 @@ test("an engine its provider asked to wait is said on stderr with the provider's
     await throttled.stop();
   }
 });
+
+test("track with no engine names the configuration file to add one to, and a spyglass.toml that is not read", async () => {
+  const app = await testTrackingApp("");
+  const config = { ...app.config, unreadConfigFile: "/srv/spyglass/spyglass.toml" };
+  const out = { stdout: { write: () => undefined } };
+  await expect(trackCommand({ ...app, config }, { json: false, out })).rejects.toThrow(
+    `No engines are configured: add an [[engines]] section (api, base_url, model, api_key_env) to ${app.config.configPath} (/srv/spyglass/spyglass.toml is not read: the configuration is the data directory's spyglass.toml, or the file --config or SPYGLASS_CONFIG names), then run spyglass track again`,
+  );
+  expect(await app.db.get("SELECT count(*) AS n FROM tracking_runs")).toEqual({ n: 0 });
+});
