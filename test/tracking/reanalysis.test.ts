@@ -117,7 +117,6 @@ test("a finished re-analysis is recorded; one cut short is gone through again at
       (await contentGaps(app, filter, page)).note,
     ];
   };
-  const note = async () => (await notes())[0];
   for (const said of await notes()) {
     expect(said).toStartWith(
       "The stored answers are being analysed again (after a change of the brand's names or its competitors, or an upgrade of Spyglass)",
