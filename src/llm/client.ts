@@ -154,12 +154,14 @@ export class EngineGate {
    * Waits out a pause (one this request has not already waited out: `covered`, what hold() gave it);
    * the refusal to answer with instead of sending, or null.
    */
-  async beforeRequest(signal?: AbortSignal, covered = 0): Promise<string | null> {
+  async beforeRequest(signal?: AbortSignal, covered = 0): Promise<{ reason: string; until: number | null } | null> {
     const at = this.now();
     const until = this.pausedUntil;
     if (until > covered && until > at) await this.sleep(until - at, signal);
     if (!this.refused) return null;
-    if (this.now() < this.refused.until || this.probing) return this.refused.reason;
+    // Held: until when; past it, while the one request sent to try the key again is under way: null.
+    if (this.now() < this.refused.until) return this.refused;
+    if (this.probing) return { reason: this.refused.reason, until: null };
     // The hold is over: this request alone tries the key again (record() ends the probe).
     this.probing = true;
     return null;
@@ -262,7 +264,20 @@ export async function complete(
     if (opts.signal?.aborted) return failure(config, "aborted", latency, attempt - 1);
     const refused = await opts.gate?.beforeRequest(opts.signal, covered);
     if (opts.signal?.aborted) return failure(config, "aborted", latency, attempt - 1);
-    if (refused) return failure(config, `not sent: the provider refused the key on the last requests (${refused})`, 0, attempt - 1);
+    if (refused) {
+      // When the engine asks again, and where its key is read from: the hold said neither.
+      const when =
+        refused.until === null
+          ? "one request is trying the key again"
+          : `none is sent before ${new Date(refused.until).toISOString().slice(11, 19)} UTC, when one tries the key again`;
+      const where = config.api_key_env ? `; check the key in ${config.api_key_env}` : "";
+      return failure(
+        config,
+        `not sent: the provider refused the key on the last requests (${refused.reason}); ${when}${where}`,
+        0,
+        attempt - 1,
+      );
+    }
 
     const controller = new AbortController();
     let timedOut = false;

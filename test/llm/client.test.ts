@@ -199,11 +199,17 @@ describe("OpenAI-compatible engines", () => {
     expect(fake.requests).toHaveLength(3);
     expect(results.every((r) => r.status === "error")).toBe(true);
     expect(results[3]!.error).toStartWith("not sent: the provider refused the key on the last requests (HTTP 401");
+    // It says until when (5 minutes after the third refusal, on the injected clock) and where the key is read from.
+    expect(results[3]!.error).toEndWith(
+      `); none is sent before ${new Date(1_000_000 + 5 * 60_000).toISOString().slice(11, 19)} UTC, when one tries the key again; check the key in ${engine(fake, "openai").api_key_env}`,
+    );
     expect(results[3]!.attempts).toBe(0);
     clock += 5 * 60_000;
     // After the hold one request alone tries the key again: the others sent meanwhile fail unsent.
     const again = await Promise.all([client.ask("later"), client.ask("later too")]);
     expect(again.map((r) => r.error?.slice(0, 8))).toEqual(["HTTP 401", "not sent"]);
+    // The probe was refused again: held anew.
+    expect(again[1]!.error).toContain(`; none is sent before ${new Date(clock + 5 * 60_000).toISOString().slice(11, 19)} UTC`);
     expect(fake.requests).toHaveLength(4);
   });
 
