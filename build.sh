@@ -27,7 +27,7 @@ TOOLS="$PWD/.tools"
 POSTGRES_TESTS=(test/accounts test/brands test/keys test/prompts test/competitors test/oauth test/public test/demo
   test/tracking/runner.test.ts test/tracking/cli.test.ts test/tracking/scheduler.test.ts test/tracking/forecast.test.ts
   test/tracking/resume.test.ts test/tracking/reanalysis.test.ts test/tracking/reanalysis-chunks.test.ts
-  test/tracking/rollups.test.ts test/tracking/instances.test.ts test/tracking/rollups-demo.test.ts
+  test/tracking/rollups.test.ts test/tracking/instances.test.ts test/tracking/rollups-demo.test.ts test/tracking/engine-pauses.test.ts
   test/analytics/engines.test.ts test/analytics/impact.test.ts test/analytics/metrics.test.ts test/analytics/search.test.ts
   test/analytics/search-rollup.test.ts test/analytics/stats.test.ts test/analytics/rollups-random.test.ts
   test/analytics/rollups-race.test.ts test/analytics/prompt-windows.test.ts

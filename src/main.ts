@@ -23,6 +23,7 @@ import { startCheckpointer } from "./db/checkpointer";
 import { type Db, type OpenOptions, openDatabase } from "./db/client";
 import { openConfiguredDatabase } from "./db/open";
 import { watchSchema } from "./db/schema-watch";
+import { isStorageFailure, STORAGE_PROBLEM } from "./db/storage-health";
 import { AppError, Invalid } from "./errors";
 import { jitAtUsualThresholds } from "./jit-policy";
 import { createApiKey, listApiKeys, revokeApiKey } from "./keys/service";
@@ -781,19 +782,23 @@ function badOptionValue(error: unknown, flags: Flags): string | null {
   return `--${option}${rest}`;
 }
 
+/** The line a command's failure ends the process with (after "spyglass: "). */
+export function cliFailure(error: unknown): string {
+  if (error instanceof ConfigError || error instanceof AppError) return error.message;
+  // Damage found past opening (a page of the file): what to do, not only SQLite's words.
+  if ((error as { code?: string })?.code?.startsWith("SQLITE_CORRUPT")) {
+    return `the database is damaged (SQLite says: ${(error as Error).message}): stop every Spyglass using it and restore it from a backup (README: Backup and restore).`;
+  }
+  // A full disk (or one failing): what to do, as the server's 503 says it, not "unexpected error".
+  if (isStorageFailure(error)) {
+    return `the command could not write: ${STORAGE_PROBLEM} (${(error as Error).message}); the write that failed was not kept: free space where the database is (the data directory, or PostgreSQL's volume) and run it again`;
+  }
+  return `unexpected error: ${(error as Error)?.message ?? String(error)}`;
+}
+
 /** Runs the command `argv` names; the process exits when it is done (or serves until stopped). */
 export function runCli(argv: string[]): void {
-  main(argv).catch((error: unknown) => {
-    if (error instanceof ConfigError) fail(error.message);
-    if (error instanceof AppError) fail(error.message);
-    // Damage found past opening (a page of the file): what to do, not only SQLite's words.
-    if ((error as { code?: string })?.code?.startsWith("SQLITE_CORRUPT")) {
-      fail(
-        `the database is damaged (SQLite says: ${(error as Error).message}): stop every Spyglass using it and restore it from a backup (README: Backup and restore).`,
-      );
-    }
-    fail(`unexpected error: ${(error as Error)?.message ?? String(error)}`);
-  });
+  main(argv).catch((error: unknown) => fail(cliFailure(error)));
 }
 
 if (import.meta.main) runCli(process.argv.slice(2));

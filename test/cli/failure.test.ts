@@ -1,0 +1,31 @@
+// The line a CLI command's failure ends with: a database whose storage refuses writes (SQLite's
+// max_page_count gives the same SQLITE_FULL as a full disk) is said as such, with what to do, where
+// the self-hoster walk saw "spyglass: unexpected error: database or disk is full".
+import { Database } from "bun:sqlite";
+import { expect, test } from "bun:test";
+import { cliFailure } from "../../src/main";
+
+function fullDiskError(): unknown {
+  const db = new Database(":memory:");
+  try {
+    db.exec("CREATE TABLE t (x TEXT)");
+    const pages = (db.query("PRAGMA page_count").get() as { page_count: number }).page_count;
+    db.exec(`PRAGMA max_page_count = ${pages}`);
+    for (let i = 0; i < 10_000; i++) db.run("INSERT INTO t VALUES (?)", ["x".repeat(1000)]);
+  } catch (error) {
+    return error;
+  } finally {
+    db.close();
+  }
+  throw new Error("the database took every row");
+}
+
+test("a full disk is said as the server says it, with what to do, not as an unexpected error", () => {
+  const error = fullDiskError();
+  expect((error as { code?: string }).code).toBe("SQLITE_FULL");
+  expect(cliFailure(error)).toBe(
+    "the command could not write: the database's storage refuses writes (a full disk?) (database or disk is full); the write that failed was not kept: free space where the database is (the data directory, or PostgreSQL's volume) and run it again",
+  );
+  // Anything else unforeseen is still named as such, with its words.
+  expect(cliFailure(new Error("boom"))).toBe("unexpected error: boom");
+});
