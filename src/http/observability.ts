@@ -50,14 +50,20 @@ export function pathOf(url: string): string {
 export function logRequest(request: Request, owner: string, status: number | string): void {
   const meta = metas.get(request);
   if (meta && meta.owner !== owner) return;
-  log.request({
+  const fields = {
     request_id: meta?.id,
     method: request.method,
     path: pathOf(request.url),
     status: meta?.errorStatus ?? status,
     ms: meta ? elapsedMs(meta.start) : undefined,
-  });
+  };
+  // A health probe's every few seconds (a container's, a load balancer's) filled the log at info with
+  // "ok": at debug while it is ok; a degraded or failing answer is logged as any request is.
+  if (fields.path === HEALTH_PATH && fields.status === 200) log.debug("request", fields);
+  else log.request(fields);
 }
+
+const HEALTH_PATH = "/healthz";
 
 /** The status Elysia answered with, as its onAfterResponse hook sees it. */
 export function answeredStatus(set: { status?: number | string }, responseValue: unknown): number | string {

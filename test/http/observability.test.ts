@@ -72,7 +72,7 @@ describe("operational basics", () => {
   test("access logs are JSON lines with method, path (no query), status and request id; no cookie or key", async () => {
     t = await testApp({ quiet: false });
     const logs = await captureLog(async () => {
-      await t.call("GET", "/healthz?token=abc", {
+      await t.call("GET", "/api/nothing-here?token=abc", {
         headers: { cookie: "spyglass_session=SECRETCOOKIE", authorization: "Bearer svc_live_SECRET" },
       });
     });
@@ -81,12 +81,31 @@ describe("operational basics", () => {
       .split("\n")
       .map((l) => JSON.parse(l))
       .find((l) => l.msg === "request");
-    expect(entry).toMatchObject({ level: "info", method: "GET", path: "/healthz", status: 200 });
+    expect(entry).toMatchObject({ level: "info", method: "GET", path: "/api/nothing-here", status: 404 });
     expect(entry.request_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(logs).not.toContain("SECRETCOOKIE");
     expect(logs).not.toContain("svc_live_SECRET");
     expect(logs).not.toContain("token=abc");
   });
+});
+
+test("a health probe that is answered ok is logged at debug only, so that a probe every few seconds does not fill the log", async () => {
+  t = await testApp({ quiet: false });
+  const requests = (logs: string) =>
+    logs
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.msg === "request");
+  expect(requests(await captureLog(async () => void (await t.call("GET", "/healthz"))))).toEqual([]);
+  configureLog({ level: "debug" });
+  try {
+    const debug = requests(await captureLog(async () => void (await t.call("GET", "/healthz"))));
+    expect(debug).toEqual([expect.objectContaining({ level: "debug", path: "/healthz", status: 200 })]);
+  } finally {
+    configureLog({ level: "info" });
+  }
 });
 
 describe("access-log lines", () => {
