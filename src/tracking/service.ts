@@ -103,7 +103,10 @@ export async function startTracking(
   // another instance) made getRun throw, and an unhandled rejection stopped the whole server.
   // Whoever awaits `done` still gets the failure.
   done.catch(() => undefined);
-  return { run: await getRun(app, brandId, started.runId), done };
+  const run = await getRun(app, brandId, started.runId);
+  // Its start too: a long run (many prompts, a provider asking to wait) said nothing until it ended.
+  await logRunStart(app, run);
+  return { run, done };
 }
 
 /** Runs to the end and returns the final record (`completed`, `failed` or `interrupted`). */
@@ -182,6 +185,25 @@ export async function logRunEndOf(app: AppContext, run: RunView | { brandId: str
   } catch {
     // The brand was deleted with its runs meanwhile, or the database closed for a stop: nothing to say.
   }
+}
+
+async function logRunStart(app: AppContext, run: RunView): Promise<void> {
+  let brandName: string;
+  try {
+    brandName = (await getBrand(app.db, run.brand_id)).name;
+  } catch {
+    return; // The brand was deleted meanwhile: its run is gone with it.
+  }
+  log.info("tracking run started", {
+    brand: run.brand_id,
+    brand_name: brandName,
+    run: run.id,
+    trigger: run.trigger,
+    engines: run.engines,
+    answers_planned: run.answers_planned,
+    // A resumed run starts with the answers it had.
+    answers_done: run.answers_done,
+  });
 }
 
 /**

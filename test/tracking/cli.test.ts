@@ -64,6 +64,20 @@ test("track exits 1 when an engine answered nothing, though the run completed wi
     const [run] = JSON.parse(written.join(""));
     expect(run).toMatchObject({ status: "completed", answers: { ok: 1, error: 1 } });
     expect(logs).toContain('"level":"warn","msg":"tracking run: engine \\"down\\" answered nothing (1 error)"');
+    // Its start is logged too, with what it plans: a long run said nothing until its end.
+    const start = logs
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line))
+      .find((line) => line.msg === "tracking run started");
+    expect(start).toMatchObject({
+      level: "info",
+      brand_name: "Acme",
+      run: run.id,
+      trigger: "cli",
+      engines: ["gpt", "down"],
+      answers_planned: 2,
+    });
   } finally {
     await working.stop();
   }
