@@ -8,7 +8,7 @@ import { type Queries, type SqlParam } from "../db/queries";
 import { type articles } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { iso, isoOrNull, newId } from "../ids";
-import { hasNothingVisible } from "../labels";
+import { hasNothingVisible, labelLength } from "../labels";
 import { DEFAULT_LIMIT, decodeCursor, MAX_LIMIT, page } from "../paging";
 import { getPrompt, getPromptTexts } from "../prompts/service";
 import { type ArticleSource } from "./render";
@@ -95,17 +95,20 @@ export function parseTitle(value: string | null | undefined): string {
   // Nothing a reader sees: no title, shown "Untitled" as an empty one is; such characters within a
   // visible title stay (an emoji's joiners, the ZWNJ of a Persian word).
   if (hasNothingVisible(title)) return "";
-  if (title.length > MAX_TITLE) {
-    throw new Invalid(`title: the title is ${title.length} characters; the limit is ${MAX_TITLE}.`, "invalid_title");
+  // In characters, as every other name and text is counted (labelLength): an emoji is one.
+  const length = labelLength(title);
+  if (length > MAX_TITLE) {
+    throw new Invalid(`title: the title is ${length} characters; the limit is ${MAX_TITLE}.`, "invalid_title");
   }
   return title;
 }
 
 export function parseDescription(value: string | null | undefined): string | null {
   const description = (value ?? "").replace(/\s+/g, " ").trim();
-  if (description.length > MAX_DESCRIPTION) {
+  const length = labelLength(description);
+  if (length > MAX_DESCRIPTION) {
     throw new Invalid(
-      `description: the description is ${description.length} characters; the limit is ${MAX_DESCRIPTION} (it is the page's meta description).`,
+      `description: the description is ${length} characters; the limit is ${MAX_DESCRIPTION} (it is the page's meta description).`,
       "invalid_description",
     );
   }

@@ -57,6 +57,19 @@ describe("create_article", () => {
     expect(stored.data.article).toEqual(article);
   });
 
+  test("a title and a description are counted in characters, as every name is: an emoji is one", async () => {
+    const rockets = "🚀".repeat(200);
+    const made = await tool("create_article", { title: rockets, description: "🚀".repeat(500), markdown: "Body" });
+    expect(made.error).toBeNull();
+    expect(made.data.article.title).toBe(rockets);
+    expect((await tool("create_article", { title: `${rockets}!`, markdown: "Body" })).error).toBe(
+      "title: the title is 201 characters; the limit is 200.",
+    );
+    expect((await tool("create_article", { title: "t", description: "🚀".repeat(501), markdown: "Body" })).error).toBe(
+      "description: the description is 501 characters; the limit is 500 (it is the page's meta description).",
+    );
+  });
+
   test("slugs are derived from the title, lowercase a-z0-9-, and get -2, -3 on collision", async () => {
     expect((await create({ title: "Crème Brûlée: 10 Tips!" })).slug).toBe("creme-brulee-10-tips");
     expect((await create({ title: "Same title" })).slug).toBe("same-title");

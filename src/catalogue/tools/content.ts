@@ -56,7 +56,11 @@ const article = z.object({
 });
 
 const articleId = idOf("article", "list_articles");
-const title = z.string().max(MAX_TITLE).describe(`The article's title, up to ${MAX_TITLE} characters.`);
+// The service counts characters (an emoji is one); zod counts UTF-16 units, up to two a character.
+const title = z
+  .string()
+  .max(MAX_TITLE * 2)
+  .describe(`The article's title, up to ${MAX_TITLE} characters.`);
 const markdown = z
   .string()
   .min(1)
@@ -65,7 +69,7 @@ const markdown = z
   );
 const description = z
   .string()
-  .max(MAX_DESCRIPTION)
+  .max(MAX_DESCRIPTION * 2)
   .nullable()
   .describe(`Meta description for search engines and link previews, up to ${MAX_DESCRIPTION} characters; null removes it.`);
 const slug = z.string().min(1).max(MAX_SLUG);
