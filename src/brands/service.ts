@@ -77,6 +77,12 @@ export function parseBrandAliases(value: unknown): string[] {
   return out;
 }
 
+/** The aliases without the one that is the name itself (labelKey: case, width and spacing aside). */
+function withoutName(aliases: string[], name: string): string[] {
+  const key = labelKey(name);
+  return aliases.filter((alias) => labelKey(alias) !== key);
+}
+
 /** A brands row as read (aliases still JSON text). */
 interface BrandRow {
   id: string;
@@ -110,6 +116,7 @@ export async function createBrand(db: Queries, accountId: string, input: BrandIn
     domain: parseBrandDomain(input.domain),
     aliases: parseBrandAliases(input.aliases),
   };
+  fields.aliases = withoutName(fields.aliases, fields.name);
   return db.transaction(async (tx) => {
     await tx.lock(`brands:${accountId}`);
     await requireFreeName(tx, accountId, fields.name);
@@ -231,7 +238,10 @@ export async function updateBrand(
     const changes: { name?: string; domain?: string | null; aliases?: string[] } = {};
     if (parsed.name !== undefined && parsed.name !== current.name) changes.name = parsed.name;
     if (parsed.domain !== undefined && parsed.domain !== current.domain) changes.domain = parsed.domain;
-    if (parsed.aliases !== undefined && !sameList(parsed.aliases, current.aliases)) changes.aliases = parsed.aliases;
+    // An alias that is the brand's name (as names compare: case, width and spacing aside) says
+    // nothing more: dropped, as a competitor's is, whether the aliases or the name changed.
+    const aliases = withoutName(parsed.aliases ?? current.aliases, changes.name ?? current.name);
+    if (!sameList(aliases, current.aliases)) changes.aliases = aliases;
     if (Object.keys(changes).length === 0) return { brand: current, changed: false };
     await checkRoster?.(tx, brandId, changes);
     if (changes.name !== undefined) {

@@ -48,6 +48,12 @@ describe("brands service (used by the tool server)", () => {
       aliases: ["ACME", "Acme Co"],
       site_key: brand.site_key,
     });
+    // An alias that is the name itself (case and spacing aside) says nothing more: dropped, as a
+    // competitor's is, when the aliases are given and when the name becomes one of them.
+    expect((await updateBrand(t.ctx, brand.id, { aliases: ["acme  corp", "ACME", "Acme Co"] })).aliases).toEqual(["ACME", "Acme Co"]);
+    expect((await updateBrand(t.ctx, brand.id, { name: "Acme Co" })).aliases).toEqual(["ACME"]);
+    await updateBrand(t.ctx, brand.id, { name: "Acme Corp", aliases: ["ACME", "Acme Co"] });
+    expect((await createBrand(t.db, account.id, { name: "Globex", aliases: ["GLOBEX", "Globex Inc"] })).aliases).toEqual(["Globex Inc"]);
     expect((await updateBrand(t.ctx, brand.id, { domain: null })).domain).toBeNull();
     expect((await updateBrand(t.ctx, brand.id, { domain: "https://www.acme.io/" })).domain).toBe("acme.io");
     expect(await updateBrand(t.ctx, brand.id, {})).toEqual(await getBrand(t.db, brand.id));
