@@ -310,7 +310,12 @@ const answerSummary = z.object({
   mentioned: z.boolean().nullable().describe("null when the answer could not be read (status other than ok): neither mentioned nor not"),
   position: z.number().int().nullable(),
   sentiment: z.number().nullable(),
-  cited: z.boolean().nullable().describe("whether the answer cites a page of the brand's domain; null when it could not be read"),
+  cited: z
+    .boolean()
+    .nullable()
+    .describe(
+      "whether the answer cites a page of the brand's own domain (not the cited_domain or cited_url filter's: an answer found by them may say false); null when it could not be read",
+    ),
 });
 
 // The prompt's text beside its id: what a reader (and the CSV export) needs to make sense of a row.
