@@ -5,7 +5,7 @@ import { createLimiter, LimiterAbortedError } from "./limiter";
 import { buildOpenAIRequest, parseOpenAIReply } from "./openai";
 import { buildResponsesRequest, parseResponsesReply } from "./openai-responses";
 import { looksLikeRefusal } from "./refusal";
-import { backoffDelayMs, isRetryableStatus, parseRetryAfter, sleepMs } from "./retry";
+import { backoffDelayMs, isRetryableStatus, LONGEST_HOLD_MS, parseRetryAfter, RETRY_AFTER_CAP_MS, sleepMs } from "./retry";
 import { followRedirects, GOOGLE_REDIRECT_ORIGIN } from "./sources";
 import {
   type AskContext,
@@ -132,6 +132,8 @@ export class EngineGate {
   private pausedUntil = 0;
   private refusals = 0;
   private refused: { reason: string; until: number } | null = null;
+  /** A long Retry-After: until when the engine's requests fail unsent (defer), and the provider's answer. */
+  private deferred: { reason: string; until: number } | null = null;
   /** After a hold, the one request sent to see whether the key works again; the others fail meanwhile. */
   private probing = false;
 
@@ -154,17 +156,29 @@ export class EngineGate {
    * Waits out a pause (one this request has not already waited out: `covered`, what hold() gave it);
    * the refusal to answer with instead of sending, or null.
    */
-  async beforeRequest(signal?: AbortSignal, covered = 0): Promise<{ reason: string; until: number | null } | null> {
+  async beforeRequest(
+    signal?: AbortSignal,
+    covered = 0,
+  ): Promise<{ why: "refused" | "deferred"; reason: string; until: number | null } | null> {
     const at = this.now();
+    if (this.deferred && at < this.deferred.until) return { why: "deferred", ...this.deferred };
     const until = this.pausedUntil;
     if (until > covered && until > at) await this.sleep(until - at, signal);
     if (!this.refused) return null;
     // Held: until when; past it, while the one request sent to try the key again is under way: null.
-    if (this.now() < this.refused.until) return this.refused;
-    if (this.probing) return { reason: this.refused.reason, until: null };
+    if (this.now() < this.refused.until) return { why: "refused", ...this.refused };
+    if (this.probing) return { why: "refused", reason: this.refused.reason, until: null };
     // The hold is over: this request alone tries the key again (record() ends the probe).
     this.probing = true;
     return null;
+  }
+
+  /**
+   * The provider asked for a longer wait than a request waits (RETRY_AFTER_CAP_MS): the engine's
+   * requests fail unsent until `until`, saying so, instead of waiting and asking again and again.
+   */
+  defer(until: number, reason: string): void {
+    if (until > (this.deferred?.until ?? 0)) this.deferred = { until, reason };
   }
 
   /** Holds the engine's requests for `ms` (or a longer pause already set), without waiting; `reason` is the provider's answer. */
@@ -196,6 +210,19 @@ export class EngineGate {
   unanswered(): void {
     this.probing = false;
   }
+}
+
+/** A moment as a time of day, UTC ("14:05:09"). */
+function clock(ms: number): string {
+  return new Date(ms).toISOString().slice(11, 19);
+}
+
+/** A provider's wait as people say it: "90 seconds", "2 minutes", "3 hours". */
+function waitText(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 120) return `${seconds} seconds`;
+  const minutes = Math.round(seconds / 60);
+  return minutes < 120 ? `${minutes} minutes` : `${Math.round(minutes / 60)} hours`;
 }
 
 export function createEngineClient(config: EngineConfig, opts: ClientOptions = {}): EngineClient {
@@ -264,12 +291,20 @@ export async function complete(
     if (opts.signal?.aborted) return failure(config, "aborted", latency, attempt - 1);
     const refused = await opts.gate?.beforeRequest(opts.signal, covered);
     if (opts.signal?.aborted) return failure(config, "aborted", latency, attempt - 1);
+    if (refused?.why === "deferred") {
+      return failure(
+        config,
+        `not sent: the provider asked to wait until ${clock(refused.until!)} UTC (${refused.reason}); a run does not wait that long`,
+        0,
+        attempt - 1,
+      );
+    }
     if (refused) {
       // When the engine asks again, and where its key is read from: the hold said neither.
       const when =
         refused.until === null
           ? "one request is trying the key again"
-          : `none is sent before ${new Date(refused.until).toISOString().slice(11, 19)} UTC, when one tries the key again`;
+          : `none is sent before ${clock(refused.until)} UTC, when one tries the key again`;
       const where = config.api_key_env ? `; check the key in ${config.api_key_env}` : "";
       return failure(
         config,
@@ -355,6 +390,17 @@ export async function complete(
       opts.signal?.removeEventListener("abort", onOuterAbort);
     }
 
+    // Asked to wait longer than a request waits (a quota spent for the hour): not asked again by this
+    // request, and the engine's other requests fail unsent until then (at most LONGEST_HOLD_MS).
+    if (retryable && retryAfterMs !== null && retryAfterMs > RETRY_AFTER_CAP_MS) {
+      const until = now() + Math.min(retryAfterMs, LONGEST_HOLD_MS);
+      opts.gate?.defer(until, reason);
+      // A tracking engine (with its gate) is asked again from then; the writer's request is simply over.
+      const then = opts.gate
+        ? `longer than a run waits: the engine is asked again from ${clock(until)} UTC`
+        : `until ${clock(now() + retryAfterMs)} UTC; try again then`;
+      return failure(config, `${reason} (the provider asked to wait ${waitText(retryAfterMs)}, ${then})`, latency, attempt);
+    }
     const delay = retryAfterMs ?? backoffDelayMs(attempt - 1, random);
     if (!retryable || attempt === maxAttempts) {
       // This request is done, but the engine's next ones still wait for the pause asked for.

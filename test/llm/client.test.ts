@@ -233,17 +233,43 @@ describe("OpenAI-compatible engines", () => {
     }
   });
 
-  test("a Retry-After HTTP date is honoured relative to now, and a huge one is capped", async () => {
+  test("a Retry-After HTTP date is honoured relative to now", async () => {
     const now = Date.parse("2025-01-01T00:00:00Z");
-    const fake = track(
-      startFakeOpenAI({
-        script: { q: [rateLimited("Wed, 01 Jan 2025 00:00:03 GMT"), rateLimited("99999"), answer("ok")] },
-      }),
-    );
+    const fake = track(startFakeOpenAI({ script: { q: [rateLimited("Wed, 01 Jan 2025 00:00:03 GMT"), answer("ok")] } }));
     const opts = { ...recordingOptions(), now: () => now };
     const result = await createEngineClient(engine(fake, "openai"), opts).ask("q");
     expect(result.status).toBe("ok");
-    expect(opts.waits).toEqual([3000, 60_000]);
+    expect(opts.waits).toEqual([3000]);
+  });
+
+  test("asked to wait longer than a minute, a request fails at once saying so, and the engine's next ones fail unsent until then (an hour at most)", async () => {
+    let clock = Date.parse("2025-01-01T00:00:00Z");
+    const fake = track(
+      startFakeOpenAI({
+        script: { q: [rateLimited("5400"), answer("ok")], r: [rateLimited("90"), answer("ok")] },
+        fallback: answer("ok"),
+      }),
+    );
+    const opts = { ...recordingOptions(), now: () => clock };
+    const client = createEngineClient(engine(fake, "openai", { concurrency: 1 }), opts);
+    const first = await client.ask("q");
+    expect(first).toMatchObject({ status: "error", attempts: 1 });
+    // 5,400 s asked: held for the longest hold, an hour.
+    expect(first.error).toMatch(
+      /^HTTP 429[^(]*\(the provider asked to wait 90 minutes, longer than a run waits: the engine is asked again from 01:00:00 UTC\)$/,
+    );
+    expect(opts.waits).toEqual([]);
+    const unsent = await client.ask("another");
+    expect(unsent).toMatchObject({ status: "error", attempts: 0 });
+    expect(unsent.error).toMatch(
+      /^not sent: the provider asked to wait until 01:00:00 UTC \(HTTP 429.*\); a run does not wait that long$/,
+    );
+    expect(fake.requests).toHaveLength(1);
+    // From then on, asked again; a wait of 90 s, over a minute too, is not waited either.
+    clock += 60 * 60_000;
+    expect(await client.ask("q")).toMatchObject({ status: "ok" });
+    expect((await client.ask("r")).error).toContain("(the provider asked to wait 90 seconds, longer than a run waits");
+    expect(fake.requests).toHaveLength(3);
   });
 
   test("a 500 is retried with jittered exponential backoff, then succeeds", async () => {

@@ -19,7 +19,7 @@ afterAll(async () => {
 test("an engine its provider asked to wait is named in the run's status, until when and why, while the run waits; then the run ends", async () => {
   provider = startFakeOpenAI({
     apiKey: ENV.OPENAI_TEST_KEY,
-    script: { "best crm": [rateLimited("120"), answer("Acme leads.")], "crm for agencies": answer("Acme.") },
+    script: { "best crm": [rateLimited("50"), answer("Acme leads.")], "crm for agencies": answer("Acme.") },
   });
   // The provider's long pause is held here until the test has looked at the status; short waits pass.
   let release: () => void = () => undefined;
@@ -74,10 +74,10 @@ timeout_ms = 5000
   const waiting = status.last_run!.waiting[0]!;
   expect(waiting.engine).toBe("gpt");
   expect(waiting.reason).toStartWith("HTTP 429");
-  // Retry-After: 120 s, capped at a minute (RETRY_AFTER_CAP_MS): until then, give or take the test's own time.
+  // Retry-After: 50 s: until then, give or take the test's own time.
   const until = Date.parse(waiting.until);
-  expect(until).toBeGreaterThanOrEqual(before + 59_000);
-  expect(until).toBeLessThanOrEqual(Date.now() + 61_000);
+  expect(until).toBeGreaterThanOrEqual(before + 49_000);
+  expect(until).toBeLessThanOrEqual(Date.now() + 51_000);
 
   release();
   const run = await started.done;
