@@ -261,9 +261,7 @@ describe("OpenAI-compatible engines", () => {
     expect(opts.waits).toEqual([]);
     const unsent = await client.ask("another");
     expect(unsent).toMatchObject({ status: "error", attempts: 0 });
-    expect(unsent.error).toMatch(
-      /^not sent: the provider asked to wait until 01:00:00 UTC \(HTTP 429.*\); a run does not wait that long$/,
-    );
+    expect(unsent.error).toMatch(/^not sent: the provider asked to wait until 01:00:00 UTC \(HTTP 429.*\); a run does not wait that long$/);
     expect(fake.requests).toHaveLength(1);
     // From then on, asked again; a wait of 90 s, over a minute too, is not waited either.
     clock += 60 * 60_000;
