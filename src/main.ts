@@ -560,12 +560,21 @@ let stopping = false;
 const FIRST_ROLLOVER_CHECK_MS = 3_000;
 
 /** The command named among `args` after options (`--data DIR account create`), or null. */
+/** The options of any command that take no value (--json, --dry-run…), and their short forms. */
+const FLAGS = new Set(
+  Object.values(COMMANDS).flatMap((command) =>
+    Object.entries({ ...COMMON, ...command.options }).flatMap(([name, shape]) =>
+      shape.type === "boolean" ? [name, ...("short" in shape && shape.short ? [shape.short] : [])] : [],
+    ),
+  ),
+);
+
 function misplacedCommand(args: readonly string[]): string | null {
   for (const [i, word] of args.entries()) {
     if (word.startsWith("-")) continue;
-    // An option's value (`--data demo`), not a command.
+    // An option's value (`--data demo`), not a command; a flag (`--json`) takes none.
     const before = args[i - 1];
-    if (before?.startsWith("-") && !before.includes("=")) continue;
+    if (before?.startsWith("-") && !before.includes("=") && !FLAGS.has(before.replace(/^--?/, ""))) continue;
     const two = `${word} ${args[i + 1]}`;
     if (COMMANDS[two]) return two;
     if (COMMANDS[word] && word !== "serve") return word;
@@ -717,7 +726,9 @@ async function main(argv: string[]): Promise<void> {
   // "spyglass --data DIR brand list" would otherwise start a server: the command comes first.
   const extra = parsed.positionals[0];
   if (extra !== undefined && !command.positionals) {
-    fail(`${name}: unexpected argument "${extra}" (the command comes first, then its options)\nusage: ${command.usage}`, 2);
+    const misplaced = name === "serve" ? misplacedCommand(rest) : null;
+    const hint = misplaced ? `: "spyglass ${misplaced} [options]"` : "";
+    fail(`${name}: unexpected argument "${extra}" (the command comes first, then its options${hint})\nusage: ${command.usage}`, 2);
   }
   for (const option of command.required ?? []) {
     const value = parsed.values[option];

@@ -85,7 +85,13 @@ describe("help and version", () => {
     expect(misplaced.code).toBe(2);
     expect(misplaced.stdout).toBe("");
     expect(misplaced.stderr.split("\n")[0]).toBe(
-      'spyglass: serve: unexpected argument "brand" (the command comes first, then its options)',
+      'spyglass: serve: unexpected argument "brand" (the command comes first, then its options: "spyglass brand list [options]")',
+    );
+    // A flag before the command takes no value: the command after it is still found.
+    const flagged = await box.cli(["--json", "brand", "list", "--email", "x@example.com"]);
+    expect(flagged.code).toBe(2);
+    expect(flagged.stderr.split("\n")[0]).toBe(
+      'spyglass: serve: unknown option --email: the command comes first, then its options ("spyglass brand list [options]")',
     );
     // With an option of the command before it, the unknown option is the command's: said so.
     const early = await box.cli(["--data", "data", "account", "create", "--email", "x@example.com"]);
