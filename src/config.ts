@@ -101,6 +101,15 @@ const writerSchema = z.object(modelEndpoint).strict();
  * written as a step or a range ran tracking several times a minute ("every 15th second" asked
  * every prompt every 15 seconds): refused. A schedule that never fires (February 31st) is too.
  */
+// A cron expression's five fields: their names as said, as croner names them, and what each takes.
+const CRON_FIELDS = [
+  { name: "minute", croner: "minute", takes: "0–59, *, a list, a range or a step" },
+  { name: "hour", croner: "hour", takes: "0–23, *, a list, a range or a step" },
+  { name: "day-of-month", croner: "day", takes: "1–31, *, a list, a range or a step" },
+  { name: "month", croner: "month", takes: "1–12 or jan–dec, *, a list, a range or a step" },
+  { name: "day-of-week", croner: "dayOfWeek", takes: "0–7 or sun–sat, *, a list, a range or a step" },
+] as const;
+
 function cronProblem(expr: string): string | null {
   const fields = expr.trim().split(/\s+/).filter(Boolean);
   const nickname = fields.length === 1 && fields[0]!.startsWith("@");
@@ -111,7 +120,20 @@ function cronProblem(expr: string): string | null {
   let cron: Cron;
   try {
     cron = new Cron(expr, { paused: true, timezone: "UTC" });
-  } catch {
+  } catch (error) {
+    // The field at fault, as written, with what it takes: croner names it by its own words and index.
+    const message = (error as Error).message;
+    const named = /Invalid value for (\w+)/.exec(message)?.[1];
+    const entry = /configuration entry (\d+)/.exec(message)?.[1];
+    // With a first field of seconds (6 fields), croner counts it; the five named fields follow it.
+    const offset = fields.length === 6 ? 1 : 0;
+    const fieldAt =
+      named !== undefined ? CRON_FIELDS.findIndex((f) => f.croner === named) : entry !== undefined ? Number(entry) - 1 - offset : -1;
+    const field = nickname ? undefined : CRON_FIELDS[fieldAt];
+    const written = fields[fieldAt + offset];
+    if (field && written !== undefined) {
+      return `its ${field.name} field, "${written}", is not valid: it takes ${field.takes} (the fields: minute hour day-of-month month day-of-week, UTC, such as "0 6 * * *")`;
+    }
     return 'must be a valid cron expression such as "0 6 * * *"';
   }
   if (cron.nextRun() === null) return "never fires (no date matches it, such as the 31st of February)";
@@ -437,6 +459,24 @@ function issueSentence(issue: z.core.$ZodIssue): string {
   }
 }
 
+/**
+ * What the line a TOML error points at most likely lacks, in words a self-hoster acts on (the
+ * parser's own, "invalid value" or "must be followed by an end-of-line", do not say): a text value
+ * without quotes (schedule = 0 6 * * *, label = ChatGPT), or a quote not closed. Empty otherwise.
+ */
+function tomlHint(text: string, line: number): string {
+  const source = text.split(/\r?\n/)[line - 1] ?? "";
+  const pair = /^\s*([A-Za-z0-9_.-]+)\s*=\s*(.*?)\s*$/.exec(source);
+  if (!pair) return "";
+  const [, key, value = ""] = pair;
+  if (value === "") return "";
+  const quote = value[0];
+  if ((quote === '"' || quote === "'") && value.indexOf(quote, 1) < 0) return `; the text after ${key} = has no closing ${quote}`;
+  // A value TOML reads without quotes: a string, array or table, a boolean, a number or a date, alone on its line.
+  if (/^["'[{]/.test(value) || /^(?:true|false|[+-]?(?:inf|nan|\d[\d_.:eExobT+-]*Z?))(?:\s*#.*)?$/.test(value)) return "";
+  return `; a text value is written in quotes: ${key} = "${value.replace(/\s*#.*$/, "")}"`;
+}
+
 function readConfigFile(path: string): z.infer<typeof fileSchema> {
   let raw: unknown;
   let text: string;
@@ -457,7 +497,9 @@ function readConfigFile(path: string): z.infer<typeof fileSchema> {
   } catch (error) {
     const reason = error instanceof Error ? error.message.split("\n")[0]!.replace(/^Invalid TOML document: /, "") : "unreadable";
     const { line, column } = error as { line?: number; column?: number };
-    throw new ConfigError(`${path}: not valid TOML${line ? ` (line ${line}${column ? `, column ${column}` : ""})` : ""}: ${reason}`);
+    throw new ConfigError(
+      `${path}: not valid TOML${line ? ` (line ${line}${column ? `, column ${column}` : ""})` : ""}: ${reason}${line ? tomlHint(text, line) : ""}`,
+    );
   }
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) {

@@ -91,7 +91,19 @@ describe("loadConfig", () => {
     const cases: Array<[string, string]> = [
       ["public_url = ", "not valid TOML"],
       ["colour = 1\n", 'unknown key(s) "colour"'],
-      ['[tracking]\nschedule = "0 25 * * *"\n', "tracking.schedule: must be a valid cron expression"],
+      // The field at fault, with what it takes (croner said "must be a valid cron expression").
+      [
+        '[tracking]\nschedule = "0 25 * * *"\n',
+        'tracking.schedule: its hour field, "25", is not valid: it takes 0–23, *, a list, a range or a step (the fields: minute hour day-of-month month day-of-week, UTC, such as "0 6 * * *")',
+      ],
+      [
+        '[tracking]\nschedule = "0 6 * * mon-xyz"\n',
+        'tracking.schedule: its day-of-week field, "mon-xyz", is not valid: it takes 0–7 or sun–sat',
+      ],
+      // What the line most likely lacks, after the parser's own words (the self-hoster walk).
+      ["[tracking]\nschedule = 0 6 * * *\n", 'a text value is written in quotes: schedule = "0 6 * * *"'],
+      ['[[engines]]\nlabel = "ChatGPT\n', '; the text after label = has no closing "'],
+      ["log_level = warn # quieter\n", 'invalid value; a text value is written in quotes: log_level = "warn"'],
       [
         '[tracking]\nschedule = "every day"\n',
         'tracking.schedule: has 2 fields; give 5 (minute hour day-of-month month day-of-week, UTC), such as "0 6 * * *"',
