@@ -159,10 +159,12 @@ async function dryRun(app: AppContext, opts: { brandId?: string; json: boolean; 
     brandIds.map(async (id) => ({
       brand: await getBrand(app.db, id),
       forecast: await forecast(app, id, new Date(), { scheduled: onSchedule.has(id) }),
+      resumes: await app.tracking.runner.resumableRun(id),
     })),
   );
   if (opts.json) {
-    opts.stdout.write(`${JSON.stringify(forecasts.map((f) => ({ brand_id: f.brand.id, brand: f.brand.name, ...f.forecast })))}\n`);
+    const records = forecasts.map((f) => ({ brand_id: f.brand.id, brand: f.brand.name, ...f.forecast, resumes: f.resumes }));
+    opts.stdout.write(`${JSON.stringify(records)}\n`);
     return 0;
   }
   if (forecasts.length === 0) {
@@ -172,8 +174,16 @@ async function dryRun(app: AppContext, opts: { brandId?: string; json: boolean; 
     return 0;
   }
   const place = configPlace(app.config);
-  for (const f of forecasts)
+  for (const f of forecasts) {
     opts.stdout.write(forecastText(f.forecast, printable(f.brand.name), f.brand.id, onSchedule.has(f.brand.id), place));
+    // The next run resumes an interrupted one rather than asking everything again: fewer requests.
+    if (f.resumes) {
+      const left = Math.max(0, f.forecast.requests_per_run - f.resumes.answered);
+      opts.stdout.write(
+        `  the next run resumes the interrupted run ${f.resumes.runId}: ${f.resumes.answered} of its answers are stored, so it sends about ${left} requests\n`,
+      );
+    }
+  }
   if (forecasts.length > 1) {
     const run = forecasts.reduce((s, f) => s + f.forecast.requests_per_run, 0);
     const month = forecasts.reduce((s, f) => s + f.forecast.requests_per_month, 0);

@@ -445,6 +445,15 @@ export class TrackingRunner {
     return { runId: last.id, engines, prompts };
   }
 
+  /**
+   * The interrupted run a run without filters (a tick, `spyglass track`) would resume for the brand
+   * now, with how many of its answers are stored, or null: the dry run's forecast says it.
+   */
+  async resumableRun(brandId: string): Promise<{ runId: string; answered: number } | null> {
+    const plan = await this.resumePlan(brandId, { trigger: "cli" });
+    return plan === null ? null : { runId: plan.runId, answered: (await answeredSlots(this.db, plan.runId)).size };
+  }
+
   /** Whether a running row is held: by this instance's own run, or by a lease not yet run out. */
   private alive(row: { id: string; owner: string | null; leaseUntil: number | null }): boolean {
     if (row.owner === this.instance) return [...this.owned.values()].some((r) => r.runId === row.id);

@@ -6,6 +6,7 @@ import { afterAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { type AppContext, createAppContext } from "../../src/context";
 import { type Db, openDatabase, type SqliteDb } from "../../src/db/client";
+import { trackCommand } from "../../src/tracking/cli";
 import { startScheduler } from "../../src/tracking/scheduler";
 import { getRun, lastRun, runTracking, startTracking, stopTracking } from "../../src/tracking/service";
 import { addBrand, openApp } from "../analytics/dataset";
@@ -86,6 +87,17 @@ ${GEMINI}
   hanging = false;
   const second = createAppContext(memory.config, await open());
   try {
+    // The dry run says so: the next run resumes this one, and sends what is missing only.
+    const written: string[] = [];
+    await trackCommand(second, {
+      brandId: s.brandId,
+      json: false,
+      dryRun: true,
+      out: { stdout: { write: (t: string) => written.push(t) } },
+    });
+    expect(written.join("")).toContain(
+      `\n  the next run resumes the interrupted run ${started.run.id}: 4 of its answers are stored, so it sends about 4 requests\n`,
+    );
     const resumed = await runTracking(second, s.brandId, { trigger: "schedule" });
     expect(resumed).toMatchObject({ id: started.run.id, status: "completed", answers_planned: 8, answers_done: 8, error: null });
     expect(resumed.answers).toEqual({ ok: 8, empty: 0, refusal: 0, error: 0 });
