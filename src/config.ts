@@ -94,13 +94,6 @@ export function defaultWebSearch(api: z.infer<typeof modelEndpoint.api>): boolea
 
 const writerSchema = z.object(modelEndpoint).strict();
 
-/**
- * Why a tracking schedule is refused, or null. Five fields (minute hour day-of-month month
- * day-of-week, UTC) or a nickname such as @daily; croner also takes a first field of seconds, kept
- * when it is one second (a Quartz or Spring expression, "0 0 6 * * *", fires as it reads). Seconds
- * written as a step or a range ran tracking several times a minute ("every 15th second" asked
- * every prompt every 15 seconds): refused. A schedule that never fires (February 31st) is too.
- */
 // A cron expression's five fields: their names as said, as croner names them, and what each takes.
 const CRON_FIELDS = [
   { name: "minute", croner: "minute", takes: "0–59, *, a list, a range or a step" },
@@ -110,6 +103,13 @@ const CRON_FIELDS = [
   { name: "day-of-week", croner: "dayOfWeek", takes: "0–7 or sun–sat, *, a list, a range or a step" },
 ] as const;
 
+/**
+ * Why a tracking schedule is refused, or null. Five fields (minute hour day-of-month month
+ * day-of-week, UTC) or a nickname such as @daily; croner also takes a first field of seconds, kept
+ * when it is one second (a Quartz or Spring expression, "0 0 6 * * *", fires as it reads). Seconds
+ * written as a step or a range ran tracking several times a minute ("every 15th second" asked
+ * every prompt every 15 seconds): refused. A schedule that never fires (February 31st) is too.
+ */
 function cronProblem(expr: string): string | null {
   const fields = expr.trim().split(/\s+/).filter(Boolean);
   const nickname = fields.length === 1 && fields[0]!.startsWith("@");
@@ -125,10 +125,9 @@ function cronProblem(expr: string): string | null {
     const message = (error as Error).message;
     const named = /Invalid value for (\w+)/.exec(message)?.[1];
     const entry = /configuration entry (\d+)/.exec(message)?.[1];
-    // With a first field of seconds (6 fields), croner counts it; the five named fields follow it.
+    // Croner names and counts the five fields after a first field of seconds (6 fields), if any.
     const offset = fields.length === 6 ? 1 : 0;
-    const fieldAt =
-      named !== undefined ? CRON_FIELDS.findIndex((f) => f.croner === named) : entry !== undefined ? Number(entry) - 1 - offset : -1;
+    const fieldAt = named !== undefined ? CRON_FIELDS.findIndex((f) => f.croner === named) : entry !== undefined ? Number(entry) - 1 : -1;
     const field = nickname ? undefined : CRON_FIELDS[fieldAt];
     const written = fields[fieldAt + offset];
     if (field && written !== undefined) {
@@ -474,7 +473,11 @@ function tomlHint(text: string, line: number): string {
   if ((quote === '"' || quote === "'") && value.indexOf(quote, 1) < 0) return `; the text after ${key} = has no closing ${quote}`;
   // A value TOML reads without quotes: a string, array or table, a boolean, a number or a date, alone on its line.
   if (/^["'[{]/.test(value) || /^(?:true|false|[+-]?(?:inf|nan|\d[\d_.:eExobT+-]*Z?))(?:\s*#.*)?$/.test(value)) return "";
-  return `; a text value is written in quotes: ${key} = "${value.replace(/\s*#.*$/, "")}"`;
+  const bare = value.replace(/\s*#.*$/, "");
+  if (/^(?:true|false)$/i.test(bare)) return `; true and false are written in lowercase: ${key} = ${bare.toLowerCase()}`;
+  // Numbers with spaces between them (samples = 1 2) are no text to quote.
+  if (/^[\d\s.+-]+$/.test(bare)) return "";
+  return `; a text value is written in quotes: ${key} = "${bare}"`;
 }
 
 function readConfigFile(path: string): z.infer<typeof fileSchema> {

@@ -559,7 +559,6 @@ let stopping = false;
 /** After the start's own tasks: the server's warm-up (500 ms) and, on most machines, the sanitizer's self-test. */
 const FIRST_ROLLOVER_CHECK_MS = 3_000;
 
-/** The command named among `args` after options (`--data DIR account create`), or null. */
 /** The options of any command that take no value (--json, --dry-run…), and their short forms. */
 const FLAGS = new Set(
   Object.values(COMMANDS).flatMap((command) =>
@@ -569,6 +568,7 @@ const FLAGS = new Set(
   ),
 );
 
+/** The command named among `args` after options (`--data DIR account create`), or null. */
 function misplacedCommand(args: readonly string[]): string | null {
   for (const [i, word] of args.entries()) {
     if (word.startsWith("-")) continue;

@@ -4,7 +4,7 @@ import { Marked, type Token, Tokenizer, type Tokens } from "marked";
 import markedFootnote from "marked-footnote";
 import { gfmHeadingId } from "marked-gfm-heading-id";
 import { inlineMarkdownText } from "./inline-text";
-import { inertDocument, sanitizeArticleHtml } from "./sanitize";
+import { ID_PREFIX, inertDocument, sanitizeArticleHtml } from "./sanitize";
 
 // The first line break that ends a setext heading's search: a blank line (the paragraph ends there),
 // or an underline of "=" or "-" with the newlines after it. Searched from index 1: the heading's text
@@ -230,14 +230,19 @@ const FOOTNOTE_BACKREF = /(<a href="#)fn-ref-(?=[^"]*" data-fn-backref )/g;
 const FOOTNOTE_LABEL = /(<h2 id="|aria-describedby=")fn-label"/g;
 const ID_ATTRIBUTE = /\sid\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))/gi;
 
-/** An id as the sanitizer compares it (it decodes ids as links' fragments are). */
+/** An id as the sanitizer keeps it: decoded as links' fragments are, without the prefix it adds once. */
 function comparableId(value: string): string {
+  let decoded: string;
   try {
-    return decodeURIComponent(value);
+    decoded = decodeURIComponent(value);
   } catch {
-    return value;
+    decoded = value;
   }
+  return decoded.startsWith(ID_PREFIX) ? decoded.slice(ID_PREFIX.length) : decoded;
 }
+
+/** The longest id the sanitizer keeps (its ID_NAME): a suffix goes on an id cut short enough for it. */
+const MAX_ID_LENGTH = 100;
 
 /**
  * Every id of the article unique, so that each link reaches what it names: footnotes take GitHub's
@@ -269,9 +274,10 @@ function uniqueIds(html: string): string {
       continue;
     }
     let suffix = 1;
-    while (taken.has(`${id}-${suffix}`) || every.has(`${id}-${suffix}`)) suffix++;
+    const named = (n: number) => `${[...id].slice(0, MAX_ID_LENGTH - `-${n}`.length).join("")}-${n}`;
+    while (taken.has(named(suffix)) || every.has(named(suffix))) suffix++;
     const was = element.id;
-    element.id = `${id}-${suffix}`;
+    element.id = named(suffix);
     taken.add(element.id);
     // A reference renamed (the second of [^x], "fnref-x-2", met [^x-2]'s): its note's back-link follows it.
     if (footnotes.includes(element) && element.matches("a[data-fn-ref]")) {

@@ -36,10 +36,23 @@ export function withoutTitleHeading(markdown: string, title: string): string {
   const heading = leadingHeading(markdown);
   const wanted = comparable(title);
   if (!heading || wanted === "") return markdown;
-  return comparable(heading.text) === wanted || comparable(inlineMarkdownText(heading.text)) === wanted ? heading.rest : markdown;
+  const repeats = comparable(heading.text) === wanted || comparable(inlineMarkdownText(heading.text)) === wanted;
+  return repeats ? bodyOr(heading.rest, markdown) : markdown;
 }
 
 /** The markdown without its leading "# …" heading, whatever it says. */
 export function withoutLeadingHeading(markdown: string): string {
-  return leadingHeading(markdown)?.rest ?? markdown;
+  const heading = leadingHeading(markdown);
+  return heading ? bodyOr(heading.rest, markdown) : markdown;
+}
+
+/** The body after the heading, or the markdown as it was when the heading was all of it (a body is never empty). */
+function bodyOr(rest: string, markdown: string): string {
+  return rest.trim() === "" ? markdown : rest;
+}
+
+/** Whether the markdown is a "# …" heading and nothing else. */
+export function onlyHeading(markdown: string): boolean {
+  const heading = leadingHeading(markdown);
+  return heading !== null && heading.rest.trim() === "";
 }

@@ -15,7 +15,7 @@ import { getPrompt } from "../prompts/service";
 import { loadRoster } from "../tracking/roster";
 import { inlineMarkdownText } from "./inline-text";
 import { type Article, createArticle, MAX_DESCRIPTION, MAX_TITLE } from "./service";
-import { withoutLeadingHeading } from "./title-heading";
+import { onlyHeading, withoutLeadingHeading } from "./title-heading";
 
 export const ARTICLE_LENGTHS = ["short", "medium", "long"] as const;
 export type ArticleLength = (typeof ARTICLE_LENGTHS)[number];
@@ -87,11 +87,12 @@ export async function generateArticle(
   if (reply.status === "empty") throw new WriterFailed("its reply was empty");
   if (reply.status === "refusal") throw new WriterFailed("it declined to write it");
   const draft = parseWriterOutput(reply.text);
-  if (draft.markdown.trim() === "") throw new WriterFailed("its reply had no article body");
+  // Under a title chosen for it, the writer's own heading would be a second title on the site.
+  const markdown = input.title ? withoutLeadingHeading(draft.markdown) : draft.markdown;
+  if (markdown.trim() === "" || onlyHeading(markdown)) throw new WriterFailed("its reply had no article body");
   return createArticle(app.db, brandId, {
     title: input.title ?? draft.title,
-    // Under a title chosen for it, the writer's own heading would be a second title on the site.
-    markdown: input.title ? withoutLeadingHeading(draft.markdown) : draft.markdown,
+    markdown,
     description: draft.description,
     promptId: input.promptId ?? null,
   });

@@ -59,11 +59,17 @@ export function logRequest(request: Request, owner: string, status: number | str
   };
   // A health probe's every few seconds (a container's, a load balancer's) filled the log at info with
   // "ok": at debug while it is ok; a degraded or failing answer is logged as any request is.
-  if (fields.path === HEALTH_PATH && fields.status === 200) log.debug("request", fields);
+  if (fields.status === 200 && healthyProbes.has(request)) log.debug("request", fields);
   else log.request(fields);
 }
 
-const HEALTH_PATH = "/healthz";
+/** The /healthz requests answered "ok" (markHealthyProbe): their access-log line is at debug. */
+const healthyProbes = new WeakSet<Request>();
+
+/** Marks a /healthz request answered "ok": its line in the access log is at debug, not info. */
+export function markHealthyProbe(request: Request): void {
+  healthyProbes.add(request);
+}
 
 /** The status Elysia answered with, as its onAfterResponse hook sees it. */
 export function answeredStatus(set: { status?: number | string }, responseValue: unknown): number | string {

@@ -217,6 +217,12 @@ function clock(ms: number): string {
   return new Date(ms).toISOString().slice(11, 19);
 }
 
+/** A moment as people read it beside `now`: its time, UTC, with its date when it is another day ("2026-12-01 06:00:00 UTC"). */
+function moment(ms: number, now: number): string {
+  const at = new Date(ms).toISOString();
+  return `${at.slice(0, 10) === new Date(now).toISOString().slice(0, 10) ? "" : `${at.slice(0, 10)} `}${at.slice(11, 19)} UTC`;
+}
+
 /** A provider's wait as people say it: "90 seconds", "2 minutes", "3 hours". */
 function waitText(ms: number): string {
   const seconds = Math.round(ms / 1000);
@@ -292,12 +298,8 @@ export async function complete(
     const refused = await opts.gate?.beforeRequest(opts.signal, covered);
     if (opts.signal?.aborted) return failure(config, "aborted", latency, attempt - 1);
     if (refused?.why === "deferred") {
-      return failure(
-        config,
-        `not sent: the provider asked to wait until ${clock(refused.until!)} UTC (${refused.reason}); a run does not wait that long`,
-        0,
-        attempt - 1,
-      );
+      // The reason says what the provider asked for; until is when the engine is asked again (an hour at most).
+      return failure(config, `not sent before ${moment(refused.until!, now())}: ${refused.reason}`, 0, attempt - 1);
     }
     if (refused) {
       // When the engine asks again, and where its key is read from: the hold said neither.
@@ -393,13 +395,13 @@ export async function complete(
     // Asked to wait longer than a request waits (a quota spent for the hour): not asked again by this
     // request, and the engine's other requests fail unsent until then (at most LONGEST_HOLD_MS).
     if (retryable && retryAfterMs !== null && retryAfterMs > RETRY_AFTER_CAP_MS) {
-      const until = now() + Math.min(retryAfterMs, LONGEST_HOLD_MS);
-      opts.gate?.defer(until, reason);
+      const at = now();
+      const until = at + Math.min(retryAfterMs, LONGEST_HOLD_MS);
+      const asked = `${reason} (the provider asked to wait ${waitText(retryAfterMs)}, until ${moment(at + retryAfterMs, at)})`;
+      opts.gate?.defer(until, asked);
       // A tracking engine (with its gate) is asked again from then; the writer's request is simply over.
-      const then = opts.gate
-        ? `longer than a run waits: the engine is asked again from ${clock(until)} UTC`
-        : `until ${clock(now() + retryAfterMs)} UTC; try again then`;
-      return failure(config, `${reason} (the provider asked to wait ${waitText(retryAfterMs)}, ${then})`, latency, attempt);
+      const then = opts.gate ? `a run does not wait that long: the engine is asked again from ${moment(until, at)}` : "try again then";
+      return failure(config, `${asked}; ${then}`, latency, attempt);
     }
     const delay = retryAfterMs ?? backoffDelayMs(attempt - 1, random);
     if (!retryable || attempt === maxAttempts) {

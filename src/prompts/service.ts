@@ -169,7 +169,7 @@ function view(row: PromptSqlRow): PromptView {
   };
 }
 
-/** create_prompts looks up every text it is given (the statement is cached per text). */
+/** The brand's prompt with this text key, archived or not (create_prompts looks up every text it is given; update_prompt its new words). */
 async function promptByTextKey(
   db: Queries,
   brandId: string,
@@ -497,10 +497,7 @@ export async function updatePrompt(db: Queries, brandId: string, promptId: strin
     if (patch.text !== undefined) {
       const text = normalizePromptText(patch.text);
       const key = promptTextKey(text);
-      const clash = await tx.get<{ id: string; archived_at: number | null }>(
-        "SELECT id, archived_at FROM prompts WHERE brand_id = ? AND text_key = ?",
-        [brandId, key],
-      );
+      const clash = await promptByTextKey(tx, brandId, key);
       if (clash && clash.id !== promptId) {
         // Named, and where to find it: an archived one is not in list_prompts' default list.
         throw new Conflict(

@@ -77,16 +77,15 @@ export async function trackCommand(
   // An engine its provider asked to wait (a 429): said on the progress bar while it lasts, or as a
   // line on stderr (a cron job's log), instead of a run that stops moving for no reason given.
   let pause: { until: number; text: string } | null = null;
-  let showPause: () => void = () => undefined;
+  /** Puts the pause on the progress bar; false when there is no bar drawn to put it on. */
+  let showPause: () => boolean = () => false;
   app.tracking.runner.onEnginePause = (engine, until, reason) => {
     const label = app.config.engines.find((e) => e.id === engine)?.label ?? engine;
     const at = `${new Date(until).toISOString().slice(11, 19)} UTC`;
-    if (!tty) {
-      stderr.write(`spyglass: ${printable(label)}'s provider asked to wait (${printable(reason)}); its requests go on at ${at}\n`);
-      return;
-    }
     pause = { until, text: ` | ${printable(label)} waits for its provider until ${at} (${printable(reason).slice(0, 40)})` };
-    showPause();
+    // On the bar once it is drawn (after a first answer); before that, and without a terminal, a line.
+    if (!showPause())
+      stderr.write(`spyglass: ${printable(label)}'s provider asked to wait (${printable(reason)}); its requests go on at ${at}\n`);
   };
   try {
     for (const brandId of brandIds) {
@@ -106,7 +105,9 @@ export async function trackCommand(
       let barStarted = false;
       let done = 0;
       showPause = () => {
-        if (barStarted) bar?.update(done, { pause: pause && pause.until > Date.now() ? pause.text : "" });
+        if (!bar || !barStarted) return false;
+        bar.update(done, { pause: pause && pause.until > Date.now() ? pause.text : "" });
+        return true;
       };
       let run: RunView;
       try {

@@ -180,6 +180,8 @@ export class TrackingRunner {
   /** This instance's name in the queue: its claims and the runs it owns carry it. */
   readonly instance = newId("inst");
   private readonly clients = new Map<string, EngineClient>();
+  /** The engine_pauses writes under way (notePause): a shutdown waits for them. */
+  private readonly pauseNotes = new Set<Promise<void>>();
   /** Until when (database clock) each engine's pause was last noted in engine_pauses (notePause). */
   private readonly notedPauses = new Map<string, number>();
   private readonly owned = new Map<string, OwnedRun>();
@@ -528,6 +530,8 @@ export class TrackingRunner {
     // A takeover under way ends first: its run is owned, then stopped below.
     await this.polling;
     await Promise.all([...this.owned.values()].map((run) => run.done));
+    // A pause noted by a last request is written before the caller closes the database.
+    await Promise.all(this.pauseNotes);
     this.stopTimers();
   }
 
@@ -930,7 +934,7 @@ export class TrackingRunner {
     if (noted !== undefined && noted > this.now() && at < noted + PAUSE_NOTE_MS) return;
     this.notedPauses.set(engine, at);
     this.onEnginePause?.(engine, until, reason);
-    void this.db
+    const note = this.db
       .transaction(async (tx) => {
         await tx.run(
           `INSERT INTO engine_pauses (engine, instance, paused_until, reason) VALUES (?, ?, ?, ?)
@@ -940,7 +944,9 @@ export class TrackingRunner {
         // Instances that are gone leave their rows: cleared once they are a day old.
         await tx.run("DELETE FROM engine_pauses WHERE paused_until < ?", [this.now() - DAY_MS]);
       })
-      .catch((error) => log.warn("tracking could not note an engine's pause", { engine, message: (error as Error).message }));
+      .catch((error) => log.warn("tracking could not note an engine's pause", { engine, message: (error as Error).message }))
+      .finally(() => this.pauseNotes.delete(note));
+    this.pauseNotes.add(note);
   }
 
   /**

@@ -102,6 +102,9 @@ describe("loadConfig", () => {
       ],
       // What the line most likely lacks, after the parser's own words (the self-hoster walk).
       ["[tracking]\nschedule = 0 6 * * *\n", 'a text value is written in quotes: schedule = "0 6 * * *"'],
+      ["[[engines]]\nweb_search = True\n", "; true and false are written in lowercase: web_search = true"],
+      // A first field of seconds: the field at fault is still named as written.
+      ['[tracking]\nschedule = "0 0 6x * * *"\n', 'tracking.schedule: its hour field, "6x", is not valid'],
       ['[[engines]]\nlabel = "ChatGPT\n', '; the text after label = has no closing "'],
       ["log_level = warn # quieter\n", 'invalid value; a text value is written in quotes: log_level = "warn"'],
       [

@@ -127,6 +127,14 @@ describe("renderArticle", () => {
     expect(html).toContain('<a id="user-content-fnref-x-2-1" href="#user-content-fn-x-2"');
     expect(html).toMatch(/<li id="user-content-fn-x-2">\n<p>x-2 <a href="#user-content-fnref-x-2-1"/);
     expect(findUnsafeMarkup(html)).toEqual([]);
+    // An id written with the prefix the sanitizer adds is the same id; a long one keeps its suffix within the limit.
+    const long = "a".repeat(100);
+    const more = renderArticle({
+      title: "t",
+      markdown: `## Why\n\n<div id="user-content-why">x</div>\n\n## ${long}\n\n<p id="${long}">y</p>`,
+    });
+    const moreIds = [...more.matchAll(/ id="([^"]*)"/g)].map((match) => match[1]);
+    expect(moreIds).toEqual(["user-content-why", "user-content-why-1", `user-content-${long}`, `user-content-${"a".repeat(98)}-1`]);
   });
 
   test("task lists keep which items are done, as text", () => {

@@ -190,6 +190,9 @@ describe("update_article", () => {
     // A heading that is not the title showed all along: it stays.
     const other = await create({ title: "Guide", markdown: "# Chapter one\n\nBody" });
     expect((await tool("update_article", { article_id: other.id, title: "Handbook" })).data.article.markdown).toBe("# Chapter one\n\nBody");
+    // A body that is only that heading keeps it: a body is never empty.
+    const bare = await create({ title: "Guide", markdown: "# Guide" });
+    expect((await tool("update_article", { article_id: bare.id, title: "Handbook" })).data.article.markdown).toBe("# Guide");
     // With a body given, the body is as given.
     const given = await create({ title: "Guide", markdown: "# Guide\n\nBody" });
     const both = await tool("update_article", { article_id: given.id, title: "Handbook", markdown: "# Guide\n\nNew body" });

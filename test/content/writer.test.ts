@@ -178,6 +178,21 @@ describe("generate_article with an OpenAI-compatible writer", () => {
     expect(openai.requests.length).toBe(asked);
   });
 
+  test("a reply that is only a heading is no article, with a title given or not, and saves nothing", async () => {
+    const bare = startFakeOpenAI({ apiKey: PROVIDER_KEY, fallback: answer("# Just a heading") });
+    try {
+      const w = await worldWithWriter("openai", bare.url);
+      const key = await apiKeyFor(w, w.brand.id);
+      for (const args of [{ topic: "anything at all" }, { topic: "anything at all", title: "Chosen" }]) {
+        const outcome = await callTool(w, key, "generate_article", args);
+        expect(outcome.error).toContain("The writer model did not produce an article (its reply had no article body)");
+      }
+      expect((await callTool(w, key, "list_articles")).data.articles).toEqual([]);
+    } finally {
+      await bare.stop();
+    }
+  });
+
   test("a provider failure is a clear tool error and saves nothing", async () => {
     const failing = startFakeOpenAI({ apiKey: PROVIDER_KEY, fallback: httpError(500, { message: "upstream exploded" }) });
     try {

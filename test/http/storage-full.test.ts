@@ -88,7 +88,14 @@ test.if(TEST_DIALECT === "sqlite")(
 
     // Reads still work, and the health check says what is wrong.
     expect(await count()).toBe(0);
-    const health = await t.call("GET", "/healthz");
+    let health: Awaited<ReturnType<TestApp["call"]>> | undefined;
+    // Logged at info, as any request: only an "ok" probe is logged at debug.
+    const probed = await captureLog(async () => {
+      health = await t.call("GET", "/healthz");
+    });
+    expect(probed).toContain('"level":"info","msg":"request"');
+    expect(probed).toContain('"path":"/healthz","status":200');
+    if (!health) throw new Error("no answer");
     expect(health.status).toBe(200);
     expect(health.json).toEqual({
       status: "degraded",

@@ -256,17 +256,25 @@ describe("OpenAI-compatible engines", () => {
     expect(first).toMatchObject({ status: "error", attempts: 1 });
     // 5,400 s asked: held for the longest hold, an hour.
     expect(first.error).toMatch(
-      /^HTTP 429[^(]*\(the provider asked to wait 90 minutes, longer than a run waits: the engine is asked again from 01:00:00 UTC\)$/,
+      /^HTTP 429[^(]*\(the provider asked to wait 90 minutes, until 01:30:00 UTC\); a run does not wait that long: the engine is asked again from 01:00:00 UTC$/,
     );
     expect(opts.waits).toEqual([]);
     const unsent = await client.ask("another");
     expect(unsent).toMatchObject({ status: "error", attempts: 0 });
-    expect(unsent.error).toMatch(/^not sent: the provider asked to wait until 01:00:00 UTC \(HTTP 429.*\); a run does not wait that long$/);
+    expect(unsent.error).toMatch(
+      /^not sent before 01:00:00 UTC: HTTP 429.* \(the provider asked to wait 90 minutes, until 01:30:00 UTC\)$/,
+    );
     expect(fake.requests).toHaveLength(1);
     // From then on, asked again; a wait of 90 s, over a minute too, is not waited either.
     clock += 60 * 60_000;
     expect(await client.ask("q")).toMatchObject({ status: "ok" });
-    expect((await client.ask("r")).error).toContain("(the provider asked to wait 90 seconds, longer than a run waits");
+    expect((await client.ask("r")).error).toContain("(the provider asked to wait 90 seconds, until 01:01:30 UTC); a run does not wait");
+    // A wait into another day names its date.
+    const tomorrow = track(startFakeOpenAI({ script: { q: rateLimited("86400") } }));
+    const later = await createEngineClient(engine(tomorrow, "openai"), opts).ask("q");
+    expect(later.error).toContain(
+      "(the provider asked to wait 24 hours, until 2025-01-02 01:00:00 UTC); a run does not wait that long: the engine is asked again from 02:00:00 UTC",
+    );
     expect(fake.requests).toHaveLength(3);
   });
 

@@ -418,10 +418,11 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
             : "A new draft: nothing is saved yet."}
         </p>
         <Field label="Title" hint="Shown by the site above the article. Leave empty for none (the public API shows “Untitled”).">
-          {(p) => <input {...p} maxLength={200} value={fields.title} onInput={set("title")} />}
+          {/* maxLength counts UTF-16 units, two for an emoji: the server counts characters and says so past 200. */}
+          {(p) => <input {...p} maxLength={400} value={fields.title} onInput={set("title")} />}
         </Field>
         <Field label="Description (optional)" hint="For search engines and link previews.">
-          {(p) => <textarea {...p} rows={3} maxLength={500} value={fields.description} onInput={set("description")} />}
+          {(p) => <textarea {...p} rows={3} maxLength={1000} value={fields.description} onInput={set("description")} />}
         </Field>
         <Field
           label="Slug"
