@@ -212,10 +212,23 @@ const OTHER_RECORD: Record<string, string> = {
   brd: "a brand's id",
 };
 
-/** Longest text returned by get_answer; longer answers are cut and flagged. */
-const MAX_TEXT = 20_000;
+/** Longest text returned by get_answer at once; a longer answer is read in parts (text_offset). */
+export const MAX_TEXT = 20_000;
 
-export async function getAnswer(app: AppContext, brandId: string, answerId: string) {
+/**
+ * The part of an answer's text from `offset` (UTF-16 units, as the mentions' offsets), at most
+ * MAX_TEXT long, its ends moved off the middle of a surrogate pair (an emoji is never cut in two).
+ */
+function textPart(text: string, offset: number): { text: string; offset: number; truncated: boolean } {
+  const inPair = (at: number) => at > 0 && at < text.length && /[\uDC00-\uDFFF]/.test(text[at]!) && /[\uD800-\uDBFF]/.test(text[at - 1]!);
+  let start = Math.min(offset, text.length);
+  if (inPair(start)) start--;
+  let end = Math.min(start + MAX_TEXT, text.length);
+  if (inPair(end)) end--;
+  return { text: text.slice(start, end), offset: start, truncated: end < text.length };
+}
+
+export async function getAnswer(app: AppContext, brandId: string, answerId: string, textOffset = 0) {
   const key = answerKeyOf(answerId);
   if (key === null) {
     // Another record's id (a model passing a prompt's id) or no id at all: said, with the way to an answer's.
@@ -277,8 +290,9 @@ export async function getAnswer(app: AppContext, brandId: string, answerId: stri
       latency_ms: row.latency_ms,
       tokens_in: row.tokens_in,
       tokens_out: row.tokens_out,
-      text: row.text.length > MAX_TEXT ? row.text.slice(0, MAX_TEXT) : row.text,
-      text_truncated: row.text.length > MAX_TEXT,
+      ...(({ text, offset, truncated }) => ({ text, text_offset: offset, text_length: row.text.length, text_truncated: truncated }))(
+        textPart(row.text, textOffset),
+      ),
       mentions,
       citations,
       search_queries: search.search_queries,

@@ -1,7 +1,7 @@
 // Visibility analytics tools (CONTRACT §4): METRICS.md figures over stored answers, for the key's brand.
 import { z } from "zod";
 import { planCovers } from "../../accounts/plans";
-import { getAnswer, listAnswers } from "../../analytics/answers";
+import { getAnswer, listAnswers, MAX_TEXT } from "../../analytics/answers";
 import { decodeOffset, encodeOffset, MAX_DAYS, resolveFilter } from "../../analytics/filters";
 import { articleImpact, DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS } from "../../analytics/impact";
 import { REANALYSIS_NOTE_DESCRIPTION } from "../../analytics/notes";
@@ -384,7 +384,18 @@ const getAnswerTool = defineTool({
   title: "Get an answer",
   description:
     "Use to read one stored AI answer: its text, the roster members it mentions (position, offset, sentiment) and the URLs it cites (owned when on the brand's site); and, kept apart, the web search queries the assistant ran, the sources its provider lists as cited (with the passage) and the sources it retrieved without citing.",
-  input: z.strictObject({ answer_id: z.string().min(1).max(20).describe("id from list_answers") }),
+  input: z.strictObject({
+    answer_id: z.string().min(1).max(20).describe("id from list_answers"),
+    text_offset: z
+      .number()
+      .int()
+      .min(0)
+      .max(10_000_000)
+      .optional()
+      .describe(
+        `where to start reading the text (default 0): an answer longer than ${MAX_TEXT.toLocaleString("en")} characters is read in parts, the next from text_offset + the length of the text returned, while text_truncated is true`,
+      ),
+  }),
   output: z.object({
     answer: answerSummary.extend({
       day: z.string(),
@@ -394,8 +405,13 @@ const getAnswerTool = defineTool({
       latency_ms: z.number().int().nullable(),
       tokens_in: z.number().int().nullable(),
       tokens_out: z.number().int().nullable(),
-      text: z.string(),
-      text_truncated: z.boolean(),
+      text: z.string().describe("the text, or the part of it from text_offset when it is long"),
+      text_offset: z
+        .number()
+        .int()
+        .describe("where the text returned starts in the answer's whole text (mentions' offsets are in the whole text)"),
+      text_length: z.number().int().describe("the length of the answer's whole text"),
+      text_truncated: z.boolean().describe("more of the text follows the part returned: ask again with text_offset"),
       mentions: z.array(
         z.object({
           member_id: z.string(),
@@ -441,7 +457,7 @@ const getAnswerTool = defineTool({
   }),
   annotations: READ_ONLY,
   plan: "visibility",
-  handler: async (input, ctx) => await getAnswer(ctx.app, ctx.brand.id, input.answer_id),
+  handler: async (input, ctx) => await getAnswer(ctx.app, ctx.brand.id, input.answer_id, input.text_offset),
 });
 
 const getSearchQueries = defineTool({
