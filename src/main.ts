@@ -12,7 +12,7 @@ import {
   validatePassword,
 } from "./accounts/service";
 import { deleteAccountAndBrands, deleteBrand } from "./brands/delete";
-import { createBrand, listBrands, resolveBrandRef } from "./brands/service";
+import { createBrand, getBrand, listBrands, resolveBrandRef } from "./brands/service";
 import { type Config, ConfigError, loadConfig } from "./config";
 import { articleRenderer } from "./content/renderer";
 import { rerenderStaleArticles } from "./content/rerender";
@@ -234,15 +234,21 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   "account delete": {
-    usage: "spyglass account delete --email E [--json]",
-    summary: "deletes an account and everything of it: its brands (prompts, answers, articles, keys), sessions and connected apps",
-    options: { email: { type: "string" } },
+    usage: "spyglass account delete --email E [--yes] [--json]",
+    summary:
+      "deletes an account and everything of it: its brands (prompts, answers, articles, keys), sessions and connected apps; at a terminal, asks for the email typed again (--yes does not ask)",
+    options: { email: { type: "string" }, yes: { type: "boolean" } },
     required: ["email"],
     async run({ config, flags, json }) {
       const email = need(flags, "email");
       const deleted = await withDb(config, async (db) => {
         const app = createAppContext(config, db);
         const account = await requireAccountByEmail(db, email);
+        await confirmAtTerminal(
+          flags,
+          `Delete the account ${account.email} and everything of it (its brands, their prompts, answers, articles and keys, its sessions and connected apps)? There is no undo. Type the email to delete it: `,
+          account.email,
+        );
         return { email: account.email, ...(await deleteAccountAndBrands(app, account.id)) };
       });
       if (json) return printRecord({ deleted }, true);
@@ -270,15 +276,23 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   "brand delete": {
-    usage: "spyglass brand delete --email E --brand ID [--json]",
-    summary: "deletes a brand of the account and everything of it (prompts, answers, articles, keys); --brand takes its id or its name",
-    options: { email: { type: "string" }, brand: { type: "string" } },
+    usage: "spyglass brand delete --email E --brand ID [--yes] [--json]",
+    summary:
+      "deletes a brand of the account and everything of it (prompts, answers, articles, keys); --brand takes its id or its name; at a terminal, asks for the brand's name typed again (--yes does not ask)",
+    options: { email: { type: "string" }, brand: { type: "string" }, yes: { type: "boolean" } },
     required: ["email", "brand"],
     async run({ config, flags, json }) {
       const deleted = await withDb(config, async (db) => {
         const app = createAppContext(config, db);
         const accountId = (await requireAccountByEmail(db, need(flags, "email"))).id;
-        return await deleteBrand(app, accountId, await resolveBrandRef(db, need(flags, "brand"), accountId));
+        const brandId = await resolveBrandRef(db, need(flags, "brand"), accountId);
+        const brand = await getBrand(db, brandId);
+        await confirmAtTerminal(
+          flags,
+          `Delete the brand ${printable(brand.name)} (${brand.id}) and everything of it (its prompts, answers, articles and keys; its published articles leave its site)? There is no undo. Type its name to delete it: `,
+          brand.name,
+        );
+        return await deleteBrand(app, accountId, brandId);
       });
       if (json) return printRecord({ deleted }, true);
       process.stdout.write(`Deleted the brand ${printable(deleted.name)} (${deleted.id}) and everything of it.\n`);
@@ -490,6 +504,29 @@ async function passwordFrom(flag: string): Promise<string> {
     throw new Invalid("the two passwords typed differ; nothing was changed: run the command again", "password_mismatch");
   }
   return password;
+}
+
+/**
+ * A deletion with no undo, asked at a terminal: `expected` typed again (a brand's name, an account's
+ * email; case and surrounding spaces aside) goes on, anything else stops the command with nothing
+ * deleted. Scripts (no terminal on stdin or stderr) and --yes are not asked.
+ */
+async function confirmAtTerminal(flags: Flags, question: string, expected: string): Promise<void> {
+  if (flags.yes || !process.stdin.isTTY || !process.stderr.isTTY) return;
+  process.stderr.write(question);
+  const { createInterface } = await import("node:readline");
+  const reader = createInterface({ input: process.stdin, terminal: false });
+  const typed = await new Promise<string | null>((resolve) => {
+    reader.once("line", (line) => resolve(line));
+    reader.once("close", () => resolve(null));
+  });
+  reader.close();
+  if (typed === null || typed.trim().toLowerCase() !== expected.trim().toLowerCase()) {
+    throw new Invalid(
+      `not confirmed (${typed === null ? "nothing was typed" : "what was typed differs"}): nothing was deleted`,
+      "not_confirmed",
+    );
+  }
 }
 
 /** A line typed at the terminal without echo, as passwd asks (the prompt on stderr); Ctrl-C exits 130. */
