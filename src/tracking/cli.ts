@@ -122,7 +122,11 @@ export async function trackCommand(
             done = answered;
             showPause();
           },
-        }).finally(() => bar?.stop());
+        }).finally(() => {
+          bar?.stop();
+          // A pause heard after the bar is gone is said as a line.
+          barStarted = false;
+        });
       } catch (error) {
         // Every brand asked for: one whose run is under way elsewhere (serve's schedule, another
         // track) is named and passed over, and the others are tracked; the exit status says so.
