@@ -841,6 +841,11 @@ export function cliFailure(error: unknown): string {
   if (isStorageFailure(error)) {
     return `the command could not write: ${STORAGE_PROBLEM} (${(error as Error).message}); the write that failed was not kept: free space where the database is (the data directory, or PostgreSQL's volume) and run it again`;
   }
+  // A stored value that is no JSON: a file put together from two databases (a backup copied over
+  // spyglass.db beside the old one's -wal, as the self-hoster walk did), not the command's fault.
+  if (error instanceof SyntaxError && /JSON/i.test(error.message)) {
+    return `a value stored in the database could not be read (${error.message}): the database may be damaged, as when a backup is copied over spyglass.db while an older spyglass.db-wal is beside it. Stop every Spyglass using it and restore a backup, removing spyglass.db-wal and spyglass.db-shm first (README: Backup and restore).`;
+  }
   return `unexpected error: ${(error as Error)?.message ?? String(error)}`;
 }
 

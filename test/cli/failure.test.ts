@@ -26,6 +26,15 @@ test("a full disk is said as the server says it, with what to do, not as an unex
   expect(cliFailure(error)).toBe(
     "the command could not write: the database's storage refuses writes (a full disk?) (database or disk is full); the write that failed was not kept: free space where the database is (the data directory, or PostgreSQL's volume) and run it again",
   );
+  // A stored value that is no JSON (a database put together from two files) says what to do.
+  let unreadable: unknown;
+  try {
+    JSON.parse('{"aliases": ["Ac');
+  } catch (error) {
+    unreadable = error;
+  }
+  expect(cliFailure(unreadable)).toStartWith("a value stored in the database could not be read (JSON Parse error");
+  expect(cliFailure(unreadable)).toEndWith("removing spyglass.db-wal and spyglass.db-shm first (README: Backup and restore).");
   // Anything else unforeseen is still named as such, with its words.
   expect(cliFailure(new Error("boom"))).toBe("unexpected error: boom");
 });
