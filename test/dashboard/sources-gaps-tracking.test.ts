@@ -589,7 +589,7 @@ max_retries = 0
       expect(await notice.textContent()).toBe(
         `GPT stand-in's provider asked to wait (“HTTP 429: Rate limit reached for requests <b>x</b>”): its requests, and the run with them, go on at ${time}.`,
       );
-      await screenshot(page, "tracking-waiting");
+      await photograph(page, "tracking-waiting");
     } finally {
       await page.unroute("**/tools/get_tracking_status");
       await page.reload();
