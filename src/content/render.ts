@@ -4,7 +4,7 @@ import { Marked, type Token, Tokenizer, type Tokens } from "marked";
 import markedFootnote from "marked-footnote";
 import { gfmHeadingId } from "marked-gfm-heading-id";
 import { inlineMarkdownText } from "./inline-text";
-import { ID_PREFIX, inertDocument, sanitizeArticleHtml } from "./sanitize";
+import { idName, inertDocument, MAX_ID_LENGTH, sanitizeArticleHtml } from "./sanitize";
 
 // The first line break that ends a setext heading's search: a blank line (the paragraph ends there),
 // or an underline of "=" or "-" with the newlines after it. Searched from index 1: the heading's text
@@ -230,20 +230,6 @@ const FOOTNOTE_BACKREF = /(<a href="#)fn-ref-(?=[^"]*" data-fn-backref )/g;
 const FOOTNOTE_LABEL = /(<h2 id="|aria-describedby=")fn-label"/g;
 const ID_ATTRIBUTE = /\sid\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))/gi;
 
-/** An id as the sanitizer keeps it: decoded as links' fragments are, without the prefix it adds once. */
-function comparableId(value: string): string {
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(value);
-  } catch {
-    decoded = value;
-  }
-  return decoded.startsWith(ID_PREFIX) ? decoded.slice(ID_PREFIX.length) : decoded;
-}
-
-/** The longest id the sanitizer keeps (its ID_NAME): a suffix goes on an id cut short enough for it. */
-const MAX_ID_LENGTH = 100;
-
 /**
  * Every id of the article unique, so that each link reaches what it names: footnotes take GitHub's
  * ids, which they then keep; any other id met again (a heading "Fn 1" beside note 1, a raw
@@ -257,7 +243,7 @@ function uniqueIds(html: string): string {
     .replace(FOOTNOTE_REF_ID, "$1fnref-")
     .replace(FOOTNOTE_BACKREF, "$1fnref-")
     .replace(FOOTNOTE_LABEL, '$1footnote-label"');
-  const ids = [...named.matchAll(ID_ATTRIBUTE)].map((match) => comparableId(match[1] ?? match[2] ?? match[3] ?? ""));
+  const ids = [...named.matchAll(ID_ATTRIBUTE)].map((match) => idName(match[1] ?? match[2] ?? match[3] ?? ""));
   if (new Set(ids).size === ids.length) return named;
   const template = inertDocument().createElement("template");
   template.innerHTML = named;
@@ -265,10 +251,10 @@ function uniqueIds(html: string): string {
   const footnotes = elements.filter((element) =>
     element.matches("a[data-fn-ref], section[data-footnotes] > h2, section[data-footnotes] > ol > li"),
   );
-  const every = new Set(elements.map((element) => comparableId(element.id)));
+  const every = new Set(elements.map((element) => idName(element.id)));
   const taken = new Set<string>();
   for (const element of [...footnotes, ...elements.filter((element) => !footnotes.includes(element))]) {
-    const id = comparableId(element.id);
+    const id = idName(element.id);
     if (!taken.has(id)) {
       taken.add(id);
       continue;

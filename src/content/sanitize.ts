@@ -104,12 +104,20 @@ export const ALLOWED_ATTR: readonly string[] = [
  * SANITIZE_NAMED_PROPS prefixes again at every pass, which the fixed-point check below would refuse.
  */
 export const ID_PREFIX = "user-content-";
+/** The longest id the article keeps, after the prefix. */
+export const MAX_ID_LENGTH = 100;
 // What an id may hold after the prefix: letters, digits, "-" and "_" (heading slugs, footnote ids).
-const ID_NAME = /^[\p{L}\p{N}_-]{1,100}$/u;
+const ID_NAME = new RegExp(`^[\\p{L}\\p{N}_-]{1,${MAX_ID_LENGTH}}$`, "u");
+
+/** An id (or a link's fragment) as the sanitizer reads it: decoded as fragments are, without the prefix it adds once. */
+export function idName(value: string): string {
+  const decoded = decodeFragment(value);
+  return decoded.startsWith(ID_PREFIX) ? decoded.slice(ID_PREFIX.length) : decoded;
+}
 
 /** The id as the article keeps it (prefixed once), or null when it is not one to keep (empty, or not a word's characters). */
 function articleId(value: string): string | null {
-  const name = value.startsWith(ID_PREFIX) ? value.slice(ID_PREFIX.length) : value;
+  const name = idName(value);
   return ID_NAME.test(name) ? ID_PREFIX + name : null;
 }
 
@@ -168,13 +176,13 @@ function createArticleDom(): ArticleDom {
     // Ids as links name them: marked-footnote writes a label's letters percent-encoded
     // ("footnote-%C3%BCber"), which the links' decoded fragments then never reached.
     if (data.attrName === "id") {
-      const id = articleId(decodeFragment(data.attrValue));
+      const id = articleId(data.attrValue);
       if (id === null) data.keepAttr = false;
       else data.attrValue = id;
     }
     // Names ids of the article, prefixed as they are; anything else is dropped.
     if (data.attrName === "aria-describedby") {
-      const ids = data.attrValue.split(/\s+/).map((id) => articleId(decodeFragment(id)));
+      const ids = data.attrValue.split(/\s+/).map((id) => articleId(id));
       if (ids.length === 0 || ids.includes(null)) data.keepAttr = false;
       else data.attrValue = ids.join(" ");
     }
@@ -199,7 +207,7 @@ function createArticleDom(): ArticleDom {
     // An in-page link leads to the prefixed id ("#why" → "#user-content-why").
     const href = element.nodeName === "A" ? element.getAttribute("href") : null;
     if (href?.startsWith("#") && href.length > 1) {
-      const target = articleId(decodeFragment(href.slice(1)));
+      const target = articleId(href.slice(1));
       if (target === null) element.removeAttribute("href");
       else element.setAttribute("href", `#${target}`);
     }
