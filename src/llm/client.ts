@@ -1,3 +1,4 @@
+import { moment } from "../moment";
 import { buildAnthropicRequest, parseAnthropicReply } from "./anthropic";
 import { buildGeminiRequest, geminiSourceUris, parseGeminiReply } from "./gemini";
 import { asObject, providerErrorMessage } from "./json";
@@ -212,17 +213,6 @@ export class EngineGate {
   }
 }
 
-/** A moment as a time of day, UTC ("14:05:09"). */
-function clock(ms: number): string {
-  return new Date(ms).toISOString().slice(11, 19);
-}
-
-/** A moment as people read it beside `now`: its time, UTC, with its date when it is another day ("2026-12-01 06:00:00 UTC"). */
-function moment(ms: number, now: number): string {
-  const at = new Date(ms).toISOString();
-  return `${at.slice(0, 10) === new Date(now).toISOString().slice(0, 10) ? "" : `${at.slice(0, 10)} `}${at.slice(11, 19)} UTC`;
-}
-
 /** A provider's wait as people say it: "90 seconds", "2 minutes", "3 hours". */
 function waitText(ms: number): string {
   const seconds = Math.round(ms / 1000);
@@ -306,7 +296,7 @@ export async function complete(
       const when =
         refused.until === null
           ? "one request is trying the key again"
-          : `none is sent before ${clock(refused.until)} UTC, when one tries the key again`;
+          : `none is sent before ${moment(refused.until, now())}, when one tries the key again`;
       const where = config.api_key_env ? `; check the key in ${config.api_key_env}` : "";
       return failure(
         config,

@@ -6,6 +6,7 @@ import { ConfigError, configPlace } from "../config";
 import { type AppContext } from "../context";
 import { Conflict } from "../errors";
 import { printable } from "../labels";
+import { moment } from "../moment";
 import { enginesAnsweringNothing } from "./answered-nothing";
 import { forecast, forecastText } from "./forecast";
 import { markInterruptedRuns } from "./runner";
@@ -81,7 +82,7 @@ export async function trackCommand(
   let showPause: () => boolean = () => false;
   app.tracking.runner.onEnginePause = (engine, until, reason) => {
     const label = app.config.engines.find((e) => e.id === engine)?.label ?? engine;
-    const at = `${new Date(until).toISOString().slice(11, 19)} UTC`;
+    const at = moment(until);
     pause = { until, text: ` | ${printable(label)} waits for its provider until ${at} (${printable(reason).slice(0, 40)})` };
     // On the bar once it is drawn (after a first answer); before that, and without a terminal, a line.
     if (!showPause())

@@ -29,6 +29,7 @@ import { newId } from "../ids";
 import { createEngineClient, type EngineClient } from "../llm/client";
 import { type ClientOptions, type EngineAnswer } from "../llm/types";
 import { log, RepeatedFailure } from "../log";
+import { moment } from "../moment";
 import { getPromptQuestions, listActivePrompts, type PromptQuestion } from "../prompts/service";
 import { type AnswerWriter, analyzeForStorage, brandFigures, RollupDelta } from "./answer-writer";
 import { rollupLock } from "./prompt-rollups";
@@ -1104,7 +1105,7 @@ async function insertTasks(tx: Queries, runId: string, brandId: string, tasks: A
 
 function alreadyRunning(runId: string, heldUntil: Date | null = null): Conflict {
   const lapse = heldUntil
-    ? ` It is held by another process until ${heldUntil.toISOString().slice(11, 19)} UTC, renewed while that process works on it; should that process have stopped, a run started after then resumes it.`
+    ? ` It is held by another process until ${moment(heldUntil.getTime())}, renewed while that process works on it; should that process have stopped, a run started after then resumes it.`
     : "";
   return new Conflict(
     `A tracking run is already under way for this brand (${runId}); wait for it to finish (the dashboard's Tracking page, or get_tracking_status from an AI client, shows its progress).${lapse}`,
