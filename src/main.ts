@@ -21,6 +21,7 @@ import { backupDatabase } from "./db/backup";
 import { TO_STDOUT } from "./db/backup-file";
 import { startCheckpointer } from "./db/checkpointer";
 import { type Db, type OpenOptions, openDatabase } from "./db/client";
+import { type DatabaseFileWatch, watchDatabaseFile } from "./db/file-watch";
 import { openConfiguredDatabase } from "./db/open";
 import { watchSchema } from "./db/schema-watch";
 import { isStorageFailure, STORAGE_PROBLEM } from "./db/storage-health";
@@ -92,14 +93,21 @@ const COMMANDS: Record<string, Command> = {
       // A re-analysis cut short by the last stop (or a crash) goes through the brand's answers again.
       await app.tracking.reanalysis.resumeUnfinished();
       const checkpointer = db.dialect === "sqlite" ? startCheckpointer(db) : null;
+      let databaseFile: DatabaseFileWatch | null = null;
       const windows = startWindowRollover(db, FIRST_ROLLOVER_CHECK_MS);
-      const server = startServer(app, [
-        () => scheduler?.stop(),
-        () => abandoned?.stop(),
-        () => stopTracking(app, "the server stopped"),
-        () => windows.stop(),
-        () => checkpointer?.stop(),
-      ]);
+      const server = startServer(
+        app,
+        [
+          () => scheduler?.stop(),
+          () => abandoned?.stop(),
+          () => stopTracking(app, "the server stopped"),
+          () => windows.stop(),
+          () => checkpointer?.stop(),
+          () => databaseFile?.stop(),
+        ],
+        // A database file deleted or replaced under it: what it holds is written out, last of all.
+        () => databaseFile?.keep(),
+      );
       // Before anything else is awaited: a stop signal from the moment it listens is a clean shutdown
       // (it was set after the owner check below, a round trip on PostgreSQL, and a SIGTERM then exited 143).
       const SIGNALS = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;
@@ -120,6 +128,8 @@ const COMMANDS: Record<string, Command> = {
       };
       // A newer Spyglass migrated the database under this server (README: Upgrading): it stops, exit 1.
       const schema = watchSchema(db, () => void shutdown("the database's schema is newer than this build's", 1));
+      // Its file deleted or replaced while it runs (file-watch.ts): it stops, exit 1, keeping what it holds.
+      databaseFile = db.dialect === "sqlite" ? watchDatabaseFile(db, "the server stops", (problem) => void shutdown(problem, 1)) : null;
       // The terminal that started it closed (SIGHUP; or a service manager's reload): the same clean
       // stop, not the default of dying with requests in flight. Spyglass reads its configuration once.
       // A second signal while the requests in flight finish ends it at once, said in the log (it ended

@@ -34,7 +34,11 @@ export interface RunningServer {
 
 export type ShutdownHook = () => void | Promise<void>;
 
-export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): RunningServer {
+/**
+ * `hooks` run once the last request is answered; `beforeClose` after them and the keys' last writes,
+ * just before the database closes (the database file's keeping: file-watch.ts).
+ */
+export function startServer(ctx: AppContext, hooks: ShutdownHook[] = [], beforeClose?: ShutdownHook): RunningServer {
   const catalogue = lazyCatalog(loadToolsInTasks);
   const app = buildApp(ctx, catalogue, dashboardNotFound);
   // Elysia's listen merges these into Bun's routes: the public API, the tool server's door and the
@@ -103,6 +107,11 @@ export function startServer(ctx: AppContext, hooks: ShutdownHook[] = []): Runnin
           }
         }
         await ctx.keys.flush();
+        try {
+          await beforeClose?.();
+        } catch (error) {
+          log.error("shutdown hook failed", { message: (error as Error).message });
+        }
         await ctx.db.close();
       })();
       return stopping;

@@ -4,6 +4,7 @@ import { planChangeHint } from "../accounts/plans";
 import { getBrand } from "../brands/service";
 import { ConfigError, configPlace } from "../config";
 import { type AppContext } from "../context";
+import { watchDatabaseFile } from "../db/file-watch";
 import { Conflict } from "../errors";
 import { printable } from "../labels";
 import { moment } from "../moment";
@@ -71,6 +72,17 @@ export async function trackCommand(
   };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
+  // The database file deleted or replaced during a run (file-watch.ts): the run stops, and what was
+  // stored is written out when it has.
+  let fileLost: string | null = null;
+  const databaseFile =
+    app.db.dialect === "sqlite"
+      ? watchDatabaseFile(app.db, "the run stops", (problem) => {
+          fileLost = problem;
+          stopping = true;
+          void stopTracking(app, problem);
+        })
+      : null;
   const runs: RunView[] = [];
   const skipped: string[] = [];
   let anEngineAnsweredNothing = false;
@@ -146,8 +158,11 @@ export async function trackCommand(
     process.off("SIGTERM", onSignal);
     // The caller closes the database next: no worker may still be on its way to it.
     await stopTracking(app);
+    databaseFile?.stop();
+    await databaseFile?.keep();
   }
   if (opts.json) stdout.write(`${JSON.stringify(runs)}\n`);
+  if (fileLost !== null) return 1;
   if (stopping) return 130;
   // A run in which an engine answered nothing is a failure for a cron job's alerting too.
   return runs.some((r) => r.status !== "completed") || anEngineAnsweredNothing || skipped.length > 0 ? 1 : 0;

@@ -1,6 +1,20 @@
 // Issue 18's attacks on the compiled binary, measured as the attacker and the owner would see them.
+
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BINARY, baseEnv, requireBinary, SANDBOX_DATABASE, type Sandbox, type ServerProcess, sandbox } from "../support/binary";
@@ -156,6 +170,111 @@ describe("the data directory", () => {
       expect(other.stderr).toContain("There is no Spyglass database at");
     }
   });
+
+  /** The owner's session cookie on `url`. */
+  async function signIn(url: string, email: string, password: string): Promise<string> {
+    const login = await fetch(`${url}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password }),
+    });
+    expect(login.status).toBe(200);
+    return login.headers.get("set-cookie")!.split(";")[0]!;
+  }
+
+  async function createBrand(url: string, cookie: string, name: string): Promise<void> {
+    const created = await fetch(`${url}/api/brands`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie },
+      body: JSON.stringify({ name }),
+    });
+    expect(created.status).toBe(201);
+  }
+
+  /** The brands' names stored in the SQLite file `path`, opened read-only. */
+  function brandsIn(path: string): string[] {
+    const db = new Database(path, { readonly: true });
+    try {
+      return (db.query("SELECT name FROM brands ORDER BY name").all() as Array<{ name: string }>).map((row) => row.name);
+    } finally {
+      db.close();
+    }
+  }
+
+  const logLines = (started: ServerProcess) =>
+    started
+      .logs()
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as { level: string; msg: string; file?: string });
+
+  sqliteOnly(
+    "a data directory deleted under a running server: it stops (exit 1), saying so, and writes back what it held, its last changes included",
+    async () => {
+      const fresh = await sandbox();
+      try {
+        await fresh.cliJson(["account", "create", "--email", "a@example.com", "--password", "a long password"]);
+        const started = await fresh.serve({ env: { SPYGLASS_FILE_CHECK_MS: "300" } });
+        const cookie = await signIn(started.url, "a@example.com", "a long password");
+        await createBrand(started.url, cookie, "Before");
+        rmSync(fresh.dataDir, { recursive: true, force: true });
+        // A change in the moment before the server looks again goes into the file it holds.
+        const after = await fetch(`${started.url}/api/brands`, {
+          method: "POST",
+          headers: { "content-type": "application/json", cookie },
+          body: JSON.stringify({ name: "After" }),
+        });
+        const code = await Promise.race([started.proc.exited, Bun.sleep(15_000).then(() => "still running")]);
+        expect(code).toBe(1);
+        const file = join(fresh.dataDir, "spyglass.db");
+        const lines = logLines(started);
+        expect(
+          lines.find((line) => line.msg.startsWith(`the database file ${file} was deleted while Spyglass had it open: the server stops`))
+            ?.level,
+        ).toBe("error");
+        expect(lines.find((line) => line.msg.includes("is written back to"))).toMatchObject({ level: "warn", file });
+        // Back at its path, as private as Spyglass makes it, with both brands (the second if it was answered).
+        expect(brandsIn(file)).toEqual(after.status === 201 ? ["After", "Before"] : ["Before"]);
+        expect(statSync(fresh.dataDir).mode & 0o777).toBe(0o700);
+        expect(statSync(file).mode & 0o777).toBe(0o600);
+        // And the next start serves it.
+        const again = await fresh.serve();
+        expect((await fetch(`${again.url}/healthz`)).status).toBe(200);
+        expect(await again.stop()).toBe(0);
+      } finally {
+        fresh.cleanup();
+      }
+    },
+  );
+
+  sqliteOnly(
+    "a database file replaced under a running server is never overwritten: what the server held is written beside it",
+    async () => {
+      const fresh = await sandbox();
+      try {
+        await fresh.cliJson(["account", "create", "--email", "a@example.com", "--password", "a long password"]);
+        expect((await fresh.cli(["backup", "restored.db"])).code).toBe(0);
+        // A long check: the stop (SIGTERM) finds the file replaced, as it does when no check has yet.
+        const started = await fresh.serve({ env: { SPYGLASS_FILE_CHECK_MS: "600000" } });
+        const cookie = await signIn(started.url, "a@example.com", "a long password");
+        const file = join(fresh.dataDir, "spyglass.db");
+        renameSync(join(fresh.dir, "restored.db"), file);
+        const restored = readFileSync(file);
+        await createBrand(started.url, cookie, "Made after the move");
+        expect(await started.stop()).toBe(0);
+        expect(readFileSync(file).equals(restored)).toBe(true);
+        expect(brandsIn(file)).toEqual([]);
+        const kept = readdirSync(fresh.dataDir).filter((name) => name.startsWith("spyglass.db.kept-"));
+        expect(kept).toHaveLength(1);
+        expect(brandsIn(join(fresh.dataDir, kept[0]!))).toEqual(["Made after the move"]);
+        const line = logLines(started).find((l) => l.msg.includes("was replaced by another file while Spyglass had it open"));
+        expect(line).toMatchObject({ level: "warn", file: join(fresh.dataDir, kept[0]!) });
+        expect(line!.msg).toContain(`beside the file now at ${file}`);
+      } finally {
+        fresh.cleanup();
+      }
+    },
+  );
 
   test("the database and the directory Spyglass created are private (0600, 0700), and so is a backup (SQLite's copy or pg_dump's)", async () => {
     const fresh = await sandbox();

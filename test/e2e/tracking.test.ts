@@ -6,9 +6,11 @@
 // interrupted → the next run resumes it.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { baseEnv, type Sandbox, type ServerProcess, sandbox } from "../support/binary";
+import { baseEnv, SANDBOX_DATABASE, type Sandbox, type ServerProcess, sandbox } from "../support/binary";
 import {
   answer,
   type FakeProvider,
@@ -437,3 +439,42 @@ test("Ctrl-C during spyglass track stops its run, which says so, and exits 130",
     expect(await server.stop()).toBe(0);
   }
 }, 60_000);
+
+test.if(SANDBOX_DATABASE === "sqlite")(
+  "the database file deleted during spyglass track: the run stops, exit 1, and the database is written back with the run in it",
+  async () => {
+    hanging = true;
+    const file = join(box.dataDir, "spyglass.db");
+    try {
+      const inFlight = () => openai.inFlight + anthropic.inFlight + responses.inFlight + gemini.inFlight;
+      const before = inFlight();
+      const env = baseEnv({ ...ENV, SPYGLASS_FILE_CHECK_MS: "300" });
+      const proc = Bun.spawn([box.binary, "track"], { cwd: box.dir, env, stdout: "pipe", stderr: "pipe" });
+      const deadline = performance.now() + 20_000;
+      while (inFlight() < before + 2 && performance.now() < deadline) await Bun.sleep(10);
+      expect(inFlight()).toBeGreaterThanOrEqual(before + 2);
+      rmSync(file);
+      const [code, stderr] = await Promise.all([
+        Promise.race([proc.exited, Bun.sleep(20_000).then(() => "still running")]),
+        new Response(proc.stderr).text(),
+      ]);
+      expect(code).toBe(1);
+      expect(stderr).toContain(`the database file ${file} was deleted while Spyglass had it open`);
+      expect(stderr).toContain(`is written back to ${file}`);
+    } finally {
+      hanging = false;
+    }
+    // Back at its path with everything, the stopped run included (it says why it stopped; the run it
+    // resumed, the one Ctrl-C stopped, when run with the tests above).
+    const runs = await box.withDb((db) =>
+      db.all<{ status: string; error: string }>("SELECT status, error FROM tracking_runs WHERE error LIKE '%was deleted%'"),
+    );
+    expect(runs).toEqual([
+      {
+        status: "interrupted",
+        error: `stopped before it finished (the database file ${file} was deleted while Spyglass had it open); the answers stored so far are kept`,
+      },
+    ]);
+  },
+  60_000,
+);
