@@ -480,6 +480,20 @@ function tomlHint(text: string, line: number): string {
   return `; a text value is written in quotes: ${key} = "${bare}"`;
 }
 
+/** One problem of the file, naming its key: "engines[0].model: is missing: this setting is required here". */
+function issueProblem(issue: z.core.$ZodIssue): string {
+  const key = issue.path.length
+    ? issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : i ? `.${String(p)}` : String(p))).join("")
+    : "(top level)";
+  if (issue.code === "unrecognized_keys" && issue.keys.includes("database_url")) {
+    return "database_url: the database URL holds a password and never lives in the file: set SPYGLASS_DATABASE_URL, or name another variable with database_url_env";
+  }
+  if (issue.code === "unrecognized_keys" && issue.keys.includes("api_key")) {
+    return `${key === "(top level)" ? "" : `${key}.`}api_key: provider keys never live in the file: put the key in an environment variable and name that variable with api_key_env (such as api_key_env = "OPENAI_API_KEY")`;
+  }
+  return `${key}: ${issueSentence(issue)}`;
+}
+
 function readConfigFile(path: string): z.infer<typeof fileSchema> {
   let raw: unknown;
   let text: string;
@@ -506,21 +520,13 @@ function readConfigFile(path: string): z.infer<typeof fileSchema> {
   }
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const key = issue?.path.length
-      ? issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : i ? `.${String(p)}` : String(p))).join("")
-      : "(top level)";
-    if (issue?.code === "unrecognized_keys" && issue.keys.includes("database_url")) {
-      throw new ConfigError(
-        `${path}: database_url: the database URL holds a password and never lives in the file: set SPYGLASS_DATABASE_URL, or name another variable with database_url_env`,
-      );
-    }
-    if (issue?.code === "unrecognized_keys" && issue.keys.includes("api_key")) {
-      throw new ConfigError(
-        `${path}: ${key === "(top level)" ? "" : `${key}.`}api_key: provider keys never live in the file: put the key in an environment variable and name that variable with api_key_env (such as api_key_env = "OPENAI_API_KEY")`,
-      );
-    }
-    throw new ConfigError(`${path}: ${key}: ${issue ? issueSentence(issue) : "invalid"}`);
+    // Every problem at once: a self-hoster fixing one at a time restarted once per mistake.
+    const problems = [...new Set(parsed.error.issues.map(issueProblem))];
+    throw new ConfigError(
+      problems.length === 1
+        ? `${path}: ${problems[0]}`
+        : `${path}: ${problems.length} problems:\n${problems.map((problem) => `  - ${problem}`).join("\n")}`,
+    );
   }
   return parsed.data;
 }
