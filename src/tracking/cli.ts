@@ -61,7 +61,7 @@ export async function trackCommand(
     stdout.write(
       opts.json
         ? "[]\n"
-        : `Nothing to track: no brand on a paid plan has an active prompt, the demo's left out (--brand ID runs it anyway). A plan: ${planChangeHint("visibility")}; prompts: an AI client's create_prompts tool.\n`,
+        : `Nothing to track: no brand on a paid plan has an active prompt, the demo's left out (--brand ID runs it anyway). A plan: ${planChangeHint("visibility")}; prompts: the dashboard's Prompts page, or an AI client's create_prompts tool.\n`,
     );
     return 0;
   }

@@ -120,6 +120,8 @@ test("with nothing to track, a run and a dry run both say that the demo's brand 
     const out = { stdout: { write: (text: string) => written.push(text) } };
     expect(await trackCommand(app, { json: false, dryRun, out })).toBe(0);
     expect(written.join("")).toStartWith("Nothing to track: no brand on a paid plan has an active prompt, the demo's left out (--brand ID");
+    // Where prompts are added: there is no CLI command for them.
+    if (!dryRun) expect(written.join("")).toContain("prompts: the dashboard's Prompts page, or an AI client's create_prompts tool.");
   }
 });
 
