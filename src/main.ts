@@ -211,7 +211,14 @@ const COMMANDS: Record<string, Command> = {
       normalizeEmail(input.email);
       validatePassword(input.password);
       if (input.plan !== undefined) parsePlan(input.plan);
-      printRecord(await withDb(config, (db) => createAccount(db, input), { create: true }), json);
+      const account = await withDb(config, (db) => createAccount(db, input), { create: true });
+      printRecord(account, json);
+      // The default plan gives no tools: said, since the dashboard's own first account gets Autopilot.
+      if (input.plan === undefined && account.plan === "none") {
+        process.stderr.write(
+          `spyglass: ${printable(account.email)} is on plan none (no --plan given): it signs in to the dashboard, but its brands get no tools and no tracking until "spyglass account plan --email ${printable(account.email)} --plan visibility" (or autopilot)\n`,
+        );
+      }
     },
   },
   "account plan": {

@@ -74,7 +74,15 @@ describe("dist/spyglass end to end", () => {
     expect(noSuchBrand.stderr).toBe(
       'spyglass: no brand has the id or name "Acme Inc": "spyglass brand list --email E" lists an account\'s brands with their ids and names.\n',
     );
-    expect((await box.cli(["account", "create", "--email", "other@example.com", "--password", PASSWORD])).code).toBe(0);
+    const other = await box.cli(["account", "create", "--email", "other@example.com", "--password", PASSWORD]);
+    expect(other.code).toBe(0);
+    // Plan none by default, which gives no tools: said on stderr (stdout stays the record), with the way out.
+    expect(other.stderr).toBe(
+      'spyglass: other@example.com is on plan none (no --plan given): it signs in to the dashboard, but its brands get no tools and no tracking until "spyglass account plan --email other@example.com --plan visibility" (or autopilot)\n',
+    );
+    const named = await box.cli(["account", "create", "--email", "third@example.com", "--password", PASSWORD, "--plan", "none"]);
+    expect([named.code, named.stderr]).toEqual([0, ""]);
+    expect((await box.cli(["account", "delete", "--email", "third@example.com"])).code).toBe(0);
     const notTheirs = await box.cli(["key", "create", "--email", "other@example.com", "--brand", "Acme", "--name", "x"]);
     expect(notTheirs.stderr).toContain('no brand of other@example.com has the id or name "Acme"');
     expect((await box.cli(["account", "delete", "--email", "other@example.com"])).code).toBe(0);
