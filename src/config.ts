@@ -480,18 +480,27 @@ function tomlHint(text: string, line: number): string {
   return `; a text value is written in quotes: ${key} = "${bare}"`;
 }
 
-/** One problem of the file, naming its key: "engines[0].model: is missing: this setting is required here". */
-function issueProblem(issue: z.core.$ZodIssue): string {
+/** The problems of one issue, each naming its key: "engines[0].model: is missing: this setting is required here". */
+function issueProblems(issue: z.core.$ZodIssue): string[] {
   const key = issue.path.length
     ? issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : i ? `.${String(p)}` : String(p))).join("")
     : "(top level)";
-  if (issue.code === "unrecognized_keys" && issue.keys.includes("database_url")) {
-    return "database_url: the database URL holds a password and never lives in the file: set SPYGLASS_DATABASE_URL, or name another variable with database_url_env";
+  if (issue.code !== "unrecognized_keys") return [`${key}: ${issueSentence(issue)}`];
+  // Two unknown keys have sentences of their own; any others are named beside them.
+  const problems: string[] = [];
+  if (issue.keys.includes("database_url")) {
+    problems.push(
+      "database_url: the database URL holds a password and never lives in the file: set SPYGLASS_DATABASE_URL, or name another variable with database_url_env",
+    );
   }
-  if (issue.code === "unrecognized_keys" && issue.keys.includes("api_key")) {
-    return `${key === "(top level)" ? "" : `${key}.`}api_key: provider keys never live in the file: put the key in an environment variable and name that variable with api_key_env (such as api_key_env = "OPENAI_API_KEY")`;
+  if (issue.keys.includes("api_key")) {
+    problems.push(
+      `${key === "(top level)" ? "" : `${key}.`}api_key: provider keys never live in the file: put the key in an environment variable and name that variable with api_key_env (such as api_key_env = "OPENAI_API_KEY")`,
+    );
   }
-  return `${key}: ${issueSentence(issue)}`;
+  const others = issue.keys.filter((name) => name !== "database_url" && name !== "api_key");
+  if (others.length > 0) problems.push(`${key}: ${issueSentence({ ...issue, keys: others })}`);
+  return problems;
 }
 
 function readConfigFile(path: string): z.infer<typeof fileSchema> {
@@ -521,7 +530,7 @@ function readConfigFile(path: string): z.infer<typeof fileSchema> {
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) {
     // Every problem at once: a self-hoster fixing one at a time restarted once per mistake.
-    const problems = [...new Set(parsed.error.issues.map(issueProblem))];
+    const problems = [...new Set(parsed.error.issues.flatMap(issueProblems))];
     throw new ConfigError(
       problems.length === 1
         ? `${path}: ${problems[0]}`

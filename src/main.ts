@@ -21,7 +21,7 @@ import { backupDatabase } from "./db/backup";
 import { TO_STDOUT } from "./db/backup-file";
 import { startCheckpointer } from "./db/checkpointer";
 import { type Db, type OpenOptions, openDatabase } from "./db/client";
-import { type DatabaseFileWatch, watchDatabaseFile } from "./db/file-watch";
+import { type DatabaseFileWatch, stayUp, watchDatabaseFile } from "./db/file-watch";
 import { openConfiguredDatabase } from "./db/open";
 import { watchSchema } from "./db/schema-watch";
 import { isStorageFailure, STORAGE_PROBLEM } from "./db/storage-health";
@@ -105,8 +105,11 @@ const COMMANDS: Record<string, Command> = {
           () => checkpointer?.stop(),
           () => databaseFile?.stop(),
         ],
-        // A database file deleted or replaced under it: what it holds is written out, last of all.
-        () => databaseFile?.keep(),
+        // A database file deleted or replaced under it: what it holds is written out, last of all;
+        // written nowhere, the process stays up holding it (the log says how to copy it out).
+        async () => {
+          if (databaseFile && !(await databaseFile.keep())) await stayUp();
+        },
       );
       // Before anything else is awaited: a stop signal from the moment it listens is a clean shutdown
       // (it was set after the owner check below, a round trip on PostgreSQL, and a SIGTERM then exited 143).

@@ -106,11 +106,13 @@ export function startServer(ctx: AppContext, hooks: ShutdownHook[] = [], beforeC
             log.error("shutdown hook failed", { message: (error as Error).message });
           }
         }
-        await ctx.keys.flush();
-        try {
-          await beforeClose?.();
-        } catch (error) {
-          log.error("shutdown hook failed", { message: (error as Error).message });
+        // Each step on its own: a failed one (a full disk) must not keep the others from the stop.
+        for (const step of [() => ctx.keys.flush(), beforeClose]) {
+          try {
+            await step?.();
+          } catch (error) {
+            log.error("shutdown hook failed", { message: (error as Error).message });
+          }
         }
         await ctx.db.close();
       })();

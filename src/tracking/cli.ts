@@ -4,7 +4,7 @@ import { planChangeHint } from "../accounts/plans";
 import { getBrand } from "../brands/service";
 import { ConfigError, configPlace } from "../config";
 import { type AppContext } from "../context";
-import { watchDatabaseFile } from "../db/file-watch";
+import { stayUp, watchDatabaseFile } from "../db/file-watch";
 import { Conflict } from "../errors";
 import { printable } from "../labels";
 import { moment } from "../moment";
@@ -159,7 +159,8 @@ export async function trackCommand(
     // The caller closes the database next: no worker may still be on its way to it.
     await stopTracking(app);
     databaseFile?.stop();
-    await databaseFile?.keep();
+    // Written nowhere, the process stays up holding the file (the log says how to copy it out).
+    if (databaseFile && !(await databaseFile.keep())) await stayUp();
   }
   if (opts.json) stdout.write(`${JSON.stringify(runs)}\n`);
   if (fileLost !== null) return 1;

@@ -89,11 +89,11 @@ describe("loadConfig", () => {
 
   test("every problem of the file is named at once, one per line: fixing them took a restart per mistake", () => {
     const { file } = withFile(
-      'colour = 1\n[tracking]\nsamples = 1.5\n[[engines]]\nid = "a"\napi = "openai"\nmodel = "m"\napi_key = "sk-x"\n[[engines]]\nid = "b"\napi = "openai"\nbase_url = "http://127.0.0.1:9"\n',
+      'colour = 1\n[tracking]\nsamples = 1.5\n[[engines]]\nid = "a"\napi = "openai"\nmodel = "m"\napi_key = "sk-x"\ntempreature = 2\n[[engines]]\nid = "b"\napi = "openai"\nbase_url = "http://127.0.0.1:9"\n',
     );
     const message = errorOf(() => loadConfig({ flags: { config: file }, env: {} }));
     const [head, ...lines] = message.split("\n");
-    expect(head).toBe(`${file}: 5 problems:`);
+    expect(head).toBe(`${file}: 6 problems:`);
     expect(lines.toSorted()).toEqual(
       [
         '  - (top level): unknown key(s) "colour"',
@@ -101,6 +101,8 @@ describe("loadConfig", () => {
         "  - engines[0].base_url: is missing: this setting is required here",
         '  - engines[0].api_key: provider keys never live in the file: put the key in an environment variable and name that variable with api_key_env (such as api_key_env = "OPENAI_API_KEY")',
         "  - engines[1].model: is missing: this setting is required here",
+        // Beside api_key, which has a sentence of its own.
+        '  - engines[0]: unknown key(s) "tempreature"',
       ].toSorted(),
     );
     expect(message).not.toContain("sk-x");

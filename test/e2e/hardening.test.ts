@@ -269,7 +269,14 @@ describe("the data directory", () => {
         expect(brandsIn(join(fresh.dataDir, kept[0]!))).toEqual(["Made after the move"]);
         const line = logLines(started).find((l) => l.msg.includes("was replaced by another file while Spyglass had it open"));
         expect(line).toMatchObject({ level: "warn", file: join(fresh.dataDir, kept[0]!) });
-        expect(line!.msg).toContain(`beside the file now at ${file}`);
+        expect(line!.msg).toContain(
+          `stop every Spyglass using ${file} and move the copy there (with no spyglass.db-wal or spyglass.db-shm beside it)`,
+        );
+        // Its own WAL and shared memory are not left beside the file moved in, whose next open would read them.
+        expect(existsSync(`${file}-wal`)).toBe(false);
+        const reopened = new Database(file);
+        expect(reopened.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+        reopened.close();
       } finally {
         fresh.cleanup();
       }
