@@ -6,6 +6,7 @@ import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
 import { type MigrationMeta } from "drizzle-orm/migrator";
 import { NotFound, Unavailable } from "../errors";
 import { log } from "../log";
+import { fileIdentity, stillAt } from "./file-identity";
 import { EMBEDDED_MIGRATIONS, embeddedMigrations, logMigrations, MIGRATION_JOURNAL, newerSchemaProblem } from "./migrations";
 import { type PostgresDb } from "./postgres";
 import { allInTurn, type Queries, type SqlParam, type SqlText, textFor } from "./queries";
@@ -57,6 +58,11 @@ export interface SqliteDb extends Queries {
   readonly walIndex: WalIndexStamp;
   /** Whether the file's storage takes writes (storage-health.ts). */
   readonly storage: StorageHealth;
+  /**
+   * Whether the file at `path` is still the one this connection opened (file-identity.ts): a thread's
+   * or a process's own connection is opened by path only while it is.
+   */
+  atItsPath(): boolean;
   /** The process that runs scans (reader.ts). */
   readonly reader: SqliteReader;
   /**
@@ -137,6 +143,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDb 
       throw unusableDatabase(path, (error as { code?: string }).code ?? "", (error as Error).message) ?? error;
     }
   }
+  const opened = path === ":memory:" ? null : fileIdentity(path);
   const statements = new Map<string, unknown>();
   const writeGate = new WriteGate();
   const walIndex = new WalIndexStamp(path);
@@ -154,6 +161,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDb 
     walPressure: null,
     writeGate,
     storage: new StorageHealth(),
+    atItsPath: () => stillAt(path, opened),
     walIndex,
     reader,
     async betweenSlices(): Promise<void> {

@@ -14,27 +14,16 @@
 // database's pages into it (an independent review saw a restored file fail its integrity check so).
 // Written nowhere, the process stays up holding the file, and the log says how to copy it out.
 // A stop for any other reason does the same when it finds the file gone.
-import { mkdirSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { log } from "../log";
 import { backupDatabase } from "./backup";
 import { type SqliteDb } from "./client";
+import { type FileIdentity, fileIdentity as identity, sameFile as same } from "./file-identity";
 
 /** How often a process looks (one stat). SPYGLASS_FILE_CHECK_MS shortens it for tests. */
 const CHECK_EVERY_MS = Number(process.env.SPYGLASS_FILE_CHECK_MS ?? 2_000);
-
-interface FileIdentity {
-  dev: number;
-  ino: number;
-}
-
-function identity(path: string): FileIdentity | null {
-  const stats = statSync(path, { throwIfNoEntry: false });
-  return stats ? { dev: stats.dev, ino: stats.ino } : null;
-}
-
-const same = (a: FileIdentity | null, b: FileIdentity | null) => a !== null && b !== null && a.dev === b.dev && a.ino === b.ino;
 
 /** What became of the file, in a sentence, or null while it is the one this process opened. */
 function fileProblem(path: string, opened: FileIdentity): string | null {

@@ -28,6 +28,7 @@ import { type Subprocess } from "bun";
 import { Unavailable } from "../errors";
 import { log } from "../log";
 import { runsCompiled } from "../worker-url";
+import { type FileIdentity, fileIdentity, stillAt } from "./file-identity";
 import { type SqlParam } from "./queries";
 import { blobOf, READER_ENV, type ReaderAnswer, type ReaderRequest, textOf, type WireStatement } from "./reader-process";
 
@@ -108,7 +109,12 @@ export class SqliteReader {
      */
     private readonly inThread: (statements: readonly Statement[]) => Promise<unknown[][]>,
     private readonly options: ReaderOptions = {},
-  ) {}
+  ) {
+    // Made with the serving connection, just opened on the file now at the path.
+    this.opened = path === ":memory:" ? null : fileIdentity(path);
+  }
+
+  private readonly opened: FileIdentity | null;
 
   scan<T>(sql: string, params: readonly SqlParam[]): Promise<T[]> {
     return this.send([{ sql, params: [...params] }], false) as Promise<T[]>;
@@ -155,6 +161,9 @@ export class SqliteReader {
   /** The running process, started if need be; null when it cannot start (logged; scans run here until the retry). */
   private start(): Running | null {
     if (this.running) return this.running;
+    // The file deleted or replaced under the serving connection: a process opening it by path would
+    // pair another file with that connection's WAL (file-identity.ts); the scans run here instead.
+    if (!stillAt(this.path, this.opened)) return null;
     const scans = new Map<number, Scan>();
     let running: Running | null = null;
     try {

@@ -106,6 +106,13 @@ export function runOnThread<J, R>(db: SqliteDb, name: string, job: J, options: T
       if (result instanceof Error) reject(result);
       else resolve(result);
     };
+    // A file deleted or replaced under the serving connection: a new connection by path would pair
+    // another file with its WAL (file-identity.ts); the job runs on the serving thread instead.
+    if (!db.atItsPath()) {
+      log.warn(options.notStarted, { ...options.fields, message: "the database file is no longer at its path" });
+      settle("not started");
+      return;
+    }
     try {
       worker = new Worker(options.workerUrl ?? workerUrl("tracking/bulk-worker.ts"));
     } catch (error) {

@@ -8,6 +8,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlin
 import { join } from "node:path";
 import { openDatabase, type SqliteDb } from "../../src/db/client";
 import { type DatabaseFileWatch, watchDatabaseFile } from "../../src/db/file-watch";
+import { runOnThread } from "../../src/db/slice-thread";
 import { captureLog } from "../support/log";
 import { scratchDir } from "../support/scratch";
 
@@ -157,4 +158,23 @@ test("written nowhere, keep says so and how to copy it out of the open descripto
   copyFileSync(`/proc/self/fd/${descriptor}`, copy);
   expect(reopen(copy)).toEqual({ rows: 60, integrity: "ok" });
   expect(path).toBe(join(linked, "spyglass.db"));
+});
+
+test("meanwhile, no thread or process opens the path: the file there would be read with the held connection's WAL", async () => {
+  const dir = scratchDir("spyglass-file-watch-");
+  const { path } = openWatched(dir, 40);
+  const restored = join(dir, "restored.db");
+  db!.sqlite.query("VACUUM INTO ?").run(restored);
+  addRows(10);
+  expect(db!.atItsPath()).toBe(true);
+  renameSync(restored, path);
+  expect(db!.atItsPath()).toBe(false);
+  // A scan runs on the held connection, not in a reader process started on the path.
+  expect(await db!.reader.scan("SELECT count(*) AS n FROM notes", [])).toEqual([{ n: 50 }]);
+  expect(db!.reader.pid).toBeNull();
+  // A bulk job runs on the serving thread, not on a thread of its own opened by path.
+  const log = await captureLog(async () => {
+    expect(await runOnThread(db!, "test", {}, { notStarted: "the test worker did not start" }).outcome).toBe("not started");
+  });
+  expect(log).toContain('"message":"the database file is no longer at its path"');
 });
