@@ -29,12 +29,17 @@ export interface CreatedKey {
 }
 
 export function validateKeyName(name: unknown): string {
-  if (typeof name !== "string") throw new Invalid("name is required and must be a string.", "invalid_name");
+  if (typeof name !== "string") throw new Invalid("name: a key's name is required, as text.", "invalid_name");
   const trimmed = name.trim();
   // Characters as people count them (code points): an emoji is one, not two UTF-16 units.
   const characters = [...trimmed].length;
   if (characters < 1 || characters > 100) {
-    throw new Invalid("name must be 1 to 100 characters.", "invalid_name");
+    throw new Invalid(
+      characters < 1
+        ? "name: give the key a name (where it will be used), 1 to 100 characters."
+        : `name: a key's name is at most 100 characters; this one is ${characters}.`,
+      "invalid_name",
+    );
   }
   return trimmed;
 }

@@ -424,6 +424,26 @@ describe("the article editor", () => {
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Article not found");
   });
 
+  pageTest("a title over 200 characters is said under the title, with the keyboard there, and nothing is saved", async () => {
+    await page.goto(d.url(`/brands/${brandId}/articles/new`));
+    const title = page.getByLabel("Title");
+    await title.fill("A".repeat(201));
+    await page.getByLabel("Markdown").fill("A body.");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText("The title is 201 characters; the limit is 200.").waitFor();
+    expect(await title.getAttribute("aria-invalid")).toBe("true");
+    await expectFocus(title);
+    expect(new URL(page.url()).pathname).toEndWith("/articles/new");
+    // Corrected, the sentence goes.
+    await title.fill("A".repeat(200));
+    await page.waitForFunction(() => !document.querySelector('[aria-invalid="true"]'));
+    // Left empty, as it came: nothing unsaved for the next test's page to ask about, once the guard's
+    // effect has run (Preact runs effects after the next frame).
+    await title.fill("");
+    await page.getByLabel("Markdown").fill("");
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 50)))));
+  });
+
   pageTest("Save by keyboard keeps the keyboard on Save, for a new article and a saved one", async () => {
     await page.goto(d.url(`/brands/${brandId}/articles/new`));
     await page.getByLabel("Title").fill("Keyboard article");

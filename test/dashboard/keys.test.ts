@@ -164,6 +164,20 @@ describe("the API keys page", () => {
     const cursor = JSON.parse((await dialog.getByRole("figure", { name: "Cursor configuration" }).locator("code").textContent()) ?? "");
     // Named after the brand: one client may hold several brands' servers.
     expect(cursor).toEqual({ mcpServers: { "spyglass-acme": { url, headers: { Authorization: `Bearer ${key}` } } } });
+    // At 390 px each Copy button keeps its word on one line beside a long label (it read "Co / py").
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const name of CLIENTS) {
+      await select.selectOption({ label: name });
+      const lines = await dialog.getByRole("button", { name: /^Copy / }).evaluateAll((buttons) =>
+        buttons.map((button) => {
+          const range = document.createRange();
+          range.selectNodeContents(button);
+          return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+        }),
+      );
+      expect({ name, lines }).toEqual({ name, lines: lines.map(() => 1) });
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
     await select.selectOption({ label: "Claude Desktop (mcp-remote)" });
     await expectAccessible(page, "keys-new-key-dialog");
     await photograph(page, "keys-new-key-dialog");
@@ -225,6 +239,19 @@ describe("the API keys page", () => {
       ),
     ).toMatchObject({ code: 401 });
     expectNothingUnsafe(page);
+  });
+
+  test("a blank name is said under the field, with the keyboard there, and goes once the name is typed", async () => {
+    const name = page.getByLabel("Key name");
+    await name.fill("   ");
+    await page.getByRole("button", { name: "Create the key" }).click();
+    await page.getByText("Give the key a name (where it will be used), 1 to 100 characters.").waitFor();
+    expect(await name.getAttribute("aria-invalid")).toBe("true");
+    await expectFocus(name);
+    await name.fill("Laptop");
+    await page.waitForFunction(() => !document.querySelector('[aria-invalid="true"]'));
+    expect(await page.getByText("Give the key a name").count()).toBe(0);
+    await name.fill("");
   });
 
   test("a key named with markup is shown as text", async () => {

@@ -295,6 +295,10 @@ describe("a step under way", () => {
     await form.locator(".field-error").filter({ hasText: "An account with this email already exists." }).waitFor();
     expect(await form.getByLabel("Email").getAttribute("aria-invalid")).toBe("true");
     await expectFocus(form.getByLabel("Email"));
+    // Typed anew, the email is no longer said to be taken (the sentence stayed beside any email).
+    await form.getByLabel("Email").fill("third@example.com");
+    await form.locator(".field-error").waitFor({ state: "detached" });
+    expect(await form.getByLabel("Email").getAttribute("aria-invalid")).toBeNull();
   });
 });
 

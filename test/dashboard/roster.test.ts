@@ -122,7 +122,7 @@ describe("the Prompts page", () => {
     await page.getByRole("button", { name: "Add the prompts" }).click();
     await page
       .getByRole("status")
-      .filter({ hasText: "Added 3 prompts. Already tracked or repeated: Best CRM  for small agencies." })
+      .filter({ hasText: "Added 3 prompts. Listed more than once, added once: Best CRM for small agencies." })
       .waitFor();
     await row(HOSTILE_PROMPT).waitFor();
     expect(await row("best CRM for small agencies").getByText(HOSTILE_TAG, { exact: true }).count()).toBe(1);
@@ -136,6 +136,14 @@ describe("the Prompts page", () => {
       HOSTILE_PROMPT,
     ]);
     expect(listed.prompts[2].tags.sort()).toEqual([HOSTILE_TAG, "pricing"].sort());
+    // A text the brand tracks already is said as such.
+    await page.getByLabel("Prompts", { exact: true }).fill("Which CRM integrates with Gmail?");
+    await page.getByRole("button", { name: "Add the prompts" }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: "Nothing new was added. Already tracked: Which CRM integrates with Gmail?" })
+      .waitFor();
+    expect((await viaSession("list_prompts", {})).prompts).toHaveLength(3);
   });
 
   test("search and tag filter live in the URL and survive a reload", async () => {
@@ -197,12 +205,25 @@ describe("the Prompts page", () => {
     await again.getByLabel("Country").fill("U1");
     expect(await again.getByLabel("Country").inputValue()).toBe("U1");
     await again.getByRole("button", { name: "Save" }).click();
-    await again
-      .getByRole("alert")
-      .filter({ hasText: "Invalid input for update_prompt: country must be a two-letter country code such as US or DE." })
-      .waitFor({ timeout: 30_000 });
+    // Under the field it is about, without the tool's name, and the keyboard there.
+    await again.getByText("Must be a two-letter country code such as US or DE.").waitFor({ timeout: 30_000 });
+    expect(await again.getByLabel("Country").getAttribute("aria-invalid")).toBe("true");
+    await expectFocus(again.getByLabel("Country"));
+    expect(await again.getByText("update_prompt").count()).toBe(0);
+    await again.getByLabel("Country").fill("");
+    // Another prompt's text: said under the text, without that prompt's id.
+    await again.getByLabel("Prompt text").fill("Which CRM integrates with Gmail and Outlook?");
+    await again.getByRole("button", { name: "Save" }).click();
+    await again.getByText("Another prompt of this brand already has this text (compared ignoring case and spaces).").waitFor();
+    expect(await again.getByLabel("Prompt text").getAttribute("aria-invalid")).toBe("true");
+    expect(await again.getByText(/prm_/).count()).toBe(0);
+    // Blank: too short, under the text too.
+    await again.getByLabel("Prompt text").fill(" ");
+    await again.getByRole("button", { name: "Save" }).click();
+    await again.getByText("Must be at least 3 characters.").waitFor();
+    expect(await again.getByLabel("Prompt text").getAttribute("aria-invalid")).toBe("true");
     // Escape cancels, and the keyboard is back on the row's Edit button.
-    await again.getByLabel("Country").press("Escape");
+    await again.getByLabel("Prompt text").press("Escape");
     await again.waitFor({ state: "detached" });
     await expectFocus(page.getByRole("button", { name: "Edit prompt best CRM for small agencies" }));
     const listed = await viaSession("list_prompts", { query: "Outlook" });

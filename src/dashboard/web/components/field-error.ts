@@ -19,10 +19,15 @@ export interface FieldError {
 export function fieldErrorOf(failure: unknown, fields: readonly string[], codes: Record<string, string> = {}): FieldError {
   const message = errorMessage(failure);
   if (!(failure instanceof ApiError)) return { field: null, message };
-  const match = /^([a-z_]+)(?:\[\d+\])?: (.+)$/s.exec(message);
+  // "name: …" from a feature, or a tool's input check about one field: "Invalid input for update_prompt: text must be at least 3 characters."
+  const match =
+    /^([a-z_]+)(?:\[\d+\])?: (.+)$/s.exec(message) ?? /^Invalid input for [a-z_]+: ([a-z_]+)(?:\[\d+\])? ([^;]+)$/s.exec(message);
   if (!match || !fields.includes(match[1]!)) return { field: codes[failure.code] ?? null, message };
   const rest = match[2]!;
-  return { field: match[1]!, message: rest.charAt(0).toUpperCase() + rest.slice(1) };
+  // A sentence's first word takes a capital; a name it begins with keeps its own ("acme.com is the
+  // brand's own domain" read "Acme.com is…").
+  const plainWord = /^[a-z]+(?=[\s,:;]|$)/.test(rest);
+  return { field: match[1]!, message: plainWord ? rest.charAt(0).toUpperCase() + rest.slice(1) : rest };
 }
 
 /**
@@ -44,6 +49,21 @@ export function useFieldErrors(
   const tied = failure === null ? null : fieldErrorOf(failure, fields, codes);
   useEffect(() => {
     if (tied?.field) form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [failure]);
+  // A field's sentence goes once the field is changed: "already exists" stayed beside an email typed
+  // anew (the dashboard walk), as if the new one were taken too.
+  useEffect(() => {
+    const element = form.current;
+    if (!element || !tied?.field) return;
+    const edited = (event: Event) => {
+      if ((event.target as Element | null)?.getAttribute("aria-invalid") === "true") setFailureState(null);
+    };
+    element.addEventListener("input", edited);
+    element.addEventListener("change", edited);
+    return () => {
+      element.removeEventListener("input", edited);
+      element.removeEventListener("change", edited);
+    };
   }, [failure]);
   return {
     form,

@@ -45,7 +45,13 @@ export function useAnalyticsFilter(): {
   query: Record<string, string>;
   set(patch: Partial<Record<Param, string | null>>): void;
 } {
-  const { query, path, route } = useLocation();
+  const { query: asked, path, route } = useLocation();
+  // Two dates in reverse order (a link typed by hand, a From chosen after the To) are the period
+  // between them: every section of the page said "start_date is after end_date" on its own.
+  const query =
+    asked.start && asked.end && asked.start > asked.end
+      ? { ...asked, start: asked.end, end: asked.start }
+      : (asked as Record<string, string>);
   const filter: AnalyticsFilter = {};
   for (const [param, field] of Object.entries(FILTER_PARAMS) as Array<[Param, keyof AnalyticsFilter]>) {
     if (query[param]) filter[field] = query[param];

@@ -9,6 +9,7 @@ import { useLocation } from "preact-iso";
 import { type ToolOutput } from "../../../../catalogue/types";
 import { ApiError, api, errorMessage } from "../../api";
 import { ConfirmDialog } from "../../components/confirm";
+import { useFieldErrors } from "../../components/field-error";
 import { leaveFlash } from "../../components/flash";
 import { brandPath } from "../../components/layout";
 import { LeaveGuard } from "../../components/leave-guard";
@@ -144,7 +145,14 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
   const sent = useRef<Fields | null>(null);
   const stillHere = useStillHere();
   const [loadFailure, setLoadFailure] = useState<unknown>(null);
-  const [failure, setFailure] = useState<unknown>(null);
+  // A refusal of the title, description, slug or body is said under its field, with the keyboard there
+  // (a title over 200 characters was said at the foot of the form, a screen away from it).
+  const {
+    form: formRef,
+    failure,
+    setFailure,
+    errorFor,
+  } = useFieldErrors(["title", "description", "slug", "markdown"], { slug_taken: "slug", invalid_title: "title" });
   // Someone saved the article since this page read it (another tab, an AI client): nothing was saved.
   const [conflict, setConflict] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
@@ -404,6 +412,7 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
     <>
       {heading}
       <form
+        ref={formRef}
         class="stack card editor"
         onSubmit={onSave}
         aria-label="The article"
@@ -417,15 +426,20 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
             ? `${article.status === "published" ? "Published" : "Draft"} · last saved ${formatDate(article.updated_at)}`
             : "A new draft: nothing is saved yet."}
         </p>
-        <Field label="Title" hint="Shown by the site above the article. Leave empty for none (the public API shows “Untitled”).">
+        <Field
+          label="Title"
+          hint="Shown by the site above the article, at most 200 characters. Leave empty for none (the public API shows “Untitled”)."
+          error={errorFor("title")}
+        >
           {/* maxLength counts UTF-16 units, two for an emoji: the server counts characters and says so past 200. */}
           {(p) => <input {...p} maxLength={400} value={fields.title} onInput={set("title")} />}
         </Field>
-        <Field label="Description (optional)" hint="For search engines and link previews.">
+        <Field label="Description (optional)" hint="For search engines and link previews." error={errorFor("description")}>
           {(p) => <textarea {...p} rows={3} maxLength={1000} value={fields.description} onInput={set("description")} />}
         </Field>
         <Field
           label="Slug"
+          error={errorFor("slug")}
           hint={
             slugFixed
               ? "Fixed: the article has been published under this slug, and links to it must keep working."
@@ -456,7 +470,7 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
         <Field
           label="Markdown"
           hint="GitHub-flavoured Markdown. A leading “# Title” equal to the title is dropped, since the site shows the title. Raw HTML is sanitized on save."
-          error={markdownError}
+          error={markdownError ?? errorFor("markdown")}
         >
           {(p) => <textarea {...p} class="markdown" rows={18} value={fields.markdown} spellcheck={false} onInput={set("markdown")} />}
         </Field>

@@ -1,9 +1,11 @@
 // A brand's API keys: create one (its plaintext shown once, with each AI client's configuration),
 // list them, revoke one behind a confirmation. The list comes from GET /api/mcp/keys, which holds
 // the whole account's active keys; the page shows this brand's and counts them all against the 20.
+
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, type ApiKey, api, errorMessage } from "../../api";
 import { ConfirmDialog } from "../../components/confirm";
+import { useFieldErrors } from "../../components/field-error";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { Button, CopyBlock, Dialog, EmptyState, Field, formatDate, LoadFailed, Notice, PageHeading, useLoad } from "../../components/ui";
 import { useSession } from "../../session";
@@ -26,7 +28,8 @@ interface Created {
 function CreateKey({ brandId, total, onCreated }: { brandId: string; total: number | null; onCreated: (created: Created) => void }) {
   const { me } = useSession();
   const [name, setName] = useState("");
-  const [failure, setFailure] = useState<unknown>(null);
+  // An empty or over-long name is said under the field, with the keyboard there.
+  const { form, failure, setFailure, errorFor } = useFieldErrors(["name"], { invalid_name: "name" });
   const busy = useRef(false);
   const full = total !== null && total >= MAX_KEYS;
   const overLimit = failure instanceof ApiError && failure.code === "key_limit";
@@ -57,9 +60,13 @@ function CreateKey({ brandId, total, onCreated }: { brandId: string; total: numb
   }
   const count = total === null ? null : `${total} of ${MAX_KEYS} active keys on this account.`;
   return (
-    <form onSubmit={submit} class="card stack" aria-labelledby="create-heading">
+    <form ref={form} onSubmit={submit} class="card stack" aria-labelledby="create-heading">
       <h2 id="create-heading">Create a key</h2>
-      <Field label="Key name" hint="Where it will be used, such as “Claude Code on my laptop”: 1 to 100 characters.">
+      <Field
+        label="Key name"
+        hint="Where it will be used, such as “Claude Code on my laptop”: 1 to 100 characters."
+        error={errorFor("name")}
+      >
         {(p) => <input {...p} required maxLength={100} autoComplete="off" value={name} onInput={(e) => setName(e.currentTarget.value)} />}
       </Field>
       {full && !overLimit ? (

@@ -1,6 +1,7 @@
 // Adding prompts one per line, sent to create_prompts in calls of 100; what was created and the
 // duplicates the tool returns are reported, and lines not sent after a failure stay in the box.
 import { useState } from "preact/hooks";
+import { labelKey } from "../../../../labels";
 import { PROMPT_TEXT_MAX, PROMPT_TEXT_MIN } from "../../../../prompts/limits";
 import { api } from "../../api";
 import { Button, Field, Notice } from "../../components/ui";
@@ -22,13 +23,16 @@ function restoredSentence(restored: number, created: number): string {
   return `${which} archived, and ${restored === 1 ? "is" : "are"} tracked again with ${restored === 1 ? "its" : "their"} earlier answers.`;
 }
 
+/** Prompts named in a sentence: "a; b; c." (a question's own mark ends it: "…Gmail?", not "…Gmail?."). */
+const listed = (texts: string[]) => `${texts.join("; ")}${/[.?!]$/.test(texts.at(-1) ?? "") ? "" : "."}`;
+
 export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => void }) {
   const [text, setText] = useState("");
   const [tags, setTags] = useState("");
   const [country, setCountry] = useState("");
   const [language, setLanguage] = useState("");
   const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<{ created: number; restored: number; duplicates: string[] } | null>(null);
+  const [result, setResult] = useState<{ created: number; restored: number; duplicates: string[]; repeated: string[] } | null>(null);
   const [failure, setFailure] = useState<unknown>(null);
   // Lines the tool would refuse, found before anything is sent.
   const [problem, setProblem] = useState<string | null>(null);
@@ -47,7 +51,18 @@ export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => 
       setFailure(null);
       return;
     }
-    const lines = numbered.map((l) => l.text);
+    // A line given twice is sent once, and said so: "Already tracked or repeated" beside "Added 1
+    // prompt" read as if nothing of it were added (the dashboard walk).
+    const keys = new Set<string>();
+    const lines: string[] = [];
+    const repeated: string[] = [];
+    for (const { text: line } of numbered) {
+      const key = labelKey(line);
+      if (!keys.has(key)) {
+        keys.add(key);
+        lines.push(line);
+      } else if (!repeated.some((r) => labelKey(r) === key)) repeated.push(line);
+    }
     const tagNames = parseTags(tags);
     const tagTrouble = tagsProblem(tagNames);
     if (tagTrouble) {
@@ -88,7 +103,7 @@ export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => 
     } finally {
       setText(left.join("\n"));
       if (left.length === 0) setTags("");
-      setResult(created > 0 || duplicates.length > 0 ? { created, restored, duplicates } : null);
+      setResult(created > 0 || duplicates.length > 0 ? { created, restored, duplicates, repeated } : null);
       setBusy(false);
       if (created > 0) onAdded();
     }
@@ -123,10 +138,11 @@ export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => 
       {failure !== null && <Failure failure={failure} />}
       {result && (
         <Notice kind="success">
-          {result.created === 1 ? "Added 1 prompt." : `Added ${result.created} prompts.`}
+          {result.created === 0 ? "Nothing new was added." : result.created === 1 ? "Added 1 prompt." : `Added ${result.created} prompts.`}
           {/* An archived prompt's text tracks it again, with its answers: not a new one. */}
           {result.restored > 0 && ` ${restoredSentence(result.restored, result.created)}`}
-          {result.duplicates.length > 0 && ` Already tracked or repeated: ${result.duplicates.join("; ")}.`}
+          {result.repeated.length > 0 && ` Listed more than once, added once: ${listed(result.repeated)}`}
+          {result.duplicates.length > 0 && ` Already tracked: ${listed(result.duplicates)}`}
         </Notice>
       )}
       <Button type="submit" variant="primary" disabled={busy}>

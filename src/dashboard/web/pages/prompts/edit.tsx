@@ -1,9 +1,28 @@
 // One prompt edited in place through update_prompt: text, tags, country and language.
 import { useRef, useState } from "preact/hooks";
-import { api } from "../../api";
+import { ApiError, api } from "../../api";
+import { useFieldErrors } from "../../components/field-error";
 import { changedFields, useEditForm } from "../../components/in-place";
 import { Button, Field, Notice } from "../../components/ui";
 import { Failure, type Prompt, parseTags, short, TAGS_HINT, tagsProblem } from "./shared";
+
+/**
+ * A prompt whose text another has, said as a person reads it: the tool's sentence names the other by
+ * its id, for an AI client; here the list beside the form shows it, and the way back from the archive
+ * is the form above.
+ */
+function inWords(failure: unknown): unknown {
+  if (!(failure instanceof ApiError) || failure.code !== "prompt_exists") return failure;
+  const archived = failure.message.startsWith("An archived prompt");
+  return new ApiError(
+    failure.status,
+    archived
+      ? "An archived prompt of this brand has this text (compared ignoring case and spaces): add it with “Add prompts” to restore it with its history."
+      : "Another prompt of this brand already has this text (compared ignoring case and spaces).",
+    failure.code,
+    failure.requiredPlan,
+  );
+}
 
 export function EditPrompt({
   brandId,
@@ -23,7 +42,13 @@ export function EditPrompt({
   const [country, setCountry] = useState(prompt.country ?? "");
   const [language, setLanguage] = useState(prompt.language ?? "");
   const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<unknown>(null);
+  // A refusal of the text (too short, another prompt's) is said under it, with the keyboard there.
+  const {
+    form: formRef,
+    failure,
+    setFailure,
+    errorFor,
+  } = useFieldErrors(["text", "tags", "country", "language"], { prompt_exists: "text" });
   // What was typed that the tool would refuse, found before anything is sent.
   const [problem, setProblem] = useState<string | null>(null);
   const form = useEditForm(onCancel);
@@ -44,23 +69,23 @@ export function EditPrompt({
       });
       onSaved(out.prompt);
     } catch (e) {
-      setFailure(e);
+      setFailure(inWords(e));
       setBusy(false);
     }
   };
   return (
-    <form onSubmit={save} onKeyDown={form.onKeyDown} class="stack edit-form" aria-label={`Edit prompt ${short(prompt.text)}`}>
-      <Field label="Prompt text">
+    <form ref={formRef} onSubmit={save} onKeyDown={form.onKeyDown} class="stack edit-form" aria-label={`Edit prompt ${short(prompt.text)}`}>
+      <Field label="Prompt text" error={errorFor("text")}>
         {(p) => <textarea {...p} ref={form.first} rows={2} required value={text} onInput={(e) => setText(e.currentTarget.value)} />}
       </Field>
-      <Field label="Tags" hint={`${TAGS_HINT}; replaces the prompt's tags.`}>
+      <Field label="Tags" hint={`${TAGS_HINT}; replaces the prompt's tags.`} error={errorFor("tags")}>
         {(p) => <input {...p} value={tags} onInput={(e) => setTags(e.currentTarget.value)} />}
       </Field>
       <div class="field-row">
-        <Field label="Country" hint="Two letters, such as US; empty for none.">
+        <Field label="Country" hint="Two letters, such as US; empty for none." error={errorFor("country")}>
           {(p) => <input {...p} size={4} maxLength={2} value={country} onInput={(e) => setCountry(e.currentTarget.value)} />}
         </Field>
-        <Field label="Language" hint="Such as en or pt-BR; empty for none.">
+        <Field label="Language" hint="Such as en or pt-BR; empty for none." error={errorFor("language")}>
           {(p) => <input {...p} size={8} value={language} onInput={(e) => setLanguage(e.currentTarget.value)} />}
         </Field>
       </div>

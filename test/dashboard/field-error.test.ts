@@ -1,0 +1,37 @@
+// A refusal tied to the form's field it is about (src/dashboard/web/components/field-error.ts).
+import { expect, test } from "bun:test";
+import { ApiError } from "../../src/dashboard/web/api";
+import { fieldErrorOf } from "../../src/dashboard/web/components/field-error";
+
+const refusal = (message: string, code = "invalid_input") => new ApiError(400, message, code, null);
+
+test("a feature's 'field: sentence' goes under the field, its first word capitalised", () => {
+  expect(fieldErrorOf(refusal("name: a key's name is at most 100 characters; this one is 101."), ["name"])).toEqual({
+    field: "name",
+    message: "A key's name is at most 100 characters; this one is 101.",
+  });
+});
+
+test("a name the sentence begins with keeps its own spelling", () => {
+  expect(
+    fieldErrorOf(refusal("domains[0]: acme.com is the brand's own domain (acme.com); its citations count as the brand's."), ["domains"]),
+  ).toEqual({ field: "domains", message: "acme.com is the brand's own domain (acme.com); its citations count as the brand's." });
+});
+
+test("a tool's input check about one field goes under it, without the tool's name", () => {
+  expect(fieldErrorOf(refusal("Invalid input for update_prompt: text must be at least 3 characters."), ["text", "country"])).toEqual({
+    field: "text",
+    message: "Must be at least 3 characters.",
+  });
+  // About several fields, it stays the form's.
+  const several = "Invalid input for update_prompt: text must be at least 3 characters; country must be a two-letter country code.";
+  expect(fieldErrorOf(refusal(several), ["text", "country"])).toEqual({ field: null, message: several });
+});
+
+test("a code ties a sentence naming no field; another field's sentence stays the form's", () => {
+  expect(fieldErrorOf(refusal("An account with this email already exists.", "email_taken"), ["email"], { email_taken: "email" })).toEqual({
+    field: "email",
+    message: "An account with this email already exists.",
+  });
+  expect(fieldErrorOf(refusal("slug: taken."), ["title"])).toEqual({ field: null, message: "slug: taken." });
+});
