@@ -434,6 +434,7 @@ describe("the article editor", () => {
     expect(await title.getAttribute("aria-invalid")).toBe("true");
     await expectFocus(title);
     expect(new URL(page.url()).pathname).toEndWith("/articles/new");
+    await photograph(page, "article-title-error");
     // Corrected, the sentence goes.
     await title.fill("A".repeat(200));
     await page.waitForFunction(() => !document.querySelector('[aria-invalid="true"]'));

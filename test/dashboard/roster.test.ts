@@ -217,6 +217,7 @@ describe("the Prompts page", () => {
     await again.getByText("Another prompt of this brand already has this text (compared ignoring case and spaces).").waitFor();
     expect(await again.getByLabel("Prompt text").getAttribute("aria-invalid")).toBe("true");
     expect(await again.getByText(/prm_/).count()).toBe(0);
+    await photograph(page, "prompts-edit-error");
     // Blank: too short, under the text too.
     await again.getByLabel("Prompt text").fill(" ");
     await again.getByRole("button", { name: "Save" }).click();
