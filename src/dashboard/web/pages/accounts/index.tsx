@@ -66,8 +66,15 @@ function PlanChange({
   const [asking, setAsking] = useState(false);
   const select = useRef<HTMLSelectElement>(null);
   // The plan as stored now (set here, or elsewhere and read again): the choice starts from it. The
-  // row is not drawn anew for it, so the keyboard stays where it was.
-  useEffect(() => setChosen(plan), [plan]);
+  // row is not drawn anew for it, so the keyboard stays where it was. Only a change of it resets the
+  // choice: run after the row's first frame too, the effect undid a choice made within that frame
+  // (fresh-clone CI chose Autopilot on a row just drawn, and Set plan stayed disabled).
+  const stored = useRef(plan);
+  useEffect(() => {
+    if (stored.current === plan) return;
+    stored.current = plan;
+    setChosen(plan);
+  }, [plan]);
   const submit = async (event: Event) => {
     event.preventDefault();
     if (own && PLANS.indexOf(chosen) < PLANS.indexOf(plan)) {
