@@ -44,9 +44,15 @@ export function trendSummary(points: TrendPoint[], interval: Interval): string {
   // A week by its days: "(Oct 30, 2026)" for a part week of three days read as one day's figure.
   const when = (p: TrendPoint) => (interval === "week" ? formatDays(p.date, lastDay(p)) : formatDay(p.date));
   const seen = points.filter((p) => p.visibility.n > 0);
-  const first = seen[0];
-  const last = seen[seen.length - 1];
-  if (!first || !last) return "No answers in this period.";
+  if (seen.length === 0) return "No answers in this period.";
+  // Whole weeks compared when there are two: a part week of a day or two at the period's edge read as
+  // a jump ("went from 0.0% to 100.0%" on three answers each, the dashboard walk).
+  const whole = interval === "week" ? seen.filter((p) => p.days === 7) : seen;
+  const ends = whole.length >= 2 ? whole : seen;
+  const first = ends[0]!;
+  const last = ends[ends.length - 1]!;
+  // Each end with the answers it stands on, to read its figure by.
+  const of = (p: TrendPoint) => `${when(p)}, of ${count(p.visibility.n)} ${p.visibility.n === 1 ? "answer" : "answers"}`;
   const said: string[] = [];
   if (first === last) {
     said.push(
@@ -54,12 +60,12 @@ export function trendSummary(points: TrendPoint[], interval: Interval): string {
     );
   } else {
     said.push(
-      `Visibility went from ${percent(first.visibility.rate)} (${when(first)}) to ${percent(last.visibility.rate)} (${when(last)}); share of voice from ${percent(first.share_of_voice.rate)} to ${percent(last.share_of_voice.rate)}.`,
+      `Visibility went from ${percent(first.visibility.rate)} (${of(first)}) to ${percent(last.visibility.rate)} (${of(last)}); share of voice from ${percent(first.share_of_voice.rate)} to ${percent(last.share_of_voice.rate)}.`,
     );
   }
   const start = chartStart(points);
   if (start > 0)
-    said.push(`No answer before ${interval === "week" ? "the week of " : ""}${formatDay(first.date)}: the chart starts there.`);
+    said.push(`No answer before ${interval === "week" ? "the week of " : ""}${formatDay(seen[0]!.date)}: the chart starts there.`);
   if (interval === "week") {
     const parts = points.slice(start).filter((p) => p.days < 7);
     if (parts.length > 0) {
