@@ -23,6 +23,9 @@ test("a tool's input check about one field goes under it, without the tool's nam
     field: "text",
     message: "Must be at least 3 characters.",
   });
+  // About an entry of a list field, it stays the form's: under the whole field it would lose which entry.
+  const entry = "Invalid input for create_competitor: aliases[1] must be at least 3 characters.";
+  expect(fieldErrorOf(refusal(entry), ["aliases"])).toEqual({ field: null, message: entry });
   // About several fields, it stays the form's.
   const several = "Invalid input for update_prompt: text must be at least 3 characters; country must be a two-letter country code.";
   expect(fieldErrorOf(refusal(several), ["text", "country"])).toEqual({ field: null, message: several });

@@ -122,7 +122,7 @@ describe("the Prompts page", () => {
     await page.getByRole("button", { name: "Add the prompts" }).click();
     await page
       .getByRole("status")
-      .filter({ hasText: "Added 3 prompts. Listed more than once, added once: Best CRM for small agencies." })
+      .filter({ hasText: "Added 3 prompts. Listed more than once, added once: best CRM for small agencies." })
       .waitFor();
     await row(HOSTILE_PROMPT).waitFor();
     expect(await row("best CRM for small agencies").getByText(HOSTILE_TAG, { exact: true }).count()).toBe(1);
@@ -136,13 +136,14 @@ describe("the Prompts page", () => {
       HOSTILE_PROMPT,
     ]);
     expect(listed.prompts[2].tags.sort()).toEqual([HOSTILE_TAG, "pricing"].sort());
-    // A text the brand tracks already is said as such.
-    await page.getByLabel("Prompts", { exact: true }).fill("Which CRM integrates with Gmail?");
+    // A text the brand tracks already is said as such, given twice or not: never "added once".
+    await page.getByLabel("Prompts", { exact: true }).fill("Which CRM integrates with Gmail?\nwhich crm integrates with gmail?");
     await page.getByRole("button", { name: "Add the prompts" }).click();
     await page
       .getByRole("status")
       .filter({ hasText: "Nothing new was added. Already tracked: Which CRM integrates with Gmail?" })
       .waitFor();
+    expect(await page.getByText(/added once/).count()).toBe(0);
     expect((await viaSession("list_prompts", {})).prompts).toHaveLength(3);
   });
 

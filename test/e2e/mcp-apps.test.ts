@@ -165,7 +165,7 @@ describe("MCP Apps views in a host", () => {
     const first = seen[0];
     const last = seen[seen.length - 1];
     expect(await frame.locator("figcaption").textContent()).toContain(
-      `Visibility went from ${percent(first.visibility.rate)} (${formatDay(first.date)}, of ${answers(first.visibility.n)}) to ${percent(last.visibility.rate)} (${formatDay(last.date)}, of ${answers(last.visibility.n)}); share of voice from ${percent(first.share_of_voice.rate)} to ${percent(last.share_of_voice.rate)}.`,
+      `Visibility went from ${percent(first.visibility.rate)} (${formatDay(first.date)}: ${answers(first.visibility.n)}) to ${percent(last.visibility.rate)} (${formatDay(last.date)}: ${answers(last.visibility.n)}); share of voice from ${percent(first.share_of_voice.rate)} to ${percent(last.share_of_voice.rate)}.`,
     );
     const lastRow = frame.locator("tbody tr").last();
     // Each figure with its interval under it, each day with its valid answers.

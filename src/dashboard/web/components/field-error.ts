@@ -19,9 +19,10 @@ export interface FieldError {
 export function fieldErrorOf(failure: unknown, fields: readonly string[], codes: Record<string, string> = {}): FieldError {
   const message = errorMessage(failure);
   if (!(failure instanceof ApiError)) return { field: null, message };
-  // "name: …" from a feature, or a tool's input check about one field: "Invalid input for update_prompt: text must be at least 3 characters."
-  const match =
-    /^([a-z_]+)(?:\[\d+\])?: (.+)$/s.exec(message) ?? /^Invalid input for [a-z_]+: ([a-z_]+)(?:\[\d+\])? ([^;]+)$/s.exec(message);
+  // "name: …" from a feature, or a tool's input check about one field: "Invalid input for
+  // update_prompt: text must be at least 3 characters." (Not one about an entry of a list field,
+  // "aliases[1] must be …": said under the whole field, it would lose which entry.)
+  const match = /^([a-z_]+)(?:\[\d+\])?: (.+)$/s.exec(message) ?? /^Invalid input for [a-z_]+: ([a-z_]+) ([^;[]+)$/s.exec(message);
   if (!match || !fields.includes(match[1]!)) return { field: codes[failure.code] ?? null, message };
   const rest = match[2]!;
   // A sentence's first word takes a capital; a name it begins with keeps its own ("acme.com is the
@@ -55,8 +56,15 @@ export function useFieldErrors(
   useEffect(() => {
     const element = form.current;
     if (!element || !tied?.field) return;
+    // Only the control the sentence is about, which it describes: another may be marked invalid by a
+    // check of the form's own (the article's empty body).
     const edited = (event: Event) => {
-      if ((event.target as Element | null)?.getAttribute("aria-invalid") === "true") setFailureState(null);
+      const ids = (event.target as Element | null)?.getAttribute("aria-describedby")?.split(" ") ?? [];
+      const about = ids.some((id) => {
+        const said = document.getElementById(id);
+        return said?.classList.contains("field-error") === true && said.textContent === tied.message;
+      });
+      if (about) setFailureState(null);
     };
     element.addEventListener("input", edited);
     element.addEventListener("change", edited);

@@ -39,23 +39,28 @@ function firstDay(days: number, endMs = Date.now()): string {
   return day(endMs - (days - 1) * 86_400_000);
 }
 
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Whether the URL's From is a date after its To. */
+function reversed(query: Record<string, string>): boolean {
+  return DATE.test(query.start ?? "") && DATE.test(query.end ?? "") && query.start! > query.end!;
+}
+
 /** The filter in the URL, as tool input, and a way to change part of it (other query parameters are kept). */
 export function useAnalyticsFilter(): {
   filter: AnalyticsFilter;
   query: Record<string, string>;
   set(patch: Partial<Record<Param, string | null>>): void;
 } {
-  const { query: asked, path, route } = useLocation();
-  // Two dates in reverse order (a link typed by hand, a From chosen after the To) are the period
-  // between them: every section of the page said "start_date is after end_date" on its own.
-  const query =
-    asked.start && asked.end && asked.start > asked.end
-      ? { ...asked, start: asked.end, end: asked.start }
-      : (asked as Record<string, string>);
+  const { query, path, route } = useLocation();
   const filter: AnalyticsFilter = {};
   for (const [param, field] of Object.entries(FILTER_PARAMS) as Array<[Param, keyof AnalyticsFilter]>) {
     if (query[param]) filter[field] = query[param];
   }
+  // Two dates in reverse order (a link typed by hand, a From chosen before its To is moved) are the
+  // period between them for the figures: every section of the page said "start_date is after
+  // end_date" on its own. The fields keep what was chosen (FilterBar says so).
+  if (reversed(query)) [filter.start_date, filter.end_date] = [filter.end_date, filter.start_date];
   const set = (patch: Partial<Record<Param, string | null>>) => {
     const next = new URLSearchParams(query);
     for (const [key, value] of Object.entries(patch)) {
@@ -165,7 +170,9 @@ export function FilterBar({ brandId, children, also }: { brandId: string; childr
   };
   const summary = [
     period === "custom"
-      ? formatDays(query.start ?? firstDay(DEFAULT_DAYS), query.end ?? day(Date.now()))
+      ? reversed(query)
+        ? formatDays(query.end!, query.start!)
+        : formatDays(query.start ?? firstDay(DEFAULT_DAYS), query.end ?? day(Date.now()))
       : (PRESETS.find((p) => String(p.days) === period)?.label ?? ""),
     query.engine ? (options.data?.engines.find((e) => e.id === query.engine)?.label ?? query.engine) : "All engines",
     query.tag ?? "All tags",
@@ -202,6 +209,11 @@ export function FilterBar({ brandId, children, also }: { brandId: string; childr
               <input id={`${id}-end`} type="date" value={query.end ?? ""} onChange={(e) => set({ end: e.currentTarget.value || null })} />
             </div>
           </>
+        )}
+        {period === "custom" && reversed(query) && (
+          <p class="hint filter-note" role="status">
+            From is after To: the figures are of {formatDays(query.end!, query.start!)}.
+          </p>
         )}
         <div class="field">
           <label for={`${id}-engine`}>Engine</label>

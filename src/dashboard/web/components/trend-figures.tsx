@@ -45,14 +45,14 @@ export function trendSummary(points: TrendPoint[], interval: Interval): string {
   const when = (p: TrendPoint) => (interval === "week" ? formatDays(p.date, lastDay(p)) : formatDay(p.date));
   const seen = points.filter((p) => p.visibility.n > 0);
   if (seen.length === 0) return "No answers in this period.";
-  // Whole weeks compared when there are two: a part week of a day or two at the period's edge read as
-  // a jump ("went from 0.0% to 100.0%" on three answers each, the dashboard walk).
-  const whole = interval === "week" ? seen.filter((p) => p.days === 7) : seen;
+  // Weeks of most of their days compared when there are two: a part week of one to three days at the
+  // period's edge read as a jump ("went from 0.0% to 100.0%" on three answers each, the dashboard walk).
+  const whole = interval === "week" ? seen.filter((p) => p.days >= 4) : seen;
   const ends = whole.length >= 2 ? whole : seen;
   const first = ends[0]!;
   const last = ends[ends.length - 1]!;
   // Each end with the answers it stands on, to read its figure by.
-  const of = (p: TrendPoint) => `${when(p)}, of ${count(p.visibility.n)} ${p.visibility.n === 1 ? "answer" : "answers"}`;
+  const of = (p: TrendPoint) => `${when(p)}: ${count(p.visibility.n)} ${p.visibility.n === 1 ? "answer" : "answers"}`;
   const said: string[] = [];
   if (first === last) {
     said.push(

@@ -264,12 +264,13 @@ function Editor({ brandId, articleId }: { brandId: string; articleId: string }) 
    * version this page read, unless `replace` (the writer chose to, after a conflict).
    */
   const save = async (replace = false): Promise<Article | null> => {
+    // An earlier refusal goes either way: it was about what was sent then.
+    setFailure(null);
     if (!fields.markdown.trim()) {
       setMarkdownError("Write the article's body before saving.");
       return null;
     }
     setMarkdownError(null);
-    setFailure(null);
     setConflict(false);
     setNotice(null);
     sent.current = fields;

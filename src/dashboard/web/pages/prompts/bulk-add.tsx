@@ -51,18 +51,16 @@ export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => 
       setFailure(null);
       return;
     }
-    // A line given twice is sent once, and said so: "Already tracked or repeated" beside "Added 1
-    // prompt" read as if nothing of it were added (the dashboard walk).
-    const keys = new Set<string>();
+    // A line given twice is sent once, and said so once it is added: "Already tracked or repeated"
+    // beside "Added 1 prompt" read as if nothing of it were added (the dashboard walk).
+    const copies = new Map<string, number>();
     const lines: string[] = [];
-    const repeated: string[] = [];
     for (const { text: line } of numbered) {
       const key = labelKey(line);
-      if (!keys.has(key)) {
-        keys.add(key);
-        lines.push(line);
-      } else if (!repeated.some((r) => labelKey(r) === key)) repeated.push(line);
+      if (!copies.has(key)) lines.push(line);
+      copies.set(key, (copies.get(key) ?? 0) + 1);
     }
+    const sent = new Set<string>();
     const tagNames = parseTags(tags);
     const tagTrouble = tagsProblem(tagNames);
     if (tagTrouble) {
@@ -93,9 +91,10 @@ export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => 
           created += out.created.length;
           restored += out.restored_ids.length;
           duplicates.push(...out.duplicates);
+          for (const line of batch) sent.add(labelKey(line));
         } catch (e) {
-          // Later calls are not sent; what was not added stays in the box to fix and send again.
-          left.push(...lines.slice(i));
+          // Later calls are not sent; what was not added stays in the box (every copy of it) to fix and send again.
+          left.push(...numbered.map((l) => l.text).filter((line) => !sent.has(labelKey(line))));
           setFailure(e);
           break;
         }
@@ -103,6 +102,11 @@ export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => 
     } finally {
       setText(left.join("\n"));
       if (left.length === 0) setTags("");
+      // Given more than once and added (sent, and not a text the brand already tracks), by its first spelling.
+      const tracked = new Set(duplicates.map(labelKey));
+      const repeated = lines.filter(
+        (line) => (copies.get(labelKey(line)) ?? 0) > 1 && sent.has(labelKey(line)) && !tracked.has(labelKey(line)),
+      );
       setResult(created > 0 || duplicates.length > 0 ? { created, restored, duplicates, repeated } : null);
       setBusy(false);
       if (created > 0) onAdded();

@@ -17,7 +17,7 @@ function inWords(failure: unknown): unknown {
   return new ApiError(
     failure.status,
     archived
-      ? "An archived prompt of this brand has this text (compared ignoring case and spaces): add it with “Add prompts” to restore it with its history."
+      ? "An archived prompt of this brand has this text (compared ignoring case and spaces): choose another text, or archive this prompt and add that text with “Add prompts”, which restores the archived one with its history."
       : "Another prompt of this brand already has this text (compared ignoring case and spaces).",
     failure.code,
     failure.requiredPlan,
