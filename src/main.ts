@@ -552,8 +552,10 @@ async function confirmAtTerminal(flags: Flags, question: string, expected: strin
 /** A line typed at the terminal without echo, as passwd asks (the prompt on stderr); Ctrl-C exits 130. */
 function typedUnseen(prompt: string): Promise<string> {
   const stdin = process.stdin;
-  process.stderr.write(prompt);
+  // Echo off before the prompt: what is typed (or pasted) the moment the prompt shows is not echoed
+  // (fresh-clone CI typed on seeing "Password: ", and the terminal echoed it: the prompt came first).
   stdin.setRawMode(true);
+  process.stderr.write(prompt);
   stdin.resume();
   return new Promise((resolve) => {
     let typed = "";

@@ -885,6 +885,12 @@ describe("the writer, when the server has one", () => {
       await p.getByRole("button", { name: "Cancel" }).click();
       await expectFocus(p.getByRole("button", { name: "Draft with the writer" }));
       await p.keyboard.press("Enter");
+      // A topic too short once trimmed (the browser counted its spaces) is said under it, in words.
+      await p.getByLabel("Topic").fill("  ab  ");
+      await p.getByRole("button", { name: "Draft the article" }).click();
+      await p.locator(".field-error").filter({ hasText: "Must be at least 3 characters." }).waitFor();
+      expect(await p.getByLabel("Topic").getAttribute("aria-invalid")).toBe("true");
+      expect(await p.getByText("generate_article").count()).toBe(0);
       await p.getByLabel("Topic").fill("choosing a CRM for a startup");
       await p.getByLabel("Length").selectOption("short");
       // A draft that fails (the server out of reach, once) keeps what was typed and the keyboard where it was.

@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { ApiError, api, errorMessage } from "../../api";
+import { useFieldErrors } from "../../components/field-error";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
 import { Button, Field, Notice, useLoad, useStillHere } from "../../components/ui";
 import { articlePath } from "./paths";
@@ -57,7 +58,8 @@ export function WriterForm({ brandId }: { brandId: string }) {
   const [topic, setTopic] = useState("");
   const [promptId, setPromptId] = useState("");
   const [length, setLength] = useState<Length>("medium");
-  const [failure, setFailure] = useState<unknown>(null);
+  // A topic refused (too short once trimmed) is said under it, with the keyboard there.
+  const { form, failure, setFailure, errorFor } = useFieldErrors(["topic"]);
   const [refused, setRefused] = useState(writerMissing);
   const brand = useLoad(() => api.tool(brandId, "get_brand", {}), [brandId]);
   const missing = refused || brand.data?.writer.configured === false;
@@ -115,8 +117,12 @@ export function WriterForm({ brandId }: { brandId: string }) {
           </button>
         )
       ) : (
-        <form class="stack" onSubmit={submit} aria-label="Draft with the writer">
-          <Field label="Topic" hint="What the article is about, such as “choosing a CRM for a startup”. Optional when a prompt is chosen.">
+        <form ref={form} class="stack" onSubmit={submit} aria-label="Draft with the writer">
+          <Field
+            label="Topic"
+            hint="What the article is about, such as “choosing a CRM for a startup”. Optional when a prompt is chosen."
+            error={errorFor("topic")}
+          >
             {(p) => (
               <input
                 {...p}

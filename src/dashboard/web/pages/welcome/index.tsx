@@ -4,6 +4,7 @@
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api, errorMessage, MIN_PASSWORD } from "../../api";
+import { useFieldErrors } from "../../components/field-error";
 import { Button, Field, Notice, PageHeading } from "../../components/ui";
 import { useSession } from "../../session";
 
@@ -12,7 +13,9 @@ export function Welcome() {
   const { route } = useLocation();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
-  const [error, setError] = useState<string | null>(null);
+  // A refusal of the email (malformed, taken) or the password is said under its field, with the
+  // keyboard there: "email: this is not an email address." was the form's one alert.
+  const { form, failure, setFailure, errorFor } = useFieldErrors(["email", "password"], { email_taken: "email" });
   const [busy, setBusy] = useState(false);
   if (me) {
     route("/", true);
@@ -34,13 +37,13 @@ export function Welcome() {
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
-    setError(null);
+    setFailure(null);
     try {
       await api.signup(email, password);
       await refresh();
       route("/brands");
     } catch (e) {
-      setError(errorMessage(e));
+      setFailure(e);
     } finally {
       setBusy(false);
     }
@@ -55,13 +58,13 @@ export function Welcome() {
           accounts and their plans.
         </p>
       )}
-      <form onSubmit={submit} class="stack">
-        <Field label="Email">
+      <form ref={form} onSubmit={submit} class="stack">
+        <Field label="Email" error={errorFor("email")}>
           {(p) => (
             <input {...p} type="email" autoComplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
           )}
         </Field>
-        <Field label="Password" hint={`At least ${MIN_PASSWORD} characters.`}>
+        <Field label="Password" hint={`At least ${MIN_PASSWORD} characters.`} error={errorFor("password")}>
           {(p) => (
             <input
               {...p}
@@ -74,7 +77,7 @@ export function Welcome() {
             />
           )}
         </Field>
-        {error && <Notice kind="error">{error}</Notice>}
+        {failure !== null && <Notice kind="error">{errorMessage(failure)}</Notice>}
         <Button type="submit" variant="primary" disabled={busy}>
           {busy ? "Creating…" : owner ? "Create the owner account" : "Create the account"}
         </Button>
