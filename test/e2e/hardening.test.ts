@@ -182,13 +182,14 @@ describe("the data directory", () => {
     return login.headers.get("set-cookie")!.split(";")[0]!;
   }
 
-  async function createBrand(url: string, cookie: string, name: string): Promise<void> {
+  /** A brand created through the dashboard's API; the answer's status. */
+  async function createBrand(url: string, cookie: string, name: string): Promise<number> {
     const created = await fetch(`${url}/api/brands`, {
       method: "POST",
       headers: { "content-type": "application/json", cookie },
       body: JSON.stringify({ name }),
     });
-    expect(created.status).toBe(201);
+    return created.status;
   }
 
   /** The brands' names stored in the SQLite file `path`, opened read-only. */
@@ -216,14 +217,10 @@ describe("the data directory", () => {
         await fresh.cliJson(["account", "create", "--email", "a@example.com", "--password", "a long password"]);
         const started = await fresh.serve({ env: { SPYGLASS_FILE_CHECK_MS: "300" } });
         const cookie = await signIn(started.url, "a@example.com", "a long password");
-        await createBrand(started.url, cookie, "Before");
+        expect(await createBrand(started.url, cookie, "Before")).toBe(201);
         rmSync(fresh.dataDir, { recursive: true, force: true });
         // A change in the moment before the server looks again goes into the file it holds.
-        const after = await fetch(`${started.url}/api/brands`, {
-          method: "POST",
-          headers: { "content-type": "application/json", cookie },
-          body: JSON.stringify({ name: "After" }),
-        });
+        const after = await createBrand(started.url, cookie, "After");
         const code = await Promise.race([started.proc.exited, Bun.sleep(15_000).then(() => "still running")]);
         expect(code).toBe(1);
         const file = join(fresh.dataDir, "spyglass.db");
@@ -234,7 +231,7 @@ describe("the data directory", () => {
         ).toBe("error");
         expect(lines.find((line) => line.msg.includes("is written back to"))).toMatchObject({ level: "warn", file });
         // Back at its path, as private as Spyglass makes it, with both brands (the second if it was answered).
-        expect(brandsIn(file)).toEqual(after.status === 201 ? ["After", "Before"] : ["Before"]);
+        expect(brandsIn(file)).toEqual(after === 201 ? ["After", "Before"] : ["Before"]);
         expect(statSync(fresh.dataDir).mode & 0o777).toBe(0o700);
         expect(statSync(file).mode & 0o777).toBe(0o600);
         // And the next start serves it.
@@ -260,7 +257,7 @@ describe("the data directory", () => {
         const file = join(fresh.dataDir, "spyglass.db");
         renameSync(join(fresh.dir, "restored.db"), file);
         const restored = readFileSync(file);
-        await createBrand(started.url, cookie, "Made after the move");
+        expect(await createBrand(started.url, cookie, "Made after the move")).toBe(201);
         expect(await started.stop()).toBe(0);
         expect(readFileSync(file).equals(restored)).toBe(true);
         expect(brandsIn(file)).toEqual([]);
