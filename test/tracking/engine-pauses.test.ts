@@ -59,8 +59,9 @@ timeout_ms = 5000
   });
 
   const before = Date.now();
+  // (Its view may already name the pause: the provider's 429 can come before the start returns, as
+  // fresh-clone CI saw on PostgreSQL.)
   const started = await startTracking(app, brand.brandId, { trigger: "tool" });
-  expect(started.run.waiting).toEqual([]);
   for (let i = 0; i < 500 && !held; i++) await Bun.sleep(10);
   expect(held).toBe(true);
   // The note is written beside the request's wait: looked for until it is there.
