@@ -589,6 +589,22 @@ describe("answers", () => {
         (t) => t === "No answer matches these filters.",
       ),
     ).toBe("No answer matches these filters.");
+    // A From after its To (a link typed by hand) lists the answers between the two dates, as the
+    // figures' pages do, and says so once beside them (list_answers refused it, "start_date is after end_date").
+    const [early, late] = [day(Date.now() - 9 * 86_400_000), day(Date.now() - 6 * 86_400_000)];
+    await page.goto(d.url(`/brands/${brandId}/answers?start=${late}&end=${early}`));
+    const between = await tool<{ answers: Array<{ id: string }> }>("list_answers", { start_date: early, end_date: late });
+    expect(between.answers.length).toBeGreaterThan(0);
+    expect(await eventually(ids, (v) => JSON.stringify(v) === JSON.stringify(between.answers.map((a) => a.id)))).toEqual(
+      between.answers.map((a) => a.id),
+    );
+    await page
+      .getByRole("status")
+      .filter({ hasText: /^From is after To: the answers are of / })
+      .waitFor();
+    expect(await page.getByRole("alert").count()).toBe(0);
+    expect(await page.getByRole("textbox", { name: "From", exact: true }).inputValue()).toBe(late);
+    await photograph(page, "answers-reversed-range");
     expectNothingUnsafe(page);
   });
 

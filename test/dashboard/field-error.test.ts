@@ -38,3 +38,15 @@ test("a code ties a sentence naming no field; another field's sentence stays the
   });
   expect(fieldErrorOf(refusal("slug: taken."), ["title"])).toEqual({ field: null, message: "slug: taken." });
 });
+
+test("a field of a list's entry goes under the form's field of that name (a value the form gives every entry)", () => {
+  expect(
+    fieldErrorOf(refusal("prompts[0].country: give a two-letter country code such as US or DE.", "invalid_country"), [
+      "country",
+      "language",
+    ]),
+  ).toEqual({ field: "country", message: "Give a two-letter country code such as US or DE." });
+  // A form without that field keeps the sentence as its own.
+  const other = "prompts[3].language: give a language code such as en or pt-BR.";
+  expect(fieldErrorOf(refusal(other), ["country"])).toEqual({ field: null, message: other });
+});

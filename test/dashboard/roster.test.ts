@@ -334,6 +334,23 @@ describe("many prompts", () => {
     page.off("request", count);
     expect(calls).toBe(0);
     await page.getByLabel("Tags for all of them (optional)").fill("");
+    // A country the tool refuses is said under Country, in words (it named it prompts[0].country),
+    // with the keyboard there; the lines stay in the box and nothing is added.
+    const lines = "a fine prompt about crm\nanother fine prompt";
+    await page.getByLabel("Prompts", { exact: true }).fill(lines);
+    await page.getByLabel("Country (optional)").fill("ZZ");
+    await page.getByRole("button", { name: "Add the prompts" }).click();
+    const form = page.getByRole("form", { name: "Add prompts" });
+    await form.getByText("Give a two-letter country code such as US or DE.").waitFor();
+    expect(await page.getByLabel("Country (optional)").getAttribute("aria-invalid")).toBe("true");
+    await expectFocus(page.getByLabel("Country (optional)"));
+    expect(await form.getByText("prompts[0]").count()).toBe(0);
+    await photograph(page, "prompts-bulk-add-country-error");
+    expect(await page.getByLabel("Prompts", { exact: true }).inputValue()).toBe(lines);
+    expect((await viaSession("list_prompts", { query: "a fine prompt about crm" })).prompts).toEqual([]);
+    // Retyped, the sentence goes.
+    await page.getByLabel("Country (optional)").fill("");
+    await form.getByText("Give a two-letter country code such as US or DE.").waitFor({ state: "detached" });
     await page.getByLabel("Prompts", { exact: true }).fill("");
   });
 

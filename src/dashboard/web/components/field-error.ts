@@ -21,8 +21,13 @@ export function fieldErrorOf(failure: unknown, fields: readonly string[], codes:
   if (!(failure instanceof ApiError)) return { field: null, message };
   // "name: …" from a feature, or a tool's input check about one field: "Invalid input for
   // update_prompt: text must be at least 3 characters." (Not one about an entry of a list field,
-  // "aliases[1] must be …": said under the whole field, it would lose which entry.)
-  const match = /^([a-z_]+)(?:\[\d+\])?: (.+)$/s.exec(message) ?? /^Invalid input for [a-z_]+: ([a-z_]+) ([^;[]+)$/s.exec(message);
+  // "aliases[1] must be …": said under the whole field, it would lose which entry.) A field of a
+  // list's entry, "prompts[0].country: …", is the form's field of that name: a form that sends a
+  // list gives each entry the same one (the bulk add's country for every line).
+  const match =
+    /^([a-z_]+)(?:\[\d+\])?: (.+)$/s.exec(message) ??
+    /^[a-z_]+\[\d+\]\.([a-z_]+): (.+)$/s.exec(message) ??
+    /^Invalid input for [a-z_]+: ([a-z_]+) ([^;[]+)$/s.exec(message);
   if (!match || !fields.includes(match[1]!)) return { field: codes[failure.code] ?? null, message };
   const rest = match[2]!;
   // A sentence's first word takes a capital; a name it begins with keeps its own ("acme.com is the

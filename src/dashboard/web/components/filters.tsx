@@ -41,8 +41,8 @@ function firstDay(days: number, endMs = Date.now()): string {
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** Whether the URL's From is a date after its To. */
-function reversed(query: Record<string, string>): boolean {
+/** Whether the URL's From is a date after its To (then a page shows the period between them). */
+export function reversed(query: Record<string, string>): boolean {
   return DATE.test(query.start ?? "") && DATE.test(query.end ?? "") && query.start! > query.end!;
 }
 

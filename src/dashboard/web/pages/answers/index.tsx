@@ -9,7 +9,7 @@ import { formatDays } from "../../components/dates";
 import { readableDomain, readableUrl } from "../../components/domains";
 import { DownloadCsv } from "../../components/download-csv";
 import { AnswerStatus, answerStatusLabel, useEngineLabels } from "../../components/engines";
-import { FilterFold } from "../../components/filters";
+import { FilterFold, reversed } from "../../components/filters";
 import { brandPath } from "../../components/layout";
 import { type Paged, usePaged } from "../../components/paged";
 import { isPlanRequired, PlanNeeded } from "../../components/plan";
@@ -289,13 +289,16 @@ export function Answers({ brandId }: { brandId: string }) {
     route(s ? `${path}?${s}` : path);
   };
   const status = STATUSES.find((s) => s === query.status);
+  // From after To lists the answers between them, as the figures' pages do, and says so once.
+  const swapped = reversed(query);
+  const [start, end] = swapped ? [query.end, query.start] : [query.start, query.end];
   const input: Omit<ListInput, "limit" | "cursor"> = {
     prompt_id: query.prompt || undefined,
     engine: query.engine || undefined,
     status,
     mentioned: query.mentioned === "yes" ? true : query.mentioned === "no" ? false : undefined,
-    start_date: query.start || undefined,
-    end_date: query.end || undefined,
+    start_date: start || undefined,
+    end_date: end || undefined,
     cited_domain: query.cites || undefined,
     cited_url: query.cites_url || undefined,
     searched: query.searched || undefined,
@@ -305,13 +308,7 @@ export function Answers({ brandId }: { brandId: string }) {
     query.engine ? (engines.data?.find((e) => e.id === query.engine)?.label ?? query.engine) : "All engines",
     status ? answerStatusLabel(status) : "Any status",
     query.mentioned === "yes" ? "Brand mentioned" : query.mentioned === "no" ? "Brand not mentioned" : "Mentioned or not",
-    query.start && query.end
-      ? formatDays(query.start, query.end)
-      : query.start
-        ? `From ${day(query.start)}`
-        : query.end
-          ? `Until ${day(query.end)}`
-          : "All dates",
+    start && end ? formatDays(start, end) : start ? `From ${day(start)}` : end ? `Until ${day(end)}` : "All dates",
   ];
   return (
     <div class="stack">
@@ -360,6 +357,11 @@ export function Answers({ brandId }: { brandId: string }) {
             <label for={`${id}-end`}>To</label>
             <input id={`${id}-end`} type="date" value={query.end ?? ""} onChange={(e) => set("end", e.currentTarget.value)} />
           </div>
+          {swapped && (
+            <p class="hint filter-note" role="status">
+              From is after To: the answers are of {formatDays(start!, end!)}.
+            </p>
+          )}
         </FilterFold>
         {query.prompt && (
           <div class="field">

@@ -4,6 +4,7 @@ import { useState } from "preact/hooks";
 import { labelKey } from "../../../../labels";
 import { PROMPT_TEXT_MAX, PROMPT_TEXT_MIN } from "../../../../prompts/limits";
 import { api } from "../../api";
+import { useFieldErrors } from "../../components/field-error";
 import { Button, Field, Notice } from "../../components/ui";
 import { Failure, PER_CALL, parseTags, TAGS_HINT, tagsProblem } from "./shared";
 
@@ -33,7 +34,8 @@ export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => 
   const [language, setLanguage] = useState("");
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ created: number; restored: number; duplicates: string[]; repeated: string[] } | null>(null);
-  const [failure, setFailure] = useState<unknown>(null);
+  // A refused country or language (the same for every line) is said under its field.
+  const { form, failure, setFailure, errorFor } = useFieldErrors(["country", "language"]);
   // Lines the tool would refuse, found before anything is sent.
   const [problem, setProblem] = useState<string | null>(null);
   const submit = async (event: Event) => {
@@ -113,7 +115,7 @@ export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => 
     }
   };
   return (
-    <form id="add-prompts" onSubmit={submit} class="stack card" aria-label="Add prompts">
+    <form ref={form} id="add-prompts" onSubmit={submit} class="stack card" aria-label="Add prompts">
       <h2>Add prompts</h2>
       <Field label="Prompts" hint="One prompt per line, 3 to 500 characters each, as a person would ask an AI assistant.">
         {(p) => (
@@ -131,10 +133,10 @@ export function BulkAdd({ brandId, onAdded }: { brandId: string; onAdded: () => 
         {(p) => <input {...p} value={tags} placeholder="pricing, comparison" onInput={(e) => setTags(e.currentTarget.value)} />}
       </Field>
       <div class="field-row">
-        <Field label="Country (optional)" hint="Two letters, such as US.">
+        <Field label="Country (optional)" hint="Two letters, such as US." error={errorFor("country")}>
           {(p) => <input {...p} size={4} maxLength={2} value={country} onInput={(e) => setCountry(e.currentTarget.value)} />}
         </Field>
-        <Field label="Language (optional)" hint="Such as en or pt-BR.">
+        <Field label="Language (optional)" hint="Such as en or pt-BR." error={errorFor("language")}>
           {(p) => <input {...p} size={8} value={language} onInput={(e) => setLanguage(e.currentTarget.value)} />}
         </Field>
       </div>
