@@ -192,6 +192,12 @@ describe("the API keys page", () => {
     await Bun.sleep(200);
     expect(await dialog.isVisible()).toBe(true);
     await page.waitForFunction(() => document.activeElement?.textContent === "Done");
+    // And says why, beside Done, where the keyboard is (the walk: Escape seemed to do nothing).
+    await dialog
+      .getByRole("status")
+      .filter({ hasText: "The key is shown only here, so Escape does not close this before it is copied: copy it, or press Done." })
+      .waitFor();
+    await photograph(page, "keys-new-key-escape-held");
     await dialog.getByRole("button", { name: "Done" }).click();
     await dialog.waitFor({ state: "hidden" });
     expect(await page.content()).not.toContain(key);

@@ -160,6 +160,7 @@ export function Dialog({
   onClose,
   children,
   keepOnEscape,
+  onEscapeHeld,
   locked,
 }: {
   open: boolean;
@@ -171,6 +172,8 @@ export function Dialog({
    * a stray key): the focus goes to the dialog's primary button, which closes it, instead.
    */
   keepOnEscape?: boolean;
+  /** Called when keepOnEscape held an Escape back (to say why the dialog stayed). */
+  onEscapeHeld?: () => void;
   /** While true (a step under way), Escape does not close it: closed, it looked cancelled while the step went on. */
   locked?: boolean;
 }) {
@@ -195,6 +198,7 @@ export function Dialog({
     if (!keepOnEscape || ref.current?.querySelector('[data-copied="true"]')) return;
     event.preventDefault();
     ref.current?.querySelector<HTMLButtonElement>(".dialog-actions .btn-primary")?.focus();
+    onEscapeHeld?.();
   };
   useEffect(() => {
     const dialog = ref.current;

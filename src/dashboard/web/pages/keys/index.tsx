@@ -180,6 +180,7 @@ export function ApiKeys({ brandId }: { brandId: string }) {
   const brand = brands.find((b) => b.id === brandId);
   const loaded = useLoad(() => api.keys(), [brandId]);
   const [created, setCreated] = useState<Created | null>(null);
+  const [escapeHeld, setEscapeHeld] = useState(false);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const [revoked, setRevoked] = useState<string | null>(null);
   const listHeading = useRef<HTMLHeadingElement>(null);
@@ -242,12 +243,26 @@ export function ApiKeys({ brandId }: { brandId: string }) {
         )}
       </section>
       <ConnectedApps brandId={brandId} brandName={brand.name} />
-      <Dialog open={created !== null} title="Your new API key" onClose={() => setCreated(null)} keepOnEscape>
+      <Dialog
+        open={created !== null}
+        title="Your new API key"
+        onClose={() => {
+          setCreated(null);
+          setEscapeHeld(false);
+        }}
+        keepOnEscape
+        onEscapeHeld={() => setEscapeHeld(true)}
+      >
         {created && (
           <>
             {/* The key's own brand: the page's may have changed under the dialog (the browser's Back). */}
             <NewKey created={created} brand={brands.find((b) => b.id === created.key.brand_id) ?? brand} />
             <div class="dialog-actions">
+              {/* Why an Escape left the dialog open (it seemed to do nothing, the dashboard walk): beside
+                  Done, where the keyboard went, and heard there. */}
+              <p class="hint dialog-held" role="status">
+                {escapeHeld ? "The key is shown only here, so Escape does not close this before it is copied: copy it, or press Done." : ""}
+              </p>
               <Button variant="primary" onClick={() => setCreated(null)}>
                 Done
               </Button>
