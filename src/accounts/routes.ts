@@ -135,6 +135,10 @@ export function accountRoutes(ctx: AppContext, deleteAccount: DeleteAccount) {
     .post("/password", async ({ account, body, request }) => {
       await confirmPassword(account.id, request, body, "current_password");
       const next = (body as Record<string, unknown>).new_password;
+      // The same one changes nothing a person meant to change (the dashboard walk saw it accepted).
+      if (next === (body as Record<string, unknown>).current_password) {
+        throw new Invalid("new_password: this is your current password; choose a new one.", "same_password");
+      }
       const ended = await changeOwnPassword(db, account.id, next, sha256Hex(readSessionToken(config, request) ?? ""));
       return { changed: true, other_sessions_ended: ended };
     })

@@ -41,6 +41,11 @@ test("a person changes their password with the current one; their other sessions
   expect(missing.json.error).toBe("new_password: give a password.");
   const number = await t.call("POST", "/api/auth/password", { cookie, body: { current_password: PASSWORD, new_password: 12345678 } });
   expect(number.json.error).toBe("new_password: must be a string.");
+  // The current password again is refused, and signs no session out.
+  const same = await t.call("POST", "/api/auth/password", { cookie, body: { current_password: PASSWORD, new_password: PASSWORD } });
+  expect(same.status).toBe(400);
+  expect(same.json).toEqual({ error: "new_password: this is your current password; choose a new one.", code: "same_password" });
+  expect((await t.call("GET", "/api/auth/me", { cookie: elsewhere })).status).toBe(200);
   expect((await login("a@example.com", PASSWORD)).status).toBe(200);
 
   const changed = await t.call("POST", "/api/auth/password", {

@@ -71,8 +71,19 @@ test("a new password needs the current one; other sessions end, this one stays",
   expect(await current.getAttribute("aria-invalid")).toBe("true");
   await expectFocus(current);
   expect(await page.getByText("current_password").count()).toBe(0);
+  // The current password given as the new one is refused under New password; nothing is changed.
+  await current.fill(CLIENT.password);
+  await next.fill(CLIENT.password);
+  await page.getByRole("button", { name: "Change the password" }).click();
+  await page
+    .locator(".field-error")
+    .filter({ hasText: /^This is your current password; choose a new one\.$/ })
+    .waitFor();
+  await expectFocus(next);
+  expect((await elsewhere.request.get(d.url("/api/auth/me"))).status()).toBe(200);
 
   await current.fill(CLIENT.password);
+  await next.fill("a newer long password");
   await page.getByRole("button", { name: "Change the password" }).click();
   await page.getByRole("status").filter({ hasText: "Your password is changed; your other session is signed out." }).waitFor();
   expect(await current.inputValue()).toBe("");
