@@ -45,6 +45,8 @@ test("the owner reaches their account from the menu, and is told why it cannot b
   await page.getByRole("link", { name: OWNER.email }).click();
   await page.waitForURL((url) => url.pathname === "/account");
   await page.getByRole("heading", { name: "Your account", level: 1 }).waitFor();
+  // No brand is this page's: the header's menu offers one to go to.
+  expect(await page.getByLabel("Brand", { exact: true }).locator("option:checked").textContent()).toBe("Go to a brand…");
   await page.getByText("This account owns this Spyglass instance, so it cannot be deleted here").waitFor();
   expect(await page.getByRole("button", { name: "Delete the account…" }).count()).toBe(0);
   await expectAccessible(page, "account-owner");

@@ -105,7 +105,8 @@ function BrandSwitcher({ brandId }: { brandId: string | null }) {
           (event.currentTarget as HTMLSelectElement).value = current;
         }}
       >
-        {!brandId && <option value="">Choose a brand</option>}
+        {/* Off a brand's pages (Account, Accounts, All brands) no brand is the page's: the menu offers one to go to. */}
+        {!brandId && <option value="">Go to a brand…</option>}
         {brands.map((b) => (
           <option key={b.id} value={b.id}>
             {b.name}
