@@ -550,7 +550,7 @@ const NETWORK_CODES: Record<string, string> = {
 };
 
 /**
- * Why a request never got an answer, naming the host it was sent to (base_url in spyglass.toml) and
+ * Why a request never got an answer, naming the host it was sent to (the engine's base_url, in spyglass.toml or the file --config names) and
  * the cause in words; Bun's own sentence ("Unable to connect. Is the computer able to access the
  * url?") names neither.
  */
@@ -563,5 +563,5 @@ function networkReason(url: string, error: unknown): string {
     // The URL came from the configuration, which validated it; keep it as it is.
   }
   const cause = (code && NETWORK_CODES[code]) ?? errorText(error);
-  return `could not reach ${host} (base_url in spyglass.toml): ${cause}`;
+  return `could not reach ${host} (the engine's base_url in the configuration file): ${cause}`;
 }

@@ -318,7 +318,7 @@ describe("OpenAI-compatible engines", () => {
     expect(result.status).toBe("error");
     // Named by the host it was sent to and the cause in words, not the runtime's own sentence.
     expect(result.error).toBe(
-      `could not reach ${new URL(config.base_url).host} (base_url in spyglass.toml): the connection was refused (nothing listens there)`,
+      `could not reach ${new URL(config.base_url).host} (the engine's base_url in the configuration file): the connection was refused (nothing listens there)`,
     );
     expect(result.attempts).toBe(2);
   });
