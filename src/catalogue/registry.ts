@@ -299,28 +299,51 @@ async function referenceGone(ctx: ToolContext): Promise<AppError> {
   );
 }
 
+/** The analytics filter's fields, which a tool that echoes its filter gives back resolved. */
+const FILTER_FIELDS = ["start_date", "end_date", "engine", "tag", "prompt_id"] as const;
+
 /**
  * A paged call's cursors, tied to the tool and the rest of its input: a next_cursor passed to another
  * tool, or with another filter or order (an offset into a different list), silently skipped or
  * repeated rows; it is refused instead. The handlers' own cursors travel inside, after a digest of
  * the call (`digest.inner`); a cursor carries no authority either way (every query is keyed by the
  * credential's brand), so a fast non-cryptographic hash does. Computed only for a call that pages.
+ *
+ * A tool that echoes its filter (`filter` in its result: the period's dates, the tag's name) is tied
+ * to that filter as resolved, not as written: the next page asked with the echoed dates in place of
+ * the default, or the tag spelled otherwise, is the same list (the AI-client walk: a model copying
+ * the echoed filter into its next call was refused). Such a call is checked once its result is in;
+ * it reads, so the page read for a cursor then refused changes nothing.
  */
 class CursorScope {
-  private digest: string | null = null;
+  private raw: string | null = null;
+  /** The scope the given cursor carried, while it awaits the resolved filter. */
+  private given: string | null = null;
 
   constructor(
     private readonly tool: string,
     private readonly input: unknown,
+    private readonly resolvesFilter: boolean,
   ) {}
 
+  private digest(filter?: unknown): string {
+    // Page size and include_text change no row's place in the list: a next page may ask them otherwise.
+    const { cursor: _cursor, limit: _limit, include_text: _text, ...rest } = this.input as Record<string, unknown>;
+    if (filter === undefined) return Bun.hash(JSON.stringify([this.tool, rest])).toString(36);
+    for (const field of FILTER_FIELDS) delete rest[field];
+    return Bun.hash(JSON.stringify([this.tool, rest, filter])).toString(36);
+  }
+
   private scope(): string {
-    if (this.digest === null) {
-      // Page size and include_text change no row's place in the list: a next page may ask them otherwise.
-      const { cursor: _cursor, limit: _limit, include_text: _text, ...rest } = this.input as Record<string, unknown>;
-      this.digest = Bun.hash(JSON.stringify([this.tool, rest])).toString(36);
-    }
-    return this.digest;
+    this.raw ??= this.digest();
+    return this.raw;
+  }
+
+  private otherList(): Invalid {
+    return new Invalid(
+      `cursor: this next_cursor is of another list (another tool, or other filters or order); call ${this.tool} with the arguments that gave it, or without a cursor for the first page.`,
+      "invalid_cursor",
+    );
   }
 
   /** The input with the handler's own cursor in place of the one given. */
@@ -329,21 +352,26 @@ class CursorScope {
     if (typeof cursor !== "string" || cursor === "") return input;
     const dot = cursor.indexOf(".");
     if (dot === -1) throw new Invalid("cursor: pass back the next_cursor of a previous result unchanged.", "invalid_cursor");
-    if (cursor.slice(0, dot) !== this.scope()) {
-      throw new Invalid(
-        `cursor: this next_cursor is of another list (another tool, or other filters or order); call ${this.tool} with the arguments that gave it, or without a cursor for the first page.`,
-        "invalid_cursor",
-      );
-    }
+    if (this.resolvesFilter) this.given = cursor.slice(0, dot);
+    else if (cursor.slice(0, dot) !== this.scope()) throw this.otherList();
     return { ...input, cursor: cursor.slice(dot + 1) };
   }
 
-  /** The result with its next_cursor tied to this call. */
+  /** The result with its next_cursor tied to this call (and, for a filter resolved, the given cursor checked). */
   bind<T>(result: T): T {
+    const echoed = this.resolvesFilter ? (result as { filter?: unknown } | null)?.filter : undefined;
+    const scope = echoed === undefined ? null : this.digest(echoed);
+    if (this.given !== null && this.given !== scope) throw this.otherList();
     const next = (result as { next_cursor?: unknown } | null)?.next_cursor;
     if (typeof next !== "string") return result;
-    return { ...result, next_cursor: `${this.scope()}.${next}` };
+    return { ...result, next_cursor: `${scope ?? this.scope()}.${next}` };
   }
+}
+
+/** Whether a tool's result echoes its filter as resolved (CursorScope ties its cursors to that). */
+function echoesFilter(tool: AnyTool): boolean {
+  const shape = (tool.output as Partial<z.ZodObject>).shape;
+  return shape !== undefined && Object.hasOwn(shape, "filter") && Object.hasOwn(shape, "next_cursor");
 }
 
 async function callTool(tool: AnyTool | undefined, name: string, args: unknown, ctx: ToolContext): Promise<ToolOutcome> {
@@ -356,7 +384,7 @@ async function callTool(tool: AnyTool | undefined, name: string, args: unknown, 
     const parsed = tool.input.safeParse(withoutNullOptionals(tool.input, args ?? {}), { reportInput: true });
     if (!parsed.success)
       return { ok: false, error: new Invalid(invalidInputMessage(tool.name, parsed.error, Object.keys(tool.input.shape))) };
-    const cursors = new CursorScope(tool.name, parsed.data);
+    const cursors = new CursorScope(tool.name, parsed.data, echoesFilter(tool));
     // The result as its output schema parses it, which drops anything a handler returned by mistake
     // (without the parse's copy when it already is exactly that: conformance.ts).
     const output = conformingOutput(tool.output, cursors.bind(await tool.handler(cursors.unbind(parsed.data), ctx)));

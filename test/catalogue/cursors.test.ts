@@ -51,3 +51,23 @@ test("an offset cursor is refused with another grouping, another filter or by an
   expect(more.data.answers[0].text).toEqual(expect.any(String));
   expect(more.data.answers.map((a: { id: string }) => a.id)).not.toContain(answers.answers[1].id);
 });
+
+test("a tool that echoes its filter takes a next page asked with that filter as echoed: the default dates written out, the tag spelled otherwise", async () => {
+  const client = await s.client(s.seed.a.key);
+  await call(client, "update_prompt", { prompt_id: s.seed.a.ids.promptId, tags: ["Pricing"] });
+  const first = (await call(client, "get_top_sources", { tag: "Pricing", limit: 1 })).data;
+  expect(first.sources).toHaveLength(1);
+  expect(first.next_cursor).toEqual(expect.any(String));
+  // The call an AI client makes next: the echoed filter copied into it (the AI-client walk was refused here).
+  const { start_date, end_date } = first.filter;
+  const next = await call(client, "get_top_sources", { tag: "pricing", start_date, end_date, limit: 1, cursor: first.next_cursor });
+  expect(next.error).toBeNull();
+  expect(next.data.sources[0].domain).not.toBe(first.sources[0].domain);
+  // A period that is not the same one is still another list.
+  const shifted = { start_date: first.filter.previous_start_date, end_date: first.filter.previous_end_date };
+  expect((await call(client, "get_top_sources", { tag: "Pricing", ...shifted, limit: 1, cursor: first.next_cursor })).error).toMatch(
+    OTHER_LIST,
+  );
+  expect((await call(client, "get_top_sources", { limit: 1, cursor: first.next_cursor })).error).toMatch(OTHER_LIST);
+  expect((await call(client, "get_prompt_performance", { tag: "Pricing", cursor: first.next_cursor })).error).toMatch(OTHER_LIST);
+});
