@@ -62,7 +62,7 @@ interface SummaryRow {
 }
 
 // Answers are stored under integer keys; clients see them prefixed like every other id.
-const ANSWER_ID = /^(?:ans_)?(\d{1,15})$/;
+const ANSWER_ID = /^(?:ans_)?(\d{1,15})$/i;
 
 function answerIdOf(key: number): string {
   return `ans_${key}`;
@@ -70,7 +70,8 @@ function answerIdOf(key: number): string {
 
 /** The stored key of an answer id, `ans_123`, or `123` as ids were shown before they had a prefix. */
 function answerKeyOf(answerId: string): number | null {
-  const match = ANSWER_ID.exec(answerId);
+  // Spaces around it and the prefix's case are a copy's, not another id ("ANS_7198", " ans_7198").
+  const match = ANSWER_ID.exec(answerId.trim());
   return match ? Number(match[1]) : null;
 }
 

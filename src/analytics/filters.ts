@@ -78,7 +78,11 @@ export async function resolveFilter(app: AppContext, brandId: string, input: Fil
   const today = startOfUtcDay(now);
   const endDay = input.end_date !== undefined ? parseDay(input.end_date, "end_date") : today;
   const startDay = input.start_date !== undefined ? parseDay(input.start_date, "start_date") : endDay - (DEFAULT_DAYS - 1) * DAY_MS;
-  if (startDay > endDay) throw new Invalid("start_date must be on or before end_date.", "invalid_date_range");
+  if (startDay > endDay) {
+    // Without an end_date the period ends today: a start_date in the future was refused as if an end_date had been given.
+    const given = input.end_date !== undefined ? "" : ` (end_date, not given, is today: ${dayString(today)})`;
+    throw new Invalid(`start_date must be on or before end_date${given}.`, "invalid_date_range");
+  }
   const days = Math.round((endDay - startDay) / DAY_MS) + 1;
   if (days > MAX_DAYS)
     throw new Invalid(`The period may cover at most ${MAX_DAYS} days; narrow start_date and end_date.`, "invalid_date_range");

@@ -5,7 +5,7 @@ import { brandPromptIds, getPromptHeads } from "../prompts/service";
 import { refreshWindows, WINDOW_DAYS, windowState } from "../tracking/prompt-windows";
 import { loadRoster, type SiteOwner, siteOwners } from "../tracking/roster";
 import { DAY_MS, describeFilter, encodeOffset, type Filter, type SqlParam, startOfUtcDay, where } from "./filters";
-import { reanalysisNote } from "./notes";
+import { periodNote } from "./notes";
 import { type Mean, mean, type Rate, rate } from "./rates";
 
 export interface PromptPerformance {
@@ -129,7 +129,7 @@ export async function promptPerformance(
     filter: describeFilter(filter),
     prompts,
     next_cursor: rows.length > opts.limit ? encodeOffset(opts.offset + opts.limit) : null,
-    note: await reanalysisNote(app.db, filter.brandId),
+    note: await periodNote(app, filter, prompts.length === 0 && opts.offset === 0),
   };
 }
 
@@ -244,7 +244,7 @@ export async function contentGaps(app: AppContext, filter: Filter, opts: { limit
     total_gaps: rows[0]?.total_gaps ?? 0,
     gaps,
     next_cursor: rows.length > opts.limit ? encodeOffset(opts.offset + opts.limit) : null,
-    note: await reanalysisNote(app.db, filter.brandId),
+    note: await periodNote(app, filter, rows.length === 0 && opts.offset === 0),
   };
 }
 

@@ -8,7 +8,7 @@ import { Invalid } from "../errors";
 import { brandEngineIds, brandEngines } from "../tracking/engines";
 import { loadRoster, type Roster } from "../tracking/roster";
 import { countOf, DAY_MS, dayString, dayWhere, describeFilter, type Filter, type Read, readTogether, where } from "./filters";
-import { reanalysisNote } from "./notes";
+import { emptyPeriodNote, periodNote, reanalysisNote } from "./notes";
 import { type Mean, mean, type PeriodMean, type PeriodRate, POSITION, periodMean, periodRate, type Rate, rate, SENTIMENT } from "./rates";
 import { type RetrievalCounts, retrievalRead } from "./search";
 import { comparePeriods } from "./stats";
@@ -306,35 +306,6 @@ export async function visibilityOverview(app: AppContext, filter: Filter) {
   };
 }
 
-/** The first and last day with a stored answer of the brand (any engine), and how many answers: null before the first. */
-export async function storedAnswerDays(
-  app: AppContext,
-  brandId: string,
-): Promise<{ first_day: string; last_day: string; answers: number } | null> {
-  const row = await app.db.get<{ first: number | null; last: number | null; n: number | null }>(
-    "SELECT min(day) AS first, max(day) AS last, sum(total) AS n FROM answer_days WHERE brand_id = ?",
-    [brandId],
-  );
-  if (row?.first == null || row.last == null) return null;
-  return { first_day: dayString(row.first * DAY_MS), last_day: dayString(row.last * DAY_MS), answers: row.n ?? 0 };
-}
-
-/**
- * Why a period has no answer at all, for a client that would otherwise read a page of nulls: none
- * is stored yet, or the period (a wrong year, the future) misses the days that have some.
- */
-async function emptyPeriodNote(app: AppContext, filter: Filter): Promise<string> {
-  const today = dayString(Date.now());
-  const stored = await storedAnswerDays(app, filter.brandId);
-  if (!stored) {
-    return `No answer is stored for this brand yet (today is ${today}, UTC): tracking stores them; get_tracking_status shows the engines and the next scheduled run, and run_tracking starts one.`;
-  }
-  const narrowed = [filter.engine && `engine ${filter.engine}`, filter.tag && `tag ${filter.tag.name}`, filter.prompt && "this prompt"]
-    .filter(Boolean)
-    .join(", ");
-  return `No answer in ${filter.period.start_date}..${filter.period.end_date}${narrowed ? ` for ${narrowed}` : ""}. The brand's stored answers span ${stored.first_day}..${stored.last_day} (today is ${today}, UTC).`;
-}
-
 export interface TrendPoint {
   date: string;
   /** The weekday of `date` (UTC), and how many of the period's days the point covers (a partial first or last week has fewer than 7). */
@@ -412,7 +383,16 @@ export async function visibilityTrend(app: AppContext, filter: Filter, interval:
     });
     before = visibility;
   }
-  return { filter: describeFilter(filter), interval, points, note: await reanalysisNote(db, filter.brandId) };
+  return {
+    filter: describeFilter(filter),
+    interval,
+    points,
+    note: await periodNote(
+      app,
+      filter,
+      points.every((p) => p.answers.total === 0),
+    ),
+  };
 }
 
 export interface RankingRow {
@@ -519,5 +499,5 @@ export async function competitorRanking(app: AppContext, filter: Filter) {
       b.visibility.successes - a.visibility.successes ||
       a.name.localeCompare(b.name),
   );
-  return { filter: describeFilter(filter), valid_answers: valid, ranking, note: await reanalysisNote(app.db, filter.brandId) };
+  return { filter: describeFilter(filter), valid_answers: valid, ranking, note: await periodNote(app, filter, valid === 0) };
 }

@@ -59,7 +59,8 @@ function unknownFields(keys: readonly string[], known: readonly string[] | undef
   const head = `unknown field${keys.length === 1 ? "" : "s"} ${list}`;
   // The brand is the credential's: said as such, not as a field to look for.
   if (keys.length === 1 && keys[0] === "brand_id") return `${head} (each key or sign-in acts for one brand: no tool takes a brand id)`;
-  if (!known || known.length === 0) return head;
+  if (!known) return head;
+  if (known.length === 0) return `${head}: it takes no arguments; call it with {}`;
   // Hints for the first few keys of a field name's length: the comparison costs their lengths' product.
   const hints = keys.slice(0, SHOWN).flatMap((k) => {
     if (k.length > MAX_HINTED_KEY) return [];
@@ -67,6 +68,39 @@ function unknownFields(keys: readonly string[], known: readonly string[] | undef
     return meant ? [keys.length === 1 ? `"${meant}"` : `"${meant}" for "${k}"`] : [];
   });
   return `${head}${hints.length ? ` (did you mean ${hints.join(", ")}?)` : ""}; the fields are ${known.join(", ")}`;
+}
+
+/**
+ * The fields of the object at `path` in `schema` (through optional, nullable, default and list
+ * wrappers), or undefined when it is no object: an unknown field of a list's entry ("prompts[0]
+ * unknown field "tag"") gets the entry's fields and a hint, as a top-level one does.
+ */
+export function fieldsAt(schema: z.ZodType, path: readonly PropertyKey[]): readonly string[] | undefined {
+  let at: unknown = schema;
+  let i = 0;
+  for (let guard = 0; guard < 64; guard++) {
+    const def = (at as { _zod?: { def?: Record<string, unknown> } } | undefined)?._zod?.def;
+    if (!def) return undefined;
+    const type = def.type as string;
+    if (type === "optional" || type === "nullable" || type === "default" || type === "readonly" || type === "nonoptional") {
+      at = def.innerType;
+    } else if (type === "pipe") {
+      at = def.in;
+    } else if (type === "array" && typeof path[i] === "number") {
+      at = def.element;
+      i++;
+    } else if (type === "object") {
+      const shape = def.shape as Record<string, unknown>;
+      if (i === path.length) return Object.keys(shape);
+      const key = path[i];
+      if (typeof key !== "string" || !Object.hasOwn(shape, key)) return undefined;
+      at = shape[key];
+      i++;
+    } else {
+      return undefined;
+    }
+  }
+  return undefined;
 }
 
 function describeIssue(issue: z.core.$ZodIssue, known?: readonly string[]): string {
@@ -80,7 +114,7 @@ function describeIssue(issue: z.core.$ZodIssue, known?: readonly string[]): stri
     case "invalid_value":
       return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
     case "unrecognized_keys":
-      return unknownFields(issue.keys, issue.path.length === 0 ? known : undefined);
+      return unknownFields(issue.keys, known);
     case "invalid_format":
     case "custom":
       return issue.message;
@@ -100,10 +134,10 @@ const SHOWN = 5;
 
 /**
  * One sentence naming each problem's field (one problem per field), the first few in full and the
- * others' fields. `fields`: the input's own fields, named (with the likeliest one) when an unknown
- * field is sent.
+ * others' fields. `input`: the tool's input schema, whose fields at the place of an unknown one are
+ * named (with the likeliest one).
  */
-export function invalidInputMessage(toolName: string, error: z.ZodError, fields?: readonly string[]): string {
+export function invalidInputMessage(toolName: string, error: z.ZodError, input?: z.ZodType): string {
   const byField = new Map<string, z.core.$ZodIssue>();
   for (const issue of error.issues) {
     const field = fieldOf(issue.path);
@@ -111,7 +145,7 @@ export function invalidInputMessage(toolName: string, error: z.ZodError, fields?
     if (!seen || (isImplicitBound(seen) && !isImplicitBound(issue))) byField.set(field, issue);
   }
   const problems = [...byField].map(([field, issue]) => {
-    const what = describeIssue(issue, fields);
+    const what = describeIssue(issue, input && issue.code === "unrecognized_keys" ? fieldsAt(input, issue.path) : undefined);
     return { field, text: field ? `${field} ${what}` : what.charAt(0).toUpperCase() + what.slice(1) };
   });
   const rest = problems.slice(SHOWN);

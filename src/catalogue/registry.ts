@@ -382,8 +382,7 @@ async function callTool(tool: AnyTool | undefined, name: string, args: unknown, 
   // answer an HTTP 500 without the request's id).
   try {
     const parsed = tool.input.safeParse(withoutNullOptionals(tool.input, args ?? {}), { reportInput: true });
-    if (!parsed.success)
-      return { ok: false, error: new Invalid(invalidInputMessage(tool.name, parsed.error, Object.keys(tool.input.shape))) };
+    if (!parsed.success) return { ok: false, error: new Invalid(invalidInputMessage(tool.name, parsed.error, tool.input)) };
     const cursors = new CursorScope(tool.name, parsed.data, echoesFilter(tool));
     // The result as its output schema parses it, which drops anything a handler returned by mistake
     // (without the parse's copy when it already is exactly that: conformance.ts).

@@ -37,11 +37,12 @@ export interface ArticleSummary {
   created_at: string;
   /** The tracked prompt the article answers, or null. */
   prompt_id: string | null;
+  /** The last change: update_article's expected_updated_at, without a get_article first. */
+  updated_at: string;
 }
 
 /** The whole record, as `get_article` and every write return it. */
 export interface Article extends ArticleSummary {
-  updated_at: string;
   /** The linked prompt's text (archived or not), or null when the article answers none. */
   prompt_text: string | null;
   markdown: string;
@@ -139,6 +140,7 @@ function summary(row: ArticleRow): ArticleSummary {
     published_at: isoOrNull(row.publishedAt),
     created_at: iso(row.createdAt),
     prompt_id: row.promptId,
+    updated_at: iso(row.updatedAt),
   };
 }
 
@@ -150,7 +152,6 @@ async function full(db: Queries, row: ArticleRow, promptText?: string | null): P
       : ((await getPromptTexts(db, row.brandId, [row.promptId])).get(row.promptId) ?? null);
   return {
     ...summary(row),
-    updated_at: iso(row.updatedAt),
     prompt_text: text,
     markdown: row.markdown,
     html: row.html,
@@ -176,8 +177,31 @@ type ArticleChanges = Partial<Pick<ArticleRow, keyof typeof PATCH_COLUMNS>>;
 
 async function findRow(db: Queries, brandId: string, articleId: string): Promise<ArticleRow> {
   const row = await db.get<ArticleRow>(`SELECT ${ARTICLE_COLUMNS} FROM articles WHERE id = ? AND brand_id = ?`, [articleId, brandId]);
-  if (!row) throw new NotFound("Article not found: check article_id with list_articles.", "article_not_found");
+  if (!row) throw articleNotFound(articleId);
   return row;
+}
+
+const OTHER_RECORD: Record<string, string> = {
+  prm: "a prompt's id",
+  ans: "an answer's id",
+  cmp: "a competitor's id",
+  tag: "a tag's id",
+  brd: "a brand's id",
+};
+
+/**
+ * An article not found, saying what was given when it is another record's id or a slug (a model
+ * passing either was told only "Article not found", the AI-client walk).
+ */
+function articleNotFound(given: string): NotFound {
+  const other = /^(prm|ans|cmp|tag|brd)_/.exec(given)?.[1];
+  const shown = JSON.stringify(given.slice(0, 60));
+  const what = other
+    ? `: ${shown} is ${OTHER_RECORD[other]}, and an article id looks like art_…`
+    : !given.startsWith("art_") && /^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(given)
+      ? `: an article id looks like art_…, and ${shown} looks like a slug`
+      : "";
+  return new NotFound(`Article not found${what}; list_articles gives the brand's articles with their ids and slugs.`, "article_not_found");
 }
 
 async function slugTaken(db: Queries, brandId: string, slug: string, exceptId?: string): Promise<boolean> {

@@ -62,7 +62,9 @@ export function normalizeCountry(value: string | null | undefined, field = "coun
   regionNames ??= new Intl.DisplayNames(["en"], { type: "region", fallback: "code" });
   const name = /^[A-Z]{2}$/.test(code) ? regionNames.of(code) : undefined;
   if (name === undefined || name === code || name === "Unknown Region") {
-    throw new Invalid(`${field}: give a two-letter country code such as US or DE.`, "invalid_country");
+    // Two letters that name no country are said so: "give a two-letter code" read as wrong about "XX".
+    const problem = /^[A-Z]{2}$/.test(code) ? `${code} is no country's two-letter code (ISO 3166-1)` : "give a two-letter country code";
+    throw new Invalid(`${field}: ${problem}; give one such as US or DE.`, "invalid_country");
   }
   return code;
 }

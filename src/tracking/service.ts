@@ -259,16 +259,16 @@ export interface TrackingStatus {
   engines: Array<{
     id: string;
     label: string;
-    api: string;
+    api: string | null;
     model: string;
-    concurrency: number;
+    concurrency: number | null;
     api_key_set: boolean;
     /** The environment variable the key is read from (its name, never its value), or null. */
     api_key_env: string | null;
     configured: boolean;
     demo: boolean;
   }>;
-  schedule: { cron: string; timezone: "UTC"; enabled: boolean; samples: number };
+  schedule: { cron: string; timezone: "UTC"; enabled: boolean; brand_scheduled: boolean; samples: number };
   last_run: RunView | null;
   next_run: string | null;
   running: boolean;
@@ -321,16 +321,25 @@ export async function getTrackingStatus(
         .map((e) => ({
           id: e.id,
           label: e.label,
-          api: "",
+          // Not configured: no API and no concurrency (they read "" and 0, as if configured so).
+          api: null,
           model: e.model,
-          concurrency: 0,
+          concurrency: null,
           api_key_set: false,
           api_key_env: null,
           configured: false,
           demo: e.demo,
         })),
     ],
-    schedule: { cron: tracking.schedule, timezone: "UTC", enabled: tracking.enabled, samples: tracking.samples },
+    schedule: {
+      cron: tracking.schedule,
+      timezone: "UTC",
+      enabled: tracking.enabled,
+      // Whether it asks this brand's prompts, as get_brand's tracking.enabled: "enabled" beside a
+      // brand the schedule leaves out read as tracked (the AI-client walk).
+      brand_scheduled: tracking.enabled && engines.length > 0 && !demo,
+      samples: tracking.samples,
+    },
     last_run: last,
     next_run: next ? next.toISOString() : null,
     running: last?.status === "running",

@@ -505,6 +505,11 @@ describe("answers", () => {
     await expect(listAnswers(app, s.brandId, { start_date: "2025-03-10", end_date: "2025-03-01", limit: 5 })).rejects.toThrow(
       "start_date must be on or before end_date.",
     );
+    // Without an end_date the period ends today, which the refusal of a later start_date says (the
+    // AI-client walk was told about an end_date it had not given).
+    await expect(resolveFilter(app, s.brandId, { start_date: "2025-03-10" }, Date.parse("2025-03-05T12:00:00Z"))).rejects.toThrow(
+      "start_date must be on or before end_date (end_date, not given, is today: 2025-03-05).",
+    );
     // Before 1970 (a review sent year 0: the period came back as "-000001-12").
     await expect(listAnswers(app, s.brandId, { end_date: "0000-01-01", limit: 5 })).rejects.toThrow(
       "end_date: give a date from 1970-01-01 on.",
@@ -607,6 +612,9 @@ describe("answers", () => {
 
   test("an answer id shown before ids had a prefix still finds its answer; a malformed one is not found", async () => {
     expect((await getAnswer(app, s.brandId, String(ids[0]))).answer.id).toBe(`ans_${ids[0]}`);
+    // As copied: the prefix's case and spaces around it are not another id.
+    for (const copied of [`ANS_${ids[0]}`, ` ans_${ids[0]}\n`])
+      expect((await getAnswer(app, s.brandId, copied)).answer.id).toBe(`ans_${ids[0]}`);
     for (const bad of ["ans_", "ans_x1", `ans_${ids[0]}x`, "1".repeat(16)]) {
       await expect(getAnswer(app, s.brandId, bad)).rejects.toThrow(
         "Answer not found: an answer id looks like ans_7192; list_answers gives the brand's answers and their ids.",

@@ -44,6 +44,27 @@ test("get_brand gives today's date and the days of the first and last stored ans
   const full = await call(client, "get_visibility_overview", { start_date: day(stored.first), end_date: day(stored.last) });
   expect(full.data.answers.total).toBeGreaterThan(0);
   expect(full.data.note).toBeNull();
+  // Every analytics tool says it of an empty period: an empty list of gaps or sources read as "none"
+  // (the AI-client walk); and none says it of the period with answers.
+  const wrongYear = { start_date: "2020-01-01", end_date: "2020-01-31" };
+  const withAnswers = { start_date: day(stored.first), end_date: day(stored.last) };
+  for (const name of [
+    "get_visibility_trend",
+    "get_competitor_ranking",
+    "get_prompt_performance",
+    "get_content_gaps",
+    "get_top_sources",
+    "get_search_queries",
+  ]) {
+    const said = await call(client, name, wrongYear);
+    expect([name, said.data.note]).toEqual([name, empty.data.note]);
+    expect([name, (await call(client, name, withAnswers)).data.note]).toEqual([name, null]);
+  }
+  // A tag whose prompts have no answer in the period: said for that tag.
+  await call(client, "create_prompts", { prompts: [{ text: "a prompt never asked yet", tags: ["Unasked"] }] });
+  const unasked = (await call(client, "get_content_gaps", { tag: "unasked" })).data;
+  expect(unasked.total_gaps).toBe(0);
+  expect(unasked.note).toStartWith(`No answer in ${unasked.filter.start_date}..${unasked.filter.end_date} for tag Unasked. `);
 
   // A brand without any stored answer is told so, and where answers come from.
   const fresh = await createBrand(s.t.db, s.seed.a.accountId, { name: "Fresh Brand" });

@@ -32,6 +32,14 @@ test("a tool call with an unknown field says which field was meant and lists the
     'Invalid input for get_visibility_overview: Unknown fields "startDate", "period" (did you mean "start_date" for "startDate"?); the fields are ',
   );
   expect(overview.error).toContain("start_date, end_date");
+  // In a list's entry: that entry's fields, and the one meant (the AI-client walk got neither).
+  expect((await call(client, "create_prompts", { prompts: [{ text: "a prompt with a tag", tag: "pricing" }] })).error).toBe(
+    'Invalid input for create_prompts: prompts[0] unknown field "tag" (did you mean "tags"?); the fields are text, tags, country, language.',
+  );
+  // A tool that takes no arguments says so.
+  expect((await call(client, "get_brand", { x: 1 })).error).toBe(
+    'Invalid input for get_brand: Unknown field "x": it takes no arguments; call it with {}.',
+  );
 });
 
 test("a prompt's text where its id goes is named as such, with the way to the id", async () => {

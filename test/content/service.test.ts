@@ -5,7 +5,7 @@ import { ArticleRenderer, articleRenderer, setArticleRenderer } from "../../src/
 import { addPrompt, apiKeyFor, callTool, makeWorld, type World } from "../public/world";
 
 /** An article summary's fields, in order (list_articles); the whole record adds its body after them. */
-const SUMMARY_KEYS = ["id", "slug", "title", "description", "status", "published_at", "created_at", "prompt_id"];
+const SUMMARY_KEYS = ["id", "slug", "title", "description", "status", "published_at", "created_at", "prompt_id", "updated_at"];
 
 let world: World;
 let key: string;
@@ -36,7 +36,7 @@ describe("create_article", () => {
       markdown:
         '# Best CRM for startups\n\nPick <b onclick="alert(1)">Acme</b>.<script>alert(1)</script>\n\n[site](javascript:alert(1)) [ok](https://acme.com)',
     });
-    expect(Object.keys(article)).toEqual([...SUMMARY_KEYS, "updated_at", "prompt_text", "markdown", "html"]);
+    expect(Object.keys(article)).toEqual([...SUMMARY_KEYS, "prompt_text", "markdown", "html"]);
     expect(article).toMatchObject({
       slug: "best-crm-for-startups",
       title: "Best CRM for Startups",
@@ -327,6 +327,28 @@ describe("publish_to_site and unpublish_article", () => {
   });
 });
 
+describe("get_article_impact of one article", () => {
+  test("an article it does not list is said why: not published, or linked to no prompt", async () => {
+    const promptId = await addPrompt(world, world.brand.id, "best crm for a small team");
+    const draft = await create({ title: "Linked draft", prompt_id: promptId });
+    const impactOf = async (id: string) => (await tool("get_article_impact", { article_id: id })).data;
+    expect(await impactOf(draft.id)).toMatchObject({
+      articles: [],
+      note: "This article is not published (a draft): its impact is measured from its publication (publish_to_site).",
+    });
+    const unlinked = await create({ title: "Unlinked" });
+    await tool("publish_to_site", { article_id: unlinked.id });
+    expect((await impactOf(unlinked.id)).note).toBe(
+      "This article is linked to no prompt, so there is no prompt whose figures it could move: link it to the prompt it answers (update_article with prompt_id).",
+    );
+    await tool("publish_to_site", { article_id: draft.id });
+    const listed = await impactOf(draft.id);
+    expect(listed.articles.map((a: { article: { id: string } }) => a.article.id)).toEqual([draft.id]);
+    expect(listed.note).toBeNull();
+    expect((await tool("get_article_impact", {})).data.note).toBeNull();
+  });
+});
+
 describe("list_articles", () => {
   test("newest first, filtered by status, paged with cursor", async () => {
     const made = [];
@@ -368,9 +390,16 @@ describe("brand isolation", () => {
     for (const [name, extra] of calls) {
       const foreign = await tool(name, { article_id: ours.id, ...extra }, otherKey);
       const unknown = await tool(name, { article_id: unknownId, ...extra }, otherKey);
-      expect(foreign.error).toBe("Article not found: check article_id with list_articles.");
+      expect(foreign.error).toBe("Article not found; list_articles gives the brand's articles with their ids and slugs.");
       expect(foreign.error).toBe(unknown.error);
     }
+    // What a model passes by mistake is named: a slug, another record's id.
+    expect((await tool("get_article", { article_id: "private-draft" })).error).toBe(
+      `Article not found: an article id looks like art_…, and "private-draft" looks like a slug; list_articles gives the brand's articles with their ids and slugs.`,
+    );
+    expect((await tool("unpublish_article", { article_id: "prm_0000000000000000" })).error).toBe(
+      `Article not found: "prm_0000000000000000" is a prompt's id, and an article id looks like art_…; list_articles gives the brand's articles with their ids and slugs.`,
+    );
     expect((await tool("list_articles", {}, otherKey)).data.articles).toEqual([]);
     const after = (await tool("get_article", { article_id: ours.id })).data.article;
     expect(after).toEqual(ours);

@@ -533,7 +533,9 @@ describe("the article editor", () => {
         () => "answered",
         (error: Error) => error.message,
       );
-      expect(refusal).toContain('Error: 404 {"error":"Article not found: check article_id with list_articles."');
+      expect(refusal).toContain(
+        'Error: 404 {"error":"Article not found; list_articles gives the brand\'s articles with their ids and slugs."',
+      );
       expect(await page.getByRole("link", { name: "Every article's impact" }).getAttribute("href")).toBe(`/brands/${brandId}/impact`);
       // Published today: no answer after it yet, which the card says in words rather than as 0/0.
       await card.getByText("no answers").first().waitFor();

@@ -341,7 +341,7 @@ describe("many prompts", () => {
     await page.getByLabel("Country (optional)").fill("ZZ");
     await page.getByRole("button", { name: "Add the prompts" }).click();
     const form = page.getByRole("form", { name: "Add prompts" });
-    await form.getByText("Give a two-letter country code such as US or DE.").waitFor();
+    await form.getByText("ZZ is no country's two-letter code (ISO 3166-1); give one such as US or DE.").waitFor();
     expect(await page.getByLabel("Country (optional)").getAttribute("aria-invalid")).toBe("true");
     await expectFocus(page.getByLabel("Country (optional)"));
     expect(await form.getByText("prompts[0]").count()).toBe(0);
@@ -350,7 +350,7 @@ describe("many prompts", () => {
     expect((await viaSession("list_prompts", { query: "a fine prompt about crm" })).prompts).toEqual([]);
     // Retyped, the sentence goes.
     await page.getByLabel("Country (optional)").fill("");
-    await form.getByText("Give a two-letter country code such as US or DE.").waitFor({ state: "detached" });
+    await form.getByText("ZZ is no country's two-letter code (ISO 3166-1); give one such as US or DE.").waitFor({ state: "detached" });
     await page.getByLabel("Prompts", { exact: true }).fill("");
   });
 

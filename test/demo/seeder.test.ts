@@ -114,6 +114,10 @@ model = "gpt-test"
   expect(status.forecast.requests_per_month).toBe(0);
   expect(status.forecast.requests_per_run).toBeGreaterThan(0);
   expect(status.message).toStartWith("This is spyglass demo's brand: its answers are made up, and scheduled runs leave it out.");
+  // The server's schedule is on; this brand's prompts are not asked by it (one field each, which agree with get_brand).
+  expect(status.schedule).toMatchObject({ enabled: true, brand_scheduled: false });
+  // Its engines are the demo's, not configured: no API or concurrency to show.
+  expect(status.engines.filter((e) => e.demo)).toContainEqual(expect.objectContaining({ configured: false, api: null, concurrency: null }));
   // get_brand says so too: scheduled runs ask nothing for it.
   const principal = {
     account: { id: demo.account_id },
@@ -127,5 +131,6 @@ model = "gpt-test"
   const real = await createBrand(app.db, account.id, { name: "Real Brand" });
   const realStatus = await getTrackingStatus(app, real.id);
   expect(realStatus.next_run).not.toBeNull();
+  expect(realStatus.schedule.brand_scheduled).toBe(true);
   expect(realStatus.message).toBeNull();
 });

@@ -316,6 +316,36 @@ describe("MCP Apps views in a host", () => {
     await done(shown, "publish-confirmed", ["initialized", "result sent", "tools/call publish_to_site"]);
   });
 
+  test("a publish the server refuses is said under the button, and the article stays in view", async () => {
+    const draft = await call(mcp, "create_article", { title: "Refused draft", markdown: "Text to publish later." });
+    const input = { article_id: draft.data.article.id };
+    const { result } = await call(mcp, "get_article", input);
+    const shown = await show("get_article", input, result, "light", true);
+    const publish = shown.frame.getByRole("button", { name: "Publish to the site" });
+    const alert = shown.frame.getByRole("alert");
+    // The account's plan changed since the view was drawn: the host's SDK client checks the plan's
+    // refusal (with its structuredContent) against the tool's output schema, and fails on that.
+    expect((await box.cli(["account", "plan", "--email", seed.a.email, "--plan", "visibility"])).code).toBe(0);
+    try {
+      await publish.click();
+      await alert.waitFor();
+      expect(await alert.textContent()).toBe(
+        "Publishing failed: the server refused it, and this app could not show why (the account's plan may no longer include publishing). Ask the assistant to publish this article to see the reason.",
+      );
+    } finally {
+      expect((await box.cli(["account", "plan", "--email", seed.a.email, "--plan", "autopilot"])).code).toBe(0);
+    }
+    expect((await call(mcp, "get_article", input)).data.article.status).toBe("draft");
+    // Deleted meanwhile (in the dashboard): the server's sentence, under the button. The view was
+    // replaced by the refusal's text (the AI-client walk); the article stays in view.
+    await box.withDb((db) => db.run("DELETE FROM articles WHERE id = ?", [input.article_id]));
+    await publish.click();
+    await shown.frame.getByRole("alert").filter({ hasText: "Publishing failed: Article not found" }).waitFor();
+    expect(await shown.frame.locator("h1").textContent()).toBe("Draft, not published yet: Refused draft");
+    expect(await publish.isEnabled()).toBe(true);
+    await done(shown, "publish-refused", ["initialized", "result sent", "tools/call publish_to_site", "tools/call publish_to_site"]);
+  });
+
   test("a host that does not forward tool calls gets no publish button, but a sentence", async () => {
     const draft = await call(mcp, "create_article", { title: "Another draft", markdown: "Text." });
     const input = { article_id: draft.data.article.id };
@@ -340,8 +370,8 @@ describe("MCP Apps views in a host", () => {
     await page.setContent(`<!doctype html><html><body><script>${hostScript.replaceAll("</script", "<\\/script")}</script></body></html>`);
     await page.evaluate(({ html, result }) => window.showView(html, {}, result, "light"), { html, result });
     const frame = page.frames().find((f) => f !== page.mainFrame())!;
-    await frame.waitForSelector(".notice.error");
-    expect(await frame.locator(".notice.error").textContent()).toBe(error!);
+    await frame.waitForSelector(".notice.notice-error");
+    expect(await frame.locator(".notice.notice-error").textContent()).toBe(error!);
     expect(requests).toEqual([]);
     await page.context().close();
   });

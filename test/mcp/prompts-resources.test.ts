@@ -85,6 +85,10 @@ describe("prompts", () => {
     const dive = text(await a.getPrompt({ name: "competitor_deep_dive", arguments: { competitor: "acme rival" } }));
     expect(dive).toContain('"Acme Analytics" against "Acme Rival"');
     expect(dive).toContain("acme-rival.com");
+    // By one of its aliases too ("AcmeR"), as answers may name it.
+    expect(text(await a.getPrompt({ name: "competitor_deep_dive", arguments: { competitor: "acmer" } }))).toContain(
+      '"Acme Analytics" against "Acme Rival"',
+    );
     expect(await failure(a.getPrompt({ name: "competitor_deep_dive" }))).toContain('needs the argument "competitor"');
     expect(await failure(a.getPrompt({ name: "competitor_deep_dive", arguments: { competitor: "Borealis Rival" } }))).toContain(
       'Competitor "Borealis Rival" not found',

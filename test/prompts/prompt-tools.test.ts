@@ -160,7 +160,7 @@ describe("creating", () => {
     );
     // Two letters that name no country.
     expect(await refusal({ prompts: [{ text: "fine text", country: "zz" }] })).toBe(
-      "prompts[0].country: give a two-letter country code such as US or DE.",
+      "prompts[0].country: ZZ is no country's two-letter code (ISO 3166-1); give one such as US or DE.",
     );
     // Nothing of a refused call is stored.
     expect(texts((await call(a, "list_prompts")).data.prompts)).toEqual(["best Acme software for small teams"]);
@@ -180,6 +180,11 @@ describe("editing and archiving", () => {
     expect(data.prompt).toMatchObject({ id, text: "prompt edited", tags: ["New", "Other"], country: "FR", language: "fr" });
     const cleared = await call(a, "update_prompt", { prompt_id: id, tags: [], country: null });
     expect(cleared.data.prompt).toMatchObject({ id, tags: [], country: null, language: "fr" });
+    // "" removes too, as it removes the brand's domain.
+    await call(a, "update_prompt", { prompt_id: id, country: "fr" });
+    const emptied = await call(a, "update_prompt", { prompt_id: id, country: "", language: "" });
+    expect(emptied.error).toBeNull();
+    expect(emptied.data.prompt).toMatchObject({ id, country: null, language: null });
   });
 
   test("rewording a prompt into another prompt's text is a conflict, and the prompt is unchanged", async () => {

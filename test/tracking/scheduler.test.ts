@@ -47,7 +47,7 @@ test("the schedule's next run is computed in UTC and reported by get_tracking_st
     expect(next.getUTCMinutes()).toBe(30);
     const status = await getTrackingStatus(app, s.brandId);
     expect(status).toMatchObject({
-      schedule: { cron: "30 6 * * *", timezone: "UTC", enabled: true, samples: 1 },
+      schedule: { cron: "30 6 * * *", timezone: "UTC", enabled: true, brand_scheduled: true, samples: 1 },
       engines: [{ id: "gpt", label: "gpt", api: "openai", model: "gpt-test", concurrency: 8, api_key_set: true }],
       last_run: null,
       running: false,

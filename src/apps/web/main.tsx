@@ -26,7 +26,7 @@ function App({ view }: { view: ViewName }) {
   // object each render would re-run a view's effects.
   const host = useMemo<Host | null>(() => (canCallTools ? { callTool: callServerTool, show: setResult } : null), [canCallTools]);
   const View = views[view];
-  if (failure) return <p class="notice error">{failure}</p>;
+  if (failure) return <p class="notice notice-error">{failure}</p>;
   if (!result)
     return (
       <p class="loading" role="status">
@@ -35,9 +35,9 @@ function App({ view }: { view: ViewName }) {
     );
   if (result.isError) {
     const first = result.content[0];
-    return <p class="notice error">{first?.type === "text" ? first.text : "The tool reported an error."}</p>;
+    return <p class="notice notice-error">{first?.type === "text" ? first.text : "The tool reported an error."}</p>;
   }
-  if (!result.structuredContent) return <p class="notice error">The tool's result carries no structured content to draw.</p>;
+  if (!result.structuredContent) return <p class="notice notice-error">The tool's result carries no structured content to draw.</p>;
   // A host sends a view the results of the tool that names it.
   return <View data={result.structuredContent as never} host={host} />;
 }

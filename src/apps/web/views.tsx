@@ -80,7 +80,7 @@ function IntervalPicker({ data, host }: { data: ToolOutput<"get_visibility_trend
         <option value="week">Week</option>
       </select>
       {error && (
-        <p class="notice error" role="alert">
+        <p class="notice notice-error" role="alert">
           {error}
         </p>
       )}
@@ -131,7 +131,7 @@ function OverviewView({ data, host }: { data: ToolOutput<"get_visibility_overvie
         {scope(data.filter)}, {comparedWith(data)}
       </p>
       <KpiTiles overview={data} />
-      {error && <p class="notice error">{error}</p>}
+      {error && <p class="notice notice-error">{error}</p>}
       {trend && (
         <section aria-labelledby="overview-trend-h">
           <h2 id="overview-trend-h">Trend</h2>
@@ -189,9 +189,26 @@ function PublishButton({ articleId, host }: { articleId: string; host: Host | nu
   const publish = async () => {
     setState({ busy: true, error: null });
     try {
-      host.show(await host.callTool("publish_to_site", { article_id: articleId }));
+      const result = await host.callTool("publish_to_site", { article_id: articleId });
+      // A refusal is said here, under the button: drawn in the view's place, it took the article
+      // away with it (the AI-client walk), and the next step is about this article.
+      if (result.isError) {
+        const first = result.content?.[0];
+        setState({ busy: false, error: `Publishing failed: ${first?.type === "text" ? first.text : "the tool reported an error."}` });
+        return;
+      }
+      host.show(result);
     } catch (e) {
-      setState({ busy: false, error: `Publishing failed: ${(e as Error).message}` });
+      const message = (e as Error).message;
+      // An SDK host checks a refusal that carries structuredContent (a plan's, CONTRACT §4) against
+      // the tool's output schema, and reports that check instead of the server's sentence.
+      const unshown = message.includes("Structured content does not match the tool's output schema");
+      setState({
+        busy: false,
+        error: unshown
+          ? "Publishing failed: the server refused it, and this app could not show why (the account's plan may no longer include publishing). Ask the assistant to publish this article to see the reason."
+          : `Publishing failed: ${message}`,
+      });
     }
   };
   return (
@@ -200,7 +217,7 @@ function PublishButton({ articleId, host }: { articleId: string; host: Host | nu
         {state.busy ? "Publishing…" : "Publish to the site"}
       </button>
       {state.error && (
-        <p class="notice error" role="alert">
+        <p class="notice notice-error" role="alert">
           {state.error}
         </p>
       )}

@@ -2,6 +2,7 @@
 // now, read through the catalogue's own analytics tools (so the plan gate, the filters and the error
 // sentences are the tools'), and asks the assistant for the analysis a person would want next.
 import { NotFound } from "../../errors";
+import { labelKey } from "../../labels";
 import { completeCompetitor, completeEngine, completeTag } from "../completions";
 import { changeText, meanChangeText, meanText, pct, rateText, scopeText, userMessage, utcDay } from "./format";
 import { definePrompt, type PromptArgument } from "./registry";
@@ -74,16 +75,20 @@ const competitorDeepDive = definePrompt({
   arguments: [
     {
       name: "competitor",
-      description: "The tracked competitor's name (see list_competitors).",
+      description: "The tracked competitor's name, one of its aliases or its id (see list_competitors).",
       required: true,
       complete: completeCompetitor,
     },
   ],
   plan: "visibility",
   build: async (args, ctx) => {
-    const wanted = (args.competitor ?? "").toLowerCase();
+    // By its id, its name or one of its aliases, compared as names are (case, width and spacing aside):
+    // an alias the answers use ("Contoso" for Contoso CRM) was not found.
+    const wanted = labelKey(args.competitor ?? "");
     const brand = await ctx.tool("get_brand", {});
-    const competitor = brand.competitors.find((c) => c.name.toLowerCase() === wanted || c.id === args.competitor);
+    const competitor =
+      brand.competitors.find((c) => c.id === args.competitor || labelKey(c.name) === wanted) ??
+      brand.competitors.find((c) => c.aliases.some((alias) => labelKey(alias) === wanted));
     if (!competitor)
       throw new NotFound(
         `Competitor "${(args.competitor ?? "").slice(0, 100)}" not found; list_competitors shows the brand's competitors.`,
@@ -116,7 +121,7 @@ const competitorDeepDive = definePrompt({
             .map((g) => `- "${g.text}" (id ${g.prompt_id}), cited domains: ${g.top_domains.map((d) => d.domain).join(", ") || "none"}`)
         : ["- none"]),
       "",
-      `Explain where and why ${competitor.name} wins against the brand in AI answers, which of these differences are beyond noise, and what the brand should publish or change to close them. Read a few answers with list_answers and get_answer before drawing conclusions.`,
+      `Explain where and why ${competitor.name} wins against the brand in AI answers, which of these differences are beyond noise, and what the brand should publish or change to close them. Before drawing conclusions, read a few of the answers behind them: list_answers with a prompt's id above (mentioned: false for those without the brand), then get_answer.`,
     ].filter((line, i, all) => line !== "" || all[i - 1] !== "");
     return { description: `${ctx.brand.name} against ${competitor.name}`, messages: [userMessage(lines.join("\n"))] };
   },

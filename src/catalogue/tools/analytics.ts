@@ -4,7 +4,7 @@ import { planCovers } from "../../accounts/plans";
 import { getAnswer, listAnswers, MAX_TEXT } from "../../analytics/answers";
 import { decodeOffset, encodeOffset, MAX_DAYS, resolveFilter } from "../../analytics/filters";
 import { articleImpact, DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS } from "../../analytics/impact";
-import { REANALYSIS_NOTE_DESCRIPTION } from "../../analytics/notes";
+import { PERIOD_NOTE_DESCRIPTION, periodNote } from "../../analytics/notes";
 import { contentGaps, promptPerformance } from "../../analytics/prompts";
 import { searchQueries } from "../../analytics/search";
 import { topSources } from "../../analytics/sources";
@@ -82,7 +82,7 @@ const getVisibilityOverview = defineTool({
   name: "get_visibility_overview",
   title: "Visibility overview",
   description:
-    "Use to answer 'how visible is the brand in AI answers?' (the figures to start from). Returns, for the period (default: last 30 days) and its previous period of equal length: visibility, share of voice, average position with top-1/top-3 rates, sentiment, citation rate, prompt coverage, no-answer rate and retrieval rate (valid answers whose web search retrieved a URL on the brand's domain) — each rate with n, a Wilson 95% interval, the change in points and within_noise, and the two means (position, sentiment) with a Student t 95% interval (its variance at least step² ÷ (n + 1): a place, or 0.2 of sentiment), the change and within_noise — overall and by_engine (each engine with its own denominators). Visibility = valid (ok) answers mentioning the brand ÷ valid answers; share of voice = the brand's mentions ÷ all roster mentions; answers that could not be read count only in no_answer_rate.",
+    "Use to answer 'how visible is the brand in AI answers?' (the figures to start from). Returns, for the period (default: last 30 days) and its previous period of equal length: visibility, share of voice, average position with top-1/top-3 rates, sentiment, citation rate, prompt coverage, no-answer rate and retrieval rate (valid answers whose web search retrieved, or whose provider cited, a URL on the brand's domain) — each rate with n, a Wilson 95% interval, the change in points and within_noise, and the two means (position, sentiment) with a Student t 95% interval (its variance at least step² ÷ (n + 1): a place, or 0.2 of sentiment), the change and within_noise — overall and by_engine (each engine with its own denominators). Visibility = valid (ok) answers mentioning the brand ÷ valid answers; share of voice = the brand's mentions ÷ all roster mentions (the roster: the brand and its tracked competitors); answers that could not be read count only in no_answer_rate.",
   input: z.strictObject(filterInput),
   output: z.object({
     filter: filterOut,
@@ -134,7 +134,7 @@ const getVisibilityTrend = defineTool({
         answers: z.object({ total: z.number().int(), valid: z.number().int() }),
       }),
     ),
-    note: z.string().nullable().describe(REANALYSIS_NOTE_DESCRIPTION),
+    note: z.string().nullable().describe(PERIOD_NOTE_DESCRIPTION),
   }),
   annotations: READ_ONLY,
   plan: "visibility",
@@ -165,7 +165,7 @@ const getCompetitorRanking = defineTool({
         sentiment: periodMean,
       }),
     ),
-    note: z.string().nullable().describe(REANALYSIS_NOTE_DESCRIPTION),
+    note: z.string().nullable().describe(PERIOD_NOTE_DESCRIPTION),
   }),
   annotations: READ_ONLY,
   plan: "visibility",
@@ -177,7 +177,7 @@ const getPromptPerformance = defineTool({
   name: "get_prompt_performance",
   title: "Prompt performance",
   description:
-    "Use to see which tracked prompts the brand wins or loses. Returns prompts with visibility (n, 95% interval), average position, answer counts and the competitor mentioned most, ordered by visibility (order: visibility_desc, the default, or visibility_asc), paged.",
+    "Use to see which tracked prompts the brand wins or loses. Returns prompts with visibility (n, 95% interval), average position, answer counts and the competitor mentioned most, ordered by visibility (order: visibility_desc, the default, or visibility_asc), paged. A prompt with no answer in the period (one added since) is not listed.",
   input: z.strictObject({
     ...filterInput,
     order: z
@@ -205,7 +205,7 @@ const getPromptPerformance = defineTool({
       }),
     ),
     next_cursor: nextCursor,
-    note: z.string().nullable().describe(REANALYSIS_NOTE_DESCRIPTION),
+    note: z.string().nullable().describe(PERIOD_NOTE_DESCRIPTION),
   }),
   annotations: READ_ONLY,
   plan: "visibility",
@@ -249,15 +249,16 @@ const getTopSources = defineTool({
       }),
     ),
     next_cursor: nextCursor,
+    note: z.string().nullable().describe(PERIOD_NOTE_DESCRIPTION),
   }),
   annotations: READ_ONLY,
   plan: "visibility",
-  handler: async (input, ctx) =>
-    await topSources(ctx.app, await resolveFilter(ctx.app, ctx.brand.id, input), {
-      level: input.level,
-      limit: input.limit,
-      offset: decodeOffset(input.cursor),
-    }),
+  handler: async (input, ctx) => {
+    const filter = await resolveFilter(ctx.app, ctx.brand.id, input);
+    const offset = decodeOffset(input.cursor);
+    const result = await topSources(ctx.app, filter, { level: input.level, limit: input.limit, offset });
+    return { ...result, note: await periodNote(ctx.app, filter, result.sources.length === 0 && offset === 0) };
+  },
 });
 
 const getContentGaps = defineTool({
@@ -292,7 +293,7 @@ const getContentGaps = defineTool({
       }),
     ),
     next_cursor: nextCursor,
-    note: z.string().nullable().describe(REANALYSIS_NOTE_DESCRIPTION),
+    note: z.string().nullable().describe(PERIOD_NOTE_DESCRIPTION),
   }),
   annotations: READ_ONLY,
   plan: "visibility",
@@ -383,7 +384,7 @@ const getAnswerTool = defineTool({
   name: "get_answer",
   title: "Get an answer",
   description:
-    "Use to read one stored AI answer: its text, the roster members it mentions (position, offset, sentiment) and the URLs it cites (owned when on the brand's site); and, kept apart, the web search queries the assistant ran, the sources its provider lists as cited (with the passage) and the sources it retrieved without citing.",
+    "Use to read one stored AI answer: its text, the roster members it mentions (the brand and its tracked competitors: position, offset, sentiment) and the URLs it cites (owned when on the brand's site); and, kept apart, the web search queries the assistant ran, the sources its provider lists as cited (with the passage) and the sources it retrieved without citing.",
   input: z.strictObject({
     answer_id: z.string().min(1).max(20).describe("id from list_answers"),
     text_offset: z
@@ -479,16 +480,19 @@ const getSearchQueries = defineTool({
       }),
     ),
     next_cursor: nextCursor,
+    note: z.string().nullable().describe(PERIOD_NOTE_DESCRIPTION),
   }),
   annotations: READ_ONLY,
   plan: "visibility",
   handler: async (input, ctx) => {
     const offset = decodeOffset(input.cursor);
-    const { more, ...result } = await searchQueries(ctx.app, await resolveFilter(ctx.app, ctx.brand.id, input), {
-      limit: input.limit,
-      offset,
-    });
-    return { ...result, next_cursor: more ? encodeOffset(offset + input.limit) : null };
+    const filter = await resolveFilter(ctx.app, ctx.brand.id, input);
+    const { more, ...result } = await searchQueries(ctx.app, filter, { limit: input.limit, offset });
+    return {
+      ...result,
+      next_cursor: more ? encodeOffset(offset + input.limit) : null,
+      note: await periodNote(ctx.app, filter, result.queries.length === 0 && offset === 0),
+    };
   },
 });
 
@@ -548,6 +552,10 @@ const getArticleImpact = defineTool({
       }),
     ),
     next_cursor: nextCursor,
+    note: z
+      .string()
+      .nullable()
+      .describe("with article_id: why that article is not listed (not published, or linked to no prompt); otherwise null"),
   }),
   annotations: READ_ONLY,
   plan: "visibility",
@@ -555,8 +563,18 @@ const getArticleImpact = defineTool({
   links: (output, ctx) => (planCovers(ctx.plan, ARTICLES_PLAN) ? output.articles.flatMap((a) => articleLinks(a.article)) : []),
   handler: async (input, ctx) => {
     // An id that is no article of the brand is not found (a draft, or one linked to no prompt, is listed as none).
-    if (input.article_id !== undefined) await getArticle(ctx.app.db, ctx.brand.id, input.article_id);
-    return await articleImpact(
+    // Why the article asked for is not listed, said (an empty list read as no effect, the AI-client walk).
+    let note: string | null = null;
+    if (input.article_id !== undefined) {
+      const article = await getArticle(ctx.app.db, ctx.brand.id, input.article_id);
+      if (article.status !== "published") {
+        note = "This article is not published (a draft): its impact is measured from its publication (publish_to_site).";
+      } else if (article.prompt_id === null) {
+        note =
+          "This article is linked to no prompt, so there is no prompt whose figures it could move: link it to the prompt it answers (update_article with prompt_id).";
+      }
+    }
+    const impact = await articleImpact(
       ctx.app,
       ctx.brand.id,
       (await listPublishedArticles(ctx.app.db, ctx.brand.id)).filter((a) => input.article_id === undefined || a.id === input.article_id),
@@ -566,6 +584,7 @@ const getArticleImpact = defineTool({
         offset: decodeOffset(input.cursor),
       },
     );
+    return { ...impact, note };
   },
 });
 

@@ -2,7 +2,7 @@
 // the brand's name, domain and aliases.
 import { z } from "zod";
 import { isDemoAccount } from "../../accounts/service";
-import { storedAnswerDays } from "../../analytics/visibility";
+import { storedAnswerDays } from "../../analytics/notes";
 import { getBrand, MAX_ALIASES, updateBrand } from "../../brands/service";
 import { assertBrandClearOfCompetitors, listCompetitors, MAX_COMPETITORS } from "../../competitors/service";
 import { type AppContext } from "../../context";
@@ -100,7 +100,13 @@ const updateBrandTool = defineTool({
   input: z.strictObject({
     name: z.string().min(1).max(100).optional().describe("The brand's name as answers write it."),
     domain: z.string().max(253).nullable().optional().describe('The brand\'s own site, such as example.com; null (or "") removes it.'),
-    aliases: z.array(z.string().min(3).max(100)).max(MAX_ALIASES).optional().describe("Other names or spellings; replaces the list."),
+    aliases: z
+      .array(z.string().min(3).max(100))
+      .max(MAX_ALIASES)
+      .optional()
+      .describe(
+        "Other names or spellings: the whole list to keep, which replaces the current one ([] removes them all); one equal to the name is left out.",
+      ),
   }),
   output: z.object({ brand }),
   annotations: UPDATES,

@@ -26,11 +26,15 @@ const name = z
   .string()
   .min(1)
   .max(NAME_MAX * 2)
+  // The JSON schema's maxLength counts characters, as the service does (zod counts UTF-16 units).
+  .meta({ maxLength: NAME_MAX })
   .describe(`The competitor's name as answers write it, ${NAME_MIN}-${NAME_MAX} characters (2 in Chinese, Japanese or Korean script).`);
 const aliases = z
   .array(z.string().min(NAME_MIN).max(NAME_MAX))
   .max(MAX_ALIASES)
-  .describe(`Other names or spellings (each ${NAME_MIN}+ characters); replaces the current list.`);
+  .describe(
+    `Other names or spellings (each ${NAME_MIN}+ characters): the whole list to keep, which replaces the current one ([] removes them all); one equal to the name is left out.`,
+  );
 const domains = z
   .array(z.string().min(1).max(253))
   .max(MAX_DOMAINS)
@@ -56,7 +60,11 @@ const createCompetitorTool = defineTool({
   name: "create_competitor",
   title: "Add a competitor",
   description: `Use to track another brand in the same AI answers (share of voice, ranking, content gaps). Give its name, and aliases and domains to count its mentions and citations (none may be the brand's own name, alias or site). ${REANALYSIS} Returns the competitor.`,
-  input: z.strictObject({ name, aliases: aliases.optional(), domains: domains.optional() }),
+  input: z.strictObject({
+    name,
+    aliases: aliases.optional().describe(`Other names or spellings it goes by (each ${NAME_MIN}+ characters).`),
+    domains: domains.optional().describe("The competitor's sites, such as example.com (a URL is reduced to its host, without www.)."),
+  }),
   output: z.object({ competitor }),
   annotations: CREATES,
   plan: "visibility",

@@ -43,13 +43,13 @@ const summaryFields = {
   published_at: timestamp.nullable().describe("first publication (kept when unpublished), or null if never published"),
   created_at: timestamp,
   prompt_id: z.string().nullable().describe("the tracked prompt the article answers, or null"),
+  updated_at: timestamp.describe("the last change (update_article's expected_updated_at)"),
 };
 
 const articleSummary = z.object(summaryFields);
 
 const article = z.object({
   ...summaryFields,
-  updated_at: timestamp,
   prompt_text: z.string().nullable().describe("that prompt's text, or null"),
   markdown: z.string().describe("the source"),
   html: z.string().describe("the sanitized HTML served to the site, rendered from the markdown on save"),
@@ -57,9 +57,11 @@ const article = z.object({
 
 const articleId = idOf("article", "list_articles");
 // The service counts characters (an emoji is one); zod counts UTF-16 units, up to two a character.
+// The JSON schema says the service's limit (its maxLength counts characters): it said twice that.
 const title = z
   .string()
   .max(MAX_TITLE * 2)
+  .meta({ maxLength: MAX_TITLE })
   .describe(`The article's title, up to ${MAX_TITLE} characters.`);
 const markdown = z
   .string()
@@ -70,6 +72,7 @@ const markdown = z
 const description = z
   .string()
   .max(MAX_DESCRIPTION * 2)
+  .meta({ maxLength: MAX_DESCRIPTION })
   .nullable()
   .describe(`Meta description for search engines and link previews, up to ${MAX_DESCRIPTION} characters; null removes it.`);
 const slug = z.string().min(1).max(MAX_SLUG);
@@ -189,7 +192,7 @@ const updateArticleTool = defineTool({
       .datetime({ offset: true, message: "must be the article's updated_at as read (ISO 8601, such as 2026-11-27T18:12:38.279Z)" })
       .optional()
       .describe(
-        "The article's updated_at as you read it: if someone has saved it since, nothing is written and the call fails (article_changed), so that their edit is not lost. Recommended when revising an article a person may be editing.",
+        "The article's updated_at as you read it (get_article or list_articles): if someone has saved it since, nothing is written and the call fails with a sentence saying so and when it was last saved, so that their edit is not lost. Recommended when revising an article a person may be editing.",
       ),
   }),
   output: z.object({ article }),

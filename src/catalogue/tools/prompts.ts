@@ -44,18 +44,19 @@ const tags = z
   .array(z.string().min(1).max(TAG_NAME_MAX))
   .max(TAGS_PER_PROMPT)
   .describe("Tag names; tags that do not exist yet are created.");
+// "" removes it too, as it does the brand's domain (the AI-client walk found one refused, the other taken).
 const country = z
   .string()
-  .regex(/^[A-Za-z]{2}$/, "must be a two-letter country code such as US or DE")
+  .regex(/^(?:[A-Za-z]{2})?$/, "must be a two-letter country code such as US or DE")
   .nullable()
   .optional()
-  .describe("Market the prompt is about, as an ISO 3166-1 alpha-2 code; null removes it.");
+  .describe('Market the prompt is about, as an ISO 3166-1 alpha-2 code; null (or "") removes it.');
 const language = z
   .string()
-  .regex(LANGUAGE_CODE, LANGUAGE_CODE_RULE)
+  .regex(new RegExp(`^(?:${LANGUAGE_CODE.source.slice(1, -1)})?$`), LANGUAGE_CODE_RULE)
   .nullable()
   .optional()
-  .describe("Language of the prompt, such as en or pt-BR; null removes it.");
+  .describe('Language of the prompt, such as en or pt-BR; null (or "") removes it.');
 const promptId = idOf("prompt", "list_prompts");
 
 const listPromptsTool = defineTool({

@@ -112,15 +112,15 @@ const getTrackingStatusTool = defineTool({
       z.object({
         id: z.string(),
         label: z.string(),
-        api: z.string(),
+        api: z.string().nullable().describe("the provider's API (openai, anthropic…); null for an engine not configured"),
         model: z.string(),
-        concurrency: z.number().int(),
+        concurrency: z.number().int().nullable().describe("requests at once; null for an engine not configured"),
         api_key_set: z.boolean(),
         api_key_env: z
           .string()
           .nullable()
           .describe("the environment variable the engine's key is read from (its name; the value is never shown)"),
-        configured: z.boolean().describe("in spyglass.toml; false for an engine only present in stored answers (api empty)"),
+        configured: z.boolean().describe("in spyglass.toml; false for an engine only present in stored answers (api null)"),
         demo: z.boolean().describe("not configured; its stored answers were seeded by spyglass demo"),
       }),
     ),
@@ -130,7 +130,12 @@ const getTrackingStatusTool = defineTool({
       enabled: z
         .boolean()
         .describe(
-          "[tracking] enabled in spyglass.toml: the schedule is on. It asks nothing while no engine is configured, nor for the demo's brand: next_run is when it next asks (get_brand's tracking.enabled says whether it asks anything)",
+          "[tracking] enabled in spyglass.toml: the server's schedule is on. Whether it asks this brand's prompts is brand_scheduled",
+        ),
+      brand_scheduled: z
+        .boolean()
+        .describe(
+          "whether scheduled runs ask this brand's prompts: the schedule is on, an engine is configured, and the brand is not the demo's (get_brand's tracking.enabled); next_run is when",
         ),
       samples: z.number().int(),
     }),

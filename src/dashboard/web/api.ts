@@ -154,6 +154,10 @@ export function errorMessage(error: unknown): string {
         "start_date must be on or before end_date.",
         "The period's From date is after its To date: choose a From date on or before the To date.",
       )
+      .replace(
+        /^start_date must be on or before end_date \(end_date, not given, is today: [\d-]+\)\.$/,
+        "The period's From date is after today, where it ends without a To date: choose a From date up to today.",
+      )
       .replace("narrow start_date and end_date.", "move From or To.");
   }
   // The brand's id after its name serves an AI client or the CLI; a person on the dashboard has the name.
