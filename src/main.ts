@@ -1,6 +1,7 @@
 #!/usr/bin/env bun
 // The CLI (CONTRACT §2): parses argv and dispatches. No business logic lives here. The executable
 // runs it through entry.ts; `bun src/main.ts` runs it directly.
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import {
   countAccounts,
@@ -17,7 +18,7 @@ import { type Config, ConfigError, loadConfig } from "./config";
 import { articleRenderer } from "./content/renderer";
 import { rerenderStaleArticles } from "./content/rerender";
 import { type AppContext, createAppContext } from "./context";
-import { backupDatabase } from "./db/backup";
+import { backupDatabase, openToCopy } from "./db/backup";
 import { TO_STDOUT } from "./db/backup-file";
 import { startCheckpointer } from "./db/checkpointer";
 import { type Db, type OpenOptions, openDatabase } from "./db/client";
@@ -431,15 +432,15 @@ const COMMANDS: Record<string, Command> = {
     async run({ config, positionals, json }) {
       const [file, ...extra] = positionals;
       if (!file || extra.length > 0) fail("backup: give exactly one target file\nusage: spyglass backup FILE [--json]", 2);
-      // As it is: a backup taken before an upgrade must not be upgraded itself.
-      const record = await withDb(
-        config,
-        async (db) =>
-          db.dialect === "sqlite"
-            ? backupDatabase(db, file)
-            : (await import("./db/pg-dump")).dumpPostgres(config.databaseUrl!, file, config.dataDir),
-        { create: false, migrate: false },
-      );
+      // As it is: a backup taken before an upgrade must not be upgraded itself. On SQLite, by a user
+      // who may only read the database too (openToCopy).
+      const record =
+        config.databaseUrl === null
+          ? await copySqlite(join(config.dataDir, "spyglass.db"), file)
+          : await withDb(config, async () => (await import("./db/pg-dump")).dumpPostgres(config.databaseUrl!, file, config.dataDir), {
+              create: false,
+              migrate: false,
+            });
       // With the copy on standard output, what was written is said on stderr.
       if (record.file === TO_STDOUT)
         process.stderr.write(`${json ? JSON.stringify(record) : `backup: ${record.bytes} bytes written to standard output`}\n`);
@@ -650,6 +651,16 @@ function fail(message: string, code = 1): never {
  * Opens the database for one command and closes it once the command (sync or async) is done. Only
  * commands that start an instance (`create: true`) may create a database where there is none.
  */
+/** `spyglass backup` of an SQLite database: a copy of it at `target`, the database opened as openToCopy does. */
+async function copySqlite(path: string, target: string): Promise<{ file: string; bytes: number }> {
+  const source = openToCopy(path);
+  try {
+    return await backupDatabase(source, target);
+  } finally {
+    source.close();
+  }
+}
+
 async function withDb<T>(config: Config, fn: (db: Db) => T | Promise<T>, options: OpenOptions = { create: false }): Promise<T> {
   const db = await openConfiguredDatabase(config, config.dataDir, options);
   try {

@@ -273,7 +273,7 @@ function probeWrite(sqlite: SQLite): void {
 }
 
 /** A database file SQLite cannot use, in a sentence naming it and what to do; null for other errors. */
-function unusableDatabase(path: string, code: string, message: string): Unavailable | null {
+export function unusableDatabase(path: string, code: string, message: string): Unavailable | null {
   if (code.startsWith("SQLITE_NOTADB")) {
     return new Unavailable(
       `${path} is not a Spyglass database (SQLite says: ${message}): check --data (or SPYGLASS_DATA), or restore the database from a backup.`,

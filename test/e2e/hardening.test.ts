@@ -87,7 +87,11 @@ describe("public API", () => {
  * Runs the binary in a fresh directory as a user for whom a 0444 file is read-only: the current
  * user, or `nobody` when the tests run as root (root writes read-only files).
  */
-async function asUnprivileged(prepare: (dir: string) => Promise<void> | void, args: string[]) {
+async function asUnprivileged(
+  prepare: (dir: string) => Promise<void> | void,
+  args: string[],
+  options: { lock?: (data: string) => void; inspect?: (dir: string) => void } = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), "spyglass-ro-"));
   try {
     chmodSync(dir, 0o755);
@@ -112,7 +116,9 @@ async function asUnprivileged(prepare: (dir: string) => Promise<void> | void, ar
     await prepare(dir);
     await run(["account", "create", "--email", "a@example.com", "--password", "a long password"]);
     chmodSync(join(dir, "data", "spyglass.db"), 0o444);
+    options.lock?.(join(dir, "data"));
     const [code, stdout, stderr] = await run(args);
+    options.inspect?.(dir);
     return { code, stdout, stderr, db: join(dir, "data", "spyglass.db") };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -157,6 +163,60 @@ describe("the data directory", () => {
     expect(stdout).not.toContain("listening");
     expect(stderr.trim().split("\n")).toHaveLength(1);
     expect(stderr).toContain(`The database ${db} cannot be written`);
+  });
+
+  sqliteOnly("backup copies a database this user may only read, in a directory it may not write, and makes no file beside it", async () => {
+    let copied = 0;
+    let beside: string[] = [];
+    const { code, stderr } = await asUnprivileged(() => {}, ["backup", "copy.db"], {
+      // A read-only mount or snapshot, or a backup agent's own account: the directory is not writable either.
+      lock: (data) => chmodSync(data, 0o555),
+      inspect: (dir) => {
+        beside = readdirSync(join(dir, "data"));
+        const copy = new Database(join(dir, "copy.db"), { readonly: true });
+        try {
+          copied = copy.query<{ n: number }, []>("SELECT count(*) AS n FROM accounts WHERE email = 'a@example.com'").get()!.n;
+          expect(copy.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()!.integrity_check).toBe("ok");
+        } finally {
+          copy.close();
+        }
+        chmodSync(join(dir, "data"), 0o755);
+      },
+    });
+    // It was refused as "cannot be written", though a backup writes nothing to the database.
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(copied).toBe(1);
+    // Nothing made beside it (a -shm of this user's would stop a server of another user from opening it).
+    expect(beside).toEqual(["spyglass.db"]);
+  });
+
+  sqliteOnly("backup by a user who may only read refuses a write-ahead log it cannot read, saying what to do", async () => {
+    const { code, stderr } = await asUnprivileged(() => {}, ["backup", "copy.db"], {
+      // A log holding changes, without the shared-memory file SQLite reads it through (as a server
+      // that was killed leaves them, the -shm removed): reading it would need that file made here.
+      lock: (data) => {
+        const db = join(data, "spyglass.db");
+        chmodSync(db, 0o644);
+        const open = new Database(db);
+        open.exec("PRAGMA wal_autocheckpoint = 0");
+        open.exec("CREATE TABLE written_after (x)");
+        copyFileSync(`${db}-wal`, `${db}-wal.kept`);
+        open.close();
+        renameSync(`${db}-wal.kept`, `${db}-wal`);
+        rmSync(`${db}-shm`, { force: true });
+        chmodSync(db, 0o444);
+        chmodSync(`${db}-wal`, 0o444);
+        chmodSync(data, 0o555);
+      },
+      inspect: (dir) => {
+        expect(existsSync(join(dir, "copy.db"))).toBe(false);
+        chmodSync(join(dir, "data"), 0o755);
+      },
+    });
+    expect(code).toBe(1);
+    expect(stderr).toContain("cannot be copied by this user as it stands: its write-ahead log");
+    expect(stderr).toContain("Run the backup as the user that runs Spyglass, or once every Spyglass using it has stopped.");
   });
 
   sqliteOnly("backup with a mistyped --data is refused, and creates nothing", async () => {
