@@ -1,7 +1,7 @@
 // Resources as data: the brand's articles (drafts and published, as Markdown and as the sanitized HTML
 // its site is served) and the MCP Apps views (ui://), each with the plan it needs. The door lists and
 // reads them for a principal; nothing here takes a brand id other than the principal's.
-import { type PaidPlan, planCovers } from "../accounts/plans";
+import { describePlan, type PaidPlan, planChangeHint, planCovers, planLabel } from "../accounts/plans";
 import { type ArticleSummary, getArticleBySlug, listArticles, shownTitle } from "../content/service";
 import { type Plan } from "../db/values";
 import { Invalid, NotFound } from "../errors";
@@ -133,10 +133,20 @@ export interface ResourceCatalog {
   complete(ctx: ToolContext, uriTemplate: string, typed: string): Promise<string[] | null>;
 }
 
-/** No such resource for this principal (unknown, another brand's, or beyond its plan: the same answer). */
+/**
+ * No such resource for this principal: unknown, or another brand's (the same answer). One of a kind
+ * beyond its plan (any article, a view) says which plan reads it: for any URI of that kind, so it
+ * tells nothing of what exists (the AI-client walk read only "not found" where a tool names the plan).
+ */
 export class ResourceNotFound extends NotFound {
-  constructor(readonly uri: string) {
-    super(`Resource not found: ${uri.slice(0, 200)}; resources/list shows the resources this credential can read.`, "resource_not_found");
+  constructor(
+    readonly uri: string,
+    beyond?: { needs: PaidPlan; has: Plan },
+  ) {
+    const plan = beyond
+      ? `: reading it requires the ${planLabel(beyond.needs)} plan, and this account is on ${describePlan(beyond.has)}. To upgrade: ${planChangeHint(beyond.needs)}.`
+      : "; resources/list shows the resources this credential can read.";
+    super(`Resource not found: ${uri.slice(0, 200)}${plan}`, "resource_not_found");
   }
 }
 
@@ -172,10 +182,11 @@ export function buildResourceCatalog(views: readonly ViewDef[]): ResourceCatalog
     async read(ctx, uri) {
       const view = viewByUri.get(uri);
       if (view) {
-        if (!planCovers(ctx.plan, view.plan)) throw notFound(uri);
+        if (!planCovers(ctx.plan, view.plan)) throw new ResourceNotFound(uri, { needs: view.plan, has: ctx.plan });
         return { contents: [{ uri, mimeType: VIEW_MIME_TYPE, text: await view.html(), _meta: view.meta }] };
       }
-      if (!uri.startsWith(ARTICLE_SCHEME) || !planCovers(ctx.plan, ARTICLES_PLAN)) throw notFound(uri);
+      if (!uri.startsWith(ARTICLE_SCHEME)) throw notFound(uri);
+      if (!planCovers(ctx.plan, ARTICLES_PLAN)) throw new ResourceNotFound(uri, { needs: ARTICLES_PLAN, has: ctx.plan });
       const rest = uri.slice(ARTICLE_SCHEME.length);
       const html = rest.endsWith("/html");
       const slug = html ? rest.slice(0, -"/html".length) : rest;

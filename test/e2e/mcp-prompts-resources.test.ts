@@ -63,6 +63,7 @@ describe("plans", () => {
       (e: Error) => e.message,
     );
     expect(view).toContain("Resource not found");
+    expect(view).toContain("reading it requires the Autopilot plan");
   });
 
   test("the compiled binary serves each view as one self-contained MCP App document", async () => {

@@ -175,8 +175,15 @@ describe("resources", () => {
       "ui://spyglass/overview.html",
     ]);
     expect((await v.listResourceTemplates()).resourceTemplates).toEqual([]);
-    expect(await failure(v.readResource({ uri: "ui://spyglass/publish.html" }))).toContain("Resource not found");
-    expect(await failure(v.readResource({ uri: `spyglass://articles/${s.seed.a.ids.articleSlug}` }))).toContain("Resource not found");
+    // Beyond the plan: not found, with the plan that reads it, as a tool names it; the same for a slug
+    // that exists and one that does not (nothing of what exists is told).
+    const beyond = (uri: string) =>
+      `MCP error -32002: Resource not found: ${uri}: reading it requires the Autopilot plan, and this account is on the Visibility plan. To upgrade: the instance's owner sets it on the dashboard's Accounts page, or run spyglass account plan --email E --plan autopilot (E: the account's email).`;
+    expect(await failure(v.readResource({ uri: "ui://spyglass/publish.html" }))).toBe(beyond("ui://spyglass/publish.html"));
+    for (const slug of [s.seed.a.ids.articleSlug, "no-such-article"]) {
+      const uri = `spyglass://articles/${slug}`;
+      expect(await failure(v.readResource({ uri }))).toBe(beyond(uri));
+    }
   });
 
   test("an article reads as its Markdown and as the sanitized HTML served; another brand's slug is not found", async () => {
