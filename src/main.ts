@@ -647,10 +647,6 @@ function fail(message: string, code = 1): never {
   process.exit(code);
 }
 
-/**
- * Opens the database for one command and closes it once the command (sync or async) is done. Only
- * commands that start an instance (`create: true`) may create a database where there is none.
- */
 /** `spyglass backup` of an SQLite database: a copy of it at `target`, the database opened as openToCopy does. */
 async function copySqlite(path: string, target: string): Promise<{ file: string; bytes: number }> {
   const source = openToCopy(path);
@@ -661,6 +657,10 @@ async function copySqlite(path: string, target: string): Promise<{ file: string;
   }
 }
 
+/**
+ * Opens the database for one command and closes it once the command (sync or async) is done. Only
+ * commands that start an instance (`create: true`) may create a database where there is none.
+ */
 async function withDb<T>(config: Config, fn: (db: Db) => T | Promise<T>, options: OpenOptions = { create: false }): Promise<T> {
   const db = await openConfiguredDatabase(config, config.dataDir, options);
   try {

@@ -341,7 +341,7 @@ class CursorScope {
 
   private otherList(): Invalid {
     return new Invalid(
-      `cursor: this next_cursor is of another list (another tool, or other filters or order); call ${this.tool} with the arguments that gave it, or without a cursor for the first page.`,
+      `cursor: this next_cursor is of another list (another tool, or other filters or order, or a period that has moved on: the default one ends today); call ${this.tool} with the arguments that gave it, or without a cursor for the first page.`,
       "invalid_cursor",
     );
   }

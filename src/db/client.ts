@@ -1,6 +1,6 @@
 import { Database as SQLite, type Statement } from "bun:sqlite";
 import { AsyncLocalStorage } from "node:async_hooks";
-import { closeSync, mkdirSync, openSync, statSync } from "node:fs";
+import { accessSync, closeSync, existsSync, constants as fsConstants, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
 import { type MigrationMeta } from "drizzle-orm/migrator";
@@ -107,6 +107,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDb 
     }
     createPrivately(path);
   }
+  if (path !== ":memory:") refuseWithoutAccess(path);
   const sqlite = new SQLite(path, { create: true, strict: true });
   refuseUnwritable(sqlite, path, () => {
     sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -200,6 +201,30 @@ function databaseFileExists(path: string): boolean {
     return statSync(path, { throwIfNoEntry: false }) !== undefined;
   } catch (error) {
     throw directoryProblem(path, error);
+  }
+}
+
+/**
+ * A database this user may not read and write, refused before SQLite touches it. Opened, SQLite made
+ * the -wal and -shm files beside it, as this user, before it failed; a server running as the owner
+ * could then not open them, and every command of the owner's was refused (the review: a backup run by
+ * another user stopped the server's writes). The journal files, when there, must be writable too.
+ */
+function refuseWithoutAccess(path: string): void {
+  const wanted: Array<[string, string]> = [[path, "the database file"]];
+  const journals = [`${path}-wal`, `${path}-shm`];
+  for (const journal of journals) if (existsSync(journal)) wanted.push([journal, journal]);
+  // The directory only when SQLite has a journal file to make in it.
+  if (wanted.length < 3) wanted.push([dirname(path), "its directory"]);
+  for (const [target, what] of wanted) {
+    try {
+      accessSync(target, fsConstants.R_OK | fsConstants.W_OK);
+    } catch (error) {
+      throw new Unavailable(
+        `The database ${path} cannot be written (${what} is not readable and writable by this user: ${(error as NodeJS.ErrnoException).code}): make it and its directory writable by the user running Spyglass.`,
+        "database_read_only",
+      );
+    }
   }
 }
 

@@ -49,4 +49,17 @@ test("a field of a list's entry goes under the form's field of that name (a valu
   // A form without that field keeps the sentence as its own.
   const other = "prompts[3].language: give a language code such as en or pt-BR.";
   expect(fieldErrorOf(refusal(other), ["country"])).toEqual({ field: null, message: other });
+  // The tool's input check names each line's entry: one field for all of them is that field's sentence.
+  const each =
+    "Invalid input for create_prompts: prompts[0].language must be a language code such as en or pt-BR; prompts[1].language must be a language code such as en or pt-BR.";
+  expect(fieldErrorOf(refusal(each), ["country", "language"])).toEqual({
+    field: "language",
+    message: "Must be a language code such as en or pt-BR.",
+  });
+  const many = `Invalid input for create_prompts: ${Array.from({ length: 5 }, (_, i) => `prompts[${i}].language must be a language code such as en or pt-BR`).join("; ")} (and 2 more: prompts[5].language, prompts[6].language).`;
+  expect(fieldErrorOf(refusal(many), ["country", "language"]).field).toBe("language");
+  // Problems of two fields stay the form's.
+  const two =
+    "Invalid input for create_prompts: prompts[0].language must be a language code such as en or pt-BR; prompts[0].country must be a two-letter country code such as US or DE.";
+  expect(fieldErrorOf(refusal(two), ["country", "language"])).toEqual({ field: null, message: two });
 });

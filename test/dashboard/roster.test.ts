@@ -351,6 +351,16 @@ describe("many prompts", () => {
     // Retyped, the sentence goes.
     await page.getByLabel("Country (optional)").fill("");
     await form.getByText("ZZ is no country's two-letter code (ISO 3166-1); give one such as US or DE.").waitFor({ state: "detached" });
+    // A language the tool's input check refuses, for each line: one sentence, under Language.
+    await page.getByLabel("Language (optional)").fill("e");
+    await page.getByRole("button", { name: "Add the prompts" }).click();
+    await form
+      .locator(".field-error")
+      .filter({ hasText: /^Must be a language code such as en or pt-BR\.$/ })
+      .waitFor();
+    await expectFocus(page.getByLabel("Language (optional)"));
+    expect(await form.getByRole("alert").filter({ hasText: "prompts[" }).count()).toBe(0);
+    await page.getByLabel("Language (optional)").fill("");
     await page.getByLabel("Prompts", { exact: true }).fill("");
   });
 

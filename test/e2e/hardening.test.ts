@@ -191,6 +191,39 @@ describe("the data directory", () => {
     expect(beside).toEqual(["spyglass.db"]);
   });
 
+  sqliteOnly(
+    "a read-only backup in a writable directory makes nothing beside the database; an empty log is no obstacle; to standard output too",
+    async () => {
+      // The directory writable, the file not: SQLite, opened to write, made the -wal and -shm as this
+      // user before it failed, and a server running as the owner could then not open them (the review).
+      let beside: string[] = [];
+      const plain = await asUnprivileged(() => {}, ["backup", "copy.db"], {
+        lock: (data) => writeFileSync(join(data, "spyglass.db-wal"), ""),
+        inspect: (dir) => {
+          beside = readdirSync(join(dir, "data")).sort();
+        },
+      });
+      expect(plain.stderr).toBe("");
+      expect(plain.code).toBe(0);
+      expect(beside).toEqual(["spyglass.db", "spyglass.db-wal"]);
+      // To standard output, the copy made in the temporary directory first (the data directory is not writable).
+      const piped = await asUnprivileged(() => {}, ["backup", "-"], { lock: (data) => chmodSync(data, 0o555) });
+      expect(piped.code).toBe(0);
+      expect(piped.stderr).toMatch(/^backup: \d+ bytes written to standard output\n$/);
+      expect(piped.stdout.startsWith("SQLite format 3")).toBe(true);
+    },
+  );
+
+  sqliteOnly("backup of a database this user may not read says so, naming the file", async () => {
+    const { code, stderr, db } = await asUnprivileged(() => {}, ["backup", "copy.db"], {
+      lock: (data) => chmodSync(join(data, "spyglass.db"), 0),
+    });
+    expect(code).toBe(1);
+    expect(stderr).toBe(
+      `spyglass: The database ${db} cannot be read by this user (EACCES): run the backup as the user that runs Spyglass, or give this user read access to the file and its directory.\n`,
+    );
+  });
+
   sqliteOnly("backup by a user who may only read refuses a write-ahead log it cannot read, saying what to do", async () => {
     const { code, stderr } = await asUnprivileged(() => {}, ["backup", "copy.db"], {
       // A log holding changes, without the shared-memory file SQLite reads it through (as a server

@@ -147,6 +147,11 @@ export function errorMessage(error: unknown): string {
   if (isSignedOut(error)) {
     return "You are signed out (the session ended), so nothing was sent. What you typed is still on this page: sign in again in another tab, then try again here.";
   }
+  // A next page of a list whose period moved on since it was read (a page left open past midnight,
+  // UTC, with the default period): the tools' sentence speaks to an AI client.
+  if (error instanceof ApiError && error.code === "invalid_cursor") {
+    return "This list has changed since its first page was read (its period ends today, and a new day has begun): reload the page to read it from the top.";
+  }
   // The analytics' refusal names the API's fields (start_date, end_date); the dashboard's are From and To.
   if (error instanceof ApiError && error.code === "invalid_date_range") {
     return error.message

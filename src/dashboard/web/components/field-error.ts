@@ -27,13 +27,29 @@ export function fieldErrorOf(failure: unknown, fields: readonly string[], codes:
   const match =
     /^([a-z_]+)(?:\[\d+\])?: (.+)$/s.exec(message) ??
     /^[a-z_]+\[\d+\]\.([a-z_]+): (.+)$/s.exec(message) ??
-    /^Invalid input for [a-z_]+: ([a-z_]+) ([^;[]+)$/s.exec(message);
+    /^Invalid input for [a-z_]+: ([a-z_]+) ([^;[]+)$/s.exec(message) ??
+    sameFieldOfEntries(message);
   if (!match || !fields.includes(match[1]!)) return { field: codes[failure.code] ?? null, message };
   const rest = match[2]!;
   // A sentence's first word takes a capital; a name it begins with keeps its own ("acme.com is the
   // brand's own domain" read "Acme.com is…").
   const plainWord = /^[a-z]+(?=[\s,:;]|$)/.test(rest);
   return { field: match[1]!, message: plainWord ? rest.charAt(0).toUpperCase() + rest.slice(1) : rest };
+}
+
+/**
+ * A tool's input check about one field of a list's entries, every problem it names about that field
+ * ("Invalid input for create_prompts: prompts[0].language must be …; prompts[1].language must be …"):
+ * the field and the first problem's words. The bulk add gives every line the same language, so each
+ * line was named (the review: said in an alert, with the API's paths).
+ */
+function sameFieldOfEntries(message: string): RegExpExecArray | null {
+  const first = /^Invalid input for [a-z_]+: [a-z_]+\[\d+\]\.([a-z_]+) ([^;(]+?)\.?(?:; | \(and |$)/s.exec(message);
+  if (!first) return null;
+  const named = [...message.matchAll(/[a-z_]+\[\d+\]\.([a-z_]+)\b/g)].map((m) => m[1]);
+  if (!named.every((field) => field === first[1])) return null;
+  first[2] = `${first[2]}.`;
+  return first;
 }
 
 /**
