@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname } from "node:path";
 import { Conflict, Unavailable } from "../errors";
 import { TO_STDOUT, writeBackup, writeBackupToStdout } from "./backup-file";
-import { openDatabase, type SqliteDb, unusableDatabase } from "./client";
+import { openDatabase, unusableDatabase } from "./client";
 
 /** What a backup reads: a connection to the database and its path; `verify` checks, after the copy, that it is whole. */
 export interface CopySource {
