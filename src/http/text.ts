@@ -41,11 +41,17 @@ export function unsafeTextSentence(found: { path: string; reason: string }): str
   return `${found.path || "the body"}: ${found.reason}; send text as valid Unicode without NUL characters.`;
 }
 
-/** Mounted once in the app: every route's parsed JSON body passes `findUnsafeText` or gets 400. */
+/**
+ * Mounted once in the app: every route's parsed JSON body, and its query parameters, pass
+ * `findUnsafeText` or get 400. (A NUL in a CSV export's query reached PostgreSQL, which refuses it:
+ * a 500 there, the PostgreSQL walk.)
+ */
 export function refuseUnsafeText() {
-  return new Elysia({ name: "refuse-unsafe-text" }).onBeforeHandle({ as: "global" }, ({ body }) => {
+  return new Elysia({ name: "refuse-unsafe-text" }).onBeforeHandle({ as: "global" }, ({ body, query }) => {
     const found = findUnsafeText(body);
     if (found) throw new Invalid(unsafeTextSentence(found), "invalid_text");
+    const inQuery = findUnsafeText(query);
+    if (inQuery) throw new Invalid(unsafeTextSentence({ ...inQuery, path: `the query parameter ${inQuery.path}` }), "invalid_text");
   });
 }
 

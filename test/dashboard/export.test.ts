@@ -189,6 +189,12 @@ describe("GET /api/brands/:brand_id/export/:tool.csv", () => {
     const wrong = await exportCsv("vis", brand.vis!, "list_prompts.csv?include_archived=yes");
     expect(wrong.status).toBe(400);
     expect((await wrong.json()).error).toStartWith("Invalid input for list_prompts: include_archived");
+    // A NUL character in a query's text reached PostgreSQL, which refused it: a 500 there (the PostgreSQL walk).
+    for (const query of ["list_prompts.csv?query=%00", "list_prompts.csv?tag=a%00b", "list_answers.csv?prompt_id=%00"]) {
+      const nul = await exportCsv("vis", brand.vis!, query);
+      expect([query, nul.status]).toEqual([query, 400]);
+      expect(await nul.json()).toMatchObject({ code: "invalid_text", error: expect.stringContaining("contains a NUL character") });
+    }
     const stray = await exportCsv("vis", brand.vis!, "list_prompts.csv?tga=Pricing");
     expect(stray.status).toBe(400);
     expect((await stray.json()).error).toContain('Unknown field "tga"');
