@@ -733,8 +733,12 @@ export class TrackingRunner {
       try {
         await this.perform(engine, task);
       } catch (error) {
-        if (isTransient(error)) {
-          // Still busy after the store's own tries: the task goes back to the queue, to be asked again.
+        if (isPassing(error)) {
+          // Still busy after the store's own tries, or the connection to the database lost (a
+          // PostgreSQL restart): the task goes back to the queue, to be asked again. A lost connection
+          // failed the run, and the brand's next run asked everything again (the PostgreSQL walk).
+          // Should the hand-back fail too (the database still away), the task's lease runs out and
+          // it is claimed again.
           log.warn("tracking could not store an answer yet; its task goes back to the queue", {
             run: task.runId,
             message: (error as Error).message,

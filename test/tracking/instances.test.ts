@@ -511,6 +511,25 @@ test("a store that fails transiently every time it is tried hands its task back:
   expect(fake.requests).toHaveLength(a.db.dialect === "postgres" ? 2 : 1);
 });
 
+test("a store that loses its connection to the database hands its task back: the run completes, the answer asked again and stored once", async () => {
+  const fake = provider(() => answer("Acme is fine."));
+  const { a } = await pair(toml(fake), toml(fake));
+  const s = await addBrand(a, { name: "Acme", prompts: [{ key: "L", text: "lost connection" }] });
+  // The first store meets a connection the database closed (a PostgreSQL restart: postgres.js says
+  // ECONNRESET or CONNECTION_CLOSED). The run failed, "could not store an answer: read ECONNRESET".
+  const runner = a.tracking.runner as unknown as { store: (...args: unknown[]) => Promise<unknown> };
+  const store = runner.store.bind(runner);
+  let lost = 0;
+  runner.store = async (...args: unknown[]) => {
+    if (lost++ === 0) throw Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
+    return await store(...args);
+  };
+  const run = await runTracking(a, s.brandId, { trigger: "tool" });
+  expect(run).toMatchObject({ status: "completed", answers_done: 1, error: null });
+  expect(fake.requests).toHaveLength(2);
+  expect(await a.db.get("SELECT count(*) AS n FROM answers WHERE run_id = ?", [run.id])).toEqual({ n: 1 });
+});
+
 test("lease renewal renews the claims an instance is asking, not every row that carries its name", async () => {
   const fake = provider((prompt) => (prompt.includes("hang") ? hang() : answer("Acme is fine.")));
   const { a } = await pair(`[tracking]\nlease_seconds = 2\n${engineToml("gpt", fake)}`, toml(fake));
