@@ -23,7 +23,7 @@ import { TO_STDOUT } from "./db/backup-file";
 import { startCheckpointer } from "./db/checkpointer";
 import { type Db, type OpenOptions, openDatabase } from "./db/client";
 import { type DatabaseFileWatch, stayUp, watchDatabaseFile } from "./db/file-watch";
-import { openConfiguredDatabase } from "./db/open";
+import { markMoved, openConfiguredDatabase, refuseMovedDatabase } from "./db/open";
 import { watchSchema } from "./db/schema-watch";
 import { isStorageFailure, STORAGE_PROBLEM } from "./db/storage-health";
 import { AppError, Invalid } from "./errors";
@@ -479,13 +479,15 @@ const COMMANDS: Record<string, Command> = {
               if (!json) process.stderr.write(`copied ${table}: ${rows} rows\n`);
             },
           });
-          if (json) return printRecord({ ...report, target: target.path }, true);
+          // Marked only once the copy is verified: a copy that failed leaves SQLite in use.
+          const marker = markMoved(config.dbPath, target.path);
+          if (json) return printRecord({ ...report, target: target.path, marked: marker }, true);
           printTable(
             ["TABLE", "ROWS", "CHECKSUM"],
             report.tables.map((t) => [t.table, String(t.rows), t.checksum]),
           );
           process.stdout.write(
-            `Copied and verified ${report.rows} rows into ${target.path} in ${((performance.now() - started) / 1000).toFixed(1)} s. Start Spyglass with SPYGLASS_DATABASE_URL set to use it; ${config.dbPath} is left as it was.\n`,
+            `Copied and verified ${report.rows} rows into ${target.path} in ${((performance.now() - started) / 1000).toFixed(1)} s. Start Spyglass with SPYGLASS_DATABASE_URL set to use it; ${config.dbPath} is left as it was, and marked moved (${marker}): a command run without the URL refuses it rather than act on the old copy (delete that file to use SQLite again).\n`,
           );
         } finally {
           await target.close();
@@ -649,6 +651,8 @@ function fail(message: string, code = 1): never {
 
 /** `spyglass backup` of an SQLite database: a copy of it at `target`, the database opened as openToCopy does. */
 async function copySqlite(path: string, target: string): Promise<{ file: string; bytes: number }> {
+  // A nightly backup of a database moved to PostgreSQL copied the old file, without a word.
+  refuseMovedDatabase(path);
   const source = openToCopy(path);
   try {
     return await backupDatabase(source, target);

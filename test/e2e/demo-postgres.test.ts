@@ -3,6 +3,8 @@
 // and prints each table's rows and checksum, verified on both sides; an instance started on the copy
 // serves the same figures; `spyglass demo` run directly against PostgreSQL seeds the same dataset.
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { type Sandbox, sandbox } from "../support/binary";
 import { raw, rpc } from "../support/mcp";
 import { freshPostgresUrl } from "../support/postgres";
@@ -62,10 +64,34 @@ test("demo on SQLite, migrate-to-postgres with counts and checksums, the same ov
   expect(rows.answers).toBe(seeded.answers);
   expect(rows.prompts).toBe(seeded.prompts);
   for (const table of report.tables) expect(table.checksum).toMatch(/^[0-9a-f]{16}$/);
+  // The SQLite database is marked moved: a command run without the URL (a sudo without the service's
+  // environment, a cron line) refuses it rather than act on the old copy (the PostgreSQL walk revoked
+  // a key there, told it was revoked, while it still worked on PostgreSQL), and so does a backup.
+  const marker = join(sqlite.dataDir, "spyglass.db.moved-to-postgres");
+  const record = JSON.parse(readFileSync(marker, "utf8")) as { at: string; to: string };
+  expect(record.at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+  expect(record.to).toStartWith("postgres");
+  expect(new URL(url).password).not.toBe("");
+  expect(record.to).not.toContain(new URL(url).password);
+  for (const args of [
+    ["key", "list", "--email", "demo@spyglass-demo.example.com"],
+    ["backup", "stale.db"],
+  ]) {
+    const stale = await sqlite.cli(args);
+    expect([args[0], stale.code]).toEqual([args[0], 1]);
+    expect(stale.stderr).toContain("was copied to PostgreSQL");
+    expect(stale.stderr).toContain(`to use this SQLite database again instead, delete ${marker}.`);
+    expect(stale.stderr).not.toContain(new URL(url).password);
+  }
+  expect(existsSync(join(sqlite.dir, "stale.db"))).toBe(false);
   // A second copy into the now full database is refused, and changes nothing.
   const again = await sqlite.cli(["migrate-to-postgres"], { env: { SPYGLASS_DATABASE_URL: url } });
   expect(again.code).not.toBe(0);
   expect(again.stderr).toMatch(/not empty|holds/i);
+
+  // Deleting the marker uses SQLite again.
+  rmSync(marker);
+  expect((await sqlite.cli(["key", "list", "--email", "demo@spyglass-demo.example.com"])).code).toBe(0);
 
   // An instance on the copy (another directory: no SQLite file there) gives the same overview.
   const onCopy = await sandbox({ env: { SPYGLASS_DATABASE_URL: url } });
