@@ -83,7 +83,7 @@ const COMMANDS: Record<string, Command> = {
         });
       });
       assertCanListen(config.host, config.port);
-      const db = await openConfiguredDatabase(config);
+      const db = await openWaitingForPostgres(config);
       const app = createAppContext(config, db);
       await markInterruptedRuns(app);
       const scheduler = startScheduler(app);
@@ -647,6 +647,35 @@ function misplacedCommand(args: readonly string[]): string | null {
 function fail(message: string, code = 1): never {
   process.stderr.write(`spyglass: ${message}\n`);
   process.exit(code);
+}
+
+/** How long `serve` waits at start for a PostgreSQL it cannot reach, and between its tries. */
+const POSTGRES_START_WAIT_MS = 60_000;
+const POSTGRES_RETRY_MS = 2_000;
+
+/**
+ * The configured database for `serve`: a PostgreSQL that cannot be reached yet (started with the
+ * machine or a compose file after Spyglass, or restarting) is tried again for a minute, said once in
+ * the log, before the server gives up (exit 1). It exited at once, and five failed starts in ten
+ * seconds made systemd give up on the unit (the PostgreSQL walk). A refused login is not waited for.
+ */
+async function openWaitingForPostgres(config: Config): Promise<Db> {
+  const deadline = Date.now() + POSTGRES_START_WAIT_MS;
+  for (let tries = 1; ; tries++) {
+    try {
+      return await openConfiguredDatabase(config);
+    } catch (error) {
+      if ((error as { code?: string }).code !== "database_unreachable" || Date.now() + POSTGRES_RETRY_MS > deadline) throw error;
+      if (tries === 1) {
+        log.warn("waiting for PostgreSQL", {
+          reason: (error as Error).message,
+          retry_ms: POSTGRES_RETRY_MS,
+          gives_up_after_ms: POSTGRES_START_WAIT_MS,
+        });
+      }
+      await Bun.sleep(POSTGRES_RETRY_MS);
+    }
+  }
 }
 
 /** `spyglass backup` of an SQLite database: a copy of it at `target`, the database opened as openToCopy does. */

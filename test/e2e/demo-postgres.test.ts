@@ -108,3 +108,63 @@ test("demo on SQLite, migrate-to-postgres with counts and checksums, the same ov
   const figures = (await overview(onPostgres, direct.api_key)) as Record<string, unknown>;
   expect(Object.keys(figures).sort()).toEqual(Object.keys(before as object).sort());
 });
+
+test("serve waits for a PostgreSQL it cannot reach yet, says so once, and serves once it is up", async () => {
+  const real = new URL(await freshPostgresUrl());
+  // A port nothing listens on yet: the PostgreSQL of a machine or a compose file still starting.
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = probe.port;
+  probe.stop(true);
+  const waiting = new URL(real);
+  waiting.port = String(port);
+  const box = await sandbox({ env: { SPYGLASS_DATABASE_URL: waiting.toString() } });
+  boxes.push(box);
+  const serving = box.serve({ timeoutMs: 40_000 });
+  await Bun.sleep(3_000);
+  // It came up: a proxy on that port to the real server.
+  const proxy = Bun.listen<{ upstream?: Promise<Bun.Socket<unknown>> }>({
+    hostname: "127.0.0.1",
+    port,
+    socket: {
+      open(client) {
+        client.data = {
+          upstream: Bun.connect({
+            hostname: real.hostname,
+            port: Number(real.port),
+            socket: {
+              data(_s, chunk) {
+                client.write(chunk);
+              },
+              close() {
+                client.end();
+              },
+            },
+          }),
+        };
+      },
+      async data(client, chunk) {
+        (await client.data.upstream!).write(chunk);
+      },
+      async close(client) {
+        (await client.data.upstream)?.end();
+      },
+    },
+  });
+  try {
+    const server = await serving;
+    try {
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      const waited = server
+        .logs()
+        .split("\n")
+        .filter((line) => line.includes('"msg":"waiting for PostgreSQL"'));
+      expect(waited).toHaveLength(1);
+      expect(waited[0]).toContain("cannot be reached");
+      expect(waited[0]).not.toContain(real.password);
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    proxy.stop(true);
+  }
+});
