@@ -476,7 +476,7 @@ const COMMANDS: Record<string, Command> = {
           const started = performance.now();
           const report = await moveToPostgres(source, target, {
             onTable: (table, rows) => {
-              if (!json) process.stderr.write(`copied ${table}: ${rows} rows\n`);
+              if (!json) process.stderr.write(`copied ${table}: ${rows} row${rows === 1 ? "" : "s"}\n`);
             },
           });
           // Marked only once the copy is verified: a copy that failed leaves SQLite in use.
