@@ -1,4 +1,5 @@
-// What the analytics tools say beside their figures while those figures are not settled.
+// What the analytics tools say beside their figures: why a period has no answer, and that the
+// figures are not settled while the stored answers are analysed again.
 import { type AppContext } from "../context";
 import { type Queries } from "../db/queries";
 import { reanalysisPending } from "../tracking/roster";
@@ -12,10 +13,6 @@ export const REANALYSIS_NOTE =
 export async function reanalysisNote(db: Queries, brandId: string): Promise<string | null> {
   return (await reanalysisPending(db, brandId)) ? REANALYSIS_NOTE : null;
 }
-
-/** The output field every analytics tool whose figures count mentions carries (its description). */
-export const REANALYSIS_NOTE_DESCRIPTION =
-  "while the stored answers are analysed again after a roster change (a competitor or an alias added, edited or deleted): that the figures are not settled yet; null otherwise";
 
 /** The first and last day with a stored answer of the brand (any engine), and how many answers: null before the first. */
 export async function storedAnswerDays(
