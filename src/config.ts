@@ -227,6 +227,8 @@ export interface Config {
    * for SQLite in the data directory. It holds a password: never log it (db.path is the safe form).
    */
   databaseUrl: string | null;
+  /** The environment variable databaseUrl is read from (SPYGLASS_DATABASE_URL unless database_url_env names another), as errors name it. */
+  databaseUrlVariable?: string;
   /**
    * Reverse proxies whose X-Forwarded-For is believed (addresses or CIDR ranges), besides loopback,
    * which always is: the login and registration throttles count the client's address, not theirs.
@@ -346,6 +348,7 @@ export function loadConfig({ flags, env: given, cwd = process.cwd(), listens = t
     shutdownGraceMs,
     oauthLoopbackClients: env.SPYGLASS_OAUTH_TEST_LOOPBACK_CLIENTS === "1",
     databaseUrl,
+    databaseUrlVariable: file.database_url_env ?? "SPYGLASS_DATABASE_URL",
     trustedProxies: file.trusted_proxies,
   });
 }

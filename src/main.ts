@@ -471,7 +471,7 @@ const COMMANDS: Record<string, Command> = {
       const source = openDatabase(config.dbPath, { create: false });
       try {
         const [{ openPostgres }, { moveToPostgres }] = await Promise.all([import("./db/postgres"), import("./db/move")]);
-        const target = await openPostgres(config.databaseUrl);
+        const target = await openPostgres(config.databaseUrl, { variable: config.databaseUrlVariable });
         try {
           const started = performance.now();
           const report = await moveToPostgres(source, target, {

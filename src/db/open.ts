@@ -12,14 +12,14 @@ import { type PostgresOptions } from "./postgres";
  * of `dataDir` (the configuration's data directory unless a command names another).
  */
 export async function openConfiguredDatabase(
-  config: Pick<Config, "databaseUrl" | "dataDir">,
+  config: Pick<Config, "databaseUrl" | "dataDir" | "databaseUrlVariable">,
   dataDir: string = config.dataDir,
   options: OpenOptions & PostgresOptions = {},
 ): Promise<Db> {
   if (config.databaseUrl !== null) {
     // Loaded only here: PostgreSQL's driver and schema cost an SQLite start (and every CLI command) ~10 ms.
     const { openPostgres } = await import("./postgres");
-    return openPostgres(config.databaseUrl, options);
+    return openPostgres(config.databaseUrl, { variable: config.databaseUrlVariable, ...options });
   }
   const path = join(dataDir, "spyglass.db");
   refuseMovedDatabase(path);

@@ -46,6 +46,11 @@ export interface PostgresOptions {
   migrate?: boolean;
   /** How long the first connection may take to answer its first statement (STARTUP_TIMEOUT_MS). */
   startupTimeoutMs?: number;
+  /**
+   * The environment variable the URL came from, as errors name it: SPYGLASS_DATABASE_URL, or the one
+   * `database_url_env` names (errors named SPYGLASS_DATABASE_URL to one who never set it, the PostgreSQL walk).
+   */
+  variable?: string;
 }
 
 // int8 (counts, sums of integers, our bigint timestamps) and numeric (sums of bigints, averages)
@@ -80,7 +85,7 @@ const MIGRATION_LOCK = 0x7370_7967_6c61_7373n.toString();
  * when the server cannot be reached or refuses the login.
  */
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<PostgresDb> {
-  const where = describeUrl(url);
+  const where = describeUrl(url, options.variable ?? "SPYGLASS_DATABASE_URL");
   const connect = (max: number) =>
     postgres(url, {
       max,
@@ -106,7 +111,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
       () =>
         reject(
           new Unavailable(
-            `PostgreSQL at ${where.label} did not complete its start-up within ${Math.round(limit / 1000)} s: check that SPYGLASS_DATABASE_URL's host and port are PostgreSQL's (something else answers there, or the server is overloaded).`,
+            `PostgreSQL at ${where.label} did not complete its start-up within ${Math.round(limit / 1000)} s: check that ${where.variable}'s host and port are PostgreSQL's (something else answers there, or the server is overloaded).`,
             "database_unreachable",
           ),
         ),
@@ -150,18 +155,20 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
 interface Where {
   /** host:port/database as user, for error messages. */
   label: string;
+  /** The environment variable the URL came from. */
+  variable: string;
   safeUrl: string;
   password: string;
 }
 
-function describeUrl(url: string): Where {
+function describeUrl(url: string, variable: string): Where {
   const parsed = new URL(url);
   const password = decodeURIComponent(parsed.password);
   parsed.password = "";
   parsed.searchParams.delete("password");
   const database = decodeURIComponent(parsed.pathname.slice(1)) || decodeURIComponent(parsed.username) || "postgres";
   const user = decodeURIComponent(parsed.username) || "the default user";
-  return { label: `${parsed.host || "localhost"}/${database} as ${user}`, safeUrl: parsed.toString(), password };
+  return { label: `${parsed.host || "localhost"}/${database} as ${user}`, variable, safeUrl: parsed.toString(), password };
 }
 
 const UNREACHABLE = new Set([
@@ -198,13 +205,13 @@ function connectionError(thrown: unknown, where: Where): Unavailable | null {
   }
   if (UNREACHABLE.has(code) || /ECONNREFUSED|Failed to connect/i.test(reason)) {
     return new Unavailable(
-      `PostgreSQL at ${where.label} cannot be reached (${reason}): check SPYGLASS_DATABASE_URL and that the server is running and accepts connections from this machine.`,
+      `PostgreSQL at ${where.label} cannot be reached (${reason}): check ${where.variable} and that the server is running and accepts connections from this machine.`,
       "database_unreachable",
     );
   }
   if (REFUSED.has(code)) {
     return new Unavailable(
-      `PostgreSQL at ${where.label} refused the login (${reason}): check the user, password and database name in SPYGLASS_DATABASE_URL.`,
+      `PostgreSQL at ${where.label} refused the login (${reason}): check the user, password and database name in ${where.variable}.`,
       "database_login_refused",
     );
   }

@@ -75,6 +75,11 @@ describe("databaseUrl", () => {
       env: { DATABASE_URL: URL_WITH_PASSWORD, SPYGLASS_DATABASE_URL: "postgres://other/db" },
     });
     expect(config.databaseUrl).toBe(URL_WITH_PASSWORD);
+    // Errors about the database name that variable (they named SPYGLASS_DATABASE_URL, never set here).
+    expect(config.databaseUrlVariable).toBe("DATABASE_URL");
+    expect(loadConfig({ flags: { data: withFile("") }, env: { SPYGLASS_DATABASE_URL: URL_WITH_PASSWORD } }).databaseUrlVariable).toBe(
+      "SPYGLASS_DATABASE_URL",
+    );
   });
 
   test("a variable named by database_url_env that is not set is an error, not a silent SQLite", () => {

@@ -364,6 +364,13 @@ describe("connection failures", () => {
     expect((error as Unavailable).code).toBe("database_unreachable");
     expect((error as Error).message).toContain(`127.0.0.1:${port}/spyglass`);
     expect((error as Error).message).not.toContain("Sup3r-Secret");
+    expect((error as Error).message).toContain("check SPYGLASS_DATABASE_URL and that the server is running");
+    // The URL read from the variable database_url_env names: that variable is the one to check.
+    const named = await openPostgres(`postgres://spyglass:Sup3r-Secret@127.0.0.1:${port}/spyglass`, { variable: "DATABASE_URL" }).catch(
+      (e: unknown) => e,
+    );
+    expect((named as Error).message).toContain("check DATABASE_URL and that the server is running");
+    expect((named as Error).message).not.toContain("SPYGLASS_DATABASE_URL");
   });
 
   test("a port that answers as something else (an HTTP server keeping the connection open): a sentence after the start-up's deadline, not a wait for ever", async () => {
