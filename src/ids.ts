@@ -8,6 +8,25 @@ export function newId(prefix: string): string {
   return out;
 }
 
+const RECORD_OF_PREFIX: Record<string, string> = {
+  prm: "a prompt's id",
+  ans: "an answer's id",
+  art: "an article's id",
+  cmp: "a competitor's id",
+  tag: "a tag's id",
+  brd: "a brand's id",
+};
+
+/**
+ * What record an id given where another kind goes belongs to ("a prompt's id" for prm_…), for the
+ * sentence that refuses it, or null; `except` is the prefix of the kind expected.
+ */
+export function otherRecordOf(id: string, except: string): { prefix: string; what: string } | null {
+  const prefix = /^([a-z]{3})_/.exec(id)?.[1];
+  if (prefix === undefined || prefix === except || !Object.hasOwn(RECORD_OF_PREFIX, prefix)) return null;
+  return { prefix, what: RECORD_OF_PREFIX[prefix]! };
+}
+
 /** SHA-256 of the UTF-8 of `value`, in hex. Bun's one-shot hash: no hasher object (a third of the cost per key check). */
 export function sha256Hex(value: string): string {
   return Bun.SHA256.hash(value, "hex");

@@ -2,7 +2,7 @@
 import { type AppContext } from "../context";
 import { type AnswerStatus } from "../db/values";
 import { Invalid, NotFound } from "../errors";
-import { iso } from "../ids";
+import { iso, otherRecordOf } from "../ids";
 import { getPrompt, getPromptTexts, listPromptIds } from "../prompts/service";
 import { registrableDomain } from "../public-suffixes";
 import { citedAddresses, normalizeUrl } from "../tracking/analysis/citations";
@@ -205,14 +205,6 @@ function providerUrls(json: string): string[] {
   }
 }
 
-const OTHER_RECORD: Record<string, string> = {
-  prm: "a prompt's id",
-  art: "an article's id",
-  cmp: "a competitor's id",
-  tag: "a tag's id",
-  brd: "a brand's id",
-};
-
 /** Longest text returned by get_answer at once; a longer answer is read in parts (text_offset). */
 export const MAX_TEXT = 20_000;
 
@@ -233,9 +225,9 @@ export async function getAnswer(app: AppContext, brandId: string, answerId: stri
   const key = answerKeyOf(answerId);
   if (key === null) {
     // Another record's id (a model passing a prompt's id) or no id at all: said, with the way to an answer's.
-    const other = /^(prm|art|cmp|tag|brd)_/.exec(answerId)?.[1];
+    const other = otherRecordOf(answerId, "ans");
     const what = other
-      ? ` (${answerId.slice(0, 40)} is ${OTHER_RECORD[other]}${other === "prm" ? "; list_answers with prompt_id lists its answers" : ""})`
+      ? ` (${answerId.slice(0, 40)} is ${other.what}${other.prefix === "prm" ? "; list_answers with prompt_id lists its answers" : ""})`
       : "";
     throw new NotFound(
       `Answer not found: an answer id looks like ans_7192${what}; list_answers gives the brand's answers and their ids.`,

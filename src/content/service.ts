@@ -7,7 +7,7 @@ import { type AppContext } from "../context";
 import { type Queries, type SqlParam } from "../db/queries";
 import { type articles } from "../db/schema";
 import { Conflict, Invalid, NotFound } from "../errors";
-import { iso, isoOrNull, newId } from "../ids";
+import { iso, isoOrNull, newId, otherRecordOf } from "../ids";
 import { hasNothingVisible, labelLength } from "../labels";
 import { DEFAULT_LIMIT, decodeCursor, MAX_LIMIT, page } from "../paging";
 import { getPrompt, getPromptTexts } from "../prompts/service";
@@ -181,23 +181,15 @@ async function findRow(db: Queries, brandId: string, articleId: string): Promise
   return row;
 }
 
-const OTHER_RECORD: Record<string, string> = {
-  prm: "a prompt's id",
-  ans: "an answer's id",
-  cmp: "a competitor's id",
-  tag: "a tag's id",
-  brd: "a brand's id",
-};
-
 /**
  * An article not found, saying what was given when it is another record's id or a slug (a model
  * passing either was told only "Article not found", the AI-client walk).
  */
 function articleNotFound(given: string): NotFound {
-  const other = /^(prm|ans|cmp|tag|brd)_/.exec(given)?.[1];
+  const other = otherRecordOf(given, "art");
   const shown = JSON.stringify(given.slice(0, 60));
   const what = other
-    ? `: ${shown} is ${OTHER_RECORD[other]}, and an article id looks like art_…`
+    ? `: ${shown} is ${other.what}, and an article id looks like art_…`
     : !given.startsWith("art_") && /^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(given)
       ? `: an article id looks like art_…, and ${shown} looks like a slug`
       : "";

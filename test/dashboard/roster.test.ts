@@ -40,6 +40,13 @@ async function viaSession(name: string, input: Record<string, unknown>): Promise
   return res.json();
 }
 
+/** Adds `lines` with the bulk add (no tags) and waits for its sentence `said`. */
+async function bulkAdd(lines: string[], said: string): Promise<void> {
+  await page.getByLabel("Prompts", { exact: true }).fill(lines.join("\n"));
+  await page.getByRole("button", { name: "Add the prompts" }).click();
+  await page.getByRole("status").filter({ hasText: said }).waitFor();
+}
+
 /** Presses Tab until `target` has focus (the keyboard's own way there). */
 async function tabTo(target: Locator): Promise<void> {
   for (let i = 0; i < 120; i++) {
@@ -137,12 +144,10 @@ describe("the Prompts page", () => {
     ]);
     expect(listed.prompts[2].tags.sort()).toEqual([HOSTILE_TAG, "pricing"].sort());
     // A text the brand tracks already is said as such, given twice or not: never "added once".
-    await page.getByLabel("Prompts", { exact: true }).fill("Which CRM integrates with Gmail?\nwhich crm integrates with gmail?");
-    await page.getByRole("button", { name: "Add the prompts" }).click();
-    await page
-      .getByRole("status")
-      .filter({ hasText: "Nothing new was added. Already tracked: Which CRM integrates with Gmail?" })
-      .waitFor();
+    await bulkAdd(
+      ["Which CRM integrates with Gmail?", "which crm integrates with gmail?"],
+      "Nothing new was added. Already tracked: Which CRM integrates with Gmail?",
+    );
     expect(await page.getByText(/added once/).count()).toBe(0);
     expect((await viaSession("list_prompts", {})).prompts).toHaveLength(3);
   });
@@ -296,12 +301,10 @@ describe("the Prompts page", () => {
     // the control that opened it, now gone) moves the keyboard there: waited for, not read at once.
     await page.waitForFunction((heading) => document.activeElement?.textContent === heading, "Tracked prompts");
     // Its text added again, with a new one: the archived prompt is tracked again, and said apart.
-    await page.getByLabel("Prompts", { exact: true }).fill("crm with the best keyboard support\na question never asked before");
-    await page.getByRole("button", { name: "Add the prompts" }).click();
-    await page
-      .getByRole("status")
-      .filter({ hasText: "Added 2 prompts. 1 of them was archived, and is tracked again with its earlier answers." })
-      .waitFor();
+    await bulkAdd(
+      ["crm with the best keyboard support", "a question never asked before"],
+      "Added 2 prompts. 1 of them was archived, and is tracked again with its earlier answers.",
+    );
     await row("crm with the best keyboard support").waitFor();
   });
 });
